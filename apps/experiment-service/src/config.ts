@@ -1,0 +1,9 @@
+import { baseConfigSchema, databaseConfigSchema } from '@rollout/config';
+import { z } from 'zod';
+
+export const configSchema = z.object({
+  ...baseConfigSchema(3001).shape,
+  ...databaseConfigSchema('experiment').shape,
+});
+
+export type Config = z.output<typeof configSchema>;

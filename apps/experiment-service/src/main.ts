@@ -1,0 +1,8 @@
+import 'reflect-metadata';
+import { loadConfigOrExit } from '@rollout/config';
+import { runService } from '@rollout/service-kit';
+import { AppModule } from './app.module';
+import { configSchema } from './config';
+
+const config = loadConfigOrExit('experiment-service', configSchema);
+void runService({ name: 'experiment-service', config, module: AppModule.forRoot(config), rpc: true });

@@ -1,0 +1,33 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { BACKEND_SERVICES, ListServicesResponse, ServiceInfo } from '@rollout/contracts';
+import { RequestId } from '../http/request-id.decorator';
+import { ErrorResponseDto, ListServicesResponseDto, ServiceStatusDto } from './services.dto';
+import { ServicesUseCase } from './services.use-case';
+
+@ApiTags('services')
+@Controller('v1/services')
+export class ServicesController {
+  constructor(private readonly services: ServicesUseCase) {}
+
+  @Get()
+  @ApiOperation({ summary: "Every service's name, version and contract packages, gathered over NATS" })
+  @ApiOkResponse({ type: ListServicesResponseDto })
+  list(@RequestId() requestId?: string): Promise<ListServicesResponse> {
+    return this.services.list(requestId);
+  }
+
+  @Get(':service')
+  @ApiOperation({ summary: 'One service, asked over NATS' })
+  @ApiParam({ name: 'service', enum: BACKEND_SERVICES })
+  @ApiOkResponse({ type: ServiceStatusDto })
+  @ApiResponse({ status: 404, description: 'No such service', type: ErrorResponseDto })
+  @ApiResponse({ status: 503, description: 'The service is not running', type: ErrorResponseDto })
+  @ApiResponse({ status: 504, description: 'The service did not answer in time', type: ErrorResponseDto })
+  get(
+    @Param('service') service: string,
+    @RequestId() requestId?: string,
+  ): Promise<ServiceInfo> {
+    return this.services.get(service, requestId);
+  }
+}

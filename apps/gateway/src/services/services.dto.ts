@@ -1,0 +1,36 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  BACKEND_SERVICES,
+  ContractPackage,
+  ListServicesResponse,
+  ServiceName,
+  ServiceStatus,
+} from '@rollout/contracts';
+
+export class ContractPackageDto implements ContractPackage {
+  @ApiProperty({ example: 'system.v1' }) name!: string;
+  @ApiProperty({ example: '1.0.0' }) version!: string;
+}
+
+export class ServiceStatusDto implements ServiceStatus {
+  @ApiProperty({ enum: ['gateway', ...BACKEND_SERVICES] }) name!: ServiceName;
+  @ApiProperty({ enum: ['SERVING', 'UNAVAILABLE', 'DEADLINE_EXCEEDED', 'INTERNAL'] })
+  state!: ServiceStatus['state'];
+  @ApiPropertyOptional({ example: '0.1.0' }) version?: string;
+  @ApiPropertyOptional({ type: [ContractPackageDto] }) contracts?: ContractPackageDto[];
+}
+
+export class ListServicesResponseDto implements ListServicesResponse {
+  @ApiProperty({ type: [ServiceStatusDto] }) services!: ServiceStatusDto[];
+}
+
+export class StatusDto {
+  @ApiProperty({ example: 503, description: 'HTTP status code' }) code!: number;
+  @ApiProperty({ example: 'UNAVAILABLE', description: 'Canonical error code' }) status!: string;
+  @ApiProperty({ example: 'No service is serving system.v1.evaluator.info.' }) message!: string;
+  @ApiProperty({ type: 'array', items: { type: 'object' } }) details!: object[];
+}
+
+export class ErrorResponseDto {
+  @ApiProperty({ type: StatusDto }) error!: StatusDto;
+}

@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import {
+  BACKEND_SERVICES,
+  BackendService,
+  ListServicesResponse,
+  SYSTEM_V1,
+  ServiceInfo,
+  ServiceStatus,
+  StatusError,
+  serviceInfoSubject,
+} from '@rollout/contracts';
+import { BUILD_VERSION } from '@rollout/service-kit';
+import { BackendClient } from '../http/backend-client';
+
+function isBackendService(name: string): name is BackendService {
+  return (BACKEND_SERVICES as readonly string[]).includes(name);
+}
+
+/** What each service says about itself, gathered over NATS. */
+@Injectable()
+export class ServicesUseCase {
+  constructor(private readonly backend: BackendClient) {}
+
+  /** Asks every service at once; one that does not answer is listed with the reason. */
+  async list(requestId?: string): Promise<ListServicesResponse> {
+    const gateway: ServiceStatus = {
+      name: 'gateway',
+      state: 'SERVING',
+      version: BUILD_VERSION,
+      contracts: [SYSTEM_V1],
+    };
+    const backends = await Promise.all(
+      BACKEND_SERVICES.map(async (name): Promise<ServiceStatus> => {
+        try {
+          return { ...(await this.get(name, requestId)), state: 'SERVING' };
+        } catch (error) {
+          const state = error instanceof StatusError ? error.status : 'INTERNAL';
+          return {
+            name,
+            state: state === 'UNAVAILABLE' || state === 'DEADLINE_EXCEEDED' ? state : 'INTERNAL',
+          };
+        }
+      }),
+    );
+    return { services: [gateway, ...backends] };
+  }
+
+  /** One service; its failure is the caller's error (503 when it is down). */
+  get(name: string, requestId?: string): Promise<ServiceInfo> {
+    if (!isBackendService(name)) {
+      throw StatusError.withReason('NOT_FOUND', `No service named "${name}".`, 'UNKNOWN_SERVICE', {
+        service: name,
+      });
+    }
+    return this.backend.call<ServiceInfo>(serviceInfoSubject(name), {}, requestId);
+  }
+}

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import {
+  logLevel,
+  natsServers,
+  nodeEnv,
+  optionalSecret,
+  port,
+  positiveInt,
+  postgresUrl,
+  sqlIdentifier,
+} from './fields';
+
+/** Variables every service reads. */
+export const baseConfigSchema = (defaultPort: number) =>
+  z.object({
+    NODE_ENV: nodeEnv,
+    HOST: z.string().min(1).default('0.0.0.0'),
+    PORT: port(defaultPort),
+    LOG_LEVEL: logLevel,
+    NATS_URL: natsServers('nats://127.0.0.1:4222'),
+    NATS_USER: optionalSecret,
+    NATS_PASSWORD: optionalSecret,
+    NATS_TOKEN: optionalSecret,
+    /**
+     * Prefix for every subject and stream name this process uses. Empty in production;
+     * tests set it so concurrent runs on one NATS server never see each other.
+     */
+    NATS_NAMESPACE: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be a short lower-case token ([a-z0-9_-])')
+      .optional(),
+    SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
+  });
+
+/** Variables of services that own a Postgres schema. */
+export const databaseConfigSchema = (defaultSchema: string) =>
+  z.object({
+    DATABASE_URL: postgresUrl('postgres://postgres@127.0.0.1:5432/policy_rollout'),
+    /** Overrides the URL's password, so a Kubernetes Secret holds only the password. */
+    DATABASE_PASSWORD: optionalSecret,
+    DATABASE_SCHEMA: sqlIdentifier(defaultSchema),
+    DATABASE_POOL_SIZE: positiveInt(10),
+  });
+
+export type BaseConfig = z.output<ReturnType<typeof baseConfigSchema>>;
+export type DatabaseConfig = z.output<ReturnType<typeof databaseConfigSchema>>;

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+/** Reusable env var validators. Each message says what a good value looks like. */
+
+export const port = (fallback: number) =>
+  z.coerce
+    .number({ error: 'must be a port number' })
+    .int('must be an integer port')
+    .min(1, 'must be a port between 1 and 65535')
+    .max(65535, 'must be a port between 1 and 65535')
+    .default(fallback);
+
+export const positiveInt = (fallback: number) =>
+  z.coerce
+    .number({ error: 'must be a positive integer' })
+    .int('must be a positive integer')
+    .positive('must be a positive integer')
+    .default(fallback);
+
+const urlWithSchemes = (schemes: string[], example: string) =>
+  z.string().refine(
+    (value) => {
+      try {
+        return schemes.includes(new URL(value).protocol.replace(/:$/, ''));
+      } catch {
+        return false;
+      }
+    },
+    { message: `must be a URL like ${example}` },
+  );
+
+/** One NATS server URL or a comma-separated list of them (a cluster's seed servers). */
+export const natsServers = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value) => value.split(',').map((s) => s.trim()).filter(Boolean))
+    .pipe(
+      z
+        .array(urlWithSchemes(['nats', 'tls'], 'nats://127.0.0.1:4222'))
+        .min(1, 'must name at least one server'),
+    );
+
+export const postgresUrl = (fallback: string) =>
+  urlWithSchemes(['postgres', 'postgresql'], 'postgres://user@127.0.0.1:5432/database').default(
+    fallback,
+  );
+
+/** A lower-case SQL identifier, safe to interpolate as a schema name. */
+export const sqlIdentifier = (fallback: string) =>
+  z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier ([a-z_][a-z0-9_]*)')
+    .default(fallback);
+
+export const logLevel = z
+  .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    error: 'must be one of fatal, error, warn, info, debug, trace, silent',
+  })
+  .default('info');
+
+export const nodeEnv = z
+  .enum(['development', 'test', 'production'], {
+    error: 'must be one of development, test, production',
+  })
+  .default('development');
+
+export const optionalSecret = z.string().min(1, 'must not be empty when set').optional();

@@ -1,0 +1,3 @@
+export * from './load-config';
+export * from './fields';
+export * from './base-config';

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return 'it is not set';
+  const text = String(value);
+  return `got "${text.length > 60 ? `${text.slice(0, 57)}...` : text}"`;
+}
+
+/**
+ * Validates the environment against a schema. Every problem names its variable, so a bad
+ * deployment fails at boot with one line that says what to fix. Values of variables whose
+ * name marks them as secret are never echoed.
+ */
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined> = process.env,
+): z.output<S> {
+  // Empty strings mean "unset": Kubernetes and shells often pass them for optional values.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const result = schema.safeParse(cleaned);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    // The first path element is the variable; deeper ones are list items within it.
+    const variable = issue.path.length ? String(issue.path[0]) : '(environment)';
+    const secret = /PASSWORD|TOKEN|SECRET|KEY/.test(variable);
+    const shown = secret ? 'value hidden' : describeValue(cleaned[variable]);
+    return `${variable} ${issue.message} (${shown})`;
+  });
+  throw new ConfigError(problems);
+}
+
+/** For main.ts: load the config or exit at once with a single line naming the variable. */
+export function loadConfigOrExit<S extends z.ZodType>(service: string, schema: S): z.output<S> {
+  try {
+    return loadConfig(schema);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${service}: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,3 @@
+export * from './status';
+export * from './packages';
+export * from './system/v1';

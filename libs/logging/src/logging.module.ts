@@ -1,0 +1,57 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LoggerModule } from 'nestjs-pino';
+import { stdTimeFunctions } from 'pino';
+import { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
+import { RpcLoggingInterceptor } from './rpc-logging.interceptor';
+
+export interface LoggingOptions {
+  service: string;
+  level: string;
+}
+
+const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * pino JSON logs for one service: every line has the service name; every HTTP request and
+ * every NATS request handled gets a request id (taken from `x-request-id` when the caller
+ * sent one), echoed in the response and present on every line logged while handling it.
+ */
+@Module({})
+export class LoggingModule {
+  static forRoot({ service, level }: LoggingOptions): DynamicModule {
+    return {
+      module: LoggingModule,
+      global: true,
+      imports: [
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level,
+            base: { service },
+            timestamp: stdTimeFunctions.isoTime,
+            formatters: { level: (label: string) => ({ level: label }) },
+            redact: {
+              paths: [
+                'req.headers.authorization',
+                'req.headers["x-auth-token"]',
+                'req.headers.cookie',
+              ],
+              censor: '[redacted]',
+            },
+            genReqId: (req: IncomingMessage, res: ServerResponse) => {
+              const id = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
+              res.setHeader(REQUEST_ID_HEADER, id);
+              return id;
+            },
+            autoLogging: { ignore: (req: IncomingMessage) => QUIET_PATHS.has(req.url ?? '') },
+            customLogLevel: (_req, res, err) =>
+              err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+          },
+        }),
+      ],
+      providers: [{ provide: APP_INTERCEPTOR, useClass: RpcLoggingInterceptor }],
+      exports: [LoggerModule],
+    };
+  }
+}

@@ -1,0 +1,12 @@
+import { randomUUID } from 'node:crypto';
+
+/** The header that carries a request id over HTTP and over NATS. */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Keeps a caller's id when it is sane (so traces join up), otherwise makes a new one. */
+export function requestIdFrom(incoming: unknown): string {
+  const candidate = Array.isArray(incoming) ? incoming[0] : incoming;
+  return typeof candidate === 'string' && ACCEPTABLE_ID.test(candidate) ? candidate : randomUUID();
+}

@@ -1,0 +1,128 @@
+import {
+  AckPolicy,
+  ConsumerConfig,
+  DeliverPolicy,
+  JetStreamManager,
+  KvOptions,
+  NatsConnection,
+  NatsError,
+  RetentionPolicy,
+  StorageType,
+  StreamConfig,
+  nanos,
+} from 'nats';
+import { NatsNamespace } from './namespace';
+
+/** A stream as the code that owns it declares it; names and subjects are namespaced on use. */
+export interface StreamDeclaration {
+  name: string;
+  subjects: string[];
+  /** Oldest message kept, in ms (0 = forever). */
+  maxAgeMs: number;
+  /** Bytes kept (-1 = unlimited). */
+  maxBytes: number;
+  /** Window in which a repeated Nats-Msg-Id is dropped as a duplicate, in ms. */
+  duplicateWindowMs: number;
+  retention?: RetentionPolicy;
+  storage?: StorageType;
+}
+
+export interface DurableConsumerDeclaration {
+  stream: string;
+  durable: string;
+  filterSubject?: string;
+  ackWaitMs: number;
+  maxDeliver: number;
+  maxAckPending?: number;
+}
+
+export interface KvDeclaration {
+  bucket: string;
+  history?: number;
+}
+
+export interface JetStreamDeclarations {
+  streams?: StreamDeclaration[];
+  consumers?: DurableConsumerDeclaration[];
+  kv?: KvDeclaration[];
+}
+
+/** Where poison messages go: `deadletter.v1.<stream>`, kept in this stream for inspection. */
+export const DEAD_LETTER_STREAM: StreamDeclaration = {
+  name: 'DEAD_LETTERS',
+  subjects: ['deadletter.v1.>'],
+  maxAgeMs: 14 * 24 * 3600 * 1000,
+  maxBytes: 1024 ** 3,
+  duplicateWindowMs: 2 * 60 * 1000,
+};
+
+export function deadLetterSubject(stream: string): string {
+  return `deadletter.v1.${stream.toLowerCase()}`;
+}
+
+const ALREADY_IN_USE = 10058; // JSStreamNameExistErr: same name, different config
+const CONSUMER_EXISTS = 10148; // JSConsumerAlreadyExists with a different config
+
+function apiErrorCode(error: unknown): number | undefined {
+  return error instanceof NatsError ? error.api_error?.err_code : undefined;
+}
+
+function streamConfig(decl: StreamDeclaration, ns: NatsNamespace): Partial<StreamConfig> & { name: string } {
+  return {
+    name: ns.stream(decl.name),
+    subjects: decl.subjects.map((s) => ns.subject(s)),
+    retention: decl.retention ?? RetentionPolicy.Limits,
+    storage: decl.storage ?? StorageType.File,
+    max_age: nanos(decl.maxAgeMs),
+    max_bytes: decl.maxBytes,
+    duplicate_window: nanos(decl.duplicateWindowMs),
+  };
+}
+
+/**
+ * Declares streams, durable consumers and KV buckets so that running it again, from any
+ * replica, is harmless: an existing one is updated to the declared config.
+ * Uses only nats-server 2.9 features (one filter subject per consumer).
+ */
+export async function declareJetStream(
+  connection: NatsConnection,
+  ns: NatsNamespace,
+  declarations: JetStreamDeclarations,
+): Promise<void> {
+  const jsm = await connection.jetstreamManager();
+  for (const decl of declarations.streams ?? []) await ensureStream(jsm, streamConfig(decl, ns));
+  for (const decl of declarations.consumers ?? []) await ensureConsumer(jsm, ns, decl);
+  const js = connection.jetstream();
+  for (const decl of declarations.kv ?? []) {
+    const options: Partial<KvOptions> = { history: decl.history ?? 1 };
+    await js.views.kv(ns.bucket(decl.bucket), options);
+  }
+}
+
+async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
+  try {
+    await jsm.streams.add(config);
+  } catch (error) {
+    if (apiErrorCode(error) !== ALREADY_IN_USE) throw error;
+    await jsm.streams.update(config.name, config);
+  }
+}
+
+async function ensureConsumer(jsm: JetStreamManager, ns: NatsNamespace, decl: DurableConsumerDeclaration) {
+  const stream = ns.stream(decl.stream);
+  const config: Partial<ConsumerConfig> = {
+    durable_name: decl.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: nanos(decl.ackWaitMs),
+    max_deliver: decl.maxDeliver,
+    max_ack_pending: decl.maxAckPending ?? 1000,
+    ...(decl.filterSubject ? { filter_subject: ns.subject(decl.filterSubject) } : {}),
+  };
+  try {
+    await jsm.consumers.add(stream, config);
+  } catch (error) {
+    if (apiErrorCode(error) !== CONSUMER_EXISTS) throw error;
+    await jsm.consumers.update(stream, decl.durable, config);
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * Where this process's subjects and streams live. Production uses no namespace; test runs
+ * use one each, so runs sharing a NATS server never receive each other's messages and their
+ * streams never overlap (JetStream refuses two streams over the same subjects).
+ */
+export class NatsNamespace {
+  constructor(readonly prefix?: string) {}
+
+  subject(subject: string): string {
+    return this.prefix ? `${this.prefix}.${subject}` : subject;
+  }
+
+  stream(name: string): string {
+    return this.prefix ? `${this.prefix.replace(/[^A-Za-z0-9_-]/g, '_')}_${name}` : name;
+  }
+
+  bucket(name: string): string {
+    return this.stream(name);
+  }
+}

@@ -1,0 +1,142 @@
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  Optional,
+} from '@nestjs/common';
+import { METRICS_REGISTRY } from '@rollout/metrics';
+import { ConsumerMessages, JsMsg, NatsConnection, headers as natsHeaders } from 'nats';
+import { Counter, Registry } from 'prom-client';
+import { deadLetterSubject } from './jetstream-setup';
+import { NatsNamespace } from './namespace';
+import { NATS_CONNECTION } from './tokens';
+
+/**
+ * Thrown by a handler for a message that will never succeed (bad JSON, unknown reference):
+ * it goes to the dead-letter subject at once instead of being redelivered.
+ */
+export class PoisonMessageError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'PoisonMessageError';
+  }
+}
+
+export interface PullConsumerRegistration {
+  /** Stream and durable consumer as declared (un-namespaced). */
+  stream: string;
+  durable: string;
+  /** Must match the durable consumer's `max_deliver`: the last failed try dead-letters. */
+  maxDeliver: number;
+  /** Messages fetched per pull. */
+  batch?: number;
+  /** Back-off before a failed message is redelivered. */
+  retryDelayMs?: number;
+  handle(message: JsMsg): Promise<void>;
+}
+
+export const DEAD_LETTER_REASON_HEADER = 'Dead-Letter-Reason';
+
+/**
+ * Runs pull-consumer loops: they start after the application has bootstrapped (so handlers
+ * find everything wired) and stop before shutdown, letting in-flight messages finish before
+ * the connection drains. Explicit ack; failures are retried with a delay up to `maxDeliver`,
+ * then go to `deadletter.v1.<stream>` with the reason, as do PoisonMessageErrors at once.
+ */
+@Injectable()
+export class PullConsumerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(PullConsumerHost.name);
+  private readonly registrations: PullConsumerRegistration[] = [];
+  private readonly running: { messages: ConsumerMessages; loop: Promise<void> }[] = [];
+  private readonly outcomes?: Counter<'stream' | 'durable' | 'outcome'>;
+  private started = false;
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
+    private readonly namespace: NatsNamespace,
+    @Optional() @Inject(METRICS_REGISTRY) registry?: Registry,
+  ) {
+    if (registry) {
+      this.outcomes = new Counter({
+        name: 'jetstream_messages_total',
+        help: 'Messages consumed, by stream, durable and outcome (acked, retried, dead_lettered).',
+        labelNames: ['stream', 'durable', 'outcome'],
+        registers: [registry],
+      });
+    }
+  }
+
+  /** Call from a provider's constructor or onModuleInit; loops start at bootstrap. */
+  register(registration: PullConsumerRegistration): void {
+    if (this.started) throw new Error('register pull consumers before the application bootstraps');
+    this.registrations.push(registration);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.started = true;
+    const js = this.connection.jetstream();
+    for (const registration of this.registrations) {
+      const consumer = await js.consumers.get(this.namespace.stream(registration.stream), registration.durable);
+      const messages = await consumer.consume({ max_messages: registration.batch ?? 64 });
+      this.running.push({ messages, loop: this.loop(registration, messages) });
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    // Stop pulling; the loops end after the messages already handed to them are settled.
+    for (const { messages } of this.running) messages.stop();
+    await Promise.allSettled(this.running.map(({ loop }) => loop));
+    this.running.length = 0;
+  }
+
+  private async loop(registration: PullConsumerRegistration, messages: ConsumerMessages) {
+    for await (const message of messages) {
+      try {
+        await registration.handle(message);
+        message.ack();
+        this.count(registration, 'acked');
+      } catch (error) {
+        await this.fail(registration, message, error);
+      }
+    }
+  }
+
+  private async fail(registration: PullConsumerRegistration, message: JsMsg, error: unknown) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const lastTry = message.info.deliveryCount >= registration.maxDeliver;
+    if (!(error instanceof PoisonMessageError) && !lastTry) {
+      this.logger.warn({ err: error, subject: message.subject, seq: message.seq }, 'message failed; will retry');
+      message.nak(registration.retryDelayMs ?? 1_000);
+      this.count(registration, 'retried');
+      return;
+    }
+    try {
+      await this.deadLetter(registration.stream, message, reason);
+      message.term();
+      this.count(registration, 'dead_lettered');
+      this.logger.warn({ subject: message.subject, seq: message.seq, reason }, 'message dead-lettered');
+    } catch (publishError) {
+      // Never lose it: leave it to be redelivered once the dead-letter stream answers again.
+      this.logger.error({ err: publishError, seq: message.seq }, 'dead-letter publish failed');
+      message.nak(registration.retryDelayMs ?? 1_000);
+    }
+  }
+
+  private async deadLetter(stream: string, message: JsMsg, reason: string) {
+    const hdrs = natsHeaders();
+    hdrs.set(DEAD_LETTER_REASON_HEADER, reason.slice(0, 1024));
+    hdrs.set('Dead-Letter-Subject', message.subject);
+    hdrs.set('Dead-Letter-Stream-Sequence', String(message.seq));
+    // Deterministic id: a dead-letter retried after a crash is stored once.
+    await this.connection.jetstream().publish(this.namespace.subject(deadLetterSubject(stream)), message.data, {
+      headers: hdrs,
+      msgID: `${stream}:${message.seq}`,
+    });
+  }
+
+  private count(registration: PullConsumerRegistration, outcome: string) {
+    this.outcomes?.inc({ stream: registration.stream, durable: registration.durable, outcome });
+  }
+}

@@ -1,0 +1,81 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Status, StatusError, isStatus } from '@rollout/contracts';
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, JSONCodec, NatsConnection, NatsError, headers as natsHeaders } from 'nats';
+import { NatsNamespace } from './namespace';
+import { NATS_CONNECTION } from './tokens';
+
+const codec = JSONCodec<unknown>();
+
+export interface RpcCallOptions {
+  timeoutMs: number;
+  headers?: Record<string, string>;
+}
+
+/** The reply packet of the NestJS NATS transport. */
+interface NestReplyPacket {
+  id?: string;
+  response?: unknown;
+  err?: unknown;
+}
+
+/**
+ * Request/reply client for services served by the NestJS NATS transport (`@MessagePattern`).
+ *
+ * It speaks the transport's packet format over `NatsConnection.request`, rather than using
+ * Nest's ClientProxy, because the proxy publishes to an inbox and so cannot tell "nobody is
+ * listening" from "too slow": here a stopped service is UNAVAILABLE at once and a slow one is
+ * DEADLINE_EXCEEDED after the timeout, as DESIGN.md asks. It also reuses the process's one
+ * connection.
+ */
+@Injectable()
+export class NatsRpcClient {
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
+    private readonly namespace: NatsNamespace,
+  ) {}
+
+  async request<T>(subject: string, data: unknown, options: RpcCallOptions): Promise<T> {
+    const hdrs = natsHeaders();
+    for (const [key, value] of Object.entries(options.headers ?? {})) hdrs.set(key, value);
+    const packet = { pattern: subject, data, id: randomUUID() };
+    let reply;
+    try {
+      reply = await this.connection.request(this.namespace.subject(subject), codec.encode(packet), {
+        timeout: options.timeoutMs,
+        headers: hdrs,
+      });
+    } catch (error) {
+      throw mapTransportError(error, subject, options.timeoutMs);
+    }
+    const body = codec.decode(reply.data) as NestReplyPacket;
+    if (body.err !== undefined && body.err !== null) throw toStatusError(body.err, subject);
+    return body.response as T;
+  }
+}
+
+function mapTransportError(error: unknown, subject: string, timeoutMs: number): StatusError {
+  const code = error instanceof NatsError ? error.code : undefined;
+  if (code === ErrorCode.NoResponders) {
+    return StatusError.withReason('UNAVAILABLE', `No service is serving ${subject}.`, 'NO_RESPONDERS', {
+      subject,
+    });
+  }
+  if (code === ErrorCode.Timeout) {
+    return StatusError.withReason(
+      'DEADLINE_EXCEEDED',
+      `${subject} did not answer within ${timeoutMs} ms.`,
+      'UPSTREAM_TIMEOUT',
+      { subject },
+    );
+  }
+  return StatusError.withReason('UNAVAILABLE', `NATS is unavailable for ${subject}.`, 'NATS_UNAVAILABLE', {
+    subject,
+  });
+}
+
+function toStatusError(err: unknown, subject: string): StatusError {
+  if (isStatus(err)) return StatusError.fromStatus(err as Status);
+  // Errors raised by the transport itself (e.g. no handler for the pattern) are plain strings.
+  return StatusError.withReason('UNIMPLEMENTED', `${subject}: ${String(err)}`, 'NO_HANDLER', { subject });
+}

@@ -1,0 +1,78 @@
+import { DataSource, MixedList, EntitySchema } from 'typeorm';
+import type { MigrationInterface } from 'typeorm';
+
+export interface PostgresOptions {
+  url: string;
+  /** Replaces the URL's password (Kubernetes keeps it in a Secret). */
+  password?: string;
+  /** The service's own schema: created if missing, the search_path of every connection. */
+  schema: string;
+  poolSize: number;
+  applicationName: string;
+  migrations: (new () => MigrationInterface)[];
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  entities?: MixedList<Function | string | EntitySchema>;
+}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+function assertIdentifier(schema: string): void {
+  // The schema name is interpolated into DDL, so it must be a plain identifier.
+  if (!IDENTIFIER.test(schema)) throw new Error(`invalid schema name "${schema}"`);
+}
+
+/**
+ * Opens the service's DataSource on its own schema and brings that schema up to date.
+ * Migrations only (never `synchronize`), under a Postgres advisory lock so replicas that
+ * start together run them once.
+ */
+export async function openDataSource(options: PostgresOptions): Promise<DataSource> {
+  assertIdentifier(options.schema);
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: options.url,
+    ...(options.password ? { password: options.password } : {}),
+    schema: options.schema,
+    applicationName: options.applicationName,
+    poolSize: options.poolSize,
+    synchronize: false,
+    migrationsRun: false,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    migrations: options.migrations,
+    entities: options.entities ?? [],
+    extra: { options: `-c search_path=${options.schema}` },
+  });
+  try {
+    await dataSource.initialize();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot connect to Postgres at ${redact(options.url)}: ${reason}`);
+  }
+  try {
+    await migrate(dataSource, options.schema);
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
+  return dataSource;
+}
+
+function redact(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
+async function migrate(dataSource: DataSource, schema: string): Promise<void> {
+  const lock = dataSource.createQueryRunner();
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
+    await lock.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await dataSource.runMigrations({ transaction: 'each' });
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${schema}`]).catch(() => undefined);
+    await lock.release();
+  }
+}

@@ -1,0 +1,3 @@
+export * from './platform-modules';
+export * from './service-info';
+export * from './run-service';

@@ -1,0 +1,55 @@
+import type { DynamicModule, Type } from '@nestjs/common';
+import type { BaseConfig, DatabaseConfig } from '@rollout/config';
+import type { ServiceName } from '@rollout/contracts';
+import { HealthModule, ReadinessCheck } from '@rollout/health';
+import { LoggingModule } from '@rollout/logging';
+import { MetricsModule } from '@rollout/metrics';
+import { JetStreamDeclarations, NatsModule, NatsReadiness } from '@rollout/nats';
+import { PostgresModule, PostgresOptions, PostgresReadiness } from '@rollout/postgres';
+
+export interface PlatformOptions {
+  service: ServiceName;
+  config: BaseConfig & Partial<DatabaseConfig>;
+  jetstream?: JetStreamDeclarations;
+  /** Present for services that own a Postgres schema. */
+  database?: Pick<PostgresOptions, 'migrations' | 'entities'>;
+}
+
+/**
+ * The infrastructure every service imports, wired one way: logs, metrics, the NATS
+ * connection, the service's Postgres schema, and health reporting on both.
+ */
+export function platformModules({ service, config, jetstream, database }: PlatformOptions): DynamicModule[] {
+  const checks: Type<ReadinessCheck>[] = [NatsReadiness];
+  const modules: DynamicModule[] = [
+    LoggingModule.forRoot({ service, level: config.LOG_LEVEL }),
+    MetricsModule.forRoot({ service }),
+    NatsModule.forRoot({
+      name: service,
+      servers: config.NATS_URL,
+      user: config.NATS_USER,
+      password: config.NATS_PASSWORD,
+      token: config.NATS_TOKEN,
+      namespace: config.NATS_NAMESPACE,
+      jetstream,
+    }),
+  ];
+  if (database) {
+    if (!config.DATABASE_URL || !config.DATABASE_SCHEMA || !config.DATABASE_POOL_SIZE) {
+      throw new Error(`${service} declares a database but its config has no DATABASE_* settings`);
+    }
+    modules.push(
+      PostgresModule.forRoot({
+        url: config.DATABASE_URL,
+        password: config.DATABASE_PASSWORD,
+        schema: config.DATABASE_SCHEMA,
+        poolSize: config.DATABASE_POOL_SIZE,
+        applicationName: service,
+        ...database,
+      }),
+    );
+    checks.push(PostgresReadiness);
+  }
+  modules.push(HealthModule.forRoot(checks));
+  return modules;
+}

@@ -1,0 +1,25 @@
+import { Controller, DynamicModule, Module } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import { ContractPackage, ServiceInfo, ServiceName, serviceInfoSubject } from '@rollout/contracts';
+// The monorepo ships one version; tsc copies package.json next to the build output.
+import { version } from '../../../package.json';
+
+export const BUILD_VERSION: string = version;
+
+/** Answers `system.v1.<service>.info` with the service's name, version and contracts. */
+@Module({})
+export class ServiceInfoModule {
+  static forService(name: ServiceName, contracts: ContractPackage[]): DynamicModule {
+    const info: ServiceInfo = { name, version: BUILD_VERSION, contracts };
+
+    @Controller()
+    class ServiceInfoController {
+      @MessagePattern(serviceInfoSubject(name))
+      info(): ServiceInfo {
+        return info;
+      }
+    }
+
+    return { module: ServiceInfoModule, controllers: [ServiceInfoController] };
+  }
+}
