@@ -1,20 +1,25 @@
-import { ServerNats } from '@nestjs/microservices';
-import type { NatsConnection, Subscription } from 'nats';
+import { NatsContext, ServerNats } from '@nestjs/microservices';
+import type { Msg, NatsConnection, Subscription } from 'nats';
 import { NatsNamespace } from './namespace';
 
 export interface NatsRpcServerOptions {
   /** Queue group: replicas of one service share the requests. */
   queue: string;
   namespace: NatsNamespace;
+  /** Longest wait for in-flight requests at shutdown. */
+  drainTimeoutMs?: number;
 }
 
 /**
  * The NestJS NATS transport, bound to the process's shared connection and namespace.
- * On shutdown it drains its own subscriptions (in-flight requests are answered) and leaves
- * the connection to NatsModule, which drains it last.
+ * On shutdown it stops taking requests and waits until every request it took has been
+ * answered; the connection itself is NatsModule's to drain, last.
  */
 export class NatsRpcServer extends ServerNats {
   private readonly served: Subscription[] = [];
+  /** Requests taken whose final reply is not yet published. */
+  private readonly pending = new Set<Msg>();
+  private onIdle?: () => void;
 
   constructor(
     private readonly connection: NatsConnection,
@@ -33,13 +38,45 @@ export class NatsRpcServer extends ServerNats {
       this.served.push(
         client.subscribe(this.rpcOptions.namespace.subject(pattern), {
           queue,
-          callback: this.getMessageHandler(pattern).bind(this),
+          callback: (error, message) => void this.track(pattern, error, message),
         }),
       );
     }
   }
 
+  private async track(pattern: string, error: Error | null, message: Msg) {
+    if (message?.reply) this.pending.add(message);
+    try {
+      await this.getMessageHandler(pattern).call(this, error, message);
+    } catch (failure) {
+      this.settle(message);
+      this.logger.error(failure);
+    }
+  }
+
+  override getPublisher(message: Msg, id: string, ctx: NatsContext): (response: unknown) => unknown {
+    const publish = super.getPublisher(message, id, ctx);
+    return (response) => {
+      const result = publish(response);
+      const packet = response as { isDisposed?: boolean; err?: unknown };
+      if (packet.isDisposed || packet.err !== undefined) this.settle(message);
+      return result;
+    };
+  }
+
+  private settle(message: Msg) {
+    if (this.pending.delete(message) && this.pending.size === 0) this.onIdle?.();
+  }
+
   override async close(): Promise<void> {
     await Promise.allSettled(this.served.splice(0).map((sub) => sub.drain()));
+    if (this.pending.size === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.rpcOptions.drainTimeoutMs ?? 10_000);
+      this.onIdle = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 }

@@ -1,7 +1,8 @@
 import { Controller, DynamicModule, Module } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { ContractPackage, ServiceInfo, ServiceName, serviceInfoSubject } from '@rollout/contracts';
-// The monorepo ships one version; tsc copies package.json next to the build output.
+// The monorepo ships one version, the root package.json's; tsc copies it into dist/.
+// eslint-disable-next-line @nx/enforce-module-boundaries -- not a project import
 import { version } from '../../../package.json';
 
 export const BUILD_VERSION: string = version;

@@ -1,0 +1,62 @@
+// @ts-check
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+/**
+ * Architecture rules (DESIGN.md "Layout"), enforced on two tag axes:
+ * - type:  app → infra, domain, contracts; infra → infra, contracts; domain → domain, contracts;
+ *          contracts → contracts only, and no framework or I/O packages; tool → infra, contracts;
+ *          test (system tests) → tool, infra, contracts.
+ * - scope: a service's projects use only their own scope and `shared`.
+ * - stability: a stable contract never depends on an alpha one.
+ */
+const FRAMEWORK_PACKAGES = ['@nestjs/*', 'typeorm', 'pg', 'nats', 'express', 'nestjs-pino', 'pino*', 'prom-client'];
+
+const depConstraints = [
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:infra', 'type:domain', 'type:contracts'] },
+  { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
+  { sourceTag: 'type:test', onlyDependOnLibsWithTags: ['type:tool', 'type:infra', 'type:contracts'] },
+  { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
+  {
+    sourceTag: 'type:domain',
+    onlyDependOnLibsWithTags: ['type:domain', 'type:contracts'],
+    bannedExternalImports: FRAMEWORK_PACKAGES,
+  },
+  {
+    sourceTag: 'type:contracts',
+    onlyDependOnLibsWithTags: ['type:contracts'],
+    bannedExternalImports: FRAMEWORK_PACKAGES,
+  },
+  { sourceTag: 'stability:stable', notDependOnLibsWithTags: ['stability:alpha'] },
+  { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+  ...['gateway', 'experiment', 'evaluator', 'enforcement', 'inspection'].map((scope) => ({
+    sourceTag: `scope:${scope}`,
+    onlyDependOnLibsWithTags: [`scope:${scope}`, 'scope:shared'],
+  })),
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'tmp/**', 'coverage/**', '.nx/**'] },
+  ...nx.configs['flat/base'],
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        { enforceBuildableLibDependency: false, allow: [], depConstraints },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'error',
+    },
+  },
+  {
+    // Scripts and the launcher talk to a terminal; tests may print diagnostics.
+    files: ['tools/**/main.ts', 'test/bench/**/*.ts'],
+    rules: { 'no-console': 'off' },
+  },
+  {
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);

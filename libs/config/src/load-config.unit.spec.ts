@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { baseConfigSchema, databaseConfigSchema } from './base-config';
+import { ConfigError, loadConfig } from './load-config';
+
+const schema = z.object({ ...baseConfigSchema(3001).shape, ...databaseConfigSchema('experiment').shape });
+
+describe('loadConfig', () => {
+  it('gives working defaults for an empty environment', () => {
+    const config = loadConfig(schema, {});
+    expect(config).toMatchObject({
+      PORT: 3001,
+      HOST: '0.0.0.0',
+      NATS_URL: ['nats://127.0.0.1:4222'],
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/policy_rollout',
+      DATABASE_SCHEMA: 'experiment',
+      LOG_LEVEL: 'info',
+    });
+  });
+
+  it('reads a cluster of NATS servers from a comma-separated list', () => {
+    const config = loadConfig(schema, { NATS_URL: 'nats://a:4222, tls://b:4222' });
+    expect(config.NATS_URL).toEqual(['nats://a:4222', 'tls://b:4222']);
+  });
+
+  it('names the variable, the problem and the value in one line', () => {
+    expect(() => loadConfig(schema, { NATS_URL: 'notaurl' })).toThrow(
+      'invalid configuration: NATS_URL must be a URL like nats://127.0.0.1:4222 (got "notaurl")',
+    );
+  });
+
+  it('reports every bad variable at once', () => {
+    let error: unknown;
+    try {
+      loadConfig(schema, { PORT: '99999', DATABASE_SCHEMA: 'Robert"); DROP', LOG_LEVEL: 'loud' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(3);
+    expect(problems.join('\n')).toMatch(/^PORT must be a port between 1 and 65535 \(got "99999"\)$/m);
+    expect(problems.join('\n')).toMatch(/^DATABASE_SCHEMA must be a lower-case SQL identifier/m);
+    expect(problems.join('\n')).toMatch(/^LOG_LEVEL must be one of fatal, error/m);
+    expect((error as Error).message).not.toContain('\n');
+  });
+
+  it('never echoes a secret', () => {
+    expect(() => loadConfig(schema, { NATS_PASSWORD: ' ', DATABASE_URL: 'mysql://x' })).not.toThrow(/ \(got " "\)/);
+    const bad = z.object({ NATS_TOKEN: z.string().min(10, 'must be at least 10 characters') });
+    expect(() => loadConfig(bad, { NATS_TOKEN: 's3cret' })).toThrow('NATS_TOKEN must be at least 10 characters (value hidden)');
+  });
+
+  it('treats empty strings as unset', () => {
+    const config = loadConfig(schema, { PORT: '', NATS_NAMESPACE: '' });
+    expect(config.PORT).toBe(3001);
+    expect(config.NATS_NAMESPACE).toBeUndefined();
+  });
+});

@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Helpers for integration and end-to-end tests, which run against the real NATS and Postgres
+ * of the machine. Every run names its own namespace, schema or database, so runs never meet.
+ */
+export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A short name no other run uses, valid as a NATS token, stream prefix and SQL identifier. */
+export function uniqueName(prefix = 't'): string {
+  return `${prefix}${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+}
+
+/** Polls until `probe` returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  { timeoutMs = 10_000, intervalMs = 50, what = 'condition' } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw new Error(`${what} not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`);
+}
