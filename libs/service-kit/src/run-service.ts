@@ -5,9 +5,9 @@ import { ErrorFilter } from '@rollout/errors';
 import { NATS_CONNECTION, NatsNamespace, NatsRpcServer } from '@rollout/nats';
 import { Logger } from 'nestjs-pino';
 
-export interface RunServiceOptions {
+export interface ServiceAppOptions {
   name: string;
-  config: BaseConfig;
+  config: Pick<BaseConfig, 'PORT' | 'HOST'>;
   module: unknown;
   /** Serve NATS request/reply handlers (`@MessagePattern`) with the service's queue group. */
   rpc: boolean;
@@ -16,34 +16,49 @@ export interface RunServiceOptions {
 }
 
 /**
- * Boots a service: HTTP (health, metrics, and the API where there is one) and, when asked,
- * NATS request/reply on the shared connection. Stops gracefully on SIGTERM/SIGINT within
- * SHUTDOWN_TIMEOUT_MS, and when a supervising launcher's IPC channel goes away, so a
- * killed launcher leaves no orphans. A failure to start is one log line and exit code 1.
+ * Builds and starts a service the one way every service runs, in production and in tests:
+ * pino logging, the error filter, NATS request/reply on the shared connection (queue group =
+ * service name), then HTTP. Use PORT 0 in tests and read the port from the server.
  */
-export async function runService(options: RunServiceOptions): Promise<INestApplication> {
+export async function startServiceApp(options: ServiceAppOptions): Promise<INestApplication> {
+  // Nest's own logger stays off until pino takes over, so a failed start is one clean line.
+  const app = await NestFactory.create(options.module as never, { logger: false, abortOnError: false });
+  try {
+    app.useLogger(app.get(Logger));
+    app.useGlobalFilters(new ErrorFilter());
+    await options.configureHttp?.(app);
+    if (options.rpc) {
+      const strategy = new NatsRpcServer(app.get(NATS_CONNECTION), {
+        queue: options.name,
+        namespace: app.get(NatsNamespace),
+      });
+      app.connectMicroservice({ strategy }, { inheritAppConfig: true });
+      await app.startAllMicroservices();
+    }
+    await app.listen(options.config.PORT, options.config.HOST);
+    return app;
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * main.ts of every service: starts it, stops gracefully on SIGTERM/SIGINT within
+ * SHUTDOWN_TIMEOUT_MS, and also when a supervising launcher's IPC channel goes away, so a
+ * killed launcher leaves no orphans. A failure to start is one line on stderr and exit 1.
+ */
+export async function runService(options: ServiceAppOptions & { config: BaseConfig }): Promise<void> {
   const { name, config } = options;
   let app: INestApplication;
   try {
-    // Nest's own logger stays off until pino takes over, so a failed start is one clean line.
-    app = await NestFactory.create(options.module as never, { logger: false, abortOnError: false });
+    app = await startServiceApp(options);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     process.stderr.write(`${name}: failed to start: ${reason}\n`);
     process.exit(1);
   }
-  app.useLogger(app.get(Logger));
-  app.useGlobalFilters(new ErrorFilter());
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
-  await options.configureHttp?.(app);
-  if (options.rpc) {
-    app.connectMicroservice(
-      { strategy: new NatsRpcServer(app.get(NATS_CONNECTION), { queue: name, namespace: app.get(NatsNamespace) }) },
-      { inheritAppConfig: true },
-    );
-    await app.startAllMicroservices();
-  }
-  await app.listen(config.PORT, config.HOST);
   app.get(Logger).log(`${name} listening on http://${config.HOST}:${config.PORT}`);
 
   const forceExit = () => setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS).unref();
@@ -55,5 +70,4 @@ export async function runService(options: RunServiceOptions): Promise<INestAppli
       void app.close().then(() => process.exit(0));
     });
   }
-  return app;
 }
