@@ -18,6 +18,8 @@ const level = (/** @type {string} */ displayName, extra = {}) => ({
   testMatch: [`<rootDir>/{apps,libs,tools,test}/**/*.${displayName}.spec.ts`],
   transform: { '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false }] },
   moduleNameMapper,
+  // The build output mirrors the sources (and has its own package.json); tests use sources.
+  modulePathIgnorePatterns: ['<rootDir>/dist'],
   ...extra,
 });
 

@@ -1,11 +1,53 @@
-import { baseConfigSchema, positiveInt } from '@rollout/config';
+import { baseConfigSchema, optionalSecret, positiveInt } from '@rollout/config';
 import { z } from 'zod';
+import { apiKeysSchema } from './auth/api-keys';
 
-export const configSchema = z.object({
-  ...baseConfigSchema(3000).shape,
-  /** Deadline of every call from the gateway to a service over NATS. */
-  RPC_TIMEOUT_MS: positiveInt(3_000),
-});
+const jsonList = z
+  .string()
+  .default('[]')
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of {name, sha256, roles, projects}' });
+      return z.NEVER;
+    }
+  })
+  .pipe(apiKeysSchema);
+
+export const configSchema = z
+  .object({
+    ...baseConfigSchema(3000).shape,
+    /** Deadline of every call from the gateway to a service over NATS. */
+    RPC_TIMEOUT_MS: positiveInt(3_000),
+    /** API keys (SHA-256 of each token, roles, projects), as a JSON array. */
+    AUTH_API_KEYS: jsonList,
+    /** Development only: the admin token to accept when nothing else is configured. */
+    AUTH_DEV_TOKEN: optionalSecret,
+    AUTH_JWT_ISSUER: z.string().min(1).optional(),
+    AUTH_JWT_AUDIENCE: z.string().min(1).optional(),
+    /** PEM public key (RS256/ES256) or HS256 shared secret. */
+    AUTH_JWT_KEY: optionalSecret,
+    RATE_LIMIT_PER_SECOND: positiveInt(50),
+    RATE_LIMIT_BURST: positiveInt(100),
+    BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
+    JSON_MAX_DEPTH: positiveInt(32),
+    /** Comma-separated origins allowed by CORS; CORS is off when unset. */
+    CORS_ORIGINS: z.string().min(1).optional(),
+  })
+  .superRefine((config, ctx) => {
+    const jwtParts = [config.AUTH_JWT_ISSUER, config.AUTH_JWT_AUDIENCE, config.AUTH_JWT_KEY].filter(Boolean).length;
+    if (jwtParts > 0 && jwtParts < 3) {
+      ctx.addIssue({ code: 'custom', path: ['AUTH_JWT_ISSUER'], message: 'AUTH_JWT_ISSUER, AUTH_JWT_AUDIENCE and AUTH_JWT_KEY go together' });
+    }
+    if (config.NODE_ENV !== 'production') return;
+    if (!config.AUTH_API_KEYS.length && jwtParts < 3) {
+      ctx.addIssue({ code: 'custom', path: ['AUTH_API_KEYS'], message: 'must configure credentials (or AUTH_JWT_*) in production' });
+    }
+    if (config.AUTH_DEV_TOKEN) {
+      ctx.addIssue({ code: 'custom', path: ['AUTH_DEV_TOKEN'], message: 'must not be set in production' });
+    }
+  });
 
 export type Config = z.output<typeof configSchema>;
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');

@@ -2,12 +2,13 @@ import { z } from 'zod';
 
 /** Reusable env var validators. Each message says what a good value looks like. */
 
+/** 0 means "any free port" (tests read the port back from the server). */
 export const port = (fallback: number) =>
   z.coerce
     .number({ error: 'must be a port number' })
     .int('must be an integer port')
-    .min(1, 'must be a port between 1 and 65535')
-    .max(65535, 'must be a port between 1 and 65535')
+    .min(0, 'must be a port between 0 and 65535')
+    .max(65535, 'must be a port between 0 and 65535')
     .default(fallback);
 
 export const positiveInt = (fallback: number) =>

@@ -38,7 +38,7 @@ describe('loadConfig', () => {
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
     expect(problems).toHaveLength(3);
-    expect(problems.join('\n')).toMatch(/^PORT must be a port between 1 and 65535 \(got "99999"\)$/m);
+    expect(problems.join('\n')).toMatch(/^PORT must be a port between 0 and 65535 \(got "99999"\)$/m);
     expect(problems.join('\n')).toMatch(/^DATABASE_SCHEMA must be a lower-case SQL identifier/m);
     expect(problems.join('\n')).toMatch(/^LOG_LEVEL must be one of fatal, error/m);
     expect((error as Error).message).not.toContain('\n');

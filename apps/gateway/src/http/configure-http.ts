@@ -1,12 +1,38 @@
 import { INestApplication, ValidationPipe } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { StatusError } from '@rollout/contracts';
 import { BUILD_VERSION } from '@rollout/service-kit';
+import type { NextFunction, Request, Response } from 'express';
+import helmet from 'helmet';
+import { Config, GATEWAY_CONFIG } from '../config';
 
-/** The public HTTP surface: strict validation and the OpenAPI document at /docs. */
-export function configureHttp(app: INestApplication): void {
-  app.useGlobalPipes(
-    new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
-  );
+function depthOf(value: unknown, limit: number, depth = 0): number {
+  if (depth > limit || typeof value !== 'object' || value === null) return depth;
+  let deepest = depth;
+  for (const child of Object.values(value)) {
+    deepest = Math.max(deepest, depthOf(child, limit, depth + 1));
+    if (deepest > limit) break;
+  }
+  return deepest;
+}
+
+/** The public HTTP surface: hardened headers, bounded bodies, strict validation, /docs. */
+export function configureHttp(nestApp: INestApplication): void {
+  const app = nestApp as NestExpressApplication;
+  const config = app.get<Config>(GATEWAY_CONFIG);
+  app.disable('x-powered-by');
+  app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } }));
+  if (config.CORS_ORIGINS) app.enableCors({ origin: config.CORS_ORIGINS.split(',').map((o) => o.trim()) });
+  app.useBodyParser('json', { limit: config.BODY_LIMIT_BYTES });
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    // Deeply nested JSON is a cheap way to burn CPU in every later traversal: refuse it early.
+    if (depthOf(req.body, config.JSON_MAX_DEPTH) > config.JSON_MAX_DEPTH) {
+      return next(StatusError.invalidArgument(`JSON nested deeper than ${config.JSON_MAX_DEPTH} levels.`));
+    }
+    next();
+  });
+  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   const document = SwaggerModule.createDocument(app, openApiConfig());
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
 }
@@ -16,8 +42,10 @@ export function openApiConfig() {
     .setTitle('Policy rollout API')
     .setDescription(
       'Preview, commit and enforce policy changes safely. Errors follow google.rpc.Status (AIP-193): ' +
-        '`{"error": {"code", "status", "message", "details"}}`.',
+        '`{"error": {"code", "status", "message", "details"}}`. Every route but the probes needs ' +
+        '`Authorization: Bearer <token>`.',
     )
     .setVersion(BUILD_VERSION)
+    .addBearerAuth()
     .build();
 }

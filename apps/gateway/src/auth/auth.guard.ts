@@ -1,0 +1,48 @@
+import { CanActivate, ExecutionContext, Injectable, Type } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { StatusError } from '@rollout/contracts';
+import { HealthController } from '@rollout/health';
+import { MetricsController } from '@rollout/metrics';
+import type { Request } from 'express';
+import { AuthenticatedRequest, REQUIRED_ROLE } from './auth.decorators';
+import { Authenticator } from './authenticator';
+import { Role, canSeeProject, hasRole } from './principal';
+
+/** Probes and metrics stay open: the kubelet and Prometheus carry no tokens. */
+const PUBLIC_CONTROLLERS: Type[] = [HealthController, MetricsController];
+
+/**
+ * Every route needs a valid bearer token (401, without saying which part was wrong), the role
+ * it asks for (403), and, when it names a project, that project among the principal's
+ * (404, so that another team's projects are not revealed).
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly authenticator: Authenticator,
+    private readonly reflector: Reflector,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    if (context.getType() !== 'http' || PUBLIC_CONTROLLERS.includes(context.getClass())) return true;
+    const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
+    const principal = this.authenticator.authenticate(request.headers.authorization);
+    if (!principal) {
+      throw StatusError.withReason('UNAUTHENTICATED', 'A valid bearer token is required.', 'UNAUTHENTICATED');
+    }
+    request.principal = principal;
+    const project = request.params?.project;
+    if (typeof project === 'string' && !canSeeProject(principal, project)) {
+      throw StatusError.withReason('NOT_FOUND', `Project "${project}" not found.`, 'PROJECT_NOT_FOUND');
+    }
+    const needed =
+      this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, [context.getHandler(), context.getClass()]) ??
+      (request.method === 'GET' || request.method === 'HEAD' ? 'viewer' : 'editor');
+    if (!hasRole(principal, needed)) {
+      throw StatusError.withReason('PERMISSION_DENIED', `This needs the ${needed} role.`, 'ROLE_REQUIRED', {
+        role: needed,
+      });
+    }
+    return true;
+  }
+}

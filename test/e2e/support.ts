@@ -1,0 +1,60 @@
+import { LauncherSettings, RunningSystem, SERVICES, ServiceName, launch, readSettings } from '@rollout/launcher';
+import { TEST_POSTGRES_URL, freePort, uniqueName } from '@rollout/testing';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+
+export const DIST = join(__dirname, '..', '..', 'dist');
+
+/** Settings and env of one isolated system: free ports, its own database and NATS namespace. */
+export async function isolatedSettings() {
+  const namespace = uniqueName('e2e');
+  const database = namespace;
+  const url = new URL(TEST_POSTGRES_URL);
+  url.pathname = `/${database}`;
+  const env: Record<string, string> = {
+    DATABASE_URL: url.toString(),
+    NATS_NAMESPACE: namespace,
+    LOG_LEVEL: 'silent',
+  };
+  for (const service of SERVICES) env[service.portVar] = String(await freePort());
+  const settings: LauncherSettings = readSettings(env);
+  return { namespace, database, env, settings };
+}
+
+/** Starts the built system (npm run build first) the way `npm start` does. */
+export async function startSystem(): Promise<{ system: RunningSystem; database: string; ports: Record<ServiceName, number> }> {
+  const { database, env, settings } = await isolatedSettings();
+  const system = await launch({
+    settings,
+    distRoot: DIST,
+    extraEnv: { NATS_NAMESPACE: env.NATS_NAMESPACE, LOG_LEVEL: env.LOG_LEVEL },
+    log: () => undefined,
+  });
+  return { system, database, ports: settings.ports };
+}
+
+export async function dropDatabase(database: string): Promise<void> {
+  const client = new Client({ connectionString: TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Processes whose environment carries this run's namespace: everything the run started. */
+export function processesOf(namespace: string): number[] {
+  const marker = `NATS_NAMESPACE=${namespace}`;
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(marker);
+      } catch {
+        return false; // gone, or not ours to read
+      }
+    })
+    .map(Number);
+}
