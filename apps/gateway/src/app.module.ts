@@ -1,5 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { platformModules } from '@rollout/service-kit';
+import { AuthGuard } from './auth/auth.guard';
+import { Authenticator } from './auth/authenticator';
+import { RateLimitGuard } from './auth/rate-limit.guard';
 import { Config, GATEWAY_CONFIG } from './config';
 import { BackendClient } from './http/backend-client';
 import { ServicesController } from './services/services.controller';
@@ -12,7 +16,15 @@ export class AppModule {
       module: AppModule,
       imports: [...platformModules({ service: 'gateway', config })],
       controllers: [ServicesController],
-      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, BackendClient, ServicesUseCase],
+      providers: [
+        { provide: GATEWAY_CONFIG, useValue: config },
+        Authenticator,
+        // Order matters: authenticate, then rate-limit per principal.
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        BackendClient,
+        ServicesUseCase,
+      ],
     };
   }
 }

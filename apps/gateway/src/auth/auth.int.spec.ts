@@ -1,0 +1,106 @@
+import type { INestApplication } from '@nestjs/common';
+import { loadConfig } from '@rollout/config';
+import { startServiceApp } from '@rollout/service-kit';
+import { TEST_NATS_URL, uniqueName } from '@rollout/testing';
+import type { AddressInfo } from 'node:net';
+import { AppModule } from '../app.module';
+import { configSchema } from '../config';
+import { configureHttp } from '../http/configure-http';
+import { sha256 } from './api-keys';
+
+describe('gateway authentication and limits', () => {
+  let app: INestApplication;
+  let base: string;
+
+  beforeAll(async () => {
+    const config = loadConfig(configSchema, {
+      NATS_URL: TEST_NATS_URL,
+      NATS_NAMESPACE: uniqueName(),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      AUTH_API_KEYS: JSON.stringify([
+        { name: 'reader', sha256: sha256('reader-token').toString('hex'), roles: ['viewer'], projects: ['alpha'] },
+        { name: 'burst', sha256: sha256('burst-token').toString('hex'), roles: ['viewer'], projects: '*' },
+      ]),
+      RATE_LIMIT_PER_SECOND: '1',
+      RATE_LIMIT_BURST: '3',
+    });
+    app = await startServiceApp({ name: 'gateway', config, module: AppModule.forRoot(config), rpc: false, configureHttp });
+    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const get = (path: string, token?: string) =>
+    fetch(`${base}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+
+  it.each([
+    ['no token', undefined],
+    ['an unknown token', 'nope'],
+    ['a token of another scheme', 'Basic cmVhZGVyOng='],
+  ])('refuses %s with 401 and no hint', async (_, token) => {
+    const response = await fetch(`${base}/v1/services`, {
+      headers: token === undefined ? {} : { authorization: token.startsWith('Basic') ? token : `Bearer ${token}` },
+    });
+    expect(response.status).toBe(401);
+    const { error } = (await response.json()) as { error: { status: string; message: string } };
+    expect(error).toMatchObject({ status: 'UNAUTHENTICATED', message: 'A valid bearer token is required.' });
+  });
+
+  it('lets a viewer read', async () => {
+    expect((await get('/v1/services', 'reader-token')).status).toBe(200);
+  });
+
+  it('keeps probes, metrics and docs open for the kubelet and Prometheus', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics', '/docs/openapi.json']) {
+      expect((await get(path)).status).toBe(200);
+    }
+  });
+
+  it('rate-limits each principal on its own with 429 and Retry-After', async () => {
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await get('/v1/services', 'burst-token')).status);
+    expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+    expect(statuses.slice(3)).toContain(429);
+    const limited = await get('/v1/services', 'burst-token');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(((await limited.json()) as { error: { status: string } }).error.status).toBe('RESOURCE_EXHAUSTED');
+    expect((await get('/v1/services', 'reader-token')).status).toBe(200);
+  });
+
+  it('refuses oversized, deeply nested and malformed bodies with the error model', async () => {
+    const post = (body: string) =>
+      fetch(`${base}/v1/services`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer reader-token' },
+        body,
+      });
+    expect((await post(`"${'a'.repeat(2 * 1024 * 1024)}"`)).status).toBe(413);
+    const deep = await post('['.repeat(100) + ']'.repeat(100));
+    expect(deep.status).toBe(400);
+    expect(((await deep.json()) as { error: { message: string } }).error.message).toContain('nested deeper than 32');
+    expect((await post('{"a":')).status).toBe(400);
+  });
+
+  it('sends security headers and no framework banner', async () => {
+    const response = await get('/v1/services', 'reader-token');
+    expect(response.headers.get('x-powered-by')).toBeNull();
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('gateway configuration', () => {
+  it('refuses to start in production without credentials', () => {
+    expect(() => loadConfig(configSchema, { NODE_ENV: 'production' })).toThrow(
+      /AUTH_API_KEYS must configure credentials \(or AUTH_JWT_\*\) in production/,
+    );
+    expect(() =>
+      loadConfig(configSchema, { NODE_ENV: 'production', AUTH_DEV_TOKEN: 'x', AUTH_API_KEYS: '[]' }),
+    ).toThrow(/AUTH_DEV_TOKEN must not be set in production/);
+  });
+});
