@@ -1,3 +1,4 @@
 export * from './status';
 export * from './packages';
 export * from './system/v1';
+export * from './inspection/v1';

@@ -1,0 +1,53 @@
+import { RuleError } from './errors';
+import { isPlainObject } from './values';
+
+/**
+ * The parameters an op declares (as a Python signature in Ironic): positional ones, an
+ * optional variadic one (`*values`), keyword-only ones with defaults (`force_strings`, `unique`).
+ * `args` may be a list (positional) or a dict (by name).
+ */
+export interface ParamSpec {
+  name: string;
+  /** Absent → required unless a default is given. */
+  default?: unknown;
+  /** Collects the remaining positional arguments into a list (`*values`). */
+  variadic?: boolean;
+  /** Only given by name in dict args. */
+  keywordOnly?: boolean;
+}
+
+export type BoundArgs = Record<string, unknown>;
+
+export function bindArgs(op: string, params: ParamSpec[], args: unknown): BoundArgs {
+  const bound: BoundArgs = {};
+  if (args === undefined || args === null) args = [];
+  if (Array.isArray(args)) {
+    const positional = params.filter((p) => !p.keywordOnly);
+    let i = 0;
+    for (const param of positional) {
+      if (param.variadic) {
+        bound[param.name] = args.slice(i);
+        i = args.length;
+      } else if (i < args.length) {
+        bound[param.name] = args[i++];
+      }
+    }
+    if (i < args.length) throw new RuleError(`${op} takes at most ${positional.length} arguments, got ${args.length}`);
+  } else if (isPlainObject(args)) {
+    for (const [name, value] of Object.entries(args)) {
+      const param = params.find((p) => p.name === name);
+      if (!param) throw new RuleError(`${op} has no argument "${name}" (it takes ${params.map((p) => p.name).join(', ')})`);
+      if (param.variadic && !Array.isArray(value)) throw new RuleError(`${op}: "${name}" must be a list`);
+      bound[name] = value;
+    }
+  } else {
+    throw new RuleError(`${op}: args must be a list or a dict`);
+  }
+  for (const param of params) {
+    if (Object.hasOwn(bound, param.name)) continue;
+    if (param.variadic) bound[param.name] = [];
+    else if ('default' in param) bound[param.name] = param.default;
+    else throw new RuleError(`${op} is missing its "${param.name}" argument`);
+  }
+  return bound;
+}

@@ -1,0 +1,230 @@
+import {
+  INSPECTION_PHASES,
+  InspectionPhase,
+  InspectionRule,
+  InspectionRuleStep,
+  LOOP_MULTIPLE,
+  StatusError,
+} from '@rollout/contracts';
+import { ACTIONS } from './actions/registry';
+import { CONDITIONS, parseConditionOp } from './conditions';
+import { RuleError } from './errors';
+import { ROOT_NAMES, templateRoots } from './interpolation';
+import { bindArgs } from './params';
+import { compileSafeRegex } from './safe-regex';
+import { isPlainObject } from './values';
+
+/** A stored or built-in rule, with its conditions and actions (never masked here). */
+export interface RuleDefinition {
+  uuid: string;
+  created_at: string;
+  updated_at: string | null;
+  priority: number;
+  description: string | null;
+  scope: string | null;
+  sensitive: boolean;
+  phase: InspectionPhase;
+  conditions: InspectionRuleStep[];
+  actions: InspectionRuleStep[];
+  built_in: boolean;
+}
+
+/** The fields a client sets (create, import, or the result of a PATCH). */
+export type RuleFields = Omit<RuleDefinition, 'created_at' | 'updated_at' | 'built_in' | 'uuid'> & { uuid?: string };
+
+export const USER_PRIORITY = { min: 0, max: 9999 } as const;
+export const MAX_STEPS = 100;
+export const MAX_LOOP_ITEMS = 1000;
+export const MAX_TEXT = 255;
+
+const EDITABLE = ['uuid', 'priority', 'description', 'scope', 'sensitive', 'phase', 'conditions', 'actions'];
+const READ_ONLY = ['built_in', 'created_at', 'updated_at'];
+const STEP_KEYS = ['op', 'args', 'loop', 'multiple'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** What `early` rules may read: there is no node yet. */
+const EARLY_ROOTS = ['inventory', 'plugin_data', 'item'];
+
+type Violation = { field: string; description: string };
+
+export interface ValidateOptions {
+  /** Built-in rules may use the reserved priorities (negative and ≥ 10000). */
+  builtIn?: boolean;
+  /** Scope given to a rule created without one (`default_scope`). */
+  defaultScope?: string | null;
+}
+
+/**
+ * Checks a rule as a client wrote it and returns it with defaults filled in, or throws
+ * INVALID_ARGUMENT naming every problem (field path and what is wrong).
+ */
+export function validateRule(input: unknown, options: ValidateOptions = {}): RuleFields {
+  const violations: Violation[] = [];
+  const add = (field: string, description: string) => violations.push({ field, description });
+  if (!isPlainObject(input)) throw StatusError.invalidArgument('A rule must be a JSON object.', [{ field: '', description: 'must be an object' }]);
+  for (const key of Object.keys(input)) {
+    if (READ_ONLY.includes(key)) add(key, `${key} is read-only`);
+    else if (!EDITABLE.includes(key)) add(key, 'unknown field');
+  }
+  const priority = input.priority ?? 0;
+  if (typeof priority !== 'number' || !Number.isInteger(priority)) add('priority', 'must be an integer');
+  else if (!options.builtIn && (priority < USER_PRIORITY.min || priority > USER_PRIORITY.max)) {
+    add('priority', `must be between ${USER_PRIORITY.min} and ${USER_PRIORITY.max} (others are reserved for built-in rules)`);
+  }
+  const phase = input.phase ?? 'main';
+  if (!INSPECTION_PHASES.includes(phase as InspectionPhase)) add('phase', `must be one of ${INSPECTION_PHASES.join(', ')}`);
+  if (input.uuid !== undefined && (typeof input.uuid !== 'string' || !UUID.test(input.uuid))) add('uuid', 'must be a UUID');
+  for (const field of ['description', 'scope'] as const) {
+    const value = input[field];
+    if (value !== undefined && value !== null && (typeof value !== 'string' || value.length > MAX_TEXT)) {
+      add(field, `must be a string of at most ${MAX_TEXT} characters`);
+    }
+  }
+  if (input.sensitive !== undefined && typeof input.sensitive !== 'boolean') add('sensitive', 'must be true or false');
+  if (input.actions === undefined) add('actions', 'is required');
+  const validPhase = (INSPECTION_PHASES as readonly unknown[]).includes(phase) ? (phase as InspectionPhase) : 'main';
+  const conditions = validateSteps('conditions', input.conditions ?? [], validPhase, add);
+  const actions = validateSteps('actions', input.actions ?? [], validPhase, add);
+  if (input.actions !== undefined && Array.isArray(input.actions) && input.actions.length === 0) add('actions', 'must not be empty');
+  if (violations.length) {
+    throw StatusError.invalidArgument(
+      `Invalid inspection rule: ${violations.map((v) => `${v.field}: ${v.description}`).join('; ')}.`,
+      violations,
+    );
+  }
+  const scope = (input.scope as string | null | undefined) ?? (options.builtIn ? null : (options.defaultScope ?? null));
+  return {
+    ...(input.uuid !== undefined ? { uuid: (input.uuid as string).toLowerCase() } : {}),
+    priority: priority as number,
+    description: (input.description as string | null | undefined) ?? null,
+    scope,
+    sensitive: (input.sensitive as boolean | undefined) ?? false,
+    phase: validPhase,
+    conditions,
+    actions,
+  };
+}
+
+function validateSteps(
+  field: 'conditions' | 'actions',
+  steps: unknown,
+  phase: InspectionPhase,
+  add: (field: string, description: string) => void,
+): InspectionRuleStep[] {
+  if (!Array.isArray(steps)) {
+    add(field, 'must be a list');
+    return [];
+  }
+  if (steps.length > MAX_STEPS) add(field, `at most ${MAX_STEPS} entries`);
+  steps.forEach((step, index) => {
+    const where = `${field}[${index}]`;
+    try {
+      validateStep(field, step, phase);
+    } catch (error) {
+      add(where, error instanceof RuleError ? error.message : 'is invalid');
+    }
+  });
+  return steps as InspectionRuleStep[];
+}
+
+function validateStep(field: 'conditions' | 'actions', step: unknown, phase: InspectionPhase): void {
+  if (!isPlainObject(step)) throw new RuleError('must be an object with "op"');
+  const extra = Object.keys(step).filter((k) => !STEP_KEYS.includes(k));
+  if (extra.length) throw new RuleError(`unknown field ${extra.join(', ')}`);
+  if (typeof step.op !== 'string') throw new RuleError('"op" must be a string');
+  const args = step.args ?? [];
+  if (!Array.isArray(args) && !isPlainObject(args)) throw new RuleError('"args" must be a list or a dict');
+  if (field === 'conditions') {
+    const { name } = parseConditionOp(step.op);
+    const plugin = CONDITIONS.get(name);
+    if (!plugin) throw new RuleError(`unknown condition "${name}" (known: ${[...CONDITIONS.keys()].join(', ')})`);
+    const bound = bindArgs(name, plugin.params, args);
+    for (const param of plugin.regexParams ?? []) {
+      const pattern = bound[param];
+      if (typeof pattern === 'string' && !pattern.includes('{')) compileSafeRegex(pattern, false);
+    }
+  } else {
+    const action = ACTIONS.get(step.op);
+    if (!action) throw new RuleError(`unknown action "${step.op}" (known: ${[...ACTIONS.keys()].join(', ')})`);
+    if (phase === 'early' && !action.supportsEarly) throw new RuleError(`${step.op} cannot run in the early phase (no node yet)`);
+    bindArgs(step.op, action.params, args);
+  }
+  if (step.multiple !== undefined && !(LOOP_MULTIPLE as readonly unknown[]).includes(step.multiple)) {
+    throw new RuleError(`"multiple" must be one of ${LOOP_MULTIPLE.join(', ')}`);
+  }
+  if (step.loop !== undefined) {
+    if (typeof step.loop === 'string') {
+      if (!/^\{[^{}]+\}$/.test(step.loop)) throw new RuleError('"loop" must be a list or exactly one {…} giving a list');
+    } else if (!Array.isArray(step.loop)) {
+      throw new RuleError('"loop" must be a list or exactly one {…} giving a list');
+    } else if (step.loop.length > MAX_LOOP_ITEMS) {
+      throw new RuleError(`"loop" has more than ${MAX_LOOP_ITEMS} items`);
+    }
+  }
+  const allowed: readonly string[] = phase === 'early' ? EARLY_ROOTS : ROOT_NAMES;
+  for (const text of strings([args, step.loop])) {
+    for (const root of templateRoots(text)) {
+      if (!allowed.includes(root)) {
+        throw new RuleError(
+          phase === 'early' && (ROOT_NAMES as readonly string[]).includes(root)
+            ? `{${root}…} is not available in the early phase`
+            : `unknown name "${root}" (use ${allowed.join(', ')})`,
+        );
+      }
+    }
+  }
+}
+
+function* strings(value: unknown): Generator<string> {
+  if (typeof value === 'string') yield value;
+  else if (Array.isArray(value)) for (const item of value) yield* strings(item);
+  else if (isPlainObject(value)) for (const item of Object.values(value)) yield* strings(item);
+}
+
+/** Higher priority first; equal priorities in creation order (ties keep the given order). */
+export function orderRules<T extends Pick<RuleDefinition, 'priority' | 'created_at'>>(rules: readonly T[]): T[] {
+  return rules
+    .map((rule, index) => ({ rule, index, created: Date.parse(rule.created_at) }))
+    .sort((a, b) => b.rule.priority - a.rule.priority || a.created - b.created || a.index - b.index)
+    .map(({ rule }) => rule);
+}
+
+/** The rule as reads return it: a sensitive rule's conditions and actions are null. */
+export function publicRule(rule: RuleDefinition, detail = true): InspectionRule {
+  const { conditions, actions, ...summary } = rule;
+  if (!detail) return summary;
+  return {
+    ...summary,
+    conditions: rule.sensitive ? null : conditions,
+    actions: rule.sensitive ? null : actions,
+  };
+}
+
+/** The document a JSON Patch applies to: every field, including the read-only ones. */
+export function patchableDocument(rule: RuleDefinition): Record<string, unknown> {
+  return { ...rule };
+}
+
+/**
+ * Checks a patched rule: read-only fields unchanged, `sensitive` never back to false, then
+ * the same validation as a create. Returns the new editable fields.
+ */
+export function validatePatchedRule(before: RuleDefinition, after: Record<string, unknown>): RuleFields {
+  const violations: Violation[] = [];
+  for (const field of [...READ_ONLY, 'uuid'] as const) {
+    if (JSON.stringify(after[field]) !== JSON.stringify(before[field as keyof RuleDefinition])) {
+      violations.push({ field, description: `${field} cannot be changed` });
+    }
+  }
+  if (before.sensitive && after.sensitive !== true) {
+    violations.push({ field: 'sensitive', description: 'a sensitive rule cannot be made non-sensitive' });
+  }
+  if (violations.length) {
+    throw StatusError.invalidArgument(
+      `Invalid patch: ${violations.map((v) => `${v.field}: ${v.description}`).join('; ')}.`,
+      violations,
+    );
+  }
+  const editable: Record<string, unknown> = {};
+  for (const key of Object.keys(after)) if (!READ_ONLY.includes(key) && key !== 'uuid') editable[key] = after[key];
+  return validateRule(editable, { defaultScope: null });
+}

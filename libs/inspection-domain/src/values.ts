@@ -1,0 +1,62 @@
+/** Small value helpers over JSON data (what rules, nodes and inventories are made of). */
+
+export type JsonObject = Record<string, unknown>;
+
+export function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
+  }
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** A deep copy of JSON data (structuredClone keeps own `__proto__` keys as plain data). */
+export function cloneJson<T>(value: T): T {
+  return value === undefined ? value : structuredClone(value);
+}
+
+/** How a value reads inside a larger string: strings as they are, the rest as JSON. */
+export function stringify(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined) return 'null';
+  return JSON.stringify(value);
+}
+
+/** `yes`/`true` (any case), `true`, non-zero numbers. */
+export function isTrue(value: unknown): boolean {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value !== 0;
+  if (typeof value === 'string') return ['yes', 'true'].includes(value.trim().toLowerCase());
+  return false;
+}
+
+/** `no`/`false` (any case), `false`, 0, null. A random string is neither true nor false. */
+export function isFalse(value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  if (typeof value === 'boolean') return !value;
+  if (typeof value === 'number') return value === 0;
+  if (typeof value === 'string') return ['no', 'false'].includes(value.trim().toLowerCase());
+  return false;
+}
+
+export function isEmpty(value: unknown): boolean {
+  if (value === null || value === undefined || value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (isPlainObject(value)) return Object.keys(value).length === 0;
+  return false;
+}
+
+export function typeName(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (Array.isArray(value)) return 'list';
+  if (isPlainObject(value)) return 'dict';
+  return typeof value;
+}

@@ -1,0 +1,127 @@
+import { TEST_NATS_URL, TEST_POSTGRES_URL, freePort, uniqueName } from '@rollout/testing';
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { K8sObject, ROOT, named, ofKind, plainEnv, render, secretEnv } from './render';
+
+/**
+ * The manifests match the code: each Deployment of the dev overlay is started here with
+ * exactly the env its manifest gives it (ConfigMap + Secrets; only hosts rewritten to the
+ * local NATS and Postgres), the image's entry point, and its container port; then every probe
+ * path the manifest declares must answer 200 on that port.
+ */
+const objects = render('dev');
+const database = uniqueName('deploy_');
+const namespace = uniqueName('deploy');
+
+function entryPoint(image: string): string {
+  // deploy/Dockerfile: main.js -> dist/apps/${APP}/src/main.js, image policy-rollout/${APP}.
+  const app = /^policy-rollout\/([a-z-]+)(:|@|$)/.exec(image)?.[1];
+  if (!app) throw new Error(`unexpected image ${image}`);
+  return join(ROOT, 'dist', 'apps', app, 'src', 'main.js');
+}
+
+async function answers(url: string, deadline: number, child: ChildProcess): Promise<number | string> {
+  let last: number | string = 'no answer';
+  while (Date.now() < deadline && child.exitCode === null) {
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      last = response.status;
+      if (response.status === 200) return 200;
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return child.exitCode !== null ? `process exited with ${child.exitCode}` : last;
+}
+
+/** Starts the deployment's container locally; returns what does not match, if anything. */
+async function problemsOf(deployment: K8sObject): Promise<string[]> {
+  const [container] = deployment.spec.template.spec.containers;
+  const env: Record<string, string> = { ...plainEnv(objects, container) };
+  for (const [name, value] of Object.entries(secretEnv(objects, container))) {
+    if (value === undefined) return [`${name} refers to a Secret key that the overlay does not provide`];
+    env[name] = value;
+  }
+  // Only where things are changes: the local NATS (no auth) and Postgres, this run's namespace.
+  env.NATS_URL = TEST_NATS_URL;
+  delete env.NATS_USER;
+  delete env.NATS_PASSWORD;
+  env.NATS_NAMESPACE = namespace;
+  if (env.DATABASE_URL) {
+    const local = new URL(TEST_POSTGRES_URL);
+    local.pathname = `/${database}`;
+    env.DATABASE_URL = local.toString();
+  }
+  const http = container.ports.find((p: { name: string }) => p.name === 'http');
+  const localPort = await freePort();
+  // The container port maps to a free local port; PORT follows it only if it is the same port.
+  if (env.PORT === String(http.containerPort)) env.PORT = String(localPort);
+  const child = spawn(process.execPath, [entryPoint(container.image)], {
+    env: { PATH: process.env.PATH, ...env, HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  try {
+    const problems: string[] = [];
+    const deadline = Date.now() + 30_000;
+    for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+      const get = container[probe]?.httpGet;
+      if (!get) {
+        problems.push(`${probe} is not an HTTP probe`);
+        continue;
+      }
+      const port = get.port === 'http' || get.port === http.containerPort ? localPort : get.port;
+      const status = await answers(`http://127.0.0.1:${port}${get.path}`, deadline, child);
+      if (status !== 200) problems.push(`${probe} ${get.path} on port ${get.port}: ${status} ${stderr.trim()}`.trim());
+    }
+    return problems;
+  } finally {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  }
+}
+
+describe('the dev overlay, run against the code', () => {
+  beforeAll(async () => {
+    const client = new Client({ connectionString: TEST_POSTGRES_URL });
+    await client.connect();
+    await client.query(`CREATE DATABASE "${database}"`);
+    await client.end();
+  });
+
+  afterAll(async () => {
+    const client = new Client({ connectionString: TEST_POSTGRES_URL });
+    await client.connect();
+    await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await client.end();
+  });
+
+  it.each(ofKind(objects, 'Deployment').map((d) => [d.metadata.name, d] as const))(
+    '%s starts from its manifest and answers every probe it declares',
+    async (_, deployment) => {
+      expect(await problemsOf(deployment)).toEqual([]);
+    },
+    60_000,
+  );
+
+  it('catches a manifest whose container port is not the port the service listens on', async () => {
+    const gateway = structuredClone(named(objects, 'Deployment', 'gateway')!);
+    gateway.spec.template.spec.containers[0].ports[0].containerPort = 9999;
+    const problems = await problemsOf(gateway);
+    expect(problems.join('\n')).toMatch(/startupProbe \/healthz on port http/);
+  }, 60_000);
+
+  it('catches a manifest that lacks a variable the code needs in production', async () => {
+    const gateway = structuredClone(named(objects, 'Deployment', 'gateway')!);
+    const container = gateway.spec.template.spec.containers[0];
+    container.env = container.env.filter((e: { name: string }) => e.name !== 'AUTH_API_KEYS');
+    const problems = await problemsOf(gateway);
+    expect(problems.join('\n')).toMatch(/AUTH_API_KEYS must configure credentials/);
+  }, 60_000);
+});
