@@ -73,8 +73,10 @@ function checkBacktracking(body: string): void {
     if (c === ')') {
       const group = stack.pop();
       if (!group || stack.length === 0) throw new RuleError('invalid regex: unbalanced parentheses');
+      // `?` makes a group optional, not repeated: only `*`, `+` and `{n,m}` can backtrack.
       const quantified = isQuantifierAt(body, i + 1);
-      if (quantified && (group.quantifierInside || group.alternationInside)) {
+      const repeated = quantified && body[i + 1] !== '?';
+      if (repeated && (group.quantifierInside || group.alternationInside)) {
         throw new RuleError('regex has a repeated group containing a repetition or alternation (catastrophic backtracking)');
       }
       const parent = stack[stack.length - 1];
