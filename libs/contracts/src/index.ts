@@ -2,3 +2,4 @@ export * from './status';
 export * from './packages';
 export * from './system/v1';
 export * from './inspection/v1';
+export * from './experiment/v1';

@@ -1,0 +1,2 @@
+export * from './resources';
+export * from './messages';

@@ -1,0 +1,5 @@
+export * from './names';
+export * from './events';
+export * from './evolve';
+export * from './decide';
+export * from './views';

@@ -1,0 +1,26 @@
+import type { FirewallPolicy, FirewallPolicyExperiment } from '@rollout/contracts';
+import type { ExperimentState, PolicyState } from './events';
+import { etagOf } from './evolve';
+
+/** The resources clients see, from the aggregates' state. */
+export function policyView(state: PolicyState): FirewallPolicy {
+  return {
+    name: state.name,
+    ...state.content,
+    etag: etagOf(state.name, state.version),
+    createTime: state.createTime!,
+    updateTime: state.updateTime!,
+  };
+}
+
+export function experimentView(state: ExperimentState): FirewallPolicyExperiment {
+  return {
+    name: state.name,
+    firewallPolicy: { name: state.policyName!, ...state.content },
+    ...(state.preview ? { previewMetadata: state.preview } : {}),
+    annotations: state.annotations,
+    etag: etagOf(state.name, state.version),
+    createTime: state.createTime!,
+    updateTime: state.updateTime!,
+  };
+}
