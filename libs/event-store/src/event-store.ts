@@ -1,0 +1,165 @@
+import { StatusError } from '@rollout/contracts';
+import { randomUUID } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+
+export interface NewEvent {
+  type: string;
+  data: unknown;
+}
+
+export interface EventMetadata {
+  actor: string;
+  requestId?: string;
+}
+
+export interface StoredEvent {
+  eventId: string;
+  streamId: string;
+  version: number;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+  createdAt: Date;
+  position: string;
+  txId: string;
+}
+
+/** Where a reader of the global log stands: after this transaction id and position. */
+export interface Cursor {
+  txId: string;
+  position: string;
+}
+
+export const START: Cursor = { txId: '0', position: '0' };
+
+interface EventRow {
+  event_id: string;
+  stream_id: string;
+  version: number;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+  created_at: Date;
+  position: string;
+  tx_id: string;
+}
+
+const toEvent = (row: EventRow): StoredEvent => ({
+  eventId: row.event_id,
+  streamId: row.stream_id,
+  version: row.version,
+  type: row.type,
+  data: row.data,
+  metadata: row.metadata,
+  createdAt: row.created_at,
+  position: String(row.position),
+  txId: String(row.tx_id),
+});
+
+/** Raised when a stream moved on since it was read: the caller's decision is stale. */
+export function concurrencyConflict(streamId: string): StatusError {
+  return StatusError.withReason(
+    'ABORTED',
+    `"${streamId}" was changed by another request at the same time; read it again and retry.`,
+    'CONCURRENT_MODIFICATION',
+    { resource: streamId },
+  );
+}
+
+/** The work of one transaction: reads and compare-and-set appends on streams. */
+export class EventTransaction {
+  constructor(readonly manager: EntityManager) {}
+
+  async readStream(streamId: string): Promise<StoredEvent[]> {
+    const rows: EventRow[] = await this.manager.query(
+      `SELECT * FROM events WHERE stream_id = $1 ORDER BY version`,
+      [streamId],
+    );
+    return rows.map(toEvent);
+  }
+
+  /**
+   * Appends `events` if the stream is still at `expectedVersion` (0: a new stream).
+   * The version row is the lock: a concurrent append of the same version waits for this
+   * transaction and then finds the version moved, so exactly one of them wins.
+   */
+  async append(streamId: string, expectedVersion: number, events: NewEvent[], metadata: EventMetadata): Promise<StoredEvent[]> {
+    if (events.length === 0) return [];
+    const version = expectedVersion + events.length;
+    let updated: number;
+    if (expectedVersion === 0) {
+      const inserted: unknown[] = await this.manager.query(
+        `INSERT INTO event_streams (stream_id, version) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING stream_id`,
+        [streamId, version],
+      );
+      updated = inserted.length;
+    } else {
+      // TypeORM answers an UPDATE with [rows, affected row count].
+      const [, count]: [unknown[], number] = await this.manager.query(
+        `UPDATE event_streams SET version = $3 WHERE stream_id = $1 AND version = $2`,
+        [streamId, expectedVersion, version],
+      );
+      updated = count;
+    }
+    if (updated !== 1) throw concurrencyConflict(streamId);
+    const stored: StoredEvent[] = [];
+    for (const [i, event] of events.entries()) {
+      const rows: EventRow[] = await this.manager.query(
+        `INSERT INTO events (event_id, stream_id, version, type, data, metadata)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+        [randomUUID(), streamId, expectedVersion + i + 1, event.type, JSON.stringify(event.data), JSON.stringify(metadata)],
+      );
+      stored.push(toEvent(rows[0]));
+    }
+    return stored;
+  }
+
+  /** The first answer to an AIP-155 request id, if it was already handled. */
+  async previousResponse<T>(requestId: string | undefined): Promise<T | undefined> {
+    if (!requestId) return undefined;
+    const rows: { response: T }[] = await this.manager.query(
+      `SELECT response FROM idempotent_requests WHERE request_id = $1`,
+      [requestId],
+    );
+    return rows[0]?.response;
+  }
+
+  async rememberResponse(requestId: string | undefined, response: unknown): Promise<void> {
+    if (!requestId) return;
+    await this.manager.query(`INSERT INTO idempotent_requests (request_id, response) VALUES ($1, $2)`, [
+      requestId,
+      JSON.stringify(response),
+    ]);
+  }
+}
+
+/** Postgres event store: the events are the truth; everything else is derived from them. */
+export class EventStore {
+  constructor(private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (tx: EventTransaction) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction((manager) => work(new EventTransaction(manager)));
+  }
+
+  readStream(streamId: string): Promise<StoredEvent[]> {
+    return new EventTransaction(this.dataSource.manager).readStream(streamId);
+  }
+
+  /**
+   * Events of every stream after `cursor`, in commit-safe order. Positions come from a
+   * sequence, so a transaction that commits late can hold a lower position than events
+   * already read; ordering by transaction id and reading only transactions older than every
+   * running one (below the snapshot's xmin) means no such event is ever skipped.
+   */
+  async readAll(after: Cursor, limit: number, manager: EntityManager = this.dataSource.manager): Promise<StoredEvent[]> {
+    const rows: EventRow[] = await manager.query(
+      `SELECT * FROM events
+        WHERE (tx_id, position) > ($1::xid8, $2::bigint)
+          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY tx_id, position
+        LIMIT $3`,
+      [after.txId, after.position, limit],
+    );
+    return rows.map(toEvent);
+  }
+}

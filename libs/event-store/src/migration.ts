@@ -1,0 +1,35 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/** The event store's tables, in the schema of the service that uses it. */
+export class CreateEventStore1764000000000 implements MigrationInterface {
+  name = 'CreateEventStore1764000000000';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`CREATE TABLE event_streams (stream_id text PRIMARY KEY, version integer NOT NULL)`);
+    await runner.query(`
+      CREATE TABLE events (
+        position bigserial PRIMARY KEY,
+        tx_id xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        event_id uuid NOT NULL UNIQUE,
+        stream_id text NOT NULL,
+        version integer NOT NULL,
+        type text NOT NULL,
+        data jsonb NOT NULL,
+        metadata jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (stream_id, version)
+      )`);
+    await runner.query(`CREATE INDEX events_by_transaction ON events (tx_id, position)`);
+    await runner.query(`CREATE TABLE relay_checkpoints (name text PRIMARY KEY, tx_id xid8 NOT NULL, position bigint NOT NULL)`);
+    await runner.query(`
+      CREATE TABLE idempotent_requests (
+        request_id text PRIMARY KEY,
+        response jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TABLE idempotent_requests, relay_checkpoints, events, event_streams`);
+  }
+}
