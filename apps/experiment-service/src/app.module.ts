@@ -1,7 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { SYSTEM_V1 } from '@rollout/contracts';
+import { EXPERIMENT_EVENTS_STREAM, EXPERIMENT_EVENTS_SUBJECTS, EXPERIMENT_V1, SYSTEM_V1 } from '@rollout/contracts';
+import { CreateEventStore1764000000000 } from '@rollout/event-store';
 import { ServiceInfoModule, platformModules } from '@rollout/service-kit';
+import { CLOCK, systemClock } from './clock';
 import type { Config } from './config';
+import { CreateReadModels1764000000001 } from './migrations/1764000000001-read-models';
+import { ExperimentApplication } from './policies/experiment-application';
+import { ExperimentsController } from './policies/experiments.controller';
+import { ExperimentRecord, OperationRecord, PolicyRecord } from './read-models/records';
 
 @Module({})
 export class AppModule {
@@ -9,9 +15,30 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        ...platformModules({ service: 'experiment-service', config, database: { migrations: [] } }),
-        ServiceInfoModule.forService('experiment-service', [SYSTEM_V1]),
+        ...platformModules({
+          service: 'experiment-service',
+          config,
+          database: {
+            migrations: [CreateEventStore1764000000000, CreateReadModels1764000000001],
+            entities: [PolicyRecord, ExperimentRecord, OperationRecord],
+          },
+          jetstream: {
+            streams: [
+              {
+                name: EXPERIMENT_EVENTS_STREAM,
+                subjects: [EXPERIMENT_EVENTS_SUBJECTS],
+                maxAgeMs: 30 * 24 * 3600 * 1000,
+                maxBytes: 5 * 1024 ** 3,
+                // Longer than any relay outage we expect to recover from by republishing.
+                duplicateWindowMs: 60 * 60 * 1000,
+              },
+            ],
+          },
+        }),
+        ServiceInfoModule.forService('experiment-service', [SYSTEM_V1, EXPERIMENT_V1]),
       ],
+      controllers: [ExperimentsController],
+      providers: [{ provide: CLOCK, useValue: systemClock }, ExperimentApplication],
     };
   }
 }

@@ -5,6 +5,7 @@ import { AuthGuard } from './auth/auth.guard';
 import { Authenticator } from './auth/authenticator';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { Config, GATEWAY_CONFIG } from './config';
+import { ExperimentsController, OperationsController } from './experiments/experiments.controller';
 import { BackendClient } from './http/backend-client';
 import { ServicesController } from './services/services.controller';
 import { ServicesUseCase } from './services/services.use-case';
@@ -15,7 +16,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [...platformModules({ service: 'gateway', config })],
-      controllers: [ServicesController],
+      controllers: [ServicesController, ExperimentsController, OperationsController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         Authenticator,

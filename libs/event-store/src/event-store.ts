@@ -10,6 +10,8 @@ export interface NewEvent {
 export interface EventMetadata {
   actor: string;
   requestId?: string;
+  /** Derived data kept for publication (e.g. the resource after the event); not the truth. */
+  state?: unknown;
 }
 
 export interface StoredEvent {

@@ -1,0 +1,26 @@
+import {
+  ExperimentDomainEvent,
+  ExperimentState,
+  PolicyDomainEvent,
+  PolicyState,
+  evolveExperiment,
+  evolvePolicy,
+  initialExperiment,
+  initialPolicy,
+} from '@rollout/experiment-domain';
+import type { EventTransaction, StoredEvent } from '@rollout/event-store';
+
+/** Rebuilds an aggregate from its stream (streams are short: tens of events). */
+export async function loadPolicy(tx: EventTransaction, name: string): Promise<PolicyState> {
+  const events = await tx.readStream(name);
+  return events.map(asDomain<PolicyDomainEvent>).reduce(evolvePolicy, initialPolicy(name));
+}
+
+export async function loadExperiment(tx: EventTransaction, name: string): Promise<ExperimentState> {
+  const events = await tx.readStream(name);
+  return events.map(asDomain<ExperimentDomainEvent>).reduce(evolveExperiment, initialExperiment(name));
+}
+
+function asDomain<T>(event: StoredEvent): T {
+  return { type: event.type, data: event.data } as T;
+}

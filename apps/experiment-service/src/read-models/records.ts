@@ -1,0 +1,25 @@
+import type { FirewallPolicy, FirewallPolicyExperiment, Operation } from '@rollout/contracts';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/** Read models: projections of the events, updated in the same transaction as the append. */
+@Entity('policies')
+export class PolicyRecord {
+  @PrimaryColumn('text') name!: string;
+  @Index() @Column('text') parent!: string;
+  @Column('jsonb') resource!: FirewallPolicy;
+}
+
+@Entity('experiments')
+export class ExperimentRecord {
+  @PrimaryColumn('text') name!: string;
+  @Index() @Column('text', { name: 'policy_name' }) policyName!: string;
+  /** previewMetadata.state, for list filters (null before the first startPreview). */
+  @Column('text', { nullable: true }) state!: string | null;
+  @Column('jsonb') resource!: FirewallPolicyExperiment;
+}
+
+@Entity('operations')
+export class OperationRecord {
+  @PrimaryColumn('text') name!: string;
+  @Column('jsonb') operation!: Operation;
+}
