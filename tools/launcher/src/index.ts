@@ -1,2 +1,3 @@
-export * from './launcher';
+export { LaunchError, launch } from './launcher';
+export type { LaunchOptions, Log, RunningSystem } from './launcher';
 export * from './settings';

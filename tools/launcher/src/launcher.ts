@@ -1,123 +1,279 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { Log, StartedDependency, ensureNats, ensurePostgres, stopChild } from './dependencies';
-import { LauncherSettings, SERVICES, ServiceName } from './settings';
+import { existsSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { extname, join } from 'node:path';
+import { ensureNats } from './nats';
+import { ensurePostgres } from './postgres';
+import {
+  LaunchError,
+  Log,
+  StartedDependency,
+  describeExit,
+  hasExited,
+  portAnswers,
+  sleep,
+  stopChild,
+} from './processes';
+import { LauncherSettings, SERVICES, ServiceName, readSettings } from './settings';
+
+export { LaunchError } from './processes';
+export type { Log } from './processes';
 
 export interface LaunchOptions {
-  settings: LauncherSettings;
-  /** Where the build output is (the directory holding `apps/`). */
-  distRoot: string;
+  /** Ports, NATS and Postgres URLs, timeouts. Default: `readSettings(process.env)`. */
+  settings?: LauncherSettings;
+  /** The build output, the directory holding `apps/`. Default: the `dist` of this repo. */
+  distRoot?: string;
+  /** The address the services listen on (their HOST). Default: 127.0.0.1. */
+  host?: string;
   /** Env for every service on top of the launcher's own (e.g. NATS_NAMESPACE, LOG_LEVEL). */
   extraEnv?: Record<string, string>;
+  /** Where the launcher's own lines go. Default: stderr, prefixed with `[launcher]`. */
   log?: Log;
+  /** Aborting it while the system starts stops what was started; launch then rejects. */
+  signal?: AbortSignal;
 }
 
 export interface RunningSystem {
   urls: { gateway: string; docs: string };
   /** The development admin token the gateway accepts (AUTH_DEV_TOKEN). */
   devToken: string;
-  /** Every process the launcher started and that still runs. */
+  /** Every process the launcher started and that still runs: services, and NATS/Postgres if it started them. */
   pids(): number[];
-  /** Stops one service (SIGTERM, then SIGKILL after the stop timeout); the others go on. */
+  /**
+   * Stops one service (SIGTERM, then SIGKILL after the stop timeout) and resolves once it has
+   * exited; the others go on.
+   */
   stopService(name: ServiceName): Promise<void>;
-  /** Stops every service, then what the launcher started for them. Safe to call twice. */
+  /**
+   * Stops every service (SIGTERM, then SIGKILL after the stop timeout), then the NATS server
+   * and embedded Postgres the launcher started itself (never ones it found running), and
+   * removes their temporary directories. Safe to call twice.
+   */
   stop(): Promise<void>;
 }
 
-const HOST = '127.0.0.1';
+interface ServiceProcess {
+  name: ServiceName;
+  port: number;
+  child: ChildProcess;
+  /** Stopped on purpose (stopService or stop), so its exit is no news. */
+  stopping: boolean;
+}
 
-async function waitUntilReady(
-  name: string,
-  port: number,
-  child: ChildProcess,
-  deadline: number,
-): Promise<void> {
-  let lastProblem = 'no answer yet';
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
-    }
-    try {
-      const response = await fetch(`http://${HOST}:${port}/readyz`, { signal: AbortSignal.timeout(2_000) });
-      if (response.ok) return;
-      lastProblem = `/readyz answered ${response.status}: ${await response.text()}`;
-    } catch (error) {
-      lastProblem = error instanceof Error ? error.message : String(error);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${name} was not ready in time (${lastProblem})`);
+const DEFAULT_HOST = '127.0.0.1';
+
+/** Built: dist/tools/launcher/src → dist. From the sources (tests): tools/launcher/src → <repo>/dist. */
+function defaultDistRoot(): string {
+  const up = join(__dirname, '..', '..', '..');
+  return extname(__filename) === '.js' ? up : join(up, 'dist');
+}
+
+function defaultLog(line: string): void {
+  process.stderr.write(`[launcher] ${line}\n`);
 }
 
 /**
- * Starts the whole system on this machine: NATS and Postgres (used when they answer, started
- * when they do not), then the five services as separate processes, as in production; resolves
- * when every service's /readyz answers 200.
+ * Starts the whole system on this machine, as in production: NATS and Postgres (used when
+ * they answer, started when they do not), then the five services as separate processes.
+ * Resolves when every service's /readyz answers 200; rejects (after stopping whatever it
+ * started) when a service exits first, the ready timeout passes, or `signal` is aborted.
  */
-export async function launch(options: LaunchOptions): Promise<RunningSystem> {
-  const { settings } = options;
-  const log: Log = options.log ?? ((line) => process.stderr.write(`[launcher] ${line}\n`));
-  const dependencies: StartedDependency[] = [];
-  const services = new Map<ServiceName, ChildProcess>();
-  const devToken = process.env.AUTH_DEV_TOKEN || `dev_${randomBytes(24).toString('base64url')}`;
-  let stopping = false;
+export async function launch(options: LaunchOptions = {}): Promise<RunningSystem> {
+  const settings = options.settings ?? readSettings(process.env);
+  const distRoot = options.distRoot ?? defaultDistRoot();
+  const host = options.host ?? DEFAULT_HOST;
+  const log = options.log ?? defaultLog;
+  const { signal } = options;
+  const devToken =
+    options.extraEnv?.AUTH_DEV_TOKEN || process.env.AUTH_DEV_TOKEN || `dev_${randomBytes(24).toString('base64url')}`;
 
-  const stopServices = async (names: ServiceName[]) => {
-    // The gateway first, so no new request reaches a service that is going away.
-    await Promise.all(names.map((name) => services.get(name)).filter(Boolean).map((c) => stopChild(c!, settings.stopTimeoutMs)));
-  };
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await stopServices(['gateway']);
-    await stopServices(SERVICES.map((s) => s.name).filter((n) => n !== 'gateway'));
-    for (const dependency of dependencies.reverse()) await dependency.stop();
+  const dependencies: StartedDependency[] = [];
+  const services: ServiceProcess[] = [];
+  let ready = false;
+
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      const running = services.filter((s) => !hasExited(s.child));
+      for (const service of running) service.stopping = true;
+      if (running.length > 0) log(`stopping ${running.map((s) => s.name).join(', ')}`);
+      await Promise.all(running.map((s) => stopService(s)));
+      for (const dependency of [...dependencies].reverse()) {
+        log(`stopping the ${dependency.name} it started`);
+        await dependency.stop();
+      }
+    })());
+
+  const stopService = async (service: ServiceProcess) => {
+    service.stopping = true;
+    const { killed } = await stopChild(service.child, settings.stopTimeoutMs);
+    if (killed) log(`${service.name} did not stop within ${settings.stopTimeoutMs} ms (LAUNCHER_STOP_TIMEOUT_MS); killed it`);
   };
 
   try {
-    const postgres = await ensurePostgres(settings.databaseUrl, log);
-    if (postgres.started) dependencies.push(postgres.started);
-    const nats = await ensureNats(settings.natsUrl, log);
-    if (nats) dependencies.push(nats);
+    const mains = SERVICES.map((s) => ({ ...s, main: join(distRoot, 'apps', s.name, 'src', 'main.js') }));
+    const missing = mains.find((s) => !existsSync(s.main));
+    if (missing) throw new LaunchError(`cannot find ${missing.main}; build first (npm run build)`);
+    await checkPortsFree(host, settings);
 
-    for (const service of SERVICES) {
-      const child = fork(join(options.distRoot, 'apps', service.name, 'src', 'main.js'), [], {
-        // The IPC channel lets a service notice that the launcher is gone and stop itself.
+    signal?.throwIfAborted();
+    const postgres = await ensurePostgres(settings.databaseUrl, { log, stopTimeoutMs: settings.stopTimeoutMs });
+    if (postgres) dependencies.push(postgres);
+    signal?.throwIfAborted();
+    const nats = await ensureNats(settings.natsUrl, { log, stopTimeoutMs: settings.stopTimeoutMs });
+    if (nats) dependencies.push(nats);
+    signal?.throwIfAborted();
+
+    log(`starting ${SERVICES.map((s) => s.name).join(', ')}`);
+    for (const service of mains) {
+      const port = settings.ports[service.name];
+      const child = fork(service.main, [], {
+        execArgv: [],
+        // The IPC channel lets a service notice that the launcher is gone (even SIGKILLed) and
+        // stop itself: the kernel closes the channel, the service gets 'disconnect'.
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        // Its own process group: a Ctrl-C in the terminal reaches only the launcher, which
+        // stops the services first and NATS/Postgres after them.
+        detached: true,
         env: {
           ...process.env,
           ...options.extraEnv,
-          HOST,
-          PORT: String(settings.ports[service.name]),
+          HOST: host,
+          PORT: String(port),
           NATS_URL: settings.natsUrl,
-          DATABASE_URL: postgres.databaseUrl,
+          DATABASE_URL: settings.databaseUrl,
           AUTH_DEV_TOKEN: devToken,
         },
       });
-      child.once('exit', (code, signal) => {
-        if (!stopping) log(`${service.name} exited (${signal ?? `code ${code}`}); the other services keep running`);
+      const entry: ServiceProcess = { name: service.name, port, child, stopping: false };
+      child.once('exit', (code, exitSignal) => {
+        if (ready && !entry.stopping) {
+          log(`${service.name} exited (${describeExit(code, exitSignal)}); the other services keep running`);
+        }
       });
-      services.set(service.name, child);
+      services.push(entry);
     }
-    const deadline = Date.now() + settings.readyTimeoutMs;
-    await Promise.all(
-      SERVICES.map((s) => waitUntilReady(s.name, settings.ports[s.name], services.get(s.name)!, deadline)),
-    );
+    await waitUntilReady(services, host, settings.readyTimeoutMs, signal);
   } catch (error) {
     await stop();
     throw error;
   }
+  ready = true;
 
-  const gateway = `http://${HOST}:${settings.ports.gateway}`;
+  const gateway = `http://${host.includes(':') ? `[${host}]` : host}:${settings.ports.gateway}`;
   return {
     urls: { gateway, docs: `${gateway}/docs` },
     devToken,
-    pids: () =>
-      [...services.values(), ...dependencies.map((d) => d.process)]
-        .filter((c) => c.exitCode === null && c.signalCode === null && c.pid !== undefined)
-        .map((c) => c.pid!),
-    stopService: (name) => stopServices([name]),
+    pids: () => [
+      ...services.filter((s) => !hasExited(s.child) && s.child.pid !== undefined).map((s) => s.child.pid as number),
+      ...dependencies.flatMap((d) => d.pids()),
+    ],
+    stopService: async (name) => {
+      const service = services.find((s) => s.name === name);
+      if (!service) throw new Error(`no service named ${name}`);
+      if (hasExited(service.child)) return;
+      log(`stopping ${name}`);
+      await stopService(service);
+    },
     stop,
   };
+}
+
+async function checkPortsFree(host: string, settings: LauncherSettings): Promise<void> {
+  const taken = await Promise.all(
+    SERVICES.map(async (s) => ((await portAnswers(host, settings.ports[s.name], 500)) ? s : undefined)),
+  );
+  const busy = taken.find((s) => s !== undefined);
+  if (busy) {
+    throw new LaunchError(
+      `port ${settings.ports[busy.name]} (${busy.portVar}, for ${busy.name}) is already in use on ${host}; ` +
+        `is the system already running? Stop what uses it, or set ${busy.portVar} to a free port`,
+    );
+  }
+}
+
+/**
+ * Polls every service's /readyz until all answer 200. Fails at once when a service exits,
+ * naming it, and at the deadline with what each service that is not ready last answered.
+ */
+function waitUntilReady(
+  services: ServiceProcess[],
+  host: string,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const pending = new Map(services.map((s) => [s, 'no answer yet']));
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    const listeners = services.map((service) => {
+      const onExit = (code: number | null, exitSignal: NodeJS.Signals | null) =>
+        finish(
+          new LaunchError(
+            `${service.name} exited (${describeExit(code, exitSignal)}) before the system was ready; its log above says why`,
+          ),
+        );
+      service.child.once('exit', onExit);
+      return () => service.child.off('exit', onExit);
+    });
+    const onAbort = () => finish(signal?.reason instanceof Error ? signal.reason : new LaunchError('start aborted'));
+    signal?.addEventListener('abort', onAbort);
+    const timer = setTimeout(() => {
+      const waiting = [...pending].map(([s, problem]) => `${s.name} (${problem})`).join(', ');
+      finish(new LaunchError(`not ready within ${timeoutMs} ms (LAUNCHER_READY_TIMEOUT_MS): ${waiting}`));
+    }, timeoutMs);
+
+    function finish(error?: Error) {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      listeners.forEach((remove) => remove());
+      if (error) reject(error);
+      else resolve();
+    }
+
+    const exitedAlready = services.find((s) => hasExited(s.child));
+    if (exitedAlready) {
+      const { exitCode, signalCode } = exitedAlready.child;
+      finish(new LaunchError(`${exitedAlready.name} exited (${describeExit(exitCode, signalCode)}) before the system was ready`));
+      return;
+    }
+    if (signal?.aborted) return onAbort();
+
+    void (async () => {
+      while (!settled) {
+        await Promise.all(
+          [...pending.keys()].map(async (service) => {
+            const problem = await probeReady(host, service.port);
+            if (problem === undefined) pending.delete(service);
+            else pending.set(service, problem);
+          }),
+        );
+        if (pending.size === 0) finish();
+        else await sleep(200);
+      }
+    })();
+  });
+}
+
+/** undefined when GET /readyz answers 200, else what went wrong. */
+function probeReady(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    // agent: false: one connection per probe, closed after it, so nothing lingers.
+    const request = httpGet({ host, port, path: '/readyz', agent: false, timeout: 2_000 }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body = (body + chunk).slice(0, 300)));
+      response.on('end', () =>
+        resolve(response.statusCode === 200 ? undefined : `/readyz answered ${response.statusCode}: ${body.trim()}`),
+      );
+      response.on('error', (error) => resolve(error.message));
+    });
+    request.on('timeout', () => request.destroy(new Error('/readyz did not answer within 2 s')));
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      resolve(error.code === 'ECONNREFUSED' ? 'not listening yet' : error.message),
+    );
+  });
 }

@@ -1,38 +1,59 @@
 /**
- * `npm start`: the whole system on this machine. See README "Quick start".
+ * `npm start`: the whole system on this machine (see README "Quick start"). Reads the env,
+ * starts everything through `launch`, prints where the gateway is, and stops it all on
+ * Ctrl-C / SIGTERM.
  */
-import { join } from 'node:path';
-import { launch } from './launcher';
-import { SettingsError, readSettings } from './settings';
+import { LaunchError, RunningSystem, launch } from './launcher';
+import { LauncherSettings, SettingsError, readSettings } from './settings';
 
-async function main() {
-  let settings;
+function fail(line: string): never {
+  process.stderr.write(`launcher: ${line}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  let settings: LauncherSettings;
   try {
     settings = readSettings(process.env);
   } catch (error) {
-    if (error instanceof SettingsError) {
-      process.stderr.write(`launcher: invalid configuration: ${error.message}\n`);
-      process.exit(1);
-    }
+    if (error instanceof SettingsError) fail(`invalid configuration: ${error.message}`);
     throw error;
   }
-  const system = await launch({ settings, distRoot: join(__dirname, '..', '..', '..') }).catch((error) => {
-    process.stderr.write(`launcher: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  });
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stderr.write(`[launcher] ${signal}: stopping every service\n`);
-    void system.stop().then(() => process.exit(0));
+
+  const starting = new AbortController();
+  let system: RunningSystem | undefined;
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) {
+      // The processes it started notice that the launcher is gone and stop by themselves.
+      process.stderr.write(`[launcher] ${signal} again: exiting now\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`[launcher] ${signal}: stopping everything (${signal} again to exit at once)\n`);
+    if (!system) {
+      starting.abort(); // launch stops what it has started so far, then rejects
+      return;
+    }
+    system.stop().then(
+      () => process.exit(0),
+      (error: unknown) => fail(`stopping failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
+
+  try {
+    system = await launch({ settings, signal: starting.signal });
+  } catch (error) {
+    if (starting.signal.aborted) process.exit(0);
+    if (error instanceof LaunchError || error instanceof SettingsError) fail(error.message);
+    fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  }
+
   console.log(
     [
       '',
-      'Policy rollout is running.',
+      `Policy rollout is running. The gateway is at ${system.urls.gateway}`,
       `  API:   ${system.urls.gateway}/v1/services`,
       `  Docs:  ${system.urls.docs}`,
       `  Token: ${system.devToken}   (development admin; send "Authorization: Bearer <token>")`,

@@ -1,4 +1,7 @@
-/** The launcher's own settings, from env vars, validated with one clear line per problem. */
+/**
+ * The launcher's own settings, read from env vars and validated with one clear line naming
+ * the variable, plus the pure URL helpers the launcher needs. No I/O here.
+ */
 export const SERVICES = [
   { name: 'gateway', portVar: 'GATEWAY_PORT', defaultPort: 3000 },
   { name: 'experiment-service', portVar: 'EXPERIMENT_SERVICE_PORT', defaultPort: 3001 },
@@ -9,6 +12,9 @@ export const SERVICES = [
 
 export type ServiceName = (typeof SERVICES)[number]['name'];
 
+export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/policy_rollout';
+
 export interface LauncherSettings {
   ports: Record<ServiceName, number>;
   natsUrl: string;
@@ -17,13 +23,16 @@ export interface LauncherSettings {
   stopTimeoutMs: number;
 }
 
-export class SettingsError extends Error {}
+/** A bad setting; the message is one line that names the variable. */
+export class SettingsError extends Error {
+  override name = 'SettingsError';
+}
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
+  const value = /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
     throw new SettingsError(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
   }
   return value;
@@ -31,48 +40,95 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
 
 function url(env: NodeJS.ProcessEnv, name: string, fallback: string, schemes: string[]): string {
   const raw = env[name] || fallback;
+  const bad = () => new SettingsError(`${name} must be a URL like ${fallback} (got "${raw}")`);
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
-    throw new SettingsError(`${name} must be a URL like ${fallback} (got "${raw}")`);
+    throw bad();
   }
-  if (!schemes.includes(parsed.protocol.replace(/:$/, ''))) {
-    throw new SettingsError(`${name} must be a URL like ${fallback} (got "${raw}")`);
-  }
+  if (!schemes.includes(parsed.protocol.replace(/:$/, '')) || !parsed.hostname) throw bad();
+  if (parsed.port !== '' && Number(parsed.port) === 0) throw bad();
   return raw;
 }
 
+/**
+ * Reads and checks every setting of the launcher. Throws a SettingsError (one line, naming
+ * the variable) on the first bad value; an empty variable counts as unset.
+ */
 export function readSettings(env: NodeJS.ProcessEnv): LauncherSettings {
   const ports = Object.fromEntries(
     SERVICES.map((s) => [s.name, integer(env, s.portVar, s.defaultPort, 1, 65535)]),
   ) as Record<ServiceName, number>;
-  return {
+  const settings: LauncherSettings = {
     ports,
-    natsUrl: url(env, 'NATS_URL', 'nats://127.0.0.1:4222', ['nats']),
-    databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/policy_rollout', ['postgres', 'postgresql']),
+    natsUrl: url(env, 'NATS_URL', DEFAULT_NATS_URL, ['nats']),
+    databaseUrl: url(env, 'DATABASE_URL', DEFAULT_DATABASE_URL, ['postgres', 'postgresql']),
     readyTimeoutMs: integer(env, 'LAUNCHER_READY_TIMEOUT_MS', 60_000, 1, 3_600_000),
     stopTimeoutMs: integer(env, 'LAUNCHER_STOP_TIMEOUT_MS', 15_000, 1, 3_600_000),
   };
+  databaseName(settings.databaseUrl);
+  checkPortsDistinct(settings);
+  return settings;
 }
 
-/** The same server with another database (to reach `postgres` for CREATE DATABASE). */
+/** Two services (or a service and a local NATS/Postgres) on one port cannot both listen. */
+function checkPortsDistinct(settings: LauncherSettings): void {
+  const used: { name: string; port: number }[] = SERVICES.map((s) => ({ name: s.portVar, port: settings.ports[s.name] }));
+  const nats = hostAndPort(settings.natsUrl, 4222);
+  if (isLoopback(nats.host)) used.push({ name: 'NATS_URL', port: nats.port });
+  const postgres = hostAndPort(settings.databaseUrl, 5432);
+  if (isLoopback(postgres.host)) used.push({ name: 'DATABASE_URL', port: postgres.port });
+  used.forEach((a, i) => {
+    const b = used.slice(0, i).find((other) => other.port === a.port);
+    if (b) throw new SettingsError(`${a.name} uses port ${a.port}, which ${b.name} uses already`);
+  });
+}
+
+/** The same server with another database, e.g. `postgres` to run CREATE DATABASE. */
 export function withDatabase(databaseUrl: string, database: string): string {
   const parsed = new URL(databaseUrl);
-  parsed.pathname = `/${database}`;
+  parsed.pathname = `/${encodeURIComponent(database)}`;
   return parsed.toString();
 }
 
-/** The database name of a URL, checked so it can be quoted into CREATE DATABASE. */
+/** The database name of a URL, checked so that it is safe to quote into CREATE DATABASE. */
 export function databaseName(databaseUrl: string): string {
   const name = decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ''));
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) {
-    throw new SettingsError(`DATABASE_URL must name a lower-case database ([a-z_][a-z0-9_]*) (got "${name}")`);
+    throw new SettingsError(
+      `DATABASE_URL must name a database of at most 63 characters matching [a-z_][a-z0-9_]* (got "${name}")`,
+    );
   }
   return name;
 }
 
+/** Host (without IPv6 brackets) and port of a server URL, with the scheme's default port. */
 export function hostAndPort(serverUrl: string, defaultPort: number): { host: string; port: number } {
   const parsed = new URL(serverUrl);
-  return { host: parsed.hostname || '127.0.0.1', port: parsed.port ? Number(parsed.port) : defaultPort };
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1';
+  return { host, port: parsed.port ? Number(parsed.port) : defaultPort };
+}
+
+/** Only a server on this machine may be started by the launcher in place of a missing one. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** A URL fit for a log line: the password, if any, is masked. */
+export function redact(serverUrl: string): string {
+  const parsed = new URL(serverUrl);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
+/** What to tell a user whose machine has no NATS server, nor nats-server to start one. */
+export function natsInstallHelp(natsUrl: string): string {
+  return [
+    `Nothing answers at ${redact(natsUrl)}, and nats-server is not on PATH, so the launcher cannot start one.`,
+    'Either:',
+    '  - install it (Debian/Ubuntu: sudo apt-get install nats-server),',
+    '  - or download a release from https://github.com/nats-io/nats-server/releases and put nats-server on PATH,',
+    '  - or set NATS_URL to a running NATS server that has JetStream enabled (nats-server -js).',
+  ].join('\n');
 }

@@ -1,0 +1,224 @@
+import { TEST_POSTGRES_URL, eventually, freePort, uniqueName } from '@rollout/testing';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { LaunchOptions, RunningSystem, launch } from './launcher';
+import { LaunchError, isAlive } from './processes';
+import { SERVICES, ServiceName, readSettings, withDatabase } from './settings';
+
+/**
+ * A stand-in for a built service (dist/apps/<name>/src/main.js): serves /readyz (200 once
+ * "ready") and /env, records its pid, and behaves as FAKE_ROLES says:
+ * crash (exits 3 at once), unready (/readyz 503 forever), slow (ready after 1 s),
+ * stubborn (ignores SIGTERM). Like the real services, it stops when the IPC channel closes.
+ */
+const FAKE_SERVICE = `
+const http = require('node:http');
+const fs = require('node:fs');
+const name = process.argv[1].split('/apps/')[1].split('/')[0];
+const role = JSON.parse(process.env.FAKE_ROLES || '{}')[name] || 'ok';
+fs.writeFileSync(process.env.FAKE_PID_DIR + '/' + name, String(process.pid));
+if (role === 'crash') { process.stderr.write(name + ': failed to start: on purpose\\n'); process.exit(3); }
+const readyAt = Date.now() + (role === 'slow' ? 1000 : 100);
+const server = http.createServer((req, res) => {
+  if (req.url === '/readyz') {
+    const ready = role !== 'unready' && Date.now() >= readyAt;
+    res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
+    return res.end(ready ? '{"status":"ok"}' : '{"status":"starting"}');
+  }
+  if (req.url === '/env') {
+    const { HOST, PORT, NATS_URL, DATABASE_URL, AUTH_DEV_TOKEN, FAKE_EXTRA } = process.env;
+    return res.end(JSON.stringify({ HOST, PORT, NATS_URL, DATABASE_URL, AUTH_DEV_TOKEN, FAKE_EXTRA }));
+  }
+  res.writeHead(404);
+  res.end();
+});
+server.listen(Number(process.env.PORT), process.env.HOST);
+process.on('SIGTERM', () => { if (role !== 'stubborn') process.exit(0); });
+process.on('disconnect', () => process.exit(0));
+`;
+
+function processesWithEnv(entry: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry);
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
+/** The launcher with fake services: its own processes, readiness, failures and stops (real NATS and Postgres). */
+describe('launch', () => {
+  const tempDirs: string[] = [];
+  const databases: string[] = [];
+  let distRoot: string;
+
+  beforeAll(() => {
+    distRoot = mkdtempSync(join(tmpdir(), 'launcher-it-dist-'));
+    tempDirs.push(distRoot);
+    for (const service of SERVICES) {
+      mkdirSync(join(distRoot, 'apps', service.name, 'src'), { recursive: true });
+      writeFileSync(join(distRoot, 'apps', service.name, 'src', 'main.js'), FAKE_SERVICE);
+    }
+  });
+
+  afterAll(async () => {
+    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+    const client = new Client({ connectionString: TEST_POSTGRES_URL });
+    await client.connect();
+    for (const database of databases) await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await client.end();
+  });
+
+  /** Launch options for one isolated run; the pids of the fake services land in `pidDir`. */
+  async function run(roles: Partial<Record<ServiceName, string>> = {}, env: Record<string, string> = {}) {
+    const database = uniqueName('it_launcher_');
+    databases.push(database);
+    const pidDir = mkdtempSync(join(tmpdir(), 'launcher-it-pids-'));
+    tempDirs.push(pidDir);
+    const settingsEnv: Record<string, string> = {
+      DATABASE_URL: withDatabase(TEST_POSTGRES_URL, database),
+      LAUNCHER_STOP_TIMEOUT_MS: '5000',
+      ...env,
+    };
+    for (const service of SERVICES) settingsEnv[service.portVar] ??= String(await freePort());
+    const lines: string[] = [];
+    const options: LaunchOptions = {
+      settings: readSettings(settingsEnv),
+      distRoot,
+      extraEnv: { FAKE_ROLES: JSON.stringify(roles), FAKE_PID_DIR: pidDir, FAKE_EXTRA: 'passed through' },
+      log: (line) => lines.push(line),
+    };
+    /** The pids the fake services recorded, by name (a service killed while booting records none). */
+    const recorded = () =>
+      Object.fromEntries(readdirSync(pidDir).map((name) => [name, Number(readFileSync(join(pidDir, name), 'utf8'))]));
+    /** Every process of this run that still exists, found by its env, whether it recorded its pid or not. */
+    const running = () => processesWithEnv(`FAKE_PID_DIR=${pidDir}`);
+    return { options, lines, recorded, running, database };
+  }
+
+  let system: RunningSystem | undefined;
+  afterEach(async () => {
+    await system?.stop();
+    system = undefined;
+  });
+
+  it('starts the five services with their env, resolves once all are ready, and stops them one by one or all', async () => {
+    const { options, lines, recorded, running, database } = await run({ evaluator: 'slow' });
+    const began = Date.now();
+    system = await launch(options);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(1_000); // it waited for the slow one's /readyz
+    const ports = options.settings!.ports;
+
+    expect(system.urls).toEqual({
+      gateway: `http://127.0.0.1:${ports.gateway}`,
+      docs: `http://127.0.0.1:${ports.gateway}/docs`,
+    });
+    for (const service of SERVICES) {
+      expect((await fetch(`http://127.0.0.1:${ports[service.name]}/readyz`)).status).toBe(200);
+    }
+    expect(await (await fetch(`http://127.0.0.1:${ports.evaluator}/env`)).json()).toEqual({
+      HOST: '127.0.0.1',
+      PORT: String(ports.evaluator),
+      NATS_URL: options.settings!.natsUrl,
+      DATABASE_URL: options.settings!.databaseUrl,
+      AUTH_DEV_TOKEN: system.devToken,
+      FAKE_EXTRA: 'passed through',
+    });
+    const client = new Client({ connectionString: options.settings!.databaseUrl });
+    await client.connect(); // the launcher created the database
+    await client.end();
+    expect(lines).toContain(`Postgres: created the database ${database}`);
+
+    const pids = recorded();
+    expect(system.pids().sort()).toEqual(Object.values(pids).sort());
+
+    await system.stopService('evaluator');
+    expect(isAlive(pids.evaluator)).toBe(false);
+    expect(system.pids()).toHaveLength(4);
+
+    // A service that dies by itself is reported; the others keep running.
+    process.kill(pids['enforcement-service'], 'SIGKILL');
+    await eventually(() => lines.find((line) => line.startsWith('enforcement-service exited')), { what: 'the report' });
+    expect(lines).toContain('enforcement-service exited (killed by SIGKILL); the other services keep running');
+    expect(lines.some((line) => line.startsWith('evaluator exited'))).toBe(false); // stopped on purpose: no news
+    expect(system.pids()).toHaveLength(3);
+
+    await system.stop();
+    expect(Object.values(pids).filter(isAlive)).toEqual([]);
+    expect(system.pids()).toEqual([]);
+    expect(running()).toEqual([]);
+    await system.stop(); // a second stop is harmless
+  }, 30_000);
+
+  it('fails, naming the service, when one exits before it is ready, and leaves nothing running', async () => {
+    const { options, recorded, running } = await run({ 'experiment-service': 'crash' });
+    await expect(launch(options)).rejects.toThrow(
+      new LaunchError('experiment-service exited (exit code 3) before the system was ready; its log above says why'),
+    );
+    expect(recorded()['experiment-service']).toBeDefined();
+    expect(running()).toEqual([]);
+  }, 30_000);
+
+  it('fails after the ready timeout, naming the services that are not ready and why', async () => {
+    const { options, recorded, running } = await run({ 'inspection-rules-service': 'unready' }, { LAUNCHER_READY_TIMEOUT_MS: '1500' });
+    const attempt = launch(options);
+    await expect(attempt).rejects.toThrow(
+      'not ready within 1500 ms (LAUNCHER_READY_TIMEOUT_MS): inspection-rules-service (/readyz answered 503: {"status":"starting"})',
+    );
+    expect(Object.keys(recorded())).toHaveLength(5);
+    expect(running()).toEqual([]);
+  }, 30_000);
+
+  it('kills a service that ignores SIGTERM once the stop timeout has passed', async () => {
+    const { options, lines, running } = await run({ gateway: 'stubborn' }, { LAUNCHER_STOP_TIMEOUT_MS: '500' });
+    system = await launch(options);
+    expect(running()).toHaveLength(5);
+    const began = Date.now();
+    await system.stop();
+    expect(Date.now() - began).toBeLessThan(3_000);
+    expect(running()).toEqual([]);
+    expect(lines).toContain('gateway did not stop within 500 ms (LAUNCHER_STOP_TIMEOUT_MS); killed it');
+  }, 30_000);
+
+  it('stops what it started when its start is aborted', async () => {
+    const { options, recorded, running } = await run({ evaluator: 'unready' });
+    const aborter = new AbortController();
+    const attempt = launch({ ...options, signal: aborter.signal });
+    await eventually(() => (Object.keys(recorded()).length === 5 ? true : undefined), { what: 'five services started' });
+    aborter.abort();
+    await expect(attempt).rejects.toThrow(/aborted/i);
+    expect(running()).toEqual([]);
+  }, 30_000);
+
+  it('refuses a port that is already taken, before starting anything', async () => {
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+    const port = (squatter.address() as { port: number }).port;
+    try {
+      const { options, running } = await run({}, { EVALUATOR_PORT: String(port) });
+      await expect(launch(options)).rejects.toThrow(
+        `port ${port} (EVALUATOR_PORT, for evaluator) is already in use on 127.0.0.1; is the system already running? ` +
+          'Stop what uses it, or set EVALUATOR_PORT to a free port',
+      );
+      expect(running()).toEqual([]);
+    } finally {
+      squatter.close();
+    }
+  });
+
+  it('asks for a build when the build output is missing', async () => {
+    const { options } = await run();
+    const empty = mkdtempSync(join(tmpdir(), 'launcher-it-empty-'));
+    tempDirs.push(empty);
+    await expect(launch({ ...options, distRoot: empty })).rejects.toThrow(
+      `cannot find ${join(empty, 'apps', 'gateway', 'src', 'main.js')}; build first (npm run build)`,
+    );
+  });
+});

@@ -1,0 +1,146 @@
+import { fork } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import type { EmbeddedPostgresReady, EmbeddedPostgresSpec } from './embedded-postgres';
+import { LaunchError, Log, StartedDependency, describeExit, isAlive, siblingScript, stopChild } from './processes';
+import { databaseName, hostAndPort, isLoopback, redact, withDatabase } from './settings';
+
+export interface PostgresOptions {
+  log: Log;
+  /** How long Postgres gets to stop after SIGTERM. */
+  stopTimeoutMs: number;
+  startTimeoutMs?: number;
+}
+
+/**
+ * Uses the Postgres server of DATABASE_URL when it answers; when the connection is refused,
+ * starts an embedded Postgres on that URL's port (see embedded-postgres.ts). Then creates the
+ * URL's database when it does not exist. Returns what it started, if anything.
+ */
+export async function ensurePostgres(
+  databaseUrl: string,
+  options: PostgresOptions,
+): Promise<StartedDependency | undefined> {
+  const { log } = options;
+  const name = databaseName(databaseUrl);
+  const adminUrl = withDatabase(databaseUrl, 'postgres');
+  let started: StartedDependency | undefined;
+  try {
+    await query(adminUrl, 'SELECT 1');
+    log(`Postgres: using the server at ${redact(adminUrl)}`);
+  } catch (error) {
+    if (!isConnectionRefused(error)) {
+      throw new LaunchError(`cannot use the Postgres server of DATABASE_URL ${redact(databaseUrl)}: ${reason(error)}`);
+    }
+    const { host, port } = hostAndPort(databaseUrl, 5432);
+    if (!isLoopback(host)) {
+      throw new LaunchError(
+        `nothing answers at DATABASE_URL ${redact(databaseUrl)}; its host is not a loopback address, so the launcher does not start a server there`,
+      );
+    }
+    started = await startEmbeddedPostgres(host, port, decodeURIComponent(new URL(databaseUrl).username) || 'postgres', options);
+  }
+  try {
+    await createDatabaseIfMissing(adminUrl, name, log);
+  } catch (error) {
+    await started?.stop();
+    throw new LaunchError(`cannot create the database ${name} of DATABASE_URL ${redact(databaseUrl)}: ${reason(error)}`);
+  }
+  return started;
+}
+
+/** Starts an embedded Postgres on host:port in a child process; resolves once it accepts connections. */
+export async function startEmbeddedPostgres(
+  host: string,
+  port: number,
+  user: string,
+  options: PostgresOptions,
+): Promise<StartedDependency> {
+  const tempDir = mkdtempSync(join(tmpdir(), 'policy-rollout-pg-'));
+  // As root, the package runs Postgres as the unprivileged `postgres` user, which must be able
+  // to enter this directory (mkdtemp makes it 0700); the data directory inside stays private.
+  chmodSync(tempDir, 0o755);
+  options.log(`Postgres: nothing answers at ${host}:${port}; starting an embedded Postgres there (data in ${tempDir})`);
+  const spec: EmbeddedPostgresSpec = { host, port, user, tempDir };
+  const script = siblingScript('embedded-postgres');
+  const child = fork(script.path, [JSON.stringify(spec)], {
+    execArgv: script.execArgv,
+    // Its own process group: a Ctrl-C in the terminal reaches only the launcher, which stops
+    // Postgres last, after the services that use it.
+    detached: true,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  let postmasterPid: number | undefined;
+
+  let stopped: Promise<void> | undefined;
+  const dependency: StartedDependency = {
+    name: 'embedded Postgres',
+    pids: () => [child.pid, postmasterPid].filter((pid): pid is number => pid !== undefined && isAlive(pid)),
+    stop: () =>
+      (stopped ??= (async () => {
+        await stopChild(child, options.stopTimeoutMs);
+        // Only when the wrapper had to be SIGKILLed does the server outlive it.
+        if (postmasterPid !== undefined && isAlive(postmasterPid)) process.kill(postmasterPid, 'SIGQUIT');
+        rmSync(tempDir, { recursive: true, force: true });
+      })()),
+  };
+
+  const timeoutMs = options.startTimeoutMs ?? 120_000;
+  try {
+    postmasterPid = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`not ready after ${timeoutMs} ms`)), timeoutMs);
+      child.once('message', (message: EmbeddedPostgresReady) => {
+        clearTimeout(timer);
+        resolve(message.postmasterPid);
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`it exited (${describeExit(code, signal)}); see the lines above`));
+      });
+    });
+  } catch (error) {
+    await dependency.stop();
+    throw new LaunchError(`embedded Postgres did not start: ${reason(error)}`);
+  }
+  options.log(`Postgres: embedded Postgres is ready on ${host}:${port}`);
+  return dependency;
+}
+
+async function createDatabaseIfMissing(adminUrl: string, name: string, log: Log): Promise<void> {
+  const rows = await query(adminUrl, 'SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+  if (rows > 0) return;
+  try {
+    // `name` matches [a-z_][a-z0-9_]* (databaseName), so it is safe to quote as an identifier.
+    await query(adminUrl, `CREATE DATABASE "${name}"`);
+    log(`Postgres: created the database ${name}`);
+  } catch (error) {
+    // Another process created it between our check and our CREATE: that is what we wanted.
+    if ((error as { code?: string }).code !== '42P04') throw error;
+  }
+}
+
+/** Runs one statement on a fresh connection; returns the row count. */
+async function query(url: string, sql: string, params: unknown[] = []): Promise<number> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+    const result = await client.query(sql, params);
+    return result.rowCount ?? 0;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Nothing listens there (as opposed to a server that answers and refuses us). */
+export function isConnectionRefused(error: unknown): boolean {
+  const { code, errors } = error as { code?: string; errors?: unknown[] };
+  if (code === 'ECONNREFUSED') return true;
+  // With several addresses for one host name, Node reports an AggregateError of them all.
+  return Array.isArray(errors) && errors.length > 0 && errors.every(isConnectionRefused);
+}
+
+function reason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
