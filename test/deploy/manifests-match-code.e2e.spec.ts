@@ -1,17 +1,21 @@
 import { TEST_NATS_URL, TEST_POSTGRES_URL, freePort, uniqueName } from '@rollout/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { Client } from 'pg';
-import { K8sObject, ROOT, named, ofKind, plainEnv, render, secretEnv } from './render';
+import { K8sObject, ROOT, mountedFiles, named, ofKind, plainEnv, render, secretEnv } from './render';
 
 /**
  * The manifests match the code: each Deployment of the dev overlay is started here with
  * exactly the env its manifest gives it (ConfigMap + Secrets; only hosts rewritten to the
- * local NATS and Postgres), the image's entry point, and its container port; then every probe
- * path the manifest declares must answer 200 on that port.
+ * local NATS and Postgres), the files its volumes mount (written under a temporary directory,
+ * and the env paths that name them rewritten to match), the image's entry point and working
+ * directory, and its container port; then every probe path the manifest declares must answer
+ * 200 on that port.
  */
-const objects = render('dev');
+const rendered = render('dev');
 const database = uniqueName('deploy_');
 const namespace = uniqueName('deploy');
 
@@ -38,7 +42,7 @@ async function answers(url: string, deadline: number, child: ChildProcess): Prom
 }
 
 /** Starts the deployment's container locally; returns what does not match, if anything. */
-async function problemsOf(deployment: K8sObject): Promise<string[]> {
+async function problemsOf(deployment: K8sObject, objects = rendered): Promise<string[]> {
   const [container] = deployment.spec.template.spec.containers;
   const env: Record<string, string> = { ...plainEnv(objects, container) };
   for (const [name, value] of Object.entries(secretEnv(objects, container))) {
@@ -55,11 +59,23 @@ async function problemsOf(deployment: K8sObject): Promise<string[]> {
     local.pathname = `/${database}`;
     env.DATABASE_URL = local.toString();
   }
+  // The mounted ConfigMap and Secret files, at the same paths under a temporary root.
+  const files = Object.entries(mountedFiles(objects, deployment.spec.template.spec, container));
+  const missing = files.filter(([, content]) => content === null).map(([path]) => path);
+  if (missing.length) return missing.map((path) => `${path} is mounted from a Secret that the overlay does not provide`);
+  const root = mkdtempSync(join(tmpdir(), 'deploy-mounts-'));
+  for (const [path, content] of files) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content!);
+    for (const [name, value] of Object.entries(env)) if (value === path) env[name] = join(root, path);
+  }
   const http = container.ports.find((p: { name: string }) => p.name === 'http');
   const localPort = await freePort();
   // The container port maps to a free local port; PORT follows it only if it is the same port.
   if (env.PORT === String(http.containerPort)) env.PORT = String(localPort);
+  // The image's WORKDIR is the repository's root (/app), where relative default paths resolve.
   const child = spawn(process.execPath, [entryPoint(container.image)], {
+    cwd: ROOT,
     env: { PATH: process.env.PATH, ...env, HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -84,6 +100,7 @@ async function problemsOf(deployment: K8sObject): Promise<string[]> {
       child.kill('SIGTERM');
       await once(child, 'exit');
     }
+    rmSync(root, { recursive: true, force: true });
   }
 }
 
@@ -102,7 +119,7 @@ describe('the dev overlay, run against the code', () => {
     await client.end();
   });
 
-  it.each(ofKind(objects, 'Deployment').map((d) => [d.metadata.name, d] as const))(
+  it.each(ofKind(rendered, 'Deployment').map((d) => [d.metadata.name, d] as const))(
     '%s starts from its manifest and answers every probe it declares',
     async (_, deployment) => {
       expect(await problemsOf(deployment)).toEqual([]);
@@ -111,17 +128,26 @@ describe('the dev overlay, run against the code', () => {
   );
 
   it('catches a manifest whose container port is not the port the service listens on', async () => {
-    const gateway = structuredClone(named(objects, 'Deployment', 'gateway')!);
+    const gateway = structuredClone(named(rendered, 'Deployment', 'gateway')!);
     gateway.spec.template.spec.containers[0].ports[0].containerPort = 9999;
     const problems = await problemsOf(gateway);
     expect(problems.join('\n')).toMatch(/startupProbe \/healthz on port http/);
   }, 60_000);
 
   it('catches a manifest that lacks a variable the code needs in production', async () => {
-    const gateway = structuredClone(named(objects, 'Deployment', 'gateway')!);
+    const gateway = structuredClone(named(rendered, 'Deployment', 'gateway')!);
     const container = gateway.spec.template.spec.containers[0];
     container.env = container.env.filter((e: { name: string }) => e.name !== 'AUTH_API_KEYS');
     const problems = await problemsOf(gateway);
     expect(problems.join('\n')).toMatch(/AUTH_API_KEYS must configure credentials/);
+  }, 60_000);
+
+  it('reads the built-in inspection rules from the file its manifest mounts', async () => {
+    const objects = structuredClone(rendered);
+    const deployment = named(objects, 'Deployment', 'inspection-rules-service')!;
+    const volume = deployment.spec.template.spec.volumes.find((v: { configMap?: unknown }) => v.configMap);
+    named(objects, 'ConfigMap', volume.configMap.name)!.data['builtin-rules.yaml'] = 'not: a list of rules\n';
+    const problems = await problemsOf(deployment, objects);
+    expect(problems.join('\n')).toMatch(/INSPECTION_BUILT_IN_RULES: .*must hold a list of rules/);
   }, 60_000);
 });

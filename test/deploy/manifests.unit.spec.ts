@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { K8sObject, OVERLAYS, Overlay, ROOT, named, ofKind, plainEnv, render } from './render';
+import { parse } from 'yaml';
+import { K8sObject, OVERLAYS, Overlay, ROOT, mountedFiles, named, ofKind, plainEnv, render } from './render';
 
 const rendered = Object.fromEntries(OVERLAYS.map((o) => [o, render(o)])) as Record<Overlay, K8sObject[]>;
 const SERVICES = ['gateway', 'experiment-service', 'evaluator', 'enforcement-service', 'inspection-rules-service'];
@@ -83,6 +84,46 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
   it('scales the gateway on CPU', () => {
     expect(named(objects, 'HorizontalPodAutoscaler', 'gateway')?.spec.scaleTargetRef.name).toBe('gateway');
   });
+
+  it.each(SERVICES)('mounts in %s every file that its env names', (name) => {
+    const pod = named(objects, 'Deployment', name)!.spec.template.spec;
+    const [container] = pod.containers;
+    const files = mountedFiles(objects, pod, container);
+    const paths = Object.entries(plainEnv(objects, container)).filter(([, value]) => value.startsWith('/'));
+    for (const [variable, path] of paths) expect(`${variable}=${path}: ${path in files}`).toBe(`${variable}=${path}: true`);
+  });
+
+  /** The path an env var of a Deployment names, and the content mounted there. */
+  const fileOf = (name: string, variable: string) => {
+    const pod = named(objects, 'Deployment', name)!.spec.template.spec;
+    const path = plainEnv(objects, pod.containers[0])[variable];
+    return { path, text: mountedFiles(objects, pod, pod.containers[0])[path] ?? '' };
+  };
+
+  it('mounts the enforcement filter chain from a ConfigMap', () => {
+    const enforcement = fileOf('enforcement-service', 'ENFORCEMENT_CONFIG_FILE');
+    expect(enforcement.path).toBe('/etc/policy-rollout/enforcement.yaml');
+    expect(parse(enforcement.text)).toEqual(expect.objectContaining({ enabled_filters: expect.any(Array) }));
+  });
+
+  it("mounts the service's own built-in inspection rules from a ConfigMap", () => {
+    const rules = fileOf('inspection-rules-service', 'INSPECTION_BUILT_IN_RULES');
+    expect(rules.path).toBe('/etc/policy-rollout/builtin-rules.yaml');
+    // deploy/k8s/base/inspection-rules-service/builtin-rules.yaml must stay a copy of these.
+    const shipped = readFileSync(join(ROOT, 'apps', 'inspection-rules-service', 'built-in-rules.yaml'), 'utf8');
+    expect(parse(rules.text)).toEqual(parse(shipped));
+  });
+
+  it('lets every pod resolve names, and only through the cluster DNS', () => {
+    const dns = named(objects, 'NetworkPolicy', 'allow-dns')!;
+    expect(dns.spec.podSelector).toEqual({});
+    expect(dns.spec.egress).toEqual([
+      {
+        to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
+        ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }],
+      },
+    ]);
+  });
 });
 
 describe('the prod overlay', () => {
@@ -91,8 +132,13 @@ describe('the prod overlay', () => {
   it('runs NATS as a 3-node JetStream cluster on persistent volumes, with TLS and auth', () => {
     const nats = named(objects, 'StatefulSet', 'nats')!;
     expect(nats.spec.replicas).toBe(3);
-    expect(nats.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBeDefined();
     const conf: string = named(objects, 'ConfigMap', 'nats-config')!.data['nats.conf'];
+    // JetStream stores on the claim of each pod, not on the container's disk.
+    const storeDir = /store_dir:\s*(\S+)/.exec(conf)?.[1];
+    const [claim] = nats.spec.volumeClaimTemplates;
+    expect(claim.spec.resources.requests.storage).toMatch(/^\d+Gi$/);
+    expect(nats.spec.template.spec.containers[0].volumeMounts).toContainEqual({ name: claim.metadata.name, mountPath: storeDir });
+    expect(conf).toMatch(/routes: \[[^\]]*nats-0[^\]]*nats-1[^\]]*nats-2/);
     expect(conf).toMatch(/cluster \{[\s\S]*routes/);
     expect(conf).toMatch(/tls \{/);
     expect(conf).toMatch(/authorization \{/);
@@ -100,6 +146,11 @@ describe('the prod overlay', () => {
 
   it('keeps Postgres in a CloudNativePG cluster', () => {
     expect(named(objects, 'Cluster', 'policy-rollout-db')?.spec.instances).toBe(3);
+  });
+
+  it('serves the gateway over HTTPS', () => {
+    const ingress = named(objects, 'Ingress', 'gateway')!;
+    expect(ingress.spec.tls).toEqual([{ hosts: [ingress.spec.rules[0].host], secretName: 'gateway-tls' }]);
   });
 
   it('has services use TLS to NATS and secrets only by reference', () => {
@@ -121,7 +172,25 @@ describe('the prod overlay', () => {
     const keda = rendered['prod-keda'];
     expect(named(keda, 'ScaledObject', 'evaluator')?.spec.triggers[0].type).toBe('nats-jetstream');
     expect(named(keda, 'HorizontalPodAutoscaler', 'evaluator')).toBeUndefined();
+    // KEDA reads the lag from the NATS monitoring port, which default-deny would otherwise block.
+    const monitoring = ofKind(keda, 'NetworkPolicy').filter(
+      (p) => p.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] === 'nats' && JSON.stringify(p.spec.ingress).includes('"keda"'),
+    );
+    expect(monitoring.flatMap((p) => p.spec.ingress.flatMap((r: { ports: { port: number }[] }) => r.ports.map((x) => x.port)))).toEqual([8222]);
+    expect(named(keda, 'ScaledObject', 'evaluator')?.spec.triggers[0].metadata.natsServerMonitoringEndpoint).toMatch(/:8222$/);
     expect(named(objects, 'HorizontalPodAutoscaler', 'evaluator')).toBeDefined();
+  });
+});
+
+describe('the dev overlay', () => {
+  it('generates only obviously fake secrets', () => {
+    const passwords = ofKind(rendered.dev, 'Secret').flatMap((secret) =>
+      Object.entries(secret.data ?? {})
+        .filter(([key]) => key === 'password')
+        .map(([, value]) => Buffer.from(String(value), 'base64').toString('utf8')),
+    );
+    expect(passwords.length).toBeGreaterThan(0);
+    for (const password of passwords) expect(password).toMatch(/^dev-only-/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -49,4 +49,36 @@ export function secretEnv(objects: K8sObject[], container: K8sObject): Record<st
     env[entry.name] = encoded === undefined ? undefined : Buffer.from(encoded, 'base64').toString('utf8');
   }
   return env;
+}
+
+/**
+ * The files a container sees from ConfigMap and Secret volumes: absolute path -> content
+ * (null for a Secret created out of band, whose content is not in the manifests). A path that
+ * an env var names must be one of these, or the service fails at boot, far from this repository.
+ */
+export function mountedFiles(objects: K8sObject[], pod: K8sObject, container: K8sObject): Record<string, string | null> {
+  const files: Record<string, string | null> = {};
+  for (const mount of container.volumeMounts ?? []) {
+    const volume = (pod.volumes ?? []).find((v: { name: string }) => v.name === mount.name);
+    const source = volume?.configMap ?? volume?.secret;
+    if (!source) continue;
+    const data: Record<string, string> | undefined = volume.configMap
+      ? named(objects, 'ConfigMap', source.name)?.data
+      : secretData(named(objects, 'Secret', source.secretName));
+    const items: { key: string; path: string }[] =
+      source.items ?? Object.keys(data ?? {}).map((key) => ({ key, path: key }));
+    for (const item of items) {
+      if (data && data[item.key] === undefined) continue;
+      const content = data ? data[item.key] : null;
+      if (!mount.subPath) files[posix.join(mount.mountPath, item.path)] = content;
+      else if (mount.subPath === item.path) files[mount.mountPath] = content;
+    }
+  }
+  return files;
+}
+
+function secretData(secret: K8sObject | undefined): Record<string, string> | undefined {
+  if (!secret) return undefined;
+  const entries = Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(String(value), 'base64').toString('utf8')]);
+  return Object.fromEntries(entries);
 }
