@@ -1,7 +1,14 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { SYSTEM_V1 } from '@rollout/contracts';
+import { INSPECTION_V1, SYSTEM_V1 } from '@rollout/contracts';
 import { ServiceInfoModule, platformModules } from '@rollout/service-kit';
-import type { Config } from './config';
+import { INSPECTION_CONFIG, type Config } from './config';
+import { INSPECTION_JETSTREAM } from './events/inspection-events';
+import { InspectionEventsConsumer } from './events/inspection-events.consumer';
+import { CreateInspectionRules1763800000000 } from './migrations/1763800000000-create-inspection-rules';
+import { loadBuiltInRules } from './rules/built-in-rules';
+import { RulesController } from './rules/rules.controller';
+import { RulesRepository } from './rules/rules.repository';
+import { BUILT_IN_RULES, RulesService } from './rules/rules.service';
 
 @Module({})
 export class AppModule {
@@ -9,8 +16,22 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        ...platformModules({ service: 'inspection-rules-service', config, database: { migrations: [] } }),
-        ServiceInfoModule.forService('inspection-rules-service', [SYSTEM_V1]),
+        ...platformModules({
+          service: 'inspection-rules-service',
+          config,
+          jetstream: INSPECTION_JETSTREAM,
+          database: { migrations: [CreateInspectionRules1763800000000] },
+        }),
+        ServiceInfoModule.forService('inspection-rules-service', [SYSTEM_V1, INSPECTION_V1]),
+      ],
+      controllers: [RulesController],
+      providers: [
+        { provide: INSPECTION_CONFIG, useValue: config },
+        // Read once at start: a broken file stops the service with the reason.
+        { provide: BUILT_IN_RULES, useFactory: () => loadBuiltInRules(config.INSPECTION_BUILT_IN_RULES) },
+        RulesRepository,
+        RulesService,
+        InspectionEventsConsumer,
       ],
     };
   }

@@ -1,4 +1,5 @@
 import { RuleError } from './errors';
+import { MASK, isSecretKey, maskSecrets } from './masking';
 import { isPlainObject, stringify } from './values';
 
 /**
@@ -93,10 +94,12 @@ export function templateRoots(text: string): string[] {
     .map((p) => p.root);
 }
 
-function lookup(scope: Record<string, unknown>, ref: Lookup): unknown {
+function lookup(scope: Record<string, unknown>, ref: Lookup, mask: boolean): unknown {
   if (!Object.hasOwn(scope, ref.root)) return undefined;
   let current = scope[ref.root];
   for (const key of ref.keys) {
+    // Masking at lookup costs nothing when no secret is read, unlike masked copies of the data.
+    if (mask && isSecretKey(key) && isPlainObject(current) && Object.hasOwn(current, key) && current[key] != null) return MASK;
     if (Array.isArray(current) && /^-?\d+$/.test(key)) {
       const index = Number(key);
       current = current[index < 0 ? current.length + index : index];
@@ -107,7 +110,7 @@ function lookup(scope: Record<string, unknown>, ref: Lookup): unknown {
     }
     if (current === undefined) return undefined;
   }
-  return current;
+  return mask && typeof current === 'object' && current !== null ? maskSecrets(current) : current;
 }
 
 export type MissingKeys = 'null' | 'error';
@@ -115,24 +118,24 @@ export type MissingKeys = 'null' | 'error';
 /**
  * Interpolates strings, and strings inside lists and dicts. A missing key gives null
  * (conditions: then `is-empty`/`is-none` behave naturally) or is a RuleError naming the path
- * (actions).
+ * (actions). With `mask`, every value under a key naming a secret reads `***`.
  */
-export function interpolate(value: unknown, scope: Record<string, unknown>, missing: MissingKeys): unknown {
-  if (typeof value === 'string') return interpolateString(value, scope, missing);
-  if (Array.isArray(value)) return value.map((item) => interpolate(item, scope, missing));
+export function interpolate(value: unknown, scope: Record<string, unknown>, missing: MissingKeys, mask = false): unknown {
+  if (typeof value === 'string') return interpolateString(value, scope, missing, mask);
+  if (Array.isArray(value)) return value.map((item) => interpolate(item, scope, missing, mask));
   if (isPlainObject(value)) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = interpolate(v, scope, missing);
+    for (const k of Object.keys(value)) out[k] = interpolate(value[k], scope, missing, mask);
     return out;
   }
   return value;
 }
 
-function interpolateString(text: string, scope: Record<string, unknown>, missing: MissingKeys): unknown {
+function interpolateString(text: string, scope: Record<string, unknown>, missing: MissingKeys, mask: boolean): unknown {
   if (!text.includes('{') && !text.includes('}')) return text;
   const template = parseTemplate(text);
   const resolve = (ref: Lookup) => {
-    const found = lookup(scope, ref);
+    const found = lookup(scope, ref, mask);
     if (found === undefined && missing === 'error') throw new RuleError(`{${ref.source}} does not exist`);
     return found;
   };

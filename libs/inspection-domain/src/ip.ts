@@ -59,8 +59,11 @@ export function parseAddress(text: string): Address | undefined {
  * Whether `address` lies in `subnet` (CIDR, IPv4 or IPv6). A value that is not an address
  * (null, a hostname) is simply not in the net; a subnet that is not one is a rule error.
  */
-export function inNet(address: unknown, subnet: unknown): boolean {
-  if (typeof subnet !== 'string') throw new RuleError('in-net needs a subnet string such as 10.0.0.0/8');
+const subnets = new Map<string, { net: Address; shift: bigint }>();
+
+function parseSubnet(subnet: string): { net: Address; shift: bigint } {
+  const cached = subnets.get(subnet);
+  if (cached) return cached;
   const [base, lengthText, ...extra] = subnet.trim().split('/');
   const net = parseAddress(base);
   const bits = net?.family === 6 ? 128 : 32;
@@ -68,9 +71,17 @@ export function inNet(address: unknown, subnet: unknown): boolean {
   if (!net || extra.length || !(length >= 0 && length <= bits)) {
     throw new RuleError(`in-net: ${JSON.stringify(subnet)} is not a subnet`);
   }
+  const parsed = { net, shift: BigInt(bits - length) };
+  if (subnets.size > 10_000) subnets.clear();
+  subnets.set(subnet, parsed);
+  return parsed;
+}
+
+export function inNet(address: unknown, subnet: unknown): boolean {
+  if (typeof subnet !== 'string') throw new RuleError('in-net needs a subnet string such as 10.0.0.0/8');
+  const { net, shift } = parseSubnet(subnet);
   if (typeof address !== 'string') return false;
   const parsed = parseAddress(address);
   if (!parsed || parsed.family !== net.family) return false;
-  const shift = BigInt(bits - length);
   return parsed.value >> shift === net.value >> shift;
 }

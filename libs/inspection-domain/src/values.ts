@@ -20,7 +20,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 
 /** A deep copy of JSON data (structuredClone keeps own `__proto__` keys as plain data). */
 export function cloneJson<T>(value: T): T {
-  return value === undefined ? value : structuredClone(value);
+  return typeof value === 'object' && value !== null ? structuredClone(value) : value;
 }
 
 /** How a value reads inside a larger string: strings as they are, the rest as JSON. */

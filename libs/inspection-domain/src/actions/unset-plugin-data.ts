@@ -7,6 +7,7 @@ export const unsetPluginDataAction: ActionPlugin = {
   params: [{ name: 'path' }],
   supportsEarly: true,
   run: (context, args) => {
-    removeAt(context.pluginData, pointerTokens(args.path, true));
+    const tokens = pointerTokens(args.path, true);
+    if (removeAt(context.pluginData, tokens)) context.wrotePluginData(tokens);
   },
 };

@@ -1,0 +1,78 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  INSPECTION_PHASES,
+  InspectionPhase,
+  InspectionRuleStep,
+} from '@rollout/contracts';
+import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+
+/**
+ * HTTP shapes of the Ironic-compatible inspection rules API (snake_case as in Ironic). The
+ * gateway checks the outline; the service checks each condition and action in depth.
+ */
+export class InspectionRuleStepDto implements InspectionRuleStep {
+  @ApiProperty({ example: 'is-true', description: 'Condition (may start with `!`) or action name' }) op!: string;
+  @ApiPropertyOptional({ example: ['{node.auto_discovered}'], description: 'A list or a dict of arguments' })
+  args?: unknown[] | Record<string, unknown>;
+  @ApiPropertyOptional({ description: 'A list, or exactly one `{…}` giving a list' }) loop?: unknown[] | string;
+  @ApiPropertyOptional({ enum: ['any', 'all', 'first', 'last'] }) multiple?: 'any' | 'all' | 'first' | 'last';
+}
+
+export class CreateInspectionRuleDto {
+  @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsString() uuid?: string;
+  @ApiPropertyOptional({ minimum: 0, maximum: 9999, default: 0 }) @IsOptional() @IsInt() priority?: number;
+  @ApiPropertyOptional({ maxLength: 255 }) @IsOptional() @IsString() @MaxLength(255) description?: string | null;
+  @ApiPropertyOptional({ maxLength: 255 }) @IsOptional() @IsString() @MaxLength(255) scope?: string | null;
+  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() sensitive?: boolean;
+  @ApiPropertyOptional({ enum: INSPECTION_PHASES, default: 'main' }) @IsOptional() @IsIn(INSPECTION_PHASES) phase?: InspectionPhase;
+  @ApiPropertyOptional({ type: [InspectionRuleStepDto] }) @IsOptional() @IsArray() @IsObject({ each: true })
+  conditions?: InspectionRuleStep[];
+  @ApiProperty({ type: [InspectionRuleStepDto] }) @IsArray() @IsObject({ each: true }) actions!: InspectionRuleStep[];
+}
+
+export class InspectionRuleDto extends CreateInspectionRuleDto {
+  @ApiProperty({ format: 'uuid' }) declare uuid: string;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ format: 'date-time', nullable: true }) updated_at!: string | null;
+  @ApiProperty({ description: 'Output only' }) built_in!: boolean;
+  @ApiPropertyOptional({ type: [InspectionRuleStepDto], nullable: true, description: 'null for sensitive rules' })
+  declare conditions?: InspectionRuleStep[];
+  @ApiPropertyOptional({ type: [InspectionRuleStepDto], nullable: true, description: 'null for sensitive rules' })
+  declare actions: InspectionRuleStep[];
+}
+
+export class ListInspectionRulesResponseDto {
+  @ApiProperty({ type: [InspectionRuleDto] }) inspection_rules!: InspectionRuleDto[];
+}
+
+export class ListInspectionRulesQueryDto {
+  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'Include conditions and actions' })
+  @IsOptional()
+  @IsIn(['true', 'false', 'True', 'False', '1', '0'])
+  detail?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(255) scope?: string;
+  @ApiPropertyOptional({ enum: INSPECTION_PHASES }) @IsOptional() @IsIn(INSPECTION_PHASES) phase?: InspectionPhase;
+}
+
+export class EvaluateInspectionRulesDto {
+  @ApiPropertyOptional({ enum: INSPECTION_PHASES, default: 'main' }) @IsOptional() @IsIn(INSPECTION_PHASES) phase?: InspectionPhase;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @IsOptional() @IsObject() node?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'array', items: { type: 'object' } }) @IsOptional() @IsArray() @IsObject({ each: true })
+  ports?: Record<string, unknown>[];
+  @ApiPropertyOptional({ type: 'array', items: { type: 'object' } }) @IsOptional() @IsArray() @IsObject({ each: true })
+  port_groups?: Record<string, unknown>[];
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @IsOptional() @IsObject() inventory?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @IsOptional() @IsObject() plugin_data?: Record<string, unknown>;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(255) scope?: string;
+}
+
+export class EvaluateInspectionRulesResponseDto {
+  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Matched rules in the order they ran' })
+  matched_rules!: { uuid: string; description: string | null }[];
+  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'JSON patch on the node' })
+  node_patch!: object[];
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'JSON patch per port' })
+  port_patches!: Record<string, object[]>;
+  @ApiProperty({ type: 'object', additionalProperties: true }) plugin_data!: Record<string, unknown>;
+  @ApiProperty({ nullable: true, type: String }) failure!: string | null;
+}

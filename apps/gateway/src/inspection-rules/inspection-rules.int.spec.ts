@@ -1,0 +1,334 @@
+import type { INestApplication } from '@nestjs/common';
+import { loadConfig } from '@rollout/config';
+import { startServiceApp } from '@rollout/service-kit';
+import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, uniqueName } from '@rollout/testing';
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'nats';
+import { DataSource } from 'typeorm';
+import { AppModule } from '../app.module';
+import { configSchema } from '../config';
+import { configureHttp } from '../http/configure-http';
+
+const ADMIN_TOKEN = 'inspection-admin-token';
+const ROOT = join(__dirname, '..', '..', '..', '..');
+
+/**
+ * The gateway runs in-process; the inspection-rules-service runs from its own main.ts in a
+ * child process (apps never import each other), on the same NATS namespace.
+ */
+async function startSystem(builtInYaml: string, env: Record<string, string>) {
+  const namespace = uniqueName();
+  const schema = uniqueName('it_');
+  const dir = mkdtempSync(join(tmpdir(), 'inspection-rules-'));
+  writeFileSync(join(dir, 'built-in.yaml'), builtInYaml);
+  const common = { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
+  const service: ChildProcess = spawn(
+    process.execPath,
+    ['-r', 'reflect-metadata', '-r', '@swc-node/register', join(ROOT, 'apps/inspection-rules-service/src/main.ts')],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        ...common,
+        DATABASE_URL: TEST_POSTGRES_URL,
+        DATABASE_SCHEMA: schema,
+        INSPECTION_BUILT_IN_RULES: join(dir, 'built-in.yaml'),
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const config = loadConfig(configSchema, { ...common, AUTH_DEV_TOKEN: ADMIN_TOKEN, RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_BURST: '10000' });
+  const gateway: INestApplication = await startServiceApp({ name: 'gateway', config, module: AppModule.forRoot(config), rpc: false, configureHttp });
+  const base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
+  await eventually(
+    async () => {
+      const response = await fetch(`${base}/v1/services/inspection-rules-service`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      return response.status === 200 ? true : undefined;
+    },
+    { timeoutMs: 25_000, intervalMs: 200, what: 'inspection-rules-service serving' },
+  );
+  return {
+    base,
+    async close() {
+      await gateway.close();
+      const exited = new Promise((resolve) => service.once('exit', resolve));
+      service.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+      const admin = new DataSource({ type: 'postgres', url: TEST_POSTGRES_URL });
+      await admin.initialize();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.destroy();
+      const nc = await connect({ servers: TEST_NATS_URL });
+      const jsm = await nc.jetstreamManager();
+      for await (const stream of jsm.streams.names()) {
+        if (stream.startsWith(`${namespace}_`)) await jsm.streams.delete(stream);
+      }
+      await nc.close();
+    },
+  };
+}
+
+const BUILT_IN_UUID = '11111111-1111-4111-8111-111111111111';
+const BUILT_INS = `
+- uuid: ${BUILT_IN_UUID}
+  description: built-in tagger
+  priority: 10000
+  actions:
+    - op: set-plugin-data
+      args: ["/tagged", true]
+`;
+
+const DISCOVERY_RULE = {
+  description: 'Initialize freshly discovered nodes',
+  sensitive: true,
+  conditions: [
+    { op: 'is-true', args: ['{node.auto_discovered}'] },
+    { op: '!is-empty', args: ['{plugin_data[bmc_address]}'] },
+  ],
+  actions: [
+    { op: 'set-attribute', args: ['/driver', 'ipmi'] },
+    { op: 'set-attribute', args: ['/driver_info/ipmi_address', '{plugin_data[bmc_address]}'] },
+    { op: 'set-attribute', args: ['/driver_info/ipmi_username', 'admin'] },
+    { op: 'set-attribute', args: ['/driver_info/ipmi_password', 'pa$$w0rd'] },
+  ],
+};
+
+interface Rule {
+  uuid: string;
+  priority: number;
+  sensitive: boolean;
+  built_in: boolean;
+  conditions?: unknown;
+  actions?: unknown;
+  description: string | null;
+  scope: string | null;
+  phase: string;
+}
+
+describe('inspection rules API through the gateway', () => {
+  let apps: Awaited<ReturnType<typeof startSystem>>;
+
+  beforeAll(async () => {
+    apps = await startSystem(BUILT_INS, { INSPECTION_DEFAULT_SCOPE: 'lab' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await apps?.close();
+  }, 30_000);
+
+  async function call(method: string, path: string, body?: unknown, contentType = 'application/json') {
+    const response = await fetch(`${apps.base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  }
+
+  const create = (rule: object) => call('POST', '/v1/inspection_rules', rule);
+
+  it('creates a rule with defaults, returns it, and lists it with or without detail', async () => {
+    const created = await create({ actions: [{ op: 'log', args: ['hello'] }], priority: 5 });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      priority: 5,
+      phase: 'main',
+      sensitive: false,
+      built_in: false,
+      scope: 'lab',
+      description: null,
+      conditions: [],
+      actions: [{ op: 'log', args: ['hello'] }],
+      updated_at: null,
+    });
+    const uuid = (created.body as Rule).uuid;
+    expect((await call('GET', `/v1/inspection_rules/${uuid}`)).body).toEqual(created.body);
+    const summary = (await call('GET', '/v1/inspection_rules')).body.inspection_rules as Rule[];
+    expect(summary.map((r) => r.uuid)).toEqual(expect.arrayContaining([BUILT_IN_UUID, uuid]));
+    expect(summary.every((r) => !('conditions' in r) && !('actions' in r))).toBe(true);
+    const detailed = (await call('GET', '/v1/inspection_rules?detail=true')).body.inspection_rules as Rule[];
+    expect(detailed.find((r) => r.uuid === uuid)?.actions).toEqual([{ op: 'log', args: ['hello'] }]);
+    expect(detailed.find((r) => r.uuid === BUILT_IN_UUID)).toMatchObject({ built_in: true, priority: 10000 });
+  });
+
+  it('filters the list by scope and phase', async () => {
+    const early = await create({ phase: 'early', scope: 'rack-9', actions: [{ op: 'log', args: ['early'] }] });
+    const byPhase = (await call('GET', '/v1/inspection_rules?phase=early')).body.inspection_rules as Rule[];
+    expect(byPhase.map((r) => r.uuid)).toEqual([early.body.uuid]);
+    const byScope = (await call('GET', '/v1/inspection_rules?scope=rack-9')).body.inspection_rules as Rule[];
+    expect(byScope.map((r) => r.uuid)).toEqual([early.body.uuid]);
+  });
+
+  it.each([
+    ['no actions', {}, /actions/],
+    ['an unknown action', { actions: [{ op: 'reboot' }] }, /unknown action "reboot"/],
+    ['a priority out of range', { priority: 10000, actions: [{ op: 'log', args: ['x'] }] }, /priority: must be between 0 and 9999/],
+    ['built_in', { built_in: true, actions: [{ op: 'log', args: ['x'] }] }, /built_in/],
+    ['a node action in early', { phase: 'early', actions: [{ op: 'set-attribute', args: ['/driver', 'x'] }] }, /cannot run in the early phase/],
+    ['a catastrophic regex', { conditions: [{ op: 'matches', args: ['{node.name}', '(a+)+$'] }], actions: [{ op: 'log', args: ['x'] }] }, /catastrophic/],
+  ])('refuses %s with 400 naming the problem', async (_, rule, message) => {
+    const response = await create(rule);
+    expect(response.status).toBe(400);
+    expect(response.body.error.status).toBe('INVALID_ARGUMENT');
+    expect(response.body.error.message).toMatch(message);
+  });
+
+  it('refuses a taken uuid with 409', async () => {
+    const uuid = 'aaaaaaaa-0000-4000-8000-000000000001';
+    expect((await create({ uuid, actions: [{ op: 'log', args: ['x'] }] })).status).toBe(201);
+    expect((await create({ uuid, actions: [{ op: 'log', args: ['x'] }] })).status).toBe(409);
+    expect((await create({ uuid: BUILT_IN_UUID, actions: [{ op: 'log', args: ['x'] }] })).status).toBe(409);
+  });
+
+  it('answers 404 for a rule that does not exist, on every route', async () => {
+    const missing = '99999999-9999-4999-8999-999999999999';
+    expect((await call('GET', `/v1/inspection_rules/${missing}`)).status).toBe(404);
+    expect((await call('GET', '/v1/inspection_rules/not-a-uuid')).status).toBe(404);
+    expect((await call('PATCH', `/v1/inspection_rules/${missing}`, [{ op: 'replace', path: '/priority', value: 1 }])).status).toBe(404);
+    expect((await call('DELETE', `/v1/inspection_rules/${missing}`)).status).toBe(404);
+  });
+
+  it('answers 400 for invalid list queries', async () => {
+    expect((await call('GET', '/v1/inspection_rules?phase=late')).status).toBe(400);
+    expect((await call('GET', '/v1/inspection_rules?detail=maybe')).status).toBe(400);
+  });
+
+  it('patches a rule with JSON Patch and refuses forbidden changes with 400', async () => {
+    const { body: rule } = await create({ description: 'before', actions: [{ op: 'log', args: ['x'] }] });
+    const patched = await call(
+      'PATCH',
+      `/v1/inspection_rules/${rule.uuid}`,
+      [
+        { op: 'replace', path: '/description', value: 'after' },
+        { op: 'replace', path: '/priority', value: 42 },
+        { op: 'add', path: '/conditions/-', value: { op: 'eq', args: [1, 1] } },
+      ],
+      'application/json-patch+json',
+    );
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ description: 'after', priority: 42, conditions: [{ op: 'eq', args: [1, 1] }] });
+    expect(patched.body.updated_at).not.toBeNull();
+    for (const patch of [
+      [{ op: 'replace', path: '/built_in', value: true }],
+      [{ op: 'replace', path: '/priority', value: 10000 }],
+      [{ op: 'replace', path: '/priority', value: -1 }],
+      [{ op: 'remove', path: '/nonexistent' }],
+      { op: 'replace' },
+    ]) {
+      const response = await call('PATCH', `/v1/inspection_rules/${rule.uuid}`, patch);
+      expect(response.status).toBe(400);
+    }
+    expect((await call('GET', `/v1/inspection_rules/${rule.uuid}`)).body.priority).toBe(42);
+  });
+
+  it('protects built-in rules: no PATCH, no DELETE (400), and DELETE all keeps them', async () => {
+    const patch = await call('PATCH', `/v1/inspection_rules/${BUILT_IN_UUID}`, [{ op: 'replace', path: '/priority', value: 1 }]);
+    expect(patch.status).toBe(400);
+    expect(patch.body.error.message).toMatch(/built in/);
+    expect((await call('DELETE', `/v1/inspection_rules/${BUILT_IN_UUID}`)).status).toBe(400);
+    const { body: rule } = await create({ actions: [{ op: 'log', args: ['x'] }] });
+    expect((await call('DELETE', `/v1/inspection_rules/${rule.uuid}`)).status).toBe(204);
+    expect((await call('GET', `/v1/inspection_rules/${rule.uuid}`)).status).toBe(404);
+    expect((await call('DELETE', '/v1/inspection_rules')).status).toBe(204);
+    const left = (await call('GET', '/v1/inspection_rules')).body.inspection_rules as Rule[];
+    expect(left.map((r) => r.uuid)).toEqual([BUILT_IN_UUID]);
+  });
+
+  describe('sensitive rules', () => {
+    let uuid: string;
+
+    beforeAll(async () => {
+      await call('DELETE', '/v1/inspection_rules');
+      const created = await create(DISCOVERY_RULE);
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ sensitive: true, conditions: null, actions: null });
+      uuid = created.body.uuid;
+    });
+
+    it('never return conditions or actions: get, list with detail, patch', async () => {
+      expect((await call('GET', `/v1/inspection_rules/${uuid}`)).body).toMatchObject({ conditions: null, actions: null });
+      const list = (await call('GET', '/v1/inspection_rules?detail=true')).body.inspection_rules as Rule[];
+      expect(list.find((r) => r.uuid === uuid)).toMatchObject({ conditions: null, actions: null });
+      const patched = await call('PATCH', `/v1/inspection_rules/${uuid}`, [{ op: 'replace', path: '/priority', value: 3 }]);
+      expect(patched.body).toMatchObject({ priority: 3, conditions: null, actions: null });
+      expect(JSON.stringify(list)).not.toContain('pa$$w0rd');
+    });
+
+    it('cannot be made non-sensitive (400), and a failed patch reveals nothing', async () => {
+      const response = await call('PATCH', `/v1/inspection_rules/${uuid}`, [{ op: 'replace', path: '/sensitive', value: false }]);
+      expect(response.status).toBe(400);
+      const probe = await call('PATCH', `/v1/inspection_rules/${uuid}`, [{ op: 'test', path: '/actions/3/args/1', value: 'pa$$w0rd' }, { op: 'remove', path: '/nope' }]);
+      expect(probe.status).toBe(400);
+      expect(JSON.stringify(probe.body)).not.toContain('pa$$w0rd');
+    });
+
+    it(':evaluate runs the seed example and hides the sensitive values', async () => {
+      const response = await call('POST', '/v1/inspection_rules:evaluate', {
+        phase: 'main',
+        scope: 'lab',
+        node: { uuid: 'node-1', auto_discovered: true, driver_info: {} },
+        plugin_data: { bmc_address: '192.0.2.10' },
+      });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        matched_rules: [
+          { uuid: BUILT_IN_UUID, description: 'built-in tagger' },
+          { uuid, description: 'Initialize freshly discovered nodes' },
+        ],
+        node_patch: [
+          { op: 'add', path: '/driver', value: '***' },
+          { op: 'add', path: '/driver_info/ipmi_address', value: '***' },
+          { op: 'add', path: '/driver_info/ipmi_username', value: '***' },
+          { op: 'add', path: '/driver_info/ipmi_password', value: '***' },
+        ],
+        port_patches: {},
+        plugin_data: { bmc_address: '192.0.2.10', tagged: true },
+        failure: null,
+      });
+    });
+
+    it('their run errors are short and hold no values', async () => {
+      await create({
+        sensitive: true,
+        priority: 1,
+        actions: [{ op: 'set-attribute', args: ['/driver_info/ipmi_password', '{plugin_data[vault][secret_pw]}'] }],
+      });
+      const response = await call('POST', '/v1/inspection_rules:evaluate', { scope: 'lab', node: { auto_discovered: false } });
+      expect(response.body.failure).toMatch(/^Rule [0-9a-f-]{36} failed\.$/);
+    });
+  });
+
+  it(':evaluate refuses bad input with 400', async () => {
+    expect((await call('POST', '/v1/inspection_rules:evaluate', { phase: 'late' })).status).toBe(400);
+    expect((await call('POST', '/v1/inspection_rules:evaluate', { node: 'x' })).status).toBe(400);
+  });
+
+  it(':import takes YAML, all or nothing', async () => {
+    await call('DELETE', '/v1/inspection_rules');
+    const good = `
+- description: one
+  actions: [{op: log, args: [one]}]
+- description: two
+  phase: preprocess
+  actions: [{op: set-plugin-data, args: [/two, 2]}]
+`;
+    const bad = `${good}- description: three\n  actions: [{op: explode}]\n`;
+    const refused = await call('POST', '/v1/inspection_rules:import', bad, 'application/yaml');
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/Rule 2: .*unknown action "explode"/);
+    expect(((await call('GET', '/v1/inspection_rules')).body.inspection_rules as Rule[]).length).toBe(1);
+    const imported = await call('POST', '/v1/inspection_rules:import', good, 'application/yaml');
+    expect(imported.status).toBe(201);
+    expect((imported.body.inspection_rules as Rule[]).map((r) => r.description)).toEqual(['one', 'two']);
+    const json = await call('POST', '/v1/inspection_rules:import', [{ actions: [{ op: 'log', args: ['j'] }] }]);
+    expect(json.status).toBe(201);
+    expect((await call('POST', '/v1/inspection_rules:import', 'a: [unclosed', 'application/yaml')).status).toBe(400);
+  });
+});

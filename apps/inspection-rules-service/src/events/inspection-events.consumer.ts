@@ -1,0 +1,96 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import {
+  INSPECTION_PHASES,
+  INSPECTION_RESULTS_SUBJECT,
+  InspectionPhase,
+  InspectionResult,
+} from '@rollout/contracts';
+import { fullView } from '@rollout/inspection-domain';
+import { NATS_CONNECTION, NatsNamespace, PoisonMessageError, PullConsumerHost } from '@rollout/nats';
+import { Inject } from '@nestjs/common';
+import { JsMsg, NatsConnection } from 'nats';
+import { DataSource } from 'typeorm';
+import { RulesService } from '../rules/rules.service';
+import {
+  INSPECTION_DURABLE,
+  INSPECTION_MAX_DELIVER,
+  INSPECTION_STREAM,
+  inspectionEventSchema,
+} from './inspection-events';
+
+/**
+ * Runs each inspection event's phase rules and publishes one result per event id. The first
+ * result computed for an id is stored; a redelivery (or a second replica racing on the same
+ * id) republishes that stored result with the same Nats-Msg-Id, so consumers of results never
+ * see two different answers for one event, even if the rules changed in between.
+ */
+@Injectable()
+export class InspectionEventsConsumer implements OnModuleInit {
+  constructor(
+    private readonly host: PullConsumerHost,
+    private readonly rules: RulesService,
+    private readonly dataSource: DataSource,
+    private readonly namespace: NatsNamespace,
+    @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
+  ) {}
+
+  onModuleInit(): void {
+    this.host.register({
+      stream: INSPECTION_STREAM,
+      durable: INSPECTION_DURABLE,
+      maxDeliver: INSPECTION_MAX_DELIVER,
+      retryDelayMs: 500,
+      handle: (message) => this.handle(message),
+    });
+  }
+
+  private async handle(message: JsMsg): Promise<void> {
+    const phase = message.subject.split('.').pop() as InspectionPhase;
+    if (!INSPECTION_PHASES.includes(phase)) throw new PoisonMessageError(`unknown inspection phase in subject ${message.subject}`);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(new TextDecoder().decode(message.data));
+    } catch {
+      throw new PoisonMessageError('inspection event is not JSON');
+    }
+    const parsed = inspectionEventSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; ');
+      throw new PoisonMessageError(`invalid inspection event: ${issues}`);
+    }
+    const event = parsed.data;
+    const result = (await this.storedResult(event.id)) ?? (await this.decide(phase, event));
+    await this.connection.jetstream().publish(this.namespace.subject(INSPECTION_RESULTS_SUBJECT), JSON.stringify(result), {
+      msgID: `result:${event.id}`,
+    });
+  }
+
+  private async decide(phase: InspectionPhase, event: ReturnType<typeof inspectionEventSchema.parse>): Promise<InspectionResult> {
+    const view = fullView(await this.rules.run(phase, event));
+    const node = phase === 'early' ? null : event.node;
+    const computed: InspectionResult = {
+      eventId: event.id,
+      phase,
+      node_uuid: typeof node?.uuid === 'string' ? node.uuid : null,
+      matched_rules: view.matched_rules,
+      node_patch: view.node_patch,
+      port_patches: view.port_patches,
+      plugin_data: view.plugin_data,
+      ...(view.failure !== null ? { failed: view.failure } : {}),
+    };
+    await this.dataSource.query(
+      'INSERT INTO inspection_results (event_id, result) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING',
+      [event.id, JSON.stringify(computed)],
+    );
+    // Whoever stored first wins; everyone publishes that one.
+    return (await this.storedResult(event.id)) as InspectionResult;
+  }
+
+  private async storedResult(eventId: string): Promise<InspectionResult | undefined> {
+    const rows: { result: InspectionResult }[] = await this.dataSource.query(
+      'SELECT result FROM inspection_results WHERE event_id = $1',
+      [eventId],
+    );
+    return rows[0]?.result;
+  }
+}

@@ -1,0 +1,144 @@
+import { INSPECTION_RESULTS_SUBJECT, InspectionEvent, InspectionResult, inspectionEventSubject } from '@rollout/contracts';
+import { DEAD_LETTER_REASON_HEADER, DEAD_LETTER_STREAM, NatsNamespace } from '@rollout/nats';
+import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { NatsConnection, connect } from 'nats';
+import { RulesService } from '../rules/rules.service';
+import { TestService, startTestService } from '../test-apps';
+import { INSPECTION_DURABLE, INSPECTION_RESULTS_STREAM, INSPECTION_STREAM } from './inspection-events';
+
+// The seed's Dell example, as a built-in rule.
+const BUILT_INS = `
+- description: Initialize Dell nodes using IPv6
+  sensitive: true
+  conditions:
+    - op: is-true
+      args: ["{node.auto_discovered}"]
+    - op: contains
+      args: ["{inventory[system_vendor][manufacturer]}", "(?i)dell"]
+  actions:
+    - op: set-attribute
+      args: ["/driver", "idrac"]
+    - op: set-attribute
+      args: ["/driver_info/redfish_address", "https://{inventory[bmc_v6address]}"]
+    - op: set-attribute
+      args: ["/driver_info/redfish_username", "root"]
+    - op: set-attribute
+      args: ["/driver_info/redfish_password", "calvin"]
+`;
+
+describe('inspection events over JetStream', () => {
+  let apps: TestService;
+  let nc: NatsConnection;
+  let ns: NatsNamespace;
+
+  beforeAll(async () => {
+    apps = await startTestService(BUILT_INS);
+    ns = new NatsNamespace(apps.namespace);
+    nc = await connect({ servers: TEST_NATS_URL });
+  });
+
+  afterAll(async () => {
+    await nc?.close();
+    await apps?.close();
+  });
+
+  const publish = async (phase: 'early' | 'main', event: unknown, msgID?: string) =>
+    (await nc.jetstream().publish(ns.subject(inspectionEventSubject(phase)), typeof event === 'string' ? event : JSON.stringify(event), { msgID })).seq;
+
+  async function results(): Promise<InspectionResult[]> {
+    const jsm = await nc.jetstreamManager();
+    const info = await jsm.streams.info(ns.stream(INSPECTION_RESULTS_STREAM));
+    const found: InspectionResult[] = [];
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+      const stored = await jsm.streams.getMessage(ns.stream(INSPECTION_RESULTS_STREAM), { seq });
+      expect(stored.subject).toBe(ns.subject(INSPECTION_RESULTS_SUBJECT));
+      found.push(stored.json<InspectionResult>());
+    }
+    return found;
+  }
+
+  const resultOf = (eventId: string) =>
+    eventually(async () => (await results()).find((r) => r.eventId === eventId), { what: `result of ${eventId}` });
+
+  /** Waits until the consumer has settled every message up to `seq`. */
+  const settled = (seq: number) =>
+    eventually(async () => {
+      const info = await (await nc.jetstreamManager()).consumers.info(ns.stream(INSPECTION_STREAM), INSPECTION_DURABLE);
+      return info.ack_floor.stream_seq >= seq ? true : undefined;
+    }, { what: `event ${seq} settled` });
+
+  const dellEvent = (id: string): InspectionEvent => ({
+    id,
+    node: { uuid: 'node-dell', auto_discovered: true, driver_info: {} },
+    ports: [{ uuid: 'port-1', address: '52:54:00:00:00:01' }],
+    port_groups: [],
+    inventory: { system_vendor: { manufacturer: 'Dell Inc.' }, bmc_v6address: '2001:db8::42' },
+    plugin_data: {},
+    scope: null,
+  });
+
+  it('runs the phase rules on an event and publishes the node changes', async () => {
+    await publish('main', dellEvent('evt-dell'), 'evt-dell');
+    const result = await resultOf('evt-dell');
+    expect(result).toEqual({
+      eventId: 'evt-dell',
+      phase: 'main',
+      node_uuid: 'node-dell',
+      matched_rules: [{ uuid: expect.any(String), description: 'Initialize Dell nodes using IPv6' }],
+      node_patch: [
+        { op: 'add', path: '/driver', value: 'idrac' },
+        { op: 'add', path: '/driver_info/redfish_address', value: 'https://2001:db8::42' },
+        { op: 'add', path: '/driver_info/redfish_username', value: 'root' },
+        { op: 'add', path: '/driver_info/redfish_password', value: 'calvin' },
+      ],
+      port_patches: {},
+      plugin_data: {},
+    });
+  });
+
+  it('publishes one result per event id, even when the event comes again after the rules changed', async () => {
+    await publish('main', dellEvent('evt-again'), 'evt-again');
+    const first = await resultOf('evt-again');
+    await apps.app.get(RulesService).create({ priority: 100, actions: [{ op: 'fail', args: ['no more Dells'] }] });
+    // A redelivery past the stream's duplicate window arrives as a new message with the same event id.
+    const seq = await publish('main', dellEvent('evt-again'), 'evt-again-redelivered');
+    await settled(seq);
+    const all = (await results()).filter((r) => r.eventId === 'evt-again');
+    expect(all).toEqual([first]);
+    // A new event does see the new rule, and a fail stops the rules after it.
+    await publish('main', dellEvent('evt-after'), 'evt-after');
+    const after = await resultOf('evt-after');
+    expect(after.failed).toBe('no more Dells');
+    expect(after.node_patch).toEqual([]);
+  });
+
+  it('runs early rules without a node', async () => {
+    await apps.app.get(RulesService).create({
+      phase: 'early',
+      actions: [{ op: 'set-plugin-data', args: ['/vendor', '{inventory[system_vendor][manufacturer]}'] }],
+    });
+    await publish('early', { id: 'evt-early', inventory: { system_vendor: { manufacturer: 'HPE' } } });
+    const result = await resultOf('evt-early');
+    expect(result).toMatchObject({ phase: 'early', node_uuid: null, plugin_data: { vendor: 'HPE' }, node_patch: [] });
+  });
+
+  it('dead-letters malformed events with the reason, and keeps consuming', async () => {
+    await publish('main', 'not json {');
+    await publish('main', { node: {}, ports: 'nope' });
+    const letters = await eventually(async () => {
+      const jsm = await nc.jetstreamManager();
+      const info = await jsm.streams.info(ns.stream(DEAD_LETTER_STREAM.name)).catch(() => undefined);
+      if (!info || info.state.messages < 2) return undefined;
+      const reasons: string[] = [];
+      for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+        const stored = await jsm.streams.getMessage(ns.stream(DEAD_LETTER_STREAM.name), { seq });
+        reasons.push(stored.header.get(DEAD_LETTER_REASON_HEADER));
+      }
+      return reasons;
+    }, { what: 'two dead letters' });
+    expect(letters[0]).toBe('inspection event is not JSON');
+    expect(letters[1]).toMatch(/invalid inspection event: .*id.*ports/);
+    await publish('main', { ...dellEvent('evt-later'), node: { auto_discovered: false } });
+    expect((await resultOf('evt-later')).eventId).toBe('evt-later');
+  });
+});

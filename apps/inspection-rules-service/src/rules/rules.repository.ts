@@ -1,0 +1,126 @@
+import { Injectable } from '@nestjs/common';
+import type { InspectionPhase, InspectionRuleStep } from '@rollout/contracts';
+import type { RuleDefinition, RuleFields } from '@rollout/inspection-domain';
+import { DataSource, EntityManager } from 'typeorm';
+
+interface Row {
+  uuid: string;
+  created_at: Date;
+  updated_at: Date | null;
+  priority: number;
+  description: string | null;
+  scope: string | null;
+  sensitive: boolean;
+  phase: InspectionPhase;
+  conditions: InspectionRuleStep[];
+  actions: InspectionRuleStep[];
+}
+
+const COLUMNS = 'uuid, created_at, updated_at, priority, description, scope, sensitive, phase, conditions, actions';
+
+function toRule(row: Row): RuleDefinition {
+  return {
+    ...row,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at ? row.updated_at.toISOString() : null,
+    built_in: false,
+  };
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+export class DuplicateRuleError extends Error {}
+
+/** User rules in the service's schema (raw SQL: one table, JSON columns). */
+@Injectable()
+export class RulesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** In creation order. */
+  async list(filter: { scope?: string; phase?: InspectionPhase } = {}): Promise<RuleDefinition[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.scope !== undefined) where.push(`scope = $${params.push(filter.scope)}`);
+    if (filter.phase !== undefined) where.push(`phase = $${params.push(filter.phase)}`);
+    const rows: Row[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM inspection_rules ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq`,
+      params,
+    );
+    return rows.map(toRule);
+  }
+
+  async get(uuid: string, manager: EntityManager = this.dataSource.manager, forUpdate = false): Promise<RuleDefinition | undefined> {
+    const rows: Row[] = await manager.query(
+      `SELECT ${COLUMNS} FROM inspection_rules WHERE uuid = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+      [uuid],
+    );
+    return rows[0] && toRule(rows[0]);
+  }
+
+  /** Inserts all or none; a uuid already taken throws DuplicateRuleError. */
+  async insertAll(rules: (RuleFields & { uuid: string })[]): Promise<RuleDefinition[]> {
+    return this.dataSource.transaction(async (manager) => {
+      const created: RuleDefinition[] = [];
+      for (const rule of rules) {
+        try {
+          const rows: Row[] = await manager.query(
+            `INSERT INTO inspection_rules (uuid, priority, description, scope, sensitive, phase, conditions, actions)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+            [rule.uuid, rule.priority, rule.description, rule.scope, rule.sensitive, rule.phase,
+              JSON.stringify(rule.conditions), JSON.stringify(rule.actions)],
+          );
+          created.push(toRule(rows[0]));
+        } catch (error) {
+          if ((error as { driverError?: { code?: string } }).driverError?.code === UNIQUE_VIOLATION) {
+            throw new DuplicateRuleError(rule.uuid);
+          }
+          throw error;
+        }
+      }
+      await this.bump(manager);
+      return created;
+    });
+  }
+
+  /** Reads the rule under a row lock, lets `change` compute the new fields, writes them. */
+  async update(uuid: string, change: (rule: RuleDefinition) => RuleFields): Promise<RuleDefinition | undefined> {
+    return this.dataSource.transaction(async (manager) => {
+      const current = await this.get(uuid, manager, true);
+      if (!current) return undefined;
+      const next = change(current);
+      // An UPDATE answers [rows, count] through TypeORM.
+      const [rows] = (await manager.query(
+        `UPDATE inspection_rules SET priority = $2, description = $3, scope = $4, sensitive = $5, phase = $6,
+           conditions = $7, actions = $8, updated_at = now() WHERE uuid = $1 RETURNING ${COLUMNS}`,
+        [uuid, next.priority, next.description, next.scope, next.sensitive, next.phase,
+          JSON.stringify(next.conditions), JSON.stringify(next.actions)],
+      )) as [Row[], number];
+      await this.bump(manager);
+      return toRule(rows[0]);
+    });
+  }
+
+  async delete(uuid: string): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const [, count] = (await manager.query('DELETE FROM inspection_rules WHERE uuid = $1', [uuid])) as [unknown, number];
+      if (count) await this.bump(manager);
+      return count > 0;
+    });
+  }
+
+  async deleteAll(): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query('DELETE FROM inspection_rules');
+      await this.bump(manager);
+    });
+  }
+
+  async revision(): Promise<string> {
+    const rows: { revision: string }[] = await this.dataSource.query('SELECT revision FROM rules_revision');
+    return rows[0].revision;
+  }
+
+  private async bump(manager: EntityManager) {
+    await manager.query('UPDATE rules_revision SET revision = revision + 1');
+  }
+}

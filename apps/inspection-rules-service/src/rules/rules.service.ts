@@ -1,0 +1,186 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  CreateInspectionRuleRequest,
+  EvaluateInspectionRulesResponse,
+  INSPECTION_PHASES,
+  ImportInspectionRulesRequest,
+  InspectionData,
+  InspectionPhase,
+  InspectionRule,
+  JsonPatchOperation,
+  ListInspectionRulesRequest,
+  StatusError,
+} from '@rollout/contracts';
+import {
+  EngineResult,
+  RuleDefinition,
+  RuleError,
+  RuleFields,
+  RuleSet,
+  applyJsonPatch,
+  patchableDocument,
+  publicRule,
+  publicView,
+  validatePatchedRule,
+  validateRule,
+} from '@rollout/inspection-domain';
+import { randomUUID } from 'node:crypto';
+import { Config, INSPECTION_CONFIG } from '../config';
+import { parseRulesYaml } from './built-in-rules';
+import { DuplicateRuleError, RulesRepository } from './rules.repository';
+
+export const BUILT_IN_RULES = Symbol('BUILT_IN_RULES');
+const MAX_IMPORT = 1000;
+const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function notFound(uuid: string): StatusError {
+  return StatusError.withReason('NOT_FOUND', `Inspection rule ${uuid} not found.`, 'RULE_NOT_FOUND', { uuid });
+}
+
+function builtInRefused(uuid: string, what: string): StatusError {
+  return StatusError.withReason('INVALID_ARGUMENT', `Inspection rule ${uuid} is built in and cannot be ${what}.`, 'BUILT_IN_RULE', { uuid });
+}
+
+/**
+ * The rules (built-ins from the YAML file plus the stored ones) and the engine over them.
+ * The compiled rule set is cached and rebuilt when the stored rules' revision moves, which
+ * every replica sees, so an event never runs against a stale set for long.
+ */
+@Injectable()
+export class RulesService {
+  private readonly logger = new Logger('InspectionRules');
+  private cached?: { revision: string; set: RuleSet };
+
+  constructor(
+    private readonly repository: RulesRepository,
+    @Inject(BUILT_IN_RULES) private readonly builtIns: RuleDefinition[],
+    @Inject(INSPECTION_CONFIG) private readonly config: Config,
+  ) {}
+
+  async create(request: CreateInspectionRuleRequest): Promise<InspectionRule> {
+    const [created] = await this.insert([request]);
+    return created;
+  }
+
+  /** Imports a list of rules, all or nothing. */
+  async import(request: ImportInspectionRulesRequest): Promise<InspectionRule[]> {
+    const rules = request.yaml !== undefined ? parseRulesYaml(request.yaml) : request.rules;
+    if (!Array.isArray(rules)) throw StatusError.invalidArgument('An import is a list of rules.');
+    if (rules.length > MAX_IMPORT) throw StatusError.invalidArgument(`At most ${MAX_IMPORT} rules per import.`);
+    return this.insert(rules);
+  }
+
+  private async insert(inputs: unknown[]): Promise<InspectionRule[]> {
+    const rules = inputs.map((input, index) => {
+      try {
+        const fields = validateRule(input, { defaultScope: this.config.INSPECTION_DEFAULT_SCOPE ?? null });
+        return { ...fields, uuid: fields.uuid ?? randomUUID() };
+      } catch (error) {
+        if (inputs.length > 1 && error instanceof StatusError) {
+          throw new StatusError(error.status, `Rule ${index}: ${error.message}`, error.details);
+        }
+        throw error;
+      }
+    });
+    const uuids = new Set<string>();
+    for (const rule of rules) {
+      if (uuids.has(rule.uuid) || this.builtIn(rule.uuid)) throw this.duplicate(rule.uuid);
+      uuids.add(rule.uuid);
+    }
+    try {
+      return (await this.repository.insertAll(rules)).map((rule) => publicRule(rule));
+    } catch (error) {
+      if (error instanceof DuplicateRuleError) throw this.duplicate(error.message);
+      throw error;
+    }
+  }
+
+  private duplicate(uuid: string) {
+    return StatusError.withReason('ALREADY_EXISTS', `Inspection rule ${uuid} already exists.`, 'RULE_EXISTS', { uuid });
+  }
+
+  async get(uuid: string): Promise<InspectionRule> {
+    return publicRule(await this.find(uuid));
+  }
+
+  async list(request: ListInspectionRulesRequest): Promise<InspectionRule[]> {
+    if (request.phase !== undefined && !INSPECTION_PHASES.includes(request.phase)) {
+      throw StatusError.invalidArgument(`phase must be one of ${INSPECTION_PHASES.join(', ')}.`, [
+        { field: 'phase', description: 'unknown phase' },
+      ]);
+    }
+    const matches = (rule: RuleDefinition) =>
+      (request.scope === undefined || rule.scope === request.scope) && (request.phase === undefined || rule.phase === request.phase);
+    const stored = await this.repository.list({ scope: request.scope, phase: request.phase });
+    return [...this.builtIns.filter(matches), ...stored].map((rule) => publicRule(rule, request.detail === true));
+  }
+
+  async patch(uuid: string, patch: JsonPatchOperation[]): Promise<InspectionRule> {
+    if (this.builtIn(uuid)) throw builtInRefused(uuid, 'modified');
+    if (!UUID_SHAPE.test(uuid)) throw notFound(uuid);
+    const updated = await this.repository.update(uuid.toLowerCase(), (current) => this.patched(current, patch));
+    if (!updated) throw notFound(uuid);
+    return publicRule(updated);
+  }
+
+  private patched(current: RuleDefinition, patch: JsonPatchOperation[]): RuleFields {
+    let document: Record<string, unknown>;
+    try {
+      document = applyJsonPatch(patchableDocument(current), patch);
+    } catch (error) {
+      if (!(error instanceof RuleError)) throw error;
+      // A sensitive rule's patch errors say nothing about its content (a `test` would probe it).
+      const message = current.sensitive ? 'the patch does not apply to this rule' : error.message;
+      throw StatusError.invalidArgument(`Invalid patch: ${message}.`, [{ field: 'patch', description: message }]);
+    }
+    return validatePatchedRule(current, document);
+  }
+
+  async delete(uuid: string): Promise<void> {
+    if (this.builtIn(uuid)) throw builtInRefused(uuid, 'deleted');
+    if (!UUID_SHAPE.test(uuid)) throw notFound(uuid);
+    if (!(await this.repository.delete(uuid.toLowerCase()))) throw notFound(uuid);
+  }
+
+  /** Deletes every stored rule; built-ins stay. */
+  async deleteAll(): Promise<void> {
+    await this.repository.deleteAll();
+  }
+
+  /** What the phase's rules would do to this data, with sensitive values hidden. */
+  async evaluate(phase: InspectionPhase, data: InspectionData): Promise<EvaluateInspectionRulesResponse> {
+    const result = await this.run(phase, data);
+    return publicView(result);
+  }
+
+  async run(phase: InspectionPhase, data: InspectionData): Promise<EngineResult> {
+    const result = (await this.ruleSet()).run(phase, data);
+    for (const entry of result.logs) {
+      const method = entry.level === 'warning' ? 'warn' : entry.level === 'error' ? 'error' : entry.level === 'debug' ? 'debug' : 'log';
+      this.logger[method]({ rule: entry.rule }, entry.message);
+    }
+    return result;
+  }
+
+  private async ruleSet(): Promise<RuleSet> {
+    const revision = await this.repository.revision();
+    if (this.cached?.revision !== revision) {
+      const stored = await this.repository.list();
+      this.cached = { revision, set: new RuleSet([...this.builtIns, ...stored], { maskSecrets: this.config.INSPECTION_MASK_SECRETS }) };
+    }
+    return this.cached.set;
+  }
+
+  private builtIn(uuid: string): RuleDefinition | undefined {
+    return this.builtIns.find((rule) => rule.uuid === uuid.toLowerCase());
+  }
+
+  private async find(uuid: string): Promise<RuleDefinition> {
+    const builtIn = this.builtIn(uuid);
+    if (builtIn) return builtIn;
+    if (!UUID_SHAPE.test(uuid)) throw notFound(uuid);
+    const rule = await this.repository.get(uuid.toLowerCase());
+    if (!rule) throw notFound(uuid);
+    return rule;
+  }
+}

@@ -1,0 +1,58 @@
+import type { INestApplication } from '@nestjs/common';
+import { loadConfig } from '@rollout/config';
+import { startServiceApp } from '@rollout/service-kit';
+import { TEST_NATS_URL, TEST_POSTGRES_URL, uniqueName } from '@rollout/testing';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'nats';
+import { DataSource } from 'typeorm';
+import { AppModule } from './app.module';
+import { configSchema } from './config';
+
+export interface TestService {
+  namespace: string;
+  app: INestApplication;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the service in-process as production does, on its own NATS namespace and Postgres
+ * schema, with the given built-in rules; `close` stops it and removes both.
+ */
+export async function startTestService(builtInYaml: string): Promise<TestService> {
+  const namespace = uniqueName();
+  const schema = uniqueName('it_');
+  const dir = mkdtempSync(join(tmpdir(), 'inspection-rules-'));
+  const builtIns = join(dir, 'built-in.yaml');
+  writeFileSync(builtIns, builtInYaml);
+  const config = loadConfig(configSchema, {
+    NATS_URL: TEST_NATS_URL,
+    NATS_NAMESPACE: namespace,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: TEST_POSTGRES_URL,
+    DATABASE_SCHEMA: schema,
+    INSPECTION_BUILT_IN_RULES: builtIns,
+  });
+  const app = await startServiceApp({ name: 'inspection-rules-service', config, module: AppModule.forRoot(config), rpc: true });
+  return {
+    namespace,
+    app,
+    async close() {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+      const admin = new DataSource({ type: 'postgres', url: TEST_POSTGRES_URL });
+      await admin.initialize();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.destroy();
+      const nc = await connect({ servers: TEST_NATS_URL });
+      const jsm = await nc.jetstreamManager();
+      for await (const stream of jsm.streams.names()) {
+        if (stream.startsWith(`${namespace}_`)) await jsm.streams.delete(stream);
+      }
+      await nc.close();
+    },
+  };
+}
