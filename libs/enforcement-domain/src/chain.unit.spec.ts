@@ -1,0 +1,139 @@
+import { ChainStep, EnforcementChain } from './chain';
+import { EnforcementContext, EnforcementFilter, FilterResult, Hook, LeaseRequest } from './model';
+
+const context: EnforcementContext = { userId: 'u1', projectId: 'p1', regionName: 'RegionOne', requestId: 'r1' };
+const lease: LeaseRequest = {
+  name: 'l1',
+  startDate: new Date('2026-11-22T10:00:00Z'),
+  endDate: new Date('2026-11-22T12:00:00Z'),
+  reservations: [],
+};
+
+/** A scripted filter that records when it was called. */
+function scripted(name: string, result: FilterResult | Error, calls: string[], onEndError?: Error): EnforcementFilter {
+  const answer = async (): Promise<FilterResult> => {
+    calls.push(name);
+    if (result instanceof Error) throw result;
+    return result;
+  };
+  return {
+    name,
+    checkCreate: answer,
+    checkUpdate: answer,
+    onEnd: async () => {
+      calls.push(`${name}:end`);
+      if (onEndError) throw onEndError;
+    },
+  };
+}
+
+describe('the enforcement chain', () => {
+  it('runs filters in the configured order and allows when none denies', async () => {
+    const calls: string[] = [];
+    const chain = new EnforcementChain(
+      ['C', 'A', 'B'].map((n) => ({ filter: scripted(n, undefined, calls), mode: 'enforce' as const })),
+      [],
+    );
+    const decision = await chain.checkCreate(context, lease);
+    expect(decision.allowed).toBe(true);
+    expect(calls).toEqual(['C', 'A', 'B']);
+    expect(decision.steps.map((s) => s.result)).toEqual(['allow', 'allow', 'allow']);
+  });
+
+  it('stops at the first denial, whose message and filter reach the caller', async () => {
+    const calls: string[] = [];
+    const chain = new EnforcementChain(
+      [
+        { filter: scripted('A', undefined, calls), mode: 'enforce' },
+        { filter: scripted('B', { message: 'B says no' }, calls), mode: 'enforce' },
+        { filter: scripted('C', { message: 'C says no' }, calls), mode: 'enforce' },
+      ],
+      [],
+    );
+    const decision = await chain.checkUpdate(context, lease, lease);
+    expect(decision.allowed).toBe(false);
+    expect(decision.denial).toEqual({ filter: 'B', message: 'B says no' });
+    expect(calls).toEqual(['A', 'B']);
+  });
+
+  it('lets exempted projects skip every filter, on_end included', async () => {
+    const calls: string[] = [];
+    const chain = new EnforcementChain([{ filter: scripted('A', { message: 'no' }, calls), mode: 'enforce' }], ['p1']);
+    expect(await chain.checkCreate(context, lease)).toMatchObject({ allowed: true, exempted: true, steps: [] });
+    expect(await chain.onEnd(context, lease)).toMatchObject({ allowed: true, exempted: true });
+    expect(calls).toEqual([]);
+    const other = await chain.checkCreate({ ...context, projectId: 'p2' }, lease);
+    expect(other.allowed).toBe(false);
+  });
+
+  it('in dryrun records a would-deny, lets the request pass and keeps running the chain', async () => {
+    const calls: string[] = [];
+    const chain = new EnforcementChain(
+      [
+        { filter: scripted('A', { message: 'A would refuse' }, calls), mode: 'dryrun' },
+        { filter: scripted('B', undefined, calls), mode: 'enforce' },
+      ],
+      [],
+    );
+    const decision = await chain.checkCreate(context, lease);
+    expect(decision.allowed).toBe(true);
+    expect(decision.steps).toEqual([
+      { filter: 'A', mode: 'dryrun', result: 'would_deny', message: 'A would refuse' },
+      { filter: 'B', mode: 'enforce', result: 'allow' },
+    ]);
+  });
+
+  it('treats a filter that throws as a denial naming the filter, without leaking the error', async () => {
+    const calls: string[] = [];
+    const chain = new EnforcementChain(
+      [
+        { filter: scripted('A', new Error('socket hang up'), calls), mode: 'enforce' },
+        { filter: scripted('B', undefined, calls), mode: 'enforce' },
+      ],
+      [],
+    );
+    const decision = await chain.checkCreate(context, lease);
+    expect(decision.allowed).toBe(false);
+    expect(decision.denial).toEqual({ filter: 'A', message: 'Enforcement filter A failed.' });
+    expect(decision.steps[0]).toMatchObject({ result: 'error', message: 'socket hang up' });
+    expect(calls).toEqual(['A']);
+  });
+
+  it('passes fail-open results through as allowed, and counts them', async () => {
+    const chain = new EnforcementChain([{ filter: scripted('A', { failOpen: 'timeout' }, []), mode: 'enforce' }], []);
+    const decision = await chain.checkCreate(context, lease);
+    expect(decision.allowed).toBe(true);
+    expect(decision.steps).toEqual([{ filter: 'A', mode: 'enforce', result: 'fail_open', message: 'timeout' }]);
+  });
+
+  it('notifies every filter on_end even when some fail, and never blocks', async () => {
+    const calls: string[] = [];
+    const chain = new EnforcementChain(
+      [
+        { filter: scripted('A', undefined, calls, new Error('refund failed')), mode: 'enforce' },
+        { filter: scripted('B', undefined, calls), mode: 'enforce' },
+      ],
+      [],
+    );
+    const decision = await chain.onEnd(context, lease);
+    expect(decision.allowed).toBe(true);
+    expect(calls).toEqual(['A:end', 'B:end']);
+    expect(decision.steps).toEqual([
+      { filter: 'A', mode: 'enforce', result: 'error', message: 'refund failed' },
+      { filter: 'B', mode: 'enforce', result: 'allow' },
+    ]);
+  });
+
+  it('reports each step to the observer, and an observer that throws changes nothing', async () => {
+    const seen: Array<[Hook, ChainStep]> = [];
+    const chain = new EnforcementChain([{ filter: scripted('A', { message: 'no' }, []), mode: 'enforce' }], [], {
+      onStep: (hook, step) => {
+        seen.push([hook, step]);
+        throw new Error('metrics broke');
+      },
+    });
+    const decision = await chain.checkCreate(context, lease);
+    expect(decision.denial).toEqual({ filter: 'A', message: 'no' });
+    expect(seen).toEqual([['check_create', { filter: 'A', mode: 'enforce', result: 'deny', message: 'no' }]]);
+  });
+});

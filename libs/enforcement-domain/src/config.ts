@@ -1,0 +1,160 @@
+import { ConfiguredFilter, EnforcementChain, ChainObserver } from './chain';
+import { ExternalHttpPort, ExternalServiceFilter } from './external-service';
+import { ActiveLeaseCounter, MaxActiveLeasesFilter, MaxLeaseDurationFilter, MaxReservationSizeFilter, SizeLimits } from './filters';
+import { FilterMode } from './model';
+
+/**
+ * The operator's enforcement config, as parsed from YAML (snake_case like Blazar's options):
+ *
+ *   enabled_filters: [MaxLeaseDuration, MaxActiveLeases]
+ *   exempted_projects: [admin]
+ *   filters:
+ *     MaxLeaseDuration: { max_lease_duration: 86400, mode: dryrun }
+ *     MaxActiveLeases: { max_active_leases: 5, project_overrides: { big: 20 } }
+ *     MaxReservationSize: { limits: { "physical:host": 4 }, project_overrides: { big: { "physical:host": 16 } } }
+ *     ExternalService: { endpoint: "http://policy:8080/", token: s3cret, auth: bearer, timeout_ms: 2000, allow_on_error: false }
+ */
+export type FilterName = 'MaxLeaseDuration' | 'MaxActiveLeases' | 'MaxReservationSize' | 'ExternalService';
+export const FILTER_NAMES: readonly FilterName[] = ['MaxLeaseDuration', 'MaxActiveLeases', 'MaxReservationSize', 'ExternalService'];
+
+export interface EnforcementConfig {
+  enabledFilters: FilterName[];
+  exemptedProjects: string[];
+  modes: Record<FilterName, FilterMode>;
+  maxLeaseDuration: number;
+  maxActiveLeases: { limit: number; projectOverrides: Record<string, number> };
+  maxReservationSize: { limits: SizeLimits; projectOverrides: Record<string, SizeLimits> };
+  externalService?: { endpoint: string; auth: 'x-auth-token' | 'bearer'; token: string; timeoutMs: number; allowOnError: boolean };
+}
+
+/** A config problem, with the path of the offending setting in its message. */
+export class EnforcementConfigError extends Error {
+  override readonly name = 'EnforcementConfigError';
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function fail(path: string, problem: string): never {
+  throw new EnforcementConfigError(`invalid enforcement config: ${path}: ${problem}`);
+}
+
+function objectAt(v: unknown, path: string, allowed: readonly string[]): Obj {
+  if (v === undefined || v === null) return {};
+  if (!isObj(v)) fail(path, 'must be a mapping');
+  for (const key of Object.keys(v)) if (!allowed.includes(key)) fail(`${path}.${key}`, `unknown setting (expected one of: ${allowed.join(', ')})`);
+  return v;
+}
+
+function stringList(v: unknown, path: string): string[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || x === '')) fail(path, 'must be a list of non-empty strings');
+  return v as string[];
+}
+
+function nonNegativeInt(v: unknown, path: string, fallback?: number): number {
+  if (v === undefined && fallback !== undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) fail(path, `must be a non-negative integer, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function intMap(v: unknown, path: string): Record<string, number> {
+  if (v === undefined || v === null) return {};
+  if (!isObj(v)) fail(path, 'must be a mapping');
+  return Object.fromEntries(Object.entries(v).map(([k, n]) => [k, nonNegativeInt(n, `${path}.${k}`)]));
+}
+
+function sizeOverrides(v: unknown, path: string): Record<string, SizeLimits> {
+  if (v === undefined || v === null) return {};
+  if (!isObj(v)) fail(path, 'must be a mapping of project to limits');
+  return Object.fromEntries(Object.entries(v).map(([project, limits]) => [project, intMap(limits, `${path}.${project}`)]));
+}
+
+function mode(v: unknown, path: string): FilterMode {
+  if (v === undefined) return 'enforce';
+  if (v !== 'enforce' && v !== 'dryrun') fail(path, `must be "enforce" or "dryrun", got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** Validates a parsed YAML document; throws EnforcementConfigError naming the bad setting. */
+export function parseEnforcementConfig(raw: unknown): EnforcementConfig {
+  const root = objectAt(raw, '(root)', ['enabled_filters', 'exempted_projects', 'filters']);
+  const enabled = stringList(root['enabled_filters'], 'enabled_filters');
+  enabled.forEach((name, i) => {
+    if (!FILTER_NAMES.includes(name as FilterName)) fail(`enabled_filters[${i}]`, `unknown filter "${name}" (known: ${FILTER_NAMES.join(', ')})`);
+    if (enabled.indexOf(name) !== i) fail(`enabled_filters[${i}]`, `filter "${name}" is listed twice`);
+  });
+  const filters = objectAt(root['filters'], 'filters', FILTER_NAMES);
+  const modes = {} as Record<FilterName, FilterMode>;
+  const settings = (name: FilterName, keys: string[]): Obj => {
+    const s = objectAt(filters[name], `filters.${name}`, ['mode', ...keys]);
+    modes[name] = mode(s['mode'], `filters.${name}.mode`);
+    return s;
+  };
+  const isOn = (name: FilterName) => enabled.includes(name);
+
+  const mld = settings('MaxLeaseDuration', ['max_lease_duration']);
+  const mal = settings('MaxActiveLeases', ['max_active_leases', 'project_overrides']);
+  const mrs = settings('MaxReservationSize', ['limits', 'project_overrides']);
+  const ext = settings('ExternalService', ['endpoint', 'token', 'auth', 'timeout_ms', 'allow_on_error']);
+
+  const config: EnforcementConfig = {
+    enabledFilters: enabled as FilterName[],
+    exemptedProjects: stringList(root['exempted_projects'], 'exempted_projects'),
+    modes,
+    maxLeaseDuration: isOn('MaxLeaseDuration')
+      ? nonNegativeInt(mld['max_lease_duration'], 'filters.MaxLeaseDuration.max_lease_duration')
+      : 0,
+    maxActiveLeases: {
+      limit: isOn('MaxActiveLeases') ? nonNegativeInt(mal['max_active_leases'], 'filters.MaxActiveLeases.max_active_leases') : 0,
+      projectOverrides: intMap(mal['project_overrides'], 'filters.MaxActiveLeases.project_overrides'),
+    },
+    maxReservationSize: {
+      limits: intMap(mrs['limits'], 'filters.MaxReservationSize.limits'),
+      projectOverrides: sizeOverrides(mrs['project_overrides'], 'filters.MaxReservationSize.project_overrides'),
+    },
+  };
+  if (isOn('ExternalService')) config.externalService = parseExternal(ext);
+  return config;
+}
+
+function parseExternal(s: Obj): NonNullable<EnforcementConfig['externalService']> {
+  const path = 'filters.ExternalService';
+  const endpoint = s['endpoint'];
+  if (typeof endpoint !== 'string' || !/^https?:\/\/[^/]/.test(endpoint)) fail(`${path}.endpoint`, 'must be an http(s) URL');
+  const token = s['token'];
+  if (typeof token !== 'string' || token === '') fail(`${path}.token`, 'must be a non-empty string');
+  const auth = s['auth'] ?? 'x-auth-token';
+  if (auth !== 'x-auth-token' && auth !== 'bearer') fail(`${path}.auth`, `must be "x-auth-token" or "bearer", got ${JSON.stringify(auth)}`);
+  const timeoutMs = nonNegativeInt(s['timeout_ms'], `${path}.timeout_ms`, 2000);
+  if (timeoutMs === 0) fail(`${path}.timeout_ms`, 'must be greater than 0');
+  const allowOnError = s['allow_on_error'] ?? false;
+  if (typeof allowOnError !== 'boolean') fail(`${path}.allow_on_error`, 'must be true or false');
+  return { endpoint: endpoint.endsWith('/') ? endpoint : `${endpoint}/`, token, auth, timeoutMs, allowOnError };
+}
+
+export interface ChainPorts {
+  activeLeases: ActiveLeaseCounter;
+  http: ExternalHttpPort;
+  observer?: ChainObserver;
+}
+
+/** Builds the chain in the configured order. */
+export function buildChain(config: EnforcementConfig, ports: ChainPorts): EnforcementChain {
+  const filters: ConfiguredFilter[] = config.enabledFilters.map((name) => ({ filter: makeFilter(name, config, ports), mode: config.modes[name] }));
+  return new EnforcementChain(filters, config.exemptedProjects, ports.observer);
+}
+
+function makeFilter(name: FilterName, config: EnforcementConfig, ports: ChainPorts) {
+  switch (name) {
+    case 'MaxLeaseDuration':
+      return new MaxLeaseDurationFilter(config.maxLeaseDuration);
+    case 'MaxActiveLeases':
+      return new MaxActiveLeasesFilter(config.maxActiveLeases.limit, config.maxActiveLeases.projectOverrides, ports.activeLeases);
+    case 'MaxReservationSize':
+      return new MaxReservationSizeFilter(config.maxReservationSize.limits, config.maxReservationSize.projectOverrides);
+    case 'ExternalService':
+      // parseEnforcementConfig guarantees the settings exist when the filter is enabled.
+      return new ExternalServiceFilter(config.externalService!, ports.http);
+  }
+}

@@ -1,0 +1,74 @@
+import { buildChain, EnforcementConfigError, parseEnforcementConfig } from './config';
+import { EnforcementContext, LeaseRequest } from './model';
+
+const context: EnforcementContext = { userId: 'u1', projectId: 'p1', regionName: 'RegionOne', requestId: 'r1' };
+const lease: LeaseRequest = {
+  name: 'l1',
+  startDate: new Date('2026-11-22T10:00:00Z'),
+  endDate: new Date('2026-11-23T10:00:00Z'),
+  reservations: [{ resourceType: 'physical:host', min: 1, max: 6 }],
+};
+const ports = {
+  activeLeases: { countActive: async () => 0 },
+  http: { post: async () => ({ status: 204, body: undefined }) },
+};
+
+function configError(raw: unknown): string {
+  try {
+    parseEnforcementConfig(raw);
+  } catch (error) {
+    expect(error).toBeInstanceOf(EnforcementConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a config error');
+}
+
+describe('enforcement config', () => {
+  it('builds the chain in the configured order with each mode', async () => {
+    const config = parseEnforcementConfig({
+      enabled_filters: ['MaxReservationSize', 'MaxLeaseDuration'],
+      exempted_projects: ['admin'],
+      filters: {
+        MaxLeaseDuration: { max_lease_duration: 3600, mode: 'dryrun' },
+        MaxReservationSize: { limits: { 'physical:host': 4 } },
+      },
+    });
+    const chain = buildChain(config, ports);
+    expect(chain.filterNames).toEqual(['MaxReservationSize', 'MaxLeaseDuration']);
+    const decision = await chain.checkCreate(context, lease);
+    expect(decision.denial?.filter).toBe('MaxReservationSize');
+    const admin = await chain.checkCreate({ ...context, projectId: 'admin' }, lease);
+    expect(admin).toMatchObject({ allowed: true, exempted: true });
+    const fits = await chain.checkCreate(context, { ...lease, reservations: [] });
+    expect(fits.allowed).toBe(true);
+    expect(fits.steps.map((s) => s.result)).toEqual(['allow', 'would_deny']);
+  });
+
+  it('fills ExternalService defaults', () => {
+    const config = parseEnforcementConfig({
+      enabled_filters: ['ExternalService'],
+      filters: { ExternalService: { endpoint: 'http://policy:8080', token: 't' } },
+    });
+    expect(config.externalService).toEqual({
+      endpoint: 'http://policy:8080/',
+      token: 't',
+      auth: 'x-auth-token',
+      timeoutMs: 2000,
+      allowOnError: false,
+    });
+  });
+
+  it.each([
+    [{ enabled_filters: ['NovaQuota'] }, 'enabled_filters[0]: unknown filter "NovaQuota"'],
+    [{ enabled_filters: ['MaxLeaseDuration'], filters: { MaxLeaseDuration: { max_lease_duration: -1 } } }, 'filters.MaxLeaseDuration.max_lease_duration: must be a non-negative integer, got -1'],
+    [{ enabled_filters: ['MaxLeaseDuration'] }, 'filters.MaxLeaseDuration.max_lease_duration: must be a non-negative integer'],
+    [{ enabled_filters: ['MaxActiveLeases'], filters: { MaxActiveLeases: { max_active_leases: 5, mode: 'audit' } } }, 'filters.MaxActiveLeases.mode: must be "enforce" or "dryrun"'],
+    [{ filters: { MaxLeaseDuration: { max_duration: 5 } } }, 'filters.MaxLeaseDuration.max_duration: unknown setting'],
+    [{ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'ftp://x', token: 't' } } }, 'filters.ExternalService.endpoint: must be an http(s) URL'],
+    [{ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'http://x/', token: 't', allow_on_error: 'yes' } } }, 'filters.ExternalService.allow_on_error: must be true or false'],
+    [{ enabled_filters: ['MaxLeaseDuration', 'MaxLeaseDuration'], filters: { MaxLeaseDuration: { max_lease_duration: 1 } } }, 'enabled_filters[1]: filter "MaxLeaseDuration" is listed twice'],
+    ['just a string', '(root): must be a mapping'],
+  ])('rejects %j with a message naming the setting', (raw, message) => {
+    expect(configError(raw)).toContain(`invalid enforcement config: ${message}`);
+  });
+});

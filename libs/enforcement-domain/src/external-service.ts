@@ -1,0 +1,132 @@
+import { EnforcementContext, EnforcementFilter, FilterResult, LeaseRequest, Reservation } from './model';
+
+export interface ExternalHttpResponse {
+  status: number;
+  /** Parsed JSON body, or undefined when empty or not JSON. */
+  body: unknown;
+}
+
+/**
+ * Port for the one HTTP call the filter makes. The adapter must not follow redirects, must give up
+ * after `timeoutMs`, and rejects on transport errors and timeouts.
+ */
+export interface ExternalHttpPort {
+  post(url: string, body: unknown, options: { headers: Record<string, string>; timeoutMs: number }): Promise<ExternalHttpResponse>;
+}
+
+export interface ExternalServiceSettings {
+  /** Base URL; the hook name is appended (`{endpoint}check-create`), so it normally ends with `/`. */
+  endpoint: string;
+  /** `x-auth-token` sends `X-Auth-Token: <token>`, `bearer` sends `Authorization: Bearer <token>`. */
+  auth: 'x-auth-token' | 'bearer';
+  token: string;
+  timeoutMs: number;
+  allowOnError: boolean;
+}
+
+export const EXTERNAL_DEFAULT_DENIAL = 'External service enforcement filter denied the request.';
+
+/** Blazar's wire shapes (snake_case). Only user-controllable fields leave the service. */
+export interface BlazarContext {
+  user_id: string;
+  project_id: string;
+  region_name: string;
+}
+
+export interface BlazarReservation {
+  resource_type: string;
+  min?: number;
+  max?: number;
+  amount?: number;
+  resource_properties?: string;
+  [pluginAttribute: string]: unknown;
+}
+
+export interface BlazarLease {
+  name: string;
+  start_date: string;
+  end_date: string;
+  reservations: BlazarReservation[];
+}
+
+export function toBlazarContext(context: EnforcementContext): BlazarContext {
+  return { user_id: context.userId, project_id: context.projectId, region_name: context.regionName };
+}
+
+export function toBlazarLease(lease: LeaseRequest): BlazarLease {
+  return {
+    name: lease.name,
+    // ISO 8601 in UTC with `Z`, whatever form the dates came in.
+    start_date: lease.startDate.toISOString(),
+    end_date: lease.endDate.toISOString(),
+    reservations: lease.reservations.map(toBlazarReservation),
+  };
+}
+
+function toBlazarReservation(r: Reservation): BlazarReservation {
+  const out: BlazarReservation = { ...(r.extra ?? {}), resource_type: r.resourceType };
+  if (r.min !== undefined) out.min = r.min;
+  if (r.max !== undefined) out.max = r.max;
+  if (r.amount !== undefined) out.amount = r.amount;
+  if (r.resourceProperties !== undefined) out.resource_properties = r.resourceProperties;
+  return out;
+}
+
+/** Delegates each hook to an HTTP service speaking Blazar's external enforcement protocol. */
+export class ExternalServiceFilter implements EnforcementFilter {
+  readonly name = 'ExternalService';
+
+  constructor(
+    private readonly settings: ExternalServiceSettings,
+    private readonly http: ExternalHttpPort,
+  ) {}
+
+  checkCreate(context: EnforcementContext, lease: LeaseRequest): Promise<FilterResult> {
+    return this.check('check-create', { context: toBlazarContext(context), lease: toBlazarLease(lease) });
+  }
+
+  checkUpdate(context: EnforcementContext, current: LeaseRequest, lease: LeaseRequest): Promise<FilterResult> {
+    return this.check('check-update', {
+      context: toBlazarContext(context),
+      current_lease: toBlazarLease(current),
+      lease: toBlazarLease(lease),
+    });
+  }
+
+  /** Any answer but 204 is a failure; the chain records it and never blocks on it. */
+  async onEnd(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
+    const response = await this.post('on-end', { context: toBlazarContext(context), lease: toBlazarLease(lease) });
+    if (response.status !== 204) throw new Error(`External service answered on-end with HTTP ${response.status}.`);
+  }
+
+  private async check(path: string, payload: unknown): Promise<FilterResult> {
+    let response: ExternalHttpResponse;
+    try {
+      response = await this.post(path, payload);
+    } catch (error) {
+      return this.onError(`External service call to ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (response.status === 204) return;
+    if (response.status === 403) return { message: denialMessage(response.body) };
+    return this.onError(`External service answered ${path} with HTTP ${response.status}.`);
+  }
+
+  private onError(reason: string): FilterResult {
+    return this.settings.allowOnError ? { failOpen: reason } : { message: reason };
+  }
+
+  private post(path: string, payload: unknown): Promise<ExternalHttpResponse> {
+    const headers: Record<string, string> =
+      this.settings.auth === 'bearer' ? { Authorization: `Bearer ${this.settings.token}` } : { 'X-Auth-Token': this.settings.token };
+    return this.http.post(`${this.settings.endpoint}${path}`, payload, { headers, timeoutMs: this.settings.timeoutMs });
+  }
+}
+
+function denialMessage(body: unknown): string {
+  if (typeof body === 'object' && body !== null) {
+    const { message, error } = body as { message?: unknown; error?: unknown };
+    if (typeof message === 'string' && message !== '') return message;
+    if (typeof error === 'string' && error !== '') return error;
+  }
+  return EXTERNAL_DEFAULT_DENIAL;
+}

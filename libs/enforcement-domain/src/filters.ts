@@ -1,0 +1,124 @@
+import { EnforcementContext, EnforcementFilter, FilterResult, LeaseRequest, Reservation } from './model';
+
+/** Base for filters that only check; on_end is a no-op for them. */
+abstract class CheckOnlyFilter implements EnforcementFilter {
+  abstract readonly name: string;
+  abstract checkCreate(context: EnforcementContext, lease: LeaseRequest): Promise<FilterResult>;
+  abstract checkUpdate(context: EnforcementContext, current: LeaseRequest, lease: LeaseRequest): Promise<FilterResult>;
+  async onEnd(): Promise<void> {
+    // Nothing to refund: these filters keep no budget.
+  }
+}
+
+/** Denies leases longer than `max_lease_duration` seconds (0 = no limit). */
+export class MaxLeaseDurationFilter extends CheckOnlyFilter {
+  readonly name = 'MaxLeaseDuration';
+
+  constructor(private readonly maxSeconds: number) {
+    super();
+  }
+
+  async checkCreate(_context: EnforcementContext, lease: LeaseRequest): Promise<FilterResult> {
+    return this.check(lease);
+  }
+
+  /** On update the new dates are what is measured. */
+  async checkUpdate(_context: EnforcementContext, _current: LeaseRequest, lease: LeaseRequest): Promise<FilterResult> {
+    return this.check(lease);
+  }
+
+  private check(lease: LeaseRequest): FilterResult {
+    if (this.maxSeconds === 0) return;
+    const seconds = Math.floor((lease.endDate.getTime() - lease.startDate.getTime()) / 1000);
+    if (seconds > this.maxSeconds) {
+      return {
+        message: `Lease duration of ${seconds} seconds must be less than or equal to the maximum lease duration of ${this.maxSeconds} seconds.`,
+      };
+    }
+  }
+}
+
+/** Port: how many of a project's leases are PENDING or ACTIVE (the ledger answers it). */
+export interface ActiveLeaseCounter {
+  countActive(projectId: string): Promise<number>;
+}
+
+/**
+ * At most N PENDING or ACTIVE leases per project. The count excludes the lease being created, so
+ * the caller must serialize creates per project (the ledger does) for the limit to hold under
+ * concurrency. Updates do not change the count and always pass.
+ */
+export class MaxActiveLeasesFilter extends CheckOnlyFilter {
+  readonly name = 'MaxActiveLeases';
+
+  constructor(
+    private readonly limit: number,
+    private readonly projectOverrides: Readonly<Record<string, number>>,
+    private readonly counter: ActiveLeaseCounter,
+  ) {
+    super();
+  }
+
+  async checkCreate(context: EnforcementContext): Promise<FilterResult> {
+    const limit = this.projectOverrides[context.projectId] ?? this.limit;
+    const active = await this.counter.countActive(context.projectId);
+    if (active >= limit) {
+      return {
+        message: `Project ${context.projectId} already has ${active} pending or active leases; the maximum is ${limit}.`,
+      };
+    }
+  }
+
+  async checkUpdate(): Promise<FilterResult> {
+    return;
+  }
+}
+
+/** How big a reservation is, by resource type (Blazar's plugins size them differently). */
+export function reservationSize(reservation: Reservation): number | undefined {
+  switch (reservation.resourceType) {
+    case 'physical:host':
+      return reservation.max;
+    case 'virtual:instance':
+    case 'virtual:floatingip':
+      return reservation.amount;
+    default:
+      return undefined;
+  }
+}
+
+export type SizeLimits = Readonly<Record<string, number>>;
+
+/** Per resource type maximum size of one reservation, with per-project overrides. */
+export class MaxReservationSizeFilter extends CheckOnlyFilter {
+  readonly name = 'MaxReservationSize';
+
+  constructor(
+    private readonly limits: SizeLimits,
+    private readonly projectOverrides: Readonly<Record<string, SizeLimits>>,
+  ) {
+    super();
+  }
+
+  async checkCreate(context: EnforcementContext, lease: LeaseRequest): Promise<FilterResult> {
+    return this.check(context, lease);
+  }
+
+  async checkUpdate(context: EnforcementContext, _current: LeaseRequest, lease: LeaseRequest): Promise<FilterResult> {
+    return this.check(context, lease);
+  }
+
+  private check(context: EnforcementContext, lease: LeaseRequest): FilterResult {
+    const overrides = this.projectOverrides[context.projectId] ?? {};
+    for (const reservation of lease.reservations) {
+      const limit = overrides[reservation.resourceType] ?? this.limits[reservation.resourceType];
+      const size = reservationSize(reservation);
+      if (limit === undefined || size === undefined) continue;
+      if (size > limit) {
+        return {
+          message: `Reservation of ${size} ${reservation.resourceType} exceeds the maximum reservation size of ${limit}.`,
+        };
+      }
+    }
+  }
+}

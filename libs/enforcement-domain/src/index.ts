@@ -1,0 +1,5 @@
+export * from './model';
+export * from './chain';
+export * from './filters';
+export * from './external-service';
+export * from './config';

@@ -1,0 +1,61 @@
+/** Who is asking, and where (Blazar's filter `context`). */
+export interface EnforcementContext {
+  /** For updates: the user making the change, not the lease owner. */
+  userId: string;
+  projectId: string;
+  regionName: string;
+  requestId: string;
+}
+
+/**
+ * One reservation of a lease. `physical:host` sizes by `max`, the virtual types by `amount`;
+ * plugin-specific attributes (e.g. `network_id`) travel in `extra` untouched.
+ */
+export interface Reservation {
+  resourceType: string;
+  min?: number;
+  max?: number;
+  amount?: number;
+  resourceProperties?: string;
+  extra?: Record<string, unknown>;
+}
+
+/** The user-controllable view of a lease that filters see (no ids or bookkeeping fields). */
+export interface LeaseRequest {
+  name: string;
+  startDate: Date;
+  endDate: Date;
+  reservations: Reservation[];
+}
+
+export type Hook = 'check_create' | 'check_update' | 'on_end';
+export type FilterMode = 'enforce' | 'dryrun';
+
+/** A filter denies by returning this; allowing is returning nothing. */
+export interface Denial {
+  message: string;
+}
+
+/**
+ * A filter that could not decide (e.g. its remote service failed) and was configured to fail open
+ * reports it so the chain can count it; the request passes.
+ */
+export interface FailOpen {
+  failOpen: string;
+}
+
+export type FilterResult = Denial | FailOpen | void;
+
+/**
+ * Every hook is async so that a filter may be remote (HTTP, another process over NATS):
+ * the chain awaits each in turn.
+ */
+export interface EnforcementFilter {
+  readonly name: string;
+  checkCreate(context: EnforcementContext, lease: LeaseRequest): Promise<FilterResult>;
+  checkUpdate(context: EnforcementContext, current: LeaseRequest, lease: LeaseRequest): Promise<FilterResult>;
+  onEnd(context: EnforcementContext, lease: LeaseRequest): Promise<void>;
+}
+
+export const isDenial = (r: FilterResult): r is Denial => typeof r === 'object' && r !== null && 'message' in r;
+export const isFailOpen = (r: FilterResult): r is FailOpen => typeof r === 'object' && r !== null && 'failOpen' in r;
