@@ -5,10 +5,14 @@ import { AuthGuard } from './auth/auth.guard';
 import { Authenticator } from './auth/authenticator';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { Config, GATEWAY_CONFIG } from './config';
-import { ExperimentsController, OperationsController } from './experiments/experiments.controller';
+import { ExperimentsController } from './experiments/experiments.controller';
+import { ExperimentsUseCase } from './experiments/experiments.use-case';
+import { OperationsController } from './operations/operations.controller';
 import { BackendClient } from './http/backend-client';
 import { ServicesController } from './services/services.controller';
 import { ServicesUseCase } from './services/services.use-case';
+import { InspectionRulesClient } from './inspection-rules/inspection-rules.client';
+import { InspectionRulesController } from './inspection-rules/inspection-rules.controller';
 
 @Module({})
 export class AppModule {
@@ -16,7 +20,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [...platformModules({ service: 'gateway', config })],
-      controllers: [ServicesController, ExperimentsController, OperationsController],
+      controllers: [ServicesController, ExperimentsController, OperationsController, InspectionRulesController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         Authenticator,
@@ -25,6 +29,8 @@ export class AppModule {
         { provide: APP_GUARD, useClass: RateLimitGuard },
         BackendClient,
         ServicesUseCase,
+        ExperimentsUseCase,
+        InspectionRulesClient,
       ],
     };
   }

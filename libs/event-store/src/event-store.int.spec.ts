@@ -149,4 +149,42 @@ describe('the outbox relay', () => {
     const counts = await Promise.all([a.publishBatch(), b.publishBatch()]);
     expect(counts.filter((n) => n > 0)).toHaveLength(1);
   });
+
+  it('resumes after the last event in the stream when its checkpoint is lost, even past the duplicate window', async () => {
+    const short = uniqueName('RELAY_SHORT_');
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.add({ name: short, subjects: [`${short}.>`], duplicate_window: nanos(200) });
+    const relayInto = (resume: boolean) =>
+      new OutboxRelay(
+        dataSource,
+        store,
+        nc.jetstream(),
+        {
+          name: short,
+          ...(resume ? { stream: short } : {}),
+          toMessage: (e) => ({ subject: `${short}.${e.streamId}`, payload: codec.encode(`${e.streamId}:${e.version}`) }),
+        },
+        jsm,
+      );
+    const drain = async (r: OutboxRelay) => {
+      let total = 0;
+      for (let n = await r.publishBatch(); n > 0; n = await r.publishBatch()) total += n;
+      return total;
+    };
+    try {
+      const first = await drain(relayInto(true));
+      expect(first).toBeGreaterThan(0);
+      const forget = () => dataSource.query(`DELETE FROM relay_checkpoints WHERE name = $1`, [short]);
+      await forget();
+      await new Promise((r) => setTimeout(r, 400)); // past the 200 ms duplicate window
+      expect(await drain(relayInto(true))).toBe(0);
+      expect((await jsm.streams.info(short)).state.messages).toBe(first);
+      // Without the stream to resume from, the same loss republishes everything as new messages.
+      await forget();
+      expect(await drain(relayInto(false))).toBe(first);
+      expect((await jsm.streams.info(short)).state.messages).toBe(2 * first);
+    } finally {
+      await jsm.streams.delete(short);
+    }
+  });
 });

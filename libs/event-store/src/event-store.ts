@@ -81,39 +81,36 @@ export class EventTransaction {
   }
 
   /**
-   * Appends `events` if the stream is still at `expectedVersion` (0: a new stream).
-   * The version row is the lock: a concurrent append of the same version waits for this
-   * transaction and then finds the version moved, so exactly one of them wins.
+   * Appends `events` if the stream is still at `expectedVersion` (0: a new stream), in one
+   * statement (one round trip). The version row is the lock: a concurrent append of the same
+   * version waits for this transaction and then finds the version moved, so exactly one wins.
+   * Callers read every stream they append to before their first write in the transaction;
+   * that keeps transaction ids increasing along each stream, which the global log relies on.
    */
   async append(streamId: string, expectedVersion: number, events: NewEvent[], metadata: EventMetadata): Promise<StoredEvent[]> {
     if (events.length === 0) return [];
-    const version = expectedVersion + events.length;
-    let updated: number;
-    if (expectedVersion === 0) {
-      const inserted: unknown[] = await this.manager.query(
-        `INSERT INTO event_streams (stream_id, version) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING stream_id`,
-        [streamId, version],
-      );
-      updated = inserted.length;
-    } else {
-      // TypeORM answers an UPDATE with [rows, affected row count].
-      const [, count]: [unknown[], number] = await this.manager.query(
-        `UPDATE event_streams SET version = $3 WHERE stream_id = $1 AND version = $2`,
-        [streamId, expectedVersion, version],
-      );
-      updated = count;
-    }
-    if (updated !== 1) throw concurrencyConflict(streamId);
-    const stored: StoredEvent[] = [];
-    for (const [i, event] of events.entries()) {
-      const rows: EventRow[] = await this.manager.query(
-        `INSERT INTO events (event_id, stream_id, version, type, data, metadata)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-        [randomUUID(), streamId, expectedVersion + i + 1, event.type, JSON.stringify(event.data), JSON.stringify(metadata)],
-      );
-      stored.push(toEvent(rows[0]));
-    }
-    return stored;
+    const claim =
+      expectedVersion === 0
+        ? `INSERT INTO event_streams (stream_id, version) VALUES ($1, $3) ON CONFLICT DO NOTHING RETURNING stream_id`
+        : `UPDATE event_streams SET version = $3 WHERE stream_id = $1 AND version = $2 RETURNING stream_id`;
+    const rows: EventRow[] = await this.manager.query(
+      `WITH claimed AS (${claim})
+       INSERT INTO events (event_id, stream_id, version, type, data, metadata)
+       SELECT e.event_id, $1, $2::integer + e.ord::integer, e.type, e.data, $7::jsonb
+         FROM claimed, unnest($4::uuid[], $5::text[], $6::jsonb[]) WITH ORDINALITY AS e(event_id, type, data, ord)
+       RETURNING *`,
+      [
+        streamId,
+        expectedVersion,
+        expectedVersion + events.length,
+        events.map(() => randomUUID()),
+        events.map((e) => e.type),
+        events.map((e) => JSON.stringify(e.data)),
+        JSON.stringify(metadata),
+      ],
+    );
+    if (rows.length !== events.length) throw concurrencyConflict(streamId);
+    return rows.map(toEvent).sort((a, b) => a.version - b.version);
   }
 
   /** The first answer to an AIP-155 request id, if it was already handled. */
@@ -145,6 +142,58 @@ export class EventStore {
 
   readStream(streamId: string): Promise<StoredEvent[]> {
     return new EventTransaction(this.dataSource.manager).readStream(streamId);
+  }
+
+  previousResponse<T>(requestId: string | undefined): Promise<T | undefined> {
+    return new EventTransaction(this.dataSource.manager).previousResponse<T>(requestId);
+  }
+
+  /**
+   * The one-round-trip command: appends `events` to one stream if it is still at
+   * `expectedVersion`, and in the same statement (so atomically, with no transaction held
+   * open across the caller's read) runs `writes` — projections, the remembered answer of a
+   * request id... Each write is one data-modifying SQL statement that must select
+   * `FROM claimed`, so it happens only when the append does; `param` binds a value.
+   * Raises the compare-and-set conflict (ABORTED) when the stream moved.
+   */
+  async appendAtomically(
+    streamId: string,
+    expectedVersion: number,
+    events: (NewEvent & { metadata: EventMetadata })[],
+    writes: ((param: (value: unknown) => string) => string)[] = [],
+  ): Promise<void> {
+    if (events.length === 0) throw new Error('appendAtomically needs at least one event');
+    const values: unknown[] = [
+      streamId,
+      expectedVersion,
+      expectedVersion + events.length,
+      events.map(() => randomUUID()),
+      events.map((e) => e.type),
+      events.map((e) => JSON.stringify(e.data)),
+      events.map((e) => JSON.stringify(e.metadata)),
+    ];
+    const param = (value: unknown) => {
+      values.push(value);
+      return `$${values.length}`;
+    };
+    const claim =
+      expectedVersion === 0
+        ? `INSERT INTO event_streams (stream_id, version) VALUES ($1, $3) ON CONFLICT DO NOTHING RETURNING stream_id`
+        : `UPDATE event_streams SET version = $3 WHERE stream_id = $1 AND version = $2 RETURNING stream_id`;
+    // Every data-modifying CTE runs to completion whether or not the main query reads it.
+    const extra = writes.map((write, i) => `, write_${i} AS (${write(param)})`).join('');
+    const rows: { appended: number }[] = await this.dataSource.query(
+      `WITH claimed AS (${claim}),
+       appended AS (
+         INSERT INTO events (event_id, stream_id, version, type, data, metadata)
+         SELECT e.event_id, $1, $2::integer + e.ord::integer, e.type, e.data, e.metadata
+           FROM claimed, unnest($4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[]) WITH ORDINALITY AS e(event_id, type, data, metadata, ord)
+         RETURNING 1
+       )${extra}
+       SELECT count(*)::integer AS appended FROM appended`,
+      values,
+    );
+    if (rows[0].appended !== events.length) throw concurrencyConflict(streamId);
   }
 
   /**

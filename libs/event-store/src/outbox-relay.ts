@@ -1,4 +1,4 @@
-import type { JetStreamClient } from 'nats';
+import type { JetStreamClient, JetStreamManager } from 'nats';
 import { headers as natsHeaders } from 'nats';
 import type { DataSource } from 'typeorm';
 import { Cursor, EventStore, START, StoredEvent } from './event-store';
@@ -12,7 +12,17 @@ export interface OutboxRelayOptions {
   /** Checkpoint name: one per relay (e.g. the JetStream stream it feeds). */
   name: string;
   batchSize?: number;
+  /** Poll interval when nothing happens. */
   idleDelayMs?: number;
+  /** Pause between batches while events keep coming. */
+  busyDelayMs?: number;
+  /**
+   * The JetStream stream the messages land in (as named on the server). When the relay
+   * starts it resumes after the last event found there if that is ahead of its checkpoint,
+   * so a checkpoint lost to a crash never republishes, even after the duplicate window.
+   * Only valid when this relay is the stream's one publisher.
+   */
+  stream?: string;
   toMessage(event: StoredEvent): RelayMessage;
   onError?(error: unknown): void;
 }
@@ -22,19 +32,25 @@ export interface OutboxRelayOptions {
  * in a transaction holding an advisory lock (one relay at a time across replicas), publishes
  * in global order with `Nats-Msg-Id` = event id, then moves the checkpoint. A crash between
  * publish and checkpoint republishes, and JetStream's duplicate window drops the repeats, so
- * every event reaches the stream once, in order per aggregate.
+ * every event reaches the stream once, in order per aggregate; and at start the relay reads
+ * the stream's last message (its `Event-Tx`/`Event-Position` headers) so a lost checkpoint is
+ * recovered even after the duplicate window. Order per aggregate holds because commands read
+ * their streams before their first write: a later append to a stream always has a later
+ * transaction id than the earlier one it compare-and-set on.
  */
 export class OutboxRelay {
   private running = false;
   private loop?: Promise<void>;
-  private wake?: () => void;
+  private sleeping?: { timer: NodeJS.Timeout; resolve: () => void; short: boolean };
   private nudged = false;
+  private recovered = false;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly store: EventStore,
     private readonly js: JetStreamClient,
     private readonly options: OutboxRelayOptions,
+    private readonly jsm?: JetStreamManager,
   ) {}
 
   start(): void {
@@ -46,12 +62,24 @@ export class OutboxRelay {
   /** Publish now rather than at the next poll (called after an append). */
   nudge(): void {
     this.nudged = true;
-    this.wake?.();
+    const sleeping = this.sleeping;
+    if (sleeping && !sleeping.short) {
+      clearTimeout(sleeping.timer);
+      sleeping.timer = setTimeout(sleeping.resolve, this.busyDelay);
+      sleeping.short = true;
+    }
+  }
+
+  private get busyDelay(): number {
+    return Math.min(this.options.busyDelayMs ?? 25, this.options.idleDelayMs ?? 200);
   }
 
   async stop(): Promise<void> {
     this.running = false;
-    this.wake?.();
+    if (this.sleeping) {
+      clearTimeout(this.sleeping.timer);
+      this.sleeping.resolve();
+    }
     await this.loop;
   }
 
@@ -60,16 +88,26 @@ export class OutboxRelay {
     return this.dataSource.transaction(async (manager) => {
       const [{ locked }] = await manager.query(`SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked`, [`relay:${this.options.name}`]);
       if (!locked) return 0;
+      // The checkpoint needs no fsync: losing it only republishes, and that is recovered from
+      // the stream's last message (or dropped as a duplicate).
+      await manager.query(`SET LOCAL synchronous_commit = off`);
       const rows: { tx_id: string; position: string }[] = await manager.query(
         `SELECT tx_id::text, position::text FROM relay_checkpoints WHERE name = $1`,
         [this.options.name],
       );
-      const cursor: Cursor = rows[0] ? { txId: rows[0].tx_id, position: rows[0].position } : START;
+      let cursor: Cursor = rows[0] ? { txId: rows[0].tx_id, position: rows[0].position } : START;
+      if (!this.recovered) {
+        const published = await this.lastPublished();
+        if (published && isAfter(published, cursor)) cursor = published;
+        this.recovered = true;
+      }
       const events = await this.store.readAll(cursor, this.options.batchSize ?? 500, manager);
       for (const event of events) {
         const message = this.options.toMessage(event);
         const hdrs = natsHeaders();
         hdrs.set('Event-Type', event.type);
+        hdrs.set('Event-Tx', event.txId);
+        hdrs.set('Event-Position', event.position);
         await this.js.publish(message.subject, message.payload, { msgID: event.eventId, headers: hdrs });
       }
       const last = events.at(-1);
@@ -84,6 +122,17 @@ export class OutboxRelay {
     });
   }
 
+  /** The cursor of the last event in the stream, or undefined when it is empty or unknown. */
+  private async lastPublished(): Promise<Cursor | undefined> {
+    if (!this.jsm || !this.options.stream) return undefined;
+    const info = await this.jsm.streams.info(this.options.stream);
+    if (info.state.last_seq === 0 || info.state.messages === 0) return undefined;
+    const message = await this.jsm.streams.getMessage(this.options.stream, { seq: info.state.last_seq });
+    const txId = message.header?.get('Event-Tx');
+    const position = message.header?.get('Event-Position');
+    return txId && position ? { txId, position } : undefined;
+  }
+
   private async run() {
     while (this.running) {
       let published = 0;
@@ -92,17 +141,20 @@ export class OutboxRelay {
       } catch (error) {
         this.options.onError?.(error);
       }
-      if (published >= (this.options.batchSize ?? 500) || this.nudged) {
-        this.nudged = false;
-        continue;
-      }
+      if (published >= (this.options.batchSize ?? 500)) continue;
+      // Nudged (events were appended meanwhile): go again soon, after a short pause that lets
+      // a burst of commands share one batch instead of one transaction each.
+      const short = this.nudged;
+      this.nudged = false;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.options.idleDelayMs ?? 200);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
+        this.sleeping = { timer: setTimeout(resolve, short ? this.busyDelay : (this.options.idleDelayMs ?? 200)), resolve, short };
       });
+      this.sleeping = undefined;
     }
   }
+}
+
+function isAfter(a: Cursor, b: Cursor): boolean {
+  const [ta, tb] = [BigInt(a.txId), BigInt(b.txId)];
+  return ta !== tb ? ta > tb : BigInt(a.position) > BigInt(b.position);
 }

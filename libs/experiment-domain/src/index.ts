@@ -2,4 +2,5 @@ export * from './names';
 export * from './events';
 export * from './evolve';
 export * from './decide';
+export * from './commands';
 export * from './views';

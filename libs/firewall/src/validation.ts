@@ -1,13 +1,11 @@
 import { isIP } from 'node:net';
-import type { FirewallRule, Layer4Config, PolicyContent } from '@rollout/contracts';
+import { FirewallRule, Layer4Config, MAX_PRIORITY, MIN_PRIORITY, NAMED_PROTOCOLS, PORTED_PROTOCOLS, PolicyContent } from './model';
 
 export interface FieldViolation {
   field: string;
   description: string;
 }
 
-const NAMED_PROTOCOLS = new Set(['tcp', 'udp', 'icmp', 'icmpv6', 'sctp', 'esp', 'ah', 'all']);
-const PORTED_PROTOCOLS = new Set(['tcp', 'udp', 'sctp', '6', '17', '132']);
 const RULE_FIELDS = new Set(['priority', 'direction', 'action', 'match', 'targetTags', 'description', 'disabled']);
 const MATCH_FIELDS = new Set(['srcIpRanges', 'destIpRanges', 'layer4Configs']);
 const POLICY_FIELDS = new Set(['displayName', 'description', 'rules']);
@@ -83,8 +81,8 @@ function rule(value: unknown, path: string, out: Collector): FirewallRule | unde
   if (!isObject(value)) return void out.add(path, 'must be an object'), undefined;
   out.unknownFields(value, RULE_FIELDS, path);
   const { priority, direction, action, match, targetTags, description, disabled } = value;
-  if (!Number.isInteger(priority) || (priority as number) < 0 || (priority as number) > 65535) {
-    out.add(`${path}.priority`, 'must be an integer 0-65535');
+  if (!Number.isInteger(priority) || (priority as number) < MIN_PRIORITY || (priority as number) > MAX_PRIORITY) {
+    out.add(`${path}.priority`, `must be an integer ${MIN_PRIORITY}-${MAX_PRIORITY}`);
   }
   if (direction !== 'INGRESS' && direction !== 'EGRESS') out.add(`${path}.direction`, 'must be INGRESS or EGRESS');
   if (action !== 'allow' && action !== 'deny') out.add(`${path}.action`, 'must be allow or deny');

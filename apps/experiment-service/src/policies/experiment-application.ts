@@ -5,7 +5,10 @@ import {
   CreateExperimentRequest,
   CreatePolicyRequest,
   DeleteRequest,
+  EXPERIMENT_EVENTS_STREAM,
   ExperimentEvent,
+  experimentEventSubject,
+  policyEventSubject,
   FirewallPolicy,
   FirewallPolicyExperiment,
   GetRequest,
@@ -25,16 +28,11 @@ import {
   Clock,
   ExperimentState,
   PolicyState,
+  ExperimentCommand,
   checkId,
-  decideCommit,
-  decideCreateExperiment,
-  decideCreatePolicy,
-  decideDeleteExperiment,
-  decideDeletePolicy,
-  decideStartPreview,
-  decideStopPreview,
-  decideUpdateExperiment,
-  decideUpdatePolicy,
+  decideCommitExperiment,
+  decideExperiment,
+  decidePolicy,
   evolveExperiment,
   evolvePolicy,
   experimentView,
@@ -64,28 +62,36 @@ const codec = JSONCodec();
 export class ExperimentApplication implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ExperimentApplication.name);
   private readonly store: EventStore;
-  private readonly relay: OutboxRelay;
+  private relay?: OutboxRelay;
 
   constructor(
     private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(NATS_CONNECTION) connection: NatsConnection,
-    namespace: NatsNamespace,
+    @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
+    private readonly namespace: NatsNamespace,
   ) {
     this.store = new EventStore(dataSource);
-    this.relay = new OutboxRelay(dataSource, this.store, connection.jetstream(), {
-      name: 'EXPERIMENT_EVENTS',
-      toMessage: (event) => ({ subject: namespace.subject(eventSubject(event)), payload: codec.encode(publishedEvent(event)) }),
-      onError: (error) => this.logger.error({ err: error }, 'publishing events failed; will retry'),
-    });
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
+    const namespace = this.namespace;
+    this.relay = new OutboxRelay(
+      this.dataSource,
+      this.store,
+      this.connection.jetstream(),
+      {
+        name: EXPERIMENT_EVENTS_STREAM,
+        stream: namespace.stream(EXPERIMENT_EVENTS_STREAM),
+        toMessage: (event) => ({ subject: namespace.subject(eventSubject(event)), payload: codec.encode(publishedEvent(event)) }),
+        onError: (error) => this.logger.error({ err: error }, 'publishing events failed; will retry'),
+      },
+      await this.connection.jetstreamManager(),
+    );
     this.relay.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.relay.stop();
+    await this.relay?.stop();
   }
 
   // ---------------------------------------------------------------- live policies
@@ -96,7 +102,7 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
     const name = `projects/${project}/locations/${location}/firewallPolicies/${id}`;
     return this.command(request, async (tx) => {
       const policy = await loadPolicy(tx, name);
-      const after = await this.appendPolicy(tx, policy, decideCreatePolicy(policy, request.firewallPolicy, this.clock), request);
+      const after = await this.appendPolicy(tx, policy, decidePolicy({ type: 'CreatePolicy', data: { firewallPolicy: request.firewallPolicy } }, policy, this.clock), request);
       return policyView(after);
     });
   }
@@ -105,7 +111,7 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
     const { name } = parsePolicyName(request.firewallPolicy?.name, 'firewallPolicy.name');
     return this.command(request, async (tx) => {
       const policy = await loadPolicy(tx, name);
-      const events = decideUpdatePolicy(policy, request.firewallPolicy, request.updateMask, this.clock);
+      const events = decidePolicy({ type: 'UpdatePolicy', data: { firewallPolicy: request.firewallPolicy, updateMask: request.updateMask } }, policy, this.clock);
       return policyView(await this.appendPolicy(tx, policy, events, request));
     });
   }
@@ -114,12 +120,15 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
   deletePolicy(request: DeleteRequest): Promise<Record<string, never>> {
     const { name } = parsePolicyName(request.name);
     return this.command(request, async (tx) => {
+      // Serialised with experiment creation, so no experiment is created under a deleted policy.
+      await tx.manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [name]);
       const policy = await loadPolicy(tx, name);
-      const events = decideDeletePolicy(policy, request.etag, this.clock);
-      const experiments = await tx.manager.getRepository(ExperimentRecord).find({ where: { policyName: name } });
-      for (const record of experiments) {
-        const experiment = await loadExperiment(tx, record.name);
-        await this.appendExperiment(tx, experiment, decideDeleteExperiment(experiment, undefined, this.clock), request);
+      const events = decidePolicy({ type: 'DeletePolicy', data: { etag: request.etag } }, policy, this.clock);
+      // Every stream is read before the first append (see EventTransaction.append).
+      const records: { name: string }[] = await tx.manager.query(`SELECT name FROM experiments WHERE policy_name = $1`, [name]);
+      const experiments = await Promise.all(records.map((record) => loadExperiment(tx, record.name)));
+      for (const experiment of experiments) {
+        await this.appendExperiment(tx, experiment, decideExperiment({ type: 'DeleteExperiment', data: {} }, experiment, this.clock), request);
       }
       await this.appendPolicy(tx, policy, events, request);
       return {};
@@ -162,35 +171,30 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
       const policy = await loadPolicy(tx, policyName);
       const experiment = await loadExperiment(tx, name);
       const count = await tx.manager.getRepository(ExperimentRecord).countBy({ policyName });
-      const events = decideCreateExperiment(experiment, policy, count, request.experiment, this.clock);
+      const events = decideExperiment({ type: 'CreateExperiment', data: { experiment: request.experiment, policy, experimentsOfPolicy: count } }, experiment, this.clock);
       return experimentView(await this.appendExperiment(tx, experiment, events, request));
     });
   }
 
   updateExperiment(request: UpdateExperimentRequest): Promise<Operation<FirewallPolicyExperiment>> {
     const { name } = parseExperimentName(request.experiment?.name, 'experiment.name');
-    return this.operation(request, 'update', name, async (tx) => {
-      const experiment = await loadExperiment(tx, name);
-      const events = decideUpdateExperiment(experiment, request.experiment, request.updateMask, this.clock);
-      return experimentView(await this.appendExperiment(tx, experiment, events, request));
-    });
+    return this.experimentCommand(request, 'update', name, {
+      type: 'UpdateExperiment',
+      data: { experiment: request.experiment, updateMask: request.updateMask },
+    }) as Promise<Operation<FirewallPolicyExperiment>>;
   }
 
   deleteExperiment(request: DeleteRequest): Promise<Operation<Record<string, never>>> {
     const { name } = parseExperimentName(request.name);
-    return this.operation(request, 'delete', name, async (tx) => {
-      const experiment = await loadExperiment(tx, name);
-      await this.appendExperiment(tx, experiment, decideDeleteExperiment(experiment, request.etag, this.clock), request);
-      return {};
-    });
+    return this.experimentCommand(request, 'delete', name, { type: 'DeleteExperiment', data: { etag: request.etag } }) as Promise<Operation<Record<string, never>>>;
   }
 
   startPreview(request: PreviewRequest): Promise<Operation<FirewallPolicyExperiment>> {
-    return this.preview(request, 'startPreview', decideStartPreview);
+    return this.preview(request, 'startPreview', { type: 'StartPreview' });
   }
 
   stopPreview(request: PreviewRequest): Promise<Operation<FirewallPolicyExperiment>> {
-    return this.preview(request, 'stopPreview', decideStopPreview);
+    return this.preview(request, 'stopPreview', { type: 'StopPreview' });
   }
 
   /** Atomically: the live policy takes the experiment's policy, and the experiment is gone. */
@@ -199,7 +203,7 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
     return this.operation(request, 'commit', name, async (tx) => {
       const experiment = await loadExperiment(tx, name);
       const policy = await loadPolicy(tx, policyName);
-      const decision = decideCommit(experiment, policy, request, this.clock);
+      const decision = decideCommitExperiment({ type: 'CommitExperiment', data: { etag: request.etag, parentEtag: request.parentEtag } }, { experiment, policy }, this.clock);
       await this.appendExperiment(tx, experiment, decision.experiment, request);
       return policyView(await this.appendPolicy(tx, policy, decision.policy, request));
     });
@@ -248,12 +252,53 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
 
   // ---------------------------------------------------------------- plumbing
 
-  private preview(request: PreviewRequest, verb: string, decide: (s: ExperimentState, c: Clock) => ReturnType<typeof decideStartPreview>) {
+  private preview(request: PreviewRequest, verb: string, command: ExperimentCommand) {
     const { name } = parseExperimentName(request.name);
-    return this.operation(request, verb, name, async (tx) => {
-      const experiment = await loadExperiment(tx, name);
-      return experimentView(await this.appendExperiment(tx, experiment, decide(experiment, this.clock), request));
+    return this.experimentCommand(request, verb, name, command) as Promise<Operation<FirewallPolicyExperiment>>;
+  }
+
+  /**
+   * A command on one experiment, in two round trips: read its stream, decide, then one
+   * statement appends with compare-and-set and, only if that wins, moves the projection and
+   * stores the Operation (and the answer under the request id). A lost race is ABORTED, as in
+   * the transactional path; a retry that lost to its own original gets the original's answer.
+   */
+  private async experimentCommand(context: CommandContext, verb: string, name: string, command: ExperimentCommand): Promise<Operation> {
+    const requestId = checkRequestId(context.requestId);
+    const previous = await this.store.previousResponse<Operation>(requestId);
+    if (previous !== undefined) return previous;
+    const experiment = await loadExperiment(this.store, name);
+    const events = decideExperiment(command, experiment, this.clock);
+    if (events.length === 0) {
+      // Nothing changes (e.g. startPreview of an ACTIVE experiment): answer with the experiment as it is.
+      return this.operation(context, verb, name, async (tx) => experimentView(await loadExperiment(tx, name)));
+    }
+    let after = experiment;
+    const stored = events.map((event) => {
+      after = evolveExperiment(after, event);
+      return { ...event, metadata: { ...metadataOf(context), ...(after.exists ? { state: experimentView(after) } : {}) } };
     });
+    const operation = this.operationOf(verb, name, after.exists ? experimentView(after) : {});
+    const writes: ((param: (value: unknown) => string) => string)[] = [
+      after.exists
+        ? (p) => `INSERT INTO experiments (name, policy_name, state, resource)
+                  SELECT ${p(name)}, ${p(after.policyName)}, ${p(after.preview?.state ?? null)}::text, ${p(JSON.stringify(experimentView(after)))}::jsonb FROM claimed
+                  ON CONFLICT (name) DO UPDATE SET state = EXCLUDED.state, resource = EXCLUDED.resource`
+        : (p) => `DELETE FROM experiments WHERE name = ${p(name)} AND EXISTS (SELECT 1 FROM claimed)`,
+      (p) => `INSERT INTO operations (name, operation) SELECT ${p(operation.name)}, ${p(JSON.stringify(operation))}::jsonb FROM claimed`,
+    ];
+    if (requestId) {
+      writes.push((p) => `INSERT INTO idempotent_requests (request_id, response) SELECT ${p(requestId)}, ${p(JSON.stringify(operation))}::jsonb FROM claimed`);
+    }
+    try {
+      await this.store.appendAtomically(name, experiment.version, stored, writes);
+    } catch (error) {
+      const original = await this.store.previousResponse<Operation>(requestId);
+      if (original !== undefined) return original;
+      throw error;
+    }
+    this.relay?.nudge();
+    return operation;
   }
 
   private async history(name: string): Promise<{ events: HistoryEvent[] }> {
@@ -273,38 +318,43 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
   private async command<T>(context: CommandContext, work: (tx: EventTransaction) => Promise<T>): Promise<T> {
     const requestId = checkRequestId(context.requestId);
     const result = await this.store.transaction(async (tx) => {
+      // A retry racing its original waits for it here, then finds its answer.
+      if (requestId) await tx.manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`request:${requestId}`]);
       const previous = await tx.previousResponse<T>(requestId);
       if (previous !== undefined) return previous;
       const answer = await work(tx);
       await tx.rememberResponse(requestId, answer);
       return answer;
     });
-    this.relay.nudge();
+    this.relay?.nudge();
     return result;
   }
 
   /** An experiment mutation: its answer is an Operation (done at once) kept for GET /v1/operations. */
   private operation<T>(context: CommandContext, verb: string, target: string, work: (tx: EventTransaction) => Promise<T>): Promise<Operation<T>> {
     return this.command(context, async (tx) => {
-      const response = await work(tx);
-      const time = this.clock.now().toISOString();
-      const isPolicy = verb === 'commit';
-      const operation: Operation<T> = {
-        name: `operations/${randomUUID()}`,
-        done: true,
-        metadata: { '@type': 'type.googleapis.com/policyrollout.experiment.v1.OperationMetadata', verb, target, createTime: time, endTime: time },
-        response: {
-          '@type': isPolicy
+      const operation = this.operationOf(verb, target, await work(tx));
+      await tx.manager.query(`INSERT INTO operations (name, operation) VALUES ($1, $2)`, [operation.name, JSON.stringify(operation)]);
+      return operation;
+    });
+  }
+
+  private operationOf<T>(verb: string, target: string, response: T): Operation<T> {
+    const time = this.clock.now().toISOString();
+    return {
+      name: `operations/${randomUUID()}`,
+      done: true,
+      metadata: { '@type': 'type.googleapis.com/policyrollout.experiment.v1.OperationMetadata', verb, target, createTime: time, endTime: time },
+      response: {
+        '@type':
+          verb === 'commit'
             ? 'type.googleapis.com/policyrollout.experiment.v1.FirewallPolicy'
             : verb === 'delete'
               ? 'type.googleapis.com/google.protobuf.Empty'
               : 'type.googleapis.com/policyrollout.experiment.v1.FirewallPolicyExperiment',
-          ...response,
-        },
-      };
-      await tx.manager.getRepository(OperationRecord).insert({ name: operation.name, operation });
-      return operation;
-    });
+        ...response,
+      },
+    };
   }
 
   /** Appends one event at a time so each carries the resource after it, for publication. */
@@ -315,11 +365,15 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
       await tx.append(after.name, after.version, [event], { ...metadataOf(context), ...(next.exists ? { state: policyView(next) } : {}) });
       after = next;
     }
-    const repository = tx.manager.getRepository(PolicyRecord);
+    // The projection moves in the same transaction, so reads see a done operation at once.
     if (after.exists) {
       const { project, location } = parsePolicyName(after.name);
-      await repository.save({ name: after.name, parent: `projects/${project}/locations/${location}`, resource: policyView(after) });
-    } else await repository.delete({ name: after.name });
+      await tx.manager.query(
+        `INSERT INTO policies (name, parent, resource) VALUES ($1, $2, $3)
+         ON CONFLICT (name) DO UPDATE SET resource = EXCLUDED.resource`,
+        [after.name, `projects/${project}/locations/${location}`, JSON.stringify(policyView(after))],
+      );
+    } else await tx.manager.query(`DELETE FROM policies WHERE name = $1`, [after.name]);
     return after;
   }
 
@@ -330,10 +384,13 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
       await tx.append(after.name, after.version, [event], { ...metadataOf(context), ...(next.exists ? { state: experimentView(next) } : {}) });
       after = next;
     }
-    const repository = tx.manager.getRepository(ExperimentRecord);
     if (after.exists) {
-      await repository.save({ name: after.name, policyName: after.policyName!, state: after.preview?.state ?? null, resource: experimentView(after) });
-    } else await repository.delete({ name: after.name });
+      await tx.manager.query(
+        `INSERT INTO experiments (name, policy_name, state, resource) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (name) DO UPDATE SET state = EXCLUDED.state, resource = EXCLUDED.resource`,
+        [after.name, after.policyName, after.preview?.state ?? null, JSON.stringify(experimentView(after))],
+      );
+    } else await tx.manager.query(`DELETE FROM experiments WHERE name = $1`, [after.name]);
     return after;
   }
 }
@@ -350,10 +407,10 @@ function checkRequestId(requestId: unknown): string | undefined {
 
 const metadataOf = (context: CommandContext) => ({ actor: context.actor || 'unknown', ...(context.requestId ? { requestId: context.requestId } : {}) });
 
-/** `experiment.v1.events.policy.{project}.{location}.{policy}` / `…experiment.{…}.{experiment}` */
+/** The subject an event is published on (see experiment.v1's domain events). */
 function eventSubject(event: StoredEvent): string {
-  const ids = event.streamId.split('/').filter((_, i) => i % 2 === 1);
-  return `experiment.v1.events.${ids.length === 3 ? 'policy' : 'experiment'}.${ids.join('.')}`;
+  const [project, location, policy, experiment] = event.streamId.split('/').filter((_, i) => i % 2 === 1);
+  return experiment === undefined ? policyEventSubject(project, location, policy) : experimentEventSubject(project, location, policy, experiment);
 }
 
 /** The published form: the event and the aggregate's state after it (replayed in order). */

@@ -1,233 +1,202 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { EXPERIMENT_SUBJECTS as S, StatusError } from '@rollout/contracts';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
-import { BackendClient } from '../http/backend-client';
 import { RequestId } from '../http/request-id.decorator';
-import { CommitRequestDto, ExperimentDto, FirewallPolicyDto, OperationDto } from './experiments.dto';
+import {
+  CommitRequestDto,
+  CreateExperimentQueryDto,
+  CreatePolicyQueryDto,
+  DeleteQueryDto,
+  ExperimentDto,
+  FirewallPolicyDto,
+  HistoryResponseDto,
+  ListExperimentsQueryDto,
+  ListExperimentsResponseDto,
+  ListPoliciesResponseDto,
+  ListQueryDto,
+  MutationQueryDto,
+  OperationDto,
+  UpdateQueryDto,
+} from './experiments.dto';
+import { Caller, ExperimentPath, ExperimentsUseCase, PolicyPath } from './experiments.use-case';
 
-type Body = Record<string, unknown>;
+const caller = (principal: Principal, commandId: string | undefined, traceId: string | undefined): Caller => ({
+  actor: principal.name,
+  commandId,
+  traceId,
+});
 
-function pageSize(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d{1,6}$/.test(value)) {
-    throw StatusError.invalidArgument('pageSize must be a non-negative integer.', [{ field: 'pageSize', description: 'integer' }]);
-  }
-  return Number(value);
-}
-
-function body(value: unknown): Body {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw StatusError.invalidArgument('The request body must be a JSON object.');
-  }
-  return value as Body;
-}
+/** Plain JSON for the NATS payload: the DTO instance minus undefined fields. */
+const plain = (dto: object): object => JSON.parse(JSON.stringify(dto));
 
 /**
- * Live firewall policies and their experiments (AIP-236), served by the experiment-service.
- * The gateway only names the resource, adds who is asking, and passes the call on.
+ * Live firewall policies and their experiments (AIP-236). Experiment mutations answer with an
+ * Operation (AIP-151) whose response is the experiment; `GET /v1/operations/{id}` returns it again.
+ * Errors follow google.rpc.Status: 400 INVALID_ARGUMENT (with the bad field), 404 NOT_FOUND,
+ * 409 ALREADY_EXISTS / ABORTED (stale etag), 429 RESOURCE_EXHAUSTED (an 11th experiment).
  */
 @ApiTags('firewall policies')
 @ApiBearerAuth()
+@ApiParam({ name: 'project' })
+@ApiParam({ name: 'location' })
+@ApiResponse({ status: 400, description: 'INVALID_ARGUMENT: a bad field, id, filter or page token' })
+@ApiResponse({ status: 404, description: 'NOT_FOUND' })
 @Controller('v1/projects/:project/locations/:location/firewallPolicies')
 export class ExperimentsController {
-  constructor(private readonly backend: BackendClient) {}
-
-  private call<T>(subject: string, data: object, requestId?: string) {
-    return this.backend.call<T>(subject, data, requestId);
-  }
+  constructor(private readonly experiments: ExperimentsUseCase) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create a live policy (with no rules: the no-op policy)' })
-  @ApiQuery({ name: 'firewallPolicyId', required: true })
+  @ApiOperation({ summary: 'Create a live policy (with no rules: the no-op policy, e.g. to preview a new policy)' })
   @ApiBody({ type: FirewallPolicyDto })
   @ApiOkResponse({ type: FirewallPolicyDto })
+  @ApiResponse({ status: 409, description: 'ALREADY_EXISTS' })
   @HttpCode(200)
   createPolicy(
-    @Param('project') project: string,
-    @Param('location') location: string,
-    @Query('firewallPolicyId') firewallPolicyId: string,
-    @Query('requestId') commandId: string | undefined,
-    @Body() policy: unknown,
+    @Param() path: PolicyPath,
+    @Query() query: CreatePolicyQueryDto,
+    @Body() policy: FirewallPolicyDto,
     @CurrentPrincipal() principal: Principal,
-    @RequestId() requestId?: string,
+    @RequestId() traceId?: string,
   ) {
-    const parent = `projects/${project}/locations/${location}`;
-    return this.call(S.createPolicy, { parent, firewallPolicyId, firewallPolicy: body(policy), actor: principal.name, requestId: commandId }, requestId);
+    return this.experiments.createPolicy(path, query.firewallPolicyId, plain(policy), caller(principal, query.requestId, traceId));
   }
 
   @Get()
-  @ApiOperation({ summary: 'List live policies' })
-  @ApiQuery({ name: 'pageSize', required: false })
-  @ApiQuery({ name: 'pageToken', required: false })
-  listPolicies(
-    @Param('project') project: string,
-    @Param('location') location: string,
-    @Query('pageSize') size: string | undefined,
-    @Query('pageToken') pageToken: string | undefined,
-    @RequestId() requestId?: string,
-  ) {
-    return this.call(S.listPolicies, { parent: `projects/${project}/locations/${location}`, pageSize: pageSize(size), pageToken }, requestId);
+  @ApiOperation({ summary: 'List live policies, by name' })
+  @ApiOkResponse({ type: ListPoliciesResponseDto })
+  listPolicies(@Param() path: PolicyPath, @Query() query: ListQueryDto, @RequestId() traceId?: string) {
+    return this.experiments.listPolicies(path, { pageSize: query.pageSize, pageToken: query.pageToken }, traceId);
   }
 
   @Get(':policy')
   @ApiOkResponse({ type: FirewallPolicyDto })
-  getPolicy(@Param() p: Record<string, string>, @RequestId() requestId?: string) {
-    return this.call(S.getPolicy, { name: policyName(p) }, requestId);
+  getPolicy(@Param() path: PolicyPath, @RequestId() traceId?: string) {
+    return this.experiments.getPolicy(path, traceId);
   }
 
   @Patch(':policy')
-  @ApiOperation({ summary: 'Update a live policy; an etag in the body must match (else 409 ABORTED)' })
-  @ApiQuery({ name: 'updateMask', required: false, example: 'rules,displayName' })
+  @ApiOperation({ summary: 'Update a live policy; an etag in the body must be current (else 409 ABORTED)' })
   @ApiBody({ type: FirewallPolicyDto })
   @ApiOkResponse({ type: FirewallPolicyDto })
+  @ApiResponse({ status: 409, description: 'ABORTED: the etag is stale' })
   updatePolicy(
-    @Param() p: Record<string, string>,
-    @Query('updateMask') updateMask: string | undefined,
-    @Query('requestId') commandId: string | undefined,
-    @Body() policy: unknown,
+    @Param() path: PolicyPath,
+    @Query() query: UpdateQueryDto,
+    @Body() policy: FirewallPolicyDto,
     @CurrentPrincipal() principal: Principal,
-    @RequestId() requestId?: string,
+    @RequestId() traceId?: string,
   ) {
-    const firewallPolicy = { ...body(policy), name: policyName(p) };
-    return this.call(S.updatePolicy, { firewallPolicy, updateMask, actor: principal.name, requestId: commandId }, requestId);
+    return this.experiments.updatePolicy(path, plain(policy), query.updateMask, caller(principal, query.requestId, traceId));
   }
 
   @Delete(':policy')
   @ApiOperation({ summary: 'Delete a live policy and, with it, every experiment of it' })
+  @ApiOkResponse({ description: 'Empty' })
+  @ApiResponse({ status: 409, description: 'ABORTED: the etag is stale' })
   deletePolicy(
-    @Param() p: Record<string, string>,
-    @Query('etag') etag: string | undefined,
-    @Query('requestId') commandId: string | undefined,
+    @Param() path: PolicyPath,
+    @Query() query: DeleteQueryDto,
     @CurrentPrincipal() principal: Principal,
-    @RequestId() requestId?: string,
+    @RequestId() traceId?: string,
   ) {
-    return this.call(S.deletePolicy, { name: policyName(p), etag, actor: principal.name, requestId: commandId }, requestId);
+    return this.experiments.deletePolicy(path, query.etag, caller(principal, query.requestId, traceId));
   }
 
   @Get(':policy/events')
   @ApiOperation({ summary: "The live policy's history: type, time, version, actor, request id" })
-  policyEvents(@Param() p: Record<string, string>, @RequestId() requestId?: string) {
-    return this.call(S.policyEvents, { name: policyName(p) }, requestId);
+  @ApiOkResponse({ type: HistoryResponseDto })
+  policyEvents(@Param() path: PolicyPath, @RequestId() traceId?: string) {
+    return this.experiments.policyEvents(path, traceId);
   }
 
   @Post(':policy/experiments')
   @ApiOperation({ summary: 'Create an experiment holding a new version of the policy (at most 10 per policy)' })
-  @ApiQuery({ name: 'experimentId', required: true })
   @ApiBody({ type: ExperimentDto })
   @ApiOkResponse({ type: OperationDto })
+  @ApiResponse({ status: 429, description: 'RESOURCE_EXHAUSTED: the policy has 10 experiments already' })
   @HttpCode(200)
   createExperiment(
-    @Param() p: Record<string, string>,
-    @Query('experimentId') experimentId: string,
-    @Query('requestId') commandId: string | undefined,
-    @Body() experiment: unknown,
+    @Param() path: PolicyPath,
+    @Query() query: CreateExperimentQueryDto,
+    @Body() experiment: ExperimentDto,
     @CurrentPrincipal() principal: Principal,
-    @RequestId() requestId?: string,
+    @RequestId() traceId?: string,
   ) {
-    return this.call(S.createExperiment, { parent: policyName(p), experimentId, experiment: body(experiment), actor: principal.name, requestId: commandId }, requestId);
+    return this.experiments.createExperiment(path, query.experimentId, plain(experiment), caller(principal, query.requestId, traceId));
   }
 
   @Get(':policy/experiments')
-  @ApiOperation({ summary: 'List experiments; filter e.g. previewMetadata.state = ACTIVE' })
-  @ApiQuery({ name: 'filter', required: false })
-  @ApiQuery({ name: 'pageSize', required: false })
-  @ApiQuery({ name: 'pageToken', required: false })
-  listExperiments(
-    @Param() p: Record<string, string>,
-    @Query('filter') filter: string | undefined,
-    @Query('pageSize') size: string | undefined,
-    @Query('pageToken') pageToken: string | undefined,
-    @RequestId() requestId?: string,
-  ) {
-    return this.call(S.listExperiments, { parent: policyName(p), filter, pageSize: pageSize(size), pageToken }, requestId);
+  @ApiOperation({ summary: 'List experiments, by name; filter e.g. previewMetadata.state = ACTIVE' })
+  @ApiOkResponse({ type: ListExperimentsResponseDto })
+  listExperiments(@Param() path: PolicyPath, @Query() query: ListExperimentsQueryDto, @RequestId() traceId?: string) {
+    return this.experiments.listExperiments(path, { filter: query.filter, pageSize: query.pageSize, pageToken: query.pageToken }, traceId);
   }
 
   @Get(':policy/experiments/:experiment')
   @ApiOkResponse({ type: ExperimentDto })
-  getExperiment(@Param() p: Record<string, string>, @RequestId() requestId?: string) {
-    return this.call(S.getExperiment, { name: experimentName(p) }, requestId);
+  getExperiment(@Param() path: ExperimentPath, @RequestId() traceId?: string) {
+    return this.experiments.getExperiment(path, traceId);
   }
 
   @Patch(':policy/experiments/:experiment')
-  @ApiOperation({ summary: 'Update an experiment; an ACTIVE preview becomes SUSPENDED' })
-  @ApiQuery({ name: 'updateMask', required: false, example: 'firewallPolicy.rules,annotations' })
+  @ApiOperation({ summary: 'Update an experiment (firewallPolicy.name cannot change); an ACTIVE preview becomes SUSPENDED' })
   @ApiBody({ type: ExperimentDto })
   @ApiOkResponse({ type: OperationDto })
+  @ApiResponse({ status: 409, description: 'ABORTED: the etag is stale' })
   updateExperiment(
-    @Param() p: Record<string, string>,
-    @Query('updateMask') updateMask: string | undefined,
-    @Query('requestId') commandId: string | undefined,
-    @Body() experiment: unknown,
+    @Param() path: ExperimentPath,
+    @Query() query: UpdateQueryDto,
+    @Body() experiment: ExperimentDto,
     @CurrentPrincipal() principal: Principal,
-    @RequestId() requestId?: string,
+    @RequestId() traceId?: string,
   ) {
-    return this.call(S.updateExperiment, { experiment: { ...body(experiment), name: experimentName(p) }, updateMask, actor: principal.name, requestId: commandId }, requestId);
+    return this.experiments.updateExperiment(path, plain(experiment), query.updateMask, caller(principal, query.requestId, traceId));
   }
 
   @Delete(':policy/experiments/:experiment')
   @ApiOkResponse({ type: OperationDto })
+  @ApiResponse({ status: 409, description: 'ABORTED: the etag is stale' })
   deleteExperiment(
-    @Param() p: Record<string, string>,
-    @Query('etag') etag: string | undefined,
-    @Query('requestId') commandId: string | undefined,
+    @Param() path: ExperimentPath,
+    @Query() query: DeleteQueryDto,
     @CurrentPrincipal() principal: Principal,
-    @RequestId() requestId?: string,
+    @RequestId() traceId?: string,
   ) {
-    return this.call(S.deleteExperiment, { name: experimentName(p), etag, actor: principal.name, requestId: commandId }, requestId);
+    return this.experiments.deleteExperiment(path, query.etag, caller(principal, query.requestId, traceId));
   }
 
+  // Custom methods (AIP-136): the colon is escaped so Express matches it literally.
   @Post(':policy/experiments/:experiment\\:startPreview')
-  @ApiOperation({ summary: 'Start previewing: state ACTIVE, logs under FirewallPolicyPreviewLog' })
+  @ApiOperation({ summary: 'Start previewing: state ACTIVE, startTime now, logs under FirewallPolicyPreviewLog' })
   @ApiOkResponse({ type: OperationDto })
   @HttpCode(200)
-  startPreview(@Param() p: Record<string, string>, @Query('requestId') commandId: string | undefined, @CurrentPrincipal() principal: Principal, @RequestId() requestId?: string) {
-    return this.call(S.startPreview, { name: experimentName(p), actor: principal.name, requestId: commandId }, requestId);
+  startPreview(@Param() path: ExperimentPath, @Query() query: MutationQueryDto, @CurrentPrincipal() principal: Principal, @RequestId() traceId?: string) {
+    return this.experiments.customMethod(path, 'startPreview', {}, caller(principal, query.requestId, traceId));
   }
 
   @Post(':policy/experiments/:experiment\\:stopPreview')
-  @ApiOperation({ summary: 'Stop previewing: state SUSPENDED' })
+  @ApiOperation({ summary: 'Stop previewing: state SUSPENDED, stopTime now' })
   @ApiOkResponse({ type: OperationDto })
   @HttpCode(200)
-  stopPreview(@Param() p: Record<string, string>, @Query('requestId') commandId: string | undefined, @CurrentPrincipal() principal: Principal, @RequestId() requestId?: string) {
-    return this.call(S.stopPreview, { name: experimentName(p), actor: principal.name, requestId: commandId }, requestId);
+  stopPreview(@Param() path: ExperimentPath, @Query() query: MutationQueryDto, @CurrentPrincipal() principal: Principal, @RequestId() traceId?: string) {
+    return this.experiments.customMethod(path, 'stopPreview', {}, caller(principal, query.requestId, traceId));
   }
 
   @Post(':policy/experiments/:experiment\\:commit')
-  @ApiOperation({ summary: "Atomically make the experiment's policy the live policy (etag required)" })
+  @ApiOperation({ summary: "Atomically make the experiment's policy the live policy and delete the experiment (any state)" })
   @ApiBody({ type: CommitRequestDto })
-  @ApiOkResponse({ type: OperationDto })
+  @ApiOkResponse({ type: OperationDto, description: 'An Operation whose response is the new live policy' })
+  @ApiResponse({ status: 409, description: 'ABORTED: etag or parentEtag is stale; nothing changed' })
   @HttpCode(200)
-  commit(
-    @Param() p: Record<string, string>,
-    @Body() request: unknown,
-    @CurrentPrincipal() principal: Principal,
-    @RequestId() requestId?: string,
-  ) {
-    const { etag, parentEtag, requestId: commandId } = body(request) as { etag?: string; parentEtag?: string; requestId?: string };
-    return this.call(S.commit, { name: experimentName(p), etag, parentEtag, actor: principal.name, requestId: commandId }, requestId);
+  commit(@Param() path: ExperimentPath, @Body() body: CommitRequestDto, @CurrentPrincipal() principal: Principal, @RequestId() traceId?: string) {
+    return this.experiments.customMethod(path, 'commit', { etag: body.etag, parentEtag: body.parentEtag }, caller(principal, body.requestId, traceId));
   }
 
   @Get(':policy/experiments/:experiment/events')
-  @ApiOperation({ summary: "The experiment's history" })
-  experimentEvents(@Param() p: Record<string, string>, @RequestId() requestId?: string) {
-    return this.call(S.experimentEvents, { name: experimentName(p) }, requestId);
+  @ApiOperation({ summary: "The experiment's history: type, time, version, actor, request id" })
+  @ApiOkResponse({ type: HistoryResponseDto })
+  experimentEvents(@Param() path: ExperimentPath, @RequestId() traceId?: string) {
+    return this.experiments.experimentEvents(path, traceId);
   }
 }
-
-@ApiTags('operations')
-@ApiBearerAuth()
-@Controller('v1/operations')
-export class OperationsController {
-  constructor(private readonly backend: BackendClient) {}
-
-  @Get(':operation')
-  @ApiOkResponse({ type: OperationDto })
-  get(@Param('operation') operation: string, @RequestId() requestId?: string) {
-    return this.backend.call(S.getOperation, { name: `operations/${operation}` }, requestId);
-  }
-}
-
-const policyName = (p: Record<string, string>) => `projects/${p.project}/locations/${p.location}/firewallPolicies/${p.policy}`;
-const experimentName = (p: Record<string, string>) => `${policyName(p)}/experiments/${p.experiment}`;

@@ -1,12 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MAX_EXPERIMENTS_PER_POLICY } from '@rollout/contracts';
+import { Type } from 'class-transformer';
+import { IsArray, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 
-/** OpenAPI shapes of experiment.v1 (the service validates every field and names bad ones). */
+/**
+ * HTTP shapes of experiment.v1. The gateway checks the outline of a request; the
+ * experiment-service checks every rule in depth (one validation for live and experiment
+ * policies) and names each bad field. Output-only fields sent back are accepted and ignored.
+ */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
 export class Layer4ConfigDto {
-  @ApiProperty({ example: 'tcp' }) ipProtocol!: string;
-  @ApiPropertyOptional({ example: ['443', '8000-8080'] }) ports?: string[];
+  @ApiProperty({ example: 'tcp', description: 'tcp, udp, icmp, icmpv6, sctp, esp, ah, all, or a number 0-255' }) ipProtocol!: string;
+  @ApiPropertyOptional({ example: ['443', '8000-8080'], description: 'Only for tcp, udp and sctp' }) ports?: string[];
 }
 export class RuleMatchDto {
-  @ApiPropertyOptional({ example: ['10.0.0.0/8'] }) srcIpRanges?: string[];
+  @ApiPropertyOptional({ example: ['10.0.0.0/8'], description: 'IPv4/IPv6 addresses or CIDR ranges' }) srcIpRanges?: string[];
   @ApiPropertyOptional({ example: ['2001:db8::/32'] }) destIpRanges?: string[];
   @ApiPropertyOptional({ type: [Layer4ConfigDto] }) layer4Configs?: Layer4ConfigDto[];
 }
@@ -19,39 +28,99 @@ export class FirewallRuleDto {
   @ApiPropertyOptional() description?: string;
   @ApiPropertyOptional() disabled?: boolean;
 }
+
+/** A live policy, as written by a client (create and update) and as returned. */
 export class FirewallPolicyDto {
-  @ApiProperty({ readOnly: true, example: 'projects/acme/locations/global/firewallPolicies/web' }) name!: string;
-  @ApiPropertyOptional() displayName?: string;
-  @ApiPropertyOptional() description?: string;
-  @ApiProperty({ type: [FirewallRuleDto] }) rules!: FirewallRuleDto[];
-  @ApiProperty({ description: 'Send it back on update/delete to guard against lost updates' }) etag!: string;
-  @ApiProperty({ readOnly: true }) createTime!: string;
-  @ApiProperty({ readOnly: true }) updateTime!: string;
+  @ApiPropertyOptional({ readOnly: true, example: 'projects/acme/locations/global/firewallPolicies/web' })
+  @IsOptional() @IsString() name?: string;
+  @ApiPropertyOptional({ maxLength: 63 }) @IsOptional() @IsString() displayName?: string;
+  @ApiPropertyOptional({ maxLength: 2048 }) @IsOptional() @IsString() description?: string;
+  @ApiPropertyOptional({ type: [FirewallRuleDto], description: 'No rules: the no-op policy' })
+  @IsOptional() @IsArray() @IsObject({ each: true }) rules?: FirewallRuleDto[];
+  @ApiPropertyOptional({ description: 'On update: must be the current etag (else 409 ABORTED)' })
+  @IsOptional() @IsString() etag?: string;
+  @ApiPropertyOptional({ readOnly: true }) @IsOptional() @IsString() createTime?: string;
+  @ApiPropertyOptional({ readOnly: true }) @IsOptional() @IsString() updateTime?: string;
 }
+
 export class PreviewMetadataDto {
   @ApiProperty({ enum: ['STATE_UNDEFINED', 'ACTIVE', 'SUSPENDED'] }) state!: string;
   @ApiProperty({ example: 'FirewallPolicyPreviewLog' }) logPrefix!: string;
   @ApiPropertyOptional() startTime?: string;
   @ApiPropertyOptional() stopTime?: string;
 }
+
 export class ExperimentDto {
-  @ApiProperty({ readOnly: true }) name!: string;
-  @ApiProperty({ type: FirewallPolicyDto, description: 'The full policy under test; name = the live policy' }) firewallPolicy!: FirewallPolicyDto;
-  @ApiPropertyOptional({ type: PreviewMetadataDto, readOnly: true }) previewMetadata?: PreviewMetadataDto;
+  @ApiPropertyOptional({ readOnly: true }) @IsOptional() @IsString() name?: string;
+  @ApiPropertyOptional({ type: FirewallPolicyDto, description: "The full policy under test; its name is the live policy's (filled in when omitted)" })
+  @IsOptional() @IsObject() firewallPolicy?: FirewallPolicyDto;
+  @ApiPropertyOptional({ type: PreviewMetadataDto, readOnly: true, description: 'Absent until the first startPreview' })
+  @IsOptional() @IsObject() previewMetadata?: PreviewMetadataDto;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'At most 64 entries, keys up to 63 characters, 16 KiB in all' })
-  annotations?: Record<string, string>;
-  @ApiProperty() etag!: string;
-  @ApiProperty({ readOnly: true }) createTime!: string;
-  @ApiProperty({ readOnly: true }) updateTime!: string;
+  @IsOptional() @IsObject() annotations?: Record<string, string>;
+  @ApiPropertyOptional({ description: 'On update: must be the current etag (else 409 ABORTED)' }) @IsOptional() @IsString() etag?: string;
+  @ApiPropertyOptional({ readOnly: true }) @IsOptional() @IsString() createTime?: string;
+  @ApiPropertyOptional({ readOnly: true }) @IsOptional() @IsString() updateTime?: string;
 }
+
 export class CommitRequestDto {
-  @ApiProperty({ description: "The experiment's current etag" }) etag!: string;
-  @ApiPropertyOptional({ description: "The live policy's current etag" }) parentEtag?: string;
+  @ApiProperty({ description: "The experiment's current etag (required)" }) @IsString() @IsNotEmpty() etag!: string;
+  @ApiPropertyOptional({ description: "The live policy's current etag: commit only onto that version" }) @IsOptional() @IsString() parentEtag?: string;
+  @ApiPropertyOptional({ description: 'AIP-155: a retry with the same id returns the first result' })
+  @IsOptional() @Matches(REQUEST_ID) requestId?: string;
+}
+
+/** AIP-155 request id, on every mutation. */
+export class MutationQueryDto {
+  @ApiPropertyOptional({ description: 'AIP-155: a retry with the same id returns the first result and does not act twice', example: '6f1c…' })
+  @IsOptional() @Matches(REQUEST_ID) requestId?: string;
+}
+export class CreatePolicyQueryDto extends MutationQueryDto {
+  @ApiProperty({ description: 'AIP-122 id: ^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$' }) @IsString() @MaxLength(63) firewallPolicyId!: string;
+}
+export class CreateExperimentQueryDto extends MutationQueryDto {
+  @ApiProperty({ description: `AIP-122 id; at most ${MAX_EXPERIMENTS_PER_POLICY} experiments per policy (the next is 429 RESOURCE_EXHAUSTED)` })
+  @IsString() @MaxLength(63) experimentId!: string;
+}
+export class UpdateQueryDto extends MutationQueryDto {
+  @ApiPropertyOptional({ description: 'Comma-separated fields (AIP-134); without it, the fields present in the body' })
+  @IsOptional() @IsString() @MaxLength(512) updateMask?: string;
+}
+export class DeleteQueryDto extends MutationQueryDto {
+  @ApiPropertyOptional({ description: 'Delete only this version (else 409 ABORTED)' }) @IsOptional() @IsString() etag?: string;
+}
+export class ListQueryDto {
+  @ApiPropertyOptional({ minimum: 0, maximum: 1000, description: 'Default 50, at most 500' })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(1000) pageSize?: number;
+  @ApiPropertyOptional({ description: 'The nextPageToken of the previous page of the same list' }) @IsOptional() @IsString() pageToken?: string;
+}
+export class ListExperimentsQueryDto extends ListQueryDto {
+  @ApiPropertyOptional({ example: 'previewMetadata.state = ACTIVE', description: 'AIP-160 subset: previewMetadata.state (or preview_metadata.state) = / != STATE, joined by AND' })
+  @IsOptional() @IsString() @MaxLength(512) filter?: string;
+}
+
+export class ListPoliciesResponseDto {
+  @ApiProperty({ type: [FirewallPolicyDto] }) firewallPolicies!: FirewallPolicyDto[];
+  @ApiPropertyOptional() nextPageToken?: string;
+}
+export class ListExperimentsResponseDto {
+  @ApiProperty({ type: [ExperimentDto] }) experiments!: ExperimentDto[];
+  @ApiPropertyOptional() nextPageToken?: string;
+}
+export class HistoryEventDto {
+  @ApiProperty({ example: 'PreviewStarted' }) type!: string;
+  @ApiProperty() time!: string;
+  @ApiProperty({ description: "The aggregate's version after the event" }) version!: number;
+  @ApiProperty({ description: 'Who asked' }) actor!: string;
+  @ApiPropertyOptional() requestId?: string;
+}
+export class HistoryResponseDto {
+  @ApiProperty({ type: [HistoryEventDto] }) events!: HistoryEventDto[];
 }
 export class OperationDto {
-  @ApiProperty({ example: 'operations/0b9d6c1e-...' }) name!: string;
+  @ApiProperty({ example: 'operations/0b9d6c1e-5f7a-4f0e-9d3c-2b1a0e9f8c7d' }) name!: string;
   @ApiProperty() done!: boolean;
-  @ApiProperty({ type: 'object', additionalProperties: true }) metadata!: object;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'The experiment (or, for commit, the live policy)' }) response?: object;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) error?: object;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: '@type, verb, target, createTime, endTime' }) metadata!: object;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'The experiment (for commit, the live policy; for delete, Empty)' }) response?: object;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'google.rpc.Status' }) error?: object;
 }

@@ -71,15 +71,42 @@ export interface CommitRequest extends CommandContext {
 }
 
 /**
- * Domain events, published to JetStream stream EXPERIMENT_EVENTS after commit, once per
- * event id (`Nats-Msg-Id`), in order per aggregate, on
- * `experiment.v1.events.policy.{project}.{location}.{policy}` and
- * `experiment.v1.events.experiment.{project}.{location}.{policy}.{experiment}`.
- * Each carries the aggregate's full state after the event, so a consumer (the evaluator)
- * needs no other read to keep its snapshot of live policies and ACTIVE experiments.
+ * Domain events of experiment.v1 — the evaluator's input.
+ *
+ * Stream `EXPERIMENT_EVENTS` (JetStream, file storage, limits retention, 30 days), subjects:
+ * - `experiment.v1.events.policy.{project}.{location}.{firewallPolicy}`: PolicyCreated,
+ *   PolicyUpdated (also when an experiment is committed into it), PolicyDeleted;
+ * - `experiment.v1.events.experiment.{project}.{location}.{firewallPolicy}.{experiment}`:
+ *   ExperimentCreated, ExperimentUpdated, PreviewStarted, PreviewStopped, ExperimentCommitted,
+ *   ExperimentDeleted.
+ * (Ids are AIP-122, so they are valid NATS tokens. Tests prefix subjects and the stream name
+ * with their NATS_NAMESPACE.)
+ *
+ * Delivery: published by the experiment-service's outbox relay after the transaction that
+ * appended them committed; once per event id (header `Nats-Msg-Id` = `id`), in version order
+ * per aggregate (and in commit order overall). Headers also carry `Event-Type`, and
+ * `Event-Tx`/`Event-Position` (the event's place in the service's global log).
+ *
+ * Payload (JSON): `PolicyEvent` or `ExperimentEvent` below. Each carries the aggregate's full
+ * resource after the event in `state` (absent after PolicyDeleted, ExperimentCommitted and
+ * ExperimentDeleted), so a consumer needs no other read to hold its snapshot:
+ * - live policy `subject` = `state` after every policy event, removed on PolicyDeleted;
+ * - an experiment is previewed while `state.previewMetadata.state === 'ACTIVE'`; any other
+ *   state, ExperimentCommitted or ExperimentDeleted takes it out of the preview. A policy's
+ *   deletion is preceded by ExperimentDeleted for each of its experiments.
+ * A consumer stays idempotent by ignoring an event whose `version` is not above the version
+ * it already holds for that `subject`. To build the snapshot from scratch, replay the stream
+ * from its start (DeliverPolicy.All).
  */
 export const EXPERIMENT_EVENTS_STREAM = 'EXPERIMENT_EVENTS';
 export const EXPERIMENT_EVENTS_SUBJECTS = 'experiment.v1.events.>';
+export const POLICY_EVENTS_SUBJECTS = 'experiment.v1.events.policy.>';
+export const EXPERIMENT_EXPERIMENT_EVENTS_SUBJECTS = 'experiment.v1.events.experiment.>';
+
+export const policyEventSubject = (project: string, location: string, firewallPolicy: string) =>
+  `experiment.v1.events.policy.${project}.${location}.${firewallPolicy}`;
+export const experimentEventSubject = (project: string, location: string, firewallPolicy: string, experiment: string) =>
+  `experiment.v1.events.experiment.${project}.${location}.${firewallPolicy}.${experiment}`;
 
 export type PolicyEventType = 'PolicyCreated' | 'PolicyUpdated' | 'PolicyDeleted';
 export type ExperimentEventType =
@@ -91,13 +118,18 @@ export type ExperimentEventType =
   | 'ExperimentDeleted';
 
 export interface PublishedEvent<T, S> {
+  /** Event id (a UUID), also the `Nats-Msg-Id`. */
   id: string;
   type: T;
   /** The aggregate's resource name. */
   subject: string;
+  /** The aggregate's version after this event: 1, 2, 3… with no gaps. */
   version: number;
+  /** When it was appended (RFC 3339). */
   time: string;
+  /** Who asked (the authenticated principal). */
   actor: string;
+  /** The AIP-155 request id of the command, when it had one. */
   requestId?: string;
   /** The resource after the event (absent after a deletion or a commit). */
   state?: S;

@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import {
+  EXPERIMENT_SUBJECTS as S,
+  FirewallPolicy,
+  FirewallPolicyExperiment,
+  HistoryEvent,
+  ListExperimentsResponse,
+  ListPoliciesResponse,
+  Operation,
+} from '@rollout/contracts';
+import { BackendClient } from '../http/backend-client';
+
+/** Names a live policy from its HTTP path. */
+export interface PolicyPath {
+  project: string;
+  location: string;
+  policy: string;
+}
+export interface ExperimentPath extends PolicyPath {
+  experiment: string;
+}
+/** Who asks and under which AIP-155 request id (distinct from the HTTP x-request-id used for tracing). */
+export interface Caller {
+  actor: string;
+  commandId?: string;
+  traceId?: string;
+}
+
+const parentOf = (p: { project: string; location: string }) => `projects/${p.project}/locations/${p.location}`;
+const policyName = (p: PolicyPath) => `${parentOf(p)}/firewallPolicies/${p.policy}`;
+const experimentName = (p: ExperimentPath) => `${policyName(p)}/experiments/${p.experiment}`;
+
+/**
+ * Live firewall policies and their experiments (AIP-236): the gateway names the resource, adds
+ * who is asking, and asks the experiment-service over NATS, which validates and decides.
+ */
+@Injectable()
+export class ExperimentsUseCase {
+  constructor(private readonly backend: BackendClient) {}
+
+  createPolicy(parent: { project: string; location: string }, firewallPolicyId: string, firewallPolicy: object, caller: Caller) {
+    return this.backend.call<FirewallPolicy>(S.createPolicy, { parent: parentOf(parent), firewallPolicyId, firewallPolicy, ...command(caller) }, caller.traceId);
+  }
+
+  listPolicies(parent: { project: string; location: string }, page: { pageSize?: number; pageToken?: string }, traceId?: string) {
+    return this.backend.call<ListPoliciesResponse>(S.listPolicies, { parent: parentOf(parent), ...page }, traceId);
+  }
+
+  getPolicy(path: PolicyPath, traceId?: string) {
+    return this.backend.call<FirewallPolicy>(S.getPolicy, { name: policyName(path) }, traceId);
+  }
+
+  updatePolicy(path: PolicyPath, firewallPolicy: object, updateMask: string | undefined, caller: Caller) {
+    return this.backend.call<FirewallPolicy>(S.updatePolicy, { firewallPolicy: { ...firewallPolicy, name: policyName(path) }, updateMask, ...command(caller) }, caller.traceId);
+  }
+
+  deletePolicy(path: PolicyPath, etag: string | undefined, caller: Caller) {
+    return this.backend.call<Record<string, never>>(S.deletePolicy, { name: policyName(path), etag, ...command(caller) }, caller.traceId);
+  }
+
+  policyEvents(path: PolicyPath, traceId?: string) {
+    return this.backend.call<{ events: HistoryEvent[] }>(S.policyEvents, { name: policyName(path) }, traceId);
+  }
+
+  createExperiment(path: PolicyPath, experimentId: string, experiment: object, caller: Caller) {
+    return this.backend.call<Operation<FirewallPolicyExperiment>>(S.createExperiment, { parent: policyName(path), experimentId, experiment, ...command(caller) }, caller.traceId);
+  }
+
+  listExperiments(path: PolicyPath, query: { filter?: string; pageSize?: number; pageToken?: string }, traceId?: string) {
+    return this.backend.call<ListExperimentsResponse>(S.listExperiments, { parent: policyName(path), ...query }, traceId);
+  }
+
+  getExperiment(path: ExperimentPath, traceId?: string) {
+    return this.backend.call<FirewallPolicyExperiment>(S.getExperiment, { name: experimentName(path) }, traceId);
+  }
+
+  updateExperiment(path: ExperimentPath, experiment: object, updateMask: string | undefined, caller: Caller) {
+    return this.backend.call<Operation<FirewallPolicyExperiment>>(S.updateExperiment, { experiment: { ...experiment, name: experimentName(path) }, updateMask, ...command(caller) }, caller.traceId);
+  }
+
+  deleteExperiment(path: ExperimentPath, etag: string | undefined, caller: Caller) {
+    return this.backend.call<Operation>(S.deleteExperiment, { name: experimentName(path), etag, ...command(caller) }, caller.traceId);
+  }
+
+  /** startPreview, stopPreview or commit (AIP-136 custom methods). */
+  customMethod(path: ExperimentPath, method: CustomMethod, body: { etag?: string; parentEtag?: string }, caller: Caller) {
+    return this.backend.call<Operation>(CUSTOM_METHODS[method], { name: experimentName(path), ...body, ...command(caller) }, caller.traceId);
+  }
+
+  experimentEvents(path: ExperimentPath, traceId?: string) {
+    return this.backend.call<{ events: HistoryEvent[] }>(S.experimentEvents, { name: experimentName(path) }, traceId);
+  }
+}
+
+export const CUSTOM_METHODS = { startPreview: S.startPreview, stopPreview: S.stopPreview, commit: S.commit } as const;
+export type CustomMethod = keyof typeof CUSTOM_METHODS;
+
+const command = (caller: Caller) => ({ actor: caller.actor, ...(caller.commandId ? { requestId: caller.commandId } : {}) });

@@ -1,0 +1,153 @@
+/**
+ * Experiment commands through the gateway: startPreview/stopPreview across 100 experiments
+ * (10 live policies × 10), 32 concurrent HTTP clients, each client owning its experiments so
+ * no command loses a compare-and-set race. Prints commands/s and p50/p99 latency, next to the
+ * raw event-store append rate (readStream + compare-and-set append, one transaction each, 32
+ * at a time) measured in the same run on the same Postgres. The gateway and the
+ * experiment-service run as their own processes from main.ts, as in production.
+ * Target on a 2-core machine: ≥ 1,000 commands/s with p99 ≤ 50 ms.
+ *
+ *   npm run bench -- test/bench/experiments.bench.ts
+ *   (BENCH_SECONDS=15 BENCH_CLIENTS=32 TEST_NATS_URL=… TEST_POSTGRES_URL=… to change them)
+ */
+import { EXPERIMENT_EVENTS_STREAM } from '@rollout/contracts';
+import { CreateEventStore1764000000000, EventStore } from '@rollout/event-store';
+import { openDataSource } from '@rollout/postgres';
+import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, freePort, uniqueName } from '@rollout/testing';
+import { connect } from 'nats';
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from 'pg';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
+const POLICIES = 10;
+const PER_POLICY = 10;
+const TOKEN = 'bench-token';
+const ROOT = join(__dirname, '..', '..');
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+function startApp(app: string, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [...(process.env.BENCH_PROFILE === app ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), '-r', 'reflect-metadata', '-r', '@swc-node/register', join(ROOT, `apps/${app}/src/main.ts`)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, NODE_ENV: 'development', LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Raw event store: each worker appends one event per transaction to its own streams. */
+async function appendRate(schema: string, seconds: number): Promise<{ perSecond: number; p50: number; p99: number }> {
+  const dataSource = await openDataSource({ url: TEST_POSTGRES_URL, schema, poolSize: CLIENTS, applicationName: 'bench', migrations: [CreateEventStore1764000000000] });
+  const store = new EventStore(dataSource);
+  const latencies: number[] = [];
+  const deadline = Date.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, worker) => {
+      for (let i = 0; Date.now() < deadline; i++) {
+        const stream = `bench/${worker}/${i % 4}`;
+        const started = performance.now();
+        await store.transaction(async (tx) => {
+          const version = (await tx.readStream(stream)).length;
+          await tx.append(stream, version, [{ type: 'PreviewStarted', data: { time: new Date().toISOString() } }], { actor: 'bench' });
+        });
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
+  await dataSource.destroy();
+  latencies.sort((a, b) => a - b);
+  return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+async function main() {
+  const namespace = uniqueName('bench');
+  const schema = uniqueName('bench_');
+  const rawSchema = uniqueName('bench_raw_');
+  const port = await freePort();
+  const common = { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, HOST: '127.0.0.1' };
+  const service = startApp('experiment-service', { ...common, PORT: String(await freePort()), DATABASE_URL: TEST_POSTGRES_URL, DATABASE_SCHEMA: schema, DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '16' });
+  const gateway = startApp('gateway', { ...common, PORT: String(port), AUTH_DEV_TOKEN: TOKEN, RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', RPC_TIMEOUT_MS: '10000' });
+  const base = `http://127.0.0.1:${port}/v1/projects/bench/locations/global/firewallPolicies`;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    await response.arrayBuffer();
+    return response.status;
+  };
+  try {
+    await eventually(async () => ((await call('GET', '').catch(() => 0)) === 200 ? true : undefined), { timeoutMs: 60_000, intervalMs: 250, what: 'gateway and experiment-service up' });
+
+    const experiments: string[] = [];
+    const rules = [{ priority: 100, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['0.0.0.0/0'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] } }];
+    for (let p = 0; p < POLICIES; p++) {
+      if ((await call('POST', `?firewallPolicyId=policy-${p}`, { rules })) !== 200) throw new Error('cannot create a policy');
+      for (let e = 0; e < PER_POLICY; e++) {
+        if ((await call('POST', `/policy-${p}/experiments?experimentId=exp-${e}`, { firewallPolicy: { rules: [] } })) !== 200) throw new Error('cannot create an experiment');
+        experiments.push(`/policy-${p}/experiments/exp-${e}`);
+      }
+    }
+
+    /** Each client cycles through its own experiments: start, stop, start, stop... */
+    const run = async (seconds: number) => {
+      const latencies: number[] = [];
+      let failures = 0;
+      const deadline = Date.now() + seconds * 1000;
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async (_, client) => {
+          const mine = experiments.filter((_, i) => i % CLIENTS === client);
+          const active = new Set<string>();
+          for (let i = 0; Date.now() < deadline; i++) {
+            const experiment = mine[i % mine.length];
+            const verb = active.has(experiment) ? 'stopPreview' : 'startPreview';
+            const started = performance.now();
+            const status = await call('POST', `${experiment}:${verb}`);
+            latencies.push(performance.now() - started);
+            if (status === 200) {
+              if (verb === 'startPreview') active.add(experiment);
+              else active.delete(experiment);
+            } else failures++;
+          }
+        }),
+      );
+      latencies.sort((a, b) => a - b);
+      return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length, failures };
+    };
+
+    await run(2); // warm-up: JIT, connection pools
+    const commands = await run(SECONDS);
+    const raw = await appendRate(rawSchema, Math.min(SECONDS, 10));
+
+    out(`experiment commands through the gateway (${CLIENTS} clients, ${experiments.length} experiments, ${SECONDS} s)`);
+    out(`  startPreview/stopPreview: ${commands.perSecond.toFixed(0)} commands/s, p50 ${commands.p50.toFixed(1)} ms, p99 ${commands.p99.toFixed(1)} ms, ${commands.count} commands, ${commands.failures} failed`);
+    out(`  baseline, raw event-store appends (${CLIENTS} at a time, one transaction each): ${raw.perSecond.toFixed(0)} appends/s, p50 ${raw.p50.toFixed(1)} ms, p99 ${raw.p99.toFixed(1)} ms`);
+    out(`  target: ≥ 1000 commands/s with p99 ≤ 50 ms → ${commands.perSecond >= 1000 && commands.p99 <= 50 ? 'met' : 'NOT met'}`);
+  } finally {
+    await stop(gateway);
+    await stop(service);
+    const client = new Client({ connectionString: TEST_POSTGRES_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.query(`DROP SCHEMA IF EXISTS "${rawSchema}" CASCADE`);
+    await client.end();
+    const nc = await connect({ servers: TEST_NATS_URL });
+    await (await nc.jetstreamManager()).streams.delete(`${namespace}_${EXPERIMENT_EVENTS_STREAM}`).catch(() => undefined);
+    await nc.close();
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});
