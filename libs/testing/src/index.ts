@@ -4,8 +4,7 @@ import { randomBytes } from 'node:crypto';
  * Helpers for integration and end-to-end tests, which run against the real NATS and Postgres
  * of the machine. Every run names its own namespace, schema or database, so runs never meet.
  */
-export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export { TEST_NATS_URL, TEST_POSTGRES_URL } from './servers';
 
 /** A short name no other run uses, valid as a NATS token, stream prefix and SQL identifier. */
 export function uniqueName(prefix = 't'): string {
@@ -43,3 +42,5 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+export * from './service-process';
