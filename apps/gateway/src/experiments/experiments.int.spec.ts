@@ -4,6 +4,7 @@ import { EXPERIMENT_EVENTS_STREAM } from '@rollout/contracts';
 import { startServiceApp } from '@rollout/service-kit';
 import { ServiceProcess, TEST_NATS_URL, eventually, removeTestResources, startServiceProcess, uniqueName } from '@rollout/testing';
 import { JSONCodec, NatsConnection, connect } from 'nats';
+import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from '../app.module';
 import { configSchema } from '../config';
@@ -17,6 +18,10 @@ import { configureHttp } from '../http/configure-http';
 const namespace = uniqueName();
 const schema = uniqueName('it_');
 const TOKEN = 'experiments-test-token';
+/** An editor of another team's project only. */
+const OTHER_TEAM_TOKEN = 'other-team-token';
+const apiKey = (name: string, token: string, roles: string[], projects: string[] | '*') => ({ name, sha256: createHash('sha256').update(token).digest('hex'), roles, projects });
+const API_KEYS = [apiKey('test-admin', TOKEN, ['admin'], '*'), apiKey('other-team', OTHER_TEAM_TOKEN, ['editor'], ['other'])];
 const P = '/v1/projects/acme/locations/global/firewallPolicies';
 const rule = (priority: number, action = 'deny') => ({ priority, direction: 'INGRESS', action, match: { srcIpRanges: ['0.0.0.0/0'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] } });
 
@@ -27,10 +32,10 @@ let nc: NatsConnection;
 
 interface Response<T = Record<string, any>> { status: number; body: T } // eslint-disable-line @typescript-eslint/no-explicit-any
 
-async function call(method: string, path: string, body?: unknown): Promise<Response> {
+async function call(method: string, path: string, body?: unknown, token = TOKEN): Promise<Response> {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -54,7 +59,7 @@ const idsOf = (experiments: { name: string }[] = []) => experiments.map((e) => e
 beforeAll(async () => {
   const common = { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
   service = startServiceProcess('experiment-service', { NATS_NAMESPACE: namespace, DATABASE_SCHEMA: schema, DATABASE_POOL_SIZE: '20' });
-  const gatewayConfig = loadConfig(configSchema, { ...common, AUTH_DEV_TOKEN: TOKEN, RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_BURST: '10000', RPC_TIMEOUT_MS: '10000' });
+  const gatewayConfig = loadConfig(configSchema, { ...common, AUTH_API_KEYS: JSON.stringify(API_KEYS), RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_BURST: '10000', RPC_TIMEOUT_MS: '10000' });
   gateway = await startServiceApp({ name: 'gateway', config: gatewayConfig, module: AppModule.forRoot(gatewayConfig), rpc: false, configureHttp });
   base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
   await eventually(async () => ((await call('GET', '/v1/services/experiment-service')).status === 200 ? true : undefined), {
@@ -188,7 +193,7 @@ describe('experiments', () => {
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     const history = await call('GET', `${P}/retry/experiments/once/events`);
-    expect(history.body.events.map((e: { type: string; requestId: string; actor: string }) => [e.type, e.requestId, e.actor])).toEqual([['ExperimentCreated', 'req-123', 'development-admin']]);
+    expect(history.body.events.map((e: { type: string; requestId: string; actor: string }) => [e.type, e.requestId, e.actor])).toEqual([['ExperimentCreated', 'req-123', 'test-admin']]);
   });
 });
 
@@ -206,8 +211,8 @@ describe('every other method and its errors', () => {
     expect(renamed.body).toMatchObject({ displayName: 'Lifecycle', rules: [rule(10, 'allow')], createTime: live.createTime });
     const history = (await call('GET', `${P}/lifecycle/events`)).body.events;
     expect(history.map((e: { type: string; version: number; actor: string }) => [e.type, e.version, e.actor])).toEqual([
-      ['PolicyCreated', 1, 'development-admin'],
-      ['PolicyUpdated', 2, 'development-admin'],
+      ['PolicyCreated', 1, 'test-admin'],
+      ['PolicyUpdated', 2, 'test-admin'],
     ]);
     expect(history[1]).toMatchObject({ requestId: 'rename-1', time: expect.any(String) });
     expect((await call('DELETE', `${P}/lifecycle?etag=${encodeURIComponent(renamed.body.etag)}`)).status).toBe(200);
@@ -279,6 +284,36 @@ describe('every other method and its errors', () => {
     expect(committed.status).toBe(200);
     expect(committed.body.response).toMatchObject({ name: live.name });
     expect((await call('GET', `${P}/to-empty`)).body.rules ?? []).toEqual([]);
+  });
+});
+
+describe('tenancy', () => {
+  it("another team sees none of a project's policies, experiments, operations or history, and changes nothing", async () => {
+    const live = await createPolicy('private', [rule(10, 'allow')]);
+    const created = await call('POST', `${P}/private/experiments?experimentId=secret`, { firewallPolicy: { rules: [] } });
+    const experiment = created.body.response;
+    const asOther = (method: string, path: string, body?: unknown) => call(method, path, body, OTHER_TEAM_TOKEN);
+    const attempts = [
+      await asOther('GET', P),
+      await asOther('GET', `${P}/private`),
+      await asOther('GET', `${P}/private/events`),
+      await asOther('GET', `${P}/private/experiments`),
+      await asOther('GET', `${P}/private/experiments/secret`),
+      await asOther('GET', `${P}/private/experiments/secret/events`),
+      await asOther('GET', `/v1/${created.body.name}`),
+      await asOther('PATCH', `${P}/private?updateMask=rules`, { rules: [] }),
+      await asOther('DELETE', `${P}/private`),
+      await asOther('POST', `${P}/private/experiments?experimentId=intruder`, { firewallPolicy: { rules: [] } }),
+      await asOther('POST', `${P}/private/experiments/secret:commit`, { etag: experiment.etag }),
+      await asOther('POST', `${P}/private/experiments/secret:startPreview`),
+      await asOther('DELETE', `${P}/private/experiments/secret`),
+    ];
+    expect(attempts.map((a) => a.status)).toEqual(attempts.map(() => 404));
+    expect(JSON.stringify(attempts.map((a) => a.body))).not.toContain('secret"');
+    expect((await call('GET', `${P}/private`)).body).toEqual(live);
+    expect((await call('GET', `${P}/private/experiments/secret`)).body.etag).toBe(experiment.etag);
+    // Its own project works for the same principal.
+    expect((await asOther('POST', `/v1/projects/other/locations/global/firewallPolicies?firewallPolicyId=theirs`, {})).status).toBe(200);
   });
 });
 

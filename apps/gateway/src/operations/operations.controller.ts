@@ -1,6 +1,8 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { EXPERIMENT_SUBJECTS, Operation } from '@rollout/contracts';
+import { EXPERIMENT_SUBJECTS, Operation, StatusError } from '@rollout/contracts';
+import { CurrentPrincipal } from '../auth/auth.decorators';
+import { Principal, canSeeProject } from '../auth/principal';
 import { BackendClient } from '../http/backend-client';
 import { RequestId } from '../http/request-id.decorator';
 import { OperationDto } from '../experiments/experiments.dto';
@@ -16,7 +18,12 @@ export class OperationsController {
   @ApiOperation({ summary: 'An operation: done, metadata, and its response or error' })
   @ApiOkResponse({ type: OperationDto })
   @ApiResponse({ status: 404, description: 'NOT_FOUND' })
-  get(@Param('operation') operation: string, @RequestId() traceId?: string): Promise<Operation> {
-    return this.backend.call<Operation>(EXPERIMENT_SUBJECTS.getOperation, { name: `operations/${operation}` }, traceId);
+  async get(@Param('operation') operation: string, @CurrentPrincipal() principal: Principal, @RequestId() traceId?: string): Promise<Operation> {
+    const found = await this.backend.call<Operation>(EXPERIMENT_SUBJECTS.getOperation, { name: `operations/${operation}` }, traceId);
+    // The path names no project, so tenancy is checked on the operation's target: another
+    // team's operation is as absent as one that never existed.
+    const project = /^projects\/([^/]+)\//.exec(found.metadata?.target ?? '')?.[1];
+    if (!project || !canSeeProject(principal, project)) throw StatusError.withReason('NOT_FOUND', `Operation "operations/${operation}" not found.`, 'OPERATION_NOT_FOUND');
+    return found;
   }
 }
