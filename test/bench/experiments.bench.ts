@@ -17,6 +17,7 @@ import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, freePort, uniqueName } fr
 import { connect } from 'nats';
 import { ChildProcess, spawn } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
@@ -36,6 +37,12 @@ function startApp(app: string, env: Record<string, string>): ChildProcess {
     env: { ...process.env, ...env, NODE_ENV: 'development', LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+}
+
+/** CPU seconds a process has used so far (Linux /proc; user + system). */
+function cpuSeconds(child: ChildProcess): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
 }
 
 async function stop(child: ChildProcess) {
@@ -136,11 +143,14 @@ async function main() {
     };
 
     await run(2); // warm-up: JIT, connection pools
+    const cpuBefore = [cpuSeconds(gateway), cpuSeconds(service)];
     const commands = await run(SECONDS);
+    const [gatewayCpu, serviceCpu] = [cpuSeconds(gateway) - cpuBefore[0], cpuSeconds(service) - cpuBefore[1]];
     const raw = await appendRate(rawSchema, Math.min(SECONDS, 10));
 
     out(`experiment commands through the gateway (${CLIENTS} clients, ${experiments.length} experiments, ${SECONDS} s)`);
     out(`  startPreview/stopPreview: ${commands.perSecond.toFixed(0)} commands/s, p50 ${commands.p50.toFixed(1)} ms, p99 ${commands.p99.toFixed(1)} ms, ${commands.count} commands, ${commands.failures} failed`);
+    out(`  CPU per command: gateway ${((gatewayCpu * 1000) / commands.count).toFixed(2)} ms, experiment-service ${((serviceCpu * 1000) / commands.count).toFixed(2)} ms`);
     out(`  baseline, raw event-store appends (${CLIENTS} at a time, one transaction each): ${raw.perSecond.toFixed(0)} appends/s, p50 ${raw.p50.toFixed(1)} ms, p99 ${raw.p99.toFixed(1)} ms`);
     out(`  target: ≥ 1000 commands/s with p99 ≤ 50 ms → ${commands.perSecond >= 1000 && commands.p99 <= 50 ? 'met' : 'NOT met'}`);
   } finally {
