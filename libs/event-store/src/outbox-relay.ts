@@ -86,16 +86,20 @@ export class OutboxRelay {
   /** One batch; returns how many events it published (0 when another replica holds the lock). */
   async publishBatch(): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      const [{ locked }] = await manager.query(`SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked`, [`relay:${this.options.name}`]);
+      // Take the relay's lock, and commit without fsync: losing the checkpoint only
+      // republishes, which is recovered from the stream's last message or dropped by JetStream
+      // as a duplicate. The checkpoint is read by the next statement, whose snapshot is taken
+      // after the lock, so it sees the previous holder's last checkpoint.
+      const [{ locked }]: { locked: boolean }[] = await manager.query(
+        `SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked, set_config('synchronous_commit', 'off', true)`,
+        [`relay:${this.options.name}`],
+      );
       if (!locked) return 0;
-      // The checkpoint needs no fsync: losing it only republishes, and that is recovered from
-      // the stream's last message (or dropped as a duplicate).
-      await manager.query(`SET LOCAL synchronous_commit = off`);
-      const rows: { tx_id: string; position: string }[] = await manager.query(
+      const [checkpoint]: { tx_id: string; position: string }[] = await manager.query(
         `SELECT tx_id::text, position::text FROM relay_checkpoints WHERE name = $1`,
         [this.options.name],
       );
-      let cursor: Cursor = rows[0] ? { txId: rows[0].tx_id, position: rows[0].position } : START;
+      let cursor: Cursor = checkpoint ? { txId: checkpoint.tx_id, position: checkpoint.position } : START;
       if (!this.recovered) {
         const published = await this.lastPublished();
         if (published && isAfter(published, cursor)) cursor = published;
