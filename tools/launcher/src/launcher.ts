@@ -33,6 +33,8 @@ export interface LaunchOptions {
   log?: Log;
   /** Aborting it while the system starts stops what was started; launch then rejects. */
   signal?: AbortSignal;
+  /** Where the services' own output (stdout and stderr) goes. Default: this process's. */
+  serviceOutput?: (service: ServiceName, chunk: string) => void;
 }
 
 export interface RunningSystem {
@@ -133,7 +135,7 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
         execArgv: [],
         // The IPC channel lets a service notice that the launcher is gone (even SIGKILLed) and
         // stop itself: the kernel closes the channel, the service gets 'disconnect'.
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        stdio: ['ignore', options.serviceOutput ? 'pipe' : 'inherit', options.serviceOutput ? 'pipe' : 'inherit', 'ipc'],
         // Its own process group: a Ctrl-C in the terminal reaches only the launcher, which
         // stops the services first and NATS/Postgres after them.
         detached: true,
@@ -147,6 +149,11 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
           AUTH_DEV_TOKEN: devToken,
         },
       });
+      const output = options.serviceOutput;
+      if (output) {
+        child.stdout?.on('data', (chunk: Buffer) => output(service.name, chunk.toString()));
+        child.stderr?.on('data', (chunk: Buffer) => output(service.name, chunk.toString()));
+      }
       const entry: ServiceProcess = { name: service.name, port, child, stopping: false };
       child.once('exit', (code, exitSignal) => {
         if (ready && !entry.stopping) {
