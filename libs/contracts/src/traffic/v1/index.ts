@@ -1,0 +1,90 @@
+import type { ContractPackage } from '../../packages';
+
+/**
+ * `traffic.v1`: production traffic, one event per connection, published by traffic producers
+ * (flow-log exporters, proxies, agents) and consumed by the evaluator.
+ *
+ * Stream `TRAFFIC` (JetStream, file storage, limits retention), created by the evaluator at
+ * boot with the limits below (deployments may change them, see the README), on subjects
+ * `traffic.v1.{project}.{location}.{firewallPolicy}`: the IDs of the live policy's name
+ * `projects/{project}/locations/{location}/firewallPolicies/{firewallPolicy}`.
+ *
+ * Producers set `Nats-Msg-Id` to the event id, so a retried publish is stored once (within the
+ * duplicate window); the evaluator also never counts one event id twice for one experiment
+ * configuration, whatever the window.
+ *
+ * An event that cannot be evaluated (not JSON, a missing or ill-typed field, a bad address, a
+ * subject naming no live policy) is not retried: it goes to `deadletter.v1.traffic` (stream
+ * `DEAD_LETTERS`) with the reason in the `Dead-Letter-Reason` header and its original subject in
+ * `Dead-Letter-Subject`, and the evaluator keeps consuming.
+ */
+export const TRAFFIC_V1: ContractPackage = { name: 'traffic.v1', version: '1.0.0' };
+
+export const TRAFFIC_STREAM = 'TRAFFIC';
+export const TRAFFIC_SUBJECTS = 'traffic.v1.>';
+
+export const trafficSubject = (project: string, location: string, firewallPolicy: string) =>
+  `traffic.v1.${project}.${location}.${firewallPolicy}`;
+
+/** Default limits of the TRAFFIC stream: whichever is reached first drops the oldest events. */
+export const TRAFFIC_STREAM_LIMITS = {
+  /** A day: the evaluator can be down for that long without losing traffic. */
+  maxAgeMs: 24 * 3600 * 1000,
+  /** 10 GiB (about 40 million events of 250 bytes). */
+  maxBytes: 10 * 1024 ** 3,
+  /** A publish retried within two minutes with the same Nats-Msg-Id is stored once. */
+  duplicateWindowMs: 2 * 60 * 1000,
+} as const;
+
+/** The named protocols; any other is given by its IP protocol number, 0-255. */
+export const TRAFFIC_PROTOCOLS = ['tcp', 'udp', 'icmp', 'icmpv6', 'sctp', 'esp', 'ah'] as const;
+export type TrafficProtocol = (typeof TRAFFIC_PROTOCOLS)[number] | number;
+
+export const TRAFFIC_EVENT_ID_MAX_LENGTH = 128;
+
+/** One connection, as a producer publishes it (JSON). Unknown fields are ignored. */
+export interface TrafficEvent {
+  /** Unique per event, at most 128 characters; also the `Nats-Msg-Id`. */
+  id: string;
+  /** When the connection was seen (RFC 3339). */
+  time: string;
+  direction: 'INGRESS' | 'EGRESS';
+  /** IPv4 or IPv6 address. */
+  srcIp: string;
+  destIp: string;
+  protocol: TrafficProtocol;
+  srcPort?: number;
+  destPort?: number;
+  /** Network tags of the instance the connection reached (INGRESS) or left (EGRESS). */
+  targetTags?: string[];
+}
+
+const RFC_3339 =
+  '^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})$';
+const PORT = { type: 'integer', minimum: 0, maximum: 65535 } as const;
+
+/**
+ * JSON Schema (draft-07) of a traffic event. Consumers compile it once (it sits on the hot
+ * path); addresses are checked by the consumer, as a JSON Schema pattern cannot say "IPv6".
+ */
+export const TRAFFIC_EVENT_SCHEMA = {
+  $id: 'https://policy-rollout.dev/schemas/traffic.v1.TrafficEvent.json',
+  type: 'object',
+  required: ['id', 'time', 'direction', 'srcIp', 'destIp', 'protocol'],
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: TRAFFIC_EVENT_ID_MAX_LENGTH },
+    time: { type: 'string', maxLength: 40, pattern: RFC_3339 },
+    direction: { enum: ['INGRESS', 'EGRESS'] },
+    srcIp: { type: 'string', minLength: 2, maxLength: 45 },
+    destIp: { type: 'string', minLength: 2, maxLength: 45 },
+    protocol: {
+      oneOf: [
+        { enum: [...TRAFFIC_PROTOCOLS] },
+        { type: 'integer', minimum: 0, maximum: 255 },
+      ],
+    },
+    srcPort: PORT,
+    destPort: PORT,
+    targetTags: { type: 'array', maxItems: 64, items: { type: 'string', minLength: 1, maxLength: 63 } },
+  },
+} as const;

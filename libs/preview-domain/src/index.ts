@@ -1,0 +1,5 @@
+export * from './names';
+export * from './state';
+export * from './records';
+export * from './totals';
+export * from './page-token';

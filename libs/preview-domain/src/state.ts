@@ -1,0 +1,161 @@
+import {
+  ExperimentEvent,
+  FirewallPolicy,
+  FirewallPolicyExperiment,
+  PolicyEvent,
+  previewLogSubject,
+} from '@rollout/contracts';
+import { CompiledPolicy, compilePolicy } from '@rollout/firewall';
+import { ExperimentName, PolicyName, parseExperimentName, parsePolicyName, trafficKey } from './names';
+
+/** An experiment being previewed, compiled and ready to evaluate. */
+export interface ActiveExperiment {
+  /** The experiment's resource name. */
+  readonly name: string;
+  readonly etag: string;
+  /** Where its log records go (preview.v1, not namespaced). */
+  readonly logSubject: string;
+  readonly policy: CompiledPolicy;
+}
+
+/** What one traffic event of a live policy is evaluated against. Replaced, never mutated. */
+export interface PolicyView {
+  /** The live policy's resource name. */
+  readonly name: string;
+  readonly etag: string;
+  readonly live: CompiledPolicy;
+  /** The ACTIVE experiments of the policy, by name. */
+  readonly active: readonly ActiveExperiment[];
+}
+
+interface Held<S> {
+  version: number;
+  /** Absent once deleted (or committed, for an experiment). */
+  state?: S;
+  compiled?: CompiledPolicy;
+}
+
+export type DomainEvent = PolicyEvent | ExperimentEvent;
+
+export interface ApplyResult {
+  /** False when the event was already held (an older or repeated version) or is not ours. */
+  applied: boolean;
+  /** Why a policy could not be compiled (it is then left out: an unknown policy, or no preview). */
+  problems: string[];
+}
+
+/**
+ * The evaluator's view of experiment.v1: live policies and the experiments of each, built from
+ * the experiment service's domain events, each of which carries its aggregate's full state.
+ * Applying an event is idempotent and order-tolerant across aggregates: an event whose version
+ * is not above the held version of its aggregate changes nothing. Policies are compiled when
+ * they change, never on the traffic path.
+ */
+export class PreviewState {
+  private readonly policies = new Map<string, Held<FirewallPolicy>>();
+  private readonly experiments = new Map<string, Held<FirewallPolicyExperiment>>();
+  /** Experiment names by live policy name. */
+  private readonly experimentsOf = new Map<string, Set<string>>();
+  /** Views by traffic key `{project}.{location}.{firewallPolicy}`. */
+  private readonly views = new Map<string, PolicyView>();
+
+  constructor(private readonly compile: (policy: { rules?: FirewallPolicy['rules'] }) => CompiledPolicy = compilePolicy) {}
+
+  apply(event: DomainEvent): ApplyResult {
+    if (typeof event?.type !== 'string' || typeof event.version !== 'number') return { applied: false, problems: [] };
+    return event.type.startsWith('Policy') ? this.applyPolicy(event as PolicyEvent) : this.applyExperiment(event as ExperimentEvent);
+  }
+
+  /** The view for a traffic subject's tail `{project}.{location}.{firewallPolicy}`, if that live policy exists. */
+  viewForTraffic(key: string): PolicyView | undefined {
+    return this.views.get(key);
+  }
+
+  viewOf(policyName: string): PolicyView | undefined {
+    const name = parsePolicyName(policyName);
+    return name ? this.views.get(trafficKey(name)) : undefined;
+  }
+
+  /** Whether the experiment exists now (in any preview state). */
+  hasExperiment(name: string): boolean {
+    return this.experiments.get(name)?.state !== undefined;
+  }
+
+  get counts(): { policies: number; experiments: number; active: number } {
+    let active = 0;
+    for (const view of this.views.values()) active += view.active.length;
+    let experiments = 0;
+    for (const held of this.experiments.values()) if (held.state) experiments++;
+    return { policies: this.views.size, experiments, active };
+  }
+
+  private applyPolicy(event: PolicyEvent): ApplyResult {
+    const name = parsePolicyName(event.subject);
+    if (!name) return { applied: false, problems: [`policy event for a malformed name "${String(event.subject).slice(0, 200)}"`] };
+    const held = this.policies.get(name.name);
+    if (held && event.version <= held.version) return { applied: false, problems: [] };
+    const state = event.type === 'PolicyDeleted' ? undefined : event.state;
+    this.policies.set(name.name, { version: event.version, state });
+    return { applied: true, problems: this.rebuild(name) };
+  }
+
+  private applyExperiment(event: ExperimentEvent): ApplyResult {
+    const name = parseExperimentName(event.subject);
+    if (!name) return { applied: false, problems: [`experiment event for a malformed name "${String(event.subject).slice(0, 200)}"`] };
+    const held = this.experiments.get(name.name);
+    if (held && event.version <= held.version) return { applied: false, problems: [] };
+    const gone = event.type === 'ExperimentCommitted' || event.type === 'ExperimentDeleted';
+    const state = gone ? undefined : event.state;
+    this.experiments.set(name.name, { version: event.version, state });
+    let siblings = this.experimentsOf.get(name.policyName);
+    if (state) {
+      if (!siblings) this.experimentsOf.set(name.policyName, (siblings = new Set()));
+      siblings.add(name.name);
+    } else {
+      siblings?.delete(name.name);
+    }
+    return { applied: true, problems: this.rebuild(parsePolicyName(name.policyName) as PolicyName) };
+  }
+
+  private rebuild(policy: PolicyName): string[] {
+    const key = trafficKey(policy);
+    const live = this.policies.get(policy.name);
+    const problems: string[] = [];
+    if (!live?.state) {
+      this.views.delete(key);
+      return problems;
+    }
+    try {
+      live.compiled ??= this.compile(live.state);
+    } catch (error) {
+      this.views.delete(key);
+      return [`live policy ${policy.name} does not compile: ${describe(error)}`];
+    }
+    const active: ActiveExperiment[] = [];
+    for (const experimentName of [...(this.experimentsOf.get(policy.name) ?? [])].sort()) {
+      const held = this.experiments.get(experimentName) as Held<FirewallPolicyExperiment>;
+      const state = held.state;
+      if (state?.previewMetadata?.state !== 'ACTIVE') {
+        held.compiled = undefined;
+        continue;
+      }
+      try {
+        held.compiled ??= this.compile(state.firewallPolicy ?? { rules: [] });
+      } catch (error) {
+        problems.push(`experiment ${experimentName} does not compile: ${describe(error)}`);
+        continue;
+      }
+      const name = parseExperimentName(experimentName) as ExperimentName;
+      active.push({
+        name: experimentName,
+        etag: state.etag,
+        logSubject: previewLogSubject(name.project, name.location, name.policy, name.experiment),
+        policy: held.compiled,
+      });
+    }
+    this.views.set(key, { name: policy.name, etag: live.state.etag, live: live.compiled, active });
+    return problems;
+  }
+}
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -1,0 +1,98 @@
+import type { ChangedDestinationPort, ChangedSource, PreviewVerdict, RuleCount, TrafficProtocol } from '@rollout/contracts';
+
+/** What the report needs from one evaluation. */
+export interface Outcome {
+  live: PreviewVerdict;
+  experiment: PreviewVerdict;
+  srcIp: string;
+  protocol: TrafficProtocol;
+  destPort?: number;
+  /** The event time in ms since the epoch. */
+  eventTimeMs: number;
+}
+
+/** The implied rule's stand-in priority in stored rule counts (real priorities are 0-65535). */
+export const IMPLIED_PRIORITY = -1;
+
+/** Port-bearing protocols by number, so `6` and `tcp` rank as one port. */
+const PROTOCOL_NAMES: Record<number, string> = { 6: 'tcp', 17: 'udp', 132: 'sctp', 1: 'icmp', 58: 'icmpv6', 50: 'esp', 51: 'ah' };
+
+export const protocolName = (protocol: TrafficProtocol): string =>
+  typeof protocol === 'number' ? (PROTOCOL_NAMES[protocol] ?? String(protocol)) : protocol;
+
+/** `priority/action`, e.g. `100/deny`, `-1/allow` for the implied EGRESS rule. */
+export const ruleKey = (verdict: PreviewVerdict) => `${verdict.rulePriority ?? IMPLIED_PRIORITY}/${verdict.action}`;
+
+export function parseRuleKey(key: string): { priority: number; action: 'allow' | 'deny' } {
+  const slash = key.indexOf('/');
+  return { priority: Number(key.slice(0, slash)), action: key.slice(slash + 1) as 'allow' | 'deny' };
+}
+
+const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
+
+/**
+ * The exact totals of one configuration (experiment etag × live policy etag) over some
+ * evaluations: the report's arithmetic. Totals of disjoint sets of evaluations add up (the
+ * store adds each transaction's totals to what it holds), so the report is exact whatever the
+ * batching, as long as each evaluation is added once.
+ */
+export class ConfigurationTotals {
+  evaluated = 0;
+  changed = 0;
+  allowToDeny = 0;
+  denyToAllow = 0;
+  unchangedAllow = 0;
+  unchangedDeny = 0;
+  /** Deciding rules by ruleKey. */
+  readonly liveRules = new Map<string, number>();
+  readonly experimentRules = new Map<string, number>();
+  /** Changed verdicts by source address. */
+  readonly changedSources = new Map<string, number>();
+  /** Changed verdicts by `protocol/port`. */
+  readonly changedPorts = new Map<string, number>();
+  firstEventMs = Number.POSITIVE_INFINITY;
+  lastEventMs = Number.NEGATIVE_INFINITY;
+
+  add(outcome: Outcome): void {
+    this.evaluated++;
+    const { live, experiment } = outcome;
+    if (live.action === experiment.action) {
+      if (live.action === 'allow') this.unchangedAllow++;
+      else this.unchangedDeny++;
+    } else {
+      this.changed++;
+      if (live.action === 'allow') this.allowToDeny++;
+      else this.denyToAllow++;
+      bump(this.changedSources, outcome.srcIp);
+      if (outcome.destPort !== undefined) bump(this.changedPorts, `${protocolName(outcome.protocol)}/${outcome.destPort}`);
+    }
+    bump(this.liveRules, ruleKey(live));
+    bump(this.experimentRules, ruleKey(experiment));
+    if (outcome.eventTimeMs < this.firstEventMs) this.firstEventMs = outcome.eventTimeMs;
+    if (outcome.eventTimeMs > this.lastEventMs) this.lastEventMs = outcome.eventTimeMs;
+  }
+}
+
+/** Stored rule counts as the report shows them: most frequent first, then by priority. */
+export function ruleCounts(rows: readonly { priority: number; action: string; count: number }[]): RuleCount[] {
+  return rows
+    .map((row) => ({
+      rulePriority: row.priority === IMPLIED_PRIORITY ? null : row.priority,
+      implied: row.priority === IMPLIED_PRIORITY,
+      action: row.action as 'allow' | 'deny',
+      count: row.count,
+    }))
+    .sort((a, b) => b.count - a.count || (a.rulePriority ?? -1) - (b.rulePriority ?? -1) || a.action.localeCompare(b.action));
+}
+
+/** The top `n` of counted keys: most first, ties by key, so the answer is deterministic. */
+export function topCounts(counts: ReadonlyMap<string, number>, n: number): [string, number][] {
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, n);
+}
+
+export const changedSource = ([srcIp, count]: [string, number]): ChangedSource => ({ srcIp, count });
+
+export function changedPort([key, count]: [string, number]): ChangedDestinationPort {
+  const slash = key.lastIndexOf('/');
+  return { protocol: key.slice(0, slash), destPort: Number(key.slice(slash + 1)), count };
+}
