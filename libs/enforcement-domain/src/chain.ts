@@ -1,10 +1,11 @@
-import { EnforcementContext, EnforcementFilter, FilterMode, Hook, LeaseRequest, isDenial, isFailOpen } from './model';
+import { EnforcementContext, EnforcementFilter, FailurePolicy, FilterMode, FilterResult, Hook, LeaseRequest, isDenial, isFailOpen } from './model';
 
 /**
  * What one filter did for one hook.
- * - `would_deny`: a dryrun filter denied; the request still passes.
- * - `fail_open`: the filter could not decide and was configured to allow on error.
- * - `error`: the filter threw (a check hook counts it as a denial; on_end only records it).
+ * - `would_deny`: a dryrun filter denied (or failed); the request still passes.
+ * - `fail_open`: the filter could not decide and its failure policy allows; the request passes.
+ * - `error`: the filter threw or timed out with a closed failure policy (a check hook counts it
+ *   as a denial; on_end only records it).
  */
 export type StepResult = 'allow' | 'deny' | 'would_deny' | 'fail_open' | 'error';
 
@@ -33,26 +34,68 @@ export interface ChainObserver {
 export interface ConfiguredFilter {
   filter: EnforcementFilter;
   mode: FilterMode;
+  /**
+   * Longest wait for this filter on any hook. Unset: the filter bounds itself (the built-ins
+   * are local, ExternalService has its own HTTP timeout). Remote filters (adapters over NATS)
+   * set it so that a lease check never waits longer than this on them.
+   */
+  timeoutMs?: number;
+  /**
+   * What a filter that throws or times out means: `closed` (default) refuses the request,
+   * `open` lets it pass and records a `fail_open` step.
+   */
+  failurePolicy?: FailurePolicy;
+}
+
+/** Starts a timer; returns its cancel function. Injected so tests need no real waiting. */
+export type ScheduleTimeout = (ms: number, fire: () => void) => () => void;
+
+export const realTimeout: ScheduleTimeout = (ms, fire) => {
+  const timer = setTimeout(fire, ms);
+  timer.unref?.();
+  return () => clearTimeout(timer);
+};
+
+export interface ChainOptions {
+  observer?: ChainObserver;
+  schedule?: ScheduleTimeout;
+}
+
+/** A filter that did not answer within its `timeoutMs`. */
+export class FilterTimeoutError extends Error {
+  override readonly name = 'FilterTimeoutError';
+  constructor(filter: string, ms: number) {
+    super(`Enforcement filter ${filter} did not answer within ${ms} ms.`);
+  }
 }
 
 /**
  * Runs the configured filters in order. The first denial of an enforcing filter stops the chain;
  * dryrun denials are recorded as `would_deny` and the chain goes on. Exempted projects skip every
- * filter, on_end included.
+ * filter, on_end included. Every hook of every filter is awaited, so filters may be remote.
  */
 export class EnforcementChain {
   private readonly exempted: ReadonlySet<string>;
+  private readonly observer?: ChainObserver;
+  private readonly schedule: ScheduleTimeout;
 
   constructor(
     private readonly filters: readonly ConfiguredFilter[],
     exemptedProjects: readonly string[],
-    private readonly observer?: ChainObserver,
+    options: ChainOptions | ChainObserver = {},
   ) {
     this.exempted = new Set(exemptedProjects);
+    const opts: ChainOptions = 'onStep' in options ? { observer: options } : options;
+    this.observer = opts.observer;
+    this.schedule = opts.schedule ?? realTimeout;
   }
 
   get filterNames(): string[] {
     return this.filters.map((f) => f.filter.name);
+  }
+
+  isExempted(projectId: string): boolean {
+    return this.exempted.has(projectId);
   }
 
   checkCreate(context: EnforcementContext, lease: LeaseRequest): Promise<ChainDecision> {
@@ -64,16 +107,18 @@ export class EnforcementChain {
   }
 
   /**
-   * A notification: every filter is told, failures are recorded and never propagate, and the
-   * returned decision is always `allowed`. Calling it once per lease is the caller's duty.
+   * A notification: every filter is told, failures and timeouts are recorded and never
+   * propagate, and the returned decision is always `allowed`. Calling it once per lease is the
+   * caller's duty (the ledger does).
    */
   async onEnd(context: EnforcementContext, lease: LeaseRequest): Promise<ChainDecision> {
-    const decision: ChainDecision = { hook: 'on_end', allowed: true, exempted: this.isExempted(context), steps: [] };
+    const decision: ChainDecision = { hook: 'on_end', allowed: true, exempted: this.isExempted(context.projectId), steps: [] };
     if (decision.exempted) return decision;
-    for (const { filter, mode } of this.filters) {
+    for (const configured of this.filters) {
+      const { filter, mode } = configured;
       let step: ChainStep;
       try {
-        await filter.onEnd(context, lease);
+        await this.bounded(configured, () => filter.onEnd(context, lease));
         step = { filter: filter.name, mode, result: 'allow' };
       } catch (error) {
         step = { filter: filter.name, mode, result: 'error', message: errorMessage(error) };
@@ -83,21 +128,18 @@ export class EnforcementChain {
     return decision;
   }
 
-  private isExempted(context: EnforcementContext): boolean {
-    return this.exempted.has(context.projectId);
-  }
-
   private async runChecks(
     hook: Hook,
     context: EnforcementContext,
-    run: (filter: EnforcementFilter) => ReturnType<EnforcementFilter['checkCreate']>,
+    run: (filter: EnforcementFilter) => Promise<FilterResult>,
   ): Promise<ChainDecision> {
-    const decision: ChainDecision = { hook, allowed: true, exempted: this.isExempted(context), steps: [] };
+    const decision: ChainDecision = { hook, allowed: true, exempted: this.isExempted(context.projectId), steps: [] };
     if (decision.exempted) return decision;
-    for (const { filter, mode } of this.filters) {
+    for (const configured of this.filters) {
+      const { filter, mode } = configured;
       let step: ChainStep;
       try {
-        const result = await run(filter);
+        const result = await this.bounded(configured, () => run(filter));
         if (isDenial(result)) {
           step = { filter: filter.name, mode, result: mode === 'dryrun' ? 'would_deny' : 'deny', message: result.message };
         } else if (isFailOpen(result)) {
@@ -106,20 +148,53 @@ export class EnforcementChain {
           step = { filter: filter.name, mode, result: 'allow' };
         }
       } catch (error) {
-        // A filter that breaks must not silently admit: it denies (unless in dryrun).
-        step = { filter: filter.name, mode, result: mode === 'dryrun' ? 'would_deny' : 'error', message: errorMessage(error) };
+        // A filter that breaks must not silently admit: it denies unless its policy is `open`.
+        const message = errorMessage(error);
+        if (configured.failurePolicy === 'open') step = { filter: filter.name, mode, result: 'fail_open', message };
+        else step = { filter: filter.name, mode, result: mode === 'dryrun' ? 'would_deny' : 'error', message };
       }
       this.record(decision, step, context);
       if (step.result === 'deny' || step.result === 'error') {
         decision.allowed = false;
         decision.denial = {
           filter: filter.name,
+          // The reason of an error is for the operator's log, not for the user.
           message: step.result === 'deny' ? (step.message ?? '') : `Enforcement filter ${filter.name} failed.`,
         };
         break;
       }
     }
     return decision;
+  }
+
+  /** Runs one hook of a filter, giving up after its `timeoutMs` when it has one. */
+  private bounded<T>(configured: ConfiguredFilter, call: () => Promise<T>): Promise<T> {
+    const ms = configured.timeoutMs;
+    if (ms === undefined) return call();
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const cancel = this.schedule(ms, () => {
+        if (settled) return;
+        settled = true;
+        reject(new FilterTimeoutError(configured.filter.name, ms));
+      });
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        cancel();
+        fn();
+      };
+      let pending: Promise<T>;
+      try {
+        pending = call();
+      } catch (error) {
+        pending = Promise.reject(error);
+      }
+      pending.then(
+        (value) => settle(() => resolve(value)),
+        (error: unknown) => settle(() => reject(error)),
+      );
+    });
   }
 
   private record(decision: ChainDecision, step: ChainStep, context: EnforcementContext): void {

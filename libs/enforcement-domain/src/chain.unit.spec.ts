@@ -1,4 +1,4 @@
-import { ChainStep, EnforcementChain } from './chain';
+import { ChainStep, EnforcementChain, ScheduleTimeout } from './chain';
 import { EnforcementContext, EnforcementFilter, FilterResult, Hook, LeaseRequest } from './model';
 
 const context: EnforcementContext = { userId: 'u1', projectId: 'p1', regionName: 'RegionOne', requestId: 'r1' };
@@ -135,5 +135,104 @@ describe('the enforcement chain', () => {
     const decision = await chain.checkCreate(context, lease);
     expect(decision.denial).toEqual({ filter: 'A', message: 'no' });
     expect(seen).toEqual([['check_create', { filter: 'A', mode: 'enforce', result: 'deny', message: 'no' }]]);
+  });
+
+  describe('filters with a timeout (remote filters, e.g. adapters)', () => {
+    /** A manual timer: the test decides when time has run out. */
+    function manualTimers() {
+      const pending: Array<{ ms: number; fire: () => void; cancelled: boolean }> = [];
+      const schedule: ScheduleTimeout = (ms, fire) => {
+        const timer = { ms, fire, cancelled: false };
+        pending.push(timer);
+        return () => {
+          timer.cancelled = true;
+        };
+      };
+      const expire = () => pending.filter((t) => !t.cancelled).forEach((t) => t.fire());
+      return { schedule, pending, expire };
+    }
+    const hanging = (name: string): EnforcementFilter => {
+      const never = () => new Promise<never>(() => undefined);
+      return { name, checkCreate: never, checkUpdate: never, onEnd: never };
+    };
+    const nextTick = () => new Promise((r) => setImmediate(r));
+
+    it('refuses when a closed filter does not answer in time, naming the filter', async () => {
+      const timers = manualTimers();
+      const chain = new EnforcementChain([{ filter: hanging('Budget'), mode: 'enforce', timeoutMs: 250 }], [], { schedule: timers.schedule });
+      const pending = chain.checkCreate(context, lease);
+      await nextTick();
+      expect(timers.pending.map((t) => t.ms)).toEqual([250]);
+      timers.expire();
+      const decision = await pending;
+      expect(decision.denial).toEqual({ filter: 'Budget', message: 'Enforcement filter Budget failed.' });
+      expect(decision.steps[0]).toMatchObject({ result: 'error', message: 'Enforcement filter Budget did not answer within 250 ms.' });
+    });
+
+    it('lets the request pass as fail-open when the failure policy is open, and goes on', async () => {
+      const timers = manualTimers();
+      const calls: string[] = [];
+      const chain = new EnforcementChain(
+        [
+          { filter: hanging('Budget'), mode: 'enforce', timeoutMs: 250, failurePolicy: 'open' },
+          { filter: scripted('B', { message: 'B says no' }, calls), mode: 'enforce' },
+        ],
+        [],
+        { schedule: timers.schedule },
+      );
+      const pending = chain.checkCreate(context, lease);
+      await nextTick();
+      timers.expire();
+      const decision = await pending;
+      expect(decision.steps.map((s) => s.result)).toEqual(['fail_open', 'deny']);
+      expect(decision.denial?.filter).toBe('B');
+    });
+
+    it('an open filter that throws is fail-open too', async () => {
+      const chain = new EnforcementChain([{ filter: scripted('A', new Error('down'), []), mode: 'enforce', failurePolicy: 'open' }], []);
+      expect((await chain.checkCreate(context, lease)).steps).toEqual([{ filter: 'A', mode: 'enforce', result: 'fail_open', message: 'down' }]);
+    });
+
+    it('cancels the timer when the filter answers in time', async () => {
+      const timers = manualTimers();
+      const chain = new EnforcementChain([{ filter: scripted('A', undefined, []), mode: 'enforce', timeoutMs: 250 }], [], { schedule: timers.schedule });
+      expect((await chain.checkCreate(context, lease)).allowed).toBe(true);
+      expect(timers.pending.every((t) => t.cancelled)).toBe(true);
+    });
+
+    it('never lets on_end wait past the timeout, and records it', async () => {
+      const timers = manualTimers();
+      const calls: string[] = [];
+      const chain = new EnforcementChain(
+        [
+          { filter: hanging('Budget'), mode: 'enforce', timeoutMs: 100 },
+          { filter: scripted('B', undefined, calls), mode: 'enforce' },
+        ],
+        [],
+        { schedule: timers.schedule },
+      );
+      const pending = chain.onEnd(context, lease);
+      await nextTick();
+      timers.expire();
+      const decision = await pending;
+      expect(decision.allowed).toBe(true);
+      expect(decision.steps.map((s) => s.result)).toEqual(['error', 'allow']);
+      expect(calls).toEqual(['B:end']);
+    });
+  });
+
+  it('counts a filter that throws synchronously as failed, like one that rejects', async () => {
+    const broken: EnforcementFilter = {
+      name: 'Sync',
+      checkCreate: () => {
+        throw new Error('boom');
+      },
+      checkUpdate: async () => undefined,
+      onEnd: async () => undefined,
+    };
+    for (const timeoutMs of [undefined, 100]) {
+      const chain = new EnforcementChain([{ filter: broken, mode: 'enforce', timeoutMs }], []);
+      expect((await chain.checkCreate(context, lease)).denial).toEqual({ filter: 'Sync', message: 'Enforcement filter Sync failed.' });
+    }
   });
 });

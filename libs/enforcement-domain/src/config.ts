@@ -1,4 +1,5 @@
-import { ConfiguredFilter, EnforcementChain, ChainObserver } from './chain';
+import { SIZED_RESOURCE_TYPES } from '@rollout/contracts';
+import { ChainObserver, ConfiguredFilter, EnforcementChain, ScheduleTimeout } from './chain';
 import { ExternalHttpPort, ExternalServiceFilter } from './external-service';
 import { ActiveLeaseCounter, MaxActiveLeasesFilter, MaxLeaseDurationFilter, MaxReservationSizeFilter, SizeLimits } from './filters';
 import { FilterMode } from './model';
@@ -12,7 +13,10 @@ import { FilterMode } from './model';
  *     MaxLeaseDuration: { max_lease_duration: 86400, mode: dryrun }
  *     MaxActiveLeases: { max_active_leases: 5, project_overrides: { big: 20 } }
  *     MaxReservationSize: { limits: { "physical:host": 4 }, project_overrides: { big: { "physical:host": 16 } } }
- *     ExternalService: { endpoint: "http://policy:8080/", token: s3cret, auth: bearer, timeout_ms: 2000, allow_on_error: false }
+ *     ExternalService: { endpoint: "http://policy:8080/", token_env: POLICY_TOKEN, auth: bearer, timeout_ms: 2000, allow_on_error: false }
+ *
+ * ExternalService takes its token from `token` or, better (a ConfigMap is no place for a
+ * secret), from the environment variable named by `token_env`.
  */
 export type FilterName = 'MaxLeaseDuration' | 'MaxActiveLeases' | 'MaxReservationSize' | 'ExternalService';
 export const FILTER_NAMES: readonly FilterName[] = ['MaxLeaseDuration', 'MaxActiveLeases', 'MaxReservationSize', 'ExternalService'];
@@ -64,10 +68,21 @@ function intMap(v: unknown, path: string): Record<string, number> {
   return Object.fromEntries(Object.entries(v).map(([k, n]) => [k, nonNegativeInt(n, `${path}.${k}`)]));
 }
 
+/** Limits per resource type: only the types the filter can measure, so a typo is not a silent no-op. */
+function sizeLimits(v: unknown, path: string): SizeLimits {
+  const limits = intMap(v, path);
+  for (const type of Object.keys(limits)) {
+    if (!(SIZED_RESOURCE_TYPES as readonly string[]).includes(type)) {
+      fail(`${path}.${type}`, `unknown resource type (measured: ${SIZED_RESOURCE_TYPES.join(', ')})`);
+    }
+  }
+  return limits;
+}
+
 function sizeOverrides(v: unknown, path: string): Record<string, SizeLimits> {
   if (v === undefined || v === null) return {};
   if (!isObj(v)) fail(path, 'must be a mapping of project to limits');
-  return Object.fromEntries(Object.entries(v).map(([project, limits]) => [project, intMap(limits, `${path}.${project}`)]));
+  return Object.fromEntries(Object.entries(v).map(([project, limits]) => [project, sizeLimits(limits, `${path}.${project}`)]));
 }
 
 function mode(v: unknown, path: string): FilterMode {
@@ -76,8 +91,11 @@ function mode(v: unknown, path: string): FilterMode {
   return v;
 }
 
-/** Validates a parsed YAML document; throws EnforcementConfigError naming the bad setting. */
-export function parseEnforcementConfig(raw: unknown): EnforcementConfig {
+/**
+ * Validates a parsed YAML document; throws EnforcementConfigError naming the bad setting.
+ * `env` resolves ExternalService's `token_env`.
+ */
+export function parseEnforcementConfig(raw: unknown, env: Readonly<Record<string, string | undefined>> = {}): EnforcementConfig {
   const root = objectAt(raw, '(root)', ['enabled_filters', 'exempted_projects', 'filters']);
   const enabled = stringList(root['enabled_filters'], 'enabled_filters');
   enabled.forEach((name, i) => {
@@ -96,34 +114,44 @@ export function parseEnforcementConfig(raw: unknown): EnforcementConfig {
   const mld = settings('MaxLeaseDuration', ['max_lease_duration']);
   const mal = settings('MaxActiveLeases', ['max_active_leases', 'project_overrides']);
   const mrs = settings('MaxReservationSize', ['limits', 'project_overrides']);
-  const ext = settings('ExternalService', ['endpoint', 'token', 'auth', 'timeout_ms', 'allow_on_error']);
+  const ext = settings('ExternalService', ['endpoint', 'token', 'token_env', 'auth', 'timeout_ms', 'allow_on_error']);
 
   const config: EnforcementConfig = {
     enabledFilters: enabled as FilterName[],
     exemptedProjects: stringList(root['exempted_projects'], 'exempted_projects'),
     modes,
-    maxLeaseDuration: isOn('MaxLeaseDuration')
-      ? nonNegativeInt(mld['max_lease_duration'], 'filters.MaxLeaseDuration.max_lease_duration')
-      : 0,
+    // Required when the filter is enabled; checked whenever present, so a bad value never waits
+    // quietly for the day someone enables the filter.
+    maxLeaseDuration:
+      isOn('MaxLeaseDuration') || mld['max_lease_duration'] !== undefined
+        ? nonNegativeInt(mld['max_lease_duration'], 'filters.MaxLeaseDuration.max_lease_duration')
+        : 0,
     maxActiveLeases: {
-      limit: isOn('MaxActiveLeases') ? nonNegativeInt(mal['max_active_leases'], 'filters.MaxActiveLeases.max_active_leases') : 0,
+      limit:
+        isOn('MaxActiveLeases') || mal['max_active_leases'] !== undefined
+          ? nonNegativeInt(mal['max_active_leases'], 'filters.MaxActiveLeases.max_active_leases')
+          : 0,
       projectOverrides: intMap(mal['project_overrides'], 'filters.MaxActiveLeases.project_overrides'),
     },
     maxReservationSize: {
-      limits: intMap(mrs['limits'], 'filters.MaxReservationSize.limits'),
+      limits: sizeLimits(mrs['limits'], 'filters.MaxReservationSize.limits'),
       projectOverrides: sizeOverrides(mrs['project_overrides'], 'filters.MaxReservationSize.project_overrides'),
     },
   };
-  if (isOn('ExternalService')) config.externalService = parseExternal(ext);
+  if (isOn('ExternalService')) config.externalService = parseExternal(ext, env);
+  else if (Object.keys(ext).some((key) => key !== 'mode')) {
+    // Validated too (a typo must not wait for the day it is enabled), except the token's
+    // variable, which an operator may only provide where the filter is on.
+    parseExternal({ ...ext, token: 'unused', token_env: undefined }, env);
+  }
   return config;
 }
 
-function parseExternal(s: Obj): NonNullable<EnforcementConfig['externalService']> {
+function parseExternal(s: Obj, env: Readonly<Record<string, string | undefined>>): NonNullable<EnforcementConfig['externalService']> {
   const path = 'filters.ExternalService';
   const endpoint = s['endpoint'];
-  if (typeof endpoint !== 'string' || !/^https?:\/\/[^/]/.test(endpoint)) fail(`${path}.endpoint`, 'must be an http(s) URL');
-  const token = s['token'];
-  if (typeof token !== 'string' || token === '') fail(`${path}.token`, 'must be a non-empty string');
+  if (typeof endpoint !== 'string' || !isHttpUrl(endpoint)) fail(`${path}.endpoint`, 'must be an http(s) URL');
+  const token = externalToken(s, env, path);
   const auth = s['auth'] ?? 'x-auth-token';
   if (auth !== 'x-auth-token' && auth !== 'bearer') fail(`${path}.auth`, `must be "x-auth-token" or "bearer", got ${JSON.stringify(auth)}`);
   const timeoutMs = nonNegativeInt(s['timeout_ms'], `${path}.timeout_ms`, 2000);
@@ -133,16 +161,40 @@ function parseExternal(s: Obj): NonNullable<EnforcementConfig['externalService']
   return { endpoint: endpoint.endsWith('/') ? endpoint : `${endpoint}/`, token, auth, timeoutMs, allowOnError };
 }
 
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function externalToken(s: Obj, env: Readonly<Record<string, string | undefined>>, path: string): string {
+  const token = s['token'];
+  const tokenEnv = s['token_env'];
+  if (token !== undefined && tokenEnv !== undefined) fail(`${path}.token`, 'give token or token_env, not both');
+  if (tokenEnv !== undefined) {
+    if (typeof tokenEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) fail(`${path}.token_env`, 'must name an environment variable');
+    const value = env[tokenEnv];
+    if (!value) fail(`${path}.token_env`, `the environment variable ${tokenEnv} is not set`);
+    return value;
+  }
+  if (typeof token !== 'string' || token === '') fail(`${path}.token`, 'must be a non-empty string (or use token_env)');
+  return token;
+}
+
 export interface ChainPorts {
   activeLeases: ActiveLeaseCounter;
   http: ExternalHttpPort;
   observer?: ChainObserver;
+  schedule?: ScheduleTimeout;
 }
 
 /** Builds the chain in the configured order. */
 export function buildChain(config: EnforcementConfig, ports: ChainPorts): EnforcementChain {
   const filters: ConfiguredFilter[] = config.enabledFilters.map((name) => ({ filter: makeFilter(name, config, ports), mode: config.modes[name] }));
-  return new EnforcementChain(filters, config.exemptedProjects, ports.observer);
+  return new EnforcementChain(filters, config.exemptedProjects, { observer: ports.observer, schedule: ports.schedule });
 }
 
 function makeFilter(name: FilterName, config: EnforcementConfig, ports: ChainPorts) {

@@ -58,8 +58,37 @@ describe('enforcement config', () => {
     });
   });
 
+  it('reads the ExternalService token from the environment variable named by token_env', () => {
+    const config = parseEnforcementConfig(
+      { enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'https://policy/v1/', token_env: 'POLICY_TOKEN' } } },
+      { POLICY_TOKEN: 'from-a-secret' },
+    );
+    expect(config.externalService?.token).toBe('from-a-secret');
+    expect(() =>
+      parseEnforcementConfig({ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'https://policy/', token_env: 'POLICY_TOKEN' } } }, {}),
+    ).toThrow('filters.ExternalService.token_env: the environment variable POLICY_TOKEN is not set');
+  });
+
+  it('accepts the empty chain (nothing enforced)', async () => {
+    const chain = buildChain(parseEnforcementConfig({ enabled_filters: [], exempted_projects: [] }), ports);
+    expect(chain.filterNames).toEqual([]);
+    expect((await chain.checkCreate(context, lease)).allowed).toBe(true);
+    expect(parseEnforcementConfig(null).enabledFilters).toEqual([]);
+  });
+
   it.each([
     [{ enabled_filters: ['NovaQuota'] }, 'enabled_filters[0]: unknown filter "NovaQuota"'],
+    [{ enabled_filters: 'MaxLeaseDuration' }, 'enabled_filters: must be a list of non-empty strings'],
+    [{ filters: { MaxReservationSize: { limits: { 'physical:hosts': 4 } } } }, 'filters.MaxReservationSize.limits.physical:hosts: unknown resource type (measured: physical:host, virtual:instance, virtual:floatingip)'],
+    [{ filters: { MaxReservationSize: { project_overrides: { p1: { 'virtual:instance': -2 } } } } }, 'filters.MaxReservationSize.project_overrides.p1.virtual:instance: must be a non-negative integer'],
+    [{ filters: { MaxActiveLeases: { max_active_leases: 2.5 } } }, 'filters.MaxActiveLeases.max_active_leases: must be a non-negative integer, got 2.5'],
+    [{ filters: { ExternalService: { endpoint: 'policy:8080' } } }, 'filters.ExternalService.endpoint: must be an http(s) URL'],
+    [{ enabled_filters: ['MaxActiveLeases'], filters: { MaxActiveLeases: { max_active_leases: 2.5 } } }, 'filters.MaxActiveLeases.max_active_leases: must be a non-negative integer, got 2.5'],
+    [{ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'http://x/', token: 't', token_env: 'T' } } }, 'filters.ExternalService.token: give token or token_env, not both'],
+    [{ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'http://x/', token: 't', timeout_ms: 0 } } }, 'filters.ExternalService.timeout_ms: must be greater than 0'],
+    [{ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'http://x/', token: 't', auth: 'basic' } } }, 'filters.ExternalService.auth: must be "x-auth-token" or "bearer"'],
+    [{ exempted_projects: ['admin', ''] }, 'exempted_projects: must be a list of non-empty strings'],
+    [{ enabled_filters: [], extra: true }, '(root).extra: unknown setting'],
     [{ enabled_filters: ['MaxLeaseDuration'], filters: { MaxLeaseDuration: { max_lease_duration: -1 } } }, 'filters.MaxLeaseDuration.max_lease_duration: must be a non-negative integer, got -1'],
     [{ enabled_filters: ['MaxLeaseDuration'] }, 'filters.MaxLeaseDuration.max_lease_duration: must be a non-negative integer'],
     [{ enabled_filters: ['MaxActiveLeases'], filters: { MaxActiveLeases: { max_active_leases: 5, mode: 'audit' } } }, 'filters.MaxActiveLeases.mode: must be "enforce" or "dryrun"'],

@@ -6,12 +6,19 @@ export interface ExternalHttpResponse {
   body: unknown;
 }
 
+export type ExternalHook = 'check-create' | 'check-update' | 'on-end';
+
 /**
  * Port for the one HTTP call the filter makes. The adapter must not follow redirects, must give up
- * after `timeoutMs`, and rejects on transport errors and timeouts.
+ * after `timeoutMs`, and rejects on transport errors and timeouts with an Error whose message is
+ * fit for the user (e.g. "connection refused", "no answer within 2000 ms": no address, no stack).
  */
 export interface ExternalHttpPort {
-  post(url: string, body: unknown, options: { headers: Record<string, string>; timeoutMs: number }): Promise<ExternalHttpResponse>;
+  post(
+    url: string,
+    body: unknown,
+    options: { headers: Record<string, string>; timeoutMs: number; hook: ExternalHook },
+  ): Promise<ExternalHttpResponse>;
 }
 
 export interface ExternalServiceSettings {
@@ -63,12 +70,37 @@ export function toBlazarLease(lease: LeaseRequest): BlazarLease {
   };
 }
 
+/**
+ * Ids and bookkeeping of the ledger or of Blazar's database: never sent to an external service
+ * (Blazar's spec: "UUIDs and other internal bookkeeping attributes will not be sent").
+ */
+export const BOOKKEEPING_FIELDS: ReadonlySet<string> = new Set([
+  'id',
+  'lease_id',
+  'reservation_id',
+  'resource_id',
+  'project_id',
+  'user_id',
+  'trust_id',
+  'status',
+  'status_reason',
+  'created_at',
+  'updated_at',
+  'deleted',
+  'deleted_at',
+  'missing_resources',
+  'resources_changed',
+]);
+
 function toBlazarReservation(r: Reservation): BlazarReservation {
-  const out: BlazarReservation = { ...(r.extra ?? {}), resource_type: r.resourceType };
+  const out: BlazarReservation = { resource_type: r.resourceType };
   if (r.min !== undefined) out.min = r.min;
   if (r.max !== undefined) out.max = r.max;
   if (r.amount !== undefined) out.amount = r.amount;
   if (r.resourceProperties !== undefined) out.resource_properties = r.resourceProperties;
+  for (const [key, value] of Object.entries(r.extra ?? {})) {
+    if (!(key in out) && !BOOKKEEPING_FIELDS.has(key)) out[key] = value;
+  }
   return out;
 }
 
@@ -82,7 +114,7 @@ export class ExternalServiceFilter implements EnforcementFilter {
   ) {}
 
   checkCreate(context: EnforcementContext, lease: LeaseRequest): Promise<FilterResult> {
-    return this.check('check-create', { context: toBlazarContext(context), lease: toBlazarLease(lease) });
+    return this.check('check-create', { context: toBlazarContext(context), lease: toBlazarLease(lease) }, context.requestId);
   }
 
   checkUpdate(context: EnforcementContext, current: LeaseRequest, lease: LeaseRequest): Promise<FilterResult> {
@@ -90,21 +122,21 @@ export class ExternalServiceFilter implements EnforcementFilter {
       context: toBlazarContext(context),
       current_lease: toBlazarLease(current),
       lease: toBlazarLease(lease),
-    });
+    }, context.requestId);
   }
 
   /** Any answer but 204 is a failure; the chain records it and never blocks on it. */
   async onEnd(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
-    const response = await this.post('on-end', { context: toBlazarContext(context), lease: toBlazarLease(lease) });
+    const response = await this.post('on-end', { context: toBlazarContext(context), lease: toBlazarLease(lease) }, context.requestId);
     if (response.status !== 204) throw new Error(`External service answered on-end with HTTP ${response.status}.`);
   }
 
-  private async check(path: string, payload: unknown): Promise<FilterResult> {
+  private async check(path: ExternalHook, payload: unknown, requestId: string): Promise<FilterResult> {
     let response: ExternalHttpResponse;
     try {
-      response = await this.post(path, payload);
+      response = await this.post(path, payload, requestId);
     } catch (error) {
-      return this.onError(`External service call to ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
+      return this.onError(`External service call to ${path} failed: ${error instanceof Error ? error.message : String(error)}.`);
     }
     if (response.status === 204) return;
     if (response.status === 403) return { message: denialMessage(response.body) };
@@ -115,10 +147,12 @@ export class ExternalServiceFilter implements EnforcementFilter {
     return this.settings.allowOnError ? { failOpen: reason } : { message: reason };
   }
 
-  private post(path: string, payload: unknown): Promise<ExternalHttpResponse> {
+  private post(path: ExternalHook, payload: unknown, requestId: string): Promise<ExternalHttpResponse> {
     const headers: Record<string, string> =
       this.settings.auth === 'bearer' ? { Authorization: `Bearer ${this.settings.token}` } : { 'X-Auth-Token': this.settings.token };
-    return this.http.post(`${this.settings.endpoint}${path}`, payload, { headers, timeoutMs: this.settings.timeoutMs });
+    // The request id travels as a header, so the body stays exactly Blazar's.
+    if (requestId) headers['X-Request-Id'] = requestId;
+    return this.http.post(`${this.settings.endpoint}${path}`, payload, { headers, timeoutMs: this.settings.timeoutMs, hook: path });
   }
 }
 

@@ -18,7 +18,7 @@ const settings: ExternalServiceSettings = {
 
 /** A port answering from a script, recording each request (the HTTP adapter has its own tests). */
 function port(answer: () => Promise<ExternalHttpResponse>) {
-  const requests: Array<{ url: string; body: unknown; headers: Record<string, string>; timeoutMs: number }> = [];
+  const requests: Array<{ url: string; body: unknown; headers: Record<string, string>; timeoutMs: number; hook: string }> = [];
   const http: ExternalHttpPort = {
     post: async (url, body, options) => {
       requests.push({ url, body, ...options });
@@ -35,8 +35,9 @@ describe('ExternalService', () => {
     expect(requests).toEqual([
       {
         url: 'http://policy/check-create',
-        headers: { 'X-Auth-Token': 's3cret' },
+        headers: { 'X-Auth-Token': 's3cret', 'X-Request-Id': 'r1' },
         timeoutMs: 500,
+        hook: 'check-create',
         body: {
           context: { user_id: 'u1', project_id: 'p1', region_name: 'RegionOne' },
           lease: {
@@ -54,7 +55,7 @@ describe('ExternalService', () => {
     const { http, requests } = port(async () => ({ status: 204, body: undefined }));
     await new ExternalServiceFilter({ ...settings, auth: 'bearer' }, http).checkUpdate(context, lease, lease);
     expect(requests[0].url).toBe('http://policy/check-update');
-    expect(requests[0].headers).toEqual({ Authorization: 'Bearer s3cret' });
+    expect(requests[0].headers).toEqual({ Authorization: 'Bearer s3cret', 'X-Request-Id': 'r1' });
     expect(Object.keys(requests[0].body as object)).toEqual(['context', 'current_lease', 'lease']);
   });
 
@@ -74,8 +75,8 @@ describe('ExternalService', () => {
     ['a redirect', async () => ({ status: 302, body: undefined }), 'External service answered check-create with HTTP 302.'],
     [
       'a transport error',
-      async () => Promise.reject(new Error('connect ECONNREFUSED')),
-      'External service call to check-create failed: connect ECONNREFUSED',
+      async () => Promise.reject(new Error('connection refused')),
+      'External service call to check-create failed: connection refused.',
     ],
   ])('treats %s as an error: denied, or allowed as fail-open with allow_on_error', async (_name, answer, reason) => {
     const denied = await new ExternalServiceFilter(settings, port(answer).http).checkCreate(context, lease);
@@ -91,5 +92,24 @@ describe('ExternalService', () => {
     await expect(
       new ExternalServiceFilter(settings, port(async () => ({ status: 503, body: undefined })).http).onEnd(context, lease),
     ).rejects.toThrow('External service answered on-end with HTTP 503.');
+  });
+
+  it('sends no ids or bookkeeping fields, only what the user controls', async () => {
+    const { http, requests } = port(async () => ({ status: 204, body: undefined }));
+    const withBookkeeping: LeaseRequest = {
+      ...lease,
+      reservations: [
+        {
+          resourceType: 'physical:host',
+          min: 1,
+          max: 2,
+          extra: { id: 'r-uuid', lease_id: 'l-uuid', created_at: 'x', status: 'pending', hypervisor_properties: '[]', allocations: [{ id: '1', hypervisor_hostname: 'h1' }] },
+        },
+      ],
+    };
+    await new ExternalServiceFilter(settings, http).onEnd(context, withBookkeeping);
+    const sent = (requests[0].body as { lease: { reservations: object[] } }).lease.reservations[0];
+    expect(sent).toEqual({ resource_type: 'physical:host', min: 1, max: 2, hypervisor_properties: '[]', allocations: [{ id: '1', hypervisor_hostname: 'h1' }] });
+    expect(requests[0].url).toBe('http://policy/on-end');
   });
 });

@@ -29,8 +29,11 @@ export class MaxLeaseDurationFilter extends CheckOnlyFilter {
 
   private check(lease: LeaseRequest): FilterResult {
     if (this.maxSeconds === 0) return;
-    const seconds = Math.floor((lease.endDate.getTime() - lease.startDate.getTime()) / 1000);
-    if (seconds > this.maxSeconds) {
+    // Compared exactly (a lease 0.5 s too long is too long), reported in whole seconds rounded
+    // up so the message never reads "3600 must be less than or equal to 3600".
+    const milliseconds = lease.endDate.getTime() - lease.startDate.getTime();
+    if (milliseconds > this.maxSeconds * 1000) {
+      const seconds = Math.ceil(milliseconds / 1000);
       return {
         message: `Lease duration of ${seconds} seconds must be less than or equal to the maximum lease duration of ${this.maxSeconds} seconds.`,
       };
@@ -78,7 +81,8 @@ export class MaxActiveLeasesFilter extends CheckOnlyFilter {
 export function reservationSize(reservation: Reservation): number | undefined {
   switch (reservation.resourceType) {
     case 'physical:host':
-      return reservation.max;
+      // Blazar reserves up to `max` hosts; a request with only `min` asks for exactly that many.
+      return reservation.max ?? reservation.min;
     case 'virtual:instance':
     case 'virtual:floatingip':
       return reservation.amount;

@@ -30,6 +30,13 @@ describe('MaxLeaseDuration', () => {
     expect(await filter.checkUpdate(context, leaseOf(7200), leaseOf(60))).toBeUndefined();
   });
 
+  it('compares exactly: half a second over the maximum is over', async () => {
+    const lease = { ...leaseOf(0), endDate: new Date(T0.getTime() + 3600_500) };
+    expect(await filter.checkCreate(context, lease)).toEqual({
+      message: 'Lease duration of 3601 seconds must be less than or equal to the maximum lease duration of 3600 seconds.',
+    });
+  });
+
   it('has no limit when set to 0', async () => {
     expect(await new MaxLeaseDurationFilter(0).checkCreate(context, leaseOf(365 * 86400))).toBeUndefined();
   });
@@ -83,6 +90,12 @@ describe('MaxReservationSize', () => {
         ]),
       ),
     ).toBeUndefined();
+  });
+
+  it('sizes a host reservation with only min by min', async () => {
+    expect(await filter.checkCreate(other, leaseOf(60, [{ resourceType: 'physical:host', min: 5 }]))).toEqual({
+      message: 'Reservation of 5 physical:host exceeds the maximum reservation size of 4.',
+    });
   });
 
   it('applies the per-project override', async () => {

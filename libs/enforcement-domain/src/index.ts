@@ -3,3 +3,6 @@ export * from './chain';
 export * from './filters';
 export * from './external-service';
 export * from './config';
+export * from './time';
+export * from './lease';
+export * from './blazar';

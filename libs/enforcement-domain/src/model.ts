@@ -30,6 +30,13 @@ export interface LeaseRequest {
 
 export type Hook = 'check_create' | 'check_update' | 'on_end';
 export type FilterMode = 'enforce' | 'dryrun';
+/** What a filter that fails (throws, times out) means for a check: refuse (`closed`) or allow (`open`). */
+export type FailurePolicy = 'open' | 'closed';
+
+/** Time is injected, never read ad hoc, so tests are exact. */
+export interface Clock {
+  now(): Date;
+}
 
 /** A filter denies by returning this; allowing is returning nothing. */
 export interface Denial {

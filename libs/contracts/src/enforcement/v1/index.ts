@@ -1,0 +1,3 @@
+export * from './leases';
+export * from './messages';
+export * from './blazar';
