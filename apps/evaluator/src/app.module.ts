@@ -1,7 +1,20 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import { SYSTEM_V1 } from '@rollout/contracts';
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { PREVIEW_V1, SYSTEM_V1, TRAFFIC_V1 } from '@rollout/contracts';
 import { ServiceInfoModule, platformModules } from '@rollout/service-kit';
-import type { Config } from './config';
+import { Config, EVALUATOR_CONFIG } from './config';
+import { evaluatorJetStream } from './jetstream';
+import { CreatePreviewStore1765000000000 } from './migrations/1765000000000-preview-store';
+import { PreviewLogPublisher } from './preview/preview-log.publisher';
+import { PreviewController } from './preview/preview.controller';
+import { PreviewQueries } from './preview/preview.queries';
+import { PreviewStore } from './preview/preview.store';
+import { PreviewStateService } from './state/preview-state.service';
+import { TrafficConsumer } from './traffic/traffic.consumer';
+
+/** The snapshot is also a readiness check, so HealthModule must see it: a global module. */
+@Global()
+@Module({ providers: [PreviewStateService], exports: [PreviewStateService] })
+class PreviewStateModule {}
 
 @Module({})
 export class AppModule {
@@ -9,9 +22,18 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        ...platformModules({ service: 'evaluator', config, database: { migrations: [] } }),
-        ServiceInfoModule.forService('evaluator', [SYSTEM_V1]),
+        PreviewStateModule,
+        ...platformModules({
+          service: 'evaluator',
+          config,
+          jetstream: evaluatorJetStream(config),
+          database: { migrations: [CreatePreviewStore1765000000000] },
+          readiness: [PreviewStateService],
+        }),
+        ServiceInfoModule.forService('evaluator', [SYSTEM_V1, TRAFFIC_V1, PREVIEW_V1]),
       ],
+      controllers: [PreviewController],
+      providers: [{ provide: EVALUATOR_CONFIG, useValue: config }, PreviewStore, PreviewLogPublisher, PreviewQueries, TrafficConsumer],
     };
   }
 }

@@ -1,9 +1,26 @@
-import { baseConfigSchema, databaseConfigSchema } from '@rollout/config';
+import { baseConfigSchema, databaseConfigSchema, positiveInt } from '@rollout/config';
+import { PREVIEW_LOGS_STREAM_LIMITS, TRAFFIC_STREAM_LIMITS } from '@rollout/contracts';
 import { z } from 'zod';
 
 export const configSchema = z.object({
   ...baseConfigSchema(3002).shape,
   ...databaseConfigSchema('preview').shape,
+  /** Most traffic events evaluated and stored in one Postgres transaction. */
+  EVALUATOR_BATCH_SIZE: positiveInt(1_000).pipe(z.number().max(10_000, 'must be at most 10000')),
+  /** Batches in flight at once in one replica (each its own transaction and connection). */
+  EVALUATOR_CONCURRENCY: positiveInt(2).pipe(z.number().max(16, 'must be at most 16')),
+  /** Traffic events handed out and not yet acknowledged, across every replica (the durable consumer's max_ack_pending). */
+  EVALUATOR_MAX_ACK_PENDING: positiveInt(20_000),
+  /** How long a replica may hold an event before JetStream hands it to another. */
+  EVALUATOR_ACK_WAIT_MS: positiveInt(30_000),
+  /** A preview-log batch stored but not yet seen on PREVIEW_LOGS after this long is published again. */
+  PREVIEW_LOG_RELAY_DELAY_MS: positiveInt(10_000),
+  /** Limits of the streams the evaluator creates (see the contracts for the defaults' reasons). */
+  TRAFFIC_MAX_AGE_MS: positiveInt(TRAFFIC_STREAM_LIMITS.maxAgeMs),
+  TRAFFIC_MAX_BYTES: positiveInt(TRAFFIC_STREAM_LIMITS.maxBytes),
+  PREVIEW_LOGS_MAX_AGE_MS: positiveInt(PREVIEW_LOGS_STREAM_LIMITS.maxAgeMs),
+  PREVIEW_LOGS_MAX_BYTES: positiveInt(PREVIEW_LOGS_STREAM_LIMITS.maxBytes),
 });
 
 export type Config = z.output<typeof configSchema>;
+export const EVALUATOR_CONFIG = Symbol('EVALUATOR_CONFIG');

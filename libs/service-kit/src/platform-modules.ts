@@ -13,13 +13,15 @@ export interface PlatformOptions {
   jetstream?: JetStreamDeclarations;
   /** Present for services that own a Postgres schema. */
   database?: Pick<PostgresOptions, 'migrations' | 'entities'>;
+  /** The service's own readiness checks (providers exported by a global module of the service). */
+  readiness?: Type<ReadinessCheck>[];
 }
 
 /**
  * The infrastructure every service imports, wired one way: logs, metrics, the NATS
  * connection, the service's Postgres schema, and health reporting on both.
  */
-export function platformModules({ service, config, jetstream, database }: PlatformOptions): DynamicModule[] {
+export function platformModules({ service, config, jetstream, database, readiness = [] }: PlatformOptions): DynamicModule[] {
   const checks: Type<ReadinessCheck>[] = [NatsReadiness];
   const modules: DynamicModule[] = [
     LoggingModule.forRoot({ service, level: config.LOG_LEVEL }),
@@ -50,6 +52,6 @@ export function platformModules({ service, config, jetstream, database }: Platfo
     );
     checks.push(PostgresReadiness);
   }
-  modules.push(HealthModule.forRoot(checks));
+  modules.push(HealthModule.forRoot([...checks, ...readiness]));
   return modules;
 }

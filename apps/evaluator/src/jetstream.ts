@@ -1,0 +1,48 @@
+import {
+  PREVIEW_LOGS_STREAM,
+  PREVIEW_LOGS_STREAM_LIMITS,
+  PREVIEW_LOGS_SUBJECTS,
+  TRAFFIC_STREAM,
+  TRAFFIC_STREAM_LIMITS,
+  TRAFFIC_SUBJECTS,
+} from '@rollout/contracts';
+import type { JetStreamDeclarations } from '@rollout/nats';
+import type { Config } from './config';
+
+/** The durable consumer on TRAFFIC that every evaluator replica shares. */
+export const TRAFFIC_DURABLE = 'evaluator';
+
+/**
+ * The evaluator creates TRAFFIC (producers only publish) and PREVIEW_LOGS, and the durable
+ * consumer. Its max_deliver is unlimited: a malformed event is dead-lettered at once by the
+ * evaluator itself, so redeliveries only follow a crash or an outage, and never drop an event.
+ */
+export function evaluatorJetStream(config: Config): JetStreamDeclarations {
+  return {
+    streams: [
+      {
+        name: TRAFFIC_STREAM,
+        subjects: [TRAFFIC_SUBJECTS],
+        maxAgeMs: config.TRAFFIC_MAX_AGE_MS,
+        maxBytes: config.TRAFFIC_MAX_BYTES,
+        duplicateWindowMs: TRAFFIC_STREAM_LIMITS.duplicateWindowMs,
+      },
+      {
+        name: PREVIEW_LOGS_STREAM,
+        subjects: [PREVIEW_LOGS_SUBJECTS],
+        maxAgeMs: config.PREVIEW_LOGS_MAX_AGE_MS,
+        maxBytes: config.PREVIEW_LOGS_MAX_BYTES,
+        duplicateWindowMs: PREVIEW_LOGS_STREAM_LIMITS.duplicateWindowMs,
+      },
+    ],
+    consumers: [
+      {
+        stream: TRAFFIC_STREAM,
+        durable: TRAFFIC_DURABLE,
+        ackWaitMs: config.EVALUATOR_ACK_WAIT_MS,
+        maxDeliver: -1,
+        maxAckPending: config.EVALUATOR_MAX_ACK_PENDING,
+      },
+    ],
+  };
+}

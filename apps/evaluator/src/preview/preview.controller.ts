@@ -1,0 +1,26 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  GetPreviewReportRequest,
+  ListPreviewLogsRequest,
+  ListPreviewLogsResponse,
+  PREVIEW_SUBJECTS,
+  PreviewReport,
+} from '@rollout/contracts';
+import { PreviewQueries } from './preview.queries';
+
+/** preview.v1 request/reply (queue group `evaluator`): what the gateway's preview routes ask. */
+@Controller()
+export class PreviewController {
+  constructor(private readonly queries: PreviewQueries) {}
+
+  @MessagePattern(PREVIEW_SUBJECTS.previewLogs)
+  previewLogs(@Payload() request: ListPreviewLogsRequest): Promise<ListPreviewLogsResponse> {
+    return this.queries.listLogs(request);
+  }
+
+  @MessagePattern(PREVIEW_SUBJECTS.previewReport)
+  previewReport(@Payload() request: GetPreviewReportRequest): Promise<PreviewReport> {
+    return this.queries.report(request);
+  }
+}

@@ -1,0 +1,239 @@
+import type { INestApplication } from '@nestjs/common';
+import { loadConfig } from '@rollout/config';
+import {
+  EXPERIMENT_EVENTS_STREAM,
+  EXPERIMENT_EVENTS_SUBJECTS,
+  ExperimentEvent,
+  FirewallRule,
+  PolicyEvent,
+  PreviewState as ContractPreviewState,
+  TRAFFIC_STREAM,
+  TrafficEvent,
+  experimentEventSubject,
+  policyEventSubject,
+  trafficSubject,
+} from '@rollout/contracts';
+import { DEAD_LETTER_REASON_HEADER, DEAD_LETTER_STREAM, NatsNamespace, NatsRpcClient } from '@rollout/nats';
+import { startServiceApp } from '@rollout/service-kit';
+import { TEST_NATS_URL, TEST_POSTGRES_URL, removeTestResources, uniqueName } from '@rollout/testing';
+import { JSONCodec, NatsConnection, nanos } from 'nats';
+import { randomUUID } from 'node:crypto';
+import { AppModule } from './app.module';
+import { configSchema } from './config';
+import { TRAFFIC_DURABLE } from './jetstream';
+
+/**
+ * Test helpers: an evaluator on its own namespace and schema, and a stand-in for the
+ * experiment-service that publishes experiment.v1 domain events exactly as its relay does
+ * (full state in every event, Nats-Msg-Id = event id, one subject per aggregate).
+ */
+export interface Isolation {
+  namespace: string;
+  schema: string;
+  ns: NatsNamespace;
+}
+
+export function isolation(): Isolation {
+  const namespace = uniqueName();
+  return { namespace, schema: uniqueName('it_'), ns: new NatsNamespace(namespace) };
+}
+
+/** Env of an evaluator on this isolation (small stream limits: many test runs share one server). */
+export function evaluatorEnv({ namespace, schema }: Isolation, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    NATS_URL: TEST_NATS_URL,
+    NATS_NAMESPACE: namespace,
+    DATABASE_URL: TEST_POSTGRES_URL,
+    DATABASE_SCHEMA: schema,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    TRAFFIC_MAX_BYTES: String(512 * 1024 ** 2),
+    PREVIEW_LOGS_MAX_BYTES: String(512 * 1024 ** 2),
+    PREVIEW_LOG_RELAY_DELAY_MS: '1000',
+    ...extra,
+  };
+}
+
+export async function startEvaluator(iso: Isolation, extra: Record<string, string> = {}): Promise<INestApplication> {
+  const config = loadConfig(configSchema, evaluatorEnv(iso, extra));
+  return startServiceApp({ name: 'evaluator', config, module: AppModule.forRoot(config), rpc: true });
+}
+
+export const rpcClient = (nc: NatsConnection, iso: Isolation) => new NatsRpcClient(nc, iso.ns);
+
+export async function cleanUp(iso: Isolation): Promise<void> {
+  await removeTestResources({ schema: iso.schema, namespace: iso.namespace });
+}
+
+const codec = JSONCodec<unknown>();
+const T0 = '2025-06-01T00:00:00.000Z';
+
+/** The experiment-service's side of the world: live policies and experiments as domain events. */
+export class ExperimentWorld {
+  private readonly versions = new Map<string, number>();
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly iso: Isolation,
+    readonly project = 'acme',
+    readonly location = 'global',
+  ) {}
+
+  /** What the experiment-service declares. */
+  async createStream(): Promise<void> {
+    const jsm = await this.nc.jetstreamManager();
+    await jsm.streams.add({
+      name: this.iso.ns.stream(EXPERIMENT_EVENTS_STREAM),
+      subjects: [this.iso.ns.subject(EXPERIMENT_EVENTS_SUBJECTS)],
+      max_age: nanos(3600_000),
+      duplicate_window: nanos(60_000),
+    });
+  }
+
+  policyName(policy: string): string {
+    return `projects/${this.project}/locations/${this.location}/firewallPolicies/${policy}`;
+  }
+
+  experimentName(policy: string, experiment: string): string {
+    return `${this.policyName(policy)}/experiments/${experiment}`;
+  }
+
+  /** Creates or updates a live policy; returns its new etag. */
+  async policy(policy: string, rules: FirewallRule[]): Promise<string> {
+    const name = this.policyName(policy);
+    const version = this.next(name);
+    const etag = `${policy}-L${version}`;
+    const event: PolicyEvent = {
+      id: randomUUID(),
+      type: version === 1 ? 'PolicyCreated' : 'PolicyUpdated',
+      subject: name,
+      version,
+      time: T0,
+      actor: 'test',
+      state: { name, rules, etag, createTime: T0, updateTime: T0 },
+    };
+    await this.publish(policyEventSubject(this.project, this.location, policy), event);
+    return etag;
+  }
+
+  async deletePolicy(policy: string): Promise<void> {
+    const name = this.policyName(policy);
+    await this.publish(policyEventSubject(this.project, this.location, policy), {
+      id: randomUUID(),
+      type: 'PolicyDeleted',
+      subject: name,
+      version: this.next(name),
+      time: T0,
+      actor: 'test',
+    } satisfies PolicyEvent);
+  }
+
+  /** Creates or changes an experiment (preview state as given); returns its new etag. */
+  async experiment(policy: string, experiment: string, rules: FirewallRule[], preview?: ContractPreviewState, type?: ExperimentEvent['type']): Promise<string> {
+    const name = this.experimentName(policy, experiment);
+    const version = this.next(name);
+    const etag = `${experiment}-E${version}`;
+    const event: ExperimentEvent = {
+      id: randomUUID(),
+      type: type ?? (version === 1 ? 'ExperimentCreated' : preview === 'ACTIVE' ? 'PreviewStarted' : preview === 'SUSPENDED' ? 'PreviewStopped' : 'ExperimentUpdated'),
+      subject: name,
+      version,
+      time: T0,
+      actor: 'test',
+      state: {
+        name,
+        firewallPolicy: { name: this.policyName(policy), rules },
+        ...(preview ? { previewMetadata: { state: preview, logPrefix: 'FirewallPolicyPreviewLog', startTime: T0 } } : {}),
+        annotations: {},
+        etag,
+        createTime: T0,
+        updateTime: T0,
+      },
+    };
+    await this.publish(experimentEventSubject(this.project, this.location, policy, experiment), event);
+    return etag;
+  }
+
+  /** ExperimentDeleted or ExperimentCommitted (no state). */
+  async endExperiment(policy: string, experiment: string, type: 'ExperimentDeleted' | 'ExperimentCommitted'): Promise<void> {
+    const name = this.experimentName(policy, experiment);
+    await this.publish(experimentEventSubject(this.project, this.location, policy, experiment), {
+      id: randomUUID(),
+      type,
+      subject: name,
+      version: this.next(name),
+      time: T0,
+      actor: 'test',
+    } satisfies ExperimentEvent);
+  }
+
+  private next(name: string): number {
+    const version = (this.versions.get(name) ?? 0) + 1;
+    this.versions.set(name, version);
+    return version;
+  }
+
+  private async publish(subject: string, event: PolicyEvent | ExperimentEvent) {
+    await this.nc.jetstream().publish(this.iso.ns.subject(subject), codec.encode(event), { msgID: event.id });
+  }
+}
+
+let counter = 0;
+
+/** A traffic event; `n` spreads sources over 10.0.{n/256}.{n%256}. */
+export function trafficEvent(n: number, overrides: Partial<TrafficEvent> = {}): TrafficEvent {
+  return {
+    id: `evt-${n}-${(counter++).toString(36)}`,
+    time: new Date(Date.parse(T0) + n * 1000).toISOString(),
+    direction: 'INGRESS',
+    srcIp: `10.0.${(n >> 8) & 255}.${n & 255}`,
+    destIp: '192.0.2.10',
+    protocol: 'tcp',
+    srcPort: 40000 + (n % 1000),
+    destPort: 22,
+    ...overrides,
+  };
+}
+
+/** Publishes as a producer does: Nats-Msg-Id = event id. Returns the last stream sequence. */
+export async function publishTraffic(nc: NatsConnection, iso: Isolation, policy: string, events: (TrafficEvent | string)[], world = { project: 'acme', location: 'global' }): Promise<number> {
+  const js = nc.jetstream();
+  const subject = iso.ns.subject(trafficSubject(world.project, world.location, policy));
+  let last = 0;
+  for (let i = 0; i < events.length; i += 1000) {
+    const acks = await Promise.all(
+      events.slice(i, i + 1000).map((event) =>
+        typeof event === 'string'
+          ? js.publish(subject, event)
+          : js.publish(subject, JSON.stringify(event), { msgID: event.id }),
+      ),
+    );
+    last = Math.max(last, ...acks.map((ack) => ack.seq));
+  }
+  return last;
+}
+
+/** Resolves when the evaluator's durable consumer has settled every traffic message up to `seq`. */
+export async function settledUpTo(nc: NatsConnection, iso: Isolation, seq: number): Promise<boolean | undefined> {
+  const info = await (await nc.jetstreamManager()).consumers.info(iso.ns.stream(TRAFFIC_STREAM), TRAFFIC_DURABLE);
+  return info.ack_floor.stream_seq >= seq && info.num_ack_pending === 0 ? true : undefined;
+}
+
+export interface DeadLetter {
+  data: string;
+  reason: string;
+  subject: string;
+}
+
+export async function deadLetters(nc: NatsConnection, iso: Isolation): Promise<DeadLetter[]> {
+  const jsm = await nc.jetstreamManager();
+  const stream = iso.ns.stream(DEAD_LETTER_STREAM.name);
+  const info = await jsm.streams.info(stream).catch(() => undefined);
+  const letters: DeadLetter[] = [];
+  for (let seq = info?.state.first_seq ?? 1; info && info.state.messages > 0 && seq <= info.state.last_seq; seq++) {
+    const stored = await jsm.streams.getMessage(stream, { seq });
+    letters.push({ data: new TextDecoder().decode(stored.data), reason: stored.header.get(DEAD_LETTER_REASON_HEADER), subject: stored.header.get('Dead-Letter-Subject') });
+  }
+  return letters;
+}

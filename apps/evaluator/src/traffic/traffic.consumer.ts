@@ -1,0 +1,255 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { TRAFFIC_STREAM } from '@rollout/contracts';
+import { METRICS_REGISTRY } from '@rollout/metrics';
+import { DEAD_LETTER_REASON_HEADER, NATS_CONNECTION, NatsNamespace, deadLetterSubject } from '@rollout/nats';
+import { PolicyView, connectionOf, previewRecord, verdictOf } from '@rollout/preview-domain';
+import { ConsumerMessages, JsMsg, NatsConnection, headers as natsHeaders } from 'nats';
+import { Counter, Histogram, Registry } from 'prom-client';
+import { Config, EVALUATOR_CONFIG } from '../config';
+import { TRAFFIC_DURABLE } from '../jetstream';
+import { PreviewLogPublisher } from '../preview/preview-log.publisher';
+import { EvaluatedRecord, PreviewStore, WriteResult } from '../preview/preview.store';
+import { PreviewStateService } from '../state/preview-state.service';
+import { DecodedTraffic, RejectKind, TrafficDecoder, isRejected } from './traffic-decoder';
+
+interface Rejection {
+  message: JsMsg;
+  kind: RejectKind;
+  reason: string;
+}
+
+/**
+ * Consumes TRAFFIC with the durable pull consumer every replica shares, once the snapshot of
+ * live policies and experiments is loaded. Messages are taken in batches (as many as are
+ * waiting, up to EVALUATOR_BATCH_SIZE); each batch is evaluated against the live policy and
+ * every ACTIVE experiment, its records and report counters are stored in one transaction, and
+ * only then are its messages acknowledged. Up to EVALUATOR_CONCURRENCY batches are in flight.
+ *
+ * A malformed event goes to `deadletter.v1.traffic` with the reason and is terminated; a
+ * failing store is retried (the messages kept alive with "in progress" acks) until it answers
+ * again. A crash loses nothing: unacknowledged messages are redelivered, and the store never
+ * counts an (experiment version, event) twice.
+ */
+@Injectable()
+export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(TrafficConsumer.name);
+  private readonly decoder: TrafficDecoder;
+  private running = false;
+  private loop?: Promise<void>;
+  private messages?: ConsumerMessages;
+  private readonly inFlight = new Set<Promise<void>>();
+  private slotFreed?: () => void;
+  private wake?: () => void;
+  private readonly metrics?: {
+    events: Counter<'outcome'>;
+    deadLetters: Counter<'reason'>;
+    records: Counter<'outcome'>;
+    storeFailures: Counter;
+    batchSeconds: Histogram;
+  };
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
+    private readonly namespace: NatsNamespace,
+    private readonly snapshot: PreviewStateService,
+    private readonly store: PreviewStore,
+    private readonly publisher: PreviewLogPublisher,
+    @Inject(EVALUATOR_CONFIG) private readonly config: Config,
+    @Optional() @Inject(METRICS_REGISTRY) registry?: Registry,
+  ) {
+    this.decoder = new TrafficDecoder(namespace.subject('traffic.v1.'));
+    if (registry) {
+      const registers = [registry];
+      this.metrics = {
+        events: new Counter({ name: 'evaluator_traffic_events_total', help: 'Traffic events settled, by outcome (evaluated, dead_lettered).', labelNames: ['outcome'], registers }),
+        deadLetters: new Counter({
+          name: 'evaluator_dead_letters_total',
+          help: 'Traffic events sent to deadletter.v1.traffic, by reason (bad_subject, bad_json, invalid_event, bad_address, unknown_policy, unevaluable).',
+          labelNames: ['reason'],
+          registers,
+        }),
+        records: new Counter({ name: 'evaluator_preview_records_total', help: 'Preview log records, by outcome (stored; duplicate: already stored, from a redelivery).', labelNames: ['outcome'], registers }),
+        storeFailures: new Counter({ name: 'evaluator_store_failures_total', help: 'Batch transactions that failed and were retried.', registers }),
+        batchSeconds: new Histogram({
+          name: 'evaluator_batch_duration_seconds',
+          help: 'Time to evaluate, store and acknowledge one batch of traffic events.',
+          buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+          registers,
+        }),
+      };
+    }
+  }
+
+  onApplicationBootstrap(): void {
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    this.messages?.stop();
+    this.slotFreed?.();
+    await this.loop;
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    await this.publisher.settled();
+  }
+
+  private async run(): Promise<void> {
+    await Promise.race([this.snapshot.loaded, new Promise<void>((resolve) => (this.wake = resolve))]);
+    const stream = this.namespace.stream(TRAFFIC_STREAM);
+    while (this.running) {
+      try {
+        const consumer = await this.connection.jetstream().consumers.get(stream, TRAFFIC_DURABLE);
+        const messages = await consumer.consume({ max_messages: this.config.EVALUATOR_BATCH_SIZE * (this.config.EVALUATOR_CONCURRENCY + 1) });
+        this.messages = messages;
+        if (!this.running) messages.stop();
+        this.logger.log(`consuming ${stream} with durable consumer ${TRAFFIC_DURABLE}`);
+        await this.drain(messages);
+      } catch (error) {
+        this.logger.error({ err: error }, 'consuming traffic failed; starting again');
+      }
+      if (this.running) await this.sleep(1_000);
+    }
+  }
+
+  private async drain(messages: ConsumerMessages): Promise<void> {
+    let batch: JsMsg[] = [];
+    for await (const message of messages) {
+      batch.push(message);
+      // getPending() still counts the message in hand: 1 means nothing else is waiting.
+      if (batch.length >= this.config.EVALUATOR_BATCH_SIZE || messages.getPending() <= 1) {
+        await this.freeSlot();
+        this.start(batch);
+        batch = [];
+      }
+    }
+    if (batch.length > 0) this.start(batch);
+  }
+
+  private async freeSlot(): Promise<void> {
+    while (this.inFlight.size >= this.config.EVALUATOR_CONCURRENCY && this.running) {
+      await new Promise<void>((resolve) => (this.slotFreed = resolve));
+    }
+  }
+
+  private start(batch: JsMsg[]): void {
+    const task = this.process(batch)
+      .catch((error) => this.logger.error({ err: error }, 'a traffic batch failed; its events will be redelivered'))
+      .finally(() => {
+        this.inFlight.delete(task);
+        this.slotFreed?.();
+      });
+    this.inFlight.add(task);
+  }
+
+  private async process(messages: JsMsg[]): Promise<void> {
+    const started = performance.now();
+    const items: EvaluatedRecord[] = [];
+    const evaluated: JsMsg[] = [];
+    const rejected: Rejection[] = [];
+    for (const message of messages) {
+      const decoded = this.decoder.decode(message.subject, message.data);
+      if (isRejected(decoded)) {
+        rejected.push({ message, ...decoded });
+        continue;
+      }
+      // Read per event, so a state change applies from the next event on.
+      const view = this.snapshot.state.viewForTraffic(decoded.key);
+      if (!view) {
+        const [project, location, policy] = decoded.key.split('.');
+        rejected.push({ message, kind: 'unknown_policy', reason: `no live policy projects/${project}/locations/${location}/firewallPolicies/${policy}` });
+        continue;
+      }
+      if (view.active.length > 0) {
+        try {
+          items.push(...evaluate(decoded, view));
+        } catch (error) {
+          rejected.push({ message, kind: 'unevaluable', reason: `cannot evaluate: ${error instanceof Error ? error.message : String(error)}` });
+          continue;
+        }
+      }
+      evaluated.push(message);
+    }
+    await Promise.all(rejected.map((rejection) => this.deadLetter(rejection)));
+    if (items.length > 0) {
+      const result = await this.storeUntilDone(items, evaluated);
+      if (!result) {
+        // Shutting down with the store unreachable: hand the events back for redelivery.
+        for (const message of evaluated) message.nak();
+        return;
+      }
+      this.metrics?.records.inc({ outcome: 'stored' }, result.stored);
+      if (result.duplicates) this.metrics?.records.inc({ outcome: 'duplicate' }, result.duplicates);
+      for (const message of evaluated) message.ack();
+      this.publisher.publish(result.outbox);
+    } else {
+      for (const message of evaluated) message.ack();
+    }
+    this.metrics?.events.inc({ outcome: 'evaluated' }, evaluated.length);
+    this.metrics?.batchSeconds.observe((performance.now() - started) / 1000);
+  }
+
+  private async storeUntilDone(items: EvaluatedRecord[], messages: JsMsg[]): Promise<WriteResult | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.store.write(items);
+      } catch (error) {
+        this.metrics?.storeFailures.inc();
+        if (attempt % 10 === 0) this.logger.warn({ err: error, attempt }, 'storing preview records failed; retrying');
+        if (!this.running) return undefined;
+        // Keep the events ours while the store is down, rather than have them redelivered.
+        for (const message of messages) message.working();
+        await this.sleep(Math.min(5_000, 100 * 2 ** attempt));
+      }
+    }
+  }
+
+  private async deadLetter({ message, kind, reason }: Rejection): Promise<void> {
+    const hdrs = natsHeaders();
+    hdrs.set(DEAD_LETTER_REASON_HEADER, reason.slice(0, 1024));
+    hdrs.set('Dead-Letter-Subject', message.subject);
+    hdrs.set('Dead-Letter-Stream-Sequence', String(message.seq));
+    try {
+      await this.connection.jetstream().publish(this.namespace.subject(deadLetterSubject(TRAFFIC_STREAM)), message.data, {
+        headers: hdrs,
+        msgID: `${TRAFFIC_STREAM}:${message.seq}`,
+      });
+      message.term();
+      this.metrics?.deadLetters.inc({ reason: kind });
+      this.metrics?.events.inc({ outcome: 'dead_lettered' });
+      this.logger.warn({ subject: message.subject, seq: message.seq, reason }, 'traffic event dead-lettered');
+    } catch (error) {
+      // Never lose it: it comes back once the dead-letter stream answers again.
+      this.logger.error({ err: error, seq: message.seq }, 'dead-letter publish failed');
+      message.nak(1_000);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}
+
+/** One record per ACTIVE experiment; the live policy is evaluated once per event. */
+function evaluate(decoded: DecodedTraffic, view: PolicyView): EvaluatedRecord[] {
+  const { event, connection: parsed, timeMs } = decoded;
+  const liveResult = verdictOf(view.live.evaluateParsed(parsed));
+  const connection = connectionOf(event);
+  return view.active.map((experiment) => {
+    const experimentResult = verdictOf(experiment.policy.evaluateParsed(parsed));
+    const record = previewRecord(event, connection, view, experiment, liveResult, experimentResult);
+    return {
+      record,
+      json: JSON.stringify(record),
+      outcome: { live: liveResult, experiment: experimentResult, srcIp: event.srcIp, protocol: event.protocol, destPort: event.destPort, eventTimeMs: timeMs },
+      logSubject: experiment.logSubject,
+    };
+  });
+}
