@@ -8,6 +8,8 @@ import { Config, GATEWAY_CONFIG } from './config';
 import { ExperimentsController } from './experiments/experiments.controller';
 import { ExperimentsUseCase } from './experiments/experiments.use-case';
 import { OperationsController } from './operations/operations.controller';
+import { PreviewController } from './preview/preview.controller';
+import { PreviewUseCase } from './preview/preview.use-case';
 import { BackendClient } from './http/backend-client';
 import { ServicesController } from './services/services.controller';
 import { ServicesUseCase } from './services/services.use-case';
@@ -20,7 +22,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [...platformModules({ service: 'gateway', config })],
-      controllers: [ServicesController, ExperimentsController, OperationsController, InspectionRulesController],
+      controllers: [ServicesController, ExperimentsController, OperationsController, PreviewController, InspectionRulesController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         Authenticator,
@@ -30,6 +32,7 @@ export class AppModule {
         BackendClient,
         ServicesUseCase,
         ExperimentsUseCase,
+        PreviewUseCase,
         InspectionRulesClient,
       ],
     };
