@@ -7,6 +7,8 @@ export interface ContractPackage {
   name: string;
   /** semver, e.g. `1.0.0` */
   version: string;
+  /** Optional behaviours (reverse-DNS names) the speaker supports for this package. */
+  features?: string[];
 }
 
 /** The services reached over NATS request/reply, in the order the gateway lists them. */
@@ -19,3 +21,120 @@ export const BACKEND_SERVICES = [
 
 export type BackendService = (typeof BACKEND_SERVICES)[number];
 export type ServiceName = 'gateway' | BackendService;
+
+/** A package is stable (`v1`: CI refuses breaking changes) or alpha (`v2alpha`: anything goes). */
+export type Stability = 'stable' | 'alpha';
+
+/**
+ * Envoy's deprecation, applied here: nothing is deprecated without a replacement, the minor
+ * version that deprecated it is recorded, and use is first warned about, then (when
+ * `disallowedByDefault`) rejected unless the runtime override `deprecationOverrideEnv(...)` is set.
+ */
+export interface Deprecation {
+  /** `Type.field` (a field), `Type` (a message), or a NATS subject of the package. */
+  target: string;
+  /** The version that deprecated it, e.g. `1.3.0`. */
+  since: string;
+  /** What to use instead: `Type.field`, `Type` or a subject of the same package. */
+  replacement: string;
+  /** Reject its use (FAILED_PRECONDITION) unless the override env var allows it. */
+  disallowedByDefault?: boolean;
+  /** RFC 3339 date after which it may be gone (HTTP `Sunset` header). */
+  sunset?: string;
+}
+
+/** A NATS request/reply subject (NestJS NATS transport), served by a service's queue group. */
+export interface RequestReplyChannel {
+  /** The subject; `{name}` marks a parameter, e.g. `system.v1.{service}.info`. */
+  subject: string;
+  /** The serving service (its queue group); absent when a `{service}` parameter names it. */
+  service?: ServiceName;
+  /** Type names (of this package) of the request and the reply. */
+  request: string;
+  reply: string;
+}
+
+/** A JetStream subject: `in` is published by clients and consumed by `service`; `out` the reverse. */
+export interface StreamChannel {
+  subject: string;
+  stream: string;
+  direction: 'in' | 'out';
+  service: ServiceName;
+  /** Type name (of this package) of each message's payload. */
+  message: string;
+}
+
+/**
+ * The one place a contract package describes itself (`package.ts` beside its types): the
+ * contracts tooling (`npm run contracts`) reads it to generate the JSON Schemas, the lock
+ * and the AsyncAPI document, and CI checks every change against the previous lock.
+ */
+export interface ContractPackageDefinition extends Omit<ContractPackage, 'features'> {
+  stability: Stability;
+  /** Type names of what clients send (a required field added to one breaks them). */
+  requests: readonly string[];
+  /** Type names of what services answer (a required field removed from one breaks clients). */
+  replies: readonly string[];
+  /** Type names of stream messages (stored and replayed, so checked both ways). */
+  events: readonly string[];
+  /** Resources (read and written, so checked both ways). */
+  resources: readonly string[];
+  /** Field names removed from a type that must never be used again: `{ Type: ['field'] }`. */
+  reserved?: Readonly<Record<string, readonly string[]>>;
+  deprecations?: readonly Deprecation[];
+  /** Optional behaviours a client may declare in `Client-Features` (reverse-DNS names). */
+  features?: readonly string[];
+  requestReply?: readonly RequestReplyChannel[];
+  streams?: readonly StreamChannel[];
+}
+
+export function definePackage<const T extends ContractPackageDefinition>(definition: T): T {
+  return definition;
+}
+
+/** The `{name, version, features}` a service reports for a package it speaks. */
+export function contractPackageOf(definition: ContractPackageDefinition): ContractPackage {
+  const { name, version, features } = definition;
+  return features?.length ? { name, version, features: [...features] } : { name, version };
+}
+
+/**
+ * Headers that identify a client on every NATS call and HTTP request (never in payloads):
+ * `Contract-Version: experiment.v1/1.2.0`, `User-Agent: acme-exporter/2.3.1`,
+ * `Client-Features: dev.policy-rollout.traffic.batch, com.acme.widget`.
+ */
+export const CONTRACT_HEADERS = {
+  contractVersion: 'Contract-Version',
+  userAgent: 'User-Agent',
+  clientFeatures: 'Client-Features',
+} as const;
+
+/** Counter of uses of deprecated fields, labelled `{contract, field, client}`. */
+export const DEPRECATED_FEATURE_USE_METRIC = 'deprecated_feature_use_total';
+
+export function formatContractVersion(definition: ContractPackage): string {
+  return `${definition.name}/${definition.version}`;
+}
+
+export function parseContractVersion(header: string | undefined): ContractPackage | undefined {
+  const match = /^\s*([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*\.v\d+(?:alpha\d*|beta\d*)?)\/(\d+\.\d+\.\d+)\s*$/.exec(header ?? '');
+  return match ? { name: match[1], version: match[2] } : undefined;
+}
+
+/** A feature name: reverse-DNS, e.g. `dev.policy-rollout.traffic.batch`. */
+export const REVERSE_DNS = /^[a-z0-9-]+(?:\.[a-z0-9_-]+)+$/;
+
+export function parseClientFeatures(header: string | undefined): string[] {
+  return (header ?? '')
+    .split(',')
+    .map((feature) => feature.trim())
+    .filter((feature) => REVERSE_DNS.test(feature));
+}
+
+/**
+ * The env var that allows a disallowed-by-default deprecated target at runtime, e.g.
+ * `CONTRACTS_ALLOW_DEPRECATED_EXPERIMENT_V1_FIREWALLRULE_DESCRIPTION=true`.
+ */
+export function deprecationOverrideEnv(packageName: string, target: string): string {
+  return `CONTRACTS_ALLOW_DEPRECATED_${`${packageName}_${target}`.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
+}
