@@ -1,0 +1,11 @@
+import { definePackage } from '@rollout/contracts';
+
+export const WIDGET_V1_PACKAGE = definePackage({
+  name: 'widget.v1',
+  version: '1.0.0',
+  stability: 'stable',
+  requests: ['CreateWidgetRequest'],
+  replies: ['Widget'],
+  events: [],
+  resources: [],
+});

@@ -1,0 +1,4 @@
+/** A package directory without its package.ts. */
+export interface Gadget {
+  name: string;
+}

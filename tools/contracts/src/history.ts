@@ -1,0 +1,56 @@
+import { execFileSync } from 'node:child_process';
+import type { LockFile } from './model';
+
+export interface PreviousLock {
+  /** Where it comes from: a commit (short sha) or a ref. */
+  ref: string;
+  lock: LockFile;
+}
+
+function git(root: string, args: string[]): string | undefined {
+  try {
+    return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 256 * 1024 * 1024 });
+  } catch {
+    return undefined;
+  }
+}
+
+function lockAt(root: string, commit: string, lockFile: string): LockFile | undefined {
+  const text = git(root, ['show', `${commit}:${lockFile}`]);
+  if (!text) return undefined;
+  try {
+    const lock = JSON.parse(text) as LockFile;
+    return lock && typeof lock.packages === 'object' ? lock : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The locks the current one is compared with: every committed version of the lock file in the
+ * history of HEAD (each distinct content once, newest first), plus the lock at the merge base
+ * with `CONTRACTS_BASE_REF` when that is set (e.g. `origin/main` on a pull request).
+ *
+ * Comparing with every earlier version, not only the last, means a break committed in one
+ * commit of a series and "hidden" by a later one is still caught, on main as on a branch, and
+ * that a stable package can never drift away from a lock it once shipped. With no git or no
+ * earlier lock, there is nothing to compare with, and the check passes.
+ */
+export function previousLocks(root: string, lockFile: string, baseRef = process.env.CONTRACTS_BASE_REF): PreviousLock[] {
+  const found: PreviousLock[] = [];
+  const seen = new Set<string>();
+  const add = (ref: string, lock: LockFile | undefined) => {
+    if (!lock) return;
+    const key = JSON.stringify(lock);
+    if (seen.has(key)) return;
+    seen.add(key);
+    found.push({ ref, lock });
+  };
+  if (baseRef) {
+    const base = git(root, ['merge-base', 'HEAD', baseRef])?.trim();
+    if (base) add(`merge-base with ${baseRef} (${base.slice(0, 10)})`, lockAt(root, base, lockFile));
+  }
+  const commits = git(root, ['log', '--format=%H', 'HEAD', '--', lockFile])?.split('\n').filter(Boolean) ?? [];
+  for (const commit of commits) add(commit.slice(0, 10), lockAt(root, commit, lockFile));
+  return found;
+}

@@ -1,0 +1,66 @@
+/**
+ * `npm run contracts` (generate) and `npm run contracts:check` (CI): see README "Contracts and
+ * API versioning".
+ *
+ *   generate  regenerate the JSON Schemas, the lock, the AsyncAPI and OpenAPI documents
+ *   check     regenerate in memory; fail when a committed file is stale, a package is invalid,
+ *             or the lock breaks a previous lock (version not bumped, breaking change)
+ */
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { compatibility, generate, staleFiles } from './generate';
+import { previousLocks } from './history';
+import { formatViolation, type Violation } from './model';
+import { LOCK_FILE, REPO_ROOT, SCHEMAS_DIR } from './paths';
+
+function report(violations: Violation[], what: string): boolean {
+  if (!violations.length) return true;
+  console.error(`contracts: ${violations.length} problem(s) ${what}:`);
+  for (const violation of violations) console.error(`  ✖ ${formatViolation(violation)}`);
+  return false;
+}
+
+function main(): number {
+  const [command = 'check'] = process.argv.slice(2);
+  const root = process.env.CONTRACTS_ROOT ?? REPO_ROOT;
+  if (command !== 'generate' && command !== 'check') {
+    console.error('usage: contracts generate|check');
+    return 2;
+  }
+  const started = Date.now();
+  const generation = generate(root);
+  if (!report(generation.violations, 'in the contract packages')) {
+    if (command === 'generate') console.error('contracts: nothing written; fix the packages first.');
+    return 1;
+  }
+  const previous = previousLocks(root, LOCK_FILE);
+  const breaking = compatibility(generation.lock, previous);
+
+  if (command === 'generate') {
+    const schemas = join(root, SCHEMAS_DIR);
+    mkdirSync(schemas, { recursive: true });
+    for (const entry of readdirSync(schemas)) {
+      if (!generation.files.has(`${SCHEMAS_DIR}/${entry}`)) rmSync(join(schemas, entry));
+    }
+    for (const [path, content] of generation.files) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), content);
+    }
+    console.log(`contracts: wrote ${generation.files.size} files for ${Object.keys(generation.lock.packages).length} packages.`);
+    return report(breaking, `against ${previous.length} previous lock(s)`) ? 0 : 1;
+  }
+
+  const ok = [
+    report(staleFiles(root, generation.files), 'in the committed generated files'),
+    report(breaking, `against ${previous.length} previous lock(s)`),
+  ].every(Boolean);
+  if (ok) {
+    console.log(
+      `contracts: ${Object.keys(generation.lock.packages).length} packages, generated files current, ` +
+        `compatible with ${previous.length} previous lock(s) (${Date.now() - started} ms).`,
+    );
+  }
+  return ok ? 0 : 1;
+}
+
+process.exitCode = main();
