@@ -1,16 +1,47 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import { SYSTEM_V1 } from '@rollout/contracts';
+import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { ENFORCEMENT_V1, SYSTEM_V1 } from '@rollout/contracts';
+import type { EnforcementConfig } from '@rollout/enforcement-domain';
 import { ServiceInfoModule, platformModules } from '@rollout/service-kit';
-import type { Config } from './config';
+import { CLOCK, systemClock } from './clock';
+import { Config, ENFORCEMENT_SERVICE_CONFIG } from './config';
+import { ENFORCEMENT_CONFIG } from './enforcement-config';
+import { EXTERNAL_HTTP, Enforcement } from './leases/enforcement';
+import { EnforcementMetrics } from './leases/enforcement-metrics';
+import { NodeExternalHttp } from './leases/external-http';
+import { LeasesApplication } from './leases/leases.application';
+import { LeasesController } from './leases/leases.controller';
+import { Ledger } from './leases/ledger';
+import { CreateLeaseLedger1764300000000 } from './migrations/1764300000000-create-lease-ledger';
+
+/** Closes the external service's keep-alive connections at shutdown. */
+class ExternalHttpLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(EXTERNAL_HTTP) private readonly http: NodeExternalHttp) {}
+  onApplicationShutdown(): void {
+    this.http.close();
+  }
+}
 
 @Module({})
 export class AppModule {
-  static forRoot(config: Config): DynamicModule {
+  /** `enforcement` is the validated filter chain file (main.ts reads it before anything connects). */
+  static forRoot(config: Config, enforcement: EnforcementConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        ...platformModules({ service: 'enforcement-service', config, database: { migrations: [] } }),
-        ServiceInfoModule.forService('enforcement-service', [SYSTEM_V1]),
+        ...platformModules({ service: 'enforcement-service', config, database: { migrations: [CreateLeaseLedger1764300000000] } }),
+        ServiceInfoModule.forService('enforcement-service', [SYSTEM_V1, ENFORCEMENT_V1]),
+      ],
+      controllers: [LeasesController],
+      providers: [
+        { provide: ENFORCEMENT_SERVICE_CONFIG, useValue: config },
+        { provide: ENFORCEMENT_CONFIG, useValue: enforcement },
+        { provide: CLOCK, useValue: systemClock },
+        EnforcementMetrics,
+        { provide: EXTERNAL_HTTP, useFactory: (metrics: EnforcementMetrics) => new NodeExternalHttp(metrics), inject: [EnforcementMetrics] },
+        ExternalHttpLifecycle,
+        Enforcement,
+        Ledger,
+        LeasesApplication,
       ],
     };
   }

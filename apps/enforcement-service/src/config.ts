@@ -1,9 +1,20 @@
-import { baseConfigSchema, databaseConfigSchema } from '@rollout/config';
+import { baseConfigSchema, databaseConfigSchema, positiveInt } from '@rollout/config';
 import { z } from 'zod';
 
 export const configSchema = z.object({
   ...baseConfigSchema(3003).shape,
   ...databaseConfigSchema('enforcement').shape,
+  /**
+   * The filter chain (YAML), read and validated once at start: an unknown filter or a bad
+   * setting stops the service with the setting's path. The default, shipped next to the app,
+   * lets `npm start` work with no configuration.
+   */
+  ENFORCEMENT_CONFIG_FILE: z.string().min(1).default('apps/enforcement-service/enforcement.yaml'),
+  /** `region_name` of the filter context for leases made through this API. */
+  ENFORCEMENT_REGION_NAME: z.string().min(1).max(255).default('RegionOne'),
+  /** How often the service activates leases whose start came and ends those whose end passed. */
+  ENFORCEMENT_SWEEP_INTERVAL_MS: positiveInt(1_000),
 });
 
 export type Config = z.output<typeof configSchema>;
+export const ENFORCEMENT_SERVICE_CONFIG = Symbol('ENFORCEMENT_SERVICE_CONFIG');

@@ -3,6 +3,8 @@ import { loadConfigOrExit } from '@rollout/config';
 import { runService } from '@rollout/service-kit';
 import { AppModule } from './app.module';
 import { configSchema } from './config';
+import { loadEnforcementConfigOrExit } from './enforcement-config';
 
 const config = loadConfigOrExit('enforcement-service', configSchema);
-void runService({ name: 'enforcement-service', config, module: AppModule.forRoot(config), rpc: true });
+const enforcement = loadEnforcementConfigOrExit('enforcement-service', config.ENFORCEMENT_CONFIG_FILE);
+void runService({ name: 'enforcement-service', config, module: AppModule.forRoot(config, enforcement), rpc: true });

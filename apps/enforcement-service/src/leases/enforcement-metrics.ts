@@ -1,0 +1,75 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { ChainDecision, ChainObserver, ChainStep, EnforcementContext, Hook } from '@rollout/enforcement-domain';
+import { METRICS_REGISTRY } from '@rollout/metrics';
+import { Counter, Histogram, Registry } from 'prom-client';
+
+/**
+ * The chain's observability: every filter step counted by hook, filter and result (dryrun
+ * would-denials and fail-opens included) and logged when it is not a plain allow; each
+ * decision of the chain as a whole; and the latency of every call to the external service.
+ */
+@Injectable()
+export class EnforcementMetrics implements ChainObserver {
+  private readonly logger = new Logger('Enforcement');
+  private readonly steps: Counter<'hook' | 'filter' | 'result'>;
+  private readonly decisions: Counter<'hook' | 'result'>;
+  private readonly failOpen: Counter<'hook' | 'filter'>;
+  private readonly external: Histogram<'hook' | 'outcome'>;
+
+  constructor(@Inject(METRICS_REGISTRY) registry: Registry) {
+    this.steps = new Counter({
+      name: 'enforcement_decisions_total',
+      help: 'What each filter said, by hook (check_create, check_update, on_end), filter and result (allow, deny, would_deny, fail_open, error).',
+      labelNames: ['hook', 'filter', 'result'],
+      registers: [registry],
+    });
+    this.decisions = new Counter({
+      name: 'enforcement_chain_decisions_total',
+      help: 'Decisions of the whole chain, by hook and result (allowed, denied, exempted, notified).',
+      labelNames: ['hook', 'result'],
+      registers: [registry],
+    });
+    this.failOpen = new Counter({
+      name: 'enforcement_fail_open_total',
+      help: 'Requests let through because a filter could not decide and was configured to fail open (allow_on_error).',
+      labelNames: ['hook', 'filter'],
+      registers: [registry],
+    });
+    this.external = new Histogram({
+      name: 'enforcement_external_call_duration_seconds',
+      help: "Calls to the ExternalService filter's HTTP service, by hook and outcome (the HTTP status, timeout or error).",
+      labelNames: ['hook', 'outcome'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
+      registers: [registry],
+    });
+  }
+
+  onStep(hook: Hook, step: ChainStep, context: EnforcementContext): void {
+    this.steps.inc({ hook, filter: step.filter, result: step.result });
+    if (step.result === 'allow') return;
+    const fields = { hook, filter: step.filter, project: context.projectId, reqId: context.requestId, reason: step.message };
+    switch (step.result) {
+      case 'would_deny':
+        this.logger.warn(fields, 'dryrun filter would deny');
+        break;
+      case 'fail_open':
+        this.failOpen.inc({ hook, filter: step.filter });
+        this.logger.warn(fields, 'filter failed open');
+        break;
+      case 'error':
+        this.logger.warn(fields, hook === 'on_end' ? 'on_end notification failed' : 'filter failed; request refused');
+        break;
+      default:
+        this.logger.log(fields, 'filter denied');
+    }
+  }
+
+  onDecision(decision: ChainDecision): void {
+    const result = decision.exempted ? 'exempted' : decision.hook === 'on_end' ? 'notified' : decision.allowed ? 'allowed' : 'denied';
+    this.decisions.inc({ hook: decision.hook, result });
+  }
+
+  externalCall(hook: string, outcome: string, seconds: number): void {
+    this.external.observe({ hook, outcome }, seconds);
+  }
+}

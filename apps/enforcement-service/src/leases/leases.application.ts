@@ -1,0 +1,488 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import {
+  BlazarVerdict,
+  CreateLeaseRequest,
+  DeleteLeaseRequest,
+  ENFORCEMENT_DENIED_REASON,
+  ERROR_DOMAIN,
+  EndLeaseRequest,
+  GetLeaseRequest,
+  LEASE_STATUSES,
+  Lease,
+  LeaseStatus,
+  ListDecisionsRequest,
+  ListDecisionsResponse,
+  ListLeasesRequest,
+  ListLeasesResponse,
+  StatusError,
+  UpdateLeaseRequest,
+} from '@rollout/contracts';
+import {
+  BlazarLeaseView,
+  ChainDecision,
+  Clock,
+  EnforcementChain,
+  EnforcementContext,
+  LeaseRequest,
+  admittedStatus,
+  leaseFromCreate,
+  leaseFromUpdate,
+  parseBlazarCall,
+} from '@rollout/enforcement-domain';
+import { randomUUID } from 'node:crypto';
+import { CLOCK } from '../clock';
+import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
+import { Enforcement } from './enforcement';
+import { Ledger, LeaseRow, LedgerTx, NewDecision } from './ledger';
+import { decodePageToken, encodePageToken, pageSizeOf } from './paging';
+import { KeyedQueue } from './project-queue';
+import { decisionRecord, decisionView, domainLease, leaseView } from './views';
+
+const PROJECT = /^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$/;
+/** AIP-122 ids for the leases clients name; the ids the service chooses are UUIDs. */
+const LEASE_ID = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const LOOKUP_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const SWEEP_BATCH = 100;
+const isLive = (row: LeaseRow) => row.status === 'PENDING' || row.status === 'ACTIVE';
+
+function checkProject(project: unknown): string {
+  if (typeof project !== 'string' || !PROJECT.test(project)) {
+    throw StatusError.invalidArgument('project must be a project id (letters, digits, . _ @ : -).', [{ field: 'project', description: 'not a project id' }]);
+  }
+  return project;
+}
+
+/** Blazar's project ids are Keystone's: any text, but bounded. */
+function blazarProject(context: EnforcementContext): string {
+  if (context.projectId.length > 255) throw StatusError.invalidArgument('context.project_id is too long.', [{ field: 'context.project_id', description: 'at most 255 characters' }]);
+  return context.projectId;
+}
+
+function checkActor(actor: unknown): string {
+  if (typeof actor !== 'string' || actor === '' || actor.length > 255) throw StatusError.invalidArgument('actor is required.', [{ field: 'actor', description: 'required' }]);
+  return actor;
+}
+
+function notFound(project: string, leaseId: unknown): StatusError {
+  return StatusError.withReason('NOT_FOUND', `Lease ${String(leaseId)} not found in project ${project}.`, 'LEASE_NOT_FOUND', { project, lease: String(leaseId) });
+}
+
+/** PERMISSION_DENIED carrying the filter's own message; the ErrorInfo names the filter. */
+function denied(decision: ChainDecision, project: string, leaseId: string): StatusError {
+  const denial = decision.denial!;
+  return new StatusError('PERMISSION_DENIED', denial.message, [
+    {
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason: ENFORCEMENT_DENIED_REASON,
+      domain: ERROR_DOMAIN,
+      metadata: { filter: denial.filter, hook: decision.hook, project, lease: leaseId },
+    },
+  ]);
+}
+
+/**
+ * The lease ledger and the enforcement chain over it. Creates of one project are serialised
+ * (in this process by a queue, across replicas by a transaction-scoped advisory lock) so that
+ * MaxActiveLeases counts exactly; every decision is written in the transaction of the change
+ * it decided; on_end goes out once per lease, whoever ends it, after the end is committed.
+ */
+@Injectable()
+export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('Leases');
+  private readonly projects = new KeyedQueue();
+  private sweepTimer?: NodeJS.Timeout;
+  private sweeping?: Promise<void>;
+
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly enforcement: Enforcement,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ENFORCEMENT_SERVICE_CONFIG) private readonly config: Config,
+  ) {}
+
+  // ------------------------------------------------------------------ the API's leases
+
+  async create(request: CreateLeaseRequest, requestId: string): Promise<Lease> {
+    const now = this.clock.now();
+    const project = checkProject(request?.project);
+    const actor = checkActor(request.actor);
+    let leaseId: string;
+    if (request.leaseId === undefined || request.leaseId === null || request.leaseId === '') leaseId = randomUUID();
+    else if (typeof request.leaseId === 'string' && LEASE_ID.test(request.leaseId)) leaseId = request.leaseId;
+    else {
+      throw StatusError.invalidArgument('leaseId must match ^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$ (AIP-122).', [
+        { field: 'leaseId', description: 'lower-case letters, digits and hyphens, starting with a letter, at most 63' },
+      ]);
+    }
+    const lease = leaseFromCreate(request.lease, leaseId, now);
+    const context = this.context(project, actor, requestId);
+    const uid = randomUUID();
+    const { row, decision } = await this.admit(project, context, lease, actor, now, async (tx, decision, record) => {
+      const status = decision.allowed ? admittedStatus(lease, now) : 'ERROR';
+      return tx.insertLease(
+        this.newRow(uid, project, leaseId, 'API', lease, status, decision.denial?.message ?? null, actor, now),
+        record(uid, leaseId),
+      );
+    }, async (tx) => {
+      if (await tx.exists(project, leaseId)) {
+        throw StatusError.withReason('ALREADY_EXISTS', `Lease ${leaseId} already exists in project ${project}.`, 'LEASE_EXISTS', { project, lease: leaseId });
+      }
+      return undefined;
+    });
+    if (!decision.allowed) throw denied(decision, project, leaseId);
+    return leaseView(row);
+  }
+
+  async get(request: GetLeaseRequest): Promise<Lease> {
+    return leaseView(await this.find(request));
+  }
+
+  async list(request: ListLeasesRequest): Promise<ListLeasesResponse> {
+    const project = checkProject(request?.project);
+    const statuses = [...new Set(request.statuses ?? [])].sort();
+    for (const status of statuses) {
+      if (!LEASE_STATUSES.includes(status)) {
+        throw StatusError.invalidArgument(`status must be one of ${LEASE_STATUSES.join(', ')}.`, [{ field: 'status', description: `unknown status ${String(status).slice(0, 40)}` }]);
+      }
+    }
+    const size = pageSizeOf(request.pageSize);
+    const query = `${project}|${statuses.join(',')}`;
+    const rows = await this.ledger.list(project, statuses as LeaseStatus[], decodePageToken(request.pageToken, query), size + 1);
+    const page = rows.slice(0, size);
+    return {
+      leases: page.map(leaseView),
+      ...(rows.length > size ? { nextPageToken: encodePageToken(page[page.length - 1].lease_id, query) } : {}),
+    };
+  }
+
+  /** The fields present replace the lease's; a refusal leaves it exactly as it was. */
+  async update(request: UpdateLeaseRequest, requestId: string): Promise<Lease> {
+    const now = this.clock.now();
+    const project = checkProject(request?.project);
+    const actor = checkActor(request.actor);
+    const context = this.context(project, actor, requestId);
+    const { row, decision, leaseId } = await this.ledger.transaction(async (tx) => {
+      const current = await this.lockedLease(tx, project, request.leaseId);
+      if (!isLive(current) || current.end_date.getTime() <= now.getTime()) {
+        const state = isLive(current) ? 'ended' : current.status;
+        throw StatusError.withReason('FAILED_PRECONDITION', `Lease ${current.lease_id} is ${state}; only PENDING and ACTIVE leases can be updated.`, 'LEASE_NOT_LIVE', {
+          project,
+          lease: current.lease_id,
+        });
+      }
+      const before = domainLease(current);
+      const next = leaseFromUpdate(request.lease, before, current.start_date.getTime() <= now.getTime(), now);
+      const decision = this.enforcement.decided(await this.countingChain(tx, now).checkUpdate(context, before, next));
+      await tx.insertDecision(this.decisionOf(current.uid, project, current.lease_id, decision, now, actor, context));
+      if (!decision.allowed) return { row: current, decision, leaseId: current.lease_id };
+      const updated = await tx.changeLease(current.uid, {
+        name: next.name,
+        start_date: next.startDate,
+        end_date: next.endDate,
+        reservations: next.reservations,
+        status: admittedStatus(next, now),
+        status_reason: null,
+        update_time: now,
+      });
+      return { row: updated, decision, leaseId: current.lease_id };
+    });
+    if (!decision.allowed) throw denied(decision, project, leaseId);
+    return leaseView(row);
+  }
+
+  /** TERMINATED now, and on_end (once). Ending an ended lease changes nothing. */
+  async end(request: EndLeaseRequest, requestId: string): Promise<Lease> {
+    const now = this.clock.now();
+    const project = checkProject(request?.project);
+    const actor = checkActor(request.actor);
+    const { row, notify } = await this.ledger.transaction(async (tx) => {
+      const current = await this.lockedLease(tx, project, request.leaseId);
+      if (current.status === 'ERROR') {
+        throw StatusError.withReason('FAILED_PRECONDITION', `Lease ${current.lease_id} was refused (ERROR) and never started; delete it instead.`, 'LEASE_NOT_LIVE', {
+          project,
+          lease: current.lease_id,
+        });
+      }
+      if (current.status === 'TERMINATED') return { row: current, notify: false };
+      return { row: await this.terminate(tx, current, now, `Ended by ${actor}.`), notify: true };
+    });
+    if (notify) await this.notifyEnd(row, this.context(project, actor, requestId), domainLease(row), actor, now);
+    return leaseView(row);
+  }
+
+  /** Deletes the lease; a live one is ended first (on_end). Its decisions stay in the ledger. */
+  async delete(request: DeleteLeaseRequest, requestId: string): Promise<Record<string, never>> {
+    const now = this.clock.now();
+    const project = checkProject(request?.project);
+    const actor = checkActor(request.actor);
+    const { row, notify } = await this.ledger.transaction(async (tx) => {
+      const current = await this.lockedLease(tx, project, request.leaseId);
+      const notify = isLive(current);
+      const row = notify ? await this.terminate(tx, current, now, `Deleted by ${actor}.`) : current;
+      await tx.deleteLease(current.uid);
+      return { row, notify };
+    });
+    if (notify) await this.notifyEnd(row, this.context(project, actor, requestId), domainLease(row), actor, now);
+    return {};
+  }
+
+  async decisions(request: ListDecisionsRequest): Promise<ListDecisionsResponse> {
+    const lease = await this.find(request);
+    const size = pageSizeOf(request.pageSize);
+    const query = `${lease.uid}`;
+    const rows = await this.ledger.decisions(lease.uid, decodePageToken(request.pageToken, query), size + 1);
+    const page = rows.slice(0, size);
+    return {
+      decisions: page.map(decisionView),
+      ...(rows.length > size ? { nextPageToken: encodePageToken(page[page.length - 1].id, query) } : {}),
+    };
+  }
+
+  // ------------------------------------------------------------------ Blazar's external enforcement protocol
+
+  /** Blazar asks before creating a lease; an admitted one is tracked (keyed by its name) and counts. */
+  async blazarCheckCreate(payload: unknown, requestId: string): Promise<BlazarVerdict> {
+    const now = this.clock.now();
+    const { context, lease: view } = parseBlazarCall(payload, false, requestId, this.config.ENFORCEMENT_REGION_NAME);
+    const project = blazarProject(context);
+    let tracked: LeaseRow | undefined;
+    const { decision } = await this.admit(
+      project,
+      context,
+      view.lease,
+      'blazar',
+      now,
+      async (tx, decision, record) => {
+        const status = decision.allowed ? admittedStatus(view.lease, now) : 'ERROR';
+        const reason = decision.denial?.message ?? null;
+        if (tracked) {
+          // Blazar asks again about a lease it already holds (a retry): the new answer replaces the old.
+          await tx.insertDecision(record(tracked.uid, tracked.lease_id));
+          return tx.changeLease(tracked.uid, { ...this.change(view, now), status, status_reason: reason });
+        }
+        const uid = randomUUID();
+        const leaseId = randomUUID();
+        return tx.insertLease(
+          { ...this.newRow(uid, project, leaseId, 'BLAZAR', view.lease, status, reason, context.userId || 'blazar', now), blazar_name: view.name ?? null, blazar_id: view.id ?? null },
+          record(uid, leaseId),
+        );
+      },
+      async (tx) => {
+        const existing = await tx.findBlazarForUpdate(project, view);
+        tracked = existing && isLive(existing) ? existing : undefined;
+        return tracked?.uid;
+      },
+    );
+    return decision.allowed ? { allowed: true } : { allowed: false, message: decision.denial!.message };
+  }
+
+  /** Blazar asks before changing a lease; when allowed, the ledger's copy follows (or starts tracking it). */
+  async blazarCheckUpdate(payload: unknown, requestId: string): Promise<BlazarVerdict> {
+    const now = this.clock.now();
+    const call = parseBlazarCall(payload, true, requestId, this.config.ENFORCEMENT_REGION_NAME);
+    const { context, lease: view } = call;
+    const current = call.current!;
+    const project = blazarProject(context);
+    const decision = await this.projects.run(project, () =>
+      this.ledger.transaction(async (tx) => {
+        await tx.lockProject(project);
+        const existing = await tx.findBlazarForUpdate(project, { id: current.id ?? view.id, name: current.name ?? view.name });
+        const live = existing && isLive(existing) ? existing : undefined;
+        const decision = this.enforcement.decided(await this.countingChain(tx, now).checkUpdate(context, current.lease, view.lease));
+        if (!decision.allowed) {
+          const subject = existing ?? { uid: randomUUID(), lease_id: '' };
+          await tx.insertDecision(this.decisionOf(subject.uid, project, subject.lease_id, decision, now, 'blazar', context));
+          return decision;
+        }
+        const status = admittedStatus(view.lease, now);
+        if (live) {
+          await tx.changeLease(live.uid, { ...this.change(view, now), status, status_reason: null, blazar_id: view.id ?? current.id ?? null });
+          await tx.insertDecision(this.decisionOf(live.uid, project, live.lease_id, decision, now, 'blazar', context));
+        } else {
+          const uid = randomUUID();
+          const leaseId = randomUUID();
+          await tx.insertLease(
+            {
+              ...this.newRow(uid, project, leaseId, 'BLAZAR', view.lease, status, null, context.userId || 'blazar', now),
+              blazar_name: view.name ?? current.name ?? null,
+              blazar_id: view.id ?? current.id ?? null,
+            },
+            this.decisionOf(uid, project, leaseId, decision, now, 'blazar', context),
+          );
+        }
+        return decision;
+      }),
+    );
+    return decision.allowed ? { allowed: true } : { allowed: false, message: decision.denial!.message };
+  }
+
+  /** Blazar says a lease ends: the ledger releases it and on_end goes out, once per lease. */
+  async blazarOnEnd(payload: unknown, requestId: string): Promise<BlazarVerdict> {
+    const now = this.clock.now();
+    const { context, lease: view } = parseBlazarCall(payload, false, requestId, this.config.ENFORCEMENT_REGION_NAME);
+    const project = blazarProject(context);
+    const row = await this.ledger.transaction(async (tx): Promise<LeaseRow | undefined> => {
+      const existing = await tx.findBlazarForUpdate(project, view);
+      if (existing && isLive(existing)) return this.terminate(tx, existing, now, 'Ended by Blazar.');
+      if (existing?.status === 'TERMINATED') return (await tx.claimOnEnd(existing.uid)) ? existing : undefined;
+      if (existing) return undefined; // refused at creation: it never started, nothing to refund
+      // A lease this ledger never saw (admitted before it tracked Blazar, say): remember it ended, so on_end goes out once.
+      return tx.insertLease({
+        ...this.newRow(randomUUID(), project, randomUUID(), 'BLAZAR', view.lease, 'TERMINATED', 'Ended by Blazar.', context.userId || 'blazar', now),
+        blazar_name: view.name ?? null,
+        blazar_id: view.id ?? null,
+        end_time: now,
+        on_end_sent: true,
+      });
+    });
+    if (row) await this.notifyEnd(row, context, view.lease, 'blazar', now);
+    return { allowed: true };
+  }
+
+  // ------------------------------------------------------------------ end dates
+
+  onApplicationBootstrap(): void {
+    this.sweepTimer = setInterval(() => {
+      if (this.sweeping) return;
+      this.sweeping = this.sweep()
+        .catch((error) => this.logger.error({ err: error }, 'lease sweep failed; will retry'))
+        .finally(() => {
+          this.sweeping = undefined;
+        });
+    }, this.config.ENFORCEMENT_SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.sweepTimer);
+    await this.sweeping;
+  }
+
+  /** Starts leases whose start came and ends those whose end passed (on_end for each). */
+  async sweep(): Promise<void> {
+    const now = this.clock.now();
+    await this.ledger.activateStarted(now);
+    for (;;) {
+      const ended = await this.ledger.claimEnded(now, SWEEP_BATCH);
+      for (const row of ended) {
+        const context: EnforcementContext = { userId: row.creator, projectId: row.project, regionName: row.region_name, requestId: `end-date-${row.uid}` };
+        await this.notifyEnd(row, context, domainLease(row), 'system', now);
+      }
+      if (ended.length < SWEEP_BATCH) return;
+    }
+  }
+
+  // ------------------------------------------------------------------ shared steps
+
+  /**
+   * A decision that counts the project's leases: serialised per project, the chain's
+   * MaxActiveLeases counting inside the transaction after the lock (excluding `excludeUid`,
+   * a lease being re-decided), then `write` stores the outcome with its decision. If anything
+   * fails after the checks passed, on_end goes out so that budget-keeping filters can refund.
+   */
+  private async admit<T>(
+    project: string,
+    context: EnforcementContext,
+    lease: LeaseRequest,
+    actor: string,
+    now: Date,
+    write: (tx: LedgerTx, decision: ChainDecision, record: (uid: string, leaseId: string) => NewDecision) => Promise<T>,
+    before: (tx: LedgerTx) => Promise<string | undefined>,
+  ): Promise<{ row: T; decision: ChainDecision }> {
+    let admitted = false;
+    try {
+      return await this.projects.run(project, () =>
+        this.ledger.transaction(async (tx) => {
+          await tx.lockProject(project);
+          const excludeUid = await before(tx);
+          const decision = this.enforcement.decided(await this.countingChain(tx, now, excludeUid).checkCreate(context, lease));
+          admitted = decision.allowed;
+          const row = await write(tx, decision, (uid, leaseId) => this.decisionOf(uid, project, leaseId, decision, now, actor, context));
+          return { row, decision };
+        }),
+      );
+    } catch (error) {
+      if (admitted) {
+        this.logger.warn({ err: error, project }, 'create failed after the checks passed; sending on_end');
+        await this.notifyEnd(undefined, context, lease, actor, now);
+      }
+      throw error;
+    }
+  }
+
+  private countingChain(tx: LedgerTx, now: Date, excludeUid?: string): EnforcementChain {
+    return this.enforcement.chain({ countActive: (project) => tx.countLive(project, now, excludeUid) });
+  }
+
+  /** Runs on_end and records it; never throws (a notification must not fail what it follows). */
+  private async notifyEnd(row: LeaseRow | undefined, context: EnforcementContext, lease: LeaseRequest, actor: string, now: Date): Promise<void> {
+    try {
+      const decision = this.enforcement.decided(await this.enforcement.onEndChain.onEnd(context, lease));
+      await this.ledger.insertDecision(this.decisionOf(row?.uid ?? randomUUID(), context.projectId, row?.lease_id ?? '', decision, now, actor, context));
+    } catch (error) {
+      this.logger.error({ err: error, project: context.projectId, lease: row?.lease_id }, 'recording on_end failed');
+    }
+  }
+
+  private terminate(tx: LedgerTx, row: LeaseRow, now: Date, reason: string): Promise<LeaseRow> {
+    // A lease whose end passed before anyone noticed ended at its end date.
+    if (row.end_date.getTime() <= now.getTime()) return tx.terminate(row.uid, now, 'The end date passed.', row.end_date);
+    return tx.terminate(row.uid, now, reason);
+  }
+
+  private async lockedLease(tx: LedgerTx, project: string, leaseId: unknown): Promise<LeaseRow> {
+    const row = typeof leaseId === 'string' && LOOKUP_ID.test(leaseId) ? await tx.getForUpdate(project, leaseId) : undefined;
+    if (!row) throw notFound(project, leaseId);
+    return row;
+  }
+
+  private async find(request: { project: string; leaseId: string }): Promise<LeaseRow> {
+    const project = checkProject(request?.project);
+    const row = typeof request.leaseId === 'string' && LOOKUP_ID.test(request.leaseId) ? await this.ledger.get(project, request.leaseId) : undefined;
+    if (!row) throw notFound(project, request.leaseId);
+    return row;
+  }
+
+  private context(project: string, userId: string, requestId: string): EnforcementContext {
+    return { userId, projectId: project, regionName: this.config.ENFORCEMENT_REGION_NAME, requestId };
+  }
+
+  private decisionOf(uid: string, project: string, leaseId: string, decision: ChainDecision, now: Date, actor: string, context: EnforcementContext): NewDecision {
+    return { leaseUid: uid, project, leaseId, ...decisionRecord(decision), time: now, actor, userId: context.userId, requestId: context.requestId };
+  }
+
+  private change(view: BlazarLeaseView, now: Date) {
+    return {
+      name: view.lease.name,
+      start_date: view.lease.startDate,
+      end_date: view.lease.endDate,
+      reservations: view.lease.reservations,
+      update_time: now,
+      blazar_name: view.name ?? null,
+      blazar_id: view.id ?? null,
+    };
+  }
+
+  private newRow(uid: string, project: string, leaseId: string, origin: LeaseRow['origin'], lease: LeaseRequest, status: LeaseStatus, reason: string | null, creator: string, now: Date): LeaseRow {
+    return {
+      uid,
+      project,
+      lease_id: leaseId,
+      origin,
+      blazar_name: null,
+      blazar_id: null,
+      name: lease.name,
+      start_date: lease.startDate,
+      end_date: lease.endDate,
+      reservations: lease.reservations,
+      status,
+      status_reason: reason,
+      creator,
+      region_name: this.config.ENFORCEMENT_REGION_NAME,
+      create_time: now,
+      update_time: now,
+      end_time: null,
+      on_end_sent: false,
+    };
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * Runs tasks one at a time per key, in arrival order, within this process. The ledger's
+ * advisory lock serialises replicas; this keeps a burst on one project from tying up one pool
+ * connection per waiting request on that lock.
+ */
+export class KeyedQueue {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(task, task);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
+}

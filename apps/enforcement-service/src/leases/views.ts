@@ -1,0 +1,63 @@
+import type { DecisionStep, Lease, LeaseDecision } from '@rollout/contracts';
+import { ChainDecision, ChainStep, LeaseRequest, reservationToApi } from '@rollout/enforcement-domain';
+import type { DecisionRow, LeaseRow } from './ledger';
+
+export function leaseView(row: LeaseRow): Lease {
+  return {
+    id: row.lease_id,
+    project: row.project,
+    name: row.name,
+    startDate: row.start_date.toISOString(),
+    endDate: row.end_date.toISOString(),
+    reservations: row.reservations.map(reservationToApi),
+    status: row.status,
+    ...(row.status_reason ? { statusReason: row.status_reason } : {}),
+    origin: row.origin,
+    creator: row.creator,
+    createTime: row.create_time.toISOString(),
+    updateTime: row.update_time.toISOString(),
+    ...(row.end_time ? { endTime: row.end_time.toISOString() } : {}),
+  };
+}
+
+export function domainLease(row: LeaseRow): LeaseRequest {
+  return { name: row.name, startDate: row.start_date, endDate: row.end_date, reservations: row.reservations };
+}
+
+export function decisionView(row: DecisionRow): LeaseDecision {
+  return {
+    hook: row.hook,
+    result: row.result,
+    ...(row.filter ? { filter: row.filter } : {}),
+    ...(row.message ? { message: row.message } : {}),
+    exempted: row.exempted,
+    steps: row.steps,
+    time: row.time.toISOString(),
+    actor: row.actor,
+    userId: row.user_id,
+    ...(row.request_id ? { requestId: row.request_id } : {}),
+  };
+}
+
+const HOOKS = { check_create: 'CHECK_CREATE', check_update: 'CHECK_UPDATE', on_end: 'ON_END' } as const;
+
+export function stepView(step: ChainStep): DecisionStep {
+  return {
+    filter: step.filter,
+    mode: step.mode === 'dryrun' ? 'DRYRUN' : 'ENFORCE',
+    result: step.result.toUpperCase() as DecisionStep['result'],
+    ...(step.message !== undefined ? { message: step.message } : {}),
+  };
+}
+
+/** The ledger's record of one chain decision. */
+export function decisionRecord(decision: ChainDecision) {
+  return {
+    hook: HOOKS[decision.hook],
+    result: decision.hook === 'on_end' ? ('NOTIFIED' as const) : decision.allowed ? ('ALLOWED' as const) : ('DENIED' as const),
+    filter: decision.denial?.filter,
+    message: decision.denial?.message,
+    exempted: decision.exempted,
+    steps: decision.steps.map(stepView),
+  };
+}
