@@ -15,6 +15,11 @@ import { ServicesController } from './services/services.controller';
 import { ServicesUseCase } from './services/services.use-case';
 import { InspectionRulesClient } from './inspection-rules/inspection-rules.client';
 import { InspectionRulesController } from './inspection-rules/inspection-rules.controller';
+import { LeasesController } from './leases/leases.controller';
+import { LeasesUseCase } from './leases/leases.use-case';
+import { BlazarController } from './blazar/blazar.controller';
+import { BlazarTokenGuard } from './blazar/blazar-token.guard';
+import { BlazarUseCase } from './blazar/blazar.use-case';
 
 @Module({})
 export class AppModule {
@@ -22,7 +27,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [...platformModules({ service: 'gateway', config })],
-      controllers: [ServicesController, ExperimentsController, OperationsController, PreviewController, InspectionRulesController],
+      controllers: [ServicesController, ExperimentsController, OperationsController, PreviewController, InspectionRulesController, LeasesController, BlazarController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         Authenticator,
@@ -34,6 +39,9 @@ export class AppModule {
         ExperimentsUseCase,
         PreviewUseCase,
         InspectionRulesClient,
+        LeasesUseCase,
+        BlazarUseCase,
+        BlazarTokenGuard,
       ],
     };
   }

@@ -32,6 +32,15 @@ export const configSchema = z
     RATE_LIMIT_BURST: positiveInt(100),
     BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
     JSON_MAX_DEPTH: positiveInt(32),
+    /**
+     * SHA-256 (hex) of the X-Auth-Token a Blazar deployment sends to /v1/blazar/… (several,
+     * comma-separated, to rotate). Unset: that endpoint refuses every call.
+     */
+    BLAZAR_AUTH_TOKEN_SHA256: z
+      .string()
+      .default('')
+      .transform((text) => text.split(',').map((s) => s.trim()).filter(Boolean))
+      .pipe(z.array(z.string().regex(/^[0-9a-f]{64}$/, 'must be SHA-256 hashes (64 lower-case hex characters), comma-separated'))),
     /** Comma-separated origins allowed by CORS; CORS is off when unset. */
     CORS_ORIGINS: z.string().min(1).optional(),
   })

@@ -4,12 +4,16 @@ import { StatusError } from '@rollout/contracts';
 import { HealthController } from '@rollout/health';
 import { MetricsController } from '@rollout/metrics';
 import type { Request } from 'express';
+import { BlazarController } from '../blazar/blazar.controller';
 import { AuthenticatedRequest, REQUIRED_ROLE } from './auth.decorators';
 import { Authenticator } from './authenticator';
 import { Role, canSeeProject, hasRole } from './principal';
 
-/** Probes and metrics stay open: the kubelet and Prometheus carry no tokens. */
-const PUBLIC_CONTROLLERS: Type[] = [HealthController, MetricsController];
+/**
+ * Probes and metrics stay open: the kubelet and Prometheus carry no tokens. Blazar's endpoint
+ * authenticates its caller itself, by X-Auth-Token (BlazarTokenGuard).
+ */
+const PUBLIC_CONTROLLERS: Type[] = [HealthController, MetricsController, BlazarController];
 
 /**
  * Every route needs a valid bearer token (401, without saying which part was wrong), the role

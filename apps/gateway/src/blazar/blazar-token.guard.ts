@@ -1,0 +1,32 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { StatusError } from '@rollout/contracts';
+import type { Request } from 'express';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Config, GATEWAY_CONFIG } from '../config';
+
+/**
+ * Blazar's external enforcement filter authenticates with a static `X-Auth-Token` (its
+ * `external_service_token`). Only SHA-256 hashes of the accepted tokens are configured
+ * (BLAZAR_AUTH_TOKEN_SHA256, comma-separated to rotate); the presented token's hash is compared
+ * with every one of them in constant time. With none configured, every call is refused.
+ */
+@Injectable()
+export class BlazarTokenGuard implements CanActivate {
+  private readonly digests: Buffer[];
+
+  constructor(@Inject(GATEWAY_CONFIG) config: Config) {
+    this.digests = config.BLAZAR_AUTH_TOKEN_SHA256.map((hex) => Buffer.from(hex, 'hex'));
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    const header = context.switchToHttp().getRequest<Request>().headers['x-auth-token'];
+    const token = Array.isArray(header) ? header[0] : header;
+    if (typeof token === 'string' && token.length > 0 && token.length <= 4096) {
+      const presented = createHash('sha256').update(token, 'utf8').digest();
+      let match = false;
+      for (const digest of this.digests) match = timingSafeEqual(presented, digest) || match;
+      if (match) return true;
+    }
+    throw StatusError.withReason('UNAUTHENTICATED', 'A valid X-Auth-Token is required.', 'UNAUTHENTICATED');
+  }
+}

@@ -1,0 +1,62 @@
+import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiHeader, ApiNoContentResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { RequestId } from '../http/request-id.decorator';
+import { BlazarTokenGuard } from './blazar-token.guard';
+import { BlazarCheckRequestDto, BlazarCheckUpdateRequestDto, BlazarDenialDto } from './blazar.dto';
+import { BlazarHook, BlazarUseCase } from './blazar.use-case';
+
+/** Blazar's payloads are taken as sent (typed loosely so the whitelisting pipe leaves them whole). */
+type BlazarPayload = Record<string, unknown>;
+
+/**
+ * Blazar's external enforcement protocol, so that a Blazar deployment can use this service as
+ * its ExternalServiceFilter endpoint (`external_service_base_endpoint = https://…/v1/blazar/`):
+ * 204 allows, 403 `{"message"}` refuses. Leases admitted here are tracked in the ledger (by
+ * project and lease name or id), so MaxActiveLeases counts them and on-end releases them.
+ * Authenticated by `X-Auth-Token`, not by a bearer token.
+ */
+@ApiTags('blazar')
+@ApiHeader({ name: 'X-Auth-Token', required: true, description: "The token Blazar's filter sends (external_service_token)" })
+@ApiResponse({ status: 400, description: 'INVALID_ARGUMENT: a bad field, named' })
+@ApiResponse({ status: 401, description: 'UNAUTHENTICATED: missing or unknown X-Auth-Token' })
+@UseGuards(BlazarTokenGuard)
+@Controller('v1/blazar')
+export class BlazarController {
+  constructor(private readonly blazar: BlazarUseCase) {}
+
+  @Post('check-create')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'May this lease be created? 204 yes; 403 {"message"} no' })
+  @ApiBody({ type: BlazarCheckRequestDto })
+  @ApiNoContentResponse({ description: 'Allowed (the lease is now tracked)' })
+  @ApiResponse({ status: 403, type: BlazarDenialDto, description: "Refused, with the filter's message" })
+  checkCreate(@Body() body: BlazarPayload, @Res() res: Response, @RequestId() traceId?: string) {
+    return this.answer('check-create', body, res, traceId);
+  }
+
+  @Post('check-update')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'May this lease change from current_lease to lease? 204 yes; 403 {"message"} no' })
+  @ApiBody({ type: BlazarCheckUpdateRequestDto })
+  @ApiNoContentResponse({ description: 'Allowed' })
+  @ApiResponse({ status: 403, type: BlazarDenialDto, description: "Refused, with the filter's message" })
+  checkUpdate(@Body() body: BlazarPayload, @Res() res: Response, @RequestId() traceId?: string) {
+    return this.answer('check-update', body, res, traceId);
+  }
+
+  @Post('on-end')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'The lease is ending: released from the ledger, on_end sent to the filters (once)' })
+  @ApiBody({ type: BlazarCheckRequestDto })
+  @ApiNoContentResponse({ description: 'Noted' })
+  onEnd(@Body() body: BlazarPayload, @Res() res: Response, @RequestId() traceId?: string) {
+    return this.answer('on-end', body, res, traceId);
+  }
+
+  private async answer(hook: BlazarHook, body: BlazarPayload, res: Response, traceId?: string): Promise<void> {
+    const verdict = await this.blazar.decide(hook, body, traceId);
+    if (verdict.allowed) res.status(204).end();
+    else res.status(403).json({ message: verdict.message ?? '' });
+  }
+}

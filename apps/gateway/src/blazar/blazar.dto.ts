@@ -1,0 +1,45 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+/**
+ * Blazar's payloads, for the OpenAPI document only: the endpoint takes them as Blazar sends
+ * them (snake_case, plugin attributes and allocations included), so they are not whitelisted
+ * here; the enforcement-service reads them and names any bad field.
+ */
+export class BlazarContextDto {
+  @ApiProperty({ example: 'a0b86a98-b0d3-43cb-948e-00689182efd4' }) project_id!: string;
+  @ApiPropertyOptional({ example: 'c631173e-dec0-4bb7-a0c3-f7711153c06c' }) user_id?: string;
+  @ApiPropertyOptional({ example: 'https://api.example.com:5000/v3' }) auth_url?: string;
+  @ApiPropertyOptional({ example: 'RegionOne' }) region_name?: string;
+}
+
+export class BlazarReservationDto {
+  @ApiProperty({ example: 'physical:host' }) resource_type!: string;
+  @ApiPropertyOptional({ example: 1 }) min?: number;
+  @ApiPropertyOptional({ example: 2 }) max?: number;
+  @ApiPropertyOptional() amount?: number;
+  @ApiPropertyOptional({ example: '["==", "$availability_zone", "az1"]' }) resource_properties?: string;
+  @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, description: 'Allocations Blazar chose; plugin attributes (network_id, hypervisor_properties…) are accepted too' })
+  allocations?: object[];
+}
+
+export class BlazarLeaseDto {
+  @ApiPropertyOptional({ example: 'my-lease', description: 'Unique in the project: how the ledger tracks the lease (or `id`)' }) name?: string;
+  @ApiPropertyOptional({ description: "Blazar's lease id (update, end)" }) id?: string;
+  @ApiProperty({ example: '2020-05-13 00:00', description: 'Naive (UTC) or with an offset' }) start_date!: string;
+  @ApiProperty({ example: '2020-05-14 23:59', description: 'Also accepted as end_time' }) end_date!: string;
+  @ApiPropertyOptional({ type: [BlazarReservationDto] }) reservations?: BlazarReservationDto[];
+}
+
+export class BlazarCheckRequestDto {
+  @ApiProperty({ type: BlazarContextDto }) context!: BlazarContextDto;
+  @ApiProperty({ type: BlazarLeaseDto }) lease!: BlazarLeaseDto;
+}
+
+export class BlazarCheckUpdateRequestDto extends BlazarCheckRequestDto {
+  @ApiProperty({ type: BlazarLeaseDto }) current_lease!: BlazarLeaseDto;
+}
+
+export class BlazarDenialDto {
+  @ApiProperty({ example: 'Lease duration of 172800 seconds must be less than or equal to the maximum lease duration of 86400 seconds.' })
+  message!: string;
+}

@@ -1,0 +1,196 @@
+import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EnforcementSystem, hoursFromNow, sample, startEnforcementSystem } from './test-system';
+
+/**
+ * The ExternalService filter against a real HTTP server started here, through the gateway.
+ * The server answers by the project in the payload's context, so one service covers every
+ * outcome: 204, 403 with {"message"}, 403 with {"error"}, 403 without a body, 500, a redirect,
+ * a timeout; then the server is closed for "connection refused". Once with
+ * allow_on_error false, once with true.
+ */
+interface Received {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: Record<string, unknown>;
+}
+
+const TIMEOUT_MS = 300;
+
+async function startPolicyServer() {
+  const received: Received[] = [];
+  const hanging: ServerResponse[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { context?: { project_id?: string } };
+      received.push({ path: req.url ?? '', headers: req.headers, body });
+      // No keep-alive: once the server closes, the next call is refused, never reset.
+      res.setHeader('connection', 'close');
+      switch (body.context?.project_id) {
+        case 'ext-204':
+          return res.writeHead(204).end();
+        case 'ext-403-message':
+          return res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Your project is limited to reserving 1 physical host.' }));
+        case 'ext-403-error':
+          return res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Budget exhausted for this quarter.' }));
+        case 'ext-403-empty':
+          return res.writeHead(403).end();
+        case 'ext-500':
+          return res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'database is down' }));
+        case 'ext-redirect':
+          // Following it would allow (the target answers 204): it must not be followed.
+          return res.writeHead(302, { location: '/v1/allow/check-create' }).end();
+        case 'ext-on-end-fails':
+          return req.url?.endsWith('/on-end') ? res.writeHead(500).end() : res.writeHead(204).end();
+        case 'ext-timeout':
+          hanging.push(res);
+          return;
+        default:
+          return res.writeHead(204).end();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/v1/`,
+    received,
+    async close() {
+      for (const res of hanging.splice(0)) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const chain = (endpoint: string, allowOnError: boolean) => `
+enabled_filters: [MaxLeaseDuration, ExternalService]
+filters:
+  MaxLeaseDuration: { max_lease_duration: 86400 }
+  ExternalService:
+    endpoint: "${endpoint}"
+    token_env: POLICY_SERVICE_TOKEN
+    timeout_ms: ${TIMEOUT_MS}
+    allow_on_error: ${allowOnError}
+`;
+
+const lease = () => ({
+  name: 'nightly',
+  startDate: hoursFromNow(1),
+  endDate: hoursFromNow(3),
+  reservations: [{ resourceType: 'virtual:floatingip', amount: 1, networkId: 'ext-net' }],
+});
+
+/** The HTTP outcomes, what a user sees with allow_on_error false, and whether true lets it through. */
+const DENIALS: Array<[string, string, string]> = [
+  ['403 with a message', 'ext-403-message', 'Your project is limited to reserving 1 physical host.'],
+  ['403 with an error', 'ext-403-error', 'Budget exhausted for this quarter.'],
+  ['403 without a body', 'ext-403-empty', 'External service enforcement filter denied the request.'],
+];
+const ERRORS: Array<[string, string, string]> = [
+  ['500', 'ext-500', 'External service answered check-create with HTTP 500.'],
+  ['a redirect', 'ext-redirect', 'External service answered check-create with HTTP 302.'],
+  ['a timeout', 'ext-timeout', `External service call to check-create failed: no answer within ${TIMEOUT_MS} ms.`],
+];
+const REFUSED = 'External service call to check-create failed: connection refused.';
+
+describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOnError) => {
+  let policy: Awaited<ReturnType<typeof startPolicyServer>>;
+  let system: EnforcementSystem;
+  let n = 0;
+  const create = (project: string) => system.call('POST', `/v1/projects/${project}/leases?leaseId=l-${++n}`, lease());
+
+  beforeAll(async () => {
+    policy = await startPolicyServer();
+    system = await startEnforcementSystem(chain(policy.url, allowOnError), { POLICY_SERVICE_TOKEN: 'policy-s3cret' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await system?.close();
+    await policy?.close();
+  });
+
+  it('204 allows', async () => {
+    const created = await create('ext-204');
+    expect(created.status).toBe(200);
+    expect(created.body.status).toBe('PENDING');
+  });
+
+  it.each(DENIALS)('%s denies with that message, whatever allow_on_error says', async (_, project, message) => {
+    const refused = await create(project);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ status: 'PERMISSION_DENIED', message });
+    expect(refused.body.error.details[0].metadata.filter).toBe('ExternalService');
+    expect((await system.call('GET', `/v1/projects/${project}/leases/l-${n}`)).body).toMatchObject({ status: 'ERROR', statusReason: message });
+  });
+
+  it.each(ERRORS)(`%s is an error: ${allowOnError ? 'allowed and counted as fail-open' : 'denied'}`, async (_, project, message) => {
+    const before = sample(await system.metrics(), 'enforcement_fail_open_total', { hook: 'check_create', filter: 'ExternalService' });
+    const answer = await create(project);
+    const decisions = (await system.call('GET', `/v1/projects/${project}/leases/l-${n}/decisions`)).body.decisions;
+    const after = sample(await system.metrics(), 'enforcement_fail_open_total', { hook: 'check_create', filter: 'ExternalService' });
+    if (allowOnError) {
+      expect(answer.status).toBe(200);
+      expect(decisions[0].steps[1]).toEqual({ filter: 'ExternalService', mode: 'ENFORCE', result: 'FAIL_OPEN', message });
+      expect(after).toBe(before + 1);
+    } else {
+      expect(answer.status).toBe(403);
+      expect(answer.body.error.message).toBe(message);
+      expect(decisions[0]).toMatchObject({ result: 'DENIED', filter: 'ExternalService', message });
+      expect(after).toBe(before);
+    }
+  });
+
+  it('sends Blazar payloads: snake_case, UTC dates with Z, the token, no ids; check-update and on-end too', async () => {
+    const body = lease();
+    const created = await system.call('POST', '/v1/projects/ext-204/leases?leaseId=wire', body);
+    expect(created.status).toBe(200);
+    const checkCreate = policy.received.at(-1)!;
+    expect(checkCreate.path).toBe('/v1/check-create');
+    expect(checkCreate.headers['x-auth-token']).toBe('policy-s3cret');
+    expect(checkCreate.headers['x-request-id']).toEqual(expect.any(String));
+    expect(checkCreate.body).toEqual({
+      context: { user_id: 'alice', project_id: 'ext-204', region_name: 'RegionOne' },
+      lease: {
+        name: 'nightly',
+        start_date: new Date(body.startDate).toISOString(),
+        end_date: new Date(body.endDate).toISOString(),
+        reservations: [{ resource_type: 'virtual:floatingip', amount: 1, network_id: 'ext-net' }],
+      },
+    });
+    expect((await system.call('PATCH', '/v1/projects/ext-204/leases/wire', { name: 'nightly-2' })).status).toBe(200);
+    const update = policy.received.at(-1)!;
+    expect(update.path).toBe('/v1/check-update');
+    expect(Object.keys(update.body)).toEqual(['context', 'current_lease', 'lease']);
+    expect((update.body.current_lease as { name: string }).name).toBe('nightly');
+    expect((update.body.lease as { name: string }).name).toBe('nightly-2');
+    expect((await system.call('POST', '/v1/projects/ext-204/leases/wire:end')).status).toBe(200);
+    expect(policy.received.at(-1)!.path).toBe('/v1/on-end');
+    expect(policy.received.filter((r) => r.path === '/v1/on-end')).toHaveLength(1);
+  });
+
+  it('records an on_end the service fails, and never lets it block the end', async () => {
+    expect((await create('ext-on-end-fails')).status).toBe(200);
+    const ended = await system.call('POST', `/v1/projects/ext-on-end-fails/leases/l-${n}:end`);
+    expect(ended.status).toBe(200);
+    expect(ended.body.status).toBe('TERMINATED');
+    const decisions = (await system.call('GET', `/v1/projects/ext-on-end-fails/leases/l-${n}/decisions`)).body.decisions;
+    expect(decisions[1]).toMatchObject({ hook: 'ON_END', result: 'NOTIFIED' });
+    expect(decisions[1].steps).toContainEqual({ filter: 'ExternalService', mode: 'ENFORCE', result: 'ERROR', message: 'External service answered on-end with HTTP 500.' });
+  });
+
+  it(`connection refused is an error: ${allowOnError ? 'allowed and counted as fail-open' : 'denied'}`, async () => {
+    await policy.close();
+    const answer = await create('ext-refused');
+    const decisions = (await system.call('GET', `/v1/projects/ext-refused/leases/l-${n}/decisions`)).body.decisions;
+    if (allowOnError) {
+      expect(answer.status).toBe(200);
+      expect(decisions[0].steps[1]).toEqual({ filter: 'ExternalService', mode: 'ENFORCE', result: 'FAIL_OPEN', message: REFUSED });
+    } else {
+      expect(answer.status).toBe(403);
+      expect(answer.body.error.message).toBe(REFUSED);
+    }
+  });
+});

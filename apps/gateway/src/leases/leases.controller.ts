@@ -1,0 +1,103 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal } from '../auth/auth.decorators';
+import type { Principal } from '../auth/principal';
+import { RequestId } from '../http/request-id.decorator';
+import {
+  CreateLeaseDto,
+  CreateLeaseQueryDto,
+  LeaseDto,
+  ListDecisionsResponseDto,
+  ListLeasesQueryDto,
+  ListLeasesResponseDto,
+  PageQueryDto,
+  UpdateLeaseDto,
+} from './leases.dto';
+import { LeasePath, LeasesUseCase } from './leases.use-case';
+
+/** Plain JSON for the NATS payload: the DTO instance minus undefined fields. */
+const plain = (dto: object): object => JSON.parse(JSON.stringify(dto));
+
+/**
+ * Leases (reservations of resources for a time), each create, update and end decided by the
+ * enforcement filter chain. A refusal is 403 PERMISSION_DENIED whose message is the filter's and
+ * whose ErrorInfo (reason ENFORCEMENT_DENIED) names the filter; a refused create stays as an
+ * ERROR lease with the reason.
+ */
+@ApiTags('leases')
+@ApiBearerAuth()
+@ApiParam({ name: 'project' })
+@ApiResponse({ status: 400, description: 'INVALID_ARGUMENT: a bad or unknown field (named), id, filter or page token' })
+@ApiResponse({ status: 404, description: 'NOT_FOUND' })
+@Controller('v1/projects/:project/leases')
+export class LeasesController {
+  constructor(private readonly leases: LeasesUseCase) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create a lease: PENDING (ACTIVE when it starts now) if every filter allows, else 403 and an ERROR lease' })
+  @ApiBody({ type: CreateLeaseDto })
+  @ApiOkResponse({ type: LeaseDto })
+  @ApiResponse({ status: 403, description: "PERMISSION_DENIED: the filter's message; details name the filter" })
+  @ApiResponse({ status: 409, description: 'ALREADY_EXISTS: the leaseId is taken' })
+  create(
+    @Param('project') project: string,
+    @Query() query: CreateLeaseQueryDto,
+    @Body() lease: CreateLeaseDto,
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() traceId?: string,
+  ) {
+    return this.leases.create(project, query.leaseId, plain(lease), { actor: principal.name, traceId });
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List leases by id, optionally only some statuses' })
+  @ApiOkResponse({ type: ListLeasesResponseDto })
+  list(@Param('project') project: string, @Query() query: ListLeasesQueryDto, @RequestId() traceId?: string) {
+    return this.leases.list(project, { statuses: query.status, filter: query.filter, pageSize: query.pageSize, pageToken: query.pageToken }, traceId);
+  }
+
+  @Get(':lease')
+  @ApiParam({ name: 'lease' })
+  @ApiOkResponse({ type: LeaseDto })
+  get(@Param() path: LeasePath, @RequestId() traceId?: string) {
+    return this.leases.get(path, traceId);
+  }
+
+  @Patch(':lease')
+  @ApiParam({ name: 'lease' })
+  @ApiOperation({ summary: 'Change dates, name or reservations (check_update); refused: 403 and the lease stays exactly as it was' })
+  @ApiBody({ type: UpdateLeaseDto })
+  @ApiOkResponse({ type: LeaseDto })
+  @ApiResponse({ status: 403, description: "PERMISSION_DENIED: the filter's message; details name the filter" })
+  @ApiResponse({ status: 400, description: 'FAILED_PRECONDITION: the lease is not PENDING or ACTIVE' })
+  update(@Param() path: LeasePath, @Body() lease: UpdateLeaseDto, @CurrentPrincipal() principal: Principal, @RequestId() traceId?: string) {
+    return this.leases.update(path, plain(lease), { actor: principal.name, traceId });
+  }
+
+  // AIP-136 custom method: the colon is escaped so Express matches it literally.
+  @Post(':lease\\:end')
+  @HttpCode(200)
+  @ApiParam({ name: 'lease' })
+  @ApiOperation({ summary: 'End the lease now: TERMINATED, and on_end goes to the filters (once per lease)' })
+  @ApiOkResponse({ type: LeaseDto })
+  end(@Param() path: LeasePath, @CurrentPrincipal() principal: Principal, @RequestId() traceId?: string) {
+    return this.leases.end(path, { actor: principal.name, traceId });
+  }
+
+  @Delete(':lease')
+  @ApiParam({ name: 'lease' })
+  @ApiOperation({ summary: 'Delete the lease (a PENDING or ACTIVE one is ended first: on_end); its decisions stay in the audit trail' })
+  @ApiOkResponse({ description: 'Empty' })
+  delete(@Param() path: LeasePath, @CurrentPrincipal() principal: Principal, @RequestId() traceId?: string) {
+    return this.leases.delete(path, { actor: principal.name, traceId });
+  }
+
+  @Get(':lease/decisions')
+  @ApiParam({ name: 'lease' })
+  @ApiOperation({ summary: "Every decision of the chain about the lease, oldest first: hook, result, filter, message, each filter's step, time, actor" })
+  @ApiOkResponse({ type: ListDecisionsResponseDto })
+  decisions(@Param() path: LeasePath, @Query() query: PageQueryDto, @RequestId() traceId?: string) {
+    return this.leases.decisions(path, { pageSize: query.pageSize, pageToken: query.pageToken }, traceId);
+  }
+}

@@ -1,0 +1,121 @@
+import type { INestApplication } from '@nestjs/common';
+import { loadConfig } from '@rollout/config';
+import { startServiceApp } from '@rollout/service-kit';
+import { ServiceProcess, TEST_NATS_URL, eventually, freePort, removeTestResources, startServiceProcess, uniqueName } from '@rollout/testing';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AppModule } from '../app.module';
+import { configSchema } from '../config';
+import { configureHttp } from '../http/configure-http';
+
+export const ADMIN_TOKEN = 'leases-admin-token';
+/** An editor of project `other` only. */
+export const OTHER_TEAM_TOKEN = 'leases-other-team-token';
+export const BLAZAR_TOKEN = 'blazar-service-token';
+
+const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface Reply<T = Record<string, any>> {
+  status: number;
+  body: T;
+}
+
+export interface EnforcementSystem {
+  base: string;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  /** The enforcement-service's Prometheus metrics. */
+  metrics(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The gateway in-process and the enforcement-service from its own main.ts in a child process
+ * (apps never import each other), on a NATS namespace and a Postgres schema of their own, with
+ * the given filter chain file.
+ */
+export async function startEnforcementSystem(enforcementYaml: string, env: Record<string, string> = {}): Promise<EnforcementSystem> {
+  const namespace = uniqueName();
+  const schema = uniqueName('it_');
+  const dir = mkdtempSync(join(tmpdir(), 'enforcement-'));
+  const configFile = join(dir, 'enforcement.yaml');
+  writeFileSync(configFile, enforcementYaml);
+  const servicePort = await freePort();
+  const service: ServiceProcess = startServiceProcess('enforcement-service', {
+    NATS_NAMESPACE: namespace,
+    DATABASE_SCHEMA: schema,
+    DATABASE_POOL_SIZE: '10',
+    PORT: String(servicePort),
+    ENFORCEMENT_CONFIG_FILE: configFile,
+    ENFORCEMENT_SWEEP_INTERVAL_MS: '200',
+    ...env,
+  });
+  let gateway: INestApplication | undefined;
+  try {
+    const config = loadConfig(configSchema, {
+      NATS_URL: TEST_NATS_URL,
+      NATS_NAMESPACE: namespace,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      AUTH_API_KEYS: JSON.stringify([
+        { name: 'alice', sha256: sha256(ADMIN_TOKEN), roles: ['admin'], projects: '*' },
+        { name: 'other-team', sha256: sha256(OTHER_TEAM_TOKEN), roles: ['editor'], projects: ['other'] },
+      ]),
+      BLAZAR_AUTH_TOKEN_SHA256: sha256(BLAZAR_TOKEN),
+      RATE_LIMIT_PER_SECOND: '10000',
+      RATE_LIMIT_BURST: '10000',
+      RPC_TIMEOUT_MS: '10000',
+    });
+    gateway = await startServiceApp({ name: 'gateway', config, module: AppModule.forRoot(config), rpc: false, configureHttp });
+  } catch (error) {
+    await service.stop();
+    throw error;
+  }
+  const base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${ADMIN_TOKEN}` }): Promise<Reply> => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : {} };
+  };
+  await eventually(async () => ((await call('GET', '/v1/services/enforcement-service')).status === 200 ? true : undefined), {
+    timeoutMs: 25_000,
+    intervalMs: 200,
+    what: 'enforcement-service serving',
+  });
+  return {
+    base,
+    call,
+    metrics: async () => (await fetch(`http://127.0.0.1:${servicePort}/metrics`)).text(),
+    async close() {
+      await gateway?.close();
+      await service.stop();
+      rmSync(dir, { recursive: true, force: true });
+      await removeTestResources({ schema, namespace });
+    },
+  };
+}
+
+/** A date `hours` from now, whole seconds, RFC 3339. */
+export function hoursFromNow(hours: number): string {
+  const date = new Date(Date.now() + hours * 3_600_000);
+  date.setUTCMilliseconds(0);
+  return date.toISOString().replace('.000Z', 'Z');
+}
+
+/** The value of one sample of a Prometheus text exposition, 0 when absent. */
+export function sample(metrics: string, name: string, labels: Record<string, string>): number {
+  for (const line of metrics.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const labelText = line.slice(name.length + 1, line.lastIndexOf('}'));
+    if (Object.entries(labels).every(([k, v]) => labelText.includes(`${k}="${v}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return 0;
+}
