@@ -1,7 +1,7 @@
 import type { BlazarContext } from '@rollout/contracts';
 import { Violations } from './lease';
 import { EnforcementContext, LeaseRequest, Reservation } from './model';
-import { parseTimestamp } from './time';
+import { parseTimestamp, unstorableTextAt } from './time';
 
 /** A lease as Blazar sent it, in the domain's terms, with what the ledger keys it by. */
 export interface BlazarLeaseView {
@@ -107,6 +107,11 @@ export interface BlazarCall {
 export function parseBlazarCall(payload: unknown, withCurrent: boolean, requestId: string, defaultRegion: string): BlazarCall {
   const problems = new Violations();
   const body = isObject(payload) ? payload : {};
+  const unstorable = unstorableTextAt(body, 'body');
+  if (unstorable) {
+    problems.add(unstorable.replace(/^body\./, ''), 'holds a NUL character or an unpaired surrogate');
+    problems.throwIfAny('Blazar request');
+  }
   const context = contextFromBlazar(body.context, requestId, defaultRegion, problems);
   const current = withCurrent ? leaseAt(body.current_lease, 'current_lease', problems) : undefined;
   const lease = leaseAt(body.lease, 'lease', problems);

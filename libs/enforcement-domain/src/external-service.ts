@@ -1,4 +1,5 @@
 import { EnforcementContext, EnforcementFilter, FilterResult, LeaseRequest, Reservation } from './model';
+import { storableText } from './time';
 
 export interface ExternalHttpResponse {
   status: number;
@@ -159,8 +160,9 @@ export class ExternalServiceFilter implements EnforcementFilter {
 function denialMessage(body: unknown): string {
   if (typeof body === 'object' && body !== null) {
     const { message, error } = body as { message?: unknown; error?: unknown };
-    if (typeof message === 'string' && message !== '') return message;
-    if (typeof error === 'string' && error !== '') return error;
+    // The service's words reach the user and the ledger: bounded, and storable.
+    if (typeof message === 'string' && message.trim() !== '') return storableText(message);
+    if (typeof error === 'string' && error.trim() !== '') return storableText(error);
   }
   return EXTERNAL_DEFAULT_DENIAL;
 }

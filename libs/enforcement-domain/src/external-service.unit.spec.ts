@@ -59,6 +59,13 @@ describe('ExternalService', () => {
     expect(Object.keys(requests[0].body as object)).toEqual(['context', 'current_lease', 'lease']);
   });
 
+  it('keeps a denial message storable and bounded', async () => {
+    const { http } = port(async () => ({ status: 403, body: { message: `no\u0000pe${'!'.repeat(5000)}` } }));
+    const result = (await new ExternalServiceFilter(settings, http).checkCreate(context, lease)) as { message: string };
+    expect(result.message.startsWith('no\ufffdpe!!!')).toBe(true);
+    expect(result.message).toHaveLength(1024);
+  });
+
   it.each([
     [{ message: 'over budget' }, 'over budget'],
     [{ error: 'no hosts for you' }, 'no hosts for you'],

@@ -6,7 +6,7 @@ import {
   StatusError,
 } from '@rollout/contracts';
 import { LeaseRequest, Reservation } from './model';
-import { parseTimestamp } from './time';
+import { parseTimestamp, unstorableTextAt } from './time';
 
 /** How far in the past a new start may be (clock skew, "now" typed a moment ago). */
 export const START_GRACE_MS = 5 * 60_000;
@@ -140,6 +140,8 @@ function checkKnownFields(input: object, problems: Violations): void {
   for (const key of Object.keys(input)) {
     if (!['name', 'startDate', 'endDate', 'reservations'].includes(key)) problems.add(key, 'is not a lease field');
   }
+  const unstorable = unstorableTextAt(input, 'lease');
+  if (unstorable) problems.add(unstorable.replace(/^lease\.?/, '') || 'lease', 'holds a NUL character or an unpaired surrogate');
 }
 
 /**

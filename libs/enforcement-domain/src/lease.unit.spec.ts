@@ -27,6 +27,7 @@ describe('timestamps', () => {
     ['2020-05-13T02:00:00+0200', '2020-05-13T00:00:00.000Z'],
     ['2020-05-12T19:00:00-05', '2020-05-13T00:00:00.000Z'],
     ['2020-05-13T00:00:00.123456789Z', '2020-05-13T00:00:00.123Z'],
+    ['0099-01-01T00:00:00Z', '0099-01-01T00:00:00.000Z'],
   ])('reads %s (naive means UTC)', (text, iso) => {
     expect(parseTimestamp(text)?.toISOString()).toBe(iso);
   });
@@ -155,5 +156,27 @@ describe('a Blazar payload', () => {
       'lease.end_date',
       'lease.name',
     ]);
+  });
+});
+
+describe('text the ledger cannot store', () => {
+  it('is refused in a lease, naming the field', () => {
+    expect(violations(() => leaseFromCreate({ name: 'a\u0000b', endDate: '2026-11-23T00:00:00Z' }, 'x', NOW))).toContainEqual({
+      field: 'name',
+      description: 'holds a NUL character or an unpaired surrogate',
+    });
+    const lone = { endDate: '2026-11-23T00:00:00Z', reservations: [{ resourceType: 'virtual:floatingip', amount: 1, networkId: 'net\ud800' }] };
+    expect(violations(() => leaseFromCreate(lone, 'x', NOW)).map((v) => v.field)).toContain('reservations[0].networkId');
+  });
+
+  it('is refused anywhere in a Blazar payload', () => {
+    const payload = { context: { project_id: 'p' }, lease: { name: 'n', start_date: '2030-01-01 00:00', end_date: '2030-01-02 00:00', reservations: [{ resource_type: 'x', allocations: [{ id: '\u0000' }] }] } };
+    expect(violations(() => parseBlazarCall(payload, false, 'r', 'R'))).toEqual([
+      { field: 'lease.reservations[0].allocations[0].id', description: 'holds a NUL character or an unpaired surrogate' },
+    ]);
+  });
+
+  it('keeps paired surrogates (emoji) as they are', () => {
+    expect(leaseFromCreate({ name: '😀 lease', endDate: '2026-11-23T00:00:00Z' }, 'x', NOW).name).toBe('😀 lease');
   });
 });
