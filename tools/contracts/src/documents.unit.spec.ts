@@ -71,13 +71,9 @@ describe('generated OpenAPI document', () => {
     expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
   });
 
-  // Known defect of the gateway (not of this tool): the experiments controller binds its path
-  // with `@Param() path: PolicyPath` plus class-level @ApiParam for project and location only,
-  // so {policy} and {experiment} are not declared and OpenAPI linters (Redocly's
-  // path-parameters-defined) refuse the document. `failing` keeps this visible: it turns red
-  // once the gateway declares them (add @ApiParam({ name: 'policy' }) / 'experiment'), and then
-  // `.failing` must go.
-  it.failing('declares every path parameter of every route', () => {
+  // OpenAPI linters (Redocly's path-parameters-defined) refuse a path parameter that no
+  // operation declares.
+  it('declares every path parameter of every route', () => {
     const undeclared = operations.flatMap(({ path, method, operation }) =>
       [...path.matchAll(/\{([^}]+)\}/g)]
         .map((match) => match[1])

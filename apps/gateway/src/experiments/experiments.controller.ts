@@ -70,12 +70,14 @@ export class ExperimentsController {
   }
 
   @Get(':policy')
+  @ApiParam({ name: 'policy' })
   @ApiOkResponse({ type: FirewallPolicyDto })
   getPolicy(@Param() path: PolicyPath, @RequestId() traceId?: string) {
     return this.experiments.getPolicy(path, traceId);
   }
 
   @Patch(':policy')
+  @ApiParam({ name: 'policy' })
   @ApiOperation({ summary: 'Update a live policy; an etag in the body must be current (else 409 ABORTED)' })
   @ApiBody({ type: FirewallPolicyDto })
   @ApiOkResponse({ type: FirewallPolicyDto })
@@ -91,6 +93,7 @@ export class ExperimentsController {
   }
 
   @Delete(':policy')
+  @ApiParam({ name: 'policy' })
   @ApiOperation({ summary: 'Delete a live policy and, with it, every experiment of it' })
   @ApiOkResponse({ description: 'Empty' })
   @ApiResponse({ status: 409, description: 'ABORTED: the etag is stale' })
@@ -104,6 +107,7 @@ export class ExperimentsController {
   }
 
   @Get(':policy/events')
+  @ApiParam({ name: 'policy' })
   @ApiOperation({ summary: "The live policy's history: type, time, version, actor, request id" })
   @ApiOkResponse({ type: HistoryResponseDto })
   policyEvents(@Param() path: PolicyPath, @RequestId() traceId?: string) {
@@ -111,6 +115,7 @@ export class ExperimentsController {
   }
 
   @Post(':policy/experiments')
+  @ApiParam({ name: 'policy' })
   @ApiOperation({ summary: 'Create an experiment holding a new version of the policy (at most 10 per policy)' })
   @ApiBody({ type: ExperimentDto })
   @ApiOkResponse({ type: OperationDto })
@@ -127,6 +132,7 @@ export class ExperimentsController {
   }
 
   @Get(':policy/experiments')
+  @ApiParam({ name: 'policy' })
   @ApiOperation({ summary: 'List experiments, by name; filter e.g. previewMetadata.state = ACTIVE' })
   @ApiOkResponse({ type: ListExperimentsResponseDto })
   listExperiments(@Param() path: PolicyPath, @Query() query: ListExperimentsQueryDto, @RequestId() traceId?: string) {
@@ -134,12 +140,16 @@ export class ExperimentsController {
   }
 
   @Get(':policy/experiments/:experiment')
+  @ApiParam({ name: 'policy' })
+  @ApiParam({ name: 'experiment' })
   @ApiOkResponse({ type: ExperimentDto })
   getExperiment(@Param() path: ExperimentPath, @RequestId() traceId?: string) {
     return this.experiments.getExperiment(path, traceId);
   }
 
   @Patch(':policy/experiments/:experiment')
+  @ApiParam({ name: 'policy' })
+  @ApiParam({ name: 'experiment' })
   @ApiOperation({ summary: 'Update an experiment (firewallPolicy.name cannot change); an ACTIVE preview becomes SUSPENDED' })
   @ApiBody({ type: ExperimentDto })
   @ApiOkResponse({ type: OperationDto })
@@ -155,6 +165,8 @@ export class ExperimentsController {
   }
 
   @Delete(':policy/experiments/:experiment')
+  @ApiParam({ name: 'policy' })
+  @ApiParam({ name: 'experiment' })
   @ApiOkResponse({ type: OperationDto })
   @ApiResponse({ status: 409, description: 'ABORTED: the etag is stale' })
   deleteExperiment(
@@ -168,6 +180,8 @@ export class ExperimentsController {
 
   // Custom methods (AIP-136): the colon is escaped so Express matches it literally.
   @Post(':policy/experiments/:experiment\\:startPreview')
+  @ApiParam({ name: 'policy' })
+  @ApiParam({ name: 'experiment' })
   @ApiOperation({ summary: 'Start previewing: state ACTIVE, startTime now, logs under FirewallPolicyPreviewLog' })
   @ApiOkResponse({ type: OperationDto })
   @HttpCode(200)
@@ -176,6 +190,8 @@ export class ExperimentsController {
   }
 
   @Post(':policy/experiments/:experiment\\:stopPreview')
+  @ApiParam({ name: 'policy' })
+  @ApiParam({ name: 'experiment' })
   @ApiOperation({ summary: 'Stop previewing: state SUSPENDED, stopTime now' })
   @ApiOkResponse({ type: OperationDto })
   @HttpCode(200)
@@ -184,6 +200,8 @@ export class ExperimentsController {
   }
 
   @Post(':policy/experiments/:experiment\\:commit')
+  @ApiParam({ name: 'policy' })
+  @ApiParam({ name: 'experiment' })
   @ApiOperation({ summary: "Atomically make the experiment's policy the live policy and delete the experiment (any state)" })
   @ApiBody({ type: CommitRequestDto })
   @ApiOkResponse({ type: OperationDto, description: 'An Operation whose response is the new live policy' })
@@ -194,6 +212,8 @@ export class ExperimentsController {
   }
 
   @Get(':policy/experiments/:experiment/events')
+  @ApiParam({ name: 'policy' })
+  @ApiParam({ name: 'experiment' })
   @ApiOperation({ summary: "The experiment's history: type, time, version, actor, request id" })
   @ApiOkResponse({ type: HistoryResponseDto })
   experimentEvents(@Param() path: ExperimentPath, @RequestId() traceId?: string) {
