@@ -1,2 +1,3 @@
 export * from './model';
 export * from './validation';
+export * from './engine';

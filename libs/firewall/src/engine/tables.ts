@@ -1,0 +1,170 @@
+/**
+ * Compile-time construction of the engine's tables: rule ranges, ports and protocols read into
+ * spans, partitions turned into lookups. Nothing here runs while evaluating.
+ */
+import { PROTOCOL_NUMBERS } from '../model';
+import { parseRange } from './address';
+import { partition, setBit, Span } from './partition';
+
+/** XOR with the sign bit maps unsigned 32-bit order onto signed int32 order, so lookups compare int32s. */
+export const SIGN = 0x80000000;
+export const V4_SIZE = 2 ** 32;
+const V6_END = 1n << 128n;
+/** Port keys are 0-65535 plus NO_PORT: 17 bits. */
+export const PORT_BITS = 17;
+/**
+ * A range this wide or wider (IPv4 /12, IPv6 /32) makes its rule "broad" in that dimension.
+ * Only speed depends on it: it decides which rules go to the bit-vector group (see DirectionIndex).
+ */
+const BROAD_V4 = 2n ** 20n;
+const BROAD_V6 = 2n ** 96n;
+
+/**
+ * One dimension's lookup. `entries` holds, per elementary interval, its start key (one word;
+ * four for IPv6, then padding) and its label: the broad group's set offset, the narrow group's
+ * offset (a list or a set) and list length. The last step of a search and the label share a
+ * cache line. For IPv4 and ports a radix table over the top bits of the key narrows the binary
+ * search to the few intervals of one bucket.
+ */
+export interface Lookup {
+  readonly entries: Int32Array;
+  readonly count: number;
+  /** buckets[b] .. buckets[b + 1]: the intervals that can hold a key whose top bits are b. */
+  readonly buckets: Int32Array;
+  readonly shift: number;
+}
+
+/** Labels of intervals: three numbers each (broad set offset, narrow offset, narrow list length), deduplicated. */
+export class Labels {
+  readonly values: number[] = [];
+  private readonly ids = new Map<string, number>();
+
+  id(broad: number, narrow: number, length: number): number {
+    const key = `${broad},${narrow},${length}`;
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.values.length / 3;
+      this.values.push(broad, narrow, length);
+      this.ids.set(key, id);
+    }
+    return id;
+  }
+}
+
+/**
+ * A radix-accelerated lookup over keys of `keyBits` bits, with about one bucket per interval
+ * (at most 2^16): its size follows the policy's, and a bucket holds a few intervals.
+ */
+export function radixLookup(p: { starts: readonly number[]; labels: readonly number[] }, labels: Labels, keyBits: number, flip: boolean): Lookup {
+  const { starts } = p;
+  const bits = Math.max(1, Math.min(16, keyBits, Math.ceil(Math.log2(starts.length))));
+  const shift = keyBits - bits;
+  const buckets = new Int32Array(2 ** bits + 1);
+  let i = 0;
+  for (let b = 0; b < 2 ** bits; b++) {
+    const first = b * 2 ** shift;
+    while (i + 1 < starts.length && starts[i + 1] <= first) i++;
+    buckets[b] = i;
+  }
+  buckets[2 ** bits] = starts.length - 1;
+  const entries = new Int32Array(starts.length * 4);
+  starts.forEach((start, k) => {
+    entries[k * 4] = flip ? start ^ SIGN : start;
+    for (let j = 0; j < 3; j++) entries[k * 4 + 1 + j] = labels.values[p.labels[k] * 3 + j];
+  });
+  return { entries, count: starts.length, buckets, shift };
+}
+
+export function v6Lookup(p: { starts: readonly bigint[]; labels: readonly number[] }, labels: Labels): Lookup {
+  const entries = new Int32Array(p.starts.length * 8);
+  p.starts.forEach((start, k) => {
+    for (let w = 0; w < 4; w++) entries[k * 8 + w] = Number((start >> BigInt(96 - 32 * w)) & 0xffffffffn) ^ SIGN;
+    for (let j = 0; j < 3; j++) entries[k * 8 + 4 + j] = labels.values[p.labels[k] * 3 + j];
+  });
+  return { entries, count: p.starts.length, buckets: Int32Array.of(0, 0), shift: 0 };
+}
+
+/** A rule's protocol (name or number text) as its IANA number; 'all' for the wildcard; undefined when unknown. */
+export function ruleProtocol(text: string): number | 'all' | undefined {
+  const named = Object.prototype.hasOwnProperty.call(PROTOCOL_NUMBERS, text) ? PROTOCOL_NUMBERS[text] : undefined;
+  if (named !== undefined) return named;
+  return /^\d{1,3}$/.test(text) && Number(text) <= 255 ? Number(text) : undefined;
+}
+
+/** "443" or "8000-8080" as inclusive bounds; undefined when malformed (then the range matches nothing). */
+export function portRange(text: string): [number, number] | undefined {
+  const m = typeof text === 'string' ? /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text) : null;
+  if (!m) return undefined;
+  const low = Number(m[1]);
+  const high = m[2] === undefined ? low : Number(m[2]);
+  return low <= high && high <= 65535 ? [low, high] : undefined;
+}
+
+/** IPv6 ranges of one dimension, before their bounds are ranked into numbers for the sweep. */
+export interface WideSpan {
+  rule: number;
+  first: bigint;
+  end: bigint;
+}
+
+/**
+ * Partitions IPv6 ranges: the distinct bounds are sorted once and replaced by their ranks, so
+ * the sweep runs on small numbers, and the interval starts are mapped back to addresses. The
+ * bounds sort as fixed-width hex text: a native string sort, far cheaper than BigInt compares.
+ */
+export function partition6(spans: readonly WideSpan[], always: Int32Array, ruleCount: number, label: (set: Int32Array) => number) {
+  const text = (b: bigint) => b.toString(16).padStart(32, '0');
+  const firsts = spans.map((span) => text(span.first));
+  const ends = spans.map((span) => (span.end < V6_END ? text(span.end) : ''));
+  const distinct = [...new Set([text(0n), ...firsts, ...ends.filter((e) => e !== '')])].sort();
+  const rank = new Map(distinct.map((b, i) => [b, i]));
+  const ranked: Span[] = spans.map(({ rule }, i) => ({
+    rule,
+    first: rank.get(firsts[i])!,
+    end: ends[i] === '' ? distinct.length : rank.get(ends[i])!,
+  }));
+  const result = partition(ranked, always, distinct.length, ruleCount, label);
+  return { starts: result.starts.map((r) => BigInt(`0x${distinct[r]}`)), labels: result.labels };
+}
+
+/** The address ranges of one rule in one dimension, as the sweep wants them. */
+export interface AddressDimension {
+  /** Rules that match every IPv4 / IPv6 address here: an empty list, or a /0 among the ranges. */
+  always4: Int32Array;
+  always6: Int32Array;
+  spans4: Span[];
+  spans6: WideSpan[];
+  /** Per rule: does it match a wide part of the space here (empty list, or a range as wide as BROAD_*)? */
+  broad: boolean[];
+}
+
+export function addressDimension(lists: readonly (readonly string[] | undefined)[], words: number): AddressDimension {
+  const dim: AddressDimension = {
+    always4: new Int32Array(words),
+    always6: new Int32Array(words),
+    spans4: [],
+    spans6: [],
+    broad: [],
+  };
+  lists.forEach((list, rule) => {
+    if (!list || list.length === 0) {
+      setBit(dim.always4, rule);
+      setBit(dim.always6, rule);
+      dim.broad.push(true);
+      return;
+    }
+    // A listed range that does not parse matches nothing; the rule is not widened to "all".
+    const ranges = list.map(parseRange).filter((r) => r !== undefined);
+    const all4 = ranges.some((r) => r.family === 4 && r.first === 0n && r.last === 0xffffffffn);
+    const all6 = ranges.some((r) => r.family === 6 && r.first === 0n && r.last === V6_END - 1n);
+    if (all4) setBit(dim.always4, rule);
+    if (all6) setBit(dim.always6, rule);
+    for (const r of ranges) {
+      if (r.family === 4 && !all4) dim.spans4.push({ rule, first: Number(r.first), end: Number(r.last) + 1 });
+      if (r.family === 6 && !all6) dim.spans6.push({ rule, first: r.first, end: r.last + 1n });
+    }
+    dim.broad.push(ranges.some((r) => r.last - r.first + 1n >= (r.family === 4 ? BROAD_V4 : BROAD_V6)));
+  });
+  return dim;
+}
+
