@@ -7,14 +7,14 @@ import { deepEqual, isEmpty, isFalse, isTrue, stringify, typeName } from './valu
 export interface ConditionPlugin {
   name: string;
   params: ParamSpec[];
-  /** Arguments that are regexes: checked for safety when a rule is saved. */
-  regexParams?: string[];
+  /** The argument that is a regex, checked for safety when a rule is saved (unless interpolated). */
+  regex?: { param: string; fullMatch: boolean };
   test(args: BoundArgs): boolean;
 }
 
 const value: ParamSpec[] = [{ name: 'value' }];
 const comparison: ParamSpec[] = [
-  { name: 'values', variadic: true },
+  { name: 'values', variadic: true, minItems: 2 },
   { name: 'force_strings', keywordOnly: true, default: false },
 ];
 
@@ -54,13 +54,13 @@ const plugins: ConditionPlugin[] = [
   {
     name: 'contains',
     params: [{ name: 'value' }, { name: 'regex' }],
-    regexParams: ['regex'],
+    regex: { param: 'regex', fullMatch: false },
     test: (a) => regexTest(a.value, a.regex, false),
   },
   {
     name: 'matches',
     params: [{ name: 'value' }, { name: 'regex' }],
-    regexParams: ['regex'],
+    regex: { param: 'regex', fullMatch: true },
     test: (a) => regexTest(a.value, a.regex, true),
   },
   {

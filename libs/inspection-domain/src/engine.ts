@@ -10,12 +10,12 @@ import { ACTIONS } from './actions/registry';
 import type { ActionContext, ActionPlugin, LogLevel } from './actions/types';
 import { CONDITIONS, ConditionPlugin, parseConditionOp } from './conditions';
 import { RuleError } from './errors';
-import { interpolate, MissingKeys } from './interpolation';
-import { getAt, removeAt, setAt } from './json-pointer';
-import { MASK, MaskSecrets, seesSecrets } from './masking';
-import { BoundArgs, bindArgs } from './params';
+import { compileArgument, MissingKeys, Reader, Resolver, Scope } from './interpolation';
+import { getAt, parsePointer, removeAt, setAt } from './json-pointer';
+import { MASK, MaskSecrets, maskSecrets, seesSecrets } from './masking';
+import { BoundArgs, ParamSpec, bindArgs } from './params';
 import { MAX_LOOP_ITEMS, RuleDefinition, orderRules } from './rule';
-import { cloneJson, isPlainObject, JsonObject, typeName } from './values';
+import { cloneJson, JsonObject, typeName } from './values';
 
 export interface EngineOptions {
   maskSecrets: MaskSecrets;
@@ -47,12 +47,14 @@ export interface EngineResult {
 
 type RuleLike = Pick<RuleDefinition, 'uuid' | 'description' | 'sensitive'>;
 
-/** A condition or action with its op looked up and its arguments bound once, not per event. */
+/** A condition or action with its op looked up and its arguments compiled once, not per event. */
 interface CompiledStep {
   step: InspectionRuleStep;
   args: BoundArgs;
-  /** Whether any argument holds a `{…}` to interpolate (otherwise `args` is used as is). */
-  templated: boolean;
+  /** Interpolates the arguments; null when they hold no `{…}` and `args` is used as is. */
+  resolve: Resolver | null;
+  /** The loop's list, or how to interpolate it; null for no loop (an empty list is no loop). */
+  loop: unknown[] | Resolver | null;
 }
 
 interface CompiledCondition extends CompiledStep {
@@ -74,11 +76,15 @@ interface CompiledRule {
   error?: unknown;
 }
 
-function hasTemplate(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('{') || value.includes('}');
-  if (Array.isArray(value)) return value.some(hasTemplate);
-  if (isPlainObject(value)) return Object.values(value).some(hasTemplate);
-  return false;
+function compileStep(step: InspectionRuleStep, name: string, params: ParamSpec[]): CompiledStep {
+  const args = bindArgs(name, params, step.args ?? []);
+  let loop: CompiledStep['loop'] = null;
+  if (Array.isArray(step.loop)) loop = step.loop.length ? step.loop : null;
+  else if (step.loop !== undefined) loop = typeof step.loop === 'string' ? compileArgument(step.loop) : null;
+  if (step.loop !== undefined && !Array.isArray(step.loop) && !loop) {
+    throw new RuleError('"loop" must be a list or exactly one {…} giving a list');
+  }
+  return { step, args, resolve: compileArgument(args), loop };
 }
 
 function compile(rule: RuleDefinition): CompiledRule {
@@ -87,14 +93,15 @@ function compile(rule: RuleDefinition): CompiledRule {
       const { name, inverted } = parseConditionOp(step.op);
       const plugin = CONDITIONS.get(name);
       if (!plugin) throw new RuleError(`unknown condition ${name}`);
-      const args = bindArgs(name, plugin.params, step.args ?? []);
-      return { step, plugin, inverted, args, templated: hasTemplate(args), key: JSON.stringify([step.op, args, step.loop, step.multiple]) };
+      const { args, resolve, loop } = compileStep(step, name, plugin.params);
+      // Object literals, not spreads: spread copies make slower objects on this hot path.
+      return { step, args, resolve, loop, plugin, inverted, key: JSON.stringify([step.op, args, step.loop, step.multiple]) };
     });
     const actions = rule.actions.map((step): CompiledAction => {
       const plugin = ACTIONS.get(step.op);
       if (!plugin) throw new RuleError(`unknown action ${step.op}`);
-      const args = bindArgs(step.op, plugin.params, step.args ?? []);
-      return { step, plugin, args, templated: hasTemplate(args) };
+      const { args, resolve, loop } = compileStep(step, step.op, plugin.params);
+      return { step, args, resolve, loop, plugin };
     });
     return { rule, conditions, actions };
   } catch (error) {
@@ -105,8 +112,8 @@ function compile(rule: RuleDefinition): CompiledRule {
 class Stop extends Error {}
 
 /**
- * The rules of every phase, ordered once (higher priority first, then creation order), so
- * running an event costs only the matching.
+ * The rules of every phase, ordered once (higher priority first, then creation order) and
+ * compiled once, so running an event costs only the matching.
  */
 export class RuleSet {
   private readonly byPhase = new Map<InspectionPhase, CompiledRule[]>();
@@ -134,18 +141,20 @@ export class RuleSet {
   }
 }
 
-class Run implements ActionContext {
+class Run implements ActionContext, Reader {
   readonly result: EngineResult;
   readonly node: JsonObject | null;
   readonly ports: JsonObject[];
   readonly pluginData: JsonObject;
-  private readonly portGroups: JsonObject[];
-  private readonly inventory: JsonObject;
-  private rule!: RuleLike;
+  /** What `{…}` names: the working copies, so later rules (and loop iterations) see earlier changes. */
+  readonly scope: Scope;
   /** Whether the current rule reads secrets as `***` (`mask_secrets`). */
-  private mask = true;
+  mask = true;
+  private rule!: RuleLike;
   /** Condition results since the data last changed, per mask setting. */
   private readonly known = [new Map<string, boolean>(), new Map<string, boolean>()];
+  /** Masked copies of lists and dicts since the data last changed. */
+  private readonly maskedCopies = new Map<object, unknown>();
 
   constructor(
     readonly phase: InspectionPhase,
@@ -153,11 +162,14 @@ class Run implements ActionContext {
     private readonly options: EngineOptions,
   ) {
     // Working copies: actions change these, and later rules see the changes.
-    this.node = phase === 'early' ? null : cloneJson(data.node ?? null);
-    this.ports = phase === 'early' ? [] : cloneJson(data.ports ?? []);
-    this.portGroups = phase === 'early' ? [] : cloneJson(data.port_groups ?? []);
-    this.inventory = data.inventory ?? {};
+    const early = phase === 'early';
+    this.node = early ? null : cloneJson(data.node ?? null);
+    this.ports = early ? [] : cloneJson(data.ports ?? []);
     this.pluginData = cloneJson(data.plugin_data ?? {});
+    const inventory = data.inventory ?? {};
+    this.scope = early
+      ? { inventory, plugin_data: this.pluginData }
+      : { node: this.node ?? undefined, ports: this.ports, port_groups: cloneJson(data.port_groups ?? []), inventory, plugin_data: this.pluginData };
     this.result = {
       matched: [],
       nodePatch: [],
@@ -176,8 +188,7 @@ class Run implements ActionContext {
     this.mask = !seesSecrets(this.options.maskSecrets, rule.sensitive);
     try {
       if (compiled.error) throw compiled.error;
-      const scope = this.scopeFor();
-      if (!compiled.conditions.every((condition) => this.condition(condition, scope))) return true;
+      for (const condition of compiled.conditions) if (!this.condition(condition)) return true;
       this.result.matched.push({ uuid: rule.uuid, description: rule.description, sensitive: rule.sensitive });
       for (const action of compiled.actions) this.action(action);
       return true;
@@ -189,69 +200,87 @@ class Run implements ActionContext {
             error instanceof RuleError ? error.message : 'unexpected error'
           }`;
       return false;
+    } finally {
+      this.scope.item = undefined;
     }
   }
 
-  /** What a rule's arguments may name (the working copies, so later rules see earlier changes). */
-  private scopeFor(): Record<string, unknown> {
-    return this.phase === 'early'
-      ? { inventory: this.inventory, plugin_data: this.pluginData }
-      : { node: this.node, ports: this.ports, port_groups: this.portGroups, inventory: this.inventory, plugin_data: this.pluginData };
+  masked(value: object): unknown {
+    let copy = this.maskedCopies.get(value);
+    if (copy === undefined) this.maskedCopies.set(value, (copy = maskSecrets(value)));
+    return copy;
   }
 
-  private loopItems(step: InspectionRuleStep, scope: Record<string, unknown>, missing: MissingKeys): unknown[] | null {
-    if (step.loop === undefined) return null;
-    const items = interpolate(step.loop, scope, missing, this.mask);
+  /** The items to loop over (a copy: actions may change the list they loop over), or null for no loop. */
+  private loopItems(compiled: CompiledStep, missing: MissingKeys): unknown[] | null {
+    const { loop } = compiled;
+    if (loop === null) return null;
+    const items = typeof loop === 'function' ? loop(this, missing) : loop;
     if (!Array.isArray(items)) throw new RuleError(`loop must give a list, got ${typeName(items)}`);
     if (items.length > MAX_LOOP_ITEMS) throw new RuleError(`loop over more than ${MAX_LOOP_ITEMS} items`);
-    return items.length ? items : null;
+    return items.length ? items.slice() : null;
   }
 
-  private args(compiled: CompiledStep, scope: Record<string, unknown>, missing: MissingKeys): BoundArgs {
-    return compiled.templated ? (interpolate(compiled.args, scope, missing, this.mask) as BoundArgs) : compiled.args;
+  private args(compiled: CompiledStep, missing: MissingKeys): BoundArgs {
+    return compiled.resolve ? (compiled.resolve(this, missing) as BoundArgs) : compiled.args;
   }
 
-  private condition(compiled: CompiledCondition, scope: Record<string, unknown>): boolean {
+  private condition(compiled: CompiledCondition): boolean {
     const known = this.known[this.mask ? 1 : 0];
     let result = known.get(compiled.key);
-    if (result === undefined) known.set(compiled.key, (result = this.evaluate(compiled, scope)));
+    if (result === undefined) known.set(compiled.key, (result = this.evaluate(compiled)));
     return result;
   }
 
-  /** Any write may change what a condition sees. */
+  /** Any write may change what a condition or a masked copy sees. */
   private changed(): void {
     this.known[0].clear();
     this.known[1].clear();
+    this.maskedCopies.clear();
   }
 
-  private evaluate(compiled: CompiledCondition, scope: Record<string, unknown>): boolean {
+  private evaluate(compiled: CompiledCondition): boolean {
     const { step, plugin, inverted } = compiled;
-    const once = (s: Record<string, unknown>) => plugin.test(this.args(compiled, s, 'null')) !== inverted;
-    const items = this.loopItems(step, scope, 'null');
-    if (!items) return once(scope);
-    const withItem = (item: unknown) => once({ ...scope, item });
+    const items = this.loopItems(compiled, 'null');
+    if (!items) return plugin.test(this.args(compiled, 'null')) !== inverted;
+    // Inversion applies to each item before the results are combined.
+    const withItem = (item: unknown) => {
+      this.scope.item = item;
+      return plugin.test(this.args(compiled, 'null')) !== inverted;
+    };
+    let result: boolean;
     switch (step.multiple ?? 'any') {
       case 'all':
-        return items.every(withItem);
+        result = items.every(withItem);
+        break;
       case 'first':
-        return withItem(items[0]);
+        result = withItem(items[0]);
+        break;
       case 'last':
-        return withItem(items[items.length - 1]);
+        result = withItem(items[items.length - 1]);
+        break;
       default:
-        return items.some(withItem);
+        result = items.some(withItem);
     }
+    this.scope.item = undefined;
+    return result;
   }
 
   private action(compiled: CompiledAction): void {
     const { step, plugin } = compiled;
     if (this.phase === 'early' && !plugin.supportsEarly) throw new RuleError(`${step.op} cannot run in the early phase`);
-    const scope = this.scopeFor();
-    const items = this.loopItems(step, scope, 'error');
-    for (const item of items ?? [undefined]) {
-      // Each iteration sees what the previous ones changed (the scope holds the working copies).
-      plugin.run(this, this.args(compiled, items ? { ...scope, item } : scope, 'error'));
+    const items = this.loopItems(compiled, 'error');
+    if (!items) {
+      plugin.run(this, this.args(compiled, 'error'));
+      if (this.result.failure !== null) throw new Stop();
+      return;
+    }
+    for (const item of items) {
+      this.scope.item = item;
+      plugin.run(this, this.args(compiled, 'error'));
       if (this.result.failure !== null) throw new Stop();
     }
+    this.scope.item = undefined;
   }
 
   patchNode(operation: JsonPatchOperation): void {
@@ -289,7 +318,7 @@ class Run implements ActionContext {
 }
 
 function applyOperation(target: JsonObject, operation: JsonPatchOperation) {
-  const tokens = operation.path.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const tokens = parsePointer(operation.path);
   if (operation.op === 'remove') removeAt(target, tokens);
   else setAt(target, tokens, cloneJson(operation.value));
 }

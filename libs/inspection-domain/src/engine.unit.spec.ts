@@ -199,6 +199,62 @@ describe('actions', () => {
   });
 });
 
+describe('hostile and unlucky rules', () => {
+  it('an action looping over the list it extends runs once per item the list had', () => {
+    const result = run(
+      [rule({ actions: [{ op: 'set-plugin-data', args: ['/list/-', '{item}'], loop: '{plugin_data[list]}' }] })],
+      { node: {}, plugin_data: { list: [1, 2] } },
+    );
+    expect(result.failure).toBeNull();
+    expect(result.pluginData).toEqual({ list: [1, 2, 1, 2] });
+  });
+
+  it('{item} exists only inside the loop that sets it', () => {
+    const result = run(
+      [
+        rule({
+          conditions: [{ op: 'is-true', args: ['{item}'], loop: [true] }, { op: 'is-none', args: ['{item}'] }],
+          actions: [{ op: 'log', args: ['{item}'], loop: ['a'] }, { op: 'set-plugin-data', args: ['/x', '{item}'] }],
+        }),
+      ],
+      { node: {} },
+    );
+    expect(result.matched).toHaveLength(1);
+    expect(result.failure).toMatch(/\{item\} does not exist/);
+  });
+
+  it('a regex taken from the data is checked when it runs', () => {
+    const contains = (pattern: string, value = 'aaaa') =>
+      run([rule({ conditions: [{ op: 'contains', args: ['{inventory[v]}', '{plugin_data[re]}'] }], actions: [{ op: 'log', args: ['x'] }] })], {
+        node: {},
+        inventory: { v: value },
+        plugin_data: { re: pattern },
+      });
+    expect(contains('(a+)+$').failure).toMatch(/catastrophic backtracking/);
+    expect(contains('^a+$').matched).toHaveLength(1);
+    expect(contains('.*a.*b', 'a'.repeat(5000)).failure).toMatch(/a value of 5000 characters is too long for this regex/);
+  });
+
+  it('a __proto__ key in the data or the arguments stays plain data', () => {
+    const value = JSON.parse('{"__proto__": {"polluted": true}, "password": "p"}');
+    const result = run([rule({ actions: [{ op: 'set-plugin-data', args: ['/copy', '{inventory[v]}'] }, { op: 'set-plugin-data', args: ['/literal', value] }] })], {
+      node: {},
+      inventory: { v: value },
+    });
+    const copy = result.pluginData.copy as Record<string, unknown>;
+    expect(Object.keys(copy)).toEqual(['__proto__', 'password']);
+    expect(copy.password).toBe('***');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const literal = result.pluginData.literal as Record<string, unknown>;
+    expect(Object.keys(literal)).toEqual(['__proto__', 'password']);
+    expect(literal.polluted).toBeUndefined();
+  });
+
+  it('a log level that does not exist is a rule error', () => {
+    expect(run([rule({ actions: [{ op: 'log', args: ['x', 'loud'] }] })], { node: {} }).failure).toMatch(/log level must be one of/);
+  });
+});
+
 describe('interpolation', () => {
   const inventory = { interfaces: [{ name: 'eth0', mac_address: '11:22' }], disks: [{ size: 10 }, { size: 20 }], meta: { a: { b: 'c' } } };
 
@@ -247,12 +303,17 @@ describe('secret masking', () => {
         { op: 'set-plugin-data', args: ['/tok', '{node.extra[api_token]}'] },
         { op: 'set-plugin-data', args: ['/inv', '{inventory[bmc][Secret]}'] },
         { op: 'set-plugin-data', args: ['/addr', '{node.driver_info[ipmi_address]}'] },
+        { op: 'set-plugin-data', args: ['/pd', '{plugin_data[vault]}'] },
+        { op: 'set-plugin-data', args: ['/whole', 'node={node}'] },
       ],
     });
-  const data = { node, inventory: { bmc: { Secret: 's' } } };
+  const data = { node, inventory: { bmc: { Secret: 's' } }, plugin_data: { vault: { token: 'v' } } };
 
   it('always (default): secrets at any depth read ***', () => {
-    expect(run([copy(true)], data, 'main', 'always').pluginData).toEqual({ pw: '***', tok: '***', inv: '***', addr: '10.0.0.1' });
+    const { pluginData } = run([copy(true)], data, 'main', 'always');
+    expect(pluginData).toMatchObject({ pw: '***', tok: '***', inv: '***', addr: '10.0.0.1', pd: { token: '***' } });
+    expect(pluginData.whole).toContain('"ipmi_password":"***"');
+    expect(JSON.stringify(pluginData)).not.toMatch(/hunter2|t0k/);
   });
 
   it('never: rules see everything', () => {

@@ -1,12 +1,13 @@
 import { RuleError } from './errors';
-import { MASK, isSecretKey, maskSecrets } from './masking';
-import { isPlainObject, stringify } from './values';
+import { MASK, isSecretKey } from './masking';
+import { isPlainObject, setOwn, stringify } from './values';
 
 /**
  * Python-format-like interpolation of rule arguments, as in Ironic: `{node.driver_info[ipmi_address]}`,
  * `{inventory[interfaces][0][mac_address]}`, `{item}`; `{{`/`}}` are literal braces. Only
  * lookups exist — no calls, conversions or format specs — so a hostile rule cannot run code.
  * An argument that is exactly one `{…}` keeps the value's type (lists and dicts pass through).
+ * Arguments are compiled once per rule set; running one is a few property reads.
  */
 
 export const MAX_TEMPLATE_LENGTH = 4096;
@@ -16,10 +17,34 @@ const MAX_RESULT_LENGTH = 65_536;
 export const ROOT_NAMES = ['node', 'ports', 'port_groups', 'inventory', 'plugin_data', 'item'] as const;
 export type RootName = (typeof ROOT_NAMES)[number];
 
+/** What `{…}` can name while a phase's rules run (absent in `early`: node, ports, port_groups; outside loops: item). */
+export type Scope = Partial<Record<RootName, unknown>>;
+
+/** Whether a missing key reads as null (conditions) or is a rule error naming the path (actions). */
+export type MissingKeys = 'null' | 'error';
+
+/** What a compiled argument reads from while it runs. */
+export interface Reader {
+  readonly scope: Scope;
+  /** Whether values under a key naming a secret read `***` (`mask_secrets`). */
+  readonly mask: boolean;
+  /** A copy of a list or dict with its secrets masked (cached while the data is unchanged). */
+  masked(value: object): unknown;
+}
+
+export type Resolver = (reader: Reader, missing: MissingKeys) => unknown;
+
+interface Key {
+  name: string;
+  /** The index when the key is an integer (negative counts from the end of a list). */
+  index: number | null;
+  secret: boolean;
+}
+
 interface Lookup {
   source: string;
   root: string;
-  keys: string[];
+  keys: Key[];
 }
 
 interface Template {
@@ -64,27 +89,37 @@ export function parseTemplate(text: string): Template {
   return template;
 }
 
+function key(name: string): Key {
+  return { name, index: /^-?\d{1,9}$/.test(name) ? Number(name) : null, secret: isSecretKey(name) };
+}
+
 function parseLookup(source: string): Lookup {
   const head = /^[A-Za-z_][A-Za-z0-9_]*/.exec(source);
   if (!head) throw new RuleError(`{${source}} must start with one of ${ROOT_NAMES.join(', ')}`);
-  const keys: string[] = [];
+  const keys: Key[] = [];
   let i = head[0].length;
   while (i < source.length) {
     if (source[i] === '.') {
       const attr = /^[A-Za-z_][A-Za-z0-9_]*/.exec(source.slice(i + 1));
       if (!attr) throw new RuleError(`bad attribute in {${source}}`);
-      keys.push(attr[0]);
+      keys.push(key(attr[0]));
       i += 1 + attr[0].length;
     } else if (source[i] === '[') {
       const close = source.indexOf(']', i);
       if (close < 0 || close === i + 1) throw new RuleError(`bad index in {${source}}`);
-      keys.push(source.slice(i + 1, close));
+      keys.push(key(source.slice(i + 1, close)));
       i = close + 1;
     } else {
       throw new RuleError(`only lookups are allowed in {${source}} (no conversions or format specs)`);
     }
   }
   return { source, root: head[0], keys };
+}
+
+/** The text of a template without lookups (`a{{2}}` → `a{2}`), or null when it has some. */
+export function literalText(text: string): string | null {
+  const { parts } = parseTemplate(text);
+  return parts.every((part) => typeof part === 'string') ? parts.join('') : null;
 }
 
 /** Root names a template reads (for validating a rule against its phase). */
@@ -94,63 +129,78 @@ export function templateRoots(text: string): string[] {
     .map((p) => p.root);
 }
 
-function lookup(scope: Record<string, unknown>, ref: Lookup, mask: boolean): unknown {
-  if (!Object.hasOwn(scope, ref.root)) return undefined;
-  let current = scope[ref.root];
-  for (const key of ref.keys) {
-    // Masking at lookup costs nothing when no secret is read, unlike masked copies of the data.
-    if (mask && isSecretKey(key) && isPlainObject(current) && Object.hasOwn(current, key) && current[key] != null) return MASK;
-    if (Array.isArray(current) && /^-?\d+$/.test(key)) {
-      const index = Number(key);
-      current = current[index < 0 ? current.length + index : index];
-    } else if (isPlainObject(current) && Object.hasOwn(current, key)) {
-      current = current[key];
+function lookup(reader: Reader, ref: Lookup): unknown {
+  // Only own names of the scope: `{constructor}` is a missing key, not an inherited property.
+  if (!(ROOT_NAMES as readonly string[]).includes(ref.root)) return undefined;
+  let current = reader.scope[ref.root as RootName];
+  if (current === undefined) return undefined;
+  const { mask } = reader;
+  for (const k of ref.keys) {
+    if (Array.isArray(current)) {
+      if (k.index === null) return undefined;
+      current = current[k.index < 0 ? current.length + k.index : k.index];
+    } else if (isPlainObject(current) && Object.hasOwn(current, k.name)) {
+      // Masking at lookup costs nothing when no secret is read, unlike masked copies of all the data.
+      if (mask && k.secret && current[k.name] !== null && current[k.name] !== undefined) return MASK;
+      current = current[k.name];
     } else {
       return undefined;
     }
     if (current === undefined) return undefined;
   }
-  return mask && typeof current === 'object' && current !== null ? maskSecrets(current) : current;
+  return mask && typeof current === 'object' && current !== null ? reader.masked(current) : current;
 }
 
-export type MissingKeys = 'null' | 'error';
+function resolve(reader: Reader, ref: Lookup, missing: MissingKeys): unknown {
+  const found = lookup(reader, ref);
+  if (found === undefined && missing === 'error') throw new RuleError(`{${ref.source}} does not exist`);
+  return found;
+}
+
+function compileString(text: string): Resolver | null {
+  if (!text.includes('{') && !text.includes('}')) return null;
+  const { parts, whole } = parseTemplate(text);
+  if (whole) return (reader, missing) => resolve(reader, whole, missing) ?? null;
+  if (parts.every((part) => typeof part === 'string')) {
+    const literal = parts.join('');
+    return () => literal;
+  }
+  return (reader, missing) => {
+    let out = '';
+    for (const part of parts) {
+      if (typeof part === 'string') {
+        out += part;
+        continue;
+      }
+      const found = resolve(reader, part, missing);
+      // A missing key in a condition makes the whole argument null rather than a half-built string.
+      if (found === undefined) return null;
+      out += stringify(found);
+      if (out.length > MAX_RESULT_LENGTH) throw new RuleError(`interpolated argument longer than ${MAX_RESULT_LENGTH}`);
+    }
+    return out;
+  };
+}
 
 /**
- * Interpolates strings, and strings inside lists and dicts. A missing key gives null
- * (conditions: then `is-empty`/`is-none` behave naturally) or is a RuleError naming the path
- * (actions). With `mask`, every value under a key naming a secret reads `***`.
+ * Compiles an argument (a string, or strings inside lists and dicts) into a resolver, or null
+ * when it holds nothing to interpolate and is used as it is.
  */
-export function interpolate(value: unknown, scope: Record<string, unknown>, missing: MissingKeys, mask = false): unknown {
-  if (typeof value === 'string') return interpolateString(value, scope, missing, mask);
-  if (Array.isArray(value)) return value.map((item) => interpolate(item, scope, missing, mask));
+export function compileArgument(value: unknown): Resolver | null {
+  if (typeof value === 'string') return compileString(value);
+  if (Array.isArray(value)) {
+    const items = value.map(compileArgument);
+    if (items.every((item) => item === null)) return null;
+    return (reader, missing) => value.map((item, i) => (items[i] ? items[i](reader, missing) : item));
+  }
   if (isPlainObject(value)) {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value)) out[k] = interpolate(value[k], scope, missing, mask);
-    return out;
+    const entries = Object.entries(value).map(([k, v]) => [k, v, compileArgument(v)] as const);
+    if (entries.every(([, , r]) => r === null)) return null;
+    return (reader, missing) => {
+      const out: Record<string, unknown> = {};
+      for (const [k, v, r] of entries) setOwn(out, k, r ? r(reader, missing) : v);
+      return out;
+    };
   }
-  return value;
-}
-
-function interpolateString(text: string, scope: Record<string, unknown>, missing: MissingKeys, mask: boolean): unknown {
-  if (!text.includes('{') && !text.includes('}')) return text;
-  const template = parseTemplate(text);
-  const resolve = (ref: Lookup) => {
-    const found = lookup(scope, ref, mask);
-    if (found === undefined && missing === 'error') throw new RuleError(`{${ref.source}} does not exist`);
-    return found;
-  };
-  if (template.whole) return resolve(template.whole) ?? null;
-  let out = '';
-  for (const part of template.parts) {
-    if (typeof part === 'string') {
-      out += part;
-      continue;
-    }
-    const found = resolve(part);
-    // A missing key in a condition makes the whole argument null rather than a half-built string.
-    if (found === undefined) return null;
-    out += stringify(found);
-    if (out.length > MAX_RESULT_LENGTH) throw new RuleError(`interpolated argument longer than ${MAX_RESULT_LENGTH}`);
-  }
-  return out;
+  return null;
 }

@@ -77,11 +77,25 @@ function parseSubnet(subnet: string): { net: Address; shift: bigint } {
   return parsed;
 }
 
+/** Addresses repeat across the rules of an event (the BMC address, ...): parse each once. */
+const addresses = new Map<string, Address | null>();
+
+function cachedAddress(text: string): Address | undefined {
+  if (text.length > 64) return undefined; // no address is that long
+  let parsed = addresses.get(text);
+  if (parsed === undefined) {
+    parsed = parseAddress(text) ?? null;
+    if (addresses.size > 10_000) addresses.clear();
+    addresses.set(text, parsed);
+  }
+  return parsed ?? undefined;
+}
+
 export function inNet(address: unknown, subnet: unknown): boolean {
   if (typeof subnet !== 'string') throw new RuleError('in-net needs a subnet string such as 10.0.0.0/8');
   const { net, shift } = parseSubnet(subnet);
   if (typeof address !== 'string') return false;
-  const parsed = parseAddress(address);
+  const parsed = cachedAddress(address);
   if (!parsed || parsed.family !== net.family) return false;
   return parsed.value >> shift === net.value >> shift;
 }

@@ -2,17 +2,26 @@ import type { JsonPatchOperation } from '@rollout/contracts';
 import { RuleError } from './errors';
 import { deepEqual, cloneJson, isPlainObject } from './values';
 
-/** RFC 6901 tokens of a pointer; `relaxed` also accepts `a/b` (plugin data paths). */
+const pointers = new Map<string, readonly string[]>();
+
+/**
+ * RFC 6901 tokens of a pointer; `relaxed` also accepts `a/b` (plugin data paths). The tokens
+ * are shared (rules use the same paths for every event): never change them.
+ */
 export function parsePointer(pointer: string, relaxed = false): string[] {
   if (typeof pointer !== 'string') throw new RuleError('path must be a string');
-  let text = pointer;
-  if (!text.startsWith('/')) {
-    if (!relaxed || text === '') throw new RuleError(`path ${JSON.stringify(pointer)} must start with "/"`);
-    text = `/${text}`;
+  if (!pointer.startsWith('/') && (!relaxed || pointer === '')) throw new RuleError(`path ${JSON.stringify(pointer)} must start with "/"`);
+  let tokens = pointers.get(pointer);
+  if (!tokens) {
+    const text = pointer.startsWith('/') ? pointer.slice(1) : pointer;
+    tokens = Object.freeze(text.split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~')));
+    if (tokens.includes('__proto__')) throw new RuleError(`path ${JSON.stringify(pointer)} is not allowed`);
+    if (pointer.length <= 1024) {
+      if (pointers.size > 10_000) pointers.clear();
+      pointers.set(pointer, tokens);
+    }
   }
-  const tokens = text.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (tokens.some((t) => t === '__proto__')) throw new RuleError(`path ${JSON.stringify(pointer)} is not allowed`);
-  return tokens;
+  return tokens as string[];
 }
 
 function childOf(container: unknown, token: string): unknown {

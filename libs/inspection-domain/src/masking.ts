@@ -1,4 +1,4 @@
-import { isPlainObject } from './values';
+import { isPlainObject, setOwn } from './values';
 
 export const MASK = '***';
 
@@ -16,7 +16,7 @@ export function maskSecrets<T>(value: T): T {
   if (!isPlainObject(value)) return value;
   const masked: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
-    masked[key] = isSecretKey(key) && child !== null && child !== undefined ? MASK : maskSecrets(child);
+    setOwn(masked, key, isSecretKey(key) && child !== null && child !== undefined ? MASK : maskSecrets(child));
   }
   return masked as T;
 }

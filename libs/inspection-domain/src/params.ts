@@ -12,6 +12,8 @@ export interface ParamSpec {
   default?: unknown;
   /** Collects the remaining positional arguments into a list (`*values`). */
   variadic?: boolean;
+  /** Fewest items a variadic parameter takes. */
+  minItems?: number;
   /** Only given by name in dict args. */
   keywordOnly?: boolean;
 }
@@ -48,6 +50,12 @@ export function bindArgs(op: string, params: ParamSpec[], args: unknown): BoundA
     if (param.variadic) bound[param.name] = [];
     else if ('default' in param) bound[param.name] = param.default;
     else throw new RuleError(`${op} is missing its "${param.name}" argument`);
+  }
+  for (const param of params) {
+    const given = bound[param.name];
+    if (param.minItems !== undefined && Array.isArray(given) && given.length < param.minItems) {
+      throw new RuleError(`${op} needs at least ${param.minItems} values, got ${given.length}`);
+    }
   }
   return bound;
 }

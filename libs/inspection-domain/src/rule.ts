@@ -9,8 +9,9 @@ import {
 import { ACTIONS } from './actions/registry';
 import { CONDITIONS, parseConditionOp } from './conditions';
 import { RuleError } from './errors';
-import { ROOT_NAMES, templateRoots } from './interpolation';
+import { ROOT_NAMES, literalText, templateRoots } from './interpolation';
 import { bindArgs } from './params';
+import { applyJsonPatch } from './json-pointer';
 import { compileSafeRegex } from './safe-regex';
 import { isPlainObject } from './values';
 
@@ -51,6 +52,23 @@ export interface ValidateOptions {
   builtIn?: boolean;
   /** Scope given to a rule created without one (`default_scope`). */
   defaultScope?: string | null;
+  /**
+   * The rule is sensitive and its stored conditions and actions are in the input (a PATCH):
+   * problems found in them are named without their content.
+   */
+  hideSteps?: boolean;
+}
+
+function invalid(prefix: string, violations: Violation[]): StatusError {
+  return StatusError.invalidArgument(`${prefix}: ${violations.map((v) => `${v.field}: ${v.description}`).join('; ')}.`, violations);
+}
+
+/** Whether a string or a key anywhere in the value holds a NUL character (Postgres JSON refuses them). */
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(hasNul);
+  if (isPlainObject(value)) return Object.entries(value).some(([k, v]) => k.includes('\u0000') || hasNul(v));
+  return false;
 }
 
 /**
@@ -82,15 +100,16 @@ export function validateRule(input: unknown, options: ValidateOptions = {}): Rul
   if (input.sensitive !== undefined && typeof input.sensitive !== 'boolean') add('sensitive', 'must be true or false');
   if (input.actions === undefined) add('actions', 'is required');
   const validPhase = (INSPECTION_PHASES as readonly unknown[]).includes(phase) ? (phase as InspectionPhase) : 'main';
-  const conditions = validateSteps('conditions', input.conditions ?? [], validPhase, add);
-  const actions = validateSteps('actions', input.actions ?? [], validPhase, add);
+  const stepProblem = options.hideSteps
+    ? (field: string) => add(field, 'is invalid (details hidden: the rule is sensitive)')
+    : add;
+  const conditions = validateSteps('conditions', input.conditions ?? [], validPhase, stepProblem);
+  const actions = validateSteps('actions', input.actions ?? [], validPhase, stepProblem);
   if (input.actions !== undefined && Array.isArray(input.actions) && input.actions.length === 0) add('actions', 'must not be empty');
-  if (violations.length) {
-    throw StatusError.invalidArgument(
-      `Invalid inspection rule: ${violations.map((v) => `${v.field}: ${v.description}`).join('; ')}.`,
-      violations,
-    );
+  for (const field of ['description', 'scope', 'conditions', 'actions'] as const) {
+    if (hasNul(input[field])) add(field, 'must not contain NUL characters');
   }
+  if (violations.length) throw invalid('Invalid inspection rule', violations);
   const scope = (input.scope as string | null | undefined) ?? (options.builtIn ? null : (options.defaultScope ?? null));
   return {
     ...(input.uuid !== undefined ? { uuid: (input.uuid as string).toLowerCase() } : {}),
@@ -138,10 +157,10 @@ function validateStep(field: 'conditions' | 'actions', step: unknown, phase: Ins
     const plugin = CONDITIONS.get(name);
     if (!plugin) throw new RuleError(`unknown condition "${name}" (known: ${[...CONDITIONS.keys()].join(', ')})`);
     const bound = bindArgs(name, plugin.params, args);
-    for (const param of plugin.regexParams ?? []) {
-      const pattern = bound[param];
-      if (typeof pattern === 'string' && !pattern.includes('{')) compileSafeRegex(pattern, false);
-    }
+    // A regex is checked here unless it is interpolated from the data (then when it runs).
+    const pattern = plugin.regex && bound[plugin.regex.param];
+    const literal = typeof pattern === 'string' ? literalText(pattern) : null;
+    if (plugin.regex && literal !== null) compileSafeRegex(literal, plugin.regex.fullMatch);
   } else {
     const action = ACTIONS.get(step.op);
     if (!action) throw new RuleError(`unknown action "${step.op}" (known: ${[...ACTIONS.keys()].join(', ')})`);
@@ -199,16 +218,36 @@ export function publicRule(rule: RuleDefinition, detail = true): InspectionRule 
   };
 }
 
-/** The document a JSON Patch applies to: every field, including the read-only ones. */
-export function patchableDocument(rule: RuleDefinition): Record<string, unknown> {
-  return { ...rule };
-}
+const HIDDEN = /^\/(conditions|actions)(\/|$)/;
 
 /**
- * Checks a patched rule: read-only fields unchanged, `sensitive` never back to false, then
- * the same validation as a create. Returns the new editable fields.
+ * Applies a JSON Patch (RFC 6902, as Ironic's PATCH) to a stored rule and checks the result:
+ * read-only fields unchanged, `sensitive` never back to false, then the same validation as a
+ * create. Returns the new editable fields, or throws INVALID_ARGUMENT. A sensitive rule's
+ * conditions and actions cannot be read through a patch (`test`, or `copy`/`move` from them),
+ * and problems are reported without their content.
  */
-export function validatePatchedRule(before: RuleDefinition, after: Record<string, unknown>): RuleFields {
+export function patchRule(before: RuleDefinition, patch: unknown): RuleFields {
+  const hide = before.sensitive;
+  if (hide && Array.isArray(patch)) {
+    for (const op of patch) {
+      const reads = isPlainObject(op) && (op.op === 'test' ? op.path : op.op === 'copy' || op.op === 'move' ? op.from : undefined);
+      if (typeof reads === 'string' && HIDDEN.test(reads)) {
+        throw invalid('Invalid patch', [
+          { field: 'patch', description: `a sensitive rule's conditions and actions cannot be read (${String(op.op)} ${reads})` },
+        ]);
+      }
+    }
+  }
+  let after: Record<string, unknown>;
+  try {
+    const { built_in, created_at, updated_at, ...rest } = before;
+    after = applyJsonPatch({ ...rest, built_in, created_at, updated_at }, patch);
+  } catch (error) {
+    if (!(error instanceof RuleError)) throw error;
+    // The messages name paths of the rule (`/actions/3/args/1 does not exist`): not for sensitive rules.
+    throw invalid('Invalid patch', [{ field: 'patch', description: hide ? 'does not apply to this rule' : error.message }]);
+  }
   const violations: Violation[] = [];
   for (const field of [...READ_ONLY, 'uuid'] as const) {
     if (JSON.stringify(after[field]) !== JSON.stringify(before[field as keyof RuleDefinition])) {
@@ -218,13 +257,8 @@ export function validatePatchedRule(before: RuleDefinition, after: Record<string
   if (before.sensitive && after.sensitive !== true) {
     violations.push({ field: 'sensitive', description: 'a sensitive rule cannot be made non-sensitive' });
   }
-  if (violations.length) {
-    throw StatusError.invalidArgument(
-      `Invalid patch: ${violations.map((v) => `${v.field}: ${v.description}`).join('; ')}.`,
-      violations,
-    );
-  }
+  if (violations.length) throw invalid('Invalid patch', violations);
   const editable: Record<string, unknown> = {};
   for (const key of Object.keys(after)) if (!READ_ONLY.includes(key) && key !== 'uuid') editable[key] = after[key];
-  return validateRule(editable, { defaultScope: null });
+  return validateRule(editable, { defaultScope: null, hideSteps: hide });
 }

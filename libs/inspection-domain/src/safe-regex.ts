@@ -1,103 +1,240 @@
 import { RuleError } from './errors';
+import { stringify } from './values';
 
-/** Longest pattern and longest subject a rule may use; both bound the matching cost. */
+/** Longest pattern and longest subject a rule may use. */
 export const MAX_PATTERN_LENGTH = 512;
 export const MAX_SUBJECT_LENGTH = 16_384;
+/**
+ * Most backtracking paths one regex test may explore (start positions × choices of every
+ * quantifier and alternation): around ten milliseconds of matching at worst.
+ */
+export const REGEX_PATH_BUDGET = 10_000_000;
+/** A pattern must stay within the budget on subjects of at least this length to be accepted. */
+export const MIN_REGEX_SUBJECT = 32;
 
-const cache = new Map<string, RegExp>();
+export interface SafeRegex {
+  regex: RegExp;
+  /** Longest subject the pattern may be tried on within the budget. */
+  maxSubject: number;
+}
+
+/** Paths through a piece of pattern, as a function of the subject length, and whether it has choices. */
+interface Piece {
+  paths: (n: number) => number;
+  choice: boolean;
+}
+
+const ONE: Piece = { paths: () => 1, choice: false };
 
 /**
- * Compiles a rule's regex (Python syntax as in Ironic, with a leading `(?i)`/`(?s)`/`(?m)`
- * flag group) after refusing what can backtrack catastrophically in a backtracking engine:
- * backreferences, and a quantified group that itself contains a quantifier or an alternation
- * (`(a+)+`, `(a|a)*`). What is left matches in time polynomial (in practice linear or
- * quadratic) in the subject, whose length is capped as well.
+ * Reads a rule's regex (Python syntax, as in Ironic) into a JavaScript one and bounds what it
+ * can cost in a backtracking engine. Backreferences are refused; so is a repeated group that
+ * holds a repetition or an alternation (`(a+)+`, `(a|b)*`: exponential). What is left has a
+ * number of backtracking paths polynomial in the subject length (`a?a?a?…` and `.*a.*b.*c`
+ * included); that number, computed from the pattern, gives the longest subject the pattern
+ * may be tried on, so every test has a bounded cost.
  */
-export function compileSafeRegex(pattern: string, anchored: boolean): RegExp {
-  const key = `${anchored ? 'A' : 'S'}${pattern}`;
-  const cached = cache.get(key);
+class PatternReader {
+  private i = 0;
+  out = '';
+
+  constructor(private readonly src: string) {}
+
+  read(): Piece {
+    const piece = this.alternation();
+    if (this.i < this.src.length) throw new RuleError('invalid regex: unbalanced parenthesis');
+    return piece;
+  }
+
+  private alternation(): Piece {
+    const branches = [this.sequence()];
+    while (this.src[this.i] === '|') {
+      this.out += '|';
+      this.i++;
+      branches.push(this.sequence());
+    }
+    if (branches.length === 1) return branches[0];
+    return { paths: (n) => branches.reduce((sum, b) => sum + b.paths(n), 0), choice: true };
+  }
+
+  private sequence(): Piece {
+    const items: Piece[] = [];
+    while (this.i < this.src.length && this.src[this.i] !== '|' && this.src[this.i] !== ')') {
+      const item = this.quantified(this.atom());
+      if (item !== ONE) items.push(item);
+    }
+    if (items.length === 0) return ONE;
+    if (items.length === 1) return items[0];
+    return { paths: (n) => items.reduce((product, p) => product * p.paths(n), 1), choice: items.some((p) => p.choice) };
+  }
+
+  private atom(): Piece {
+    const c = this.src[this.i];
+    if (c === '(') return this.group();
+    if (c === '[') {
+      this.characterClass();
+      return ONE;
+    }
+    if (c === '\\') {
+      this.escape();
+      return ONE;
+    }
+    if ('*+?'.includes(c) || (c === '{' && this.quantifierAt(this.i))) throw new RuleError('invalid regex: nothing to repeat');
+    this.out += c;
+    this.i++;
+    return ONE;
+  }
+
+  private group(): Piece {
+    this.i++;
+    let prefix = '';
+    if (this.src[this.i] === '?') {
+      const rest = this.src.slice(this.i);
+      const named = /^\?P?<([A-Za-z_][A-Za-z0-9_]*)>/.exec(rest);
+      const plain = /^\?(?::|=|!|<=|<!)/.exec(rest);
+      if (rest.startsWith('?P=')) throw new RuleError('regex backreferences are not allowed');
+      if (rest.startsWith('?#')) {
+        // A Python comment: dropped.
+        const end = this.src.indexOf(')', this.i);
+        if (end < 0) throw new RuleError('invalid regex: unbalanced parenthesis');
+        this.i = end + 1;
+        return ONE;
+      }
+      const match = named ?? plain;
+      if (!match) throw new RuleError('invalid regex: unsupported group (inline flags only at the very start)');
+      prefix = named ? `?<${named[1]}>` : match[0];
+      this.i += match[0].length;
+    }
+    this.out += `(${prefix}`;
+    const inner = this.alternation();
+    if (this.src[this.i] !== ')') throw new RuleError('invalid regex: unbalanced parenthesis');
+    this.out += ')';
+    this.i++;
+    return inner;
+  }
+
+  private characterClass(): void {
+    let j = this.i + 1;
+    let text = '[';
+    if (this.src[j] === '^') text += this.src[j++];
+    // Python reads a `]` right after `[` or `[^` as a literal.
+    if (this.src[j] === ']') {
+      text += '\\]';
+      j++;
+    }
+    for (; j < this.src.length && this.src[j] !== ']'; j++) {
+      if (this.src[j] === '\\') text += this.src[j++];
+      text += this.src[j] ?? '';
+    }
+    if (j >= this.src.length) throw new RuleError('invalid regex: unterminated character set');
+    this.out += `${text}]`;
+    this.i = j + 1;
+  }
+
+  private escape(): void {
+    const next = this.src[this.i + 1];
+    if (next === undefined) throw new RuleError('invalid regex: trailing backslash');
+    if (/[1-9]/.test(next) || next === 'k') throw new RuleError('regex backreferences are not allowed');
+    // Python's start and end of the subject, whatever the flags.
+    if (next === 'A') this.out += '(?<![\\s\\S])';
+    else if (next === 'Z' || next === 'z') this.out += '(?![\\s\\S])';
+    else this.out += `\\${next}`;
+    this.i += 2;
+  }
+
+  private quantifierAt(i: number): RegExpExecArray | null {
+    return /^\{(\d+)(,(\d*))?\}/.exec(this.src.slice(i, i + 24));
+  }
+
+  /** Applies a quantifier, if one follows, to the piece just read. */
+  private quantified(piece: Piece): Piece {
+    const c = this.src[this.i];
+    let min: number;
+    let max: number;
+    let text: string;
+    const braces = c === '{' ? this.quantifierAt(this.i) : null;
+    if (c === '*' || c === '+' || c === '?') {
+      [min, max, text] = [c === '+' ? 1 : 0, c === '?' ? 1 : Infinity, c];
+    } else if (braces) {
+      min = Number(braces[1]);
+      max = braces[2] === undefined ? min : braces[3] === '' ? Infinity : Number(braces[3]);
+      text = braces[0];
+    } else {
+      return piece;
+    }
+    this.i += text.length;
+    if (this.src[this.i] === '?') {
+      text += '?';
+      this.i++;
+    }
+    const after = this.src[this.i];
+    if (after !== undefined && '*+?{'.includes(after) && (after !== '{' || this.quantifierAt(this.i))) {
+      throw new RuleError('invalid regex: multiple repeat');
+    }
+    this.out += text;
+    if (!piece.choice) {
+      // How many times the piece repeats is the only choice.
+      return min === max ? ONE : { paths: (n) => Math.max(1, Math.min(max, n) - min + 1), choice: true };
+    }
+    if (max === 1) return { paths: (n) => 1 + piece.paths(n), choice: true };
+    if (min === max) return { paths: (n) => piece.paths(n) ** min, choice: true };
+    throw new RuleError('regex has a repeated group containing a repetition or alternation (catastrophic backtracking)');
+  }
+}
+
+const caches = { search: new Map<string, SafeRegex>(), full: new Map<string, SafeRegex>() };
+
+/**
+ * Compiles a rule's regex for a search (`contains`) or a full match (`matches`), or throws a
+ * RuleError saying why it is refused. A leading `(?i)`/`(?s)`/`(?m)` group sets the flags.
+ */
+export function compileSafeRegex(pattern: string, fullMatch: boolean): SafeRegex {
+  const cache = fullMatch ? caches.full : caches.search;
+  const cached = cache.get(pattern);
   if (cached) return cached;
   if (pattern.length > MAX_PATTERN_LENGTH) throw new RuleError(`regex longer than ${MAX_PATTERN_LENGTH} characters`);
   let body = pattern;
   let flags = '';
-  const inline = /^\(\?([ims]+)\)/.exec(body);
+  const inline = /^\(\?([aiLmsux]+)\)/.exec(body);
   if (inline) {
-    flags = [...new Set(inline[1])].join('');
+    if (inline[1].includes('x')) throw new RuleError('verbose regexes ((?x)) are not supported');
+    flags = [...new Set(inline[1].replace(/[aLu]/g, ''))].join('');
     body = body.slice(inline[0].length);
   }
-  checkBacktracking(body);
+  const reader = new PatternReader(body);
+  const piece = reader.read();
+  // A full match starts only at the beginning (sticky) and must reach the end.
+  const paths = (n: number) => (fullMatch ? 1 : n + 1) * piece.paths(n);
+  if (paths(MIN_REGEX_SUBJECT) > REGEX_PATH_BUDGET) {
+    throw new RuleError('regex can backtrack too much (too many repetitions or alternatives one after another)');
+  }
+  let [low, high] = [MIN_REGEX_SUBJECT, MAX_SUBJECT_LENGTH];
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (paths(mid) <= REGEX_PATH_BUDGET) low = mid;
+    else high = mid - 1;
+  }
   let regex: RegExp;
   try {
-    regex = new RegExp(anchored ? `^(?:${body})$` : body, flags);
+    regex = fullMatch ? new RegExp(`(?:${reader.out})(?![\\s\\S])`, `${flags}y`) : new RegExp(reader.out, flags);
   } catch {
     throw new RuleError(`invalid regex ${JSON.stringify(pattern)}`);
   }
+  const compiled = { regex, maxSubject: low };
   if (cache.size > 10_000) cache.clear();
-  cache.set(key, regex);
-  return regex;
+  cache.set(pattern, compiled);
+  return compiled;
 }
 
-interface Group {
-  quantifierInside: boolean;
-  alternationInside: boolean;
-}
-
-function checkBacktracking(body: string): void {
-  const stack: Group[] = [{ quantifierInside: false, alternationInside: false }];
-  let inClass = false;
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i];
-    if (c === '\\') {
-      const next = body[i + 1] ?? '';
-      if (/[1-9]/.test(next) || next === 'k') throw new RuleError('regex backreferences are not allowed');
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (c === ']') inClass = false;
-      continue;
-    }
-    if (c === '[') {
-      inClass = true;
-      continue;
-    }
-    const top = stack[stack.length - 1];
-    if (c === '(') {
-      stack.push({ quantifierInside: false, alternationInside: false });
-      continue;
-    }
-    if (c === '|') {
-      top.alternationInside = true;
-      continue;
-    }
-    if (c === ')') {
-      const group = stack.pop();
-      if (!group || stack.length === 0) throw new RuleError('invalid regex: unbalanced parentheses');
-      // `?` makes a group optional, not repeated: only `*`, `+` and `{n,m}` can backtrack.
-      const quantified = isQuantifierAt(body, i + 1);
-      const repeated = quantified && body[i + 1] !== '?';
-      if (repeated && (group.quantifierInside || group.alternationInside)) {
-        throw new RuleError('regex has a repeated group containing a repetition or alternation (catastrophic backtracking)');
-      }
-      const parent = stack[stack.length - 1];
-      parent.quantifierInside ||= group.quantifierInside || quantified;
-      continue;
-    }
-    if (isQuantifierAt(body, i) && !(c === '?' && body[i - 1] === '(')) top.quantifierInside = true;
-  }
-}
-
-function isQuantifierAt(body: string, i: number): boolean {
-  const c = body[i];
-  if (c === '*' || c === '+') return true;
-  if (c === '{') return /^\{\d+(,\d*)?\}/.test(body.slice(i));
-  return c === '?' && body[i - 1] !== '(' && !/[*+?}]/.test(body[i - 1] ?? '');
-}
-
-export function regexTest(value: unknown, pattern: unknown, anchored: boolean): boolean {
+/** `contains` (search) and `matches` (full match). Null never matches; other values are matched as text. */
+export function regexTest(value: unknown, pattern: unknown, fullMatch: boolean): boolean {
   if (typeof pattern !== 'string') throw new RuleError('regex must be a string');
   if (value === null || value === undefined) return false;
-  const subject = typeof value === 'string' ? value : String(value);
-  if (subject.length > MAX_SUBJECT_LENGTH) throw new RuleError(`value longer than ${MAX_SUBJECT_LENGTH} characters for a regex`);
-  return compileSafeRegex(pattern, anchored).test(subject);
+  const subject = stringify(value);
+  const { regex, maxSubject } = compileSafeRegex(pattern, fullMatch);
+  if (subject.length > maxSubject) {
+    throw new RuleError(`a value of ${subject.length} characters is too long for this regex (at most ${maxSubject}; simplify the regex)`);
+  }
+  regex.lastIndex = 0;
+  return regex.test(subject);
 }

@@ -18,6 +18,12 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
+/** Sets an own property, so that a `__proto__` key of JSON data stays plain data. */
+export function setOwn(target: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
 /** A deep copy of JSON data (structuredClone keeps own `__proto__` keys as plain data). */
 export function cloneJson<T>(value: T): T {
   return typeof value === 'object' && value !== null ? structuredClone(value) : value;

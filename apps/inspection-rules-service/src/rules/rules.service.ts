@@ -11,19 +11,7 @@ import {
   ListInspectionRulesRequest,
   StatusError,
 } from '@rollout/contracts';
-import {
-  EngineResult,
-  RuleDefinition,
-  RuleError,
-  RuleFields,
-  RuleSet,
-  applyJsonPatch,
-  patchableDocument,
-  publicRule,
-  publicView,
-  validatePatchedRule,
-  validateRule,
-} from '@rollout/inspection-domain';
+import { EngineResult, RuleDefinition, RuleSet, patchRule, publicRule, publicView, validateRule } from '@rollout/inspection-domain';
 import { randomUUID } from 'node:crypto';
 import { Config, INSPECTION_CONFIG } from '../config';
 import { parseRulesYaml } from './built-in-rules';
@@ -118,22 +106,9 @@ export class RulesService {
   async patch(uuid: string, patch: JsonPatchOperation[]): Promise<InspectionRule> {
     if (this.builtIn(uuid)) throw builtInRefused(uuid, 'modified');
     if (!UUID_SHAPE.test(uuid)) throw notFound(uuid);
-    const updated = await this.repository.update(uuid.toLowerCase(), (current) => this.patched(current, patch));
+    const updated = await this.repository.update(uuid.toLowerCase(), (current) => patchRule(current, patch));
     if (!updated) throw notFound(uuid);
     return publicRule(updated);
-  }
-
-  private patched(current: RuleDefinition, patch: JsonPatchOperation[]): RuleFields {
-    let document: Record<string, unknown>;
-    try {
-      document = applyJsonPatch(patchableDocument(current), patch);
-    } catch (error) {
-      if (!(error instanceof RuleError)) throw error;
-      // A sensitive rule's patch errors say nothing about its content (a `test` would probe it).
-      const message = current.sensitive ? 'the patch does not apply to this rule' : error.message;
-      throw StatusError.invalidArgument(`Invalid patch: ${message}.`, [{ field: 'patch', description: message }]);
-    }
-    return validatePatchedRule(current, document);
   }
 
   async delete(uuid: string): Promise<void> {
