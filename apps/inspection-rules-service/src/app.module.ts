@@ -4,7 +4,9 @@ import { ServiceInfoModule, platformModules } from '@rollout/service-kit';
 import { INSPECTION_CONFIG, type Config } from './config';
 import { INSPECTION_JETSTREAM } from './events/inspection-events';
 import { InspectionEventsConsumer } from './events/inspection-events.consumer';
+import { InspectionResultsRepository } from './events/inspection-results.repository';
 import { CreateInspectionRules1763800000000 } from './migrations/1763800000000-create-inspection-rules';
+import { InspectionResultsAsText1763800000001 } from './migrations/1763800000001-inspection-results-as-text';
 import { loadBuiltInRules } from './rules/built-in-rules';
 import { RulesController } from './rules/rules.controller';
 import { RulesRepository } from './rules/rules.repository';
@@ -20,7 +22,7 @@ export class AppModule {
           service: 'inspection-rules-service',
           config,
           jetstream: INSPECTION_JETSTREAM,
-          database: { migrations: [CreateInspectionRules1763800000000] },
+          database: { migrations: [CreateInspectionRules1763800000000, InspectionResultsAsText1763800000001] },
         }),
         ServiceInfoModule.forService('inspection-rules-service', [SYSTEM_V1, INSPECTION_V1]),
       ],
@@ -31,6 +33,7 @@ export class AppModule {
         { provide: BUILT_IN_RULES, useFactory: () => loadBuiltInRules(config.INSPECTION_BUILT_IN_RULES) },
         RulesRepository,
         RulesService,
+        InspectionResultsRepository,
         InspectionEventsConsumer,
       ],
     };

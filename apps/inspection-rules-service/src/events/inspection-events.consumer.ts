@@ -1,4 +1,4 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import {
   INSPECTION_PHASES,
   INSPECTION_RESULTS_SUBJECT,
@@ -7,9 +7,7 @@ import {
 } from '@rollout/contracts';
 import { fullView } from '@rollout/inspection-domain';
 import { NATS_CONNECTION, NatsNamespace, PoisonMessageError, PullConsumerHost } from '@rollout/nats';
-import { Inject } from '@nestjs/common';
 import { JsMsg, NatsConnection } from 'nats';
-import { DataSource } from 'typeorm';
 import { RulesService } from '../rules/rules.service';
 import {
   INSPECTION_DURABLE,
@@ -17,6 +15,7 @@ import {
   INSPECTION_STREAM,
   inspectionEventSchema,
 } from './inspection-events';
+import { InspectionResultsRepository } from './inspection-results.repository';
 
 /**
  * Runs each inspection event's phase rules and publishes one result per event id. The first
@@ -29,7 +28,7 @@ export class InspectionEventsConsumer implements OnModuleInit {
   constructor(
     private readonly host: PullConsumerHost,
     private readonly rules: RulesService,
-    private readonly dataSource: DataSource,
+    private readonly results: InspectionResultsRepository,
     private readonly namespace: NatsNamespace,
     @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
   ) {}
@@ -59,7 +58,7 @@ export class InspectionEventsConsumer implements OnModuleInit {
       throw new PoisonMessageError(`invalid inspection event: ${issues}`);
     }
     const event = parsed.data;
-    const result = (await this.storedResult(event.id)) ?? (await this.decide(phase, event));
+    const result = (await this.results.find(event.id)) ?? (await this.decide(phase, event));
     await this.connection.jetstream().publish(this.namespace.subject(INSPECTION_RESULTS_SUBJECT), JSON.stringify(result), {
       msgID: `result:${event.id}`,
     });
@@ -78,19 +77,7 @@ export class InspectionEventsConsumer implements OnModuleInit {
       plugin_data: view.plugin_data,
       ...(view.failure !== null ? { failed: view.failure } : {}),
     };
-    await this.dataSource.query(
-      'INSERT INTO inspection_results (event_id, result) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING',
-      [event.id, JSON.stringify(computed)],
-    );
-    // Whoever stored first wins; everyone publishes that one.
-    return (await this.storedResult(event.id)) as InspectionResult;
-  }
-
-  private async storedResult(eventId: string): Promise<InspectionResult | undefined> {
-    const rows: { result: InspectionResult }[] = await this.dataSource.query(
-      'SELECT result FROM inspection_results WHERE event_id = $1',
-      [eventId],
-    );
-    return rows[0]?.result;
+    // Whoever stored first wins (a redelivery racing on another replica); everyone publishes that one.
+    return this.results.keepFirst(computed);
   }
 }

@@ -6,8 +6,25 @@ import { RulesService } from '../rules/rules.service';
 import { TestService, startTestService } from '../test-apps';
 import { INSPECTION_DURABLE, INSPECTION_RESULTS_STREAM, INSPECTION_STREAM } from './inspection-events';
 
-// The seed's Dell example, as a built-in rule.
+// The seed's two examples, as written there (with its `{plugin_data[bmc_address}` typo fixed), as built-in rules.
 const BUILT_INS = `
+- description: Initialize freshly discovered nodes
+  sensitive: true
+  conditions:
+    - op: is-true
+      args: ["{node.auto_discovered}"]
+    - op: "!is-empty"
+      args: ["{plugin_data[bmc_address]}"]
+  actions:
+    - op: set-attribute
+      args: ["/driver", "ipmi"]
+    - op: set-attribute
+      args: ["/driver_info/ipmi_address", "{plugin_data[bmc_address]}"]
+    - op: set-attribute
+      args: ["/driver_info/ipmi_username", "admin"]
+    - op: set-attribute
+      args: ["/driver_info/ipmi_password", "pa$$w0rd"]
+
 - description: Initialize Dell nodes using IPv6
   sensitive: true
   conditions:
@@ -77,7 +94,7 @@ describe('inspection events over JetStream', () => {
     scope: null,
   });
 
-  it('runs the phase rules on an event and publishes the node changes', async () => {
+  it("runs the seed's Dell example on an event and publishes its node changes", async () => {
     await publish('main', dellEvent('evt-dell'), 'evt-dell');
     const result = await resultOf('evt-dell');
     expect(result).toEqual({
@@ -94,6 +111,47 @@ describe('inspection events over JetStream', () => {
       port_patches: {},
       plugin_data: {},
     });
+  });
+
+  it("runs the seed's discovered-nodes example, and both examples in order for a discovered Dell with a BMC address", async () => {
+    await publish('main', {
+      id: 'evt-discovered',
+      node: { uuid: 'node-new', auto_discovered: true, driver_info: {} },
+      inventory: { system_vendor: { manufacturer: 'Supermicro' } },
+      plugin_data: { bmc_address: '192.0.2.10' },
+    });
+    expect(await resultOf('evt-discovered')).toMatchObject({
+      node_uuid: 'node-new',
+      matched_rules: [{ description: 'Initialize freshly discovered nodes' }],
+      node_patch: [
+        { op: 'add', path: '/driver', value: 'ipmi' },
+        { op: 'add', path: '/driver_info/ipmi_address', value: '192.0.2.10' },
+        { op: 'add', path: '/driver_info/ipmi_username', value: 'admin' },
+        { op: 'add', path: '/driver_info/ipmi_password', value: 'pa$$w0rd' },
+      ],
+      plugin_data: { bmc_address: '192.0.2.10' },
+    });
+    await publish('main', { ...dellEvent('evt-both'), plugin_data: { bmc_address: '192.0.2.11' } });
+    const both = await resultOf('evt-both');
+    expect(both.matched_rules.map((r) => r.description)).toEqual(['Initialize freshly discovered nodes', 'Initialize Dell nodes using IPv6']);
+    expect(both.node_patch[0]).toEqual({ op: 'add', path: '/driver', value: 'ipmi' });
+    expect(both.node_patch[4]).toEqual({ op: 'add', path: '/driver', value: 'idrac' });
+    // A node that was not discovered is left alone.
+    await publish('main', { ...dellEvent('evt-known'), node: { uuid: 'node-known', auto_discovered: false } });
+    expect(await resultOf('evt-known')).toMatchObject({ matched_rules: [], node_patch: [] });
+  });
+
+  it('applies scoped rules to events of that scope only, and stores events whose data holds NUL characters', async () => {
+    await apps.app.get(RulesService).create({
+      phase: 'preprocess',
+      scope: 'rack-7',
+      actions: [{ op: 'set-plugin-data', args: ['/serial', '{inventory[system_vendor][serial_number]}'] }],
+    });
+    const inventory = { system_vendor: { manufacturer: 'Lenovo', serial_number: 'S1\u0000\u0000' } };
+    await publish('preprocess', { id: 'evt-rack-7', node: { uuid: 'n7' }, inventory, scope: 'rack-7' });
+    await publish('preprocess', { id: 'evt-rack-8', node: { uuid: 'n8' }, inventory, scope: 'rack-8' });
+    expect((await resultOf('evt-rack-7')).plugin_data).toEqual({ serial: 'S1\u0000\u0000' });
+    expect(await resultOf('evt-rack-8')).toMatchObject({ phase: 'preprocess', matched_rules: [], plugin_data: {} });
   });
 
   it('publishes one result per event id, even when the event comes again after the rules changed', async () => {

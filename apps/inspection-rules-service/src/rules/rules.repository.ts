@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { InspectionPhase, InspectionRuleStep } from '@rollout/contracts';
 import type { RuleDefinition, RuleFields } from '@rollout/inspection-domain';
 import { DataSource, EntityManager } from 'typeorm';
+import { DatabaseError, UNIQUE_VIOLATION, query } from '../database/query';
 
 interface Row {
   uuid: string;
@@ -27,8 +28,6 @@ function toRule(row: Row): RuleDefinition {
   };
 }
 
-const UNIQUE_VIOLATION = '23505';
-
 export class DuplicateRuleError extends Error {}
 
 /** User rules in the service's schema (raw SQL: one table, JSON columns). */
@@ -42,7 +41,8 @@ export class RulesRepository {
     const params: unknown[] = [];
     if (filter.scope !== undefined) where.push(`scope = $${params.push(filter.scope)}`);
     if (filter.phase !== undefined) where.push(`phase = $${params.push(filter.phase)}`);
-    const rows: Row[] = await this.dataSource.query(
+    const rows = await query<Row[]>(
+      this.dataSource,
       `SELECT ${COLUMNS} FROM inspection_rules ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq`,
       params,
     );
@@ -50,10 +50,7 @@ export class RulesRepository {
   }
 
   async get(uuid: string, manager: EntityManager = this.dataSource.manager, forUpdate = false): Promise<RuleDefinition | undefined> {
-    const rows: Row[] = await manager.query(
-      `SELECT ${COLUMNS} FROM inspection_rules WHERE uuid = $1${forUpdate ? ' FOR UPDATE' : ''}`,
-      [uuid],
-    );
+    const rows = await query<Row[]>(manager, `SELECT ${COLUMNS} FROM inspection_rules WHERE uuid = $1${forUpdate ? ' FOR UPDATE' : ''}`, [uuid]);
     return rows[0] && toRule(rows[0]);
   }
 
@@ -63,7 +60,8 @@ export class RulesRepository {
       const created: RuleDefinition[] = [];
       for (const rule of rules) {
         try {
-          const rows: Row[] = await manager.query(
+          const rows = await query<Row[]>(
+            manager,
             `INSERT INTO inspection_rules (uuid, priority, description, scope, sensitive, phase, conditions, actions)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
             [rule.uuid, rule.priority, rule.description, rule.scope, rule.sensitive, rule.phase,
@@ -71,7 +69,7 @@ export class RulesRepository {
           );
           created.push(toRule(rows[0]));
         } catch (error) {
-          if ((error as { driverError?: { code?: string } }).driverError?.code === UNIQUE_VIOLATION) {
+          if (error instanceof DatabaseError && error.code === UNIQUE_VIOLATION) {
             throw new DuplicateRuleError(rule.uuid);
           }
           throw error;
@@ -89,12 +87,13 @@ export class RulesRepository {
       if (!current) return undefined;
       const next = change(current);
       // An UPDATE answers [rows, count] through TypeORM.
-      const [rows] = (await manager.query(
+      const [rows] = await query<[Row[], number]>(
+        manager,
         `UPDATE inspection_rules SET priority = $2, description = $3, scope = $4, sensitive = $5, phase = $6,
            conditions = $7, actions = $8, updated_at = now() WHERE uuid = $1 RETURNING ${COLUMNS}`,
         [uuid, next.priority, next.description, next.scope, next.sensitive, next.phase,
           JSON.stringify(next.conditions), JSON.stringify(next.actions)],
-      )) as [Row[], number];
+      );
       await this.bump(manager);
       return toRule(rows[0]);
     });
@@ -102,7 +101,7 @@ export class RulesRepository {
 
   async delete(uuid: string): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
-      const [, count] = (await manager.query('DELETE FROM inspection_rules WHERE uuid = $1', [uuid])) as [unknown, number];
+      const [, count] = await query<[unknown, number]>(manager, 'DELETE FROM inspection_rules WHERE uuid = $1', [uuid]);
       if (count) await this.bump(manager);
       return count > 0;
     });
@@ -110,17 +109,17 @@ export class RulesRepository {
 
   async deleteAll(): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      await manager.query('DELETE FROM inspection_rules');
+      await query(manager, 'DELETE FROM inspection_rules');
       await this.bump(manager);
     });
   }
 
   async revision(): Promise<string> {
-    const rows: { revision: string }[] = await this.dataSource.query('SELECT revision FROM rules_revision');
+    const rows = await query<{ revision: string }[]>(this.dataSource, 'SELECT revision FROM rules_revision');
     return rows[0].revision;
   }
 
   private async bump(manager: EntityManager) {
-    await manager.query('UPDATE rules_revision SET revision = revision + 1');
+    await query(manager, 'UPDATE rules_revision SET revision = revision + 1');
   }
 }

@@ -1,0 +1,18 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Inspection results are kept as the JSON text that was published: Postgres `jsonb` refuses
+ * the NUL characters that real inventories carry (DMI strings padded with NULs), which made
+ * such events fail to store.
+ */
+export class InspectionResultsAsText1763800000001 implements MigrationInterface {
+  name = 'InspectionResultsAsText1763800000001';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('ALTER TABLE inspection_results ALTER COLUMN result TYPE text USING result::text');
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('ALTER TABLE inspection_results ALTER COLUMN result TYPE jsonb USING result::jsonb');
+  }
+}
