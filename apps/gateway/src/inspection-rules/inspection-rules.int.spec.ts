@@ -10,15 +10,22 @@ import { join } from 'node:path';
 import { connect } from 'nats';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../app.module';
+import { sha256 } from '../auth/api-keys';
 import { configSchema } from '../config';
 import { configureHttp } from '../http/configure-http';
 
 const ADMIN_TOKEN = 'inspection-admin-token';
+const EDITOR_TOKEN = 'inspection-editor-token';
+const API_KEYS = JSON.stringify([
+  { name: 'admin', sha256: sha256(ADMIN_TOKEN).toString('hex'), roles: ['admin'], projects: '*' },
+  { name: 'editor', sha256: sha256(EDITOR_TOKEN).toString('hex'), roles: ['editor'], projects: '*' },
+]);
 const ROOT = join(__dirname, '..', '..', '..', '..');
 
 /**
  * The gateway runs in-process; the inspection-rules-service runs from its own main.ts in a
- * child process (apps never import each other), on the same NATS namespace.
+ * child process (apps never import each other), on the same NATS namespace. Its log lines
+ * (stdout) are kept, to check what they say.
  */
 async function startSystem(builtInYaml: string, env: Record<string, string>) {
   const namespace = uniqueName();
@@ -39,10 +46,14 @@ async function startSystem(builtInYaml: string, env: Record<string, string>) {
         INSPECTION_BUILT_IN_RULES: join(dir, 'built-in.yaml'),
         ...env,
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
-  const config = loadConfig(configSchema, { ...common, AUTH_DEV_TOKEN: ADMIN_TOKEN, RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_BURST: '10000' });
+  let logs = '';
+  service.stdout?.on('data', (chunk: Buffer) => {
+    logs += chunk.toString('utf8');
+  });
+  const config = loadConfig(configSchema, { ...common, AUTH_API_KEYS: API_KEYS, RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_BURST: '10000' });
   const gateway: INestApplication = await startServiceApp({ name: 'gateway', config, module: AppModule.forRoot(config), rpc: false, configureHttp });
   const base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
   await eventually(
@@ -54,6 +65,7 @@ async function startSystem(builtInYaml: string, env: Record<string, string>) {
   );
   return {
     base,
+    logs: () => logs,
     async close() {
       await gateway.close();
       const exited = new Promise((resolve) => service.once('exit', resolve));
@@ -115,17 +127,17 @@ describe('inspection rules API through the gateway', () => {
   let apps: Awaited<ReturnType<typeof startSystem>>;
 
   beforeAll(async () => {
-    apps = await startSystem(BUILT_INS, { INSPECTION_DEFAULT_SCOPE: 'lab' });
+    apps = await startSystem(BUILT_INS, { INSPECTION_DEFAULT_SCOPE: 'lab', LOG_LEVEL: 'debug' });
   }, 60_000);
 
   afterAll(async () => {
     await apps?.close();
   }, 30_000);
 
-  async function call(method: string, path: string, body?: unknown, contentType = 'application/json') {
+  async function call(method: string, path: string, body?: unknown, contentType = 'application/json', token: string | null = ADMIN_TOKEN) {
     const response = await fetch(`${apps.base}${path}`, {
       method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': contentType } : {}) },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await response.text();
@@ -133,6 +145,22 @@ describe('inspection rules API through the gateway', () => {
   }
 
   const create = (rule: object) => call('POST', '/v1/inspection_rules', rule);
+
+  it.each([
+    ['GET', '/v1/inspection_rules', undefined],
+    ['GET', `/v1/inspection_rules/${BUILT_IN_UUID}`, undefined],
+    ['POST', '/v1/inspection_rules', { actions: [{ op: 'log', args: ['x'] }] }],
+    ['POST', '/v1/inspection_rules:evaluate', {}],
+    ['POST', '/v1/inspection_rules:import', []],
+    ['PATCH', `/v1/inspection_rules/${BUILT_IN_UUID}`, []],
+    ['DELETE', `/v1/inspection_rules/${BUILT_IN_UUID}`, undefined],
+    ['DELETE', '/v1/inspection_rules', undefined],
+  ])('is for admins only: %s %s answers 401 without a token and 403 to an editor', async (method, path, body) => {
+    expect((await call(method, path, body, 'application/json', null)).status).toBe(401);
+    const refused = await call(method, path, body, 'application/json', EDITOR_TOKEN);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ status: 'PERMISSION_DENIED', message: 'This needs the admin role.' });
+  });
 
   it('creates a rule with defaults, returns it, and lists it with or without detail', async () => {
     const created = await create({ actions: [{ op: 'log', args: ['hello'] }], priority: 5 });
@@ -160,10 +188,13 @@ describe('inspection rules API through the gateway', () => {
 
   it('filters the list by scope and phase', async () => {
     const early = await create({ phase: 'early', scope: 'rack-9', actions: [{ op: 'log', args: ['early'] }] });
+    await create({ phase: 'preprocess', scope: 'rack-9', actions: [{ op: 'log', args: ['pre'] }] });
     const byPhase = (await call('GET', '/v1/inspection_rules?phase=early')).body.inspection_rules as Rule[];
     expect(byPhase.map((r) => r.uuid)).toEqual([early.body.uuid]);
     const byScope = (await call('GET', '/v1/inspection_rules?scope=rack-9')).body.inspection_rules as Rule[];
-    expect(byScope.map((r) => r.uuid)).toEqual([early.body.uuid]);
+    expect(byScope.map((r) => r.phase)).toEqual(['early', 'preprocess']);
+    const both = (await call('GET', '/v1/inspection_rules?scope=rack-9&phase=early&detail=true')).body.inspection_rules as Rule[];
+    expect(both).toEqual([expect.objectContaining({ uuid: early.body.uuid, actions: [{ op: 'log', args: ['early'] }] })]);
   });
 
   it.each([
@@ -173,6 +204,9 @@ describe('inspection rules API through the gateway', () => {
     ['built_in', { built_in: true, actions: [{ op: 'log', args: ['x'] }] }, /built_in/],
     ['a node action in early', { phase: 'early', actions: [{ op: 'set-attribute', args: ['/driver', 'x'] }] }, /cannot run in the early phase/],
     ['a catastrophic regex', { conditions: [{ op: 'matches', args: ['{node.name}', '(a+)+$'] }], actions: [{ op: 'log', args: ['x'] }] }, /catastrophic/],
+    ['the seed typo', { conditions: [{ op: '!is-empty', args: ['{plugin_data[bmc_address}'] }], actions: [{ op: 'log', args: ['x'] }] }, /bad index in \{plugin_data\[bmc_address\}/],
+    ['a body that is not a rule', [{ actions: [] }], /./],
+    ['conditions that are not a list', { conditions: 'always', actions: [{ op: 'log', args: ['x'] }] }, /conditions/],
   ])('refuses %s with 400 naming the problem', async (_, rule, message) => {
     const response = await create(rule);
     expect(response.status).toBe(400);
@@ -180,7 +214,7 @@ describe('inspection rules API through the gateway', () => {
     expect(response.body.error.message).toMatch(message);
   });
 
-  it('refuses a taken uuid with 409', async () => {
+  it('creates a rule with its own uuid, and refuses a taken uuid with 409', async () => {
     const uuid = 'aaaaaaaa-0000-4000-8000-000000000001';
     expect((await create({ uuid, actions: [{ op: 'log', args: ['x'] }] })).status).toBe(201);
     expect((await create({ uuid, actions: [{ op: 'log', args: ['x'] }] })).status).toBe(409);
@@ -261,12 +295,22 @@ describe('inspection rules API through the gateway', () => {
       expect(JSON.stringify(list)).not.toContain('pa$$w0rd');
     });
 
-    it('cannot be made non-sensitive (400), and a failed patch reveals nothing', async () => {
+    it('cannot be made non-sensitive (400), and a patch can neither read nor echo their content', async () => {
       const response = await call('PATCH', `/v1/inspection_rules/${uuid}`, [{ op: 'replace', path: '/sensitive', value: false }]);
       expect(response.status).toBe(400);
-      const probe = await call('PATCH', `/v1/inspection_rules/${uuid}`, [{ op: 'test', path: '/actions/3/args/1', value: 'pa$$w0rd' }, { op: 'remove', path: '/nope' }]);
-      expect(probe.status).toBe(400);
-      expect(JSON.stringify(probe.body)).not.toContain('pa$$w0rd');
+      expect(response.body.error.message).toMatch(/sensitive: a sensitive rule cannot be made non-sensitive/);
+      for (const patch of [
+        // `test` answers yes or no about a value: an oracle.
+        [{ op: 'test', path: '/actions/3/args/1', value: 'pa$$w0rd' }],
+        [{ op: 'copy', from: '/actions/3/args/1', path: '/description' }],
+        [{ op: 'move', from: '/actions/3/args/1', path: '/actions/0/op' }],
+        [{ op: 'remove', path: '/actions/9' }],
+      ]) {
+        const probe = await call('PATCH', `/v1/inspection_rules/${uuid}`, patch);
+        expect(probe.status).toBe(400);
+        expect(JSON.stringify(probe.body)).not.toMatch(/pa\$\$w0rd|ipmi_password|auto_discovered/);
+      }
+      expect((await call('GET', `/v1/inspection_rules/${uuid}`)).body.description).toBe('Initialize freshly discovered nodes');
     });
 
     it(':evaluate runs the seed example and hides the sensitive values', async () => {
@@ -302,6 +346,31 @@ describe('inspection rules API through the gateway', () => {
       });
       const response = await call('POST', '/v1/inspection_rules:evaluate', { scope: 'lab', node: { auto_discovered: false } });
       expect(response.body.failure).toMatch(/^Rule [0-9a-f-]{36} failed\.$/);
+      const failing = await create({ sensitive: true, priority: 2, actions: [{ op: 'fail', args: ['BMC password calvin is wrong'] }] });
+      const failed = await call('POST', '/v1/inspection_rules:evaluate', { scope: 'lab', node: {} });
+      expect(failed.body.failure).toBe(`Inspection failed by rule ${failing.body.uuid}.`);
+    });
+
+    it('never put their values in the logs', async () => {
+      await call('DELETE', '/v1/inspection_rules');
+      await create(DISCOVERY_RULE);
+      await create({ sensitive: true, actions: [{ op: 'log', args: ['the password is pa$$w0rd', 'warning'] }] });
+      await create({ description: 'loud', actions: [{ op: 'log', args: ['plain message from a rule that is not sensitive'] }] });
+      // Runs last (same priority, created last), and fails.
+      await create({ sensitive: true, actions: [{ op: 'set-attribute', args: ['/x', '{plugin_data[calvin_secret_path]}'] }] });
+      const response = await call('POST', '/v1/inspection_rules:evaluate', {
+        scope: 'lab',
+        node: { uuid: 'node-1', auto_discovered: true, driver_info: {} },
+        plugin_data: { bmc_address: '192.0.2.10' },
+      });
+      expect(response.body.failure).toMatch(/^Rule [0-9a-f-]{36} failed\.$/);
+      await call('POST', '/v1/inspection_rules:evaluate', { scope: 'lab', node: {} });
+      // The rules did log (so the logs are being read), with the sensitive rule's message hidden.
+      await eventually(async () => (apps.logs().includes('plain message from a rule that is not sensitive') ? true : undefined), {
+        what: 'the rule log line',
+      });
+      expect(apps.logs()).toContain('logged a message (hidden: the rule is sensitive)');
+      expect(apps.logs()).not.toMatch(/pa\$\$w0rd|calvin_secret_path/);
     });
   });
 
@@ -330,5 +399,23 @@ describe('inspection rules API through the gateway', () => {
     const json = await call('POST', '/v1/inspection_rules:import', [{ actions: [{ op: 'log', args: ['j'] }] }]);
     expect(json.status).toBe(201);
     expect((await call('POST', '/v1/inspection_rules:import', 'a: [unclosed', 'application/yaml')).status).toBe(400);
+    expect((await call('POST', '/v1/inspection_rules:import', 'a: b', 'application/yaml')).status).toBe(400);
+    // A uuid taken already (or twice in the import) refuses the whole import with 409.
+    const taken = (imported.body.inspection_rules as Rule[])[0].uuid;
+    const clash = await call('POST', '/v1/inspection_rules:import', [
+      { description: 'new', actions: [{ op: 'log', args: ['n'] }] },
+      { uuid: taken, actions: [{ op: 'log', args: ['t'] }] },
+    ]);
+    expect(clash.status).toBe(409);
+    expect(clash.body.error.status).toBe('ALREADY_EXISTS');
+    const twice = 'bbbbbbbb-0000-4000-8000-000000000001';
+    const repeated = await call('POST', '/v1/inspection_rules:import', [
+      { uuid: twice, actions: [{ op: 'log', args: ['1'] }] },
+      { uuid: twice, actions: [{ op: 'log', args: ['2'] }] },
+    ]);
+    expect(repeated.status).toBe(409);
+    const left = (await call('GET', '/v1/inspection_rules')).body.inspection_rules as Rule[];
+    expect(left.map((r) => r.description)).not.toContain('new');
+    expect(left.map((r) => r.uuid)).not.toContain(twice);
   });
 });
