@@ -37,15 +37,18 @@ export interface Lookup {
 /** Labels of intervals: three numbers each (broad set offset, narrow offset, narrow list length), deduplicated. */
 export class Labels {
   readonly values: number[] = [];
-  private readonly ids = new Map<string, number>();
+  /** broad offset → (narrow offset · 2^17 + list length) → label id; numeric keys, no string building. */
+  private readonly ids = new Map<number, Map<number, number>>();
 
   id(broad: number, narrow: number, length: number): number {
-    const key = `${broad},${narrow},${length}`;
-    let id = this.ids.get(key);
+    let byNarrow = this.ids.get(broad);
+    if (!byNarrow) this.ids.set(broad, (byNarrow = new Map()));
+    const key = narrow * 2 ** 17 + length;
+    let id = byNarrow.get(key);
     if (id === undefined) {
       id = this.values.length / 3;
       this.values.push(broad, narrow, length);
-      this.ids.set(key, id);
+      byNarrow.set(key, id);
     }
     return id;
   }
