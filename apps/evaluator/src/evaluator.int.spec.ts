@@ -14,7 +14,7 @@ import { NatsRpcClient } from '@rollout/nats';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import type { AddressInfo } from 'node:net';
-import type { PolicyView } from '@rollout/preview-domain';
+import { PolicyView, previewRecordId } from '@rollout/preview-domain';
 import type { Registry } from 'prom-client';
 import { PreviewStateService } from './state/preview-state.service';
 import {
@@ -158,7 +158,7 @@ describe('evaluating traffic', () => {
     const first = block.find((r) => r.trafficEventId === events[0].id) as PreviewLogRecord;
     expect(first).toEqual({
       logPrefix: 'FirewallPolicyPreviewLog',
-      id: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/),
+      id: previewRecordId(events[0].id, world.experimentName('web', 'block'), etags.block),
       experiment: world.experimentName('web', 'block'),
       firewallPolicy: world.policyName('web'),
       experimentEtag: etags.block,
@@ -251,8 +251,8 @@ describe('evaluating traffic', () => {
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'copies settled' });
     expect(await report('block')).toEqual(before);
     expect((await allLogs('block')).filter((r) => r.trafficEventId === event.id)).toHaveLength(1);
-    // Both experiments saw the copies and stored nothing new.
-    expect((await metric('evaluator_preview_records_total', { outcome: 'duplicate' })) - duplicatesBefore).toBe(4);
+    // The store refused the copies' records (both experiments'); two copies in one batch are evaluated once.
+    expect((await metric('evaluator_preview_records_total', { outcome: 'duplicate' })) - duplicatesBefore).toBeGreaterThanOrEqual(2);
   });
 
   it('dead-letters each kind of malformed event with its reason, and evaluates every valid event around them', async () => {

@@ -48,8 +48,8 @@ export function evaluatorEnv({ namespace, schema }: Isolation, extra: Record<str
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    TRAFFIC_MAX_BYTES: String(512 * 1024 ** 2),
-    PREVIEW_LOGS_MAX_BYTES: String(512 * 1024 ** 2),
+    TRAFFIC_MAX_BYTES: String(128 * 1024 ** 2),
+    PREVIEW_LOGS_MAX_BYTES: String(128 * 1024 ** 2),
     PREVIEW_LOG_RELAY_DELAY_MS: '1000',
     ...extra,
   };

@@ -7,8 +7,9 @@ import {
 } from '@rollout/contracts';
 import { CompiledPolicy, compilePolicy } from '@rollout/firewall';
 import { ExperimentName, PolicyName, parseExperimentName, parsePolicyName, trafficKey } from './names';
+import { RecordKeys, recordKeys } from './records';
 
-/** An experiment being previewed, compiled and ready to evaluate. */
+/** An experiment being previewed, compiled and ready to evaluate, against one live policy version. */
 export interface ActiveExperiment {
   /** The experiment's resource name. */
   readonly name: string;
@@ -16,6 +17,10 @@ export interface ActiveExperiment {
   /** Where its log records go (preview.v1, not namespaced). */
   readonly logSubject: string;
   readonly policy: CompiledPolicy;
+  /** The live policy's etag: with the experiment's, the configuration its records belong to. */
+  readonly liveEtag: string;
+  /** Precomputed per configuration, so that a record costs no lookups (see records.ts). */
+  readonly keys: RecordKeys;
 }
 
 /** What one traffic event of a live policy is evaluated against. Replaced, never mutated. */
@@ -151,6 +156,8 @@ export class PreviewState {
         etag: state.etag,
         logSubject: previewLogSubject(name.project, name.location, name.policy, name.experiment),
         policy: held.compiled,
+        liveEtag: live.state.etag,
+        keys: recordKeys(experimentName, state.etag, policy.name, live.state.etag),
       });
     }
     this.views.set(key, { name: policy.name, etag: live.state.etag, live: live.compiled, active });

@@ -20,15 +20,30 @@ const PROTOCOL_NAMES: Record<number, string> = { 6: 'tcp', 17: 'udp', 132: 'sctp
 export const protocolName = (protocol: TrafficProtocol): string =>
   typeof protocol === 'number' ? (PROTOCOL_NAMES[protocol] ?? String(protocol)) : protocol;
 
-/** `priority/action`, e.g. `100/deny`, `-1/allow` for the implied EGRESS rule. */
-export const ruleKey = (verdict: PreviewVerdict) => `${verdict.rulePriority ?? IMPLIED_PRIORITY}/${verdict.action}`;
-
-export function parseRuleKey(key: string): { priority: number; action: 'allow' | 'deny' } {
-  const slash = key.indexOf('/');
-  return { priority: Number(key.slice(0, slash)), action: key.slice(slash + 1) as 'allow' | 'deny' };
+/** A deciding rule as stored: its priority (IMPLIED_PRIORITY for the implied rule) and action. */
+export interface RuleTally {
+  priority: number;
+  action: 'allow' | 'deny';
+  count: number;
 }
 
-const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
+const bump = <K>(map: Map<K, number>, key: K) => map.set(key, (map.get(key) ?? 0) + 1);
+
+/**
+ * Deciding-rule counts, merged by (priority, action). The engine hands out one shared verdict
+ * object per rule, so counting by object identity costs no key building on the hot path.
+ */
+export function ruleTallies(counts: ReadonlyMap<PreviewVerdict, number>): RuleTally[] {
+  const merged = new Map<string, RuleTally>();
+  for (const [verdict, count] of counts) {
+    const priority = verdict.rulePriority ?? IMPLIED_PRIORITY;
+    const key = `${priority}/${verdict.action}`;
+    const tally = merged.get(key);
+    if (tally) tally.count += count;
+    else merged.set(key, { priority, action: verdict.action, count });
+  }
+  return [...merged.values()];
+}
 
 /**
  * The exact totals of one configuration (experiment etag × live policy etag) over some
@@ -43,9 +58,9 @@ export class ConfigurationTotals {
   denyToAllow = 0;
   unchangedAllow = 0;
   unchangedDeny = 0;
-  /** Deciding rules by ruleKey. */
-  readonly liveRules = new Map<string, number>();
-  readonly experimentRules = new Map<string, number>();
+  /** Deciding rules, by verdict (see ruleTallies). */
+  readonly liveRules = new Map<PreviewVerdict, number>();
+  readonly experimentRules = new Map<PreviewVerdict, number>();
   /** Changed verdicts by source address. */
   readonly changedSources = new Map<string, number>();
   /** Changed verdicts by `protocol/port`. */
@@ -66,8 +81,8 @@ export class ConfigurationTotals {
       bump(this.changedSources, outcome.srcIp);
       if (outcome.destPort !== undefined) bump(this.changedPorts, `${protocolName(outcome.protocol)}/${outcome.destPort}`);
     }
-    bump(this.liveRules, ruleKey(live));
-    bump(this.experimentRules, ruleKey(experiment));
+    bump(this.liveRules, live);
+    bump(this.experimentRules, experiment);
     if (outcome.eventTimeMs < this.firstEventMs) this.firstEventMs = outcome.eventTimeMs;
     if (outcome.eventTimeMs > this.lastEventMs) this.lastEventMs = outcome.eventTimeMs;
   }

@@ -1,5 +1,5 @@
 import type { PreviewVerdict } from '@rollout/contracts';
-import { ConfigurationTotals, Outcome, changedPort, parseRuleKey, ruleCounts, ruleKey, topCounts } from './totals';
+import { ConfigurationTotals, Outcome, changedPort, ruleCounts, ruleTallies, topCounts } from './totals';
 
 const allow = (rulePriority: number | null): PreviewVerdict => ({ action: 'allow', rulePriority, implied: rulePriority === null });
 const deny = (rulePriority: number | null): PreviewVerdict => ({ action: 'deny', rulePriority, implied: rulePriority === null });
@@ -24,10 +24,9 @@ describe('ConfigurationTotals', () => {
     totals.add(outcome(allow(10), deny(null)));
     totals.add(outcome(allow(null), deny(null)));
     totals.add(outcome(allow(10), deny(5)));
-    expect(Object.fromEntries(totals.liveRules)).toEqual({ '10/allow': 2, '-1/allow': 1 });
-    expect(Object.fromEntries(totals.experimentRules)).toEqual({ '-1/deny': 2, '5/deny': 1 });
-    const rows = [...totals.experimentRules].map(([key, count]) => ({ ...parseRuleKey(key), count }));
-    expect(ruleCounts(rows)).toEqual([
+    expect(ruleTallies(totals.liveRules)).toEqual([{ priority: 10, action: 'allow', count: 2 }, { priority: -1, action: 'allow', count: 1 }]);
+    expect(ruleTallies(totals.experimentRules)).toEqual([{ priority: -1, action: 'deny', count: 2 }, { priority: 5, action: 'deny', count: 1 }]);
+    expect(ruleCounts(ruleTallies(totals.experimentRules))).toEqual([
       { rulePriority: null, implied: true, action: 'deny', count: 2 },
       { rulePriority: 5, implied: false, action: 'deny', count: 1 },
     ]);
@@ -53,8 +52,8 @@ describe('ConfigurationTotals', () => {
     expect([totals.firstEventMs, totals.lastEventMs]).toEqual([at(5), at(60)]);
   });
 
-  it('names rules by priority and action', () => {
-    expect(ruleKey(deny(null))).toBe('-1/deny');
-    expect(parseRuleKey('65535/allow')).toEqual({ priority: 65535, action: 'allow' });
+  it('merges equal rules however many verdict objects stand for them', () => {
+    const counts = new Map([[allow(7), 2], [allow(7), 3], [deny(7), 1]]);
+    expect(ruleTallies(counts)).toEqual([{ priority: 7, action: 'allow', count: 5 }, { priority: 7, action: 'deny', count: 1 }]);
   });
 });

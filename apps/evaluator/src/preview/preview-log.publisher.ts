@@ -3,11 +3,8 @@ import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
 import { NatsConnection } from 'nats';
 import { DataSource } from 'typeorm';
 import { Config, EVALUATOR_CONFIG } from '../config';
+import { runsOfTexts } from './log-messages';
 import type { OutboxBatch } from './preview.store';
-
-/** Records per PREVIEW_LOGS message are capped by size, well under NATS's 1 MB default payload. */
-const MAX_MESSAGE_BYTES = 512 * 1024;
-const encoder = new TextEncoder();
 
 /**
  * Publishes committed preview-log batches to PREVIEW_LOGS (a transactional outbox).
@@ -73,8 +70,7 @@ export class PreviewLogPublisher implements OnApplicationBootstrap, BeforeApplic
   private async send(batch: OutboxBatch): Promise<void> {
     const js = this.connection.jetstream();
     const subject = this.namespace.subject(batch.subject);
-    const parts = split(batch.records);
-    await Promise.all(parts.map((payload, part) => js.publish(subject, payload, { msgID: `preview-log:${batch.id}:${part}` })));
+    await Promise.all(batch.messages.map((message, part) => js.publish(subject, message, { msgID: `preview-log:${batch.id}:${part}` })));
   }
 
   private async relay(): Promise<void> {
@@ -107,7 +103,7 @@ export class PreviewLogPublisher implements OnApplicationBootstrap, BeforeApplic
           `SELECT record FROM preview_logs WHERE configuration_id = $1 AND seq = ANY($2::bigint[]) ORDER BY seq`,
           [row.configuration_id, row.seqs],
         );
-        await this.send({ id: row.id, subject: row.subject, records: records.map((r) => r.record) });
+        await this.send({ id: row.id, subject: row.subject, messages: runsOfTexts(records.map((r) => r.record)) });
         await runner.query(`DELETE FROM preview_log_outbox WHERE id = $1`, [row.id]);
       }
       await runner.commitTransaction();
@@ -130,22 +126,4 @@ export class PreviewLogPublisher implements OnApplicationBootstrap, BeforeApplic
       };
     });
   }
-}
-
-/** `{"records":[…]}` messages of at most MAX_MESSAGE_BYTES each (one record always fits). */
-function split(records: string[]): Uint8Array[] {
-  const parts: Uint8Array[] = [];
-  let current: string[] = [];
-  let size = 0;
-  for (const record of records) {
-    if (current.length > 0 && size + Buffer.byteLength(record) + 1 > MAX_MESSAGE_BYTES) {
-      parts.push(encoder.encode(`{"records":[${current.join(',')}]}`));
-      current = [];
-      size = 0;
-    }
-    current.push(record);
-    size += Buffer.byteLength(record) + 1;
-  }
-  if (current.length > 0) parts.push(encoder.encode(`{"records":[${current.join(',')}]}`));
-  return parts;
 }

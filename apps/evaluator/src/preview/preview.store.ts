@@ -1,23 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import type { PreviewLogRecord } from '@rollout/contracts';
-import { ConfigurationTotals, Outcome, parseRuleKey } from '@rollout/preview-domain';
+import type { PreviewVerdict, TrafficEvent } from '@rollout/contracts';
+import { ActiveExperiment, ConfigurationTotals, Outcome, RecordKeys, ruleTallies } from '@rollout/preview-domain';
 import { DataSource } from 'typeorm';
+import { EventBytes, RecordBytes, RecordEncoder, jsonArrayOf } from './log-messages';
 
-/** One evaluation of an ACTIVE experiment, ready to store. */
-export interface EvaluatedRecord {
-  record: PreviewLogRecord;
-  /** The record as JSON, serialised once for the store and the stream. */
-  json: string;
-  outcome: Outcome;
-  /** Where the record is published (not namespaced). */
-  logSubject: string;
+/** One evaluation of an ACTIVE experiment, ready to store (and, as an Outcome, to count). */
+export interface EvaluatedRecord extends Outcome, RecordBytes {
+  /** The experiment and live policy versions that produced it. */
+  target: ActiveExperiment;
+  trafficEventId: string;
 }
 
 /** New records of one configuration, committed and waiting to be published to PREVIEW_LOGS. */
 export interface OutboxBatch {
   id: string;
   subject: string;
-  records: string[];
+  /** The PREVIEW_LOGS messages (see log-messages.ts). */
+  messages: Buffer[];
 }
 
 /** The summary of one write. */
@@ -29,10 +28,14 @@ export interface WriteResult {
   outbox: OutboxBatch[];
 }
 
-interface Row {
-  versionId: number;
+/** The records of one configuration in a batch. */
+interface Group {
   configurationId: number;
-  item: EvaluatedRecord;
+  versionId: number;
+  subject: string;
+  keys: RecordKeys;
+  items: EvaluatedRecord[];
+  messages: Buffer[];
 }
 
 /**
@@ -41,57 +44,87 @@ interface Row {
  * the record of events already processed, so only rows that are new in this transaction are
  * added to the report counters; the counters; and an outbox row per configuration for the
  * stream. Whatever the redeliveries, crashes or replicas, each (experiment version, event) is
- * counted once. Rows are written in key order, so concurrent batches never deadlock on them.
+ * counted once. (Two batches holding the same events, in different orders, can deadlock;
+ * Postgres then aborts one, and it is retried.)
+ *
+ * Each record's JSON is encoded to UTF-8 once, in message-sized runs: the store receives the
+ * runs as one JSON array, and the stream the same runs as its messages.
  */
 @Injectable()
 export class PreviewStore {
   private readonly versions = new Map<string, number>();
   private readonly configurations = new Map<string, number>();
 
+  private readonly encoder = new RecordEncoder();
+
   constructor(private readonly dataSource: DataSource) {}
 
+  /** Encodes an event's part of its records, once for all its experiments. */
+  eventBytes(event: TrafficEvent, live: PreviewVerdict): EventBytes {
+    return this.encoder.event(event, live);
+  }
+
+  /** `items`: at most one per (experiment version, traffic event). */
   async write(items: readonly EvaluatedRecord[]): Promise<WriteResult> {
-    const rows = await this.rows(items);
+    const groups = await this.groups(items);
+    const count = items.length;
+    // Array parameters as Postgres array literals, built here: node-pg's generic conversion
+    // costs more per element than everything else the client does for a row.
+    const versionIds: string[] = [];
+    const eventIds: string[] = [];
+    const configurationIds: string[] = [];
+    const changed: string[] = [];
+    for (const group of groups) {
+      const version = String(group.versionId);
+      const configuration = String(group.configurationId);
+      for (const item of group.items) {
+        versionIds.push(version);
+        eventIds.push(arrayElement(item.trafficEventId));
+        configurationIds.push(configuration);
+        changed.push(item.changed ? 't' : 'f');
+      }
+    }
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
       await runner.startTransaction();
-      const inserted: { version_id: number; event_id: string; seq: string }[] = await runner.query(
+      // The records travel as one JSON array, already UTF-8 (a Buffer is sent as is). RETURNING
+      // only numbers: reading back text costs the client more than the insert itself.
+      const inserted: { configuration_id: number; seq: string }[] = await runner.query(
         `INSERT INTO preview_logs (version_id, event_id, configuration_id, changed, record)
-         SELECT * FROM unnest($1::int[], $2::text[], $3::int[], $4::bool[], $5::text[])
+         SELECT k.version_id, k.event_id, k.configuration_id, k.changed, r.record::text
+         FROM unnest($1::int[], $2::text[], $3::int[], $4::bool[]) WITH ORDINALITY AS k(version_id, event_id, configuration_id, changed, i)
+         JOIN json_array_elements($5::json) WITH ORDINALITY AS r(record, i) USING (i)
+         ORDER BY k.i
          ON CONFLICT DO NOTHING
-         RETURNING version_id, event_id, seq`,
-        [
-          rows.map((r) => r.versionId),
-          rows.map((r) => r.item.record.trafficEventId),
-          rows.map((r) => r.configurationId),
-          rows.map((r) => r.item.record.changed),
-          rows.map((r) => r.item.json),
-        ],
+         RETURNING configuration_id, seq`,
+        [`{${versionIds.join(',')}}`, `{${eventIds.join(',')}}`, `{${configurationIds.join(',')}}`, `{${changed.join(',')}}`, jsonArrayOf(groups.flatMap((g) => g.messages))],
       );
-      const fresh = this.freshRows(rows, inserted);
+      // As many rows as given: all were new (each given row inserts at most once).
+      const allNew = inserted.length === count;
+      const fresh = allNew ? allOf(groups, inserted) : await freshOf(runner.query.bind(runner), groups, inserted);
       const totals = new Map<number, ConfigurationTotals>();
-      const outbox = new Map<number, { subject: string; seqs: string[]; records: string[] }>();
-      for (const { row, seq } of fresh) {
-        let sum = totals.get(row.configurationId);
-        if (!sum) totals.set(row.configurationId, (sum = new ConfigurationTotals()));
-        sum.add(row.item.outcome);
-        let pending = outbox.get(row.configurationId);
-        if (!pending) outbox.set(row.configurationId, (pending = { subject: row.item.logSubject, seqs: [], records: [] }));
-        pending.seqs.push(seq);
-        pending.records.push(row.item.json);
+      for (const entry of fresh) {
+        if (entry.items.length === 0) continue;
+        const sum = new ConfigurationTotals();
+        for (const item of entry.items) sum.add(item);
+        totals.set(entry.group.configurationId, sum);
       }
       if (totals.size > 0) await this.addTotals(runner.query.bind(runner), totals);
       const batches: OutboxBatch[] = [];
-      for (const [configurationId, pending] of [...outbox].sort((a, b) => a[0] - b[0])) {
+      for (const entry of fresh) {
+        if (entry.items.length === 0) continue;
         const [{ id }]: { id: string }[] = await runner.query(
           `INSERT INTO preview_log_outbox (subject, configuration_id, seqs) VALUES ($1, $2, $3::bigint[]) RETURNING id`,
-          [pending.subject, configurationId, pending.seqs],
+          [entry.group.subject, entry.group.configurationId, entry.seqs],
         );
-        batches.push({ id, subject: pending.subject, records: pending.records });
+        // All new: the messages already written are the ones to publish. Otherwise write the new ones.
+        const messages = allNew ? entry.group.messages : this.encoder.runs(entry.group.keys, entry.items);
+        batches.push({ id, subject: entry.group.subject, messages });
       }
       await runner.commitTransaction();
-      return { stored: fresh.length, duplicates: items.length - fresh.length, outbox: batches };
+      const stored = fresh.reduce((sum, entry) => sum + entry.items.length, 0);
+      return { stored, duplicates: count - stored, outbox: batches };
     } catch (error) {
       if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
       throw error;
@@ -100,30 +133,23 @@ export class PreviewStore {
     }
   }
 
-  /** The rows of a batch, one per (experiment version, event), in key order. */
-  private async rows(items: readonly EvaluatedRecord[]): Promise<Row[]> {
-    const rows: Row[] = [];
-    const seen = new Set<string>();
+  /** The batch by configuration (created on first sight), each group's records encoded in runs. */
+  private async groups(items: readonly EvaluatedRecord[]): Promise<Group[]> {
+    const byConfiguration = new Map<string, EvaluatedRecord[]>();
     for (const item of items) {
-      const { experiment, experimentEtag, livePolicyEtag, trafficEventId } = item.record;
-      const versionId = await this.versionId(experiment, experimentEtag);
-      const key = `${versionId}\n${trafficEventId}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      rows.push({ versionId, configurationId: await this.configurationId(versionId, experiment, livePolicyEtag), item });
+      const key = item.target.keys.configuration;
+      let list = byConfiguration.get(key);
+      if (!list) byConfiguration.set(key, (list = []));
+      list.push(item);
     }
-    return rows.sort((a, b) => a.versionId - b.versionId || compare(a.item.record.trafficEventId, b.item.record.trafficEventId));
-  }
-
-  /** The rows this transaction inserted, with their sequence, in store order. */
-  private freshRows(rows: Row[], inserted: { version_id: number; event_id: string; seq: string }[]): { row: Row; seq: string }[] {
-    const inOrder =
-      inserted.length === rows.length &&
-      rows.every((row, i) => inserted[i].version_id === row.versionId && inserted[i].event_id === row.item.record.trafficEventId);
-    // The usual case: everything was new, and RETURNING gave the rows back in input order.
-    if (inOrder) return rows.map((row, i) => ({ row, seq: inserted[i].seq })).sort(bySeq);
-    const byKey = new Map(rows.map((row) => [`${row.versionId}\n${row.item.record.trafficEventId}`, row]));
-    return inserted.map((r) => ({ row: byKey.get(`${r.version_id}\n${r.event_id}`) as Row, seq: r.seq })).sort(bySeq);
+    const groups: Group[] = [];
+    for (const list of byConfiguration.values()) {
+      const target = list[0].target;
+      const versionId = await this.versionId(target.name, target.etag);
+      const configurationId = await this.configurationId(versionId, target.keys.configuration, target.name, target.liveEtag);
+      groups.push({ configurationId, versionId, subject: target.logSubject, keys: target.keys, items: list, messages: this.encoder.runs(target.keys, list) });
+    }
+    return groups.sort((a, b) => a.configurationId - b.configurationId);
   }
 
   private async addTotals(query: (sql: string, params: unknown[]) => Promise<unknown>, totals: Map<number, ConfigurationTotals>) {
@@ -157,10 +183,7 @@ export class PreviewStore {
     for (const id of ids) {
       const t = totals.get(id) as ConfigurationTotals;
       for (const [side, counts] of [t.liveRules, t.experimentRules].entries()) {
-        for (const [key, count] of counts) {
-          const { priority, action } = parseRuleKey(key);
-          rules.push([id, side, priority, action, count]);
-        }
+        for (const { priority, action, count } of ruleTallies(counts)) rules.push([id, side, priority, action, count]);
       }
       for (const [srcIp, count] of t.changedSources) sources.push([id, srcIp, count]);
       for (const [key, count] of t.changedPorts) {
@@ -210,8 +233,7 @@ export class PreviewStore {
     return id;
   }
 
-  private async configurationId(versionId: number, experiment: string, liveEtag: string): Promise<number> {
-    const key = `${versionId}\n${liveEtag}`;
+  private async configurationId(versionId: number, key: string, experiment: string, liveEtag: string): Promise<number> {
     const known = this.configurations.get(key);
     if (known !== undefined) return known;
     const id = await this.idOf(
@@ -239,7 +261,49 @@ export class PreviewStore {
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const bySeq = (a: { seq: string }, b: { seq: string }) => Number(a.seq) - Number(b.seq);
+
+/** A text element of a Postgres array literal: quoted, with `"` and `\` escaped. */
+const arrayElement = (text: string) =>
+  text.includes('"') || text.includes('\\') ? `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"` : `"${text}"`;
+
+interface Fresh {
+  group: Group;
+  /** The group's records stored by this transaction, and their sequences (store order). */
+  items: EvaluatedRecord[];
+  seqs: string[];
+}
+
+const bySeq = (a: string, b: string) => Number(a) - Number(b);
+
+/** Every record was new: each group's sequences are those returned for its configuration. */
+function allOf(groups: Group[], inserted: { configuration_id: number; seq: string }[]): Fresh[] {
+  const seqs = new Map<number, string[]>(groups.map((g) => [g.configurationId, []]));
+  for (const row of inserted) seqs.get(row.configuration_id)?.push(row.seq);
+  return groups.map((group) => ({ group, items: group.items, seqs: (seqs.get(group.configurationId) as string[]).sort(bySeq) }));
+}
+
+/** Some records were stored before (a redelivery): find which rows this transaction inserted. */
+async function freshOf(
+  query: (sql: string, params: unknown[]) => Promise<{ version_id: number; event_id: string; seq: string }[]>,
+  groups: Group[],
+  inserted: { configuration_id: number; seq: string }[],
+): Promise<Fresh[]> {
+  const rows = await query(
+    `SELECT l.version_id, l.event_id, l.seq FROM unnest($1::int[], $2::bigint[]) AS i(configuration_id, seq)
+     JOIN preview_logs l ON l.configuration_id = i.configuration_id AND l.seq = i.seq`,
+    [inserted.map((r) => r.configuration_id), inserted.map((r) => r.seq)],
+  );
+  const seqOf = new Map(rows.map((row) => [`${row.version_id}\n${row.event_id}`, row.seq]));
+  return groups.map((group) => {
+    const found: { item: EvaluatedRecord; seq: string }[] = [];
+    for (const item of group.items) {
+      const seq = seqOf.get(`${group.versionId}\n${item.trafficEventId}`);
+      if (seq !== undefined) found.push({ item, seq });
+    }
+    found.sort((a, b) => bySeq(a.seq, b.seq));
+    return { group, items: found.map((f) => f.item), seqs: found.map((f) => f.seq) };
+  });
+}
 
 function transpose<T extends unknown[]>(rows: T[], width: number): unknown[][] {
   const columns: unknown[][] = Array.from({ length: width }, () => []);

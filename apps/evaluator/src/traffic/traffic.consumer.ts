@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { TRAFFIC_STREAM } from '@rollout/contracts';
 import { METRICS_REGISTRY } from '@rollout/metrics';
 import { DEAD_LETTER_REASON_HEADER, NATS_CONNECTION, NatsNamespace, deadLetterSubject } from '@rollout/nats';
-import { PolicyView, connectionOf, previewRecord, verdictOf } from '@rollout/preview-domain';
+import { PolicyView } from '@rollout/preview-domain';
 import { ConsumerMessages, JsMsg, NatsConnection, headers as natsHeaders } from 'nats';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { Config, EVALUATOR_CONFIG } from '../config';
@@ -11,6 +11,9 @@ import { PreviewLogPublisher } from '../preview/preview-log.publisher';
 import { EvaluatedRecord, PreviewStore, WriteResult } from '../preview/preview.store';
 import { PreviewStateService } from '../state/preview-state.service';
 import { DecodedTraffic, RejectKind, TrafficDecoder, isRejected } from './traffic-decoder';
+
+/** How long a partial batch waits for more events while other batches are in flight. */
+const LINGER_MS = 20;
 
 interface Rejection {
   message: JsMsg;
@@ -38,6 +41,8 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
   private loop?: Promise<void>;
   private messages?: ConsumerMessages;
   private readonly inFlight = new Set<Promise<void>>();
+  private batch: JsMsg[] = [];
+  private linger?: NodeJS.Timeout;
   private slotFreed?: () => void;
   private wake?: () => void;
   private readonly metrics?: {
@@ -91,6 +96,7 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
     this.messages?.stop();
     this.slotFreed?.();
     await this.loop;
+    if (this.batch.length > 0) this.flush();
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     await this.publisher.settled();
   }
@@ -113,18 +119,39 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
     }
   }
 
+  /**
+   * Batching: a batch is started when it is full; or when no further message is waiting and
+   * either nothing else is in flight (an idle evaluator answers at once) or the batch has
+   * lingered LINGER_MS (a busy one lets batches grow while the others are being stored).
+   */
   private async drain(messages: ConsumerMessages): Promise<void> {
-    let batch: JsMsg[] = [];
     for await (const message of messages) {
-      batch.push(message);
-      // getPending() still counts the message in hand: 1 means nothing else is waiting.
-      if (batch.length >= this.config.EVALUATOR_BATCH_SIZE || messages.getPending() <= 1) {
+      this.batch.push(message);
+      if (this.batch.length >= this.config.EVALUATOR_BATCH_SIZE) {
         await this.freeSlot();
-        this.start(batch);
-        batch = [];
+        if (this.batch.length > 0) this.flush();
+      } else if (messages.getPending() <= 1) {
+        // getPending() still counts the message in hand: 1 means nothing else is waiting.
+        if (this.inFlight.size === 0) this.flush();
+        else this.linger ??= setTimeout(() => this.lingered(), LINGER_MS);
       }
     }
-    if (batch.length > 0) this.start(batch);
+    if (this.batch.length > 0) this.flush();
+  }
+
+  private lingered(): void {
+    this.linger = undefined;
+    if (this.batch.length === 0) return;
+    if (this.inFlight.size < this.config.EVALUATOR_CONCURRENCY) this.flush();
+    else this.linger = setTimeout(() => this.lingered(), LINGER_MS);
+  }
+
+  private flush(): void {
+    if (this.linger) clearTimeout(this.linger);
+    this.linger = undefined;
+    const batch = this.batch;
+    this.batch = [];
+    this.start(batch);
   }
 
   private async freeSlot(): Promise<void> {
@@ -139,6 +166,8 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
       .finally(() => {
         this.inFlight.delete(task);
         this.slotFreed?.();
+        // Nothing else in flight: a lingering partial batch need not wait any longer.
+        if (this.inFlight.size === 0 && this.batch.length > 0 && this.running) this.flush();
       });
     this.inFlight.add(task);
   }
@@ -148,12 +177,20 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
     const items: EvaluatedRecord[] = [];
     const evaluated: JsMsg[] = [];
     const rejected: Rejection[] = [];
+    const seen = new Set<string>();
     for (const message of messages) {
       const decoded = this.decoder.decode(message.subject, message.data);
       if (isRejected(decoded)) {
         rejected.push({ message, ...decoded });
         continue;
       }
+      // The same event twice in one batch (a republish): evaluate it once, settle both.
+      const identity = `${decoded.key}\n${decoded.event.id}`;
+      if (seen.has(identity)) {
+        evaluated.push(message);
+        continue;
+      }
+      seen.add(identity);
       // Read per event, so a state change applies from the next event on.
       const view = this.snapshot.state.viewForTraffic(decoded.key);
       if (!view) {
@@ -163,7 +200,7 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
       }
       if (view.active.length > 0) {
         try {
-          items.push(...evaluate(decoded, view));
+          items.push(...evaluate(decoded, view, this.store));
         } catch (error) {
           rejected.push({ message, kind: 'unevaluable', reason: `cannot evaluate: ${error instanceof Error ? error.message : String(error)}` });
           continue;
@@ -238,18 +275,25 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
 }
 
 /** One record per ACTIVE experiment; the live policy is evaluated once per event. */
-function evaluate(decoded: DecodedTraffic, view: PolicyView): EvaluatedRecord[] {
-  const { event, connection: parsed, timeMs } = decoded;
-  const liveResult = verdictOf(view.live.evaluateParsed(parsed));
-  const connection = connectionOf(event);
-  return view.active.map((experiment) => {
-    const experimentResult = verdictOf(experiment.policy.evaluateParsed(parsed));
-    const record = previewRecord(event, connection, view, experiment, liveResult, experimentResult);
-    return {
-      record,
-      json: JSON.stringify(record),
-      outcome: { live: liveResult, experiment: experimentResult, srcIp: event.srcIp, protocol: event.protocol, destPort: event.destPort, eventTimeMs: timeMs },
-      logSubject: experiment.logSubject,
-    };
-  });
+function evaluate(decoded: DecodedTraffic, view: PolicyView, store: PreviewStore): EvaluatedRecord[] {
+  const { event, connection, timeMs } = decoded;
+  const live = view.live.evaluateParsed(connection);
+  const bytes = store.eventBytes(event, live);
+  return view.active.map(
+    (target): EvaluatedRecord => {
+      const experiment = target.policy.evaluateParsed(connection);
+      return {
+        target,
+        trafficEventId: event.id,
+        event: bytes,
+        changed: live.action !== experiment.action,
+        live,
+        experiment,
+        srcIp: event.srcIp,
+        protocol: event.protocol,
+        destPort: event.destPort,
+        eventTimeMs: timeMs,
+      };
+    },
+  );
 }

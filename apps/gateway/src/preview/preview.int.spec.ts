@@ -20,7 +20,7 @@ const ns = new NatsNamespace(namespace);
 const schemas = { experiment: uniqueName('it_'), preview: uniqueName('it_') };
 const TOKEN = 'preview-test-token';
 const P = '/v1/projects/acme/locations/global/firewallPolicies';
-const SMALL_STREAMS = { TRAFFIC_MAX_BYTES: String(256 * 1024 ** 2), PREVIEW_LOGS_MAX_BYTES: String(256 * 1024 ** 2) };
+const SMALL_STREAMS = { TRAFFIC_MAX_BYTES: String(64 * 1024 ** 2), PREVIEW_LOGS_MAX_BYTES: String(64 * 1024 ** 2) };
 
 let gateway: INestApplication;
 let services: ServiceProcess[] = [];

@@ -28,10 +28,14 @@ export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';
 export const previewLogSubject = (project: string, location: string, firewallPolicy: string, experiment: string) =>
   `preview.v1.logs.${project}.${location}.${firewallPolicy}.${experiment}`;
 
-/** Default limits of the PREVIEW_LOGS stream (the evaluator's store keeps its own copy). */
+/**
+ * Default limits of the PREVIEW_LOGS stream (the evaluator's store keeps its own copy): a
+ * week, 1 GiB on a developer machine (PREVIEW_LOGS_MAX_AGE_MS and PREVIEW_LOGS_MAX_BYTES of
+ * the evaluator; the Kubernetes deployment keeps 7 days and 50 GiB).
+ */
 export const PREVIEW_LOGS_STREAM_LIMITS = {
   maxAgeMs: 7 * 24 * 3600 * 1000,
-  maxBytes: 10 * 1024 ** 3,
+  maxBytes: 1024 ** 3,
   duplicateWindowMs: 2 * 60 * 1000,
 } as const;
 

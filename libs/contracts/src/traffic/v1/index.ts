@@ -5,7 +5,8 @@ import type { ContractPackage } from '../../packages';
  * (flow-log exporters, proxies, agents) and consumed by the evaluator.
  *
  * Stream `TRAFFIC` (JetStream, file storage, limits retention), created by the evaluator at
- * boot with the limits below (deployments may change them, see the README), on subjects
+ * boot with the limits below, or those of its TRAFFIC_MAX_AGE_MS and TRAFFIC_MAX_BYTES (the
+ * Kubernetes deployment keeps 24 hours and 20 GiB), on subjects
  * `traffic.v1.{project}.{location}.{firewallPolicy}`: the IDs of the live policy's name
  * `projects/{project}/locations/{location}/firewallPolicies/{firewallPolicy}`.
  *
@@ -26,12 +27,15 @@ export const TRAFFIC_SUBJECTS = 'traffic.v1.>';
 export const trafficSubject = (project: string, location: string, firewallPolicy: string) =>
   `traffic.v1.${project}.${location}.${firewallPolicy}`;
 
-/** Default limits of the TRAFFIC stream: whichever is reached first drops the oldest events. */
+/**
+ * Default limits of the TRAFFIC stream: whichever is reached first drops the oldest events.
+ * The byte limit is a developer machine's (JetStream reserves it on disk up front).
+ */
 export const TRAFFIC_STREAM_LIMITS = {
   /** A day: the evaluator can be down for that long without losing traffic. */
   maxAgeMs: 24 * 3600 * 1000,
-  /** 10 GiB (about 40 million events of 250 bytes). */
-  maxBytes: 10 * 1024 ** 3,
+  /** 1 GiB, about 4 million events of 250 bytes. */
+  maxBytes: 1024 ** 3,
   /** A publish retried within two minutes with the same Nats-Msg-Id is stored once. */
   duplicateWindowMs: 2 * 60 * 1000,
 } as const;

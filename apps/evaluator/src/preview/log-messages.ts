@@ -1,0 +1,144 @@
+import { PREVIEW_LOG_PREFIX, PreviewVerdict, TrafficEvent } from '@rollout/contracts';
+import { RecordKeys, eventJson } from '@rollout/preview-domain';
+
+/**
+ * Preview-log records as UTF-8, and PREVIEW_LOGS messages: `{"records":[…]}` holding records
+ * of one configuration in store order, cut to stay under NATS's 1 MB default payload. The cut
+ * depends only on the records' bytes, so the relay, republishing from the store, cuts the
+ * same messages (same msg ids).
+ *
+ * The hot path writes records straight into message buffers from pieces encoded once: per
+ * configuration (the experiment, policy and etags), per event (the connection and the live
+ * verdict, shared by every experiment's record) and per verdict (the engine shares one verdict
+ * object per rule). A record costs a few memory copies; no string is built or encoded per record.
+ */
+
+export const MAX_MESSAGE_BYTES = 768 * 1024;
+
+const OPEN = Buffer.from('{"records":[');
+const CLOSE = Buffer.from(']}');
+const COMMA = 0x2c;
+const CHANGED = Buffer.from(',"changed":true}');
+const UNCHANGED = Buffer.from(',"changed":false}');
+
+/** The UTF-8 of one event's part of its records. */
+export interface EventBytes {
+  /** The event id, escaped for a JSON string. */
+  readonly id: Buffer;
+  /** From the trafficEventId value to `"experimentResult":` */
+  readonly body: Buffer;
+}
+
+/** What a record needs besides its configuration. */
+export interface RecordBytes {
+  event: EventBytes;
+  experiment: PreviewVerdict;
+  changed: boolean;
+}
+
+interface ConfigurationBytes {
+  /** `{"logPrefix":"…","id":"{digest}.` */
+  open: Buffer;
+  /** `"` then `,"experiment":…,"trafficEventId":` */
+  head: Buffer;
+}
+
+export class RecordEncoder {
+  private readonly configurations = new WeakMap<RecordKeys, ConfigurationBytes>();
+  private readonly verdicts = new WeakMap<PreviewVerdict, Buffer>();
+
+  event(event: TrafficEvent, live: PreviewVerdict): EventBytes {
+    const json = eventJson(event, live);
+    return { id: Buffer.from(json.escapedId), body: Buffer.from(json.body) };
+  }
+
+  /** Message-sized runs of the records of one configuration, each a whole message. */
+  runs(keys: RecordKeys, records: readonly RecordBytes[]): Buffer[] {
+    const { open, head } = this.configuration(keys);
+    const fixed = open.length + head.length;
+    const lengths = records.map((r) => fixed + r.event.id.length + r.event.body.length + this.verdict(r.experiment).length + (r.changed ? CHANGED : UNCHANGED).length);
+    return cut(lengths, (from, to, size) => {
+      const message = Buffer.allocUnsafe(size);
+      let at = OPEN.copy(message, 0);
+      for (let i = from; i < to; i++) {
+        if (i > from) message[at++] = COMMA;
+        const r = records[i];
+        at += open.copy(message, at);
+        at += r.event.id.copy(message, at);
+        at += head.copy(message, at);
+        at += r.event.body.copy(message, at);
+        at += this.verdict(r.experiment).copy(message, at);
+        at += (r.changed ? CHANGED : UNCHANGED).copy(message, at);
+      }
+      CLOSE.copy(message, at);
+      return message;
+    });
+  }
+
+  private configuration(keys: RecordKeys): ConfigurationBytes {
+    let bytes = this.configurations.get(keys);
+    if (!bytes) {
+      bytes = { open: Buffer.from(`{"logPrefix":"${PREVIEW_LOG_PREFIX}","id":"${keys.idPrefix}.`), head: Buffer.from(`"${keys.head}`) };
+      this.configurations.set(keys, bytes);
+    }
+    return bytes;
+  }
+
+  private verdict(v: PreviewVerdict): Buffer {
+    let bytes = this.verdicts.get(v);
+    if (!bytes) {
+      bytes = Buffer.from(`{"action":"${v.action}","rulePriority":${v.rulePriority},"implied":${v.implied}}`);
+      this.verdicts.set(v, bytes);
+    }
+    return bytes;
+  }
+}
+
+/** The same messages from records read back from the store (JSON texts, in store order). */
+export function runsOfTexts(records: readonly string[]): Buffer[] {
+  const bytes = records.map((r) => Buffer.from(r));
+  return cut(
+    bytes.map((b) => b.length),
+    (from, to, size) => {
+      const message = Buffer.allocUnsafe(size);
+      let at = OPEN.copy(message, 0);
+      for (let i = from; i < to; i++) {
+        if (i > from) message[at++] = COMMA;
+        at += bytes[i].copy(message, at);
+      }
+      CLOSE.copy(message, at);
+      return message;
+    },
+  );
+}
+
+/** Cuts records (by byte length) into messages of at most MAX_MESSAGE_BYTES; one record always fits. */
+function cut(lengths: readonly number[], build: (from: number, to: number, size: number) => Buffer): Buffer[] {
+  const messages: Buffer[] = [];
+  const frame = OPEN.length + CLOSE.length;
+  let from = 0;
+  let size = frame;
+  for (let i = 0; i < lengths.length; i++) {
+    const extra = lengths[i] + (i > from ? 1 : 0);
+    if (i > from && size + extra > MAX_MESSAGE_BYTES) {
+      messages.push(build(from, i, size));
+      from = i;
+      size = frame + lengths[i];
+    } else {
+      size += extra;
+    }
+  }
+  if (lengths.length > from) messages.push(build(from, lengths.length, size));
+  return messages;
+}
+
+/** The records of every message as one JSON array `[r1,r2,…]`: the store's input. */
+export function jsonArrayOf(messages: readonly Buffer[]): Buffer {
+  const parts: Buffer[] = [Buffer.from('[')];
+  messages.forEach((message, i) => {
+    if (i > 0) parts.push(Buffer.from(','));
+    parts.push(message.subarray(OPEN.length, message.length - CLOSE.length));
+  });
+  parts.push(Buffer.from(']'));
+  return Buffer.concat(parts);
+}

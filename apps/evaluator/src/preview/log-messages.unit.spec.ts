@@ -1,0 +1,47 @@
+import type { PreviewLogBatch, TrafficEvent } from '@rollout/contracts';
+import { previewRecord, recordKeys } from '@rollout/preview-domain';
+import { MAX_MESSAGE_BYTES, RecordEncoder, jsonArrayOf, runsOfTexts } from './log-messages';
+
+const EXPERIMENT = 'projects/acme/locations/global/firewallPolicies/web/experiments/lock';
+const POLICY = 'projects/acme/locations/global/firewallPolicies/web';
+const allow = Object.freeze({ action: 'allow', rulePriority: 100, implied: false } as const);
+const deny = Object.freeze({ action: 'deny', rulePriority: null, implied: true } as const);
+const event = (n: number, extra: Partial<TrafficEvent> = {}): TrafficEvent => ({
+  id: `evt-${n}`,
+  time: '2025-06-01T00:00:00Z',
+  direction: 'INGRESS',
+  srcIp: '10.0.0.1',
+  destIp: '2001:db8::1',
+  protocol: 'tcp',
+  destPort: 22,
+  ...extra,
+});
+
+describe('preview-log messages', () => {
+  const encoder = new RecordEncoder();
+  const keys = recordKeys(EXPERIMENT, 'E1', POLICY, 'L1');
+
+  it('writes records that parse to exactly the contract record, whatever the strings hold', () => {
+    const odd = event(1, { id: 'évt "1" \\ \u0001', targetTags: ['wëb', 'a"b'], protocol: 6, srcPort: 1234 });
+    const [message] = encoder.runs(keys, [
+      { event: encoder.event(odd, allow), experiment: deny, changed: true },
+      { event: encoder.event(event(2), allow), experiment: allow, changed: false },
+    ]);
+    const batch = JSON.parse(message.toString()) as PreviewLogBatch;
+    expect(batch.records).toEqual([
+      previewRecord(odd, { name: EXPERIMENT, etag: 'E1', liveEtag: 'L1' }, POLICY, allow, deny),
+      previewRecord(event(2), { name: EXPERIMENT, etag: 'E1', liveEtag: 'L1' }, POLICY, allow, allow),
+    ]);
+  });
+
+  it('cuts large batches into messages under the limit, and cuts the same messages from the stored texts', () => {
+    const records = Array.from({ length: 5000 }, (_, i) => ({ event: encoder.event(event(i, { targetTags: ['t'.repeat(50)] }), allow), experiment: i % 2 ? allow : deny, changed: i % 2 === 0 }));
+    const messages = encoder.runs(keys, records);
+    expect(messages.length).toBeGreaterThan(1);
+    expect(messages.every((m) => m.length <= MAX_MESSAGE_BYTES)).toBe(true);
+    const texts = messages.flatMap((m) => (JSON.parse(m.toString()) as PreviewLogBatch).records.map((r) => JSON.stringify(r)));
+    expect(texts).toHaveLength(5000);
+    expect(runsOfTexts(texts).map((m) => m.toString())).toEqual(messages.map((m) => m.toString()));
+    expect(JSON.parse(jsonArrayOf(messages).toString())).toHaveLength(5000);
+  });
+});

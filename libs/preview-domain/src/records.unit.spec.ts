@@ -1,0 +1,40 @@
+import type { TrafficEvent } from '@rollout/contracts';
+import { eventJson, previewRecord, previewRecordId, recordJson, recordKeys, recordLine } from './records';
+
+const EXPERIMENT = 'projects/acme/locations/global/firewallPolicies/web/experiments/lock';
+const POLICY = 'projects/acme/locations/global/firewallPolicies/web';
+const event: TrafficEvent = {
+  id: 'evt "quoted" \\ ünïcode',
+  time: '2025-06-01T00:00:00.123456Z',
+  direction: 'INGRESS',
+  srcIp: '2001:db8::1',
+  destIp: '10.0.0.1',
+  protocol: 6,
+  destPort: 22,
+  targetTags: ['web'],
+};
+const allow = { action: 'allow', rulePriority: 100, implied: false } as const;
+const deny = { action: 'deny', rulePriority: null, implied: true } as const;
+
+describe('preview log records', () => {
+  it('writes JSON that parses to exactly the record, whatever the event id holds', () => {
+    const keys = recordKeys(EXPERIMENT, 'E"1', POLICY, 'L1');
+    const json = recordJson(keys, eventJson(event, allow), deny, true);
+    expect(JSON.parse(json)).toEqual(previewRecord(event, { name: EXPERIMENT, etag: 'E"1', liveEtag: 'L1' }, POLICY, allow, deny));
+    expect(Object.keys(JSON.parse(json))).toEqual(['logPrefix', 'id', 'experiment', 'firewallPolicy', 'experimentEtag', 'livePolicyEtag', 'trafficEventId', 'eventTime', 'connection', 'liveResult', 'experimentResult', 'changed']);
+  });
+
+  it('gives one id per (event, experiment, experiment etag), the same whatever the live policy version', () => {
+    const id = previewRecordId('e1', EXPERIMENT, 'E1');
+    expect(previewRecordId('e1', EXPERIMENT, 'E1')).toBe(id);
+    expect(new Set([id, previewRecordId('e2', EXPERIMENT, 'E1'), previewRecordId('e1', EXPERIMENT, 'E2'), previewRecordId('e1', `${EXPERIMENT}x`, 'E1')]).size).toBe(4);
+    const a = JSON.parse(recordJson(recordKeys(EXPERIMENT, 'E1', POLICY, 'L1'), eventJson({ ...event, id: 'e1' }, allow), allow, false));
+    const b = JSON.parse(recordJson(recordKeys(EXPERIMENT, 'E1', POLICY, 'L2'), eventJson({ ...event, id: 'e1' }, deny), allow, true));
+    expect(a.id).toBe(id);
+    expect(b.id).toBe(id);
+  });
+
+  it('writes text lines that start with the log prefix', () => {
+    expect(recordLine(previewRecord(event, { name: EXPERIMENT, etag: 'E1', liveEtag: 'L1' }, POLICY, allow, deny))).toMatch(/^FirewallPolicyPreviewLog \{"logPrefix":"FirewallPolicyPreviewLog",/);
+  });
+});
