@@ -12,7 +12,7 @@ import {
 import { METRICS_REGISTRY } from '@rollout/metrics';
 import { NatsRpcClient } from '@rollout/nats';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
-import { NatsConnection, connect } from 'nats';
+import { AckPolicy, NatsConnection, connect } from 'nats';
 import type { AddressInfo } from 'node:net';
 import { PolicyView, previewRecordId } from '@rollout/preview-domain';
 import type { Registry } from 'prom-client';
@@ -87,7 +87,11 @@ beforeAll(async () => {
   nc = await connect({ servers: TEST_NATS_URL });
   rpc = rpcClient(nc, iso);
   world = new ExperimentWorld(nc, iso);
-  // No EXPERIMENT_EVENTS yet: the evaluator starts, but cannot load its snapshot.
+  // EXPERIMENT_EVENTS takes one consumer, and the test holds it: the evaluator starts, but
+  // cannot read its snapshot until the test lets go.
+  await world.createStream({ maxConsumers: 1 });
+  const jsm = await nc.jetstreamManager();
+  await jsm.consumers.add(iso.ns.stream('EXPERIMENT_EVENTS'), { durable_name: 'slot-holder', ack_policy: AckPolicy.None });
   app = await startEvaluator(iso);
   base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
 }, 30_000);
@@ -100,6 +104,7 @@ afterAll(async () => {
 
 describe('before its snapshot of live policies and experiments is loaded', () => {
   it('is not ready and consumes no traffic; once loaded, it evaluates that traffic against the snapshot', async () => {
+    await eventually(async () => ((await readiness()).body.checks.nats.status === 'up' ? true : undefined), { what: 'NATS up' });
     const before = await readiness();
     expect(before.status).toBe(503);
     expect(before.body.checks.snapshot).toEqual({ status: 'down', error: 'loading live policies and experiments from EXPERIMENT_EVENTS' });
@@ -110,10 +115,13 @@ describe('before its snapshot of live policies and experiments is loaded', () =>
     const consumer = await (await nc.jetstreamManager()).consumers.info(iso.ns.stream('TRAFFIC'), 'evaluator');
     expect(consumer.num_pending + consumer.num_ack_pending).toBe(1);
 
-    await world.createStream();
     await world.policy('web', LIVE);
     await world.experiment('web', 'block', BLOCK, 'ACTIVE');
-    await eventually(async () => ((await readiness()).status === 200 ? true : undefined), { what: 'ready' });
+    expect((await readiness()).status).toBe(503);
+    const jsm = await nc.jetstreamManager();
+    const stream = iso.ns.stream('EXPERIMENT_EVENTS');
+    await jsm.consumers.delete(stream, 'slot-holder');
+    await eventually(async () => ((await readiness()).status === 200 ? true : undefined), { timeoutMs: 20_000, what: 'ready' });
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'early event settled' });
     const [record] = (await logs('block')).previewLogs;
     expect(record).toMatchObject({ trafficEventId: early.id, changed: true, liveResult: { action: 'allow', rulePriority: 100 }, experimentResult: { action: 'deny', rulePriority: 50 } });

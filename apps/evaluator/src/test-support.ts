@@ -80,14 +80,15 @@ export class ExperimentWorld {
     readonly location = 'global',
   ) {}
 
-  /** What the experiment-service declares. */
-  async createStream(): Promise<void> {
+  /** What the experiment-service declares (`maxConsumers` lets a test keep the evaluator out). */
+  async createStream({ maxConsumers = -1 } = {}): Promise<void> {
     const jsm = await this.nc.jetstreamManager();
     await jsm.streams.add({
       name: this.iso.ns.stream(EXPERIMENT_EVENTS_STREAM),
       subjects: [this.iso.ns.subject(EXPERIMENT_EVENTS_SUBJECTS)],
       max_age: nanos(3600_000),
       duplicate_window: nanos(60_000),
+      max_consumers: maxConsumers,
     });
   }
 

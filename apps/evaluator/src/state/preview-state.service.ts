@@ -4,10 +4,14 @@ import type { ReadinessCheck } from '@rollout/health';
 import { METRICS_REGISTRY } from '@rollout/metrics';
 import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
 import { DomainEvent, PreviewState } from '@rollout/preview-domain';
-import { ConsumerMessages, DeliverPolicy, JsMsg, NatsConnection, NatsError } from 'nats';
+import { ConsumerMessages, DeliverPolicy, JsMsg, NatsConnection, NatsError, RetentionPolicy, StorageType, nanos } from 'nats';
 import { Counter, Gauge, Registry } from 'prom-client';
 
 const STREAM_NOT_FOUND = 10059;
+const STREAM_NAME_IN_USE = 10058;
+
+const isStreamNotFound = (error: unknown) =>
+  (error instanceof NatsError && error.api_error?.err_code === STREAM_NOT_FOUND) || (error instanceof Error && /stream not found/.test(error.message));
 
 /**
  * The evaluator's snapshot of live policies and ACTIVE experiments, and its readiness check.
@@ -81,25 +85,20 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
       try {
         await this.follow(stream);
       } catch (error) {
-        const missing = error instanceof NatsError && error.api_error?.err_code === STREAM_NOT_FOUND;
-        if (missing || (error instanceof Error && /stream not found/.test(error.message))) {
-          this.logger.warn(`stream ${stream} does not exist yet (the experiment-service creates it); waiting`);
-        } else {
-          this.logger.error({ err: error }, 'following experiment events failed; starting again');
-        }
+        this.logger.error({ err: error }, 'following experiment events failed; starting again');
       }
       await this.sleep(1_000);
     }
   }
 
   private async follow(stream: string): Promise<void> {
-    const jsm = await this.connection.jetstreamManager();
-    await jsm.streams.info(stream); // fails fast (and clearly) while the stream does not exist
+    await this.ensureStream(stream);
     const consumer = await this.connection.jetstream().consumers.get(stream, {
       filterSubjects: this.namespace.subject(EXPERIMENT_EVENTS_SUBJECTS),
       deliver_policy: DeliverPolicy.LastPerSubject,
     });
-    const messages = await consumer.consume({ max_messages: 512 });
+    // A short expiry: missed heartbeats (a NATS restart) and failed re-creations retry within seconds.
+    const messages = await consumer.consume({ max_messages: 512, expires: 5_000 });
     this.messages = messages;
     if (!this.running) messages.stop();
     const info = await consumer.info(true);
@@ -107,6 +106,36 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
     for await (const message of messages) {
       this.applyMessage(message);
       if (message.info.pending === 0) this.loadedNow();
+    }
+  }
+
+  /**
+   * The experiment-service owns EXPERIMENT_EVENTS and declares it at its start. If it has never
+   * run, no policy exists yet: the evaluator creates the stream as the contract describes it
+   * (same subjects, limits retention, 30 days; the owner's declaration then updates its other
+   * limits), so that it can follow it from its first event, ready with an empty snapshot.
+   * It never changes a stream that exists.
+   */
+  private async ensureStream(stream: string): Promise<void> {
+    const jsm = await this.connection.jetstreamManager();
+    try {
+      await jsm.streams.info(stream);
+      return;
+    } catch (error) {
+      if (!isStreamNotFound(error)) throw error;
+    }
+    try {
+      await jsm.streams.add({
+        name: stream,
+        subjects: [this.namespace.subject(EXPERIMENT_EVENTS_SUBJECTS)],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        max_age: nanos(30 * 24 * 3600 * 1000),
+      });
+      this.logger.warn(`created ${stream}, which did not exist yet (the experiment-service has not run)`);
+    } catch (error) {
+      // Created meanwhile by the experiment-service (or another replica): fine.
+      if (!(error instanceof NatsError && error.api_error?.err_code === STREAM_NAME_IN_USE)) throw error;
     }
   }
 
