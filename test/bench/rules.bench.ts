@@ -3,7 +3,10 @@
  * conditions of which 10% match, next to a baseline measured in the same run (no rules: the
  * cost of copying the event). Target: p99 ≤ 10 ms per event at 1,000 rules.
  *
- *   npm run bench -- test/bench/rules.bench.ts
+ * Latencies are wall-clock: on a machine shared with other work they include the time the
+ * process waited for a CPU, which the CPU time per event (and the baseline's own p99) shows.
+ *
+ *   npm run bench -- test/bench/rules.bench.ts      (BENCH_EVENTS=… to change the sample size)
  */
 import type { InspectionData, InspectionRuleStep } from '@rollout/contracts';
 // A benchmark of the pure engine, with no service around it, has to reach into the domain lib.
@@ -76,9 +79,10 @@ const event: InspectionData = {
   plugin_data: { bmc_address: '10.1.2.3' },
 };
 
-function measure(label: string, set: RuleSet, expectMatched: number) {
+function measure(label: string, set: RuleSet, expectMatched: number): number {
   for (let i = 0; i < WARMUP; i++) set.run('main', event);
   const samples = new Float64Array(EVENTS);
+  const cpu = process.cpuUsage();
   const started = process.hrtime.bigint();
   let matched = 0;
   for (let i = 0; i < EVENTS; i++) {
@@ -89,21 +93,26 @@ function measure(label: string, set: RuleSet, expectMatched: number) {
     if (result.failure) throw new Error(result.failure);
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const used = process.cpuUsage(cpu);
   if (matched !== expectMatched) throw new Error(`${label}: expected ${expectMatched} matched rules, got ${matched}`);
   samples.sort();
-  const pct = (p: number) => samples[Math.min(samples.length - 1, Math.floor((p / 100) * samples.length))].toFixed(3);
+  const pct = (p: number) => samples[Math.min(samples.length - 1, Math.floor((p / 100) * samples.length))];
+  const cpuMs = (used.user + used.system) / 1000 / EVENTS;
   console.log(
-    `${label.padEnd(44)} ${String(Math.round(EVENTS / seconds)).padStart(8)} events/s   p50 ${pct(50)} ms   p99 ${pct(99)} ms   max ${samples[samples.length - 1].toFixed(3)} ms   (${matched} rules matched)`,
+    `${label.padEnd(48)} ${String(Math.round(EVENTS / seconds)).padStart(8)} events/s   p50 ${pct(50).toFixed(3)} ms   p99 ${pct(99).toFixed(3)} ms   max ${samples[samples.length - 1].toFixed(3)} ms   cpu ${cpuMs.toFixed(3)} ms/event   (${matched} rules matched)`,
   );
+  return pct(99);
 }
 
 function main() {
   console.log(`inspection rules engine, ${EVENTS} events per line, Node ${process.version}`);
   const all = rules(RULES);
+  let worst = 0;
   for (const mask of ['always', 'never'] as MaskSecrets[]) {
     measure(`baseline: 0 rules (mask_secrets=${mask})`, new RuleSet([], { maskSecrets: mask }), 0);
-    measure(`1,000 rules, 10% matching (mask_secrets=${mask})`, new RuleSet(all, { maskSecrets: mask }), RULES / 10);
+    worst = Math.max(worst, measure(`1,000 rules, 10% matching (mask_secrets=${mask})`, new RuleSet(all, { maskSecrets: mask }), RULES / 10));
   }
+  console.log(`target p99 <= 10 ms per event at 1,000 rules: ${worst <= 10 ? 'met' : 'NOT met'} (worst p99 ${worst.toFixed(3)} ms)`);
 }
 
 main();

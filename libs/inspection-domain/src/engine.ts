@@ -10,7 +10,7 @@ import { ACTIONS } from './actions/registry';
 import type { ActionContext, ActionPlugin, LogLevel } from './actions/types';
 import { CONDITIONS, ConditionPlugin, parseConditionOp } from './conditions';
 import { RuleError } from './errors';
-import { compileArgument, MissingKeys, Reader, Resolver, Scope } from './interpolation';
+import { CompiledArgument, compileArgument, MissingKeys, Reader, resolveArgument, Scope } from './interpolation';
 import { getAt, parsePointer, removeAt, setAt } from './json-pointer';
 import { MASK, MaskSecrets, maskSecrets, seesSecrets } from './masking';
 import { BoundArgs, ParamSpec, bindArgs } from './params';
@@ -52,16 +52,16 @@ interface CompiledStep {
   step: InspectionRuleStep;
   args: BoundArgs;
   /** Interpolates the arguments; null when they hold no `{…}` and `args` is used as is. */
-  resolve: Resolver | null;
+  resolve: CompiledArgument | null;
   /** The loop's list, or how to interpolate it; null for no loop (an empty list is no loop). */
-  loop: unknown[] | Resolver | null;
+  loop: unknown[] | CompiledArgument | null;
 }
 
 interface CompiledCondition extends CompiledStep {
   plugin: ConditionPlugin;
   inverted: boolean;
-  /** Same key → same result while the data is unchanged (many rules share conditions). */
-  key: string;
+  /** Same condition (op, arguments, loop) → same id, and the same result while the data is unchanged. */
+  id: number;
 }
 
 interface CompiledAction extends CompiledStep {
@@ -70,6 +70,8 @@ interface CompiledAction extends CompiledStep {
 
 interface CompiledRule {
   rule: RuleDefinition;
+  /** Whether the rule reads secrets as `***` (`mask_secrets` and whether it is sensitive). */
+  mask: boolean;
   conditions: CompiledCondition[];
   actions: CompiledAction[];
   /** A rule that cannot be compiled fails when it runs, like any other rule error. */
@@ -87,15 +89,20 @@ function compileStep(step: InspectionRuleStep, name: string, params: ParamSpec[]
   return { step, args, resolve: compileArgument(args), loop };
 }
 
-function compile(rule: RuleDefinition): CompiledRule {
+/** `ids` numbers the distinct conditions of a rule set: many rules share conditions. */
+function compile(rule: RuleDefinition, ids: Map<string, number>, options: EngineOptions): CompiledRule {
+  const mask = !seesSecrets(options.maskSecrets, rule.sensitive);
   try {
     const conditions = rule.conditions.map((step): CompiledCondition => {
       const { name, inverted } = parseConditionOp(step.op);
       const plugin = CONDITIONS.get(name);
       if (!plugin) throw new RuleError(`unknown condition ${name}`);
       const { args, resolve, loop } = compileStep(step, name, plugin.params);
+      const key = JSON.stringify([step.op, args, step.loop, step.multiple]);
+      let id = ids.get(key);
+      if (id === undefined) ids.set(key, (id = ids.size));
       // Object literals, not spreads: spread copies make slower objects on this hot path.
-      return { step, args, resolve, loop, plugin, inverted, key: JSON.stringify([step.op, args, step.loop, step.multiple]) };
+      return { step, args, resolve, loop, plugin, inverted, id };
     });
     const actions = rule.actions.map((step): CompiledAction => {
       const plugin = ACTIONS.get(step.op);
@@ -103,9 +110,9 @@ function compile(rule: RuleDefinition): CompiledRule {
       const { args, resolve, loop } = compileStep(step, step.op, plugin.params);
       return { step, args, resolve, loop, plugin };
     });
-    return { rule, conditions, actions };
+    return { rule, mask, conditions, actions };
   } catch (error) {
-    return { rule, conditions: [], actions: [], error };
+    return { rule, mask, conditions: [], actions: [], error };
   }
 }
 
@@ -117,24 +124,24 @@ class Stop extends Error {}
  */
 export class RuleSet {
   private readonly byPhase = new Map<InspectionPhase, CompiledRule[]>();
+  private readonly conditionCount: number;
 
-  constructor(
-    rules: readonly RuleDefinition[],
-    private readonly options: EngineOptions,
-  ) {
+  constructor(rules: readonly RuleDefinition[], options: EngineOptions) {
+    const ids = new Map<string, number>();
     for (const rule of orderRules(rules)) {
       const list = this.byPhase.get(rule.phase) ?? [];
-      list.push(compile(rule));
+      list.push(compile(rule, ids, options));
       this.byPhase.set(rule.phase, list);
     }
+    this.conditionCount = ids.size;
   }
 
   /** Runs the phase's rules that apply to the data's scope; a `fail` or a rule error stops the run. */
   run(phase: InspectionPhase, data: InspectionData): EngineResult {
-    const run = new Run(phase, data, this.options);
+    const run = new Run(phase, data, this.conditionCount);
+    const scope = data.scope ?? null;
     for (const compiled of this.byPhase.get(phase) ?? []) {
-      const { scope } = compiled.rule;
-      if (scope !== null && scope !== (data.scope ?? null)) continue;
+      if (compiled.rule.scope !== null && compiled.rule.scope !== scope) continue;
       if (!run.apply(compiled)) break;
     }
     return run.result;
@@ -151,16 +158,24 @@ class Run implements ActionContext, Reader {
   /** Whether the current rule reads secrets as `***` (`mask_secrets`). */
   mask = true;
   private rule!: RuleLike;
-  /** Condition results since the data last changed, per mask setting. */
-  private readonly known = [new Map<string, boolean>(), new Map<string, boolean>()];
-  /** Masked copies of lists and dicts since the data last changed. */
+  /**
+   * Condition results, per condition id and mask setting (`id * 2 + mask`): `known` holds the
+   * data generation a result was computed in; any write starts a new generation.
+   */
+  private readonly known: Uint32Array;
+  private readonly results: Uint8Array;
+  private generation = 1;
+  /** Masked copies of lists and dicts since the data last changed, and of the inventory's. */
   private readonly maskedCopies = new Map<object, unknown>();
+  private readonly stableMaskedCopies = new Map<object, unknown>();
 
   constructor(
     readonly phase: InspectionPhase,
     data: InspectionData,
-    private readonly options: EngineOptions,
+    conditionCount: number,
   ) {
+    this.known = new Uint32Array(conditionCount * 2);
+    this.results = new Uint8Array(conditionCount * 2);
     // Working copies: actions change these, and later rules see the changes.
     const early = phase === 'early';
     this.node = early ? null : cloneJson(data.node ?? null);
@@ -185,7 +200,7 @@ class Run implements ActionContext, Reader {
   apply(compiled: CompiledRule): boolean {
     const { rule } = compiled;
     this.rule = rule;
-    this.mask = !seesSecrets(this.options.maskSecrets, rule.sensitive);
+    this.mask = compiled.mask;
     try {
       if (compiled.error) throw compiled.error;
       for (const condition of compiled.conditions) if (!this.condition(condition)) return true;
@@ -200,14 +215,13 @@ class Run implements ActionContext, Reader {
             error instanceof RuleError ? error.message : 'unexpected error'
           }`;
       return false;
-    } finally {
-      this.scope.item = undefined;
     }
   }
 
-  masked(value: object): unknown {
-    let copy = this.maskedCopies.get(value);
-    if (copy === undefined) this.maskedCopies.set(value, (copy = maskSecrets(value)));
+  masked(value: object, stable: boolean): unknown {
+    const copies = stable ? this.stableMaskedCopies : this.maskedCopies;
+    let copy = copies.get(value);
+    if (copy === undefined) copies.set(value, (copy = maskSecrets(value)));
     return copy;
   }
 
@@ -215,27 +229,28 @@ class Run implements ActionContext, Reader {
   private loopItems(compiled: CompiledStep, missing: MissingKeys): unknown[] | null {
     const { loop } = compiled;
     if (loop === null) return null;
-    const items = typeof loop === 'function' ? loop(this, missing) : loop;
+    const items = loop instanceof CompiledArgument ? resolveArgument(loop, this, missing) : loop;
     if (!Array.isArray(items)) throw new RuleError(`loop must give a list, got ${typeName(items)}`);
     if (items.length > MAX_LOOP_ITEMS) throw new RuleError(`loop over more than ${MAX_LOOP_ITEMS} items`);
     return items.length ? items.slice() : null;
   }
 
   private args(compiled: CompiledStep, missing: MissingKeys): BoundArgs {
-    return compiled.resolve ? (compiled.resolve(this, missing) as BoundArgs) : compiled.args;
+    return compiled.resolve ? (resolveArgument(compiled.resolve, this, missing) as BoundArgs) : compiled.args;
   }
 
   private condition(compiled: CompiledCondition): boolean {
-    const known = this.known[this.mask ? 1 : 0];
-    let result = known.get(compiled.key);
-    if (result === undefined) known.set(compiled.key, (result = this.evaluate(compiled)));
+    const slot = compiled.id * 2 + (this.mask ? 1 : 0);
+    if (this.known[slot] === this.generation) return this.results[slot] === 1;
+    const result = this.evaluate(compiled);
+    this.known[slot] = this.generation;
+    this.results[slot] = result ? 1 : 0;
     return result;
   }
 
   /** Any write may change what a condition or a masked copy sees. */
   private changed(): void {
-    this.known[0].clear();
-    this.known[1].clear();
+    this.generation++;
     this.maskedCopies.clear();
   }
 

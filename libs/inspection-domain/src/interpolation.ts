@@ -28,22 +28,27 @@ export interface Reader {
   readonly scope: Scope;
   /** Whether values under a key naming a secret read `***` (`mask_secrets`). */
   readonly mask: boolean;
-  /** A copy of a list or dict with its secrets masked (cached while the data is unchanged). */
-  masked(value: object): unknown;
+  /**
+   * A copy of a list or dict with its secrets masked, cached while the data is unchanged
+   * (`stable`: for good, as rules never change the inventory).
+   */
+  masked(value: object, stable: boolean): unknown;
 }
-
-export type Resolver = (reader: Reader, missing: MissingKeys) => unknown;
 
 interface Key {
   name: string;
   /** The index when the key is an integer (negative counts from the end of a list). */
   index: number | null;
   secret: boolean;
+  /** A name every object inherits (`constructor`, `__proto__`): only an own property counts. */
+  inherited: boolean;
 }
 
 interface Lookup {
   source: string;
-  root: string;
+  /** Null when the name is none of ROOT_NAMES: then the lookup finds nothing. */
+  root: RootName | null;
+  name: string;
   keys: Key[];
 }
 
@@ -90,7 +95,7 @@ export function parseTemplate(text: string): Template {
 }
 
 function key(name: string): Key {
-  return { name, index: /^-?\d{1,9}$/.test(name) ? Number(name) : null, secret: isSecretKey(name) };
+  return { name, index: /^-?\d{1,9}$/.test(name) ? Number(name) : null, secret: isSecretKey(name), inherited: name in Object.prototype };
 }
 
 function parseLookup(source: string): Lookup {
@@ -113,7 +118,8 @@ function parseLookup(source: string): Lookup {
       throw new RuleError(`only lookups are allowed in {${source}} (no conversions or format specs)`);
     }
   }
-  return { source, root: head[0], keys };
+  const root = (ROOT_NAMES as readonly string[]).includes(head[0]) ? (head[0] as RootName) : null;
+  return { source, root, name: head[0], keys };
 }
 
 /** The text of a template without lookups (`a{{2}}` → `a{2}`), or null when it has some. */
@@ -126,29 +132,29 @@ export function literalText(text: string): string | null {
 export function templateRoots(text: string): string[] {
   return parseTemplate(text)
     .parts.filter((p): p is Lookup => typeof p !== 'string')
-    .map((p) => p.root);
+    .map((p) => p.name);
 }
 
 function lookup(reader: Reader, ref: Lookup): unknown {
-  // Only own names of the scope: `{constructor}` is a missing key, not an inherited property.
-  if (!(ROOT_NAMES as readonly string[]).includes(ref.root)) return undefined;
-  let current = reader.scope[ref.root as RootName];
-  if (current === undefined) return undefined;
-  const { mask } = reader;
-  for (const k of ref.keys) {
+  // Only the scope's own names: `{constructor}` is a missing key, not an inherited property.
+  if (ref.root === null) return undefined;
+  const { mask, scope } = reader;
+  let current = scope[ref.root];
+  const { keys } = ref;
+  for (let i = 0; i < keys.length && current !== undefined; i++) {
+    const k = keys[i];
+    if (typeof current !== 'object' || current === null) return undefined;
     if (Array.isArray(current)) {
       if (k.index === null) return undefined;
       current = current[k.index < 0 ? current.length + k.index : k.index];
-    } else if (isPlainObject(current) && Object.hasOwn(current, k.name)) {
-      // Masking at lookup costs nothing when no secret is read, unlike masked copies of all the data.
-      if (mask && k.secret && current[k.name] !== null && current[k.name] !== undefined) return MASK;
-      current = current[k.name];
-    } else {
-      return undefined;
+      continue;
     }
-    if (current === undefined) return undefined;
+    const object = current as Record<string, unknown>;
+    current = k.inherited && !Object.hasOwn(object, k.name) ? undefined : object[k.name];
+    // Masking at lookup costs nothing when no secret is read, unlike masked copies of all the data.
+    if (mask && k.secret && current !== null && current !== undefined) return MASK;
   }
-  return mask && typeof current === 'object' && current !== null ? reader.masked(current) : current;
+  return mask && typeof current === 'object' && current !== null ? reader.masked(current, ref.root === 'inventory') : current;
 }
 
 function resolve(reader: Reader, ref: Lookup, missing: MissingKeys): unknown {
@@ -157,50 +163,97 @@ function resolve(reader: Reader, ref: Lookup, missing: MissingKeys): unknown {
   return found;
 }
 
-function compileString(text: string): Resolver | null {
-  if (!text.includes('{') && !text.includes('}')) return null;
-  const { parts, whole } = parseTemplate(text);
-  if (whole) return (reader, missing) => resolve(reader, whole, missing) ?? null;
-  if (parts.every((part) => typeof part === 'string')) {
-    const literal = parts.join('');
-    return () => literal;
-  }
-  return (reader, missing) => {
-    let out = '';
-    for (const part of parts) {
-      if (typeof part === 'string') {
-        out += part;
-        continue;
-      }
-      const found = resolve(reader, part, missing);
-      // A missing key in a condition makes the whole argument null rather than a half-built string.
-      if (found === undefined) return null;
-      out += stringify(found);
-      if (out.length > MAX_RESULT_LENGTH) throw new RuleError(`interpolated argument longer than ${MAX_RESULT_LENGTH}`);
-    }
-    return out;
-  };
+const enum Kind {
+  /** A literal (a string with only `{{`/`}}` escapes). */
+  Literal,
+  /** Exactly one `{…}`: the value keeps its type. */
+  Whole,
+  /** Text with `{…}` inside. */
+  Text,
+  /** A list with something to interpolate inside. */
+  List,
+  /** A dict with something to interpolate inside. */
+  Dict,
 }
 
 /**
- * Compiles an argument (a string, or strings inside lists and dicts) into a resolver, or null
- * when it holds nothing to interpolate and is used as it is.
+ * A compiled argument. One class for every kind, and one function that runs them: the hot
+ * path sees a single object shape and no per-rule closures, so it stays fast over many rules.
  */
-export function compileArgument(value: unknown): Resolver | null {
+export class CompiledArgument {
+  constructor(
+    readonly kind: Kind,
+    /** The literal, or the list or dict as written. */
+    readonly value: unknown,
+    readonly ref: Lookup | null = null,
+    readonly parts: (string | Lookup)[] = [],
+    /** List: per item (null = as written); Dict: per key in `keys`. */
+    readonly children: (CompiledArgument | null)[] = [],
+    readonly keys: string[] = [],
+  ) {}
+}
+
+function compileString(text: string): CompiledArgument | null {
+  if (!text.includes('{') && !text.includes('}')) return null;
+  const { parts, whole } = parseTemplate(text);
+  if (whole) return new CompiledArgument(Kind.Whole, text, whole);
+  if (parts.every((part) => typeof part === 'string')) return new CompiledArgument(Kind.Literal, parts.join(''));
+  return new CompiledArgument(Kind.Text, text, null, parts);
+}
+
+/**
+ * Compiles an argument (a string, or strings inside lists and dicts), or gives null when it
+ * holds nothing to interpolate and is used as it is.
+ */
+export function compileArgument(value: unknown): CompiledArgument | null {
   if (typeof value === 'string') return compileString(value);
   if (Array.isArray(value)) {
     const items = value.map(compileArgument);
-    if (items.every((item) => item === null)) return null;
-    return (reader, missing) => value.map((item, i) => (items[i] ? items[i](reader, missing) : item));
+    return items.every((item) => item === null) ? null : new CompiledArgument(Kind.List, value, null, [], items);
   }
   if (isPlainObject(value)) {
-    const entries = Object.entries(value).map(([k, v]) => [k, v, compileArgument(v)] as const);
-    if (entries.every(([, , r]) => r === null)) return null;
-    return (reader, missing) => {
-      const out: Record<string, unknown> = {};
-      for (const [k, v, r] of entries) setOwn(out, k, r ? r(reader, missing) : v);
-      return out;
-    };
+    const keys = Object.keys(value).filter((key) => compileArgument(value[key]) !== null);
+    if (!keys.length) return null;
+    return new CompiledArgument(Kind.Dict, value, null, [], keys.map((key) => compileArgument(value[key])), keys);
   }
   return null;
+}
+
+/** Runs a compiled argument over the reader's scope. */
+export function resolveArgument(arg: CompiledArgument, reader: Reader, missing: MissingKeys): unknown {
+  switch (arg.kind) {
+    case Kind.Literal:
+      return arg.value;
+    case Kind.Whole:
+      return resolve(reader, arg.ref as Lookup, missing) ?? null;
+    case Kind.Text: {
+      let out = '';
+      for (const part of arg.parts) {
+        if (typeof part === 'string') {
+          out += part;
+          continue;
+        }
+        const found = resolve(reader, part, missing);
+        // A missing key in a condition makes the whole argument null rather than a half-built string.
+        if (found === undefined) return null;
+        out += stringify(found);
+        if (out.length > MAX_RESULT_LENGTH) throw new RuleError(`interpolated argument longer than ${MAX_RESULT_LENGTH}`);
+      }
+      return out;
+    }
+    case Kind.List: {
+      const out = (arg.value as unknown[]).slice();
+      for (let i = 0; i < arg.children.length; i++) {
+        const child = arg.children[i];
+        if (child) out[i] = resolveArgument(child, reader, missing);
+      }
+      return out;
+    }
+    case Kind.Dict: {
+      // A spread copies own properties as data (a `__proto__` key included), keeping the shape.
+      const out: Record<string, unknown> = { ...(arg.value as Record<string, unknown>) };
+      for (let i = 0; i < arg.keys.length; i++) setOwn(out, arg.keys[i], resolveArgument(arg.children[i] as CompiledArgument, reader, missing));
+      return out;
+    }
+  }
 }

@@ -1,4 +1,4 @@
-import { INSPECTION_RESULTS_SUBJECT, InspectionEvent, InspectionResult, inspectionEventSubject } from '@rollout/contracts';
+import { INSPECTION_RESULTS_SUBJECT, InspectionEvent, InspectionPhase, InspectionResult, inspectionEventSubject } from '@rollout/contracts';
 import { DEAD_LETTER_REASON_HEADER, DEAD_LETTER_STREAM, NatsNamespace } from '@rollout/nats';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
@@ -59,7 +59,7 @@ describe('inspection events over JetStream', () => {
     await apps?.close();
   });
 
-  const publish = async (phase: 'early' | 'main', event: unknown, msgID?: string) =>
+  const publish = async (phase: InspectionPhase, event: unknown, msgID?: string) =>
     (await nc.jetstream().publish(ns.subject(inspectionEventSubject(phase)), typeof event === 'string' ? event : JSON.stringify(event), { msgID })).seq;
 
   async function results(): Promise<InspectionResult[]> {
