@@ -98,14 +98,14 @@ export function validateRule(input: unknown, options: ValidateOptions = {}): Rul
     }
   }
   if (input.sensitive !== undefined && typeof input.sensitive !== 'boolean') add('sensitive', 'must be true or false');
-  if (input.actions === undefined) add('actions', 'is required');
+  if (input.actions === undefined || input.actions === null) add('actions', 'is required');
   const validPhase = (INSPECTION_PHASES as readonly unknown[]).includes(phase) ? (phase as InspectionPhase) : 'main';
   const stepProblem = options.hideSteps
     ? (field: string) => add(field, 'is invalid (details hidden: the rule is sensitive)')
     : add;
   const conditions = validateSteps('conditions', input.conditions ?? [], validPhase, stepProblem);
   const actions = validateSteps('actions', input.actions ?? [], validPhase, stepProblem);
-  if (input.actions !== undefined && Array.isArray(input.actions) && input.actions.length === 0) add('actions', 'must not be empty');
+  if (Array.isArray(input.actions) && input.actions.length === 0) add('actions', 'must not be empty');
   for (const field of ['description', 'scope', 'conditions', 'actions'] as const) {
     if (hasNul(input[field])) add(field, 'must not contain NUL characters');
   }

@@ -29,6 +29,7 @@ describe('rule validation', () => {
 
   it.each([
     [{}, /actions: is required/],
+    [{ actions: null }, /actions: is required/],
     [{ actions: [] }, /actions: must not be empty/],
     [{ actions: [{ op: 'explode' }] }, /actions\[0\]: unknown action "explode"/],
     [{ actions: [{ op: 'log' }] }, /log is missing its "msg" argument/],

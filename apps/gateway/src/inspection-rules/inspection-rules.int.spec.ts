@@ -393,9 +393,11 @@ describe('inspection rules API through the gateway', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(/Rule 2: .*unknown action "explode"/);
     expect(((await call('GET', '/v1/inspection_rules')).body.inspection_rules as Rule[]).length).toBe(1);
-    const imported = await call('POST', '/v1/inspection_rules:import', good, 'application/yaml');
+    const imported = await call('POST', '/v1/inspection_rules:import', `${good}- description: three\n  sensitive: true\n  actions: [{op: log, args: [secret-three]}]\n`, 'application/yaml');
     expect(imported.status).toBe(201);
-    expect((imported.body.inspection_rules as Rule[]).map((r) => r.description)).toEqual(['one', 'two']);
+    expect((imported.body.inspection_rules as Rule[]).map((r) => r.description)).toEqual(['one', 'two', 'three']);
+    expect((imported.body.inspection_rules as Rule[])[2]).toMatchObject({ sensitive: true, conditions: null, actions: null });
+    expect((await call('POST', '/v1/inspection_rules:import', '- description: none\n  actions: ~\n', 'application/yaml')).status).toBe(400);
     const json = await call('POST', '/v1/inspection_rules:import', [{ actions: [{ op: 'log', args: ['j'] }] }]);
     expect(json.status).toBe(201);
     expect((await call('POST', '/v1/inspection_rules:import', 'a: [unclosed', 'application/yaml')).status).toBe(400);
