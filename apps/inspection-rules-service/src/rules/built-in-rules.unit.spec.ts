@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadBuiltInRules } from './built-in-rules';
+
+describe('built-in rules file', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'built-in-rules-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const load = (yaml: string) => {
+    const path = join(dir, `${Math.random().toString(36).slice(2)}.yaml`);
+    writeFileSync(path, yaml);
+    return loadBuiltInRules(path);
+  };
+
+  it('ships a valid file', () => {
+    const rules = loadBuiltInRules(join(__dirname, '..', '..', 'built-in-rules.yaml'));
+    expect(rules.length).toBeGreaterThan(0);
+    expect(rules.every((rule) => rule.built_in && rule.uuid)).toBe(true);
+  });
+
+  it('allows reserved priorities, and gives a rule without uuid one that stays the same', () => {
+    const yaml = '- priority: -5\n  actions: [{op: log, args: [x]}]\n- priority: 10000\n  actions: [{op: log, args: [y]}]\n';
+    const [first, second] = load(yaml);
+    expect([first.priority, second.priority]).toEqual([-5, 10000]);
+    expect(load(yaml).map((rule) => rule.uuid)).toEqual([first.uuid, second.uuid]);
+    expect(first.uuid).not.toBe(second.uuid);
+  });
+
+  it.each([
+    ['a file that is not there', null, /cannot read/],
+    ['a file that is not a list', 'rules: []', /must hold a list of rules/],
+    ['broken YAML', '- [unclosed', /Invalid YAML/],
+    ['an invalid rule', '- actions: [{op: log, args: [x]}]\n- actions: [{op: explode}]\n', /rule 1: .*unknown action "explode"/],
+    ['a uuid twice', '- {uuid: 11111111-1111-4111-8111-111111111111, actions: [{op: log, args: [x]}]}\n- {uuid: 11111111-1111-4111-8111-111111111111, actions: [{op: log, args: [y]}]}\n', /appears twice/],
+  ])('refuses %s with the reason, naming the setting', (_, yaml, message) => {
+    const attempt = () => (yaml === null ? loadBuiltInRules(join(dir, 'missing.yaml')) : load(yaml));
+    expect(attempt).toThrow(/^INSPECTION_BUILT_IN_RULES: /);
+    expect(attempt).toThrow(message);
+  });
+});
