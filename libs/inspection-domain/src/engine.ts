@@ -81,10 +81,11 @@ interface CompiledRule {
 function compileStep(step: InspectionRuleStep, name: string, params: ParamSpec[]): CompiledStep {
   const args = bindArgs(name, params, step.args ?? []);
   let loop: CompiledStep['loop'] = null;
-  if (Array.isArray(step.loop)) loop = step.loop.length ? step.loop : null;
-  else if (step.loop !== undefined) loop = typeof step.loop === 'string' ? compileArgument(step.loop) : null;
-  if (step.loop !== undefined && !Array.isArray(step.loop) && !loop) {
-    throw new RuleError('"loop" must be a list or exactly one {…} giving a list');
+  if (Array.isArray(step.loop)) {
+    loop = step.loop.length ? step.loop : null;
+  } else if (step.loop !== undefined) {
+    loop = typeof step.loop === 'string' ? compileArgument(step.loop) : null;
+    if (!loop) throw new RuleError('"loop" must be a list or exactly one {…} giving a list');
   }
   return { step, args, resolve: compileArgument(args), loop };
 }
