@@ -329,13 +329,13 @@ describe('evaluating traffic', () => {
     expect(configurations.map((c) => c.livePolicyEtag)).toContain(liveEtag);
   });
 
-  it('refuses a bad page token and a malformed name, and does not know an experiment that does not exist', async () => {
+  it('refuses a bad page token and a malformed name; an experiment with no records has none and an empty report', async () => {
     const page = await logs('block', { pageSize: 1 });
     const error = (promise: Promise<unknown>) => promise.then(() => undefined, (e: StatusError) => e.status);
     expect(await error(logs('block', { pageToken: 'forged' }))).toBe('INVALID_ARGUMENT');
     expect(await error(logs('block', { pageToken: page.nextPageToken, changedOnly: true }))).toBe('INVALID_ARGUMENT');
     expect(await error(rpc.request(PREVIEW_SUBJECTS.previewReport, { name: 'projects/acme' }, { timeoutMs: 5_000 }))).toBe('INVALID_ARGUMENT');
-    expect(await error(report('missing'))).toBe('NOT_FOUND');
-    expect(await error(logs('missing'))).toBe('NOT_FOUND');
+    expect(await report('missing')).toEqual({ name: world.experimentName('web', 'missing'), configurations: [] });
+    expect(await logs('missing')).toEqual({ previewLogs: [] });
   });
 });

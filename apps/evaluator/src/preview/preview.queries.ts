@@ -13,10 +13,8 @@ import {
 } from '@rollout/contracts';
 import { LogCursor, decodePageToken, encodePageToken, parseExperimentName, ruleCounts } from '@rollout/preview-domain';
 import { DataSource } from 'typeorm';
-import { PreviewStateService } from '../state/preview-state.service';
 
 const MAX_BIGINT = '9223372036854775807';
-const SNAPSHOT_WAIT_MS = 2_000;
 
 interface ConfigurationRow {
   id: number;
@@ -40,13 +38,14 @@ interface ConfigurationRow {
  * duplicate window), and indexes by configuration and by "changed" make a page of
  * `changedOnly=true`, newest configuration first, an index range scan instead of a scan of a
  * subject that JetStream (2.9) can only read forwards and cannot filter by payload.
+ *
+ * Whether the experiment exists is the experiment-service's to say (the gateway asks it): an
+ * experiment the evaluator has no records of simply has no logs and an empty report here, so a
+ * freshly created experiment is never reported missing while its events are on their way.
  */
 @Injectable()
 export class PreviewQueries {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly snapshot: PreviewStateService,
-  ) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   async listLogs(request: ListPreviewLogsRequest): Promise<ListPreviewLogsResponse> {
     const name = this.experimentName(request?.name);
@@ -62,7 +61,6 @@ export class PreviewQueries {
       `SELECT id FROM preview_configurations WHERE experiment = $1 ${cursor ? 'AND id <= $2' : ''} ORDER BY id DESC`,
       cursor ? [name, cursor.configuration] : [name],
     );
-    if (!cursor && configurations.length === 0) await this.mustExist(name);
     // One row more than the page, to know whether another page follows.
     const found: { configuration: number; seq: string; record: string }[] = [];
     for (const { id } of configurations) {
@@ -95,10 +93,7 @@ export class PreviewQueries {
        ORDER BY c.id DESC`,
       [name],
     );
-    if (configurations.length === 0) {
-      await this.mustExist(name);
-      return { name, configurations: [] };
-    }
+    if (configurations.length === 0) return { name, configurations: [] };
     const ids = configurations.map((c) => c.id);
     const [rules, sources, ports] = await Promise.all([
       this.dataSource.query(
@@ -156,15 +151,6 @@ export class PreviewQueries {
     }
     return parsed.name;
   }
-
-  /** An experiment with nothing stored yet exists only if the experiment service says so. */
-  private async mustExist(name: string): Promise<void> {
-    const loaded = await Promise.race([this.snapshot.loaded.then(() => true), delay(SNAPSHOT_WAIT_MS).then(() => false)]);
-    if (!loaded) throw StatusError.withReason('UNAVAILABLE', 'The evaluator is still loading live policies and experiments.', 'SNAPSHOT_LOADING');
-    if (!this.snapshot.state.hasExperiment(name)) {
-      throw StatusError.withReason('NOT_FOUND', `Experiment "${name}" not found.`, 'NOT_FOUND');
-    }
-  }
 }
 
 function pageSizeOf(value: unknown): number {
@@ -175,4 +161,3 @@ function pageSizeOf(value: unknown): number {
   return Math.min(value, PREVIEW_LOGS_MAX_PAGE_SIZE);
 }
 
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
