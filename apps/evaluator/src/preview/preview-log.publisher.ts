@@ -57,6 +57,11 @@ export class PreviewLogPublisher implements OnApplicationBootstrap, BeforeApplic
     this.inFlight.add(task);
   }
 
+  /** Backpressure: resolves once at most `count` publishes are in flight. */
+  async below(count: number): Promise<void> {
+    while (this.inFlight.size > count) await Promise.race([...this.inFlight]);
+  }
+
   /** Resolves when every publish started so far has ended. */
   async settled(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);

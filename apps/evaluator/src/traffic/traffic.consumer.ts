@@ -220,6 +220,8 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
       if (result.duplicates) this.metrics?.records.inc({ outcome: 'duplicate' }, result.duplicates);
       for (const message of evaluated) message.ack();
       this.publisher.publish(result.outbox);
+      // The stream is slower than the store: hold this slot rather than pile up messages in memory.
+      await this.publisher.below(2 * this.config.EVALUATOR_CONCURRENCY);
     } else {
       for (const message of evaluated) message.ack();
     }
