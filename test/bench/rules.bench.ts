@@ -3,12 +3,14 @@
  * conditions of which 10% match, next to a baseline measured in the same run (no rules: the
  * cost of copying the event). Target: p99 ≤ 10 ms per event at 1,000 rules.
  *
- * Latencies are wall-clock: on a machine shared with other work they include the time the
- * process waited for a CPU, which the CPU time per event (and the baseline's own p99) shows.
+ * Latencies (p50, p99, max) are wall-clock: on a machine shared with other work they include
+ * the time the process waited for a CPU. The CPU time of each event (cpu p50, cpu p99) leaves
+ * that out, and the load average printed first tells how busy the machine was.
  *
  *   npm run bench -- test/bench/rules.bench.ts      (BENCH_EVENTS=… to change the sample size)
  */
 import type { InspectionData, InspectionRuleStep } from '@rollout/contracts';
+import { cpus, loadavg } from 'node:os';
 // A benchmark of the pure engine, with no service around it, has to reach into the domain lib.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { MaskSecrets, RuleDefinition, RuleSet, validateRule } from '@rollout/inspection-domain';
@@ -79,40 +81,52 @@ const event: InspectionData = {
   plugin_data: { bmc_address: '10.1.2.3' },
 };
 
-function measure(label: string, set: RuleSet, expectMatched: number): number {
+function measure(label: string, set: RuleSet, expectMatched: number): { wall: number; cpu: number } {
   for (let i = 0; i < WARMUP; i++) set.run('main', event);
   const samples = new Float64Array(EVENTS);
-  const cpu = process.cpuUsage();
+  const cpuSamples = new Float64Array(EVENTS);
   const started = process.hrtime.bigint();
   let matched = 0;
   for (let i = 0; i < EVENTS; i++) {
+    const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     const result = set.run('main', event);
     samples[i] = Number(process.hrtime.bigint() - t0) / 1e6;
+    const c = process.cpuUsage(c0);
+    cpuSamples[i] = (c.user + c.system) / 1000;
     matched = result.matched.length;
     if (result.failure) throw new Error(result.failure);
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const used = process.cpuUsage(cpu);
   if (matched !== expectMatched) throw new Error(`${label}: expected ${expectMatched} matched rules, got ${matched}`);
   samples.sort();
-  const pct = (p: number) => samples[Math.min(samples.length - 1, Math.floor((p / 100) * samples.length))];
-  const cpuMs = (used.user + used.system) / 1000 / EVENTS;
+  cpuSamples.sort();
+  const pct = (list: Float64Array, p: number) => list[Math.min(list.length - 1, Math.floor((p / 100) * list.length))];
   console.log(
-    `${label.padEnd(48)} ${String(Math.round(EVENTS / seconds)).padStart(8)} events/s   p50 ${pct(50).toFixed(3)} ms   p99 ${pct(99).toFixed(3)} ms   max ${samples[samples.length - 1].toFixed(3)} ms   cpu ${cpuMs.toFixed(3)} ms/event   (${matched} rules matched)`,
+    `${label.padEnd(48)} ${String(Math.round(EVENTS / seconds)).padStart(8)} events/s   ` +
+      `p50 ${pct(samples, 50).toFixed(3)} ms   p99 ${pct(samples, 99).toFixed(3)} ms   max ${samples[EVENTS - 1].toFixed(3)} ms   ` +
+      `cpu p50 ${pct(cpuSamples, 50).toFixed(3)} ms   cpu p99 ${pct(cpuSamples, 99).toFixed(3)} ms   (${matched} rules matched)`,
   );
-  return pct(99);
+  return { wall: pct(samples, 99), cpu: pct(cpuSamples, 99) };
 }
 
 function main() {
-  console.log(`inspection rules engine, ${EVENTS} events per line, Node ${process.version}`);
+  console.log(
+    `inspection rules engine, ${EVENTS} events per line, Node ${process.version}, ` +
+      `${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+  );
   const all = rules(RULES);
-  let worst = 0;
+  const worst = { wall: 0, cpu: 0 };
   for (const mask of ['always', 'never'] as MaskSecrets[]) {
     measure(`baseline: 0 rules (mask_secrets=${mask})`, new RuleSet([], { maskSecrets: mask }), 0);
-    worst = Math.max(worst, measure(`1,000 rules, 10% matching (mask_secrets=${mask})`, new RuleSet(all, { maskSecrets: mask }), RULES / 10));
+    const p99 = measure(`1,000 rules, 10% matching (mask_secrets=${mask})`, new RuleSet(all, { maskSecrets: mask }), RULES / 10);
+    worst.wall = Math.max(worst.wall, p99.wall);
+    worst.cpu = Math.max(worst.cpu, p99.cpu);
   }
-  console.log(`target p99 <= 10 ms per event at 1,000 rules: ${worst <= 10 ? 'met' : 'NOT met'} (worst p99 ${worst.toFixed(3)} ms)`);
+  console.log(
+    `target p99 <= 10 ms per event at 1,000 rules: ${worst.wall <= 10 ? 'met' : 'NOT met'} ` +
+      `(worst p99 ${worst.wall.toFixed(3)} ms wall-clock, ${worst.cpu.toFixed(3)} ms CPU; a gap is time spent waiting for a CPU)`,
+  );
 }
 
 main();
