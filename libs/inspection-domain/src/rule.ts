@@ -241,8 +241,8 @@ export function patchRule(before: RuleDefinition, patch: unknown): RuleFields {
   }
   let after: Record<string, unknown>;
   try {
-    const { built_in, created_at, updated_at, ...rest } = before;
-    after = applyJsonPatch({ ...rest, built_in, created_at, updated_at }, patch);
+    // Every field, the read-only ones included (changing them is refused below).
+    after = applyJsonPatch({ ...before }, patch);
   } catch (error) {
     if (!(error instanceof RuleError)) throw error;
     // The messages name paths of the rule (`/actions/3/args/1 does not exist`): not for sensitive rules.
