@@ -1,4 +1,4 @@
-import { TEST_NATS_URL, TEST_POSTGRES_URL, freePort, uniqueName } from '@rollout/testing';
+import { TEST_NATS_URL, TEST_POSTGRES_URL, freePort, removeTestResources, uniqueName } from '@rollout/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -117,6 +117,8 @@ describe('the dev overlay, run against the code', () => {
     await client.connect();
     await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     await client.end();
+    // JetStream reserves each stream's byte limit on disk: leave none behind.
+    await removeTestResources({ namespace });
   });
 
   it.each(ofKind(rendered, 'Deployment').map((d) => [d.metadata.name, d] as const))(

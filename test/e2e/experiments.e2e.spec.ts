@@ -1,7 +1,7 @@
 import { RunningSystem, launch } from '@rollout/launcher';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { JSONCodec, connect } from 'nats';
-import { DIST, dropDatabase, isolatedSettings } from './support';
+import { DIST, removeRun, isolatedSettings } from './support';
 
 /** AIP-236 end to end: the built system, started as `npm start` does, driven over HTTP. */
 describe('previewing and committing a firewall policy change', () => {
@@ -32,7 +32,7 @@ describe('previewing and committing a firewall policy change', () => {
 
   afterAll(async () => {
     await system?.stop();
-    if (database) await dropDatabase(database);
+    if (database) await removeRun(database);
     const nc = await connect({ servers: TEST_NATS_URL });
     const jsm = await nc.jetstreamManager();
     for await (const stream of jsm.streams.names()) {

@@ -1,6 +1,6 @@
 import { RunningSystem, SERVICES, ServiceName, launch } from '@rollout/launcher';
 import { Agent, request as httpRequest } from 'node:http';
-import { DIST, dropDatabase, isolatedSettings } from './support';
+import { DIST, removeRun, isolatedSettings } from './support';
 
 /**
  * Hostile input across every route the gateway documents (its OpenAPI document is generated
@@ -8,11 +8,12 @@ import { DIST, dropDatabase, isolatedSettings } from './support';
  * random and deeply nested bodies, huge strings, bad UTF-8, injection strings in ids, filters
  * and page tokens, forged page tokens, wrong content types. Nothing may answer 5xx, every
  * service must still be ready afterwards, and no log line may hold a secret.
- * The generator is seeded (FUZZ_SEED to replay a failure).
+ * The generator is seeded: a fixed seed in CI, so a run is reproducible; FUZZ_SEED=<n> explores
+ * others (a failure names its seed).
  */
 const REQUESTS = 10_000;
 const CONCURRENCY = 16;
-const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+const SEED = Number(process.env.FUZZ_SEED ?? 42);
 
 /** mulberry32: small, fast, and the same sequence for the same seed. */
 function prng(seed: number) {
@@ -150,7 +151,7 @@ describe('hostile input on every route', () => {
 
   afterAll(async () => {
     await system?.stop();
-    if (database) await dropDatabase(database);
+    if (database) await removeRun(database);
   }, 60_000);
 
   it(`answers ${REQUESTS} malformed requests without a 5xx, stays ready, and logs no secret (seed ${SEED})`, async () => {

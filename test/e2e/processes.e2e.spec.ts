@@ -2,7 +2,7 @@ import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { eventually } from '@rollout/testing';
-import { DIST, dropDatabase, isolatedSettings, processesOf } from './support';
+import { DIST, removeRun, isolatedSettings, processesOf } from './support';
 
 const LAUNCHER = join(DIST, 'tools', 'launcher', 'src', 'main.js');
 
@@ -11,7 +11,7 @@ describe('the launcher process', () => {
   const databases: string[] = [];
 
   afterAll(async () => {
-    for (const database of databases) await dropDatabase(database);
+    for (const database of databases) await removeRun(database);
   });
 
   async function startLauncher() {

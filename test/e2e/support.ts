@@ -1,5 +1,5 @@
 import { LauncherSettings, RunningSystem, SERVICES, ServiceName, launch, readSettings } from '@rollout/launcher';
-import { TEST_POSTGRES_URL, freePort, uniqueName } from '@rollout/testing';
+import { TEST_POSTGRES_URL, freePort, removeTestResources, uniqueName } from '@rollout/testing';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -34,14 +34,19 @@ export async function startSystem(): Promise<{ system: RunningSystem; database: 
   return { system, database, ports: settings.ports };
 }
 
-export async function dropDatabase(database: string): Promise<void> {
+/**
+ * Removes what one run left: its database and its NATS namespace's streams (isolatedSettings
+ * names both alike). Streams must go: JetStream reserves each stream's byte limit on disk.
+ */
+export async function removeRun(run: string): Promise<void> {
   const client = new Client({ connectionString: TEST_POSTGRES_URL });
   await client.connect();
   try {
-    await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await client.query(`DROP DATABASE IF EXISTS "${run}" WITH (FORCE)`);
   } finally {
     await client.end();
   }
+  await removeTestResources({ namespace: run });
 }
 
 /** Processes whose environment carries this run's namespace: everything the run started. */

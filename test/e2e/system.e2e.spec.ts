@@ -1,6 +1,6 @@
 import type { RunningSystem, ServiceName } from '@rollout/launcher';
 import { SERVICES } from '@rollout/launcher';
-import { dropDatabase, startSystem } from './support';
+import { removeRun, startSystem } from './support';
 
 /** The whole system, built and started as `npm start` does, driven over HTTP. */
 describe('the running system', () => {
@@ -19,7 +19,7 @@ describe('the running system', () => {
 
   afterAll(async () => {
     await system?.stop();
-    if (database) await dropDatabase(database);
+    if (database) await removeRun(database);
   }, 60_000);
 
   it('lists all five services with their version and contracts, gathered over NATS', async () => {

@@ -28,7 +28,8 @@ export class AppModule {
                 name: EXPERIMENT_EVENTS_STREAM,
                 subjects: [EXPERIMENT_EVENTS_SUBJECTS],
                 maxAgeMs: 30 * 24 * 3600 * 1000,
-                maxBytes: 5 * 1024 ** 3,
+                // JetStream reserves this on disk when the stream is created; domain events are small.
+                maxBytes: 1024 ** 3,
                 // Longer than any relay outage we expect to recover from by republishing.
                 duplicateWindowMs: 60 * 60 * 1000,
               },

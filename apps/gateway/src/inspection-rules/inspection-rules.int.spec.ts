@@ -232,6 +232,10 @@ describe('inspection rules API through the gateway', () => {
   it('answers 400 for invalid list queries', async () => {
     expect((await call('GET', '/v1/inspection_rules?phase=late')).status).toBe(400);
     expect((await call('GET', '/v1/inspection_rules?detail=maybe')).status).toBe(400);
+    // Found by the hostile-input e2e test: a NUL in the scope used to reach Postgres (500).
+    const nul = await call('GET', '/v1/inspection_rules?scope=lab%00');
+    expect(nul.status).toBe(400);
+    expect(nul.body.error.details[0].fieldViolations[0].field).toBe('scope');
   });
 
   it('patches a rule with JSON Patch and refuses forbidden changes with 400', async () => {

@@ -97,6 +97,10 @@ export class RulesService {
         { field: 'phase', description: 'unknown phase' },
       ]);
     }
+    if (request.scope !== undefined && (typeof request.scope !== 'string' || request.scope.includes('\u0000'))) {
+      // Postgres text cannot hold NUL: no stored rule has such a scope, and the query must not fail.
+      throw StatusError.invalidArgument('scope must be text without NUL characters.', [{ field: 'scope', description: 'no NUL characters' }]);
+    }
     const matches = (rule: RuleDefinition) =>
       (request.scope === undefined || rule.scope === request.scope) && (request.phase === undefined || rule.phase === request.phase);
     const stored = await this.repository.list({ scope: request.scope, phase: request.phase });
