@@ -33,7 +33,7 @@ import { randomUUID } from 'node:crypto';
 import { CLOCK } from '../clock';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
-import { Ledger, LeaseRow, LedgerTx, NewDecision } from './ledger';
+import { CountingFacts, CountingTx, Ledger, LeaseRow, LedgerTx, NewDecision } from './ledger';
 import { decodePageToken, encodePageToken, pageSizeOf } from './paging';
 import { KeyedQueue } from './project-queue';
 import { decisionRecord, decisionView, domainLease, leaseView } from './views';
@@ -117,17 +117,15 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     const lease = leaseFromCreate(request.lease, leaseId, now);
     const context = this.context(project, actor, requestId);
     const uid = randomUUID();
-    const { row, decision } = await this.admit(project, context, lease, actor, now, async (tx, decision, record) => {
-      const status = decision.allowed ? admittedStatus(lease, now) : 'ERROR';
-      return tx.insertLease(
-        this.newRow(uid, project, leaseId, 'API', lease, status, decision.denial?.message ?? null, actor, now),
-        record(uid, leaseId),
-      );
-    }, async (tx) => {
-      if (await tx.exists(project, leaseId)) {
+    const { row, decision } = await this.admit(project, context, lease, actor, now, { exists: leaseId }, async (tx, facts, decide) => {
+      if (facts.taken) {
         throw StatusError.withReason('ALREADY_EXISTS', `Lease ${leaseId} already exists in project ${project}.`, 'LEASE_EXISTS', { project, lease: leaseId });
       }
-      return undefined;
+      const decision = await decide(facts.live);
+      const status = decision.allowed ? admittedStatus(lease, now) : 'ERROR';
+      const row = this.newRow(uid, project, leaseId, 'API', lease, status, decision.denial?.message ?? null, actor, now);
+      const [inserted] = await tx.commitWith([tx.insertLeaseSql(row, this.decisionOf(uid, project, leaseId, decision, now, actor, context))]);
+      return { row: inserted.rows[0] as LeaseRow, decision };
     });
     if (!decision.allowed) throw denied(decision, project, leaseId);
     return leaseView(row);
@@ -245,34 +243,25 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     const now = this.clock.now();
     const { context, lease: view } = parseBlazarCall(payload, false, requestId, this.config.ENFORCEMENT_REGION_NAME);
     const project = blazarProject(context);
-    let tracked: LeaseRow | undefined;
-    const { decision } = await this.admit(
-      project,
-      context,
-      view.lease,
-      'blazar',
-      now,
-      async (tx, decision, record) => {
-        const status = decision.allowed ? admittedStatus(view.lease, now) : 'ERROR';
-        const reason = decision.denial?.message ?? null;
-        if (tracked) {
-          // Blazar asks again about a lease it already holds (a retry): the new answer replaces the old.
-          await tx.insertDecision(record(tracked.uid, tracked.lease_id));
-          return tx.changeLease(tracked.uid, { ...this.change(view, now), status, status_reason: reason });
-        }
+    const { decision } = await this.admit(project, context, view.lease, 'blazar', now, { blazar: view }, async (tx, facts, decide) => {
+      const tracked = facts.tracked && isLive(facts.tracked) ? facts.tracked : undefined;
+      // Blazar asks again about a lease it already holds (a retry): the new answer replaces the
+      // old one, so that lease does not count against itself.
+      const decision = await decide(facts.live - (tracked && tracked.end_date.getTime() > now.getTime() ? 1 : 0));
+      const status = decision.allowed ? admittedStatus(view.lease, now) : 'ERROR';
+      const reason = decision.denial?.message ?? null;
+      if (tracked) {
+        await tx.commitWith([
+          tx.changeLeaseSql(tracked.uid, { ...this.change(view, now), status, status_reason: reason }, this.decisionOf(tracked.uid, project, tracked.lease_id, decision, now, 'blazar', context)),
+        ]);
+      } else {
         const uid = randomUUID();
         const leaseId = randomUUID();
-        return tx.insertLease(
-          { ...this.newRow(uid, project, leaseId, 'BLAZAR', view.lease, status, reason, context.userId || 'blazar', now), blazar_name: view.name ?? null, blazar_id: view.id ?? null },
-          record(uid, leaseId),
-        );
-      },
-      async (tx) => {
-        const existing = await tx.findBlazarForUpdate(project, view);
-        tracked = existing && isLive(existing) ? existing : undefined;
-        return tracked?.uid;
-      },
-    );
+        const row = { ...this.newRow(uid, project, leaseId, 'BLAZAR', view.lease, status, reason, context.userId || 'blazar', now), blazar_name: view.name ?? null, blazar_id: view.id ?? null };
+        await tx.commitWith([tx.insertLeaseSql(row, this.decisionOf(uid, project, leaseId, decision, now, 'blazar', context))]);
+      }
+      return { row: undefined, decision };
+    });
     return decision.allowed ? { allowed: true } : { allowed: false, message: decision.denial!.message };
   }
 
@@ -284,31 +273,30 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     const current = call.current!;
     const project = blazarProject(context);
     const decision = await this.projects.run(project, () =>
-      this.ledger.transaction(async (tx) => {
-        await tx.lockProject(project);
-        const existing = await tx.findBlazarForUpdate(project, { id: current.id ?? view.id, name: current.name ?? view.name });
+      this.ledger.counting(project, now, { blazar: { id: current.id ?? view.id, name: current.name ?? view.name } }, async (tx, facts) => {
+        const existing = facts.tracked;
         const live = existing && isLive(existing) ? existing : undefined;
-        const decision = this.enforcement.decided(await this.countingChain(tx, now).checkUpdate(context, current.lease, view.lease));
+        const chain = this.enforcement.chain({ countActive: async () => facts.live });
+        const decision = this.enforcement.decided(await chain.checkUpdate(context, current.lease, view.lease));
         if (!decision.allowed) {
           const subject = existing ?? { uid: randomUUID(), lease_id: '' };
-          await tx.insertDecision(this.decisionOf(subject.uid, project, subject.lease_id, decision, now, 'blazar', context));
+          await tx.commitWith([tx.insertDecisionSql(this.decisionOf(subject.uid, project, subject.lease_id, decision, now, 'blazar', context))]);
           return decision;
         }
         const status = admittedStatus(view.lease, now);
         if (live) {
-          await tx.changeLease(live.uid, { ...this.change(view, now), status, status_reason: null, blazar_id: view.id ?? current.id ?? null });
-          await tx.insertDecision(this.decisionOf(live.uid, project, live.lease_id, decision, now, 'blazar', context));
+          const change = { ...this.change(view, now), status, status_reason: null, blazar_id: view.id ?? current.id ?? null };
+          await tx.commitWith([tx.changeLeaseSql(live.uid, change, this.decisionOf(live.uid, project, live.lease_id, decision, now, 'blazar', context))]);
         } else {
+          // A lease this ledger did not hold: from now on it counts.
           const uid = randomUUID();
           const leaseId = randomUUID();
-          await tx.insertLease(
-            {
-              ...this.newRow(uid, project, leaseId, 'BLAZAR', view.lease, status, null, context.userId || 'blazar', now),
-              blazar_name: view.name ?? current.name ?? null,
-              blazar_id: view.id ?? current.id ?? null,
-            },
-            this.decisionOf(uid, project, leaseId, decision, now, 'blazar', context),
-          );
+          const row = {
+            ...this.newRow(uid, project, leaseId, 'BLAZAR', view.lease, status, null, context.userId || 'blazar', now),
+            blazar_name: view.name ?? current.name ?? null,
+            blazar_id: view.id ?? current.id ?? null,
+          };
+          await tx.commitWith([tx.insertLeaseSql(row, this.decisionOf(uid, project, leaseId, decision, now, 'blazar', context))]);
         }
         return decision;
       }),
@@ -375,10 +363,11 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
   // ------------------------------------------------------------------ shared steps
 
   /**
-   * A decision that counts the project's leases: serialised per project, the chain's
-   * MaxActiveLeases counting inside the transaction after the lock (excluding `excludeUid`,
-   * a lease being re-decided), then `write` stores the outcome with its decision. If anything
-   * fails after the checks passed, on_end goes out so that budget-keeping filters can refund.
+   * A create decision, which counts the project's leases: serialised per project (a queue in
+   * this process, the ledger's transaction-scoped lock across replicas), the chain's
+   * MaxActiveLeases answered from the count read after the lock, and the outcome written with
+   * its decision in the same transaction. If anything fails after the checks passed, on_end
+   * goes out so that budget-keeping filters can refund.
    */
   private async admit<T>(
     project: string,
@@ -386,20 +375,19 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     lease: LeaseRequest,
     actor: string,
     now: Date,
-    write: (tx: LedgerTx, decision: ChainDecision, record: (uid: string, leaseId: string) => NewDecision) => Promise<T>,
-    before: (tx: LedgerTx) => Promise<string | undefined>,
+    probe: { exists: string } | { blazar: { id?: string; name?: string } },
+    work: (tx: CountingTx, facts: CountingFacts, decide: (live: number) => Promise<ChainDecision>) => Promise<{ row: T; decision: ChainDecision }>,
   ): Promise<{ row: T; decision: ChainDecision }> {
     let admitted = false;
     try {
       return await this.projects.run(project, () =>
-        this.ledger.transaction(async (tx) => {
-          await tx.lockProject(project);
-          const excludeUid = await before(tx);
-          const decision = this.enforcement.decided(await this.countingChain(tx, now, excludeUid).checkCreate(context, lease));
-          admitted = decision.allowed;
-          const row = await write(tx, decision, (uid, leaseId) => this.decisionOf(uid, project, leaseId, decision, now, actor, context));
-          return { row, decision };
-        }),
+        this.ledger.counting(project, now, probe, (tx, facts) =>
+          work(tx, facts, async (live) => {
+            const decision = this.enforcement.decided(await this.enforcement.chain({ countActive: async () => live }).checkCreate(context, lease));
+            admitted = decision.allowed;
+            return decision;
+          }),
+        ),
       );
     } catch (error) {
       if (admitted) {
@@ -410,8 +398,9 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     }
   }
 
-  private countingChain(tx: LedgerTx, now: Date, excludeUid?: string): EnforcementChain {
-    return this.enforcement.chain({ countActive: (project) => tx.countLive(project, now, excludeUid) });
+  /** A chain whose MaxActiveLeases counts inside `tx` (updates do not count; kept exact all the same). */
+  private countingChain(tx: LedgerTx, now: Date): EnforcementChain {
+    return this.enforcement.chain({ countActive: (project) => tx.countLive(project, now) });
   }
 
   /** Runs on_end and records it; never throws (a notification must not fail what it follows). */

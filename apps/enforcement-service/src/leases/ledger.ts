@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { DecisionHook, DecisionResult, DecisionStep, LeaseOrigin, LeaseStatus } from '@rollout/contracts';
 import type { Reservation } from '@rollout/enforcement-domain';
-import { DataSource, EntityManager } from 'typeorm';
+import type { Pool, PoolClient, QueryResult } from 'pg';
+import { escapeLiteral } from 'pg';
+import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /** A row of `leases`. Reservations are stored in the domain's shape (plugin attributes snake_case). */
 export interface LeaseRow {
@@ -83,161 +86,261 @@ export interface LeaseChange {
   blazar_id?: string | null;
 }
 
-/** Reads and writes within one transaction. */
+/**
+ * A SQL literal for a value of ours, for the few statements sent as one simple-protocol
+ * round trip (several statements cannot carry bind parameters). Strings go through pg's
+ * escapeLiteral; everything else is typed explicitly.
+ */
+function lit(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error('not a finite number');
+    return String(value);
+  }
+  if (value instanceof Date) return `${escapeLiteral(value.toISOString())}::timestamptz`;
+  if (typeof value === 'string') return escapeLiteral(value);
+  return `${escapeLiteral(JSON.stringify(value))}::jsonb`;
+}
+
+const LIVE_COUNT = (project: string, now: Date) =>
+  `SELECT count(*)::int AS n FROM leases WHERE project = ${lit(project)} AND ${LIVE} AND end_date > ${lit(now)}`;
+
+const insertLeaseSql = (lease: LeaseRow) => `INSERT INTO leases (${LEASE_COLUMNS}) VALUES (${leaseValues(lease).map(lit).join(', ')}) RETURNING ${LEASE_COLUMNS}`;
+const insertDecisionSql = (d: NewDecision) => `${DECISION_INSERT} VALUES (${decisionParams(d, 0).values.map(lit).join(', ')})`;
+
+/** Reads and writes within one transaction, on one connection. */
 export class LedgerTx {
-  constructor(private readonly manager: EntityManager) {}
+  constructor(protected readonly client: PoolClient) {}
 
-  /**
-   * Serialises the decisions that count a project's leases, across replicas, until commit.
-   * Keyed by schema too, so test runs sharing a database never wait on each other.
-   */
-  async lockProject(project: string): Promise<void> {
-    await this.manager.query(`SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':leases:' || $1, 0))`, [project]);
-  }
-
-  async exists(project: string, leaseId: string): Promise<boolean> {
-    const rows: unknown[] = await this.manager.query('SELECT 1 FROM leases WHERE project = $1 AND lease_id = $2', [project, leaseId]);
-    return rows.length > 0;
-  }
-
-  /** PENDING and ACTIVE leases whose end is still ahead (one past its end is as good as ended). */
-  async countLive(project: string, now: Date, excludeUid?: string): Promise<number> {
-    const rows: { n: number }[] = await this.manager.query(
-      `SELECT count(*)::int AS n FROM leases WHERE project = $1 AND ${LIVE} AND end_date > $2 AND uid IS DISTINCT FROM $3`,
-      [project, now, excludeUid ?? null],
-    );
-    return rows[0].n;
+  protected async rows<T>(text: string, params: unknown[] = []): Promise<T[]> {
+    return (await this.client.query(text, params)).rows as T[];
   }
 
   async getForUpdate(project: string, leaseId: string): Promise<LeaseRow | undefined> {
-    const rows: LeaseRow[] = await this.manager.query(`SELECT ${LEASE_COLUMNS} FROM leases WHERE project = $1 AND lease_id = $2 FOR UPDATE`, [project, leaseId]);
-    return rows[0];
+    return (await this.rows<LeaseRow>(`SELECT ${LEASE_COLUMNS} FROM leases WHERE project = $1 AND lease_id = $2 FOR UPDATE`, [project, leaseId]))[0];
   }
 
   /** A Blazar lease by Blazar's id or name: a live one first, else the latest. */
   async findBlazarForUpdate(project: string, key: { id?: string; name?: string }): Promise<LeaseRow | undefined> {
-    const rows: LeaseRow[] = await this.manager.query(
-      `SELECT ${LEASE_COLUMNS} FROM leases
-        WHERE project = $1 AND origin = 'BLAZAR' AND (blazar_id = $2 OR blazar_name = $3)
-        ORDER BY (${LIVE}) DESC, (blazar_id = $2) DESC NULLS LAST, create_time DESC
-        LIMIT 1 FOR UPDATE`,
-      [project, key.id ?? null, key.name ?? null],
-    );
-    return rows[0];
+    return (await this.rows<LeaseRow>(findBlazarSql(lit(project), lit(key.id ?? null), lit(key.name ?? null))))[0];
   }
 
-  /** Inserts a lease and, in the same statement, the decision that admitted or refused it. */
+  async countLive(project: string, now: Date): Promise<number> {
+    return (await this.rows<{ n: number }>(LIVE_COUNT(project, now)))[0].n;
+  }
+
+  /** Inserts a lease and, in the same statement, the decision about it. */
   async insertLease(lease: LeaseRow, decision?: NewDecision): Promise<LeaseRow> {
-    const values: unknown[] = leaseValues(lease);
-    const placeholders = values.map((_, i) => `$${i + 1}`).join(', ');
-    if (!decision) {
-      const rows: LeaseRow[] = await this.manager.query(`INSERT INTO leases (${LEASE_COLUMNS}) VALUES (${placeholders}) RETURNING ${LEASE_COLUMNS}`, values);
-      return rows[0];
-    }
-    const d = decisionParams(decision, values.length);
-    const rows: LeaseRow[] = await this.manager.query(
-      `WITH lease AS (INSERT INTO leases (${LEASE_COLUMNS}) VALUES (${placeholders}) RETURNING ${LEASE_COLUMNS}),
-            decision AS (${DECISION_INSERT} VALUES (${d.placeholders}))
-       SELECT * FROM lease`,
-      [...values, ...d.values],
-    );
-    return rows[0];
+    return (await this.rows<LeaseRow>(withDecision(insertLeaseSql(lease), decision)))[0];
   }
 
-  async changeLease(uid: string, change: LeaseChange): Promise<LeaseRow> {
-    const [rows] = (await this.manager.query(
-      `UPDATE leases SET name = $2, start_date = $3, end_date = $4, reservations = $5, status = $6, status_reason = $7, update_time = $8,
-              blazar_name = COALESCE($9, blazar_name), blazar_id = COALESCE($10, blazar_id)
-        WHERE uid = $1 RETURNING ${LEASE_COLUMNS}`,
-      [uid, change.name, change.start_date, change.end_date, JSON.stringify(change.reservations), change.status, change.status_reason,
-        change.update_time, change.blazar_name ?? null, change.blazar_id ?? null],
-    )) as [LeaseRow[], number];
-    return rows[0];
+  async changeLease(uid: string, change: LeaseChange, decision?: NewDecision): Promise<LeaseRow> {
+    return (await this.rows<LeaseRow>(withDecision(changeLeaseSql(uid, change), decision)))[0];
   }
 
   /** Ends a lease and claims its on_end (so it is sent once, by whoever got here first). */
   async terminate(uid: string, now: Date, reason: string, endTime: Date = now): Promise<LeaseRow> {
-    const [rows] = (await this.manager.query(
-      `UPDATE leases SET status = 'TERMINATED', status_reason = $3, end_time = $4, update_time = $2, on_end_sent = true
-        WHERE uid = $1 RETURNING ${LEASE_COLUMNS}`,
-      [uid, now, reason, endTime],
-    )) as [LeaseRow[], number];
-    return rows[0];
+    return (
+      await this.rows<LeaseRow>(
+        `UPDATE leases SET status = 'TERMINATED', status_reason = $3, end_time = $4, update_time = $2, on_end_sent = true
+          WHERE uid = $1 RETURNING ${LEASE_COLUMNS}`,
+        [uid, now, reason, endTime],
+      )
+    )[0];
   }
 
   /** Claims the on_end of a lease that ended without it; false when it was sent already. */
   async claimOnEnd(uid: string): Promise<boolean> {
-    const [, count] = (await this.manager.query('UPDATE leases SET on_end_sent = true WHERE uid = $1 AND NOT on_end_sent', [uid])) as [unknown, number];
-    return count > 0;
+    return ((await this.client.query('UPDATE leases SET on_end_sent = true WHERE uid = $1 AND NOT on_end_sent', [uid])).rowCount ?? 0) > 0;
   }
 
   async deleteLease(uid: string): Promise<void> {
-    await this.manager.query('DELETE FROM leases WHERE uid = $1', [uid]);
+    await this.client.query('DELETE FROM leases WHERE uid = $1', [uid]);
   }
 
   async insertDecision(decision: NewDecision): Promise<void> {
-    const d = decisionParams(decision, 0);
-    await this.manager.query(`${DECISION_INSERT} VALUES (${d.placeholders})`, d.values);
+    await this.client.query(insertDecisionSql(decision));
   }
 }
 
-/** The lease ledger in the service's schema (raw SQL: two tables, locks where counting needs them). */
+function findBlazarSql(project: string, id: string, name: string): string {
+  return `SELECT ${LEASE_COLUMNS} FROM leases
+           WHERE project = ${project} AND origin = 'BLAZAR' AND (blazar_id = ${id} OR blazar_name = ${name})
+           ORDER BY (${LIVE}) DESC, (blazar_id = ${id}) DESC NULLS LAST, create_time DESC
+           LIMIT 1 FOR UPDATE`;
+}
+
+function changeLeaseSql(uid: string, c: LeaseChange): string {
+  return `UPDATE leases SET name = ${lit(c.name)}, start_date = ${lit(c.start_date)}, end_date = ${lit(c.end_date)}, reservations = ${lit(c.reservations)},
+            status = ${lit(c.status)}, status_reason = ${lit(c.status_reason)}, update_time = ${lit(c.update_time)},
+            blazar_name = COALESCE(${lit(c.blazar_name ?? null)}, blazar_name), blazar_id = COALESCE(${lit(c.blazar_id ?? null)}, blazar_id)
+          WHERE uid = ${lit(uid)} RETURNING ${LEASE_COLUMNS}`;
+}
+
+/** A lease write and the decision about it, as one statement. */
+function withDecision(write: string, decision?: NewDecision): string {
+  if (!decision) return write;
+  return `WITH lease AS (${write}), decision AS (${insertDecisionSql(decision)}) SELECT * FROM lease`;
+}
+
+/** What a counting decision knows when its transaction opens. */
+export interface CountingFacts {
+  /** PENDING and ACTIVE leases of the project whose end is ahead. */
+  live: number;
+  /** `exists`: whether the lease id is taken. */
+  taken: boolean;
+  /** `blazar`: the lease Blazar names, a live one first. */
+  tracked?: LeaseRow;
+}
+
+/**
+ * A transaction that holds a project's lock, opened and closed in one round trip each: the
+ * lock and the facts come with BEGIN, the write goes with COMMIT.
+ */
+export class CountingTx extends LedgerTx {
+  constructor(
+    client: PoolClient,
+    private readonly onCommit: () => void,
+  ) {
+    super(client);
+  }
+
+  /** Writes and commits in one round trip; the results of `statements`, in order. */
+  async commitWith(statements: string[]): Promise<QueryResult[]> {
+    const results = (await this.client.query([...statements, 'COMMIT'].join(';\n'))) as unknown as QueryResult[];
+    this.onCommit();
+    return results.slice(0, statements.length);
+  }
+
+  insertLeaseSql(lease: LeaseRow, decision?: NewDecision): string {
+    return withDecision(insertLeaseSql(lease), decision);
+  }
+
+  changeLeaseSql(uid: string, change: LeaseChange, decision?: NewDecision): string {
+    return withDecision(changeLeaseSql(uid, change), decision);
+  }
+
+  insertDecisionSql(decision: NewDecision): string {
+    return insertDecisionSql(decision);
+  }
+}
+
+/** Rolls back; a connection that cannot even do that is handed back as broken (the pool drops it). */
+async function rollback(client: PoolClient): Promise<Error | undefined> {
+  try {
+    await client.query('ROLLBACK');
+    return undefined;
+  } catch (error) {
+    return error as Error;
+  }
+}
+
+/** The lease ledger in the service's schema (raw SQL on the service's pg pool). */
 @Injectable()
 export class Ledger {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly pool: Pool;
 
-  transaction<T>(work: (tx: LedgerTx) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction((manager) => work(new LedgerTx(manager)));
+  constructor(dataSource: DataSource) {
+    // TypeORM's pool: same connections, same search_path (the service's schema).
+    this.pool = (dataSource.driver as PostgresDriver).master as Pool;
+  }
+
+  async transaction<T>(work: (tx: LedgerTx) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(new LedgerTx(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      broken = await rollback(client);
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /**
+   * A decision that counts a project's leases: one round trip opens the transaction, takes the
+   * project's lock (across replicas, until commit; keyed by schema too, so test runs sharing a
+   * database never wait on each other) and reads the facts; `work` decides and commits with
+   * `commitWith`. Anything else rolls back.
+   */
+  async counting<T>(project: string, now: Date, probe: { exists: string } | { blazar: { id?: string; name?: string } }, work: (tx: CountingTx, facts: CountingFacts) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let committed = false;
+    let broken: Error | undefined;
+    try {
+      const p = lit(project);
+      const find =
+        'exists' in probe
+          ? `SELECT uid FROM leases WHERE project = ${p} AND lease_id = ${lit(probe.exists)}`
+          : findBlazarSql(p, lit(probe.blazar.id ?? null), lit(probe.blazar.name ?? null));
+      const results = (await client.query(
+        [`BEGIN`, `SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':leases:' || ${p}, 0))`, find, LIVE_COUNT(project, now)].join(';\n'),
+      )) as unknown as QueryResult[];
+      const found = results[2].rows[0] as LeaseRow | undefined;
+      const facts: CountingFacts = { live: (results[3].rows[0] as { n: number }).n, taken: found !== undefined, tracked: 'blazar' in probe ? found : undefined };
+      const tx = new CountingTx(client, () => (committed = true));
+      return await work(tx, facts);
+    } catch (error) {
+      if (!committed) broken = await rollback(client);
+      throw error;
+    } finally {
+      client.release(broken);
+    }
   }
 
   async get(project: string, leaseId: string): Promise<LeaseRow | undefined> {
-    const rows: LeaseRow[] = await this.dataSource.query(`SELECT ${LEASE_COLUMNS} FROM leases WHERE project = $1 AND lease_id = $2`, [project, leaseId]);
-    return rows[0];
+    return (await this.pool.query(`SELECT ${LEASE_COLUMNS} FROM leases WHERE project = $1 AND lease_id = $2`, [project, leaseId])).rows[0] as LeaseRow | undefined;
   }
 
   /** A project's leases by id, after `after`, in the given statuses (all when empty). */
-  list(project: string, statuses: LeaseStatus[], after: string | undefined, limit: number): Promise<LeaseRow[]> {
-    return this.dataSource.query(
+  async list(project: string, statuses: LeaseStatus[], after: string | undefined, limit: number): Promise<LeaseRow[]> {
+    const result = await this.pool.query(
       `SELECT ${LEASE_COLUMNS} FROM leases
         WHERE project = $1 AND (cardinality($2::text[]) = 0 OR status = ANY($2)) AND ($3::text IS NULL OR lease_id > $3)
         ORDER BY lease_id LIMIT $4`,
       [project, statuses, after ?? null, limit],
     );
+    return result.rows as LeaseRow[];
   }
 
-  decisions(leaseUid: string, after: string | undefined, limit: number): Promise<DecisionRow[]> {
-    return this.dataSource.query(
+  async decisions(leaseUid: string, after: string | undefined, limit: number): Promise<DecisionRow[]> {
+    const result = await this.pool.query(
       `SELECT id::text, hook, result, filter, message, exempted, steps, time, actor, user_id, request_id FROM decisions
         WHERE lease_uid = $1 AND ($2::bigint IS NULL OR id > $2) ORDER BY id LIMIT $3`,
       [leaseUid, after ?? null, limit],
     );
+    return result.rows as DecisionRow[];
   }
 
   async insertDecision(decision: NewDecision): Promise<void> {
-    await new LedgerTx(this.dataSource.manager).insertDecision(decision);
+    await this.pool.query(insertDecisionSql(decision));
   }
 
   /** PENDING leases whose start came: ACTIVE. */
   async activateStarted(now: Date): Promise<number> {
-    const [, count] = (await this.dataSource.query(
+    const result = await this.pool.query(
       `UPDATE leases SET status = 'ACTIVE', update_time = $1 WHERE status = 'PENDING' AND start_date <= $1 AND end_date > $1`,
       [now],
-    )) as [unknown, number];
-    return count;
+    );
+    return result.rowCount ?? 0;
   }
 
   /**
    * Live leases whose end passed: TERMINATED, with their on_end claimed by this replica
    * (SKIP LOCKED, so replicas share the work and never claim a lease twice).
    */
-  claimEnded(now: Date, limit: number): Promise<LeaseRow[]> {
-    return this.dataSource
-      .query(
-        `UPDATE leases SET status = 'TERMINATED', status_reason = 'The end date passed.', end_time = end_date, update_time = $1, on_end_sent = true
-          WHERE uid IN (SELECT uid FROM leases WHERE ${LIVE} AND end_date <= $1 ORDER BY end_date LIMIT $2 FOR UPDATE SKIP LOCKED)
-          RETURNING ${LEASE_COLUMNS}`,
-        [now, limit],
-      )
-      .then(([rows]: [LeaseRow[], number]) => rows);
+  async claimEnded(now: Date, limit: number): Promise<LeaseRow[]> {
+    const result = await this.pool.query(
+      `UPDATE leases SET status = 'TERMINATED', status_reason = 'The end date passed.', end_time = end_date, update_time = $1, on_end_sent = true
+        WHERE uid IN (SELECT uid FROM leases WHERE ${LIVE} AND end_date <= $1 ORDER BY end_date LIMIT $2 FOR UPDATE SKIP LOCKED)
+        RETURNING ${LEASE_COLUMNS}`,
+      [now, limit],
+    );
+    return result.rows as LeaseRow[];
   }
 }
