@@ -4,7 +4,7 @@ import type { ContractPackage } from '../../packages';
  * `inspection.v1`: inspection rules (Ironic-compatible, so field names stay snake_case as in
  * Ironic's API) and the inspection events the rule engine consumes from JetStream.
  */
-export const INSPECTION_V1: ContractPackage = { name: 'inspection.v1', version: '1.0.0' };
+export const INSPECTION_V1: ContractPackage = { name: 'inspection.v1', version: '1.1.0' };
 
 export const INSPECTION_PHASES = ['early', 'preprocess', 'main'] as const;
 export type InspectionPhase = (typeof INSPECTION_PHASES)[number];
@@ -39,8 +39,20 @@ export interface InspectionRule {
   built_in: boolean;
 }
 
-/** Body of a create (and each item of an import); only `actions` is required. */
-export interface CreateInspectionRuleRequest {
+/**
+ * Who asks for a rule change: the principal the gateway authenticated (its key's name or JWT
+ * subject). Set by the gateway on the NATS request, never taken from an HTTP body; the
+ * service records it (with the request id) for every rule it creates, changes or deletes.
+ */
+export interface RuleChangeActor {
+  actor?: string;
+}
+
+/**
+ * Body of a create (and each item of an import); only `actions` is required. Over NATS a
+ * create also carries the `actor` (an import's items do not).
+ */
+export interface CreateInspectionRuleRequest extends RuleChangeActor {
   uuid?: string;
   priority?: number;
   description?: string | null;
@@ -57,6 +69,14 @@ export interface ListInspectionRulesRequest {
   phase?: InspectionPhase;
 }
 
+/** A delete: the rule and who asks. */
+export interface DeleteInspectionRuleRequest extends RuleChangeActor {
+  uuid: string;
+}
+
+/** Deleting every stored rule: who asks. */
+export type DeleteAllInspectionRulesRequest = RuleChangeActor;
+
 export interface ListInspectionRulesResponse {
   inspection_rules: InspectionRule[];
 }
@@ -69,13 +89,13 @@ export interface JsonPatchOperation {
   from?: string;
 }
 
-export interface PatchInspectionRuleRequest {
+export interface PatchInspectionRuleRequest extends RuleChangeActor {
   uuid: string;
   patch: JsonPatchOperation[];
 }
 
 /** Import: either already-parsed rules (JSON body) or YAML text; all or nothing. */
-export interface ImportInspectionRulesRequest {
+export interface ImportInspectionRulesRequest extends RuleChangeActor {
   rules?: unknown;
   yaml?: string;
 }

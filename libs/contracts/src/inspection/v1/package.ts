@@ -17,13 +17,15 @@ const service = 'inspection-rules-service';
 /** `inspection.v1`: inspection rules (Ironic-compatible) and inspection events. */
 export const INSPECTION_V1_PACKAGE = definePackage({
   name: 'inspection.v1',
-  version: '1.0.0',
+  version: '1.1.0',
   stability: 'stable',
   requests: [
     'CreateInspectionRuleRequest',
     'InspectionRuleRef',
     'ListInspectionRulesRequest',
     'PatchInspectionRuleRequest',
+    'DeleteInspectionRuleRequest',
+    'DeleteAllInspectionRulesRequest',
     'ImportInspectionRulesRequest',
     'EvaluateInspectionRulesRequest',
   ],
@@ -35,8 +37,8 @@ export const INSPECTION_V1_PACKAGE = definePackage({
     { subject: S.get, service, request: 'InspectionRuleRef', reply: 'InspectionRule' },
     { subject: S.list, service, request: 'ListInspectionRulesRequest', reply: 'ListInspectionRulesResponse' },
     { subject: S.patch, service, request: 'PatchInspectionRuleRequest', reply: 'InspectionRule' },
-    { subject: S.delete, service, request: 'InspectionRuleRef', reply: 'Empty' },
-    { subject: S.deleteAll, service, request: 'Empty', reply: 'Empty' },
+    { subject: S.delete, service, request: 'DeleteInspectionRuleRequest', reply: 'Empty' },
+    { subject: S.deleteAll, service, request: 'DeleteAllInspectionRulesRequest', reply: 'Empty' },
     { subject: S.evaluate, service, request: 'EvaluateInspectionRulesRequest', reply: 'EvaluateInspectionRulesResponse' },
     { subject: S.import, service, request: 'ImportInspectionRulesRequest', reply: 'ImportInspectionRulesResponse' },
   ],
