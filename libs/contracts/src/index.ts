@@ -6,3 +6,4 @@ export * from './experiment/v1';
 export * from './traffic/v1';
 export * from './preview/v1';
 export * from './enforcement/v1';
+export * from './adapter/v1';
