@@ -52,6 +52,12 @@ export interface RequestReplyChannel {
   /** Type names (of this package) of the request and the reply. */
   request: string;
   reply: string;
+  /**
+   * The body on the wire: `nestjs` (default) the NestJS NATS transport's packets
+   * (`{pattern, data, id}` in, `{id, response | err}` out); `plain` the JSON message itself, both
+   * ways (for processes that are not NestJS services, e.g. `adapter.v1` adapters).
+   */
+  envelope?: 'nestjs' | 'plain';
 }
 
 /** A JetStream subject: `in` is published by clients and consumed by `service`; `out` the reverse. */

@@ -38,7 +38,8 @@ function parametersOf(subject: string, description: string): Record<string, unkn
 /**
  * The AsyncAPI 2.6 document of every NATS subject of every contract package, built from the
  * subjects declared in each package.ts and the generated schemas. Request/reply subjects use
- * the NestJS NATS transport's packets (`{pattern, data, id}` in, `{id, response | err}` out);
+ * the NestJS NATS transport's packets (`{pattern, data, id}` in, `{id, response | err}` out),
+ * or with `envelope: 'plain'` the messages themselves;
  * JetStream subjects carry the message itself, with `Nats-Msg-Id`.
  */
 export function buildAsyncApi(
@@ -62,43 +63,57 @@ export function buildAsyncApi(
       const id = componentKey(channel.subject);
       const served = channel.service
         ? `served by ${channel.service} (queue group \`${channel.service}\`)`
-        : 'served by every service named by the subject (queue group = service name)';
-      messages[`${id}.request`] = {
-        name: channel.request,
-        title: `${pkg} ${channel.request}`,
-        contentType: 'application/json',
-        traits: [{ $ref: '#/components/messageTraits/clientIdentity' }],
-        payload: {
-          type: 'object',
-          description: 'NestJS NATS transport request packet.',
-          required: ['pattern', 'data', 'id'],
-          properties: {
-            pattern: { type: 'string', description: 'The subject (without any test namespace).' },
-            id: { type: 'string', description: 'Correlates the reply.' },
-            data: ref(channel.request),
+        : channel.envelope === 'plain'
+          ? 'served by every process named by the subject (queue group = that name), plain JSON bodies'
+          : 'served by every service named by the subject (queue group = service name)';
+      if (channel.envelope === 'plain') {
+        // The message itself, both ways (the reply carries its own status).
+        messages[`${id}.request`] = {
+          name: channel.request,
+          title: `${pkg} ${channel.request}`,
+          contentType: 'application/json',
+          traits: [{ $ref: '#/components/messageTraits/clientIdentity' }],
+          payload: ref(channel.request),
+        };
+        messages[`${id}.reply`] = { name: channel.reply, title: `${pkg} ${channel.reply}`, contentType: 'application/json', payload: ref(channel.reply) };
+      } else {
+        messages[`${id}.request`] = {
+          name: channel.request,
+          title: `${pkg} ${channel.request}`,
+          contentType: 'application/json',
+          traits: [{ $ref: '#/components/messageTraits/clientIdentity' }],
+          payload: {
+            type: 'object',
+            description: 'NestJS NATS transport request packet.',
+            required: ['pattern', 'data', 'id'],
+            properties: {
+              pattern: { type: 'string', description: 'The subject (without any test namespace).' },
+              id: { type: 'string', description: 'Correlates the reply.' },
+              data: ref(channel.request),
+            },
           },
-        },
-      };
-      messages[`${id}.reply`] = {
-        name: channel.reply,
-        title: `${pkg} ${channel.reply}`,
-        contentType: 'application/json',
-        payload: {
-          description: 'NestJS NATS transport reply packet: the reply, or a google.rpc.Status.',
-          oneOf: [
-            {
-              type: 'object',
-              required: ['id', 'response'],
-              properties: { id: { type: 'string' }, response: ref(channel.reply), isDisposed: { type: 'boolean' } },
-            },
-            {
-              type: 'object',
-              required: ['id', 'err'],
-              properties: { id: { type: 'string' }, err: { $ref: `#/components/schemas/${STATUS_SCHEMA}` }, isDisposed: { type: 'boolean' } },
-            },
-          ],
-        },
-      };
+        };
+        messages[`${id}.reply`] = {
+          name: channel.reply,
+          title: `${pkg} ${channel.reply}`,
+          contentType: 'application/json',
+          payload: {
+            description: 'NestJS NATS transport reply packet: the reply, or a google.rpc.Status.',
+            oneOf: [
+              {
+                type: 'object',
+                required: ['id', 'response'],
+                properties: { id: { type: 'string' }, response: ref(channel.reply), isDisposed: { type: 'boolean' } },
+              },
+              {
+                type: 'object',
+                required: ['id', 'err'],
+                properties: { id: { type: 'string' }, err: { $ref: `#/components/schemas/${STATUS_SCHEMA}` }, isDisposed: { type: 'boolean' } },
+              },
+            ],
+          },
+        };
+      }
       const deprecation = deprecated.get(channel.subject);
       channels[channel.subject] = {
         description: `Request/reply, ${served}.`,

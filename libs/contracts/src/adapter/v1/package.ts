@@ -1,6 +1,8 @@
 import { definePackage } from '../../packages';
 
 const subject = (method: string) => `adapter.v1.{adapter}.${method}`;
+// Adapters are third-party processes: the request and reply bodies are the messages themselves.
+const envelope = 'plain';
 
 /**
  * `adapter.v1`: out-of-process policy adapters (Mixer's model), served by each adapter on
@@ -32,12 +34,12 @@ export const ADAPTER_V1_PACKAGE = definePackage({
   events: [],
   resources: [],
   requestReply: [
-    { subject: subject('info'), request: 'InfoRequest', reply: 'AdapterInfo' },
-    { subject: subject('validate'), request: 'ValidateRequest', reply: 'ValidateResponse' },
-    { subject: subject('createSession'), request: 'CreateSessionRequest', reply: 'CreateSessionResponse' },
-    { subject: subject('closeSession'), request: 'CloseSessionRequest', reply: 'CloseSessionResponse' },
-    { subject: subject('handleCheck'), request: 'HandleCheckRequest', reply: 'CheckResult' },
-    { subject: subject('handleQuota'), request: 'HandleQuotaRequest', reply: 'QuotaResult' },
-    { subject: subject('handleReport'), request: 'HandleReportRequest', reply: 'HandleReportResponse' },
+    { subject: subject('info'), request: 'InfoRequest', reply: 'AdapterInfo', envelope },
+    { subject: subject('validate'), request: 'ValidateRequest', reply: 'ValidateResponse', envelope },
+    { subject: subject('createSession'), request: 'CreateSessionRequest', reply: 'CreateSessionResponse', envelope },
+    { subject: subject('closeSession'), request: 'CloseSessionRequest', reply: 'CloseSessionResponse', envelope },
+    { subject: subject('handleCheck'), request: 'HandleCheckRequest', reply: 'CheckResult', envelope },
+    { subject: subject('handleQuota'), request: 'HandleQuotaRequest', reply: 'QuotaResult', envelope },
+    { subject: subject('handleReport'), request: 'HandleReportRequest', reply: 'HandleReportResponse', envelope },
   ],
 });
