@@ -7,6 +7,7 @@ import { InspectionEventsConsumer } from './events/inspection-events.consumer';
 import { InspectionResultsRepository } from './events/inspection-results.repository';
 import { CreateInspectionRules1763800000000 } from './migrations/1763800000000-create-inspection-rules';
 import { InspectionResultsAsText1763800000001 } from './migrations/1763800000001-inspection-results-as-text';
+import { RuleChanges1763800000002 } from './migrations/1763800000002-rule-changes';
 import { loadBuiltInRules } from './rules/built-in-rules';
 import { RulesController } from './rules/rules.controller';
 import { RulesRepository } from './rules/rules.repository';
@@ -22,7 +23,7 @@ export class AppModule {
           service: 'inspection-rules-service',
           config,
           jetstream: INSPECTION_JETSTREAM,
-          database: { migrations: [CreateInspectionRules1763800000000, InspectionResultsAsText1763800000001] },
+          database: { migrations: [CreateInspectionRules1763800000000, InspectionResultsAsText1763800000001, RuleChanges1763800000002] },
         }),
         ServiceInfoModule.forService('inspection-rules-service', [SYSTEM_V1, INSPECTION_V1]),
       ],

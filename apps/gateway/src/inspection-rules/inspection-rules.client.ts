@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import {
   CreateInspectionRuleRequest,
+  DeleteAllInspectionRulesRequest,
+  DeleteInspectionRuleRequest,
   EvaluateInspectionRulesRequest,
   EvaluateInspectionRulesResponse,
   INSPECTION_RULES_SUBJECTS,
@@ -10,20 +12,24 @@ import {
   JsonPatchOperation,
   ListInspectionRulesRequest,
   ListInspectionRulesResponse,
+  PatchInspectionRuleRequest,
 } from '@rollout/contracts';
 import { BackendClient } from '../http/backend-client';
 
-/** The inspection-rules-service's API, over NATS. */
+/**
+ * The inspection-rules-service's API, over NATS. Every change carries the actor (the
+ * authenticated principal's name), which the service records with the request id.
+ */
 @Injectable()
 export class InspectionRulesClient {
   constructor(private readonly backend: BackendClient) {}
 
-  create(rule: CreateInspectionRuleRequest, requestId?: string) {
-    return this.backend.call<InspectionRule>(INSPECTION_RULES_SUBJECTS.create, rule, requestId);
+  create(rule: Omit<CreateInspectionRuleRequest, 'actor'>, actor: string, requestId?: string) {
+    return this.backend.call<InspectionRule>(INSPECTION_RULES_SUBJECTS.create, { ...rule, actor } satisfies CreateInspectionRuleRequest, requestId);
   }
 
-  import(request: ImportInspectionRulesRequest, requestId?: string) {
-    return this.backend.call<ImportInspectionRulesResponse>(INSPECTION_RULES_SUBJECTS.import, request, requestId);
+  import(request: Omit<ImportInspectionRulesRequest, 'actor'>, actor: string, requestId?: string) {
+    return this.backend.call<ImportInspectionRulesResponse>(INSPECTION_RULES_SUBJECTS.import, { ...request, actor } satisfies ImportInspectionRulesRequest, requestId);
   }
 
   get(uuid: string, requestId?: string) {
@@ -34,16 +40,16 @@ export class InspectionRulesClient {
     return this.backend.call<ListInspectionRulesResponse>(INSPECTION_RULES_SUBJECTS.list, request, requestId);
   }
 
-  patch(uuid: string, patch: JsonPatchOperation[], requestId?: string) {
-    return this.backend.call<InspectionRule>(INSPECTION_RULES_SUBJECTS.patch, { uuid, patch }, requestId);
+  patch(uuid: string, patch: JsonPatchOperation[], actor: string, requestId?: string) {
+    return this.backend.call<InspectionRule>(INSPECTION_RULES_SUBJECTS.patch, { uuid, patch, actor } satisfies PatchInspectionRuleRequest, requestId);
   }
 
-  async delete(uuid: string, requestId?: string): Promise<void> {
-    await this.backend.call(INSPECTION_RULES_SUBJECTS.delete, { uuid }, requestId);
+  async delete(uuid: string, actor: string, requestId?: string): Promise<void> {
+    await this.backend.call(INSPECTION_RULES_SUBJECTS.delete, { uuid, actor } satisfies DeleteInspectionRuleRequest, requestId);
   }
 
-  async deleteAll(requestId?: string): Promise<void> {
-    await this.backend.call(INSPECTION_RULES_SUBJECTS.deleteAll, {}, requestId);
+  async deleteAll(actor: string, requestId?: string): Promise<void> {
+    await this.backend.call(INSPECTION_RULES_SUBJECTS.deleteAll, { actor } satisfies DeleteAllInspectionRulesRequest, requestId);
   }
 
   evaluate(request: EvaluateInspectionRulesRequest, requestId?: string) {

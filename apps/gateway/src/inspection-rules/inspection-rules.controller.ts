@@ -18,7 +18,8 @@ import {
   StatusError,
 } from '@rollout/contracts';
 import type { Request } from 'express';
-import { RequireRole } from '../auth/auth.decorators';
+import { CurrentPrincipal, RequireRole } from '../auth/auth.decorators';
+import type { Principal } from '../auth/principal';
 import { Config, GATEWAY_CONFIG } from '../config';
 import { RequestId } from '../http/request-id.decorator';
 import { ErrorResponseDto } from '../services/services.dto';
@@ -51,8 +52,8 @@ export class InspectionRulesController {
   @ApiCreatedResponse({ type: InspectionRuleDto })
   @ApiResponse({ status: 400, description: 'Invalid rule, naming the problem', type: ErrorResponseDto })
   @ApiResponse({ status: 409, description: 'A rule with this uuid exists', type: ErrorResponseDto })
-  create(@Body() body: CreateInspectionRuleDto, @RequestId() requestId?: string): Promise<InspectionRule> {
-    return this.rules.create(body, requestId);
+  create(@Body() body: CreateInspectionRuleDto, @CurrentPrincipal() principal: Principal, @RequestId() requestId?: string): Promise<InspectionRule> {
+    return this.rules.create(body, principal.name, requestId);
   }
 
   @Post('inspection_rules\\:evaluate')
@@ -69,9 +70,9 @@ export class InspectionRulesController {
   @ApiBody({ schema: { type: 'array', items: { $ref: '#/components/schemas/CreateInspectionRuleDto' } } })
   @ApiCreatedResponse({ type: ListInspectionRulesResponseDto })
   @ApiResponse({ status: 400, description: 'A rule is invalid; nothing was imported', type: ErrorResponseDto })
-  async import(@Req() request: Request, @RequestId() requestId?: string): Promise<ImportInspectionRulesResponse> {
+  async import(@Req() request: Request, @CurrentPrincipal() principal: Principal, @RequestId() requestId?: string): Promise<ImportInspectionRulesResponse> {
     const body = await this.readBody(request);
-    return this.rules.import(typeof body === 'string' ? { yaml: body } : { rules: body }, requestId);
+    return this.rules.import(typeof body === 'string' ? { yaml: body } : { rules: body }, principal.name, requestId);
   }
 
   @Get('inspection_rules')
@@ -97,11 +98,16 @@ export class InspectionRulesController {
   @ApiOkResponse({ type: InspectionRuleDto })
   @ApiResponse({ status: 400, description: 'built_in, sensitive → false, priority out of range, bad patch', type: ErrorResponseDto })
   @ApiResponse({ status: 404, description: 'No such rule', type: ErrorResponseDto })
-  async patch(@Param('uuid') uuid: string, @Req() request: Request, @RequestId() requestId?: string): Promise<InspectionRule> {
+  async patch(
+    @Param('uuid') uuid: string,
+    @Req() request: Request,
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId?: string,
+  ): Promise<InspectionRule> {
     let body = await this.readBody(request);
     if (typeof body === 'string') body = parseJson(body);
     if (!Array.isArray(body)) throw StatusError.invalidArgument('A JSON Patch is a list of operations.');
-    return this.rules.patch(uuid, body as JsonPatchOperation[], requestId);
+    return this.rules.patch(uuid, body as JsonPatchOperation[], principal.name, requestId);
   }
 
   @Delete('inspection_rules/:uuid')
@@ -110,16 +116,16 @@ export class InspectionRulesController {
   @ApiNoContentResponse()
   @ApiResponse({ status: 400, description: 'Built-in rule', type: ErrorResponseDto })
   @ApiResponse({ status: 404, description: 'No such rule', type: ErrorResponseDto })
-  delete(@Param('uuid') uuid: string, @RequestId() requestId?: string): Promise<void> {
-    return this.rules.delete(uuid, requestId);
+  delete(@Param('uuid') uuid: string, @CurrentPrincipal() principal: Principal, @RequestId() requestId?: string): Promise<void> {
+    return this.rules.delete(uuid, principal.name, requestId);
   }
 
   @Delete('inspection_rules')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete every rule but the built-in ones' })
   @ApiNoContentResponse()
-  deleteAll(@RequestId() requestId?: string): Promise<void> {
-    return this.rules.deleteAll(requestId);
+  deleteAll(@CurrentPrincipal() principal: Principal, @RequestId() requestId?: string): Promise<void> {
+    return this.rules.deleteAll(principal.name, requestId);
   }
 
   /**

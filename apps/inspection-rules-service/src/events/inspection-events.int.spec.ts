@@ -3,6 +3,8 @@ import { DEAD_LETTER_REASON_HEADER, DEAD_LETTER_STREAM, NatsNamespace } from '@r
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import { RulesService } from '../rules/rules.service';
+
+const TEST_ACTOR = { actor: 'test' };
 import { TestService, startTestService } from '../test-apps';
 import { INSPECTION_DURABLE, INSPECTION_RESULTS_STREAM, INSPECTION_STREAM } from './inspection-events';
 
@@ -146,7 +148,7 @@ describe('inspection events over JetStream', () => {
       phase: 'preprocess',
       scope: 'rack-7',
       actions: [{ op: 'set-plugin-data', args: ['/serial', '{inventory[system_vendor][serial_number]}'] }],
-    });
+    }, TEST_ACTOR);
     const inventory = { system_vendor: { manufacturer: 'Lenovo', serial_number: 'S1\u0000\u0000' } };
     await publish('preprocess', { id: 'evt-rack-7', node: { uuid: 'n7' }, inventory, scope: 'rack-7' });
     await publish('preprocess', { id: 'evt-rack-8', node: { uuid: 'n8' }, inventory, scope: 'rack-8' });
@@ -157,7 +159,7 @@ describe('inspection events over JetStream', () => {
   it('publishes one result per event id, even when the event comes again after the rules changed', async () => {
     await publish('main', dellEvent('evt-again'), 'evt-again');
     const first = await resultOf('evt-again');
-    await apps.app.get(RulesService).create({ priority: 100, actions: [{ op: 'fail', args: ['no more Dells'] }] });
+    await apps.app.get(RulesService).create({ priority: 100, actions: [{ op: 'fail', args: ['no more Dells'] }] }, TEST_ACTOR);
     // A redelivery past the stream's duplicate window arrives as a new message with the same event id.
     const seq = await publish('main', dellEvent('evt-again'), 'evt-again-redelivered');
     await settled(seq);
@@ -174,7 +176,7 @@ describe('inspection events over JetStream', () => {
     await apps.app.get(RulesService).create({
       phase: 'early',
       actions: [{ op: 'set-plugin-data', args: ['/vendor', '{inventory[system_vendor][manufacturer]}'] }],
-    });
+    }, TEST_ACTOR);
     await publish('early', { id: 'evt-early', inventory: { system_vendor: { manufacturer: 'HPE' } } });
     const result = await resultOf('evt-early');
     expect(result).toMatchObject({ phase: 'early', node_uuid: null, plugin_data: { vendor: 'HPE' }, node_patch: [] });

@@ -1,7 +1,9 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Ctx, MessagePattern, NatsContext, Payload } from '@nestjs/microservices';
 import {
   CreateInspectionRuleRequest,
+  DeleteAllInspectionRulesRequest,
+  DeleteInspectionRuleRequest,
   EvaluateInspectionRulesRequest,
   EvaluateInspectionRulesResponse,
   INSPECTION_RULES_SUBJECTS,
@@ -11,8 +13,23 @@ import {
   ListInspectionRulesRequest,
   ListInspectionRulesResponse,
   PatchInspectionRuleRequest,
+  RuleChangeActor,
+  StatusError,
 } from '@rollout/contracts';
+import { REQUEST_ID_HEADER, requestIdFrom } from '@rollout/logging';
+import type { RuleChangeContext } from './rules.repository';
 import { RulesService } from './rules.service';
+
+/** Who changes rules (the `actor` the gateway sends), and the caller's request id (NATS header). */
+function changeContext(request: RuleChangeActor | undefined, ctx: NatsContext): RuleChangeContext {
+  const actor = request?.actor;
+  if (actor !== undefined && (typeof actor !== 'string' || actor.length === 0 || actor.length > 255 || actor.includes('\u0000'))) {
+    throw StatusError.invalidArgument('actor must be a name of 1 to 255 characters.', [{ field: 'actor', description: 'invalid actor' }]);
+  }
+  const header = ctx.getHeaders()?.get(REQUEST_ID_HEADER);
+  // A caller that does not say who it is (an older client) is recorded as such.
+  return { actor: actor ?? 'unknown', ...(header ? { requestId: requestIdFrom(header) } : {}) };
+}
 
 /** The rules API over NATS request/reply (the gateway's backend). */
 @Controller()
@@ -20,13 +37,15 @@ export class RulesController {
   constructor(private readonly rules: RulesService) {}
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.create)
-  create(@Payload() request: CreateInspectionRuleRequest): Promise<InspectionRule> {
-    return this.rules.create(request);
+  create(@Payload() request: CreateInspectionRuleRequest, @Ctx() ctx: NatsContext): Promise<InspectionRule> {
+    const change = changeContext(request, ctx);
+    const { actor: _actor, ...rule } = request;
+    return this.rules.create(rule, change);
   }
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.import)
-  async import(@Payload() request: ImportInspectionRulesRequest): Promise<ImportInspectionRulesResponse> {
-    return { inspection_rules: await this.rules.import(request) };
+  async import(@Payload() request: ImportInspectionRulesRequest, @Ctx() ctx: NatsContext): Promise<ImportInspectionRulesResponse> {
+    return { inspection_rules: await this.rules.import(request, changeContext(request, ctx)) };
   }
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.get)
@@ -40,19 +59,19 @@ export class RulesController {
   }
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.patch)
-  patch(@Payload() request: PatchInspectionRuleRequest): Promise<InspectionRule> {
-    return this.rules.patch(String(request.uuid), request.patch);
+  patch(@Payload() request: PatchInspectionRuleRequest, @Ctx() ctx: NatsContext): Promise<InspectionRule> {
+    return this.rules.patch(String(request.uuid), request.patch, changeContext(request, ctx));
   }
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.delete)
-  async delete(@Payload() request: { uuid: string }): Promise<Record<string, never>> {
-    await this.rules.delete(String(request.uuid));
+  async delete(@Payload() request: DeleteInspectionRuleRequest, @Ctx() ctx: NatsContext): Promise<Record<string, never>> {
+    await this.rules.delete(String(request.uuid), changeContext(request, ctx));
     return {};
   }
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.deleteAll)
-  async deleteAll(): Promise<Record<string, never>> {
-    await this.rules.deleteAll();
+  async deleteAll(@Payload() request: DeleteAllInspectionRulesRequest | undefined, @Ctx() ctx: NatsContext): Promise<Record<string, never>> {
+    await this.rules.deleteAll(changeContext(request, ctx));
     return {};
   }
 

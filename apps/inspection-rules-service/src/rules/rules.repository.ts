@@ -30,6 +30,22 @@ function toRule(row: Row): RuleDefinition {
 
 export class DuplicateRuleError extends Error {}
 
+/** Who changed rules, under which request: recorded in `rule_changes` with every change. */
+export interface RuleChangeContext {
+  actor: string;
+  requestId?: string;
+}
+
+export type RuleChangeKind = 'created' | 'imported' | 'updated' | 'deleted';
+
+export interface RuleChangeRecord {
+  rule_uuid: string;
+  change: RuleChangeKind;
+  actor: string;
+  request_id: string | null;
+  time: Date;
+}
+
 /** User rules in the service's schema (raw SQL: one table, JSON columns). */
 @Injectable()
 export class RulesRepository {
@@ -55,7 +71,7 @@ export class RulesRepository {
   }
 
   /** Inserts all or none; a uuid already taken throws DuplicateRuleError. */
-  async insertAll(rules: (RuleFields & { uuid: string })[]): Promise<RuleDefinition[]> {
+  async insertAll(rules: (RuleFields & { uuid: string })[], change: RuleChangeContext, kind: 'created' | 'imported'): Promise<RuleDefinition[]> {
     return this.dataSource.transaction(async (manager) => {
       const created: RuleDefinition[] = [];
       for (const rule of rules) {
@@ -75,17 +91,18 @@ export class RulesRepository {
           throw error;
         }
       }
+      await this.record(manager, created.map((rule) => rule.uuid), kind, change);
       await this.bump(manager);
       return created;
     });
   }
 
   /** Reads the rule under a row lock, lets `change` compute the new fields, writes them. */
-  async update(uuid: string, change: (rule: RuleDefinition) => RuleFields): Promise<RuleDefinition | undefined> {
+  async update(uuid: string, compute: (rule: RuleDefinition) => RuleFields, change: RuleChangeContext): Promise<RuleDefinition | undefined> {
     return this.dataSource.transaction(async (manager) => {
       const current = await this.get(uuid, manager, true);
       if (!current) return undefined;
-      const next = change(current);
+      const next = compute(current);
       // An UPDATE answers [rows, count] through TypeORM.
       const [rows] = await query<[Row[], number]>(
         manager,
@@ -94,29 +111,55 @@ export class RulesRepository {
         [uuid, next.priority, next.description, next.scope, next.sensitive, next.phase,
           JSON.stringify(next.conditions), JSON.stringify(next.actions)],
       );
+      await this.record(manager, [uuid], 'updated', change);
       await this.bump(manager);
       return toRule(rows[0]);
     });
   }
 
-  async delete(uuid: string): Promise<boolean> {
+  async delete(uuid: string, change: RuleChangeContext): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
       const [, count] = await query<[unknown, number]>(manager, 'DELETE FROM inspection_rules WHERE uuid = $1', [uuid]);
-      if (count) await this.bump(manager);
-      return count > 0;
+      if (!count) return false;
+      await this.record(manager, [uuid], 'deleted', change);
+      await this.bump(manager);
+      return true;
     });
   }
 
-  async deleteAll(): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      await query(manager, 'DELETE FROM inspection_rules');
+  /** Deletes every stored rule; returns the uuids deleted. */
+  async deleteAll(change: RuleChangeContext): Promise<string[]> {
+    return this.dataSource.transaction(async (manager) => {
+      const [rows] = await query<[{ uuid: string }[], number]>(manager, 'DELETE FROM inspection_rules RETURNING uuid');
+      const uuids = rows.map((row) => row.uuid);
+      await this.record(manager, uuids, 'deleted', change);
       await this.bump(manager);
+      return uuids;
     });
+  }
+
+  /** The recorded changes of one rule, oldest first. */
+  async changes(uuid: string): Promise<RuleChangeRecord[]> {
+    return query<RuleChangeRecord[]>(
+      this.dataSource,
+      'SELECT rule_uuid, change, actor, request_id, time FROM rule_changes WHERE rule_uuid = $1 ORDER BY seq',
+      [uuid],
+    );
   }
 
   async revision(): Promise<string> {
     const rows = await query<{ revision: string }[]>(this.dataSource, 'SELECT revision FROM rules_revision');
     return rows[0].revision;
+  }
+
+  private async record(manager: EntityManager, uuids: string[], kind: RuleChangeKind, change: RuleChangeContext) {
+    if (uuids.length === 0) return;
+    await query(
+      manager,
+      `INSERT INTO rule_changes (rule_uuid, change, actor, request_id)
+       SELECT unnest($1::uuid[]), $2, $3, $4`,
+      [uuids, kind, change.actor, change.requestId ?? null],
+    );
   }
 
   private async bump(manager: EntityManager) {

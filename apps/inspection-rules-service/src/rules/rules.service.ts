@@ -15,7 +15,7 @@ import { EngineResult, RuleDefinition, RuleSet, patchRule, publicRule, publicVie
 import { randomUUID } from 'node:crypto';
 import { Config, INSPECTION_CONFIG } from '../config';
 import { parseRulesYaml } from './built-in-rules';
-import { DuplicateRuleError, RulesRepository } from './rules.repository';
+import { DuplicateRuleError, RuleChangeContext, RuleChangeKind, RulesRepository } from './rules.repository';
 
 export const BUILT_IN_RULES = Symbol('BUILT_IN_RULES');
 const MAX_IMPORT = 1000;
@@ -45,20 +45,21 @@ export class RulesService {
     @Inject(INSPECTION_CONFIG) private readonly config: Config,
   ) {}
 
-  async create(request: CreateInspectionRuleRequest): Promise<InspectionRule> {
-    const [created] = await this.insert([request]);
+  /** `rule`: the rule fields, without the request's actor. */
+  async create(rule: Omit<CreateInspectionRuleRequest, 'actor'>, change: RuleChangeContext): Promise<InspectionRule> {
+    const [created] = await this.insert([rule], change, 'created');
     return created;
   }
 
   /** Imports a list of rules, all or nothing. */
-  async import(request: ImportInspectionRulesRequest): Promise<InspectionRule[]> {
+  async import(request: ImportInspectionRulesRequest, change: RuleChangeContext): Promise<InspectionRule[]> {
     const rules = request.yaml !== undefined ? parseRulesYaml(request.yaml) : request.rules;
     if (!Array.isArray(rules)) throw StatusError.invalidArgument('An import is a list of rules.');
     if (rules.length > MAX_IMPORT) throw StatusError.invalidArgument(`At most ${MAX_IMPORT} rules per import.`);
-    return this.insert(rules);
+    return this.insert(rules, change, 'imported');
   }
 
-  private async insert(inputs: unknown[]): Promise<InspectionRule[]> {
+  private async insert(inputs: unknown[], change: RuleChangeContext, kind: 'created' | 'imported'): Promise<InspectionRule[]> {
     const rules = inputs.map((input, index) => {
       try {
         const fields = validateRule(input, { defaultScope: this.config.INSPECTION_DEFAULT_SCOPE ?? null });
@@ -75,12 +76,20 @@ export class RulesService {
       if (uuids.has(rule.uuid) || this.builtIn(rule.uuid)) throw this.duplicate(rule.uuid);
       uuids.add(rule.uuid);
     }
+    let created: RuleDefinition[];
     try {
-      return (await this.repository.insertAll(rules)).map((rule) => publicRule(rule));
+      created = await this.repository.insertAll(rules, change, kind);
     } catch (error) {
       if (error instanceof DuplicateRuleError) throw this.duplicate(error.message);
       throw error;
     }
+    this.changed(kind, created.map((rule) => rule.uuid), change);
+    return created.map((rule) => publicRule(rule));
+  }
+
+  /** Logs a rule change with its actor; the request-scoped logger adds the request id (reqId). */
+  private changed(kind: RuleChangeKind, uuids: string[], change: RuleChangeContext) {
+    this.logger.log({ actor: change.actor, change: kind, rules: uuids }, `inspection rules ${kind}`);
   }
 
   private duplicate(uuid: string) {
@@ -107,23 +116,26 @@ export class RulesService {
     return [...this.builtIns.filter(matches), ...stored].map((rule) => publicRule(rule, request.detail === true));
   }
 
-  async patch(uuid: string, patch: JsonPatchOperation[]): Promise<InspectionRule> {
+  async patch(uuid: string, patch: JsonPatchOperation[], change: RuleChangeContext): Promise<InspectionRule> {
     if (this.builtIn(uuid)) throw builtInRefused(uuid, 'modified');
     if (!UUID_SHAPE.test(uuid)) throw notFound(uuid);
-    const updated = await this.repository.update(uuid.toLowerCase(), (current) => patchRule(current, patch));
+    const updated = await this.repository.update(uuid.toLowerCase(), (current) => patchRule(current, patch), change);
     if (!updated) throw notFound(uuid);
+    this.changed('updated', [updated.uuid], change);
     return publicRule(updated);
   }
 
-  async delete(uuid: string): Promise<void> {
+  async delete(uuid: string, change: RuleChangeContext): Promise<void> {
     if (this.builtIn(uuid)) throw builtInRefused(uuid, 'deleted');
     if (!UUID_SHAPE.test(uuid)) throw notFound(uuid);
-    if (!(await this.repository.delete(uuid.toLowerCase()))) throw notFound(uuid);
+    if (!(await this.repository.delete(uuid.toLowerCase(), change))) throw notFound(uuid);
+    this.changed('deleted', [uuid.toLowerCase()], change);
   }
 
   /** Deletes every stored rule; built-ins stay. */
-  async deleteAll(): Promise<void> {
-    await this.repository.deleteAll();
+  async deleteAll(change: RuleChangeContext): Promise<void> {
+    const deleted = await this.repository.deleteAll(change);
+    this.changed('deleted', deleted, change);
   }
 
   /** What the phase's rules would do to this data, with sensitive values hidden. */
