@@ -12,23 +12,35 @@
  *   npm run bench -- test/bench/enforcement.bench.ts
  *   (BENCH_SECONDS=10 BENCH_CLIENTS=32 TEST_NATS_URL=… TEST_POSTGRES_URL=… to change them)
  */
-import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, freePort, uniqueName } from '@rollout/testing';
-import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, createServer, request as httpRequest } from 'node:http';
+import {
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
+  eventually,
+  freePort,
+  uniqueName,
+} from '@rollout/testing';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import {
+  LoadResult,
+  closedLoop,
+  cpuPerRequest,
+  describeLoad,
+  httpClient,
+  out,
+  startApp as startMain,
+  stop,
+} from './support';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const PROJECTS = 64;
 const TOKEN = 'bench-token';
-const ROOT = join(__dirname, '..', '..');
-const out = (line: string) => process.stdout.write(`${line}\n`);
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 const BUILT_IN = `
 enabled_filters: [MaxLeaseDuration, MaxReservationSize, MaxActiveLeases]
@@ -37,30 +49,12 @@ filters:
   MaxReservationSize: { limits: { "physical:host": 10, "virtual:instance": 50, "virtual:floatingip": 10 } }
   MaxActiveLeases: { max_active_leases: 1000000 }
 `;
-const withExternal = (endpoint: string) => `${BUILT_IN}
+const withExternal = (endpoint: string) =>
+  `${BUILT_IN}
   ExternalService: { endpoint: "${endpoint}", token: stub-token, timeout_ms: 2000 }
 `.replace('MaxActiveLeases]', 'MaxActiveLeases, ExternalService]');
 
-function startApp(app: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [...(process.env.BENCH_PROFILE === app ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof-enforcement'] : []), '-r', 'reflect-metadata', '-r', '@swc-node/register', join(ROOT, `apps/${app}/src/main.ts`)], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, NODE_ENV: 'development', LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-/** CPU seconds a process has used so far (Linux /proc; user + system). */
-function cpuSeconds(child: ChildProcess): number {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
+const startApp = (app: string, env: Record<string, string>) => startMain(app, env, 'enforcement');
 
 /** The external policy service: allows everything, as fast as node:http can. */
 async function startStub() {
@@ -74,7 +68,15 @@ async function startStub() {
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/`, calls: () => calls, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/`,
+    calls: () => calls,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 async function main() {
@@ -83,26 +85,17 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'enforcement-bench-'));
   const gatewayPort = await freePort();
   const common = { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, HOST: '127.0.0.1' };
-  const gateway = startApp('gateway', { ...common, PORT: String(gatewayPort), AUTH_DEV_TOKEN: TOKEN, RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', RPC_TIMEOUT_MS: '10000' });
+  const gateway = startApp('gateway', {
+    ...common,
+    PORT: String(gatewayPort),
+    AUTH_DEV_TOKEN: TOKEN,
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    RPC_TIMEOUT_MS: '10000',
+  });
   const stub = await startStub();
   const base = `http://127.0.0.1:${gatewayPort}`;
-  // A keep-alive node:http client: on 2 shared cores the load generator's own CPU counts.
-  const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
-  const call = (method: string, path: string, body?: unknown) =>
-    new Promise<number>((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const request = httpRequest(`${base}${path}`, {
-        method,
-        agent,
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...(payload ? { 'content-length': Buffer.byteLength(payload) } : {}) },
-      });
-      request.once('error', reject);
-      request.once('response', (response) => {
-        response.resume();
-        response.once('end', () => resolve(response.statusCode ?? 0));
-      });
-      request.end(payload);
-    });
+  const { call, destroy } = httpClient(base, TOKEN, CLIENTS);
 
   const startService = async (yaml: string, schema: string) => {
     const file = join(dir, `${schema}.yaml`);
@@ -115,55 +108,59 @@ async function main() {
       DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '16',
       ENFORCEMENT_CONFIG_FILE: file,
     });
-    await eventually(async () => ((await call('GET', '/v1/services/enforcement-service').catch(() => 0)) === 200 ? true : undefined), {
-      timeoutMs: 60_000,
-      intervalMs: 250,
-      what: 'gateway and enforcement-service up',
-    });
+    await eventually(
+      async () =>
+        (await call('GET', '/v1/services/enforcement-service').catch(() => 0)) === 200
+          ? true
+          : undefined,
+      {
+        timeoutMs: 60_000,
+        intervalMs: 250,
+        what: 'gateway and enforcement-service up',
+      },
+    );
     return service;
   };
 
-  /** Each client loops over one request kind for `seconds`; returns rate and latency. */
-  const run = async (seconds: number, request: (client: number, i: number) => Promise<number>, expected: number) => {
-    const latencies: number[] = [];
-    let failures = 0;
-    const deadline = Date.now() + seconds * 1000;
-    await Promise.all(
-      Array.from({ length: CLIENTS }, async (_, client) => {
-        for (let i = 0; Date.now() < deadline; i++) {
-          const started = performance.now();
-          const status = await request(client, i);
-          latencies.push(performance.now() - started);
-          if (status !== expected) failures++;
-        }
-      }),
-    );
-    latencies.sort((a, b) => a - b);
-    return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length, failures };
-  };
+  const run = (
+    seconds: number,
+    request: (client: number, i: number) => Promise<number>,
+    expected: number,
+  ) => closedLoop(CLIENTS, seconds, request, expected);
 
   const start = new Date(Date.now() + 3_600_000).toISOString();
   const end = new Date(Date.now() + 5 * 3_600_000).toISOString();
-  const lease = { name: 'bench', startDate: start, endDate: end, reservations: [{ resourceType: 'physical:host', min: 1, max: 2 }, { resourceType: 'virtual:floatingip', amount: 1, networkId: 'ext' }] };
+  const lease = {
+    name: 'bench',
+    startDate: start,
+    endDate: end,
+    reservations: [
+      { resourceType: 'physical:host', min: 1, max: 2 },
+      { resourceType: 'virtual:floatingip', amount: 1, networkId: 'ext' },
+    ],
+  };
   let seq = 0;
-  const create = (client: number) => call('POST', `/v1/projects/bench-${(client + seq) % PROJECTS}/leases?leaseId=l${++seq}`, lease);
+  const create = (client: number) =>
+    call('POST', `/v1/projects/bench-${(client + seq) % PROJECTS}/leases?leaseId=l${++seq}`, lease);
   const bare = () => call('GET', '/v1/services/enforcement-service');
-  const line = (name: string, r: Awaited<ReturnType<typeof run>>, unit: string) =>
-    out(`  ${name}: ${r.perSecond.toFixed(0)} ${unit}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.count} requests, ${r.failures} failed`);
+  const line = (name: string, r: LoadResult, unit: string) =>
+    out(`  ${name}: ${describeLoad(r, unit)}`);
 
   const services: ChildProcess[] = [];
   try {
-    out(`enforcement decisions through the gateway (${CLIENTS} clients, ${PROJECTS} projects, ${SECONDS} s each)`);
+    out(
+      `enforcement decisions through the gateway (${CLIENTS} clients, ${PROJECTS} projects, ${SECONDS} s each)`,
+    );
     const builtIn = await startService(BUILT_IN, schemas[0]);
     services.push(builtIn);
     await run(2, create, 200); // warm-up: JIT, pools
     await run(1, bare, 200);
-    const bareCpuBefore = [cpuSeconds(gateway), cpuSeconds(builtIn)];
-    const baseline = await run(SECONDS, bare, 200);
-    const bareCpu = [cpuSeconds(gateway) - bareCpuBefore[0], cpuSeconds(builtIn) - bareCpuBefore[1]];
-    const cpuBefore = [cpuSeconds(gateway), cpuSeconds(builtIn)];
-    const decisions = await run(SECONDS, create, 200);
-    const cpu = [cpuSeconds(gateway) - cpuBefore[0], cpuSeconds(builtIn) - cpuBefore[1]];
+    const { result: baseline, cpuMs: bareCpu } = await cpuPerRequest([gateway, builtIn], () =>
+      run(SECONDS, bare, 200),
+    );
+    const { result: decisions, cpuMs: cpu } = await cpuPerRequest([gateway, builtIn], () =>
+      run(SECONDS, create, 200),
+    );
     await stop(builtIn);
 
     const external = await startService(withExternal(stub.url), schemas[1]);
@@ -174,14 +171,20 @@ async function main() {
     const stubCalls = stub.calls() - callsBefore;
 
     line('bare round trip (GET /v1/services/enforcement-service)', baseline, 'requests');
-    out(`    CPU per request: gateway ${((bareCpu[0] * 1000) / baseline.count).toFixed(2)} ms, enforcement-service ${((bareCpu[1] * 1000) / baseline.count).toFixed(2)} ms`);
+    out(
+      `    CPU per request: gateway ${bareCpu[0].toFixed(2)} ms, enforcement-service ${bareCpu[1].toFixed(2)} ms`,
+    );
     line('lease creates, built-in filters', decisions, 'decisions');
-    out(`    CPU per decision: gateway ${((cpu[0] * 1000) / decisions.count).toFixed(2)} ms, enforcement-service ${((cpu[1] * 1000) / decisions.count).toFixed(2)} ms`);
+    out(
+      `    CPU per decision: gateway ${cpu[0].toFixed(2)} ms, enforcement-service ${cpu[1].toFixed(2)} ms`,
+    );
     line('lease creates, built-in + ExternalService (local stub)', withStub, 'decisions');
     out(`    the stub answered ${stubCalls} check-create calls`);
-    out(`  target: ≥ 2000 decisions/s with p99 ≤ 20 ms (built-in filters) → ${decisions.perSecond >= 2000 && decisions.p99 <= 20 ? 'met' : 'NOT met'}`);
+    out(
+      `  target: ≥ 2000 decisions/s with p99 ≤ 20 ms (built-in filters) → ${decisions.perSecond >= 2000 && decisions.p99 <= 20 ? 'met' : 'NOT met'}`,
+    );
   } finally {
-    agent.destroy();
+    destroy();
     for (const service of services) await stop(service);
     await stop(gateway);
     await stub.close();

@@ -13,48 +13,46 @@
 import { EXPERIMENT_EVENTS_STREAM } from '@rollout/contracts';
 import { CreateEventStore1764000000000, EventStore } from '@rollout/event-store';
 import { openDataSource } from '@rollout/postgres';
-import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, freePort, uniqueName } from '@rollout/testing';
+import {
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
+  eventually,
+  freePort,
+  uniqueName,
+} from '@rollout/testing';
 import { connect } from 'nats';
-import { ChildProcess, spawn } from 'node:child_process';
-import { Agent, request as httpRequest } from 'node:http';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Client } from 'pg';
+import {
+  closedLoop,
+  cpuPerRequest,
+  describeLoad,
+  httpClient,
+  out,
+  percentile,
+  startApp as startMain,
+  stop,
+} from './support';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const POLICIES = 10;
 const PER_POLICY = 10;
 const TOKEN = 'bench-token';
-const ROOT = join(__dirname, '..', '..');
-const out = (line: string) => process.stdout.write(`${line}\n`);
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
-function startApp(app: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [...(process.env.BENCH_PROFILE === app ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), '-r', 'reflect-metadata', '-r', '@swc-node/register', join(ROOT, `apps/${app}/src/main.ts`)], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, NODE_ENV: 'development', LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-/** CPU seconds a process has used so far (Linux /proc; user + system). */
-function cpuSeconds(child: ChildProcess): number {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
-}
-
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
+const startApp = (app: string, env: Record<string, string>) => startMain(app, env, 'experiments');
 
 /** Raw event store: each worker appends one event per transaction to its own streams. */
-async function appendRate(schema: string, seconds: number): Promise<{ perSecond: number; p50: number; p99: number }> {
-  const dataSource = await openDataSource({ url: TEST_POSTGRES_URL, schema, poolSize: CLIENTS, applicationName: 'bench', migrations: [CreateEventStore1764000000000] });
+async function appendRate(
+  schema: string,
+  seconds: number,
+): Promise<{ perSecond: number; p50: number; p99: number }> {
+  const dataSource = await openDataSource({
+    url: TEST_POSTGRES_URL,
+    schema,
+    poolSize: CLIENTS,
+    applicationName: 'bench',
+    migrations: [CreateEventStore1764000000000],
+  });
   const store = new EventStore(dataSource);
   const latencies: number[] = [];
   const deadline = Date.now() + seconds * 1000;
@@ -65,7 +63,12 @@ async function appendRate(schema: string, seconds: number): Promise<{ perSecond:
         const started = performance.now();
         await store.transaction(async (tx) => {
           const version = (await tx.readStream(stream)).length;
-          await tx.append(stream, version, [{ type: 'PreviewStarted', data: { time: new Date().toISOString() } }], { actor: 'bench' });
+          await tx.append(
+            stream,
+            version,
+            [{ type: 'PreviewStarted', data: { time: new Date().toISOString() } }],
+            { actor: 'bench' },
+          );
         });
         latencies.push(performance.now() - started);
       }
@@ -73,7 +76,11 @@ async function appendRate(schema: string, seconds: number): Promise<{ perSecond:
   );
   await dataSource.destroy();
   latencies.sort((a, b) => a - b);
-  return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return {
+    perSecond: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
 }
 
 async function main() {
@@ -82,79 +89,99 @@ async function main() {
   const rawSchema = uniqueName('bench_raw_');
   const port = await freePort();
   const common = { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, HOST: '127.0.0.1' };
-  const service = startApp('experiment-service', { ...common, PORT: String(await freePort()), DATABASE_URL: TEST_POSTGRES_URL, DATABASE_SCHEMA: schema, DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '16' });
-  const gateway = startApp('gateway', { ...common, PORT: String(port), AUTH_DEV_TOKEN: TOKEN, RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', RPC_TIMEOUT_MS: '10000' });
+  const service = startApp('experiment-service', {
+    ...common,
+    PORT: String(await freePort()),
+    DATABASE_URL: TEST_POSTGRES_URL,
+    DATABASE_SCHEMA: schema,
+    DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '16',
+  });
+  const gateway = startApp('gateway', {
+    ...common,
+    PORT: String(port),
+    AUTH_DEV_TOKEN: TOKEN,
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    RPC_TIMEOUT_MS: '10000',
+  });
   const base = `http://127.0.0.1:${port}/v1/projects/bench/locations/global/firewallPolicies`;
-  // A keep-alive node:http client: on 2 shared cores the load generator's own CPU counts, and
-  // fetch costs several times more per request than the plain client.
-  const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
-  const call = (method: string, path: string, body?: unknown) =>
-    new Promise<number>((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const request = httpRequest(`${base}${path}`, {
-        method,
-        agent,
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...(payload ? { 'content-length': Buffer.byteLength(payload) } : {}) },
-      });
-      request.once('error', reject);
-      request.once('response', (response) => {
-        response.resume();
-        response.once('end', () => resolve(response.statusCode ?? 0));
-      });
-      request.end(payload);
-    });
+  const { call, destroy } = httpClient(base, TOKEN, CLIENTS);
   try {
-    await eventually(async () => ((await call('GET', '').catch(() => 0)) === 200 ? true : undefined), { timeoutMs: 60_000, intervalMs: 250, what: 'gateway and experiment-service up' });
+    await eventually(
+      async () => ((await call('GET', '').catch(() => 0)) === 200 ? true : undefined),
+      { timeoutMs: 60_000, intervalMs: 250, what: 'gateway and experiment-service up' },
+    );
 
     const experiments: string[] = [];
-    const rules = [{ priority: 100, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['0.0.0.0/0'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] } }];
+    const rules = [
+      {
+        priority: 100,
+        direction: 'INGRESS',
+        action: 'deny',
+        match: {
+          srcIpRanges: ['0.0.0.0/0'],
+          layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }],
+        },
+      },
+    ];
     for (let p = 0; p < POLICIES; p++) {
-      if ((await call('POST', `?firewallPolicyId=policy-${p}`, { rules })) !== 200) throw new Error('cannot create a policy');
+      if ((await call('POST', `?firewallPolicyId=policy-${p}`, { rules })) !== 200)
+        throw new Error('cannot create a policy');
       for (let e = 0; e < PER_POLICY; e++) {
-        if ((await call('POST', `/policy-${p}/experiments?experimentId=exp-${e}`, { firewallPolicy: { rules: [] } })) !== 200) throw new Error('cannot create an experiment');
+        if (
+          (await call('POST', `/policy-${p}/experiments?experimentId=exp-${e}`, {
+            firewallPolicy: { rules: [] },
+          })) !== 200
+        )
+          throw new Error('cannot create an experiment');
         experiments.push(`/policy-${p}/experiments/exp-${e}`);
       }
     }
 
     /** Each client cycles through its own experiments: start, stop, start, stop... */
-    const run = async (seconds: number) => {
-      const latencies: number[] = [];
-      let failures = 0;
-      const deadline = Date.now() + seconds * 1000;
-      await Promise.all(
-        Array.from({ length: CLIENTS }, async (_, client) => {
-          const mine = experiments.filter((_, i) => i % CLIENTS === client);
-          const active = new Set<string>();
-          for (let i = 0; Date.now() < deadline; i++) {
-            const experiment = mine[i % mine.length];
-            const verb = active.has(experiment) ? 'stopPreview' : 'startPreview';
-            const started = performance.now();
-            const status = await call('POST', `${experiment}:${verb}`);
-            latencies.push(performance.now() - started);
-            if (status === 200) {
-              if (verb === 'startPreview') active.add(experiment);
-              else active.delete(experiment);
-            } else failures++;
+    const owned = Array.from({ length: CLIENTS }, (_, client) =>
+      experiments.filter((_, n) => n % CLIENTS === client),
+    );
+    const active = new Set<string>();
+    const run = (seconds: number) =>
+      closedLoop(
+        CLIENTS,
+        seconds,
+        async (client: number, i: number) => {
+          const experiment = owned[client][i % owned[client].length];
+          const verb = active.has(experiment) ? 'stopPreview' : 'startPreview';
+          const status = await call('POST', `${experiment}:${verb}`);
+          if (status === 200) {
+            if (verb === 'startPreview') active.add(experiment);
+            else active.delete(experiment);
           }
-        }),
+          return status;
+        },
+        200,
       );
-      latencies.sort((a, b) => a - b);
-      return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length, failures };
-    };
 
     await run(2); // warm-up: JIT, connection pools
-    const cpuBefore = [cpuSeconds(gateway), cpuSeconds(service)];
-    const commands = await run(SECONDS);
-    const [gatewayCpu, serviceCpu] = [cpuSeconds(gateway) - cpuBefore[0], cpuSeconds(service) - cpuBefore[1]];
+    const {
+      result: commands,
+      cpuMs: [gatewayCpu, serviceCpu],
+    } = await cpuPerRequest([gateway, service], () => run(SECONDS));
     const raw = await appendRate(rawSchema, Math.min(SECONDS, 10));
 
-    out(`experiment commands through the gateway (${CLIENTS} clients, ${experiments.length} experiments, ${SECONDS} s)`);
-    out(`  startPreview/stopPreview: ${commands.perSecond.toFixed(0)} commands/s, p50 ${commands.p50.toFixed(1)} ms, p99 ${commands.p99.toFixed(1)} ms, ${commands.count} commands, ${commands.failures} failed`);
-    out(`  CPU per command: gateway ${((gatewayCpu * 1000) / commands.count).toFixed(2)} ms, experiment-service ${((serviceCpu * 1000) / commands.count).toFixed(2)} ms`);
-    out(`  baseline, raw event-store appends (${CLIENTS} at a time, one transaction each): ${raw.perSecond.toFixed(0)} appends/s, p50 ${raw.p50.toFixed(1)} ms, p99 ${raw.p99.toFixed(1)} ms`);
-    out(`  target: ≥ 1000 commands/s with p99 ≤ 50 ms → ${commands.perSecond >= 1000 && commands.p99 <= 50 ? 'met' : 'NOT met'}`);
+    out(
+      `experiment commands through the gateway (${CLIENTS} clients, ${experiments.length} experiments, ${SECONDS} s)`,
+    );
+    out(`  startPreview/stopPreview: ${describeLoad(commands, 'commands')}`);
+    out(
+      `  CPU per command: gateway ${gatewayCpu.toFixed(2)} ms, experiment-service ${serviceCpu.toFixed(2)} ms`,
+    );
+    out(
+      `  baseline, raw event-store appends (${CLIENTS} at a time, one transaction each): ${raw.perSecond.toFixed(0)} appends/s, p50 ${raw.p50.toFixed(1)} ms, p99 ${raw.p99.toFixed(1)} ms`,
+    );
+    out(
+      `  target: ≥ 1000 commands/s with p99 ≤ 50 ms → ${commands.perSecond >= 1000 && commands.p99 <= 50 ? 'met' : 'NOT met'}`,
+    );
   } finally {
-    agent.destroy();
+    destroy();
     await stop(gateway);
     await stop(service);
     const client = new Client({ connectionString: TEST_POSTGRES_URL });
@@ -163,7 +190,11 @@ async function main() {
     await client.query(`DROP SCHEMA IF EXISTS "${rawSchema}" CASCADE`);
     await client.end();
     const nc = await connect({ servers: TEST_NATS_URL });
-    await (await nc.jetstreamManager()).streams.delete(`${namespace}_${EXPERIMENT_EVENTS_STREAM}`).catch(() => undefined);
+    await (
+      await nc.jetstreamManager()
+    ).streams
+      .delete(`${namespace}_${EXPERIMENT_EVENTS_STREAM}`)
+      .catch(() => undefined);
     await nc.close();
   }
 }

@@ -1,0 +1,147 @@
+/**
+ * What the HTTP benchmarks share: services started from their main.ts as in production, a
+ * cheap keep-alive HTTP client, a closed-loop load generator, and per-process CPU time.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+
+export const ROOT = join(__dirname, '..', '..');
+export const out = (line: string) => process.stdout.write(`${line}\n`);
+
+export const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+/**
+ * Runs apps/<app>/src/main.ts with its logs silenced. `BENCH_PROFILE=<app>` writes a CPU
+ * profile of that app to /tmp/prof-<bench>. The IPC channel lets `stop` end the service with
+ * process.exit (a signal would kill it before the profile is written).
+ */
+export function startApp(app: string, env: Record<string, string>, bench: string): ChildProcess {
+  const profile =
+    process.env.BENCH_PROFILE === app ? ['--cpu-prof', `--cpu-prof-dir=/tmp/prof-${bench}`] : [];
+  return spawn(
+    process.execPath,
+    [
+      ...profile,
+      '-r',
+      'reflect-metadata',
+      '-r',
+      '@swc-node/register',
+      join(ROOT, `apps/${app}/src/main.ts`),
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env, NODE_ENV: 'development', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    },
+  );
+}
+
+export async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  if (child.connected) child.disconnect();
+  else child.kill('SIGTERM');
+  await exited;
+}
+
+/** CPU seconds a process has used so far (Linux /proc; user + system in USER_HZ ticks). */
+export function cpuSeconds(child: ChildProcess): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU milliseconds per request each process spent while `measure` ran. */
+export async function cpuPerRequest<T extends { count: number }>(
+  processes: ChildProcess[],
+  measure: () => Promise<T>,
+): Promise<{ result: T; cpuMs: number[] }> {
+  const before = processes.map(cpuSeconds);
+  const result = await measure();
+  const cpuMs = processes.map(
+    (child, i) => ((cpuSeconds(child) - before[i]) * 1000) / Math.max(1, result.count),
+  );
+  return { result, cpuMs };
+}
+
+export interface HttpClient {
+  /** Sends one request and resolves with the status once the whole response has arrived. */
+  call(method: string, path: string, body?: unknown): Promise<number>;
+  destroy(): void;
+}
+
+/**
+ * A keep-alive node:http client: on 2 shared cores the load generator's own CPU counts, and
+ * fetch costs several times more per request than the plain client.
+ */
+export function httpClient(base: string, token: string, sockets: number): HttpClient {
+  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
+  return {
+    call: (method, path, body) =>
+      new Promise<number>((resolve, reject) => {
+        const payload = body === undefined ? undefined : JSON.stringify(body);
+        const request = httpRequest(`${base}${path}`, {
+          method,
+          agent,
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            ...(payload ? { 'content-length': Buffer.byteLength(payload) } : {}),
+          },
+        });
+        request.once('error', reject);
+        request.once('response', (response) => {
+          response.resume();
+          response.once('end', () => resolve(response.statusCode ?? 0));
+        });
+        request.end(payload);
+      }),
+    destroy: () => agent.destroy(),
+  };
+}
+
+export interface LoadResult {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  count: number;
+  failures: number;
+}
+
+/**
+ * `clients` concurrent loops, each sending its next request as soon as the previous one
+ * answered, for `seconds`. A request whose status is not `expected` counts as a failure.
+ */
+export async function closedLoop(
+  clients: number,
+  seconds: number,
+  request: (client: number, i: number) => Promise<number>,
+  expected: number,
+): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let failures = 0;
+  const deadline = Date.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      for (let i = 0; Date.now() < deadline; i++) {
+        const started = performance.now();
+        const status = await request(client, i);
+        latencies.push(performance.now() - started);
+        if (status !== expected) failures++;
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  return {
+    perSecond: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    count: latencies.length,
+    failures,
+  };
+}
+
+export const describeLoad = (r: LoadResult, unit: string) =>
+  `${r.perSecond.toFixed(0)} ${unit}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.count} requests, ${r.failures} failed`;
