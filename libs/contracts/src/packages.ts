@@ -123,7 +123,7 @@ export function formatContractVersion(definition: ContractPackage): string {
 }
 
 export function parseContractVersion(header: string | undefined): ContractPackage | undefined {
-  const match = /^\s*([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*\.v\d+(?:alpha\d*|beta\d*)?)\/(\d+\.\d+\.\d+)\s*$/.exec(header ?? '');
+  const match = /^\s*([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*\.v\d+(?:alpha\d*|beta\d*)?)\/(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\s*$/.exec(header ?? '');
   return match ? { name: match[1], version: match[2] } : undefined;
 }
 
