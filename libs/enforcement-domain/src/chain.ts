@@ -99,11 +99,31 @@ export class EnforcementChain {
   }
 
   checkCreate(context: EnforcementContext, lease: LeaseRequest): Promise<ChainDecision> {
-    return this.runChecks('check_create', context, (f) => f.checkCreate(context, lease));
+    return this.runChecks('check_create', context, (f) => f.checkCreate(context, lease), (f) => f.onAborted?.(context, lease));
   }
 
   checkUpdate(context: EnforcementContext, current: LeaseRequest, lease: LeaseRequest): Promise<ChainDecision> {
-    return this.runChecks('check_update', context, (f) => f.checkUpdate(context, current, lease));
+    return this.runChecks('check_update', context, (f) => f.checkUpdate(context, current, lease), (f) => f.onAborted?.(context, lease, current));
+  }
+
+  /** After an admitted create was committed: filters that want to know are told, best effort. */
+  async notifyCreated(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
+    if (this.isExempted(context.projectId)) return;
+    await this.tellEach((f) => f.onCreated?.(context, lease));
+  }
+
+  /** After an admitted update was committed: filters that want to know are told, best effort. */
+  async notifyUpdated(context: EnforcementContext, before: LeaseRequest, after: LeaseRequest): Promise<void> {
+    if (this.isExempted(context.projectId)) return;
+    await this.tellEach((f) => f.onUpdated?.(context, before, after));
+  }
+
+  /**
+   * An admitted create could not be written: filters that took something give it back
+   * (`onAborted`), the others hear `on_end` as before. Recorded like an on_end notification.
+   */
+  async abortCreate(context: EnforcementContext, lease: LeaseRequest): Promise<ChainDecision> {
+    return this.notifyEach(context, (f) => (f.onAborted ? f.onAborted(context, lease) : f.onEnd(context, lease)));
   }
 
   /**
@@ -111,14 +131,18 @@ export class EnforcementChain {
    * propagate, and the returned decision is always `allowed`. Calling it once per lease is the
    * caller's duty (the ledger does).
    */
-  async onEnd(context: EnforcementContext, lease: LeaseRequest): Promise<ChainDecision> {
+  onEnd(context: EnforcementContext, lease: LeaseRequest): Promise<ChainDecision> {
+    return this.notifyEach(context, (f) => f.onEnd(context, lease));
+  }
+
+  private async notifyEach(context: EnforcementContext, run: (filter: EnforcementFilter) => Promise<void>): Promise<ChainDecision> {
     const decision: ChainDecision = { hook: 'on_end', allowed: true, exempted: this.isExempted(context.projectId), steps: [] };
     if (decision.exempted) return decision;
     for (const configured of this.filters) {
       const { filter, mode } = configured;
       let step: ChainStep;
       try {
-        await this.bounded(configured, () => filter.onEnd(context, lease));
+        await this.bounded(configured, () => run(filter));
         step = { filter: filter.name, mode, result: 'allow' };
       } catch (error) {
         step = { filter: filter.name, mode, result: 'error', message: errorMessage(error) };
@@ -132,6 +156,7 @@ export class EnforcementChain {
     hook: Hook,
     context: EnforcementContext,
     run: (filter: EnforcementFilter) => Promise<FilterResult>,
+    abort: (filter: EnforcementFilter) => Promise<void> | undefined,
   ): Promise<ChainDecision> {
     const decision: ChainDecision = { hook, allowed: true, exempted: this.isExempted(context.projectId), steps: [] };
     if (decision.exempted) return decision;
@@ -161,10 +186,25 @@ export class EnforcementChain {
           // The reason of an error is for the operator's log, not for the user.
           message: step.result === 'deny' ? (step.message ?? '') : `Enforcement filter ${filter.name} failed.`,
         };
+        // Filters that allowed before the refusal may have taken something (quota): undo it.
+        const allowedBefore = this.filters.filter((_f, i) => i < decision.steps.length - 1 && decision.steps[i].result === 'allow');
+        await this.tellEach(abort, allowedBefore);
         break;
       }
     }
     return decision;
+  }
+
+  /** Calls a notification on each filter (bounded by its timeout); failures are swallowed. */
+  private async tellEach(run: (filter: EnforcementFilter) => Promise<void> | undefined, filters: readonly ConfiguredFilter[] = this.filters): Promise<void> {
+    for (const configured of filters) {
+      try {
+        const pending = run(configured.filter);
+        if (pending) await this.bounded(configured, () => pending);
+      } catch {
+        // Best effort: a notification never changes what it follows.
+      }
+    }
   }
 
   /** Runs one hook of a filter, giving up after its `timeoutMs` when it has one. */

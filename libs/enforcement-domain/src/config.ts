@@ -2,7 +2,8 @@ import { SIZED_RESOURCE_TYPES } from '@rollout/contracts';
 import { ChainObserver, ConfiguredFilter, EnforcementChain, ScheduleTimeout } from './chain';
 import { ExternalHttpPort, ExternalServiceFilter } from './external-service';
 import { ActiveLeaseCounter, MaxActiveLeasesFilter, MaxLeaseDurationFilter, MaxReservationSizeFilter, SizeLimits } from './filters';
-import { FilterMode } from './model';
+import { AdapterFilterConfig, parseAdapterFilter } from './adapters/config';
+import { EnforcementFilter, FilterMode } from './model';
 
 /**
  * The operator's enforcement config, as parsed from YAML (snake_case like Blazar's options):
@@ -15,6 +16,9 @@ import { FilterMode } from './model';
  *     MaxReservationSize: { limits: { "physical:host": 4 }, project_overrides: { big: { "physical:host": 16 } } }
  *     ExternalService: { endpoint: "http://policy:8080/", token_env: POLICY_TOKEN, auth: bearer, timeout_ms: 2000, allow_on_error: false }
  *
+ * Any other entry of `filters` with an `adapter` key is an adapter filter (see
+ * adapters/config.ts), enabled by listing its name in `enabled_filters` like a built-in.
+ *
  * ExternalService takes its token from `token` or, better (a ConfigMap is no place for a
  * secret), from the environment variable named by `token_env`.
  */
@@ -22,9 +26,12 @@ export type FilterName = 'MaxLeaseDuration' | 'MaxActiveLeases' | 'MaxReservatio
 export const FILTER_NAMES: readonly FilterName[] = ['MaxLeaseDuration', 'MaxActiveLeases', 'MaxReservationSize', 'ExternalService'];
 
 export interface EnforcementConfig {
-  enabledFilters: FilterName[];
+  /** Built-in filter names and adapter filter (handler) names, in chain order. */
+  enabledFilters: string[];
   exemptedProjects: string[];
   modes: Record<FilterName, FilterMode>;
+  /** Adapter filters by handler name, every one defined (enabled or not). */
+  adapters: Record<string, AdapterFilterConfig>;
   maxLeaseDuration: number;
   maxActiveLeases: { limit: number; projectOverrides: Record<string, number> };
   maxReservationSize: { limits: SizeLimits; projectOverrides: Record<string, SizeLimits> };
@@ -98,11 +105,23 @@ function mode(v: unknown, path: string): FilterMode {
 export function parseEnforcementConfig(raw: unknown, env: Readonly<Record<string, string | undefined>> = {}): EnforcementConfig {
   const root = objectAt(raw, '(root)', ['enabled_filters', 'exempted_projects', 'filters']);
   const enabled = stringList(root['enabled_filters'], 'enabled_filters');
+  // Entries of `filters` with an `adapter` key are adapter filters; the rest are the built-ins.
+  const rawFilters = root['filters'];
+  const adapters: Record<string, AdapterFilterConfig> = {};
+  const builtIn: Obj = {};
+  if (isObj(rawFilters)) {
+    for (const [name, value] of Object.entries(rawFilters)) {
+      if (isObj(value) && 'adapter' in value && !FILTER_NAMES.includes(name as FilterName)) adapters[name] = parseAdapterFilter(name, value, `filters.${name}`, fail);
+      else builtIn[name] = value;
+    }
+  }
   enabled.forEach((name, i) => {
-    if (!FILTER_NAMES.includes(name as FilterName)) fail(`enabled_filters[${i}]`, `unknown filter "${name}" (known: ${FILTER_NAMES.join(', ')})`);
+    if (!FILTER_NAMES.includes(name as FilterName) && !adapters[name]) {
+      fail(`enabled_filters[${i}]`, `unknown filter "${name}" (known: ${[...FILTER_NAMES, ...Object.keys(adapters)].join(', ')}; an adapter filter is an entry of filters with an "adapter" key)`);
+    }
     if (enabled.indexOf(name) !== i) fail(`enabled_filters[${i}]`, `filter "${name}" is listed twice`);
   });
-  const filters = objectAt(root['filters'], 'filters', FILTER_NAMES);
+  const filters = objectAt(rawFilters === undefined || rawFilters === null || isObj(rawFilters) ? builtIn : rawFilters, 'filters', FILTER_NAMES);
   const modes = {} as Record<FilterName, FilterMode>;
   const settings = (name: FilterName, keys: string[]): Obj => {
     const s = objectAt(filters[name], `filters.${name}`, ['mode', ...keys]);
@@ -117,9 +136,10 @@ export function parseEnforcementConfig(raw: unknown, env: Readonly<Record<string
   const ext = settings('ExternalService', ['endpoint', 'token', 'token_env', 'auth', 'timeout_ms', 'allow_on_error']);
 
   const config: EnforcementConfig = {
-    enabledFilters: enabled as FilterName[],
+    enabledFilters: enabled,
     exemptedProjects: stringList(root['exempted_projects'], 'exempted_projects'),
     modes,
+    adapters,
     // Required when the filter is enabled; checked whenever present, so a bad value never waits
     // quietly for the day someone enables the filter.
     maxLeaseDuration:
@@ -187,13 +207,23 @@ function externalToken(s: Obj, env: Readonly<Record<string, string | undefined>>
 export interface ChainPorts {
   activeLeases: ActiveLeaseCounter;
   http: ExternalHttpPort;
+  /**
+   * The filter of an adapter handler (the service keeps one per handler, with its check cache
+   * and session). Required when the config enables an adapter filter.
+   */
+  adapterFilter?: (config: AdapterFilterConfig) => EnforcementFilter;
   observer?: ChainObserver;
   schedule?: ScheduleTimeout;
 }
 
 /** Builds the chain in the configured order. */
 export function buildChain(config: EnforcementConfig, ports: ChainPorts): EnforcementChain {
-  const filters: ConfiguredFilter[] = config.enabledFilters.map((name) => ({ filter: makeFilter(name, config, ports), mode: config.modes[name] }));
+  const filters: ConfiguredFilter[] = config.enabledFilters.map((name): ConfiguredFilter => {
+    const adapter = config.adapters[name];
+    if (!adapter) return { filter: makeFilter(name as FilterName, config, ports), mode: config.modes[name as FilterName] };
+    if (!ports.adapterFilter) throw new Error(`the chain enables adapter filter ${name} but no adapter port was given`);
+    return { filter: ports.adapterFilter(adapter), mode: adapter.mode, timeoutMs: adapter.timeoutMs, failurePolicy: adapter.failurePolicy };
+  });
   return new EnforcementChain(filters, config.exemptedProjects, { observer: ports.observer, schedule: ports.schedule });
 }
 

@@ -6,3 +6,4 @@ export * from './config';
 export * from './time';
 export * from './lease';
 export * from './blazar';
+export * from './adapters';

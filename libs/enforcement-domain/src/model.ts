@@ -5,6 +5,11 @@ export interface EnforcementContext {
   projectId: string;
   regionName: string;
   requestId: string;
+  /**
+   * The ledger's id of the lease the call is about, when there is one (adapters key quota and
+   * reports by it). Never sent to an ExternalService.
+   */
+  leaseId?: string;
 }
 
 /**
@@ -62,6 +67,14 @@ export interface EnforcementFilter {
   checkCreate(context: EnforcementContext, lease: LeaseRequest): Promise<FilterResult>;
   checkUpdate(context: EnforcementContext, current: LeaseRequest, lease: LeaseRequest): Promise<FilterResult>;
   onEnd(context: EnforcementContext, lease: LeaseRequest): Promise<void>;
+  /** Optional notifications after the ledger committed an admitted create or update. */
+  onCreated?(context: EnforcementContext, lease: LeaseRequest): Promise<void>;
+  onUpdated?(context: EnforcementContext, before: LeaseRequest, after: LeaseRequest): Promise<void>;
+  /**
+   * Optional: a create (no `current`) or an update this filter allowed was not carried out (a
+   * later filter refused it, or writing it failed): undo what the check took (e.g. quota).
+   */
+  onAborted?(context: EnforcementContext, lease: LeaseRequest, current?: LeaseRequest): Promise<void>;
 }
 
 export const isDenial = (r: FilterResult): r is Denial => typeof r === 'object' && r !== null && 'message' in r;

@@ -1,0 +1,98 @@
+import { reservationSize } from '../filters';
+import { EnforcementContext, LeaseRequest, Reservation } from '../model';
+import { AdapterContext, AdapterLease, AdapterReservation, QuotaRequest, QuotaResult } from './wire';
+
+const HOUR_MS = 3_600_000;
+
+/** How many units a reservation holds: its measured size, else amount, max or min, else 1. */
+export function reservationUnits(r: Reservation): number {
+  return reservationSize(r) ?? r.amount ?? r.max ?? r.min ?? 1;
+}
+
+/**
+ * The resource-hours a lease holds, per resource type: units × duration, rounded up to whole
+ * hours per type (a 30-minute lease of one host costs one host-hour).
+ */
+export function resourceHours(lease: LeaseRequest): Record<string, number> {
+  const ms = Math.max(0, lease.endDate.getTime() - lease.startDate.getTime());
+  const unitMs: Record<string, number> = {};
+  for (const r of lease.reservations) unitMs[r.resourceType] = (unitMs[r.resourceType] ?? 0) + reservationUnits(r) * ms;
+  return Object.fromEntries(Object.entries(unitMs).map(([type, total]) => [type, Math.ceil(total / HOUR_MS)]));
+}
+
+/**
+ * What to ask an adapter for: on create, the lease's resource-hours; on update, only what it
+ * grows by per type (shrinking is returned through a report once the update is committed).
+ * Types asking for nothing are left out; an empty result means no quota call is needed.
+ */
+export function quotaAmounts(lease: LeaseRequest, current?: LeaseRequest): Record<string, number> {
+  const next = resourceHours(lease);
+  const before = current ? resourceHours(current) : {};
+  const out: Record<string, number> = {};
+  for (const [type, hours] of Object.entries(next)) {
+    const more = hours - (before[type] ?? 0);
+    if (more > 0) out[type] = more;
+  }
+  return out;
+}
+
+export function quotaRequest(amounts: Record<string, number>, dedupId: string, bestEffort = false): QuotaRequest {
+  return { quotas: Object.fromEntries(Object.entries(amounts).map(([type, amount]) => [type, { amount, bestEffort }])), dedupId };
+}
+
+export interface GrantOutcome {
+  /** Denial message when some type was granted less than asked (and was not best effort). */
+  denial?: string;
+  /** Types granted something, which must be returned when the lease is not admitted. */
+  granted: Record<string, number>;
+}
+
+/**
+ * Reads a quota answer: a type granted less than its amount (and not best effort) refuses
+ * the lease, naming what was asked and granted; a type missing from the answer counts as 0.
+ */
+export function grantOutcome(adapter: string, request: QuotaRequest, result: QuotaResult): GrantOutcome {
+  const granted: Record<string, number> = {};
+  const short: string[] = [];
+  for (const [type, asked] of Object.entries(request.quotas)) {
+    const raw = result.quotas?.[type]?.grantedAmount;
+    const amount = typeof raw === 'number' && Number.isFinite(raw) && raw > 0 ? raw : 0;
+    if (amount > 0) granted[type] = amount;
+    if (amount < asked.amount && !asked.bestEffort) short.push(`${asked.amount} ${type} resource-hours asked, ${amount} granted`);
+  }
+  if (!short.length) return { granted };
+  const reason = result.status?.message?.trim();
+  return { granted, denial: `Quota from adapter ${adapter} refused: ${short.join('; ')}${reason ? ` (${reason})` : ''}.` };
+}
+
+// ------------------------------------------------------------------ wire views
+
+export function toAdapterContext(context: EnforcementContext): AdapterContext {
+  return { userId: context.userId, projectId: context.projectId, regionName: context.regionName, requestId: context.requestId };
+}
+
+export function toAdapterLease(lease: LeaseRequest, id?: string): AdapterLease {
+  const out: AdapterLease = {
+    name: lease.name,
+    startDate: lease.startDate.toISOString(),
+    endDate: lease.endDate.toISOString(),
+    reservations: lease.reservations.map((r) => {
+      const w: AdapterReservation = { resourceType: r.resourceType };
+      if (r.min !== undefined) w.min = r.min;
+      if (r.max !== undefined) w.max = r.max;
+      if (r.amount !== undefined) w.amount = r.amount;
+      return w;
+    }),
+  };
+  if (id !== undefined) out.id = id;
+  return out;
+}
+
+/**
+ * When a lease's quota stops being used: at its end (or now, when ended early), never before
+ * its start (a lease that never started returns everything) nor after its end.
+ */
+export function endedAt(lease: LeaseRequest, now: Date): Date {
+  const t = Math.min(Math.max(now.getTime(), lease.startDate.getTime()), lease.endDate.getTime());
+  return new Date(t);
+}
