@@ -6,8 +6,8 @@ import type { ContractPackage } from '../../packages';
  *
  * Stream `TRAFFIC` (JetStream, file storage, limits retention), created by the evaluator at
  * boot with the limits below, or those of its TRAFFIC_MAX_AGE_MS and TRAFFIC_MAX_BYTES (the
- * Kubernetes deployment keeps 24 hours and 20 GiB), on subjects
- * `traffic.v1.{project}.{location}.{firewallPolicy}`: the IDs of the live policy's name
+ * Kubernetes deployment keeps 24 hours and 20 GiB), over every traffic major (`traffic.>`); this
+ * one's subjects are `traffic.v1.{project}.{location}.{firewallPolicy}`: the IDs of the live policy's name
  * `projects/{project}/locations/{location}/firewallPolicies/{firewallPolicy}`.
  *
  * Producers set `Nats-Msg-Id` to the event id, so a retried publish is stored once (within the
@@ -22,7 +22,13 @@ import type { ContractPackage } from '../../packages';
 export const TRAFFIC_V1: ContractPackage = { name: 'traffic.v1', version: '1.0.0' };
 
 export const TRAFFIC_STREAM = 'TRAFFIC';
+/** The subjects of this major. */
 export const TRAFFIC_SUBJECTS = 'traffic.v1.>';
+/**
+ * The subjects of the TRAFFIC stream: every major of traffic (`traffic.v1`, `traffic.v2alpha`…),
+ * so one durable consumer reads them all and decodes each message by its subject's major.
+ */
+export const TRAFFIC_STREAM_SUBJECTS = 'traffic.>';
 
 export const trafficSubject = (project: string, location: string, firewallPolicy: string) =>
   `traffic.v1.${project}.${location}.${firewallPolicy}`;
