@@ -14,13 +14,14 @@ export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /**
- * Runs apps/<app>/src/main.ts with its logs silenced. `BENCH_PROFILE=<app>` writes a CPU
+ * Runs apps/<app>/src/main.ts with its logs silenced. `BENCH_PROFILE=<app>[,<app>…]` writes a CPU
  * profile of that app to /tmp/prof-<bench>. The IPC channel lets `stop` end the service with
  * process.exit (a signal would kill it before the profile is written).
  */
 export function startApp(app: string, env: Record<string, string>, bench: string): ChildProcess {
-  const profile =
-    process.env.BENCH_PROFILE === app ? ['--cpu-prof', `--cpu-prof-dir=/tmp/prof-${bench}`] : [];
+  const profile = (process.env.BENCH_PROFILE ?? '').split(',').includes(app)
+    ? ['--cpu-prof', `--cpu-prof-dir=/tmp/prof-${bench}`]
+    : [];
   return spawn(
     process.execPath,
     [
