@@ -17,6 +17,8 @@ import {
 } from './inspection-events';
 import { InspectionResultsRepository } from './inspection-results.repository';
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * Runs each inspection event's phase rules and publishes one result per event id. The first
  * result computed for an id is stored; a redelivery (or a second replica racing on the same
@@ -46,9 +48,16 @@ export class InspectionEventsConsumer implements OnModuleInit {
   private async handle(message: JsMsg): Promise<void> {
     const phase = message.subject.split('.').pop() as InspectionPhase;
     if (!INSPECTION_PHASES.includes(phase)) throw new PoisonMessageError(`unknown inspection phase in subject ${message.subject}`);
+    let text: string;
+    try {
+      text = utf8.decode(message.data);
+    } catch {
+      // Not replaced with U+FFFD: two different ids would become one.
+      throw new PoisonMessageError('inspection event is not UTF-8');
+    }
     let raw: unknown;
     try {
-      raw = JSON.parse(new TextDecoder().decode(message.data));
+      raw = JSON.parse(text);
     } catch {
       throw new PoisonMessageError('inspection event is not JSON');
     }

@@ -62,7 +62,7 @@ describe('inspection events over JetStream', () => {
   });
 
   const publish = async (phase: InspectionPhase, event: unknown, msgID?: string) =>
-    (await nc.jetstream().publish(ns.subject(inspectionEventSubject(phase)), typeof event === 'string' ? event : JSON.stringify(event), { msgID })).seq;
+    (await nc.jetstream().publish(ns.subject(inspectionEventSubject(phase)), typeof event === 'string' || event instanceof Uint8Array ? event : JSON.stringify(event), { msgID })).seq;
 
   async function results(): Promise<InspectionResult[]> {
     const jsm = await nc.jetstreamManager();
@@ -185,10 +185,14 @@ describe('inspection events over JetStream', () => {
   it('dead-letters malformed events with the reason, and keeps consuming', async () => {
     await publish('main', 'not json {');
     await publish('main', { node: {}, ports: 'nope' });
+    // Bad UTF-8 in an id: not read as U+FFFD (which would make two ids one).
+    await publish('main', Buffer.concat([Buffer.from('{"id":"evt-'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]));
+    // NUL in an id: refused up front, rather than failing to store five times.
+    await publish('main', { id: 'evt-\u0000' });
     const letters = await eventually(async () => {
       const jsm = await nc.jetstreamManager();
       const info = await jsm.streams.info(ns.stream(DEAD_LETTER_STREAM.name)).catch(() => undefined);
-      if (!info || info.state.messages < 2) return undefined;
+      if (!info || info.state.messages < 4) return undefined;
       const reasons: string[] = [];
       for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
         const stored = await jsm.streams.getMessage(ns.stream(DEAD_LETTER_STREAM.name), { seq });
@@ -198,6 +202,8 @@ describe('inspection events over JetStream', () => {
     }, { what: 'two dead letters' });
     expect(letters[0]).toBe('inspection event is not JSON');
     expect(letters[1]).toMatch(/invalid inspection event: .*id.*ports/);
+    expect(letters[2]).toBe('inspection event is not UTF-8');
+    expect(letters[3]).toBe('invalid inspection event: id: must not contain control characters');
     await publish('main', { ...dellEvent('evt-later'), node: { auto_discovered: false } });
     expect((await resultOf('evt-later')).eventId).toBe('evt-later');
   });

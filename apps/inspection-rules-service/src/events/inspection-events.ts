@@ -36,7 +36,8 @@ const object = z.record(z.string(), z.unknown());
 
 /** What an inspection agent publishes; anything else is dead-lettered with the reason. */
 export const inspectionEventSchema = z.object({
-  id: z.string().min(1).max(256),
+  // Control characters have no place in an id (and Postgres text cannot hold NUL).
+  id: z.string().min(1).max(256).regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters'),
   node: object.nullable().optional(),
   ports: z.array(object).max(10_000).default([]),
   port_groups: z.array(object).max(10_000).default([]),
