@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { PREVIEW_V1, SYSTEM_V1, TRAFFIC_V1 } from '@rollout/contracts';
+import { TRAFFIC_V2ALPHA } from '@rollout/contracts-alpha';
 import { ServiceInfoModule, platformModules } from '@rollout/service-kit';
 import { Config, EVALUATOR_CONFIG } from './config';
 import { evaluatorJetStream } from './jetstream';
@@ -30,7 +31,7 @@ export class AppModule {
           database: { migrations: [CreatePreviewStore1765000000000] },
           readiness: [PreviewStateService],
         }),
-        ServiceInfoModule.forService('evaluator', [SYSTEM_V1, TRAFFIC_V1, PREVIEW_V1]),
+        ServiceInfoModule.forService('evaluator', [SYSTEM_V1, TRAFFIC_V1, TRAFFIC_V2ALPHA, PREVIEW_V1]),
       ],
       controllers: [PreviewController],
       providers: [{ provide: EVALUATOR_CONFIG, useValue: config }, PreviewStore, PreviewLogPublisher, PreviewQueries, TrafficConsumer],

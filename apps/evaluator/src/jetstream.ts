@@ -4,7 +4,7 @@ import {
   PREVIEW_LOGS_SUBJECTS,
   TRAFFIC_STREAM,
   TRAFFIC_STREAM_LIMITS,
-  TRAFFIC_SUBJECTS,
+  TRAFFIC_STREAM_SUBJECTS,
 } from '@rollout/contracts';
 import type { JetStreamDeclarations } from '@rollout/nats';
 import type { Config } from './config';
@@ -14,15 +14,18 @@ export const TRAFFIC_DURABLE = 'evaluator';
 
 /**
  * The evaluator creates TRAFFIC (producers only publish) and PREVIEW_LOGS, and the durable
- * consumer. Its max_deliver is unlimited: a malformed event is dead-lettered at once by the
- * evaluator itself, so redeliveries only follow a crash or an outage, and never drop an event.
+ * consumer. TRAFFIC carries every traffic major (`traffic.>`: v1 and v2alpha beside it); a
+ * TRAFFIC created earlier on `traffic.v1.>` is updated in place (its messages kept), and the
+ * consumer, which filters nothing, reads every major. Its max_deliver is unlimited: a malformed
+ * event is dead-lettered at once by the evaluator itself, so redeliveries only follow a crash
+ * or an outage, and never drop an event.
  */
 export function evaluatorJetStream(config: Config): JetStreamDeclarations {
   return {
     streams: [
       {
         name: TRAFFIC_STREAM,
-        subjects: [TRAFFIC_SUBJECTS],
+        subjects: [TRAFFIC_STREAM_SUBJECTS],
         maxAgeMs: config.TRAFFIC_MAX_AGE_MS,
         maxBytes: config.TRAFFIC_MAX_BYTES,
         duplicateWindowMs: TRAFFIC_STREAM_LIMITS.duplicateWindowMs,

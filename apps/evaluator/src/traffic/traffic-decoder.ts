@@ -1,16 +1,44 @@
-import { TRAFFIC_EVENT_SCHEMA, TRAFFIC_PROTOCOLS, TrafficEvent } from '@rollout/contracts';
+import { TRAFFIC_EVENT_SCHEMA, TRAFFIC_PROTOCOLS, TRAFFIC_V1, TrafficEvent, parseContractVersion } from '@rollout/contracts';
+import {
+  TRAFFIC_V2ALPHA,
+  TRAFFIC_V2ALPHA_BATCH_SCHEMA,
+  TRAFFIC_V2ALPHA_EVENT_SCHEMA,
+  TrafficEvent as TrafficEventV2alpha,
+  TrafficEventBatch,
+} from '@rollout/contracts-alpha';
 import { ParsedConnection, parseAddress, parseConnection } from '@rollout/firewall';
-import Ajv from 'ajv';
+import Ajv, { ErrorObject } from 'ajv';
 
-/** Why an event is dead-lettered; the metric's `reason` label. */
-export type RejectKind = 'bad_subject' | 'bad_json' | 'invalid_event' | 'bad_address' | 'unknown_policy' | 'unevaluable';
+/** Why a message is dead-lettered; the metric's `reason` label. */
+export type RejectKind =
+  | 'bad_subject'
+  | 'unknown_major'
+  | 'contract_mismatch'
+  | 'bad_json'
+  | 'invalid_event'
+  | 'bad_address'
+  | 'unknown_policy'
+  | 'unevaluable';
 
+/** The traffic packages the evaluator reads, by the major token of their subjects. */
+export const TRAFFIC_MAJORS = { v1: TRAFFIC_V1, v2alpha: TRAFFIC_V2ALPHA } as const;
+export type TrafficMajor = keyof typeof TRAFFIC_MAJORS;
+
+/** One event ready to evaluate, whichever major carried it (in the v1 shape the store and the records use). */
 export interface DecodedTraffic {
   event: TrafficEvent;
   /** `{project}.{location}.{firewallPolicy}` from the subject. */
   key: string;
   connection: ParsedConnection;
   timeMs: number;
+}
+
+/** One TRAFFIC message: a v1 message holds one event, a v2alpha batch several. */
+export interface DecodedMessage {
+  major: TrafficMajor;
+  /** `{project}.{location}.{firewallPolicy}` from the subject. */
+  key: string;
+  events: DecodedTraffic[];
 }
 
 export interface RejectedTraffic {
@@ -20,47 +48,122 @@ export interface RejectedTraffic {
 
 const decoder = new TextDecoder();
 const PROTOCOL_MESSAGE = `must be one of ${TRAFFIC_PROTOCOLS.join(', ')} or a protocol number 0-255`;
+const MAJOR = /^v\d+(?:(?:alpha|beta)\d*)?$/;
+const SUPPORTED = Object.values(TRAFFIC_MAJORS)
+  .map((p) => p.name)
+  .join(', ');
 
 /**
- * Turns one TRAFFIC message into an event ready to evaluate, or says why it never will be.
- * The JSON schema is compiled once (ajv generates a validation function), addresses are
+ * Turns one TRAFFIC message into events ready to evaluate, or says why it never will be.
+ * The subject's major decides the decoding: `traffic.v1.…` is one event, `traffic.v2alpha.…` a
+ * batch (its address fields spelled out); any other major is refused (`unknown_major`). A
+ * `Contract-Version` header naming another package than the subject's is refused too.
+ * A batch is all or nothing: one bad event refuses the message, the reason naming its index.
+ * The JSON schemas are compiled once (ajv generates validation functions), addresses are
  * parsed once by the engine's parser and reused for every policy the event is evaluated against.
  */
 export class TrafficDecoder {
-  private readonly validate = new Ajv({ allErrors: false, strict: true }).compile<TrafficEvent>(TRAFFIC_EVENT_SCHEMA);
+  private readonly ajv = new Ajv({ allErrors: false, strict: true });
+  private readonly validateV1 = this.ajv.compile<TrafficEvent>(TRAFFIC_EVENT_SCHEMA);
+  private readonly validateBatch = this.ajv.compile<TrafficEventBatch>(TRAFFIC_V2ALPHA_BATCH_SCHEMA);
+  private readonly validateV2alpha = this.ajv.compile<TrafficEventV2alpha>(TRAFFIC_V2ALPHA_EVENT_SCHEMA);
 
-  /** `subjectPrefix`: the namespaced `traffic.v1.` */
+  /** `subjectPrefix`: the namespaced `traffic.` */
   constructor(private readonly subjectPrefix: string) {}
 
-  decode(subject: string, data: Uint8Array): DecodedTraffic | RejectedTraffic {
-    const key = subject.startsWith(this.subjectPrefix) ? subject.slice(this.subjectPrefix.length) : '';
-    if (key.split('.').length !== 3) {
-      return { kind: 'bad_subject', reason: `subject ${subject} is not traffic.v1.{project}.{location}.{firewallPolicy}` };
+  decode(subject: string, data: Uint8Array, contractVersion?: string): DecodedMessage | RejectedTraffic {
+    const tokens = subject.startsWith(this.subjectPrefix) ? subject.slice(this.subjectPrefix.length).split('.') : [];
+    const majorToken = tokens[0] ?? '';
+    if (!MAJOR.test(majorToken)) {
+      return { kind: 'bad_subject', reason: `subject ${subject} is not traffic.{major}.{project}.{location}.{firewallPolicy}` };
     }
+    if (!(majorToken in TRAFFIC_MAJORS)) {
+      return { kind: 'unknown_major', reason: `unknown major traffic.${majorToken}: this evaluator reads ${SUPPORTED}` };
+    }
+    const major = majorToken as TrafficMajor;
+    const packageName = TRAFFIC_MAJORS[major].name;
+    if (tokens.length !== 4 || tokens.some((token) => token === '')) {
+      return { kind: 'bad_subject', reason: `subject ${subject} is not ${packageName}.{project}.{location}.{firewallPolicy}` };
+    }
+    const declared = parseContractVersion(contractVersion);
+    if (declared && declared.name !== packageName) {
+      return {
+        kind: 'contract_mismatch',
+        reason: `Contract-Version ${declared.name}/${declared.version} does not match the subject's package ${packageName}`,
+      };
+    }
+    const key = tokens.slice(1).join('.');
     let raw: unknown;
     try {
       raw = JSON.parse(decoder.decode(data));
     } catch {
-      return { kind: 'bad_json', reason: 'traffic event is not JSON' };
+      return { kind: 'bad_json', reason: major === 'v1' ? 'traffic event is not JSON' : 'traffic event batch is not JSON' };
     }
-    if (!this.validate(raw)) {
-      const error = this.validate.errors?.[0];
-      const where = error?.instancePath ? `event${error.instancePath.replace(/\//g, '.')}` : 'event';
-      const message = where === 'event.protocol' ? PROTOCOL_MESSAGE : (error?.message ?? 'is invalid');
-      return { kind: 'invalid_event', reason: `invalid traffic event: ${where} ${message}` };
+    return major === 'v1' ? this.decodeV1(raw, key) : this.decodeV2alpha(raw, key);
+  }
+
+  private decodeV1(raw: unknown, key: string): DecodedMessage | RejectedTraffic {
+    if (!this.validateV1(raw)) return invalid(this.validateV1.errors, 'event');
+    const decoded = ready(raw, key, 'event', V1_FIELDS);
+    return isRejected(decoded) ? decoded : { major: 'v1', key, events: [decoded] };
+  }
+
+  private decodeV2alpha(raw: unknown, key: string): DecodedMessage | RejectedTraffic {
+    if (!this.validateBatch(raw)) return invalid(this.validateBatch.errors, 'batch', 'invalid traffic event batch');
+    const events: DecodedTraffic[] = [];
+    for (let i = 0; i < raw.events.length; i++) {
+      const where = `events[${i}]`;
+      const event = raw.events[i];
+      if (!this.validateV2alpha(event)) return invalid(this.validateV2alpha.errors, where);
+      const decoded = ready(fromV2alpha(event), key, where, V2ALPHA_FIELDS);
+      if (isRejected(decoded)) return decoded;
+      events.push(decoded);
     }
-    const event = raw;
-    const timeMs = Date.parse(event.time);
-    if (Number.isNaN(timeMs)) return { kind: 'invalid_event', reason: `invalid traffic event: event.time "${event.time}" is not a date` };
-    const connection = parseConnection(event);
-    if (!connection) {
-      for (const field of ['srcIp', 'destIp'] as const) {
-        if (!parseAddress(event[field])) return { kind: 'bad_address', reason: `invalid traffic event: ${field} "${event[field]}" is not an IP address` };
-      }
-      return { kind: 'unevaluable', reason: 'invalid traffic event: the engine cannot evaluate it' };
-    }
-    return { event, key, connection, timeMs };
+    return { major: 'v2alpha', key, events };
   }
 }
 
-export const isRejected = (decoded: DecodedTraffic | RejectedTraffic): decoded is RejectedTraffic => 'kind' in decoded;
+/** How each major names the address fields, for reasons in the producer's own terms. */
+const V1_FIELDS = { srcIp: 'srcIp', destIp: 'destIp' } as const;
+const V2ALPHA_FIELDS = { srcIp: 'sourceIp', destIp: 'destinationIp' } as const;
+
+/** A traffic.v2alpha event in the v1 shape (fields spelled as v1 does; nothing else differs). */
+export function fromV2alpha(event: TrafficEventV2alpha): TrafficEvent {
+  const out: TrafficEvent = {
+    id: event.id,
+    time: event.time,
+    direction: event.direction,
+    srcIp: event.sourceIp,
+    destIp: event.destinationIp,
+    protocol: event.protocol,
+  };
+  if (event.sourcePort !== undefined) out.srcPort = event.sourcePort;
+  if (event.destinationPort !== undefined) out.destPort = event.destinationPort;
+  if (event.targetTags !== undefined) out.targetTags = event.targetTags;
+  return out;
+}
+
+function invalid(errors: ErrorObject[] | null | undefined, root: string, prefix = 'invalid traffic event'): RejectedTraffic {
+  const error = errors?.[0];
+  const where = error?.instancePath ? `${root}${error.instancePath.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.')}` : root;
+  const message = where.endsWith('.protocol') ? PROTOCOL_MESSAGE : (error?.message ?? 'is invalid');
+  return { kind: 'invalid_event', reason: `${prefix}: ${where} ${message}` };
+}
+
+function ready(event: TrafficEvent, key: string, where: string, fields: typeof V1_FIELDS | typeof V2ALPHA_FIELDS): DecodedTraffic | RejectedTraffic {
+  const timeMs = Date.parse(event.time);
+  if (Number.isNaN(timeMs)) return { kind: 'invalid_event', reason: `invalid traffic event: ${where}.time "${event.time}" is not a date` };
+  const connection = parseConnection(event);
+  if (!connection) {
+    for (const field of ['srcIp', 'destIp'] as const) {
+      if (!parseAddress(event[field])) {
+        const name = where === 'event' ? fields[field] : `${where}.${fields[field]}`;
+        return { kind: 'bad_address', reason: `invalid traffic event: ${name} "${event[field]}" is not an IP address` };
+      }
+    }
+    return { kind: 'unevaluable', reason: `invalid traffic event: the engine cannot evaluate ${where === 'event' ? 'it' : where}` };
+  }
+  return { event, key, connection, timeMs };
+}
+
+export const isRejected = (decoded: DecodedMessage | DecodedTraffic | RejectedTraffic): decoded is RejectedTraffic => 'kind' in decoded;

@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
-import { TRAFFIC_STREAM } from '@rollout/contracts';
+import { CONTRACT_HEADERS, TRAFFIC_STREAM } from '@rollout/contracts';
 import { METRICS_REGISTRY } from '@rollout/metrics';
 import { DEAD_LETTER_REASON_HEADER, NATS_CONNECTION, NatsNamespace, deadLetterSubject } from '@rollout/nats';
 import { PolicyView } from '@rollout/preview-domain';
@@ -10,6 +10,7 @@ import { TRAFFIC_DURABLE } from '../jetstream';
 import { PreviewLogPublisher } from '../preview/preview-log.publisher';
 import { EvaluatedRecord, PreviewStore, WriteResult } from '../preview/preview.store';
 import { PreviewStateService } from '../state/preview-state.service';
+import { TrafficClients } from './traffic-clients';
 import { DecodedTraffic, RejectKind, TrafficDecoder, isRejected } from './traffic-decoder';
 
 /** How long a partial batch waits for more events while other batches are in flight. */
@@ -28,7 +29,14 @@ interface Rejection {
  * every ACTIVE experiment, its records and report counters are stored in one transaction, and
  * only then are its messages acknowledged. Up to EVALUATOR_CONCURRENCY batches are in flight.
  *
- * A malformed event goes to `deadletter.v1.traffic` with the reason and is terminated; a
+ * Every traffic major travels on TRAFFIC (`traffic.>`) and this one consumer reads them all:
+ * each message is decoded by its subject's major (`traffic.v1`: one event; `traffic.v2alpha`: a
+ * batch of events, all or nothing), and an event counts once per experiment configuration
+ * whichever major and message carried it. The publisher's `User-Agent` and `Contract-Version`
+ * are counted (evaluator_traffic_client_events_total).
+ *
+ * A malformed message (an unknown major, a Contract-Version of another package, a bad event)
+ * goes to `deadletter.v1.traffic` with the reason and is terminated; a
  * failing store is retried (the messages kept alive with "in progress" acks) until it answers
  * again. A crash loses nothing: unacknowledged messages are redelivered, and the store never
  * counts an (experiment version, event) twice.
@@ -37,6 +45,7 @@ interface Rejection {
 export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(TrafficConsumer.name);
   private readonly decoder: TrafficDecoder;
+  private readonly clients = new TrafficClients();
   private running = false;
   private loop?: Promise<void>;
   private messages?: ConsumerMessages;
@@ -48,6 +57,7 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
   private readonly metrics?: {
     events: Counter<'outcome'>;
     deadLetters: Counter<'reason'>;
+    clientEvents: Counter<'client' | 'contract'>;
     records: Counter<'outcome'>;
     storeFailures: Counter;
     batchSeconds: Histogram;
@@ -62,15 +72,21 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(EVALUATOR_CONFIG) private readonly config: Config,
     @Optional() @Inject(METRICS_REGISTRY) registry?: Registry,
   ) {
-    this.decoder = new TrafficDecoder(namespace.subject('traffic.v1.'));
+    this.decoder = new TrafficDecoder(namespace.subject('traffic.'));
     if (registry) {
       const registers = [registry];
       this.metrics = {
-        events: new Counter({ name: 'evaluator_traffic_events_total', help: 'Traffic events settled, by outcome (evaluated, dead_lettered).', labelNames: ['outcome'], registers }),
+        events: new Counter({ name: 'evaluator_traffic_events_total', help: 'Traffic events settled, by outcome (evaluated: events, a traffic.v2alpha batch counting each of its events; dead_lettered: messages).', labelNames: ['outcome'], registers }),
         deadLetters: new Counter({
           name: 'evaluator_dead_letters_total',
-          help: 'Traffic events sent to deadletter.v1.traffic, by reason (bad_subject, bad_json, invalid_event, bad_address, unknown_policy, unevaluable).',
+          help: 'Traffic messages sent to deadletter.v1.traffic, by reason (bad_subject, unknown_major, contract_mismatch, bad_json, invalid_event, bad_address, unknown_policy, unevaluable).',
           labelNames: ['reason'],
+          registers,
+        }),
+        clientEvents: new Counter({
+          name: 'evaluator_traffic_client_events_total',
+          help: 'Traffic events received, by publishing client (User-Agent product name; unknown when absent or malformed, other past the first 100 names) and contract (the traffic package its Contract-Version declares; unknown when absent, malformed or not one this evaluator reads).',
+          labelNames: ['client', 'contract'],
           registers,
         }),
         records: new Counter({ name: 'evaluator_preview_records_total', help: 'Preview log records, by outcome (stored; duplicate: already stored, from a redelivery).', labelNames: ['outcome'], registers }),
@@ -178,35 +194,46 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
     const evaluated: JsMsg[] = [];
     const rejected: Rejection[] = [];
     const seen = new Set<string>();
+    let evaluatedEvents = 0;
     for (const message of messages) {
-      const decoded = this.decoder.decode(message.subject, message.data);
+      const contractVersion = message.headers?.get(CONTRACT_HEADERS.contractVersion);
+      const decoded = this.decoder.decode(message.subject, message.data, contractVersion);
+      if (this.metrics) {
+        const client = this.clients.labels(message.headers?.get(CONTRACT_HEADERS.userAgent), contractVersion);
+        this.metrics.clientEvents.inc(client, isRejected(decoded) ? 1 : decoded.events.length);
+      }
       if (isRejected(decoded)) {
         rejected.push({ message, ...decoded });
         continue;
       }
-      // The same event twice in one batch (a republish): evaluate it once, settle both.
-      const identity = `${decoded.key}\n${decoded.event.id}`;
-      if (seen.has(identity)) {
-        evaluated.push(message);
-        continue;
-      }
-      seen.add(identity);
-      // Read per event, so a state change applies from the next event on.
+      // Read per message, so a state change applies from the next message on.
       const view = this.snapshot.state.viewForTraffic(decoded.key);
       if (!view) {
         const [project, location, policy] = decoded.key.split('.');
         rejected.push({ message, kind: 'unknown_policy', reason: `no live policy projects/${project}/locations/${location}/firewallPolicies/${policy}` });
         continue;
       }
-      if (view.active.length > 0) {
+      // The same event twice in one batch of messages (a republish, or one event sent in
+      // either major): evaluate it once, settle every message that carried it.
+      const fresh = decoded.events.filter((event) => !seen.has(`${event.key}\n${event.event.id}`));
+      if (view.active.length > 0 && fresh.length > 0) {
         try {
-          items.push(...evaluate(decoded, view, this.store));
+          const own = new Set<string>();
+          const records: EvaluatedRecord[] = [];
+          for (const event of fresh) {
+            if (own.has(event.event.id)) continue;
+            own.add(event.event.id);
+            records.push(...evaluate(event, view, this.store));
+          }
+          items.push(...records);
         } catch (error) {
           rejected.push({ message, kind: 'unevaluable', reason: `cannot evaluate: ${error instanceof Error ? error.message : String(error)}` });
           continue;
         }
       }
+      for (const event of fresh) seen.add(`${event.key}\n${event.event.id}`);
       evaluated.push(message);
+      evaluatedEvents += decoded.events.length;
     }
     await Promise.all(rejected.map((rejection) => this.deadLetter(rejection)));
     if (items.length > 0) {
@@ -225,7 +252,7 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
     } else {
       for (const message of evaluated) message.ack();
     }
-    this.metrics?.events.inc({ outcome: 'evaluated' }, evaluated.length);
+    this.metrics?.events.inc({ outcome: 'evaluated' }, evaluatedEvents);
     this.metrics?.batchSeconds.observe((performance.now() - started) / 1000);
   }
 
