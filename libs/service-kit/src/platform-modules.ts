@@ -8,7 +8,8 @@ import { JetStreamDeclarations, NatsModule, NatsReadiness } from '@rollout/nats'
 import { PostgresModule, PostgresOptions, PostgresReadiness } from '@rollout/postgres';
 
 export interface PlatformOptions {
-  service: ServiceName;
+  /** The process: a ServiceName, or another process built on the kit (e.g. a policy adapter). */
+  service: ServiceName | (string & {});
   config: BaseConfig & Partial<DatabaseConfig>;
   jetstream?: JetStreamDeclarations;
   /** Present for services that own a Postgres schema. */

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The budget adapter's own config (`adapterConfig`, the handler's `params`): resource-hours per
+ * resource type, per project, with a default for projects not listed.
+ *
+ *   { "budgets": { "acme": { "physical:host": 100 } }, "default": { "physical:host": 10 } }
+ *
+ * A resource type with no budget for a project (neither its own nor the default) is not limited.
+ */
+export interface BudgetConfig {
+  budgets: Record<string, Record<string, number>>;
+  default: Record<string, number>;
+}
+
+export interface FieldViolation {
+  field: string;
+  description: string;
+}
+
+export type ParsedBudgetConfig = { ok: true; config: BudgetConfig } | { ok: false; violations: FieldViolation[] };
+
+const KEYS = ['budgets', 'default'];
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function limits(raw: unknown, field: string, violations: FieldViolation[]): Record<string, number> {
+  if (!isPlainObject(raw)) {
+    violations.push({ field, description: 'must be an object of resource type → resource-hours' });
+    return {};
+  }
+  const out: Record<string, number> = {};
+  for (const [type, hours] of Object.entries(raw)) {
+    if (!type.trim()) violations.push({ field: `${field}.${type}`, description: 'a resource type must not be empty' });
+    else if (typeof hours !== 'number' || !Number.isFinite(hours) || hours < 0) {
+      violations.push({ field: `${field}.${type}`, description: 'must be a number of resource-hours ≥ 0' });
+    } else out[type] = hours;
+  }
+  return out;
+}
+
+/** Validates an `adapterConfig`; every problem names its field (`adapterConfig.budgets.acme.physical:host`). */
+export function parseBudgetConfig(raw: unknown, prefix = 'adapterConfig'): ParsedBudgetConfig {
+  const violations: FieldViolation[] = [];
+  if (!isPlainObject(raw)) return { ok: false, violations: [{ field: prefix, description: 'must be an object' }] };
+  for (const key of Object.keys(raw)) {
+    if (!KEYS.includes(key)) violations.push({ field: `${prefix}.${key}`, description: `unknown setting (expected one of: ${KEYS.join(', ')})` });
+  }
+  const budgets: BudgetConfig['budgets'] = {};
+  if (raw['budgets'] !== undefined) {
+    if (!isPlainObject(raw['budgets'])) {
+      violations.push({ field: `${prefix}.budgets`, description: 'must be an object of project → { resource type → resource-hours }' });
+    } else {
+      for (const [project, value] of Object.entries(raw['budgets'])) budgets[project] = limits(value, `${prefix}.budgets.${project}`, violations);
+    }
+  }
+  const defaults = raw['default'] === undefined ? {} : limits(raw['default'], `${prefix}.default`, violations);
+  return violations.length ? { ok: false, violations } : { ok: true, config: { budgets, default: defaults } };
+}
+
+/** A project's budget of one resource type, or undefined when that type is not limited. */
+export function budgetOf(config: BudgetConfig, project: string, resourceType: string): number | undefined {
+  return Object.prototype.hasOwnProperty.call(config.budgets, project)
+    ? (config.budgets[project][resourceType] ?? config.default[resourceType])
+    : config.default[resourceType];
+}
+
+/** JSON with object keys sorted at every level: equal configs give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+/** What identifies a session: the hash of the config's canonical JSON. */
+export function configKey(raw: unknown): string {
+  return createHash('sha256').update(canonicalJson(raw)).digest('hex');
+}
