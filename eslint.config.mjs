@@ -6,7 +6,8 @@ import tseslint from 'typescript-eslint';
  * Architecture rules (DESIGN.md "Layout"), enforced on two tag axes:
  * - type:  app → infra, domain, contracts; infra → infra, contracts; domain → domain, contracts;
  *          contracts → contracts only, and no framework or I/O packages; tool → infra, contracts;
- *          test (system tests) → tool, infra, contracts.
+ *          test (system tests) → tool, infra, contracts, testing; testing (test kits such as
+ *          adapter-conformance) → infra, contracts, and only test files of apps may import it.
  * - scope: a service's projects use only their own scope and `shared`.
  * - stability: a stable contract never depends on an alpha one.
  */
@@ -15,7 +16,8 @@ const FRAMEWORK_PACKAGES = ['@nestjs/*', 'typeorm', 'pg', 'nats', 'express', 'ne
 const depConstraints = [
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:infra', 'type:domain', 'type:contracts'] },
   { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
-  { sourceTag: 'type:test', onlyDependOnLibsWithTags: ['type:tool', 'type:infra', 'type:contracts'] },
+  { sourceTag: 'type:test', onlyDependOnLibsWithTags: ['type:tool', 'type:infra', 'type:contracts', 'type:testing'] },
+  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
   { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
   {
     sourceTag: 'type:domain',
@@ -35,6 +37,13 @@ const depConstraints = [
   })),
 ];
 
+/** Test files of apps may also use the testing kits (type:testing); the apps' own code may not. */
+const specDepConstraints = depConstraints.map((constraint) =>
+  constraint.sourceTag === 'type:app'
+    ? { ...constraint, onlyDependOnLibsWithTags: [...(constraint.onlyDependOnLibsWithTags ?? []), 'type:testing'] }
+    : constraint,
+);
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'tmp/**', 'coverage/**', '.nx/**'] },
   ...nx.configs['flat/base'],
@@ -48,6 +57,15 @@ export default tseslint.config(
       ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': 'error',
+    },
+  },
+  {
+    files: ['**/*.spec.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        { enforceBuildableLibDependency: false, allow: [], depConstraints: specDepConstraints },
+      ],
     },
   },
   {

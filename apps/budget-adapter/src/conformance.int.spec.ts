@@ -1,0 +1,24 @@
+import { describeAdapterConformance } from '@rollout/adapter-conformance';
+import { RunningBudgetAdapter, startBudgetAdapter } from './test-support';
+
+/** The reference adapter passes the adapter.v1 conformance kit. */
+let adapter: RunningBudgetAdapter;
+
+beforeAll(async () => {
+  adapter = await startBudgetAdapter({ ADAPTER_NAME: 'acme-budget' });
+}, 90_000);
+
+afterAll(async () => {
+  await adapter?.close();
+});
+
+describeAdapterConformance({
+  connection: () => adapter.nc,
+  namespace: () => adapter.namespace,
+  adapter: 'acme-budget',
+  templates: ['check', 'quota', 'report'],
+  validConfig: { budgets: { acme: { 'physical:host': 100 } }, default: { 'physical:host': 10, 'virtual:instance': 40 } },
+  invalidConfig: { budgets: { acme: { 'physical:host': 'lots' } } },
+  timeoutMs: 5_000,
+  quota: { name: 'physical:host', budget: 10 },
+});

@@ -1,0 +1,2 @@
+export * from './adapter-client';
+export * from './conformance';
