@@ -13,10 +13,11 @@ import {
   policyEventSubject,
   trafficSubject,
 } from '@rollout/contracts';
+import { TrafficEvent as TrafficEventV2alpha, trafficV2alphaSubject } from '@rollout/contracts-alpha';
 import { DEAD_LETTER_REASON_HEADER, DEAD_LETTER_STREAM, NatsNamespace, NatsRpcClient } from '@rollout/nats';
 import { startServiceApp } from '@rollout/service-kit';
 import { TEST_NATS_URL, TEST_POSTGRES_URL, removeTestResources, uniqueName } from '@rollout/testing';
-import { JSONCodec, NatsConnection, nanos } from 'nats';
+import { JSONCodec, NatsConnection, headers as natsHeaders, nanos } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
 import { configSchema } from './config';
@@ -213,6 +214,42 @@ export async function publishTraffic(nc: NatsConnection, iso: Isolation, policy:
     last = Math.max(last, ...acks.map((ack) => ack.seq));
   }
   return last;
+}
+
+/** A traffic.v1 event as traffic.v2alpha spells it (the same event). */
+export function toV2alpha(event: TrafficEvent): TrafficEventV2alpha {
+  const { srcIp, destIp, srcPort, destPort, ...rest } = event;
+  const out: TrafficEventV2alpha = { ...rest, sourceIp: srcIp, destinationIp: destIp };
+  if (srcPort !== undefined) out.sourcePort = srcPort;
+  if (destPort !== undefined) out.destinationPort = destPort;
+  return out;
+}
+
+let batchCounter = 0;
+
+/**
+ * Publishes traffic.v2alpha batches of these (v1) events, `batchSize` per message, with a
+ * Nats-Msg-Id of its own per batch and the given headers. Returns the last stream sequence.
+ */
+export async function publishTrafficBatches(
+  nc: NatsConnection,
+  iso: Isolation,
+  policy: string,
+  events: TrafficEvent[],
+  { batchSize = 100, headers = {}, world = { project: 'acme', location: 'global' } }: { batchSize?: number; headers?: Record<string, string>; world?: { project: string; location: string } } = {},
+): Promise<number> {
+  const js = nc.jetstream();
+  const subject = iso.ns.subject(trafficV2alphaSubject(world.project, world.location, policy));
+  const batches: TrafficEvent[][] = [];
+  for (let i = 0; i < events.length; i += batchSize) batches.push(events.slice(i, i + batchSize));
+  const acks = await Promise.all(
+    batches.map((batch) => {
+      const hdrs = natsHeaders();
+      for (const [name, value] of Object.entries(headers)) hdrs.set(name, value);
+      return js.publish(subject, JSON.stringify({ events: batch.map(toV2alpha) }), { msgID: `batch-${(batchCounter++).toString(36)}-${batch[0].id}`, headers: hdrs });
+    }),
+  );
+  return Math.max(0, ...acks.map((ack) => ack.seq));
 }
 
 /** Resolves when the evaluator's durable consumer has settled every traffic message up to `seq`. */

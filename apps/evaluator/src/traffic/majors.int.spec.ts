@@ -1,0 +1,257 @@
+import type { INestApplication } from '@nestjs/common';
+import {
+  FirewallRule,
+  ListPreviewLogsResponse,
+  PREVIEW_SUBJECTS,
+  PreviewLogRecord,
+  PreviewReport,
+  ServiceInfo,
+  TRAFFIC_STREAM,
+  TrafficEvent,
+  serviceInfoSubject,
+  trafficSubject,
+} from '@rollout/contracts';
+import { trafficV2alphaSubject } from '@rollout/contracts-alpha';
+import { METRICS_REGISTRY } from '@rollout/metrics';
+import { NatsRpcClient } from '@rollout/nats';
+import { previewRecordId } from '@rollout/preview-domain';
+import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { NatsConnection, StorageType, connect, headers as natsHeaders, nanos } from 'nats';
+import type { Registry } from 'prom-client';
+import { PreviewStateService } from '../state/preview-state.service';
+import {
+  ExperimentWorld,
+  Isolation,
+  cleanUp,
+  deadLetters,
+  isolation,
+  publishTraffic,
+  publishTrafficBatches,
+  rpcClient,
+  settledUpTo,
+  startEvaluator,
+  toV2alpha,
+  trafficEvent,
+} from '../test-support';
+
+/**
+ * Two majors side by side: traffic.v1 (one event per message) and traffic.v2alpha (batches,
+ * spelled-out address fields) on one TRAFFIC stream, read by one durable consumer, give the
+ * same results; an unknown major or a Contract-Version of another package is dead-lettered
+ * with its reason and the consumer carries on.
+ */
+const rule = (priority: number, action: 'allow' | 'deny', match: FirewallRule['match'], extra: Partial<FirewallRule> = {}): FirewallRule => ({ priority, direction: 'INGRESS', action, match, ...extra });
+const LIVE = [
+  rule(100, 'allow', { srcIpRanges: ['10.0.0.0/8'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22', '443'] }] }),
+  rule(200, 'deny', { srcIpRanges: ['0.0.0.0/0'] }),
+];
+const BLOCK = [rule(50, 'deny', { srcIpRanges: ['10.0.1.0/24'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] }), ...LIVE];
+/** Every kind of outcome: allow → deny, unchanged allow and deny, a protocol number, IPv6 egress, tags, no ports. */
+const varied = (offset: number): TrafficEvent[] =>
+  Array.from({ length: 40 }, (_, i) => {
+    const n = offset + i;
+    switch (i % 5) {
+      case 0:
+        return trafficEvent(n, { srcIp: `10.0.1.${i}`, destPort: 22 });
+      case 1:
+        return trafficEvent(n, { srcIp: `10.0.2.${i}`, destPort: 443, protocol: 6, targetTags: ['web'] });
+      case 2:
+        return trafficEvent(n, { srcIp: `203.0.113.${i}` });
+      case 3:
+        return trafficEvent(n, { srcIp: `2001:db8::${i.toString(16)}`, destIp: '2001:db8::1', direction: 'EGRESS', destPort: 80 });
+      default: {
+        const { srcPort: _s, destPort: _d, ...event } = trafficEvent(n, { srcIp: `10.0.1.${i}`, protocol: 'icmp' });
+        return event;
+      }
+    }
+  });
+
+let iso: Isolation;
+let nc: NatsConnection;
+let app: INestApplication;
+let rpc: NatsRpcClient;
+let world: ExperimentWorld;
+/** Published to TRAFFIC before the evaluator ever ran, when TRAFFIC took traffic.v1.> only. */
+const early = trafficEvent(1, { srcIp: '10.0.1.1', destPort: 22 });
+let earlySeq = 0;
+
+const report = (policy: string) => rpc.request<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: world.experimentName(policy, 'block') }, { timeoutMs: 5_000 });
+async function allLogs(policy: string): Promise<PreviewLogRecord[]> {
+  const records: PreviewLogRecord[] = [];
+  let pageToken: string | undefined;
+  do {
+    const page = await rpc.request<ListPreviewLogsResponse>(PREVIEW_SUBJECTS.previewLogs, { name: world.experimentName(policy, 'block'), pageSize: 1000, pageToken }, { timeoutMs: 5_000 });
+    records.push(...page.previewLogs);
+    pageToken = page.nextPageToken;
+  } while (pageToken);
+  return records;
+}
+const metric = async (name: string, labels: Record<string, string> = {}) => {
+  const found = await app.get<Registry>(METRICS_REGISTRY).getSingleMetric(name)?.get();
+  return found?.values.filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value)).reduce((sum, v) => sum + v.value, 0) ?? 0;
+};
+/** A record without what names its policy and experiment (the rest must be equal across majors). */
+const content = ({ trafficEventId, eventTime, connection, liveResult, experimentResult, changed, experimentEtag }: PreviewLogRecord) => ({
+  trafficEventId,
+  eventTime,
+  connection,
+  liveResult,
+  experimentResult,
+  changed,
+  experimentEtag,
+});
+/** A configuration's totals without its live policy's etag (each policy has its own). */
+const totals = (r: PreviewReport) => r.configurations.map(({ livePolicyEtag: _, ...rest }) => rest);
+
+beforeAll(async () => {
+  iso = isolation();
+  nc = await connect({ servers: TEST_NATS_URL });
+  rpc = rpcClient(nc, iso);
+  world = new ExperimentWorld(nc, iso);
+  await world.createStream();
+  // TRAFFIC as an earlier evaluator created it: traffic.v1 only, with an event waiting in it.
+  const jsm = await nc.jetstreamManager();
+  await jsm.streams.add({
+    name: iso.ns.stream(TRAFFIC_STREAM),
+    subjects: [iso.ns.subject('traffic.v1.>')],
+    storage: StorageType.File,
+    max_age: nanos(3600_000),
+    max_bytes: 64 * 1024 ** 2,
+    duplicate_window: nanos(60_000),
+  });
+  earlySeq = (await nc.jetstream().publish(iso.ns.subject(trafficSubject('acme', 'global', 'early')), JSON.stringify(early), { msgID: early.id })).seq;
+  for (const policy of ['early', 'one', 'two', 'mix']) {
+    await world.policy(policy, LIVE);
+    await world.experiment(policy, 'block', BLOCK, 'ACTIVE');
+  }
+  app = await startEvaluator(iso);
+  await eventually(() => (['early', 'one', 'two', 'mix'].every((p) => app.get(PreviewStateService).state.viewOf(world.policyName(p))?.active.length === 1) ? true : undefined), {
+    timeoutMs: 20_000,
+    what: 'policies and experiments in force',
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  await nc?.close();
+  if (iso) await cleanUp(iso);
+});
+
+it('updates a TRAFFIC stream of traffic.v1 only in place to every major, keeping its events', async () => {
+  const info = await (await nc.jetstreamManager()).streams.info(iso.ns.stream(TRAFFIC_STREAM));
+  expect(info.config.subjects).toEqual([iso.ns.subject('traffic.>')]);
+  expect(info.state.first_seq).toBe(earlySeq);
+  await eventually(() => settledUpTo(nc, iso, earlySeq), { what: 'the early event settled' });
+  expect((await allLogs('early')).map((r) => r.trafficEventId)).toEqual([early.id]);
+});
+
+it('gives the same report and records for events sent as traffic.v1 events and as traffic.v2alpha batches', async () => {
+  const events = varied(100);
+  // Policy `one` takes them one per message (v1), policy `two` in batches of 7 (v2alpha).
+  const v1Seq = await publishTraffic(nc, iso, 'one', events);
+  const v2Seq = await publishTrafficBatches(nc, iso, 'two', events, { batchSize: 7, headers: { 'Contract-Version': 'traffic.v2alpha/2.0.0-alpha.1', 'User-Agent': 'acme-exporter/2.3.1' } });
+  expect(v2Seq - v1Seq).toBe(Math.ceil(events.length / 7));
+  await eventually(() => settledUpTo(nc, iso, v2Seq), { what: 'both majors settled' });
+
+  const one = await allLogs('one');
+  const two = await allLogs('two');
+  expect(two).toHaveLength(events.length);
+  const byEvent = (records: PreviewLogRecord[]) => records.map(content).sort((a, b) => a.trafficEventId.localeCompare(b.trafficEventId));
+  expect(byEvent(two)).toEqual(byEvent(one));
+  // Record ids are the same deterministic function of the event, the experiment and its etag.
+  for (const record of two) expect(record.id).toBe(previewRecordId(record.trafficEventId, world.experimentName('two', 'block'), record.experimentEtag));
+  expect(two.filter((r) => r.changed).length).toBeGreaterThan(0);
+
+  const [reportOne, reportTwo] = [await report('one'), await report('two')];
+  expect(reportTwo.configurations[0].evaluated).toBe(events.length);
+  expect(totals(reportTwo)).toEqual(totals(reportOne));
+  expect(await metric('evaluator_traffic_client_events_total', { client: 'acme-exporter', contract: 'traffic.v2alpha' })).toBe(events.length);
+});
+
+it('counts an event once whichever major and message carried it, with the majors interleaved', async () => {
+  const events = varied(300);
+  const before = await metric('evaluator_preview_records_total', { outcome: 'stored' });
+  let seq = 0;
+  // Interleaved: v1 singles, v2alpha batches, with overlaps both ways and a repeat inside a batch.
+  for (let i = 0; i < events.length; i += 8) {
+    const chunk = events.slice(i, i + 8);
+    seq = await publishTraffic(nc, iso, 'mix', chunk.slice(0, 3));
+    seq = await publishTrafficBatches(nc, iso, 'mix', [...chunk.slice(2), chunk[5]], { batchSize: 10 });
+  }
+  // The same events again, in the other major each: nothing new.
+  seq = await publishTrafficBatches(nc, iso, 'mix', events.slice(0, 8), { batchSize: 8 });
+  const js = nc.jetstream();
+  for (const event of events.slice(8, 11)) seq = (await js.publish(iso.ns.subject(trafficSubject('acme', 'global', 'mix')), JSON.stringify(event), { msgID: `${event.id}-again` })).seq;
+  await eventually(() => settledUpTo(nc, iso, seq), { what: 'interleaved settled' });
+
+  const records = await allLogs('mix');
+  expect(records.map((r) => r.trafficEventId).sort()).toEqual(events.map((e) => e.id).sort());
+  const { configurations } = await report('mix');
+  expect(configurations.map((c) => c.evaluated)).toEqual([events.length]);
+  expect((await metric('evaluator_preview_records_total', { outcome: 'stored' })) - before).toBe(events.length);
+  expect(await deadLetters(nc, iso)).toEqual([]);
+});
+
+it('dead-letters an unknown major, a Contract-Version of another package and a batch with a bad event, with their reasons, and carries on', async () => {
+  const js = nc.jetstream();
+  const publish = async (subject: string, body: unknown, headers: Record<string, string> = {}) => {
+    const hdrs = natsHeaders();
+    for (const [name, value] of Object.entries(headers)) hdrs.set(name, value);
+    return (await js.publish(iso.ns.subject(subject), typeof body === 'string' ? body : JSON.stringify(body), { headers: hdrs })).seq;
+  };
+  const good = varied(500).slice(0, 6);
+  const before = await report('two');
+  const counts = async () =>
+    Object.fromEntries(await Promise.all(['unknown_major', 'contract_mismatch', 'bad_address'].map(async (k) => [k, await metric('evaluator_dead_letters_total', { reason: k })])));
+  const countsBefore = await counts();
+  const bad: { subject: string; body: unknown; headers?: Record<string, string>; reason: string }[] = [
+    { subject: 'traffic.v3.acme.global.two', body: good[0], reason: 'unknown major traffic.v3: this evaluator reads traffic.v1, traffic.v2alpha' },
+    { subject: 'traffic.v2beta.acme.global.two', body: { events: [toV2alpha(good[1])] }, reason: 'unknown major traffic.v2beta: this evaluator reads traffic.v1, traffic.v2alpha' },
+    {
+      subject: trafficV2alphaSubject('acme', 'global', 'two'),
+      body: { events: [toV2alpha(good[2])] },
+      headers: { 'Contract-Version': 'traffic.v1/1.0.0', 'User-Agent': 'confused/0.1' },
+      reason: "Contract-Version traffic.v1/1.0.0 does not match the subject's package traffic.v2alpha",
+    },
+    {
+      subject: trafficSubject('acme', 'global', 'two'),
+      body: good[3],
+      headers: { 'Contract-Version': 'traffic.v2alpha/2.0.0-alpha.1' },
+      reason: "Contract-Version traffic.v2alpha/2.0.0-alpha.1 does not match the subject's package traffic.v1",
+    },
+    {
+      subject: trafficV2alphaSubject('acme', 'global', 'two'),
+      body: { events: [toV2alpha(good[4]), { ...toV2alpha(good[5]), sourceIp: '10.0.0.256' }] },
+      reason: 'invalid traffic event: events[1].sourceIp "10.0.0.256" is not an IP address',
+    },
+  ];
+  let seq = 0;
+  for (const [i, letter] of bad.entries()) {
+    seq = await publish(letter.subject, letter.body, letter.headers);
+    // A valid event after each: the consumer keeps going.
+    seq = await publishTrafficBatches(nc, iso, 'two', [trafficEvent(600 + i, { srcIp: '10.0.1.60', destPort: 22 })]);
+  }
+  await eventually(() => settledUpTo(nc, iso, seq), { what: 'all settled' });
+  const letters = await eventually(async () => {
+    const found = await deadLetters(nc, iso);
+    return found.length >= bad.length ? found : undefined;
+  }, { what: 'dead letters' });
+  expect(letters.map((l) => [l.subject, l.reason, JSON.parse(l.data)])).toEqual(bad.map((b) => [iso.ns.subject(b.subject), b.reason, b.body]));
+  const countsAfter = await counts();
+  expect([countsAfter.unknown_major - countsBefore.unknown_major, countsAfter.contract_mismatch - countsBefore.contract_mismatch, countsAfter.bad_address - countsBefore.bad_address]).toEqual([2, 2, 1]);
+  // Only the valid events after them were evaluated: none of a refused batch's events.
+  const after = await report('two');
+  expect(after.configurations[0].evaluated - before.configurations[0].evaluated).toBe(bad.length);
+  const ids = new Set((await allLogs('two')).map((r) => r.trafficEventId));
+  expect(good.slice(0, 6).filter((e) => ids.has(e.id))).toEqual([]);
+  expect(await metric('evaluator_traffic_client_events_total', { client: 'confused', contract: 'traffic.v1' })).toBe(1);
+  expect(await metric('evaluator_traffic_client_events_total', { client: 'unknown', contract: 'unknown' })).toBeGreaterThan(0);
+});
+
+it('lists traffic.v2alpha beside traffic.v1 among the packages it speaks', async () => {
+  const info = await rpc.request<ServiceInfo>(serviceInfoSubject('evaluator'), {}, { timeoutMs: 5_000 });
+  expect(info.contracts.filter((c) => c.name.startsWith('traffic.')).map(({ name, version }) => ({ name, version }))).toEqual([
+    { name: 'traffic.v1', version: '1.0.0' },
+    { name: 'traffic.v2alpha', version: '2.0.0-alpha.1' },
+  ]);
+});
