@@ -4,7 +4,9 @@ import type { EnforcementConfig } from '@rollout/enforcement-domain';
 import { ServiceInfoModule, platformModules } from '@rollout/service-kit';
 import { CLOCK, systemClock } from './clock';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from './config';
-import { ENFORCEMENT_CONFIG } from './enforcement-config';
+import { AdapterClient } from './adapters/adapter-client';
+import { AdapterSessions } from './adapters/adapter-sessions';
+import { ENFORCEMENT_CONFIG, EnforcementConfigSource } from './enforcement-config';
 import { EXTERNAL_HTTP, Enforcement } from './leases/enforcement';
 import { EnforcementMetrics } from './leases/enforcement-metrics';
 import { NodeExternalHttp } from './leases/external-http';
@@ -39,6 +41,9 @@ export class AppModule {
         EnforcementMetrics,
         { provide: EXTERNAL_HTTP, useFactory: (metrics: EnforcementMetrics) => new NodeExternalHttp(metrics), inject: [EnforcementMetrics] },
         ExternalHttpLifecycle,
+        EnforcementConfigSource,
+        AdapterClient,
+        AdapterSessions,
         Enforcement,
         Ledger,
         LeasesApplication,

@@ -39,7 +39,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('enforcement-service boot', () => {
   it.each([
-    ['an unknown filter', 'enabled_filters: [MaxLeaseDuration, NovaQuota]\nfilters: { MaxLeaseDuration: { max_lease_duration: 60 } }\n', 'invalid enforcement config in $FILE: enabled_filters[1]: unknown filter "NovaQuota" (known: MaxLeaseDuration, MaxActiveLeases, MaxReservationSize, ExternalService)'],
+    ['an unknown filter', 'enabled_filters: [MaxLeaseDuration, NovaQuota]\nfilters: { MaxLeaseDuration: { max_lease_duration: 60 } }\n', 'invalid enforcement config in $FILE: enabled_filters[1]: unknown filter "NovaQuota" (known: MaxLeaseDuration, MaxActiveLeases, MaxReservationSize, ExternalService; an adapter filter is an entry of filters with an "adapter" key)'],
+    ['a bad adapter filter', 'enabled_filters: [budget]\nfilters: { budget: { adapter: acme-budget, failure_policy: maybe } }\n', 'invalid enforcement config in $FILE: filters.budget.failure_policy: must be "open" or "closed", got "maybe"'],
     ['a negative duration', 'enabled_filters: [MaxLeaseDuration]\nfilters: { MaxLeaseDuration: { max_lease_duration: -5 } }\n', 'invalid enforcement config in $FILE: filters.MaxLeaseDuration.max_lease_duration: must be a non-negative integer, got -5'],
     ['a misspelt setting', 'enabled_filters: [MaxActiveLeases]\nfilters: { MaxActiveLeases: { max_active_lease: 5 } }\n', 'invalid enforcement config in $FILE: filters.MaxActiveLeases.max_active_lease: unknown setting (expected one of: mode, max_active_leases, project_overrides)'],
     ['a token variable that is not set', 'enabled_filters: [ExternalService]\nfilters: { ExternalService: { endpoint: "http://policy/", token_env: NO_SUCH_TOKEN_VAR } }\n', 'invalid enforcement config in $FILE: filters.ExternalService.token_env: the environment variable NO_SUCH_TOKEN_VAR is not set'],

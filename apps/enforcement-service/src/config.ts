@@ -10,6 +10,12 @@ export const configSchema = z.object({
    * lets `npm start` work with no configuration.
    */
   ENFORCEMENT_CONFIG_FILE: z.string().min(1).default('apps/enforcement-service/enforcement.yaml'),
+  /**
+   * How often the chain file is checked for changes (ms). A change, or SIGHUP, reloads it: a
+   * valid file replaces the chain (adapter handlers whose config changed get new sessions), an
+   * invalid one is logged and the running chain stays.
+   */
+  ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS: positiveInt(2_000),
   /** `region_name` of the filter context for leases made through this API. */
   ENFORCEMENT_REGION_NAME: z.string().min(1).max(255).default('RegionOne'),
   /** How often the service activates leases whose start came and ends those whose end passed. */

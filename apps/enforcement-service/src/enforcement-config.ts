@@ -1,5 +1,7 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EnforcementConfig, EnforcementConfigError, parseEnforcementConfig } from '@rollout/enforcement-domain';
-import { readFileSync } from 'node:fs';
+import { Stats, readFileSync, unwatchFile, watchFile } from 'node:fs';
+import { Config, ENFORCEMENT_SERVICE_CONFIG } from './config';
 import { parse } from 'yaml';
 
 export const ENFORCEMENT_CONFIG = Symbol('ENFORCEMENT_CONFIG');
@@ -42,5 +44,72 @@ export function loadEnforcementConfigOrExit(service: string, path: string): Enfo
       process.exit(1);
     }
     throw error;
+  }
+}
+
+/**
+ * The chain config in force, and its reload: on SIGHUP or when the file changes (polled every
+ * ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS, which also follows a Kubernetes ConfigMap's symlink
+ * swap). A valid file is handed to the listeners (the adapter sessions) and then becomes
+ * current; an invalid one is logged and changes nothing. Reloads run one at a time.
+ */
+@Injectable()
+export class EnforcementConfigSource implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('EnforcementConfig');
+  private config: EnforcementConfig;
+  private readonly listeners: ((config: EnforcementConfig) => Promise<void>)[] = [];
+  private reloading: Promise<void> = Promise.resolve();
+  private readonly onSighup = () => void this.reload('SIGHUP');
+  private readonly onFileChange = (current: Stats, previous: Stats) => {
+    if (current.mtimeMs !== previous.mtimeMs || current.size !== previous.size || current.ino !== previous.ino) void this.reload('file change');
+  };
+
+  constructor(
+    @Inject(ENFORCEMENT_CONFIG) initial: EnforcementConfig,
+    @Inject(ENFORCEMENT_SERVICE_CONFIG) private readonly settings: Config,
+  ) {
+    this.config = initial;
+  }
+
+  get current(): EnforcementConfig {
+    return this.config;
+  }
+
+  /** Called with each new valid config before it becomes current. */
+  onChange(listener: (config: EnforcementConfig) => Promise<void>): void {
+    this.listeners.push(listener);
+  }
+
+  onApplicationBootstrap(): void {
+    process.on('SIGHUP', this.onSighup);
+    watchFile(this.settings.ENFORCEMENT_CONFIG_FILE, { interval: this.settings.ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS, persistent: false }, this.onFileChange);
+  }
+
+  onApplicationShutdown(): void {
+    process.off('SIGHUP', this.onSighup);
+    unwatchFile(this.settings.ENFORCEMENT_CONFIG_FILE, this.onFileChange);
+  }
+
+  /** Reads the file again; resolves when the reload (or its refusal) is done. */
+  reload(why: string): Promise<void> {
+    this.reloading = this.reloading.then(async () => {
+      let next: EnforcementConfig;
+      try {
+        next = loadEnforcementConfig(this.settings.ENFORCEMENT_CONFIG_FILE);
+      } catch (error) {
+        this.logger.error({ why, reason: (error as Error).message }, 'enforcement config not reloaded; the running chain stays');
+        return;
+      }
+      for (const listener of this.listeners) {
+        try {
+          await listener(next);
+        } catch (error) {
+          this.logger.error({ err: error, why }, 'applying the reloaded enforcement config failed');
+        }
+      }
+      this.config = next;
+      this.logger.log({ why, filters: next.enabledFilters }, 'enforcement config reloaded');
+    });
+    return this.reloading;
   }
 }

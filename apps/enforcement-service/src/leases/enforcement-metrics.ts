@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { ChainDecision, ChainObserver, ChainStep, EnforcementContext, Hook } from '@rollout/enforcement-domain';
+import type { AdapterFilterObserver, ChainDecision, ChainObserver, ChainStep, EnforcementContext, Hook } from '@rollout/enforcement-domain';
 import { METRICS_REGISTRY } from '@rollout/metrics';
 import { Counter, Histogram, Registry } from 'prom-client';
 
@@ -9,12 +9,16 @@ import { Counter, Histogram, Registry } from 'prom-client';
  * decision of the chain as a whole; and the latency of every call to the external service.
  */
 @Injectable()
-export class EnforcementMetrics implements ChainObserver {
+export class EnforcementMetrics implements ChainObserver, AdapterFilterObserver {
   private readonly logger = new Logger('Enforcement');
   private readonly steps: Counter<'hook' | 'filter' | 'result'>;
   private readonly decisions: Counter<'hook' | 'result'>;
   private readonly failOpen: Counter<'hook' | 'filter'>;
   private readonly external: Histogram<'hook' | 'outcome'>;
+  private readonly cacheLookups: Counter<'handler' | 'result'>;
+  private readonly adapterCalls: Histogram<'adapter' | 'method' | 'outcome'>;
+  private readonly adapterErrors: Counter<'adapter' | 'method' | 'reason'>;
+  private readonly sessions: Counter<'handler' | 'event'>;
 
   constructor(@Inject(METRICS_REGISTRY) registry: Registry) {
     this.steps = new Counter({
@@ -42,6 +46,44 @@ export class EnforcementMetrics implements ChainObserver {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
       registers: [registry],
     });
+    this.cacheLookups = new Counter({
+      name: 'enforcement_adapter_check_cache_total',
+      help: 'Check-cache lookups of adapter filters, by handler and result (hit, miss).',
+      labelNames: ['handler', 'result'],
+      registers: [registry],
+    });
+    this.adapterCalls = new Histogram({
+      name: 'enforcement_adapter_call_duration_seconds',
+      help: 'Calls to adapters over NATS, by adapter, method and outcome (ok, down, timeout, bad_reply, transport).',
+      labelNames: ['adapter', 'method', 'outcome'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
+      registers: [registry],
+    });
+    this.adapterErrors = new Counter({
+      name: 'enforcement_adapter_call_errors_total',
+      help: 'Adapter calls that failed, by adapter, method and reason (down, timeout, bad_reply, transport).',
+      labelNames: ['adapter', 'method', 'reason'],
+      registers: [registry],
+    });
+    this.sessions = new Counter({
+      name: 'enforcement_adapter_sessions_total',
+      help: 'Adapter handler session events, by handler and event (opened, refused, closed).',
+      labelNames: ['handler', 'event'],
+      registers: [registry],
+    });
+  }
+
+  onCacheLookup(handler: string, hit: boolean): void {
+    this.cacheLookups.inc({ handler, result: hit ? 'hit' : 'miss' });
+  }
+
+  adapterCall(adapter: string, method: string, outcome: string, seconds: number): void {
+    this.adapterCalls.observe({ adapter, method, outcome }, seconds);
+    if (outcome !== 'ok') this.adapterErrors.inc({ adapter, method, reason: outcome });
+  }
+
+  sessionEvent(handler: string, event: 'opened' | 'refused' | 'closed'): void {
+    this.sessions.inc({ handler, event });
   }
 
   onStep(hook: Hook, step: ChainStep, context: EnforcementContext): void {

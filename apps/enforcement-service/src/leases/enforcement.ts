@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ActiveLeaseCounter, ChainDecision, EnforcementChain, EnforcementConfig, ExternalHttpPort, buildChain } from '@rollout/enforcement-domain';
-import { ENFORCEMENT_CONFIG } from '../enforcement-config';
+import { AdapterSessions } from '../adapters/adapter-sessions';
+import { EnforcementConfigSource } from '../enforcement-config';
 import { EnforcementMetrics } from './enforcement-metrics';
 
 export const EXTERNAL_HTTP = Symbol('EXTERNAL_HTTP');
@@ -13,32 +14,40 @@ const NO_COUNT: ActiveLeaseCounter = {
 
 /**
  * The configured chain. The filters are cheap objects; a chain is put together per decision
- * so that MaxActiveLeases counts inside that decision's transaction (after its project lock).
+ * so that MaxActiveLeases counts inside that decision's transaction (after its project lock),
+ * from the config in force (it may be reloaded). Adapter filters are the sessions' own, which
+ * hold their check caches.
  */
 @Injectable()
 export class Enforcement {
-  private readonly notifying: EnforcementChain;
+  private notifying?: { config: EnforcementConfig; chain: EnforcementChain };
 
   constructor(
-    @Inject(ENFORCEMENT_CONFIG) private readonly config: EnforcementConfig,
+    private readonly source: EnforcementConfigSource,
     private readonly metrics: EnforcementMetrics,
     @Inject(EXTERNAL_HTTP) private readonly http: ExternalHttpPort,
-  ) {
-    this.notifying = this.chain(NO_COUNT);
-  }
+    private readonly adapters: AdapterSessions,
+  ) {}
 
   /** The chain with MaxActiveLeases counting through `counter`. */
   chain(counter: ActiveLeaseCounter): EnforcementChain {
-    return buildChain(this.config, { activeLeases: counter, http: this.http, observer: this.metrics });
+    return buildChain(this.source.current, {
+      activeLeases: counter,
+      http: this.http,
+      observer: this.metrics,
+      adapterFilter: (config) => this.adapters.filterFor(config),
+    });
   }
 
-  /** The chain for on_end, which counts nothing. */
+  /** The chain for notifications (on_end, created, updated), which counts nothing. */
   get onEndChain(): EnforcementChain {
-    return this.notifying;
+    const config = this.source.current;
+    if (this.notifying?.config !== config) this.notifying = { config, chain: this.chain(NO_COUNT) };
+    return this.notifying.chain;
   }
 
   get filterNames(): string[] {
-    return this.config.enabledFilters;
+    return this.source.current.enabledFilters;
   }
 
   decided(decision: ChainDecision): ChainDecision {

@@ -45,6 +45,17 @@ const LOOKUP_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const SWEEP_BATCH = 100;
 const isLive = (row: LeaseRow) => row.status === 'PENDING' || row.status === 'ACTIVE';
 
+/**
+ * The id adapters know a lease by (quota and reports are keyed by it): the ledger's uid for
+ * leases of this API; for Blazar's, its name (or id), which every Blazar call carries alike.
+ */
+function blazarLeaseId(name: string | undefined, id: string | undefined, requestId: string): string {
+  return `blazar:${name ?? id ?? requestId}`;
+}
+function adapterLeaseId(row: LeaseRow): string {
+  return row.origin === 'BLAZAR' ? blazarLeaseId(row.blazar_name ?? undefined, row.blazar_id ?? undefined, row.uid) : row.uid;
+}
+
 function checkProject(project: unknown): string {
   if (typeof project !== 'string' || !PROJECT.test(project)) {
     throw StatusError.invalidArgument('project must be a project id (letters, digits, . _ @ : -).', [{ field: 'project', description: 'not a project id' }]);
@@ -115,8 +126,8 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
       ]);
     }
     const lease = leaseFromCreate(request.lease, leaseId, now);
-    const context = this.context(project, actor, requestId);
     const uid = randomUUID();
+    const context = this.context(project, actor, requestId, uid);
     const { row, decision } = await this.admit(project, context, lease, actor, now, { exists: leaseId }, async (tx, facts, decide) => {
       if (facts.taken) {
         throw StatusError.withReason('ALREADY_EXISTS', `Lease ${leaseId} already exists in project ${project}.`, 'LEASE_EXISTS', { project, lease: leaseId });
@@ -128,6 +139,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
       return { row: inserted.rows[0] as LeaseRow, decision };
     });
     if (!decision.allowed) throw denied(decision, project, leaseId);
+    await this.notifyCreated(context, lease);
     return leaseView(row);
   }
 
@@ -159,8 +171,9 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     const project = checkProject(request?.project);
     const actor = checkActor(request.actor);
     const context = this.context(project, actor, requestId);
-    const { row, decision, leaseId } = await this.ledger.transaction(async (tx) => {
+    const { row, decision, leaseId, change } = await this.ledger.transaction(async (tx) => {
       const current = await this.lockedLease(tx, project, request.leaseId);
+      context.leaseId = adapterLeaseId(current);
       if (!isLive(current) || current.end_date.getTime() <= now.getTime()) {
         const state = isLive(current) ? 'ended' : current.status;
         throw StatusError.withReason('FAILED_PRECONDITION', `Lease ${current.lease_id} is ${state}; only PENDING and ACTIVE leases can be updated.`, 'LEASE_NOT_LIVE', {
@@ -172,7 +185,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
       const next = leaseFromUpdate(request.lease, before, current.start_date.getTime() <= now.getTime(), now);
       const decision = this.enforcement.decided(await this.countingChain(tx, now).checkUpdate(context, before, next));
       await tx.insertDecision(this.decisionOf(current.uid, project, current.lease_id, decision, now, actor, context));
-      if (!decision.allowed) return { row: current, decision, leaseId: current.lease_id };
+      if (!decision.allowed) return { row: current, decision, leaseId: current.lease_id, change: undefined };
       const updated = await tx.changeLease(current.uid, {
         name: next.name,
         start_date: next.startDate,
@@ -182,9 +195,10 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
         status_reason: null,
         update_time: now,
       });
-      return { row: updated, decision, leaseId: current.lease_id };
+      return { row: updated, decision, leaseId: current.lease_id, change: { before, next } };
     });
     if (!decision.allowed) throw denied(decision, project, leaseId);
+    if (change) await this.notifyUpdated(context, change.before, change.next);
     return leaseView(row);
   }
 
@@ -204,7 +218,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
       if (current.status === 'TERMINATED') return { row: current, notify: false };
       return { row: await this.terminate(tx, current, now, `Ended by ${actor}.`), notify: true };
     });
-    if (notify) await this.notifyEnd(row, this.context(project, actor, requestId), domainLease(row), actor, now);
+    if (notify) await this.notifyEnd(row, this.context(project, actor, requestId, adapterLeaseId(row)), domainLease(row), actor, now);
     return leaseView(row);
   }
 
@@ -220,7 +234,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
       await tx.deleteLease(current.uid);
       return { row, notify };
     });
-    if (notify) await this.notifyEnd(row, this.context(project, actor, requestId), domainLease(row), actor, now);
+    if (notify) await this.notifyEnd(row, this.context(project, actor, requestId, adapterLeaseId(row)), domainLease(row), actor, now);
     return {};
   }
 
@@ -243,6 +257,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     const now = this.clock.now();
     const { context, lease: view } = parseBlazarCall(payload, false, requestId, this.config.ENFORCEMENT_REGION_NAME);
     const project = blazarProject(context);
+    context.leaseId = blazarLeaseId(view.name, view.id, requestId);
     const { decision } = await this.admit(project, context, view.lease, 'blazar', now, { blazar: view }, async (tx, facts, decide) => {
       const tracked = facts.tracked && isLive(facts.tracked) ? facts.tracked : undefined;
       // Blazar asks again about a lease it already holds (a retry): the new answer replaces the
@@ -262,6 +277,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
       }
       return { row: undefined, decision };
     });
+    if (decision.allowed) await this.notifyCreated(context, view.lease);
     return decision.allowed ? { allowed: true } : { allowed: false, message: decision.denial!.message };
   }
 
@@ -272,6 +288,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     const { context, lease: view } = call;
     const current = call.current!;
     const project = blazarProject(context);
+    context.leaseId = blazarLeaseId(current.name ?? view.name, current.id ?? view.id, requestId);
     const decision = await this.projects.run(project, () =>
       this.ledger.counting(project, now, { blazar: { id: current.id ?? view.id, name: current.name ?? view.name } }, async (tx, facts) => {
         const existing = facts.tracked;
@@ -301,6 +318,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
         return decision;
       }),
     );
+    if (decision.allowed) await this.notifyUpdated(context, current.lease, view.lease);
     return decision.allowed ? { allowed: true } : { allowed: false, message: decision.denial!.message };
   }
 
@@ -309,6 +327,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     const now = this.clock.now();
     const { context, lease: view } = parseBlazarCall(payload, false, requestId, this.config.ENFORCEMENT_REGION_NAME);
     const project = blazarProject(context);
+    context.leaseId = blazarLeaseId(view.name, view.id, requestId);
     const row = await this.ledger.transaction(async (tx): Promise<LeaseRow | undefined> => {
       const existing = await tx.findBlazarForUpdate(project, view);
       if (existing && isLive(existing)) return this.terminate(tx, existing, now, 'Ended by Blazar.');
@@ -353,7 +372,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     for (;;) {
       const ended = await this.ledger.claimEnded(now, SWEEP_BATCH);
       for (const row of ended) {
-        const context: EnforcementContext = { userId: row.creator, projectId: row.project, regionName: row.region_name, requestId: `end-date-${row.uid}` };
+        const context: EnforcementContext = { userId: row.creator, projectId: row.project, regionName: row.region_name, requestId: `end-date-${row.uid}`, leaseId: adapterLeaseId(row) };
         await this.notifyEnd(row, context, domainLease(row), 'system', now);
       }
       if (ended.length < SWEEP_BATCH) return;
@@ -392,7 +411,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     } catch (error) {
       if (admitted) {
         this.logger.warn({ err: error, project }, 'create failed after the checks passed; sending on_end');
-        await this.notifyEnd(undefined, context, lease, actor, now);
+        await this.notifyEnd(undefined, context, lease, actor, now, 'abort');
       }
       throw error;
     }
@@ -404,12 +423,31 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
   }
 
   /** Runs on_end and records it; never throws (a notification must not fail what it follows). */
-  private async notifyEnd(row: LeaseRow | undefined, context: EnforcementContext, lease: LeaseRequest, actor: string, now: Date): Promise<void> {
+  private async notifyEnd(row: LeaseRow | undefined, context: EnforcementContext, lease: LeaseRequest, actor: string, now: Date, how: 'end' | 'abort' = 'end'): Promise<void> {
     try {
-      const decision = this.enforcement.decided(await this.enforcement.onEndChain.onEnd(context, lease));
+      const chain = this.enforcement.onEndChain;
+      const decision = this.enforcement.decided(await (how === 'abort' ? chain.abortCreate(context, lease) : chain.onEnd(context, lease)));
       await this.ledger.insertDecision(this.decisionOf(row?.uid ?? randomUUID(), context.projectId, row?.lease_id ?? '', decision, now, actor, context));
     } catch (error) {
       this.logger.error({ err: error, project: context.projectId, lease: row?.lease_id }, 'recording on_end failed');
+    }
+  }
+
+  /** Filters that follow the lease's life (adapters' reports) hear of a committed create; never throws. */
+  private async notifyCreated(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
+    try {
+      await this.enforcement.onEndChain.notifyCreated(context, lease);
+    } catch (error) {
+      this.logger.warn({ err: error, project: context.projectId }, 'created notification failed');
+    }
+  }
+
+  /** Filters that follow the lease's life (adapters' reports, refunds of a shrink) hear of a committed update; never throws. */
+  private async notifyUpdated(context: EnforcementContext, before: LeaseRequest, after: LeaseRequest): Promise<void> {
+    try {
+      await this.enforcement.onEndChain.notifyUpdated(context, before, after);
+    } catch (error) {
+      this.logger.warn({ err: error, project: context.projectId }, 'updated notification failed');
     }
   }
 
@@ -432,8 +470,8 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     return row;
   }
 
-  private context(project: string, userId: string, requestId: string): EnforcementContext {
-    return { userId, projectId: project, regionName: this.config.ENFORCEMENT_REGION_NAME, requestId };
+  private context(project: string, userId: string, requestId: string, leaseId?: string): EnforcementContext {
+    return { userId, projectId: project, regionName: this.config.ENFORCEMENT_REGION_NAME, requestId, ...(leaseId ? { leaseId } : {}) };
   }
 
   private decisionOf(uid: string, project: string, leaseId: string, decision: ChainDecision, now: Date, actor: string, context: EnforcementContext): NewDecision {

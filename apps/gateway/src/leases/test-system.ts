@@ -26,6 +26,10 @@ export interface Reply<T = Record<string, any>> {
 
 export interface EnforcementSystem {
   base: string;
+  /** The NATS namespace of this run (adapters answer on its subjects). */
+  namespace: string;
+  /** The filter chain file the service watches (rewrite it to reload). */
+  configFile: string;
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   /** The enforcement-service's Prometheus metrics. */
   metrics(): Promise<string>;
@@ -92,6 +96,8 @@ export async function startEnforcementSystem(enforcementYaml: string, env: Recor
   });
   return {
     base,
+    namespace,
+    configFile,
     call,
     metrics: async () => (await fetch(`http://127.0.0.1:${servicePort}/metrics`)).text(),
     async close() {

@@ -1,0 +1,71 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
+import { ErrorCode, JSONCodec, NatsConnection, NatsError } from 'nats';
+import { EnforcementMetrics } from '../leases/enforcement-metrics';
+
+const codec = JSONCodec<unknown>();
+
+export type AdapterMethod = 'info' | 'validate' | 'createSession' | 'closeSession' | 'handleCheck' | 'handleQuota' | 'handleReport';
+
+/** The adapter could not be asked: nobody serves its subject, it was too slow, or it answered garbage. */
+export class AdapterCallError extends Error {
+  override readonly name = 'AdapterCallError';
+  constructor(
+    message: string,
+    readonly reason: 'down' | 'timeout' | 'bad_reply' | 'transport',
+  ) {
+    super(message);
+  }
+}
+
+/** NATS subject of an adapter method: `adapter.v1.{adapter}.{method}` in the process's namespace. */
+export function adapterSubject(namespace: NatsNamespace, adapter: string, method: AdapterMethod): string {
+  return namespace.subject(`adapter.v1.${adapter}.${method}`);
+}
+
+/**
+ * The one place the service talks to adapters: plain JSON request/reply on the process's NATS
+ * connection. No responders is "adapter down" at once; no answer within `timeoutMs` is a
+ * timeout; both reject with AdapterCallError, and the filter's failure policy decides. Every
+ * call's latency and every error are measured by adapter and method.
+ */
+@Injectable()
+export class AdapterClient {
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
+    private readonly namespace: NatsNamespace,
+    private readonly metrics: EnforcementMetrics,
+  ) {}
+
+  async call<T>(adapter: string, method: AdapterMethod, payload: unknown, timeoutMs: number): Promise<T> {
+    const started = process.hrtime.bigint();
+    const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
+    let reply;
+    try {
+      reply = await this.connection.request(adapterSubject(this.namespace, adapter, method), codec.encode(payload), { timeout: timeoutMs });
+    } catch (error) {
+      const failure = toCallError(error, adapter, method, timeoutMs);
+      this.metrics.adapterCall(adapter, method, failure.reason, elapsed());
+      throw failure;
+    }
+    let body: unknown;
+    try {
+      body = codec.decode(reply.data);
+    } catch {
+      body = undefined;
+    }
+    if (typeof body !== 'object' || body === null) {
+      this.metrics.adapterCall(adapter, method, 'bad_reply', elapsed());
+      throw new AdapterCallError(`Adapter ${adapter} answered ${method} with something that is not a JSON object.`, 'bad_reply');
+    }
+    this.metrics.adapterCall(adapter, method, 'ok', elapsed());
+    return body as T;
+  }
+}
+
+function toCallError(error: unknown, adapter: string, method: AdapterMethod, timeoutMs: number): AdapterCallError {
+  const code = error instanceof NatsError ? error.code : undefined;
+  if (code === ErrorCode.NoResponders) return new AdapterCallError(`Adapter ${adapter} is not running (nobody answers ${method}).`, 'down');
+  if (code === ErrorCode.Timeout) return new AdapterCallError(`Adapter ${adapter} did not answer ${method} within ${timeoutMs} ms.`, 'timeout');
+  return new AdapterCallError(`Adapter ${adapter} could not be reached for ${method}: NATS unavailable.`, 'transport');
+}

@@ -1,0 +1,232 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  AdapterCalls,
+  AdapterFilter,
+  AdapterFilterConfig,
+  AdapterInstance,
+  AdapterStatus,
+  CheckCache,
+  CheckResult,
+  Clock,
+  EnforcementConfig,
+  QuotaRequest,
+  QuotaResult,
+  ReportRecord,
+  isOk,
+  sameAdapterFilter,
+} from '@rollout/enforcement-domain';
+import { CLOCK } from '../clock';
+import { EnforcementConfigSource } from '../enforcement-config';
+import { EnforcementMetrics } from '../leases/enforcement-metrics';
+import { AdapterClient } from './adapter-client';
+
+/** Lifecycle calls (Info, Validate, CreateSession, CloseSession) wait at least this long. */
+const LIFECYCLE_TIMEOUT_MS = 2_000;
+/** A handler without a session tries again at most this often (an adapter that was down comes back). */
+const RETRY_INTERVAL_MS = 5_000;
+/**
+ * Handle* calls wait this much longer than the filter's timeout_ms: the chain's own timer is
+ * the one that gives up (and names the filter), the NATS request is cleaned up just after.
+ */
+const CALL_SLACK_MS = 100;
+/** What the service sends as `inferredTypes`: the instance shape of each template it uses. */
+const INSTANCE_TYPE = 'adapter.v1.LeaseInstance';
+
+interface InfoReply {
+  name?: string;
+  templates?: string[];
+  sessionBased?: boolean;
+}
+
+/** Where a handler's requests go: its session, or its config with every call (adapters without sessions). */
+type Target = { sessionId: string } | { adapterConfig: Record<string, unknown> };
+
+interface Handler {
+  config: AdapterFilterConfig;
+  filter: AdapterFilter;
+  cache: CheckCache;
+  target?: Target;
+  /** Why the handler gets no requests (Validate or CreateSession refused, adapter down). */
+  failure?: string;
+  retryAt: number;
+  opening?: Promise<void>;
+  closed: boolean;
+}
+
+/** Thrown to the chain when a handler has no valid session: the failure policy applies. */
+export class AdapterNotReadyError extends Error {
+  override readonly name = 'AdapterNotReadyError';
+}
+
+/**
+ * The adapter handlers of the chain and their sessions (Mixer's model). At boot and on each
+ * config reload: Info, Validate, then CreateSession for every enabled handler whose config is
+ * new or changed; a refusal means the handler gets no requests (its failure policy applies)
+ * until a later attempt succeeds. The old session of a changed or removed handler is closed
+ * once the new one is in place; every session is closed at shutdown. It is also the adapter
+ * port of the filters: each Handle* call goes to the handler's session.
+ */
+@Injectable()
+export class AdapterSessions implements AdapterCalls, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('AdapterSessions');
+  private handlers = new Map<string, Handler>();
+  private applying: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly client: AdapterClient,
+    private readonly source: EnforcementConfigSource,
+    private readonly metrics: EnforcementMetrics,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.source.onChange((config) => this.apply(config));
+    await this.apply(this.source.current);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.applying;
+    const all = [...this.handlers.values()];
+    this.handlers = new Map();
+    await Promise.all(all.map((h) => this.close(h)));
+  }
+
+  /** The filter of a handler; a config the sessions do not hold (yet) gets a filter with no session. */
+  filterFor(config: AdapterFilterConfig): AdapterFilter {
+    const handler = this.handlers.get(config.name);
+    if (handler && sameAdapterFilter(handler.config, config)) return handler.filter;
+    return this.newHandler(config).filter;
+  }
+
+  /** Brings the handlers in line with `config`; one apply at a time. */
+  apply(config: EnforcementConfig): Promise<void> {
+    this.applying = this.applying.then(() => this.applyNow(config));
+    return this.applying;
+  }
+
+  private async applyNow(config: EnforcementConfig): Promise<void> {
+    const wanted = config.enabledFilters.map((name) => config.adapters[name]).filter((c): c is AdapterFilterConfig => c !== undefined);
+    const next = new Map<string, Handler>();
+    const opening: Promise<void>[] = [];
+    for (const c of wanted) {
+      const existing = this.handlers.get(c.name);
+      if (existing && sameAdapterFilter(existing.config, c)) {
+        next.set(c.name, existing);
+        continue;
+      }
+      const handler = this.newHandler(c);
+      next.set(c.name, handler);
+      opening.push(this.open(handler));
+    }
+    await Promise.all(opening);
+    const old = [...this.handlers.values()].filter((h) => next.get(h.config.name) !== h);
+    this.handlers = next;
+    await Promise.all(old.map((h) => this.close(h)));
+  }
+
+  private newHandler(config: AdapterFilterConfig): Handler {
+    const cache = new CheckCache({ now: () => this.clock.now().getTime() });
+    const filter = new AdapterFilter({ name: config.name, adapter: config.adapter, templates: config.templates }, this, this.clock, cache, this.metrics);
+    return { config, filter, cache, retryAt: 0, closed: false };
+  }
+
+  /** Info, Validate, CreateSession (when session based). Never throws: a failure is kept on the handler. */
+  private open(handler: Handler): Promise<void> {
+    if (handler.opening) return handler.opening;
+    handler.opening = this.establish(handler).finally(() => (handler.opening = undefined));
+    return handler.opening;
+  }
+
+  private async establish(handler: Handler): Promise<void> {
+    const { config } = handler;
+    const timeout = Math.max(config.timeoutMs, LIFECYCLE_TIMEOUT_MS);
+    const refuse = (why: string) => {
+      handler.target = undefined;
+      handler.failure = `Adapter filter ${config.name} (adapter ${config.adapter}) has no session: ${why}`;
+      handler.retryAt = this.clock.now().getTime() + RETRY_INTERVAL_MS;
+      this.metrics.sessionEvent(config.name, 'refused');
+      this.logger.warn({ handler: config.name, adapter: config.adapter, reason: why }, 'adapter handler gets no requests');
+    };
+    const inferredTypes = Object.fromEntries(config.templates.map((t) => [t, INSTANCE_TYPE]));
+    try {
+      const info = await this.client.call<InfoReply>(config.adapter, 'info', {}, timeout);
+      const missing = config.templates.filter((t) => !(info.templates ?? []).includes(t));
+      if (missing.length) return refuse(`the adapter does not support template ${missing.join(', ')}`);
+      const validated = await this.client.call<{ status?: AdapterStatus }>(config.adapter, 'validate', { adapterConfig: config.params, inferredTypes }, timeout);
+      if (!isOk(validated.status)) return refuse(`Validate refused the config: ${describe(validated.status)}`);
+      if (info.sessionBased === false) {
+        handler.target = { adapterConfig: config.params };
+      } else {
+        const created = await this.client.call<{ sessionId?: string; status?: AdapterStatus }>(config.adapter, 'createSession', { adapterConfig: config.params, inferredTypes }, timeout);
+        if (!isOk(created.status) || typeof created.sessionId !== 'string' || created.sessionId === '') {
+          return refuse(`CreateSession refused: ${describe(created.status)}`);
+        }
+        handler.target = { sessionId: created.sessionId };
+      }
+      if (handler.closed) {
+        // Replaced or shut down while opening: give the new session straight back.
+        await this.closeSession(handler);
+        return;
+      }
+      handler.failure = undefined;
+      handler.cache.clear();
+      this.metrics.sessionEvent(config.name, 'opened');
+      this.logger.log({ handler: config.name, adapter: config.adapter, session: 'sessionId' in handler.target ? handler.target.sessionId : null }, 'adapter handler ready');
+    } catch (error) {
+      refuse(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  private async close(handler: Handler): Promise<void> {
+    handler.closed = true;
+    await handler.opening;
+    await this.closeSession(handler);
+  }
+
+  private async closeSession(handler: Handler): Promise<void> {
+    const target = handler.target;
+    handler.target = undefined;
+    if (!target || !('sessionId' in target)) return;
+    const { config } = handler;
+    try {
+      const reply = await this.client.call<{ status?: AdapterStatus }>(config.adapter, 'closeSession', { sessionId: target.sessionId }, Math.max(config.timeoutMs, LIFECYCLE_TIMEOUT_MS));
+      if (!isOk(reply.status)) this.logger.warn({ handler: config.name, status: reply.status }, 'CloseSession refused');
+      this.metrics.sessionEvent(config.name, 'closed');
+    } catch (error) {
+      this.logger.warn({ handler: config.name, err: error }, 'CloseSession failed');
+    }
+  }
+
+  /** The handler's target, trying to open a session again when the last attempt is old enough. */
+  private async target(name: string): Promise<{ handler: Handler; target: Target }> {
+    const handler = this.handlers.get(name);
+    if (!handler) throw new AdapterNotReadyError(`Adapter filter ${name} is not configured.`);
+    if (!handler.target && !handler.closed && this.clock.now().getTime() >= handler.retryAt) await this.open(handler);
+    if (!handler.target) throw new AdapterNotReadyError(handler.failure ?? `Adapter filter ${name} has no session.`);
+    return { handler, target: handler.target };
+  }
+
+  // ------------------------------------------------------------------ AdapterCalls
+
+  async check(name: string, instance: AdapterInstance): Promise<CheckResult> {
+    const { handler, target } = await this.target(name);
+    return this.client.call<CheckResult>(handler.config.adapter, 'handleCheck', { ...target, instance }, handler.config.timeoutMs + CALL_SLACK_MS);
+  }
+
+  async quota(name: string, instance: AdapterInstance, quotaRequest: QuotaRequest): Promise<QuotaResult> {
+    const { handler, target } = await this.target(name);
+    return this.client.call<QuotaResult>(handler.config.adapter, 'handleQuota', { ...target, instance, quotaRequest }, handler.config.timeoutMs + CALL_SLACK_MS);
+  }
+
+  async report(name: string, instances: ReportRecord[]): Promise<AdapterStatus> {
+    const { handler, target } = await this.target(name);
+    const reply = await this.client.call<{ status?: AdapterStatus }>(handler.config.adapter, 'handleReport', { ...target, instances }, handler.config.timeoutMs + CALL_SLACK_MS);
+    return reply.status ?? { code: 13, status: 'INTERNAL', message: 'no status in the reply', details: [] };
+  }
+}
+
+function describe(status: AdapterStatus | undefined): string {
+  if (!status) return 'no status in the reply';
+  return `${status.status ?? status.code}${status.message ? ` ${status.message}` : ''}`;
+}
+

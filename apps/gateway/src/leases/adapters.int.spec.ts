@@ -1,0 +1,237 @@
+import { TEST_NATS_URL, eventually, uniqueName } from '@rollout/testing';
+import { writeFileSync } from 'node:fs';
+import { JSONCodec, Msg, NatsConnection, Subscription, connect } from 'nats';
+import { EnforcementSystem, hoursFromNow, sample, startEnforcementSystem } from './test-system';
+
+/**
+ * Adapter filters (adapter.v1 over NATS) through the gateway. A small adapter written here with
+ * the raw `nats` client on the real server (a real process speaking the contract) answers by
+ * the lease's project, so one adapter covers every case: cached allows and denials with chosen
+ * validity, a slow answer; it records its sessions so reloads and shutdown can be observed.
+ */
+const codec = JSONCodec<Record<string, unknown>>();
+const OK = { code: 0, status: 'OK', message: '', details: [] };
+const TIMEOUT_MS = 300;
+
+interface Received {
+  method: string;
+  body: Record<string, unknown>;
+}
+
+/** An adapter.v1 implementation on the namespace's subjects. */
+class TestAdapter {
+  readonly received: Received[] = [];
+  /** Lifecycle events in order: `createSession s1 {"v":1}`, `closeSession s1`. */
+  readonly sessions: string[] = [];
+  /** Slow answers not sent yet. */
+  pending = 0;
+  private sessionCount = 0;
+  private readonly held: (() => void)[] = [];
+  private subscription?: Subscription;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly namespace: string,
+    readonly name: string,
+  ) {}
+
+  start(): void {
+    this.subscription = this.nc.subscribe(`${this.namespace}.adapter.v1.${this.name}.*`, { queue: this.name, callback: (_e, msg) => this.answer(msg) });
+  }
+
+  checks(project: string): number {
+    return this.received.filter((r) => r.method === 'handleCheck' && (r.body.instance as { context: { projectId: string } }).context.projectId === project).length;
+  }
+
+  /** Sends the slow answers that are still held (the service gave up on them long ago). */
+  release(): void {
+    for (const send of this.held.splice(0)) send();
+  }
+
+  private answer(msg: Msg): void {
+    const method = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+    const body = codec.decode(msg.data);
+    this.received.push({ method, body });
+    const reply = (data: unknown): void => {
+      msg.respond(codec.encode(data as Record<string, unknown>));
+    };
+    switch (method) {
+      case 'info':
+        return reply({ name: this.name, description: 'test adapter', templates: ['check', 'quota', 'report'], sessionBased: true });
+      case 'validate':
+        return reply({ status: OK });
+      case 'createSession': {
+        const sessionId = `s${++this.sessionCount}`;
+        this.sessions.push(`createSession ${sessionId} ${JSON.stringify(body.adapterConfig)}`);
+        return reply({ sessionId, status: OK });
+      }
+      case 'closeSession':
+        this.sessions.push(`closeSession ${String(body.sessionId)}`);
+        return reply({ status: OK });
+      case 'handleCheck': {
+        const project = (body.instance as { context: { projectId: string } }).context.projectId;
+        if (project === 'slow') {
+          this.pending++;
+          this.held.push(() => {
+            this.pending--;
+            reply({ status: OK, validDuration: 0, validUseCount: 0 });
+          });
+          return;
+        }
+        if (project === 'blocked') {
+          return reply({ status: { code: 403, status: 'PERMISSION_DENIED', message: 'Project blocked is not in the CMDB.', details: [] }, validDuration: 60_000, validUseCount: 1000 });
+        }
+        // `uses`: reusable twice; `brief`: for 300 ms; every other project: for a minute, 1000 times.
+        if (project === 'uses') return reply({ status: OK, validDuration: 60_000, validUseCount: 2 });
+        if (project === 'brief') return reply({ status: OK, validDuration: 300, validUseCount: 1000 });
+        return reply({ status: OK, validDuration: 60_000, validUseCount: 1000 });
+      }
+      default:
+        return reply({ status: OK, quotas: {} });
+    }
+  }
+
+  stop(): void {
+    this.subscription?.unsubscribe();
+  }
+}
+
+const chain = (adapter: string, params: Record<string, unknown>, failurePolicy: 'open' | 'closed') => `
+enabled_filters: [MaxLeaseDuration, probe]
+filters:
+  MaxLeaseDuration: { max_lease_duration: 604800 }
+  probe:
+    adapter: ${adapter}
+    params: ${JSON.stringify(params)}
+    templates: [check]
+    failure_policy: ${failurePolicy}
+    timeout_ms: ${TIMEOUT_MS}
+`;
+
+/** Always the same lease (the check cache keys by it), under a new id each time. */
+const LEASE = { name: 'probe', startDate: hoursFromNow(24), endDate: hoursFromNow(26), reservations: [{ resourceType: 'physical:host', min: 1, max: 1 }] };
+
+describe('adapter filters: sessions, check cache, failure policy', () => {
+  let nc: NatsConnection;
+  let system: EnforcementSystem;
+  let adapter: TestAdapter;
+  let n = 0;
+  const create = (project: string) => system.call('POST', `/v1/projects/${project}/leases?leaseId=a-${++n}`, LEASE);
+  const lookups = async (result: 'hit' | 'miss') => sample(await system.metrics(), 'enforcement_adapter_check_cache_total', { handler: 'probe', result });
+  const reload = (yaml: string) => writeFileSync(system.configFile, yaml);
+
+  beforeAll(async () => {
+    nc = await connect({ servers: TEST_NATS_URL });
+    const name = uniqueName('probe-');
+    // The service's namespace is only known once it runs: start it, then the adapter, then
+    // point the chain at the adapter (a reload, which opens the session).
+    system = await startEnforcementSystem(chain('nobody-yet', { v: 0 }, 'closed'), { ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS: '100' });
+    adapter = new TestAdapter(nc, system.namespace, name);
+    adapter.start();
+    reload(chain(name, { v: 1 }, 'closed'));
+    await eventually(() => (adapter.sessions.length === 1 ? true : undefined), { timeoutMs: 15_000, what: 'the first session' });
+  }, 60_000);
+
+  let closed = false;
+
+  afterAll(async () => {
+    adapter?.release();
+    if (!closed) await system?.close();
+    await nc?.close();
+  });
+
+  it('opens a session with Validate before CreateSession, carrying the params', () => {
+    const lifecycle = adapter.received.map((r) => r.method);
+    expect(lifecycle.slice(0, 3)).toEqual(['info', 'validate', 'createSession']);
+    expect(adapter.received[1].body).toMatchObject({ adapterConfig: { v: 1 } });
+    expect(adapter.sessions).toEqual(['createSession s1 {"v":1}']);
+  });
+
+  it('reuses a cached check result for the same lease, sending the session id', async () => {
+    const hits = await lookups('hit');
+    for (let i = 0; i < 4; i++) expect((await create('reuse')).status).toBe(200);
+    expect(adapter.checks('reuse')).toBe(1);
+    expect(await lookups('hit')).toBe(hits + 3);
+    const check = adapter.received.find((r) => r.method === 'handleCheck')!;
+    expect(check.body).toMatchObject({ sessionId: 's1', instance: { hook: 'create', context: { projectId: 'reuse', userId: 'alice' }, lease: { name: 'probe' } } });
+  });
+
+  it('uses a result validUseCount times, then asks again', async () => {
+    for (let i = 0; i < 4; i++) expect((await create('uses')).status).toBe(200);
+    // ask, reuse, reuse, ask
+    expect(adapter.checks('uses')).toBe(2);
+  });
+
+  it('asks again once validDuration has passed', async () => {
+    expect((await create('brief')).status).toBe(200);
+    expect(adapter.checks('brief')).toBe(1);
+    // Far fewer than 1000 uses: only the 300 ms validity can make it ask again.
+    await eventually(async () => ((await create('brief')).status === 200 && adapter.checks('brief') === 2 ? true : undefined), { timeoutMs: 10_000, intervalMs: 100, what: 'a second check' });
+  });
+
+  it("denies with the adapter's message, and caches the denial", async () => {
+    for (let i = 0; i < 2; i++) {
+      const refused = await create('blocked');
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.message).toBe('Project blocked is not in the CMDB.');
+      expect(refused.body.error.details[0].metadata.filter).toBe('probe');
+    }
+    expect(adapter.checks('blocked')).toBe(1);
+  });
+
+  it('a slow adapter with failure_policy closed is a refusal, without waiting for its answer', async () => {
+    const refused = await create('slow');
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toBe('Enforcement filter probe failed.');
+    expect(adapter.pending).toBe(1);
+    const decisions = (await system.call('GET', `/v1/projects/slow/leases/a-${n}/decisions`)).body.decisions;
+    expect(decisions[0].steps[1]).toEqual({ filter: 'probe', mode: 'ENFORCE', result: 'ERROR', message: `Enforcement filter probe did not answer within ${TIMEOUT_MS} ms.` });
+    adapter.release();
+  });
+
+  it('a reload with a changed handler opens a new session, then closes the old one', async () => {
+    reload(chain(adapter.name, { v: 2 }, 'open'));
+    await eventually(() => (adapter.sessions.length === 3 ? true : undefined), { timeoutMs: 15_000, what: 'the new session and the close of the old' });
+    expect(adapter.sessions).toEqual(['createSession s1 {"v":1}', 'createSession s2 {"v":2}', 'closeSession s1']);
+    // The new session starts with an empty cache, and its requests carry its id.
+    expect((await create('reuse')).status).toBe(200);
+    expect(adapter.received.at(-1)!.body).toMatchObject({ sessionId: 's2' });
+    expect(adapter.checks('reuse')).toBe(2);
+  });
+
+  it('a slow adapter with failure_policy open lets the lease through as fail-open', async () => {
+    const allowed = await create('slow');
+    expect(allowed.status).toBe(200);
+    expect(adapter.pending).toBe(1);
+    const decisions = (await system.call('GET', `/v1/projects/slow/leases/a-${n}/decisions`)).body.decisions;
+    expect(decisions[0]).toMatchObject({ result: 'ALLOWED' });
+    expect(decisions[0].steps[1]).toEqual({ filter: 'probe', mode: 'ENFORCE', result: 'FAIL_OPEN', message: `Enforcement filter probe did not answer within ${TIMEOUT_MS} ms.` });
+    adapter.release();
+  });
+
+  it('an adapter that is down follows the failure policy: open lets through, closed refuses', async () => {
+    adapter.stop();
+    const errors = () => system.metrics().then((m) => sample(m, 'enforcement_adapter_call_errors_total', { adapter: adapter.name, method: 'handleCheck', reason: 'down' }));
+    const before = await errors();
+    const open = await create('down');
+    expect(open.status).toBe(200);
+    const decisions = (await system.call('GET', `/v1/projects/down/leases/a-${n}/decisions`)).body.decisions;
+    expect(decisions[0].steps[1]).toMatchObject({ filter: 'probe', result: 'FAIL_OPEN', message: `Adapter ${adapter.name} is not running (nobody answers handleCheck).` });
+    expect(await errors()).toBe(before + 1);
+
+    reload(chain(adapter.name, { v: 2 }, 'closed'));
+    await eventually(async () => ((await create('down')).status === 403 ? true : undefined), { timeoutMs: 15_000, intervalMs: 100, what: 'the closed policy in force' });
+    const refused = await create('down');
+    expect(refused.body.error.message).toBe('Enforcement filter probe failed.');
+  });
+
+  it('closes its sessions when it stops', async () => {
+    adapter.start();
+    reload(chain(adapter.name, { v: 3 }, 'closed'));
+    await eventually(() => (adapter.sessions.at(-1) === 'createSession s3 {"v":3}' ? true : undefined), { timeoutMs: 15_000, what: 'a session after the adapter came back' });
+    expect((await create('reuse')).status).toBe(200);
+    closed = true;
+    await system.close();
+    expect(adapter.sessions.at(-1)).toBe('closeSession s3');
+  });
+});
