@@ -7,3 +7,4 @@ export * from './traffic/v1';
 export * from './preview/v1';
 export * from './enforcement/v1';
 export * from './adapter/v1';
+export * from './registry';

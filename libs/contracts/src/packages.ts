@@ -41,6 +41,8 @@ export interface Deprecation {
   disallowedByDefault?: boolean;
   /** RFC 3339 date after which it may be gone (HTTP `Sunset` header). */
   sunset?: string;
+  /** RFC 3339 date the deprecation took effect (HTTP `Deprecation: @<unix seconds>`, RFC 9745). */
+  date?: string;
 }
 
 /** A NATS request/reply subject (NestJS NATS transport), served by a service's queue group. */
@@ -143,4 +145,118 @@ export function parseClientFeatures(header: string | undefined): string[] {
  */
 export function deprecationOverrideEnv(packageName: string, target: string): string {
   return `CONTRACTS_ALLOW_DEPRECATED_${`${packageName}_${target}`.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
+}
+
+/** A client as its `User-Agent` names it: the first product token, `name/version`. */
+export interface ClientIdentity {
+  name: string;
+  version?: string;
+}
+
+const PRODUCT = /^\s*([A-Za-z0-9][A-Za-z0-9._-]{0,62})(?:\/([A-Za-z0-9][A-Za-z0-9.+_-]{0,31}))?(?:\s|$)/;
+
+/** `acme-exporter/2.3.1 (linux)` → `{name: 'acme-exporter', version: '2.3.1'}`; garbage → undefined. */
+export function parseUserAgent(header: string | undefined): ClientIdentity | undefined {
+  const match = PRODUCT.exec(header ?? '');
+  if (!match) return undefined;
+  return match[2] ? { name: match[1].toLowerCase(), version: match[2] } : { name: match[1].toLowerCase() };
+}
+
+/**
+ * The name a client is counted and logged under: its User-Agent product, or `unknown`.
+ * (Metrics bound the number of distinct names on top of this.)
+ */
+export function clientNameOf(userAgent: string | undefined): string {
+  return parseUserAgent(userAgent)?.name ?? 'unknown';
+}
+
+/** The package a subject belongs to (its name is the subject's prefix), among `packages`. */
+export function packageOfSubject<P extends { name: string }>(subject: string, packages: readonly P[]): P | undefined {
+  let found: P | undefined;
+  for (const candidate of packages) {
+    if (subject.startsWith(`${candidate.name}.`) && (!found || candidate.name.length > found.name.length)) found = candidate;
+  }
+  return found;
+}
+
+/**
+ * Whether a service speaking `served` can answer a client that sent `Contract-Version: header`.
+ * No header, or one we cannot parse, is accepted (older clients); a package the service speaks
+ * is accepted at any minor (minors are compatible both ways); a package of the same family at
+ * another major is refused (`servedMajors` says what to use instead). A package of another
+ * family is not this service's business: accepted.
+ */
+export function checkContractVersion(
+  header: string | undefined,
+  served: readonly ContractPackage[],
+): { ok: true; contract?: ContractPackage } | { ok: false; requested: ContractPackage; servedMajors: string[] } {
+  const requested = parseContractVersion(header);
+  if (!requested) return { ok: true };
+  if (served.some((p) => p.name === requested.name)) return { ok: true, contract: requested };
+  const family = familyOf(requested.name);
+  const servedMajors = served.filter((p) => familyOf(p.name) === family).map((p) => p.name);
+  return servedMajors.length ? { ok: false, requested, servedMajors } : { ok: true };
+}
+
+/** `experiment.v1` → `experiment`, `traffic.v2alpha` → `traffic`. */
+export function familyOf(packageName: string): string {
+  return packageName.replace(/\.v\d+(?:alpha\d*|beta\d*)?$/, '');
+}
+
+/** One use of a deprecated target found in a request. */
+export interface DeprecatedUse {
+  /** The package, e.g. `experiment.v1`. */
+  contract: string;
+  deprecation: Deprecation;
+  /** The env var that allows it when it is disallowed by default. */
+  overrideEnv: string;
+}
+
+/**
+ * Which deprecated targets a request on `subject` uses, given the packages' definitions: the
+ * subject itself, the request message, or a top-level field of the request that is present
+ * (not undefined) in the payload.
+ */
+export function findDeprecatedUses(
+  definitions: readonly ContractPackageDefinition[],
+  subject: string,
+  payload: unknown,
+): DeprecatedUse[] {
+  const definition = packageOfSubject(subject, definitions);
+  if (!definition?.deprecations?.length) return [];
+  const channel = definition.requestReply?.find((c) => c.subject === subject);
+  const fields = payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
+  const uses: DeprecatedUse[] = [];
+  for (const deprecation of definition.deprecations) {
+    const { target } = deprecation;
+    const [type, field, ...rest] = target.split('.');
+    const used =
+      target === subject ||
+      (channel !== undefined && rest.length === 0 && type === channel.request &&
+        (field === undefined || fields[field] !== undefined));
+    if (used) uses.push({ contract: definition.name, deprecation, overrideEnv: deprecationOverrideEnv(definition.name, target) });
+  }
+  return uses;
+}
+
+/**
+ * Envoy's warn-then-fatal: a use is warned about, unless its deprecation is disallowed by
+ * default and its override env var is not `true`, then refused.
+ */
+export function isRefused(use: DeprecatedUse, env: Readonly<Record<string, string | undefined>>): boolean {
+  return use.deprecation.disallowedByDefault === true && env[use.overrideEnv] !== 'true';
+}
+
+/**
+ * HTTP response headers announcing a deprecation: `Deprecation: @<unix seconds>` (RFC 9745,
+ * when the date is known), `Sunset: <HTTP-date>` (RFC 8594), and a `Link` to the docs.
+ */
+export function deprecationHeaders(deprecation: Deprecation, docs?: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const date = deprecation.date ? Date.parse(deprecation.date) : NaN;
+  if (!Number.isNaN(date)) headers['Deprecation'] = `@${Math.floor(date / 1000)}`;
+  const sunset = deprecation.sunset ? Date.parse(deprecation.sunset) : NaN;
+  if (!Number.isNaN(sunset)) headers['Sunset'] = new Date(sunset).toUTCString();
+  if (docs) headers['Link'] = `<${docs}>; rel="deprecation"; type="text/html"`;
+  return headers;
 }

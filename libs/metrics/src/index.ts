@@ -1,1 +1,2 @@
 export * from './metrics.module';
+export * from './client-metrics';

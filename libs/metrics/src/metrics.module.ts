@@ -16,9 +16,10 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { Observable, tap } from 'rxjs';
+import { ClientMetrics } from './client-metrics';
+import { METRICS_REGISTRY } from './tokens';
 
-/** The process's Prometheus registry; other modules register their metrics in it. */
-export const METRICS_REGISTRY = Symbol('METRICS_REGISTRY');
+export { METRICS_REGISTRY };
 
 @ApiExcludeController()
 @Controller()
@@ -99,8 +100,9 @@ export class MetricsModule {
           },
         },
         { provide: APP_INTERCEPTOR, useClass: RequestMetricsInterceptor },
+        ClientMetrics,
       ],
-      exports: [METRICS_REGISTRY],
+      exports: [METRICS_REGISTRY, ClientMetrics],
     };
   }
 }

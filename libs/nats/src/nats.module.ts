@@ -16,8 +16,10 @@ import { NatsRpcClient } from './rpc-client';
 import { NATS_CONNECTION, NATS_MODULE_OPTIONS } from './tokens';
 
 export interface NatsModuleOptions {
-  /** Client name shown by the server (the service name). */
+  /** Client name shown by the server (the service name); also the `User-Agent` name of RPC calls. */
   name: string;
+  /** Build version, the `User-Agent` version of RPC calls (`gateway/0.1.0`). */
+  version?: string;
   servers: string[];
   user?: string;
   password?: string;

@@ -1,15 +1,26 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Status, StatusError, isStatus } from '@rollout/contracts';
+import {
+  CONTRACT_HEADERS,
+  CONTRACT_PACKAGES,
+  Status,
+  StatusError,
+  formatContractVersion,
+  isStatus,
+  packageOfSubject,
+} from '@rollout/contracts';
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, JSONCodec, NatsConnection, NatsError, headers as natsHeaders } from 'nats';
 import { NatsNamespace } from './namespace';
-import { NATS_CONNECTION } from './tokens';
+import type { NatsModuleOptions } from './nats.module';
+import { NATS_CONNECTION, NATS_MODULE_OPTIONS } from './tokens';
 
 const codec = JSONCodec<unknown>();
 
 export interface RpcCallOptions {
   timeoutMs: number;
   headers?: Record<string, string>;
+  /** Optional behaviours the caller supports (`Client-Features`), e.g. those its own client declared. */
+  features?: readonly string[];
 }
 
 /** The reply packet of the NestJS NATS transport. */
@@ -30,13 +41,28 @@ interface NestReplyPacket {
  */
 @Injectable()
 export class NatsRpcClient {
+  /** `User-Agent` of every call: the process's NATS client name and build version. */
+  private readonly userAgent: string;
+
   constructor(
     @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
     private readonly namespace: NatsNamespace,
-  ) {}
+    @Inject(NATS_MODULE_OPTIONS) options: Pick<NatsModuleOptions, 'name' | 'version'> = { name: 'unknown' },
+  ) {
+    this.userAgent = options.version ? `${options.name}/${options.version}` : options.name;
+  }
 
+  /**
+   * Every call says who is calling (DESIGN.md: version metadata travels in headers, never in
+   * payloads): `Contract-Version` is the package of the subject as this build knows it,
+   * `User-Agent` this process, `Client-Features` what the caller supports.
+   */
   async request<T>(subject: string, data: unknown, options: RpcCallOptions): Promise<T> {
     const hdrs = natsHeaders();
+    const contract = packageOfSubject(subject, CONTRACT_PACKAGES);
+    if (contract) hdrs.set(CONTRACT_HEADERS.contractVersion, formatContractVersion(contract));
+    hdrs.set(CONTRACT_HEADERS.userAgent, this.userAgent);
+    if (options.features?.length) hdrs.set(CONTRACT_HEADERS.clientFeatures, options.features.join(', '));
     for (const [key, value] of Object.entries(options.headers ?? {})) hdrs.set(key, value);
     const packet = { pattern: subject, data, id: randomUUID() };
     let reply;

@@ -1,3 +1,4 @@
 export * from './platform-modules';
 export * from './service-info';
 export * from './run-service';
+export * from './client-identity';

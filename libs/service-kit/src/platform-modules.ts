@@ -6,6 +6,7 @@ import { LoggingModule } from '@rollout/logging';
 import { MetricsModule } from '@rollout/metrics';
 import { JetStreamDeclarations, NatsModule, NatsReadiness } from '@rollout/nats';
 import { PostgresModule, PostgresOptions, PostgresReadiness } from '@rollout/postgres';
+import { BUILD_VERSION } from './service-info';
 
 export interface PlatformOptions {
   /** The process: a ServiceName, or another process built on the kit (e.g. a policy adapter). */
@@ -29,6 +30,7 @@ export function platformModules({ service, config, jetstream, database, readines
     MetricsModule.forRoot({ service }),
     NatsModule.forRoot({
       name: service,
+      version: BUILD_VERSION,
       servers: config.NATS_URL,
       user: config.NATS_USER,
       password: config.NATS_PASSWORD,

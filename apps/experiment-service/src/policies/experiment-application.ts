@@ -200,10 +200,17 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
   /** Atomically: the live policy takes the experiment's policy, and the experiment is gone. */
   commit(request: CommitRequest): Promise<Operation<FirewallPolicy>> {
     const { name, policyName } = parseExperimentName(request.name);
+    // `parentEtag` is the deprecated name of `livePolicyEtag` (experiment.v1 1.1.0): both mean the same.
+    if (request.livePolicyEtag !== undefined && request.parentEtag !== undefined && request.livePolicyEtag !== request.parentEtag) {
+      throw StatusError.invalidArgument('livePolicyEtag and its deprecated name parentEtag differ: send livePolicyEtag only.', [
+        { field: 'parentEtag', description: 'deprecated: use livePolicyEtag' },
+      ]);
+    }
+    const livePolicyEtag = request.livePolicyEtag ?? request.parentEtag;
     return this.operation(request, 'commit', name, async (tx) => {
       const experiment = await loadExperiment(tx, name);
       const policy = await loadPolicy(tx, policyName);
-      const decision = decideCommitExperiment({ type: 'CommitExperiment', data: { etag: request.etag, parentEtag: request.parentEtag } }, { experiment, policy }, this.clock);
+      const decision = decideCommitExperiment({ type: 'CommitExperiment', data: { etag: request.etag, parentEtag: livePolicyEtag } }, { experiment, policy }, this.clock);
       await this.appendExperiment(tx, experiment, decision.experiment, request);
       return policyView(await this.appendPolicy(tx, policy, decision.policy, request));
     });

@@ -205,10 +205,10 @@ export class ExperimentsController {
   @ApiOperation({ summary: "Atomically make the experiment's policy the live policy and delete the experiment (any state)" })
   @ApiBody({ type: CommitRequestDto })
   @ApiOkResponse({ type: OperationDto, description: 'An Operation whose response is the new live policy' })
-  @ApiResponse({ status: 409, description: 'ABORTED: etag or parentEtag is stale; nothing changed' })
+  @ApiResponse({ status: 409, description: 'ABORTED: etag or livePolicyEtag is stale; nothing changed' })
   @HttpCode(200)
   commit(@Param() path: ExperimentPath, @Body() body: CommitRequestDto, @CurrentPrincipal() principal: Principal, @RequestId() traceId?: string) {
-    return this.experiments.customMethod(path, 'commit', { etag: body.etag, parentEtag: body.parentEtag }, caller(principal, body.requestId, traceId));
+    return this.experiments.customMethod(path, 'commit', { etag: body.etag, livePolicyEtag: body.livePolicyEtag, parentEtag: body.parentEtag }, caller(principal, body.requestId, traceId));
   }
 
   @Get(':policy/experiments/:experiment/events')

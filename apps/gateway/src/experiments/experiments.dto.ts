@@ -65,7 +65,9 @@ export class ExperimentDto {
 
 export class CommitRequestDto {
   @ApiProperty({ description: "The experiment's current etag (required)" }) @IsString() @IsNotEmpty() etag!: string;
-  @ApiPropertyOptional({ description: "The live policy's current etag: commit only onto that version" }) @IsOptional() @IsString() parentEtag?: string;
+  @ApiPropertyOptional({ description: "The live policy's current etag: commit only onto that version" }) @IsOptional() @IsString() livePolicyEtag?: string;
+  @ApiPropertyOptional({ deprecated: true, description: 'Deprecated since experiment.v1 1.1.0 (sunset 2027-12-31): the old name of livePolicyEtag, same meaning' })
+  @IsOptional() @IsString() parentEtag?: string;
   @ApiPropertyOptional({ description: 'AIP-155: a retry with the same id returns the first result' })
   @IsOptional() @Matches(REQUEST_ID) requestId?: string;
 }

@@ -83,7 +83,7 @@ export class ExperimentsUseCase {
   }
 
   /** startPreview, stopPreview or commit (AIP-136 custom methods). */
-  customMethod(path: ExperimentPath, method: CustomMethod, body: { etag?: string; parentEtag?: string }, caller: Caller) {
+  customMethod(path: ExperimentPath, method: CustomMethod, body: { etag?: string; livePolicyEtag?: string; parentEtag?: string }, caller: Caller) {
     return this.backend.call<Operation>(CUSTOM_METHODS[method], { name: experimentName(path), ...body, ...command(caller) }, caller.traceId);
   }
 

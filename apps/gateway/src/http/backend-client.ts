@@ -1,24 +1,40 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { REQUEST_ID_HEADER } from '@rollout/logging';
+import { ClientMetrics } from '@rollout/metrics';
 import { NatsRpcClient } from '@rollout/nats';
 import { Config, GATEWAY_CONFIG } from '../config';
+import { currentHttpClient } from './client-context';
+import { DeprecationPolicy } from './deprecations';
 
 /**
  * The gateway's one way to call a service: NATS request/reply with the configured deadline
  * and the caller's request id. Failures arrive as StatusErrors (UNAVAILABLE when nobody
  * serves the subject, DEADLINE_EXCEEDED when too slow, or the service's own Status).
+ * The NATS client sends the gateway's identity; the features the HTTP client declared travel
+ * on as `Client-Features`, and deprecated fields in the request are reported (or refused) first.
  */
 @Injectable()
 export class BackendClient {
+  private readonly deprecations: DeprecationPolicy;
+
   constructor(
     private readonly rpc: NatsRpcClient,
     @Inject(GATEWAY_CONFIG) private readonly config: Config,
-  ) {}
+    metrics: ClientMetrics,
+  ) {
+    this.deprecations = new DeprecationPolicy(metrics);
+  }
 
   call<T>(subject: string, data: unknown, requestId?: string): Promise<T> {
+    try {
+      this.deprecations.check(subject, data);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.rpc.request<T>(subject, data, {
       timeoutMs: this.config.RPC_TIMEOUT_MS,
       headers: requestId ? { [REQUEST_ID_HEADER]: requestId } : undefined,
+      features: currentHttpClient()?.features,
     });
   }
 }

@@ -2,10 +2,12 @@ import { INestApplication, ValidationPipe } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { StatusError } from '@rollout/contracts';
+import { ClientMetrics } from '@rollout/metrics';
 import { BUILD_VERSION } from '@rollout/service-kit';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Config, GATEWAY_CONFIG } from '../config';
+import { clientContextMiddleware } from './client-context';
 
 function depthOf(value: unknown, limit: number, depth = 0): number {
   if (depth > limit || typeof value !== 'object' || value === null) return depth;
@@ -25,6 +27,8 @@ export function configureHttp(nestApp: INestApplication): void {
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } }));
   if (config.CORS_ORIGINS) app.enableCors({ origin: config.CORS_ORIGINS.split(',').map((o) => o.trim()) });
   app.useBodyParser('json', { limit: config.BODY_LIMIT_BYTES });
+  // After the body parser, so the route runs inside the client's context.
+  app.use(clientContextMiddleware(app.get(ClientMetrics)));
   app.use((req: Request, _res: Response, next: NextFunction) => {
     // Deeply nested JSON is a cheap way to burn CPU in every later traversal: refuse it early.
     if (depthOf(req.body, config.JSON_MAX_DEPTH) > config.JSON_MAX_DEPTH) {

@@ -11,7 +11,10 @@ export class ServicesController {
   constructor(private readonly services: ServicesUseCase) {}
 
   @Get()
-  @ApiOperation({ summary: "Every service's name, version and contract packages, gathered over NATS" })
+  @ApiOperation({
+    summary: "Every service's name, version and contract packages (semver and features), gathered over NATS",
+    description: 'Send `Client-Features: dev.policy-rollout.system.start-time` to also get each service\'s `startTime`.',
+  })
   @ApiOkResponse({ type: ListServicesResponseDto })
   list(@RequestId() requestId?: string): Promise<ListServicesResponse> {
     return this.services.list(requestId);

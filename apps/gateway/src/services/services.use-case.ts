@@ -5,12 +5,14 @@ import {
   ListServicesResponse,
   SYSTEM_V1,
   ServiceInfo,
+  START_TIME_FEATURE,
   ServiceStatus,
   StatusError,
   serviceInfoSubject,
 } from '@rollout/contracts';
-import { BUILD_VERSION } from '@rollout/service-kit';
+import { BUILD_VERSION, PROCESS_START_TIME, describeContracts } from '@rollout/service-kit';
 import { BackendClient } from '../http/backend-client';
+import { currentHttpClient } from '../http/client-context';
 
 function isBackendService(name: string): name is BackendService {
   return (BACKEND_SERVICES as readonly string[]).includes(name);
@@ -21,13 +23,18 @@ function isBackendService(name: string): name is BackendService {
 export class ServicesUseCase {
   constructor(private readonly backend: BackendClient) {}
 
-  /** Asks every service at once; one that does not answer is listed with the reason. */
+  /**
+   * Asks every service at once; one that does not answer is listed with the reason. Each
+   * lists its packages with versions and features; `startTime` only for a client that
+   * declared the `dev.policy-rollout.system.start-time` feature (forwarded to the services).
+   */
   async list(requestId?: string): Promise<ListServicesResponse> {
     const gateway: ServiceStatus = {
       name: 'gateway',
       state: 'SERVING',
       version: BUILD_VERSION,
-      contracts: [SYSTEM_V1],
+      contracts: describeContracts([SYSTEM_V1]),
+      ...(currentHttpClient()?.features.includes(START_TIME_FEATURE) ? { startTime: PROCESS_START_TIME } : {}),
     };
     const backends = await Promise.all(
       BACKEND_SERVICES.map(async (name): Promise<ServiceStatus> => {

@@ -1,7 +1,7 @@
 import type { ContractPackage } from '../../packages';
 import type { FirewallPolicy, FirewallPolicyExperiment, PolicyContent } from './resources';
 
-export const EXPERIMENT_V1: ContractPackage = { name: 'experiment.v1', version: '1.0.0' };
+export const EXPERIMENT_V1: ContractPackage = { name: 'experiment.v1', version: '1.1.0' };
 
 /** Request/reply subjects served by the experiment-service (queue group experiment-service). */
 export const EXPERIMENT_SUBJECTS = {
@@ -67,6 +67,13 @@ export interface PreviewRequest extends CommandContext {
 export interface CommitRequest extends CommandContext {
   name: string;
   etag?: string;
+  /** The live policy's current etag: commit only onto that version (since 1.1.0). */
+  livePolicyEtag?: string;
+  /**
+   * The same as `livePolicyEtag`, under its first name (the live policy is not a parent the
+   * way AIP-122 means it, and preview logs already say `livePolicyEtag`).
+   * @deprecated since 1.1.0: use `livePolicyEtag`.
+   */
   parentEtag?: string;
 }
 

@@ -20,7 +20,7 @@ const service = 'experiment-service';
 /** `experiment.v1`: live firewall policies and their experiments (AIP-236). */
 export const EXPERIMENT_V1_PACKAGE = definePackage({
   name: 'experiment.v1',
-  version: '1.0.0',
+  version: '1.1.0',
   stability: 'stable',
   requests: [
     'CreatePolicyRequest',
@@ -44,6 +44,15 @@ export const EXPERIMENT_V1_PACKAGE = definePackage({
   ],
   events: ['PolicyEvent', 'ExperimentEvent'],
   resources: ['FirewallPolicy', 'FirewallPolicyExperiment'],
+  deprecations: [
+    {
+      target: 'CommitRequest.parentEtag',
+      since: '1.1.0',
+      replacement: 'CommitRequest.livePolicyEtag',
+      date: '2026-11-23',
+      sunset: '2027-12-31',
+    },
+  ],
   requestReply: [
     { subject: S.createPolicy, service, request: 'CreatePolicyRequest', reply: 'FirewallPolicy' },
     { subject: S.getPolicy, service, request: 'GetRequest', reply: 'FirewallPolicy' },
