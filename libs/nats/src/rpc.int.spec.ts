@@ -1,7 +1,7 @@
 import { Controller, INestApplication, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { StatusError } from '@rollout/contracts';
+import { Ctx, MessagePattern, NatsContext, Payload } from '@nestjs/microservices';
+import { CONTRACT_HEADERS, EXPERIMENT_SUBJECTS, EXPERIMENT_V1, StatusError } from '@rollout/contracts';
 import { ErrorFilter } from '@rollout/errors';
 import { TEST_NATS_URL, uniqueName } from '@rollout/testing';
 import type { NatsConnection } from 'nats';
@@ -29,6 +29,13 @@ class EchoController {
     throw new Error('SELECT * FROM secrets failed');
   }
 
+  /** What identified the caller: the headers a service sees. */
+  @MessagePattern(['echo.v1.headers', EXPERIMENT_SUBJECTS.getOperation])
+  headers(@Ctx() context: NatsContext) {
+    const headers = context.getHeaders() as { get(name: string): string } | undefined;
+    return Object.fromEntries(Object.values(CONTRACT_HEADERS).map((name) => [name, headers?.get(name) || null]));
+  }
+
   @MessagePattern('echo.v1.slow')
   async slow() {
     await new Promise((r) => setTimeout(r, 1_000));
@@ -37,7 +44,7 @@ class EchoController {
 }
 
 async function serve(name: string, controllers: (new () => unknown)[]): Promise<INestApplication> {
-  @Module({ imports: [NatsModule.forRoot({ name, servers: [TEST_NATS_URL], namespace })], controllers })
+  @Module({ imports: [NatsModule.forRoot({ name, version: '0.9.1', servers: [TEST_NATS_URL], namespace })], controllers })
   class TestModule {}
   const app = await NestFactory.create(TestModule, { logger: false });
   app.useGlobalFilters(new ErrorFilter());
@@ -77,6 +84,21 @@ describe('NATS request/reply between services', () => {
 
   it('answers a request', async () => {
     await expect(rpc.request('echo.v1.say', { text: 'hi' }, { timeoutMs: 2_000 })).resolves.toEqual({ text: 'hi' });
+  });
+
+  it('says who is calling: User-Agent always, Contract-Version for a subject of a contract package, Client-Features when given', async () => {
+    await expect(rpc.request('echo.v1.headers', {}, { timeoutMs: 2_000 })).resolves.toEqual({
+      'Contract-Version': null,
+      'User-Agent': 'gateway/0.9.1',
+      'Client-Features': null,
+    });
+    await expect(
+      rpc.request(EXPERIMENT_SUBJECTS.getOperation, {}, { timeoutMs: 2_000, features: ['com.acme.a', 'com.acme.b'] }),
+    ).resolves.toEqual({
+      'Contract-Version': `experiment.v1/${EXPERIMENT_V1.version}`,
+      'User-Agent': 'gateway/0.9.1',
+      'Client-Features': 'com.acme.a, com.acme.b',
+    });
   });
 
   it('delivers a service error as the same Status', async () => {
