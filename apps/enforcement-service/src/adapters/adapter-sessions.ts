@@ -209,20 +209,38 @@ export class AdapterSessions implements AdapterCalls, OnApplicationBootstrap, Be
   // ------------------------------------------------------------------ AdapterCalls
 
   async check(name: string, instance: AdapterInstance): Promise<CheckResult> {
-    const { handler, target } = await this.target(name);
-    return this.client.call<CheckResult>(handler.config.adapter, 'handleCheck', { ...target, instance }, handler.config.timeoutMs + CALL_SLACK_MS);
+    return this.handle<CheckResult>(name, 'handleCheck', { instance });
   }
 
   async quota(name: string, instance: AdapterInstance, quotaRequest: QuotaRequest): Promise<QuotaResult> {
-    const { handler, target } = await this.target(name);
-    return this.client.call<QuotaResult>(handler.config.adapter, 'handleQuota', { ...target, instance, quotaRequest }, handler.config.timeoutMs + CALL_SLACK_MS);
+    return this.handle<QuotaResult>(name, 'handleQuota', { instance, quotaRequest });
   }
 
   async report(name: string, instances: ReportRecord[]): Promise<AdapterStatus> {
-    const { handler, target } = await this.target(name);
-    const reply = await this.client.call<{ status?: AdapterStatus }>(handler.config.adapter, 'handleReport', { ...target, instances }, handler.config.timeoutMs + CALL_SLACK_MS);
+    const reply = await this.handle<{ status?: AdapterStatus }>(name, 'handleReport', { instances });
     return reply.status ?? { code: 13, status: 'INTERNAL', message: 'no status in the reply', details: [] };
   }
+
+  private async handle<T extends { status?: AdapterStatus }>(name: string, method: 'handleCheck' | 'handleQuota' | 'handleReport', body: object): Promise<T> {
+    const { handler, target } = await this.target(name);
+    const reply = await this.client.call<T>(handler.config.adapter, method, { ...target, ...body }, handler.config.timeoutMs + CALL_SLACK_MS);
+    if ('sessionId' in target && lostSession(reply.status)) {
+      // The adapter no longer knows the session (it lost its state, or it was closed under a
+      // call in flight): this call fails by policy, and the next one opens a session again.
+      if (handler.target === target) {
+        handler.target = undefined;
+        handler.failure = `Adapter ${handler.config.adapter} no longer knows session ${target.sessionId}: ${describe(reply.status)}`;
+        handler.retryAt = 0;
+      }
+      throw new AdapterNotReadyError(`Adapter ${handler.config.adapter} no longer knows session ${target.sessionId}.`);
+    }
+    return reply;
+  }
+}
+
+/** A refusal that is about the session, not the request (NOT_FOUND / FAILED_PRECONDITION naming the session). */
+function lostSession(status: AdapterStatus | undefined): boolean {
+  return !!status && (status.status === 'NOT_FOUND' || status.status === 'FAILED_PRECONDITION') && /session/i.test(status.message ?? '');
 }
 
 function describe(status: AdapterStatus | undefined): string {
