@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { K8sObject, OVERLAYS, Overlay, ROOT, mountedFiles, named, ofKind, plainEnv, render } from './render';
 
 const rendered = Object.fromEntries(OVERLAYS.map((o) => [o, render(o)])) as Record<Overlay, K8sObject[]>;
-const SERVICES = ['gateway', 'experiment-service', 'evaluator', 'enforcement-service', 'inspection-rules-service'];
+const SERVICES = ['gateway', 'experiment-service', 'evaluator', 'enforcement-service', 'inspection-rules-service', 'budget-adapter'];
 
 /** The kubernetes-models class of an object, to validate it against the published schema. */
 function modelOf(object: K8sObject): (new (data: unknown) => { validate(): void }) | undefined {
