@@ -114,9 +114,39 @@ describe('creating leases', () => {
     expect(refused.body.error.details[0].fieldViolations[0].field).toBe('leaseId');
   });
 
-  it("hides another team's project", async () => {
-    const hidden = await system.call('GET', leases('acme'), undefined, { authorization: `Bearer ${OTHER_TEAM_TOKEN}` });
-    expect(hidden.status).toBe(404);
+  it("hides another team's project: its leases cannot be listed, read, created, changed, ended or deleted (404), and stay as they were", async () => {
+    const created = await system.call('POST', `${leases('acme')}?leaseId=not-yours`, lease());
+    expect(created.status).toBe(200);
+    const path = `${leases('acme')}/not-yours`;
+    const before = { lease: (await system.call('GET', path)).body, decisions: (await system.call('GET', `${path}/decisions`)).body };
+    const other = { authorization: `Bearer ${OTHER_TEAM_TOKEN}` };
+    const attempts: [string, string, unknown?][] = [
+      ['GET', leases('acme')],
+      ['GET', path],
+      ['GET', `${path}/decisions`],
+      ['POST', `${leases('acme')}?leaseId=planted`, lease()],
+      ['PATCH', path, { endDate: hoursFromNow(20) }],
+      ['POST', `${path}:end`],
+      ['DELETE', path],
+    ];
+    for (const [method, url, body] of attempts) {
+      const refused = await system.call(method, url, body, other);
+      expect({ method, url, status: refused.status, error: refused.body.error?.status }).toEqual({ method, url, status: 404, error: 'NOT_FOUND' });
+    }
+    // 404 like a project that does not exist: nothing tells the other team that acme is there.
+    const comparable = (error: { message: string; details: { '@type': string }[] }, project: string) => ({
+      ...error,
+      message: error.message.replace(project, '<project>'),
+      details: error.details.filter((detail) => !detail['@type'].endsWith('RequestInfo')),
+    });
+    const unknown = (await system.call('GET', leases('nonexistent'), undefined, other)).body.error;
+    expect(comparable((await system.call('GET', leases('acme'), undefined, other)).body.error, 'acme')).toEqual(comparable(unknown, 'nonexistent'));
+    // Its own project still works for the other team.
+    expect((await system.call('GET', leases('other'), undefined, other)).status).toBe(200);
+    // Nothing changed.
+    expect((await system.call('GET', path)).body).toEqual(before.lease);
+    expect((await system.call('GET', `${path}/decisions`)).body).toEqual(before.decisions);
+    expect((await system.call('GET', `${leases('acme')}/planted`)).status).toBe(404);
   });
 });
 
