@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { adapterSubject as contractSubject } from '@rollout/contracts';
 import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
 import { ErrorCode, JSONCodec, NatsConnection, NatsError } from 'nats';
 import { EnforcementMetrics } from '../leases/enforcement-metrics';
@@ -20,7 +21,7 @@ export class AdapterCallError extends Error {
 
 /** NATS subject of an adapter method: `adapter.v1.{adapter}.{method}` in the process's namespace. */
 export function adapterSubject(namespace: NatsNamespace, adapter: string, method: AdapterMethod): string {
-  return namespace.subject(`adapter.v1.${adapter}.${method}`);
+  return namespace.subject(contractSubject(adapter, method));
 }
 
 /**

@@ -15,6 +15,7 @@ export class EnforcementMetrics implements ChainObserver, AdapterFilterObserver 
   private readonly decisions: Counter<'hook' | 'result'>;
   private readonly failOpen: Counter<'hook' | 'filter'>;
   private readonly external: Histogram<'hook' | 'outcome'>;
+  private readonly chainSeconds: Histogram<'hook'>;
   private readonly cacheLookups: Counter<'handler' | 'result'>;
   private readonly adapterCalls: Histogram<'adapter' | 'method' | 'outcome'>;
   private readonly adapterErrors: Counter<'adapter' | 'method' | 'reason'>;
@@ -44,6 +45,13 @@ export class EnforcementMetrics implements ChainObserver, AdapterFilterObserver 
       help: "Calls to the ExternalService filter's HTTP service, by hook and outcome (the HTTP status, timeout or error).",
       labelNames: ['hook', 'outcome'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
+      registers: [registry],
+    });
+    this.chainSeconds = new Histogram({
+      name: 'enforcement_chain_duration_seconds',
+      help: 'Time the whole filter chain took for one check decision, by hook (adapter round trips and cache hits included).',
+      labelNames: ['hook'],
+      buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
       registers: [registry],
     });
     this.cacheLookups = new Counter({
@@ -104,6 +112,10 @@ export class EnforcementMetrics implements ChainObserver, AdapterFilterObserver 
       default:
         this.logger.log(fields, 'filter denied');
     }
+  }
+
+  chainDuration(hook: Hook, seconds: number): void {
+    this.chainSeconds.observe({ hook }, seconds);
   }
 
   onDecision(decision: ChainDecision): void {

@@ -183,7 +183,8 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
       }
       const before = domainLease(current);
       const next = leaseFromUpdate(request.lease, before, current.start_date.getTime() <= now.getTime(), now);
-      const decision = this.enforcement.decided(await this.countingChain(tx, now).checkUpdate(context, before, next));
+      const startedAt = process.hrtime.bigint();
+      const decision = this.enforcement.decided(await this.countingChain(tx, now).checkUpdate(context, before, next), startedAt);
       await tx.insertDecision(this.decisionOf(current.uid, project, current.lease_id, decision, now, actor, context));
       if (!decision.allowed) return { row: current, decision, leaseId: current.lease_id, change: undefined };
       const updated = await tx.changeLease(current.uid, {
@@ -402,7 +403,8 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
       return await this.projects.run(project, () =>
         this.ledger.counting(project, now, probe, (tx, facts) =>
           work(tx, facts, async (live) => {
-            const decision = this.enforcement.decided(await this.enforcement.chain({ countActive: async () => live }).checkCreate(context, lease));
+            const startedAt = process.hrtime.bigint();
+            const decision = this.enforcement.decided(await this.enforcement.chain({ countActive: async () => live }).checkCreate(context, lease), startedAt);
             admitted = decision.allowed;
             return decision;
           }),
