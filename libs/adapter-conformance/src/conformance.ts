@@ -1,3 +1,5 @@
+/// <reference types="jest" />
+// The kit registers Jest tests: it needs Jest's globals even where the build leaves their types out.
 import {
   ADAPTER_NAME,
   ADAPTER_TEMPLATES,
