@@ -306,12 +306,17 @@ describe('tenancy', () => {
       await asOther('POST', `${P}/private/experiments?experimentId=intruder`, { firewallPolicy: { rules: [] } }),
       await asOther('POST', `${P}/private/experiments/secret:commit`, { etag: experiment.etag }),
       await asOther('POST', `${P}/private/experiments/secret:startPreview`),
+      await asOther('POST', `${P}/private/experiments/secret:stopPreview`),
+      await asOther('PATCH', `${P}/private/experiments/secret?updateMask=firewallPolicy.rules`, { firewallPolicy: { rules: [] } }),
       await asOther('DELETE', `${P}/private/experiments/secret`),
+      await asOther('POST', `${P}?firewallPolicyId=planted`, { rules: [] }),
     ];
     expect(attempts.map((a) => a.status)).toEqual(attempts.map(() => 404));
     expect(JSON.stringify(attempts.map((a) => a.body))).not.toContain('secret"');
     expect((await call('GET', `${P}/private`)).body).toEqual(live);
     expect((await call('GET', `${P}/private/experiments/secret`)).body.etag).toBe(experiment.etag);
+    expect((await call('GET', `${P}/private/experiments/intruder`)).status).toBe(404);
+    expect((await call('GET', `${P}/planted`)).status).toBe(404);
     // Its own project works for the same principal.
     expect((await asOther('POST', `/v1/projects/other/locations/global/firewallPolicies?firewallPolicyId=theirs`, {})).status).toBe(200);
   });

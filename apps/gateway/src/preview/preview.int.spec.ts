@@ -5,6 +5,7 @@ import { NatsNamespace } from '@rollout/nats';
 import { startServiceApp } from '@rollout/service-kit';
 import { ServiceProcess, TEST_NATS_URL, eventually, removeTestResources, startServiceProcess, uniqueName } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
+import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from '../app.module';
 import { configSchema } from '../config';
@@ -19,6 +20,13 @@ const namespace = uniqueName();
 const ns = new NatsNamespace(namespace);
 const schemas = { experiment: uniqueName('it_'), preview: uniqueName('it_') };
 const TOKEN = 'preview-test-token';
+/** An editor of another team's project only. */
+const OTHER_TEAM_TOKEN = 'preview-other-team-token';
+const digest = (token: string) => createHash('sha256').update(token).digest('hex');
+const API_KEYS = JSON.stringify([
+  { name: 'test-admin', sha256: digest(TOKEN), roles: ['admin'], projects: '*' },
+  { name: 'other-team', sha256: digest(OTHER_TEAM_TOKEN), roles: ['editor'], projects: ['other'] },
+]);
 const P = '/v1/projects/acme/locations/global/firewallPolicies';
 const SMALL_STREAMS = { TRAFFIC_MAX_BYTES: String(64 * 1024 ** 2), PREVIEW_LOGS_MAX_BYTES: String(64 * 1024 ** 2) };
 
@@ -28,10 +36,10 @@ let base: string;
 let nc: NatsConnection;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function call(method: string, path: string, body?: unknown, token = TOKEN): Promise<{ status: number; body: any }> {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -78,7 +86,7 @@ beforeAll(async () => {
     startServiceProcess('experiment-service', { NATS_NAMESPACE: namespace, DATABASE_SCHEMA: schemas.experiment }),
     startServiceProcess('evaluator', { NATS_NAMESPACE: namespace, DATABASE_SCHEMA: schemas.preview, ...SMALL_STREAMS }),
   ];
-  const config = loadConfig(configSchema, { ...common, AUTH_DEV_TOKEN: TOKEN, RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_BURST: '10000', RPC_TIMEOUT_MS: '10000' });
+  const config = loadConfig(configSchema, { ...common, AUTH_API_KEYS: API_KEYS, RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_BURST: '10000', RPC_TIMEOUT_MS: '10000' });
   gateway = await startServiceApp({ name: 'gateway', config, module: AppModule.forRoot(config), rpc: false, configureHttp });
   base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
   for (const service of ['experiment-service', 'evaluator']) {
@@ -165,6 +173,34 @@ describe('previewing an experiment against traffic, through the gateway', () => 
     const before = (await call('GET', `${experiment}/previewReport`)).body;
     await sendTraffic('edge', [event('10.0.1.4'), event('10.0.1.5')]);
     expect((await call('GET', `${experiment}/previewReport`)).body).toEqual(before);
+  });
+
+  it("hides the preview logs and report from another team (404, as for a project that does not exist)", async () => {
+    const logs = await allLogs(experiment);
+    expect(logs.length).toBeGreaterThan(0);
+    const report = (await call('GET', `${experiment}/previewReport`)).body;
+    const otherProject = experiment.replace('/projects/acme/', '/projects/nonexistent/');
+    for (const path of [`${experiment}/previewLogs`, `${experiment}/previewLogs?changedOnly=true&pageSize=1`, `${experiment}/previewReport`]) {
+      const refused = await call('GET', path, undefined, OTHER_TEAM_TOKEN);
+      const unknown = await call('GET', path.replace(experiment, otherProject), undefined, OTHER_TEAM_TOKEN);
+      const comparable = (error: { message: string; details: { '@type': string }[] }, project: string) => ({
+        ...error,
+        message: error.message.replace(project, '<project>'),
+        details: error.details.filter((detail) => !detail['@type'].endsWith('RequestInfo')),
+      });
+      expect({ path, status: refused.status, error: comparable(refused.body.error, 'acme') }).toEqual({ path, status: 404, error: comparable(unknown.body.error, 'nonexistent') });
+      expect(JSON.stringify(refused.body)).not.toMatch(/10\.0\.1\.|trafficEventId|evaluated/);
+    }
+    // A page token of acme's logs opens nothing in the other team's project either.
+    const page = await call('GET', `${experiment}/previewLogs?pageSize=1`);
+    expect(page.body.nextPageToken).toBeTruthy();
+    const theirs = experiment.replace('/projects/acme/', '/projects/other/');
+    const replayed = await call('GET', `${theirs}/previewLogs?pageSize=1&pageToken=${encodeURIComponent(page.body.nextPageToken)}`, undefined, OTHER_TEAM_TOKEN);
+    expect([400, 404]).toContain(replayed.status);
+    expect(replayed.body.previewLogs).toBeUndefined();
+    // Unchanged for the owner.
+    expect(await allLogs(experiment)).toEqual(logs);
+    expect((await call('GET', `${experiment}/previewReport`)).body).toEqual(report);
   });
 
   it('validates queries and names what is wrong', async () => {
