@@ -1,6 +1,7 @@
 /**
  * The evaluator end to end: 200,000 traffic events for one 1,000-rule live policy, with 1 and
- * then 3 ACTIVE experiments. For each, prints the events/s the evaluator evaluates with its
+ * then 3 ACTIVE experiments, and with 1 again as traffic.v2alpha batches of 100 events (the
+ * next major, beside traffic.v1 on the same stream and consumer). For each, prints the events/s the evaluator evaluates with its
  * logs and report durable (every event acknowledged only after its records and counters were
  * committed, and every preview-log batch on PREVIEW_LOGS), next to the raw JetStream
  * pull-consume-and-ack rate of the same 200,000 events measured in the same run, on the same
@@ -32,6 +33,7 @@ import {
   UpdatePolicyRequest,
   trafficSubject,
 } from '@rollout/contracts';
+import { TrafficEvent as TrafficEventV2alpha, trafficV2alphaSubject } from '@rollout/contracts-alpha';
 import { NatsNamespace, NatsRpcClient } from '@rollout/nats';
 import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, freePort, uniqueName } from '@rollout/testing';
 import { AckPolicy, DeliverPolicy, NatsConnection, connect } from 'nats';
@@ -145,6 +147,26 @@ async function publishAll(nc: NatsConnection, subject: string, events: TrafficEv
   return { first, last };
 }
 
+/** traffic.v2alpha: the same events in batches of `size`, address fields spelled out. */
+async function publishBatches(nc: NatsConnection, subject: string, events: TrafficEvent[], size: number): Promise<{ first: number; last: number; messages: number }> {
+  const js = nc.jetstream();
+  const toV2alpha = ({ srcIp, destIp, srcPort, destPort, ...rest }: TrafficEvent): TrafficEventV2alpha => ({ ...rest, sourceIp: srcIp, destinationIp: destIp, sourcePort: srcPort, destinationPort: destPort });
+  let first = Number.MAX_SAFE_INTEGER;
+  let last = 0;
+  let messages = 0;
+  for (let i = 0; i < events.length; i += size * 20) {
+    const batches: TrafficEvent[][] = [];
+    for (let j = i; j < Math.min(events.length, i + size * 20); j += size) batches.push(events.slice(j, j + size));
+    const acks = await Promise.all(batches.map((batch) => js.publish(subject, JSON.stringify({ events: batch.map(toV2alpha) }), { msgID: `batch-${batch[0].id}` })));
+    messages += batches.length;
+    for (const ack of acks) {
+      first = Math.min(first, ack.seq);
+      last = Math.max(last, ack.seq);
+    }
+  }
+  return { first, last, messages };
+}
+
 /** The baseline: a durable pull consumer over the same events, each acknowledged, nothing else. */
 async function rawRate(nc: NatsConnection, stream: string, first: number, count: number): Promise<number> {
   const jsm = await nc.jetstreamManager();
@@ -215,19 +237,29 @@ async function main() {
 
     const stream = ns.stream(TRAFFIC_STREAM);
     const subject = ns.subject(trafficSubject('bench', 'global', 'edge'));
+    const v2alphaSubject = ns.subject(trafficV2alphaSubject('bench', 'global', 'edge'));
+    const BATCH = 100;
     const consumerSettled = async (last: number) => {
       const info = await (await nc.jetstreamManager()).consumers.info(stream, 'evaluator');
       return info.ack_floor.stream_seq >= last && info.num_ack_pending === 0;
     };
     const outboxEmpty = async () => Number((await pg.query(`SELECT count(*) AS n FROM "${schemas.preview}".preview_log_outbox`)).rows[0].n) === 0;
 
-    const results: { experiments: number; raw: number; evaluated: number; settledOnly: number; peakMb: number; cpuPerEventUs: number; pgCpuPerEventUs: number; exact: boolean }[] = [];
-    for (const [scenario, active] of [[1, ['flip']], [3, ['flip', 'lockdown', 'noop']]] as const) {
-      for (const id of active) await start(id);
-      const events = trafficEvents(EVENTS, random, `s${scenario}`);
-      out(`publishing ${EVENTS} events (${scenario} ACTIVE experiment${scenario > 1 ? 's' : ''})…`);
-      const { first, last } = await publishAll(nc, subject, events);
-      const raw = await rawRate(nc, stream, first, EVENTS);
+    const results: { experiments: number; major: 'v1' | 'v2alpha'; raw: number; rawMessages: number; evaluated: number; settledOnly: number; peakMb: number; cpuPerEventUs: number; pgCpuPerEventUs: number; exact: boolean }[] = [];
+    const expected: Record<string, number> = {};
+    const scenarios = [
+      { scenario: 1, major: 'v1', active: ['flip'] },
+      { scenario: 1, major: 'v2alpha', active: ['flip'] },
+      { scenario: 3, major: 'v1', active: ['flip', 'lockdown', 'noop'] },
+    ] as const;
+    for (const [index, { scenario, major, active }] of scenarios.entries()) {
+      for (const id of active) if (!(id in expected)) await start(id);
+      for (const id of active) expected[id] = (expected[id] ?? 0) + EVENTS;
+      const events = trafficEvents(EVENTS, random, `s${index}`);
+      out(`publishing ${EVENTS} events (${scenario} ACTIVE experiment${scenario > 1 ? 's' : ''}, traffic.${major}${major === 'v2alpha' ? ` in batches of ${BATCH}` : ''})…`);
+      const { first, last, messages } = major === 'v1' ? { ...(await publishAll(nc, subject, events)), messages: EVENTS } : await publishBatches(nc, v2alphaSubject, events, BATCH);
+      const rawMessages = await rawRate(nc, stream, first, messages);
+      const raw = (rawMessages * EVENTS) / messages;
       const readyAt = await startEvaluator();
       const cpuAtReady = processStats(evaluator as ChildProcess).cpuSeconds;
       // The evaluator's Postgres backends (this machine's server), to see where the CPU goes.
@@ -244,12 +276,14 @@ async function main() {
       const stats = processStats(evaluator as ChildProcess);
       const backendCpu = backends.reduce((sum, pid) => sum + cpuOf(pid), 0) - backendCpuAtReady;
       const reports = await Promise.all(active.map((id) => ask<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: experimentName(id) })));
-      // flip has been ACTIVE in both scenarios; the others only in this one.
+      // flip has been ACTIVE in every scenario; the others only in the last one.
       const totals = reports.map((r) => r.configurations.reduce((sum, c) => sum + c.evaluated, 0));
-      const exact = totals.every((total, i) => total === (i === 0 && scenario === 3 ? 2 * EVENTS : EVENTS));
+      const exact = totals.every((total, i) => total === expected[active[i]]);
       results.push({
         experiments: scenario,
+        major,
         raw,
+        rawMessages,
         evaluated: EVENTS / ((doneAt - readyAt) / 1000),
         settledOnly: EVENTS / ((settledAt - readyAt) / 1000),
         peakMb: stats.peakMb,
@@ -261,7 +295,7 @@ async function main() {
       const metrics = await (await fetch(`http://127.0.0.1:${evaluatorPort}/metrics`)).text();
       const counters = metrics.split('\n').filter((l) => /^evaluator_(traffic_events_total|dead_letters_total|preview_records_total|store_failures_total)/.test(l)).join(', ');
       out(`  ${changed}; ${counters}`);
-      if (scenario === 1) await stop(evaluator);
+      if (index < scenarios.length - 1) await stop(evaluator);
     }
 
     // Freshness: the evaluator keeps running; flip and lockdown ACTIVE, noop stopped.
@@ -345,6 +379,14 @@ async function main() {
     out('');
     out(`evaluator end to end: ${EVENTS} traffic events, one live policy of 1,000 rules (2 shared cores; NATS, Postgres and this load generator included)`);
     for (const r of results) {
+      if (r.major === 'v2alpha') {
+        // No target of its own: the same work per event, fewer messages; compared with v1's raw rate of one event per message.
+        const v1 = results.find((v) => v.major === 'v1' && v.experiments === r.experiments) as (typeof results)[number];
+        out(`  ${r.experiments} ACTIVE experiment , traffic.v2alpha batches of ${BATCH}: ${r.evaluated.toFixed(0)} events/s evaluated = ${(r.evaluated / v1.raw).toFixed(2)} × v1 raw (${(r.evaluated / v1.evaluated).toFixed(2)} × v1 evaluated); ` +
+          `${r.settledOnly.toFixed(0)} events/s to the last acknowledgement; raw JetStream pull-consume-and-ack of the same batches: ${r.rawMessages.toFixed(0)} msgs/s (${r.raw.toFixed(0)} events/s); ` +
+          `CPU per event: evaluator ${r.cpuPerEventUs.toFixed(1)} µs, its Postgres backends ${r.pgCpuPerEventUs.toFixed(1)} µs; evaluator peak RSS ${r.peakMb.toFixed(0)} MB; totals exact: ${r.exact ? 'yes' : 'NO'}`);
+        continue;
+      }
       const ratio = r.evaluated / r.raw;
       const target = r.experiments === 1 ? 0.5 : 0.3;
       out(`  ${r.experiments} ACTIVE experiment${r.experiments > 1 ? 's' : ' '}: ${r.evaluated.toFixed(0)} events/s evaluated (logs and report durable, PREVIEW_LOGS published) = ${ratio.toFixed(2)} × raw; ` +
