@@ -23,6 +23,9 @@ export class AdapterFailureError extends Error {
   override readonly name = 'AdapterFailureError';
 }
 
+/** The id the adapter knows the lease by: the ledger's, else (no lease yet) the request's. */
+const leaseIdOf = (context: EnforcementContext): string => context.leaseId ?? `request:${context.requestId}`;
+
 const DEFAULT_DENIAL = (adapter: string) => `Adapter ${adapter} denied the request.`;
 
 function denialOf(adapter: string, status: AdapterStatus): string {
@@ -77,22 +80,23 @@ export class AdapterFilter implements EnforcementFilter {
     await this.report(context, { kind: 'created', lease, at: this.clock.now() });
   }
 
-  async onUpdated(context: EnforcementContext, before: LeaseRequest, after: LeaseRequest): Promise<void> {
-    await this.report(context, { kind: 'updated', lease: after, current: before, at: this.clock.now() });
+  async onUpdated(context: EnforcementContext, _before: LeaseRequest, after: LeaseRequest): Promise<void> {
+    await this.report(context, { kind: 'updated', lease: after, at: this.clock.now() });
   }
 
   /** A create this filter allowed did not happen: everything returns; an update: back to the old lease. */
   async onAborted(context: EnforcementContext, lease: LeaseRequest, current?: LeaseRequest): Promise<void> {
     if (!this.has('quota')) return;
-    if (current) await this.report(context, { kind: 'updated', lease: current, current: lease, at: this.clock.now() });
+    if (current) await this.report(context, { kind: 'updated', lease: current, at: this.clock.now() });
     else await this.report(context, { kind: 'ended', lease, at: lease.startDate });
   }
 
   private async decide(context: EnforcementContext, lease: LeaseRequest, current: LeaseRequest | undefined): Promise<FilterResult> {
     const hook = current ? 'update' : 'create';
     if (this.has('check')) {
-      const instance: AdapterInstance = { hook, context: toAdapterContext(context), lease: toAdapterLease(lease) };
-      if (current) instance.currentLease = toAdapterLease(current);
+      const id = leaseIdOf(context);
+      const instance: AdapterInstance = { hook, context: toAdapterContext(context), lease: toAdapterLease(lease, id) };
+      if (current) instance.currentLease = toAdapterLease(current, id);
       const status = await this.check(instance);
       if (!isOk(status)) return { message: denialOf(this.settings.adapter, status) };
     }
@@ -124,7 +128,7 @@ export class AdapterFilter implements EnforcementFilter {
     current: LeaseRequest | undefined,
     amounts: Record<string, number>,
   ): Promise<FilterResult> {
-    const leaseId = context.leaseId;
+    const leaseId = leaseIdOf(context);
     const instance: AdapterInstance = { hook, context: toAdapterContext(context), lease: toAdapterLease(lease, leaseId) };
     if (current) instance.currentLease = toAdapterLease(current, leaseId);
     const request = quotaRequest(amounts, this.dedupId(context, instance));
@@ -159,7 +163,7 @@ export class AdapterFilter implements EnforcementFilter {
    */
   private dedupId(context: EnforcementContext, instance: AdapterInstance): string {
     const { requestId: _requestId, userId: _userId, ...where } = instance.context;
-    const subject = context.leaseId ?? context.requestId;
+    const subject = leaseIdOf(context);
     const digest = createHash('sha256')
       .update(canonicalJson({ handler: this.name, hook: instance.hook, where, lease: instance.lease, current: instance.currentLease }))
       .digest('base64url')
@@ -167,15 +171,14 @@ export class AdapterFilter implements EnforcementFilter {
     return `${subject}:${digest}`;
   }
 
-  private async report(context: EnforcementContext, what: { kind: ReportRecord['kind']; lease: LeaseRequest; current?: LeaseRequest; at: Date }): Promise<void> {
+  private async report(context: EnforcementContext, what: { kind: ReportRecord['kind']; lease: LeaseRequest; at: Date }): Promise<void> {
     if (!this.reports) return;
     const record: ReportRecord = {
       kind: what.kind,
       context: toAdapterContext(context),
-      lease: toAdapterLease(what.lease, context.leaseId),
+      lease: toAdapterLease(what.lease, leaseIdOf(context)),
       at: what.at.toISOString(),
     };
-    if (what.current) record.currentLease = toAdapterLease(what.current, context.leaseId);
     const status = await this.calls.report(this.name, [record]);
     if (!isOk(status)) throw new AdapterFailureError(`Adapter ${this.settings.adapter} refused HandleReport: ${status?.status ?? 'no status'} ${status?.message ?? ''}`.trim());
   }

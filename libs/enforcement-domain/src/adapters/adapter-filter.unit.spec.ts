@@ -52,7 +52,7 @@ describe('adapter filter', () => {
     const adapter = new RecordingAdapter();
     expect(await filter(adapter).checkCreate(context, lease)).toBeUndefined();
     expect(adapter.checks).toHaveLength(1);
-    expect(adapter.checks[0].lease.id).toBeUndefined();
+    expect(adapter.checks[0].lease.id).toBe('lease-uid-1');
     expect(adapter.quotas).toEqual([{ quotas: { 'physical:host': { amount: 20, bestEffort: false } }, dedupId: expect.stringMatching(/^lease-uid-1:/) }]);
   });
 
@@ -104,10 +104,10 @@ describe('adapter filter', () => {
     await f.onUpdated(context, longer, lease);
     now = new Date('2026-12-01T04:00:00Z');
     await f.onEnd(context, lease);
-    expect(adapter.reports.map((r) => [r.kind, r.at, r.lease.id, r.lease.endDate, r.currentLease?.endDate])).toEqual([
-      ['created', '2026-11-30T00:00:00.000Z', 'lease-uid-1', '2026-12-01T10:00:00.000Z', undefined],
-      ['updated', '2026-11-30T00:00:00.000Z', 'lease-uid-1', '2026-12-01T10:00:00.000Z', '2026-12-01T12:00:00.000Z'],
-      ['ended', '2026-12-01T04:00:00.000Z', 'lease-uid-1', '2026-12-01T10:00:00.000Z', undefined],
+    expect(adapter.reports.map((r) => [r.kind, r.at, r.lease.id, r.lease.endDate])).toEqual([
+      ['created', '2026-11-30T00:00:00.000Z', 'lease-uid-1', '2026-12-01T10:00:00.000Z'],
+      ['updated', '2026-11-30T00:00:00.000Z', 'lease-uid-1', '2026-12-01T10:00:00.000Z'],
+      ['ended', '2026-12-01T04:00:00.000Z', 'lease-uid-1', '2026-12-01T10:00:00.000Z'],
     ]);
   });
 

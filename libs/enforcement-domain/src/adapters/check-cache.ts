@@ -12,11 +12,14 @@ export function canonicalJson(value: unknown): string {
 
 /**
  * What identifies a check for the cache: the handler, the hook and the instance without its
- * request id (which differs on every call and decides nothing).
+ * request id and lease ids (which differ on every call; a check decides on who asks, where,
+ * and what the lease holds, as Blazar's external filters, which never see ids, do).
  */
 export function checkCacheKey(handler: string, instance: AdapterInstance): string {
   const { requestId: _requestId, ...context } = instance.context;
-  return `${handler}\u0000${canonicalJson({ ...instance, context })}`;
+  const { id: _id, ...lease } = instance.lease;
+  const current = instance.currentLease ? { ...instance.currentLease, id: undefined } : undefined;
+  return `${handler}\u0000${canonicalJson({ ...instance, context, lease, currentLease: current })}`;
 }
 
 interface Entry {

@@ -1,10 +1,10 @@
 import { CheckCache, canonicalJson, checkCacheKey } from './check-cache';
 import { AdapterInstance, OK_STATUS } from './wire';
 
-const instance = (requestId: string, projectId = 'p1'): AdapterInstance => ({
+const instance = (requestId: string, projectId = 'p1', id = 'lease-1'): AdapterInstance => ({
   hook: 'create',
   context: { userId: 'u1', projectId, regionName: 'RegionOne', requestId },
-  lease: { name: 'l', startDate: '2026-12-01T00:00:00.000Z', endDate: '2026-12-02T00:00:00.000Z', reservations: [{ resourceType: 'physical:host', min: 1, max: 2 }] },
+  lease: { id, name: 'l', startDate: '2026-12-01T00:00:00.000Z', endDate: '2026-12-02T00:00:00.000Z', reservations: [{ resourceType: 'physical:host', min: 1, max: 2 }] },
 });
 const denied = { code: 403, status: 'PERMISSION_DENIED', message: 'over budget', details: [] };
 
@@ -13,8 +13,9 @@ describe('check cache', () => {
   const cache = () => new CheckCache({ now: () => now });
   beforeEach(() => (now = 1_000));
 
-  it('keys by handler and instance, ignoring the request id and key order', () => {
+  it('keys by handler and instance, ignoring the request id, the lease id and key order', () => {
     expect(checkCacheKey('h', instance('r1'))).toBe(checkCacheKey('h', instance('r2')));
+    expect(checkCacheKey('h', instance('r1', 'p1', 'lease-1'))).toBe(checkCacheKey('h', instance('r1', 'p1', 'lease-2')));
     expect(checkCacheKey('h', instance('r1'))).not.toBe(checkCacheKey('h2', instance('r1')));
     expect(checkCacheKey('h', instance('r1'))).not.toBe(checkCacheKey('h', instance('r1', 'p2')));
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: undefined }] })).toBe('{"a":[{"d":2}],"b":1}');

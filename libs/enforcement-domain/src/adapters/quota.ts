@@ -71,8 +71,9 @@ export function toAdapterContext(context: EnforcementContext): AdapterContext {
   return { userId: context.userId, projectId: context.projectId, regionName: context.regionName, requestId: context.requestId };
 }
 
-export function toAdapterLease(lease: LeaseRequest, id?: string): AdapterLease {
+export function toAdapterLease(lease: LeaseRequest, id: string): AdapterLease {
   const out: AdapterLease = {
+    id,
     name: lease.name,
     startDate: lease.startDate.toISOString(),
     endDate: lease.endDate.toISOString(),
@@ -84,7 +85,6 @@ export function toAdapterLease(lease: LeaseRequest, id?: string): AdapterLease {
       return w;
     }),
   };
-  if (id !== undefined) out.id = id;
   return out;
 }
 

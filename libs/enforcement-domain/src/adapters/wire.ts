@@ -46,8 +46,11 @@ export interface AdapterReservation {
 }
 
 export interface AdapterLease {
-  /** The ledger's id of the lease (absent in check instances, so that their results can be shared). */
-  id?: string;
+  /**
+   * The id adapters know the lease by (quota and reports meet on it). A check result must not
+   * depend on it: the check cache leaves it out of its key, so that results are shared.
+   */
+  id: string;
   name: string;
   /** ISO 8601, UTC, with `Z`. */
   startDate: string;
@@ -86,8 +89,6 @@ export interface ReportRecord {
   kind: ReportKind;
   context: AdapterContext;
   lease: AdapterLease;
-  /** For `updated`: the lease before the change. */
-  currentLease?: AdapterLease;
   /** When it happened (ISO 8601 Z); for `ended`, the moment from which the quota is unused. */
   at: string;
 }
