@@ -50,12 +50,14 @@ export function buildAsyncApi(
   const schemas: Record<string, unknown> = {};
   const messages: Record<string, unknown> = {};
   const channels: Record<string, unknown> = {};
+  const packageTags: { name: string; description: string }[] = [];
   for (const [name, schema] of Object.entries(status)) schemas[`rpc.${name}`] = rebase(schema, 'rpc');
 
   for (const { definition, definitions } of [...packages].sort((a, b) => a.definition.name.localeCompare(b.definition.name))) {
     const pkg = definition.name;
     for (const [name, schema] of Object.entries(definitions)) schemas[`${pkg}.${name}`] = rebase(schema, pkg);
     const tags = [{ name: pkg, description: `${definition.stability} package, version ${definition.version}` }];
+    packageTags.push(tags[0]);
     const deprecated = new Map((definition.deprecations ?? []).map((d) => [d.target, d]));
     const ref = (type: string) => ({ $ref: `#/components/schemas/${pkg}.${type}` });
 
@@ -69,15 +71,23 @@ export function buildAsyncApi(
       if (channel.envelope === 'plain') {
         // The message itself, both ways (the reply carries its own status).
         messages[`${id}.request`] = {
+          messageId: `${id}.request`,
           name: channel.request,
           title: `${pkg} ${channel.request}`,
           contentType: 'application/json',
           traits: [{ $ref: '#/components/messageTraits/clientIdentity' }],
           payload: ref(channel.request),
         };
-        messages[`${id}.reply`] = { name: channel.reply, title: `${pkg} ${channel.reply}`, contentType: 'application/json', payload: ref(channel.reply) };
+        messages[`${id}.reply`] = {
+          messageId: `${id}.reply`,
+          name: channel.reply,
+          title: `${pkg} ${channel.reply}`,
+          contentType: 'application/json',
+          payload: ref(channel.reply),
+        };
       } else {
         messages[`${id}.request`] = {
+          messageId: `${id}.request`,
           name: channel.request,
           title: `${pkg} ${channel.request}`,
           contentType: 'application/json',
@@ -94,6 +104,7 @@ export function buildAsyncApi(
           },
         };
         messages[`${id}.reply`] = {
+          messageId: `${id}.reply`,
           name: channel.reply,
           title: `${pkg} ${channel.reply}`,
           contentType: 'application/json',
@@ -135,6 +146,7 @@ export function buildAsyncApi(
     for (const channel of definition.streams ?? []) {
       const id = componentKey(channel.subject);
       messages[id] = {
+        messageId: id,
         name: channel.message,
         title: `${pkg} ${channel.message}`,
         contentType: 'application/json',
@@ -181,7 +193,10 @@ export function buildAsyncApi(
       description:
         'Every NATS subject of the policy rollout services, generated from the contract packages ' +
         '(`npm run contracts`). The major version is part of every subject; version metadata travels in headers.',
+      license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
+      contact: { name: 'Policy rollout maintainers', url: 'https://github.com/policy-rollout/policy-rollout' },
     },
+    tags: packageTags,
     defaultContentType: 'application/json',
     servers: {
       local: { url: 'nats://127.0.0.1:4222', protocol: 'nats', description: 'NATS with JetStream (nats-server 2.9+).' },
