@@ -46,7 +46,10 @@ export interface RejectedTraffic {
   reason: string;
 }
 
-const decoder = new TextDecoder();
+// fatal: bad UTF-8 is refused, never read as U+FFFD (two different ids could become one).
+const decoder = new TextDecoder('utf-8', { fatal: true });
+/** Control characters (NUL cannot be stored by Postgres) have no place in an event id. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
 const PROTOCOL_MESSAGE = `must be one of ${TRAFFIC_PROTOCOLS.join(', ')} or a protocol number 0-255`;
 const MAJOR = /^v\d+(?:(?:alpha|beta)\d*)?$/;
 const SUPPORTED = Object.values(TRAFFIC_MAJORS)
@@ -93,9 +96,15 @@ export class TrafficDecoder {
       };
     }
     const key = tokens.slice(1).join('.');
+    let text: string;
+    try {
+      text = decoder.decode(data);
+    } catch {
+      return { kind: 'bad_json', reason: 'traffic message is not valid UTF-8' };
+    }
     let raw: unknown;
     try {
-      raw = JSON.parse(decoder.decode(data));
+      raw = JSON.parse(text);
     } catch {
       return { kind: 'bad_json', reason: major === 'v1' ? 'traffic event is not JSON' : 'traffic event batch is not JSON' };
     }
@@ -151,6 +160,9 @@ function invalid(errors: ErrorObject[] | null | undefined, root: string, prefix 
 }
 
 function ready(event: TrafficEvent, key: string, where: string, fields: typeof V1_FIELDS | typeof V2ALPHA_FIELDS): DecodedTraffic | RejectedTraffic {
+  if (CONTROL.test(event.id)) {
+    return { kind: 'invalid_event', reason: `invalid traffic event: ${where === 'event' ? 'id' : `${where}.id`} contains control characters` };
+  }
   const timeMs = Date.parse(event.time);
   if (Number.isNaN(timeMs)) return { kind: 'invalid_event', reason: `invalid traffic event: ${where}.time "${event.time}" is not a date` };
   const connection = parseConnection(event);

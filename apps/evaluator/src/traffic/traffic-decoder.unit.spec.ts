@@ -1,6 +1,7 @@
 import { TrafficEvent } from '@rollout/contracts';
 import { TrafficEvent as TrafficEventV2alpha } from '@rollout/contracts-alpha';
 import { MAX_TRAFFIC_CLIENTS, TrafficClients } from './traffic-clients';
+import { headerSafe } from './traffic.consumer';
 import { DecodedMessage, RejectedTraffic, TrafficDecoder, fromV2alpha, isRejected } from './traffic-decoder';
 
 const decoder = new TrafficDecoder('ns.traffic.');
@@ -140,6 +141,21 @@ describe('TrafficDecoder: by the subject major', () => {
     });
     expect(rejected(decoder.decode(subject, bytes(v1Event(1, { protocol: 'http' as never })))).reason).toMatch(/^invalid traffic event: event.protocol must be one of tcp/);
     expect(rejected(decoder.decode('ns.traffic.v1.acme.web', bytes(v1Event(1)))).reason).toBe('subject ns.traffic.v1.acme.web is not traffic.v1.{project}.{location}.{firewallPolicy}');
+  });
+
+  it('refuses bad UTF-8 rather than reading it as U+FFFD, and control characters in an id (Postgres cannot store a NUL)', () => {
+    const subject = 'ns.traffic.v1.acme.global.web';
+    const json = bytes(v1Event(1, { id: 'e-X' }));
+    const broken = new Uint8Array(json);
+    broken[json.indexOf('X'.charCodeAt(0))] = 0xff;
+    expect(rejected(decoder.decode(subject, broken))).toEqual({ kind: 'bad_json', reason: 'traffic message is not valid UTF-8' });
+    expect(rejected(decoder.decode(subject, bytes(v1Event(1, { id: 'e-\u0000-1' }))))).toEqual({ kind: 'invalid_event', reason: 'invalid traffic event: id contains control characters' });
+    const batch = { events: [v2Event(1), v2Event(2, { id: 'e-\r\n' })] };
+    expect(rejected(decoder.decode('ns.traffic.v2alpha.acme.global.web', bytes(batch))).reason).toBe('invalid traffic event: events[1].id contains control characters');
+  });
+
+  it('escapes control characters in a dead-letter reason, which NATS headers cannot carry', () => {
+    expect(headerSafe('srcIp "10.0.0.1\r\nX: y" is not an IP address')).toBe('srcIp "10.0.0.1\\u000d\\u000aX: y" is not an IP address');
   });
 });
 

@@ -272,11 +272,12 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private async deadLetter({ message, kind, reason }: Rejection): Promise<void> {
-    const hdrs = natsHeaders();
-    hdrs.set(DEAD_LETTER_REASON_HEADER, reason.slice(0, 1024));
-    hdrs.set('Dead-Letter-Subject', message.subject);
-    hdrs.set('Dead-Letter-Stream-Sequence', String(message.seq));
     try {
+      const hdrs = natsHeaders();
+      // Reasons quote the producer's values: a CR or LF there is not allowed in a header.
+      hdrs.set(DEAD_LETTER_REASON_HEADER, headerSafe(reason).slice(0, 1024));
+      hdrs.set('Dead-Letter-Subject', message.subject);
+      hdrs.set('Dead-Letter-Stream-Sequence', String(message.seq));
       await this.connection.jetstream().publish(this.namespace.subject(deadLetterSubject(TRAFFIC_STREAM)), message.data, {
         headers: hdrs,
         msgID: `${TRAFFIC_STREAM}:${message.seq}`,
@@ -325,4 +326,9 @@ function evaluate(decoded: DecodedTraffic, view: PolicyView, store: PreviewStore
       };
     },
   );
+}
+
+/** Control characters escaped as \uXXXX, so any text can travel in a NATS header. */
+export function headerSafe(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
