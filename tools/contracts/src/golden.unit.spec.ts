@@ -1,5 +1,6 @@
 import * as contracts from '@rollout/contracts';
 import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonSchema, LockFile } from './model';
@@ -41,7 +42,8 @@ for (const value of Object.values(contracts)) {
   if (match) handWritten.set(match[1], value as JsonSchema);
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+// Formats too: a golden with a date that is no RFC 3339 date-time is a wrong example.
+const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
 const validators = new Map<string, ValidateFunction | undefined>();
 function validator(packageName: string, message: string): ValidateFunction | undefined {
   const key = `${packageName}#${message}`;
