@@ -41,6 +41,11 @@ export const configSchema = z
       .default('')
       .transform((text) => text.split(',').map((s) => s.trim()).filter(Boolean))
       .pipe(z.array(z.string().regex(/^[0-9a-f]{64}$/, 'must be SHA-256 hashes (64 lower-case hex characters), comma-separated'))),
+    /**
+     * Key that signs page tokens (HMAC-SHA256), the same on every replica. Unset (development
+     * only): a random key per process, so tokens end with it.
+     */
+    PAGE_TOKEN_SECRET: optionalSecret,
     /** Comma-separated origins allowed by CORS; CORS is off when unset. */
     CORS_ORIGINS: z.string().min(1).optional(),
   })
@@ -52,6 +57,9 @@ export const configSchema = z
     if (config.NODE_ENV !== 'production') return;
     if (!config.AUTH_API_KEYS.length && jwtParts < 3) {
       ctx.addIssue({ code: 'custom', path: ['AUTH_API_KEYS'], message: 'must configure credentials (or AUTH_JWT_*) in production' });
+    }
+    if (!config.PAGE_TOKEN_SECRET) {
+      ctx.addIssue({ code: 'custom', path: ['PAGE_TOKEN_SECRET'], message: 'must be set in production (the same on every replica)' });
     }
     if (config.AUTH_DEV_TOKEN) {
       ctx.addIssue({ code: 'custom', path: ['AUTH_DEV_TOKEN'], message: 'must not be set in production' });

@@ -5,6 +5,7 @@ import { NatsRpcClient } from '@rollout/nats';
 import { Config, GATEWAY_CONFIG } from '../config';
 import { currentHttpClient } from './client-context';
 import { DeprecationPolicy } from './deprecations';
+import { PageTokens } from './page-tokens';
 
 /**
  * The gateway's one way to call a service: NATS request/reply with the configured deadline
@@ -12,10 +13,12 @@ import { DeprecationPolicy } from './deprecations';
  * serves the subject, DEADLINE_EXCEEDED when too slow, or the service's own Status).
  * The NATS client sends the gateway's identity; the features the HTTP client declared travel
  * on as `Client-Features`, and deprecated fields in the request are reported (or refused) first.
+ * Page tokens are signed here, on their way out, and checked here, on their way back in.
  */
 @Injectable()
 export class BackendClient {
   private readonly deprecations: DeprecationPolicy;
+  private readonly pageTokens: PageTokens;
 
   constructor(
     private readonly rpc: NatsRpcClient,
@@ -23,18 +26,16 @@ export class BackendClient {
     metrics: ClientMetrics,
   ) {
     this.deprecations = new DeprecationPolicy(metrics);
+    this.pageTokens = new PageTokens(config.PAGE_TOKEN_SECRET);
   }
 
-  call<T>(subject: string, data: unknown, requestId?: string): Promise<T> {
-    try {
-      this.deprecations.check(subject, data);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.rpc.request<T>(subject, data, {
+  async call<T>(subject: string, data: unknown, requestId?: string): Promise<T> {
+    this.deprecations.check(subject, data);
+    const reply = await this.rpc.request<T>(subject, this.pageTokens.openRequest(data), {
       timeoutMs: this.config.RPC_TIMEOUT_MS,
       headers: requestId ? { [REQUEST_ID_HEADER]: requestId } : undefined,
       features: currentHttpClient()?.features,
     });
+    return this.pageTokens.sealReply(reply);
   }
 }

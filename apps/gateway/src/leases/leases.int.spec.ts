@@ -292,6 +292,16 @@ describe('listing', () => {
     expect(second.body.nextPageToken).toBeUndefined();
     expect((await system.call('GET', `${leases('pages')}?status=ERROR`)).body.leases.map((l: { id: string }) => l.id)).toEqual(['a-4']);
     expect((await system.call('GET', `${leases('pages')}?pageToken=${first.body.nextPageToken}`)).status).toBe(400);
+    // Tamper-evident: the service's own token without the gateway's signature, or with one
+    // character changed, is refused before it reaches the service.
+    const token: string = first.body.nextPageToken;
+    const inner = token.slice(0, token.lastIndexOf('.'));
+    const flipped = `${inner.slice(0, -1)}${inner.endsWith('A') ? 'B' : 'A'}${token.slice(token.lastIndexOf('.'))}`;
+    for (const forged of [inner, flipped]) {
+      const refused = await system.call('GET', `${leases('pages')}?status=PENDING&pageSize=2&pageToken=${forged}`);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.message).toBe('pageToken is not a token this API issued.');
+    }
     expect((await system.call('GET', `${leases('pages')}?status=SLEEPING`)).status).toBe(400);
     expect((await system.call('GET', `${leases('pages')}?filter=name%3Dx`)).status).toBe(400);
   });
