@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiHeader, ApiNoContentResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiNoContentResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { BLAZAR_TOKEN_AUTH } from '../http/openapi-security';
 import { RequestId } from '../http/request-id.decorator';
 import { BlazarTokenGuard } from './blazar-token.guard';
 import { BlazarCheckRequestDto, BlazarCheckUpdateRequestDto, BlazarDenialDto } from './blazar.dto';
@@ -17,7 +18,7 @@ type BlazarPayload = Record<string, unknown>;
  * Authenticated by `X-Auth-Token`, not by a bearer token.
  */
 @ApiTags('blazar')
-@ApiHeader({ name: 'X-Auth-Token', required: true, description: "The token Blazar's filter sends (external_service_token)" })
+@ApiSecurity(BLAZAR_TOKEN_AUTH)
 @ApiResponse({ status: 400, description: 'INVALID_ARGUMENT: a bad field, named' })
 @ApiResponse({ status: 401, description: 'UNAUTHENTICATED: missing or unknown X-Auth-Token' })
 @UseGuards(BlazarTokenGuard)

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { RequestId } from '../http/request-id.decorator';
@@ -37,7 +37,6 @@ const plain = (dto: object): object => JSON.parse(JSON.stringify(dto));
  * 409 ALREADY_EXISTS / ABORTED (stale etag), 429 RESOURCE_EXHAUSTED (an 11th experiment).
  */
 @ApiTags('firewall policies')
-@ApiBearerAuth()
 @ApiParam({ name: 'project' })
 @ApiParam({ name: 'location' })
 @ApiResponse({ status: 400, description: 'INVALID_ARGUMENT: a bad field, id, filter or page token' })
@@ -70,6 +69,7 @@ export class ExperimentsController {
   }
 
   @Get(':policy')
+  @ApiOperation({ summary: 'Get a live policy (its etag guards updates, deletion and commits)' })
   @ApiParam({ name: 'policy' })
   @ApiOkResponse({ type: FirewallPolicyDto })
   getPolicy(@Param() path: PolicyPath, @RequestId() traceId?: string) {
@@ -140,6 +140,7 @@ export class ExperimentsController {
   }
 
   @Get(':policy/experiments/:experiment')
+  @ApiOperation({ summary: 'Get an experiment, with its preview state' })
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOkResponse({ type: ExperimentDto })
@@ -165,6 +166,7 @@ export class ExperimentsController {
   }
 
   @Delete(':policy/experiments/:experiment')
+  @ApiOperation({ summary: 'Delete an experiment (the live policy is untouched); an etag, when given, must be current' })
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOkResponse({ type: OperationDto })

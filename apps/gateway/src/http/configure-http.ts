@@ -8,6 +8,8 @@ import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Config, GATEWAY_CONFIG } from '../config';
 import { clientContextMiddleware } from './client-context';
+import { ErrorResponseDto } from './error-response.dto';
+import { BEARER_AUTH, BLAZAR_TOKEN_AUTH } from './openapi-security';
 
 function depthOf(value: unknown, limit: number, depth = 0): number {
   if (depth > limit || typeof value !== 'object' || value === null) return depth;
@@ -50,6 +52,17 @@ export function openApiConfig() {
         '`Authorization: Bearer <token>`.',
     )
     .setVersion(BUILD_VERSION)
-    .addBearerAuth()
+    .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
+    .addServer('/', 'The gateway serving this document')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key or a JWT (see the README, Security)' }, BEARER_AUTH)
+    .addSecurityRequirements(BEARER_AUTH)
+    .addApiKey(
+      { type: 'apiKey', in: 'header', name: 'X-Auth-Token', description: "The token Blazar's ExternalServiceFilter sends" },
+      BLAZAR_TOKEN_AUTH,
+    )
+    .addGlobalResponse(
+      { status: 401, description: 'UNAUTHENTICATED: no valid token', type: ErrorResponseDto },
+      { status: 500, description: 'INTERNAL: logged with the errorId it returns', type: ErrorResponseDto },
+    )
     .build();
 }

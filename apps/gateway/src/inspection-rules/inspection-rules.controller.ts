@@ -22,7 +22,7 @@ import { CurrentPrincipal, RequireRole } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { Config, GATEWAY_CONFIG } from '../config';
 import { RequestId } from '../http/request-id.decorator';
-import { ErrorResponseDto } from '../services/services.dto';
+import { ErrorResponseDto } from '../http/error-response.dto';
 import {
   CreateInspectionRuleDto,
   EvaluateInspectionRulesDto,

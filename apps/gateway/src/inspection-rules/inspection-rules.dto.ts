@@ -12,7 +12,11 @@ import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, MaxLen
  */
 export class InspectionRuleStepDto implements InspectionRuleStep {
   @ApiProperty({ example: 'is-true', description: 'Condition (may start with `!`) or action name' }) op!: string;
-  @ApiPropertyOptional({ example: ['{node.auto_discovered}'], description: 'A list or a dict of arguments' })
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'array', items: {} }, { type: 'object', additionalProperties: true }],
+    example: ['{node.auto_discovered}'],
+    description: 'A list or a dict of arguments',
+  })
   args?: unknown[] | Record<string, unknown>;
   @ApiPropertyOptional({ description: 'A list, or exactly one `{…}` giving a list' }) loop?: unknown[] | string;
   @ApiPropertyOptional({ enum: ['any', 'all', 'first', 'last'] }) multiple?: 'any' | 'all' | 'first' | 'last';

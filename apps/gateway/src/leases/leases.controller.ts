@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { RequestId } from '../http/request-id.decorator';
@@ -25,7 +25,6 @@ const plain = (dto: object): object => JSON.parse(JSON.stringify(dto));
  * ERROR lease with the reason.
  */
 @ApiTags('leases')
-@ApiBearerAuth()
 @ApiParam({ name: 'project' })
 @ApiResponse({ status: 400, description: 'INVALID_ARGUMENT: a bad or unknown field (named), id, filter or page token' })
 @ApiResponse({ status: 404, description: 'NOT_FOUND' })
@@ -58,6 +57,7 @@ export class LeasesController {
   }
 
   @Get(':lease')
+  @ApiOperation({ summary: 'Get a lease: dates, reservations and status' })
   @ApiParam({ name: 'lease' })
   @ApiOkResponse({ type: LeaseDto })
   get(@Param() path: LeasePath, @RequestId() traceId?: string) {

@@ -79,7 +79,7 @@ const statusList = ({ value }: { value: unknown }) =>
   (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(',')).map((s) => s.trim()).filter(Boolean);
 
 export class ListLeasesQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ enum: LEASE_STATUSES, isArray: true, description: 'Only leases in these statuses (repeat it or separate with commas)', example: 'ACTIVE,PENDING' })
+  @ApiPropertyOptional({ enum: LEASE_STATUSES, isArray: true, description: 'Only leases in these statuses (repeat it or separate with commas)', example: ['ACTIVE', 'PENDING'] })
   @IsOptional() @Transform(statusList) @IsArray() @ArrayMaxSize(4) @IsIn(LEASE_STATUSES, { each: true }) status?: string[];
   @ApiPropertyOptional({ example: 'status = ACTIVE OR status = PENDING', description: 'AIP-160 subset: status = X, joined by OR (or use `status`)' })
   @IsOptional() @IsString() @MaxLength(256) filter?: string;

@@ -1,5 +1,5 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { EXPERIMENT_SUBJECTS, Operation, StatusError } from '@rollout/contracts';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import { Principal, canSeeProject } from '../auth/principal';
@@ -9,7 +9,6 @@ import { OperationDto } from '../experiments/experiments.dto';
 
 /** Long-running operations (AIP-151): what an experiment mutation answered, asked again. */
 @ApiTags('operations')
-@ApiBearerAuth()
 @Controller('v1/operations')
 export class OperationsController {
   constructor(private readonly backend: BackendClient) {}

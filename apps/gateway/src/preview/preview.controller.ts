@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { ExperimentPath } from '../experiments/experiments.use-case';
 import { RequestId } from '../http/request-id.decorator';
 import { ListPreviewLogsResponseDto, PreviewLogsQueryDto, PreviewReportDto } from './preview.dto';
@@ -10,7 +10,6 @@ import { PreviewUseCase } from './preview.use-case';
  * the evaluator: every record, and exact totals per configuration.
  */
 @ApiTags('firewall policies')
-@ApiBearerAuth()
 @ApiParam({ name: 'project' })
 @ApiParam({ name: 'location' })
 @ApiParam({ name: 'policy' })

@@ -2,7 +2,8 @@ import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { BACKEND_SERVICES, ListServicesResponse, ServiceInfo } from '@rollout/contracts';
 import { RequestId } from '../http/request-id.decorator';
-import { ErrorResponseDto, ListServicesResponseDto, ServiceStatusDto } from './services.dto';
+import { ErrorResponseDto } from '../http/error-response.dto';
+import { ListServicesResponseDto, ServiceStatusDto } from './services.dto';
 import { ServicesUseCase } from './services.use-case';
 
 @ApiTags('services')

@@ -27,14 +27,3 @@ export class ServiceStatusDto implements ServiceStatus {
 export class ListServicesResponseDto implements ListServicesResponse {
   @ApiProperty({ type: [ServiceStatusDto] }) services!: ServiceStatusDto[];
 }
-
-export class StatusDto {
-  @ApiProperty({ example: 503, description: 'HTTP status code' }) code!: number;
-  @ApiProperty({ example: 'UNAVAILABLE', description: 'Canonical error code' }) status!: string;
-  @ApiProperty({ example: 'No service is serving system.v1.evaluator.info.' }) message!: string;
-  @ApiProperty({ type: 'array', items: { type: 'object' } }) details!: object[];
-}
-
-export class ErrorResponseDto {
-  @ApiProperty({ type: StatusDto }) error!: StatusDto;
-}
