@@ -5,13 +5,16 @@
  *   generate  regenerate the JSON Schemas, the lock, the AsyncAPI and OpenAPI documents
  *   check     regenerate in memory; fail when a committed file is stale, a package is invalid,
  *             or the lock breaks a previous lock (version not bumped, breaking change)
+ *   lint-asyncapi  validate the committed AsyncAPI document (the OpenAPI one goes through
+ *             `redocly lint`: see the contracts:lint-docs script)
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { compatibility, generate, staleFiles } from './generate';
 import { previousLocks } from './history';
 import { formatViolation, type Violation } from './model';
-import { LOCK_FILE, REPO_ROOT, SCHEMAS_DIR } from './paths';
+import { ASYNCAPI_FILE, LOCK_FILE, REPO_ROOT, SCHEMAS_DIR } from './paths';
+import { validateAsyncApi } from './validate-asyncapi';
 
 function report(violations: Violation[], what: string): boolean {
   if (!violations.length) return true;
@@ -20,11 +23,19 @@ function report(violations: Violation[], what: string): boolean {
   return false;
 }
 
-function main(): number {
+async function lintAsyncApi(root: string): Promise<number> {
+  const { errors, lines } = await validateAsyncApi(root);
+  for (const line of lines) console.error(`  ${line}`);
+  console.log(`contracts: ${ASYNCAPI_FILE} ${errors ? `has ${errors} error(s)` : 'is valid'}.`);
+  return errors ? 1 : 0;
+}
+
+function main(): number | Promise<number> {
   const [command = 'check'] = process.argv.slice(2);
   const root = process.env.CONTRACTS_ROOT ?? REPO_ROOT;
+  if (command === 'lint-asyncapi') return lintAsyncApi(root);
   if (command !== 'generate' && command !== 'check') {
-    console.error('usage: contracts generate|check');
+    console.error('usage: contracts generate|check|lint-asyncapi');
     return 2;
   }
   const started = Date.now();
@@ -63,4 +74,12 @@ function main(): number {
   return ok ? 0 : 1;
 }
 
-process.exitCode = main();
+Promise.resolve()
+  .then(main)
+  .then(
+    (code) => (process.exitCode = code),
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  );
