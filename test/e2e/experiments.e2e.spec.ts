@@ -51,7 +51,7 @@ describe('previewing and committing a firewall policy change', () => {
     const active = await api('GET', `${P}/edge/experiments?filter=${encodeURIComponent('previewMetadata.state = ACTIVE')}`);
     expect(active.body.experiments).toHaveLength(1);
 
-    const committed = await api('POST', `${P}/edge/experiments/block-range:commit`, { etag: started.body.response.etag, parentEtag: live.body.etag });
+    const committed = await api('POST', `${P}/edge/experiments/block-range:commit`, { etag: started.body.response.etag, livePolicyEtag: live.body.etag });
     expect(committed.status).toBe(200);
     expect((await api('GET', `${P}/edge`)).body).toMatchObject({ name: live.body.name, rules: [rule(100, 'deny')] });
     expect((await api('POST', `${P}/edge/experiments/block-range:commit`, { etag: started.body.response.etag })).status).toBe(404);

@@ -33,7 +33,7 @@ export type ExperimentCommand =
 /** Commit spans both aggregates: the experiment ends and the live policy takes its policy. */
 export interface CommitCommand {
   type: 'CommitExperiment';
-  data: { etag?: string; parentEtag?: string };
+  data: { etag?: string; livePolicyEtag?: string };
 }
 
 export function decidePolicy(command: PolicyCommand, state: PolicyState, clock: Clock): PolicyDomainEvent[] {

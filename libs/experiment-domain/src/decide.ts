@@ -179,7 +179,7 @@ export function decideStopPreview(state: ExperimentState, clock: Clock): Experim
 export function decideCommit(
   experiment: ExperimentState,
   policy: PolicyState,
-  request: { etag?: string; parentEtag?: string },
+  request: { etag?: string; livePolicyEtag?: string },
   clock: Clock,
 ): { experiment: ExperimentDomainEvent[]; policy: PolicyDomainEvent[] } {
   if (request.etag === undefined || request.etag === '') {
@@ -188,7 +188,7 @@ export function decideCommit(
   if (!experiment.exists) throw notFound('Experiment', experiment.name);
   if (!policy.exists) throw notFound('Firewall policy', policy.name);
   checkEtag('etag', request.etag, experiment.name, experiment.version);
-  checkEtag('parentEtag', request.parentEtag, policy.name, policy.version);
+  checkEtag('livePolicyEtag', request.livePolicyEtag, policy.name, policy.version);
   const time = clock.now().toISOString();
   return {
     experiment: [{ type: 'ExperimentCommitted', data: { time } }],

@@ -128,7 +128,7 @@ describe('commit', () => {
 
   it('given a SUSPENDED experiment, when committed, then the live policy takes its rules under its own name', () => {
     const experiment = givenExperiment(experimentCreated, previewStarted, previewStopped).state;
-    const decision = decideCommitExperiment(commit({ etag: etagOf(EXPERIMENT, 3), parentEtag: etagOf(POLICY, 1) }), { experiment, policy }, at(T2));
+    const decision = decideCommitExperiment(commit({ etag: etagOf(EXPERIMENT, 3), livePolicyEtag: etagOf(POLICY, 1) }), { experiment, policy }, at(T2));
     expect(decision).toEqual({
       experiment: [{ type: 'ExperimentCommitted', data: { time: T2 } }],
       policy: [{ type: 'PolicyUpdated', data: { content: { rules: [allowWeb, denyAll] }, time: T2, committedExperiment: EXPERIMENT } }],

@@ -98,7 +98,7 @@ describe('committing', () => {
   const experiment = givenExperiment(experimentCreated, started);
 
   it('copies the experiment policy into the live policy and ends the experiment', () => {
-    const decision = decideCommit(experiment, policy, { etag: etagOf(EXPERIMENT, 2), parentEtag: etagOf(POLICY, 1) }, clockAt(T0));
+    const decision = decideCommit(experiment, policy, { etag: etagOf(EXPERIMENT, 2), livePolicyEtag: etagOf(POLICY, 1) }, clockAt(T0));
     const live = decision.policy.reduce(evolvePolicy, policy);
     expect(live.content.rules).toEqual([rule]);
     expect(live.name).toBe(POLICY);
@@ -107,11 +107,13 @@ describe('committing', () => {
   });
 
   it.each([
-    ['no etag', {}, 'INVALID_ARGUMENT'],
-    ['a stale etag', { etag: etagOf(EXPERIMENT, 1) }, 'ABORTED'],
-    ['a stale parentEtag', { etag: etagOf(EXPERIMENT, 2), parentEtag: 'stale' }, 'ABORTED'],
-  ])('with %s changes nothing', (_, request, status) => {
-    expect(failure(() => decideCommit(experiment, policy, request, clockAt(T0))).status).toBe(status);
+    ['no etag', {}, 'INVALID_ARGUMENT', /^etag is required/],
+    ['a stale etag', { etag: etagOf(EXPERIMENT, 1) }, 'ABORTED', /^etag does not match/],
+    ['a stale livePolicyEtag', { etag: etagOf(EXPERIMENT, 2), livePolicyEtag: 'stale' }, 'ABORTED', /^livePolicyEtag does not match/],
+  ])('with %s changes nothing and says which etag', (_, request, status, message) => {
+    const error = failure(() => decideCommit(experiment, policy, request, clockAt(T0)));
+    expect(error.status).toBe(status);
+    expect(error.message).toMatch(message);
   });
 
   it('twice is NOT_FOUND the second time', () => {

@@ -210,7 +210,7 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
     return this.operation(request, 'commit', name, async (tx) => {
       const experiment = await loadExperiment(tx, name);
       const policy = await loadPolicy(tx, policyName);
-      const decision = decideCommitExperiment({ type: 'CommitExperiment', data: { etag: request.etag, parentEtag: livePolicyEtag } }, { experiment, policy }, this.clock);
+      const decision = decideCommitExperiment({ type: 'CommitExperiment', data: { etag: request.etag, livePolicyEtag } }, { experiment, policy }, this.clock);
       await this.appendExperiment(tx, experiment, decision.experiment, request);
       return policyView(await this.appendPolicy(tx, policy, decision.policy, request));
     });

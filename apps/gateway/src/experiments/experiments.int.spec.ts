@@ -326,7 +326,7 @@ describe('commit', () => {
   it('copies the experiment into the live policy atomically and deletes the experiment; twice is 404', async () => {
     const live = await createPolicy('commit-me', [rule(10, 'allow')]);
     const experiment = await createExperiment('commit-me', 'candidate', [rule(3)]);
-    const committed = await call('POST', `${P}/commit-me/experiments/candidate:commit`, { etag: experiment.etag, parentEtag: live.etag });
+    const committed = await call('POST', `${P}/commit-me/experiments/candidate:commit`, { etag: experiment.etag, livePolicyEtag: live.etag });
     expect(committed.status).toBe(200);
     expect(committed.body.response).toMatchObject({ name: live.name, rules: [rule(3)] });
     expect(committed.body.response.etag).not.toBe(live.etag);
@@ -342,7 +342,7 @@ describe('commit', () => {
     const active = (await call('POST', `${P}/guarded/experiments/candidate:startPreview`)).body.response;
     expect((await call('POST', `${P}/guarded/experiments/candidate:commit`, {})).status).toBe(400);
     expect((await call('POST', `${P}/guarded/experiments/candidate:commit`, { etag: 'stale' })).status).toBe(409);
-    expect((await call('POST', `${P}/guarded/experiments/candidate:commit`, { etag: active.etag, parentEtag: 'stale' })).status).toBe(409);
+    expect((await call('POST', `${P}/guarded/experiments/candidate:commit`, { etag: active.etag, livePolicyEtag: 'stale' })).status).toBe(409);
     expect((await call('GET', `${P}/guarded`)).body).toEqual(live);
     expect((await call('GET', `${P}/guarded/experiments/candidate`)).body.previewMetadata.state).toBe('ACTIVE');
   });
