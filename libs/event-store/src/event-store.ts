@@ -81,6 +81,15 @@ export class EventTransaction {
   }
 
   /**
+   * What rebuilding an aggregate needs of its stream: each event's type and data, in order.
+   * The metadata is left in the database: it carries the resource after every event (for
+   * publication), many times the size of the events themselves.
+   */
+  replayStream(streamId: string): Promise<NewEvent[]> {
+    return this.manager.query(`SELECT type, data FROM events WHERE stream_id = $1 ORDER BY version`, [streamId]);
+  }
+
+  /**
    * Appends `events` if the stream is still at `expectedVersion` (0: a new stream), in one
    * statement (one round trip). The version row is the lock: a concurrent append of the same
    * version waits for this transaction and then finds the version moved, so exactly one wins.
@@ -142,6 +151,10 @@ export class EventStore {
 
   readStream(streamId: string): Promise<StoredEvent[]> {
     return new EventTransaction(this.dataSource.manager).readStream(streamId);
+  }
+
+  replayStream(streamId: string): Promise<NewEvent[]> {
+    return new EventTransaction(this.dataSource.manager).replayStream(streamId);
   }
 
   previousResponse<T>(requestId: string | undefined): Promise<T | undefined> {

@@ -8,24 +8,20 @@ import {
   initialExperiment,
   initialPolicy,
 } from '@rollout/experiment-domain';
-import type { StoredEvent } from '@rollout/event-store';
+import type { NewEvent } from '@rollout/event-store';
 
 /** An EventTransaction, or the EventStore itself for a read outside a transaction. */
 export interface StreamReader {
-  readStream(streamId: string): Promise<StoredEvent[]>;
+  replayStream(streamId: string): Promise<NewEvent[]>;
 }
 
 /** Rebuilds an aggregate from its stream (streams are short: tens of events). */
 export async function loadPolicy(tx: StreamReader, name: string): Promise<PolicyState> {
-  const events = await tx.readStream(name);
-  return events.map(asDomain<PolicyDomainEvent>).reduce(evolvePolicy, initialPolicy(name));
+  const events = (await tx.replayStream(name)) as PolicyDomainEvent[];
+  return events.reduce(evolvePolicy, initialPolicy(name));
 }
 
 export async function loadExperiment(tx: StreamReader, name: string): Promise<ExperimentState> {
-  const events = await tx.readStream(name);
-  return events.map(asDomain<ExperimentDomainEvent>).reduce(evolveExperiment, initialExperiment(name));
-}
-
-function asDomain<T>(event: StoredEvent): T {
-  return { type: event.type, data: event.data } as T;
+  const events = (await tx.replayStream(name)) as ExperimentDomainEvent[];
+  return events.reduce(evolveExperiment, initialExperiment(name));
 }
