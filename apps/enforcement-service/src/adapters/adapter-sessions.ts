@@ -238,9 +238,12 @@ export class AdapterSessions implements AdapterCalls, OnApplicationBootstrap, Be
   }
 }
 
-/** A refusal that is about the session, not the request (NOT_FOUND / FAILED_PRECONDITION naming the session). */
+/**
+ * adapter.v1: a Handle* call on a session the adapter does not know (never created, closed,
+ * or lost with its state) is answered FAILED_PRECONDITION, and nothing else is.
+ */
 function lostSession(status: AdapterStatus | undefined): boolean {
-  return !!status && (status.status === 'NOT_FOUND' || status.status === 'FAILED_PRECONDITION') && /session/i.test(status.message ?? '');
+  return status?.status === 'FAILED_PRECONDITION';
 }
 
 function describe(status: AdapterStatus | undefined): string {

@@ -26,6 +26,8 @@ class TestAdapter {
   /** Slow answers not sent yet. */
   pending = 0;
   private sessionCount = 0;
+  /** Sessions open now; `forget` loses them as an adapter restarted without its state would. */
+  private readonly open = new Set<string>();
   private readonly held: (() => void)[] = [];
   private subscription?: Subscription;
 
@@ -41,6 +43,10 @@ class TestAdapter {
 
   checks(project: string): number {
     return this.received.filter((r) => r.method === 'handleCheck' && (r.body.instance as { context: { projectId: string } }).context.projectId === project).length;
+  }
+
+  forget(): void {
+    this.open.clear();
   }
 
   /** Sends the slow answers that are still held (the service gave up on them long ago). */
@@ -63,12 +69,17 @@ class TestAdapter {
       case 'createSession': {
         const sessionId = `s${++this.sessionCount}`;
         this.sessions.push(`createSession ${sessionId} ${JSON.stringify(body.adapterConfig)}`);
+        this.open.add(sessionId);
         return reply({ sessionId, status: OK });
       }
       case 'closeSession':
         this.sessions.push(`closeSession ${String(body.sessionId)}`);
+        this.open.delete(String(body.sessionId));
         return reply({ status: OK });
       case 'handleCheck': {
+        if (!this.open.has(String(body.sessionId))) {
+          return reply({ status: { code: 9, status: 'FAILED_PRECONDITION', message: `Session ${String(body.sessionId)} is unknown.`, details: [] } });
+        }
         const project = (body.instance as { context: { projectId: string } }).context.projectId;
         if (project === 'slow') {
           this.pending++;
@@ -209,6 +220,19 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
     adapter.release();
   });
 
+  it('an adapter that lost its session: that call follows the failure policy, the next one opens a new session', async () => {
+    const opened = adapter.sessions.length;
+    adapter.forget();
+    const allowed = await create('amnesia');
+    expect(allowed.status).toBe(200);
+    const decisions = (await system.call('GET', `/v1/projects/amnesia/leases/a-${n}/decisions`)).body.decisions;
+    expect(decisions[0].steps[1]).toMatchObject({ filter: 'probe', result: 'FAIL_OPEN', message: `Adapter ${adapter.name} no longer knows session s2.` });
+
+    expect((await create('amnesia')).status).toBe(200);
+    expect(adapter.sessions.slice(opened)).toEqual(['createSession s3 {"v":2}']);
+    expect(adapter.received.at(-1)).toMatchObject({ method: 'handleCheck', body: { sessionId: 's3' } });
+  });
+
   it('an adapter that is down follows the failure policy: open lets through, closed refuses', async () => {
     adapter.stop();
     const errors = () => system.metrics().then((m) => sample(m, 'enforcement_adapter_call_errors_total', { adapter: adapter.name, method: 'handleCheck', reason: 'down' }));
@@ -228,11 +252,11 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
   it('closes its sessions when it stops', async () => {
     adapter.start();
     reload(chain(adapter.name, { v: 3 }, 'closed'));
-    await eventually(() => (adapter.sessions.at(-1) === 'createSession s3 {"v":3}' ? true : undefined), { timeoutMs: 15_000, what: 'a session after the adapter came back' });
+    await eventually(() => (adapter.sessions.at(-1) === 'createSession s4 {"v":3}' ? true : undefined), { timeoutMs: 15_000, what: 'a session after the adapter came back' });
     expect((await create('reuse')).status).toBe(200);
     closed = true;
     await system.close();
-    expect(adapter.sessions.at(-1)).toBe('closeSession s3');
+    expect(adapter.sessions.at(-1)).toBe('closeSession s4');
   });
 });
 
