@@ -1,0 +1,61 @@
+/**
+ * The servers of floors.bench.ts: the HTTP platforms with nothing to do, so their own cost per
+ * request can be measured. `node floor-server.ts <kind>` listens on PORT and says `ready` on
+ * its IPC channel:
+ *   node          node:http answering a constant
+ *   express       NestJS 11 on Express (the gateway's platform) answering a constant
+ *   fastify       NestJS 11 on Fastify answering a constant
+ *   express-nats  / fastify-nats: the same, each request making one NATS request (the hop to a
+ *                 service) to the `responder`
+ *   responder     raw nats.js answering `floor.echo` with an empty message
+ */
+import 'reflect-metadata';
+import { Controller, Get, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { createServer } from 'node:http';
+import { NatsConnection, connect } from 'nats';
+
+const SUBJECT = `floor.echo.${process.env.FLOOR_RUN ?? 'local'}`;
+const EMPTY = new Uint8Array(0);
+let nats: NatsConnection | undefined;
+
+@Controller()
+class FloorController {
+  @Get('floor')
+  answer(): Promise<{ ok: boolean }> | { ok: boolean } {
+    if (!nats) return { ok: true };
+    return nats.request(SUBJECT, EMPTY, { timeout: 5_000 }).then(() => ({ ok: true }));
+  }
+}
+
+@Module({ controllers: [FloorController] })
+class FloorModule {}
+
+async function main(kind: string): Promise<void> {
+  const port = Number(process.env.PORT);
+  const natsUrl = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+  if (kind === 'responder') {
+    const connection = await connect({ servers: natsUrl, noAsyncTraces: true });
+    connection.subscribe(SUBJECT, { callback: (_error, message) => message.respond(EMPTY) });
+    await connection.flush();
+  } else if (kind === 'node') {
+    await new Promise<void>((resolve) =>
+      createServer((_req, res) => {
+        res.setHeader('content-type', 'application/json');
+        res.end('{"ok":true}');
+      }).listen(port, '127.0.0.1', resolve),
+    );
+  } else {
+    if (kind.endsWith('-nats')) nats = await connect({ servers: natsUrl, noAsyncTraces: true });
+    const app = kind.startsWith('fastify')
+      ? await NestFactory.create(FloorModule, new FastifyAdapter(), { logger: false })
+      : await NestFactory.create(FloorModule, { logger: false });
+    await app.listen(port, '127.0.0.1');
+  }
+  process.send?.('ready');
+  // bench/support.ts's `stop` ends a child by closing its IPC channel.
+  process.once('disconnect', () => process.exit(0));
+}
+
+void main(process.argv[2] ?? 'node');
