@@ -11,7 +11,7 @@ import tseslint from 'typescript-eslint';
  * - scope: a service's projects use only their own scope and `shared`.
  * - stability: a stable contract never depends on an alpha one.
  */
-const FRAMEWORK_PACKAGES = ['@nestjs/*', 'typeorm', 'pg', 'nats', 'express', 'nestjs-pino', 'pino*', 'prom-client'];
+const FRAMEWORK_PACKAGES = ['@nestjs/*', 'typeorm', 'pg', 'nats', 'fastify', '@fastify/*', 'express', 'nestjs-pino', 'pino*', 'prom-client'];
 
 const depConstraints = [
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:infra', 'type:domain', 'type:contracts'] },

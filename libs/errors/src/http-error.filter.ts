@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { ErrorResponse, Status } from '@rollout/contracts';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toStatus } from './to-status';
 
 /** Nest's own HttpException bodies carry the useful message in `response.message`. */
@@ -22,10 +22,9 @@ export class HttpErrorFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = http.getRequest<Request & { id?: string }>();
-    const response = http.getResponse<Response>();
+    const response = http.getResponse<FastifyReply>();
     const { status, errorId } = toStatus(exception);
-    const requestId = request.id ? String(request.id) : undefined;
+    const requestId = http.getRequest<FastifyRequest>().id;
     if (errorId) {
       this.logger.error({ err: exception, errorId, requestId }, 'unexpected error');
     }
@@ -37,6 +36,6 @@ export class HttpErrorFilter implements ExceptionFilter {
       ];
     }
     const body: ErrorResponse = { error };
-    if (!response.headersSent) response.status(error.code).json(body);
+    if (!response.sent) void response.status(error.code).send(body);
   }
 }

@@ -11,7 +11,7 @@ import {
   Type,
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { ReadinessCheck, ReadinessReport, runReadinessChecks } from './readiness';
 
 export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
@@ -43,7 +43,7 @@ export class HealthController {
 
   /** Readiness: every dependency answers. 503 with the failing checks otherwise. */
   @Get('readyz')
-  async ready(@Res({ passthrough: true }) res: Response): Promise<ReadinessReport> {
+  async ready(@Res({ passthrough: true }) res: FastifyReply): Promise<ReadinessReport> {
     const report = await runReadinessChecks(this.checks, this.drain.draining);
     res.status(report.status === 'ok' ? 200 : 503);
     return report;

@@ -1,9 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
 import { stdTimeFunctions } from 'pino';
-import { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
 import { RpcLoggingInterceptor } from './rpc-logging.interceptor';
 
 export interface LoggingOptions {
@@ -38,11 +37,6 @@ export class LoggingModule {
                 'req.headers.cookie',
               ],
               censor: '[redacted]',
-            },
-            genReqId: (req: IncomingMessage, res: ServerResponse) => {
-              const id = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
-              res.setHeader(REQUEST_ID_HEADER, id);
-              return id;
             },
             autoLogging: { ignore: (req: IncomingMessage) => QUIET_PATHS.has(req.url ?? '') },
             customLogLevel: (_req, res, err) =>

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 
 /** The header that carries a request id over HTTP and over NATS. */
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -10,3 +11,6 @@ export function requestIdFrom(incoming: unknown): string {
   const candidate = Array.isArray(incoming) ? incoming[0] : incoming;
   return typeof candidate === 'string' && ACCEPTABLE_ID.test(candidate) ? candidate : randomUUID();
 }
+
+/** An HTTP request's id (the HTTP server's `genReqId`): the caller's `x-request-id` or a new one. */
+export const httpRequestId = (request: IncomingMessage): string => requestIdFrom(request.headers[REQUEST_ID_HEADER]);

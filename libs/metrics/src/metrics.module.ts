@@ -13,7 +13,7 @@ import {
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import type { NatsContext } from '@nestjs/microservices';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { Observable, tap } from 'rxjs';
 import { ClientMetrics } from './client-metrics';
@@ -70,12 +70,12 @@ export class RequestMetricsInterceptor implements NestInterceptor {
       );
     }
     const http = context.switchToHttp();
-    const request = http.getRequest<Request>();
+    const request = http.getRequest<FastifyRequest>();
     // The route pattern, never the raw URL, keeps label cardinality bounded.
-    const route = `${request.method} ${(request.route as { path?: string } | undefined)?.path ?? 'unmatched'}`;
+    const route = `${request.method} ${request.routeOptions?.url ?? 'unmatched'}`;
     return next.handle().pipe(
       tap({
-        complete: () => record(String(http.getResponse<Response>().statusCode), route, 'http'),
+        complete: () => record(String(http.getResponse<FastifyReply>().statusCode), route, 'http'),
         error: () => record('error', route, 'http'),
       }),
     );

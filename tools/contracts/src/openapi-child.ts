@@ -8,6 +8,7 @@
  */
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { join } from 'node:path';
 
@@ -27,7 +28,8 @@ async function main(): Promise<void> {
   };
   // The defaults: the document does not depend on deployment settings.
   const config = modules.config.configSchema.parse({ NODE_ENV: 'development' });
-  const app = await NestFactory.create(modules.appModule.AppModule.forRoot(config) as never, {
+  // The gateway's platform: route paths are written in its router's syntax.
+  const app = await NestFactory.create(modules.appModule.AppModule.forRoot(config) as never, new FastifyAdapter(), {
     preview: true,
     logger: false,
     abortOnError: false,

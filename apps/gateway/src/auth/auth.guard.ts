@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { StatusError } from '@rollout/contracts';
 import { HealthController } from '@rollout/health';
 import { MetricsController } from '@rollout/metrics';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { BlazarController } from '../blazar/blazar.controller';
 import { AuthenticatedRequest, REQUIRED_ROLE } from './auth.decorators';
 import { Authenticator } from './authenticator';
@@ -29,13 +29,13 @@ export class AuthGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http' || PUBLIC_CONTROLLERS.includes(context.getClass())) return true;
-    const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
+    const request = context.switchToHttp().getRequest<FastifyRequest & AuthenticatedRequest>();
     const principal = this.authenticator.authenticate(request.headers.authorization);
     if (!principal) {
       throw StatusError.withReason('UNAUTHENTICATED', 'A valid bearer token is required.', 'UNAUTHENTICATED');
     }
     request.principal = principal;
-    const project = request.params?.project;
+    const project = (request.params as Record<string, unknown> | undefined)?.project;
     if (typeof project === 'string' && !canSeeProject(principal, project)) {
       throw StatusError.withReason('NOT_FOUND', `Project "${project}" not found.`, 'PROJECT_NOT_FOUND');
     }

@@ -3,9 +3,8 @@ import { loadConfig } from '@rollout/config';
 import { startServiceApp } from '@rollout/service-kit';
 import { TEST_NATS_URL, uniqueName } from '@rollout/testing';
 import type { AddressInfo } from 'node:net';
-import { AppModule } from '../app.module';
 import { configSchema } from '../config';
-import { configureHttp } from '../http/configure-http';
+import { gatewayApp } from '../gateway-app';
 import { sha256 } from './api-keys';
 
 describe('gateway authentication and limits', () => {
@@ -26,7 +25,7 @@ describe('gateway authentication and limits', () => {
       RATE_LIMIT_PER_SECOND: '1',
       RATE_LIMIT_BURST: '3',
     });
-    app = await startServiceApp({ name: 'gateway', config, module: AppModule.forRoot(config), rpc: false, configureHttp });
+    app = await startServiceApp(gatewayApp(config));
     base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
   });
 

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { StatusError } from '@rollout/contracts';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { Config, GATEWAY_CONFIG } from '../config';
 import type { AuthenticatedRequest } from './auth.decorators';
 import { TokenBuckets } from './token-bucket';
@@ -20,7 +20,7 @@ export class RateLimitGuard implements CanActivate {
     if (!principal) return true; // public routes
     const waitSeconds = this.buckets.take(principal.name);
     if (waitSeconds === 0) return true;
-    context.switchToHttp().getResponse<Response>().setHeader('Retry-After', String(waitSeconds));
+    void context.switchToHttp().getResponse<FastifyReply>().header('Retry-After', String(waitSeconds));
     throw StatusError.withReason('RESOURCE_EXHAUSTED', 'Too many requests; retry later.', 'RATE_LIMITED', {
       retryAfterSeconds: String(waitSeconds),
     });

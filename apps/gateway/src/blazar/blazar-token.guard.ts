@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { StatusError } from '@rollout/contracts';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Config, GATEWAY_CONFIG } from '../config';
 
@@ -19,7 +19,7 @@ export class BlazarTokenGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): boolean {
-    const header = context.switchToHttp().getRequest<Request>().headers['x-auth-token'];
+    const header = context.switchToHttp().getRequest<FastifyRequest>().headers['x-auth-token'];
     const token = Array.isArray(header) ? header[0] : header;
     if (typeof token === 'string' && token.length > 0 && token.length <= 4096) {
       const presented = createHash('sha256').update(token, 'utf8').digest();

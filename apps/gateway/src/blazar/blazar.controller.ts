@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiNoContentResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { BLAZAR_TOKEN_AUTH } from '../http/openapi-security';
 import { RequestId } from '../http/request-id.decorator';
 import { BlazarTokenGuard } from './blazar-token.guard';
@@ -32,7 +32,7 @@ export class BlazarController {
   @ApiBody({ type: BlazarCheckRequestDto })
   @ApiNoContentResponse({ description: 'Allowed (the lease is now tracked)' })
   @ApiResponse({ status: 403, type: BlazarDenialDto, description: "Refused, with the filter's message" })
-  checkCreate(@Body() body: BlazarPayload, @Res() res: Response, @RequestId() traceId?: string) {
+  checkCreate(@Body() body: BlazarPayload, @Res() res: FastifyReply, @RequestId() traceId?: string) {
     return this.answer('check-create', body, res, traceId);
   }
 
@@ -42,7 +42,7 @@ export class BlazarController {
   @ApiBody({ type: BlazarCheckUpdateRequestDto })
   @ApiNoContentResponse({ description: 'Allowed' })
   @ApiResponse({ status: 403, type: BlazarDenialDto, description: "Refused, with the filter's message" })
-  checkUpdate(@Body() body: BlazarPayload, @Res() res: Response, @RequestId() traceId?: string) {
+  checkUpdate(@Body() body: BlazarPayload, @Res() res: FastifyReply, @RequestId() traceId?: string) {
     return this.answer('check-update', body, res, traceId);
   }
 
@@ -51,13 +51,13 @@ export class BlazarController {
   @ApiOperation({ summary: 'The lease is ending: released from the ledger, on_end sent to the filters (once)' })
   @ApiBody({ type: BlazarCheckRequestDto })
   @ApiNoContentResponse({ description: 'Noted' })
-  onEnd(@Body() body: BlazarPayload, @Res() res: Response, @RequestId() traceId?: string) {
+  onEnd(@Body() body: BlazarPayload, @Res() res: FastifyReply, @RequestId() traceId?: string) {
     return this.answer('on-end', body, res, traceId);
   }
 
-  private async answer(hook: BlazarHook, body: BlazarPayload, res: Response, traceId?: string): Promise<void> {
+  private async answer(hook: BlazarHook, body: BlazarPayload, res: FastifyReply, traceId?: string): Promise<void> {
     const verdict = await this.blazar.decide(hook, body, traceId);
-    if (verdict.allowed) res.status(204).end();
-    else res.status(403).json({ message: verdict.message ?? '' });
+    if (verdict.allowed) await res.status(204).send();
+    else await res.status(403).send({ message: verdict.message ?? '' });
   }
 }

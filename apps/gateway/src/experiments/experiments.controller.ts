@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
+import { paramBeforeVerb } from '../http/custom-method-route';
 import { RequestId } from '../http/request-id.decorator';
 import {
   CommitRequestDto,
@@ -181,7 +182,7 @@ export class ExperimentsController {
   }
 
   // Custom methods (AIP-136): the colon is escaped so Express matches it literally.
-  @Post(':policy/experiments/:experiment\\:startPreview')
+  @Post(`:policy/experiments/${paramBeforeVerb('experiment')}::startPreview`)
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOperation({ summary: 'Start previewing: state ACTIVE, startTime now, logs under FirewallPolicyPreviewLog' })
@@ -191,7 +192,7 @@ export class ExperimentsController {
     return this.experiments.customMethod(path, 'startPreview', {}, caller(principal, query.requestId, traceId));
   }
 
-  @Post(':policy/experiments/:experiment\\:stopPreview')
+  @Post(`:policy/experiments/${paramBeforeVerb('experiment')}::stopPreview`)
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOperation({ summary: 'Stop previewing: state SUSPENDED, stopTime now' })
@@ -201,7 +202,7 @@ export class ExperimentsController {
     return this.experiments.customMethod(path, 'stopPreview', {}, caller(principal, query.requestId, traceId));
   }
 
-  @Post(':policy/experiments/:experiment\\:commit')
+  @Post(`:policy/experiments/${paramBeforeVerb('experiment')}::commit`)
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOperation({ summary: "Atomically make the experiment's policy the live policy and delete the experiment (any state)" })

@@ -6,9 +6,8 @@ import { ServiceProcess, TEST_NATS_URL, eventually, removeTestResources, startSe
 import { JSONCodec, NatsConnection, connect } from 'nats';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { AppModule } from '../app.module';
 import { configSchema } from '../config';
-import { configureHttp } from '../http/configure-http';
+import { gatewayApp } from '../gateway-app';
 
 /**
  * AIP-236 through the gateway: the gateway in-process, the experiment-service from its own
@@ -60,7 +59,7 @@ beforeAll(async () => {
   const common = { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
   service = startServiceProcess('experiment-service', { NATS_NAMESPACE: namespace, DATABASE_SCHEMA: schema, DATABASE_POOL_SIZE: '20' });
   const gatewayConfig = loadConfig(configSchema, { ...common, AUTH_API_KEYS: JSON.stringify(API_KEYS), RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_BURST: '10000', RPC_TIMEOUT_MS: '10000' });
-  gateway = await startServiceApp({ name: 'gateway', config: gatewayConfig, module: AppModule.forRoot(gatewayConfig), rpc: false, configureHttp });
+  gateway = await startServiceApp(gatewayApp(gatewayConfig));
   base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
   await eventually(async () => ((await call('GET', '/v1/services/experiment-service')).status === 200 ? true : undefined), {
     timeoutMs: 25_000,

@@ -1,7 +1,7 @@
 import { CONTRACT_HEADERS, clientNameOf, parseClientFeatures } from '@rollout/contracts';
 import type { ClientMetrics } from '@rollout/metrics';
-import type { NextFunction, Request, Response } from 'express';
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 
 /** Who is calling, from an HTTP request's `User-Agent` and `Client-Features`. */
 export interface HttpClientContext {
@@ -10,7 +10,7 @@ export interface HttpClientContext {
   /** Reverse-DNS features the client declared. */
   features: string[];
   /** The response, for headers set on the way (e.g. `Deprecation`). */
-  response: Response;
+  response: ServerResponse;
 }
 
 const storage = new AsyncLocalStorage<HttpClientContext>();
@@ -20,20 +20,23 @@ export function currentHttpClient(): HttpClientContext | undefined {
   return storage.getStore();
 }
 
+const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+};
+
 /**
- * Records each HTTP request's client (metrics by client name and declared features) and keeps
- * it for the rest of the request: the backend client forwards the features over NATS and
- * reports deprecated fields to it. Installed after the body parser, so the whole route runs
- * inside it.
+ * Records an HTTP request's client (metrics by client name and declared features) and runs
+ * `next`, the rest of the request, inside its context: the backend client forwards the
+ * features over NATS and reports deprecated fields to it. Called once the body is read, so
+ * nothing that follows runs in the socket's context instead.
  */
-export function clientContextMiddleware(metrics: ClientMetrics) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const context: HttpClientContext = {
-      client: clientNameOf(req.get(CONTRACT_HEADERS.userAgent)),
-      features: parseClientFeatures(req.get(CONTRACT_HEADERS.clientFeatures)),
-      response: res,
-    };
-    metrics.recordRequest('http', context.client, 'none', context.features);
-    storage.run(context, next);
+export function runInClientContext(metrics: ClientMetrics, headers: IncomingHttpHeaders, response: ServerResponse, next: () => void): void {
+  const context: HttpClientContext = {
+    client: clientNameOf(header(headers, CONTRACT_HEADERS.userAgent)),
+    features: parseClientFeatures(header(headers, CONTRACT_HEADERS.clientFeatures)),
+    response,
   };
+  metrics.recordRequest('http', context.client, 'none', context.features);
+  storage.run(context, next);
 }

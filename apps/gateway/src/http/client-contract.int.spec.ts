@@ -5,9 +5,8 @@ import { startServiceApp } from '@rollout/service-kit';
 import { ServiceProcess, TEST_NATS_URL, eventually, removeTestResources, startServiceProcess, uniqueName } from '@rollout/testing';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { AppModule } from '../app.module';
 import { configSchema } from '../config';
-import { configureHttp } from './configure-http';
+import { gatewayApp } from '../gateway-app';
 
 /**
  * The runtime side of the compatibility policy through the gateway, with the experiment-service
@@ -65,7 +64,7 @@ beforeAll(async () => {
     AUTH_API_KEYS: JSON.stringify(API_KEYS),
     RPC_TIMEOUT_MS: '10000',
   });
-  gateway = await startServiceApp({ name: 'gateway', config, module: AppModule.forRoot(config), rpc: false, configureHttp });
+  gateway = await startServiceApp(gatewayApp(config));
   base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
   await eventually(async () => ((await call('GET', '/v1/services/experiment-service')).status === 200 ? true : undefined), {
     timeoutMs: 25_000,

@@ -1,13 +1,12 @@
 import { INestApplication, ValidationPipe } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { StatusError } from '@rollout/contracts';
 import { ClientMetrics } from '@rollout/metrics';
 import { BUILD_VERSION } from '@rollout/service-kit';
-import type { NextFunction, Request, Response } from 'express';
-import helmet from 'helmet';
+import helmet from '@fastify/helmet';
 import { Config, GATEWAY_CONFIG } from '../config';
-import { clientContextMiddleware } from './client-context';
+import { runInClientContext } from './client-context';
 import { ErrorResponseDto } from './error-response.dto';
 import { BEARER_AUTH, BLAZAR_TOKEN_AUTH } from './openapi-security';
 
@@ -22,21 +21,29 @@ function depthOf(value: unknown, limit: number, depth = 0): number {
 }
 
 /** The public HTTP surface: hardened headers, bounded bodies, strict validation, /docs. */
-export function configureHttp(nestApp: INestApplication): void {
-  const app = nestApp as NestExpressApplication;
+export async function configureHttp(nestApp: INestApplication): Promise<void> {
+  const app = nestApp as NestFastifyApplication;
   const config = app.get<Config>(GATEWAY_CONFIG);
-  app.disable('x-powered-by');
-  app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } }));
+  const fastify = app.getHttpAdapter().getInstance();
+  await app.register(helmet, { contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } });
   if (config.CORS_ORIGINS) app.enableCors({ origin: config.CORS_ORIGINS.split(',').map((o) => o.trim()) });
-  app.useBodyParser('json', { limit: config.BODY_LIMIT_BYTES });
-  // After the body parser, so the route runs inside the client's context.
-  app.use(clientContextMiddleware(app.get(ClientMetrics)));
-  app.use((req: Request, _res: Response, next: NextFunction) => {
+  // JSON (a custom method such as :startPreview may come with an empty one) and, for Ironic's
+  // rules API, JSON Patch and YAML imports; any other type is 415.
+  const json = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser(['application/json', 'application/json-patch+json'], { parseAs: 'string' }, (request, body, done) =>
+    body === '' ? done(null, {}) : json(request, body as string, done),
+  );
+  fastify.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'string' }, (_request, body, done) =>
+    done(null, body),
+  );
+  const metrics = app.get(ClientMetrics);
+  fastify.addHook('preHandler', (request, reply, done) => {
     // Deeply nested JSON is a cheap way to burn CPU in every later traversal: refuse it early.
-    if (depthOf(req.body, config.JSON_MAX_DEPTH) > config.JSON_MAX_DEPTH) {
-      return next(StatusError.invalidArgument(`JSON nested deeper than ${config.JSON_MAX_DEPTH} levels.`));
+    if (depthOf(request.body, config.JSON_MAX_DEPTH) > config.JSON_MAX_DEPTH) {
+      return done(StatusError.invalidArgument(`JSON nested deeper than ${config.JSON_MAX_DEPTH} levels.`));
     }
-    next();
+    runInClientContext(metrics, request.headers, reply.raw, done);
   });
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   const document = SwaggerModule.createDocument(app, openApiConfig());

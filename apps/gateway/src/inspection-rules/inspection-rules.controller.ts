@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -17,10 +17,8 @@ import {
   ListInspectionRulesResponse,
   StatusError,
 } from '@rollout/contracts';
-import type { Request } from 'express';
 import { CurrentPrincipal, RequireRole } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
-import { Config, GATEWAY_CONFIG } from '../config';
 import { RequestId } from '../http/request-id.decorator';
 import { ErrorResponseDto } from '../http/error-response.dto';
 import {
@@ -42,10 +40,7 @@ import { InspectionRulesClient } from './inspection-rules.client';
 @RequireRole('admin')
 @Controller('v1')
 export class InspectionRulesController {
-  constructor(
-    private readonly rules: InspectionRulesClient,
-    @Inject(GATEWAY_CONFIG) private readonly config: Config,
-  ) {}
+  constructor(private readonly rules: InspectionRulesClient) {}
 
   @Post('inspection_rules')
   @ApiOperation({ summary: 'Create a rule (only `actions` is required)' })
@@ -56,7 +51,7 @@ export class InspectionRulesController {
     return this.rules.create(body, principal.name, requestId);
   }
 
-  @Post('inspection_rules\\:evaluate')
+  @Post('inspection_rules::evaluate')
   @HttpCode(200)
   @ApiOperation({ summary: 'What the rules of a phase would do to this data (nothing is changed)' })
   @ApiOkResponse({ type: EvaluateInspectionRulesResponseDto })
@@ -64,14 +59,14 @@ export class InspectionRulesController {
     return this.rules.evaluate(body, requestId);
   }
 
-  @Post('inspection_rules\\:import')
+  @Post('inspection_rules::import')
   @ApiOperation({ summary: 'Import a list of rules (YAML or JSON), all or nothing' })
   @ApiConsumes('application/yaml', 'application/json')
   @ApiBody({ schema: { type: 'array', items: { $ref: '#/components/schemas/CreateInspectionRuleDto' } } })
   @ApiCreatedResponse({ type: ListInspectionRulesResponseDto })
   @ApiResponse({ status: 400, description: 'A rule is invalid; nothing was imported', type: ErrorResponseDto })
-  async import(@Req() request: Request, @CurrentPrincipal() principal: Principal, @RequestId() requestId?: string): Promise<ImportInspectionRulesResponse> {
-    const body = await this.readBody(request);
+  async import(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @RequestId() requestId?: string): Promise<ImportInspectionRulesResponse> {
+    requireBody(body);
     return this.rules.import(typeof body === 'string' ? { yaml: body } : { rules: body }, principal.name, requestId);
   }
 
@@ -100,12 +95,11 @@ export class InspectionRulesController {
   @ApiResponse({ status: 404, description: 'No such rule', type: ErrorResponseDto })
   async patch(
     @Param('uuid') uuid: string,
-    @Req() request: Request,
+    @Body() body: unknown,
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId?: string,
   ): Promise<InspectionRule> {
-    let body = await this.readBody(request);
-    if (typeof body === 'string') body = parseJson(body);
+    requireBody(body);
     if (!Array.isArray(body)) throw StatusError.invalidArgument('A JSON Patch is a list of operations.');
     return this.rules.patch(uuid, body as JsonPatchOperation[], principal.name, requestId);
   }
@@ -128,32 +122,11 @@ export class InspectionRulesController {
     return this.rules.deleteAll(principal.name, requestId);
   }
 
-  /**
-   * The JSON body when Express parsed one (application/json), else the raw text (YAML,
-   * application/json-patch+json), read up to the configured body limit.
-   */
-  private async readBody(request: Request): Promise<unknown> {
-    // Express's JSON parser has already consumed an application/json body.
-    if (request.readableEnded) return request.body;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of request as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > this.config.BODY_LIMIT_BYTES) {
-        throw StatusError.invalidArgument(`Body larger than ${this.config.BODY_LIMIT_BYTES} bytes.`);
-      }
-      chunks.push(chunk);
-    }
-    const text = Buffer.concat(chunks).toString('utf8');
-    if (!text.trim()) throw StatusError.invalidArgument('The body is empty.');
-    return /json/i.test(request.headers['content-type'] ?? '') ? parseJson(text) : text;
-  }
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw StatusError.invalidArgument('The body is not valid JSON.');
+/** YAML arrives as text, JSON parsed; either way there must be something. */
+function requireBody(body: unknown): void {
+  if (body === undefined || body === null || (typeof body === 'string' && !body.trim())) {
+    throw StatusError.invalidArgument('The body is empty.');
   }
 }

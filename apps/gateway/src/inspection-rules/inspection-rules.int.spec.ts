@@ -9,10 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { DataSource } from 'typeorm';
-import { AppModule } from '../app.module';
 import { sha256 } from '../auth/api-keys';
 import { configSchema } from '../config';
-import { configureHttp } from '../http/configure-http';
+import { gatewayApp } from '../gateway-app';
 
 const ADMIN_TOKEN = 'inspection-admin-token';
 const EDITOR_TOKEN = 'inspection-editor-token';
@@ -54,7 +53,7 @@ async function startSystem(builtInYaml: string, env: Record<string, string>) {
     logs += chunk.toString('utf8');
   });
   const config = loadConfig(configSchema, { ...common, AUTH_API_KEYS: API_KEYS, RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_BURST: '10000' });
-  const gateway: INestApplication = await startServiceApp({ name: 'gateway', config, module: AppModule.forRoot(config), rpc: false, configureHttp });
+  const gateway: INestApplication = await startServiceApp(gatewayApp(config));
   const base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
   await eventually(
     async () => {

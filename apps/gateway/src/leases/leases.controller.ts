@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
+import { paramBeforeVerb } from '../http/custom-method-route';
 import { RequestId } from '../http/request-id.decorator';
 import {
   CreateLeaseDto,
@@ -76,7 +77,7 @@ export class LeasesController {
   }
 
   // AIP-136 custom method: the colon is escaped so Express matches it literally.
-  @Post(':lease\\:end')
+  @Post(`${paramBeforeVerb('lease')}::end`)
   @HttpCode(200)
   @ApiParam({ name: 'lease' })
   @ApiOperation({ summary: 'End the lease now: TERMINATED, and on_end goes to the filters (once per lease)' })

@@ -7,9 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppModule } from '../app.module';
 import { configSchema } from '../config';
-import { configureHttp } from '../http/configure-http';
+import { gatewayApp } from '../gateway-app';
 
 export const ADMIN_TOKEN = 'leases-admin-token';
 /** An editor of project `other` only. */
@@ -74,7 +73,7 @@ export async function startEnforcementSystem(enforcementYaml: string, env: Recor
       RATE_LIMIT_BURST: '10000',
       RPC_TIMEOUT_MS: '10000',
     });
-    gateway = await startServiceApp({ name: 'gateway', config, module: AppModule.forRoot(config), rpc: false, configureHttp });
+    gateway = await startServiceApp(gatewayApp(config));
   } catch (error) {
     await service.stop();
     throw error;

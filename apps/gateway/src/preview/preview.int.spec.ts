@@ -7,9 +7,8 @@ import { ServiceProcess, TEST_NATS_URL, eventually, removeTestResources, startSe
 import { NatsConnection, connect } from 'nats';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { AppModule } from '../app.module';
 import { configSchema } from '../config';
-import { configureHttp } from '../http/configure-http';
+import { gatewayApp } from '../gateway-app';
 
 /**
  * Previewing through the gateway against real traffic: the gateway in-process, the
@@ -87,7 +86,7 @@ beforeAll(async () => {
     startServiceProcess('evaluator', { NATS_NAMESPACE: namespace, DATABASE_SCHEMA: schemas.preview, ...SMALL_STREAMS }),
   ];
   const config = loadConfig(configSchema, { ...common, AUTH_API_KEYS: API_KEYS, RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_BURST: '10000', RPC_TIMEOUT_MS: '10000' });
-  gateway = await startServiceApp({ name: 'gateway', config, module: AppModule.forRoot(config), rpc: false, configureHttp });
+  gateway = await startServiceApp(gatewayApp(config));
   base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
   for (const service of ['experiment-service', 'evaluator']) {
     await eventually(async () => ((await call('GET', `/v1/services/${service}`)).status === 200 ? true : undefined), {

@@ -1,0 +1,9 @@
+import type { ServiceAppOptions } from '@rollout/service-kit';
+import { AppModule } from './app.module';
+import type { Config } from './config';
+import { configureHttp } from './http/configure-http';
+
+/** How the gateway runs, in main.ts and in the tests that start it in-process. */
+export function gatewayApp(config: Config): ServiceAppOptions & { config: Config } {
+  return { name: 'gateway', config, module: AppModule.forRoot(config), rpc: false, bodyLimitBytes: config.BODY_LIMIT_BYTES, ownBodyParsers: true, configureHttp };
+}
