@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import type { ReadinessCheck } from '@rollout/health';
 import { NatsConnection, connect } from 'nats';
+import { coalesceWrites } from './coalesce-writes';
 import { DEAD_LETTER_STREAM, JetStreamDeclarations, declareJetStream } from './jetstream-setup';
 import { NatsNamespace } from './namespace';
 import { PullConsumerHost } from './pull-consumer-host';
@@ -98,7 +99,7 @@ export class NatsModule {
           provide: NATS_CONNECTION,
           useFactory: async (): Promise<NatsConnection> => {
             try {
-              return await connect({
+              const connection = await connect({
                 name: options.name,
                 servers: options.servers,
                 user: options.user,
@@ -111,6 +112,10 @@ export class NatsModule {
                 // of a request's CPU; our errors are mapped to Status without it.
                 noAsyncTraces: true,
               });
+              if (!coalesceWrites(connection)) {
+                new Logger('Nats').warn('this nats.js does not look like 2.x: every message is its own socket write');
+              }
+              return connection;
             } catch (error) {
               const reason = error instanceof Error ? error.message : String(error);
               throw new Error(`cannot connect to NATS at ${options.servers.join(',')}: ${reason}`);

@@ -32,6 +32,12 @@ export class NatsRpcServer extends ServerNats {
     return this.connection;
   }
 
+  /** Ready only once the server has every subscription, so no request finds none. */
+  override start(callback: (error?: unknown) => void): void {
+    this.bindEvents(this.connection);
+    this.connection.flush().then(() => callback(), callback);
+  }
+
   override bindEvents(client: NatsConnection): void {
     for (const [pattern, handlerRef] of this.messageHandlers) {
       const queue = (handlerRef.extras?.queue as string | undefined) ?? this.rpcOptions.queue;
