@@ -3,8 +3,8 @@
  * request can be measured. `node floor-server.ts <kind>` listens on PORT and says `ready` on
  * its IPC channel:
  *   node          node:http answering a constant
- *   express       NestJS 11 on Express (the gateway's platform) answering a constant
- *   fastify       NestJS 11 on Fastify answering a constant
+ *   express       NestJS 11 on Express answering a constant
+ *   fastify       NestJS 11 on Fastify (the services' platform) answering a constant
  *   express-nats  / fastify-nats: the same, each request making one NATS request (the hop to a
  *                 service) to the `responder`
  *   responder     raw nats.js answering `floor.echo` with an empty message

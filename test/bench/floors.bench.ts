@@ -1,7 +1,7 @@
 /**
  * What the platform costs with nothing to do: request rate and server CPU per request of
- * empty HTTP handlers (node:http, NestJS on Express — the gateway's platform — and NestJS on
- * Fastify), then of handlers that make one NATS request each, the gateway → service hop with
+ * empty HTTP handlers (node:http, NestJS on Express, and NestJS on Fastify — the services'
+ * platform), then of handlers that make one NATS request each, the gateway → service hop with
  * no work on either side. Same client, same 32 connections, same run, as experiments.bench.ts
  * and enforcement.bench.ts. These are ceilings: a gateway route that authenticates, validates,
  * logs and asks a service that writes to Postgres can only be slower than its empty floor.
