@@ -42,9 +42,13 @@ async function main(): Promise<void> {
       try {
         await closedLoop(CLIENTS, 1, () => client.call('GET', '/floor'), 200); // warm-up
         const processes = kind.endsWith('-nats') ? [server, responder] : [server];
-        const { result, cpuMs } = await cpuPerRequest(processes, () => closedLoop(CLIENTS, SECONDS, () => client.call('GET', '/floor'), 200));
+        const { result, cpuMs } = await cpuPerRequest(processes, () =>
+          closedLoop(CLIENTS, SECONDS, () => client.call('GET', '/floor'), 200),
+        );
         const responderCpu = cpuMs[1] === undefined ? '' : `, responder ${cpuMs[1].toFixed(3)} ms`;
-        out(`  ${kind.padEnd(12)} ${describeLoad(result, 'requests')}; CPU ${cpuMs[0].toFixed(3)} ms${responderCpu}`);
+        out(
+          `  ${kind.padEnd(12)} ${describeLoad(result, 'requests')}; CPU ${cpuMs[0].toFixed(3)} ms${responderCpu}`,
+        );
       } finally {
         client.destroy();
         await stop(server);
