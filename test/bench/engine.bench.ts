@@ -16,6 +16,7 @@ import type { FirewallRule, Layer4Config } from '@rollout/contracts';
 // A benchmark of the pure engine, with no service around it, has to reach into the domain lib.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { compilePolicy, Connection, ParsedAddress, parseAddress, parseConnection, PROTOCOL_NUMBERS, Verdict } from '@rollout/firewall';
+import { Rng, prng } from '@rollout/testing';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -26,26 +27,6 @@ const out = (line: string) => process.stdout.write(`${line}\n`);
 
 // ---- seeded generators --------------------------------------------------------------------
 
-export function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)];
-  /** Picks from [value, weight] pairs. */
-  const weighted = <T>(choices: readonly (readonly [T, number])[]): T => {
-    let roll = next() * choices.reduce((s, [, w]) => s + w, 0);
-    for (const [value, w] of choices) if ((roll -= w) < 0) return value;
-    return choices[choices.length - 1][0];
-  };
-  return { next, int, pick, weighted, chance: (p: number) => next() < p };
-}
-type Rng = ReturnType<typeof prng>;
 
 const v4Text = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 const v6Text = (n: bigint) =>

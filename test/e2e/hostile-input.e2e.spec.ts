@@ -1,4 +1,5 @@
 import { RunningSystem, SERVICES, ServiceName, launch } from '@rollout/launcher';
+import { Rng, prng } from '@rollout/testing';
 import { Agent, request as httpRequest } from 'node:http';
 import { DIST, removeRun, isolatedSettings } from './support';
 
@@ -15,20 +16,6 @@ const REQUESTS = 10_000;
 const CONCURRENCY = 16;
 const SEED = Number(process.env.FUZZ_SEED ?? 42);
 
-/** mulberry32: small, fast, and the same sequence for the same seed. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)];
-  return { next, int, pick };
-}
 
 const HOSTILE_STRINGS = [
   "' OR '1'='1",
@@ -75,7 +62,7 @@ interface Route {
   path: string;
 }
 
-function randomJson(rng: ReturnType<typeof prng>, depth: number): unknown {
+function randomJson(rng: Rng, depth: number): unknown {
   const kind = depth > 4 ? rng.int(4) : rng.int(7);
   switch (kind) {
     case 0:
@@ -100,7 +87,7 @@ function deeplyNested(depth: number): string {
 }
 
 /** One malformed request for a route: hostile path ids, junk query, and a bad body. */
-function malformedRequest(rng: ReturnType<typeof prng>, route: Route): { method: string; path: string; headers: Record<string, string>; body?: Buffer } {
+function malformedRequest(rng: Rng, route: Route): { method: string; path: string; headers: Record<string, string>; body?: Buffer } {
   const segment = () => {
     if (rng.next() < 0.15) return rng.pick(BAD_UTF8_IN_URLS);
     if (rng.next() < 0.4) return rng.pick(['acme', 'global', 'edge', 'exp', 'p1']); // plausible, so deeper code runs

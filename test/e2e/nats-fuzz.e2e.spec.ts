@@ -1,7 +1,7 @@
 import { INSPECTION_PHASES, InspectionResult, TRAFFIC_STREAM, TrafficEvent, inspectionEventSubject, trafficSubject } from '@rollout/contracts';
 import { RunningSystem, SERVICES, ServiceName, launch } from '@rollout/launcher';
 import { DEAD_LETTER_REASON_HEADER, DEAD_LETTER_STREAM, NatsNamespace } from '@rollout/nats';
-import { TEST_NATS_URL } from '@rollout/testing';
+import { Rng, TEST_NATS_URL, prng } from '@rollout/testing';
 import { JsMsg, NatsConnection, PubAck, connect } from 'nats';
 import { DIST, isolatedSettings, processesOf, removeRun } from './support';
 
@@ -25,21 +25,6 @@ const INSPECTION_RESULTS_STREAM = 'INSPECTION_RESULTS';
 /** How long the consumers get to settle everything; a stuck message fails the test, it does not hang it. */
 const SETTLE_MS = 180_000;
 
-/** mulberry32: small, fast, and the same sequence for the same seed. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)];
-  return { next, int, pick };
-}
-type Rng = ReturnType<typeof prng>;
 
 /** Strings an attacker tries; none may reach a query, a header or a log unescaped. */
 const INJECTIONS = [

@@ -44,3 +44,4 @@ export async function freePort(): Promise<number> {
 }
 
 export * from './service-process';
+export * from './prng';
