@@ -1,2 +1,3 @@
 export * from './request-id';
 export * from './logging.module';
+export * from './rpc-request-logging';

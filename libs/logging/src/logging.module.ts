@@ -1,9 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import type { IncomingMessage } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
 import { stdTimeFunctions } from 'pino';
-import { RpcLoggingInterceptor } from './rpc-logging.interceptor';
+import { RpcRequestLogging } from './rpc-request-logging';
 
 export interface LoggingOptions {
   service: string;
@@ -44,8 +43,8 @@ export class LoggingModule {
           },
         }),
       ],
-      providers: [{ provide: APP_INTERCEPTOR, useClass: RpcLoggingInterceptor }],
-      exports: [LoggerModule],
+      providers: [RpcRequestLogging],
+      exports: [LoggerModule, RpcRequestLogging],
     };
   }
 }

@@ -1,21 +1,6 @@
-import {
-  CallHandler,
-  Controller,
-  DynamicModule,
-  ExecutionContext,
-  Get,
-  Header,
-  Inject,
-  Injectable,
-  Module,
-  NestInterceptor,
-} from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
-import type { NatsContext } from '@nestjs/microservices';
+import { Controller, DynamicModule, Get, Header, Inject, Injectable, Module } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { Observable, tap } from 'rxjs';
 import { ClientMetrics } from './client-metrics';
 import { METRICS_REGISTRY } from './tokens';
 
@@ -33,9 +18,13 @@ export class MetricsController {
   }
 }
 
-/** Counts and times every HTTP and NATS request this service handles. */
+/**
+ * Counts and times every HTTP and NATS request this service handles. The service kit feeds it
+ * from a Fastify onResponse hook and, as a hook of the NATS transport (RpcRequestHook, matched
+ * by shape), from the RPC server: neither path pays for a Nest interceptor per request.
+ */
 @Injectable()
-export class RequestMetricsInterceptor implements NestInterceptor {
+export class RequestMetrics {
   private readonly duration: Histogram<'transport' | 'operation' | 'outcome'>;
   private readonly total: Counter<'transport' | 'operation' | 'outcome'>;
 
@@ -43,42 +32,38 @@ export class RequestMetricsInterceptor implements NestInterceptor {
     const labelNames = ['transport', 'operation', 'outcome'] as const;
     this.duration = new Histogram({
       name: 'server_request_duration_seconds',
-      help: 'Time to handle a request, by transport (http, nats), route or subject, and outcome.',
+      help: 'Time to handle a request, by transport (http, nats), route or subject, and outcome (HTTP status; ok or error for NATS).',
       labelNames,
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     });
     this.total = new Counter({
       name: 'server_requests_total',
-      help: 'Requests handled, by transport (http, nats), route or subject, and outcome.',
+      help: 'Requests handled, by transport (http, nats), route or subject, and outcome (HTTP status; ok or error for NATS).',
       labelNames,
       registers: [registry],
     });
   }
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+  /**
+   * One HTTP response. `route` is the route's pattern, never the raw URL, which keeps label
+   * cardinality bounded (undefined: no route matched).
+   */
+  http(method: string, route: string | undefined, status: number, seconds: number): void {
+    this.record({ transport: 'http', operation: `${method} ${route ?? 'unmatched'}`, outcome: String(status) }, seconds);
+  }
+
+  begin(request: { subject: string }) {
     const started = process.hrtime.bigint();
-    const record = (outcome: string, operation: string, transport: string) => {
-      const labels = { transport, operation, outcome };
-      this.total.inc(labels);
-      this.duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    return {
+      end: (failed: boolean) =>
+        this.record({ transport: 'nats', operation: request.subject, outcome: failed ? 'error' : 'ok' }, Number(process.hrtime.bigint() - started) / 1e9),
     };
-    if (context.getType() === 'rpc') {
-      const subject = context.switchToRpc().getContext<NatsContext>().getSubject();
-      return next.handle().pipe(
-        tap({ complete: () => record('ok', subject, 'nats'), error: () => record('error', subject, 'nats') }),
-      );
-    }
-    const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
-    // The route pattern, never the raw URL, keeps label cardinality bounded.
-    const route = `${request.method} ${request.routeOptions?.url ?? 'unmatched'}`;
-    return next.handle().pipe(
-      tap({
-        complete: () => record(String(http.getResponse<FastifyReply>().statusCode), route, 'http'),
-        error: () => record('error', route, 'http'),
-      }),
-    );
+  }
+
+  private record(labels: { transport: string; operation: string; outcome: string }, seconds: number) {
+    this.total.inc(labels);
+    this.duration.observe(labels, seconds);
   }
 }
 
@@ -99,10 +84,10 @@ export class MetricsModule {
             return registry;
           },
         },
-        { provide: APP_INTERCEPTOR, useClass: RequestMetricsInterceptor },
+        RequestMetrics,
         ClientMetrics,
       ],
-      exports: [METRICS_REGISTRY, ClientMetrics],
+      exports: [METRICS_REGISTRY, ClientMetrics, RequestMetrics],
     };
   }
 }

@@ -1,6 +1,31 @@
 import { NatsContext, ServerNats } from '@nestjs/microservices';
-import type { Msg, NatsConnection, Subscription } from 'nats';
+import type { Msg, MsgHdrs, NatsConnection, Subscription } from 'nats';
 import { NatsNamespace } from './namespace';
+
+/** A request as the transport's hooks see it. */
+export interface RpcRequestInfo {
+  /** The subject it came on (with the namespace). */
+  subject: string;
+  headers?: MsgHdrs;
+}
+
+/** One request's stay in a hook: from arrival until its final reply is out. */
+export interface RpcRequestScope {
+  /** Runs the rest of the request (the handler); wrap it to give the handler an async context. */
+  run?<T>(handle: () => T): T;
+  /** The final reply went out (`failed`: it carries an error), or the request was dropped. */
+  end?(failed: boolean): void;
+}
+
+/**
+ * What runs around every request the server takes: request-scoped logging, request metrics.
+ * It lives in the transport because a Nest interceptor costs an AsyncResource and an rxjs
+ * pipeline per request each, which three of them made a tenth of a service's CPU
+ * (test/bench/enforcement.bench.ts profiles).
+ */
+export interface RpcRequestHook {
+  begin(request: RpcRequestInfo): RpcRequestScope;
+}
 
 export interface NatsRpcServerOptions {
   /** Queue group: replicas of one service share the requests. */
@@ -8,6 +33,8 @@ export interface NatsRpcServerOptions {
   namespace: NatsNamespace;
   /** Longest wait for in-flight requests at shutdown. */
   drainTimeoutMs?: number;
+  /** Run around every request, the first outermost. */
+  hooks?: RpcRequestHook[];
 }
 
 /**
@@ -17,8 +44,8 @@ export interface NatsRpcServerOptions {
  */
 export class NatsRpcServer extends ServerNats {
   private readonly served: Subscription[] = [];
-  /** Requests taken whose final reply is not yet published. */
-  private readonly pending = new Set<Msg>();
+  /** Requests taken whose final reply is not yet published, with their hooks' scopes. */
+  private readonly pending = new Map<Msg, RpcRequestScope[]>();
   private onIdle?: () => void;
 
   constructor(
@@ -51,13 +78,22 @@ export class NatsRpcServer extends ServerNats {
   }
 
   private async track(pattern: string, error: Error | null, message: Msg) {
-    if (message?.reply) this.pending.add(message);
+    const scopes = message ? (this.rpcOptions.hooks ?? []).map((hook) => hook.begin({ subject: message.subject, headers: message.headers })) : [];
+    if (message?.reply) this.pending.set(message, scopes);
+    const handle = () => this.getMessageHandler(pattern).call(this, error, message) as Promise<unknown>;
+    const run = scopes.reduceRight((inner, scope) => (scope.run ? () => scope.run!(inner) : inner), handle);
     try {
-      await this.getMessageHandler(pattern).call(this, error, message);
+      await run();
+      if (message && !message.reply) endAll(scopes, false);
     } catch (failure) {
-      this.settle(message);
+      this.settle(message, true);
       this.logger.error(failure);
     }
+  }
+
+  /** Our handler map's keys are the subjects themselves: Nest's JSON.parse of each (and the exception it throws per message) is not needed. */
+  override getRouteFromPattern(pattern: string): string {
+    return pattern;
   }
 
   override getPublisher(message: Msg, id: string, ctx: NatsContext): (response: unknown) => unknown {
@@ -65,13 +101,17 @@ export class NatsRpcServer extends ServerNats {
     return (response) => {
       const result = publish(response);
       const packet = response as { isDisposed?: boolean; err?: unknown };
-      if (packet.isDisposed || packet.err !== undefined) this.settle(message);
+      if (packet.isDisposed || packet.err !== undefined) this.settle(message, packet.err !== undefined);
       return result;
     };
   }
 
-  private settle(message: Msg) {
-    if (this.pending.delete(message) && this.pending.size === 0) this.onIdle?.();
+  private settle(message: Msg, failed: boolean) {
+    const scopes = this.pending.get(message);
+    if (!scopes) return;
+    this.pending.delete(message);
+    endAll(scopes, failed);
+    if (this.pending.size === 0) this.onIdle?.();
   }
 
   override async close(): Promise<void> {
@@ -85,4 +125,8 @@ export class NatsRpcServer extends ServerNats {
       };
     });
   }
+}
+
+function endAll(scopes: RpcRequestScope[], failed: boolean) {
+  for (const scope of scopes) scope.end?.(failed);
 }

@@ -100,4 +100,20 @@ describe('a service and its callers', () => {
     expect((codec.decode(reply.data) as { response: ServiceInfo }).response.name).toBe('experiment-service');
     expect(await sample('contract_client_requests_total', { transport: 'nats', client: 'unknown', contract: 'none' })).toBe(before + 1);
   });
+
+  it('counts and times every request by transport, operation and outcome', async () => {
+    const nats = { transport: 'nats', operation: `${namespace}.${subject}` };
+    const [ok, failed] = [await sample('server_requests_total', { ...nats, outcome: 'ok' }), await sample('server_requests_total', { ...nats, outcome: 'error' })];
+    await rpc.request(subject, {}, { timeoutMs: 5_000 });
+    await rpc.request(subject, {}, { timeoutMs: 5_000, headers: { [CONTRACT_HEADERS.contractVersion]: 'system.v9/9.0.0' } }).catch(() => undefined);
+    expect(await sample('server_requests_total', { ...nats, outcome: 'ok' })).toBe(ok + 1);
+    expect(await sample('server_requests_total', { ...nats, outcome: 'error' })).toBe(failed + 1);
+    expect(await sample('server_request_duration_seconds_count', { ...nats, outcome: 'ok' })).toBe(ok + 1);
+
+    const http = { transport: 'http', operation: 'GET /metrics', outcome: '200' };
+    const scrapes = await sample('server_requests_total', http);
+    expect(await sample('server_requests_total', http)).toBe(scrapes + 1);
+    await fetch(metricsUrl.replace('/metrics', '/no-such-route'));
+    expect(await sample('server_requests_total', { transport: 'http', operation: 'GET unmatched', outcome: '404' })).toBe(1);
+  });
 });

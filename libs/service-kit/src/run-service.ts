@@ -3,7 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { BaseConfig } from '@rollout/config';
 import { ErrorFilter } from '@rollout/errors';
-import { REQUEST_ID_HEADER, httpRequestId } from '@rollout/logging';
+import { REQUEST_ID_HEADER, RpcRequestLogging, httpRequestId } from '@rollout/logging';
+import { RequestMetrics } from '@rollout/metrics';
 import { NATS_CONNECTION, NatsNamespace, NatsRpcServer } from '@rollout/nats';
 import { Logger } from 'nestjs-pino';
 
@@ -23,8 +24,8 @@ export interface ServiceAppOptions {
 
 /**
  * Builds and starts a service the one way every service runs, in production and in tests:
- * pino logging, the error filter, NATS request/reply on the shared connection (queue group =
- * service name), then HTTP. Use PORT 0 in tests and read the port from the server.
+ * pino logging, the error filter, request metrics, NATS request/reply on the shared connection
+ * (queue group = service name; every request gets a request-scoped logger), then HTTP. Use PORT 0 in tests and read the port from the server.
  */
 export async function startServiceApp(options: ServiceAppOptions): Promise<INestApplication> {
   // Fastify: its empty handler costs a fifth of Express's (test/bench/floors.bench.ts).
@@ -41,6 +42,11 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
     bodyParser: !options.ownBodyParsers,
   });
   try {
+    const metrics = app.get(RequestMetrics);
+    adapter.getInstance().addHook('onResponse', (request, reply, done) => {
+      metrics.http(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
     app.useLogger(app.get(Logger));
     app.useGlobalFilters(new ErrorFilter());
     await options.configureHttp?.(app);
@@ -48,6 +54,7 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
       const strategy = new NatsRpcServer(app.get(NATS_CONNECTION), {
         queue: options.name,
         namespace: app.get(NatsNamespace),
+        hooks: [app.get(RpcRequestLogging), metrics],
       });
       app.connectMicroservice({ strategy }, { inheritAppConfig: true });
       await app.startAllMicroservices();

@@ -1,5 +1,5 @@
 import { Controller, DynamicModule, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_GUARD } from '@nestjs/core';
 import { Ctx, MessagePattern, NatsContext } from '@nestjs/microservices';
 import {
   ContractPackage,
@@ -14,7 +14,7 @@ import { ClientMetrics } from '@rollout/metrics';
 // The monorepo ships one version, the root package.json's; tsc copies it into dist/.
 // eslint-disable-next-line @nx/enforce-module-boundaries -- not a project import
 import { version } from '../../../package.json';
-import { ClientIdentityInterceptor, declaredFeatures } from './client-identity';
+import { ClientIdentityGuard, declaredFeatures } from './client-identity';
 
 export const BUILD_VERSION: string = version;
 
@@ -35,7 +35,7 @@ export function describeContracts(contracts: readonly ContractPackage[]): Contra
 /**
  * Answers `system.v1.<service>.info` with the service's name, version and contracts (with
  * their features), plus `startTime` for clients that declared `dev.policy-rollout.system.start-time`.
- * It also installs the service's ClientIdentityInterceptor: every NATS request it handles is
+ * It also installs the service's ClientIdentityGuard: every NATS request it handles is
  * counted by client and contract, and a major it does not serve is refused.
  */
 @Module({})
@@ -57,8 +57,8 @@ export class ServiceInfoModule {
       controllers: [ServiceInfoController],
       providers: [
         {
-          provide: APP_INTERCEPTOR,
-          useFactory: (metrics: ClientMetrics) => new ClientIdentityInterceptor(described, metrics),
+          provide: APP_GUARD,
+          useFactory: (metrics: ClientMetrics) => new ClientIdentityGuard(described, metrics),
           inject: [ClientMetrics],
         },
       ],

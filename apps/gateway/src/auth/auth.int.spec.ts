@@ -85,11 +85,14 @@ describe('gateway authentication and limits', () => {
     expect((await post('{"a":')).status).toBe(400);
   });
 
-  it('sends security headers and no framework banner', async () => {
-    const response = await get('/v1/services', 'reader-token');
-    expect(response.headers.get('x-powered-by')).toBeNull();
-    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+  it('sends security headers and no framework banner on every response, refusals and unknown routes too', async () => {
+    for (const response of [await get('/v1/services', 'reader-token'), await get('/v1/services'), await get('/no-such-route')]) {
+      expect(response.headers.get('x-powered-by')).toBeNull();
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('strict-transport-security')).toMatch(/^max-age=\d+/);
+      expect(response.headers.get('content-security-policy')).toContain("script-src 'self' 'unsafe-inline'");
+      expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    }
   });
 });
 

@@ -4,11 +4,11 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { StatusError } from '@rollout/contracts';
 import { ClientMetrics } from '@rollout/metrics';
 import { BUILD_VERSION } from '@rollout/service-kit';
-import helmet from '@fastify/helmet';
 import { Config, GATEWAY_CONFIG } from '../config';
 import { runInClientContext } from './client-context';
 import { ErrorResponseDto } from './error-response.dto';
 import { BEARER_AUTH, BLAZAR_TOKEN_AUTH } from './openapi-security';
+import { securityHeaders } from './security-headers';
 
 function depthOf(value: unknown, limit: number, depth = 0): number {
   if (depth > limit || typeof value !== 'object' || value === null) return depth;
@@ -25,7 +25,11 @@ export async function configureHttp(nestApp: INestApplication): Promise<void> {
   const app = nestApp as NestFastifyApplication;
   const config = app.get<Config>(GATEWAY_CONFIG);
   const fastify = app.getHttpAdapter().getInstance();
-  await app.register(helmet, { contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } });
+  const hardened = securityHeaders({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } });
+  fastify.addHook('onRequest', (_request, reply, done) => {
+    void reply.headers(hardened);
+    done();
+  });
   if (config.CORS_ORIGINS) app.enableCors({ origin: config.CORS_ORIGINS.split(',').map((o) => o.trim()) });
   // JSON (a custom method such as :startPreview may come with an empty one) and, for Ironic's
   // rules API, JSON Patch and YAML imports; any other type is 415.
