@@ -1,5 +1,7 @@
 import { StatusError } from '@rollout/contracts';
+import { poolOf, prepared } from '@rollout/postgres';
 import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 
 export interface NewEvent {
@@ -58,6 +60,9 @@ const toEvent = (row: EventRow): StoredEvent => ({
   txId: String(row.tx_id),
 });
 
+const REPLAY = `SELECT type, data FROM events WHERE stream_id = $1 ORDER BY version`;
+const PREVIOUS_RESPONSE = `SELECT response FROM idempotent_requests WHERE request_id = $1`;
+
 /** Raised when a stream moved on since it was read: the caller's decision is stale. */
 export function concurrencyConflict(streamId: string): StatusError {
   return StatusError.withReason(
@@ -86,7 +91,7 @@ export class EventTransaction {
    * publication), many times the size of the events themselves.
    */
   replayStream(streamId: string): Promise<NewEvent[]> {
-    return this.manager.query(`SELECT type, data FROM events WHERE stream_id = $1 ORDER BY version`, [streamId]);
+    return this.manager.query(REPLAY, [streamId]);
   }
 
   /**
@@ -125,10 +130,7 @@ export class EventTransaction {
   /** The first answer to an AIP-155 request id, if it was already handled. */
   async previousResponse<T>(requestId: string | undefined): Promise<T | undefined> {
     if (!requestId) return undefined;
-    const rows: { response: T }[] = await this.manager.query(
-      `SELECT response FROM idempotent_requests WHERE request_id = $1`,
-      [requestId],
-    );
+    const rows: { response: T }[] = await this.manager.query(PREVIOUS_RESPONSE, [requestId]);
     return rows[0]?.response;
   }
 
@@ -143,7 +145,12 @@ export class EventTransaction {
 
 /** Postgres event store: the events are the truth; everything else is derived from them. */
 export class EventStore {
-  constructor(private readonly dataSource: DataSource) {}
+  /** The data source's pool, for the one-round-trip reads and writes as prepared statements. */
+  private readonly pool: Pool;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.pool = poolOf(dataSource);
+  }
 
   transaction<T>(work: (tx: EventTransaction) => Promise<T>): Promise<T> {
     return this.dataSource.transaction((manager) => work(new EventTransaction(manager)));
@@ -153,12 +160,15 @@ export class EventStore {
     return new EventTransaction(this.dataSource.manager).readStream(streamId);
   }
 
-  replayStream(streamId: string): Promise<NewEvent[]> {
-    return new EventTransaction(this.dataSource.manager).replayStream(streamId);
+  /** As EventTransaction.replayStream, outside a transaction. */
+  async replayStream(streamId: string): Promise<NewEvent[]> {
+    return (await this.pool.query(prepared(REPLAY, [streamId]))).rows;
   }
 
-  previousResponse<T>(requestId: string | undefined): Promise<T | undefined> {
-    return new EventTransaction(this.dataSource.manager).previousResponse<T>(requestId);
+  /** As EventTransaction.previousResponse, outside a transaction. */
+  async previousResponse<T>(requestId: string | undefined): Promise<T | undefined> {
+    if (!requestId) return undefined;
+    return (await this.pool.query<{ response: T }>(prepared(PREVIOUS_RESPONSE, [requestId]))).rows[0]?.response;
   }
 
   /**
@@ -195,8 +205,9 @@ export class EventStore {
         : `UPDATE event_streams SET version = $3 WHERE stream_id = $1 AND version = $2 RETURNING stream_id`;
     // Every data-modifying CTE runs to completion whether or not the main query reads it.
     const extra = writes.map((write, i) => `, write_${i} AS (${write(param)})`).join('');
-    const rows: { appended: number }[] = await this.dataSource.query(
-      `WITH claimed AS (${claim}),
+    const { rows } = await this.pool.query<{ appended: number }>(
+      prepared(
+        `WITH claimed AS (${claim}),
        appended AS (
          INSERT INTO events (event_id, stream_id, version, type, data, metadata)
          SELECT e.event_id, $1, $2::integer + e.ord::integer, e.type, e.data, e.metadata
@@ -204,7 +215,8 @@ export class EventStore {
          RETURNING 1
        )${extra}
        SELECT count(*)::integer AS appended FROM appended`,
-      values,
+        values,
+      ),
     );
     if (rows[0].appended !== events.length) throw concurrencyConflict(streamId);
   }

@@ -1,2 +1,3 @@
 export * from './data-source';
 export * from './postgres.module';
+export * from './pool';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { DecisionHook, DecisionResult, DecisionStep, LeaseOrigin, LeaseStatus } from '@rollout/contracts';
 import type { Reservation } from '@rollout/enforcement-domain';
+import { poolOf } from '@rollout/postgres';
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import { escapeLiteral } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /** A row of `leases`. Reservations are stored in the domain's shape (plugin attributes snake_case). */
 export interface LeaseRow {
@@ -242,8 +242,7 @@ export class Ledger {
   private readonly pool: Pool;
 
   constructor(dataSource: DataSource) {
-    // TypeORM's pool: same connections, same search_path (the service's schema).
-    this.pool = (dataSource.driver as PostgresDriver).master as Pool;
+    this.pool = poolOf(dataSource);
   }
 
   async transaction<T>(work: (tx: LedgerTx) => Promise<T>): Promise<T> {
