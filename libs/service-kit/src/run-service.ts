@@ -25,7 +25,8 @@ export interface ServiceAppOptions {
 /**
  * Builds and starts a service the one way every service runs, in production and in tests:
  * pino logging, the error filter, request metrics, NATS request/reply on the shared connection
- * (queue group = service name; every request gets a request-scoped logger), then HTTP. Use PORT 0 in tests and read the port from the server.
+ * (queue group = service name; every request gets a request-scoped logger), then HTTP. Use
+ * PORT 0 in tests and read the port from the server.
  */
 export async function startServiceApp(options: ServiceAppOptions): Promise<INestApplication> {
   // Fastify: its empty handler costs a fifth of Express's (test/bench/floors.bench.ts).
