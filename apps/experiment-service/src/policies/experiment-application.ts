@@ -23,7 +23,7 @@ import {
   UpdateExperimentRequest,
   UpdatePolicyRequest,
 } from '@rollout/contracts';
-import { EventStore, EventTransaction, OutboxRelay, StoredEvent } from '@rollout/event-store';
+import { EventStore, EventTransaction, OutboxRelay, StateCache, StoredEvent } from '@rollout/event-store';
 import {
   Clock,
   ExperimentState,
@@ -53,6 +53,9 @@ import { loadExperiment, loadPolicy } from './aggregates';
 
 const codec = JSONCodec();
 
+/** A state is a few KB (the policy under test, annotations up to 16 KiB): tens of MB at most. */
+const EXPERIMENT_STATES_CACHED = 4096;
+
 /**
  * The experiment-service's use cases. Each command runs in one Postgres transaction: replay
  * the aggregate(s), decide, append with compare-and-set, update the read models, remember the
@@ -62,6 +65,8 @@ const codec = JSONCodec();
 export class ExperimentApplication implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ExperimentApplication.name);
   private readonly store: EventStore;
+  /** Experiments' last known states, for commands that decide without reading first (see experimentCommand). */
+  private readonly experiments = new StateCache<ExperimentState>(EXPERIMENT_STATES_CACHED);
   private relay?: OutboxRelay;
 
   constructor(
@@ -265,31 +270,59 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
   }
 
   /**
-   * A command on one experiment, in two round trips: read its stream, decide, then one
-   * statement appends with compare-and-set and, only if that wins, moves the projection and
-   * stores the Operation (and the answer under the request id). A lost race is ABORTED, as in
-   * the transactional path; a retry that lost to its own original gets the original's answer.
+   * A command on one experiment. It first decides on the state this replica last saw of the
+   * experiment, without reading its stream: one statement appends with compare-and-set at that
+   * state's version and, only if that wins, moves the projection and stores the Operation (and
+   * the answer under the request id). If that state was stale (another replica, a cascade or a
+   * commit moved the stream), or the decision failed or changed nothing, the command runs
+   * again on the stream as read from the store, and that run answers. A lost race there is
+   * ABORTED; a retry that lost to its own original gets the original's answer.
    */
   private async experimentCommand(context: CommandContext, verb: string, name: string, command: ExperimentCommand): Promise<Operation> {
     const requestId = checkRequestId(context.requestId);
     const previous = await this.store.previousResponse<Operation>(requestId);
     if (previous !== undefined) return previous;
-    const experiment = await loadExperiment(this.store, name);
-    const events = decideExperiment(command, experiment, this.clock);
-    if (events.length === 0) {
-      // Nothing changes (e.g. startPreview of an ACTIVE experiment): answer with the experiment as it is.
-      return this.operation(context, verb, name, async (tx) => experimentView(await loadExperiment(tx, name)));
+    const known = this.experiments.get(name);
+    if (known) {
+      const operation = await this.decideAndAppend(context, requestId, verb, known, command).catch(() => undefined);
+      if (operation) return operation;
     }
+    try {
+      const experiment = await loadExperiment(this.store, name);
+      if (experiment.exists) this.experiments.remember(name, experiment);
+      else this.experiments.forget(name);
+      const operation = await this.decideAndAppend(context, requestId, verb, experiment, command);
+      // Nothing changes (e.g. startPreview of an ACTIVE experiment): answer with the experiment as it is.
+      return operation ?? (await this.operation(context, verb, name, async (tx) => experimentView(await loadExperiment(tx, name))));
+    } catch (error) {
+      const original = await this.store.previousResponse<Operation>(requestId);
+      if (original !== undefined) return original;
+      throw error;
+    }
+  }
+
+  /** Decides on `experiment` and appends the events with compare-and-set; undefined when nothing changes. */
+  private async decideAndAppend(
+    context: CommandContext,
+    requestId: string | undefined,
+    verb: string,
+    experiment: ExperimentState,
+    command: ExperimentCommand,
+  ): Promise<Operation | undefined> {
+    const { name } = experiment;
+    const events = decideExperiment(command, experiment, this.clock);
+    if (events.length === 0) return undefined;
     let after = experiment;
     const stored = events.map((event) => {
       after = evolveExperiment(after, event);
       return { ...event, metadata: { ...metadataOf(context), ...(after.exists ? { state: experimentView(after) } : {}) } };
     });
-    const operation = this.operationOf(verb, name, after.exists ? experimentView(after) : {});
+    const view = after.exists ? experimentView(after) : undefined;
+    const operation = this.operationOf(verb, name, view ?? {});
     const writes: ((param: (value: unknown) => string) => string)[] = [
-      after.exists
+      view
         ? (p) => `INSERT INTO experiments (name, policy_name, state, resource)
-                  SELECT ${p(name)}, ${p(after.policyName)}, ${p(after.preview?.state ?? null)}::text, ${p(JSON.stringify(experimentView(after)))}::jsonb FROM claimed
+                  SELECT ${p(name)}, ${p(after.policyName)}, ${p(after.preview?.state ?? null)}::text, ${p(JSON.stringify(view))}::jsonb FROM claimed
                   ON CONFLICT (name) DO UPDATE SET state = EXCLUDED.state, resource = EXCLUDED.resource`
         : (p) => `DELETE FROM experiments WHERE name = ${p(name)} AND EXISTS (SELECT 1 FROM claimed)`,
       (p) => `INSERT INTO operations (name, operation) SELECT ${p(operation.name)}, ${p(JSON.stringify(operation))}::jsonb FROM claimed`,
@@ -297,13 +330,9 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
     if (requestId) {
       writes.push((p) => `INSERT INTO idempotent_requests (request_id, response) SELECT ${p(requestId)}, ${p(JSON.stringify(operation))}::jsonb FROM claimed`);
     }
-    try {
-      await this.store.appendAtomically(name, experiment.version, stored, writes);
-    } catch (error) {
-      const original = await this.store.previousResponse<Operation>(requestId);
-      if (original !== undefined) return original;
-      throw error;
-    }
+    await this.store.appendAtomically(name, experiment.version, stored, writes);
+    if (after.exists) this.experiments.remember(name, after);
+    else this.experiments.forget(name);
     this.relay?.nudge();
     return operation;
   }

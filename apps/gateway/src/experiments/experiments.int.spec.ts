@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/config';
 import { EXPERIMENT_EVENTS_STREAM } from '@rollout/contracts';
 import { startServiceApp } from '@rollout/service-kit';
-import { ServiceProcess, TEST_NATS_URL, eventually, removeTestResources, startServiceProcess, uniqueName } from '@rollout/testing';
+import { ServiceProcess, TEST_NATS_URL, eventually, freePort, removeTestResources, startServiceProcess, uniqueName } from '@rollout/testing';
 import { JSONCodec, NatsConnection, connect } from 'nats';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -366,6 +366,68 @@ describe('commit', () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(49);
   });
+});
+
+describe('commands that decide on the state the service last saw', () => {
+  const stateOf = (r: Response) => r.body.response?.previewMetadata?.state;
+
+  it('50 concurrent experiment updates with the same etag: one wins, the rest are ABORTED', async () => {
+    await createPolicy('contended-experiment');
+    const experiment = await createExperiment('contended-experiment', 'candidate');
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        call('PATCH', `${P}/contended-experiment/experiments/candidate?updateMask=firewallPolicy.rules`, { etag: experiment.etag, firewallPolicy: { rules: [rule(i)] } }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 409)).toHaveLength(49);
+    const history = (await call('GET', `${P}/contended-experiment/experiments/candidate/events`)).body.events.map((e: { type: string }) => e.type);
+    expect(history).toEqual(['ExperimentCreated', 'ExperimentUpdated']);
+  });
+
+  it('a preview command after a cascade deleted the experiment is NOT_FOUND, not a conflict', async () => {
+    await createPolicy('cascade-after-preview');
+    await createExperiment('cascade-after-preview', 'watched');
+    expect(stateOf(await call('POST', `${P}/cascade-after-preview/experiments/watched:startPreview`))).toBe('ACTIVE');
+    expect((await call('DELETE', `${P}/cascade-after-preview`)).status).toBe(200);
+    const stopped = await call('POST', `${P}/cascade-after-preview/experiments/watched:stopPreview`);
+    expect(stopped.status).toBe(404);
+    expect(stopped.body.error.status).toBe('NOT_FOUND');
+  });
+
+  it('with two replicas, every command acts on the latest state whichever replica the other one used', async () => {
+    const port = await freePort();
+    const replica = startServiceProcess('experiment-service', { NATS_NAMESPACE: namespace, DATABASE_SCHEMA: schema, DATABASE_POOL_SIZE: '4', PORT: String(port) });
+    try {
+      await eventually(async () => ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.ok ? true : undefined), {
+        timeoutMs: 25_000,
+        intervalMs: 200,
+        what: 'second replica ready',
+      });
+      await createPolicy('replicated');
+      await createExperiment('replicated', 'flip');
+      const flip = `${P}/replicated/experiments/flip`;
+      // Requests go to either replica at random; each replica holds the state it last saw,
+      // which the other replica's commands make stale. A command also repeats the previous
+      // one now and then: that changes nothing, and must say so from the latest state.
+      const verbs = ['startPreview', 'stopPreview', 'stopPreview', 'startPreview', 'startPreview', 'stopPreview'];
+      let expected: string | undefined;
+      let changes = 1; // ExperimentCreated
+      for (let i = 0; i < 60; i++) {
+        const verb = verbs[i % verbs.length];
+        const wanted = verb === 'startPreview' ? 'ACTIVE' : 'SUSPENDED';
+        if (wanted !== expected) changes++;
+        expected = wanted;
+        const answer = await call('POST', `${flip}:${verb}`);
+        expect({ i, status: answer.status, state: stateOf(answer) }).toEqual({ i, status: 200, state: expected });
+        expect((await call('GET', flip)).body.previewMetadata.state).toBe(expected);
+      }
+      const history = (await call('GET', `${flip}/events`)).body.events;
+      expect(history).toHaveLength(changes);
+    } finally {
+      await replica.stop();
+    }
+  }, 60_000);
 });
 
 describe('domain events on JetStream', () => {
