@@ -150,6 +150,39 @@ describe('the outbox relay', () => {
     expect(counts.filter((n) => n > 0)).toHaveLength(1);
   });
 
+  it('stops a batch at a publish that fails: nothing after it is stored, and the next batch goes on from it', async () => {
+    const limited = uniqueName('RELAY_LIMITED_');
+    const jsm = await nc.jetstreamManager();
+    // The server refuses the oversized event; the events after it are small and would be stored.
+    await jsm.streams.add({ name: limited, subjects: [`${limited}.>`], max_msg_size: 1024 });
+    const into = new OutboxRelay(dataSource, store, nc.jetstream(), {
+      name: limited,
+      toMessage: (e) => ({ subject: `${limited}.${e.streamId}`, payload: codec.encode(e.type === 'Big' ? 'x'.repeat(2048) : `${e.streamId}:${e.version}`) }),
+    });
+    const stored = async () => {
+      const info = await jsm.streams.info(limited);
+      const out: string[] = [];
+      for (let seq = 1; seq <= info.state.last_seq; seq++) {
+        const message = await jsm.streams.getMessage(limited, { seq });
+        if (message.subject.startsWith(`${limited}.pipe-`)) out.push(message.data.length > 1024 ? 'big' : codec.decode(message.data));
+      }
+      return out;
+    };
+    try {
+      await store.transaction((tx) => tx.append('pipe-1', 0, [{ type: 'A', data: {} }], meta));
+      await store.transaction((tx) => tx.append('pipe-2', 0, [{ type: 'Big', data: {} }], meta));
+      await store.transaction((tx) => tx.append('pipe-1', 1, [{ type: 'B', data: {} }], meta));
+      await store.transaction((tx) => tx.append('pipe-3', 0, [{ type: 'C', data: {} }], meta));
+      await expect(into.publishBatch()).rejects.toThrow(/size/i);
+      expect(await stored()).toEqual(['pipe-1:1']);
+      await jsm.streams.update(limited, { max_msg_size: 4096 });
+      expect(await into.publishBatch()).toBe(3);
+      expect(await stored()).toEqual(['pipe-1:1', 'big', 'pipe-1:2', 'pipe-3:1']);
+    } finally {
+      await jsm.streams.delete(limited);
+    }
+  });
+
   it('resumes after the last event in the stream when its checkpoint is lost, even past the duplicate window', async () => {
     const short = uniqueName('RELAY_SHORT_');
     const jsm = await nc.jetstreamManager();

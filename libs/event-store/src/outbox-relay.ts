@@ -30,7 +30,8 @@ export interface OutboxRelayOptions {
 /**
  * Publishes committed events to JetStream: the events table is the outbox. Each batch runs
  * in a transaction holding an advisory lock (one relay at a time across replicas), publishes
- * in global order with `Nats-Msg-Id` = event id, then moves the checkpoint. A crash between
+ * in global order with `Nats-Msg-Id` = event id (pipelined, see publishInOrder), then moves
+ * the checkpoint. A crash between
  * publish and checkpoint republishes, and JetStream's duplicate window drops the repeats, so
  * every event reaches the stream once, in order per aggregate; and at start the relay reads
  * the stream's last message (its `Event-Tx`/`Event-Position` headers) so a lost checkpoint is
@@ -83,9 +84,13 @@ export class OutboxRelay {
     await this.loop;
   }
 
-  /** One batch; returns how many events it published (0 when another replica holds the lock). */
+  /**
+   * One batch; returns how many events it published (0 when another replica holds the lock).
+   * A publish that fails ends the batch: the checkpoint moves to the event before it, then the
+   * error is raised, and the next batch starts again from the failed event.
+   */
   async publishBatch(): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
+    const { published, error } = await this.dataSource.transaction(async (manager) => {
       // Take the relay's lock, and commit without fsync: losing the checkpoint only
       // republishes, which is recovered from the stream's last message or dropped by JetStream
       // as a duplicate. The checkpoint is read by the next statement, whose snapshot is taken
@@ -94,7 +99,7 @@ export class OutboxRelay {
         `SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked, set_config('synchronous_commit', 'off', true)`,
         [`relay:${this.options.name}`],
       );
-      if (!locked) return 0;
+      if (!locked) return { published: 0 };
       const [checkpoint]: { tx_id: string; position: string }[] = await manager.query(
         `SELECT tx_id::text, position::text FROM relay_checkpoints WHERE name = $1`,
         [this.options.name],
@@ -106,15 +111,8 @@ export class OutboxRelay {
         this.recovered = true;
       }
       const events = await this.store.readAll(cursor, this.options.batchSize ?? 500, manager);
-      for (const event of events) {
-        const message = this.options.toMessage(event);
-        const hdrs = natsHeaders();
-        hdrs.set('Event-Type', event.type);
-        hdrs.set('Event-Tx', event.txId);
-        hdrs.set('Event-Position', event.position);
-        await this.js.publish(message.subject, message.payload, { msgID: event.eventId, headers: hdrs });
-      }
-      const last = events.at(-1);
+      const outcome = await this.publishInOrder(events);
+      const last = events[outcome.published - 1];
       if (last) {
         await manager.query(
           `INSERT INTO relay_checkpoints (name, tx_id, position) VALUES ($1, $2::xid8, $3)
@@ -122,8 +120,43 @@ export class OutboxRelay {
           [this.options.name, last.txId, last.position],
         );
       }
-      return events.length;
+      return outcome;
     });
+    if (error !== undefined) throw error;
+    return published;
+  }
+
+  /**
+   * Publishes `events` in their order without waiting for each acknowledgement in turn: the
+   * first alone, then every other one at once, each expecting the one before it as the
+   * stream's last message (`Nats-Expected-Last-Msg-Id`). So when one fails, every one after
+   * it fails too and nothing lands out of order. JetStream drops a republished event as a
+   * duplicate before it checks that expectation, so starting again after a crash works too.
+   * Returns how many of the first events were stored, and the first failure.
+   */
+  private async publishInOrder(events: StoredEvent[]): Promise<{ published: number; error?: unknown }> {
+    const publish = (event: StoredEvent, previous?: StoredEvent) => {
+      const message = this.options.toMessage(event);
+      const hdrs = natsHeaders();
+      hdrs.set('Event-Type', event.type);
+      hdrs.set('Event-Tx', event.txId);
+      hdrs.set('Event-Position', event.position);
+      return this.js.publish(message.subject, message.payload, {
+        msgID: event.eventId,
+        headers: hdrs,
+        ...(previous ? { expect: { lastMsgID: previous.eventId } } : {}),
+      });
+    };
+    if (events.length === 0) return { published: 0 };
+    try {
+      await publish(events[0]);
+    } catch (error) {
+      return { published: 0, error };
+    }
+    const rest = await Promise.allSettled(events.slice(1).map((event, i) => publish(event, events[i])));
+    const failed = rest.findIndex((result) => result.status === 'rejected');
+    if (failed === -1) return { published: events.length };
+    return { published: failed + 1, error: (rest[failed] as PromiseRejectedResult).reason };
   }
 
   /** The cursor of the last event in the stream, or undefined when it is empty or unknown. */
