@@ -39,6 +39,8 @@ import {
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
+/** Commands/s climb for about 3 s after the services start (JIT, Postgres backends' caches). */
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 5);
 const POLICIES = 10;
 const PER_POLICY = 10;
 const TOKEN = 'bench-token';
@@ -161,7 +163,7 @@ async function main() {
         200,
       );
 
-    await run(2); // warm-up: JIT, connection pools
+    await run(WARM_UP_SECONDS); // warm-up: JIT, connection pools, each experiment's state in the service
     const { result: commands, cpuMs } = await cpuPerRequest(
       [gateway, service, POSTGRES, NATS_SERVER, 'self'],
       () => run(SECONDS),

@@ -152,7 +152,9 @@ export function httpClient(base: string, token: string, sockets: number): HttpCl
 export interface LoadResult {
   perSecond: number;
   p50: number;
+  p90: number;
   p99: number;
+  max: number;
   count: number;
   failures: number;
 }
@@ -184,11 +186,13 @@ export async function closedLoop(
   return {
     perSecond: latencies.length / seconds,
     p50: percentile(latencies, 50),
+    p90: percentile(latencies, 90),
     p99: percentile(latencies, 99),
+    max: latencies.at(-1) ?? 0,
     count: latencies.length,
     failures,
   };
 }
 
 export const describeLoad = (r: LoadResult, unit: string) =>
-  `${r.perSecond.toFixed(0)} ${unit}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.count} requests, ${r.failures} failed`;
+  `${r.perSecond.toFixed(0)} ${unit}/s, p50 ${r.p50.toFixed(1)} ms, p90 ${r.p90.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(0)} ms, ${r.count} requests, ${r.failures} failed`;
