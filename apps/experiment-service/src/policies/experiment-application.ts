@@ -276,12 +276,12 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
    * the answer under the request id). If that state was stale (another replica, a cascade or a
    * commit moved the stream), or the decision failed or changed nothing, the command runs
    * again on the stream as read from the store, and that run answers. A lost race there is
-   * ABORTED; a retry that lost to its own original gets the original's answer.
+   * ABORTED. A retried request id needs no look-up first: its append would break the request
+   * id's unique key, a failed decision looks the id up before answering, and a decision that
+   * changes nothing answers through `operation`, which looks it up too.
    */
   private async experimentCommand(context: CommandContext, verb: string, name: string, command: ExperimentCommand): Promise<Operation> {
     const requestId = checkRequestId(context.requestId);
-    const previous = await this.store.previousResponse<Operation>(requestId);
-    if (previous !== undefined) return previous;
     const known = this.experiments.get(name);
     if (known) {
       const operation = await this.decideAndAppend(context, requestId, verb, known, command).catch(() => undefined);

@@ -385,6 +385,24 @@ describe('commands that decide on the state the service last saw', () => {
     expect(history).toEqual(['ExperimentCreated', 'ExperimentUpdated']);
   });
 
+  it('a retried command (same requestId) acts once and answers the first Operation, even when retried at once', async () => {
+    await createPolicy('retried-commands');
+    const experiment = await createExperiment('retried-commands', 'once');
+    const path = `${P}/retried-commands/experiments/once`;
+    const starts = await Promise.all(Array.from({ length: 10 }, () => call('POST', `${path}:startPreview?requestId=start-1`)));
+    expect(new Set(starts.map((r) => r.status))).toEqual(new Set([200]));
+    expect(new Set(starts.map((r) => r.body.name)).size).toBe(1);
+    const update = (etag: string) => call('PATCH', `${path}?updateMask=firewallPolicy.rules&requestId=update-1`, { etag, firewallPolicy: { rules: [rule(9)] } });
+    const updated = await update(starts[0].body.response.etag);
+    expect(updated.status).toBe(200);
+    // The etag it sent is stale now, but the retry is answered with the first result.
+    expect(await update(starts[0].body.response.etag)).toEqual(updated);
+    expect((await call('POST', `${path}:startPreview?requestId=start-1`)).body).toEqual(starts[0].body);
+    const history = (await call('GET', `${path}/events`)).body.events.map((e: { type: string; requestId?: string }) => [e.type, e.requestId]);
+    expect(history).toEqual([['ExperimentCreated', undefined], ['PreviewStarted', 'start-1'], ['ExperimentUpdated', 'update-1']]);
+    expect(experiment.etag).not.toBe(updated.body.response.etag);
+  });
+
   it('a preview command after a cascade deleted the experiment is NOT_FOUND, not a conflict', async () => {
     await createPolicy('cascade-after-preview');
     await createExperiment('cascade-after-preview', 'watched');
