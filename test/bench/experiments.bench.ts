@@ -10,7 +10,8 @@
  * Target on a 2-core machine: ≥ 1,000 commands/s with p99 ≤ 50 ms.
  *
  *   npm run bench -- test/bench/experiments.bench.ts
- *   (BENCH_SECONDS=15 BENCH_CLIENTS=32 TEST_NATS_URL=… TEST_POSTGRES_URL=… to change them)
+ *   (BENCH_SECONDS=15 BENCH_CLIENTS=32 BENCH_WARM_UP_SECONDS=5 TEST_NATS_URL=… TEST_POSTGRES_URL=…
+ *   to change them)
  */
 import { EXPERIMENT_EVENTS_STREAM } from '@rollout/contracts';
 import { CreateEventStore1764000000000, EventStore } from '@rollout/event-store';

@@ -31,13 +31,15 @@ export interface OutboxRelayOptions {
  * Publishes committed events to JetStream: the events table is the outbox. Each batch runs
  * in a transaction holding an advisory lock (one relay at a time across replicas), publishes
  * in global order with `Nats-Msg-Id` = event id (pipelined, see publishInOrder), then moves
- * the checkpoint. A crash between
- * publish and checkpoint republishes, and JetStream's duplicate window drops the repeats, so
- * every event reaches the stream once, in order per aggregate; and at start the relay reads
- * the stream's last message (its `Event-Tx`/`Event-Position` headers) so a lost checkpoint is
- * recovered even after the duplicate window. Order per aggregate holds because commands read
- * their streams before their first write: a later append to a stream always has a later
- * transaction id than the earlier one it compare-and-set on.
+ * the checkpoint. A crash between publish and checkpoint republishes, and JetStream's
+ * duplicate window drops the repeats, so every event reaches the stream once, in order per
+ * aggregate; and at start the relay reads the stream's last message (its
+ * `Event-Tx`/`Event-Position` headers) so a lost checkpoint is recovered even after the
+ * duplicate window. Order per aggregate holds because an append's compare-and-set succeeds
+ * only on a version that was committed before the appending transaction took its id (at its
+ * first write), so it always has a later transaction id than the append it follows.
+ * `appendAtomically` gets this from its single statement; transactions get it by reading
+ * every stream before their first write.
  */
 export class OutboxRelay {
   private running = false;

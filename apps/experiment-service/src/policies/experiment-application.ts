@@ -57,8 +57,9 @@ const codec = JSONCodec();
 const EXPERIMENT_STATES_CACHED = 4096;
 
 /**
- * The experiment-service's use cases. Each command runs in one Postgres transaction: replay
- * the aggregate(s), decide, append with compare-and-set, update the read models, remember the
+ * The experiment-service's use cases. A command on one experiment is one statement (see
+ * experimentCommand); every other command runs in one Postgres transaction: replay the
+ * aggregate(s), decide, append with compare-and-set, update the read models, remember the
  * answer under the request id. The outbox relay then publishes the events to JetStream.
  */
 @Injectable()
