@@ -4,40 +4,50 @@
  * state's version, so a state gone stale (another replica wrote, another code path appended)
  * makes the append fail instead of writing a wrong decision, and the caller then reads the
  * stream. Enter only states read from the store or appended to it.
- * Bounded: past `capacity` streams, the least recently used are forgotten.
+ * Bounded by weight (the caller's measure of a state's size, e.g. the length of its JSON):
+ * past `maxWeight` in all, the least recently used streams are forgotten.
  */
 export class StateCache<S extends { version: number }> {
-  private readonly states = new Map<string, S>();
+  private readonly entries = new Map<string, { state: S; weight: number }>();
+  private held = 0;
 
-  constructor(private readonly capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new Error(`StateCache capacity must be a positive integer, got ${capacity}`);
+  constructor(private readonly maxWeight: number) {
+    if (!(maxWeight > 0)) throw new Error(`StateCache maxWeight must be positive, got ${maxWeight}`);
   }
 
-  get size(): number {
-    return this.states.size;
+  /** The weight of the states held. */
+  get weight(): number {
+    return this.held;
   }
 
   get(streamId: string): S | undefined {
-    const state = this.states.get(streamId);
-    if (state !== undefined) this.touch(streamId, state);
-    return state;
+    const entry = this.entries.get(streamId);
+    if (entry === undefined) return undefined;
+    // A Map iterates in insertion order: re-inserting makes the stream the most recently used.
+    this.entries.delete(streamId);
+    this.entries.set(streamId, entry);
+    return entry.state;
   }
 
   /** Keeps the later of `state` and the one held: concurrent commands finish in any order. */
-  remember(streamId: string, state: S): void {
-    const held = this.states.get(streamId);
-    if (held !== undefined && held.version > state.version) return;
-    this.touch(streamId, state);
-    if (this.states.size > this.capacity) this.states.delete(this.states.keys().next().value as string);
+  remember(streamId: string, state: S, weight: number): void {
+    const entry = this.entries.get(streamId);
+    if (entry !== undefined && entry.state.version > state.version) return;
+    this.forget(streamId);
+    if (weight > this.maxWeight) return;
+    this.entries.set(streamId, { state, weight });
+    this.held += weight;
+    for (const [oldest, { weight: oldestWeight }] of this.entries) {
+      if (this.held <= this.maxWeight) break;
+      this.entries.delete(oldest);
+      this.held -= oldestWeight;
+    }
   }
 
   forget(streamId: string): void {
-    this.states.delete(streamId);
-  }
-
-  /** A Map iterates in insertion order: re-inserting makes the stream the most recently used. */
-  private touch(streamId: string, state: S): void {
-    this.states.delete(streamId);
-    this.states.set(streamId, state);
+    const entry = this.entries.get(streamId);
+    if (entry === undefined) return;
+    this.entries.delete(streamId);
+    this.held -= entry.weight;
   }
 }

@@ -53,8 +53,12 @@ import { loadExperiment, loadPolicy } from './aggregates';
 
 const codec = JSONCodec();
 
-/** A state is a few KB (the policy under test, annotations up to 16 KiB): tens of MB at most. */
-const EXPERIMENT_STATES_CACHED = 4096;
+/**
+ * How much of the experiments' last known states to keep, counted as the length of their JSON
+ * (a state takes about two to four times that in memory). An experiment of a few rules is
+ * under 1 KB, so thousands fit; one of 1,000 rules can pass 100 KB.
+ */
+const EXPERIMENT_STATES_CACHED_JSON_LENGTH = 16 * 1024 * 1024;
 
 /**
  * The experiment-service's use cases. A command on one experiment is one statement (see
@@ -67,7 +71,7 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
   private readonly logger = new Logger(ExperimentApplication.name);
   private readonly store: EventStore;
   /** Experiments' last known states, for commands that decide without reading first (see experimentCommand). */
-  private readonly experiments = new StateCache<ExperimentState>(EXPERIMENT_STATES_CACHED);
+  private readonly experiments = new StateCache<ExperimentState>(EXPERIMENT_STATES_CACHED_JSON_LENGTH);
   private relay?: OutboxRelay;
 
   constructor(
@@ -290,7 +294,7 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
     }
     try {
       const experiment = await loadExperiment(this.store, name);
-      if (experiment.exists) this.experiments.remember(name, experiment);
+      if (experiment.exists) this.experiments.remember(name, experiment, JSON.stringify(experimentView(experiment)).length);
       else this.experiments.forget(name);
       const operation = await this.decideAndAppend(context, requestId, verb, experiment, command);
       // Nothing changes (e.g. startPreview of an ACTIVE experiment): answer with the experiment as it is.
@@ -319,11 +323,12 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
       return { ...event, metadata: { ...metadataOf(context), ...(after.exists ? { state: experimentView(after) } : {}) } };
     });
     const view = after.exists ? experimentView(after) : undefined;
+    const viewJson = view && JSON.stringify(view);
     const operation = this.operationOf(verb, name, view ?? {});
     const writes: ((param: (value: unknown) => string) => string)[] = [
-      view
+      viewJson
         ? (p) => `INSERT INTO experiments (name, policy_name, state, resource)
-                  SELECT ${p(name)}, ${p(after.policyName)}, ${p(after.preview?.state ?? null)}::text, ${p(JSON.stringify(view))}::jsonb FROM claimed
+                  SELECT ${p(name)}, ${p(after.policyName)}, ${p(after.preview?.state ?? null)}::text, ${p(viewJson)}::jsonb FROM claimed
                   ON CONFLICT (name) DO UPDATE SET state = EXCLUDED.state, resource = EXCLUDED.resource`
         : (p) => `DELETE FROM experiments WHERE name = ${p(name)} AND EXISTS (SELECT 1 FROM claimed)`,
       (p) => `INSERT INTO operations (name, operation) SELECT ${p(operation.name)}, ${p(JSON.stringify(operation))}::jsonb FROM claimed`,
@@ -332,7 +337,7 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
       writes.push((p) => `INSERT INTO idempotent_requests (request_id, response) SELECT ${p(requestId)}, ${p(JSON.stringify(operation))}::jsonb FROM claimed`);
     }
     await this.store.appendAtomically(name, experiment.version, stored, writes);
-    if (after.exists) this.experiments.remember(name, after);
+    if (viewJson) this.experiments.remember(name, after, viewJson.length);
     else this.experiments.forget(name);
     this.relay?.nudge();
     return operation;
