@@ -63,6 +63,15 @@ const toEvent = (row: EventRow): StoredEvent => ({
 const REPLAY = `SELECT type, data FROM events WHERE stream_id = $1 ORDER BY version`;
 const PREVIOUS_RESPONSE = `SELECT response FROM idempotent_requests WHERE request_id = $1`;
 
+/**
+ * The compare-and-set on a stream's version row ($1 stream id, $2 expected version, $3 new
+ * version): it returns the row only when the stream was still at $2 (absent, for 0).
+ */
+const claimStream = (expectedVersion: number) =>
+  expectedVersion === 0
+    ? `INSERT INTO event_streams (stream_id, version) VALUES ($1, $3) ON CONFLICT DO NOTHING RETURNING stream_id`
+    : `UPDATE event_streams SET version = $3 WHERE stream_id = $1 AND version = $2 RETURNING stream_id`;
+
 /** Raised when a stream moved on since it was read: the caller's decision is stale. */
 export function concurrencyConflict(streamId: string): StatusError {
   return StatusError.withReason(
@@ -103,10 +112,7 @@ export class EventTransaction {
    */
   async append(streamId: string, expectedVersion: number, events: NewEvent[], metadata: EventMetadata): Promise<StoredEvent[]> {
     if (events.length === 0) return [];
-    const claim =
-      expectedVersion === 0
-        ? `INSERT INTO event_streams (stream_id, version) VALUES ($1, $3) ON CONFLICT DO NOTHING RETURNING stream_id`
-        : `UPDATE event_streams SET version = $3 WHERE stream_id = $1 AND version = $2 RETURNING stream_id`;
+    const claim = claimStream(expectedVersion);
     const rows: EventRow[] = await this.manager.query(
       `WITH claimed AS (${claim})
        INSERT INTO events (event_id, stream_id, version, type, data, metadata)
@@ -199,10 +205,7 @@ export class EventStore {
       values.push(value);
       return `$${values.length}`;
     };
-    const claim =
-      expectedVersion === 0
-        ? `INSERT INTO event_streams (stream_id, version) VALUES ($1, $3) ON CONFLICT DO NOTHING RETURNING stream_id`
-        : `UPDATE event_streams SET version = $3 WHERE stream_id = $1 AND version = $2 RETURNING stream_id`;
+    const claim = claimStream(expectedVersion);
     // Every data-modifying CTE runs to completion whether or not the main query reads it.
     const extra = writes.map((write, i) => `, write_${i} AS (${write(param)})`).join('');
     const { rows } = await this.pool.query<{ appended: number }>(
