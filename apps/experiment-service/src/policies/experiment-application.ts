@@ -292,10 +292,10 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
       const operation = await this.decideAndAppend(context, requestId, verb, known, command).catch(() => undefined);
       if (operation) return operation;
     }
+    // Whatever was held is stale or useless now; a successful append below holds the new state.
+    this.experiments.forget(name);
     try {
       const experiment = await loadExperiment(this.store, name);
-      if (experiment.exists) this.experiments.remember(name, experiment, JSON.stringify(experimentView(experiment)).length);
-      else this.experiments.forget(name);
       const operation = await this.decideAndAppend(context, requestId, verb, experiment, command);
       // Nothing changes (e.g. startPreview of an ACTIVE experiment): answer with the experiment as it is.
       return operation ?? (await this.operation(context, verb, name, async (tx) => experimentView(await loadExperiment(tx, name))));
