@@ -1,4 +1,5 @@
-import { TEST_POSTGRES_URL, uniqueName } from '@rollout/testing';
+import { TEST_POSTGRES_URL, eventually, uniqueName } from '@rollout/testing';
+import { Client } from 'pg';
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { openDataSource } from './data-source';
 
@@ -50,6 +51,51 @@ describe('openDataSource', () => {
     opened.push(next);
     await expect(next.query('SELECT id, colour FROM widgets')).resolves.toEqual([{ id: 1, colour: 'red' }]);
   });
+
+  it('survives Postgres cutting its connections in the middle of transactions, again and again', async () => {
+    const applicationName = uniqueName('cut_');
+    const dataSource = await openDataSource({ url: TEST_POSTGRES_URL, schema, poolSize: 8, applicationName, migrations: [] });
+    opened.push(dataSource);
+    let running = true;
+    const outcomes = { committed: 0, cut: 0 };
+    const worker = async () => {
+      while (running) {
+        const runner = dataSource.createQueryRunner();
+        try {
+          await runner.connect();
+          await runner.startTransaction();
+          await runner.query('SELECT pg_sleep(0.002)');
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 3));
+          await runner.query('SELECT 1');
+          await runner.commitTransaction();
+          outcomes.committed++;
+        } catch {
+          outcomes.cut++;
+          if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+        } finally {
+          await runner.release().catch(() => undefined);
+        }
+      }
+    };
+    const workers = Array.from({ length: 8 }, worker);
+    const admin = new Client({ connectionString: TEST_POSTGRES_URL });
+    await admin.connect();
+    try {
+      // Before the fix, an 'error' event with no listener ended the process within a few rounds.
+      for (let round = 0; round < 40; round++) {
+        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
+        await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
+      }
+    } finally {
+      running = false;
+      await Promise.all(workers);
+      await admin.end();
+    }
+    expect(outcomes.cut).toBeGreaterThan(0);
+    expect(outcomes.committed).toBeGreaterThan(0);
+    // Once the cuts stop, queries work again (a client cut at the last moment is dropped first).
+    expect(await eventually(() => dataSource.query('SELECT 1 AS one').catch(() => undefined), { timeoutMs: 5_000, what: 'a query after the cuts' })).toEqual([{ one: 1 }]);
+  }, 30_000);
 
   it('refuses a schema name that is not a plain identifier', async () => {
     await expect(

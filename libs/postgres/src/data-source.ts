@@ -1,5 +1,7 @@
 import { DataSource, MixedList, EntitySchema } from 'typeorm';
 import type { MigrationInterface } from 'typeorm';
+import type { Pool, PoolClient } from 'pg';
+import { poolOf } from './pool';
 
 export interface PostgresOptions {
   url: string;
@@ -49,6 +51,7 @@ export async function openDataSource(options: PostgresOptions): Promise<DataSour
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`cannot connect to Postgres at ${redact(options.url)}: ${reason}`);
   }
+  surviveCutConnections(poolOf(dataSource));
   try {
     await migrate(dataSource, options.schema);
   } catch (error) {
@@ -56,6 +59,23 @@ export async function openDataSource(options: PostgresOptions): Promise<DataSour
     throw error;
   }
   return dataSource;
+}
+
+/**
+ * When Postgres cuts a connection (a restart, pg_terminate_backend), its client emits 'error'.
+ * TypeORM listens while a query runner holds the client and the pool while it is idle, but a
+ * client can be caught between the two, and an 'error' nobody listens to ends the process.
+ * So every client gets a listener of its own when the pool first hands it out. The pool and
+ * TypeORM still drop the broken client, and its next query fails with an error the caller
+ * handles.
+ */
+function surviveCutConnections(pool: Pool): void {
+  const guarded = new WeakSet<PoolClient>();
+  pool.on('acquire', (client) => {
+    if (guarded.has(client)) return;
+    guarded.add(client);
+    client.on('error', () => undefined);
+  });
 }
 
 function redact(url: string): string {
