@@ -14,13 +14,15 @@ import type { TrafficProtocol } from '../../traffic/v1';
  *   `PreviewLogBatch` (several records of one experiment configuration), with `Nats-Msg-Id`
  *   set, so a message republished after a crash is stored once within the duplicate window;
  *   every record also carries its deterministic `id`, the key to deduplicate on downstream;
- * - in the evaluator's store, read back with `previewLogs` (exactly once per record id) and
- *   summed up, exactly, by `previewReport`.
+ * - summed up, exactly, by `previewReport`, and aggregated by flow (changed decisions only)
+ *   for `previewFlows`: what the evaluator stores grows with the flows and rules the report
+ *   shows, never with the traffic. PREVIEW_LOGS is the complete per-event log (bounded by its
+ *   own limits); the flows are the aggregated view.
  *
  * A configuration is one (experiment etag, live policy etag) pair: the versions of the two
  * policies that produced a result. Reports and log pages keep them apart, newest first.
  */
-export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.0.0' };
+export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.1.0' };
 
 export const PREVIEW_LOGS_STREAM = 'PREVIEW_LOGS';
 export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';
@@ -41,8 +43,10 @@ export const PREVIEW_LOGS_STREAM_LIMITS = {
 
 /** Request/reply subjects served by the evaluator (queue group `evaluator`). */
 export const PREVIEW_SUBJECTS = {
+  /** Deprecated since 1.1.0: use previewFlows. */
   previewLogs: 'preview.v1.previewLogs',
   previewReport: 'preview.v1.previewReport',
+  previewFlows: 'preview.v1.previewFlows',
 } as const;
 
 /** What a policy decided for one connection. */
@@ -91,10 +95,20 @@ export interface PreviewLogBatch {
   records: PreviewLogRecord[];
 }
 
+/**
+ * Deprecated since 1.1.0 (use `ListPreviewFlowsRequest`): the evaluator no longer stores a
+ * record per event. previewLogs lists the sample records of the changed flows (see
+ * `PreviewFlow.samples`), rebuilt as they were logged; unchanged decisions are counted in the
+ * report and logged on PREVIEW_LOGS, not listed here.
+ */
 export interface ListPreviewLogsRequest {
   /** `projects/{p}/locations/{l}/firewallPolicies/{f}/experiments/{e}` */
   name: string;
-  /** Only records whose verdict changed. */
+  /**
+   * Only records whose verdict changed. Every listed record has changed since 1.1.0, whatever
+   * this says.
+   * @deprecated since 1.1.0: use `ListPreviewFlowsRequest.filter`.
+   */
   changedOnly?: boolean;
   /** Default 50, at most 1000. */
   pageSize?: number;
@@ -103,9 +117,8 @@ export interface ListPreviewLogsRequest {
 }
 
 /**
- * Newest configuration first, and within a configuration the most recently stored record
- * first; no record appears on two pages. Records stored after the first page was read do not
- * appear in later pages of that listing (start again to see them).
+ * Newest configuration first, and within a configuration the flow seen last first, its samples
+ * oldest first; no record appears on two pages of one listing.
  */
 export interface ListPreviewLogsResponse {
   previewLogs: PreviewLogRecord[];
@@ -136,6 +149,69 @@ export interface ChangedDestinationPort {
   count: number;
 }
 
+/**
+ * Changed decisions of one configuration aggregated by flow: the connection without its source
+ * port (direction, addresses, protocol, destination port) and the two deciding rules.
+ */
+export interface PreviewFlow {
+  experimentEtag: string;
+  livePolicyEtag: string;
+  direction: 'INGRESS' | 'EGRESS';
+  srcIp: string;
+  destIp: string;
+  /** The protocol's name (`tcp`, `udp`, …), or its number for protocols without one. */
+  protocol: string;
+  /** Absent for connections without ports. */
+  destPort?: number;
+  transition: PreviewTransition;
+  liveResult: PreviewVerdict;
+  experimentResult: PreviewVerdict;
+  /** Events of this flow (all of them, exactly). */
+  count: number;
+  /** Earliest and latest event time of the flow (RFC 3339). */
+  firstEventTime: string;
+  lastEventTime: string;
+  /** The first events of the flow (at most PREVIEW_FLOW_SAMPLES), to look up in your own flow logs. */
+  samples: PreviewFlowSample[];
+}
+
+/** allow → deny (the change blocks the flow) or deny → allow (it opens it). */
+export type PreviewTransition = 'ALLOW_TO_DENY' | 'DENY_TO_ALLOW';
+
+export interface PreviewFlowSample {
+  trafficEventId: string;
+  /** The event's `time`, as the producer wrote it. */
+  eventTime: string;
+  srcPort?: number;
+}
+
+/**
+ * AIP-132 list of the changed flows of an experiment, newest configuration first, then the flow
+ * seen last first.
+ *
+ * `filter` (AIP-160, a conjunction): terms joined by `AND`, each `field = value`, `field != value`,
+ * or for ports `destPort >= n` / `destPort <= n`. Fields: `transition` (`ALLOW_TO_DENY`,
+ * `DENY_TO_ALLOW`), `liveRule` and `experimentRule` (a priority, or `implied`), `srcIp`,
+ * `destIp` and `ip` (either side; an address or a CIDR range, which matches the addresses in it),
+ * `destPort`, `protocol`, `direction`, `experimentEtag`, `livePolicyEtag`. Values may be quoted.
+ * Example: `transition = ALLOW_TO_DENY AND ip = "10.0.0.0/8" AND destPort = 22`.
+ */
+export interface ListPreviewFlowsRequest {
+  /** The experiment: `projects/{p}/locations/{l}/firewallPolicies/{f}/experiments/{e}` */
+  parent: string;
+  /** @maxLength 2000 */
+  filter?: string;
+  /** Default 50, at most 1000. */
+  pageSize?: number;
+  /** `nextPageToken` of the previous page of the same query. */
+  pageToken?: string;
+}
+
+export interface ListPreviewFlowsResponse {
+  previewFlows: PreviewFlow[];
+  nextPageToken?: string;
+}
+
 /** Exact totals for one (experiment etag, live policy etag) configuration. */
 export interface PreviewConfigurationReport {
   experimentEtag: string;
@@ -152,10 +228,17 @@ export interface PreviewConfigurationReport {
   liveRules: RuleCount[];
   /** Deciding rules of the experiment's policy, most frequent first. */
   experimentRules: RuleCount[];
-  /** The 20 sources with the most changed verdicts (ties by address). */
+  /** The 20 sources with the most changed verdicts (ties by address), over the flows kept (see `flows`). */
   topChangedSources: ChangedSource[];
-  /** The 20 destination ports with the most changed verdicts (events without a port are not ranked). */
+  /** The 20 destination ports with the most changed verdicts (events without a port are not ranked), over the flows kept. */
   topChangedDestinationPorts: ChangedDestinationPort[];
+  /** Distinct changed flows kept for previewFlows. */
+  flows?: number;
+  /**
+   * Changed events whose flow is not kept, because the configuration already had the most flows
+   * the evaluator keeps (EVALUATOR_MAX_FLOWS): counted in the totals above, in no flow.
+   */
+  changedOutsideFlows?: number;
   /** Earliest and latest traffic event time seen (RFC 3339). */
   firstEventTime: string;
   lastEventTime: string;
@@ -169,5 +252,7 @@ export interface PreviewReport {
 }
 
 export const PREVIEW_REPORT_TOP = 20;
+/** Sample events kept per flow. */
+export const PREVIEW_FLOW_SAMPLES = 5;
 export const PREVIEW_LOGS_DEFAULT_PAGE_SIZE = 50;
 export const PREVIEW_LOGS_MAX_PAGE_SIZE = 1000;

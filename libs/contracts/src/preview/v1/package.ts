@@ -6,15 +6,32 @@ const service = 'evaluator';
 /** `preview.v1`: what previewing an experiment did to production traffic. */
 export const PREVIEW_V1_PACKAGE = definePackage({
   name: 'preview.v1',
-  version: '1.0.0',
+  version: '1.1.0',
   stability: 'stable',
-  requests: ['ListPreviewLogsRequest', 'GetPreviewReportRequest'],
-  replies: ['ListPreviewLogsResponse', 'PreviewReport'],
+  requests: ['ListPreviewLogsRequest', 'GetPreviewReportRequest', 'ListPreviewFlowsRequest'],
+  replies: ['ListPreviewLogsResponse', 'PreviewReport', 'ListPreviewFlowsResponse'],
   events: ['PreviewLogBatch'],
   resources: [],
+  deprecations: [
+    {
+      target: PREVIEW_SUBJECTS.previewLogs,
+      since: '1.1.0',
+      replacement: PREVIEW_SUBJECTS.previewFlows,
+      date: '2026-11-25',
+      sunset: '2027-12-31',
+    },
+    {
+      target: 'ListPreviewLogsRequest.changedOnly',
+      since: '1.1.0',
+      replacement: 'ListPreviewFlowsRequest.filter',
+      date: '2026-11-25',
+      sunset: '2027-12-31',
+    },
+  ],
   requestReply: [
     { subject: PREVIEW_SUBJECTS.previewLogs, service, request: 'ListPreviewLogsRequest', reply: 'ListPreviewLogsResponse' },
     { subject: PREVIEW_SUBJECTS.previewReport, service, request: 'GetPreviewReportRequest', reply: 'PreviewReport' },
+    { subject: PREVIEW_SUBJECTS.previewFlows, service, request: 'ListPreviewFlowsRequest', reply: 'ListPreviewFlowsResponse' },
   ],
   streams: [
     {
