@@ -5,7 +5,8 @@ import { JSONCodec, JsMsg, NatsConnection, connect, nanos } from 'nats';
 import { DEAD_LETTER_STREAM, JetStreamDeclarations, declareJetStream, deadLetterSubject } from './jetstream-setup';
 import { NatsModule } from './nats.module';
 import { NatsNamespace } from './namespace';
-import { DEAD_LETTER_REASON_HEADER, PoisonMessageError, PullConsumerHost } from './pull-consumer-host';
+import { DEAD_LETTER_REASON_HEADER } from './dead-letter';
+import { PoisonMessageError, PullConsumerHost } from './pull-consumer-host';
 
 const codec = JSONCodec<{ n: number; kind?: 'ok' | 'poison' | 'flaky' | 'broken' | 'slow' }>();
 

@@ -7,9 +7,9 @@ import {
   Optional,
 } from '@nestjs/common';
 import { METRICS_REGISTRY } from '@rollout/metrics';
-import { ConsumerMessages, JsMsg, NatsConnection, headers as natsHeaders } from 'nats';
+import { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import { Counter, Registry } from 'prom-client';
-import { deadLetterSubject } from './jetstream-setup';
+import { publishDeadLetter } from './dead-letter';
 import { NatsNamespace } from './namespace';
 import { NATS_CONNECTION } from './tokens';
 
@@ -36,8 +36,6 @@ export interface PullConsumerRegistration {
   retryDelayMs?: number;
   handle(message: JsMsg): Promise<void>;
 }
-
-export const DEAD_LETTER_REASON_HEADER = 'Dead-Letter-Reason';
 
 /**
  * Runs pull-consumer loops: they start after the application has bootstrapped (so handlers
@@ -113,7 +111,7 @@ export class PullConsumerHost implements OnApplicationBootstrap, BeforeApplicati
       return;
     }
     try {
-      await this.deadLetter(registration.stream, message, reason);
+      await publishDeadLetter(this.connection, this.namespace, registration.stream, message, reason);
       message.term();
       this.count(registration, 'dead_lettered');
       this.logger.warn({ subject: message.subject, seq: message.seq, reason }, 'message dead-lettered');
@@ -122,18 +120,6 @@ export class PullConsumerHost implements OnApplicationBootstrap, BeforeApplicati
       this.logger.error({ err: publishError, seq: message.seq }, 'dead-letter publish failed');
       message.nak(registration.retryDelayMs ?? 1_000);
     }
-  }
-
-  private async deadLetter(stream: string, message: JsMsg, reason: string) {
-    const hdrs = natsHeaders();
-    hdrs.set(DEAD_LETTER_REASON_HEADER, reason.slice(0, 1024));
-    hdrs.set('Dead-Letter-Subject', message.subject);
-    hdrs.set('Dead-Letter-Stream-Sequence', String(message.seq));
-    // Deterministic id: a dead-letter retried after a crash is stored once.
-    await this.connection.jetstream().publish(this.namespace.subject(deadLetterSubject(stream)), message.data, {
-      headers: hdrs,
-      msgID: `${stream}:${message.seq}`,
-    });
   }
 
   private count(registration: PullConsumerRegistration, outcome: string) {

@@ -1,0 +1,215 @@
+import { Logger } from '@nestjs/common';
+import { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
+import { publishDeadLetter } from './dead-letter';
+import { NatsNamespace } from './namespace';
+
+/** A message of a batch that will never succeed, and why: it goes to the dead-letter subject. */
+export interface Rejection {
+  message: JsMsg;
+  reason: string;
+}
+
+/**
+ * Handles one batch. Resolves with the messages to dead-letter; every other message of the
+ * batch is then acknowledged. Throwing means "not now" (a store is down): the same batch is
+ * handed back after a back-off, its messages kept ours meanwhile, so a handler must be
+ * idempotent per message.
+ */
+export type BatchHandler = (messages: JsMsg[]) => Promise<readonly Rejection[]>;
+
+export interface BatchConsumerOptions {
+  /** Stream and durable pull consumer as declared (un-namespaced). */
+  stream: string;
+  durable: string;
+  /** Most messages in one batch. */
+  maxMessages: number;
+  /** Most payload bytes in one batch (a message bigger than this is a batch of its own). */
+  maxBytes: number;
+  /** Batches handled at once. */
+  concurrency: number;
+  /** How long a partial batch waits for more messages while other batches are in flight. */
+  lingerMs?: number;
+  /** Called when a batch handler threw, before it is retried (metrics, logs). */
+  onRetry?: (error: unknown, attempt: number) => void;
+  /** Called with each message dead-lettered (metrics). */
+  onDeadLetter?: (rejection: Rejection) => void;
+}
+
+/**
+ * A durable pull consumer read in batches, handled up to `concurrency` at a time.
+ *
+ * Batching: a batch is handed over when it is full (by messages or bytes); or when no further
+ * message is waiting and either nothing else is in flight (an idle consumer answers at once)
+ * or it has lingered `lingerMs` (a busy one lets batches grow while the others are handled).
+ * The pull buffers at most `maxMessages × (concurrency + 1)` messages, and a batch holds at
+ * most `maxBytes` of payload, so what is decoded at once stays bounded whatever a message holds.
+ *
+ * Settling: after the handler resolves, its rejections go to `deadletter.v1.<stream>` and are
+ * terminated (a failed dead-letter publish is redelivered a second later, never lost), and
+ * every other message is acknowledged. A handler that throws is retried with back-off while
+ * "in progress" acks keep its messages from being redelivered elsewhere; on stop they are
+ * handed back (nak) for redelivery. Consumption restarts after any failure of the pull itself.
+ */
+export class BatchConsumer {
+  private readonly logger: Logger;
+  private running = false;
+  private loop?: Promise<void>;
+  private messages?: ConsumerMessages;
+  private readonly inFlight = new Set<Promise<void>>();
+  private batch: JsMsg[] = [];
+  private batchBytes = 0;
+  private linger?: NodeJS.Timeout;
+  private slotFreed?: () => void;
+  /** Wakes whoever sleeps (the pull loop, batches backing off), so stop() need not wait. */
+  private readonly sleepers = new Set<() => void>();
+
+  constructor(
+    private readonly connection: NatsConnection,
+    private readonly namespace: NatsNamespace,
+    private readonly options: BatchConsumerOptions,
+    private readonly handle: BatchHandler,
+  ) {
+    this.logger = new Logger(`BatchConsumer ${options.stream}/${options.durable}`);
+  }
+
+  /** Starts consuming once `ready` resolves (for example, once the state the handler needs is loaded). */
+  start(ready: Promise<void> = Promise.resolve()): void {
+    this.running = true;
+    this.loop = this.run(ready);
+  }
+
+  /** Stops pulling, then waits for every batch already taken to be settled. */
+  async stop(): Promise<void> {
+    this.running = false;
+    for (const wake of this.sleepers) wake();
+    this.messages?.stop();
+    this.slotFreed?.();
+    await this.loop;
+    if (this.batch.length > 0) this.flush();
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async run(ready: Promise<void>): Promise<void> {
+    await Promise.race([ready, new Promise<void>((resolve) => this.sleepers.add(resolve))]);
+    if (!this.running) return;
+    const stream = this.namespace.stream(this.options.stream);
+    while (this.running) {
+      try {
+        const consumer = await this.connection.jetstream().consumers.get(stream, this.options.durable);
+        // Bounded by messages, not bytes: nats.js 2.x pulls by bytes in requests of 100 messages
+        // and, on nats-server 2.9, new messages then wait for the request to expire.
+        const messages = await consumer.consume({ max_messages: this.options.maxMessages * (this.options.concurrency + 1) });
+        this.messages = messages;
+        if (!this.running) messages.stop();
+        this.logger.log(`consuming ${stream} with durable consumer ${this.options.durable}`);
+        await this.drain(messages);
+      } catch (error) {
+        this.logger.error({ err: error }, 'consuming failed; starting again');
+      }
+      if (this.running) await this.sleep(1_000);
+    }
+  }
+
+  private async drain(messages: ConsumerMessages): Promise<void> {
+    for await (const message of messages) {
+      if (this.batch.length > 0 && this.batchBytes + message.data.length > this.options.maxBytes) {
+        await this.freeSlot();
+        if (this.batch.length > 0) this.flush();
+      }
+      this.batch.push(message);
+      this.batchBytes += message.data.length;
+      if (this.batch.length >= this.options.maxMessages) {
+        await this.freeSlot();
+        if (this.batch.length > 0) this.flush();
+      } else if (messages.getPending() <= 1) {
+        // getPending() still counts the message in hand: 1 means nothing else is waiting.
+        if (this.inFlight.size === 0) this.flush();
+        else this.linger ??= setTimeout(() => this.lingered(), this.options.lingerMs ?? 20);
+      }
+    }
+    if (this.batch.length > 0) this.flush();
+  }
+
+  private lingered(): void {
+    this.linger = undefined;
+    if (this.batch.length === 0) return;
+    if (this.inFlight.size < this.options.concurrency) this.flush();
+    else this.linger = setTimeout(() => this.lingered(), this.options.lingerMs ?? 20);
+  }
+
+  private flush(): void {
+    if (this.linger) clearTimeout(this.linger);
+    this.linger = undefined;
+    const batch = this.batch;
+    this.batch = [];
+    this.batchBytes = 0;
+    const task = this.settle(batch)
+      .catch((error) => this.logger.error({ err: error }, 'a batch failed; its messages will be redelivered'))
+      .finally(() => {
+        this.inFlight.delete(task);
+        this.slotFreed?.();
+        // Nothing else in flight: a lingering partial batch need not wait any longer.
+        if (this.inFlight.size === 0 && this.batch.length > 0 && this.running) this.flush();
+      });
+    this.inFlight.add(task);
+  }
+
+  private async freeSlot(): Promise<void> {
+    while (this.inFlight.size >= this.options.concurrency && this.running) {
+      await new Promise<void>((resolve) => (this.slotFreed = resolve));
+    }
+  }
+
+  private async settle(batch: JsMsg[]): Promise<void> {
+    const rejections = await this.handleUntilDone(batch);
+    if (!rejections) {
+      // Stopping while the handler still fails: hand the messages back for redelivery.
+      for (const message of batch) message.nak();
+      return;
+    }
+    const rejected = new Set(rejections.map((r) => r.message));
+    await Promise.all(rejections.map((rejection) => this.deadLetter(rejection)));
+    for (const message of batch) if (!rejected.has(message)) message.ack();
+  }
+
+  private async handleUntilDone(batch: JsMsg[]): Promise<readonly Rejection[] | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.handle(batch);
+      } catch (error) {
+        this.options.onRetry?.(error, attempt);
+        if (attempt % 10 === 0) this.logger.warn({ err: error, attempt }, 'handling a batch failed; retrying');
+        if (!this.running) return undefined;
+        // Keep the messages ours while the handler cannot succeed, rather than have them redelivered.
+        for (const message of batch) message.working();
+        await this.sleep(Math.min(5_000, 100 * 2 ** attempt));
+      }
+    }
+  }
+
+  private async deadLetter(rejection: Rejection): Promise<void> {
+    const { message, reason } = rejection;
+    try {
+      await publishDeadLetter(this.connection, this.namespace, this.options.stream, message, reason);
+      message.term();
+      this.options.onDeadLetter?.(rejection);
+      this.logger.warn({ subject: message.subject, seq: message.seq, reason }, 'message dead-lettered');
+    } catch (error) {
+      // Never lose it: it comes back once the dead-letter stream answers again.
+      this.logger.error({ err: error, seq: message.seq }, 'dead-letter publish failed');
+      message.nak(1_000);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.sleepers.add(wake);
+    });
+  }
+}
