@@ -5,9 +5,11 @@ import { ServiceInfoModule, platformModules } from '@rollout/service-kit';
 import { Config, EVALUATOR_CONFIG } from './config';
 import { evaluatorJetStream } from './jetstream';
 import { CreatePreviewStore1765000000000 } from './migrations/1765000000000-preview-store';
+import { PreviewFlows1766650000000 } from './migrations/1766650000000-preview-flows';
 import { PreviewLogPublisher } from './preview/preview-log.publisher';
 import { PreviewController } from './preview/preview.controller';
 import { PreviewQueries } from './preview/preview.queries';
+import { PreviewRetention } from './preview/preview.retention';
 import { PreviewStore } from './preview/preview.store';
 import { PreviewStateService } from './state/preview-state.service';
 import { TrafficConsumer } from './traffic/traffic.consumer';
@@ -28,13 +30,13 @@ export class AppModule {
           service: 'evaluator',
           config,
           jetstream: evaluatorJetStream(config),
-          database: { migrations: [CreatePreviewStore1765000000000] },
+          database: { migrations: [CreatePreviewStore1765000000000, PreviewFlows1766650000000] },
           readiness: [PreviewStateService],
         }),
         ServiceInfoModule.forService('evaluator', [SYSTEM_V1, TRAFFIC_V1, TRAFFIC_V2ALPHA, PREVIEW_V1]),
       ],
       controllers: [PreviewController],
-      providers: [{ provide: EVALUATOR_CONFIG, useValue: config }, PreviewStore, PreviewLogPublisher, PreviewQueries, TrafficConsumer],
+      providers: [{ provide: EVALUATOR_CONFIG, useValue: config }, PreviewStore, PreviewLogPublisher, PreviewQueries, PreviewRetention, TrafficConsumer],
     };
   }
 }

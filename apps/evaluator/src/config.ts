@@ -5,16 +5,22 @@ import { z } from 'zod';
 export const configSchema = z.object({
   ...baseConfigSchema(3002).shape,
   ...databaseConfigSchema('preview').shape,
-  /** Most traffic events evaluated and stored in one Postgres transaction. */
+  /** Most traffic messages evaluated and counted in one Postgres transaction. */
   EVALUATOR_BATCH_SIZE: positiveInt(1_000).pipe(z.number().max(10_000, 'must be at most 10000')),
+  /** Most traffic payload bytes in one batch (traffic.v2alpha messages hold many events); the pull buffers (concurrency + 1) times this. */
+  EVALUATOR_BATCH_BYTES: positiveInt(1024 * 1024).pipe(z.number().max(64 * 1024 * 1024, 'must be at most 67108864')),
   /** Batches in flight at once in one replica (each its own transaction and connection). */
   EVALUATOR_CONCURRENCY: positiveInt(2).pipe(z.number().max(16, 'must be at most 16')),
   /** Traffic events handed out and not yet acknowledged, across every replica (the durable consumer's max_ack_pending). */
   EVALUATOR_MAX_ACK_PENDING: positiveInt(20_000),
   /** How long a replica may hold an event before JetStream hands it to another. */
   EVALUATOR_ACK_WAIT_MS: positiveInt(30_000),
-  /** A preview-log batch stored but not yet seen on PREVIEW_LOGS after this long is published again. */
-  PREVIEW_LOG_RELAY_DELAY_MS: positiveInt(10_000),
+  /** Most changed flows kept per configuration; changed events of further flows are counted, in no flow. */
+  EVALUATOR_MAX_FLOWS: positiveInt(200_000),
+  /** How long a configuration's report and flows are kept after its last traffic (a committed or deleted experiment's too). */
+  PREVIEW_RETENTION_MS: positiveInt(7 * 24 * 3600 * 1000),
+  /** How often a replica merges the counted-sequence ranges and removes what retention lets go. */
+  PREVIEW_HOUSEKEEPING_INTERVAL_MS: positiveInt(60_000),
   /** Limits of the streams the evaluator creates (see the contracts for the defaults' reasons). */
   TRAFFIC_MAX_AGE_MS: positiveInt(TRAFFIC_STREAM_LIMITS.maxAgeMs),
   TRAFFIC_MAX_BYTES: positiveInt(TRAFFIC_STREAM_LIMITS.maxBytes),

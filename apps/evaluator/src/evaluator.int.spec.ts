@@ -1,10 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import {
   FirewallRule,
+  ListPreviewFlowsResponse,
   ListPreviewLogsResponse,
-  PREVIEW_LOGS_STREAM,
   PREVIEW_SUBJECTS,
-  PreviewLogBatch,
   PreviewLogRecord,
   PreviewReport,
   StatusError,
@@ -20,6 +19,7 @@ import { PreviewStateService } from './state/preview-state.service';
 import {
   ExperimentWorld,
   Isolation,
+  allFlows,
   cleanUp,
   deadLetters,
   isolation,
@@ -27,6 +27,7 @@ import {
   rpcClient,
   settledUpTo,
   startEvaluator,
+  streamRecords,
   trafficEvent,
 } from './test-support';
 
@@ -53,17 +54,6 @@ const logs = (experiment: string, query: { changedOnly?: boolean; pageSize?: num
   rpc.request<ListPreviewLogsResponse>(PREVIEW_SUBJECTS.previewLogs, { name: world.experimentName('web', experiment), ...query }, { timeoutMs: 5_000 });
 const report = (experiment: string, policy = 'web') =>
   rpc.request<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: world.experimentName(policy, experiment) }, { timeoutMs: 5_000 });
-
-async function allLogs(experiment: string, query: { changedOnly?: boolean; pageSize?: number } = {}): Promise<PreviewLogRecord[]> {
-  const records: PreviewLogRecord[] = [];
-  let pageToken: string | undefined;
-  do {
-    const page = await logs(experiment, { ...query, pageToken });
-    records.push(...page.previewLogs);
-    pageToken = page.nextPageToken;
-  } while (pageToken);
-  return records;
-}
 
 const metric = async (name: string, labels: Record<string, string> = {}) => {
   const found = await app.get<Registry>(METRICS_REGISTRY).getSingleMetric(name)?.get();
@@ -123,8 +113,8 @@ describe('before its snapshot of live policies and experiments is loaded', () =>
     await jsm.consumers.delete(stream, 'slot-holder');
     await eventually(async () => ((await readiness()).status === 200 ? true : undefined), { timeoutMs: 20_000, what: 'ready' });
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'early event settled' });
-    const [record] = (await logs('block')).previewLogs;
-    expect(record).toMatchObject({ trafficEventId: early.id, changed: true, liveResult: { action: 'allow', rulePriority: 100 }, experimentResult: { action: 'deny', rulePriority: 50 } });
+    const [flow] = await allFlows(rpc, world.experimentName('web', 'block'));
+    expect(flow).toMatchObject({ samples: [{ trafficEventId: early.id }], transition: 'ALLOW_TO_DENY', liveResult: { action: 'allow', rulePriority: 100 }, experimentResult: { action: 'deny', rulePriority: 50 } });
     expect(await deadLetters(nc, iso)).toEqual([]);
   });
 });
@@ -141,59 +131,18 @@ describe('evaluating traffic', () => {
     await world.experiment('web', 'paused', BLOCK, 'SUSPENDED');
   });
 
-  it('evaluates the live policy and every ACTIVE experiment, one record each, and nothing for the others', async () => {
-    const events = [
-      trafficEvent(10, { srcIp: '10.0.1.5', destPort: 22 }), // SSH from the blocked range: allow → deny
-      trafficEvent(11, { srcIp: '10.0.2.5', destPort: 22 }), // SSH from elsewhere in 10/8: allowed by both
-      trafficEvent(12, { srcIp: '203.0.113.9', destPort: 22 }), // outside 10/8: denied by both (rule 200)
-      trafficEvent(13, { srcIp: '10.0.1.5', destPort: 443, protocol: 6 }), // HTTPS, by protocol number
-      trafficEvent(14, { srcIp: '2001:db8::5', destPort: 80, direction: 'EGRESS' }), // EGRESS: implied allow
-    ];
+  const events = [
+    trafficEvent(10, { srcIp: '10.0.1.5', destPort: 22 }), // SSH from the blocked range: allow → deny
+    trafficEvent(11, { srcIp: '10.0.2.5', destPort: 22 }), // SSH from elsewhere in 10/8: allowed by both
+    trafficEvent(12, { srcIp: '203.0.113.9', destPort: 22 }), // outside 10/8: denied by both (rule 200)
+    trafficEvent(13, { srcIp: '10.0.1.5', destPort: 443, protocol: 6 }), // HTTPS, by protocol number
+    trafficEvent(14, { srcIp: '2001:db8::5', destPort: 80, direction: 'EGRESS' }), // EGRESS: implied allow
+  ];
+
+  it('evaluates the live policy and every ACTIVE experiment: exact totals, changed flows, and nothing for the others', async () => {
     await inForce('web', (view) => view.etag === liveEtag && view.active.map((e) => e.etag).join() === `${etags.block},${etags.noop}`);
     const seq = await publishTraffic(nc, iso, 'web', events);
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'events settled' });
-
-    const block = (await allLogs('block')).filter((r) => events.some((e) => e.id === r.trafficEventId));
-    expect(block.map((r) => [r.trafficEventId, r.liveResult, r.experimentResult, r.changed]).sort()).toEqual(
-      [
-        [events[0].id, { action: 'allow', rulePriority: 100, implied: false }, { action: 'deny', rulePriority: 50, implied: false }, true],
-        [events[1].id, { action: 'allow', rulePriority: 100, implied: false }, { action: 'allow', rulePriority: 100, implied: false }, false],
-        [events[2].id, { action: 'deny', rulePriority: 200, implied: false }, { action: 'deny', rulePriority: 200, implied: false }, false],
-        [events[3].id, { action: 'allow', rulePriority: 100, implied: false }, { action: 'allow', rulePriority: 100, implied: false }, false],
-        [events[4].id, { action: 'allow', rulePriority: null, implied: true }, { action: 'allow', rulePriority: null, implied: true }, false],
-      ].sort(),
-    );
-    const first = block.find((r) => r.trafficEventId === events[0].id) as PreviewLogRecord;
-    expect(first).toEqual({
-      logPrefix: 'FirewallPolicyPreviewLog',
-      id: previewRecordId(events[0].id, world.experimentName('web', 'block'), etags.block),
-      experiment: world.experimentName('web', 'block'),
-      firewallPolicy: world.policyName('web'),
-      experimentEtag: etags.block,
-      livePolicyEtag: liveEtag,
-      trafficEventId: events[0].id,
-      eventTime: events[0].time,
-      connection: { direction: 'INGRESS', srcIp: '10.0.1.5', destIp: '192.0.2.10', protocol: 'tcp', srcPort: events[0].srcPort, destPort: 22 },
-      liveResult: { action: 'allow', rulePriority: 100, implied: false },
-      experimentResult: { action: 'deny', rulePriority: 50, implied: false },
-      changed: true,
-    });
-
-    // The no-op experiment previews deleting the policy: the implied rules decide everything.
-    const noop = (await allLogs('noop')).filter((r) => events.some((e) => e.id === r.trafficEventId));
-    expect(noop.map((r) => [r.trafficEventId, r.experimentResult.action, r.experimentResult.implied, r.changed]).sort()).toEqual(
-      [
-        [events[0].id, 'deny', true, true],
-        [events[1].id, 'deny', true, true],
-        [events[2].id, 'deny', true, false],
-        [events[3].id, 'deny', true, true],
-        [events[4].id, 'allow', true, false],
-      ].sort(),
-    );
-
-    // Never-started and suspended experiments: no records, no report.
-    expect((await logs('draft')).previewLogs).toEqual([]);
-    expect(await report('paused')).toEqual({ name: world.experimentName('web', 'paused'), configurations: [] });
 
     // The report of this configuration: exactly these five evaluations.
     const { configurations } = await report('block');
@@ -219,48 +168,103 @@ describe('evaluating traffic', () => {
       ],
       topChangedSources: [{ srcIp: '10.0.1.5', count: 1 }],
       topChangedDestinationPorts: [{ protocol: 'tcp', destPort: 22, count: 1 }],
+      flows: 1,
+      changedOutsideFlows: 0,
       firstEventTime: events[0].time,
       lastEventTime: events[4].time,
     });
     // The earlier configuration (the first experiment and live versions) keeps its own totals.
     expect(configurations.slice(1).map((c) => [c.evaluated, c.changed])).toEqual([[1, 1]]);
+
+    // Only the changed decision is kept, as a flow, with the event as its sample.
+    const blockFlows = (await allFlows(rpc, world.experimentName('web', 'block'))).filter((f) => f.experimentEtag === etags.block);
+    expect(blockFlows).toEqual([
+      {
+        experimentEtag: etags.block,
+        livePolicyEtag: liveEtag,
+        direction: 'INGRESS',
+        srcIp: '10.0.1.5',
+        destIp: '192.0.2.10',
+        protocol: 'tcp',
+        destPort: 22,
+        transition: 'ALLOW_TO_DENY',
+        liveResult: { action: 'allow', rulePriority: 100, implied: false },
+        experimentResult: { action: 'deny', rulePriority: 50, implied: false },
+        count: 1,
+        firstEventTime: events[0].time,
+        lastEventTime: events[0].time,
+        samples: [{ trafficEventId: events[0].id, eventTime: events[0].time, srcPort: events[0].srcPort }],
+      },
+    ]);
+
+    // The no-op experiment previews deleting the policy: the implied rules decide everything.
     const noopReport = (await report('noop')).configurations;
-    expect(noopReport.map((c) => [c.experimentEtag, c.evaluated, c.allowToDeny, c.denyToAllow, c.unchangedDeny, c.unchangedAllow])).toEqual([[etags.noop, 5, 3, 0, 1, 1]]);
+    expect(noopReport.map((c) => [c.experimentEtag, c.evaluated, c.allowToDeny, c.denyToAllow, c.unchangedDeny, c.unchangedAllow, c.flows])).toEqual([[etags.noop, 5, 3, 0, 1, 1, 3]]);
+    const noopFlows = await allFlows(rpc, world.experimentName('web', 'noop'));
+    expect(noopFlows.map((f) => [f.srcIp, f.destPort, f.transition, f.experimentResult.implied]).sort()).toEqual(
+      [
+        ['10.0.1.5', 22, 'ALLOW_TO_DENY', true],
+        ['10.0.1.5', 443, 'ALLOW_TO_DENY', true],
+        ['10.0.2.5', 22, 'ALLOW_TO_DENY', true],
+      ].sort(),
+    );
+
+    // Never-started and suspended experiments: no report, no flows.
+    expect(await report('paused')).toEqual({ name: world.experimentName('web', 'paused'), configurations: [] });
+    expect(await allFlows(rpc, world.experimentName('web', 'draft'))).toEqual([]);
   });
 
-  it('publishes every record to PREVIEW_LOGS on its experiment subject, once', async () => {
-    const jsm = await nc.jetstreamManager();
-    const stream = iso.ns.stream(PREVIEW_LOGS_STREAM);
-    const stored = await allLogs('block');
-    const published = await eventually(async () => {
-      const info = await jsm.streams.info(stream);
-      const records: PreviewLogRecord[] = [];
-      for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
-        const message = await jsm.streams.getMessage(stream, { seq });
-        if (message.subject === iso.ns.subject('preview.v1.logs.acme.global.web.block')) records.push(...message.json<PreviewLogBatch>().records);
-      }
-      return records.length >= stored.length ? records : undefined;
-    }, { what: 'records on PREVIEW_LOGS' });
-    expect(published.map((r) => r.id).sort()).toEqual(stored.map((r) => r.id).sort());
-    expect(published.every((r) => r.logPrefix === 'FirewallPolicyPreviewLog')).toBe(true);
+  it('publishes every record, changed or not, to PREVIEW_LOGS on its experiment subject: the complete log', async () => {
+    const ids = new Set(events.map((e) => e.id));
+    for (const experiment of ['block', 'noop']) {
+      const published = await eventually(async () => {
+        const records = (await streamRecords(nc, iso, `preview.v1.logs.acme.global.web.${experiment}`)).filter((r) => ids.has(r.trafficEventId));
+        return records.length >= events.length ? records : undefined;
+      }, { what: `${experiment} records on PREVIEW_LOGS` });
+      expect(published.map((r) => r.trafficEventId).sort()).toEqual([...ids].sort());
+      expect(published.every((r) => r.logPrefix === 'FirewallPolicyPreviewLog' && r.experimentEtag === etags[experiment])).toBe(true);
+    }
+    const [first] = (await streamRecords(nc, iso, 'preview.v1.logs.acme.global.web.block')).filter((r) => r.trafficEventId === events[0].id);
+    expect(first).toEqual({
+      logPrefix: 'FirewallPolicyPreviewLog',
+      id: previewRecordId(events[0].id, world.experimentName('web', 'block'), etags.block),
+      experiment: world.experimentName('web', 'block'),
+      firewallPolicy: world.policyName('web'),
+      experimentEtag: etags.block,
+      livePolicyEtag: liveEtag,
+      trafficEventId: events[0].id,
+      eventTime: events[0].time,
+      connection: { direction: 'INGRESS', srcIp: '10.0.1.5', destIp: '192.0.2.10', protocol: 'tcp', srcPort: events[0].srcPort, destPort: 22 },
+      liveResult: { action: 'allow', rulePriority: 100, implied: false },
+      experimentResult: { action: 'deny', rulePriority: 50, implied: false },
+      changed: true,
+    });
+    // Nothing for the experiments that are not ACTIVE.
+    expect(await streamRecords(nc, iso, 'preview.v1.logs.acme.global.web.draft')).toEqual([]);
   });
 
-  it('never counts an event twice for one experiment version, even when it arrives again as a new message', async () => {
+  it('counts an event published again with the same Nats-Msg-Id once, and one seen twice in a batch once', async () => {
     const event = trafficEvent(20, { srcIp: '10.0.1.20' });
     let seq = await publishTraffic(nc, iso, 'web', [event]);
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'first copy settled' });
     const before = await report('block');
-    const duplicatesBefore = await metric('evaluator_preview_records_total', { outcome: 'duplicate' });
-    // The same event id, past the stream's duplicate window (a new Nats-Msg-Id), twice.
+    // A producer retrying within the stream's duplicate window: JetStream stores it once.
     const js = nc.jetstream();
     const subject = iso.ns.subject('traffic.v1.acme.global.web');
-    await js.publish(subject, JSON.stringify(event), { msgID: `${event.id}-again` });
-    seq = (await js.publish(subject, JSON.stringify(event), { msgID: `${event.id}-and-again` })).seq;
+    const again = await js.publish(subject, JSON.stringify(event), { msgID: event.id });
+    expect(again.duplicate).toBe(true);
+    // One event in two messages of one batch (held back, then released together): evaluated once.
+    const twin = trafficEvent(21, { srcIp: '10.0.1.21' });
+    const copies = await Promise.all([js.publish(subject, JSON.stringify(twin), { msgID: `${twin.id}-a` }), js.publish(subject, JSON.stringify(twin), { msgID: `${twin.id}-b` })]);
+    seq = Math.max(...copies.map((c) => c.seq));
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'copies settled' });
-    expect(await report('block')).toEqual(before);
-    expect((await allLogs('block')).filter((r) => r.trafficEventId === event.id)).toHaveLength(1);
-    // The store refused the copies' records (both experiments'); two copies in one batch are evaluated once.
-    expect((await metric('evaluator_preview_records_total', { outcome: 'duplicate' })) - duplicatesBefore).toBeGreaterThanOrEqual(2);
+    const after = await report('block');
+    const config = (r: PreviewReport) => r.configurations.find((c) => c.experimentEtag === etags.block)!;
+    // The twin counts once if both copies shared a batch, twice otherwise (each message is counted once).
+    expect(config(after).evaluated - config(before).evaluated).toBeGreaterThanOrEqual(1);
+    expect(config(after).evaluated - config(before).evaluated).toBeLessThanOrEqual(2);
+    const flows = await allFlows(rpc, world.experimentName('web', 'block'), { filter: 'srcIp = 10.0.1.20' });
+    expect(flows.map((f) => f.count)).toEqual([1]);
   });
 
   it('dead-letters each kind of malformed event with its reason, and evaluates every valid event around them', async () => {
@@ -303,39 +307,66 @@ describe('evaluating traffic', () => {
     expect(config(after).evaluated - config(before).evaluated).toBe(valid.length);
   });
 
-  it('pages through the logs, changed ones only if asked, newest configuration first, never a record twice', async () => {
+  it('lists flows newest configuration first, filtered and paged, and the deprecated previewLogs as their samples', async () => {
     // A new live policy version starts a new configuration.
     const newLive = await world.policy('web', [rule(300, 'deny', { srcIpRanges: ['0.0.0.0/0'] })]);
     await inForce('web', (view) => view.etag === newLive);
-    const seq = await publishTraffic(nc, iso, 'web', Array.from({ length: 30 }, (_, i) => trafficEvent(70 + i, { srcIp: i % 3 === 0 ? '10.0.1.70' : '10.0.2.70' })));
+    const fresh = Array.from({ length: 30 }, (_, i) => trafficEvent(70 + i, { srcIp: `10.0.${i % 3 === 0 ? 1 : 2}.${70 + (i % 5)}`, destPort: i % 2 ? 22 : 443 }));
+    const seq = await publishTraffic(nc, iso, 'web', fresh);
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+    const parent = world.experimentName('web', 'block');
 
-    const everything = await allLogs('block', { pageSize: 1000 });
-    const paged = await allLogs('block', { pageSize: 7 });
-    expect(paged.map((r) => r.id)).toEqual(everything.map((r) => r.id));
-    expect(new Set(paged.map((r) => r.id)).size).toBe(paged.length);
-    // Newest configuration first: every record of the new live policy comes before the old ones.
-    const firstOld = paged.findIndex((r) => r.livePolicyEtag !== newLive);
+    const everything = await allFlows(rpc, parent, { pageSize: 1000 });
+    const paged = await allFlows(rpc, parent, { pageSize: 3 });
+    expect(paged).toEqual(everything);
+    // Newest configuration first, and in each the flow seen last first.
+    const firstOld = paged.findIndex((f) => f.livePolicyEtag !== newLive);
     expect(firstOld).toBeGreaterThan(0);
-    expect(paged.slice(firstOld).every((r) => r.livePolicyEtag !== newLive)).toBe(true);
+    expect(paged.slice(firstOld).every((f) => f.livePolicyEtag !== newLive)).toBe(true);
+    const newest = paged.slice(0, firstOld);
+    expect(newest.map((f) => f.lastEventTime)).toEqual([...newest.map((f) => f.lastEventTime)].sort().reverse());
+    // Under the new live policy (deny everything) the experiment's allow rule 100 opens SSH and HTTPS, but SSH from 10.0.1/24.
+    const opened = newest.filter((f) => f.transition === 'DENY_TO_ALLOW');
+    expect(opened.reduce((sum, f) => sum + f.count, 0)).toBe(fresh.filter((e) => !(e.srcIp.startsWith('10.0.1.') && e.destPort === 22)).length);
 
-    const changed = await allLogs('block', { changedOnly: true, pageSize: 3 });
-    expect(changed.map((r) => r.id)).toEqual(everything.filter((r) => r.changed).map((r) => r.id));
-    // Under the new live policy (deny everything) the experiment's allow-SSH rule 100 changes things.
-    expect(changed.filter((r) => r.livePolicyEtag === newLive).length).toBeGreaterThan(0);
+    const filtered = async (filter: string) => allFlows(rpc, parent, { filter, pageSize: 2 });
+    expect(await filtered(`transition = DENY_TO_ALLOW AND livePolicyEtag = "${newLive}"`)).toEqual(opened);
+    expect((await filtered('ip = 10.0.2.0/24 AND destPort = 22')).every((f) => f.srcIp.startsWith('10.0.2.') && f.destPort === 22)).toBe(true);
+    expect((await filtered('ip = 10.0.2.0/24 AND destPort = 22')).length).toBeGreaterThan(0);
+    expect(await filtered('srcIp = 198.51.100.0/24')).toEqual([]);
+    expect((await filtered('experimentRule = 100 AND liveRule = 300')).map((f) => f.srcIp)).toEqual(opened.map((f) => f.srcIp));
+    expect((await filtered('destPort != 22')).every((f) => f.destPort !== 22)).toBe(true);
 
-    const configurations = (await report('block')).configurations;
-    expect(configurations[0].livePolicyEtag).toBe(newLive);
-    expect(configurations.map((c) => c.livePolicyEtag)).toContain(liveEtag);
+    // previewLogs (deprecated): every sample of every flow, as the record that was logged.
+    const records: PreviewLogRecord[] = [];
+    let pageToken: string | undefined;
+    do {
+      const page = await logs('block', { pageSize: 4, pageToken });
+      records.push(...page.previewLogs);
+      pageToken = page.nextPageToken;
+    } while (pageToken);
+    expect(records.map((r) => r.trafficEventId)).toEqual(everything.flatMap((f) => f.samples.map((s) => s.trafficEventId)));
+    expect(records.every((r) => r.changed)).toBe(true);
+    const logged = new Map((await streamRecords(nc, iso, 'preview.v1.logs.acme.global.web.block')).map((r) => [r.id, r]));
+    for (const record of records) {
+      const { connection, ...rest } = logged.get(record.id) as PreviewLogRecord;
+      expect(record).toEqual({ ...rest, connection: { ...connection, protocol: connection.protocol === 6 ? 'tcp' : connection.protocol } });
+    }
   });
 
-  it('refuses a bad page token and a malformed name; an experiment with no records has none and an empty report', async () => {
-    const page = await logs('block', { pageSize: 1 });
-    const error = (promise: Promise<unknown>) => promise.then(() => undefined, (e: StatusError) => e.status);
-    expect(await error(logs('block', { pageToken: 'forged' }))).toBe('INVALID_ARGUMENT');
-    expect(await error(logs('block', { pageToken: page.nextPageToken, changedOnly: true }))).toBe('INVALID_ARGUMENT');
-    expect(await error(rpc.request(PREVIEW_SUBJECTS.previewReport, { name: 'projects/acme' }, { timeoutMs: 5_000 }))).toBe('INVALID_ARGUMENT');
+  it('refuses a bad filter, a bad page token and a malformed name; an experiment with nothing has an empty report and no flows', async () => {
+    const parent = world.experimentName('web', 'block');
+    const page = await rpc.request<ListPreviewFlowsResponse>(PREVIEW_SUBJECTS.previewFlows, { parent, pageSize: 1 }, { timeoutMs: 5_000 });
+    const error = (promise: Promise<unknown>) => promise.then(() => undefined, (e: StatusError) => [e.status, e.message]);
+    const flows = (query: Record<string, unknown>) => rpc.request(PREVIEW_SUBJECTS.previewFlows, { parent, ...query }, { timeoutMs: 5_000 });
+    expect(await error(flows({ filter: 'destPort = 70000' }))).toEqual(['INVALID_ARGUMENT', 'The filter is not valid: destPort must be a port 0-65535, not "70000".']);
+    expect(await error(flows({ pageToken: 'forged' }))).toEqual(['INVALID_ARGUMENT', 'The page token is not one this query issued.']);
+    expect((await error(flows({ pageToken: page.nextPageToken, filter: 'destPort = 22' })))?.[0]).toBe('INVALID_ARGUMENT');
+    expect((await error(logs('block', { pageToken: page.nextPageToken })))?.[0]).toBe('INVALID_ARGUMENT');
+    expect((await error(rpc.request(PREVIEW_SUBJECTS.previewReport, { name: 'projects/acme' }, { timeoutMs: 5_000 })))?.[0]).toBe('INVALID_ARGUMENT');
+    expect((await error(rpc.request(PREVIEW_SUBJECTS.previewFlows, { parent: 'projects/acme' }, { timeoutMs: 5_000 })))?.[0]).toBe('INVALID_ARGUMENT');
     expect(await report('missing')).toEqual({ name: world.experimentName('web', 'missing'), configurations: [] });
     expect(await logs('missing')).toEqual({ previewLogs: [] });
+    expect(await flows({ parent: world.experimentName('web', 'missing') })).toEqual({ previewFlows: [] });
   });
 });

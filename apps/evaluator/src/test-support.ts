@@ -5,7 +5,13 @@ import {
   EXPERIMENT_EVENTS_SUBJECTS,
   ExperimentEvent,
   FirewallRule,
+  ListPreviewFlowsResponse,
+  PREVIEW_LOGS_STREAM,
+  PREVIEW_SUBJECTS,
   PolicyEvent,
+  PreviewFlow,
+  PreviewLogBatch,
+  PreviewLogRecord,
   PreviewState as ContractPreviewState,
   TRAFFIC_STREAM,
   TrafficEvent,
@@ -19,6 +25,7 @@ import { startServiceApp } from '@rollout/service-kit';
 import { TEST_NATS_URL, TEST_POSTGRES_URL, removeTestResources, uniqueName } from '@rollout/testing';
 import { JSONCodec, NatsConnection, headers as natsHeaders, nanos } from 'nats';
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { AppModule } from './app.module';
 import { configSchema } from './config';
 import { TRAFFIC_DURABLE } from './jetstream';
@@ -51,7 +58,7 @@ export function evaluatorEnv({ namespace, schema }: Isolation, extra: Record<str
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     TRAFFIC_MAX_BYTES: String(128 * 1024 ** 2),
     PREVIEW_LOGS_MAX_BYTES: String(128 * 1024 ** 2),
-    PREVIEW_LOG_RELAY_DELAY_MS: '1000',
+    PREVIEW_HOUSEKEEPING_INTERVAL_MS: '1000',
     ...extra,
   };
 }
@@ -274,4 +281,43 @@ export async function deadLetters(nc: NatsConnection, iso: Isolation): Promise<D
     letters.push({ data: new TextDecoder().decode(stored.data), reason: stored.header.get(DEAD_LETTER_REASON_HEADER), subject: stored.header.get('Dead-Letter-Subject') });
   }
   return letters;
+}
+
+/** Every record on PREVIEW_LOGS (the complete per-event log), optionally of one experiment's subject. */
+export async function streamRecords(nc: NatsConnection, iso: Isolation, subject?: string): Promise<PreviewLogRecord[]> {
+  const jsm = await nc.jetstreamManager();
+  const stream = iso.ns.stream(PREVIEW_LOGS_STREAM);
+  const info = await jsm.streams.info(stream);
+  const records: PreviewLogRecord[] = [];
+  for (let seq = info.state.first_seq; info.state.messages > 0 && seq <= info.state.last_seq; seq++) {
+    const message = await jsm.streams.getMessage(stream, { seq });
+    if (subject === undefined || message.subject === iso.ns.subject(subject)) records.push(...message.json<PreviewLogBatch>().records);
+  }
+  return records;
+}
+
+/** Every flow previewFlows lists for this query, page by page. */
+export async function allFlows(rpc: NatsRpcClient, parent: string, query: { filter?: string; pageSize?: number } = {}): Promise<PreviewFlow[]> {
+  const flows: PreviewFlow[] = [];
+  let pageToken: string | undefined;
+  do {
+    const page = await rpc.request<ListPreviewFlowsResponse>(PREVIEW_SUBJECTS.previewFlows, { parent, ...query, pageToken }, { timeoutMs: 10_000 });
+    flows.push(...page.previewFlows);
+    pageToken = page.nextPageToken;
+  } while (pageToken);
+  return flows;
+}
+
+/** Row counts of every table of the evaluator's schema. */
+export async function tableRows(iso: Isolation): Promise<Record<string, number>> {
+  const pg = new Client({ connectionString: TEST_POSTGRES_URL });
+  await pg.connect();
+  try {
+    const tables = (await pg.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 ORDER BY 1`, [iso.schema])).rows;
+    const counts: Record<string, number> = {};
+    for (const { name } of tables) counts[name] = Number((await pg.query(`SELECT count(*) AS n FROM "${iso.schema}"."${name}"`)).rows[0].n);
+    return counts;
+  } finally {
+    await pg.end();
+  }
 }

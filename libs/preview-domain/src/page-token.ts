@@ -1,35 +1,31 @@
 import { createHash } from 'node:crypto';
 
-/** Where a page of preview logs stopped: the last record returned, by configuration and store order. */
-export interface LogCursor {
-  configuration: number;
-  seq: number;
-}
+/**
+ * Opaque page tokens (AIP-158) that are only valid for the query that issued them: the token
+ * carries a fingerprint of the query beside the cursor, and a token of another query, a forged
+ * one or garbage decodes to nothing. What a cursor holds is the caller's to check.
+ */
+const fingerprint = (query: string) => createHash('sha256').update(query).digest('base64url').slice(0, 12);
 
-export interface LogQuery {
-  name: string;
-  changedOnly: boolean;
-}
+export type Cursor = Record<string, string | number>;
 
-const fingerprint = (query: LogQuery) =>
-  createHash('sha256').update(`${query.name}\n${query.changedOnly ? 1 : 0}`).digest('base64url').slice(0, 12);
-
-/** An opaque token that is only valid for the same query (AIP-158). */
-export function encodePageToken(query: LogQuery, cursor: LogCursor): string {
-  return Buffer.from(JSON.stringify({ q: fingerprint(query), c: cursor.configuration, s: cursor.seq })).toString('base64url');
+export function encodePageToken(query: string, cursor: Cursor): string {
+  return Buffer.from(JSON.stringify({ q: fingerprint(query), c: cursor })).toString('base64url');
 }
 
 /** The cursor of a token issued for this query; undefined for anything else. */
-export function decodePageToken(token: string, query: LogQuery): LogCursor | undefined {
-  if (typeof token !== 'string' || token.length > 200 || !/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
+export function decodePageToken(token: unknown, query: string): Record<string, unknown> | undefined {
+  if (typeof token !== 'string' || token.length > 256 || !/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
   } catch {
     return undefined;
   }
-  const { q, c, s } = (decoded ?? {}) as { q?: unknown; c?: unknown; s?: unknown };
-  if (q !== fingerprint(query) || !Number.isSafeInteger(c) || !Number.isSafeInteger(s)) return undefined;
-  if ((c as number) < 1 || (s as number) < 1) return undefined;
-  return { configuration: c as number, seq: s as number };
+  const { q, c } = (decoded ?? {}) as { q?: unknown; c?: unknown };
+  if (q !== fingerprint(query) || typeof c !== 'object' || c === null || Array.isArray(c)) return undefined;
+  return c as Record<string, unknown>;
 }
+
+/** A positive safe integer from a decoded cursor, or undefined. */
+export const cursorId = (value: unknown): number | undefined => (Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined);

@@ -1,24 +1,7 @@
-import type { ChangedDestinationPort, ChangedSource, PreviewVerdict, RuleCount, TrafficProtocol } from '@rollout/contracts';
-
-/** What the report needs from one evaluation. */
-export interface Outcome {
-  live: PreviewVerdict;
-  experiment: PreviewVerdict;
-  srcIp: string;
-  protocol: TrafficProtocol;
-  destPort?: number;
-  /** The event time in ms since the epoch. */
-  eventTimeMs: number;
-}
+import type { PreviewVerdict, RuleCount } from '@rollout/contracts';
 
 /** The implied rule's stand-in priority in stored rule counts (real priorities are 0-65535). */
 export const IMPLIED_PRIORITY = -1;
-
-/** Port-bearing protocols by number, so `6` and `tcp` rank as one port. */
-const PROTOCOL_NAMES: Record<number, string> = { 6: 'tcp', 17: 'udp', 132: 'sctp', 1: 'icmp', 58: 'icmpv6', 50: 'esp', 51: 'ah' };
-
-export const protocolName = (protocol: TrafficProtocol): string =>
-  typeof protocol === 'number' ? (PROTOCOL_NAMES[protocol] ?? String(protocol)) : protocol;
 
 /** A deciding rule as stored: its priority (IMPLIED_PRIORITY for the implied rule) and action. */
 export interface RuleTally {
@@ -61,16 +44,11 @@ export class ConfigurationTotals {
   /** Deciding rules, by verdict (see ruleTallies). */
   readonly liveRules = new Map<PreviewVerdict, number>();
   readonly experimentRules = new Map<PreviewVerdict, number>();
-  /** Changed verdicts by source address. */
-  readonly changedSources = new Map<string, number>();
-  /** Changed verdicts by `protocol/port`. */
-  readonly changedPorts = new Map<string, number>();
   firstEventMs = Number.POSITIVE_INFINITY;
   lastEventMs = Number.NEGATIVE_INFINITY;
 
-  add(outcome: Outcome): void {
+  add(live: PreviewVerdict, experiment: PreviewVerdict, eventTimeMs: number): void {
     this.evaluated++;
-    const { live, experiment } = outcome;
     if (live.action === experiment.action) {
       if (live.action === 'allow') this.unchangedAllow++;
       else this.unchangedDeny++;
@@ -78,13 +56,11 @@ export class ConfigurationTotals {
       this.changed++;
       if (live.action === 'allow') this.allowToDeny++;
       else this.denyToAllow++;
-      bump(this.changedSources, outcome.srcIp);
-      if (outcome.destPort !== undefined) bump(this.changedPorts, `${protocolName(outcome.protocol)}/${outcome.destPort}`);
     }
     bump(this.liveRules, live);
     bump(this.experimentRules, experiment);
-    if (outcome.eventTimeMs < this.firstEventMs) this.firstEventMs = outcome.eventTimeMs;
-    if (outcome.eventTimeMs > this.lastEventMs) this.lastEventMs = outcome.eventTimeMs;
+    if (eventTimeMs < this.firstEventMs) this.firstEventMs = eventTimeMs;
+    if (eventTimeMs > this.lastEventMs) this.lastEventMs = eventTimeMs;
   }
 }
 
@@ -98,16 +74,4 @@ export function ruleCounts(rows: readonly { priority: number; action: string; co
       count: row.count,
     }))
     .sort((a, b) => b.count - a.count || (a.rulePriority ?? -1) - (b.rulePriority ?? -1) || a.action.localeCompare(b.action));
-}
-
-/** The top `n` of counted keys: most first, ties by key, so the answer is deterministic. */
-export function topCounts(counts: ReadonlyMap<string, number>, n: number): [string, number][] {
-  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, n);
-}
-
-export const changedSource = ([srcIp, count]: [string, number]): ChangedSource => ({ srcIp, count });
-
-export function changedPort([key, count]: [string, number]): ChangedDestinationPort {
-  const slash = key.lastIndexOf('/');
-  return { protocol: key.slice(0, slash), destPort: Number(key.slice(slash + 1)), count };
 }

@@ -1,29 +1,29 @@
 import type { PreviewVerdict } from '@rollout/contracts';
-import { ConfigurationTotals, Outcome, changedPort, ruleCounts, ruleTallies, topCounts } from './totals';
+import { ConfigurationTotals, ruleCounts, ruleTallies } from './totals';
 
 const allow = (rulePriority: number | null): PreviewVerdict => ({ action: 'allow', rulePriority, implied: rulePriority === null });
 const deny = (rulePriority: number | null): PreviewVerdict => ({ action: 'deny', rulePriority, implied: rulePriority === null });
 const at = (s: number) => Date.parse('2025-01-01T00:00:00Z') + s * 1000;
-const outcome = (live: PreviewVerdict, experiment: PreviewVerdict, extra: Partial<Outcome> = {}): Outcome => ({ live, experiment, srcIp: '198.51.100.1', protocol: 'tcp', destPort: 22, eventTimeMs: at(0), ...extra });
+const outcome = (live: PreviewVerdict, experiment: PreviewVerdict, eventTimeMs = at(0)): [PreviewVerdict, PreviewVerdict, number] => [live, experiment, eventTimeMs];
 
 describe('ConfigurationTotals', () => {
   it('puts every evaluation in exactly one of the four outcomes', () => {
     const totals = new ConfigurationTotals();
-    totals.add(outcome(allow(10), deny(5)));
-    totals.add(outcome(allow(10), deny(5)));
-    totals.add(outcome(deny(null), allow(7)));
-    totals.add(outcome(allow(10), allow(10)));
-    totals.add(outcome(deny(null), deny(null)));
-    totals.add(outcome(deny(null), deny(5)));
+    totals.add(...outcome(allow(10), deny(5)));
+    totals.add(...outcome(allow(10), deny(5)));
+    totals.add(...outcome(deny(null), allow(7)));
+    totals.add(...outcome(allow(10), allow(10)));
+    totals.add(...outcome(deny(null), deny(null)));
+    totals.add(...outcome(deny(null), deny(5)));
     expect(totals).toMatchObject({ evaluated: 6, changed: 3, allowToDeny: 2, denyToAllow: 1, unchangedAllow: 1, unchangedDeny: 2 });
     expect(totals.evaluated).toBe(totals.allowToDeny + totals.denyToAllow + totals.unchangedAllow + totals.unchangedDeny);
   });
 
   it('counts the deciding rule on both sides, the implied rules apart by action', () => {
     const totals = new ConfigurationTotals();
-    totals.add(outcome(allow(10), deny(null)));
-    totals.add(outcome(allow(null), deny(null)));
-    totals.add(outcome(allow(10), deny(5)));
+    totals.add(...outcome(allow(10), deny(null)));
+    totals.add(...outcome(allow(null), deny(null)));
+    totals.add(...outcome(allow(10), deny(5)));
     expect(ruleTallies(totals.liveRules)).toEqual([{ priority: 10, action: 'allow', count: 2 }, { priority: -1, action: 'allow', count: 1 }]);
     expect(ruleTallies(totals.experimentRules)).toEqual([{ priority: -1, action: 'deny', count: 2 }, { priority: 5, action: 'deny', count: 1 }]);
     expect(ruleCounts(ruleTallies(totals.experimentRules))).toEqual([
@@ -32,23 +32,9 @@ describe('ConfigurationTotals', () => {
     ]);
   });
 
-  it('ranks only changed verdicts by source and by destination port, tcp by name or number alike', () => {
-    const totals = new ConfigurationTotals();
-    totals.add(outcome(allow(1), deny(2), { srcIp: '10.0.0.1', protocol: 'tcp', destPort: 443 }));
-    totals.add(outcome(allow(1), deny(2), { srcIp: '10.0.0.2', protocol: 6, destPort: 443 }));
-    totals.add(outcome(allow(1), deny(2), { srcIp: '10.0.0.2', protocol: 'udp', destPort: 53 }));
-    totals.add(outcome(allow(1), deny(2), { srcIp: '10.0.0.3', protocol: 'icmp', destPort: undefined }));
-    totals.add(outcome(allow(1), allow(1), { srcIp: '10.0.0.9', destPort: 8080 }));
-    expect(topCounts(totals.changedSources, 2)).toEqual([['10.0.0.2', 2], ['10.0.0.1', 1]]);
-    expect(topCounts(totals.changedPorts, 20).map(changedPort)).toEqual([
-      { protocol: 'tcp', destPort: 443, count: 2 },
-      { protocol: 'udp', destPort: 53, count: 1 },
-    ]);
-  });
-
   it('keeps the first and last event time, whatever the order of arrival', () => {
     const totals = new ConfigurationTotals();
-    for (const s of [30, 5, 60, 10]) totals.add(outcome(allow(1), allow(1), { eventTimeMs: at(s) }));
+    for (const s of [30, 5, 60, 10]) totals.add(...outcome(allow(1), allow(1), at(s)));
     expect([totals.firstEventMs, totals.lastEventMs]).toEqual([at(5), at(60)]);
   });
 

@@ -3,9 +3,7 @@ import { RecordKeys, eventJson } from '@rollout/preview-domain';
 
 /**
  * Preview-log records as UTF-8, and PREVIEW_LOGS messages: `{"records":[…]}` holding records
- * of one configuration in store order, cut to stay under NATS's 1 MB default payload. The cut
- * depends only on the records' bytes, so the relay, republishing from the store, cuts the
- * same messages (same msg ids).
+ * of one configuration, cut to stay under NATS's 1 MB default payload.
  *
  * The hot path writes records straight into message buffers from pieces encoded once: per
  * configuration (the experiment, policy and etags), per event (the connection and the live
@@ -94,24 +92,6 @@ export class RecordEncoder {
   }
 }
 
-/** The same messages from records read back from the store (JSON texts, in store order). */
-export function runsOfTexts(records: readonly string[]): Buffer[] {
-  const bytes = records.map((r) => Buffer.from(r));
-  return cut(
-    bytes.map((b) => b.length),
-    (from, to, size) => {
-      const message = Buffer.allocUnsafe(size);
-      let at = OPEN.copy(message, 0);
-      for (let i = from; i < to; i++) {
-        if (i > from) message[at++] = COMMA;
-        at += bytes[i].copy(message, at);
-      }
-      CLOSE.copy(message, at);
-      return message;
-    },
-  );
-}
-
 /** Cuts records (by byte length) into messages of at most MAX_MESSAGE_BYTES; one record always fits. */
 function cut(lengths: readonly number[], build: (from: number, to: number, size: number) => Buffer): Buffer[] {
   const messages: Buffer[] = [];
@@ -130,15 +110,4 @@ function cut(lengths: readonly number[], build: (from: number, to: number, size:
   }
   if (lengths.length > from) messages.push(build(from, lengths.length, size));
   return messages;
-}
-
-/** The records of every message as one JSON array `[r1,r2,…]`: the store's input. */
-export function jsonArrayOf(messages: readonly Buffer[]): Buffer {
-  const parts: Buffer[] = [Buffer.from('[')];
-  messages.forEach((message, i) => {
-    if (i > 0) parts.push(Buffer.from(','));
-    parts.push(message.subarray(OPEN.length, message.length - CLOSE.length));
-  });
-  parts.push(Buffer.from(']'));
-  return Buffer.concat(parts);
 }

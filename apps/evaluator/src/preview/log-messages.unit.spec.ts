@@ -1,6 +1,6 @@
 import type { PreviewLogBatch, TrafficEvent } from '@rollout/contracts';
 import { previewRecord, recordKeys } from '@rollout/preview-domain';
-import { MAX_MESSAGE_BYTES, RecordEncoder, jsonArrayOf, runsOfTexts } from './log-messages';
+import { MAX_MESSAGE_BYTES, RecordEncoder } from './log-messages';
 
 const EXPERIMENT = 'projects/acme/locations/global/firewallPolicies/web/experiments/lock';
 const POLICY = 'projects/acme/locations/global/firewallPolicies/web';
@@ -34,14 +34,12 @@ describe('preview-log messages', () => {
     ]);
   });
 
-  it('cuts large batches into messages under the limit, and cuts the same messages from the stored texts', () => {
+  it('cuts large batches into messages under the limit, every record in one of them, in order', () => {
     const records = Array.from({ length: 5000 }, (_, i) => ({ event: encoder.event(event(i, { targetTags: ['t'.repeat(50)] }), allow), experiment: i % 2 ? allow : deny, changed: i % 2 === 0 }));
     const messages = encoder.runs(keys, records);
     expect(messages.length).toBeGreaterThan(1);
     expect(messages.every((m) => m.length <= MAX_MESSAGE_BYTES)).toBe(true);
-    const texts = messages.flatMap((m) => (JSON.parse(m.toString()) as PreviewLogBatch).records.map((r) => JSON.stringify(r)));
-    expect(texts).toHaveLength(5000);
-    expect(runsOfTexts(texts).map((m) => m.toString())).toEqual(messages.map((m) => m.toString()));
-    expect(JSON.parse(jsonArrayOf(messages).toString())).toHaveLength(5000);
+    const ids = messages.flatMap((m) => (JSON.parse(m.toString()) as PreviewLogBatch).records.map((r) => r.trafficEventId));
+    expect(ids).toEqual(records.map((_, i) => `evt-${i}`));
   });
 });

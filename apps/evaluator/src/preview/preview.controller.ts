@@ -2,6 +2,8 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   GetPreviewReportRequest,
+  ListPreviewFlowsRequest,
+  ListPreviewFlowsResponse,
   ListPreviewLogsRequest,
   ListPreviewLogsResponse,
   PREVIEW_SUBJECTS,
@@ -14,9 +16,15 @@ import { PreviewQueries } from './preview.queries';
 export class PreviewController {
   constructor(private readonly queries: PreviewQueries) {}
 
+  /** Deprecated (preview.v1 1.1.0): sample records of the changed flows. */
   @MessagePattern(PREVIEW_SUBJECTS.previewLogs)
   previewLogs(@Payload() request: ListPreviewLogsRequest): Promise<ListPreviewLogsResponse> {
     return this.queries.listLogs(request);
+  }
+
+  @MessagePattern(PREVIEW_SUBJECTS.previewFlows)
+  previewFlows(@Payload() request: ListPreviewFlowsRequest): Promise<ListPreviewFlowsResponse> {
+    return this.queries.listFlows(request);
   }
 
   @MessagePattern(PREVIEW_SUBJECTS.previewReport)

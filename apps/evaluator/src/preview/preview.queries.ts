@@ -1,20 +1,35 @@
 import { Injectable } from '@nestjs/common';
 import {
   GetPreviewReportRequest,
+  ListPreviewFlowsRequest,
+  ListPreviewFlowsResponse,
   ListPreviewLogsRequest,
   ListPreviewLogsResponse,
   PREVIEW_LOGS_DEFAULT_PAGE_SIZE,
   PREVIEW_LOGS_MAX_PAGE_SIZE,
+  PREVIEW_LOG_PREFIX,
   PREVIEW_REPORT_TOP,
   PreviewConfigurationReport,
+  PreviewFlow,
+  PreviewFlowSample,
   PreviewLogRecord,
   PreviewReport,
+  PreviewVerdict,
   StatusError,
 } from '@rollout/contracts';
-import { LogCursor, decodePageToken, encodePageToken, parseExperimentName, ruleCounts } from '@rollout/preview-domain';
+import {
+  Cursor,
+  FlowFilterTerm,
+  IMPLIED_PRIORITY,
+  cursorId,
+  decodePageToken,
+  encodePageToken,
+  parseExperimentName,
+  parseFlowFilter,
+  previewRecordId,
+  ruleCounts,
+} from '@rollout/preview-domain';
 import { DataSource } from 'typeorm';
-
-const MAX_BIGINT = '9223372036854775807';
 
 interface ConfigurationRow {
   id: number;
@@ -26,68 +41,51 @@ interface ConfigurationRow {
   deny_to_allow: string;
   unchanged_allow: string;
   unchanged_deny: string;
+  flows: number;
+  changed_outside_flows: string;
   first_event_time: Date;
   last_event_time: Date;
 }
 
+interface FlowRow {
+  configuration_id: number;
+  id: string;
+  /** last_event_time as Postgres writes it (microseconds kept), for the page cursor. */
+  last_text: string;
+  experiment_etag: string;
+  live_policy_etag: string;
+  direction: 'INGRESS' | 'EGRESS';
+  src_ip: string;
+  dest_ip: string;
+  protocol: string;
+  dest_port: number;
+  live_rule: number;
+  experiment_rule: number;
+  live_action: 'allow' | 'deny';
+  count: string;
+  first_event_time: Date;
+  last_event_time: Date;
+  samples: PreviewFlowSample[];
+}
+
 /**
- * The read side: previewLogs pages and the previewReport, from the evaluator's Postgres schema.
- *
- * Logs are read from Postgres rather than from the PREVIEW_LOGS stream: the store holds each
- * record exactly once (its primary key is the record's identity, whatever the stream's
- * duplicate window), and indexes by configuration and by "changed" make a page of
- * `changedOnly=true`, newest configuration first, an index range scan instead of a scan of a
- * subject that JetStream (2.9) can only read forwards and cannot filter by payload.
+ * The read side: previewReport, previewFlows and the deprecated previewLogs, from the
+ * evaluator's Postgres schema.
  *
  * Whether the experiment exists is the experiment-service's to say (the gateway asks it): an
- * experiment the evaluator has no records of simply has no logs and an empty report here, so a
- * freshly created experiment is never reported missing while its events are on their way.
+ * experiment the evaluator has nothing of simply has an empty report and no flows here, so a
+ * freshly created experiment is never reported missing while its events are on their way, and
+ * the report of a committed or deleted one stays readable until retention removes it.
  */
 @Injectable()
 export class PreviewQueries {
   constructor(private readonly dataSource: DataSource) {}
 
-  async listLogs(request: ListPreviewLogsRequest): Promise<ListPreviewLogsResponse> {
-    const name = this.experimentName(request?.name);
-    const changedOnly = request.changedOnly === true;
-    const pageSize = pageSizeOf(request.pageSize);
-    const query = { name, changedOnly };
-    let cursor: LogCursor | undefined;
-    if (request.pageToken) {
-      cursor = decodePageToken(request.pageToken, query);
-      if (!cursor) throw StatusError.invalidArgument('The page token is not one this query issued.', [{ field: 'pageToken', description: 'use the nextPageToken of the previous page of the same query' }]);
-    }
-    const configurations: { id: number }[] = await this.dataSource.query(
-      `SELECT id FROM preview_configurations WHERE experiment = $1 ${cursor ? 'AND id <= $2' : ''} ORDER BY id DESC`,
-      cursor ? [name, cursor.configuration] : [name],
-    );
-    // One row more than the page, to know whether another page follows.
-    const found: { configuration: number; seq: string; record: string }[] = [];
-    for (const { id } of configurations) {
-      const below = cursor && id === cursor.configuration ? String(cursor.seq) : MAX_BIGINT;
-      const rows: { seq: string; record: string }[] = await this.dataSource.query(
-        `SELECT seq, record FROM preview_logs
-         WHERE configuration_id = $1 AND seq < $2 ${changedOnly ? 'AND changed' : ''}
-         ORDER BY seq DESC LIMIT $3`,
-        [id, below, pageSize + 1 - found.length],
-      );
-      for (const row of rows) found.push({ configuration: id, ...row });
-      if (found.length > pageSize) break;
-    }
-    const page = found.slice(0, pageSize);
-    const response: ListPreviewLogsResponse = { previewLogs: page.map((row) => JSON.parse(row.record) as PreviewLogRecord) };
-    if (found.length > pageSize) {
-      const last = page[page.length - 1];
-      response.nextPageToken = encodePageToken(query, { configuration: last.configuration, seq: Number(last.seq) });
-    }
-    return response;
-  }
-
   async report(request: GetPreviewReportRequest): Promise<PreviewReport> {
-    const name = this.experimentName(request?.name);
+    const name = experimentName(request?.name, 'name');
     const configurations: ConfigurationRow[] = await this.dataSource.query(
       `SELECT c.id, v.experiment_etag, c.live_policy_etag, c.evaluated, c.changed, c.allow_to_deny, c.deny_to_allow,
-              c.unchanged_allow, c.unchanged_deny, c.first_event_time, c.last_event_time
+              c.unchanged_allow, c.unchanged_deny, c.flows, c.changed_outside_flows, c.first_event_time, c.last_event_time
        FROM preview_configurations c JOIN preview_versions v ON v.id = c.version_id
        WHERE c.experiment = $1 AND c.evaluated > 0
        ORDER BY c.id DESC`,
@@ -96,22 +94,22 @@ export class PreviewQueries {
     if (configurations.length === 0) return { name, configurations: [] };
     const ids = configurations.map((c) => c.id);
     const [rules, sources, ports] = await Promise.all([
-      this.dataSource.query(
-        `SELECT configuration_id, side, priority, action, count FROM preview_rule_counts WHERE configuration_id = ANY($1::int[])`,
-        [ids],
-      ) as Promise<{ configuration_id: number; side: number; priority: number; action: string; count: string }[]>,
+      this.dataSource.query(`SELECT configuration_id, side, priority, action, count FROM preview_rule_counts WHERE configuration_id = ANY($1::int[])`, [ids]) as Promise<
+        { configuration_id: number; side: number; priority: number; action: string; count: string }[]
+      >,
       this.dataSource.query(
         `SELECT c.id AS configuration_id, s.src_ip, s.count FROM unnest($1::int[]) AS c(id)
          CROSS JOIN LATERAL (
-           SELECT src_ip, count FROM preview_changed_sources WHERE configuration_id = c.id ORDER BY count DESC, src_ip LIMIT $2
+           SELECT host(src_ip) AS src_ip, sum(count) AS count FROM preview_flows WHERE configuration_id = c.id
+           GROUP BY preview_flows.src_ip ORDER BY 2 DESC, preview_flows.src_ip LIMIT $2
          ) s`,
         [ids, PREVIEW_REPORT_TOP],
       ) as Promise<{ configuration_id: number; src_ip: string; count: string }[]>,
       this.dataSource.query(
         `SELECT c.id AS configuration_id, p.protocol, p.dest_port, p.count FROM unnest($1::int[]) AS c(id)
          CROSS JOIN LATERAL (
-           SELECT protocol, dest_port, count FROM preview_changed_ports WHERE configuration_id = c.id
-           ORDER BY count DESC, protocol, dest_port LIMIT $2
+           SELECT protocol, dest_port, sum(count) AS count FROM preview_flows WHERE configuration_id = c.id AND dest_port >= 0
+           GROUP BY protocol, dest_port ORDER BY 3 DESC, protocol, dest_port LIMIT $2
          ) p`,
         [ids, PREVIEW_REPORT_TOP],
       ) as Promise<{ configuration_id: number; protocol: string; dest_port: number; count: string }[]>,
@@ -120,8 +118,7 @@ export class PreviewQueries {
       name,
       configurations: configurations.map((c): PreviewConfigurationReport => {
         const mine = <T extends { configuration_id: number }>(rows: T[]) => rows.filter((r) => r.configuration_id === c.id);
-        const side = (s: number) =>
-          ruleCounts(mine(rules).filter((r) => r.side === s).map((r) => ({ priority: r.priority, action: r.action, count: Number(r.count) })));
+        const side = (s: number) => ruleCounts(mine(rules).filter((r) => r.side === s).map((r) => ({ priority: r.priority, action: r.action, count: Number(r.count) })));
         return {
           experimentEtag: c.experiment_etag,
           livePolicyEtag: c.live_policy_etag,
@@ -135,6 +132,8 @@ export class PreviewQueries {
           experimentRules: side(1),
           topChangedSources: mine(sources).map((s) => ({ srcIp: s.src_ip, count: Number(s.count) })),
           topChangedDestinationPorts: mine(ports).map((p) => ({ protocol: p.protocol, destPort: p.dest_port, count: Number(p.count) })),
+          flows: c.flows,
+          changedOutsideFlows: Number(c.changed_outside_flows),
           firstEventTime: c.first_event_time.toISOString(),
           lastEventTime: c.last_event_time.toISOString(),
         };
@@ -142,15 +141,199 @@ export class PreviewQueries {
     };
   }
 
-  private experimentName(name: unknown): string {
-    const parsed = parseExperimentName(name);
-    if (!parsed) {
-      throw StatusError.invalidArgument(`"${String(name ?? '').slice(0, 200)}" is not an experiment name.`, [
-        { field: 'name', description: 'projects/{project}/locations/{location}/firewallPolicies/{firewallPolicy}/experiments/{experiment}' },
-      ]);
+  /** Changed flows, newest configuration first, then the flow seen last first. */
+  async listFlows(request: ListPreviewFlowsRequest): Promise<ListPreviewFlowsResponse> {
+    const name = experimentName(request?.parent, 'parent');
+    const filter = parseFlowFilter(request.filter);
+    if ('error' in filter) throw StatusError.invalidArgument(`The filter is not valid: ${filter.error}.`, [{ field: 'filter', description: filter.error }]);
+    const pageSize = pageSizeOf(request.pageSize);
+    const query = `flows\n${name}\n${request.filter ?? ''}`;
+    const cursor = request.pageToken ? flowCursor(decodePageToken(request.pageToken, query)) : undefined;
+    const rows = await this.flows(name, filter.terms, cursor, pageSize + 1);
+    const page = rows.slice(0, pageSize);
+    const response: ListPreviewFlowsResponse = { previewFlows: page.map(flowOf) };
+    if (rows.length > pageSize) {
+      const last = page[page.length - 1];
+      response.nextPageToken = encodePageToken(query, { c: last.configuration_id, t: last.last_text, f: Number(last.id) });
     }
-    return parsed.name;
+    return response;
   }
+
+  /**
+   * Deprecated: the sample records of the changed flows, rebuilt as they were logged (PREVIEW_LOGS
+   * has every record). Flows in previewFlows' order, each flow's samples oldest first.
+   */
+  async listLogs(request: ListPreviewLogsRequest): Promise<ListPreviewLogsResponse> {
+    const name = experimentName(request?.name, 'name');
+    const pageSize = pageSizeOf(request.pageSize);
+    const query = `logs\n${name}`;
+    let cursor: (FlowCursor & { s: number }) | undefined;
+    if (request.pageToken) {
+      const decoded = decodePageToken(request.pageToken, query);
+      const flow = flowCursor(decoded);
+      const s = decoded?.s;
+      if (!flow || !Number.isSafeInteger(s) || (s as number) < 0) throw badToken();
+      cursor = { ...flow, s: s as number };
+    }
+    const records: PreviewLogRecord[] = [];
+    let next: Cursor | undefined;
+    // Flows hold at most PREVIEW_FLOW_SAMPLES records each: a page of flows as big as the page of records always suffices.
+    const rows = await this.flows(name, [], cursor, pageSize + 1, true);
+    const policy = parseExperimentName(name)?.policyName as string;
+    for (const [index, row] of rows.entries()) {
+      const flow = flowOf(row);
+      // The page resumes inside the cursor's flow, unless that flow has been seen again (moved ahead).
+      const from = index === 0 && cursor && Number(row.id) === cursor.f ? cursor.s : 0;
+      for (let s = from; s < flow.samples.length; s++) {
+        if (records.length === pageSize) {
+          next = { c: row.configuration_id, t: row.last_text, f: Number(row.id), s };
+          break;
+        }
+        records.push(recordOf(name, policy, flow, flow.samples[s]));
+      }
+      if (next) break;
+    }
+    return { previewLogs: records, ...(next ? { nextPageToken: encodePageToken(query, next) } : {}) };
+  }
+
+  /**
+   * A page of flows in list order from a cursor. `inclusive`: the cursor's flow itself comes
+   * first (previewLogs resumes inside a flow's samples).
+   */
+  private flows(name: string, terms: FlowFilterTerm[], cursor: FlowCursor | undefined, limit: number, inclusive = false): Promise<FlowRow[]> {
+    const params: unknown[] = [name];
+    const where: string[] = ['c.experiment = $1'];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    for (const term of terms) where.push(condition(term, param));
+    if (cursor) {
+      const [c, t, f] = [param(cursor.c), param(cursor.t), param(cursor.f)];
+      where.push(`(f.configuration_id < ${c} OR (f.configuration_id = ${c} AND (f.last_event_time, f.id) ${inclusive ? '<=' : '<'} (${t}::timestamptz, ${f}::bigint)))`);
+    }
+    return this.dataSource.query(
+      `SELECT f.configuration_id, f.id, f.last_event_time::text AS last_text, v.experiment_etag, c.live_policy_etag, f.direction,
+              host(f.src_ip) AS src_ip, host(f.dest_ip) AS dest_ip, f.protocol, f.dest_port, f.live_rule, f.experiment_rule, f.live_action,
+              f.count, f.first_event_time, f.last_event_time, f.samples
+       FROM preview_flows f
+       JOIN preview_configurations c ON c.id = f.configuration_id
+       JOIN preview_versions v ON v.id = c.version_id
+       WHERE ${where.join(' AND ')}
+       ORDER BY f.configuration_id DESC, f.last_event_time DESC, f.id DESC
+       LIMIT ${param(limit)}`,
+      params,
+    );
+  }
+}
+
+/** A timestamptz as Postgres writes it (ISO DateStyle): what a cursor may carry back. */
+const POSTGRES_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
+
+interface FlowCursor {
+  c: number;
+  t: string;
+  f: number;
+}
+
+function flowCursor(decoded: Record<string, unknown> | undefined): FlowCursor {
+  const c = cursorId(decoded?.c);
+  const f = cursorId(decoded?.f);
+  const t = decoded?.t;
+  if (c === undefined || f === undefined || typeof t !== 'string' || !POSTGRES_TIMESTAMP.test(t)) throw badToken();
+  return { c, t, f };
+}
+
+const badToken = () =>
+  StatusError.invalidArgument('The page token is not one this query issued.', [{ field: 'pageToken', description: 'use the nextPageToken of the previous page of the same query' }]);
+
+/** One filter term as SQL over preview_flows f and preview_configurations c / preview_versions v, values bound. */
+function condition(term: FlowFilterTerm, param: (value: unknown) => string): string {
+  const not = (sql: string) => (term.op === '!=' ? `NOT (${sql})` : sql);
+  switch (term.field) {
+    case 'transition':
+      return not(`f.live_action = ${param(term.value === 'ALLOW_TO_DENY' ? 'allow' : 'deny')}`);
+    case 'liveRule':
+    case 'experimentRule': {
+      const column = term.field === 'liveRule' ? 'f.live_rule' : 'f.experiment_rule';
+      // The implied rule is stored as -1: comparisons of priorities leave it out.
+      if (term.value === IMPLIED_PRIORITY) return not(`${column} = ${IMPLIED_PRIORITY}`);
+      return term.op === '!=' ? `${column} <> ${param(term.value)}` : `${column} >= 0 AND ${column} ${term.op} ${param(term.value)}`;
+    }
+    case 'srcIp':
+      return not(`f.src_ip <<= ${param(term.value)}::inet`);
+    case 'destIp':
+      return not(`f.dest_ip <<= ${param(term.value)}::inet`);
+    case 'ip': {
+      const range = param(term.value);
+      return not(`(f.src_ip <<= ${range}::inet OR f.dest_ip <<= ${range}::inet)`);
+    }
+    case 'destPort':
+      return term.op === '!=' ? `f.dest_port <> ${param(term.value)}` : `f.dest_port >= 0 AND f.dest_port ${term.op} ${param(term.value)}`;
+    case 'protocol':
+      return not(`f.protocol = ${param(term.value)}`);
+    case 'direction':
+      return not(`f.direction = ${param(term.value)}`);
+    case 'experimentEtag':
+      return not(`v.experiment_etag = ${param(term.value)}`);
+    case 'livePolicyEtag':
+      return not(`c.live_policy_etag = ${param(term.value)}`);
+  }
+}
+
+const verdict = (priority: number, action: 'allow' | 'deny'): PreviewVerdict =>
+  priority === IMPLIED_PRIORITY ? { action, rulePriority: null, implied: true } : { action, rulePriority: priority, implied: false };
+
+const other = (action: 'allow' | 'deny') => (action === 'allow' ? 'deny' : 'allow');
+
+function flowOf(row: FlowRow): PreviewFlow {
+  return {
+    experimentEtag: row.experiment_etag,
+    livePolicyEtag: row.live_policy_etag,
+    direction: row.direction,
+    srcIp: row.src_ip,
+    destIp: row.dest_ip,
+    protocol: row.protocol,
+    ...(row.dest_port >= 0 ? { destPort: row.dest_port } : {}),
+    transition: row.live_action === 'allow' ? 'ALLOW_TO_DENY' : 'DENY_TO_ALLOW',
+    liveResult: verdict(row.live_rule, row.live_action),
+    experimentResult: verdict(row.experiment_rule, other(row.live_action)),
+    count: Number(row.count),
+    firstEventTime: row.first_event_time.toISOString(),
+    lastEventTime: row.last_event_time.toISOString(),
+    samples: row.samples,
+  };
+}
+
+function recordOf(experiment: string, firewallPolicy: string, flow: PreviewFlow, sample: PreviewFlowSample): PreviewLogRecord {
+  return {
+    logPrefix: PREVIEW_LOG_PREFIX,
+    id: previewRecordId(sample.trafficEventId, experiment, flow.experimentEtag),
+    experiment,
+    firewallPolicy,
+    experimentEtag: flow.experimentEtag,
+    livePolicyEtag: flow.livePolicyEtag,
+    trafficEventId: sample.trafficEventId,
+    eventTime: sample.eventTime,
+    connection: {
+      direction: flow.direction,
+      srcIp: flow.srcIp,
+      destIp: flow.destIp,
+      protocol: flow.protocol as PreviewLogRecord['connection']['protocol'],
+      ...(sample.srcPort === undefined ? {} : { srcPort: sample.srcPort }),
+      ...(flow.destPort === undefined ? {} : { destPort: flow.destPort }),
+    },
+    liveResult: flow.liveResult,
+    experimentResult: flow.experimentResult,
+    changed: true,
+  };
+}
+
+function experimentName(name: unknown, field: string): string {
+  const parsed = parseExperimentName(name);
+  if (!parsed) {
+    throw StatusError.invalidArgument(`"${String(name ?? '').slice(0, 200)}" is not an experiment name.`, [
+      { field, description: 'projects/{project}/locations/{location}/firewallPolicies/{firewallPolicy}/experiments/{experiment}' },
+    ]);
+  }
+  return parsed.name;
 }
 
 function pageSizeOf(value: unknown): number {
@@ -160,4 +343,3 @@ function pageSizeOf(value: unknown): number {
   }
   return Math.min(value, PREVIEW_LOGS_MAX_PAGE_SIZE);
 }
-

@@ -1,221 +1,226 @@
-import { Injectable } from '@nestjs/common';
-import type { PreviewVerdict, TrafficEvent } from '@rollout/contracts';
-import { ActiveExperiment, ConfigurationTotals, Outcome, RecordKeys, ruleTallies } from '@rollout/preview-domain';
+import { Inject, Injectable } from '@nestjs/common';
+import { PREVIEW_FLOW_SAMPLES } from '@rollout/contracts';
+import { poolOf, prepared } from '@rollout/postgres';
+import { ConfigurationBatch, ConfigurationTotals, Evaluation, FlowTally, IMPLIED_PRIORITY, aggregate, ruleTallies } from '@rollout/preview-domain';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { EventBytes, RecordBytes, RecordEncoder, jsonArrayOf } from './log-messages';
+import { Config, EVALUATOR_CONFIG } from '../config';
 
-/** One evaluation of an ACTIVE experiment, ready to store (and, as an Outcome, to count). */
-export interface EvaluatedRecord extends Outcome, RecordBytes {
-  /** The experiment and live policy versions that produced it. */
-  target: ActiveExperiment;
-  trafficEventId: string;
+/** The evaluations of one traffic message (a traffic.v1 event, or a traffic.v2alpha batch). */
+export interface EvaluatedMessage {
+  /** Its TRAFFIC stream sequence: what "counted once" is recorded by. */
+  seq: number;
+  evaluations: Evaluation[];
 }
 
-/** New records of one configuration, committed and waiting to be published to PREVIEW_LOGS. */
-export interface OutboxBatch {
-  id: string;
-  subject: string;
-  /** The PREVIEW_LOGS messages (see log-messages.ts). */
-  messages: Buffer[];
-}
-
-/** The summary of one write. */
-export interface WriteResult {
-  /** Records stored now. */
-  stored: number;
-  /** Records that were already stored (a redelivery, or another replica got there first). */
+export interface CountResult {
+  /** Messages counted now. */
+  counted: number;
+  /** Messages counted before (a redelivery, or another replica got there first): left out. */
   duplicates: number;
-  outbox: OutboxBatch[];
 }
 
-/** The records of one configuration in a batch. */
-interface Group {
-  configurationId: number;
-  versionId: number;
-  subject: string;
-  keys: RecordKeys;
-  items: EvaluatedRecord[];
-  messages: Buffer[];
-}
+/** Runs a fixed statement as a named prepared statement (parsed and planned once per connection). */
+type Query = (sql: string, params: unknown[]) => Promise<unknown[]>;
 
 /**
- * The preview store's write side. One call stores the records of a batch of traffic events in
- * ONE transaction: the log rows, whose primary key (experiment version, traffic event id) is
- * the record of events already processed, so only rows that are new in this transaction are
- * added to the report counters; the counters; and an outbox row per configuration for the
- * stream. Whatever the redeliveries, crashes or replicas, each (experiment version, event) is
- * counted once. (Two batches holding the same events, in different orders, can deadlock;
- * Postgres then aborts one, and it is retried.)
+ * The preview store's write side. One call adds what a batch of traffic messages did to the
+ * report, in ONE transaction:
  *
- * Each record's JSON is encoded to UTF-8 once, in message-sized runs: the store receives the
- * runs as one JSON array, and the stream the same runs as its messages.
+ * - the TRAFFIC stream sequences the batch covers, as ranges, in `preview_counted`. Its
+ *   exclusion constraint lets no sequence in twice, so a message is counted exactly once
+ *   whatever the redeliveries, crashes and replicas: a concurrent transaction counting the same
+ *   message waits, then fails and is retried, and the retry finds the message counted. Ranges
+ *   below the consumer's ack floor are merged (PreviewRetention), so the table stays a few rows;
+ * - per configuration: the totals and deciding-rule counts, and the changed decisions by flow
+ *   (count, first and last time, the first few sample events).
+ *
+ * So a batch's Postgres work grows with the configurations and distinct flows it touches, never
+ * with its events. Rows are locked in a fixed order (configurations by id, then flows by key),
+ * so two batches queue rather than deadlock; should Postgres abort one anyway, it is retried.
  */
 @Injectable()
 export class PreviewStore {
   private readonly versions = new Map<string, number>();
   private readonly configurations = new Map<string, number>();
 
-  private readonly encoder = new RecordEncoder();
+  private readonly pool: Pool;
 
-  constructor(private readonly dataSource: DataSource) {}
-
-  /** Encodes an event's part of its records, once for all its experiments. */
-  eventBytes(event: TrafficEvent, live: PreviewVerdict): EventBytes {
-    return this.encoder.event(event, live);
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(EVALUATOR_CONFIG) private readonly config: Config,
+  ) {
+    this.pool = poolOf(dataSource);
   }
 
-  /** `items`: at most one per (experiment version, traffic event). */
-  async write(items: readonly EvaluatedRecord[]): Promise<WriteResult> {
-    const groups = await this.groups(items);
-    const count = items.length;
-    // Array parameters as Postgres array literals, built here: node-pg's generic conversion
-    // costs more per element than everything else the client does for a row.
-    const versionIds: string[] = [];
-    const eventIds: string[] = [];
-    const configurationIds: string[] = [];
-    const changed: string[] = [];
-    for (const group of groups) {
-      const version = String(group.versionId);
-      const configuration = String(group.configurationId);
-      for (const item of group.items) {
-        versionIds.push(version);
-        eventIds.push(arrayElement(item.trafficEventId));
-        configurationIds.push(configuration);
-        changed.push(item.changed ? 't' : 'f');
-      }
-    }
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
+  /**
+   * The sequences among these that are counted already: a redelivery after a crash skips the
+   * evaluation and its preview logs. A hint only: `count` decides, under the constraint.
+   */
+  async counted(seqs: readonly number[]): Promise<Set<number>> {
+    if (seqs.length === 0) return new Set();
+    const ranges = await this.overlapping(async (sql, params) => (await this.pool.query(prepared(sql, params))).rows, seqs);
+    return coveredBy(ranges, seqs);
+  }
+
+  /** Counts these messages, except those counted before. */
+  async count(messages: readonly EvaluatedMessage[]): Promise<CountResult> {
+    if (messages.length === 0) return { counted: 0, duplicates: 0 };
+    const seqs = messages.map((m) => m.seq).sort((a, b) => a - b);
+    let batches = aggregate(messages.flatMap((m) => m.evaluations));
+    const ids = await this.configurationIds(batches).catch((error: unknown) => {
+      this.forgetAll();
+      throw error;
+    });
+    const client = await this.pool.connect();
+    let failure: Error | undefined;
     try {
-      await runner.startTransaction();
-      // The records travel as one JSON array, already UTF-8 (a Buffer is sent as is). RETURNING
-      // only numbers: reading back text costs the client more than the insert itself.
-      const inserted: { configuration_id: number; seq: string }[] = await runner.query(
-        `INSERT INTO preview_logs (version_id, event_id, configuration_id, changed, record)
-         SELECT k.version_id, k.event_id, k.configuration_id, k.changed, r.record::text
-         FROM unnest($1::int[], $2::text[], $3::int[], $4::bool[]) WITH ORDINALITY AS k(version_id, event_id, configuration_id, changed, i)
-         JOIN json_array_elements($5::json) WITH ORDINALITY AS r(record, i) USING (i)
-         ORDER BY k.i
-         ON CONFLICT DO NOTHING
-         RETURNING configuration_id, seq`,
-        [`{${versionIds.join(',')}}`, `{${eventIds.join(',')}}`, `{${configurationIds.join(',')}}`, `{${changed.join(',')}}`, jsonArrayOf(groups.flatMap((g) => g.messages))],
-      );
-      // As many rows as given: all were new (each given row inserts at most once).
-      const allNew = inserted.length === count;
-      const fresh = allNew ? allOf(groups, inserted) : await freshOf(runner.query.bind(runner), groups, inserted);
-      const totals = new Map<number, ConfigurationTotals>();
-      for (const entry of fresh) {
-        if (entry.items.length === 0) continue;
-        const sum = new ConfigurationTotals();
-        for (const item of entry.items) sum.add(item);
-        totals.set(entry.group.configurationId, sum);
+      await client.query('BEGIN');
+      const query: Query = async (sql, params) => (await client.query(prepared(sql, params))).rows;
+      const done = coveredBy(await this.overlapping(query, seqs), seqs);
+      let fresh = seqs;
+      if (done.size > 0) {
+        fresh = seqs.filter((seq) => !done.has(seq));
+        batches = aggregate(messages.filter((m) => !done.has(m.seq)).flatMap((m) => m.evaluations));
       }
-      if (totals.size > 0) await this.addTotals(runner.query.bind(runner), totals);
-      const batches: OutboxBatch[] = [];
-      for (const entry of fresh) {
-        if (entry.items.length === 0) continue;
-        const [{ id }]: { id: string }[] = await runner.query(
-          `INSERT INTO preview_log_outbox (subject, configuration_id, seqs) VALUES ($1, $2, $3::bigint[]) RETURNING id`,
-          [entry.group.subject, entry.group.configurationId, entry.seqs],
-        );
-        // All new: the messages already written are the ones to publish. Otherwise write the new ones.
-        const messages = allNew ? entry.group.messages : this.encoder.runs(entry.group.keys, entry.items);
-        batches.push({ id, subject: entry.group.subject, messages });
+      if (fresh.length > 0) {
+        const runs = runsOf(fresh);
+        await query(`INSERT INTO preview_counted (lo, hi) SELECT * FROM unnest($1::bigint[], $2::bigint[])`, [runs.map((r) => r[0]), runs.map((r) => r[1])]);
+        await this.add(query, batches, ids);
       }
-      await runner.commitTransaction();
-      const stored = fresh.reduce((sum, entry) => sum + entry.items.length, 0);
-      return { stored, duplicates: count - stored, outbox: batches };
+      await client.query('COMMIT');
+      return { counted: fresh.length, duplicates: seqs.length - fresh.length };
     } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      failure = error as Error;
+      await client.query('ROLLBACK').catch(() => undefined);
+      // Ids cached here may name rows retention removed: look them up again on the retry.
+      this.forgetAll();
       throw error;
     } finally {
-      await runner.release();
+      // A connection that failed mid-transaction may be broken: the pool drops it.
+      client.release(failure && !('code' in failure) ? failure : undefined);
     }
   }
 
-  /** The batch by configuration (created on first sight), each group's records encoded in runs. */
-  private async groups(items: readonly EvaluatedRecord[]): Promise<Group[]> {
-    const byConfiguration = new Map<string, EvaluatedRecord[]>();
-    for (const item of items) {
-      const key = item.target.keys.configuration;
-      let list = byConfiguration.get(key);
-      if (!list) byConfiguration.set(key, (list = []));
-      list.push(item);
+  private overlapping(query: Query, seqs: readonly number[]): Promise<{ lo: string; hi: string }[]> {
+    let min = Number.POSITIVE_INFINITY;
+    let max = 0;
+    for (const seq of seqs) {
+      if (seq < min) min = seq;
+      if (seq > max) max = seq;
     }
-    const groups: Group[] = [];
-    for (const list of byConfiguration.values()) {
-      const target = list[0].target;
-      const versionId = await this.versionId(target.name, target.etag);
-      const configurationId = await this.configurationId(versionId, target.keys.configuration, target.name, target.liveEtag);
-      groups.push({ configurationId, versionId, subject: target.logSubject, keys: target.keys, items: list, messages: this.encoder.runs(target.keys, list) });
-    }
-    return groups.sort((a, b) => a.configurationId - b.configurationId);
+    return query(`SELECT lo, hi FROM preview_counted WHERE int8range(lo, hi, '[]') && int8range($1, $2, '[]')`, [min, max]) as Promise<{ lo: string; hi: string }[]>;
   }
 
-  private async addTotals(query: (sql: string, params: unknown[]) => Promise<unknown>, totals: Map<number, ConfigurationTotals>) {
-    const ids = [...totals.keys()].sort((a, b) => a - b);
-    const column = <T>(pick: (t: ConfigurationTotals) => T) => ids.map((id) => pick(totals.get(id) as ConfigurationTotals));
+  private async add(query: Query, batches: ConfigurationBatch[], ids: Map<ConfigurationBatch['target'], number>): Promise<void> {
+    const entries = batches.map((batch) => ({ batch, id: ids.get(batch.target) as number })).sort((a, b) => a.id - b.id);
+    // Configurations first, in id order: concurrent batches of one configuration queue here, not deadlock later.
+    const locked = (await query(`SELECT id, flows FROM preview_configurations WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE`, [entries.map((e) => e.id)])) as {
+      id: number;
+      flows: number;
+    }[];
+    if (locked.length !== entries.length) {
+      // Retention removed a configuration this replica still had cached: count again, from scratch.
+      throw new Error('a preview configuration was removed by retention meanwhile');
+    }
+    const room = new Map(locked.map((row) => [row.id, Math.max(0, this.config.EVALUATOR_MAX_FLOWS - row.flows)]));
+    const { inserted, outside } = await this.addFlows(query, entries, room);
+    const column = <T>(pick: (t: ConfigurationTotals, id: number) => T) => entries.map(({ batch, id }) => pick(batch.totals, id));
     await query(
       `UPDATE preview_configurations c SET
-         evaluated = c.evaluated + u.evaluated, changed = c.changed + u.changed,
-         allow_to_deny = c.allow_to_deny + u.allow_to_deny, deny_to_allow = c.deny_to_allow + u.deny_to_allow,
-         unchanged_allow = c.unchanged_allow + u.unchanged_allow, unchanged_deny = c.unchanged_deny + u.unchanged_deny,
-         first_event_time = LEAST(c.first_event_time, u.first_event_time),
-         last_event_time = GREATEST(c.last_event_time, u.last_event_time)
-       FROM unnest($1::int[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::timestamptz[], $9::timestamptz[])
-         AS u(id, evaluated, changed, allow_to_deny, deny_to_allow, unchanged_allow, unchanged_deny, first_event_time, last_event_time)
-       WHERE c.id = u.id`,
+           evaluated = c.evaluated + u.evaluated, changed = c.changed + u.changed,
+           allow_to_deny = c.allow_to_deny + u.allow_to_deny, deny_to_allow = c.deny_to_allow + u.deny_to_allow,
+           unchanged_allow = c.unchanged_allow + u.unchanged_allow, unchanged_deny = c.unchanged_deny + u.unchanged_deny,
+           first_event_time = LEAST(c.first_event_time, to_timestamp(u.first_ms / 1000.0)),
+           last_event_time = GREATEST(c.last_event_time, to_timestamp(u.last_ms / 1000.0)),
+           flows = c.flows + u.flows, changed_outside_flows = c.changed_outside_flows + u.outside, updated_at = now()
+         FROM unnest($1::int[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::float8[], $9::float8[], $10::int[], $11::bigint[])
+           AS u(id, evaluated, changed, allow_to_deny, deny_to_allow, unchanged_allow, unchanged_deny, first_ms, last_ms, flows, outside)
+         WHERE c.id = u.id`,
       [
-        ids,
+        column((_, id) => id),
         column((t) => t.evaluated),
         column((t) => t.changed),
         column((t) => t.allowToDeny),
         column((t) => t.denyToAllow),
         column((t) => t.unchangedAllow),
         column((t) => t.unchangedDeny),
-        column((t) => new Date(t.firstEventMs).toISOString()),
-        column((t) => new Date(t.lastEventMs).toISOString()),
+        column((t) => t.firstEventMs),
+        column((t) => t.lastEventMs),
+        column((_, id) => inserted.get(id) ?? 0),
+        column((_, id) => outside.get(id) ?? 0),
       ],
     );
     const rules: [number, number, number, string, number][] = [];
-    const sources: [number, string, number][] = [];
-    const ports: [number, string, number, number][] = [];
-    for (const id of ids) {
-      const t = totals.get(id) as ConfigurationTotals;
-      for (const [side, counts] of [t.liveRules, t.experimentRules].entries()) {
+    for (const { batch, id } of entries) {
+      for (const [side, counts] of [batch.totals.liveRules, batch.totals.experimentRules].entries()) {
         for (const { priority, action, count } of ruleTallies(counts)) rules.push([id, side, priority, action, count]);
-      }
-      for (const [srcIp, count] of t.changedSources) sources.push([id, srcIp, count]);
-      for (const [key, count] of t.changedPorts) {
-        const slash = key.lastIndexOf('/');
-        ports.push([id, key.slice(0, slash), Number(key.slice(slash + 1)), count]);
       }
     }
     rules.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || compare(a[3], b[3]));
     await query(
       `INSERT INTO preview_rule_counts AS r (configuration_id, side, priority, action, count)
-       SELECT * FROM unnest($1::int[], $2::smallint[], $3::int[], $4::text[], $5::bigint[])
-       ON CONFLICT (configuration_id, side, priority, action) DO UPDATE SET count = r.count + excluded.count`,
+         SELECT * FROM unnest($1::int[], $2::smallint[], $3::int[], $4::text[], $5::bigint[])
+         ON CONFLICT (configuration_id, side, priority, action) DO UPDATE SET count = r.count + excluded.count`,
       transpose(rules, 5),
     );
-    if (sources.length) {
-      sources.sort((a, b) => a[0] - b[0] || compare(a[1], b[1]));
-      await query(
-        `INSERT INTO preview_changed_sources AS s (configuration_id, src_ip, count)
-         SELECT * FROM unnest($1::int[], $2::text[], $3::bigint[])
-         ON CONFLICT (configuration_id, src_ip) DO UPDATE SET count = s.count + excluded.count`,
-        transpose(sources, 3),
-      );
+  }
+
+  /**
+   * Adds the batch's changed flows. A configuration with room for every flow of the batch takes
+   * them in one upsert (the common case). One near EVALUATOR_MAX_FLOWS adds to the flows it has,
+   * takes new ones while there is room (first by key), and counts the changed events of the
+   * rest as outside the flows. `room` is read under the configuration's row lock, so the limit
+   * is exact whatever the replicas.
+   */
+  private async addFlows(query: Query, entries: { batch: ConfigurationBatch; id: number }[], room: Map<number, number>) {
+    const inserted = new Map<number, number>();
+    const outside = new Map<number, number>();
+    const roomy: FlowRow[] = [];
+    for (const { batch, id } of entries) {
+      const rows = [...batch.flows.values()].map((flow) => ({ id, flow })).sort(byFlowKey);
+      if (rows.length <= (room.get(id) ?? 0)) {
+        roomy.push(...rows);
+        continue;
+      }
+      const known = new Set(((await query(UPDATE_KNOWN_FLOWS, flowColumns(rows))) as { i: string }[]).map((row) => Number(row.i) - 1));
+      const unknown = rows.filter((_, i) => !known.has(i));
+      const taken = unknown.slice(0, room.get(id) ?? 0);
+      if (taken.length > 0) {
+        const added = (await query(UPSERT_FLOWS, flowColumns(taken))) as { inserted: boolean }[];
+        inserted.set(id, added.filter((row) => row.inserted).length);
+      }
+      outside.set(id, unknown.slice(taken.length).reduce((sum, row) => sum + row.flow.count, 0));
     }
-    if (ports.length) {
-      ports.sort((a, b) => a[0] - b[0] || compare(a[1], b[1]) || a[2] - b[2]);
-      await query(
-        `INSERT INTO preview_changed_ports AS p (configuration_id, protocol, dest_port, count)
-         SELECT * FROM unnest($1::int[], $2::text[], $3::int[], $4::bigint[])
-         ON CONFLICT (configuration_id, protocol, dest_port) DO UPDATE SET count = p.count + excluded.count`,
-        transpose(ports, 4),
-      );
+    if (roomy.length > 0) {
+      for (const row of (await query(UPSERT_FLOWS, flowColumns(roomy))) as { configuration_id: number; inserted: boolean }[]) {
+        if (row.inserted) inserted.set(row.configuration_id, (inserted.get(row.configuration_id) ?? 0) + 1);
+      }
     }
+    return { inserted, outside };
+  }
+
+  /** Each batch's configuration id, created on first sight (outside the transaction: ids are stable). */
+  private async configurationIds(batches: ConfigurationBatch[]): Promise<Map<ConfigurationBatch['target'], number>> {
+    const ids = new Map<ConfigurationBatch['target'], number>();
+    for (const { target } of batches) {
+      const known = this.configurations.get(target.keys.configuration);
+      if (known !== undefined) {
+        ids.set(target, known);
+        continue;
+      }
+      const versionId = await this.versionId(target.name, target.etag);
+      const id = await this.idOf(
+        `WITH created AS (
+           INSERT INTO preview_configurations (version_id, experiment, live_policy_etag) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING id
+         )
+         SELECT id FROM created UNION ALL SELECT id FROM preview_configurations WHERE version_id = $1 AND live_policy_etag = $3`,
+        [versionId, target.name, target.liveEtag],
+      );
+      this.configurations.set(target.keys.configuration, id);
+      ids.set(target, id);
+    }
+    return ids;
   }
 
   private async versionId(experiment: string, etag: string): Promise<number> {
@@ -233,20 +238,6 @@ export class PreviewStore {
     return id;
   }
 
-  private async configurationId(versionId: number, key: string, experiment: string, liveEtag: string): Promise<number> {
-    const known = this.configurations.get(key);
-    if (known !== undefined) return known;
-    const id = await this.idOf(
-      `WITH created AS (
-         INSERT INTO preview_configurations (version_id, experiment, live_policy_etag) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING id
-       )
-       SELECT id FROM created UNION ALL SELECT id FROM preview_configurations WHERE version_id = $1 AND live_policy_etag = $3`,
-      [versionId, experiment, liveEtag],
-    );
-    this.configurations.set(key, id);
-    return id;
-  }
-
   /**
    * Get-or-create in one statement. When another replica inserts the same key concurrently, the
    * statement's snapshot may see neither row; the next try sees the committed one.
@@ -258,51 +249,104 @@ export class PreviewStore {
       if (attempt >= 5) throw new Error('cannot create or find a preview configuration');
     }
   }
+
+  /** Forgets cached ids after retention removed configurations (they are created again if traffic comes). */
+  forget(configurationIds: readonly number[]): void {
+    const gone = new Set(configurationIds);
+    for (const [key, id] of this.configurations) if (gone.has(id)) this.configurations.delete(key);
+    this.versions.clear();
+  }
+
+  private forgetAll(): void {
+    this.configurations.clear();
+    this.versions.clear();
+  }
+}
+
+/** The flow columns, as unnest() of the arrays flowColumns() gives. */
+const FLOW_INPUT = `unnest($1::int[], $2::text[], $3::inet[], $4::inet[], $5::text[], $6::int[], $7::int[], $8::int[], $9::text[], $10::bigint[],
+  $11::float8[], $12::float8[], $13::jsonb[]) WITH ORDINALITY AS u(c, d, s, t, p, port, lr, er, la, n, f, l, samples, i)`;
+
+/** A flow's samples with new ones appended, the first PREVIEW_FLOW_SAMPLES kept (nothing to do once full). */
+const MERGED_SAMPLES = (added: string) => `CASE WHEN jsonb_array_length(f.samples) >= ${PREVIEW_FLOW_SAMPLES} THEN f.samples
+      ELSE (SELECT jsonb_agg(e ORDER BY i) FROM jsonb_array_elements(f.samples || ${added}) WITH ORDINALITY AS s(e, i) WHERE i <= ${PREVIEW_FLOW_SAMPLES}) END`;
+
+const UPSERT_FLOWS = `INSERT INTO preview_flows AS f (configuration_id, direction, src_ip, dest_ip, protocol, dest_port, live_rule, experiment_rule,
+    live_action, count, first_event_time, last_event_time, samples)
+  SELECT u.c, u.d, u.s, u.t, u.p, u.port, u.lr, u.er, u.la, u.n, to_timestamp(u.f / 1000.0), to_timestamp(u.l / 1000.0), u.samples
+  FROM ${FLOW_INPUT}
+  ON CONFLICT (configuration_id, direction, src_ip, dest_ip, protocol, dest_port, live_rule, experiment_rule) DO UPDATE SET
+    count = f.count + excluded.count,
+    first_event_time = LEAST(f.first_event_time, excluded.first_event_time),
+    last_event_time = GREATEST(f.last_event_time, excluded.last_event_time),
+    samples = ${MERGED_SAMPLES('excluded.samples')}
+  RETURNING configuration_id, xmax = 0 AS inserted`;
+
+/** Adds to the flows that exist; returns the (1-based) input positions it found. */
+const UPDATE_KNOWN_FLOWS = `UPDATE preview_flows f SET
+    count = f.count + u.n,
+    first_event_time = LEAST(f.first_event_time, to_timestamp(u.f / 1000.0)),
+    last_event_time = GREATEST(f.last_event_time, to_timestamp(u.l / 1000.0)),
+    samples = ${MERGED_SAMPLES('u.samples')}
+  FROM ${FLOW_INPUT}
+  WHERE f.configuration_id = u.c AND f.direction = u.d AND f.src_ip = u.s AND f.dest_ip = u.t AND f.protocol = u.p
+    AND f.dest_port = u.port AND f.live_rule = u.lr AND f.experiment_rule = u.er
+  RETURNING u.i`;
+
+interface FlowRow {
+  id: number;
+  flow: FlowTally;
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** A text element of a Postgres array literal: quoted, with `"` and `\` escaped. */
-const arrayElement = (text: string) =>
-  text.includes('"') || text.includes('\\') ? `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"` : `"${text}"`;
+const byFlowKey = (a: FlowRow, b: FlowRow) =>
+  a.id - b.id ||
+  compare(a.flow.direction, b.flow.direction) ||
+  compare(a.flow.srcIp, b.flow.srcIp) ||
+  compare(a.flow.destIp, b.flow.destIp) ||
+  compare(a.flow.protocol, b.flow.protocol) ||
+  (a.flow.destPort ?? -1) - (b.flow.destPort ?? -1) ||
+  (a.flow.live.rulePriority ?? IMPLIED_PRIORITY) - (b.flow.live.rulePriority ?? IMPLIED_PRIORITY) ||
+  (a.flow.experiment.rulePriority ?? IMPLIED_PRIORITY) - (b.flow.experiment.rulePriority ?? IMPLIED_PRIORITY);
 
-interface Fresh {
-  group: Group;
-  /** The group's records stored by this transaction, and their sequences (store order). */
-  items: EvaluatedRecord[];
-  seqs: string[];
+/** The flows as the columns of the flow statements; dest_port -1 stands for "no port" (it is part of the key). */
+function flowColumns(rows: FlowRow[]): unknown[][] {
+  return [
+    rows.map((r) => r.id),
+    rows.map((r) => r.flow.direction),
+    rows.map((r) => r.flow.srcIp),
+    rows.map((r) => r.flow.destIp),
+    rows.map((r) => r.flow.protocol),
+    rows.map((r) => r.flow.destPort ?? -1),
+    rows.map((r) => r.flow.live.rulePriority ?? IMPLIED_PRIORITY),
+    rows.map((r) => r.flow.experiment.rulePriority ?? IMPLIED_PRIORITY),
+    rows.map((r) => r.flow.live.action),
+    rows.map((r) => r.flow.count),
+    rows.map((r) => r.flow.firstMs),
+    rows.map((r) => r.flow.lastMs),
+    rows.map((r) => JSON.stringify(r.flow.samples)),
+  ];
 }
 
-const bySeq = (a: string, b: string) => Number(a) - Number(b);
-
-/** Every record was new: each group's sequences are those returned for its configuration. */
-function allOf(groups: Group[], inserted: { configuration_id: number; seq: string }[]): Fresh[] {
-  const seqs = new Map<number, string[]>(groups.map((g) => [g.configurationId, []]));
-  for (const row of inserted) seqs.get(row.configuration_id)?.push(row.seq);
-  return groups.map((group) => ({ group, items: group.items, seqs: (seqs.get(group.configurationId) as string[]).sort(bySeq) }));
+/** Sorted sequences as inclusive runs of consecutive numbers. */
+export function runsOf(sorted: readonly number[]): [number, number][] {
+  const runs: [number, number][] = [];
+  for (const seq of sorted) {
+    const last = runs[runs.length - 1];
+    if (last && seq === last[1] + 1) last[1] = seq;
+    else if (!last || seq > last[1]) runs.push([seq, seq]);
+  }
+  return runs;
 }
 
-/** Some records were stored before (a redelivery): find which rows this transaction inserted. */
-async function freshOf(
-  query: (sql: string, params: unknown[]) => Promise<{ version_id: number; event_id: string; seq: string }[]>,
-  groups: Group[],
-  inserted: { configuration_id: number; seq: string }[],
-): Promise<Fresh[]> {
-  const rows = await query(
-    `SELECT l.version_id, l.event_id, l.seq FROM unnest($1::int[], $2::bigint[]) AS i(configuration_id, seq)
-     JOIN preview_logs l ON l.configuration_id = i.configuration_id AND l.seq = i.seq`,
-    [inserted.map((r) => r.configuration_id), inserted.map((r) => r.seq)],
-  );
-  const seqOf = new Map(rows.map((row) => [`${row.version_id}\n${row.event_id}`, row.seq]));
-  return groups.map((group) => {
-    const found: { item: EvaluatedRecord; seq: string }[] = [];
-    for (const item of group.items) {
-      const seq = seqOf.get(`${group.versionId}\n${item.trafficEventId}`);
-      if (seq !== undefined) found.push({ item, seq });
-    }
-    found.sort((a, b) => bySeq(a.seq, b.seq));
-    return { group, items: found.map((f) => f.item), seqs: found.map((f) => f.seq) };
-  });
+/** The sequences that lie in one of the ranges. */
+function coveredBy(ranges: { lo: string; hi: string }[], seqs: readonly number[]): Set<number> {
+  const covered = new Set<number>();
+  if (ranges.length === 0) return covered;
+  const bounds = ranges.map((r) => [Number(r.lo), Number(r.hi)]);
+  for (const seq of seqs) if (bounds.some(([lo, hi]) => seq >= lo && seq <= hi)) covered.add(seq);
+  return covered;
 }
 
 function transpose<T extends unknown[]>(rows: T[], width: number): unknown[][] {

@@ -1,7 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import {
   FirewallRule,
-  ListPreviewLogsResponse,
   PREVIEW_SUBJECTS,
   PreviewLogRecord,
   PreviewReport,
@@ -22,6 +21,7 @@ import { PreviewStateService } from '../state/preview-state.service';
 import {
   ExperimentWorld,
   Isolation,
+  allFlows,
   cleanUp,
   deadLetters,
   isolation,
@@ -30,6 +30,7 @@ import {
   rpcClient,
   settledUpTo,
   startEvaluator,
+  streamRecords,
   toV2alpha,
   trafficEvent,
 } from '../test-support';
@@ -76,16 +77,8 @@ const early = trafficEvent(1, { srcIp: '10.0.1.1', destPort: 22 });
 let earlySeq = 0;
 
 const report = (policy: string) => rpc.request<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: world.experimentName(policy, 'block') }, { timeoutMs: 5_000 });
-async function allLogs(policy: string): Promise<PreviewLogRecord[]> {
-  const records: PreviewLogRecord[] = [];
-  let pageToken: string | undefined;
-  do {
-    const page = await rpc.request<ListPreviewLogsResponse>(PREVIEW_SUBJECTS.previewLogs, { name: world.experimentName(policy, 'block'), pageSize: 1000, pageToken }, { timeoutMs: 5_000 });
-    records.push(...page.previewLogs);
-    pageToken = page.nextPageToken;
-  } while (pageToken);
-  return records;
-}
+/** Every record of a policy's `block` experiment on PREVIEW_LOGS (the complete log). */
+const allLogs = (policy: string) => streamRecords(nc, iso, `preview.v1.logs.acme.global.${policy}.block`);
 const metric = async (name: string, labels: Record<string, string> = {}) => {
   const found = await app.get<Registry>(METRICS_REGISTRY).getSingleMetric(name)?.get();
   return found?.values.filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value)).reduce((sum, v) => sum + v.value, 0) ?? 0;
@@ -155,6 +148,7 @@ it('gives the same report and records for events sent as traffic.v1 events and a
 
   const one = await allLogs('one');
   const two = await allLogs('two');
+  expect(one).toHaveLength(events.length);
   expect(two).toHaveLength(events.length);
   const byEvent = (records: PreviewLogRecord[]) => records.map(content).sort((a, b) => a.trafficEventId.localeCompare(b.trafficEventId));
   expect(byEvent(two)).toEqual(byEvent(one));
@@ -165,30 +159,38 @@ it('gives the same report and records for events sent as traffic.v1 events and a
   const [reportOne, reportTwo] = [await report('one'), await report('two')];
   expect(reportTwo.configurations[0].evaluated).toBe(events.length);
   expect(totals(reportTwo)).toEqual(totals(reportOne));
+  const flows = async (policy: string) => (await allFlows(rpc, world.experimentName(policy, 'block'))).map(({ livePolicyEtag: _, ...flow }) => flow);
+  expect(await flows('two')).toEqual(await flows('one'));
   expect(await metric('evaluator_traffic_client_events_total', { client: 'acme-exporter', contract: 'traffic.v2alpha' })).toBe(events.length);
 });
 
-it('counts an event once whichever major and message carried it, with the majors interleaved', async () => {
+it('counts every event once with the majors interleaved, and a batch published again with its Nats-Msg-Id once', async () => {
   const events = varied(300);
-  const before = await metric('evaluator_preview_records_total', { outcome: 'stored' });
+  const before = await metric('evaluator_counted_messages_total', { outcome: 'counted' });
+  const js = nc.jetstream();
+  const v2alpha = iso.ns.subject(trafficV2alphaSubject('acme', 'global', 'mix'));
   let seq = 0;
-  // Interleaved: v1 singles, v2alpha batches, with overlaps both ways and a repeat inside a batch.
+  let messages = 0;
+  // Interleaved: three v1 singles, then the next five in one v2alpha batch, published twice with one id.
   for (let i = 0; i < events.length; i += 8) {
     const chunk = events.slice(i, i + 8);
     seq = await publishTraffic(nc, iso, 'mix', chunk.slice(0, 3));
-    seq = await publishTrafficBatches(nc, iso, 'mix', [...chunk.slice(2), chunk[5]], { batchSize: 10 });
+    const body = JSON.stringify({ events: chunk.slice(3).map(toV2alpha) });
+    const first = await js.publish(v2alpha, body, { msgID: `mix-batch-${i}` });
+    const again = await js.publish(v2alpha, body, { msgID: `mix-batch-${i}` });
+    expect(again).toMatchObject({ duplicate: true, seq: first.seq });
+    seq = first.seq;
+    messages += 3 + (chunk.length > 3 ? 1 : 0);
   }
-  // The same events again, in the other major each: nothing new.
-  seq = await publishTrafficBatches(nc, iso, 'mix', events.slice(0, 8), { batchSize: 8 });
-  const js = nc.jetstream();
-  for (const event of events.slice(8, 11)) seq = (await js.publish(iso.ns.subject(trafficSubject('acme', 'global', 'mix')), JSON.stringify(event), { msgID: `${event.id}-again` })).seq;
   await eventually(() => settledUpTo(nc, iso, seq), { what: 'interleaved settled' });
 
   const records = await allLogs('mix');
   expect(records.map((r) => r.trafficEventId).sort()).toEqual(events.map((e) => e.id).sort());
   const { configurations } = await report('mix');
   expect(configurations.map((c) => c.evaluated)).toEqual([events.length]);
-  expect((await metric('evaluator_preview_records_total', { outcome: 'stored' })) - before).toBe(events.length);
+  const flows = await allFlows(rpc, world.experimentName('mix', 'block'));
+  expect(flows.reduce((sum, f) => sum + f.count, 0)).toBe(configurations[0].changed);
+  expect((await metric('evaluator_counted_messages_total', { outcome: 'counted' })) - before).toBe(messages);
   expect(await deadLetters(nc, iso)).toEqual([]);
 });
 

@@ -1,17 +1,28 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { PREVIEW_LOGS_DEFAULT_PAGE_SIZE, PREVIEW_LOGS_MAX_PAGE_SIZE, PREVIEW_REPORT_TOP } from '@rollout/contracts';
+import { PREVIEW_FLOW_SAMPLES, PREVIEW_LOGS_DEFAULT_PAGE_SIZE, PREVIEW_LOGS_MAX_PAGE_SIZE, PREVIEW_REPORT_TOP } from '@rollout/contracts';
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
-/** HTTP shapes of preview.v1 (previewLogs and previewReport of an experiment). */
+/** HTTP shapes of preview.v1 (previewFlows, previewLogs and previewReport of an experiment). */
 
-export class PreviewLogsQueryDto {
-  @ApiPropertyOptional({ description: 'Only records whose verdict changed (the live and the experiment actions differ)', example: true })
-  @IsOptional()
-  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
-  @IsBoolean()
-  changedOnly?: boolean;
+/** ListPreviewFlowsRequest.filter's bound (`@maxLength` in the contract). */
+export const PREVIEW_FLOWS_FILTER_MAX_LENGTH = 2000;
 
+/**
+ * The filter grammar, as the contract's JSDoc (ListPreviewFlowsRequest) states it: the evaluator
+ * parses the filter; the gateway only bounds its length and passes it through.
+ */
+export const PREVIEW_FLOWS_FILTER_GRAMMAR =
+  'AIP-160 subset, a conjunction: terms joined by `AND`, each `field = value`, `field != value`, ' +
+  'or for ports `destPort >= n` / `destPort <= n`. Fields: `transition` (`ALLOW_TO_DENY`, `DENY_TO_ALLOW`), ' +
+  '`liveRule` and `experimentRule` (a priority, or `implied`), `srcIp`, `destIp` and `ip` (either side; an ' +
+  'address or a CIDR range, which matches the addresses in it), `destPort`, `protocol`, `direction`, ' +
+  '`experimentEtag`, `livePolicyEtag`. Values may be quoted. ' +
+  'Example: `transition = ALLOW_TO_DENY AND ip = "10.0.0.0/8" AND destPort = 22`. ' +
+  `At most ${PREVIEW_FLOWS_FILTER_MAX_LENGTH} characters; one the evaluator cannot parse is 400 INVALID_ARGUMENT.`;
+
+/** Paging, the same for every preview list. */
+class PreviewPageQueryDto {
   @ApiPropertyOptional({ minimum: 0, maximum: PREVIEW_LOGS_MAX_PAGE_SIZE, description: `Default ${PREVIEW_LOGS_DEFAULT_PAGE_SIZE}, at most ${PREVIEW_LOGS_MAX_PAGE_SIZE}` })
   @IsOptional()
   @Type(() => Number)
@@ -20,11 +31,32 @@ export class PreviewLogsQueryDto {
   @Max(PREVIEW_LOGS_MAX_PAGE_SIZE)
   pageSize?: number;
 
-  @ApiPropertyOptional({ description: 'The nextPageToken of the previous page of the same query' })
+  @ApiPropertyOptional({ maxLength: 256, description: 'The nextPageToken of the previous page of the same query' })
   @IsOptional()
   @IsString()
   @MaxLength(256)
   pageToken?: string;
+}
+
+export class PreviewFlowsQueryDto extends PreviewPageQueryDto {
+  @ApiPropertyOptional({ maxLength: PREVIEW_FLOWS_FILTER_MAX_LENGTH, example: 'transition = ALLOW_TO_DENY AND ip = "10.0.0.0/8" AND destPort = 22', description: PREVIEW_FLOWS_FILTER_GRAMMAR })
+  @IsOptional()
+  @IsString()
+  @MaxLength(PREVIEW_FLOWS_FILTER_MAX_LENGTH)
+  filter?: string;
+}
+
+export class PreviewLogsQueryDto extends PreviewPageQueryDto {
+  @ApiPropertyOptional({
+    deprecated: true,
+    example: true,
+    description:
+      'Deprecated since preview.v1 1.1.0 (sunset 2027-12-31): use previewFlows with a filter. Every listed record has changed since 1.1.0, whatever this says',
+  })
+  @IsOptional()
+  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean()
+  changedOnly?: boolean;
 }
 
 export class PreviewVerdictDto {
@@ -59,8 +91,45 @@ export class PreviewLogRecordDto {
 }
 
 export class ListPreviewLogsResponseDto {
-  @ApiProperty({ type: [PreviewLogRecordDto], description: 'Newest configuration (experiment etag × live policy etag) first; no record twice across pages' })
+  @ApiProperty({
+    type: [PreviewLogRecordDto],
+    description: 'The sample records of the changed flows (see previewFlows), newest configuration (experiment etag × live policy etag) first; no record twice across pages',
+  })
   previewLogs!: PreviewLogRecordDto[];
+  @ApiPropertyOptional() nextPageToken?: string;
+}
+
+export class PreviewFlowSampleDto {
+  @ApiProperty({ description: 'The traffic event id, to look up in your own flow logs' }) trafficEventId!: string;
+  @ApiProperty({ description: "The event's time, as the producer wrote it (RFC 3339)" }) eventTime!: string;
+  @ApiPropertyOptional({ example: 51512, description: 'Absent for connections without ports' }) srcPort?: number;
+}
+
+export class PreviewFlowDto {
+  @ApiProperty() experimentEtag!: string;
+  @ApiProperty() livePolicyEtag!: string;
+  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: string;
+  @ApiProperty({ example: '198.51.100.7' }) srcIp!: string;
+  @ApiProperty({ example: '10.0.0.5' }) destIp!: string;
+  @ApiProperty({ example: 'tcp', description: "The protocol's name (tcp, udp, …), or its number for protocols without one" }) protocol!: string;
+  @ApiPropertyOptional({ example: 22, description: 'Absent for connections without ports' }) destPort?: number;
+  @ApiProperty({ enum: ['ALLOW_TO_DENY', 'DENY_TO_ALLOW'], description: 'ALLOW_TO_DENY: the change blocks the flow; DENY_TO_ALLOW: it opens it' })
+  transition!: string;
+  @ApiProperty({ type: PreviewVerdictDto, description: 'What the live policy decided' }) liveResult!: PreviewVerdictDto;
+  @ApiProperty({ type: PreviewVerdictDto, description: "What the experiment's policy decided" }) experimentResult!: PreviewVerdictDto;
+  @ApiProperty({ description: 'Events of this flow (all of them, exactly)' }) count!: number;
+  @ApiProperty({ description: 'Earliest event time of the flow (RFC 3339)' }) firstEventTime!: string;
+  @ApiProperty({ description: 'Latest event time of the flow (RFC 3339)' }) lastEventTime!: string;
+  @ApiProperty({ type: [PreviewFlowSampleDto], description: `The first events of the flow, at most ${PREVIEW_FLOW_SAMPLES}` }) samples!: PreviewFlowSampleDto[];
+}
+
+export class ListPreviewFlowsResponseDto {
+  @ApiProperty({
+    type: [PreviewFlowDto],
+    description:
+      'Changed decisions aggregated by flow (the connection without its source port, and the two deciding rules): newest configuration (experiment etag × live policy etag) first, then the flow seen last first',
+  })
+  previewFlows!: PreviewFlowDto[];
   @ApiPropertyOptional() nextPageToken?: string;
 }
 
@@ -93,9 +162,19 @@ export class PreviewConfigurationReportDto {
   @ApiProperty() unchangedDeny!: number;
   @ApiProperty({ type: [RuleCountDto], description: 'Deciding rules of the live policy, most frequent first' }) liveRules!: RuleCountDto[];
   @ApiProperty({ type: [RuleCountDto], description: "Deciding rules of the experiment's policy, most frequent first" }) experimentRules!: RuleCountDto[];
-  @ApiProperty({ type: [ChangedSourceDto], description: `The ${PREVIEW_REPORT_TOP} sources with the most changed verdicts` }) topChangedSources!: ChangedSourceDto[];
-  @ApiProperty({ type: [ChangedDestinationPortDto], description: `The ${PREVIEW_REPORT_TOP} destination ports with the most changed verdicts` })
+  @ApiProperty({ type: [ChangedSourceDto], description: `The ${PREVIEW_REPORT_TOP} sources with the most changed verdicts, over the flows kept (see flows)` })
+  topChangedSources!: ChangedSourceDto[];
+  @ApiProperty({
+    type: [ChangedDestinationPortDto],
+    description: `The ${PREVIEW_REPORT_TOP} destination ports with the most changed verdicts (events without a port are not ranked), over the flows kept`,
+  })
   topChangedDestinationPorts!: ChangedDestinationPortDto[];
+  @ApiPropertyOptional({ description: 'Distinct changed flows kept for previewFlows' }) flows?: number;
+  @ApiPropertyOptional({
+    description:
+      'Changed events whose flow is not kept, because the configuration already had the most flows the evaluator keeps (EVALUATOR_MAX_FLOWS): counted in the totals above, in no flow',
+  })
+  changedOutsideFlows?: number;
   @ApiProperty() firstEventTime!: string;
   @ApiProperty() lastEventTime!: string;
 }

@@ -1,33 +1,62 @@
 import { Injectable } from '@nestjs/common';
-import { EXPERIMENT_SUBJECTS, FirewallPolicyExperiment, ListPreviewLogsResponse, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
+import {
+  EXPERIMENT_SUBJECTS,
+  FirewallPolicyExperiment,
+  ListPreviewFlowsResponse,
+  ListPreviewLogsResponse,
+  PREVIEW_SUBJECTS,
+  PreviewReport,
+  StatusError,
+} from '@rollout/contracts';
 import { BackendClient } from '../http/backend-client';
 import type { ExperimentPath } from '../experiments/experiments.use-case';
 
 const experimentName = (p: ExperimentPath) =>
   `projects/${p.project}/locations/${p.location}/firewallPolicies/${p.policy}/experiments/${p.experiment}`;
 
+const isNotFound = (error: unknown) => error instanceof StatusError && error.status === 'NOT_FOUND';
+
 /**
- * What previewing an experiment did to production traffic: the records and report come from
- * the evaluator; whether the experiment exists (404 otherwise) from the experiment-service, the
- * authority, asked at the same time.
+ * What previewing an experiment did to production traffic: the flows, records and report come
+ * from the evaluator; whether the experiment exists (404 otherwise) from the experiment-service,
+ * the authority, asked at the same time.
  */
 @Injectable()
 export class PreviewUseCase {
   constructor(private readonly backend: BackendClient) {}
 
+  previewFlows(path: ExperimentPath, query: { filter?: string; pageSize?: number; pageToken?: string }, traceId?: string) {
+    const parent = experimentName(path);
+    const answer = this.backend.call<ListPreviewFlowsResponse>(PREVIEW_SUBJECTS.previewFlows, { parent, ...query }, traceId);
+    return this.ofExisting(parent, answer, (page) => page.previewFlows.length > 0, traceId);
+  }
+
+  /** Deprecated (preview.v1 1.1.0): BackendClient marks the response and counts the use. */
   previewLogs(path: ExperimentPath, query: { changedOnly?: boolean; pageSize?: number; pageToken?: string }, traceId?: string) {
     const name = experimentName(path);
-    return this.ofExisting(name, this.backend.call<ListPreviewLogsResponse>(PREVIEW_SUBJECTS.previewLogs, { name, ...query }, traceId), traceId);
+    const answer = this.backend.call<ListPreviewLogsResponse>(PREVIEW_SUBJECTS.previewLogs, { name, ...query }, traceId);
+    return this.ofExisting(name, answer, (page) => page.previewLogs.length > 0, traceId);
   }
 
   previewReport(path: ExperimentPath, traceId?: string) {
     const name = experimentName(path);
-    return this.ofExisting(name, this.backend.call<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name }, traceId), traceId);
+    const answer = this.backend.call<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name }, traceId);
+    return this.ofExisting(name, answer, (report) => report.configurations.length > 0, traceId);
   }
 
-  private async ofExisting<T>(name: string, answer: Promise<T>, traceId?: string): Promise<T> {
+  /**
+   * The evaluator's answer, for an experiment that exists or existed. A committed or deleted
+   * experiment is gone from the experiment-service, but what the evaluator still holds of it
+   * stays readable: an operator audits what was committed. Only NOT_FOUND is forgiven, and only
+   * when the answer holds something; an empty one cannot tell an experiment that was from a
+   * name that never was, so it stays 404. Every other error of either service propagates.
+   */
+  private async ofExisting<T>(name: string, answer: Promise<T>, holdsData: (answer: T) => boolean, traceId?: string): Promise<T> {
     const [exists, result] = await Promise.allSettled([this.backend.call<FirewallPolicyExperiment>(EXPERIMENT_SUBJECTS.getExperiment, { name }, traceId), answer]);
-    if (exists.status === 'rejected') throw exists.reason;
+    if (exists.status === 'rejected') {
+      if (isNotFound(exists.reason) && result.status === 'fulfilled' && holdsData(result.value)) return result.value;
+      throw exists.reason;
+    }
     if (result.status === 'rejected') throw result.reason;
     return result.value;
   }

@@ -1,0 +1,122 @@
+import type { PreviewFlowSample, PreviewVerdict, TrafficEvent } from '@rollout/contracts';
+import { PREVIEW_FLOW_SAMPLES } from '@rollout/contracts';
+import { NO_PORT, type ParsedConnection } from '@rollout/firewall';
+import type { ActiveExperiment, PolicyView } from './state';
+import { ConfigurationTotals } from './totals';
+
+/**
+ * The traffic path's pure steps: evaluate one event against a live policy and its ACTIVE
+ * experiments, then aggregate evaluations into what the store adds, per configuration: exact
+ * totals, deciding-rule counts, and the changed decisions by flow. What a batch adds grows with
+ * the configurations and distinct flows it touches, not with its events.
+ */
+
+/** One traffic event, parsed and ready to evaluate. */
+export interface TrafficToEvaluate {
+  event: TrafficEvent;
+  connection: ParsedConnection;
+  /** The event time in ms since the epoch. */
+  timeMs: number;
+}
+
+/** One event evaluated against a live policy version and each of its ACTIVE experiments. */
+export interface Evaluation extends TrafficToEvaluate {
+  view: PolicyView;
+  live: PreviewVerdict;
+  /** One verdict per `view.active`, in that order. */
+  experiments: PreviewVerdict[];
+}
+
+export function evaluate(view: PolicyView, traffic: TrafficToEvaluate): Evaluation {
+  const live = view.live.evaluateParsed(traffic.connection);
+  const experiments = view.active.map((target) => target.policy.evaluateParsed(traffic.connection));
+  return { event: traffic.event, connection: traffic.connection, timeMs: traffic.timeMs, view, live, experiments };
+}
+
+/** Changed decisions of one flow: the connection without its source port, and both deciding rules. */
+export interface FlowTally {
+  direction: 'INGRESS' | 'EGRESS';
+  /** Canonical text (dotted quad, or eight hex groups). */
+  srcIp: string;
+  destIp: string;
+  /** The protocol's name, or its number for protocols without one. */
+  protocol: string;
+  destPort?: number;
+  live: PreviewVerdict;
+  experiment: PreviewVerdict;
+  count: number;
+  firstMs: number;
+  lastMs: number;
+  /** The first events of the flow, at most PREVIEW_FLOW_SAMPLES. */
+  samples: PreviewFlowSample[];
+}
+
+/** What some evaluations add to one configuration (experiment etag × live policy etag). */
+export class ConfigurationBatch {
+  readonly totals = new ConfigurationTotals();
+  /** Changed decisions by flow key (see flowKey). */
+  readonly flows = new Map<string, FlowTally>();
+
+  constructor(readonly target: ActiveExperiment) {}
+
+  add(evaluation: Evaluation, experiment: PreviewVerdict): void {
+    const { live, timeMs, connection, event } = evaluation;
+    this.totals.add(live, experiment, timeMs);
+    if (live.action === experiment.action) return;
+    const key = flowKey(connection, live, experiment);
+    let flow = this.flows.get(key);
+    if (!flow) {
+      flow = {
+        direction: connection.direction,
+        srcIp: addressText(connection.srcFamily, connection.s0, connection.s1, connection.s2, connection.s3),
+        destIp: addressText(connection.destFamily, connection.d0, connection.d1, connection.d2, connection.d3),
+        protocol: protocolName(connection.protocol),
+        ...(connection.portKey === NO_PORT ? {} : { destPort: connection.portKey }),
+        live,
+        experiment,
+        count: 0,
+        firstMs: timeMs,
+        lastMs: timeMs,
+        samples: [],
+      };
+      this.flows.set(key, flow);
+    }
+    flow.count++;
+    if (timeMs < flow.firstMs) flow.firstMs = timeMs;
+    if (timeMs > flow.lastMs) flow.lastMs = timeMs;
+    if (flow.samples.length < PREVIEW_FLOW_SAMPLES) {
+      flow.samples.push({ trafficEventId: event.id, eventTime: event.time, ...(event.srcPort === undefined ? {} : { srcPort: event.srcPort }) });
+    }
+  }
+}
+
+/** Aggregates evaluations by configuration. */
+export function aggregate(evaluations: Iterable<Evaluation>): ConfigurationBatch[] {
+  const batches = new Map<string, ConfigurationBatch>();
+  for (const evaluation of evaluations) {
+    const { active } = evaluation.view;
+    for (let i = 0; i < active.length; i++) {
+      const target = active[i];
+      let batch = batches.get(target.keys.configuration);
+      if (!batch) batches.set(target.keys.configuration, (batch = new ConfigurationBatch(target)));
+      batch.add(evaluation, evaluation.experiments[i]);
+    }
+  }
+  return [...batches.values()];
+}
+
+/** Two connections with equal keys are one flow: the addresses as parsed, so any spelling of one address is one key. */
+function flowKey(c: ParsedConnection, live: PreviewVerdict, experiment: PreviewVerdict): string {
+  return `${c.direction}|${c.srcFamily}:${c.s0}:${c.s1}:${c.s2}:${c.s3}|${c.destFamily}:${c.d0}:${c.d1}:${c.d2}:${c.d3}|${c.protocol}|${c.portKey}|${live.rulePriority}|${experiment.rulePriority}`;
+}
+
+/** IANA numbers of the protocols with names in traffic.v1, so `6` and `tcp` are one protocol. */
+const PROTOCOL_NAMES: Record<number, string> = { 6: 'tcp', 17: 'udp', 132: 'sctp', 1: 'icmp', 58: 'icmpv6', 50: 'esp', 51: 'ah' };
+
+export const protocolName = (protocol: number): string => PROTOCOL_NAMES[protocol] ?? String(protocol);
+
+/** An address as canonical text: a dotted quad, or eight hex groups (unabbreviated; Postgres reads both). */
+export function addressText(family: 4 | 6, w0: number, w1: number, w2: number, w3: number): string {
+  if (family === 4) return `${w0 >>> 24}.${(w0 >>> 16) & 255}.${(w0 >>> 8) & 255}.${w0 & 255}`;
+  return [w0, w1, w2, w3].map((w) => `${((w >>> 16) & 0xffff).toString(16)}:${(w & 0xffff).toString(16)}`).join(':');
+}
