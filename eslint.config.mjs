@@ -3,7 +3,7 @@ import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 /**
- * Architecture rules (DESIGN.md "Layout"), enforced on two tag axes:
+ * Architecture rules (docs/architecture.md, "Libraries and boundaries"), enforced on two tag axes:
  * - type:  app → infra, domain, contracts; infra → infra, contracts; domain → domain, contracts;
  *          contracts → contracts only, and no framework or I/O packages; tool → infra, contracts;
  *          test (system tests) → tool, infra, contracts, testing; testing (test kits such as

@@ -1,7 +1,7 @@
 // @ts-check
 const { readFileSync } = require('node:fs');
 
-// One test runner; the test level is in the file name (see DESIGN.md "Tests").
+// One test runner; the test level is in the file name (see docs/architecture.md, "Tests").
 const swcrc = JSON.parse(readFileSync(`${__dirname}/.swcrc`, 'utf8'));
 const { compilerOptions } = JSON.parse(readFileSync(`${__dirname}/tsconfig.base.json`, 'utf8'));
 /** @type {Record<string, string[]>} */

@@ -36,7 +36,7 @@ interface NestReplyPacket {
  * It speaks the transport's packet format over `NatsConnection.request`, rather than using
  * Nest's ClientProxy, because the proxy publishes to an inbox and so cannot tell "nobody is
  * listening" from "too slow": here a stopped service is UNAVAILABLE at once and a slow one is
- * DEADLINE_EXCEEDED after the timeout, as DESIGN.md asks. It also reuses the process's one
+ * DEADLINE_EXCEEDED after the timeout, as docs/architecture.md fixes. It also reuses the process's one
  * connection.
  */
 @Injectable()
@@ -53,7 +53,7 @@ export class NatsRpcClient {
   }
 
   /**
-   * Every call says who is calling (DESIGN.md: version metadata travels in headers, never in
+   * Every call says who is calling (docs/architecture.md: version metadata travels in headers, never in
    * payloads): `Contract-Version` is the package of the subject as this build knows it,
    * `User-Agent` this process, `Client-Features` what the caller supports.
    */
