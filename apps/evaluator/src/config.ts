@@ -7,8 +7,8 @@ export const configSchema = z.object({
   ...databaseConfigSchema('preview').shape,
   /** Most traffic messages evaluated and counted in one Postgres transaction. */
   EVALUATOR_BATCH_SIZE: positiveInt(1_000).pipe(z.number().max(10_000, 'must be at most 10000')),
-  /** Most traffic payload bytes in one batch (traffic.v2alpha messages hold many events); the pull buffers (concurrency + 1) times this. */
-  EVALUATOR_BATCH_BYTES: positiveInt(1024 * 1024).pipe(z.number().max(64 * 1024 * 1024, 'must be at most 67108864')),
+  /** Most traffic payload bytes in one batch (a traffic.v2alpha message holds many events): bounds what one batch decodes at once. */
+  EVALUATOR_BATCH_BYTES: positiveInt(512 * 1024).pipe(z.number().max(64 * 1024 * 1024, 'must be at most 67108864')),
   /** Batches in flight at once in one replica (each its own transaction and connection). */
   EVALUATOR_CONCURRENCY: positiveInt(2).pipe(z.number().max(16, 'must be at most 16')),
   /** Traffic events handed out and not yet acknowledged, across every replica (the durable consumer's max_ack_pending). */

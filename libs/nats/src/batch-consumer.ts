@@ -41,7 +41,8 @@ export interface BatchConsumerOptions {
  * Batching: a batch is handed over when it is full (by messages or bytes); or when no further
  * message is waiting and either nothing else is in flight (an idle consumer answers at once)
  * or it has lingered `lingerMs` (a busy one lets batches grow while the others are handled).
- * The pull buffers at most `maxMessages × (concurrency + 1)` messages, and a batch holds at
+ * The pull buffers at most `2 × maxMessages` messages (a batch being filled while one waits for
+ * a slot), and a batch holds at
  * most `maxBytes` of payload, so what is decoded at once stays bounded whatever a message holds.
  *
  * Settling: after the handler resolves, its rejections go to `deadletter.v1.<stream>` and are
@@ -98,7 +99,7 @@ export class BatchConsumer {
         const consumer = await this.connection.jetstream().consumers.get(stream, this.options.durable);
         // Bounded by messages, not bytes: nats.js 2.x pulls by bytes in requests of 100 messages
         // and, on nats-server 2.9, new messages then wait for the request to expire.
-        const messages = await consumer.consume({ max_messages: this.options.maxMessages * (this.options.concurrency + 1) });
+        const messages = await consumer.consume({ max_messages: this.options.maxMessages * 2 });
         this.messages = messages;
         if (!this.running) messages.stop();
         this.logger.log(`consuming ${stream} with durable consumer ${this.options.durable}`);

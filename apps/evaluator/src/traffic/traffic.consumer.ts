@@ -120,7 +120,9 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
   private async process(messages: JsMsg[]): Promise<TrafficRejection[]> {
     const started = performance.now();
     const rejected: TrafficRejection[] = [];
+    // JsMsg.seq parses the reply subject on every read: read it once.
     const decoded = messages.map((message) => {
+      const seq = message.seq;
       const contractVersion = message.headers?.get(CONTRACT_HEADERS.contractVersion);
       const result = this.decoder.decode(message.subject, message.data, contractVersion);
       if (this.metrics) {
@@ -128,17 +130,18 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
         this.metrics.clientEvents.inc(client, isRejected(result) ? 1 : result.events.length);
       }
       if (isRejected(result)) rejected.push({ message, ...result });
-      return { message, result };
+      return { message, seq, result };
     });
-    const counted = await this.store.counted(messages.map((m) => m.seq));
+    const counted = await this.store.counted(decoded.map((d) => d.seq));
 
     const evaluated: EvaluatedMessage[] = [];
-    const seen = new Set<string>();
+    /** Event ids evaluated in this batch, by traffic key. */
+    const seen = new Map<string, Set<string>>();
     let events = 0;
-    for (const { message, result } of decoded) {
+    for (const { message, seq, result } of decoded) {
       if (isRejected(result)) continue;
       events += result.events.length;
-      if (counted.has(message.seq)) continue;
+      if (counted.has(seq)) continue;
       // Read per message, so a state change applies from the next message on.
       const view = this.snapshot.state.viewForTraffic(result.key);
       if (!view) {
@@ -149,14 +152,15 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
       }
       if (view.active.length === 0) continue;
       try {
+        let ids = seen.get(result.key);
+        if (!ids) seen.set(result.key, (ids = new Set()));
         const evaluations: Evaluation[] = [];
         for (const traffic of result.events) {
-          const key = `${result.key}\n${traffic.event.id}`;
-          if (seen.has(key)) continue;
-          seen.add(key);
+          if (ids.has(traffic.event.id)) continue;
+          ids.add(traffic.event.id);
           evaluations.push(evaluate(view, traffic));
         }
-        evaluated.push({ seq: message.seq, evaluations });
+        evaluated.push({ seq, evaluations });
       } catch (error) {
         rejected.push({ message, kind: 'unevaluable', reason: `cannot evaluate: ${error instanceof Error ? error.message : String(error)}` });
         events -= result.events.length;
