@@ -1,5 +1,5 @@
 import type { PreviewTransition } from '@rollout/contracts';
-import { parseAddress, parseProtocol } from '@rollout/firewall';
+import { parseProtocol, parseRange } from '@rollout/firewall';
 import { addressText, protocolName } from './evaluation';
 import { IMPLIED_PRIORITY } from './totals';
 
@@ -147,17 +147,13 @@ function integer(text: string, min: number, max: number): number | undefined {
   return n >= min && n <= max ? n : undefined;
 }
 
-/** An address or CIDR range in canonical text (`10.0.0.0/8` stays itself; an address gets /32 or /128). */
+/** An address or CIDR range as canonical CIDR text: the network address (host bits cleared) and its prefix. */
 function cidr(text: string): string | undefined {
-  const slash = text.indexOf('/');
-  const address = parseAddress(slash < 0 ? text : text.slice(0, slash));
-  if (!address) return undefined;
-  const bits = address.family === 4 ? 32 : 128;
-  let prefix = bits;
-  if (slash >= 0) {
-    const digits = text.slice(slash + 1);
-    if (!/^\d{1,3}$/.test(digits) || Number(digits) > bits) return undefined;
-    prefix = Number(digits);
-  }
-  return `${addressText(address.family, address.w0, address.w1, address.w2, address.w3)}/${prefix}`;
+  const range = parseRange(text);
+  if (!range) return undefined;
+  const bits = range.family === 4 ? 32 : 128;
+  const prefix = bits - ((range.last - range.first).toString(2).length - (range.last === range.first ? 1 : 0));
+  const word = (i: number) => Number((range.first >> BigInt(32 * i)) & 0xffffffffn);
+  const network = range.family === 4 ? addressText(4, word(0), 0, 0, 0) : addressText(6, word(3), word(2), word(1), word(0));
+  return `${network}/${prefix}`;
 }

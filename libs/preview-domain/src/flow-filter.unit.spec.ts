@@ -30,6 +30,10 @@ describe('previewFlows filter (AIP-160 subset)', () => {
       { field: 'protocol', op: '=', value: 'tcp' },
       { field: 'ip', op: '=', value: '192.0.2.0/24' },
     ]);
+    expect(terms('ip = 10.1.2.3/8 AND destIp = 2001:db8::1:2/112')).toEqual([
+      { field: 'ip', op: '=', value: '10.0.0.0/8' },
+      { field: 'destIp', op: '=', value: '2001:db8:0:0:0:0:1:0/112' },
+    ]);
     expect(terms('protocol = UDP AND protocol != 47')).toEqual([
       { field: 'protocol', op: '=', value: 'udp' },
       { field: 'protocol', op: '!=', value: '47' },

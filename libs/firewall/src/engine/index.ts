@@ -1,5 +1,5 @@
-export { parseAddress } from './address';
-export type { ParsedAddress } from './address';
+export { parseAddress, parseRange } from './address';
+export type { AddressRange, ParsedAddress } from './address';
 export { connectionProblem, NO_PORT, parseConnection, parseProtocol } from './connection';
 export type { Connection, ParsedConnection } from './connection';
 export { compilePolicy } from './compile';
