@@ -1,7 +1,16 @@
 import { ServiceProcess, TEST_NATS_URL, eventually, freePort, removeTestResources, startServiceProcess, uniqueName } from '@rollout/testing';
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { JSONCodec, Msg, NatsConnection, Subscription, connect } from 'nats';
 import { BLAZAR_TOKEN, EnforcementSystem, hoursFromNow, sample, startEnforcementSystem } from './test-system';
+
+/**
+ * Replaces the chain file atomically, as a ConfigMap update does: a file written in place can be
+ * polled while truncated, and an empty file is the default chain, without the adapter filter.
+ */
+function replaceFile(path: string, text: string): void {
+  writeFileSync(`${path}.next`, text);
+  renameSync(`${path}.next`, path);
+}
 
 /**
  * Adapter filters (adapter.v1 over NATS) through the gateway. A small adapter written here with
@@ -129,7 +138,7 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
   let n = 0;
   const create = (project: string) => system.call('POST', `/v1/projects/${project}/leases?leaseId=a-${++n}`, LEASE);
   const lookups = async (result: 'hit' | 'miss') => sample(await system.metrics(), 'enforcement_adapter_check_cache_total', { handler: 'probe', result });
-  const reload = (yaml: string) => writeFileSync(system.configFile, yaml);
+  const reload = (yaml: string) => replaceFile(system.configFile, yaml);
 
   beforeAll(async () => {
     nc = await connect({ servers: TEST_NATS_URL });
@@ -301,7 +310,7 @@ filters:
       BUDGET_CHECK_VALID_DURATION_MS: '0',
     });
     await eventually(async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined), { timeoutMs: 30_000, intervalMs: 200, what: 'budget-adapter ready' });
-    writeFileSync(system.configFile, chain(name));
+    replaceFile(system.configFile, chain(name));
     // A project without a budget passes once the handler has its session.
     await eventually(async () => ((await create('unlimited')).status === 200 ? true : undefined), { timeoutMs: 20_000, intervalMs: 200, what: 'the budget handler in force' });
   }, 90_000);
