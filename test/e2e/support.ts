@@ -1,5 +1,5 @@
 import { LauncherSettings, RunningSystem, SERVICES, ServiceName, launch, readSettings } from '@rollout/launcher';
-import { TEST_POSTGRES_URL, freePort, removeTestResources, uniqueName } from '@rollout/testing';
+import { TEST_POSTGRES_URL, freePorts, removeTestResources, uniqueName } from '@rollout/testing';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -17,7 +17,8 @@ export async function isolatedSettings() {
     NATS_NAMESPACE: namespace,
     LOG_LEVEL: 'silent',
   };
-  for (const service of SERVICES) env[service.portVar] = String(await freePort());
+  const ports = await freePorts(SERVICES.length);
+  SERVICES.forEach((service, i) => (env[service.portVar] = String(ports[i])));
   const settings: LauncherSettings = readSettings(env);
   return { namespace, database, env, settings };
 }

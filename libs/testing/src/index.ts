@@ -32,15 +32,33 @@ export async function eventually<T>(
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */
 export async function freePort(): Promise<number> {
+  return (await freePorts(1))[0];
+}
+
+/**
+ * `count` distinct TCP ports that were free a moment ago on 127.0.0.1. They are held open together
+ * before any is let go: ports taken one at a time can come back twice (the kernel reuses one just
+ * closed), and a system of several services then finds two of them on one port.
+ */
+export async function freePorts(count: number): Promise<number[]> {
   const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
+  const servers = Array.from({ length: count }, () => createServer());
+  try {
+    return await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<number>((resolve, reject) => {
+            server.once('error', reject);
+            server.listen(0, '127.0.0.1', () => {
+              const address = server.address();
+              resolve(typeof address === 'object' && address ? address.port : 0);
+            });
+          }),
+      ),
+    );
+  } finally {
+    await Promise.all(servers.map((server) => new Promise((resolve) => (server.listening ? server.close(resolve) : resolve(undefined)))));
+  }
 }
 
 export * from './service-process';

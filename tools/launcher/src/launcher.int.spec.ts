@@ -1,4 +1,4 @@
-import { TEST_POSTGRES_URL, eventually, freePort, uniqueName } from '@rollout/testing';
+import { TEST_POSTGRES_URL, eventually, freePorts, uniqueName } from '@rollout/testing';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -87,7 +87,8 @@ describe('launch', () => {
       LAUNCHER_STOP_TIMEOUT_MS: '5000',
       ...env,
     };
-    for (const service of SERVICES) settingsEnv[service.portVar] ??= String(await freePort());
+    const ports = await freePorts(SERVICES.length);
+    SERVICES.forEach((service, i) => (settingsEnv[service.portVar] ??= String(ports[i])));
     const lines: string[] = [];
     const options: LaunchOptions = {
       settings: readSettings(settingsEnv),

@@ -1,5 +1,5 @@
 import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
-import { ServiceProcess, TEST_NATS_URL, eventually, freePort, startServiceProcess } from '@rollout/testing';
+import { ServiceProcess, TEST_NATS_URL, eventually, freePort, freePorts, startServiceProcess } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import { ExperimentWorld, Isolation, allFlows, cleanUp, evaluatorEnv, isolation, publishTraffic, rpcClient, settledUpTo, streamRecords, tableRows, trafficEvent } from '../test-support';
 
@@ -20,8 +20,8 @@ interface Evaluator {
   port: number;
 }
 
-async function startEvaluator(iso: Isolation): Promise<Evaluator> {
-  const port = await freePort();
+async function startEvaluator(iso: Isolation, port?: number): Promise<Evaluator> {
+  port ??= await freePort();
   const process = startServiceProcess('evaluator', evaluatorEnv(iso, { PORT: String(port), EVALUATOR_MAX_ACK_PENDING: '6000' }));
   await eventually(async () => ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined), {
     timeoutMs: 30_000,
@@ -101,7 +101,7 @@ describe('effectively once', () => {
 
   it('shares the work between three replicas and still counts every event exactly once', async () => {
     const COUNT = 30_000;
-    const replicas = await Promise.all([startEvaluator(iso), startEvaluator(iso), startEvaluator(iso)]);
+    const replicas = await Promise.all((await freePorts(3)).map((port) => startEvaluator(iso, port)));
     running.push(...replicas);
     const lastSeq = await publishTraffic(nc, iso, 'web', events(COUNT));
     await eventually(() => settledUpTo(nc, iso, lastSeq), { timeoutMs: 60_000, intervalMs: 200, what: 'every event settled' });
