@@ -13,12 +13,8 @@ export interface EvaluatedMessage {
   evaluations: Evaluation[];
 }
 
-export interface CountResult {
-  /** Messages counted now. */
-  counted: number;
-  /** Messages counted before (a redelivery, or another replica got there first): left out. */
-  duplicates: number;
-}
+/** Postgres's exclusion_violation: a sequence of the batch was counted meanwhile. */
+const COUNTED_MEANWHILE = '23P01';
 
 /** Runs a fixed statement as a named prepared statement (parsed and planned once per connection). */
 type Query = (sql: string, params: unknown[]) => Promise<unknown[]>;
@@ -29,9 +25,11 @@ type Query = (sql: string, params: unknown[]) => Promise<unknown[]>;
  *
  * - the TRAFFIC stream sequences the batch covers, as ranges, in `preview_counted`. Its
  *   exclusion constraint lets no sequence in twice, so a message is counted exactly once
- *   whatever the redeliveries, crashes and replicas: a concurrent transaction counting the same
- *   message waits, then fails and is retried, and the retry finds the message counted. Ranges
- *   below the consumer's ack floor are merged (PreviewRetention), so the table stays a few rows;
+ *   whatever the redeliveries, crashes and replicas. The traffic path leaves out what `counted`
+ *   finds counted before it evaluates; a message counted by another delivery in between makes
+ *   the insert wait for that transaction, then fail, and the whole batch is handed back: its
+ *   next try finds the message counted. Ranges below the consumer's ack floor are merged
+ *   (PreviewRetention), so the table stays a few rows;
  * - per configuration: the totals and deciding-rule counts, and the changed decisions by flow
  *   (count, first and last time, the first few sample events).
  *
@@ -55,19 +53,31 @@ export class PreviewStore {
 
   /**
    * The sequences among these that are counted already: a redelivery after a crash skips the
-   * evaluation and its preview logs. A hint only: `count` decides, under the constraint.
+   * evaluation and its preview logs. `count` stays safe without it: the constraint decides.
    */
   async counted(seqs: readonly number[]): Promise<Set<number>> {
-    if (seqs.length === 0) return new Set();
-    const ranges = await this.overlapping(async (sql, params) => (await this.pool.query(prepared(sql, params))).rows, seqs);
-    return coveredBy(ranges, seqs);
+    const counted = new Set<number>();
+    if (seqs.length === 0) return counted;
+    let min = Number.POSITIVE_INFINITY;
+    let max = 0;
+    for (const seq of seqs) {
+      if (seq < min) min = seq;
+      if (seq > max) max = seq;
+    }
+    const { rows } = await this.pool.query<{ lo: string; hi: string }>(
+      prepared(`SELECT lo, hi FROM preview_counted WHERE int8range(lo, hi, '[]') && int8range($1, $2, '[]')`, [min, max]),
+    );
+    for (const seq of seqs) if (rows.some((r) => seq >= Number(r.lo) && seq <= Number(r.hi))) counted.add(seq);
+    return counted;
   }
 
-  /** Counts these messages, except those counted before. */
-  async count(messages: readonly EvaluatedMessage[]): Promise<CountResult> {
-    if (messages.length === 0) return { counted: 0, duplicates: 0 };
-    const seqs = messages.map((m) => m.seq).sort((a, b) => a - b);
-    let batches = aggregate(messages.flatMap((m) => m.evaluations));
+  /**
+   * Counts these messages, none of them counted before (see `counted`). Throws, counting nothing,
+   * if another delivery counted one of them meanwhile.
+   */
+  async count(messages: readonly EvaluatedMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const batches = aggregate(messages.flatMap((m) => m.evaluations));
     const ids = await this.configurationIds(batches).catch((error: unknown) => {
       this.forgetAll();
       throw error;
@@ -77,22 +87,16 @@ export class PreviewStore {
     try {
       await client.query('BEGIN');
       const query: Query = async (sql, params) => (await client.query(prepared(sql, params))).rows;
-      const done = coveredBy(await this.overlapping(query, seqs), seqs);
-      let fresh = seqs;
-      if (done.size > 0) {
-        fresh = seqs.filter((seq) => !done.has(seq));
-        batches = aggregate(messages.filter((m) => !done.has(m.seq)).flatMap((m) => m.evaluations));
-      }
-      if (fresh.length > 0) {
-        const runs = runsOf(fresh);
-        await query(`INSERT INTO preview_counted (lo, hi) SELECT * FROM unnest($1::bigint[], $2::bigint[])`, [runs.map((r) => r[0]), runs.map((r) => r[1])]);
-        await this.add(query, batches, ids);
-      }
+      const runs = runsOf(messages.map((m) => m.seq).sort((a, b) => a - b));
+      await query(`INSERT INTO preview_counted (lo, hi) SELECT * FROM unnest($1::bigint[], $2::bigint[])`, [runs.map((r) => r[0]), runs.map((r) => r[1])]);
+      await this.add(query, batches, ids);
       await client.query('COMMIT');
-      return { counted: fresh.length, duplicates: seqs.length - fresh.length };
     } catch (error) {
       failure = error as Error;
       await client.query('ROLLBACK').catch(() => undefined);
+      if ((error as { code?: string }).code === COUNTED_MEANWHILE) {
+        throw new Error('a message of this batch was counted meanwhile by another delivery; the batch is tried again without it', { cause: error });
+      }
       // Ids cached here may name rows retention removed: look them up again on the retry.
       this.forgetAll();
       throw error;
@@ -100,16 +104,6 @@ export class PreviewStore {
       // A connection that failed mid-transaction may be broken: the pool drops it.
       client.release(failure && !('code' in failure) ? failure : undefined);
     }
-  }
-
-  private overlapping(query: Query, seqs: readonly number[]): Promise<{ lo: string; hi: string }[]> {
-    let min = Number.POSITIVE_INFINITY;
-    let max = 0;
-    for (const seq of seqs) {
-      if (seq < min) min = seq;
-      if (seq > max) max = seq;
-    }
-    return query(`SELECT lo, hi FROM preview_counted WHERE int8range(lo, hi, '[]') && int8range($1, $2, '[]')`, [min, max]) as Promise<{ lo: string; hi: string }[]>;
   }
 
   private async add(query: Query, batches: ConfigurationBatch[], ids: Map<ConfigurationBatch['target'], number>): Promise<void> {
@@ -330,7 +324,7 @@ function flowColumns(rows: FlowRow[]): unknown[][] {
 }
 
 /** Sorted sequences as inclusive runs of consecutive numbers. */
-export function runsOf(sorted: readonly number[]): [number, number][] {
+function runsOf(sorted: readonly number[]): [number, number][] {
   const runs: [number, number][] = [];
   for (const seq of sorted) {
     const last = runs[runs.length - 1];
@@ -338,15 +332,6 @@ export function runsOf(sorted: readonly number[]): [number, number][] {
     else if (!last || seq > last[1]) runs.push([seq, seq]);
   }
   return runs;
-}
-
-/** The sequences that lie in one of the ranges. */
-function coveredBy(ranges: { lo: string; hi: string }[], seqs: readonly number[]): Set<number> {
-  const covered = new Set<number>();
-  if (ranges.length === 0) return covered;
-  const bounds = ranges.map((r) => [Number(r.lo), Number(r.hi)]);
-  for (const seq of seqs) if (bounds.some(([lo, hi]) => seq >= lo && seq <= hi)) covered.add(seq);
-  return covered;
 }
 
 function transpose<T extends unknown[]>(rows: T[], width: number): unknown[][] {
