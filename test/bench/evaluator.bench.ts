@@ -892,7 +892,7 @@ async function main() {
     for (const schema of [...Object.values(schemas), ...passSchemas]) await dropSchema(schema).catch(() => undefined);
     await pg.end();
     for await (const name of jsm.streams.names()) {
-      if (name.startsWith(`${namespace}_`)) await jsm.streams.delete(name);
+      if (name.startsWith(`${namespace}_`) || name.startsWith(`KV_${namespace}_`)) await jsm.streams.delete(name);
     }
     await nc.close();
   }

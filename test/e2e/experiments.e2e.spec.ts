@@ -36,7 +36,7 @@ describe('previewing and committing a firewall policy change', () => {
     const nc = await connect({ servers: TEST_NATS_URL });
     const jsm = await nc.jetstreamManager();
     for await (const stream of jsm.streams.names()) {
-      if (stream.startsWith(`${namespace}_`)) await jsm.streams.delete(stream);
+      if (stream.startsWith(`${namespace}_`) || stream.startsWith(`KV_${namespace}_`)) await jsm.streams.delete(stream);
     }
     await nc.close();
   }, 60_000);

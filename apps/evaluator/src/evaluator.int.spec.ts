@@ -11,7 +11,7 @@ import {
 import { METRICS_REGISTRY } from '@rollout/metrics';
 import { NatsRpcClient } from '@rollout/nats';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
-import { AckPolicy, NatsConnection, connect } from 'nats';
+import { NatsConnection, connect } from 'nats';
 import type { AddressInfo } from 'node:net';
 import { PolicyView, previewRecordId } from '@rollout/preview-domain';
 import type { Registry } from 'prom-client';
@@ -77,11 +77,8 @@ beforeAll(async () => {
   nc = await connect({ servers: TEST_NATS_URL });
   rpc = rpcClient(nc, iso);
   world = new ExperimentWorld(nc, iso);
-  // EXPERIMENT_EVENTS takes one consumer, and the test holds it: the evaluator starts, but
-  // cannot read its snapshot until the test lets go.
-  await world.createStream({ maxConsumers: 1 });
-  const jsm = await nc.jetstreamManager();
-  await jsm.consumers.add(iso.ns.stream('EXPERIMENT_EVENTS'), { durable_name: 'slot-holder', ack_policy: AckPolicy.None });
+  // The bucket exists but its position key does not: the experiment-service is still filling it.
+  await world.createBucket({ filled: false });
   app = await startEvaluator(iso);
   base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
 }, 30_000);
@@ -97,7 +94,7 @@ describe('before its snapshot of live policies and experiments is loaded', () =>
     await eventually(async () => ((await readiness()).body.checks.nats.status === 'up' ? true : undefined), { what: 'NATS up' });
     const before = await readiness();
     expect(before.status).toBe(503);
-    expect(before.body.checks.snapshot).toEqual({ status: 'down', error: 'loading live policies and experiments from EXPERIMENT_EVENTS' });
+    expect(before.body.checks.snapshot).toEqual({ status: 'down', error: 'waiting for the experiment-service to fill EXPERIMENT_STATE' });
     expect(before.body.checks.nats.status).toBe('up');
     const early = trafficEvent(1, { srcIp: '10.0.1.7' });
     const seq = await publishTraffic(nc, iso, 'web', [early]);
@@ -108,9 +105,7 @@ describe('before its snapshot of live policies and experiments is loaded', () =>
     await world.policy('web', LIVE);
     await world.experiment('web', 'block', BLOCK, 'ACTIVE');
     expect((await readiness()).status).toBe(503);
-    const jsm = await nc.jetstreamManager();
-    const stream = iso.ns.stream('EXPERIMENT_EVENTS');
-    await jsm.consumers.delete(stream, 'slot-holder');
+    await world.markFilled();
     await eventually(async () => ((await readiness()).status === 200 ? true : undefined), { timeoutMs: 20_000, what: 'ready' });
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'early event settled' });
     const [flow] = await allFlows(rpc, world.experimentName('web', 'block'));

@@ -1,8 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/config';
 import {
-  EXPERIMENT_EVENTS_STREAM,
-  EXPERIMENT_EVENTS_SUBJECTS,
+  EXPERIMENT_STATE_BUCKET,
   ExperimentEvent,
   FirewallRule,
   ListPreviewFlowsResponse,
@@ -15,15 +14,17 @@ import {
   PreviewState as ContractPreviewState,
   TRAFFIC_STREAM,
   TrafficEvent,
-  experimentEventSubject,
-  policyEventSubject,
+  STATE_POSITION_KEY,
+  STATE_VERSION_HEADER,
+  experimentStateKey,
+  policyStateKey,
   trafficSubject,
 } from '@rollout/contracts';
 import { TrafficEvent as TrafficEventV2alpha, trafficV2alphaSubject } from '@rollout/contracts-alpha';
 import { DEAD_LETTER_REASON_HEADER, DEAD_LETTER_STREAM, NatsNamespace, NatsRpcClient } from '@rollout/nats';
 import { startServiceApp } from '@rollout/service-kit';
 import { TEST_NATS_URL, TEST_POSTGRES_URL, removeTestResources, uniqueName } from '@rollout/testing';
-import { JSONCodec, NatsConnection, headers as natsHeaders, nanos } from 'nats';
+import { Empty, JSONCodec, NatsConnection, headers as natsHeaders } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { AppModule } from './app.module';
@@ -32,8 +33,8 @@ import { TRAFFIC_DURABLE } from './jetstream';
 
 /**
  * Test helpers: an evaluator on its own namespace and schema, and a stand-in for the
- * experiment-service that publishes experiment.v1 domain events exactly as its relay does
- * (full state in every event, Nats-Msg-Id = event id, one subject per aggregate).
+ * experiment-service that writes experiment.v1 current state as its state relay does (the
+ * last event of each aggregate, full state included, or a delete marker; one key each).
  */
 export interface Isolation {
   namespace: string;
@@ -77,7 +78,10 @@ export async function cleanUp(iso: Isolation): Promise<void> {
 const codec = JSONCodec<unknown>();
 const T0 = '2025-06-01T00:00:00.000Z';
 
-/** The experiment-service's side of the world: live policies and experiments as domain events. */
+/**
+ * The experiment-service's side of the world: live policies and experiments as entries of the
+ * EXPERIMENT_STATE bucket, written in the form its state relay writes them (see experiment.v1).
+ */
 export class ExperimentWorld {
   private readonly versions = new Map<string, number>();
 
@@ -88,16 +92,22 @@ export class ExperimentWorld {
     readonly location = 'global',
   ) {}
 
-  /** What the experiment-service declares (`maxConsumers` lets a test keep the evaluator out). */
-  async createStream({ maxConsumers = -1 } = {}): Promise<void> {
-    const jsm = await this.nc.jetstreamManager();
-    await jsm.streams.add({
-      name: this.iso.ns.stream(EXPERIMENT_EVENTS_STREAM),
-      subjects: [this.iso.ns.subject(EXPERIMENT_EVENTS_SUBJECTS)],
-      max_age: nanos(3600_000),
-      duplicate_window: nanos(60_000),
-      max_consumers: maxConsumers,
-    });
+  /** The bucket as the experiment-service declares it; `filled` also writes its position key. */
+  async createBucket({ filled = true } = {}): Promise<void> {
+    await this.nc.jetstream().views.kv(this.bucket, { history: 1 });
+    if (filled) await this.markFilled();
+  }
+
+  /** What the state relay writes once the bucket holds every committed event. */
+  async markFilled(): Promise<void> {
+    const headers = natsHeaders();
+    headers.set('Event-Tx', '1');
+    headers.set('Event-Position', '1');
+    await this.nc.jetstream().publish(`$KV.${this.bucket}.${STATE_POSITION_KEY}`, Empty, { headers });
+  }
+
+  private get bucket(): string {
+    return this.iso.ns.bucket(EXPERIMENT_STATE_BUCKET);
   }
 
   policyName(policy: string): string {
@@ -122,20 +132,12 @@ export class ExperimentWorld {
       actor: 'test',
       state: { name, rules, etag, createTime: T0, updateTime: T0 },
     };
-    await this.publish(policyEventSubject(this.project, this.location, policy), event);
+    await this.write(policyStateKey(this.project, this.location, policy), event);
     return etag;
   }
 
   async deletePolicy(policy: string): Promise<void> {
-    const name = this.policyName(policy);
-    await this.publish(policyEventSubject(this.project, this.location, policy), {
-      id: randomUUID(),
-      type: 'PolicyDeleted',
-      subject: name,
-      version: this.next(name),
-      time: T0,
-      actor: 'test',
-    } satisfies PolicyEvent);
+    await this.remove(policyStateKey(this.project, this.location, policy), this.next(this.policyName(policy)));
   }
 
   /** Creates or changes an experiment (preview state as given); returns its new etag. */
@@ -160,21 +162,13 @@ export class ExperimentWorld {
         updateTime: T0,
       },
     };
-    await this.publish(experimentEventSubject(this.project, this.location, policy, experiment), event);
+    await this.write(experimentStateKey(this.project, this.location, policy, experiment), event);
     return etag;
   }
 
-  /** ExperimentDeleted or ExperimentCommitted (no state). */
-  async endExperiment(policy: string, experiment: string, type: 'ExperimentDeleted' | 'ExperimentCommitted'): Promise<void> {
-    const name = this.experimentName(policy, experiment);
-    await this.publish(experimentEventSubject(this.project, this.location, policy, experiment), {
-      id: randomUUID(),
-      type,
-      subject: name,
-      version: this.next(name),
-      time: T0,
-      actor: 'test',
-    } satisfies ExperimentEvent);
+  /** ExperimentDeleted or ExperimentCommitted: the key is deleted. */
+  async endExperiment(policy: string, experiment: string): Promise<void> {
+    await this.remove(experimentStateKey(this.project, this.location, policy, experiment), this.next(this.experimentName(policy, experiment)));
   }
 
   private next(name: string): number {
@@ -183,8 +177,17 @@ export class ExperimentWorld {
     return version;
   }
 
-  private async publish(subject: string, event: PolicyEvent | ExperimentEvent) {
-    await this.nc.jetstream().publish(this.iso.ns.subject(subject), codec.encode(event), { msgID: event.id });
+  private async write(key: string, event: PolicyEvent | ExperimentEvent) {
+    const headers = natsHeaders();
+    headers.set(STATE_VERSION_HEADER, String(event.version));
+    await this.nc.jetstream().publish(`$KV.${this.bucket}.${key}`, codec.encode(event), { headers });
+  }
+
+  private async remove(key: string, version: number) {
+    const headers = natsHeaders();
+    headers.set('KV-Operation', 'DEL');
+    headers.set(STATE_VERSION_HEADER, String(version));
+    await this.nc.jetstream().publish(`$KV.${this.bucket}.${key}`, Empty, { headers });
   }
 }
 

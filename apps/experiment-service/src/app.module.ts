@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { EXPERIMENT_EVENTS_STREAM, EXPERIMENT_EVENTS_SUBJECTS, EXPERIMENT_V1, SYSTEM_V1 } from '@rollout/contracts';
+import { EXPERIMENT_EVENTS_STREAM, EXPERIMENT_EVENTS_SUBJECTS, EXPERIMENT_STATE_BUCKET, EXPERIMENT_V1, SYSTEM_V1 } from '@rollout/contracts';
 import { CreateEventStore1764000000000 } from '@rollout/event-store';
 import { ServiceInfoModule, platformModules } from '@rollout/service-kit';
 import { CLOCK, systemClock } from './clock';
@@ -7,6 +7,7 @@ import type { Config } from './config';
 import { CreateReadModels1764000000001 } from './migrations/1764000000001-read-models';
 import { ExperimentApplication } from './policies/experiment-application';
 import { ExperimentsController } from './policies/experiments.controller';
+import { EventRelays } from './relays/event-relays';
 import { ExperimentRecord, OperationRecord, PolicyRecord } from './read-models/records';
 
 @Module({})
@@ -27,19 +28,21 @@ export class AppModule {
               {
                 name: EXPERIMENT_EVENTS_STREAM,
                 subjects: [EXPERIMENT_EVENTS_SUBJECTS],
-                maxAgeMs: 30 * 24 * 3600 * 1000,
+                maxAgeMs: config.EXPERIMENT_EVENTS_MAX_AGE_MS,
                 // JetStream reserves this on disk when the stream is created; domain events are small.
                 maxBytes: 1024 ** 3,
                 // Longer than any relay outage we expect to recover from by republishing.
-                duplicateWindowMs: 60 * 60 * 1000,
+                duplicateWindowMs: Math.min(60 * 60 * 1000, config.EXPERIMENT_EVENTS_MAX_AGE_MS),
               },
             ],
+            // Current state: the last entry per key, forever (no age or size limit).
+            kv: [{ bucket: EXPERIMENT_STATE_BUCKET, history: 1 }],
           },
         }),
         ServiceInfoModule.forService('experiment-service', [SYSTEM_V1, EXPERIMENT_V1]),
       ],
       controllers: [ExperimentsController],
-      providers: [{ provide: CLOCK, useValue: systemClock }, ExperimentApplication],
+      providers: [{ provide: CLOCK, useValue: systemClock }, ExperimentApplication, EventRelays],
     };
   }
 }

@@ -4,7 +4,7 @@ import { NatsConnection, StringCodec, connect, nanos } from 'nats';
 import type { DataSource } from 'typeorm';
 import { EventStore, START } from './event-store';
 import { CreateEventStore1764000000000 } from './migration';
-import { OutboxRelay } from './outbox-relay';
+import { JetStreamSink, OutboxRelay } from './outbox-relay';
 
 const schema = uniqueName('it_');
 const meta = { actor: 'tester' };
@@ -105,9 +105,11 @@ describe('the outbox relay', () => {
   });
 
   const relay = () =>
-    new OutboxRelay(dataSource, store, nc.jetstream(), {
+    new OutboxRelay(dataSource, store, {
       name: stream,
-      toMessage: (e) => ({ subject: `${stream}.${e.streamId}`, payload: codec.encode(`${e.streamId}:${e.version}`) }),
+      sink: new JetStreamSink(nc.jetstream(), {
+        toMessage: (e) => ({ subject: `${stream}.${e.streamId}`, payload: codec.encode(`${e.streamId}:${e.version}`) }),
+      }),
     });
 
   async function published(): Promise<string[]> {
@@ -155,9 +157,11 @@ describe('the outbox relay', () => {
     const jsm = await nc.jetstreamManager();
     // The server refuses the oversized event; the events after it are small and would be stored.
     await jsm.streams.add({ name: limited, subjects: [`${limited}.>`], max_msg_size: 1024 });
-    const into = new OutboxRelay(dataSource, store, nc.jetstream(), {
+    const into = new OutboxRelay(dataSource, store, {
       name: limited,
-      toMessage: (e) => ({ subject: `${limited}.${e.streamId}`, payload: codec.encode(e.type === 'Big' ? 'x'.repeat(2048) : `${e.streamId}:${e.version}`) }),
+      sink: new JetStreamSink(nc.jetstream(), {
+        toMessage: (e) => ({ subject: `${limited}.${e.streamId}`, payload: codec.encode(e.type === 'Big' ? 'x'.repeat(2048) : `${e.streamId}:${e.version}`) }),
+      }),
     });
     const stored = async () => {
       const info = await jsm.streams.info(limited);
@@ -188,17 +192,17 @@ describe('the outbox relay', () => {
     const jsm = await nc.jetstreamManager();
     await jsm.streams.add({ name: short, subjects: [`${short}.>`], duplicate_window: nanos(200) });
     const relayInto = (resume: boolean) =>
-      new OutboxRelay(
-        dataSource,
-        store,
-        nc.jetstream(),
-        {
-          name: short,
-          ...(resume ? { stream: short } : {}),
-          toMessage: (e) => ({ subject: `${short}.${e.streamId}`, payload: codec.encode(`${e.streamId}:${e.version}`) }),
-        },
-        jsm,
-      );
+      new OutboxRelay(dataSource, store, {
+        name: short,
+        sink: new JetStreamSink(
+          nc.jetstream(),
+          {
+            ...(resume ? { stream: short } : {}),
+            toMessage: (e) => ({ subject: `${short}.${e.streamId}`, payload: codec.encode(`${e.streamId}:${e.version}`) }),
+          },
+          jsm,
+        ),
+      });
     const drain = async (r: OutboxRelay) => {
       let total = 0;
       for (let n = await r.publishBatch(); n > 0; n = await r.publishBatch()) total += n;

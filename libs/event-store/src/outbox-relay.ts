@@ -1,4 +1,4 @@
-import type { JetStreamClient, JetStreamManager } from 'nats';
+import type { JetStreamClient, JetStreamManager, MsgHdrs } from 'nats';
 import { headers as natsHeaders } from 'nats';
 import type { DataSource } from 'typeorm';
 import { Cursor, EventStore, START, StoredEvent } from './event-store';
@@ -8,39 +8,32 @@ export interface RelayMessage {
   payload: Uint8Array;
 }
 
+/** Where a relay publishes committed events. */
+export interface RelaySink {
+  /**
+   * Where to resume at start, given the relay's checkpoint: the sink may know better (what it
+   * already holds), ahead of a checkpoint lost to a crash or behind it when it lost data.
+   */
+  resumeFrom(checkpoint: Cursor): Promise<Cursor>;
+  /**
+   * Publishes `events` in their order. `caughtUp`: nothing was committed after them when they
+   * were read. Returns how many of the first were stored, and the first failure.
+   */
+  publish(events: StoredEvent[], caughtUp: boolean): Promise<{ published: number; error?: unknown }>;
+}
+
 export interface OutboxRelayOptions {
   /** Checkpoint name: one per relay (e.g. the JetStream stream it feeds). */
   name: string;
+  sink: RelaySink;
   batchSize?: number;
   /** Poll interval when nothing happens. */
   idleDelayMs?: number;
   /** Pause between batches while events keep coming. */
   busyDelayMs?: number;
-  /**
-   * The JetStream stream the messages land in (as named on the server). When the relay
-   * starts it resumes after the last event found there if that is ahead of its checkpoint,
-   * so a checkpoint lost to a crash never republishes, even after the duplicate window.
-   * Only valid when this relay is the stream's one publisher.
-   */
-  stream?: string;
-  toMessage(event: StoredEvent): RelayMessage;
   onError?(error: unknown): void;
 }
 
-/**
- * Publishes committed events to JetStream: the events table is the outbox. Each batch runs
- * in a transaction holding an advisory lock (one relay at a time across replicas), publishes
- * in global order with `Nats-Msg-Id` = event id (pipelined, see publishInOrder), then moves
- * the checkpoint. A crash between publish and checkpoint republishes, and JetStream's
- * duplicate window drops the repeats, so every event reaches the stream once, in order per
- * aggregate; and at start the relay reads the stream's last message (its
- * `Event-Tx`/`Event-Position` headers) so a lost checkpoint is recovered even after the
- * duplicate window. Order per aggregate holds because an append's compare-and-set succeeds
- * only on a version that was committed before the appending transaction took its id (at its
- * first write), so it always has a later transaction id than the append it follows.
- * `appendAtomically` gets this from its single statement; transactions get it by reading
- * every stream before their first write.
- */
 export class OutboxRelay {
   private running = false;
   private loop?: Promise<void>;
@@ -51,9 +44,7 @@ export class OutboxRelay {
   constructor(
     private readonly dataSource: DataSource,
     private readonly store: EventStore,
-    private readonly js: JetStreamClient,
     private readonly options: OutboxRelayOptions,
-    private readonly jsm?: JetStreamManager,
   ) {}
 
   start(): void {
@@ -108,12 +99,12 @@ export class OutboxRelay {
       );
       let cursor: Cursor = checkpoint ? { txId: checkpoint.tx_id, position: checkpoint.position } : START;
       if (!this.recovered) {
-        const published = await this.lastPublished();
-        if (published && isAfter(published, cursor)) cursor = published;
+        cursor = await this.options.sink.resumeFrom(cursor);
         this.recovered = true;
       }
-      const events = await this.store.readAll(cursor, this.options.batchSize ?? 500, manager);
-      const outcome = await this.publishInOrder(events);
+      const batchSize = this.options.batchSize ?? 500;
+      const events = await this.store.readAll(cursor, batchSize, manager);
+      const outcome = await this.options.sink.publish(events, events.length < batchSize);
       const last = events[outcome.published - 1];
       if (last) {
         await manager.query(
@@ -124,52 +115,11 @@ export class OutboxRelay {
       }
       return outcome;
     });
-    if (error !== undefined) throw error;
-    return published;
-  }
-
-  /**
-   * Publishes `events` in their order without waiting for each acknowledgement in turn: the
-   * first alone, then every other one at once, each expecting the one before it as the
-   * stream's last message (`Nats-Expected-Last-Msg-Id`). So when one fails, every one after
-   * it fails too and nothing lands out of order. JetStream drops a republished event as a
-   * duplicate before it checks that expectation, so starting again after a crash works too.
-   * Returns how many of the first events were stored, and the first failure.
-   */
-  private async publishInOrder(events: StoredEvent[]): Promise<{ published: number; error?: unknown }> {
-    const publish = (event: StoredEvent, previous?: StoredEvent) => {
-      const message = this.options.toMessage(event);
-      const hdrs = natsHeaders();
-      hdrs.set('Event-Type', event.type);
-      hdrs.set('Event-Tx', event.txId);
-      hdrs.set('Event-Position', event.position);
-      return this.js.publish(message.subject, message.payload, {
-        msgID: event.eventId,
-        headers: hdrs,
-        ...(previous ? { expect: { lastMsgID: previous.eventId } } : {}),
-      });
-    };
-    if (events.length === 0) return { published: 0 };
-    try {
-      await publish(events[0]);
-    } catch (error) {
-      return { published: 0, error };
+    if (error !== undefined) {
+      this.recovered = false;
+      throw error;
     }
-    const rest = await Promise.allSettled(events.slice(1).map((event, i) => publish(event, events[i])));
-    const failed = rest.findIndex((result) => result.status === 'rejected');
-    if (failed === -1) return { published: events.length };
-    return { published: failed + 1, error: (rest[failed] as PromiseRejectedResult).reason };
-  }
-
-  /** The cursor of the last event in the stream, or undefined when it is empty or unknown. */
-  private async lastPublished(): Promise<Cursor | undefined> {
-    if (!this.jsm || !this.options.stream) return undefined;
-    const info = await this.jsm.streams.info(this.options.stream);
-    if (info.state.last_seq === 0 || info.state.messages === 0) return undefined;
-    const message = await this.jsm.streams.getMessage(this.options.stream, { seq: info.state.last_seq });
-    const txId = message.header?.get('Event-Tx');
-    const position = message.header?.get('Event-Position');
-    return txId && position ? { txId, position } : undefined;
+    return published;
   }
 
   private async run() {
@@ -193,7 +143,89 @@ export class OutboxRelay {
   }
 }
 
-function isAfter(a: Cursor, b: Cursor): boolean {
+export interface JetStreamSinkOptions {
+  /**
+   * The stream the messages land in (as named on the server). At start the relay resumes
+   * after the last event found there when that is ahead of its checkpoint, so a checkpoint
+   * lost to a crash never republishes, even after the duplicate window. Only valid when this
+   * relay is the stream's one publisher.
+   */
+  stream?: string;
+  toMessage(event: StoredEvent): RelayMessage;
+}
+
+/**
+ * A stream sink: each event one message, `Nats-Msg-Id` = event id, so JetStream's duplicate
+ * window drops what a restarted relay publishes again, and `Event-Tx`/`Event-Position` headers
+ * from which a lost checkpoint is recovered.
+ */
+export class JetStreamSink implements RelaySink {
+  constructor(
+    private readonly js: JetStreamClient,
+    private readonly options: JetStreamSinkOptions,
+    private readonly jsm?: JetStreamManager,
+  ) {}
+
+  async resumeFrom(checkpoint: Cursor): Promise<Cursor> {
+    const published = await this.lastPublished();
+    return published && isAfter(published, checkpoint) ? published : checkpoint;
+  }
+
+  /**
+   * Publishes without waiting for each acknowledgement in turn: the
+   * first alone, then every other one at once, each expecting the one before it as the
+   * stream's last message (`Nats-Expected-Last-Msg-Id`). So when one fails, every one after
+   * it fails too and nothing lands out of order. JetStream drops a republished event as a
+   * duplicate before it checks that expectation, so starting again after a crash works too.
+   * Returns how many of the first events were stored, and the first failure.
+   */
+  async publish(events: StoredEvent[]): Promise<{ published: number; error?: unknown }> {
+    const publish = (event: StoredEvent, previous?: StoredEvent) => {
+      const message = this.options.toMessage(event);
+      return this.js.publish(message.subject, message.payload, {
+        msgID: event.eventId,
+        headers: eventHeaders(event),
+        ...(previous ? { expect: { lastMsgID: previous.eventId } } : {}),
+      });
+    };
+    if (events.length === 0) return { published: 0 };
+    try {
+      await publish(events[0]);
+    } catch (error) {
+      return { published: 0, error };
+    }
+    const rest = await Promise.allSettled(events.slice(1).map((event, i) => publish(event, events[i])));
+    const failed = rest.findIndex((result) => result.status === 'rejected');
+    if (failed === -1) return { published: events.length };
+    return { published: failed + 1, error: (rest[failed] as PromiseRejectedResult).reason };
+  }
+
+  /** The cursor of the last event in the stream, or undefined when it is empty or unknown. */
+  private async lastPublished(): Promise<Cursor | undefined> {
+    if (!this.jsm || !this.options.stream) return undefined;
+    const info = await this.jsm.streams.info(this.options.stream);
+    if (info.state.last_seq === 0 || info.state.messages === 0) return undefined;
+    const message = await this.jsm.streams.getMessage(this.options.stream, { seq: info.state.last_seq });
+    return cursorOfHeaders(message.header);
+  }
+}
+
+/** `Event-Type`, and the event's place in the global log: `Event-Tx`, `Event-Position`. */
+export function eventHeaders(event: StoredEvent): MsgHdrs {
+  const headers = natsHeaders();
+  headers.set('Event-Type', event.type);
+  headers.set('Event-Tx', event.txId);
+  headers.set('Event-Position', event.position);
+  return headers;
+}
+
+export function cursorOfHeaders(headers: MsgHdrs | undefined): Cursor | undefined {
+  const txId = headers?.get('Event-Tx');
+  const position = headers?.get('Event-Position');
+  return txId && position ? { txId, position } : undefined;
+}
+
+export function isAfter(a: Cursor, b: Cursor): boolean {
   const [ta, tb] = [BigInt(a.txId), BigInt(b.txId)];
   return ta !== tb ? ta > tb : BigInt(a.position) > BigInt(b.position);
 }

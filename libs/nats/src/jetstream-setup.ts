@@ -67,8 +67,9 @@ function apiErrorCode(error: unknown): number | undefined {
   return error instanceof NatsError ? error.api_error?.err_code : undefined;
 }
 
-function streamConfig(decl: StreamDeclaration, ns: NatsNamespace): Partial<StreamConfig> & { name: string } {
+function streamConfig(decl: StreamDeclaration, ns: NatsNamespace, replicas: number): Partial<StreamConfig> & { name: string } {
   return {
+    num_replicas: replicas,
     name: ns.stream(decl.name),
     subjects: decl.subjects.map((s) => ns.subject(s)),
     retention: decl.retention ?? RetentionPolicy.Limits,
@@ -81,21 +82,28 @@ function streamConfig(decl: StreamDeclaration, ns: NatsNamespace): Partial<Strea
 
 /**
  * Declares streams, durable consumers and KV buckets so that running it again, from any
- * replica, is harmless: an existing one is updated to the declared config.
- * Uses only nats-server 2.9 features (one filter subject per consumer).
+ * replica, is harmless: an existing stream is updated to the declared config (replicas
+ * included: JetStream scales a stream up or down in place), a bucket's replicas likewise.
+ * Consumers inherit their stream's replicas. Uses only nats-server 2.9 features (one filter
+ * subject per consumer).
  */
 export async function declareJetStream(
   connection: NatsConnection,
   ns: NatsNamespace,
   declarations: JetStreamDeclarations,
+  { replicas = 1 }: { replicas?: number } = {},
 ): Promise<void> {
   const jsm = await connection.jetstreamManager();
-  for (const decl of declarations.streams ?? []) await ensureStream(jsm, streamConfig(decl, ns));
+  for (const decl of declarations.streams ?? []) await ensureStream(jsm, streamConfig(decl, ns, replicas));
   for (const decl of declarations.consumers ?? []) await ensureConsumer(jsm, ns, decl);
   const js = connection.jetstream();
   for (const decl of declarations.kv ?? []) {
-    const options: Partial<KvOptions> = { history: decl.history ?? 1 };
+    const options: Partial<KvOptions> = { history: decl.history ?? 1, replicas };
     await js.views.kv(ns.bucket(decl.bucket), options);
+    // An existing bucket is opened as it is: scale its stream like the others.
+    const stream = `KV_${ns.bucket(decl.bucket)}`;
+    const { config } = await jsm.streams.info(stream);
+    if (config.num_replicas !== replicas) await jsm.streams.update(stream, { ...config, num_replicas: replicas });
   }
 }
 

@@ -28,6 +28,8 @@ export interface NatsModuleOptions {
   namespace?: string;
   /** Streams, durable consumers and KV buckets this service owns or needs. */
   jetstream?: JetStreamDeclarations;
+  /** Replicas of those streams and buckets (1 on a single server, 3 on a cluster). */
+  replicas?: number;
   /** Fail at boot when the first connection takes longer than this. */
   connectTimeoutMs?: number;
 }
@@ -59,10 +61,12 @@ export class NatsLifecycle implements OnModuleInit, OnApplicationShutdown {
     const declarations = this.options.jetstream;
     if (!declarations) return;
     const needsDeadLetters = (declarations.consumers ?? []).length > 0;
-    await declareJetStream(this.connection, this.namespace, {
-      ...declarations,
-      streams: [...(needsDeadLetters ? [DEAD_LETTER_STREAM] : []), ...(declarations.streams ?? [])],
-    });
+    await declareJetStream(
+      this.connection,
+      this.namespace,
+      { ...declarations, streams: [...(needsDeadLetters ? [DEAD_LETTER_STREAM] : []), ...(declarations.streams ?? [])] },
+      { replicas: this.options.replicas ?? 1 },
+    );
     void this.watchStatus();
   }
 

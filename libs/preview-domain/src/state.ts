@@ -51,7 +51,8 @@ export interface ApplyResult {
 
 /**
  * The evaluator's view of experiment.v1: live policies and the experiments of each, built from
- * the experiment service's domain events, each of which carries its aggregate's full state.
+ * the entries of the EXPERIMENT_STATE bucket (each an aggregate's last domain event, which
+ * carries its full state, or a delete marker).
  * Applying an event is idempotent and order-tolerant across aggregates: an event whose version
  * is not above the held version of its aggregate changes nothing. Policies are compiled when
  * they change, never on the traffic path.
@@ -94,24 +95,38 @@ export class PreviewState {
     return { policies: this.views.size, experiments, active };
   }
 
+  /**
+   * A delete marker of the state bucket: the aggregate is gone (deleted, or committed) as of
+   * `version`. Without a version (a key deleted by hand) it is gone whatever version is held.
+   */
+  applyDeletion(kind: 'policy' | 'experiment', name: string, version?: number): ApplyResult {
+    return kind === 'policy' ? this.setPolicy(name, version, undefined) : this.setExperiment(name, version, undefined);
+  }
+
   private applyPolicy(event: PolicyEvent): ApplyResult {
-    const name = parsePolicyName(event.subject);
-    if (!name) return { applied: false, problems: [`policy event for a malformed name "${String(event.subject).slice(0, 200)}"`] };
-    const held = this.policies.get(name.name);
-    if (held && event.version <= held.version) return { applied: false, problems: [] };
-    const state = event.type === 'PolicyDeleted' ? undefined : event.state;
-    this.policies.set(name.name, { version: event.version, state });
-    return { applied: true, problems: this.rebuild(name) };
+    return this.setPolicy(event.subject, event.version, event.type === 'PolicyDeleted' ? undefined : event.state);
   }
 
   private applyExperiment(event: ExperimentEvent): ApplyResult {
-    const name = parseExperimentName(event.subject);
-    if (!name) return { applied: false, problems: [`experiment event for a malformed name "${String(event.subject).slice(0, 200)}"`] };
-    const held = this.experiments.get(name.name);
-    if (held && event.version <= held.version) return { applied: false, problems: [] };
     const gone = event.type === 'ExperimentCommitted' || event.type === 'ExperimentDeleted';
-    const state = gone ? undefined : event.state;
-    this.experiments.set(name.name, { version: event.version, state });
+    return this.setExperiment(event.subject, event.version, gone ? undefined : event.state);
+  }
+
+  private setPolicy(subject: string, version: number | undefined, state: FirewallPolicy | undefined): ApplyResult {
+    const name = parsePolicyName(subject);
+    if (!name) return { applied: false, problems: [`policy event for a malformed name "${String(subject).slice(0, 200)}"`] };
+    const held = this.policies.get(name.name);
+    if (held && version !== undefined && version <= held.version) return { applied: false, problems: [] };
+    this.policies.set(name.name, { version: version ?? held?.version ?? 0, state });
+    return { applied: true, problems: this.rebuild(name) };
+  }
+
+  private setExperiment(subject: string, version: number | undefined, state: FirewallPolicyExperiment | undefined): ApplyResult {
+    const name = parseExperimentName(subject);
+    if (!name) return { applied: false, problems: [`experiment event for a malformed name "${String(subject).slice(0, 200)}"`] };
+    const held = this.experiments.get(name.name);
+    if (held && version !== undefined && version <= held.version) return { applied: false, problems: [] };
+    this.experiments.set(name.name, { version: version ?? held?.version ?? 0, state });
     let siblings = this.experimentsOf.get(name.policyName);
     if (state) {
       if (!siblings) this.experimentsOf.set(name.policyName, (siblings = new Set()));

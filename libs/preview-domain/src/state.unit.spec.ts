@@ -70,6 +70,29 @@ describe('PreviewState', () => {
     expect(state.viewForTraffic(KEY)!.active[0].policy.evaluateParsed(ssh)).toEqual({ action: 'deny', rulePriority: null, implied: true });
   });
 
+  it('applies a delete marker at its version: an older one changes nothing, a recreation after it is taken', () => {
+    const state = new PreviewState();
+    state.apply(policy(3, [denySsh]));
+    state.apply(experiment('open', 2, [allowAll], 'ACTIVE'));
+    expect(state.applyDeletion('policy', POLICY, 2).applied).toBe(false);
+    expect(state.applyDeletion('experiment', `${POLICY}/experiments/open`, 3).applied).toBe(true);
+    expect(state.viewForTraffic(KEY)!.active).toEqual([]);
+    expect(state.applyDeletion('policy', POLICY, 4).applied).toBe(true);
+    expect(state.viewForTraffic(KEY)).toBeUndefined();
+    state.apply(policy(5, [allowAll], 'PolicyCreated'));
+    expect(state.viewForTraffic(KEY)!.etag).toBe('L5');
+  });
+
+  it('applies a delete marker without a version (a key deleted by hand) whatever version it holds, and takes the next event', () => {
+    const state = new PreviewState();
+    state.apply(policy(7, [denySsh]));
+    expect(state.applyDeletion('policy', POLICY).applied).toBe(true);
+    expect(state.viewForTraffic(KEY)).toBeUndefined();
+    expect(state.apply(policy(7, [denySsh])).applied).toBe(false);
+    expect(state.apply(policy(8, [denySsh])).applied).toBe(true);
+    expect(state.viewForTraffic(KEY)!.etag).toBe('L8');
+  });
+
   it('accepts the experiments of a policy before the policy itself (snapshot order is by subject)', () => {
     const state = new PreviewState();
     state.apply(experiment('early', 3, [allowAll], 'ACTIVE'));

@@ -37,6 +37,7 @@ export function platformModules({ service, config, jetstream, database, readines
       token: config.NATS_TOKEN,
       namespace: config.NATS_NAMESPACE,
       jetstream,
+      replicas: config.NATS_STREAM_REPLICAS,
     }),
   ];
   if (database) {

@@ -40,7 +40,7 @@ export function startServiceProcess(app: string, env: Record<string, string>): S
   };
 }
 
-/** Drops a test's Postgres schema and deletes its NATS namespace's streams. */
+/** Drops a test's Postgres schema and deletes its NATS namespace's streams and buckets. */
 export async function removeTestResources({ schema, namespace }: { schema?: string; namespace?: string }): Promise<void> {
   if (schema) {
     const { Client } = await import('pg');
@@ -58,7 +58,8 @@ export async function removeTestResources({ schema, namespace }: { schema?: stri
     try {
       const jsm = await nc.jetstreamManager();
       for await (const stream of jsm.streams.names()) {
-        if (stream.startsWith(`${namespace}_`)) await jsm.streams.delete(stream);
+        // KV buckets are streams named KV_<bucket>.
+        if (stream.startsWith(`${namespace}_`) || stream.startsWith(`KV_${namespace}_`)) await jsm.streams.delete(stream);
       }
     } finally {
       await nc.close();

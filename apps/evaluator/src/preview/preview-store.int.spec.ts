@@ -31,7 +31,7 @@ describe('preview storage', () => {
     iso = isolation();
     nc = await connect({ servers: TEST_NATS_URL });
     world = new ExperimentWorld(nc, iso);
-    await world.createStream();
+    await world.createBucket();
     await world.policy('web', LIVE);
     await world.experiment('web', 'block', BLOCK, 'ACTIVE');
     await world.experiment('web', 'noop', [], 'ACTIVE');

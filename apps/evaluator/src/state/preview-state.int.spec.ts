@@ -1,19 +1,34 @@
 import type { INestApplication } from '@nestjs/common';
-import { EXPERIMENT_EVENTS_STREAM } from '@rollout/contracts';
+import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import type { AddressInfo } from 'node:net';
-import { ExperimentWorld, Isolation, cleanUp, deadLetters, isolation, publishTraffic, settledUpTo, startEvaluator, trafficEvent } from '../test-support';
+import { ExperimentWorld, Isolation, cleanUp, deadLetters, isolation, publishTraffic, rpcClient, settledUpTo, startEvaluator, trafficEvent } from '../test-support';
 
-describe('an evaluator started before the experiment-service ever ran', () => {
+const ALLOW_ALL: FirewallRule[] = [{ priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['0.0.0.0/0'] } }];
+const DENY_ALL: FirewallRule[] = [{ priority: 10, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['0.0.0.0/0'] } }];
+
+describe('the evaluator and the EXPERIMENT_STATE bucket', () => {
   let iso: Isolation;
   let nc: NatsConnection;
   let app: INestApplication;
+  let base: string;
+  let world: ExperimentWorld;
+
+  const readiness = async () => {
+    const response = await fetch(`${base}/readyz`);
+    return { ready: response.ok, ...((await response.json()) as { checks: Record<string, { status: string; error?: string }> }) };
+  };
+  const report = (policy: string, experiment: string) =>
+    rpcClient(nc, iso).request<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: world.experimentName(policy, experiment) }, { timeoutMs: 5_000 });
+  const evaluated = async (policy: string, experiment: string) => (await report(policy, experiment)).configurations.reduce((sum, c) => sum + c.evaluated, 0);
 
   beforeAll(async () => {
     iso = isolation();
     nc = await connect({ servers: TEST_NATS_URL });
+    world = new ExperimentWorld(nc, iso);
     app = await startEvaluator(iso);
+    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
   });
 
   afterAll(async () => {
@@ -22,25 +37,44 @@ describe('an evaluator started before the experiment-service ever ran', () => {
     await cleanUp(iso);
   });
 
-  it('creates EXPERIMENT_EVENTS as the contract describes it, is ready with nothing to preview, and follows the first events', async () => {
-    const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-    await eventually(async () => ((await fetch(`${base}/readyz`)).status === 200 ? true : undefined), { what: 'ready' });
-    const stream = await (await nc.jetstreamManager()).streams.info(iso.ns.stream(EXPERIMENT_EVENTS_STREAM));
-    expect(stream.config.subjects).toEqual([iso.ns.subject('experiment.v1.events.>')]);
+  it('waits for the experiment-service to fill the bucket, holding traffic on its stream rather than dead-lettering it', async () => {
+    await eventually(async () => ((await readiness()).checks.nats?.status === 'up' ? true : undefined), { what: 'NATS up' });
+    expect((await readiness()).checks.snapshot).toEqual({ status: 'down', error: 'waiting for the experiment-service to fill EXPERIMENT_STATE' });
+    const early = trafficEvent(1);
+    const seq = await publishTraffic(nc, iso, 'web', [early]);
 
-    // No live policy yet: its traffic is dead-lettered.
-    let seq = await publishTraffic(nc, iso, 'web', [trafficEvent(1)]);
-    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
-    expect((await deadLetters(nc, iso)).map((l) => l.reason)).toEqual(['no live policy projects/acme/locations/global/firewallPolicies/web']);
+    await world.createBucket({ filled: false });
+    await world.policy('web', ALLOW_ALL);
+    await world.experiment('web', 'lockdown', DENY_ALL, 'ACTIVE');
+    // Entries without the position key: the bucket is still being filled.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect((await readiness()).ready).toBe(false);
 
-    // The experiment-service's first events arrive on the stream the evaluator made.
-    const world = new ExperimentWorld(nc, iso);
-    await world.policy('web', []);
+    await world.markFilled();
+    await eventually(async () => ((await readiness()).ready ? true : undefined), { timeoutMs: 10_000, what: 'ready' });
+    await eventually(() => settledUpTo(nc, iso, seq), { what: 'the early event settled' });
+    expect(await deadLetters(nc, iso)).toEqual([]);
+    expect((await report('web', 'lockdown')).configurations).toMatchObject([{ evaluated: 1, allowToDeny: 1 }]);
+  });
+
+  it('applies delete markers: a committed or deleted experiment stops counting, a deleted policy stops taking traffic', async () => {
+    await world.experiment('web', 'other', DENY_ALL, 'ACTIVE');
+    await world.endExperiment('web', 'lockdown');
     await eventually(async () => {
-      const before = (await deadLetters(nc, iso)).length;
-      seq = await publishTraffic(nc, iso, 'web', [trafficEvent(2)]);
+      const seq = await publishTraffic(nc, iso, 'web', [trafficEvent(2)]);
       await eventually(() => settledUpTo(nc, iso, seq));
-      return (await deadLetters(nc, iso)).length === before ? true : undefined;
-    }, { what: 'traffic of the new policy accepted' });
+      return (await evaluated('web', 'other')) > 0 ? true : undefined;
+    }, { what: 'the other experiment counting' });
+    const before = await evaluated('web', 'lockdown');
+    const seq = await publishTraffic(nc, iso, 'web', [trafficEvent(3)]);
+    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+    expect(await evaluated('web', 'lockdown')).toBe(before);
+
+    await world.deletePolicy('web');
+    await eventually(async () => {
+      const next = await publishTraffic(nc, iso, 'web', [trafficEvent(4)]);
+      await eventually(() => settledUpTo(nc, iso, next));
+      return (await deadLetters(nc, iso)).some((letter) => letter.reason === 'no live policy projects/acme/locations/global/firewallPolicies/web') ? true : undefined;
+    }, { what: 'traffic of the deleted policy dead-lettered' });
   });
 });

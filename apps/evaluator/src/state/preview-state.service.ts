@@ -1,14 +1,13 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
-import { EXPERIMENT_EVENTS_STREAM, EXPERIMENT_EVENTS_SUBJECTS } from '@rollout/contracts';
+import { EXPERIMENT_STATE_BUCKET, STATE_POSITION_KEY, STATE_VERSION_HEADER, resourceOfStateKey } from '@rollout/contracts';
 import type { ReadinessCheck } from '@rollout/health';
 import { METRICS_REGISTRY } from '@rollout/metrics';
 import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
-import { DomainEvent, PreviewState } from '@rollout/preview-domain';
-import { ConsumerMessages, DeliverPolicy, JsMsg, NatsConnection, NatsError, RetentionPolicy, StorageType, nanos } from 'nats';
+import { ApplyResult, DomainEvent, PreviewState } from '@rollout/preview-domain';
+import { ConsumerMessages, DeliverPolicy, JsMsg, NatsConnection, NatsError } from 'nats';
 import { Counter, Gauge, Registry } from 'prom-client';
 
 const STREAM_NOT_FOUND = 10059;
-const STREAM_NAME_IN_USE = 10058;
 
 const isStreamNotFound = (error: unknown) =>
   (error instanceof NatsError && error.api_error?.err_code === STREAM_NOT_FOUND) || (error instanceof Error && /stream not found/.test(error.message));
@@ -16,12 +15,15 @@ const isStreamNotFound = (error: unknown) =>
 /**
  * The evaluator's snapshot of live policies and ACTIVE experiments, and its readiness check.
  *
- * One ordered consumer on EXPERIMENT_EVENTS does both jobs: it starts with the last event of
- * every subject (DeliverPolicy.LastPerSubject; each event carries its aggregate's full state,
- * so that is the whole snapshot), then follows new events as the experiment service's relay
- * publishes them. The service is ready, and traffic consumption starts, once the events
- * pending at creation have all been applied. The ordered consumer recreates itself from the
- * last applied stream sequence after a NATS reconnect; applying is idempotent by version.
+ * One ordered consumer on the EXPERIMENT_STATE bucket does both jobs: it starts with the last
+ * entry of every key (DeliverPolicy.LastPerSubject; each value carries its aggregate's full
+ * state, so that is the whole snapshot), then follows the entries the experiment service's
+ * state relay writes. The service is ready, and traffic consumption starts, once the bucket's
+ * position key says it was filled and the entries pending at creation have all been applied.
+ * Until then (the experiment service has not run yet, or is filling the bucket from its event
+ * store after an upgrade) traffic waits on its stream rather than meeting an empty snapshot.
+ * The ordered consumer recreates itself from the last applied stream sequence after a NATS
+ * reconnect; applying is idempotent by version.
  */
 @Injectable()
 export class PreviewStateService implements ReadinessCheck, OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -29,6 +31,8 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
   readonly state = new PreviewState();
   private readonly logger = new Logger(PreviewStateService.name);
   private loadedAt?: number;
+  /** Whether the bucket's position key was seen: the bucket has been filled. */
+  private filled = false;
   private markLoaded!: () => void;
   /** Resolves once the snapshot is loaded. */
   readonly loaded = new Promise<void>((resolve) => (this.markLoaded = resolve));
@@ -47,7 +51,7 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
     if (registry) {
       this.applied = new Counter({
         name: 'evaluator_state_events_total',
-        help: 'experiment.v1 domain events received, by outcome (applied, ignored: an old version, rejected).',
+        help: 'EXPERIMENT_STATE entries received, by outcome (applied; ignored: an old version; rejected).',
         labelNames: ['outcome'],
         registers: [registry],
       });
@@ -64,7 +68,12 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
   }
 
   async check(): Promise<void> {
-    if (!this.isLoaded) throw new Error(`loading live policies and experiments from ${EXPERIMENT_EVENTS_STREAM}`);
+    if (this.isLoaded) return;
+    throw new Error(
+      this.filled
+        ? `loading live policies and experiments from ${EXPERIMENT_STATE_BUCKET}`
+        : `waiting for the experiment-service to fill ${EXPERIMENT_STATE_BUCKET}`,
+    );
   }
 
   onApplicationBootstrap(): void {
@@ -80,77 +89,60 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
   }
 
   private async run(): Promise<void> {
-    const stream = this.namespace.stream(EXPERIMENT_EVENTS_STREAM);
+    let waiting = false;
     while (this.running) {
       try {
-        await this.follow(stream);
+        await this.follow();
       } catch (error) {
-        this.logger.error({ err: error }, 'following experiment events failed; starting again');
+        if (!isStreamNotFound(error)) this.logger.error({ err: error }, 'following the state bucket failed; starting again');
+        else if (!waiting) this.logger.warn(`${EXPERIMENT_STATE_BUCKET} does not exist yet: waiting for the experiment-service to create it`);
+        waiting = isStreamNotFound(error);
       }
       await this.sleep(1_000);
     }
   }
 
-  private async follow(stream: string): Promise<void> {
-    await this.ensureStream(stream);
+  private async follow(): Promise<void> {
+    const bucket = this.namespace.bucket(EXPERIMENT_STATE_BUCKET);
+    const prefix = `$KV.${bucket}.`;
+    const stream = `KV_${bucket}`;
+    await (await this.connection.jetstreamManager()).streams.info(stream);
     const consumer = await this.connection.jetstream().consumers.get(stream, {
-      filterSubjects: this.namespace.subject(EXPERIMENT_EVENTS_SUBJECTS),
+      filterSubjects: `${prefix}>`,
       deliver_policy: DeliverPolicy.LastPerSubject,
     });
     // A short expiry: missed heartbeats (a NATS restart) and failed re-creations retry within seconds.
     const messages = await consumer.consume({ max_messages: 512, expires: 5_000 });
     this.messages = messages;
     if (!this.running) messages.stop();
-    const info = await consumer.info(true);
-    if (info.num_pending === 0) this.loadedNow();
     for await (const message of messages) {
-      this.applyMessage(message);
-      if (message.info.pending === 0) this.loadedNow();
+      this.applyEntry(message.subject.slice(prefix.length), message);
+      if (this.filled && message.info.pending === 0) this.loadedNow();
     }
   }
 
-  /**
-   * The experiment-service owns EXPERIMENT_EVENTS and declares it at its start. If it has never
-   * run, no policy exists yet: the evaluator creates the stream as the contract describes it
-   * (same subjects, limits retention, 30 days; the owner's declaration then updates its other
-   * limits), so that it can follow it from its first event, ready with an empty snapshot.
-   * It never changes a stream that exists.
-   */
-  private async ensureStream(stream: string): Promise<void> {
-    const jsm = await this.connection.jetstreamManager();
-    try {
-      await jsm.streams.info(stream);
-      return;
-    } catch (error) {
-      if (!isStreamNotFound(error)) throw error;
-    }
-    try {
-      await jsm.streams.add({
-        name: stream,
-        subjects: [this.namespace.subject(EXPERIMENT_EVENTS_SUBJECTS)],
-        retention: RetentionPolicy.Limits,
-        storage: StorageType.File,
-        max_age: nanos(30 * 24 * 3600 * 1000),
-      });
-      this.logger.warn(`created ${stream}, which did not exist yet (the experiment-service has not run)`);
-    } catch (error) {
-      // Created meanwhile by the experiment-service (or another replica): fine.
-      if (!(error instanceof NatsError && error.api_error?.err_code === STREAM_NAME_IN_USE)) throw error;
-    }
-  }
-
-  private applyMessage(message: JsMsg): void {
-    let event: DomainEvent;
-    try {
-      event = message.json<DomainEvent>();
-    } catch {
-      this.applied?.inc({ outcome: 'rejected' });
-      this.logger.error({ subject: message.subject, seq: message.seq }, 'experiment event is not JSON; ignored');
+  private applyEntry(key: string, message: JsMsg): void {
+    if (key === STATE_POSITION_KEY) {
+      this.filled = true;
       return;
     }
-    const result = this.state.apply(event);
-    for (const problem of result.problems) this.logger.error({ subject: message.subject }, problem);
-    this.applied?.inc({ outcome: result.applied ? 'applied' : 'ignored' });
+    const resource = resourceOfStateKey(key);
+    const operation = message.headers?.get('KV-Operation');
+    let result: ApplyResult;
+    if (!resource) {
+      result = { applied: false, problems: [`unknown key ${key.slice(0, 200)} in ${EXPERIMENT_STATE_BUCKET}; ignored`] };
+    } else if (operation === 'DEL' || operation === 'PURGE') {
+      const version = Number(message.headers?.get(STATE_VERSION_HEADER));
+      result = this.state.applyDeletion(resource.kind, resource.name, Number.isSafeInteger(version) ? version : undefined);
+    } else {
+      try {
+        result = this.state.apply(message.json<DomainEvent>());
+      } catch {
+        result = { applied: false, problems: [`the value of ${key.slice(0, 200)} is not JSON; ignored`] };
+      }
+    }
+    for (const problem of result.problems) this.logger.error({ key: key.slice(0, 200), seq: message.seq }, problem);
+    this.applied?.inc({ outcome: result.applied ? 'applied' : result.problems.length ? 'rejected' : 'ignored' });
     if (!result.applied) return;
     const counts = this.state.counts;
     this.gauges?.policies.set(counts.policies);

@@ -101,7 +101,7 @@ beforeAll(async () => {
   nc = await connect({ servers: TEST_NATS_URL });
   rpc = rpcClient(nc, iso);
   world = new ExperimentWorld(nc, iso);
-  await world.createStream();
+  await world.createBucket();
   // TRAFFIC as an earlier evaluator created it: traffic.v1 only, with an event waiting in it.
   const jsm = await nc.jetstreamManager();
   await jsm.streams.add({

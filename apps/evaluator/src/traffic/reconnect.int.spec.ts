@@ -100,7 +100,7 @@ describe('dependencies restarting mid-stream', () => {
     await startNats(port, natsDir);
     nc = await connect({ servers: natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 200 });
     world = new ExperimentWorld(nc, iso);
-    await world.createStream();
+    await world.createBucket();
     await world.policy('web', LIVE);
     await world.experiment('web', 'block', BLOCK, 'ACTIVE');
     await startEvaluator(natsUrl);
@@ -122,7 +122,7 @@ describe('dependencies restarting mid-stream', () => {
     natsUrl = '';
     nc = await connect({ servers: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222' });
     world = new ExperimentWorld(nc, iso);
-    await world.createStream();
+    await world.createBucket();
     await world.policy('web', LIVE);
     await world.experiment('web', 'block', BLOCK, 'ACTIVE');
     await startEvaluator();

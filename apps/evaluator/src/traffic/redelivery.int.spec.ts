@@ -55,7 +55,7 @@ describe('effectively once', () => {
     iso = isolation();
     nc = await connect({ servers: TEST_NATS_URL });
     world = new ExperimentWorld(nc, iso);
-    await world.createStream();
+    await world.createBucket();
     await world.policy('web', LIVE);
     await world.experiment('web', 'block', BLOCK, 'ACTIVE');
   });

@@ -1,14 +1,10 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   CommandContext,
   CommitRequest,
   CreateExperimentRequest,
   CreatePolicyRequest,
   DeleteRequest,
-  EXPERIMENT_EVENTS_STREAM,
-  ExperimentEvent,
-  experimentEventSubject,
-  policyEventSubject,
   FirewallPolicy,
   FirewallPolicyExperiment,
   GetRequest,
@@ -17,13 +13,13 @@ import {
   ListPoliciesResponse,
   ListRequest,
   Operation,
-  PolicyEvent,
   PreviewRequest,
   StatusError,
   UpdateExperimentRequest,
   UpdatePolicyRequest,
 } from '@rollout/contracts';
-import { EventStore, EventTransaction, OutboxRelay, StateCache, StoredEvent } from '@rollout/event-store';
+import { EventStore, EventTransaction, StateCache } from '@rollout/event-store';
+import { EventRelays } from '../relays/event-relays';
 import {
   Clock,
   ExperimentState,
@@ -41,17 +37,13 @@ import {
   parsePolicyName,
   policyView,
 } from '@rollout/experiment-domain';
-import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
 import { randomUUID } from 'node:crypto';
-import { JSONCodec, NatsConnection } from 'nats';
 import { DataSource } from 'typeorm';
 import { CLOCK } from '../clock';
 import { ExperimentRecord, OperationRecord, PolicyRecord } from '../read-models/records';
 import { decodePageToken, encodePageToken, pageSizeOf } from '../read-models/paging';
 import { parseExperimentFilter } from '../read-models/filter';
 import { loadExperiment, loadPolicy } from './aggregates';
-
-const codec = JSONCodec();
 
 /**
  * How much of the experiments' last known states to keep, counted as the length of their JSON
@@ -64,44 +56,20 @@ const EXPERIMENT_STATES_CACHED_JSON_LENGTH = 16 * 1024 * 1024;
  * The experiment-service's use cases. A command on one experiment is one statement (see
  * experimentCommand); every other command runs in one Postgres transaction: replay the
  * aggregate(s), decide, append with compare-and-set, update the read models, remember the
- * answer under the request id. The outbox relay then publishes the events to JetStream.
+ * answer under the request id. The event relays then publish the events (see EventRelays).
  */
 @Injectable()
-export class ExperimentApplication implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(ExperimentApplication.name);
+export class ExperimentApplication {
   private readonly store: EventStore;
   /** Experiments' last known states, for commands that decide without reading first (see experimentCommand). */
   private readonly experiments = new StateCache<ExperimentState>(EXPERIMENT_STATES_CACHED_JSON_LENGTH);
-  private relay?: OutboxRelay;
 
   constructor(
     private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
-    private readonly namespace: NatsNamespace,
+    private readonly relays: EventRelays,
   ) {
     this.store = new EventStore(dataSource);
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    const namespace = this.namespace;
-    this.relay = new OutboxRelay(
-      this.dataSource,
-      this.store,
-      this.connection.jetstream(),
-      {
-        name: EXPERIMENT_EVENTS_STREAM,
-        stream: namespace.stream(EXPERIMENT_EVENTS_STREAM),
-        toMessage: (event) => ({ subject: namespace.subject(eventSubject(event)), payload: codec.encode(publishedEvent(event)) }),
-        onError: (error) => this.logger.error({ err: error }, 'publishing events failed; will retry'),
-      },
-      await this.connection.jetstreamManager(),
-    );
-    this.relay.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.relay?.stop();
   }
 
   // ---------------------------------------------------------------- live policies
@@ -339,7 +307,7 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
     await this.store.appendAtomically(name, experiment.version, stored, writes);
     if (viewJson) this.experiments.remember(name, after, viewJson.length);
     else this.experiments.forget(name);
-    this.relay?.nudge();
+    this.relays.nudge();
     return operation;
   }
 
@@ -368,7 +336,7 @@ export class ExperimentApplication implements OnApplicationBootstrap, OnApplicat
       await tx.rememberResponse(requestId, answer);
       return answer;
     });
-    this.relay?.nudge();
+    this.relays.nudge();
     return result;
   }
 
@@ -448,23 +416,3 @@ function checkRequestId(requestId: unknown): string | undefined {
 }
 
 const metadataOf = (context: CommandContext) => ({ actor: context.actor || 'unknown', ...(context.requestId ? { requestId: context.requestId } : {}) });
-
-/** The subject an event is published on (see experiment.v1's domain events). */
-function eventSubject(event: StoredEvent): string {
-  const [project, location, policy, experiment] = event.streamId.split('/').filter((_, i) => i % 2 === 1);
-  return experiment === undefined ? policyEventSubject(project, location, policy) : experimentEventSubject(project, location, policy, experiment);
-}
-
-/** The published form: the event and the aggregate's state after it (replayed in order). */
-function publishedEvent(event: StoredEvent): PolicyEvent | ExperimentEvent {
-  return {
-    id: event.eventId,
-    type: event.type as PolicyEvent['type'],
-    subject: event.streamId,
-    version: event.version,
-    time: event.createdAt.toISOString(),
-    actor: event.metadata.actor,
-    ...(event.metadata.requestId ? { requestId: event.metadata.requestId } : {}),
-    ...(event.metadata.state ? { state: event.metadata.state as FirewallPolicy & FirewallPolicyExperiment } : {}),
-  };
-}

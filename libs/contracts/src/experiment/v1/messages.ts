@@ -1,7 +1,7 @@
 import type { ContractPackage } from '../../packages';
 import type { FirewallPolicy, FirewallPolicyExperiment, PolicyContent } from './resources';
 
-export const EXPERIMENT_V1: ContractPackage = { name: 'experiment.v1', version: '1.1.0' };
+export const EXPERIMENT_V1: ContractPackage = { name: 'experiment.v1', version: '1.2.0' };
 
 /** Request/reply subjects served by the experiment-service (queue group experiment-service). */
 export const EXPERIMENT_SUBJECTS = {
@@ -102,8 +102,8 @@ export interface CommitRequest extends CommandContext {
  *   state, ExperimentCommitted or ExperimentDeleted takes it out of the preview. A policy's
  *   deletion is preceded by ExperimentDeleted for each of its experiments.
  * A consumer stays idempotent by ignoring an event whose `version` is not above the version
- * it already holds for that `subject`. To build the snapshot from scratch, replay the stream
- * from its start (DeliverPolicy.All).
+ * it already holds for that `subject`. The stream is history, with limits: current state is in
+ * the `EXPERIMENT_STATE` bucket below.
  */
 export const EXPERIMENT_EVENTS_STREAM = 'EXPERIMENT_EVENTS';
 export const EXPERIMENT_EVENTS_SUBJECTS = 'experiment.v1.events.>';
@@ -114,6 +114,43 @@ export const policyEventSubject = (project: string, location: string, firewallPo
   `experiment.v1.events.policy.${project}.${location}.${firewallPolicy}`;
 export const experimentEventSubject = (project: string, location: string, firewallPolicy: string, experiment: string) =>
   `experiment.v1.events.experiment.${project}.${location}.${firewallPolicy}.${experiment}`;
+
+/**
+ * Current state of experiment.v1 (since 1.2.0): JetStream KV bucket `EXPERIMENT_STATE`, which
+ * keeps the last entry per key forever (history 1, no age or size limit), unlike the history
+ * stream above. Read current state from here, never from `EXPERIMENT_EVENTS`.
+ * - key `experiment.v1.policy.{project}.{location}.{firewallPolicy}`: a live policy;
+ * - key `experiment.v1.experiment.{project}.{location}.{firewallPolicy}.{experiment}`: an experiment.
+ * Each value is the aggregate's last event (`PolicyEvent` / `ExperimentEvent`, with `state`),
+ * and deleting a policy, deleting an experiment or committing it deletes its key (a KV delete
+ * marker: operation `DEL`). Every entry, delete markers included, carries the header
+ * `Aggregate-Version` (the version of the event it reflects) and the event's `Event-Tx` /
+ * `Event-Position`. Written by the experiment-service's state relay in commit order, compare-and-set
+ * on the key's revision and never with a version below the one held, so an entry never goes back.
+ * - key `experiment.v1.relay-position`: written once the bucket holds every committed event up
+ *   to its `Event-Tx`/`Event-Position` headers. Until it exists the bucket is still being filled
+ *   (a new bucket, or one filled from the event store at upgrade) and must not be read as complete.
+ */
+export const EXPERIMENT_STATE_BUCKET = 'EXPERIMENT_STATE';
+export const STATE_KEY_PREFIX = 'experiment.v1.';
+export const STATE_POSITION_KEY = 'experiment.v1.relay-position';
+export const STATE_VERSION_HEADER = 'Aggregate-Version';
+
+export const policyStateKey = (project: string, location: string, firewallPolicy: string) =>
+  `${STATE_KEY_PREFIX}policy.${project}.${location}.${firewallPolicy}`;
+export const experimentStateKey = (project: string, location: string, firewallPolicy: string, experiment: string) =>
+  `${STATE_KEY_PREFIX}experiment.${project}.${location}.${firewallPolicy}.${experiment}`;
+
+/** The resource a state key holds, or undefined for any other key. */
+export function resourceOfStateKey(key: string): { kind: 'policy' | 'experiment'; name: string } | undefined {
+  const parts = key.split('.');
+  if (parts.length < 2 || `${parts[0]}.${parts[1]}.` !== STATE_KEY_PREFIX) return undefined;
+  const [kind, project, location, policy, experiment] = parts.slice(2);
+  const policyName = `projects/${project}/locations/${location}/firewallPolicies/${policy}`;
+  if (kind === 'policy' && parts.length === 6) return { kind, name: policyName };
+  if (kind === 'experiment' && parts.length === 7) return { kind, name: `${policyName}/experiments/${experiment}` };
+  return undefined;
+}
 
 export type PolicyEventType = 'PolicyCreated' | 'PolicyUpdated' | 'PolicyDeleted';
 export type ExperimentEventType =

@@ -1,6 +1,9 @@
 import { definePackage } from '../../packages';
 import {
   EXPERIMENT_EVENTS_STREAM,
+  EXPERIMENT_STATE_BUCKET,
+  experimentStateKey,
+  policyStateKey,
   EXPERIMENT_SUBJECTS as S,
   experimentEventSubject,
   policyEventSubject,
@@ -20,7 +23,7 @@ const service = 'experiment-service';
 /** `experiment.v1`: live firewall policies and their experiments (AIP-236). */
 export const EXPERIMENT_V1_PACKAGE = definePackage({
   name: 'experiment.v1',
-  version: '1.1.0',
+  version: '1.2.0',
   stability: 'stable',
   requests: [
     'CreatePolicyRequest',
@@ -82,6 +85,20 @@ export const EXPERIMENT_V1_PACKAGE = definePackage({
     {
       subject: experimentEventSubject('{project}', '{location}', '{firewallPolicy}', '{experiment}'),
       stream: EXPERIMENT_EVENTS_STREAM,
+      direction: 'out',
+      service,
+      message: 'ExperimentEvent',
+    },
+    {
+      subject: `$KV.${EXPERIMENT_STATE_BUCKET}.${policyStateKey('{project}', '{location}', '{firewallPolicy}')}`,
+      stream: `KV_${EXPERIMENT_STATE_BUCKET}`,
+      direction: 'out',
+      service,
+      message: 'PolicyEvent',
+    },
+    {
+      subject: `$KV.${EXPERIMENT_STATE_BUCKET}.${experimentStateKey('{project}', '{location}', '{firewallPolicy}', '{experiment}')}`,
+      stream: `KV_${EXPERIMENT_STATE_BUCKET}`,
       direction: 'out',
       service,
       message: 'ExperimentEvent',

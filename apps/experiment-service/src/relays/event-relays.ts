@@ -1,0 +1,60 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { EXPERIMENT_EVENTS_STREAM, EXPERIMENT_STATE_BUCKET } from '@rollout/contracts';
+import { EventStore, JetStreamSink, OutboxRelay, RelaySink } from '@rollout/event-store';
+import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
+import { JSONCodec, NatsConnection } from 'nats';
+import { DataSource } from 'typeorm';
+import { eventSubject, publishedEvent } from './published-events';
+import { StateBucketSink } from './state-bucket.sink';
+
+const codec = JSONCodec();
+
+/**
+ * The two relays of the event store, each with its own checkpoint and lock, so that one
+ * failing never holds the other up: history into the EXPERIMENT_EVENTS stream, current state
+ * into the EXPERIMENT_STATE bucket.
+ */
+@Injectable()
+export class EventRelays implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(EventRelays.name);
+  private relays: OutboxRelay[] = [];
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
+    private readonly namespace: NatsNamespace,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const store = new EventStore(this.dataSource);
+    const [js, jsm, ns] = [this.connection.jetstream(), await this.connection.jetstreamManager(), this.namespace];
+    const history = new JetStreamSink(
+      js,
+      {
+        stream: ns.stream(EXPERIMENT_EVENTS_STREAM),
+        toMessage: (event) => ({ subject: ns.subject(eventSubject(event)), payload: codec.encode(publishedEvent(event)) }),
+      },
+      jsm,
+    );
+    const relay = (name: string, sink: RelaySink) =>
+      new OutboxRelay(this.dataSource, store, {
+        name,
+        sink,
+        onError: (error) => this.logger.error({ err: error, relay: name }, 'publishing events failed; will retry'),
+      });
+    this.relays = [
+      relay(EXPERIMENT_EVENTS_STREAM, history),
+      relay(EXPERIMENT_STATE_BUCKET, new StateBucketSink(js, jsm, ns.bucket(EXPERIMENT_STATE_BUCKET))),
+    ];
+    for (const each of this.relays) each.start();
+  }
+
+  /** Publish now rather than at the next poll (called after an append). */
+  nudge(): void {
+    for (const each of this.relays) each.nudge();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(this.relays.map((each) => each.stop()));
+  }
+}
