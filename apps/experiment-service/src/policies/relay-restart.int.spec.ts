@@ -3,7 +3,7 @@ import { loadConfig } from '@rollout/config';
 import { CreatePolicyRequest, EXPERIMENT_EVENTS_STREAM, EXPERIMENT_SUBJECTS } from '@rollout/contracts';
 import { NatsNamespace, NatsRpcClient } from '@rollout/nats';
 import { startServiceApp } from '@rollout/service-kit';
-import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, uniqueName } from '@rollout/testing';
+import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, removeTestResources, uniqueName } from '@rollout/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -36,8 +36,8 @@ describe('an experiment-service killed between committing events and publishing 
   });
 
   afterAll(async () => {
-    await (await nc.jetstreamManager()).streams.delete(stream).catch(() => undefined);
     await nc.close();
+    await removeTestResources({ namespace });
     await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await db.end();
   });
