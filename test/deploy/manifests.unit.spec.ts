@@ -153,11 +153,13 @@ describe('the prod overlay', () => {
     expect(ingress.spec.tls).toEqual([{ hosts: [ingress.spec.rules[0].host], secretName: 'gateway-tls' }]);
   });
 
-  it('has services use TLS to NATS and secrets only by reference', () => {
+  it('has services use TLS to NATS, replicate their streams on every NATS node, and take secrets only by reference', () => {
     expect(ofKind(objects, 'Secret')).toEqual([]);
+    const nodes = named(objects, 'StatefulSet', 'nats')!.spec.replicas;
     for (const deployment of ofKind(objects, 'Deployment')) {
       const env = plainEnv(objects, deployment.spec.template.spec.containers[0]);
       expect(env.NATS_URL).toMatch(/^tls:\/\//);
+      expect([deployment.metadata.name, env.NATS_STREAM_REPLICAS]).toEqual([deployment.metadata.name, String(nodes)]);
     }
   });
 

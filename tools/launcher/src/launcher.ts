@@ -126,6 +126,9 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
     signal?.throwIfAborted();
     const nats = await ensureNats(settings.natsUrl, { log, stopTimeoutMs: settings.stopTimeoutMs });
     if (nats) dependencies.push(nats);
+    // A server the launcher started is a single node: one replica is all it can hold.
+    const streamReplicas = nats ? 1 : settings.streamReplicas;
+    log(`NATS: streams and buckets with ${streamReplicas} replica${streamReplicas === 1 ? '' : 's'} (NATS_STREAM_REPLICAS)`);
     signal?.throwIfAborted();
 
     log(`starting ${SERVICES.map((s) => s.name).join(', ')}`);
@@ -145,6 +148,7 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
           HOST: host,
           PORT: String(port),
           NATS_URL: settings.natsUrl,
+          NATS_STREAM_REPLICAS: String(streamReplicas),
           DATABASE_URL: settings.databaseUrl,
           AUTH_DEV_TOKEN: devToken,
         },

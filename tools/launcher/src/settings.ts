@@ -18,6 +18,8 @@ export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/policy_r
 export interface LauncherSettings {
   ports: Record<ServiceName, number>;
   natsUrl: string;
+  /** Replicas of the streams the services declare: 1 on one server, 3 on a 3-node cluster. */
+  streamReplicas: number;
   databaseUrl: string;
   readyTimeoutMs: number;
   stopTimeoutMs: number;
@@ -63,6 +65,7 @@ export function readSettings(env: NodeJS.ProcessEnv): LauncherSettings {
   const settings: LauncherSettings = {
     ports,
     natsUrl: url(env, 'NATS_URL', DEFAULT_NATS_URL, ['nats']),
+    streamReplicas: integer(env, 'NATS_STREAM_REPLICAS', 1, 1, 5),
     databaseUrl: url(env, 'DATABASE_URL', DEFAULT_DATABASE_URL, ['postgres', 'postgresql']),
     readyTimeoutMs: integer(env, 'LAUNCHER_READY_TIMEOUT_MS', 60_000, 1, 3_600_000),
     stopTimeoutMs: integer(env, 'LAUNCHER_STOP_TIMEOUT_MS', 15_000, 1, 3_600_000),
