@@ -15,7 +15,7 @@ export class RpcErrorFilter implements RpcExceptionFilter<unknown> {
     const { status, errorId } = toStatus(exception);
     if (errorId) {
       const subject = host.getType() === 'rpc' ? String(host.switchToRpc().getContext()?.getSubject?.()) : undefined;
-      this.logger.error({ err: exception, errorId, subject }, 'unexpected error');
+      this.logger.error({ err: exception, errorId, subject }, status.status === 'UNAVAILABLE' ? 'a dependency is unavailable' : 'unexpected error');
     }
     return throwError(() => status);
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, Status, StatusCode, StatusError, isStatus } from '@rollout/contracts';
+import { isDependencyUnavailable } from './dependency-unavailable';
 
 const CODE_BY_HTTP: Record<number, StatusCode> = {
   400: 'INVALID_ARGUMENT',
@@ -21,7 +22,7 @@ const CODE_BY_HTTP: Record<number, StatusCode> = {
 /** What a transport needs to answer an error: the Status, and what to log if it was a bug. */
 export interface MappedError {
   status: Status;
-  /** Set when the error was unexpected: logged with the stack, returned to the client alone. */
+  /** Set when the error is logged with its stack (unexpected, or a dependency failing); the client gets the id alone. */
   errorId?: string;
 }
 
@@ -43,8 +44,9 @@ function httpLike(error: unknown): { status: number; message: string } | undefin
 
 /**
  * The one mapping from anything thrown to the error model. Known errors keep their code;
- * client errors of the HTTP stack (body too large, bad JSON) keep their HTTP status;
- * everything else becomes INTERNAL with a fresh error id and no internals in the message.
+ * client errors of the HTTP stack (body too large, bad JSON) keep their HTTP status; a
+ * dependency down or restarting becomes UNAVAILABLE (retry); everything else becomes
+ * INTERNAL. Both of those get a fresh error id and no internals in the message.
  */
 export function toStatus(error: unknown): MappedError {
   if (error instanceof StatusError) return { status: error.toStatus() };
@@ -55,6 +57,19 @@ export function toStatus(error: unknown): MappedError {
     return { status: { code: http.status, status: code, message: http.message, details: [] } };
   }
   const errorId = randomUUID();
+  if (isDependencyUnavailable(error)) {
+    return {
+      errorId,
+      status: {
+        code: STATUS_CODES.UNAVAILABLE.http,
+        status: 'UNAVAILABLE',
+        message: `A dependency of the service is unavailable; retry shortly. Quote error id ${errorId} if it lasts.`,
+        details: [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'DEPENDENCY_UNAVAILABLE', domain: 'policy-rollout', metadata: { errorId } },
+        ],
+      },
+    };
+  }
   return {
     errorId,
     status: {

@@ -34,6 +34,22 @@ describe('toStatus', () => {
     expect(toStatus(parseError).status).toMatchObject({ code: 400, message: 'Unexpected token } in JSON' });
   });
 
+  it('answers UNAVAILABLE, with an error id, when a dependency is down or restarting', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const shutdown = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    const closed = Object.assign(new Error('database "run" is not currently accepting connections'), { code: '55000' });
+    // TypeORM's QueryFailedError keeps the driver's error.
+    const wrapped = Object.assign(new Error('query failed'), { driverError: new Error('Connection terminated unexpectedly') });
+    for (const error of [refused, shutdown, closed, wrapped, new Error('timeout exceeded when trying to connect')]) {
+      const mapped = toStatus(error);
+      expect(mapped.status).toMatchObject({ code: 503, status: 'UNAVAILABLE', details: [{ reason: 'DEPENDENCY_UNAVAILABLE', metadata: { errorId: mapped.errorId } }] });
+      expect(mapped.status.message).not.toContain('5432');
+    }
+    const otherPrecondition = Object.assign(new Error('cannot drop the index'), { code: '55000' });
+    expect(toStatus(otherPrecondition).status.status).toBe('INTERNAL');
+    expect(toStatus(Object.assign(new Error('duplicate key'), { code: '23505' })).status.status).toBe('INTERNAL');
+  });
+
   it('hides an unexpected error behind INTERNAL and an error id', () => {
     const mapped = toStatus(new Error('relation "secrets" does not exist at 10.0.0.3 password=hunter2'));
     expect(mapped.errorId).toMatch(/^[0-9a-f-]{36}$/);

@@ -1,65 +1,9 @@
-import { randomBytes } from 'node:crypto';
-
 /**
  * Helpers for integration and end-to-end tests, which run against the real NATS and Postgres
  * of the machine. Every run names its own namespace, schema or database, so runs never meet.
  */
 export { TEST_NATS_URL, TEST_POSTGRES_URL } from './servers';
-
-/** A short name no other run uses, valid as a NATS token, stream prefix and SQL identifier. */
-export function uniqueName(prefix = 't'): string {
-  return `${prefix}${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-}
-
-/** Polls until `probe` returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  { timeoutMs = 10_000, intervalMs = 50, what = 'condition' } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-  throw new Error(`${what} not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`);
-}
-
-/** A TCP port that was free a moment ago on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return (await freePorts(1))[0];
-}
-
-/**
- * `count` distinct TCP ports that were free a moment ago on 127.0.0.1. They are held open together
- * before any is let go: ports taken one at a time can come back twice (the kernel reuses one just
- * closed), and a system of several services then finds two of them on one port.
- */
-export async function freePorts(count: number): Promise<number[]> {
-  const { createServer } = await import('node:net');
-  const servers = Array.from({ length: count }, () => createServer());
-  try {
-    return await Promise.all(
-      servers.map(
-        (server) =>
-          new Promise<number>((resolve, reject) => {
-            server.once('error', reject);
-            server.listen(0, '127.0.0.1', () => {
-              const address = server.address();
-              resolve(typeof address === 'object' && address ? address.port : 0);
-            });
-          }),
-      ),
-    );
-  } finally {
-    await Promise.all(servers.map((server) => new Promise((resolve) => (server.listening ? server.close(resolve) : resolve(undefined)))));
-  }
-}
-
+export * from './helpers';
 export * from './service-process';
+export * from './nats-cluster';
 export * from './prng';
