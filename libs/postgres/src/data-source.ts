@@ -43,7 +43,12 @@ export async function openDataSource(options: PostgresOptions): Promise<DataSour
     migrationsTransactionMode: 'each',
     migrations: options.migrations,
     entities: options.entities ?? [],
-    extra: { options: `-c search_path=${options.schema}` },
+    extra: {
+      options: `-c search_path=${options.schema}`,
+      // A Postgres that does not answer (a failover in progress) fails a command within the
+      // gateway's RPC timeout, as UNAVAILABLE, instead of holding it until the caller gives up.
+      connectionTimeoutMillis: 2_000,
+    },
   });
   try {
     await dataSource.initialize();
