@@ -13,7 +13,6 @@
  *   (BENCH_SECONDS=15 BENCH_CLIENTS=32 BENCH_WARM_UP_SECONDS=5 TEST_NATS_URL=… TEST_POSTGRES_URL=…
  *   to change them)
  */
-import { EXPERIMENT_EVENTS_STREAM } from '@rollout/contracts';
 import { CreateEventStore1764000000000, EventStore } from '@rollout/event-store';
 import { openDataSource } from '@rollout/postgres';
 import {
@@ -21,9 +20,9 @@ import {
   TEST_POSTGRES_URL,
   eventually,
   freePort,
+  removeTestResources,
   uniqueName,
 } from '@rollout/testing';
-import { connect } from 'nats';
 import { Client } from 'pg';
 import {
   NATS_SERVER,
@@ -212,13 +211,7 @@ async function main() {
     await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await client.query(`DROP SCHEMA IF EXISTS "${rawSchema}" CASCADE`);
     await client.end();
-    const nc = await connect({ servers: TEST_NATS_URL });
-    await (
-      await nc.jetstreamManager()
-    ).streams
-      .delete(`${namespace}_${EXPERIMENT_EVENTS_STREAM}`)
-      .catch(() => undefined);
-    await nc.close();
+    await removeTestResources({ namespace });
   }
 }
 
