@@ -121,7 +121,10 @@ describe('the dev overlay, run against the code', () => {
     await removeTestResources({ namespace });
   });
 
-  it.each(ofKind(rendered, 'Deployment').map((d) => [d.metadata.name, d] as const))(
+  // The experiment-service first: the evaluator is ready only once the experiment-service has
+  // filled the EXPERIMENT_STATE bucket (they share this run's namespace), as in a cluster.
+  const deployments = ofKind(rendered, 'Deployment').sort((a, b) => Number(b.metadata.name === 'experiment-service') - Number(a.metadata.name === 'experiment-service'));
+  it.each(deployments.map((d) => [d.metadata.name, d] as const))(
     '%s starts from its manifest and answers every probe it declares',
     async (_, deployment) => {
       expect(await problemsOf(deployment)).toEqual([]);

@@ -34,6 +34,18 @@ export interface OutboxRelayOptions {
   onError?(error: unknown): void;
 }
 
+/**
+ * Publishes committed events to a sink (a JetStream stream, a KV bucket): the events table is
+ * the outbox. Each batch runs in a transaction holding an advisory lock (one relay of a name at
+ * a time across replicas), publishes in global order, then moves the checkpoint. A crash
+ * between publish and checkpoint publishes again, which each sink makes harmless (JetStreamSink
+ * by `Nats-Msg-Id`, the state bucket by version). After a failed batch the sink is asked again
+ * where to resume. Order per aggregate holds because an append's compare-and-set succeeds only
+ * on a version that was committed before the appending transaction took its id (at its first
+ * write), so it always has a later transaction id than the append it follows.
+ * `appendAtomically` gets this from its single statement; transactions get it by reading every
+ * stream before their first write.
+ */
 export class OutboxRelay {
   private running = false;
   private loop?: Promise<void>;

@@ -100,7 +100,8 @@ export class PreviewState {
    * `version`. Without a version (a key deleted by hand) it is gone whatever version is held.
    */
   applyDeletion(kind: 'policy' | 'experiment', name: string, version?: number): ApplyResult {
-    return kind === 'policy' ? this.setPolicy(name, version, undefined) : this.setExperiment(name, version, undefined);
+    const at = Number.isSafeInteger(version) ? version : undefined;
+    return kind === 'policy' ? this.setPolicy(name, at, undefined) : this.setExperiment(name, at, undefined);
   }
 
   private applyPolicy(event: PolicyEvent): ApplyResult {

@@ -86,7 +86,7 @@ describe('PreviewState', () => {
   it('applies a delete marker without a version (a key deleted by hand) whatever version it holds, and takes the next event', () => {
     const state = new PreviewState();
     state.apply(policy(7, [denySsh]));
-    expect(state.applyDeletion('policy', POLICY).applied).toBe(true);
+    expect(state.applyDeletion('policy', POLICY, Number('not a version')).applied).toBe(true);
     expect(state.viewForTraffic(KEY)).toBeUndefined();
     expect(state.apply(policy(7, [denySsh])).applied).toBe(false);
     expect(state.apply(policy(8, [denySsh])).applied).toBe(true);

@@ -132,8 +132,9 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
     if (!resource) {
       result = { applied: false, problems: [`unknown key ${key.slice(0, 200)} in ${EXPERIMENT_STATE_BUCKET}; ignored`] };
     } else if (operation === 'DEL' || operation === 'PURGE') {
-      const version = Number(message.headers?.get(STATE_VERSION_HEADER));
-      result = this.state.applyDeletion(resource.kind, resource.name, Number.isSafeInteger(version) ? version : undefined);
+      // A key deleted by hand (`nats kv del`) has no version: it is gone whatever was held.
+      const version = message.headers?.get(STATE_VERSION_HEADER) || undefined;
+      result = this.state.applyDeletion(resource.kind, resource.name, version === undefined ? undefined : Number(version));
     } else {
       try {
         result = this.state.apply(message.json<DomainEvent>());

@@ -19,7 +19,6 @@ import {
   UpdatePolicyRequest,
 } from '@rollout/contracts';
 import { EventStore, EventTransaction, StateCache } from '@rollout/event-store';
-import { EventRelays } from '../relays/event-relays';
 import {
   Clock,
   ExperimentState,
@@ -40,6 +39,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CLOCK } from '../clock';
+import { EventRelays } from '../relays/event-relays';
 import { ExperimentRecord, OperationRecord, PolicyRecord } from '../read-models/records';
 import { decodePageToken, encodePageToken, pageSizeOf } from '../read-models/paging';
 import { parseExperimentFilter } from '../read-models/filter';
