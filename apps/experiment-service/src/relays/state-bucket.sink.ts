@@ -1,10 +1,19 @@
 import { STATE_POSITION_KEY, STATE_VERSION_HEADER } from '@rollout/contracts';
 import { Cursor, RelaySink, START, StoredEvent, cursorOfHeaders, eventHeaders, isAfter } from '@rollout/event-store';
-import { Empty, JSONCodec, JetStreamClient, JetStreamManager, NatsError, PubAck, StoredMsg, headers as natsHeaders } from 'nats';
+import { Empty, JSONCodec, JetStreamClient, JetStreamManager, NatsError, StoredMsg, headers as natsHeaders } from 'nats';
 import { isEnd, publishedEvent, stateKey } from './published-events';
 
 const NO_MESSAGE_FOUND = 10037;
+const WRONG_LAST_SEQUENCE = 10071;
 const codec = JSONCodec();
+/** Keys whose version and revision are remembered (about 100 bytes each). */
+const HELD_KEYS = 100_000;
+
+/** A key's version (0: none) and its last revision (0: no entry). */
+interface Held {
+  version: number;
+  revision: number;
+}
 
 /**
  * Writes each aggregate's current state into the EXPERIMENT_STATE KV bucket (see experiment.v1):
@@ -21,6 +30,12 @@ export class StateBucketSink implements RelaySink {
   private positionRevision = 0;
   /** The last event this sink holds in the bucket. */
   private reached: Cursor = START;
+  /**
+   * What keys hold, as this process last wrote or read them: a write needs the key's revision,
+   * and reading it for every write would double the relay's cost. A compare-and-set that fails
+   * says an entry is out of date (another replica's relay wrote the key): it is read again.
+   */
+  private readonly held = new Map<string, Held>();
 
   constructor(
     private readonly js: JetStreamClient,
@@ -45,10 +60,10 @@ export class StateBucketSink implements RelaySink {
       latest.set(event.streamId, event);
     }
     try {
-      const entries = [...latest.values()];
-      const held = await Promise.all(entries.map((event) => this.last(stateKey(event))));
+      const entries = [...latest.values()].map((event) => ({ event, key: stateKey(event) }));
+      const held = await Promise.all(entries.map(({ key }) => this.held.get(key) ?? this.read(key)));
       // Pipelined, in commit order: one connection's publishes reach the stream in order.
-      await Promise.all(entries.map((event, i) => this.write(event, held[i])));
+      await Promise.all(entries.map(({ event, key }, i) => this.write(key, event, held[i])));
       const last = events[events.length - 1];
       if (last) this.reached = { txId: last.txId, position: last.position };
       if (caughtUp && (!this.position || isAfter(this.reached, this.position))) {
@@ -63,21 +78,46 @@ export class StateBucketSink implements RelaySink {
       }
       return { published: events.length };
     } catch (error) {
-      // Written again from the position key, which no write above has moved past.
+      // Written again from the position key, which no write above has moved past, and with
+      // every key read again: a failed compare-and-set means the cache is wrong.
+      this.held.clear();
       return { published: 0, error };
     }
   }
 
-  private write(event: StoredEvent, held: StoredMsg | undefined): Promise<PubAck> | undefined {
-    if (held && Number(held.header?.get(STATE_VERSION_HEADER)) >= event.version) return undefined;
+  private async write(key: string, event: StoredEvent, held: Held, again = true): Promise<void> {
+    if (held.version >= event.version) return;
     const headers = eventHeaders(event);
     headers.set(STATE_VERSION_HEADER, String(event.version));
     const end = isEnd(event);
     if (end) headers.set('KV-Operation', 'DEL');
-    return this.js.publish(this.subject(stateKey(event)), end ? Empty : codec.encode(publishedEvent(event)), {
-      headers,
-      expect: { lastSubjectSequence: held?.seq ?? 0 },
-    });
+    try {
+      const ack = await this.js.publish(this.subject(key), end ? Empty : codec.encode(publishedEvent(event)), {
+        headers,
+        expect: { lastSubjectSequence: held.revision },
+      });
+      this.remember(key, { version: event.version, revision: ack.seq });
+    } catch (error) {
+      const code = error instanceof NatsError ? error.api_error?.err_code : undefined;
+      if (!again || code !== WRONG_LAST_SEQUENCE) throw error;
+      // The relay of another replica wrote the key since this one did: read it, and try again.
+      await this.write(key, event, await this.read(key), false);
+    }
+  }
+
+  /** What a key holds, read from the bucket (for a key this process has not written yet). */
+  private async read(key: string): Promise<Held> {
+    const entry = await this.last(key);
+    const held = entry ? { version: Number(entry.header?.get(STATE_VERSION_HEADER)) || 0, revision: entry.seq } : { version: 0, revision: 0 };
+    this.remember(key, held);
+    return held;
+  }
+
+  private remember(key: string, held: Held): void {
+    this.held.delete(key);
+    this.held.set(key, held);
+    // The least recently written go first (a Map iterates in insertion order).
+    if (this.held.size > HELD_KEYS) this.held.delete(this.held.keys().next().value as string);
   }
 
   /** The key's last entry (a value or a delete marker), or undefined when it has none. */
