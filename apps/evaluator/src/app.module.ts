@@ -6,6 +6,7 @@ import { Config, EVALUATOR_CONFIG } from './config';
 import { evaluatorJetStream } from './jetstream';
 import { CreatePreviewStore1765000000000 } from './migrations/1765000000000-preview-store';
 import { PreviewFlows1766650000000 } from './migrations/1766650000000-preview-flows';
+import { PreviewInsight1767000000000 } from './migrations/1767000000000-preview-insight';
 import { PreviewLogPublisher } from './preview/preview-log.publisher';
 import { PreviewController } from './preview/preview.controller';
 import { PreviewQueries } from './preview/preview.queries';
@@ -30,7 +31,7 @@ export class AppModule {
           service: 'evaluator',
           config,
           jetstream: evaluatorJetStream(config),
-          database: { migrations: [CreatePreviewStore1765000000000, PreviewFlows1766650000000] },
+          database: { migrations: [CreatePreviewStore1765000000000, PreviewFlows1766650000000, PreviewInsight1767000000000] },
           readiness: [PreviewStateService],
         }),
         ServiceInfoModule.forService('evaluator', [SYSTEM_V1, TRAFFIC_V1, TRAFFIC_V2ALPHA, PREVIEW_V1]),

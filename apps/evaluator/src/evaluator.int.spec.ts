@@ -165,6 +165,15 @@ describe('evaluating traffic', () => {
       topChangedDestinationPorts: [{ protocol: 'tcp', destPort: 22, count: 1 }],
       flows: 1,
       changedOutsideFlows: 0,
+      ruleTransitions: [
+        { live: { action: 'allow', rulePriority: 100, implied: false }, experiment: { action: 'allow', rulePriority: 100, implied: false }, count: 2 },
+        { live: { action: 'allow', rulePriority: null, implied: true }, experiment: { action: 'allow', rulePriority: null, implied: true }, count: 1 },
+        { live: { action: 'allow', rulePriority: 100, implied: false }, experiment: { action: 'deny', rulePriority: 50, implied: false }, count: 1 },
+        { live: { action: 'deny', rulePriority: 200, implied: false }, experiment: { action: 'deny', rulePriority: 200, implied: false }, count: 1 },
+      ],
+      ruleTransitionsOmitted: 0,
+      // Events 10 to 14 seconds into the minute.
+      timeBuckets: [{ startTime: '2025-06-01T00:00:00.000Z', width: 'MINUTE', evaluated: 5, changed: 1, allowToDeny: 1, denyToAllow: 0 }],
       firstEventTime: events[0].time,
       lastEventTime: events[4].time,
     });

@@ -44,24 +44,87 @@ export class ConfigurationTotals {
   /** Deciding rules, by verdict (see ruleTallies). */
   readonly liveRules = new Map<PreviewVerdict, number>();
   readonly experimentRules = new Map<PreviewVerdict, number>();
+  /** Rule transitions: live verdict → experiment verdict → events. */
+  readonly transitions = new Map<PreviewVerdict, Map<PreviewVerdict, number>>();
+  /** Counts by the minute of the event time (its start, in ms since the epoch). */
+  readonly minutes = new Map<number, BucketTally>();
   firstEventMs = Number.POSITIVE_INFINITY;
   lastEventMs = Number.NEGATIVE_INFINITY;
 
   add(live: PreviewVerdict, experiment: PreviewVerdict, eventTimeMs: number): void {
     this.evaluated++;
+    const minute = eventTimeMs - (eventTimeMs % MINUTE_MS);
+    let bucket = this.minutes.get(minute);
+    if (!bucket) this.minutes.set(minute, (bucket = { evaluated: 0, changed: 0, allowToDeny: 0, denyToAllow: 0 }));
+    bucket.evaluated++;
     if (live.action === experiment.action) {
       if (live.action === 'allow') this.unchangedAllow++;
       else this.unchangedDeny++;
     } else {
       this.changed++;
-      if (live.action === 'allow') this.allowToDeny++;
-      else this.denyToAllow++;
+      bucket.changed++;
+      if (live.action === 'allow') {
+        this.allowToDeny++;
+        bucket.allowToDeny++;
+      } else {
+        this.denyToAllow++;
+        bucket.denyToAllow++;
+      }
     }
     bump(this.liveRules, live);
     bump(this.experimentRules, experiment);
+    let row = this.transitions.get(live);
+    if (!row) this.transitions.set(live, (row = new Map()));
+    bump(row, experiment);
     if (eventTimeMs < this.firstEventMs) this.firstEventMs = eventTimeMs;
     if (eventTimeMs > this.lastEventMs) this.lastEventMs = eventTimeMs;
   }
+}
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+
+/** What one time bucket counts. */
+export interface BucketTally {
+  evaluated: number;
+  changed: number;
+  allowToDeny: number;
+  denyToAllow: number;
+}
+
+/** A rule transition as stored: both deciding rules (priority IMPLIED_PRIORITY for implied) and actions. */
+export interface TransitionTally {
+  livePriority: number;
+  liveAction: 'allow' | 'deny';
+  experimentPriority: number;
+  experimentAction: 'allow' | 'deny';
+  count: number;
+}
+
+/** Rule transitions merged by (priorities, actions); see ruleTallies for why verdicts are keys. */
+export function transitionTallies(transitions: ReadonlyMap<PreviewVerdict, ReadonlyMap<PreviewVerdict, number>>): TransitionTally[] {
+  const merged = new Map<string, TransitionTally>();
+  for (const [live, row] of transitions) {
+    for (const [experiment, count] of row) {
+      const tally: TransitionTally = {
+        livePriority: live.rulePriority ?? IMPLIED_PRIORITY,
+        liveAction: live.action,
+        experimentPriority: experiment.rulePriority ?? IMPLIED_PRIORITY,
+        experimentAction: experiment.action,
+        count,
+      };
+      const key = `${tally.livePriority}/${tally.liveAction}/${tally.experimentPriority}/${tally.experimentAction}`;
+      const known = merged.get(key);
+      if (known) known.count += count;
+      else merged.set(key, tally);
+    }
+  }
+  return [...merged.values()];
+}
+
+/** A stored rule as the report shows it. */
+export function verdictOf(priority: number, action: string): PreviewVerdict {
+  return { action: action as 'allow' | 'deny', rulePriority: priority === IMPLIED_PRIORITY ? null : priority, implied: priority === IMPLIED_PRIORITY };
 }
 
 /** Stored rule counts as the report shows them: most frequent first, then by priority. */

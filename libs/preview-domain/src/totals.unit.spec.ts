@@ -1,5 +1,5 @@
 import type { PreviewVerdict } from '@rollout/contracts';
-import { ConfigurationTotals, ruleCounts, ruleTallies } from './totals';
+import { ConfigurationTotals, ruleCounts, ruleTallies, transitionTallies } from './totals';
 
 const allow = (rulePriority: number | null): PreviewVerdict => ({ action: 'allow', rulePriority, implied: rulePriority === null });
 const deny = (rulePriority: number | null): PreviewVerdict => ({ action: 'deny', rulePriority, implied: rulePriority === null });
@@ -41,5 +41,38 @@ describe('ConfigurationTotals', () => {
   it('merges equal rules however many verdict objects stand for them', () => {
     const counts = new Map([[allow(7), 2], [allow(7), 3], [deny(7), 1]]);
     expect(ruleTallies(counts)).toEqual([{ priority: 7, action: 'allow', count: 5 }, { priority: 7, action: 'deny', count: 1 }]);
+  });
+
+  it('counts rule transitions whose margins are the rule counts, and by action the verdict counts', () => {
+    const totals = new ConfigurationTotals();
+    totals.add(...outcome(allow(10), deny(5)));
+    totals.add(...outcome(allow(10), deny(5)));
+    totals.add(...outcome(allow(10), allow(10)));
+    totals.add(...outcome(deny(null), allow(7)));
+    totals.add(...outcome(deny(null), deny(null)));
+    const cells = transitionTallies(totals.transitions);
+    expect(cells).toEqual([
+      { livePriority: 10, liveAction: 'allow', experimentPriority: 5, experimentAction: 'deny', count: 2 },
+      { livePriority: 10, liveAction: 'allow', experimentPriority: 10, experimentAction: 'allow', count: 1 },
+      { livePriority: -1, liveAction: 'deny', experimentPriority: 7, experimentAction: 'allow', count: 1 },
+      { livePriority: -1, liveAction: 'deny', experimentPriority: -1, experimentAction: 'deny', count: 1 },
+    ]);
+    const sum = (pick: (c: (typeof cells)[number]) => boolean) => cells.filter(pick).reduce((n, c) => n + c.count, 0);
+    expect(sum((c) => c.livePriority === 10)).toBe(ruleTallies(totals.liveRules).find((r) => r.priority === 10)?.count);
+    expect(sum((c) => c.liveAction === 'allow' && c.experimentAction === 'deny')).toBe(totals.allowToDeny);
+    expect(sum((c) => c.liveAction === 'deny' && c.experimentAction === 'allow')).toBe(totals.denyToAllow);
+  });
+
+  it('counts by the minute of the event time, changed verdicts by direction', () => {
+    const totals = new ConfigurationTotals();
+    totals.add(...outcome(allow(1), deny(2), at(0)));
+    totals.add(...outcome(allow(1), allow(1), at(59)));
+    totals.add(...outcome(deny(3), allow(4), at(60)));
+    totals.add(...outcome(allow(1), allow(1), at(3600)));
+    expect([...totals.minutes]).toEqual([
+      [at(0), { evaluated: 2, changed: 1, allowToDeny: 1, denyToAllow: 0 }],
+      [at(60), { evaluated: 1, changed: 1, allowToDeny: 0, denyToAllow: 1 }],
+      [at(3600), { evaluated: 1, changed: 0, allowToDeny: 0, denyToAllow: 0 }],
+    ]);
   });
 });

@@ -9,6 +9,7 @@ import {
   PREVIEW_LOGS_MAX_PAGE_SIZE,
   PREVIEW_LOG_PREFIX,
   PREVIEW_REPORT_TOP,
+  PREVIEW_REPORT_TRANSITIONS,
   PreviewConfigurationReport,
   PreviewFlow,
   PreviewFlowSample,
@@ -28,6 +29,7 @@ import {
   parseFlowFilter,
   previewRecordId,
   ruleCounts,
+  verdictOf,
 } from '@rollout/preview-domain';
 import { DataSource } from 'typeorm';
 
@@ -68,6 +70,40 @@ interface FlowRow {
   samples: PreviewFlowSample[];
 }
 
+interface TransitionRow {
+  configuration_id: number;
+  live_priority: number;
+  live_action: string;
+  experiment_priority: number;
+  experiment_action: string;
+  count: string;
+}
+
+interface BucketRow {
+  configuration_id: number;
+  width_seconds: number;
+  start_time: Date;
+  evaluated: string;
+  changed: string;
+  allow_to_deny: string;
+  deny_to_allow: string;
+}
+
+/** The most frequent PREVIEW_REPORT_TRANSITIONS cells, then by rules; how many are left out. */
+function ruleTransitions(rows: TransitionRow[]): Pick<PreviewConfigurationReport, 'ruleTransitions' | 'ruleTransitionsOmitted'> {
+  const cells = rows
+    .map((r) => ({ live: verdictOf(r.live_priority, r.live_action), experiment: verdictOf(r.experiment_priority, r.experiment_action), count: Number(r.count) }))
+    .sort(
+      (a, b) =>
+        b.count - a.count ||
+        (a.live.rulePriority ?? -1) - (b.live.rulePriority ?? -1) ||
+        (a.experiment.rulePriority ?? -1) - (b.experiment.rulePriority ?? -1) ||
+        a.live.action.localeCompare(b.live.action) ||
+        a.experiment.action.localeCompare(b.experiment.action),
+    );
+  return { ruleTransitions: cells.slice(0, PREVIEW_REPORT_TRANSITIONS), ruleTransitionsOmitted: Math.max(0, cells.length - PREVIEW_REPORT_TRANSITIONS) };
+}
+
 /**
  * The read side: previewReport, previewFlows and the deprecated previewLogs, from the
  * evaluator's Postgres schema.
@@ -93,7 +129,7 @@ export class PreviewQueries {
     );
     if (configurations.length === 0) return { name, configurations: [] };
     const ids = configurations.map((c) => c.id);
-    const [rules, sources, ports] = await Promise.all([
+    const [rules, sources, ports, transitions, buckets] = await Promise.all([
       this.dataSource.query(`SELECT configuration_id, side, priority, action, count FROM preview_rule_counts WHERE configuration_id = ANY($1::int[])`, [ids]) as Promise<
         { configuration_id: number; side: number; priority: number; action: string; count: string }[]
       >,
@@ -113,6 +149,16 @@ export class PreviewQueries {
          ) p`,
         [ids, PREVIEW_REPORT_TOP],
       ) as Promise<{ configuration_id: number; protocol: string; dest_port: number; count: string }[]>,
+      this.dataSource.query(
+        `SELECT configuration_id, live_priority, live_action, experiment_priority, experiment_action, count
+         FROM preview_transitions WHERE configuration_id = ANY($1::int[])`,
+        [ids],
+      ) as Promise<TransitionRow[]>,
+      this.dataSource.query(
+        `SELECT configuration_id, width_seconds, start_time, evaluated, changed, allow_to_deny, deny_to_allow
+         FROM preview_time_buckets WHERE configuration_id = ANY($1::int[]) ORDER BY configuration_id, start_time, width_seconds DESC`,
+        [ids],
+      ) as Promise<BucketRow[]>,
     ]);
     return {
       name,
@@ -134,6 +180,15 @@ export class PreviewQueries {
           topChangedDestinationPorts: mine(ports).map((p) => ({ protocol: p.protocol, destPort: p.dest_port, count: Number(p.count) })),
           flows: c.flows,
           changedOutsideFlows: Number(c.changed_outside_flows),
+          ...ruleTransitions(mine(transitions)),
+          timeBuckets: mine(buckets).map((b) => ({
+            startTime: b.start_time.toISOString(),
+            width: b.width_seconds === 60 ? 'MINUTE' : 'HOUR',
+            evaluated: Number(b.evaluated),
+            changed: Number(b.changed),
+            allowToDeny: Number(b.allow_to_deny),
+            denyToAllow: Number(b.deny_to_allow),
+          })),
           firstEventTime: c.first_event_time.toISOString(),
           lastEventTime: c.last_event_time.toISOString(),
         };

@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { TRAFFIC_STREAM } from '@rollout/contracts';
+import { PREVIEW_MINUTE_BUCKETS_HOURS, TRAFFIC_STREAM } from '@rollout/contracts';
 import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
 import { poolOf } from '@rollout/postgres';
 import { NatsConnection } from 'nats';
@@ -80,10 +80,40 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
     }
   }
 
-  /** One round: merge counted ranges, then remove expired configurations. Exposed for tests. */
+  /** One round: merge counted ranges, roll time buckets up, remove expired configurations. Exposed for tests. */
   async housekeeping(): Promise<void> {
     await this.compact(await this.ackFloor());
+    await this.rollUp();
     await this.expire();
+  }
+
+  /**
+   * Minute buckets more than PREVIEW_MINUTE_BUCKETS_HOURS before their configuration's last
+   * event become hour buckets, and hour buckets older than the retention period go: a
+   * configuration holds at most about 360 minute and 168 hour buckets (7 days), whatever its
+   * traffic. Moving and adding happen in one statement, so no event is lost or counted twice,
+   * even beside a batch adding to the same minute.
+   */
+  private async rollUp(): Promise<void> {
+    await this.pool.query(
+      `WITH moved AS (
+         DELETE FROM preview_time_buckets b USING preview_configurations c
+         WHERE b.configuration_id = c.id AND b.width_seconds = 60 AND b.start_time < c.last_event_time - make_interval(hours => $1)
+         RETURNING b.configuration_id, b.start_time, b.evaluated, b.changed, b.allow_to_deny, b.deny_to_allow
+       )
+       INSERT INTO preview_time_buckets AS h (configuration_id, width_seconds, start_time, evaluated, changed, allow_to_deny, deny_to_allow)
+       SELECT configuration_id, 3600, date_trunc('hour', start_time), sum(evaluated), sum(changed), sum(allow_to_deny), sum(deny_to_allow)
+       FROM moved GROUP BY configuration_id, date_trunc('hour', start_time)
+       ON CONFLICT (configuration_id, width_seconds, start_time) DO UPDATE SET
+         evaluated = h.evaluated + excluded.evaluated, changed = h.changed + excluded.changed,
+         allow_to_deny = h.allow_to_deny + excluded.allow_to_deny, deny_to_allow = h.deny_to_allow + excluded.deny_to_allow`,
+      [PREVIEW_MINUTE_BUCKETS_HOURS],
+    );
+    await this.pool.query(
+      `DELETE FROM preview_time_buckets b USING preview_configurations c
+       WHERE b.configuration_id = c.id AND b.start_time < c.last_event_time - make_interval(secs => $1)`,
+      [this.config.PREVIEW_RETENTION_MS / 1000],
+    );
   }
 
   private async ackFloor(): Promise<number> {
@@ -141,6 +171,8 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
         const { rowCount } = await client.query(`DELETE FROM preview_configurations WHERE id = $1 AND updated_at < $2`, [id, cutoff]);
         if (!rowCount) return; // traffic came back meanwhile: it stays
         await client.query(`DELETE FROM preview_rule_counts WHERE configuration_id = $1`, [id]);
+        await client.query(`DELETE FROM preview_transitions WHERE configuration_id = $1`, [id]);
+        await client.query(`DELETE FROM preview_time_buckets WHERE configuration_id = $1`, [id]);
         await client.query(`DELETE FROM preview_versions v WHERE NOT EXISTS (SELECT 1 FROM preview_configurations c WHERE c.version_id = v.id)`);
       });
     }

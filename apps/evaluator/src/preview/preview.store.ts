@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PREVIEW_FLOW_SAMPLES } from '@rollout/contracts';
 import { poolOf, prepared } from '@rollout/postgres';
-import { ConfigurationBatch, ConfigurationTotals, Evaluation, FlowTally, IMPLIED_PRIORITY, aggregate, ruleTallies } from '@rollout/preview-domain';
+import { ConfigurationBatch, ConfigurationTotals, Evaluation, FlowTally, IMPLIED_PRIORITY, aggregate, ruleTallies, transitionTallies } from '@rollout/preview-domain';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { Config, EVALUATOR_CONFIG } from '../config';
@@ -30,8 +30,8 @@ type Query = (sql: string, params: unknown[]) => Promise<unknown[]>;
  *   the insert wait for that transaction, then fail, and the whole batch is handed back: its
  *   next try finds the message counted. Ranges below the consumer's ack floor are merged
  *   (PreviewRetention), so the table stays a few rows;
- * - per configuration: the totals and deciding-rule counts, and the changed decisions by flow
- *   (count, first and last time, the first few sample events).
+ * - per configuration: the totals, deciding-rule counts, rule transitions and minute buckets,
+ *   and the changed decisions by flow (count, first and last time, the first few samples).
  *
  * So a batch's Postgres work grows with the configurations and distinct flows it touches, never
  * with its events. Rows are locked in a fixed order (configurations by id, then flows by key),
@@ -157,6 +157,31 @@ export class PreviewStore {
          SELECT * FROM unnest($1::int[], $2::smallint[], $3::int[], $4::text[], $5::bigint[])
          ON CONFLICT (configuration_id, side, priority, action) DO UPDATE SET count = r.count + excluded.count`,
       transpose(rules, 5),
+    );
+    const transitions: [number, number, string, number, string, number][] = [];
+    const minutes: [number, number, number, number, number, number][] = [];
+    for (const { batch, id } of entries) {
+      for (const t of transitionTallies(batch.totals.transitions)) {
+        transitions.push([id, t.livePriority, t.liveAction, t.experimentPriority, t.experimentAction, t.count]);
+      }
+      for (const [start, b] of batch.totals.minutes) minutes.push([id, start, b.evaluated, b.changed, b.allowToDeny, b.denyToAllow]);
+    }
+    transitions.sort((a, b) => a[0] - b[0] || a[1] - b[1] || compare(a[2], b[2]) || a[3] - b[3] || compare(a[4], b[4]));
+    minutes.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    await query(
+      `INSERT INTO preview_transitions AS t (configuration_id, live_priority, live_action, experiment_priority, experiment_action, count)
+         SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::int[], $5::text[], $6::bigint[])
+         ON CONFLICT (configuration_id, live_priority, live_action, experiment_priority, experiment_action) DO UPDATE SET count = t.count + excluded.count`,
+      transpose(transitions, 6),
+    );
+    await query(
+      `INSERT INTO preview_time_buckets AS b (configuration_id, width_seconds, start_time, evaluated, changed, allow_to_deny, deny_to_allow)
+         SELECT u.c, 60, to_timestamp(u.s / 1000.0), u.e, u.ch, u.ad, u.da
+         FROM unnest($1::int[], $2::float8[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[]) AS u(c, s, e, ch, ad, da)
+         ON CONFLICT (configuration_id, width_seconds, start_time) DO UPDATE SET
+           evaluated = b.evaluated + excluded.evaluated, changed = b.changed + excluded.changed,
+           allow_to_deny = b.allow_to_deny + excluded.allow_to_deny, deny_to_allow = b.deny_to_allow + excluded.deny_to_allow`,
+      transpose(minutes, 6),
     );
   }
 

@@ -1,5 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { PREVIEW_FLOW_SAMPLES, PREVIEW_LOGS_DEFAULT_PAGE_SIZE, PREVIEW_LOGS_MAX_PAGE_SIZE, PREVIEW_REPORT_TOP } from '@rollout/contracts';
+import {
+  PREVIEW_FLOW_SAMPLES,
+  PREVIEW_LOGS_DEFAULT_PAGE_SIZE,
+  PREVIEW_LOGS_MAX_PAGE_SIZE,
+  PREVIEW_MINUTE_BUCKETS_HOURS,
+  PREVIEW_REPORT_TOP,
+  PREVIEW_REPORT_TRANSITIONS,
+} from '@rollout/contracts';
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
@@ -151,6 +158,21 @@ export class ChangedDestinationPortDto {
   @ApiProperty() count!: number;
 }
 
+export class RuleTransitionDto {
+  @ApiProperty({ type: PreviewVerdictDto, description: 'The live policy rule that decided' }) live!: PreviewVerdictDto;
+  @ApiProperty({ type: PreviewVerdictDto, description: "The experiment's rule that decided" }) experiment!: PreviewVerdictDto;
+  @ApiProperty({ description: 'Events both rules decided' }) count!: number;
+}
+
+export class PreviewTimeBucketDto {
+  @ApiProperty({ description: 'Start of the bucket (RFC 3339); it holds events with a time in [startTime, startTime + width)' }) startTime!: string;
+  @ApiProperty({ enum: ['MINUTE', 'HOUR'] }) width!: string;
+  @ApiProperty() evaluated!: number;
+  @ApiProperty() changed!: number;
+  @ApiProperty() allowToDeny!: number;
+  @ApiProperty() denyToAllow!: number;
+}
+
 export class PreviewConfigurationReportDto {
   @ApiProperty() experimentEtag!: string;
   @ApiProperty() livePolicyEtag!: string;
@@ -175,6 +197,18 @@ export class PreviewConfigurationReportDto {
       'Changed events whose flow is not kept, because the configuration already had the most flows the evaluator keeps (EVALUATOR_MAX_FLOWS): counted in the totals above, in no flow',
   })
   changedOutsideFlows?: number;
+  @ApiPropertyOptional({
+    type: [RuleTransitionDto],
+    description: `Events by (live deciding rule → experiment deciding rule), implied rules included, the ${PREVIEW_REPORT_TRANSITIONS} most frequent first: the rule-transition matrix, whose margins are liveRules and experimentRules and, summed by action, the verdict counts`,
+  })
+  ruleTransitions?: RuleTransitionDto[];
+  @ApiPropertyOptional({ description: `Cells of the matrix left out of ruleTransitions (past the ${PREVIEW_REPORT_TRANSITIONS} most frequent)` })
+  ruleTransitionsOmitted?: number;
+  @ApiPropertyOptional({
+    type: [PreviewTimeBucketDto],
+    description: `Evaluated and changed events by event time, oldest first: minute buckets for the ${PREVIEW_MINUTE_BUCKETS_HOURS} hours before the last event, hour buckets before that, back to the retention period`,
+  })
+  timeBuckets?: PreviewTimeBucketDto[];
   @ApiProperty() firstEventTime!: string;
   @ApiProperty() lastEventTime!: string;
 }

@@ -22,7 +22,7 @@ import type { TrafficProtocol } from '../../traffic/v1';
  * A configuration is one (experiment etag, live policy etag) pair: the versions of the two
  * policies that produced a result. Reports and log pages keep them apart, newest first.
  */
-export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.1.0' };
+export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.2.0' };
 
 export const PREVIEW_LOGS_STREAM = 'PREVIEW_LOGS';
 export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';
@@ -150,6 +150,36 @@ export interface ChangedDestinationPort {
 }
 
 /**
+ * Events decided by one live policy rule and one experiment rule (since 1.2.0): a cell of the
+ * rule-transition matrix. Its margins are `liveRules` and `experimentRules`; summed by the two
+ * actions, the verdict matrix (`unchangedAllow`, `allowToDeny`, `denyToAllow`, `unchangedDeny`).
+ */
+export interface RuleTransition {
+  live: PreviewVerdict;
+  experiment: PreviewVerdict;
+  count: number;
+}
+
+/**
+ * Counts of one configuration's events whose time falls in [startTime, startTime + width)
+ * (since 1.2.0). Minute buckets cover the PREVIEW_MINUTE_BUCKETS_HOURS before the
+ * configuration's last event; before that, hour buckets, back to the retention period.
+ */
+export interface PreviewTimeBucket {
+  startTime: string;
+  width: 'MINUTE' | 'HOUR';
+  evaluated: number;
+  changed: number;
+  allowToDeny: number;
+  denyToAllow: number;
+}
+
+/** How far back, before a configuration's last event, its time buckets are a minute wide. */
+export const PREVIEW_MINUTE_BUCKETS_HOURS = 6;
+/** Rule transitions a report lists, most frequent first (`ruleTransitionsOmitted` counts the rest). */
+export const PREVIEW_REPORT_TRANSITIONS = 500;
+
+/**
  * Changed decisions of one configuration aggregated by flow: the connection without its source
  * port (direction, addresses, protocol, destination port) and the two deciding rules.
  */
@@ -239,6 +269,16 @@ export interface PreviewConfigurationReport {
    * the evaluator keeps (EVALUATOR_MAX_FLOWS): counted in the totals above, in no flow.
    */
   changedOutsideFlows?: number;
+  /**
+   * Events by (live deciding rule → experiment deciding rule), implied rules included, most
+   * frequent first (since 1.2.0). A configuration counted before 1.2.0 has cells only for the
+   * events evaluated since, so their sum can be below `evaluated`.
+   */
+  ruleTransitions?: RuleTransition[];
+  /** Cells left out of `ruleTransitions` (past the PREVIEW_REPORT_TRANSITIONS most frequent). */
+  ruleTransitionsOmitted?: number;
+  /** Evaluated and changed events by event time, oldest first (since 1.2.0; see PreviewTimeBucket). */
+  timeBuckets?: PreviewTimeBucket[];
   /** Earliest and latest traffic event time seen (RFC 3339). */
   firstEventTime: string;
   lastEventTime: string;

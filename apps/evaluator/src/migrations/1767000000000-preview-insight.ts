@@ -1,0 +1,43 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * What the report adds in preview.v1 1.2.0, each growing with what it shows:
+ *
+ * - `preview_transitions`: events by (live deciding rule → experiment deciding rule) per
+ *   configuration; priority -1 is the implied rule. Rows: the pairs of rules traffic met.
+ * - `preview_time_buckets`: evaluated and changed events by event time per configuration,
+ *   a minute wide (`width_seconds` 60) near the configuration's last event and an hour wide
+ *   (3600) before, rolled up and bounded by the retention period (PreviewRetention).
+ */
+export class PreviewInsight1767000000000 implements MigrationInterface {
+  name = 'PreviewInsight1767000000000';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
+      CREATE TABLE preview_transitions (
+        configuration_id int NOT NULL,
+        live_priority int NOT NULL,
+        live_action text NOT NULL,
+        experiment_priority int NOT NULL,
+        experiment_action text NOT NULL,
+        count bigint NOT NULL,
+        PRIMARY KEY (configuration_id, live_priority, live_action, experiment_priority, experiment_action)
+      ) WITH (fillfactor = 80)`);
+    await runner.query(`
+      CREATE TABLE preview_time_buckets (
+        configuration_id int NOT NULL,
+        width_seconds int NOT NULL,
+        start_time timestamptz NOT NULL,
+        evaluated bigint NOT NULL,
+        changed bigint NOT NULL,
+        allow_to_deny bigint NOT NULL,
+        deny_to_allow bigint NOT NULL,
+        PRIMARY KEY (configuration_id, width_seconds, start_time)
+      ) WITH (fillfactor = 80)`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TABLE preview_time_buckets`);
+    await runner.query(`DROP TABLE preview_transitions`);
+  }
+}
