@@ -3,30 +3,7 @@ import type { PreviewVerdict, RuleCount } from '@rollout/contracts';
 /** The implied rule's stand-in priority in stored rule counts (real priorities are 0-65535). */
 export const IMPLIED_PRIORITY = -1;
 
-/** A deciding rule as stored: its priority (IMPLIED_PRIORITY for the implied rule) and action. */
-export interface RuleTally {
-  priority: number;
-  action: 'allow' | 'deny';
-  count: number;
-}
-
 const bump = <K>(map: Map<K, number>, key: K) => map.set(key, (map.get(key) ?? 0) + 1);
-
-/**
- * Deciding-rule counts, merged by (priority, action). The engine hands out one shared verdict
- * object per rule, so counting by object identity costs no key building on the hot path.
- */
-export function ruleTallies(counts: ReadonlyMap<PreviewVerdict, number>): RuleTally[] {
-  const merged = new Map<string, RuleTally>();
-  for (const [verdict, count] of counts) {
-    const priority = verdict.rulePriority ?? IMPLIED_PRIORITY;
-    const key = `${priority}/${verdict.action}`;
-    const tally = merged.get(key);
-    if (tally) tally.count += count;
-    else merged.set(key, { priority, action: verdict.action, count });
-  }
-  return [...merged.values()];
-}
 
 /**
  * The exact totals of one configuration (experiment etag × live policy etag) over some
@@ -41,10 +18,7 @@ export class ConfigurationTotals {
   denyToAllow = 0;
   unchangedAllow = 0;
   unchangedDeny = 0;
-  /** Deciding rules, by verdict (see ruleTallies). */
-  readonly liveRules = new Map<PreviewVerdict, number>();
-  readonly experimentRules = new Map<PreviewVerdict, number>();
-  /** Rule transitions: live verdict → experiment verdict → events. */
+  /** Rule transitions (live verdict → experiment verdict → events); their margins are the rule counts. */
   readonly transitions = new Map<PreviewVerdict, Map<PreviewVerdict, number>>();
   /** Counts by the minute of the event time (its start, in ms since the epoch). */
   readonly minutes = new Map<number, BucketTally>();
@@ -71,8 +45,6 @@ export class ConfigurationTotals {
         bucket.denyToAllow++;
       }
     }
-    bump(this.liveRules, live);
-    bump(this.experimentRules, experiment);
     let row = this.transitions.get(live);
     if (!row) this.transitions.set(live, (row = new Map()));
     bump(row, experiment);
@@ -101,7 +73,10 @@ export interface TransitionTally {
   count: number;
 }
 
-/** Rule transitions merged by (priorities, actions); see ruleTallies for why verdicts are keys. */
+/**
+ * Rule transitions merged by (priorities, actions). The engine hands out one shared verdict
+ * object per rule, so counting by object identity costs no key building on the hot path.
+ */
 export function transitionTallies(transitions: ReadonlyMap<PreviewVerdict, ReadonlyMap<PreviewVerdict, number>>): TransitionTally[] {
   const merged = new Map<string, TransitionTally>();
   for (const [live, row] of transitions) {

@@ -1,5 +1,5 @@
 import type { PreviewVerdict } from '@rollout/contracts';
-import { ConfigurationTotals, ruleCounts, ruleTallies, transitionTallies } from './totals';
+import { ConfigurationTotals, ruleCounts, transitionTallies } from './totals';
 
 const allow = (rulePriority: number | null): PreviewVerdict => ({ action: 'allow', rulePriority, implied: rulePriority === null });
 const deny = (rulePriority: number | null): PreviewVerdict => ({ action: 'deny', rulePriority, implied: rulePriority === null });
@@ -19,14 +19,16 @@ describe('ConfigurationTotals', () => {
     expect(totals.evaluated).toBe(totals.allowToDeny + totals.denyToAllow + totals.unchangedAllow + totals.unchangedDeny);
   });
 
-  it('counts the deciding rule on both sides, the implied rules apart by action', () => {
+  it('counts rule transitions, the implied rules apart by action, and shows stored rule counts most frequent first', () => {
     const totals = new ConfigurationTotals();
     totals.add(...outcome(allow(10), deny(null)));
     totals.add(...outcome(allow(null), deny(null)));
-    totals.add(...outcome(allow(10), deny(5)));
-    expect(ruleTallies(totals.liveRules)).toEqual([{ priority: 10, action: 'allow', count: 2 }, { priority: -1, action: 'allow', count: 1 }]);
-    expect(ruleTallies(totals.experimentRules)).toEqual([{ priority: -1, action: 'deny', count: 2 }, { priority: 5, action: 'deny', count: 1 }]);
-    expect(ruleCounts(ruleTallies(totals.experimentRules))).toEqual([
+    totals.add(...outcome(allow(10), deny(null)));
+    expect(transitionTallies(totals.transitions)).toEqual([
+      { livePriority: 10, liveAction: 'allow', experimentPriority: -1, experimentAction: 'deny', count: 2 },
+      { livePriority: -1, liveAction: 'allow', experimentPriority: -1, experimentAction: 'deny', count: 1 },
+    ]);
+    expect(ruleCounts([{ priority: 5, action: 'deny', count: 1 }, { priority: -1, action: 'deny', count: 2 }])).toEqual([
       { rulePriority: null, implied: true, action: 'deny', count: 2 },
       { rulePriority: 5, implied: false, action: 'deny', count: 1 },
     ]);
@@ -39,11 +41,11 @@ describe('ConfigurationTotals', () => {
   });
 
   it('merges equal rules however many verdict objects stand for them', () => {
-    const counts = new Map([[allow(7), 2], [allow(7), 3], [deny(7), 1]]);
-    expect(ruleTallies(counts)).toEqual([{ priority: 7, action: 'allow', count: 5 }, { priority: 7, action: 'deny', count: 1 }]);
+    const transitions = new Map([[allow(7), new Map([[deny(1), 2], [deny(1), 3]])], [allow(7), new Map([[deny(1), 1]])]]);
+    expect(transitionTallies(transitions)).toEqual([{ livePriority: 7, liveAction: 'allow', experimentPriority: 1, experimentAction: 'deny', count: 6 }]);
   });
 
-  it('counts rule transitions whose margins are the rule counts, and by action the verdict counts', () => {
+  it('counts rule transitions whose margins by action are the verdict counts', () => {
     const totals = new ConfigurationTotals();
     totals.add(...outcome(allow(10), deny(5)));
     totals.add(...outcome(allow(10), deny(5)));
@@ -58,7 +60,7 @@ describe('ConfigurationTotals', () => {
       { livePriority: -1, liveAction: 'deny', experimentPriority: -1, experimentAction: 'deny', count: 1 },
     ]);
     const sum = (pick: (c: (typeof cells)[number]) => boolean) => cells.filter(pick).reduce((n, c) => n + c.count, 0);
-    expect(sum((c) => c.livePriority === 10)).toBe(ruleTallies(totals.liveRules).find((r) => r.priority === 10)?.count);
+    expect(sum((c) => c.livePriority === 10)).toBe(3);
     expect(sum((c) => c.liveAction === 'allow' && c.experimentAction === 'deny')).toBe(totals.allowToDeny);
     expect(sum((c) => c.liveAction === 'deny' && c.experimentAction === 'allow')).toBe(totals.denyToAllow);
   });

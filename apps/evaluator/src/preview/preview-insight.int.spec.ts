@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport, PreviewVerdict } from '@rollout/contracts';
-import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
+import { Client } from 'pg';
 import { ExperimentWorld, Isolation, cleanUp, isolation, publishTraffic, rpcClient, settledUpTo, startEvaluator, trafficEvent } from '../test-support';
 
 const rule = (priority: number, action: 'allow' | 'deny', match: FirewallRule['match']): FirewallRule => ({ priority, direction: 'INGRESS', action, match });
@@ -73,5 +74,30 @@ describe('the preview report: rule transitions and time buckets', () => {
       { startTime: at(T0 + 8 * HOUR), width: 'MINUTE', evaluated: 2, changed: 2, allowToDeny: 2, denyToAllow: 0 },
       { startTime: at(T0 + 8 * HOUR + 60_000), width: 'MINUTE', evaluated: 1, changed: 0, allowToDeny: 0, denyToAllow: 0 },
     ]);
+    // The rule counts are the matrix's margins.
+    expect(configuration.liveRules).toEqual([
+      { rulePriority: 100, implied: false, action: 'allow', count: 8 },
+      { rulePriority: 200, implied: false, action: 'deny', count: 2 },
+    ]);
+    expect(configuration.experimentRules).toEqual([
+      { rulePriority: 50, implied: false, action: 'deny', count: 5 },
+      { rulePriority: 100, implied: false, action: 'allow', count: 3 },
+      { rulePriority: 200, implied: false, action: 'deny', count: 2 },
+    ]);
+  });
+
+  it('adds the rule counts a store kept before the matrix existed to its margins', async () => {
+    const db = new Client({ connectionString: TEST_POSTGRES_URL });
+    await db.connect();
+    try {
+      await db.query(
+        `INSERT INTO "${iso.schema}".preview_rule_counts (configuration_id, side, priority, action, count)
+         SELECT id, 0, 100, 'allow', 7 FROM "${iso.schema}".preview_configurations`,
+      );
+    } finally {
+      await db.end();
+    }
+    const [configuration] = (await report()).configurations;
+    expect(configuration.liveRules[0]).toEqual({ rulePriority: 100, implied: false, action: 'allow', count: 15 });
   });
 });

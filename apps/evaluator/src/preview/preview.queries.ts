@@ -130,7 +130,17 @@ export class PreviewQueries {
     if (configurations.length === 0) return { name, configurations: [] };
     const ids = configurations.map((c) => c.id);
     const [rules, sources, ports, transitions, buckets] = await Promise.all([
-      this.dataSource.query(`SELECT configuration_id, side, priority, action, count FROM preview_rule_counts WHERE configuration_id = ANY($1::int[])`, [ids]) as Promise<
+      // The margins of the transitions, plus the rule counts stored before 1.2.0 (no longer written).
+      this.dataSource.query(
+        `SELECT configuration_id, side, priority, action, sum(count) AS count FROM (
+           SELECT configuration_id, 0 AS side, live_priority AS priority, live_action AS action, count FROM preview_transitions WHERE configuration_id = ANY($1::int[])
+           UNION ALL
+           SELECT configuration_id, 1, experiment_priority, experiment_action, count FROM preview_transitions WHERE configuration_id = ANY($1::int[])
+           UNION ALL
+           SELECT configuration_id, side, priority, action, count FROM preview_rule_counts WHERE configuration_id = ANY($1::int[])
+         ) r GROUP BY configuration_id, side, priority, action`,
+        [ids],
+      ) as Promise<
         { configuration_id: number; side: number; priority: number; action: string; count: string }[]
       >,
       this.dataSource.query(

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PREVIEW_FLOW_SAMPLES } from '@rollout/contracts';
 import { poolOf, prepared } from '@rollout/postgres';
-import { ConfigurationBatch, ConfigurationTotals, Evaluation, FlowTally, IMPLIED_PRIORITY, aggregate, ruleTallies, transitionTallies } from '@rollout/preview-domain';
+import { ConfigurationBatch, ConfigurationTotals, Evaluation, FlowTally, IMPLIED_PRIORITY, aggregate, transitionTallies } from '@rollout/preview-domain';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { Config, EVALUATOR_CONFIG } from '../config';
@@ -30,8 +30,9 @@ type Query = (sql: string, params: unknown[]) => Promise<unknown[]>;
  *   the insert wait for that transaction, then fail, and the whole batch is handed back: its
  *   next try finds the message counted. Ranges below the consumer's ack floor are merged
  *   (PreviewRetention), so the table stays a few rows;
- * - per configuration: the totals, deciding-rule counts, rule transitions and minute buckets,
- *   and the changed decisions by flow (count, first and last time, the first few samples).
+ * - per configuration: the totals, the rule transitions (whose margins are the deciding-rule
+ *   counts), the minute buckets, and the changed decisions by flow (count, first and last
+ *   time, the first few samples).
  *
  * So a batch's Postgres work grows with the configurations and distinct flows it touches, never
  * with its events. Rows are locked in a fixed order (configurations by id, then flows by key),
@@ -145,19 +146,6 @@ export class PreviewStore {
         column((_, id) => outside.get(id) ?? 0),
       ],
     );
-    const rules: [number, number, number, string, number][] = [];
-    for (const { batch, id } of entries) {
-      for (const [side, counts] of [batch.totals.liveRules, batch.totals.experimentRules].entries()) {
-        for (const { priority, action, count } of ruleTallies(counts)) rules.push([id, side, priority, action, count]);
-      }
-    }
-    rules.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || compare(a[3], b[3]));
-    await query(
-      `INSERT INTO preview_rule_counts AS r (configuration_id, side, priority, action, count)
-         SELECT * FROM unnest($1::int[], $2::smallint[], $3::int[], $4::text[], $5::bigint[])
-         ON CONFLICT (configuration_id, side, priority, action) DO UPDATE SET count = r.count + excluded.count`,
-      transpose(rules, 5),
-    );
     const transitions: [number, number, string, number, string, number][] = [];
     const minutes: [number, number, number, number, number, number][] = [];
     for (const { batch, id } of entries) {
@@ -168,20 +156,20 @@ export class PreviewStore {
     }
     transitions.sort((a, b) => a[0] - b[0] || a[1] - b[1] || compare(a[2], b[2]) || a[3] - b[3] || compare(a[4], b[4]));
     minutes.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    // One statement for both (a data-modifying WITH runs whether or not it is read).
     await query(
-      `INSERT INTO preview_transitions AS t (configuration_id, live_priority, live_action, experiment_priority, experiment_action, count)
+      `WITH transitions AS (
+         INSERT INTO preview_transitions AS t (configuration_id, live_priority, live_action, experiment_priority, experiment_action, count)
          SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::int[], $5::text[], $6::bigint[])
-         ON CONFLICT (configuration_id, live_priority, live_action, experiment_priority, experiment_action) DO UPDATE SET count = t.count + excluded.count`,
-      transpose(transitions, 6),
-    );
-    await query(
-      `INSERT INTO preview_time_buckets AS b (configuration_id, width_seconds, start_time, evaluated, changed, allow_to_deny, deny_to_allow)
-         SELECT u.c, 60, to_timestamp(u.s / 1000.0), u.e, u.ch, u.ad, u.da
-         FROM unnest($1::int[], $2::float8[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[]) AS u(c, s, e, ch, ad, da)
-         ON CONFLICT (configuration_id, width_seconds, start_time) DO UPDATE SET
-           evaluated = b.evaluated + excluded.evaluated, changed = b.changed + excluded.changed,
-           allow_to_deny = b.allow_to_deny + excluded.allow_to_deny, deny_to_allow = b.deny_to_allow + excluded.deny_to_allow`,
-      transpose(minutes, 6),
+         ON CONFLICT (configuration_id, live_priority, live_action, experiment_priority, experiment_action) DO UPDATE SET count = t.count + excluded.count
+       )
+       INSERT INTO preview_time_buckets AS b (configuration_id, width_seconds, start_time, evaluated, changed, allow_to_deny, deny_to_allow)
+       SELECT u.c, 60, to_timestamp(u.s / 1000.0), u.e, u.ch, u.ad, u.da
+       FROM unnest($7::int[], $8::float8[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[]) AS u(c, s, e, ch, ad, da)
+       ON CONFLICT (configuration_id, width_seconds, start_time) DO UPDATE SET
+         evaluated = b.evaluated + excluded.evaluated, changed = b.changed + excluded.changed,
+         allow_to_deny = b.allow_to_deny + excluded.allow_to_deny, deny_to_allow = b.deny_to_allow + excluded.deny_to_allow`,
+      [...transpose(transitions, 6), ...transpose(minutes, 6)],
     );
   }
 
