@@ -1,7 +1,7 @@
 import { RunningSystem, launch } from '@rollout/launcher';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { JSONCodec, connect } from 'nats';
-import { DIST, removeRun, isolatedSettings } from './support';
+import { DIST, gatewayApi, isolatedSettings, removeRun } from './support';
 
 /** AIP-236 end to end: the built system, started as `npm start` does, driven over HTTP. */
 describe('previewing and committing a firewall policy change', () => {
@@ -10,14 +10,7 @@ describe('previewing and committing a firewall policy change', () => {
   let namespace: string;
   const P = '/v1/projects/acme/locations/global/firewallPolicies';
   const rule = (priority: number, action: string) => ({ priority, direction: 'INGRESS', action, match: { srcIpRanges: ['203.0.113.0/24', '2001:db8::/32'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['443'] }] } });
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${system.urls.gateway}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${system.devToken}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
-  };
+  const api = (method: string, path: string, body?: unknown) => gatewayApi(system)(method, path, body);
 
   beforeAll(async () => {
     const isolated = await isolatedSettings();
@@ -32,13 +25,8 @@ describe('previewing and committing a firewall policy change', () => {
 
   afterAll(async () => {
     await system?.stop();
+    // The run's database and its NATS namespace (named alike): streams and buckets included.
     if (database) await removeRun(database);
-    const nc = await connect({ servers: TEST_NATS_URL });
-    const jsm = await nc.jetstreamManager();
-    for await (const stream of jsm.streams.names()) {
-      if (stream.startsWith(`${namespace}_`) || stream.startsWith(`KV_${namespace}_`)) await jsm.streams.delete(stream);
-    }
-    await nc.close();
   }, 60_000);
 
   it('creates, previews, commits, and publishes the events for the evaluator', async () => {

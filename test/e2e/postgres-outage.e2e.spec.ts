@@ -4,7 +4,7 @@ import { NatsNamespace, NatsRpcClient } from '@rollout/nats';
 import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
-import { DIST, isolatedSettings, removeRun } from './support';
+import { DIST, gatewayApi, isolatedSettings, removeRun } from './support';
 
 const TOTAL = 50_000;
 const P = '/v1/projects/acme/locations/global/firewallPolicies';
@@ -40,14 +40,7 @@ describe('a Postgres outage during a preview', () => {
   let nc: NatsConnection;
   let admin: Client;
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${system.urls.gateway}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${system.devToken}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
-  };
+  const api = (method: string, path: string, body?: unknown) => gatewayApi(system)(method, path, body);
 
   beforeAll(async () => {
     const isolated = await isolatedSettings();

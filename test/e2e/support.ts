@@ -64,3 +64,15 @@ export function processesOf(namespace: string): number[] {
     })
     .map(Number);
 }
+
+/** Calls the gateway of a running system with its development token; the answer's status and JSON body. */
+export function gatewayApi(system: RunningSystem) {
+  return async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${system.urls.gateway}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${system.devToken}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
+}

@@ -54,3 +54,17 @@ export async function freePorts(count: number): Promise<number[]> {
     await Promise.all(servers.map((server) => new Promise((resolve) => (server.listening ? server.close(resolve) : resolve(undefined)))));
   }
 }
+
+/** Whether something accepts TCP connections on 127.0.0.1:`port` now. */
+export function portOpen(port: number): Promise<boolean> {
+  return import('node:net').then(
+    ({ createConnection }) =>
+      new Promise<boolean>((resolve) => {
+        const socket = createConnection({ host: '127.0.0.1', port }, () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once('error', () => resolve(false));
+      }),
+  );
+}

@@ -1,11 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
-import { eventually, freePorts } from './helpers';
+import { eventually, freePorts, portOpen } from './helpers';
 
 export interface ClusterNode {
   /** The server's name, as JetStream reports a stream's leader. */
@@ -25,15 +24,6 @@ export interface NatsCluster {
   node(name: string): ClusterNode;
   stop(): Promise<void>;
 }
-
-const portOpen = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port }, () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 
 /**
  * A JetStream cluster of `size` nats-server processes on 127.0.0.1 (nats-server on the PATH),

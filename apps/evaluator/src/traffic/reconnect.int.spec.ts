@@ -1,8 +1,7 @@
 import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
-import { ServiceProcess, TEST_POSTGRES_URL, eventually, freePort, startServiceProcess } from '@rollout/testing';
+import { ServiceProcess, TEST_POSTGRES_URL, eventually, freePort, portOpen, startServiceProcess } from '@rollout/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NatsConnection, connect } from 'nats';
@@ -17,15 +16,6 @@ import { ExperimentWorld, Isolation, cleanUp, evaluatorEnv, isolation, publishTr
 const LIVE: FirewallRule[] = [{ priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['10.0.0.0/8'] } }];
 const BLOCK: FirewallRule[] = [{ priority: 10, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['10.0.1.0/24'] } }, ...LIVE];
 const events = (count: number, offset: number) => Array.from({ length: count }, (_, i) => trafficEvent(offset + i, { srcIp: `10.0.${i % 4}.${(i >> 2) & 255}` }));
-
-const portOpen = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port }, () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 
 /** The Postgres backends serving a process: its TCP connections to port 5432, by local port. */
 function postgresClientPorts(pid: number): number[] {
