@@ -15,7 +15,7 @@ import {
   sleep,
   stopChild,
 } from './processes';
-import { LauncherSettings, SERVICES, ServiceName, readSettings } from './settings';
+import { LauncherSettings, SERVICES, ServiceName, developmentToken, readSettings } from './settings';
 
 export { LaunchError } from './processes';
 export type { Log } from './processes';
@@ -39,8 +39,11 @@ export interface LaunchOptions {
 
 export interface RunningSystem {
   urls: { gateway: string; docs: string };
-  /** The development admin token the gateway accepts (AUTH_DEV_TOKEN). */
-  devToken: string;
+  /**
+   * The development admin token the gateway accepts (AUTH_DEV_TOKEN, or a fresh one); undefined
+   * when the gateway has credentials configured (AUTH_API_KEYS, AUTH_JWT_*), which it then uses alone.
+   */
+  devToken?: string;
   /** Every process the launcher started and that still runs: services, and NATS/Postgres if it started them. */
   pids(): number[];
   /**
@@ -88,8 +91,7 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
   const host = options.host ?? DEFAULT_HOST;
   const log = options.log ?? defaultLog;
   const { signal } = options;
-  const devToken =
-    options.extraEnv?.AUTH_DEV_TOKEN || process.env.AUTH_DEV_TOKEN || `dev_${randomBytes(24).toString('base64url')}`;
+  const devToken = developmentToken({ ...process.env, ...options.extraEnv }, () => `dev_${randomBytes(24).toString('base64url')}`);
 
   const dependencies: StartedDependency[] = [];
   const services: ServiceProcess[] = [];
@@ -150,7 +152,7 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
           NATS_URL: settings.natsUrl,
           NATS_STREAM_REPLICAS: String(streamReplicas),
           DATABASE_URL: settings.databaseUrl,
-          AUTH_DEV_TOKEN: devToken,
+          ...(devToken ? { AUTH_DEV_TOKEN: devToken } : {}),
         },
       });
       const output = options.serviceOutput;

@@ -56,9 +56,13 @@ async function main(): Promise<void> {
       `Policy rollout is running. The gateway is at ${system.urls.gateway}`,
       `  API:   ${system.urls.gateway}/v1/services`,
       `  Docs:  ${system.urls.docs}`,
-      `  Token: ${system.devToken}   (development admin; send "Authorization: Bearer <token>")`,
-      '',
-      `  curl -H "Authorization: Bearer ${system.devToken}" ${system.urls.gateway}/v1/services`,
+      ...(system.devToken
+        ? [
+            `  Token: ${system.devToken}   (development admin; send "Authorization: Bearer <token>")`,
+            '',
+            `  curl -H "Authorization: Bearer ${system.devToken}" ${system.urls.gateway}/v1/services`,
+          ]
+        : ['  Auth:  the credentials of AUTH_API_KEYS / AUTH_JWT_* (no development token while they are set)']),
       '',
       'Ctrl-C stops everything.',
       '',

@@ -135,3 +135,14 @@ export function natsInstallHelp(natsUrl: string): string {
     '  - or set NATS_URL to a running NATS server that has JetStream enabled (nats-server -js).',
   ].join('\n');
 }
+
+/**
+ * The development admin token the gateway will accept: AUTH_DEV_TOKEN, or a fresh one. Undefined
+ * when the gateway has credentials configured (a non-empty AUTH_API_KEYS, or AUTH_JWT_ISSUER):
+ * it then ignores AUTH_DEV_TOKEN, and a token printed anyway would not work.
+ */
+export function developmentToken(env: NodeJS.ProcessEnv, fresh: () => string): string | undefined {
+  const keys = env.AUTH_API_KEYS?.trim();
+  if ((keys && !/^\[\s*\]$/.test(keys)) || env.AUTH_JWT_ISSUER?.trim()) return undefined;
+  return env.AUTH_DEV_TOKEN || fresh();
+}

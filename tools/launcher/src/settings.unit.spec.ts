@@ -4,6 +4,7 @@ import {
   hostAndPort,
   isLoopback,
   natsInstallHelp,
+  developmentToken,
   readSettings,
   redact,
   withDatabase,
@@ -144,5 +145,14 @@ describe('launcher URL helpers', () => {
     expect(help).toContain('https://github.com/nats-io/nats-server/releases');
     expect(help).toContain('NATS_URL');
     expect(help).not.toContain('pw');
+  });
+
+  it('gives a development token only while the gateway accepts one: no AUTH_API_KEYS, no AUTH_JWT_ISSUER', () => {
+    const fresh = () => 'dev_fresh';
+    expect(developmentToken({}, fresh)).toBe('dev_fresh');
+    expect(developmentToken({ AUTH_DEV_TOKEN: 'chosen' }, fresh)).toBe('chosen');
+    expect(developmentToken({ AUTH_API_KEYS: ' [ ] ', AUTH_DEV_TOKEN: 'chosen' }, fresh)).toBe('chosen');
+    expect(developmentToken({ AUTH_API_KEYS: '[{"name":"ops","sha256":"ab","roles":["admin"],"projects":"*"}]', AUTH_DEV_TOKEN: 'chosen' }, fresh)).toBeUndefined();
+    expect(developmentToken({ AUTH_JWT_ISSUER: 'https://idp.example', AUTH_DEV_TOKEN: 'chosen' }, fresh)).toBeUndefined();
   });
 });
