@@ -224,10 +224,16 @@ export class JetStreamSink implements RelaySink {
 
 /** `Event-Type`, and the event's place in the global log: `Event-Tx`, `Event-Position`. */
 export function eventHeaders(event: StoredEvent): MsgHdrs {
-  const headers = natsHeaders();
+  const headers = cursorHeaders(event);
   headers.set('Event-Type', event.type);
-  headers.set('Event-Tx', event.txId);
-  headers.set('Event-Position', event.position);
+  return headers;
+}
+
+/** A place in the global log as headers (`Event-Tx`, `Event-Position`); cursorOfHeaders reads it back. */
+export function cursorHeaders(cursor: Cursor): MsgHdrs {
+  const headers = natsHeaders();
+  headers.set('Event-Tx', cursor.txId);
+  headers.set('Event-Position', cursor.position);
   return headers;
 }
 

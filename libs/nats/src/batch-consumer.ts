@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import { publishDeadLetter } from './dead-letter';
 import { NatsNamespace } from './namespace';
+import { Sleeper } from './sleeper';
 
 /** A message of a batch that will never succeed, and why: it goes to the dead-letter subject. */
 export interface Rejection {
@@ -61,8 +62,8 @@ export class BatchConsumer {
   private batchBytes = 0;
   private linger?: NodeJS.Timeout;
   private slotFreed?: () => void;
-  /** Wakes whoever sleeps (the pull loop, batches backing off), so stop() need not wait. */
-  private readonly sleepers = new Set<() => void>();
+  /** The pull loop's and the backing-off batches' pauses, which stop() cuts short. */
+  private readonly sleeper = new Sleeper();
 
   constructor(
     private readonly connection: NatsConnection,
@@ -82,7 +83,7 @@ export class BatchConsumer {
   /** Stops pulling, then waits for every batch already taken to be settled. */
   async stop(): Promise<void> {
     this.running = false;
-    for (const wake of this.sleepers) wake();
+    this.sleeper.wakeAll();
     this.messages?.stop();
     this.slotFreed?.();
     await this.loop;
@@ -91,7 +92,7 @@ export class BatchConsumer {
   }
 
   private async run(ready: Promise<void>): Promise<void> {
-    await Promise.race([ready, new Promise<void>((resolve) => this.sleepers.add(resolve))]);
+    await Promise.race([ready, this.sleeper.untilWoken()]);
     if (!this.running) return;
     const stream = this.namespace.stream(this.options.stream);
     while (this.running) {
@@ -107,7 +108,7 @@ export class BatchConsumer {
       } catch (error) {
         this.logger.error({ err: error }, 'consuming failed; starting again');
       }
-      if (this.running) await this.sleep(1_000);
+      if (this.running) await this.sleeper.sleep(1_000);
     }
   }
 
@@ -183,7 +184,7 @@ export class BatchConsumer {
         if (!this.running) return undefined;
         // Keep the messages ours while the handler cannot succeed, rather than have them redelivered.
         for (const message of batch) message.working();
-        await this.sleep(Math.min(5_000, 100 * 2 ** attempt));
+        await this.sleeper.sleep(Math.min(5_000, 100 * 2 ** attempt));
       }
     }
   }
@@ -202,15 +203,4 @@ export class BatchConsumer {
     }
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.sleepers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      this.sleepers.add(wake);
-    });
-  }
 }

@@ -4,6 +4,7 @@ export * from './jetstream-setup';
 export * from './dead-letter';
 export * from './pull-consumer-host';
 export * from './batch-consumer';
+export * from './sleeper';
 export * from './rpc-client';
 export * from './rpc-server';
 export * from './nats.module';

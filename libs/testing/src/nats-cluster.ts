@@ -10,7 +10,6 @@ export interface ClusterNode {
   /** The server's name, as JetStream reports a stream's leader. */
   readonly name: string;
   readonly url: string;
-  readonly running: boolean;
   /** SIGKILL: the node dies as a crashed machine would, its store left as it was. */
   kill(): Promise<void>;
   /** Starts it again on the same port and store, and waits until it listens. */
@@ -53,9 +52,6 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
     const node = {
       name,
       url: `nats://127.0.0.1:${port}`,
-      get running() {
-        return child !== undefined;
-      },
       async restart() {
         child = spawn('nats-server', ['-c', config], { stdio: 'ignore', env });
         await eventually(async () => ((await portOpen(port)) ? true : undefined), { what: `${name} listening` });

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { PREVIEW_MINUTE_BUCKETS_HOURS, TRAFFIC_STREAM } from '@rollout/contracts';
-import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
+import { NATS_CONNECTION, NatsNamespace, Sleeper } from '@rollout/nats';
 import { poolOf } from '@rollout/postgres';
 import { NatsConnection } from 'nats';
 import type { Pool, PoolClient } from 'pg';
@@ -34,7 +34,7 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
   readonly ready = new Promise<void>((resolve) => (this.markReady = resolve));
   private running = false;
   private loop?: Promise<void>;
-  private wake?: () => void;
+  private readonly sleeper = new Sleeper();
   private readonly pool: Pool;
 
   constructor(
@@ -54,7 +54,7 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
 
   async beforeApplicationShutdown(): Promise<void> {
     this.running = false;
-    this.wake?.();
+    this.sleeper.wakeAll();
     await this.loop;
   }
 
@@ -66,11 +66,11 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
         break;
       } catch (error) {
         this.logger.warn({ err: error }, 'checking the TRAFFIC stream against the counted sequences failed; retrying');
-        await this.sleep(1_000);
+        await this.sleeper.sleep(1_000);
       }
     }
     while (this.running) {
-      await this.sleep(this.config.PREVIEW_HOUSEKEEPING_INTERVAL_MS);
+      await this.sleeper.sleep(this.config.PREVIEW_HOUSEKEEPING_INTERVAL_MS);
       if (!this.running) break;
       try {
         await this.housekeeping();
@@ -194,15 +194,5 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
     } finally {
       client.release();
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 }

@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { EXPERIMENT_STATE_BUCKET, STATE_POSITION_KEY, STATE_VERSION_HEADER, resourceOfStateKey } from '@rollout/contracts';
 import type { ReadinessCheck } from '@rollout/health';
 import { METRICS_REGISTRY } from '@rollout/metrics';
-import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
+import { NATS_CONNECTION, NatsNamespace, Sleeper } from '@rollout/nats';
 import { ApplyResult, DomainEvent, PreviewState } from '@rollout/preview-domain';
 import { ConsumerMessages, DeliverPolicy, JsMsg, NatsConnection, NatsError } from 'nats';
 import { Counter, Gauge, Registry } from 'prom-client';
@@ -39,7 +39,7 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
   private running = false;
   private loop?: Promise<void>;
   private messages?: ConsumerMessages;
-  private wake?: () => void;
+  private readonly sleeper = new Sleeper();
   private readonly applied?: Counter<'outcome'>;
   private readonly gauges?: { ready: Gauge; policies: Gauge; active: Gauge };
 
@@ -83,7 +83,7 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
 
   async beforeApplicationShutdown(): Promise<void> {
     this.running = false;
-    this.wake?.();
+    this.sleeper.wakeAll();
     this.messages?.stop();
     await this.loop;
   }
@@ -98,7 +98,7 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
         else if (!waiting) this.logger.warn(`${EXPERIMENT_STATE_BUCKET} does not exist yet: waiting for the experiment-service to create it`);
         waiting = isStreamNotFound(error);
       }
-      await this.sleep(1_000);
+      await this.sleeper.sleep(1_000);
     }
   }
 
@@ -157,15 +157,5 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
     const counts = this.state.counts;
     this.logger.log({ ...counts }, 'snapshot of live policies and experiments loaded');
     this.markLoaded();
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 }

@@ -1,6 +1,6 @@
 import { STATE_POSITION_KEY, STATE_VERSION_HEADER } from '@rollout/contracts';
-import { Cursor, RelaySink, START, StoredEvent, cursorOfHeaders, eventHeaders, isAfter } from '@rollout/event-store';
-import { Empty, JSONCodec, JetStreamClient, JetStreamManager, NatsError, StoredMsg, headers as natsHeaders } from 'nats';
+import { Cursor, RelaySink, START, StoredEvent, cursorHeaders, cursorOfHeaders, eventHeaders, isAfter } from '@rollout/event-store';
+import { Empty, JSONCodec, JetStreamClient, JetStreamManager, NatsError, StoredMsg } from 'nats';
 import { isEnd, publishedEvent, stateKey } from './published-events';
 
 const NO_MESSAGE_FOUND = 10037;
@@ -133,11 +133,4 @@ export class StateBucketSink implements RelaySink {
   private subject(key: string): string {
     return `$KV.${this.bucket}.${key}`;
   }
-}
-
-function cursorHeaders(cursor: Cursor) {
-  const headers = natsHeaders();
-  headers.set('Event-Tx', cursor.txId);
-  headers.set('Event-Position', cursor.position);
-  return headers;
 }

@@ -1,0 +1,29 @@
+/**
+ * Pauses of a background loop that its stop() can cut short: `wakeAll` resolves every pending
+ * `sleep` (and `untilWoken`) at once, so shutdown never waits out a back-off or an interval.
+ */
+export class Sleeper {
+  private readonly waking = new Set<() => void>();
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.waking.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.waking.add(wake);
+    });
+  }
+
+  /** Resolves at the next `wakeAll`. */
+  untilWoken(): Promise<void> {
+    return new Promise((resolve) => this.waking.add(resolve));
+  }
+
+  wakeAll(): void {
+    for (const wake of [...this.waking]) wake();
+    this.waking.clear();
+  }
+}
