@@ -24,7 +24,7 @@ import { BlazarUseCase } from './blazar/blazar.use-case';
 
 function actorSigning(config: Config) {
   const key = config.BUS_SIGNING_KEY ? parseBusKey(config.BUS_SIGNING_KEY) : undefined;
-  return key && { key, ttlMs: config.BUS_ASSERTION_TTL_MS };
+  return key && { key, ttlMs: config.BUS_ASSERTION_TTL_MS ?? Math.min(60_000, config.RPC_TIMEOUT_MS + 10_000) };
 }
 
 @Module({})
