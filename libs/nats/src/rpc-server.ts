@@ -105,9 +105,8 @@ export class NatsRpcServer extends ServerNats {
     const packet = (await this.deserializer.deserialize(message.data, { channel, replyTo: message.reply })) as { id?: string; data?: unknown };
     const context = new NatsContext([message.subject, message.headers]);
     const refusal = this.refusal(message, packet.data);
-    if (packet.id === undefined) {
-      return refusal ? this.logger.warn(`event on ${message.subject} refused: ${refusal.message}`) : this.handleEvent(channel, packet as never, context);
-    }
+    // An event (no id) expects no reply: a refused one is dropped, as the gate has logged.
+    if (packet.id === undefined) return refusal ? undefined : this.handleEvent(channel, packet as never, context);
     const publish = this.getPublisher(message, packet.id, context);
     if (refusal) return publish({ err: refusal.toStatus(), isDisposed: true });
     const handler = this.getHandlerByPattern(channel);
