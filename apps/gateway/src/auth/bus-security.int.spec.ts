@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/config';
-import { EXPERIMENT_SUBJECTS, INSPECTION_RESULTS_SUBJECT, INSPECTION_RULES_SUBJECTS, PREVIEW_SUBJECTS, ENFORCEMENT_SUBJECTS, TRAFFIC_STREAM, inspectionEventSubject, trafficSubject } from '@rollout/contracts';
+import { adapterSubject, EXPERIMENT_SUBJECTS, INSPECTION_RESULTS_SUBJECT, INSPECTION_RULES_SUBJECTS, PREVIEW_SUBJECTS, ENFORCEMENT_SUBJECTS, TRAFFIC_STREAM, inspectionEventSubject, trafficSubject } from '@rollout/contracts';
 import { ACTOR_ASSERTION_HEADER, ActorAssertionSigner, ActorClaims, BusUser, generateBusKeyPair, inboxPrefixOf, natsAuthorizationConfig, parseBusKey } from '@rollout/nats';
 import { startServiceApp } from '@rollout/service-kit';
 import { NatsServer, ServiceProcess, eventually, removeTestResources, startNatsServer, startServiceProcess, uniqueName } from '@rollout/testing';
@@ -27,6 +27,7 @@ const USERS: BusUser[] = [
   { user: 'evaluator', password: password(), role: { kind: 'evaluator' } },
   { user: 'enforcement-service', password: password(), role: { kind: 'enforcement-service' } },
   { user: 'inspection-rules-service', password: password(), role: { kind: 'inspection-rules-service' } },
+  { user: 'budget-adapter', password: password(), role: { kind: 'policy-adapter', adapter: 'budget' } },
   { user: 'producer-acme', password: password(), role: { kind: 'traffic-producer', projects: ['acme'] } },
   { user: 'agent', password: password(), role: { kind: 'inspection-agent' } },
   { user: 'admin', password: password(), role: { kind: 'admin' } },
@@ -41,7 +42,7 @@ const API_KEYS = [
   { name: 'acme-editor', sha256: sha256(ACME_TOKEN), roles: ['editor'], projects: ['acme'] },
 ];
 const ACME_EDITOR: ActorClaims = { actor: 'acme-editor', roles: ['editor'], projects: ['acme'] };
-const schemas = { experiment: uniqueName('it_'), preview: uniqueName('it_'), enforcement: uniqueName('it_'), inspection: uniqueName('it_') };
+const schemas = { experiment: uniqueName('it_'), preview: uniqueName('it_'), enforcement: uniqueName('it_'), inspection: uniqueName('it_'), budget: uniqueName('it_') };
 const policyPath = (project: string, policy: string) => `/v1/projects/${project}/locations/global/firewallPolicies/${policy}`;
 const policyName = (project: string, policy: string) => policyPath(project, policy).slice('/v1/'.length);
 
@@ -130,6 +131,7 @@ beforeAll(async () => {
     startServiceProcess('evaluator', { ...env('evaluator'), DATABASE_SCHEMA: schemas.preview, TRAFFIC_MAX_BYTES: String(64 * 1024 ** 2), PREVIEW_LOGS_MAX_BYTES: String(64 * 1024 ** 2) }),
     startServiceProcess('enforcement-service', { ...env('enforcement-service'), DATABASE_SCHEMA: schemas.enforcement }),
     startServiceProcess('inspection-rules-service', { ...env('inspection-rules-service'), DATABASE_SCHEMA: schemas.inspection }),
+    startServiceProcess('budget-adapter', { ...env('budget-adapter'), DATABASE_SCHEMA: schemas.budget }),
   ];
   const config = loadConfig(configSchema, {
     NATS_URL: server.url,
@@ -181,8 +183,14 @@ describe('allowed paths, each user with only its own permissions', () => {
   });
 
 
+  it('the enforcement-service calls its policy adapter, which answers', async () => {
+    const enforcement = await connectAs('enforcement-service');
+    const info = await eventually(async () => codec.decode((await enforcement.request(adapterSubject('budget', 'info'), '{}', { timeout: 5_000 })).data) as { name?: string }, { timeoutMs: 30_000, intervalMs: 250, what: 'the budget adapter answering' });
+    expect(info.name).toBe('budget');
+  });
+
   it('no service nor the gateway was refused anything it does, so the permissions are enough to run on', () => {
-    for (const user of ['gateway', 'experiment-service', 'evaluator', 'enforcement-service', 'inspection-rules-service', 'producer-acme', 'agent']) expect(violations(user)).toBe('');
+    for (const user of ['gateway', 'experiment-service', 'evaluator', 'enforcement-service', 'inspection-rules-service', 'budget-adapter', 'producer-acme', 'agent']) expect(violations(user)).toBe('');
   });
 });
 
@@ -258,6 +266,8 @@ describe('service credentials', () => {
     expect(await permissionError(() => experiment.request(PREVIEW_SUBJECTS.previewReport, '{}', { timeout: 5_000 }))).toBe('PERMISSIONS_VIOLATION');
     const enforcement = await connectAs('enforcement-service');
     expect(await permissionError(() => enforcement.request(EXPERIMENT_SUBJECTS.deletePolicy, '{}', { timeout: 5_000 }))).toBe('PERMISSIONS_VIOLATION');
+    const adapter = await connectAs('budget-adapter');
+    expect(await permissionError(() => adapter.request(ENFORCEMENT_SUBJECTS.listLeases, '{}', { timeout: 5_000 }))).toBe('PERMISSIONS_VIOLATION');
     const inspection = await connectAs('inspection-rules-service');
     expect(await permissionError(() => inspection.jetstream().publish('experiment.v1.events.policy.acme.global.edge', '{}', { timeout: 5_000 }))).toBe('PERMISSIONS_VIOLATION');
     enforcement.subscribe(EXPERIMENT_SUBJECTS.deletePolicy, { queue: 'experiment-service' });
