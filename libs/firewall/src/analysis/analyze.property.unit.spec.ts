@@ -28,7 +28,7 @@ type Rng = ReturnType<typeof prng>;
 const v4 = (r: Rng) => `10.0.${r.int(4)}.${r.int(256)}`;
 const v6 = (r: Rng) => `2001:db8::${r.int(1024).toString(16)}`;
 const range = (r: Rng) => {
-  if (r.chance(0.05)) return r.pick(['0.0.0.0/0', '::/0', '10.0.0.0/8', '2001:db8::/32']);
+  if (r.chance(0.05)) return r.pick(['0.0.0.0/0', '::/0', '10.0.0.0/8', '2001:db8::/32', '::ffff:10.0.0.0/118', '::/64', '::fffe:0:0/95']);
   if (r.chance(0.1)) return r.chance(0.7) ? v4(r) : v6(r);
   return r.chance(0.7) ? `${v4(r)}/${22 + r.int(11)}` : `${v6(r)}/${118 + r.int(11)}`; // host bits set on purpose
 };
@@ -76,7 +76,7 @@ function edit(r: Rng, live: FirewallRule[]): FirewallRule[] {
 
 function connection(r: Rng): Connection {
   const family6 = r.chance(0.3);
-  const address = () => (family6 ? v6(r) : v4(r));
+  const address = () => (family6 ? (r.chance(0.1) ? `::ffff:${v4(r)}` : r.chance(0.05) ? `::fffe:${v4(r)}` : v6(r)) : v4(r));
   const tags = Array.from({ length: r.int(3) }, () => r.pick(['web', 'db', 'ssh', 'other']));
   return {
     direction: r.chance(0.6) ? 'INGRESS' : 'EGRESS',

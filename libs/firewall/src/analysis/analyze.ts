@@ -3,7 +3,8 @@
  * (decide no connection at all) and where in the connection space the two policies give
  * different actions, as disjoint regions. Exact, with the engine's semantics (see compile.ts):
  * per direction the enabled rules in priority order, first match decides, implied rules last;
- * source and destination ranges of both families (host bits ignored), protocols with their
+ * source and destination ranges of both families (host bits ignored, IPv4-mapped IPv6 read as
+ * IPv4), protocols with their
  * ports (a protocol without ports also matches connections without a port; `all` matches
  * everything), and target tags (a tagged rule matches a connection carrying any of its tags).
  *
@@ -17,7 +18,7 @@
  */
 import type { DifferingRegion, Direction, ExperimentAnalysis, FirewallRule, ShadowedRule } from '@rollout/contracts';
 import { MAX_DIFFERING_REGIONS } from '@rollout/contracts';
-import { addressIntervals, ADDRESS_END, Interval, intervalsKey, LAYER4_END, layer4Intervals, normalize, toCidrs, toLayer4 } from './space';
+import { addressIntervals, ADDRESS_END, bridgeUnreachable, Interval, intervalsKey, LAYER4_END, layer4Intervals, normalize, toCidrs, toLayer4, UNREACHABLE } from './space';
 import { intersectTagCells, TagCell, tagCellKey, tagCells, toTarget } from './tags';
 
 /** Elementary intervals and regions built, at most, per analysis; beyond it the analysis says it is incomplete. */
@@ -110,12 +111,18 @@ class DirectionAnalysis {
           if (last + 1n < end) events.push({ at: last + 1n, rule: i, delta: -1 });
         }
     }
+    const addresses = level < 2;
+    if (addresses) {
+      // A segment boundary on each side of the unreachable keys, so that no group holds only them.
+      events.push({ at: UNREACHABLE.first, rule: -1, delta: 1 }, { at: UNREACHABLE.last + 1n, rule: -1, delta: -1 });
+    }
     events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
     this.spend(events.length + 1);
 
     const groups = new Map<string, { candidates: number[]; intervals: Interval[] }>();
     const active = new Map<number, number>();
     const addSegment = (first: bigint, last: bigint) => {
+      if (addresses && first === UNREACHABLE.first) return;
       const inForce = [...always, ...active.keys()].sort((a, b) => a - b);
       const next = this.truncate(level + 1, inForce);
       const groupKey = next.join(',');
@@ -132,6 +139,7 @@ class DirectionAnalysis {
       }
       for (; e < events.length && events[e].at === at; e++) {
         const { rule, delta } = events[e];
+        if (rule < 0) continue;
         const count = (active.get(rule) ?? 0) + delta;
         if (count === 0) active.delete(rule);
         else active.set(rule, count);
@@ -151,7 +159,7 @@ class DirectionAnalysis {
     this.spend(merged.size);
     return [...merged.values()].map(({ sub, intervals }) => {
       const dims = [...sub.dims];
-      dims[level] = normalize(intervals);
+      dims[level] = addresses ? bridgeUnreachable(normalize(intervals)) : normalize(intervals);
       return this.intern(dims, sub.target, sub.live, sub.experiment);
     });
   }

@@ -51,6 +51,15 @@ describe('differing regions', () => {
     ]);
   });
 
+  it('reads IPv4-mapped ranges as IPv4, and finds nothing where only IPv4-mapped IPv6 keys, which no connection has, differ', () => {
+    expect(analyze([rule(10, { match: { srcIpRanges: ['10.0.0.0/8'] } })], [rule(10, { match: { srcIpRanges: ['::ffff:10.0.0.0/104'] } })]).differingRegions).toEqual([]);
+    const live = [rule(10, { match: { srcIpRanges: ['::fffe:0:0/96'] } })];
+    expect(analyze(live, [rule(10, { match: { srcIpRanges: ['::fffe:0:0/95'] } })]).differingRegions).toEqual([]);
+    // ::/0 keeps its one block: the unmapped hole is spanned, never listed on its own (its text would read as IPv4).
+    const [region] = analyze([], [rule(10, { match: { srcIpRanges: ['::/0', '::ffff:0:0/96'] } })]).differingRegions;
+    expect(region.srcIpRanges).toEqual(['0.0.0.0/0', '::/0']);
+  });
+
   it('cuts an IPv4 range out of a wider one as the fewest CIDR blocks', () => {
     const live = [rule(10, { match: { destIpRanges: ['192.168.0.0/16'] } })];
     const experiment = [rule(5, { action: 'deny', match: { destIpRanges: ['192.168.0.0/18', '192.168.128.0/17'] } }), rule(10, { match: { destIpRanges: ['192.168.0.0/16'] } })];

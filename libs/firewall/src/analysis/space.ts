@@ -20,6 +20,19 @@ export interface Interval {
 /** IPv4 address a is key a; IPv6 address a is key V6_BASE + a. */
 export const V6_BASE = 1n << 32n;
 export const ADDRESS_END = V6_BASE + (1n << 128n);
+/**
+ * IPv6 keys no connection has: an IPv4-mapped address (::ffff:0:0/96) is read as the IPv4 address
+ * it maps (see parseAddressInto). Regions never consist of these keys alone, may include them
+ * where that saves CIDR blocks, and never list a block inside them (its text would read as IPv4).
+ */
+export const UNREACHABLE: Interval = { first: V6_BASE + (0xffffn << 32n), last: V6_BASE + (0xffffn << 32n) + 0xffffffffn };
+
+/** Address intervals that touch the unreachable keys, extended over them: fewer CIDR blocks, the same connections. */
+export function bridgeUnreachable(intervals: readonly Interval[]): Interval[] {
+  const touches = intervals.some((i) => i.last === UNREACHABLE.first - 1n || i.first === UNREACHABLE.last + 1n);
+  return touches ? normalize([...intervals, UNREACHABLE]) : [...intervals];
+}
+
 /** Port keys per protocol: 0-65535, then NO_PORT (a connection without a destination port). */
 export const PORT_KEYS = BigInt(NO_PORT + 1);
 /** Layer-4 key = protocol × PORT_KEYS + port key. */
@@ -115,23 +128,29 @@ function ipv6Text(value: bigint): string {
   return `${hex(0, bestStart)}::${hex(bestStart + bestLength, 8)}`;
 }
 
-/** The fewest CIDR blocks covering exactly [first, last] of one family (offsets within the family). */
-function cidrsOf(first: bigint, last: bigint, bits: number, text: (value: bigint) => string, out: string[]) {
+/**
+ * The fewest CIDR blocks covering exactly [first, last] of one family (offsets within the family),
+ * leaving out blocks for which `skip` says so.
+ */
+function cidrsOf(first: bigint, last: bigint, bits: number, text: (value: bigint) => string, out: string[], skip: (first: bigint, last: bigint) => boolean) {
   let start = first;
   while (start <= last) {
     let size = 0;
     while (size < bits && (start & ((1n << BigInt(size + 1)) - 1n)) === 0n && start + (1n << BigInt(size + 1)) - 1n <= last) size++;
-    out.push(`${text(start)}/${bits - size}`);
-    start += 1n << BigInt(size);
+    const end = start + (1n << BigInt(size)) - 1n;
+    if (!skip(start, end)) out.push(`${text(start)}/${bits - size}`);
+    start = end + 1n;
   }
 }
+
+const insideUnreachable = (first: bigint, last: bigint) => first + V6_BASE >= UNREACHABLE.first && last + V6_BASE <= UNREACHABLE.last;
 
 /** Address keys as CIDR ranges, IPv4 first. */
 export function toCidrs(intervals: readonly Interval[]): string[] {
   const out: string[] = [];
   for (const { first, last } of intervals) {
-    if (first < V6_BASE) cidrsOf(first, last < V6_BASE ? last : V6_BASE - 1n, 32, ipv4Text, out);
-    if (last >= V6_BASE) cidrsOf((first > V6_BASE ? first : V6_BASE) - V6_BASE, last - V6_BASE, 128, ipv6Text, out);
+    if (first < V6_BASE) cidrsOf(first, last < V6_BASE ? last : V6_BASE - 1n, 32, ipv4Text, out, () => false);
+    if (last >= V6_BASE) cidrsOf((first > V6_BASE ? first : V6_BASE) - V6_BASE, last - V6_BASE, 128, ipv6Text, out, insideUnreachable);
   }
   return out;
 }
