@@ -134,6 +134,20 @@ describe('differing regions', () => {
   });
 });
 
+describe('work bound', () => {
+  it('gives up on a policy pair whose differences form a grid too large to list, and says so', () => {
+    // Live rules cut the sources, experiment rules the destinations: every source × destination cell is its own region.
+    const live = Array.from({ length: 800 }, (_, i) => rule(i, { match: { srcIpRanges: [`10.${i >> 8}.${i & 255}.0/24`] } }));
+    const experiment = Array.from({ length: 800 }, (_, i) => rule(i, { action: 'deny', match: { destIpRanges: [`172.16.${i >> 8}.${i & 255}/32`] } }));
+    expect(analyze(live, experiment)).toEqual({ livePolicyEtag: 'W/"1"', shadowedRules: [], differingRegions: [], regionsOmitted: 0, complete: false });
+    // A slice of the same grid is within the bound, and exact.
+    const small = analyze(live.slice(0, 3), experiment.slice(0, 2));
+    expect(small.complete).toBe(true);
+    // Each source with each destination, and each source with every other destination (the implied deny).
+    expect(small.differingRegions.length + small.regionsOmitted).toBe(3 * 2 + 3);
+  });
+});
+
 describe('shadowed rules', () => {
   it('names a rule whose whole match space higher rules decide, with the rules that decide it', () => {
     const experiment = [
