@@ -184,3 +184,19 @@ describe('untouchedRegions', () => {
     expect(untouchedRegions(regions, [flow, { ...flow, destPort: 8081, protocol: '6' }])).toEqual([]);
   });
 });
+
+describe('the example of docs/static-analysis.md', () => {
+  it('finds the shadowed rule and the two regions, and the one no previewed flow touched', () => {
+    const ssh = rule(100, { match: { srcIpRanges: ['10.0.0.0/8', '2001:db8::/32'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] } });
+    const widened = rule(200, { match: { srcIpRanges: ['2001:db8::/31'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22', '8000-8080'] }] } });
+    const shadowed = rule(300, { match: { srcIpRanges: ['10.1.0.0/16'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] } });
+    const analysis = analyze([ssh], [ssh, widened, shadowed]);
+    expect(analysis.shadowedRules).toEqual([{ priority: 300, direction: 'INGRESS', coveredBy: [100] }]);
+    expect(analysis.differingRegions.map((r) => [r.srcIpRanges, r.layer4Configs, r.liveVerdict, r.experimentVerdict])).toEqual([
+      [['2001:db8::/32'], [{ ipProtocols: ['tcp'], ports: ['8000-8080'] }], IMPLIED_DENY, by(200)],
+      [['2001:db9::/32'], [{ ipProtocols: ['tcp'], ports: ['22', '8000-8080'] }], IMPLIED_DENY, by(200)],
+    ]);
+    const flow = { direction: 'INGRESS' as const, srcIp: '2001:db8::5', destIp: '10.0.0.1', protocol: 'tcp', destPort: 8080 };
+    expect(untouchedRegions(analysis.differingRegions, [flow])).toEqual([analysis.differingRegions[1]]);
+  });
+});
