@@ -67,6 +67,14 @@ describe('the enforcement chain', () => {
     expect(await dryrun.checkCreate(context, lease)).toMatchObject({ allowed: true, steps: [{ result: 'would_deny' }] });
   });
 
+  it('tells on_end to just the filters named (a retry of those that failed), skipping names no longer configured', async () => {
+    const calls: string[] = [];
+    const chain = new EnforcementChain(['A', 'B', 'C'].map((n) => ({ filter: scripted(n, undefined, calls), mode: 'enforce' as const })), []);
+    const decision = await chain.onEnd(context, lease, ['C', 'A', 'Gone']);
+    expect(calls).toEqual(['A:end', 'C:end']);
+    expect(decision.steps.map((s) => s.filter)).toEqual(['A', 'C']);
+  });
+
   it('lets exempted projects skip every filter, on_end included', async () => {
     const calls: string[] = [];
     const chain = new EnforcementChain([{ filter: scripted('A', { message: 'no' }, calls), mode: 'enforce' }], ['p1']);
