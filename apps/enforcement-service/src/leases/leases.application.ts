@@ -36,7 +36,7 @@ import { CLOCK } from '../clock';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
 import { CountingFacts, CountingTx, Ledger, LeaseRow, LedgerTx, NewDecision } from './ledger';
-import { OnEndEntry, OnEndOutbox, queueOnEndStatement } from './on-end-outbox';
+import { OnEndOutbox, QueuedOnEnd } from './on-end-outbox';
 import { decodePageToken, encodePageToken, pageSizeOf } from './paging';
 import { KeyedQueue } from './project-queue';
 import { decisionRecord, decisionView, domainLease, leaseView } from './views';
@@ -64,7 +64,6 @@ function idsOf(row: LeaseRow): LeaseIds {
   return { leaseId: adapterLeaseId(row), apiLeaseId: row.lease_id };
 }
 type LeaseIds = Pick<EnforcementContext, 'leaseId' | 'apiLeaseId'>;
-type QueuedOnEnd = { id?: string; entry: OnEndEntry };
 
 /** An update that changes nothing the filters decide on passes without them (see updateNeedsChecks). */
 const UNCHECKED_UPDATE: ChainDecision = { hook: 'check_update', allowed: true, exempted: false, steps: [] };
@@ -244,9 +243,9 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
       }
       if (current.status === 'TERMINATED') return { row: current, queued: undefined };
       const ended = await this.terminate(tx, current, now, `Ended by ${actor}.`);
-      return { row: ended, queued: await this.queueOnEnd(tx, ended, this.context(project, actor, requestId, idsOf(ended)), actor, now) };
+      return { row: ended, queued: await this.onEnd.queue(tx, ended, this.context(project, actor, requestId, idsOf(ended)), actor, now) };
     });
-    await this.deliverOnEnd(queued);
+    await this.onEnd.deliver(queued);
     return leaseView(row);
   }
 
@@ -258,11 +257,11 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     const queued = await this.ledger.transaction(async (tx) => {
       const current = await this.lockedLease(tx, project, request.leaseId);
       const ended = isLive(current) ? await this.terminate(tx, current, now, `Deleted by ${actor}.`) : undefined;
-      const queued = ended && (await this.queueOnEnd(tx, ended, this.context(project, actor, requestId, idsOf(ended)), actor, now));
+      const queued = ended && (await this.onEnd.queue(tx, ended, this.context(project, actor, requestId, idsOf(ended)), actor, now));
       await tx.deleteLease(current.uid);
       return queued;
     });
-    await this.deliverOnEnd(queued);
+    await this.onEnd.deliver(queued);
     return {};
   }
 
@@ -371,9 +370,9 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
       if (!row) return undefined;
       context.apiLeaseId = row.lease_id;
       // Blazar's view of the lease is what its filters hear about, as Blazar sends it.
-      return this.queueOnEnd(tx, row, context, 'blazar', now, view.lease);
+      return this.onEnd.queue(tx, row, context, 'blazar', now, view.lease);
     });
-    await this.deliverOnEnd(queued);
+    await this.onEnd.deliver(queued);
     return { allowed: true };
   }
 
@@ -422,11 +421,11 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
         const queued: Array<QueuedOnEnd | undefined> = [];
         for (const row of ended) {
           const context: EnforcementContext = { userId: row.creator, projectId: row.project, regionName: row.region_name, requestId: `end-date-${row.uid}`, ...idsOf(row) };
-          queued.push(await this.queueOnEnd(tx, row, context, 'system', now));
+          queued.push(await this.onEnd.queue(tx, row, context, 'system', now));
         }
         return queued;
       });
-      for (const entry of queued) await this.deliverOnEnd(entry);
+      for (const entry of queued) await this.onEnd.deliver(entry);
       if (queued.length < SWEEP_BATCH) return;
     }
   }
@@ -473,17 +472,6 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
   /** A chain whose MaxActiveLeases counts inside `tx` (updates do not count; kept exact all the same). */
   private countingChain(tx: LedgerTx, now: Date): EnforcementChain {
     return this.enforcement.chain({ countActive: (project) => tx.countLive(project, now) });
-  }
-
-  /** Queues the on_end of a lease this transaction ends; delivered by deliverOnEnd after the commit. */
-  private async queueOnEnd(tx: LedgerTx, row: LeaseRow, context: EnforcementContext, actor: string, now: Date, lease: LeaseRequest = domainLease(row)): Promise<QueuedOnEnd> {
-    const entry: OnEndEntry = { leaseUid: row.uid, project: row.project, leaseId: row.lease_id, actor, context, lease };
-    const [queued] = await tx.execute<{ id: string }>(queueOnEndStatement(entry, now));
-    return { id: queued?.id, entry };
-  }
-
-  private async deliverOnEnd(queued: QueuedOnEnd | undefined): Promise<void> {
-    if (queued) await this.onEnd.deliverQueued(queued.id, queued.entry);
   }
 
   /** An admitted create that could not be written: filters give back what they took (no lease, nothing to retry); never throws. */

@@ -7,8 +7,8 @@ import { CLOCK } from '../clock';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
 import { EnforcementMetrics } from './enforcement-metrics';
-import { Ledger } from './ledger';
-import { decisionRecord } from './views';
+import { LeaseRow, Ledger, LedgerTx } from './ledger';
+import { decisionRecord, domainLease } from './views';
 
 /** An on_end to deliver: everything needed to send it again after a restart. */
 export interface OnEndEntry {
@@ -18,6 +18,12 @@ export interface OnEndEntry {
   actor: string;
   context: EnforcementContext;
   lease: LeaseRequest;
+}
+
+/** A queued on_end: its row (none when the lease's on_end was queued before) and what it sends. */
+export interface QueuedOnEnd {
+  id?: string;
+  entry: OnEndEntry;
 }
 
 interface OutboxRow {
@@ -37,13 +43,8 @@ const CLAIM_MS = 60_000;
 const BATCH = 50;
 const COLUMNS = 'id::text, lease_uid, project, lease_id, actor, context, lease, pending, attempts';
 
-/**
- * The SQL that queues a lease's on_end, for the transaction that ends the lease (so an ended
- * lease always has its on_end queued, whatever happens next). Once per lease: a second end of
- * the same lease queues nothing. The row is claimed for CLAIM_MS, during which the caller
- * delivers it right after the commit; past that, the retry loop does.
- */
-export function queueOnEndStatement(entry: OnEndEntry, now: Date): { text: string; values: unknown[] } {
+/** The SQL that queues a lease's on_end, claimed for CLAIM_MS by its first attempt. */
+function queueOnEndStatement(entry: OnEndEntry, now: Date): { text: string; values: unknown[] } {
   const lease = serialised(entry.lease);
   return {
     text: `INSERT INTO on_end_outbox (lease_uid, project, lease_id, actor, context, lease, next_attempt_at, created_at)
@@ -96,9 +97,21 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
     await this.draining;
   }
 
-  /** The first attempt of a queued on_end (`id` from queueOnEndStatement), after its commit. Never throws. */
-  async deliverQueued(id: string | undefined, entry: OnEndEntry): Promise<void> {
-    if (id === undefined) return;
+  /**
+   * Queues the on_end of a lease in the transaction that ends it, so an ended lease always has
+   * its on_end queued, whatever happens next; once per lease (a second end queues nothing).
+   * `lease` is what the filters hear about (Blazar's own view on its on-end).
+   */
+  async queue(tx: LedgerTx, row: LeaseRow, context: EnforcementContext, actor: string, now: Date, lease: LeaseRequest = domainLease(row)): Promise<QueuedOnEnd> {
+    const entry: OnEndEntry = { leaseUid: row.uid, project: row.project, leaseId: row.lease_id, actor, context, lease };
+    const [queued] = await tx.execute<{ id: string }>(queueOnEndStatement(entry, now));
+    return { id: queued?.id, entry };
+  }
+
+  /** The first attempt of a queued on_end, right after its commit (the row is claimed for it). Never throws. */
+  async deliver(queued: QueuedOnEnd | undefined): Promise<void> {
+    if (queued?.id === undefined) return;
+    const { id, entry } = queued;
     try {
       await this.attempt({ id, lease_uid: entry.leaseUid, project: entry.project, lease_id: entry.leaseId, actor: entry.actor, context: entry.context, lease: serialised(entry.lease), pending: null, attempts: 0 });
     } catch (error) {
