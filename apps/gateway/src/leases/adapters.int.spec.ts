@@ -305,6 +305,37 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
   });
 });
 
+describe('adapter filters: a CloseSession the adapter missed at shutdown', () => {
+  let nc: NatsConnection;
+  let system: EnforcementSystem;
+
+  afterAll(async () => {
+    await system?.close();
+    await nc?.close();
+  });
+
+  it('is sent by the restarted service once the adapter is back, so the session does not stay open', async () => {
+    nc = await connect({ servers: TEST_NATS_URL });
+    system = await startEnforcementSystem(chain('nobody-yet', { v: 0 }, 'closed'), { ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS: '100', ENFORCEMENT_RETRY_BASE_MS: '200' });
+    const adapter = new TestAdapter(nc, system.namespace, uniqueName('probe-'));
+    adapter.start();
+    replaceFile(system.configFile, chain(adapter.name, { v: 1 }, 'closed'));
+    await eventually(() => (adapter.sessions.length === 1 ? true : undefined), { timeoutMs: 15_000, what: 'the first session' });
+
+    adapter.stop();
+    await nc.flush();
+    await system.stopService();
+    expect(adapter.sessions).toEqual(['createSession s1 {"v":1}']);
+
+    adapter.start();
+    await nc.flush();
+    await system.startService();
+    await eventually(() => (adapter.sessions.includes('closeSession s1') ? true : undefined), { timeoutMs: 20_000, what: 'the close missed at shutdown' });
+    expect(adapter.sessions).toContain('createSession s2 {"v":1}');
+    expect(adapter.sessions.filter((e) => e === 'closeSession s1')).toHaveLength(1);
+  }, 60_000);
+});
+
 /**
  * The reference budget adapter (apps/budget-adapter, from its main.ts, its own Postgres schema)
  * behind an adapter filter with the check, quota and report templates. Budgets in host-hours:
