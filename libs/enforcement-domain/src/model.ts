@@ -20,6 +20,11 @@ export interface EnforcementContext {
   apiLeaseId?: string;
   /** Keystone's URL, when Blazar sent one in its context: an ExternalService receives it as `auth_url`. */
   authUrl?: string;
+  /**
+   * on_end only: when the lease ended (ISO 8601), so that a notification sent again later (a
+   * retry) still reports the moment the lease stopped using its resources, not the retry's.
+   */
+  endedAt?: string;
 }
 
 /**

@@ -103,7 +103,7 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
    * `lease` is what the filters hear about (Blazar's own view on its on-end).
    */
   async queue(tx: LedgerTx, row: LeaseRow, context: EnforcementContext, actor: string, now: Date, lease: LeaseRequest = domainLease(row)): Promise<QueuedOnEnd> {
-    const entry: OnEndEntry = { leaseUid: row.uid, project: row.project, leaseId: row.lease_id, actor, context, lease };
+    const entry: OnEndEntry = { leaseUid: row.uid, project: row.project, leaseId: row.lease_id, actor, context: { ...context, endedAt: now.toISOString() }, lease };
     const [queued] = await tx.execute<{ id: string }>(queueOnEndStatement(entry, now));
     return { id: queued?.id, entry };
   }

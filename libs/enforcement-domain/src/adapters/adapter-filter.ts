@@ -73,7 +73,7 @@ export class AdapterFilter implements EnforcementFilter {
   }
 
   async onEnd(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
-    await this.report(context, { kind: 'ended', lease, at: endedAt(lease, this.clock.now()) });
+    await this.report(context, { kind: 'ended', lease, at: endedAt(lease, context.endedAt ? new Date(context.endedAt) : this.clock.now()) });
   }
 
   async onCreated(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
