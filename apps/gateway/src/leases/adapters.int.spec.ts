@@ -330,10 +330,10 @@ describe('adapter filters: a CloseSession the adapter missed at shutdown', () =>
     adapter.start();
     await nc.flush();
     await system.startService();
-    await eventually(() => (adapter.sessions.includes('closeSession s1') ? true : undefined), { timeoutMs: 20_000, what: 'the close missed at shutdown' });
+    await eventually(() => (adapter.sessions.includes('closeSession s1') ? true : undefined), { timeoutMs: 40_000, what: 'the close missed at shutdown' });
     expect(adapter.sessions).toContain('createSession s2 {"v":1}');
     expect(adapter.sessions.filter((e) => e === 'closeSession s1')).toHaveLength(1);
-  }, 60_000);
+  }, 120_000);
 });
 
 /**

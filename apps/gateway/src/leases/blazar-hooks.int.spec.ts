@@ -155,7 +155,7 @@ describe('Blazar hooks', () => {
     await eventually(() => (policy.onEnds('restart').length === before + 1 ? true : undefined), { timeoutMs: 15_000, intervalMs: 100, what: 'the on_end sent by the new process' });
     expect(policy.onEnds('restart').at(-1)!.body.lease).toMatchObject({ id: `h-${n}`, name: 'hooks' });
     await eventually(async () => ((await pending()) === 0 ? true : undefined), { timeoutMs: 10_000, intervalMs: 100, what: 'the outbox empty' });
-  });
+  }, 120_000);
 
   describe('through the Blazar-compatible endpoint', () => {
     const naive = (iso: string) => iso.slice(0, 16).replace('T', ' ');
