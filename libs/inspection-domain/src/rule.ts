@@ -83,21 +83,24 @@ export function validateRule(input: unknown, options: ValidateOptions = {}): Rul
     if (READ_ONLY.includes(key)) add(key, `${key} is read-only`);
     else if (!EDITABLE.includes(key)) add(key, 'unknown field');
   }
-  const priority = input.priority ?? 0;
+  const priority = input.priority === undefined ? 0 : input.priority;
   if (typeof priority !== 'number' || !Number.isInteger(priority)) add('priority', 'must be an integer');
   else if (!options.builtIn && (priority < USER_PRIORITY.min || priority > USER_PRIORITY.max)) {
     add('priority', `must be between ${USER_PRIORITY.min} and ${USER_PRIORITY.max} (others are reserved for built-in rules)`);
   }
-  const phase = input.phase ?? 'main';
+  // Absent is `main`; null is refused, as Ironic refuses it ("Invalid phase: None").
+  const phase = input.phase === undefined ? 'main' : input.phase;
   if (!INSPECTION_PHASES.includes(phase as InspectionPhase)) add('phase', `must be one of ${INSPECTION_PHASES.join(', ')}`);
-  if (input.uuid !== undefined && (typeof input.uuid !== 'string' || !UUID.test(input.uuid))) add('uuid', 'must be a UUID');
+  // A null uuid or sensitive flag is what Ironic's schema allows for "not given".
+  const uuid = input.uuid ?? undefined;
+  if (uuid !== undefined && (typeof uuid !== 'string' || !UUID.test(uuid))) add('uuid', 'must be a UUID');
   for (const field of ['description', 'scope'] as const) {
     const value = input[field];
     if (value !== undefined && value !== null && (typeof value !== 'string' || value.length > MAX_TEXT)) {
       add(field, `must be a string of at most ${MAX_TEXT} characters`);
     }
   }
-  if (input.sensitive !== undefined && typeof input.sensitive !== 'boolean') add('sensitive', 'must be true or false');
+  if (input.sensitive !== undefined && input.sensitive !== null && typeof input.sensitive !== 'boolean') add('sensitive', 'must be true or false');
   if (input.actions === undefined || input.actions === null) add('actions', 'is required');
   const validPhase = (INSPECTION_PHASES as readonly unknown[]).includes(phase) ? (phase as InspectionPhase) : 'main';
   const stepProblem = options.hideSteps
@@ -112,11 +115,11 @@ export function validateRule(input: unknown, options: ValidateOptions = {}): Rul
   if (violations.length) throw invalid('Invalid inspection rule', violations);
   const scope = (input.scope as string | null | undefined) ?? (options.builtIn ? null : (options.defaultScope ?? null));
   return {
-    ...(input.uuid !== undefined ? { uuid: (input.uuid as string).toLowerCase() } : {}),
+    ...(uuid !== undefined ? { uuid: (uuid as string).toLowerCase() } : {}),
     priority: priority as number,
     description: (input.description as string | null | undefined) ?? null,
     scope,
-    sensitive: (input.sensitive as boolean | undefined) ?? false,
+    sensitive: (input.sensitive as boolean | null | undefined) ?? false,
     phase: validPhase,
     conditions,
     actions,
@@ -207,14 +210,29 @@ export function orderRules<T extends Pick<RuleDefinition, 'priority' | 'created_
     .map(({ rule }) => rule);
 }
 
+/**
+ * A condition or action as Ironic echoes it: `op` and `args` always, `loop` only when it
+ * holds something, and a looping condition's `multiple` (`any` when not given); an action's
+ * `multiple`, or a condition's without a loop, means nothing and is left out.
+ */
+function echoedStep(step: InspectionRuleStep, isCondition: boolean): InspectionRuleStep {
+  const echoed: InspectionRuleStep = { op: step.op, args: step.args ?? [] };
+  const loops = Array.isArray(step.loop) ? step.loop.length > 0 : isPlainObject(step.loop) ? Object.keys(step.loop).length > 0 : Boolean(step.loop);
+  if (loops) {
+    echoed.loop = step.loop;
+    if (isCondition) echoed.multiple = step.multiple ?? 'any';
+  }
+  return echoed;
+}
+
 /** The rule as reads return it: a sensitive rule's conditions and actions are null. */
 export function publicRule(rule: RuleDefinition, detail = true): InspectionRule {
   const { conditions, actions, ...summary } = rule;
   if (!detail) return summary;
   return {
     ...summary,
-    conditions: rule.sensitive ? null : conditions,
-    actions: rule.sensitive ? null : actions,
+    conditions: rule.sensitive ? null : conditions.map((step) => echoedStep(step, true)),
+    actions: rule.sensitive ? null : actions.map((step) => echoedStep(step, false)),
   };
 }
 

@@ -11,7 +11,7 @@ import {
   ListInspectionRulesRequest,
   StatusError,
 } from '@rollout/contracts';
-import { EngineResult, RuleDefinition, RuleSet, patchRule, publicRule, publicView, validateRule } from '@rollout/inspection-domain';
+import { EngineResult, RuleDefinition, RuleSet, pageRules, patchRule, publicRule, publicView, validateRule } from '@rollout/inspection-domain';
 import { randomUUID } from 'node:crypto';
 import { Config, INSPECTION_CONFIG } from '../config';
 import { parseRulesYaml } from './built-in-rules';
@@ -22,7 +22,8 @@ const MAX_IMPORT = 1000;
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function notFound(uuid: string): StatusError {
-  return StatusError.withReason('NOT_FOUND', `Inspection rule ${uuid} not found.`, 'RULE_NOT_FOUND', { uuid });
+  // Ironic's words, which its clients show as they are.
+  return StatusError.withReason('NOT_FOUND', `Rule ${uuid} could not be found.`, 'RULE_NOT_FOUND', { uuid });
 }
 
 function builtInRefused(uuid: string, what: string): StatusError {
@@ -93,7 +94,7 @@ export class RulesService {
   }
 
   private duplicate(uuid: string) {
-    return StatusError.withReason('ALREADY_EXISTS', `Inspection rule ${uuid} already exists.`, 'RULE_EXISTS', { uuid });
+    return StatusError.withReason('ALREADY_EXISTS', `A rule with UUID ${uuid} already exists.`, 'RULE_EXISTS', { uuid });
   }
 
   async get(uuid: string): Promise<InspectionRule> {
@@ -113,7 +114,9 @@ export class RulesService {
     const matches = (rule: RuleDefinition) =>
       (request.scope === undefined || rule.scope === request.scope) && (request.phase === undefined || rule.phase === request.phase);
     const stored = await this.repository.list({ scope: request.scope, phase: request.phase });
-    return [...this.builtIns.filter(matches), ...stored].map((rule) => publicRule(rule, request.detail === true));
+    // Built-in rules come first in creation order; the rules are few enough to page in memory.
+    const page = pageRules([...this.builtIns.filter(matches), ...stored], request);
+    return page.map((rule) => publicRule(rule, request.detail === true));
   }
 
   async patch(uuid: string, patch: JsonPatchOperation[], change: RuleChangeContext): Promise<InspectionRule> {
