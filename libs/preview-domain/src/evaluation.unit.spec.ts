@@ -74,6 +74,12 @@ describe('aggregate', () => {
     expect(flow.samples.map((s) => s.trafficEventId)).toEqual(evaluations.slice(0, 5).map((e) => e.event.id));
   });
 
+  it('makes one flow of an IPv4 address and its IPv4-mapped IPv6 spelling, written as IPv4', () => {
+    const closed = experiment('closed', [{ priority: 1, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['0.0.0.0/0'] } }]);
+    const [batch] = aggregate(['10.0.1.5', '::ffff:10.0.1.5', '::ffff:a00:105'].map((srcIp) => evaluate(view([closed]), traffic({ srcIp }))));
+    expect([...batch.flows.values()].map((f) => [f.srcIp, f.count])).toEqual([['10.0.1.5', 3]]);
+  });
+
   it('keeps configurations apart: another live policy version is another configuration', () => {
     const older = experiment('block', [denySsh, allowTen], 'L0');
     const batches = aggregate([evaluate(view([older]), traffic()), evaluate(v, traffic()), evaluate(v, traffic())]);
