@@ -174,6 +174,8 @@ const enum Kind {
   List,
   /** A dict with something to interpolate inside. */
   Dict,
+  /** A dict with templates in its keys. */
+  TemplatedDict,
 }
 
 /**
@@ -190,6 +192,8 @@ export class CompiledArgument {
     /** List: per item (null = as written); Dict: per key in `keys`. */
     readonly children: (CompiledArgument | null)[] = [],
     readonly keys: string[] = [],
+    /** TemplatedDict: per key in `keys`, its template (null = as written). */
+    readonly keyTemplates: (CompiledArgument | null)[] = [],
   ) {}
 }
 
@@ -212,11 +216,45 @@ export function compileArgument(value: unknown): CompiledArgument | null {
     return items.every((item) => item === null) ? null : new CompiledArgument(Kind.List, value, null, [], items);
   }
   if (isPlainObject(value)) {
+    // Keys are interpolated too (`{"{item[name]}": …}`), as Ironic formats them.
+    const templatedKeys = Object.keys(value).some((key) => compileString(key) !== null);
+    if (templatedKeys) {
+      const keys = Object.keys(value);
+      return new CompiledArgument(Kind.TemplatedDict, value, null, [], keys.map((key) => compileArgument(value[key])), keys, keys.map(compileString));
+    }
     const keys = Object.keys(value).filter((key) => compileArgument(value[key]) !== null);
     if (!keys.length) return null;
     return new CompiledArgument(Kind.Dict, value, null, [], keys.map((key) => compileArgument(value[key])), keys);
   }
   return null;
+}
+
+/** Compiles text that Ironic would format if it could: text that is no template is used as written. */
+export function compileLenient(value: unknown): CompiledArgument | null {
+  try {
+    return compileArgument(value);
+  } catch (error) {
+    if (error instanceof RuleError) return null;
+    throw error;
+  }
+}
+
+/**
+ * Compiles an op's bound arguments. `formatted`: the arguments Ironic interpolates outside a
+ * loop (the others are used as written, braces included); null in a loop, where Ironic
+ * formats every argument and keeps as written what does not format.
+ */
+export function compileArguments(args: Record<string, unknown>, formatted: readonly string[] | null): CompiledArgument | null {
+  const keys: string[] = [];
+  const children: CompiledArgument[] = [];
+  for (const [name, value] of Object.entries(args)) {
+    const compiled = formatted === null ? (compileLenient(value) ?? null) : formatted.includes(name) ? compileArgument(value) : null;
+    if (compiled) {
+      keys.push(name);
+      children.push(compiled);
+    }
+  }
+  return keys.length ? new CompiledArgument(Kind.Dict, args, null, [], children, keys) : null;
 }
 
 /** Runs a compiled argument over the reader's scope. */
@@ -253,6 +291,17 @@ export function resolveArgument(arg: CompiledArgument, reader: Reader, missing: 
       // A spread copies own properties as data (a `__proto__` key included), keeping the shape.
       const out: Record<string, unknown> = { ...(arg.value as Record<string, unknown>) };
       for (let i = 0; i < arg.keys.length; i++) setOwn(out, arg.keys[i], resolveArgument(arg.children[i] as CompiledArgument, reader, missing));
+      return out;
+    }
+    case Kind.TemplatedDict: {
+      const written = arg.value as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (let i = 0; i < arg.keys.length; i++) {
+        const keyTemplate = arg.keyTemplates[i];
+        const child = arg.children[i];
+        const name = keyTemplate ? stringify(resolveArgument(keyTemplate, reader, missing)) : arg.keys[i];
+        setOwn(out, name, child ? resolveArgument(child, reader, missing) : written[arg.keys[i]]);
+      }
       return out;
     }
   }

@@ -6,7 +6,7 @@ import {
   LOOP_MULTIPLE,
   StatusError,
 } from '@rollout/contracts';
-import { ACTIONS } from './actions/registry';
+import { ACTIONS, REFUSED_ACTIONS } from './actions/registry';
 import { CONDITIONS, parseConditionOp } from './conditions';
 import { RuleError } from './errors';
 import { ROOT_NAMES, literalText, templateRoots } from './interpolation';
@@ -155,35 +155,62 @@ function validateStep(field: 'conditions' | 'actions', step: unknown, phase: Ins
   if (typeof step.op !== 'string') throw new RuleError('"op" must be a string');
   const args = step.args ?? [];
   if (!Array.isArray(args) && !isPlainObject(args)) throw new RuleError('"args" must be a list or a dict');
+  const loop: unknown = step.loop;
+  // Ironic loops only over a list or dict with something in it; anything else runs once.
+  const loops = loop !== undefined && !(Array.isArray(loop) && loop.length === 0) && !(isPlainObject(loop) && Object.keys(loop).length === 0);
+  let bound: Record<string, unknown>;
+  let formatted: readonly string[];
   if (field === 'conditions') {
     const { name } = parseConditionOp(step.op);
     const plugin = CONDITIONS.get(name);
     if (!plugin) throw new RuleError(`unknown condition "${name}" (known: ${[...CONDITIONS.keys()].join(', ')})`);
-    const bound = bindArgs(name, plugin.params, args);
-    // A regex is checked here unless it is interpolated from the data (then when it runs).
+    if (plugin.params.some((param) => param.singleIsList) && Array.isArray(args) && args.length > 1 && Array.isArray(args[0])) {
+      // Ironic reads [[a, b], x] as values [a, b] and force_strings x; this project as three values.
+      throw new RuleError(`${name}: with a list first, write args as {values: [...], force_strings: ...} (Ironic and this project read [[...], ...] differently)`);
+    }
+    bound = bindArgs(name, plugin.params, args);
+    formatted = plugin.formatted;
+    const values = bound.values;
+    if (plugin.params.some((param) => param.singleIsList) && !Array.isArray(values) && !(typeof values === 'string' && templateRoots(values).length > 0)) {
+      throw new RuleError(`${name}: one argument is the list of values to compare (as Ironic's values), got ${JSON.stringify(values)}`);
+    }
+    // A regex is checked here unless it is interpolated from the data (then when it runs). Outside
+    // a loop Ironic uses it as written; in a loop it formats it, keeping it as written when that fails.
     const pattern = plugin.regex && bound[plugin.regex.param];
-    const literal = typeof pattern === 'string' ? literalText(pattern) : null;
+    let literal: string | null = null;
+    if (typeof pattern === 'string') {
+      const read = loops ? lenientLiteral(pattern) : pattern;
+      literal = read === undefined ? pattern : read;
+    }
     if (plugin.regex && literal !== null) compileSafeRegex(literal, plugin.regex.fullMatch);
   } else {
+    const refused = REFUSED_ACTIONS.get(step.op);
+    if (refused) throw new RuleError(refused);
     const action = ACTIONS.get(step.op);
     if (!action) throw new RuleError(`unknown action "${step.op}" (known: ${[...ACTIONS.keys()].join(', ')})`);
     if (phase === 'early' && !action.supportsEarly) throw new RuleError(`${step.op} cannot run in the early phase (no node yet)`);
-    bindArgs(step.op, action.params, args);
+    bound = bindArgs(step.op, action.params, args);
+    formatted = action.formatted;
   }
   if (step.multiple !== undefined && !(LOOP_MULTIPLE as readonly unknown[]).includes(step.multiple)) {
     throw new RuleError(`"multiple" must be one of ${LOOP_MULTIPLE.join(', ')}`);
   }
-  if (step.loop !== undefined) {
-    if (typeof step.loop === 'string') {
-      if (!/^\{[^{}]+\}$/.test(step.loop)) throw new RuleError('"loop" must be a list or exactly one {…} giving a list');
-    } else if (!Array.isArray(step.loop)) {
-      throw new RuleError('"loop" must be a list or exactly one {…} giving a list');
-    } else if (step.loop.length > MAX_LOOP_ITEMS) {
+  if (loop !== undefined) {
+    if (typeof loop === 'string') {
+      if (!/^\{[^{}]+\}$/.test(loop)) throw new RuleError('"loop" must be a list, a dict or exactly one {…} giving one');
+    } else if (!Array.isArray(loop) && !isPlainObject(loop)) {
+      throw new RuleError('"loop" must be a list, a dict or exactly one {…} giving one');
+    } else if (Array.isArray(loop) && loop.length > MAX_LOOP_ITEMS) {
       throw new RuleError(`"loop" has more than ${MAX_LOOP_ITEMS} items`);
     }
   }
   const allowed: readonly string[] = phase === 'early' ? EARLY_ROOTS : ROOT_NAMES;
-  for (const text of strings([args, step.loop])) {
+  // What gets interpolated: the formatted arguments, and in a loop every argument (those
+  // Ironic would not format are kept as written when they are no template).
+  const strict = [formatted.map((name) => bound[name]), typeof loop === 'string' ? loop : []];
+  const lenient = loops ? Object.entries(bound).filter(([name]) => !formatted.includes(name)).map(([, value]) => value) : [];
+  const texts = [...strings(strict), ...[...strings(lenient)].filter((text) => lenientLiteral(text) !== undefined)];
+  for (const text of texts) {
     for (const root of templateRoots(text)) {
       if (!allowed.includes(root)) {
         throw new RuleError(
@@ -193,6 +220,16 @@ function validateStep(field: 'conditions' | 'actions', step: unknown, phase: Ins
         );
       }
     }
+  }
+}
+
+/** The text of a template without lookups, null when it has some, undefined when it is no template (used as written). */
+function lenientLiteral(text: string): string | null | undefined {
+  try {
+    return literalText(text);
+  } catch (error) {
+    if (error instanceof RuleError) return undefined;
+    throw error;
   }
 }
 

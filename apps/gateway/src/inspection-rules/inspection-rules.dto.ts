@@ -19,7 +19,8 @@ export class InspectionRuleStepDto implements InspectionRuleStep {
     description: 'A list or a dict of arguments',
   })
   args?: unknown[] | Record<string, unknown>;
-  @ApiPropertyOptional({ description: 'A list, or exactly one `{…}` giving a list' }) loop?: unknown[] | string;
+  @ApiPropertyOptional({ description: 'A list, or exactly one `{…}` giving a list (a dict is also taken, as in Ironic: one iteration)' })
+  loop?: unknown[] | string;
   @ApiPropertyOptional({ enum: ['any', 'all', 'first', 'last'] }) multiple?: 'any' | 'all' | 'first' | 'last';
 }
 
