@@ -352,7 +352,7 @@ describe('inspection rules API through the gateway', () => {
         actions: [{ op: 'set-attribute', args: ['/driver_info/ipmi_password', '{plugin_data[vault][secret_pw]}'] }],
       });
       const response = await call('POST', '/v1/inspection_rules:evaluate', { scope: 'lab', node: { auto_discovered: false } });
-      expect(response.body.failure).toMatch(/^Rule [0-9a-f-]{36} failed\.$/);
+      expect(response.body.failure).toMatch(/^Rule [0-9a-f-]{36} failed at actions\[\d+\] \([a-z-]+\)\.$/);
       const failing = await create({ sensitive: true, priority: 2, actions: [{ op: 'fail', args: ['BMC password calvin is wrong'] }] });
       const failed = await call('POST', '/v1/inspection_rules:evaluate', { scope: 'lab', node: {} });
       expect(failed.body.failure).toBe(`Inspection failed by rule ${failing.body.uuid}.`);
@@ -370,7 +370,7 @@ describe('inspection rules API through the gateway', () => {
         node: { uuid: 'node-1', auto_discovered: true, driver_info: {} },
         plugin_data: { bmc_address: '192.0.2.10' },
       });
-      expect(response.body.failure).toMatch(/^Rule [0-9a-f-]{36} failed\.$/);
+      expect(response.body.failure).toMatch(/^Rule [0-9a-f-]{36} failed at actions\[\d+\] \([a-z-]+\)\.$/);
       await call('POST', '/v1/inspection_rules:evaluate', { scope: 'lab', node: {} });
       // The rules did log (so the logs are being read), with the sensitive rule's message hidden.
       await eventually(async () => (apps.logs().includes('plain message from a rule that is not sensitive') ? true : undefined), {
@@ -622,6 +622,47 @@ describe('inspection rules API through the gateway', () => {
       const both = await ironic('GET', '/v1/inspection_rules?detail=True&fields=uuid');
       expect(both.status).toBe(400);
       expect(both.fault?.faultstring).toBe('Can not specify ?detail=True and fields in the same request.');
+    });
+
+    it('imports report every rule refused, with its reason, and import none', async () => {
+      const before = ((await ironic('GET', '/v1/inspection_rules')).body.inspection_rules as Rule[]).length;
+      const refused = await call('POST', '/v1/inspection_rules:import', [
+        { description: 'bad op', actions: [{ op: 'explode' }] },
+        { description: 'fine', actions: [{ op: 'log', args: ['x'] }] },
+        { description: 'hook', actions: [{ op: 'api-call', args: { url: 'http://hook.example/' } }] },
+        { description: 'null phase', phase: null, actions: [{ op: 'log', args: ['x'] }] },
+      ]);
+      expect(refused.status).toBe(400);
+      expect(refused.fault?.faultstring).toMatch(/^3 of 4 rules refused, none imported\. Rule 0: .*unknown action "explode".* Rule 2: .*api-call is not supported.* Rule 3: .*phase/);
+      expect(((await ironic('GET', '/v1/inspection_rules')).body.inspection_rules as Rule[]).length).toBe(before);
+    });
+
+    it("runs Ironic's trait and capability actions and dotted plugin data paths, in the node patch", async () => {
+      const created = await ironic('POST', '/v1/inspection_rules', {
+        description: 'traits',
+        conditions: [{ op: 'eq', args: { values: ['{inventory[cpu][architecture]}', 'x86_64'] } }],
+        actions: [
+          { op: 'add-trait', args: { name: 'CUSTOM_X86' } },
+          { op: 'set-capability', args: { name: 'boot_mode', value: 'uefi' } },
+          { op: 'set-plugin-data', args: { path: 'cpu.arch', value: '{inventory[cpu][architecture]}' } },
+        ],
+      });
+      expect(created.status).toBe(201);
+      const evaluated = await call('POST', '/v1/inspection_rules:evaluate', {
+        node: { uuid: 'n1', traits: [] },
+        inventory: { cpu: { architecture: 'x86_64' } },
+        // Rules created without a scope get the default scope (lab) here.
+        scope: 'lab',
+      });
+      expect(evaluated.status).toBe(200);
+      expect(evaluated.body.failure).toBeNull();
+      expect(evaluated.body.node_patch).toEqual([
+        { op: 'add', path: '/traits', value: ['CUSTOM_X86'] },
+        { op: 'add', path: '/properties', value: {} },
+        { op: 'add', path: '/properties/capabilities', value: 'boot_mode:uefi' },
+      ]);
+      expect(evaluated.body.plugin_data).toMatchObject({ cpu: { arch: 'x86_64' } });
+      await ironic('DELETE', `/v1/inspection_rules/${created.body.uuid}`);
     });
 
     it('pages with limit, marker and next, and sorts with sort_key and sort_dir', async () => {
