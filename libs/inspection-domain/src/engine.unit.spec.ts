@@ -264,10 +264,10 @@ describe('interpolation', () => {
       [
         rule({
           actions: [
-            { op: 'set-plugin-data', args: ['/mac', 'mac={inventory[interfaces][0][mac_address]} on {inventory[interfaces][0].name}'] },
+            { op: 'set-plugin-data', args: ['/mac', 'mac={inventory[interfaces][0][mac_address]} on {inventory[interfaces][0][name]}'] },
             { op: 'set-plugin-data', args: ['/disks', '{inventory[disks]}'] },
             { op: 'set-plugin-data', args: ['/meta', '{inventory[meta]}'] },
-            { op: 'set-plugin-data', args: ['/size', '{inventory[disks][-1][size]}'] },
+            { op: 'set-plugin-data', args: ['/size', '{inventory[disks][1][size]}'] },
             { op: 'set-plugin-data', args: ['/braces', '{{literal}}'] },
             { op: 'set-plugin-data', args: ['/embedded', 'list={inventory[disks]}'] },
           ],
@@ -281,13 +281,14 @@ describe('interpolation', () => {
       meta: { a: { b: 'c' } },
       size: 20,
       braces: '{literal}',
-      embedded: 'list=[{"size":10},{"size":20}]',
+      // Inside text a value reads as Python's str.format writes it.
+      embedded: "list=[{'size': 10}, {'size': 20}]",
     });
   });
 
   it('reads nothing inherited and runs nothing: prototype names are just missing keys', () => {
     const result = run(
-      [rule({ conditions: [{ op: 'is-none', args: ['{inventory.constructor}'] }, { op: 'is-none', args: ['{inventory[__proto__]}'] }], actions: [{ op: 'log', args: ['ok'] }] })],
+      [rule({ conditions: [{ op: 'is-none', args: ['{inventory[constructor]}'] }, { op: 'is-none', args: ['{inventory[__proto__]}'] }], actions: [{ op: 'log', args: ['ok'] }] })],
       { node: {}, inventory: {} },
     );
     expect(result.matched).toHaveLength(1);
@@ -313,7 +314,7 @@ describe('secret masking', () => {
   it('always (default): secrets at any depth read ***', () => {
     const { pluginData } = run([copy(true)], data, 'main', 'always');
     expect(pluginData).toMatchObject({ pw: '***', tok: '***', inv: '***', addr: '10.0.0.1', pd: { token: '***' } });
-    expect(pluginData.whole).toContain('"ipmi_password":"***"');
+    expect(pluginData.whole).toContain("'ipmi_password': '***'");
     expect(JSON.stringify(pluginData)).not.toMatch(/hunter2|t0k/);
   });
 

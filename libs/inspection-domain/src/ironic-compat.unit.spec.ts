@@ -213,6 +213,54 @@ describe('loops, as Ironic runs them', () => {
   });
 });
 
+describe('interpolation, as Python str.format reads it', () => {
+  const inventory = { cpu: { count: 8, ratio: 0.5, model: 'Xeon' }, disks: [{ size: 10 }, { size: 20 }], names: { '-1': 'minus one' }, flag: true, none: null };
+  const value = (template: string) => {
+    const result = run([{ op: 'set-plugin-data', args: ['v', template] }], { node: { name: 'n1' }, inventory });
+    if (result.failure) throw new Error(result.failure);
+    return result.pluginData.v;
+  };
+
+  it('formats with the allowed specs and conversions', () => {
+    expect(value('{inventory[cpu][count]:>4}')).toBe('   8');
+    expect(value('{inventory[cpu][count]:04d}')).toBe('0008');
+    expect(value('{inventory[cpu][count]:x}|{inventory[cpu][count]:#b}')).toBe('8|0b1000');
+    expect(value('{inventory[cpu][ratio]:.1%}')).toBe('50.0%');
+    expect(value('{inventory[cpu][ratio]:.3f}')).toBe('0.500');
+    expect(value('[{inventory[cpu][model]:^8}]')).toBe('[  Xeon  ]');
+    expect(value('{inventory[cpu][model]:.2}')).toBe('Xe');
+    expect(value('{inventory[cpu][model]!r}')).toBe("'Xeon'");
+    expect(value('{inventory[cpu][count]:,}')).toBe('8');
+    // A whole-value lookup with a spec or conversion is text.
+    expect(value('{inventory[cpu][count]!s}')).toBe('8');
+  });
+
+  it('writes values inside text as Python does', () => {
+    expect(value('{inventory[flag]} {inventory[none]} {inventory[disks]}')).toBe("True None [{'size': 10}, {'size': 20}]");
+  });
+
+  it('reads [-1] as the string key "-1", never as the last item, and [0] only from lists', () => {
+    expect(value('{inventory[names][-1]}')).toBe('minus one');
+    expect(run([{ op: 'set-plugin-data', args: ['v', '{inventory[disks][-1]}'] }], { node: {}, inventory }).failure).toMatch(/\{inventory\[disks\]\[-1\]\} does not exist/);
+    expect(holds({ op: 'is-none', args: ['{inventory[zero][0]}'] }, { inventory: { zero: { '0': 'x' } } })).toBe(true);
+  });
+
+  it('a format that does not suit the value is an evaluation error', () => {
+    expect(run([{ op: 'set-plugin-data', args: ['v', '{inventory[cpu][model]:d}'] }], { node: {}, inventory }).failure).toMatch(/format code 'd' cannot format a string/);
+  });
+
+  it('refuses at create what Ironic could not read, or this project will not run, naming why', () => {
+    const refused = (template: string) => refusal({ actions: [{ op: 'log', args: [template] }] });
+    expect(refused('{inventory.cpu}')).toMatch(/\.cpu is an attribute, which only the node has in Ironic; write \[cpu\]/);
+    expect(refused('{node.driver_info.ipmi_address}')).toMatch(/\.ipmi_address is an attribute/);
+    expect(refused('{node.__class__}')).toMatch(/no dunder attributes/);
+    expect(refused('{inventory[cpu]!a}')).toMatch(/unsupported conversion "!a"/);
+    expect(refused('{inventory[cpu]:{width}}')).toMatch(/single "\}"|unsupported format spec/);
+    expect(refused('{inventory[cpu]:>10q}')).toMatch(/unsupported format spec/);
+    expect(value('{node.name}')).toBe('n1');
+  });
+});
+
 describe('conditions, as Ironic evaluates them', () => {
   it('eq, lt and gt with fewer than two values hold; one argument is the list of values', () => {
     expect(holds({ op: 'eq', args: { values: [1] } })).toBe(true);
