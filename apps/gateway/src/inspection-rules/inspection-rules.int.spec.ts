@@ -523,6 +523,8 @@ describe('inspection rules API through the gateway', () => {
       expect(created.headers.get('x-openstack-ironic-api-version')).toBe('1.96');
       expect(created.headers.get('x-openstack-ironic-api-minimum-version')).toBe('1.1');
       expect(created.headers.get('x-openstack-ironic-api-maximum-version')).toBe('1.115');
+      expect(created.headers.get('x-openstack-request-id')).toMatch(/^req-[0-9a-f-]{36}$/);
+      expect(created.headers.get('openstack-request-id')).toBe(created.headers.get('x-openstack-request-id'));
       // The Location answers GET with the same rule.
       const fetched = await ironic('GET', new URL(created.headers.get('location') as string).pathname);
       expect(fetched.body).toEqual(created.body);

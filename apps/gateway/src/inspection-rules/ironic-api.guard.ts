@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, HttpException, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import {
   INSPECTION_RULES_MINOR,
   IRONIC_MAX_VERSION,
@@ -7,14 +8,20 @@ import {
   IRONIC_MIN_VERSION,
   IRONIC_MIN_VERSION_HEADER,
   IRONIC_VERSION_HEADER,
+  OPENSTACK_REQUEST_ID_HEADERS,
   formatVersion,
   negotiateVersion,
+  openstackRequestId,
 } from './ironic-api';
 
-/** Sets Ironic's minimum and maximum version headers, which Ironic sends on every answer. */
-export function setVersionRange(reply: FastifyReply): void {
+/** Sets the headers Ironic sends on every answer: its version range and the request id (oslo's). */
+export function setIronicHeaders(request: FastifyRequest, reply: FastifyReply): void {
   void reply.header(IRONIC_MIN_VERSION_HEADER, formatVersion(IRONIC_MIN_VERSION));
   void reply.header(IRONIC_MAX_VERSION_HEADER, formatVersion(IRONIC_MAX_VERSION));
+  if (!reply.hasHeader(OPENSTACK_REQUEST_ID_HEADERS[0])) {
+    const id = openstackRequestId(request.headers, String(request.id), randomUUID);
+    for (const name of OPENSTACK_REQUEST_ID_HEADERS) void reply.header(name, id);
+  }
 }
 
 /**
@@ -29,7 +36,7 @@ export class IronicApiVersionGuard implements CanActivate {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    setVersionRange(reply);
+    setIronicHeaders(request, reply);
     const negotiated = negotiateVersion(request.headers);
     if ('notAcceptable' in negotiated) throw new HttpException(negotiated.notAcceptable, 406);
     void reply.header(IRONIC_VERSION_HEADER, formatVersion(negotiated.version));

@@ -7,6 +7,8 @@ import type { InspectionRule } from '@rollout/contracts';
  */
 
 export const IRONIC_VERSION_HEADER = 'X-OpenStack-Ironic-API-Version';
+/** oslo's request id header, and the older name Ironic also sends. */
+export const OPENSTACK_REQUEST_ID_HEADERS = ['X-OpenStack-Request-Id', 'OpenStack-Request-Id'] as const;
 export const IRONIC_MIN_VERSION_HEADER = 'X-OpenStack-Ironic-API-Minimum-Version';
 export const IRONIC_MAX_VERSION_HEADER = 'X-OpenStack-Ironic-API-Maximum-Version';
 /** The header openstacksdk sends as well (`baremetal 1.96`); it wins over the legacy one, as in Ironic. */
@@ -192,4 +194,17 @@ const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$
 export function malformedUuid(value: string): string | undefined {
   if (UUID.test(value)) return undefined;
   return `Schema error: '${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}' is not a 'uuid'`;
+}
+
+const OPENSTACK_REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UUID_ONLY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The request id as oslo's middleware gives it (`req-<uuid>`): the client's own when it sent a
+ * valid one, else the gateway's request id when it is a uuid (so logs and answer agree), else `fresh`.
+ */
+export function openstackRequestId(headers: Headers, requestId: string, fresh: () => string): string {
+  const given = header(headers, OPENSTACK_REQUEST_ID_HEADERS[0]);
+  if (given && OPENSTACK_REQUEST_ID.test(given)) return given;
+  return `req-${UUID_ONLY.test(requestId) ? requestId : fresh()}`;
 }

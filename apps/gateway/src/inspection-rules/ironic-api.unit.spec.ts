@@ -1,4 +1,4 @@
-import { ironicErrorBody, ironicRule, malformedUuid, negotiateVersion, nextLink, parseBoolean, parseFields } from './ironic-api';
+import { ironicErrorBody, ironicRule, malformedUuid, negotiateVersion, nextLink, openstackRequestId, parseBoolean, parseFields } from './ironic-api';
 
 const RULE = {
   uuid: '5e0e9f5c-1111-4111-8111-111111111111',
@@ -51,6 +51,14 @@ describe("Ironic's API conventions", () => {
     expect(parseBoolean('maybe')).toBeUndefined();
     expect(malformedUuid(RULE.uuid)).toBeUndefined();
     expect(malformedUuid("it's")).toBe("Schema error: 'it\\'s' is not a 'uuid'");
+  });
+
+  it("answers oslo's request id: the client's valid one, else the gateway's when it is a uuid", () => {
+    const fresh = () => '00000000-0000-4000-8000-000000000000';
+    const mine = 'req-11111111-2222-4333-8444-555555555555';
+    expect(openstackRequestId({ 'x-openstack-request-id': mine }, 'x', fresh)).toBe(mine);
+    expect(openstackRequestId({ 'x-openstack-request-id': 'forged' }, '5e0e9f5c-1111-4111-8111-111111111111', fresh)).toBe('req-5e0e9f5c-1111-4111-8111-111111111111');
+    expect(openstackRequestId({}, 'my-own-id', fresh)).toBe('req-00000000-0000-4000-8000-000000000000');
   });
 
   it('links the next page only when this one is full', () => {

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { toStatus } from '@rollout/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { setVersionRange } from './ironic-api.guard';
+import { setIronicHeaders } from './ironic-api.guard';
 import { ironicErrorBody } from './ironic-api';
 
 /** The message a client should read: Nest's own exceptions (validation) keep theirs in `response.message`. */
@@ -27,13 +27,14 @@ export class IronicErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
+    const request = http.getRequest<FastifyRequest>();
     const { status, errorId } = toStatus(exception);
     if (errorId) {
-      const requestId = http.getRequest<FastifyRequest>().id;
+      const requestId = request.id;
       this.logger.error({ err: exception, errorId, requestId }, status.status === 'UNAVAILABLE' ? 'a dependency is unavailable' : 'unexpected error');
     }
     if (reply.sent) return;
-    setVersionRange(reply);
+    setIronicHeaders(request, reply);
     void reply.status(status.code).header('content-type', 'application/json').send(ironicErrorBody(status.code, messageOf(exception, status.message)));
   }
 }
