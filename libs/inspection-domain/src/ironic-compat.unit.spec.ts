@@ -169,6 +169,10 @@ describe("Ironic's other actions", () => {
     expect(result.logs).toEqual([expect.objectContaining({ level: 'warning', message: expect.stringMatching(/CUSTOM_MISSING/) })]);
   });
 
+  it('conditions: null is refused, as Ironic\'s schema refuses it', () => {
+    expect(refusal({ conditions: null, actions: [{ op: 'log', args: ['x'] }] })).toMatch(/conditions: must be a list/);
+  });
+
   it('api-call is refused when the rule is created, with the reason', () => {
     expect(refusal({ actions: [{ op: 'api-call', args: { url: 'http://hook.example/x' } }] })).toMatch(/actions\[0\]: api-call is not supported: it would let a rule/);
   });

@@ -102,6 +102,8 @@ export function validateRule(input: unknown, options: ValidateOptions = {}): Rul
   }
   if (input.sensitive !== undefined && input.sensitive !== null && typeof input.sensitive !== 'boolean') add('sensitive', 'must be true or false');
   if (input.actions === undefined || input.actions === null) add('actions', 'is required');
+  // Ironic's schema: conditions may be left out, but not be null.
+  if (input.conditions === null) add('conditions', 'must be a list');
   const validPhase = (INSPECTION_PHASES as readonly unknown[]).includes(phase) ? (phase as InspectionPhase) : 'main';
   const stepProblem = options.hideSteps
     ? (field: string) => add(field, 'is invalid (details hidden: the rule is sensitive)')
