@@ -19,7 +19,7 @@ import {
   StatusError,
 } from '@rollout/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CurrentPrincipal, RequireRole } from '../auth/auth.decorators';
+import { AcceptsXAuthToken, CurrentPrincipal, RequireRole } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { RequestId } from '../http/request-id.decorator';
 import {
@@ -112,6 +112,7 @@ function listQuery(query: ListInspectionRulesQueryDto): ListQuery & { marker?: s
  */
 @ApiTags('inspection rules')
 @RequireRole('admin')
+@AcceptsXAuthToken()
 @UseGuards(IronicApiVersionGuard)
 @UseFilters(IronicErrorFilter)
 @ApiHeader({ name: IRONIC_VERSION_HEADER, required: false, description: 'Ironic microversion (1.96 or later, or latest); absent: the maximum' })

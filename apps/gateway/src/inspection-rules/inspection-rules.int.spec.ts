@@ -530,6 +530,16 @@ describe('inspection rules API through the gateway', () => {
       expect(fetched.body).toEqual(created.body);
     });
 
+    it('takes the token as OpenStack clients send it, in X-Auth-Token', async () => {
+      const response = await fetch(`${apps.base}/v1/inspection_rules`, { headers: { ...IRONIC, 'x-auth-token': ADMIN_TOKEN } });
+      expect(response.status).toBe(200);
+      const refused = await fetch(`${apps.base}/v1/inspection_rules`, { headers: { ...IRONIC, 'x-auth-token': EDITOR_TOKEN } });
+      expect(refused.status).toBe(403);
+      expect((await fetch(`${apps.base}/v1/inspection_rules`, { headers: { ...IRONIC, 'x-auth-token': 'wrong' } })).status).toBe(401);
+      // Elsewhere the gateway still wants a bearer token.
+      expect((await fetch(`${apps.base}/v1/services`, { headers: { 'x-auth-token': ADMIN_TOKEN } })).status).toBe(401);
+    });
+
     it('negotiates versions as Ironic: latest, OpenStack-API-Version, 406 outside the range, 404/405 before 1.96', async () => {
       const latest = await ironic('GET', '/v1/inspection_rules', undefined, { 'x-openstack-ironic-api-version': 'latest' });
       expect(latest.status).toBe(200);
