@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { platformModules } from '@rollout/service-kit';
 import { AuthGuard } from './auth/auth.guard';
 import { Authenticator } from './auth/authenticator';
+import { PrincipalController } from './auth/principal.controller';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { Config, GATEWAY_CONFIG } from './config';
 import { ExperimentsController } from './experiments/experiments.controller';
@@ -27,7 +28,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [...platformModules({ service: 'gateway', config })],
-      controllers: [ServicesController, ExperimentsController, OperationsController, PreviewController, InspectionRulesController, LeasesController, BlazarController],
+      controllers: [PrincipalController, ServicesController, ExperimentsController, OperationsController, PreviewController, InspectionRulesController, LeasesController, BlazarController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         Authenticator,

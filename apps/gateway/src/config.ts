@@ -46,6 +46,11 @@ export const configSchema = z
      * only): a random key per process, so tokens end with it.
      */
     PAGE_TOKEN_SECRET: optionalSecret,
+    /**
+     * The web console's built files (`npm run build` writes them), served at /console; relative
+     * paths are from the working directory. When the directory is missing, /console is 404.
+     */
+    CONSOLE_DIR: z.string().min(1).default('dist/apps/console'),
     /** Comma-separated origins allowed by CORS; CORS is off when unset. */
     CORS_ORIGINS: z.string().min(1).optional(),
   })
