@@ -133,8 +133,24 @@ function groupAt(g: number, gap: number, missing: number): number {
   return g < gap + missing ? 0 : groups[g - missing];
 }
 
-/** Parses into `out` (reused by the caller); false when the text is not an IP address. */
+/**
+ * Parses into `out` (reused by the caller); false when the text is not an IP address. An
+ * IPv4-mapped IPv6 address (`::ffff:192.0.2.7`, RFC 4291 2.5.5.2) is the IPv4 address it maps:
+ * dual-stack sockets report IPv4 peers that way, and the packet on the wire was IPv4.
+ */
 export function parseAddressInto(text: string, out: AddressBox): boolean {
+  if (!parseAddressAsWritten(text, out)) return false;
+  if (out.family === 6 && out.w0 === 0 && out.w1 === 0 && out.w2 === 0xffff) {
+    out.family = 4;
+    out.w0 = out.w3;
+    out.w2 = 0;
+    out.w3 = 0;
+  }
+  return true;
+}
+
+/** Parses without unmapping IPv4-mapped addresses; ranges need the family they were written in. */
+function parseAddressAsWritten(text: string, out: AddressBox): boolean {
   if (typeof text !== 'string' || text.length === 0 || text.length > 64) return false;
   // IPv4 first: most traffic is IPv4, and an IPv6 address fails within its first five characters.
   const v4 = parseV4(text, 0, text.length);
@@ -173,12 +189,14 @@ export function addressToBigInt(address: ParsedAddress): bigint {
 /**
  * A CIDR range ("10.0.0.0/8") or a plain address (a /32 or /128); undefined when malformed.
  * Host bits set below the prefix ("10.1.2.3/8") are ignored: the range is the whole network.
+ * A range inside ::ffff:0:0/96 (prefix 96 or longer) is the IPv4 range it maps, as addresses
+ * are; a shorter IPv6 prefix stays IPv6 and so never matches an IPv4-mapped address.
  */
 export function parseRange(text: string): AddressRange | undefined {
   if (typeof text !== 'string') return undefined;
   const slash = text.indexOf('/');
-  const address = parseAddress(slash < 0 ? text : text.slice(0, slash));
-  if (!address) return undefined;
+  const address = new AddressBox();
+  if (!parseAddressAsWritten(slash < 0 ? text : text.slice(0, slash), address)) return undefined;
   const bits = address.family === 4 ? 32 : 128;
   let prefix = bits;
   if (slash >= 0) {
@@ -190,5 +208,8 @@ export function parseRange(text: string): AddressRange | undefined {
   const hostBits = BigInt(bits - prefix);
   const hostMask = (1n << hostBits) - 1n;
   const first = addressToBigInt(address) & ~hostMask;
+  if (address.family === 6 && prefix >= 96 && first >> 32n === 0xffffn /* ::ffff:0:0/96 */) {
+    return { family: 4, first: first & 0xffffffffn, last: (first | hostMask) & 0xffffffffn };
+  }
   return { family: address.family, first, last: first | hostMask };
 }

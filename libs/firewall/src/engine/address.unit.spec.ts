@@ -15,7 +15,9 @@ describe('parseAddress', () => {
     ['2001:db8::8a2e:370:7334', 6, '20010db8:00000000:00008a2e:03707334'],
     ['2001:DB8:0:0:1:0:0:1', 6, '20010db8:00000000:00010000:00000001'],
     ['ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 6, 'ffffffff:ffffffff:ffffffff:ffffffff'],
-    ['::ffff:192.0.2.1', 6, '00000000:00000000:0000ffff:c0000201'],
+    ['::ffff:192.0.2.1', 4, 'c0000201000000000000000000000000'],
+    ['::ffff:c000:201', 4, 'c0000201000000000000000000000000'],
+    ['::fffe:192.0.2.1', 6, '00000000:00000000:0000fffe:c0000201'],
     ['1:2:3:4:5:6:1.2.3.4', 6, '00010002:00030004:00050006:01020304'],
     ['fe80::1%eth0', 6, 'fe800000:00000000:00000000:00000001'],
     ['::%eth0', 6, '00000000:00000000:00000000:00000000'],
@@ -74,8 +76,10 @@ describe('parseAddress', () => {
         const at = random(text.length + 1);
         text = text.slice(0, at) + alphabet[random(alphabet.length)] + text.slice(at + random(3));
       }
+      // An IPv4-mapped address is read as IPv4; net.isIP calls it IPv6. Validity is what must agree.
       const parsed = parseAddress(text);
-      expect([text, parsed?.family ?? 0]).toEqual([text, isIP(text)]);
+      expect([text, parsed !== undefined]).toEqual([text, isIP(text) !== 0]);
+      if (parsed?.family === 4 && isIP(text) === 6) expect(text.toLowerCase()).toMatch(/^(0{0,4}:){0,5}:?ffff:/);
       checked++;
     }
     expect(checked).toBe(20_000);
@@ -96,6 +100,13 @@ describe('parseRange', () => {
     expect(parseRange('192.0.2.7')).toEqual({ family: 4, first: 0xc0000207n, last: 0xc0000207n });
     expect(parseRange('192.0.2.7/24')).toEqual({ family: 4, first: 0xc0000200n, last: 0xc00002ffn });
     expect(parseRange('0.0.0.0/0')).toEqual({ family: 4, first: 0n, last: 0xffffffffn });
+  });
+
+  it('reads a range inside ::ffff:0:0/96 as the IPv4 range it maps, and a shorter prefix as IPv6', () => {
+    expect(parseRange('::ffff:10.0.0.0/104')).toEqual({ family: 4, first: 0x0a000000n, last: 0x0affffffn });
+    expect(parseRange('::ffff:192.0.2.7')).toEqual({ family: 4, first: 0xc0000207n, last: 0xc0000207n });
+    expect(parseRange('::ffff:0:0/96')).toEqual({ family: 4, first: 0n, last: 0xffffffffn });
+    expect(parseRange('::/64')?.family).toBe(6);
   });
 
   it.each(['10.0.0.0/33', '::/129', '10.0.0.0/', '10.0.0.0/8/8', '10.0.0/8', 'x/8'])('refuses %j', (text) => {

@@ -62,10 +62,16 @@ function l4Matches(config: Layer4Config, connection: Connection): boolean {
   });
 }
 
+/** A traffic address as the spec reads it: an IPv4-mapped IPv6 address (::ffff:0:0/96) is its IPv4 address. */
+function trafficAddress(text: string): { family: 4 | 6; value: bigint } {
+  const address = referenceAddress(text)!;
+  return address.family === 6 && address.value >> 32n === 0xffffn ? { family: 4, value: address.value & 0xffffffffn } : address;
+}
+
 const sortedCache = new WeakMap<readonly FirewallRule[], FirewallRule[]>();
 function reference(rules: readonly FirewallRule[], connection: Connection): Verdict {
-  const src = referenceAddress(connection.srcIp)!;
-  const dest = referenceAddress(connection.destIp)!;
+  const src = trafficAddress(connection.srcIp);
+  const dest = trafficAddress(connection.destIp);
   if (!sortedCache.has(rules)) sortedCache.set(rules, [...rules].sort((a, b) => a.priority - b.priority));
   const ordered = sortedCache.get(rules)!;
   for (const rule of ordered) {

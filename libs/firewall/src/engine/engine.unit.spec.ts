@@ -128,9 +128,15 @@ describe('IPv4 and IPv6', () => {
     expect(verdict(rules, { srcIp: '2001:db8:2::' })).toEqual(IMPLIED_DENY);
   });
 
-  it('never matches an IPv4 range against an IPv6 address, even an IPv4-mapped one', () => {
-    expect(verdict(rules, { srcIp: '::ffff:10.1.2.3' })).toEqual(IMPLIED_DENY);
+  it('never matches an IPv4 range against an IPv6 address', () => {
     expect(verdict(rules, { srcIp: '::a01:203' })).toEqual(IMPLIED_DENY);
+    expect(verdict(rules, { srcIp: '::fffe:10.1.2.3' })).toEqual(IMPLIED_DENY);
+  });
+
+  it('reads an IPv4-mapped IPv6 address as the IPv4 address it maps, as a dual-stack socket reports an IPv4 peer', () => {
+    expect(verdict(rules, { srcIp: '::ffff:10.1.2.3' })).toEqual(decidedBy(20, 'deny'));
+    expect(verdict(rules, { srcIp: '::FFFF:a01:203' })).toEqual(decidedBy(20, 'deny'));
+    expect(verdict([rule(30, { action: 'deny', match: { srcIpRanges: ['::ffff:10.0.0.0/104'] } })], { srcIp: '10.9.9.9' })).toEqual(decidedBy(30, 'deny'));
   });
 
   it('never matches an IPv6 range against an IPv4 address', () => {
