@@ -171,6 +171,7 @@ describe('the web console', () => {
     for (const name of ['evaluated', 'changed', 'allowToDeny', 'denyToAllow', 'unchangedAllow', 'unchangedDeny'] as const) {
       expect({ name, shown: await metric(name) }).toEqual({ name, shown: configuration[name] });
     }
+    expect(await page.locator('[data-metric="complete"]').innerText()).toBe(configuration.completeness?.summary);
     const flows = (await api('GET', `${P}/edge/experiments/block-ssh/previewFlows`)).body.previewFlows as { srcIp: string; count: number; samples: { trafficEventId: string }[] }[];
     expect(flows).toHaveLength(3);
     const rows = page.getByRole('region', { name: 'Changed flows' }).locator('tbody tr.flow');
@@ -217,7 +218,7 @@ describe('the web console', () => {
     await page.getByRole('button', { name: 'Commit…' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.locator('[data-metric="evaluated"]').waitFor();
-    expect(await dialog.locator('.gate-passed').count()).toBe(3);
+    expect(await dialog.locator('.gates .gate-passed').count()).toBe(4);
     expect(await dialog.locator('[data-metric="evaluated"]').innerText()).toBe('72');
     expect(await dialog.locator('[data-metric="allowToDeny"]').innerText()).toBe('42');
     await shoot('6-commit-confirmation');

@@ -18,7 +18,7 @@ export function currentConfiguration(
 
 /**
  * What makes a commit well-founded, as far as the report shows it: the preview saw this very
- * experiment against this very live policy, on some traffic.
+ * experiment against this very live policy, on some traffic, and the counts miss nothing.
  */
 export function commitGates(report: PreviewReport | undefined, experiment: FirewallPolicyExperiment, livePolicy: FirewallPolicy): CommitGate[] {
   const ofExperiment = report?.configurations.filter((c) => c.experimentEtag === experiment.etag) ?? [];
@@ -37,6 +37,11 @@ export function commitGates(report: PreviewReport | undefined, experiment: Firew
       text: current
         ? 'It was evaluated against the live policy as it is now.'
         : 'It was not evaluated against the live policy as it is now: the live policy changed since, or nothing was evaluated.',
+    },
+    {
+      id: 'complete',
+      passed: current?.completeness?.complete === true,
+      text: current?.completeness?.summary ?? 'The report does not say whether these counts are all the traffic.',
     },
     {
       id: 'traffic',
