@@ -112,8 +112,9 @@ describe('the web console', () => {
     await shoot('1-sign-in-refused');
     await expectAccessible('sign-in');
 
+    // By keyboard: Enter in the field signs in.
     await page.getByLabel('Bearer token').fill(system.devToken as string);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Policies' }).waitFor();
     expect(await page.locator('.whoami').innerText()).toMatch(/development-admin\s+admin · all projects/);
     expect(await page.evaluate('Object.values(sessionStorage)')).toEqual([system.devToken]);
@@ -215,8 +216,14 @@ describe('the web console', () => {
 
   it('commits behind a confirmation showing the gates and the report, and the live policy changes', async () => {
     await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'block-ssh' }).click();
-    await page.getByRole('button', { name: 'Commit…' }).click();
+    // The confirmation opens and closes by keyboard (Escape cancels it).
+    await page.getByRole('button', { name: 'Commit…' }).focus();
+    await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByRole('button', { name: 'Commit…' }).click();
     await dialog.locator('[data-metric="evaluated"]').waitFor();
     expect(await dialog.locator('.gates .gate-passed').count()).toBe(4);
     expect(await dialog.locator('[data-metric="evaluated"]').innerText()).toBe('72');
