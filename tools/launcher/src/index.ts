@@ -1,3 +1,5 @@
 export { LaunchError, launch } from './launcher';
 export type { LaunchOptions, Log, RunningSystem } from './launcher';
 export * from './settings';
+export { consoleOutput } from './service-logs';
+export type { ConsoleOutput } from './service-logs';

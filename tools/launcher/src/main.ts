@@ -1,9 +1,13 @@
 /**
  * `npm start`: the whole system on this machine (see the README, "Quick start"). Reads the env,
  * starts everything through `launch`, prints where the gateway is, and stops it all on
- * Ctrl-C / SIGTERM.
+ * Ctrl-C / SIGTERM. On a terminal (or with LOG_FORMAT=pretty) it shows a line per service as it
+ * becomes ready, then only the services' warnings and errors, readable; their full JSON logs go
+ * to a file per service. LOG_FORMAT=json passes the JSON through, as machines want it.
  */
+import { resolve } from 'node:path';
 import { LaunchError, RunningSystem, launch } from './launcher';
+import { ConsoleOutput, consoleOutput } from './service-logs';
 import { LauncherSettings, SettingsError, readSettings } from './settings';
 
 function fail(line: string): never {
@@ -19,6 +23,10 @@ async function main(): Promise<void> {
     if (error instanceof SettingsError) fail(`invalid configuration: ${error.message}`);
     throw error;
   }
+
+  const pretty = settings.logFormat === 'pretty' || (settings.logFormat === undefined && process.stderr.isTTY === true);
+  const output: ConsoleOutput | undefined = pretty ? consoleOutput(resolve(settings.logDir), (line) => process.stderr.write(`${line}\n`)) : undefined;
+  const exit = (code: number) => void (output?.close() ?? Promise.resolve()).finally(() => process.exit(code));
 
   const starting = new AbortController();
   let system: RunningSystem | undefined;
@@ -36,15 +44,21 @@ async function main(): Promise<void> {
       return;
     }
     system.stop().then(
-      () => process.exit(0),
+      () => exit(0),
       (error: unknown) => fail(`stopping failed: ${error instanceof Error ? error.message : String(error)}`),
     );
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
 
   try {
-    system = await launch({ settings, signal: starting.signal });
+    system = await launch({
+      settings,
+      signal: starting.signal,
+      serviceOutput: output?.serviceOutput,
+      onServiceReady: output ? (service, afterMs) => process.stderr.write(`[launcher] ${service} is ready (${(afterMs / 1000).toFixed(1)} s)\n`) : undefined,
+    });
   } catch (error) {
+    await output?.close();
     if (starting.signal.aborted) process.exit(0);
     if (error instanceof LaunchError || error instanceof SettingsError) fail(error.message);
     fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
@@ -63,6 +77,7 @@ async function main(): Promise<void> {
             `  curl -H "Authorization: Bearer ${system.devToken}" ${system.urls.gateway}/v1/services`,
           ]
         : ['  Auth:  the credentials of AUTH_API_KEYS / AUTH_JWT_* (no development token while they are set)']),
+      ...(output ? ['', `  Logs:  ${output.dir}/<service>.log (JSON); warnings and errors show here`] : []),
       '',
       'Ctrl-C stops everything.',
       '',
