@@ -5,10 +5,11 @@
  * becomes ready, then only the services' warnings and errors, readable; their full JSON logs go
  * to a file per service. LOG_FORMAT=json passes the JSON through, as machines want it.
  */
-import { resolve } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { LaunchError, RunningSystem, launch } from './launcher';
 import { ConsoleOutput, consoleOutput } from './service-logs';
-import { LauncherSettings, SettingsError, readSettings } from './settings';
+import { DEV_TOKEN_FILE, LauncherSettings, SettingsError, readSettings } from './settings';
 
 function fail(line: string): never {
   process.stderr.write(`launcher: ${line}\n`);
@@ -26,7 +27,12 @@ async function main(): Promise<void> {
 
   const pretty = settings.logFormat === 'pretty' || (settings.logFormat === undefined && process.stderr.isTTY === true);
   const output: ConsoleOutput | undefined = pretty ? consoleOutput(resolve(settings.logDir), (line) => process.stderr.write(`${line}\n`)) : undefined;
-  const exit = (code: number) => void (output?.close() ?? Promise.resolve()).finally(() => process.exit(code));
+  // `npm run demo` (and other local tools) read the development token here while the system runs.
+  const tokenFile = resolve(DEV_TOKEN_FILE);
+  const exit = (code: number) => {
+    rmSync(tokenFile, { force: true });
+    void (output?.close() ?? Promise.resolve()).finally(() => process.exit(code));
+  };
 
   const starting = new AbortController();
   let system: RunningSystem | undefined;
@@ -64,6 +70,11 @@ async function main(): Promise<void> {
     fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
   }
 
+  if (system.devToken) {
+    mkdirSync(dirname(tokenFile), { recursive: true });
+    writeFileSync(tokenFile, `${system.devToken}\n`, { mode: 0o600 });
+  }
+
   console.log(
     [
       '',
@@ -78,6 +89,8 @@ async function main(): Promise<void> {
           ]
         : ['  Auth:  the credentials of AUTH_API_KEYS / AUTH_JWT_* (no development token while they are set)']),
       ...(output ? ['', `  Logs:  ${output.dir}/<service>.log (JSON); warnings and errors show here`] : []),
+      '',
+      '  Try it: npm run demo (in another terminal) fills a sample preview within a minute.',
       '',
       'Ctrl-C stops everything.',
       '',

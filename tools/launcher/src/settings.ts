@@ -61,6 +61,9 @@ function url(env: NodeJS.ProcessEnv, name: string, fallback: string, schemes: st
   return raw;
 }
 
+/** Where `npm start` leaves the development token for local tools while it runs (`npm run demo` reads it). */
+export const DEV_TOKEN_FILE = 'tmp/dev-token';
+
 /** Under the repository (ignored by git), where `npm start` runs. */
 export const DEFAULT_LOG_DIR = 'tmp/logs';
 
