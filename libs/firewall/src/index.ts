@@ -1,3 +1,4 @@
 export * from './model';
 export * from './validation';
 export * from './engine';
+export * from './analysis';

@@ -3,3 +3,4 @@ export type { LaunchOptions, Log, RunningSystem } from './launcher';
 export * from './settings';
 export { consoleOutput } from './service-logs';
 export type { ConsoleOutput } from './service-logs';
+export { renderBusAuthorization, BUS_USERS_FILE } from './bus-authorization';

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
+  PREVIEW_DISAGREEMENT_FLOWS,
   PREVIEW_FLOW_SAMPLES,
   PREVIEW_LOGS_DEFAULT_PAGE_SIZE,
   PREVIEW_LOGS_MAX_PAGE_SIZE,
@@ -173,6 +174,50 @@ export class PreviewTimeBucketDto {
   @ApiProperty() denyToAllow!: number;
 }
 
+export class PreviewDeadLetterCountDto {
+  @ApiProperty({ description: 'The dead-letter reason (bad_json, invalid_event, bad_address, contract_mismatch, unevaluable)' }) reason!: string;
+  @ApiProperty() messages!: number;
+}
+
+export class PreviewEvaluatorLagDto {
+  @ApiProperty({ description: 'TRAFFIC messages (every policy) not yet delivered, or delivered and not yet acknowledged' }) pendingMessages!: number;
+  @ApiPropertyOptional({ description: 'When the oldest of them was published (RFC 3339); absent when none is pending' }) oldestPendingTime?: string;
+}
+
+export class PreviewCompletenessDto {
+  @ApiProperty({ description: 'Nothing dead-lettered, nothing known or possibly dropped by TRAFFIC since the first evaluation, nothing left to read' })
+  complete!: boolean;
+  @ApiProperty({ description: 'What the counts miss, in a sentence' }) summary!: string;
+  @ApiProperty({ type: [PreviewDeadLetterCountDto], description: "Messages of the policy's traffic dead-lettered while this configuration was ACTIVE, most first" })
+  deadLettered!: PreviewDeadLetterCountDto[];
+  @ApiProperty() deadLetteredMessages!: number;
+  @ApiProperty({ description: 'Events counted from messages JetStream delivered more than once (counted once all the same)' }) redeliveredEvents!: number;
+  @ApiProperty({ description: "Messages TRAFFIC's limits removed before the evaluator read them, since the first evaluation, every policy's" })
+  trafficDroppedMessages!: number;
+  @ApiProperty({ description: 'Messages TRAFFIC removed meanwhile that may or may not have been read first: loss unknown' }) trafficDropUndetermined!: number;
+  @ApiPropertyOptional({ type: PreviewEvaluatorLagDto, description: "The evaluator's backlog now; absent when it could not be read" }) lag?: PreviewEvaluatorLagDto;
+}
+
+export class PreviewDisagreementFlowDto {
+  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: string;
+  @ApiProperty() srcIp!: string;
+  @ApiProperty() destIp!: string;
+  @ApiProperty({ description: 'The protocol name, or its number for protocols without one' }) protocol!: string;
+  @ApiPropertyOptional({ description: 'Absent for connections without ports' }) destPort?: number;
+  @ApiProperty({ enum: ['allow', 'deny'], description: "This configuration's experiment's action" }) action!: string;
+  @ApiProperty({ enum: ['allow', 'deny'], description: "The other experiment's action" }) otherAction!: string;
+  @ApiProperty() count!: number;
+}
+
+export class PreviewDisagreementDto {
+  @ApiProperty({ description: "The other experiment's resource name" }) experiment!: string;
+  @ApiProperty() experimentEtag!: string;
+  @ApiProperty({ description: 'Events (while both were ACTIVE) the two experiments decide differently' }) events!: number;
+  @ApiProperty({ type: [PreviewDisagreementFlowDto], description: `The ${PREVIEW_REPORT_TOP} flows with the most such events` })
+  topFlows!: PreviewDisagreementFlowDto[];
+  @ApiProperty({ description: `Events in flows not kept (past ${PREVIEW_DISAGREEMENT_FLOWS} distinct flows for the pair)` }) eventsOutsideFlows!: number;
+}
+
 export class PreviewConfigurationReportDto {
   @ApiProperty() experimentEtag!: string;
   @ApiProperty() livePolicyEtag!: string;
@@ -209,6 +254,13 @@ export class PreviewConfigurationReportDto {
     description: `Evaluated and changed events by event time, oldest first: minute buckets for the ${PREVIEW_MINUTE_BUCKETS_HOURS} hours before the last event, hour buckets before that, back to the retention period`,
   })
   timeBuckets?: PreviewTimeBucketDto[];
+  @ApiPropertyOptional({ type: PreviewCompletenessDto, description: 'Whether the counts above are all of the policy traffic, and what they miss' })
+  completeness?: PreviewCompletenessDto;
+  @ApiPropertyOptional({
+    type: [PreviewDisagreementDto],
+    description: 'With two or more ACTIVE experiments on the policy: per other experiment (and etag), the events it decides differently, most first',
+  })
+  disagreements?: PreviewDisagreementDto[];
   @ApiProperty() firstEventTime!: string;
   @ApiProperty() lastEventTime!: string;
 }

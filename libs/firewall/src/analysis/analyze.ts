@@ -1,0 +1,335 @@
+/**
+ * Static analysis of an experiment against the live policy: which experiment rules are shadowed
+ * (decide no connection at all) and where in the connection space the two policies give
+ * different actions, as disjoint regions. Exact, with the engine's semantics (see compile.ts):
+ * per direction the enabled rules in priority order, first match decides, implied rules last;
+ * source and destination ranges of both families (host bits ignored, IPv4-mapped IPv6 read as
+ * IPv4), protocols with their
+ * ports (a protocol without ports also matches connections without a port; `all` matches
+ * everything), and target tags (a tagged rule matches a connection carrying any of its tags).
+ *
+ * Method: a decision diagram over the dimensions source → destination → protocol/port → tags.
+ * At each level the dimension is cut into elementary intervals by the candidate rules' bounds,
+ * and intervals covered by the same candidates form one group, refined further with only those
+ * candidates. A policy's candidates stop at its first rule that matches everything left to
+ * refine, since nothing after it can decide there. The result of a refinement depends only on
+ * the level and the candidates, so it is computed once per distinct candidate list; sub-regions
+ * equal below a level merge their intervals at that level. Work is bounded (ANALYSIS_WORK_LIMIT).
+ */
+import type { DifferingRegion, Direction, ExperimentAnalysis, FirewallRule, ShadowedRule } from '@rollout/contracts';
+import { MAX_DIFFERING_REGIONS } from '@rollout/contracts';
+import { addressIntervals, ADDRESS_END, bridgeUnreachable, Interval, intervalsKey, LAYER4_END, layer4Intervals, normalize, toCidrs, toLayer4, UNREACHABLE } from './space';
+import { intersectTagCells, TagCell, tagCellKey, tagCells, toTarget } from './tags';
+
+/**
+ * Work units (candidates looked at, interval bounds swept, regions built) per analysis, at most;
+ * beyond it the analysis stops and says it is incomplete. About a second of CPU here, so a
+ * pathological policy cannot hold the experiment service's event loop for long.
+ */
+export const ANALYSIS_WORK_LIMIT = 500_000;
+
+const DIMENSIONS = 3; // source, destination, protocol/port; tags are the leaf
+const LINE_END = [ADDRESS_END, ADDRESS_END, LAYER4_END];
+
+interface PreparedRule {
+  /** 0: the first list (live), 1: the second (experiment). */
+  side: 0 | 1;
+  priority: number;
+  action: 'allow' | 'deny';
+  /** Per dimension: the keys it matches, and whether that is the whole line. */
+  intervals: Interval[][];
+  full: boolean[];
+  tags: readonly string[] | undefined;
+  /** Per level: does the rule match everything in the dimensions from that level on? */
+  universalFrom: boolean[];
+}
+
+/** A region below some level: the intervals of the levels refined so far (from the bottom up). */
+interface SubRegion {
+  id: number;
+  dims: (Interval[] | undefined)[];
+  target: TagCell;
+  live: number;
+  experiment: number;
+}
+
+class WorkLimitExceeded extends Error {}
+
+/** One direction's rules of both sides, with the memo of refinements. */
+class DirectionAnalysis {
+  private readonly memo = Array.from({ length: DIMENSIONS + 1 }, () => new Map<string, SubRegion[]>());
+  private readonly interned = new Map<string, SubRegion>();
+
+  constructor(
+    readonly rules: readonly PreparedRule[],
+    /** Which verdict pairs make a region (by rule index, -1 for the implied rule). */
+    private readonly keep: (live: number, experiment: number) => boolean,
+    /** Called for every pair of deciding rules that share a non-empty cell. */
+    private readonly onPair: (live: number, experiment: number) => void,
+    /** Skip boxes where the second side has no candidate (it would decide only by its implied rule). */
+    private readonly needSecond: boolean,
+    private readonly budget: { work: number },
+  ) {}
+
+  run(): SubRegion[] {
+    return this.refine(0, this.truncate(0, this.rules.map((_, i) => i)));
+  }
+
+  private spend(amount: number) {
+    this.budget.work += amount;
+    if (this.budget.work > ANALYSIS_WORK_LIMIT) throw new WorkLimitExceeded();
+  }
+
+  /** Drops each side's candidates after its first rule that matches everything from `level` on. */
+  private truncate(level: number, candidates: number[]): number[] {
+    const stopped = [false, false];
+    return candidates.filter((i) => {
+      const rule = this.rules[i];
+      if (stopped[rule.side]) return false;
+      if (rule.universalFrom[level]) stopped[rule.side] = true;
+      return true;
+    });
+  }
+
+  private refine(level: number, candidates: number[]): SubRegion[] {
+    if (this.needSecond && !candidates.some((i) => this.rules[i].side === 1)) return [];
+    this.spend(candidates.length);
+    const key = candidates.join(',');
+    const known = this.memo[level].get(key);
+    if (known) return known;
+    const result = level === DIMENSIONS ? this.leaf(candidates) : this.split(level, candidates);
+    this.memo[level].set(key, result);
+    return result;
+  }
+
+  /** Cuts dimension `level` into groups of intervals with the same candidates, refines each, merges equal sub-regions. */
+  private split(level: number, candidates: number[]): SubRegion[] {
+    const always: number[] = [];
+    const events: { at: bigint; rule: number; delta: 1 | -1 }[] = [];
+    const end = LINE_END[level];
+    for (const i of candidates) {
+      const rule = this.rules[i];
+      if (rule.full[level]) always.push(i);
+      else
+        for (const { first, last } of rule.intervals[level]) {
+          events.push({ at: first, rule: i, delta: 1 });
+          if (last + 1n < end) events.push({ at: last + 1n, rule: i, delta: -1 });
+        }
+    }
+    const addresses = level < 2;
+    if (addresses) {
+      // A segment boundary on each side of the unreachable keys, so that no group holds only them.
+      events.push({ at: UNREACHABLE.first, rule: -1, delta: 1 }, { at: UNREACHABLE.last + 1n, rule: -1, delta: -1 });
+    }
+    events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+    this.spend(events.length + 1);
+
+    type Group = { candidates: number[]; intervals: Interval[] };
+    const groups = new Map<string, Group>();
+    // The rules in force are `always` plus the active ones, so the active set alone names the
+    // group: the candidate list is built once per distinct active set, not once per segment.
+    const groupOfActive = new Map<string, Group>();
+    const active = new Map<number, number>();
+    const addSegment = (first: bigint, last: bigint) => {
+      if (addresses && first === UNREACHABLE.first) return;
+      const activeRules = [...active.keys()].sort((a, b) => a - b);
+      const activeKey = activeRules.join(',');
+      let group = groupOfActive.get(activeKey);
+      if (!group) {
+        const next = this.truncate(level + 1, mergeSorted(always, activeRules));
+        const groupKey = next.join(',');
+        group = groups.get(groupKey);
+        if (!group) groups.set(groupKey, (group = { candidates: next, intervals: [] }));
+        groupOfActive.set(activeKey, group);
+      }
+      group.intervals.push({ first, last });
+    };
+    let start = 0n;
+    for (let e = 0; e < events.length; ) {
+      const at = events[e].at;
+      if (at > start) {
+        addSegment(start, at - 1n);
+        start = at;
+      }
+      for (; e < events.length && events[e].at === at; e++) {
+        const { rule, delta } = events[e];
+        if (rule < 0) continue;
+        const count = (active.get(rule) ?? 0) + delta;
+        if (count === 0) active.delete(rule);
+        else active.set(rule, count);
+      }
+    }
+    addSegment(start, end - 1n);
+
+    // Sub-regions are interned, so equal ones below this level are one object: merge by id.
+    const merged = new Map<number, { sub: SubRegion; intervals: Interval[] }>();
+    for (const group of groups.values()) {
+      for (const sub of this.refine(level + 1, group.candidates)) {
+        const entry = merged.get(sub.id);
+        if (entry) entry.intervals.push(...group.intervals);
+        else merged.set(sub.id, { sub, intervals: [...group.intervals] });
+      }
+    }
+    this.spend(merged.size);
+    return [...merged.values()].map(({ sub, intervals }) => {
+      const dims = [...sub.dims];
+      dims[level] = addresses ? bridgeUnreachable(normalize(intervals)) : normalize(intervals);
+      return this.intern(dims, sub.target, sub.live, sub.experiment);
+    });
+  }
+
+  /** The tag cells of both sides, intersected: each non-empty intersection has one deciding rule per side. */
+  private leaf(candidates: number[]): SubRegion[] {
+    const side = (s: 0 | 1) => candidates.filter((i) => this.rules[i].side === s).map((i) => ({ index: i, tags: this.rules[i].tags }));
+    const regions: SubRegion[] = [];
+    for (const live of tagCells(side(0))) {
+      for (const experiment of tagCells(side(1))) {
+        const cell = intersectTagCells(live.cell, experiment.cell);
+        if (!cell) continue;
+        this.onPair(live.decider, experiment.decider);
+        if (this.keep(live.decider, experiment.decider)) {
+          regions.push(this.intern(new Array(DIMENSIONS).fill(undefined), cell, live.decider, experiment.decider));
+        }
+      }
+    }
+    this.spend(regions.length + 1);
+    return regions;
+  }
+
+  private intern(dims: (Interval[] | undefined)[], target: TagCell, live: number, experiment: number): SubRegion {
+    const key = `${dims.map((d) => (d ? intervalsKey(d) : '')).join('|')}|${tagCellKey(target)}|${live}|${experiment}`;
+    let region = this.interned.get(key);
+    if (!region) {
+      region = { id: this.interned.size, dims, target, live, experiment };
+      this.interned.set(key, region);
+    }
+    return region;
+  }
+}
+
+function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) out.push(j >= b.length || (i < a.length && a[i] < b[j]) ? a[i++] : b[j++]);
+  return out;
+}
+
+function prepare(rules: readonly FirewallRule[], side: 0 | 1, direction: Direction): PreparedRule[] {
+  return rules
+    .map((rule, order) => ({ rule, order }))
+    .filter(({ rule }) => !rule.disabled && rule.direction === direction)
+    .sort((a, b) => a.rule.priority - b.rule.priority || a.order - b.order)
+    .map(({ rule }) => {
+      const intervals = [addressIntervals(rule.match?.srcIpRanges), addressIntervals(rule.match?.destIpRanges), layer4Intervals(rule.match?.layer4Configs)];
+      const full = intervals.map((list, d) => list.length === 1 && list[0].first === 0n && list[0].last === LINE_END[d] - 1n);
+      const tags = rule.targetTags?.length ? rule.targetTags : undefined;
+      const universalFrom = Array.from({ length: DIMENSIONS + 1 }, (_, level) => !tags && full.slice(level).every(Boolean));
+      return { side, priority: rule.priority, action: rule.action, intervals, full, tags, universalFrom };
+    });
+}
+
+const IMPLIED = { INGRESS: 'deny', EGRESS: 'allow' } as const;
+
+export interface AnalysisOptions {
+  /** Regions listed at most; the others are counted. */
+  maxRegions?: number;
+}
+
+/**
+ * Compares an experiment's rules with the live policy's: the experiment rules that decide no
+ * connection (with the rules that decide in their place) and the regions of the connection
+ * space where the two give different actions.
+ */
+export function analyzeExperiment(
+  live: { rules?: readonly FirewallRule[] },
+  experiment: { rules?: readonly FirewallRule[] },
+  livePolicyEtag: string,
+  options: AnalysisOptions = {},
+): ExperimentAnalysis {
+  const maxRegions = options.maxRegions ?? MAX_DIFFERING_REGIONS;
+  const budget = { work: 0 };
+  const regions: DifferingRegion[] = [];
+  const shadowedRules: ShadowedRule[] = [];
+  let regionsFound = 0;
+  try {
+    for (const direction of ['INGRESS', 'EGRESS'] as const) {
+      const liveRules = prepare(live.rules ?? [], 0, direction);
+      const experimentRules = prepare(experiment.rules ?? [], 1, direction);
+      const rules = [...liveRules, ...experimentRules];
+      const implied = IMPLIED[direction];
+      const actionOf = (i: number) => (i < 0 ? implied : rules[i].action);
+      const verdictOf = (i: number) =>
+        i < 0 ? { action: implied, rulePriority: null, implied: true } : { action: rules[i].action, rulePriority: rules[i].priority, implied: false };
+      const deciding = new Set<number>();
+      const analysis = new DirectionAnalysis(
+        rules,
+        (l, e) => actionOf(l) !== actionOf(e),
+        (_, e) => deciding.add(e),
+        false,
+        budget,
+      );
+      const found = analysis.run();
+      regionsFound += found.length;
+      // Only listed regions are written out: the text of the others would be thrown away.
+      for (const region of found.slice(0, Math.max(0, maxRegions - regions.length))) {
+        regions.push({
+          direction,
+          srcIpRanges: toCidrs(region.dims[0]!),
+          destIpRanges: toCidrs(region.dims[1]!),
+          layer4Configs: toLayer4(region.dims[2]!),
+          ...toTarget(region.target),
+          liveVerdict: verdictOf(region.live),
+          experimentVerdict: verdictOf(region.experiment),
+        });
+      }
+      experimentRules.forEach((rule, k) => {
+        if (!deciding.has(liveRules.length + k)) shadowedRules.push({ priority: rule.priority, direction, coveredBy: coveringRules(experimentRules, k, budget) });
+      });
+    }
+  } catch (error) {
+    if (!(error instanceof WorkLimitExceeded)) throw error;
+    return { livePolicyEtag, shadowedRules: [], differingRegions: [], regionsOmitted: 0, complete: false };
+  }
+  shadowedRules.sort((a, b) => a.priority - b.priority);
+  return {
+    livePolicyEtag,
+    shadowedRules,
+    differingRegions: regions,
+    regionsOmitted: regionsFound - regions.length,
+    complete: true,
+  };
+}
+
+/** Whether two sorted, disjoint interval lists share a key. */
+function overlaps(a: readonly Interval[], b: readonly Interval[]): boolean {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i].last < b[j].first) i++;
+    else if (b[j].last < a[i].first) j++;
+    else return true;
+  }
+  return false;
+}
+
+/** The higher-priority rules that decide the connections rule k matches (it decides none itself). */
+function coveringRules(rules: readonly PreparedRule[], k: number, budget: { work: number }): number[] {
+  // Only rules that share some connection with rule k can decide in its place.
+  const higher = rules
+    .slice(0, k)
+    .filter((rule) => rule.intervals.every((intervals, d) => overlaps(intervals, rules[k].intervals[d])))
+    .map((rule) => ({ ...rule, side: 0 as const }));
+  const deciders = new Set<number>();
+  const analysis = new DirectionAnalysis(
+    [...higher, { ...rules[k], side: 1 }],
+    () => false,
+    (l, e) => {
+      if (e >= 0 && l >= 0) deciders.add(higher[l].priority);
+    },
+    true,
+    budget,
+  );
+  analysis.run();
+  return [...deciders].sort((a, b) => a - b);
+}

@@ -1,0 +1,103 @@
+/**
+ * Testing connections against differing regions: whether a connection lies in a region, and
+ * which regions no previewed connection touched (for the preview report: "this change also
+ * opens 10.0.0.0/8 tcp:22, which no previewed connection used").
+ */
+import type { DifferingRegion } from '@rollout/contracts';
+import { Connection, parseConnection, ParsedConnection } from '../engine/connection';
+import { addressIntervals, covers, Interval, PORT_KEYS } from './space';
+import { ruleProtocol } from '../engine/tables';
+
+/** A region compiled for testing connections. */
+interface RegionMatcher {
+  region: DifferingRegion;
+  src: Interval[];
+  dest: Interval[];
+  /** Per protocol: the port keys in the region (NO_PORT included when portless); absent: not in the region. */
+  ports: Map<number, Interval[] | 'all'>;
+}
+
+const V6 = 1n << 32n;
+
+function addressKey(family: 4 | 6, w0: number, w1: number, w2: number, w3: number): bigint {
+  if (family === 4) return BigInt(w0);
+  return V6 + ((BigInt(w0) << 96n) | (BigInt(w1) << 64n) | (BigInt(w2) << 32n) | BigInt(w3));
+}
+
+/** `all`, a name, a number or a number range ("18-49") as inclusive protocol numbers. */
+function protocolRange(text: string): [number, number] {
+  const [low, high] = text.split('-');
+  if (high !== undefined) return [Number(low), Number(high)];
+  const protocol = ruleProtocol(text);
+  if (protocol === undefined) return [1, 0];
+  return protocol === 'all' ? [0, 255] : [protocol, protocol];
+}
+
+function compileRegion(region: DifferingRegion): RegionMatcher {
+  const ports = new Map<number, Interval[] | 'all'>();
+  for (const config of region.layer4Configs) {
+    const keys: Interval[] | 'all' = config.ports
+      ? [
+          ...config.ports.map((text) => {
+            const [low, high = low] = text.split('-').map((n) => BigInt(n));
+            return { first: low, last: high };
+          }),
+          ...(config.portless ? [{ first: PORT_KEYS - 1n, last: PORT_KEYS - 1n }] : []),
+        ]
+      : 'all';
+    for (const [from, to] of config.ipProtocols.map(protocolRange)) for (let p = from; p <= to; p++) ports.set(p, keys);
+  }
+  return { region, src: addressIntervals(region.srcIpRanges), dest: addressIntervals(region.destIpRanges), ports };
+}
+
+function inMatcher(m: RegionMatcher, c: ParsedConnection, checkTarget: boolean): boolean {
+  if (c.direction !== m.region.direction) return false;
+  const keys = m.ports.get(c.protocol);
+  if (!keys) return false;
+  if (keys !== 'all' && !covers(keys, BigInt(c.portKey))) return false;
+  if (!covers(m.src, addressKey(c.srcFamily, c.s0, c.s1, c.s2, c.s3))) return false;
+  if (!covers(m.dest, addressKey(c.destFamily, c.d0, c.d1, c.d2, c.d3))) return false;
+  const target = m.region.target;
+  if (!checkTarget || !target) return true;
+  const tags = c.targetTags;
+  if (target.tagsAbsent?.some((t) => tags.includes(t))) return false;
+  return (target.anyTagOf ?? []).every((clause) => clause.some((t) => tags.includes(t)));
+}
+
+/**
+ * A test of whether a connection lies in the region (its tags included), compiled once; false for
+ * a connection that cannot be parsed.
+ */
+export function regionMatcher(region: DifferingRegion): (connection: Connection) => boolean {
+  const matcher = compileRegion(region);
+  return (connection) => {
+    const parsed = parseConnection(connection);
+    return parsed !== undefined && inMatcher(matcher, parsed, true);
+  };
+}
+
+/** A previewed connection as the evaluator stores its changed flows (no tags, no source port). */
+export interface PreviewedFlow {
+  direction: 'INGRESS' | 'EGRESS';
+  srcIp: string;
+  destIp: string;
+  /** A protocol name or number text. */
+  protocol: string;
+  destPort?: number;
+}
+
+/**
+ * The regions no flow lies in. Flows carry no target tags, so a flow touches a region whatever
+ * the region's target condition; a flow that cannot be parsed touches nothing.
+ */
+export function untouchedRegions(regions: readonly DifferingRegion[], flows: Iterable<PreviewedFlow>): DifferingRegion[] {
+  const open = regions.map(compileRegion);
+  for (const flow of flows) {
+    if (open.length === 0) break;
+    const parsed = parseConnection(flow);
+    if (!parsed) continue;
+    for (let i = open.length - 1; i >= 0; i--) if (inMatcher(open[i], parsed, false)) open.splice(i, 1);
+  }
+  const untouched = new Set(open.map((m) => m.region));
+  return regions.filter((r) => untouched.has(r));
+}
