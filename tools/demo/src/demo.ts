@@ -8,6 +8,8 @@ export interface DemoOptions {
   gateway: string;
   token: string;
   natsUrl: string;
+  /** NATS credentials for the importer, when the server has users. */
+  natsUser?: { user: string; password: string };
   namespace?: string;
   /** How long to stream traffic. */
   seconds: number;
@@ -99,7 +101,7 @@ export async function runDemo(options: DemoOptions): Promise<PreviewReport> {
   say(`  what would change: curl -s ${auth} -G ${options.gateway}${EXPERIMENT_PATH}/previewFlows --data-urlencode 'filter=transition = ALLOW_TO_DENY'`);
   say(`  the API:           ${options.gateway}/docs`);
   say(`  more traffic:      npx rollout-traffic import --format zeek --project ${DEMO_PROJECT} --policy ${DEMO_POLICY} --restamp ${SAMPLE_FLOW_LOG}`);
-  say(`  commit it:         curl -s ${auth} -X POST ${options.gateway}${EXPERIMENT_PATH}:commit -d '{"etag":"<the experiment's etag>"}'`);
+  say(`  commit it:         curl -s ${auth} -X POST ${options.gateway}${EXPERIMENT_PATH}:commit -d '{"etag":"${etag}"}'`);
   return last;
 }
 
@@ -142,7 +144,8 @@ function startImporter(options: DemoOptions): ChildProcess {
     ...(options.namespace ? ['--namespace', options.namespace] : []),
     join(options.root, SAMPLE_FLOW_LOG),
   ];
-  return spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const credentials = options.natsUser ? { NATS_USER: options.natsUser.user, NATS_PASSWORD: options.natsUser.password } : {};
+  return spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...credentials } });
 }
 
 /** The importer's JSON summary, once it has exited (it prints one when interrupted too). */

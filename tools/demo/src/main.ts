@@ -2,8 +2,9 @@
  * `npm run demo`, with the system running (`npm start` in another terminal): a sample project
  * whose preview fills within a minute (see docs/importers.md, "The demo"). Settings: GATEWAY_URL
  * (default http://127.0.0.1:$GATEWAY_PORT, port 3000), TOKEN (default: the development token
- * `npm start` wrote to tmp/dev-token), NATS_URL, NATS_NAMESPACE, DEMO_SECONDS (60), DEMO_RATE
- * (100 events/s).
+ * `npm start` wrote to tmp/dev-token), NATS_URL, NATS_USER and NATS_PASSWORD (default: the
+ * operator user of a NATS server `npm start` started itself, from tmp/dev-nats-operator.json),
+ * NATS_NAMESPACE, DEMO_SECONDS (60), DEMO_RATE (100 events/s).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
@@ -11,7 +12,8 @@ import { DemoError, runDemo } from './demo';
 
 /** Built: dist/tools/demo/src → the repository; from the sources: tools/demo/src → the repository. */
 const ROOT = join(__dirname, ...(extname(__filename) === '.js' ? ['..', '..', '..', '..'] : ['..', '..', '..']));
-export const DEV_TOKEN_FILE = join('tmp', 'dev-token');
+const DEV_TOKEN_FILE = join('tmp', 'dev-token');
+const DEV_NATS_OPERATOR_FILE = join('tmp', 'dev-nats-operator.json');
 
 function fail(message: string): never {
   process.stderr.write(`demo: ${message}\n`);
@@ -32,12 +34,20 @@ function token(): string {
   return fail(`no token: start the system with npm start (it writes ${DEV_TOKEN_FILE}), or set TOKEN`);
 }
 
+/** The importer's NATS user: NATS_USER and NATS_PASSWORD, else the operator of the server npm start started. */
+function natsUser(): { user: string; password: string } | undefined {
+  if (process.env.NATS_USER) return { user: process.env.NATS_USER, password: process.env.NATS_PASSWORD ?? '' };
+  const file = join(ROOT, DEV_NATS_OPERATOR_FILE);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { user: string; password: string }) : undefined;
+}
+
 async function main(): Promise<void> {
   if (!existsSync(join(ROOT, 'dist', 'tools', 'traffic-importer', 'src', 'main.js'))) fail('the build is missing: npm start builds it');
   await runDemo({
     gateway: (process.env.GATEWAY_URL || `http://127.0.0.1:${process.env.GATEWAY_PORT || 3000}`).replace(/\/$/, ''),
     token: token(),
     natsUrl: process.env.NATS_URL || 'nats://127.0.0.1:4222',
+    natsUser: natsUser(),
     namespace: process.env.NATS_NAMESPACE || undefined,
     seconds: positiveInteger('DEMO_SECONDS', 60),
     ratePerSecond: positiveInteger('DEMO_RATE', 100),

@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LaunchError, RunningSystem, launch } from './launcher';
 import { ConsoleOutput, consoleOutput } from './service-logs';
-import { DEV_TOKEN_FILE, LauncherSettings, SettingsError, readSettings } from './settings';
+import { DEV_NATS_OPERATOR_FILE, DEV_TOKEN_FILE, LauncherSettings, SettingsError, readSettings } from './settings';
 
 function fail(line: string): never {
   process.stderr.write(`launcher: ${line}\n`);
@@ -29,8 +29,10 @@ async function main(): Promise<void> {
   const output: ConsoleOutput | undefined = pretty ? consoleOutput(resolve(settings.logDir), (line) => process.stderr.write(`${line}\n`)) : undefined;
   // `npm run demo` (and other local tools) read the development token here while the system runs.
   const tokenFile = resolve(DEV_TOKEN_FILE);
+  const operatorFile = resolve(DEV_NATS_OPERATOR_FILE);
   const exit = (code: number) => {
     rmSync(tokenFile, { force: true });
+    rmSync(operatorFile, { force: true });
     void (output?.close() ?? Promise.resolve()).finally(() => process.exit(code));
   };
 
@@ -73,6 +75,10 @@ async function main(): Promise<void> {
   if (system.devToken) {
     mkdirSync(dirname(tokenFile), { recursive: true });
     writeFileSync(tokenFile, `${system.devToken}\n`, { mode: 0o600 });
+  }
+  if (system.natsOperator) {
+    mkdirSync(dirname(operatorFile), { recursive: true });
+    writeFileSync(operatorFile, `${JSON.stringify(system.natsOperator)}\n`, { mode: 0o600 });
   }
 
   console.log(

@@ -63,6 +63,8 @@ function url(env: NodeJS.ProcessEnv, name: string, fallback: string, schemes: st
 
 /** Where `npm start` leaves the development token for local tools while it runs (`npm run demo` reads it). */
 export const DEV_TOKEN_FILE = 'tmp/dev-token';
+/** Likewise the NATS operator user of a server the launcher started itself (`{"user", "password"}`). */
+export const DEV_NATS_OPERATOR_FILE = 'tmp/dev-nats-operator.json';
 
 /** Under the repository (ignored by git), where `npm start` runs. */
 export const DEFAULT_LOG_DIR = 'tmp/logs';
