@@ -1,4 +1,4 @@
-import type { PREVIEW_LOG_PREFIX } from '../../experiment/v1/resources';
+import type { DifferingRegion, PREVIEW_LOG_PREFIX } from '../../experiment/v1/resources';
 import type { ContractPackage } from '../../packages';
 import type { TrafficProtocol } from '../../traffic/v1';
 
@@ -22,7 +22,7 @@ import type { TrafficProtocol } from '../../traffic/v1';
  * A configuration is one (experiment etag, live policy etag) pair: the versions of the two
  * policies that produced a result. Reports and log pages keep them apart, newest first.
  */
-export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.4.0' };
+export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.5.0' };
 
 export const PREVIEW_LOGS_STREAM = 'PREVIEW_LOGS';
 export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';
@@ -286,6 +286,12 @@ export interface PreviewConfigurationReport {
    * events of this configuration it decides differently, most first (since 1.4.0).
    */
   disagreements?: PreviewDisagreement[];
+  /**
+   * The experiment's static analysis against this configuration's traffic (since 1.5.0): only
+   * for the configuration of the experiment and live policy versions in force now (the rules of
+   * older versions are not held).
+   */
+  coverage?: PreviewCoverage;
   /** Earliest and latest traffic event time seen (RFC 3339). */
   firstEventTime: string;
   lastEventTime: string;
@@ -314,6 +320,24 @@ export interface PreviewCompleteness {
   trafficDropUndetermined: number;
   /** The evaluator's backlog now; absent when it could not be read (then `complete` is false). */
   lag?: PreviewEvaluatorLag;
+}
+
+/** What the previewed traffic did not exercise (since 1.5.0). */
+export interface PreviewCoverage {
+  /** false when the analysis hit its work bound: nothing below may be inferred. */
+  complete: boolean;
+  /** Regions of the analysis where live and experiment decide differently (listed ones). */
+  differingRegions: number;
+  /** Regions past the analysis's listing bound, not examined here. */
+  regionsOmitted: number;
+  /** The differing regions no previewed connection touched: what the change does that no traffic tested. */
+  untouchedRegions: DifferingRegion[];
+  /** false when changed events outside the kept flows, or regions not listed, may touch a region listed as untouched. */
+  exact: boolean;
+  /** Priorities of the enabled experiment rules that decided no event of this configuration. */
+  unmatchedExperimentRules: number[];
+  /** Priorities of the experiment rules the analysis found shadowed (they can never decide). */
+  shadowedRules: number[];
 }
 
 /** Another ACTIVE experiment that decides some of this configuration's events differently. */
