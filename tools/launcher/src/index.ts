@@ -1,4 +1,6 @@
 export { LaunchError, launch } from './launcher';
 export type { LaunchOptions, Log, RunningSystem } from './launcher';
 export * from './settings';
+export { consoleOutput } from './service-logs';
+export type { ConsoleOutput } from './service-logs';
 export { renderBusAuthorization, BUS_USERS_FILE } from './bus-authorization';

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { ActorAssertionSigner, ActorAssertionVerifier, parseBusKey } from '@rollout/nats';
 import { LaunchOptions, RunningSystem, launch } from './launcher';
+import { consoleOutput } from './service-logs';
 import { LaunchError, isAlive } from './processes';
 import { SERVICES, ServiceName, readSettings, withDatabase } from './settings';
 
@@ -13,7 +14,8 @@ import { SERVICES, ServiceName, readSettings, withDatabase } from './settings';
  * A stand-in for a built service (dist/apps/<name>/src/main.js): serves /readyz (200 once
  * "ready") and /env, records its pid, and behaves as FAKE_ROLES says:
  * crash (exits 3 at once), unready (/readyz 503 forever), slow (ready after 1 s),
- * stubborn (ignores SIGTERM). Like the real services, it stops when the IPC channel closes.
+ * stubborn (ignores SIGTERM), chatty (writes pino-style JSON lines at info and warn, and a plain
+ * line, as a service does). Like the real services, it stops when the IPC channel closes.
  */
 const FAKE_SERVICE = `
 const http = require('node:http');
@@ -23,6 +25,12 @@ const role = JSON.parse(process.env.FAKE_ROLES || '{}')[name] || 'ok';
 fs.writeFileSync(process.env.FAKE_PID_DIR + '/' + name, String(process.pid));
 if (role === 'crash') { process.stderr.write(name + ': failed to start: on purpose\\n'); process.exit(3); }
 const readyAt = Date.now() + (role === 'slow' ? 1000 : 100);
+if (role === 'chatty') {
+  const time = new Date().toISOString();
+  process.stdout.write(JSON.stringify({ level: 'info', time, service: name, msg: 'listening' }) + '\\n');
+  process.stdout.write(JSON.stringify({ level: 'warn', time, service: name, reqId: 'r-1', msg: 'slow start' }) + '\\n');
+  process.stderr.write('a plain line on stderr\\n');
+}
 const server = http.createServer((req, res) => {
   if (req.url === '/readyz') {
     const ready = role !== 'unready' && Date.now() >= readyAt;
@@ -168,6 +176,26 @@ describe('launch', () => {
     expect(system.pids()).toEqual([]);
     expect(running()).toEqual([]);
     await system.stop(); // a second stop is harmless
+  }, 30_000);
+
+  it('shows a person each service as it becomes ready, then only warnings and plain lines; files keep every line', async () => {
+    const { options } = await run({ evaluator: 'chatty' });
+    const logDir = mkdtempSync(join(tmpdir(), 'launcher-it-logs-'));
+    tempDirs.push(logDir);
+    const shown: string[] = [];
+    const ready: string[] = [];
+    const output = consoleOutput(logDir, (line) => shown.push(line));
+    system = await launch({ ...options, serviceOutput: output.serviceOutput, onServiceReady: (service) => ready.push(service) });
+    await eventually(() => (shown.length === 2 ? true : undefined), { what: 'the warning and the plain line' });
+    await system.stop();
+    await output.close();
+
+    expect(ready.sort()).toEqual(SERVICES.map((s) => s.name).sort());
+    expect(shown.map((line) => line.replace(/^\d\d:\d\d:\d\d /, '')).sort()).toEqual(['WARN  evaluator: slow start reqId=r-1', 'evaluator: a plain line on stderr']);
+    const file = readFileSync(join(logDir, 'evaluator.log'), 'utf8');
+    expect(file).toContain('"msg":"listening"');
+    expect(file).toContain('"msg":"slow start"');
+    expect(file).toContain('a plain line on stderr');
   }, 30_000);
 
   it('fails, naming the service, when one exits before it is ready, and leaves nothing running', async () => {

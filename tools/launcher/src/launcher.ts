@@ -36,6 +36,8 @@ export interface LaunchOptions {
   signal?: AbortSignal;
   /** Where the services' own output (stdout and stderr) goes. Default: this process's. */
   serviceOutput?: (service: ServiceName, chunk: string) => void;
+  /** Called once per service as its /readyz first answers 200, with the time since it was started. */
+  onServiceReady?: (service: ServiceName, afterMs: number) => void;
 }
 
 export interface RunningSystem {
@@ -181,7 +183,7 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
       });
       services.push(entry);
     }
-    await waitUntilReady(services, host, settings.readyTimeoutMs, signal);
+    await waitUntilReady(services, host, settings.readyTimeoutMs, signal, options.onServiceReady);
   } catch (error) {
     await stop();
     throw error;
@@ -230,7 +232,9 @@ function waitUntilReady(
   host: string,
   timeoutMs: number,
   signal: AbortSignal | undefined,
+  onReady: ((service: ServiceName, afterMs: number) => void) | undefined,
 ): Promise<void> {
+  const started = Date.now();
   const pending = new Map(services.map((s) => [s, 'no answer yet']));
   return new Promise<void>((resolve, reject) => {
     let settled = false;
@@ -274,8 +278,8 @@ function waitUntilReady(
         await Promise.all(
           [...pending.keys()].map(async (service) => {
             const problem = await probeReady(host, service.port);
-            if (problem === undefined) pending.delete(service);
-            else pending.set(service, problem);
+            if (problem !== undefined) pending.set(service, problem);
+            else if (pending.delete(service)) onReady?.(service.name, Date.now() - started);
           }),
         );
         if (pending.size === 0) finish();

@@ -1,10 +1,15 @@
 /**
  * `npm start`: the whole system on this machine (see the README, "Quick start"). Reads the env,
  * starts everything through `launch`, prints where the gateway is, and stops it all on
- * Ctrl-C / SIGTERM.
+ * Ctrl-C / SIGTERM. On a terminal (or with LOG_FORMAT=pretty) it shows a line per service as it
+ * becomes ready, then only the services' warnings and errors, readable; their full JSON logs go
+ * to a file per service. LOG_FORMAT=json passes the JSON through, as machines want it.
  */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { LaunchError, RunningSystem, launch } from './launcher';
-import { LauncherSettings, SettingsError, readSettings } from './settings';
+import { ConsoleOutput, consoleOutput } from './service-logs';
+import { DEV_NATS_OPERATOR_FILE, DEV_TOKEN_FILE, LauncherSettings, SettingsError, readSettings } from './settings';
 
 function fail(line: string): never {
   process.stderr.write(`launcher: ${line}\n`);
@@ -19,6 +24,17 @@ async function main(): Promise<void> {
     if (error instanceof SettingsError) fail(`invalid configuration: ${error.message}`);
     throw error;
   }
+
+  const pretty = settings.logFormat === 'pretty' || (settings.logFormat === undefined && process.stderr.isTTY === true);
+  const output: ConsoleOutput | undefined = pretty ? consoleOutput(resolve(settings.logDir), (line) => process.stderr.write(`${line}\n`)) : undefined;
+  // `npm run demo` (and other local tools) read the development token here while the system runs.
+  const tokenFile = resolve(DEV_TOKEN_FILE);
+  const operatorFile = resolve(DEV_NATS_OPERATOR_FILE);
+  const exit = (code: number) => {
+    rmSync(tokenFile, { force: true });
+    rmSync(operatorFile, { force: true });
+    void (output?.close() ?? Promise.resolve()).finally(() => process.exit(code));
+  };
 
   const starting = new AbortController();
   let system: RunningSystem | undefined;
@@ -36,18 +52,33 @@ async function main(): Promise<void> {
       return;
     }
     system.stop().then(
-      () => process.exit(0),
+      () => exit(0),
       (error: unknown) => fail(`stopping failed: ${error instanceof Error ? error.message : String(error)}`),
     );
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
 
   try {
-    system = await launch({ settings, signal: starting.signal });
+    system = await launch({
+      settings,
+      signal: starting.signal,
+      serviceOutput: output?.serviceOutput,
+      onServiceReady: output ? (service, afterMs) => process.stderr.write(`[launcher] ${service} is ready (${(afterMs / 1000).toFixed(1)} s)\n`) : undefined,
+    });
   } catch (error) {
+    await output?.close();
     if (starting.signal.aborted) process.exit(0);
     if (error instanceof LaunchError || error instanceof SettingsError) fail(error.message);
     fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  }
+
+  if (system.devToken) {
+    mkdirSync(dirname(tokenFile), { recursive: true });
+    writeFileSync(tokenFile, `${system.devToken}\n`, { mode: 0o600 });
+  }
+  if (system.natsOperator) {
+    mkdirSync(dirname(operatorFile), { recursive: true });
+    writeFileSync(operatorFile, `${JSON.stringify(system.natsOperator)}\n`, { mode: 0o600 });
   }
 
   console.log(
@@ -67,6 +98,9 @@ async function main(): Promise<void> {
       ...(system.natsOperator
         ? ['', `  NATS:  a user per service; operator: nats --user ${system.natsOperator.user} --password ${system.natsOperator.password} …`]
         : []),
+      ...(output ? ['', `  Logs:  ${output.dir}/<service>.log (JSON); warnings and errors show here`] : []),
+      '',
+      '  Try it: npm run demo (in another terminal) fills a sample preview within a minute.',
       '',
       'Ctrl-C stops everything.',
       '',

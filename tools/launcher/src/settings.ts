@@ -23,6 +23,13 @@ export interface LauncherSettings {
   databaseUrl: string;
   readyTimeoutMs: number;
   stopTimeoutMs: number;
+  /**
+   * How the services' logs reach the terminal: `pretty` (warnings and errors as readable lines,
+   * everything as JSON in a file per service under `logDir`) or `json` (every JSON line as the
+   * services write it). Undefined: `pretty` on a terminal, `json` otherwise.
+   */
+  logFormat?: 'pretty' | 'json';
+  logDir: string;
 }
 
 /** A bad setting; the message is one line that names the variable. */
@@ -54,6 +61,21 @@ function url(env: NodeJS.ProcessEnv, name: string, fallback: string, schemes: st
   return raw;
 }
 
+/** Where `npm start` leaves the development token for local tools while it runs (`npm run demo` reads it). */
+export const DEV_TOKEN_FILE = 'tmp/dev-token';
+/** Likewise the NATS operator user of a server the launcher started itself (`{"user", "password"}`). */
+export const DEV_NATS_OPERATOR_FILE = 'tmp/dev-nats-operator.json';
+
+/** Under the repository (ignored by git), where `npm start` runs. */
+export const DEFAULT_LOG_DIR = 'tmp/logs';
+
+function logFormat(env: NodeJS.ProcessEnv): LauncherSettings['logFormat'] {
+  const raw = env.LOG_FORMAT;
+  if (raw === undefined || raw === '') return undefined;
+  if (raw !== 'pretty' && raw !== 'json') throw new SettingsError(`LOG_FORMAT must be pretty or json (got "${raw}")`);
+  return raw;
+}
+
 /**
  * Reads and checks every setting of the launcher. Throws a SettingsError (one line, naming
  * the variable) on the first bad value; an empty variable counts as unset.
@@ -69,6 +91,8 @@ export function readSettings(env: NodeJS.ProcessEnv): LauncherSettings {
     databaseUrl: url(env, 'DATABASE_URL', DEFAULT_DATABASE_URL, ['postgres', 'postgresql']),
     readyTimeoutMs: integer(env, 'LAUNCHER_READY_TIMEOUT_MS', 60_000, 1, 3_600_000),
     stopTimeoutMs: integer(env, 'LAUNCHER_STOP_TIMEOUT_MS', 15_000, 1, 3_600_000),
+    logFormat: logFormat(env),
+    logDir: env.LAUNCHER_LOG_DIR || DEFAULT_LOG_DIR,
   };
   databaseName(settings.databaseUrl);
   checkPortsDistinct(settings);

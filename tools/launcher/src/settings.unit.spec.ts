@@ -25,6 +25,8 @@ describe('launcher settings', () => {
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/policy_rollout',
       readyTimeoutMs: 60_000,
       stopTimeoutMs: 15_000,
+      logFormat: undefined,
+      logDir: 'tmp/logs',
     });
   });
 
@@ -40,6 +42,8 @@ describe('launcher settings', () => {
       DATABASE_URL: 'postgresql://app:secret@db.internal/rollout',
       LAUNCHER_READY_TIMEOUT_MS: '5000',
       LAUNCHER_STOP_TIMEOUT_MS: '250',
+      LOG_FORMAT: 'json',
+      LAUNCHER_LOG_DIR: '/var/log/rollout',
     });
     expect(settings).toEqual({
       ports: {
@@ -54,6 +58,8 @@ describe('launcher settings', () => {
       databaseUrl: 'postgresql://app:secret@db.internal/rollout',
       readyTimeoutMs: 5000,
       stopTimeoutMs: 250,
+      logFormat: 'json',
+      logDir: '/var/log/rollout',
     });
   });
 
@@ -66,6 +72,7 @@ describe('launcher settings', () => {
     ['EXPERIMENT_SERVICE_PORT', '0x10', 'EXPERIMENT_SERVICE_PORT must be an integer from 1 to 65535 (got "0x10")'],
     ['LAUNCHER_READY_TIMEOUT_MS', 'soon', 'LAUNCHER_READY_TIMEOUT_MS must be an integer from 1 to 3600000 (got "soon")'],
     ['LAUNCHER_STOP_TIMEOUT_MS', '0', 'LAUNCHER_STOP_TIMEOUT_MS must be an integer from 1 to 3600000 (got "0")'],
+    ['LOG_FORMAT', 'text', 'LOG_FORMAT must be pretty or json (got "text")'],
     ['NATS_STREAM_REPLICAS', '0', 'NATS_STREAM_REPLICAS must be an integer from 1 to 5 (got "0")'],
     ['NATS_URL', 'localhost:4222', 'NATS_URL must be a URL like nats://127.0.0.1:4222 (got "localhost:4222")'],
     ['NATS_URL', 'http://127.0.0.1:4222', 'NATS_URL must be a URL like nats://127.0.0.1:4222 (got "http://127.0.0.1:4222")'],

@@ -24,6 +24,8 @@ export interface ImportOptions {
   restamp: boolean;
   /** Read the inputs this many times; rounds after the first get ids of their own. */
   rounds: number;
+  /** Mixed into every event id, so that importing the same records again is new traffic. */
+  idSalt?: string;
   namespace?: string;
   /** Most publishes awaiting their acknowledgement. */
   maxInFlight?: number;
@@ -94,14 +96,16 @@ export async function importFlows(connection: NatsConnection, options: ImportOpt
   const count = (counts: Record<string, number>, reason: string) => (counts[reason] = (counts[reason] ?? 0) + 1);
 
   try {
-    for (let round = 0; round < options.rounds; round++) {
+    const stopped = () => options.signal?.aborted === true || publisher.failure !== undefined;
+    for (let round = 0; round < options.rounds && !stopped(); round++) {
       for (const input of options.inputs) {
+        if (stopped()) break;
         const parser = FORMATS[options.format]();
         const lines = createInterface({ input: await input.open((bytes) => (summary.bytesRead += bytes)), crlfDelay: Infinity });
         let lineNumber = 0;
         for await (const line of lines) {
           lineNumber++;
-          if (options.signal?.aborted || publisher.failure) break;
+          if (stopped()) break;
           if (line.trim() === '') continue;
           summary.lines++;
           const result = parser.parse(line);
@@ -123,7 +127,7 @@ export async function importFlows(connection: NatsConnection, options: ImportOpt
           if (delay >= MIN_SLEEP_MS) await sleep(delay);
           const subject = subjectOf(policy);
           const event = trafficEvent(result.flow, {
-            id: eventId(subject, options.format, line, round),
+            id: eventId(subject, options.format, line, round, options.idSalt),
             defaultDirection: options.defaultDirection,
             now: new Date(),
             restamp: options.restamp,
@@ -131,7 +135,6 @@ export async function importFlows(connection: NatsConnection, options: ImportOpt
           await publisher.publish(subject, event.id, JSON.stringify(event));
         }
         lines.close();
-        if (options.signal?.aborted || publisher.failure) break;
       }
     }
     await publisher.drained();

@@ -58,6 +58,7 @@ interface ImportCommandOptions {
   rate?: number;
   restamp: boolean;
   repeat: number;
+  idSalt?: string;
   natsUrl: string;
   namespace?: string;
   json: boolean;
@@ -70,6 +71,11 @@ const fail = (message: string): never => {
 };
 
 async function runImport(paths: string[], options: ImportCommandOptions): Promise<void> {
+  // Installed first, so an interrupt while connecting still ends with a summary.
+  const aborting = new AbortController();
+  process.once('SIGINT', () => aborting.abort());
+  process.once('SIGTERM', () => aborting.abort());
+
   let routes: ImportOptions['routes'] = [];
   try {
     routes = options.policyMap ? parsePolicyRoutes(options.policyMap) : [];
@@ -90,10 +96,6 @@ async function runImport(paths: string[], options: ImportCommandOptions): Promis
     inboxPrefix: process.env.NATS_USER ? inboxPrefixOf(process.env.NATS_USER) : undefined,
     name: 'rollout-traffic',
   }).catch((error: unknown) => fail(`cannot reach NATS at ${options.natsUrl}: ${error instanceof Error ? error.message : String(error)}`));
-
-  const aborting = new AbortController();
-  process.once('SIGINT', () => aborting.abort());
-  process.once('SIGTERM', () => aborting.abort());
 
   const summary: ImportSummary = emptySummary();
   const totalBytes = inputs.every((input) => input.size !== undefined) ? inputs.reduce((sum, input) => sum + (input.size ?? 0), 0) * options.repeat : undefined;
@@ -122,6 +124,7 @@ async function runImport(paths: string[], options: ImportCommandOptions): Promis
         ratePerSecond: options.rate,
         restamp: options.restamp,
         rounds: options.repeat,
+        idSalt: options.idSalt,
         namespace: options.namespace,
         signal: aborting.signal,
       },
@@ -162,6 +165,7 @@ program
   .option('--rate <events>', 'at most this many events per second', positive('--rate'))
   .option('--restamp', 'give every event the time it is published instead of its record\'s', false)
   .option('--repeat <n>', 'read the inputs n times (rounds after the first are new events)', (value) => Math.round(positive('--repeat')(value)), 1)
+  .option('--id-salt <text>', 'mixed into every event id: the same records imported again with another salt are new traffic')
   .option('--nats-url <urls>', 'NATS server(s), comma-separated (NATS_USER, NATS_PASSWORD, NATS_TOKEN authenticate)', process.env.NATS_URL ?? 'nats://127.0.0.1:4222')
   .option('--namespace <prefix>', 'subject prefix of an isolated deployment (NATS_NAMESPACE)', process.env.NATS_NAMESPACE)
   .option('--json', 'print the summary as one JSON object', false)

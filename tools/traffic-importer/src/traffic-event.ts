@@ -4,13 +4,14 @@ import type { FlowRecord } from './flow';
 
 /**
  * The event id (and Nats-Msg-Id) of a record: a hash of the subject it goes to and the record
- * itself (its format, its text, and the round when a file is replayed more than once). The same
- * record imported again gets the same id, so JetStream stores it once (within the TRAFFIC
- * stream's duplicate window), and the id needs no state in the importer.
+ * itself (its format, its text, and the round when a file is replayed more than once), and the
+ * salt the import was given, if any. The same record imported again gets the same id, so
+ * JetStream stores it once (within the TRAFFIC stream's duplicate window), and the id needs no
+ * state in the importer; a salt makes a deliberate replay new traffic.
  */
-export function eventId(subject: string, format: string, line: string, round = 0): string {
+export function eventId(subject: string, format: string, line: string, round = 0, salt = ''): string {
   const hash = createHash('sha256').update(subject).update('\n').update(format).update('\n').update(line);
-  if (round > 0) hash.update(`\n${round}`);
+  if (round > 0 || salt !== '') hash.update(`\n${round}\n${salt}`);
   return `flow-${hash.digest('base64url').slice(0, 32)}`;
 }
 

@@ -4,7 +4,7 @@ import { eventId, trafficEvent } from './traffic-event';
 describe('traffic events from flow records', () => {
   const flow = { time: new Date('2023-01-31T20:05:16.803Z'), srcIp: '35.235.241.17', destIp: '10.128.0.2', protocol: 'tcp' as const, srcPort: 45118, destPort: 22 };
 
-  it('derives the id from the subject, the format and the record, and from the round when replayed', () => {
+  it('derives the id from the subject, the format and the record, and from the round and salt of a replay', () => {
     const id = eventId('traffic.v1.acme.global.edge', 'zeek', 'line 1');
     expect(id).toMatch(/^flow-[A-Za-z0-9_-]{32}$/);
     expect(id.length).toBeLessThanOrEqual(TRAFFIC_EVENT_ID_MAX_LENGTH);
@@ -15,8 +15,10 @@ describe('traffic events from flow records', () => {
       eventId('traffic.v1.acme.global.other', 'zeek', 'line 1'),
       eventId('traffic.v1.acme.global.edge', 'zeek-json', 'line 1'),
       eventId('traffic.v1.acme.global.edge', 'zeek', 'line 1', 1),
+      eventId('traffic.v1.acme.global.edge', 'zeek', 'line 1', 0, 'run-2'),
+      eventId('traffic.v1.acme.global.edge', 'zeek', 'line 1', 1, 'run-2'),
     ];
-    expect(new Set([id, ...others]).size).toBe(5);
+    expect(new Set([id, ...others]).size).toBe(7);
   });
 
   it('keeps the record\'s time and direction, or takes the defaults', () => {

@@ -48,6 +48,7 @@ export function zeekTsvParser(): FlowParser {
   let separator = '\t';
   let unset = '-';
   let fields: string[] | undefined;
+  let indexOf = new Map<string, number>();
   return {
     parse: (line) =>
       guarded((): LineResult => {
@@ -55,15 +56,17 @@ export function zeekTsvParser(): FlowParser {
           const [directive, ...rest] = line.slice(1).split(line.startsWith('#separator') ? ' ' : separator);
           if (directive === 'separator') separator = rest.join(' ').replace(/\\x([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
           else if (directive === 'unset_field') unset = rest[0];
-          else if (directive === 'fields') fields = rest;
+          else if (directive === 'fields') {
+            fields = rest;
+            indexOf = new Map(fields.map((name, i) => [name, i]));
+          }
           return skip('header');
         }
         if (!fields) throw new BadLine('no_header', 'a data line before the #fields header');
         const values = line.split(separator);
         if (values.length !== fields.length) throw new BadLine('wrong_field_count', `${values.length} fields where #fields names ${fields.length}`);
-        const index = new Map(fields.map((name, i) => [name, i]));
         return connection((field) => {
-          const i = index.get(field);
+          const i = indexOf.get(field);
           const value = i === undefined ? undefined : values[i];
           if (value === undefined || value === unset) return undefined;
           if (value === 'T') return true;

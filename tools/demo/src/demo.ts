@@ -1,0 +1,167 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { PreviewReport } from '@rollout/contracts';
+import { DEMO_EXPERIMENT, DEMO_LOCATION, DEMO_POLICY, DEMO_PROJECT, EXPERIMENT_RULES, LIVE_RULES, configurationOf, reportLine } from './scenario';
+
+export interface DemoOptions {
+  /** The gateway, e.g. http://127.0.0.1:3000. */
+  gateway: string;
+  token: string;
+  natsUrl: string;
+  /** NATS credentials for the importer, when the server has users. */
+  natsUser?: { user: string; password: string };
+  namespace?: string;
+  /** How long to stream traffic. */
+  seconds: number;
+  ratePerSecond: number;
+  /** The repository: the built importer and the bundled flow log are found from here. */
+  root: string;
+  say: (line: string) => void;
+}
+
+/** Something the demo cannot do, said in one line a person can act on. */
+export class DemoError extends Error {}
+
+const POLICY_PATH = `/v1/projects/${DEMO_PROJECT}/locations/${DEMO_LOCATION}/firewallPolicies/${DEMO_POLICY}`;
+const EXPERIMENT_PATH = `${POLICY_PATH}/experiments/${DEMO_EXPERIMENT}`;
+export const SAMPLE_FLOW_LOG = join('tools', 'demo', 'sample', 'zeek-conn.tsv');
+const IMPORTER = join('dist', 'tools', 'traffic-importer', 'src', 'main.js');
+const REPORT_EVERY_MS = 10_000;
+const FIRST_TRAFFIC_TIMEOUT_MS = 120_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `npm run demo`: (re)creates the demo project's live policy and an experiment that tightens it,
+ * starts the preview, streams the bundled flow log through the importer at a steady rate for a
+ * while (every round is new traffic, stamped now), says what the report shows as it fills, and
+ * ends by saying where to look. Resolves with the last report.
+ */
+export async function runDemo(options: DemoOptions): Promise<PreviewReport> {
+  const { say } = options;
+  const api = gatewayClient(options.gateway, options.token);
+
+  const existing = await api('GET', POLICY_PATH);
+  if (existing.status === 200) {
+    await api('DELETE', `${POLICY_PATH}?etag=${encodeURIComponent(String(existing.body.etag))}`);
+    say(`Replaced the live policy ${DEMO_POLICY} of project ${DEMO_PROJECT} from an earlier demo (its experiments went with it).`);
+  }
+  await api('POST', `/v1/projects/${DEMO_PROJECT}/locations/${DEMO_LOCATION}/firewallPolicies?firewallPolicyId=${DEMO_POLICY}`, {
+    displayName: 'Web tier edge',
+    description: 'Created by npm run demo',
+    rules: LIVE_RULES,
+  });
+  say(`Created the live policy projects/${DEMO_PROJECT}/locations/${DEMO_LOCATION}/firewallPolicies/${DEMO_POLICY}: ${LIVE_RULES.length} rules (web from anywhere, SSH from the VPN and, legacy, from anywhere, Postgres from 10.20.0.0/16, DNS).`);
+  await api('POST', `${POLICY_PATH}/experiments?experimentId=${DEMO_EXPERIMENT}`, {
+    firewallPolicy: { rules: EXPERIMENT_RULES },
+    annotations: { ticket: 'DEMO-1', why: 'security review: no SSH from the internet, Postgres from the app subnet only' },
+  });
+  const started = await api('POST', `${EXPERIMENT_PATH}:startPreview`);
+  const etag = String((started.body.response as { etag?: string } | undefined)?.etag);
+  const evaluated = async () => configurationOf(await report(api), etag)?.evaluated ?? 0;
+  // An earlier demo's experiment of the same name may have left counts under this version.
+  const before = await evaluated();
+  say(`Created the experiment ${DEMO_EXPERIMENT} (drops SSH from anywhere, narrows Postgres to 10.20.1.0/24) and started its preview.`);
+
+  const importer = startImporter(options);
+  say(`Streaming ${SAMPLE_FLOW_LOG} (Zeek conn.log) through rollout-traffic import at ${options.ratePerSecond} events/s for ${options.seconds} s…`);
+  const imported = importerSummary(importer);
+  // The countdown starts once traffic is evaluated, so a slow start does not eat the stream.
+  const firstTrafficBy = Date.now() + FIRST_TRAFFIC_TIMEOUT_MS;
+  while ((await evaluated()) <= before) {
+    if (importer.exitCode !== null || Date.now() > firstTrafficBy) {
+      importer.kill('SIGINT');
+      const { failure } = await imported.catch((error: Error) => ({ failure: error.message }));
+      throw new DemoError(failure ?? `no traffic was evaluated within ${FIRST_TRAFFIC_TIMEOUT_MS / 1000} s: is the evaluator running?`);
+    }
+    await sleep(500);
+  }
+  const streamUntil = Date.now() + options.seconds * 1000;
+  while (Date.now() < streamUntil && importer.exitCode === null) {
+    await sleep(Math.min(REPORT_EVERY_MS, streamUntil - Date.now()));
+    say(`  ${reportLine(configurationOf(await report(api), etag))}`);
+  }
+  importer.kill('SIGINT');
+  const { published, duplicates, failure } = await imported;
+  if (failure) throw new DemoError(`the importer stopped: ${failure}`);
+  const events = published + duplicates;
+  say(`The importer published ${events.toLocaleString('en-US')} events.`);
+
+  // The evaluator counts what is on the stream within moments; wait for it, briefly.
+  let last = await report(api);
+  for (let waited = 0; (configurationOf(last, etag)?.evaluated ?? 0) < before + events && waited < 10_000; waited += 500) {
+    await sleep(500);
+    last = await report(api);
+  }
+  const auth = `-H "Authorization: Bearer ${options.token}"`;
+  say('');
+  say(`Preview of ${DEMO_EXPERIMENT}: ${reportLine(configurationOf(last, etag))}.`);
+  say('Where to look:');
+  say(`  the report:        curl -s ${auth} ${options.gateway}${EXPERIMENT_PATH}/previewReport`);
+  say(`  what would change: curl -s ${auth} -G ${options.gateway}${EXPERIMENT_PATH}/previewFlows --data-urlencode 'filter=transition = ALLOW_TO_DENY'`);
+  say(`  the API:           ${options.gateway}/docs`);
+  say(`  more traffic:      npx rollout-traffic import --format zeek --project ${DEMO_PROJECT} --policy ${DEMO_POLICY} --restamp ${SAMPLE_FLOW_LOG}`);
+  say(`  commit it:         curl -s ${auth} -X POST ${options.gateway}${EXPERIMENT_PATH}:commit -d '{"etag":"${etag}"}'`);
+  return last;
+}
+
+type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: Record<string, unknown> }>;
+
+function gatewayClient(gateway: string, token: string): Api {
+  return async (method, path, body) => {
+    let response: Response;
+    try {
+      response = await fetch(`${gateway}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'user-agent': 'rollout-demo/0.1.0' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch {
+      throw new DemoError(`nothing answers at ${gateway}: start the system first (npm start), or set GATEWAY_URL`);
+    }
+    const answer = { status: response.status, body: (await response.json().catch(() => ({}))) as Record<string, unknown> };
+    if (response.status === 401) throw new DemoError(`the gateway refused the token (401): set TOKEN to the one npm start printed`);
+    // A GET may find nothing (404); any other call must succeed.
+    if (!response.ok && !(method === 'GET' && response.status === 404)) {
+      const error = answer.body.error as { message?: string } | undefined;
+      throw new DemoError(`${method} ${path} answered ${response.status}: ${error?.message ?? JSON.stringify(answer.body)}`);
+    }
+    return answer;
+  };
+}
+
+async function report(api: Api): Promise<PreviewReport> {
+  const { status, body } = await api('GET', `${EXPERIMENT_PATH}/previewReport`);
+  return status === 200 ? (body as unknown as PreviewReport) : { name: '', configurations: [] };
+}
+
+function startImporter(options: DemoOptions): ChildProcess {
+  const args = [
+    join(options.root, IMPORTER), 'import', '--format', 'zeek', '--project', DEMO_PROJECT, '--location', DEMO_LOCATION, '--policy', DEMO_POLICY,
+    '--restamp', '--rate', String(options.ratePerSecond), '--repeat', '100000', '--json',
+    // Every demo run is new traffic, even within JetStream's duplicate window of the last one.
+    '--id-salt', `demo-${Date.now()}`, '--nats-url', options.natsUrl,
+    ...(options.namespace ? ['--namespace', options.namespace] : []),
+    join(options.root, SAMPLE_FLOW_LOG),
+  ];
+  const credentials = options.natsUser ? { NATS_USER: options.natsUser.user, NATS_PASSWORD: options.natsUser.password } : {};
+  return spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...credentials } });
+}
+
+/** The importer's JSON summary, once it has exited (it prints one when interrupted too). */
+function importerSummary(importer: ChildProcess): Promise<{ published: number; duplicates: number; failure?: string }> {
+  let stdout = '';
+  let stderr = '';
+  importer.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  importer.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    importer.on('error', (error) => reject(new DemoError(`cannot run the importer: ${error.message}`)));
+    importer.on('close', () => {
+      try {
+        resolve(JSON.parse(stdout.trim().split('\n').pop() ?? ''));
+      } catch {
+        reject(new DemoError(`the importer failed: ${stderr.trim() || stdout.trim() || 'no output'}`));
+      }
+    });
+  });
+}

@@ -1,0 +1,51 @@
+import type { FirewallRule, PreviewConfigurationReport, PreviewReport } from '@rollout/contracts';
+
+/**
+ * What `npm run demo` creates: a live policy of a small web tier as teams write them, and an
+ * experiment that tightens it the way a security review would (SSH only through the VPN, the
+ * database only from the application subnet). The bundled flow log (sample/zeek-conn.tsv) is a
+ * mix aimed at it: HTTPS and HTTP from the internet, SSH from the internet and from the VPN,
+ * Postgres from the application and from a batch subnet, DNS, and probes of closed ports.
+ */
+export const DEMO_PROJECT = 'demo';
+export const DEMO_LOCATION = 'global';
+export const DEMO_POLICY = 'web-edge';
+export const DEMO_EXPERIMENT = 'tighten-ssh-and-db';
+
+const rule = (priority: number, description: string, ipProtocol: string, ports: string[], srcIpRanges: string[]): FirewallRule => ({
+  priority,
+  description,
+  direction: 'INGRESS',
+  action: 'allow',
+  match: { srcIpRanges, layer4Configs: [{ ipProtocol, ports }] },
+});
+
+export const LIVE_RULES: FirewallRule[] = [
+  rule(100, 'Web traffic from anywhere', 'tcp', ['80', '443'], ['0.0.0.0/0']),
+  rule(200, 'SSH from the VPN', 'tcp', ['22'], ['10.8.0.0/16']),
+  rule(300, 'SSH from anywhere (legacy, from the first deployment)', 'tcp', ['22'], ['0.0.0.0/0']),
+  rule(400, 'Postgres from the private network', 'tcp', ['5432'], ['10.20.0.0/16']),
+  rule(500, 'DNS inside the network', 'udp', ['53'], ['10.0.0.0/8']),
+];
+
+/** The live rules without the legacy SSH rule, and Postgres narrowed to the application subnet. */
+export const EXPERIMENT_RULES: FirewallRule[] = [
+  LIVE_RULES[0],
+  LIVE_RULES[1],
+  rule(400, 'Postgres from the application subnet only', 'tcp', ['5432'], ['10.20.1.0/24']),
+  LIVE_RULES[4],
+];
+
+/**
+ * The configuration of this experiment version in a report. A report also keeps the
+ * configurations of an experiment of the same name that an earlier demo deleted.
+ */
+export function configurationOf(report: PreviewReport, experimentEtag: string): PreviewConfigurationReport | undefined {
+  return report.configurations.find((configuration) => configuration.experimentEtag === experimentEtag);
+}
+
+/** One line about a configuration: what was evaluated and what the experiment would change. */
+export function reportLine(latest: PreviewConfigurationReport | undefined): string {
+  if (!latest) return 'no traffic evaluated yet';
+  return `${latest.evaluated.toLocaleString('en-US')} connections evaluated, ${latest.changed.toLocaleString('en-US')} would change (${latest.allowToDeny.toLocaleString('en-US')} allowed today would be denied, ${latest.denyToAllow.toLocaleString('en-US')} denied today would be allowed)`;
+}

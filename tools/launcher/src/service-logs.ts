@@ -1,0 +1,47 @@
+import { WriteStream, createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { LineBuffer, consoleLine } from './console-lines';
+import type { ServiceName } from './settings';
+
+/** The services' output as `npm start` shows it to a person, and the files that keep all of it. */
+export interface ConsoleOutput {
+  /** Where each service's full output goes: `<dir>/<service>.log`. */
+  dir: string;
+  /** For `launch`'s `serviceOutput`. */
+  serviceOutput(service: ServiceName, chunk: string): void;
+  /** Flushes and closes the files. */
+  close(): Promise<void>;
+}
+
+/**
+ * Writes every chunk a service prints to its own file (created afresh at each start) and
+ * passes to `show` only its warnings, errors and non-JSON lines, one readable line each.
+ */
+export function consoleOutput(dir: string, show: (line: string) => void): ConsoleOutput {
+  mkdirSync(dir, { recursive: true });
+  const files = new Map<ServiceName, WriteStream>();
+  const buffers = new Map<ServiceName, LineBuffer>();
+  return {
+    dir,
+    serviceOutput(service, chunk) {
+      let file = files.get(service);
+      if (!file) files.set(service, (file = createWriteStream(join(dir, `${service}.log`))));
+      file.write(chunk);
+      let buffer = buffers.get(service);
+      if (!buffer) buffers.set(service, (buffer = new LineBuffer()));
+      for (const line of buffer.push(chunk)) {
+        const readable = consoleLine(service, line);
+        if (readable !== undefined) show(readable);
+      }
+    },
+    async close() {
+      for (const [service, buffer] of buffers) {
+        for (const line of buffer.flush()) {
+          const readable = consoleLine(service, line);
+          if (readable !== undefined) show(readable);
+        }
+      }
+      await Promise.all([...files.values()].map((file) => new Promise((resolve) => file.end(resolve))));
+    },
+  };
+}
