@@ -7,6 +7,7 @@ import { evaluatorJetStream } from './jetstream';
 import { CreatePreviewStore1765000000000 } from './migrations/1765000000000-preview-store';
 import { PreviewFlows1766650000000 } from './migrations/1766650000000-preview-flows';
 import { PreviewInsight1767000000000 } from './migrations/1767000000000-preview-insight';
+import { PreviewCompleteness1767100000000 } from './migrations/1767100000000-preview-completeness';
 import { PreviewLogPublisher } from './preview/preview-log.publisher';
 import { PreviewController } from './preview/preview.controller';
 import { PreviewQueries } from './preview/preview.queries';
@@ -14,6 +15,7 @@ import { PreviewRetention } from './preview/preview.retention';
 import { PreviewStore } from './preview/preview.store';
 import { PreviewStateService } from './state/preview-state.service';
 import { TrafficConsumer } from './traffic/traffic.consumer';
+import { TrafficLag } from './traffic/traffic-lag';
 
 /** The snapshot is also a readiness check, so HealthModule must see it: a global module. */
 @Global()
@@ -31,13 +33,13 @@ export class AppModule {
           service: 'evaluator',
           config,
           jetstream: evaluatorJetStream(config),
-          database: { migrations: [CreatePreviewStore1765000000000, PreviewFlows1766650000000, PreviewInsight1767000000000] },
+          database: { migrations: [CreatePreviewStore1765000000000, PreviewFlows1766650000000, PreviewInsight1767000000000, PreviewCompleteness1767100000000] },
           readiness: [PreviewStateService],
         }),
         ServiceInfoModule.forService('evaluator', [SYSTEM_V1, TRAFFIC_V1, TRAFFIC_V2ALPHA, PREVIEW_V1]),
       ],
       controllers: [PreviewController],
-      providers: [{ provide: EVALUATOR_CONFIG, useValue: config }, PreviewStore, PreviewLogPublisher, PreviewQueries, PreviewRetention, TrafficConsumer],
+      providers: [{ provide: EVALUATOR_CONFIG, useValue: config }, PreviewStore, PreviewLogPublisher, PreviewQueries, PreviewRetention, TrafficConsumer, TrafficLag],
     };
   }
 }

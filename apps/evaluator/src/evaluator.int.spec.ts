@@ -174,6 +174,16 @@ describe('evaluating traffic', () => {
       ruleTransitionsOmitted: 0,
       // Events 10 to 14 seconds into the minute.
       timeBuckets: [{ startTime: '2025-06-01T00:00:00.000Z', width: 'MINUTE', evaluated: 5, changed: 1, allowToDeny: 1, denyToAllow: 0 }],
+      completeness: {
+        complete: true,
+        summary: "Complete: every message of this policy's traffic is counted, none lost.",
+        deadLettered: [],
+        deadLetteredMessages: 0,
+        redeliveredEvents: 0,
+        trafficDroppedMessages: 0,
+        trafficDropUndetermined: 0,
+        lag: { pendingMessages: 0 },
+      },
       firstEventTime: events[0].time,
       lastEventTime: events[4].time,
     });

@@ -56,6 +56,10 @@ export class ConfigurationBatch {
   readonly totals = new ConfigurationTotals();
   /** Changed decisions by flow key (see flowKey). */
   readonly flows = new Map<string, FlowTally>();
+  /** Events evaluated from messages JetStream delivered more than once (a crash, a timeout, a replica gone). */
+  redelivered = 0;
+  /** Messages of this configuration's policy dead-lettered while it was ACTIVE, by reason. */
+  readonly deadLettered = new Map<string, number>();
 
   constructor(readonly target: ActiveExperiment) {}
 
@@ -92,14 +96,46 @@ export class ConfigurationBatch {
 
 /** Aggregates evaluations by configuration. */
 export function aggregate(evaluations: Iterable<Evaluation>): ConfigurationBatch[] {
+  return aggregateMessages([{ evaluations: [...evaluations], redelivered: false }], []);
+}
+
+/** The evaluations of one traffic message, and whether JetStream delivered it before. */
+export interface EvaluatedTraffic {
+  evaluations: readonly Evaluation[];
+  redelivered: boolean;
+}
+
+/** A traffic message dead-lettered while its policy had ACTIVE experiments (`targets`). */
+export interface LostTraffic {
+  reason: string;
+  targets: readonly ActiveExperiment[];
+}
+
+/**
+ * Aggregates a batch by configuration: the evaluations, the events that needed a redelivery,
+ * and the messages dead-lettered, which every configuration ACTIVE on their policy misses.
+ */
+export function aggregateMessages(messages: Iterable<EvaluatedTraffic>, lost: Iterable<LostTraffic>): ConfigurationBatch[] {
   const batches = new Map<string, ConfigurationBatch>();
-  for (const evaluation of evaluations) {
-    const { active } = evaluation.view;
-    for (let i = 0; i < active.length; i++) {
-      const target = active[i];
-      let batch = batches.get(target.keys.configuration);
-      if (!batch) batches.set(target.keys.configuration, (batch = new ConfigurationBatch(target)));
-      batch.add(evaluation, evaluation.experiments[i]);
+  const batchOf = (target: ActiveExperiment) => {
+    let batch = batches.get(target.keys.configuration);
+    if (!batch) batches.set(target.keys.configuration, (batch = new ConfigurationBatch(target)));
+    return batch;
+  };
+  for (const { evaluations, redelivered } of messages) {
+    for (const evaluation of evaluations) {
+      const { active } = evaluation.view;
+      for (let i = 0; i < active.length; i++) {
+        const batch = batchOf(active[i]);
+        batch.add(evaluation, evaluation.experiments[i]);
+        if (redelivered) batch.redelivered++;
+      }
+    }
+  }
+  for (const { reason, targets } of lost) {
+    for (const target of targets) {
+      const batch = batchOf(target);
+      batch.deadLettered.set(reason, (batch.deadLettered.get(reason) ?? 0) + 1);
     }
   }
   return [...batches.values()];

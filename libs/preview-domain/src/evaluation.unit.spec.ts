@@ -1,6 +1,6 @@
 import type { FirewallRule, TrafficEvent } from '@rollout/contracts';
 import { compilePolicy, parseConnection } from '@rollout/firewall';
-import { Evaluation, addressText, aggregate, evaluate } from './evaluation';
+import { Evaluation, addressText, aggregate, aggregateMessages, evaluate } from './evaluation';
 import { recordKeys } from './records';
 import type { ActiveExperiment, PolicyView } from './state';
 
@@ -96,6 +96,35 @@ describe('aggregate', () => {
     expect(flow.destPort).toBeUndefined();
     expect(flow.protocol).toBe('icmp');
     expect(flow.samples).toEqual([{ trafficEventId: icmp.event.id, eventTime: icmp.event.time }]);
+  });
+});
+
+describe('aggregateMessages', () => {
+  it('counts the events of redelivered messages and the dead-lettered messages of every ACTIVE configuration of their policy', () => {
+    const block = experiment('block', [denySsh, allowTen]);
+    const noop = experiment('noop', []);
+    const v = view([block, noop]);
+    const batches = aggregateMessages(
+      [
+        { evaluations: [evaluate(v, traffic()), evaluate(v, traffic())], redelivered: true },
+        { evaluations: [evaluate(v, traffic())], redelivered: false },
+      ],
+      [
+        { reason: 'invalid_event', targets: [block, noop] },
+        { reason: 'invalid_event', targets: [block] },
+        { reason: 'bad_json', targets: [block] },
+      ],
+    );
+    expect(batches.map((b) => [b.target.name, b.totals.evaluated, b.redelivered, Object.fromEntries(b.deadLettered)])).toEqual([
+      [block.name, 3, 2, { invalid_event: 2, bad_json: 1 }],
+      [noop.name, 3, 2, { invalid_event: 1 }],
+    ]);
+  });
+
+  it('makes a configuration that only lost messages, with nothing evaluated', () => {
+    const block = experiment('block', [denySsh, allowTen]);
+    const [batch] = aggregateMessages([], [{ reason: 'bad_json', targets: [block] }]);
+    expect([batch.totals.evaluated, batch.flows.size, Object.fromEntries(batch.deadLettered)]).toEqual([0, 0, { bad_json: 1 }]);
   });
 });
 

@@ -5,3 +5,4 @@ export * from './totals';
 export * from './evaluation';
 export * from './flow-filter';
 export * from './page-token';
+export * from './completeness';

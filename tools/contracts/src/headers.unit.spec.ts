@@ -9,7 +9,7 @@ import {
   parseContractVersion,
 } from '@rollout/contracts';
 
-/** The client-identity and deprecation helpers the contracts lib gives services (see README). */
+/** The client-identity and deprecation helpers the contracts lib gives services (see docs/contracts.md). */
 describe('contract headers and deprecation overrides', () => {
   it('round-trips Contract-Version and refuses what is not `<package>/<semver>`', () => {
     expect(CONTRACT_HEADERS.contractVersion).toBe('Contract-Version');

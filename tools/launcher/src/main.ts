@@ -1,5 +1,5 @@
 /**
- * `npm start`: the whole system on this machine (see README "Quick start"). Reads the env,
+ * `npm start`: the whole system on this machine (see the README, "Quick start"). Reads the env,
  * starts everything through `launch`, prints where the gateway is, and stops it all on
  * Ctrl-C / SIGTERM.
  */

@@ -22,6 +22,7 @@ import {
   Cursor,
   FlowFilterTerm,
   IMPLIED_PRIORITY,
+  completenessOf,
   cursorId,
   decodePageToken,
   encodePageToken,
@@ -32,6 +33,7 @@ import {
   verdictOf,
 } from '@rollout/preview-domain';
 import { DataSource } from 'typeorm';
+import { TrafficLag } from '../traffic/traffic-lag';
 
 interface ConfigurationRow {
   id: number;
@@ -45,8 +47,12 @@ interface ConfigurationRow {
   unchanged_deny: string;
   flows: number;
   changed_outside_flows: string;
+  redelivered: string;
   first_event_time: Date;
   last_event_time: Date;
+  /** TRAFFIC drops observed since the configuration was created (see PreviewRetention.observeDrops). */
+  dropped: string;
+  undetermined: string;
 }
 
 interface FlowRow {
@@ -115,21 +121,29 @@ function ruleTransitions(rows: TransitionRow[]): Pick<PreviewConfigurationReport
  */
 @Injectable()
 export class PreviewQueries {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly lag: TrafficLag,
+  ) {}
 
   async report(request: GetPreviewReportRequest): Promise<PreviewReport> {
     const name = experimentName(request?.name, 'name');
     const configurations: ConfigurationRow[] = await this.dataSource.query(
       `SELECT c.id, v.experiment_etag, c.live_policy_etag, c.evaluated, c.changed, c.allow_to_deny, c.deny_to_allow,
-              c.unchanged_allow, c.unchanged_deny, c.flows, c.changed_outside_flows, c.first_event_time, c.last_event_time
+              c.unchanged_allow, c.unchanged_deny, c.flows, c.changed_outside_flows, c.redelivered, c.first_event_time, c.last_event_time,
+              d.dropped, d.undetermined
        FROM preview_configurations c JOIN preview_versions v ON v.id = c.version_id
+       CROSS JOIN LATERAL (
+         SELECT COALESCE(sum(dropped), 0) AS dropped, COALESCE(sum(undetermined), 0) AS undetermined
+         FROM preview_traffic_drops WHERE observed_at >= c.created_at
+       ) d
        WHERE c.experiment = $1 AND c.evaluated > 0
        ORDER BY c.id DESC`,
       [name],
     );
     if (configurations.length === 0) return { name, configurations: [] };
     const ids = configurations.map((c) => c.id);
-    const [rules, sources, ports, transitions, buckets] = await Promise.all([
+    const [rules, sources, ports, transitions, buckets, deadLetters, lag] = await Promise.all([
       // The margins of the transitions, plus the rule counts stored before 1.2.0 (no longer written).
       this.dataSource.query(
         `SELECT configuration_id, side, priority, action, sum(count) AS count FROM (
@@ -169,6 +183,10 @@ export class PreviewQueries {
          FROM preview_time_buckets WHERE configuration_id = ANY($1::int[]) ORDER BY configuration_id, start_time, width_seconds DESC`,
         [ids],
       ) as Promise<BucketRow[]>,
+      this.dataSource.query(`SELECT configuration_id, reason, messages FROM preview_dead_letters WHERE configuration_id = ANY($1::int[])`, [ids]) as Promise<
+        { configuration_id: number; reason: string; messages: string }[]
+      >,
+      this.lag.read(),
     ]);
     return {
       name,
@@ -199,6 +217,13 @@ export class PreviewQueries {
             allowToDeny: Number(b.allow_to_deny),
             denyToAllow: Number(b.deny_to_allow),
           })),
+          completeness: completenessOf({
+            deadLettered: mine(deadLetters).map((d) => ({ reason: d.reason, messages: Number(d.messages) })),
+            redeliveredEvents: Number(c.redelivered),
+            trafficDroppedMessages: Number(c.dropped),
+            trafficDropUndetermined: Number(c.undetermined),
+            lag,
+          }),
           firstEventTime: c.first_event_time.toISOString(),
           lastEventTime: c.last_event_time.toISOString(),
         };

@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { PREVIEW_MINUTE_BUCKETS_HOURS, TRAFFIC_STREAM } from '@rollout/contracts';
 import { NATS_CONNECTION, NatsNamespace, Sleeper } from '@rollout/nats';
 import { poolOf } from '@rollout/postgres';
-import { NatsConnection } from 'nats';
+import { ConsumerInfo, NatsConnection } from 'nats';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { Config, EVALUATOR_CONFIG } from '../config';
@@ -22,6 +22,7 @@ const DELETE_BATCH = 5_000;
  *   creation time): a stream deleted and created again starts its sequences over, so the ranges
  *   are dropped; a store that has none yet (new, or upgraded from the per-event store) starts
  *   at the consumer's ack floor. Traffic is consumed only after this check.
+ * - **Drops.** What TRAFFIC's limits removed before the consumer read it (see observeDrops).
  * - **Retention.** A configuration whose last traffic is older than PREVIEW_RETENTION_MS goes
  *   with its flows and rule counts (so a committed or deleted experiment's report is readable
  *   for that long, then goes), in DELETEs of at most 5,000 rows.
@@ -56,12 +57,15 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
     this.running = false;
     this.sleeper.wakeAll();
     await this.loop;
+    // What this replica read is on record, so drops while every evaluator is stopped are certain.
+    await this.observeDrops().catch((error: unknown) => this.logger.warn({ err: error }, 'observing TRAFFIC drops at shutdown failed'));
   }
 
   private async run(): Promise<void> {
     while (this.running) {
       try {
         await this.adoptStream();
+        await this.observeDrops();
         this.markReady();
         break;
       } catch (error) {
@@ -80,11 +84,42 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
     }
   }
 
-  /** One round: merge counted ranges, roll time buckets up, remove expired configurations. Exposed for tests. */
+  /** One round: merge counted ranges, note what TRAFFIC dropped, roll time buckets up, remove expired configurations. Exposed for tests. */
   async housekeeping(): Promise<void> {
-    await this.compact(await this.ackFloor());
+    await this.compact((await this.consumerInfo()).ack_floor.stream_seq);
+    await this.observeDrops();
     await this.rollUp();
     await this.expire();
+  }
+
+  /**
+   * TRAFFIC removes its oldest messages past its age or size limit, read or not. With S the
+   * consumer's ack floor at the last observation (any replica's, kept in Postgres: everything
+   * up to it was settled) and D its delivered sequence now, a removed message above D was
+   * dropped unread for sure, one between S and D was read or dropped: this observation cannot
+   * tell (undetermined). Each sequence is recorded once (`through_seq`: the highest sequence an
+   * observation covered). Observations run at start before the consumer does, at every round,
+   * and at shutdown, so what went while every evaluator was stopped is found for sure. A drop is
+   * the stream's, never a policy's: its subject is gone with it.
+   */
+  private async observeDrops(): Promise<void> {
+    const jsm = await this.connection.jetstreamManager();
+    const consumer = await this.consumerInfo();
+    const delivered = consumer.delivered.stream_seq;
+    const removedThrough = (await jsm.streams.info(this.namespace.stream(TRAFFIC_STREAM))).state.first_seq - 1;
+    await this.transaction(async (client) => {
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext('preview_traffic_drops'))`);
+      const [{ settled }] = (await client.query<{ settled: string | null }>(`SELECT settled_seq AS settled FROM preview_traffic_stream`)).rows;
+      const settledBefore = Math.min(settled === null ? consumer.ack_floor.stream_seq : Number(settled), delivered);
+      await client.query(
+        `WITH mark AS (SELECT COALESCE(max(through_seq), 0) AS seq FROM preview_traffic_drops)
+         INSERT INTO preview_traffic_drops (through_seq, dropped, undetermined)
+         SELECT $1, $1 - GREATEST($2, mark.seq), GREATEST($2, mark.seq) - GREATEST($3, mark.seq) FROM mark
+         WHERE $1 > GREATEST($3, mark.seq)`,
+        [removedThrough, Math.min(delivered, removedThrough), settledBefore],
+      );
+      await client.query(`UPDATE preview_traffic_stream SET settled_seq = $1`, [consumer.ack_floor.stream_seq]);
+    });
   }
 
   /**
@@ -116,16 +151,15 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
     );
   }
 
-  private async ackFloor(): Promise<number> {
+  private async consumerInfo(): Promise<ConsumerInfo> {
     const jsm = await this.connection.jetstreamManager();
-    const info = await jsm.consumers.info(this.namespace.stream(TRAFFIC_STREAM), TRAFFIC_DURABLE);
-    return info.ack_floor.stream_seq;
+    return jsm.consumers.info(this.namespace.stream(TRAFFIC_STREAM), TRAFFIC_DURABLE);
   }
 
   private async adoptStream(): Promise<void> {
     const jsm = await this.connection.jetstreamManager();
     const created = (await jsm.streams.info(this.namespace.stream(TRAFFIC_STREAM))).created;
-    const floor = await this.ackFloor();
+    const floor = (await this.consumerInfo()).ack_floor.stream_seq;
     await this.transaction(async (client) => {
       await client.query(`SELECT pg_advisory_xact_lock(hashtext('preview_counted'))`);
       const [known] = (await client.query<{ created: string }>(`SELECT created FROM preview_traffic_stream`)).rows;
@@ -133,6 +167,8 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
       if (known) {
         this.logger.warn({ was: known.created, now: created }, 'TRAFFIC was created again: its sequences start over, so the counted ranges of the old stream are dropped');
         await client.query(`DELETE FROM preview_counted`);
+        await client.query(`DELETE FROM preview_traffic_drops`);
+        await client.query(`UPDATE preview_traffic_stream SET settled_seq = NULL`);
         await client.query(`UPDATE preview_traffic_stream SET created = $1`, [created]);
         return;
       }
@@ -173,9 +209,15 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
         await client.query(`DELETE FROM preview_rule_counts WHERE configuration_id = $1`, [id]);
         await client.query(`DELETE FROM preview_transitions WHERE configuration_id = $1`, [id]);
         await client.query(`DELETE FROM preview_time_buckets WHERE configuration_id = $1`, [id]);
+        await client.query(`DELETE FROM preview_dead_letters WHERE configuration_id = $1`, [id]);
         await client.query(`DELETE FROM preview_versions v WHERE NOT EXISTS (SELECT 1 FROM preview_configurations c WHERE c.version_id = v.id)`);
       });
     }
+    // The newest observation stays: its through_seq is the mark the next one counts from.
+    await this.pool.query(
+      `DELETE FROM preview_traffic_drops WHERE observed_at < $1 AND through_seq < (SELECT max(through_seq) FROM preview_traffic_drops)`,
+      [cutoff],
+    );
     if (expired.length > 0) {
       this.store.forget(expired.map((e) => e.id));
       this.logger.log({ configurations: expired.length }, 'removed preview configurations past retention');

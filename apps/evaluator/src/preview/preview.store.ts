@@ -1,16 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PREVIEW_FLOW_SAMPLES } from '@rollout/contracts';
 import { poolOf, prepared } from '@rollout/postgres';
-import { ConfigurationBatch, ConfigurationTotals, Evaluation, FlowTally, IMPLIED_PRIORITY, aggregate, transitionTallies } from '@rollout/preview-domain';
+import { ConfigurationBatch, ConfigurationTotals, Evaluation, EvaluatedTraffic, FlowTally, IMPLIED_PRIORITY, LostTraffic, aggregateMessages, transitionTallies } from '@rollout/preview-domain';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { Config, EVALUATOR_CONFIG } from '../config';
 
 /** The evaluations of one traffic message (a traffic.v1 event, or a traffic.v2alpha batch). */
-export interface EvaluatedMessage {
+export interface EvaluatedMessage extends EvaluatedTraffic {
   /** Its TRAFFIC stream sequence: what "counted once" is recorded by. */
   seq: number;
   evaluations: Evaluation[];
+}
+
+/** A dead-lettered traffic message the ACTIVE configurations of its policy miss. */
+export interface LostMessage extends LostTraffic {
+  seq: number;
 }
 
 /** Postgres's exclusion_violation: a sequence of the batch was counted meanwhile. */
@@ -73,12 +78,12 @@ export class PreviewStore {
   }
 
   /**
-   * Counts these messages, none of them counted before (see `counted`). Throws, counting nothing,
-   * if another delivery counted one of them meanwhile.
+   * Counts these messages and the dead-lettered ones, none of them counted before (see
+   * `counted`). Throws, counting nothing, if another delivery counted one of them meanwhile.
    */
-  async count(messages: readonly EvaluatedMessage[]): Promise<void> {
-    if (messages.length === 0) return;
-    const batches = aggregate(messages.flatMap((m) => m.evaluations));
+  async count(messages: readonly EvaluatedMessage[], lost: readonly LostMessage[] = []): Promise<void> {
+    if (messages.length === 0 && lost.length === 0) return;
+    const batches = aggregateMessages(messages, lost);
     const ids = await this.configurationIds(batches).catch((error: unknown) => {
       this.forgetAll();
       throw error;
@@ -88,7 +93,7 @@ export class PreviewStore {
     try {
       await client.query('BEGIN');
       const query: Query = async (sql, params) => (await client.query(prepared(sql, params))).rows;
-      const runs = runsOf(messages.map((m) => m.seq).sort((a, b) => a - b));
+      const runs = runsOf([...messages, ...lost].map((m) => m.seq).sort((a, b) => a - b));
       await query(`INSERT INTO preview_counted (lo, hi) SELECT * FROM unnest($1::bigint[], $2::bigint[])`, [runs.map((r) => r[0]), runs.map((r) => r[1])]);
       await this.add(query, batches, ids);
       await client.query('COMMIT');
@@ -128,9 +133,10 @@ export class PreviewStore {
            unchanged_allow = c.unchanged_allow + u.unchanged_allow, unchanged_deny = c.unchanged_deny + u.unchanged_deny,
            first_event_time = LEAST(c.first_event_time, to_timestamp(u.first_ms / 1000.0)),
            last_event_time = GREATEST(c.last_event_time, to_timestamp(u.last_ms / 1000.0)),
-           flows = c.flows + u.flows, changed_outside_flows = c.changed_outside_flows + u.outside, updated_at = now()
-         FROM unnest($1::int[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::float8[], $9::float8[], $10::int[], $11::bigint[])
-           AS u(id, evaluated, changed, allow_to_deny, deny_to_allow, unchanged_allow, unchanged_deny, first_ms, last_ms, flows, outside)
+           flows = c.flows + u.flows, changed_outside_flows = c.changed_outside_flows + u.outside,
+           redelivered = c.redelivered + u.redelivered, updated_at = now()
+         FROM unnest($1::int[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::float8[], $9::float8[], $10::int[], $11::bigint[], $12::bigint[])
+           AS u(id, evaluated, changed, allow_to_deny, deny_to_allow, unchanged_allow, unchanged_deny, first_ms, last_ms, flows, outside, redelivered)
          WHERE c.id = u.id`,
       [
         column((_, id) => id),
@@ -140,15 +146,19 @@ export class PreviewStore {
         column((t) => t.denyToAllow),
         column((t) => t.unchangedAllow),
         column((t) => t.unchangedDeny),
-        column((t) => t.firstEventMs),
-        column((t) => t.lastEventMs),
+        // NULL (LEAST and GREATEST skip it) for a configuration that only lost messages in this batch.
+        column((t) => (t.evaluated ? t.firstEventMs : null)),
+        column((t) => (t.evaluated ? t.lastEventMs : null)),
         column((_, id) => inserted.get(id) ?? 0),
         column((_, id) => outside.get(id) ?? 0),
+        entries.map(({ batch }) => batch.redelivered),
       ],
     );
     const transitions: [number, number, string, number, string, number][] = [];
     const minutes: [number, number, number, number, number, number][] = [];
+    const deadLetters: [number, string, number][] = [];
     for (const { batch, id } of entries) {
+      for (const [reason, count] of batch.deadLettered) deadLetters.push([id, reason, count]);
       for (const t of transitionTallies(batch.totals.transitions)) {
         transitions.push([id, t.livePriority, t.liveAction, t.experimentPriority, t.experimentAction, t.count]);
       }
@@ -156,12 +166,17 @@ export class PreviewStore {
     }
     transitions.sort((a, b) => a[0] - b[0] || a[1] - b[1] || compare(a[2], b[2]) || a[3] - b[3] || compare(a[4], b[4]));
     minutes.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    // One statement for both (a data-modifying WITH runs whether or not it is read).
+    deadLetters.sort((a, b) => a[0] - b[0] || compare(a[1], b[1]));
+    // One statement for all three (a data-modifying WITH runs whether or not it is read).
     await query(
       `WITH transitions AS (
          INSERT INTO preview_transitions AS t (configuration_id, live_priority, live_action, experiment_priority, experiment_action, count)
          SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::int[], $5::text[], $6::bigint[])
          ON CONFLICT (configuration_id, live_priority, live_action, experiment_priority, experiment_action) DO UPDATE SET count = t.count + excluded.count
+       ), dead_letters AS (
+         INSERT INTO preview_dead_letters AS d (configuration_id, reason, messages)
+         SELECT * FROM unnest($13::int[], $14::text[], $15::bigint[])
+         ON CONFLICT (configuration_id, reason) DO UPDATE SET messages = d.messages + excluded.messages
        )
        INSERT INTO preview_time_buckets AS b (configuration_id, width_seconds, start_time, evaluated, changed, allow_to_deny, deny_to_allow)
        SELECT u.c, 60, to_timestamp(u.s / 1000.0), u.e, u.ch, u.ad, u.da
@@ -169,7 +184,7 @@ export class PreviewStore {
        ON CONFLICT (configuration_id, width_seconds, start_time) DO UPDATE SET
          evaluated = b.evaluated + excluded.evaluated, changed = b.changed + excluded.changed,
          allow_to_deny = b.allow_to_deny + excluded.allow_to_deny, deny_to_allow = b.deny_to_allow + excluded.deny_to_allow`,
-      [...transpose(transitions, 6), ...transpose(minutes, 6)],
+      [...transpose(transitions, 6), ...transpose(minutes, 6), ...transpose(deadLetters, 3)],
     );
   }
 

@@ -44,6 +44,8 @@ export interface DecodedMessage {
 export interface RejectedTraffic {
   kind: RejectKind;
   reason: string;
+  /** `{project}.{location}.{firewallPolicy}` when the subject names one: whose report misses the message. */
+  key?: string;
 }
 
 // fatal: bad UTF-8 is refused, never read as U+FFFD (two different ids could become one).
@@ -88,14 +90,19 @@ export class TrafficDecoder {
     if (tokens.length !== 4 || tokens.some((token) => token === '')) {
       return { kind: 'bad_subject', reason: `subject ${subject} is not ${packageName}.{project}.{location}.{firewallPolicy}` };
     }
-    const declared = parseContractVersion(contractVersion);
+    const key = tokens.slice(1).join('.');
+    const result = this.decodeBody(major, key, data, parseContractVersion(contractVersion));
+    return isRejected(result) ? { ...result, key } : result;
+  }
+
+  private decodeBody(major: TrafficMajor, key: string, data: Uint8Array, declared: ReturnType<typeof parseContractVersion>): DecodedMessage | RejectedTraffic {
+    const packageName = TRAFFIC_MAJORS[major].name;
     if (declared && declared.name !== packageName) {
       return {
         kind: 'contract_mismatch',
         reason: `Contract-Version ${declared.name}/${declared.version} does not match the subject's package ${packageName}`,
       };
     }
-    const key = tokens.slice(1).join('.');
     let text: string;
     try {
       text = decoder.decode(data);

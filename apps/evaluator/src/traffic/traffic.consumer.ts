@@ -9,7 +9,7 @@ import { Config, EVALUATOR_CONFIG } from '../config';
 import { TRAFFIC_DURABLE } from '../jetstream';
 import { PreviewLogPublisher } from '../preview/preview-log.publisher';
 import { PreviewRetention } from '../preview/preview.retention';
-import { EvaluatedMessage, PreviewStore } from '../preview/preview.store';
+import { EvaluatedMessage, LostMessage, PreviewStore } from '../preview/preview.store';
 import { PreviewStateService } from '../state/preview-state.service';
 import { TrafficClients } from './traffic-clients';
 import { RejectKind, TrafficDecoder, isRejected } from './traffic-decoder';
@@ -32,7 +32,8 @@ interface TrafficRejection extends Rejection {
  *    the preview domain, on the state in force when its message is reached);
  * 4. publish the per-event records to PREVIEW_LOGS (the complete log);
  * 5. count the batch in the store, in one transaction, exactly once per message (aggregated by
- *    configuration and flow on the way in);
+ *    configuration and flow on the way in), with the messages dead-lettered while their policy
+ *    had ACTIVE experiments and the events that needed a redelivery (the report's completeness);
  * 6. the consumer then acknowledges every message that was not dead-lettered.
  *
  * A store or stream that fails is retried with the messages kept ours. The same event twice in
@@ -135,6 +136,13 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
     const counted = await this.store.counted(decoded.map((d) => d.seq));
 
     const evaluated: EvaluatedMessage[] = [];
+    /** Dead-lettered messages whose policy has ACTIVE experiments: their reports say what they miss. */
+    const lost: LostMessage[] = [];
+    const lose = (seq: number, key: string | undefined, kind: RejectKind) => {
+      const targets = key === undefined || counted.has(seq) ? undefined : this.snapshot.state.viewForTraffic(key)?.active;
+      if (targets?.length) lost.push({ seq, reason: kind, targets });
+    };
+    for (const { seq, result } of decoded) if (isRejected(result)) lose(seq, result.key, result.kind);
     /** Event ids evaluated in this batch, by traffic key. */
     const seen = new Map<string, Set<string>>();
     let events = 0;
@@ -160,9 +168,10 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
           ids.add(traffic.event.id);
           evaluations.push(evaluate(view, traffic));
         }
-        evaluated.push({ seq, evaluations });
+        evaluated.push({ seq, evaluations, redelivered: message.redelivered });
       } catch (error) {
         rejected.push({ message, kind: 'unevaluable', reason: `cannot evaluate: ${error instanceof Error ? error.message : String(error)}` });
+        lose(seq, result.key, 'unevaluable');
         events -= result.events.length;
       }
     }
@@ -172,7 +181,9 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
         evaluated.flatMap((m) => m.evaluations),
         evaluated.map((m) => m.seq),
       );
-      await this.store.count(evaluated);
+    }
+    if (evaluated.length > 0 || lost.length > 0) {
+      await this.store.count(evaluated, lost);
       this.metrics?.messages.inc({ outcome: 'counted' }, evaluated.length);
     }
     if (counted.size) this.metrics?.messages.inc({ outcome: 'duplicate' }, counted.size);

@@ -173,6 +173,30 @@ export class PreviewTimeBucketDto {
   @ApiProperty() denyToAllow!: number;
 }
 
+export class PreviewDeadLetterCountDto {
+  @ApiProperty({ description: 'The dead-letter reason (bad_json, invalid_event, bad_address, contract_mismatch, unevaluable)' }) reason!: string;
+  @ApiProperty() messages!: number;
+}
+
+export class PreviewEvaluatorLagDto {
+  @ApiProperty({ description: 'TRAFFIC messages (every policy) not yet delivered, or delivered and not yet acknowledged' }) pendingMessages!: number;
+  @ApiPropertyOptional({ description: 'When the oldest of them was published (RFC 3339); absent when none is pending' }) oldestPendingTime?: string;
+}
+
+export class PreviewCompletenessDto {
+  @ApiProperty({ description: 'Nothing dead-lettered, nothing known or possibly dropped by TRAFFIC since the first evaluation, nothing left to read' })
+  complete!: boolean;
+  @ApiProperty({ description: 'What the counts miss, in a sentence' }) summary!: string;
+  @ApiProperty({ type: [PreviewDeadLetterCountDto], description: "Messages of the policy's traffic dead-lettered while this configuration was ACTIVE, most first" })
+  deadLettered!: PreviewDeadLetterCountDto[];
+  @ApiProperty() deadLetteredMessages!: number;
+  @ApiProperty({ description: 'Events counted from messages JetStream delivered more than once (counted once all the same)' }) redeliveredEvents!: number;
+  @ApiProperty({ description: "Messages TRAFFIC's limits removed before the evaluator read them, since the first evaluation, every policy's" })
+  trafficDroppedMessages!: number;
+  @ApiProperty({ description: 'Messages TRAFFIC removed meanwhile that may or may not have been read first: loss unknown' }) trafficDropUndetermined!: number;
+  @ApiPropertyOptional({ type: PreviewEvaluatorLagDto, description: "The evaluator's backlog now; absent when it could not be read" }) lag?: PreviewEvaluatorLagDto;
+}
+
 export class PreviewConfigurationReportDto {
   @ApiProperty() experimentEtag!: string;
   @ApiProperty() livePolicyEtag!: string;
@@ -209,6 +233,8 @@ export class PreviewConfigurationReportDto {
     description: `Evaluated and changed events by event time, oldest first: minute buckets for the ${PREVIEW_MINUTE_BUCKETS_HOURS} hours before the last event, hour buckets before that, back to the retention period`,
   })
   timeBuckets?: PreviewTimeBucketDto[];
+  @ApiPropertyOptional({ type: PreviewCompletenessDto, description: 'Whether the counts above are all of the policy traffic, and what they miss' })
+  completeness?: PreviewCompletenessDto;
   @ApiProperty() firstEventTime!: string;
   @ApiProperty() lastEventTime!: string;
 }

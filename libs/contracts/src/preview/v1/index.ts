@@ -22,7 +22,7 @@ import type { TrafficProtocol } from '../../traffic/v1';
  * A configuration is one (experiment etag, live policy etag) pair: the versions of the two
  * policies that produced a result. Reports and log pages keep them apart, newest first.
  */
-export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.2.0' };
+export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.3.0' };
 
 export const PREVIEW_LOGS_STREAM = 'PREVIEW_LOGS';
 export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';
@@ -279,9 +279,50 @@ export interface PreviewConfigurationReport {
   ruleTransitionsOmitted?: number;
   /** Evaluated and changed events by event time, oldest first (since 1.2.0; see PreviewTimeBucket). */
   timeBuckets?: PreviewTimeBucket[];
+  /** Whether the counts above are all of the policy's traffic, and what they miss (since 1.3.0). */
+  completeness?: PreviewCompleteness;
   /** Earliest and latest traffic event time seen (RFC 3339). */
   firstEventTime: string;
   lastEventTime: string;
+}
+
+/**
+ * What a configuration's counts may miss (since 1.3.0). `complete` holds only when nothing was
+ * dead-lettered, TRAFFIC is known to have dropped nothing since the configuration's first
+ * evaluation, and the evaluator has nothing left to read; `summary` says it in a sentence.
+ */
+export interface PreviewCompleteness {
+  complete: boolean;
+  summary: string;
+  /** Messages of the policy's traffic dead-lettered while this configuration was ACTIVE, by reason (most first). */
+  deadLettered: PreviewDeadLetterCount[];
+  /** Their sum. */
+  deadLetteredMessages: number;
+  /** Events counted from messages JetStream delivered more than once (counted once all the same). */
+  redeliveredEvents: number;
+  /**
+   * Messages TRAFFIC removed (its age or size limits) before the evaluator read them, since this
+   * configuration's first evaluation, for every policy (a removed message's policy is unknown).
+   */
+  trafficDroppedMessages: number;
+  /** Messages TRAFFIC removed in that time that the evaluator may or may not have read first: loss unknown. */
+  trafficDropUndetermined: number;
+  /** The evaluator's backlog now; absent when it could not be read (then `complete` is false). */
+  lag?: PreviewEvaluatorLag;
+}
+
+export interface PreviewDeadLetterCount {
+  /** The dead-letter reason (`bad_json`, `invalid_event`, `bad_address`, `contract_mismatch`, `unevaluable`). */
+  reason: string;
+  messages: number;
+}
+
+/** TRAFFIC messages not yet settled by the evaluator (every policy's). */
+export interface PreviewEvaluatorLag {
+  /** Messages not yet delivered, and delivered but not yet acknowledged. */
+  pendingMessages: number;
+  /** When the oldest of them was published (RFC 3339); absent when none is pending. */
+  oldestPendingTime?: string;
 }
 
 export interface PreviewReport {

@@ -1,0 +1,116 @@
+import { isIP } from 'node:net';
+import type { TrafficProtocol } from '@rollout/contracts';
+
+/** One connection as a flow log describes it, before it becomes a traffic.v1 event. */
+export interface FlowRecord {
+  /** When the connection was seen; undefined when the log does not say (conntrack -L). */
+  time?: Date;
+  /** undefined when the log does not say: the importer's --direction applies. */
+  direction?: 'INGRESS' | 'EGRESS';
+  srcIp: string;
+  destIp: string;
+  protocol: TrafficProtocol;
+  srcPort?: number;
+  destPort?: number;
+}
+
+/**
+ * What a parser made of one line: a flow; a line that is fine but carries no connection (a
+ * header, a reply, a NODATA record), skipped with a reason; or a bad line, with a reason code
+ * (counted) and a message (shown for the first few).
+ */
+export type LineResult =
+  | { kind: 'flow'; flow: FlowRecord }
+  | { kind: 'skip'; reason: string }
+  | { kind: 'bad'; reason: string; message: string };
+
+/** Parses the lines of one input, in order (some formats declare their fields in a header line). */
+export interface FlowParser {
+  parse(line: string): LineResult;
+}
+
+export const skip = (reason: string): LineResult => ({ kind: 'skip', reason });
+
+/** Thrown inside a parser for a bad line; the parser turns it into a `bad` result. */
+export class BadLine extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Runs `parse`, turning a BadLine into a `bad` result. */
+export function guarded(parse: () => LineResult): LineResult {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof BadLine) return { kind: 'bad', reason: error.reason, message: error.message };
+    throw error;
+  }
+}
+
+const PROTOCOL_NAMES: Record<number, TrafficProtocol> = { 1: 'icmp', 6: 'tcp', 17: 'udp', 50: 'esp', 51: 'ah', 58: 'icmpv6', 132: 'sctp' };
+
+/** The traffic.v1 protocol of an IANA protocol number (a name where traffic.v1 has one). */
+export function protocolOfNumber(value: unknown, field = 'protocol'): TrafficProtocol {
+  const number = integer(value, field, 0, 255, 'bad_protocol');
+  return PROTOCOL_NAMES[number] ?? number;
+}
+
+/** Ports mean something for these protocols only; ICMP logs put type and code there. */
+export const hasPorts = (protocol: TrafficProtocol) => protocol === 'tcp' || protocol === 'udp' || protocol === 'sctp';
+
+export function address(value: unknown, field: string): string {
+  if (typeof value !== 'string' || isIP(value) === 0) throw new BadLine('bad_address', `${field} ${JSON.stringify(value)} is not an IP address`);
+  return value;
+}
+
+export function port(value: unknown, field: string): number {
+  return integer(value, field, 0, 65535, 'bad_port');
+}
+
+/** An integer given as a number or a decimal string (JSON exports write int64 as strings). */
+export function integer(value: unknown, field: string, min: number, max: number, reason: string): number {
+  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
+    throw new BadLine(reason, `${field} ${JSON.stringify(value)} is not an integer from ${min} to ${max}`);
+  }
+  return number;
+}
+
+/** A time given as Unix seconds (with a fraction or not), as a number or a string. */
+export function epochSeconds(value: unknown, field: string): Date {
+  const seconds = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) throw new BadLine('bad_time', `${field} ${JSON.stringify(value)} is not a Unix time`);
+  return validDate(new Date(Math.round(seconds * 1000)), value, field);
+}
+
+/** An RFC 3339 time. */
+export function rfc3339(value: unknown, field: string): Date {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value)) {
+    throw new BadLine('bad_time', `${field} ${JSON.stringify(value)} is not an RFC 3339 time`);
+  }
+  return validDate(new Date(value.replace(/(\.\d{3})\d+/, '$1')), value, field);
+}
+
+function validDate(date: Date, value: unknown, field: string): Date {
+  // Beyond year 9999 an ISO string no longer has four year digits, and traffic.v1 wants RFC 3339.
+  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() > 9999) throw new BadLine('bad_time', `${field} ${JSON.stringify(value)} is not a valid time`);
+  return date;
+}
+
+/** Parses a JSON object, or throws a BadLine. */
+export function jsonObject(line: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    throw new BadLine('bad_json', 'not JSON');
+  }
+  if (!isObject(value)) throw new BadLine('bad_json', 'not a JSON object');
+  return value;
+}
+
+export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

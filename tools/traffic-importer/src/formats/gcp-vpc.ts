@@ -1,0 +1,36 @@
+import { BadLine, FlowParser, FlowRecord, LineResult, address, guarded, hasPorts, isObject, jsonObject, port, protocolOfNumber, rfc3339 } from '../flow';
+
+/**
+ * Google Cloud VPC Flow Logs as exported from Cloud Logging: one LogEntry per line (a sink to
+ * Cloud Storage writes them so; `gcloud logging read --format=json` writes a JSON array, which
+ * `jq -c '.[]'` turns into lines). The flow is `jsonPayload.connection` (`src_ip`, `dest_ip`,
+ * `src_port`, `dest_port`, `protocol` as an IANA number), seen by the VM named in
+ * `jsonPayload.reporter`: `SRC` reports its egress, `DEST` its ingress.
+ */
+export function gcpVpcParser(): FlowParser {
+  return {
+    parse: (line) =>
+      guarded((): LineResult => {
+        const entry = jsonObject(line);
+        const payload = entry.jsonPayload;
+        if (!isObject(payload)) throw new BadLine('missing_field', 'no jsonPayload');
+        const connection = payload.connection;
+        if (!isObject(connection)) throw new BadLine('missing_field', 'no jsonPayload.connection');
+        const protocol = protocolOfNumber(connection.protocol, 'jsonPayload.connection.protocol');
+        const flow: FlowRecord = {
+          time: rfc3339(payload.start_time ?? entry.timestamp, payload.start_time === undefined ? 'timestamp' : 'jsonPayload.start_time'),
+          srcIp: address(connection.src_ip, 'jsonPayload.connection.src_ip'),
+          destIp: address(connection.dest_ip, 'jsonPayload.connection.dest_ip'),
+          protocol,
+        };
+        if (hasPorts(protocol)) {
+          if (connection.src_port !== undefined) flow.srcPort = port(connection.src_port, 'jsonPayload.connection.src_port');
+          if (connection.dest_port !== undefined) flow.destPort = port(connection.dest_port, 'jsonPayload.connection.dest_port');
+        }
+        if (payload.reporter === 'SRC') flow.direction = 'EGRESS';
+        else if (payload.reporter === 'DEST') flow.direction = 'INGRESS';
+        else if (payload.reporter !== undefined) throw new BadLine('bad_reporter', `jsonPayload.reporter ${JSON.stringify(payload.reporter)} is neither SRC nor DEST`);
+        return { kind: 'flow', flow };
+      }),
+  };
+}

@@ -1,0 +1,56 @@
+import { BadLine, FlowParser, FlowRecord, LineResult, address, guarded, isObject, jsonObject, port, rfc3339, skip } from '../flow';
+
+/**
+ * Cilium Hubble, `hubble observe -o jsonpb`: one GetFlowsResponse per line, the flow under
+ * `flow` (`-o json` prints the flow alone; both are read). Field names are the protobuf ones
+ * (`IP`, `l4`, `traffic_direction`, `is_reply`, `source_port`); the lowerCamelCase JSON names
+ * (`trafficDirection`, `isReply`, `sourcePort`) of other protobuf printers are read too.
+ * Replies (`is_reply`) are the other half of a connection already seen, and responses that are
+ * not flows (`node_status`, `lost_events`) carry none: both are skipped.
+ */
+export function hubbleParser(): FlowParser {
+  return {
+    parse: (line) =>
+      guarded((): LineResult => {
+        const response = jsonObject(line);
+        const flow = isObject(response.flow) ? response.flow : response.time !== undefined && ('IP' in response || 'l4' in response || 'verdict' in response) ? response : undefined;
+        if (!flow) {
+          const kind = Object.keys(response).find((key) => key !== 'node_name' && key !== 'time');
+          if (kind) return skip(kind);
+          throw new BadLine('missing_field', 'no flow');
+        }
+        if (pick(flow, 'is_reply', 'isReply') === true) return skip('reply');
+        const ip = flow.IP ?? flow.ip;
+        if (!isObject(ip)) return skip('no_ip_layer');
+        const record: FlowRecord = {
+          time: rfc3339(flow.time ?? response.time, 'flow.time'),
+          srcIp: address(ip.source, 'flow.IP.source'),
+          destIp: address(ip.destination, 'flow.IP.destination'),
+          protocol: 'tcp',
+        };
+        const l4 = flow.l4;
+        if (!isObject(l4)) throw new BadLine('missing_field', 'no flow.l4');
+        const transport = (['TCP', 'UDP', 'SCTP'] as const).find((name) => isObject(l4[name]) || isObject(l4[name.toLowerCase()]));
+        if (transport) {
+          const ports = (l4[transport] ?? l4[transport.toLowerCase()]) as Record<string, unknown>;
+          record.protocol = transport.toLowerCase() as 'tcp' | 'udp' | 'sctp';
+          record.srcPort = port(pick(ports, 'source_port', 'sourcePort') ?? 0, 'flow.l4.source_port');
+          record.destPort = port(pick(ports, 'destination_port', 'destinationPort') ?? 0, 'flow.l4.destination_port');
+        } else if (isObject(l4.ICMPv4) || isObject(l4.icmpv4)) {
+          record.protocol = 'icmp';
+        } else if (isObject(l4.ICMPv6) || isObject(l4.icmpv6)) {
+          record.protocol = 'icmpv6';
+        } else {
+          throw new BadLine('bad_protocol', `flow.l4 holds none of TCP, UDP, SCTP, ICMPv4, ICMPv6 (${Object.keys(l4).join(', ') || 'nothing'})`);
+        }
+        const direction = pick(flow, 'traffic_direction', 'trafficDirection');
+        if (direction === 'INGRESS' || direction === 'EGRESS') record.direction = direction;
+        return { kind: 'flow', flow: record };
+      }),
+  };
+}
+
+/** The value of a protobuf field under its proto name or its lowerCamelCase JSON name. */
+function pick(object: Record<string, unknown>, protoName: string, jsonName: string): unknown {
+  return object[protoName] ?? object[jsonName];
+}

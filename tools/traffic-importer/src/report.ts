@@ -1,0 +1,40 @@
+import type { ImportSummary } from './importer';
+
+const number = (value: number) => value.toLocaleString('en-US');
+const total = (counts: Record<string, number>) => Object.values(counts).reduce((sum, count) => sum + count, 0);
+const byReason = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
+    .map(([reason, count]) => `${reason} ${number(count)}`)
+    .join(', ');
+
+export const badLineCount = (summary: ImportSummary) => total(summary.bad);
+
+/** Events acknowledged per second of the import so far. */
+export const eventsPerSecond = (summary: ImportSummary) =>
+  summary.elapsedMs > 0 ? Math.round(((summary.published + summary.duplicates) * 1000) / summary.elapsedMs) : 0;
+
+/** The summary an import prints at its end, for people. */
+export function formatSummary(summary: ImportSummary, inputs: number): string {
+  const bad = badLineCount(summary);
+  const lines = [
+    `${number(summary.lines)} lines from ${inputs} input${inputs === 1 ? '' : 's'} in ${(summary.elapsedMs / 1000).toFixed(1)} s: ` +
+      `${number(summary.published)} events published, ${number(summary.duplicates)} already in the stream (${number(eventsPerSecond(summary))} events/s)`,
+  ];
+  if (total(summary.skipped) > 0) lines.push(`  skipped: ${byReason(summary.skipped)}`);
+  if (bad > 0) {
+    lines.push(`  bad lines: ${number(bad)} (${byReason(summary.bad)})`);
+    for (const { input, line, reason, message } of summary.badLines) lines.push(`    ${input}:${line}: ${reason}: ${message}`);
+    if (summary.badLines.length < bad) lines.push(`    … and ${number(bad - summary.badLines.length)} more`);
+  }
+  return lines.join('\n');
+}
+
+/** One progress line: a bar when the size is known, the events and the rate. */
+export function formatProgress(summary: ImportSummary, totalBytes: number | undefined, width = 30): string {
+  const events = `${number(summary.published + summary.duplicates)} events, ${number(eventsPerSecond(summary))} events/s`;
+  if (!totalBytes) return events;
+  const fraction = Math.min(1, summary.bytesRead / totalBytes);
+  const filled = Math.round(fraction * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%  ${events}`;
+}

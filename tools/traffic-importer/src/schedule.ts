@@ -1,0 +1,30 @@
+/**
+ * When the next event may go: at most `ratePerSecond` events a second, and, when replaying at
+ * `speed`× (1 = the original timing), not before its record's time, scaled, after the first
+ * record's. Pure arithmetic on times given by the caller, so tests need no clock.
+ */
+export class PublishSchedule {
+  private rateCursorMs = -Infinity;
+  private firstRecordMs?: number;
+  private firstWallMs = 0;
+
+  constructor(private readonly options: { ratePerSecond?: number; speed?: number }) {}
+
+  /** How long to wait, from `nowMs`, before publishing an event of a record seen at `recordMs`. */
+  delayMs(nowMs: number, recordMs: number | undefined): number {
+    let due = nowMs;
+    const { speed, ratePerSecond } = this.options;
+    if (speed !== undefined && recordMs !== undefined) {
+      if (this.firstRecordMs === undefined) {
+        this.firstRecordMs = recordMs;
+        this.firstWallMs = nowMs;
+      }
+      due = Math.max(due, this.firstWallMs + (recordMs - this.firstRecordMs) / speed);
+    }
+    if (ratePerSecond !== undefined) {
+      due = Math.max(due, this.rateCursorMs);
+      this.rateCursorMs = due + 1000 / ratePerSecond;
+    }
+    return due - nowMs;
+  }
+}

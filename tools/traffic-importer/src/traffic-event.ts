@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import type { TrafficEvent } from '@rollout/contracts';
+import type { FlowRecord } from './flow';
+
+/**
+ * The event id (and Nats-Msg-Id) of a record: a hash of the subject it goes to and the record
+ * itself (its format, its text, and the round when a file is replayed more than once). The same
+ * record imported again gets the same id, so JetStream stores it once (within the TRAFFIC
+ * stream's duplicate window), and the id needs no state in the importer.
+ */
+export function eventId(subject: string, format: string, line: string, round = 0): string {
+  const hash = createHash('sha256').update(subject).update('\n').update(format).update('\n').update(line);
+  if (round > 0) hash.update(`\n${round}`);
+  return `flow-${hash.digest('base64url').slice(0, 32)}`;
+}
+
+export interface EventOptions {
+  id: string;
+  /** The direction of records whose log does not say. */
+  defaultDirection: 'INGRESS' | 'EGRESS';
+  /** The event's time when the record has none, or when the import restamps every event. */
+  now: Date;
+  restamp: boolean;
+}
+
+export function trafficEvent(flow: FlowRecord, { id, defaultDirection, now, restamp }: EventOptions): TrafficEvent {
+  const event: TrafficEvent = {
+    id,
+    time: (restamp || !flow.time ? now : flow.time).toISOString(),
+    direction: flow.direction ?? defaultDirection,
+    srcIp: flow.srcIp,
+    destIp: flow.destIp,
+    protocol: flow.protocol,
+  };
+  if (flow.srcPort !== undefined) event.srcPort = flow.srcPort;
+  if (flow.destPort !== undefined) event.destPort = flow.destPort;
+  return event;
+}
