@@ -6,3 +6,4 @@ export * from './evaluation';
 export * from './flow-filter';
 export * from './page-token';
 export * from './completeness';
+export * from './readiness';
