@@ -30,6 +30,11 @@
  *    (it dominates the run time); BENCH_SKIP_STORAGE=1 skips the storage passes and
  *    BENCH_FRESHNESS_ROUNDS=0 the freshness.
  *
+ * BENCH_BASELINE=<git revision> also builds that revision (in a temporary worktree) and, after
+ * each throughput scenario, lets its evaluator drain the same backlog from the start (the durable
+ * consumer recreated, a fresh preview schema): the same-run ratio of this build to that one. With
+ * the revision before the report's insight sections, it is what they cost.
+ *
  * A share of the flows (BENCH_RULE_FLOWS, 0.8) is aimed at a random rule of the live policy, so a
  * fair share of decisions change and the changed flows the evaluator keeps grow with the flows.
  *
@@ -40,7 +45,7 @@
  *   npm run bench -- test/bench/evaluator.bench.ts
  *   (BENCH_EVENTS, BENCH_FLOWS, BENCH_FRESHNESS_ROUNDS, BENCH_STORAGE_EVENTS, BENCH_STORAGE_ROUNDS,
  *    BENCH_STORAGE_FLOWS=1000,100000, BENCH_MEMORY_EVENTS, BENCH_MEMORY_FLOWS, BENCH_RULE_FLOWS, BENCH_SKIP_MEMORY=1,
- *    BENCH_SKIP_STORAGE=1, BENCH_LOG_LEVEL, BENCH_PROFILE=evaluator, TEST_NATS_URL, TEST_POSTGRES_URL)
+ *    BENCH_SKIP_STORAGE=1, BENCH_BASELINE, BENCH_LOG_LEVEL, BENCH_PROFILE=evaluator, TEST_NATS_URL, TEST_POSTGRES_URL)
  */
 import {
   CommitRequest,
@@ -71,6 +76,7 @@ import { NatsNamespace, NatsRpcClient } from '@rollout/nats';
 import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, freePort, uniqueName } from '@rollout/testing';
 import { AckPolicy, DeliverPolicy, NatsConnection, connect } from 'nats';
 import { ChildProcess, execSync, spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -92,6 +98,8 @@ const SKIP_MEMORY = process.env.BENCH_SKIP_MEMORY === '1';
 /** The share of flows aimed at a rule of the live policy (see flowPool). */
 const RULE_FLOWS = Math.min(1, Number(process.env.BENCH_RULE_FLOWS ?? 0.8));
 const SKIP_STORAGE = process.env.BENCH_SKIP_STORAGE === '1';
+/** A git revision whose evaluator runs every throughput scenario again, on the same backlog, for a same-run comparison. */
+const BASELINE = process.env.BENCH_BASELINE;
 /** Events per traffic.v2alpha message. */
 const BATCH = 100;
 const TARGETS = {
@@ -238,8 +246,8 @@ function trafficOf(flows: Flow[], count: number, tag: string): Traffic {
  * TypeScript through a loader would add its compiler to every figure of memory), with the Node
  * options of its Kubernetes config (the evaluator's heap cap).
  */
-function startApp(app: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [...(process.env.BENCH_PROFILE === app ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), join(ROOT, `dist/apps/${app}/src/main.js`)], {
+function startApp(app: string, env: Record<string, string>, root = ROOT): ChildProcess {
+  return spawn(process.execPath, [...(process.env.BENCH_PROFILE === app ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), join(root, `dist/apps/${app}/src/main.js`)], {
     cwd: ROOT,
     env: { ...process.env, ...env, NODE_OPTIONS: deployedNodeOptions(app), NODE_ENV: 'development', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent' },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -307,6 +315,16 @@ class BackendCpu {
     for (const [pid, first] of this.first) total += Math.max(0, (this.last.get(pid) ?? first) - first);
     return total;
   }
+}
+
+/** Builds `revision` in a temporary worktree sharing node_modules; returns its root. */
+function buildBaseline(revision: string): string {
+  const root = join(tmpdir(), `rollout-bench-baseline-${revision.replace(/[^\w.-]/g, '_')}`);
+  out(`building baseline ${revision} in ${root}…`);
+  execSync(`git worktree add --force --detach ${JSON.stringify(root)} ${JSON.stringify(revision)}`, { cwd: ROOT, stdio: 'ignore' });
+  execSync(`ln -sfn ${JSON.stringify(join(ROOT, 'node_modules'))} ${JSON.stringify(join(root, 'node_modules'))}`);
+  execSync('npm run build', { cwd: root, stdio: 'ignore' });
+  return root;
 }
 
 async function stop(child: ChildProcess | undefined) {
@@ -394,6 +412,7 @@ interface SummaryLine {
 async function main() {
   out('building (the services run from dist/, as in production)…');
   execSync('npm run build', { cwd: ROOT, stdio: 'ignore' });
+  const baselineRoot = BASELINE ? buildBaseline(BASELINE) : undefined;
   const namespace = uniqueName('bench');
   const ns = new NatsNamespace(namespace);
   const schemas = { experiment: uniqueName('bench_'), preview: uniqueName('bench_') };
@@ -416,10 +435,10 @@ async function main() {
   const summary: SummaryLine[] = [];
   const note = (line: SummaryLine) => summary.push(line);
 
-  /** A fresh evaluator process on `schema`; resolves when it is ready (performance.now()). */
-  const startEvaluator = async (schema: string) => {
+  /** A fresh evaluator process on `schema` (this build's, or another's); resolves when it is ready (performance.now()). */
+  const startEvaluator = async (schema: string, root = ROOT) => {
     evaluatorPort = await freePort();
-    const child = startApp('evaluator', { ...evaluatorEnv, DATABASE_SCHEMA: schema, PORT: String(evaluatorPort) });
+    const child = startApp('evaluator', { ...evaluatorEnv, DATABASE_SCHEMA: schema, PORT: String(evaluatorPort) }, root);
     evaluator = child;
     return eventually(
       async () => {
@@ -569,8 +588,8 @@ async function main() {
      * Starts a fresh evaluator on `schema` over a backlog already published (up to `last`), and
      * measures it until it has evaluated all of it.
      */
-    const drain = async (schema: string, last: number, events: number) => {
-      const readyAt = await startEvaluator(schema);
+    const drain = async (schema: string, last: number, events: number, root = ROOT) => {
+      const readyAt = await startEvaluator(schema, root);
       const cpuAtReady = processStats(running()).cpuSeconds;
       const backends = new BackendCpu(pg);
       await backends.sample();
@@ -591,7 +610,7 @@ async function main() {
     // 1. Throughput, into the main preview schema.
     out(`throughput: ${int(EVENTS)} events per scenario from ${int(Math.min(FLOWS, EVENTS))} distinct flows, one live policy of 1,000 rules`);
     const throughputFlows = flowPool(FLOWS, 1, rules);
-    const results: { experiments: number; major: 'v1' | 'v2alpha'; raw: number; rawMessages: number; rawCpuUs: number; evaluated: number; settledOnly: number; peakMb: number; cpuPerEventUs: number; pgCpuPerEventUs: number; exact: boolean }[] = [];
+    const results: { experiments: number; major: 'v1' | 'v2alpha'; raw: number; rawMessages: number; rawCpuUs: number; evaluated: number; settledOnly: number; peakMb: number; cpuPerEventUs: number; pgCpuPerEventUs: number; exact: boolean; baseline?: number }[] = [];
     const expected: Record<string, number> = {};
     const scenarios = [
       { experiments: 1, major: 'v1', ids: ['flip'] },
@@ -609,8 +628,22 @@ async function main() {
       const raw = (rawMessages * EVENTS) / messages;
       const measured = await drain(schemas.preview, last, EVENTS);
       const { exact, describe } = await reportsOf(ids, (id) => expected[id]);
-      results.push({ experiments, major, raw, rawMessages, rawCpuUs, ...measured, exact });
       out(`    ${describe}; ${await metricsLine()}`);
+      let baseline: number | undefined;
+      if (baselineRoot) {
+        // The same backlog again, from its first message, for the other build's evaluator.
+        await stop(evaluator);
+        await jsm.consumers.delete(stream, 'evaluator');
+        const schema = uniqueName('bench_');
+        passSchemas.push(schema);
+        baseline = (await drain(schema, last, EVENTS, baselineRoot)).evaluated;
+        out(`    baseline ${BASELINE}: ${int(baseline)} events/s evaluated on the same backlog; this build ${(measured.evaluated / baseline).toFixed(2)} × baseline`);
+        await stop(evaluator);
+        await dropSchema(schema);
+        // The last scenario's evaluator stays up for the freshness rounds: this build's.
+        if (index === scenarios.length - 1) await startEvaluator(schemas.preview);
+      }
+      results.push({ experiments, major, raw, rawMessages, rawCpuUs, ...measured, exact, baseline });
       if (index < scenarios.length - 1) await stop(evaluator);
     }
     out('');
@@ -632,6 +665,10 @@ async function main() {
         `${int(r.settledOnly)} events/s to the last acknowledgement; raw JetStream pull-consume-and-ack of the same events: ${int(r.raw)} msgs/s (${r.rawCpuUs.toFixed(1)} µs of the consuming process's CPU per message); ` +
         `${cpuText(r)}; evaluator peak RSS ${r.peakMb.toFixed(0)} MB; totals exact: ${r.exact ? 'yes' : 'NO'}; target ≥ ${target} × raw → ${ratio >= target ? 'met' : 'NOT met'}`);
       note({ label: `throughput, ${r.experiments} ACTIVE, traffic.v1`, value: `${int(r.evaluated)} events/s = ${ratio.toFixed(2)} × raw (${int(r.raw)} msgs/s)`, target: `≥ ${target} × raw`, met: ratio >= target });
+      if (r.baseline !== undefined) {
+        const share = r.evaluated / r.baseline;
+        note({ label: `  against ${BASELINE}, same backlog`, value: `${int(r.evaluated)} vs ${int(r.baseline)} events/s = ${share.toFixed(2)} × baseline`, target: '≥ 0.9 × baseline', met: share >= 0.9 });
+      }
       note({ label: `  CPU per event, peak RSS`, value: `evaluator ${r.cpuPerEventUs.toFixed(1)} µs (raw pull+ack alone: ${r.rawCpuUs.toFixed(1)} µs per message), Postgres backends ${r.pgCpuPerEventUs.toFixed(1)} µs; ${r.peakMb.toFixed(0)} MB` });
     }
     note({ label: 'throughput report totals exact', value: results.every((r) => r.exact) ? 'yes' : 'NO', target: 'exact', met: results.every((r) => r.exact) });
@@ -895,6 +932,7 @@ async function main() {
       if (name.startsWith(`${namespace}_`) || name.startsWith(`KV_${namespace}_`)) await jsm.streams.delete(name);
     }
     await nc.close();
+    if (baselineRoot) execSync(`git worktree remove --force ${JSON.stringify(baselineRoot)}`, { cwd: ROOT, stdio: 'ignore' });
   }
 }
 

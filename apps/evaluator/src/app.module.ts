@@ -8,6 +8,7 @@ import { CreatePreviewStore1765000000000 } from './migrations/1765000000000-prev
 import { PreviewFlows1766650000000 } from './migrations/1766650000000-preview-flows';
 import { PreviewInsight1767000000000 } from './migrations/1767000000000-preview-insight';
 import { PreviewCompleteness1767100000000 } from './migrations/1767100000000-preview-completeness';
+import { PreviewDisagreements1767200000000 } from './migrations/1767200000000-preview-disagreements';
 import { AutoStop } from './preview/auto-stop';
 import { PreviewLogPublisher } from './preview/preview-log.publisher';
 import { PreviewController } from './preview/preview.controller';
@@ -35,7 +36,7 @@ export class AppModule {
           service: 'evaluator',
           config,
           jetstream: evaluatorJetStream(config),
-          database: { migrations: [CreatePreviewStore1765000000000, PreviewFlows1766650000000, PreviewInsight1767000000000, PreviewCompleteness1767100000000] },
+          database: { migrations: [CreatePreviewStore1765000000000, PreviewFlows1766650000000, PreviewInsight1767000000000, PreviewCompleteness1767100000000, PreviewDisagreements1767200000000] },
           readiness: [PreviewStateService],
         }),
         ServiceInfoModule.forService('evaluator', [SYSTEM_V1, TRAFFIC_V1, TRAFFIC_V2ALPHA, PREVIEW_V1]),

@@ -174,6 +174,19 @@ describe('evaluating traffic', () => {
       ruleTransitionsOmitted: 0,
       // Events 10 to 14 seconds into the minute.
       timeBuckets: [{ startTime: '2025-06-01T00:00:00.000Z', width: 'MINUTE', evaluated: 5, changed: 1, allowToDeny: 1, denyToAllow: 0 }],
+      // The other ACTIVE experiment (noop: implied deny) decides two of these events differently.
+      disagreements: [
+        {
+          experiment: world.experimentName('web', 'noop'),
+          experimentEtag: etags.noop,
+          events: 2,
+          topFlows: [
+            { direction: 'INGRESS', srcIp: '10.0.1.5', destIp: '192.0.2.10', protocol: 'tcp', destPort: 443, action: 'allow', otherAction: 'deny', count: 1 },
+            { direction: 'INGRESS', srcIp: '10.0.2.5', destIp: '192.0.2.10', protocol: 'tcp', destPort: 22, action: 'allow', otherAction: 'deny', count: 1 },
+          ],
+          eventsOutsideFlows: 0,
+        },
+      ],
       completeness: {
         complete: true,
         summary: "Complete: every message of this policy's traffic is counted, none lost.",

@@ -51,6 +51,26 @@ export interface FlowTally {
   samples: PreviewFlowSample[];
 }
 
+/** Events another ACTIVE experiment on the same policy decides differently, and their flows. */
+export interface DisagreementTally {
+  other: ActiveExperiment;
+  events: number;
+  /** By flow key (the connection without its source port, and this experiment's action). */
+  flows: Map<string, DisagreementFlow>;
+}
+
+/** A connection (without source port) two experiments decide differently. */
+export interface DisagreementFlow {
+  direction: 'INGRESS' | 'EGRESS';
+  srcIp: string;
+  destIp: string;
+  protocol: string;
+  destPort?: number;
+  /** This configuration's experiment's action; the other experiment's is the opposite. */
+  action: 'allow' | 'deny';
+  count: number;
+}
+
 /** What some evaluations add to one configuration (experiment etag × live policy etag). */
 export class ConfigurationBatch {
   readonly totals = new ConfigurationTotals();
@@ -60,6 +80,8 @@ export class ConfigurationBatch {
   redelivered = 0;
   /** Messages of this configuration's policy dead-lettered while it was ACTIVE, by reason. */
   readonly deadLettered = new Map<string, number>();
+  /** By the other experiment's name and etag: what it decides differently (two or more ACTIVE). */
+  readonly disagreements = new Map<string, DisagreementTally>();
 
   constructor(readonly target: ActiveExperiment) {}
 
@@ -92,6 +114,30 @@ export class ConfigurationBatch {
       flow.samples.push({ trafficEventId: event.id, eventTime: event.time, ...(event.srcPort === undefined ? {} : { srcPort: event.srcPort }) });
     }
   }
+}
+
+/** Counts one event `other` decides differently from this configuration's experiment (`action`). */
+function disagree(batch: ConfigurationBatch, other: ActiveExperiment, evaluation: Evaluation, action: 'allow' | 'deny'): void {
+  const otherKey = `${other.name}\n${other.etag}`;
+  let tally = batch.disagreements.get(otherKey);
+  if (!tally) batch.disagreements.set(otherKey, (tally = { other, events: 0, flows: new Map() }));
+  tally.events++;
+  const c = evaluation.connection;
+  const key = `${c.direction}|${c.srcFamily}:${c.s0}:${c.s1}:${c.s2}:${c.s3}|${c.destFamily}:${c.d0}:${c.d1}:${c.d2}:${c.d3}|${c.protocol}|${c.portKey}|${action}`;
+  let flow = tally.flows.get(key);
+  if (!flow) {
+    flow = {
+      direction: c.direction,
+      srcIp: addressText(c.srcFamily, c.s0, c.s1, c.s2, c.s3),
+      destIp: addressText(c.destFamily, c.d0, c.d1, c.d2, c.d3),
+      protocol: protocolName(c.protocol),
+      ...(c.portKey === NO_PORT ? {} : { destPort: c.portKey }),
+      action,
+      count: 0,
+    };
+    tally.flows.set(key, flow);
+  }
+  flow.count++;
 }
 
 /** Aggregates evaluations by configuration. */
@@ -127,8 +173,13 @@ export function aggregateMessages(messages: Iterable<EvaluatedTraffic>, lost: It
       const { active } = evaluation.view;
       for (let i = 0; i < active.length; i++) {
         const batch = batchOf(active[i]);
+        const action = evaluation.experiments[i].action;
         batch.add(evaluation, evaluation.experiments[i]);
         if (redelivered) batch.redelivered++;
+        // Two or more experiments on one policy: each one's report says where the others differ.
+        for (let j = 0; j < active.length; j++) {
+          if (j !== i && evaluation.experiments[j].action !== action) disagree(batch, active[j], evaluation, action);
+        }
       }
     }
   }

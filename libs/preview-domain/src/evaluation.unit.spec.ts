@@ -121,6 +121,41 @@ describe('aggregateMessages', () => {
     ]);
   });
 
+  it('counts, for each of two ACTIVE experiments, the events the other decides differently, by flow', () => {
+    const block = experiment('block', [denySsh, allowTen]);
+    const noop = experiment('noop', []);
+    const v = view([block, noop]);
+    const evaluations = [
+      traffic(), // both deny: 10.0.1.5 → 22 is blocked by one, implied-denied by the other
+      traffic({ srcIp: '10.0.2.5' }),
+      traffic({ srcIp: '10.0.2.5' }),
+      traffic({ srcIp: '10.0.3.9', destPort: 443 }),
+    ].map((t) => evaluate(v, t));
+    const [blockBatch, noopBatch] = aggregateMessages([{ evaluations, redelivered: false }], []);
+    const summary = (b: ReturnType<typeof aggregateMessages>[number]) =>
+      [...b.disagreements.values()].map((d) => [d.other.name, d.events, [...d.flows.values()].map((f) => [f.srcIp, f.destPort, f.action, f.count])]);
+    expect(summary(blockBatch)).toEqual([
+      [
+        noop.name,
+        3,
+        [
+          ['10.0.2.5', 22, 'allow', 2],
+          ['10.0.3.9', 443, 'allow', 1],
+        ],
+      ],
+    ]);
+    expect(summary(noopBatch)).toEqual([
+      [
+        block.name,
+        3,
+        [
+          ['10.0.2.5', 22, 'deny', 2],
+          ['10.0.3.9', 443, 'deny', 1],
+        ],
+      ],
+    ]);
+  });
+
   it('makes a configuration that only lost messages, with nothing evaluated', () => {
     const block = experiment('block', [denySsh, allowTen]);
     const [batch] = aggregateMessages([], [{ reason: 'bad_json', targets: [block] }]);

@@ -95,6 +95,27 @@ interface BucketRow {
   deny_to_allow: string;
 }
 
+interface DisagreementRow {
+  configuration_id: number;
+  other_experiment: string;
+  other_etag: string;
+  events: string;
+  outside: string;
+}
+
+interface DisagreementFlowRow {
+  configuration_id: number;
+  other_experiment: string;
+  other_etag: string;
+  direction: 'INGRESS' | 'EGRESS';
+  src_ip: string;
+  dest_ip: string;
+  protocol: string;
+  dest_port: number;
+  action: 'allow' | 'deny';
+  count: string;
+}
+
 /** The most frequent PREVIEW_REPORT_TRANSITIONS cells, then by rules; how many are left out. */
 function ruleTransitions(rows: TransitionRow[]): Pick<PreviewConfigurationReport, 'ruleTransitions' | 'ruleTransitionsOmitted'> {
   const cells = rows
@@ -143,7 +164,7 @@ export class PreviewQueries {
     );
     if (configurations.length === 0) return { name, configurations: [] };
     const ids = configurations.map((c) => c.id);
-    const [rules, sources, ports, transitions, buckets, deadLetters, lag] = await Promise.all([
+    const [rules, sources, ports, transitions, buckets, deadLetters, disagreements, disagreementFlows, lag] = await Promise.all([
       // The margins of the transitions, plus the rule counts stored before 1.2.0 (no longer written).
       this.dataSource.query(
         `SELECT configuration_id, side, priority, action, sum(count) AS count FROM (
@@ -186,6 +207,22 @@ export class PreviewQueries {
       this.dataSource.query(`SELECT configuration_id, reason, messages FROM preview_dead_letters WHERE configuration_id = ANY($1::int[])`, [ids]) as Promise<
         { configuration_id: number; reason: string; messages: string }[]
       >,
+      this.dataSource.query(
+        `SELECT configuration_id, other_experiment, other_etag, events, outside FROM preview_disagreements
+         WHERE configuration_id = ANY($1::int[]) ORDER BY events DESC, other_experiment, other_etag`,
+        [ids],
+      ) as Promise<DisagreementRow[]>,
+      this.dataSource.query(
+        `SELECT d.configuration_id, d.other_experiment, d.other_etag, f.direction, host(f.src_ip) AS src_ip, host(f.dest_ip) AS dest_ip,
+                f.protocol, f.dest_port, f.action, f.count
+         FROM preview_disagreements d CROSS JOIN LATERAL (
+           SELECT * FROM preview_disagreement_flows f
+           WHERE f.configuration_id = d.configuration_id AND f.other_experiment = d.other_experiment AND f.other_etag = d.other_etag
+           ORDER BY f.count DESC, f.direction, f.src_ip, f.dest_ip, f.protocol, f.dest_port, f.action LIMIT $2
+         ) f
+         WHERE d.configuration_id = ANY($1::int[])`,
+        [ids, PREVIEW_REPORT_TOP],
+      ) as Promise<DisagreementFlowRow[]>,
       this.lag.read(),
     ]);
     return {
@@ -216,6 +253,24 @@ export class PreviewQueries {
             changed: Number(b.changed),
             allowToDeny: Number(b.allow_to_deny),
             denyToAllow: Number(b.deny_to_allow),
+          })),
+          disagreements: mine(disagreements).map((d) => ({
+            experiment: d.other_experiment,
+            experimentEtag: d.other_etag,
+            events: Number(d.events),
+            topFlows: mine(disagreementFlows)
+              .filter((f) => f.other_experiment === d.other_experiment && f.other_etag === d.other_etag)
+              .map((f) => ({
+                direction: f.direction,
+                srcIp: f.src_ip,
+                destIp: f.dest_ip,
+                protocol: f.protocol,
+                ...(f.dest_port >= 0 ? { destPort: f.dest_port } : {}),
+                action: f.action,
+                otherAction: f.action === 'allow' ? 'deny' : 'allow',
+                count: Number(f.count),
+              })),
+            eventsOutsideFlows: Number(d.outside),
           })),
           completeness: completenessOf({
             deadLettered: mine(deadLetters).map((d) => ({ reason: d.reason, messages: Number(d.messages) })),

@@ -210,6 +210,8 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
         await client.query(`DELETE FROM preview_transitions WHERE configuration_id = $1`, [id]);
         await client.query(`DELETE FROM preview_time_buckets WHERE configuration_id = $1`, [id]);
         await client.query(`DELETE FROM preview_dead_letters WHERE configuration_id = $1`, [id]);
+        await client.query(`DELETE FROM preview_disagreement_flows WHERE configuration_id = $1`, [id]);
+        await client.query(`DELETE FROM preview_disagreements WHERE configuration_id = $1`, [id]);
         await client.query(`DELETE FROM preview_versions v WHERE NOT EXISTS (SELECT 1 FROM preview_configurations c WHERE c.version_id = v.id)`);
       });
     }

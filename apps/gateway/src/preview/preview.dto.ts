@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
+  PREVIEW_DISAGREEMENT_FLOWS,
   PREVIEW_FLOW_SAMPLES,
   PREVIEW_LOGS_DEFAULT_PAGE_SIZE,
   PREVIEW_LOGS_MAX_PAGE_SIZE,
@@ -197,6 +198,26 @@ export class PreviewCompletenessDto {
   @ApiPropertyOptional({ type: PreviewEvaluatorLagDto, description: "The evaluator's backlog now; absent when it could not be read" }) lag?: PreviewEvaluatorLagDto;
 }
 
+export class PreviewDisagreementFlowDto {
+  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: string;
+  @ApiProperty() srcIp!: string;
+  @ApiProperty() destIp!: string;
+  @ApiProperty({ description: 'The protocol name, or its number for protocols without one' }) protocol!: string;
+  @ApiPropertyOptional({ description: 'Absent for connections without ports' }) destPort?: number;
+  @ApiProperty({ enum: ['allow', 'deny'], description: "This configuration's experiment's action" }) action!: string;
+  @ApiProperty({ enum: ['allow', 'deny'], description: "The other experiment's action" }) otherAction!: string;
+  @ApiProperty() count!: number;
+}
+
+export class PreviewDisagreementDto {
+  @ApiProperty({ description: "The other experiment's resource name" }) experiment!: string;
+  @ApiProperty() experimentEtag!: string;
+  @ApiProperty({ description: 'Events (while both were ACTIVE) the two experiments decide differently' }) events!: number;
+  @ApiProperty({ type: [PreviewDisagreementFlowDto], description: `The ${PREVIEW_REPORT_TOP} flows with the most such events` })
+  topFlows!: PreviewDisagreementFlowDto[];
+  @ApiProperty({ description: `Events in flows not kept (past ${PREVIEW_DISAGREEMENT_FLOWS} distinct flows for the pair)` }) eventsOutsideFlows!: number;
+}
+
 export class PreviewConfigurationReportDto {
   @ApiProperty() experimentEtag!: string;
   @ApiProperty() livePolicyEtag!: string;
@@ -235,6 +256,11 @@ export class PreviewConfigurationReportDto {
   timeBuckets?: PreviewTimeBucketDto[];
   @ApiPropertyOptional({ type: PreviewCompletenessDto, description: 'Whether the counts above are all of the policy traffic, and what they miss' })
   completeness?: PreviewCompletenessDto;
+  @ApiPropertyOptional({
+    type: [PreviewDisagreementDto],
+    description: 'With two or more ACTIVE experiments on the policy: per other experiment (and etag), the events it decides differently, most first',
+  })
+  disagreements?: PreviewDisagreementDto[];
   @ApiProperty() firstEventTime!: string;
   @ApiProperty() lastEventTime!: string;
 }

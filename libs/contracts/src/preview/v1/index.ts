@@ -22,7 +22,7 @@ import type { TrafficProtocol } from '../../traffic/v1';
  * A configuration is one (experiment etag, live policy etag) pair: the versions of the two
  * policies that produced a result. Reports and log pages keep them apart, newest first.
  */
-export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.4.0' };
+export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.5.0' };
 
 export const PREVIEW_LOGS_STREAM = 'PREVIEW_LOGS';
 export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';
@@ -281,6 +281,11 @@ export interface PreviewConfigurationReport {
   timeBuckets?: PreviewTimeBucket[];
   /** Whether the counts above are all of the policy's traffic, and what they miss (since 1.3.0). */
   completeness?: PreviewCompleteness;
+  /**
+   * With two or more ACTIVE experiments on the policy: per other experiment (and its etag), the
+   * events of this configuration it decides differently, most first (since 1.4.0).
+   */
+  disagreements?: PreviewDisagreement[];
   /** Earliest and latest traffic event time seen (RFC 3339). */
   firstEventTime: string;
   lastEventTime: string;
@@ -311,6 +316,36 @@ export interface PreviewCompleteness {
   lag?: PreviewEvaluatorLag;
 }
 
+/** Another ACTIVE experiment that decides some of this configuration's events differently. */
+export interface PreviewDisagreement {
+  /** The other experiment's resource name. */
+  experiment: string;
+  experimentEtag: string;
+  /** Events (while both were ACTIVE) the two experiments decide differently. */
+  events: number;
+  /** The PREVIEW_REPORT_TOP flows with the most such events (ties by flow). */
+  topFlows: PreviewDisagreementFlow[];
+  /** Events in flows not kept (past PREVIEW_DISAGREEMENT_FLOWS distinct flows for the pair). */
+  eventsOutsideFlows: number;
+}
+
+/** A connection, without its source port, the two experiments decide differently. */
+export interface PreviewDisagreementFlow {
+  direction: 'INGRESS' | 'EGRESS';
+  srcIp: string;
+  destIp: string;
+  protocol: string;
+  /** Absent for connections without ports. */
+  destPort?: number;
+  /** This configuration's experiment's action; the other experiment's is the opposite. */
+  action: 'allow' | 'deny';
+  otherAction: 'allow' | 'deny';
+  count: number;
+}
+
+/** Distinct flows kept per pair of experiments for `disagreements`. */
+export const PREVIEW_DISAGREEMENT_FLOWS = 1000;
+
 export interface PreviewDeadLetterCount {
   /** The dead-letter reason (`bad_json`, `invalid_event`, `bad_address`, `contract_mismatch`, `unevaluable`). */
   reason: string;
@@ -331,12 +366,12 @@ export interface PreviewReport {
   /** Newest configuration first; empty before the first evaluated event. */
   configurations: PreviewConfigurationReport[];
   /**
-   * The experiment's readiness gates judged on its latest preview (since 1.4.0). Absent when the
+   * The experiment's readiness gates judged on its latest preview (since 1.5.0). Absent when the
    * evaluator does not hold the experiment (committed, deleted, or not yet known).
    */
   readiness?: PreviewReadiness;
   /**
-   * `{what matters}.{counts}` (since 1.4.0): the first part changes when the judged configuration
+   * `{what matters}.{counts}` (since 1.5.0): the first part changes when the judged configuration
    * or any gate's verdict changes, the second whenever a count of the report changes. A commit
    * given a reportEtag is refused (ABORTED) when the first part is no longer the current one.
    */
