@@ -5,6 +5,7 @@ import { ServiceInfoModule, platformModules } from '@rollout/service-kit';
 import { CLOCK, systemClock } from './clock';
 import type { Config } from './config';
 import { CreateReadModels1764000000001 } from './migrations/1764000000001-read-models';
+import { ExperimentAnalysis1767100000000 } from './migrations/1767100000000-experiment-analysis';
 import { ExperimentApplication } from './policies/experiment-application';
 import { ExperimentsController } from './policies/experiments.controller';
 import { EventRelays } from './relays/event-relays';
@@ -20,7 +21,7 @@ export class AppModule {
           service: 'experiment-service',
           config,
           database: {
-            migrations: [CreateEventStore1764000000000, CreateReadModels1764000000001],
+            migrations: [CreateEventStore1764000000000, CreateReadModels1764000000001, ExperimentAnalysis1767100000000],
             entities: [PolicyRecord, ExperimentRecord, OperationRecord],
           },
           jetstream: {

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   CommandContext,
   CommitRequest,
+  ExperimentAnalysis,
   CreateExperimentRequest,
   CreatePolicyRequest,
   DeleteRequest,
@@ -19,6 +20,7 @@ import {
   UpdatePolicyRequest,
 } from '@rollout/contracts';
 import { EventStore, EventTransaction, StateCache } from '@rollout/event-store';
+import { analyzeExperiment } from '@rollout/firewall';
 import {
   Clock,
   ExperimentState,
@@ -150,7 +152,10 @@ export class ExperimentApplication {
       const experiment = await loadExperiment(tx, name);
       const count = await tx.manager.getRepository(ExperimentRecord).countBy({ policyName });
       const events = decideExperiment({ type: 'CreateExperiment', data: { experiment: request.experiment, policy, experimentsOfPolicy: count } }, experiment, this.clock);
-      return experimentView(await this.appendExperiment(tx, experiment, events, request));
+      const view = experimentView(await this.appendExperiment(tx, experiment, events, request));
+      const analysis = analyze(policyView(policy), view);
+      await tx.manager.query(`UPDATE experiments SET analysis = $2 WHERE name = $1`, [name, JSON.stringify(analysis)]);
+      return { ...view, analysis };
     });
   }
 
@@ -198,7 +203,7 @@ export class ExperimentApplication {
     parseExperimentName(name);
     const record = await this.dataSource.getRepository(ExperimentRecord).findOneBy({ name });
     if (!record) throw StatusError.withReason('NOT_FOUND', `Experiment "${name}" not found.`, 'NOT_FOUND', { resource: name });
-    return record.resource;
+    return withAnalysis(record);
   }
 
   async listExperiments(request: ListRequest): Promise<ListExperimentsResponse> {
@@ -212,12 +217,12 @@ export class ExperimentApplication {
       params.push(c.state);
       return `coalesce(state, 'STATE_UNDEFINED') ${c.op === '=' ? '=' : '<>'} $${params.length}`;
     });
-    const rows: { resource: FirewallPolicyExperiment }[] = await this.dataSource.query(
-      `SELECT resource FROM experiments WHERE policy_name = $1 AND name > $2 ${where.map((w) => `AND ${w}`).join(' ')}
+    const rows: { resource: FirewallPolicyExperiment; analysis: ExperimentAnalysis | null }[] = await this.dataSource.query(
+      `SELECT resource, analysis FROM experiments WHERE policy_name = $1 AND name > $2 ${where.map((w) => `AND ${w}`).join(' ')}
        ORDER BY name LIMIT $3`,
       params,
     );
-    const page = rows.slice(0, size).map((r) => r.resource);
+    const page = rows.slice(0, size).map(withAnalysis);
     return { experiments: page, ...(rows.length > size ? { nextPageToken: encodePageToken(page.at(-1)!.name, query) } : {}) };
   }
 
@@ -292,12 +297,14 @@ export class ExperimentApplication {
     });
     const view = after.exists ? experimentView(after) : undefined;
     const viewJson = view && JSON.stringify(view);
-    const operation = this.operationOf(verb, name, view ?? {});
+    // Only an update changes the rules, so only it analyses them again; other commands keep the stored analysis.
+    const analysis = view && command.type === 'UpdateExperiment' ? analyze(await this.livePolicy(parseExperimentName(name).policyName), view) : undefined;
+    const operation = this.operationOf(verb, name, view ? { ...view, ...(analysis ? { analysis } : {}) } : {});
     const writes: ((param: (value: unknown) => string) => string)[] = [
       viewJson
-        ? (p) => `INSERT INTO experiments (name, policy_name, state, resource)
-                  SELECT ${p(name)}, ${p(after.policyName)}, ${p(after.preview?.state ?? null)}::text, ${p(viewJson)}::jsonb FROM claimed
-                  ON CONFLICT (name) DO UPDATE SET state = EXCLUDED.state, resource = EXCLUDED.resource`
+        ? (p) => `INSERT INTO experiments (name, policy_name, state, resource${analysis ? ', analysis' : ''})
+                  SELECT ${p(name)}, ${p(after.policyName)}, ${p(after.preview?.state ?? null)}::text, ${p(viewJson)}::jsonb${analysis ? `, ${p(JSON.stringify(analysis))}::jsonb` : ''} FROM claimed
+                  ON CONFLICT (name) DO UPDATE SET state = EXCLUDED.state, resource = EXCLUDED.resource${analysis ? ', analysis = EXCLUDED.analysis' : ''}`
         : (p) => `DELETE FROM experiments WHERE name = ${p(name)} AND EXISTS (SELECT 1 FROM claimed)`,
       (p) => `INSERT INTO operations (name, operation) SELECT ${p(operation.name)}, ${p(JSON.stringify(operation))}::jsonb FROM claimed`,
     ];
@@ -309,6 +316,13 @@ export class ExperimentApplication {
     else this.experiments.forget(name);
     this.relays.nudge();
     return operation;
+  }
+
+  /** The live policy an experiment is analysed against, as its projection holds it now. */
+  private async livePolicy(name: string): Promise<FirewallPolicy> {
+    const record = await this.dataSource.getRepository(PolicyRecord).findOneBy({ name });
+    if (!record) throw StatusError.withReason('NOT_FOUND', `Firewall policy "${name}" not found.`, 'NOT_FOUND', { resource: name });
+    return record.resource;
   }
 
   private async history(name: string): Promise<{ events: HistoryEvent[] }> {
@@ -404,6 +418,16 @@ export class ExperimentApplication {
     } else await tx.manager.query(`DELETE FROM experiments WHERE name = $1`, [after.name]);
     return after;
   }
+}
+
+/** The experiment compared with the live policy (see analyzeExperiment). */
+function analyze(live: FirewallPolicy, experiment: FirewallPolicyExperiment): ExperimentAnalysis {
+  return analyzeExperiment(live, experiment.firewallPolicy, live.etag);
+}
+
+/** The experiment as clients read it: its projection, with the analysis stored beside it. */
+function withAnalysis(record: { resource: FirewallPolicyExperiment; analysis: ExperimentAnalysis | null }): FirewallPolicyExperiment {
+  return record.analysis ? { ...record.resource, analysis: record.analysis } : record.resource;
 }
 
 function checkRequestId(requestId: unknown): string | undefined {

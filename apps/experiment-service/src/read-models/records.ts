@@ -1,4 +1,4 @@
-import type { FirewallPolicy, FirewallPolicyExperiment, Operation } from '@rollout/contracts';
+import type { ExperimentAnalysis, FirewallPolicy, FirewallPolicyExperiment, Operation } from '@rollout/contracts';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** Read models: projections of the events, updated in the same transaction as the append. */
@@ -16,6 +16,8 @@ export class ExperimentRecord {
   /** previewMetadata.state, for list filters (null before the first startPreview). */
   @Column('text', { nullable: true }) state!: string | null;
   @Column('jsonb') resource!: FirewallPolicyExperiment;
+  /** Written at create and update only (see the ExperimentAnalysis migration); null before 1.3.0. */
+  @Column('jsonb', { nullable: true }) analysis!: ExperimentAnalysis | null;
 }
 
 @Entity('operations')

@@ -470,3 +470,60 @@ describe('domain events on JetStream', () => {
     expect(new Set(events.map((e) => e.id)).size).toBe(2);
   });
 });
+
+describe('static analysis (experiment.v1 1.3.0)', () => {
+  const ssh = { priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['10.0.0.0/8', '2001:db8::/32'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] } };
+  const IMPLIED_DENY = { action: 'deny', rulePriority: null, implied: true };
+
+  it('returns the analysis at create and update, keeps it through other commands, and serves it on get and list', async () => {
+    const live = await createPolicy('analysed', [ssh]);
+    const widened = { ...ssh, priority: 200, match: { srcIpRanges: ['2001:db8::/31'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22', '8000-8080'] }] } };
+    const shadowed = { ...ssh, priority: 300, match: { srcIpRanges: ['10.1.0.0/16'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] } };
+    const created = await createExperiment('analysed', 'widen', [ssh, widened, shadowed]);
+    const expected = {
+      livePolicyEtag: live.etag,
+      shadowedRules: [{ priority: 300, direction: 'INGRESS', coveredBy: [100] }],
+      differingRegions: [
+        {
+          direction: 'INGRESS',
+          srcIpRanges: ['2001:db8::/32'],
+          destIpRanges: ['0.0.0.0/0', '::/0'],
+          layer4Configs: [{ ipProtocols: ['tcp'], ports: ['8000-8080'] }],
+          liveVerdict: IMPLIED_DENY,
+          experimentVerdict: { action: 'allow', rulePriority: 200, implied: false },
+        },
+        {
+          direction: 'INGRESS',
+          srcIpRanges: ['2001:db9::/32'],
+          destIpRanges: ['0.0.0.0/0', '::/0'],
+          layer4Configs: [{ ipProtocols: ['tcp'], ports: ['22', '8000-8080'] }],
+          liveVerdict: IMPLIED_DENY,
+          experimentVerdict: { action: 'allow', rulePriority: 200, implied: false },
+        },
+      ],
+      regionsOmitted: 0,
+      complete: true,
+    };
+    expect(created.analysis).toEqual(expected);
+
+    // Other commands rewrite the experiment, not its analysis.
+    expect((await call('POST', `${P}/analysed/experiments/widen:startPreview`)).status).toBe(200);
+    const read = await call('GET', `${P}/analysed/experiments/widen`);
+    expect(read.body.previewMetadata.state).toBe('ACTIVE');
+    expect(read.body.analysis).toEqual(expected);
+    expect((await call('GET', `${P}/analysed/experiments`)).body.experiments[0].analysis).toEqual(expected);
+
+    // An update compares again, with the live policy as it is now; sending the analysis back is accepted and ignored.
+    const moved = await call('PATCH', `${P}/analysed?updateMask=rules`, { etag: live.etag, rules: [ssh, widened] });
+    expect(moved.status).toBe(200);
+    const updated = await call('PATCH', `${P}/analysed/experiments/widen?updateMask=firewallPolicy.rules`, { firewallPolicy: { rules: [ssh] }, analysis: expected });
+    expect(updated.status).toBe(200);
+    const again = { livePolicyEtag: moved.body.etag, shadowedRules: [], differingRegions: [expected.differingRegions[0], expected.differingRegions[1]].map((region) => ({
+      ...region,
+      liveVerdict: region.experimentVerdict,
+      experimentVerdict: IMPLIED_DENY,
+    })), regionsOmitted: 0, complete: true };
+    expect(updated.body.response.analysis).toEqual(again);
+    expect((await call('GET', `${P}/analysed/experiments/widen`)).body.analysis).toEqual(again);
+  });
+});

@@ -2,7 +2,8 @@
  * Property test: for seeded random pairs of policies and random connections, the differing
  * regions hold a connection exactly when the compiled engine gives the two policies different
  * actions, and then exactly one region holds it, naming the rules the engine names. No
- * connection is decided by a rule the analysis calls shadowed. Rules and traffic are drawn from
+ * connection is decided by a rule the analysis calls shadowed, and a connection such a rule
+ * matches is decided by a rule its coveredBy names. Rules and traffic are drawn from
  * small spaces (addresses, ports, tags) so that ranges overlap, nest and touch.
  */
 import { FirewallRule, Layer4Config } from '../model';
@@ -93,6 +94,7 @@ describe('differing regions against the engine', () => {
     let differing = 0;
     let agreeing = 0;
     let shadowed = 0;
+    let covered = 0;
     for (let seed = 1; seed <= 300; seed++) {
       const r = prng(seed);
       const liveRules = policy(r, seed % 13);
@@ -102,6 +104,11 @@ describe('differing regions against the engine', () => {
       expect(analysis.regionsOmitted).toBe(0);
       shadowed += analysis.shadowedRules.length;
       const shadowedPriorities = new Set(analysis.shadowedRules.map((s) => `${s.direction}:${s.priority}`));
+      // Each shadowed rule alone, to find the connections it matches.
+      const shadowedAlone = analysis.shadowedRules.map((shadowed) => ({
+        shadowed,
+        policy: compilePolicy({ rules: experimentRules.filter((x) => x.priority === shadowed.priority && x.direction === shadowed.direction) }),
+      }));
       const live = compilePolicy({ rules: liveRules });
       const experiment = compilePolicy({ rules: experimentRules });
       const matchers = analysis.differingRegions.map((region) => ({ region, contains: regionMatcher(region) }));
@@ -124,11 +131,17 @@ describe('differing regions against the engine', () => {
           if (holding.length !== 0) fail('decided alike, yet in a region');
         }
         if (b.rulePriority !== null && shadowedPriorities.has(`${c.direction}:${b.rulePriority}`)) fail('decided by a rule called shadowed');
+        for (const { shadowed, policy } of shadowedAlone) {
+          if (policy.evaluate(c).implied) continue;
+          covered++;
+          if (!shadowed.coveredBy.includes(b.rulePriority!)) fail(`matched by shadowed rule ${shadowed.priority}, decided by a rule not in its coveredBy`);
+        }
       }
     }
-    // The draw must exercise both outcomes and find shadowed rules, or agreement proves little.
+    // The draw must exercise both outcomes and shadowed rules that match traffic, or agreement proves little.
     expect(differing).toBeGreaterThan(3000);
     expect(agreeing).toBeGreaterThan(20000);
     expect(shadowed).toBeGreaterThan(20);
+    expect(covered).toBeGreaterThan(300);
   }, 120_000);
 });

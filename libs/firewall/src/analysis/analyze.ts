@@ -21,8 +21,12 @@ import { MAX_DIFFERING_REGIONS } from '@rollout/contracts';
 import { addressIntervals, ADDRESS_END, bridgeUnreachable, Interval, intervalsKey, LAYER4_END, layer4Intervals, normalize, toCidrs, toLayer4, UNREACHABLE } from './space';
 import { intersectTagCells, TagCell, tagCellKey, tagCells, toTarget } from './tags';
 
-/** Elementary intervals and regions built, at most, per analysis; beyond it the analysis says it is incomplete. */
-export const ANALYSIS_WORK_LIMIT = 2_000_000;
+/**
+ * Work units (candidates looked at, interval bounds swept, regions built) per analysis, at most;
+ * beyond it the analysis stops and says it is incomplete. About a second of CPU here, so a
+ * pathological policy cannot hold the experiment service's event loop for long.
+ */
+export const ANALYSIS_WORK_LIMIT = 500_000;
 
 const DIMENSIONS = 3; // source, destination, protocol/port; tags are the leaf
 const LINE_END = [ADDRESS_END, ADDRESS_END, LAYER4_END];
@@ -89,6 +93,7 @@ class DirectionAnalysis {
 
   private refine(level: number, candidates: number[]): SubRegion[] {
     if (this.needSecond && !candidates.some((i) => this.rules[i].side === 1)) return [];
+    this.spend(candidates.length);
     const key = candidates.join(',');
     const known = this.memo[level].get(key);
     if (known) return known;
@@ -119,16 +124,25 @@ class DirectionAnalysis {
     events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
     this.spend(events.length + 1);
 
-    const groups = new Map<string, { candidates: number[]; intervals: Interval[] }>();
+    type Group = { candidates: number[]; intervals: Interval[] };
+    const groups = new Map<string, Group>();
+    // The rules in force are `always` plus the active ones, so the active set alone names the
+    // group: the candidate list is built once per distinct active set, not once per segment.
+    const groupOfActive = new Map<string, Group>();
     const active = new Map<number, number>();
     const addSegment = (first: bigint, last: bigint) => {
       if (addresses && first === UNREACHABLE.first) return;
-      const inForce = [...always, ...active.keys()].sort((a, b) => a - b);
-      const next = this.truncate(level + 1, inForce);
-      const groupKey = next.join(',');
-      const group = groups.get(groupKey);
-      if (group) group.intervals.push({ first, last });
-      else groups.set(groupKey, { candidates: next, intervals: [{ first, last }] });
+      const activeRules = [...active.keys()].sort((a, b) => a - b);
+      const activeKey = activeRules.join(',');
+      let group = groupOfActive.get(activeKey);
+      if (!group) {
+        const next = this.truncate(level + 1, mergeSorted(always, activeRules));
+        const groupKey = next.join(',');
+        group = groups.get(groupKey);
+        if (!group) groups.set(groupKey, (group = { candidates: next, intervals: [] }));
+        groupOfActive.set(activeKey, group);
+      }
+      group.intervals.push({ first, last });
     };
     let start = 0n;
     for (let e = 0; e < events.length; ) {
@@ -193,6 +207,14 @@ class DirectionAnalysis {
   }
 }
 
+function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) out.push(j >= b.length || (i < a.length && a[i] < b[j]) ? a[i++] : b[j++]);
+  return out;
+}
+
 function prepare(rules: readonly FirewallRule[], side: 0 | 1, direction: Direction): PreparedRule[] {
   return rules
     .map((rule, order) => ({ rule, order }))
@@ -229,6 +251,7 @@ export function analyzeExperiment(
   const budget = { work: 0 };
   const regions: DifferingRegion[] = [];
   const shadowedRules: ShadowedRule[] = [];
+  let regionsFound = 0;
   try {
     for (const direction of ['INGRESS', 'EGRESS'] as const) {
       const liveRules = prepare(live.rules ?? [], 0, direction);
@@ -246,7 +269,10 @@ export function analyzeExperiment(
         false,
         budget,
       );
-      for (const region of analysis.run()) {
+      const found = analysis.run();
+      regionsFound += found.length;
+      // Only listed regions are written out: the text of the others would be thrown away.
+      for (const region of found.slice(0, Math.max(0, maxRegions - regions.length))) {
         regions.push({
           direction,
           srcIpRanges: toCidrs(region.dims[0]!),
@@ -269,15 +295,31 @@ export function analyzeExperiment(
   return {
     livePolicyEtag,
     shadowedRules,
-    differingRegions: regions.slice(0, maxRegions),
-    regionsOmitted: Math.max(0, regions.length - maxRegions),
+    differingRegions: regions,
+    regionsOmitted: regionsFound - regions.length,
     complete: true,
   };
 }
 
+/** Whether two sorted, disjoint interval lists share a key. */
+function overlaps(a: readonly Interval[], b: readonly Interval[]): boolean {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i].last < b[j].first) i++;
+    else if (b[j].last < a[i].first) j++;
+    else return true;
+  }
+  return false;
+}
+
 /** The higher-priority rules that decide the connections rule k matches (it decides none itself). */
 function coveringRules(rules: readonly PreparedRule[], k: number, budget: { work: number }): number[] {
-  const higher = rules.slice(0, k).map((rule) => ({ ...rule, side: 0 as const }));
+  // Only rules that share some connection with rule k can decide in its place.
+  const higher = rules
+    .slice(0, k)
+    .filter((rule) => rule.intervals.every((intervals, d) => overlaps(intervals, rules[k].intervals[d])))
+    .map((rule) => ({ ...rule, side: 0 as const }));
   const deciders = new Set<number>();
   const analysis = new DirectionAnalysis(
     [...higher, { ...rules[k], side: 1 }],

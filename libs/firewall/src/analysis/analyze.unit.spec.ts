@@ -134,6 +134,20 @@ describe('differing regions', () => {
   });
 });
 
+describe('work bound', () => {
+  it('gives up on a policy pair whose differences form a grid too large to list, and says so', () => {
+    // Live rules cut the sources, experiment rules the destinations: every source × destination cell is its own region.
+    const live = Array.from({ length: 800 }, (_, i) => rule(i, { match: { srcIpRanges: [`10.${i >> 8}.${i & 255}.0/24`] } }));
+    const experiment = Array.from({ length: 800 }, (_, i) => rule(i, { action: 'deny', match: { destIpRanges: [`172.16.${i >> 8}.${i & 255}/32`] } }));
+    expect(analyze(live, experiment)).toEqual({ livePolicyEtag: 'W/"1"', shadowedRules: [], differingRegions: [], regionsOmitted: 0, complete: false });
+    // A slice of the same grid is within the bound, and exact.
+    const small = analyze(live.slice(0, 3), experiment.slice(0, 2));
+    expect(small.complete).toBe(true);
+    // Each source with each destination, and each source with every other destination (the implied deny).
+    expect(small.differingRegions.length + small.regionsOmitted).toBe(3 * 2 + 3);
+  });
+});
+
 describe('shadowed rules', () => {
   it('names a rule whose whole match space higher rules decide, with the rules that decide it', () => {
     const experiment = [
@@ -168,5 +182,21 @@ describe('untouchedRegions', () => {
     expect(untouchedRegions(regions, [flow])).toEqual([regions[1]]);
     expect(untouchedRegions(regions, [{ ...flow, direction: 'EGRESS' }, { ...flow, destPort: 8082 }, { ...flow, protocol: 'udp' }])).toEqual(regions);
     expect(untouchedRegions(regions, [flow, { ...flow, destPort: 8081, protocol: '6' }])).toEqual([]);
+  });
+});
+
+describe('the example of docs/static-analysis.md', () => {
+  it('finds the shadowed rule and the two regions, and the one no previewed flow touched', () => {
+    const ssh = rule(100, { match: { srcIpRanges: ['10.0.0.0/8', '2001:db8::/32'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] } });
+    const widened = rule(200, { match: { srcIpRanges: ['2001:db8::/31'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22', '8000-8080'] }] } });
+    const shadowed = rule(300, { match: { srcIpRanges: ['10.1.0.0/16'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] } });
+    const analysis = analyze([ssh], [ssh, widened, shadowed]);
+    expect(analysis.shadowedRules).toEqual([{ priority: 300, direction: 'INGRESS', coveredBy: [100] }]);
+    expect(analysis.differingRegions.map((r) => [r.srcIpRanges, r.layer4Configs, r.liveVerdict, r.experimentVerdict])).toEqual([
+      [['2001:db8::/32'], [{ ipProtocols: ['tcp'], ports: ['8000-8080'] }], IMPLIED_DENY, by(200)],
+      [['2001:db9::/32'], [{ ipProtocols: ['tcp'], ports: ['22', '8000-8080'] }], IMPLIED_DENY, by(200)],
+    ]);
+    const flow = { direction: 'INGRESS' as const, srcIp: '2001:db8::5', destIp: '10.0.0.1', protocol: 'tcp', destPort: 8080 };
+    expect(untouchedRegions(analysis.differingRegions, [flow])).toEqual([analysis.differingRegions[1]]);
   });
 });

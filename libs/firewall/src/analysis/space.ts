@@ -128,6 +128,8 @@ function ipv6Text(value: bigint): string {
   return `${hex(0, bestStart)}::${hex(bestStart + bestLength, 8)}`;
 }
 
+const bitLength = (value: bigint) => value.toString(2).length;
+
 /**
  * The fewest CIDR blocks covering exactly [first, last] of one family (offsets within the family),
  * leaving out blocks for which `skip` says so.
@@ -135,8 +137,9 @@ function ipv6Text(value: bigint): string {
 function cidrsOf(first: bigint, last: bigint, bits: number, text: (value: bigint) => string, out: string[], skip: (first: bigint, last: bigint) => boolean) {
   let start = first;
   while (start <= last) {
-    let size = 0;
-    while (size < bits && (start & ((1n << BigInt(size + 1)) - 1n)) === 0n && start + (1n << BigInt(size + 1)) - 1n <= last) size++;
+    // The block is as large as the alignment of its start and the length left both allow.
+    const aligned = start === 0n ? bits : bitLength(start & -start) - 1;
+    const size = Math.min(aligned, bitLength(last - start + 1n) - 1);
     const end = start + (1n << BigInt(size)) - 1n;
     if (!skip(start, end)) out.push(`${text(start)}/${bits - size}`);
     start = end + 1n;
@@ -182,16 +185,19 @@ function protocolTexts(protocols: readonly number[]): string[] {
 
 /** Layer-4 keys as configs: protocols with the same port set share one. */
 export function toLayer4(intervals: readonly Interval[]): AnalysisLayer4[] {
-  const byPorts = new Map<string, { protocols: number[]; ports: Interval[] }>();
-  for (let p = 0; p < 256; p++) {
-    const base = BigInt(p) * PORT_KEYS;
-    const top = base + PORT_KEYS - 1n;
-    const ports: Interval[] = [];
-    for (const { first, last } of intervals) {
-      if (last < base || first > top) continue;
+  // Port keys by protocol: each interval (sorted) cut at protocol bounds, so protocols come in order.
+  const portsByProtocol = new Map<number, Interval[]>();
+  for (const { first, last } of intervals) {
+    for (let p = Number(first / PORT_KEYS); p <= Number(last / PORT_KEYS); p++) {
+      const base = BigInt(p) * PORT_KEYS;
+      const top = base + PORT_KEYS - 1n;
+      const ports = portsByProtocol.get(p) ?? [];
       ports.push({ first: (first > base ? first : base) - base, last: (last < top ? last : top) - base });
+      portsByProtocol.set(p, ports);
     }
-    if (ports.length === 0) continue;
+  }
+  const byPorts = new Map<string, { protocols: number[]; ports: Interval[] }>();
+  for (const [p, ports] of portsByProtocol) {
     const key = intervalsKey(ports);
     const entry = byPorts.get(key);
     if (entry) entry.protocols.push(p);
