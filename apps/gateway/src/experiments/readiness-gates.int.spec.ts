@@ -3,7 +3,7 @@ import { loadConfig } from '@rollout/config';
 import { TRAFFIC_STREAM, TrafficEvent, reportEtagMatters, trafficSubject } from '@rollout/contracts';
 import { NatsNamespace } from '@rollout/nats';
 import { startServiceApp } from '@rollout/service-kit';
-import { ServiceProcess, TEST_NATS_URL, eventually, removeTestResources, startServiceProcess, uniqueName } from '@rollout/testing';
+import { ServiceProcess, TEST_NATS_URL, eventually, freePorts, removeTestResources, startServiceProcess, uniqueName } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +13,8 @@ import { gatewayApp } from '../gateway-app';
 /**
  * Readiness gates, the commit bound to its report, and auto-stop, through the gateway: the
  * gateway in-process, the experiment-service and the evaluator from their own main.ts, on one
- * NATS namespace, each with its own Postgres schema, fed real traffic on TRAFFIC.
+ * NATS namespace, each with its own Postgres schema, fed real traffic on TRAFFIC. Two evaluator
+ * replicas share the traffic and both run auto-stop, as in production.
  */
 const namespace = uniqueName();
 const ns = new NatsNamespace(namespace);
@@ -26,6 +27,7 @@ let gateway: INestApplication;
 let services: ServiceProcess[] = [];
 let base: string;
 let nc: NatsConnection;
+let evaluatorPorts: number[] = [];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
@@ -61,15 +63,22 @@ async function sendTraffic(policy: string, events: TrafficEvent[]): Promise<void
   }, { what: 'traffic settled' });
 }
 
-/** Starts the preview and waits until the evaluator holds it ACTIVE, so every event sent next is counted. */
-async function startPreview(experiment: string): Promise<string> {
+/** ACTIVE experiments each evaluator replica holds, from its /metrics. */
+async function activeOnReplicas(): Promise<number[]> {
+  return Promise.all(
+    evaluatorPorts.map(async (port) => {
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      return Number(/^evaluator_active_experiments(?:\{[^}]*\})? (\d+)$/m.exec(metrics)?.[1] ?? -1);
+    }),
+  );
+}
+
+/** Starts the preview and waits until every evaluator replica holds `active` ACTIVE experiments, so every event sent next is counted. */
+async function startPreview(experiment: string, active: number): Promise<string> {
   const started = await call('POST', `${experiment}:startPreview`);
   expect(started.status).toBe(200);
-  const etag: string = started.body.response.etag;
-  await eventually(async () => ((await call('GET', `${experiment}/previewReport`)).body.readiness?.experimentEtag === etag ? true : undefined), {
-    what: 'preview ACTIVE in the evaluator',
-  });
-  return etag;
+  await eventually(async () => ((await activeOnReplicas()).every((n) => n === active) ? true : undefined), { what: 'preview ACTIVE in every evaluator replica' });
+  return started.body.response.etag;
 }
 
 /** The gateway adds the request id to every error. */
@@ -79,15 +88,19 @@ const denyNet = { priority: 10, direction: 'INGRESS', action: 'deny', match: { s
 
 describe('readiness gates, commits bound to the report, and auto-stop, through the gateway', () => {
   beforeAll(async () => {
+    evaluatorPorts = await freePorts(2);
     services = [
       startServiceProcess('experiment-service', { NATS_NAMESPACE: namespace, DATABASE_SCHEMA: schemas.experiment }),
-      startServiceProcess('evaluator', {
-        NATS_NAMESPACE: namespace,
-        DATABASE_SCHEMA: schemas.preview,
-        AUTO_STOP_INTERVAL_MS: '200',
-        TRAFFIC_MAX_BYTES: String(64 * 1024 ** 2),
-        PREVIEW_LOGS_MAX_BYTES: String(64 * 1024 ** 2),
-      }),
+      ...evaluatorPorts.map((port) =>
+        startServiceProcess('evaluator', {
+          NATS_NAMESPACE: namespace,
+          DATABASE_SCHEMA: schemas.preview,
+          PORT: String(port),
+          AUTO_STOP_INTERVAL_MS: '200',
+          TRAFFIC_MAX_BYTES: String(64 * 1024 ** 2),
+          PREVIEW_LOGS_MAX_BYTES: String(64 * 1024 ** 2),
+        }),
+      ),
     ];
     const config = loadConfig(configSchema, {
       NATS_URL: TEST_NATS_URL,
@@ -137,7 +150,7 @@ describe('readiness gates, commits bound to the report, and auto-stop, through t
     const experiment = `${P}/edge/experiments/block-net`;
     const gates = [{ minEvaluated: 4 }, { maxAllowToDenyShare: 0.5 }, { noDenyToAllowFrom: '0.0.0.0/0' }, { maxCompletenessLoss: 0 }];
     expect((await call('POST', `${P}/edge/experiments?experimentId=block-net`, { firewallPolicy: { rules: [denyNet, allowSsh] }, readinessGates: gates })).status).toBe(200);
-    const etag = await startPreview(experiment);
+    const etag = await startPreview(experiment, 1);
     const live = (await call('GET', `${P}/edge`)).body;
 
     // 10.0.1.1 goes allow → deny; 10.0.2.2 stays allowed.
@@ -187,9 +200,10 @@ describe('readiness gates, commits bound to the report, and auto-stop, through t
     expect(committed.status).toBe(200);
     expect(committed.body.response.rules).toEqual([denyNet, allowSsh]);
     expect((await call('GET', `${experiment}`)).status).toBe(404);
+    await eventually(async () => ((await activeOnReplicas()).every((n) => n === 0) ? true : undefined), { what: 'the committed preview gone from every replica' });
   });
 
-  it('stops a preview by itself after stopAfter events or when the breaker trips, recorded as the system with the reason', async () => {
+  it('stops a preview by itself after stopAfter events or when the breaker trips, once whatever the replicas, recorded as the system with the reason', async () => {
     expect((await call('POST', `${P}?firewallPolicyId=auto`, { rules: [allowSsh] })).status).toBe(200);
     // The same rules: no verdict changes, stops after 3 events.
     expect((await call('POST', `${P}/auto/experiments?experimentId=counted`, { firewallPolicy: { rules: [allowSsh] }, stopAfter: { evaluatedEvents: 3 } })).status).toBe(200);
@@ -197,8 +211,8 @@ describe('readiness gates, commits bound to the report, and auto-stop, through t
     expect((await call('POST', `${P}/auto/experiments?experimentId=tripped`, { firewallPolicy: { rules: [] }, breaker: { maxAllowToDenyShare: 0.5, minEvaluated: 2 } })).status).toBe(200);
     const counted = `${P}/auto/experiments/counted`;
     const tripped = `${P}/auto/experiments/tripped`;
-    await startPreview(counted);
-    await startPreview(tripped);
+    await startPreview(counted, 1);
+    await startPreview(tripped, 2);
 
     await sendTraffic('auto', [event('10.0.2.1')]);
     expect((await call('GET', counted)).body.previewMetadata.state).toBe('ACTIVE');
