@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { K8sObject, OVERLAYS, Overlay, ROOT, mountedFiles, named, ofKind, plainEnv, render } from './render';
+import { BUS_USERS_FILE, renderBusAuthorization } from '@rollout/launcher';
+import { ActorAssertionSigner, ActorAssertionVerifier, BusUser, parseBusKey } from '@rollout/nats';
+import { K8sObject, OVERLAYS, Overlay, ROOT, mountedFiles, named, ofKind, plainEnv, render, secretEnv } from './render';
 
 const rendered = Object.fromEntries(OVERLAYS.map((o) => [o, render(o)])) as Record<Overlay, K8sObject[]>;
 const SERVICES = ['gateway', 'experiment-service', 'evaluator', 'enforcement-service', 'inspection-rules-service', 'budget-adapter'];
@@ -141,7 +143,7 @@ describe('the prod overlay', () => {
     expect(conf).toMatch(/routes: \[[^\]]*nats-0[^\]]*nats-1[^\]]*nats-2/);
     expect(conf).toMatch(/cluster \{[\s\S]*routes/);
     expect(conf).toMatch(/tls \{/);
-    expect(conf).toMatch(/authorization \{/);
+    expect(conf).toMatch(/^\s*include \.\/authorization\.conf$/m);
   });
 
   it('keeps Postgres in a CloudNativePG cluster', () => {
@@ -188,12 +190,55 @@ describe('the dev overlay', () => {
   it('generates only obviously fake secrets', () => {
     const passwords = ofKind(rendered.dev, 'Secret').flatMap((secret) =>
       Object.entries(secret.data ?? {})
-        .filter(([key]) => key === 'password')
+        .filter(([key]) => key === 'password' || key.endsWith('_NATS_PASSWORD'))
         .map(([, value]) => Buffer.from(String(value), 'base64').toString('utf8')),
     );
     expect(passwords.length).toBeGreaterThan(0);
     for (const password of passwords) expect(password).toMatch(/^dev-only-/);
   });
+});
+
+describe.each(OVERLAYS)('the bus of the %s overlay (docs/bus-security.md)', (overlay) => {
+  const objects = rendered[overlay];
+  const users = JSON.parse(readFileSync(BUS_USERS_FILE, 'utf8')) as BusUser[];
+  const authorization = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('nats-authorization'))!;
+
+  it('gives NATS the users and permissions that bus-users.json generates, their passwords from the nats-users Secret', () => {
+    expect(authorization.data['authorization.conf']).toBe(renderBusAuthorization(users));
+    const nats = named(objects, 'StatefulSet', 'nats')!.spec.template.spec;
+    expect(nats.containers[0].envFrom).toEqual([{ secretRef: { name: expect.stringMatching(/^nats-users/) } }]);
+    const config = nats.volumes.find((v: { name: string }) => v.name === 'config');
+    expect(config.projected.sources.map((s: { configMap: { name: string } }) => s.configMap.name)).toEqual(['nats-config', authorization.metadata.name]);
+  });
+
+  it('runs each service as its own NATS user, and has the gateway sign actor assertions that the services verify', () => {
+    const roleOf: Record<string, string> = { 'budget-adapter': 'policy-adapter' };
+    for (const deployment of ofKind(objects, 'Deployment')) {
+      const name = deployment.metadata.name;
+      const [container] = deployment.spec.template.spec.containers;
+      const env = plainEnv(objects, container);
+      const user = users.find((u) => u.user === env.NATS_USER);
+      expect([name, user?.role.kind]).toEqual([name, roleOf[name] ?? name]);
+      if (user?.role.kind === 'policy-adapter') expect(user.role.adapter).toBe(env.ADAPTER_NAME);
+      const password = container.env.find((e: { name: string }) => e.name === 'NATS_PASSWORD').valueFrom.secretKeyRef;
+      expect([name, password.name.replace(/-[a-z0-9]{10}$/, ''), `$${password.key}`]).toEqual([name, 'nats-users', user!.password]);
+      const keys = Object.fromEntries(container.env.filter((e: { name: string }) => e.name.startsWith('BUS_')).map((e: { name: string; valueFrom: { secretKeyRef: { name: string; key: string } } }) => [e.name, e.valueFrom.secretKeyRef.key]));
+      expect([name, keys]).toEqual([name, name === 'gateway' ? { BUS_SIGNING_KEY: 'signing-key' } : name === 'budget-adapter' ? {} : { BUS_VERIFY_KEYS: 'verify-keys' }]);
+    }
+  });
+
+  if (overlay === 'dev') {
+    it('has a key pair whose verify key checks what the signing key signs, and a password for every NATS user', () => {
+      const [gateway] = named(objects, 'Deployment', 'gateway')!.spec.template.spec.containers;
+      const [evaluator] = named(objects, 'Deployment', 'evaluator')!.spec.template.spec.containers;
+      const signer = new ActorAssertionSigner(parseBusKey(secretEnv(objects, gateway).BUS_SIGNING_KEY!)!, 10_000);
+      const verifier = new ActorAssertionVerifier([parseBusKey(secretEnv(objects, evaluator).BUS_VERIFY_KEYS!)!], { maxTtlMs: 60_000, clockSkewMs: 0 });
+      const payload = new TextEncoder().encode('{}');
+      expect(verifier.verify('s', payload, signer.sign('s', payload, { actor: 'a', roles: [], projects: '*' })).actor).toBe('a');
+      const secret = objects.find((o) => o.kind === 'Secret' && o.metadata.name.startsWith('nats-users'))!;
+      expect(Object.keys(secret.data).sort()).toEqual(users.map((u) => u.password.slice(1)).sort());
+    });
+  }
 });
 
 describe('the image recipe', () => {

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { parseBusKey } from '@rollout/nats';
 import { platformModules } from '@rollout/service-kit';
 import { AuthGuard } from './auth/auth.guard';
 import { Authenticator } from './auth/authenticator';
@@ -21,12 +22,17 @@ import { BlazarController } from './blazar/blazar.controller';
 import { BlazarTokenGuard } from './blazar/blazar-token.guard';
 import { BlazarUseCase } from './blazar/blazar.use-case';
 
+function actorSigning(config: Config) {
+  const key = config.BUS_SIGNING_KEY ? parseBusKey(config.BUS_SIGNING_KEY) : undefined;
+  return key && { key, ttlMs: config.BUS_ASSERTION_TTL_MS ?? Math.min(60_000, config.RPC_TIMEOUT_MS + 10_000) };
+}
+
 @Module({})
 export class AppModule {
   static forRoot(config: Config): DynamicModule {
     return {
       module: AppModule,
-      imports: [...platformModules({ service: 'gateway', config })],
+      imports: [...platformModules({ service: 'gateway', config, actorSigning: actorSigning(config) })],
       controllers: [ServicesController, ExperimentsController, OperationsController, PreviewController, InspectionRulesController, LeasesController, BlazarController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },

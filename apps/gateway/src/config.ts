@@ -1,4 +1,4 @@
-import { baseConfigSchema, optionalSecret, positiveInt } from '@rollout/config';
+import { BUS_KEY_PATTERN, baseConfigSchema, optionalSecret, positiveInt } from '@rollout/config';
 import { z } from 'zod';
 import { apiKeysSchema } from './auth/api-keys';
 
@@ -46,6 +46,17 @@ export const configSchema = z
      * only): a random key per process, so tokens end with it.
      */
     PAGE_TOKEN_SECRET: optionalSecret,
+    /**
+     * Private key that signs the actor assertion of every call to a service,
+     * `<key id>:<32-byte Ed25519 seed, base64url>` (docs/bus-security.md). Unset (development
+     * only): calls carry none, and only services without BUS_VERIFY_KEYS serve them.
+     */
+    BUS_SIGNING_KEY: optionalSecret.pipe(z.string().regex(BUS_KEY_PATTERN, 'must be <key id>:<32-byte Ed25519 seed, base64url>').optional()),
+    /**
+     * How long an actor assertion is good for: longer than RPC_TIMEOUT_MS, at most the 60 s
+     * services accept. Unset: RPC_TIMEOUT_MS + 10 s, at most 60 s.
+     */
+    BUS_ASSERTION_TTL_MS: z.coerce.number({ error: 'must be a positive integer' }).int('must be a positive integer').max(60_000, 'must be at most 60000 (services refuse longer-lived assertions)').optional(),
     /** Comma-separated origins allowed by CORS; CORS is off when unset. */
     CORS_ORIGINS: z.string().min(1).optional(),
   })
@@ -54,7 +65,13 @@ export const configSchema = z
     if (jwtParts > 0 && jwtParts < 3) {
       ctx.addIssue({ code: 'custom', path: ['AUTH_JWT_ISSUER'], message: 'AUTH_JWT_ISSUER, AUTH_JWT_AUDIENCE and AUTH_JWT_KEY go together' });
     }
+    if (config.BUS_ASSERTION_TTL_MS !== undefined && config.BUS_ASSERTION_TTL_MS <= config.RPC_TIMEOUT_MS) {
+      ctx.addIssue({ code: 'custom', path: ['BUS_ASSERTION_TTL_MS'], message: 'must be longer than RPC_TIMEOUT_MS, or a slow call reaches the service expired' });
+    }
     if (config.NODE_ENV !== 'production') return;
+    if (!config.BUS_SIGNING_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['BUS_SIGNING_KEY'], message: 'must be set in production (services refuse calls without an actor assertion)' });
+    }
     if (!config.AUTH_API_KEYS.length && jwtParts < 3) {
       ctx.addIssue({ code: 'custom', path: ['AUTH_API_KEYS'], message: 'must configure credentials (or AUTH_JWT_*) in production' });
     }

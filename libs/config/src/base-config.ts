@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  busKeyList,
   logLevel,
   natsServers,
   nodeEnv,
@@ -38,6 +39,12 @@ export const baseConfigSchema = (defaultPort: number) =>
       .refine((n) => [1, 3, 5].includes(n), 'must be 1, 3 or 5 (an odd number of replicas, at most 5)')
       .default(1),
     SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
+    /**
+     * Public keys that verify the gateway's actor assertions, `<key id>:<key>` (several during a
+     * rotation). A service serving requests refuses every request without a valid assertion;
+     * unset, it checks none (development only: refused at boot in production).
+     */
+    BUS_VERIFY_KEYS: busKeyList,
   });
 
 /** Variables of services that own a Postgres schema. */

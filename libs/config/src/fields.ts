@@ -67,3 +67,13 @@ export const nodeEnv = z
   .default('development');
 
 export const optionalSecret = z.string().min(1, 'must not be empty when set').optional();
+
+/** `<key id>:<32-byte Ed25519 key, base64url>`: the form of the bus's actor-assertion keys (docs/bus-security.md). */
+export const BUS_KEY_PATTERN = /^[A-Za-z0-9_.-]{1,64}:[A-Za-z0-9_-]{43}$/;
+
+/** Several bus keys, comma-separated (two while a key is rotated); empty when unset. */
+export const busKeyList = z
+  .string()
+  .default('')
+  .transform((text) => text.split(',').map((s) => s.trim()).filter(Boolean))
+  .pipe(z.array(z.string().regex(BUS_KEY_PATTERN, 'must be <key id>:<32-byte Ed25519 public key, base64url>, comma-separated')));

@@ -8,3 +8,6 @@ export * from './sleeper';
 export * from './rpc-client';
 export * from './rpc-server';
 export * from './nats.module';
+export * from './actor-assertion';
+export * from './actor-gate';
+export * from './bus-permissions';

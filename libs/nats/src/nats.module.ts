@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import type { ReadinessCheck } from '@rollout/health';
 import { NatsConnection, connect } from 'nats';
+import type { EncodedBusKey } from './actor-assertion';
 import { coalesceWrites } from './coalesce-writes';
 import { DEAD_LETTER_STREAM, JetStreamDeclarations, declareJetStream } from './jetstream-setup';
 import { NatsNamespace } from './namespace';
@@ -32,6 +33,8 @@ export interface NatsModuleOptions {
   replicas?: number;
   /** Fail at boot when the first connection takes longer than this. */
   connectTimeoutMs?: number;
+  /** The gateway's key for actor assertions on its RPC calls, and how long each is good for. */
+  actorSigning?: { key: EncodedBusKey; ttlMs: number };
 }
 
 @Injectable()
@@ -85,6 +88,11 @@ export class NatsLifecycle implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
+/** The inbox prefix of a NATS user, `_INBOX_<user>`: the one its permissions let it subscribe under (see bus-permissions). */
+export function inboxPrefixOf(user: string): string {
+  return `_INBOX_${user}`;
+}
+
 /**
  * One NATS connection per process, shared by request/reply (both sides), JetStream and KV.
  * The service fails at boot when NATS cannot be reached, then reconnects forever; /readyz
@@ -109,6 +117,9 @@ export class NatsModule {
                 user: options.user,
                 pass: options.password,
                 token: options.token,
+                // A user's replies arrive under an inbox of its own, the only one its NATS
+                // permissions let it subscribe to, so no client reads another's replies.
+                inboxPrefix: options.user ? inboxPrefixOf(options.user) : undefined,
                 timeout: options.connectTimeoutMs ?? 5_000,
                 maxReconnectAttempts: -1,
                 reconnectTimeWait: 1_000,

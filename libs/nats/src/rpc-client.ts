@@ -10,6 +10,7 @@ import {
 } from '@rollout/contracts';
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, JSONCodec, NatsConnection, NatsError, headers as natsHeaders } from 'nats';
+import { ACTOR_ASSERTION_HEADER, ActorAssertionSigner, ActorClaims } from './actor-assertion';
 import { NatsNamespace } from './namespace';
 import type { NatsModuleOptions } from './nats.module';
 import { NATS_CONNECTION, NATS_MODULE_OPTIONS } from './tokens';
@@ -21,6 +22,8 @@ export interface RpcCallOptions {
   headers?: Record<string, string>;
   /** Optional behaviours the caller supports (`Client-Features`), e.g. those its own client declared. */
   features?: readonly string[];
+  /** Who the call is made for: signed into an `Actor-Assertion` header when the process has a signing key. */
+  actor?: ActorClaims;
 }
 
 /** The reply packet of the NestJS NATS transport. */
@@ -43,13 +46,15 @@ interface NestReplyPacket {
 export class NatsRpcClient {
   /** `User-Agent` of every call: the process's NATS client name and build version. */
   private readonly userAgent: string;
+  private readonly signer?: ActorAssertionSigner;
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
     private readonly namespace: NatsNamespace,
-    @Inject(NATS_MODULE_OPTIONS) options: Pick<NatsModuleOptions, 'name' | 'version'> = { name: 'unknown' },
+    @Inject(NATS_MODULE_OPTIONS) options: Pick<NatsModuleOptions, 'name' | 'version' | 'actorSigning'> = { name: 'unknown' },
   ) {
     this.userAgent = options.version ? `${options.name}/${options.version}` : options.name;
+    if (options.actorSigning) this.signer = new ActorAssertionSigner(options.actorSigning.key, options.actorSigning.ttlMs);
   }
 
   /**
@@ -64,10 +69,12 @@ export class NatsRpcClient {
     hdrs.set(CONTRACT_HEADERS.userAgent, this.userAgent);
     if (options.features?.length) hdrs.set(CONTRACT_HEADERS.clientFeatures, options.features.join(', '));
     for (const [key, value] of Object.entries(options.headers ?? {})) hdrs.set(key, value);
-    const packet = { pattern: subject, data, id: randomUUID() };
+    const packet = codec.encode({ pattern: subject, data, id: randomUUID() });
+    const sentOn = this.namespace.subject(subject);
+    if (this.signer && options.actor) hdrs.set(ACTOR_ASSERTION_HEADER, this.signer.sign(sentOn, packet, options.actor));
     let reply;
     try {
-      reply = await this.connection.request(this.namespace.subject(subject), codec.encode(packet), {
+      reply = await this.connection.request(sentOn, packet, {
         timeout: options.timeoutMs,
         headers: hdrs,
       });

@@ -1,5 +1,8 @@
 import { NatsContext, ServerNats } from '@nestjs/microservices';
+import { NO_MESSAGE_HANDLER } from '@nestjs/microservices/constants';
+import { StatusError } from '@rollout/contracts';
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from 'nats';
+import type { RpcRequestGate } from './actor-gate';
 import { NatsNamespace } from './namespace';
 
 /** A request as the transport's hooks see it. */
@@ -35,6 +38,8 @@ export interface NatsRpcServerOptions {
   drainTimeoutMs?: number;
   /** Run around every request, the first outermost. */
   hooks?: RpcRequestHook[];
+  /** Decides whether a request runs at all (the actor assertion); refused ones are answered with its error. */
+  gate?: RpcRequestGate;
 }
 
 /**
@@ -88,6 +93,38 @@ export class NatsRpcServer extends ServerNats {
     } catch (failure) {
       this.settle(message, true);
       this.logger.error(failure);
+    }
+  }
+
+  /**
+   * Nest's handleMessage, with the gate between decoding and the handler: the packet is
+   * decoded once, and a refused request is answered with the gate's Status, its handler never
+   * called.
+   */
+  override async handleMessage(channel: string, message: Msg): Promise<unknown> {
+    const packet = (await this.deserializer.deserialize(message.data, { channel, replyTo: message.reply })) as { id?: string; data?: unknown };
+    const context = new NatsContext([message.subject, message.headers]);
+    const refusal = this.refusal(message, packet.data);
+    // An event (no id) expects no reply: a refused one is dropped, as the gate has logged.
+    if (packet.id === undefined) return refusal ? undefined : this.handleEvent(channel, packet as never, context);
+    const publish = this.getPublisher(message, packet.id, context);
+    if (refusal) return publish({ err: refusal.toStatus(), isDisposed: true });
+    const handler = this.getHandlerByPattern(channel);
+    if (!handler) return publish({ id: packet.id, status: 'error', err: NO_MESSAGE_HANDLER });
+    return this.onProcessingStartHook(this.transportId, context, async () => {
+      const response$ = this.transformToObservable(await handler(packet.data, context));
+      if (response$) this.send(response$, publish as (packet: unknown) => void);
+    });
+  }
+
+  private refusal(message: Msg, data: unknown): StatusError | undefined {
+    if (!this.rpcOptions.gate) return undefined;
+    try {
+      this.rpcOptions.gate.admit({ subject: message.subject, headers: message.headers, payload: message.data, data });
+      return undefined;
+    } catch (error) {
+      // A gate that fails in an unexpected way still refuses: it fails closed.
+      return error instanceof StatusError ? error : StatusError.withReason('PERMISSION_DENIED', 'The request could not be checked.', 'GATE_FAILED');
     }
   }
 

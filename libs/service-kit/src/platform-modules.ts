@@ -4,7 +4,7 @@ import type { ServiceName } from '@rollout/contracts';
 import { HealthModule, ReadinessCheck } from '@rollout/health';
 import { LoggingModule } from '@rollout/logging';
 import { MetricsModule } from '@rollout/metrics';
-import { JetStreamDeclarations, NatsModule, NatsReadiness } from '@rollout/nats';
+import { JetStreamDeclarations, NatsModule, NatsModuleOptions, NatsReadiness } from '@rollout/nats';
 import { PostgresModule, PostgresOptions, PostgresReadiness } from '@rollout/postgres';
 import { BUILD_VERSION } from './service-info';
 
@@ -17,13 +17,15 @@ export interface PlatformOptions {
   database?: Pick<PostgresOptions, 'migrations' | 'entities'>;
   /** The service's own readiness checks (providers exported by a global module of the service). */
   readiness?: Type<ReadinessCheck>[];
+  /** The gateway's: signs an actor assertion into every call that names its actor (docs/bus-security.md). */
+  actorSigning?: NatsModuleOptions['actorSigning'];
 }
 
 /**
  * The infrastructure every service imports, wired one way: logs, metrics, the NATS
  * connection, the service's Postgres schema, and health reporting on both.
  */
-export function platformModules({ service, config, jetstream, database, readiness = [] }: PlatformOptions): DynamicModule[] {
+export function platformModules({ service, config, jetstream, database, readiness = [], actorSigning }: PlatformOptions): DynamicModule[] {
   const checks: Type<ReadinessCheck>[] = [NatsReadiness];
   const modules: DynamicModule[] = [
     LoggingModule.forRoot({ service, level: config.LOG_LEVEL }),
@@ -38,6 +40,7 @@ export function platformModules({ service, config, jetstream, database, readines
       namespace: config.NATS_NAMESPACE,
       jetstream,
       replicas: config.NATS_STREAM_REPLICAS,
+      actorSigning,
     }),
   ];
   if (database) {

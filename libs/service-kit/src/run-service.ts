@@ -5,12 +5,16 @@ import type { BaseConfig } from '@rollout/config';
 import { ErrorFilter } from '@rollout/errors';
 import { REQUEST_ID_HEADER, RpcRequestLogging, httpRequestId } from '@rollout/logging';
 import { RequestMetrics } from '@rollout/metrics';
-import { NATS_CONNECTION, NatsNamespace, NatsRpcServer } from '@rollout/nats';
+import { ActorAssertionGate, ActorAssertionVerifier, NATS_CONNECTION, NatsNamespace, NatsRpcServer, RpcRequestGate, parseBusKey } from '@rollout/nats';
 import { Logger } from 'nestjs-pino';
+
+/** Longest-lived actor assertion a service accepts, and how far the gateway's clock may be from its own. */
+const ASSERTION_MAX_TTL_MS = 60_000;
+const ASSERTION_CLOCK_SKEW_MS = 5_000;
 
 export interface ServiceAppOptions {
   name: string;
-  config: Pick<BaseConfig, 'PORT' | 'HOST'>;
+  config: Pick<BaseConfig, 'PORT' | 'HOST'> & Partial<Pick<BaseConfig, 'NODE_ENV' | 'BUS_VERIFY_KEYS'>>;
   module: unknown;
   /** Serve NATS request/reply handlers (`@MessagePattern`) with the service's queue group. */
   rpc: boolean;
@@ -56,6 +60,7 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
         queue: options.name,
         namespace: app.get(NatsNamespace),
         hooks: [app.get(RpcRequestLogging), metrics],
+        gate: actorGate(options, app.get(Logger)),
       });
       app.connectMicroservice({ strategy }, { inheritAppConfig: true });
       await app.startAllMicroservices();
@@ -66,6 +71,22 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
     await app.close().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * Every request a service serves must carry the gateway's actor assertion, verified with
+ * BUS_VERIFY_KEYS. Without keys nothing is checked and the service says so at boot; production
+ * refuses to start that way.
+ */
+function actorGate({ name, config }: ServiceAppOptions, logger: Logger): RpcRequestGate | undefined {
+  const keys = (config.BUS_VERIFY_KEYS ?? []).map((text) => parseBusKey(text));
+  if (keys.length === 0) {
+    if (config.NODE_ENV === 'production') throw new Error('BUS_VERIFY_KEYS must be set in production: every request is checked against the gateway\'s actor assertion');
+    logger.warn(`${name}: BUS_VERIFY_KEYS is not set: requests on NATS are served without an actor assertion, as whoever they claim to be (development only)`);
+    return undefined;
+  }
+  if (keys.some((key) => !key)) throw new Error('BUS_VERIFY_KEYS must be <key id>:<32-byte Ed25519 public key, base64url>, comma-separated');
+  return new ActorAssertionGate(new ActorAssertionVerifier(keys.filter((key) => key !== undefined), { maxTtlMs: ASSERTION_MAX_TTL_MS, clockSkewMs: ASSERTION_CLOCK_SKEW_MS }));
 }
 
 /**

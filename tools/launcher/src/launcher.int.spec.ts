@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { ActorAssertionSigner, ActorAssertionVerifier, parseBusKey } from '@rollout/nats';
 import { LaunchOptions, RunningSystem, launch } from './launcher';
 import { LaunchError, isAlive } from './processes';
 import { SERVICES, ServiceName, readSettings, withDatabase } from './settings';
@@ -29,8 +30,8 @@ const server = http.createServer((req, res) => {
     return res.end(ready ? '{"status":"ok"}' : '{"status":"starting"}');
   }
   if (req.url === '/env') {
-    const { HOST, PORT, NATS_URL, DATABASE_URL, AUTH_DEV_TOKEN, FAKE_EXTRA } = process.env;
-    return res.end(JSON.stringify({ HOST, PORT, NATS_URL, DATABASE_URL, AUTH_DEV_TOKEN, FAKE_EXTRA }));
+    const { HOST, PORT, NATS_URL, DATABASE_URL, AUTH_DEV_TOKEN, FAKE_EXTRA, BUS_SIGNING_KEY, BUS_VERIFY_KEYS, NATS_USER } = process.env;
+    return res.end(JSON.stringify({ HOST, PORT, NATS_URL, DATABASE_URL, AUTH_DEV_TOKEN, FAKE_EXTRA, BUS_SIGNING_KEY, BUS_VERIFY_KEYS, NATS_USER }));
   }
   res.writeHead(404);
   res.end();
@@ -124,14 +125,25 @@ describe('launch', () => {
     for (const service of SERVICES) {
       expect((await fetch(`http://127.0.0.1:${ports[service.name]}/readyz`)).status).toBe(200);
     }
-    expect(await (await fetch(`http://127.0.0.1:${ports.evaluator}/env`)).json()).toEqual({
+    const evaluatorEnv = (await (await fetch(`http://127.0.0.1:${ports.evaluator}/env`)).json()) as Record<string, string>;
+    expect(evaluatorEnv).toEqual({
       HOST: '127.0.0.1',
       PORT: String(ports.evaluator),
       NATS_URL: options.settings!.natsUrl,
       DATABASE_URL: options.settings!.databaseUrl,
       AUTH_DEV_TOKEN: system.devToken,
       FAKE_EXTRA: 'passed through',
+      BUS_VERIFY_KEYS: expect.stringMatching(/^dev-[a-z0-9]+:[A-Za-z0-9_-]{43}$/),
     });
+    // The gateway signs with the private half of the key the services verify with (a NATS server found running gets no users).
+    const gatewayEnv = (await (await fetch(`http://127.0.0.1:${ports.gateway}/env`)).json()) as Record<string, string>;
+    expect(gatewayEnv.BUS_VERIFY_KEYS).toBeUndefined();
+    expect(gatewayEnv.NATS_USER).toBeUndefined();
+    const signer = new ActorAssertionSigner(parseBusKey(gatewayEnv.BUS_SIGNING_KEY)!, 10_000);
+    const verifier = new ActorAssertionVerifier([parseBusKey(evaluatorEnv.BUS_VERIFY_KEYS)!], { maxTtlMs: 60_000, clockSkewMs: 0 });
+    const payload = new TextEncoder().encode('{}');
+    expect(verifier.verify('s', payload, signer.sign('s', payload, { actor: 'a', roles: [], projects: '*' })).actor).toBe('a');
+    expect(lines).toContain('actor assertions: the gateway signs, every service verifies, with a key pair generated for this run');
     const client = new Client({ connectionString: options.settings!.databaseUrl });
     await client.connect(); // the launcher created the database
     await client.end();

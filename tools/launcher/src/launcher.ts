@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { extname, join } from 'node:path';
+import { busSetup } from './bus';
 import { ensureNats } from './nats';
 import { ensurePostgres } from './postgres';
 import {
@@ -44,6 +45,8 @@ export interface RunningSystem {
    * when the gateway has credentials configured (AUTH_API_KEYS, AUTH_JWT_*), which it then uses alone.
    */
   devToken?: string;
+  /** The operator's NATS user, when the launcher started NATS (with a user per service); undefined on a server it found. */
+  natsOperator?: { user: string; password: string };
   /** Every process the launcher started and that still runs: services, and NATS/Postgres if it started them. */
   pids(): number[];
   /**
@@ -92,10 +95,12 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
   const log = options.log ?? defaultLog;
   const { signal } = options;
   const devToken = developmentToken({ ...process.env, ...options.extraEnv }, () => `dev_${randomBytes(24).toString('base64url')}`);
+  const bus = busSetup({ ...process.env, ...options.extraEnv });
 
   const dependencies: StartedDependency[] = [];
   const services: ServiceProcess[] = [];
   let ready = false;
+  let natsStarted = false;
 
   let stopped: Promise<void> | undefined;
   const stop = () =>
@@ -126,8 +131,15 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
     const postgres = await ensurePostgres(settings.databaseUrl, { log, stopTimeoutMs: settings.stopTimeoutMs });
     if (postgres) dependencies.push(postgres);
     signal?.throwIfAborted();
-    const nats = await ensureNats(settings.natsUrl, { log, stopTimeoutMs: settings.stopTimeoutMs });
+    const nats = await ensureNats(settings.natsUrl, { log, stopTimeoutMs: settings.stopTimeoutMs, authorization: bus.natsAuthorization });
     if (nats) dependencies.push(nats);
+    natsStarted = nats !== undefined;
+    log(
+      nats
+        ? `NATS: a user per service with production's permissions; the operator's is "${bus.operator.user}" (docs/bus-security.md)`
+        : 'NATS: the launcher did not start this server, so it sets no users on it: whoever reaches it may publish anything (services connect as NATS_USER if set)',
+    );
+    log(`actor assertions: the gateway signs, every service verifies, with ${bus.keys === 'generated' ? 'a key pair generated for this run' : 'BUS_SIGNING_KEY and BUS_VERIFY_KEYS'}`);
     // A server the launcher started is a single node: one replica is all it can hold.
     const streamReplicas = nats ? 1 : settings.streamReplicas;
     log(`NATS: streams and buckets with ${streamReplicas} replica${streamReplicas === 1 ? '' : 's'} (NATS_STREAM_REPLICAS)`);
@@ -152,6 +164,7 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
           NATS_URL: settings.natsUrl,
           NATS_STREAM_REPLICAS: String(streamReplicas),
           DATABASE_URL: settings.databaseUrl,
+          ...bus.serviceEnv(service.name, nats !== undefined),
           ...(devToken ? { AUTH_DEV_TOKEN: devToken } : {}),
         },
       });
@@ -179,6 +192,7 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
   return {
     urls: { gateway, docs: `${gateway}/docs` },
     devToken,
+    natsOperator: natsStarted ? bus.operator : undefined,
     pids: () => [
       ...services.filter((s) => !hasExited(s.child) && s.child.pid !== undefined).map((s) => s.child.pid as number),
       ...dependencies.flatMap((d) => d.pids()),

@@ -63,6 +63,9 @@ async function main(): Promise<void> {
             `  curl -H "Authorization: Bearer ${system.devToken}" ${system.urls.gateway}/v1/services`,
           ]
         : ['  Auth:  the credentials of AUTH_API_KEYS / AUTH_JWT_* (no development token while they are set)']),
+      ...(system.natsOperator
+        ? ['', `  NATS:  a user per service; operator: nats --user ${system.natsOperator.user} --password ${system.natsOperator.password} …`]
+        : []),
       '',
       'Ctrl-C stops everything.',
       '',

@@ -2,6 +2,8 @@ import { TEST_NATS_URL, eventually, freePort } from '@rollout/testing';
 import { existsSync } from 'node:fs';
 import { connect } from 'nats';
 import { startParent } from './__fixtures__/spawn-parent';
+import { inboxPrefixOf } from '@rollout/nats';
+import { busSetup } from './bus';
 import { ensureNats } from './nats';
 import { LaunchError, StartedDependency, isAlive, portAnswers } from './processes';
 
@@ -47,6 +49,27 @@ describe('NATS for the launcher', () => {
     expect(await portAnswers('127.0.0.1', port)).toBe(false);
     expect(existsSync(store)).toBe(false);
     await nats!.stop(); // a second stop is harmless
+  }, 30_000);
+
+  it('starts nats-server with a user per service: each connects as itself with its permissions, nobody without credentials', async () => {
+    const port = await freePort();
+    const url = `nats://127.0.0.1:${port}`;
+    const bus = busSetup({});
+    const nats = await ensureNats(url, { log: () => undefined, stopTimeoutMs: 5_000, authorization: bus.natsAuthorization });
+    started.push(nats!);
+    await expect(connect({ servers: url, reconnect: false })).rejects.toThrow(/Authorization/i);
+    const gatewayEnv = bus.serviceEnv('gateway', true);
+    const gateway = await connect({ servers: url, user: gatewayEnv.NATS_USER, pass: gatewayEnv.NATS_PASSWORD, inboxPrefix: inboxPrefixOf(gatewayEnv.NATS_USER) });
+    const operator = await connect({ servers: url, user: bus.operator.user, pass: bus.operator.password });
+    try {
+      // The gateway may call a service but not publish traffic; the operator may do anything.
+      await expect(gateway.request('traffic.v1.acme.global.p', '{}', { timeout: 2_000 })).rejects.toThrow(/Permissions Violation/);
+      await expect(gateway.request('experiment.v1.policies.get', '{}', { timeout: 2_000 })).rejects.toMatchObject({ code: '503' }); // no responders: allowed through, nobody serves it here
+      expect((await (await operator.jetstreamManager()).getAccountInfo()).limits).toBeDefined();
+    } finally {
+      await gateway.close();
+      await operator.close();
+    }
   }, 30_000);
 
   it('leaves no nats-server behind when the process that started it is SIGKILLed', async () => {

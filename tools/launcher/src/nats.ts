@@ -1,5 +1,5 @@
 import { ChildProcess, fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -25,6 +25,8 @@ export interface NatsOptions {
   startTimeoutMs?: number;
   /** Directories to look for nats-server in, `:`-separated (default: PATH and the sbin dirs). */
   searchPath?: string;
+  /** nats-server configuration (its users and permissions) for a server the launcher starts. */
+  authorization?: string;
 }
 
 /**
@@ -59,10 +61,12 @@ export async function startNatsServer(
 ): Promise<StartedDependency> {
   const tempDir = mkdtempSync(join(tmpdir(), 'policy-rollout-nats-'));
   const logFile = join(tempDir, 'nats-server.log');
+  const configFile = join(tempDir, 'nats-server.conf');
+  writeFileSync(configFile, options.authorization ?? '', { mode: 0o600 });
   options.log(`NATS: nothing answers at ${host}:${port}; starting ${binary} -js there (store in ${tempDir})`);
   const spec: WatchdogSpec = {
     command: binary,
-    args: ['-js', '-a', host, '-p', String(port), '-sd', join(tempDir, 'jetstream'), '-l', logFile],
+    args: ['-c', configFile, '-js', '-a', host, '-p', String(port), '-sd', join(tempDir, 'jetstream'), '-l', logFile],
     tempDir,
     graceMs: options.stopTimeoutMs,
   };

@@ -6,6 +6,7 @@
  * not run (bad options, unreadable input, NATS unreachable or refusing the events).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { inboxPrefixOf } from '@rollout/nats';
 import { connect } from 'nats';
 import { FORMAT_NAMES, FormatName } from './formats';
 import { ImportFailed, ImportOptions, ImportSummary, emptySummary, importFlows } from './importer';
@@ -85,6 +86,8 @@ async function runImport(paths: string[], options: ImportCommandOptions): Promis
     user: process.env.NATS_USER,
     pass: process.env.NATS_PASSWORD,
     token: process.env.NATS_TOKEN,
+    // A traffic producer credential may subscribe only under its own inbox (docs/bus-security.md), where JetStream's acks arrive.
+    inboxPrefix: process.env.NATS_USER ? inboxPrefixOf(process.env.NATS_USER) : undefined,
     name: 'rollout-traffic',
   }).catch((error: unknown) => fail(`cannot reach NATS at ${options.natsUrl}: ${error instanceof Error ? error.message : String(error)}`));
 

@@ -5,6 +5,7 @@ import { HealthController } from '@rollout/health';
 import { MetricsController } from '@rollout/metrics';
 import type { FastifyRequest } from 'fastify';
 import { BlazarController } from '../blazar/blazar.controller';
+import { currentHttpClient } from '../http/client-context';
 import { AuthenticatedRequest, REQUIRED_ROLE } from './auth.decorators';
 import { Authenticator } from './authenticator';
 import { Role, canSeeProject, hasRole } from './principal';
@@ -35,6 +36,8 @@ export class AuthGuard implements CanActivate {
       throw StatusError.withReason('UNAUTHENTICATED', 'A valid bearer token is required.', 'UNAUTHENTICATED');
     }
     request.principal = principal;
+    const client = currentHttpClient();
+    if (client) client.actor = { actor: principal.name, roles: principal.roles, projects: principal.projects };
     const project = (request.params as Record<string, unknown> | undefined)?.project;
     if (typeof project === 'string' && !canSeeProject(principal, project)) {
       throw StatusError.withReason('NOT_FOUND', `Project "${project}" not found.`, 'PROJECT_NOT_FOUND');

@@ -3,6 +3,9 @@ import { StatusError } from '@rollout/contracts';
 import type { FastifyRequest } from 'fastify';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Config, GATEWAY_CONFIG } from '../config';
+import { HttpClientContext, currentHttpClient } from '../http/client-context';
+
+const BLAZAR_ACTOR: NonNullable<HttpClientContext['actor']> = { actor: 'blazar', roles: ['editor'], projects: '*' };
 
 /**
  * Blazar's external enforcement filter authenticates with a static `X-Auth-Token` (its
@@ -25,7 +28,12 @@ export class BlazarTokenGuard implements CanActivate {
       const presented = createHash('sha256').update(token, 'utf8').digest();
       let match = false;
       for (const digest of this.digests) match = timingSafeEqual(presented, digest) || match;
-      if (match) return true;
+      if (match) {
+        // Blazar acts for every project it manages; services record and check it as the actor `blazar`.
+        const client = currentHttpClient();
+        if (client) client.actor = BLAZAR_ACTOR;
+        return true;
+      }
     }
     throw StatusError.withReason('UNAUTHENTICATED', 'A valid X-Auth-Token is required.', 'UNAUTHENTICATED');
   }

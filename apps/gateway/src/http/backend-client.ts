@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { REQUEST_ID_HEADER } from '@rollout/logging';
 import { ClientMetrics } from '@rollout/metrics';
 import { NatsRpcClient } from '@rollout/nats';
@@ -14,6 +14,8 @@ import { PageTokens } from './page-tokens';
  * The NATS client sends the gateway's identity; the features the HTTP client declared travel
  * on as `Client-Features`, and deprecated fields in the request are reported (or refused) first.
  * Page tokens are signed here, on their way out, and checked here, on their way back in.
+ * The authenticated caller travels as a signed actor assertion (when BUS_SIGNING_KEY is set),
+ * which services check before acting.
  */
 @Injectable()
 export class BackendClient {
@@ -27,14 +29,19 @@ export class BackendClient {
   ) {
     this.deprecations = new DeprecationPolicy(metrics);
     this.pageTokens = new PageTokens(config.PAGE_TOKEN_SECRET);
+    if (!config.BUS_SIGNING_KEY) {
+      new Logger('BackendClient').warn('BUS_SIGNING_KEY is not set: calls to services carry no actor assertion, so only services without BUS_VERIFY_KEYS serve them (development only)');
+    }
   }
 
   async call<T>(subject: string, data: unknown, requestId?: string): Promise<T> {
     this.deprecations.check(subject, data);
+    const client = currentHttpClient();
     const reply = await this.rpc.request<T>(subject, this.pageTokens.openRequest(data), {
       timeoutMs: this.config.RPC_TIMEOUT_MS,
       headers: requestId ? { [REQUEST_ID_HEADER]: requestId } : undefined,
-      features: currentHttpClient()?.features,
+      features: client?.features,
+      actor: client?.actor && { ...client.actor, ...(requestId ? { requestId } : {}) },
     });
     return this.pageTokens.sealReply(reply);
   }

@@ -1,5 +1,6 @@
 import { CONTRACT_HEADERS, clientNameOf, parseClientFeatures } from '@rollout/contracts';
 import type { ClientMetrics } from '@rollout/metrics';
+import type { ActorClaims } from '@rollout/nats';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 
@@ -11,6 +12,8 @@ export interface HttpClientContext {
   features: string[];
   /** The response, for headers set on the way (e.g. `Deprecation`). */
   response: ServerResponse;
+  /** Who the request was authenticated as (set by the auth guards): the actor the backend client asserts to services. */
+  actor?: Pick<ActorClaims, 'actor' | 'roles' | 'projects'>;
 }
 
 const storage = new AsyncLocalStorage<HttpClientContext>();

@@ -1,0 +1,166 @@
+import { StatusError } from '@rollout/contracts';
+import { KeyObject, createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
+
+/**
+ * The NATS header carrying the gateway's signed statement of who is calling. Services refuse a
+ * request without a valid one (when they are given keys), whatever NATS let through.
+ */
+export const ACTOR_ASSERTION_HEADER = 'Actor-Assertion';
+
+/** Who the gateway authenticated, as it vouches for them to a service. */
+export interface ActorClaims {
+  actor: string;
+  roles: string[];
+  /** Projects the actor may act on, or '*' for all. */
+  projects: '*' | string[];
+  /** The HTTP request id, so a service's logs tie back to the gateway's. */
+  requestId?: string;
+}
+
+/** What is signed: the claims, and what binds them to one request for a short time. */
+export interface SignedActorClaims extends ActorClaims {
+  /** Key id: which signing key, so keys can be rotated. */
+  kid: string;
+  /** Issued and expiry times, ms since the epoch. */
+  iat: number;
+  exp: number;
+  /** Unique per request: a second arrival of the same assertion is a replay. */
+  jti: string;
+  /** The subject the request was sent on (namespace included): an assertion is good for one subject. */
+  sub: string;
+  /** SHA-256 (base64url) of the request's payload: an assertion is good for one payload. */
+  dig: string;
+}
+
+// Ed25519 keys are 32 raw bytes; these DER prefixes make them PKCS#8 / SPKI for node:crypto.
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+const KEY_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+const RAW_KEY = /^[A-Za-z0-9_-]{43}$/;
+
+/** A key in its environment form, `<key id>:<32 bytes, base64url>`. */
+export interface EncodedBusKey {
+  keyId: string;
+  key: string;
+}
+
+/** Parses `<key id>:<base64url>`, the form of BUS_SIGNING_KEY and of each BUS_VERIFY_KEYS entry. */
+export function parseBusKey(text: string): EncodedBusKey | undefined {
+  const colon = text.indexOf(':');
+  const keyId = text.slice(0, colon);
+  const key = text.slice(colon + 1);
+  return colon > 0 && KEY_ID.test(keyId) && RAW_KEY.test(key) ? { keyId, key } : undefined;
+}
+
+/** A new Ed25519 key pair in environment form (the launcher's and the tests' keys; `docs/bus-security.md` shows the same with openssl). */
+export function generateBusKeyPair(keyId: string): { signingKey: string; verifyKey: string } {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const seed = privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(PKCS8_ED25519_PREFIX.length);
+  const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_ED25519_PREFIX.length);
+  return { signingKey: `${keyId}:${seed.toString('base64url')}`, verifyKey: `${keyId}:${raw.toString('base64url')}` };
+}
+
+const digest = (payload: Uint8Array) => createHash('sha256').update(payload).digest('base64url');
+
+/** The gateway's side: signs the claims for one request. */
+export class ActorAssertionSigner {
+  private readonly keyId: string;
+  private readonly privateKey: KeyObject;
+
+  constructor(
+    signingKey: EncodedBusKey,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.keyId = signingKey.keyId;
+    this.privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(signingKey.key, 'base64url')]), format: 'der', type: 'pkcs8' });
+  }
+
+  /** The header value for a request of `payload` bytes on `subject` (as sent, namespace included). */
+  sign(subject: string, payload: Uint8Array, claims: ActorClaims): string {
+    const iat = this.now();
+    const signed: SignedActorClaims = { ...claims, kid: this.keyId, iat, exp: iat + this.ttlMs, jti: randomUUID(), sub: subject, dig: digest(payload) };
+    const body = Buffer.from(JSON.stringify(signed)).toString('base64url');
+    return `${body}.${sign(null, Buffer.from(body), this.privateKey).toString('base64url')}`;
+  }
+}
+
+export interface VerifierOptions {
+  /** Longest lifetime accepted, whatever the assertion says: bounds how long replays are remembered. */
+  maxTtlMs: number;
+  /** Tolerated difference between the gateway's clock and ours. */
+  clockSkewMs: number;
+  now?: () => number;
+}
+
+const denied = (why: string, reason: string) => StatusError.withReason('PERMISSION_DENIED', `The request's actor assertion ${why}.`, reason);
+
+/**
+ * A service's side: checks the signature (by key id, so several keys are accepted during a
+ * rotation), the subject and payload it was signed for, its expiry, and that it was not seen
+ * before. Every refusal is PERMISSION_DENIED. Replays are remembered per process until the
+ * assertion expires; see docs/bus-security.md for what that means with several replicas.
+ */
+export class ActorAssertionVerifier {
+  private readonly keys: Map<string, KeyObject>;
+  /** jti → expiry, in arrival order; expiry grows with arrival, give or take the skew. */
+  private readonly seen = new Map<string, number>();
+  private readonly now: () => number;
+
+  constructor(
+    verifyKeys: readonly EncodedBusKey[],
+    private readonly options: VerifierOptions,
+  ) {
+    this.keys = new Map(
+      verifyKeys.map(({ keyId, key }) => [keyId, createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(key, 'base64url')]), format: 'der', type: 'spki' })]),
+    );
+    this.now = options.now ?? Date.now;
+  }
+
+  verify(subject: string, payload: Uint8Array, header: string | undefined): SignedActorClaims {
+    if (!header) throw denied('is missing', 'ACTOR_ASSERTION_MISSING');
+    const dot = header.indexOf('.');
+    const body = header.slice(0, dot);
+    const claims = dot > 0 ? decodeClaims(body) : undefined;
+    if (!claims) throw denied('is malformed', 'ACTOR_ASSERTION_MALFORMED');
+    const key = this.keys.get(claims.kid);
+    if (!key) throw denied(`names an unknown key id`, 'ACTOR_ASSERTION_UNKNOWN_KEY');
+    if (!verify(null, Buffer.from(body), key, Buffer.from(header.slice(dot + 1), 'base64url'))) throw denied('has a bad signature', 'ACTOR_ASSERTION_BAD_SIGNATURE');
+    if (claims.sub !== subject || claims.dig !== digest(payload)) throw denied('was signed for another request', 'ACTOR_ASSERTION_OTHER_REQUEST');
+    const now = this.now();
+    const { clockSkewMs, maxTtlMs } = this.options;
+    if (claims.exp + clockSkewMs <= now || claims.iat - clockSkewMs > now || claims.exp - claims.iat > maxTtlMs) throw denied('has expired or is not valid yet', 'ACTOR_ASSERTION_EXPIRED');
+    this.forgetExpired(now);
+    if (this.seen.has(claims.jti)) throw denied('was used before', 'ACTOR_ASSERTION_REPLAYED');
+    this.seen.set(claims.jti, claims.exp + clockSkewMs);
+    return claims;
+  }
+
+  private forgetExpired(now: number) {
+    for (const [jti, expiry] of this.seen) {
+      if (expiry > now) return;
+      this.seen.delete(jti);
+    }
+  }
+}
+
+function decodeClaims(body: string): SignedActorClaims | undefined {
+  let claims: Partial<SignedActorClaims>;
+  try {
+    claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Partial<SignedActorClaims>;
+  } catch {
+    return undefined;
+  }
+  const text = (value: unknown) => typeof value === 'string' && value.length > 0 && value.length <= 1024;
+  const valid =
+    typeof claims === 'object' &&
+    claims !== null &&
+    [claims.kid, claims.actor, claims.jti, claims.sub, claims.dig].every(text) &&
+    Number.isSafeInteger(claims.iat) &&
+    Number.isSafeInteger(claims.exp) &&
+    Array.isArray(claims.roles) &&
+    claims.roles.every(text) &&
+    (claims.projects === '*' || (Array.isArray(claims.projects) && claims.projects.every(text))) &&
+    (claims.requestId === undefined || text(claims.requestId));
+  return valid ? (claims as SignedActorClaims) : undefined;
+}

@@ -1,0 +1,50 @@
+import { BusUser, generateBusKeyPair, natsAuthorizationConfig } from '@rollout/nats';
+import { randomBytes } from 'node:crypto';
+import { LaunchError } from './processes';
+import { SERVICES, ServiceName } from './settings';
+
+/**
+ * The bus security of a system the launcher starts (docs/bus-security.md): the same model as
+ * production. The gateway signs actor assertions that the services verify, with the keys of the
+ * environment (BUS_SIGNING_KEY and BUS_VERIFY_KEYS) or a pair generated for this run; and a
+ * NATS server the launcher starts itself gets one user per service, with production's
+ * permissions, and an operator user for the nats CLI.
+ */
+export interface BusSetup {
+  /** Where the keys come from, for the launcher's log. */
+  keys: 'environment' | 'generated';
+  /** Env of each service: its key, and its NATS user when the launcher's server has users. */
+  serviceEnv(service: ServiceName, withNatsUsers: boolean): Record<string, string>;
+  /** nats-server's `authorization` block, for a server the launcher starts. */
+  natsAuthorization: string;
+  /** The operator's NATS user (every permission). */
+  operator: { user: string; password: string };
+}
+
+const password = () => randomBytes(18).toString('base64url');
+
+/** Throws a LaunchError when only one of BUS_SIGNING_KEY and BUS_VERIFY_KEYS is set: they go together. */
+export function busSetup(env: NodeJS.ProcessEnv): BusSetup {
+  const fromEnv = Boolean(env.BUS_SIGNING_KEY || env.BUS_VERIFY_KEYS);
+  if (fromEnv && !(env.BUS_SIGNING_KEY && env.BUS_VERIFY_KEYS)) throw new LaunchError('BUS_SIGNING_KEY and BUS_VERIFY_KEYS go together: set both, or neither for a key pair of this run');
+  const generated = generateBusKeyPair(`dev-${Date.now().toString(36)}`);
+  const signingKey = env.BUS_SIGNING_KEY || generated.signingKey;
+  const verifyKeys = env.BUS_VERIFY_KEYS || generated.verifyKey;
+  const users: BusUser[] = [
+    ...SERVICES.map((s): BusUser => ({ user: s.name, password: password(), role: { kind: s.name } })),
+    { user: 'operator', password: password(), role: { kind: 'admin' } },
+  ];
+  const operator = users[users.length - 1];
+  return {
+    keys: fromEnv ? 'environment' : 'generated',
+    serviceEnv(service, withNatsUsers) {
+      const user = users.find((u) => u.user === service)!;
+      return {
+        ...(service === 'gateway' ? { BUS_SIGNING_KEY: signingKey } : { BUS_VERIFY_KEYS: verifyKeys }),
+        ...(withNatsUsers ? { NATS_USER: user.user, NATS_PASSWORD: user.password } : {}),
+      };
+    },
+    natsAuthorization: natsAuthorizationConfig(users, env.NATS_NAMESPACE || undefined),
+    operator: { user: operator.user, password: operator.password },
+  };
+}
