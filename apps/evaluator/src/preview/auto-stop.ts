@@ -86,7 +86,13 @@ export class AutoStop implements OnApplicationBootstrap, BeforeApplicationShutdo
   private async stop(name: string, etag: string, reason: string): Promise<void> {
     const requestId = `auto-stop:${createHash('sha256').update(`${name}@${etag}`).digest('hex').slice(0, 40)}`;
     try {
-      await this.rpc.request(EXPERIMENT_SUBJECTS.stopPreview, { name, etag, reason, actor: AUTO_STOP_ACTOR, requestId }, { timeoutMs: STOP_TIMEOUT_MS });
+      // The actor claims are signed only once the evaluator has a bus signing key of its own (docs/readiness-gates.md, bus security).
+      const project = name.split('/')[1];
+      await this.rpc.request(
+        EXPERIMENT_SUBJECTS.stopPreview,
+        { name, etag, reason, actor: AUTO_STOP_ACTOR, requestId },
+        { timeoutMs: STOP_TIMEOUT_MS, actor: { actor: AUTO_STOP_ACTOR, roles: ['editor'], projects: [project] } },
+      );
       this.logger.log({ experiment: name, reason }, 'preview stopped by itself');
     } catch (error) {
       // ABORTED or NOT_FOUND: the experiment moved on (updated, stopped, committed) since the snapshot showed it; nothing to stop.
