@@ -10,12 +10,14 @@ import tseslint from 'typescript-eslint';
  *          adapter-conformance) → infra, contracts, and only test files of apps may import it.
  * - scope: a service's projects use only their own scope and `shared`.
  * - stability: a stable contract never depends on an alpha one.
+ * - web (the console, bundled for the browser): contracts only, and from them only types.
  */
 const FRAMEWORK_PACKAGES = ['@nestjs/*', 'typeorm', 'pg', 'nats', 'fastify', '@fastify/*', 'express', 'nestjs-pino', 'pino*', 'prom-client'];
 
 const depConstraints = [
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:infra', 'type:domain', 'type:contracts'] },
   { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
+  { sourceTag: 'type:web', onlyDependOnLibsWithTags: ['type:contracts'], bannedExternalImports: [...FRAMEWORK_PACKAGES, 'node:*'] },
   { sourceTag: 'type:test', onlyDependOnLibsWithTags: ['type:tool', 'type:infra', 'type:contracts', 'type:testing'] },
   { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
   { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
@@ -31,7 +33,7 @@ const depConstraints = [
   },
   { sourceTag: 'stability:stable', notDependOnLibsWithTags: ['stability:alpha'] },
   { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-  ...['gateway', 'experiment', 'evaluator', 'enforcement', 'inspection'].map((scope) => ({
+  ...['gateway', 'experiment', 'evaluator', 'enforcement', 'inspection', 'console'].map((scope) => ({
     sourceTag: `scope:${scope}`,
     onlyDependOnLibsWithTags: [`scope:${scope}`, 'scope:shared'],
   })),
@@ -49,7 +51,7 @@ export default tseslint.config(
   ...nx.configs['flat/base'],
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     rules: {
       '@nx/enforce-module-boundaries': [
         'error',
@@ -65,6 +67,16 @@ export default tseslint.config(
       '@nx/enforce-module-boundaries': [
         'error',
         { enforceBuildableLibDependency: false, allow: [], depConstraints: specDepConstraints },
+      ],
+    },
+  },
+  {
+    // The console ships to browsers: the contracts' runtime code (Node crypto, Nest) stays out.
+    files: ['apps/console/src/**/*.ts', 'apps/console/src/**/*.tsx'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@rollout/contracts', allowTypeImports: true, message: 'The console imports only types from the contracts (import type).' }] },
       ],
     },
   },

@@ -2,10 +2,12 @@
  * Adapter filters (adapter.v1 over NATS): what the check cache saves, in the same run.
  *
  The enforcement-service runs from main.ts with the chain [MaxLeaseDuration, bench adapter];
- * the bench adapter runs in its own process (a fork of this file) on the real NATS. Lease creates
- * go through the gateway for projects whose check results the adapter lets the service reuse
- * (`cached-*`) and for projects whose results are valid 0 ms (`uncached-*`: every check a
- * round trip), in the same run:
+ * the bench adapter runs in its own process (a fork of this file) on the real NATS. A check
+ * result is only reused for the lease it was given about, so the cached decisions are Blazar
+ * asking again about one lease per project (`POST /v1/blazar/check-create`, `cached-*`, results
+ * reusable), and the others are new leases created through the API for projects whose results
+ * are valid 0 ms (`uncached-*`: every check a round trip); both are check_create decisions of
+ * the same chain, in the same run:
  * 1. chain level: one client, one decision at a time; the cost of the chain itself is read from
  *    the service's own histogram (enforcement_chain_duration_seconds, timed around the chain in
  *    the service), so the gateway and the ledger write do not drown it. This is the figure the
@@ -19,6 +21,7 @@
  */
 import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, freePort, uniqueName } from '@rollout/testing';
 import { ChildProcess, fork } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,12 +130,12 @@ async function main() {
   const gatewayPort = await freePort();
   const common = { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, HOST: '127.0.0.1' };
   const started: ChildProcess[] = [];
-  const { call, destroy } = httpClient(`http://127.0.0.1:${gatewayPort}`, TOKEN, CLIENTS);
+  const { call, destroy } = httpClient(`http://127.0.0.1:${gatewayPort}`, TOKEN, CLIENTS, { 'x-auth-token': TOKEN });
   try {
     const adapter = await startAdapter(namespace);
     started.push(adapter.child);
 
-    const gateway = startMain('gateway', { ...common, PORT: String(gatewayPort), AUTH_DEV_TOKEN: TOKEN, RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', RPC_TIMEOUT_MS: '10000' }, 'adapters');
+    const gateway = startMain('gateway', { ...common, PORT: String(gatewayPort), AUTH_DEV_TOKEN: TOKEN, BLAZAR_AUTH_TOKEN_SHA256: createHash('sha256').update(TOKEN).digest('hex'), RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', RPC_TIMEOUT_MS: '10000' }, 'adapters');
     started.push(gateway);
     const servicePort = await freePort();
     const service = startMain(
@@ -152,9 +155,14 @@ async function main() {
       endDate: new Date(Date.now() + 5 * 3_600_000).toISOString(),
       reservations: [{ resourceType: 'physical:host', min: 1, max: 2 }],
     };
+    const blazarLease = { name: 'bench', start_date: lease.startDate, end_date: lease.endDate, reservations: [{ resource_type: 'physical:host', min: 1, max: 2 }] };
     let seq = 0;
-    const create = (kind: 'cached' | 'uncached') => (client: number) => call('POST', `/v1/projects/${kind}-${(client + seq) % PROJECTS}/leases?leaseId=l${++seq}`, lease);
-    const run = (kind: 'cached' | 'uncached', seconds: number, clients = CLIENTS) => closedLoop(clients, seconds, create(kind), 200);
+    const create = (kind: 'cached' | 'uncached') => (client: number) => {
+      const project = `${kind}-${(client + ++seq) % PROJECTS}`;
+      if (kind === 'cached') return call('POST', '/v1/blazar/check-create', { context: { user_id: 'bench', project_id: project }, lease: blazarLease });
+      return call('POST', `/v1/projects/${project}/leases?leaseId=l${seq}`, lease);
+    };
+    const run = (kind: 'cached' | 'uncached', seconds: number, clients = CLIENTS) => closedLoop(clients, seconds, create(kind), kind === 'cached' ? 204 : 200);
     await run('cached', 2); // warm-up: JIT, pools, one cache entry per project
     await run('uncached', 1);
 
@@ -187,9 +195,9 @@ async function main() {
       out(`  ${name}: ${describeLoad(r.result, 'decisions')}`);
       out(`    CPU per decision: gateway ${r.cpuMs[0].toFixed(2)} ms, enforcement-service ${r.cpuMs[1].toFixed(2)} ms; the adapter answered ${r.checks} checks`);
     };
-    out(`lease creates through the gateway, chain [MaxLeaseDuration, adapter] (${CLIENTS} clients, ${PROJECTS} projects, ${SECONDS} s each)`);
-    line('check cache warm (results reusable)', cached);
-    line('no cache (results valid 0 ms: every check a round trip)', uncached);
+    out(`check_create decisions through the gateway, chain [MaxLeaseDuration, adapter] (${CLIENTS} clients, ${PROJECTS} projects, ${SECONDS} s each)`);
+    line('check cache warm (Blazar asking again about one lease per project)', cached);
+    line('no cache (new leases through the API, results valid 0 ms: every check a round trip)', uncached);
   } finally {
     destroy();
     for (const child of started.reverse()) await stop(child);

@@ -123,7 +123,7 @@ export interface HttpClient {
  * A keep-alive node:http client: on 2 shared cores the load generator's own CPU counts, and
  * fetch costs several times more per request than the plain client.
  */
-export function httpClient(base: string, token: string, sockets: number): HttpClient {
+export function httpClient(base: string, token: string, sockets: number, extraHeaders: Record<string, string> = {}): HttpClient {
   const agent = new Agent({ keepAlive: true, maxSockets: sockets });
   return {
     call: (method, path, body) =>
@@ -135,6 +135,7 @@ export function httpClient(base: string, token: string, sockets: number): HttpCl
           headers: {
             authorization: `Bearer ${token}`,
             'content-type': 'application/json',
+            ...extraHeaders,
             ...(payload ? { 'content-length': Buffer.byteLength(payload) } : {}),
           },
         });

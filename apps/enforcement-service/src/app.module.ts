@@ -6,6 +6,7 @@ import { CLOCK, systemClock } from './clock';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from './config';
 import { AdapterClient } from './adapters/adapter-client';
 import { AdapterSessions } from './adapters/adapter-sessions';
+import { SessionCloses } from './adapters/session-closes';
 import { ENFORCEMENT_CONFIG, EnforcementConfigSource } from './enforcement-config';
 import { EXTERNAL_HTTP, Enforcement } from './leases/enforcement';
 import { EnforcementMetrics } from './leases/enforcement-metrics';
@@ -13,7 +14,9 @@ import { NodeExternalHttp } from './leases/external-http';
 import { LeasesApplication } from './leases/leases.application';
 import { LeasesController } from './leases/leases.controller';
 import { Ledger } from './leases/ledger';
+import { OnEndOutbox } from './leases/on-end-outbox';
 import { CreateLeaseLedger1764300000000 } from './migrations/1764300000000-create-lease-ledger';
+import { CreateDeliveryOutboxes1766700000000 } from './migrations/1766700000000-create-delivery-outboxes';
 
 /** Closes the external service's keep-alive connections at shutdown. */
 class ExternalHttpLifecycle implements OnApplicationShutdown {
@@ -30,7 +33,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        ...platformModules({ service: 'enforcement-service', config, database: { migrations: [CreateLeaseLedger1764300000000] } }),
+        ...platformModules({ service: 'enforcement-service', config, database: { migrations: [CreateLeaseLedger1764300000000, CreateDeliveryOutboxes1766700000000] } }),
         ServiceInfoModule.forService('enforcement-service', [SYSTEM_V1, ENFORCEMENT_V1]),
       ],
       controllers: [LeasesController],
@@ -43,9 +46,11 @@ export class AppModule {
         ExternalHttpLifecycle,
         EnforcementConfigSource,
         AdapterClient,
+        SessionCloses,
         AdapterSessions,
         Enforcement,
         Ledger,
+        OnEndOutbox,
         LeasesApplication,
       ],
     };

@@ -20,6 +20,16 @@ export const configSchema = z.object({
   ENFORCEMENT_REGION_NAME: z.string().min(1).max(255).default('RegionOne'),
   /** How often the service activates leases whose start came and ends those whose end passed. */
   ENFORCEMENT_SWEEP_INTERVAL_MS: positiveInt(1_000),
+  /**
+   * Undelivered on_end notifications and CloseSession calls are retried from Postgres: checked
+   * this often (ms), waiting ENFORCEMENT_RETRY_BASE_MS after the first failure, doubling up to
+   * ENFORCEMENT_RETRY_MAX_MS. An on_end is given up after ENFORCEMENT_ON_END_MAX_ATTEMPTS
+   * attempts (about an hour with the defaults); a CloseSession never is.
+   */
+  ENFORCEMENT_RETRY_POLL_INTERVAL_MS: positiveInt(1_000),
+  ENFORCEMENT_RETRY_BASE_MS: positiveInt(1_000),
+  ENFORCEMENT_RETRY_MAX_MS: positiveInt(300_000),
+  ENFORCEMENT_ON_END_MAX_ATTEMPTS: positiveInt(20),
 });
 
 export type Config = z.output<typeof configSchema>;

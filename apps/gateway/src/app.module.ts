@@ -4,6 +4,7 @@ import { parseBusKey } from '@rollout/nats';
 import { platformModules } from '@rollout/service-kit';
 import { AuthGuard } from './auth/auth.guard';
 import { Authenticator } from './auth/authenticator';
+import { PrincipalController } from './auth/principal.controller';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { Config, GATEWAY_CONFIG } from './config';
 import { ExperimentsController } from './experiments/experiments.controller';
@@ -33,7 +34,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [...platformModules({ service: 'gateway', config, actorSigning: actorSigning(config) })],
-      controllers: [ServicesController, ExperimentsController, OperationsController, PreviewController, InspectionRulesController, LeasesController, BlazarController],
+      controllers: [PrincipalController, ServicesController, ExperimentsController, OperationsController, PreviewController, InspectionRulesController, LeasesController, BlazarController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         Authenticator,

@@ -47,6 +47,11 @@ export const configSchema = z
      */
     PAGE_TOKEN_SECRET: optionalSecret,
     /**
+     * The web console's built files (`npm run build` writes them), served at /console; relative
+     * paths are from the working directory. When the directory is missing, /console is 404.
+     */
+    CONSOLE_DIR: z.string().min(1).default('dist/apps/console'),
+    /**
      * Private key that signs the actor assertion of every call to a service,
      * `<key id>:<32-byte Ed25519 seed, base64url>` (docs/bus-security.md). Unset (development
      * only): calls carry none, and only services without BUS_VERIFY_KEYS serve them.

@@ -93,6 +93,7 @@ export function contextFromBlazar(value: unknown, requestId: string, defaultRegi
     userId: typeof context.user_id === 'string' ? context.user_id : '',
     regionName: typeof context.region_name === 'string' && context.region_name ? context.region_name : defaultRegion,
     requestId,
+    ...(typeof context.auth_url === 'string' && context.auth_url !== '' ? { authUrl: context.auth_url } : {}),
   };
 }
 

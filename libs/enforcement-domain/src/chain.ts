@@ -1,3 +1,4 @@
+import type { StatusCode } from '@rollout/contracts';
 import { EnforcementContext, EnforcementFilter, FailurePolicy, FilterMode, FilterResult, Hook, LeaseRequest, isDenial, isFailOpen } from './model';
 
 /**
@@ -19,8 +20,11 @@ export interface ChainStep {
 export interface ChainDecision {
   hook: Hook;
   allowed: boolean;
-  /** Present when refused: the first enforcing filter that denied, and its message for the user. */
-  denial?: { filter: string; message: string };
+  /**
+   * Present when refused: the first enforcing filter that denied, and its message for the user;
+   * `failure` when the filter refused because it could not decide (an error, not its policy).
+   */
+  denial?: { filter: string; message: string; failure?: { status: StatusCode } };
   /** True when the project is exempted: no filter ran. */
   exempted: boolean;
   steps: ChainStep[];
@@ -127,18 +131,20 @@ export class EnforcementChain {
   }
 
   /**
-   * A notification: every filter is told, failures and timeouts are recorded and never
-   * propagate, and the returned decision is always `allowed`. Calling it once per lease is the
-   * caller's duty (the ledger does).
+   * A notification: every filter (or every one named in `only`) is told, failures and timeouts
+   * are recorded as `error` steps and never propagate, and the returned decision is always
+   * `allowed`. Delivering it until each filter took it is the caller's duty (the on_end outbox).
    */
-  onEnd(context: EnforcementContext, lease: LeaseRequest): Promise<ChainDecision> {
-    return this.notifyEach(context, (f) => f.onEnd(context, lease));
+  onEnd(context: EnforcementContext, lease: LeaseRequest, only?: readonly string[]): Promise<ChainDecision> {
+    return this.notifyEach(context, (f) => f.onEnd(context, lease), only);
   }
 
-  private async notifyEach(context: EnforcementContext, run: (filter: EnforcementFilter) => Promise<void>): Promise<ChainDecision> {
+  /** `only`: tell just these filters (a retry of those that failed); filters no longer configured are skipped. */
+  private async notifyEach(context: EnforcementContext, run: (filter: EnforcementFilter) => Promise<void>, only?: readonly string[]): Promise<ChainDecision> {
     const decision: ChainDecision = { hook: 'on_end', allowed: true, exempted: this.isExempted(context.projectId), steps: [] };
     if (decision.exempted) return decision;
     for (const configured of this.filters) {
+      if (only && !only.includes(configured.filter.name)) continue;
       const { filter, mode } = configured;
       let step: ChainStep;
       try {
@@ -163,10 +169,15 @@ export class EnforcementChain {
     for (const configured of this.filters) {
       const { filter, mode } = configured;
       let step: ChainStep;
+      // What the user is told when this step refuses: the filter's denial, or its own account of
+      // its failure; a thrown error's reason is for the operator's log only.
+      let denial: NonNullable<ChainDecision['denial']> = { filter: filter.name, message: `Enforcement filter ${filter.name} failed.`, failure: { status: 'PERMISSION_DENIED' } };
       try {
         const result = await this.bounded(configured, () => run(filter));
         if (isDenial(result)) {
-          step = { filter: filter.name, mode, result: mode === 'dryrun' ? 'would_deny' : 'deny', message: result.message };
+          const refused = result.failure ? 'error' : 'deny';
+          step = { filter: filter.name, mode, result: mode === 'dryrun' ? 'would_deny' : refused, message: result.message };
+          denial = { filter: filter.name, message: result.message, ...(result.failure ? { failure: result.failure } : {}) };
         } else if (isFailOpen(result)) {
           step = { filter: filter.name, mode, result: 'fail_open', message: result.failOpen };
         } else {
@@ -181,11 +192,7 @@ export class EnforcementChain {
       this.record(decision, step, context);
       if (step.result === 'deny' || step.result === 'error') {
         decision.allowed = false;
-        decision.denial = {
-          filter: filter.name,
-          // The reason of an error is for the operator's log, not for the user.
-          message: step.result === 'deny' ? (step.message ?? '') : `Enforcement filter ${filter.name} failed.`,
-        };
+        decision.denial = denial;
         // Filters that allowed before the refusal may have taken something (quota): undo it.
         const allowedBefore = this.filters.filter((_f, i) => i < decision.steps.length - 1 && decision.steps[i].result === 'allow');
         await this.tellEach(abort, allowedBefore);

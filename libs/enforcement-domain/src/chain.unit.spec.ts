@@ -56,6 +56,25 @@ describe('the enforcement chain', () => {
     expect(calls).toEqual(['A', 'B']);
   });
 
+  it('keeps a filter\'s own failure apart from a policy denial: an error step, its words, its status', async () => {
+    const calls: string[] = [];
+    const failing = { message: 'External service answered check-create with HTTP 500.', failure: { status: 'UNAVAILABLE' as const } };
+    const chain = new EnforcementChain([{ filter: scripted('Ext', failing, calls), mode: 'enforce' }], []);
+    const decision = await chain.checkCreate(context, lease);
+    expect(decision.denial).toEqual({ filter: 'Ext', message: failing.message, failure: { status: 'UNAVAILABLE' } });
+    expect(decision.steps).toEqual([{ filter: 'Ext', mode: 'enforce', result: 'error', message: failing.message }]);
+    const dryrun = new EnforcementChain([{ filter: scripted('Ext', failing, calls), mode: 'dryrun' }], []);
+    expect(await dryrun.checkCreate(context, lease)).toMatchObject({ allowed: true, steps: [{ result: 'would_deny' }] });
+  });
+
+  it('tells on_end to just the filters named (a retry of those that failed), skipping names no longer configured', async () => {
+    const calls: string[] = [];
+    const chain = new EnforcementChain(['A', 'B', 'C'].map((n) => ({ filter: scripted(n, undefined, calls), mode: 'enforce' as const })), []);
+    const decision = await chain.onEnd(context, lease, ['C', 'A', 'Gone']);
+    expect(calls).toEqual(['A:end', 'C:end']);
+    expect(decision.steps.map((s) => s.filter)).toEqual(['A', 'C']);
+  });
+
   it('lets exempted projects skip every filter, on_end included', async () => {
     const calls: string[] = [];
     const chain = new EnforcementChain([{ filter: scripted('A', { message: 'no' }, calls), mode: 'enforce' }], ['p1']);
@@ -94,7 +113,7 @@ describe('the enforcement chain', () => {
     );
     const decision = await chain.checkCreate(context, lease);
     expect(decision.allowed).toBe(false);
-    expect(decision.denial).toEqual({ filter: 'A', message: 'Enforcement filter A failed.' });
+    expect(decision.denial).toEqual({ filter: 'A', message: 'Enforcement filter A failed.', failure: { status: 'PERMISSION_DENIED' } });
     expect(decision.steps[0]).toMatchObject({ result: 'error', message: 'socket hang up' });
     expect(calls).toEqual(['A']);
   });
@@ -165,7 +184,7 @@ describe('the enforcement chain', () => {
       expect(timers.pending.map((t) => t.ms)).toEqual([250]);
       timers.expire();
       const decision = await pending;
-      expect(decision.denial).toEqual({ filter: 'Budget', message: 'Enforcement filter Budget failed.' });
+      expect(decision.denial).toEqual({ filter: 'Budget', message: 'Enforcement filter Budget failed.', failure: { status: 'PERMISSION_DENIED' } });
       expect(decision.steps[0]).toMatchObject({ result: 'error', message: 'Enforcement filter Budget did not answer within 250 ms.' });
     });
 
@@ -232,7 +251,7 @@ describe('the enforcement chain', () => {
     };
     for (const timeoutMs of [undefined, 100]) {
       const chain = new EnforcementChain([{ filter: broken, mode: 'enforce', timeoutMs }], []);
-      expect((await chain.checkCreate(context, lease)).denial).toEqual({ filter: 'Sync', message: 'Enforcement filter Sync failed.' });
+      expect((await chain.checkCreate(context, lease)).denial).toEqual({ filter: 'Sync', message: 'Enforcement filter Sync failed.', failure: { status: 'PERMISSION_DENIED' } });
     }
   });
 });

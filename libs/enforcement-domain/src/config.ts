@@ -1,4 +1,4 @@
-import { SIZED_RESOURCE_TYPES } from '@rollout/contracts';
+import { SIZED_RESOURCE_TYPES, type StatusCode } from '@rollout/contracts';
 import { ChainObserver, ConfiguredFilter, EnforcementChain, ScheduleTimeout } from './chain';
 import { ExternalHttpPort, ExternalServiceFilter } from './external-service';
 import { ActiveLeaseCounter, MaxActiveLeasesFilter, MaxLeaseDurationFilter, MaxReservationSizeFilter, SizeLimits } from './filters';
@@ -14,7 +14,8 @@ import { EnforcementFilter, FilterMode } from './model';
  *     MaxLeaseDuration: { max_lease_duration: 86400, mode: dryrun }
  *     MaxActiveLeases: { max_active_leases: 5, project_overrides: { big: 20 } }
  *     MaxReservationSize: { limits: { "physical:host": 4 }, project_overrides: { big: { "physical:host": 16 } } }
- *     ExternalService: { endpoint: "http://policy:8080/", token_env: POLICY_TOKEN, auth: bearer, timeout_ms: 2000, allow_on_error: false }
+ *     ExternalService: { endpoint: "http://policy:8080/", token_env: POLICY_TOKEN, auth: bearer, timeout_ms: 2000, allow_on_error: false,
+ *                        auth_url: "https://keystone:5000/v3", status_on_error: 503 }
  *
  * Any other entry of `filters` with an `adapter` key is an adapter filter (see
  * adapters/config.ts), enabled by listing its name in `enabled_filters` like a built-in.
@@ -35,8 +36,28 @@ export interface EnforcementConfig {
   maxLeaseDuration: number;
   maxActiveLeases: { limit: number; projectOverrides: Record<string, number> };
   maxReservationSize: { limits: SizeLimits; projectOverrides: Record<string, SizeLimits> };
-  externalService?: { endpoint: string; auth: 'x-auth-token' | 'bearer'; token: string; timeoutMs: number; allowOnError: boolean };
+  externalService?: {
+    endpoint: string;
+    auth: 'x-auth-token' | 'bearer';
+    token: string;
+    timeoutMs: number;
+    allowOnError: boolean;
+    authUrl?: string;
+    statusOnError: StatusCode;
+  };
 }
+
+/**
+ * The HTTP statuses `status_on_error` may name (Envoy ext_authz's setting is an HTTP status too),
+ * each the status of one canonical code of the error model. 403 is the default, as in Envoy.
+ */
+export const STATUS_ON_ERROR: Readonly<Record<number, StatusCode>> = {
+  403: 'PERMISSION_DENIED',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
 
 /** A config problem, with the path of the offending setting in its message. */
 export class EnforcementConfigError extends Error {
@@ -133,7 +154,7 @@ export function parseEnforcementConfig(raw: unknown, env: Readonly<Record<string
   const mld = settings('MaxLeaseDuration', ['max_lease_duration']);
   const mal = settings('MaxActiveLeases', ['max_active_leases', 'project_overrides']);
   const mrs = settings('MaxReservationSize', ['limits', 'project_overrides']);
-  const ext = settings('ExternalService', ['endpoint', 'token', 'token_env', 'auth', 'timeout_ms', 'allow_on_error']);
+  const ext = settings('ExternalService', ['endpoint', 'token', 'token_env', 'auth', 'timeout_ms', 'allow_on_error', 'auth_url', 'status_on_error']);
 
   const config: EnforcementConfig = {
     enabledFilters: enabled,
@@ -178,7 +199,21 @@ function parseExternal(s: Obj, env: Readonly<Record<string, string | undefined>>
   if (timeoutMs === 0) fail(`${path}.timeout_ms`, 'must be greater than 0');
   const allowOnError = s['allow_on_error'] ?? false;
   if (typeof allowOnError !== 'boolean') fail(`${path}.allow_on_error`, 'must be true or false');
-  return { endpoint: endpoint.endsWith('/') ? endpoint : `${endpoint}/`, token, auth, timeoutMs, allowOnError };
+  const authUrl = s['auth_url'];
+  if (authUrl !== undefined && (typeof authUrl !== 'string' || !isHttpUrl(authUrl))) fail(`${path}.auth_url`, 'must be an http(s) URL (Keystone\'s, sent as the context\'s auth_url)');
+  const statusOnError = s['status_on_error'] ?? 403;
+  if (typeof statusOnError !== 'number' || !STATUS_ON_ERROR[statusOnError]) {
+    fail(`${path}.status_on_error`, `must be one of ${Object.keys(STATUS_ON_ERROR).join(', ')}, got ${JSON.stringify(statusOnError)}`);
+  }
+  return {
+    endpoint: endpoint.endsWith('/') ? endpoint : `${endpoint}/`,
+    token,
+    auth,
+    timeoutMs,
+    allowOnError,
+    ...(authUrl ? { authUrl: authUrl as string } : {}),
+    statusOnError: STATUS_ON_ERROR[statusOnError],
+  };
 }
 
 function isHttpUrl(text: string): boolean {

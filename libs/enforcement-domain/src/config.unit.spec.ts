@@ -55,7 +55,16 @@ describe('enforcement config', () => {
       auth: 'x-auth-token',
       timeoutMs: 2000,
       allowOnError: false,
+      statusOnError: 'PERMISSION_DENIED',
     });
+  });
+
+  it('reads auth_url and status_on_error (an HTTP status, as Envoy ext_authz) for ExternalService', () => {
+    const config = parseEnforcementConfig({
+      enabled_filters: ['ExternalService'],
+      filters: { ExternalService: { endpoint: 'http://policy:8080', token: 't', auth_url: 'https://keystone:5000/v3', status_on_error: 503 } },
+    });
+    expect(config.externalService).toMatchObject({ authUrl: 'https://keystone:5000/v3', statusOnError: 'UNAVAILABLE' });
   });
 
   it('reads the ExternalService token from the environment variable named by token_env', () => {
@@ -96,6 +105,8 @@ describe('enforcement config', () => {
     [{ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'ftp://x', token: 't' } } }, 'filters.ExternalService.endpoint: must be an http(s) URL'],
     [{ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'http://x/', token: 't', allow_on_error: 'yes' } } }, 'filters.ExternalService.allow_on_error: must be true or false'],
     [{ enabled_filters: ['MaxLeaseDuration', 'MaxLeaseDuration'], filters: { MaxLeaseDuration: { max_lease_duration: 1 } } }, 'enabled_filters[1]: filter "MaxLeaseDuration" is listed twice'],
+    [{ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'http://x/', token: 't', status_on_error: 418 } } }, 'filters.ExternalService.status_on_error: must be one of 403, 429, 500, 503, 504, got 418'],
+    [{ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'http://x/', token: 't', auth_url: 'keystone' } } }, 'filters.ExternalService.auth_url: must be an http(s) URL'],
     ['just a string', '(root): must be a mapping'],
   ])('rejects %j with a message naming the setting', (raw, message) => {
     expect(configError(raw)).toContain(`invalid enforcement config: ${message}`);

@@ -1,3 +1,4 @@
+import type { StatusCode } from '@rollout/contracts';
 import { EnforcementContext, EnforcementFilter, FilterResult, LeaseRequest, Reservation } from './model';
 import { storableText } from './time';
 
@@ -23,13 +24,31 @@ export interface ExternalHttpPort {
 }
 
 export interface ExternalServiceSettings {
-  /** Base URL; the hook name is appended (`{endpoint}check-create`), so it normally ends with `/`. */
+  /**
+   * The service's base URL. Hooks are posted in the seed's form, `…/v1/check-create`: the hook
+   * name is appended to an endpoint whose path already ends in `/v1/`, and `v1/<hook>` to any
+   * other (see hookUrl).
+   */
   endpoint: string;
   /** `x-auth-token` sends `X-Auth-Token: <token>`, `bearer` sends `Authorization: Bearer <token>`. */
   auth: 'x-auth-token' | 'bearer';
   token: string;
   timeoutMs: number;
   allowOnError: boolean;
+  /** Keystone's URL for the context's `auth_url` (Blazar's own context wins when it sent one). */
+  authUrl?: string;
+  /**
+   * What a refusal because the service failed (error status, redirect, timeout, transport error)
+   * is answered with, as Envoy ext_authz's `status_on_error`; a 403 from the service is a policy
+   * denial and is always PERMISSION_DENIED.
+   */
+  statusOnError: StatusCode;
+}
+
+/** The URL of one hook (`http://policy/` → `http://policy/v1/check-create`, `http://policy/v1/` → the same). */
+export function hookUrl(endpoint: string, hook: ExternalHook): string {
+  const base = endpoint.endsWith('/') ? endpoint : `${endpoint}/`;
+  return new URL(base).pathname.endsWith('/v1/') ? `${base}${hook}` : `${base}v1/${hook}`;
 }
 
 export const EXTERNAL_DEFAULT_DENIAL = 'External service enforcement filter denied the request.';
@@ -38,6 +57,7 @@ export const EXTERNAL_DEFAULT_DENIAL = 'External service enforcement filter deni
 export interface BlazarContext {
   user_id: string;
   project_id: string;
+  auth_url?: string;
   region_name: string;
 }
 
@@ -51,18 +71,23 @@ export interface BlazarReservation {
 }
 
 export interface BlazarLease {
+  /** The lease's id as users see it: on `current_lease` and on-end's `lease`, as Blazar sends its stored lease there. */
+  id?: string;
   name: string;
   start_date: string;
   end_date: string;
   reservations: BlazarReservation[];
 }
 
-export function toBlazarContext(context: EnforcementContext): BlazarContext {
-  return { user_id: context.userId, project_id: context.projectId, region_name: context.regionName };
+/** The seed's context fields, in its order; `auth_url` only when one is known. */
+export function toBlazarContext(context: EnforcementContext, authUrl?: string): BlazarContext {
+  const url = context.authUrl ?? authUrl;
+  return { user_id: context.userId, project_id: context.projectId, ...(url ? { auth_url: url } : {}), region_name: context.regionName };
 }
 
-export function toBlazarLease(lease: LeaseRequest): BlazarLease {
+export function toBlazarLease(lease: LeaseRequest, id?: string): BlazarLease {
   return {
+    ...(id ? { id } : {}),
     name: lease.name,
     // ISO 8601 in UTC with `Z`, whatever form the dates came in.
     start_date: lease.startDate.toISOString(),
@@ -115,21 +140,29 @@ export class ExternalServiceFilter implements EnforcementFilter {
   ) {}
 
   checkCreate(context: EnforcementContext, lease: LeaseRequest): Promise<FilterResult> {
-    return this.check('check-create', { context: toBlazarContext(context), lease: toBlazarLease(lease) }, context.requestId);
+    return this.check('check-create', { context: this.context(context), lease: toBlazarLease(lease) }, context.requestId);
   }
 
+  /** As Blazar: `current_lease` is the stored lease (with its id), `lease` the values asked for. */
   checkUpdate(context: EnforcementContext, current: LeaseRequest, lease: LeaseRequest): Promise<FilterResult> {
     return this.check('check-update', {
-      context: toBlazarContext(context),
-      current_lease: toBlazarLease(current),
+      context: this.context(context),
+      current_lease: toBlazarLease(current, context.apiLeaseId),
       lease: toBlazarLease(lease),
     }, context.requestId);
   }
 
-  /** Any answer but 204 is a failure; the chain records it and never blocks on it. */
+  /**
+   * Any answer but a 2xx is a failure, thrown so that the caller retries (the service's on_end
+   * outbox); the lease's `id` lets the receiver drop a repeat.
+   */
   async onEnd(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
-    const response = await this.post('on-end', { context: toBlazarContext(context), lease: toBlazarLease(lease) }, context.requestId);
-    if (response.status !== 204) throw new Error(`External service answered on-end with HTTP ${response.status}.`);
+    const response = await this.post('on-end', { context: this.context(context), lease: toBlazarLease(lease, context.apiLeaseId) }, context.requestId);
+    if (response.status < 200 || response.status > 299) throw new Error(`External service answered on-end with HTTP ${response.status}.`);
+  }
+
+  private context(context: EnforcementContext): BlazarContext {
+    return toBlazarContext(context, this.settings.authUrl);
   }
 
   private async check(path: ExternalHook, payload: unknown, requestId: string): Promise<FilterResult> {
@@ -144,8 +177,9 @@ export class ExternalServiceFilter implements EnforcementFilter {
     return this.onError(`External service answered ${path} with HTTP ${response.status}.`);
   }
 
+  /** The service could not decide: fail open when allowed, else a refusal marked as a failure. */
   private onError(reason: string): FilterResult {
-    return this.settings.allowOnError ? { failOpen: reason } : { message: reason };
+    return this.settings.allowOnError ? { failOpen: reason } : { message: reason, failure: { status: this.settings.statusOnError } };
   }
 
   private post(path: ExternalHook, payload: unknown, requestId: string): Promise<ExternalHttpResponse> {
@@ -153,7 +187,7 @@ export class ExternalServiceFilter implements EnforcementFilter {
       this.settings.auth === 'bearer' ? { Authorization: `Bearer ${this.settings.token}` } : { 'X-Auth-Token': this.settings.token };
     // The request id travels as a header, so the body stays exactly Blazar's.
     if (requestId) headers['X-Request-Id'] = requestId;
-    return this.http.post(`${this.settings.endpoint}${path}`, payload, { headers, timeoutMs: this.settings.timeoutMs, hook: path });
+    return this.http.post(hookUrl(this.settings.endpoint, path), payload, { headers, timeoutMs: this.settings.timeoutMs, hook: path });
   }
 }
 

@@ -6,4 +6,6 @@ export * from './config';
 export * from './time';
 export * from './lease';
 export * from './blazar';
+export * from './update-rule';
+export * from './retry';
 export * from './adapters';

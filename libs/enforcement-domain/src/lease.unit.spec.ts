@@ -124,7 +124,7 @@ describe('a Blazar payload', () => {
 
   it("reads the spec's own example (naive dates, end_time), keeping plugin attributes and allocations", () => {
     const call = parseBlazarCall(spec, false, 'req-1', 'DefaultRegion');
-    expect(call.context).toEqual({ userId: 'c631173e', projectId: 'a0b86a98', regionName: 'RegionOne', requestId: 'req-1' });
+    expect(call.context).toEqual({ userId: 'c631173e', projectId: 'a0b86a98', regionName: 'RegionOne', requestId: 'req-1', authUrl: 'https://api.example.com:5000/v3' });
     expect(call.lease.name).toBe('my-lease');
     expect(call.lease.lease.startDate.toISOString()).toBe('2020-05-13T00:00:00.000Z');
     expect(call.lease.lease.endDate.toISOString()).toBe('2020-05-14T23:59:00.000Z');

@@ -1,3 +1,5 @@
+import type { StatusCode } from '@rollout/contracts';
+
 /** Who is asking, and where (Blazar's filter `context`). */
 export interface EnforcementContext {
   /** For updates: the user making the change, not the lease owner. */
@@ -10,6 +12,19 @@ export interface EnforcementContext {
    * reports by it). Never sent to an ExternalService.
    */
   leaseId?: string;
+  /**
+   * The lease's id as users see it in this service's API (`/v1/projects/{project}/leases/{id}`),
+   * when the lease has one: sent to adapters as `apiId` and to an ExternalService as the lease's
+   * `id`, so their records can be matched to the API.
+   */
+  apiLeaseId?: string;
+  /** Keystone's URL, when Blazar sent one in its context: an ExternalService receives it as `auth_url`. */
+  authUrl?: string;
+  /**
+   * on_end only: when the lease ended (ISO 8601), so that a notification sent again later (a
+   * retry) still reports the moment the lease stopped using its resources, not the retry's.
+   */
+  endedAt?: string;
 }
 
 /**
@@ -43,9 +58,14 @@ export interface Clock {
   now(): Date;
 }
 
-/** A filter denies by returning this; allowing is returning nothing. */
+/**
+ * A filter denies by returning this; allowing is returning nothing. `failure` marks a denial
+ * caused by the filter failing to decide (its service errored, timed out or answered nonsense)
+ * rather than by its policy; `status` is the canonical code the caller answers with.
+ */
 export interface Denial {
   message: string;
+  failure?: { status: StatusCode };
 }
 
 /**

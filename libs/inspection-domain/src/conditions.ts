@@ -2,30 +2,36 @@ import { RuleError } from './errors';
 import { inNet } from './ip';
 import { BoundArgs, ParamSpec } from './params';
 import { regexTest } from './safe-regex';
-import { deepEqual, isEmpty, isFalse, isTrue, stringify, typeName } from './values';
+import { deepEqual, isFalse, isPlainObject, isTrue, pythonStr, typeName } from './values';
 
 export interface ConditionPlugin {
   name: string;
   params: ParamSpec[];
   /** The argument that is a regex, checked for safety when a rule is saved (unless interpolated). */
   regex?: { param: string; fullMatch: boolean };
+  /** The arguments Ironic interpolates outside a loop (its FORMATTED_ARGS); the others are used as written. */
+  formatted: readonly string[];
   test(args: BoundArgs): boolean;
 }
 
 const value: ParamSpec[] = [{ name: 'value' }];
 const comparison: ParamSpec[] = [
-  { name: 'values', variadic: true, minItems: 2 },
+  // One positional argument is Ironic's `values` list itself; several are the values (the seed's `*values`).
+  { name: 'values', variadic: true, singleIsList: true },
   { name: 'force_strings', keywordOnly: true, default: false },
 ];
 
-function comparable(values: unknown[], forceStrings: unknown): unknown[] {
-  if (values.length < 2) throw new RuleError('comparison needs at least two values');
-  return isTrue(forceStrings) ? values.map((v) => stringify(v)) : values;
+/** Ironic's SimpleOperator: `values` must be a list; fewer than two values always hold. */
+function comparable(values: unknown, forceStrings: unknown): unknown[] | null {
+  if (!Array.isArray(values)) throw new RuleError(`expected a list for 'values', got ${typeName(values)}`);
+  if (values.length < 2) return null;
+  return forceStrings === true || (typeof forceStrings !== 'boolean' && isTrue(forceStrings)) ? values.map((v) => pythonStr(v)) : values;
 }
 
-/** `lt`/`gt` order numbers with numbers and strings with strings; anything else is an error. */
-function ordered(values: unknown[], forceStrings: unknown, holds: (a: number | string, b: number | string) => boolean) {
+/** `lt`/`gt` order numbers with numbers and strings with strings; anything else is an error, as Python's TypeError. */
+function ordered(values: unknown, forceStrings: unknown, holds: (a: number | string, b: number | string) => boolean) {
   const list = comparable(values, forceStrings);
+  if (!list) return true;
   for (let i = 1; i < list.length; i++) {
     const [a, b] = [list[i - 1], list[i]];
     const ok = (typeof a === 'number' && typeof b === 'number') || (typeof a === 'string' && typeof b === 'string');
@@ -35,41 +41,51 @@ function ordered(values: unknown[], forceStrings: unknown, holds: (a: number | s
   return true;
 }
 
+/** Python's `value in values`: an item of a list, a key of a dict, a substring of a string. */
+function oneOf(item: unknown, values: unknown): boolean {
+  if (Array.isArray(values)) return values.some((v) => deepEqual(v, item));
+  if (isPlainObject(values)) return typeof item === 'string' && Object.hasOwn(values, item);
+  if (typeof values === 'string' && typeof item === 'string') return values.includes(item);
+  throw new RuleError(`one-of needs a list of values, got ${typeName(values)}`);
+}
+
 const plugins: ConditionPlugin[] = [
-  { name: 'is-true', params: value, test: (a) => isTrue(a.value) },
-  { name: 'is-false', params: value, test: (a) => isFalse(a.value) },
-  { name: 'is-none', params: value, test: (a) => a.value === null || a.value === undefined },
-  { name: 'is-empty', params: value, test: (a) => isEmpty(a.value) },
+  { name: 'is-true', params: value, formatted: ['value'], test: (a) => isTrue(a.value) },
+  { name: 'is-false', params: value, formatted: ['value'], test: (a) => isFalse(a.value) },
+  { name: 'is-none', params: value, formatted: ['value'], test: (a) => a.value === null || a.value === undefined },
+  // Ironic: str(value) in ("", "None", "[]", "{}"), so those strings are empty too.
+  { name: 'is-empty', params: value, formatted: ['value'], test: (a) => ['', 'None', '[]', '{}'].includes(pythonStr(a.value)) },
   {
     name: 'eq',
     params: comparison,
+    formatted: ['values'],
     test: (a) => {
-      const list = comparable(a.values as unknown[], a.force_strings);
-      return list.every((v) => deepEqual(v, list[0]));
+      const list = comparable(a.values, a.force_strings);
+      return !list || list.every((v) => deepEqual(v, list[0]));
     },
   },
-  { name: 'lt', params: comparison, test: (a) => ordered(a.values as unknown[], a.force_strings, (x, y) => x < y) },
-  { name: 'gt', params: comparison, test: (a) => ordered(a.values as unknown[], a.force_strings, (x, y) => x > y) },
-  { name: 'in-net', params: [{ name: 'address' }, { name: 'subnet' }], test: (a) => inNet(a.address, a.subnet) },
+  { name: 'lt', params: comparison, formatted: ['values'], test: (a) => ordered(a.values, a.force_strings, (x, y) => x < y) },
+  { name: 'gt', params: comparison, formatted: ['values'], test: (a) => ordered(a.values, a.force_strings, (x, y) => x > y) },
+  { name: 'in-net', params: [{ name: 'address' }, { name: 'subnet' }], formatted: ['address', 'subnet'], test: (a) => inNet(a.address, a.subnet) },
   {
     name: 'contains',
     params: [{ name: 'value' }, { name: 'regex' }],
+    formatted: ['value'],
     regex: { param: 'regex', fullMatch: false },
     test: (a) => regexTest(a.value, a.regex, false),
   },
   {
     name: 'matches',
     params: [{ name: 'value' }, { name: 'regex' }],
+    formatted: ['value'],
     regex: { param: 'regex', fullMatch: true },
     test: (a) => regexTest(a.value, a.regex, true),
   },
   {
     name: 'one-of',
-    params: [{ name: 'value' }, { name: 'values' }],
-    test: (a) => {
-      if (!Array.isArray(a.values)) throw new RuleError(`one-of needs a list of values, got ${typeName(a.values)}`);
-      return a.values.some((v) => deepEqual(v, a.value));
-    },
+    params: [{ name: 'value' }, { name: 'values', default: [] }],
+    formatted: ['value'],
+    test: (a) => oneOf(a.value, a.values),
   },
 ];
 

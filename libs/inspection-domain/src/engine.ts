@@ -10,12 +10,12 @@ import { ACTIONS } from './actions/registry';
 import type { ActionContext, ActionPlugin, LogLevel } from './actions/types';
 import { CONDITIONS, ConditionPlugin, parseConditionOp } from './conditions';
 import { RuleError } from './errors';
-import { CompiledArgument, compileArgument, MissingKeys, Reader, resolveArgument, Scope } from './interpolation';
+import { CompiledArgument, compileArgument, compileArguments, compileLenient, MissingKeys, Reader, resolveArgument, Scope } from './interpolation';
 import { getAt, parsePointer, removeAt, setAt } from './json-pointer';
 import { MASK, MaskSecrets, maskSecrets, seesSecrets } from './masking';
 import { BoundArgs, ParamSpec, bindArgs } from './params';
 import { MAX_LOOP_ITEMS, RuleDefinition, orderRules } from './rule';
-import { cloneJson, JsonObject, typeName } from './values';
+import { cloneJson, isPlainObject, JsonObject, typeName } from './values';
 
 export interface EngineOptions {
   maskSecrets: MaskSecrets;
@@ -53,8 +53,12 @@ interface CompiledStep {
   args: BoundArgs;
   /** Interpolates the arguments; null when they hold no `{…}` and `args` is used as is. */
   resolve: CompiledArgument | null;
-  /** The loop's list, or how to interpolate it; null for no loop (an empty list is no loop). */
-  loop: unknown[] | CompiledArgument | null;
+  /** The same in a loop, where Ironic interpolates every argument, not only its formatted ones. */
+  resolveInLoop: CompiledArgument | null;
+  /** The loop's list or dict, or how to interpolate it; null for no loop (an empty one is no loop). */
+  loop: unknown[] | JsonObject | CompiledArgument | null;
+  /** Comparisons compare loop items as strings, as Ironic forces `force_strings` in loops. */
+  forceStringsInLoop: boolean;
 }
 
 interface CompiledCondition extends CompiledStep {
@@ -78,16 +82,26 @@ interface CompiledRule {
   error?: unknown;
 }
 
-function compileStep(step: InspectionRuleStep, name: string, params: ParamSpec[]): CompiledStep {
+function compileStep(step: InspectionRuleStep, name: string, params: ParamSpec[], formatted: readonly string[]): CompiledStep {
   const args = bindArgs(name, params, step.args ?? []);
   let loop: CompiledStep['loop'] = null;
-  if (Array.isArray(step.loop)) {
-    loop = step.loop.length ? step.loop : null;
-  } else if (step.loop !== undefined) {
-    loop = typeof step.loop === 'string' ? compileArgument(step.loop) : null;
-    if (!loop) throw new RuleError('"loop" must be a list or exactly one {…} giving a list');
+  const written: unknown = step.loop;
+  if (Array.isArray(written)) {
+    loop = written.length ? written : null;
+  } else if (isPlainObject(written)) {
+    loop = Object.keys(written).length ? written : null;
+  } else if (written !== undefined) {
+    loop = typeof written === 'string' ? compileArgument(written) : null;
+    if (!loop) throw new RuleError('"loop" must be a list, a dict or exactly one {…} giving one');
   }
-  return { step, args, resolve: compileArgument(args), loop };
+  return {
+    step,
+    args,
+    resolve: compileArguments(args, formatted),
+    resolveInLoop: loop === null ? null : compileArguments(args, null),
+    loop,
+    forceStringsInLoop: params.some((param) => param.name === 'force_strings'),
+  };
 }
 
 /** `ids` numbers the distinct conditions of a rule set: many rules share conditions. */
@@ -98,18 +112,18 @@ function compile(rule: RuleDefinition, ids: Map<string, number>, options: Engine
       const { name, inverted } = parseConditionOp(step.op);
       const plugin = CONDITIONS.get(name);
       if (!plugin) throw new RuleError(`unknown condition ${name}`);
-      const { args, resolve, loop } = compileStep(step, name, plugin.params);
+      const { args, resolve, resolveInLoop, loop, forceStringsInLoop } = compileStep(step, name, plugin.params, plugin.formatted);
       const key = JSON.stringify([step.op, args, step.loop, step.multiple]);
       let id = ids.get(key);
       if (id === undefined) ids.set(key, (id = ids.size));
       // Object literals, not spreads: spread copies make slower objects on this hot path.
-      return { step, args, resolve, loop, plugin, inverted, id };
+      return { step, args, resolve, resolveInLoop, loop, forceStringsInLoop, plugin, inverted, id };
     });
     const actions = rule.actions.map((step): CompiledAction => {
       const plugin = ACTIONS.get(step.op);
       if (!plugin) throw new RuleError(`unknown action ${step.op}`);
-      const { args, resolve, loop } = compileStep(step, step.op, plugin.params);
-      return { step, args, resolve, loop, plugin };
+      const { args, resolve, resolveInLoop, loop } = compileStep(step, step.op, plugin.params, plugin.formatted);
+      return { step, args, resolve, resolveInLoop, loop, forceStringsInLoop: false, plugin };
     });
     return { rule, mask, conditions, actions };
   } catch (error) {
@@ -202,17 +216,25 @@ class Run implements ActionContext, Reader {
     const { rule } = compiled;
     this.rule = rule;
     this.mask = compiled.mask;
+    // Which check runs, so a failure can name it (a sensitive rule's failure names only that).
+    let where = '';
     try {
       if (compiled.error) throw compiled.error;
-      for (const condition of compiled.conditions) if (!this.condition(condition)) return true;
+      for (let i = 0; i < compiled.conditions.length; i++) {
+        where = ` at conditions[${i}] (${compiled.conditions[i].step.op})`;
+        if (!this.condition(compiled.conditions[i])) return true;
+      }
       this.result.matched.push({ uuid: rule.uuid, description: rule.description, sensitive: rule.sensitive });
-      for (const action of compiled.actions) this.action(action);
+      for (let i = 0; i < compiled.actions.length; i++) {
+        where = ` at actions[${i}] (${compiled.actions[i].step.op})`;
+        this.action(compiled.actions[i]);
+      }
       return true;
     } catch (error) {
       if (error instanceof Stop) return false;
       this.result.failure = rule.sensitive
-        ? `Rule ${rule.uuid} failed.`
-        : `Rule ${rule.uuid}${rule.description ? ` (${rule.description})` : ''} failed: ${
+        ? `Rule ${rule.uuid} failed${where}.`
+        : `Rule ${rule.uuid}${rule.description ? ` (${rule.description})` : ''} failed${where}: ${
             error instanceof RuleError ? error.message : 'unexpected error'
           }`;
       return false;
@@ -226,18 +248,38 @@ class Run implements ActionContext, Reader {
     return copy;
   }
 
-  /** The items to loop over (a copy: actions may change the list they loop over), or null for no loop. */
+  /**
+   * The items to loop over (a copy: actions may change the list they loop over), or null for
+   * no loop. A dict is looped over once, with the dict as the item, as Ironic does.
+   */
   private loopItems(compiled: CompiledStep, missing: MissingKeys): unknown[] | null {
     const { loop } = compiled;
     if (loop === null) return null;
     const items = loop instanceof CompiledArgument ? resolveArgument(loop, this, missing) : loop;
-    if (!Array.isArray(items)) throw new RuleError(`loop must give a list, got ${typeName(items)}`);
+    if (isPlainObject(items)) return Object.keys(items).length ? [items] : null;
+    if (!Array.isArray(items)) throw new RuleError(`loop must give a list or a dict, got ${typeName(items)}`);
     if (items.length > MAX_LOOP_ITEMS) throw new RuleError(`loop over more than ${MAX_LOOP_ITEMS} items`);
     return items.length ? items.slice() : null;
   }
 
   private args(compiled: CompiledStep, missing: MissingKeys): BoundArgs {
     return compiled.resolve ? (resolveArgument(compiled.resolve, this, missing) as BoundArgs) : compiled.args;
+  }
+
+  /**
+   * Arguments inside a loop, as Ironic: every argument is interpolated, a string argument
+   * whose result holds a template again (a loop item such as `{inventory[bmc_address]}`) is
+   * interpolated once more, and comparisons compare as strings.
+   */
+  private loopArgs(compiled: CompiledStep, missing: MissingKeys): BoundArgs {
+    const args = compiled.resolveInLoop ? { ...(resolveArgument(compiled.resolveInLoop, this, missing) as BoundArgs) } : { ...compiled.args };
+    for (const [name, value] of Object.entries(args)) {
+      if (typeof value !== 'string' || typeof compiled.args[name] !== 'string' || !value.includes('{')) continue;
+      const again = compileLenient(value);
+      if (again) args[name] = resolveArgument(again, this, missing);
+    }
+    if (compiled.forceStringsInLoop) args.force_strings = true;
+    return args;
   }
 
   private condition(compiled: CompiledCondition): boolean {
@@ -262,7 +304,7 @@ class Run implements ActionContext, Reader {
     // Inversion applies to each item before the results are combined.
     const withItem = (item: unknown) => {
       this.scope.item = item;
-      return plugin.test(this.args(compiled, 'null')) !== inverted;
+      return plugin.test(this.loopArgs(compiled, 'null')) !== inverted;
     };
     let result: boolean;
     switch (step.multiple ?? 'any') {
@@ -293,7 +335,7 @@ class Run implements ActionContext, Reader {
     }
     for (const item of items) {
       this.scope.item = item;
-      plugin.run(this, this.args(compiled, 'error'));
+      plugin.run(this, this.loopArgs(compiled, 'error'));
       if (this.result.failure !== null) throw new Stop();
     }
     this.scope.item = undefined;

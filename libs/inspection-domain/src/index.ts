@@ -11,3 +11,4 @@ export * from './actions/types';
 export * from './actions/registry';
 export * from './rule';
 export * from './engine';
+export * from './listing';

@@ -1,11 +1,13 @@
 import { RuleError } from './errors';
 import { MASK, isSecretKey } from './masking';
-import { isPlainObject, setOwn, stringify } from './values';
+import { Conversion, FormatSpec, parseConversion, parseFormatSpec, pythonFormat } from './python-format';
+import { isPlainObject, pythonStr, setOwn } from './values';
 
 /**
  * Python-format-like interpolation of rule arguments, as in Ironic: `{node.driver_info[ipmi_address]}`,
- * `{inventory[interfaces][0][mac_address]}`, `{item}`; `{{`/`}}` are literal braces. Only
- * lookups exist — no calls, conversions or format specs — so a hostile rule cannot run code.
+ * `{inventory[interfaces][0][mac_address]}`, `{item}`; `{{`/`}}` are literal braces; `!r`/`!s`
+ * and format specs from an allow-list (python-format.ts). Only lookups exist — no attribute
+ * of anything but the node, no calls — so a hostile rule cannot run code.
  * An argument that is exactly one `{…}` keeps the value's type (lists and dicts pass through).
  * Arguments are compiled once per rule set; running one is a few property reads.
  */
@@ -50,6 +52,9 @@ interface Lookup {
   root: RootName | null;
   name: string;
   keys: Key[];
+  /** `!r` / `!s` and `:spec`: the value then reads as text, formatted as Python would. */
+  conversion: Conversion | null;
+  spec: FormatSpec | null;
 }
 
 interface Template {
@@ -94,32 +99,65 @@ export function parseTemplate(text: string): Template {
   return template;
 }
 
-function key(name: string): Key {
-  return { name, index: /^-?\d{1,9}$/.test(name) ? Number(name) : null, secret: isSecretKey(name), inherited: name in Object.prototype };
+/**
+ * A key as Python's format reads it: `[0]` is the integer 0 (a list index; a dict has no
+ * integer keys in JSON), anything else is a string key, `[-1]` included (no counting from the end).
+ */
+function key(name: string, attribute: boolean): Key {
+  return { name, index: !attribute && /^\d{1,9}$/.test(name) ? Number(name) : null, secret: isSecretKey(name), inherited: name in Object.prototype };
+}
+
+/** Where the field name ends: at the first `!` or `:` outside brackets, as Python's parser. */
+function fieldEnd(source: string): number {
+  let depth = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '[') depth++;
+    else if (c === ']') depth = Math.max(0, depth - 1);
+    else if ((c === '!' || c === ':') && depth === 0) return i;
+  }
+  return source.length;
 }
 
 function parseLookup(source: string): Lookup {
-  const head = /^[A-Za-z_][A-Za-z0-9_]*/.exec(source);
+  const end = fieldEnd(source);
+  const field = source.slice(0, end);
+  let conversion: Conversion | null = null;
+  let spec: FormatSpec | null = null;
+  let rest = source.slice(end);
+  if (rest.startsWith('!')) {
+    conversion = parseConversion(rest.slice(1, rest.includes(':') ? rest.indexOf(':') : undefined), source);
+    rest = rest.includes(':') ? rest.slice(rest.indexOf(':')) : '';
+  }
+  // An empty spec (`{x:}`) is Python's plain str().
+  if (rest.startsWith(':') && rest.length > 1) spec = parseFormatSpec(rest.slice(1), source);
+  const head = /^[A-Za-z_][A-Za-z0-9_]*/.exec(field);
   if (!head) throw new RuleError(`{${source}} must start with one of ${ROOT_NAMES.join(', ')}`);
   const keys: Key[] = [];
   let i = head[0].length;
-  while (i < source.length) {
-    if (source[i] === '.') {
-      const attr = /^[A-Za-z_][A-Za-z0-9_]*/.exec(source.slice(i + 1));
+  while (i < field.length) {
+    if (field[i] === '.') {
+      const attr = /^[A-Za-z_][A-Za-z0-9_]*/.exec(field.slice(i + 1));
       if (!attr) throw new RuleError(`bad attribute in {${source}}`);
-      keys.push(key(attr[0]));
+      // Python reaches into objects through dunder attributes (`{node.__class__}`): never.
+      if (attr[0].startsWith('__')) throw new RuleError(`{${source}}: only lookups are allowed, no dunder attributes`);
+      // In Ironic only the node is an object with attributes; everything else is a dict.
+      if ((ROOT_NAMES as readonly string[]).includes(head[0]) && (head[0] !== 'node' || keys.length > 0)) {
+        throw new RuleError(`{${source}}: .${attr[0]} is an attribute, which only the node has in Ironic; write [${attr[0]}]`);
+      }
+      keys.push(key(attr[0], true));
       i += 1 + attr[0].length;
-    } else if (source[i] === '[') {
-      const close = source.indexOf(']', i);
+    } else if (field[i] === '[') {
+      const close = field.indexOf(']', i);
       if (close < 0 || close === i + 1) throw new RuleError(`bad index in {${source}}`);
-      keys.push(key(source.slice(i + 1, close)));
+      keys.push(key(field.slice(i + 1, close), false));
       i = close + 1;
     } else {
-      throw new RuleError(`only lookups are allowed in {${source}} (no conversions or format specs)`);
+      throw new RuleError(`only lookups are allowed in {${source}}`);
     }
   }
   const root = (ROOT_NAMES as readonly string[]).includes(head[0]) ? (head[0] as RootName) : null;
-  return { source, root, name: head[0], keys };
+  return { source, root, name: head[0], keys, conversion, spec };
 }
 
 /** The text of a template without lookups (`a{{2}}` → `a{2}`), or null when it has some. */
@@ -146,9 +184,11 @@ function lookup(reader: Reader, ref: Lookup): unknown {
     if (typeof current !== 'object' || current === null) return undefined;
     if (Array.isArray(current)) {
       if (k.index === null) return undefined;
-      current = current[k.index < 0 ? current.length + k.index : k.index];
+      current = current[k.index];
       continue;
     }
+    // `[0]` on a dict asks for the integer key 0, which JSON has not.
+    if (k.index !== null) return undefined;
     const object = current as Record<string, unknown>;
     current = k.inherited && !Object.hasOwn(object, k.name) ? undefined : object[k.name];
     // Masking at lookup costs nothing when no secret is read, unlike masked copies of all the data.
@@ -159,8 +199,11 @@ function lookup(reader: Reader, ref: Lookup): unknown {
 
 function resolve(reader: Reader, ref: Lookup, missing: MissingKeys): unknown {
   const found = lookup(reader, ref);
-  if (found === undefined && missing === 'error') throw new RuleError(`{${ref.source}} does not exist`);
-  return found;
+  if (found === undefined) {
+    if (missing === 'error') throw new RuleError(`{${ref.source}} does not exist`);
+    return found;
+  }
+  return ref.conversion || ref.spec ? pythonFormat(found, ref.conversion, ref.spec) : found;
 }
 
 const enum Kind {
@@ -174,6 +217,8 @@ const enum Kind {
   List,
   /** A dict with something to interpolate inside. */
   Dict,
+  /** A dict with templates in its keys. */
+  TemplatedDict,
 }
 
 /**
@@ -190,6 +235,8 @@ export class CompiledArgument {
     /** List: per item (null = as written); Dict: per key in `keys`. */
     readonly children: (CompiledArgument | null)[] = [],
     readonly keys: string[] = [],
+    /** TemplatedDict: per key in `keys`, its template (null = as written). */
+    readonly keyTemplates: (CompiledArgument | null)[] = [],
   ) {}
 }
 
@@ -212,11 +259,45 @@ export function compileArgument(value: unknown): CompiledArgument | null {
     return items.every((item) => item === null) ? null : new CompiledArgument(Kind.List, value, null, [], items);
   }
   if (isPlainObject(value)) {
+    // Keys are interpolated too (`{"{item[name]}": …}`), as Ironic formats them.
+    const templatedKeys = Object.keys(value).some((key) => compileString(key) !== null);
+    if (templatedKeys) {
+      const keys = Object.keys(value);
+      return new CompiledArgument(Kind.TemplatedDict, value, null, [], keys.map((key) => compileArgument(value[key])), keys, keys.map(compileString));
+    }
     const keys = Object.keys(value).filter((key) => compileArgument(value[key]) !== null);
     if (!keys.length) return null;
     return new CompiledArgument(Kind.Dict, value, null, [], keys.map((key) => compileArgument(value[key])), keys);
   }
   return null;
+}
+
+/** Compiles text that Ironic would format if it could: text that is no template is used as written. */
+export function compileLenient(value: unknown): CompiledArgument | null {
+  try {
+    return compileArgument(value);
+  } catch (error) {
+    if (error instanceof RuleError) return null;
+    throw error;
+  }
+}
+
+/**
+ * Compiles an op's bound arguments. `formatted`: the arguments Ironic interpolates outside a
+ * loop (the others are used as written, braces included); null in a loop, where Ironic
+ * formats every argument and keeps as written what does not format.
+ */
+export function compileArguments(args: Record<string, unknown>, formatted: readonly string[] | null): CompiledArgument | null {
+  const keys: string[] = [];
+  const children: CompiledArgument[] = [];
+  for (const [name, value] of Object.entries(args)) {
+    const compiled = formatted === null ? (compileLenient(value) ?? null) : formatted.includes(name) ? compileArgument(value) : null;
+    if (compiled) {
+      keys.push(name);
+      children.push(compiled);
+    }
+  }
+  return keys.length ? new CompiledArgument(Kind.Dict, args, null, [], children, keys) : null;
 }
 
 /** Runs a compiled argument over the reader's scope. */
@@ -236,7 +317,8 @@ export function resolveArgument(arg: CompiledArgument, reader: Reader, missing: 
         const found = resolve(reader, part, missing);
         // A missing key in a condition makes the whole argument null rather than a half-built string.
         if (found === undefined) return null;
-        out += stringify(found);
+        // Text reads as Python's str.format writes it: None, True, ['a', 1].
+        out += pythonStr(found);
         if (out.length > MAX_RESULT_LENGTH) throw new RuleError(`interpolated argument longer than ${MAX_RESULT_LENGTH}`);
       }
       return out;
@@ -253,6 +335,17 @@ export function resolveArgument(arg: CompiledArgument, reader: Reader, missing: 
       // A spread copies own properties as data (a `__proto__` key included), keeping the shape.
       const out: Record<string, unknown> = { ...(arg.value as Record<string, unknown>) };
       for (let i = 0; i < arg.keys.length; i++) setOwn(out, arg.keys[i], resolveArgument(arg.children[i] as CompiledArgument, reader, missing));
+      return out;
+    }
+    case Kind.TemplatedDict: {
+      const written = arg.value as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (let i = 0; i < arg.keys.length; i++) {
+        const keyTemplate = arg.keyTemplates[i];
+        const child = arg.children[i];
+        const name = keyTemplate ? pythonStr(resolveArgument(keyTemplate, reader, missing)) : arg.keys[i];
+        setOwn(out, name, child ? resolveArgument(child, reader, missing) : written[arg.keys[i]]);
+      }
       return out;
     }
   }

@@ -1,4 +1,5 @@
 import { RuleError } from './errors';
+import { typeName } from './values';
 
 interface Address {
   family: 4 | 6;
@@ -56,8 +57,8 @@ export function parseAddress(text: string): Address | undefined {
 }
 
 /**
- * Whether `address` lies in `subnet` (CIDR, IPv4 or IPv6). A value that is not an address
- * (null, a hostname) is simply not in the net; a subnet that is not one is a rule error.
+ * Whether `address` lies in `subnet` (CIDR, IPv4 or IPv6). An address or a subnet that is not
+ * one (null, a hostname) is a rule error, as in Ironic.
  */
 const subnets = new Map<string, { net: Address; shift: bigint }>();
 
@@ -94,8 +95,10 @@ function cachedAddress(text: string): Address | undefined {
 export function inNet(address: unknown, subnet: unknown): boolean {
   if (typeof subnet !== 'string') throw new RuleError('in-net needs a subnet string such as 10.0.0.0/8');
   const { net, shift } = parseSubnet(subnet);
-  if (typeof address !== 'string') return false;
-  const parsed = cachedAddress(address);
-  if (!parsed || parsed.family !== net.family) return false;
+  // As Ironic (netaddr): an address that is not one is an error, never a silent non-match
+  // that `!in-net` would turn into a match.
+  const parsed = typeof address === 'string' ? cachedAddress(address) : undefined;
+  if (!parsed) throw new RuleError(`in-net: ${typeof address === 'string' ? JSON.stringify(address.slice(0, 64)) : typeName(address)} is not an IP address`);
+  if (parsed.family !== net.family) return false;
   return parsed.value >> shift === net.value >> shift;
 }

@@ -16,6 +16,8 @@ export interface ParamSpec {
   minItems?: number;
   /** Only given by name in dict args. */
   keywordOnly?: boolean;
+  /** Variadic: a single positional argument is the whole list, not one item (Ironic's `values`). */
+  singleIsList?: boolean;
 }
 
 export type BoundArgs = Record<string, unknown>;
@@ -28,7 +30,7 @@ export function bindArgs(op: string, params: ParamSpec[], args: unknown): BoundA
     let i = 0;
     for (const param of positional) {
       if (param.variadic) {
-        bound[param.name] = args.slice(i);
+        bound[param.name] = param.singleIsList && args.length - i === 1 ? args[i] : args.slice(i);
         i = args.length;
       } else if (i < args.length) {
         bound[param.name] = args[i++];

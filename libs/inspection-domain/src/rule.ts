@@ -6,7 +6,7 @@ import {
   LOOP_MULTIPLE,
   StatusError,
 } from '@rollout/contracts';
-import { ACTIONS } from './actions/registry';
+import { ACTIONS, REFUSED_ACTIONS } from './actions/registry';
 import { CONDITIONS, parseConditionOp } from './conditions';
 import { RuleError } from './errors';
 import { ROOT_NAMES, literalText, templateRoots } from './interpolation';
@@ -83,22 +83,27 @@ export function validateRule(input: unknown, options: ValidateOptions = {}): Rul
     if (READ_ONLY.includes(key)) add(key, `${key} is read-only`);
     else if (!EDITABLE.includes(key)) add(key, 'unknown field');
   }
-  const priority = input.priority ?? 0;
+  const priority = input.priority === undefined ? 0 : input.priority;
   if (typeof priority !== 'number' || !Number.isInteger(priority)) add('priority', 'must be an integer');
   else if (!options.builtIn && (priority < USER_PRIORITY.min || priority > USER_PRIORITY.max)) {
     add('priority', `must be between ${USER_PRIORITY.min} and ${USER_PRIORITY.max} (others are reserved for built-in rules)`);
   }
-  const phase = input.phase ?? 'main';
+  // Absent is `main`; null is refused, as Ironic refuses it ("Invalid phase: None").
+  const phase = input.phase === undefined ? 'main' : input.phase;
   if (!INSPECTION_PHASES.includes(phase as InspectionPhase)) add('phase', `must be one of ${INSPECTION_PHASES.join(', ')}`);
-  if (input.uuid !== undefined && (typeof input.uuid !== 'string' || !UUID.test(input.uuid))) add('uuid', 'must be a UUID');
+  // A null uuid or sensitive flag is what Ironic's schema allows for "not given".
+  const uuid = input.uuid ?? undefined;
+  if (uuid !== undefined && (typeof uuid !== 'string' || !UUID.test(uuid))) add('uuid', 'must be a UUID');
   for (const field of ['description', 'scope'] as const) {
     const value = input[field];
     if (value !== undefined && value !== null && (typeof value !== 'string' || value.length > MAX_TEXT)) {
       add(field, `must be a string of at most ${MAX_TEXT} characters`);
     }
   }
-  if (input.sensitive !== undefined && typeof input.sensitive !== 'boolean') add('sensitive', 'must be true or false');
+  if (input.sensitive !== undefined && input.sensitive !== null && typeof input.sensitive !== 'boolean') add('sensitive', 'must be true or false');
   if (input.actions === undefined || input.actions === null) add('actions', 'is required');
+  // Ironic's schema: conditions may be left out, but not be null.
+  if (input.conditions === null) add('conditions', 'must be a list');
   const validPhase = (INSPECTION_PHASES as readonly unknown[]).includes(phase) ? (phase as InspectionPhase) : 'main';
   const stepProblem = options.hideSteps
     ? (field: string) => add(field, 'is invalid (details hidden: the rule is sensitive)')
@@ -112,11 +117,11 @@ export function validateRule(input: unknown, options: ValidateOptions = {}): Rul
   if (violations.length) throw invalid('Invalid inspection rule', violations);
   const scope = (input.scope as string | null | undefined) ?? (options.builtIn ? null : (options.defaultScope ?? null));
   return {
-    ...(input.uuid !== undefined ? { uuid: (input.uuid as string).toLowerCase() } : {}),
+    ...(uuid !== undefined ? { uuid: (uuid as string).toLowerCase() } : {}),
     priority: priority as number,
     description: (input.description as string | null | undefined) ?? null,
     scope,
-    sensitive: (input.sensitive as boolean | undefined) ?? false,
+    sensitive: (input.sensitive as boolean | null | undefined) ?? false,
     phase: validPhase,
     conditions,
     actions,
@@ -152,35 +157,62 @@ function validateStep(field: 'conditions' | 'actions', step: unknown, phase: Ins
   if (typeof step.op !== 'string') throw new RuleError('"op" must be a string');
   const args = step.args ?? [];
   if (!Array.isArray(args) && !isPlainObject(args)) throw new RuleError('"args" must be a list or a dict');
+  const loop: unknown = step.loop;
+  // Ironic loops only over a list or dict with something in it; anything else runs once.
+  const loops = loop !== undefined && !(Array.isArray(loop) && loop.length === 0) && !(isPlainObject(loop) && Object.keys(loop).length === 0);
+  let bound: Record<string, unknown>;
+  let formatted: readonly string[];
   if (field === 'conditions') {
     const { name } = parseConditionOp(step.op);
     const plugin = CONDITIONS.get(name);
     if (!plugin) throw new RuleError(`unknown condition "${name}" (known: ${[...CONDITIONS.keys()].join(', ')})`);
-    const bound = bindArgs(name, plugin.params, args);
-    // A regex is checked here unless it is interpolated from the data (then when it runs).
+    if (plugin.params.some((param) => param.singleIsList) && Array.isArray(args) && args.length > 1 && Array.isArray(args[0])) {
+      // Ironic reads [[a, b], x] as values [a, b] and force_strings x; this project as three values.
+      throw new RuleError(`${name}: with a list first, write args as {values: [...], force_strings: ...} (Ironic and this project read [[...], ...] differently)`);
+    }
+    bound = bindArgs(name, plugin.params, args);
+    formatted = plugin.formatted;
+    const values = bound.values;
+    if (plugin.params.some((param) => param.singleIsList) && !Array.isArray(values) && !(typeof values === 'string' && templateRoots(values).length > 0)) {
+      throw new RuleError(`${name}: one argument is the list of values to compare (as Ironic's values), got ${JSON.stringify(values)}`);
+    }
+    // A regex is checked here unless it is interpolated from the data (then when it runs). Outside
+    // a loop Ironic uses it as written; in a loop it formats it, keeping it as written when that fails.
     const pattern = plugin.regex && bound[plugin.regex.param];
-    const literal = typeof pattern === 'string' ? literalText(pattern) : null;
+    let literal: string | null = null;
+    if (typeof pattern === 'string') {
+      const read = loops ? lenientLiteral(pattern) : pattern;
+      literal = read === undefined ? pattern : read;
+    }
     if (plugin.regex && literal !== null) compileSafeRegex(literal, plugin.regex.fullMatch);
   } else {
+    const refused = REFUSED_ACTIONS.get(step.op);
+    if (refused) throw new RuleError(refused);
     const action = ACTIONS.get(step.op);
     if (!action) throw new RuleError(`unknown action "${step.op}" (known: ${[...ACTIONS.keys()].join(', ')})`);
     if (phase === 'early' && !action.supportsEarly) throw new RuleError(`${step.op} cannot run in the early phase (no node yet)`);
-    bindArgs(step.op, action.params, args);
+    bound = bindArgs(step.op, action.params, args);
+    formatted = action.formatted;
   }
   if (step.multiple !== undefined && !(LOOP_MULTIPLE as readonly unknown[]).includes(step.multiple)) {
     throw new RuleError(`"multiple" must be one of ${LOOP_MULTIPLE.join(', ')}`);
   }
-  if (step.loop !== undefined) {
-    if (typeof step.loop === 'string') {
-      if (!/^\{[^{}]+\}$/.test(step.loop)) throw new RuleError('"loop" must be a list or exactly one {…} giving a list');
-    } else if (!Array.isArray(step.loop)) {
-      throw new RuleError('"loop" must be a list or exactly one {…} giving a list');
-    } else if (step.loop.length > MAX_LOOP_ITEMS) {
+  if (loop !== undefined) {
+    if (typeof loop === 'string') {
+      if (!/^\{[^{}]+\}$/.test(loop)) throw new RuleError('"loop" must be a list, a dict or exactly one {…} giving one');
+    } else if (!Array.isArray(loop) && !isPlainObject(loop)) {
+      throw new RuleError('"loop" must be a list, a dict or exactly one {…} giving one');
+    } else if (Array.isArray(loop) && loop.length > MAX_LOOP_ITEMS) {
       throw new RuleError(`"loop" has more than ${MAX_LOOP_ITEMS} items`);
     }
   }
   const allowed: readonly string[] = phase === 'early' ? EARLY_ROOTS : ROOT_NAMES;
-  for (const text of strings([args, step.loop])) {
+  // What gets interpolated: the formatted arguments, and in a loop every argument (those
+  // Ironic would not format are kept as written when they are no template).
+  const strict = [formatted.map((name) => bound[name]), typeof loop === 'string' ? loop : []];
+  const lenient = loops ? Object.entries(bound).filter(([name]) => !formatted.includes(name)).map(([, value]) => value) : [];
+  const texts = [...strings(strict), ...[...strings(lenient)].filter((text) => lenientLiteral(text) !== undefined)];
+  for (const text of texts) {
     for (const root of templateRoots(text)) {
       if (!allowed.includes(root)) {
         throw new RuleError(
@@ -190,6 +222,16 @@ function validateStep(field: 'conditions' | 'actions', step: unknown, phase: Ins
         );
       }
     }
+  }
+}
+
+/** The text of a template without lookups, null when it has some, undefined when it is no template (used as written). */
+function lenientLiteral(text: string): string | null | undefined {
+  try {
+    return literalText(text);
+  } catch (error) {
+    if (error instanceof RuleError) return undefined;
+    throw error;
   }
 }
 
@@ -207,14 +249,29 @@ export function orderRules<T extends Pick<RuleDefinition, 'priority' | 'created_
     .map(({ rule }) => rule);
 }
 
+/**
+ * A condition or action as Ironic echoes it: `op` and `args` always, `loop` only when it
+ * holds something, and a looping condition's `multiple` (`any` when not given); an action's
+ * `multiple`, or a condition's without a loop, means nothing and is left out.
+ */
+function echoedStep(step: InspectionRuleStep, isCondition: boolean): InspectionRuleStep {
+  const echoed: InspectionRuleStep = { op: step.op, args: step.args ?? [] };
+  const loops = Array.isArray(step.loop) ? step.loop.length > 0 : isPlainObject(step.loop) ? Object.keys(step.loop).length > 0 : Boolean(step.loop);
+  if (loops) {
+    echoed.loop = step.loop;
+    if (isCondition) echoed.multiple = step.multiple ?? 'any';
+  }
+  return echoed;
+}
+
 /** The rule as reads return it: a sensitive rule's conditions and actions are null. */
 export function publicRule(rule: RuleDefinition, detail = true): InspectionRule {
   const { conditions, actions, ...summary } = rule;
   if (!detail) return summary;
   return {
     ...summary,
-    conditions: rule.sensitive ? null : conditions,
-    actions: rule.sensitive ? null : actions,
+    conditions: rule.sensitive ? null : conditions.map((step) => echoedStep(step, true)),
+    actions: rule.sensitive ? null : actions.map((step) => echoedStep(step, false)),
   };
 }
 

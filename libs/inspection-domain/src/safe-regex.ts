@@ -1,5 +1,5 @@
 import { RuleError } from './errors';
-import { stringify } from './values';
+import { pythonStr } from './values';
 
 /** Longest pattern and longest subject a rule may use. */
 export const MAX_PATTERN_LENGTH = 512;
@@ -230,7 +230,8 @@ export function compileSafeRegex(pattern: string, fullMatch: boolean): SafeRegex
 export function regexTest(value: unknown, pattern: unknown, fullMatch: boolean): boolean {
   if (typeof pattern !== 'string') throw new RuleError('regex must be a string');
   if (value === null || value === undefined) return false;
-  const subject = stringify(value);
+  // What Python's str() gives, as Ironic matches str(value).
+  const subject = pythonStr(value);
   const { regex, maxSubject } = compileSafeRegex(pattern, fullMatch);
   if (subject.length > maxSubject) {
     throw new RuleError(`a value of ${subject.length} characters is too long for this regex (at most ${maxSubject}; simplify the regex)`);

@@ -36,27 +36,20 @@ export function stringify(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** `yes`/`true` (any case), `true`, non-zero numbers. */
+/** `yes`/`true` (any case, no spaces around, as Ironic), `true`, non-zero numbers. */
 export function isTrue(value: unknown): boolean {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'number') return value !== 0;
-  if (typeof value === 'string') return ['yes', 'true'].includes(value.trim().toLowerCase());
+  if (typeof value === 'string') return ['yes', 'true'].includes(value.toLowerCase());
   return false;
 }
 
-/** `no`/`false` (any case), `false`, 0, null. A random string is neither true nor false. */
+/** `no`/`false` (any case, no spaces around), `false`, 0, null. A random string is neither true nor false. */
 export function isFalse(value: unknown): boolean {
   if (value === null || value === undefined) return true;
   if (typeof value === 'boolean') return !value;
   if (typeof value === 'number') return value === 0;
-  if (typeof value === 'string') return ['no', 'false'].includes(value.trim().toLowerCase());
-  return false;
-}
-
-export function isEmpty(value: unknown): boolean {
-  if (value === null || value === undefined || value === '') return true;
-  if (Array.isArray(value)) return value.length === 0;
-  if (isPlainObject(value)) return Object.keys(value).length === 0;
+  if (typeof value === 'string') return ['no', 'false'].includes(value.toLowerCase());
   return false;
 }
 
@@ -65,4 +58,28 @@ export function typeName(value: unknown): string {
   if (Array.isArray(value)) return 'list';
   if (isPlainObject(value)) return 'dict';
   return typeof value;
+}
+
+/** Python's `repr` of JSON data (what `str` shows inside lists and dicts). */
+export function pythonRepr(value: unknown): string {
+  if (typeof value === 'string') {
+    const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+    const escaped = value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t');
+    return quote + (quote === "'" ? escaped.replace(/'/g, "\\'") : escaped) + quote;
+  }
+  if (Array.isArray(value)) return `[${value.map(pythonRepr).join(', ')}]`;
+  if (isPlainObject(value)) return `{${Object.entries(value).map(([k, v]) => `${pythonRepr(k)}: ${pythonRepr(v)}`).join(', ')}}`;
+  return pythonStr(value);
+}
+
+/**
+ * Python's `str` of JSON data, which Ironic's conditions compare and match against:
+ * `None`, `True`/`False`, `[1, 'a']`, `{'k': 'v'}`.
+ */
+export function pythonStr(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || value === undefined) return 'None';
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : value > 0 ? 'inf' : value < 0 ? '-inf' : 'nan';
+  return pythonRepr(value);
 }

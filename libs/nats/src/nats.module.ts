@@ -142,7 +142,7 @@ export class NatsModule {
         NatsRpcClient,
         PullConsumerHost,
       ],
-      exports: [NATS_CONNECTION, NatsNamespace, NatsReadiness, NatsRpcClient, PullConsumerHost],
+      exports: [NATS_CONNECTION, NATS_MODULE_OPTIONS, NatsNamespace, NatsReadiness, NatsRpcClient, PullConsumerHost],
     };
   }
 }

@@ -7,3 +7,4 @@ export * from './flow-filter';
 export * from './page-token';
 export * from './completeness';
 export * from './readiness';
+export * from './coverage';

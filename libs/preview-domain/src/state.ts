@@ -2,6 +2,7 @@ import {
   ExperimentEvent,
   FirewallPolicy,
   FirewallPolicyExperiment,
+  FirewallRule,
   PolicyEvent,
   previewLogSubject,
 } from '@rollout/contracts';
@@ -31,6 +32,14 @@ export interface PolicyView {
   readonly live: CompiledPolicy;
   /** The ACTIVE experiments of the policy, by name. */
   readonly active: readonly ActiveExperiment[];
+}
+
+/** The versions of an experiment and its live policy the evaluator holds now. */
+export interface HeldVersions {
+  experimentEtag: string;
+  experimentRules: readonly FirewallRule[];
+  liveEtag: string;
+  liveRules: readonly FirewallRule[];
 }
 
 interface Held<S> {
@@ -172,6 +181,18 @@ export class PreviewState {
       siblings?.delete(name.name);
     }
     return { applied: true, problems: this.rebuild(parsePolicyName(name.policyName) as PolicyName) };
+  }
+
+  /**
+   * The experiment's rules and its live policy's, as held now (whatever the experiment's preview
+   * state); undefined once either is deleted or committed. The report compares them with traffic.
+   */
+  versionsOf(experimentName: string): HeldVersions | undefined {
+    const experiment = this.experiments.get(experimentName)?.state;
+    const name = parseExperimentName(experimentName);
+    const live = name ? this.policies.get(name.policyName)?.state : undefined;
+    if (!experiment || !live) return undefined;
+    return { experimentEtag: experiment.etag, experimentRules: experiment.firewallPolicy?.rules ?? [], liveEtag: live.etag, liveRules: live.rules ?? [] };
   }
 
   private rebuild(policy: PolicyName): string[] {

@@ -56,6 +56,7 @@ async function main(): Promise<void> {
       `Policy rollout is running. The gateway is at ${system.urls.gateway}`,
       `  API:   ${system.urls.gateway}/v1/services`,
       `  Docs:  ${system.urls.docs}`,
+      `  Console: ${system.urls.gateway}/console`,
       ...(system.devToken
         ? [
             `  Token: ${system.devToken}   (development admin; send "Authorization: Bearer <token>")`,

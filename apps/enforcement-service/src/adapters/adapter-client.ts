@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { adapterSubject as contractSubject } from '@rollout/contracts';
-import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
-import { ErrorCode, JSONCodec, NatsConnection, NatsError } from 'nats';
+import { ADAPTER_V1, CONTRACT_HEADERS, adapterSubject as contractSubject, formatContractVersion } from '@rollout/contracts';
+import { NATS_CONNECTION, NATS_MODULE_OPTIONS, NatsModuleOptions, NatsNamespace } from '@rollout/nats';
+import { ErrorCode, JSONCodec, MsgHdrs, NatsConnection, NatsError, headers as natsHeaders } from 'nats';
 import { EnforcementMetrics } from '../leases/enforcement-metrics';
 
 const codec = JSONCodec<unknown>();
@@ -26,24 +26,37 @@ export function adapterSubject(namespace: NatsNamespace, adapter: string, method
 
 /**
  * The one place the service talks to adapters: plain JSON request/reply on the process's NATS
- * connection. No responders is "adapter down" at once; no answer within `timeoutMs` is a
+ * connection, every call with the `Contract-Version` (adapter.v1 as this build knows it) and
+ * `User-Agent` (this service and its version) headers the contract promises. No responders is "adapter down" at once; no answer within `timeoutMs` is a
  * timeout; both reject with AdapterCallError, and the filter's failure policy decides. Every
  * call's latency and every error are measured by adapter and method.
  */
 @Injectable()
 export class AdapterClient {
+  private readonly userAgent: string;
+
   constructor(
     @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
     private readonly namespace: NatsNamespace,
     private readonly metrics: EnforcementMetrics,
-  ) {}
+    @Inject(NATS_MODULE_OPTIONS) options: Pick<NatsModuleOptions, 'name' | 'version'>,
+  ) {
+    this.userAgent = options.version ? `${options.name}/${options.version}` : options.name;
+  }
+
+  private headers(): MsgHdrs {
+    const hdrs = natsHeaders();
+    hdrs.set(CONTRACT_HEADERS.contractVersion, formatContractVersion(ADAPTER_V1));
+    hdrs.set(CONTRACT_HEADERS.userAgent, this.userAgent);
+    return hdrs;
+  }
 
   async call<T>(adapter: string, method: AdapterMethod, payload: unknown, timeoutMs: number): Promise<T> {
     const started = process.hrtime.bigint();
     const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
     let reply;
     try {
-      reply = await this.connection.request(adapterSubject(this.namespace, adapter, method), codec.encode(payload), { timeout: timeoutMs });
+      reply = await this.connection.request(adapterSubject(this.namespace, adapter, method), codec.encode(payload), { timeout: timeoutMs, headers: this.headers() });
     } catch (error) {
       const failure = toCallError(error, adapter, method, timeoutMs);
       this.metrics.adapterCall(adapter, method, failure.reason, elapsed());

@@ -19,6 +19,7 @@ import { CLOCK } from '../clock';
 import { EnforcementConfigSource } from '../enforcement-config';
 import { EnforcementMetrics } from '../leases/enforcement-metrics';
 import { AdapterClient } from './adapter-client';
+import { SessionCloses } from './session-closes';
 
 /** Lifecycle calls (Info, Validate, CreateSession, CloseSession) wait at least this long. */
 const LIFECYCLE_TIMEOUT_MS = 2_000;
@@ -63,7 +64,8 @@ export class AdapterNotReadyError extends Error {
  * config reload: Info, Validate, then CreateSession for every enabled handler whose config is
  * new or changed; a refusal means the handler gets no requests (its failure policy applies)
  * until a later attempt succeeds. The old session of a changed or removed handler is closed
- * once the new one is in place; every session is closed at shutdown. It is also the adapter
+ * once the new one is in place; every session is closed at shutdown (a close the adapter does
+ * not acknowledge is retried, see SessionCloses). It is also the adapter
  * port of the filters: each Handle* call goes to the handler's session.
  */
 @Injectable()
@@ -74,6 +76,7 @@ export class AdapterSessions implements AdapterCalls, OnApplicationBootstrap, Be
 
   constructor(
     private readonly client: AdapterClient,
+    private readonly closes: SessionCloses,
     private readonly source: EnforcementConfigSource,
     private readonly metrics: EnforcementMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -187,14 +190,8 @@ export class AdapterSessions implements AdapterCalls, OnApplicationBootstrap, Be
     const target = handler.target;
     handler.target = undefined;
     if (!target || !('sessionId' in target)) return;
-    const { config } = handler;
-    try {
-      const reply = await this.client.call<{ status?: AdapterStatus }>(config.adapter, 'closeSession', { sessionId: target.sessionId }, Math.max(config.timeoutMs, LIFECYCLE_TIMEOUT_MS));
-      if (!isOk(reply.status)) this.logger.warn({ handler: config.name, status: reply.status }, 'CloseSession refused');
-      this.metrics.sessionEvent(config.name, 'closed');
-    } catch (error) {
-      this.logger.warn({ handler: config.name, err: error }, 'CloseSession failed');
-    }
+    await this.closes.close(handler.config.name, handler.config.adapter, target.sessionId);
+    this.metrics.sessionEvent(handler.config.name, 'closed');
   }
 
   /** The handler's target, trying to open a session again when the last attempt is old enough. */

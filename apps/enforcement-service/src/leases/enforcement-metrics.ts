@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AdapterFilterObserver, ChainDecision, ChainObserver, ChainStep, EnforcementContext, Hook } from '@rollout/enforcement-domain';
 import { METRICS_REGISTRY } from '@rollout/metrics';
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The chain's observability: every filter step counted by hook, filter and result (dryrun
@@ -20,6 +20,9 @@ export class EnforcementMetrics implements ChainObserver, AdapterFilterObserver 
   private readonly adapterCalls: Histogram<'adapter' | 'method' | 'outcome'>;
   private readonly adapterErrors: Counter<'adapter' | 'method' | 'reason'>;
   private readonly sessions: Counter<'handler' | 'event'>;
+  private readonly onEndDeliveries: Counter<'filter' | 'outcome'>;
+  private readonly onEndOutbox: Gauge;
+  private readonly sessionCloses: Counter<'adapter' | 'outcome'>;
 
   constructor(@Inject(METRICS_REGISTRY) registry: Registry) {
     this.steps = new Counter({
@@ -79,6 +82,35 @@ export class EnforcementMetrics implements ChainObserver, AdapterFilterObserver 
       labelNames: ['handler', 'event'],
       registers: [registry],
     });
+    this.onEndDeliveries = new Counter({
+      name: 'enforcement_on_end_deliveries_total',
+      help: 'on_end attempts by filter and outcome (delivered; retry: failed, tried again later; abandoned: failed its last attempt).',
+      labelNames: ['filter', 'outcome'],
+      registers: [registry],
+    });
+    this.onEndOutbox = new Gauge({
+      name: 'enforcement_on_end_outbox_pending',
+      help: 'Ended leases whose on_end some filter has not yet taken (abandoned ones excluded), as of the last retry pass.',
+      registers: [registry],
+    });
+    this.sessionCloses = new Counter({
+      name: 'enforcement_adapter_session_closes_total',
+      help: 'CloseSession attempts by adapter and outcome (closed, unknown: the adapter no longer knew it, retry: not acknowledged, tried again later).',
+      labelNames: ['adapter', 'outcome'],
+      registers: [registry],
+    });
+  }
+
+  onEndDelivery(filter: string, outcome: 'delivered' | 'retry' | 'abandoned'): void {
+    this.onEndDeliveries.inc({ filter, outcome });
+  }
+
+  onEndPending(count: number): void {
+    this.onEndOutbox.set(count);
+  }
+
+  sessionClose(adapter: string, outcome: 'closed' | 'unknown' | 'retry'): void {
+    this.sessionCloses.inc({ adapter, outcome });
   }
 
   onCacheLookup(handler: string, hit: boolean): void {

@@ -4,6 +4,7 @@ import {
   CreateLeaseRequest,
   DeleteLeaseRequest,
   ENFORCEMENT_DENIED_REASON,
+  ENFORCEMENT_FILTER_FAILED_REASON,
   ERROR_DOMAIN,
   EndLeaseRequest,
   GetLeaseRequest,
@@ -28,12 +29,14 @@ import {
   leaseFromCreate,
   leaseFromUpdate,
   parseBlazarCall,
+  updateNeedsChecks,
 } from '@rollout/enforcement-domain';
 import { randomUUID } from 'node:crypto';
 import { CLOCK } from '../clock';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
 import { CountingFacts, CountingTx, Ledger, LeaseRow, LedgerTx, NewDecision } from './ledger';
+import { OnEndOutbox, QueuedOnEnd } from './on-end-outbox';
 import { decodePageToken, encodePageToken, pageSizeOf } from './paging';
 import { KeyedQueue } from './project-queue';
 import { decisionRecord, decisionView, domainLease, leaseView } from './views';
@@ -55,6 +58,15 @@ function blazarLeaseId(name: string | undefined, id: string | undefined, request
 function adapterLeaseId(row: LeaseRow): string {
   return row.origin === 'BLAZAR' ? blazarLeaseId(row.blazar_name ?? undefined, row.blazar_id ?? undefined, row.uid) : row.uid;
 }
+
+/** The ids filters get for a lease of the ledger: the adapters' key, and the id users see in the API. */
+function idsOf(row: LeaseRow): LeaseIds {
+  return { leaseId: adapterLeaseId(row), apiLeaseId: row.lease_id };
+}
+type LeaseIds = Pick<EnforcementContext, 'leaseId' | 'apiLeaseId'>;
+
+/** An update that changes nothing the filters decide on passes without them (see updateNeedsChecks). */
+const UNCHECKED_UPDATE: ChainDecision = { hook: 'check_update', allowed: true, exempted: false, steps: [] };
 
 function checkProject(project: unknown): string {
   if (typeof project !== 'string' || !PROJECT.test(project)) {
@@ -78,13 +90,17 @@ function notFound(project: string, leaseId: unknown): StatusError {
   return StatusError.withReason('NOT_FOUND', `Lease ${String(leaseId)} not found in project ${project}.`, 'LEASE_NOT_FOUND', { project, lease: String(leaseId) });
 }
 
-/** PERMISSION_DENIED carrying the filter's own message; the ErrorInfo names the filter. */
+/**
+ * A refusal carrying the filter's own message; the ErrorInfo names the filter. A policy denial
+ * is PERMISSION_DENIED / ENFORCEMENT_DENIED; a filter that could not decide is
+ * ENFORCEMENT_FILTER_FAILED with the filter's status for errors (`status_on_error`).
+ */
 function denied(decision: ChainDecision, project: string, leaseId: string): StatusError {
   const denial = decision.denial!;
-  return new StatusError('PERMISSION_DENIED', denial.message, [
+  return new StatusError(denial.failure?.status ?? 'PERMISSION_DENIED', denial.message, [
     {
       '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-      reason: ENFORCEMENT_DENIED_REASON,
+      reason: denial.failure ? ENFORCEMENT_FILTER_FAILED_REASON : ENFORCEMENT_DENIED_REASON,
       domain: ERROR_DOMAIN,
       metadata: { filter: denial.filter, hook: decision.hook, project, lease: leaseId },
     },
@@ -107,6 +123,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
   constructor(
     private readonly ledger: Ledger,
     private readonly enforcement: Enforcement,
+    private readonly onEnd: OnEndOutbox,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ENFORCEMENT_SERVICE_CONFIG) private readonly config: Config,
   ) {}
@@ -127,7 +144,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     }
     const lease = leaseFromCreate(request.lease, leaseId, now);
     const uid = randomUUID();
-    const context = this.context(project, actor, requestId, uid);
+    const context = this.context(project, actor, requestId, { leaseId: uid, apiLeaseId: leaseId });
     const { row, decision } = await this.admit(project, context, lease, actor, now, { exists: leaseId }, async (tx, facts, decide) => {
       if (facts.taken) {
         throw StatusError.withReason('ALREADY_EXISTS', `Lease ${leaseId} already exists in project ${project}.`, 'LEASE_EXISTS', { project, lease: leaseId });
@@ -165,7 +182,11 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     };
   }
 
-  /** The fields present replace the lease's; a refusal leaves it exactly as it was. */
+  /**
+   * The fields present replace the lease's; a refusal leaves it exactly as it was. An update
+   * that changes neither dates nor reservations runs no filter (Blazar's rule, see
+   * updateNeedsChecks) and leaves no decision.
+   */
   async update(request: UpdateLeaseRequest, requestId: string): Promise<Lease> {
     const now = this.clock.now();
     const project = checkProject(request?.project);
@@ -173,7 +194,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     const context = this.context(project, actor, requestId);
     const { row, decision, leaseId, change } = await this.ledger.transaction(async (tx) => {
       const current = await this.lockedLease(tx, project, request.leaseId);
-      context.leaseId = adapterLeaseId(current);
+      Object.assign(context, idsOf(current));
       if (!isLive(current) || current.end_date.getTime() <= now.getTime()) {
         const state = isLive(current) ? 'ended' : current.status;
         throw StatusError.withReason('FAILED_PRECONDITION', `Lease ${current.lease_id} is ${state}; only PENDING and ACTIVE leases can be updated.`, 'LEASE_NOT_LIVE', {
@@ -183,10 +204,14 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
       }
       const before = domainLease(current);
       const next = leaseFromUpdate(request.lease, before, current.start_date.getTime() <= now.getTime(), now);
-      const startedAt = process.hrtime.bigint();
-      const decision = this.enforcement.decided(await this.countingChain(tx, now).checkUpdate(context, before, next), startedAt);
-      await tx.insertDecision(this.decisionOf(current.uid, project, current.lease_id, decision, now, actor, context));
-      if (!decision.allowed) return { row: current, decision, leaseId: current.lease_id, change: undefined };
+      const checked = updateNeedsChecks(before, next);
+      let decision = UNCHECKED_UPDATE;
+      if (checked) {
+        const startedAt = process.hrtime.bigint();
+        decision = this.enforcement.decided(await this.countingChain(tx, now).checkUpdate(context, before, next), startedAt);
+        await tx.insertDecision(this.decisionOf(current.uid, project, current.lease_id, decision, now, actor, context));
+        if (!decision.allowed) return { row: current, decision, leaseId: current.lease_id, change: undefined };
+      }
       const updated = await tx.changeLease(current.uid, {
         name: next.name,
         start_date: next.startDate,
@@ -196,7 +221,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
         status_reason: null,
         update_time: now,
       });
-      return { row: updated, decision, leaseId: current.lease_id, change: { before, next } };
+      return { row: updated, decision, leaseId: current.lease_id, change: checked ? { before, next } : undefined };
     });
     if (!decision.allowed) throw denied(decision, project, leaseId);
     if (change) await this.notifyUpdated(context, change.before, change.next);
@@ -208,7 +233,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     const now = this.clock.now();
     const project = checkProject(request?.project);
     const actor = checkActor(request.actor);
-    const { row, notify } = await this.ledger.transaction(async (tx) => {
+    const { row, queued } = await this.ledger.transaction(async (tx) => {
       const current = await this.lockedLease(tx, project, request.leaseId);
       if (current.status === 'ERROR') {
         throw StatusError.withReason('FAILED_PRECONDITION', `Lease ${current.lease_id} was refused (ERROR) and never started; delete it instead.`, 'LEASE_NOT_LIVE', {
@@ -216,10 +241,11 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
           lease: current.lease_id,
         });
       }
-      if (current.status === 'TERMINATED') return { row: current, notify: false };
-      return { row: await this.terminate(tx, current, now, `Ended by ${actor}.`), notify: true };
+      if (current.status === 'TERMINATED') return { row: current, queued: undefined };
+      const ended = await this.terminate(tx, current, now, `Ended by ${actor}.`);
+      return { row: ended, queued: await this.onEnd.queue(tx, ended, this.context(project, actor, requestId, idsOf(ended)), actor, now) };
     });
-    if (notify) await this.notifyEnd(row, this.context(project, actor, requestId, adapterLeaseId(row)), domainLease(row), actor, now);
+    await this.onEnd.deliver(queued);
     return leaseView(row);
   }
 
@@ -228,14 +254,14 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     const now = this.clock.now();
     const project = checkProject(request?.project);
     const actor = checkActor(request.actor);
-    const { row, notify } = await this.ledger.transaction(async (tx) => {
+    const queued = await this.ledger.transaction(async (tx) => {
       const current = await this.lockedLease(tx, project, request.leaseId);
-      const notify = isLive(current);
-      const row = notify ? await this.terminate(tx, current, now, `Deleted by ${actor}.`) : current;
+      const ended = isLive(current) ? await this.terminate(tx, current, now, `Deleted by ${actor}.`) : undefined;
+      const queued = ended && (await this.onEnd.queue(tx, ended, this.context(project, actor, requestId, idsOf(ended)), actor, now));
       await tx.deleteLease(current.uid);
-      return { row, notify };
+      return queued;
     });
-    if (notify) await this.notifyEnd(row, this.context(project, actor, requestId, adapterLeaseId(row)), domainLease(row), actor, now);
+    await this.onEnd.deliver(queued);
     return {};
   }
 
@@ -261,6 +287,8 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     context.leaseId = blazarLeaseId(view.name, view.id, requestId);
     const { decision } = await this.admit(project, context, view.lease, 'blazar', now, { blazar: view }, async (tx, facts, decide) => {
       const tracked = facts.tracked && isLive(facts.tracked) ? facts.tracked : undefined;
+      const leaseId = tracked?.lease_id ?? randomUUID();
+      context.apiLeaseId = leaseId;
       // Blazar asks again about a lease it already holds (a retry): the new answer replaces the
       // old one, so that lease does not count against itself.
       const decision = await decide(facts.live - (tracked && tracked.end_date.getTime() > now.getTime() ? 1 : 0));
@@ -272,7 +300,6 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
         ]);
       } else {
         const uid = randomUUID();
-        const leaseId = randomUUID();
         const row = { ...this.newRow(uid, project, leaseId, 'BLAZAR', view.lease, status, reason, context.userId || 'blazar', now), blazar_name: view.name ?? null, blazar_id: view.id ?? null };
         await tx.commitWith([tx.insertLeaseSql(row, this.decisionOf(uid, project, leaseId, decision, now, 'blazar', context))]);
       }
@@ -282,7 +309,10 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     return decision.allowed ? { allowed: true } : { allowed: false, message: decision.denial!.message };
   }
 
-  /** Blazar asks before changing a lease; when allowed, the ledger's copy follows (or starts tracking it). */
+  /**
+   * Blazar asks before changing a lease; when allowed, the ledger's copy follows (or starts
+   * tracking it). A change of nothing the filters decide on passes without them, as in Blazar.
+   */
   async blazarCheckUpdate(payload: unknown, requestId: string): Promise<BlazarVerdict> {
     const now = this.clock.now();
     const call = parseBlazarCall(payload, true, requestId, this.config.ENFORCEMENT_REGION_NAME);
@@ -290,12 +320,18 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     const current = call.current!;
     const project = blazarProject(context);
     context.leaseId = blazarLeaseId(current.name ?? view.name, current.id ?? view.id, requestId);
+    const checked = updateNeedsChecks(current.lease, view.lease);
     const decision = await this.projects.run(project, () =>
       this.ledger.counting(project, now, { blazar: { id: current.id ?? view.id, name: current.name ?? view.name } }, async (tx, facts) => {
         const existing = facts.tracked;
         const live = existing && isLive(existing) ? existing : undefined;
-        const chain = this.enforcement.chain({ countActive: async () => facts.live });
-        const decision = this.enforcement.decided(await chain.checkUpdate(context, current.lease, view.lease));
+        const leaseId = live?.lease_id ?? randomUUID();
+        context.apiLeaseId = leaseId;
+        let decision = UNCHECKED_UPDATE;
+        if (checked) {
+          const chain = this.enforcement.chain({ countActive: async () => facts.live });
+          decision = this.enforcement.decided(await chain.checkUpdate(context, current.lease, view.lease));
+        }
         if (!decision.allowed) {
           const subject = existing ?? { uid: randomUUID(), lease_id: '' };
           await tx.commitWith([tx.insertDecisionSql(this.decisionOf(subject.uid, project, subject.lease_id, decision, now, 'blazar', context))]);
@@ -304,22 +340,22 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
         const status = admittedStatus(view.lease, now);
         if (live) {
           const change = { ...this.change(view, now), status, status_reason: null, blazar_id: view.id ?? current.id ?? null };
-          await tx.commitWith([tx.changeLeaseSql(live.uid, change, this.decisionOf(live.uid, project, live.lease_id, decision, now, 'blazar', context))]);
+          const record = checked ? this.decisionOf(live.uid, project, live.lease_id, decision, now, 'blazar', context) : undefined;
+          await tx.commitWith([tx.changeLeaseSql(live.uid, change, record)]);
         } else {
           // A lease this ledger did not hold: from now on it counts.
           const uid = randomUUID();
-          const leaseId = randomUUID();
           const row = {
             ...this.newRow(uid, project, leaseId, 'BLAZAR', view.lease, status, null, context.userId || 'blazar', now),
             blazar_name: view.name ?? current.name ?? null,
             blazar_id: view.id ?? current.id ?? null,
           };
-          await tx.commitWith([tx.insertLeaseSql(row, this.decisionOf(uid, project, leaseId, decision, now, 'blazar', context))]);
+          await tx.commitWith([tx.insertLeaseSql(row, checked ? this.decisionOf(uid, project, leaseId, decision, now, 'blazar', context) : undefined)]);
         }
         return decision;
       }),
     );
-    if (decision.allowed) await this.notifyUpdated(context, current.lease, view.lease);
+    if (decision.allowed && checked) await this.notifyUpdated(context, current.lease, view.lease);
     return decision.allowed ? { allowed: true } : { allowed: false, message: decision.denial!.message };
   }
 
@@ -329,22 +365,31 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     const { context, lease: view } = parseBlazarCall(payload, false, requestId, this.config.ENFORCEMENT_REGION_NAME);
     const project = blazarProject(context);
     context.leaseId = blazarLeaseId(view.name, view.id, requestId);
-    const row = await this.ledger.transaction(async (tx): Promise<LeaseRow | undefined> => {
-      const existing = await tx.findBlazarForUpdate(project, view);
-      if (existing && isLive(existing)) return this.terminate(tx, existing, now, 'Ended by Blazar.');
-      if (existing?.status === 'TERMINATED') return (await tx.claimOnEnd(existing.uid)) ? existing : undefined;
-      if (existing) return undefined; // refused at creation: it never started, nothing to refund
-      // A lease this ledger never saw (admitted before it tracked Blazar, say): remember it ended, so on_end goes out once.
-      return tx.insertLease({
-        ...this.newRow(randomUUID(), project, randomUUID(), 'BLAZAR', view.lease, 'TERMINATED', 'Ended by Blazar.', context.userId || 'blazar', now),
-        blazar_name: view.name ?? null,
-        blazar_id: view.id ?? null,
-        end_time: now,
-        on_end_sent: true,
-      });
+    const queued = await this.ledger.transaction(async (tx) => {
+      const row = await this.blazarEnded(tx, project, view, context, now);
+      if (!row) return undefined;
+      context.apiLeaseId = row.lease_id;
+      // Blazar's view of the lease is what its filters hear about, as Blazar sends it.
+      return this.onEnd.queue(tx, row, context, 'blazar', now, view.lease);
     });
-    if (row) await this.notifyEnd(row, context, view.lease, 'blazar', now);
+    await this.onEnd.deliver(queued);
     return { allowed: true };
+  }
+
+  /** The ledger's row of a lease Blazar says ended, when its on_end is still to go out (claimed here). */
+  private async blazarEnded(tx: LedgerTx, project: string, view: BlazarLeaseView, context: EnforcementContext, now: Date): Promise<LeaseRow | undefined> {
+    const existing = await tx.findBlazarForUpdate(project, view);
+    if (existing && isLive(existing)) return this.terminate(tx, existing, now, 'Ended by Blazar.');
+    if (existing?.status === 'TERMINATED') return (await tx.claimOnEnd(existing.uid)) ? existing : undefined;
+    if (existing) return undefined; // refused at creation: it never started, nothing to refund
+    // A lease this ledger never saw (admitted before it tracked Blazar, say): remember it ended, so on_end goes out once.
+    return tx.insertLease({
+      ...this.newRow(randomUUID(), project, randomUUID(), 'BLAZAR', view.lease, 'TERMINATED', 'Ended by Blazar.', context.userId || 'blazar', now),
+      blazar_name: view.name ?? null,
+      blazar_id: view.id ?? null,
+      end_time: now,
+      on_end_sent: true,
+    });
   }
 
   // ------------------------------------------------------------------ end dates
@@ -371,12 +416,17 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     const now = this.clock.now();
     await this.ledger.activateStarted(now);
     for (;;) {
-      const ended = await this.ledger.claimEnded(now, SWEEP_BATCH);
-      for (const row of ended) {
-        const context: EnforcementContext = { userId: row.creator, projectId: row.project, regionName: row.region_name, requestId: `end-date-${row.uid}`, leaseId: adapterLeaseId(row) };
-        await this.notifyEnd(row, context, domainLease(row), 'system', now);
-      }
-      if (ended.length < SWEEP_BATCH) return;
+      const queued = await this.ledger.transaction(async (tx) => {
+        const ended = await tx.claimEnded(now, SWEEP_BATCH);
+        const queued: Array<QueuedOnEnd | undefined> = [];
+        for (const row of ended) {
+          const context: EnforcementContext = { userId: row.creator, projectId: row.project, regionName: row.region_name, requestId: `end-date-${row.uid}`, ...idsOf(row) };
+          queued.push(await this.onEnd.queue(tx, row, context, 'system', now));
+        }
+        return queued;
+      });
+      for (const entry of queued) await this.onEnd.deliver(entry);
+      if (queued.length < SWEEP_BATCH) return;
     }
   }
 
@@ -413,7 +463,7 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     } catch (error) {
       if (admitted) {
         this.logger.warn({ err: error, project }, 'create failed after the checks passed; sending on_end');
-        await this.notifyEnd(undefined, context, lease, actor, now, 'abort');
+        await this.notifyAborted(context, lease, actor, now);
       }
       throw error;
     }
@@ -424,14 +474,13 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     return this.enforcement.chain({ countActive: (project) => tx.countLive(project, now) });
   }
 
-  /** Runs on_end and records it; never throws (a notification must not fail what it follows). */
-  private async notifyEnd(row: LeaseRow | undefined, context: EnforcementContext, lease: LeaseRequest, actor: string, now: Date, how: 'end' | 'abort' = 'end'): Promise<void> {
+  /** An admitted create that could not be written: filters give back what they took (no lease, nothing to retry); never throws. */
+  private async notifyAborted(context: EnforcementContext, lease: LeaseRequest, actor: string, now: Date): Promise<void> {
     try {
-      const chain = this.enforcement.onEndChain;
-      const decision = this.enforcement.decided(await (how === 'abort' ? chain.abortCreate(context, lease) : chain.onEnd(context, lease)));
-      await this.ledger.insertDecision(this.decisionOf(row?.uid ?? randomUUID(), context.projectId, row?.lease_id ?? '', decision, now, actor, context));
+      const decision = this.enforcement.decided(await this.enforcement.onEndChain.abortCreate(context, lease));
+      await this.ledger.insertDecision(this.decisionOf(randomUUID(), context.projectId, '', decision, now, actor, context));
     } catch (error) {
-      this.logger.error({ err: error, project: context.projectId, lease: row?.lease_id }, 'recording on_end failed');
+      this.logger.error({ err: error, project: context.projectId }, 'recording an aborted create failed');
     }
   }
 
@@ -472,8 +521,8 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     return row;
   }
 
-  private context(project: string, userId: string, requestId: string, leaseId?: string): EnforcementContext {
-    return { userId, projectId: project, regionName: this.config.ENFORCEMENT_REGION_NAME, requestId, ...(leaseId ? { leaseId } : {}) };
+  private context(project: string, userId: string, requestId: string, ids: LeaseIds = {}): EnforcementContext {
+    return { userId, projectId: project, regionName: this.config.ENFORCEMENT_REGION_NAME, requestId, ...ids };
   }
 
   private decisionOf(uid: string, project: string, leaseId: string, decision: ChainDecision, now: Date, actor: string, context: EnforcementContext): NewDecision {

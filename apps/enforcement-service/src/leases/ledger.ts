@@ -162,6 +162,24 @@ export class LedgerTx {
   async insertDecision(decision: NewDecision): Promise<void> {
     await this.client.query(insertDecisionSql(decision));
   }
+
+  /** Runs a statement of another part of the service (the on_end outbox) in this transaction. */
+  async execute<T>(statement: { text: string; values: unknown[] }): Promise<T[]> {
+    return this.rows<T>(statement.text, statement.values);
+  }
+
+  /**
+   * Live leases whose end passed: TERMINATED, with their on_end claimed by this transaction
+   * (SKIP LOCKED, so replicas share the work and never claim a lease twice).
+   */
+  async claimEnded(now: Date, limit: number): Promise<LeaseRow[]> {
+    return this.rows<LeaseRow>(
+      `UPDATE leases SET status = 'TERMINATED', status_reason = 'The end date passed.', end_time = end_date, update_time = $1, on_end_sent = true
+        WHERE uid IN (SELECT uid FROM leases WHERE ${LIVE} AND end_date <= $1 ORDER BY end_date LIMIT $2 FOR UPDATE SKIP LOCKED)
+        RETURNING ${LEASE_COLUMNS}`,
+      [now, limit],
+    );
+  }
 }
 
 function findBlazarSql(project: string, id: string, name: string): string {
@@ -310,7 +328,7 @@ export class Ledger {
   async decisions(leaseUid: string, after: string | undefined, limit: number): Promise<DecisionRow[]> {
     const result = await this.pool.query(
       `SELECT id::text, hook, result, filter, message, exempted, steps, time, actor, user_id, request_id FROM decisions
-        WHERE lease_uid = $1 AND ($2::bigint IS NULL OR id > $2) ORDER BY id LIMIT $3`,
+        WHERE lease_uid = $1 AND ($2::bigint IS NULL OR decisions.id > $2) ORDER BY decisions.id LIMIT $3`,
       [leaseUid, after ?? null, limit],
     );
     return result.rows as DecisionRow[];
@@ -327,19 +345,5 @@ export class Ledger {
       [now],
     );
     return result.rowCount ?? 0;
-  }
-
-  /**
-   * Live leases whose end passed: TERMINATED, with their on_end claimed by this replica
-   * (SKIP LOCKED, so replicas share the work and never claim a lease twice).
-   */
-  async claimEnded(now: Date, limit: number): Promise<LeaseRow[]> {
-    const result = await this.pool.query(
-      `UPDATE leases SET status = 'TERMINATED', status_reason = 'The end date passed.', end_time = end_date, update_time = $1, on_end_sent = true
-        WHERE uid IN (SELECT uid FROM leases WHERE ${LIVE} AND end_date <= $1 ORDER BY end_date LIMIT $2 FOR UPDATE SKIP LOCKED)
-        RETURNING ${LEASE_COLUMNS}`,
-      [now, limit],
-    );
-    return result.rows as LeaseRow[];
   }
 }

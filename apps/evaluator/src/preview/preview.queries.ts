@@ -10,12 +10,15 @@ import {
   PREVIEW_LOG_PREFIX,
   PREVIEW_REPORT_TOP,
   PREVIEW_REPORT_TRANSITIONS,
+  ExperimentAnalysis,
   PreviewConfigurationReport,
+  PreviewCoverage,
   PreviewFlow,
   PreviewFlowSample,
   PreviewLogRecord,
   PreviewReport,
   PreviewVerdict,
+  RuleCount,
   StatusError,
 } from '@rollout/contracts';
 import {
@@ -23,6 +26,7 @@ import {
   FlowFilterTerm,
   IMPLIED_PRIORITY,
   completenessOf,
+  coverageOf,
   cursorId,
   decodePageToken,
   encodePageToken,
@@ -33,6 +37,8 @@ import {
   verdictOf,
 } from '@rollout/preview-domain';
 import { DataSource } from 'typeorm';
+import { analyzeExperiment } from '@rollout/firewall';
+import { PreviewStateService } from '../state/preview-state.service';
 import { TrafficLag } from '../traffic/traffic-lag';
 
 interface ConfigurationRow {
@@ -142,10 +148,46 @@ function ruleTransitions(rows: TransitionRow[]): Pick<PreviewConfigurationReport
  */
 @Injectable()
 export class PreviewQueries {
+  /** Analyses of held (experiment etag, live etag) pairs: computed once, they never change. */
+  private readonly analyses = new Map<string, ExperimentAnalysis>();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly lag: TrafficLag,
+    private readonly snapshot: PreviewStateService,
   ) {}
+
+  /**
+   * The coverage of the configuration whose experiment and live versions the evaluator holds
+   * now, if it is one of these; its analysis is computed on first use and kept (at most 100).
+   */
+  private async coverage(name: string, configurations: readonly ConfigurationRow[], experimentRuleCounts: (id: number) => RuleCount[]): Promise<{ id: number; coverage: PreviewCoverage } | undefined> {
+    const held = this.snapshot.state.versionsOf(name);
+    const configuration = held && configurations.find((c) => c.experiment_etag === held.experimentEtag && c.live_policy_etag === held.liveEtag);
+    if (!held || !configuration) return undefined;
+    const key = `${name}\n${held.experimentEtag}\n${held.liveEtag}`;
+    let analysis = this.analyses.get(key);
+    if (!analysis) {
+      analysis = analyzeExperiment({ rules: held.liveRules }, { rules: held.experimentRules }, held.liveEtag);
+      if (this.analyses.size >= 100) this.analyses.delete(this.analyses.keys().next().value as string);
+      this.analyses.set(key, analysis);
+    }
+    const flows = (await this.dataSource.query(
+      `SELECT direction, host(src_ip) AS "srcIp", host(dest_ip) AS "destIp", protocol, NULLIF(dest_port, -1) AS "destPort"
+       FROM preview_flows WHERE configuration_id = $1`,
+      [configuration.id],
+    )) as { direction: 'INGRESS' | 'EGRESS'; srcIp: string; destIp: string; protocol: string; destPort: number | null }[];
+    return {
+      id: configuration.id,
+      coverage: coverageOf({
+        analysis,
+        experimentRules: held.experimentRules,
+        flows: flows.map((f) => ({ direction: f.direction, srcIp: f.srcIp, destIp: f.destIp, protocol: f.protocol, ...(f.destPort === null ? {} : { destPort: f.destPort }) })),
+        changedOutsideFlows: Number(configuration.changed_outside_flows),
+        experimentRuleCounts: experimentRuleCounts(configuration.id),
+      }),
+    };
+  }
 
   async report(request: GetPreviewReportRequest): Promise<PreviewReport> {
     const name = experimentName(request?.name, 'name');
@@ -225,11 +267,14 @@ export class PreviewQueries {
       ) as Promise<DisagreementFlowRow[]>,
       this.lag.read(),
     ]);
+    const sideOf = (id: number, side: number) =>
+      ruleCounts(rules.filter((r) => r.configuration_id === id && r.side === side).map((r) => ({ priority: r.priority, action: r.action, count: Number(r.count) })));
+    const covered = await this.coverage(name, configurations, (id) => sideOf(id, 1));
     return {
       name,
       configurations: configurations.map((c): PreviewConfigurationReport => {
         const mine = <T extends { configuration_id: number }>(rows: T[]) => rows.filter((r) => r.configuration_id === c.id);
-        const side = (s: number) => ruleCounts(mine(rules).filter((r) => r.side === s).map((r) => ({ priority: r.priority, action: r.action, count: Number(r.count) })));
+        const side = (s: number) => sideOf(c.id, s);
         return {
           experimentEtag: c.experiment_etag,
           livePolicyEtag: c.live_policy_etag,
@@ -272,6 +317,7 @@ export class PreviewQueries {
               })),
             eventsOutsideFlows: Number(d.outside),
           })),
+          ...(covered?.id === c.id ? { coverage: covered.coverage } : {}),
           completeness: completenessOf({
             deadLettered: mine(deadLetters).map((d) => ({ reason: d.reason, messages: Number(d.messages) })),
             redeliveredEvents: Number(c.redelivered),

@@ -9,6 +9,14 @@ export const REQUIRED_ROLE = 'auth:required-role';
  */
 export const RequireRole = (role: Role) => SetMetadata(REQUIRED_ROLE, role);
 
+export const ACCEPTS_X_AUTH_TOKEN = 'auth:accepts-x-auth-token';
+
+/**
+ * OpenStack clients (python-ironicclient, openstacksdk) send their token as `X-Auth-Token`:
+ * on these routes it is read as a bearer token when there is no `Authorization` header.
+ */
+export const AcceptsXAuthToken = () => SetMetadata(ACCEPTS_X_AUTH_TOKEN, true);
+
 export interface AuthenticatedRequest {
   principal?: Principal;
 }

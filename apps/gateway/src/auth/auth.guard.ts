@@ -6,7 +6,7 @@ import { MetricsController } from '@rollout/metrics';
 import type { FastifyRequest } from 'fastify';
 import { BlazarController } from '../blazar/blazar.controller';
 import { currentHttpClient } from '../http/client-context';
-import { AuthenticatedRequest, REQUIRED_ROLE } from './auth.decorators';
+import { ACCEPTS_X_AUTH_TOKEN, AuthenticatedRequest, REQUIRED_ROLE } from './auth.decorators';
 import { Authenticator } from './authenticator';
 import { Role, canSeeProject, hasRole } from './principal';
 
@@ -31,7 +31,13 @@ export class AuthGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http' || PUBLIC_CONTROLLERS.includes(context.getClass())) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest & AuthenticatedRequest>();
-    const principal = this.authenticator.authenticate(request.headers.authorization);
+    const openstackToken = request.headers['x-auth-token'];
+    const authorization =
+      request.headers.authorization ??
+      (typeof openstackToken === 'string' && this.reflector.getAllAndOverride<boolean>(ACCEPTS_X_AUTH_TOKEN, [context.getHandler(), context.getClass()])
+        ? `Bearer ${openstackToken}`
+        : undefined);
+    const principal = this.authenticator.authenticate(authorization);
     if (!principal) {
       throw StatusError.withReason('UNAUTHENTICATED', 'A valid bearer token is required.', 'UNAUTHENTICATED');
     }

@@ -5,6 +5,7 @@ import { StatusError } from '@rollout/contracts';
 import { ClientMetrics } from '@rollout/metrics';
 import { BUILD_VERSION } from '@rollout/service-kit';
 import { Config, GATEWAY_CONFIG } from '../config';
+import { consoleSecurityHeaders, isConsoleRequest, serveConsole } from '../console/serve-console';
 import { runInClientContext } from './client-context';
 import { ErrorResponseDto } from './error-response.dto';
 import { BEARER_AUTH, BLAZAR_TOKEN_AUTH } from './openapi-security';
@@ -20,14 +21,15 @@ function depthOf(value: unknown, limit: number, depth = 0): number {
   return deepest;
 }
 
-/** The public HTTP surface: hardened headers, bounded bodies, strict validation, /docs. */
+/** The public HTTP surface: hardened headers, bounded bodies, strict validation, /docs, /console. */
 export async function configureHttp(nestApp: INestApplication): Promise<void> {
   const app = nestApp as NestFastifyApplication;
   const config = app.get<Config>(GATEWAY_CONFIG);
   const fastify = app.getHttpAdapter().getInstance();
   const hardened = securityHeaders({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } });
-  fastify.addHook('onRequest', (_request, reply, done) => {
-    void reply.headers(hardened);
+  const consoleHeaders = consoleSecurityHeaders();
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.headers(isConsoleRequest(request.url) ? consoleHeaders : hardened);
     done();
   });
   if (config.CORS_ORIGINS) app.enableCors({ origin: config.CORS_ORIGINS.split(',').map((o) => o.trim()) });
@@ -52,6 +54,7 @@ export async function configureHttp(nestApp: INestApplication): Promise<void> {
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   const document = SwaggerModule.createDocument(app, openApiConfig());
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
+  await serveConsole(fastify, config.CONSOLE_DIR);
 }
 
 export function openApiConfig() {

@@ -1,8 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
   ApiCreatedResponse,
+  ApiHeader,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -12,43 +13,129 @@ import {
 import {
   EvaluateInspectionRulesResponse,
   ImportInspectionRulesResponse,
-  InspectionRule,
+  InspectionPhase,
+  InspectionRuleSortKey,
   JsonPatchOperation,
-  ListInspectionRulesResponse,
   StatusError,
 } from '@rollout/contracts';
-import { CurrentPrincipal, RequireRole } from '../auth/auth.decorators';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AcceptsXAuthToken, CurrentPrincipal, RequireRole } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { RequestId } from '../http/request-id.decorator';
-import { ErrorResponseDto } from '../http/error-response.dto';
 import {
   CreateInspectionRuleDto,
   EvaluateInspectionRulesDto,
-  InspectionRuleDto,
+  GetInspectionRuleQueryDto,
+  InspectionRuleWithLinksDto,
   ListInspectionRulesQueryDto,
   ListInspectionRulesResponseDto,
   EvaluateInspectionRulesResponseDto,
+  IronicErrorDto,
 } from './inspection-rules.dto';
 import { InspectionRulesClient } from './inspection-rules.client';
+import {
+  DEFAULT_LIST_FIELDS,
+  FieldsError,
+  IRONIC_MAX_VERSION_HEADER,
+  IRONIC_MIN_VERSION_HEADER,
+  IRONIC_VERSION_HEADER,
+  IronicRule,
+  ListQuery,
+  ironicRule,
+  malformedUuid,
+  nextLink,
+  parseBoolean,
+  parseFields,
+  ruleUrl,
+} from './ironic-api';
+import { IronicApiVersionGuard } from './ironic-api.guard';
+import { IronicErrorFilter } from './ironic-error.filter';
+
+const MAX_LIMIT = 1000;
+
+/** Where the client reached the gateway: Ironic's links and `next` are absolute. */
+function baseUrl(request: FastifyRequest): string {
+  return `${request.protocol}://${request.headers.host ?? request.hostname}`;
+}
+
+/** Ironic checks the path's uuid before anything else (400, not 404). */
+function requireUuid(uuid: string): void {
+  const problem = malformedUuid(uuid);
+  if (problem) throw StatusError.invalidArgument(problem, [{ field: 'inspection_rule_uuid', description: 'must be a UUID' }]);
+}
+
+function fieldsOf(value: string | undefined): string[] | undefined {
+  try {
+    return parseFields(value);
+  } catch (error) {
+    if (error instanceof FieldsError) throw StatusError.invalidArgument(error.message, [{ field: 'fields', description: error.message }]);
+    throw error;
+  }
+}
+
+/** The list query as Ironic reads it, with Ironic's messages for what it refuses. */
+function listQuery(query: ListInspectionRulesQueryDto): ListQuery & { marker?: string } {
+  const refuse = (field: string, message: string) => StatusError.invalidArgument(message, [{ field, description: message }]);
+  const detail = parseBoolean(query.detail);
+  if (query.detail !== undefined && detail === undefined) {
+    throw refuse('detail', `Invalid value for detail: ${query.detail}, it must be a boolean`);
+  }
+  const fields = fieldsOf(query.fields);
+  if (fields !== undefined && detail) throw refuse('detail', 'Can not specify ?detail=True and fields in the same request.');
+  let limit = MAX_LIMIT;
+  if (query.limit !== undefined) {
+    if (!/^-?\d+$/.test(query.limit.trim())) throw refuse('limit', `Schema error: '${query.limit}' is not of type 'integer'`);
+    const asked = Number(query.limit);
+    if (asked <= 0) throw refuse('limit', 'Limit must be positive');
+    // As Ironic's max_limit: a larger limit is lowered, not refused.
+    limit = Math.min(asked, MAX_LIMIT);
+  }
+  const sortKey = query.sort_key ?? 'id';
+  if (sortKey === 'conditions' || sortKey === 'actions') throw refuse('sort_key', `The sort_key value ${sortKey} is an invalid field for sorting`);
+  return {
+    limit,
+    sort_key: sortKey,
+    sort_dir: query.sort_dir ?? 'asc',
+    ...(detail !== undefined ? { detail } : {}),
+    fields: fields ?? (detail ? undefined : DEFAULT_LIST_FIELDS),
+    ...(query.phase !== undefined ? { phase: query.phase } : {}),
+    ...(query.scope !== undefined ? { scope: query.scope } : {}),
+    ...(query.marker !== undefined ? { marker: query.marker } : {}),
+  };
+}
 
 /**
- * Ironic-compatible inspection rules (`/v1/inspection_rules`, snake_case fields). Rules can
- * hold BMC credentials, hence admin only. Custom methods `:evaluate` and `:import` use an
- * escaped colon so Express matches them literally.
+ * Ironic-compatible inspection rules (`/v1/inspection_rules`, snake_case fields, Ironic's
+ * microversion headers, links, paging and `error_message` errors). Rules can hold BMC
+ * credentials, hence admin only. Custom methods `:evaluate` and `:import` use an escaped
+ * colon so the router matches them literally.
  */
 @ApiTags('inspection rules')
 @RequireRole('admin')
+@AcceptsXAuthToken()
+@UseGuards(IronicApiVersionGuard)
+@UseFilters(IronicErrorFilter)
+@ApiHeader({ name: IRONIC_VERSION_HEADER, required: false, description: 'Ironic microversion (1.96 or later, or latest); absent: the maximum' })
+@ApiResponse({ status: 406, description: 'A version outside the range given by ' + `${IRONIC_MIN_VERSION_HEADER} and ${IRONIC_MAX_VERSION_HEADER}` })
 @Controller('v1')
 export class InspectionRulesController {
   constructor(private readonly rules: InspectionRulesClient) {}
 
   @Post('inspection_rules')
-  @ApiOperation({ summary: 'Create a rule (only `actions` is required)' })
-  @ApiCreatedResponse({ type: InspectionRuleDto })
-  @ApiResponse({ status: 400, description: 'Invalid rule, naming the problem', type: ErrorResponseDto })
-  @ApiResponse({ status: 409, description: 'A rule with this uuid exists', type: ErrorResponseDto })
-  create(@Body() body: CreateInspectionRuleDto, @CurrentPrincipal() principal: Principal, @RequestId() requestId?: string): Promise<InspectionRule> {
-    return this.rules.create(body, principal.name, requestId);
+  @ApiOperation({ summary: 'Create a rule (only `actions` is required); Location names it' })
+  @ApiCreatedResponse({ type: InspectionRuleWithLinksDto })
+  @ApiResponse({ status: 400, description: 'Invalid rule, naming the problem', type: IronicErrorDto })
+  @ApiResponse({ status: 409, description: 'A rule with this uuid exists', type: IronicErrorDto })
+  async create(
+    @Body() body: CreateInspectionRuleDto,
+    @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @RequestId() requestId?: string,
+  ): Promise<IronicRule> {
+    const created = await this.rules.create(body, principal.name, requestId);
+    void reply.header('location', ruleUrl(baseUrl(request), created.uuid));
+    return ironicRule(created, baseUrl(request));
   }
 
   @Post('inspection_rules::evaluate')
@@ -64,53 +151,82 @@ export class InspectionRulesController {
   @ApiConsumes('application/yaml', 'application/json')
   @ApiBody({ schema: { type: 'array', items: { $ref: '#/components/schemas/CreateInspectionRuleDto' } } })
   @ApiCreatedResponse({ type: ListInspectionRulesResponseDto })
-  @ApiResponse({ status: 400, description: 'A rule is invalid; nothing was imported', type: ErrorResponseDto })
+  @ApiResponse({ status: 400, description: 'A rule is invalid; nothing was imported', type: IronicErrorDto })
   async import(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @RequestId() requestId?: string): Promise<ImportInspectionRulesResponse> {
     requireBody(body);
     return this.rules.import(typeof body === 'string' ? { yaml: body } : { rules: body }, principal.name, requestId);
   }
 
   @Get('inspection_rules')
-  @ApiOperation({ summary: 'List rules (conditions and actions only with detail=true)' })
+  @ApiOperation({ summary: 'List rules, paged and sorted as in Ironic (every field with detail=true, or those named by fields)' })
   @ApiOkResponse({ type: ListInspectionRulesResponseDto })
-  list(@Query() query: ListInspectionRulesQueryDto, @RequestId() requestId?: string): Promise<ListInspectionRulesResponse> {
-    const detail = query.detail !== undefined && ['true', '1'].includes(query.detail.toLowerCase());
-    return this.rules.list({ detail, scope: query.scope, phase: query.phase }, requestId);
+  async list(
+    @Query() query: ListInspectionRulesQueryDto,
+    @Req() request: FastifyRequest,
+    @RequestId() requestId?: string,
+  ): Promise<{ inspection_rules: IronicRule[]; next?: string }> {
+    const read = listQuery(query);
+    const { inspection_rules: page } = await this.rules.list(
+      {
+        detail: true,
+        scope: read.scope,
+        phase: read.phase as InspectionPhase | undefined,
+        limit: read.limit,
+        marker: read.marker,
+        sort_key: read.sort_key as InspectionRuleSortKey,
+        sort_dir: read.sort_dir as 'asc' | 'desc',
+      },
+      requestId,
+    );
+    const base = baseUrl(request);
+    const next = nextLink(base, read, page);
+    return { inspection_rules: page.map((rule) => ironicRule(rule, base, read.fields)), ...(next ? { next } : {}) };
   }
 
   @Get('inspection_rules/:uuid')
   @ApiOperation({ summary: 'One rule (a sensitive rule has null conditions and actions)' })
-  @ApiOkResponse({ type: InspectionRuleDto })
-  @ApiResponse({ status: 404, description: 'No such rule', type: ErrorResponseDto })
-  get(@Param('uuid') uuid: string, @RequestId() requestId?: string): Promise<InspectionRule> {
-    return this.rules.get(uuid, requestId);
+  @ApiOkResponse({ type: InspectionRuleWithLinksDto })
+  @ApiResponse({ status: 400, description: 'Not a UUID, or an unknown field', type: IronicErrorDto })
+  @ApiResponse({ status: 404, description: 'No such rule', type: IronicErrorDto })
+  async get(
+    @Param('uuid') uuid: string,
+    @Query() query: GetInspectionRuleQueryDto,
+    @Req() request: FastifyRequest,
+    @RequestId() requestId?: string,
+  ): Promise<IronicRule> {
+    requireUuid(uuid);
+    const fields = fieldsOf(query.fields);
+    return ironicRule(await this.rules.get(uuid, requestId), baseUrl(request), fields);
   }
 
   @Patch('inspection_rules/:uuid')
   @ApiOperation({ summary: 'Change a rule with a JSON Patch (RFC 6902), as in Ironic' })
   @ApiConsumes('application/json', 'application/json-patch+json')
   @ApiBody({ schema: { type: 'array', items: { type: 'object', example: { op: 'replace', path: '/priority', value: 10 } } } })
-  @ApiOkResponse({ type: InspectionRuleDto })
-  @ApiResponse({ status: 400, description: 'built_in, sensitive → false, priority out of range, bad patch', type: ErrorResponseDto })
-  @ApiResponse({ status: 404, description: 'No such rule', type: ErrorResponseDto })
+  @ApiOkResponse({ type: InspectionRuleWithLinksDto })
+  @ApiResponse({ status: 400, description: 'Not a UUID, built_in, sensitive → false, priority out of range, bad patch', type: IronicErrorDto })
+  @ApiResponse({ status: 404, description: 'No such rule', type: IronicErrorDto })
   async patch(
     @Param('uuid') uuid: string,
     @Body() body: unknown,
     @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
     @RequestId() requestId?: string,
-  ): Promise<InspectionRule> {
+  ): Promise<IronicRule> {
+    requireUuid(uuid);
     requireBody(body);
     if (!Array.isArray(body)) throw StatusError.invalidArgument('A JSON Patch is a list of operations.');
-    return this.rules.patch(uuid, body as JsonPatchOperation[], principal.name, requestId);
+    return ironicRule(await this.rules.patch(uuid, body as JsonPatchOperation[], principal.name, requestId), baseUrl(request));
   }
 
   @Delete('inspection_rules/:uuid')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a rule (built-in rules cannot be deleted)' })
   @ApiNoContentResponse()
-  @ApiResponse({ status: 400, description: 'Built-in rule', type: ErrorResponseDto })
-  @ApiResponse({ status: 404, description: 'No such rule', type: ErrorResponseDto })
+  @ApiResponse({ status: 400, description: 'Not a UUID, or a built-in rule', type: IronicErrorDto })
+  @ApiResponse({ status: 404, description: 'No such rule', type: IronicErrorDto })
   delete(@Param('uuid') uuid: string, @CurrentPrincipal() principal: Principal, @RequestId() requestId?: string): Promise<void> {
+    requireUuid(uuid);
     return this.rules.delete(uuid, principal.name, requestId);
   }
 

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   INSPECTION_PHASES,
+  INSPECTION_RULE_SORT_KEYS,
   InspectionPhase,
   InspectionRuleStep,
 } from '@rollout/contracts';
@@ -18,7 +19,8 @@ export class InspectionRuleStepDto implements InspectionRuleStep {
     description: 'A list or a dict of arguments',
   })
   args?: unknown[] | Record<string, unknown>;
-  @ApiPropertyOptional({ description: 'A list, or exactly one `{…}` giving a list' }) loop?: unknown[] | string;
+  @ApiPropertyOptional({ description: 'A list, or exactly one `{…}` giving a list (a dict is also taken, as in Ironic: one iteration)' })
+  loop?: unknown[] | string;
   @ApiPropertyOptional({ enum: ['any', 'all', 'first', 'last'] }) multiple?: 'any' | 'all' | 'first' | 'last';
 }
 
@@ -45,17 +47,41 @@ export class InspectionRuleDto extends CreateInspectionRuleDto {
   declare actions: InspectionRuleStep[];
 }
 
-export class ListInspectionRulesResponseDto {
-  @ApiProperty({ type: [InspectionRuleDto] }) inspection_rules!: InspectionRuleDto[];
+export class IronicLinkDto {
+  @ApiProperty() href!: string;
+  @ApiProperty({ enum: ['self', 'bookmark'] }) rel!: string;
 }
 
+export class InspectionRuleWithLinksDto extends InspectionRuleDto {
+  @ApiProperty({ type: [IronicLinkDto] }) links!: IronicLinkDto[];
+}
+
+export class ListInspectionRulesResponseDto {
+  @ApiProperty({
+    type: [InspectionRuleWithLinksDto],
+    description: 'Without detail or fields: uuid, priority, phase, description and links (as Ironic)',
+  })
+  inspection_rules!: InspectionRuleWithLinksDto[];
+  @ApiPropertyOptional({ description: 'The next page, when this one holds `limit` rules' }) next?: string;
+}
+
+/** Query strings are checked loosely here and read as Ironic reads them in the controller. */
 export class ListInspectionRulesQueryDto {
-  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'Include conditions and actions' })
+  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'Include every field (not with `fields`)' })
   @IsOptional()
-  @IsIn(['true', 'false', 'True', 'False', '1', '0'])
+  @IsString()
   detail?: string;
+  @ApiPropertyOptional({ description: 'Comma-separated fields to return (links are always returned)' }) @IsOptional() @IsString() fields?: string;
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 1000 }) @IsOptional() @IsString() limit?: string;
+  @ApiPropertyOptional({ format: 'uuid', description: 'Start after this rule' }) @IsOptional() @IsString() marker?: string;
+  @ApiPropertyOptional({ enum: INSPECTION_RULE_SORT_KEYS, default: 'id' }) @IsOptional() @IsString() sort_key?: string;
+  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'asc' }) @IsOptional() @IsString() sort_dir?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(255) scope?: string;
   @ApiPropertyOptional({ enum: INSPECTION_PHASES }) @IsOptional() @IsIn(INSPECTION_PHASES) phase?: InspectionPhase;
+}
+
+export class GetInspectionRuleQueryDto {
+  @ApiPropertyOptional({ description: 'Comma-separated fields to return (links are always returned)' }) @IsOptional() @IsString() fields?: string;
 }
 
 export class EvaluateInspectionRulesDto {
@@ -79,4 +105,12 @@ export class EvaluateInspectionRulesResponseDto {
   port_patches!: Record<string, object[]>;
   @ApiProperty({ type: 'object', additionalProperties: true }) plugin_data!: Record<string, unknown>;
   @ApiProperty({ nullable: true, type: String }) failure!: string | null;
+}
+
+export class IronicErrorDto {
+  @ApiProperty({
+    description: 'A JSON document in a string: faultcode (Client or Server), faultstring, debuginfo (null), as Ironic answers',
+    example: '{"faultcode": "Client", "faultstring": "Rule 5e0e… could not be found.", "debuginfo": null}',
+  })
+  error_message!: string;
 }

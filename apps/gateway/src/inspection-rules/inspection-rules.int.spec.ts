@@ -141,7 +141,11 @@ describe('inspection rules API through the gateway', () => {
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each test reads the fields it expects
+    const parsed: any = text ? JSON.parse(text) : undefined;
+    // Ironic's error body: the fault is a JSON document inside `error_message`.
+    const fault = typeof parsed?.error_message === 'string' ? (JSON.parse(parsed.error_message) as { faultcode: string; faultstring: string }) : undefined;
+    return { status: response.status, body: parsed, fault, headers: response.headers };
   }
 
   const create = (rule: object) => call('POST', '/v1/inspection_rules', rule);
@@ -159,7 +163,7 @@ describe('inspection rules API through the gateway', () => {
     expect((await call(method, path, body, 'application/json', null)).status).toBe(401);
     const refused = await call(method, path, body, 'application/json', EDITOR_TOKEN);
     expect(refused.status).toBe(403);
-    expect(refused.body.error).toMatchObject({ status: 'PERMISSION_DENIED', message: 'This needs the admin role.' });
+    expect(refused.fault).toMatchObject({ faultcode: 'Client', faultstring: 'This needs the admin role.' });
   });
 
   it('creates a rule with defaults, returns it, and lists it with or without detail', async () => {
@@ -210,8 +214,8 @@ describe('inspection rules API through the gateway', () => {
   ])('refuses %s with 400 naming the problem', async (_, rule, message) => {
     const response = await create(rule);
     expect(response.status).toBe(400);
-    expect(response.body.error.status).toBe('INVALID_ARGUMENT');
-    expect(response.body.error.message).toMatch(message);
+    expect(response.fault?.faultcode).toBe('Client');
+    expect(response.fault?.faultstring).toMatch(message);
   });
 
   it('creates a rule with its own uuid, and refuses a taken uuid with 409', async () => {
@@ -224,7 +228,6 @@ describe('inspection rules API through the gateway', () => {
   it('answers 404 for a rule that does not exist, on every route', async () => {
     const missing = '99999999-9999-4999-8999-999999999999';
     expect((await call('GET', `/v1/inspection_rules/${missing}`)).status).toBe(404);
-    expect((await call('GET', '/v1/inspection_rules/not-a-uuid')).status).toBe(404);
     expect((await call('PATCH', `/v1/inspection_rules/${missing}`, [{ op: 'replace', path: '/priority', value: 1 }])).status).toBe(404);
     expect((await call('DELETE', `/v1/inspection_rules/${missing}`)).status).toBe(404);
   });
@@ -235,7 +238,7 @@ describe('inspection rules API through the gateway', () => {
     // Found by the hostile-input e2e test: a NUL in the scope used to reach Postgres (500).
     const nul = await call('GET', '/v1/inspection_rules?scope=lab%00');
     expect(nul.status).toBe(400);
-    expect(nul.body.error.details[0].fieldViolations[0].field).toBe('scope');
+    expect(nul.fault?.faultstring).toMatch(/scope/);
   });
 
   it('patches a rule with JSON Patch and refuses forbidden changes with 400', async () => {
@@ -269,7 +272,7 @@ describe('inspection rules API through the gateway', () => {
   it('protects built-in rules: no PATCH, no DELETE (400), and DELETE all keeps them', async () => {
     const patch = await call('PATCH', `/v1/inspection_rules/${BUILT_IN_UUID}`, [{ op: 'replace', path: '/priority', value: 1 }]);
     expect(patch.status).toBe(400);
-    expect(patch.body.error.message).toMatch(/built in/);
+    expect(patch.fault?.faultstring).toMatch(/built in/);
     expect((await call('DELETE', `/v1/inspection_rules/${BUILT_IN_UUID}`)).status).toBe(400);
     const { body: rule } = await create({ actions: [{ op: 'log', args: ['x'] }] });
     expect((await call('DELETE', `/v1/inspection_rules/${rule.uuid}`)).status).toBe(204);
@@ -302,7 +305,7 @@ describe('inspection rules API through the gateway', () => {
     it('cannot be made non-sensitive (400), and a patch can neither read nor echo their content', async () => {
       const response = await call('PATCH', `/v1/inspection_rules/${uuid}`, [{ op: 'replace', path: '/sensitive', value: false }]);
       expect(response.status).toBe(400);
-      expect(response.body.error.message).toMatch(/sensitive: a sensitive rule cannot be made non-sensitive/);
+      expect(response.fault?.faultstring).toMatch(/sensitive: a sensitive rule cannot be made non-sensitive/);
       for (const patch of [
         // `test` answers yes or no about a value: an oracle.
         [{ op: 'test', path: '/actions/3/args/1', value: 'pa$$w0rd' }],
@@ -349,7 +352,7 @@ describe('inspection rules API through the gateway', () => {
         actions: [{ op: 'set-attribute', args: ['/driver_info/ipmi_password', '{plugin_data[vault][secret_pw]}'] }],
       });
       const response = await call('POST', '/v1/inspection_rules:evaluate', { scope: 'lab', node: { auto_discovered: false } });
-      expect(response.body.failure).toMatch(/^Rule [0-9a-f-]{36} failed\.$/);
+      expect(response.body.failure).toMatch(/^Rule [0-9a-f-]{36} failed at actions\[\d+\] \([a-z-]+\)\.$/);
       const failing = await create({ sensitive: true, priority: 2, actions: [{ op: 'fail', args: ['BMC password calvin is wrong'] }] });
       const failed = await call('POST', '/v1/inspection_rules:evaluate', { scope: 'lab', node: {} });
       expect(failed.body.failure).toBe(`Inspection failed by rule ${failing.body.uuid}.`);
@@ -367,7 +370,7 @@ describe('inspection rules API through the gateway', () => {
         node: { uuid: 'node-1', auto_discovered: true, driver_info: {} },
         plugin_data: { bmc_address: '192.0.2.10' },
       });
-      expect(response.body.failure).toMatch(/^Rule [0-9a-f-]{36} failed\.$/);
+      expect(response.body.failure).toMatch(/^Rule [0-9a-f-]{36} failed at actions\[\d+\] \([a-z-]+\)\.$/);
       await call('POST', '/v1/inspection_rules:evaluate', { scope: 'lab', node: {} });
       // The rules did log (so the logs are being read), with the sensitive rule's message hidden.
       await eventually(async () => (apps.logs().includes('plain message from a rule that is not sensitive') ? true : undefined), {
@@ -395,7 +398,7 @@ describe('inspection rules API through the gateway', () => {
     const bad = `${good}- description: three\n  actions: [{op: explode}]\n`;
     const refused = await call('POST', '/v1/inspection_rules:import', bad, 'application/yaml');
     expect(refused.status).toBe(400);
-    expect(refused.body.error.message).toMatch(/Rule 2: .*unknown action "explode"/);
+    expect(refused.fault?.faultstring).toMatch(/Rule 2: .*unknown action "explode"/);
     expect(((await call('GET', '/v1/inspection_rules')).body.inspection_rules as Rule[]).length).toBe(1);
     const imported = await call('POST', '/v1/inspection_rules:import', `${good}- description: three\n  sensitive: true\n  actions: [{op: log, args: [secret-three]}]\n`, 'application/yaml');
     expect(imported.status).toBe(201);
@@ -413,7 +416,7 @@ describe('inspection rules API through the gateway', () => {
       { uuid: taken, actions: [{ op: 'log', args: ['t'] }] },
     ]);
     expect(clash.status).toBe(409);
-    expect(clash.body.error.status).toBe('ALREADY_EXISTS');
+    expect(clash.fault?.faultstring).toMatch(/already exists/);
     const twice = 'bbbbbbbb-0000-4000-8000-000000000001';
     const repeated = await call('POST', '/v1/inspection_rules:import', [
       { uuid: twice, actions: [{ op: 'log', args: ['1'] }] },
@@ -484,5 +487,233 @@ describe('inspection rules API through the gateway', () => {
       await eventually(async () => (lines().some((line) => line.reqId === requestId) ? true : undefined), { what: `the log line of ${requestId}` });
       expect(lines().find((line) => line.reqId === requestId && line.change === change)).toMatchObject({ actor: 'admin', change, rules: expect.arrayContaining([rule]) });
     }
+  });
+
+  /** Requests shaped as python-ironicclient and openstacksdk send them. */
+  describe("Ironic's API shape", () => {
+    const IRONIC = { 'x-openstack-ironic-api-version': '1.96', accept: 'application/json', 'user-agent': 'python-ironicclient' };
+
+    async function ironic(method: string, path: string, body?: unknown, headers: Record<string, string> = IRONIC) {
+      const response = await fetch(`${apps.base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      const parsed = text ? JSON.parse(text) : undefined;
+      const fault = typeof parsed?.error_message === 'string' ? JSON.parse(parsed.error_message) : undefined;
+      return { status: response.status, body: parsed, fault, headers: response.headers };
+    }
+
+    const rule = (description: string, priority: number) => ({ description, priority, actions: [{ op: 'log', args: [description] }] });
+
+    beforeAll(async () => {
+      expect((await call('DELETE', '/v1/inspection_rules')).status).toBe(204);
+    });
+
+    it('creates with 201, a Location naming the rule, links, and the version headers', async () => {
+      const created = await ironic('POST', '/v1/inspection_rules', rule('located', 3));
+      expect(created.status).toBe(201);
+      const { uuid } = created.body as Rule;
+      expect(created.headers.get('location')).toBe(`${apps.base}/v1/inspection_rules/${uuid}`);
+      expect(created.body.links).toEqual([
+        { href: `${apps.base}/v1/inspection_rules/${uuid}`, rel: 'self' },
+        { href: `${apps.base}/inspection_rules/${uuid}`, rel: 'bookmark' },
+      ]);
+      expect(created.headers.get('x-openstack-ironic-api-version')).toBe('1.96');
+      expect(created.headers.get('x-openstack-ironic-api-minimum-version')).toBe('1.1');
+      expect(created.headers.get('x-openstack-ironic-api-maximum-version')).toBe('1.115');
+      expect(created.headers.get('x-openstack-request-id')).toMatch(/^req-[0-9a-f-]{36}$/);
+      expect(created.headers.get('openstack-request-id')).toBe(created.headers.get('x-openstack-request-id'));
+      // The Location answers GET with the same rule.
+      const fetched = await ironic('GET', new URL(created.headers.get('location') as string).pathname);
+      expect(fetched.body).toEqual(created.body);
+    });
+
+    it('takes the token as OpenStack clients send it, in X-Auth-Token', async () => {
+      const response = await fetch(`${apps.base}/v1/inspection_rules`, { headers: { ...IRONIC, 'x-auth-token': ADMIN_TOKEN } });
+      expect(response.status).toBe(200);
+      const refused = await fetch(`${apps.base}/v1/inspection_rules`, { headers: { ...IRONIC, 'x-auth-token': EDITOR_TOKEN } });
+      expect(refused.status).toBe(403);
+      expect((await fetch(`${apps.base}/v1/inspection_rules`, { headers: { ...IRONIC, 'x-auth-token': 'wrong' } })).status).toBe(401);
+      // Elsewhere the gateway still wants a bearer token.
+      expect((await fetch(`${apps.base}/v1/services`, { headers: { 'x-auth-token': ADMIN_TOKEN } })).status).toBe(401);
+    });
+
+    it('negotiates versions as Ironic: latest, OpenStack-API-Version, 406 outside the range, 404/405 before 1.96', async () => {
+      const latest = await ironic('GET', '/v1/inspection_rules', undefined, { 'x-openstack-ironic-api-version': 'latest' });
+      expect(latest.status).toBe(200);
+      expect(latest.headers.get('x-openstack-ironic-api-version')).toBe('1.115');
+      const sdk = await ironic('GET', '/v1/inspection_rules', undefined, { 'openstack-api-version': 'baremetal 1.100', 'user-agent': 'openstacksdk' });
+      expect(sdk.status).toBe(200);
+      expect(sdk.headers.get('x-openstack-ironic-api-version')).toBe('1.100');
+      for (const [version, message] of [
+        ['1.200', 'Version 1.200 was requested but the minor version is not supported by this service. The supported version range is: [1.1, 1.115].'],
+        ['2.0', 'Mutually exclusive versions requested. Version 2.0 requested but not supported by this service. The supported version range is: [1.1, 1.115].'],
+        ['one', 'Invalid value for X-OpenStack-Ironic-API-Version header'],
+      ]) {
+        const refused = await ironic('GET', '/v1/inspection_rules', undefined, { 'x-openstack-ironic-api-version': version });
+        expect(refused.status).toBe(406);
+        expect(refused.fault).toEqual({ faultcode: 'Client', faultstring: message, debuginfo: null });
+        // The range is on the refusal, so a client can pick a version it may use.
+        expect(refused.headers.get('x-openstack-ironic-api-maximum-version')).toBe('1.115');
+      }
+      const old = { 'x-openstack-ironic-api-version': '1.95' };
+      const uuid = '99999999-9999-4999-8999-999999999999';
+      for (const [method, path, body, status] of [
+        ['GET', '/v1/inspection_rules', undefined, 404],
+        ['GET', `/v1/inspection_rules/${uuid}`, undefined, 404],
+        ['POST', '/v1/inspection_rules', rule('old', 1), 405],
+        ['PATCH', `/v1/inspection_rules/${uuid}`, [{ op: 'replace', path: '/priority', value: 1 }], 405],
+        ['DELETE', `/v1/inspection_rules/${uuid}`, undefined, 405],
+      ] as const) {
+        const refused = await ironic(method, path, body, old);
+        expect(refused.status).toBe(status);
+        expect(refused.fault?.faultstring).toBe('The API version does not allow inspection rules');
+      }
+    });
+
+    it('answers errors as Ironic: only error_message, a JSON fault in a string', async () => {
+      const missing = await ironic('GET', '/v1/inspection_rules/99999999-9999-4999-8999-999999999999');
+      expect(missing.status).toBe(404);
+      expect(Object.keys(missing.body)).toEqual(['error_message']);
+      expect(missing.body.error_message).toBe(
+        '{"faultcode": "Client", "faultstring": "Rule 99999999-9999-4999-8999-999999999999 could not be found.", "debuginfo": null}',
+      );
+      expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
+    });
+
+    it('answers 400 for a malformed uuid on every route that takes one', async () => {
+      for (const method of ['GET', 'PATCH', 'DELETE']) {
+        const refused = await ironic(method, '/v1/inspection_rules/not-a-uuid', method === 'PATCH' ? [] : undefined);
+        expect(refused.status).toBe(400);
+        expect(refused.fault?.faultstring).toBe("Schema error: 'not-a-uuid' is not a 'uuid'");
+      }
+    });
+
+    it('refuses phase: null, and echoes multiple as Ironic normalises it', async () => {
+      const refused = await ironic('POST', '/v1/inspection_rules', { phase: null, actions: [{ op: 'log', args: ['x'] }] });
+      expect(refused.status).toBe(400);
+      expect(refused.fault?.faultstring).toMatch(/phase/);
+      const created = await ironic('POST', '/v1/inspection_rules', {
+        conditions: [
+          { op: 'eq', args: ['{item}', 1], loop: [1, 2] },
+          { op: 'eq', args: [1, 1], multiple: 'all' },
+          { op: 'eq', args: ['{item}', 2], loop: [1, 2], multiple: 'last' },
+        ],
+        actions: [{ op: 'log', args: ['{item}'], loop: ['a'], multiple: 'all' }, { op: 'log', args: ['x'], loop: [] }],
+      });
+      expect(created.status).toBe(201);
+      expect(created.body.conditions).toEqual([
+        { op: 'eq', args: ['{item}', 1], loop: [1, 2], multiple: 'any' },
+        { op: 'eq', args: [1, 1] },
+        { op: 'eq', args: ['{item}', 2], loop: [1, 2], multiple: 'last' },
+      ]);
+      expect(created.body.actions).toEqual([{ op: 'log', args: ['{item}'], loop: ['a'] }, { op: 'log', args: ['x'] }]);
+      await ironic('DELETE', `/v1/inspection_rules/${created.body.uuid}`);
+    });
+
+    it('returns the fields asked for (and links) on get, and refuses unknown ones', async () => {
+      const { body: created } = await ironic('POST', '/v1/inspection_rules', rule('fields', 4));
+      const some = await ironic('GET', `/v1/inspection_rules/${created.uuid}?fields=uuid,priority`);
+      expect(some.body).toEqual({ uuid: created.uuid, priority: 4, links: created.links });
+      const bogus = await ironic('GET', `/v1/inspection_rules/${created.uuid}?fields=uuid,bogus`);
+      expect(bogus.status).toBe(400);
+      expect(bogus.fault?.faultstring).toBe('Field(s) "bogus" are not valid');
+      await ironic('DELETE', `/v1/inspection_rules/${created.uuid}`);
+    });
+
+    it('lists Ironic default fields with links; detail gives everything; fields picks', async () => {
+      const list = (await ironic('GET', '/v1/inspection_rules')).body.inspection_rules as Record<string, unknown>[];
+      expect(list.length).toBeGreaterThan(0);
+      for (const item of list) expect(Object.keys(item).sort()).toEqual(['description', 'links', 'phase', 'priority', 'uuid']);
+      const detailed = (await ironic('GET', '/v1/inspection_rules?detail=True')).body.inspection_rules as Record<string, unknown>[];
+      expect(Object.keys(detailed[0])).toEqual(expect.arrayContaining(['uuid', 'created_at', 'updated_at', 'sensitive', 'conditions', 'actions', 'links']));
+      const picked = (await ironic('GET', '/v1/inspection_rules?fields=uuid')).body.inspection_rules as Record<string, unknown>[];
+      expect(Object.keys(picked[0]).sort()).toEqual(['links', 'uuid']);
+      const both = await ironic('GET', '/v1/inspection_rules?detail=True&fields=uuid');
+      expect(both.status).toBe(400);
+      expect(both.fault?.faultstring).toBe('Can not specify ?detail=True and fields in the same request.');
+    });
+
+    it('imports report every rule refused, with its reason, and import none', async () => {
+      const before = ((await ironic('GET', '/v1/inspection_rules')).body.inspection_rules as Rule[]).length;
+      const refused = await call('POST', '/v1/inspection_rules:import', [
+        { description: 'bad op', actions: [{ op: 'explode' }] },
+        { description: 'fine', actions: [{ op: 'log', args: ['x'] }] },
+        { description: 'hook', actions: [{ op: 'api-call', args: { url: 'http://hook.example/' } }] },
+        { description: 'null phase', phase: null, actions: [{ op: 'log', args: ['x'] }] },
+      ]);
+      expect(refused.status).toBe(400);
+      expect(refused.fault?.faultstring).toMatch(/^3 of 4 rules refused, none imported\. Rule 0: .*unknown action "explode".* Rule 2: .*api-call is not supported.* Rule 3: .*phase/);
+      expect(((await ironic('GET', '/v1/inspection_rules')).body.inspection_rules as Rule[]).length).toBe(before);
+    });
+
+    it("runs Ironic's trait and capability actions and dotted plugin data paths, in the node patch", async () => {
+      const created = await ironic('POST', '/v1/inspection_rules', {
+        description: 'traits',
+        conditions: [{ op: 'eq', args: { values: ['{inventory[cpu][architecture]}', 'x86_64'] } }],
+        actions: [
+          { op: 'add-trait', args: { name: 'CUSTOM_X86' } },
+          { op: 'set-capability', args: { name: 'boot_mode', value: 'uefi' } },
+          { op: 'set-plugin-data', args: { path: 'cpu.arch', value: '{inventory[cpu][architecture]}' } },
+        ],
+      });
+      expect(created.status).toBe(201);
+      const evaluated = await call('POST', '/v1/inspection_rules:evaluate', {
+        node: { uuid: 'n1', traits: [] },
+        inventory: { cpu: { architecture: 'x86_64' } },
+        // Rules created without a scope get the default scope (lab) here.
+        scope: 'lab',
+      });
+      expect(evaluated.status).toBe(200);
+      expect(evaluated.body.failure).toBeNull();
+      expect(evaluated.body.node_patch).toEqual([
+        { op: 'add', path: '/traits', value: ['CUSTOM_X86'] },
+        { op: 'add', path: '/properties', value: {} },
+        { op: 'add', path: '/properties/capabilities', value: 'boot_mode:uefi' },
+      ]);
+      expect(evaluated.body.plugin_data).toMatchObject({ cpu: { arch: 'x86_64' } });
+      await ironic('DELETE', `/v1/inspection_rules/${created.body.uuid}`);
+    });
+
+    it('pages with limit, marker and next, and sorts with sort_key and sort_dir', async () => {
+      expect((await call('DELETE', '/v1/inspection_rules')).status).toBe(204);
+      const uuids: string[] = [BUILT_IN_UUID];
+      for (const [name, priority] of [['low', 1], ['high', 9], ['middle', 5]] as const) {
+        uuids.push((await ironic('POST', '/v1/inspection_rules', rule(name, priority))).body.uuid);
+      }
+      const first = await ironic('GET', '/v1/inspection_rules?limit=2');
+      expect((first.body.inspection_rules as Rule[]).map((r) => r.uuid)).toEqual(uuids.slice(0, 2));
+      expect(first.body.next).toBe(
+        `${apps.base}/v1/inspection_rules?sort_key=id&sort_dir=asc&fields=uuid,priority,phase,description&limit=2&marker=${uuids[1]}`,
+      );
+      // python-ironicclient follows `next` as it is.
+      const second = await ironic('GET', new URL(first.body.next).pathname + new URL(first.body.next).search);
+      expect((second.body.inspection_rules as Rule[]).map((r) => r.uuid)).toEqual(uuids.slice(2));
+      const third = await ironic('GET', new URL(second.body.next).pathname + new URL(second.body.next).search);
+      expect(third.body).toEqual({ inspection_rules: [] });
+      // A page that is not full has no next.
+      expect((await ironic('GET', '/v1/inspection_rules?limit=5')).body.next).toBeUndefined();
+
+      const byPriority = await ironic('GET', '/v1/inspection_rules?sort_key=priority&sort_dir=desc');
+      expect((byPriority.body.inspection_rules as Rule[]).map((r) => r.priority)).toEqual([10000, 9, 5, 1]);
+      const afterMarker = await ironic('GET', `/v1/inspection_rules?sort_key=priority&sort_dir=desc&marker=${uuids[2]}&limit=1`);
+      expect((afterMarker.body.inspection_rules as Rule[]).map((r) => r.priority)).toEqual([5]);
+      expect(afterMarker.body.next).toContain('sort_key=priority&sort_dir=desc');
+
+      for (const [query, status, message] of [
+        ['limit=0', 400, 'Limit must be positive'],
+        ['limit=two', 400, "Schema error: 'two' is not of type 'integer'"],
+        ['sort_key=actions', 400, 'The sort_key value actions is an invalid field for sorting'],
+        ['sort_key=bogus', 400, 'The sort_key value bogus is an invalid field for sorting'],
+        ['sort_dir=up', 400, "Invalid sort direction: up. Acceptable values are 'asc' or 'desc'"],
+        ['marker=99999999-9999-4999-8999-999999999999', 404, 'Rule 99999999-9999-4999-8999-999999999999 could not be found.'],
+      ] as const) {
+        const refused = await ironic('GET', `/v1/inspection_rules?${query}`);
+        expect([query, refused.status]).toEqual([query, status]);
+        expect(refused.fault?.faultstring).toBe(message);
+      }
+    });
   });
 });

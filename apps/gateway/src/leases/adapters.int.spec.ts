@@ -25,6 +25,9 @@ const TIMEOUT_MS = 300;
 interface Received {
   method: string;
   body: Record<string, unknown>;
+  /** The call's `Contract-Version` and `User-Agent` headers. */
+  contractVersion?: string;
+  userAgent?: string;
 }
 
 /** An adapter.v1 implementation on the namespace's subjects. */
@@ -66,7 +69,7 @@ class TestAdapter {
   private answer(msg: Msg): void {
     const method = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
     const body = codec.decode(msg.data);
-    this.received.push({ method, body });
+    this.received.push({ method, body, contractVersion: msg.headers?.get('Contract-Version'), userAgent: msg.headers?.get('User-Agent') });
     const reply = (data: unknown): void => {
       msg.respond(codec.encode(data as Record<string, unknown>));
     };
@@ -128,8 +131,10 @@ filters:
     timeout_ms: ${TIMEOUT_MS}
 `;
 
-/** Always the same lease (the check cache keys by it), under a new id each time. */
+/** Always the same shape, under a new id each time: a different lease for the check cache. */
 const LEASE = { name: 'probe', startDate: hoursFromNow(24), endDate: hoursFromNow(26), reservations: [{ resourceType: 'physical:host', min: 1, max: 1 }] };
+/** One Blazar lease (by its name), which Blazar may ask about again: the same lease for the check cache. */
+const BLAZAR_LEASE = { name: 'probe', start_date: LEASE.startDate, end_date: LEASE.endDate, reservations: [{ resource_type: 'physical:host', min: 1, max: 1 }] };
 
 describe('adapter filters: sessions, check cache, failure policy', () => {
   let nc: NatsConnection;
@@ -137,6 +142,8 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
   let adapter: TestAdapter;
   let n = 0;
   const create = (project: string) => system.call('POST', `/v1/projects/${project}/leases?leaseId=a-${++n}`, LEASE);
+  const ask = (project: string) =>
+    system.call('POST', '/v1/blazar/check-create', { context: { user_id: 'alice', project_id: project }, lease: BLAZAR_LEASE }, { 'x-auth-token': BLAZAR_TOKEN });
   const lookups = async (result: 'hit' | 'miss') => sample(await system.metrics(), 'enforcement_adapter_check_cache_total', { handler: 'probe', result });
   const reload = (yaml: string) => replaceFile(system.configFile, yaml);
 
@@ -169,40 +176,53 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
 
   it('reuses a cached check result for the same lease, sending the session id', async () => {
     const hits = await lookups('hit');
-    for (let i = 0; i < 4; i++) expect((await create('reuse')).status).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await ask('reuse')).status).toBe(204);
     expect(adapter.checks('reuse')).toBe(1);
     expect(await lookups('hit')).toBe(hits + 3);
     const check = adapter.received.find((r) => r.method === 'handleCheck')!;
-    expect(check.body).toMatchObject({ sessionId: 's1', instance: { hook: 'create', context: { projectId: 'reuse', userId: 'alice' }, lease: { name: 'probe' } } });
+    expect(check.body).toMatchObject({ sessionId: 's1', instance: { hook: 'create', context: { projectId: 'reuse', userId: 'alice' }, lease: { name: 'probe', id: 'blazar:probe' } } });
+  });
+
+  it('never reuses a result for another lease, however alike, and tells the adapter the id users see', async () => {
+    const checks = adapter.checks('reuse');
+    for (let i = 0; i < 2; i++) expect((await create('reuse')).status).toBe(200);
+    expect(adapter.checks('reuse')).toBe(checks + 2);
+    const [first, second] = adapter.received.filter((r) => r.method === 'handleCheck').slice(-2).map((r) => (r.body.instance as { lease: { id: string; apiId: string } }).lease);
+    expect([first.apiId, second.apiId]).toEqual([`a-${n - 1}`, `a-${n}`]);
+    expect(first.id).not.toBe(second.id);
   });
 
   it('uses a result validUseCount times, then asks again', async () => {
-    for (let i = 0; i < 4; i++) expect((await create('uses')).status).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await ask('uses')).status).toBe(204);
     // ask, reuse, reuse, ask
     expect(adapter.checks('uses')).toBe(2);
   });
 
   it('asks again once validDuration has passed', async () => {
-    expect((await create('brief')).status).toBe(200);
+    expect((await ask('brief')).status).toBe(204);
     expect(adapter.checks('brief')).toBe(1);
     // Far fewer than 1000 uses: only the 300 ms validity can make it ask again.
-    await eventually(async () => ((await create('brief')).status === 200 && adapter.checks('brief') === 2 ? true : undefined), { timeoutMs: 10_000, intervalMs: 100, what: 'a second check' });
+    await eventually(async () => ((await ask('brief')).status === 204 && adapter.checks('brief') === 2 ? true : undefined), { timeoutMs: 10_000, intervalMs: 100, what: 'a second check' });
   });
 
-  it("denies with the adapter's message, and caches the denial", async () => {
+  it("denies with the adapter's message, and caches the denial for that lease", async () => {
+    const refused = await create('blocked');
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toBe('Project blocked is not in the CMDB.');
+    expect(refused.body.error.details[0]).toMatchObject({ reason: 'ENFORCEMENT_DENIED', metadata: { filter: 'probe' } });
     for (let i = 0; i < 2; i++) {
-      const refused = await create('blocked');
-      expect(refused.status).toBe(403);
-      expect(refused.body.error.message).toBe('Project blocked is not in the CMDB.');
-      expect(refused.body.error.details[0].metadata.filter).toBe('probe');
+      const again = await ask('blocked');
+      expect(again.status).toBe(403);
+      expect(again.body).toEqual({ message: 'Project blocked is not in the CMDB.' });
     }
-    expect(adapter.checks('blocked')).toBe(1);
+    expect(adapter.checks('blocked')).toBe(2);
   });
 
   it('a slow adapter with failure_policy closed is a refusal, without waiting for its answer', async () => {
     const refused = await create('slow');
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toBe('Enforcement filter probe failed.');
+    expect(refused.body.error.details[0]).toMatchObject({ reason: 'ENFORCEMENT_FILTER_FAILED', metadata: { filter: 'probe' } });
     expect(adapter.pending).toBe(1);
     const decisions = (await system.call('GET', `/v1/projects/slow/leases/a-${n}/decisions`)).body.decisions;
     expect(decisions[0].steps[1]).toEqual({ filter: 'probe', mode: 'ENFORCE', result: 'ERROR', message: `Enforcement filter probe did not answer within ${TIMEOUT_MS} ms.` });
@@ -214,9 +234,10 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
     await eventually(() => (adapter.sessions.length === 3 ? true : undefined), { timeoutMs: 15_000, what: 'the new session and the close of the old' });
     expect(adapter.sessions).toEqual(['createSession s1 {"v":1}', 'createSession s2 {"v":2}', 'closeSession s1']);
     // The new session starts with an empty cache, and its requests carry its id.
-    expect((await create('reuse')).status).toBe(200);
+    const checks = adapter.checks('reuse');
+    expect((await ask('reuse')).status).toBe(204);
     expect(adapter.received.at(-1)!.body).toMatchObject({ sessionId: 's2' });
-    expect(adapter.checks('reuse')).toBe(2);
+    expect(adapter.checks('reuse')).toBe(checks + 1);
   });
 
   it('a slow adapter with failure_policy open lets the lease through as fail-open', async () => {
@@ -258,15 +279,61 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
     expect(refused.body.error.message).toBe('Enforcement filter probe failed.');
   });
 
-  it('closes its sessions when it stops', async () => {
+  it('closes later a session whose CloseSession found the adapter down, once it is back; and all its sessions when it stops', async () => {
+    // The reload of the previous test replaced session s3 while the adapter was down.
+    expect(adapter.sessions).not.toContain('closeSession s3');
+    const retries = () => system.metrics().then((m) => sample(m, 'enforcement_adapter_session_closes_total', { adapter: adapter.name, outcome: 'retry' }));
+    expect(await retries()).toBeGreaterThanOrEqual(1);
     adapter.start();
+    await eventually(() => (adapter.sessions.includes('closeSession s3') ? true : undefined), { timeoutMs: 15_000, what: 'the undelivered close, retried' });
     reload(chain(adapter.name, { v: 3 }, 'closed'));
-    await eventually(() => (adapter.sessions.at(-1) === 'createSession s4 {"v":3}' ? true : undefined), { timeoutMs: 15_000, what: 'a session after the adapter came back' });
+    await eventually(() => (adapter.sessions.includes('createSession s4 {"v":3}') ? true : undefined), { timeoutMs: 15_000, what: 'a session after the adapter came back' });
     expect((await create('reuse')).status).toBe(200);
     closed = true;
     await system.close();
     expect(adapter.sessions.at(-1)).toBe('closeSession s4');
+    expect(adapter.sessions.filter((e) => e === 'closeSession s3')).toHaveLength(1);
   });
+
+  it('sends Contract-Version and User-Agent with every adapter.v1 call', () => {
+    const methods = new Set(adapter.received.map((r) => r.method));
+    expect([...methods].sort()).toEqual(['closeSession', 'createSession', 'handleCheck', 'info', 'validate']);
+    for (const call of adapter.received) {
+      expect(call.contractVersion).toBe('adapter.v1/1.1.0');
+      expect(call.userAgent).toMatch(/^enforcement-service\/\d+\.\d+\.\d+/);
+    }
+  });
+});
+
+describe('adapter filters: a CloseSession the adapter missed at shutdown', () => {
+  let nc: NatsConnection;
+  let system: EnforcementSystem;
+
+  afterAll(async () => {
+    await system?.close();
+    await nc?.close();
+  });
+
+  it('is sent by the restarted service once the adapter is back, so the session does not stay open', async () => {
+    nc = await connect({ servers: TEST_NATS_URL });
+    system = await startEnforcementSystem(chain('nobody-yet', { v: 0 }, 'closed'), { ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS: '100', ENFORCEMENT_RETRY_BASE_MS: '200' });
+    const adapter = new TestAdapter(nc, system.namespace, uniqueName('probe-'));
+    adapter.start();
+    replaceFile(system.configFile, chain(adapter.name, { v: 1 }, 'closed'));
+    await eventually(() => (adapter.sessions.length === 1 ? true : undefined), { timeoutMs: 15_000, what: 'the first session' });
+
+    adapter.stop();
+    await nc.flush();
+    await system.stopService();
+    expect(adapter.sessions).toEqual(['createSession s1 {"v":1}']);
+
+    adapter.start();
+    await nc.flush();
+    await system.startService();
+    await eventually(() => (adapter.sessions.includes('closeSession s1') ? true : undefined), { timeoutMs: 40_000, what: 'the close missed at shutdown' });
+    expect(adapter.sessions).toContain('createSession s2 {"v":1}');
+    expect(adapter.sessions.filter((e) => e === 'closeSession s1')).toHaveLength(1);
+  }, 120_000);
 });
 
 /**

@@ -122,7 +122,7 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
     const refused = await create(project);
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatchObject({ status: 'PERMISSION_DENIED', message });
-    expect(refused.body.error.details[0].metadata.filter).toBe('ExternalService');
+    expect(refused.body.error.details[0]).toMatchObject({ reason: 'ENFORCEMENT_DENIED', metadata: { filter: 'ExternalService' } });
     expect((await system.call('GET', `/v1/projects/${project}/leases/l-${n}`)).body).toMatchObject({ status: 'ERROR', statusReason: message });
   });
 
@@ -136,14 +136,17 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
       expect(decisions[0].steps[1]).toEqual({ filter: 'ExternalService', mode: 'ENFORCE', result: 'FAIL_OPEN', message });
       expect(after).toBe(before + 1);
     } else {
+      // A failure, not a policy denial: its own reason; the status is status_on_error's default.
       expect(answer.status).toBe(403);
-      expect(answer.body.error.message).toBe(message);
+      expect(answer.body.error).toMatchObject({ status: 'PERMISSION_DENIED', message });
+      expect(answer.body.error.details[0]).toMatchObject({ reason: 'ENFORCEMENT_FILTER_FAILED', metadata: { filter: 'ExternalService' } });
       expect(decisions[0]).toMatchObject({ result: 'DENIED', filter: 'ExternalService', message });
+      expect(decisions[0].steps[1]).toEqual({ filter: 'ExternalService', mode: 'ENFORCE', result: 'ERROR', message });
       expect(after).toBe(before);
     }
   });
 
-  it('sends Blazar payloads: snake_case, UTC dates with Z, the token, no ids; check-update and on-end too', async () => {
+  it('sends Blazar payloads: snake_case, UTC dates with Z, the token, the id users see only where Blazar sends its stored lease; check-update and on-end too', async () => {
     const body = lease();
     const created = await system.call('POST', '/v1/projects/ext-204/leases?leaseId=wire', body);
     expect(created.status).toBe(200);
@@ -160,15 +163,35 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
         reservations: [{ resource_type: 'virtual:floatingip', amount: 1, network_id: 'ext-net' }],
       },
     });
-    expect((await system.call('PATCH', '/v1/projects/ext-204/leases/wire', { name: 'nightly-2' })).status).toBe(200);
+    const newEnd = hoursFromNow(4);
+    expect((await system.call('PATCH', '/v1/projects/ext-204/leases/wire', { name: 'nightly-2', endDate: newEnd })).status).toBe(200);
     const update = policy.received.at(-1)!;
     expect(update.path).toBe('/v1/check-update');
     expect(Object.keys(update.body)).toEqual(['context', 'current_lease', 'lease']);
-    expect((update.body.current_lease as { name: string }).name).toBe('nightly');
-    expect((update.body.lease as { name: string }).name).toBe('nightly-2');
+    expect(update.body.current_lease).toMatchObject({ id: 'wire', name: 'nightly', end_date: new Date(body.endDate).toISOString() });
+    expect(update.body.lease).toEqual(expect.objectContaining({ name: 'nightly-2', end_date: new Date(newEnd).toISOString() }));
+    expect(update.body.lease).not.toHaveProperty('id');
     expect((await system.call('POST', '/v1/projects/ext-204/leases/wire:end')).status).toBe(200);
-    expect(policy.received.at(-1)!.path).toBe('/v1/on-end');
+    const onEnd = policy.received.at(-1)!;
+    expect(onEnd.path).toBe('/v1/on-end');
+    expect(onEnd.body.lease).toMatchObject({ id: 'wire', name: 'nightly-2' });
     expect(policy.received.filter((r) => r.path === '/v1/on-end')).toHaveLength(1);
+  });
+
+  it('runs no filter and calls no external service for an update that only renames, or sends back what the lease holds (as Blazar)', async () => {
+    const body = lease();
+    expect((await system.call('POST', '/v1/projects/ext-204/leases?leaseId=rename-only', body)).status).toBe(200);
+    const calls = policy.received.length;
+    const renamed = await system.call('PATCH', '/v1/projects/ext-204/leases/rename-only', { name: 'renamed' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.name).toBe('renamed');
+    const same = await system.call('PATCH', '/v1/projects/ext-204/leases/rename-only', { startDate: body.startDate, endDate: body.endDate, reservations: body.reservations });
+    expect(same.status).toBe(200);
+    expect(policy.received.length).toBe(calls);
+    const decisions = (await system.call('GET', '/v1/projects/ext-204/leases/rename-only/decisions')).body.decisions;
+    expect(decisions.map((d: { hook: string }) => d.hook)).toEqual(['CHECK_CREATE']);
+    expect((await system.call('PATCH', '/v1/projects/ext-204/leases/rename-only', { endDate: hoursFromNow(5) })).status).toBe(200);
+    expect(policy.received.at(-1)!.path).toBe('/v1/check-update');
   });
 
   it('records an on_end the service fails, and never lets it block the end', async () => {

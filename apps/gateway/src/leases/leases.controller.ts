@@ -22,8 +22,10 @@ const plain = (dto: object): object => JSON.parse(JSON.stringify(dto));
 /**
  * Leases (reservations of resources for a time), each create, update and end decided by the
  * enforcement filter chain. A refusal is 403 PERMISSION_DENIED whose message is the filter's and
- * whose ErrorInfo (reason ENFORCEMENT_DENIED) names the filter; a refused create stays as an
- * ERROR lease with the reason.
+ * whose ErrorInfo (reason ENFORCEMENT_DENIED) names the filter; a filter that could not decide
+ * (its service failed) refuses with reason ENFORCEMENT_FILTER_FAILED and its `status_on_error`
+ * (403 by default). A refused create stays as an ERROR lease with the reason. An update that
+ * changes neither dates nor reservations runs no filter (docs/blazar-compatibility.md).
  */
 @ApiTags('leases')
 @ApiParam({ name: 'project' })
@@ -38,7 +40,8 @@ export class LeasesController {
   @ApiOperation({ summary: 'Create a lease: PENDING (ACTIVE when it starts now) if every filter allows, else 403 and an ERROR lease' })
   @ApiBody({ type: CreateLeaseDto })
   @ApiOkResponse({ type: LeaseDto })
-  @ApiResponse({ status: 403, description: "PERMISSION_DENIED: the filter's message; details name the filter" })
+  @ApiResponse({ status: 403, description: "PERMISSION_DENIED: the filter's message; details name the filter (reason ENFORCEMENT_DENIED, or ENFORCEMENT_FILTER_FAILED when it could not decide)" })
+  @ApiResponse({ status: 503, description: "UNAVAILABLE (or the ExternalService filter's other status_on_error): the filter's service failed; reason ENFORCEMENT_FILTER_FAILED" })
   @ApiResponse({ status: 409, description: 'ALREADY_EXISTS: the leaseId is taken' })
   create(
     @Param('project') project: string,
@@ -67,10 +70,11 @@ export class LeasesController {
 
   @Patch(':lease')
   @ApiParam({ name: 'lease' })
-  @ApiOperation({ summary: 'Change dates, name or reservations (check_update); refused: 403 and the lease stays exactly as it was' })
+  @ApiOperation({ summary: 'Change dates, name or reservations (check_update, unless dates and reservations stay as they are); refused: 403 and the lease stays exactly as it was' })
   @ApiBody({ type: UpdateLeaseDto })
   @ApiOkResponse({ type: LeaseDto })
-  @ApiResponse({ status: 403, description: "PERMISSION_DENIED: the filter's message; details name the filter" })
+  @ApiResponse({ status: 403, description: "PERMISSION_DENIED: the filter's message; details name the filter (reason ENFORCEMENT_DENIED, or ENFORCEMENT_FILTER_FAILED when it could not decide)" })
+  @ApiResponse({ status: 503, description: "UNAVAILABLE (or the ExternalService filter's other status_on_error): the filter's service failed; reason ENFORCEMENT_FILTER_FAILED" })
   @ApiResponse({ status: 400, description: 'FAILED_PRECONDITION: the lease is not PENDING or ACTIVE' })
   update(@Param() path: LeasePath, @Body() lease: UpdateLeaseDto, @CurrentPrincipal() principal: Principal, @RequestId() traceId?: string) {
     return this.leases.update(path, plain(lease), { actor: principal.name, traceId });

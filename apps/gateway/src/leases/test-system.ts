@@ -32,6 +32,10 @@ export interface EnforcementSystem {
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   /** The enforcement-service's Prometheus metrics. */
   metrics(): Promise<string>;
+  /** Stops the enforcement-service (SIGTERM, a graceful shutdown). */
+  stopService(): Promise<void>;
+  /** Starts the enforcement-service again on the same schema, namespace and settings. */
+  startService(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -47,7 +51,7 @@ export async function startEnforcementSystem(enforcementYaml: string, env: Recor
   const configFile = join(dir, 'enforcement.yaml');
   writeFileSync(configFile, enforcementYaml);
   const servicePort = await freePort();
-  const service: ServiceProcess = startServiceProcess('enforcement-service', {
+  const serviceEnv = {
     NATS_NAMESPACE: namespace,
     DATABASE_SCHEMA: schema,
     DATABASE_POOL_SIZE: '10',
@@ -55,7 +59,8 @@ export async function startEnforcementSystem(enforcementYaml: string, env: Recor
     ENFORCEMENT_CONFIG_FILE: configFile,
     ENFORCEMENT_SWEEP_INTERVAL_MS: '200',
     ...env,
-  });
+  };
+  let service: ServiceProcess = startServiceProcess('enforcement-service', serviceEnv);
   let gateway: INestApplication | undefined;
   try {
     const config = loadConfig(configSchema, {
@@ -88,17 +93,24 @@ export async function startEnforcementSystem(enforcementYaml: string, env: Recor
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : {} };
   };
-  await eventually(async () => ((await call('GET', '/v1/services/enforcement-service')).status === 200 ? true : undefined), {
-    timeoutMs: 25_000,
-    intervalMs: 200,
-    what: 'enforcement-service serving',
-  });
+  const serving = () =>
+    eventually(async () => ((await call('GET', '/v1/services/enforcement-service')).status === 200 ? true : undefined), {
+      timeoutMs: 25_000,
+      intervalMs: 200,
+      what: 'enforcement-service serving',
+    });
+  await serving();
   return {
     base,
     namespace,
     configFile,
     call,
     metrics: async () => (await fetch(`http://127.0.0.1:${servicePort}/metrics`)).text(),
+    stopService: () => service.stop(),
+    async startService() {
+      service = startServiceProcess('enforcement-service', serviceEnv);
+      await serving();
+    },
     async close() {
       await gateway?.close();
       await service.stop();

@@ -9,6 +9,7 @@ import {
   PREVIEW_REPORT_TRANSITIONS,
 } from '@rollout/contracts';
 import { Transform, Type } from 'class-transformer';
+import { DifferingRegionDto } from '../experiments/experiments.dto';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
 /** HTTP shapes of preview.v1 (previewFlows, previewLogs and previewReport of an experiment). */
@@ -218,6 +219,17 @@ export class PreviewDisagreementDto {
   @ApiProperty({ description: `Events in flows not kept (past ${PREVIEW_DISAGREEMENT_FLOWS} distinct flows for the pair)` }) eventsOutsideFlows!: number;
 }
 
+export class PreviewCoverageDto {
+  @ApiProperty({ description: 'false when the analysis hit its work bound: nothing below may be inferred' }) complete!: boolean;
+  @ApiProperty({ description: 'Regions of the analysis where live and experiment decide differently (listed ones)' }) differingRegions!: number;
+  @ApiProperty({ description: "Regions past the analysis's listing bound, not examined" }) regionsOmitted!: number;
+  @ApiProperty({ type: [DifferingRegionDto], description: 'The differing regions no previewed connection touched: what the change does that no traffic tested' })
+  untouchedRegions!: DifferingRegionDto[];
+  @ApiProperty({ description: 'false when changed events outside the kept flows, or regions not listed, may touch a region listed as untouched' }) exact!: boolean;
+  @ApiProperty({ type: [Number], description: 'Priorities of the enabled experiment rules that decided no event of this configuration' }) unmatchedExperimentRules!: number[];
+  @ApiProperty({ type: [Number], description: 'Priorities of the experiment rules the analysis found shadowed' }) shadowedRules!: number[];
+}
+
 export class PreviewConfigurationReportDto {
   @ApiProperty() experimentEtag!: string;
   @ApiProperty() livePolicyEtag!: string;
@@ -261,6 +273,11 @@ export class PreviewConfigurationReportDto {
     description: 'With two or more ACTIVE experiments on the policy: per other experiment (and etag), the events it decides differently, most first',
   })
   disagreements?: PreviewDisagreementDto[];
+  @ApiPropertyOptional({
+    type: PreviewCoverageDto,
+    description: "The experiment's static analysis against this configuration's traffic; only for the configuration of the experiment and live versions in force now",
+  })
+  coverage?: PreviewCoverageDto;
   @ApiProperty() firstEventTime!: string;
   @ApiProperty() lastEventTime!: string;
 }

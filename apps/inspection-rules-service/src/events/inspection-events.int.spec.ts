@@ -1,4 +1,5 @@
 import { INSPECTION_RESULTS_SUBJECT, InspectionEvent, InspectionPhase, InspectionResult, inspectionEventSubject } from '@rollout/contracts';
+import { applyJsonPatch } from '@rollout/inspection-domain';
 import { DEAD_LETTER_REASON_HEADER, DEAD_LETTER_STREAM, NatsNamespace } from '@rollout/nats';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
@@ -170,6 +171,38 @@ describe('inspection events over JetStream', () => {
     const after = await resultOf('evt-after');
     expect(after.failed).toBe('no more Dells');
     expect(after.node_patch).toEqual([]);
+  });
+
+  it("publishes Ironic's trait, capability and dotted-path changes as a node patch that applies to the node as it was", async () => {
+    await apps.app.get(RulesService).create({
+      phase: 'preprocess',
+      scope: 'traits',
+      actions: [
+        { op: 'add-trait', args: { name: 'CUSTOM_NEW' } },
+        { op: 'remove-trait', args: { name: 'CUSTOM_OLD' } },
+        { op: 'set-capability', args: { name: 'boot_mode', value: 'uefi' } },
+        { op: 'set-attribute', args: { path: 'driver_info.redfish.address', value: '{inventory[bmc_address]}' } },
+      ],
+    }, TEST_ACTOR);
+    const node = { uuid: 'n-traits', traits: ['CUSTOM_OLD'] };
+    await publish('preprocess', { id: 'evt-traits', node, inventory: { bmc_address: '192.0.2.77' }, scope: 'traits' });
+    const result = await resultOf('evt-traits');
+    expect(result.failed).toBeUndefined();
+    expect(result.node_patch).toEqual([
+      { op: 'add', path: '/traits', value: ['CUSTOM_OLD', 'CUSTOM_NEW'] },
+      { op: 'add', path: '/traits', value: ['CUSTOM_NEW'] },
+      { op: 'add', path: '/properties', value: {} },
+      { op: 'add', path: '/properties/capabilities', value: 'boot_mode:uefi' },
+      { op: 'add', path: '/driver_info', value: {} },
+      { op: 'add', path: '/driver_info/redfish', value: {} },
+      { op: 'add', path: '/driver_info/redfish/address', value: '192.0.2.77' },
+    ]);
+    expect(applyJsonPatch(node, result.node_patch)).toEqual({
+      uuid: 'n-traits',
+      traits: ['CUSTOM_NEW'],
+      properties: { capabilities: 'boot_mode:uefi' },
+      driver_info: { redfish: { address: '192.0.2.77' } },
+    });
   });
 
   it('runs early rules without a node', async () => {

@@ -1,16 +1,14 @@
 import { StatusError } from '@rollout/contracts';
 import { RuleDefinition, validateRule } from '@rollout/inspection-domain';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
 /** Built-ins sort before user rules of the same priority: they are older than any of them. */
 const BUILT_IN_CREATED_AT = '1970-01-01T00:00:00.000Z';
 
-/** A stable uuid for a built-in rule without one, so its uuid survives restarts. */
-function builtInUuid(index: number, rule: unknown): string {
-  const hex = createHash('sha256').update(`built-in:${index}:${JSON.stringify(rule)}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+/** Ironic's uuid for the n-th built-in rule without one (`00000000-0000-0000-0000-00000000000n`). */
+function builtInUuid(index: number): string {
+  return `00000000-0000-0000-0000-${index.toString(16).padStart(12, '0')}`;
 }
 
 /** Parses YAML rules (built-ins and imports) with the safe core schema and a small alias budget. */
@@ -38,16 +36,23 @@ export function loadBuiltInRules(path: string): RuleDefinition[] {
   }
   if (!Array.isArray(rules)) throw new Error(`INSPECTION_BUILT_IN_RULES: ${path} must hold a list of rules`);
   const seen = new Set<string>();
-  return rules.map((raw, index) => {
+  const refused: string[] = [];
+  let withoutUuid = 0;
+  const loaded: RuleDefinition[] = [];
+  rules.forEach((raw, index) => {
     let fields;
     try {
       fields = validateRule(raw, { builtIn: true });
     } catch (error) {
-      throw new Error(`INSPECTION_BUILT_IN_RULES: ${path}: rule ${index}: ${(error as Error).message}`);
+      // Every rule refused is reported, with its reason, not only the first.
+      refused.push(`rule ${index}: ${(error as Error).message}`);
+      return;
     }
-    const uuid = fields.uuid ?? builtInUuid(index, raw);
-    if (seen.has(uuid)) throw new Error(`INSPECTION_BUILT_IN_RULES: ${path}: uuid ${uuid} appears twice`);
+    const uuid = fields.uuid ?? builtInUuid(withoutUuid++);
+    if (seen.has(uuid)) refused.push(`rule ${index}: uuid ${uuid} appears twice`);
     seen.add(uuid);
-    return { ...fields, uuid, created_at: BUILT_IN_CREATED_AT, updated_at: null, built_in: true };
+    loaded.push({ ...fields, uuid, created_at: BUILT_IN_CREATED_AT, updated_at: null, built_in: true });
   });
+  if (refused.length) throw new Error(`INSPECTION_BUILT_IN_RULES: ${path}: ${refused.length} rule(s) refused: ${refused.join(' ')}`);
+  return loaded;
 }

@@ -27,7 +27,13 @@ describe('built-in rules file', () => {
     const [first, second] = load(yaml);
     expect([first.priority, second.priority]).toEqual([-5, 10000]);
     expect(load(yaml).map((rule) => rule.uuid)).toEqual([first.uuid, second.uuid]);
-    expect(first.uuid).not.toBe(second.uuid);
+    // Ironic's synthetic uuids, numbered over the rules without one.
+    expect([first.uuid, second.uuid]).toEqual(['00000000-0000-0000-0000-000000000000', '00000000-0000-0000-0000-000000000001']);
+  });
+
+  it('reports every rule it refuses, each with its reason', () => {
+    const yaml = '- actions: [{op: explode}]\n- actions: [{op: log, args: [x]}]\n- actions: [{op: api-call, args: {url: "http://x"}}]\n';
+    expect(() => load(yaml)).toThrow(/2 rule\(s\) refused: rule 0: .*unknown action "explode".* rule 2: .*api-call is not supported/);
   });
 
   it.each([

@@ -11,7 +11,7 @@ import {
   ListInspectionRulesRequest,
   StatusError,
 } from '@rollout/contracts';
-import { EngineResult, RuleDefinition, RuleSet, patchRule, publicRule, publicView, validateRule } from '@rollout/inspection-domain';
+import { EngineResult, RuleDefinition, RuleFields, RuleSet, pageRules, patchRule, publicRule, publicView, validateRule } from '@rollout/inspection-domain';
 import { randomUUID } from 'node:crypto';
 import { Config, INSPECTION_CONFIG } from '../config';
 import { parseRulesYaml } from './built-in-rules';
@@ -22,7 +22,23 @@ const MAX_IMPORT = 1000;
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function notFound(uuid: string): StatusError {
-  return StatusError.withReason('NOT_FOUND', `Inspection rule ${uuid} not found.`, 'RULE_NOT_FOUND', { uuid });
+  // Ironic's words, which its clients show as they are.
+  return StatusError.withReason('NOT_FOUND', `Rule ${uuid} could not be found.`, 'RULE_NOT_FOUND', { uuid });
+}
+
+/**
+ * An import refuses every rule it cannot take, each with its reason (its field violations
+ * prefixed by `rules[i].`), and imports none.
+ */
+function refusedRules(refused: { index: number; error: StatusError }[], total: number): StatusError {
+  const violations = refused.flatMap(({ index, error }) => {
+    const fields = error.details.flatMap((detail) => ('fieldViolations' in detail && Array.isArray(detail.fieldViolations) ? detail.fieldViolations : []));
+    return fields.length
+      ? fields.map((v: { field: string; description: string }) => ({ field: `rules[${index}]${v.field ? `.${v.field}` : ''}`, description: v.description }))
+      : [{ field: `rules[${index}]`, description: error.message }];
+  });
+  const reasons = refused.map(({ index, error }) => `Rule ${index}: ${error.message}`).join(' ');
+  return StatusError.invalidArgument(`${refused.length} of ${total} rules refused, none imported. ${reasons}`, violations);
 }
 
 function builtInRefused(uuid: string, what: string): StatusError {
@@ -60,17 +76,18 @@ export class RulesService {
   }
 
   private async insert(inputs: unknown[], change: RuleChangeContext, kind: 'created' | 'imported'): Promise<InspectionRule[]> {
-    const rules = inputs.map((input, index) => {
+    const rules: (RuleFields & { uuid: string })[] = [];
+    const refused: { index: number; error: StatusError }[] = [];
+    inputs.forEach((input, index) => {
       try {
         const fields = validateRule(input, { defaultScope: this.config.INSPECTION_DEFAULT_SCOPE ?? null });
-        return { ...fields, uuid: fields.uuid ?? randomUUID() };
+        rules.push({ ...fields, uuid: fields.uuid ?? randomUUID() });
       } catch (error) {
-        if (inputs.length > 1 && error instanceof StatusError) {
-          throw new StatusError(error.status, `Rule ${index}: ${error.message}`, error.details);
-        }
-        throw error;
+        if (inputs.length > 1 && error instanceof StatusError && error.status === 'INVALID_ARGUMENT') refused.push({ index, error });
+        else throw error;
       }
     });
+    if (refused.length) throw refusedRules(refused, inputs.length);
     const uuids = new Set<string>();
     for (const rule of rules) {
       if (uuids.has(rule.uuid) || this.builtIn(rule.uuid)) throw this.duplicate(rule.uuid);
@@ -93,7 +110,7 @@ export class RulesService {
   }
 
   private duplicate(uuid: string) {
-    return StatusError.withReason('ALREADY_EXISTS', `Inspection rule ${uuid} already exists.`, 'RULE_EXISTS', { uuid });
+    return StatusError.withReason('ALREADY_EXISTS', `A rule with UUID ${uuid} already exists.`, 'RULE_EXISTS', { uuid });
   }
 
   async get(uuid: string): Promise<InspectionRule> {
@@ -113,7 +130,9 @@ export class RulesService {
     const matches = (rule: RuleDefinition) =>
       (request.scope === undefined || rule.scope === request.scope) && (request.phase === undefined || rule.phase === request.phase);
     const stored = await this.repository.list({ scope: request.scope, phase: request.phase });
-    return [...this.builtIns.filter(matches), ...stored].map((rule) => publicRule(rule, request.detail === true));
+    // Built-in rules come first in creation order; the rules are few enough to page in memory.
+    const page = pageRules([...this.builtIns.filter(matches), ...stored], request);
+    return page.map((rule) => publicRule(rule, request.detail === true));
   }
 
   async patch(uuid: string, patch: JsonPatchOperation[], change: RuleChangeContext): Promise<InspectionRule> {
@@ -147,7 +166,7 @@ export class RulesService {
   async run(phase: InspectionPhase, data: InspectionData): Promise<EngineResult> {
     const result = (await this.ruleSet()).run(phase, data);
     for (const entry of result.logs) {
-      const method = entry.level === 'warning' ? 'warn' : entry.level === 'error' ? 'error' : entry.level === 'debug' ? 'debug' : 'log';
+      const method = entry.level === 'warning' ? 'warn' : entry.level === 'error' ? 'error' : entry.level === 'critical' ? 'fatal' : entry.level === 'debug' ? 'debug' : 'log';
       this.logger[method]({ rule: entry.rule }, entry.message);
     }
     return result;

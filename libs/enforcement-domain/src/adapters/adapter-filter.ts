@@ -73,7 +73,7 @@ export class AdapterFilter implements EnforcementFilter {
   }
 
   async onEnd(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
-    await this.report(context, { kind: 'ended', lease, at: endedAt(lease, this.clock.now()) });
+    await this.report(context, { kind: 'ended', lease, at: endedAt(lease, context.endedAt ? new Date(context.endedAt) : this.clock.now()) });
   }
 
   async onCreated(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
@@ -95,8 +95,8 @@ export class AdapterFilter implements EnforcementFilter {
     const hook = current ? 'update' : 'create';
     if (this.has('check')) {
       const id = leaseIdOf(context);
-      const instance: AdapterInstance = { hook, context: toAdapterContext(context), lease: toAdapterLease(lease, id) };
-      if (current) instance.currentLease = toAdapterLease(current, id);
+      const instance: AdapterInstance = { hook, context: toAdapterContext(context), lease: toAdapterLease(lease, id, context.apiLeaseId) };
+      if (current) instance.currentLease = toAdapterLease(current, id, context.apiLeaseId);
       const status = await this.check(instance);
       if (!isOk(status)) return { message: denialOf(this.settings.adapter, status) };
     }
@@ -129,8 +129,8 @@ export class AdapterFilter implements EnforcementFilter {
     amounts: Record<string, number>,
   ): Promise<FilterResult> {
     const leaseId = leaseIdOf(context);
-    const instance: AdapterInstance = { hook, context: toAdapterContext(context), lease: toAdapterLease(lease, leaseId) };
-    if (current) instance.currentLease = toAdapterLease(current, leaseId);
+    const instance: AdapterInstance = { hook, context: toAdapterContext(context), lease: toAdapterLease(lease, leaseId, context.apiLeaseId) };
+    if (current) instance.currentLease = toAdapterLease(current, leaseId, context.apiLeaseId);
     const request = quotaRequest(amounts, this.dedupId(context, instance));
     let result;
     try {
@@ -176,7 +176,7 @@ export class AdapterFilter implements EnforcementFilter {
     const record: ReportRecord = {
       kind: what.kind,
       context: toAdapterContext(context),
-      lease: toAdapterLease(what.lease, leaseIdOf(context)),
+      lease: toAdapterLease(what.lease, leaseIdOf(context), context.apiLeaseId),
       at: what.at.toISOString(),
     };
     const status = await this.calls.report(this.name, [record]);

@@ -111,6 +111,13 @@ describe('adapter filter', () => {
     ]);
   });
 
+  it('reports ended at the moment the lease ended, however late the notification is sent (a retry)', async () => {
+    const adapter = new RecordingAdapter();
+    now = new Date('2026-12-01T09:00:00Z');
+    await filter(adapter).onEnd({ ...context, endedAt: '2026-12-01T03:00:00.000Z' }, lease);
+    expect(adapter.reports.map((r) => [r.kind, r.at])).toEqual([['ended', '2026-12-01T03:00:00.000Z']]);
+  });
+
   it('a check-only handler sends no quota and no reports', async () => {
     const adapter = new RecordingAdapter();
     const f = filter(adapter, ['check']);

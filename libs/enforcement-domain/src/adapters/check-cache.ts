@@ -12,14 +12,16 @@ export function canonicalJson(value: unknown): string {
 
 /**
  * What identifies a check for the cache: the handler, the hook and the instance without its
- * request id and lease ids (which differ on every call; a check decides on who asks, where,
- * and what the lease holds, as Blazar's external filters, which never see ids, do).
+ * request id (which differs on every call). The lease's `id` stays in the key: a result is
+ * reused only for the lease it was given about (Blazar asking again about one lease), never for
+ * another lease of the same shape, since an adapter may decide on the lease itself. `apiId` is
+ * left out: it is another name of the same lease, and a Blazar lease refused once gets a new one
+ * when Blazar asks again.
  */
 export function checkCacheKey(handler: string, instance: AdapterInstance): string {
   const { requestId: _requestId, ...context } = instance.context;
-  const { id: _id, ...lease } = instance.lease;
-  const current = instance.currentLease ? { ...instance.currentLease, id: undefined } : undefined;
-  return `${handler}\u0000${canonicalJson({ ...instance, context, lease, currentLease: current })}`;
+  const withoutApiId = (lease: AdapterInstance['lease'] | undefined) => (lease ? { ...lease, apiId: undefined } : undefined);
+  return `${handler}\u0000${canonicalJson({ ...instance, context, lease: withoutApiId(instance.lease), currentLease: withoutApiId(instance.currentLease) })}`;
 }
 
 interface Entry {

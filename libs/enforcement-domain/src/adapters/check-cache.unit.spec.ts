@@ -13,12 +13,21 @@ describe('check cache', () => {
   const cache = () => new CheckCache({ now: () => now });
   beforeEach(() => (now = 1_000));
 
-  it('keys by handler and instance, ignoring the request id, the lease id and key order', () => {
+  it('keys by handler and instance, ignoring the request id and key order', () => {
     expect(checkCacheKey('h', instance('r1'))).toBe(checkCacheKey('h', instance('r2')));
-    expect(checkCacheKey('h', instance('r1', 'p1', 'lease-1'))).toBe(checkCacheKey('h', instance('r1', 'p1', 'lease-2')));
     expect(checkCacheKey('h', instance('r1'))).not.toBe(checkCacheKey('h2', instance('r1')));
     expect(checkCacheKey('h', instance('r1'))).not.toBe(checkCacheKey('h', instance('r1', 'p2')));
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: undefined }] })).toBe('{"a":[{"d":2}],"b":1}');
+  });
+
+  it('never shares a result between two leases of the same shape (apiId is only another name of a lease)', () => {
+    expect(checkCacheKey('h', instance('r1', 'p1', 'lease-1'))).not.toBe(checkCacheKey('h', instance('r1', 'p1', 'lease-2')));
+    const withApiId = (apiId: string): AdapterInstance => ({ ...instance('r1'), lease: { ...instance('r1').lease, apiId } });
+    expect(checkCacheKey('h', withApiId('a'))).toBe(checkCacheKey('h', withApiId('b')));
+    const c = cache();
+    c.put(checkCacheKey('h', instance('r1', 'p1', 'lease-1')), [{ status: denied, validDuration: 60_000, validUseCount: 100 }]);
+    expect(c.take(checkCacheKey('h', instance('r2', 'p1', 'lease-2')))).toBeUndefined();
+    expect(c.take(checkCacheKey('h', instance('r2', 'p1', 'lease-1')))?.status).toEqual(denied);
   });
 
   it('reuses a result until its duration passes', () => {

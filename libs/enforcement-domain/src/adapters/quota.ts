@@ -71,9 +71,10 @@ export function toAdapterContext(context: EnforcementContext): AdapterContext {
   return { userId: context.userId, projectId: context.projectId, regionName: context.regionName, requestId: context.requestId };
 }
 
-export function toAdapterLease(lease: LeaseRequest, id: string): AdapterLease {
+export function toAdapterLease(lease: LeaseRequest, id: string, apiId?: string): AdapterLease {
   const out: AdapterLease = {
     id,
+    ...(apiId ? { apiId } : {}),
     name: lease.name,
     startDate: lease.startDate.toISOString(),
     endDate: lease.endDate.toISOString(),

@@ -47,10 +47,15 @@ export interface AdapterReservation {
 
 export interface AdapterLease {
   /**
-   * The id adapters know the lease by (quota and reports meet on it). A check result must not
-   * depend on it: the check cache leaves it out of its key, so that results are shared.
+   * The ledger's key for the lease, stable for its whole life (quota and reports meet on it);
+   * for a Blazar lease `blazar:<name or id>`, since Blazar's check-create carries no id yet.
    */
   id: string;
+  /**
+   * The lease's id as users see it in the API (`/v1/projects/{projectId}/leases/{apiId}`), so
+   * an adapter's records can be matched to it (since adapter.v1 1.1.0).
+   */
+  apiId?: string;
   name: string;
   /** ISO 8601, UTC, with `Z`. */
   startDate: string;

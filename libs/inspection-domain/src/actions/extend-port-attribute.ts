@@ -1,5 +1,4 @@
-import { cloneJson } from '../values';
-import { extended, findPort, pointerTokens } from './node-helpers';
+import { extendOperations, findPort } from './node-helpers';
 import type { ActionPlugin } from './types';
 
 /** extend-port-attribute(port_id, path, value, unique=False): appends to a list field of a port. */
@@ -11,10 +10,10 @@ export const extendPortAttributeAction: ActionPlugin = {
     { name: 'value' },
     { name: 'unique', keywordOnly: true, default: false },
   ],
+  formatted: ['value'],
   supportsEarly: false,
   run: (context, args) => {
     const port = findPort(context, args.port_id);
-    const list = extended(port, pointerTokens(args.path), cloneJson(args.value), args.unique);
-    context.patchPort(port, { op: 'add', path: args.path as string, value: list });
+    for (const operation of extendOperations(port, args.path, args.value, args.unique, 'port')) context.patchPort(port, operation);
   },
 };

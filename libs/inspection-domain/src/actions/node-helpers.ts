@@ -1,6 +1,7 @@
+import type { JsonPatchOperation } from '@rollout/contracts';
 import { RuleError } from '../errors';
-import { getAt, parsePointer, setAt, removeAt } from '../json-pointer';
-import { deepEqual, isPlainObject, JsonObject, typeName } from '../values';
+import { attributePath, toPointer } from '../paths';
+import { cloneJson, deepEqual, isPlainObject, JsonObject, typeName } from '../values';
 import type { ActionContext } from './types';
 
 export function requireNode(context: ActionContext): JsonObject {
@@ -19,20 +20,61 @@ export function findPort(context: ActionContext, portId: unknown): JsonObject {
   return port;
 }
 
-export function pointerTokens(path: unknown, relaxed = false): string[] {
-  if (typeof path !== 'string') throw new RuleError('path must be a string');
-  return parsePointer(path, relaxed);
+const kind = (value: unknown) => (Array.isArray(value) ? 'list' : isPlainObject(value) ? 'dict' : 'scalar');
+
+/**
+ * The operations that set `value` at `path` of a node or port as Ironic's set-attribute does:
+ * the dicts on the way are created when missing, each by an explicit `add` so the patch
+ * applies to the object as it was; going through something that is not a dict is an error;
+ * a field keeps its type (a string field cannot become a dict, a dict field a string).
+ * `what` names the object in messages ("node", "port").
+ */
+export function setOperations(target: JsonObject, path: unknown, value: unknown, what: string): JsonPatchOperation[] {
+  const parts = attributePath(path);
+  const operations: JsonPatchOperation[] = [];
+  let current: JsonObject = target;
+  for (let i = 0; i < parts.length - 1; i++) {
+    const child = Object.hasOwn(current, parts[i]) ? current[parts[i]] : undefined;
+    if (child === undefined) {
+      operations.push({ op: 'add', path: toPointer(parts.slice(0, i + 1)), value: {} });
+      current = {};
+    } else if (isPlainObject(child)) {
+      current = child;
+    } else {
+      throw new RuleError(`${what} ${toPointer(parts.slice(0, i + 1))} is a ${typeName(child)}, not a dict`);
+    }
+  }
+  const last = parts[parts.length - 1];
+  const existing = Object.hasOwn(current, last) ? current[last] : undefined;
+  if (existing !== undefined && existing !== null && kind(existing) !== kind(value)) {
+    throw new RuleError(`${what} ${toPointer(parts)} is a ${typeName(existing)}: it cannot be set to a ${typeName(value)}`);
+  }
+  operations.push({ op: 'add', path: toPointer(parts), value: cloneJson(value) });
+  return operations;
 }
 
-/** The list at `tokens` with `value` appended (a missing value starts a new list). */
-export function extended(target: unknown, tokens: string[], value: unknown, unique: unknown): unknown[] {
-  const current = getAt(target, tokens);
-  if (current !== undefined && current !== null && !Array.isArray(current)) {
-    throw new RuleError(`/${tokens.join('/')} is a ${typeName(current)}, not a list`);
+/** Extends a list field as Ironic's extend-attribute does: a missing list starts empty; anything else but a list is an error. */
+export function extendOperations(target: JsonObject, path: unknown, value: unknown, unique: unknown, what: string): JsonPatchOperation[] {
+  const parts = attributePath(path);
+  let current: unknown = target;
+  for (const part of parts) current = isPlainObject(current) && Object.hasOwn(current, part) ? current[part] : undefined;
+  if (current !== undefined && !Array.isArray(current)) {
+    throw new RuleError(`cannot extend ${what} ${toPointer(parts)}: it is a ${typeName(current)}, not a list`);
   }
   const list = [...((current as unknown[] | undefined) ?? [])];
-  if (!(unique === true && list.some((item) => deepEqual(item, value)))) list.push(value);
-  return list;
+  if (!(unique === true && list.some((item) => deepEqual(item, value)))) list.push(cloneJson(value));
+  return setOperations(target, path, list, what);
 }
 
-export { getAt, isPlainObject, removeAt, setAt };
+/** Removes a field as Ironic's del-attribute does: every part of the path must exist. */
+export function deleteOperation(target: JsonObject, path: unknown, what: string): JsonPatchOperation {
+  const parts = attributePath(path);
+  let current: unknown = target;
+  for (let i = 0; i < parts.length; i++) {
+    if (!isPlainObject(current) || !Object.hasOwn(current, parts[i])) {
+      throw new RuleError(`${what} has no attribute ${toPointer(parts.slice(0, i + 1))}`);
+    }
+    current = current[parts[i]];
+  }
+  return { op: 'remove', path: toPointer(parts) };
+}

@@ -10,6 +10,8 @@ import { setPluginDataAction } from './set-plugin-data';
 import { setPortAttributeAction } from './set-port-attribute';
 import type { ActionPlugin } from './types';
 import { unsetPluginDataAction } from './unset-plugin-data';
+import { addTraitAction, removeTraitAction } from './traits';
+import { setCapabilityAction, unsetCapabilityAction } from './capabilities';
 
 /** Every action a rule may use, by op name. */
 export const ACTIONS: ReadonlyMap<string, ActionPlugin> = new Map(
@@ -25,5 +27,20 @@ export const ACTIONS: ReadonlyMap<string, ActionPlugin> = new Map(
     setPortAttributeAction,
     extendPortAttributeAction,
     delPortAttributeAction,
+    setCapabilityAction,
+    unsetCapabilityAction,
+    addTraitAction,
+    removeTraitAction,
   ].map((action) => [action.name, action]),
 );
+
+/**
+ * Ironic actions this project refuses when a rule is created or imported, with the reason.
+ * `api-call` would make the rules service call any URL a rule names, from inside the network.
+ */
+export const REFUSED_ACTIONS: ReadonlyMap<string, string> = new Map([
+  [
+    'api-call',
+    'api-call is not supported: it would let a rule make the service call any URL (no allow-list of hosts exists here); call the hook from the consumer of inspection.v1.results instead',
+  ],
+]);

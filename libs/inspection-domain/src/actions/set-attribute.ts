@@ -1,15 +1,13 @@
-import { cloneJson } from '../values';
-import { pointerTokens, requireNode } from './node-helpers';
+import { requireNode, setOperations } from './node-helpers';
 import type { ActionPlugin } from './types';
 
-/** set-attribute(path, value): sets a node field, as a JSON patch `add` on the node. */
+/** set-attribute(path, value): sets a node field (`/a/b`, `a/b` or `a.b`), as JSON patch operations on the node. */
 export const setAttributeAction: ActionPlugin = {
   name: 'set-attribute',
   params: [{ name: 'path' }, { name: 'value' }],
+  formatted: ['value'],
   supportsEarly: false,
   run: (context, args) => {
-    requireNode(context);
-    pointerTokens(args.path);
-    context.patchNode({ op: 'add', path: args.path as string, value: cloneJson(args.value) });
+    for (const operation of setOperations(requireNode(context), args.path, args.value, 'node')) context.patchNode(operation);
   },
 };

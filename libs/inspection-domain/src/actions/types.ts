@@ -2,7 +2,7 @@ import type { InspectionPhase, JsonPatchOperation } from '@rollout/contracts';
 import type { BoundArgs, ParamSpec } from '../params';
 import type { JsonObject } from '../values';
 
-export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
+export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'critical';
 
 /** What an action may read and change while a phase's rules run. */
 export interface ActionContext {
@@ -28,6 +28,11 @@ export interface ActionContext {
 export interface ActionPlugin {
   name: string;
   params: ParamSpec[];
+  /**
+   * The arguments Ironic interpolates (its FORMATTED_ARGS); outside a loop the others are
+   * used as written, `{…}` included. In a loop Ironic interpolates every argument.
+   */
+  formatted: readonly string[];
   supportsEarly: boolean;
   run(context: ActionContext, args: BoundArgs): void;
 }

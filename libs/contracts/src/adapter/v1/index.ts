@@ -10,8 +10,8 @@ import type { StatusDetail, Status } from '../../status';
  * adapter is a third-party process, possibly not written for Node). The request body is the
  * request message, the reply body is the reply message. Every reply carries a `status`
  * (`AdapterStatus`) instead of failing the request: an adapter always answers, and answers
- * `INVALID_ARGUMENT` to a body it cannot parse. `Contract-Version` (`adapter.v1/1.0.0`) and
- * `User-Agent` travel in NATS headers, never in payloads.
+ * `INVALID_ARGUMENT` to a body it cannot parse. `Contract-Version` (`adapter.v1/1.1.0`) and
+ * `User-Agent` travel in NATS headers of every call, never in payloads.
  *
  * Subjects: `adapter.v1.{adapter}.{method}`, prefixed by the process's NATS namespace like every
  * other subject. An adapter subscribes to each with the queue group `{adapter}`, so replicas
@@ -23,7 +23,7 @@ import type { StatusDetail, Status } from '../../status';
  * adapter answers `Handle*` on an unknown or closed session with `FAILED_PRECONDITION`. An
  * adapter that is not session based receives `adapterConfig` with every `Handle*` call instead.
  */
-export const ADAPTER_V1: ContractPackage = { name: 'adapter.v1', version: '1.1.0' };
+export const ADAPTER_V1: ContractPackage = { name: 'adapter.v1', version: '1.2.0' };
 
 /** The templates (kinds of calls) an adapter may serve. */
 export const ADAPTER_TEMPLATES = ['check', 'quota', 'report'] as const;
@@ -134,6 +134,12 @@ export interface CloseSessionRequest {
   sessionId: string;
 }
 
+/**
+ * OK once the session (or this reference to it) is released. A session the adapter does not
+ * know (never made, closed already, lost with its state) is answered NOT_FOUND or
+ * FAILED_PRECONDITION, which the caller takes as closed. Any other answer, or none, and the
+ * caller sends CloseSession again later, until one of those comes back.
+ */
 export interface CloseSessionResponse {
   status: AdapterStatus;
 }
@@ -156,7 +162,16 @@ export interface AdapterReservation {
 }
 
 export interface AdapterLease {
+  /**
+   * The enforcement-service's key for the lease, stable for its whole life: quota and reports
+   * of one lease meet on it (for a Blazar lease `blazar:<name or id>`).
+   */
   id: string;
+  /**
+   * The lease's id as users see it in the API (`/v1/projects/{projectId}/leases/{apiId}`), so
+   * an adapter's records can be matched to it. Since 1.1.0.
+   */
+  apiId?: string;
   name: string;
   /** ISO 8601 UTC (`…Z`). */
   startDate: string;

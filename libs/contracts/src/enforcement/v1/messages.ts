@@ -21,8 +21,15 @@ export const ENFORCEMENT_SUBJECTS = {
   blazarOnEnd: 'enforcement.v1.blazar.onEnd',
 } as const;
 
-/** ErrorInfo reason of a refusal by the filter chain; metadata: `filter`, `hook`, `lease`. */
+/** ErrorInfo reason of a refusal by a filter's policy; metadata: `filter`, `hook`, `project`, `lease`. */
 export const ENFORCEMENT_DENIED_REASON = 'ENFORCEMENT_DENIED';
+
+/**
+ * ErrorInfo reason of a refusal because a filter could not decide (its service answered an
+ * error, timed out or was unreachable, or the filter failed), never because of its policy; same
+ * metadata. Its status is the filter's `status_on_error` (PERMISSION_DENIED by default).
+ */
+export const ENFORCEMENT_FILTER_FAILED_REASON = 'ENFORCEMENT_FILTER_FAILED';
 
 /** Who asks: recorded on every decision, and the filter context's `user_id`. */
 export interface LeaseCaller {

@@ -4,7 +4,7 @@ import type { ContractPackage } from '../../packages';
  * `inspection.v1`: inspection rules (Ironic-compatible, so field names stay snake_case as in
  * Ironic's API) and the inspection events the rule engine consumes from JetStream.
  */
-export const INSPECTION_V1: ContractPackage = { name: 'inspection.v1', version: '1.1.0' };
+export const INSPECTION_V1: ContractPackage = { name: 'inspection.v1', version: '1.2.0' };
 
 export const INSPECTION_PHASES = ['early', 'preprocess', 'main'] as const;
 export type InspectionPhase = (typeof INSPECTION_PHASES)[number];
@@ -63,10 +63,36 @@ export interface CreateInspectionRuleRequest extends RuleChangeActor {
   actions: InspectionRuleStep[];
 }
 
+/**
+ * What a list can be sorted by (Ironic's `sort_key`): `id` is creation order (built-in rules
+ * first), the others are rule fields, ties in creation order.
+ */
+export const INSPECTION_RULE_SORT_KEYS = [
+  'id',
+  'uuid',
+  'priority',
+  'phase',
+  'description',
+  'sensitive',
+  'scope',
+  'built_in',
+  'created_at',
+  'updated_at',
+] as const;
+export type InspectionRuleSortKey = (typeof INSPECTION_RULE_SORT_KEYS)[number];
+
 export interface ListInspectionRulesRequest {
   detail?: boolean;
   scope?: string;
   phase?: InspectionPhase;
+  /** Since 1.2.0: at most this many rules (Ironic's `limit`, 1 to 1000); all when absent. */
+  limit?: number;
+  /** Since 1.2.0: the rules after this one in the list's order (Ironic's `marker`, a rule uuid). */
+  marker?: string;
+  /** Since 1.2.0: the order (Ironic's `sort_key`), `id` (creation order) by default. */
+  sort_key?: InspectionRuleSortKey;
+  /** Since 1.2.0: `asc` by default. */
+  sort_dir?: 'asc' | 'desc';
 }
 
 /** A delete: the rule and who asks. */

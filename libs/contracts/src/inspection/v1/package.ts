@@ -17,7 +17,7 @@ const service = 'inspection-rules-service';
 /** `inspection.v1`: inspection rules (Ironic-compatible) and inspection events. */
 export const INSPECTION_V1_PACKAGE = definePackage({
   name: 'inspection.v1',
-  version: '1.1.0',
+  version: '1.2.0',
   stability: 'stable',
   requests: [
     'CreateInspectionRuleRequest',

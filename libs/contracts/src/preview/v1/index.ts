@@ -1,4 +1,4 @@
-import type { PREVIEW_LOG_PREFIX, ReadinessGate } from '../../experiment/v1/resources';
+import type { DifferingRegion, PREVIEW_LOG_PREFIX, ReadinessGate } from '../../experiment/v1/resources';
 import type { ContractPackage } from '../../packages';
 import type { TrafficProtocol } from '../../traffic/v1';
 
@@ -22,7 +22,7 @@ import type { TrafficProtocol } from '../../traffic/v1';
  * A configuration is one (experiment etag, live policy etag) pair: the versions of the two
  * policies that produced a result. Reports and log pages keep them apart, newest first.
  */
-export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.5.0' };
+export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.6.0' };
 
 export const PREVIEW_LOGS_STREAM = 'PREVIEW_LOGS';
 export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';
@@ -286,6 +286,12 @@ export interface PreviewConfigurationReport {
    * events of this configuration it decides differently, most first (since 1.4.0).
    */
   disagreements?: PreviewDisagreement[];
+  /**
+   * The experiment's static analysis against this configuration's traffic (since 1.5.0): only
+   * for the configuration of the experiment and live policy versions in force now (the rules of
+   * older versions are not held).
+   */
+  coverage?: PreviewCoverage;
   /** Earliest and latest traffic event time seen (RFC 3339). */
   firstEventTime: string;
   lastEventTime: string;
@@ -314,6 +320,24 @@ export interface PreviewCompleteness {
   trafficDropUndetermined: number;
   /** The evaluator's backlog now; absent when it could not be read (then `complete` is false). */
   lag?: PreviewEvaluatorLag;
+}
+
+/** What the previewed traffic did not exercise (since 1.5.0). */
+export interface PreviewCoverage {
+  /** false when the analysis hit its work bound: nothing below may be inferred. */
+  complete: boolean;
+  /** Regions of the analysis where live and experiment decide differently (listed ones). */
+  differingRegions: number;
+  /** Regions past the analysis's listing bound, not examined here. */
+  regionsOmitted: number;
+  /** The differing regions no previewed connection touched: what the change does that no traffic tested. */
+  untouchedRegions: DifferingRegion[];
+  /** false when changed events outside the kept flows, or regions not listed, may touch a region listed as untouched. */
+  exact: boolean;
+  /** Priorities of the enabled experiment rules that decided no event of this configuration. */
+  unmatchedExperimentRules: number[];
+  /** Priorities of the experiment rules the analysis found shadowed (they can never decide). */
+  shadowedRules: number[];
 }
 
 /** Another ACTIVE experiment that decides some of this configuration's events differently. */
@@ -366,12 +390,12 @@ export interface PreviewReport {
   /** Newest configuration first; empty before the first evaluated event. */
   configurations: PreviewConfigurationReport[];
   /**
-   * The experiment's readiness gates judged on its latest preview (since 1.5.0). Absent when the
+   * The experiment's readiness gates judged on its latest preview (since 1.6.0). Absent when the
    * evaluator does not hold the experiment (committed, deleted, or not yet known).
    */
   readiness?: PreviewReadiness;
   /**
-   * `{what matters}.{counts}` (since 1.5.0): the first part changes when the judged configuration
+   * `{what matters}.{counts}` (since 1.6.0): the first part changes when the judged configuration
    * or any gate's verdict changes, the second whenever a count of the report changes. A commit
    * given a reportEtag is refused (ABORTED) when the first part is no longer the current one.
    */

@@ -1,0 +1,83 @@
+import type { FirewallPolicyExperiment, HistoryEvent } from '@rollout/contracts';
+import { useEffect, useState } from 'preact/hooks';
+import type { PolicyRef } from '../api/client';
+import { messageOf } from '../api/errors';
+import { ErrorMessage, formatTime } from '../components/status';
+import { useSession } from '../context';
+import { routeHref } from '../router';
+import { allExperiments, idOf } from './policy';
+
+function EventsTable({ events, caption }: { events: HistoryEvent[]; caption: string }) {
+  return (
+    <div class="table-scroll" tabIndex={0} role="region" aria-label={caption}>
+      <table class="striped history">
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Version</th>
+            <th scope="col">Event</th>
+            <th scope="col">Time</th>
+            <th scope="col">Actor</th>
+            <th scope="col">Request id</th>
+          </tr>
+        </thead>
+        <tbody>
+          {events.map((event) => (
+            <tr key={event.version}>
+              <td>{event.version}</td>
+              <td>{event.type}</td>
+              <td>{formatTime(event.time)}</td>
+              <td>{event.actor}</td>
+              <td>{event.requestId ? <code>{event.requestId}</code> : '–'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The event-sourced history of a live policy and of each of its experiments. */
+export function HistoryPage({ policyRef }: { policyRef: PolicyRef }) {
+  const { api } = useSession();
+  const [policyEvents, setPolicyEvents] = useState<HistoryEvent[]>();
+  const [experiments, setExperiments] = useState<{ experiment: FirewallPolicyExperiment; events: HistoryEvent[] }[]>();
+  const [error, setError] = useState<string>();
+
+  useEffect(() => {
+    let live = true;
+    (async () => {
+      const [history, list] = await Promise.all([api.policyHistory(policyRef), allExperiments(api, policyRef)]);
+      const withEvents = await Promise.all(
+        list.map(async (experiment) => ({ experiment, events: (await api.experimentHistory({ ...policyRef, experiment: idOf(experiment.name) })).events })),
+      );
+      if (!live) return;
+      setPolicyEvents(history.events);
+      setExperiments(withEvents);
+    })().catch((caught: unknown) => live && setError(messageOf(caught)));
+    return () => void (live = false);
+  }, [api, policyRef]);
+
+  return (
+    <>
+      <nav aria-label="Breadcrumb">
+        <ul>
+          <li>
+            <a href={routeHref({ page: 'policies', project: policyRef.project, location: policyRef.location })}>{policyRef.project}</a>
+          </li>
+          <li>
+            <a href={routeHref({ page: 'policy', ...policyRef })}>{policyRef.policy}</a>
+          </li>
+          <li>History</li>
+        </ul>
+      </nav>
+      <h1>History of {policyRef.policy}</h1>
+      <ErrorMessage message={error} />
+      {policyEvents && <EventsTable events={policyEvents} caption="The live policy" />}
+      {experiments?.map(({ experiment, events }) => (
+        <EventsTable key={experiment.name} events={events} caption={`Experiment ${idOf(experiment.name)}`} />
+      ))}
+      {experiments?.length === 0 && <p>The policy has no experiments now; those committed or deleted show in its history above.</p>}
+    </>
+  );
+}

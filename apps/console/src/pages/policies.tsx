@@ -1,0 +1,192 @@
+import type { FirewallPolicy, FirewallRule } from '@rollout/contracts';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, messageOf } from '../api/errors';
+import { ErrorMessage, formatTime } from '../components/status';
+import { useSession } from '../context';
+import { routeHref } from '../router';
+
+const PAGE_SIZE = 20;
+
+interface PoliciesProps {
+  project?: string;
+  location: string;
+}
+
+/** Choose a project and location, then list its live policies a page at a time. */
+export function PoliciesPage({ project, location }: PoliciesProps) {
+  const { principal } = useSession();
+  const chosenProject = project ?? (principal.allProjects ? undefined : principal.projects[0]);
+  return (
+    <>
+      <h1>Policies</h1>
+      <ProjectChooser project={chosenProject} location={location} />
+      {chosenProject && <PolicyList key={`${chosenProject}/${location}`} project={chosenProject} location={location} />}
+    </>
+  );
+}
+
+function ProjectChooser({ project, location }: { project?: string; location: string }) {
+  const { principal } = useSession();
+  const [chosen, setChosen] = useState(project ?? '');
+  const [where, setWhere] = useState(location);
+  const go = (event: Event) => {
+    event.preventDefault();
+    if (chosen.trim()) window.location.hash = routeHref({ page: 'policies', project: chosen.trim(), location: where.trim() || 'global' });
+  };
+  return (
+    <form class="grid chooser" onSubmit={go} aria-label="Project and location">
+      <label>
+        Project
+        {principal.allProjects ? (
+          <input name="project" value={chosen} required onInput={(event) => setChosen(event.currentTarget.value)} />
+        ) : (
+          <select name="project" value={chosen} onChange={(event) => setChosen(event.currentTarget.value)}>
+            {principal.projects.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        )}
+      </label>
+      <label>
+        Location
+        <input name="location" value={where} onInput={(event) => setWhere(event.currentTarget.value)} />
+      </label>
+      <div>
+        <button type="submit">Show policies</button>
+      </div>
+    </form>
+  );
+}
+
+function PolicyList({ project, location }: { project: string; location: string }) {
+  const { api, canEdit } = useSession();
+  // Page tokens of the pages before the current one, to page back without a server cursor.
+  const [tokens, setTokens] = useState<(string | undefined)[]>([undefined]);
+  const [page, setPage] = useState<{ policies: FirewallPolicy[]; next?: string }>();
+  const [error, setError] = useState<string>();
+  const [reload, setReload] = useState(0);
+  const current = tokens[tokens.length - 1];
+
+  useEffect(() => {
+    let live = true;
+    setError(undefined);
+    api.listPolicies(project, location, PAGE_SIZE, current).then(
+      (answer) => live && setPage({ policies: answer.firewallPolicies, next: answer.nextPageToken }),
+      (caught: unknown) => live && setError(messageOf(caught)),
+    );
+    return () => void (live = false);
+  }, [api, project, location, current, reload]);
+
+  const idOf = (policy: FirewallPolicy) => policy.name.split('/').pop() ?? policy.name;
+  return (
+    <section aria-labelledby="policy-list-title">
+      <h2 id="policy-list-title">
+        Live policies of {project} in {location}
+      </h2>
+      <ErrorMessage message={error} />
+      {page && (
+        <div class="table-scroll" tabIndex={0} role="region" aria-label="Live policies">
+          <table class="striped">
+            <thead>
+              <tr>
+                <th scope="col">Policy</th>
+                <th scope="col">Display name</th>
+                <th scope="col">Rules</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.policies.length === 0 && (
+                <tr>
+                  <td colSpan={4}>No policies here yet.</td>
+                </tr>
+              )}
+              {page.policies.map((policy) => (
+                <tr key={policy.name}>
+                  <td>
+                    <a href={routeHref({ page: 'policy', project, location, policy: idOf(policy) })}>{idOf(policy)}</a>
+                  </td>
+                  <td>{policy.displayName ?? ''}</td>
+                  <td>{policy.rules.length}</td>
+                  <td>{formatTime(policy.updateTime)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <nav aria-label="Pages of policies" class="pager">
+        <button type="button" class="secondary" disabled={tokens.length === 1} onClick={() => setTokens(tokens.slice(0, -1))}>
+          Previous page
+        </button>
+        <span>Page {tokens.length}</span>
+        <button type="button" class="secondary" disabled={!page?.next} onClick={() => setTokens([...tokens, page?.next])}>
+          Next page
+        </button>
+      </nav>
+      {canEdit && <CreatePolicy project={project} location={location} onCreated={() => setReload(reload + 1)} />}
+    </section>
+  );
+}
+
+function CreatePolicy({ project, location, onCreated }: { project: string; location: string; onCreated: () => void }) {
+  const { api } = useSession();
+  const [id, setId] = useState('');
+  const [displayName, setDisplayName] = useState('');
+  const [rulesText, setRulesText] = useState('[]');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const create = async (event: Event) => {
+    event.preventDefault();
+    let rules: FirewallRule[];
+    try {
+      rules = JSON.parse(rulesText) as FirewallRule[];
+    } catch {
+      return setError('The rules are not valid JSON: write a list of rules, [] for none.');
+    }
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api.createPolicy(project, location, id.trim(), { displayName: displayName.trim() || undefined, rules });
+      setId('');
+      setDisplayName('');
+      setRulesText('[]');
+      onCreated();
+    } catch (caught) {
+      const violations = caught instanceof ApiError ? caught.fieldViolations.map((v) => `${v.field}: ${v.description}`) : [];
+      setError([messageOf(caught), ...violations].join(' '));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <details>
+      <summary role="button" class="secondary outline">
+        Create a live policy
+      </summary>
+      <form onSubmit={create} aria-label="Create a live policy">
+        <label>
+          Policy id
+          <input name="policyId" required pattern="[a-z]([a-z0-9\-]{0,61}[a-z0-9])?" value={id} onInput={(event) => setId(event.currentTarget.value)} />
+          <small>Lower-case letters, digits and dashes, starting with a letter.</small>
+        </label>
+        <label>
+          Display name
+          <input name="displayName" value={displayName} onInput={(event) => setDisplayName(event.currentTarget.value)} />
+        </label>
+        <label>
+          Rules (JSON)
+          <textarea name="rules" rows={6} spellcheck={false} value={rulesText} onInput={(event) => setRulesText(event.currentTarget.value)} />
+        </label>
+        <ErrorMessage message={error} />
+        <button type="submit" aria-busy={busy} disabled={busy}>
+          Create policy
+        </button>
+      </form>
+    </details>
+  );
+}

@@ -1,0 +1,116 @@
+import type { FirewallPolicyExperiment, PreviewConfigurationReport, PreviewReport } from '@rollout/contracts';
+import { useEffect, useState } from 'preact/hooks';
+import type { ExperimentRef } from '../api/client';
+import { messageOf } from '../api/errors';
+import { ErrorMessage, formatTime } from '../components/status';
+import { useSession } from '../context';
+import { REPORT_SECTIONS } from '../report/sections';
+import { routeHref } from '../router';
+import { PREVIEW_STATE_LABEL, previewStateOf } from './policy';
+
+/** How often the report is read again while the preview is ACTIVE. */
+const REFRESH_MS = 5_000;
+
+const configurationKey = (c: PreviewConfigurationReport) => `${c.experimentEtag}|${c.livePolicyEtag}`;
+const revisionOf = (c: PreviewConfigurationReport) => `${configurationKey(c)}|${c.evaluated}|${c.lastEventTime}`;
+
+/**
+ * The preview report of an experiment, one configuration (experiment etag × live policy etag)
+ * at a time. While the preview is ACTIVE it reads the report again every few seconds and
+ * updates the numbers in place: the chosen configuration, the flow filter and page stay.
+ */
+export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) {
+  const { api } = useSession();
+  const [report, setReport] = useState<PreviewReport>();
+  const [experiment, setExperiment] = useState<FirewallPolicyExperiment | null>();
+  const [chosen, setChosen] = useState<string>();
+  const [error, setError] = useState<string>();
+  const [refreshedAt, setRefreshedAt] = useState<Date>();
+
+  useEffect(() => {
+    let live = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const load = async () => {
+      try {
+        // A committed or deleted experiment is gone, but its report stays readable for a while.
+        const [found, answer] = await Promise.all([api.getExperiment(experimentRef).catch(() => null), api.previewReport(experimentRef)]);
+        if (!live) return;
+        setExperiment(found);
+        setReport(answer);
+        setError(undefined);
+        setRefreshedAt(new Date());
+        if (found && previewStateOf(found) === 'ACTIVE') timer = setTimeout(load, REFRESH_MS);
+      } catch (caught) {
+        if (!live) return;
+        setError(messageOf(caught));
+        timer = setTimeout(load, REFRESH_MS * 2);
+      }
+    };
+    void load();
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [api, experimentRef]);
+
+  const configurations = report?.configurations ?? [];
+  const configuration = configurations.find((c) => configurationKey(c) === chosen) ?? configurations[0];
+  const state = experiment ? previewStateOf(experiment) : undefined;
+
+  return (
+    <>
+      <nav aria-label="Breadcrumb">
+        <ul>
+          <li>
+            <a href={routeHref({ page: 'policies', project: experimentRef.project, location: experimentRef.location })}>{experimentRef.project}</a>
+          </li>
+          <li>
+            <a href={routeHref({ page: 'policy', ...experimentRef })}>{experimentRef.policy}</a>
+          </li>
+          <li>
+            <a href={routeHref({ page: 'experiment', ...experimentRef })}>{experimentRef.experiment}</a>
+          </li>
+          <li>Report</li>
+        </ul>
+      </nav>
+      <h1>Preview report of {experimentRef.experiment}</h1>
+      <p class="report-state">
+        {experiment === null
+          ? 'The experiment no longer exists (committed or deleted); its report is kept for a while.'
+          : state && (
+              <>
+                Preview state: {PREVIEW_STATE_LABEL[state] ?? state}
+                {state === 'ACTIVE' ? '; the numbers update by themselves.' : '.'}
+              </>
+            )}{' '}
+        {refreshedAt && <small>Read at {refreshedAt.toLocaleTimeString('en-GB')}.</small>}
+      </p>
+      <ErrorMessage message={error} />
+      {report && configurations.length === 0 && <p>No traffic has been evaluated for this experiment yet.</p>}
+      {configuration && (
+        <>
+          <label class="configuration">
+            Configuration (experiment version × live policy version)
+            <select value={configurationKey(configuration)} onChange={(event) => setChosen(event.currentTarget.value)}>
+              {configurations.map((c, index) => (
+                <option key={configurationKey(c)} value={configurationKey(c)}>
+                  {c.experimentEtag} × {c.livePolicyEtag}
+                  {index === 0 ? ' (newest)' : ''}
+                </option>
+              ))}
+            </select>
+          </label>
+          <p class="muted">
+            Events from {formatTime(configuration.firstEventTime)} to {formatTime(configuration.lastEventTime)}.
+          </p>
+          {REPORT_SECTIONS.map(({ id, title, component: Section }) => (
+            <section key={`${id}:${configurationKey(configuration)}`} id={`section-${id}`} aria-labelledby={`title-${id}`} class="report-section">
+              <h2 id={`title-${id}`}>{title}</h2>
+              <Section report={report as PreviewReport} configuration={configuration} experimentRef={experimentRef} revision={revisionOf(configuration)} />
+            </section>
+          ))}
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,26 @@
+import type { PreviewConfigurationReport, PreviewReport, PreviewVerdict } from '@rollout/contracts';
+import type { FunctionComponent } from 'preact';
+import type { ExperimentRef } from '../api/client';
+
+/** What every section of the report page is given. */
+export interface ReportSectionProps {
+  report: PreviewReport;
+  /** The configuration (experiment etag × live policy etag) the operator is looking at. */
+  configuration: PreviewConfigurationReport;
+  experimentRef: ExperimentRef;
+  /** Changes whenever the report's numbers change: sections with data of their own reload on it. */
+  revision: string;
+}
+
+/**
+ * One section of the preview report. The page renders REPORT_SECTIONS in order, each under its
+ * own heading; a new part of the report is a new entry there, not a change to the page.
+ */
+export interface ReportSection {
+  id: string;
+  title: string;
+  component: FunctionComponent<ReportSectionProps>;
+}
+
+export const ruleLabel = (verdict: Pick<PreviewVerdict, 'rulePriority' | 'implied' | 'action'>) =>
+  verdict.implied || verdict.rulePriority === null ? `implied ${verdict.action}` : `rule ${verdict.rulePriority} (${verdict.action})`;

@@ -1,0 +1,56 @@
+/**
+ * The console's pages, addressed by the URL's fragment (#/…), so that the gateway serves one
+ * index.html and the browser's back button and bookmarks work. Fragments hold resource ids only.
+ */
+export type Route =
+  | { page: 'policies'; project?: string; location: string }
+  | { page: 'policy'; project: string; location: string; policy: string }
+  | { page: 'new-experiment'; project: string; location: string; policy: string }
+  | { page: 'experiment'; project: string; location: string; policy: string; experiment: string }
+  | { page: 'report'; project: string; location: string; policy: string; experiment: string }
+  | { page: 'history'; project: string; location: string; policy: string };
+
+export const DEFAULT_LOCATION = 'global';
+
+const decode = (part: string) => {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+};
+
+/** The route of a fragment; anything unknown is the policies page. */
+export function parseRoute(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decode);
+  const [projects, project, locations, location, policies, policy, fourth, experiment, fifth] = parts;
+  if (projects !== 'projects' || !project) return { page: 'policies', location: DEFAULT_LOCATION };
+  if (locations !== 'locations' || !location || policies !== 'firewallPolicies') return { page: 'policies', project, location: location ?? DEFAULT_LOCATION };
+  if (!policy) return { page: 'policies', project, location };
+  const ref = { project, location, policy };
+  if (fourth === 'history') return { page: 'history', ...ref };
+  if (fourth === 'newExperiment') return { page: 'new-experiment', ...ref };
+  if (fourth === 'experiments' && experiment) {
+    return fifth === 'report' ? { page: 'report', ...ref, experiment } : { page: 'experiment', ...ref, experiment };
+  }
+  return { page: 'policy', ...ref };
+}
+
+/** The fragment of a route: the inverse of parseRoute. */
+export function routeHref(route: Route): string {
+  const e = encodeURIComponent;
+  if (route.page === 'policies') return route.project ? `#/projects/${e(route.project)}/locations/${e(route.location)}/firewallPolicies` : '#/';
+  const policy = `#/projects/${e(route.project)}/locations/${e(route.location)}/firewallPolicies/${e(route.policy)}`;
+  switch (route.page) {
+    case 'policy':
+      return policy;
+    case 'history':
+      return `${policy}/history`;
+    case 'new-experiment':
+      return `${policy}/newExperiment`;
+    case 'experiment':
+      return `${policy}/experiments/${e(route.experiment)}`;
+    case 'report':
+      return `${policy}/experiments/${e(route.experiment)}/report`;
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The console's time to first report render on this machine: from asking the browser for the
+ * report page (signed in, a cold page each time, the built console served by the gateway) to
+ * the verdict numbers shown, and to the first chart drawn. A preview of 5,000 events, median of
+ * 7 runs in Debian's chromium. Also prints the size of what the browser downloads, and saves
+ * the report page as tmp/bench/console-report.png (the picture in docs/console.md).
+ *
+ *   npm run build && npm run bench -- test/bench/console.bench.ts
+ */
+import { trafficSubject } from '@rollout/contracts';
+import { NatsNamespace } from '@rollout/nats';
+import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { connect } from 'nats';
+import { launch } from '@rollout/launcher';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { DIST, gatewayApi, isolatedSettings, removeRun } from '../e2e/support';
+
+const RUNS = 7;
+const EVENTS = 5_000;
+const P = '/v1/projects/acme/locations/global/firewallPolicies';
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function main() {
+  const assets = join(DIST, 'apps', 'console', 'assets');
+  for (const file of readdirSync(assets)) {
+    const bytes = readFileSync(join(assets, file));
+    console.log(`${file}: ${(bytes.length / 1024).toFixed(0)} KiB, ${(gzipSync(bytes).length / 1024).toFixed(0)} KiB gzipped`);
+  }
+  const isolated = await isolatedSettings();
+  const system = await launch({ settings: isolated.settings, distRoot: DIST, extraEnv: { NATS_NAMESPACE: isolated.namespace, LOG_LEVEL: 'silent' }, log: () => undefined });
+  const nc = await connect({ servers: TEST_NATS_URL });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+  try {
+    const api = gatewayApi(system);
+    const rule = (priority: number, action: string, ports: string[]) => ({ priority, direction: 'INGRESS', action, match: { srcIpRanges: ['0.0.0.0/0'], layer4Configs: [{ ipProtocol: 'tcp', ports }] } });
+    await api('POST', `${P}?firewallPolicyId=edge`, { rules: [rule(1000, 'allow', ['22', '443'])] });
+    await api('POST', `${P}/edge/experiments?experimentId=block-ssh`, { firewallPolicy: { rules: [rule(900, 'deny', ['22']), rule(1000, 'allow', ['22', '443'])] } });
+    await api('POST', `${P}/edge/experiments/block-ssh:startPreview`);
+    const js = nc.jetstream();
+    const subject = new NatsNamespace(isolated.namespace).subject(trafficSubject('acme', 'global', 'edge'));
+    for (let n = 0; n < EVENTS; n += 500) {
+      await Promise.all(
+        Array.from({ length: 500 }, (_, i) => {
+          const k = n + i;
+          const event = { id: `bench-${k}`, time: new Date(Date.now() - k * 1_000).toISOString(), direction: 'INGRESS', srcIp: `198.51.100.${k % 50}`, destIp: '10.0.0.5', protocol: 'tcp', srcPort: 40_000 + (k % 20_000), destPort: k % 3 ? 443 : 22 };
+          return js.publish(subject, JSON.stringify(event), { msgID: event.id });
+        }),
+      );
+    }
+    await eventually(async () => ((await api('GET', `${P}/edge/experiments/block-ssh/previewReport`)).body.configurations?.[0]?.evaluated === EVENTS ? true : undefined), { timeoutMs: 60_000 });
+
+    const numbers: number[] = [];
+    const charts: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      await context.addInitScript(`sessionStorage.setItem('policy-rollout.token', ${JSON.stringify(system.devToken)})`);
+      const page = await context.newPage();
+      const started = Date.now();
+      await page.goto(`${system.urls.gateway}/console/#/projects/acme/locations/global/firewallPolicies/edge/experiments/block-ssh/report`);
+      await page.locator('[data-metric="evaluated"]').waitFor();
+      numbers.push(Date.now() - started);
+      await page.locator('canvas').first().waitFor();
+      charts.push(Date.now() - started);
+      if (run === RUNS - 1) {
+        // Let the charts' entry animation finish before the picture.
+        await page.waitForTimeout(1_500);
+        mkdirSync(join(DIST, '..', 'tmp', 'bench'), { recursive: true });
+        await page.screenshot({ path: join(DIST, '..', 'tmp', 'bench', 'console-report.png'), fullPage: true });
+      }
+      await context.close();
+    }
+    console.log(`report numbers shown: median ${median(numbers)} ms (${numbers.join(', ')})`);
+    console.log(`first chart drawn:    median ${median(charts)} ms (${charts.join(', ')})`);
+  } finally {
+    await browser.close();
+    await nc.close();
+    await system.stop();
+    await removeRun(isolated.database);
+  }
+}
+
+void main();
