@@ -9,11 +9,13 @@ import { PreviewFlows1766650000000 } from './migrations/1766650000000-preview-fl
 import { PreviewInsight1767000000000 } from './migrations/1767000000000-preview-insight';
 import { PreviewCompleteness1767100000000 } from './migrations/1767100000000-preview-completeness';
 import { PreviewDisagreements1767200000000 } from './migrations/1767200000000-preview-disagreements';
+import { AutoStop } from './preview/auto-stop';
 import { PreviewLogPublisher } from './preview/preview-log.publisher';
 import { PreviewController } from './preview/preview.controller';
 import { PreviewQueries } from './preview/preview.queries';
 import { PreviewRetention } from './preview/preview.retention';
 import { PreviewStore } from './preview/preview.store';
+import { ReportReadiness } from './preview/report-readiness';
 import { PreviewStateService } from './state/preview-state.service';
 import { TrafficConsumer } from './traffic/traffic.consumer';
 import { TrafficLag } from './traffic/traffic-lag';
@@ -40,7 +42,7 @@ export class AppModule {
         ServiceInfoModule.forService('evaluator', [SYSTEM_V1, TRAFFIC_V1, TRAFFIC_V2ALPHA, PREVIEW_V1]),
       ],
       controllers: [PreviewController],
-      providers: [{ provide: EVALUATOR_CONFIG, useValue: config }, PreviewStore, PreviewLogPublisher, PreviewQueries, PreviewRetention, TrafficConsumer, TrafficLag],
+      providers: [{ provide: EVALUATOR_CONFIG, useValue: config }, PreviewStore, PreviewLogPublisher, PreviewQueries, PreviewRetention, TrafficConsumer, TrafficLag, ReportReadiness, AutoStop],
     };
   }
 }

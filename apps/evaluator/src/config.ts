@@ -21,6 +21,8 @@ export const configSchema = z.object({
   PREVIEW_RETENTION_MS: positiveInt(7 * 24 * 3600 * 1000),
   /** How often a replica merges the counted-sequence ranges and removes what retention lets go. */
   PREVIEW_HOUSEKEEPING_INTERVAL_MS: positiveInt(60_000),
+  /** How often a replica checks the ACTIVE experiments' stopAfter and breaker (docs/readiness-gates.md). */
+  AUTO_STOP_INTERVAL_MS: positiveInt(5_000),
   /** Limits of the streams the evaluator creates (see the contracts for the defaults' reasons). */
   TRAFFIC_MAX_AGE_MS: positiveInt(TRAFFIC_STREAM_LIMITS.maxAgeMs),
   TRAFFIC_MAX_BYTES: positiveInt(TRAFFIC_STREAM_LIMITS.maxBytes),

@@ -237,7 +237,13 @@ describe('evaluating traffic', () => {
     );
 
     // Never-started and suspended experiments: no report, no flows.
-    expect(await report('paused')).toEqual({ name: world.experimentName('web', 'paused'), configurations: [] });
+    // Their readiness is judged on nothing (they have no gates, so they are ready) and the reportEtag digests the empty report.
+    expect(await report('paused')).toEqual({
+      name: world.experimentName('web', 'paused'),
+      configurations: [],
+      readiness: expect.objectContaining({ ready: true, gates: [] }),
+      reportEtag: expect.stringMatching(/^[\w-]{16}\.[\w-]{16}$/),
+    });
     expect(await allFlows(rpc, world.experimentName('web', 'draft'))).toEqual([]);
   });
 
@@ -392,7 +398,8 @@ describe('evaluating traffic', () => {
     expect((await error(logs('block', { pageToken: page.nextPageToken })))?.[0]).toBe('INVALID_ARGUMENT');
     expect((await error(rpc.request(PREVIEW_SUBJECTS.previewReport, { name: 'projects/acme' }, { timeoutMs: 5_000 })))?.[0]).toBe('INVALID_ARGUMENT');
     expect((await error(rpc.request(PREVIEW_SUBJECTS.previewFlows, { parent: 'projects/acme' }, { timeoutMs: 5_000 })))?.[0]).toBe('INVALID_ARGUMENT');
-    expect(await report('missing')).toEqual({ name: world.experimentName('web', 'missing'), configurations: [] });
+    // No readiness for an experiment the evaluator does not hold.
+    expect(await report('missing')).toEqual({ name: world.experimentName('web', 'missing'), configurations: [], reportEtag: expect.stringMatching(/^[\w-]{16}\.[\w-]{16}$/) });
     expect(await logs('missing')).toEqual({ previewLogs: [] });
     expect(await flows({ parent: world.experimentName('web', 'missing') })).toEqual({ previewFlows: [] });
   });

@@ -42,7 +42,13 @@ export interface RequestInfoDetail {
   servingData?: string;
 }
 
-export type StatusDetail = ErrorInfoDetail | BadRequestDetail | RequestInfoDetail;
+/** What must hold before the request can succeed, one violation each (e.g. an unmet readiness gate). */
+export interface PreconditionFailureDetail {
+  '@type': 'type.googleapis.com/google.rpc.PreconditionFailure';
+  violations: { type: string; subject: string; description: string }[];
+}
+
+export type StatusDetail = ErrorInfoDetail | BadRequestDetail | RequestInfoDetail | PreconditionFailureDetail;
 
 export interface Status {
   code: number;

@@ -1,4 +1,4 @@
-import type { Clock } from './decide';
+import type { Clock, PreviewCommandOptions } from './decide';
 import {
   decideCommit,
   decideCreateExperiment,
@@ -27,8 +27,8 @@ export type ExperimentCommand =
   | { type: 'CreateExperiment'; data: { experiment: unknown; policy: PolicyState; experimentsOfPolicy: number } }
   | { type: 'UpdateExperiment'; data: { experiment: Record<string, unknown>; updateMask?: string } }
   | { type: 'DeleteExperiment'; data: { etag?: string } }
-  | { type: 'StartPreview' }
-  | { type: 'StopPreview' };
+  | { type: 'StartPreview'; data?: PreviewCommandOptions }
+  | { type: 'StopPreview'; data?: PreviewCommandOptions };
 
 /** Commit spans both aggregates: the experiment ends and the live policy takes its policy. */
 export interface CommitCommand {
@@ -56,9 +56,9 @@ export function decideExperiment(command: ExperimentCommand, state: ExperimentSt
     case 'DeleteExperiment':
       return decideDeleteExperiment(state, command.data.etag, clock);
     case 'StartPreview':
-      return decideStartPreview(state, clock);
+      return decideStartPreview(state, clock, command.data);
     case 'StopPreview':
-      return decideStopPreview(state, clock);
+      return decideStopPreview(state, clock, command.data);
   }
 }
 

@@ -2,6 +2,7 @@ import { MAX_EXPERIMENTS_PER_POLICY, PolicyContent, StatusError } from '@rollout
 import { validatePolicyContent } from '@rollout/firewall';
 import type { ExperimentDomainEvent, ExperimentState, PolicyDomainEvent, PolicyState } from './events';
 import { etagOf } from './evolve';
+import { PREVIEW_CONDITION_FIELDS, PreviewConditionField, PreviewConditions, parsePreviewConditions } from './preview-conditions';
 
 /** Time is given, never read: decisions are exact in tests. */
 export interface Clock {
@@ -120,7 +121,8 @@ export function decideCreateExperiment(
   checkPolicyName(policyInput.name, policy.name);
   const content = parseContent(policyInput, 'experiment.firewallPolicy');
   const annotations = parseAnnotations(body.annotations);
-  return [{ type: 'ExperimentCreated', data: { policyName: policy.name, content, annotations, time: clock.now().toISOString() } }];
+  const conditions = parsePreviewConditions(body);
+  return [{ type: 'ExperimentCreated', data: { policyName: policy.name, content, annotations, time: clock.now().toISOString(), ...someConditions(conditions) } }];
 }
 
 function checkPolicyName(given: unknown, live: string) {
@@ -131,7 +133,11 @@ function checkPolicyName(given: unknown, live: string) {
   }
 }
 
-const EXPERIMENT_FIELDS = ['firewallPolicy', 'firewallPolicy.rules', 'firewallPolicy.displayName', 'firewallPolicy.description', 'firewallPolicy.name', 'annotations'];
+/** Only conditions that are set go into an event. */
+const someConditions = (conditions: PreviewConditions) => (Object.keys(conditions).length ? { conditions } : {});
+
+const EXPERIMENT_FIELDS: string[] = ['firewallPolicy', 'firewallPolicy.rules', 'firewallPolicy.displayName', 'firewallPolicy.description', 'firewallPolicy.name', 'annotations', ...PREVIEW_CONDITION_FIELDS];
+const isConditionField = (path: string): path is PreviewConditionField => (PREVIEW_CONDITION_FIELDS as readonly string[]).includes(path);
 
 export function decideUpdateExperiment(
   state: ExperimentState,
@@ -142,7 +148,7 @@ export function decideUpdateExperiment(
   if (!state.exists) throw notFound('Experiment', state.name);
   checkEtag('etag', input.etag as string | undefined, state.name, state.version);
   const policyInput = (input.firewallPolicy ?? {}) as Record<string, unknown>;
-  const paths = parseMask(updateMask) ?? EXPERIMENT_FIELDS.filter((f) => (f === 'annotations' ? input.annotations : f === 'firewallPolicy' ? undefined : policyInput[f.slice('firewallPolicy.'.length)]) !== undefined);
+  const paths = parseMask(updateMask) ?? EXPERIMENT_FIELDS.filter((f) => (f === 'annotations' || isConditionField(f) ? input[f] : f === 'firewallPolicy' ? undefined : policyInput[f.slice('firewallPolicy.'.length)]) !== undefined);
   const unknown = paths.filter((p) => !EXPERIMENT_FIELDS.includes(p));
   if (unknown.length) {
     throw StatusError.invalidArgument(`updateMask names fields that cannot be updated: ${unknown.join(', ')}.`, unknown.map((p) => ({ field: `updateMask.${p}`, description: 'not an updatable field' })));
@@ -153,8 +159,9 @@ export function decideUpdateExperiment(
     : paths.filter((p) => p.startsWith('firewallPolicy.') && p !== 'firewallPolicy.name').map((p) => p.slice('firewallPolicy.'.length));
   const content = parseContent(masked(state.content, policyInput, policyPaths, 'firewallPolicy.'), 'experiment.firewallPolicy');
   const annotations = paths.includes('annotations') ? parseAnnotations(input.annotations) : state.annotations;
+  const conditions = parsePreviewConditions(input, paths.filter(isConditionField), state.conditions);
   const suspended = state.preview?.state === 'ACTIVE';
-  return [{ type: 'ExperimentUpdated', data: { content, annotations, time: clock.now().toISOString(), suspended } }];
+  return [{ type: 'ExperimentUpdated', data: { content, annotations, time: clock.now().toISOString(), suspended, ...someConditions(conditions) } }];
 }
 
 export function decideDeleteExperiment(state: ExperimentState, etag: string | undefined, clock: Clock): ExperimentDomainEvent[] {
@@ -163,16 +170,34 @@ export function decideDeleteExperiment(state: ExperimentState, etag: string | un
   return [{ type: 'ExperimentDeleted', data: { time: clock.now().toISOString() } }];
 }
 
-export function decideStartPreview(state: ExperimentState, clock: Clock): ExperimentDomainEvent[] {
-  if (!state.exists) throw notFound('Experiment', state.name);
-  if (state.preview?.state === 'ACTIVE') return [];
-  return [{ type: 'PreviewStarted', data: { time: clock.now().toISOString() } }];
+/** What startPreview and stopPreview may add (experiment.v1 1.4.0): the version acted on, and why. */
+export interface PreviewCommandOptions {
+  etag?: string;
+  reason?: string;
 }
 
-export function decideStopPreview(state: ExperimentState, clock: Clock): ExperimentDomainEvent[] {
+const MAX_REASON = 500;
+
+function previewReason(reason: unknown): { reason?: string } {
+  if (reason === undefined || reason === null || reason === '') return {};
+  if (typeof reason !== 'string' || reason.length > MAX_REASON) {
+    throw StatusError.invalidArgument(`reason must be a string of at most ${MAX_REASON} characters.`, [{ field: 'reason', description: `at most ${MAX_REASON} characters` }]);
+  }
+  return { reason };
+}
+
+export function decideStartPreview(state: ExperimentState, clock: Clock, options: PreviewCommandOptions = {}): ExperimentDomainEvent[] {
   if (!state.exists) throw notFound('Experiment', state.name);
+  checkEtag('etag', options.etag, state.name, state.version);
+  if (state.preview?.state === 'ACTIVE') return [];
+  return [{ type: 'PreviewStarted', data: { time: clock.now().toISOString(), ...previewReason(options.reason) } }];
+}
+
+export function decideStopPreview(state: ExperimentState, clock: Clock, options: PreviewCommandOptions = {}): ExperimentDomainEvent[] {
+  if (!state.exists) throw notFound('Experiment', state.name);
+  checkEtag('etag', options.etag, state.name, state.version);
   if (state.preview?.state !== 'ACTIVE') return [];
-  return [{ type: 'PreviewStopped', data: { time: clock.now().toISOString() } }];
+  return [{ type: 'PreviewStopped', data: { time: clock.now().toISOString(), ...previewReason(options.reason) } }];
 }
 
 /** Commit: the experiment's policy becomes the live policy, and the experiment is gone. */

@@ -1,4 +1,5 @@
 import type { PolicyContent, PreviewMetadata } from '@rollout/contracts';
+import type { PreviewConditions } from './preview-conditions';
 
 /** What the event store keeps for each aggregate; the domain's whole truth. */
 export type PolicyDomainEvent =
@@ -7,10 +8,10 @@ export type PolicyDomainEvent =
   | { type: 'PolicyDeleted'; data: { time: string } };
 
 export type ExperimentDomainEvent =
-  | { type: 'ExperimentCreated'; data: { policyName: string; content: PolicyContent; annotations: Record<string, string>; time: string } }
-  | { type: 'ExperimentUpdated'; data: { content: PolicyContent; annotations: Record<string, string>; time: string; suspended: boolean } }
-  | { type: 'PreviewStarted'; data: { time: string } }
-  | { type: 'PreviewStopped'; data: { time: string } }
+  | { type: 'ExperimentCreated'; data: { policyName: string; content: PolicyContent; annotations: Record<string, string>; time: string; conditions?: PreviewConditions } }
+  | { type: 'ExperimentUpdated'; data: { content: PolicyContent; annotations: Record<string, string>; time: string; suspended: boolean; conditions?: PreviewConditions } }
+  | { type: 'PreviewStarted'; data: { time: string; reason?: string } }
+  | { type: 'PreviewStopped'; data: { time: string; reason?: string } }
   | { type: 'ExperimentCommitted'; data: { time: string } }
   | { type: 'ExperimentDeleted'; data: { time: string } };
 
@@ -30,6 +31,8 @@ export interface ExperimentState {
   policyName?: string;
   content: PolicyContent;
   annotations: Record<string, string>;
+  /** Readiness gates, stopAfter and breaker (experiment.v1 1.4.0); absent when none. */
+  conditions?: PreviewConditions;
   preview?: PreviewMetadata;
   createTime?: string;
   updateTime?: string;

@@ -39,6 +39,7 @@ export function evolveExperiment(state: ExperimentState, event: ExperimentDomain
         policyName: event.data.policyName,
         content: event.data.content,
         annotations: event.data.annotations,
+        conditions: event.data.conditions,
         createTime: event.data.time,
         updateTime: event.data.time,
       };
@@ -47,7 +48,7 @@ export function evolveExperiment(state: ExperimentState, event: ExperimentDomain
         event.data.suspended && state.preview
           ? { ...state.preview, state: 'SUSPENDED' as const, stopTime: event.data.time }
           : state.preview;
-      return { ...state, version, content: event.data.content, annotations: event.data.annotations, preview, updateTime: event.data.time };
+      return { ...state, version, content: event.data.content, annotations: event.data.annotations, conditions: event.data.conditions, preview, updateTime: event.data.time };
     }
     case 'PreviewStarted':
       return {

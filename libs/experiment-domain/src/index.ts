@@ -4,3 +4,4 @@ export * from './evolve';
 export * from './decide';
 export * from './commands';
 export * from './views';
+export * from './preview-conditions';

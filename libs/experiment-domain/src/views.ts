@@ -19,6 +19,7 @@ export function experimentView(state: ExperimentState): FirewallPolicyExperiment
     firewallPolicy: { name: state.policyName!, ...state.content },
     ...(state.preview ? { previewMetadata: state.preview } : {}),
     annotations: state.annotations,
+    ...state.conditions,
     etag: etagOf(state.name, state.version),
     createTime: state.createTime!,
     updateTime: state.updateTime!,

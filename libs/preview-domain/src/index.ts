@@ -6,4 +6,5 @@ export * from './evaluation';
 export * from './flow-filter';
 export * from './page-token';
 export * from './completeness';
+export * from './readiness';
 export * from './coverage';

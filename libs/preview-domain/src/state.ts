@@ -47,6 +47,24 @@ interface Held<S> {
   /** Absent once deleted (or committed, for an experiment). */
   state?: S;
   compiled?: CompiledPolicy;
+  /** The type of the event it was last set by (undefined after a delete marker). */
+  lastEvent?: string;
+  /** Its etag when last seen ACTIVE, as long as its policy has not changed since. */
+  previewedEtag?: string;
+}
+
+/** An experiment as the evaluator holds it, for its report's readiness and its auto-stop. */
+export interface HeldExperiment {
+  state: FirewallPolicyExperiment;
+  /** The type of its last event: PreviewStopped means the newest counts are of its current policy. */
+  lastEvent?: string;
+  /** The etag of its live policy now, when that policy is held. */
+  liveEtag?: string;
+  /**
+   * Its etag while it was last ACTIVE, when this evaluator saw that (not after a restart that
+   * found it stopped); cleared when it is created or updated again.
+   */
+  previewedEtag?: string;
 }
 
 export type DomainEvent = PolicyEvent | ExperimentEvent;
@@ -96,6 +114,22 @@ export class PreviewState {
     return this.experiments.get(name)?.state !== undefined;
   }
 
+  experimentOf(name: string): HeldExperiment | undefined {
+    const held = this.experiments.get(name);
+    if (!held?.state) return undefined;
+    const policy = parseExperimentName(name)?.policyName;
+    return { state: held.state, lastEvent: held.lastEvent, liveEtag: policy ? this.policies.get(policy)?.state?.etag : undefined, previewedEtag: held.previewedEtag };
+  }
+
+  /** The names of the ACTIVE experiments that may stop by themselves (stopAfter or breaker). */
+  autoStopping(): string[] {
+    const names: string[] = [];
+    for (const [name, held] of this.experiments) {
+      if (held.state?.previewMetadata?.state === 'ACTIVE' && (held.state.stopAfter || held.state.breaker)) names.push(name);
+    }
+    return names;
+  }
+
   get counts(): { policies: number; experiments: number; active: number } {
     let active = 0;
     for (const view of this.views.values()) active += view.active.length;
@@ -119,7 +153,7 @@ export class PreviewState {
 
   private applyExperiment(event: ExperimentEvent): ApplyResult {
     const gone = event.type === 'ExperimentCommitted' || event.type === 'ExperimentDeleted';
-    return this.setExperiment(event.subject, event.version, gone ? undefined : event.state);
+    return this.setExperiment(event.subject, event.version, gone ? undefined : event.state, event.type);
   }
 
   private setPolicy(subject: string, version: number | undefined, state: FirewallPolicy | undefined): ApplyResult {
@@ -131,12 +165,14 @@ export class PreviewState {
     return { applied: true, problems: this.rebuild(name) };
   }
 
-  private setExperiment(subject: string, version: number | undefined, state: FirewallPolicyExperiment | undefined): ApplyResult {
+  private setExperiment(subject: string, version: number | undefined, state: FirewallPolicyExperiment | undefined, lastEvent?: string): ApplyResult {
     const name = parseExperimentName(subject);
     if (!name) return { applied: false, problems: [`experiment event for a malformed name "${String(subject).slice(0, 200)}"`] };
     const held = this.experiments.get(name.name);
     if (held && version !== undefined && version <= held.version) return { applied: false, problems: [] };
-    this.experiments.set(name.name, { version: version ?? held?.version ?? 0, state });
+    const changed = lastEvent === 'ExperimentCreated' || lastEvent === 'ExperimentUpdated';
+    const previewedEtag = state?.previewMetadata?.state === 'ACTIVE' ? state.etag : changed ? undefined : held?.previewedEtag;
+    this.experiments.set(name.name, { version: version ?? held?.version ?? 0, state, lastEvent, previewedEtag });
     let siblings = this.experimentsOf.get(name.policyName);
     if (state) {
       if (!siblings) this.experimentsOf.set(name.policyName, (siblings = new Set()));

@@ -141,4 +141,21 @@ describe('PreviewState', () => {
     expect(result.problems).toEqual([`experiment ${POLICY}/experiments/bad does not compile: boom`]);
     expect(state.viewForTraffic(KEY)!.active).toEqual([]);
   });
+
+  it('remembers the version it saw ACTIVE until the experiment changes, and lists those that may stop by themselves', () => {
+    const state = new PreviewState();
+    const name = `${POLICY}/experiments/gated`;
+    state.apply(policy(1, [denySsh], 'PolicyCreated'));
+    state.apply(experiment('gated', 1, [allowAll], undefined, 'ExperimentCreated'));
+    expect(state.experimentOf(name)).toMatchObject({ lastEvent: 'ExperimentCreated', liveEtag: 'L1', previewedEtag: undefined });
+    state.apply({ ...experiment('gated', 2, [allowAll], 'ACTIVE', 'PreviewStarted'), state: { ...experiment('gated', 2, [allowAll], 'ACTIVE').state!, stopAfter: { evaluatedEvents: 5 } } });
+    expect(state.autoStopping()).toEqual([name]);
+    state.apply(experiment('gated', 3, [allowAll], 'SUSPENDED', 'PreviewStopped'));
+    expect(state.experimentOf(name)).toMatchObject({ lastEvent: 'PreviewStopped', previewedEtag: 'GATED2' });
+    expect(state.autoStopping()).toEqual([]);
+    state.apply(experiment('gated', 4, [denySsh], 'SUSPENDED'));
+    expect(state.experimentOf(name)?.previewedEtag).toBeUndefined();
+    state.apply(experiment('gated', 5, [], undefined, 'ExperimentDeleted'));
+    expect(state.experimentOf(name)).toBeUndefined();
+  });
 });

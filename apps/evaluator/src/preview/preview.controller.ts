@@ -10,11 +10,15 @@ import {
   PreviewReport,
 } from '@rollout/contracts';
 import { PreviewQueries } from './preview.queries';
+import { ReportReadiness } from './report-readiness';
 
 /** preview.v1 request/reply (queue group `evaluator`): what the gateway's preview routes ask. */
 @Controller()
 export class PreviewController {
-  constructor(private readonly queries: PreviewQueries) {}
+  constructor(
+    private readonly queries: PreviewQueries,
+    private readonly readiness: ReportReadiness,
+  ) {}
 
   /** Deprecated (preview.v1 1.1.0): sample records of the changed flows. */
   @MessagePattern(PREVIEW_SUBJECTS.previewLogs)
@@ -28,7 +32,7 @@ export class PreviewController {
   }
 
   @MessagePattern(PREVIEW_SUBJECTS.previewReport)
-  previewReport(@Payload() request: GetPreviewReportRequest): Promise<PreviewReport> {
-    return this.queries.report(request);
+  async previewReport(@Payload() request: GetPreviewReportRequest): Promise<PreviewReport> {
+    return this.readiness.complete(await this.queries.report(request));
   }
 }

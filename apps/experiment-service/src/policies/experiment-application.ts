@@ -173,11 +173,11 @@ export class ExperimentApplication {
   }
 
   startPreview(request: PreviewRequest): Promise<Operation<FirewallPolicyExperiment>> {
-    return this.preview(request, 'startPreview', { type: 'StartPreview' });
+    return this.preview(request, 'startPreview', { type: 'StartPreview', data: { etag: request.etag, reason: request.reason } });
   }
 
   stopPreview(request: PreviewRequest): Promise<Operation<FirewallPolicyExperiment>> {
-    return this.preview(request, 'stopPreview', { type: 'StopPreview' });
+    return this.preview(request, 'stopPreview', { type: 'StopPreview', data: { etag: request.etag, reason: request.reason } });
   }
 
   /** Atomically: the live policy takes the experiment's policy, and the experiment is gone. */
@@ -334,6 +334,7 @@ export class ExperimentApplication {
         version: e.version,
         actor: e.metadata.actor,
         ...(e.metadata.requestId ? { requestId: e.metadata.requestId } : {}),
+        ...reasonOf(e.data),
       })),
     };
   }
@@ -438,5 +439,11 @@ function checkRequestId(requestId: unknown): string | undefined {
   }
   return requestId;
 }
+
+/** The reason a command gave, recorded in its event's data (PreviewStarted, PreviewStopped). */
+const reasonOf = (data: unknown): { reason?: string } => {
+  const reason = (data as { reason?: unknown } | null)?.reason;
+  return typeof reason === 'string' ? { reason } : {};
+};
 
 const metadataOf = (context: CommandContext) => ({ actor: context.actor || 'unknown', ...(context.requestId ? { requestId: context.requestId } : {}) });

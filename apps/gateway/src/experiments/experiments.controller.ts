@@ -18,6 +18,7 @@ import {
   ListQueryDto,
   MutationQueryDto,
   OperationDto,
+  StopPreviewQueryDto,
   UpdateQueryDto,
 } from './experiments.dto';
 import { Caller, ExperimentPath, ExperimentsUseCase, PolicyPath } from './experiments.use-case';
@@ -198,20 +199,29 @@ export class ExperimentsController {
   @ApiOperation({ summary: 'Stop previewing: state SUSPENDED, stopTime now' })
   @ApiOkResponse({ type: OperationDto })
   @HttpCode(200)
-  stopPreview(@Param() path: ExperimentPath, @Query() query: MutationQueryDto, @CurrentPrincipal() principal: Principal, @RequestId() traceId?: string) {
-    return this.experiments.customMethod(path, 'stopPreview', {}, caller(principal, query.requestId, traceId));
+  stopPreview(@Param() path: ExperimentPath, @Query() query: StopPreviewQueryDto, @CurrentPrincipal() principal: Principal, @RequestId() traceId?: string) {
+    return this.experiments.customMethod(path, 'stopPreview', query.reason ? { reason: query.reason } : {}, caller(principal, query.requestId, traceId));
   }
 
   @Post(`:policy/experiments/${paramBeforeVerb('experiment')}::commit`)
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
-  @ApiOperation({ summary: "Atomically make the experiment's policy the live policy and delete the experiment (any state)" })
+  @ApiOperation({
+    summary: "Atomically make the experiment's policy the live policy and delete the experiment (any state)",
+    description: 'With requireGates or reportEtag, the preview report is checked first (a separate step, before the commit): see docs/readiness-gates.md.',
+  })
   @ApiBody({ type: CommitRequestDto })
   @ApiOkResponse({ type: OperationDto, description: 'An Operation whose response is the new live policy' })
-  @ApiResponse({ status: 409, description: 'ABORTED: etag or livePolicyEtag is stale; nothing changed' })
+  @ApiResponse({ status: 409, description: 'ABORTED: etag or livePolicyEtag is stale, or the report moved on since reportEtag; nothing changed' })
+  @ApiResponse({ status: 400, description: 'FAILED_PRECONDITION (requireGates): the unmet readiness gates, one google.rpc.PreconditionFailure violation each' })
   @HttpCode(200)
   commit(@Param() path: ExperimentPath, @Body() body: CommitRequestDto, @CurrentPrincipal() principal: Principal, @RequestId() traceId?: string) {
-    return this.experiments.customMethod(path, 'commit', { etag: body.etag, livePolicyEtag: body.livePolicyEtag, parentEtag: body.parentEtag }, caller(principal, body.requestId, traceId));
+    return this.experiments.commit(
+      path,
+      { etag: body.etag, livePolicyEtag: body.livePolicyEtag, parentEtag: body.parentEtag },
+      { requireGates: body.requireGates, reportEtag: body.reportEtag },
+      caller(principal, body.requestId, traceId),
+    );
   }
 
   @Get(':policy/experiments/:experiment/events')

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MAX_DIFFERING_REGIONS, MAX_EXPERIMENTS_PER_POLICY } from '@rollout/contracts';
 import { Type } from 'class-transformer';
-import { IsArray, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsArray, IsBoolean, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 
 /**
  * HTTP shapes of experiment.v1. The gateway checks the outline of a request; the
@@ -50,6 +50,22 @@ export class PreviewMetadataDto {
   @ApiPropertyOptional() stopTime?: string;
 }
 
+/** One readiness gate: exactly one field set (docs/readiness-gates.md). */
+export class ReadinessGateDto {
+  @ApiPropertyOptional({ example: '24h', description: 'The previewed traffic spans at least this much event time: a whole number of s, m, h or d' }) minPreviewDuration?: string;
+  @ApiPropertyOptional({ example: 100000, minimum: 1, description: 'At least this many events evaluated' }) minEvaluated?: number;
+  @ApiPropertyOptional({ example: 0.001, minimum: 0, maximum: 1, description: 'allow→deny at most this share of evaluated (0.001 is 0.1%)' }) maxAllowToDenyShare?: number;
+  @ApiPropertyOptional({ example: '0.0.0.0/0', description: 'No deny→allow from a source in this CIDR range' }) noDenyToAllowFrom?: string;
+  @ApiPropertyOptional({ example: 0, minimum: 0, description: 'At most this many messages lost or possibly lost (dead-lettered, dropped by TRAFFIC, undetermined)' }) maxCompletenessLoss?: number;
+}
+export class PreviewStopAfterDto {
+  @ApiPropertyOptional({ example: '24h', description: 'Time since the preview started: a whole number of s, m, h or d' }) duration?: string;
+  @ApiPropertyOptional({ example: 1000000, minimum: 1, description: 'Events evaluated by this preview run' }) evaluatedEvents?: number;
+}
+export class PreviewBreakerDto {
+  @ApiProperty({ example: 0.01, minimum: 0, maximum: 1, description: 'Stop when allowToDeny / evaluated is above this' }) maxAllowToDenyShare!: number;
+  @ApiPropertyOptional({ example: 100, minimum: 1, description: 'Events to evaluate before the breaker may trip (default 100)' }) minEvaluated?: number;
+}
 export class AnalysisVerdictDto {
   @ApiProperty({ enum: ['allow', 'deny'] }) action!: string;
   @ApiProperty({ type: 'integer', nullable: true, description: "The deciding rule's priority; null when the implied rule decided" }) rulePriority!: number | null;
@@ -99,6 +115,12 @@ export class ExperimentDto {
   @IsOptional() @IsObject() previewMetadata?: PreviewMetadataDto;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'At most 64 entries, keys up to 63 characters, 16 KiB in all' })
   @IsOptional() @IsObject() annotations?: Record<string, string>;
+  @ApiPropertyOptional({ type: [ReadinessGateDto], description: 'Conditions shown in the preview report and required by a commit with requireGates (at most 20)' })
+  @IsOptional() @IsArray() @IsObject({ each: true }) readinessGates?: ReadinessGateDto[];
+  @ApiPropertyOptional({ type: PreviewStopAfterDto, description: 'The evaluator stops the preview by itself after this (whichever comes first)' })
+  @IsOptional() @IsObject() stopAfter?: PreviewStopAfterDto;
+  @ApiPropertyOptional({ type: PreviewBreakerDto, description: 'The evaluator stops the preview by itself when allow→deny exceeds this share of evaluated' })
+  @IsOptional() @IsObject() breaker?: PreviewBreakerDto;
   @ApiPropertyOptional({ description: 'On update: must be the current etag (else 409 ABORTED)' }) @IsOptional() @IsString() etag?: string;
   @ApiPropertyOptional({ readOnly: true }) @IsOptional() @IsString() createTime?: string;
   @ApiPropertyOptional({ readOnly: true }) @IsOptional() @IsString() updateTime?: string;
@@ -117,12 +139,21 @@ export class CommitRequestDto {
   @IsOptional() @IsString() parentEtag?: string;
   @ApiPropertyOptional({ description: 'AIP-155: a retry with the same id returns the first result' })
   @IsOptional() @Matches(REQUEST_ID) requestId?: string;
+  @ApiPropertyOptional({ description: 'Refuse (400 FAILED_PRECONDITION, one PreconditionFailure violation per unmet gate) unless every readiness gate holds in the preview report now' })
+  @IsOptional() @IsBoolean() requireGates?: boolean;
+  @ApiPropertyOptional({ description: "The preview report's reportEtag the decision was made on: refuse (409 ABORTED) if its configuration or a gate's verdict changed since" })
+  @IsOptional() @IsString() @MaxLength(64) reportEtag?: string;
 }
+
 
 /** AIP-155 request id, on every mutation. */
 export class MutationQueryDto {
   @ApiPropertyOptional({ description: 'AIP-155: a retry with the same id returns the first result and does not act twice', example: '6f1c…' })
   @IsOptional() @Matches(REQUEST_ID) requestId?: string;
+}
+export class StopPreviewQueryDto extends MutationQueryDto {
+  @ApiPropertyOptional({ description: "Why: recorded on the PreviewStopped event and shown in the experiment's history", maxLength: 500 })
+  @IsOptional() @IsString() @MaxLength(500) reason?: string;
 }
 export class CreatePolicyQueryDto extends MutationQueryDto {
   @ApiProperty({ description: 'AIP-122 id: ^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$' }) @IsString() @MaxLength(63) firewallPolicyId!: string;
@@ -162,6 +193,7 @@ export class HistoryEventDto {
   @ApiProperty({ description: "The aggregate's version after the event" }) version!: number;
   @ApiProperty({ description: 'Who asked' }) actor!: string;
   @ApiPropertyOptional() requestId?: string;
+  @ApiPropertyOptional({ example: 'stopAfter: 1000 events evaluated, the limit is 1000', description: 'Why, when the command said (an automatic stop always does)' }) reason?: string;
 }
 export class HistoryResponseDto {
   @ApiProperty({ type: [HistoryEventDto] }) events!: HistoryEventDto[];

@@ -7,7 +7,10 @@ import {
   ListExperimentsResponse,
   ListPoliciesResponse,
   Operation,
+  PREVIEW_SUBJECTS,
+  PreviewReport,
 } from '@rollout/contracts';
+import { CommitEvidence, checkCommitEvidence } from './commit-evidence';
 import { BackendClient } from '../http/backend-client';
 
 /** Names a live policy from its HTTP path. */
@@ -83,8 +86,19 @@ export class ExperimentsUseCase {
   }
 
   /** startPreview, stopPreview or commit (AIP-136 custom methods). */
-  customMethod(path: ExperimentPath, method: CustomMethod, body: { etag?: string; livePolicyEtag?: string; parentEtag?: string }, caller: Caller) {
+  customMethod(path: ExperimentPath, method: CustomMethod, body: { etag?: string; livePolicyEtag?: string; parentEtag?: string; reason?: string }, caller: Caller) {
     return this.backend.call<Operation>(CUSTOM_METHODS[method], { name: experimentName(path), ...body, ...command(caller) }, caller.traceId);
+  }
+
+  /**
+   * Commit. With `requireGates` or `reportEtag`, the evaluator's report is checked first and the
+   * commit is bound to the live policy version the gates were judged against.
+   */
+  async commit(path: ExperimentPath, body: { etag?: string; livePolicyEtag?: string; parentEtag?: string }, evidence: CommitEvidence, caller: Caller) {
+    if (!evidence.requireGates && evidence.reportEtag === undefined) return this.customMethod(path, 'commit', body, caller);
+    const report = await this.backend.call<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: experimentName(path) }, caller.traceId);
+    const livePolicyEtag = checkCommitEvidence(report, evidence, { etag: body.etag, livePolicyEtag: body.livePolicyEtag ?? body.parentEtag });
+    return this.customMethod(path, 'commit', { ...body, ...(body.parentEtag === undefined && livePolicyEtag !== undefined ? { livePolicyEtag } : {}) }, caller);
   }
 
   experimentEvents(path: ExperimentPath, traceId?: string) {

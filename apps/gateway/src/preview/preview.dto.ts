@@ -282,8 +282,32 @@ export class PreviewConfigurationReportDto {
   @ApiProperty() lastEventTime!: string;
 }
 
+export class ReadinessGateStatusDto {
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { minEvaluated: 100000 }, description: 'The gate as the experiment carries it' }) gate!: object;
+  @ApiProperty({ enum: ['minPreviewDuration', 'minEvaluated', 'maxAllowToDenyShare', 'noDenyToAllowFrom', 'maxCompletenessLoss'] }) kind!: string;
+  @ApiProperty({ description: "The current value, in the gate's unit: seconds, events, a share (0-1), events, messages" }) value!: number;
+  @ApiProperty() holds!: boolean;
+  @ApiProperty({ example: '1,200 events evaluated; at least 100000 required.' }) description!: string;
+}
+
+export class PreviewReadinessDto {
+  @ApiProperty({ description: "The experiment's etag as the evaluator holds it now: a commit of another etag with requireGates or reportEtag is refused" })
+  currentExperimentEtag!: string;
+  @ApiPropertyOptional({ description: 'The configuration judged (absent when the current version has no preview)' }) experimentEtag?: string;
+  @ApiPropertyOptional() livePolicyEtag?: string;
+  @ApiProperty({ description: 'Every gate holds (true when there are none)' }) ready!: boolean;
+  @ApiProperty({ type: [ReadinessGateStatusDto] }) gates!: ReadinessGateStatusDto[];
+}
+
 export class PreviewReportDto {
   @ApiProperty() name!: string;
   @ApiProperty({ type: [PreviewConfigurationReportDto], description: 'Exact totals per (experiment etag, live policy etag), newest first' })
   configurations!: PreviewConfigurationReportDto[];
+  @ApiPropertyOptional({ type: PreviewReadinessDto, description: "The experiment's readiness gates judged on its latest preview; absent when the evaluator does not hold the experiment" })
+  readiness?: PreviewReadinessDto;
+  @ApiPropertyOptional({
+    example: 'q3Zr1c8mB0xw2T5k.Yb1m9Qe4c0VnR2sW',
+    description: '{what matters}.{counts}: pass it to commit, which is refused (409 ABORTED) if the first part changed (another configuration judged, or a gate flipped)',
+  })
+  reportEtag?: string;
 }

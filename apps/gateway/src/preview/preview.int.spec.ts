@@ -133,7 +133,8 @@ describe('previewing an experiment against traffic, through the gateway', () => 
   it('records nothing before startPreview, then keeps the changed flows and counts every event once it returns', async () => {
     await sendTraffic('edge', [event('10.0.1.1')]);
     expect((await call('GET', `${experiment}/previewLogs`)).body).toEqual({ previewLogs: [] });
-    expect((await call('GET', `${experiment}/previewReport`)).body).toEqual({ name: 'projects/acme/locations/global/firewallPolicies/edge/experiments/block-ssh', configurations: [] });
+    // Since preview.v1 1.6.0 the report also carries readiness (once the evaluator holds the experiment) and a reportEtag.
+    expect((await call('GET', `${experiment}/previewReport`)).body).toMatchObject({ name: 'projects/acme/locations/global/firewallPolicies/edge/experiments/block-ssh', configurations: [] });
 
     const started = await call('POST', `${experiment}:startPreview`);
     expect(started.status).toBe(200);

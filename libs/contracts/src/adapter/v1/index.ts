@@ -23,7 +23,7 @@ import type { StatusDetail, Status } from '../../status';
  * adapter answers `Handle*` on an unknown or closed session with `FAILED_PRECONDITION`. An
  * adapter that is not session based receives `adapterConfig` with every `Handle*` call instead.
  */
-export const ADAPTER_V1: ContractPackage = { name: 'adapter.v1', version: '1.1.0' };
+export const ADAPTER_V1: ContractPackage = { name: 'adapter.v1', version: '1.2.0' };
 
 /** The templates (kinds of calls) an adapter may serve. */
 export const ADAPTER_TEMPLATES = ['check', 'quota', 'report'] as const;

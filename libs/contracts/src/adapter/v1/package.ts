@@ -11,7 +11,7 @@ const envelope = 'plain';
  */
 export const ADAPTER_V1_PACKAGE = definePackage({
   name: 'adapter.v1',
-  version: '1.1.0',
+  version: '1.2.0',
   stability: 'stable',
   requests: [
     'InfoRequest',

@@ -1,7 +1,7 @@
 import type { ContractPackage } from '../../packages';
 import type { FirewallPolicy, FirewallPolicyExperiment, PolicyContent } from './resources';
 
-export const EXPERIMENT_V1: ContractPackage = { name: 'experiment.v1', version: '1.3.0' };
+export const EXPERIMENT_V1: ContractPackage = { name: 'experiment.v1', version: '1.4.0' };
 
 /** Request/reply subjects served by the experiment-service (queue group experiment-service). */
 export const EXPERIMENT_SUBJECTS = {
@@ -63,6 +63,14 @@ export interface UpdateExperimentRequest extends CommandContext {
 }
 export interface PreviewRequest extends CommandContext {
   name: string;
+  /** Act only on this version of the experiment, else ABORTED (since 1.4.0). */
+  etag?: string;
+  /**
+   * Why (since 1.4.0), recorded on the event and shown in its history; the evaluator's auto-stop
+   * says which limit was reached.
+   * @maxLength 500
+   */
+  reason?: string;
 }
 export interface CommitRequest extends CommandContext {
   name: string;

@@ -69,6 +69,99 @@ export interface FirewallPolicyExperiment {
    * before 1.3.0 until their next update.
    */
   analysis?: ExperimentAnalysis;
+  /**
+   * Conditions the preview must meet before a commit that asks for them (experiment.v1 1.4.0):
+   * the preview report shows each one's current value and whether it holds, and a commit with
+   * `requireGates` is refused while any does not. At most MAX_READINESS_GATES.
+   */
+  readinessGates?: ReadinessGate[];
+  /** Stop the preview by itself after a time or a number of evaluated events (since 1.4.0). */
+  stopAfter?: PreviewStopAfter;
+  /** Stop the preview by itself when it blocks too much of the traffic (since 1.4.0). */
+  breaker?: PreviewBreaker;
+}
+
+/**
+ * One readiness gate: exactly one of its fields is set (a oneof). Every gate is judged on the
+ * counts of the experiment's latest preview (see the preview report's `readiness`).
+ */
+export interface ReadinessGate {
+  /**
+   * The previewed traffic spans at least this long (event time of its last event minus its
+   * first): a duration such as "86400s", "90m", "24h" or "7d".
+   * @pattern ^[0-9]{1,9}(s|m|h|d)$
+   */
+  minPreviewDuration?: string;
+  /**
+   * At least this many events evaluated.
+   * @minimum 1
+   */
+  minEvaluated?: number;
+  /**
+   * allow→deny at most this share of the evaluated events (0.001 is 0.1%).
+   * @minimum 0
+   * @maximum 1
+   */
+  maxAllowToDenyShare?: number;
+  /**
+   * No deny→allow from a source in this CIDR range (IPv4 or IPv6; 0.0.0.0/0 or ::/0 for any of
+   * the family), over the changed flows kept.
+   */
+  noDenyToAllowFrom?: string;
+  /**
+   * At most this many messages lost or possibly lost (dead-lettered, dropped by TRAFFIC, or
+   * removed undetermined): 0 asks for complete counts.
+   * @minimum 0
+   */
+  maxCompletenessLoss?: number;
+}
+
+/** Readiness gates an experiment carries, at most. */
+export const MAX_READINESS_GATES = 20;
+
+/** When the preview stops by itself; with both set, whichever comes first. */
+export interface PreviewStopAfter {
+  /**
+   * Time since the preview started (its `previewMetadata.startTime`): "3600s", "90m", "24h", "7d".
+   * @pattern ^[0-9]{1,9}(s|m|h|d)$
+   */
+  duration?: string;
+  /**
+   * Events evaluated by this preview run.
+   * @minimum 1
+   */
+  evaluatedEvents?: number;
+}
+
+/** Stops the preview when allow→deny exceeds a share of the evaluated events. */
+export interface PreviewBreaker {
+  /**
+   * Trips when allowToDeny / evaluated is above this (0.01 is 1%).
+   * @minimum 0
+   * @maximum 1
+   */
+  maxAllowToDenyShare: number;
+  /**
+   * Events to evaluate before the breaker may trip, so the first few events alone never stop a
+   * preview. Default 100.
+   * @minimum 1
+   */
+  minEvaluated?: number;
+}
+
+/** The breaker's minEvaluated when absent. */
+export const DEFAULT_BREAKER_MIN_EVALUATED = 100;
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/**
+ * Seconds in a duration of readiness gates and stopAfter ("90m"), or undefined when it is not one:
+ * whole numbers of seconds, minutes, hours or days.
+ */
+export function durationSeconds(text: unknown): number | undefined {
+  if (typeof text !== 'string') return undefined;
+  const match = /^([0-9]{1,9})(s|m|h|d)$/.exec(text);
+  return match ? Number(match[1]) * DURATION_UNITS[match[2]] : undefined;
 }
 
 /** A verdict as the firewall engine gives it: the deciding rule's priority, or the implied rule. */
@@ -156,6 +249,8 @@ export interface HistoryEvent {
   version: number;
   actor: string;
   requestId?: string;
+  /** Why, when the command gave a reason (since 1.4.0: an automatic stopPreview says what tripped it). */
+  reason?: string;
 }
 
 export interface ListPoliciesResponse {

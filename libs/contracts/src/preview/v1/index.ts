@@ -1,4 +1,4 @@
-import type { DifferingRegion, PREVIEW_LOG_PREFIX } from '../../experiment/v1/resources';
+import type { DifferingRegion, PREVIEW_LOG_PREFIX, ReadinessGate } from '../../experiment/v1/resources';
 import type { ContractPackage } from '../../packages';
 import type { TrafficProtocol } from '../../traffic/v1';
 
@@ -22,7 +22,7 @@ import type { TrafficProtocol } from '../../traffic/v1';
  * A configuration is one (experiment etag, live policy etag) pair: the versions of the two
  * policies that produced a result. Reports and log pages keep them apart, newest first.
  */
-export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.5.0' };
+export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.6.0' };
 
 export const PREVIEW_LOGS_STREAM = 'PREVIEW_LOGS';
 export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';
@@ -389,6 +389,55 @@ export interface PreviewReport {
   name: string;
   /** Newest configuration first; empty before the first evaluated event. */
   configurations: PreviewConfigurationReport[];
+  /**
+   * The experiment's readiness gates judged on its latest preview (since 1.6.0). Absent when the
+   * evaluator does not hold the experiment (committed, deleted, or not yet known).
+   */
+  readiness?: PreviewReadiness;
+  /**
+   * `{what matters}.{counts}` (since 1.6.0): the first part changes when the judged configuration
+   * or any gate's verdict changes, the second whenever a count of the report changes. A commit
+   * given a reportEtag is refused (ABORTED) when the first part is no longer the current one.
+   */
+  reportEtag?: string;
+}
+
+/** Which counts the gates were judged on, and each gate's verdict. */
+export interface PreviewReadiness {
+  /**
+   * The experiment's etag as the evaluator holds it now. A commit of another etag is refused:
+   * the gates were judged on another version (or the evaluator has not seen the latest yet).
+   */
+  currentExperimentEtag: string;
+  /**
+   * The configuration judged: while the preview is ACTIVE, the experiment's current version
+   * against the current live policy; once it was stopped, the newest configuration counted.
+   * Absent when the current version of the experiment has no preview (created or updated since).
+   */
+  experimentEtag?: string;
+  livePolicyEtag?: string;
+  /** Every gate holds (true when there are none). */
+  ready: boolean;
+  gates: ReadinessGateStatus[];
+}
+
+export interface ReadinessGateStatus {
+  /** The gate as the experiment carries it. */
+  gate: ReadinessGate;
+  /** Its one field's name: minPreviewDuration, minEvaluated, maxAllowToDenyShare, noDenyToAllowFrom, maxCompletenessLoss. */
+  kind: string;
+  /** The current value, in the gate's unit: seconds, events, a share (0-1), events, messages. */
+  value: number;
+  holds: boolean;
+  /** One sentence with the value and the limit. */
+  description: string;
+}
+
+const REPORT_ETAG = /^([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{16})$/;
+
+/** The "what matters" part of a reportEtag (`{what matters}.{counts}`), or undefined when the text is not one. */
+export function reportEtagMatters(etag: unknown): string | undefined {
+  return typeof etag === 'string' ? REPORT_ETAG.exec(etag)?.[1] : undefined;
 }
 
 export const PREVIEW_REPORT_TOP = 20;

@@ -1,0 +1,104 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { EXPERIMENT_SUBJECTS, StatusError } from '@rollout/contracts';
+import { NatsRpcClient, Sleeper } from '@rollout/nats';
+import { PreviewRunCounts, autoStopReason } from '@rollout/preview-domain';
+import { createHash } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { Config, EVALUATOR_CONFIG } from '../config';
+import { PreviewStateService } from '../state/preview-state.service';
+
+/** Who an automatic stop is recorded as, in the experiment's history. */
+export const AUTO_STOP_ACTOR = 'system:evaluator';
+const STOP_TIMEOUT_MS = 10_000;
+
+/**
+ * Stops previews by themselves (an experiment's `stopAfter` and `breaker`, experiment.v1 1.4.0):
+ * every AUTO_STOP_INTERVAL_MS, each replica reads what the current run of every ACTIVE experiment
+ * that has either counted (one query), and asks the experiment-service to stopPreview the ones
+ * past a limit, as an ordinary command whose actor is `system:evaluator` and whose reason says
+ * which limit.
+ *
+ * Safe with several replicas: the stop names the experiment version judged (`etag`, so a run
+ * started again meanwhile is never stopped by a stale decision) and carries a request id derived
+ * from that version, so replicas asking at once get one PreviewStopped event and the same answer.
+ */
+@Injectable()
+export class AutoStop implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(AutoStop.name);
+  private running = false;
+  private loop?: Promise<void>;
+  private readonly sleeper = new Sleeper();
+  /** The version of each experiment this replica stopped already: its snapshot may show it ACTIVE a little longer. */
+  private readonly stopped = new Map<string, string>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly snapshot: PreviewStateService,
+    private readonly rpc: NatsRpcClient,
+    @Inject(EVALUATOR_CONFIG) private readonly config: Config,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.running = false;
+    this.sleeper.wakeAll();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    await Promise.race([this.snapshot.loaded, this.sleeper.untilWoken()]);
+    while (this.running) {
+      try {
+        await this.round(new Date());
+      } catch (error) {
+        this.logger.warn({ err: error }, 'auto-stop round failed; will retry');
+      }
+      await this.sleeper.sleep(this.config.AUTO_STOP_INTERVAL_MS);
+    }
+  }
+
+  /** One look at every ACTIVE experiment with a stopAfter or a breaker. */
+  async round(now: Date): Promise<void> {
+    const candidates = this.snapshot.state
+      .autoStopping()
+      .map((name) => ({ name, held: this.snapshot.state.experimentOf(name) }))
+      .filter((c) => c.held && this.stopped.get(c.name) !== c.held.state.etag);
+    if (candidates.length === 0) return;
+    const rows: { experiment: string; experiment_etag: string; evaluated: string; allow_to_deny: string }[] = await this.dataSource.query(
+      `SELECT c.experiment, v.experiment_etag, sum(c.evaluated) AS evaluated, sum(c.allow_to_deny) AS allow_to_deny
+       FROM preview_configurations c JOIN preview_versions v ON v.id = c.version_id
+       WHERE c.experiment = ANY($1::text[]) GROUP BY c.experiment, v.experiment_etag`,
+      [candidates.map((c) => c.name)],
+    );
+    for (const { name, held } of candidates) {
+      const etag = held!.state.etag;
+      const row = rows.find((r) => r.experiment === name && r.experiment_etag === etag);
+      const run: PreviewRunCounts = { evaluated: Number(row?.evaluated ?? 0), allowToDeny: Number(row?.allow_to_deny ?? 0) };
+      const reason = autoStopReason(held!.state, run, now);
+      if (reason) await this.stop(name, etag, reason);
+    }
+  }
+
+  private async stop(name: string, etag: string, reason: string): Promise<void> {
+    const requestId = `auto-stop:${createHash('sha256').update(`${name}@${etag}`).digest('hex').slice(0, 40)}`;
+    try {
+      // The actor claims are signed only once the evaluator has a bus signing key of its own (docs/readiness-gates.md, bus security).
+      const project = name.split('/')[1];
+      await this.rpc.request(
+        EXPERIMENT_SUBJECTS.stopPreview,
+        { name, etag, reason, actor: AUTO_STOP_ACTOR, requestId },
+        { timeoutMs: STOP_TIMEOUT_MS, actor: { actor: AUTO_STOP_ACTOR, roles: ['editor'], projects: [project] } },
+      );
+      this.logger.log({ experiment: name, reason }, 'preview stopped by itself');
+    } catch (error) {
+      // ABORTED or NOT_FOUND: the experiment moved on (updated, stopped, committed) since the snapshot showed it; nothing to stop.
+      if (!(error instanceof StatusError && (error.status === 'ABORTED' || error.status === 'NOT_FOUND'))) throw error;
+    }
+    this.stopped.set(name, etag);
+    for (const known of this.stopped.keys()) if (!this.snapshot.state.experimentOf(known)) this.stopped.delete(known);
+  }
+}
