@@ -187,6 +187,8 @@ describe('evaluating traffic', () => {
           eventsOutsideFlows: 0,
         },
       ],
+      // Its one differing region (10.0.1.0/24 to port 22) was touched; every experiment rule decided something.
+      coverage: { complete: true, differingRegions: 1, regionsOmitted: 0, untouchedRegions: [], exact: true, unmatchedExperimentRules: [], shadowedRules: [] },
       completeness: {
         complete: true,
         summary: "Complete: every message of this policy's traffic is counted, none lost.",
