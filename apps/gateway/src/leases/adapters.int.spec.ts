@@ -1,3 +1,4 @@
+import { ADAPTER_V1 } from '@rollout/contracts';
 import { ServiceProcess, TEST_NATS_URL, eventually, freePort, removeTestResources, startServiceProcess, uniqueName } from '@rollout/testing';
 import { renameSync, writeFileSync } from 'node:fs';
 import { JSONCodec, Msg, NatsConnection, Subscription, connect } from 'nats';
@@ -299,7 +300,7 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
     const methods = new Set(adapter.received.map((r) => r.method));
     expect([...methods].sort()).toEqual(['closeSession', 'createSession', 'handleCheck', 'info', 'validate']);
     for (const call of adapter.received) {
-      expect(call.contractVersion).toBe('adapter.v1/1.1.0');
+      expect(call.contractVersion).toBe(`adapter.v1/${ADAPTER_V1.version}`);
       expect(call.userAgent).toMatch(/^enforcement-service\/\d+\.\d+\.\d+/);
     }
   });

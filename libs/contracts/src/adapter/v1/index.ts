@@ -10,7 +10,7 @@ import type { StatusDetail, Status } from '../../status';
  * adapter is a third-party process, possibly not written for Node). The request body is the
  * request message, the reply body is the reply message. Every reply carries a `status`
  * (`AdapterStatus`) instead of failing the request: an adapter always answers, and answers
- * `INVALID_ARGUMENT` to a body it cannot parse. `Contract-Version` (`adapter.v1/1.1.0`) and
+ * `INVALID_ARGUMENT` to a body it cannot parse. `Contract-Version` (`adapter.v1/<version>`, this package's) and
  * `User-Agent` travel in NATS headers of every call, never in payloads.
  *
  * Subjects: `adapter.v1.{adapter}.{method}`, prefixed by the process's NATS namespace like every
