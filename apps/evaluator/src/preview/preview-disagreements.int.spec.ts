@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
+import { FirewallRule, PREVIEW_DISAGREEMENT_FLOWS, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import { ExperimentWorld, Isolation, cleanUp, isolation, publishTraffic, rpcClient, settledUpTo, startEvaluator, trafficEvent } from '../test-support';
@@ -91,5 +91,30 @@ describe('the preview report: cross-experiment disagreement', () => {
     ]);
     // One experiment alone on its policy disagrees with no one.
     expect((await configuration('api', 'alone')).disagreements).toEqual([]);
+  });
+
+  it(`keeps at most ${PREVIEW_DISAGREEMENT_FLOWS} flows per pair, still counting the kept ones exactly and the others outside`, async () => {
+    let n = 10_000;
+    // Distinct flows (a destination each, none seen before) where only nets denies: HTTPS from 10.0.1.0/24 and 10.0.2.0/24.
+    const flow = (i: number) => trafficEvent(n++, { srcIp: `10.0.${1 + (i % 2)}.${(i >> 1) % 250}`, destIp: `198.18.${Math.floor(i / 250)}.${i % 250}`, destPort: 443 });
+    const before = (await configuration('web', 'ssh')).disagreements?.[0];
+    const kept = before?.topFlows.length ?? 0;
+    const fill = Array.from({ length: PREVIEW_DISAGREEMENT_FLOWS + 50 }, (_, i) => flow(i));
+    let seq = await publishTraffic(nc, iso, 'web', fill);
+    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+    const full = (await configuration('web', 'ssh')).disagreements?.[0];
+    expect(full?.events).toBe((before?.events ?? 0) + fill.length);
+    const outsideAtCap = full?.eventsOutsideFlows ?? 0;
+    expect(outsideAtCap).toBe(fill.length - (PREVIEW_DISAGREEMENT_FLOWS - kept));
+
+    // At the cap: three more events of the most frequent kept flow count in it; a new flow counts outside.
+    const top = full!.topFlows[0];
+    const again = Array.from({ length: 3 }, () => trafficEvent(n++, { srcIp: top.srcIp, destIp: top.destIp, destPort: top.destPort }));
+    seq = await publishTraffic(nc, iso, 'web', [...again, trafficEvent(n++, { srcIp: '10.0.2.251', destIp: '198.51.100.1', destPort: 443 })]);
+    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+    const after = (await configuration('web', 'ssh')).disagreements?.[0];
+    expect(after?.topFlows[0]).toEqual({ ...top, count: top.count + 3 });
+    expect(after?.eventsOutsideFlows).toBe(outsideAtCap + 1);
+    expect(after?.events).toBe((full?.events ?? 0) + 4);
   });
 });

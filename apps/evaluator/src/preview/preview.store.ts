@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PREVIEW_DISAGREEMENT_FLOWS, PREVIEW_FLOW_SAMPLES } from '@rollout/contracts';
 import { poolOf, prepared } from '@rollout/postgres';
-import { ConfigurationBatch, ConfigurationTotals, DisagreementFlow, Evaluation, EvaluatedTraffic, FlowTally, IMPLIED_PRIORITY, LostTraffic, aggregateMessages, transitionTallies } from '@rollout/preview-domain';
+import { parseAddress } from '@rollout/firewall';
+import { ConfigurationBatch, ConfigurationTotals, DisagreementFlow, Evaluation, EvaluatedTraffic, FlowTally, IMPLIED_PRIORITY, LostTraffic, addressText, aggregateMessages, transitionTallies } from '@rollout/preview-domain';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { Config, EVALUATOR_CONFIG } from '../config';
@@ -47,6 +48,8 @@ type Query = (sql: string, params: unknown[]) => Promise<unknown[]>;
 export class PreviewStore {
   private readonly versions = new Map<string, number>();
   private readonly configurations = new Map<string, number>();
+  /** Kept flow keys of disagreement pairs at their cap, by pair (see keptDisagreementFlows). */
+  private readonly fullPairs = new Map<string, Set<string>>();
 
   private readonly pool: Pool;
 
@@ -241,7 +244,20 @@ export class PreviewStore {
       [pairs.map((p) => p.id), pairs.map((p) => p.tally.other.name), pairs.map((p) => p.tally.other.etag), pairs.map((p) => p.tally.events)],
     )) as { configuration_id: number; other_experiment: string; other_etag: string; flows: number }[];
     const keptFlows = new Map(kept.map((row) => [pairKey(row.configuration_id, row.other_experiment, row.other_etag), row.flows]));
-    const rows = pairs.flatMap(({ id, tally, key }) => [...tally.flows.values()].map((flow) => ({ id, other: tally.other, key, flow })));
+    // A pair at its cap keeps the flows it has for good: only those are sent to be updated.
+    const full = new Map<string, Set<string>>();
+    for (const p of pairs) if ((keptFlows.get(p.key) ?? 0) >= PREVIEW_DISAGREEMENT_FLOWS) full.set(p.key, await this.keptDisagreementFlows(query, p.id, p.tally.other));
+    const outside = new Map<string, number>();
+    const rows = pairs.flatMap(({ id, tally, key }) =>
+      [...tally.flows.values()]
+        .filter((flow) => {
+          const keptSet = full.get(key);
+          if (!keptSet || keptSet.has(disagreementFlowKey(flow))) return true;
+          outside.set(key, (outside.get(key) ?? 0) + flow.count);
+          return false;
+        })
+        .map((flow) => ({ id, other: tally.other, key, flow })),
+    );
     rows.sort((a, b) => compare(a.key, b.key) || compare(disagreementFlowKey(a.flow), disagreementFlowKey(b.flow)));
     const columns = (list: typeof rows) => [
       list.map((_, i) => i + 1),
@@ -259,7 +275,7 @@ export class PreviewStore {
     const input = `unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::inet[], $7::inet[], $8::text[], $9::int[], $10::text[], $11::bigint[])
       AS u(i, c, e, t, d, s, dst, p, port, a, n)`;
     const known = new Set(
-      ((await query(
+      rows.length === 0 ? [] : ((await query(
         `UPDATE preview_disagreement_flows f SET count = f.count + u.n FROM ${input}
          WHERE f.configuration_id = u.c AND f.other_experiment = u.e AND f.other_etag = u.t AND f.direction = u.d AND f.src_ip = u.s
            AND f.dest_ip = u.dst AND f.protocol = u.p AND f.dest_port = u.port AND f.action = u.a
@@ -268,7 +284,6 @@ export class PreviewStore {
       )) as { i: string }[]).map((row) => Number(row.i) - 1),
     );
     const added = new Map<string, number>();
-    const outside = new Map<string, number>();
     const taken = rows.filter((row, i) => {
       if (known.has(i)) return false;
       const count = added.get(row.key) ?? 0;
@@ -301,6 +316,26 @@ export class PreviewStore {
         ],
       );
     }
+  }
+
+  /** The flows a pair at its cap keeps (read once per process: they never change until retention removes the configuration). */
+  private async keptDisagreementFlows(query: Query, id: number, other: { name: string; etag: string }): Promise<Set<string>> {
+    const key = pairKey(id, other.name, other.etag);
+    let flows = this.fullPairs.get(key);
+    if (!flows) {
+      const rows = (await query(
+        `SELECT direction, host(src_ip) AS src, host(dest_ip) AS dst, protocol, dest_port, action FROM preview_disagreement_flows
+         WHERE configuration_id = $1 AND other_experiment = $2 AND other_etag = $3`,
+        [id, other.name, other.etag],
+      )) as { direction: 'INGRESS' | 'EGRESS'; src: string; dst: string; protocol: string; dest_port: number; action: 'allow' | 'deny' }[];
+      flows = new Set(
+        rows.map((r) =>
+          disagreementFlowKey({ direction: r.direction, srcIp: canonical(r.src), destIp: canonical(r.dst), protocol: r.protocol, ...(r.dest_port >= 0 ? { destPort: r.dest_port } : {}), action: r.action, count: 0 }),
+        ),
+      );
+      this.fullPairs.set(key, flows);
+    }
+    return flows;
   }
 
   /** Each batch's configuration id, created on first sight (outside the transaction: ids are stable). */
@@ -357,12 +392,14 @@ export class PreviewStore {
   forget(configurationIds: readonly number[]): void {
     const gone = new Set(configurationIds);
     for (const [key, id] of this.configurations) if (gone.has(id)) this.configurations.delete(key);
+    for (const key of this.fullPairs.keys()) if (gone.has(Number(key.slice(0, key.indexOf('\n'))))) this.fullPairs.delete(key);
     this.versions.clear();
   }
 
   private forgetAll(): void {
     this.configurations.clear();
     this.versions.clear();
+    this.fullPairs.clear();
   }
 }
 
@@ -400,6 +437,12 @@ interface FlowRow {
   id: number;
   flow: FlowTally;
 }
+
+/** An address as the flows write it (addressText), from PostgreSQL's text of an inet. */
+const canonical = (text: string) => {
+  const a = parseAddress(text);
+  return a ? addressText(a.family, a.w0, a.w1, a.w2, a.w3) : text;
+};
 
 const pairKey = (id: number, experiment: string, etag: string) => `${String(id).padStart(10, '0')}\n${experiment}\n${etag}`;
 
