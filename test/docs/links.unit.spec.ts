@@ -33,13 +33,13 @@ describe('documentation links', () => {
   it('reports a missing file, a missing heading and a link out of the repository, with their lines', () => {
     const files = new Map([
       ['README.md', '# Title\n\nSee [ops](docs/ops.md#what-to-size), [gone](docs/gone.md).\n'],
-      ['docs/ops.md', '# Ops\n\n```\n[not a link](nowhere.md)\n```\nOutside: [x](../../shared/DESIGN.md) and `[code](nowhere.md)`\n'],
+      ['docs/ops.md', '# Ops\n\n```\n[not a link](nowhere.md)\n```\nOutside: [x](../../elsewhere/NOTES.md) and `[code](nowhere.md)`\n'],
     ]);
     const broken = findBrokenLinks(files, (path) => files.has(path));
     expect(broken).toEqual([
       { file: 'README.md', line: 3, target: 'docs/ops.md#what-to-size', reason: 'no heading #what-to-size in docs/ops.md' },
       { file: 'README.md', line: 3, target: 'docs/gone.md', reason: 'no such file' },
-      { file: 'docs/ops.md', line: 6, target: '../../shared/DESIGN.md', reason: 'points outside the repository' },
+      { file: 'docs/ops.md', line: 6, target: '../../elsewhere/NOTES.md', reason: 'points outside the repository' },
     ]);
   });
 
