@@ -93,11 +93,7 @@ export class ConfigurationBatch {
     let flow = this.flows.get(key);
     if (!flow) {
       flow = {
-        direction: connection.direction,
-        srcIp: addressText(connection.srcFamily, connection.s0, connection.s1, connection.s2, connection.s3),
-        destIp: addressText(connection.destFamily, connection.d0, connection.d1, connection.d2, connection.d3),
-        protocol: protocolName(connection.protocol),
-        ...(connection.portKey === NO_PORT ? {} : { destPort: connection.portKey }),
+        ...flowConnection(connection),
         live,
         experiment,
         count: 0,
@@ -122,19 +118,10 @@ function disagree(batch: ConfigurationBatch, other: ActiveExperiment, evaluation
   let tally = batch.disagreements.get(otherKey);
   if (!tally) batch.disagreements.set(otherKey, (tally = { other, events: 0, flows: new Map() }));
   tally.events++;
-  const c = evaluation.connection;
-  const key = `${c.direction}|${c.srcFamily}:${c.s0}:${c.s1}:${c.s2}:${c.s3}|${c.destFamily}:${c.d0}:${c.d1}:${c.d2}:${c.d3}|${c.protocol}|${c.portKey}|${action}`;
+  const key = `${connectionKey(evaluation.connection)}|${action}`;
   let flow = tally.flows.get(key);
   if (!flow) {
-    flow = {
-      direction: c.direction,
-      srcIp: addressText(c.srcFamily, c.s0, c.s1, c.s2, c.s3),
-      destIp: addressText(c.destFamily, c.d0, c.d1, c.d2, c.d3),
-      protocol: protocolName(c.protocol),
-      ...(c.portKey === NO_PORT ? {} : { destPort: c.portKey }),
-      action,
-      count: 0,
-    };
+    flow = { ...flowConnection(evaluation.connection), action, count: 0 };
     tally.flows.set(key, flow);
   }
   flow.count++;
@@ -194,7 +181,22 @@ export function aggregateMessages(messages: Iterable<EvaluatedTraffic>, lost: It
 
 /** Two connections with equal keys are one flow: the addresses as parsed, so any spelling of one address is one key. */
 function flowKey(c: ParsedConnection, live: PreviewVerdict, experiment: PreviewVerdict): string {
-  return `${c.direction}|${c.srcFamily}:${c.s0}:${c.s1}:${c.s2}:${c.s3}|${c.destFamily}:${c.d0}:${c.d1}:${c.d2}:${c.d3}|${c.protocol}|${c.portKey}|${live.rulePriority}|${experiment.rulePriority}`;
+  return `${connectionKey(c)}|${live.rulePriority}|${experiment.rulePriority}`;
+}
+
+/** A connection without its source port, as parsed. */
+const connectionKey = (c: ParsedConnection) =>
+  `${c.direction}|${c.srcFamily}:${c.s0}:${c.s1}:${c.s2}:${c.s3}|${c.destFamily}:${c.d0}:${c.d1}:${c.d2}:${c.d3}|${c.protocol}|${c.portKey}`;
+
+/** A connection without its source port, as flows write it (canonical addresses, protocol names). */
+function flowConnection(c: ParsedConnection): Pick<FlowTally, 'direction' | 'srcIp' | 'destIp' | 'protocol' | 'destPort'> {
+  return {
+    direction: c.direction,
+    srcIp: addressText(c.srcFamily, c.s0, c.s1, c.s2, c.s3),
+    destIp: addressText(c.destFamily, c.d0, c.d1, c.d2, c.d3),
+    protocol: protocolName(c.protocol),
+    ...(c.portKey === NO_PORT ? {} : { destPort: c.portKey }),
+  };
 }
 
 /** IANA numbers of the protocols with names in traffic.v1, so `6` and `tcp` are one protocol. */
