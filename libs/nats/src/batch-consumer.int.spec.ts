@@ -84,6 +84,32 @@ describe('BatchConsumer', () => {
     expect((await consumerInfo()).num_redelivered).toBe(0);
   });
 
+  it('hands a message over once when its ack wait runs out while it lingers in a batch, and settles it', async () => {
+    // Ack wait 1 s: the first batch is held 2.5 s, so what waits behind it is delivered again
+    // into the lingering second batch (and the first batch's message too).
+    await (await nc.jetstreamManager()).consumers.update(ns.stream('ORDERS'), 'billing', { ack_wait: 1_000_000_000 });
+    let holdFirst: Promise<void> | undefined = new Promise((resolve) => setTimeout(resolve, 2_500));
+    const calls: number[][] = [];
+    consumer = new BatchConsumer(nc, ns, { ...options, maxMessages: 1_000, concurrency: 1 }, async (messages) => {
+      calls.push(messages.map((m) => m.seq));
+      const hold = holdFirst;
+      holdFirst = undefined;
+      await hold;
+      return [];
+    });
+    consumer.start();
+    await publish(['a']);
+    await eventually(() => (calls.length === 1 ? true : undefined), { what: 'the first batch taken' });
+    await publish(Array.from({ length: 10 }, (_, i) => `b${i}`));
+    await eventually(() => settled(11), { timeoutMs: 15_000, what: 'every message settled' });
+
+    expect(calls[0]).toEqual([1]);
+    const second = calls[1];
+    // Delivered at least twice into it (the 1 s ack wait ran out while it lingered), handed over once.
+    expect([...second].sort((x, y) => x - y)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
+    expect((await consumerInfo()).num_ack_pending).toBe(0);
+  });
+
   it('waits for `ready` before consuming, and on stop hands unfinished batches back for redelivery', async () => {
     let release!: () => void;
     const handled: string[] = [];

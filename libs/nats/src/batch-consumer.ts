@@ -162,7 +162,8 @@ export class BatchConsumer {
     }
   }
 
-  private async settle(batch: JsMsg[]): Promise<void> {
+  private async settle(delivered: JsMsg[]): Promise<void> {
+    const batch = onePerSequence(delivered);
     const rejections = await this.handleUntilDone(batch);
     if (!rejections) {
       // Stopping while the handler still fails: hand the messages back for redelivery.
@@ -202,5 +203,16 @@ export class BatchConsumer {
       message.nak(1_000);
     }
   }
+}
 
+/**
+ * One delivery per stream sequence, the latest kept. A message whose ack wait ran out while it
+ * waited in a lingering batch is delivered again into that same batch; handled twice, it
+ * would be counted and dead-lettered twice. Settling one delivery settles the sequence (the
+ * server keys acknowledgements by stream sequence), so the earlier delivery is simply dropped.
+ */
+export function onePerSequence<M extends { readonly seq: number }>(messages: readonly M[]): M[] {
+  const latest = new Map<number, M>();
+  for (const message of messages) latest.set(message.seq, message);
+  return latest.size === messages.length ? [...messages] : [...latest.values()];
 }
