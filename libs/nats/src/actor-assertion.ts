@@ -1,5 +1,6 @@
-import { StatusError } from '@rollout/contracts';
+import { EXPERIMENT_SUBJECTS, StatusError } from '@rollout/contracts';
 import { KeyObject, createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
+import { NatsNamespace } from './namespace';
 
 /**
  * The NATS header carrying the gateway's signed statement of who is calling. Services refuse a
@@ -85,11 +86,35 @@ export class ActorAssertionSigner {
   }
 }
 
+/** What a service's own signing key may assert: its system actor, on these subjects only. */
+export interface SystemSigner {
+  actor: string;
+  subjects: readonly string[];
+}
+
+/**
+ * Services that call other services by themselves, with what their keys may say. A key whose id
+ * is `system.<service>` (or `system.<service>.<suffix>`, for rotation) is such a key: the
+ * evaluator may stop a preview as `system:evaluator`, and assert nothing else.
+ */
+export const SYSTEM_SIGNERS: Readonly<Record<string, SystemSigner>> = {
+  evaluator: { actor: 'system:evaluator', subjects: [EXPERIMENT_SUBJECTS.stopPreview] },
+};
+
+/** The system signer a key id names, undefined for a gateway key; a `system.` id of no known service names nothing it may do. */
+export function systemSignerOf(keyId: string): SystemSigner | 'unknown' | undefined {
+  if (!keyId.startsWith('system.')) return undefined;
+  const service = keyId.split('.')[1];
+  return Object.hasOwn(SYSTEM_SIGNERS, service) ? SYSTEM_SIGNERS[service] : 'unknown';
+}
+
 export interface VerifierOptions {
   /** Longest lifetime accepted, whatever the assertion says: bounds how long replays are remembered. */
   maxTtlMs: number;
   /** Tolerated difference between the gateway's clock and ours. */
   clockSkewMs: number;
+  /** The namespace requests arrive in, so a system key's subjects match as sent. */
+  namespace?: NatsNamespace;
   now?: () => number;
 }
 
@@ -127,6 +152,7 @@ export class ActorAssertionVerifier {
     if (!key) throw denied(`names an unknown key id`, 'ACTOR_ASSERTION_UNKNOWN_KEY');
     if (!verify(null, Buffer.from(body), key, Buffer.from(header.slice(dot + 1), 'base64url'))) throw denied('has a bad signature', 'ACTOR_ASSERTION_BAD_SIGNATURE');
     if (claims.sub !== subject || claims.dig !== digest(payload)) throw denied('was signed for another request', 'ACTOR_ASSERTION_OTHER_REQUEST');
+    this.checkScope(claims, subject);
     const now = this.now();
     const { clockSkewMs, maxTtlMs } = this.options;
     if (claims.exp + clockSkewMs <= now || claims.iat - clockSkewMs > now || claims.exp - claims.iat > maxTtlMs) throw denied('has expired or is not valid yet', 'ACTOR_ASSERTION_EXPIRED');
@@ -134,6 +160,16 @@ export class ActorAssertionVerifier {
     if (this.seen.has(claims.jti)) throw denied('was used before', 'ACTOR_ASSERTION_REPLAYED');
     this.seen.set(claims.jti, claims.exp + clockSkewMs);
     return claims;
+  }
+
+  /** A system key speaks only as its service's actor, on its subjects; a gateway key for anyone. */
+  private checkScope(claims: SignedActorClaims, subject: string) {
+    const signer = systemSignerOf(claims.kid);
+    if (signer === undefined) return;
+    const namespace = this.options.namespace ?? new NatsNamespace();
+    if (signer === 'unknown' || claims.actor !== signer.actor || !signer.subjects.some((s) => namespace.subject(s) === subject)) {
+      throw denied(`asserts what its key (${claims.kid}) may not`, 'ACTOR_ASSERTION_KEY_SCOPE');
+    }
   }
 
   private forgetExpired(now: number) {

@@ -1,6 +1,7 @@
-import { StatusError } from '@rollout/contracts';
+import { EXPERIMENT_SUBJECTS, StatusError } from '@rollout/contracts';
 import { headers as natsHeaders } from 'nats';
 import { ACTOR_ASSERTION_HEADER, ActorAssertionSigner, ActorAssertionVerifier, ActorClaims, generateBusKeyPair, parseBusKey } from './actor-assertion';
+import { NatsNamespace } from './namespace';
 import { ActorAssertionGate, projectsNamedIn } from './actor-gate';
 
 const key = (text: string) => parseBusKey(text)!;
@@ -81,6 +82,28 @@ describe('actor assertion', () => {
     for (const pair of [old, next]) {
       expect(verifier.verify('s', body, new ActorAssertionSigner(key(pair.signingKey), 10_000).sign('s', body, alice)).kid).toBe(pair.signingKey.split(':')[0]);
     }
+  });
+
+  it("lets a service's system key stop a preview as that service, and assert nothing else", () => {
+    // Given the gateway's key and the evaluator's system key, trusted by a service in namespace t1.
+    const [gateway, evaluator, stranger] = [generateBusKeyPair('gw'), generateBusKeyPair('system.evaluator.2026'), generateBusKeyPair('system.unknown')];
+    const namespace = new NatsNamespace('t1');
+    const verifier = new ActorAssertionVerifier([gateway, evaluator, stranger].map((pair) => key(pair.verifyKey)), { maxTtlMs: 60_000, clockSkewMs: 5_000, namespace });
+    const stop = namespace.subject(EXPERIMENT_SUBJECTS.stopPreview);
+    const commit = namespace.subject(EXPERIMENT_SUBJECTS.commit);
+    const system: ActorClaims = { actor: 'system:evaluator', roles: ['editor'], projects: ['acme'] };
+    const attempt = (pair: { signingKey: string }, subject: string, claims: ActorClaims) => () => {
+      const body = payload({});
+      return verifier.verify(subject, body, new ActorAssertionSigner(key(pair.signingKey), 10_000).sign(subject, body, claims));
+    };
+    // Then its own actor on stopPreview is admitted; another actor, another subject or an unknown system key is not.
+    expect(attempt(evaluator, stop, system)().actor).toBe('system:evaluator');
+    expect(reasonOf(attempt(evaluator, stop, alice))).toContain('ACTOR_ASSERTION_KEY_SCOPE');
+    expect(reasonOf(attempt(evaluator, commit, system))).toContain('ACTOR_ASSERTION_KEY_SCOPE');
+    expect(reasonOf(attempt(evaluator, EXPERIMENT_SUBJECTS.stopPreview, system))).toContain('ACTOR_ASSERTION_KEY_SCOPE');
+    expect(reasonOf(attempt(stranger, stop, system))).toContain('ACTOR_ASSERTION_KEY_SCOPE');
+    // And the gateway's key still asserts anyone, anywhere.
+    expect(attempt(gateway, commit, alice)().actor).toBe('alice');
   });
 
   it('keys parse only in their environment form', () => {

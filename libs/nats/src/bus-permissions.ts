@@ -135,9 +135,10 @@ export function busPermissions({ user, role }: Pick<BusUser, 'user' | 'role'>, n
         ...ownedStream(state),
       ]);
     case 'evaluator':
+      // Auto-stop is its one call to another service (stopPreview, with its system key).
       return withExtra(
         service(ns, user, 'evaluator', Object.values(PREVIEW_SUBJECTS), [PREVIEW_LOGS_SUBJECTS, 'deadletter.v1.>'], { owned: [TRAFFIC_STREAM, PREVIEW_LOGS_STREAM, DEAD_LETTER_STREAM.name] }),
-        readStream(state),
+        [...readStream(state), ns.subject(EXPERIMENT_SUBJECTS.stopPreview)],
       );
     case 'enforcement-service':
       return service(ns, user, 'enforcement-service', Object.values(ENFORCEMENT_SUBJECTS), ['adapter.v1.>'], {});

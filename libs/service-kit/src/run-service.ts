@@ -60,7 +60,7 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
         queue: options.name,
         namespace: app.get(NatsNamespace),
         hooks: [app.get(RpcRequestLogging), metrics],
-        gate: actorGate(options, app.get(Logger)),
+        gate: actorGate(options, app.get(Logger), app.get(NatsNamespace)),
       });
       app.connectMicroservice({ strategy }, { inheritAppConfig: true });
       await app.startAllMicroservices();
@@ -78,7 +78,7 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
  * BUS_VERIFY_KEYS. Without keys nothing is checked and the service says so at boot; production
  * refuses to start that way.
  */
-function actorGate({ name, config }: ServiceAppOptions, logger: Logger): RpcRequestGate | undefined {
+function actorGate({ name, config }: ServiceAppOptions, logger: Logger, namespace: NatsNamespace): RpcRequestGate | undefined {
   const keys = (config.BUS_VERIFY_KEYS ?? []).map((text) => parseBusKey(text));
   if (keys.length === 0) {
     if (config.NODE_ENV === 'production') throw new Error('BUS_VERIFY_KEYS must be set in production: every request is checked against the gateway\'s actor assertion');
@@ -86,7 +86,7 @@ function actorGate({ name, config }: ServiceAppOptions, logger: Logger): RpcRequ
     return undefined;
   }
   if (keys.some((key) => !key)) throw new Error('BUS_VERIFY_KEYS must be <key id>:<32-byte Ed25519 public key, base64url>, comma-separated');
-  return new ActorAssertionGate(new ActorAssertionVerifier(keys.filter((key) => key !== undefined), { maxTtlMs: ASSERTION_MAX_TTL_MS, clockSkewMs: ASSERTION_CLOCK_SKEW_MS }));
+  return new ActorAssertionGate(new ActorAssertionVerifier(keys.filter((key) => key !== undefined), { maxTtlMs: ASSERTION_MAX_TTL_MS, clockSkewMs: ASSERTION_CLOCK_SKEW_MS, namespace }));
 }
 
 /**
