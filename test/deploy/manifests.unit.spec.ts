@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { EXPERIMENT_SUBJECTS } from '@rollout/contracts';
 import { BUS_USERS_FILE, renderBusAuthorization } from '@rollout/launcher';
 import { ActorAssertionSigner, ActorAssertionVerifier, BusUser, parseBusKey } from '@rollout/nats';
 import { K8sObject, OVERLAYS, Overlay, ROOT, mountedFiles, named, ofKind, plainEnv, render, secretEnv } from './render';
@@ -223,7 +224,12 @@ describe.each(OVERLAYS)('the bus of the %s overlay (docs/bus-security.md)', (ove
       const password = container.env.find((e: { name: string }) => e.name === 'NATS_PASSWORD').valueFrom.secretKeyRef;
       expect([name, password.name.replace(/-[a-z0-9]{10}$/, ''), `$${password.key}`]).toEqual([name, 'nats-users', user!.password]);
       const keys = Object.fromEntries(container.env.filter((e: { name: string }) => e.name.startsWith('BUS_')).map((e: { name: string; valueFrom: { secretKeyRef: { name: string; key: string } } }) => [e.name, e.valueFrom.secretKeyRef.key]));
-      expect([name, keys]).toEqual([name, name === 'gateway' ? { BUS_SIGNING_KEY: 'signing-key' } : name === 'budget-adapter' ? {} : { BUS_VERIFY_KEYS: 'verify-keys' }]);
+      const expected: Record<string, Record<string, string>> = {
+        gateway: { BUS_SIGNING_KEY: 'signing-key' },
+        'budget-adapter': {},
+        evaluator: { BUS_VERIFY_KEYS: 'verify-keys', BUS_SIGNING_KEY: 'evaluator-signing-key' },
+      };
+      expect([name, keys]).toEqual([name, expected[name] ?? { BUS_VERIFY_KEYS: 'verify-keys' }]);
     }
   });
 
@@ -232,9 +238,13 @@ describe.each(OVERLAYS)('the bus of the %s overlay (docs/bus-security.md)', (ove
       const [gateway] = named(objects, 'Deployment', 'gateway')!.spec.template.spec.containers;
       const [evaluator] = named(objects, 'Deployment', 'evaluator')!.spec.template.spec.containers;
       const signer = new ActorAssertionSigner(parseBusKey(secretEnv(objects, gateway).BUS_SIGNING_KEY!)!, 10_000);
-      const verifier = new ActorAssertionVerifier([parseBusKey(secretEnv(objects, evaluator).BUS_VERIFY_KEYS!)!], { maxTtlMs: 60_000, clockSkewMs: 0 });
+      const verifier = new ActorAssertionVerifier(secretEnv(objects, evaluator).BUS_VERIFY_KEYS!.split(',').map((key) => parseBusKey(key)!), { maxTtlMs: 60_000, clockSkewMs: 0 });
       const payload = new TextEncoder().encode('{}');
       expect(verifier.verify('s', payload, signer.sign('s', payload, { actor: 'a', roles: [], projects: '*' })).actor).toBe('a');
+      // The evaluator's system key is trusted for its auto-stop.
+      const stop = EXPERIMENT_SUBJECTS.stopPreview;
+      const evaluatorSigner = new ActorAssertionSigner(parseBusKey(secretEnv(objects, evaluator).BUS_SIGNING_KEY!)!, 10_000);
+      expect(verifier.verify(stop, payload, evaluatorSigner.sign(stop, payload, { actor: 'system:evaluator', roles: ['editor'], projects: ['acme'] })).actor).toBe('system:evaluator');
       const secret = objects.find((o) => o.kind === 'Secret' && o.metadata.name.startsWith('nats-users'))!;
       expect(Object.keys(secret.data).sort()).toEqual(users.map((u) => u.password.slice(1)).sort());
     });

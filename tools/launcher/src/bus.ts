@@ -6,7 +6,8 @@ import { SERVICES, ServiceName } from './settings';
 /**
  * The bus security of a system the launcher starts (docs/bus-security.md): the same model as
  * production. The gateway signs actor assertions that the services verify, with the keys of the
- * environment (BUS_SIGNING_KEY and BUS_VERIFY_KEYS) or a pair generated for this run; and a
+ * environment (BUS_SIGNING_KEY and BUS_VERIFY_KEYS) or a pair generated for this run; the
+ * evaluator signs its auto-stops with a system key of this run; and a
  * NATS server the launcher starts itself gets one user per service, with production's
  * permissions, and an operator user for the nats CLI.
  */
@@ -29,7 +30,9 @@ export function busSetup(env: NodeJS.ProcessEnv): BusSetup {
   if (fromEnv && !(env.BUS_SIGNING_KEY && env.BUS_VERIFY_KEYS)) throw new LaunchError('BUS_SIGNING_KEY and BUS_VERIFY_KEYS go together: set both, or neither for a key pair of this run');
   const generated = generateBusKeyPair(`dev-${Date.now().toString(36)}`);
   const signingKey = env.BUS_SIGNING_KEY || generated.signingKey;
-  const verifyKeys = env.BUS_VERIFY_KEYS || generated.verifyKey;
+  // The evaluator's own key, for auto-stop: it may only stop a preview as system:evaluator.
+  const evaluatorKey = generateBusKeyPair('system.evaluator');
+  const verifyKeys = `${env.BUS_VERIFY_KEYS || generated.verifyKey},${evaluatorKey.verifyKey}`;
   const users: BusUser[] = [
     ...SERVICES.map((s): BusUser => ({ user: s.name, password: password(), role: { kind: s.name } })),
     { user: 'operator', password: password(), role: { kind: 'admin' } },
@@ -41,6 +44,7 @@ export function busSetup(env: NodeJS.ProcessEnv): BusSetup {
       const user = users.find((u) => u.user === service)!;
       return {
         ...(service === 'gateway' ? { BUS_SIGNING_KEY: signingKey } : { BUS_VERIFY_KEYS: verifyKeys }),
+        ...(service === 'evaluator' ? { BUS_SIGNING_KEY: evaluatorKey.signingKey } : {}),
         ...(withNatsUsers ? { NATS_USER: user.user, NATS_PASSWORD: user.password } : {}),
       };
     },

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { EXPERIMENT_SUBJECTS } from '@rollout/contracts';
 import { ActorAssertionSigner, ActorAssertionVerifier, parseBusKey } from '@rollout/nats';
 import { LaunchOptions, RunningSystem, launch } from './launcher';
 import { consoleOutput } from './service-logs';
@@ -141,16 +142,21 @@ describe('launch', () => {
       DATABASE_URL: options.settings!.databaseUrl,
       AUTH_DEV_TOKEN: system.devToken,
       FAKE_EXTRA: 'passed through',
-      BUS_VERIFY_KEYS: expect.stringMatching(/^dev-[a-z0-9]+:[A-Za-z0-9_-]{43}$/),
+      BUS_VERIFY_KEYS: expect.stringMatching(/^dev-[a-z0-9]+:[A-Za-z0-9_-]{43},system\.evaluator:[A-Za-z0-9_-]{43}$/),
+      BUS_SIGNING_KEY: expect.stringMatching(/^system\.evaluator:[A-Za-z0-9_-]{43}$/),
     });
     // The gateway signs with the private half of the key the services verify with (a NATS server found running gets no users).
     const gatewayEnv = (await (await fetch(`http://127.0.0.1:${ports.gateway}/env`)).json()) as Record<string, string>;
     expect(gatewayEnv.BUS_VERIFY_KEYS).toBeUndefined();
     expect(gatewayEnv.NATS_USER).toBeUndefined();
     const signer = new ActorAssertionSigner(parseBusKey(gatewayEnv.BUS_SIGNING_KEY)!, 10_000);
-    const verifier = new ActorAssertionVerifier([parseBusKey(evaluatorEnv.BUS_VERIFY_KEYS)!], { maxTtlMs: 60_000, clockSkewMs: 0 });
+    const verifier = new ActorAssertionVerifier(evaluatorEnv.BUS_VERIFY_KEYS.split(',').map((key) => parseBusKey(key)!), { maxTtlMs: 60_000, clockSkewMs: 0 });
     const payload = new TextEncoder().encode('{}');
     expect(verifier.verify('s', payload, signer.sign('s', payload, { actor: 'a', roles: [], projects: '*' })).actor).toBe('a');
+    // The evaluator's system key is trusted too, for stopping a preview as itself only.
+    const stop = EXPERIMENT_SUBJECTS.stopPreview;
+    const evaluatorSigner = new ActorAssertionSigner(parseBusKey(evaluatorEnv.BUS_SIGNING_KEY)!, 10_000);
+    expect(verifier.verify(stop, payload, evaluatorSigner.sign(stop, payload, { actor: 'system:evaluator', roles: ['editor'], projects: ['acme'] })).actor).toBe('system:evaluator');
     expect(lines).toContain('actor assertions: the gateway signs, every service verifies, with a key pair generated for this run');
     const client = new Client({ connectionString: options.settings!.databaseUrl });
     await client.connect(); // the launcher created the database
