@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Clock, EnforcementContext, LeaseRequest, RetryPolicy, mayRetry, retryDelayMs } from '@rollout/enforcement-domain';
+import { BackgroundLoop } from '@rollout/nats';
 import { poolOf } from '@rollout/postgres';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { CLOCK } from '../clock';
-import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
+import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
 import { EnforcementMetrics } from './enforcement-metrics';
 import { LeaseRow, Ledger, LedgerTx } from './ledger';
@@ -67,8 +68,7 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('OnEndOutbox');
   private readonly pool: Pool;
   private readonly policy: RetryPolicy;
-  private timer?: NodeJS.Timeout;
-  private draining?: Promise<void>;
+  private readonly retries: BackgroundLoop;
 
   constructor(
     dataSource: DataSource,
@@ -76,25 +76,25 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly enforcement: Enforcement,
     private readonly metrics: EnforcementMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(ENFORCEMENT_SERVICE_CONFIG) private readonly config: Config,
+    @Inject(ENFORCEMENT_SERVICE_CONFIG) config: Config,
   ) {
     this.pool = poolOf(dataSource);
     this.policy = { baseMs: config.ENFORCEMENT_RETRY_BASE_MS, maxMs: config.ENFORCEMENT_RETRY_MAX_MS, maxAttempts: config.ENFORCEMENT_ON_END_MAX_ATTEMPTS };
+    this.retries = new BackgroundLoop({
+      name: 'OnEndOutbox',
+      turn: () => this.drainDue(),
+      intervalMs: config.ENFORCEMENT_RETRY_POLL_INTERVAL_MS,
+      firstTurnAfterInterval: true,
+      maxFailureDelayMs: BACKGROUND_MAX_FAILURE_DELAY_MS,
+    });
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      if (this.draining) return;
-      this.draining = this.drainDue()
-        .catch((error) => this.logger.error({ err: error }, 'on_end retry pass failed; will try again'))
-        .finally(() => (this.draining = undefined));
-    }, this.config.ENFORCEMENT_RETRY_POLL_INTERVAL_MS);
-    this.timer.unref();
+    this.retries.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.draining;
+    await this.retries.stop();
   }
 
   /**
