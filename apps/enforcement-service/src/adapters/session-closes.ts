@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { AdapterStatus, Clock, RetryPolicy, isOk, retryDelayMs } from '@rollout/enforcement-domain';
+import { BackgroundLoop } from '@rollout/nats';
 import { poolOf } from '@rollout/postgres';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { CLOCK } from '../clock';
-import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
+import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { EnforcementMetrics } from '../leases/enforcement-metrics';
 import { AdapterClient } from './adapter-client';
 
@@ -41,33 +42,32 @@ export class SessionCloses implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('AdapterSessions');
   private readonly pool: Pool;
   private readonly policy: RetryPolicy;
-  private timer?: NodeJS.Timeout;
-  private draining?: Promise<void>;
+  private readonly retries: BackgroundLoop;
 
   constructor(
     dataSource: DataSource,
     private readonly client: AdapterClient,
     private readonly metrics: EnforcementMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(ENFORCEMENT_SERVICE_CONFIG) private readonly config: Config,
+    @Inject(ENFORCEMENT_SERVICE_CONFIG) config: Config,
   ) {
     this.pool = poolOf(dataSource);
     this.policy = { baseMs: config.ENFORCEMENT_RETRY_BASE_MS, maxMs: config.ENFORCEMENT_RETRY_MAX_MS, maxAttempts: Number.POSITIVE_INFINITY };
+    this.retries = new BackgroundLoop({
+      name: 'SessionCloses',
+      turn: () => this.drainDue(),
+      intervalMs: config.ENFORCEMENT_RETRY_POLL_INTERVAL_MS,
+      firstTurnAfterInterval: true,
+      maxFailureDelayMs: BACKGROUND_MAX_FAILURE_DELAY_MS,
+    });
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      if (this.draining) return;
-      this.draining = this.drainDue()
-        .catch((error) => this.logger.error({ err: error }, 'CloseSession retry pass failed; will try again'))
-        .finally(() => (this.draining = undefined));
-    }, this.config.ENFORCEMENT_RETRY_POLL_INTERVAL_MS);
-    this.timer.unref();
+    this.retries.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.draining;
+    await this.retries.stop();
   }
 
   /** CloseSession now; when it is not acknowledged, kept for the retries. Never throws. */
