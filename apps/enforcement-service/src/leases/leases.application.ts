@@ -31,9 +31,10 @@ import {
   parseBlazarCall,
   updateNeedsChecks,
 } from '@rollout/enforcement-domain';
+import { BackgroundLoop } from '@rollout/nats';
 import { randomUUID } from 'node:crypto';
 import { CLOCK } from '../clock';
-import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
+import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
 import { CountingFacts, CountingTx, Ledger, LeaseRow, LedgerTx, NewDecision } from './ledger';
 import { OnEndOutbox, QueuedOnEnd } from './on-end-outbox';
@@ -117,8 +118,7 @@ function denied(decision: ChainDecision, project: string, leaseId: string): Stat
 export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Leases');
   private readonly projects = new KeyedQueue();
-  private sweepTimer?: NodeJS.Timeout;
-  private sweeping?: Promise<void>;
+  private readonly sweeper: BackgroundLoop;
 
   constructor(
     private readonly ledger: Ledger,
@@ -126,7 +126,15 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
     private readonly onEnd: OnEndOutbox,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ENFORCEMENT_SERVICE_CONFIG) private readonly config: Config,
-  ) {}
+  ) {
+    this.sweeper = new BackgroundLoop({
+      name: 'LeaseSweep',
+      turn: () => this.sweep(),
+      intervalMs: config.ENFORCEMENT_SWEEP_INTERVAL_MS,
+      firstTurnAfterInterval: true,
+      maxFailureDelayMs: BACKGROUND_MAX_FAILURE_DELAY_MS,
+    });
+  }
 
   // ------------------------------------------------------------------ the API's leases
 
@@ -395,20 +403,11 @@ export class LeasesApplication implements OnApplicationBootstrap, OnModuleDestro
   // ------------------------------------------------------------------ end dates
 
   onApplicationBootstrap(): void {
-    this.sweepTimer = setInterval(() => {
-      if (this.sweeping) return;
-      this.sweeping = this.sweep()
-        .catch((error) => this.logger.error({ err: error }, 'lease sweep failed; will retry'))
-        .finally(() => {
-          this.sweeping = undefined;
-        });
-    }, this.config.ENFORCEMENT_SWEEP_INTERVAL_MS);
-    this.sweepTimer.unref();
+    this.sweeper.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.sweepTimer);
-    await this.sweeping;
+    await this.sweeper.stop();
   }
 
   /** Starts leases whose start came and ends those whose end passed (on_end for each). */
