@@ -7,8 +7,11 @@ export interface Pauses {
   wakeAll(): void;
 }
 
-/** What a turn found: `more` when it left work behind (a full batch), so the next turn runs at once. */
-export type TurnOutcome = 'more' | 'idle';
+/**
+ * What a turn found: `more` when it left work behind (a full batch), so the next turn runs at
+ * once; `done` when the work is finished for good (a step at start-up), so the loop ends.
+ */
+export type TurnOutcome = 'more' | 'idle' | 'done';
 
 export interface BackgroundLoopOptions {
   /** The logger's name, which says whose loop it is in the logs. */
@@ -105,6 +108,7 @@ export class BackgroundLoop {
       this.woken = false;
       try {
         const outcome = await this.options.turn();
+        if (outcome === 'done') return;
         failures = 0;
         pause = outcome === 'more' ? 0 : this.options.intervalMs;
       } catch (error) {

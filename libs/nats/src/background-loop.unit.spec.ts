@@ -124,6 +124,21 @@ describe('BackgroundLoop', () => {
     await loop.stop();
   });
 
+  it('given a turn that finished the work for good, runs no other turn, and still drains at stop', async () => {
+    let turns = 0;
+    let drained = false;
+    const { loop, pauses } = loopWith(async () => (++turns === 2 ? 'done' : 'idle'), { drain: async () => void (drained = true) });
+    const paused = pauses.nextPause();
+    loop.start();
+    await paused;
+    pauses.elapse();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(turns).toBe(2);
+    expect(pauses.taken).toEqual([1_000]);
+    await loop.stop();
+    expect(drained).toBe(true);
+  });
+
   it('given failing turns, backs off longer after each failure in a row, and goes back to its interval once a turn succeeds', async () => {
     let turns = 0;
     const { loop, pauses, failures } = loopWith(
