@@ -3,7 +3,7 @@ import { platformModules } from '@rollout/service-kit';
 import { AdapterServer } from './adapter-server';
 import { BudgetAdapter } from './budget/budget-adapter';
 import { BudgetMetrics } from './budget/budget-metrics';
-import { BudgetStore } from './budget/budget.store';
+import { BudgetRepository } from './budget/budget.repository';
 import { CLOCK, systemClock } from './clock';
 import { BUDGET_ADAPTER_CONFIG, Config } from './config';
 import { CreateBudgetLedger1764400000000 } from './migrations/1764400000000-create-budget-ledger';
@@ -19,7 +19,7 @@ class BudgetAdapterModule {
         { provide: BUDGET_ADAPTER_CONFIG, useValue: config },
         { provide: CLOCK, useValue: systemClock },
         BudgetMetrics,
-        BudgetStore,
+        BudgetRepository,
         BudgetAdapter,
         AdapterServer,
       ],

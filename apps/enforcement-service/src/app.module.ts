@@ -11,10 +11,15 @@ import { ENFORCEMENT_CONFIG, EnforcementConfigSource } from './enforcement-confi
 import { EXTERNAL_HTTP, Enforcement } from './leases/enforcement';
 import { EnforcementMetrics } from './leases/enforcement-metrics';
 import { NodeExternalHttp } from './leases/external-http';
+import { BlazarHooks } from './leases/blazar-hooks.application';
+import { LeaseSweeper } from './leases/lease-sweeper';
+import { LeaseWorkflow } from './leases/lease-workflow';
 import { LeasesApplication } from './leases/leases.application';
-import { LeasesController } from './leases/leases.controller';
-import { Ledger } from './leases/ledger';
+import { LeasesHandlers } from './leases/leases.handlers';
+import { Ledger } from './leases/ledger.repository';
 import { OnEndOutbox } from './leases/on-end-outbox';
+import { OnEndOutboxRepository } from './leases/on-end-outbox.repository';
+import { SessionClosesRepository } from './adapters/session-closes.repository';
 import { CreateLeaseLedger1764300000000 } from './migrations/1764300000000-create-lease-ledger';
 import { CreateDeliveryOutboxes1766700000000 } from './migrations/1766700000000-create-delivery-outboxes';
 
@@ -36,7 +41,7 @@ export class AppModule {
         ...platformModules({ service: 'enforcement-service', config, database: { migrations: [CreateLeaseLedger1764300000000, CreateDeliveryOutboxes1766700000000] } }),
         ServiceInfoModule.forService('enforcement-service', [SYSTEM_V1, ENFORCEMENT_V1]),
       ],
-      controllers: [LeasesController],
+      controllers: [LeasesHandlers],
       providers: [
         { provide: ENFORCEMENT_SERVICE_CONFIG, useValue: config },
         { provide: ENFORCEMENT_CONFIG, useValue: enforcement },
@@ -46,12 +51,17 @@ export class AppModule {
         ExternalHttpLifecycle,
         EnforcementConfigSource,
         AdapterClient,
+        SessionClosesRepository,
         SessionCloses,
         AdapterSessions,
         Enforcement,
         Ledger,
+        OnEndOutboxRepository,
         OnEndOutbox,
+        LeaseWorkflow,
         LeasesApplication,
+        BlazarHooks,
+        LeaseSweeper,
       ],
     };
   }

@@ -34,3 +34,6 @@ export const configSchema = z.object({
 
 export type Config = z.output<typeof configSchema>;
 export const ENFORCEMENT_SERVICE_CONFIG = Symbol('ENFORCEMENT_SERVICE_CONFIG');
+
+/** A background job whose turn fails (Postgres unreachable) tries again after its interval, doubling up to this, so an outage is not logged every second. */
+export const BACKGROUND_MAX_FAILURE_DELAY_MS = 30_000;

@@ -9,3 +9,4 @@ export * from './blazar';
 export * from './update-rule';
 export * from './retry';
 export * from './adapters';
+export * from './lease-ids';

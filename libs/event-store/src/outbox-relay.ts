@@ -1,5 +1,6 @@
 import type { JetStreamClient, JetStreamManager, MsgHdrs } from 'nats';
 import { headers as natsHeaders } from 'nats';
+import { BackgroundLoop } from '@rollout/nats';
 import type { DataSource } from 'typeorm';
 import { Cursor, EventStore, START, StoredEvent } from './event-store';
 
@@ -47,46 +48,41 @@ export interface OutboxRelayOptions {
  * stream before their first write.
  */
 export class OutboxRelay {
-  private running = false;
-  private loop?: Promise<void>;
-  private sleeping?: { timer: NodeJS.Timeout; resolve: () => void; short: boolean };
-  private nudged = false;
+  private readonly loop: BackgroundLoop;
   private recovered = false;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly store: EventStore,
     private readonly options: OutboxRelayOptions,
-  ) {}
+  ) {
+    const idleDelayMs = options.idleDelayMs ?? 200;
+    this.loop = new BackgroundLoop({
+      name: `OutboxRelay ${options.name}`,
+      turn: async () => ((await this.publishBatch()) >= this.batchSize ? 'more' : 'idle'),
+      intervalMs: idleDelayMs,
+      // Nudged (events were appended): go again soon, after a short pause that lets a burst of
+      // commands share one batch instead of one transaction each.
+      wakeDelayMs: Math.min(options.busyDelayMs ?? 25, idleDelayMs),
+      onFailure: (error) => options.onError?.(error),
+    });
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** Publish now rather than at the next poll (called after an append). */
   nudge(): void {
-    this.nudged = true;
-    const sleeping = this.sleeping;
-    if (sleeping && !sleeping.short) {
-      clearTimeout(sleeping.timer);
-      sleeping.timer = setTimeout(sleeping.resolve, this.busyDelay);
-      sleeping.short = true;
-    }
-  }
-
-  private get busyDelay(): number {
-    return Math.min(this.options.busyDelayMs ?? 25, this.options.idleDelayMs ?? 200);
+    this.loop.wake();
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    if (this.sleeping) {
-      clearTimeout(this.sleeping.timer);
-      this.sleeping.resolve();
-    }
-    await this.loop;
+    await this.loop.stop();
+  }
+
+  private get batchSize(): number {
+    return this.options.batchSize ?? 500;
   }
 
   /**
@@ -114,9 +110,8 @@ export class OutboxRelay {
         cursor = await this.options.sink.resumeFrom(cursor);
         this.recovered = true;
       }
-      const batchSize = this.options.batchSize ?? 500;
-      const events = await this.store.readAll(cursor, batchSize, manager);
-      const outcome = await this.options.sink.publish(events, events.length < batchSize);
+      const events = await this.store.readAll(cursor, this.batchSize, manager);
+      const outcome = await this.options.sink.publish(events, events.length < this.batchSize);
       const last = events[outcome.published - 1];
       if (last) {
         await manager.query(
@@ -132,26 +127,6 @@ export class OutboxRelay {
       throw error;
     }
     return published;
-  }
-
-  private async run() {
-    while (this.running) {
-      let published = 0;
-      try {
-        published = await this.publishBatch();
-      } catch (error) {
-        this.options.onError?.(error);
-      }
-      if (published >= (this.options.batchSize ?? 500)) continue;
-      // Nudged (events were appended meanwhile): go again soon, after a short pause that lets
-      // a burst of commands share one batch instead of one transaction each.
-      const short = this.nudged;
-      this.nudged = false;
-      await new Promise<void>((resolve) => {
-        this.sleeping = { timer: setTimeout(resolve, short ? this.busyDelay : (this.options.idleDelayMs ?? 200)), resolve, short };
-      });
-      this.sleeping = undefined;
-    }
   }
 }
 

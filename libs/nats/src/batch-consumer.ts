@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import { publishDeadLetter } from './dead-letter';
 import { NatsNamespace } from './namespace';
+import { BackgroundLoop } from './background-loop';
 import { Sleeper } from './sleeper';
 
 /** A message of a batch that will never succeed, and why: it goes to the dead-letter subject. */
@@ -54,8 +55,8 @@ export interface BatchConsumerOptions {
  */
 export class BatchConsumer {
   private readonly logger: Logger;
-  private running = false;
-  private loop?: Promise<void>;
+  /** Pulls again after a failed or ended pull; its pauses share the sleeper with the batches' back-offs, so stop() cuts both short. */
+  private readonly consuming: BackgroundLoop;
   private messages?: ConsumerMessages;
   private readonly inFlight = new Set<Promise<void>>();
   private batch: JsMsg[] = [];
@@ -72,44 +73,48 @@ export class BatchConsumer {
     private readonly handle: BatchHandler,
   ) {
     this.logger = new Logger(`BatchConsumer ${options.stream}/${options.durable}`);
+    this.consuming = new BackgroundLoop({
+      name: `BatchConsumer ${options.stream}/${options.durable}`,
+      turn: () => this.consume(),
+      intervalMs: 1_000,
+      sleeper: this.sleeper,
+      interrupt: () => {
+        this.messages?.stop();
+        this.slotFreed?.();
+      },
+      drain: () => this.settleTaken(),
+    });
   }
 
   /** Starts consuming once `ready` resolves (for example, once the state the handler needs is loaded). */
   start(ready: Promise<void> = Promise.resolve()): void {
-    this.running = true;
-    this.loop = this.run(ready);
+    this.consuming.start(ready);
   }
 
   /** Stops pulling, then waits for every batch already taken to be settled. */
   async stop(): Promise<void> {
-    this.running = false;
-    this.sleeper.wakeAll();
-    this.messages?.stop();
-    this.slotFreed?.();
-    await this.loop;
-    if (this.batch.length > 0) this.flush();
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    await this.consuming.stop();
   }
 
-  private async run(ready: Promise<void>): Promise<void> {
-    await Promise.race([ready, this.sleeper.untilWoken()]);
-    if (!this.running) return;
+  private get running(): boolean {
+    return this.consuming.isRunning;
+  }
+
+  private async consume(): Promise<void> {
     const stream = this.namespace.stream(this.options.stream);
-    while (this.running) {
-      try {
-        const consumer = await this.connection.jetstream().consumers.get(stream, this.options.durable);
-        // Bounded by messages, not bytes: nats.js 2.x pulls by bytes in requests of 100 messages
-        // and, on nats-server 2.9, new messages then wait for the request to expire.
-        const messages = await consumer.consume({ max_messages: this.options.maxMessages * 2 });
-        this.messages = messages;
-        if (!this.running) messages.stop();
-        this.logger.log(`consuming ${stream} with durable consumer ${this.options.durable}`);
-        await this.drain(messages);
-      } catch (error) {
-        this.logger.error({ err: error }, 'consuming failed; starting again');
-      }
-      if (this.running) await this.sleeper.sleep(1_000);
-    }
+    const consumer = await this.connection.jetstream().consumers.get(stream, this.options.durable);
+    // Bounded by messages, not bytes: nats.js 2.x pulls by bytes in requests of 100 messages
+    // and, on nats-server 2.9, new messages then wait for the request to expire.
+    const messages = await consumer.consume({ max_messages: this.options.maxMessages * 2 });
+    this.messages = messages;
+    if (!this.running) messages.stop();
+    this.logger.log(`consuming ${stream} with durable consumer ${this.options.durable}`);
+    await this.drain(messages);
+  }
+
+  private async settleTaken(): Promise<void> {
+    if (this.batch.length > 0) this.flush();
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
   private async drain(messages: ConsumerMessages): Promise<void> {

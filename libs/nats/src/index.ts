@@ -5,6 +5,7 @@ export * from './dead-letter';
 export * from './pull-consumer-host';
 export * from './batch-consumer';
 export * from './sleeper';
+export * from './background-loop';
 export * from './rpc-client';
 export * from './rpc-server';
 export * from './nats.module';

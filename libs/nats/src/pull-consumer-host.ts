@@ -9,6 +9,7 @@ import {
 import { METRICS_REGISTRY } from '@rollout/metrics';
 import { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import { Counter, Registry } from 'prom-client';
+import { BackgroundLoop } from './background-loop';
 import { publishDeadLetter } from './dead-letter';
 import { NatsNamespace } from './namespace';
 import { NATS_CONNECTION } from './tokens';
@@ -47,7 +48,7 @@ export interface PullConsumerRegistration {
 export class PullConsumerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(PullConsumerHost.name);
   private readonly registrations: PullConsumerRegistration[] = [];
-  private readonly running: { messages: ConsumerMessages; loop: Promise<void> }[] = [];
+  private readonly loops: BackgroundLoop[] = [];
   private readonly outcomes?: Counter<'stream' | 'durable' | 'outcome'>;
   private started = false;
 
@@ -76,20 +77,32 @@ export class PullConsumerHost implements OnApplicationBootstrap, BeforeApplicati
     this.started = true;
     const js = this.connection.jetstream();
     for (const registration of this.registrations) {
+      // Looked up here, so that a consumer that was never declared fails the start.
       const consumer = await js.consumers.get(this.namespace.stream(registration.stream), registration.durable);
-      const messages = await consumer.consume({ max_messages: registration.batch ?? 64 });
-      this.running.push({ messages, loop: this.loop(registration, messages) });
+      let messages: ConsumerMessages | undefined;
+      const loop = new BackgroundLoop({
+        name: `${PullConsumerHost.name} ${registration.stream}/${registration.durable}`,
+        turn: async () => {
+          messages = await consumer.consume({ max_messages: registration.batch ?? 64 });
+          if (!loop.isRunning) messages.stop();
+          await this.handleAll(registration, messages);
+        },
+        // A pull that failed or ended is started again after this pause.
+        intervalMs: 1_000,
+        interrupt: () => messages?.stop(),
+      });
+      loop.start();
+      this.loops.push(loop);
     }
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     // Stop pulling; the loops end after the messages already handed to them are settled.
-    for (const { messages } of this.running) messages.stop();
-    await Promise.allSettled(this.running.map(({ loop }) => loop));
-    this.running.length = 0;
+    await Promise.allSettled(this.loops.map((loop) => loop.stop()));
+    this.loops.length = 0;
   }
 
-  private async loop(registration: PullConsumerRegistration, messages: ConsumerMessages) {
+  private async handleAll(registration: PullConsumerRegistration, messages: ConsumerMessages) {
     for await (const message of messages) {
       try {
         await registration.handle(message);

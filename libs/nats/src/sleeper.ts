@@ -1,6 +1,6 @@
 /**
  * Pauses of a background loop that its stop() can cut short: `wakeAll` resolves every pending
- * `sleep` (and `untilWoken`) at once, so shutdown never waits out a back-off or an interval.
+ * `sleep` at once, so shutdown never waits out a back-off or an interval.
  */
 export class Sleeper {
   private readonly waking = new Set<() => void>();
@@ -15,11 +15,6 @@ export class Sleeper {
       const timer = setTimeout(wake, ms);
       this.waking.add(wake);
     });
-  }
-
-  /** Resolves at the next `wakeAll`. */
-  untilWoken(): Promise<void> {
-    return new Promise((resolve) => this.waking.add(resolve));
   }
 
   wakeAll(): void {

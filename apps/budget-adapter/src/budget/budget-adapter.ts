@@ -12,7 +12,7 @@ import {
 } from '@rollout/contracts';
 import { chargeAfterEnd, grantAmount, overBudget, resourceHours, shortMessage, type LeaseTimes } from './accounting';
 import { BudgetConfig, budgetOf, configKey, parseBudgetConfig } from './budget-config';
-import { BudgetStore, Hours } from './budget.store';
+import { BudgetRepository, Hours } from './budget.repository';
 import { BudgetMetrics } from './budget-metrics';
 import { CLOCK, type Clock } from '../clock';
 import { BUDGET_ADAPTER_CONFIG, type Config } from '../config';
@@ -38,7 +38,7 @@ export class BudgetAdapter {
   constructor(
     @Inject(BUDGET_ADAPTER_CONFIG) private readonly config: Config,
     @Inject(CLOCK) private readonly clock: Clock,
-    private readonly store: BudgetStore,
+    private readonly repository: BudgetRepository,
     private readonly metrics: BudgetMetrics,
   ) {}
 
@@ -60,7 +60,7 @@ export class BudgetAdapter {
   async createSession(body: unknown): Promise<CreateSessionResponse> {
     const { adapterConfig } = parseRequest(REQUESTS.createSession, body);
     this.parseConfig(adapterConfig);
-    const opened = await this.store.openSession(configKey(adapterConfig), adapterConfig, this.clock.now());
+    const opened = await this.repository.openSession(configKey(adapterConfig), adapterConfig, this.clock.now());
     this.metrics.session(opened.refs === 1 ? 'created' : 'reused');
     this.logger.log({ sessionId: opened.sessionId, refs: opened.refs }, opened.refs === 1 ? 'session created' : 'session reused');
     return { sessionId: opened.sessionId, status: OK_STATUS };
@@ -68,7 +68,7 @@ export class BudgetAdapter {
 
   async closeSession(body: unknown): Promise<CloseSessionResponse> {
     const { sessionId } = parseRequest(REQUESTS.closeSession, body);
-    const closed = await this.store.closeSession(sessionId, this.clock.now());
+    const closed = await this.repository.closeSession(sessionId, this.clock.now());
     if (!closed.found) throw new StatusError('NOT_FOUND', `Session ${sessionId} is unknown or already closed.`);
     this.metrics.session(closed.refs === 0 ? 'ended' : 'released');
     this.logger.log({ sessionId, refs: closed.refs }, closed.refs === 0 ? 'session ended' : 'session released');
@@ -80,7 +80,7 @@ export class BudgetAdapter {
     const config = await this.resolve(request);
     const project = request.instance.context.projectId;
     const types = request.instance.lease.reservations.map((r) => r.resourceType);
-    const spent = await this.store.spent(project, [...new Set(types)]);
+    const spent = await this.repository.spent(project, [...new Set(types)]);
     const over = overBudget(config, project, types, (type) => spent[type] ?? 0);
     const validity = { validDuration: this.config.BUDGET_CHECK_VALID_DURATION_MS, validUseCount: this.config.BUDGET_CHECK_VALID_USE_COUNT };
     if (!over) return { status: OK_STATUS, ...validity };
@@ -94,7 +94,7 @@ export class BudgetAdapter {
     const { quotas, dedupId } = request.quotaRequest;
     const types = Object.keys(quotas).sort();
     const validDuration = this.config.BUDGET_QUOTA_VALID_DURATION_MS;
-    const { result, replayed } = await this.store.grantOnce(project, leaseKey(request.instance.lease), dedupId, types, this.clock.now(), (spent) => {
+    const { result, replayed } = await this.repository.grantOnce(project, leaseKey(request.instance.lease), dedupId, types, this.clock.now(), (spent) => {
       const granted: Hours = {};
       const short: { resourceType: string; left: number; budget: number }[] = [];
       for (const type of types) {
@@ -118,7 +118,7 @@ export class BudgetAdapter {
     for (const instance of request.instances) {
       const lease = times(instance.lease);
       const project = instance.context.projectId;
-      const delta = await this.store.recharge(project, leaseKey(instance.lease), this.clock.now(), (charged) => {
+      const delta = await this.repository.recharge(project, leaseKey(instance.lease), this.clock.now(), (charged) => {
         if (instance.kind === 'created' || !Object.keys(charged).length) return {};
         if (instance.kind === 'ended') {
           const used = resourceHours(lease, new Date(instance.at));
@@ -143,7 +143,7 @@ export class BudgetAdapter {
   /** The config a Handle* call runs under: its session's, or (no session) the one it carries. */
   private async resolve(request: { sessionId?: string; adapterConfig?: Record<string, unknown> }): Promise<BudgetConfig> {
     if (request.sessionId !== undefined) {
-      const config = await this.store.sessionConfig(request.sessionId);
+      const config = await this.repository.sessionConfig(request.sessionId);
       if (config === undefined) {
         throw new StatusError('FAILED_PRECONDITION', `Session ${request.sessionId} is unknown or closed: call CreateSession first.`);
       }

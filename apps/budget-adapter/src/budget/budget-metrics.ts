@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { METRICS_REGISTRY } from '@rollout/metrics';
 import { Counter, Histogram, Registry } from 'prom-client';
-import type { Hours } from './budget.store';
+import type { Hours } from './budget.repository';
 
 /** What the adapter did, for Prometheus: calls, sessions, grants and refunds. */
 @Injectable()

@@ -1,23 +1,15 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { AdapterStatus, Clock, RetryPolicy, isOk, retryDelayMs } from '@rollout/enforcement-domain';
-import { poolOf } from '@rollout/postgres';
-import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
+import { BackgroundLoop } from '@rollout/nats';
 import { CLOCK } from '../clock';
-import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
+import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { EnforcementMetrics } from '../leases/enforcement-metrics';
 import { AdapterClient } from './adapter-client';
+import { CloseRetry, SessionClosesRepository } from './session-closes.repository';
 
 /** How long a CloseSession waits for its answer. */
 export const CLOSE_TIMEOUT_MS = 2_000;
 const BATCH = 50;
-
-interface PendingClose {
-  adapter: string;
-  session_id: string;
-  handler: string;
-  attempts: number;
-}
 
 /**
  * The adapter's answer to CloseSession: `closed` acknowledged; `unknown` the adapter does not know
@@ -39,35 +31,32 @@ function outcomeOf(status: AdapterStatus | undefined): 'closed' | 'unknown' | 'r
 @Injectable()
 export class SessionCloses implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('AdapterSessions');
-  private readonly pool: Pool;
   private readonly policy: RetryPolicy;
-  private timer?: NodeJS.Timeout;
-  private draining?: Promise<void>;
+  private readonly retries: BackgroundLoop;
 
   constructor(
-    dataSource: DataSource,
+    private readonly closes: SessionClosesRepository,
     private readonly client: AdapterClient,
     private readonly metrics: EnforcementMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(ENFORCEMENT_SERVICE_CONFIG) private readonly config: Config,
+    @Inject(ENFORCEMENT_SERVICE_CONFIG) config: Config,
   ) {
-    this.pool = poolOf(dataSource);
     this.policy = { baseMs: config.ENFORCEMENT_RETRY_BASE_MS, maxMs: config.ENFORCEMENT_RETRY_MAX_MS, maxAttempts: Number.POSITIVE_INFINITY };
+    this.retries = new BackgroundLoop({
+      name: 'SessionCloses',
+      turn: () => this.drainDue(),
+      intervalMs: config.ENFORCEMENT_RETRY_POLL_INTERVAL_MS,
+      firstTurnAfterInterval: true,
+      maxFailureDelayMs: BACKGROUND_MAX_FAILURE_DELAY_MS,
+    });
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      if (this.draining) return;
-      this.draining = this.drainDue()
-        .catch((error) => this.logger.error({ err: error }, 'CloseSession retry pass failed; will try again'))
-        .finally(() => (this.draining = undefined));
-    }, this.config.ENFORCEMENT_RETRY_POLL_INTERVAL_MS);
-    this.timer.unref();
+    this.retries.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.draining;
+    await this.retries.stop();
   }
 
   /** CloseSession now; when it is not acknowledged, kept for the retries. Never throws. */
@@ -76,11 +65,7 @@ export class SessionCloses implements OnApplicationBootstrap, OnModuleDestroy {
     if (why === undefined) return;
     try {
       const now = this.clock.now();
-      await this.pool.query(
-        `INSERT INTO adapter_session_closes (adapter, session_id, handler, attempts, next_attempt_at, last_error, created_at)
-         VALUES ($1, $2, $3, 1, $4, $5, $6) ON CONFLICT (adapter, session_id) DO NOTHING`,
-        [adapter, sessionId, handler, new Date(now.getTime() + retryDelayMs(this.policy, 1)), why, now],
-      );
+      await this.closes.keep(handler, adapter, sessionId, this.retryAfter(1, why), now);
       this.logger.warn({ handler, adapter, session: sessionId, reason: why }, 'CloseSession not acknowledged; will retry');
     } catch (error) {
       this.logger.error({ err: error, handler, adapter, session: sessionId }, 'CloseSession not acknowledged and could not be kept for a retry');
@@ -89,35 +74,14 @@ export class SessionCloses implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** One pass of the retries: every due close, claimed by this replica, tried once. */
   async drainDue(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const due = await client.query<PendingClose>(
-        `SELECT adapter, session_id, handler, attempts FROM adapter_session_closes WHERE next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [this.clock.now(), BATCH],
-      );
-      for (const row of due.rows) {
-        const why = await this.attempt(row.adapter, row.session_id);
-        if (why === undefined) {
-          await client.query('DELETE FROM adapter_session_closes WHERE adapter = $1 AND session_id = $2', [row.adapter, row.session_id]);
-        } else {
-          const attempts = row.attempts + 1;
-          await client.query('UPDATE adapter_session_closes SET attempts = $3, next_attempt_at = $4, last_error = $5 WHERE adapter = $1 AND session_id = $2', [
-            row.adapter,
-            row.session_id,
-            attempts,
-            new Date(this.clock.now().getTime() + retryDelayMs(this.policy, attempts)),
-            why,
-          ]);
-        }
-      }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    await this.closes.settleDue(this.clock.now(), BATCH, async (row) => {
+      const why = await this.attempt(row.adapter, row.session_id);
+      return why === undefined ? undefined : this.retryAfter(row.attempts + 1, why);
+    });
+  }
+
+  private retryAfter(attempts: number, why: string): CloseRetry {
+    return { attempts, nextAttemptAt: new Date(this.clock.now().getTime() + retryDelayMs(this.policy, attempts)), lastError: why };
   }
 
   /** One CloseSession; undefined when the session is closed for good, else why not. */

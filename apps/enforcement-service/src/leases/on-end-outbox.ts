@@ -1,24 +1,15 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Clock, EnforcementContext, LeaseRequest, RetryPolicy, mayRetry, retryDelayMs } from '@rollout/enforcement-domain';
-import { poolOf } from '@rollout/postgres';
-import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
+import { BackgroundLoop } from '@rollout/nats';
 import { CLOCK } from '../clock';
-import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
+import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
 import { EnforcementMetrics } from './enforcement-metrics';
-import { LeaseRow, Ledger, LedgerTx } from './ledger';
+import type { LeaseRow } from './ledger-rows';
+import { Ledger } from './ledger.repository';
+import type { LedgerTx } from './ledger-tx.repository';
+import { OnEndEntry, OnEndOutboxRepository, OutboxRow, serialised } from './on-end-outbox.repository';
 import { decisionRecord, domainLease } from './views';
-
-/** An on_end to deliver: everything needed to send it again after a restart. */
-export interface OnEndEntry {
-  leaseUid: string;
-  project: string;
-  leaseId: string;
-  actor: string;
-  context: EnforcementContext;
-  lease: LeaseRequest;
-}
 
 /** A queued on_end: its row (none when the lease's on_end was queued before) and what it sends. */
 export interface QueuedOnEnd {
@@ -26,32 +17,7 @@ export interface QueuedOnEnd {
   entry: OnEndEntry;
 }
 
-interface OutboxRow {
-  id: string;
-  lease_uid: string;
-  project: string;
-  lease_id: string;
-  actor: string;
-  context: EnforcementContext;
-  lease: { name: string; startDate: string; endDate: string; reservations: LeaseRequest['reservations'] };
-  pending: string[] | null;
-  attempts: number;
-}
-
-/** How long a replica's claim on a row lasts: past it, another replica may try the row again. */
-const CLAIM_MS = 60_000;
 const BATCH = 50;
-const COLUMNS = 'id::text, lease_uid, project, lease_id, actor, context, lease, pending, attempts';
-
-/** The SQL that queues a lease's on_end, claimed for CLAIM_MS by its first attempt. */
-function queueOnEndStatement(entry: OnEndEntry, now: Date): { text: string; values: unknown[] } {
-  const lease = serialised(entry.lease);
-  return {
-    text: `INSERT INTO on_end_outbox (lease_uid, project, lease_id, actor, context, lease, next_attempt_at, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (lease_uid) DO NOTHING RETURNING id::text`,
-    values: [entry.leaseUid, entry.project, entry.leaseId, entry.actor, JSON.stringify(entry.context), JSON.stringify(lease), new Date(now.getTime() + CLAIM_MS), now],
-  };
-}
 
 /**
  * Delivers on_end at least once to every filter of the chain: the first attempt right after the
@@ -65,36 +31,33 @@ function queueOnEndStatement(entry: OnEndEntry, now: Date): { text: string; valu
 @Injectable()
 export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('OnEndOutbox');
-  private readonly pool: Pool;
   private readonly policy: RetryPolicy;
-  private timer?: NodeJS.Timeout;
-  private draining?: Promise<void>;
+  private readonly retries: BackgroundLoop;
 
   constructor(
-    dataSource: DataSource,
+    private readonly outbox: OnEndOutboxRepository,
     private readonly ledger: Ledger,
     private readonly enforcement: Enforcement,
     private readonly metrics: EnforcementMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(ENFORCEMENT_SERVICE_CONFIG) private readonly config: Config,
+    @Inject(ENFORCEMENT_SERVICE_CONFIG) config: Config,
   ) {
-    this.pool = poolOf(dataSource);
     this.policy = { baseMs: config.ENFORCEMENT_RETRY_BASE_MS, maxMs: config.ENFORCEMENT_RETRY_MAX_MS, maxAttempts: config.ENFORCEMENT_ON_END_MAX_ATTEMPTS };
+    this.retries = new BackgroundLoop({
+      name: 'OnEndOutbox',
+      turn: () => this.drainDue(),
+      intervalMs: config.ENFORCEMENT_RETRY_POLL_INTERVAL_MS,
+      firstTurnAfterInterval: true,
+      maxFailureDelayMs: BACKGROUND_MAX_FAILURE_DELAY_MS,
+    });
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      if (this.draining) return;
-      this.draining = this.drainDue()
-        .catch((error) => this.logger.error({ err: error }, 'on_end retry pass failed; will try again'))
-        .finally(() => (this.draining = undefined));
-    }, this.config.ENFORCEMENT_RETRY_POLL_INTERVAL_MS);
-    this.timer.unref();
+    this.retries.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.draining;
+    await this.retries.stop();
   }
 
   /**
@@ -104,8 +67,7 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
    */
   async queue(tx: LedgerTx, row: LeaseRow, context: EnforcementContext, actor: string, now: Date, lease: LeaseRequest = domainLease(row)): Promise<QueuedOnEnd> {
     const entry: OnEndEntry = { leaseUid: row.uid, project: row.project, leaseId: row.lease_id, actor, context: { ...context, endedAt: now.toISOString() }, lease };
-    const [queued] = await tx.execute<{ id: string }>(queueOnEndStatement(entry, now));
-    return { id: queued?.id, entry };
+    return { id: await this.outbox.queue(tx, entry, now), entry };
   }
 
   /** The first attempt of a queued on_end, right after its commit (the row is claimed for it). Never throws. */
@@ -124,17 +86,11 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
   async drainDue(): Promise<void> {
     for (;;) {
       const now = this.clock.now();
-      const claimed = await this.pool.query<OutboxRow>(
-        `UPDATE on_end_outbox SET next_attempt_at = $2
-          WHERE id IN (SELECT id FROM on_end_outbox WHERE abandoned_at IS NULL AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-          RETURNING ${COLUMNS}`,
-        [now, new Date(now.getTime() + CLAIM_MS), BATCH],
-      );
-      for (const row of claimed.rows) await this.attempt(row);
-      if (claimed.rows.length < BATCH) break;
+      const claimed = await this.outbox.claimDue(now, BATCH);
+      for (const row of claimed) await this.attempt(row);
+      if (claimed.length < BATCH) break;
     }
-    const pending = await this.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM on_end_outbox WHERE abandoned_at IS NULL');
-    this.metrics.onEndPending(pending.rows[0].n);
+    this.metrics.onEndPending(await this.outbox.countPending());
   }
 
   private async attempt(row: OutboxRow): Promise<void> {
@@ -154,7 +110,7 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
     const failed = decision.steps.filter((step) => step.result === 'error');
     for (const step of decision.steps) if (step.result !== 'error') this.metrics.onEndDelivery(step.filter, 'delivered');
     if (!failed.length) {
-      await this.pool.query('DELETE FROM on_end_outbox WHERE id = $1', [row.id]);
+      await this.outbox.delivered(row.id);
       return;
     }
     const attempts = row.attempts + 1;
@@ -162,15 +118,11 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
     if (!mayRetry(this.policy, attempts)) {
       for (const step of failed) this.metrics.onEndDelivery(step.filter, 'abandoned');
       this.logger.error({ project: row.project, lease: row.lease_id, attempts, reason: lastError }, 'on_end given up after its last attempt');
-      await this.pool.query('UPDATE on_end_outbox SET attempts = $2, pending = $3, last_error = $4, abandoned_at = $5 WHERE id = $1', [row.id, attempts, failed.map((s) => s.filter), lastError, now]);
+      await this.outbox.abandon(row.id, attempts, failed.map((s) => s.filter), lastError, now);
       return;
     }
     for (const step of failed) this.metrics.onEndDelivery(step.filter, 'retry');
     const next = new Date(now.getTime() + retryDelayMs(this.policy, attempts));
-    await this.pool.query('UPDATE on_end_outbox SET attempts = $2, pending = $3, last_error = $4, next_attempt_at = $5 WHERE id = $1', [row.id, attempts, failed.map((s) => s.filter), lastError, next]);
+    await this.outbox.retryAt(row.id, attempts, failed.map((s) => s.filter), lastError, next);
   }
-}
-
-function serialised(lease: LeaseRequest): OutboxRow['lease'] {
-  return { ...lease, startDate: lease.startDate.toISOString(), endDate: lease.endDate.toISOString() };
 }

@@ -1,6 +1,6 @@
 import type { DecisionStep, Lease, LeaseDecision } from '@rollout/contracts';
 import { ChainDecision, ChainStep, LeaseRequest, reservationToApi } from '@rollout/enforcement-domain';
-import type { DecisionRow, LeaseRow } from './ledger';
+import type { DecisionRow, LeaseRow } from './ledger-rows';
 
 export function leaseView(row: LeaseRow): Lease {
   return {

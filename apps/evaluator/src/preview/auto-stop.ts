@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EXPERIMENT_SUBJECTS, StatusError } from '@rollout/contracts';
-import { NatsRpcClient, Sleeper } from '@rollout/nats';
+import { BackgroundLoop, NatsRpcClient } from '@rollout/nats';
 import { PreviewRunCounts, autoStopReason } from '@rollout/preview-domain';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -25,9 +25,7 @@ const STOP_TIMEOUT_MS = 10_000;
 @Injectable()
 export class AutoStop implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(AutoStop.name);
-  private running = false;
-  private loop?: Promise<void>;
-  private readonly sleeper = new Sleeper();
+  private readonly rounds: BackgroundLoop;
   /** The version of each experiment this replica stopped already: its snapshot may show it ACTIVE a little longer. */
   private readonly stopped = new Map<string, string>();
 
@@ -35,30 +33,22 @@ export class AutoStop implements OnApplicationBootstrap, BeforeApplicationShutdo
     private readonly dataSource: DataSource,
     private readonly snapshot: PreviewStateService,
     private readonly rpc: NatsRpcClient,
-    @Inject(EVALUATOR_CONFIG) private readonly config: Config,
-  ) {}
+    @Inject(EVALUATOR_CONFIG) config: Config,
+  ) {
+    this.rounds = new BackgroundLoop({
+      name: AutoStop.name,
+      turn: () => this.round(new Date()),
+      intervalMs: config.AUTO_STOP_INTERVAL_MS,
+      onFailure: (error) => this.logger.warn({ err: error }, 'auto-stop round failed; will retry'),
+    });
+  }
 
   onApplicationBootstrap(): void {
-    this.running = true;
-    this.loop = this.run();
+    this.rounds.start(this.snapshot.loaded);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.running = false;
-    this.sleeper.wakeAll();
-    await this.loop;
-  }
-
-  private async run(): Promise<void> {
-    await Promise.race([this.snapshot.loaded, this.sleeper.untilWoken()]);
-    while (this.running) {
-      try {
-        await this.round(new Date());
-      } catch (error) {
-        this.logger.warn({ err: error }, 'auto-stop round failed; will retry');
-      }
-      await this.sleeper.sleep(this.config.AUTO_STOP_INTERVAL_MS);
-    }
+    await this.rounds.stop();
   }
 
   /** One look at every ACTIVE experiment with a stopAfter or a breaker. */

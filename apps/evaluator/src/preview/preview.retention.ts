@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { PREVIEW_MINUTE_BUCKETS_HOURS, TRAFFIC_STREAM } from '@rollout/contracts';
-import { NATS_CONNECTION, NatsNamespace, Sleeper } from '@rollout/nats';
+import { BackgroundLoop, NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
 import { poolOf } from '@rollout/postgres';
 import { ConsumerInfo, NatsConnection } from 'nats';
 import type { Pool, PoolClient } from 'pg';
@@ -33,9 +33,10 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
   private markReady!: () => void;
   /** Resolves once the counted ranges are known to belong to the current TRAFFIC stream. */
   readonly ready = new Promise<void>((resolve) => (this.markReady = resolve));
-  private running = false;
-  private loop?: Promise<void>;
-  private readonly sleeper = new Sleeper();
+  /** Checks the counted ranges against the TRAFFIC stream until that succeeds once. */
+  private readonly adoption: BackgroundLoop;
+  /** Housekeeping rounds, once adopted; at stop, a last observation of drops. */
+  private readonly housekeepingRounds: BackgroundLoop;
   private readonly pool: Pool;
 
   constructor(
@@ -46,42 +47,36 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
     @Inject(EVALUATOR_CONFIG) private readonly config: Config,
   ) {
     this.pool = poolOf(dataSource);
-  }
-
-  onApplicationBootstrap(): void {
-    this.running = true;
-    this.loop = this.run();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    this.running = false;
-    this.sleeper.wakeAll();
-    await this.loop;
-    // What this replica read is on record, so drops while every evaluator is stopped are certain.
-    await this.observeDrops().catch((error: unknown) => this.logger.warn({ err: error }, 'observing TRAFFIC drops at shutdown failed'));
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      try {
+    this.adoption = new BackgroundLoop({
+      name: PreviewRetention.name,
+      turn: async () => {
         await this.adoptStream();
         await this.observeDrops();
         this.markReady();
-        break;
-      } catch (error) {
-        this.logger.warn({ err: error }, 'checking the TRAFFIC stream against the counted sequences failed; retrying');
-        await this.sleeper.sleep(1_000);
-      }
-    }
-    while (this.running) {
-      await this.sleeper.sleep(this.config.PREVIEW_HOUSEKEEPING_INTERVAL_MS);
-      if (!this.running) break;
-      try {
-        await this.housekeeping();
-      } catch (error) {
-        this.logger.warn({ err: error }, 'preview housekeeping failed; will retry');
-      }
-    }
+        return 'done';
+      },
+      intervalMs: 1_000,
+      onFailure: (error) => this.logger.warn({ err: error }, 'checking the TRAFFIC stream against the counted sequences failed; retrying'),
+    });
+    this.housekeepingRounds = new BackgroundLoop({
+      name: PreviewRetention.name,
+      turn: () => this.housekeeping(),
+      intervalMs: config.PREVIEW_HOUSEKEEPING_INTERVAL_MS,
+      firstTurnAfterInterval: true,
+      onFailure: (error) => this.logger.warn({ err: error }, 'preview housekeeping failed; will retry'),
+      // What this replica read is on record, so drops while every evaluator is stopped are certain.
+      drain: () => this.observeDrops().catch((error: unknown) => this.logger.warn({ err: error }, 'observing TRAFFIC drops at shutdown failed')),
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.adoption.start();
+    this.housekeepingRounds.start(this.ready);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.adoption.stop();
+    await this.housekeepingRounds.stop();
   }
 
   /** One round: merge counted ranges, note what TRAFFIC dropped, roll time buckets up, remove expired configurations. Exposed for tests. */
@@ -195,7 +190,7 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
     const cutoff = new Date(Date.now() - this.config.PREVIEW_RETENTION_MS).toISOString();
     const expired = (await this.pool.query<{ id: number }>(`SELECT id FROM preview_configurations WHERE updated_at < $1 ORDER BY updated_at LIMIT 100`, [cutoff])).rows;
     for (const { id } of expired) {
-      if (!this.running) return;
+      if (!this.housekeepingRounds.isRunning) return;
       for (;;) {
         const { rowCount } = await this.pool.query(
           `DELETE FROM preview_flows WHERE ctid = ANY(ARRAY(SELECT ctid FROM preview_flows WHERE configuration_id = $1 LIMIT ${DELETE_BATCH}))`,

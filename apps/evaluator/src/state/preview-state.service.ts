@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { EXPERIMENT_STATE_BUCKET, STATE_POSITION_KEY, STATE_VERSION_HEADER, resourceOfStateKey } from '@rollout/contracts';
 import type { ReadinessCheck } from '@rollout/health';
 import { METRICS_REGISTRY } from '@rollout/metrics';
-import { NATS_CONNECTION, NatsNamespace, Sleeper } from '@rollout/nats';
+import { BackgroundLoop, NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
 import { ApplyResult, DomainEvent, PreviewState } from '@rollout/preview-domain';
 import { ConsumerMessages, DeliverPolicy, JsMsg, NatsConnection, NatsError } from 'nats';
 import { Counter, Gauge, Registry } from 'prom-client';
@@ -36,10 +36,11 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
   private markLoaded!: () => void;
   /** Resolves once the snapshot is loaded. */
   readonly loaded = new Promise<void>((resolve) => (this.markLoaded = resolve));
-  private running = false;
-  private loop?: Promise<void>;
+  /** Follows the bucket, starting again a second after the consumer fails or ends. */
+  private readonly following: BackgroundLoop;
+  /** Whether the last failure was the bucket not existing yet (said once, not every second). */
+  private waitingForBucket = false;
   private messages?: ConsumerMessages;
-  private readonly sleeper = new Sleeper();
   private readonly applied?: Counter<'outcome'>;
   private readonly gauges?: { ready: Gauge; policies: Gauge; active: Gauge };
 
@@ -48,6 +49,13 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
     private readonly namespace: NatsNamespace,
     @Optional() @Inject(METRICS_REGISTRY) registry?: Registry,
   ) {
+    this.following = new BackgroundLoop({
+      name: PreviewStateService.name,
+      turn: () => this.follow(),
+      intervalMs: 1_000,
+      interrupt: () => this.messages?.stop(),
+      onFailure: (error) => this.followFailed(error),
+    });
     if (registry) {
       this.applied = new Counter({
         name: 'evaluator_state_events_total',
@@ -77,29 +85,18 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
   }
 
   onApplicationBootstrap(): void {
-    this.running = true;
-    this.loop = this.run();
+    this.following.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.running = false;
-    this.sleeper.wakeAll();
-    this.messages?.stop();
-    await this.loop;
+    await this.following.stop();
   }
 
-  private async run(): Promise<void> {
-    let waiting = false;
-    while (this.running) {
-      try {
-        await this.follow();
-      } catch (error) {
-        if (!isStreamNotFound(error)) this.logger.error({ err: error }, 'following the state bucket failed; starting again');
-        else if (!waiting) this.logger.warn(`${EXPERIMENT_STATE_BUCKET} does not exist yet: waiting for the experiment-service to create it`);
-        waiting = isStreamNotFound(error);
-      }
-      await this.sleeper.sleep(1_000);
-    }
+  private followFailed(error: unknown): void {
+    const bucketMissing = isStreamNotFound(error);
+    if (!bucketMissing) this.logger.error({ err: error }, 'following the state bucket failed; starting again');
+    else if (!this.waitingForBucket) this.logger.warn(`${EXPERIMENT_STATE_BUCKET} does not exist yet: waiting for the experiment-service to create it`);
+    this.waitingForBucket = bucketMissing;
   }
 
   private async follow(): Promise<void> {
@@ -114,7 +111,7 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
     // A short expiry: missed heartbeats (a NATS restart) and failed re-creations retry within seconds.
     const messages = await consumer.consume({ max_messages: 512, expires: 5_000 });
     this.messages = messages;
-    if (!this.running) messages.stop();
+    if (!this.following.isRunning) messages.stop();
     for await (const message of messages) {
       this.applyEntry(message.subject.slice(prefix.length), message);
       if (this.filled && message.info.pending === 0) this.loadedNow();

@@ -1,64 +1,8 @@
-import { Injectable } from '@nestjs/common';
-import type { DecisionHook, DecisionResult, DecisionStep, LeaseOrigin, LeaseStatus } from '@rollout/contracts';
-import type { Reservation } from '@rollout/enforcement-domain';
-import { poolOf } from '@rollout/postgres';
-import type { Pool, PoolClient, QueryResult } from 'pg';
+import type { PoolClient, QueryResult } from 'pg';
 import { escapeLiteral } from 'pg';
-import { DataSource } from 'typeorm';
+import type { LeaseChange, LeaseRow, NewDecision } from './ledger-rows';
 
-/** A row of `leases`. Reservations are stored in the domain's shape (plugin attributes snake_case). */
-export interface LeaseRow {
-  uid: string;
-  project: string;
-  lease_id: string;
-  origin: LeaseOrigin;
-  blazar_name: string | null;
-  blazar_id: string | null;
-  name: string;
-  start_date: Date;
-  end_date: Date;
-  reservations: Reservation[];
-  status: LeaseStatus;
-  status_reason: string | null;
-  creator: string;
-  region_name: string;
-  create_time: Date;
-  update_time: Date;
-  end_time: Date | null;
-  on_end_sent: boolean;
-}
-
-export interface DecisionRow {
-  id: string;
-  hook: DecisionHook;
-  result: DecisionResult;
-  filter: string | null;
-  message: string | null;
-  exempted: boolean;
-  steps: DecisionStep[];
-  time: Date;
-  actor: string;
-  user_id: string;
-  request_id: string | null;
-}
-
-export interface NewDecision {
-  leaseUid: string;
-  project: string;
-  leaseId: string;
-  hook: DecisionHook;
-  result: DecisionResult;
-  filter?: string;
-  message?: string;
-  exempted: boolean;
-  steps: DecisionStep[];
-  time: Date;
-  actor: string;
-  userId: string;
-  requestId?: string;
-}
-
-const LEASE_COLUMNS =
+export const LEASE_COLUMNS =
   'uid, project, lease_id, origin, blazar_name, blazar_id, name, start_date, end_date, reservations, status, status_reason, creator, region_name, create_time, update_time, end_time, on_end_sent';
 const LIVE = `status IN ('PENDING', 'ACTIVE')`;
 
@@ -73,25 +17,12 @@ const leaseValues = (l: LeaseRow) => [
   l.status, l.status_reason, l.creator, l.region_name, l.create_time, l.update_time, l.end_time, l.on_end_sent,
 ];
 
-/** The part of a lease an update or a re-admission changes. */
-export interface LeaseChange {
-  name: string;
-  start_date: Date;
-  end_date: Date;
-  reservations: Reservation[];
-  status: LeaseStatus;
-  status_reason: string | null;
-  update_time: Date;
-  blazar_name?: string | null;
-  blazar_id?: string | null;
-}
-
 /**
  * A SQL literal for a value of ours, for the few statements sent as one simple-protocol
  * round trip (several statements cannot carry bind parameters). Strings go through pg's
  * escapeLiteral; everything else is typed explicitly.
  */
-function lit(value: unknown): string {
+export function lit(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'number') {
@@ -103,11 +34,11 @@ function lit(value: unknown): string {
   return `${escapeLiteral(JSON.stringify(value))}::jsonb`;
 }
 
-const LIVE_COUNT = (project: string, now: Date) =>
+export const LIVE_COUNT = (project: string, now: Date) =>
   `SELECT count(*)::int AS n FROM leases WHERE project = ${lit(project)} AND ${LIVE} AND end_date > ${lit(now)}`;
 
 const insertLeaseSql = (lease: LeaseRow) => `INSERT INTO leases (${LEASE_COLUMNS}) VALUES (${leaseValues(lease).map(lit).join(', ')}) RETURNING ${LEASE_COLUMNS}`;
-const insertDecisionSql = (d: NewDecision) => `${DECISION_INSERT} VALUES (${decisionParams(d, 0).values.map(lit).join(', ')})`;
+export const insertDecisionSql = (d: NewDecision) => `${DECISION_INSERT} VALUES (${decisionParams(d, 0).values.map(lit).join(', ')})`;
 
 /** Reads and writes within one transaction, on one connection. */
 export class LedgerTx {
@@ -182,7 +113,7 @@ export class LedgerTx {
   }
 }
 
-function findBlazarSql(project: string, id: string, name: string): string {
+export function findBlazarSql(project: string, id: string, name: string): string {
   return `SELECT ${LEASE_COLUMNS} FROM leases
            WHERE project = ${project} AND origin = 'BLAZAR' AND (blazar_id = ${id} OR blazar_name = ${name})
            ORDER BY (${LIVE}) DESC, (blazar_id = ${id}) DESC NULLS LAST, create_time DESC
@@ -200,16 +131,6 @@ function changeLeaseSql(uid: string, c: LeaseChange): string {
 function withDecision(write: string, decision?: NewDecision): string {
   if (!decision) return write;
   return `WITH lease AS (${write}), decision AS (${insertDecisionSql(decision)}) SELECT * FROM lease`;
-}
-
-/** What a counting decision knows when its transaction opens. */
-export interface CountingFacts {
-  /** PENDING and ACTIVE leases of the project whose end is ahead. */
-  live: number;
-  /** `exists`: whether the lease id is taken. */
-  taken: boolean;
-  /** `blazar`: the lease Blazar names, a live one first. */
-  tracked?: LeaseRow;
 }
 
 /**
@@ -245,7 +166,7 @@ export class CountingTx extends LedgerTx {
 }
 
 /** Rolls back; a connection that cannot even do that is handed back as broken (the pool drops it). */
-async function rollback(client: PoolClient): Promise<Error | undefined> {
+export async function rollback(client: PoolClient): Promise<Error | undefined> {
   try {
     await client.query('ROLLBACK');
     return undefined;
@@ -254,96 +175,3 @@ async function rollback(client: PoolClient): Promise<Error | undefined> {
   }
 }
 
-/** The lease ledger in the service's schema (raw SQL on the service's pg pool). */
-@Injectable()
-export class Ledger {
-  private readonly pool: Pool;
-
-  constructor(dataSource: DataSource) {
-    this.pool = poolOf(dataSource);
-  }
-
-  async transaction<T>(work: (tx: LedgerTx) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await work(new LedgerTx(client));
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      broken = await rollback(client);
-      throw error;
-    } finally {
-      client.release(broken);
-    }
-  }
-
-  /**
-   * A decision that counts a project's leases: one round trip opens the transaction, takes the
-   * project's lock (across replicas, until commit; keyed by schema too, so test runs sharing a
-   * database never wait on each other) and reads the facts; `work` decides and commits with
-   * `commitWith`. Anything else rolls back.
-   */
-  async counting<T>(project: string, now: Date, probe: { exists: string } | { blazar: { id?: string; name?: string } }, work: (tx: CountingTx, facts: CountingFacts) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let committed = false;
-    let broken: Error | undefined;
-    try {
-      const p = lit(project);
-      const find =
-        'exists' in probe
-          ? `SELECT uid FROM leases WHERE project = ${p} AND lease_id = ${lit(probe.exists)}`
-          : findBlazarSql(p, lit(probe.blazar.id ?? null), lit(probe.blazar.name ?? null));
-      const results = (await client.query(
-        [`BEGIN`, `SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':leases:' || ${p}, 0))`, find, LIVE_COUNT(project, now)].join(';\n'),
-      )) as unknown as QueryResult[];
-      const found = results[2].rows[0] as LeaseRow | undefined;
-      const facts: CountingFacts = { live: (results[3].rows[0] as { n: number }).n, taken: found !== undefined, tracked: 'blazar' in probe ? found : undefined };
-      const tx = new CountingTx(client, () => (committed = true));
-      return await work(tx, facts);
-    } catch (error) {
-      if (!committed) broken = await rollback(client);
-      throw error;
-    } finally {
-      client.release(broken);
-    }
-  }
-
-  async get(project: string, leaseId: string): Promise<LeaseRow | undefined> {
-    return (await this.pool.query(`SELECT ${LEASE_COLUMNS} FROM leases WHERE project = $1 AND lease_id = $2`, [project, leaseId])).rows[0] as LeaseRow | undefined;
-  }
-
-  /** A project's leases by id, after `after`, in the given statuses (all when empty). */
-  async list(project: string, statuses: LeaseStatus[], after: string | undefined, limit: number): Promise<LeaseRow[]> {
-    const result = await this.pool.query(
-      `SELECT ${LEASE_COLUMNS} FROM leases
-        WHERE project = $1 AND (cardinality($2::text[]) = 0 OR status = ANY($2)) AND ($3::text IS NULL OR lease_id > $3)
-        ORDER BY lease_id LIMIT $4`,
-      [project, statuses, after ?? null, limit],
-    );
-    return result.rows as LeaseRow[];
-  }
-
-  async decisions(leaseUid: string, after: string | undefined, limit: number): Promise<DecisionRow[]> {
-    const result = await this.pool.query(
-      `SELECT id::text, hook, result, filter, message, exempted, steps, time, actor, user_id, request_id FROM decisions
-        WHERE lease_uid = $1 AND ($2::bigint IS NULL OR decisions.id > $2) ORDER BY decisions.id LIMIT $3`,
-      [leaseUid, after ?? null, limit],
-    );
-    return result.rows as DecisionRow[];
-  }
-
-  async insertDecision(decision: NewDecision): Promise<void> {
-    await this.pool.query(insertDecisionSql(decision));
-  }
-
-  /** PENDING leases whose start came: ACTIVE. */
-  async activateStarted(now: Date): Promise<number> {
-    const result = await this.pool.query(
-      `UPDATE leases SET status = 'ACTIVE', update_time = $1 WHERE status = 'PENDING' AND start_date <= $1 AND end_date > $1`,
-      [now],
-    );
-    return result.rowCount ?? 0;
-  }
-}

@@ -19,7 +19,7 @@ export type Hours = Record<string, number>;
  * charges runs in a transaction holding the project's row lock.
  */
 @Injectable()
-export class BudgetStore {
+export class BudgetRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** A session for this config: the open one (one more reference) or a new one. */

@@ -1,0 +1,58 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import type { Clock, EnforcementContext } from '@rollout/enforcement-domain';
+import { BackgroundLoop } from '@rollout/nats';
+import { CLOCK } from '../clock';
+import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
+import { idsOf } from './lease-workflow';
+import { Ledger } from './ledger.repository';
+import { OnEndOutbox, QueuedOnEnd } from './on-end-outbox';
+
+const SWEEP_BATCH = 100;
+
+/** Follows the leases' dates in the background: starts leases whose start came, ends those whose end passed (on_end for each). */
+@Injectable()
+export class LeaseSweeper implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly loop: BackgroundLoop;
+
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly onEnd: OnEndOutbox,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ENFORCEMENT_SERVICE_CONFIG) config: Config,
+  ) {
+    this.loop = new BackgroundLoop({
+      name: 'LeaseSweep',
+      turn: () => this.sweep(),
+      intervalMs: config.ENFORCEMENT_SWEEP_INTERVAL_MS,
+      firstTurnAfterInterval: true,
+      maxFailureDelayMs: BACKGROUND_MAX_FAILURE_DELAY_MS,
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.loop.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.loop.stop();
+  }
+
+  /** One sweep: ended leases are claimed in batches (SKIP LOCKED), so replicas share the work. */
+  async sweep(): Promise<void> {
+    const now = this.clock.now();
+    await this.ledger.activateStarted(now);
+    for (;;) {
+      const queued = await this.ledger.transaction(async (tx) => {
+        const ended = await tx.claimEnded(now, SWEEP_BATCH);
+        const queued: Array<QueuedOnEnd | undefined> = [];
+        for (const row of ended) {
+          const context: EnforcementContext = { userId: row.creator, projectId: row.project, regionName: row.region_name, requestId: `end-date-${row.uid}`, ...idsOf(row) };
+          queued.push(await this.onEnd.queue(tx, row, context, 'system', now));
+        }
+        return queued;
+      });
+      for (const entry of queued) await this.onEnd.deliver(entry);
+      if (queued.length < SWEEP_BATCH) return;
+    }
+  }
+}

@@ -1,0 +1,138 @@
+import { Logger } from '@nestjs/common';
+import { Sleeper } from './sleeper';
+
+/** The pauses of a loop: `wakeAll` ends every pending one at once. Tests pass their own to step through pauses without waiting. */
+export interface Pauses {
+  sleep(ms: number): Promise<void>;
+  wakeAll(): void;
+}
+
+/**
+ * What a turn found: `more` when it left work behind (a full batch), so the next turn runs at
+ * once; `done` when the work is finished for good (a step at start-up), so the loop ends.
+ */
+export type TurnOutcome = 'more' | 'idle' | 'done';
+
+export interface BackgroundLoopOptions {
+  /** The logger's name, which says whose loop it is in the logs. */
+  name: string;
+  /** One turn of the work; throwing counts as a failure and backs off. */
+  turn(): Promise<TurnOutcome | void>;
+  /** The pause after a turn. */
+  intervalMs: number;
+  /** A periodic job waits one interval before its first turn; by default the first turn runs at start. */
+  firstTurnAfterInterval?: boolean;
+  /** The pause after a failed turn (default intervalMs), doubled for each further failure in a row up to maxFailureDelayMs. */
+  failureDelayMs?: number;
+  /** Longest pause after failures in a row; by default failureDelayMs (no growth). */
+  maxFailureDelayMs?: number;
+  /** How soon a turn follows `wake()`: at once by default; a few ms let a burst of wakes share one turn. */
+  wakeDelayMs?: number;
+  /** Called at stop to end a turn that waits on something else (a message subscription, say). */
+  interrupt?(): void;
+  /** Run once at stop, after the last turn ended (settle what is in flight, a last observation). */
+  drain?(): Promise<void>;
+  /** Reports a failed turn; by default it is logged as an error. */
+  onFailure?(error: unknown, failures: number): void;
+  /** The loop's own pauses (the default sleeps for real); stop() and wake() end them early. */
+  sleeper?: Pauses;
+}
+
+/**
+ * A background loop: turns of work with a pause after each, started once and stopped once.
+ * `wake()` cuts the pause short (work arrived); a failed turn is reported and retried after a
+ * back-off that resets on the next success; `stop()` ends the pause at once, waits for the turn
+ * in progress, then drains.
+ */
+export class BackgroundLoop {
+  private readonly logger: Logger;
+  private readonly sleeper: Pauses;
+  private running = false;
+  private loop?: Promise<void>;
+  private stopped?: Promise<void>;
+  private stopSignal!: () => void;
+  private readonly stopRequested = new Promise<void>((resolve) => (this.stopSignal = resolve));
+  private woken = false;
+  private pausingMs?: number;
+
+  constructor(private readonly options: BackgroundLoopOptions) {
+    this.logger = new Logger(options.name);
+    this.sleeper = options.sleeper ?? new Sleeper();
+  }
+
+  /** Whether turns still run: false from the moment stop() is called. */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Starts turning once `ready` resolves (state the turns need, say); a second start does nothing. */
+  start(ready: Promise<unknown> = Promise.resolve()): void {
+    if (this.loop || this.stopped) return;
+    this.running = true;
+    this.loop = this.run(ready);
+  }
+
+  /** Runs the next turn soon (after wakeDelayMs) rather than at the end of the pause. */
+  wake(): void {
+    this.woken = true;
+    if (this.pausingMs !== undefined && this.pausingMs > this.wakeDelayMs) this.sleeper.wakeAll();
+  }
+
+  /** Ends the pause at once, waits for the turn in progress, then drains; every call resolves when that is done. */
+  stop(): Promise<void> {
+    this.stopped ??= this.stopOnce();
+    return this.stopped;
+  }
+
+  private async stopOnce(): Promise<void> {
+    const started = this.loop !== undefined;
+    this.running = false;
+    this.stopSignal();
+    this.options.interrupt?.();
+    this.sleeper.wakeAll();
+    await this.loop;
+    if (started) await this.options.drain?.();
+  }
+
+  private get wakeDelayMs(): number {
+    return this.options.wakeDelayMs ?? 0;
+  }
+
+  private async run(ready: Promise<unknown>): Promise<void> {
+    await Promise.race([ready, this.stopRequested]);
+    let failures = 0;
+    let pause = this.options.firstTurnAfterInterval ? this.options.intervalMs : 0;
+    for (;;) {
+      await this.pause(pause);
+      if (!this.running) return;
+      this.woken = false;
+      try {
+        const outcome = await this.options.turn();
+        if (outcome === 'done') return;
+        failures = 0;
+        pause = outcome === 'more' ? 0 : this.options.intervalMs;
+      } catch (error) {
+        failures++;
+        pause = this.failureDelay(failures);
+        if (this.options.onFailure) this.options.onFailure(error, failures);
+        else this.logger.error({ err: error, failures }, `turn failed; next try in ${pause} ms`);
+      }
+    }
+  }
+
+  private failureDelay(failures: number): number {
+    const first = this.options.failureDelayMs ?? this.options.intervalMs;
+    return Math.min(first * 2 ** (failures - 1), Math.max(first, this.options.maxFailureDelayMs ?? first));
+  }
+
+  private async pause(ms: number): Promise<void> {
+    let remaining = this.woken ? Math.min(ms, this.wakeDelayMs) : ms;
+    while (this.running && remaining > 0) {
+      this.pausingMs = remaining;
+      await this.sleeper.sleep(remaining);
+      this.pausingMs = undefined;
+      // Woken during a longer pause: only the wake delay is left.
+      remaining = this.woken && remaining > this.wakeDelayMs ? this.wakeDelayMs : 0;
+    }
+  }
+}
