@@ -9,9 +9,13 @@
  * production.
  * Target on a 2-core machine: ≥ 1,000 commands/s with p99 ≤ 50 ms.
  *
+ * BENCH_BASELINE=<git revision> also runs the same commands against that revision's
+ * experiment-service (from a temporary worktree, behind this build's gateway), twice each in the
+ * order baseline, this build, this build, baseline: the same-run ratio of the two.
+ *
  *   npm run bench -- test/bench/experiments.bench.ts
- *   (BENCH_SECONDS=15 BENCH_CLIENTS=32 BENCH_WARM_UP_SECONDS=5 TEST_NATS_URL=… TEST_POSTGRES_URL=…
- *   to change them)
+ *   (BENCH_SECONDS=15 BENCH_CLIENTS=32 BENCH_WARM_UP_SECONDS=5 BENCH_BASELINE TEST_NATS_URL=…
+ *   TEST_POSTGRES_URL=… to change them)
  */
 import { CreateEventStore1764000000000, EventStore } from '@rollout/event-store';
 import { openDataSource } from '@rollout/postgres';
@@ -23,10 +27,14 @@ import {
   removeTestResources,
   uniqueName,
 } from '@rollout/testing';
+import { execSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import {
   NATS_SERVER,
   POSTGRES,
+  ROOT,
   closedLoop,
   cpuPerRequest,
   describeCpu,
@@ -44,8 +52,18 @@ const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 5);
 const POLICIES = 10;
 const PER_POLICY = 10;
 const TOKEN = 'bench-token';
+const BASELINE = process.env.BENCH_BASELINE;
 
-const startApp = (app: string, env: Record<string, string>) => startMain(app, env, 'experiments');
+const startApp = (app: string, env: Record<string, string>, root?: string) => startMain(app, env, 'experiments', root);
+
+/** A checkout of `revision` in a temporary worktree sharing node_modules; returns its root. */
+function checkOut(revision: string): string {
+  const root = join(tmpdir(), `rollout-bench-baseline-${revision.replace(/[^\w.-]/g, '_')}`);
+  out(`checking out baseline ${revision} in ${root}…`);
+  execSync(`git worktree add --force --detach ${JSON.stringify(root)} ${JSON.stringify(revision)}`, { cwd: ROOT, stdio: 'ignore' });
+  execSync(`ln -sfn ${JSON.stringify(join(ROOT, 'node_modules'))} ${JSON.stringify(join(root, 'node_modules'))}`);
+  return root;
+}
 
 /**
  * Raw event store, the way the service's commands use it: each worker appends one event to one
@@ -86,19 +104,26 @@ async function appendRate(schema: string, seconds: number) {
   }
 }
 
-async function main() {
+/**
+ * The commands through a gateway and an experiment-service (of the checkout at `root`) of their
+ * own, on a fresh schema and namespace: commands/s and latency, and CPU per command of each part.
+ */
+async function commandRate(root?: string) {
   const namespace = uniqueName('bench');
   const schema = uniqueName('bench_');
-  const rawSchema = uniqueName('bench_raw_');
   const port = await freePort();
   const common = { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, HOST: '127.0.0.1' };
-  const service = startApp('experiment-service', {
-    ...common,
-    PORT: String(await freePort()),
-    DATABASE_URL: TEST_POSTGRES_URL,
-    DATABASE_SCHEMA: schema,
-    DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '16',
-  });
+  const service = startApp(
+    'experiment-service',
+    {
+      ...common,
+      PORT: String(await freePort()),
+      DATABASE_URL: TEST_POSTGRES_URL,
+      DATABASE_SCHEMA: schema,
+      DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '16',
+    },
+    root,
+  );
   const gateway = startApp('gateway', {
     ...common,
     PORT: String(port),
@@ -114,7 +139,6 @@ async function main() {
       async () => ((await call('GET', '').catch(() => 0)) === 200 ? true : undefined),
       { timeoutMs: 60_000, intervalMs: 250, what: 'gateway and experiment-service up' },
     );
-
     const experiments: string[] = [];
     const rules = [
       {
@@ -168,25 +192,60 @@ async function main() {
       [gateway, service, POSTGRES, NATS_SERVER, 'self'],
       () => run(SECONDS),
     );
-    const raw = await appendRate(rawSchema, Math.min(SECONDS, 10));
-    const [gatewayCpu, serviceCpu, postgresCpu, natsCpu, loadCpu] = cpuMs;
+    return { experiments: experiments.length, commands, cpuMs };
+  } finally {
+    destroy();
+    await stop(gateway);
+    await stop(service);
+    const client = new Client({ connectionString: TEST_POSTGRES_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+    await removeTestResources({ namespace });
+  }
+}
 
+type CommandRate = Awaited<ReturnType<typeof commandRate>>;
+
+function cpuPerCommand([gateway, service, postgres, nats, load]: number[]): string {
+  return describeCpu(
+    [
+      ['gateway', gateway],
+      ['experiment-service', service],
+      ['postgres', postgres],
+      ['nats-server', nats],
+      ['load generator', load],
+    ],
+    'commands',
+  );
+}
+
+async function main() {
+  const baselineRoot = BASELINE ? checkOut(BASELINE) : undefined;
+  const rawSchema = uniqueName('bench_raw_');
+  try {
+    // Baseline, this build, this build, baseline: neither gains from running first or last.
+    const baselineRuns: CommandRate[] = [];
+    const runs: CommandRate[] = [];
+    for (const root of baselineRoot ? [baselineRoot, undefined, undefined, baselineRoot] : [undefined]) {
+      const run = await commandRate(root);
+      (root ? baselineRuns : runs).push(run);
+      if (baselineRoot) out(`  ${root ? `baseline ${BASELINE}` : 'this build'}: ${describeLoad(run.commands, 'commands')}`);
+    }
+    const { experiments, commands, cpuMs } = runs[runs.length - 1];
+    const baseline = baselineRuns.at(-1);
+    const raw = await appendRate(rawSchema, Math.min(SECONDS, 10));
     out(
-      `experiment commands through the gateway (${CLIENTS} clients, ${experiments.length} experiments, ${SECONDS} s)`,
+      `experiment commands through the gateway (${CLIENTS} clients, ${experiments} experiments, ${SECONDS} s)`,
     );
     out(`  startPreview/stopPreview: ${describeLoad(commands, 'commands')}`);
-    out(
-      `    CPU per command: ${describeCpu(
-        [
-          ['gateway', gatewayCpu],
-          ['experiment-service', serviceCpu],
-          ['postgres', postgresCpu],
-          ['nats-server', natsCpu],
-          ['load generator', loadCpu],
-        ],
-        'commands',
-      )}`,
-    );
+    out(`    CPU per command: ${cpuPerCommand(cpuMs)}`);
+    if (baseline) {
+      out(`  baseline ${BASELINE}'s experiment-service, same run: ${describeLoad(baseline.commands, 'commands')}`);
+      out(`    CPU per command: ${cpuPerCommand(baseline.cpuMs)}`);
+      const total = (each: { commands: { perSecond: number } }[]) => each.reduce((sum, run) => sum + run.commands.perSecond, 0);
+      out(`    this build: ${(total(runs) / total(baselineRuns)).toFixed(2)} × baseline (commands/s over both runs of each)`);
+    }
     out(
       `  baseline, raw event-store appends (one compare-and-set append each, ${CLIENTS} at a time): ${describeLoad(raw.result, 'appends')}`,
     );
@@ -203,15 +262,11 @@ async function main() {
       `  target: ≥ 1000 commands/s with p99 ≤ 50 ms → ${commands.perSecond >= 1000 && commands.p99 <= 50 ? 'met' : 'NOT met'}`,
     );
   } finally {
-    destroy();
-    await stop(gateway);
-    await stop(service);
     const client = new Client({ connectionString: TEST_POSTGRES_URL });
     await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await client.query(`DROP SCHEMA IF EXISTS "${rawSchema}" CASCADE`);
     await client.end();
-    await removeTestResources({ namespace });
+    if (baselineRoot) execSync(`git worktree remove --force ${JSON.stringify(baselineRoot)}`, { cwd: ROOT, stdio: 'ignore' });
   }
 }
 
