@@ -10,8 +10,8 @@
  * Target on a 2-core machine: ≥ 1,000 commands/s with p99 ≤ 50 ms.
  *
  * BENCH_BASELINE=<git revision> also runs the same commands against that revision's
- * experiment-service (from a temporary worktree, behind this build's gateway), twice each in the
- * order baseline, this build, this build, baseline: the same-run ratio of the two.
+ * experiment-service (from a temporary worktree, behind a gateway of its own), side by side with
+ * this build's and measured in turn (baseline, this, this, baseline): the same-run ratio.
  *
  *   npm run bench -- test/bench/experiments.bench.ts
  *   (BENCH_SECONDS=15 BENCH_CLIENTS=32 BENCH_WARM_UP_SECONDS=5 BENCH_BASELINE TEST_NATS_URL=…
@@ -105,10 +105,11 @@ async function appendRate(schema: string, seconds: number) {
 }
 
 /**
- * The commands through a gateway and an experiment-service (of the checkout at `root`) of their
- * own, on a fresh schema and namespace: commands/s and latency, and CPU per command of each part.
+ * A gateway and an experiment-service (of the checkout at `root`) of their own, on a fresh schema
+ * and namespace, with its experiments created; `measure` warms up, then runs the commands for
+ * `SECONDS`: commands/s and latency, and CPU per command of each part.
  */
-async function commandRate(root?: string) {
+async function startSystem(root?: string) {
   const namespace = uniqueName('bench');
   const schema = uniqueName('bench_');
   const port = await freePort();
@@ -134,6 +135,16 @@ async function commandRate(root?: string) {
   });
   const base = `http://127.0.0.1:${port}/v1/projects/bench/locations/global/firewallPolicies`;
   const { call, destroy } = httpClient(base, TOKEN, CLIENTS);
+  const close = async () => {
+    destroy();
+    await stop(gateway);
+    await stop(service);
+    const client = new Client({ connectionString: TEST_POSTGRES_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+    await removeTestResources({ namespace });
+  };
   try {
     await eventually(
       async () => ((await call('GET', '').catch(() => 0)) === 200 ? true : undefined),
@@ -187,25 +198,21 @@ async function commandRate(root?: string) {
         200,
       );
 
-    await run(WARM_UP_SECONDS); // warm-up: JIT, connection pools, each experiment's state in the service
-    const { result: commands, cpuMs } = await cpuPerRequest(
-      [gateway, service, POSTGRES, NATS_SERVER, 'self'],
-      () => run(SECONDS),
-    );
-    return { experiments: experiments.length, commands, cpuMs };
-  } finally {
-    destroy();
-    await stop(gateway);
-    await stop(service);
-    const client = new Client({ connectionString: TEST_POSTGRES_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
-    await removeTestResources({ namespace });
+    const measure = async () => {
+      // Warm-up: JIT, connection pools, each experiment's state in the service; and the work the
+      // other system's last run left behind (its relays catching up) is done before measuring.
+      await run(WARM_UP_SECONDS);
+      const { result: commands, cpuMs } = await cpuPerRequest([gateway, service, POSTGRES, NATS_SERVER, 'self'], () => run(SECONDS));
+      return { commands, cpuMs };
+    };
+    return { experiments: experiments.length, measure, close };
+  } catch (error) {
+    await close();
+    throw error;
   }
 }
 
-type CommandRate = Awaited<ReturnType<typeof commandRate>>;
+type CommandRate = Awaited<ReturnType<Awaited<ReturnType<typeof startSystem>>['measure']>>;
 
 function cpuPerCommand([gateway, service, postgres, nats, load]: number[]): string {
   return describeCpu(
@@ -223,16 +230,23 @@ function cpuPerCommand([gateway, service, postgres, nats, load]: number[]): stri
 async function main() {
   const baselineRoot = BASELINE ? checkOut(BASELINE) : undefined;
   const rawSchema = uniqueName('bench_raw_');
+  const systems: Awaited<ReturnType<typeof startSystem>>[] = [];
   try {
-    // Baseline, this build, this build, baseline: neither gains from running first or last.
+    const current = await startSystem();
+    systems.push(current);
+    const before = baselineRoot ? await startSystem(baselineRoot) : undefined;
+    if (before) systems.push(before);
+    // Both systems run side by side, measured in turn (baseline, this, this, baseline), so that
+    // neither gains from going first or last on a machine whose speed drifts.
     const baselineRuns: CommandRate[] = [];
     const runs: CommandRate[] = [];
-    for (const root of baselineRoot ? [baselineRoot, undefined, undefined, baselineRoot] : [undefined]) {
-      const run = await commandRate(root);
-      (root ? baselineRuns : runs).push(run);
-      if (baselineRoot) out(`  ${root ? `baseline ${BASELINE}` : 'this build'}: ${describeLoad(run.commands, 'commands')}`);
+    for (const system of before ? [before, current, current, before] : [current]) {
+      const run = await system.measure();
+      (system === before ? baselineRuns : runs).push(run);
+      if (before) out(`  ${system === before ? `baseline ${BASELINE}` : 'this build'}: ${describeLoad(run.commands, 'commands')}`);
     }
-    const { experiments, commands, cpuMs } = runs[runs.length - 1];
+    const { experiments } = current;
+    const { commands, cpuMs } = runs[runs.length - 1];
     const baseline = baselineRuns.at(-1);
     const raw = await appendRate(rawSchema, Math.min(SECONDS, 10));
     out(
@@ -262,6 +276,7 @@ async function main() {
       `  target: ≥ 1000 commands/s with p99 ≤ 50 ms → ${commands.perSecond >= 1000 && commands.p99 <= 50 ? 'met' : 'NOT met'}`,
     );
   } finally {
+    for (const system of systems) await system.close();
     const client = new Client({ connectionString: TEST_POSTGRES_URL });
     await client.connect();
     await client.query(`DROP SCHEMA IF EXISTS "${rawSchema}" CASCADE`);
