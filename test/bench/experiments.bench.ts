@@ -9,9 +9,13 @@
  * production.
  * Target on a 2-core machine: ≥ 1,000 commands/s with p99 ≤ 50 ms.
  *
+ * BENCH_BASELINE=<git revision> also runs the same commands against that revision's
+ * experiment-service (from a temporary worktree, behind a gateway of its own), side by side with
+ * this build's and measured in turn (baseline, this, this, baseline): the same-run ratio.
+ *
  *   npm run bench -- test/bench/experiments.bench.ts
- *   (BENCH_SECONDS=15 BENCH_CLIENTS=32 BENCH_WARM_UP_SECONDS=5 TEST_NATS_URL=… TEST_POSTGRES_URL=…
- *   to change them)
+ *   (BENCH_SECONDS=15 BENCH_CLIENTS=32 BENCH_WARM_UP_SECONDS=5 BENCH_BASELINE TEST_NATS_URL=…
+ *   TEST_POSTGRES_URL=… to change them)
  */
 import { CreateEventStore1764000000000, EventStore } from '@rollout/event-store';
 import { openDataSource } from '@rollout/postgres';
@@ -23,10 +27,14 @@ import {
   removeTestResources,
   uniqueName,
 } from '@rollout/testing';
+import { execSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import {
   NATS_SERVER,
   POSTGRES,
+  ROOT,
   closedLoop,
   cpuPerRequest,
   describeCpu,
@@ -44,8 +52,18 @@ const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 5);
 const POLICIES = 10;
 const PER_POLICY = 10;
 const TOKEN = 'bench-token';
+const BASELINE = process.env.BENCH_BASELINE;
 
-const startApp = (app: string, env: Record<string, string>) => startMain(app, env, 'experiments');
+const startApp = (app: string, env: Record<string, string>, root?: string) => startMain(app, env, 'experiments', root);
+
+/** A checkout of `revision` in a temporary worktree sharing node_modules; returns its root. */
+function checkOut(revision: string): string {
+  const root = join(tmpdir(), `rollout-bench-baseline-${revision.replace(/[^\w.-]/g, '_')}`);
+  out(`checking out baseline ${revision} in ${root}…`);
+  execSync(`git worktree add --force --detach ${JSON.stringify(root)} ${JSON.stringify(revision)}`, { cwd: ROOT, stdio: 'ignore' });
+  execSync(`ln -sfn ${JSON.stringify(join(ROOT, 'node_modules'))} ${JSON.stringify(join(root, 'node_modules'))}`);
+  return root;
+}
 
 /**
  * Raw event store, the way the service's commands use it: each worker appends one event to one
@@ -86,19 +104,27 @@ async function appendRate(schema: string, seconds: number) {
   }
 }
 
-async function main() {
+/**
+ * A gateway and an experiment-service (of the checkout at `root`) of their own, on a fresh schema
+ * and namespace, with its experiments created; `measure` warms up, then runs the commands for
+ * `SECONDS`: commands/s and latency, and CPU per command of each part.
+ */
+async function startSystem(root?: string) {
   const namespace = uniqueName('bench');
   const schema = uniqueName('bench_');
-  const rawSchema = uniqueName('bench_raw_');
   const port = await freePort();
   const common = { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, HOST: '127.0.0.1' };
-  const service = startApp('experiment-service', {
-    ...common,
-    PORT: String(await freePort()),
-    DATABASE_URL: TEST_POSTGRES_URL,
-    DATABASE_SCHEMA: schema,
-    DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '16',
-  });
+  const service = startApp(
+    'experiment-service',
+    {
+      ...common,
+      PORT: String(await freePort()),
+      DATABASE_URL: TEST_POSTGRES_URL,
+      DATABASE_SCHEMA: schema,
+      DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '16',
+    },
+    root,
+  );
   const gateway = startApp('gateway', {
     ...common,
     PORT: String(port),
@@ -109,12 +135,21 @@ async function main() {
   });
   const base = `http://127.0.0.1:${port}/v1/projects/bench/locations/global/firewallPolicies`;
   const { call, destroy } = httpClient(base, TOKEN, CLIENTS);
+  const close = async () => {
+    destroy();
+    await stop(gateway);
+    await stop(service);
+    const client = new Client({ connectionString: TEST_POSTGRES_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+    await removeTestResources({ namespace });
+  };
   try {
     await eventually(
       async () => ((await call('GET', '').catch(() => 0)) === 200 ? true : undefined),
       { timeoutMs: 60_000, intervalMs: 250, what: 'gateway and experiment-service up' },
     );
-
     const experiments: string[] = [];
     const rules = [
       {
@@ -163,30 +198,68 @@ async function main() {
         200,
       );
 
-    await run(WARM_UP_SECONDS); // warm-up: JIT, connection pools, each experiment's state in the service
-    const { result: commands, cpuMs } = await cpuPerRequest(
-      [gateway, service, POSTGRES, NATS_SERVER, 'self'],
-      () => run(SECONDS),
-    );
-    const raw = await appendRate(rawSchema, Math.min(SECONDS, 10));
-    const [gatewayCpu, serviceCpu, postgresCpu, natsCpu, loadCpu] = cpuMs;
+    const measure = async () => {
+      // Warm-up: JIT, connection pools, each experiment's state in the service; and the work the
+      // other system's last run left behind (its relays catching up) is done before measuring.
+      await run(WARM_UP_SECONDS);
+      const { result: commands, cpuMs } = await cpuPerRequest([gateway, service, POSTGRES, NATS_SERVER, 'self'], () => run(SECONDS));
+      return { commands, cpuMs };
+    };
+    return { experiments: experiments.length, measure, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
 
+type CommandRate = Awaited<ReturnType<Awaited<ReturnType<typeof startSystem>>['measure']>>;
+
+function cpuPerCommand([gateway, service, postgres, nats, load]: number[]): string {
+  return describeCpu(
+    [
+      ['gateway', gateway],
+      ['experiment-service', service],
+      ['postgres', postgres],
+      ['nats-server', nats],
+      ['load generator', load],
+    ],
+    'commands',
+  );
+}
+
+async function main() {
+  const baselineRoot = BASELINE ? checkOut(BASELINE) : undefined;
+  const rawSchema = uniqueName('bench_raw_');
+  const systems: Awaited<ReturnType<typeof startSystem>>[] = [];
+  try {
+    const current = await startSystem();
+    systems.push(current);
+    const before = baselineRoot ? await startSystem(baselineRoot) : undefined;
+    if (before) systems.push(before);
+    // Both systems run side by side, measured in turn (baseline, this, this, baseline), so that
+    // neither gains from going first or last on a machine whose speed drifts.
+    const baselineRuns: CommandRate[] = [];
+    const runs: CommandRate[] = [];
+    for (const system of before ? [before, current, current, before] : [current]) {
+      const run = await system.measure();
+      (system === before ? baselineRuns : runs).push(run);
+      if (before) out(`  ${system === before ? `baseline ${BASELINE}` : 'this build'}: ${describeLoad(run.commands, 'commands')}`);
+    }
+    const { experiments } = current;
+    const { commands, cpuMs } = runs[runs.length - 1];
+    const baseline = baselineRuns.at(-1);
+    const raw = await appendRate(rawSchema, Math.min(SECONDS, 10));
     out(
-      `experiment commands through the gateway (${CLIENTS} clients, ${experiments.length} experiments, ${SECONDS} s)`,
+      `experiment commands through the gateway (${CLIENTS} clients, ${experiments} experiments, ${SECONDS} s)`,
     );
     out(`  startPreview/stopPreview: ${describeLoad(commands, 'commands')}`);
-    out(
-      `    CPU per command: ${describeCpu(
-        [
-          ['gateway', gatewayCpu],
-          ['experiment-service', serviceCpu],
-          ['postgres', postgresCpu],
-          ['nats-server', natsCpu],
-          ['load generator', loadCpu],
-        ],
-        'commands',
-      )}`,
-    );
+    out(`    CPU per command: ${cpuPerCommand(cpuMs)}`);
+    if (baseline) {
+      out(`  baseline ${BASELINE}'s experiment-service, same run: ${describeLoad(baseline.commands, 'commands')}`);
+      out(`    CPU per command: ${cpuPerCommand(baseline.cpuMs)}`);
+      const total = (each: { commands: { perSecond: number } }[]) => each.reduce((sum, run) => sum + run.commands.perSecond, 0);
+      out(`    this build: ${(total(runs) / total(baselineRuns)).toFixed(2)} × baseline (commands/s over both runs of each)`);
+    }
     out(
       `  baseline, raw event-store appends (one compare-and-set append each, ${CLIENTS} at a time): ${describeLoad(raw.result, 'appends')}`,
     );
@@ -203,15 +276,12 @@ async function main() {
       `  target: ≥ 1000 commands/s with p99 ≤ 50 ms → ${commands.perSecond >= 1000 && commands.p99 <= 50 ? 'met' : 'NOT met'}`,
     );
   } finally {
-    destroy();
-    await stop(gateway);
-    await stop(service);
+    for (const system of systems) await system.close();
     const client = new Client({ connectionString: TEST_POSTGRES_URL });
     await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await client.query(`DROP SCHEMA IF EXISTS "${rawSchema}" CASCADE`);
     await client.end();
-    await removeTestResources({ namespace });
+    if (baselineRoot) execSync(`git worktree remove --force ${JSON.stringify(baselineRoot)}`, { cwd: ROOT, stdio: 'ignore' });
   }
 }
 

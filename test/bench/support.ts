@@ -15,11 +15,12 @@ export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /**
- * Runs apps/<app>/src/main.ts with its logs silenced. `BENCH_PROFILE=<app>[,<app>…]` writes a CPU
- * profile of that app to /tmp/prof-<bench>. The IPC channel lets `stop` end the service with
+ * Runs apps/<app>/src/main.ts of the checkout at `root` (another revision's, for a baseline) with
+ * its logs silenced. `BENCH_PROFILE=<app>[,<app>…]` writes a CPU profile of that app to
+ * /tmp/prof-<bench>. The IPC channel lets `stop` end the service with
  * process.exit (a signal would kill it before the profile is written).
  */
-export function startApp(app: string, env: Record<string, string>, bench: string): ChildProcess {
+export function startApp(app: string, env: Record<string, string>, bench: string, root = ROOT): ChildProcess {
   const profile = (process.env.BENCH_PROFILE ?? '').split(',').includes(app)
     ? ['--cpu-prof', `--cpu-prof-dir=/tmp/prof-${bench}`]
     : [];
@@ -31,10 +32,10 @@ export function startApp(app: string, env: Record<string, string>, bench: string
       'reflect-metadata',
       '-r',
       '@swc-node/register',
-      join(ROOT, `apps/${app}/src/main.ts`),
+      join(root, `apps/${app}/src/main.ts`),
     ],
     {
-      cwd: ROOT,
+      cwd: root,
       env: { ...process.env, ...env, NODE_ENV: 'development', LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     },

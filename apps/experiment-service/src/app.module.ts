@@ -6,8 +6,18 @@ import { CLOCK, systemClock } from './clock';
 import type { Config } from './config';
 import { CreateReadModels1764000000001 } from './migrations/1764000000001-read-models';
 import { ExperimentAnalysis1767100000000 } from './migrations/1767100000000-experiment-analysis';
-import { ExperimentApplication } from './policies/experiment-application';
-import { ExperimentsController } from './policies/experiments.controller';
+import { Aggregates } from './aggregates/aggregates';
+import { ExperimentCommands } from './experiments/experiment-commands.application';
+import { ExperimentQueries } from './experiments/experiment-queries.application';
+import { ExperimentHandlers } from './experiments/experiments.handlers';
+import { ExperimentsRepository } from './experiments/experiments.repository';
+import { OperationQueries } from './operations/operation-queries.application';
+import { OperationHandlers } from './operations/operations.handlers';
+import { OperationsRepository } from './operations/operations.repository';
+import { PoliciesRepository } from './policies/policies.repository';
+import { PolicyHandlers } from './policies/policies.handlers';
+import { PolicyCommands } from './policies/policy-commands.application';
+import { PolicyQueries } from './policies/policy-queries.application';
 import { EventRelays } from './relays/event-relays';
 import { ExperimentRecord, OperationRecord, PolicyRecord } from './read-models/records';
 
@@ -42,8 +52,20 @@ export class AppModule {
         }),
         ServiceInfoModule.forService('experiment-service', [SYSTEM_V1, EXPERIMENT_V1]),
       ],
-      controllers: [ExperimentsController],
-      providers: [{ provide: CLOCK, useValue: systemClock }, ExperimentApplication, EventRelays],
+      controllers: [PolicyHandlers, ExperimentHandlers, OperationHandlers],
+      providers: [
+        { provide: CLOCK, useValue: systemClock },
+        EventRelays,
+        Aggregates,
+        PoliciesRepository,
+        ExperimentsRepository,
+        OperationsRepository,
+        PolicyCommands,
+        PolicyQueries,
+        ExperimentCommands,
+        ExperimentQueries,
+        OperationQueries,
+      ],
     };
   }
 }

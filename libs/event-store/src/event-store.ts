@@ -63,6 +63,24 @@ const toEvent = (row: EventRow): StoredEvent => ({
 const REPLAY = `SELECT type, data FROM events WHERE stream_id = $1 ORDER BY version`;
 const PREVIOUS_RESPONSE = `SELECT response FROM idempotent_requests WHERE request_id = $1`;
 
+/** What an aggregate is rebuilt from: an EventTransaction, or the EventStore outside one. */
+export interface StreamReader {
+  replayStream(streamId: string): Promise<NewEvent[]>;
+}
+
+/**
+ * A write that goes with an append, in the same statement: one data-modifying SQL statement
+ * that selects `FROM claimed` (the stream's version row, claimed by the compare-and-set), so it
+ * happens only when the append does. `param` binds a value and returns its placeholder.
+ */
+export type ClaimedWrite = (param: (value: unknown) => string) => string;
+
+/** Remembers the answer to a request id with an append (see EventTransaction.previousResponse). */
+export const rememberedResponse =
+  (requestId: string, response: unknown): ClaimedWrite =>
+  (p) =>
+    `INSERT INTO idempotent_requests (request_id, response) SELECT ${p(requestId)}, ${p(JSON.stringify(response))}::jsonb FROM claimed`;
+
 /**
  * The compare-and-set on a stream's version row ($1 stream id, $2 expected version, $3 new
  * version): it returns the row only when the stream was still at $2 (absent, for 0).
@@ -71,6 +89,47 @@ const claimStream = (expectedVersion: number) =>
   expectedVersion === 0
     ? `INSERT INTO event_streams (stream_id, version) VALUES ($1, $3) ON CONFLICT DO NOTHING RETURNING stream_id`
     : `UPDATE event_streams SET version = $3 WHERE stream_id = $1 AND version = $2 RETURNING stream_id`;
+
+/** The writes' CTEs after the first one, with their values bound after `values`. */
+function writesOf(writes: ClaimedWrite[], values: unknown[]): string {
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  // Every data-modifying CTE runs to completion whether or not the main query reads it.
+  return writes.map((write, i) => `, write_${i} AS (${write(param)})`).join('');
+}
+
+/**
+ * The one-statement append with its writes (see EventStore.appendAtomically); it answers the
+ * number of events appended, which is short of `events` when the stream had moved.
+ */
+function appendStatement(
+  streamId: string,
+  expectedVersion: number,
+  events: (NewEvent & { metadata: EventMetadata })[],
+  writes: ClaimedWrite[],
+): { text: string; values: unknown[] } {
+  const values: unknown[] = [
+    streamId,
+    expectedVersion,
+    expectedVersion + events.length,
+    events.map(() => randomUUID()),
+    events.map((e) => e.type),
+    events.map((e) => JSON.stringify(e.data)),
+    events.map((e) => JSON.stringify(e.metadata)),
+  ];
+  const extra = writesOf(writes, values);
+  const text = `WITH claimed AS (${claimStream(expectedVersion)}),
+       appended AS (
+         INSERT INTO events (event_id, stream_id, version, type, data, metadata)
+         SELECT e.event_id, $1, $2::integer + e.ord::integer, e.type, e.data, e.metadata
+           FROM claimed, unnest($4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[]) WITH ORDINALITY AS e(event_id, type, data, metadata, ord)
+         RETURNING 1
+       )${extra}
+       SELECT count(*)::integer AS appended FROM appended`;
+  return { text, values };
+}
 
 /** Raised when a stream moved on since it was read: the caller's decision is stale. */
 export function concurrencyConflict(streamId: string): StatusError {
@@ -133,6 +192,35 @@ export class EventTransaction {
     return rows.map(toEvent).sort((a, b) => a.version - b.version);
   }
 
+  /**
+   * As EventStore.appendAtomically, in this transaction (whose other writes commit with it).
+   * Read the stream first, as for `append`.
+   */
+  async appendAtomically(
+    streamId: string,
+    expectedVersion: number,
+    events: (NewEvent & { metadata: EventMetadata })[],
+    writes: ClaimedWrite[] = [],
+  ): Promise<void> {
+    if (events.length === 0) throw new Error('appendAtomically needs at least one event');
+    const { text, values } = appendStatement(streamId, expectedVersion, events, writes);
+    const rows: { appended: number }[] = await this.manager.query(text, values);
+    if (rows[0].appended !== events.length) throw concurrencyConflict(streamId);
+  }
+
+  /** Runs `writes` outside an append (their `claimed` always holds), in one statement. */
+  async write(writes: ClaimedWrite[]): Promise<void> {
+    if (writes.length === 0) return;
+    const values: unknown[] = [];
+    const extra = writesOf(writes, values);
+    await this.manager.query(`WITH claimed AS (SELECT 1)${extra} SELECT 1`, values);
+  }
+
+  /** Holds transactions that lock the same key back until this one ends. */
+  async lock(key: string): Promise<void> {
+    await this.manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [key]);
+  }
+
   /** The first answer to an AIP-155 request id, if it was already handled. */
   async previousResponse<T>(requestId: string | undefined): Promise<T | undefined> {
     if (!requestId) return undefined;
@@ -149,17 +237,42 @@ export class EventTransaction {
   }
 }
 
+export interface EventStoreOptions {
+  /** Called once a command's writes are committed (runOnce, appendAtomically): e.g. to wake the relays. */
+  onCommit?: () => void;
+}
+
 /** Postgres event store: the events are the truth; everything else is derived from them. */
 export class EventStore {
   /** The data source's pool, for the one-round-trip reads and writes as prepared statements. */
   private readonly pool: Pool;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly options: EventStoreOptions = {},
+  ) {
     this.pool = poolOf(dataSource);
   }
 
   transaction<T>(work: (tx: EventTransaction) => Promise<T>): Promise<T> {
     return this.dataSource.transaction((manager) => work(new EventTransaction(manager)));
+  }
+
+  /**
+   * Runs a command once per AIP-155 request id, in one transaction: a retry gets the first
+   * answer, and a retry racing its original waits for it, then finds that answer.
+   */
+  async runOnce<T>(requestId: string | undefined, work: (tx: EventTransaction) => Promise<T>): Promise<T> {
+    const result = await this.transaction(async (tx) => {
+      if (requestId) await tx.lock(`request:${requestId}`);
+      const previous = await tx.previousResponse<T>(requestId);
+      if (previous !== undefined) return previous;
+      const answer = await work(tx);
+      await tx.rememberResponse(requestId, answer);
+      return answer;
+    });
+    this.options.onCommit?.();
+    return result;
   }
 
   readStream(streamId: string): Promise<StoredEvent[]> {
@@ -180,48 +293,21 @@ export class EventStore {
   /**
    * The one-round-trip command: appends `events` to one stream if it is still at
    * `expectedVersion`, and in the same statement (so atomically, with no transaction held
-   * open across the caller's read) runs `writes` — projections, the remembered answer of a
-   * request id... Each write is one data-modifying SQL statement that must select
-   * `FROM claimed`, so it happens only when the append does; `param` binds a value.
-   * Raises the compare-and-set conflict (ABORTED) when the stream moved.
+   * open across the caller's read) runs `writes`: projections, the remembered answer of a
+   * request id... (see ClaimedWrite). Raises the compare-and-set conflict (ABORTED) when the
+   * stream moved.
    */
   async appendAtomically(
     streamId: string,
     expectedVersion: number,
     events: (NewEvent & { metadata: EventMetadata })[],
-    writes: ((param: (value: unknown) => string) => string)[] = [],
+    writes: ClaimedWrite[] = [],
   ): Promise<void> {
     if (events.length === 0) throw new Error('appendAtomically needs at least one event');
-    const values: unknown[] = [
-      streamId,
-      expectedVersion,
-      expectedVersion + events.length,
-      events.map(() => randomUUID()),
-      events.map((e) => e.type),
-      events.map((e) => JSON.stringify(e.data)),
-      events.map((e) => JSON.stringify(e.metadata)),
-    ];
-    const param = (value: unknown) => {
-      values.push(value);
-      return `$${values.length}`;
-    };
-    const claim = claimStream(expectedVersion);
-    // Every data-modifying CTE runs to completion whether or not the main query reads it.
-    const extra = writes.map((write, i) => `, write_${i} AS (${write(param)})`).join('');
-    const { rows } = await this.pool.query<{ appended: number }>(
-      prepared(
-        `WITH claimed AS (${claim}),
-       appended AS (
-         INSERT INTO events (event_id, stream_id, version, type, data, metadata)
-         SELECT e.event_id, $1, $2::integer + e.ord::integer, e.type, e.data, e.metadata
-           FROM claimed, unnest($4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[]) WITH ORDINALITY AS e(event_id, type, data, metadata, ord)
-         RETURNING 1
-       )${extra}
-       SELECT count(*)::integer AS appended FROM appended`,
-        values,
-      ),
-    );
+    const { text, values } = appendStatement(streamId, expectedVersion, events, writes);
+    const { rows } = await this.pool.query<{ appended: number }>(prepared(text, values));
     if (rows[0].appended !== events.length) throw concurrencyConflict(streamId);
+    this.options.onCommit?.();
   }
 
   /**

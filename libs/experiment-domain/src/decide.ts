@@ -13,7 +13,8 @@ const MAX_ANNOTATIONS = 64;
 const MAX_ANNOTATION_KEY = 63;
 const MAX_ANNOTATIONS_BYTES = 16 * 1024;
 
-function notFound(what: string, name: string): StatusError {
+/** A resource that does not exist (or no longer does). */
+export function notFound(what: string, name: string): StatusError {
   return StatusError.withReason('NOT_FOUND', `${what} "${name}" not found.`, 'NOT_FOUND', { resource: name });
 }
 

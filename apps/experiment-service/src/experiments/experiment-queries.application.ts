@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { FirewallPolicyExperiment, GetRequest, HistoryEvent, ListExperimentsResponse, ListRequest } from '@rollout/contracts';
+import { notFound, parseExperimentName, parsePolicyName } from '@rollout/experiment-domain';
+import { Aggregates } from '../aggregates/aggregates';
+import { parseExperimentFilter } from '../read-models/filter';
+import { decodePageToken, encodePageToken, pageSizeOf } from '../read-models/paging';
+import { ExperimentsRepository } from './experiments.repository';
+
+/** Reading experiments: their projection (with its analysis), and their history from the event store. */
+@Injectable()
+export class ExperimentQueries {
+  constructor(
+    private readonly aggregates: Aggregates,
+    private readonly experiments: ExperimentsRepository,
+  ) {}
+
+  async getExperiment({ name }: GetRequest): Promise<FirewallPolicyExperiment> {
+    parseExperimentName(name);
+    const experiment = await this.experiments.find(name);
+    if (!experiment) throw notFound('Experiment', name);
+    return experiment;
+  }
+
+  async listExperiments(request: ListRequest): Promise<ListExperimentsResponse> {
+    const { name: policyName } = parsePolicyName(request.parent, 'parent');
+    const conditions = parseExperimentFilter(request.filter);
+    const size = pageSizeOf(request.pageSize);
+    const query = `${policyName}?${request.filter ?? ''}`;
+    const after = decodePageToken(request.pageToken, query);
+    const rows = await this.experiments.list(policyName, after ?? '', size + 1, conditions);
+    const page = rows.slice(0, size);
+    return { experiments: page, ...(rows.length > size ? { nextPageToken: encodePageToken(page.at(-1)!.name, query) } : {}) };
+  }
+
+  experimentEvents({ name }: GetRequest): Promise<{ events: HistoryEvent[] }> {
+    parseExperimentName(name);
+    return this.aggregates.history(name);
+  }
+}

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import type { ExperimentAnalysis, FirewallPolicyExperiment } from '@rollout/contracts';
+import type { ClaimedWrite } from '@rollout/event-store';
+import { ExperimentState, experimentView } from '@rollout/experiment-domain';
+import { DataSource, EntityManager } from 'typeorm';
+import type { StateCondition } from '../read-models/filter';
+import { ExperimentRecord } from '../read-models/records';
+
+/** The `experiments` projection: one row per experiment, written with its events. */
+@Injectable()
+export class ExperimentsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * The experiment's row as `after` has it: gone once it is deleted or committed. `analysis`
+   * replaces the stored one; without it the stored analysis stays (only create and update analyse).
+   */
+  save(after: ExperimentState, analysis?: ExperimentAnalysis): ClaimedWrite {
+    if (!after.exists) return (p) => `DELETE FROM experiments WHERE name = ${p(after.name)} AND EXISTS (SELECT 1 FROM claimed)`;
+    const resource = JSON.stringify(experimentView(after));
+    return (p) =>
+      `INSERT INTO experiments (name, policy_name, state, resource${analysis ? ', analysis' : ''})
+       SELECT ${p(after.name)}, ${p(after.policyName)}, ${p(after.preview?.state ?? null)}::text, ${p(resource)}::jsonb${analysis ? `, ${p(JSON.stringify(analysis))}::jsonb` : ''} FROM claimed
+       ON CONFLICT (name) DO UPDATE SET state = EXCLUDED.state, resource = EXCLUDED.resource${analysis ? ', analysis = EXCLUDED.analysis' : ''}`;
+  }
+
+  countOfPolicy(manager: EntityManager, policyName: string): Promise<number> {
+    return manager.getRepository(ExperimentRecord).countBy({ policyName });
+  }
+
+  async namesOfPolicy(manager: EntityManager, policyName: string): Promise<string[]> {
+    const rows: { name: string }[] = await manager.query(`SELECT name FROM experiments WHERE policy_name = $1`, [policyName]);
+    return rows.map((row) => row.name);
+  }
+
+  async find(name: string): Promise<FirewallPolicyExperiment | undefined> {
+    const record = await this.dataSource.getRepository(ExperimentRecord).findOneBy({ name });
+    return record ? withAnalysis(record) : undefined;
+  }
+
+  /** Up to `limit` experiments of a policy named after `after` and in the states asked for, by name. */
+  async list(policyName: string, after: string, limit: number, conditions: StateCondition[]): Promise<FirewallPolicyExperiment[]> {
+    const params: unknown[] = [policyName, after, limit];
+    const where = conditions.map((c) => {
+      params.push(c.state);
+      return `coalesce(state, 'STATE_UNDEFINED') ${c.op === '=' ? '=' : '<>'} $${params.length}`;
+    });
+    const rows: { resource: FirewallPolicyExperiment; analysis: ExperimentAnalysis | null }[] = await this.dataSource.query(
+      `SELECT resource, analysis FROM experiments WHERE policy_name = $1 AND name > $2 ${where.map((w) => `AND ${w}`).join(' ')}
+       ORDER BY name LIMIT $3`,
+      params,
+    );
+    return rows.map(withAnalysis);
+  }
+}
+
+/** The experiment as clients read it: its projection, with the analysis stored beside it. */
+function withAnalysis(record: { resource: FirewallPolicyExperiment; analysis: ExperimentAnalysis | null }): FirewallPolicyExperiment {
+  return record.analysis ? { ...record.resource, analysis: record.analysis } : record.resource;
+}

@@ -1,0 +1,35 @@
+import { Injectable } from '@nestjs/common';
+import type { FirewallPolicy } from '@rollout/contracts';
+import type { ClaimedWrite } from '@rollout/event-store';
+import { PolicyState, parsePolicyName, policyView } from '@rollout/experiment-domain';
+import { DataSource } from 'typeorm';
+import { PolicyRecord } from '../read-models/records';
+
+/** The `policies` projection: one row per live policy, written with its events. */
+@Injectable()
+export class PoliciesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The policy's row as `after` has it: gone once the policy is deleted. */
+  save(after: PolicyState): ClaimedWrite {
+    if (!after.exists) return (p) => `DELETE FROM policies WHERE name = ${p(after.name)} AND EXISTS (SELECT 1 FROM claimed)`;
+    const { project, location } = parsePolicyName(after.name);
+    return (p) =>
+      `INSERT INTO policies (name, parent, resource)
+       SELECT ${p(after.name)}, ${p(`projects/${project}/locations/${location}`)}, ${p(JSON.stringify(policyView(after)))}::jsonb FROM claimed
+       ON CONFLICT (name) DO UPDATE SET resource = EXCLUDED.resource`;
+  }
+
+  async find(name: string): Promise<FirewallPolicy | undefined> {
+    return (await this.dataSource.getRepository(PolicyRecord).findOneBy({ name }))?.resource;
+  }
+
+  /** Up to `limit` policies of `parent` named after `after`, by name. */
+  async list(parent: string, after: string, limit: number): Promise<FirewallPolicy[]> {
+    const rows: { resource: FirewallPolicy }[] = await this.dataSource.query(
+      `SELECT resource FROM policies WHERE parent = $1 AND name > $2 ORDER BY name LIMIT $3`,
+      [parent, after, limit],
+    );
+    return rows.map((row) => row.resource);
+  }
+}

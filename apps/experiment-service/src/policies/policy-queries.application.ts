@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { FirewallPolicy, GetRequest, HistoryEvent, ListPoliciesResponse, ListRequest } from '@rollout/contracts';
+import { notFound, parseParent, parsePolicyName } from '@rollout/experiment-domain';
+import { Aggregates } from '../aggregates/aggregates';
+import { decodePageToken, encodePageToken, pageSizeOf } from '../read-models/paging';
+import { PoliciesRepository } from './policies.repository';
+
+/** Reading live policies: their projection, and their history from the event store. */
+@Injectable()
+export class PolicyQueries {
+  constructor(
+    private readonly aggregates: Aggregates,
+    private readonly policies: PoliciesRepository,
+  ) {}
+
+  async getPolicy({ name }: GetRequest): Promise<FirewallPolicy> {
+    parsePolicyName(name);
+    const policy = await this.policies.find(name);
+    if (!policy) throw notFound('Firewall policy', name);
+    return policy;
+  }
+
+  async listPolicies(request: ListRequest): Promise<ListPoliciesResponse> {
+    const { project, location } = parseParent(request.parent);
+    const parent = `projects/${project}/locations/${location}`;
+    const size = pageSizeOf(request.pageSize);
+    const after = decodePageToken(request.pageToken, parent);
+    const rows = await this.policies.list(parent, after ?? '', size + 1);
+    const page = rows.slice(0, size);
+    return { firewallPolicies: page, ...(rows.length > size ? { nextPageToken: encodePageToken(page.at(-1)!.name, parent) } : {}) };
+  }
+
+  policyEvents({ name }: GetRequest): Promise<{ events: HistoryEvent[] }> {
+    parsePolicyName(name);
+    return this.aggregates.history(name);
+  }
+}
