@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { BacktestOperation, BacktestRequest, FirewallRule, PREVIEW_SUBJECTS, PreviewReport, PreviewVerdict, StatusError, TRAFFIC_STREAM } from '@rollout/contracts';
+import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport, PreviewVerdict, StatusError, TRAFFIC_STREAM } from '@rollout/contracts';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import {
@@ -16,6 +16,7 @@ import {
   trafficEvent,
 } from '../test-support';
 import { PreviewStateService } from '../state/preview-state.service';
+import { backtestOperation, finished, startBacktest } from './backtest.test-support';
 
 const rule = (priority: number, action: 'allow' | 'deny', match: FirewallRule['match']): FirewallRule => ({ priority, direction: 'INGRESS', action, match });
 const LIVE = [
@@ -34,20 +35,6 @@ function knownTraffic(first: number) {
     v1: [ssh('10.0.1.1'), ssh('10.0.1.1'), ssh('10.0.1.2'), https('10.0.2.1'), https('10.0.2.2'), trafficEvent(n++, { srcIp: '192.0.2.1', destPort: 80 })],
     v2alpha: [ssh('10.0.1.1'), https('10.0.2.9')],
   };
-}
-
-async function startBacktest(nc: NatsConnection, iso: Isolation, request: BacktestRequest): Promise<BacktestOperation> {
-  return rpcClient(nc, iso).request<BacktestOperation>(PREVIEW_SUBJECTS.backtest, request, { timeoutMs: 5_000 });
-}
-
-async function finished(nc: NatsConnection, iso: Isolation, name: string): Promise<BacktestOperation> {
-  return eventually(
-    async () => {
-      const operation = await rpcClient(nc, iso).request<BacktestOperation>(PREVIEW_SUBJECTS.getOperation, { name }, { timeoutMs: 5_000 });
-      return operation.done ? operation : undefined;
-    },
-    { timeoutMs: 20_000, what: `${name} done` },
-  );
 }
 
 const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: StatusError) => [error.status, error.message]);
@@ -159,7 +146,7 @@ describe('backtests: an experiment replayed over the traffic TRAFFIC retains', (
     expect(await failure(startBacktest(nc, iso, { name, startTime: '2025-06-02T00:00:00Z', endTime: '2025-06-01T00:00:00Z' }))).toEqual(['INVALID_ARGUMENT', 'endTime is before startTime.']);
     expect(await failure(startBacktest(nc, iso, { name, startTime: 'yesterday' }))).toEqual(['INVALID_ARGUMENT', 'startTime is not an RFC 3339 time.']);
     expect((await failure(startBacktest(nc, iso, { name: 'projects/acme' })))?.[0]).toBe('INVALID_ARGUMENT');
-    expect(await failure(rpcClient(nc, iso).request(PREVIEW_SUBJECTS.getOperation, { name: 'operations/backtest-00000000-0000-0000-0000-000000000000' }, { timeoutMs: 5_000 }))).toEqual([
+    expect(await failure(backtestOperation(nc, iso, 'operations/backtest-00000000-0000-0000-0000-000000000000'))).toEqual([
       'NOT_FOUND',
       'Operation "operations/backtest-00000000-0000-0000-0000-000000000000" not found.',
     ]);
