@@ -2,14 +2,17 @@ import { CONTRACT_HEADERS, TRAFFIC_STREAM } from '@rollout/contracts';
 import { NatsNamespace } from '@rollout/nats';
 import { BacktestTally, Evaluation, PolicyView, ReplayOutcome, RequestedWindow, aggregateMessages, evaluate } from '@rollout/preview-domain';
 import { AckPolicy, DeliverPolicy, JsMsg, NatsConnection, nanos } from 'nats';
+import { TRAFFIC_DURABLE } from '../jetstream';
 import { TrafficDecoder, isRejected } from '../traffic/traffic-decoder';
 
 /** How a replay is throttled, and how it reports. */
 export interface ReplayOptions {
   /** Most TRAFFIC messages fetched and evaluated at once. */
   batchSize: number;
-  /** Pause between batches, so the live consumer keeps the CPU and the server. */
+  /** Pause between batches while the live consumer has nothing to read. */
   pauseMs: number;
+  /** While it has a backlog, the most of this process's time the replay takes (0-1): it pauses for the rest. */
+  busyShare: number;
   maxFlows: number;
   /** Called after every batch with the counts so far. */
   onProgress: (messages: number, events: number) => Promise<void>;
@@ -31,8 +34,8 @@ const INACTIVE_THRESHOLD_MS = 60_000;
  * (every major the decoder reads, one filter subject as NATS 2.9 allows), starting at the window's
  * start; it is deleted at the end. The replay stops at the window's end (stream time) or at the
  * stream's last sequence when it started, whichever comes first. Batches are fetched one at a
- * time, each at most `batchSize` messages, with a pause between them: the live consumer is never
- * outpaced by a backtest.
+ * time, each at most `batchSize` messages, with a pause between them that, while the live
+ * consumer has a backlog, leaves it at least `1 - busyShare` of the process.
  */
 export class BacktestReplay {
   private readonly decoder: TrafficDecoder;
@@ -77,6 +80,7 @@ export class BacktestReplay {
       let ended = false;
       while (pending > 0 && !ended) {
         if (options.stopping()) throw new ReplayStopped();
+        const busyFrom = performance.now();
         const messages: JsMsg[] = [];
         for await (const message of await consumer.fetch({ max_messages: Math.min(options.batchSize, pending), expires: 5_000 })) messages.push(message);
         if (messages.length === 0) break;
@@ -94,14 +98,26 @@ export class BacktestReplay {
           outcome.replayedEndMs = storedMs;
         }
         this.evaluate(view, inWindow, tally, outcome, skipped);
+        const busyMs = performance.now() - busyFrom;
         await options.onProgress(outcome.messagesReplayed, outcome.eventsReplayed);
-        if (options.pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
-        else await new Promise((resolve) => setImmediate(resolve));
+        await this.pause(stream, busyMs, options);
       }
     } finally {
       await jsm.consumers.delete(stream, name).catch(() => undefined);
     }
     return { tally, outcome };
+  }
+
+  /**
+   * Leaves the live consumer its share: while it has a backlog, the replay pauses so that its own
+   * work takes at most `busyShare` of the time; otherwise it only pauses `pauseMs` (or yields).
+   */
+  private async pause(stream: string, busyMs: number, options: ReplayOptions): Promise<void> {
+    const jsm = await this.connection.jetstreamManager();
+    const live = await jsm.consumers.info(stream, TRAFFIC_DURABLE).catch(() => undefined);
+    const backlog = live === undefined || live.num_pending + live.num_ack_pending > 0;
+    const ms = backlog ? Math.max(options.pauseMs, (busyMs * (1 - options.busyShare)) / options.busyShare) : options.pauseMs;
+    await new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
   }
 
   /** Decodes and evaluates one batch as the live consumer does, and adds it to the tally. */

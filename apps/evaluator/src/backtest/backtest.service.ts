@@ -89,6 +89,7 @@ export class BacktestService implements OnApplicationBootstrap, BeforeApplicatio
         const { tally, outcome } = await this.replay.run(id, view as PolicyView, trafficKey(name), window, {
           batchSize: this.config.BACKTEST_BATCH_SIZE,
           pauseMs: this.config.BACKTEST_PAUSE_MS,
+          busyShare: this.config.BACKTEST_BUSY_SHARE,
           maxFlows: this.config.EVALUATOR_MAX_FLOWS,
           onProgress: (messages, events) => this.store.progress(id, messages, events),
           stopping: () => this.stopping,
