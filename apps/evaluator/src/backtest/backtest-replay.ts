@@ -13,6 +13,8 @@ export interface ReplayOptions {
   pauseMs: number;
   /** While it has a backlog, the most of this process's time the replay takes (0-1): it pauses for the rest. */
   busyShare: number;
+  /** Live messages waiting or in flight above which the live consumer has a backlog (more than it takes in at once). */
+  backlogAbove: number;
   maxFlows: number;
   /** Called after every batch with the counts so far. */
   onProgress: (messages: number, events: number) => Promise<void>;
@@ -115,7 +117,7 @@ export class BacktestReplay {
   private async pause(stream: string, busyMs: number, options: ReplayOptions): Promise<void> {
     const jsm = await this.connection.jetstreamManager();
     const live = await jsm.consumers.info(stream, TRAFFIC_DURABLE).catch(() => undefined);
-    const backlog = live === undefined || live.num_pending + live.num_ack_pending > 0;
+    const backlog = live === undefined || live.num_pending + live.num_ack_pending > options.backlogAbove;
     const ms = backlog ? Math.max(options.pauseMs, (busyMs * (1 - options.busyShare)) / options.busyShare) : options.pauseMs;
     await new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
   }

@@ -90,6 +90,8 @@ export class BacktestService implements OnApplicationBootstrap, BeforeApplicatio
           batchSize: this.config.BACKTEST_BATCH_SIZE,
           pauseMs: this.config.BACKTEST_PAUSE_MS,
           busyShare: this.config.BACKTEST_BUSY_SHARE,
+          // More than this replica's batches in flight hold: the live consumer is behind.
+          backlogAbove: this.config.EVALUATOR_BATCH_SIZE * this.config.EVALUATOR_CONCURRENCY,
           maxFlows: this.config.EVALUATOR_MAX_FLOWS,
           onProgress: (messages, events) => this.store.progress(id, messages, events),
           stopping: () => this.stopping,
