@@ -2,6 +2,9 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { PREVIEW_V1, SYSTEM_V1, TRAFFIC_V1 } from '@rollout/contracts';
 import { TRAFFIC_V2ALPHA } from '@rollout/contracts-alpha';
 import { ServiceInfoModule, platformModules } from '@rollout/service-kit';
+import { BacktestController } from './backtest/backtest.controller';
+import { BacktestService } from './backtest/backtest.service';
+import { BacktestStore } from './backtest/backtest.store';
 import { Config, EVALUATOR_CONFIG } from './config';
 import { evaluatorJetStream } from './jetstream';
 import { CreatePreviewStore1765000000000 } from './migrations/1765000000000-preview-store';
@@ -9,6 +12,7 @@ import { PreviewFlows1766650000000 } from './migrations/1766650000000-preview-fl
 import { PreviewInsight1767000000000 } from './migrations/1767000000000-preview-insight';
 import { PreviewCompleteness1767100000000 } from './migrations/1767100000000-preview-completeness';
 import { PreviewDisagreements1767200000000 } from './migrations/1767200000000-preview-disagreements';
+import { PreviewBacktests1767300000000 } from './migrations/1767300000000-preview-backtests';
 import { AutoStop } from './preview/auto-stop';
 import { PreviewLogPublisher } from './preview/preview-log.publisher';
 import { PreviewController } from './preview/preview.controller';
@@ -36,13 +40,13 @@ export class AppModule {
           service: 'evaluator',
           config,
           jetstream: evaluatorJetStream(config),
-          database: { migrations: [CreatePreviewStore1765000000000, PreviewFlows1766650000000, PreviewInsight1767000000000, PreviewCompleteness1767100000000, PreviewDisagreements1767200000000] },
+          database: { migrations: [CreatePreviewStore1765000000000, PreviewFlows1766650000000, PreviewInsight1767000000000, PreviewCompleteness1767100000000, PreviewDisagreements1767200000000, PreviewBacktests1767300000000] },
           readiness: [PreviewStateService],
         }),
         ServiceInfoModule.forService('evaluator', [SYSTEM_V1, TRAFFIC_V1, TRAFFIC_V2ALPHA, PREVIEW_V1]),
       ],
-      controllers: [PreviewController],
-      providers: [{ provide: EVALUATOR_CONFIG, useValue: config }, PreviewStore, PreviewLogPublisher, PreviewQueries, PreviewRetention, TrafficConsumer, TrafficLag, ReportReadiness, AutoStop],
+      controllers: [PreviewController, BacktestController],
+      providers: [{ provide: EVALUATOR_CONFIG, useValue: config }, PreviewStore, PreviewLogPublisher, PreviewQueries, PreviewRetention, TrafficConsumer, TrafficLag, ReportReadiness, AutoStop, BacktestStore, BacktestService],
     };
   }
 }

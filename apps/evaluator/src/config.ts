@@ -23,6 +23,14 @@ export const configSchema = z.object({
   PREVIEW_HOUSEKEEPING_INTERVAL_MS: positiveInt(60_000),
   /** How often a replica checks the ACTIVE experiments' stopAfter and breaker (docs/readiness-gates.md). */
   AUTO_STOP_INTERVAL_MS: positiveInt(5_000),
+  /** Most TRAFFIC messages a backtest fetches and evaluates at once (docs/backtest.md). */
+  BACKTEST_BATCH_SIZE: positiveInt(200).pipe(z.number().max(10_000, 'must be at most 10000')),
+  /** Pause between a backtest's batches while the live consumer has nothing to read (0: yield only). */
+  BACKTEST_PAUSE_MS: z.coerce.number({ error: 'must be a whole number of ms' }).int('must be a whole number of ms').min(0, 'must be 0 or more').max(10_000, 'must be at most 10000').default(0),
+  /** While the live consumer has a backlog, the most of the process's time a backtest takes (it pauses for the rest). */
+  BACKTEST_BUSY_SHARE: z.coerce.number({ error: 'must be a number' }).gt(0, 'must be above 0').max(1, 'must be at most 1').default(0.1),
+  /** A backtest whose evaluator has not beaten for this long is failed (its process died). */
+  BACKTEST_STALE_MS: positiveInt(30_000),
   /** Limits of the streams the evaluator creates (see the contracts for the defaults' reasons). */
   TRAFFIC_MAX_AGE_MS: positiveInt(TRAFFIC_STREAM_LIMITS.maxAgeMs),
   TRAFFIC_MAX_BYTES: positiveInt(TRAFFIC_STREAM_LIMITS.maxBytes),

@@ -10,6 +10,7 @@ import { Config, GATEWAY_CONFIG } from './config';
 import { ExperimentsController } from './experiments/experiments.controller';
 import { ExperimentsUseCase } from './experiments/experiments.use-case';
 import { OperationsController } from './operations/operations.controller';
+import { BacktestController } from './preview/backtest.controller';
 import { PreviewController } from './preview/preview.controller';
 import { PreviewUseCase } from './preview/preview.use-case';
 import { BackendClient } from './http/backend-client';
@@ -34,7 +35,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [...platformModules({ service: 'gateway', config, actorSigning: actorSigning(config) })],
-      controllers: [PrincipalController, ServicesController, ExperimentsController, OperationsController, PreviewController, InspectionRulesController, LeasesController, BlazarController],
+      controllers: [PrincipalController, ServicesController, ExperimentsController, OperationsController, PreviewController, BacktestController, InspectionRulesController, LeasesController, BlazarController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         Authenticator,

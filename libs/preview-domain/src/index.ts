@@ -8,3 +8,5 @@ export * from './page-token';
 export * from './completeness';
 export * from './readiness';
 export * from './coverage';
+export * from './backtest';
+export * from './backtest-window';

@@ -1,24 +1,28 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { EXPERIMENT_SUBJECTS, Operation, StatusError } from '@rollout/contracts';
+import { EXPERIMENT_SUBJECTS, Operation, PREVIEW_SUBJECTS, StatusError } from '@rollout/contracts';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import { Principal, canSeeProject } from '../auth/principal';
 import { BackendClient } from '../http/backend-client';
 import { RequestId } from '../http/request-id.decorator';
 import { OperationDto } from '../experiments/experiments.dto';
 
-/** Long-running operations (AIP-151): what an experiment mutation answered, asked again. */
+/** Backtests' operations are the evaluator's; every other operation is the experiment-service's. */
+const BACKTEST_OPERATION = /^backtest-/;
+
+/** Long-running operations (AIP-151): what an experiment mutation or a backtest answered, asked again. */
 @ApiTags('operations')
 @Controller('v1/operations')
 export class OperationsController {
   constructor(private readonly backend: BackendClient) {}
 
   @Get(':operation')
-  @ApiOperation({ summary: 'An operation: done, metadata, and its response or error' })
-  @ApiOkResponse({ type: OperationDto })
+  @ApiOperation({ summary: 'An operation: done, metadata, and its response or error (backtest-… operations: a backtest and its result)' })
+  @ApiOkResponse({ type: OperationDto, description: 'For a backtest-… operation, the shape :backtest answers (BacktestOperationDto): its response is the BacktestResult' })
   @ApiResponse({ status: 404, description: 'NOT_FOUND' })
   async get(@Param('operation') operation: string, @CurrentPrincipal() principal: Principal, @RequestId() traceId?: string): Promise<Operation> {
-    const found = await this.backend.call<Operation>(EXPERIMENT_SUBJECTS.getOperation, { name: `operations/${operation}` }, traceId);
+    const subject = BACKTEST_OPERATION.test(operation) ? PREVIEW_SUBJECTS.getOperation : EXPERIMENT_SUBJECTS.getOperation;
+    const found = await this.backend.call<Operation>(subject, { name: `operations/${operation}` }, traceId);
     // The path names no project, so tenancy is checked on the operation's target: another
     // team's operation is as absent as one that never existed.
     const project = /^projects\/([^/]+)\//.exec(found.metadata?.target ?? '')?.[1];

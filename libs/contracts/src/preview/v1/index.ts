@@ -22,7 +22,7 @@ import type { TrafficProtocol } from '../../traffic/v1';
  * A configuration is one (experiment etag, live policy etag) pair: the versions of the two
  * policies that produced a result. Reports and log pages keep them apart, newest first.
  */
-export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.6.0' };
+export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.7.0' };
 
 export const PREVIEW_LOGS_STREAM = 'PREVIEW_LOGS';
 export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';
@@ -47,6 +47,10 @@ export const PREVIEW_SUBJECTS = {
   previewLogs: 'preview.v1.previewLogs',
   previewReport: 'preview.v1.previewReport',
   previewFlows: 'preview.v1.previewFlows',
+  /** Since 1.7.0: start a backtest (see backtest.ts). */
+  backtest: 'preview.v1.backtest',
+  /** Since 1.7.0: a backtest's operation. */
+  getOperation: 'preview.v1.getOperation',
 } as const;
 
 /** What a policy decided for one connection. */
@@ -441,6 +445,7 @@ export function reportEtagMatters(etag: unknown): string | undefined {
 }
 
 export const PREVIEW_REPORT_TOP = 20;
+export * from './backtest';
 /** Sample events kept per flow. */
 export const PREVIEW_FLOW_SAMPLES = 5;
 export const PREVIEW_LOGS_DEFAULT_PAGE_SIZE = 50;

@@ -6,10 +6,10 @@ const service = 'evaluator';
 /** `preview.v1`: what previewing an experiment did to production traffic. */
 export const PREVIEW_V1_PACKAGE = definePackage({
   name: 'preview.v1',
-  version: '1.6.0',
+  version: '1.7.0',
   stability: 'stable',
-  requests: ['ListPreviewLogsRequest', 'GetPreviewReportRequest', 'ListPreviewFlowsRequest'],
-  replies: ['ListPreviewLogsResponse', 'PreviewReport', 'ListPreviewFlowsResponse'],
+  requests: ['ListPreviewLogsRequest', 'GetPreviewReportRequest', 'ListPreviewFlowsRequest', 'BacktestRequest', 'GetBacktestOperationRequest'],
+  replies: ['ListPreviewLogsResponse', 'PreviewReport', 'ListPreviewFlowsResponse', 'BacktestOperation'],
   events: ['PreviewLogBatch'],
   resources: [],
   deprecations: [
@@ -32,6 +32,8 @@ export const PREVIEW_V1_PACKAGE = definePackage({
     { subject: PREVIEW_SUBJECTS.previewLogs, service, request: 'ListPreviewLogsRequest', reply: 'ListPreviewLogsResponse' },
     { subject: PREVIEW_SUBJECTS.previewReport, service, request: 'GetPreviewReportRequest', reply: 'PreviewReport' },
     { subject: PREVIEW_SUBJECTS.previewFlows, service, request: 'ListPreviewFlowsRequest', reply: 'ListPreviewFlowsResponse' },
+    { subject: PREVIEW_SUBJECTS.backtest, service, request: 'BacktestRequest', reply: 'BacktestOperation' },
+    { subject: PREVIEW_SUBJECTS.getOperation, service, request: 'GetBacktestOperationRequest', reply: 'BacktestOperation' },
   ],
   streams: [
     {
