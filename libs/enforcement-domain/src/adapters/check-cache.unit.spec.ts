@@ -1,3 +1,4 @@
+import type { Status } from '@rollout/contracts';
 import { CheckCache, canonicalJson, checkCacheKey } from './check-cache';
 import { AdapterInstance, OK_STATUS } from './wire';
 
@@ -6,7 +7,7 @@ const instance = (requestId: string, projectId = 'p1', id = 'lease-1'): AdapterI
   context: { userId: 'u1', projectId, regionName: 'RegionOne', requestId },
   lease: { id, name: 'l', startDate: '2026-12-01T00:00:00.000Z', endDate: '2026-12-02T00:00:00.000Z', reservations: [{ resourceType: 'physical:host', min: 1, max: 2 }] },
 });
-const denied = { code: 403, status: 'PERMISSION_DENIED', message: 'over budget', details: [] };
+const denied: Status = { code: 403, status: 'PERMISSION_DENIED', message: 'over budget', details: [] };
 
 describe('check cache', () => {
   let now = 1_000;
