@@ -1,5 +1,5 @@
 import type { Status } from '@rollout/contracts';
-import { CheckCache, canonicalJson, checkCacheKey } from './check-cache';
+import { CheckCache, checkCacheKey } from './check-cache';
 import { AdapterInstance, OK_STATUS } from './wire';
 
 const instance = (requestId: string, projectId = 'p1', id = 'lease-1'): AdapterInstance => ({
@@ -18,7 +18,6 @@ describe('check cache', () => {
     expect(checkCacheKey('h', instance('r1'))).toBe(checkCacheKey('h', instance('r2')));
     expect(checkCacheKey('h', instance('r1'))).not.toBe(checkCacheKey('h2', instance('r1')));
     expect(checkCacheKey('h', instance('r1'))).not.toBe(checkCacheKey('h', instance('r1', 'p2')));
-    expect(canonicalJson({ b: 1, a: [{ d: 2, c: undefined }] })).toBe('{"a":[{"d":2}],"b":1}');
   });
 
   it('never shares a result between two leases of the same shape (apiId is only another name of a lease)', () => {

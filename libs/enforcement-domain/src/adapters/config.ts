@@ -1,4 +1,4 @@
-import { isAdapterName } from '@rollout/contracts';
+import { canonicalJson, isAdapterName } from '@rollout/contracts';
 import { ADAPTER_TEMPLATES, AdapterTemplate } from './wire';
 import { FailurePolicy, FilterMode } from '../model';
 
@@ -62,11 +62,5 @@ export function parseAdapterFilter(name: string, raw: Record<string, unknown>, p
 
 /** Whether two configs of a handler are the same (same session); any change means a new one. */
 export function sameAdapterFilter(a: AdapterFilterConfig, b: AdapterFilterConfig): boolean {
-  return JSON.stringify(sortedCopy(a)) === JSON.stringify(sortedCopy(b));
-}
-
-function sortedCopy(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedCopy);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.keys(value as object).sort().map((k) => [k, sortedCopy((value as Record<string, unknown>)[k])]));
+  return canonicalJson(a) === canonicalJson(b);
 }
