@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { parseBusKey } from '@rollout/nats';
-import { platformModules } from '@rollout/service-kit';
+import { serviceModule } from '@rollout/service-kit';
 import { AuthGuard } from './auth/auth.guard';
 import { Authenticator } from './auth/authenticator';
 import { PrincipalController } from './auth/principal.controller';
@@ -31,12 +31,14 @@ function actorSigning(config: Config) {
 @Module({})
 export class AppModule {
   static forRoot(config: Config): DynamicModule {
-    return {
+    return serviceModule({
       module: AppModule,
-      imports: [...platformModules({ service: 'gateway', config, actorSigning: actorSigning(config) })],
+      service: 'gateway',
+      config,
+      configToken: GATEWAY_CONFIG,
+      actorSigning: actorSigning(config),
       controllers: [PrincipalController, ServicesController, ExperimentsController, OperationsController, PreviewController, InspectionRulesController, LeasesController, BlazarController],
       providers: [
-        { provide: GATEWAY_CONFIG, useValue: config },
         Authenticator,
         // Order matters: authenticate, then rate-limit per principal.
         { provide: APP_GUARD, useClass: AuthGuard },
@@ -50,6 +52,6 @@ export class AppModule {
         BlazarUseCase,
         BlazarTokenGuard,
       ],
-    };
+    });
   }
 }

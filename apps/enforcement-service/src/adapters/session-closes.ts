@@ -3,7 +3,7 @@ import { AdapterStatus, Clock, RetryPolicy, isOk, retryDelayMs } from '@rollout/
 import { poolOf } from '@rollout/postgres';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { CLOCK } from '../clock';
+import { CLOCK } from '@rollout/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { EnforcementMetrics } from '../leases/enforcement-metrics';
 import { AdapterClient } from './adapter-client';

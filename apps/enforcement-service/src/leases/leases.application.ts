@@ -32,7 +32,7 @@ import {
   updateNeedsChecks,
 } from '@rollout/enforcement-domain';
 import { randomUUID } from 'node:crypto';
-import { CLOCK } from '../clock';
+import { CLOCK } from '@rollout/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
 import { CountingFacts, CountingTx, Ledger, LeaseRow, LedgerTx, NewDecision } from './ledger';

@@ -3,7 +3,7 @@ import { Clock, EnforcementContext, LeaseRequest, RetryPolicy, mayRetry, retryDe
 import { poolOf } from '@rollout/postgres';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { CLOCK } from '../clock';
+import { CLOCK } from '@rollout/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
 import { EnforcementMetrics } from './enforcement-metrics';

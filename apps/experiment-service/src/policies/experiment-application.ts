@@ -40,7 +40,7 @@ import {
 } from '@rollout/experiment-domain';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { CLOCK } from '../clock';
+import { CLOCK } from '@rollout/service-kit';
 import { EventRelays } from '../relays/event-relays';
 import { ExperimentRecord, OperationRecord, PolicyRecord } from '../read-models/records';
 import { decodePageToken, encodePageToken, pageSizeOf } from '../read-models/paging';
