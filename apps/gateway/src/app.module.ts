@@ -8,20 +8,20 @@ import { PrincipalController } from './auth/principal.controller';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { Config, GATEWAY_CONFIG } from './config';
 import { ExperimentsController } from './experiments/experiments.controller';
-import { ExperimentsUseCase } from './experiments/experiments.use-case';
+import { ExperimentsClient } from './experiments/experiments.client';
 import { OperationsController } from './operations/operations.controller';
 import { PreviewController } from './preview/preview.controller';
 import { PreviewUseCase } from './preview/preview.use-case';
 import { BackendClient } from './http/backend-client';
 import { ServicesController } from './services/services.controller';
-import { ServicesUseCase } from './services/services.use-case';
+import { ServicesClient } from './services/services.client';
 import { InspectionRulesClient } from './inspection-rules/inspection-rules.client';
 import { InspectionRulesController } from './inspection-rules/inspection-rules.controller';
 import { LeasesController } from './leases/leases.controller';
-import { LeasesUseCase } from './leases/leases.use-case';
+import { LeasesClient } from './leases/leases.client';
 import { BlazarController } from './blazar/blazar.controller';
 import { BlazarTokenGuard } from './blazar/blazar-token.guard';
-import { BlazarUseCase } from './blazar/blazar.use-case';
+import { BlazarClient } from './blazar/blazar.client';
 
 function actorSigning(config: Config) {
   const key = config.BUS_SIGNING_KEY ? parseBusKey(config.BUS_SIGNING_KEY) : undefined;
@@ -44,12 +44,12 @@ export class AppModule {
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         BackendClient,
-        ServicesUseCase,
-        ExperimentsUseCase,
+        ServicesClient,
+        ExperimentsClient,
         PreviewUseCase,
         InspectionRulesClient,
-        LeasesUseCase,
-        BlazarUseCase,
+        LeasesClient,
+        BlazarClient,
         BlazarTokenGuard,
       ],
     });

@@ -9,9 +9,9 @@ import { CreateInspectionRules1763800000000 } from './migrations/1763800000000-c
 import { InspectionResultsAsText1763800000001 } from './migrations/1763800000001-inspection-results-as-text';
 import { RuleChanges1763800000002 } from './migrations/1763800000002-rule-changes';
 import { loadBuiltInRules } from './rules/built-in-rules';
-import { RulesController } from './rules/rules.controller';
+import { RulesHandlers } from './rules/rules.handlers';
 import { RulesRepository } from './rules/rules.repository';
-import { BUILT_IN_RULES, RulesService } from './rules/rules.service';
+import { BUILT_IN_RULES, RulesApplication } from './rules/rules.application';
 
 @Module({})
 export class AppModule {
@@ -24,12 +24,12 @@ export class AppModule {
       contracts: [SYSTEM_V1, INSPECTION_V1],
       jetstream: INSPECTION_JETSTREAM,
       database: { migrations: [CreateInspectionRules1763800000000, InspectionResultsAsText1763800000001, RuleChanges1763800000002] },
-      controllers: [RulesController],
+      controllers: [RulesHandlers],
       providers: [
         // Read once at start: a broken file stops the service with the reason.
         { provide: BUILT_IN_RULES, useFactory: () => loadBuiltInRules(config.INSPECTION_BUILT_IN_RULES) },
         RulesRepository,
-        RulesService,
+        RulesApplication,
         InspectionResultsRepository,
         InspectionEventsConsumer,
       ],

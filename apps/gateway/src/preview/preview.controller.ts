@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { ExperimentPath } from '../experiments/experiments.use-case';
+import type { ExperimentPath } from '../experiments/experiments.client';
 import { RequestId } from '../http/request-id.decorator';
 import {
   ListPreviewFlowsResponseDto,

@@ -9,7 +9,7 @@ import {
   StatusError,
 } from '@rollout/contracts';
 import { BackendClient } from '../http/backend-client';
-import type { ExperimentPath } from '../experiments/experiments.use-case';
+import type { ExperimentPath } from '../experiments/experiments.client';
 
 const experimentName = (p: ExperimentPath) =>
   `projects/${p.project}/locations/${p.location}/firewallPolicies/${p.policy}/experiments/${p.experiment}`;
