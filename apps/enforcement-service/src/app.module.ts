@@ -1,8 +1,7 @@
 import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ENFORCEMENT_V1, SYSTEM_V1 } from '@rollout/contracts';
 import type { EnforcementConfig } from '@rollout/enforcement-domain';
-import { ServiceInfoModule, platformModules } from '@rollout/service-kit';
-import { CLOCK, systemClock } from './clock';
+import { serviceModule } from '@rollout/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from './config';
 import { AdapterClient } from './adapters/adapter-client';
 import { AdapterSessions } from './adapters/adapter-sessions';
@@ -35,17 +34,16 @@ class ExternalHttpLifecycle implements OnApplicationShutdown {
 export class AppModule {
   /** `enforcement` is the validated filter chain file (main.ts reads it before anything connects). */
   static forRoot(config: Config, enforcement: EnforcementConfig): DynamicModule {
-    return {
+    return serviceModule({
       module: AppModule,
-      imports: [
-        ...platformModules({ service: 'enforcement-service', config, database: { migrations: [CreateLeaseLedger1764300000000, CreateDeliveryOutboxes1766700000000] } }),
-        ServiceInfoModule.forService('enforcement-service', [SYSTEM_V1, ENFORCEMENT_V1]),
-      ],
+      service: 'enforcement-service',
+      config,
+      configToken: ENFORCEMENT_SERVICE_CONFIG,
+      contracts: [SYSTEM_V1, ENFORCEMENT_V1],
+      database: { migrations: [CreateLeaseLedger1764300000000, CreateDeliveryOutboxes1766700000000] },
       controllers: [LeasesHandlers],
       providers: [
-        { provide: ENFORCEMENT_SERVICE_CONFIG, useValue: config },
         { provide: ENFORCEMENT_CONFIG, useValue: enforcement },
-        { provide: CLOCK, useValue: systemClock },
         EnforcementMetrics,
         { provide: EXTERNAL_HTTP, useFactory: (metrics: EnforcementMetrics) => new NodeExternalHttp(metrics), inject: [EnforcementMetrics] },
         ExternalHttpLifecycle,
@@ -63,6 +61,6 @@ export class AppModule {
         BlazarHooks,
         LeaseSweeper,
       ],
-    };
+    });
   }
 }

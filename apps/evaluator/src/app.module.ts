@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { PREVIEW_V1, SYSTEM_V1, TRAFFIC_V1 } from '@rollout/contracts';
 import { TRAFFIC_V2ALPHA } from '@rollout/contracts-alpha';
-import { ServiceInfoModule, platformModules } from '@rollout/service-kit';
+import { serviceModule } from '@rollout/service-kit';
 import { BacktestController } from './backtest/backtest.controller';
 import { BacktestService } from './backtest/backtest.service';
 import { BacktestStore } from './backtest/backtest.store';
@@ -32,21 +32,18 @@ class PreviewStateModule {}
 @Module({})
 export class AppModule {
   static forRoot(config: Config): DynamicModule {
-    return {
+    return serviceModule({
       module: AppModule,
-      imports: [
-        PreviewStateModule,
-        ...platformModules({
-          service: 'evaluator',
-          config,
-          jetstream: evaluatorJetStream(config),
-          database: { migrations: [CreatePreviewStore1765000000000, PreviewFlows1766650000000, PreviewInsight1767000000000, PreviewCompleteness1767100000000, PreviewDisagreements1767200000000, PreviewBacktests1767300000000] },
-          readiness: [PreviewStateService],
-        }),
-        ServiceInfoModule.forService('evaluator', [SYSTEM_V1, TRAFFIC_V1, TRAFFIC_V2ALPHA, PREVIEW_V1]),
-      ],
+      service: 'evaluator',
+      config,
+      configToken: EVALUATOR_CONFIG,
+      contracts: [SYSTEM_V1, TRAFFIC_V1, TRAFFIC_V2ALPHA, PREVIEW_V1],
+      jetstream: evaluatorJetStream(config),
+      database: { migrations: [CreatePreviewStore1765000000000, PreviewFlows1766650000000, PreviewInsight1767000000000, PreviewCompleteness1767100000000, PreviewDisagreements1767200000000, PreviewBacktests1767300000000] },
+      readiness: [PreviewStateService],
+      imports: [PreviewStateModule],
       controllers: [PreviewController, BacktestController],
-      providers: [{ provide: EVALUATOR_CONFIG, useValue: config }, PreviewStore, PreviewLogPublisher, PreviewQueries, PreviewRetention, TrafficConsumer, TrafficLag, ReportReadiness, AutoStop, BacktestStore, BacktestService],
-    };
+      providers: [PreviewStore, PreviewLogPublisher, PreviewQueries, PreviewRetention, TrafficConsumer, TrafficLag, ReportReadiness, AutoStop, BacktestStore, BacktestService],
+    });
   }
 }

@@ -1,8 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EXPERIMENT_EVENTS_STREAM, EXPERIMENT_EVENTS_SUBJECTS, EXPERIMENT_STATE_BUCKET, EXPERIMENT_V1, SYSTEM_V1 } from '@rollout/contracts';
 import { CreateEventStore1764000000000 } from '@rollout/event-store';
-import { ServiceInfoModule, platformModules } from '@rollout/service-kit';
-import { CLOCK, systemClock } from './clock';
+import { serviceModule } from '@rollout/service-kit';
 import type { Config } from './config';
 import { CreateReadModels1764000000001 } from './migrations/1764000000001-read-models';
 import { ExperimentAnalysis1767100000000 } from './migrations/1767100000000-experiment-analysis';
@@ -24,37 +23,32 @@ import { ExperimentRecord, OperationRecord, PolicyRecord } from './read-models/r
 @Module({})
 export class AppModule {
   static forRoot(config: Config): DynamicModule {
-    return {
+    return serviceModule({
       module: AppModule,
-      imports: [
-        ...platformModules({
-          service: 'experiment-service',
-          config,
-          database: {
-            migrations: [CreateEventStore1764000000000, CreateReadModels1764000000001, ExperimentAnalysis1767100000000],
-            entities: [PolicyRecord, ExperimentRecord, OperationRecord],
+      service: 'experiment-service',
+      config,
+      contracts: [SYSTEM_V1, EXPERIMENT_V1],
+      database: {
+        migrations: [CreateEventStore1764000000000, CreateReadModels1764000000001, ExperimentAnalysis1767100000000],
+        entities: [PolicyRecord, ExperimentRecord, OperationRecord],
+      },
+      jetstream: {
+        streams: [
+          {
+            name: EXPERIMENT_EVENTS_STREAM,
+            subjects: [EXPERIMENT_EVENTS_SUBJECTS],
+            maxAgeMs: config.EXPERIMENT_EVENTS_MAX_AGE_MS,
+            // JetStream reserves this on disk when the stream is created; domain events are small.
+            maxBytes: 1024 ** 3,
+            // Longer than any relay outage we expect to recover from by republishing.
+            duplicateWindowMs: Math.min(60 * 60 * 1000, config.EXPERIMENT_EVENTS_MAX_AGE_MS),
           },
-          jetstream: {
-            streams: [
-              {
-                name: EXPERIMENT_EVENTS_STREAM,
-                subjects: [EXPERIMENT_EVENTS_SUBJECTS],
-                maxAgeMs: config.EXPERIMENT_EVENTS_MAX_AGE_MS,
-                // JetStream reserves this on disk when the stream is created; domain events are small.
-                maxBytes: 1024 ** 3,
-                // Longer than any relay outage we expect to recover from by republishing.
-                duplicateWindowMs: Math.min(60 * 60 * 1000, config.EXPERIMENT_EVENTS_MAX_AGE_MS),
-              },
-            ],
-            // Current state: the last entry per key, forever (no age or size limit).
-            kv: [{ bucket: EXPERIMENT_STATE_BUCKET, history: 1 }],
-          },
-        }),
-        ServiceInfoModule.forService('experiment-service', [SYSTEM_V1, EXPERIMENT_V1]),
-      ],
+        ],
+        // Current state: the last entry per key, forever (no age or size limit).
+        kv: [{ bucket: EXPERIMENT_STATE_BUCKET, history: 1 }],
+      },
       controllers: [PolicyHandlers, ExperimentHandlers, OperationHandlers],
       providers: [
-        { provide: CLOCK, useValue: systemClock },
         EventRelays,
         Aggregates,
         PoliciesRepository,
@@ -66,6 +60,6 @@ export class AppModule {
         ExperimentQueries,
         OperationQueries,
       ],
-    };
+    });
   }
 }

@@ -1,28 +1,28 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { parseBusKey } from '@rollout/nats';
-import { platformModules } from '@rollout/service-kit';
+import { serviceModule } from '@rollout/service-kit';
 import { AuthGuard } from './auth/auth.guard';
 import { Authenticator } from './auth/authenticator';
 import { PrincipalController } from './auth/principal.controller';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { Config, GATEWAY_CONFIG } from './config';
 import { ExperimentsController } from './experiments/experiments.controller';
-import { ExperimentsUseCase } from './experiments/experiments.use-case';
+import { ExperimentsClient } from './experiments/experiments.client';
 import { OperationsController } from './operations/operations.controller';
 import { BacktestController } from './preview/backtest.controller';
 import { PreviewController } from './preview/preview.controller';
-import { PreviewUseCase } from './preview/preview.use-case';
+import { PreviewClient } from './preview/preview.client';
 import { BackendClient } from './http/backend-client';
 import { ServicesController } from './services/services.controller';
-import { ServicesUseCase } from './services/services.use-case';
+import { ServicesClient } from './services/services.client';
 import { InspectionRulesClient } from './inspection-rules/inspection-rules.client';
 import { InspectionRulesController } from './inspection-rules/inspection-rules.controller';
 import { LeasesController } from './leases/leases.controller';
-import { LeasesUseCase } from './leases/leases.use-case';
+import { LeasesClient } from './leases/leases.client';
 import { BlazarController } from './blazar/blazar.controller';
 import { BlazarTokenGuard } from './blazar/blazar-token.guard';
-import { BlazarUseCase } from './blazar/blazar.use-case';
+import { BlazarClient } from './blazar/blazar.client';
 
 function actorSigning(config: Config) {
   const key = config.BUS_SIGNING_KEY ? parseBusKey(config.BUS_SIGNING_KEY) : undefined;
@@ -32,25 +32,27 @@ function actorSigning(config: Config) {
 @Module({})
 export class AppModule {
   static forRoot(config: Config): DynamicModule {
-    return {
+    return serviceModule({
       module: AppModule,
-      imports: [...platformModules({ service: 'gateway', config, actorSigning: actorSigning(config) })],
+      service: 'gateway',
+      config,
+      configToken: GATEWAY_CONFIG,
+      actorSigning: actorSigning(config),
       controllers: [PrincipalController, ServicesController, ExperimentsController, OperationsController, PreviewController, BacktestController, InspectionRulesController, LeasesController, BlazarController],
       providers: [
-        { provide: GATEWAY_CONFIG, useValue: config },
         Authenticator,
         // Order matters: authenticate, then rate-limit per principal.
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         BackendClient,
-        ServicesUseCase,
-        ExperimentsUseCase,
-        PreviewUseCase,
+        ServicesClient,
+        ExperimentsClient,
+        PreviewClient,
         InspectionRulesClient,
-        LeasesUseCase,
-        BlazarUseCase,
+        LeasesClient,
+        BlazarClient,
         BlazarTokenGuard,
       ],
-    };
+    });
   }
 }

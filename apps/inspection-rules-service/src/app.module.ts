@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { INSPECTION_V1, SYSTEM_V1 } from '@rollout/contracts';
-import { ServiceInfoModule, platformModules } from '@rollout/service-kit';
+import { serviceModule } from '@rollout/service-kit';
 import { INSPECTION_CONFIG, type Config } from './config';
 import { INSPECTION_JETSTREAM } from './events/inspection-events';
 import { InspectionEventsConsumer } from './events/inspection-events.consumer';
@@ -9,34 +9,30 @@ import { CreateInspectionRules1763800000000 } from './migrations/1763800000000-c
 import { InspectionResultsAsText1763800000001 } from './migrations/1763800000001-inspection-results-as-text';
 import { RuleChanges1763800000002 } from './migrations/1763800000002-rule-changes';
 import { loadBuiltInRules } from './rules/built-in-rules';
-import { RulesController } from './rules/rules.controller';
+import { RulesHandlers } from './rules/rules.handlers';
 import { RulesRepository } from './rules/rules.repository';
-import { BUILT_IN_RULES, RulesService } from './rules/rules.service';
+import { BUILT_IN_RULES, RulesApplication } from './rules/rules.application';
 
 @Module({})
 export class AppModule {
   static forRoot(config: Config): DynamicModule {
-    return {
+    return serviceModule({
       module: AppModule,
-      imports: [
-        ...platformModules({
-          service: 'inspection-rules-service',
-          config,
-          jetstream: INSPECTION_JETSTREAM,
-          database: { migrations: [CreateInspectionRules1763800000000, InspectionResultsAsText1763800000001, RuleChanges1763800000002] },
-        }),
-        ServiceInfoModule.forService('inspection-rules-service', [SYSTEM_V1, INSPECTION_V1]),
-      ],
-      controllers: [RulesController],
+      service: 'inspection-rules-service',
+      config,
+      configToken: INSPECTION_CONFIG,
+      contracts: [SYSTEM_V1, INSPECTION_V1],
+      jetstream: INSPECTION_JETSTREAM,
+      database: { migrations: [CreateInspectionRules1763800000000, InspectionResultsAsText1763800000001, RuleChanges1763800000002] },
+      controllers: [RulesHandlers],
       providers: [
-        { provide: INSPECTION_CONFIG, useValue: config },
         // Read once at start: a broken file stops the service with the reason.
         { provide: BUILT_IN_RULES, useFactory: () => loadBuiltInRules(config.INSPECTION_BUILT_IN_RULES) },
         RulesRepository,
-        RulesService,
+        RulesApplication,
         InspectionResultsRepository,
         InspectionEventsConsumer,
       ],
-    };
+    });
   }
 }

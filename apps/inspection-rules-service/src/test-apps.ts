@@ -1,12 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/config';
 import { startServiceApp } from '@rollout/service-kit';
-import { TEST_NATS_URL, TEST_POSTGRES_URL, uniqueName } from '@rollout/testing';
+import { TEST_NATS_URL, TEST_POSTGRES_URL, removeTestResources, uniqueName } from '@rollout/testing';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from 'nats';
-import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
 import { configSchema } from './config';
 
@@ -43,16 +41,7 @@ export async function startTestService(builtInYaml: string): Promise<TestService
     async close() {
       await app.close();
       rmSync(dir, { recursive: true, force: true });
-      const admin = new DataSource({ type: 'postgres', url: TEST_POSTGRES_URL });
-      await admin.initialize();
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await admin.destroy();
-      const nc = await connect({ servers: TEST_NATS_URL });
-      const jsm = await nc.jetstreamManager();
-      for await (const stream of jsm.streams.names()) {
-        if (stream.startsWith(`${namespace}_`)) await jsm.streams.delete(stream);
-      }
-      await nc.close();
+      await removeTestResources({ schema, namespace });
     },
   };
 }

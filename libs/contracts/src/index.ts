@@ -1,4 +1,5 @@
 export * from './status';
+export * from './canonical-json';
 export * from './packages';
 export * from './system/v1';
 export * from './inspection/v1';

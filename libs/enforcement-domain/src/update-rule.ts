@@ -1,4 +1,4 @@
-import { canonicalJson } from './adapters/check-cache';
+import { canonicalJson } from '@rollout/contracts';
 import { LeaseRequest } from './model';
 
 /**

@@ -15,19 +15,10 @@ import { applyJsonPatch } from './json-pointer';
 import { compileSafeRegex } from './safe-regex';
 import { isPlainObject } from './values';
 
-/** A stored or built-in rule, with its conditions and actions (never masked here). */
-export interface RuleDefinition {
-  uuid: string;
-  created_at: string;
-  updated_at: string | null;
-  priority: number;
-  description: string | null;
-  scope: string | null;
-  sensitive: boolean;
-  phase: InspectionPhase;
+/** A stored or built-in rule: the contract's rule with its conditions and actions (never masked here). */
+export interface RuleDefinition extends Omit<InspectionRule, 'conditions' | 'actions'> {
   conditions: InspectionRuleStep[];
   actions: InspectionRuleStep[];
-  built_in: boolean;
 }
 
 /** The fields a client sets (create, import, or the result of a PATCH). */

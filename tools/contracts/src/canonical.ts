@@ -1,3 +1,4 @@
+import { canonicalJson } from '@rollout/contracts';
 import { createHash } from 'node:crypto';
 import type { JsonSchema } from './model';
 
@@ -5,11 +6,6 @@ import type { JsonSchema } from './model';
 const ANNOTATIONS = new Set(['description', 'title', '$comment', 'examples', 'markdownDescription', '$schema', '$id']);
 /** Keywords whose array order carries no meaning. */
 const UNORDERED = new Set(['required', 'enum', 'type', 'anyOf', 'oneOf']);
-
-/** JSON with object keys sorted at every level: the same value always gives the same text. */
-export function stableStringify(value: unknown, indent?: number): string {
-  return JSON.stringify(sortKeys(value), null, indent);
-}
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
@@ -65,5 +61,5 @@ export function canonicalDefinitions(definitions: Record<string, JsonSchema>): R
 }
 
 export function contentHash(content: unknown): string {
-  return `sha256:${createHash('sha256').update(stableStringify(content)).digest('hex')}`;
+  return `sha256:${createHash('sha256').update(canonicalJson(content)).digest('hex')}`;
 }

@@ -1,4 +1,4 @@
-import { stableStringify } from './canonical';
+import { canonicalJson } from '@rollout/contracts';
 import type { JsonSchema, LockFile, LockedPackage, Role, RuleId, Violation } from './model';
 import { compareSemVer, isMinorBump, parseSemVer } from './semver';
 
@@ -141,7 +141,7 @@ class SchemaComparison {
 
   private compareScalars(old: Branch[], now: Branch[], path: string, direction: Direction): void {
     const closed = (branches: Branch[]) => branches.every((b) => b.values);
-    const values = (branches: Branch[]) => new Set(branches.flatMap((b) => (b.values ?? []).map((v) => stableStringify(v))));
+    const values = (branches: Branch[]) => new Set(branches.flatMap((b) => (b.values ?? []).map((v) => canonicalJson(v))));
     if (closed(old) && closed(now)) {
       const kept = values(now);
       for (const value of values(old)) {
@@ -168,8 +168,8 @@ class SchemaComparison {
       if (a !== undefined && (b === undefined || a < b)) this.report('CONSTRAINT_TIGHTENED', path, `${key} lowered from ${b ?? 'none'} to ${a}`);
     }
     for (const key of EXACT) {
-      if (after[key] !== undefined && stableStringify(after[key]) !== stableStringify(before[key])) {
-        this.report('CONSTRAINT_TIGHTENED', path, `${key} changed from ${stableStringify(before[key])} to ${stableStringify(after[key])}`);
+      if (after[key] !== undefined && canonicalJson(after[key]) !== canonicalJson(before[key])) {
+        this.report('CONSTRAINT_TIGHTENED', path, `${key} changed from ${canonicalJson(before[key])} to ${canonicalJson(after[key])}`);
       }
     }
     if (after.uniqueItems === true && before.uniqueItems !== true) this.report('CONSTRAINT_TIGHTENED', path, 'items must now be unique');
@@ -194,7 +194,7 @@ class SchemaComparison {
     const schema = (branch.schema.properties as Record<string, JsonSchema> | undefined)?.[property];
     if (!schema) return undefined;
     const values = this.branches(schema, definitions).flatMap((b) => b.values ?? [undefined, undefined]);
-    return values.length === 1 ? stableStringify(values[0]) : undefined;
+    return values.length === 1 ? canonicalJson(values[0]) : undefined;
   }
 
   private compareObjects(old: Branch[], now: Branch[], path: string, direction: Direction): void {
@@ -237,7 +237,7 @@ class SchemaComparison {
         continue;
       }
       if (reserved.has(name)) continue;
-      const renamedTo = added.find((candidate) => stableStringify(newProps[candidate]) === stableStringify(schema));
+      const renamedTo = added.find((candidate) => canonicalJson(newProps[candidate]) === canonicalJson(schema));
       if (renamedTo) {
         this.report('FIELD_RENAMED', at(name), `renamed to "${renamedTo}" (a rename is a removal for every existing client)`);
       } else {

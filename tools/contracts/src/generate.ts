@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { canonicalJson } from '@rollout/contracts';
 import { buildAsyncApi, type AsyncApiInput } from './asyncapi';
-import { stableStringify } from './canonical';
 import { compareLocks } from './compat';
 import {
   contractLibFiles,
@@ -101,7 +101,7 @@ export function generate(root: string, options: GenerateOptions = {}): Generatio
           messages: locked.messages,
           features: locked.features,
         },
-        definitions: JSON.parse(stableStringify(annotated)) as unknown,
+        definitions: JSON.parse(canonicalJson(annotated)) as unknown,
       }),
     );
   }
@@ -118,7 +118,7 @@ export function generate(root: string, options: GenerateOptions = {}): Generatio
   violations.push(...checkReferences(stability));
 
   lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => a.localeCompare(b)));
-  files.set(LOCK_FILE, json(JSON.parse(stableStringify(lock))));
+  files.set(LOCK_FILE, json(JSON.parse(canonicalJson(lock))));
 
   const status = builder.build(
     { name: 'rpc', lib: libs[0], dir: STATUS_FILE.replace(/\/[^/]+$/, ''), files: [STATUS_FILE] },

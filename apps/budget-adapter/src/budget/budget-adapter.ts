@@ -14,7 +14,7 @@ import { chargeAfterEnd, grantAmount, overBudget, resourceHours, shortMessage, t
 import { BudgetConfig, budgetOf, configKey, parseBudgetConfig } from './budget-config';
 import { BudgetRepository, Hours } from './budget.repository';
 import { BudgetMetrics } from './budget-metrics';
-import { CLOCK, type Clock } from '../clock';
+import { CLOCK, type Clock } from '@rollout/service-kit';
 import { BUDGET_ADAPTER_CONFIG, type Config } from '../config';
 import { LeaseMessage, REQUESTS, parseRequest } from './requests';
 

@@ -1,3 +1,4 @@
+import { canonicalJson } from '@rollout/contracts';
 import { createHash } from 'node:crypto';
 
 /**
@@ -65,16 +66,6 @@ export function budgetOf(config: BudgetConfig, project: string, resourceType: st
   return Object.prototype.hasOwnProperty.call(config.budgets, project)
     ? (config.budgets[project][resourceType] ?? config.default[resourceType])
     : config.default[resourceType];
-}
-
-/** JSON with object keys sorted at every level: equal configs give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
 /** What identifies a session: the hash of the config's canonical JSON. */

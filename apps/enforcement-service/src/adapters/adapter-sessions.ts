@@ -15,7 +15,7 @@ import {
   isOk,
   sameAdapterFilter,
 } from '@rollout/enforcement-domain';
-import { CLOCK } from '../clock';
+import { CLOCK } from '@rollout/service-kit';
 import { EnforcementConfigSource } from '../enforcement-config';
 import { EnforcementMetrics } from '../leases/enforcement-metrics';
 import { AdapterClient } from './adapter-client';

@@ -11,7 +11,7 @@ import {
   updateNeedsChecks,
 } from '@rollout/enforcement-domain';
 import { randomUUID } from 'node:crypto';
-import { CLOCK } from '../clock';
+import { CLOCK } from '@rollout/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
 import { LeaseWorkflow, UNCHECKED_UPDATE, isLive } from './lease-workflow';

@@ -28,7 +28,7 @@ import {
   updateNeedsChecks,
 } from '@rollout/enforcement-domain';
 import { randomUUID } from 'node:crypto';
-import { CLOCK } from '../clock';
+import { CLOCK } from '@rollout/service-kit';
 import { Enforcement } from './enforcement';
 import { UNCHECKED_UPDATE, LeaseWorkflow, idsOf, isLive } from './lease-workflow';
 import type { LeaseRow } from './ledger-rows';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Clock, EnforcementContext, LeaseRequest, RetryPolicy, mayRetry, retryDelayMs } from '@rollout/enforcement-domain';
 import { BackgroundLoop } from '@rollout/nats';
-import { CLOCK } from '../clock';
+import { CLOCK } from '@rollout/service-kit';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
 import { EnforcementMetrics } from './enforcement-metrics';

@@ -28,7 +28,7 @@ import {
 } from '@rollout/experiment-domain';
 import { Aggregates } from '../aggregates/aggregates';
 import { commandMetadata } from '../aggregates/command-metadata';
-import { CLOCK } from '../clock';
+import { CLOCK } from '@rollout/service-kit';
 import { newOperation } from '../operations/operation';
 import { OperationsRepository } from '../operations/operations.repository';
 import { PoliciesRepository } from '../policies/policies.repository';

@@ -16,7 +16,7 @@ import {
 } from '@rollout/experiment-domain';
 import { Aggregates } from '../aggregates/aggregates';
 import { commandMetadata } from '../aggregates/command-metadata';
-import { CLOCK } from '../clock';
+import { CLOCK } from '@rollout/service-kit';
 import { ExperimentsRepository } from '../experiments/experiments.repository';
 import { PoliciesRepository } from './policies.repository';
 

@@ -5,7 +5,7 @@ import { BLAZAR_TOKEN_AUTH } from '../http/openapi-security';
 import { RequestId } from '../http/request-id.decorator';
 import { BlazarTokenGuard } from './blazar-token.guard';
 import { BlazarCheckRequestDto, BlazarCheckUpdateRequestDto, BlazarDenialDto } from './blazar.dto';
-import { BlazarHook, BlazarUseCase } from './blazar.use-case';
+import { BlazarHook, BlazarClient } from './blazar.client';
 
 /** Blazar's payloads are taken as sent (typed loosely so the whitelisting pipe leaves them whole). */
 type BlazarPayload = Record<string, unknown>;
@@ -24,7 +24,7 @@ type BlazarPayload = Record<string, unknown>;
 @UseGuards(BlazarTokenGuard)
 @Controller('v1/blazar')
 export class BlazarController {
-  constructor(private readonly blazar: BlazarUseCase) {}
+  constructor(private readonly blazar: BlazarClient) {}
 
   @Post('check-create')
   @HttpCode(204)

@@ -21,7 +21,7 @@ import {
   StopPreviewQueryDto,
   UpdateQueryDto,
 } from './experiments.dto';
-import { Caller, ExperimentPath, ExperimentsUseCase, PolicyPath } from './experiments.use-case';
+import { Caller, ExperimentPath, ExperimentsClient, PolicyPath } from './experiments.client';
 
 const caller = (principal: Principal, commandId: string | undefined, traceId: string | undefined): Caller => ({
   actor: principal.name,
@@ -45,7 +45,7 @@ const plain = (dto: object): object => JSON.parse(JSON.stringify(dto));
 @ApiResponse({ status: 404, description: 'NOT_FOUND' })
 @Controller('v1/projects/:project/locations/:location/firewallPolicies')
 export class ExperimentsController {
-  constructor(private readonly experiments: ExperimentsUseCase) {}
+  constructor(private readonly experiments: ExperimentsClient) {}
 
   @Post()
   @ApiOperation({ summary: 'Create a live policy (with no rules: the no-op policy, e.g. to preview a new policy)' })

@@ -14,7 +14,7 @@ import {
   PageQueryDto,
   UpdateLeaseDto,
 } from './leases.dto';
-import { LeasePath, LeasesUseCase } from './leases.use-case';
+import { LeasePath, LeasesClient } from './leases.client';
 
 /** Plain JSON for the NATS payload: the DTO instance minus undefined fields. */
 const plain = (dto: object): object => JSON.parse(JSON.stringify(dto));
@@ -33,7 +33,7 @@ const plain = (dto: object): object => JSON.parse(JSON.stringify(dto));
 @ApiResponse({ status: 404, description: 'NOT_FOUND' })
 @Controller('v1/projects/:project/leases')
 export class LeasesController {
-  constructor(private readonly leases: LeasesUseCase) {}
+  constructor(private readonly leases: LeasesClient) {}
 
   @Post()
   @HttpCode(200)

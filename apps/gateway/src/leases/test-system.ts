@@ -136,3 +136,28 @@ export function sample(metrics: string, name: string, labels: Record<string, str
   }
   return 0;
 }
+
+/**
+ * The chain the leases tests run, the built-in filters: MaxLeaseDuration (1 day) and
+ * MaxActiveLeases (5 per project) enforced, MaxReservationSize (4 hosts) in dryrun, project
+ * `exempt` exempted.
+ */
+export const BUILT_IN_FILTERS_CHAIN = `
+enabled_filters: [MaxLeaseDuration, MaxReservationSize, MaxActiveLeases]
+exempted_projects: [exempt]
+filters:
+  MaxLeaseDuration: { max_lease_duration: 86400 }
+  MaxReservationSize: { mode: dryrun, limits: { "physical:host": 4 } }
+  MaxActiveLeases: { max_active_leases: 5, project_overrides: { roomy: 100 } }
+`;
+
+export const leases = (project: string) => `/v1/projects/${project}/leases`;
+export const host = (max: number) => ({ resourceType: 'physical:host', min: 1, max, resourceProperties: '["==", "$availability_zone", "az1"]' });
+/** A lease starting in an hour, of `hours` hours, with two hosts and a floating IP. */
+export const lease = (hours = 2, extra: Record<string, unknown> = {}) => ({
+  name: 'training run',
+  startDate: hoursFromNow(1),
+  endDate: hoursFromNow(1 + hours),
+  reservations: [host(2), { resourceType: 'virtual:floatingip', amount: 1, networkId: 'ext-net' }],
+  ...extra,
+});

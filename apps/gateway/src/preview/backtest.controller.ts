@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { BacktestOperation, PREVIEW_SUBJECTS } from '@rollout/contracts';
-import type { ExperimentPath } from '../experiments/experiments.use-case';
+import type { ExperimentPath } from '../experiments/experiments.client';
 import { BackendClient } from '../http/backend-client';
 import { paramBeforeVerb } from '../http/custom-method-route';
 import { RequestId } from '../http/request-id.decorator';

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { ExperimentPath } from '../experiments/experiments.use-case';
+import type { ExperimentPath } from '../experiments/experiments.client';
 import { RequestId } from '../http/request-id.decorator';
 import {
   ListPreviewFlowsResponseDto,
@@ -10,7 +10,7 @@ import {
   PreviewLogsQueryDto,
   PreviewReportDto,
 } from './preview.dto';
-import { PreviewUseCase } from './preview.use-case';
+import { PreviewClient } from './preview.client';
 
 /**
  * The results of previewing an experiment against production traffic (AIP-236), kept by the
@@ -27,7 +27,7 @@ import { PreviewUseCase } from './preview.use-case';
 @ApiResponse({ status: 503, description: 'UNAVAILABLE: the evaluator is not running, or still loading' })
 @Controller('v1/projects/:project/locations/:location/firewallPolicies/:policy/experiments/:experiment')
 export class PreviewController {
-  constructor(private readonly preview: PreviewUseCase) {}
+  constructor(private readonly preview: PreviewClient) {}
 
   @Get('previewFlows')
   @ApiOperation({

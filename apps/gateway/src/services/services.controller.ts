@@ -4,12 +4,12 @@ import { BACKEND_SERVICES, ListServicesResponse, ServiceInfo } from '@rollout/co
 import { RequestId } from '../http/request-id.decorator';
 import { ErrorResponseDto } from '../http/error-response.dto';
 import { ListServicesResponseDto, ServiceStatusDto } from './services.dto';
-import { ServicesUseCase } from './services.use-case';
+import { ServicesClient } from './services.client';
 
 @ApiTags('services')
 @Controller('v1/services')
 export class ServicesController {
-  constructor(private readonly services: ServicesUseCase) {}
+  constructor(private readonly services: ServicesClient) {}
 
   @Get()
   @ApiOperation({

@@ -8,7 +8,7 @@ import {
 import { fullView } from '@rollout/inspection-domain';
 import { NATS_CONNECTION, NatsNamespace, PoisonMessageError, PullConsumerHost } from '@rollout/nats';
 import { JsMsg, NatsConnection } from 'nats';
-import { RulesService } from '../rules/rules.service';
+import { RulesApplication } from '../rules/rules.application';
 import {
   INSPECTION_DURABLE,
   INSPECTION_MAX_DELIVER,
@@ -29,7 +29,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export class InspectionEventsConsumer implements OnModuleInit {
   constructor(
     private readonly host: PullConsumerHost,
-    private readonly rules: RulesService,
+    private readonly rules: RulesApplication,
     private readonly results: InspectionResultsRepository,
     private readonly namespace: NatsNamespace,
     @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,

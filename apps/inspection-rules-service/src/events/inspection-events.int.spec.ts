@@ -3,7 +3,7 @@ import { applyJsonPatch } from '@rollout/inspection-domain';
 import { DEAD_LETTER_REASON_HEADER, DEAD_LETTER_STREAM, NatsNamespace } from '@rollout/nats';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
-import { RulesService } from '../rules/rules.service';
+import { RulesApplication } from '../rules/rules.application';
 
 const TEST_ACTOR = { actor: 'test' };
 import { TestService, startTestService } from '../test-apps';
@@ -145,7 +145,7 @@ describe('inspection events over JetStream', () => {
   });
 
   it('applies scoped rules to events of that scope only, and stores events whose data holds NUL characters', async () => {
-    await apps.app.get(RulesService).create({
+    await apps.app.get(RulesApplication).create({
       phase: 'preprocess',
       scope: 'rack-7',
       actions: [{ op: 'set-plugin-data', args: ['/serial', '{inventory[system_vendor][serial_number]}'] }],
@@ -160,7 +160,7 @@ describe('inspection events over JetStream', () => {
   it('publishes one result per event id, even when the event comes again after the rules changed', async () => {
     await publish('main', dellEvent('evt-again'), 'evt-again');
     const first = await resultOf('evt-again');
-    await apps.app.get(RulesService).create({ priority: 100, actions: [{ op: 'fail', args: ['no more Dells'] }] }, TEST_ACTOR);
+    await apps.app.get(RulesApplication).create({ priority: 100, actions: [{ op: 'fail', args: ['no more Dells'] }] }, TEST_ACTOR);
     // A redelivery past the stream's duplicate window arrives as a new message with the same event id.
     const seq = await publish('main', dellEvent('evt-again'), 'evt-again-redelivered');
     await settled(seq);
@@ -174,7 +174,7 @@ describe('inspection events over JetStream', () => {
   });
 
   it("publishes Ironic's trait, capability and dotted-path changes as a node patch that applies to the node as it was", async () => {
-    await apps.app.get(RulesService).create({
+    await apps.app.get(RulesApplication).create({
       phase: 'preprocess',
       scope: 'traits',
       actions: [
@@ -206,7 +206,7 @@ describe('inspection events over JetStream', () => {
   });
 
   it('runs early rules without a node', async () => {
-    await apps.app.get(RulesService).create({
+    await apps.app.get(RulesApplication).create({
       phase: 'early',
       actions: [{ op: 'set-plugin-data', args: ['/vendor', '{inventory[system_vendor][manufacturer]}'] }],
     }, TEST_ACTOR);

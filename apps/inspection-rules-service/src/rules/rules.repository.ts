@@ -1,21 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { InspectionPhase, InspectionRuleStep } from '@rollout/contracts';
+import type { InspectionPhase } from '@rollout/contracts';
 import type { RuleDefinition, RuleFields } from '@rollout/inspection-domain';
 import { DataSource, EntityManager } from 'typeorm';
 import { DatabaseError, UNIQUE_VIOLATION, query } from '../database/query';
 
-interface Row {
-  uuid: string;
-  created_at: Date;
-  updated_at: Date | null;
-  priority: number;
-  description: string | null;
-  scope: string | null;
-  sensitive: boolean;
-  phase: InspectionPhase;
-  conditions: InspectionRuleStep[];
-  actions: InspectionRuleStep[];
-}
+/** A stored rule's row: the rule's fields, its times as Postgres returns them. */
+type Row = Omit<RuleDefinition, 'created_at' | 'updated_at' | 'built_in'> & { created_at: Date; updated_at: Date | null };
 
 const COLUMNS = 'uuid, created_at, updated_at, priority, description, scope, sensitive, phase, conditions, actions';
 

@@ -1,7 +1,8 @@
+import { canonicalJson } from '@rollout/contracts';
 import { createHash } from 'node:crypto';
 import { Clock, EnforcementContext, EnforcementFilter, FilterResult, LeaseRequest } from '../model';
 import { storableText } from '../time';
-import { CheckCache, canonicalJson, checkCacheKey } from './check-cache';
+import { CheckCache, checkCacheKey } from './check-cache';
 import { endedAt, grantOutcome, quotaAmounts, quotaRequest, toAdapterContext, toAdapterLease } from './quota';
 import { AdapterCalls, AdapterInstance, AdapterStatus, AdapterTemplate, ReportRecord, isFailureStatus, isOk } from './wire';
 

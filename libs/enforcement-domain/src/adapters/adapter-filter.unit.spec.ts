@@ -1,3 +1,4 @@
+import type { Status } from '@rollout/contracts';
 import { EnforcementChain } from '../chain';
 import { EnforcementConfigError, buildChain, parseEnforcementConfig } from '../config';
 import { EnforcementContext, EnforcementFilter, LeaseRequest } from '../model';
@@ -12,7 +13,7 @@ const lease: LeaseRequest = {
   endDate: new Date('2026-12-01T10:00:00Z'),
   reservations: [{ resourceType: 'physical:host', min: 1, max: 2 }],
 };
-const denied = (message: string) => ({ code: 429, status: 'RESOURCE_EXHAUSTED', message, details: [] });
+const denied = (message: string): Status => ({ code: 429, status: 'RESOURCE_EXHAUSTED', message, details: [] });
 
 /** An adapter in memory that records every call. */
 class RecordingAdapter implements AdapterCalls {

@@ -1,3 +1,4 @@
+import { canonicalJson, isAdapterName } from '@rollout/contracts';
 import { ADAPTER_TEMPLATES, AdapterTemplate } from './wire';
 import { FailurePolicy, FilterMode } from '../model';
 
@@ -25,8 +26,6 @@ export interface AdapterFilterConfig {
 export const ADAPTER_FILTER_SETTINGS = ['adapter', 'params', 'templates', 'failure_policy', 'timeout_ms', 'mode'] as const;
 export const DEFAULT_ADAPTER_TIMEOUT_MS = 1000;
 export const MAX_ADAPTER_TIMEOUT_MS = 60_000;
-/** RFC 1035 label, as adapter names are (`acme-budget`). */
-export const ADAPTER_NAME = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 /** A handler name also names metrics and appears in denials: a plain token. */
 export const HANDLER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,62}$/;
 
@@ -39,7 +38,7 @@ export function parseAdapterFilter(name: string, raw: Record<string, unknown>, p
   }
   if (!HANDLER_NAME.test(name)) fail(path, 'an adapter filter name must start with a letter and hold only letters, digits, _ and - (at most 63)');
   const adapter = raw['adapter'];
-  if (typeof adapter !== 'string' || !ADAPTER_NAME.test(adapter)) {
+  if (typeof adapter !== 'string' || !isAdapterName(adapter)) {
     fail(`${path}.adapter`, `must be an adapter name (RFC 1035 label such as acme-budget), got ${JSON.stringify(adapter)}`);
   }
   const params = raw['params'] ?? {};
@@ -63,11 +62,5 @@ export function parseAdapterFilter(name: string, raw: Record<string, unknown>, p
 
 /** Whether two configs of a handler are the same (same session); any change means a new one. */
 export function sameAdapterFilter(a: AdapterFilterConfig, b: AdapterFilterConfig): boolean {
-  return JSON.stringify(sortedCopy(a)) === JSON.stringify(sortedCopy(b));
-}
-
-function sortedCopy(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedCopy);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.keys(value as object).sort().map((k) => [k, sortedCopy((value as Record<string, unknown>)[k])]));
+  return canonicalJson(a) === canonicalJson(b);
 }

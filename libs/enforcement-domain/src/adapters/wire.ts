@@ -1,19 +1,32 @@
+import type { AdapterStatus as ContractStatus, CheckResult, LeaseInstance, QuotaRequest, QuotaResult, ReportInstance } from '@rollout/contracts';
+
 /**
- * The shapes of the `adapter.v1` contract as the adapter filter sees them (plain JSON over NATS
- * request/reply). Only what the enforcement chain reads or writes; the contract package holds
- * the authoritative schemas.
+ * The `adapter.v1` messages the adapter filter reads and writes come from the contract package;
+ * this file adds only the filter's reading of a status and its port.
  */
+export type {
+  AdapterContext,
+  AdapterLease,
+  AdapterReservation,
+  AdapterTemplate,
+  CheckResult,
+  QuotaRequest,
+  QuotaResult,
+} from '@rollout/contracts';
+export { ADAPTER_TEMPLATES, OK_STATUS } from '@rollout/contracts';
 
-/** google.rpc.Status as it crosses NATS, with an OK value for success. */
-export interface AdapterStatus {
-  code: number;
-  status: string;
-  message: string;
-  details?: unknown[];
-}
+/**
+ * A status as the service reads it from a reply: the contract's, but sent by a third-party
+ * process, so its name may be missing or one this version does not know.
+ */
+export type AdapterStatus = Omit<ContractStatus, 'status'> & { status?: string };
 
-export const OK_STATUS: AdapterStatus = { code: 0, status: 'OK', message: '', details: [] };
+/** The lease a check or quota call decides about, as the port names it. */
+export type AdapterInstance = LeaseInstance;
+/** One lifecycle record of HandleReport, as the port names it. */
+export type ReportRecord = ReportInstance;
 
+/** Whether a reply's status admits: `OK`, or google.rpc's numeric OK (code 0) without a name. */
 export function isOk(status: AdapterStatus | undefined): boolean {
   return !!status && (status.status === 'OK' || (status.code === 0 && status.status === undefined));
 }
@@ -26,76 +39,6 @@ const FAILURE_CODES = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'INTERNAL', '
 
 export function isFailureStatus(status: AdapterStatus | undefined): boolean {
   return !status || typeof status.status !== 'string' || FAILURE_CODES.has(status.status);
-}
-
-export type AdapterTemplate = 'check' | 'quota' | 'report';
-export const ADAPTER_TEMPLATES: readonly AdapterTemplate[] = ['check', 'quota', 'report'];
-
-export interface AdapterContext {
-  userId: string;
-  projectId: string;
-  regionName: string;
-  requestId: string;
-}
-
-export interface AdapterReservation {
-  resourceType: string;
-  min?: number;
-  max?: number;
-  amount?: number;
-}
-
-export interface AdapterLease {
-  /**
-   * The ledger's key for the lease, stable for its whole life (quota and reports meet on it);
-   * for a Blazar lease `blazar:<name or id>`, since Blazar's check-create carries no id yet.
-   */
-  id: string;
-  /**
-   * The lease's id as users see it in the API (`/v1/projects/{projectId}/leases/{apiId}`), so
-   * an adapter's records can be matched to it (since adapter.v1 1.1.0).
-   */
-  apiId?: string;
-  name: string;
-  /** ISO 8601, UTC, with `Z`. */
-  startDate: string;
-  endDate: string;
-  reservations: AdapterReservation[];
-}
-
-export interface AdapterInstance {
-  hook: 'create' | 'update';
-  context: AdapterContext;
-  lease: AdapterLease;
-  currentLease?: AdapterLease;
-}
-
-export interface CheckResult {
-  status: AdapterStatus;
-  /** How long the result may be reused, in ms. */
-  validDuration: number;
-  /** How many times the result may be reused. */
-  validUseCount: number;
-}
-
-export interface QuotaRequest {
-  quotas: Record<string, { amount: number; bestEffort: boolean }>;
-  dedupId: string;
-}
-
-export interface QuotaResult {
-  status: AdapterStatus;
-  quotas: Record<string, { validDuration: number; grantedAmount: number }>;
-}
-
-export type ReportKind = 'created' | 'updated' | 'ended';
-
-export interface ReportRecord {
-  kind: ReportKind;
-  context: AdapterContext;
-  lease: AdapterLease;
-  /** When it happened (ISO 8601 Z); for `ended`, the moment from which the quota is unused. */
-  at: string;
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   StatusError,
 } from '@rollout/contracts';
 import { BackendClient } from '../http/backend-client';
-import type { ExperimentPath } from '../experiments/experiments.use-case';
+import type { ExperimentPath } from '../experiments/experiments.client';
 
 const experimentName = (p: ExperimentPath) =>
   `projects/${p.project}/locations/${p.location}/firewallPolicies/${p.policy}/experiments/${p.experiment}`;
@@ -22,7 +22,7 @@ const isNotFound = (error: unknown) => error instanceof StatusError && error.sta
  * the authority, asked at the same time.
  */
 @Injectable()
-export class PreviewUseCase {
+export class PreviewClient {
   constructor(private readonly backend: BackendClient) {}
 
   previewFlows(path: ExperimentPath, query: { filter?: string; pageSize?: number; pageToken?: string }, traceId?: string) {

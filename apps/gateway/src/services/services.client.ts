@@ -20,7 +20,7 @@ function isBackendService(name: string): name is BackendService {
 
 /** What each service says about itself, gathered over NATS. */
 @Injectable()
-export class ServicesUseCase {
+export class ServicesClient {
   constructor(private readonly backend: BackendClient) {}
 
   /**

@@ -38,7 +38,7 @@ const experimentName = (p: ExperimentPath) => `${policyName(p)}/experiments/${p.
  * who is asking, and asks the experiment-service over NATS, which validates and decides.
  */
 @Injectable()
-export class ExperimentsUseCase {
+export class ExperimentsClient {
   constructor(private readonly backend: BackendClient) {}
 
   createPolicy(parent: { project: string; location: string }, firewallPolicyId: string, firewallPolicy: object, caller: Caller) {

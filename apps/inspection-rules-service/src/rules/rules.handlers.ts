@@ -18,7 +18,7 @@ import {
 } from '@rollout/contracts';
 import { REQUEST_ID_HEADER, requestIdFrom } from '@rollout/logging';
 import type { RuleChangeContext } from './rules.repository';
-import { RulesService } from './rules.service';
+import { RulesApplication } from './rules.application';
 
 /** Who changes rules (the `actor` the gateway sends), and the caller's request id (NATS header). */
 function changeContext(request: RuleChangeActor | undefined, ctx: NatsContext): RuleChangeContext {
@@ -33,8 +33,8 @@ function changeContext(request: RuleChangeActor | undefined, ctx: NatsContext): 
 
 /** The rules API over NATS request/reply (the gateway's backend). */
 @Controller()
-export class RulesController {
-  constructor(private readonly rules: RulesService) {}
+export class RulesHandlers {
+  constructor(private readonly rules: RulesApplication) {}
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.create)
   create(@Payload() request: CreateInspectionRuleRequest, @Ctx() ctx: NatsContext): Promise<InspectionRule> {

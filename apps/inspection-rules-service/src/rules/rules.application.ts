@@ -51,7 +51,7 @@ function builtInRefused(uuid: string, what: string): StatusError {
  * every replica sees, so an event never runs against a stale set for long.
  */
 @Injectable()
-export class RulesService {
+export class RulesApplication {
   private readonly logger = new Logger('InspectionRules');
   private cached?: { revision: string; set: RuleSet };
 

@@ -11,7 +11,7 @@ export type BlazarHook = keyof typeof BLAZAR_HOOKS;
 
 /** Forwards Blazar's payload unchanged to the enforcement-service, which parses and decides. */
 @Injectable()
-export class BlazarUseCase {
+export class BlazarClient {
   constructor(private readonly backend: BackendClient) {}
 
   decide(hook: BlazarHook, payload: unknown, traceId?: string): Promise<BlazarVerdict> {

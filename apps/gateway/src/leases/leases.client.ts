@@ -41,7 +41,7 @@ export function statusesFromFilter(filter: string): LeaseStatus[] {
 
 /** Leases: the gateway adds who asks and forwards to the enforcement-service, which decides. */
 @Injectable()
-export class LeasesUseCase {
+export class LeasesClient {
   constructor(private readonly backend: BackendClient) {}
 
   create(project: string, leaseId: string | undefined, lease: LeaseInput, caller: LeaseCaller) {

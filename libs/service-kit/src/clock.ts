@@ -1,4 +1,4 @@
-/** The adapter's time, injected so tests are exact. */
+/** Time, injected under CLOCK and never read ad hoc, so a test can give a service its own. */
 export interface Clock {
   now(): Date;
 }

@@ -1,0 +1,130 @@
+import type { INestApplication } from '@nestjs/common';
+import { loadConfig } from '@rollout/config';
+import { startServiceApp } from '@rollout/service-kit';
+import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, removeTestResources, uniqueName } from '@rollout/testing';
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sha256 } from '../auth/api-keys';
+import { configSchema } from '../config';
+import { gatewayApp } from '../gateway-app';
+
+export const ADMIN_TOKEN = 'inspection-admin-token';
+export const EDITOR_TOKEN = 'inspection-editor-token';
+const API_KEYS = JSON.stringify([
+  { name: 'admin', sha256: sha256(ADMIN_TOKEN).toString('hex'), roles: ['admin'], projects: '*' },
+  { name: 'editor', sha256: sha256(EDITOR_TOKEN).toString('hex'), roles: ['editor'], projects: '*' },
+]);
+const ROOT = join(__dirname, '..', '..', '..', '..');
+
+export type TestSystem = Awaited<ReturnType<typeof startSystem>>;
+
+/**
+ * The gateway runs in-process; the inspection-rules-service runs from its own main.ts in a
+ * child process (apps never import each other), on the same NATS namespace. Its log lines
+ * (stdout) are kept, to check what they say.
+ */
+export async function startSystem(builtInYaml: string, env: Record<string, string>) {
+  const namespace = uniqueName();
+  const schema = uniqueName('it_');
+  const dir = mkdtempSync(join(tmpdir(), 'inspection-rules-'));
+  writeFileSync(join(dir, 'built-in.yaml'), builtInYaml);
+  const common = { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
+  const service: ChildProcess = spawn(
+    process.execPath,
+    ['-r', 'reflect-metadata', '-r', '@swc-node/register', join(ROOT, 'apps/inspection-rules-service/src/main.ts')],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        ...common,
+        DATABASE_URL: TEST_POSTGRES_URL,
+        DATABASE_SCHEMA: schema,
+        INSPECTION_BUILT_IN_RULES: join(dir, 'built-in.yaml'),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  let logs = '';
+  service.stdout?.on('data', (chunk: Buffer) => {
+    logs += chunk.toString('utf8');
+  });
+  const config = loadConfig(configSchema, { ...common, AUTH_API_KEYS: API_KEYS, RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_BURST: '10000' });
+  const gateway: INestApplication = await startServiceApp(gatewayApp(config));
+  const base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
+  await eventually(
+    async () => {
+      const response = await fetch(`${base}/v1/services/inspection-rules-service`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      return response.status === 200 ? true : undefined;
+    },
+    { timeoutMs: 25_000, intervalMs: 200, what: 'inspection-rules-service serving' },
+  );
+  return {
+    base,
+    schema,
+    logs: () => logs,
+    async close() {
+      await gateway.close();
+      const exited = new Promise((resolve) => service.once('exit', resolve));
+      service.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+      await removeTestResources({ schema, namespace });
+    },
+  };
+}
+
+export const BUILT_IN_UUID = '11111111-1111-4111-8111-111111111111';
+export const BUILT_INS = `
+- uuid: ${BUILT_IN_UUID}
+  description: built-in tagger
+  priority: 10000
+  actions:
+    - op: set-plugin-data
+      args: ["/tagged", true]
+`;
+
+export const DISCOVERY_RULE = {
+  description: 'Initialize freshly discovered nodes',
+  sensitive: true,
+  conditions: [
+    { op: 'is-true', args: ['{node.auto_discovered}'] },
+    { op: '!is-empty', args: ['{plugin_data[bmc_address]}'] },
+  ],
+  actions: [
+    { op: 'set-attribute', args: ['/driver', 'ipmi'] },
+    { op: 'set-attribute', args: ['/driver_info/ipmi_address', '{plugin_data[bmc_address]}'] },
+    { op: 'set-attribute', args: ['/driver_info/ipmi_username', 'admin'] },
+    { op: 'set-attribute', args: ['/driver_info/ipmi_password', 'pa$$w0rd'] },
+  ],
+};
+
+export interface Rule {
+  uuid: string;
+  priority: number;
+  sensitive: boolean;
+  built_in: boolean;
+  conditions?: unknown;
+  actions?: unknown;
+  description: string | null;
+  scope: string | null;
+  phase: string;
+}
+
+/** One call to the gateway as an HTTP client makes it; Ironic's error body is read as its fault. */
+export async function callApi(base: string, method: string, path: string, body?: unknown, contentType = 'application/json', token: string | null = ADMIN_TOKEN) {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': contentType } : {}) },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each test reads the fields it expects
+  const parsed: any = text ? JSON.parse(text) : undefined;
+  // Ironic's error body: the fault is a JSON document inside `error_message`.
+  const fault = typeof parsed?.error_message === 'string' ? (JSON.parse(parsed.error_message) as { faultcode: string; faultstring: string }) : undefined;
+  return { status: response.status, body: parsed, fault, headers: response.headers };
+}

@@ -1,0 +1,136 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import { JSONCodec, Msg, NatsConnection, Subscription } from 'nats';
+import { hoursFromNow } from './test-system';
+
+/**
+ * Replaces the chain file atomically, as a ConfigMap update does: a file written in place can be
+ * polled while truncated, and an empty file is the default chain, without the adapter filter.
+ */
+export function replaceFile(path: string, text: string): void {
+  writeFileSync(`${path}.next`, text);
+  renameSync(`${path}.next`, path);
+}
+
+/**
+ * Adapter filters (adapter.v1 over NATS) through the gateway. A small adapter written here with
+ * the raw `nats` client on the real server (a real process speaking the contract) answers by
+ * the lease's project, so one adapter covers every case: cached allows and denials with chosen
+ * validity, a slow answer; it records its sessions so reloads and shutdown can be observed.
+ */
+const codec = JSONCodec<Record<string, unknown>>();
+const OK = { code: 0, status: 'OK', message: '', details: [] };
+export const TIMEOUT_MS = 300;
+
+interface Received {
+  method: string;
+  body: Record<string, unknown>;
+  /** The call's `Contract-Version` and `User-Agent` headers. */
+  contractVersion?: string;
+  userAgent?: string;
+}
+
+/** An adapter.v1 implementation on the namespace's subjects. */
+export class TestAdapter {
+  readonly received: Received[] = [];
+  /** Lifecycle events in order: `createSession s1 {"v":1}`, `closeSession s1`. */
+  readonly sessions: string[] = [];
+  /** Slow answers not sent yet. */
+  pending = 0;
+  private sessionCount = 0;
+  /** Sessions open now; `forget` loses them as an adapter restarted without its state would. */
+  private readonly open = new Set<string>();
+  private readonly held: (() => void)[] = [];
+  private subscription?: Subscription;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly namespace: string,
+    readonly name: string,
+  ) {}
+
+  start(): void {
+    this.subscription = this.nc.subscribe(`${this.namespace}.adapter.v1.${this.name}.*`, { queue: this.name, callback: (_e, msg) => this.answer(msg) });
+  }
+
+  checks(project: string): number {
+    return this.received.filter((r) => r.method === 'handleCheck' && (r.body.instance as { context: { projectId: string } }).context.projectId === project).length;
+  }
+
+  forget(): void {
+    this.open.clear();
+  }
+
+  /** Sends the slow answers that are still held (the service gave up on them long ago). */
+  release(): void {
+    for (const send of this.held.splice(0)) send();
+  }
+
+  private answer(msg: Msg): void {
+    const method = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+    const body = codec.decode(msg.data);
+    this.received.push({ method, body, contractVersion: msg.headers?.get('Contract-Version'), userAgent: msg.headers?.get('User-Agent') });
+    const reply = (data: unknown): void => {
+      msg.respond(codec.encode(data as Record<string, unknown>));
+    };
+    switch (method) {
+      case 'info':
+        return reply({ name: this.name, description: 'test adapter', templates: ['check', 'quota', 'report'], sessionBased: true });
+      case 'validate':
+        return reply({ status: OK });
+      case 'createSession': {
+        const sessionId = `s${++this.sessionCount}`;
+        this.sessions.push(`createSession ${sessionId} ${JSON.stringify(body.adapterConfig)}`);
+        this.open.add(sessionId);
+        return reply({ sessionId, status: OK });
+      }
+      case 'closeSession':
+        this.sessions.push(`closeSession ${String(body.sessionId)}`);
+        this.open.delete(String(body.sessionId));
+        return reply({ status: OK });
+      case 'handleCheck': {
+        if (!this.open.has(String(body.sessionId))) {
+          return reply({ status: { code: 9, status: 'FAILED_PRECONDITION', message: `Session ${String(body.sessionId)} is unknown.`, details: [] } });
+        }
+        const project = (body.instance as { context: { projectId: string } }).context.projectId;
+        if (project === 'slow') {
+          this.pending++;
+          this.held.push(() => {
+            this.pending--;
+            reply({ status: OK, validDuration: 0, validUseCount: 0 });
+          });
+          return;
+        }
+        if (project === 'blocked') {
+          return reply({ status: { code: 403, status: 'PERMISSION_DENIED', message: 'Project blocked is not in the CMDB.', details: [] }, validDuration: 60_000, validUseCount: 1000 });
+        }
+        // `uses`: reusable twice; `brief`: for 300 ms; every other project: for a minute, 1000 times.
+        if (project === 'uses') return reply({ status: OK, validDuration: 60_000, validUseCount: 2 });
+        if (project === 'brief') return reply({ status: OK, validDuration: 300, validUseCount: 1000 });
+        return reply({ status: OK, validDuration: 60_000, validUseCount: 1000 });
+      }
+      default:
+        return reply({ status: OK, quotas: {} });
+    }
+  }
+
+  stop(): void {
+    this.subscription?.unsubscribe();
+  }
+}
+
+export const chain = (adapter: string, params: Record<string, unknown>, failurePolicy: 'open' | 'closed') => `
+enabled_filters: [MaxLeaseDuration, probe]
+filters:
+  MaxLeaseDuration: { max_lease_duration: 604800 }
+  probe:
+    adapter: ${adapter}
+    params: ${JSON.stringify(params)}
+    templates: [check]
+    failure_policy: ${failurePolicy}
+    timeout_ms: ${TIMEOUT_MS}
+`;
+
+/** Always the same shape, under a new id each time: a different lease for the check cache. */
+export const LEASE = { name: 'probe', startDate: hoursFromNow(24), endDate: hoursFromNow(26), reservations: [{ resourceType: 'physical:host', min: 1, max: 1 }] };
+/** One Blazar lease (by its name), which Blazar may ask about again: the same lease for the check cache. */
+export const BLAZAR_LEASE = { name: 'probe', start_date: LEASE.startDate, end_date: LEASE.endDate, reservations: [{ resource_type: 'physical:host', min: 1, max: 1 }] };
