@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { PREVIEW_V1, SYSTEM_V1, TRAFFIC_V1 } from '@rollout/contracts';
 import { TRAFFIC_V2ALPHA } from '@rollout/contracts-alpha';
-import { serviceModule } from '@rollout/service-kit';
+import { actorSigningOf, serviceModule } from '@rollout/service-kit';
 import { BacktestController } from './backtest/backtest.controller';
 import { BacktestService } from './backtest/backtest.service';
 import { BacktestStore } from './backtest/backtest.store';
@@ -13,7 +13,7 @@ import { PreviewInsight1767000000000 } from './migrations/1767000000000-preview-
 import { PreviewCompleteness1767100000000 } from './migrations/1767100000000-preview-completeness';
 import { PreviewDisagreements1767200000000 } from './migrations/1767200000000-preview-disagreements';
 import { PreviewBacktests1767300000000 } from './migrations/1767300000000-preview-backtests';
-import { AutoStop } from './preview/auto-stop';
+import { AUTO_STOP_ASSERTION_TTL_MS, AutoStop } from './preview/auto-stop';
 import { PreviewLogPublisher } from './preview/preview-log.publisher';
 import { PreviewController } from './preview/preview.controller';
 import { PreviewQueries } from './preview/preview.queries';
@@ -39,6 +39,8 @@ export class AppModule {
       configToken: EVALUATOR_CONFIG,
       contracts: [SYSTEM_V1, TRAFFIC_V1, TRAFFIC_V2ALPHA, PREVIEW_V1],
       jetstream: evaluatorJetStream(config),
+      // Its system key signs auto-stop's stopPreview (the only call it makes).
+      actorSigning: actorSigningOf(config.BUS_SIGNING_KEY, AUTO_STOP_ASSERTION_TTL_MS),
       database: { migrations: [CreatePreviewStore1765000000000, PreviewFlows1766650000000, PreviewInsight1767000000000, PreviewCompleteness1767100000000, PreviewDisagreements1767200000000, PreviewBacktests1767300000000] },
       readiness: [PreviewStateService],
       imports: [PreviewStateModule],

@@ -1,4 +1,4 @@
-import { baseConfigSchema, databaseConfigSchema, positiveInt } from '@rollout/config';
+import { baseConfigSchema, busSigningKey, databaseConfigSchema, positiveInt } from '@rollout/config';
 import { PREVIEW_LOGS_STREAM_LIMITS, TRAFFIC_STREAM_LIMITS } from '@rollout/contracts';
 import { z } from 'zod';
 
@@ -23,6 +23,11 @@ export const configSchema = z.object({
   PREVIEW_HOUSEKEEPING_INTERVAL_MS: positiveInt(60_000),
   /** How often a replica checks the ACTIVE experiments' stopAfter and breaker (docs/readiness-gates.md). */
   AUTO_STOP_INTERVAL_MS: positiveInt(5_000),
+  /**
+   * The evaluator's system key, which signs its auto-stops: key id `system.evaluator` or
+   * `system.evaluator.<suffix>` (docs/bus-security.md). Required in production.
+   */
+  BUS_SIGNING_KEY: busSigningKey.refine((key) => key === undefined || /^system\.evaluator(\.[A-Za-z0-9_-]+)?:/.test(key), 'must be the evaluator\'s system key: key id system.evaluator or system.evaluator.<suffix>'),
   /** Most TRAFFIC messages a backtest fetches and evaluates at once (docs/backtest.md). */
   BACKTEST_BATCH_SIZE: positiveInt(200).pipe(z.number().max(10_000, 'must be at most 10000')),
   /** Pause between a backtest's batches while the live consumer has nothing to read (0: yield only). */
@@ -36,6 +41,10 @@ export const configSchema = z.object({
   TRAFFIC_MAX_BYTES: positiveInt(TRAFFIC_STREAM_LIMITS.maxBytes),
   PREVIEW_LOGS_MAX_AGE_MS: positiveInt(PREVIEW_LOGS_STREAM_LIMITS.maxAgeMs),
   PREVIEW_LOGS_MAX_BYTES: positiveInt(PREVIEW_LOGS_STREAM_LIMITS.maxBytes),
+}).superRefine((config, ctx) => {
+  if (config.NODE_ENV === 'production' && !config.BUS_SIGNING_KEY) {
+    ctx.addIssue({ code: 'custom', path: ['BUS_SIGNING_KEY'], message: 'must be set in production (auto-stop calls stopPreview, which the experiment service refuses unsigned)' });
+  }
 });
 
 export type Config = z.output<typeof configSchema>;

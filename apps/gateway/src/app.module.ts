@@ -1,7 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { parseBusKey } from '@rollout/nats';
-import { serviceModule } from '@rollout/service-kit';
+import { actorSigningOf, serviceModule } from '@rollout/service-kit';
 import { AuthGuard } from './auth/auth.guard';
 import { Authenticator } from './auth/authenticator';
 import { PrincipalController } from './auth/principal.controller';
@@ -24,11 +23,6 @@ import { BlazarController } from './blazar/blazar.controller';
 import { BlazarTokenGuard } from './blazar/blazar-token.guard';
 import { BlazarClient } from './blazar/blazar.client';
 
-function actorSigning(config: Config) {
-  const key = config.BUS_SIGNING_KEY ? parseBusKey(config.BUS_SIGNING_KEY) : undefined;
-  return key && { key, ttlMs: config.BUS_ASSERTION_TTL_MS ?? Math.min(60_000, config.RPC_TIMEOUT_MS + 10_000) };
-}
-
 @Module({})
 export class AppModule {
   static forRoot(config: Config): DynamicModule {
@@ -37,7 +31,7 @@ export class AppModule {
       service: 'gateway',
       config,
       configToken: GATEWAY_CONFIG,
-      actorSigning: actorSigning(config),
+      actorSigning: actorSigningOf(config.BUS_SIGNING_KEY, config.BUS_ASSERTION_TTL_MS ?? Math.min(60_000, config.RPC_TIMEOUT_MS + 10_000)),
       controllers: [PrincipalController, ServicesController, ExperimentsController, OperationsController, PreviewController, BacktestController, InspectionRulesController, LeasesController, BlazarController],
       providers: [
         Authenticator,

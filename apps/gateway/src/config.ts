@@ -1,4 +1,4 @@
-import { BUS_KEY_PATTERN, baseConfigSchema, optionalSecret, positiveInt } from '@rollout/config';
+import { baseConfigSchema, busSigningKey, optionalSecret, positiveInt } from '@rollout/config';
 import { z } from 'zod';
 import { apiKeysSchema } from './auth/api-keys';
 
@@ -56,7 +56,7 @@ export const configSchema = z
      * `<key id>:<32-byte Ed25519 seed, base64url>` (docs/bus-security.md). Unset (development
      * only): calls carry none, and only services without BUS_VERIFY_KEYS serve them.
      */
-    BUS_SIGNING_KEY: optionalSecret.pipe(z.string().regex(BUS_KEY_PATTERN, 'must be <key id>:<32-byte Ed25519 seed, base64url>').optional()),
+    BUS_SIGNING_KEY: busSigningKey,
     /**
      * How long an actor assertion is good for: longer than RPC_TIMEOUT_MS, at most the 60 s
      * services accept. Unset: RPC_TIMEOUT_MS + 10 s, at most 60 s.

@@ -71,6 +71,9 @@ export const optionalSecret = z.string().min(1, 'must not be empty when set').op
 /** `<key id>:<32-byte Ed25519 key, base64url>`: the form of the bus's actor-assertion keys (docs/bus-security.md). */
 export const BUS_KEY_PATTERN = /^[A-Za-z0-9_.-]{1,64}:[A-Za-z0-9_-]{43}$/;
 
+/** A private key that signs actor assertions, `<key id>:<32-byte Ed25519 seed, base64url>` (docs/bus-security.md). */
+export const busSigningKey = optionalSecret.pipe(z.string().regex(BUS_KEY_PATTERN, 'must be <key id>:<32-byte Ed25519 seed, base64url>').optional());
+
 /** Several bus keys, comma-separated (two while a key is rotated); empty when unset. */
 export const busKeyList = z
   .string()

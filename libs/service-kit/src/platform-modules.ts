@@ -4,7 +4,7 @@ import type { ServiceName } from '@rollout/contracts';
 import { HealthModule, ReadinessCheck } from '@rollout/health';
 import { LoggingModule } from '@rollout/logging';
 import { MetricsModule } from '@rollout/metrics';
-import { JetStreamDeclarations, NatsModule, NatsModuleOptions, NatsReadiness } from '@rollout/nats';
+import { JetStreamDeclarations, NatsModule, NatsModuleOptions, NatsReadiness, parseBusKey } from '@rollout/nats';
 import { PostgresModule, PostgresOptions, PostgresReadiness } from '@rollout/postgres';
 import { BUILD_VERSION } from './service-info';
 
@@ -17,8 +17,14 @@ export interface PlatformOptions {
   database?: Pick<PostgresOptions, 'migrations' | 'entities'>;
   /** The service's own readiness checks (providers exported by a global module of the service). */
   readiness?: Type<ReadinessCheck>[];
-  /** The gateway's: signs an actor assertion into every call that names its actor (docs/bus-security.md). */
+  /** Signs an actor assertion into every call that names its actor: the gateway's, and a system key's (docs/bus-security.md). */
   actorSigning?: NatsModuleOptions['actorSigning'];
+}
+
+/** Signing with BUS_SIGNING_KEY (validated by the service's config), assertions good for `ttlMs`; none without a key. */
+export function actorSigningOf(signingKey: string | undefined, ttlMs: number): NatsModuleOptions['actorSigning'] {
+  const key = signingKey ? parseBusKey(signingKey) : undefined;
+  return key && { key, ttlMs };
 }
 
 /**

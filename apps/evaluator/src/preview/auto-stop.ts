@@ -10,6 +10,8 @@ import { PreviewStateService } from '../state/preview-state.service';
 /** Who an automatic stop is recorded as, in the experiment's history. */
 export const AUTO_STOP_ACTOR = 'system:evaluator';
 const STOP_TIMEOUT_MS = 10_000;
+/** How long its signed stopPreview stays good: past the call's timeout, within the 60 s services accept. */
+export const AUTO_STOP_ASSERTION_TTL_MS = STOP_TIMEOUT_MS + 10_000;
 
 /**
  * Stops previews by themselves (an experiment's `stopAfter` and `breaker`, experiment.v1 1.4.0):
@@ -76,7 +78,7 @@ export class AutoStop implements OnApplicationBootstrap, BeforeApplicationShutdo
   private async stop(name: string, etag: string, reason: string): Promise<void> {
     const requestId = `auto-stop:${createHash('sha256').update(`${name}@${etag}`).digest('hex').slice(0, 40)}`;
     try {
-      // The actor claims are signed only once the evaluator has a bus signing key of its own (docs/readiness-gates.md, bus security).
+      // Signed with the evaluator's system key when it has one (docs/bus-security.md, system keys).
       const project = name.split('/')[1];
       await this.rpc.request(
         EXPERIMENT_SUBJECTS.stopPreview,

@@ -15,6 +15,8 @@ import { gatewayApp } from '../gateway-app';
 
 export const codec = JSONCodec<unknown>();
 export const KEYS = generateBusKeyPair('test-1');
+/** The evaluator's system key, which signs its auto-stops. */
+export const EVALUATOR_KEYS = generateBusKeyPair('system.evaluator.test');
 const password = () => randomBytes(12).toString('hex');
 const USERS: BusUser[] = [
   { user: 'gateway', password: password(), role: { kind: 'gateway' } },
@@ -121,10 +123,10 @@ export async function previewing(project: string, policy: string): Promise<void>
 /** Starts the NATS server with the deployed users, the services as their own users, and the gateway. */
 export async function startBusSystem(): Promise<void> {
   server = await startNatsServer(natsAuthorizationConfig(USERS));
-  const env = (user: string) => ({ NATS_URL: server.url, NATS_USER: user, NATS_PASSWORD: credentials(user).pass, BUS_VERIFY_KEYS: KEYS.verifyKey });
+  const env = (user: string) => ({ NATS_URL: server.url, NATS_USER: user, NATS_PASSWORD: credentials(user).pass, BUS_VERIFY_KEYS: `${KEYS.verifyKey},${EVALUATOR_KEYS.verifyKey}` });
   services = [
     startServiceProcess('experiment-service', { ...env('experiment-service'), DATABASE_SCHEMA: schemas.experiment }),
-    startServiceProcess('evaluator', { ...env('evaluator'), DATABASE_SCHEMA: schemas.preview, TRAFFIC_MAX_BYTES: String(64 * 1024 ** 2), PREVIEW_LOGS_MAX_BYTES: String(64 * 1024 ** 2) }),
+    startServiceProcess('evaluator', { ...env('evaluator'), BUS_SIGNING_KEY: EVALUATOR_KEYS.signingKey, AUTO_STOP_INTERVAL_MS: '500', DATABASE_SCHEMA: schemas.preview, TRAFFIC_MAX_BYTES: String(64 * 1024 ** 2), PREVIEW_LOGS_MAX_BYTES: String(64 * 1024 ** 2) }),
     startServiceProcess('enforcement-service', { ...env('enforcement-service'), DATABASE_SCHEMA: schemas.enforcement }),
     startServiceProcess('inspection-rules-service', { ...env('inspection-rules-service'), DATABASE_SCHEMA: schemas.inspection }),
     startServiceProcess('budget-adapter', { ...env('budget-adapter'), DATABASE_SCHEMA: schemas.budget }),
