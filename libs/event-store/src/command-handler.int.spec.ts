@@ -114,6 +114,22 @@ describe('a command on one stream', () => {
     expect(await stream('unchanged')).toEqual([[1, 2]]);
   });
 
+  it('given a decision that changed nothing on the stream as read, decides again on the stream as it is in the transaction', async () => {
+    await counters().handle('moved', add(9), answerTotal('moved'), meta);
+    // Another command lands between the read and the transaction that answers.
+    const racing = Object.create(store, {
+      runOnce: { value: async (...args: Parameters<EventStore['runOnce']>) => (await counters().handle('moved', add(1), answerTotal('moved'), meta), store.runOnce(...args)) },
+    }) as EventStore;
+    const refuseWhenFull = (state: Counter): Added[] => {
+      if (state.total >= LIMIT) throw new Error('full');
+      return [];
+    };
+
+    // Nothing to do on 9; on 10, as the stream now is, the command is refused rather than answered with 10.
+    await expect(new CommandHandler<Counter, Added>(racing, { initialState, evolve, published: (s) => s }).handle('moved', refuseWhenFull, answerTotal('moved'), meta)).rejects.toThrow('full');
+    expect(await stream('moved')).toEqual([[1, 9], [2, 1]]);
+  });
+
   it('given concurrent commands on a stream, each one lost is ABORTED and wrote nothing: the projection matches the stream', async () => {
     const results = await Promise.allSettled(Array.from({ length: 10 }, () => counters().handle('raced', add(1), answerTotal('raced'), meta)));
 

@@ -53,7 +53,7 @@ export class CommandHandler<S extends { version: number }, E extends NewEvent> {
    * version wins only if nothing moved the stream since, and writes the answer and remembers it
    * under the request id with it. If that state was stale, or the decision failed or changed
    * nothing, the command runs again on the stream as read, and that run answers; a lost race
-   * there is ABORTED. A decision that changes nothing is answered in a transaction, once per
+   * there is ABORTED. A decision that changes nothing is decided again and answered in a transaction, once per
    * request id. A retried request id needs no look-up first: its append breaks the request id's
    * unique key, and every failure looks the id up before it is raised.
    */
@@ -70,12 +70,8 @@ export class CommandHandler<S extends { version: number }, E extends NewEvent> {
       const state = await this.load(this.store, streamId);
       const answered = await this.appendAtomically(streamId, state, decide, answer, metadata);
       if (answered) return answered.response;
-      return await this.store.runOnce(metadata.requestId, async (tx) => {
-        const current = await this.load(tx, streamId);
-        const { response, writes } = await answer({ before: current, events: [], after: current });
-        await tx.write(writes);
-        return response;
-      });
+      // Decided again in the transaction: the stream may have moved (even been deleted) since it was read.
+      return await this.store.runOnce(metadata.requestId, (tx) => this.handleIn(tx, streamId, decide, answer, metadata));
     } catch (error) {
       const original = await this.store.previousResponse<R>(metadata.requestId);
       if (original !== undefined) return original;
