@@ -1,4 +1,4 @@
-import type { Pool, QueryConfig } from 'pg';
+import type { Pool, PoolClient, QueryConfig } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
@@ -27,4 +27,27 @@ export function prepared(text: string, values: unknown[]): QueryConfig {
     names.set(text, name);
   }
   return name === undefined ? { text, values } : { name, text, values };
+}
+
+/**
+ * Runs `work` in a transaction on one pooled connection: committed when it resolves, rolled
+ * back when it throws. A connection that cannot even roll back is broken, and the pool drops it.
+ */
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    broken = await client.query('ROLLBACK').then(
+      () => undefined,
+      (failure: Error) => failure,
+    );
+    throw error;
+  } finally {
+    client.release(broken);
+  }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { poolOf } from '@rollout/postgres';
+import { inTransaction, poolOf } from '@rollout/postgres';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 
@@ -40,10 +40,8 @@ export class SessionClosesRepository {
    * Tries up to `limit` closes due at `now`, held by this transaction while they are tried: a
    * close `attempt` settles (undefined) is removed, any other is kept with its next retry.
    */
-  async settleDue(now: Date, limit: number, attempt: (close: PendingClose) => Promise<CloseRetry | undefined>): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+  settleDue(now: Date, limit: number, attempt: (close: PendingClose) => Promise<CloseRetry | undefined>): Promise<void> {
+    return inTransaction(this.pool, async (client) => {
       const due = await client.query<PendingClose>(
         `SELECT adapter, session_id, handler, attempts FROM adapter_session_closes WHERE next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [now, limit],
@@ -62,12 +60,6 @@ export class SessionClosesRepository {
           ]);
         }
       }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { LeaseStatus } from '@rollout/contracts';
-import { poolOf } from '@rollout/postgres';
+import { inTransaction, poolOf } from '@rollout/postgres';
 import type { Pool, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 import type { CountingFacts, DecisionRow, LeaseRow, NewDecision } from './ledger-rows';
@@ -15,20 +15,8 @@ export class Ledger {
     this.pool = poolOf(dataSource);
   }
 
-  async transaction<T>(work: (tx: LedgerTx) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await work(new LedgerTx(client));
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      broken = await rollback(client);
-      throw error;
-    } finally {
-      client.release(broken);
-    }
+  transaction<T>(work: (tx: LedgerTx) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, (client) => work(new LedgerTx(client)));
   }
 
   /**
