@@ -6,6 +6,7 @@ export * from './inspection/v1';
 export * from './experiment/v1';
 export * from './traffic/v1';
 export * from './preview/v1';
+export * from './preview/v1/backtest';
 export * from './enforcement/v1';
 export * from './adapter/v1';
 export * from './registry';

@@ -16,7 +16,7 @@ import {
 } from '@rollout/contracts';
 import { DEAD_LETTER_STREAM } from './jetstream-setup';
 import { NatsNamespace } from './namespace';
-import { inboxPrefixOf } from './nats.module';
+import { inboxPrefixOf } from './nats-options';
 
 /**
  * Who may connect to the bus, one kind per NATS user. Services get one user each; every

@@ -8,6 +8,7 @@ export * from './sleeper';
 export * from './background-loop';
 export * from './rpc-client';
 export * from './rpc-server';
+export * from './nats-options';
 export * from './nats.module';
 export * from './actor-assertion';
 export * from './actor-gate';

@@ -9,33 +9,13 @@ import {
 } from '@nestjs/common';
 import type { ReadinessCheck } from '@rollout/health';
 import { NatsConnection, connect } from 'nats';
-import type { EncodedBusKey } from './actor-assertion';
 import { coalesceWrites } from './coalesce-writes';
-import { DEAD_LETTER_STREAM, JetStreamDeclarations, declareJetStream } from './jetstream-setup';
+import { DEAD_LETTER_STREAM, declareJetStream } from './jetstream-setup';
 import { NatsNamespace } from './namespace';
 import { PullConsumerHost } from './pull-consumer-host';
 import { NatsRpcClient } from './rpc-client';
+import { NatsModuleOptions, inboxPrefixOf } from './nats-options';
 import { NATS_CONNECTION, NATS_MODULE_OPTIONS } from './tokens';
-
-export interface NatsModuleOptions {
-  /** Client name shown by the server (the service name); also the `User-Agent` name of RPC calls. */
-  name: string;
-  /** Build version, the `User-Agent` version of RPC calls (`gateway/0.1.0`). */
-  version?: string;
-  servers: string[];
-  user?: string;
-  password?: string;
-  token?: string;
-  namespace?: string;
-  /** Streams, durable consumers and KV buckets this service owns or needs. */
-  jetstream?: JetStreamDeclarations;
-  /** Replicas of those streams and buckets (1 on a single server, 3 on a cluster). */
-  replicas?: number;
-  /** Fail at boot when the first connection takes longer than this. */
-  connectTimeoutMs?: number;
-  /** The gateway's key for actor assertions on its RPC calls, and how long each is good for. */
-  actorSigning?: { key: EncodedBusKey; ttlMs: number };
-}
 
 @Injectable()
 export class NatsReadiness implements ReadinessCheck {
@@ -86,11 +66,6 @@ export class NatsLifecycle implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     if (!this.connection.isClosed()) await this.connection.drain();
   }
-}
-
-/** The inbox prefix of a NATS user, `_INBOX_<user>`: the one its permissions let it subscribe under (see bus-permissions). */
-export function inboxPrefixOf(user: string): string {
-  return `_INBOX_${user}`;
 }
 
 /**

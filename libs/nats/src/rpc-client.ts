@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, JSONCodec, NatsConnection, NatsError, headers as natsHeaders } from 'nats';
 import { ACTOR_ASSERTION_HEADER, ActorAssertionSigner, ActorClaims } from './actor-assertion';
 import { NatsNamespace } from './namespace';
-import type { NatsModuleOptions } from './nats.module';
+import type { NatsModuleOptions } from './nats-options';
 import { NATS_CONNECTION, NATS_MODULE_OPTIONS } from './tokens';
 
 const codec = JSONCodec<unknown>();

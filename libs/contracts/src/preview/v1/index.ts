@@ -445,7 +445,6 @@ export function reportEtagMatters(etag: unknown): string | undefined {
 }
 
 export const PREVIEW_REPORT_TOP = 20;
-export * from './backtest';
 /** Sample events kept per flow. */
 export const PREVIEW_FLOW_SAMPLES = 5;
 export const PREVIEW_LOGS_DEFAULT_PAGE_SIZE = 50;

@@ -1,0 +1,28 @@
+import type { EncodedBusKey } from './actor-assertion';
+import type { JetStreamDeclarations } from './jetstream-setup';
+
+/** How a service connects to NATS (NatsModule.forRoot), apart from the module so its users need not import it. */
+export interface NatsModuleOptions {
+  /** Client name shown by the server (the service name); also the `User-Agent` name of RPC calls. */
+  name: string;
+  /** Build version, the `User-Agent` version of RPC calls (`gateway/0.1.0`). */
+  version?: string;
+  servers: string[];
+  user?: string;
+  password?: string;
+  token?: string;
+  namespace?: string;
+  /** Streams, durable consumers and KV buckets this service owns or needs. */
+  jetstream?: JetStreamDeclarations;
+  /** Replicas of those streams and buckets (1 on a single server, 3 on a cluster). */
+  replicas?: number;
+  /** Fail at boot when the first connection takes longer than this. */
+  connectTimeoutMs?: number;
+  /** The gateway's key for actor assertions on its RPC calls, and how long each is good for. */
+  actorSigning?: { key: EncodedBusKey; ttlMs: number };
+}
+
+/** The inbox prefix of a NATS user, `_INBOX_<user>`: the one its permissions let it subscribe under (see bus-permissions). */
+export function inboxPrefixOf(user: string): string {
+  return `_INBOX_${user}`;
+}
