@@ -85,15 +85,16 @@ export class ConfigurationBatch {
 
   constructor(readonly target: ActiveExperiment) {}
 
-  add(evaluation: Evaluation, experiment: PreviewVerdict): void {
-    const { live, timeMs, connection, event } = evaluation;
+  /** `connection` is connectionKey(evaluation.connection), when the caller has it already. */
+  add(evaluation: Evaluation, experiment: PreviewVerdict, connection = connectionKey(evaluation.connection)): void {
+    const { live, timeMs, event } = evaluation;
     this.totals.add(live, experiment, timeMs);
     if (live.action === experiment.action) return;
-    const key = flowKey(connection, live, experiment);
+    const key = `${connection}|${live.rulePriority}|${experiment.rulePriority}`;
     let flow = this.flows.get(key);
     if (!flow) {
       flow = {
-        ...flowConnection(connection),
+        ...flowConnection(evaluation.connection),
         live,
         experiment,
         count: 0,
@@ -113,12 +114,11 @@ export class ConfigurationBatch {
 }
 
 /** Counts one event `other` decides differently from this configuration's experiment (`action`). */
-function disagree(batch: ConfigurationBatch, other: ActiveExperiment, evaluation: Evaluation, action: 'allow' | 'deny'): void {
-  const otherKey = `${other.name}\n${other.etag}`;
-  let tally = batch.disagreements.get(otherKey);
-  if (!tally) batch.disagreements.set(otherKey, (tally = { other, events: 0, flows: new Map() }));
+function disagree(batch: ConfigurationBatch, other: ActiveExperiment, evaluation: Evaluation, action: 'allow' | 'deny', connection: string): void {
+  let tally = batch.disagreements.get(other.keys.version);
+  if (!tally) batch.disagreements.set(other.keys.version, (tally = { other, events: 0, flows: new Map() }));
   tally.events++;
-  const key = `${connectionKey(evaluation.connection)}|${action}`;
+  const key = `${connection}|${action}`;
   let flow = tally.flows.get(key);
   if (!flow) {
     flow = { ...flowConnection(evaluation.connection), action, count: 0 };
@@ -158,14 +158,18 @@ export function aggregateMessages(messages: Iterable<EvaluatedTraffic>, lost: It
   for (const { evaluations, redelivered } of messages) {
     for (const evaluation of evaluations) {
       const { active } = evaluation.view;
+      const { experiments, live } = evaluation;
+      // The connection's key, built once per event and only when a flow or a disagreement needs it.
+      const anyDiffers = experiments.some((e) => e.action !== live.action || e.action !== experiments[0].action);
+      const connection = anyDiffers ? connectionKey(evaluation.connection) : '';
       for (let i = 0; i < active.length; i++) {
         const batch = batchOf(active[i]);
-        const action = evaluation.experiments[i].action;
-        batch.add(evaluation, evaluation.experiments[i]);
+        const action = experiments[i].action;
+        batch.add(evaluation, experiments[i], connection);
         if (redelivered) batch.redelivered++;
         // Two or more experiments on one policy: each one's report says where the others differ.
         for (let j = 0; j < active.length; j++) {
-          if (j !== i && evaluation.experiments[j].action !== action) disagree(batch, active[j], evaluation, action);
+          if (j !== i && experiments[j].action !== action) disagree(batch, active[j], evaluation, action, connection);
         }
       }
     }
@@ -179,12 +183,10 @@ export function aggregateMessages(messages: Iterable<EvaluatedTraffic>, lost: It
   return [...batches.values()];
 }
 
-/** Two connections with equal keys are one flow: the addresses as parsed, so any spelling of one address is one key. */
-function flowKey(c: ParsedConnection, live: PreviewVerdict, experiment: PreviewVerdict): string {
-  return `${connectionKey(c)}|${live.rulePriority}|${experiment.rulePriority}`;
-}
-
-/** A connection without its source port, as parsed. */
+/**
+ * A connection without its source port, as parsed: two connections with equal keys are one flow
+ * (a flow's key adds both deciding rules), so any spelling of one address is one key.
+ */
 const connectionKey = (c: ParsedConnection) =>
   `${c.direction}|${c.srcFamily}:${c.s0}:${c.s1}:${c.s2}:${c.s3}|${c.destFamily}:${c.d0}:${c.d1}:${c.d2}:${c.d3}|${c.protocol}|${c.portKey}`;
 
