@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sha256 } from '../auth/api-keys';
-import { configSchema } from '../config';
-import { gatewayApp } from '../gateway-app';
+import { sha256 } from '../src/auth/api-keys';
+import { configSchema } from '../src/config';
+import { gatewayApp } from '../src/gateway-app';
 
 export const ADMIN_TOKEN = 'inspection-admin-token';
 export const EDITOR_TOKEN = 'inspection-editor-token';
