@@ -6,8 +6,9 @@ import tseslint from 'typescript-eslint';
  * Architecture rules (docs/architecture.md, "Libraries and boundaries"), enforced on two tag axes:
  * - type:  app → infra, domain, contracts; infra → infra, contracts; domain → domain, contracts;
  *          contracts → contracts only, and no framework or I/O packages; tool → infra, contracts;
- *          test (system tests) → tool, infra, contracts, testing; testing (test kits such as
- *          adapter-conformance) → infra, contracts, and only test files of apps may import it.
+ *          test (system tests) → tool, infra, contracts, testing; testing (the test kits
+ *          libs/testing and libs/adapter-conformance) → infra, contracts. Only test code (specs,
+ *          apps/<app>/test/, libs/<lib>/test/, test/) may import type:testing, so no kit ships.
  * - scope: a service's projects use only their own scope and `shared`.
  * - stability: a stable contract never depends on an alpha one.
  * - web (the console, bundled for the browser): contracts only, and from them only types.
@@ -39,12 +40,15 @@ const depConstraints = [
   })),
 ];
 
-/** Test files of apps may also use the testing kits (type:testing); the apps' own code may not. */
-const specDepConstraints = depConstraints.map((constraint) =>
-  constraint.sourceTag === 'type:app'
-    ? { ...constraint, onlyDependOnLibsWithTags: [...(constraint.onlyDependOnLibsWithTags ?? []), 'type:testing'] }
+/** Test code of any project may also use the test kits (type:testing); the code it ships may not. */
+const testCodeDepConstraints = depConstraints.map((constraint) =>
+  constraint.sourceTag.startsWith('type:') && constraint.onlyDependOnLibsWithTags && !constraint.onlyDependOnLibsWithTags.includes('type:testing')
+    ? { ...constraint, onlyDependOnLibsWithTags: [...constraint.onlyDependOnLibsWithTags, 'type:testing'] }
     : constraint,
 );
+
+/** Where test code lives: specs beside their code, and each project's kits in its test/ folder. */
+const TEST_CODE = ['**/*.spec.ts', 'apps/*/test/**/*.ts', 'libs/*/test/**/*.ts'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'tmp/**', 'coverage/**', '.nx/**'] },
@@ -62,11 +66,11 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.spec.ts'],
+    files: TEST_CODE,
     rules: {
       '@nx/enforce-module-boundaries': [
         'error',
-        { enforceBuildableLibDependency: false, allow: [], depConstraints: specDepConstraints },
+        { enforceBuildableLibDependency: false, allow: [], depConstraints: testCodeDepConstraints },
       ],
     },
   },

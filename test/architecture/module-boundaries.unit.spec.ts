@@ -51,6 +51,25 @@ describe('module boundaries', () => {
     expect(await boundaryErrors(code, 'apps/experiment-service/src/fixture.ts')).not.toEqual([]);
   });
 
+  describe('test kits (type:testing) stay in test code, so none ships', () => {
+    const kitImport = `import { uniqueName } from '@rollout/testing';\nimport { describeAdapterConformance } from '@rollout/adapter-conformance';\nexport const x = [uniqueName, describeAdapterConformance];\n`;
+
+    it.each(['apps/gateway/src/fixture.ts', 'libs/nats/src/fixture.ts', 'libs/inspection-domain/src/fixture.ts', 'tools/launcher/src/fixture.ts'])(
+      'forbids them in the shipped code %s',
+      async (file) => {
+        const errors = await boundaryErrors(kitImport, file);
+        expect(errors).toHaveLength(2);
+      },
+    );
+
+    it.each(['apps/gateway/src/fixture.int.spec.ts', 'apps/gateway/test/fixture.ts', 'libs/nats/src/fixture.int.spec.ts', 'libs/inspection-domain/test/fixture.ts', 'tools/launcher/src/fixture.int.spec.ts', 'test/e2e/fixture.ts'])(
+      'allows them in the test code %s',
+      async (file) => {
+        expect(await boundaryErrors(kitImport, file)).toEqual([]);
+      },
+    );
+  });
+
   it('keeps the graph apps → libs only', () => {
     const type = (name: string) => graph.nodes[name]?.type;
     const projectEdges = Object.entries(graph.dependencies).flatMap(([source, deps]) =>

@@ -264,6 +264,18 @@ describe('the image recipe', () => {
     }
   });
 
+  it('puts into the image only the build output (which holds no test kit), production dependencies and the app\'s data files', () => {
+    const stages = dockerfile.split(/^FROM /m);
+    const runtimeCopies = stages.at(-1)!.split('\n').filter((line) => line.startsWith('COPY '));
+    expect(runtimeCopies).toEqual([
+      'COPY --from=prod-deps /app/node_modules ./node_modules',
+      'COPY --from=build /app/dist ./dist',
+      'COPY --from=app-files /files/ ./',
+    ]);
+    const appFiles = stages.find((stage) => stage.includes(' AS app-files'))!;
+    expect(appFiles).toMatch(/find "apps\/\$\{APP\}" -maxdepth 1 -type f -name '\*\.yaml'/);
+  });
+
   it('runs as a non-root user, with node as PID 1 and no baked-in env files', () => {
     const users = instructions.filter((line) => line.startsWith('USER '));
     expect(users.at(-1)).toBe('USER node');

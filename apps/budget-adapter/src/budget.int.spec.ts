@@ -1,6 +1,6 @@
 import { AdapterTestClient } from '@rollout/adapter-conformance';
 import type { CheckResult, CreateSessionResponse, HandleReportResponse, LeaseInstance, QuotaResult, ReportInstance } from '@rollout/contracts';
-import { RunningBudgetAdapter, startBudgetAdapter } from './test-support';
+import { RunningBudgetAdapter, startBudgetAdapter } from '../test/budget-adapter-process';
 
 const HOUR = 3_600_000;
 const START = Date.parse('2030-01-01T00:00:00Z');

@@ -1,5 +1,5 @@
 import { describeAdapterConformance } from '@rollout/adapter-conformance';
-import { RunningBudgetAdapter, startBudgetAdapter } from './test-support';
+import { RunningBudgetAdapter, startBudgetAdapter } from '../test/budget-adapter-process';
 
 /** The reference adapter passes the adapter.v1 conformance kit. */
 let adapter: RunningBudgetAdapter;

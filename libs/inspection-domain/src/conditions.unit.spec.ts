@@ -1,6 +1,6 @@
 import { RuleSet } from './engine';
 import type { InspectionData, InspectionRuleStep } from '@rollout/contracts';
-import { rule } from './test-support';
+import { rule } from '../test/rule-factory';
 
 /** Runs one condition through the engine: does a rule with it match? */
 function holds(condition: InspectionRuleStep, data: InspectionData = {}): boolean {

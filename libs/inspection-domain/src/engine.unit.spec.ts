@@ -1,6 +1,6 @@
 import { fullView, publicView, RuleSet } from './engine';
 import { MaskSecrets } from './masking';
-import { rule } from './test-support';
+import { rule } from '../test/rule-factory';
 import type { RuleDefinition } from './rule';
 
 const run = (rules: RuleDefinition[], data: Parameters<RuleSet['run']>[1], phase: 'early' | 'preprocess' | 'main' = 'main', maskSecrets: MaskSecrets = 'always') =>

@@ -33,7 +33,7 @@ import {
   startBusSystem,
   stopBusSystem,
   violations,
-} from './bus-test-system';
+} from '../../test/bus-security-system';
 
 /**
  * Least privilege on the bus (docs/bus-security.md), on a nats-server of this test's own

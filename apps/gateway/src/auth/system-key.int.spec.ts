@@ -1,7 +1,7 @@
 import { EXPERIMENT_SUBJECTS } from '@rollout/contracts';
 import { eventually } from '@rollout/testing';
 import { randomUUID } from 'node:crypto';
-import { EVALUATOR_KEYS, allowSsh, call, connectAs, permissionError, policyName, policyPath, rawRequest, sendTraffic, signedAs, signer, startBusSystem, stopBusSystem } from './bus-test-system';
+import { EVALUATOR_KEYS, allowSsh, call, connectAs, permissionError, policyName, policyPath, rawRequest, sendTraffic, signedAs, signer, startBusSystem, stopBusSystem } from '../../test/bus-security-system';
 
 /**
  * The evaluator's system key (docs/bus-security.md, "System keys") on the deployed bus: its

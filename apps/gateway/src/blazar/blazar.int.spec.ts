@@ -1,4 +1,4 @@
-import { BLAZAR_TOKEN, EnforcementSystem, Reply, hoursFromNow, startEnforcementSystem } from '../leases/test-system';
+import { BLAZAR_TOKEN, EnforcementSystem, Reply, hoursFromNow, startEnforcementSystem } from '../../test/enforcement-system';
 
 /**
  * Blazar's external enforcement protocol at /v1/blazar/…, as a Blazar deployment would call it:

@@ -1,5 +1,5 @@
 import { eventually, freePort, startServiceProcess } from '@rollout/testing';
-import { P, Response, call, createExperiment, createPolicy, namespace, rule, schema, startExperimentsSystem, stopExperimentsSystem } from './test-system';
+import { P, Response, call, createExperiment, createPolicy, namespace, rule, schema, startExperimentsSystem, stopExperimentsSystem } from '../../test/experiments-system';
 
 beforeAll(startExperimentsSystem, 60_000);
 afterAll(stopExperimentsSystem);

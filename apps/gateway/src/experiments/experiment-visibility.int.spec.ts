@@ -1,7 +1,7 @@
 import { EXPERIMENT_EVENTS_STREAM } from '@rollout/contracts';
 import { eventually } from '@rollout/testing';
 import { JSONCodec } from 'nats';
-import { OTHER_TEAM_TOKEN, P, call, createExperiment, createPolicy, namespace, natsConnection, rule, startExperimentsSystem, stopExperimentsSystem } from './test-system';
+import { OTHER_TEAM_TOKEN, P, call, createExperiment, createPolicy, namespace, natsConnection, rule, startExperimentsSystem, stopExperimentsSystem } from '../../test/experiments-system';
 
 beforeAll(startExperimentsSystem, 60_000);
 afterAll(stopExperimentsSystem);

@@ -1,4 +1,4 @@
-import { P, call, createExperiment, createPolicy, idsOf, rule, startExperimentsSystem, stopExperimentsSystem } from './test-system';
+import { P, call, createExperiment, createPolicy, idsOf, rule, startExperimentsSystem, stopExperimentsSystem } from '../../test/experiments-system';
 
 beforeAll(startExperimentsSystem, 60_000);
 afterAll(stopExperimentsSystem);

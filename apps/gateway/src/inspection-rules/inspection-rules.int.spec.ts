@@ -1,4 +1,4 @@
-import { BUILT_INS, BUILT_IN_UUID, EDITOR_TOKEN, Rule, TestSystem, callApi, startSystem } from './test-system';
+import { BUILT_INS, BUILT_IN_UUID, EDITOR_TOKEN, Rule, TestSystem, callApi, startSystem } from '../../test/inspection-rules-system';
 
 describe('inspection rules API through the gateway', () => {
   let apps: TestSystem;

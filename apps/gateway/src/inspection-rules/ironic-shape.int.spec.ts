@@ -1,4 +1,4 @@
-import { ADMIN_TOKEN, BUILT_INS, BUILT_IN_UUID, EDITOR_TOKEN, Rule, TestSystem, callApi, startSystem } from './test-system';
+import { ADMIN_TOKEN, BUILT_INS, BUILT_IN_UUID, EDITOR_TOKEN, Rule, TestSystem, callApi, startSystem } from '../../test/inspection-rules-system';
 
 describe("inspection rules in Ironic's API shape", () => {
   let apps: TestSystem;

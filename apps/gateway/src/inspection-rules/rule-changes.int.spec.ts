@@ -1,6 +1,6 @@
 import { eventually } from '@rollout/testing';
-import { ADMIN_TOKEN, BUILT_INS, Rule, TestSystem, startSystem } from './test-system';
-import { readRuleChanges } from './rule-changes.repository';
+import { ADMIN_TOKEN, BUILT_INS, Rule, TestSystem, startSystem } from '../../test/inspection-rules-system';
+import { readRuleChanges } from '../../test/rule-changes-table';
 
 describe('inspection rule changes through the gateway', () => {
   let apps: TestSystem;

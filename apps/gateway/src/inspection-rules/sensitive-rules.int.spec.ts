@@ -1,5 +1,5 @@
 import { eventually } from '@rollout/testing';
-import { BUILT_INS, BUILT_IN_UUID, DISCOVERY_RULE, Rule, TestSystem, callApi, startSystem } from './test-system';
+import { BUILT_INS, BUILT_IN_UUID, DISCOVERY_RULE, Rule, TestSystem, callApi, startSystem } from '../../test/inspection-rules-system';
 
 describe('sensitive inspection rules through the gateway', () => {
   let apps: TestSystem;

@@ -1,8 +1,8 @@
 import { ADAPTER_V1 } from '@rollout/contracts';
 import { TEST_NATS_URL, eventually, uniqueName } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
-import { BLAZAR_LEASE, LEASE, TIMEOUT_MS, TestAdapter, chain, replaceFile } from './test-adapter';
-import { BLAZAR_TOKEN, EnforcementSystem, sample, startEnforcementSystem } from './test-system';
+import { BLAZAR_LEASE, LEASE, TIMEOUT_MS, TestAdapter, chain, replaceFile } from '../../test/adapter-double';
+import { BLAZAR_TOKEN, EnforcementSystem, sample, startEnforcementSystem } from '../../test/enforcement-system';
 
 describe('adapter filters: sessions, check cache, failure policy', () => {
   let nc: NatsConnection;

@@ -1,7 +1,7 @@
 import { eventually } from '@rollout/testing';
 import { IncomingMessage, Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BLAZAR_TOKEN, EnforcementSystem, hoursFromNow, sample, startEnforcementSystem } from './test-system';
+import { BLAZAR_TOKEN, EnforcementSystem, hoursFromNow, sample, startEnforcementSystem } from '../../test/enforcement-system';
 
 /**
  * Blazar's hooks as Blazar runs them, against a policy service started here (real HTTP, real

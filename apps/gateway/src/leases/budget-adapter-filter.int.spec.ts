@@ -1,6 +1,6 @@
 import { ServiceProcess, eventually, freePort, removeTestResources, startServiceProcess, uniqueName } from '@rollout/testing';
-import { replaceFile } from './test-adapter';
-import { BLAZAR_TOKEN, EnforcementSystem, startEnforcementSystem } from './test-system';
+import { replaceFile } from '../../test/adapter-double';
+import { BLAZAR_TOKEN, EnforcementSystem, startEnforcementSystem } from '../../test/enforcement-system';
 
 /**
  * The reference budget adapter (apps/budget-adapter, from its main.ts, its own Postgres schema)

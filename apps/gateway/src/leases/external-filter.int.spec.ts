@@ -1,6 +1,6 @@
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EnforcementSystem, hoursFromNow, sample, startEnforcementSystem } from './test-system';
+import { EnforcementSystem, hoursFromNow, sample, startEnforcementSystem } from '../../test/enforcement-system';
 
 /**
  * The ExternalService filter against a real HTTP server started here, through the gateway.

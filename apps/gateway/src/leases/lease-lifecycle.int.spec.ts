@@ -1,5 +1,5 @@
 import { eventually } from '@rollout/testing';
-import { BUILT_IN_FILTERS_CHAIN, EnforcementSystem, hoursFromNow, host, lease, leases, sample, startEnforcementSystem } from './test-system';
+import { BUILT_IN_FILTERS_CHAIN, EnforcementSystem, hoursFromNow, host, lease, leases, sample, startEnforcementSystem } from '../../test/enforcement-system';
 
 /** Updating, ending and exempting leases through the gateway, decided by the built-in filters. */
 let system: EnforcementSystem;

@@ -1,4 +1,4 @@
-import { BUILT_IN_FILTERS_CHAIN, EnforcementSystem, OTHER_TEAM_TOKEN, hoursFromNow, host, lease, leases, sample, startEnforcementSystem } from './test-system';
+import { BUILT_IN_FILTERS_CHAIN, EnforcementSystem, OTHER_TEAM_TOKEN, hoursFromNow, host, lease, leases, sample, startEnforcementSystem } from '../../test/enforcement-system';
 
 /** Creating and listing leases through the gateway, decided by the built-in filters. */
 let system: EnforcementSystem;

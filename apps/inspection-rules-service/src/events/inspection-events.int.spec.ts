@@ -6,7 +6,7 @@ import { NatsConnection, connect } from 'nats';
 import { RulesApplication } from '../rules/rules.application';
 
 const TEST_ACTOR = { actor: 'test' };
-import { TestService, startTestService } from '../test-apps';
+import { TestService, startTestService } from '../../test/in-process-service';
 import { INSPECTION_DURABLE, INSPECTION_RESULTS_STREAM, INSPECTION_STREAM } from './inspection-events';
 
 // The seed's two examples, as written there (with its `{plugin_data[bmc_address}` typo fixed), as built-in rules.

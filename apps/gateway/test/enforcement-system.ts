@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configSchema } from '../config';
-import { gatewayApp } from '../gateway-app';
+import { configSchema } from '../src/config';
+import { gatewayApp } from '../src/gateway-app';
 
 export const ADMIN_TOKEN = 'leases-admin-token';
 /** An editor of project `other` only. */

@@ -5,8 +5,8 @@ import { TEST_NATS_URL, TEST_POSTGRES_URL, removeTestResources, uniqueName } fro
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppModule } from './app.module';
-import { configSchema } from './config';
+import { AppModule } from '../src/app.module';
+import { configSchema } from '../src/config';
 
 export interface TestService {
   namespace: string;

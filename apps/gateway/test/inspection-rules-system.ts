@@ -1,15 +1,15 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/config';
 import { startServiceApp } from '@rollout/service-kit';
-import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, removeTestResources, uniqueName } from '@rollout/testing';
+import { REPO_ROOT, TEST_NATS_URL, TEST_POSTGRES_URL, eventually, removeTestResources, uniqueName } from '@rollout/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sha256 } from '../auth/api-keys';
-import { configSchema } from '../config';
-import { gatewayApp } from '../gateway-app';
+import { sha256 } from '../src/auth/api-keys';
+import { configSchema } from '../src/config';
+import { gatewayApp } from '../src/gateway-app';
 
 export const ADMIN_TOKEN = 'inspection-admin-token';
 export const EDITOR_TOKEN = 'inspection-editor-token';
@@ -17,7 +17,6 @@ const API_KEYS = JSON.stringify([
   { name: 'admin', sha256: sha256(ADMIN_TOKEN).toString('hex'), roles: ['admin'], projects: '*' },
   { name: 'editor', sha256: sha256(EDITOR_TOKEN).toString('hex'), roles: ['editor'], projects: '*' },
 ]);
-const ROOT = join(__dirname, '..', '..', '..', '..');
 
 export type TestSystem = Awaited<ReturnType<typeof startSystem>>;
 
@@ -34,9 +33,9 @@ export async function startSystem(builtInYaml: string, env: Record<string, strin
   const common = { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
   const service: ChildProcess = spawn(
     process.execPath,
-    ['-r', 'reflect-metadata', '-r', '@swc-node/register', join(ROOT, 'apps/inspection-rules-service/src/main.ts')],
+    ['-r', 'reflect-metadata', '-r', '@swc-node/register', join(REPO_ROOT, 'apps/inspection-rules-service/src/main.ts')],
     {
-      cwd: ROOT,
+      cwd: REPO_ROOT,
       env: {
         ...process.env,
         ...common,

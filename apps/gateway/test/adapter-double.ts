@@ -1,6 +1,6 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { JSONCodec, Msg, NatsConnection, Subscription } from 'nats';
-import { hoursFromNow } from './test-system';
+import { hoursFromNow } from './enforcement-system';
 
 /**
  * Replaces the chain file atomically, as a ConfigMap update does: a file written in place can be

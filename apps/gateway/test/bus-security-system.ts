@@ -7,8 +7,8 @@ import { NatsServer, ServiceProcess, eventually, removeTestResources, startNatsS
 import { JSONCodec, NatsConnection, NatsError, connect, headers as natsHeaders } from 'nats';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { configSchema } from '../config';
-import { gatewayApp } from '../gateway-app';
+import { configSchema } from '../src/config';
+import { gatewayApp } from '../src/gateway-app';
 
 // The system the bus security tests run on (bus-security.int.spec.ts): a NATS server with the
 // deployed users and permissions, every service as its own NATS user, and the gateway.

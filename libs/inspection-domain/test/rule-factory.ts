@@ -1,5 +1,5 @@
 import type { InspectionRuleStep } from '@rollout/contracts';
-import { RuleDefinition, validateRule } from './rule';
+import { RuleDefinition, validateRule } from '../src/rule';
 
 let sequence = 0;
 

@@ -5,8 +5,8 @@ import { ServiceProcess, TEST_NATS_URL, eventually, removeTestResources, startSe
 import { NatsConnection, connect } from 'nats';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { configSchema } from '../config';
-import { gatewayApp } from '../gateway-app';
+import { configSchema } from '../src/config';
+import { gatewayApp } from '../src/gateway-app';
 
 /**
  * AIP-236 through the gateway: the gateway in-process, the experiment-service from its own
