@@ -13,13 +13,34 @@ import tseslint from 'typescript-eslint';
  * - stability: a stable contract never depends on an alpha one.
  * - web (the console, bundled for the browser): contracts only, and from them only types.
  */
-const FRAMEWORK_PACKAGES = ['@nestjs/*', 'typeorm', 'pg', 'nats', 'fastify', '@fastify/*', 'express', 'nestjs-pino', 'pino*', 'prom-client'];
+const FRAMEWORK_PACKAGES = [
+  '@nestjs/*',
+  'typeorm',
+  'pg',
+  'nats',
+  'fastify',
+  '@fastify/*',
+  'express',
+  'nestjs-pino',
+  'pino*',
+  'prom-client',
+];
 
 const depConstraints = [
-  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:infra', 'type:domain', 'type:contracts'] },
+  {
+    sourceTag: 'type:app',
+    onlyDependOnLibsWithTags: ['type:infra', 'type:domain', 'type:contracts'],
+  },
   { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
-  { sourceTag: 'type:web', onlyDependOnLibsWithTags: ['type:contracts'], bannedExternalImports: [...FRAMEWORK_PACKAGES, 'node:*'] },
-  { sourceTag: 'type:test', onlyDependOnLibsWithTags: ['type:tool', 'type:infra', 'type:contracts', 'type:testing'] },
+  {
+    sourceTag: 'type:web',
+    onlyDependOnLibsWithTags: ['type:contracts'],
+    bannedExternalImports: [...FRAMEWORK_PACKAGES, 'node:*'],
+  },
+  {
+    sourceTag: 'type:test',
+    onlyDependOnLibsWithTags: ['type:tool', 'type:infra', 'type:contracts', 'type:testing'],
+  },
   { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
   { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
   {
@@ -34,16 +55,23 @@ const depConstraints = [
   },
   { sourceTag: 'stability:stable', notDependOnLibsWithTags: ['stability:alpha'] },
   { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-  ...['gateway', 'experiment', 'evaluator', 'enforcement', 'inspection', 'console'].map((scope) => ({
-    sourceTag: `scope:${scope}`,
-    onlyDependOnLibsWithTags: [`scope:${scope}`, 'scope:shared'],
-  })),
+  ...['gateway', 'experiment', 'evaluator', 'enforcement', 'inspection', 'console'].map(
+    (scope) => ({
+      sourceTag: `scope:${scope}`,
+      onlyDependOnLibsWithTags: [`scope:${scope}`, 'scope:shared'],
+    }),
+  ),
 ];
 
 /** Test code of any project may also use the test kits (type:testing); the code it ships may not. */
 const testCodeDepConstraints = depConstraints.map((constraint) =>
-  constraint.sourceTag.startsWith('type:') && constraint.onlyDependOnLibsWithTags && !constraint.onlyDependOnLibsWithTags.includes('type:testing')
-    ? { ...constraint, onlyDependOnLibsWithTags: [...constraint.onlyDependOnLibsWithTags, 'type:testing'] }
+  constraint.sourceTag.startsWith('type:') &&
+  constraint.onlyDependOnLibsWithTags &&
+  !constraint.onlyDependOnLibsWithTags.includes('type:testing')
+    ? {
+        ...constraint,
+        onlyDependOnLibsWithTags: [...constraint.onlyDependOnLibsWithTags, 'type:testing'],
+      }
     : constraint,
 );
 
@@ -61,7 +89,10 @@ export default tseslint.config(
         'error',
         { enforceBuildableLibDependency: false, allow: [], depConstraints },
       ],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       'no-console': 'error',
     },
   },
@@ -80,7 +111,15 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { paths: [{ name: '@rollout/contracts', allowTypeImports: true, message: 'The console imports only types from the contracts (import type).' }] },
+        {
+          paths: [
+            {
+              name: '@rollout/contracts',
+              allowTypeImports: true,
+              message: 'The console imports only types from the contracts (import type).',
+            },
+          ],
+        },
       ],
     },
   },

@@ -22,7 +22,10 @@ const level = (/** @type {string} */ displayName, extra = {}) => ({
   transform: {
     '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false }],
     // ESM-only packages that CommonJS ones require (Node ≥ 20.19 loads them natively, Jest not).
-    [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: ['@swc/jest', { swcrc: false, module: { type: 'commonjs' } }],
+    [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: [
+      '@swc/jest',
+      { swcrc: false, module: { type: 'commonjs' } },
+    ],
   },
   transformIgnorePatterns: [`^(?!.*/node_modules/(${ESM_ONLY.join('|')})/).*/node_modules/`],
   moduleNameMapper,

@@ -19,7 +19,14 @@ async function boundaryErrors(code: string, file: string): Promise<string[]> {
   // The CLI, not the ESLint class: the config is an ES module, which Jest's VM cannot import.
   const run = spawnSync(
     process.execPath,
-    [join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--stdin', '--stdin-filename', join(root, file), '--format', 'json'],
+    [
+      join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'),
+      '--stdin',
+      '--stdin-filename',
+      join(root, file),
+      '--format',
+      'json',
+    ],
     { cwd: root, input: code, encoding: 'utf8' },
   );
   const [result] = JSON.parse(run.stdout) as { messages: { ruleId: string; message: string }[] }[];
@@ -54,20 +61,26 @@ describe('module boundaries', () => {
   describe('test kits (type:testing) stay in test code, so none ships', () => {
     const kitImport = `import { uniqueName } from '@rollout/testing';\nimport { describeAdapterConformance } from '@rollout/adapter-conformance';\nexport const x = [uniqueName, describeAdapterConformance];\n`;
 
-    it.each(['apps/gateway/src/fixture.ts', 'libs/nats/src/fixture.ts', 'libs/inspection-domain/src/fixture.ts', 'tools/launcher/src/fixture.ts'])(
-      'forbids them in the shipped code %s',
-      async (file) => {
-        const errors = await boundaryErrors(kitImport, file);
-        expect(errors).toHaveLength(2);
-      },
-    );
+    it.each([
+      'apps/gateway/src/fixture.ts',
+      'libs/nats/src/fixture.ts',
+      'libs/inspection-domain/src/fixture.ts',
+      'tools/launcher/src/fixture.ts',
+    ])('forbids them in the shipped code %s', async (file) => {
+      const errors = await boundaryErrors(kitImport, file);
+      expect(errors).toHaveLength(2);
+    });
 
-    it.each(['apps/gateway/src/fixture.int.spec.ts', 'apps/gateway/test/fixture.ts', 'libs/nats/src/fixture.int.spec.ts', 'libs/inspection-domain/test/fixture.ts', 'tools/launcher/src/fixture.int.spec.ts', 'test/e2e/fixture.ts'])(
-      'allows them in the test code %s',
-      async (file) => {
-        expect(await boundaryErrors(kitImport, file)).toEqual([]);
-      },
-    );
+    it.each([
+      'apps/gateway/src/fixture.int.spec.ts',
+      'apps/gateway/test/fixture.ts',
+      'libs/nats/src/fixture.int.spec.ts',
+      'libs/inspection-domain/test/fixture.ts',
+      'tools/launcher/src/fixture.int.spec.ts',
+      'test/e2e/fixture.ts',
+    ])('allows them in the test code %s', async (file) => {
+      expect(await boundaryErrors(kitImport, file)).toEqual([]);
+    });
   });
 
   it('keeps the graph apps → libs only', () => {

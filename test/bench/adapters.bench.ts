@@ -19,7 +19,13 @@
  *   npm run bench -- test/bench/adapters.bench.ts
  *   (BENCH_SECONDS=10 BENCH_CLIENTS=32 TEST_NATS_URL=… TEST_POSTGRES_URL=… to change them)
  */
-import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, freePort, uniqueName } from '@rollout/testing';
+import {
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
+  eventually,
+  freePort,
+  uniqueName,
+} from '@rollout/testing';
 import { ChildProcess, fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,7 +33,16 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JSONCodec, connect } from 'nats';
 import { Client } from 'pg';
-import { LoadResult, closedLoop, cpuPerRequest, describeLoad, httpClient, out, startApp as startMain, stop } from './support';
+import {
+  LoadResult,
+  closedLoop,
+  cpuPerRequest,
+  describeLoad,
+  httpClient,
+  out,
+  startApp as startMain,
+  stop,
+} from './support';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
@@ -55,7 +70,12 @@ async function runAdapter(): Promise<void> {
       let reply: Record<string, unknown>;
       switch (method) {
         case 'info':
-          reply = { name: ADAPTER, description: 'bench', templates: ['check', 'quota', 'report'], sessionBased: true };
+          reply = {
+            name: ADAPTER,
+            description: 'bench',
+            templates: ['check', 'quota', 'report'],
+            sessionBased: true,
+          };
           break;
         case 'createSession':
           reply = { sessionId: 'bench-session', status: OK };
@@ -63,7 +83,9 @@ async function runAdapter(): Promise<void> {
         case 'handleCheck': {
           checks++;
           const project = (body.instance as { context: { projectId: string } }).context.projectId;
-          reply = project.startsWith('uncached') ? { status: OK, validDuration: 0, validUseCount: 0 } : { status: OK, validDuration: 60_000, validUseCount: 1_000_000_000 };
+          reply = project.startsWith('uncached')
+            ? { status: OK, validDuration: 0, validUseCount: 0 }
+            : { status: OK, validDuration: 60_000, validUseCount: 1_000_000_000 };
           break;
         }
         default:
@@ -79,7 +101,9 @@ async function runAdapter(): Promise<void> {
   process.send?.('ready');
 }
 
-function startAdapter(namespace: string): Promise<{ child: ChildProcess; checks: () => Promise<number> }> {
+function startAdapter(
+  namespace: string,
+): Promise<{ child: ChildProcess; checks: () => Promise<number> }> {
   const child = fork(__filename, [], {
     execArgv: ['-r', 'reflect-metadata', '-r', '@swc-node/register'],
     env: { ...process.env, BENCH_ADAPTER_CHILD: '1', BENCH_NAMESPACE: namespace },
@@ -97,7 +121,9 @@ function startAdapter(namespace: string): Promise<{ child: ChildProcess; checks:
       child.send('checks');
     });
   return new Promise((resolve, reject) => {
-    child.once('message', (m) => (m === 'ready' ? resolve({ child, checks }) : reject(new Error(String(m)))));
+    child.once('message', (m) =>
+      m === 'ready' ? resolve({ child, checks }) : reject(new Error(String(m))),
+    );
     child.once('exit', (code) => reject(new Error(`bench adapter exited with ${code}`)));
   });
 }
@@ -106,10 +132,15 @@ function startAdapter(namespace: string): Promise<{ child: ChildProcess; checks:
 async function chainHistogram(metricsUrl: string): Promise<{ sum: number; count: number }> {
   const text = await (await fetch(metricsUrl)).text();
   const value = (name: string) => {
-    const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes('hook="check_create"'));
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith(`${name}{`) && l.includes('hook="check_create"'));
     return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
   };
-  return { sum: value('enforcement_chain_duration_seconds_sum'), count: value('enforcement_chain_duration_seconds_count') };
+  return {
+    sum: value('enforcement_chain_duration_seconds_sum'),
+    count: value('enforcement_chain_duration_seconds_count'),
+  };
 }
 
 // ------------------------------------------------------------------ the run
@@ -130,39 +161,76 @@ async function main() {
   const gatewayPort = await freePort();
   const common = { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, HOST: '127.0.0.1' };
   const started: ChildProcess[] = [];
-  const { call, destroy } = httpClient(`http://127.0.0.1:${gatewayPort}`, TOKEN, CLIENTS, { 'x-auth-token': TOKEN });
+  const { call, destroy } = httpClient(`http://127.0.0.1:${gatewayPort}`, TOKEN, CLIENTS, {
+    'x-auth-token': TOKEN,
+  });
   try {
     const adapter = await startAdapter(namespace);
     started.push(adapter.child);
 
-    const gateway = startMain('gateway', { ...common, PORT: String(gatewayPort), AUTH_DEV_TOKEN: TOKEN, BLAZAR_AUTH_TOKEN_SHA256: createHash('sha256').update(TOKEN).digest('hex'), RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', RPC_TIMEOUT_MS: '10000' }, 'adapters');
+    const gateway = startMain(
+      'gateway',
+      {
+        ...common,
+        PORT: String(gatewayPort),
+        AUTH_DEV_TOKEN: TOKEN,
+        BLAZAR_AUTH_TOKEN_SHA256: createHash('sha256').update(TOKEN).digest('hex'),
+        RATE_LIMIT_PER_SECOND: '1000000',
+        RATE_LIMIT_BURST: '1000000',
+        RPC_TIMEOUT_MS: '10000',
+      },
+      'adapters',
+    );
     started.push(gateway);
     const servicePort = await freePort();
     const service = startMain(
       'enforcement-service',
-      { ...common, PORT: String(servicePort), DATABASE_URL: TEST_POSTGRES_URL, DATABASE_SCHEMA: schema, DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '16', ENFORCEMENT_CONFIG_FILE: configFile },
+      {
+        ...common,
+        PORT: String(servicePort),
+        DATABASE_URL: TEST_POSTGRES_URL,
+        DATABASE_SCHEMA: schema,
+        DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '16',
+        ENFORCEMENT_CONFIG_FILE: configFile,
+      },
       'adapters',
     );
     started.push(service);
-    await eventually(async () => ((await call('GET', '/v1/services/enforcement-service').catch(() => 0)) === 200 ? true : undefined), {
-      timeoutMs: 60_000,
-      intervalMs: 250,
-      what: 'gateway and enforcement-service up',
-    });
+    await eventually(
+      async () =>
+        (await call('GET', '/v1/services/enforcement-service').catch(() => 0)) === 200
+          ? true
+          : undefined,
+      {
+        timeoutMs: 60_000,
+        intervalMs: 250,
+        what: 'gateway and enforcement-service up',
+      },
+    );
     const lease = {
       name: 'bench',
       startDate: new Date(Date.now() + 3_600_000).toISOString(),
       endDate: new Date(Date.now() + 5 * 3_600_000).toISOString(),
       reservations: [{ resourceType: 'physical:host', min: 1, max: 2 }],
     };
-    const blazarLease = { name: 'bench', start_date: lease.startDate, end_date: lease.endDate, reservations: [{ resource_type: 'physical:host', min: 1, max: 2 }] };
+    const blazarLease = {
+      name: 'bench',
+      start_date: lease.startDate,
+      end_date: lease.endDate,
+      reservations: [{ resource_type: 'physical:host', min: 1, max: 2 }],
+    };
     let seq = 0;
     const create = (kind: 'cached' | 'uncached') => (client: number) => {
       const project = `${kind}-${(client + ++seq) % PROJECTS}`;
-      if (kind === 'cached') return call('POST', '/v1/blazar/check-create', { context: { user_id: 'bench', project_id: project }, lease: blazarLease });
+      if (kind === 'cached')
+        return call('POST', '/v1/blazar/check-create', {
+          context: { user_id: 'bench', project_id: project },
+          lease: blazarLease,
+        });
       return call('POST', `/v1/projects/${project}/leases?leaseId=l${seq}`, lease);
     };
-    const run = (kind: 'cached' | 'uncached', seconds: number, clients = CLIENTS) => closedLoop(clients, seconds, create(kind), kind === 'cached' ? 204 : 200);
+    const run = (kind: 'cached' | 'uncached', seconds: number, clients = CLIENTS) =>
+      closedLoop(clients, seconds, create(kind), kind === 'cached' ? 204 : 200);
     await run('cached', 2); // warm-up: JIT, pools, one cache entry per project
     await run('uncached', 1);
 
@@ -177,11 +245,15 @@ async function main() {
     const missUs = await chainCost('uncached');
     // Wall-clock figures: on a shared machine, other processes' load shows in them.
     out(`machine load average (1 min): ${loadavg()[0].toFixed(2)}`);
-    out(`adapter filter: cost of the chain per decision, one at a time, timed in the enforcement-service (${Math.max(2, Math.round(SECONDS / 2))} s each)`);
+    out(
+      `adapter filter: cost of the chain per decision, one at a time, timed in the enforcement-service (${Math.max(2, Math.round(SECONDS / 2))} s each)`,
+    );
     out(`  check cache warm:   ${hitUs.toFixed(0)} µs per decision`);
     out(`  adapter round trip: ${missUs.toFixed(0)} µs per decision`);
     const ratio = missUs / hitUs;
-    out(`  a cached decision is ${ratio.toFixed(1)}× cheaper → target (≥ 5×) ${ratio >= 5 ? 'met' : 'NOT met'}`);
+    out(
+      `  a cached decision is ${ratio.toFixed(1)}× cheaper → target (≥ 5×) ${ratio >= 5 ? 'met' : 'NOT met'}`,
+    );
 
     // 2. Throughput through the gateway.
     const measured = async (kind: 'cached' | 'uncached') => {
@@ -193,11 +265,18 @@ async function main() {
     const uncached = await measured('uncached');
     const line = (name: string, r: { result: LoadResult; cpuMs: number[]; checks: number }) => {
       out(`  ${name}: ${describeLoad(r.result, 'decisions')}`);
-      out(`    CPU per decision: gateway ${r.cpuMs[0].toFixed(2)} ms, enforcement-service ${r.cpuMs[1].toFixed(2)} ms; the adapter answered ${r.checks} checks`);
+      out(
+        `    CPU per decision: gateway ${r.cpuMs[0].toFixed(2)} ms, enforcement-service ${r.cpuMs[1].toFixed(2)} ms; the adapter answered ${r.checks} checks`,
+      );
     };
-    out(`check_create decisions through the gateway, chain [MaxLeaseDuration, adapter] (${CLIENTS} clients, ${PROJECTS} projects, ${SECONDS} s each)`);
+    out(
+      `check_create decisions through the gateway, chain [MaxLeaseDuration, adapter] (${CLIENTS} clients, ${PROJECTS} projects, ${SECONDS} s each)`,
+    );
     line('check cache warm (Blazar asking again about one lease per project)', cached);
-    line('no cache (new leases through the API, results valid 0 ms: every check a round trip)', uncached);
+    line(
+      'no cache (new leases through the API, results valid 0 ms: every check a round trip)',
+      uncached,
+    );
   } finally {
     destroy();
     for (const child of started.reverse()) await stop(child);

@@ -21,45 +21,87 @@ import { DIST, gatewayApi, isolatedSettings, removeRun } from '../e2e/support';
 const RUNS = 7;
 const EVENTS = 5_000;
 const P = '/v1/projects/acme/locations/global/firewallPolicies';
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main() {
   const assets = join(DIST, 'apps', 'console', 'assets');
   for (const file of readdirSync(assets)) {
     const bytes = readFileSync(join(assets, file));
-    console.log(`${file}: ${(bytes.length / 1024).toFixed(0)} KiB, ${(gzipSync(bytes).length / 1024).toFixed(0)} KiB gzipped`);
+    console.log(
+      `${file}: ${(bytes.length / 1024).toFixed(0)} KiB, ${(gzipSync(bytes).length / 1024).toFixed(0)} KiB gzipped`,
+    );
   }
   const isolated = await isolatedSettings();
-  const system = await launch({ settings: isolated.settings, distRoot: DIST, extraEnv: { NATS_NAMESPACE: isolated.namespace, LOG_LEVEL: 'silent' }, log: () => undefined });
+  const system = await launch({
+    settings: isolated.settings,
+    distRoot: DIST,
+    extraEnv: { NATS_NAMESPACE: isolated.namespace, LOG_LEVEL: 'silent' },
+    log: () => undefined,
+  });
   const nc = await connect({ servers: TEST_NATS_URL });
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox'],
+  });
   try {
     const api = gatewayApi(system);
-    const rule = (priority: number, action: string, ports: string[]) => ({ priority, direction: 'INGRESS', action, match: { srcIpRanges: ['0.0.0.0/0'], layer4Configs: [{ ipProtocol: 'tcp', ports }] } });
-    await api('POST', `${P}?firewallPolicyId=edge`, { rules: [rule(1000, 'allow', ['22', '443'])] });
-    await api('POST', `${P}/edge/experiments?experimentId=block-ssh`, { firewallPolicy: { rules: [rule(900, 'deny', ['22']), rule(1000, 'allow', ['22', '443'])] } });
+    const rule = (priority: number, action: string, ports: string[]) => ({
+      priority,
+      direction: 'INGRESS',
+      action,
+      match: { srcIpRanges: ['0.0.0.0/0'], layer4Configs: [{ ipProtocol: 'tcp', ports }] },
+    });
+    await api('POST', `${P}?firewallPolicyId=edge`, {
+      rules: [rule(1000, 'allow', ['22', '443'])],
+    });
+    await api('POST', `${P}/edge/experiments?experimentId=block-ssh`, {
+      firewallPolicy: { rules: [rule(900, 'deny', ['22']), rule(1000, 'allow', ['22', '443'])] },
+    });
     await api('POST', `${P}/edge/experiments/block-ssh:startPreview`);
     const js = nc.jetstream();
-    const subject = new NatsNamespace(isolated.namespace).subject(trafficSubject('acme', 'global', 'edge'));
+    const subject = new NatsNamespace(isolated.namespace).subject(
+      trafficSubject('acme', 'global', 'edge'),
+    );
     for (let n = 0; n < EVENTS; n += 500) {
       await Promise.all(
         Array.from({ length: 500 }, (_, i) => {
           const k = n + i;
-          const event = { id: `bench-${k}`, time: new Date(Date.now() - k * 1_000).toISOString(), direction: 'INGRESS', srcIp: `198.51.100.${k % 50}`, destIp: '10.0.0.5', protocol: 'tcp', srcPort: 40_000 + (k % 20_000), destPort: k % 3 ? 443 : 22 };
+          const event = {
+            id: `bench-${k}`,
+            time: new Date(Date.now() - k * 1_000).toISOString(),
+            direction: 'INGRESS',
+            srcIp: `198.51.100.${k % 50}`,
+            destIp: '10.0.0.5',
+            protocol: 'tcp',
+            srcPort: 40_000 + (k % 20_000),
+            destPort: k % 3 ? 443 : 22,
+          };
           return js.publish(subject, JSON.stringify(event), { msgID: event.id });
         }),
       );
     }
-    await eventually(async () => ((await api('GET', `${P}/edge/experiments/block-ssh/previewReport`)).body.configurations?.[0]?.evaluated === EVENTS ? true : undefined), { timeoutMs: 60_000 });
+    await eventually(
+      async () =>
+        (await api('GET', `${P}/edge/experiments/block-ssh/previewReport`)).body.configurations?.[0]
+          ?.evaluated === EVENTS
+          ? true
+          : undefined,
+      { timeoutMs: 60_000 },
+    );
 
     const numbers: number[] = [];
     const charts: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-      await context.addInitScript(`sessionStorage.setItem('policy-rollout.token', ${JSON.stringify(system.devToken)})`);
+      await context.addInitScript(
+        `sessionStorage.setItem('policy-rollout.token', ${JSON.stringify(system.devToken)})`,
+      );
       const page = await context.newPage();
       const started = Date.now();
-      await page.goto(`${system.urls.gateway}/console/#/projects/acme/locations/global/firewallPolicies/edge/experiments/block-ssh/report`);
+      await page.goto(
+        `${system.urls.gateway}/console/#/projects/acme/locations/global/firewallPolicies/edge/experiments/block-ssh/report`,
+      );
       await page.locator('[data-metric="evaluated"]').waitFor();
       numbers.push(Date.now() - started);
       await page.locator('canvas').first().waitFor();
@@ -68,7 +110,10 @@ async function main() {
         // Let the charts' entry animation finish before the picture.
         await page.waitForTimeout(1_500);
         mkdirSync(join(DIST, '..', 'tmp', 'bench'), { recursive: true });
-        await page.screenshot({ path: join(DIST, '..', 'tmp', 'bench', 'console-report.png'), fullPage: true });
+        await page.screenshot({
+          path: join(DIST, '..', 'tmp', 'bench', 'console-report.png'),
+          fullPage: true,
+        });
       }
       await context.close();
     }

@@ -15,7 +15,15 @@
 import type { FirewallRule, Layer4Config } from '@rollout/contracts';
 // A benchmark of the pure engine, with no service around it, has to reach into the domain lib.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { compilePolicy, Connection, ParsedAddress, parseAddress, parseConnection, PROTOCOL_NUMBERS, Verdict } from '@rollout/firewall';
+import {
+  compilePolicy,
+  Connection,
+  ParsedAddress,
+  parseAddress,
+  parseConnection,
+  PROTOCOL_NUMBERS,
+  Verdict,
+} from '@rollout/firewall';
 import { Rng, prng } from '@rollout/testing';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
@@ -27,10 +35,11 @@ const out = (line: string) => process.stdout.write(`${line}\n`);
 
 // ---- seeded generators --------------------------------------------------------------------
 
-
 const v4Text = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 const v6Text = (n: bigint) =>
-  Array.from({ length: 8 }, (_, i) => ((n >> BigInt(112 - 16 * i)) & 0xffffn).toString(16)).join(':');
+  Array.from({ length: 8 }, (_, i) => ((n >> BigInt(112 - 16 * i)) & 0xffffn).toString(16)).join(
+    ':',
+  );
 
 /** Where addresses live: private networks, public space, and two IPv6 regions. */
 function v4Base(r: Rng): number {
@@ -44,7 +53,10 @@ function v4Base(r: Rng): number {
 const v6Base = (r: Rng): bigint =>
   r.chance(0.5)
     ? (0x20010db8n << 96n) | (BigInt(r.int(2 ** 32)) << 64n) | BigInt(r.int(2 ** 32))
-    : (0x2600n << 112n) | (BigInt(r.int(2 ** 32)) << 80n) | (BigInt(r.int(2 ** 32)) << 48n) | BigInt(r.int(2 ** 32));
+    : (0x2600n << 112n) |
+      (BigInt(r.int(2 ** 32)) << 80n) |
+      (BigInt(r.int(2 ** 32)) << 48n) |
+      BigInt(r.int(2 ** 32));
 
 interface Cidr {
   family: 4 | 6;
@@ -56,16 +68,49 @@ interface Cidr {
 function cidr(r: Rng, v6: boolean): Cidr {
   const bits = v6 ? 128 : 32;
   const prefix = v6
-    ? r.weighted([[32, 10], [40, 10], [48, 30], [56, 15], [64, 25], [128, 10]] as const)
-    : r.weighted([[8, 1], [12, 2], [16, 12], [20, 10], [22, 10], [24, 35], [26, 8], [28, 7], [32, 15]] as const);
+    ? r.weighted([
+        [32, 10],
+        [40, 10],
+        [48, 30],
+        [56, 15],
+        [64, 25],
+        [128, 10],
+      ] as const)
+    : r.weighted([
+        [8, 1],
+        [12, 2],
+        [16, 12],
+        [20, 10],
+        [22, 10],
+        [24, 35],
+        [26, 8],
+        [28, 7],
+        [32, 15],
+      ] as const);
   const host = (1n << BigInt(bits - prefix)) - 1n;
   const first = (v6 ? v6Base(r) : BigInt(v4Base(r))) & ~host;
   const text = v6 ? v6Text(first) : v4Text(Number(first));
-  return { family: v6 ? 6 : 4, first, last: first | host, text: prefix === bits ? text : `${text}/${prefix}` };
+  return {
+    family: v6 ? 6 : 4,
+    first,
+    last: first | host,
+    text: prefix === bits ? text : `${text}/${prefix}`,
+  };
 }
 
 const TAGS = Array.from({ length: 40 }, (_, i) => `app-${i}`);
-const TCP_PORTS = ['22', '80', '443', '3306', '5432', '6379', '8080', '8443', '8000-8999', '30000-32767'];
+const TCP_PORTS = [
+  '22',
+  '80',
+  '443',
+  '3306',
+  '5432',
+  '6379',
+  '8080',
+  '8443',
+  '8000-8999',
+  '30000-32767',
+];
 const UDP_PORTS = ['53', '123', '500', '4500', '51820', '60000-61000'];
 
 function layer4(r: Rng): Layer4Config {
@@ -98,13 +143,24 @@ export function generateRules(r: Rng, count: number): FirewallRule[] {
     // The remote side names many networks of every size; the local side a few internal ones.
     const remote: Cidr[] = r.weighted<() => Cidr[]>([
       [() => [], 1],
-      [() => [{ family: v6 ? 6 : 4, first: 0n, last: (1n << (v6 ? 128n : 32n)) - 1n, text: v6 ? '::/0' : '0.0.0.0/0' }], 1],
+      [
+        () => [
+          {
+            family: v6 ? 6 : 4,
+            first: 0n,
+            last: (1n << (v6 ? 128n : 32n)) - 1n,
+            text: v6 ? '::/0' : '0.0.0.0/0',
+          },
+        ],
+        1,
+      ],
       [() => Array.from({ length: 1 + r.int(4) }, () => cidr(r, r.chance(0.9) ? v6 : !v6)), 98],
     ])();
     // A rule open to the whole remote side names the local hosts it opens ("ssh from anywhere
     // to the bastions"); an unscoped allow-all is a catch-all and would decide all traffic.
     const localOptional = remote.length > 0 && remote[0].last - remote[0].first < 2n ** 31n;
-    const local: Cidr[] = localOptional && r.chance(0.4) ? [] : Array.from({ length: 1 + r.int(2) }, () => cidr(r, v6));
+    const local: Cidr[] =
+      localOptional && r.chance(0.4) ? [] : Array.from({ length: 1 + r.int(2) }, () => cidr(r, v6));
     const [src, dest] = direction === 'INGRESS' ? [remote, local] : [local, remote];
     const layer4Configs: Layer4Config[] = r.weighted<() => Layer4Config[]>([
       [() => [], 5],
@@ -120,7 +176,9 @@ export function generateRules(r: Rng, count: number): FirewallRule[] {
         ...(dest.length ? { destIpRanges: dest.map((c) => c.text) } : {}),
         ...(layer4Configs.length ? { layer4Configs } : {}),
       },
-      ...(r.chance(0.3) ? { targetTags: Array.from({ length: 1 + r.int(2) }, () => r.pick(TAGS)) } : {}),
+      ...(r.chance(0.3)
+        ? { targetTags: Array.from({ length: 1 + r.int(2) }, () => r.pick(TAGS)) }
+        : {}),
       ...(r.chance(0.05) ? { disabled: true } : {}),
     };
     rangesOf.set(rule, { src, dest });
@@ -128,25 +186,39 @@ export function generateRules(r: Rng, count: number): FirewallRule[] {
   });
 }
 
-const randomPort = (r: Rng) => (r.chance(0.5) ? Number(r.pick(['22', '80', '443', '53', '8080', '5432'])) : r.int(65536));
+const randomPort = (r: Rng) =>
+  r.chance(0.5) ? Number(r.pick(['22', '80', '443', '53', '8080', '5432'])) : r.int(65536);
 const inside = (r: Rng, c: Cidr) => {
   const size = c.last - c.first + 1n;
-  const offset = size > 2n ** 48n ? BigInt(r.int(2 ** 32)) * BigInt(r.int(2 ** 16)) : BigInt(Math.floor(r.next() * Number(size)));
-  return c.family === 4 ? v4Text(Number(c.first + (offset % size))) : v6Text(c.first + (offset % size));
+  const offset =
+    size > 2n ** 48n
+      ? BigInt(r.int(2 ** 32)) * BigInt(r.int(2 ** 16))
+      : BigInt(Math.floor(r.next() * Number(size)));
+  return c.family === 4
+    ? v4Text(Number(c.first + (offset % size)))
+    : v6Text(c.first + (offset % size));
 };
 const randomAddress = (r: Rng, v6: boolean) => (v6 ? v6Text(v6Base(r)) : v4Text(v4Base(r)));
 
 /** Half the connections fall inside a random rule (which may still lose to an earlier one), half anywhere. */
 export function generateTraffic(r: Rng, rules: FirewallRule[]): Connection[] {
   return Array.from({ length: TRAFFIC }, (): Connection => {
-    const tags = Array.from({ length: r.int(4) }, () => (r.chance(0.7) ? r.pick(TAGS) : `host-${r.int(100)}`));
+    const tags = Array.from({ length: r.int(4) }, () =>
+      r.chance(0.7) ? r.pick(TAGS) : `host-${r.int(100)}`,
+    );
     if (r.chance(0.5)) {
       const v6 = r.chance(0.2);
       return {
         direction: r.chance(0.6) ? 'INGRESS' : 'EGRESS',
         srcIp: randomAddress(r, v6),
         destIp: randomAddress(r, v6),
-        protocol: r.weighted<string | number>([['tcp', 70], ['udp', 20], ['icmp', 5], [6, 3], [17, 2]]),
+        protocol: r.weighted<string | number>([
+          ['tcp', 70],
+          ['udp', 20],
+          ['icmp', 5],
+          [6, 3],
+          [17, 2],
+        ]),
         srcPort: r.int(65536),
         destPort: randomPort(r),
         targetTags: tags,
@@ -160,12 +232,18 @@ export function generateTraffic(r: Rng, rules: FirewallRule[]): Connection[] {
       return own.length ? inside(r, r.pick(own)) : randomAddress(r, family === 6);
     };
     const config = rule.match.layer4Configs?.length ? r.pick(rule.match.layer4Configs) : undefined;
-    const protocol = !config || config.ipProtocol === 'all' ? 'tcp' : r.chance(0.5) ? config.ipProtocol : Number(PROTOCOL_NUMBERS[config.ipProtocol] ?? config.ipProtocol);
+    const protocol =
+      !config || config.ipProtocol === 'all'
+        ? 'tcp'
+        : r.chance(0.5)
+          ? config.ipProtocol
+          : Number(PROTOCOL_NUMBERS[config.ipProtocol] ?? config.ipProtocol);
     let destPort: number | undefined = randomPort(r);
     if (config?.ports?.length) {
       const [low, high = low] = r.pick(config.ports).split('-').map(Number);
       destPort = low + r.int(high - low + 1);
-    } else if (config && !['tcp', 'udp', 'sctp', '6', '17', '132'].includes(config.ipProtocol)) destPort = undefined;
+    } else if (config && !['tcp', 'udp', 'sctp', '6', '17', '132'].includes(config.ipProtocol))
+      destPort = undefined;
     return {
       direction: rule.direction,
       srcIp: address(src),
@@ -221,7 +299,13 @@ function toScanRange(text: string): ScanRange {
   const bits = a.family === 4 ? 32 : 128;
   const host = (1n << BigInt(bits - (prefix === undefined ? bits : Number(prefix)))) - 1n;
   const first = (a.family === 4 ? BigInt(a.v4) : a.v6) & ~host;
-  return { family: a.family, first4: Number(first), last4: Number(first | host), first6: first, last6: first | host };
+  return {
+    family: a.family,
+    first4: Number(first),
+    last4: Number(first | host),
+    first6: first,
+    last6: first | host,
+  };
 }
 
 /** Rules sorted by priority, split by direction, disabled ones dropped: compiled just enough to be fair. */
@@ -235,7 +319,8 @@ function compileScan(rules: FirewallRule[]) {
         src: (r.match.srcIpRanges ?? []).map(toScanRange),
         dest: (r.match.destIpRanges ?? []).map(toScanRange),
         l4: (r.match.layer4Configs ?? []).map((c) => ({
-          protocol: c.ipProtocol === 'all' ? -1 : Number(PROTOCOL_NUMBERS[c.ipProtocol] ?? c.ipProtocol),
+          protocol:
+            c.ipProtocol === 'all' ? -1 : Number(PROTOCOL_NUMBERS[c.ipProtocol] ?? c.ipProtocol),
           ports: (c.ports ?? []).map((p) => {
             const [low, high = low] = p.split('-').map(Number);
             return [low, high] as [number, number];
@@ -248,7 +333,11 @@ function compileScan(rules: FirewallRule[]) {
 
 const rangeHas = (ranges: ScanRange[], a: ScanAddress) =>
   ranges.length === 0 ||
-  ranges.some((r) => r.family === a.family && (a.family === 4 ? a.v4 >= r.first4 && a.v4 <= r.last4 : a.v6 >= r.first6 && a.v6 <= r.last6));
+  ranges.some(
+    (r) =>
+      r.family === a.family &&
+      (a.family === 4 ? a.v4 >= r.first4 && a.v4 <= r.last4 : a.v6 >= r.first6 && a.v6 <= r.last6),
+  );
 
 const IMPLIED_DENY: Verdict = { action: 'deny', rulePriority: null, implied: true };
 const IMPLIED_ALLOW: Verdict = { action: 'allow', rulePriority: null, implied: true };
@@ -262,9 +351,12 @@ function scan(compiled: ReturnType<typeof compileScan>, c: ScanConnection): Verd
       !rule.l4.some(
         (l) =>
           (l.protocol === -1 || l.protocol === c.protocol) &&
-          (l.ports.length === 0 || (c.destPort !== undefined && l.ports.some(([low, high]) => c.destPort! >= low && c.destPort! <= high))),
+          (l.ports.length === 0 ||
+            (c.destPort !== undefined &&
+              l.ports.some(([low, high]) => c.destPort! >= low && c.destPort! <= high))),
       )
-    ) continue;
+    )
+      continue;
     if (rule.tags.length > 0 && !rule.tags.some((t) => c.tags.includes(t))) continue;
     return rule.verdict;
   }
@@ -316,7 +408,10 @@ function main() {
       engine = compilePolicy({ rules });
       compileTimes.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
-    const compileMs = `${compileTimes[0].toFixed(0)}/${compileTimes.slice(1).sort((a, b) => a - b)[2].toFixed(0)} ms`;
+    const compileMs = `${compileTimes[0].toFixed(0)}/${compileTimes
+      .slice(1)
+      .sort((a, b) => a - b)[2]
+      .toFixed(0)} ms`;
     const parsed = traffic.map((c) => parseConnection(c)!);
     const scanRules = compileScan(rules);
     const scanTraffic: ScanConnection[] = traffic.map((c, i) => ({
@@ -343,9 +438,18 @@ function main() {
     let evaluate = 0;
     let parsedRate = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      linear = Math.max(linear, rate(TRAFFIC, (i) => scan(scanRules, scanTraffic[i])));
-      evaluate = Math.max(evaluate, rate(TRAFFIC, (i) => engine.evaluate(traffic[i])));
-      parsedRate = Math.max(parsedRate, rate(TRAFFIC, (i) => engine.evaluateParsed(parsed[i])));
+      linear = Math.max(
+        linear,
+        rate(TRAFFIC, (i) => scan(scanRules, scanTraffic[i])),
+      );
+      evaluate = Math.max(
+        evaluate,
+        rate(TRAFFIC, (i) => engine.evaluate(traffic[i])),
+      );
+      parsedRate = Math.max(
+        parsedRate,
+        rate(TRAFFIC, (i) => engine.evaluateParsed(parsed[i])),
+      );
     }
     results.push({ size, linear, evaluate, parsed: parsedRate });
     out(
@@ -357,11 +461,19 @@ function main() {
   const check = (ok: boolean) => (ok ? 'met' : 'MISSED');
   out('');
   out(`cost at ${fmt(large.size)} rules ÷ cost at ${fmt(small.size)} rules:`);
-  out(`  evaluate ${(small.evaluate / large.evaluate).toFixed(2)}×, evaluateParsed ${(small.parsed / large.parsed).toFixed(2)}×, linear scan ${(small.linear / large.linear).toFixed(0)}×`);
+  out(
+    `  evaluate ${(small.evaluate / large.evaluate).toFixed(2)}×, evaluateParsed ${(small.parsed / large.parsed).toFixed(2)}×, linear scan ${(small.linear / large.linear).toFixed(0)}×`,
+  );
   out('targets:');
-  out(`  ≥ 1,000,000 decisions/s at ${fmt(large.size)} rules: evaluate ${fmt(large.evaluate)} (${check(large.evaluate >= 1e6)}), evaluateParsed ${fmt(large.parsed)} (${check(large.parsed >= 1e6)})`);
-  out(`  ≥ 10× the linear scan at ${fmt(large.size)} rules: ${(large.evaluate / large.linear).toFixed(0)}× (${check(large.evaluate >= 10 * large.linear)})`);
-  out(`  cost at ${fmt(large.size)} ≤ 3× cost at ${fmt(small.size)}: ${(small.evaluate / large.evaluate).toFixed(2)}× (${check(small.evaluate / large.evaluate <= 3)}), parsed ${(small.parsed / large.parsed).toFixed(2)}× (${check(small.parsed / large.parsed <= 3)})`);
+  out(
+    `  ≥ 1,000,000 decisions/s at ${fmt(large.size)} rules: evaluate ${fmt(large.evaluate)} (${check(large.evaluate >= 1e6)}), evaluateParsed ${fmt(large.parsed)} (${check(large.parsed >= 1e6)})`,
+  );
+  out(
+    `  ≥ 10× the linear scan at ${fmt(large.size)} rules: ${(large.evaluate / large.linear).toFixed(0)}× (${check(large.evaluate >= 10 * large.linear)})`,
+  );
+  out(
+    `  cost at ${fmt(large.size)} ≤ 3× cost at ${fmt(small.size)}: ${(small.evaluate / large.evaluate).toFixed(2)}× (${check(small.evaluate / large.evaluate <= 3)}), parsed ${(small.parsed / large.parsed).toFixed(2)}× (${check(small.parsed / large.parsed <= 3)})`,
+  );
 }
 
 // Runs when started as a script; other scripts may import the generators.

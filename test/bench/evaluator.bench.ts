@@ -71,9 +71,18 @@ import {
   previewLogSubject,
   trafficSubject,
 } from '@rollout/contracts';
-import { TrafficEvent as TrafficEventV2alpha, trafficV2alphaSubject } from '@rollout/contracts-alpha';
+import {
+  TrafficEvent as TrafficEventV2alpha,
+  trafficV2alphaSubject,
+} from '@rollout/contracts-alpha';
 import { NatsNamespace, NatsRpcClient } from '@rollout/nats';
-import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, freePort, uniqueName } from '@rollout/testing';
+import {
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
+  eventually,
+  freePort,
+  uniqueName,
+} from '@rollout/testing';
 import { AckPolicy, DeliverPolicy, NatsConnection, connect } from 'nats';
 import { ChildProcess, execSync, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -91,7 +100,10 @@ const FLOWS = numberOf('BENCH_FLOWS', 100_000);
 const ROUNDS = numberOf('BENCH_FRESHNESS_ROUNDS', 12);
 const STORAGE_EVENTS = numberOf('BENCH_STORAGE_EVENTS', 250_000);
 const STORAGE_ROUNDS = numberOf('BENCH_STORAGE_ROUNDS', 4);
-const STORAGE_FLOWS = (process.env.BENCH_STORAGE_FLOWS ?? '1000,100000').split(',').map(Number).filter((n) => n > 0);
+const STORAGE_FLOWS = (process.env.BENCH_STORAGE_FLOWS ?? '1000,100000')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
 const MEMORY_EVENTS = numberOf('BENCH_MEMORY_EVENTS', 2_000_000);
 const MEMORY_FLOWS = numberOf('BENCH_MEMORY_FLOWS', 100_000);
 const SKIP_MEMORY = process.env.BENCH_SKIP_MEMORY === '1';
@@ -119,7 +131,8 @@ const PROBE_FOR_MS = 400;
 const MB = 1024 ** 2;
 const ROOT = join(__dirname, '..', '..');
 const out = (line: string) => process.stdout.write(`${line}\n`);
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const mb = (bytes: number) => `${(bytes / MB).toFixed(2)} MB`;
@@ -140,7 +153,10 @@ function liveRules(random: () => number): FirewallRule[] {
   const ports = ['22', '80', '443', '3306', '5432', '6379', '8000-8080', '9000-9100'];
   return Array.from({ length: 1000 }, (_, i): FirewallRule => {
     const prefix = 16 + Math.floor(random() * 13);
-    const base = random() < 0.7 ? `10.${Math.floor(random() * 256)}.${Math.floor(random() * 256)}.0` : `172.${16 + Math.floor(random() * 16)}.${Math.floor(random() * 256)}.0`;
+    const base =
+      random() < 0.7
+        ? `10.${Math.floor(random() * 256)}.${Math.floor(random() * 256)}.0`
+        : `172.${16 + Math.floor(random() * 16)}.${Math.floor(random() * 256)}.0`;
     return {
       priority: 1000 + i * 10,
       direction: random() < 0.9 ? 'INGRESS' : 'EGRESS',
@@ -148,7 +164,12 @@ function liveRules(random: () => number): FirewallRule[] {
       match: {
         srcIpRanges: [`${base}/${prefix}`],
         ...(random() < 0.3 ? { destIpRanges: [`192.168.${Math.floor(random() * 256)}.0/24`] } : {}),
-        layer4Configs: [{ ipProtocol: random() < 0.8 ? 'tcp' : 'udp', ports: [ports[Math.floor(random() * ports.length)]] }],
+        layer4Configs: [
+          {
+            ipProtocol: random() < 0.8 ? 'tcp' : 'udp',
+            ports: [ports[Math.floor(random() * ports.length)]],
+          },
+        ],
       },
       ...(random() < 0.2 ? { targetTags: [`tier-${Math.floor(random() * 4)}`] } : {}),
     };
@@ -156,7 +177,10 @@ function liveRules(random: () => number): FirewallRule[] {
 }
 
 /** What a flow fixes: what previewFlows aggregates by (with the deciding rules), and the instance's tags. */
-type Flow = Pick<TrafficEvent, 'direction' | 'srcIp' | 'destIp' | 'protocol' | 'destPort' | 'targetTags'>;
+type Flow = Pick<
+  TrafficEvent,
+  'direction' | 'srcIp' | 'destIp' | 'protocol' | 'destPort' | 'targetTags'
+>;
 
 /** An IPv4 address as a number, and back. */
 const ipv4 = (address: string) => address.split('.').reduce((n, part) => n * 256 + Number(part), 0);
@@ -186,19 +210,30 @@ function flowPool(count: number, seed: number, rules: FirewallRule[]): Flow[] {
     if (random() < RULE_FLOWS) {
       const rule = rules[Math.floor(random() * rules.length)];
       const l4 = rule.match.layer4Configs?.[0];
-      const [low, high = low] = (l4?.ports?.[0] ?? String(ports[Math.floor(random() * ports.length)])).split('-').map(Number);
+      const [low, high = low] = (
+        l4?.ports?.[0] ?? String(ports[Math.floor(random() * ports.length)])
+      )
+        .split('-')
+        .map(Number);
       flow = {
         direction: rule.direction ?? 'INGRESS',
         srcIp: inRange(rule.match.srcIpRanges?.[0] ?? '10.0.0.0/8', random),
         destIp: inRange(rule.match.destIpRanges?.[0] ?? '192.168.0.0/16', random),
         protocol: (l4?.ipProtocol ?? 'tcp') as TrafficEvent['protocol'],
         destPort: low + Math.floor(random() * (high - low + 1)),
-        ...(rule.targetTags ? { targetTags: rule.targetTags } : random() < 0.3 ? { targetTags: [`tier-${Math.floor(random() * 4)}`] } : {}),
+        ...(rule.targetTags
+          ? { targetTags: rule.targetTags }
+          : random() < 0.3
+            ? { targetTags: [`tier-${Math.floor(random() * 4)}`] }
+            : {}),
       };
     } else {
       flow = {
         direction: random() < 0.9 ? 'INGRESS' : 'EGRESS',
-        srcIp: random() < 0.85 ? `10.${byte()}.${byte()}.${byte()}` : `172.${16 + Math.floor(random() * 16)}.${byte()}.${byte()}`,
+        srcIp:
+          random() < 0.85
+            ? `10.${byte()}.${byte()}.${byte()}`
+            : `172.${16 + Math.floor(random() * 16)}.${byte()}.${byte()}`,
         destIp: `192.168.${byte()}.${byte()}`,
         protocol: random() < 0.85 ? 'tcp' : 'udp',
         destPort: ports[Math.floor(random() * ports.length)],
@@ -236,7 +271,7 @@ function trafficOf(flows: Flow[], count: number, tag: string): Traffic {
       id: `${tag}-${i}`,
       time: new Date(start + i).toISOString(),
       ...flows[i % flows.length],
-      srcPort: 1024 + (Math.imul(i + 1, 2654435761) >>> 0) % 60000,
+      srcPort: 1024 + ((Math.imul(i + 1, 2654435761) >>> 0) % 60000),
     }),
   };
 }
@@ -247,17 +282,34 @@ function trafficOf(flows: Flow[], count: number, tag: string): Traffic {
  * options of its Kubernetes config (the evaluator's heap cap).
  */
 function startApp(app: string, env: Record<string, string>, root = ROOT): ChildProcess {
-  return spawn(process.execPath, [...(process.env.BENCH_PROFILE === app ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), join(root, `dist/apps/${app}/src/main.js`)], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, NODE_OPTIONS: deployedNodeOptions(app), NODE_ENV: 'development', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent' },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  return spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_PROFILE === app ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []),
+      join(root, `dist/apps/${app}/src/main.js`),
+    ],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        ...env,
+        NODE_OPTIONS: deployedNodeOptions(app),
+        NODE_ENV: 'development',
+        LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
 }
 
 /** NODE_OPTIONS of a service's deploy/k8s/base/<app>/config.env, if it sets any. */
 function deployedNodeOptions(app: string): string {
   try {
-    return /^NODE_OPTIONS=(.*)$/m.exec(readFileSync(join(ROOT, `deploy/k8s/base/${app}/config.env`), 'utf8'))?.[1] ?? '';
+    return (
+      /^NODE_OPTIONS=(.*)$/m.exec(
+        readFileSync(join(ROOT, `deploy/k8s/base/${app}/config.env`), 'utf8'),
+      )?.[1] ?? ''
+    );
   } catch {
     return '';
   }
@@ -278,7 +330,11 @@ function cpuOf(pid: number): number {
 function processStats(child: ChildProcess): { peakMb: number; rssMb: number; cpuSeconds: number } {
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { peakMb: kb('VmHWM') / 1024, rssMb: kb('VmRSS') / 1024, cpuSeconds: cpuOf(child.pid as number) };
+  return {
+    peakMb: kb('VmHWM') / 1024,
+    rssMb: kb('VmRSS') / 1024,
+    cpuSeconds: cpuOf(child.pid as number),
+  };
 }
 
 /**
@@ -295,7 +351,9 @@ class BackendCpu {
   constructor(private readonly pg: Client) {}
 
   async sample(): Promise<void> {
-    const pids: number[] = (await this.pg.query(`SELECT pid FROM pg_stat_activity WHERE application_name = 'evaluator'`)).rows.map((r) => r.pid);
+    const pids: number[] = (
+      await this.pg.query(`SELECT pid FROM pg_stat_activity WHERE application_name = 'evaluator'`)
+    ).rows.map((r) => r.pid);
     for (const pid of pids) {
       const cpu = cpuOf(pid);
       if (!this.first.has(pid)) this.first.set(pid, this.sampled ? 0 : cpu);
@@ -312,7 +370,8 @@ class BackendCpu {
 
   get seconds(): number {
     let total = 0;
-    for (const [pid, first] of this.first) total += Math.max(0, (this.last.get(pid) ?? first) - first);
+    for (const [pid, first] of this.first)
+      total += Math.max(0, (this.last.get(pid) ?? first) - first);
     return total;
   }
 }
@@ -321,8 +380,13 @@ class BackendCpu {
 function buildBaseline(revision: string): string {
   const root = join(tmpdir(), `rollout-bench-baseline-${revision.replace(/[^\w.-]/g, '_')}`);
   out(`building baseline ${revision} in ${root}…`);
-  execSync(`git worktree add --force --detach ${JSON.stringify(root)} ${JSON.stringify(revision)}`, { cwd: ROOT, stdio: 'ignore' });
-  execSync(`ln -sfn ${JSON.stringify(join(ROOT, 'node_modules'))} ${JSON.stringify(join(root, 'node_modules'))}`);
+  execSync(
+    `git worktree add --force --detach ${JSON.stringify(root)} ${JSON.stringify(revision)}`,
+    { cwd: ROOT, stdio: 'ignore' },
+  );
+  execSync(
+    `ln -sfn ${JSON.stringify(join(ROOT, 'node_modules'))} ${JSON.stringify(join(root, 'node_modules'))}`,
+  );
   execSync('npm run build', { cwd: root, stdio: 'ignore' });
   return root;
 }
@@ -335,7 +399,11 @@ async function stop(child: ChildProcess | undefined) {
 }
 
 /** traffic.v1: one event per message, published in parallel windows of 2,000. */
-async function publishAll(nc: NatsConnection, subject: string, traffic: Traffic): Promise<{ first: number; last: number; messages: number }> {
+async function publishAll(
+  nc: NatsConnection,
+  subject: string,
+  traffic: Traffic,
+): Promise<{ first: number; last: number; messages: number }> {
   const js = nc.jetstream();
   let first = Number.MAX_SAFE_INTEGER;
   let last = 0;
@@ -354,9 +422,26 @@ async function publishAll(nc: NatsConnection, subject: string, traffic: Traffic)
 }
 
 /** traffic.v2alpha: the same events in batches of `size`, address fields spelled out, 50 batches in parallel. */
-async function publishBatches(nc: NatsConnection, subject: string, traffic: Traffic, size: number): Promise<{ first: number; last: number; messages: number }> {
+async function publishBatches(
+  nc: NatsConnection,
+  subject: string,
+  traffic: Traffic,
+  size: number,
+): Promise<{ first: number; last: number; messages: number }> {
   const js = nc.jetstream();
-  const toV2alpha = ({ srcIp, destIp, srcPort, destPort, ...rest }: TrafficEvent): TrafficEventV2alpha => ({ ...rest, sourceIp: srcIp, destinationIp: destIp, sourcePort: srcPort, destinationPort: destPort });
+  const toV2alpha = ({
+    srcIp,
+    destIp,
+    srcPort,
+    destPort,
+    ...rest
+  }: TrafficEvent): TrafficEventV2alpha => ({
+    ...rest,
+    sourceIp: srcIp,
+    destinationIp: destIp,
+    sourcePort: srcPort,
+    destinationPort: destPort,
+  });
   let first = Number.MAX_SAFE_INTEGER;
   let last = 0;
   let messages = 0;
@@ -364,8 +449,11 @@ async function publishBatches(nc: NatsConnection, subject: string, traffic: Traf
     const window: Promise<{ seq: number }>[] = [];
     for (let j = i; j < Math.min(traffic.count, i + size * 50); j += size) {
       const batch: TrafficEventV2alpha[] = [];
-      for (let k = j; k < Math.min(traffic.count, j + size); k++) batch.push(toV2alpha(traffic.at(k)));
-      window.push(js.publish(subject, JSON.stringify({ events: batch }), { msgID: `batch-${batch[0].id}` }));
+      for (let k = j; k < Math.min(traffic.count, j + size); k++)
+        batch.push(toV2alpha(traffic.at(k)));
+      window.push(
+        js.publish(subject, JSON.stringify({ events: batch }), { msgID: `batch-${batch[0].id}` }),
+      );
     }
     messages += window.length;
     for (const ack of await Promise.all(window)) {
@@ -382,9 +470,20 @@ async function publishBatches(nc: NatsConnection, subject: string, traffic: Traf
  * Also the CPU that consuming alone costs this Node process per message (the NATS client's
  * share of any consumer's work, before it does anything with a message).
  */
-async function rawRate(nc: NatsConnection, stream: string, first: number, count: number): Promise<{ rate: number; cpuPerMessageUs: number }> {
+async function rawRate(
+  nc: NatsConnection,
+  stream: string,
+  first: number,
+  count: number,
+): Promise<{ rate: number; cpuPerMessageUs: number }> {
   const jsm = await nc.jetstreamManager();
-  await jsm.consumers.add(stream, { durable_name: 'raw-baseline', ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: first, max_ack_pending: 20_000 });
+  await jsm.consumers.add(stream, {
+    durable_name: 'raw-baseline',
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: first,
+    max_ack_pending: 20_000,
+  });
   const consumer = await nc.jetstream().consumers.get(stream, 'raw-baseline');
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
@@ -418,11 +517,28 @@ async function main() {
   const schemas = { experiment: uniqueName('bench_'), preview: uniqueName('bench_') };
   /** The empty schemas the storage and memory passes start from (dropped once measured, and at the end). */
   const passSchemas: string[] = [];
-  const common = { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, HOST: '127.0.0.1', DATABASE_URL: TEST_POSTGRES_URL };
+  const common = {
+    NATS_URL: TEST_NATS_URL,
+    NATS_NAMESPACE: namespace,
+    HOST: '127.0.0.1',
+    DATABASE_URL: TEST_POSTGRES_URL,
+  };
   // TRAFFIC holds one scenario at a time (it is purged in between): room for the largest, ~800 bytes an event.
-  const largest = Math.max(EVENTS, SKIP_STORAGE ? 0 : STORAGE_EVENTS * STORAGE_ROUNDS, SKIP_MEMORY ? 0 : MEMORY_EVENTS);
-  const evaluatorEnv = { ...common, TRAFFIC_MAX_BYTES: String(Math.max(512 * MB, largest * 800)), PREVIEW_LOGS_MAX_BYTES: String(1024 ** 3) };
-  const service = startApp('experiment-service', { ...common, PORT: String(await freePort()), DATABASE_SCHEMA: schemas.experiment });
+  const largest = Math.max(
+    EVENTS,
+    SKIP_STORAGE ? 0 : STORAGE_EVENTS * STORAGE_ROUNDS,
+    SKIP_MEMORY ? 0 : MEMORY_EVENTS,
+  );
+  const evaluatorEnv = {
+    ...common,
+    TRAFFIC_MAX_BYTES: String(Math.max(512 * MB, largest * 800)),
+    PREVIEW_LOGS_MAX_BYTES: String(1024 ** 3),
+  };
+  const service = startApp('experiment-service', {
+    ...common,
+    PORT: String(await freePort()),
+    DATABASE_SCHEMA: schemas.experiment,
+  });
   let evaluator: ChildProcess | undefined;
   let evaluatorPort = 0;
   const nc = await connect({ servers: TEST_NATS_URL });
@@ -431,41 +547,69 @@ async function main() {
   const rpc = new NatsRpcClient(nc, ns);
   const pg = new Client({ connectionString: TEST_POSTGRES_URL });
   await pg.connect();
-  const ask = <T>(subject: string, data: unknown) => rpc.request<T>(subject, data, { timeoutMs: 30_000 });
+  const ask = <T>(subject: string, data: unknown) =>
+    rpc.request<T>(subject, data, { timeoutMs: 30_000 });
   const summary: SummaryLine[] = [];
   const note = (line: SummaryLine) => summary.push(line);
 
   /** A fresh evaluator process on `schema` (this build's, or another's); resolves when it is ready (performance.now()). */
   const startEvaluator = async (schema: string, root = ROOT) => {
     evaluatorPort = await freePort();
-    const child = startApp('evaluator', { ...evaluatorEnv, DATABASE_SCHEMA: schema, PORT: String(evaluatorPort) }, root);
+    const child = startApp(
+      'evaluator',
+      { ...evaluatorEnv, DATABASE_SCHEMA: schema, PORT: String(evaluatorPort) },
+      root,
+    );
     evaluator = child;
     return eventually(
       async () => {
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the evaluator exited (${child.exitCode ?? child.signalCode})`);
-        return (await fetch(`http://127.0.0.1:${evaluatorPort}/readyz`).catch(() => undefined))?.status === 200 ? performance.now() : undefined;
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`the evaluator exited (${child.exitCode ?? child.signalCode})`);
+        return (await fetch(`http://127.0.0.1:${evaluatorPort}/readyz`).catch(() => undefined))
+          ?.status === 200
+          ? performance.now()
+          : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 10, what: 'evaluator ready' },
     );
   };
   const running = (): ChildProcess => {
     const child = evaluator;
-    if (!child || child.exitCode !== null || child.signalCode !== null) throw new Error(`the evaluator exited (${child?.exitCode ?? child?.signalCode})`);
+    if (!child || child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the evaluator exited (${child?.exitCode ?? child?.signalCode})`);
     return child;
   };
 
   // The preview schema, measured whatever its tables are.
   const tablesOf = async (schema: string): Promise<string[]> =>
-    (await pg.query(`SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'm') ORDER BY c.relname`, [schema])).rows.map((r) => r.relname);
+    (
+      await pg.query(
+        `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'm') ORDER BY c.relname`,
+        [schema],
+      )
+    ).rows.map((r) => r.relname);
   const quoted = (schema: string, table: string) => `"${schema}"."${table.replace(/"/g, '""')}"`;
   const vacuum = async (schema: string) => {
-    for (const table of await tablesOf(schema)) await pg.query(`VACUUM (ANALYZE) ${quoted(schema, table)}`);
+    for (const table of await tablesOf(schema))
+      await pg.query(`VACUUM (ANALYZE) ${quoted(schema, table)}`);
   };
   /** The sum of pg_total_relation_size (heap, indexes, TOAST, maps) over the schema's tables, and each table's rows. */
-  const sizeOf = async (schema: string): Promise<{ bytes: number; rows: Record<string, number> }> => {
-    const bytes = Number((await pg.query(`SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'm')`, [schema])).rows[0].bytes);
+  const sizeOf = async (
+    schema: string,
+  ): Promise<{ bytes: number; rows: Record<string, number> }> => {
+    const bytes = Number(
+      (
+        await pg.query(
+          `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'm')`,
+          [schema],
+        )
+      ).rows[0].bytes,
+    );
     const rows: Record<string, number> = {};
-    for (const table of await tablesOf(schema)) rows[table] = Number((await pg.query(`SELECT count(*) AS n FROM ${quoted(schema, table)}`)).rows[0].n);
+    for (const table of await tablesOf(schema))
+      rows[table] = Number(
+        (await pg.query(`SELECT count(*) AS n FROM ${quoted(schema, table)}`)).rows[0].n,
+      );
     return { bytes, rows };
   };
   /** Every outbox-like table of the schema (a name containing "outbox") is empty: what was committed is on PREVIEW_LOGS. */
@@ -480,7 +624,13 @@ async function main() {
   };
 
   try {
-    await eventually(async () => ((await ask(`system.v1.experiment-service.info`, {}).catch(() => undefined)) ? true : undefined), { timeoutMs: 60_000, intervalMs: 250, what: 'experiment-service up' });
+    await eventually(
+      async () =>
+        (await ask(`system.v1.experiment-service.info`, {}).catch(() => undefined))
+          ? true
+          : undefined,
+      { timeoutMs: 60_000, intervalMs: 250, what: 'experiment-service up' },
+    );
     // The evaluator creates TRAFFIC and PREVIEW_LOGS; start it once to declare them.
     await startEvaluator(schemas.preview);
     await stop(evaluator);
@@ -490,25 +640,54 @@ async function main() {
     const parent = 'projects/bench/locations/global';
     const policyName = `${parent}/firewallPolicies/edge`;
     const experimentName = (id: string) => `${policyName}/experiments/${id}`;
-    await ask<FirewallPolicy>(EXPERIMENT_SUBJECTS.createPolicy, { parent, firewallPolicyId: 'edge', firewallPolicy: { rules }, actor: 'bench' } satisfies CreatePolicyRequest);
+    await ask<FirewallPolicy>(EXPERIMENT_SUBJECTS.createPolicy, {
+      parent,
+      firewallPolicyId: 'edge',
+      firewallPolicy: { rules },
+      actor: 'bench',
+    } satisfies CreatePolicyRequest);
     // 1: flips the action of every tenth rule; 2: a new rule in front; 3: the no-op (previews deleting the policy).
     const variants: Record<string, FirewallRule[]> = {
-      flip: rules.map((r, i) => (i % 10 === 0 ? { ...r, action: r.action === 'allow' ? 'deny' : 'allow' } : r)),
-      lockdown: [{ priority: 1, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['10.128.0.0/9'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22', '3306'] }] } }, ...rules.slice(0, 999)],
+      flip: rules.map((r, i) =>
+        i % 10 === 0 ? { ...r, action: r.action === 'allow' ? 'deny' : 'allow' } : r,
+      ),
+      lockdown: [
+        {
+          priority: 1,
+          direction: 'INGRESS',
+          action: 'deny',
+          match: {
+            srcIpRanges: ['10.128.0.0/9'],
+            layer4Configs: [{ ipProtocol: 'tcp', ports: ['22', '3306'] }],
+          },
+        },
+        ...rules.slice(0, 999),
+      ],
       noop: [],
     };
     for (const [id, experimentRules] of Object.entries(variants)) {
-      await ask<Operation>(EXPERIMENT_SUBJECTS.createExperiment, { parent: policyName, experimentId: id, experiment: { firewallPolicy: { rules: experimentRules } }, actor: 'bench' } satisfies CreateExperimentRequest);
+      await ask<Operation>(EXPERIMENT_SUBJECTS.createExperiment, {
+        parent: policyName,
+        experimentId: id,
+        experiment: { firewallPolicy: { rules: experimentRules } },
+        actor: 'bench',
+      } satisfies CreateExperimentRequest);
     }
     /** The experiments previewed now, as far as this bench has made them so. */
     const active = new Set<string>();
     const start = async (id: string) => {
-      const operation = await ask<Operation<FirewallPolicyExperiment>>(EXPERIMENT_SUBJECTS.startPreview, { name: experimentName(id), actor: 'bench' } satisfies PreviewRequest);
+      const operation = await ask<Operation<FirewallPolicyExperiment>>(
+        EXPERIMENT_SUBJECTS.startPreview,
+        { name: experimentName(id), actor: 'bench' } satisfies PreviewRequest,
+      );
       active.add(id);
       return operation;
     };
     const stopPreview = async (id: string) => {
-      const operation = await ask<Operation<FirewallPolicyExperiment>>(EXPERIMENT_SUBJECTS.stopPreview, { name: experimentName(id), actor: 'bench' } satisfies PreviewRequest);
+      const operation = await ask<Operation<FirewallPolicyExperiment>>(
+        EXPERIMENT_SUBJECTS.stopPreview,
+        { name: experimentName(id), actor: 'bench' } satisfies PreviewRequest,
+      );
       active.delete(id);
       return operation;
     };
@@ -520,7 +699,10 @@ async function main() {
     const stream = ns.stream(TRAFFIC_STREAM);
     const subject = ns.subject(trafficSubject('bench', 'global', 'edge'));
     const v2alphaSubject = ns.subject(trafficV2alphaSubject('bench', 'global', 'edge'));
-    const publish = (major: 'v1' | 'v2alpha', traffic: Traffic) => (major === 'v1' ? publishAll(nc, subject, traffic) : publishBatches(nc, v2alphaSubject, traffic, BATCH));
+    const publish = (major: 'v1' | 'v2alpha', traffic: Traffic) =>
+      major === 'v1'
+        ? publishAll(nc, subject, traffic)
+        : publishBatches(nc, v2alphaSubject, traffic, BATCH);
     /** Empties TRAFFIC between scenarios (everything in it is acknowledged), so it holds one scenario at a time. */
     const purgeTraffic = async () => {
       await jsm.streams.purge(stream);
@@ -540,49 +722,82 @@ async function main() {
       for (;;) {
         running();
         if (!settledAt && (await consumerSettled(last))) settledAt = performance.now();
-        if (settledAt && (await outboxesEmpty(schema))) return { settledAt, doneAt: performance.now() };
+        if (settledAt && (await outboxesEmpty(schema)))
+          return { settledAt, doneAt: performance.now() };
         await backends?.maybeSample();
-        if (performance.now() > deadline) throw new Error(`${events} events not evaluated within ${timeoutMs / 1000} s`);
+        if (performance.now() > deadline)
+          throw new Error(`${events} events not evaluated within ${timeoutMs / 1000} s`);
         await sleep(25);
       }
     };
     /** The reports of `ids`, and whether each one's evaluated events add up to `expected`. */
     const reportsOf = async (ids: readonly string[], expected: (id: string) => number) => {
-      const reports = await Promise.all(ids.map((id) => ask<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: experimentName(id) })));
+      const reports = await Promise.all(
+        ids.map((id) =>
+          ask<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: experimentName(id) }),
+        ),
+      );
       const totals = reports.map((r) => r.configurations.reduce((sum, c) => sum + c.evaluated, 0));
       const exact = totals.every((total, i) => total === expected(ids[i]));
-      const sum = (r: PreviewReport, field: 'changed' | 'flows' | 'changedOutsideFlows') => r.configurations.reduce((s, c) => s + (c[field] ?? 0), 0);
+      const sum = (r: PreviewReport, field: 'changed' | 'flows' | 'changedOutsideFlows') =>
+        r.configurations.reduce((s, c) => s + (c[field] ?? 0), 0);
       const hasFlows = (r: PreviewReport) => r.configurations.some((c) => c.flows !== undefined);
       const describe = reports
-        .map((r, i) => `${ids[i]}: ${int(totals[i])} evaluated${totals[i] === expected(ids[i]) ? '' : ` (expected ${int(expected(ids[i]))})`}, ${int(sum(r, 'changed'))} changed, flows kept ${hasFlows(r) ? int(sum(r, 'flows')) : 'n/a'}, changed outside flows ${hasFlows(r) ? int(sum(r, 'changedOutsideFlows')) : 'n/a'}`)
+        .map(
+          (r, i) =>
+            `${ids[i]}: ${int(totals[i])} evaluated${totals[i] === expected(ids[i]) ? '' : ` (expected ${int(expected(ids[i]))})`}, ${int(sum(r, 'changed'))} changed, flows kept ${hasFlows(r) ? int(sum(r, 'flows')) : 'n/a'}, changed outside flows ${hasFlows(r) ? int(sum(r, 'changedOutsideFlows')) : 'n/a'}`,
+        )
         .join('; ');
-      return { reports, exact, describe, flows: reports.map((r) => (hasFlows(r) ? sum(r, 'flows') : undefined)) };
+      return {
+        reports,
+        exact,
+        describe,
+        flows: reports.map((r) => (hasFlows(r) ? sum(r, 'flows') : undefined)),
+      };
     };
     /**
      * Every changed flow of an experiment through previewFlows (pages of 1,000): how many, and
      * whether their events add up to the report's changed events kept in flows.
      */
     const listFlows = async (id: string, report: PreviewReport): Promise<string> => {
-      const inFlows = report.configurations.reduce((sum, c) => sum + c.changed - (c.changedOutsideFlows ?? 0), 0);
+      const inFlows = report.configurations.reduce(
+        (sum, c) => sum + c.changed - (c.changedOutsideFlows ?? 0),
+        0,
+      );
       let flows = 0;
       let events = 0;
       let pageToken: string | undefined;
       try {
         for (let page = 0; page < 10_000; page++) {
-          const response = await ask<ListPreviewFlowsResponse>(PREVIEW_SUBJECTS.previewFlows, { parent: experimentName(id), pageSize: 1000, ...(pageToken ? { pageToken } : {}) } satisfies ListPreviewFlowsRequest);
+          const response = await ask<ListPreviewFlowsResponse>(PREVIEW_SUBJECTS.previewFlows, {
+            parent: experimentName(id),
+            pageSize: 1000,
+            ...(pageToken ? { pageToken } : {}),
+          } satisfies ListPreviewFlowsRequest);
           flows += response.previewFlows.length;
           events += response.previewFlows.reduce((sum, f) => sum + f.count, 0);
           pageToken = response.nextPageToken;
           if (!pageToken) break;
         }
-        return `${id} ${int(flows)} flows of ${int(events)} changed events (${events === inFlows ? 'the report\'s, exactly' : `NOT the report's ${int(inFlows)}`})`;
+        return `${id} ${int(flows)} flows of ${int(events)} changed events (${events === inFlows ? "the report's, exactly" : `NOT the report's ${int(inFlows)}`})`;
       } catch (error) {
         return `${id}: previewFlows failed (${errorText(error)})`;
       }
     };
     const metricsLine = async () => {
-      const metrics = await (await fetch(`http://127.0.0.1:${evaluatorPort}/metrics`)).text().catch(() => '');
-      return metrics.split('\n').filter((l) => /^evaluator_(traffic_events_total|dead_letters_total|preview_records_total|store_failures_total)/.test(l)).join(', ');
+      const metrics = await (
+        await fetch(`http://127.0.0.1:${evaluatorPort}/metrics`)
+      )
+        .text()
+        .catch(() => '');
+      return metrics
+        .split('\n')
+        .filter((l) =>
+          /^evaluator_(traffic_events_total|dead_letters_total|preview_records_total|store_failures_total)/.test(
+            l,
+          ),
+        )
+        .join(', ');
     };
     /**
      * Starts a fresh evaluator on `schema` over a backlog already published (up to `last`), and
@@ -605,12 +820,28 @@ async function main() {
         pgCpuPerEventUs: (backends.seconds * 1e6) / events,
       };
     };
-    const cpuText = (r: { cpuPerEventUs: number; pgCpuPerEventUs: number }) => `CPU per event: evaluator ${r.cpuPerEventUs.toFixed(1)} µs, its Postgres backends ${r.pgCpuPerEventUs.toFixed(1)} µs`;
+    const cpuText = (r: { cpuPerEventUs: number; pgCpuPerEventUs: number }) =>
+      `CPU per event: evaluator ${r.cpuPerEventUs.toFixed(1)} µs, its Postgres backends ${r.pgCpuPerEventUs.toFixed(1)} µs`;
 
     // 1. Throughput, into the main preview schema.
-    out(`throughput: ${int(EVENTS)} events per scenario from ${int(Math.min(FLOWS, EVENTS))} distinct flows, one live policy of 1,000 rules`);
+    out(
+      `throughput: ${int(EVENTS)} events per scenario from ${int(Math.min(FLOWS, EVENTS))} distinct flows, one live policy of 1,000 rules`,
+    );
     const throughputFlows = flowPool(FLOWS, 1, rules);
-    const results: { experiments: number; major: 'v1' | 'v2alpha'; raw: number; rawMessages: number; rawCpuUs: number; evaluated: number; settledOnly: number; peakMb: number; cpuPerEventUs: number; pgCpuPerEventUs: number; exact: boolean; baseline?: number }[] = [];
+    const results: {
+      experiments: number;
+      major: 'v1' | 'v2alpha';
+      raw: number;
+      rawMessages: number;
+      rawCpuUs: number;
+      evaluated: number;
+      settledOnly: number;
+      peakMb: number;
+      cpuPerEventUs: number;
+      pgCpuPerEventUs: number;
+      exact: boolean;
+      baseline?: number;
+    }[] = [];
     const expected: Record<string, number> = {};
     const scenarios = [
       { experiments: 1, major: 'v1', ids: ['flip'] },
@@ -622,9 +853,16 @@ async function main() {
       for (const id of ids) expected[id] = (expected[id] ?? 0) + EVENTS;
       await purgeTraffic();
       const traffic = trafficOf(throughputFlows, EVENTS, `s${index}`);
-      out(`  publishing ${int(EVENTS)} events (${experiments} ACTIVE experiment${experiments > 1 ? 's' : ''}, traffic.${major}${major === 'v2alpha' ? ` in batches of ${BATCH}` : ''})…`);
+      out(
+        `  publishing ${int(EVENTS)} events (${experiments} ACTIVE experiment${experiments > 1 ? 's' : ''}, traffic.${major}${major === 'v2alpha' ? ` in batches of ${BATCH}` : ''})…`,
+      );
       const { first, last, messages } = await publish(major, traffic);
-      const { rate: rawMessages, cpuPerMessageUs: rawCpuUs } = await rawRate(nc, stream, first, messages);
+      const { rate: rawMessages, cpuPerMessageUs: rawCpuUs } = await rawRate(
+        nc,
+        stream,
+        first,
+        messages,
+      );
       const raw = (rawMessages * EVENTS) / messages;
       const measured = await drain(schemas.preview, last, EVENTS);
       const { exact, describe } = await reportsOf(ids, (id) => expected[id]);
@@ -637,46 +875,95 @@ async function main() {
         const schema = uniqueName('bench_');
         passSchemas.push(schema);
         baseline = (await drain(schema, last, EVENTS, baselineRoot)).evaluated;
-        out(`    baseline ${BASELINE}: ${int(baseline)} events/s evaluated on the same backlog; this build ${(measured.evaluated / baseline).toFixed(2)} × baseline`);
+        out(
+          `    baseline ${BASELINE}: ${int(baseline)} events/s evaluated on the same backlog; this build ${(measured.evaluated / baseline).toFixed(2)} × baseline`,
+        );
         await stop(evaluator);
         await dropSchema(schema);
         // The last scenario's evaluator stays up for the freshness rounds: this build's.
         if (index === scenarios.length - 1) await startEvaluator(schemas.preview);
       }
-      results.push({ experiments, major, raw, rawMessages, rawCpuUs, ...measured, exact, baseline });
+      results.push({
+        experiments,
+        major,
+        raw,
+        rawMessages,
+        rawCpuUs,
+        ...measured,
+        exact,
+        baseline,
+      });
       if (index < scenarios.length - 1) await stop(evaluator);
     }
     out('');
-    out(`evaluator end to end: ${int(EVENTS)} traffic events from ${int(Math.min(FLOWS, EVENTS))} distinct flows, one live policy of 1,000 rules (2 shared cores; NATS, Postgres and this load generator included)`);
+    out(
+      `evaluator end to end: ${int(EVENTS)} traffic events from ${int(Math.min(FLOWS, EVENTS))} distinct flows, one live policy of 1,000 rules (2 shared cores; NATS, Postgres and this load generator included)`,
+    );
     for (const r of results) {
       if (r.major === 'v2alpha') {
         // No target of its own: the same work per event, fewer messages; compared with v1's raw rate of one event per message.
-        const v1 = results.find((v) => v.major === 'v1' && v.experiments === r.experiments) as (typeof results)[number];
-        out(`  ${r.experiments} ACTIVE experiment , traffic.v2alpha batches of ${BATCH}: ${int(r.evaluated)} events/s evaluated = ${(r.evaluated / v1.raw).toFixed(2)} × v1 raw (${(r.evaluated / v1.evaluated).toFixed(2)} × v1 evaluated); ` +
-          `${int(r.settledOnly)} events/s to the last acknowledgement; raw JetStream pull-consume-and-ack of the same batches: ${int(r.rawMessages)} msgs/s (${int(r.raw)} events/s); ` +
-          `${cpuText(r)}; evaluator peak RSS ${r.peakMb.toFixed(0)} MB; totals exact: ${r.exact ? 'yes' : 'NO'}`);
-        note({ label: `throughput, ${r.experiments} ACTIVE, traffic.v2alpha ×${BATCH}`, value: `${int(r.evaluated)} events/s = ${(r.evaluated / v1.raw).toFixed(2)} × v1 raw, ${(r.evaluated / v1.evaluated).toFixed(2)} × v1 evaluated` });
-        note({ label: `  CPU per event, peak RSS`, value: `evaluator ${r.cpuPerEventUs.toFixed(1)} µs, Postgres backends ${r.pgCpuPerEventUs.toFixed(1)} µs; ${r.peakMb.toFixed(0)} MB` });
+        const v1 = results.find(
+          (v) => v.major === 'v1' && v.experiments === r.experiments,
+        ) as (typeof results)[number];
+        out(
+          `  ${r.experiments} ACTIVE experiment , traffic.v2alpha batches of ${BATCH}: ${int(r.evaluated)} events/s evaluated = ${(r.evaluated / v1.raw).toFixed(2)} × v1 raw (${(r.evaluated / v1.evaluated).toFixed(2)} × v1 evaluated); ` +
+            `${int(r.settledOnly)} events/s to the last acknowledgement; raw JetStream pull-consume-and-ack of the same batches: ${int(r.rawMessages)} msgs/s (${int(r.raw)} events/s); ` +
+            `${cpuText(r)}; evaluator peak RSS ${r.peakMb.toFixed(0)} MB; totals exact: ${r.exact ? 'yes' : 'NO'}`,
+        );
+        note({
+          label: `throughput, ${r.experiments} ACTIVE, traffic.v2alpha ×${BATCH}`,
+          value: `${int(r.evaluated)} events/s = ${(r.evaluated / v1.raw).toFixed(2)} × v1 raw, ${(r.evaluated / v1.evaluated).toFixed(2)} × v1 evaluated`,
+        });
+        note({
+          label: `  CPU per event, peak RSS`,
+          value: `evaluator ${r.cpuPerEventUs.toFixed(1)} µs, Postgres backends ${r.pgCpuPerEventUs.toFixed(1)} µs; ${r.peakMb.toFixed(0)} MB`,
+        });
         continue;
       }
       const ratio = r.evaluated / r.raw;
       const target = TARGETS.ratio[r.experiments];
-      out(`  ${r.experiments} ACTIVE experiment${r.experiments > 1 ? 's' : ' '}: ${int(r.evaluated)} events/s evaluated (report durable, PREVIEW_LOGS published) = ${ratio.toFixed(2)} × raw; ` +
-        `${int(r.settledOnly)} events/s to the last acknowledgement; raw JetStream pull-consume-and-ack of the same events: ${int(r.raw)} msgs/s (${r.rawCpuUs.toFixed(1)} µs of the consuming process's CPU per message); ` +
-        `${cpuText(r)}; evaluator peak RSS ${r.peakMb.toFixed(0)} MB; totals exact: ${r.exact ? 'yes' : 'NO'}; target ≥ ${target} × raw → ${ratio >= target ? 'met' : 'NOT met'}`);
-      note({ label: `throughput, ${r.experiments} ACTIVE, traffic.v1`, value: `${int(r.evaluated)} events/s = ${ratio.toFixed(2)} × raw (${int(r.raw)} msgs/s)`, target: `≥ ${target} × raw`, met: ratio >= target });
+      out(
+        `  ${r.experiments} ACTIVE experiment${r.experiments > 1 ? 's' : ' '}: ${int(r.evaluated)} events/s evaluated (report durable, PREVIEW_LOGS published) = ${ratio.toFixed(2)} × raw; ` +
+          `${int(r.settledOnly)} events/s to the last acknowledgement; raw JetStream pull-consume-and-ack of the same events: ${int(r.raw)} msgs/s (${r.rawCpuUs.toFixed(1)} µs of the consuming process's CPU per message); ` +
+          `${cpuText(r)}; evaluator peak RSS ${r.peakMb.toFixed(0)} MB; totals exact: ${r.exact ? 'yes' : 'NO'}; target ≥ ${target} × raw → ${ratio >= target ? 'met' : 'NOT met'}`,
+      );
+      note({
+        label: `throughput, ${r.experiments} ACTIVE, traffic.v1`,
+        value: `${int(r.evaluated)} events/s = ${ratio.toFixed(2)} × raw (${int(r.raw)} msgs/s)`,
+        target: `≥ ${target} × raw`,
+        met: ratio >= target,
+      });
       if (r.baseline !== undefined) {
         const share = r.evaluated / r.baseline;
-        note({ label: `  against ${BASELINE}, same backlog`, value: `${int(r.evaluated)} vs ${int(r.baseline)} events/s = ${share.toFixed(2)} × baseline`, target: '≥ 0.9 × baseline', met: share >= 0.9 });
+        note({
+          label: `  against ${BASELINE}, same backlog`,
+          value: `${int(r.evaluated)} vs ${int(r.baseline)} events/s = ${share.toFixed(2)} × baseline`,
+          target: '≥ 0.9 × baseline',
+          met: share >= 0.9,
+        });
       }
-      note({ label: `  CPU per event, peak RSS`, value: `evaluator ${r.cpuPerEventUs.toFixed(1)} µs (raw pull+ack alone: ${r.rawCpuUs.toFixed(1)} µs per message), Postgres backends ${r.pgCpuPerEventUs.toFixed(1)} µs; ${r.peakMb.toFixed(0)} MB` });
+      note({
+        label: `  CPU per event, peak RSS`,
+        value: `evaluator ${r.cpuPerEventUs.toFixed(1)} µs (raw pull+ack alone: ${r.rawCpuUs.toFixed(1)} µs per message), Postgres backends ${r.pgCpuPerEventUs.toFixed(1)} µs; ${r.peakMb.toFixed(0)} MB`,
+      });
     }
-    note({ label: 'throughput report totals exact', value: results.every((r) => r.exact) ? 'yes' : 'NO', target: 'exact', met: results.every((r) => r.exact) });
+    note({
+      label: 'throughput report totals exact',
+      value: results.every((r) => r.exact) ? 'yes' : 'NO',
+      target: 'exact',
+      met: results.every((r) => r.exact),
+    });
 
     // 2. Freshness: the last throughput evaluator keeps running; flip and lockdown ACTIVE, noop stopped.
     if (ROUNDS > 0) {
       await stopPreview('noop');
-      const freshness: Record<string, number[]> = { startPreview: [], update: [], stopPreview: [], 'live update': [], commit: [] };
+      const freshness: Record<string, number[]> = {
+        startPreview: [],
+        update: [],
+        stopPreview: [],
+        'live update': [],
+        commit: [],
+      };
       const logsStream = ns.stream(PREVIEW_LOGS_STREAM);
       const logsPrefix = ns.subject(previewLogSubject('bench', 'global', 'edge', ''));
       const logsLastSeq = async () => (await jsm.streams.info(logsStream)).state.last_seq;
@@ -685,14 +972,20 @@ async function main() {
         const byExperiment = new Map<string, PreviewLogRecord[]>();
         const until = await logsLastSeq();
         if (until <= after) return byExperiment;
-        const consumer = await js.consumers.get(logsStream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 });
+        const consumer = await js.consumers.get(logsStream, {
+          deliver_policy: DeliverPolicy.StartSequence,
+          opt_start_seq: after + 1,
+        });
         const messages = await consumer.consume({ max_messages: 1000 });
         const timer = setTimeout(() => messages.stop(), 30_000);
         try {
           for await (const message of messages) {
             if (message.subject.startsWith(logsPrefix)) {
               const id = message.subject.slice(logsPrefix.length);
-              byExperiment.set(id, [...(byExperiment.get(id) ?? []), ...message.json<PreviewLogBatch>().records]);
+              byExperiment.set(id, [
+                ...(byExperiment.get(id) ?? []),
+                ...message.json<PreviewLogBatch>().records,
+              ]);
             }
             if (message.seq >= until || message.info.pending === 0) break;
           }
@@ -711,8 +1004,14 @@ async function main() {
         for (;;) {
           const logs = await logsAfter(after);
           const flip = new Set((logs.get('flip') ?? []).map((r) => r.trafficEventId));
-          if ((sent.every((p) => flip.has(p.id)) && (await outboxesEmpty(schema))) || performance.now() > deadline) {
-            if (performance.now() > deadline) out(`    (not every probe has its flip record on PREVIEW_LOGS after 30 s: ${sent.filter((p) => !flip.has(p.id)).length} of ${sent.length} missing)`);
+          if (
+            (sent.every((p) => flip.has(p.id)) && (await outboxesEmpty(schema))) ||
+            performance.now() > deadline
+          ) {
+            if (performance.now() > deadline)
+              out(
+                `    (not every probe has its flip record on PREVIEW_LOGS after 30 s: ${sent.filter((p) => !flip.has(p.id)).length} of ${sent.length} missing)`,
+              );
             return (id: string) => logs.get(id) ?? [];
           }
           await sleep(50);
@@ -722,20 +1021,34 @@ async function main() {
       const probe = async (t0: number, round: string) => {
         const sent: { id: string; at: number }[] = [];
         for (let i = 0; performance.now() - t0 < PROBE_FOR_MS; i++) {
-          const event: TrafficEvent = { id: `probe-${round}-${i}`, time: new Date().toISOString(), direction: 'INGRESS', srcIp: '10.200.1.1', destIp: '192.168.0.1', protocol: 'tcp', destPort: 22 };
+          const event: TrafficEvent = {
+            id: `probe-${round}-${i}`,
+            time: new Date().toISOString(),
+            direction: 'INGRESS',
+            srcIp: '10.200.1.1',
+            destIp: '192.168.0.1',
+            protocol: 'tcp',
+            destPort: 22,
+          };
           const ack = await js.publish(subject, JSON.stringify(event), { msgID: event.id });
           sent.push({ id: event.id, at: performance.now() - t0 });
           await sleep(PROBE_EVERY_MS);
           if (i === 0 && ack.seq === 0) throw new Error('probe not stored');
         }
         const lastSeq = (await jsm.streams.info(stream)).state.last_seq;
-        await eventually(() => consumerSettled(lastSeq).then((ok) => ok || undefined), { timeoutMs: 30_000, what: 'probes settled' });
+        await eventually(() => consumerSettled(lastSeq).then((ok) => ok || undefined), {
+          timeoutMs: 30_000,
+          what: 'probes settled',
+        });
         return sent;
       };
       /** The latest probe (ms after t0) still evaluated against the old state; 0 when none was. */
       const staleness = (sent: { id: string; at: number }[], isNew: (id: string) => boolean) =>
         sent.reduce((latest, p) => (isNew(p.id) ? latest : Math.max(latest, p.at)), 0);
-      const eventIds = (records: PreviewLogRecord[], keep: (r: PreviewLogRecord) => boolean = () => true) => new Set(records.filter(keep).map((r) => r.trafficEventId));
+      const eventIds = (
+        records: PreviewLogRecord[],
+        keep: (r: PreviewLogRecord) => boolean = () => true,
+      ) => new Set(records.filter(keep).map((r) => r.trafficEventId));
       for (let round = 0; round < ROUNDS; round++) {
         // startPreview: new records for lockdown (stopped first, outside the measure).
         await stopPreview('lockdown');
@@ -750,7 +1063,10 @@ async function main() {
 
         // An update of an ACTIVE experiment suspends it (AIP-236): its records stop.
         after = await logsLastSeq();
-        await ask<Operation>(EXPERIMENT_SUBJECTS.updateExperiment, { experiment: { name: experimentName('lockdown'), annotations: { round: String(round) } }, actor: 'bench' } satisfies UpdateExperimentRequest);
+        await ask<Operation>(EXPERIMENT_SUBJECTS.updateExperiment, {
+          experiment: { name: experimentName('lockdown'), annotations: { round: String(round) } },
+          actor: 'bench',
+        } satisfies UpdateExperimentRequest);
         active.delete('lockdown');
         t0 = performance.now();
         sent = await probe(t0, `${round}-update`);
@@ -784,14 +1100,27 @@ async function main() {
 
         // A commit: a fresh experiment (the live rules with one change) becomes the live policy.
         const candidate = `commit-${round}`;
-        const created = await ask<Operation<FirewallPolicyExperiment>>(EXPERIMENT_SUBJECTS.createExperiment, {
-          parent: policyName,
-          experimentId: candidate,
-          experiment: { firewallPolicy: { rules: rules.map((r, i) => (i === round ? { ...r, action: r.action === 'allow' ? 'deny' : 'allow' } : r)) } },
-          actor: 'bench',
-        } satisfies CreateExperimentRequest);
+        const created = await ask<Operation<FirewallPolicyExperiment>>(
+          EXPERIMENT_SUBJECTS.createExperiment,
+          {
+            parent: policyName,
+            experimentId: candidate,
+            experiment: {
+              firewallPolicy: {
+                rules: rules.map((r, i) =>
+                  i === round ? { ...r, action: r.action === 'allow' ? 'deny' : 'allow' } : r,
+                ),
+              },
+            },
+            actor: 'bench',
+          } satisfies CreateExperimentRequest,
+        );
         after = await logsLastSeq();
-        const committed = await ask<Operation<FirewallPolicy>>(EXPERIMENT_SUBJECTS.commit, { name: experimentName(candidate), etag: created.response?.etag, actor: 'bench' } satisfies CommitRequest);
+        const committed = await ask<Operation<FirewallPolicy>>(EXPERIMENT_SUBJECTS.commit, {
+          name: experimentName(candidate),
+          etag: created.response?.etag,
+          actor: 'bench',
+        } satisfies CommitRequest);
         t0 = performance.now();
         liveEtag = committed.response?.etag as string;
         sent = await probe(t0, `${round}-commit`);
@@ -800,18 +1129,34 @@ async function main() {
         freshness.commit.push(staleness(sent, (id) => ids.has(id)));
       }
       const all: number[] = [];
-      out(`  state-change freshness (${ROUNDS} rounds each; latest probe still evaluated against the old state, ms after the command returned, read from PREVIEW_LOGS; probes every ~${PROBE_EVERY_MS} ms):`);
+      out(
+        `  state-change freshness (${ROUNDS} rounds each; latest probe still evaluated against the old state, ms after the command returned, read from PREVIEW_LOGS; probes every ~${PROBE_EVERY_MS} ms):`,
+      );
       for (const [command, values] of Object.entries(freshness)) {
         const sorted = [...values].sort((a, b) => a - b);
         all.push(...values);
-        out(`    ${command.padEnd(13)} p50 ${percentile(sorted, 50).toFixed(0)} ms, p99 ${percentile(sorted, 99).toFixed(0)} ms, max ${sorted[sorted.length - 1].toFixed(0)} ms`);
+        out(
+          `    ${command.padEnd(13)} p50 ${percentile(sorted, 50).toFixed(0)} ms, p99 ${percentile(sorted, 99).toFixed(0)} ms, max ${sorted[sorted.length - 1].toFixed(0)} ms`,
+        );
       }
-      const p99 = percentile(all.sort((a, b) => a - b), 99);
-      out(`    all commands  p99 ${p99.toFixed(0)} ms → target ≤ ${TARGETS.freshnessP99Ms} ms ${p99 <= TARGETS.freshnessP99Ms ? 'met' : 'NOT met'}`);
-      note({ label: 'state-change freshness, all commands', value: `p99 ${p99.toFixed(0)} ms (${ROUNDS} rounds)`, target: `≤ ${TARGETS.freshnessP99Ms} ms`, met: p99 <= TARGETS.freshnessP99Ms });
+      const p99 = percentile(
+        all.sort((a, b) => a - b),
+        99,
+      );
+      out(
+        `    all commands  p99 ${p99.toFixed(0)} ms → target ≤ ${TARGETS.freshnessP99Ms} ms ${p99 <= TARGETS.freshnessP99Ms ? 'met' : 'NOT met'}`,
+      );
+      note({
+        label: 'state-change freshness, all commands',
+        value: `p99 ${p99.toFixed(0)} ms (${ROUNDS} rounds)`,
+        target: `≤ ${TARGETS.freshnessP99Ms} ms`,
+        met: p99 <= TARGETS.freshnessP99Ms,
+      });
     }
     const throughputStats = processStats(running());
-    out(`  evaluator peak RSS over the last throughput scenario${ROUNDS > 0 ? ' and the freshness rounds' : ''}: ${throughputStats.peakMb.toFixed(0)} MB`);
+    out(
+      `  evaluator peak RSS over the last throughput scenario${ROUNDS > 0 ? ' and the freshness rounds' : ''}: ${throughputStats.peakMb.toFixed(0)} MB`,
+    );
     await stop(evaluator);
 
     // 3. Storage: 3 ACTIVE experiments, rounds of the same flows, each pass into an empty schema.
@@ -823,7 +1168,9 @@ async function main() {
         await purgeTraffic();
         const flows = flowPool(flowCount, 1000 + flowCount, rules);
         out('');
-        out(`storage: 3 ACTIVE experiments, ${STORAGE_ROUNDS} rounds of ${int(STORAGE_EVENTS)} events from ${int(flowCount)} distinct flows, into an empty preview schema (VACUUMed after every round; sizes are the sum of pg_total_relation_size over its tables)`);
+        out(
+          `storage: 3 ACTIVE experiments, ${STORAGE_ROUNDS} rounds of ${int(STORAGE_EVENTS)} events from ${int(flowCount)} distinct flows, into an empty preview schema (VACUUMed after every round; sizes are the sum of pg_total_relation_size over its tables)`,
+        );
         const readyAt = await startEvaluator(schema);
         const cpuAtReady = processStats(running()).cpuSeconds;
         const backends = new BackendCpu(pg);
@@ -847,41 +1194,82 @@ async function main() {
           previous = size.bytes;
           const report = await reportsOf(ALL, () => round * STORAGE_EVENTS);
           reports = report.reports;
-          if (round === 1) keptAfterRound1 = ALL.map((id, i) => `${id} ${report.flows[i] === undefined ? 'n/a' : int(report.flows[i] as number)}`).join(', ');
-          out(`  round ${round}: ${int(round * STORAGE_EVENTS)} events, ${int(seen)} distinct flows seen: schema ${mb(size.bytes)}, +${mb(added[round - 1])} this round = ${((added[round - 1] / STORAGE_EVENTS) * 1e6 / MB).toFixed(2)} MB per million events (${(((size.bytes - baseline.bytes) / (round * STORAGE_EVENTS)) * 1e6 / MB).toFixed(2)} MB per million since empty)`);
-          out(`    rows: ${Object.entries(size.rows).map(([table, n]) => `${table} ${int(n)}`).join(', ')}`);
+          if (round === 1)
+            keptAfterRound1 = ALL.map(
+              (id, i) =>
+                `${id} ${report.flows[i] === undefined ? 'n/a' : int(report.flows[i] as number)}`,
+            ).join(', ');
+          out(
+            `  round ${round}: ${int(round * STORAGE_EVENTS)} events, ${int(seen)} distinct flows seen: schema ${mb(size.bytes)}, +${mb(added[round - 1])} this round = ${(((added[round - 1] / STORAGE_EVENTS) * 1e6) / MB).toFixed(2)} MB per million events (${((((size.bytes - baseline.bytes) / (round * STORAGE_EVENTS)) * 1e6) / MB).toFixed(2)} MB per million since empty)`,
+          );
+          out(
+            `    rows: ${Object.entries(size.rows)
+              .map(([table, n]) => `${table} ${int(n)}`)
+              .join(', ')}`,
+          );
           out(`    ${report.describe}`);
         }
         await backends.sample();
         const stats = processStats(running());
         const events = STORAGE_ROUNDS * STORAGE_EVENTS;
-        const cpu = { cpuPerEventUs: ((stats.cpuSeconds - cpuAtReady) * 1e6) / events, pgCpuPerEventUs: (backends.seconds * 1e6) / events };
-        if (reports.length) out(`  previewFlows: ${(await Promise.all(ALL.map((id, i) => listFlows(id, reports[i])))).join('; ')}`);
-        out(`  ${cpuText(cpu)} (over ${((performance.now() - readyAt) / 1000).toFixed(0)} s, publishing included); evaluator peak RSS ${stats.peakMb.toFixed(0)} MB`);
+        const cpu = {
+          cpuPerEventUs: ((stats.cpuSeconds - cpuAtReady) * 1e6) / events,
+          pgCpuPerEventUs: (backends.seconds * 1e6) / events,
+        };
+        if (reports.length)
+          out(
+            `  previewFlows: ${(await Promise.all(ALL.map((id, i) => listFlows(id, reports[i])))).join('; ')}`,
+          );
+        out(
+          `  ${cpuText(cpu)} (over ${((performance.now() - readyAt) / 1000).toFixed(0)} s, publishing included); evaluator peak RSS ${stats.peakMb.toFixed(0)} MB`,
+        );
         if (added.length > 0) {
           const firstPerMillion = (added[0] / STORAGE_EVENTS) * 1e6;
           // The target's measure: what the whole pass added, per million of its events.
-          const passPerMillion = (added.reduce((a, b) => a + b, 0) / (added.length * STORAGE_EVENTS)) * 1e6;
+          const passPerMillion =
+            (added.reduce((a, b) => a + b, 0) / (added.length * STORAGE_EVENTS)) * 1e6;
           const later = added.slice(1);
           // Flat is judged on the rounds that follow a round by which every flow had been seen.
           const judged = later.filter((_, i) => (i + 1) * STORAGE_EVENTS >= flowCount);
           const flatLimit = Math.max(TARGETS.flatFloorMb * MB, TARGETS.flatShare * added[0]);
           const flat = judged.every((bytes) => bytes <= flatLimit);
-          const growth = later.map((bytes) => `${bytes >= 0 ? '+' : ''}${(bytes / MB).toFixed(2)}`).join(', ');
-          const verdict = judged.length === 0 ? `not judged: ${later.length ? 'no later round follows one by which every flow was seen' : 'one round only'}` : `each ≤ ${(flatLimit / MB).toFixed(2)} MB → ${flat ? 'yes' : 'NO'}`;
-          out(`  → ${(passPerMillion / MB).toFixed(2)} MB per million events over ${int(added.length * STORAGE_EVENTS)} events at ${int(flowCount)} distinct flows (round 1 alone: ${(firstPerMillion / MB).toFixed(2)} MB per million; changed flows kept: ${keptAfterRound1}); later rounds: ${growth || 'none'} MB (flat: ${verdict})`);
+          const growth = later
+            .map((bytes) => `${bytes >= 0 ? '+' : ''}${(bytes / MB).toFixed(2)}`)
+            .join(', ');
+          const verdict =
+            judged.length === 0
+              ? `not judged: ${later.length ? 'no later round follows one by which every flow was seen' : 'one round only'}`
+              : `each ≤ ${(flatLimit / MB).toFixed(2)} MB → ${flat ? 'yes' : 'NO'}`;
+          out(
+            `  → ${(passPerMillion / MB).toFixed(2)} MB per million events over ${int(added.length * STORAGE_EVENTS)} events at ${int(flowCount)} distinct flows (round 1 alone: ${(firstPerMillion / MB).toFixed(2)} MB per million; changed flows kept: ${keptAfterRound1}); later rounds: ${growth || 'none'} MB (flat: ${verdict})`,
+          );
           const atTarget = flowCount === TARGETS.storageAtFlows;
           note({
             label: `storage, ${int(flowCount)} flows, per million events`,
             value: `${(passPerMillion / MB).toFixed(2)} MB per million over ${int(added.length * STORAGE_EVENTS)} events (round 1 alone +${mb(added[0])} for ${int(STORAGE_EVENTS)} events${STORAGE_EVENTS < flowCount ? `, only ${int(STORAGE_EVENTS)} distinct flows seen` : ''}; changed flows kept: ${keptAfterRound1})`,
-            ...(atTarget ? { target: `< ${TARGETS.storageMbPerMillion} MB per million`, met: passPerMillion / MB < TARGETS.storageMbPerMillion } : {}),
+            ...(atTarget
+              ? {
+                  target: `< ${TARGETS.storageMbPerMillion} MB per million`,
+                  met: passPerMillion / MB < TARGETS.storageMbPerMillion,
+                }
+              : {}),
           });
           note({
             label: `storage, ${int(flowCount)} flows, later rounds`,
-            value: later.length ? `${growth} MB per round of ${int(STORAGE_EVENTS)} (max ${((Math.max(...later) / STORAGE_EVENTS) * 1e6 / MB).toFixed(2)} MB per million)` : 'only one round',
-            ...(judged.length ? { target: `flat (each ≤ ${(flatLimit / MB).toFixed(2)} MB once every flow was seen)`, met: flat } : {}),
+            value: later.length
+              ? `${growth} MB per round of ${int(STORAGE_EVENTS)} (max ${(((Math.max(...later) / STORAGE_EVENTS) * 1e6) / MB).toFixed(2)} MB per million)`
+              : 'only one round',
+            ...(judged.length
+              ? {
+                  target: `flat (each ≤ ${(flatLimit / MB).toFixed(2)} MB once every flow was seen)`,
+                  met: flat,
+                }
+              : {}),
           });
-          note({ label: `  CPU per event, peak RSS`, value: `evaluator ${cpu.cpuPerEventUs.toFixed(1)} µs, Postgres backends ${cpu.pgCpuPerEventUs.toFixed(1)} µs; ${stats.peakMb.toFixed(0)} MB` });
+          note({
+            label: `  CPU per event, peak RSS`,
+            value: `evaluator ${cpu.cpuPerEventUs.toFixed(1)} µs, Postgres backends ${cpu.pgCpuPerEventUs.toFixed(1)} µs; ${stats.peakMb.toFixed(0)} MB`,
+          });
         }
         await stop(evaluator);
         await dropSchema(schema);
@@ -899,16 +1287,30 @@ async function main() {
         const traffic = trafficOf(flows, MEMORY_EVENTS, `m${major}`);
         out('');
         const publishedAt = performance.now();
-        out(`memory: publishing ${int(MEMORY_EVENTS)} events from ${int(traffic.flows)} distinct flows, 3 ACTIVE experiments, traffic.${major}${major === 'v2alpha' ? ` in batches of ${BATCH}` : ''}…`);
+        out(
+          `memory: publishing ${int(MEMORY_EVENTS)} events from ${int(traffic.flows)} distinct flows, 3 ACTIVE experiments, traffic.${major}${major === 'v2alpha' ? ` in batches of ${BATCH}` : ''}…`,
+        );
         const { last } = await publish(major, traffic);
-        out(`  published in ${((performance.now() - publishedAt) / 1000).toFixed(0)} s; a fresh evaluator on an empty schema evaluates them…`);
+        out(
+          `  published in ${((performance.now() - publishedAt) / 1000).toFixed(0)} s; a fresh evaluator on an empty schema evaluates them…`,
+        );
         const measured = await drain(schema, last, MEMORY_EVENTS);
         const { exact, describe } = await reportsOf(ALL, () => MEMORY_EVENTS);
         const met = measured.peakMb < TARGETS.rssMb;
         out(`  ${describe}`);
-        out(`  ${int(measured.evaluated)} events/s evaluated; ${cpuText(measured)}; evaluator peak RSS (VmHWM) ${measured.peakMb.toFixed(0)} MB, RSS at the end ${measured.rssMb.toFixed(0)} MB → target < ${TARGETS.rssMb} MB ${met ? 'met' : 'NOT met'}; totals exact: ${exact ? 'yes' : 'NO'}`);
-        note({ label: `memory, ${int(MEMORY_EVENTS)} events, 3 ACTIVE, ${int(traffic.flows)} flows, traffic.${major}${major === 'v2alpha' ? ` ×${BATCH}` : ''}`, value: `peak RSS ${measured.peakMb.toFixed(0)} MB`, target: `< ${TARGETS.rssMb} MB`, met });
-        note({ label: `  CPU per event, rate, totals`, value: `evaluator ${measured.cpuPerEventUs.toFixed(1)} µs, Postgres backends ${measured.pgCpuPerEventUs.toFixed(1)} µs; ${int(measured.evaluated)} events/s; totals exact ${exact ? 'yes' : 'NO'}` });
+        out(
+          `  ${int(measured.evaluated)} events/s evaluated; ${cpuText(measured)}; evaluator peak RSS (VmHWM) ${measured.peakMb.toFixed(0)} MB, RSS at the end ${measured.rssMb.toFixed(0)} MB → target < ${TARGETS.rssMb} MB ${met ? 'met' : 'NOT met'}; totals exact: ${exact ? 'yes' : 'NO'}`,
+        );
+        note({
+          label: `memory, ${int(MEMORY_EVENTS)} events, 3 ACTIVE, ${int(traffic.flows)} flows, traffic.${major}${major === 'v2alpha' ? ` ×${BATCH}` : ''}`,
+          value: `peak RSS ${measured.peakMb.toFixed(0)} MB`,
+          target: `< ${TARGETS.rssMb} MB`,
+          met,
+        });
+        note({
+          label: `  CPU per event, rate, totals`,
+          value: `evaluator ${measured.cpuPerEventUs.toFixed(1)} µs, Postgres backends ${measured.pgCpuPerEventUs.toFixed(1)} µs; ${int(measured.evaluated)} events/s; totals exact ${exact ? 'yes' : 'NO'}`,
+        });
         await stop(evaluator);
         await dropSchema(schema);
       }
@@ -919,20 +1321,30 @@ async function main() {
       out('');
       out('SUMMARY (evaluator.bench.ts)');
       for (const line of summary) {
-        out(`  ${line.label.padEnd(width)}  ${line.value}${line.target ? ` | target ${line.target}: ${line.met ? 'met' : 'NOT met'}` : ''}`);
+        out(
+          `  ${line.label.padEnd(width)}  ${line.value}${line.target ? ` | target ${line.target}: ${line.met ? 'met' : 'NOT met'}` : ''}`,
+        );
       }
       const missed = summary.filter((l) => l.target && !l.met).length;
-      out(`  ${summary.filter((l) => l.target).length - missed} of ${summary.filter((l) => l.target).length} targets met${SKIP_MEMORY ? '; memory scenario skipped (BENCH_SKIP_MEMORY=1)' : ''}${SKIP_STORAGE ? '; storage scenario skipped (BENCH_SKIP_STORAGE=1)' : ''}`);
+      out(
+        `  ${summary.filter((l) => l.target).length - missed} of ${summary.filter((l) => l.target).length} targets met${SKIP_MEMORY ? '; memory scenario skipped (BENCH_SKIP_MEMORY=1)' : ''}${SKIP_STORAGE ? '; storage scenario skipped (BENCH_SKIP_STORAGE=1)' : ''}`,
+      );
     }
     await stop(evaluator);
     await stop(service);
-    for (const schema of [...Object.values(schemas), ...passSchemas]) await dropSchema(schema).catch(() => undefined);
+    for (const schema of [...Object.values(schemas), ...passSchemas])
+      await dropSchema(schema).catch(() => undefined);
     await pg.end();
     for await (const name of jsm.streams.names()) {
-      if (name.startsWith(`${namespace}_`) || name.startsWith(`KV_${namespace}_`)) await jsm.streams.delete(name);
+      if (name.startsWith(`${namespace}_`) || name.startsWith(`KV_${namespace}_`))
+        await jsm.streams.delete(name);
     }
     await nc.close();
-    if (baselineRoot) execSync(`git worktree remove --force ${JSON.stringify(baselineRoot)}`, { cwd: ROOT, stdio: 'ignore' });
+    if (baselineRoot)
+      execSync(`git worktree remove --force ${JSON.stringify(baselineRoot)}`, {
+        cwd: ROOT,
+        stdio: 'ignore',
+      });
   }
 }
 

@@ -54,14 +54,20 @@ const PER_POLICY = 10;
 const TOKEN = 'bench-token';
 const BASELINE = process.env.BENCH_BASELINE;
 
-const startApp = (app: string, env: Record<string, string>, root?: string) => startMain(app, env, 'experiments', root);
+const startApp = (app: string, env: Record<string, string>, root?: string) =>
+  startMain(app, env, 'experiments', root);
 
 /** A checkout of `revision` in a temporary worktree sharing node_modules; returns its root. */
 function checkOut(revision: string): string {
   const root = join(tmpdir(), `rollout-bench-baseline-${revision.replace(/[^\w.-]/g, '_')}`);
   out(`checking out baseline ${revision} in ${root}…`);
-  execSync(`git worktree add --force --detach ${JSON.stringify(root)} ${JSON.stringify(revision)}`, { cwd: ROOT, stdio: 'ignore' });
-  execSync(`ln -sfn ${JSON.stringify(join(ROOT, 'node_modules'))} ${JSON.stringify(join(root, 'node_modules'))}`);
+  execSync(
+    `git worktree add --force --detach ${JSON.stringify(root)} ${JSON.stringify(revision)}`,
+    { cwd: ROOT, stdio: 'ignore' },
+  );
+  execSync(
+    `ln -sfn ${JSON.stringify(join(ROOT, 'node_modules'))} ${JSON.stringify(join(root, 'node_modules'))}`,
+  );
   return root;
 }
 
@@ -202,7 +208,10 @@ async function startSystem(root?: string) {
       // Warm-up: JIT, connection pools, each experiment's state in the service; and the work the
       // other system's last run left behind (its relays catching up) is done before measuring.
       await run(WARM_UP_SECONDS);
-      const { result: commands, cpuMs } = await cpuPerRequest([gateway, service, POSTGRES, NATS_SERVER, 'self'], () => run(SECONDS));
+      const { result: commands, cpuMs } = await cpuPerRequest(
+        [gateway, service, POSTGRES, NATS_SERVER, 'self'],
+        () => run(SECONDS),
+      );
       return { commands, cpuMs };
     };
     return { experiments: experiments.length, measure, close };
@@ -243,7 +252,10 @@ async function main() {
     for (const system of before ? [before, current, current, before] : [current]) {
       const run = await system.measure();
       (system === before ? baselineRuns : runs).push(run);
-      if (before) out(`  ${system === before ? `baseline ${BASELINE}` : 'this build'}: ${describeLoad(run.commands, 'commands')}`);
+      if (before)
+        out(
+          `  ${system === before ? `baseline ${BASELINE}` : 'this build'}: ${describeLoad(run.commands, 'commands')}`,
+        );
     }
     const { experiments } = current;
     const { commands, cpuMs } = runs[runs.length - 1];
@@ -255,10 +267,15 @@ async function main() {
     out(`  startPreview/stopPreview: ${describeLoad(commands, 'commands')}`);
     out(`    CPU per command: ${cpuPerCommand(cpuMs)}`);
     if (baseline) {
-      out(`  baseline ${BASELINE}'s experiment-service, same run: ${describeLoad(baseline.commands, 'commands')}`);
+      out(
+        `  baseline ${BASELINE}'s experiment-service, same run: ${describeLoad(baseline.commands, 'commands')}`,
+      );
       out(`    CPU per command: ${cpuPerCommand(baseline.cpuMs)}`);
-      const total = (each: { commands: { perSecond: number } }[]) => each.reduce((sum, run) => sum + run.commands.perSecond, 0);
-      out(`    this build: ${(total(runs) / total(baselineRuns)).toFixed(2)} × baseline (commands/s over both runs of each)`);
+      const total = (each: { commands: { perSecond: number } }[]) =>
+        each.reduce((sum, run) => sum + run.commands.perSecond, 0);
+      out(
+        `    this build: ${(total(runs) / total(baselineRuns)).toFixed(2)} × baseline (commands/s over both runs of each)`,
+      );
     }
     out(
       `  baseline, raw event-store appends (one compare-and-set append each, ${CLIENTS} at a time): ${describeLoad(raw.result, 'appends')}`,
@@ -281,7 +298,11 @@ async function main() {
     await client.connect();
     await client.query(`DROP SCHEMA IF EXISTS "${rawSchema}" CASCADE`);
     await client.end();
-    if (baselineRoot) execSync(`git worktree remove --force ${JSON.stringify(baselineRoot)}`, { cwd: ROOT, stdio: 'ignore' });
+    if (baselineRoot)
+      execSync(`git worktree remove --force ${JSON.stringify(baselineRoot)}`, {
+        cwd: ROOT,
+        stdio: 'ignore',
+      });
   }
 }
 

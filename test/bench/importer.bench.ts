@@ -15,7 +15,12 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { TRAFFIC_STREAM, TRAFFIC_STREAM_LIMITS, TRAFFIC_STREAM_SUBJECTS, TrafficEvent } from '@rollout/contracts';
+import {
+  TRAFFIC_STREAM,
+  TRAFFIC_STREAM_LIMITS,
+  TRAFFIC_STREAM_SUBJECTS,
+  TrafficEvent,
+} from '@rollout/contracts';
 import { NatsNamespace, declareJetStream } from '@rollout/nats';
 import { TEST_NATS_URL, prng, uniqueName } from '@rollout/testing';
 import { ImportSummary, importFlows, resolveInputs } from '@rollout/traffic-importer';
@@ -25,7 +30,29 @@ import { out } from './support';
 const LINES = Number(process.env.BENCH_LINES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const IN_FLIGHT = 1024;
-const FIELDS = ['ts', 'uid', 'id.orig_h', 'id.orig_p', 'id.resp_h', 'id.resp_p', 'proto', 'service', 'duration', 'orig_bytes', 'resp_bytes', 'conn_state', 'local_orig', 'local_resp', 'missed_bytes', 'history', 'orig_pkts', 'orig_ip_bytes', 'resp_pkts', 'resp_ip_bytes', 'tunnel_parents'];
+const FIELDS = [
+  'ts',
+  'uid',
+  'id.orig_h',
+  'id.orig_p',
+  'id.resp_h',
+  'id.resp_p',
+  'proto',
+  'service',
+  'duration',
+  'orig_bytes',
+  'resp_bytes',
+  'conn_state',
+  'local_orig',
+  'local_resp',
+  'missed_bytes',
+  'history',
+  'orig_pkts',
+  'orig_ip_bytes',
+  'resp_pkts',
+  'resp_ip_bytes',
+  'tunnel_parents',
+];
 
 async function writeConnLog(path: string): Promise<void> {
   const random = prng(22);
@@ -37,7 +64,20 @@ async function writeConnLog(path: string): Promise<void> {
   await write('#unset_field\t-');
   await write(`#fields\t${FIELDS.join('\t')}`);
   const host = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-  const services = [[22, 'ssh'], [53, 'dns'], [80, 'http'], [443, 'ssl'], [3306, 'mysql'], [5432, '-'], [6379, '-'], [8080, 'http'], [8443, 'ssl'], [9090, '-'], [25, 'smtp'], [123, 'ntp']] as const;
+  const services = [
+    [22, 'ssh'],
+    [53, 'dns'],
+    [80, 'http'],
+    [443, 'ssl'],
+    [3306, 'mysql'],
+    [5432, '-'],
+    [6379, '-'],
+    [8080, 'http'],
+    [8443, 'ssl'],
+    [9090, '-'],
+    [25, 'smtp'],
+    [123, 'ntp'],
+  ] as const;
   let ts = 1_700_000_000;
   for (let i = 0; i < LINES; i++) {
     ts += random.next() / 100;
@@ -45,17 +85,52 @@ async function writeConnLog(path: string): Promise<void> {
     const proto = port === 53 || port === 123 ? 'udp' : 'tcp';
     const inbound = random.chance(0.3);
     const origin = inbound ? `203.0.${random.int(256)}.${random.int(256)}` : host(random.int(5000));
-    await write([ts.toFixed(6), `C${i.toString(36)}`, origin, 1024 + random.int(64000), host(random.int(5000)), port, proto, service, '0.05', '120', '480', 'SF', inbound ? 'F' : 'T', 'T', '0', 'ShADadFf', '6', '440', '4', '688', '-'].join('\t'));
+    await write(
+      [
+        ts.toFixed(6),
+        `C${i.toString(36)}`,
+        origin,
+        1024 + random.int(64000),
+        host(random.int(5000)),
+        port,
+        proto,
+        service,
+        '0.05',
+        '120',
+        '480',
+        'SF',
+        inbound ? 'F' : 'T',
+        'T',
+        '0',
+        'ShADadFf',
+        '6',
+        '440',
+        '4',
+        '688',
+        '-',
+      ].join('\t'),
+    );
   }
   file.end();
   await once(file, 'finish');
 }
 
-async function withTrafficStream<T>(nc: NatsConnection, run: (namespace: string) => Promise<T>): Promise<T> {
+async function withTrafficStream<T>(
+  nc: NatsConnection,
+  run: (namespace: string) => Promise<T>,
+): Promise<T> {
   const namespace = uniqueName('bench');
   const ns = new NatsNamespace(namespace);
   await declareJetStream(nc, ns, {
-    streams: [{ name: TRAFFIC_STREAM, subjects: [TRAFFIC_STREAM_SUBJECTS], maxAgeMs: 3_600_000, maxBytes: TRAFFIC_STREAM_LIMITS.maxBytes, duplicateWindowMs: TRAFFIC_STREAM_LIMITS.duplicateWindowMs }],
+    streams: [
+      {
+        name: TRAFFIC_STREAM,
+        subjects: [TRAFFIC_STREAM_SUBJECTS],
+        maxAgeMs: 3_600_000,
+        maxBytes: TRAFFIC_STREAM_LIMITS.maxBytes,
+        duplicateWindowMs: TRAFFIC_STREAM_LIMITS.duplicateWindowMs,
+      },
+    ],
   });
   try {
     return await run(namespace);
@@ -65,7 +140,11 @@ async function withTrafficStream<T>(nc: NatsConnection, run: (namespace: string)
 }
 
 /** The floor: the same events, already serialised, published with the same window in flight. */
-async function rawPublishRate(nc: NatsConnection, namespace: string, events: { subject: string; id: string; data: string }[]): Promise<{ rate: number; cpuUs: number }> {
+async function rawPublishRate(
+  nc: NatsConnection,
+  namespace: string,
+  events: { subject: string; id: string; data: string }[],
+): Promise<{ rate: number; cpuUs: number }> {
   const js = nc.jetstream();
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
@@ -75,28 +154,41 @@ async function rawPublishRate(nc: NatsConnection, namespace: string, events: { s
   for (const event of events) {
     while (inFlight >= IN_FLIGHT) await new Promise<void>((resolve) => (wake = resolve));
     inFlight++;
-    void js.publish(new NatsNamespace(namespace).subject(event.subject), event.data, { msgID: event.id }).then((ack) => {
-      if (!ack.duplicate) stored++;
-      inFlight--;
-      const resume = wake;
-      wake = undefined;
-      resume?.();
-    });
+    void js
+      .publish(new NatsNamespace(namespace).subject(event.subject), event.data, { msgID: event.id })
+      .then((ack) => {
+        if (!ack.duplicate) stored++;
+        inFlight--;
+        const resume = wake;
+        wake = undefined;
+        resume?.();
+      });
   }
   while (inFlight > 0) await new Promise<void>((resolve) => (wake = resolve));
   if (stored !== events.length) throw new Error(`raw publish stored ${stored} of ${events.length}`);
   const cpu = process.cpuUsage(cpuBefore);
-  return { rate: events.length / ((performance.now() - started) / 1000), cpuUs: (cpu.user + cpu.system) / events.length };
+  return {
+    rate: events.length / ((performance.now() - started) / 1000),
+    cpuUs: (cpu.user + cpu.system) / events.length,
+  };
 }
 
 /** What the importer published, read back from its stream: the floor publishes exactly these. */
-async function publishedEvents(nc: NatsConnection, namespace: string, count: number): Promise<{ subject: string; id: string; data: string }[]> {
+async function publishedEvents(
+  nc: NatsConnection,
+  namespace: string,
+  count: number,
+): Promise<{ subject: string; id: string; data: string }[]> {
   const ns = new NatsNamespace(namespace);
   const consumer = await nc.jetstream().consumers.get(ns.stream(TRAFFIC_STREAM));
   const events: { subject: string; id: string; data: string }[] = [];
   const messages = await consumer.consume({ max_messages: 5000 });
   for await (const message of messages) {
-    events.push({ subject: message.subject.slice(namespace.length + 1), id: message.json<TrafficEvent>().id, data: message.string() });
+    events.push({
+      subject: message.subject.slice(namespace.length + 1),
+      id: message.json<TrafficEvent>().id,
+      data: message.string(),
+    });
     if (events.length === count) break;
   }
   return events;
@@ -108,7 +200,9 @@ async function main(): Promise<void> {
   const nc = await connect({ servers: TEST_NATS_URL });
   try {
     await writeConnLog(path);
-    out(`importer benchmark: Zeek conn.log, ${LINES.toLocaleString('en-US')} lines, ${((await stat(path)).size / 1e6).toFixed(0)} MB, ${ROUNDS} rounds`);
+    out(
+      `importer benchmark: Zeek conn.log, ${LINES.toLocaleString('en-US')} lines, ${((await stat(path)).size / 1e6).toFixed(0)} MB, ${ROUNDS} rounds`,
+    );
     let events: { subject: string; id: string; data: string }[] = [];
     const rows: { importer: number; raw: number }[] = [];
     let importerCpuUs = 0;
@@ -133,7 +227,8 @@ async function main(): Promise<void> {
         if (events.length === 0) events = await publishedEvents(nc, namespace, result.published);
         return result;
       });
-      if (summary.published !== LINES) throw new Error(`the importer published ${summary.published} of ${LINES} events`);
+      if (summary.published !== LINES)
+        throw new Error(`the importer published ${summary.published} of ${LINES} events`);
       const raw = await withTrafficStream(nc, (namespace) => rawPublishRate(nc, namespace, events));
       const importer = (summary.published * 1000) / summary.elapsedMs;
       rows.push({ importer, raw: raw.rate });
@@ -143,7 +238,9 @@ async function main(): Promise<void> {
       );
     }
     const ratios = rows.map(({ importer, raw }) => importer / raw);
-    out(`importer / raw publish: ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)} × (load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs)`);
+    out(
+      `importer / raw publish: ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)} × (load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs)`,
+    );
   } finally {
     await nc.close();
     await rm(dir, { recursive: true, force: true });

@@ -24,19 +24,41 @@ function condition(i: number): InspectionRuleStep {
   const hit = i % 10 === 0;
   switch (i % 7) {
     case 0:
-      return { op: 'eq', args: ['{inventory[system_vendor][manufacturer]}', hit ? 'Dell Inc.' : `Vendor ${i}`] };
+      return {
+        op: 'eq',
+        args: ['{inventory[system_vendor][manufacturer]}', hit ? 'Dell Inc.' : `Vendor ${i}`],
+      };
     case 1:
-      return { op: 'contains', args: ['{inventory[system_vendor][product_name]}', hit ? '(?i)poweredge' : `model-${i}$`] };
+      return {
+        op: 'contains',
+        args: ['{inventory[system_vendor][product_name]}', hit ? '(?i)poweredge' : `model-${i}$`],
+      };
     case 2:
-      return { op: 'in-net', args: ['{inventory[bmc_address]}', hit ? '10.0.0.0/8' : `192.168.${i % 256}.0/24`] };
+      return {
+        op: 'in-net',
+        args: ['{inventory[bmc_address]}', hit ? '10.0.0.0/8' : `192.168.${i % 256}.0/24`],
+      };
     case 3:
-      return { op: 'one-of', args: ['{node.properties[cpu_arch]}', hit ? ['x86_64', 'aarch64'] : ['ppc64le', `arch-${i}`]] };
+      return {
+        op: 'one-of',
+        args: [
+          '{node.properties[cpu_arch]}',
+          hit ? ['x86_64', 'aarch64'] : ['ppc64le', `arch-${i}`],
+        ],
+      };
     case 4:
-      return { op: 'matches', args: ['{item[name]}', hit ? 'eth[0-9]+' : `ib${i}`], loop: '{inventory[interfaces]}' };
+      return {
+        op: 'matches',
+        args: ['{item[name]}', hit ? 'eth[0-9]+' : `ib${i}`],
+        loop: '{inventory[interfaces]}',
+      };
     case 5:
       return { op: 'gt', args: ['{inventory[memory][physical_mb]}', hit ? 1024 : 10_000_000 + i] };
     default:
-      return { op: '!is-empty', args: [hit ? '{inventory[bmc_v6address]}' : `{inventory[missing_${i}]}`] };
+      return {
+        op: '!is-empty',
+        args: [hit ? '{inventory[bmc_v6address]}' : `{inventory[missing_${i}]}`],
+      };
   }
 }
 
@@ -47,7 +69,10 @@ function rules(count: number): RuleDefinition[] {
         priority: i % 100,
         conditions: [{ op: 'is-true', args: ['{node.auto_discovered}'] }, condition(i)],
         actions: [
-          { op: 'set-plugin-data', args: [`/rules/r${i}`, '{inventory[system_vendor][manufacturer]}'] },
+          {
+            op: 'set-plugin-data',
+            args: [`/rules/r${i}`, '{inventory[system_vendor][manufacturer]}'],
+          },
           { op: 'extend-plugin-data', args: ['/matched', i] },
           { op: 'set-attribute', args: [`/extra/rule_${i}`, true] },
         ],
@@ -75,13 +100,23 @@ const event: InspectionData = {
     bmc_address: '10.1.2.3',
     bmc_v6address: '2001:db8::3',
     memory: { physical_mb: 262_144 },
-    interfaces: Array.from({ length: 4 }, (_, i) => ({ name: `eth${i}`, mac_address: `52:54:00:00:00:0${i}` })),
-    disks: Array.from({ length: 8 }, (_, i) => ({ name: `/dev/sd${'abcdefgh'[i]}`, size: 960_000_000_000 })),
+    interfaces: Array.from({ length: 4 }, (_, i) => ({
+      name: `eth${i}`,
+      mac_address: `52:54:00:00:00:0${i}`,
+    })),
+    disks: Array.from({ length: 8 }, (_, i) => ({
+      name: `/dev/sd${'abcdefgh'[i]}`,
+      size: 960_000_000_000,
+    })),
   },
   plugin_data: { bmc_address: '10.1.2.3' },
 };
 
-function measure(label: string, set: RuleSet, expectMatched: number): { wall: number; cpu: number } {
+function measure(
+  label: string,
+  set: RuleSet,
+  expectMatched: number,
+): { wall: number; cpu: number } {
   for (let i = 0; i < WARMUP; i++) set.run('main', event);
   const samples = new Float64Array(EVENTS);
   const cpuSamples = new Float64Array(EVENTS);
@@ -98,10 +133,12 @@ function measure(label: string, set: RuleSet, expectMatched: number): { wall: nu
     if (result.failure) throw new Error(result.failure);
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  if (matched !== expectMatched) throw new Error(`${label}: expected ${expectMatched} matched rules, got ${matched}`);
+  if (matched !== expectMatched)
+    throw new Error(`${label}: expected ${expectMatched} matched rules, got ${matched}`);
   samples.sort();
   cpuSamples.sort();
-  const pct = (list: Float64Array, p: number) => list[Math.min(list.length - 1, Math.floor((p / 100) * list.length))];
+  const pct = (list: Float64Array, p: number) =>
+    list[Math.min(list.length - 1, Math.floor((p / 100) * list.length))];
   console.log(
     `${label.padEnd(48)} ${String(Math.round(EVENTS / seconds)).padStart(8)} events/s   ` +
       `p50 ${pct(samples, 50).toFixed(3)} ms   p99 ${pct(samples, 99).toFixed(3)} ms   max ${samples[EVENTS - 1].toFixed(3)} ms   ` +
@@ -113,13 +150,19 @@ function measure(label: string, set: RuleSet, expectMatched: number): { wall: nu
 function main() {
   console.log(
     `inspection rules engine, ${EVENTS} events per line, Node ${process.version}, ` +
-      `${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+      `${cpus().length} CPUs, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
   );
   const all = rules(RULES);
   const worst = { wall: 0, cpu: 0 };
   for (const mask of ['always', 'never'] as MaskSecrets[]) {
     measure(`baseline: 0 rules (mask_secrets=${mask})`, new RuleSet([], { maskSecrets: mask }), 0);
-    const p99 = measure(`1,000 rules, 10% matching (mask_secrets=${mask})`, new RuleSet(all, { maskSecrets: mask }), RULES / 10);
+    const p99 = measure(
+      `1,000 rules, 10% matching (mask_secrets=${mask})`,
+      new RuleSet(all, { maskSecrets: mask }),
+      RULES / 10,
+    );
     worst.wall = Math.max(worst.wall, p99.wall);
     worst.cpu = Math.max(worst.cpu, p99.cpu);
   }

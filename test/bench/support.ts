@@ -20,7 +20,12 @@ export const percentile = (sorted: number[], p: number) =>
  * /tmp/prof-<bench>. The IPC channel lets `stop` end the service with
  * process.exit (a signal would kill it before the profile is written).
  */
-export function startApp(app: string, env: Record<string, string>, bench: string, root = ROOT): ChildProcess {
+export function startApp(
+  app: string,
+  env: Record<string, string>,
+  bench: string,
+  root = ROOT,
+): ChildProcess {
   const profile = (process.env.BENCH_PROFILE ?? '').split(',').includes(app)
     ? ['--cpu-prof', `--cpu-prof-dir=/tmp/prof-${bench}`]
     : [];
@@ -77,13 +82,15 @@ export function cpuSeconds(source: CpuSource): number {
     const { user, system } = process.cpuUsage();
     return (user + system) / 1e6;
   }
-  if (source instanceof ChildProcess) return procCpuSeconds(readFileSync(`/proc/${source.pid}/stat`, 'utf8'));
+  if (source instanceof ChildProcess)
+    return procCpuSeconds(readFileSync(`/proc/${source.pid}/stat`, 'utf8'));
   let total = 0;
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === source.processName) total += procCpuSeconds(stat, true);
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === source.processName)
+        total += procCpuSeconds(stat, true);
     } catch {
       // the process ended between the listing and the read
     }
@@ -124,7 +131,12 @@ export interface HttpClient {
  * A keep-alive node:http client: on 2 shared cores the load generator's own CPU counts, and
  * fetch costs several times more per request than the plain client.
  */
-export function httpClient(base: string, token: string, sockets: number, extraHeaders: Record<string, string> = {}): HttpClient {
+export function httpClient(
+  base: string,
+  token: string,
+  sockets: number,
+  extraHeaders: Record<string, string> = {},
+): HttpClient {
   const agent = new Agent({ keepAlive: true, maxSockets: sockets });
   return {
     call: (method, path, body) =>

@@ -9,10 +9,16 @@ const ROOT = join(__dirname, '..', '..');
 
 function buildProgram(): ts.Program {
   const configPath = join(ROOT, 'tsconfig.build.json');
-  const config = ts.getParsedCommandLineOfConfigFile(configPath, {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); },
-  });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    },
+  );
   if (!config) throw new Error(`cannot read ${configPath}`);
   expect(config.errors).toEqual([]);
   return ts.createProgram({ rootNames: config.fileNames, options: config.options });
@@ -20,19 +26,32 @@ function buildProgram(): ts.Program {
 
 /** Test code: specs, a project's test/ folder (its kits), the system tests, the test-kit libs. */
 const isTestCode = (file: string) =>
-  /\.spec\.ts$/.test(file) || /(^|\/)test\//.test(file) || /^libs\/(testing|adapter-conformance)\//.test(file);
+  /\.spec\.ts$/.test(file) ||
+  /(^|\/)test\//.test(file) ||
+  /^libs\/(testing|adapter-conformance)\//.test(file);
 
 describe('the build output', () => {
   const program = buildProgram();
-  const built = program.getSourceFiles().filter((file) => !file.isDeclarationFile && !program.isSourceFileFromExternalLibrary(file));
+  const built = program
+    .getSourceFiles()
+    .filter((file) => !file.isDeclarationFile && !program.isSourceFileFromExternalLibrary(file));
   const files = built.map((file) => relative(ROOT, file.fileName));
 
   it('holds every service and tool entry point', () => {
     const entryPoints = files.filter((file) => file.endsWith('/src/main.ts')).map(dirname);
-    expect(entryPoints).toEqual(expect.arrayContaining([
-      'apps/budget-adapter/src', 'apps/enforcement-service/src', 'apps/evaluator/src', 'apps/experiment-service/src',
-      'apps/gateway/src', 'apps/inspection-rules-service/src', 'tools/demo/src', 'tools/launcher/src', 'tools/traffic-importer/src',
-    ]));
+    expect(entryPoints).toEqual(
+      expect.arrayContaining([
+        'apps/budget-adapter/src',
+        'apps/enforcement-service/src',
+        'apps/evaluator/src',
+        'apps/experiment-service/src',
+        'apps/gateway/src',
+        'apps/inspection-rules-service/src',
+        'tools/demo/src',
+        'tools/launcher/src',
+        'tools/traffic-importer/src',
+      ]),
+    );
   });
 
   it('holds no test code: no spec, no test kit, nothing from libs/testing or libs/adapter-conformance', () => {
@@ -43,9 +62,19 @@ describe('the build output', () => {
     const shipped = built.filter((file) => !isTestCode(relative(ROOT, file.fileName)));
     const importsOfTestCode = shipped.flatMap((file) =>
       ts.preProcessFile(file.text, true, true).importedFiles.flatMap(({ fileName: specifier }) => {
-        const resolved = ts.resolveModuleName(specifier, file.fileName, program.getCompilerOptions(), ts.sys).resolvedModule;
-        const target = resolved && !resolved.isExternalLibraryImport ? relative(ROOT, resolved.resolvedFileName) : undefined;
-        return target && isTestCode(target) ? [`${relative(ROOT, file.fileName)} imports ${specifier}`] : [];
+        const resolved = ts.resolveModuleName(
+          specifier,
+          file.fileName,
+          program.getCompilerOptions(),
+          ts.sys,
+        ).resolvedModule;
+        const target =
+          resolved && !resolved.isExternalLibraryImport
+            ? relative(ROOT, resolved.resolvedFileName)
+            : undefined;
+        return target && isTestCode(target)
+          ? [`${relative(ROOT, file.fileName)} imports ${specifier}`]
+          : [];
       }),
     );
     expect(importsOfTestCode).toEqual([]);

@@ -1,11 +1,26 @@
-import { TEST_NATS_URL, TEST_POSTGRES_URL, freePort, removeTestResources, uniqueName } from '@rollout/testing';
+import {
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
+  freePort,
+  removeTestResources,
+  uniqueName,
+} from '@rollout/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
-import { K8sObject, ROOT, mountedFiles, named, ofKind, plainEnv, render, secretEnv } from './render';
+import {
+  K8sObject,
+  ROOT,
+  mountedFiles,
+  named,
+  ofKind,
+  plainEnv,
+  render,
+  secretEnv,
+} from './render';
 
 /**
  * The manifests match the code: each Deployment of the dev overlay is started here with
@@ -26,7 +41,11 @@ function entryPoint(image: string): string {
   return join(ROOT, 'dist', 'apps', app, 'src', 'main.js');
 }
 
-async function answers(url: string, deadline: number, child: ChildProcess): Promise<number | string> {
+async function answers(
+  url: string,
+  deadline: number,
+  child: ChildProcess,
+): Promise<number | string> {
   let last: number | string = 'no answer';
   while (Date.now() < deadline && child.exitCode === null) {
     try {
@@ -46,7 +65,8 @@ async function problemsOf(deployment: K8sObject, objects = rendered): Promise<st
   const [container] = deployment.spec.template.spec.containers;
   const env: Record<string, string> = { ...plainEnv(objects, container) };
   for (const [name, value] of Object.entries(secretEnv(objects, container))) {
-    if (value === undefined) return [`${name} refers to a Secret key that the overlay does not provide`];
+    if (value === undefined)
+      return [`${name} refers to a Secret key that the overlay does not provide`];
     env[name] = value;
   }
   // Only where things are changes: the local NATS (no auth) and Postgres, this run's namespace.
@@ -62,12 +82,16 @@ async function problemsOf(deployment: K8sObject, objects = rendered): Promise<st
   // The mounted ConfigMap and Secret files, at the same paths under a temporary root.
   const files = Object.entries(mountedFiles(objects, deployment.spec.template.spec, container));
   const missing = files.filter(([, content]) => content === null).map(([path]) => path);
-  if (missing.length) return missing.map((path) => `${path} is mounted from a Secret that the overlay does not provide`);
+  if (missing.length)
+    return missing.map(
+      (path) => `${path} is mounted from a Secret that the overlay does not provide`,
+    );
   const root = mkdtempSync(join(tmpdir(), 'deploy-mounts-'));
   for (const [path, content] of files) {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), content!);
-    for (const [name, value] of Object.entries(env)) if (value === path) env[name] = join(root, path);
+    for (const [name, value] of Object.entries(env))
+      if (value === path) env[name] = join(root, path);
   }
   const http = container.ports.find((p: { name: string }) => p.name === 'http');
   const localPort = await freePort();
@@ -92,7 +116,10 @@ async function problemsOf(deployment: K8sObject, objects = rendered): Promise<st
       }
       const port = get.port === 'http' || get.port === http.containerPort ? localPort : get.port;
       const status = await answers(`http://127.0.0.1:${port}${get.path}`, deadline, child);
-      if (status !== 200) problems.push(`${probe} ${get.path} on port ${get.port}: ${status} ${stderr.trim()}`.trim());
+      if (status !== 200)
+        problems.push(
+          `${probe} ${get.path} on port ${get.port}: ${status} ${stderr.trim()}`.trim(),
+        );
     }
     return problems;
   } finally {
@@ -123,7 +150,11 @@ describe('the dev overlay, run against the code', () => {
 
   // The experiment-service first: the evaluator is ready only once the experiment-service has
   // filled the EXPERIMENT_STATE bucket (they share this run's namespace), as in a cluster.
-  const deployments = ofKind(rendered, 'Deployment').sort((a, b) => Number(b.metadata.name === 'experiment-service') - Number(a.metadata.name === 'experiment-service'));
+  const deployments = ofKind(rendered, 'Deployment').sort(
+    (a, b) =>
+      Number(b.metadata.name === 'experiment-service') -
+      Number(a.metadata.name === 'experiment-service'),
+  );
   it.each(deployments.map((d) => [d.metadata.name, d] as const))(
     '%s starts from its manifest and answers every probe it declares',
     async (_, deployment) => {
@@ -150,8 +181,11 @@ describe('the dev overlay, run against the code', () => {
   it('reads the built-in inspection rules from the file its manifest mounts', async () => {
     const objects = structuredClone(rendered);
     const deployment = named(objects, 'Deployment', 'inspection-rules-service')!;
-    const volume = deployment.spec.template.spec.volumes.find((v: { configMap?: unknown }) => v.configMap);
-    named(objects, 'ConfigMap', volume.configMap.name)!.data['builtin-rules.yaml'] = 'not: a list of rules\n';
+    const volume = deployment.spec.template.spec.volumes.find(
+      (v: { configMap?: unknown }) => v.configMap,
+    );
+    named(objects, 'ConfigMap', volume.configMap.name)!.data['builtin-rules.yaml'] =
+      'not: a list of rules\n';
     const problems = await problemsOf(deployment, objects);
     expect(problems.join('\n')).toMatch(/INSPECTION_BUILT_IN_RULES: .*must hold a list of rules/);
   }, 60_000);

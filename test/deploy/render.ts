@@ -1,3 +1,4 @@
+import type { JsonBody } from '@rollout/testing';
 import { spawnSync } from 'node:child_process';
 import { join, posix } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -6,25 +7,38 @@ export const ROOT = join(__dirname, '..', '..');
 export const OVERLAYS = ['dev', 'prod', 'prod-keda'] as const;
 export type Overlay = (typeof OVERLAYS)[number];
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; [key: string]: any };
+export type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [key: string]: JsonBody;
+};
 
 /** `kubectl kustomize` of an overlay, parsed. Fails loudly when kubectl is missing. */
 export function render(overlay: Overlay): K8sObject[] {
-  const run = spawnSync('kubectl', ['kustomize', join(ROOT, 'deploy', 'k8s', 'overlays', overlay)], { encoding: 'utf8' });
-  if (run.error) throw new Error(`kubectl is needed to render the manifests (apt-get install kubernetes-client): ${run.error.message}`);
+  const run = spawnSync(
+    'kubectl',
+    ['kustomize', join(ROOT, 'deploy', 'k8s', 'overlays', overlay)],
+    { encoding: 'utf8' },
+  );
+  if (run.error)
+    throw new Error(
+      `kubectl is needed to render the manifests (apt-get install kubernetes-client): ${run.error.message}`,
+    );
   if (run.status !== 0) throw new Error(`kubectl kustomize ${overlay} failed: ${run.stderr}`);
   const objects = parseAllDocuments(run.stdout)
     .map((doc) => doc.toJS() as K8sObject)
     .filter(Boolean);
   // kustomize folds long base64 values over lines, which the API server ignores; so do we.
   for (const secret of objects.filter((o) => o.kind === 'Secret')) {
-    for (const key of Object.keys(secret.data ?? {})) secret.data[key] = String(secret.data[key]).replace(/\s/g, '');
+    for (const key of Object.keys(secret.data ?? {}))
+      secret.data[key] = String(secret.data[key]).replace(/\s/g, '');
   }
   return objects;
 }
 
-export const ofKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
+export const ofKind = (objects: K8sObject[], kind: string) =>
+  objects.filter((o) => o.kind === kind);
 export const named = (objects: K8sObject[], kind: string, name: string) =>
   objects.find((o) => o.kind === kind && o.metadata.name === name);
 
@@ -34,19 +48,24 @@ export function plainEnv(objects: K8sObject[], container: K8sObject): Record<str
   for (const source of container.envFrom ?? []) {
     Object.assign(env, named(objects, 'ConfigMap', source.configMapRef.name)?.data ?? {});
   }
-  for (const entry of container.env ?? []) if (entry.value !== undefined) env[entry.name] = entry.value;
+  for (const entry of container.env ?? [])
+    if (entry.value !== undefined) env[entry.name] = entry.value;
   return env;
 }
 
 /** The env vars a container takes from Secrets, with the values of the rendered (dev) Secrets. */
-export function secretEnv(objects: K8sObject[], container: K8sObject): Record<string, string | undefined> {
+export function secretEnv(
+  objects: K8sObject[],
+  container: K8sObject,
+): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = {};
   for (const entry of container.env ?? []) {
     const ref = entry.valueFrom?.secretKeyRef;
     if (!ref) continue;
     const secret = named(objects, 'Secret', ref.name);
     const encoded = secret?.data?.[ref.key];
-    env[entry.name] = encoded === undefined ? undefined : Buffer.from(encoded, 'base64').toString('utf8');
+    env[entry.name] =
+      encoded === undefined ? undefined : Buffer.from(encoded, 'base64').toString('utf8');
   }
   return env;
 }
@@ -56,7 +75,11 @@ export function secretEnv(objects: K8sObject[], container: K8sObject): Record<st
  * (null for a Secret created out of band, whose content is not in the manifests). A path that
  * an env var names must be one of these, or the service fails at boot, far from this repository.
  */
-export function mountedFiles(objects: K8sObject[], pod: K8sObject, container: K8sObject): Record<string, string | null> {
+export function mountedFiles(
+  objects: K8sObject[],
+  pod: K8sObject,
+  container: K8sObject,
+): Record<string, string | null> {
   const files: Record<string, string | null> = {};
   for (const mount of container.volumeMounts ?? []) {
     const volume = (pod.volumes ?? []).find((v: { name: string }) => v.name === mount.name);
@@ -79,6 +102,9 @@ export function mountedFiles(objects: K8sObject[], pod: K8sObject, container: K8
 
 function secretData(secret: K8sObject | undefined): Record<string, string> | undefined {
   if (!secret) return undefined;
-  const entries = Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(String(value), 'base64').toString('utf8')]);
+  const entries = Object.entries(secret.data ?? {}).map(([key, value]) => [
+    key,
+    Buffer.from(String(value), 'base64').toString('utf8'),
+  ]);
   return Object.fromEntries(entries);
 }

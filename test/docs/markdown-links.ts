@@ -34,7 +34,10 @@ export function headingAnchors(markdown: string): Set<string> {
  * repository-relative paths to contents; `exists` says whether a repository-relative path is a
  * file or directory. A link that leaves the repository is broken: a clone has nothing there.
  */
-export function findBrokenLinks(files: ReadonlyMap<string, string>, exists: (path: string) => boolean): BrokenLink[] {
+export function findBrokenLinks(
+  files: ReadonlyMap<string, string>,
+  exists: (path: string) => boolean,
+): BrokenLink[] {
   const broken: BrokenLink[] = [];
   const anchorsOf = new Map<string, Set<string>>();
   const anchors = (path: string) => {
@@ -52,7 +55,8 @@ export function findBrokenLinks(files: ReadonlyMap<string, string>, exists: (pat
           report('absolute path');
           continue;
         }
-        const path = pathPart === '' ? file : normalize(join(dirname(file), decodeURIComponent(pathPart)));
+        const path =
+          pathPart === '' ? file : normalize(join(dirname(file), decodeURIComponent(pathPart)));
         if (path.startsWith(`..${sep}`) || path === '..' || relative('.', path).startsWith('..')) {
           report('points outside the repository');
         } else if (!exists(path)) {

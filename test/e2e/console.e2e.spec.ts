@@ -15,8 +15,23 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTEFACTS = join(__dirname, '..', '..', 'tmp', 'e2e-artefacts', 'console');
 
 const P = '/v1/projects/acme/locations/global/firewallPolicies';
-const LIVE_RULES = [{ priority: 1000, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['0.0.0.0/0'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22', '443'] }] } }];
-const BLOCK_SSH = { priority: 900, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['0.0.0.0/0'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] } };
+const LIVE_RULES = [
+  {
+    priority: 1000,
+    direction: 'INGRESS',
+    action: 'allow',
+    match: {
+      srcIpRanges: ['0.0.0.0/0'],
+      layer4Configs: [{ ipProtocol: 'tcp', ports: ['22', '443'] }],
+    },
+  },
+];
+const BLOCK_SSH = {
+  priority: 900,
+  direction: 'INGRESS',
+  action: 'deny',
+  match: { srcIpRanges: ['0.0.0.0/0'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] },
+};
 
 /**
  * Traffic against the live policy: every 6 events, three SSH connections from three sources
@@ -26,8 +41,15 @@ const BLOCK_SSH = { priority: 900, direction: 'INGRESS', action: 'deny', match: 
 const event = (n: number, source?: string): TrafficEvent => {
   const kind = n % 6;
   const time = new Date(Date.now() - (n % 120) * 1_000).toISOString();
-  const base = { id: `console-${n}`, time, direction: 'INGRESS' as const, destIp: '10.0.0.5', srcPort: 40_000 + n };
-  if (kind < 3) return { ...base, srcIp: source ?? `198.51.100.${kind + 1}`, protocol: 'tcp', destPort: 22 };
+  const base = {
+    id: `console-${n}`,
+    time,
+    direction: 'INGRESS' as const,
+    destIp: '10.0.0.5',
+    srcPort: 40_000 + n,
+  };
+  if (kind < 3)
+    return { ...base, srcIp: source ?? `198.51.100.${kind + 1}`, protocol: 'tcp', destPort: 22 };
   if (kind < 5) return { ...base, srcIp: '203.0.113.9', protocol: 'tcp', destPort: 443 };
   return { ...base, srcIp: '203.0.113.9', protocol: 'udp', destPort: 53 };
 };
@@ -45,7 +67,8 @@ describe('the web console', () => {
   const requestedUrls: string[] = [];
   /** Answers of 400 and above the browser got: `status method path`. */
   const failedResponses: string[] = [];
-  const api = (method: string, path: string, body?: unknown) => gatewayApi(system)(method, path, body);
+  const api = (method: string, path: string, body?: unknown) =>
+    gatewayApi(system)(method, path, body);
   const consoleUrl = () => `${system.urls.gateway}/console/`;
 
   beforeAll(async () => {
@@ -53,18 +76,32 @@ describe('the web console', () => {
     const isolated = await isolatedSettings();
     database = isolated.database;
     ns = new NatsNamespace(isolated.namespace);
-    system = await launch({ settings: isolated.settings, distRoot: DIST, extraEnv: { NATS_NAMESPACE: isolated.namespace, LOG_LEVEL: 'silent' }, log: () => undefined });
+    system = await launch({
+      settings: isolated.settings,
+      distRoot: DIST,
+      extraEnv: { NATS_NAMESPACE: isolated.namespace, LOG_LEVEL: 'silent' },
+      log: () => undefined,
+    });
     nc = await connect({ servers: TEST_NATS_URL });
     // Root (CI) cannot use chromium's sandbox.
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-dev-shm-usage'],
+    });
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     // A wait that fails, fails well within the test's own timeout, saying what it waited for.
     page.setDefaultTimeout(10_000);
-    page.on('console', (message) => message.type() === 'error' && browserErrors.push(message.text()));
+    page.on(
+      'console',
+      (message) => message.type() === 'error' && browserErrors.push(message.text()),
+    );
     page.on('pageerror', (error) => browserErrors.push(error.message));
     page.on('request', (request) => requestedUrls.push(request.url()));
     page.on('response', (response) => {
-      if (response.status() >= 400) failedResponses.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
+      if (response.status() >= 400)
+        failedResponses.push(
+          `${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`,
+        );
     });
   }, 120_000);
 
@@ -80,13 +117,25 @@ describe('the web console', () => {
     const subject = ns.subject(trafficSubject('acme', 'global', 'edge'));
     await Promise.all(events.map((e) => js.publish(subject, JSON.stringify(e), { msgID: e.id })));
   }
-  const report = async () => (await api('GET', `${P}/edge/experiments/block-ssh/previewReport`)).body as PreviewReport;
-  const metric = async (name: string) => Number((await page.locator(`[data-metric="${name}"]`).first().innerText()).replace(/[^\d]/g, ''));
-  const shoot = (name: string) => page.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: true });
+  const report = async () =>
+    (await api('GET', `${P}/edge/experiments/block-ssh/previewReport`)).body as PreviewReport;
+  const metric = async (name: string) =>
+    Number(
+      (await page.locator(`[data-metric="${name}"]`).first().innerText()).replace(/[^\d]/g, ''),
+    );
+  const shoot = (name: string) =>
+    page.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: true });
   async function expectAccessible(what: string) {
-    const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    const { violations } = await new AxeBuilder({ page })
+      .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+      .analyze();
     const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect({ what, violations: serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`) }).toEqual({ what, violations: [] });
+    expect({
+      what,
+      violations: serious.map(
+        (v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`,
+      ),
+    }).toEqual({ what, violations: [] });
   }
 
   it('is served at /console with a Content-Security-Policy that allows no inline script', async () => {
@@ -116,7 +165,9 @@ describe('the web console', () => {
     await page.getByLabel('Bearer token').fill(system.devToken as string);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Policies' }).waitFor();
-    expect(await page.locator('.whoami').innerText()).toMatch(/development-admin\s+admin · all projects/);
+    expect(await page.locator('.whoami').innerText()).toMatch(
+      /development-admin\s+admin · all projects/,
+    );
     expect(await page.evaluate('Object.values(sessionStorage)')).toEqual([system.devToken]);
     expect(await page.evaluate('Object.values(localStorage)')).toEqual([]);
   });
@@ -134,7 +185,9 @@ describe('the web console', () => {
     await page.getByRole('heading', { name: 'Policy edge' }).waitFor();
     const row = page.getByRole('region', { name: 'Live rules' }).locator('tbody tr');
     await row.first().waitFor();
-    expect(await row.allInnerTexts()).toEqual([expect.stringMatching(/^1000\s+INGRESS\s+allow\s+0\.0\.0\.0\/0\s+any\s+tcp:22,443/)]);
+    expect(await row.allInnerTexts()).toEqual([
+      expect.stringMatching(/^1000\s+INGRESS\s+allow\s+0\.0\.0\.0\/0\s+any\s+tcp:22,443/),
+    ]);
     await shoot('2-policy');
     await expectAccessible('policy');
   });
@@ -162,22 +215,45 @@ describe('the web console', () => {
 
   it('shows the preview report with the numbers of the API, and refreshes in place while ACTIVE', async () => {
     await publish(Array.from({ length: 60 }, (_, n) => event(n)));
-    await eventually(async () => ((await report()).configurations[0]?.evaluated === 60 ? true : undefined), { timeoutMs: 30_000, what: 'the preview counting 60 events' });
+    await eventually(
+      async () => ((await report()).configurations[0]?.evaluated === 60 ? true : undefined),
+      { timeoutMs: 30_000, what: 'the preview counting 60 events' },
+    );
 
     await page.getByRole('link', { name: 'Preview report' }).click();
     await page.getByRole('heading', { name: 'Preview report of block-ssh' }).waitFor();
     await page.locator('[data-metric="evaluated"]').waitFor();
     const [configuration] = (await report()).configurations;
-    expect(configuration).toMatchObject({ evaluated: 60, allowToDeny: 30, denyToAllow: 0, unchangedAllow: 20, unchangedDeny: 10 });
-    for (const name of ['evaluated', 'changed', 'allowToDeny', 'denyToAllow', 'unchangedAllow', 'unchangedDeny'] as const) {
+    expect(configuration).toMatchObject({
+      evaluated: 60,
+      allowToDeny: 30,
+      denyToAllow: 0,
+      unchangedAllow: 20,
+      unchangedDeny: 10,
+    });
+    for (const name of [
+      'evaluated',
+      'changed',
+      'allowToDeny',
+      'denyToAllow',
+      'unchangedAllow',
+      'unchangedDeny',
+    ] as const) {
       expect({ name, shown: await metric(name) }).toEqual({ name, shown: configuration[name] });
     }
-    expect(await page.locator('[data-metric="complete"]').innerText()).toBe(configuration.completeness?.summary);
-    const flows = (await api('GET', `${P}/edge/experiments/block-ssh/previewFlows`)).body.previewFlows as { srcIp: string; count: number; samples: { trafficEventId: string }[] }[];
+    expect(await page.locator('[data-metric="complete"]').innerText()).toBe(
+      configuration.completeness?.summary,
+    );
+    const flows = (await api('GET', `${P}/edge/experiments/block-ssh/previewFlows`)).body
+      .previewFlows as { srcIp: string; count: number; samples: { trafficEventId: string }[] }[];
     expect(flows).toHaveLength(3);
     const rows = page.getByRole('region', { name: 'Changed flows' }).locator('tbody tr.flow');
-    await eventually(async () => ((await rows.count()) === 3 ? true : undefined), { what: 'three changed flows in the table' });
-    const shownCounts = (await page.locator('[data-metric="flowCount"]').allInnerTexts()).map(Number);
+    await eventually(async () => ((await rows.count()) === 3 ? true : undefined), {
+      what: 'three changed flows in the table',
+    });
+    const shownCounts = (await page.locator('[data-metric="flowCount"]').allInnerTexts()).map(
+      Number,
+    );
     expect(shownCounts.sort()).toEqual(flows.map((f) => f.count).sort());
     await page.locator('canvas').first().waitFor();
 
@@ -192,11 +268,20 @@ describe('the web console', () => {
     // The operator narrows the flows; more traffic arrives; the numbers move, the filter stays.
     await page.getByLabel('Filter', { exact: true }).fill('srcIp = 198.51.100.1');
     await page.getByRole('button', { name: 'Apply' }).click();
-    await eventually(async () => ((await rows.count()) === 1 ? true : undefined), { what: 'the filtered flow' });
+    await eventually(async () => ((await rows.count()) === 1 ? true : undefined), {
+      what: 'the filtered flow',
+    });
     await publish(Array.from({ length: 12 }, (_, n) => event(996 + n * 6, '198.51.100.1')));
-    await eventually(async () => ((await metric('allowToDeny')) === 42 ? true : undefined), { timeoutMs: 30_000, what: 'the report refreshing by itself' });
-    await eventually(async () => ((await metric('flowCount')) === 22 ? true : undefined), { what: 'the filtered flow refreshing' });
-    expect(await page.getByLabel('Filter', { exact: true }).inputValue()).toBe('srcIp = 198.51.100.1');
+    await eventually(async () => ((await metric('allowToDeny')) === 42 ? true : undefined), {
+      timeoutMs: 30_000,
+      what: 'the report refreshing by itself',
+    });
+    await eventually(async () => ((await metric('flowCount')) === 22 ? true : undefined), {
+      what: 'the filtered flow refreshing',
+    });
+    expect(await page.getByLabel('Filter', { exact: true }).inputValue()).toBe(
+      'srcIp = 198.51.100.1',
+    );
     expect(await rows.count()).toBe(1);
   }, 90_000);
 
@@ -205,7 +290,9 @@ describe('the web console', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {
       await page.locator('canvas').first().waitFor();
-      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      const overflow = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
       expect(overflow).toBeLessThanOrEqual(0);
       await shoot('5-report-phone');
       await expectAccessible('report on a phone');
@@ -215,7 +302,10 @@ describe('the web console', () => {
   });
 
   it('commits behind a confirmation showing the gates and the report, and the live policy changes', async () => {
-    await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'block-ssh' }).click();
+    await page
+      .getByRole('navigation', { name: 'Breadcrumb' })
+      .getByRole('link', { name: 'block-ssh' })
+      .click();
     // The confirmation opens and closes by keyboard (Escape cancels it).
     await page.getByRole('button', { name: 'Commit…' }).focus();
     await page.keyboard.press('Enter');
@@ -235,7 +325,9 @@ describe('the web console', () => {
     await page.getByRole('heading', { name: 'Policy edge' }).waitFor();
     await page.getByRole('region', { name: 'Live rules' }).getByText('900').waitFor();
     expect((await api('GET', `${P}/edge`)).body.rules).toEqual([BLOCK_SSH, ...LIVE_RULES]);
-    expect(await page.getByRole('region', { name: 'Experiments of edge' }).innerText()).toContain('No experiments');
+    expect(await page.getByRole('region', { name: 'Experiments of edge' }).innerText()).toContain(
+      'No experiments',
+    );
   });
 
   it('shows the history of the policy with actor and time', async () => {
@@ -244,7 +336,9 @@ describe('the web console', () => {
     await policyHistory.waitFor();
     const rows = await policyHistory.locator('tbody tr').allInnerTexts();
     expect(rows).toEqual([
-      expect.stringMatching(/^1\s+PolicyCreated\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\s+development-admin/),
+      expect.stringMatching(
+        /^1\s+PolicyCreated\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\s+development-admin/,
+      ),
       expect.stringMatching(/^2\s+PolicyUpdated\s+.*development-admin/),
     ]);
     await shoot('7-history');

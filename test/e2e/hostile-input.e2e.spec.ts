@@ -16,7 +16,6 @@ const REQUESTS = 10_000;
 const CONCURRENCY = 16;
 const SEED = Number(process.env.FUZZ_SEED ?? 42);
 
-
 const HOSTILE_STRINGS = [
   "' OR '1'='1",
   "'; DROP TABLE events; --",
@@ -54,8 +53,32 @@ const HOSTILE_STRINGS = [
 ];
 /** Percent-encoded bytes that are not UTF-8 (lone surrogate, overlong, stray continuation). */
 const BAD_UTF8_IN_URLS = ['%ED%A0%80', '%C0%AF', '%FF%FE', '%80', '%E0%80'];
-const QUERY_KEYS = ['pageSize', 'pageToken', 'filter', 'updateMask', 'etag', 'requestId', 'firewallPolicyId', 'experimentId', 'leaseId', 'detail', 'scope', 'phase', 'changedOnly', 'unknownField'];
-const CONTENT_TYPES = ['application/json', 'application/json', 'application/json', 'text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1'];
+const QUERY_KEYS = [
+  'pageSize',
+  'pageToken',
+  'filter',
+  'updateMask',
+  'etag',
+  'requestId',
+  'firewallPolicyId',
+  'experimentId',
+  'leaseId',
+  'detail',
+  'scope',
+  'phase',
+  'changedOnly',
+  'unknownField',
+];
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json',
+  'application/json',
+  'text/plain',
+  'application/xml',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=latin1',
+];
 
 interface Route {
   method: string;
@@ -72,12 +95,50 @@ function randomJson(rng: Rng, depth: number): unknown {
     case 2:
       return rng.pick([true, false, null]);
     case 3:
-      return rng.pick(['tcp', 'INGRESS', 'deny', 'allow', 'EGRESS', '10.0.0.0/8', '::/0', 'ACTIVE']);
+      return rng.pick([
+        'tcp',
+        'INGRESS',
+        'deny',
+        'allow',
+        'EGRESS',
+        '10.0.0.0/8',
+        '::/0',
+        'ACTIVE',
+      ]);
     case 4:
       return Array.from({ length: rng.int(5) }, () => randomJson(rng, depth + 1));
     default: {
-      const keys = ['rules', 'priority', 'direction', 'action', 'match', 'srcIpRanges', 'layer4Configs', 'ipProtocol', 'ports', 'etag', 'name', 'annotations', 'firewallPolicy', 'displayName', '__proto__', 'constructor', 'conditions', 'actions', 'op', 'args', 'reservations', 'startDate', 'endDate', 'lease', 'context', rng.pick(HOSTILE_STRINGS)];
-      return Object.fromEntries(Array.from({ length: 1 + rng.int(5) }, () => [rng.pick(keys), randomJson(rng, depth + 1)]));
+      const keys = [
+        'rules',
+        'priority',
+        'direction',
+        'action',
+        'match',
+        'srcIpRanges',
+        'layer4Configs',
+        'ipProtocol',
+        'ports',
+        'etag',
+        'name',
+        'annotations',
+        'firewallPolicy',
+        'displayName',
+        '__proto__',
+        'constructor',
+        'conditions',
+        'actions',
+        'op',
+        'args',
+        'reservations',
+        'startDate',
+        'endDate',
+        'lease',
+        'context',
+        rng.pick(HOSTILE_STRINGS),
+      ];
+      return Object.fromEntries(
+        Array.from({ length: 1 + rng.int(5) }, () => [rng.pick(keys), randomJson(rng, depth + 1)]),
+      );
     }
   }
 }
@@ -87,7 +148,10 @@ function deeplyNested(depth: number): string {
 }
 
 /** One malformed request for a route: hostile path ids, junk query, and a bad body. */
-function malformedRequest(rng: Rng, route: Route): { method: string; path: string; headers: Record<string, string>; body?: Buffer } {
+function malformedRequest(
+  rng: Rng,
+  route: Route,
+): { method: string; path: string; headers: Record<string, string>; body?: Buffer } {
   const segment = () => {
     if (rng.next() < 0.15) return rng.pick(BAD_UTF8_IN_URLS);
     if (rng.next() < 0.4) return rng.pick(['acme', 'global', 'edge', 'exp', 'p1']); // plausible, so deeper code runs
@@ -96,7 +160,10 @@ function malformedRequest(rng: Rng, route: Route): { method: string; path: strin
   let path = route.path.replace(/\{[^}]+\}/g, segment);
   const query: string[] = [];
   for (let i = rng.int(4); i > 0; i--) {
-    const value = rng.next() < 0.15 ? rng.pick(BAD_UTF8_IN_URLS) : encodeURIComponent(rng.pick(HOSTILE_STRINGS));
+    const value =
+      rng.next() < 0.15
+        ? rng.pick(BAD_UTF8_IN_URLS)
+        : encodeURIComponent(rng.pick(HOSTILE_STRINGS));
     query.push(`${rng.pick(QUERY_KEYS)}=${value}`);
   }
   if (query.length) path += `?${query.join('&')}`;
@@ -105,9 +172,26 @@ function malformedRequest(rng: Rng, route: Route): { method: string; path: strin
   let body: Buffer | undefined;
   const shape = rng.int(10);
   if (shape === 0) body = Buffer.from(deeplyNested(100 + rng.int(2_000)));
-  else if (shape === 1) body = Buffer.from(JSON.stringify({ rules: 'x'.repeat(1_100_000) })); // over the body limit
-  else if (shape === 2) body = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xed, 0xa0, 0x80, 0x22, 0x7d]); // {"a":"<bad UTF-8>"}
-  else if (shape === 3) body = Buffer.from(rng.pick(['{', '[1,2', '{"a":}', 'null', '"string"', '[]', '123', '{"a":1}{"b":2}', '\u0000']));
+  else if (shape === 1)
+    body = Buffer.from(JSON.stringify({ rules: 'x'.repeat(1_100_000) })); // over the body limit
+  else if (shape === 2)
+    body = Buffer.from([
+      0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xed, 0xa0, 0x80, 0x22, 0x7d,
+    ]); // {"a":"<bad UTF-8>"}
+  else if (shape === 3)
+    body = Buffer.from(
+      rng.pick([
+        '{',
+        '[1,2',
+        '{"a":}',
+        'null',
+        '"string"',
+        '[]',
+        '123',
+        '{"a":1}{"b":2}',
+        '\u0000',
+      ]),
+    );
   else if (shape < 9) body = Buffer.from(JSON.stringify(randomJson(rng, 0)));
   if (body) {
     headers['content-type'] = rng.pick(CONTENT_TYPES);
@@ -130,7 +214,12 @@ describe('hostile input on every route', () => {
       settings: isolated.settings,
       distRoot: DIST,
       // Logs on, so that what they would leak is there to be found.
-      extraEnv: { NATS_NAMESPACE: isolated.namespace, LOG_LEVEL: 'info', RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' },
+      extraEnv: {
+        NATS_NAMESPACE: isolated.namespace,
+        LOG_LEVEL: 'info',
+        RATE_LIMIT_PER_SECOND: '100000',
+        RATE_LIMIT_BURST: '100000',
+      },
       log: () => undefined,
       serviceOutput: (_service, chunk) => output.push(chunk),
     });
@@ -142,7 +231,9 @@ describe('hostile input on every route', () => {
   }, 60_000);
 
   it(`answers ${REQUESTS} malformed requests without a 5xx, stays ready, and logs no secret (seed ${SEED})`, async () => {
-    const document = (await (await fetch(`${system.urls.docs}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const document = (await (await fetch(`${system.urls.docs}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const routes: Route[] = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.keys(item)
         .filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
@@ -159,14 +250,24 @@ describe('hostile input on every route', () => {
     const send = (input: ReturnType<typeof malformedRequest>) =>
       new Promise<void>((resolve) => {
         const request = httpRequest(
-          { host: url.hostname, port: url.port, method: input.method, path: input.path, agent, headers: { authorization: `Bearer ${system.devToken}`, ...input.headers } },
+          {
+            host: url.hostname,
+            port: url.port,
+            method: input.method,
+            path: input.path,
+            agent,
+            headers: { authorization: `Bearer ${system.devToken}`, ...input.headers },
+          },
           (response) => {
             const chunks: Buffer[] = [];
             response.on('data', (chunk: Buffer) => chunks.push(chunk));
             response.on('end', () => {
               const status = response.statusCode ?? 0;
               statuses.set(status, (statuses.get(status) ?? 0) + 1);
-              if (status >= 500) failures.push(`${status} ${input.method} ${input.path.slice(0, 200)}: ${Buffer.concat(chunks).toString().slice(0, 300)}`);
+              if (status >= 500)
+                failures.push(
+                  `${status} ${input.method} ${input.path.slice(0, 200)}: ${Buffer.concat(chunks).toString().slice(0, 300)}`,
+                );
               resolve();
             });
           },
@@ -191,11 +292,18 @@ describe('hostile input on every route', () => {
     expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(REQUESTS * 0.95);
     expect([...statuses.keys()].every((status) => status >= 200 && status < 500)).toBe(true);
     // The requests got past the edge into validation: bad fields, oversized and wrongly typed bodies.
-    for (const refused of [400, 413, 415]) expect({ status: refused, seen: (statuses.get(refused) ?? 0) > 0 }).toEqual({ status: refused, seen: true });
+    for (const refused of [400, 413, 415])
+      expect({ status: refused, seen: (statuses.get(refused) ?? 0) > 0 }).toEqual({
+        status: refused,
+        seen: true,
+      });
 
     for (const service of SERVICES) {
       const ready = await fetch(`http://127.0.0.1:${ports[service.name]}/readyz`);
-      expect({ service: service.name, status: ready.status }).toEqual({ service: service.name, status: 200 });
+      expect({ service: service.name, status: ready.status }).toEqual({
+        service: service.name,
+        status: 200,
+      });
     }
 
     const logs = output.join('');

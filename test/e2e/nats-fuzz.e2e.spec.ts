@@ -1,7 +1,14 @@
-import { INSPECTION_PHASES, InspectionResult, TRAFFIC_STREAM, TrafficEvent, inspectionEventSubject, trafficSubject } from '@rollout/contracts';
+import {
+  INSPECTION_PHASES,
+  InspectionResult,
+  TRAFFIC_STREAM,
+  TrafficEvent,
+  inspectionEventSubject,
+  trafficSubject,
+} from '@rollout/contracts';
 import { RunningSystem, SERVICES, ServiceName, launch } from '@rollout/launcher';
 import { DEAD_LETTER_REASON_HEADER, DEAD_LETTER_STREAM, NatsNamespace } from '@rollout/nats';
-import { Rng, TEST_NATS_URL, prng } from '@rollout/testing';
+import { Rng, TEST_NATS_URL, prng, JsonBody } from '@rollout/testing';
 import { JsMsg, NatsConnection, PubAck, connect } from 'nats';
 import { DIST, isolatedSettings, processesOf, removeRun } from './support';
 
@@ -25,7 +32,6 @@ const INSPECTION_RESULTS_STREAM = 'INSPECTION_RESULTS';
 /** How long the consumers get to settle everything; a stuck message fails the test, it does not hang it. */
 const SETTLE_MS = 180_000;
 
-
 /** Strings an attacker tries; none may reach a query, a header or a log unescaped. */
 const INJECTIONS = [
   "' OR '1'='1",
@@ -45,9 +51,48 @@ const INJECTIONS = [
   '😀😀😀',
 ];
 /** Subject tokens (project, location, policy) naming nothing that exists. */
-const UNKNOWN_TOKENS = ['other', 'acme2', 'GLOBAL', '__proto__', 'constructor', 'toString', "'OR'1'='1'--", '$ne', '{{7*7}}', '%00', 'web\u00e9'];
-const BAD_ADDRESSES = ['999.1.1.1', '256.0.0.1', '10.0.0', '1.2.3.4.5', '::g', ':::1', 'localhost', "1' OR '1'='1", 'x'.repeat(46), '10.0.0.1\r\nX-Injected: 1', '10.0.0.1\n'];
-const BAD_JSON = ['{', '[1,2', '{"a":}', '{"id":"x",}', "{'id':'x'}", 'NaN', 'undefined', '{"a":1}{"b":2}', '\u0000', '', ' ', '{"id":"x"', 'nul', '[}'];
+const UNKNOWN_TOKENS = [
+  'other',
+  'acme2',
+  'GLOBAL',
+  '__proto__',
+  'constructor',
+  'toString',
+  "'OR'1'='1'--",
+  '$ne',
+  '{{7*7}}',
+  '%00',
+  'web\u00e9',
+];
+const BAD_ADDRESSES = [
+  '999.1.1.1',
+  '256.0.0.1',
+  '10.0.0',
+  '1.2.3.4.5',
+  '::g',
+  ':::1',
+  'localhost',
+  "1' OR '1'='1",
+  'x'.repeat(46),
+  '10.0.0.1\r\nX-Injected: 1',
+  '10.0.0.1\n',
+];
+const BAD_JSON = [
+  '{',
+  '[1,2',
+  '{"a":}',
+  '{"id":"x",}',
+  "{'id':'x'}",
+  'NaN',
+  'undefined',
+  '{"a":1}{"b":2}',
+  '\u0000',
+  '',
+  ' ',
+  '{"id":"x"',
+  'nul',
+  '[}',
+];
 /** Bytes that are not UTF-8: stray continuation, overlong, lone surrogate, truncated sequence. */
 const BAD_UTF8 = [[0xff], [0xfe, 0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0x80], [0xe2, 0x82]];
 
@@ -65,7 +110,8 @@ interface Sent {
 }
 
 const bytes = (text: string) => new TextEncoder().encode(text);
-const withBadUtf8 = (before: string, after: string, rng: Rng) => Buffer.concat([Buffer.from(before), Buffer.from(rng.pick(BAD_UTF8)), Buffer.from(after)]);
+const withBadUtf8 = (before: string, after: string, rng: Rng) =>
+  Buffer.concat([Buffer.from(before), Buffer.from(rng.pick(BAD_UTF8)), Buffer.from(after)]);
 const deepArray = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 const deepObject = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
 const huge = (rng: Rng) => 'x'.repeat(rng.pick([300, 5_000, 100_000, 400_000]));
@@ -81,7 +127,11 @@ class Generator {
     private readonly policy: { project: string; location: string; policy: string },
   ) {}
 
-  private trafficSubject(project = this.policy.project, location = this.policy.location, policy = this.policy.policy) {
+  private trafficSubject(
+    project = this.policy.project,
+    location = this.policy.location,
+    policy = this.policy.policy,
+  ) {
     return this.ns.subject(trafficSubject(project, location, policy));
   }
 
@@ -92,7 +142,10 @@ class Generator {
       id: `fuzz-${SEED}-${i}${this.rng.next() < 0.3 ? `-${this.rng.pick(INJECTIONS)}` : ''}`,
       time: new Date(T0 + i * 1000).toISOString(),
       direction: 'INGRESS',
-      srcIp: this.rng.next() < 0.2 ? `2001:db8::${(i % 65535).toString(16)}` : `10.0.${this.rng.int(4)}.${this.rng.int(256)}`,
+      srcIp:
+        this.rng.next() < 0.2
+          ? `2001:db8::${(i % 65535).toString(16)}`
+          : `10.0.${this.rng.int(4)}.${this.rng.int(256)}`,
       destIp: '192.0.2.10',
       protocol: this.rng.pick(['tcp', 'udp', 6, 17]),
       destPort: this.rng.int(65536),
@@ -114,7 +167,9 @@ class Generator {
     const event: Record<string, unknown> = {
       id: `fuzz-${SEED}-${i}${this.rng.next() < 0.3 ? `-${this.rng.pick(INJECTIONS)}` : ''}`,
       node: { uuid: `node-${i}`, driver_info: {} },
-      inventory: { system_vendor: { manufacturer: this.rng.pick(['Dell Inc.', 'HPE', ...INJECTIONS]) } },
+      inventory: {
+        system_vendor: { manufacturer: this.rng.pick(['Dell Inc.', 'HPE', ...INJECTIONS]) },
+      },
       plugin_data: { note: this.rng.pick(INJECTIONS) },
     };
     if (this.rng.next() < 0.3) event.ports = [{ uuid: `port-${i}`, address: '52:54:00:12:34:56' }];
@@ -125,16 +180,37 @@ class Generator {
   valid(): Sent {
     if (this.rng.next() < 0.5) {
       const event = this.validTraffic();
-      return { stream: TRAFFIC_STREAM, subject: this.trafficSubject(), data: bytes(this.withUnknownFields(event)), msgID: this.msgID(), category: 'valid', eventId: event.id };
+      return {
+        stream: TRAFFIC_STREAM,
+        subject: this.trafficSubject(),
+        data: bytes(this.withUnknownFields(event)),
+        msgID: this.msgID(),
+        category: 'valid',
+        eventId: event.id,
+      };
     }
     const event = this.validInspection();
-    return { stream: INSPECTION_STREAM, subject: this.inspectionSubject(), data: bytes(this.withUnknownFields(event)), msgID: this.msgID(), category: 'valid', eventId: event.id as string };
+    return {
+      stream: INSPECTION_STREAM,
+      subject: this.inspectionSubject(),
+      data: bytes(this.withUnknownFields(event)),
+      msgID: this.msgID(),
+      category: 'valid',
+      eventId: event.id as string,
+    };
   }
 
   /** A valid traffic event for the experiment's policy. */
   validTrafficMessage(): Sent {
     const event = this.validTraffic();
-    return { stream: TRAFFIC_STREAM, subject: this.trafficSubject(), data: bytes(JSON.stringify(event)), msgID: this.msgID(), category: 'valid', eventId: event.id };
+    return {
+      stream: TRAFFIC_STREAM,
+      subject: this.trafficSubject(),
+      data: bytes(JSON.stringify(event)),
+      msgID: this.msgID(),
+      category: 'valid',
+      eventId: event.id,
+    };
   }
 
   /** One malformed event, traffic or inspection. */
@@ -152,7 +228,11 @@ class Generator {
 
   private malformedTraffic(): Sent {
     const rng = this.rng;
-    const sent = (category: string, data: Uint8Array | string, subject = this.trafficSubject()): Sent => ({
+    const sent = (
+      category: string,
+      data: Uint8Array | string,
+      subject = this.trafficSubject(),
+    ): Sent => ({
       stream: TRAFFIC_STREAM,
       subject,
       data: typeof data === 'string' ? bytes(data) : data,
@@ -175,7 +255,12 @@ class Generator {
           : sent('bad-utf8-in-id', withBadUtf8(`{"id":"bad-utf8-${this.n}-`, `",${rest}`, rng));
       }
       case 3:
-        return sent('deep-nesting', rng.next() < 0.5 ? deepArray(1_000 + rng.int(100_000)) : `{"id":${deepObject(1_000 + rng.int(50_000))},"time":"${event.time}"}`);
+        return sent(
+          'deep-nesting',
+          rng.next() < 0.5
+            ? deepArray(1_000 + rng.int(100_000))
+            : `{"id":${deepObject(1_000 + rng.int(50_000))},"time":"${event.time}"}`,
+        );
       case 4: {
         const field = rng.pick(['id', 'time', 'srcIp', 'destIp', 'direction'] as const);
         return sent('huge-string', JSON.stringify({ ...event, [field]: huge(rng) }));
@@ -183,15 +268,28 @@ class Generator {
       case 5: {
         const [field, values] = rng.pick([
           ['id', [123, null, '', true, [], {}]],
-          ['time', ['yesterday', '2025-13-45T99:99:99Z', 1700000000, null, `${event.time}' OR 1=1`]],
+          [
+            'time',
+            ['yesterday', '2025-13-45T99:99:99Z', 1700000000, null, `${event.time}' OR 1=1`],
+          ],
           ['direction', ['ingress', 'BOTH', 1, null, "INGRESS' --"]],
           ['protocol', ['http', 'TCP', 256, -1, 1.5, null, ['tcp']]],
           ['srcPort', [-1, 65536, '22', 1.5, null]],
           ['destPort', [-1, 65536, '443', 2.5, {}]],
-          ['targetTags', ['web', [1], [''], Array.from({ length: 65 }, () => 'a'), ['x'.repeat(64)]]],
+          [
+            'targetTags',
+            ['web', [1], [''], Array.from({ length: 65 }, () => 'a'), ['x'.repeat(64)]],
+          ],
           ['srcIp', [42, null, [], {}]],
         ] as const);
-        return sent(`wrong-type-${field}`, JSON.stringify({ ...event, [field]: rng.pick(values as readonly unknown[]), unknownField: rng.pick(INJECTIONS) }));
+        return sent(
+          `wrong-type-${field}`,
+          JSON.stringify({
+            ...event,
+            [field]: rng.pick(values as readonly unknown[]),
+            unknownField: rng.pick(INJECTIONS),
+          }),
+        );
       }
       case 6: {
         const copy: Record<string, unknown> = { ...event };
@@ -199,7 +297,10 @@ class Generator {
         return sent('missing-field', JSON.stringify(copy));
       }
       case 7:
-        return sent('bad-address', JSON.stringify({ ...event, [rng.pick(['srcIp', 'destIp'])]: rng.pick(BAD_ADDRESSES) }));
+        return sent(
+          'bad-address',
+          JSON.stringify({ ...event, [rng.pick(['srcIp', 'destIp'])]: rng.pick(BAD_ADDRESSES) }),
+        );
       case 8: {
         // A well-formed event for a policy that does not exist (or a subject of the wrong shape).
         const token = () => rng.pick(UNKNOWN_TOKENS);
@@ -208,17 +309,32 @@ class Generator {
           () => this.trafficSubject(this.policy.project, token(), this.policy.policy),
           () => this.trafficSubject(this.policy.project, this.policy.location, token()),
           () => this.ns.subject(`traffic.v1.${this.policy.project}.${this.policy.location}`),
-          () => this.ns.subject(`traffic.v1.${this.policy.project}.${this.policy.location}.${this.policy.policy}.extra`),
+          () =>
+            this.ns.subject(
+              `traffic.v1.${this.policy.project}.${this.policy.location}.${this.policy.policy}.extra`,
+            ),
         ])();
         return sent('unknown-subject', json(), subject);
       }
       case 9:
         // A NUL cannot be stored (Postgres text): the event must be dead-lettered, not retried forever.
-        return sent('nul-in-id', JSON.stringify({ ...event, id: `${event.id}${rng.pick(['\u0000', '\u0000\u0000x'])}` }));
+        return sent(
+          'nul-in-id',
+          JSON.stringify({ ...event, id: `${event.id}${rng.pick(['\u0000', '\u0000\u0000x'])}` }),
+        );
       case 10:
-        return sent('not-an-object', rng.pick(['null', '[]', '"event"', '42', 'true', JSON.stringify([event])]));
+        return sent(
+          'not-an-object',
+          rng.pick(['null', '[]', '"event"', '42', 'true', JSON.stringify([event])]),
+        );
       default:
-        return sent('injection-in-fields', JSON.stringify({ ...event, [rng.pick(['direction', 'protocol', 'srcIp', 'time'])]: rng.pick(INJECTIONS) }));
+        return sent(
+          'injection-in-fields',
+          JSON.stringify({
+            ...event,
+            [rng.pick(['direction', 'protocol', 'srcIp', 'time'])]: rng.pick(INJECTIONS),
+          }),
+        );
     }
   }
 
@@ -242,13 +358,19 @@ class Generator {
           ? sent('bad-utf8-structure', withBadUtf8('{', `"id":"${event.id as string}"}`, rng))
           : sent('bad-utf8-in-id', withBadUtf8(`{"id":"bad-utf8-${this.n}-`, '"}', rng));
       case 3:
-        return sent('deep-nesting', rng.pick([
-          () => deepArray(1_000 + rng.int(100_000)),
-          () => `{"id":"deep-${this.n}","ports":${deepArray(1_000 + rng.int(50_000))}}`,
-          () => `{"id":"deep-${this.n}","node":${deepArray(1_000 + rng.int(50_000))}}`,
-        ])());
+        return sent(
+          'deep-nesting',
+          rng.pick([
+            () => deepArray(1_000 + rng.int(100_000)),
+            () => `{"id":"deep-${this.n}","ports":${deepArray(1_000 + rng.int(50_000))}}`,
+            () => `{"id":"deep-${this.n}","node":${deepArray(1_000 + rng.int(50_000))}}`,
+          ])(),
+        );
       case 4:
-        return sent('huge-string', JSON.stringify({ ...event, [rng.pick(['id', 'scope'])]: huge(rng) }));
+        return sent(
+          'huge-string',
+          JSON.stringify({ ...event, [rng.pick(['id', 'scope'])]: huge(rng) }),
+        );
       case 5: {
         const [field, values] = rng.pick([
           ['id', [123, null, '', true, [], {}]],
@@ -259,7 +381,10 @@ class Generator {
           ['plugin_data', [[], 'x', 1, null]],
           ['scope', [1, {}, true, []]],
         ] as const);
-        return sent(`wrong-type-${field}`, JSON.stringify({ ...event, [field]: rng.pick(values as readonly unknown[]) }));
+        return sent(
+          `wrong-type-${field}`,
+          JSON.stringify({ ...event, [field]: rng.pick(values as readonly unknown[]) }),
+        );
       }
       case 6: {
         const copy = { ...event };
@@ -267,11 +392,23 @@ class Generator {
         return sent('missing-id', JSON.stringify(copy));
       }
       case 7:
-        return sent('control-chars-in-id', JSON.stringify({ ...event, id: `${event.id as string}${rng.pick(['\u0000', '\r\n', '\u001b[31m'])}` }));
+        return sent(
+          'control-chars-in-id',
+          JSON.stringify({
+            ...event,
+            id: `${event.id as string}${rng.pick(['\u0000', '\r\n', '\u001b[31m'])}`,
+          }),
+        );
       case 8:
-        return sent('not-an-object', rng.pick(['null', '[]', '"event"', '42', 'true', JSON.stringify([event])]));
+        return sent(
+          'not-an-object',
+          rng.pick(['null', '[]', '"event"', '42', 'true', JSON.stringify([event])]),
+        );
       default:
-        return sent('too-many-ports', JSON.stringify({ ...event, ports: Array.from({ length: 10_001 }, () => ({})) }));
+        return sent(
+          'too-many-ports',
+          JSON.stringify({ ...event, ports: Array.from({ length: 10_001 }, () => ({})) }),
+        );
     }
   }
 }
@@ -286,8 +423,11 @@ describe('hostile events on every stream', () => {
   const P = '/v1/projects/acme/locations/global/firewallPolicies';
   const experiment = `${P}/web/experiments/block`;
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+  const api = async (
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: JsonBody }> => {
     const response = await fetch(`${system.urls.gateway}${path}`, {
       method,
       headers: { authorization: `Bearer ${system.devToken}`, 'content-type': 'application/json' },
@@ -298,7 +438,10 @@ describe('hostile events on every stream', () => {
   /** Events the evaluator has counted for the experiment (one configuration: the live policy never changes). */
   const evaluated = async () => {
     const report = await api('GET', `${experiment}/previewReport`);
-    return (report.body.configurations as { evaluated: number }[]).reduce((sum, c) => sum + c.evaluated, 0);
+    return (report.body.configurations as { evaluated: number }[]).reduce(
+      (sum, c) => sum + c.evaluated,
+      0,
+    );
   };
 
   beforeAll(async () => {
@@ -326,7 +469,11 @@ describe('hostile events on every stream', () => {
     const js = nc.jetstream();
     const acks: PubAck[] = [];
     for (let i = 0; i < messages.length; i += 250) {
-      acks.push(...(await Promise.all(messages.slice(i, i + 250).map((m) => js.publish(m.subject, m.data, { msgID: m.msgID })))));
+      acks.push(
+        ...(await Promise.all(
+          messages.slice(i, i + 250).map((m) => js.publish(m.subject, m.data, { msgID: m.msgID })),
+        )),
+      );
     }
     return acks;
   }
@@ -364,14 +511,34 @@ describe('hostile events on every stream', () => {
 
   it(`dead-letters ${MALFORMED} malformed events exactly once each with a reason, processes the valid ones between them, and no consumer crashes (seed ${SEED})`, async () => {
     // A live policy with an ACTIVE experiment: valid traffic events are counted in its preview report.
-    const allow = { priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['10.0.0.0/8', '2001:db8::/32'] } };
+    const allow = {
+      priority: 100,
+      direction: 'INGRESS',
+      action: 'allow',
+      match: { srcIpRanges: ['10.0.0.0/8', '2001:db8::/32'] },
+    };
     expect((await api('POST', `${P}?firewallPolicyId=web`, { rules: [allow] })).status).toBe(200);
-    const deny = { priority: 10, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['10.0.1.0/24'] } };
-    expect((await api('POST', `${P}/web/experiments?experimentId=block`, { firewallPolicy: { rules: [deny, allow] } })).status).toBe(200);
+    const deny = {
+      priority: 10,
+      direction: 'INGRESS',
+      action: 'deny',
+      match: { srcIpRanges: ['10.0.1.0/24'] },
+    };
+    expect(
+      (
+        await api('POST', `${P}/web/experiments?experimentId=block`, {
+          firewallPolicy: { rules: [deny, allow] },
+        })
+      ).status,
+    ).toBe(200);
     expect((await api('POST', `${experiment}:startPreview`)).status).toBe(200);
 
     const rng = prng(SEED);
-    const generator = new Generator(rng, ns, { project: 'acme', location: 'global', policy: 'web' });
+    const generator = new Generator(rng, ns, {
+      project: 'acme',
+      location: 'global',
+      policy: 'web',
+    });
     // The evaluator learns of the experiment from its events: one valid event at a time until one
     // is counted. Warm-up events sent before it knew the policy are dead-lettered (no live policy).
     const warmUp = new Set<string>();
@@ -384,7 +551,9 @@ describe('hostile events on every stream', () => {
       return false;
     }, 60_000);
     expect(counted).toBe(true);
-    expect(await waitUntil(() => settled(TRAFFIC_STREAM, 'evaluator', warmUpSeq), 30_000)).toBe(true);
+    expect(await waitUntil(() => settled(TRAFFIC_STREAM, 'evaluator', warmUpSeq), 30_000)).toBe(
+      true,
+    );
     const baseline = await evaluated();
 
     const pidsBefore = processesOf(namespace).sort();
@@ -402,22 +571,43 @@ describe('hostile events on every stream', () => {
     }
     const acks = await publishAll(messages);
     expect(acks.filter((ack) => ack.duplicate)).toEqual([]);
-    const lastSeq = (stream: string) => Math.max(0, ...acks.filter((ack) => ack.stream === ns.stream(stream)).map((ack) => ack.seq));
+    const lastSeq = (stream: string) =>
+      Math.max(0, ...acks.filter((ack) => ack.stream === ns.stream(stream)).map((ack) => ack.seq));
 
     // Both consumers settle everything (a message they can neither process nor dead-letter never does).
-    const trafficSettled = await waitUntil(() => settled(TRAFFIC_STREAM, 'evaluator', lastSeq(TRAFFIC_STREAM)), SETTLE_MS);
-    const inspectionSettled = await waitUntil(() => settled(INSPECTION_STREAM, 'inspection-rules-service', lastSeq(INSPECTION_STREAM)), SETTLE_MS);
+    const trafficSettled = await waitUntil(
+      () => settled(TRAFFIC_STREAM, 'evaluator', lastSeq(TRAFFIC_STREAM)),
+      SETTLE_MS,
+    );
+    const inspectionSettled = await waitUntil(
+      () => settled(INSPECTION_STREAM, 'inspection-rules-service', lastSeq(INSPECTION_STREAM)),
+      SETTLE_MS,
+    );
 
     // Every dead letter, by the stream and sequence of the message it stands for.
-    const streamOf = (subject: string) => (subject.startsWith(ns.subject('traffic.v1.')) ? TRAFFIC_STREAM : subject.startsWith(ns.subject('inspection.v1.')) ? INSPECTION_STREAM : `? ${subject}`);
+    const streamOf = (subject: string) =>
+      subject.startsWith(ns.subject('traffic.v1.'))
+        ? TRAFFIC_STREAM
+        : subject.startsWith(ns.subject('inspection.v1.'))
+          ? INSPECTION_STREAM
+          : `? ${subject}`;
     const letters = new Map<string, { reason: string; data: Uint8Array; copies: number }>();
     for (const letter of await readStream(DEAD_LETTER_STREAM.name)) {
       const key = `${streamOf(letter.headers?.get('Dead-Letter-Subject') ?? '')}:${letter.headers?.get('Dead-Letter-Stream-Sequence')}`;
       const seen = letters.get(key);
-      letters.set(key, { reason: letter.headers?.get(DEAD_LETTER_REASON_HEADER) ?? '', data: letter.data, copies: (seen?.copies ?? 0) + 1 });
+      letters.set(key, {
+        reason: letter.headers?.get(DEAD_LETTER_REASON_HEADER) ?? '',
+        data: letter.data,
+        copies: (seen?.copies ?? 0) + 1,
+      });
     }
 
-    const byCategory = (sent: Sent[]) => Object.fromEntries([...new Set(sent.map((m) => m.category))].sort().map((c) => [c, sent.filter((m) => m.category === c).length]));
+    const byCategory = (sent: Sent[]) =>
+      Object.fromEntries(
+        [...new Set(sent.map((m) => m.category))]
+          .sort()
+          .map((c) => [c, sent.filter((m) => m.category === c).length]),
+      );
     const keyOf = (index: number) => `${messages[index].stream}:${acks[index].seq}`;
     const notDeadLettered: Sent[] = [];
     const withoutReason: Sent[] = [];
@@ -426,15 +616,21 @@ describe('hostile events on every stream', () => {
     messages.forEach((message, index) => {
       const letter = letters.get(keyOf(index));
       if (message.category === 'valid') {
-        if (letter) validDeadLettered.push(`${message.stream} ${message.eventId}: ${letter.reason}`);
+        if (letter)
+          validDeadLettered.push(`${message.stream} ${message.eventId}: ${letter.reason}`);
         return;
       }
       if (!letter) notDeadLettered.push(message);
       else if (!letter.reason.trim()) withoutReason.push(message);
-      else if (Buffer.compare(Buffer.from(letter.data), Buffer.from(message.data)) !== 0) otherContent.push(message);
+      else if (Buffer.compare(Buffer.from(letter.data), Buffer.from(message.data)) !== 0)
+        otherContent.push(message);
     });
-    const malformedKeys = new Set(messages.map((m, index) => (m.category === 'valid' ? '' : keyOf(index))));
-    const strayLetters = [...letters.keys()].filter((key) => !malformedKeys.has(key) && !warmUp.has(key));
+    const malformedKeys = new Set(
+      messages.map((m, index) => (m.category === 'valid' ? '' : keyOf(index))),
+    );
+    const strayLetters = [...letters.keys()].filter(
+      (key) => !malformedKeys.has(key) && !warmUp.has(key),
+    );
 
     // Valid inspection events: one result each.
     const results = new Map<string, number>();
@@ -442,11 +638,26 @@ describe('hostile events on every stream', () => {
       const result = message.json<InspectionResult>();
       results.set(result.eventId, (results.get(result.eventId) ?? 0) + 1);
     }
-    const validInspection = messages.filter((m) => m.category === 'valid' && m.stream === INSPECTION_STREAM);
-    const validTraffic = messages.filter((m) => m.category === 'valid' && m.stream === TRAFFIC_STREAM);
-    const inspectionUnanswered = validInspection.filter((m) => results.get(m.eventId!) !== 1).map((m) => m.eventId);
+    const validInspection = messages.filter(
+      (m) => m.category === 'valid' && m.stream === INSPECTION_STREAM,
+    );
+    const validTraffic = messages.filter(
+      (m) => m.category === 'valid' && m.stream === TRAFFIC_STREAM,
+    );
+    const inspectionUnanswered = validInspection
+      .filter((m) => results.get(m.eventId!) !== 1)
+      .map((m) => m.eventId);
 
-    const sample = (sent: Sent[]) => ({ count: sent.length, byCategory: byCategory(sent), first: sent.slice(0, 3).map((m) => `${m.category} ${m.subject}: ${Buffer.from(m.data).toString('utf8').slice(0, 120)}`) });
+    const sample = (sent: Sent[]) => ({
+      count: sent.length,
+      byCategory: byCategory(sent),
+      first: sent
+        .slice(0, 3)
+        .map(
+          (m) =>
+            `${m.category} ${m.subject}: ${Buffer.from(m.data).toString('utf8').slice(0, 120)}`,
+        ),
+    });
     expect({
       seed: SEED,
       trafficSettled,
@@ -475,13 +686,19 @@ describe('hostile events on every stream', () => {
     });
     // Exactly one dead letter per malformed event.
     expect([...letters.keys()].filter((key) => malformedKeys.has(key)).length).toBe(MALFORMED);
-    expect(validTraffic.length + validInspection.length).toBeGreaterThan(MALFORMED * VALID_SHARE * 0.8);
+    expect(validTraffic.length + validInspection.length).toBeGreaterThan(
+      MALFORMED * VALID_SHARE * 0.8,
+    );
 
     // Nothing crashed: the same processes, all ready.
     expect(processesOf(namespace).sort()).toEqual(pidsBefore);
     for (const service of SERVICES) {
       const ready = await fetch(`http://127.0.0.1:${ports[service.name]}/readyz`);
-      expect({ seed: SEED, service: service.name, status: ready.status }).toEqual({ seed: SEED, service: service.name, status: 200 });
+      expect({ seed: SEED, service: service.name, status: ready.status }).toEqual({
+        seed: SEED,
+        service: service.name,
+        status: 200,
+      });
     }
   }, 600_000);
 });

@@ -12,7 +12,10 @@ const rule = (priority: number, action: 'allow' | 'deny', ports?: string[]) => (
   priority,
   direction: 'INGRESS',
   action,
-  match: { srcIpRanges: ['0.0.0.0/0'], ...(ports ? { layer4Configs: [{ ipProtocol: 'tcp', ports }] } : {}) },
+  match: {
+    srcIpRanges: ['0.0.0.0/0'],
+    ...(ports ? { layer4Configs: [{ ipProtocol: 'tcp', ports }] } : {}),
+  },
 });
 /** Every fifth event goes to port 22, which the experiment denies. */
 const event = (n: number): TrafficEvent => ({
@@ -40,21 +43,29 @@ describe('a Postgres outage during a preview', () => {
   let nc: NatsConnection;
   let admin: Client;
 
-  const api = (method: string, path: string, body?: unknown) => gatewayApi(system)(method, path, body);
+  const api = (method: string, path: string, body?: unknown) =>
+    gatewayApi(system)(method, path, body);
 
   beforeAll(async () => {
     const isolated = await isolatedSettings();
     database = isolated.database;
     ports = isolated.settings.ports;
     ns = new NatsNamespace(isolated.namespace);
-    system = await launch({ settings: isolated.settings, distRoot: DIST, extraEnv: { NATS_NAMESPACE: isolated.namespace, LOG_LEVEL: 'silent' }, log: () => undefined });
+    system = await launch({
+      settings: isolated.settings,
+      distRoot: DIST,
+      extraEnv: { NATS_NAMESPACE: isolated.namespace, LOG_LEVEL: 'silent' },
+      log: () => undefined,
+    });
     nc = await connect({ servers: TEST_NATS_URL });
     admin = new Client({ connectionString: TEST_POSTGRES_URL });
     await admin.connect();
   }, 120_000);
 
   afterAll(async () => {
-    await admin?.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`).catch(() => undefined);
+    await admin
+      ?.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`)
+      .catch(() => undefined);
     await admin?.end();
     await nc?.close();
     await system?.stop();
@@ -64,7 +75,10 @@ describe('a Postgres outage during a preview', () => {
   /** What a restart does to the system: every connection cut, and none accepted until `reopen`. */
   async function closeDatabase() {
     await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`);
-    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [database]);
+    await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+      [database],
+    );
   }
   const reopenDatabase = () => admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
 
@@ -78,8 +92,16 @@ describe('a Postgres outage during a preview', () => {
   }
 
   it('loses and double-counts nothing, and answers commands 503 UNAVAILABLE until it is back', async () => {
-    expect((await api('POST', `${P}?firewallPolicyId=web`, { rules: [rule(100, 'allow')] })).status).toBe(200);
-    expect((await api('POST', `${P}/web/experiments?experimentId=no-ssh`, { firewallPolicy: { rules: [rule(10, 'deny', ['22']), rule(100, 'allow')] } })).status).toBe(200);
+    expect(
+      (await api('POST', `${P}?firewallPolicyId=web`, { rules: [rule(100, 'allow')] })).status,
+    ).toBe(200);
+    expect(
+      (
+        await api('POST', `${P}/web/experiments?experimentId=no-ssh`, {
+          firewallPolicy: { rules: [rule(10, 'deny', ['22']), rule(100, 'allow')] },
+        })
+      ).status,
+    ).toBe(200);
     expect((await api('POST', `${P}/web/experiments/no-ssh:startPreview`)).status).toBe(200);
     // Through the gateway: the evaluator serves only requests that carry the gateway's actor assertion.
     const report = async () => {
@@ -87,39 +109,79 @@ describe('a Postgres outage during a preview', () => {
       if (response.status !== 200) throw new Error(`previewReport answered ${response.status}`);
       return response.body as PreviewReport;
     };
-    const evaluated = async () => (await report()).configurations.reduce((sum, c) => sum + c.evaluated, 0);
+    const evaluated = async () =>
+      (await report()).configurations.reduce((sum, c) => sum + c.evaluated, 0);
     await publish(0, 5_000);
-    await eventually(async () => ((await evaluated()) > 0 ? true : undefined), { timeoutMs: 30_000, what: 'the preview counting' });
+    await eventually(async () => ((await evaluated()) > 0 ? true : undefined), {
+      timeoutMs: 30_000,
+      what: 'the preview counting',
+    });
 
     const publishing = publish(5_000, TOTAL);
     await closeDatabase();
     const closedAt = Date.now();
-    const during = await api('POST', `${P}/web/experiments?experimentId=later&requestId=7b0e5f7c-2d4a-4c7e-9a51-3f7c2e1d0b9a`, { firewallPolicy: { rules: [] } });
+    const during = await api(
+      'POST',
+      `${P}/web/experiments?experimentId=later&requestId=7b0e5f7c-2d4a-4c7e-9a51-3f7c2e1d0b9a`,
+      { firewallPolicy: { rules: [] } },
+    );
     expect(during.status).toBe(503);
-    expect(during.body.error).toMatchObject({ status: 'UNAVAILABLE', details: expect.arrayContaining([expect.objectContaining({ reason: 'DEPENDENCY_UNAVAILABLE' })]) });
+    expect(during.body.error).toMatchObject({
+      status: 'UNAVAILABLE',
+      details: expect.arrayContaining([
+        expect.objectContaining({ reason: 'DEPENDENCY_UNAVAILABLE' }),
+      ]),
+    });
     await publishing;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 10_000 - (Date.now() - closedAt))));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, 10_000 - (Date.now() - closedAt))),
+    );
     await reopenDatabase();
 
     // The same command, retried under its request id, succeeds once.
-    const retried = await eventually(async () => {
-      const response = await api('POST', `${P}/web/experiments?experimentId=later&requestId=7b0e5f7c-2d4a-4c7e-9a51-3f7c2e1d0b9a`, { firewallPolicy: { rules: [] } });
-      return response.status === 200 ? response : undefined;
-    }, { timeoutMs: 30_000, intervalMs: 500, what: 'the command succeeding on retry' });
-    expect(retried.body.response).toMatchObject({ name: 'projects/acme/locations/global/firewallPolicies/web/experiments/later' });
+    const retried = await eventually(
+      async () => {
+        const response = await api(
+          'POST',
+          `${P}/web/experiments?experimentId=later&requestId=7b0e5f7c-2d4a-4c7e-9a51-3f7c2e1d0b9a`,
+          { firewallPolicy: { rules: [] } },
+        );
+        return response.status === 200 ? response : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 500, what: 'the command succeeding on retry' },
+    );
+    expect(retried.body.response).toMatchObject({
+      name: 'projects/acme/locations/global/firewallPolicies/web/experiments/later',
+    });
 
     const jsm = await nc.jetstreamManager();
-    await eventually(async () => {
-      const info = await jsm.consumers.info(ns.stream(TRAFFIC_STREAM), 'evaluator');
-      return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
-    }, { timeoutMs: 90_000, intervalMs: 500, what: 'every event settled' });
-    expect((await report()).configurations).toMatchObject([{ evaluated: TOTAL, changed: TOTAL / 5, allowToDeny: TOTAL / 5, unchangedAllow: (TOTAL * 4) / 5 }]);
+    await eventually(
+      async () => {
+        const info = await jsm.consumers.info(ns.stream(TRAFFIC_STREAM), 'evaluator');
+        return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 500, what: 'every event settled' },
+    );
+    expect((await report()).configurations).toMatchObject([
+      {
+        evaluated: TOTAL,
+        changed: TOTAL / 5,
+        allowToDeny: TOTAL / 5,
+        unchangedAllow: (TOTAL * 4) / 5,
+      },
+    ]);
     // Every service rode it out.
     for (const service of SERVICES) {
-      await eventually(async () => ((await fetch(`http://127.0.0.1:${ports[service.name]}/readyz`).catch(() => undefined))?.ok ? true : undefined), {
-        timeoutMs: 20_000,
-        what: `${service.name} ready again`,
-      });
+      await eventually(
+        async () =>
+          (await fetch(`http://127.0.0.1:${ports[service.name]}/readyz`).catch(() => undefined))?.ok
+            ? true
+            : undefined,
+        {
+          timeoutMs: 20_000,
+          what: `${service.name} ready again`,
+        },
+      );
     }
   }, 180_000);
 });

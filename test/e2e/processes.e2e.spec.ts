@@ -31,7 +31,8 @@ describe('the launcher process', () => {
     return { child, stdout, run };
   }
 
-  const exited = (child: ChildProcess) => (child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit'));
+  const exited = (child: ChildProcess) =>
+    child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit');
 
   it('prints where the gateway and docs are, and stops everything on Ctrl-C', async () => {
     const { child, stdout, run } = await startLauncher();
@@ -80,7 +81,9 @@ describe('a service with a bad setting', () => {
       timeout: 20_000,
     });
     expect(run.status).toBe(1);
-    expect(run.stderr.trim()).toMatch(/^gateway: failed to start: cannot connect to NATS at nats:\/\/127\.0\.0\.1:1: /);
+    expect(run.stderr.trim()).toMatch(
+      /^gateway: failed to start: cannot connect to NATS at nats:\/\/127\.0\.0\.1:1: /,
+    );
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
   });
 });

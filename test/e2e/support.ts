@@ -1,5 +1,18 @@
-import { LauncherSettings, RunningSystem, SERVICES, ServiceName, launch, readSettings } from '@rollout/launcher';
-import { TEST_POSTGRES_URL, freePorts, removeTestResources, uniqueName } from '@rollout/testing';
+import {
+  LauncherSettings,
+  RunningSystem,
+  SERVICES,
+  ServiceName,
+  launch,
+  readSettings,
+} from '@rollout/launcher';
+import {
+  TEST_POSTGRES_URL,
+  freePorts,
+  removeTestResources,
+  uniqueName,
+  JsonBody,
+} from '@rollout/testing';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -24,7 +37,11 @@ export async function isolatedSettings() {
 }
 
 /** Starts the built system (npm run build first) the way `npm start` does. */
-export async function startSystem(): Promise<{ system: RunningSystem; database: string; ports: Record<ServiceName, number> }> {
+export async function startSystem(): Promise<{
+  system: RunningSystem;
+  database: string;
+  ports: Record<ServiceName, number>;
+}> {
   const { database, env, settings } = await isolatedSettings();
   const system = await launch({
     settings,
@@ -73,6 +90,6 @@ export function gatewayApi(system: RunningSystem) {
       headers: { authorization: `Bearer ${system.devToken}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: response.status, body: (await response.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return { status: response.status, body: (await response.json()) as Record<string, JsonBody> };
   };
 }

@@ -1,4 +1,10 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
 import {
   ADAPTER_METHODS,
   ADAPTER_V1,
@@ -52,7 +58,9 @@ const codec = JSONCodec();
  * `adapter.v1.<name>.<method>` (namespaced), queue group `<name>` so replicas share the work.
  */
 @Injectable()
-export class AdapterServer implements OnApplicationBootstrap, BeforeApplicationShutdown, ReadinessCheck {
+export class AdapterServer
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, ReadinessCheck
+{
   readonly name = 'adapter-subscriptions';
   private readonly logger = new Logger('AdapterServer');
   private subscriptions: Subscription[] = [];
@@ -83,7 +91,8 @@ export class AdapterServer implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   async check(): Promise<void> {
-    if (!this.subscriptions.length || this.subscriptions.some((s) => s.isClosed())) throw new Error('not subscribed to the adapter subjects');
+    if (!this.subscriptions.length || this.subscriptions.some((s) => s.isClosed()))
+      throw new Error('not subscribed to the adapter subjects');
   }
 
   /** Stops taking requests and answers those under way before the connection closes. */
@@ -107,7 +116,8 @@ export class AdapterServer implements OnApplicationBootstrap, BeforeApplicationS
       status = (reply as { status?: AdapterStatus }).status?.status ?? 'OK';
     } catch (error) {
       const mapped = toStatus(error);
-      if (mapped.errorId) this.logger.error({ err: error, errorId: mapped.errorId, method }, 'unexpected error');
+      if (mapped.errorId)
+        this.logger.error({ err: error, errorId: mapped.errorId, method }, 'unexpected error');
       reply = failure(method, mapped.status);
       status = mapped.status.status;
     }

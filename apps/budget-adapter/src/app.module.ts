@@ -9,7 +9,10 @@ import { CreateBudgetLedger1764400000000 } from './migrations/1764400000000-crea
 
 /** The adapter and its NATS server; global, because the server is also a readiness check. */
 @Global()
-@Module({ providers: [BudgetMetrics, BudgetRepository, BudgetAdapter, AdapterServer], exports: [AdapterServer] })
+@Module({
+  providers: [BudgetMetrics, BudgetRepository, BudgetAdapter, AdapterServer],
+  exports: [AdapterServer],
+})
 class BudgetAdapterModule {}
 
 @Module({})

@@ -1,12 +1,22 @@
 import { AdapterTestClient } from '@rollout/adapter-conformance';
-import type { CheckResult, CreateSessionResponse, HandleReportResponse, LeaseInstance, QuotaResult, ReportInstance } from '@rollout/contracts';
+import type {
+  CheckResult,
+  CreateSessionResponse,
+  HandleReportResponse,
+  LeaseInstance,
+  QuotaResult,
+  ReportInstance,
+} from '@rollout/contracts';
 import { RunningBudgetAdapter, startBudgetAdapter } from '../test/budget-adapter-process';
 
 const HOUR = 3_600_000;
 const START = Date.parse('2030-01-01T00:00:00Z');
 const at = (hours: number) => new Date(START + hours * HOUR).toISOString();
 
-const config = { budgets: { acme: { 'physical:host': 10 }, burst: { 'physical:host': 10 } }, default: { 'physical:host': 20, 'virtual:instance': 100 } };
+const config = {
+  budgets: { acme: { 'physical:host': 10 }, burst: { 'physical:host': 10 } },
+  default: { 'physical:host': 20, 'virtual:instance': 100 },
+};
 
 let adapter: RunningBudgetAdapter;
 let client: AdapterTestClient;
@@ -14,8 +24,14 @@ let sessionId: string;
 
 beforeAll(async () => {
   adapter = await startBudgetAdapter();
-  client = new AdapterTestClient(adapter.nc, 'budget', { namespace: adapter.namespace, timeoutMs: 10_000 });
-  const created = await client.call<CreateSessionResponse>('createSession', { adapterConfig: config, inferredTypes: {} });
+  client = new AdapterTestClient(adapter.nc, 'budget', {
+    namespace: adapter.namespace,
+    timeoutMs: 10_000,
+  });
+  const created = await client.call<CreateSessionResponse>('createSession', {
+    adapterConfig: config,
+    inferredTypes: {},
+  });
   expect(created.body.status.status).toBe('OK');
   sessionId = created.body.sessionId;
 }, 90_000);
@@ -28,12 +44,28 @@ afterAll(async () => {
 function lease(project: string, id: string, hosts: number, hours: number): LeaseInstance {
   return {
     hook: 'create',
-    context: { userId: 'alice', projectId: project, regionName: 'RegionOne', requestId: `req-${id}` },
-    lease: { id, name: id, startDate: at(0), endDate: at(hours), reservations: [{ resourceType: 'physical:host', min: hosts, max: hosts }] },
+    context: {
+      userId: 'alice',
+      projectId: project,
+      regionName: 'RegionOne',
+      requestId: `req-${id}`,
+    },
+    lease: {
+      id,
+      name: id,
+      startDate: at(0),
+      endDate: at(hours),
+      reservations: [{ resourceType: 'physical:host', min: hosts, max: hosts }],
+    },
   };
 }
 
-async function quota(instance: LeaseInstance, amount: number, dedupId: string, bestEffort = false): Promise<QuotaResult> {
+async function quota(
+  instance: LeaseInstance,
+  amount: number,
+  dedupId: string,
+  bestEffort = false,
+): Promise<QuotaResult> {
   const reply = await client.call<QuotaResult>('handleQuota', {
     sessionId,
     instance,
@@ -42,8 +74,12 @@ async function quota(instance: LeaseInstance, amount: number, dedupId: string, b
   return reply.body;
 }
 
-const granted = async (instance: LeaseInstance, amount: number, dedupId: string, bestEffort = false) =>
-  (await quota(instance, amount, dedupId, bestEffort)).quotas['physical:host'].grantedAmount;
+const granted = async (
+  instance: LeaseInstance,
+  amount: number,
+  dedupId: string,
+  bestEffort = false,
+) => (await quota(instance, amount, dedupId, bestEffort)).quotas['physical:host'].grantedAmount;
 
 async function report(...instances: ReportInstance[]): Promise<void> {
   const reply = await client.call<HandleReportResponse>('handleReport', { sessionId, instances });
@@ -58,7 +94,12 @@ async function check(instance: LeaseInstance): Promise<CheckResult> {
 async function left(project: string): Promise<number> {
   const probe = lease(project, `probe-${Math.random()}`, 1, 1);
   const hours = await granted(probe, 1_000_000, `probe-${probe.lease.id}`, true);
-  await report({ kind: 'ended', context: probe.context, lease: probe.lease, at: probe.lease.startDate });
+  await report({
+    kind: 'ended',
+    context: probe.context,
+    lease: probe.lease,
+    at: probe.lease.startDate,
+  });
   return hours;
 }
 
@@ -74,7 +115,11 @@ describe('budget-adapter', () => {
     expect(await granted(second, 6, 'acme-2-best-effort', true)).toBe(4);
 
     const denied = await check(lease('acme', 'acme-3', 1, 1));
-    expect(denied.status).toMatchObject({ code: 403, status: 'PERMISSION_DENIED', message: 'Project acme has used its budget of 10 physical:host hours.' });
+    expect(denied.status).toMatchObject({
+      code: 403,
+      status: 'PERMISSION_DENIED',
+      message: 'Project acme has used its budget of 10 physical:host hours.',
+    });
     expect(denied.validDuration).toBeGreaterThan(0);
     // Another project has its own (default) budget; a type with no budget is not limited.
     expect((await check(lease('other', 'other-1', 1, 1))).status.status).toBe('OK');
@@ -92,7 +137,12 @@ describe('budget-adapter', () => {
 
     // Ended after 1.25 h of 5: 2 hosts × 1.25 h = 2.5, rounded up to 3 host-hours, stay charged.
     await report({ kind: 'ended', context: long.context, lease: long.lease, at: at(1.25) });
-    await report({ kind: 'ended', context: failed.context, lease: failed.lease, at: failed.lease.startDate });
+    await report({
+      kind: 'ended',
+      context: failed.context,
+      lease: failed.lease,
+      at: failed.lease.startDate,
+    });
     expect(await left('refunds')).toBe(17);
     // A repeated report changes nothing.
     await report({ kind: 'ended', context: long.context, lease: long.lease, at: at(1.25) });
@@ -106,7 +156,11 @@ describe('budget-adapter', () => {
     await report({ kind: 'updated', context: shrunk.context, lease: shrunk.lease, at: at(0) });
     expect(await left('updates')).toBe(15);
 
-    const grown = { ...lease('updates', 'updates-1', 3, 5), hook: 'update' as const, currentLease: shrunk.lease };
+    const grown = {
+      ...lease('updates', 'updates-1', 3, 5),
+      hook: 'update' as const,
+      currentLease: shrunk.lease,
+    };
     expect(await granted(grown, 10, 'updates-1-grow')).toBe(10);
     expect(await left('updates')).toBe(5);
     // The update did not happen: reported back to the lease as it was.
@@ -116,7 +170,9 @@ describe('budget-adapter', () => {
 
   it('concurrent requests never spend the same budget twice', async () => {
     const answers = await Promise.all(
-      Array.from({ length: 25 }, (_, i) => granted(lease('burst', `burst-${i}`, 1, 1), 1, `burst-${i}`)),
+      Array.from({ length: 25 }, (_, i) =>
+        granted(lease('burst', `burst-${i}`, 1, 1), 1, `burst-${i}`),
+      ),
     );
     expect(answers.filter((g) => g === 1)).toHaveLength(10);
     expect(answers.filter((g) => g === 0)).toHaveLength(15);
@@ -128,6 +184,8 @@ describe('budget-adapter', () => {
     await adapter.restart('SIGKILL');
     expect(await granted(first, 12, 'restart-1')).toBe(12);
     expect(await left('restart')).toBe(8);
-    expect(await adapter.metrics()).toMatch(/budget_adapter_calls_total\{method="handleQuota",status="OK"/);
+    expect(await adapter.metrics()).toMatch(
+      /budget_adapter_calls_total\{method="handleQuota",status="OK"/,
+    );
   }, 90_000);
 });

@@ -17,7 +17,10 @@ describeAdapterConformance({
   namespace: () => adapter.namespace,
   adapter: 'acme-budget',
   templates: ['check', 'quota', 'report'],
-  validConfig: { budgets: { acme: { 'physical:host': 100 } }, default: { 'physical:host': 10, 'virtual:instance': 40 } },
+  validConfig: {
+    budgets: { acme: { 'physical:host': 100 } },
+    default: { 'physical:host': 10, 'virtual:instance': 40 },
+  },
   invalidConfig: { budgets: { acme: { 'physical:host': 'lots' } } },
   timeoutMs: 5_000,
   quota: { name: 'physical:host', budget: 10 },

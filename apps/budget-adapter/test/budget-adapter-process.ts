@@ -1,4 +1,13 @@
-import { ServiceProcess, TEST_NATS_URL, TEST_POSTGRES_URL, eventually, freePort, removeTestResources, startServiceProcess, uniqueName } from '@rollout/testing';
+import {
+  ServiceProcess,
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
+  eventually,
+  freePort,
+  removeTestResources,
+  startServiceProcess,
+  uniqueName,
+} from '@rollout/testing';
 import { connect, type NatsConnection } from 'nats';
 
 export interface RunningBudgetAdapter {
@@ -25,12 +34,20 @@ async function ready(port: number): Promise<void> {
 }
 
 /** The budget adapter from its own main.ts in a child process, on a NATS namespace and a Postgres schema of its own. */
-export async function startBudgetAdapter(env: Record<string, string> = {}): Promise<RunningBudgetAdapter> {
+export async function startBudgetAdapter(
+  env: Record<string, string> = {},
+): Promise<RunningBudgetAdapter> {
   const namespace = uniqueName();
   const schema = uniqueName('it_budget_');
   const port = await freePort();
   const start = () =>
-    startServiceProcess('budget-adapter', { NATS_NAMESPACE: namespace, DATABASE_SCHEMA: schema, DATABASE_URL: TEST_POSTGRES_URL, PORT: String(port), ...env });
+    startServiceProcess('budget-adapter', {
+      NATS_NAMESPACE: namespace,
+      DATABASE_SCHEMA: schema,
+      DATABASE_URL: TEST_POSTGRES_URL,
+      PORT: String(port),
+      ...env,
+    });
   const running: RunningBudgetAdapter = {
     namespace,
     schema,

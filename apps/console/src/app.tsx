@@ -36,7 +36,13 @@ export function App() {
     setPrincipal(undefined);
     setSignInError(reason);
   };
-  const api = useMemo(() => (token ? new ApiClient(token, () => signOut('Your token is no longer accepted; sign in again.')) : undefined), [token]);
+  const api = useMemo(
+    () =>
+      token
+        ? new ApiClient(token, () => signOut('Your token is no longer accepted; sign in again.'))
+        : undefined,
+    [token],
+  );
 
   // A token kept from earlier in this tab is checked again before any page uses it.
   useEffect(() => {
@@ -48,7 +54,10 @@ export function App() {
     document.title = `${titleOf(route)} · Policy rollout console`;
   }, [route]);
 
-  const signedIn = api && principal ? { api, principal, canEdit: principal.roles.some((role) => EDIT_ROLES.includes(role)) } : null;
+  const signedIn =
+    api && principal
+      ? { api, principal, canEdit: principal.roles.some((role) => EDIT_ROLES.includes(role)) }
+      : null;
   return (
     <>
       <a class="skip-link" href="#main">
@@ -62,7 +71,15 @@ export function App() {
             </li>
             {signedIn && (
               <li>
-                <a href={routeHref({ page: 'policies', project: 'project' in route ? route.project : undefined, location: route.location })}>Policies</a>
+                <a
+                  href={routeHref({
+                    page: 'policies',
+                    project: 'project' in route ? route.project : undefined,
+                    location: route.location,
+                  })}
+                >
+                  Policies
+                </a>
               </li>
             )}
           </ul>
@@ -72,7 +89,10 @@ export function App() {
                 <span>{signedIn.principal.name}</span>
                 <small>
                   {' '}
-                  {signedIn.principal.roles.join(', ')} · {signedIn.principal.allProjects ? 'all projects' : signedIn.principal.projects.join(', ')}
+                  {signedIn.principal.roles.join(', ')} ·{' '}
+                  {signedIn.principal.allProjects
+                    ? 'all projects'
+                    : signedIn.principal.projects.join(', ')}
                 </small>
               </li>
               <li>
@@ -120,15 +140,29 @@ function Page({ route }: { route: Route }) {
     case 'new-experiment':
       return <NewExperimentPage key={key} policyRef={policyRefOf(route)} />;
     case 'experiment':
-      return <ExperimentPage key={key} experimentRef={{ ...policyRefOf(route), experiment: route.experiment }} />;
+      return (
+        <ExperimentPage
+          key={key}
+          experimentRef={{ ...policyRefOf(route), experiment: route.experiment }}
+        />
+      );
     case 'report':
-      return <ReportPage key={key} experimentRef={{ ...policyRefOf(route), experiment: route.experiment }} />;
+      return (
+        <ReportPage
+          key={key}
+          experimentRef={{ ...policyRefOf(route), experiment: route.experiment }}
+        />
+      );
     case 'history':
       return <HistoryPage key={key} policyRef={policyRefOf(route)} />;
   }
 }
 
-const policyRefOf = ({ project, location, policy }: PolicyRef): PolicyRef => ({ project, location, policy });
+const policyRefOf = ({ project, location, policy }: PolicyRef): PolicyRef => ({
+  project,
+  location,
+  policy,
+});
 
 function titleOf(route: Route): string {
   switch (route.page) {

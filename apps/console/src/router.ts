@@ -23,15 +23,19 @@ const decode = (part: string) => {
 /** The route of a fragment; anything unknown is the policies page. */
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decode);
-  const [projects, project, locations, location, policies, policy, fourth, experiment, fifth] = parts;
+  const [projects, project, locations, location, policies, policy, fourth, experiment, fifth] =
+    parts;
   if (projects !== 'projects' || !project) return { page: 'policies', location: DEFAULT_LOCATION };
-  if (locations !== 'locations' || !location || policies !== 'firewallPolicies') return { page: 'policies', project, location: location ?? DEFAULT_LOCATION };
+  if (locations !== 'locations' || !location || policies !== 'firewallPolicies')
+    return { page: 'policies', project, location: location ?? DEFAULT_LOCATION };
   if (!policy) return { page: 'policies', project, location };
   const ref = { project, location, policy };
   if (fourth === 'history') return { page: 'history', ...ref };
   if (fourth === 'newExperiment') return { page: 'new-experiment', ...ref };
   if (fourth === 'experiments' && experiment) {
-    return fifth === 'report' ? { page: 'report', ...ref, experiment } : { page: 'experiment', ...ref, experiment };
+    return fifth === 'report'
+      ? { page: 'report', ...ref, experiment }
+      : { page: 'experiment', ...ref, experiment };
   }
   return { page: 'policy', ...ref };
 }
@@ -39,7 +43,10 @@ export function parseRoute(hash: string): Route {
 /** The fragment of a route: the inverse of parseRoute. */
 export function routeHref(route: Route): string {
   const e = encodeURIComponent;
-  if (route.page === 'policies') return route.project ? `#/projects/${e(route.project)}/locations/${e(route.location)}/firewallPolicies` : '#/';
+  if (route.page === 'policies')
+    return route.project
+      ? `#/projects/${e(route.project)}/locations/${e(route.location)}/firewallPolicies`
+      : '#/';
   const policy = `#/projects/${e(route.project)}/locations/${e(route.location)}/firewallPolicies/${e(route.policy)}`;
   switch (route.page) {
     case 'policy':

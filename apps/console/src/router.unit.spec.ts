@@ -7,8 +7,20 @@ describe('console routes', () => {
     { page: 'policy', project: 'acme', location: 'global', policy: 'edge' },
     { page: 'history', project: 'acme', location: 'global', policy: 'edge' },
     { page: 'new-experiment', project: 'acme', location: 'global', policy: 'edge' },
-    { page: 'experiment', project: 'acme', location: 'global', policy: 'edge', experiment: 'block-ssh' },
-    { page: 'report', project: 'a b/c', location: 'global', policy: 'edge', experiment: 'block-ssh' },
+    {
+      page: 'experiment',
+      project: 'acme',
+      location: 'global',
+      policy: 'edge',
+      experiment: 'block-ssh',
+    },
+    {
+      page: 'report',
+      project: 'a b/c',
+      location: 'global',
+      policy: 'edge',
+      experiment: 'block-ssh',
+    },
   ];
 
   it.each(routes)('reads back the fragment it writes: %o', (route) => {
@@ -17,6 +29,10 @@ describe('console routes', () => {
 
   it('takes an unknown or broken fragment for the policies page', () => {
     expect(parseRoute('#/nowhere/at/all')).toEqual({ page: 'policies', location: 'global' });
-    expect(parseRoute('#/projects/%E0%A4%A/locations')).toEqual({ page: 'policies', project: '%E0%A4%A', location: 'global' });
+    expect(parseRoute('#/projects/%E0%A4%A/locations')).toEqual({
+      page: 'policies',
+      project: '%E0%A4%A',
+      location: 'global',
+    });
   });
 });

@@ -40,12 +40,18 @@ export class AppModule {
       config,
       configToken: ENFORCEMENT_SERVICE_CONFIG,
       contracts: [SYSTEM_V1, ENFORCEMENT_V1],
-      database: { migrations: [CreateLeaseLedger1764300000000, CreateDeliveryOutboxes1766700000000] },
+      database: {
+        migrations: [CreateLeaseLedger1764300000000, CreateDeliveryOutboxes1766700000000],
+      },
       controllers: [LeasesHandlers],
       providers: [
         { provide: ENFORCEMENT_CONFIG, useValue: enforcement },
         EnforcementMetrics,
-        { provide: EXTERNAL_HTTP, useFactory: (metrics: EnforcementMetrics) => new NodeExternalHttp(metrics), inject: [EnforcementMetrics] },
+        {
+          provide: EXTERNAL_HTTP,
+          useFactory: (metrics: EnforcementMetrics) => new NodeExternalHttp(metrics),
+          inject: [EnforcementMetrics],
+        },
         ExternalHttpLifecycle,
         EnforcementConfigSource,
         AdapterClient,

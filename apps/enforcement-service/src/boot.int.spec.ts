@@ -1,4 +1,12 @@
-import { REPO_ROOT, TEST_NATS_URL, TEST_POSTGRES_URL, eventually, freePort, removeTestResources, uniqueName } from '@rollout/testing';
+import {
+  REPO_ROOT,
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
+  eventually,
+  freePort,
+  removeTestResources,
+  uniqueName,
+} from '@rollout/testing';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,11 +21,28 @@ import { join } from 'node:path';
 const dir = mkdtempSync(join(tmpdir(), 'enforcement-boot-'));
 
 function boot(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['-r', 'reflect-metadata', '-r', '@swc-node/register', join(REPO_ROOT, 'apps/enforcement-service/src/main.ts')], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, NATS_URL: TEST_NATS_URL, DATABASE_URL: TEST_POSTGRES_URL, HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '-r',
+      'reflect-metadata',
+      '-r',
+      '@swc-node/register',
+      join(REPO_ROOT, 'apps/enforcement-service/src/main.ts'),
+    ],
+    {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env.PATH,
+        NATS_URL: TEST_NATS_URL,
+        DATABASE_URL: TEST_POSTGRES_URL,
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return { child, stderr: () => stderr };
@@ -31,7 +56,10 @@ async function failsWith(yaml: string | undefined, expected: string) {
   expect(code).toBe(1);
   const line = `enforcement-service: ${expected.replace('$FILE', file)}`;
   // A YAML error goes on with the parser's own words; everything else is exactly one known line.
-  if (expected.endsWith(':')) expect(stderr()).toMatch(new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\S.*\\n$`));
+  if (expected.endsWith(':'))
+    expect(stderr()).toMatch(
+      new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\S.*\\n$`),
+    );
   else expect(stderr()).toBe(`${line}\n`);
 }
 
@@ -39,12 +67,36 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('enforcement-service boot', () => {
   it.each([
-    ['an unknown filter', 'enabled_filters: [MaxLeaseDuration, NovaQuota]\nfilters: { MaxLeaseDuration: { max_lease_duration: 60 } }\n', 'invalid enforcement config in $FILE: enabled_filters[1]: unknown filter "NovaQuota" (known: MaxLeaseDuration, MaxActiveLeases, MaxReservationSize, ExternalService; an adapter filter is an entry of filters with an "adapter" key)'],
-    ['a bad adapter filter', 'enabled_filters: [budget]\nfilters: { budget: { adapter: acme-budget, failure_policy: maybe } }\n', 'invalid enforcement config in $FILE: filters.budget.failure_policy: must be "open" or "closed", got "maybe"'],
-    ['a negative duration', 'enabled_filters: [MaxLeaseDuration]\nfilters: { MaxLeaseDuration: { max_lease_duration: -5 } }\n', 'invalid enforcement config in $FILE: filters.MaxLeaseDuration.max_lease_duration: must be a non-negative integer, got -5'],
-    ['a misspelt setting', 'enabled_filters: [MaxActiveLeases]\nfilters: { MaxActiveLeases: { max_active_lease: 5 } }\n', 'invalid enforcement config in $FILE: filters.MaxActiveLeases.max_active_lease: unknown setting (expected one of: mode, max_active_leases, project_overrides)'],
-    ['a token variable that is not set', 'enabled_filters: [ExternalService]\nfilters: { ExternalService: { endpoint: "http://policy/", token_env: NO_SUCH_TOKEN_VAR } }\n', 'invalid enforcement config in $FILE: filters.ExternalService.token_env: the environment variable NO_SUCH_TOKEN_VAR is not set'],
-    ['broken YAML', 'enabled_filters: [MaxLeaseDuration\n', 'ENFORCEMENT_CONFIG_FILE: $FILE is not valid YAML:'],
+    [
+      'an unknown filter',
+      'enabled_filters: [MaxLeaseDuration, NovaQuota]\nfilters: { MaxLeaseDuration: { max_lease_duration: 60 } }\n',
+      'invalid enforcement config in $FILE: enabled_filters[1]: unknown filter "NovaQuota" (known: MaxLeaseDuration, MaxActiveLeases, MaxReservationSize, ExternalService; an adapter filter is an entry of filters with an "adapter" key)',
+    ],
+    [
+      'a bad adapter filter',
+      'enabled_filters: [budget]\nfilters: { budget: { adapter: acme-budget, failure_policy: maybe } }\n',
+      'invalid enforcement config in $FILE: filters.budget.failure_policy: must be "open" or "closed", got "maybe"',
+    ],
+    [
+      'a negative duration',
+      'enabled_filters: [MaxLeaseDuration]\nfilters: { MaxLeaseDuration: { max_lease_duration: -5 } }\n',
+      'invalid enforcement config in $FILE: filters.MaxLeaseDuration.max_lease_duration: must be a non-negative integer, got -5',
+    ],
+    [
+      'a misspelt setting',
+      'enabled_filters: [MaxActiveLeases]\nfilters: { MaxActiveLeases: { max_active_lease: 5 } }\n',
+      'invalid enforcement config in $FILE: filters.MaxActiveLeases.max_active_lease: unknown setting (expected one of: mode, max_active_leases, project_overrides)',
+    ],
+    [
+      'a token variable that is not set',
+      'enabled_filters: [ExternalService]\nfilters: { ExternalService: { endpoint: "http://policy/", token_env: NO_SUCH_TOKEN_VAR } }\n',
+      'invalid enforcement config in $FILE: filters.ExternalService.token_env: the environment variable NO_SUCH_TOKEN_VAR is not set',
+    ],
+    [
+      'broken YAML',
+      'enabled_filters: [MaxLeaseDuration\n',
+      'ENFORCEMENT_CONFIG_FILE: $FILE is not valid YAML:',
+    ],
   ])('stops at once on %s, naming the file and the setting', async (_, yaml, expected) => {
     await failsWith(yaml, expected);
   });
@@ -57,13 +109,21 @@ describe('enforcement-service boot', () => {
     const schema = uniqueName('it_');
     const namespace = uniqueName();
     const port = await freePort();
-    const { child } = boot({ PORT: String(port), DATABASE_SCHEMA: schema, NATS_NAMESPACE: namespace });
+    const { child } = boot({
+      PORT: String(port),
+      DATABASE_SCHEMA: schema,
+      NATS_NAMESPACE: namespace,
+    });
     try {
-      await eventually(async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined), {
-        timeoutMs: 25_000,
-        intervalMs: 200,
-        what: 'enforcement-service ready',
-      });
+      await eventually(
+        async () =>
+          (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined,
+        {
+          timeoutMs: 25_000,
+          intervalMs: 200,
+          what: 'enforcement-service ready',
+        },
+      );
     } finally {
       child.kill('SIGTERM');
       await once(child, 'exit');

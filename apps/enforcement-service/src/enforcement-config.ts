@@ -1,5 +1,15 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { EnforcementConfig, EnforcementConfigError, parseEnforcementConfig } from '@rollout/enforcement-domain';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
+import {
+  EnforcementConfig,
+  EnforcementConfigError,
+  parseEnforcementConfig,
+} from '@rollout/enforcement-domain';
 import { Stats, readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from './config';
 import { parse } from 'yaml';
@@ -10,25 +20,38 @@ export const ENFORCEMENT_CONFIG = Symbol('ENFORCEMENT_CONFIG');
  * Reads and validates the filter chain file. Every problem is one line naming the file and the
  * setting, e.g. `invalid enforcement config in /etc/…/enforcement.yaml: enabled_filters[1]: unknown filter "Quota"`.
  */
-export function loadEnforcementConfig(path: string, env: NodeJS.ProcessEnv = process.env): EnforcementConfig {
+export function loadEnforcementConfig(
+  path: string,
+  env: NodeJS.ProcessEnv = process.env,
+): EnforcementConfig {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'ENOENT'
+        ? 'no such file'
+        : (error as Error).message;
     throw new EnforcementConfigError(`ENFORCEMENT_CONFIG_FILE: cannot read ${path}: ${reason}`);
   }
   let document: unknown;
   try {
     document = parse(text, { maxAliasCount: 100, prettyErrors: false });
   } catch (error) {
-    throw new EnforcementConfigError(`ENFORCEMENT_CONFIG_FILE: ${path} is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+    throw new EnforcementConfigError(
+      `ENFORCEMENT_CONFIG_FILE: ${path} is not valid YAML: ${(error as Error).message.split('\n')[0]}`,
+    );
   }
   try {
     return parseEnforcementConfig(document, env);
   } catch (error) {
     if (error instanceof EnforcementConfigError) {
-      throw new EnforcementConfigError(error.message.replace(/^invalid enforcement config: /, `invalid enforcement config in ${path}: `));
+      throw new EnforcementConfigError(
+        error.message.replace(
+          /^invalid enforcement config: /,
+          `invalid enforcement config in ${path}: `,
+        ),
+      );
     }
     throw error;
   }
@@ -61,7 +84,12 @@ export class EnforcementConfigSource implements OnApplicationBootstrap, OnApplic
   private reloading: Promise<void> = Promise.resolve();
   private readonly onSighup = () => void this.reload('SIGHUP');
   private readonly onFileChange = (current: Stats, previous: Stats) => {
-    if (current.mtimeMs !== previous.mtimeMs || current.size !== previous.size || current.ino !== previous.ino) void this.reload('file change');
+    if (
+      current.mtimeMs !== previous.mtimeMs ||
+      current.size !== previous.size ||
+      current.ino !== previous.ino
+    )
+      void this.reload('file change');
   };
 
   constructor(
@@ -82,7 +110,11 @@ export class EnforcementConfigSource implements OnApplicationBootstrap, OnApplic
 
   onApplicationBootstrap(): void {
     process.on('SIGHUP', this.onSighup);
-    watchFile(this.settings.ENFORCEMENT_CONFIG_FILE, { interval: this.settings.ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS, persistent: false }, this.onFileChange);
+    watchFile(
+      this.settings.ENFORCEMENT_CONFIG_FILE,
+      { interval: this.settings.ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS, persistent: false },
+      this.onFileChange,
+    );
   }
 
   onApplicationShutdown(): void {
@@ -97,7 +129,10 @@ export class EnforcementConfigSource implements OnApplicationBootstrap, OnApplic
       try {
         next = loadEnforcementConfig(this.settings.ENFORCEMENT_CONFIG_FILE);
       } catch (error) {
-        this.logger.error({ why, reason: (error as Error).message }, 'enforcement config not reloaded; the running chain stays');
+        this.logger.error(
+          { why, reason: (error as Error).message },
+          'enforcement config not reloaded; the running chain stays',
+        );
         return;
       }
       for (const listener of this.listeners) {

@@ -1,5 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { EXPERIMENT_EVENTS_STREAM, EXPERIMENT_EVENTS_SUBJECTS, EXPERIMENT_STATE_BUCKET, EXPERIMENT_V1, SYSTEM_V1 } from '@rollout/contracts';
+import {
+  EXPERIMENT_EVENTS_STREAM,
+  EXPERIMENT_EVENTS_SUBJECTS,
+  EXPERIMENT_STATE_BUCKET,
+  EXPERIMENT_V1,
+  SYSTEM_V1,
+} from '@rollout/contracts';
 import { CreateEventStore1764000000000 } from '@rollout/event-store';
 import { serviceModule } from '@rollout/service-kit';
 import type { Config } from './config';
@@ -29,7 +35,11 @@ export class AppModule {
       config,
       contracts: [SYSTEM_V1, EXPERIMENT_V1],
       database: {
-        migrations: [CreateEventStore1764000000000, CreateReadModels1764000000001, ExperimentAnalysis1767100000000],
+        migrations: [
+          CreateEventStore1764000000000,
+          CreateReadModels1764000000001,
+          ExperimentAnalysis1767100000000,
+        ],
         entities: [PolicyRecord, ExperimentRecord, OperationRecord],
       },
       jetstream: {

@@ -5,4 +5,9 @@ import { AppModule } from './app.module';
 import { configSchema } from './config';
 
 const config = loadConfigOrExit('experiment-service', configSchema);
-void runService({ name: 'experiment-service', config, module: AppModule.forRoot(config), rpc: true });
+void runService({
+  name: 'experiment-service',
+  config,
+  module: AppModule.forRoot(config),
+  rpc: true,
+});

@@ -31,8 +31,21 @@ export class AppModule {
       service: 'gateway',
       config,
       configToken: GATEWAY_CONFIG,
-      actorSigning: actorSigningOf(config.BUS_SIGNING_KEY, config.BUS_ASSERTION_TTL_MS ?? Math.min(60_000, config.RPC_TIMEOUT_MS + 10_000)),
-      controllers: [PrincipalController, ServicesController, ExperimentsController, OperationsController, PreviewController, BacktestController, InspectionRulesController, LeasesController, BlazarController],
+      actorSigning: actorSigningOf(
+        config.BUS_SIGNING_KEY,
+        config.BUS_ASSERTION_TTL_MS ?? Math.min(60_000, config.RPC_TIMEOUT_MS + 10_000),
+      ),
+      controllers: [
+        PrincipalController,
+        ServicesController,
+        ExperimentsController,
+        OperationsController,
+        PreviewController,
+        BacktestController,
+        InspectionRulesController,
+        LeasesController,
+        BlazarController,
+      ],
       providers: [
         Authenticator,
         // Order matters: authenticate, then rate-limit per principal.

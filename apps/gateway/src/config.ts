@@ -9,7 +9,10 @@ const jsonList = z
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of {name, sha256, roles, projects}' });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be a JSON array of {name, sha256, roles, projects}',
+      });
       return z.NEVER;
     }
   })
@@ -39,8 +42,22 @@ export const configSchema = z
     BLAZAR_AUTH_TOKEN_SHA256: z
       .string()
       .default('')
-      .transform((text) => text.split(',').map((s) => s.trim()).filter(Boolean))
-      .pipe(z.array(z.string().regex(/^[0-9a-f]{64}$/, 'must be SHA-256 hashes (64 lower-case hex characters), comma-separated'))),
+      .transform((text) =>
+        text
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(
+          z
+            .string()
+            .regex(
+              /^[0-9a-f]{64}$/,
+              'must be SHA-256 hashes (64 lower-case hex characters), comma-separated',
+            ),
+        ),
+      ),
     /**
      * Key that signs page tokens (HMAC-SHA256), the same on every replica. Unset (development
      * only): a random key per process, so tokens end with it.
@@ -61,30 +78,63 @@ export const configSchema = z
      * How long an actor assertion is good for: longer than RPC_TIMEOUT_MS, at most the 60 s
      * services accept. Unset: RPC_TIMEOUT_MS + 10 s, at most 60 s.
      */
-    BUS_ASSERTION_TTL_MS: z.coerce.number({ error: 'must be a positive integer' }).int('must be a positive integer').max(60_000, 'must be at most 60000 (services refuse longer-lived assertions)').optional(),
+    BUS_ASSERTION_TTL_MS: z.coerce
+      .number({ error: 'must be a positive integer' })
+      .int('must be a positive integer')
+      .max(60_000, 'must be at most 60000 (services refuse longer-lived assertions)')
+      .optional(),
     /** Comma-separated origins allowed by CORS; CORS is off when unset. */
     CORS_ORIGINS: z.string().min(1).optional(),
   })
   .superRefine((config, ctx) => {
-    const jwtParts = [config.AUTH_JWT_ISSUER, config.AUTH_JWT_AUDIENCE, config.AUTH_JWT_KEY].filter(Boolean).length;
+    const jwtParts = [config.AUTH_JWT_ISSUER, config.AUTH_JWT_AUDIENCE, config.AUTH_JWT_KEY].filter(
+      Boolean,
+    ).length;
     if (jwtParts > 0 && jwtParts < 3) {
-      ctx.addIssue({ code: 'custom', path: ['AUTH_JWT_ISSUER'], message: 'AUTH_JWT_ISSUER, AUTH_JWT_AUDIENCE and AUTH_JWT_KEY go together' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['AUTH_JWT_ISSUER'],
+        message: 'AUTH_JWT_ISSUER, AUTH_JWT_AUDIENCE and AUTH_JWT_KEY go together',
+      });
     }
-    if (config.BUS_ASSERTION_TTL_MS !== undefined && config.BUS_ASSERTION_TTL_MS <= config.RPC_TIMEOUT_MS) {
-      ctx.addIssue({ code: 'custom', path: ['BUS_ASSERTION_TTL_MS'], message: 'must be longer than RPC_TIMEOUT_MS, or a slow call reaches the service expired' });
+    if (
+      config.BUS_ASSERTION_TTL_MS !== undefined &&
+      config.BUS_ASSERTION_TTL_MS <= config.RPC_TIMEOUT_MS
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['BUS_ASSERTION_TTL_MS'],
+        message: 'must be longer than RPC_TIMEOUT_MS, or a slow call reaches the service expired',
+      });
     }
     if (config.NODE_ENV !== 'production') return;
     if (!config.BUS_SIGNING_KEY) {
-      ctx.addIssue({ code: 'custom', path: ['BUS_SIGNING_KEY'], message: 'must be set in production (services refuse calls without an actor assertion)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['BUS_SIGNING_KEY'],
+        message: 'must be set in production (services refuse calls without an actor assertion)',
+      });
     }
     if (!config.AUTH_API_KEYS.length && jwtParts < 3) {
-      ctx.addIssue({ code: 'custom', path: ['AUTH_API_KEYS'], message: 'must configure credentials (or AUTH_JWT_*) in production' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['AUTH_API_KEYS'],
+        message: 'must configure credentials (or AUTH_JWT_*) in production',
+      });
     }
     if (!config.PAGE_TOKEN_SECRET) {
-      ctx.addIssue({ code: 'custom', path: ['PAGE_TOKEN_SECRET'], message: 'must be set in production (the same on every replica)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PAGE_TOKEN_SECRET'],
+        message: 'must be set in production (the same on every replica)',
+      });
     }
     if (config.AUTH_DEV_TOKEN) {
-      ctx.addIssue({ code: 'custom', path: ['AUTH_DEV_TOKEN'], message: 'must not be set in production' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['AUTH_DEV_TOKEN'],
+        message: 'must not be set in production',
+      });
     }
   });
 

@@ -5,5 +5,13 @@ import { configureHttp } from './http/configure-http';
 
 /** How the gateway runs, in main.ts and in the tests that start it in-process. */
 export function gatewayApp(config: Config): ServiceAppOptions & { config: Config } {
-  return { name: 'gateway', config, module: AppModule.forRoot(config), rpc: false, bodyLimitBytes: config.BODY_LIMIT_BYTES, ownBodyParsers: true, configureHttp };
+  return {
+    name: 'gateway',
+    config,
+    module: AppModule.forRoot(config),
+    rpc: false,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    ownBodyParsers: true,
+    configureHttp,
+  };
 }

@@ -49,11 +49,18 @@ export class TestAdapter {
   ) {}
 
   start(): void {
-    this.subscription = this.nc.subscribe(`${this.namespace}.adapter.v1.${this.name}.*`, { queue: this.name, callback: (_e, msg) => this.answer(msg) });
+    this.subscription = this.nc.subscribe(`${this.namespace}.adapter.v1.${this.name}.*`, {
+      queue: this.name,
+      callback: (_e, msg) => this.answer(msg),
+    });
   }
 
   checks(project: string): number {
-    return this.received.filter((r) => r.method === 'handleCheck' && (r.body.instance as { context: { projectId: string } }).context.projectId === project).length;
+    return this.received.filter(
+      (r) =>
+        r.method === 'handleCheck' &&
+        (r.body.instance as { context: { projectId: string } }).context.projectId === project,
+    ).length;
   }
 
   forget(): void {
@@ -68,13 +75,23 @@ export class TestAdapter {
   private answer(msg: Msg): void {
     const method = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
     const body = codec.decode(msg.data);
-    this.received.push({ method, body, contractVersion: msg.headers?.get('Contract-Version'), userAgent: msg.headers?.get('User-Agent') });
+    this.received.push({
+      method,
+      body,
+      contractVersion: msg.headers?.get('Contract-Version'),
+      userAgent: msg.headers?.get('User-Agent'),
+    });
     const reply = (data: unknown): void => {
       msg.respond(codec.encode(data as Record<string, unknown>));
     };
     switch (method) {
       case 'info':
-        return reply({ name: this.name, description: 'test adapter', templates: ['check', 'quota', 'report'], sessionBased: true });
+        return reply({
+          name: this.name,
+          description: 'test adapter',
+          templates: ['check', 'quota', 'report'],
+          sessionBased: true,
+        });
       case 'validate':
         return reply({ status: OK });
       case 'createSession': {
@@ -89,7 +106,14 @@ export class TestAdapter {
         return reply({ status: OK });
       case 'handleCheck': {
         if (!this.open.has(String(body.sessionId))) {
-          return reply({ status: { code: 9, status: 'FAILED_PRECONDITION', message: `Session ${String(body.sessionId)} is unknown.`, details: [] } });
+          return reply({
+            status: {
+              code: 9,
+              status: 'FAILED_PRECONDITION',
+              message: `Session ${String(body.sessionId)} is unknown.`,
+              details: [],
+            },
+          });
         }
         const project = (body.instance as { context: { projectId: string } }).context.projectId;
         if (project === 'slow') {
@@ -101,11 +125,22 @@ export class TestAdapter {
           return;
         }
         if (project === 'blocked') {
-          return reply({ status: { code: 403, status: 'PERMISSION_DENIED', message: 'Project blocked is not in the CMDB.', details: [] }, validDuration: 60_000, validUseCount: 1000 });
+          return reply({
+            status: {
+              code: 403,
+              status: 'PERMISSION_DENIED',
+              message: 'Project blocked is not in the CMDB.',
+              details: [],
+            },
+            validDuration: 60_000,
+            validUseCount: 1000,
+          });
         }
         // `uses`: reusable twice; `brief`: for 300 ms; every other project: for a minute, 1000 times.
-        if (project === 'uses') return reply({ status: OK, validDuration: 60_000, validUseCount: 2 });
-        if (project === 'brief') return reply({ status: OK, validDuration: 300, validUseCount: 1000 });
+        if (project === 'uses')
+          return reply({ status: OK, validDuration: 60_000, validUseCount: 2 });
+        if (project === 'brief')
+          return reply({ status: OK, validDuration: 300, validUseCount: 1000 });
         return reply({ status: OK, validDuration: 60_000, validUseCount: 1000 });
       }
       default:
@@ -118,7 +153,11 @@ export class TestAdapter {
   }
 }
 
-export const chain = (adapter: string, params: Record<string, unknown>, failurePolicy: 'open' | 'closed') => `
+export const chain = (
+  adapter: string,
+  params: Record<string, unknown>,
+  failurePolicy: 'open' | 'closed',
+) => `
 enabled_filters: [MaxLeaseDuration, probe]
 filters:
   MaxLeaseDuration: { max_lease_duration: 604800 }
@@ -131,6 +170,16 @@ filters:
 `;
 
 /** Always the same shape, under a new id each time: a different lease for the check cache. */
-export const LEASE = { name: 'probe', startDate: hoursFromNow(24), endDate: hoursFromNow(26), reservations: [{ resourceType: 'physical:host', min: 1, max: 1 }] };
+export const LEASE = {
+  name: 'probe',
+  startDate: hoursFromNow(24),
+  endDate: hoursFromNow(26),
+  reservations: [{ resourceType: 'physical:host', min: 1, max: 1 }],
+};
 /** One Blazar lease (by its name), which Blazar may ask about again: the same lease for the check cache. */
-export const BLAZAR_LEASE = { name: 'probe', start_date: LEASE.startDate, end_date: LEASE.endDate, reservations: [{ resource_type: 'physical:host', min: 1, max: 1 }] };
+export const BLAZAR_LEASE = {
+  name: 'probe',
+  start_date: LEASE.startDate,
+  end_date: LEASE.endDate,
+  reservations: [{ resource_type: 'physical:host', min: 1, max: 1 }],
+};

@@ -1,7 +1,16 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/config';
 import { startServiceApp } from '@rollout/service-kit';
-import { ServiceProcess, TEST_NATS_URL, eventually, freePort, removeTestResources, startServiceProcess, uniqueName } from '@rollout/testing';
+import {
+  ServiceProcess,
+  TEST_NATS_URL,
+  eventually,
+  freePort,
+  removeTestResources,
+  startServiceProcess,
+  uniqueName,
+  JsonBody,
+} from '@rollout/testing';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -17,8 +26,7 @@ export const BLAZAR_TOKEN = 'blazar-service-token';
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export interface Reply<T = Record<string, any>> {
+export interface Reply<T = Record<string, JsonBody>> {
   status: number;
   body: T;
 }
@@ -29,7 +37,12 @@ export interface EnforcementSystem {
   namespace: string;
   /** The filter chain file the service watches (rewrite it to reload). */
   configFile: string;
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Reply>;
   /** The enforcement-service's Prometheus metrics. */
   metrics(): Promise<string>;
   /** Stops the enforcement-service (SIGTERM, a graceful shutdown). */
@@ -44,7 +57,10 @@ export interface EnforcementSystem {
  * (apps never import each other), on a NATS namespace and a Postgres schema of their own, with
  * the given filter chain file.
  */
-export async function startEnforcementSystem(enforcementYaml: string, env: Record<string, string> = {}): Promise<EnforcementSystem> {
+export async function startEnforcementSystem(
+  enforcementYaml: string,
+  env: Record<string, string> = {},
+): Promise<EnforcementSystem> {
   const namespace = uniqueName();
   const schema = uniqueName('it_');
   const dir = mkdtempSync(join(tmpdir(), 'enforcement-'));
@@ -71,7 +87,12 @@ export async function startEnforcementSystem(enforcementYaml: string, env: Recor
       LOG_LEVEL: 'silent',
       AUTH_API_KEYS: JSON.stringify([
         { name: 'alice', sha256: sha256(ADMIN_TOKEN), roles: ['admin'], projects: '*' },
-        { name: 'other-team', sha256: sha256(OTHER_TEAM_TOKEN), roles: ['editor'], projects: ['other'] },
+        {
+          name: 'other-team',
+          sha256: sha256(OTHER_TEAM_TOKEN),
+          roles: ['editor'],
+          projects: ['other'],
+        },
       ]),
       BLAZAR_AUTH_TOKEN_SHA256: sha256(BLAZAR_TOKEN),
       RATE_LIMIT_PER_SECOND: '10000',
@@ -84,7 +105,12 @@ export async function startEnforcementSystem(enforcementYaml: string, env: Recor
     throw error;
   }
   const base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${ADMIN_TOKEN}` }): Promise<Reply> => {
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = { authorization: `Bearer ${ADMIN_TOKEN}` },
+  ): Promise<Reply> => {
     const response = await fetch(`${base}${path}`, {
       method,
       headers: { 'content-type': 'application/json', ...headers },
@@ -94,11 +120,15 @@ export async function startEnforcementSystem(enforcementYaml: string, env: Recor
     return { status: response.status, body: text ? JSON.parse(text) : {} };
   };
   const serving = () =>
-    eventually(async () => ((await call('GET', '/v1/services/enforcement-service')).status === 200 ? true : undefined), {
-      timeoutMs: 25_000,
-      intervalMs: 200,
-      what: 'enforcement-service serving',
-    });
+    eventually(
+      async () =>
+        (await call('GET', '/v1/services/enforcement-service')).status === 200 ? true : undefined,
+      {
+        timeoutMs: 25_000,
+        intervalMs: 200,
+        what: 'enforcement-service serving',
+      },
+    );
   await serving();
   return {
     base,
@@ -132,7 +162,8 @@ export function sample(metrics: string, name: string, labels: Record<string, str
   for (const line of metrics.split('\n')) {
     if (!line.startsWith(`${name}{`)) continue;
     const labelText = line.slice(name.length + 1, line.lastIndexOf('}'));
-    if (Object.entries(labels).every(([k, v]) => labelText.includes(`${k}="${v}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Object.entries(labels).every(([k, v]) => labelText.includes(`${k}="${v}"`)))
+      return Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return 0;
 }
@@ -152,7 +183,12 @@ filters:
 `;
 
 export const leases = (project: string) => `/v1/projects/${project}/leases`;
-export const host = (max: number) => ({ resourceType: 'physical:host', min: 1, max, resourceProperties: '["==", "$availability_zone", "az1"]' });
+export const host = (max: number) => ({
+  resourceType: 'physical:host',
+  min: 1,
+  max,
+  resourceProperties: '["==", "$availability_zone", "az1"]',
+});
 /** A lease starting in an hour, of `hours` hours, with two hosts and a floating IP. */
 export const lease = (hours = 2, extra: Record<string, unknown> = {}) => ({
   name: 'training run',

@@ -1,7 +1,15 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/config';
 import { startServiceApp } from '@rollout/service-kit';
-import { REPO_ROOT, TEST_NATS_URL, TEST_POSTGRES_URL, eventually, removeTestResources, uniqueName } from '@rollout/testing';
+import {
+  REPO_ROOT,
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
+  eventually,
+  removeTestResources,
+  uniqueName,
+  JsonBody,
+} from '@rollout/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +23,12 @@ export const ADMIN_TOKEN = 'inspection-admin-token';
 export const EDITOR_TOKEN = 'inspection-editor-token';
 const API_KEYS = JSON.stringify([
   { name: 'admin', sha256: sha256(ADMIN_TOKEN).toString('hex'), roles: ['admin'], projects: '*' },
-  { name: 'editor', sha256: sha256(EDITOR_TOKEN).toString('hex'), roles: ['editor'], projects: '*' },
+  {
+    name: 'editor',
+    sha256: sha256(EDITOR_TOKEN).toString('hex'),
+    roles: ['editor'],
+    projects: '*',
+  },
 ]);
 
 export type TestSystem = Awaited<ReturnType<typeof startSystem>>;
@@ -30,10 +43,22 @@ export async function startSystem(builtInYaml: string, env: Record<string, strin
   const schema = uniqueName('it_');
   const dir = mkdtempSync(join(tmpdir(), 'inspection-rules-'));
   writeFileSync(join(dir, 'built-in.yaml'), builtInYaml);
-  const common = { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
+  const common = {
+    NATS_URL: TEST_NATS_URL,
+    NATS_NAMESPACE: namespace,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+  };
   const service: ChildProcess = spawn(
     process.execPath,
-    ['-r', 'reflect-metadata', '-r', '@swc-node/register', join(REPO_ROOT, 'apps/inspection-rules-service/src/main.ts')],
+    [
+      '-r',
+      'reflect-metadata',
+      '-r',
+      '@swc-node/register',
+      join(REPO_ROOT, 'apps/inspection-rules-service/src/main.ts'),
+    ],
     {
       cwd: REPO_ROOT,
       env: {
@@ -51,12 +76,19 @@ export async function startSystem(builtInYaml: string, env: Record<string, strin
   service.stdout?.on('data', (chunk: Buffer) => {
     logs += chunk.toString('utf8');
   });
-  const config = loadConfig(configSchema, { ...common, AUTH_API_KEYS: API_KEYS, RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_BURST: '10000' });
+  const config = loadConfig(configSchema, {
+    ...common,
+    AUTH_API_KEYS: API_KEYS,
+    RATE_LIMIT_PER_SECOND: '10000',
+    RATE_LIMIT_BURST: '10000',
+  });
   const gateway: INestApplication = await startServiceApp(gatewayApp(config));
   const base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
   await eventually(
     async () => {
-      const response = await fetch(`${base}/v1/services/inspection-rules-service`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const response = await fetch(`${base}/v1/services/inspection-rules-service`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
       return response.status === 200 ? true : undefined;
     },
     { timeoutMs: 25_000, intervalMs: 200, what: 'inspection-rules-service serving' },
@@ -114,16 +146,28 @@ export interface Rule {
 }
 
 /** One call to the gateway as an HTTP client makes it; Ironic's error body is read as its fault. */
-export async function callApi(base: string, method: string, path: string, body?: unknown, contentType = 'application/json', token: string | null = ADMIN_TOKEN) {
+export async function callApi(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+  token: string | null = ADMIN_TOKEN,
+) {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': contentType } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': contentType } : {}),
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await response.text();
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each test reads the fields it expects
-  const parsed: any = text ? JSON.parse(text) : undefined;
+  const parsed: JsonBody = text ? JSON.parse(text) : undefined;
   // Ironic's error body: the fault is a JSON document inside `error_message`.
-  const fault = typeof parsed?.error_message === 'string' ? (JSON.parse(parsed.error_message) as { faultcode: string; faultstring: string }) : undefined;
+  const fault =
+    typeof parsed?.error_message === 'string'
+      ? (JSON.parse(parsed.error_message) as { faultcode: string; faultstring: string })
+      : undefined;
   return { status: response.status, body: parsed, fault, headers: response.headers };
 }

@@ -9,7 +9,10 @@ export async function readRuleChanges(schema: string, rule: string): Promise<unk
   const db = new DataSource({ type: 'postgres', url: TEST_POSTGRES_URL });
   await db.initialize();
   try {
-    return (await db.query(`SELECT change, actor, request_id FROM "${schema}".rule_changes WHERE rule_uuid = $1 ORDER BY seq`, [rule])) as unknown[];
+    return (await db.query(
+      `SELECT change, actor, request_id FROM "${schema}".rule_changes WHERE rule_uuid = $1 ORDER BY seq`,
+      [rule],
+    )) as unknown[];
   } finally {
     await db.destroy();
   }

@@ -23,11 +23,20 @@ export class AppModule {
       configToken: INSPECTION_CONFIG,
       contracts: [SYSTEM_V1, INSPECTION_V1],
       jetstream: INSPECTION_JETSTREAM,
-      database: { migrations: [CreateInspectionRules1763800000000, InspectionResultsAsText1763800000001, RuleChanges1763800000002] },
+      database: {
+        migrations: [
+          CreateInspectionRules1763800000000,
+          InspectionResultsAsText1763800000001,
+          RuleChanges1763800000002,
+        ],
+      },
       controllers: [RulesHandlers],
       providers: [
         // Read once at start: a broken file stops the service with the reason.
-        { provide: BUILT_IN_RULES, useFactory: () => loadBuiltInRules(config.INSPECTION_BUILT_IN_RULES) },
+        {
+          provide: BUILT_IN_RULES,
+          useFactory: () => loadBuiltInRules(config.INSPECTION_BUILT_IN_RULES),
+        },
         RulesRepository,
         RulesApplication,
         InspectionResultsRepository,

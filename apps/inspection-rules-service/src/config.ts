@@ -5,11 +5,16 @@ export const configSchema = z.object({
   ...baseConfigSchema(3004).shape,
   ...databaseConfigSchema('inspection').shape,
   /** YAML file of built-in inspection rules, read once at start. */
-  INSPECTION_BUILT_IN_RULES: z.string().min(1).default('apps/inspection-rules-service/built-in-rules.yaml'),
+  INSPECTION_BUILT_IN_RULES: z
+    .string()
+    .min(1)
+    .default('apps/inspection-rules-service/built-in-rules.yaml'),
   /** Scope given to user rules created without one; unset = no scope (applies to every node). */
   INSPECTION_DEFAULT_SCOPE: z.string().min(1).max(255).optional(),
   /** Whether rules see secrets (`always` masks them, `sensitive` shows them to sensitive rules only). */
-  INSPECTION_MASK_SECRETS: z.enum(['always', 'never', 'sensitive'], { error: 'must be always, never or sensitive' }).default('always'),
+  INSPECTION_MASK_SECRETS: z
+    .enum(['always', 'never', 'sensitive'], { error: 'must be always, never or sensitive' })
+    .default('always'),
 });
 
 export type Config = z.output<typeof configSchema>;

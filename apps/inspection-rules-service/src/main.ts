@@ -5,4 +5,9 @@ import { AppModule } from './app.module';
 import { configSchema } from './config';
 
 const config = loadConfigOrExit('inspection-rules-service', configSchema);
-void runService({ name: 'inspection-rules-service', config, module: AppModule.forRoot(config), rpc: true });
+void runService({
+  name: 'inspection-rules-service',
+  config,
+  module: AppModule.forRoot(config),
+  rpc: true,
+});

@@ -1,7 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/config';
 import { startServiceApp } from '@rollout/service-kit';
-import { TEST_NATS_URL, TEST_POSTGRES_URL, removeTestResources, uniqueName } from '@rollout/testing';
+import {
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
+  removeTestResources,
+  uniqueName,
+} from '@rollout/testing';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,7 +39,12 @@ export async function startTestService(builtInYaml: string): Promise<TestService
     DATABASE_SCHEMA: schema,
     INSPECTION_BUILT_IN_RULES: builtIns,
   });
-  const app = await startServiceApp({ name: 'inspection-rules-service', config, module: AppModule.forRoot(config), rpc: true });
+  const app = await startServiceApp({
+    name: 'inspection-rules-service',
+    config,
+    module: AppModule.forRoot(config),
+    rpc: true,
+  });
   return {
     namespace,
     app,

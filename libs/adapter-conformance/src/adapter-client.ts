@@ -35,19 +35,30 @@ export class AdapterTestClient {
   }
 
   /** Sends `body` (an object, or raw bytes to test malformed input); fails when no answer comes within the deadline. */
-  async call<T = Record<string, unknown>>(method: AdapterMethod, body: unknown): Promise<AdapterReply<T>> {
+  async call<T = Record<string, unknown>>(
+    method: AdapterMethod,
+    body: unknown,
+  ): Promise<AdapterReply<T>> {
     const h = headers();
     h.set(CONTRACT_HEADERS.contractVersion, formatContractVersion(ADAPTER_V1));
     h.set(CONTRACT_HEADERS.userAgent, this.options.userAgent ?? 'adapter-conformance/1.0.0');
     const data = body instanceof Uint8Array ? body : codec.encode(body);
     let reply;
     try {
-      reply = await this.nc.request(this.subject(method), data, { timeout: this.options.timeoutMs, headers: h });
+      reply = await this.nc.request(this.subject(method), data, {
+        timeout: this.options.timeoutMs,
+        headers: h,
+      });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`${this.subject(method)} did not answer within ${this.options.timeoutMs} ms (${reason})`);
+      throw new Error(
+        `${this.subject(method)} did not answer within ${this.options.timeoutMs} ms (${reason})`,
+      );
     }
-    return { body: codec.decode(reply.data) as T, contractVersion: reply.headers?.get(CONTRACT_HEADERS.contractVersion) || undefined };
+    return {
+      body: codec.decode(reply.data) as T,
+      contractVersion: reply.headers?.get(CONTRACT_HEADERS.contractVersion) || undefined,
+    };
   }
 }
 
@@ -57,12 +68,15 @@ export class AdapterTestClient {
  * message and a details list.
  */
 export function statusProblem(status: unknown): string | undefined {
-  if (typeof status !== 'object' || status === null) return `status is ${JSON.stringify(status)}, not an object`;
+  if (typeof status !== 'object' || status === null)
+    return `status is ${JSON.stringify(status)}, not an object`;
   const s = status as Partial<AdapterStatus> & Record<string, unknown>;
   if (typeof s.message !== 'string') return 'status.message is not a string';
   if (!Array.isArray(s.details)) return 'status.details is not a list';
-  if (s.status === 'OK') return s.code === 200 ? undefined : `an OK status has code ${String(s.code)}, not 200`;
-  if (!isStatusCode(s.status)) return `status.status ${JSON.stringify(s.status)} is not OK nor a canonical code`;
+  if (s.status === 'OK')
+    return s.code === 200 ? undefined : `an OK status has code ${String(s.code)}, not 200`;
+  if (!isStatusCode(s.status))
+    return `status.status ${JSON.stringify(s.status)} is not OK nor a canonical code`;
   const http = STATUS_CODES[s.status].http;
   return s.code === http ? undefined : `status ${s.status} has code ${String(s.code)}, not ${http}`;
 }

@@ -66,7 +66,9 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
   const sessionBased = options.sessionBased ?? true;
   const budget = options.quota?.budget;
   if (budget !== undefined && !(Number.isInteger(budget) && budget >= 2 && budget % 2 === 0)) {
-    throw new Error(`describeAdapterConformance: quota.budget must be an even integer ≥ 2, got ${budget}`);
+    throw new Error(
+      `describeAdapterConformance: quota.budget must be an even integer ≥ 2, got ${budget}`,
+    );
   }
   const run = randomBytes(4).toString('hex');
   const projectId = `conformance-${run}`;
@@ -74,7 +76,12 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
 
   const instance = (leaseId: string, hours = 1): LeaseInstance => ({
     hook: 'create',
-    context: { userId: 'conformance', projectId, regionName: 'RegionOne', requestId: `req-${randomBytes(4).toString('hex')}` },
+    context: {
+      userId: 'conformance',
+      projectId,
+      regionName: 'RegionOne',
+      requestId: `req-${randomBytes(4).toString('hex')}`,
+    },
     lease: {
       id: leaseId,
       name: leaseId,
@@ -83,22 +90,34 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
       reservations: [{ resourceType: options.quota?.name ?? 'physical:host', min: 1, max: 1 }],
     },
   });
-  const call = async <T>(method: Parameters<AdapterTestClient['call']>[0], body: unknown): Promise<T> => {
+  const call = async <T>(
+    method: Parameters<AdapterTestClient['call']>[0],
+    body: unknown,
+  ): Promise<T> => {
     const reply = await client.call<T>(method, body);
     const status = (reply.body as { status?: unknown }).status;
     if (method !== 'info') expect(statusProblem(status)).toBeUndefined();
     return reply.body;
   };
-  const createSession = (config = options.validConfig) => call<CreateSessionResponse>('createSession', { adapterConfig: config, inferredTypes: {} });
-  const closeSession = (sessionId: string) => call<CloseSessionResponse>('closeSession', { sessionId });
+  const createSession = (config = options.validConfig) =>
+    call<CreateSessionResponse>('createSession', { adapterConfig: config, inferredTypes: {} });
+  const closeSession = (sessionId: string) =>
+    call<CloseSessionResponse>('closeSession', { sessionId });
   const has = (template: AdapterTemplate) => options.templates.includes(template);
   /** Every Handle* call of the adapter's templates, on one session (or with one config). */
   const handles = (target: { sessionId: string } | { adapterConfig: Record<string, unknown> }) => {
     const out: Promise<{ status: { status: string } }>[] = [];
-    if (has('check')) out.push(call('handleCheck', { ...target, instance: instance(`check-${run}`) }));
+    if (has('check'))
+      out.push(call('handleCheck', { ...target, instance: instance(`check-${run}`) }));
     if (has('quota')) {
       const dedupId = `probe-${run}-${randomBytes(4).toString('hex')}`;
-      out.push(call('handleQuota', { ...target, instance: instance(`probe-${run}`), quotaRequest: { quotas: {}, dedupId } }));
+      out.push(
+        call('handleQuota', {
+          ...target,
+          instance: instance(`probe-${run}`),
+          quotaRequest: { quotas: {}, dedupId },
+        }),
+      );
     }
     if (has('report')) out.push(call('handleReport', { ...target, instances: [] }));
     return Promise.all(out);
@@ -106,8 +125,12 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
 
   describe(`adapter.v1 conformance: ${options.adapter}`, () => {
     beforeAll(async () => {
-      const namespace = typeof options.namespace === 'function' ? options.namespace() : options.namespace;
-      client = new AdapterTestClient(options.connection(), options.adapter, { namespace, timeoutMs: options.timeoutMs });
+      const namespace =
+        typeof options.namespace === 'function' ? options.namespace() : options.namespace;
+      client = new AdapterTestClient(options.connection(), options.adapter, {
+        namespace,
+        timeoutMs: options.timeoutMs,
+      });
     });
 
     it('Info names the adapter, its templates and whether it is session based; replies say their contract version', async () => {
@@ -118,18 +141,32 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
       for (const template of reply.body.templates) expect(ADAPTER_TEMPLATES).toContain(template);
       expect([...reply.body.templates].sort()).toEqual([...new Set(options.templates)].sort());
       expect(reply.body.sessionBased).toBe(sessionBased);
-      if (reply.contractVersion !== undefined) expect(reply.contractVersion).toMatch(/^adapter\.v1\/1\.\d+\.\d+$/);
+      if (reply.contractVersion !== undefined)
+        expect(reply.contractVersion).toMatch(/^adapter\.v1\/1\.\d+\.\d+$/);
     });
 
     it('Validate accepts the valid config and refuses the invalid one with a message', async () => {
-      expect((await call<ValidateResponse>('validate', { adapterConfig: options.validConfig, inferredTypes: {} })).status.status).toBe('OK');
-      const refused = await call<ValidateResponse>('validate', { adapterConfig: options.invalidConfig, inferredTypes: {} });
+      expect(
+        (
+          await call<ValidateResponse>('validate', {
+            adapterConfig: options.validConfig,
+            inferredTypes: {},
+          })
+        ).status.status,
+      ).toBe('OK');
+      const refused = await call<ValidateResponse>('validate', {
+        adapterConfig: options.invalidConfig,
+        inferredTypes: {},
+      });
       expect(refused.status.status).not.toBe('OK');
       expect(refused.status.message).not.toBe('');
     });
 
     it('answers a body that is not JSON with INVALID_ARGUMENT', async () => {
-      const reply = await client.call<ValidateResponse>('validate', new TextEncoder().encode('{not json'));
+      const reply = await client.call<ValidateResponse>(
+        'validate',
+        new TextEncoder().encode('{not json'),
+      );
       expect(statusProblem(reply.body.status)).toBeUndefined();
       expect(reply.body.status.status).toBe('INVALID_ARGUMENT');
     });
@@ -156,19 +193,25 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           expect(second).toEqual(first);
 
           expect((await closeSession(first.sessionId)).status.status).toBe('OK');
-          for (const reply of await handles({ sessionId: first.sessionId })) expect(reply.status.status).not.toBe('FAILED_PRECONDITION');
+          for (const reply of await handles({ sessionId: first.sessionId }))
+            expect(reply.status.status).not.toBe('FAILED_PRECONDITION');
 
           expect((await closeSession(first.sessionId)).status.status).toBe('OK');
-          for (const reply of await handles({ sessionId: first.sessionId })) expect(reply.status.status).toBe('FAILED_PRECONDITION');
+          for (const reply of await handles({ sessionId: first.sessionId }))
+            expect(reply.status.status).toBe('FAILED_PRECONDITION');
           // Unknown now: an answer the caller takes as closed, so it stops retrying.
-          expect(['NOT_FOUND', 'FAILED_PRECONDITION']).toContain((await closeSession(first.sessionId)).status.status);
+          expect(['NOT_FOUND', 'FAILED_PRECONDITION']).toContain(
+            (await closeSession(first.sessionId)).status.status,
+          );
         });
       });
     } else {
       describe('without sessions', () => {
         it('Handle* runs under the config it carries, and refuses an invalid one', async () => {
-          for (const reply of await handles({ adapterConfig: options.validConfig })) expect(reply.status.status).not.toBe('FAILED_PRECONDITION');
-          for (const reply of await handles({ adapterConfig: options.invalidConfig })) expect(reply.status.status).not.toBe('OK');
+          for (const reply of await handles({ adapterConfig: options.validConfig }))
+            expect(reply.status.status).not.toBe('FAILED_PRECONDITION');
+          for (const reply of await handles({ adapterConfig: options.invalidConfig }))
+            expect(reply.status.status).not.toBe('OK');
         });
       });
     }
@@ -186,7 +229,12 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           if (target && 'sessionId' in target) await closeSession(target.sessionId);
         });
         /** Asks for `amount` resource-hours for a lease of 1 unit for `amount` hours; checks the rules; returns the grant. */
-        const quota = async (leaseId: string, amount: number, bestEffort: boolean, dedupId: string) => {
+        const quota = async (
+          leaseId: string,
+          amount: number,
+          bestEffort: boolean,
+          dedupId: string,
+        ) => {
           const name = options.quota?.name ?? 'physical:host';
           const result = await call<QuotaResult>('handleQuota', {
             ...target,
@@ -225,7 +273,14 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
               const lease = instance(`lease-b-${run}`, half);
               const ended = await call<HandleReportResponse>('handleReport', {
                 ...target,
-                instances: [{ kind: 'ended', context: lease.context, lease: lease.lease, at: lease.lease.startDate }],
+                instances: [
+                  {
+                    kind: 'ended',
+                    context: lease.context,
+                    lease: lease.lease,
+                    at: lease.lease.startDate,
+                  },
+                ],
               });
               expect(ended.status.status).toBe('OK');
               expect(await quota(`lease-f-${run}`, budget, true, `dedup-f-${run}`)).toBe(half);
@@ -241,8 +296,13 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
         it('answers with how long and how often the result may be reused (integers ≥ 0)', async () => {
           const created = sessionBased ? await createSession() : undefined;
           try {
-            const target = created ? { sessionId: created.sessionId } : { adapterConfig: options.validConfig };
-            const result = await call<CheckResult>('handleCheck', { ...target, instance: instance(`check-${run}`) });
+            const target = created
+              ? { sessionId: created.sessionId }
+              : { adapterConfig: options.validConfig };
+            const result = await call<CheckResult>('handleCheck', {
+              ...target,
+              instance: instance(`check-${run}`),
+            });
             expect(Number.isInteger(result.validDuration) && result.validDuration >= 0).toBe(true);
             expect(Number.isInteger(result.validUseCount) && result.validUseCount >= 0).toBe(true);
           } finally {

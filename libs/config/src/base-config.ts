@@ -36,7 +36,10 @@ export const baseConfigSchema = (defaultPort: number) =>
      */
     NATS_STREAM_REPLICAS: z.coerce
       .number({ error: 'must be 1, 3 or 5' })
-      .refine((n) => [1, 3, 5].includes(n), 'must be 1, 3 or 5 (an odd number of replicas, at most 5)')
+      .refine(
+        (n) => [1, 3, 5].includes(n),
+        'must be 1, 3 or 5 (an odd number of replicas, at most 5)',
+      )
       .default(1),
     SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
     /**

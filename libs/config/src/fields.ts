@@ -35,7 +35,12 @@ export const natsServers = (fallback: string) =>
   z
     .string()
     .default(fallback)
-    .transform((value) => value.split(',').map((s) => s.trim()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .pipe(
       z
         .array(urlWithSchemes(['nats', 'tls'], 'nats://127.0.0.1:4222'))
@@ -72,11 +77,30 @@ export const optionalSecret = z.string().min(1, 'must not be empty when set').op
 export const BUS_KEY_PATTERN = /^[A-Za-z0-9_.-]{1,64}:[A-Za-z0-9_-]{43}$/;
 
 /** A private key that signs actor assertions, `<key id>:<32-byte Ed25519 seed, base64url>` (docs/bus-security.md). */
-export const busSigningKey = optionalSecret.pipe(z.string().regex(BUS_KEY_PATTERN, 'must be <key id>:<32-byte Ed25519 seed, base64url>').optional());
+export const busSigningKey = optionalSecret.pipe(
+  z
+    .string()
+    .regex(BUS_KEY_PATTERN, 'must be <key id>:<32-byte Ed25519 seed, base64url>')
+    .optional(),
+);
 
 /** Several bus keys, comma-separated (two while a key is rotated); empty when unset. */
 export const busKeyList = z
   .string()
   .default('')
-  .transform((text) => text.split(',').map((s) => s.trim()).filter(Boolean))
-  .pipe(z.array(z.string().regex(BUS_KEY_PATTERN, 'must be <key id>:<32-byte Ed25519 public key, base64url>, comma-separated')));
+  .transform((text) =>
+    text
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
+  .pipe(
+    z.array(
+      z
+        .string()
+        .regex(
+          BUS_KEY_PATTERN,
+          'must be <key id>:<32-byte Ed25519 public key, base64url>, comma-separated',
+        ),
+    ),
+  );

@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { baseConfigSchema, databaseConfigSchema } from './base-config';
 import { ConfigError, loadConfig } from './load-config';
 
-const schema = z.object({ ...baseConfigSchema(3001).shape, ...databaseConfigSchema('experiment').shape });
+const schema = z.object({
+  ...baseConfigSchema(3001).shape,
+  ...databaseConfigSchema('experiment').shape,
+});
 
 describe('loadConfig', () => {
   it('gives working defaults for an empty environment', () => {
@@ -38,16 +41,22 @@ describe('loadConfig', () => {
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
     expect(problems).toHaveLength(3);
-    expect(problems.join('\n')).toMatch(/^PORT must be a port between 0 and 65535 \(got "99999"\)$/m);
+    expect(problems.join('\n')).toMatch(
+      /^PORT must be a port between 0 and 65535 \(got "99999"\)$/m,
+    );
     expect(problems.join('\n')).toMatch(/^DATABASE_SCHEMA must be a lower-case SQL identifier/m);
     expect(problems.join('\n')).toMatch(/^LOG_LEVEL must be one of fatal, error/m);
     expect((error as Error).message).not.toContain('\n');
   });
 
   it('never echoes a secret', () => {
-    expect(() => loadConfig(schema, { NATS_PASSWORD: ' ', DATABASE_URL: 'mysql://x' })).not.toThrow(/ \(got " "\)/);
+    expect(() => loadConfig(schema, { NATS_PASSWORD: ' ', DATABASE_URL: 'mysql://x' })).not.toThrow(
+      / \(got " "\)/,
+    );
     const bad = z.object({ NATS_TOKEN: z.string().min(10, 'must be at least 10 characters') });
-    expect(() => loadConfig(bad, { NATS_TOKEN: 's3cret' })).toThrow('NATS_TOKEN must be at least 10 characters (value hidden)');
+    expect(() => loadConfig(bad, { NATS_TOKEN: 's3cret' })).toThrow(
+      'NATS_TOKEN must be at least 10 characters (value hidden)',
+    );
   });
 
   it('treats empty strings as unset', () => {

@@ -6,8 +6,14 @@ describe('canonicalJson', () => {
   });
 
   it('gives equal text for equal values written in another key order', () => {
-    const one = { lease: { name: 'l', reservations: [{ resourceType: 'physical:host', min: 1 }] }, hook: 'create' };
-    const other = { hook: 'create', lease: { reservations: [{ min: 1, resourceType: 'physical:host' }], name: 'l' } };
+    const one = {
+      lease: { name: 'l', reservations: [{ resourceType: 'physical:host', min: 1 }] },
+      hook: 'create',
+    };
+    const other = {
+      hook: 'create',
+      lease: { reservations: [{ min: 1, resourceType: 'physical:host' }], name: 'l' },
+    };
     expect(canonicalJson(one)).toBe(canonicalJson(other));
   });
 
@@ -16,7 +22,7 @@ describe('canonicalJson', () => {
   });
 
   it('reads as JSON.stringify does for what needs no sorting', () => {
-    const value = { a: 'quote " and \u0000', b: [1.5, null, true, undefined], c: { 'ü': -0 } };
+    const value = { a: 'quote " and \u0000', b: [1.5, null, true, undefined], c: { ü: -0 } };
     expect(canonicalJson(value)).toBe(JSON.stringify(value));
     expect(canonicalJson(undefined)).toBe('null');
   });

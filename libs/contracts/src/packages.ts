@@ -125,7 +125,10 @@ export function formatContractVersion(definition: ContractPackage): string {
 }
 
 export function parseContractVersion(header: string | undefined): ContractPackage | undefined {
-  const match = /^\s*([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*\.v\d+(?:alpha\d*|beta\d*)?)\/(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\s*$/.exec(header ?? '');
+  const match =
+    /^\s*([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*\.v\d+(?:alpha\d*|beta\d*)?)\/(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\s*$/.exec(
+      header ?? '',
+    );
   return match ? { name: match[1], version: match[2] } : undefined;
 }
 
@@ -153,13 +156,16 @@ export interface ClientIdentity {
   version?: string;
 }
 
-const PRODUCT = /^\s*([A-Za-z0-9][A-Za-z0-9._-]{0,62})(?:\/([A-Za-z0-9][A-Za-z0-9.+_-]{0,31}))?(?:\s|$)/;
+const PRODUCT =
+  /^\s*([A-Za-z0-9][A-Za-z0-9._-]{0,62})(?:\/([A-Za-z0-9][A-Za-z0-9.+_-]{0,31}))?(?:\s|$)/;
 
 /** `acme-exporter/2.3.1 (linux)` → `{name: 'acme-exporter', version: '2.3.1'}`; garbage → undefined. */
 export function parseUserAgent(header: string | undefined): ClientIdentity | undefined {
   const match = PRODUCT.exec(header ?? '');
   if (!match) return undefined;
-  return match[2] ? { name: match[1].toLowerCase(), version: match[2] } : { name: match[1].toLowerCase() };
+  return match[2]
+    ? { name: match[1].toLowerCase(), version: match[2] }
+    : { name: match[1].toLowerCase() };
 }
 
 /**
@@ -171,10 +177,17 @@ export function clientNameOf(userAgent: string | undefined): string {
 }
 
 /** The package a subject belongs to (its name is the subject's prefix), among `packages`. */
-export function packageOfSubject<P extends { name: string }>(subject: string, packages: readonly P[]): P | undefined {
+export function packageOfSubject<P extends { name: string }>(
+  subject: string,
+  packages: readonly P[],
+): P | undefined {
   let found: P | undefined;
   for (const candidate of packages) {
-    if (subject.startsWith(`${candidate.name}.`) && (!found || candidate.name.length > found.name.length)) found = candidate;
+    if (
+      subject.startsWith(`${candidate.name}.`) &&
+      (!found || candidate.name.length > found.name.length)
+    )
+      found = candidate;
   }
   return found;
 }
@@ -189,7 +202,9 @@ export function packageOfSubject<P extends { name: string }>(subject: string, pa
 export function checkContractVersion(
   header: string | undefined,
   served: readonly ContractPackage[],
-): { ok: true; contract?: ContractPackage } | { ok: false; requested: ContractPackage; servedMajors: string[] } {
+):
+  | { ok: true; contract?: ContractPackage }
+  | { ok: false; requested: ContractPackage; servedMajors: string[] } {
   const requested = parseContractVersion(header);
   if (!requested) return { ok: true };
   if (served.some((p) => p.name === requested.name)) return { ok: true, contract: requested };
@@ -232,9 +247,16 @@ export function findDeprecatedUses(
     const [type, field, ...rest] = target.split('.');
     const used =
       target === subject ||
-      (channel !== undefined && rest.length === 0 && type === channel.request &&
+      (channel !== undefined &&
+        rest.length === 0 &&
+        type === channel.request &&
         (field === undefined || fields[field] !== undefined));
-    if (used) uses.push({ contract: definition.name, deprecation, overrideEnv: deprecationOverrideEnv(definition.name, target) });
+    if (used)
+      uses.push({
+        contract: definition.name,
+        deprecation,
+        overrideEnv: deprecationOverrideEnv(definition.name, target),
+      });
   }
   return uses;
 }
@@ -243,7 +265,10 @@ export function findDeprecatedUses(
  * Envoy's warn-then-fatal: a use is warned about, unless its deprecation is disallowed by
  * default and its override env var is not `true`, then refused.
  */
-export function isRefused(use: DeprecatedUse, env: Readonly<Record<string, string | undefined>>): boolean {
+export function isRefused(
+  use: DeprecatedUse,
+  env: Readonly<Record<string, string | undefined>>,
+): boolean {
   return use.deprecation.disallowedByDefault === true && env[use.overrideEnv] !== 'true';
 }
 
@@ -251,7 +276,10 @@ export function isRefused(use: DeprecatedUse, env: Readonly<Record<string, strin
  * HTTP response headers announcing a deprecation: `Deprecation: @<unix seconds>` (RFC 9745,
  * when the date is known), `Sunset: <HTTP-date>` (RFC 8594), and a `Link` to the docs.
  */
-export function deprecationHeaders(deprecation: Deprecation, docs?: string): Record<string, string> {
+export function deprecationHeaders(
+  deprecation: Deprecation,
+  docs?: string,
+): Record<string, string> {
   const headers: Record<string, string> = {};
   const date = deprecation.date ? Date.parse(deprecation.date) : NaN;
   if (!Number.isNaN(date)) headers['Deprecation'] = `@${Math.floor(date / 1000)}`;

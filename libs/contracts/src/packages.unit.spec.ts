@@ -24,27 +24,54 @@ const WIDGET_V1_PACKAGE = definePackage({
   events: [],
   resources: ['Widget'],
   requestReply: [
-    { subject: 'widget.v1.widgets.create', service: 'experiment-service', request: 'CreateWidgetRequest', reply: 'Widget' },
-    { subject: 'widget.v1.widgets.import', service: 'experiment-service', request: 'LegacyImportRequest', reply: 'Widget' },
+    {
+      subject: 'widget.v1.widgets.create',
+      service: 'experiment-service',
+      request: 'CreateWidgetRequest',
+      reply: 'Widget',
+    },
+    {
+      subject: 'widget.v1.widgets.import',
+      service: 'experiment-service',
+      request: 'LegacyImportRequest',
+      reply: 'Widget',
+    },
   ],
   deprecations: [
-    { target: 'CreateWidgetRequest.size', since: '1.2.0', replacement: 'CreateWidgetRequest.sizeMm', date: '2026-01-01', sunset: '2026-12-31' },
-    { target: 'CreateWidgetRequest.colour', since: '1.3.0', replacement: 'CreateWidgetRequest.color', disallowedByDefault: true },
+    {
+      target: 'CreateWidgetRequest.size',
+      since: '1.2.0',
+      replacement: 'CreateWidgetRequest.sizeMm',
+      date: '2026-01-01',
+      sunset: '2026-12-31',
+    },
+    {
+      target: 'CreateWidgetRequest.colour',
+      since: '1.3.0',
+      replacement: 'CreateWidgetRequest.color',
+      disallowedByDefault: true,
+    },
     { target: 'widget.v1.widgets.import', since: '1.4.0', replacement: 'widget.v1.widgets.create' },
   ],
 });
 
 describe('client identity', () => {
   it('names a client by the first product of its User-Agent, else unknown', () => {
-    expect(parseUserAgent('acme-exporter/2.3.1 (linux; x64)')).toEqual({ name: 'acme-exporter', version: '2.3.1' });
+    expect(parseUserAgent('acme-exporter/2.3.1 (linux; x64)')).toEqual({
+      name: 'acme-exporter',
+      version: '2.3.1',
+    });
     expect(parseUserAgent('Gateway')).toEqual({ name: 'gateway' });
     expect(clientNameOf('curl/8.4.0')).toBe('curl');
-    for (const bad of [undefined, '', '   ', '(compatible)', '/1.0', 'a'.repeat(80)]) expect(clientNameOf(bad)).toBe('unknown');
+    for (const bad of [undefined, '', '   ', '(compatible)', '/1.0', 'a'.repeat(80)])
+      expect(clientNameOf(bad)).toBe('unknown');
   });
 
   it('finds the package of a subject among the contract packages, with its package.ts version', () => {
     expect(packageOfSubject(EXPERIMENT_SUBJECTS.commit, CONTRACT_PACKAGES)).toEqual(EXPERIMENT_V1);
-    expect(packageOfSubject('system.v1.evaluator.info', CONTRACT_PACKAGES)?.version).toBe(SYSTEM_V1.version);
+    expect(packageOfSubject('system.v1.evaluator.info', CONTRACT_PACKAGES)?.version).toBe(
+      SYSTEM_V1.version,
+    );
     expect(packageOfSubject('experiment.v10.policies.get', CONTRACT_PACKAGES)).toBeUndefined();
     expect(packageOfSubject('echo.v1.say', CONTRACT_PACKAGES)).toBeUndefined();
   });
@@ -53,7 +80,10 @@ describe('client identity', () => {
     const served = [SYSTEM_V1, EXPERIMENT_V1];
     expect(checkContractVersion(undefined, served)).toEqual({ ok: true });
     expect(checkContractVersion('garbage', served)).toEqual({ ok: true });
-    expect(checkContractVersion('experiment.v1/1.9.0', served)).toEqual({ ok: true, contract: { name: 'experiment.v1', version: '1.9.0' } });
+    expect(checkContractVersion('experiment.v1/1.9.0', served)).toEqual({
+      ok: true,
+      contract: { name: 'experiment.v1', version: '1.9.0' },
+    });
     expect(checkContractVersion('traffic.v1/1.0.0', served)).toEqual({ ok: true });
     expect(checkContractVersion('experiment.v2alpha/2.0.0-alpha.1', served)).toEqual({
       ok: false,
@@ -65,9 +95,19 @@ describe('client identity', () => {
 
 describe('deprecated use', () => {
   it('finds a deprecated field only when the request sets it', () => {
-    const uses = findDeprecatedUses([WIDGET_V1_PACKAGE], 'widget.v1.widgets.create', { size: 3, sizeMm: undefined });
-    expect(uses.map((u) => [u.contract, u.deprecation.target])).toEqual([['widget.v1', 'CreateWidgetRequest.size']]);
-    expect(findDeprecatedUses([WIDGET_V1_PACKAGE], 'widget.v1.widgets.create', { sizeMm: 3, size: undefined })).toEqual([]);
+    const uses = findDeprecatedUses([WIDGET_V1_PACKAGE], 'widget.v1.widgets.create', {
+      size: 3,
+      sizeMm: undefined,
+    });
+    expect(uses.map((u) => [u.contract, u.deprecation.target])).toEqual([
+      ['widget.v1', 'CreateWidgetRequest.size'],
+    ]);
+    expect(
+      findDeprecatedUses([WIDGET_V1_PACKAGE], 'widget.v1.widgets.create', {
+        sizeMm: 3,
+        size: undefined,
+      }),
+    ).toEqual([]);
     expect(findDeprecatedUses([WIDGET_V1_PACKAGE], 'widget.v1.widgets.create', null)).toEqual([]);
   });
 
@@ -77,9 +117,14 @@ describe('deprecated use', () => {
   });
 
   it('warns about a deprecated field, and refuses a disallowed one unless its override env var is true', () => {
-    const [size, colour] = findDeprecatedUses([WIDGET_V1_PACKAGE], 'widget.v1.widgets.create', { size: 3, colour: 'red' });
+    const [size, colour] = findDeprecatedUses([WIDGET_V1_PACKAGE], 'widget.v1.widgets.create', {
+      size: 3,
+      colour: 'red',
+    });
     expect(isRefused(size, {})).toBe(false);
-    expect(colour.overrideEnv).toBe('CONTRACTS_ALLOW_DEPRECATED_WIDGET_V1_CREATEWIDGETREQUEST_COLOUR');
+    expect(colour.overrideEnv).toBe(
+      'CONTRACTS_ALLOW_DEPRECATED_WIDGET_V1_CREATEWIDGETREQUEST_COLOUR',
+    );
     expect(isRefused(colour, {})).toBe(true);
     expect(isRefused(colour, { [colour.overrideEnv]: 'false' })).toBe(true);
     expect(isRefused(colour, { [colour.overrideEnv]: 'true' })).toBe(false);
@@ -96,11 +141,19 @@ describe('deprecated use', () => {
   });
 
   it('reports parentEtag, the deprecated name of livePolicyEtag in experiment.v1 commits', () => {
-    const uses = findDeprecatedUses(CONTRACT_PACKAGE_DEFINITIONS, EXPERIMENT_SUBJECTS.commit, { name: 'n', parentEtag: 'W/"1"' });
+    const uses = findDeprecatedUses(CONTRACT_PACKAGE_DEFINITIONS, EXPERIMENT_SUBJECTS.commit, {
+      name: 'n',
+      parentEtag: 'W/"1"',
+    });
     expect(uses.map((u) => [u.contract, u.deprecation.target, u.deprecation.replacement])).toEqual([
       ['experiment.v1', 'CommitRequest.parentEtag', 'CommitRequest.livePolicyEtag'],
     ]);
     expect(isRefused(uses[0], {})).toBe(false);
-    expect(findDeprecatedUses(CONTRACT_PACKAGE_DEFINITIONS, EXPERIMENT_SUBJECTS.commit, { name: 'n', livePolicyEtag: 'W/"1"' })).toEqual([]);
+    expect(
+      findDeprecatedUses(CONTRACT_PACKAGE_DEFINITIONS, EXPERIMENT_SUBJECTS.commit, {
+        name: 'n',
+        livePolicyEtag: 'W/"1"',
+      }),
+    ).toEqual([]);
   });
 });

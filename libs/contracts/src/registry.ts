@@ -2,7 +2,11 @@ import { ADAPTER_V1_PACKAGE } from './adapter/v1/package';
 import { EXPERIMENT_V1_PACKAGE } from './experiment/v1/package';
 import { ENFORCEMENT_V1_PACKAGE } from './enforcement/v1/package';
 import { INSPECTION_V1_PACKAGE } from './inspection/v1/package';
-import { type ContractPackage, type ContractPackageDefinition, contractPackageOf } from './packages';
+import {
+  type ContractPackage,
+  type ContractPackageDefinition,
+  contractPackageOf,
+} from './packages';
 import { PREVIEW_V1_PACKAGE } from './preview/v1/package';
 import { SYSTEM_V1_PACKAGE } from './system/v1/package';
 import { TRAFFIC_V1_PACKAGE } from './traffic/v1/package';
@@ -24,7 +28,8 @@ export const CONTRACT_PACKAGE_DEFINITIONS: readonly ContractPackageDefinition[] 
 ];
 
 /** `{name, version, features}` of every package above. */
-export const CONTRACT_PACKAGES: readonly ContractPackage[] = CONTRACT_PACKAGE_DEFINITIONS.map(contractPackageOf);
+export const CONTRACT_PACKAGES: readonly ContractPackage[] =
+  CONTRACT_PACKAGE_DEFINITIONS.map(contractPackageOf);
 
 /** The package.ts definition of a package, by name (`experiment.v1`). */
 export function contractDefinition(name: string): ContractPackageDefinition | undefined {

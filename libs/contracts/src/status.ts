@@ -48,7 +48,8 @@ export interface PreconditionFailureDetail {
   violations: { type: string; subject: string; description: string }[];
 }
 
-export type StatusDetail = ErrorInfoDetail | BadRequestDetail | RequestInfoDetail | PreconditionFailureDetail;
+export type StatusDetail =
+  ErrorInfoDetail | BadRequestDetail | RequestInfoDetail | PreconditionFailureDetail;
 
 export interface Status {
   code: number;
@@ -101,7 +102,12 @@ export class StatusError extends Error {
   }
 
   toStatus(): Status {
-    return { code: this.httpCode, status: this.status, message: this.message, details: this.details };
+    return {
+      code: this.httpCode,
+      status: this.status,
+      message: this.message,
+      details: this.details,
+    };
   }
 
   static fromStatus(status: Status): StatusError {
@@ -127,7 +133,12 @@ export class StatusError extends Error {
     metadata?: Record<string, string>,
   ): StatusError {
     return new StatusError(status, message, [
-      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: ERROR_DOMAIN, metadata },
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason,
+        domain: ERROR_DOMAIN,
+        metadata,
+      },
     ]);
   }
 }

@@ -12,7 +12,8 @@ export interface BlazarLeaseView {
   name?: string;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Numbers may arrive as numeric strings from older Blazar clients. */
 function count(value: unknown): number | undefined | null {
@@ -21,7 +22,11 @@ function count(value: unknown): number | undefined | null {
   return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null;
 }
 
-function reservationFromBlazar(value: unknown, field: string, problems: Violations): Reservation | undefined {
+function reservationFromBlazar(
+  value: unknown,
+  field: string,
+  problems: Violations,
+): Reservation | undefined {
   if (!isObject(value)) {
     problems.add(field, 'must be an object');
     return undefined;
@@ -32,13 +37,18 @@ function reservationFromBlazar(value: unknown, field: string, problems: Violatio
     return undefined;
   }
   const reservation: Reservation = { resourceType: resource_type };
-  for (const [key, raw] of [['min', min], ['max', max], ['amount', amount]] as const) {
+  for (const [key, raw] of [
+    ['min', min],
+    ['max', max],
+    ['amount', amount],
+  ] as const) {
     const n = count(raw);
     if (n === null) problems.add(`${field}.${key}`, 'must be a non-negative integer');
     else if (n !== undefined) reservation[key] = n;
   }
   if (resource_properties !== undefined && resource_properties !== null) {
-    if (typeof resource_properties === 'string') reservation.resourceProperties = resource_properties;
+    if (typeof resource_properties === 'string')
+      reservation.resourceProperties = resource_properties;
     else reservation.resourceProperties = JSON.stringify(resource_properties);
   }
   // Plugin attributes and Blazar's allocations are kept as sent (ids are stripped on the way out).
@@ -48,7 +58,8 @@ function reservationFromBlazar(value: unknown, field: string, problems: Violatio
 
 function dateAt(value: unknown, field: string, problems: Violations): Date | undefined {
   const date = typeof value === 'string' ? parseTimestamp(value) : undefined;
-  if (!date) problems.add(field, 'must be a date such as "2020-05-13 00:00" or "2020-05-13T00:00:00Z"');
+  if (!date)
+    problems.add(field, 'must be a date such as "2020-05-13 00:00" or "2020-05-13T00:00:00Z"');
   return date;
 }
 
@@ -58,7 +69,8 @@ function leaseAt(value: unknown, field: string, problems: Violations): BlazarLea
     return undefined;
   }
   const start = dateAt(value.start_date, `${field}.start_date`, problems);
-  const endField = value.end_date === undefined && value.end_time !== undefined ? 'end_time' : 'end_date';
+  const endField =
+    value.end_date === undefined && value.end_time !== undefined ? 'end_time' : 'end_date';
   const end = dateAt(value[endField], `${field}.${endField}`, problems);
   const id = typeof value.id === 'string' && value.id !== '' ? value.id : undefined;
   const name = typeof value.name === 'string' && value.name !== '' ? value.name : undefined;
@@ -72,13 +84,23 @@ function leaseAt(value: unknown, field: string, problems: Violations): BlazarLea
         if (r) reservations.push(r);
       });
   }
-  if (start && end && end.getTime() < start.getTime()) problems.add(`${field}.${endField}`, 'must not be before start_date');
+  if (start && end && end.getTime() < start.getTime())
+    problems.add(`${field}.${endField}`, 'must not be before start_date');
   if (!start || !end) return undefined;
-  return { lease: { name: name ?? id ?? '', startDate: start, endDate: end, reservations }, id, name };
+  return {
+    lease: { name: name ?? id ?? '', startDate: start, endDate: end, reservations },
+    id,
+    name,
+  };
 }
 
 /** The filter context of a Blazar call. */
-export function contextFromBlazar(value: unknown, requestId: string, defaultRegion: string, problems: Violations): EnforcementContext | undefined {
+export function contextFromBlazar(
+  value: unknown,
+  requestId: string,
+  defaultRegion: string,
+  problems: Violations,
+): EnforcementContext | undefined {
   if (!isObject(value)) {
     problems.add('context', 'must be an object');
     return undefined;
@@ -91,9 +113,14 @@ export function contextFromBlazar(value: unknown, requestId: string, defaultRegi
   return {
     projectId: context.project_id,
     userId: typeof context.user_id === 'string' ? context.user_id : '',
-    regionName: typeof context.region_name === 'string' && context.region_name ? context.region_name : defaultRegion,
+    regionName:
+      typeof context.region_name === 'string' && context.region_name
+        ? context.region_name
+        : defaultRegion,
     requestId,
-    ...(typeof context.auth_url === 'string' && context.auth_url !== '' ? { authUrl: context.auth_url } : {}),
+    ...(typeof context.auth_url === 'string' && context.auth_url !== ''
+      ? { authUrl: context.auth_url }
+      : {}),
   };
 }
 
@@ -105,12 +132,20 @@ export interface BlazarCall {
 }
 
 /** Reads a Blazar payload (`{context, lease}`, plus `current_lease` for check-update); INVALID_ARGUMENT naming each bad field. */
-export function parseBlazarCall(payload: unknown, withCurrent: boolean, requestId: string, defaultRegion: string): BlazarCall {
+export function parseBlazarCall(
+  payload: unknown,
+  withCurrent: boolean,
+  requestId: string,
+  defaultRegion: string,
+): BlazarCall {
   const problems = new Violations();
   const body = isObject(payload) ? payload : {};
   const unstorable = unstorableTextAt(body, 'body');
   if (unstorable) {
-    problems.add(unstorable.replace(/^body\./, ''), 'holds a NUL character or an unpaired surrogate');
+    problems.add(
+      unstorable.replace(/^body\./, ''),
+      'holds a NUL character or an unpaired surrogate',
+    );
     problems.throwIfAny('Blazar request');
   }
   const context = contextFromBlazar(body.context, requestId, defaultRegion, problems);

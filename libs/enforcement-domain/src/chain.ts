@@ -1,5 +1,15 @@
 import type { StatusCode } from '@rollout/contracts';
-import { EnforcementContext, EnforcementFilter, FailurePolicy, FilterMode, FilterResult, Hook, LeaseRequest, isDenial, isFailOpen } from './model';
+import {
+  EnforcementContext,
+  EnforcementFilter,
+  FailurePolicy,
+  FilterMode,
+  FilterResult,
+  Hook,
+  LeaseRequest,
+  isDenial,
+  isFailOpen,
+} from './model';
 
 /**
  * What one filter did for one hook.
@@ -103,11 +113,25 @@ export class EnforcementChain {
   }
 
   checkCreate(context: EnforcementContext, lease: LeaseRequest): Promise<ChainDecision> {
-    return this.runChecks('check_create', context, (f) => f.checkCreate(context, lease), (f) => f.onAborted?.(context, lease));
+    return this.runChecks(
+      'check_create',
+      context,
+      (f) => f.checkCreate(context, lease),
+      (f) => f.onAborted?.(context, lease),
+    );
   }
 
-  checkUpdate(context: EnforcementContext, current: LeaseRequest, lease: LeaseRequest): Promise<ChainDecision> {
-    return this.runChecks('check_update', context, (f) => f.checkUpdate(context, current, lease), (f) => f.onAborted?.(context, lease, current));
+  checkUpdate(
+    context: EnforcementContext,
+    current: LeaseRequest,
+    lease: LeaseRequest,
+  ): Promise<ChainDecision> {
+    return this.runChecks(
+      'check_update',
+      context,
+      (f) => f.checkUpdate(context, current, lease),
+      (f) => f.onAborted?.(context, lease, current),
+    );
   }
 
   /** After an admitted create was committed: filters that want to know are told, best effort. */
@@ -117,7 +141,11 @@ export class EnforcementChain {
   }
 
   /** After an admitted update was committed: filters that want to know are told, best effort. */
-  async notifyUpdated(context: EnforcementContext, before: LeaseRequest, after: LeaseRequest): Promise<void> {
+  async notifyUpdated(
+    context: EnforcementContext,
+    before: LeaseRequest,
+    after: LeaseRequest,
+  ): Promise<void> {
     if (this.isExempted(context.projectId)) return;
     await this.tellEach((f) => f.onUpdated?.(context, before, after));
   }
@@ -127,7 +155,9 @@ export class EnforcementChain {
    * (`onAborted`), the others hear `on_end` as before. Recorded like an on_end notification.
    */
   async abortCreate(context: EnforcementContext, lease: LeaseRequest): Promise<ChainDecision> {
-    return this.notifyEach(context, (f) => (f.onAborted ? f.onAborted(context, lease) : f.onEnd(context, lease)));
+    return this.notifyEach(context, (f) =>
+      f.onAborted ? f.onAborted(context, lease) : f.onEnd(context, lease),
+    );
   }
 
   /**
@@ -135,13 +165,26 @@ export class EnforcementChain {
    * are recorded as `error` steps and never propagate, and the returned decision is always
    * `allowed`. Delivering it until each filter took it is the caller's duty (the on_end outbox).
    */
-  onEnd(context: EnforcementContext, lease: LeaseRequest, only?: readonly string[]): Promise<ChainDecision> {
+  onEnd(
+    context: EnforcementContext,
+    lease: LeaseRequest,
+    only?: readonly string[],
+  ): Promise<ChainDecision> {
     return this.notifyEach(context, (f) => f.onEnd(context, lease), only);
   }
 
   /** `only`: tell just these filters (a retry of those that failed); filters no longer configured are skipped. */
-  private async notifyEach(context: EnforcementContext, run: (filter: EnforcementFilter) => Promise<void>, only?: readonly string[]): Promise<ChainDecision> {
-    const decision: ChainDecision = { hook: 'on_end', allowed: true, exempted: this.isExempted(context.projectId), steps: [] };
+  private async notifyEach(
+    context: EnforcementContext,
+    run: (filter: EnforcementFilter) => Promise<void>,
+    only?: readonly string[],
+  ): Promise<ChainDecision> {
+    const decision: ChainDecision = {
+      hook: 'on_end',
+      allowed: true,
+      exempted: this.isExempted(context.projectId),
+      steps: [],
+    };
     if (decision.exempted) return decision;
     for (const configured of this.filters) {
       if (only && !only.includes(configured.filter.name)) continue;
@@ -164,20 +207,38 @@ export class EnforcementChain {
     run: (filter: EnforcementFilter) => Promise<FilterResult>,
     abort: (filter: EnforcementFilter) => Promise<void> | undefined,
   ): Promise<ChainDecision> {
-    const decision: ChainDecision = { hook, allowed: true, exempted: this.isExempted(context.projectId), steps: [] };
+    const decision: ChainDecision = {
+      hook,
+      allowed: true,
+      exempted: this.isExempted(context.projectId),
+      steps: [],
+    };
     if (decision.exempted) return decision;
     for (const configured of this.filters) {
       const { filter, mode } = configured;
       let step: ChainStep;
       // What the user is told when this step refuses: the filter's denial, or its own account of
       // its failure; a thrown error's reason is for the operator's log only.
-      let denial: NonNullable<ChainDecision['denial']> = { filter: filter.name, message: `Enforcement filter ${filter.name} failed.`, failure: { status: 'PERMISSION_DENIED' } };
+      let denial: NonNullable<ChainDecision['denial']> = {
+        filter: filter.name,
+        message: `Enforcement filter ${filter.name} failed.`,
+        failure: { status: 'PERMISSION_DENIED' },
+      };
       try {
         const result = await this.bounded(configured, () => run(filter));
         if (isDenial(result)) {
           const refused = result.failure ? 'error' : 'deny';
-          step = { filter: filter.name, mode, result: mode === 'dryrun' ? 'would_deny' : refused, message: result.message };
-          denial = { filter: filter.name, message: result.message, ...(result.failure ? { failure: result.failure } : {}) };
+          step = {
+            filter: filter.name,
+            mode,
+            result: mode === 'dryrun' ? 'would_deny' : refused,
+            message: result.message,
+          };
+          denial = {
+            filter: filter.name,
+            message: result.message,
+            ...(result.failure ? { failure: result.failure } : {}),
+          };
         } else if (isFailOpen(result)) {
           step = { filter: filter.name, mode, result: 'fail_open', message: result.failOpen };
         } else {
@@ -186,15 +247,24 @@ export class EnforcementChain {
       } catch (error) {
         // A filter that breaks must not silently admit: it denies unless its policy is `open`.
         const message = errorMessage(error);
-        if (configured.failurePolicy === 'open') step = { filter: filter.name, mode, result: 'fail_open', message };
-        else step = { filter: filter.name, mode, result: mode === 'dryrun' ? 'would_deny' : 'error', message };
+        if (configured.failurePolicy === 'open')
+          step = { filter: filter.name, mode, result: 'fail_open', message };
+        else
+          step = {
+            filter: filter.name,
+            mode,
+            result: mode === 'dryrun' ? 'would_deny' : 'error',
+            message,
+          };
       }
       this.record(decision, step, context);
       if (step.result === 'deny' || step.result === 'error') {
         decision.allowed = false;
         decision.denial = denial;
         // Filters that allowed before the refusal may have taken something (quota): undo it.
-        const allowedBefore = this.filters.filter((_f, i) => i < decision.steps.length - 1 && decision.steps[i].result === 'allow');
+        const allowedBefore = this.filters.filter(
+          (_f, i) => i < decision.steps.length - 1 && decision.steps[i].result === 'allow',
+        );
         await this.tellEach(abort, allowedBefore);
         break;
       }
@@ -203,7 +273,10 @@ export class EnforcementChain {
   }
 
   /** Calls a notification on each filter (bounded by its timeout); failures are swallowed. */
-  private async tellEach(run: (filter: EnforcementFilter) => Promise<void> | undefined, filters: readonly ConfiguredFilter[] = this.filters): Promise<void> {
+  private async tellEach(
+    run: (filter: EnforcementFilter) => Promise<void> | undefined,
+    filters: readonly ConfiguredFilter[] = this.filters,
+  ): Promise<void> {
     for (const configured of filters) {
       try {
         const pending = run(configured.filter);

@@ -1,7 +1,12 @@
 import { ChainStep, EnforcementChain, ScheduleTimeout } from './chain';
 import { EnforcementContext, EnforcementFilter, FilterResult, Hook, LeaseRequest } from './model';
 
-const context: EnforcementContext = { userId: 'u1', projectId: 'p1', regionName: 'RegionOne', requestId: 'r1' };
+const context: EnforcementContext = {
+  userId: 'u1',
+  projectId: 'p1',
+  regionName: 'RegionOne',
+  requestId: 'r1',
+};
 const lease: LeaseRequest = {
   name: 'l1',
   startDate: new Date('2026-11-22T10:00:00Z'),
@@ -10,7 +15,12 @@ const lease: LeaseRequest = {
 };
 
 /** A scripted filter that records when it was called. */
-function scripted(name: string, result: FilterResult | Error, calls: string[], onEndError?: Error): EnforcementFilter {
+function scripted(
+  name: string,
+  result: FilterResult | Error,
+  calls: string[],
+  onEndError?: Error,
+): EnforcementFilter {
   const answer = async (): Promise<FilterResult> => {
     calls.push(name);
     if (result instanceof Error) throw result;
@@ -31,7 +41,10 @@ describe('the enforcement chain', () => {
   it('runs filters in the configured order and allows when none denies', async () => {
     const calls: string[] = [];
     const chain = new EnforcementChain(
-      ['C', 'A', 'B'].map((n) => ({ filter: scripted(n, undefined, calls), mode: 'enforce' as const })),
+      ['C', 'A', 'B'].map((n) => ({
+        filter: scripted(n, undefined, calls),
+        mode: 'enforce' as const,
+      })),
       [],
     );
     const decision = await chain.checkCreate(context, lease);
@@ -56,20 +69,44 @@ describe('the enforcement chain', () => {
     expect(calls).toEqual(['A', 'B']);
   });
 
-  it('keeps a filter\'s own failure apart from a policy denial: an error step, its words, its status', async () => {
+  it("keeps a filter's own failure apart from a policy denial: an error step, its words, its status", async () => {
     const calls: string[] = [];
-    const failing = { message: 'External service answered check-create with HTTP 500.', failure: { status: 'UNAVAILABLE' as const } };
-    const chain = new EnforcementChain([{ filter: scripted('Ext', failing, calls), mode: 'enforce' }], []);
+    const failing = {
+      message: 'External service answered check-create with HTTP 500.',
+      failure: { status: 'UNAVAILABLE' as const },
+    };
+    const chain = new EnforcementChain(
+      [{ filter: scripted('Ext', failing, calls), mode: 'enforce' }],
+      [],
+    );
     const decision = await chain.checkCreate(context, lease);
-    expect(decision.denial).toEqual({ filter: 'Ext', message: failing.message, failure: { status: 'UNAVAILABLE' } });
-    expect(decision.steps).toEqual([{ filter: 'Ext', mode: 'enforce', result: 'error', message: failing.message }]);
-    const dryrun = new EnforcementChain([{ filter: scripted('Ext', failing, calls), mode: 'dryrun' }], []);
-    expect(await dryrun.checkCreate(context, lease)).toMatchObject({ allowed: true, steps: [{ result: 'would_deny' }] });
+    expect(decision.denial).toEqual({
+      filter: 'Ext',
+      message: failing.message,
+      failure: { status: 'UNAVAILABLE' },
+    });
+    expect(decision.steps).toEqual([
+      { filter: 'Ext', mode: 'enforce', result: 'error', message: failing.message },
+    ]);
+    const dryrun = new EnforcementChain(
+      [{ filter: scripted('Ext', failing, calls), mode: 'dryrun' }],
+      [],
+    );
+    expect(await dryrun.checkCreate(context, lease)).toMatchObject({
+      allowed: true,
+      steps: [{ result: 'would_deny' }],
+    });
   });
 
   it('tells on_end to just the filters named (a retry of those that failed), skipping names no longer configured', async () => {
     const calls: string[] = [];
-    const chain = new EnforcementChain(['A', 'B', 'C'].map((n) => ({ filter: scripted(n, undefined, calls), mode: 'enforce' as const })), []);
+    const chain = new EnforcementChain(
+      ['A', 'B', 'C'].map((n) => ({
+        filter: scripted(n, undefined, calls),
+        mode: 'enforce' as const,
+      })),
+      [],
+    );
     const decision = await chain.onEnd(context, lease, ['C', 'A', 'Gone']);
     expect(calls).toEqual(['A:end', 'C:end']);
     expect(decision.steps.map((s) => s.filter)).toEqual(['A', 'C']);
@@ -77,8 +114,15 @@ describe('the enforcement chain', () => {
 
   it('lets exempted projects skip every filter, on_end included', async () => {
     const calls: string[] = [];
-    const chain = new EnforcementChain([{ filter: scripted('A', { message: 'no' }, calls), mode: 'enforce' }], ['p1']);
-    expect(await chain.checkCreate(context, lease)).toMatchObject({ allowed: true, exempted: true, steps: [] });
+    const chain = new EnforcementChain(
+      [{ filter: scripted('A', { message: 'no' }, calls), mode: 'enforce' }],
+      ['p1'],
+    );
+    expect(await chain.checkCreate(context, lease)).toMatchObject({
+      allowed: true,
+      exempted: true,
+      steps: [],
+    });
     expect(await chain.onEnd(context, lease)).toMatchObject({ allowed: true, exempted: true });
     expect(calls).toEqual([]);
     const other = await chain.checkCreate({ ...context, projectId: 'p2' }, lease);
@@ -113,16 +157,25 @@ describe('the enforcement chain', () => {
     );
     const decision = await chain.checkCreate(context, lease);
     expect(decision.allowed).toBe(false);
-    expect(decision.denial).toEqual({ filter: 'A', message: 'Enforcement filter A failed.', failure: { status: 'PERMISSION_DENIED' } });
+    expect(decision.denial).toEqual({
+      filter: 'A',
+      message: 'Enforcement filter A failed.',
+      failure: { status: 'PERMISSION_DENIED' },
+    });
     expect(decision.steps[0]).toMatchObject({ result: 'error', message: 'socket hang up' });
     expect(calls).toEqual(['A']);
   });
 
   it('passes fail-open results through as allowed, and counts them', async () => {
-    const chain = new EnforcementChain([{ filter: scripted('A', { failOpen: 'timeout' }, []), mode: 'enforce' }], []);
+    const chain = new EnforcementChain(
+      [{ filter: scripted('A', { failOpen: 'timeout' }, []), mode: 'enforce' }],
+      [],
+    );
     const decision = await chain.checkCreate(context, lease);
     expect(decision.allowed).toBe(true);
-    expect(decision.steps).toEqual([{ filter: 'A', mode: 'enforce', result: 'fail_open', message: 'timeout' }]);
+    expect(decision.steps).toEqual([
+      { filter: 'A', mode: 'enforce', result: 'fail_open', message: 'timeout' },
+    ]);
   });
 
   it('notifies every filter on_end even when some fail, and never blocks', async () => {
@@ -145,15 +198,21 @@ describe('the enforcement chain', () => {
 
   it('reports each step to the observer, and an observer that throws changes nothing', async () => {
     const seen: Array<[Hook, ChainStep]> = [];
-    const chain = new EnforcementChain([{ filter: scripted('A', { message: 'no' }, []), mode: 'enforce' }], [], {
-      onStep: (hook, step) => {
-        seen.push([hook, step]);
-        throw new Error('metrics broke');
+    const chain = new EnforcementChain(
+      [{ filter: scripted('A', { message: 'no' }, []), mode: 'enforce' }],
+      [],
+      {
+        onStep: (hook, step) => {
+          seen.push([hook, step]);
+          throw new Error('metrics broke');
+        },
       },
-    });
+    );
     const decision = await chain.checkCreate(context, lease);
     expect(decision.denial).toEqual({ filter: 'A', message: 'no' });
-    expect(seen).toEqual([['check_create', { filter: 'A', mode: 'enforce', result: 'deny', message: 'no' }]]);
+    expect(seen).toEqual([
+      ['check_create', { filter: 'A', mode: 'enforce', result: 'deny', message: 'no' }],
+    ]);
   });
 
   describe('filters with a timeout (remote filters, e.g. adapters)', () => {
@@ -178,14 +237,25 @@ describe('the enforcement chain', () => {
 
     it('refuses when a closed filter does not answer in time, naming the filter', async () => {
       const timers = manualTimers();
-      const chain = new EnforcementChain([{ filter: hanging('Budget'), mode: 'enforce', timeoutMs: 250 }], [], { schedule: timers.schedule });
+      const chain = new EnforcementChain(
+        [{ filter: hanging('Budget'), mode: 'enforce', timeoutMs: 250 }],
+        [],
+        { schedule: timers.schedule },
+      );
       const pending = chain.checkCreate(context, lease);
       await nextTick();
       expect(timers.pending.map((t) => t.ms)).toEqual([250]);
       timers.expire();
       const decision = await pending;
-      expect(decision.denial).toEqual({ filter: 'Budget', message: 'Enforcement filter Budget failed.', failure: { status: 'PERMISSION_DENIED' } });
-      expect(decision.steps[0]).toMatchObject({ result: 'error', message: 'Enforcement filter Budget did not answer within 250 ms.' });
+      expect(decision.denial).toEqual({
+        filter: 'Budget',
+        message: 'Enforcement filter Budget failed.',
+        failure: { status: 'PERMISSION_DENIED' },
+      });
+      expect(decision.steps[0]).toMatchObject({
+        result: 'error',
+        message: 'Enforcement filter Budget did not answer within 250 ms.',
+      });
     });
 
     it('lets the request pass as fail-open when the failure policy is open, and goes on', async () => {
@@ -208,13 +278,22 @@ describe('the enforcement chain', () => {
     });
 
     it('an open filter that throws is fail-open too', async () => {
-      const chain = new EnforcementChain([{ filter: scripted('A', new Error('down'), []), mode: 'enforce', failurePolicy: 'open' }], []);
-      expect((await chain.checkCreate(context, lease)).steps).toEqual([{ filter: 'A', mode: 'enforce', result: 'fail_open', message: 'down' }]);
+      const chain = new EnforcementChain(
+        [{ filter: scripted('A', new Error('down'), []), mode: 'enforce', failurePolicy: 'open' }],
+        [],
+      );
+      expect((await chain.checkCreate(context, lease)).steps).toEqual([
+        { filter: 'A', mode: 'enforce', result: 'fail_open', message: 'down' },
+      ]);
     });
 
     it('cancels the timer when the filter answers in time', async () => {
       const timers = manualTimers();
-      const chain = new EnforcementChain([{ filter: scripted('A', undefined, []), mode: 'enforce', timeoutMs: 250 }], [], { schedule: timers.schedule });
+      const chain = new EnforcementChain(
+        [{ filter: scripted('A', undefined, []), mode: 'enforce', timeoutMs: 250 }],
+        [],
+        { schedule: timers.schedule },
+      );
       expect((await chain.checkCreate(context, lease)).allowed).toBe(true);
       expect(timers.pending.every((t) => t.cancelled)).toBe(true);
     });
@@ -251,7 +330,11 @@ describe('the enforcement chain', () => {
     };
     for (const timeoutMs of [undefined, 100]) {
       const chain = new EnforcementChain([{ filter: broken, mode: 'enforce', timeoutMs }], []);
-      expect((await chain.checkCreate(context, lease)).denial).toEqual({ filter: 'Sync', message: 'Enforcement filter Sync failed.', failure: { status: 'PERMISSION_DENIED' } });
+      expect((await chain.checkCreate(context, lease)).denial).toEqual({
+        filter: 'Sync',
+        message: 'Enforcement filter Sync failed.',
+        failure: { status: 'PERMISSION_DENIED' },
+      });
     }
   });
 });

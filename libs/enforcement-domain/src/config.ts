@@ -1,7 +1,13 @@
 import { SIZED_RESOURCE_TYPES, type StatusCode } from '@rollout/contracts';
 import { ChainObserver, ConfiguredFilter, EnforcementChain, ScheduleTimeout } from './chain';
 import { ExternalHttpPort, ExternalServiceFilter } from './external-service';
-import { ActiveLeaseCounter, MaxActiveLeasesFilter, MaxLeaseDurationFilter, MaxReservationSizeFilter, SizeLimits } from './filters';
+import {
+  ActiveLeaseCounter,
+  MaxActiveLeasesFilter,
+  MaxLeaseDurationFilter,
+  MaxReservationSizeFilter,
+  SizeLimits,
+} from './filters';
 import { AdapterFilterConfig, parseAdapterFilter } from './adapters/config';
 import { EnforcementFilter, FilterMode } from './model';
 
@@ -23,8 +29,14 @@ import { EnforcementFilter, FilterMode } from './model';
  * ExternalService takes its token from `token` or, better (a ConfigMap is no place for a
  * secret), from the environment variable named by `token_env`.
  */
-export type FilterName = 'MaxLeaseDuration' | 'MaxActiveLeases' | 'MaxReservationSize' | 'ExternalService';
-export const FILTER_NAMES: readonly FilterName[] = ['MaxLeaseDuration', 'MaxActiveLeases', 'MaxReservationSize', 'ExternalService'];
+export type FilterName =
+  'MaxLeaseDuration' | 'MaxActiveLeases' | 'MaxReservationSize' | 'ExternalService';
+export const FILTER_NAMES: readonly FilterName[] = [
+  'MaxLeaseDuration',
+  'MaxActiveLeases',
+  'MaxReservationSize',
+  'ExternalService',
+];
 
 export interface EnforcementConfig {
   /** Built-in filter names and adapter filter (handler) names, in chain order. */
@@ -74,26 +86,32 @@ function fail(path: string, problem: string): never {
 function objectAt(v: unknown, path: string, allowed: readonly string[]): Obj {
   if (v === undefined || v === null) return {};
   if (!isObj(v)) fail(path, 'must be a mapping');
-  for (const key of Object.keys(v)) if (!allowed.includes(key)) fail(`${path}.${key}`, `unknown setting (expected one of: ${allowed.join(', ')})`);
+  for (const key of Object.keys(v))
+    if (!allowed.includes(key))
+      fail(`${path}.${key}`, `unknown setting (expected one of: ${allowed.join(', ')})`);
   return v;
 }
 
 function stringList(v: unknown, path: string): string[] {
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || x === '')) fail(path, 'must be a list of non-empty strings');
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || x === ''))
+    fail(path, 'must be a list of non-empty strings');
   return v as string[];
 }
 
 function nonNegativeInt(v: unknown, path: string, fallback?: number): number {
   if (v === undefined && fallback !== undefined) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) fail(path, `must be a non-negative integer, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+    fail(path, `must be a non-negative integer, got ${JSON.stringify(v)}`);
   return v;
 }
 
 function intMap(v: unknown, path: string): Record<string, number> {
   if (v === undefined || v === null) return {};
   if (!isObj(v)) fail(path, 'must be a mapping');
-  return Object.fromEntries(Object.entries(v).map(([k, n]) => [k, nonNegativeInt(n, `${path}.${k}`)]));
+  return Object.fromEntries(
+    Object.entries(v).map(([k, n]) => [k, nonNegativeInt(n, `${path}.${k}`)]),
+  );
 }
 
 /** Limits per resource type: only the types the filter can measure, so a typo is not a silent no-op. */
@@ -101,7 +119,10 @@ function sizeLimits(v: unknown, path: string): SizeLimits {
   const limits = intMap(v, path);
   for (const type of Object.keys(limits)) {
     if (!(SIZED_RESOURCE_TYPES as readonly string[]).includes(type)) {
-      fail(`${path}.${type}`, `unknown resource type (measured: ${SIZED_RESOURCE_TYPES.join(', ')})`);
+      fail(
+        `${path}.${type}`,
+        `unknown resource type (measured: ${SIZED_RESOURCE_TYPES.join(', ')})`,
+      );
     }
   }
   return limits;
@@ -110,12 +131,18 @@ function sizeLimits(v: unknown, path: string): SizeLimits {
 function sizeOverrides(v: unknown, path: string): Record<string, SizeLimits> {
   if (v === undefined || v === null) return {};
   if (!isObj(v)) fail(path, 'must be a mapping of project to limits');
-  return Object.fromEntries(Object.entries(v).map(([project, limits]) => [project, sizeLimits(limits, `${path}.${project}`)]));
+  return Object.fromEntries(
+    Object.entries(v).map(([project, limits]) => [
+      project,
+      sizeLimits(limits, `${path}.${project}`),
+    ]),
+  );
 }
 
 function mode(v: unknown, path: string): FilterMode {
   if (v === undefined) return 'enforce';
-  if (v !== 'enforce' && v !== 'dryrun') fail(path, `must be "enforce" or "dryrun", got ${JSON.stringify(v)}`);
+  if (v !== 'enforce' && v !== 'dryrun')
+    fail(path, `must be "enforce" or "dryrun", got ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -123,7 +150,10 @@ function mode(v: unknown, path: string): FilterMode {
  * Validates a parsed YAML document; throws EnforcementConfigError naming the bad setting.
  * `env` resolves ExternalService's `token_env`.
  */
-export function parseEnforcementConfig(raw: unknown, env: Readonly<Record<string, string | undefined>> = {}): EnforcementConfig {
+export function parseEnforcementConfig(
+  raw: unknown,
+  env: Readonly<Record<string, string | undefined>> = {},
+): EnforcementConfig {
   const root = objectAt(raw, '(root)', ['enabled_filters', 'exempted_projects', 'filters']);
   const enabled = stringList(root['enabled_filters'], 'enabled_filters');
   // Entries of `filters` with an `adapter` key are adapter filters; the rest are the built-ins.
@@ -132,17 +162,26 @@ export function parseEnforcementConfig(raw: unknown, env: Readonly<Record<string
   const builtIn: Obj = {};
   if (isObj(rawFilters)) {
     for (const [name, value] of Object.entries(rawFilters)) {
-      if (isObj(value) && 'adapter' in value && !FILTER_NAMES.includes(name as FilterName)) adapters[name] = parseAdapterFilter(name, value, `filters.${name}`, fail);
+      if (isObj(value) && 'adapter' in value && !FILTER_NAMES.includes(name as FilterName))
+        adapters[name] = parseAdapterFilter(name, value, `filters.${name}`, fail);
       else builtIn[name] = value;
     }
   }
   enabled.forEach((name, i) => {
     if (!FILTER_NAMES.includes(name as FilterName) && !adapters[name]) {
-      fail(`enabled_filters[${i}]`, `unknown filter "${name}" (known: ${[...FILTER_NAMES, ...Object.keys(adapters)].join(', ')}; an adapter filter is an entry of filters with an "adapter" key)`);
+      fail(
+        `enabled_filters[${i}]`,
+        `unknown filter "${name}" (known: ${[...FILTER_NAMES, ...Object.keys(adapters)].join(', ')}; an adapter filter is an entry of filters with an "adapter" key)`,
+      );
     }
-    if (enabled.indexOf(name) !== i) fail(`enabled_filters[${i}]`, `filter "${name}" is listed twice`);
+    if (enabled.indexOf(name) !== i)
+      fail(`enabled_filters[${i}]`, `filter "${name}" is listed twice`);
   });
-  const filters = objectAt(rawFilters === undefined || rawFilters === null || isObj(rawFilters) ? builtIn : rawFilters, 'filters', FILTER_NAMES);
+  const filters = objectAt(
+    rawFilters === undefined || rawFilters === null || isObj(rawFilters) ? builtIn : rawFilters,
+    'filters',
+    FILTER_NAMES,
+  );
   const modes = {} as Record<FilterName, FilterMode>;
   const settings = (name: FilterName, keys: string[]): Obj => {
     const s = objectAt(filters[name], `filters.${name}`, ['mode', ...keys]);
@@ -154,7 +193,16 @@ export function parseEnforcementConfig(raw: unknown, env: Readonly<Record<string
   const mld = settings('MaxLeaseDuration', ['max_lease_duration']);
   const mal = settings('MaxActiveLeases', ['max_active_leases', 'project_overrides']);
   const mrs = settings('MaxReservationSize', ['limits', 'project_overrides']);
-  const ext = settings('ExternalService', ['endpoint', 'token', 'token_env', 'auth', 'timeout_ms', 'allow_on_error', 'auth_url', 'status_on_error']);
+  const ext = settings('ExternalService', [
+    'endpoint',
+    'token',
+    'token_env',
+    'auth',
+    'timeout_ms',
+    'allow_on_error',
+    'auth_url',
+    'status_on_error',
+  ]);
 
   const config: EnforcementConfig = {
     enabledFilters: enabled,
@@ -172,11 +220,17 @@ export function parseEnforcementConfig(raw: unknown, env: Readonly<Record<string
         isOn('MaxActiveLeases') || mal['max_active_leases'] !== undefined
           ? nonNegativeInt(mal['max_active_leases'], 'filters.MaxActiveLeases.max_active_leases')
           : 0,
-      projectOverrides: intMap(mal['project_overrides'], 'filters.MaxActiveLeases.project_overrides'),
+      projectOverrides: intMap(
+        mal['project_overrides'],
+        'filters.MaxActiveLeases.project_overrides',
+      ),
     },
     maxReservationSize: {
       limits: sizeLimits(mrs['limits'], 'filters.MaxReservationSize.limits'),
-      projectOverrides: sizeOverrides(mrs['project_overrides'], 'filters.MaxReservationSize.project_overrides'),
+      projectOverrides: sizeOverrides(
+        mrs['project_overrides'],
+        'filters.MaxReservationSize.project_overrides',
+      ),
     },
   };
   if (isOn('ExternalService')) config.externalService = parseExternal(ext, env);
@@ -188,22 +242,31 @@ export function parseEnforcementConfig(raw: unknown, env: Readonly<Record<string
   return config;
 }
 
-function parseExternal(s: Obj, env: Readonly<Record<string, string | undefined>>): NonNullable<EnforcementConfig['externalService']> {
+function parseExternal(
+  s: Obj,
+  env: Readonly<Record<string, string | undefined>>,
+): NonNullable<EnforcementConfig['externalService']> {
   const path = 'filters.ExternalService';
   const endpoint = s['endpoint'];
-  if (typeof endpoint !== 'string' || !isHttpUrl(endpoint)) fail(`${path}.endpoint`, 'must be an http(s) URL');
+  if (typeof endpoint !== 'string' || !isHttpUrl(endpoint))
+    fail(`${path}.endpoint`, 'must be an http(s) URL');
   const token = externalToken(s, env, path);
   const auth = s['auth'] ?? 'x-auth-token';
-  if (auth !== 'x-auth-token' && auth !== 'bearer') fail(`${path}.auth`, `must be "x-auth-token" or "bearer", got ${JSON.stringify(auth)}`);
+  if (auth !== 'x-auth-token' && auth !== 'bearer')
+    fail(`${path}.auth`, `must be "x-auth-token" or "bearer", got ${JSON.stringify(auth)}`);
   const timeoutMs = nonNegativeInt(s['timeout_ms'], `${path}.timeout_ms`, 2000);
   if (timeoutMs === 0) fail(`${path}.timeout_ms`, 'must be greater than 0');
   const allowOnError = s['allow_on_error'] ?? false;
   if (typeof allowOnError !== 'boolean') fail(`${path}.allow_on_error`, 'must be true or false');
   const authUrl = s['auth_url'];
-  if (authUrl !== undefined && (typeof authUrl !== 'string' || !isHttpUrl(authUrl))) fail(`${path}.auth_url`, 'must be an http(s) URL (Keystone\'s, sent as the context\'s auth_url)');
+  if (authUrl !== undefined && (typeof authUrl !== 'string' || !isHttpUrl(authUrl)))
+    fail(`${path}.auth_url`, "must be an http(s) URL (Keystone's, sent as the context's auth_url)");
   const statusOnError = s['status_on_error'] ?? 403;
   if (typeof statusOnError !== 'number' || !STATUS_ON_ERROR[statusOnError]) {
-    fail(`${path}.status_on_error`, `must be one of ${Object.keys(STATUS_ON_ERROR).join(', ')}, got ${JSON.stringify(statusOnError)}`);
+    fail(
+      `${path}.status_on_error`,
+      `must be one of ${Object.keys(STATUS_ON_ERROR).join(', ')}, got ${JSON.stringify(statusOnError)}`,
+    );
   }
   return {
     endpoint: endpoint.endsWith('/') ? endpoint : `${endpoint}/`,
@@ -225,17 +288,24 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-function externalToken(s: Obj, env: Readonly<Record<string, string | undefined>>, path: string): string {
+function externalToken(
+  s: Obj,
+  env: Readonly<Record<string, string | undefined>>,
+  path: string,
+): string {
   const token = s['token'];
   const tokenEnv = s['token_env'];
-  if (token !== undefined && tokenEnv !== undefined) fail(`${path}.token`, 'give token or token_env, not both');
+  if (token !== undefined && tokenEnv !== undefined)
+    fail(`${path}.token`, 'give token or token_env, not both');
   if (tokenEnv !== undefined) {
-    if (typeof tokenEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) fail(`${path}.token_env`, 'must name an environment variable');
+    if (typeof tokenEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv))
+      fail(`${path}.token_env`, 'must name an environment variable');
     const value = env[tokenEnv];
     if (!value) fail(`${path}.token_env`, `the environment variable ${tokenEnv} is not set`);
     return value;
   }
-  if (typeof token !== 'string' || token === '') fail(`${path}.token`, 'must be a non-empty string (or use token_env)');
+  if (typeof token !== 'string' || token === '')
+    fail(`${path}.token`, 'must be a non-empty string (or use token_env)');
   return token;
 }
 
@@ -255,11 +325,24 @@ export interface ChainPorts {
 export function buildChain(config: EnforcementConfig, ports: ChainPorts): EnforcementChain {
   const filters: ConfiguredFilter[] = config.enabledFilters.map((name): ConfiguredFilter => {
     const adapter = config.adapters[name];
-    if (!adapter) return { filter: makeFilter(name as FilterName, config, ports), mode: config.modes[name as FilterName] };
-    if (!ports.adapterFilter) throw new Error(`the chain enables adapter filter ${name} but no adapter port was given`);
-    return { filter: ports.adapterFilter(adapter), mode: adapter.mode, timeoutMs: adapter.timeoutMs, failurePolicy: adapter.failurePolicy };
+    if (!adapter)
+      return {
+        filter: makeFilter(name as FilterName, config, ports),
+        mode: config.modes[name as FilterName],
+      };
+    if (!ports.adapterFilter)
+      throw new Error(`the chain enables adapter filter ${name} but no adapter port was given`);
+    return {
+      filter: ports.adapterFilter(adapter),
+      mode: adapter.mode,
+      timeoutMs: adapter.timeoutMs,
+      failurePolicy: adapter.failurePolicy,
+    };
   });
-  return new EnforcementChain(filters, config.exemptedProjects, { observer: ports.observer, schedule: ports.schedule });
+  return new EnforcementChain(filters, config.exemptedProjects, {
+    observer: ports.observer,
+    schedule: ports.schedule,
+  });
 }
 
 function makeFilter(name: FilterName, config: EnforcementConfig, ports: ChainPorts) {
@@ -267,9 +350,16 @@ function makeFilter(name: FilterName, config: EnforcementConfig, ports: ChainPor
     case 'MaxLeaseDuration':
       return new MaxLeaseDurationFilter(config.maxLeaseDuration);
     case 'MaxActiveLeases':
-      return new MaxActiveLeasesFilter(config.maxActiveLeases.limit, config.maxActiveLeases.projectOverrides, ports.activeLeases);
+      return new MaxActiveLeasesFilter(
+        config.maxActiveLeases.limit,
+        config.maxActiveLeases.projectOverrides,
+        ports.activeLeases,
+      );
     case 'MaxReservationSize':
-      return new MaxReservationSizeFilter(config.maxReservationSize.limits, config.maxReservationSize.projectOverrides);
+      return new MaxReservationSizeFilter(
+        config.maxReservationSize.limits,
+        config.maxReservationSize.projectOverrides,
+      );
     case 'ExternalService':
       // parseEnforcementConfig guarantees the settings exist when the filter is enabled.
       return new ExternalServiceFilter(config.externalService!, ports.http);

@@ -1,7 +1,12 @@
 import { buildChain, EnforcementConfigError, parseEnforcementConfig } from './config';
 import { EnforcementContext, LeaseRequest } from './model';
 
-const context: EnforcementContext = { userId: 'u1', projectId: 'p1', regionName: 'RegionOne', requestId: 'r1' };
+const context: EnforcementContext = {
+  userId: 'u1',
+  projectId: 'p1',
+  regionName: 'RegionOne',
+  requestId: 'r1',
+};
 const lease: LeaseRequest = {
   name: 'l1',
   startDate: new Date('2026-11-22T10:00:00Z'),
@@ -62,24 +67,48 @@ describe('enforcement config', () => {
   it('reads auth_url and status_on_error (an HTTP status, as Envoy ext_authz) for ExternalService', () => {
     const config = parseEnforcementConfig({
       enabled_filters: ['ExternalService'],
-      filters: { ExternalService: { endpoint: 'http://policy:8080', token: 't', auth_url: 'https://keystone:5000/v3', status_on_error: 503 } },
+      filters: {
+        ExternalService: {
+          endpoint: 'http://policy:8080',
+          token: 't',
+          auth_url: 'https://keystone:5000/v3',
+          status_on_error: 503,
+        },
+      },
     });
-    expect(config.externalService).toMatchObject({ authUrl: 'https://keystone:5000/v3', statusOnError: 'UNAVAILABLE' });
+    expect(config.externalService).toMatchObject({
+      authUrl: 'https://keystone:5000/v3',
+      statusOnError: 'UNAVAILABLE',
+    });
   });
 
   it('reads the ExternalService token from the environment variable named by token_env', () => {
     const config = parseEnforcementConfig(
-      { enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'https://policy/v1/', token_env: 'POLICY_TOKEN' } } },
+      {
+        enabled_filters: ['ExternalService'],
+        filters: { ExternalService: { endpoint: 'https://policy/v1/', token_env: 'POLICY_TOKEN' } },
+      },
       { POLICY_TOKEN: 'from-a-secret' },
     );
     expect(config.externalService?.token).toBe('from-a-secret');
     expect(() =>
-      parseEnforcementConfig({ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'https://policy/', token_env: 'POLICY_TOKEN' } } }, {}),
-    ).toThrow('filters.ExternalService.token_env: the environment variable POLICY_TOKEN is not set');
+      parseEnforcementConfig(
+        {
+          enabled_filters: ['ExternalService'],
+          filters: { ExternalService: { endpoint: 'https://policy/', token_env: 'POLICY_TOKEN' } },
+        },
+        {},
+      ),
+    ).toThrow(
+      'filters.ExternalService.token_env: the environment variable POLICY_TOKEN is not set',
+    );
   });
 
   it('accepts the empty chain (nothing enforced)', async () => {
-    const chain = buildChain(parseEnforcementConfig({ enabled_filters: [], exempted_projects: [] }), ports);
+    const chain = buildChain(
+      parseEnforcementConfig({ enabled_filters: [], exempted_projects: [] }),
+      ports,
+    );
     expect(chain.filterNames).toEqual([]);
     expect((await chain.checkCreate(context, lease)).allowed).toBe(true);
     expect(parseEnforcementConfig(null).enabledFilters).toEqual([]);
@@ -87,26 +116,118 @@ describe('enforcement config', () => {
 
   it.each([
     [{ enabled_filters: ['NovaQuota'] }, 'enabled_filters[0]: unknown filter "NovaQuota"'],
-    [{ enabled_filters: 'MaxLeaseDuration' }, 'enabled_filters: must be a list of non-empty strings'],
-    [{ filters: { MaxReservationSize: { limits: { 'physical:hosts': 4 } } } }, 'filters.MaxReservationSize.limits.physical:hosts: unknown resource type (measured: physical:host, virtual:instance, virtual:floatingip)'],
-    [{ filters: { MaxReservationSize: { project_overrides: { p1: { 'virtual:instance': -2 } } } } }, 'filters.MaxReservationSize.project_overrides.p1.virtual:instance: must be a non-negative integer'],
-    [{ filters: { MaxActiveLeases: { max_active_leases: 2.5 } } }, 'filters.MaxActiveLeases.max_active_leases: must be a non-negative integer, got 2.5'],
-    [{ filters: { ExternalService: { endpoint: 'policy:8080' } } }, 'filters.ExternalService.endpoint: must be an http(s) URL'],
-    [{ enabled_filters: ['MaxActiveLeases'], filters: { MaxActiveLeases: { max_active_leases: 2.5 } } }, 'filters.MaxActiveLeases.max_active_leases: must be a non-negative integer, got 2.5'],
-    [{ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'http://x/', token: 't', token_env: 'T' } } }, 'filters.ExternalService.token: give token or token_env, not both'],
-    [{ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'http://x/', token: 't', timeout_ms: 0 } } }, 'filters.ExternalService.timeout_ms: must be greater than 0'],
-    [{ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'http://x/', token: 't', auth: 'basic' } } }, 'filters.ExternalService.auth: must be "x-auth-token" or "bearer"'],
-    [{ exempted_projects: ['admin', ''] }, 'exempted_projects: must be a list of non-empty strings'],
+    [
+      { enabled_filters: 'MaxLeaseDuration' },
+      'enabled_filters: must be a list of non-empty strings',
+    ],
+    [
+      { filters: { MaxReservationSize: { limits: { 'physical:hosts': 4 } } } },
+      'filters.MaxReservationSize.limits.physical:hosts: unknown resource type (measured: physical:host, virtual:instance, virtual:floatingip)',
+    ],
+    [
+      {
+        filters: { MaxReservationSize: { project_overrides: { p1: { 'virtual:instance': -2 } } } },
+      },
+      'filters.MaxReservationSize.project_overrides.p1.virtual:instance: must be a non-negative integer',
+    ],
+    [
+      { filters: { MaxActiveLeases: { max_active_leases: 2.5 } } },
+      'filters.MaxActiveLeases.max_active_leases: must be a non-negative integer, got 2.5',
+    ],
+    [
+      { filters: { ExternalService: { endpoint: 'policy:8080' } } },
+      'filters.ExternalService.endpoint: must be an http(s) URL',
+    ],
+    [
+      {
+        enabled_filters: ['MaxActiveLeases'],
+        filters: { MaxActiveLeases: { max_active_leases: 2.5 } },
+      },
+      'filters.MaxActiveLeases.max_active_leases: must be a non-negative integer, got 2.5',
+    ],
+    [
+      {
+        enabled_filters: ['ExternalService'],
+        filters: { ExternalService: { endpoint: 'http://x/', token: 't', token_env: 'T' } },
+      },
+      'filters.ExternalService.token: give token or token_env, not both',
+    ],
+    [
+      {
+        enabled_filters: ['ExternalService'],
+        filters: { ExternalService: { endpoint: 'http://x/', token: 't', timeout_ms: 0 } },
+      },
+      'filters.ExternalService.timeout_ms: must be greater than 0',
+    ],
+    [
+      {
+        enabled_filters: ['ExternalService'],
+        filters: { ExternalService: { endpoint: 'http://x/', token: 't', auth: 'basic' } },
+      },
+      'filters.ExternalService.auth: must be "x-auth-token" or "bearer"',
+    ],
+    [
+      { exempted_projects: ['admin', ''] },
+      'exempted_projects: must be a list of non-empty strings',
+    ],
     [{ enabled_filters: [], extra: true }, '(root).extra: unknown setting'],
-    [{ enabled_filters: ['MaxLeaseDuration'], filters: { MaxLeaseDuration: { max_lease_duration: -1 } } }, 'filters.MaxLeaseDuration.max_lease_duration: must be a non-negative integer, got -1'],
-    [{ enabled_filters: ['MaxLeaseDuration'] }, 'filters.MaxLeaseDuration.max_lease_duration: must be a non-negative integer'],
-    [{ enabled_filters: ['MaxActiveLeases'], filters: { MaxActiveLeases: { max_active_leases: 5, mode: 'audit' } } }, 'filters.MaxActiveLeases.mode: must be "enforce" or "dryrun"'],
-    [{ filters: { MaxLeaseDuration: { max_duration: 5 } } }, 'filters.MaxLeaseDuration.max_duration: unknown setting'],
-    [{ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'ftp://x', token: 't' } } }, 'filters.ExternalService.endpoint: must be an http(s) URL'],
-    [{ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'http://x/', token: 't', allow_on_error: 'yes' } } }, 'filters.ExternalService.allow_on_error: must be true or false'],
-    [{ enabled_filters: ['MaxLeaseDuration', 'MaxLeaseDuration'], filters: { MaxLeaseDuration: { max_lease_duration: 1 } } }, 'enabled_filters[1]: filter "MaxLeaseDuration" is listed twice'],
-    [{ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'http://x/', token: 't', status_on_error: 418 } } }, 'filters.ExternalService.status_on_error: must be one of 403, 429, 500, 503, 504, got 418'],
-    [{ enabled_filters: ['ExternalService'], filters: { ExternalService: { endpoint: 'http://x/', token: 't', auth_url: 'keystone' } } }, 'filters.ExternalService.auth_url: must be an http(s) URL'],
+    [
+      {
+        enabled_filters: ['MaxLeaseDuration'],
+        filters: { MaxLeaseDuration: { max_lease_duration: -1 } },
+      },
+      'filters.MaxLeaseDuration.max_lease_duration: must be a non-negative integer, got -1',
+    ],
+    [
+      { enabled_filters: ['MaxLeaseDuration'] },
+      'filters.MaxLeaseDuration.max_lease_duration: must be a non-negative integer',
+    ],
+    [
+      {
+        enabled_filters: ['MaxActiveLeases'],
+        filters: { MaxActiveLeases: { max_active_leases: 5, mode: 'audit' } },
+      },
+      'filters.MaxActiveLeases.mode: must be "enforce" or "dryrun"',
+    ],
+    [
+      { filters: { MaxLeaseDuration: { max_duration: 5 } } },
+      'filters.MaxLeaseDuration.max_duration: unknown setting',
+    ],
+    [
+      {
+        enabled_filters: ['ExternalService'],
+        filters: { ExternalService: { endpoint: 'ftp://x', token: 't' } },
+      },
+      'filters.ExternalService.endpoint: must be an http(s) URL',
+    ],
+    [
+      {
+        enabled_filters: ['ExternalService'],
+        filters: { ExternalService: { endpoint: 'http://x/', token: 't', allow_on_error: 'yes' } },
+      },
+      'filters.ExternalService.allow_on_error: must be true or false',
+    ],
+    [
+      {
+        enabled_filters: ['MaxLeaseDuration', 'MaxLeaseDuration'],
+        filters: { MaxLeaseDuration: { max_lease_duration: 1 } },
+      },
+      'enabled_filters[1]: filter "MaxLeaseDuration" is listed twice',
+    ],
+    [
+      {
+        enabled_filters: ['ExternalService'],
+        filters: { ExternalService: { endpoint: 'http://x/', token: 't', status_on_error: 418 } },
+      },
+      'filters.ExternalService.status_on_error: must be one of 403, 429, 500, 503, 504, got 418',
+    ],
+    [
+      {
+        enabled_filters: ['ExternalService'],
+        filters: { ExternalService: { endpoint: 'http://x/', token: 't', auth_url: 'keystone' } },
+      },
+      'filters.ExternalService.auth_url: must be an http(s) URL',
+    ],
     ['just a string', '(root): must be a mapping'],
   ])('rejects %j with a message naming the setting', (raw, message) => {
     expect(configError(raw)).toContain(`invalid enforcement config: ${message}`);

@@ -1,5 +1,11 @@
 import type { StatusCode } from '@rollout/contracts';
-import { EnforcementContext, EnforcementFilter, FilterResult, LeaseRequest, Reservation } from './model';
+import {
+  EnforcementContext,
+  EnforcementFilter,
+  FilterResult,
+  LeaseRequest,
+  Reservation,
+} from './model';
 import { storableText } from './time';
 
 export interface ExternalHttpResponse {
@@ -82,7 +88,12 @@ export interface BlazarLease {
 /** The seed's context fields, in its order; `auth_url` only when one is known. */
 export function toBlazarContext(context: EnforcementContext, authUrl?: string): BlazarContext {
   const url = context.authUrl ?? authUrl;
-  return { user_id: context.userId, project_id: context.projectId, ...(url ? { auth_url: url } : {}), region_name: context.regionName };
+  return {
+    user_id: context.userId,
+    project_id: context.projectId,
+    ...(url ? { auth_url: url } : {}),
+    region_name: context.regionName,
+  };
 }
 
 export function toBlazarLease(lease: LeaseRequest, id?: string): BlazarLease {
@@ -140,16 +151,28 @@ export class ExternalServiceFilter implements EnforcementFilter {
   ) {}
 
   checkCreate(context: EnforcementContext, lease: LeaseRequest): Promise<FilterResult> {
-    return this.check('check-create', { context: this.context(context), lease: toBlazarLease(lease) }, context.requestId);
+    return this.check(
+      'check-create',
+      { context: this.context(context), lease: toBlazarLease(lease) },
+      context.requestId,
+    );
   }
 
   /** As Blazar: `current_lease` is the stored lease (with its id), `lease` the values asked for. */
-  checkUpdate(context: EnforcementContext, current: LeaseRequest, lease: LeaseRequest): Promise<FilterResult> {
-    return this.check('check-update', {
-      context: this.context(context),
-      current_lease: toBlazarLease(current, context.apiLeaseId),
-      lease: toBlazarLease(lease),
-    }, context.requestId);
+  checkUpdate(
+    context: EnforcementContext,
+    current: LeaseRequest,
+    lease: LeaseRequest,
+  ): Promise<FilterResult> {
+    return this.check(
+      'check-update',
+      {
+        context: this.context(context),
+        current_lease: toBlazarLease(current, context.apiLeaseId),
+        lease: toBlazarLease(lease),
+      },
+      context.requestId,
+    );
   }
 
   /**
@@ -157,20 +180,31 @@ export class ExternalServiceFilter implements EnforcementFilter {
    * outbox); the lease's `id` lets the receiver drop a repeat.
    */
   async onEnd(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
-    const response = await this.post('on-end', { context: this.context(context), lease: toBlazarLease(lease, context.apiLeaseId) }, context.requestId);
-    if (response.status < 200 || response.status > 299) throw new Error(`External service answered on-end with HTTP ${response.status}.`);
+    const response = await this.post(
+      'on-end',
+      { context: this.context(context), lease: toBlazarLease(lease, context.apiLeaseId) },
+      context.requestId,
+    );
+    if (response.status < 200 || response.status > 299)
+      throw new Error(`External service answered on-end with HTTP ${response.status}.`);
   }
 
   private context(context: EnforcementContext): BlazarContext {
     return toBlazarContext(context, this.settings.authUrl);
   }
 
-  private async check(path: ExternalHook, payload: unknown, requestId: string): Promise<FilterResult> {
+  private async check(
+    path: ExternalHook,
+    payload: unknown,
+    requestId: string,
+  ): Promise<FilterResult> {
     let response: ExternalHttpResponse;
     try {
       response = await this.post(path, payload, requestId);
     } catch (error) {
-      return this.onError(`External service call to ${path} failed: ${error instanceof Error ? error.message : String(error)}.`);
+      return this.onError(
+        `External service call to ${path} failed: ${error instanceof Error ? error.message : String(error)}.`,
+      );
     }
     if (response.status === 204) return;
     if (response.status === 403) return { message: denialMessage(response.body) };
@@ -179,15 +213,27 @@ export class ExternalServiceFilter implements EnforcementFilter {
 
   /** The service could not decide: fail open when allowed, else a refusal marked as a failure. */
   private onError(reason: string): FilterResult {
-    return this.settings.allowOnError ? { failOpen: reason } : { message: reason, failure: { status: this.settings.statusOnError } };
+    return this.settings.allowOnError
+      ? { failOpen: reason }
+      : { message: reason, failure: { status: this.settings.statusOnError } };
   }
 
-  private post(path: ExternalHook, payload: unknown, requestId: string): Promise<ExternalHttpResponse> {
+  private post(
+    path: ExternalHook,
+    payload: unknown,
+    requestId: string,
+  ): Promise<ExternalHttpResponse> {
     const headers: Record<string, string> =
-      this.settings.auth === 'bearer' ? { Authorization: `Bearer ${this.settings.token}` } : { 'X-Auth-Token': this.settings.token };
+      this.settings.auth === 'bearer'
+        ? { Authorization: `Bearer ${this.settings.token}` }
+        : { 'X-Auth-Token': this.settings.token };
     // The request id travels as a header, so the body stays exactly Blazar's.
     if (requestId) headers['X-Request-Id'] = requestId;
-    return this.http.post(hookUrl(this.settings.endpoint, path), payload, { headers, timeoutMs: this.settings.timeoutMs, hook: path });
+    return this.http.post(hookUrl(this.settings.endpoint, path), payload, {
+      headers,
+      timeoutMs: this.settings.timeoutMs,
+      hook: path,
+    });
   }
 }
 

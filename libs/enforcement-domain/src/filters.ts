@@ -1,10 +1,20 @@
-import { EnforcementContext, EnforcementFilter, FilterResult, LeaseRequest, Reservation } from './model';
+import {
+  EnforcementContext,
+  EnforcementFilter,
+  FilterResult,
+  LeaseRequest,
+  Reservation,
+} from './model';
 
 /** Base for filters that only check; on_end is a no-op for them. */
 abstract class CheckOnlyFilter implements EnforcementFilter {
   abstract readonly name: string;
   abstract checkCreate(context: EnforcementContext, lease: LeaseRequest): Promise<FilterResult>;
-  abstract checkUpdate(context: EnforcementContext, current: LeaseRequest, lease: LeaseRequest): Promise<FilterResult>;
+  abstract checkUpdate(
+    context: EnforcementContext,
+    current: LeaseRequest,
+    lease: LeaseRequest,
+  ): Promise<FilterResult>;
   async onEnd(): Promise<void> {
     // Nothing to refund: these filters keep no budget.
   }
@@ -23,7 +33,11 @@ export class MaxLeaseDurationFilter extends CheckOnlyFilter {
   }
 
   /** On update the new dates are what is measured. */
-  async checkUpdate(_context: EnforcementContext, _current: LeaseRequest, lease: LeaseRequest): Promise<FilterResult> {
+  async checkUpdate(
+    _context: EnforcementContext,
+    _current: LeaseRequest,
+    lease: LeaseRequest,
+  ): Promise<FilterResult> {
     return this.check(lease);
   }
 
@@ -108,7 +122,11 @@ export class MaxReservationSizeFilter extends CheckOnlyFilter {
     return this.check(context, lease);
   }
 
-  async checkUpdate(context: EnforcementContext, _current: LeaseRequest, lease: LeaseRequest): Promise<FilterResult> {
+  async checkUpdate(
+    context: EnforcementContext,
+    _current: LeaseRequest,
+    lease: LeaseRequest,
+  ): Promise<FilterResult> {
     return this.check(context, lease);
   }
 

@@ -1,7 +1,12 @@
 import { MaxActiveLeasesFilter, MaxLeaseDurationFilter, MaxReservationSizeFilter } from './filters';
 import { EnforcementContext, LeaseRequest, Reservation } from './model';
 
-const context: EnforcementContext = { userId: 'u1', projectId: 'p1', regionName: 'RegionOne', requestId: 'r1' };
+const context: EnforcementContext = {
+  userId: 'u1',
+  projectId: 'p1',
+  regionName: 'RegionOne',
+  requestId: 'r1',
+};
 const T0 = new Date('2026-11-22T10:00:00Z');
 const leaseOf = (seconds: number, reservations: Reservation[] = []): LeaseRequest => ({
   name: 'l1',
@@ -19,13 +24,15 @@ describe('MaxLeaseDuration', () => {
 
   it('denies a lease strictly longer, with the documented message', async () => {
     expect(await filter.checkCreate(context, leaseOf(3601))).toEqual({
-      message: 'Lease duration of 3601 seconds must be less than or equal to the maximum lease duration of 3600 seconds.',
+      message:
+        'Lease duration of 3601 seconds must be less than or equal to the maximum lease duration of 3600 seconds.',
     });
   });
 
   it('measures the new dates on update', async () => {
     expect(await filter.checkUpdate(context, leaseOf(60), leaseOf(7200))).toEqual({
-      message: 'Lease duration of 7200 seconds must be less than or equal to the maximum lease duration of 3600 seconds.',
+      message:
+        'Lease duration of 7200 seconds must be less than or equal to the maximum lease duration of 3600 seconds.',
     });
     expect(await filter.checkUpdate(context, leaseOf(7200), leaseOf(60))).toBeUndefined();
   });
@@ -33,17 +40,22 @@ describe('MaxLeaseDuration', () => {
   it('compares exactly: half a second over the maximum is over', async () => {
     const lease = { ...leaseOf(0), endDate: new Date(T0.getTime() + 3600_500) };
     expect(await filter.checkCreate(context, lease)).toEqual({
-      message: 'Lease duration of 3601 seconds must be less than or equal to the maximum lease duration of 3600 seconds.',
+      message:
+        'Lease duration of 3601 seconds must be less than or equal to the maximum lease duration of 3600 seconds.',
     });
   });
 
   it('has no limit when set to 0', async () => {
-    expect(await new MaxLeaseDurationFilter(0).checkCreate(context, leaseOf(365 * 86400))).toBeUndefined();
+    expect(
+      await new MaxLeaseDurationFilter(0).checkCreate(context, leaseOf(365 * 86400)),
+    ).toBeUndefined();
   });
 });
 
 describe('MaxActiveLeases', () => {
-  const counter = (active: Record<string, number>) => ({ countActive: async (project: string) => active[project] ?? 0 });
+  const counter = (active: Record<string, number>) => ({
+    countActive: async (project: string) => active[project] ?? 0,
+  });
 
   it('allows while the project is under its limit and denies at the limit', async () => {
     const filter = new MaxActiveLeasesFilter(2, {}, counter({ p1: 1, p2: 2 }));
@@ -72,13 +84,28 @@ describe('MaxReservationSize', () => {
   const other = { ...context, projectId: 'p2' };
 
   it('sizes hosts by max, instances and floating IPs by amount', async () => {
-    expect(await filter.checkCreate(other, leaseOf(60, [{ resourceType: 'physical:host', min: 1, max: 5 }]))).toEqual({
+    expect(
+      await filter.checkCreate(
+        other,
+        leaseOf(60, [{ resourceType: 'physical:host', min: 1, max: 5 }]),
+      ),
+    ).toEqual({
       message: 'Reservation of 5 physical:host exceeds the maximum reservation size of 4.',
     });
-    expect(await filter.checkCreate(other, leaseOf(60, [{ resourceType: 'virtual:instance', amount: 11 }]))).toEqual({
+    expect(
+      await filter.checkCreate(
+        other,
+        leaseOf(60, [{ resourceType: 'virtual:instance', amount: 11 }]),
+      ),
+    ).toEqual({
       message: 'Reservation of 11 virtual:instance exceeds the maximum reservation size of 10.',
     });
-    expect(await filter.checkCreate(other, leaseOf(60, [{ resourceType: 'virtual:floatingip', amount: 3 }]))).toEqual({
+    expect(
+      await filter.checkCreate(
+        other,
+        leaseOf(60, [{ resourceType: 'virtual:floatingip', amount: 3 }]),
+      ),
+    ).toEqual({
       message: 'Reservation of 3 virtual:floatingip exceeds the maximum reservation size of 2.',
     });
     expect(
@@ -93,13 +120,20 @@ describe('MaxReservationSize', () => {
   });
 
   it('sizes a host reservation with only min by min', async () => {
-    expect(await filter.checkCreate(other, leaseOf(60, [{ resourceType: 'physical:host', min: 5 }]))).toEqual({
+    expect(
+      await filter.checkCreate(other, leaseOf(60, [{ resourceType: 'physical:host', min: 5 }])),
+    ).toEqual({
       message: 'Reservation of 5 physical:host exceeds the maximum reservation size of 4.',
     });
   });
 
   it('applies the per-project override', async () => {
-    expect(await filter.checkCreate(context, leaseOf(60, [{ resourceType: 'physical:host', min: 1, max: 8 }]))).toBeUndefined();
+    expect(
+      await filter.checkCreate(
+        context,
+        leaseOf(60, [{ resourceType: 'physical:host', min: 1, max: 8 }]),
+      ),
+    ).toBeUndefined();
   });
 
   it('checks the new reservations on update', async () => {
@@ -111,6 +145,8 @@ describe('MaxReservationSize', () => {
   });
 
   it('ignores resource types without a limit', async () => {
-    expect(await filter.checkCreate(other, leaseOf(60, [{ resourceType: 'network', amount: 100 }]))).toBeUndefined();
+    expect(
+      await filter.checkCreate(other, leaseOf(60, [{ resourceType: 'network', amount: 100 }])),
+    ).toBeUndefined();
   });
 });

@@ -1,4 +1,10 @@
-import { ENFORCEMENT_DENIED_REASON, ENFORCEMENT_FILTER_FAILED_REASON, ERROR_DOMAIN, LeaseOrigin, StatusError } from '@rollout/contracts';
+import {
+  ENFORCEMENT_DENIED_REASON,
+  ENFORCEMENT_FILTER_FAILED_REASON,
+  ERROR_DOMAIN,
+  LeaseOrigin,
+  StatusError,
+} from '@rollout/contracts';
 import type { ChainDecision } from './chain';
 import type { EnforcementContext } from './model';
 
@@ -10,19 +16,28 @@ const LOOKUP_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** The project of an API request: a project id (letters, digits, . _ @ : -). */
 export function checkProject(project: unknown): string {
   if (typeof project !== 'string' || !PROJECT.test(project)) {
-    throw StatusError.invalidArgument('project must be a project id (letters, digits, . _ @ : -).', [{ field: 'project', description: 'not a project id' }]);
+    throw StatusError.invalidArgument(
+      'project must be a project id (letters, digits, . _ @ : -).',
+      [{ field: 'project', description: 'not a project id' }],
+    );
   }
   return project;
 }
 
 /** Blazar's project ids are Keystone's: any text, but bounded. */
 export function blazarProject(context: EnforcementContext): string {
-  if (context.projectId.length > 255) throw StatusError.invalidArgument('context.project_id is too long.', [{ field: 'context.project_id', description: 'at most 255 characters' }]);
+  if (context.projectId.length > 255)
+    throw StatusError.invalidArgument('context.project_id is too long.', [
+      { field: 'context.project_id', description: 'at most 255 characters' },
+    ]);
   return context.projectId;
 }
 
 export function checkActor(actor: unknown): string {
-  if (typeof actor !== 'string' || actor === '' || actor.length > 255) throw StatusError.invalidArgument('actor is required.', [{ field: 'actor', description: 'required' }]);
+  if (typeof actor !== 'string' || actor === '' || actor.length > 255)
+    throw StatusError.invalidArgument('actor is required.', [
+      { field: 'actor', description: 'required' },
+    ]);
   return actor;
 }
 
@@ -30,9 +45,15 @@ export function checkActor(actor: unknown): string {
 export function newLeaseId(requested: unknown, generated: () => string): string {
   if (requested === undefined || requested === null || requested === '') return generated();
   if (typeof requested === 'string' && LEASE_ID.test(requested)) return requested;
-  throw StatusError.invalidArgument('leaseId must match ^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$ (AIP-122).', [
-    { field: 'leaseId', description: 'lower-case letters, digits and hyphens, starting with a letter, at most 63' },
-  ]);
+  throw StatusError.invalidArgument(
+    'leaseId must match ^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$ (AIP-122).',
+    [
+      {
+        field: 'leaseId',
+        description: 'lower-case letters, digits and hyphens, starting with a letter, at most 63',
+      },
+    ],
+  );
 }
 
 /** Whether a lease id could name a lease at all: anything else is simply not found. */
@@ -44,17 +65,33 @@ export function isLookupId(leaseId: unknown): leaseId is string {
  * The id adapters know a Blazar lease by (quota and reports are keyed by it): its name (or id),
  * which every Blazar call carries alike.
  */
-export function blazarLeaseId(name: string | undefined, id: string | undefined, requestId: string): string {
+export function blazarLeaseId(
+  name: string | undefined,
+  id: string | undefined,
+  requestId: string,
+): string {
   return `blazar:${name ?? id ?? requestId}`;
 }
 
 /** The id adapters know a lease of the ledger by: its uid for leases of this API, Blazar's key for Blazar's. */
-export function adapterLeaseId(lease: { origin: LeaseOrigin; uid: string; blazarName: string | null; blazarId: string | null }): string {
-  return lease.origin === 'BLAZAR' ? blazarLeaseId(lease.blazarName ?? undefined, lease.blazarId ?? undefined, lease.uid) : lease.uid;
+export function adapterLeaseId(lease: {
+  origin: LeaseOrigin;
+  uid: string;
+  blazarName: string | null;
+  blazarId: string | null;
+}): string {
+  return lease.origin === 'BLAZAR'
+    ? blazarLeaseId(lease.blazarName ?? undefined, lease.blazarId ?? undefined, lease.uid)
+    : lease.uid;
 }
 
 export function leaseNotFound(project: string, leaseId: unknown): StatusError {
-  return StatusError.withReason('NOT_FOUND', `Lease ${String(leaseId)} not found in project ${project}.`, 'LEASE_NOT_FOUND', { project, lease: String(leaseId) });
+  return StatusError.withReason(
+    'NOT_FOUND',
+    `Lease ${String(leaseId)} not found in project ${project}.`,
+    'LEASE_NOT_FOUND',
+    { project, lease: String(leaseId) },
+  );
 }
 
 /**
@@ -62,7 +99,11 @@ export function leaseNotFound(project: string, leaseId: unknown): StatusError {
  * is PERMISSION_DENIED / ENFORCEMENT_DENIED; a filter that could not decide is
  * ENFORCEMENT_FILTER_FAILED with the filter's status for errors (`status_on_error`).
  */
-export function deniedError(decision: ChainDecision, project: string, leaseId: string): StatusError {
+export function deniedError(
+  decision: ChainDecision,
+  project: string,
+  leaseId: string,
+): StatusError {
   const denial = decision.denial!;
   return new StatusError(denial.failure?.status ?? 'PERMISSION_DENIED', denial.message, [
     {

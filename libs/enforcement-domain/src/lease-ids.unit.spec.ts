@@ -1,5 +1,12 @@
 import { StatusError } from '@rollout/contracts';
-import { adapterLeaseId, blazarLeaseId, checkActor, checkProject, isLookupId, newLeaseId } from './lease-ids';
+import {
+  adapterLeaseId,
+  blazarLeaseId,
+  checkActor,
+  checkProject,
+  isLookupId,
+  newLeaseId,
+} from './lease-ids';
 
 const fieldOf = (fn: () => unknown): string | undefined => {
   try {
@@ -8,7 +15,8 @@ const fieldOf = (fn: () => unknown): string | undefined => {
     expect(error).toBeInstanceOf(StatusError);
     const status = (error as StatusError).toStatus();
     expect(status.status).toBe('INVALID_ARGUMENT');
-    return (status.details[0] as { fieldViolations: Array<{ field: string }> }).fieldViolations[0].field;
+    return (status.details[0] as { fieldViolations: Array<{ field: string }> }).fieldViolations[0]
+      .field;
   }
   return undefined;
 };
@@ -45,7 +53,11 @@ describe('lease ids and projects', () => {
   it('keys a Blazar lease for adapters by its name, else its id, and a lease of the API by its uid', () => {
     expect(blazarLeaseId('lease-a', 'id-1', 'req-1')).toBe('blazar:lease-a');
     expect(blazarLeaseId(undefined, 'id-1', 'req-1')).toBe('blazar:id-1');
-    expect(adapterLeaseId({ origin: 'BLAZAR', uid: 'u-1', blazarName: null, blazarId: 'id-1' })).toBe('blazar:id-1');
-    expect(adapterLeaseId({ origin: 'API', uid: 'u-1', blazarName: null, blazarId: null })).toBe('u-1');
+    expect(
+      adapterLeaseId({ origin: 'BLAZAR', uid: 'u-1', blazarName: null, blazarId: 'id-1' }),
+    ).toBe('blazar:id-1');
+    expect(adapterLeaseId({ origin: 'API', uid: 'u-1', blazarName: null, blazarId: null })).toBe(
+      'u-1',
+    );
   });
 });

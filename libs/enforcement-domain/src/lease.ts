@@ -22,7 +22,15 @@ const CAMEL_OF: Record<string, CamelAttribute> = Object.fromEntries(
 /** Attributes the domain model holds as fields; every other one travels in `extra`. */
 const CORE = new Set(['resourceType', 'min', 'max', 'amount', 'resourceProperties']);
 const INTEGER_ATTRIBUTES = new Set(['min', 'max', 'amount', 'vcpus', 'memoryMb', 'diskGb']);
-const STRING_ATTRIBUTES = new Set(['resourceProperties', 'hypervisorProperties', 'beforeEnd', 'flavorId', 'networkId', 'networkName', 'networkDescription']);
+const STRING_ATTRIBUTES = new Set([
+  'resourceProperties',
+  'hypervisorProperties',
+  'beforeEnd',
+  'flavorId',
+  'networkId',
+  'networkName',
+  'networkDescription',
+]);
 
 export interface FieldViolation {
   field: string;
@@ -48,11 +56,19 @@ function timestampAt(value: unknown, field: string, problems: Violations): Date 
     return undefined;
   }
   const date = parseTimestamp(value);
-  if (!date) problems.add(field, `must be an RFC 3339 timestamp such as 2026-11-22T10:00:00Z (got "${value.slice(0, 40)}")`);
+  if (!date)
+    problems.add(
+      field,
+      `must be an RFC 3339 timestamp such as 2026-11-22T10:00:00Z (got "${value.slice(0, 40)}")`,
+    );
   return date;
 }
 
-function reservationFromApi(input: unknown, field: string, problems: Violations): Reservation | undefined {
+function reservationFromApi(
+  input: unknown,
+  field: string,
+  problems: Violations,
+): Reservation | undefined {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     problems.add(field, 'must be an object');
     return undefined;
@@ -68,11 +84,15 @@ function reservationFromApi(input: unknown, field: string, problems: Violations)
     }
     if (value === undefined) continue;
     if (key === 'resourceType') {
-      if (typeof value !== 'string' || !RESOURCE_TYPE.test(value)) problems.add(at, 'must be a resource type such as physical:host');
+      if (typeof value !== 'string' || !RESOURCE_TYPE.test(value))
+        problems.add(at, 'must be a resource type such as physical:host');
       else reservation.resourceType = value;
       continue;
     }
-    if (INTEGER_ATTRIBUTES.has(key) && (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 1_000_000)) {
+    if (
+      INTEGER_ATTRIBUTES.has(key) &&
+      (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 1_000_000)
+    ) {
       problems.add(at, 'must be an integer from 0 to 1000000');
       continue;
     }
@@ -84,7 +104,10 @@ function reservationFromApi(input: unknown, field: string, problems: Violations)
       problems.add(at, 'must be true, false or null');
       continue;
     }
-    if (key === 'requiredFloatingips' && (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))) {
+    if (
+      key === 'requiredFloatingips' &&
+      (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+    ) {
       problems.add(at, 'must be a list of IP addresses');
       continue;
     }
@@ -103,9 +126,11 @@ function sizeRules(r: Reservation, field: string, problems: Violations): void {
     if (r.min === undefined) problems.add(`${field}.min`, 'is required for physical:host');
     if (r.max === undefined) problems.add(`${field}.max`, 'is required for physical:host');
     if (r.min !== undefined && r.min < 1) problems.add(`${field}.min`, 'must be at least 1');
-    if (r.min !== undefined && r.max !== undefined && r.max < r.min) problems.add(`${field}.max`, 'must not be less than min');
+    if (r.min !== undefined && r.max !== undefined && r.max < r.min)
+      problems.add(`${field}.max`, 'must not be less than min');
   } else if (r.resourceType === 'virtual:instance' || r.resourceType === 'virtual:floatingip') {
-    if (r.amount === undefined) problems.add(`${field}.amount`, `is required for ${r.resourceType}`);
+    if (r.amount === undefined)
+      problems.add(`${field}.amount`, `is required for ${r.resourceType}`);
     else if (r.amount < 1) problems.add(`${field}.amount`, 'must be at least 1');
   }
 }
@@ -138,25 +163,42 @@ function nameFrom(value: unknown, problems: Violations): string | undefined {
 
 function checkKnownFields(input: object, problems: Violations): void {
   for (const key of Object.keys(input)) {
-    if (!['name', 'startDate', 'endDate', 'reservations'].includes(key)) problems.add(key, 'is not a lease field');
+    if (!['name', 'startDate', 'endDate', 'reservations'].includes(key))
+      problems.add(key, 'is not a lease field');
   }
   const unstorable = unstorableTextAt(input, 'lease');
-  if (unstorable) problems.add(unstorable.replace(/^lease\.?/, '') || 'lease', 'holds a NUL character or an unpaired surrogate');
+  if (unstorable)
+    problems.add(
+      unstorable.replace(/^lease\.?/, '') || 'lease',
+      'holds a NUL character or an unpaired surrogate',
+    );
 }
 
 /**
  * A new lease from the API: `startDate` omitted (or "now") means now, and may not be more than
  * START_GRACE_MS in the past; `endDate` after the start and in the future.
  */
-export function leaseFromCreate(input: LeaseInput | undefined, defaultName: string, now: Date): LeaseRequest {
+export function leaseFromCreate(
+  input: LeaseInput | undefined,
+  defaultName: string,
+  now: Date,
+): LeaseRequest {
   const problems = new Violations();
   const body = (input ?? {}) as Record<string, unknown>;
   checkKnownFields(body, problems);
   const name = nameFrom(body.name, problems) ?? defaultName;
-  const startDate = body.startDate === undefined || body.startDate === 'now' ? now : timestampAt(body.startDate, 'startDate', problems);
-  const endDate = body.endDate === undefined ? (problems.add('endDate', 'is required'), undefined) : timestampAt(body.endDate, 'endDate', problems);
-  const reservations = body.reservations === undefined ? [] : reservationsFromApi(body.reservations, problems);
-  if (startDate && startDate.getTime() < now.getTime() - START_GRACE_MS) problems.add('startDate', 'must not be in the past');
+  const startDate =
+    body.startDate === undefined || body.startDate === 'now'
+      ? now
+      : timestampAt(body.startDate, 'startDate', problems);
+  const endDate =
+    body.endDate === undefined
+      ? (problems.add('endDate', 'is required'), undefined)
+      : timestampAt(body.endDate, 'endDate', problems);
+  const reservations =
+    body.reservations === undefined ? [] : reservationsFromApi(body.reservations, problems);
+  if (startDate && startDate.getTime() < now.getTime() - START_GRACE_MS)
+    problems.add('startDate', 'must not be in the past');
   if (startDate && endDate) datesInOrder(startDate, endDate, now, problems);
   problems.throwIfAny('lease');
   return { name, startDate: startDate!, endDate: endDate!, reservations: reservations! };
@@ -166,7 +208,12 @@ export function leaseFromCreate(input: LeaseInput | undefined, defaultName: stri
  * The lease an update asks for: the fields present replace the current ones. A started lease
  * keeps its start; the new end must be after the start and in the future.
  */
-export function leaseFromUpdate(input: LeaseInput | undefined, current: LeaseRequest, started: boolean, now: Date): LeaseRequest {
+export function leaseFromUpdate(
+  input: LeaseInput | undefined,
+  current: LeaseRequest,
+  started: boolean,
+  now: Date,
+): LeaseRequest {
   const problems = new Violations();
   const body = (input ?? {}) as Record<string, unknown>;
   checkKnownFields(body, problems);
@@ -176,11 +223,16 @@ export function leaseFromUpdate(input: LeaseInput | undefined, current: LeaseReq
     startDate = body.startDate === 'now' ? now : timestampAt(body.startDate, 'startDate', problems);
     if (startDate && startDate.getTime() !== current.startDate.getTime()) {
       if (started) problems.add('startDate', 'cannot change once the lease has started');
-      else if (startDate.getTime() < now.getTime() - START_GRACE_MS) problems.add('startDate', 'must not be in the past');
+      else if (startDate.getTime() < now.getTime() - START_GRACE_MS)
+        problems.add('startDate', 'must not be in the past');
     }
   }
-  const endDate = body.endDate === undefined ? current.endDate : timestampAt(body.endDate, 'endDate', problems);
-  const reservations = body.reservations === undefined ? current.reservations : reservationsFromApi(body.reservations, problems);
+  const endDate =
+    body.endDate === undefined ? current.endDate : timestampAt(body.endDate, 'endDate', problems);
+  const reservations =
+    body.reservations === undefined
+      ? current.reservations
+      : reservationsFromApi(body.reservations, problems);
   if (startDate && endDate) datesInOrder(startDate, endDate, now, problems);
   problems.throwIfAny('lease update');
   return { name, startDate: startDate!, endDate: endDate!, reservations: reservations! };
@@ -196,7 +248,8 @@ export function admittedStatus(lease: LeaseRequest, now: Date): LeaseStatus {
   return lease.startDate.getTime() <= now.getTime() ? 'ACTIVE' : 'PENDING';
 }
 
-const camelOf = (snake: string): string => CAMEL_OF[snake] ?? snake.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+const camelOf = (snake: string): string =>
+  CAMEL_OF[snake] ?? snake.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 /** A domain reservation as the API shows it (lowerCamelCase). */
 export function reservationToApi(r: Reservation): LeaseReservation {

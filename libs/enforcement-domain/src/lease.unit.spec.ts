@@ -12,7 +12,9 @@ function violations(fn: () => unknown): Array<{ field: string; description: stri
     expect(error).toBeInstanceOf(StatusError);
     const status = (error as StatusError).toStatus();
     expect(status.status).toBe('INVALID_ARGUMENT');
-    const detail = status.details[0] as { fieldViolations: Array<{ field: string; description: string }> };
+    const detail = status.details[0] as {
+      fieldViolations: Array<{ field: string; description: string }>;
+    };
     return detail.fieldViolations;
   }
   throw new Error('expected INVALID_ARGUMENT');
@@ -32,12 +34,16 @@ describe('timestamps', () => {
     expect(parseTimestamp(text)?.toISOString()).toBe(iso);
   });
 
-  it.each(['2020-02-30 00:00', '2020-13-01 00:00', '2020-05-13', 'yesterday', '2020-05-13T24:00:00Z', '2020-05-13T00:00:00+25:00'])(
-    'refuses %s',
-    (text) => {
-      expect(parseTimestamp(text)).toBeUndefined();
-    },
-  );
+  it.each([
+    '2020-02-30 00:00',
+    '2020-13-01 00:00',
+    '2020-05-13',
+    'yesterday',
+    '2020-05-13T24:00:00Z',
+    '2020-05-13T00:00:00+25:00',
+  ])('refuses %s', (text) => {
+    expect(parseTimestamp(text)).toBeUndefined();
+  });
 });
 
 describe('a lease from the API', () => {
@@ -46,7 +52,13 @@ describe('a lease from the API', () => {
     startDate: '2026-11-23T00:00:00Z',
     endDate: '2026-11-24T00:00:00Z',
     reservations: [
-      { resourceType: 'physical:host', min: 1, max: 2, resourceProperties: '["==", "$gpu", "a100"]', hypervisorProperties: '[]' },
+      {
+        resourceType: 'physical:host',
+        min: 1,
+        max: 2,
+        resourceProperties: '["==", "$gpu", "a100"]',
+        hypervisorProperties: '[]',
+      },
       { resourceType: 'virtual:floatingip', amount: 1, networkId: 'ext-net' },
     ],
   };
@@ -55,7 +67,13 @@ describe('a lease from the API', () => {
     const lease = leaseFromCreate(valid, 'id-1', NOW);
     expect(lease.startDate.toISOString()).toBe('2026-11-23T00:00:00.000Z');
     expect(lease.reservations).toEqual([
-      { resourceType: 'physical:host', min: 1, max: 2, resourceProperties: '["==", "$gpu", "a100"]', extra: { hypervisor_properties: '[]' } },
+      {
+        resourceType: 'physical:host',
+        min: 1,
+        max: 2,
+        resourceProperties: '["==", "$gpu", "a100"]',
+        extra: { hypervisor_properties: '[]' },
+      },
       { resourceType: 'virtual:floatingip', amount: 1, extra: { network_id: 'ext-net' } },
     ]);
     expect(lease.reservations.map(reservationToApi)).toEqual(valid.reservations);
@@ -73,7 +91,11 @@ describe('a lease from the API', () => {
       startDate: '2026-11-22T09:00:00Z',
       endDate: 'tomorrow',
       color: 'red',
-      reservations: [{ resourceType: 'physical:host', min: 3, max: 2 }, { resourceType: 'virtual:instance' }, { resourceType: 'virtual:floatingip', amount: 1, bogus: 1 }],
+      reservations: [
+        { resourceType: 'physical:host', min: 3, max: 2 },
+        { resourceType: 'virtual:instance' },
+        { resourceType: 'virtual:floatingip', amount: 1, bogus: 1 },
+      ],
     };
     expect(violations(() => leaseFromCreate(bad as never, 'x', NOW)).map((v) => v.field)).toEqual([
       'color',
@@ -86,25 +108,38 @@ describe('a lease from the API', () => {
   });
 
   it('wants the end after the start and in the future', () => {
-    expect(violations(() => leaseFromCreate({ startDate: '2026-11-23T00:00:00Z', endDate: '2026-11-23T00:00:00Z' }, 'x', NOW))).toEqual([
-      { field: 'endDate', description: 'must be after startDate' },
-    ]);
+    expect(
+      violations(() =>
+        leaseFromCreate(
+          { startDate: '2026-11-23T00:00:00Z', endDate: '2026-11-23T00:00:00Z' },
+          'x',
+          NOW,
+        ),
+      ),
+    ).toEqual([{ field: 'endDate', description: 'must be after startDate' }]);
   });
 
   it('on update keeps what is not sent, and refuses moving the start of a started lease', () => {
     const current = leaseFromCreate(valid, 'x', NOW);
     const longer = leaseFromUpdate({ endDate: '2026-11-25T00:00:00Z' }, current, false, NOW);
     expect(longer).toEqual({ ...current, endDate: new Date('2026-11-25T00:00:00Z') });
-    expect(violations(() => leaseFromUpdate({ startDate: '2026-11-23T06:00:00Z' }, current, true, NOW))).toEqual([
-      { field: 'startDate', description: 'cannot change once the lease has started' },
-    ]);
-    expect(leaseFromUpdate({ startDate: '2026-11-23T00:00:00Z' }, current, true, NOW)).toEqual(current);
+    expect(
+      violations(() => leaseFromUpdate({ startDate: '2026-11-23T06:00:00Z' }, current, true, NOW)),
+    ).toEqual([{ field: 'startDate', description: 'cannot change once the lease has started' }]);
+    expect(leaseFromUpdate({ startDate: '2026-11-23T00:00:00Z' }, current, true, NOW)).toEqual(
+      current,
+    );
   });
 });
 
 describe('a Blazar payload', () => {
   const spec = {
-    context: { user_id: 'c631173e', project_id: 'a0b86a98', auth_url: 'https://api.example.com:5000/v3', region_name: 'RegionOne' },
+    context: {
+      user_id: 'c631173e',
+      project_id: 'a0b86a98',
+      auth_url: 'https://api.example.com:5000/v3',
+      region_name: 'RegionOne',
+    },
     lease: {
       name: 'my-lease',
       start_date: '2020-05-13 00:00',
@@ -116,7 +151,9 @@ describe('a Blazar payload', () => {
           max: 2,
           hypervisor_properties: '[]',
           resource_properties: '["==", "$availability_zone", "az1"]',
-          allocations: [{ id: '1', hypervisor_hostname: '32af5a7a', extra: { availability_zone: 'az1' } }],
+          allocations: [
+            { id: '1', hypervisor_hostname: '32af5a7a', extra: { availability_zone: 'az1' } },
+          ],
         },
       ],
     },
@@ -124,7 +161,13 @@ describe('a Blazar payload', () => {
 
   it("reads the spec's own example (naive dates, end_time), keeping plugin attributes and allocations", () => {
     const call = parseBlazarCall(spec, false, 'req-1', 'DefaultRegion');
-    expect(call.context).toEqual({ userId: 'c631173e', projectId: 'a0b86a98', regionName: 'RegionOne', requestId: 'req-1', authUrl: 'https://api.example.com:5000/v3' });
+    expect(call.context).toEqual({
+      userId: 'c631173e',
+      projectId: 'a0b86a98',
+      regionName: 'RegionOne',
+      requestId: 'req-1',
+      authUrl: 'https://api.example.com:5000/v3',
+    });
     expect(call.lease.name).toBe('my-lease');
     expect(call.lease.lease.startDate.toISOString()).toBe('2020-05-13T00:00:00.000Z');
     expect(call.lease.lease.endDate.toISOString()).toBe('2020-05-14T23:59:00.000Z');
@@ -139,7 +182,16 @@ describe('a Blazar payload', () => {
 
   it('reads zoned dates and current_lease on update', () => {
     const call = parseBlazarCall(
-      { context: spec.context, current_lease: { ...spec.lease, id: 'uuid-1' }, lease: { id: 'uuid-1', name: 'my-lease', start_date: '2020-05-13T02:00:00+02:00', end_date: '2020-05-15T00:00:00Z' } },
+      {
+        context: spec.context,
+        current_lease: { ...spec.lease, id: 'uuid-1' },
+        lease: {
+          id: 'uuid-1',
+          name: 'my-lease',
+          start_date: '2020-05-13T02:00:00+02:00',
+          end_date: '2020-05-15T00:00:00Z',
+        },
+      },
       true,
       'req-2',
       'R',
@@ -149,7 +201,11 @@ describe('a Blazar payload', () => {
   });
 
   it('names the missing pieces', () => {
-    expect(violations(() => parseBlazarCall({ context: {}, lease: { start_date: 'soon' } }, true, 'r', 'R')).map((v) => v.field)).toEqual([
+    expect(
+      violations(() =>
+        parseBlazarCall({ context: {}, lease: { start_date: 'soon' } }, true, 'r', 'R'),
+      ).map((v) => v.field),
+    ).toEqual([
       'context.project_id',
       'current_lease',
       'lease.start_date',
@@ -161,22 +217,44 @@ describe('a Blazar payload', () => {
 
 describe('text the ledger cannot store', () => {
   it('is refused in a lease, naming the field', () => {
-    expect(violations(() => leaseFromCreate({ name: 'a\u0000b', endDate: '2026-11-23T00:00:00Z' }, 'x', NOW))).toContainEqual({
+    expect(
+      violations(() =>
+        leaseFromCreate({ name: 'a\u0000b', endDate: '2026-11-23T00:00:00Z' }, 'x', NOW),
+      ),
+    ).toContainEqual({
       field: 'name',
       description: 'holds a NUL character or an unpaired surrogate',
     });
-    const lone = { endDate: '2026-11-23T00:00:00Z', reservations: [{ resourceType: 'virtual:floatingip', amount: 1, networkId: 'net\ud800' }] };
-    expect(violations(() => leaseFromCreate(lone, 'x', NOW)).map((v) => v.field)).toContain('reservations[0].networkId');
+    const lone = {
+      endDate: '2026-11-23T00:00:00Z',
+      reservations: [{ resourceType: 'virtual:floatingip', amount: 1, networkId: 'net\ud800' }],
+    };
+    expect(violations(() => leaseFromCreate(lone, 'x', NOW)).map((v) => v.field)).toContain(
+      'reservations[0].networkId',
+    );
   });
 
   it('is refused anywhere in a Blazar payload', () => {
-    const payload = { context: { project_id: 'p' }, lease: { name: 'n', start_date: '2030-01-01 00:00', end_date: '2030-01-02 00:00', reservations: [{ resource_type: 'x', allocations: [{ id: '\u0000' }] }] } };
+    const payload = {
+      context: { project_id: 'p' },
+      lease: {
+        name: 'n',
+        start_date: '2030-01-01 00:00',
+        end_date: '2030-01-02 00:00',
+        reservations: [{ resource_type: 'x', allocations: [{ id: '\u0000' }] }],
+      },
+    };
     expect(violations(() => parseBlazarCall(payload, false, 'r', 'R'))).toEqual([
-      { field: 'lease.reservations[0].allocations[0].id', description: 'holds a NUL character or an unpaired surrogate' },
+      {
+        field: 'lease.reservations[0].allocations[0].id',
+        description: 'holds a NUL character or an unpaired surrogate',
+      },
     ]);
   });
 
   it('keeps paired surrogates (emoji) as they are', () => {
-    expect(leaseFromCreate({ name: '😀 lease', endDate: '2026-11-23T00:00:00Z' }, 'x', NOW).name).toBe('😀 lease');
+    expect(
+      leaseFromCreate({ name: '😀 lease', endDate: '2026-11-23T00:00:00Z' }, 'x', NOW).name,
+    ).toBe('😀 lease');
   });
 });

@@ -85,7 +85,11 @@ export type FilterResult = Denial | FailOpen | void;
 export interface EnforcementFilter {
   readonly name: string;
   checkCreate(context: EnforcementContext, lease: LeaseRequest): Promise<FilterResult>;
-  checkUpdate(context: EnforcementContext, current: LeaseRequest, lease: LeaseRequest): Promise<FilterResult>;
+  checkUpdate(
+    context: EnforcementContext,
+    current: LeaseRequest,
+    lease: LeaseRequest,
+  ): Promise<FilterResult>;
   onEnd(context: EnforcementContext, lease: LeaseRequest): Promise<void>;
   /** Optional notifications after the ledger committed an admitted create or update. */
   onCreated?(context: EnforcementContext, lease: LeaseRequest): Promise<void>;
@@ -94,8 +98,14 @@ export interface EnforcementFilter {
    * Optional: a create (no `current`) or an update this filter allowed was not carried out (a
    * later filter refused it, or writing it failed): undo what the check took (e.g. quota).
    */
-  onAborted?(context: EnforcementContext, lease: LeaseRequest, current?: LeaseRequest): Promise<void>;
+  onAborted?(
+    context: EnforcementContext,
+    lease: LeaseRequest,
+    current?: LeaseRequest,
+  ): Promise<void>;
 }
 
-export const isDenial = (r: FilterResult): r is Denial => typeof r === 'object' && r !== null && 'message' in r;
-export const isFailOpen = (r: FilterResult): r is FailOpen => typeof r === 'object' && r !== null && 'failOpen' in r;
+export const isDenial = (r: FilterResult): r is Denial =>
+  typeof r === 'object' && r !== null && 'message' in r;
+export const isFailOpen = (r: FilterResult): r is FailOpen =>
+  typeof r === 'object' && r !== null && 'failOpen' in r;

@@ -10,7 +10,9 @@ const TIMESTAMP =
 export function parseTimestamp(text: string): Date | undefined {
   const m = TIMESTAMP.exec(text.trim());
   if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number);
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(
+    Number,
+  );
   const millis = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return undefined;
   // setUTCFullYear, not Date.UTC, which reads years 0-99 as 1900-1999.

@@ -12,6 +12,8 @@ export class ErrorFilter implements ExceptionFilter {
   private readonly rpc = new RpcErrorFilter();
 
   catch(exception: unknown, host: ArgumentsHost) {
-    return host.getType() === 'rpc' ? this.rpc.catch(exception, host) : this.http.catch(exception, host);
+    return host.getType() === 'rpc'
+      ? this.rpc.catch(exception, host)
+      : this.http.catch(exception, host);
   }
 }

@@ -26,7 +26,10 @@ export class HttpErrorFilter implements ExceptionFilter {
     const { status, errorId } = toStatus(exception);
     const requestId = http.getRequest<FastifyRequest>().id;
     if (errorId) {
-      this.logger.error({ err: exception, errorId, requestId }, status.status === 'UNAVAILABLE' ? 'a dependency is unavailable' : 'unexpected error');
+      this.logger.error(
+        { err: exception, errorId, requestId },
+        status.status === 'UNAVAILABLE' ? 'a dependency is unavailable' : 'unexpected error',
+      );
     }
     const error = unwrapNestMessage(exception, status);
     if (requestId) {

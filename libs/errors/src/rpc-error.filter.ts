@@ -14,8 +14,14 @@ export class RpcErrorFilter implements RpcExceptionFilter<unknown> {
   catch(exception: unknown, host: ArgumentsHost): Observable<Status> {
     const { status, errorId } = toStatus(exception);
     if (errorId) {
-      const subject = host.getType() === 'rpc' ? String(host.switchToRpc().getContext()?.getSubject?.()) : undefined;
-      this.logger.error({ err: exception, errorId, subject }, status.status === 'UNAVAILABLE' ? 'a dependency is unavailable' : 'unexpected error');
+      const subject =
+        host.getType() === 'rpc'
+          ? String(host.switchToRpc().getContext()?.getSubject?.())
+          : undefined;
+      this.logger.error(
+        { err: exception, errorId, subject },
+        status.status === 'UNAVAILABLE' ? 'a dependency is unavailable' : 'unexpected error',
+      );
     }
     return throwError(() => status);
   }

@@ -65,7 +65,12 @@ export function toStatus(error: unknown): MappedError {
         status: 'UNAVAILABLE',
         message: `A dependency of the service is unavailable; retry shortly. Quote error id ${errorId} if it lasts.`,
         details: [
-          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'DEPENDENCY_UNAVAILABLE', domain: 'policy-rollout', metadata: { errorId } },
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'DEPENDENCY_UNAVAILABLE',
+            domain: 'policy-rollout',
+            metadata: { errorId },
+          },
         ],
       },
     };

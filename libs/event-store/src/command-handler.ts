@@ -1,4 +1,11 @@
-import type { ClaimedWrite, EventMetadata, EventStore, EventTransaction, NewEvent, StreamReader } from './event-store';
+import type {
+  ClaimedWrite,
+  EventMetadata,
+  EventStore,
+  EventTransaction,
+  NewEvent,
+  StreamReader,
+} from './event-store';
 import { rememberedResponse } from './event-store';
 import type { StateCache } from './state-cache';
 
@@ -57,11 +64,18 @@ export class CommandHandler<S extends { version: number }, E extends NewEvent> {
    * request id. A retried request id needs no look-up first: its append breaks the request id's
    * unique key, and every failure looks the id up before it is raised.
    */
-  async handle<R>(streamId: string, decide: (state: S) => E[], answer: Answerer<S, E, R>, metadata: EventMetadata): Promise<R> {
+  async handle<R>(
+    streamId: string,
+    decide: (state: S) => E[],
+    answer: Answerer<S, E, R>,
+    metadata: EventMetadata,
+  ): Promise<R> {
     const { cache } = this.options;
     const known = cache?.get(streamId);
     if (known) {
-      const answered = await this.appendAtomically(streamId, known, decide, answer, metadata).catch(() => undefined);
+      const answered = await this.appendAtomically(streamId, known, decide, answer, metadata).catch(
+        () => undefined,
+      );
       if (answered) return answered.response;
     }
     // Whatever was held is stale or useless now; a successful append below holds the new state.
@@ -71,7 +85,9 @@ export class CommandHandler<S extends { version: number }, E extends NewEvent> {
       const answered = await this.appendAtomically(streamId, state, decide, answer, metadata);
       if (answered) return answered.response;
       // Decided again in the transaction: the stream may have moved (even been deleted) since it was read.
-      return await this.store.runOnce(metadata.requestId, (tx) => this.handleIn(tx, streamId, decide, answer, metadata));
+      return await this.store.runOnce(metadata.requestId, (tx) =>
+        this.handleIn(tx, streamId, decide, answer, metadata),
+      );
     } catch (error) {
       const original = await this.store.previousResponse<R>(metadata.requestId);
       if (original !== undefined) return original;
@@ -84,7 +100,13 @@ export class CommandHandler<S extends { version: number }, E extends NewEvent> {
    * appends with the answer's writes. The cache is left alone: a state it holds of the stream
    * fails its next compare-and-set and is read again.
    */
-  async handleIn<R>(tx: EventTransaction, streamId: string, decide: (state: S) => E[], answer: Answerer<S, E, R>, metadata: EventMetadata): Promise<R> {
+  async handleIn<R>(
+    tx: EventTransaction,
+    streamId: string,
+    decide: (state: S) => E[],
+    answer: Answerer<S, E, R>,
+    metadata: EventMetadata,
+  ): Promise<R> {
     const before = await this.load(tx, streamId);
     return this.append(tx, streamId, before, decide(before), answer, metadata);
   }
@@ -93,7 +115,14 @@ export class CommandHandler<S extends { version: number }, E extends NewEvent> {
    * In a transaction, appends `events` decided on `before`, read in this transaction before its
    * first append (see EventTransaction.append), with the answer's writes.
    */
-  async append<R>(tx: EventTransaction, streamId: string, before: S, events: E[], answer: Answerer<S, E, R>, metadata: EventMetadata): Promise<R> {
+  async append<R>(
+    tx: EventTransaction,
+    streamId: string,
+    before: S,
+    events: E[],
+    answer: Answerer<S, E, R>,
+    metadata: EventMetadata,
+  ): Promise<R> {
     const { after, stored } = this.evolve(before, events, metadata);
     const { response, writes } = await answer({ before, events, after });
     if (stored.length === 0) await tx.write(writes);
@@ -126,7 +155,10 @@ export class CommandHandler<S extends { version: number }, E extends NewEvent> {
     const stored = events.map((event) => {
       after = this.options.evolve(after, event);
       const published = this.options.published(after);
-      return { ...event, metadata: { ...metadata, ...(published !== undefined ? { state: published } : {}) } };
+      return {
+        ...event,
+        metadata: { ...metadata, ...(published !== undefined ? { state: published } : {}) },
+      };
     });
     return { after, stored };
   }

@@ -12,7 +12,13 @@ let dataSource: DataSource;
 let store: EventStore;
 
 beforeAll(async () => {
-  dataSource = await openDataSource({ url: TEST_POSTGRES_URL, schema, poolSize: 60, applicationName: 'event-store-test', migrations: [CreateEventStore1764000000000] });
+  dataSource = await openDataSource({
+    url: TEST_POSTGRES_URL,
+    schema,
+    poolSize: 60,
+    applicationName: 'event-store-test',
+    migrations: [CreateEventStore1764000000000],
+  });
   store = new EventStore(dataSource);
 });
 
@@ -23,8 +29,20 @@ afterAll(async () => {
 
 describe('appending', () => {
   it('appends in order and reads the stream back', async () => {
-    await store.transaction((tx) => tx.append('order-1', 0, [{ type: 'Placed', data: { n: 1 } }, { type: 'Paid', data: {} }], meta));
-    await store.transaction((tx) => tx.append('order-1', 2, [{ type: 'Shipped', data: {} }], { actor: 'bob', requestId: 'r1' }));
+    await store.transaction((tx) =>
+      tx.append(
+        'order-1',
+        0,
+        [
+          { type: 'Placed', data: { n: 1 } },
+          { type: 'Paid', data: {} },
+        ],
+        meta,
+      ),
+    );
+    await store.transaction((tx) =>
+      tx.append('order-1', 2, [{ type: 'Shipped', data: {} }], { actor: 'bob', requestId: 'r1' }),
+    );
     const events = await store.readStream('order-1');
     expect(events.map((e) => [e.type, e.version, e.metadata.actor])).toEqual([
       ['Placed', 1, 'tester'],
@@ -36,7 +54,11 @@ describe('appending', () => {
   it('lets exactly one of 50 concurrent appends at the same version win', async () => {
     await store.transaction((tx) => tx.append('order-2', 0, [{ type: 'Placed', data: {} }], meta));
     const results = await Promise.allSettled(
-      Array.from({ length: 50 }, (_, i) => store.transaction((tx) => tx.append('order-2', 1, [{ type: 'Amended', data: { i } }], meta))),
+      Array.from({ length: 50 }, (_, i) =>
+        store.transaction((tx) =>
+          tx.append('order-2', 1, [{ type: 'Amended', data: { i } }], meta),
+        ),
+      ),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -46,7 +68,9 @@ describe('appending', () => {
 
   it('lets only one of concurrent creations of a stream win', async () => {
     const results = await Promise.allSettled(
-      Array.from({ length: 10 }, () => store.transaction((tx) => tx.append('order-3', 0, [{ type: 'Placed', data: {} }], meta))),
+      Array.from({ length: 10 }, () =>
+        store.transaction((tx) => tx.append('order-3', 0, [{ type: 'Placed', data: {} }], meta)),
+      ),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
   });
@@ -79,10 +103,14 @@ describe('reading the global log', () => {
 
     // While the slow one is open, the early event is not handed out: reading it would move
     // the cursor past the late event's position.
-    expect((await store.readAll(from, 100)).filter((e) => ['late-1', 'early-1'].includes(e.streamId))).toEqual([]);
+    expect(
+      (await store.readAll(from, 100)).filter((e) => ['late-1', 'early-1'].includes(e.streamId)),
+    ).toEqual([]);
     releaseSlow();
     await slow;
-    const all = (await store.readAll(from, 100)).filter((e) => ['late-1', 'early-1'].includes(e.streamId));
+    const all = (await store.readAll(from, 100)).filter((e) =>
+      ['late-1', 'early-1'].includes(e.streamId),
+    );
     expect(all.map((e) => e.streamId)).toEqual(['late-1', 'early-1']);
   });
 });
@@ -95,7 +123,11 @@ describe('the outbox relay', () => {
   beforeAll(async () => {
     nc = await connect({ servers: TEST_NATS_URL });
     const jsm = await nc.jetstreamManager();
-    await jsm.streams.add({ name: stream, subjects: [`${stream}.>`], duplicate_window: nanos(60_000) });
+    await jsm.streams.add({
+      name: stream,
+      subjects: [`${stream}.>`],
+      duplicate_window: nanos(60_000),
+    });
   });
 
   afterAll(async () => {
@@ -108,7 +140,10 @@ describe('the outbox relay', () => {
     new OutboxRelay(dataSource, store, {
       name: stream,
       sink: new JetStreamSink(nc.jetstream(), {
-        toMessage: (e) => ({ subject: `${stream}.${e.streamId}`, payload: codec.encode(`${e.streamId}:${e.version}`) }),
+        toMessage: (e) => ({
+          subject: `${stream}.${e.streamId}`,
+          payload: codec.encode(`${e.streamId}:${e.version}`),
+        }),
       }),
     });
 
@@ -123,12 +158,26 @@ describe('the outbox relay', () => {
   }
 
   it('publishes every committed event once, in order per stream, even after a crash before the checkpoint', async () => {
-    await store.transaction((tx) => tx.append('cart-1', 0, [{ type: 'A', data: {} }, { type: 'B', data: {} }], meta));
+    await store.transaction((tx) =>
+      tx.append(
+        'cart-1',
+        0,
+        [
+          { type: 'A', data: {} },
+          { type: 'B', data: {} },
+        ],
+        meta,
+      ),
+    );
     const before = await store.readAll(START, 10_000);
     // A relay that "crashed" after publishing but before saving its checkpoint...
     const js = nc.jetstream();
     for (const event of before.filter((e) => e.streamId === 'cart-1')) {
-      await js.publish(`${stream}.${event.streamId}`, codec.encode(`${event.streamId}:${event.version}`), { msgID: event.eventId });
+      await js.publish(
+        `${stream}.${event.streamId}`,
+        codec.encode(`${event.streamId}:${event.version}`),
+        { msgID: event.eventId },
+      );
     }
     // ...then a fresh relay starts from its (absent) checkpoint and publishes everything again.
     const running = relay();
@@ -160,7 +209,10 @@ describe('the outbox relay', () => {
     const into = new OutboxRelay(dataSource, store, {
       name: limited,
       sink: new JetStreamSink(nc.jetstream(), {
-        toMessage: (e) => ({ subject: `${limited}.${e.streamId}`, payload: codec.encode(e.type === 'Big' ? 'x'.repeat(2048) : `${e.streamId}:${e.version}`) }),
+        toMessage: (e) => ({
+          subject: `${limited}.${e.streamId}`,
+          payload: codec.encode(e.type === 'Big' ? 'x'.repeat(2048) : `${e.streamId}:${e.version}`),
+        }),
       }),
     });
     const stored = async () => {
@@ -168,7 +220,8 @@ describe('the outbox relay', () => {
       const out: string[] = [];
       for (let seq = 1; seq <= info.state.last_seq; seq++) {
         const message = await jsm.streams.getMessage(limited, { seq });
-        if (message.subject.startsWith(`${limited}.pipe-`)) out.push(message.data.length > 1024 ? 'big' : codec.decode(message.data));
+        if (message.subject.startsWith(`${limited}.pipe-`))
+          out.push(message.data.length > 1024 ? 'big' : codec.decode(message.data));
       }
       return out;
     };
@@ -198,7 +251,10 @@ describe('the outbox relay', () => {
           nc.jetstream(),
           {
             ...(resume ? { stream: short } : {}),
-            toMessage: (e) => ({ subject: `${short}.${e.streamId}`, payload: codec.encode(`${e.streamId}:${e.version}`) }),
+            toMessage: (e) => ({
+              subject: `${short}.${e.streamId}`,
+              payload: codec.encode(`${e.streamId}:${e.version}`),
+            }),
           },
           jsm,
         ),
@@ -211,7 +267,8 @@ describe('the outbox relay', () => {
     try {
       const first = await drain(relayInto(true));
       expect(first).toBeGreaterThan(0);
-      const forget = () => dataSource.query(`DELETE FROM relay_checkpoints WHERE name = $1`, [short]);
+      const forget = () =>
+        dataSource.query(`DELETE FROM relay_checkpoints WHERE name = $1`, [short]);
       await forget();
       await new Promise((r) => setTimeout(r, 400)); // past the 200 ms duplicate window
       expect(await drain(relayInto(true))).toBe(0);

@@ -169,7 +169,12 @@ export class EventTransaction {
    * Callers read every stream they append to before their first write in the transaction;
    * that keeps transaction ids increasing along each stream, which the global log relies on.
    */
-  async append(streamId: string, expectedVersion: number, events: NewEvent[], metadata: EventMetadata): Promise<StoredEvent[]> {
+  async append(
+    streamId: string,
+    expectedVersion: number,
+    events: NewEvent[],
+    metadata: EventMetadata,
+  ): Promise<StoredEvent[]> {
     if (events.length === 0) return [];
     const claim = claimStream(expectedVersion);
     const rows: EventRow[] = await this.manager.query(
@@ -230,10 +235,10 @@ export class EventTransaction {
 
   async rememberResponse(requestId: string | undefined, response: unknown): Promise<void> {
     if (!requestId) return;
-    await this.manager.query(`INSERT INTO idempotent_requests (request_id, response) VALUES ($1, $2)`, [
-      requestId,
-      JSON.stringify(response),
-    ]);
+    await this.manager.query(
+      `INSERT INTO idempotent_requests (request_id, response) VALUES ($1, $2)`,
+      [requestId, JSON.stringify(response)],
+    );
   }
 }
 
@@ -262,7 +267,10 @@ export class EventStore {
    * Runs a command once per AIP-155 request id, in one transaction: a retry gets the first
    * answer, and a retry racing its original waits for it, then finds that answer.
    */
-  async runOnce<T>(requestId: string | undefined, work: (tx: EventTransaction) => Promise<T>): Promise<T> {
+  async runOnce<T>(
+    requestId: string | undefined,
+    work: (tx: EventTransaction) => Promise<T>,
+  ): Promise<T> {
     const result = await this.transaction(async (tx) => {
       if (requestId) await tx.lock(`request:${requestId}`);
       const previous = await tx.previousResponse<T>(requestId);
@@ -287,7 +295,8 @@ export class EventStore {
   /** As EventTransaction.previousResponse, outside a transaction. */
   async previousResponse<T>(requestId: string | undefined): Promise<T | undefined> {
     if (!requestId) return undefined;
-    return (await this.pool.query<{ response: T }>(prepared(PREVIOUS_RESPONSE, [requestId]))).rows[0]?.response;
+    return (await this.pool.query<{ response: T }>(prepared(PREVIOUS_RESPONSE, [requestId])))
+      .rows[0]?.response;
   }
 
   /**
@@ -316,7 +325,11 @@ export class EventStore {
    * already read; ordering by transaction id and reading only transactions older than every
    * running one (below the snapshot's xmin) means no such event is ever skipped.
    */
-  async readAll(after: Cursor, limit: number, manager: EntityManager = this.dataSource.manager): Promise<StoredEvent[]> {
+  async readAll(
+    after: Cursor,
+    limit: number,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<StoredEvent[]> {
     const rows: EventRow[] = await manager.query(
       `SELECT * FROM events
         WHERE (tx_id, position) > ($1::xid8, $2::bigint)

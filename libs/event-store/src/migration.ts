@@ -5,7 +5,9 @@ export class CreateEventStore1764000000000 implements MigrationInterface {
   name = 'CreateEventStore1764000000000';
 
   async up(runner: QueryRunner): Promise<void> {
-    await runner.query(`CREATE TABLE event_streams (stream_id text PRIMARY KEY, version integer NOT NULL)`);
+    await runner.query(
+      `CREATE TABLE event_streams (stream_id text PRIMARY KEY, version integer NOT NULL)`,
+    );
     await runner.query(`
       CREATE TABLE events (
         position bigserial PRIMARY KEY,
@@ -20,7 +22,9 @@ export class CreateEventStore1764000000000 implements MigrationInterface {
         UNIQUE (stream_id, version)
       )`);
     await runner.query(`CREATE INDEX events_by_transaction ON events (tx_id, position)`);
-    await runner.query(`CREATE TABLE relay_checkpoints (name text PRIMARY KEY, tx_id xid8 NOT NULL, position bigint NOT NULL)`);
+    await runner.query(
+      `CREATE TABLE relay_checkpoints (name text PRIMARY KEY, tx_id xid8 NOT NULL, position bigint NOT NULL)`,
+    );
     await runner.query(`
       CREATE TABLE idempotent_requests (
         request_id text PRIMARY KEY,

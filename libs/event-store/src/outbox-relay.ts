@@ -20,7 +20,10 @@ export interface RelaySink {
    * Publishes `events` in their order. `caughtUp`: nothing was committed after them when they
    * were read. Returns how many of the first were stored, and the first failure.
    */
-  publish(events: StoredEvent[], caughtUp: boolean): Promise<{ published: number; error?: unknown }>;
+  publish(
+    events: StoredEvent[],
+    caughtUp: boolean,
+  ): Promise<{ published: number; error?: unknown }>;
 }
 
 export interface OutboxRelayOptions {
@@ -105,7 +108,9 @@ export class OutboxRelay {
         `SELECT tx_id::text, position::text FROM relay_checkpoints WHERE name = $1`,
         [this.options.name],
       );
-      let cursor: Cursor = checkpoint ? { txId: checkpoint.tx_id, position: checkpoint.position } : START;
+      let cursor: Cursor = checkpoint
+        ? { txId: checkpoint.tx_id, position: checkpoint.position }
+        : START;
       if (!this.recovered) {
         cursor = await this.options.sink.resumeFrom(cursor);
         this.recovered = true;
@@ -181,7 +186,9 @@ export class JetStreamSink implements RelaySink {
     } catch (error) {
       return { published: 0, error };
     }
-    const rest = await Promise.allSettled(events.slice(1).map((event, i) => publish(event, events[i])));
+    const rest = await Promise.allSettled(
+      events.slice(1).map((event, i) => publish(event, events[i])),
+    );
     const failed = rest.findIndex((result) => result.status === 'rejected');
     if (failed === -1) return { published: events.length };
     return { published: failed + 1, error: (rest[failed] as PromiseRejectedResult).reason };
@@ -192,7 +199,9 @@ export class JetStreamSink implements RelaySink {
     if (!this.jsm || !this.options.stream) return undefined;
     const info = await this.jsm.streams.info(this.options.stream);
     if (info.state.last_seq === 0 || info.state.messages === 0) return undefined;
-    const message = await this.jsm.streams.getMessage(this.options.stream, { seq: info.state.last_seq });
+    const message = await this.jsm.streams.getMessage(this.options.stream, {
+      seq: info.state.last_seq,
+    });
     return cursorOfHeaders(message.header);
   }
 }

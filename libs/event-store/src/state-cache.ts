@@ -12,7 +12,8 @@ export class StateCache<S extends { version: number }> {
   private held = 0;
 
   constructor(private readonly maxWeight: number) {
-    if (!(maxWeight > 0)) throw new Error(`StateCache maxWeight must be positive, got ${maxWeight}`);
+    if (!(maxWeight > 0))
+      throw new Error(`StateCache maxWeight must be positive, got ${maxWeight}`);
   }
 
   /** The weight of the states held. */

@@ -10,7 +10,12 @@ import {
   decideUpdateExperiment,
   decideUpdatePolicy,
 } from './decide';
-import type { ExperimentDomainEvent, ExperimentState, PolicyDomainEvent, PolicyState } from './events';
+import type {
+  ExperimentDomainEvent,
+  ExperimentState,
+  PolicyDomainEvent,
+  PolicyState,
+} from './events';
 import { evolveExperiment, evolvePolicy, initialExperiment, initialPolicy } from './evolve';
 
 /**
@@ -24,7 +29,10 @@ export type PolicyCommand =
 
 export type ExperimentCommand =
   /** `policy` and `experimentsOfPolicy`: what the creation depends on, read in the same transaction. */
-  | { type: 'CreateExperiment'; data: { experiment: unknown; policy: PolicyState; experimentsOfPolicy: number } }
+  | {
+      type: 'CreateExperiment';
+      data: { experiment: unknown; policy: PolicyState; experimentsOfPolicy: number };
+    }
   | { type: 'UpdateExperiment'; data: { experiment: Record<string, unknown>; updateMask?: string } }
   | { type: 'DeleteExperiment'; data: { etag?: string } }
   | { type: 'StartPreview'; data?: PreviewCommandOptions }
@@ -36,7 +44,11 @@ export interface CommitCommand {
   data: { etag?: string; livePolicyEtag?: string };
 }
 
-export function decidePolicy(command: PolicyCommand, state: PolicyState, clock: Clock): PolicyDomainEvent[] {
+export function decidePolicy(
+  command: PolicyCommand,
+  state: PolicyState,
+  clock: Clock,
+): PolicyDomainEvent[] {
   switch (command.type) {
     case 'CreatePolicy':
       return decideCreatePolicy(state, command.data.firewallPolicy, clock);
@@ -47,10 +59,20 @@ export function decidePolicy(command: PolicyCommand, state: PolicyState, clock: 
   }
 }
 
-export function decideExperiment(command: ExperimentCommand, state: ExperimentState, clock: Clock): ExperimentDomainEvent[] {
+export function decideExperiment(
+  command: ExperimentCommand,
+  state: ExperimentState,
+  clock: Clock,
+): ExperimentDomainEvent[] {
   switch (command.type) {
     case 'CreateExperiment':
-      return decideCreateExperiment(state, command.data.policy, command.data.experimentsOfPolicy, command.data.experiment, clock);
+      return decideCreateExperiment(
+        state,
+        command.data.policy,
+        command.data.experimentsOfPolicy,
+        command.data.experiment,
+        clock,
+      );
     case 'UpdateExperiment':
       return decideUpdateExperiment(state, command.data.experiment, command.data.updateMask, clock);
     case 'DeleteExperiment':
@@ -70,5 +92,13 @@ export function decideCommitExperiment(
   return decideCommit(state.experiment, state.policy, command.data, clock);
 }
 
-export const policyDecider = { decide: decidePolicy, evolve: evolvePolicy, initialState: initialPolicy };
-export const experimentDecider = { decide: decideExperiment, evolve: evolveExperiment, initialState: initialExperiment };
+export const policyDecider = {
+  decide: decidePolicy,
+  evolve: evolvePolicy,
+  initialState: initialPolicy,
+};
+export const experimentDecider = {
+  decide: decideExperiment,
+  evolve: evolveExperiment,
+  initialState: initialExperiment,
+};

@@ -4,12 +4,33 @@ import type { PreviewConditions } from './preview-conditions';
 /** What the event store keeps for each aggregate; the domain's whole truth. */
 export type PolicyDomainEvent =
   | { type: 'PolicyCreated'; data: { content: PolicyContent; time: string } }
-  | { type: 'PolicyUpdated'; data: { content: PolicyContent; time: string; committedExperiment?: string } }
+  | {
+      type: 'PolicyUpdated';
+      data: { content: PolicyContent; time: string; committedExperiment?: string };
+    }
   | { type: 'PolicyDeleted'; data: { time: string } };
 
 export type ExperimentDomainEvent =
-  | { type: 'ExperimentCreated'; data: { policyName: string; content: PolicyContent; annotations: Record<string, string>; time: string; conditions?: PreviewConditions } }
-  | { type: 'ExperimentUpdated'; data: { content: PolicyContent; annotations: Record<string, string>; time: string; suspended: boolean; conditions?: PreviewConditions } }
+  | {
+      type: 'ExperimentCreated';
+      data: {
+        policyName: string;
+        content: PolicyContent;
+        annotations: Record<string, string>;
+        time: string;
+        conditions?: PreviewConditions;
+      };
+    }
+  | {
+      type: 'ExperimentUpdated';
+      data: {
+        content: PolicyContent;
+        annotations: Record<string, string>;
+        time: string;
+        suspended: boolean;
+        conditions?: PreviewConditions;
+      };
+    }
   | { type: 'PreviewStarted'; data: { time: string; reason?: string } }
   | { type: 'PreviewStopped'; data: { time: string; reason?: string } }
   | { type: 'ExperimentCommitted'; data: { time: string } }

@@ -1,13 +1,23 @@
 import { PREVIEW_LOG_PREFIX } from '@rollout/contracts';
 import { createHash } from 'node:crypto';
-import type { ExperimentDomainEvent, ExperimentState, PolicyDomainEvent, PolicyState } from './events';
+import type {
+  ExperimentDomainEvent,
+  ExperimentState,
+  PolicyDomainEvent,
+  PolicyState,
+} from './events';
 
 /** Opaque, and different for every version of a resource (AIP-154). */
 export function etagOf(name: string, version: number): string {
   return createHash('sha256').update(`${name}@${version}`).digest('base64url').slice(0, 22);
 }
 
-export const initialPolicy = (name: string): PolicyState => ({ name, version: 0, exists: false, content: { rules: [] } });
+export const initialPolicy = (name: string): PolicyState => ({
+  name,
+  version: 0,
+  exists: false,
+  content: { rules: [] },
+});
 export const initialExperiment = (name: string): ExperimentState => ({
   name,
   version: 0,
@@ -20,7 +30,14 @@ export function evolvePolicy(state: PolicyState, event: PolicyDomainEvent): Poli
   const version = state.version + 1;
   switch (event.type) {
     case 'PolicyCreated':
-      return { ...state, version, exists: true, content: event.data.content, createTime: event.data.time, updateTime: event.data.time };
+      return {
+        ...state,
+        version,
+        exists: true,
+        content: event.data.content,
+        createTime: event.data.time,
+        updateTime: event.data.time,
+      };
     case 'PolicyUpdated':
       return { ...state, version, content: event.data.content, updateTime: event.data.time };
     case 'PolicyDeleted':
@@ -28,7 +45,10 @@ export function evolvePolicy(state: PolicyState, event: PolicyDomainEvent): Poli
   }
 }
 
-export function evolveExperiment(state: ExperimentState, event: ExperimentDomainEvent): ExperimentState {
+export function evolveExperiment(
+  state: ExperimentState,
+  event: ExperimentDomainEvent,
+): ExperimentState {
   const version = state.version + 1;
   switch (event.type) {
     case 'ExperimentCreated':
@@ -48,20 +68,38 @@ export function evolveExperiment(state: ExperimentState, event: ExperimentDomain
         event.data.suspended && state.preview
           ? { ...state.preview, state: 'SUSPENDED' as const, stopTime: event.data.time }
           : state.preview;
-      return { ...state, version, content: event.data.content, annotations: event.data.annotations, conditions: event.data.conditions, preview, updateTime: event.data.time };
+      return {
+        ...state,
+        version,
+        content: event.data.content,
+        annotations: event.data.annotations,
+        conditions: event.data.conditions,
+        preview,
+        updateTime: event.data.time,
+      };
     }
     case 'PreviewStarted':
       return {
         ...state,
         version,
-        preview: { ...state.preview, state: 'ACTIVE', logPrefix: PREVIEW_LOG_PREFIX, startTime: event.data.time },
+        preview: {
+          ...state.preview,
+          state: 'ACTIVE',
+          logPrefix: PREVIEW_LOG_PREFIX,
+          startTime: event.data.time,
+        },
         updateTime: event.data.time,
       };
     case 'PreviewStopped':
       return {
         ...state,
         version,
-        preview: { logPrefix: PREVIEW_LOG_PREFIX, ...state.preview, state: 'SUSPENDED', stopTime: event.data.time },
+        preview: {
+          logPrefix: PREVIEW_LOG_PREFIX,
+          ...state.preview,
+          state: 'SUSPENDED',
+          stopTime: event.data.time,
+        },
         updateTime: event.data.time,
       };
     case 'ExperimentCommitted':

@@ -1,12 +1,28 @@
 import { isIP } from 'node:net';
-import { FirewallRule, Layer4Config, MAX_PRIORITY, MIN_PRIORITY, NAMED_PROTOCOLS, PORTED_PROTOCOLS, PolicyContent } from './model';
+import {
+  FirewallRule,
+  Layer4Config,
+  MAX_PRIORITY,
+  MIN_PRIORITY,
+  NAMED_PROTOCOLS,
+  PORTED_PROTOCOLS,
+  PolicyContent,
+} from './model';
 
 export interface FieldViolation {
   field: string;
   description: string;
 }
 
-const RULE_FIELDS = new Set(['priority', 'direction', 'action', 'match', 'targetTags', 'description', 'disabled']);
+const RULE_FIELDS = new Set([
+  'priority',
+  'direction',
+  'action',
+  'match',
+  'targetTags',
+  'description',
+  'disabled',
+]);
 const MATCH_FIELDS = new Set(['srcIpRanges', 'destIpRanges', 'layer4Configs']);
 const POLICY_FIELDS = new Set(['displayName', 'description', 'rules']);
 /** Read-only fields a client may echo back; they are ignored, as AIP-203 says. */
@@ -45,15 +61,25 @@ class Collector {
   add(field: string, description: string) {
     if (this.violations.length < 50) this.violations.push({ field, description });
   }
-  unknownFields(value: Record<string, unknown>, allowed: Set<string>, path: string, ignored = new Set<string>()) {
+  unknownFields(
+    value: Record<string, unknown>,
+    allowed: Set<string>,
+    path: string,
+    ignored = new Set<string>(),
+  ) {
     for (const key of Object.keys(value)) {
       if (!allowed.has(key) && !ignored.has(key)) this.add(`${path}.${key}`, 'unknown field');
     }
   }
-  stringList(value: unknown, path: string, check: (item: unknown) => string | undefined): string[] | undefined {
+  stringList(
+    value: unknown,
+    path: string,
+    check: (item: unknown) => string | undefined,
+  ): string[] | undefined {
     if (value === undefined) return undefined;
-    if (!Array.isArray(value)) return void this.add(path, 'must be a list'), undefined;
-    if (value.length > MAX_LIST) return void this.add(path, `at most ${MAX_LIST} items`), undefined;
+    if (!Array.isArray(value)) return (void this.add(path, 'must be a list'), undefined);
+    if (value.length > MAX_LIST)
+      return (void this.add(path, `at most ${MAX_LIST} items`), undefined);
     value.forEach((item, i) => {
       const problem = check(item);
       if (problem) this.add(`${path}[${i}]`, problem);
@@ -63,13 +89,17 @@ class Collector {
 }
 
 function layer4(value: unknown, path: string, out: Collector): Layer4Config | undefined {
-  if (!isObject(value)) return void out.add(path, 'must be an object'), undefined;
+  if (!isObject(value)) return (void out.add(path, 'must be an object'), undefined);
   out.unknownFields(value, new Set(['ipProtocol', 'ports']), path);
   const protocol = value.ipProtocol;
   const known =
     typeof protocol === 'string' &&
     (NAMED_PROTOCOLS.has(protocol) || (/^\d{1,3}$/.test(protocol) && Number(protocol) <= 255));
-  if (!known) out.add(`${path}.ipProtocol`, 'must be tcp, udp, icmp, icmpv6, sctp, esp, ah, all or a number 0-255');
+  if (!known)
+    out.add(
+      `${path}.ipProtocol`,
+      'must be tcp, udp, icmp, icmpv6, sctp, esp, ah, all or a number 0-255',
+    );
   const ports = out.stringList(value.ports, `${path}.ports`, portRangeProblem);
   if (ports?.length && known && !PORTED_PROTOCOLS.has(protocol as string)) {
     out.add(`${path}.ports`, 'ports apply only to tcp, udp and sctp');
@@ -78,35 +108,52 @@ function layer4(value: unknown, path: string, out: Collector): Layer4Config | un
 }
 
 function rule(value: unknown, path: string, out: Collector): FirewallRule | undefined {
-  if (!isObject(value)) return void out.add(path, 'must be an object'), undefined;
+  if (!isObject(value)) return (void out.add(path, 'must be an object'), undefined);
   out.unknownFields(value, RULE_FIELDS, path);
   const { priority, direction, action, match, targetTags, description, disabled } = value;
-  if (!Number.isInteger(priority) || (priority as number) < MIN_PRIORITY || (priority as number) > MAX_PRIORITY) {
+  if (
+    !Number.isInteger(priority) ||
+    (priority as number) < MIN_PRIORITY ||
+    (priority as number) > MAX_PRIORITY
+  ) {
     out.add(`${path}.priority`, `must be an integer ${MIN_PRIORITY}-${MAX_PRIORITY}`);
   }
-  if (direction !== 'INGRESS' && direction !== 'EGRESS') out.add(`${path}.direction`, 'must be INGRESS or EGRESS');
+  if (direction !== 'INGRESS' && direction !== 'EGRESS')
+    out.add(`${path}.direction`, 'must be INGRESS or EGRESS');
   if (action !== 'allow' && action !== 'deny') out.add(`${path}.action`, 'must be allow or deny');
   if (description !== undefined && (typeof description !== 'string' || description.length > 2048)) {
     out.add(`${path}.description`, 'must be a string of at most 2048 characters');
   }
-  if (disabled !== undefined && typeof disabled !== 'boolean') out.add(`${path}.disabled`, 'must be true or false');
-  const tags = out.stringList(targetTags, `${path}.targetTags`, (t) => (typeof t === 'string' && TAG.test(t) ? undefined : 'must be a lower-case tag'));
+  if (disabled !== undefined && typeof disabled !== 'boolean')
+    out.add(`${path}.disabled`, 'must be true or false');
+  const tags = out.stringList(targetTags, `${path}.targetTags`, (t) =>
+    typeof t === 'string' && TAG.test(t) ? undefined : 'must be a lower-case tag',
+  );
   const matchValue = match ?? {};
-  if (!isObject(matchValue)) return void out.add(`${path}.match`, 'must be an object'), undefined;
+  if (!isObject(matchValue)) return (void out.add(`${path}.match`, 'must be an object'), undefined);
   out.unknownFields(matchValue, MATCH_FIELDS, `${path}.match`);
-  const range = (r: unknown) => (isIpRange(r) ? undefined : 'must be an IPv4 or IPv6 address or CIDR range');
+  const range = (r: unknown) =>
+    isIpRange(r) ? undefined : 'must be an IPv4 or IPv6 address or CIDR range';
   const src = out.stringList(matchValue.srcIpRanges, `${path}.match.srcIpRanges`, range);
   const dest = out.stringList(matchValue.destIpRanges, `${path}.match.destIpRanges`, range);
   let l4: Layer4Config[] | undefined;
   if (matchValue.layer4Configs !== undefined) {
-    if (!Array.isArray(matchValue.layer4Configs)) out.add(`${path}.match.layer4Configs`, 'must be a list');
-    else l4 = matchValue.layer4Configs.map((c, i) => layer4(c, `${path}.match.layer4Configs[${i}]`, out)!).filter(Boolean);
+    if (!Array.isArray(matchValue.layer4Configs))
+      out.add(`${path}.match.layer4Configs`, 'must be a list');
+    else
+      l4 = matchValue.layer4Configs
+        .map((c, i) => layer4(c, `${path}.match.layer4Configs[${i}]`, out)!)
+        .filter(Boolean);
   }
   return {
     priority: priority as number,
     direction: direction as FirewallRule['direction'],
     action: action as FirewallRule['action'],
-    match: { ...(src ? { srcIpRanges: src } : {}), ...(dest ? { destIpRanges: dest } : {}), ...(l4 ? { layer4Configs: l4 } : {}) },
+    match: {
+      ...(src ? { srcIpRanges: src } : {}),
+      ...(dest ? { destIpRanges: dest } : {}),
+      ...(l4 ? { layer4Configs: l4 } : {}),
+    },
     ...(tags ? { targetTags: tags } : {}),
     ...(description !== undefined ? { description: description as string } : {}),
     ...(disabled !== undefined ? { disabled: disabled as boolean } : {}),
@@ -143,7 +190,11 @@ export function validatePolicyContent(
     const seen = new Map<number, number>();
     rules.forEach((r, i) => {
       const first = seen.get(r.priority);
-      if (first !== undefined) out.add(`${path}.rules[${i}].priority`, `priority ${r.priority} is already used by rules[${first}]`);
+      if (first !== undefined)
+        out.add(
+          `${path}.rules[${i}].priority`,
+          `priority ${r.priority} is already used by rules[${first}]`,
+        );
       else seen.set(r.priority, i);
     });
   }

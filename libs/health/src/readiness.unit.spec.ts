@@ -17,7 +17,9 @@ describe('runReadinessChecks', () => {
   });
 
   it('names the dependency that is down and why', async () => {
-    await expect(runReadinessChecks([up('nats'), down('postgres', 'ECONNREFUSED')], false)).resolves.toEqual({
+    await expect(
+      runReadinessChecks([up('nats'), down('postgres', 'ECONNREFUSED')], false),
+    ).resolves.toEqual({
       status: 'unavailable',
       checks: { nats: { status: 'up' }, postgres: { status: 'down', error: 'ECONNREFUSED' } },
     });
@@ -26,6 +28,9 @@ describe('runReadinessChecks', () => {
   it('is unavailable while the service drains, so no new work is routed to it', async () => {
     const report = await runReadinessChecks([up('nats')], true);
     expect(report.status).toBe('unavailable');
-    expect(report.checks.shutdown).toEqual({ status: 'down', error: 'the service is shutting down' });
+    expect(report.checks.shutdown).toEqual({
+      status: 'down',
+      error: 'the service is shutting down',
+    });
   });
 });

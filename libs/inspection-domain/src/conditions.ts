@@ -23,19 +23,31 @@ const comparison: ParamSpec[] = [
 
 /** Ironic's SimpleOperator: `values` must be a list; fewer than two values always hold. */
 function comparable(values: unknown, forceStrings: unknown): unknown[] | null {
-  if (!Array.isArray(values)) throw new RuleError(`expected a list for 'values', got ${typeName(values)}`);
+  if (!Array.isArray(values))
+    throw new RuleError(`expected a list for 'values', got ${typeName(values)}`);
   if (values.length < 2) return null;
-  return forceStrings === true || (typeof forceStrings !== 'boolean' && isTrue(forceStrings)) ? values.map((v) => pythonStr(v)) : values;
+  return forceStrings === true || (typeof forceStrings !== 'boolean' && isTrue(forceStrings))
+    ? values.map((v) => pythonStr(v))
+    : values;
 }
 
 /** `lt`/`gt` order numbers with numbers and strings with strings; anything else is an error, as Python's TypeError. */
-function ordered(values: unknown, forceStrings: unknown, holds: (a: number | string, b: number | string) => boolean) {
+function ordered(
+  values: unknown,
+  forceStrings: unknown,
+  holds: (a: number | string, b: number | string) => boolean,
+) {
   const list = comparable(values, forceStrings);
   if (!list) return true;
   for (let i = 1; i < list.length; i++) {
     const [a, b] = [list[i - 1], list[i]];
-    const ok = (typeof a === 'number' && typeof b === 'number') || (typeof a === 'string' && typeof b === 'string');
-    if (!ok) throw new RuleError(`cannot compare ${typeName(a)} with ${typeName(b)} (use force_strings to compare as strings)`);
+    const ok =
+      (typeof a === 'number' && typeof b === 'number') ||
+      (typeof a === 'string' && typeof b === 'string');
+    if (!ok)
+      throw new RuleError(
+        `cannot compare ${typeName(a)} with ${typeName(b)} (use force_strings to compare as strings)`,
+      );
     if (!holds(a as number | string, b as number | string)) return false;
   }
   return true;
@@ -52,9 +64,19 @@ function oneOf(item: unknown, values: unknown): boolean {
 const plugins: ConditionPlugin[] = [
   { name: 'is-true', params: value, formatted: ['value'], test: (a) => isTrue(a.value) },
   { name: 'is-false', params: value, formatted: ['value'], test: (a) => isFalse(a.value) },
-  { name: 'is-none', params: value, formatted: ['value'], test: (a) => a.value === null || a.value === undefined },
+  {
+    name: 'is-none',
+    params: value,
+    formatted: ['value'],
+    test: (a) => a.value === null || a.value === undefined,
+  },
   // Ironic: str(value) in ("", "None", "[]", "{}"), so those strings are empty too.
-  { name: 'is-empty', params: value, formatted: ['value'], test: (a) => ['', 'None', '[]', '{}'].includes(pythonStr(a.value)) },
+  {
+    name: 'is-empty',
+    params: value,
+    formatted: ['value'],
+    test: (a) => ['', 'None', '[]', '{}'].includes(pythonStr(a.value)),
+  },
   {
     name: 'eq',
     params: comparison,
@@ -64,9 +86,24 @@ const plugins: ConditionPlugin[] = [
       return !list || list.every((v) => deepEqual(v, list[0]));
     },
   },
-  { name: 'lt', params: comparison, formatted: ['values'], test: (a) => ordered(a.values, a.force_strings, (x, y) => x < y) },
-  { name: 'gt', params: comparison, formatted: ['values'], test: (a) => ordered(a.values, a.force_strings, (x, y) => x > y) },
-  { name: 'in-net', params: [{ name: 'address' }, { name: 'subnet' }], formatted: ['address', 'subnet'], test: (a) => inNet(a.address, a.subnet) },
+  {
+    name: 'lt',
+    params: comparison,
+    formatted: ['values'],
+    test: (a) => ordered(a.values, a.force_strings, (x, y) => x < y),
+  },
+  {
+    name: 'gt',
+    params: comparison,
+    formatted: ['values'],
+    test: (a) => ordered(a.values, a.force_strings, (x, y) => x > y),
+  },
+  {
+    name: 'in-net',
+    params: [{ name: 'address' }, { name: 'subnet' }],
+    formatted: ['address', 'subnet'],
+    test: (a) => inNet(a.address, a.subnet),
+  },
   {
     name: 'contains',
     params: [{ name: 'value' }, { name: 'regex' }],
@@ -89,7 +126,9 @@ const plugins: ConditionPlugin[] = [
   },
 ];
 
-export const CONDITIONS: ReadonlyMap<string, ConditionPlugin> = new Map(plugins.map((p) => [p.name, p]));
+export const CONDITIONS: ReadonlyMap<string, ConditionPlugin> = new Map(
+  plugins.map((p) => [p.name, p]),
+);
 
 /** `!eq`, `! eq` → { name: 'eq', inverted: true }. */
 export function parseConditionOp(op: string): { name: string; inverted: boolean } {

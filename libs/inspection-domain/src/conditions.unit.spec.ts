@@ -4,14 +4,20 @@ import { rule } from '../test/rule-factory';
 
 /** Runs one condition through the engine: does a rule with it match? */
 function holds(condition: InspectionRuleStep, data: InspectionData = {}): boolean {
-  const set = new RuleSet([rule({ conditions: [condition], actions: [{ op: 'log', args: ['hit'] }] })], { maskSecrets: 'always' });
+  const set = new RuleSet(
+    [rule({ conditions: [condition], actions: [{ op: 'log', args: ['hit'] }] })],
+    { maskSecrets: 'always' },
+  );
   const result = set.run('main', { node: {}, ...data });
   if (result.failure) throw new Error(result.failure);
   return result.matched.length === 1;
 }
 
 function failure(condition: InspectionRuleStep, data: InspectionData = {}): string | null {
-  const set = new RuleSet([rule({ conditions: [condition], actions: [{ op: 'log', args: ['hit'] }] })], { maskSecrets: 'always' });
+  const set = new RuleSet(
+    [rule({ conditions: [condition], actions: [{ op: 'log', args: ['hit'] }] })],
+    { maskSecrets: 'always' },
+  );
   return set.run('main', { node: {}, ...data }).failure;
 }
 
@@ -35,8 +41,10 @@ describe('conditions', () => {
   it('is-none and is-empty', () => {
     expect(holds({ op: 'is-none', args: [null] })).toBe(true);
     expect(holds({ op: 'is-none', args: [''] })).toBe(false);
-    for (const empty of [null, '', [], {}]) expect(holds({ op: 'is-empty', args: [empty] })).toBe(true);
-    for (const full of ['x', [1], { a: 1 }, 0]) expect(holds({ op: 'is-empty', args: [full] })).toBe(false);
+    for (const empty of [null, '', [], {}])
+      expect(holds({ op: 'is-empty', args: [empty] })).toBe(true);
+    for (const full of ['x', [1], { a: 1 }, 0])
+      expect(holds({ op: 'is-empty', args: [full] })).toBe(false);
   });
 
   it('a missing key in a condition reads as null', () => {
@@ -68,8 +76,12 @@ describe('conditions', () => {
     expect(holds({ op: 'in-net', args: ['::ffff:10.0.0.1', '::ffff:0:0/96'] })).toBe(true);
     expect(holds({ op: 'in-net', args: ['10.0.0.1', '2001:db8::/32'] })).toBe(false);
     // As Ironic (netaddr): what is not an address is an error, so `!in-net` never matches it.
-    expect(failure({ op: 'in-net', args: [null, '10.0.0.0/8'] })).toMatch(/null is not an IP address/);
-    expect(failure({ op: '!in-net', args: ['bmc.example', '10.0.0.0/8'] })).toMatch(/"bmc.example" is not an IP address/);
+    expect(failure({ op: 'in-net', args: [null, '10.0.0.0/8'] })).toMatch(
+      /null is not an IP address/,
+    );
+    expect(failure({ op: '!in-net', args: ['bmc.example', '10.0.0.0/8'] })).toMatch(
+      /"bmc.example" is not an IP address/,
+    );
     expect(failure({ op: 'in-net', args: ['10.0.0.1', 'not-a-net'] })).toMatch(/is not a subnet/);
   });
 
@@ -110,9 +122,12 @@ describe('loops on conditions', () => {
     ['all', false],
     ['first', true],
     ['last', true],
-  ] as const)('inversion applies to each item before combining, multiple=%s', (multiple, expected) => {
-    expect(holds({ ...isTwo, op: '!eq', multiple })).toBe(expected);
-  });
+  ] as const)(
+    'inversion applies to each item before combining, multiple=%s',
+    (multiple, expected) => {
+      expect(holds({ ...isTwo, op: '!eq', multiple })).toBe(expected);
+    },
+  );
 
   it('all holds when every item matches; any is the default', () => {
     expect(holds({ op: 'gt', args: ['{item}', 0], loop: items, multiple: 'all' })).toBe(true);
@@ -121,13 +136,21 @@ describe('loops on conditions', () => {
 
   it('loops over an interpolated list, and an empty list means no loop', () => {
     const inventory = { interfaces: [{ name: 'eth0' }, { name: 'ib0' }] };
-    expect(holds({ op: 'contains', args: ['{item[name]}', '^ib'], loop: '{inventory[interfaces]}' }, { inventory })).toBe(true);
+    expect(
+      holds(
+        { op: 'contains', args: ['{item[name]}', '^ib'], loop: '{inventory[interfaces]}' },
+        { inventory },
+      ),
+    ).toBe(true);
     expect(holds({ op: 'is-none', args: ['{item}'], loop: [] })).toBe(true);
   });
 
   it('a loop that is not a list is a rule error', () => {
-    expect(failure({ op: 'is-none', args: ['{item}'], loop: '{inventory[x]}' }, { inventory: { x: 'str' } })).toMatch(
-      /loop must give a list or a dict, got string/,
-    );
+    expect(
+      failure(
+        { op: 'is-none', args: ['{item}'], loop: '{inventory[x]}' },
+        { inventory: { x: 'str' } },
+      ),
+    ).toMatch(/loop must give a list or a dict, got string/);
   });
 });

@@ -10,7 +10,16 @@ import { ACTIONS } from './actions/registry';
 import type { ActionContext, ActionPlugin, LogLevel } from './actions/types';
 import { CONDITIONS, ConditionPlugin, parseConditionOp } from './conditions';
 import { RuleError } from './errors';
-import { CompiledArgument, compileArgument, compileArguments, compileLenient, MissingKeys, Reader, resolveArgument, Scope } from './interpolation';
+import {
+  CompiledArgument,
+  compileArgument,
+  compileArguments,
+  compileLenient,
+  MissingKeys,
+  Reader,
+  resolveArgument,
+  Scope,
+} from './interpolation';
 import { getAt, parsePointer, removeAt, setAt } from './json-pointer';
 import { MASK, MaskSecrets, maskSecrets, seesSecrets } from './masking';
 import { BoundArgs, ParamSpec, bindArgs } from './params';
@@ -82,7 +91,12 @@ interface CompiledRule {
   error?: unknown;
 }
 
-function compileStep(step: InspectionRuleStep, name: string, params: ParamSpec[], formatted: readonly string[]): CompiledStep {
+function compileStep(
+  step: InspectionRuleStep,
+  name: string,
+  params: ParamSpec[],
+  formatted: readonly string[],
+): CompiledStep {
   const args = bindArgs(name, params, step.args ?? []);
   let loop: CompiledStep['loop'] = null;
   const written: unknown = step.loop;
@@ -105,14 +119,23 @@ function compileStep(step: InspectionRuleStep, name: string, params: ParamSpec[]
 }
 
 /** `ids` numbers the distinct conditions of a rule set: many rules share conditions. */
-function compile(rule: RuleDefinition, ids: Map<string, number>, options: EngineOptions): CompiledRule {
+function compile(
+  rule: RuleDefinition,
+  ids: Map<string, number>,
+  options: EngineOptions,
+): CompiledRule {
   const mask = !seesSecrets(options.maskSecrets, rule.sensitive);
   try {
     const conditions = rule.conditions.map((step): CompiledCondition => {
       const { name, inverted } = parseConditionOp(step.op);
       const plugin = CONDITIONS.get(name);
       if (!plugin) throw new RuleError(`unknown condition ${name}`);
-      const { args, resolve, resolveInLoop, loop, forceStringsInLoop } = compileStep(step, name, plugin.params, plugin.formatted);
+      const { args, resolve, resolveInLoop, loop, forceStringsInLoop } = compileStep(
+        step,
+        name,
+        plugin.params,
+        plugin.formatted,
+      );
       const key = JSON.stringify([step.op, args, step.loop, step.multiple]);
       let id = ids.get(key);
       if (id === undefined) ids.set(key, (id = ids.size));
@@ -122,7 +145,12 @@ function compile(rule: RuleDefinition, ids: Map<string, number>, options: Engine
     const actions = rule.actions.map((step): CompiledAction => {
       const plugin = ACTIONS.get(step.op);
       if (!plugin) throw new RuleError(`unknown action ${step.op}`);
-      const { args, resolve, resolveInLoop, loop } = compileStep(step, step.op, plugin.params, plugin.formatted);
+      const { args, resolve, resolveInLoop, loop } = compileStep(
+        step,
+        step.op,
+        plugin.params,
+        plugin.formatted,
+      );
       return { step, args, resolve, resolveInLoop, loop, forceStringsInLoop: false, plugin };
     });
     return { rule, mask, conditions, actions };
@@ -199,7 +227,13 @@ class Run implements ActionContext, Reader {
     const inventory = data.inventory ?? {};
     this.scope = early
       ? { inventory, plugin_data: this.pluginData }
-      : { node: this.node ?? undefined, ports: this.ports, port_groups: cloneJson(data.port_groups ?? []), inventory, plugin_data: this.pluginData };
+      : {
+          node: this.node ?? undefined,
+          ports: this.ports,
+          port_groups: cloneJson(data.port_groups ?? []),
+          inventory,
+          plugin_data: this.pluginData,
+        };
     this.result = {
       matched: [],
       nodePatch: [],
@@ -224,7 +258,11 @@ class Run implements ActionContext, Reader {
         where = ` at conditions[${i}] (${compiled.conditions[i].step.op})`;
         if (!this.condition(compiled.conditions[i])) return true;
       }
-      this.result.matched.push({ uuid: rule.uuid, description: rule.description, sensitive: rule.sensitive });
+      this.result.matched.push({
+        uuid: rule.uuid,
+        description: rule.description,
+        sensitive: rule.sensitive,
+      });
       for (let i = 0; i < compiled.actions.length; i++) {
         where = ` at actions[${i}] (${compiled.actions[i].step.op})`;
         this.action(compiled.actions[i]);
@@ -257,13 +295,17 @@ class Run implements ActionContext, Reader {
     if (loop === null) return null;
     const items = loop instanceof CompiledArgument ? resolveArgument(loop, this, missing) : loop;
     if (isPlainObject(items)) return Object.keys(items).length ? [items] : null;
-    if (!Array.isArray(items)) throw new RuleError(`loop must give a list or a dict, got ${typeName(items)}`);
-    if (items.length > MAX_LOOP_ITEMS) throw new RuleError(`loop over more than ${MAX_LOOP_ITEMS} items`);
+    if (!Array.isArray(items))
+      throw new RuleError(`loop must give a list or a dict, got ${typeName(items)}`);
+    if (items.length > MAX_LOOP_ITEMS)
+      throw new RuleError(`loop over more than ${MAX_LOOP_ITEMS} items`);
     return items.length ? items.slice() : null;
   }
 
   private args(compiled: CompiledStep, missing: MissingKeys): BoundArgs {
-    return compiled.resolve ? (resolveArgument(compiled.resolve, this, missing) as BoundArgs) : compiled.args;
+    return compiled.resolve
+      ? (resolveArgument(compiled.resolve, this, missing) as BoundArgs)
+      : compiled.args;
   }
 
   /**
@@ -272,9 +314,16 @@ class Run implements ActionContext, Reader {
    * interpolated once more, and comparisons compare as strings.
    */
   private loopArgs(compiled: CompiledStep, missing: MissingKeys): BoundArgs {
-    const args = compiled.resolveInLoop ? { ...(resolveArgument(compiled.resolveInLoop, this, missing) as BoundArgs) } : { ...compiled.args };
+    const args = compiled.resolveInLoop
+      ? { ...(resolveArgument(compiled.resolveInLoop, this, missing) as BoundArgs) }
+      : { ...compiled.args };
     for (const [name, value] of Object.entries(args)) {
-      if (typeof value !== 'string' || typeof compiled.args[name] !== 'string' || !value.includes('{')) continue;
+      if (
+        typeof value !== 'string' ||
+        typeof compiled.args[name] !== 'string' ||
+        !value.includes('{')
+      )
+        continue;
       const again = compileLenient(value);
       if (again) args[name] = resolveArgument(again, this, missing);
     }
@@ -326,7 +375,8 @@ class Run implements ActionContext, Reader {
 
   private action(compiled: CompiledAction): void {
     const { step, plugin } = compiled;
-    if (this.phase === 'early' && !plugin.supportsEarly) throw new RuleError(`${step.op} cannot run in the early phase`);
+    if (this.phase === 'early' && !plugin.supportsEarly)
+      throw new RuleError(`${step.op} cannot run in the early phase`);
     const items = this.loopItems(compiled, 'error');
     if (!items) {
       plugin.run(this, this.args(compiled, 'error'));
@@ -366,12 +416,16 @@ class Run implements ActionContext, Reader {
     this.result.logs.push({
       level,
       rule: this.rule.uuid,
-      message: this.rule.sensitive ? `Rule ${this.rule.uuid} logged a message (hidden: the rule is sensitive).` : message,
+      message: this.rule.sensitive
+        ? `Rule ${this.rule.uuid} logged a message (hidden: the rule is sensitive).`
+        : message,
     });
   }
 
   fail(message: string): void {
-    this.result.failure = this.rule.sensitive ? `Inspection failed by rule ${this.rule.uuid}.` : message;
+    this.result.failure = this.rule.sensitive
+      ? `Inspection failed by rule ${this.rule.uuid}.`
+      : message;
   }
 }
 
@@ -388,7 +442,10 @@ function operations(list: RecordedOperation[], hide: boolean): JsonPatchOperatio
 }
 
 function view(result: EngineResult, hide: boolean): EvaluateInspectionRulesResponse {
-  const pluginData = hide && result.sensitivePluginDataPaths.length ? cloneJson(result.pluginData) : result.pluginData;
+  const pluginData =
+    hide && result.sensitivePluginDataPaths.length
+      ? cloneJson(result.pluginData)
+      : result.pluginData;
   if (hide) {
     for (const tokens of result.sensitivePluginDataPaths) {
       // A path removed again later has nothing to hide.
@@ -398,7 +455,9 @@ function view(result: EngineResult, hide: boolean): EvaluateInspectionRulesRespo
   return {
     matched_rules: result.matched.map(({ uuid, description }) => ({ uuid, description })),
     node_patch: operations(result.nodePatch, hide),
-    port_patches: Object.fromEntries([...result.portPatches].map(([port, list]) => [port, operations(list, hide)])),
+    port_patches: Object.fromEntries(
+      [...result.portPatches].map(([port, list]) => [port, operations(list, hide)]),
+    ),
     plugin_data: pluginData,
     failure: result.failure,
   };

@@ -3,8 +3,12 @@ import { MaskSecrets } from './masking';
 import { rule } from '../test/rule-factory';
 import type { RuleDefinition } from './rule';
 
-const run = (rules: RuleDefinition[], data: Parameters<RuleSet['run']>[1], phase: 'early' | 'preprocess' | 'main' = 'main', maskSecrets: MaskSecrets = 'always') =>
-  new RuleSet(rules, { maskSecrets }).run(phase, data);
+const run = (
+  rules: RuleDefinition[],
+  data: Parameters<RuleSet['run']>[1],
+  phase: 'early' | 'preprocess' | 'main' = 'main',
+  maskSecrets: MaskSecrets = 'always',
+) => new RuleSet(rules, { maskSecrets }).run(phase, data);
 
 describe("the seed's examples", () => {
   const discovered = rule({
@@ -30,7 +34,10 @@ describe("the seed's examples", () => {
     ],
     actions: [
       { op: 'set-attribute', args: ['/driver', 'idrac'] },
-      { op: 'set-attribute', args: ['/driver_info/redfish_address', 'https://{inventory[bmc_v6address]}'] },
+      {
+        op: 'set-attribute',
+        args: ['/driver_info/redfish_address', 'https://{inventory[bmc_v6address]}'],
+      },
       { op: 'set-attribute', args: ['/driver_info/redfish_username', 'root'] },
       { op: 'set-attribute', args: ['/driver_info/redfish_password', 'calvin'] },
     ],
@@ -51,8 +58,15 @@ describe("the seed's examples", () => {
   });
 
   it('leaves a discovered node without a BMC address, or a node not discovered, alone', () => {
-    expect(run([discovered], { node: { auto_discovered: true }, plugin_data: {} }).matched).toEqual([]);
-    expect(run([discovered], { node: { auto_discovered: false }, plugin_data: { bmc_address: '192.0.2.10' } }).matched).toEqual([]);
+    expect(run([discovered], { node: { auto_discovered: true }, plugin_data: {} }).matched).toEqual(
+      [],
+    );
+    expect(
+      run([discovered], {
+        node: { auto_discovered: false },
+        plugin_data: { bmc_address: '192.0.2.10' },
+      }).matched,
+    ).toEqual([]);
   });
 
   it('initialises a discovered Dell node over IPv6', () => {
@@ -71,7 +85,10 @@ describe("the seed's examples", () => {
   });
 
   it('skips other vendors', () => {
-    const result = run([dell], { node: { auto_discovered: true }, inventory: { system_vendor: { manufacturer: 'HPE' } } });
+    const result = run([dell], {
+      node: { auto_discovered: true },
+      inventory: { system_vendor: { manufacturer: 'HPE' } },
+    });
     expect(result.matched).toEqual([]);
   });
 
@@ -81,7 +98,11 @@ describe("the seed's examples", () => {
       inventory: { system_vendor: { manufacturer: 'Dell' }, bmc_v6address: '2001:db8::10' },
     });
     expect(JSON.stringify(publicView(result))).not.toMatch(/calvin|2001:db8/);
-    expect(publicView(result).node_patch[4]).toEqual({ op: 'add', path: '/driver_info/redfish_password', value: '***' });
+    expect(publicView(result).node_patch[4]).toEqual({
+      op: 'add',
+      path: '/driver_info/redfish_password',
+      value: '***',
+    });
     expect(JSON.stringify(fullView(result))).toMatch(/calvin/);
   });
 });
@@ -119,7 +140,9 @@ describe('actions', () => {
   });
 
   it('del-attribute of an unknown node field is an error naming it', () => {
-    const result = run([rule({ actions: [{ op: 'del-attribute', args: ['/nonsense/x'] }] })], { node });
+    const result = run([rule({ actions: [{ op: 'del-attribute', args: ['/nonsense/x'] }] })], {
+      node,
+    });
     expect(result.failure).toMatch(/node has no attribute \/nonsense/);
   });
 
@@ -143,7 +166,10 @@ describe('actions', () => {
         { op: 'remove', path: '/extra/tags' },
       ],
     });
-    const missing = run([rule({ actions: [{ op: 'set-port-attribute', args: ['ff:ff:ff:ff:ff:ff', '/x', 1] }] })], { node, ports });
+    const missing = run(
+      [rule({ actions: [{ op: 'set-port-attribute', args: ['ff:ff:ff:ff:ff:ff', '/x', 1] }] })],
+      { node, ports },
+    );
     expect(missing.failure).toMatch(/no port ff:ff:ff:ff:ff:ff/);
   });
 
@@ -167,14 +193,25 @@ describe('actions', () => {
   });
 
   it('log records the message at its level', () => {
-    const result = run([rule({ actions: [{ op: 'log', args: ['cpus={node.properties[cpus]}', 'warning'] }] })], { node });
-    expect(result.logs).toEqual([{ level: 'warning', rule: expect.any(String), message: 'cpus=4' }]);
+    const result = run(
+      [rule({ actions: [{ op: 'log', args: ['cpus={node.properties[cpus]}', 'warning'] }] })],
+      { node },
+    );
+    expect(result.logs).toEqual([
+      { level: 'warning', rule: expect.any(String), message: 'cpus=4' },
+    ]);
   });
 
   it('fail stops the remaining actions and rules', () => {
     const result = run(
       [
-        rule({ priority: 2, actions: [{ op: 'fail', args: ['too few CPUs'] }, { op: 'set-plugin-data', args: ['/a', 1] }] }),
+        rule({
+          priority: 2,
+          actions: [
+            { op: 'fail', args: ['too few CPUs'] },
+            { op: 'set-plugin-data', args: ['/a', 1] },
+          ],
+        }),
         rule({ priority: 1, actions: [{ op: 'set-plugin-data', args: ['/b', 1] }] }),
       ],
       { node },
@@ -185,15 +222,32 @@ describe('actions', () => {
   });
 
   it('a missing key in an action is an error naming the rule and the path', () => {
-    const bad = rule({ description: 'copy BMC', actions: [{ op: 'set-attribute', args: ['/driver_info/x', '{plugin_data[bmc][v4]}'] }] });
-    const result = run([bad, rule({ actions: [{ op: 'set-plugin-data', args: ['/after', 1] }] })], { node });
-    expect(result.failure).toBe(`Rule ${bad.uuid} (copy BMC) failed at actions[0] (set-attribute): {plugin_data[bmc][v4]} does not exist`);
+    const bad = rule({
+      description: 'copy BMC',
+      actions: [{ op: 'set-attribute', args: ['/driver_info/x', '{plugin_data[bmc][v4]}'] }],
+    });
+    const result = run([bad, rule({ actions: [{ op: 'set-plugin-data', args: ['/after', 1] }] })], {
+      node,
+    });
+    expect(result.failure).toBe(
+      `Rule ${bad.uuid} (copy BMC) failed at actions[0] (set-attribute): {plugin_data[bmc][v4]} does not exist`,
+    );
     expect(result.pluginData).toEqual({});
   });
 
   it('an action loop runs once per item', () => {
     const result = run(
-      [rule({ actions: [{ op: 'extend-plugin-data', args: ['/macs', '{item[mac_address]}'], loop: '{inventory[interfaces]}' }] })],
+      [
+        rule({
+          actions: [
+            {
+              op: 'extend-plugin-data',
+              args: ['/macs', '{item[mac_address]}'],
+              loop: '{inventory[interfaces]}',
+            },
+          ],
+        }),
+      ],
       { node, inventory: { interfaces: [{ mac_address: 'm1' }, { mac_address: 'm2' }] } },
     );
     expect(result.pluginData).toEqual({ macs: ['m1', 'm2'] });
@@ -203,7 +257,13 @@ describe('actions', () => {
 describe('hostile and unlucky rules', () => {
   it('an action looping over the list it extends runs once per item the list had', () => {
     const result = run(
-      [rule({ actions: [{ op: 'set-plugin-data', args: ['/list/-', '{item}'], loop: '{plugin_data[list]}' }] })],
+      [
+        rule({
+          actions: [
+            { op: 'set-plugin-data', args: ['/list/-', '{item}'], loop: '{plugin_data[list]}' },
+          ],
+        }),
+      ],
       { node: {}, plugin_data: { list: [1, 2] } },
     );
     expect(result.failure).toBeNull();
@@ -214,8 +274,14 @@ describe('hostile and unlucky rules', () => {
     const result = run(
       [
         rule({
-          conditions: [{ op: 'is-true', args: ['{item}'], loop: [true] }, { op: 'is-none', args: ['{item}'] }],
-          actions: [{ op: 'log', args: ['{item}'], loop: ['a'] }, { op: 'set-plugin-data', args: ['/x', '{item}'] }],
+          conditions: [
+            { op: 'is-true', args: ['{item}'], loop: [true] },
+            { op: 'is-none', args: ['{item}'] },
+          ],
+          actions: [
+            { op: 'log', args: ['{item}'], loop: ['a'] },
+            { op: 'set-plugin-data', args: ['/x', '{item}'] },
+          ],
         }),
       ],
       { node: {} },
@@ -226,22 +292,44 @@ describe('hostile and unlucky rules', () => {
 
   it('a regex taken from the data (in a loop, where Ironic formats it) is checked when it runs', () => {
     const contains = (pattern: string, value = 'aaaa') =>
-      run([rule({ conditions: [{ op: 'contains', args: ['{inventory[v]}', '{plugin_data[re]}'], loop: [1] }], actions: [{ op: 'log', args: ['x'] }] })], {
-        node: {},
-        inventory: { v: value },
-        plugin_data: { re: pattern },
-      });
+      run(
+        [
+          rule({
+            conditions: [
+              { op: 'contains', args: ['{inventory[v]}', '{plugin_data[re]}'], loop: [1] },
+            ],
+            actions: [{ op: 'log', args: ['x'] }],
+          }),
+        ],
+        {
+          node: {},
+          inventory: { v: value },
+          plugin_data: { re: pattern },
+        },
+      );
     expect(contains('(a+)+$').failure).toMatch(/catastrophic backtracking/);
     expect(contains('^a+$').matched).toHaveLength(1);
-    expect(contains('.*a.*b', 'a'.repeat(5000)).failure).toMatch(/a value of 5000 characters is too long for this regex/);
+    expect(contains('.*a.*b', 'a'.repeat(5000)).failure).toMatch(
+      /a value of 5000 characters is too long for this regex/,
+    );
   });
 
   it('a __proto__ key in the data or the arguments stays plain data', () => {
     const value = JSON.parse('{"__proto__": {"polluted": true}, "password": "p"}');
-    const result = run([rule({ actions: [{ op: 'set-plugin-data', args: ['/copy', '{inventory[v]}'] }, { op: 'set-plugin-data', args: ['/literal', value] }] })], {
-      node: {},
-      inventory: { v: value },
-    });
+    const result = run(
+      [
+        rule({
+          actions: [
+            { op: 'set-plugin-data', args: ['/copy', '{inventory[v]}'] },
+            { op: 'set-plugin-data', args: ['/literal', value] },
+          ],
+        }),
+      ],
+      {
+        node: {},
+        inventory: { v: value },
+      },
+    );
     const copy = result.pluginData.copy as Record<string, unknown>;
     expect(Object.keys(copy)).toEqual(['__proto__', 'password']);
     expect(copy.password).toBe('***');
@@ -252,19 +340,31 @@ describe('hostile and unlucky rules', () => {
   });
 
   it('a log level that does not exist is a rule error', () => {
-    expect(run([rule({ actions: [{ op: 'log', args: ['x', 'loud'] }] })], { node: {} }).failure).toMatch(/log level must be one of/);
+    expect(
+      run([rule({ actions: [{ op: 'log', args: ['x', 'loud'] }] })], { node: {} }).failure,
+    ).toMatch(/log level must be one of/);
   });
 });
 
 describe('interpolation', () => {
-  const inventory = { interfaces: [{ name: 'eth0', mac_address: '11:22' }], disks: [{ size: 10 }, { size: 20 }], meta: { a: { b: 'c' } } };
+  const inventory = {
+    interfaces: [{ name: 'eth0', mac_address: '11:22' }],
+    disks: [{ size: 10 }, { size: 20 }],
+    meta: { a: { b: 'c' } },
+  };
 
   it('resolves nested lookups inside strings and passes whole lists and dicts through', () => {
     const result = run(
       [
         rule({
           actions: [
-            { op: 'set-plugin-data', args: ['/mac', 'mac={inventory[interfaces][0][mac_address]} on {inventory[interfaces][0][name]}'] },
+            {
+              op: 'set-plugin-data',
+              args: [
+                '/mac',
+                'mac={inventory[interfaces][0][mac_address]} on {inventory[interfaces][0][name]}',
+              ],
+            },
             { op: 'set-plugin-data', args: ['/disks', '{inventory[disks]}'] },
             { op: 'set-plugin-data', args: ['/meta', '{inventory[meta]}'] },
             { op: 'set-plugin-data', args: ['/size', '{inventory[disks][1][size]}'] },
@@ -288,7 +388,15 @@ describe('interpolation', () => {
 
   it('reads nothing inherited and runs nothing: prototype names are just missing keys', () => {
     const result = run(
-      [rule({ conditions: [{ op: 'is-none', args: ['{inventory[constructor]}'] }, { op: 'is-none', args: ['{inventory[__proto__]}'] }], actions: [{ op: 'log', args: ['ok'] }] })],
+      [
+        rule({
+          conditions: [
+            { op: 'is-none', args: ['{inventory[constructor]}'] },
+            { op: 'is-none', args: ['{inventory[__proto__]}'] },
+          ],
+          actions: [{ op: 'log', args: ['ok'] }],
+        }),
+      ],
       { node: {}, inventory: {} },
     );
     expect(result.matched).toHaveLength(1);
@@ -296,7 +404,10 @@ describe('interpolation', () => {
 });
 
 describe('secret masking', () => {
-  const node = { driver_info: { ipmi_password: 'hunter2', ipmi_address: '10.0.0.1' }, extra: { api_token: 't0k' } };
+  const node = {
+    driver_info: { ipmi_password: 'hunter2', ipmi_address: '10.0.0.1' },
+    extra: { api_token: 't0k' },
+  };
   const copy = (sensitive: boolean) =>
     rule({
       sensitive,
@@ -309,36 +420,69 @@ describe('secret masking', () => {
         { op: 'set-plugin-data', args: ['/whole', 'node={node}'] },
       ],
     });
-  const data = { node, inventory: { bmc: { Secret: 's' } }, plugin_data: { vault: { token: 'v' } } };
+  const data = {
+    node,
+    inventory: { bmc: { Secret: 's' } },
+    plugin_data: { vault: { token: 'v' } },
+  };
 
   it('always (default): secrets at any depth read ***', () => {
     const { pluginData } = run([copy(true)], data, 'main', 'always');
-    expect(pluginData).toMatchObject({ pw: '***', tok: '***', inv: '***', addr: '10.0.0.1', pd: { token: '***' } });
+    expect(pluginData).toMatchObject({
+      pw: '***',
+      tok: '***',
+      inv: '***',
+      addr: '10.0.0.1',
+      pd: { token: '***' },
+    });
     expect(pluginData.whole).toContain("'ipmi_password': '***'");
     expect(JSON.stringify(pluginData)).not.toMatch(/hunter2|t0k/);
   });
 
   it('never: rules see everything', () => {
-    expect(run([copy(false)], data, 'main', 'never').pluginData).toMatchObject({ pw: 'hunter2', tok: 't0k', inv: 's' });
+    expect(run([copy(false)], data, 'main', 'never').pluginData).toMatchObject({
+      pw: 'hunter2',
+      tok: 't0k',
+      inv: 's',
+    });
   });
 
   it('sensitive: only sensitive rules see secrets', () => {
-    expect(run([copy(true)], data, 'main', 'sensitive').pluginData).toMatchObject({ pw: 'hunter2' });
+    expect(run([copy(true)], data, 'main', 'sensitive').pluginData).toMatchObject({
+      pw: 'hunter2',
+    });
     expect(run([copy(false)], data, 'main', 'sensitive').pluginData).toMatchObject({ pw: '***' });
   });
 
   it('a sensitive rule fails with a short message and logs nothing revealing', () => {
-    const broken = rule({ sensitive: true, actions: [{ op: 'log', args: ['pw is hunter2'] }, { op: 'set-attribute', args: ['/x', '{node[missing_secret_path]}'] }] });
+    const broken = rule({
+      sensitive: true,
+      actions: [
+        { op: 'log', args: ['pw is hunter2'] },
+        { op: 'set-attribute', args: ['/x', '{node[missing_secret_path]}'] },
+      ],
+    });
     const result = run([broken], data);
     // It names the check that failed, never a value.
     expect(result.failure).toBe(`Rule ${broken.uuid} failed at actions[1] (set-attribute).`);
     expect(JSON.stringify(result.logs)).not.toMatch(/hunter2/);
-    const failing = rule({ sensitive: true, actions: [{ op: 'fail', args: ['bad password hunter2'] }] });
+    const failing = rule({
+      sensitive: true,
+      actions: [{ op: 'fail', args: ['bad password hunter2'] }],
+    });
     expect(run([failing], data).failure).toBe(`Inspection failed by rule ${failing.uuid}.`);
   });
 
   it('plugin data written by a sensitive rule reads *** over HTTP', () => {
-    const result = run([rule({ sensitive: true, actions: [{ op: 'set-plugin-data', args: ['/bmc/password', 'p'] }] })], { node: {}, plugin_data: { other: 1 } });
+    const result = run(
+      [
+        rule({
+          sensitive: true,
+          actions: [{ op: 'set-plugin-data', args: ['/bmc/password', 'p'] }],
+        }),
+      ],
+      { node: {}, plugin_data: { other: 1 } },
+    );
     expect(publicView(result).plugin_data).toEqual({ other: 1, bmc: { password: '***' } });
     expect(fullView(result).plugin_data).toEqual({ other: 1, bmc: { password: 'p' } });
   });
@@ -346,9 +490,14 @@ describe('secret masking', () => {
 
 describe('phases, scopes and ordering', () => {
   it('runs only the phase asked for; early rules see inventory and plugin data only', () => {
-    const early = rule({ phase: 'early', actions: [{ op: 'set-plugin-data', args: ['/early', '{inventory[cpu]}'] }] });
+    const early = rule({
+      phase: 'early',
+      actions: [{ op: 'set-plugin-data', args: ['/early', '{inventory[cpu]}'] }],
+    });
     const main = rule({ actions: [{ op: 'set-plugin-data', args: ['/main', true] }] });
-    expect(run([early, main], { node: { a: 1 }, inventory: { cpu: 'x86' } }, 'early').pluginData).toEqual({ early: 'x86' });
+    expect(
+      run([early, main], { node: { a: 1 }, inventory: { cpu: 'x86' } }, 'early').pluginData,
+    ).toEqual({ early: 'x86' });
     expect(run([early, main], { node: { a: 1 } }, 'main').pluginData).toEqual({ main: true });
     expect(run([early, main], { node: { a: 1 } }, 'preprocess').matched).toEqual([]);
   });
@@ -377,7 +526,11 @@ describe('what later rules see', () => {
     const result = run(
       [
         rule({ priority: 2, actions: [{ op: 'unset-plugin-data', args: ['/gone'] }] }),
-        rule({ priority: 1, conditions: [{ op: 'is-none', args: ['{plugin_data[gone]}'] }], actions: [{ op: 'set-plugin-data', args: ['/saw_it_gone', true] }] }),
+        rule({
+          priority: 1,
+          conditions: [{ op: 'is-none', args: ['{plugin_data[gone]}'] }],
+          actions: [{ op: 'set-plugin-data', args: ['/saw_it_gone', true] }],
+        }),
       ],
       { node: {}, plugin_data: { gone: 1 } },
     );
@@ -388,8 +541,16 @@ describe('what later rules see', () => {
     const once = { op: 'is-none', args: ['{plugin_data[done]}'] };
     const result = run(
       [
-        rule({ priority: 2, conditions: [once], actions: [{ op: 'set-plugin-data', args: ['/done', 1] }] }),
-        rule({ priority: 1, conditions: [once], actions: [{ op: 'set-plugin-data', args: ['/done', 2] }] }),
+        rule({
+          priority: 2,
+          conditions: [once],
+          actions: [{ op: 'set-plugin-data', args: ['/done', 1] }],
+        }),
+        rule({
+          priority: 1,
+          conditions: [once],
+          actions: [{ op: 'set-plugin-data', args: ['/done', 2] }],
+        }),
       ],
       { node: {} },
     );
@@ -401,7 +562,11 @@ describe('what later rules see', () => {
     const result = run(
       [
         rule({ priority: 2, actions: [{ op: 'set-attribute', args: ['/driver', 'redfish'] }] }),
-        rule({ priority: 1, conditions: [{ op: 'eq', args: ['{node.driver}', 'redfish'] }], actions: [{ op: 'set-plugin-data', args: ['/ok', true] }] }),
+        rule({
+          priority: 1,
+          conditions: [{ op: 'eq', args: ['{node.driver}', 'redfish'] }],
+          actions: [{ op: 'set-plugin-data', args: ['/ok', true] }],
+        }),
       ],
       { node: { driver: 'ipmi' } },
     );

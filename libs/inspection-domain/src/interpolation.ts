@@ -1,6 +1,12 @@
 import { RuleError } from './errors';
 import { MASK, isSecretKey } from './masking';
-import { Conversion, FormatSpec, parseConversion, parseFormatSpec, pythonFormat } from './python-format';
+import {
+  Conversion,
+  FormatSpec,
+  parseConversion,
+  parseFormatSpec,
+  pythonFormat,
+} from './python-format';
 import { isPlainObject, pythonStr, setOwn } from './values';
 
 /**
@@ -16,7 +22,14 @@ export const MAX_TEMPLATE_LENGTH = 4096;
 const MAX_PLACEHOLDERS = 64;
 const MAX_RESULT_LENGTH = 65_536;
 
-export const ROOT_NAMES = ['node', 'ports', 'port_groups', 'inventory', 'plugin_data', 'item'] as const;
+export const ROOT_NAMES = [
+  'node',
+  'ports',
+  'port_groups',
+  'inventory',
+  'plugin_data',
+  'item',
+] as const;
 export type RootName = (typeof ROOT_NAMES)[number];
 
 /** What `{…}` can name while a phase's rules run (absent in `early`: node, ports, port_groups; outside loops: item). */
@@ -67,7 +80,8 @@ const cache = new Map<string, Template>();
 export function parseTemplate(text: string): Template {
   const cached = cache.get(text);
   if (cached) return cached;
-  if (text.length > MAX_TEMPLATE_LENGTH) throw new RuleError(`argument longer than ${MAX_TEMPLATE_LENGTH} characters`);
+  if (text.length > MAX_TEMPLATE_LENGTH)
+    throw new RuleError(`argument longer than ${MAX_TEMPLATE_LENGTH} characters`);
   const parts: (string | Lookup)[] = [];
   let literal = '';
   let lookups = 0;
@@ -85,7 +99,8 @@ export function parseTemplate(text: string): Template {
     }
     const end = text.indexOf('}', i);
     if (end < 0) throw new RuleError(`unclosed "{" in ${JSON.stringify(text)}`);
-    if (++lookups > MAX_PLACEHOLDERS) throw new RuleError(`more than ${MAX_PLACEHOLDERS} placeholders in one argument`);
+    if (++lookups > MAX_PLACEHOLDERS)
+      throw new RuleError(`more than ${MAX_PLACEHOLDERS} placeholders in one argument`);
     if (literal) parts.push(literal);
     literal = '';
     parts.push(parseLookup(text.slice(i + 1, end)));
@@ -104,7 +119,12 @@ export function parseTemplate(text: string): Template {
  * integer keys in JSON), anything else is a string key, `[-1]` included (no counting from the end).
  */
 function key(name: string, attribute: boolean): Key {
-  return { name, index: !attribute && /^\d{1,9}$/.test(name) ? Number(name) : null, secret: isSecretKey(name), inherited: name in Object.prototype };
+  return {
+    name,
+    index: !attribute && /^\d{1,9}$/.test(name) ? Number(name) : null,
+    secret: isSecretKey(name),
+    inherited: name in Object.prototype,
+  };
 }
 
 /** Where the field name ends: at the first `!` or `:` outside brackets, as Python's parser. */
@@ -126,7 +146,10 @@ function parseLookup(source: string): Lookup {
   let spec: FormatSpec | null = null;
   let rest = source.slice(end);
   if (rest.startsWith('!')) {
-    conversion = parseConversion(rest.slice(1, rest.includes(':') ? rest.indexOf(':') : undefined), source);
+    conversion = parseConversion(
+      rest.slice(1, rest.includes(':') ? rest.indexOf(':') : undefined),
+      source,
+    );
     rest = rest.includes(':') ? rest.slice(rest.indexOf(':')) : '';
   }
   // An empty spec (`{x:}`) is Python's plain str().
@@ -140,10 +163,16 @@ function parseLookup(source: string): Lookup {
       const attr = /^[A-Za-z_][A-Za-z0-9_]*/.exec(field.slice(i + 1));
       if (!attr) throw new RuleError(`bad attribute in {${source}}`);
       // Python reaches into objects through dunder attributes (`{node.__class__}`): never.
-      if (attr[0].startsWith('__')) throw new RuleError(`{${source}}: only lookups are allowed, no dunder attributes`);
+      if (attr[0].startsWith('__'))
+        throw new RuleError(`{${source}}: only lookups are allowed, no dunder attributes`);
       // In Ironic only the node is an object with attributes; everything else is a dict.
-      if ((ROOT_NAMES as readonly string[]).includes(head[0]) && (head[0] !== 'node' || keys.length > 0)) {
-        throw new RuleError(`{${source}}: .${attr[0]} is an attribute, which only the node has in Ironic; write [${attr[0]}]`);
+      if (
+        (ROOT_NAMES as readonly string[]).includes(head[0]) &&
+        (head[0] !== 'node' || keys.length > 0)
+      ) {
+        throw new RuleError(
+          `{${source}}: .${attr[0]} is an attribute, which only the node has in Ironic; write [${attr[0]}]`,
+        );
       }
       keys.push(key(attr[0], true));
       i += 1 + attr[0].length;
@@ -194,7 +223,9 @@ function lookup(reader: Reader, ref: Lookup): unknown {
     // Masking at lookup costs nothing when no secret is read, unlike masked copies of all the data.
     if (mask && k.secret && current !== null && current !== undefined) return MASK;
   }
-  return mask && typeof current === 'object' && current !== null ? reader.masked(current, ref.root === 'inventory') : current;
+  return mask && typeof current === 'object' && current !== null
+    ? reader.masked(current, ref.root === 'inventory')
+    : current;
 }
 
 function resolve(reader: Reader, ref: Lookup, missing: MissingKeys): unknown {
@@ -244,7 +275,8 @@ function compileString(text: string): CompiledArgument | null {
   if (!text.includes('{') && !text.includes('}')) return null;
   const { parts, whole } = parseTemplate(text);
   if (whole) return new CompiledArgument(Kind.Whole, text, whole);
-  if (parts.every((part) => typeof part === 'string')) return new CompiledArgument(Kind.Literal, parts.join(''));
+  if (parts.every((part) => typeof part === 'string'))
+    return new CompiledArgument(Kind.Literal, parts.join(''));
   return new CompiledArgument(Kind.Text, text, null, parts);
 }
 
@@ -256,18 +288,35 @@ export function compileArgument(value: unknown): CompiledArgument | null {
   if (typeof value === 'string') return compileString(value);
   if (Array.isArray(value)) {
     const items = value.map(compileArgument);
-    return items.every((item) => item === null) ? null : new CompiledArgument(Kind.List, value, null, [], items);
+    return items.every((item) => item === null)
+      ? null
+      : new CompiledArgument(Kind.List, value, null, [], items);
   }
   if (isPlainObject(value)) {
     // Keys are interpolated too (`{"{item[name]}": …}`), as Ironic formats them.
     const templatedKeys = Object.keys(value).some((key) => compileString(key) !== null);
     if (templatedKeys) {
       const keys = Object.keys(value);
-      return new CompiledArgument(Kind.TemplatedDict, value, null, [], keys.map((key) => compileArgument(value[key])), keys, keys.map(compileString));
+      return new CompiledArgument(
+        Kind.TemplatedDict,
+        value,
+        null,
+        [],
+        keys.map((key) => compileArgument(value[key])),
+        keys,
+        keys.map(compileString),
+      );
     }
     const keys = Object.keys(value).filter((key) => compileArgument(value[key]) !== null);
     if (!keys.length) return null;
-    return new CompiledArgument(Kind.Dict, value, null, [], keys.map((key) => compileArgument(value[key])), keys);
+    return new CompiledArgument(
+      Kind.Dict,
+      value,
+      null,
+      [],
+      keys.map((key) => compileArgument(value[key])),
+      keys,
+    );
   }
   return null;
 }
@@ -287,11 +336,19 @@ export function compileLenient(value: unknown): CompiledArgument | null {
  * loop (the others are used as written, braces included); null in a loop, where Ironic
  * formats every argument and keeps as written what does not format.
  */
-export function compileArguments(args: Record<string, unknown>, formatted: readonly string[] | null): CompiledArgument | null {
+export function compileArguments(
+  args: Record<string, unknown>,
+  formatted: readonly string[] | null,
+): CompiledArgument | null {
   const keys: string[] = [];
   const children: CompiledArgument[] = [];
   for (const [name, value] of Object.entries(args)) {
-    const compiled = formatted === null ? (compileLenient(value) ?? null) : formatted.includes(name) ? compileArgument(value) : null;
+    const compiled =
+      formatted === null
+        ? (compileLenient(value) ?? null)
+        : formatted.includes(name)
+          ? compileArgument(value)
+          : null;
     if (compiled) {
       keys.push(name);
       children.push(compiled);
@@ -301,7 +358,11 @@ export function compileArguments(args: Record<string, unknown>, formatted: reado
 }
 
 /** Runs a compiled argument over the reader's scope. */
-export function resolveArgument(arg: CompiledArgument, reader: Reader, missing: MissingKeys): unknown {
+export function resolveArgument(
+  arg: CompiledArgument,
+  reader: Reader,
+  missing: MissingKeys,
+): unknown {
   switch (arg.kind) {
     case Kind.Literal:
       return arg.value;
@@ -319,7 +380,8 @@ export function resolveArgument(arg: CompiledArgument, reader: Reader, missing: 
         if (found === undefined) return null;
         // Text reads as Python's str.format writes it: None, True, ['a', 1].
         out += pythonStr(found);
-        if (out.length > MAX_RESULT_LENGTH) throw new RuleError(`interpolated argument longer than ${MAX_RESULT_LENGTH}`);
+        if (out.length > MAX_RESULT_LENGTH)
+          throw new RuleError(`interpolated argument longer than ${MAX_RESULT_LENGTH}`);
       }
       return out;
     }
@@ -334,7 +396,12 @@ export function resolveArgument(arg: CompiledArgument, reader: Reader, missing: 
     case Kind.Dict: {
       // A spread copies own properties as data (a `__proto__` key included), keeping the shape.
       const out: Record<string, unknown> = { ...(arg.value as Record<string, unknown>) };
-      for (let i = 0; i < arg.keys.length; i++) setOwn(out, arg.keys[i], resolveArgument(arg.children[i] as CompiledArgument, reader, missing));
+      for (let i = 0; i < arg.keys.length; i++)
+        setOwn(
+          out,
+          arg.keys[i],
+          resolveArgument(arg.children[i] as CompiledArgument, reader, missing),
+        );
       return out;
     }
     case Kind.TemplatedDict: {
@@ -343,7 +410,9 @@ export function resolveArgument(arg: CompiledArgument, reader: Reader, missing: 
       for (let i = 0; i < arg.keys.length; i++) {
         const keyTemplate = arg.keyTemplates[i];
         const child = arg.children[i];
-        const name = keyTemplate ? pythonStr(resolveArgument(keyTemplate, reader, missing)) : arg.keys[i];
+        const name = keyTemplate
+          ? pythonStr(resolveArgument(keyTemplate, reader, missing))
+          : arg.keys[i];
         setOwn(out, name, child ? resolveArgument(child, reader, missing) : written[arg.keys[i]]);
       }
       return out;

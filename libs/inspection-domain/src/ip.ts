@@ -68,7 +68,8 @@ function parseSubnet(subnet: string): { net: Address; shift: bigint } {
   const [base, lengthText, ...extra] = subnet.trim().split('/');
   const net = parseAddress(base);
   const bits = net?.family === 6 ? 128 : 32;
-  const length = lengthText === undefined ? bits : /^\d{1,3}$/.test(lengthText) ? Number(lengthText) : NaN;
+  const length =
+    lengthText === undefined ? bits : /^\d{1,3}$/.test(lengthText) ? Number(lengthText) : NaN;
   if (!net || extra.length || !(length >= 0 && length <= bits)) {
     throw new RuleError(`in-net: ${JSON.stringify(subnet)} is not a subnet`);
   }
@@ -93,12 +94,16 @@ function cachedAddress(text: string): Address | undefined {
 }
 
 export function inNet(address: unknown, subnet: unknown): boolean {
-  if (typeof subnet !== 'string') throw new RuleError('in-net needs a subnet string such as 10.0.0.0/8');
+  if (typeof subnet !== 'string')
+    throw new RuleError('in-net needs a subnet string such as 10.0.0.0/8');
   const { net, shift } = parseSubnet(subnet);
   // As Ironic (netaddr): an address that is not one is an error, never a silent non-match
   // that `!in-net` would turn into a match.
   const parsed = typeof address === 'string' ? cachedAddress(address) : undefined;
-  if (!parsed) throw new RuleError(`in-net: ${typeof address === 'string' ? JSON.stringify(address.slice(0, 64)) : typeName(address)} is not an IP address`);
+  if (!parsed)
+    throw new RuleError(
+      `in-net: ${typeof address === 'string' ? JSON.stringify(address.slice(0, 64)) : typeName(address)} is not an IP address`,
+    );
   if (parsed.family !== net.family) return false;
   return parsed.value >> shift === net.value >> shift;
 }

@@ -6,8 +6,11 @@ import { rule } from '../test/rule-factory';
 
 /** The behaviours of Ironic's rule engine (ironic/common/inspection_rules) a migrated rule relies on. */
 
-const run = (actions: InspectionRuleStep[], data: InspectionData, conditions: InspectionRuleStep[] = []) =>
-  new RuleSet([rule({ actions, conditions })], { maskSecrets: 'always' }).run('main', data);
+const run = (
+  actions: InspectionRuleStep[],
+  data: InspectionData,
+  conditions: InspectionRuleStep[] = [],
+) => new RuleSet([rule({ actions, conditions })], { maskSecrets: 'always' }).run('main', data);
 
 const holds = (condition: InspectionRuleStep, data: InspectionData = {}) => {
   const result = run([{ op: 'log', args: ['hit'] }], { node: {}, ...data }, [condition]);
@@ -25,13 +28,19 @@ const refusal = (input: unknown) => {
 };
 
 describe('node attribute paths, as Ironic reads them', () => {
-  it.each(['/driver_info/ipmi_address', 'driver_info/ipmi_address', 'driver_info.ipmi_address', '/driver_info/ipmi_address/'])(
-    '%s names driver_info.ipmi_address',
-    (path) => {
-      const result = run([{ op: 'set-attribute', args: { path, value: '192.0.2.1' } }], { node: { driver_info: {} } });
-      expect(fullView(result).node_patch).toEqual([{ op: 'add', path: '/driver_info/ipmi_address', value: '192.0.2.1' }]);
-    },
-  );
+  it.each([
+    '/driver_info/ipmi_address',
+    'driver_info/ipmi_address',
+    'driver_info.ipmi_address',
+    '/driver_info/ipmi_address/',
+  ])('%s names driver_info.ipmi_address', (path) => {
+    const result = run([{ op: 'set-attribute', args: { path, value: '192.0.2.1' } }], {
+      node: { driver_info: {} },
+    });
+    expect(fullView(result).node_patch).toEqual([
+      { op: 'add', path: '/driver_info/ipmi_address', value: '192.0.2.1' },
+    ]);
+  });
 
   it('splits on slashes when there is one: a dot is then part of the key', () => {
     const result = run([{ op: 'set-attribute', args: ['/extra/a.b', 1] }], { node: { extra: {} } });
@@ -66,25 +75,40 @@ describe('node attribute paths, as Ironic reads them', () => {
   });
 
   it('keeps field types: a string field cannot become a dict, a dict field cannot become a string', () => {
-    expect(run([{ op: 'set-attribute', args: ['/driver', { name: 'ipmi' }] }], { node: { driver: 'ipmi' } }).failure).toMatch(
-      /node \/driver is a string: it cannot be set to a dict/,
-    );
-    expect(run([{ op: 'set-attribute', args: ['/properties', 'none'] }], { node: { properties: {} } }).failure).toMatch(
-      /node \/properties is a dict: it cannot be set to a string/,
-    );
-    expect(run([{ op: 'set-attribute', args: ['/driver/x', 1] }], { node: { driver: 'ipmi' } }).failure).toMatch(/node \/driver is a string, not a dict/);
+    expect(
+      run([{ op: 'set-attribute', args: ['/driver', { name: 'ipmi' }] }], {
+        node: { driver: 'ipmi' },
+      }).failure,
+    ).toMatch(/node \/driver is a string: it cannot be set to a dict/);
+    expect(
+      run([{ op: 'set-attribute', args: ['/properties', 'none'] }], { node: { properties: {} } })
+        .failure,
+    ).toMatch(/node \/properties is a dict: it cannot be set to a string/);
+    expect(
+      run([{ op: 'set-attribute', args: ['/driver/x', 1] }], { node: { driver: 'ipmi' } }).failure,
+    ).toMatch(/node \/driver is a string, not a dict/);
   });
 
   it('del-attribute of a path that does not exist is an error, as Ironic (KeyError)', () => {
-    const result = run([{ op: 'del-attribute', args: ['properties.not_there'] }], { node: { properties: { cpus: 4 } } });
+    const result = run([{ op: 'del-attribute', args: ['properties.not_there'] }], {
+      node: { properties: { cpus: 4 } },
+    });
     expect(result.failure).toMatch(/node has no attribute \/properties\/not_there/);
-    expect(fullView(run([{ op: 'del-attribute', args: ['properties.cpus'] }], { node: { properties: { cpus: 4 } } })).node_patch).toEqual([
-      { op: 'remove', path: '/properties/cpus' },
-    ]);
+    expect(
+      fullView(
+        run([{ op: 'del-attribute', args: ['properties.cpus'] }], {
+          node: { properties: { cpus: 4 } },
+        }),
+      ).node_patch,
+    ).toEqual([{ op: 'remove', path: '/properties/cpus' }]);
   });
 
   it('extend-attribute of something that is not a list is an error, null included', () => {
-    expect(run([{ op: 'extend-attribute', args: ['/extra/tags', 'a'] }], { node: { extra: { tags: null } } }).failure).toMatch(/not a list/);
+    expect(
+      run([{ op: 'extend-attribute', args: ['/extra/tags', 'a'] }], {
+        node: { extra: { tags: null } },
+      }).failure,
+    ).toMatch(/not a list/);
   });
 });
 
@@ -104,23 +128,36 @@ describe('plugin data paths, split on dots as Ironic', () => {
       { node: {}, plugin_data: { empty: '' } },
     );
     expect(result.failure).toBeNull();
-    expect(result.pluginData).toEqual({ bmc: { v4: '192.0.2.1' }, seen: { macs: ['m1'] }, empty: ['x'] });
+    expect(result.pluginData).toEqual({
+      bmc: { v4: '192.0.2.1' },
+      seen: { macs: ['m1'] },
+      empty: ['x'],
+    });
   });
 
   it('unsetting the only key of a dict removes that dict too, one level up as Ironic', () => {
-    const after = (path: string, plugin_data: Record<string, unknown>) => run([{ op: 'unset-plugin-data', args: [path] }], { node: {}, plugin_data }).pluginData;
+    const after = (path: string, plugin_data: Record<string, unknown>) =>
+      run([{ op: 'unset-plugin-data', args: [path] }], { node: {}, plugin_data }).pluginData;
     expect(after('a.b', { a: { b: 1 }, keep: 1 })).toEqual({ keep: 1 });
     expect(after('a.b', { a: { b: 1, c: 2 } })).toEqual({ a: { c: 2 } });
     expect(after('x.a.b', { x: { a: { b: 1 } } })).toEqual({ x: {} });
   });
 
   it('going through a list or a string is an error, as Ironic (no setdefault there)', () => {
-    expect(run([{ op: 'set-plugin-data', args: ['l.0', 1] }], { node: {}, plugin_data: { l: [0] } }).failure).toMatch(/plugin data \/l is a list, not a dict/);
-    expect(run([{ op: 'extend-plugin-data', args: ['s', 1] }], { node: {}, plugin_data: { s: 'text' } }).failure).toMatch(/not a list/);
+    expect(
+      run([{ op: 'set-plugin-data', args: ['l.0', 1] }], { node: {}, plugin_data: { l: [0] } })
+        .failure,
+    ).toMatch(/plugin data \/l is a list, not a dict/);
+    expect(
+      run([{ op: 'extend-plugin-data', args: ['s', 1] }], { node: {}, plugin_data: { s: 'text' } })
+        .failure,
+    ).toMatch(/not a list/);
   });
 
   it('a path starting with / is still a JSON Pointer', () => {
-    expect(run([{ op: 'set-plugin-data', args: ['/a/b', 1] }], { node: {} }).pluginData).toEqual({ a: { b: 1 } });
+    expect(run([{ op: 'set-plugin-data', args: ['/a/b', 1] }], { node: {} }).pluginData).toEqual({
+      a: { b: 1 },
+    });
   });
 });
 
@@ -137,12 +174,21 @@ describe("Ironic's other actions", () => {
     );
     expect(result.failure).toBeNull();
     const patch = fullView(result).node_patch;
-    expect(patch.at(-1)).toEqual({ op: 'add', path: '/properties/capabilities', value: 'cpu_vt:True,cpu_vt:again' });
-    expect(applyJsonPatch(node, patch)).toEqual({ properties: { capabilities: 'cpu_vt:True,cpu_vt:again' } });
+    expect(patch.at(-1)).toEqual({
+      op: 'add',
+      path: '/properties/capabilities',
+      value: 'cpu_vt:True,cpu_vt:again',
+    });
+    expect(applyJsonPatch(node, patch)).toEqual({
+      properties: { capabilities: 'cpu_vt:True,cpu_vt:again' },
+    });
   });
 
   it('set-capability on a node without properties creates them explicitly', () => {
-    expect(fullView(run([{ op: 'set-capability', args: ['boot_mode', 'uefi'] }], { node: {} })).node_patch).toEqual([
+    expect(
+      fullView(run([{ op: 'set-capability', args: ['boot_mode', 'uefi'] }], { node: {} }))
+        .node_patch,
+    ).toEqual([
       { op: 'add', path: '/properties', value: {} },
       { op: 'add', path: '/properties/capabilities', value: 'boot_mode:uefi' },
     ]);
@@ -166,21 +212,38 @@ describe("Ironic's other actions", () => {
       { op: 'add', path: '/traits', value: ['CUSTOM_B'] },
     ]);
     expect(applyJsonPatch(node, patch)).toEqual({ traits: ['CUSTOM_B'] });
-    expect(result.logs).toEqual([expect.objectContaining({ level: 'warning', message: expect.stringMatching(/CUSTOM_MISSING/) })]);
+    expect(result.logs).toEqual([
+      expect.objectContaining({
+        level: 'warning',
+        message: expect.stringMatching(/CUSTOM_MISSING/),
+      }),
+    ]);
   });
 
-  it('conditions: null is refused, as Ironic\'s schema refuses it', () => {
-    expect(refusal({ conditions: null, actions: [{ op: 'log', args: ['x'] }] })).toMatch(/conditions: must be a list/);
+  it("conditions: null is refused, as Ironic's schema refuses it", () => {
+    expect(refusal({ conditions: null, actions: [{ op: 'log', args: ['x'] }] })).toMatch(
+      /conditions: must be a list/,
+    );
   });
 
   it('api-call is refused when the rule is created, with the reason', () => {
-    expect(refusal({ actions: [{ op: 'api-call', args: { url: 'http://hook.example/x' } }] })).toMatch(/actions\[0\]: api-call is not supported: it would let a rule/);
+    expect(
+      refusal({ actions: [{ op: 'api-call', args: { url: 'http://hook.example/x' } }] }),
+    ).toMatch(/actions\[0\]: api-call is not supported: it would let a rule/);
   });
 
   it('log levels are case-insensitive and include critical; others fail the rule', () => {
-    const result = run([{ op: 'log', args: { msg: 'a', level: 'WARNING' } }, { op: 'log', args: ['b', 'Critical'] }], { node: {} });
+    const result = run(
+      [
+        { op: 'log', args: { msg: 'a', level: 'WARNING' } },
+        { op: 'log', args: ['b', 'Critical'] },
+      ],
+      { node: {} },
+    );
     expect(result.logs.map((log) => log.level)).toEqual(['warning', 'critical']);
-    expect(run([{ op: 'log', args: ['c', 'loud'] }], { node: {} }).failure).toMatch(/log level must be one of/);
+    expect(run([{ op: 'log', args: ['c', 'loud'] }], { node: {} }).failure).toMatch(
+      /log level must be one of/,
+    );
   });
 });
 
@@ -188,13 +251,21 @@ describe('loops, as Ironic runs them', () => {
   it('a dict loop runs once, with the dict as the item, for actions and conditions', () => {
     const result = run(
       // The wire contract types `loop` as a list or a string; Ironic's dict form is taken all the same.
-      [{ op: 'set-attribute', args: { path: '{item[path]}', value: '{item[value]}' }, loop: { path: '/driver_info/ipmi_address', value: '{inventory[bmc_address]}' } as never }],
+      [
+        {
+          op: 'set-attribute',
+          args: { path: '{item[path]}', value: '{item[value]}' },
+          loop: { path: '/driver_info/ipmi_address', value: '{inventory[bmc_address]}' } as never,
+        },
+      ],
       { node: { driver_info: {} }, inventory: { bmc_address: '192.0.2.9' } },
       [{ op: 'eq', args: ['{item[a]}', 1], loop: { a: 1 } as never, multiple: 'all' }],
     );
     expect(result.failure).toBeNull();
     // The item's own template is interpolated again, as Ironic formats loop arguments twice.
-    expect(fullView(result).node_patch).toEqual([{ op: 'add', path: '/driver_info/ipmi_address', value: '192.0.2.9' }]);
+    expect(fullView(result).node_patch).toEqual([
+      { op: 'add', path: '/driver_info/ipmi_address', value: '192.0.2.9' },
+    ]);
   });
 
   it('compares loop items as strings (Ironic forces force_strings in loops)', () => {
@@ -207,7 +278,11 @@ describe('loops, as Ironic runs them', () => {
   it('interpolates every argument in a loop, and templated dict keys', () => {
     const result = run(
       [
-        { op: 'set-plugin-data', args: { path: 'macs.{item[name]}', value: '{item[mac]}' }, loop: [{ name: 'eth0', mac: 'm0' }] },
+        {
+          op: 'set-plugin-data',
+          args: { path: 'macs.{item[name]}', value: '{item[mac]}' },
+          loop: [{ name: 'eth0', mac: 'm0' }],
+        },
         { op: 'set-plugin-data', args: ['host', { '{inventory[name]}': true }] },
       ],
       { node: {}, inventory: { name: 'node-7' } },
@@ -218,9 +293,18 @@ describe('loops, as Ironic runs them', () => {
 });
 
 describe('interpolation, as Python str.format reads it', () => {
-  const inventory = { cpu: { count: 8, ratio: 0.5, model: 'Xeon' }, disks: [{ size: 10 }, { size: 20 }], names: { '-1': 'minus one' }, flag: true, none: null };
+  const inventory = {
+    cpu: { count: 8, ratio: 0.5, model: 'Xeon' },
+    disks: [{ size: 10 }, { size: 20 }],
+    names: { '-1': 'minus one' },
+    flag: true,
+    none: null,
+  };
   const value = (template: string) => {
-    const result = run([{ op: 'set-plugin-data', args: ['v', template] }], { node: { name: 'n1' }, inventory });
+    const result = run([{ op: 'set-plugin-data', args: ['v', template] }], {
+      node: { name: 'n1' },
+      inventory,
+    });
     if (result.failure) throw new Error(result.failure);
     return result.pluginData.v;
   };
@@ -240,22 +324,41 @@ describe('interpolation, as Python str.format reads it', () => {
   });
 
   it('writes values inside text as Python does', () => {
-    expect(value('{inventory[flag]} {inventory[none]} {inventory[disks]}')).toBe("True None [{'size': 10}, {'size': 20}]");
+    expect(value('{inventory[flag]} {inventory[none]} {inventory[disks]}')).toBe(
+      "True None [{'size': 10}, {'size': 20}]",
+    );
   });
 
   it('reads [-1] as the string key "-1", never as the last item, and [0] only from lists', () => {
     expect(value('{inventory[names][-1]}')).toBe('minus one');
-    expect(run([{ op: 'set-plugin-data', args: ['v', '{inventory[disks][-1]}'] }], { node: {}, inventory }).failure).toMatch(/\{inventory\[disks\]\[-1\]\} does not exist/);
-    expect(holds({ op: 'is-none', args: ['{inventory[zero][0]}'] }, { inventory: { zero: { '0': 'x' } } })).toBe(true);
+    expect(
+      run([{ op: 'set-plugin-data', args: ['v', '{inventory[disks][-1]}'] }], {
+        node: {},
+        inventory,
+      }).failure,
+    ).toMatch(/\{inventory\[disks\]\[-1\]\} does not exist/);
+    expect(
+      holds(
+        { op: 'is-none', args: ['{inventory[zero][0]}'] },
+        { inventory: { zero: { '0': 'x' } } },
+      ),
+    ).toBe(true);
   });
 
   it('a format that does not suit the value is an evaluation error', () => {
-    expect(run([{ op: 'set-plugin-data', args: ['v', '{inventory[cpu][model]:d}'] }], { node: {}, inventory }).failure).toMatch(/format code 'd' cannot format a string/);
+    expect(
+      run([{ op: 'set-plugin-data', args: ['v', '{inventory[cpu][model]:d}'] }], {
+        node: {},
+        inventory,
+      }).failure,
+    ).toMatch(/format code 'd' cannot format a string/);
   });
 
   it('refuses at create what Ironic could not read, or this project will not run, naming why', () => {
     const refused = (template: string) => refusal({ actions: [{ op: 'log', args: [template] }] });
-    expect(refused('{inventory.cpu}')).toMatch(/\.cpu is an attribute, which only the node has in Ironic; write \[cpu\]/);
+    expect(refused('{inventory.cpu}')).toMatch(
+      /\.cpu is an attribute, which only the node has in Ironic; write \[cpu\]/,
+    );
     expect(refused('{node.driver_info.ipmi_address}')).toMatch(/\.ipmi_address is an attribute/);
     expect(refused('{node.__class__}')).toMatch(/no dunder attributes/);
     expect(refused('{inventory[cpu]!a}')).toMatch(/unsupported conversion "!a"/);
@@ -270,15 +373,24 @@ describe('conditions, as Ironic evaluates them', () => {
     expect(holds({ op: 'eq', args: { values: [1] } })).toBe(true);
     expect(holds({ op: 'eq', args: { values: [] } })).toBe(true);
     expect(holds({ op: 'eq', args: [[1, 1]] })).toBe(true);
-    expect(holds({ op: 'lt', args: ['{inventory[sizes]}'] }, { inventory: { sizes: [1, 2, 3] } })).toBe(true);
+    expect(
+      holds({ op: 'lt', args: ['{inventory[sizes]}'] }, { inventory: { sizes: [1, 2, 3] } }),
+    ).toBe(true);
     expect(holds({ op: 'eq', args: { values: [1, '1'] } })).toBe(false);
-    expect(refusal({ conditions: [{ op: 'eq', args: [[1, 2], true] }], actions: [{ op: 'log', args: ['x'] }] })).toMatch(/write args as \{values/);
+    expect(
+      refusal({
+        conditions: [{ op: 'eq', args: [[1, 2], true] }],
+        actions: [{ op: 'log', args: ['x'] }],
+      }),
+    ).toMatch(/write args as \{values/);
   });
 
   it('is-empty holds for the strings Ironic treats as empty, and for what is missing', () => {
     // `{{}}` is the text `{}` (a bare `{}` is refused when the rule is created: no name to look up).
-    for (const value of ['', 'None', '[]', '{{}}', null, [], {}]) expect(holds({ op: 'is-empty', args: [value] })).toBe(true);
-    for (const value of [' ', 'none', 0, false, [0]]) expect(holds({ op: 'is-empty', args: [value] })).toBe(false);
+    for (const value of ['', 'None', '[]', '{{}}', null, [], {}])
+      expect(holds({ op: 'is-empty', args: [value] })).toBe(true);
+    for (const value of [' ', 'none', 0, false, [0]])
+      expect(holds({ op: 'is-empty', args: [value] })).toBe(false);
     expect(holds({ op: 'is-empty', args: ['{inventory[missing]}'] })).toBe(true);
   });
 
@@ -295,26 +407,55 @@ describe('conditions, as Ironic evaluates them', () => {
 
   it('contains and matches look at str(value): True, None, lists as Python writes them', () => {
     expect(holds({ op: 'matches', args: [true, 'True'] })).toBe(true);
-    expect(holds({ op: 'contains', args: ['{inventory[l]}', "\\['a', 1\\]"] }, { inventory: { l: ['a', 1] } })).toBe(true);
+    expect(
+      holds(
+        { op: 'contains', args: ['{inventory[l]}', "\\['a', 1\\]"] },
+        { inventory: { l: ['a', 1] } },
+      ),
+    ).toBe(true);
   });
 
   it('arguments Ironic does not format are used as written outside loops: a regex with braces works', () => {
-    const fields = { conditions: [{ op: 'matches', args: ['{inventory[serial]}', '^\\d{3}$'] }], actions: [{ op: 'fail', args: ['serial {x}'] }] };
+    const fields = {
+      conditions: [{ op: 'matches', args: ['{inventory[serial]}', '^\\d{3}$'] }],
+      actions: [{ op: 'fail', args: ['serial {x}'] }],
+    };
     expect(validateRule(fields).conditions).toHaveLength(1);
-    const result = run(fields.actions, { node: {}, inventory: { serial: '123' } }, fields.conditions);
+    const result = run(
+      fields.actions,
+      { node: {}, inventory: { serial: '123' } },
+      fields.conditions,
+    );
     expect(result.failure).toBe('serial {x}');
   });
 });
 
 describe('failures', () => {
   it("a sensitive rule's failure names the check that failed, without values", () => {
-    const sensitive = rule({ sensitive: true, actions: [{ op: 'log', args: ['x'] }, { op: 'set-attribute', args: ['/driver_info/password', '{inventory[gone]}'] }] });
-    const result = new RuleSet([sensitive], { maskSecrets: 'always' }).run('main', { node: {}, inventory: { secret: 'hunter2' } });
+    const sensitive = rule({
+      sensitive: true,
+      actions: [
+        { op: 'log', args: ['x'] },
+        { op: 'set-attribute', args: ['/driver_info/password', '{inventory[gone]}'] },
+      ],
+    });
+    const result = new RuleSet([sensitive], { maskSecrets: 'always' }).run('main', {
+      node: {},
+      inventory: { secret: 'hunter2' },
+    });
     expect(result.failure).toBe(`Rule ${sensitive.uuid} failed at actions[1] (set-attribute).`);
   });
 
   it("masks Ironic's secret keys (password, auth_token, bmc_password) from rules", () => {
-    const result = run([{ op: 'set-plugin-data', args: ['copy', '{inventory}'] }], { node: {}, inventory: { password: 'p', auth_token: 't', bmc_password: 'b', other: 'o' } });
-    expect(result.pluginData.copy).toEqual({ password: '***', auth_token: '***', bmc_password: '***', other: 'o' });
+    const result = run([{ op: 'set-plugin-data', args: ['copy', '{inventory}'] }], {
+      node: {},
+      inventory: { password: 'p', auth_token: 't', bmc_password: 'b', other: 'o' },
+    });
+    expect(result.pluginData.copy).toEqual({
+      password: '***',
+      auth_token: '***',
+      bmc_password: '***',
+      other: 'o',
+    });
   });
 });

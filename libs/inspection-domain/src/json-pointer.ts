@@ -10,12 +10,14 @@ const pointers = new Map<string, readonly string[]>();
  */
 export function parsePointer(pointer: string, relaxed = false): string[] {
   if (typeof pointer !== 'string') throw new RuleError('path must be a string');
-  if (!pointer.startsWith('/') && (!relaxed || pointer === '')) throw new RuleError(`path ${JSON.stringify(pointer)} must start with "/"`);
+  if (!pointer.startsWith('/') && (!relaxed || pointer === ''))
+    throw new RuleError(`path ${JSON.stringify(pointer)} must start with "/"`);
   let tokens = pointers.get(pointer);
   if (!tokens) {
     const text = pointer.startsWith('/') ? pointer.slice(1) : pointer;
     tokens = Object.freeze(text.split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~')));
-    if (tokens.includes('__proto__')) throw new RuleError(`path ${JSON.stringify(pointer)} is not allowed`);
+    if (tokens.includes('__proto__'))
+      throw new RuleError(`path ${JSON.stringify(pointer)} is not allowed`);
     if (pointer.length <= 1024) {
       if (pointers.size > 10_000) pointers.clear();
       pointers.set(pointer, tokens);
@@ -43,13 +45,19 @@ export function getAt(root: unknown, tokens: string[]): unknown {
 }
 
 /** Sets a value, creating missing objects on the way (as Ironic's plugin data actions do). */
-export function setAt(root: Record<string, unknown>, tokens: string[], value: unknown, createParents = true): void {
+export function setAt(
+  root: Record<string, unknown>,
+  tokens: string[],
+  value: unknown,
+  createParents = true,
+): void {
   if (tokens.length === 0) throw new RuleError('cannot replace the whole document');
   let current: unknown = root;
   for (const token of tokens.slice(0, -1)) {
     let next = childOf(current, token);
     if (next === undefined) {
-      if (!createParents || !isPlainObject(current)) throw new RuleError(`path /${tokens.join('/')} does not exist`);
+      if (!createParents || !isPlainObject(current))
+        throw new RuleError(`path /${tokens.join('/')} does not exist`);
       next = {};
       current[token] = next;
     }
@@ -58,12 +66,15 @@ export function setAt(root: Record<string, unknown>, tokens: string[], value: un
   const last = tokens[tokens.length - 1];
   if (Array.isArray(current)) {
     if (last === '-') current.push(value);
-    else if (/^\d+$/.test(last) && Number(last) <= current.length) current.splice(Number(last), 0, value);
+    else if (/^\d+$/.test(last) && Number(last) <= current.length)
+      current.splice(Number(last), 0, value);
     else throw new RuleError(`path /${tokens.join('/')}: bad list index`);
   } else if (isPlainObject(current)) {
     current[last] = value;
   } else {
-    throw new RuleError(`path /${tokens.join('/')} goes through a value that is not a dict or list`);
+    throw new RuleError(
+      `path /${tokens.join('/')} goes through a value that is not a dict or list`,
+    );
   }
 }
 
@@ -83,7 +94,10 @@ export function removeAt(root: unknown, tokens: string[]): boolean {
 }
 
 /** Applies an RFC 6902 patch to a copy of a JSON object; any problem is a RuleError. */
-export function applyJsonPatch(document: Record<string, unknown>, patch: unknown): Record<string, unknown> {
+export function applyJsonPatch(
+  document: Record<string, unknown>,
+  patch: unknown,
+): Record<string, unknown> {
   if (!Array.isArray(patch)) throw new RuleError('a JSON patch is a list of operations');
   const result = cloneJson(document);
   patch.forEach((raw, index) => {
@@ -99,7 +113,8 @@ export function applyJsonPatch(document: Record<string, unknown>, patch: unknown
         break;
       case 'replace':
         if (!('value' in raw)) throw new RuleError(`patch operation ${index} needs a value`);
-        if (getAt(result, tokens) === undefined) throw new RuleError(`path ${op.path} does not exist`);
+        if (getAt(result, tokens) === undefined)
+          throw new RuleError(`path ${op.path} does not exist`);
         removeAt(result, tokens);
         setAt(result, tokens, cloneJson(op.value), false);
         break;
@@ -108,7 +123,8 @@ export function applyJsonPatch(document: Record<string, unknown>, patch: unknown
         break;
       case 'move':
       case 'copy': {
-        if (typeof op.from !== 'string') throw new RuleError(`patch operation ${index} needs "from"`);
+        if (typeof op.from !== 'string')
+          throw new RuleError(`patch operation ${index} needs "from"`);
         const from = parsePointer(op.from);
         const value = getAt(result, from);
         if (value === undefined) throw new RuleError(`path ${op.from} does not exist`);
@@ -117,10 +133,13 @@ export function applyJsonPatch(document: Record<string, unknown>, patch: unknown
         break;
       }
       case 'test':
-        if (!deepEqual(getAt(result, tokens), op.value)) throw new RuleError(`test of ${op.path} failed`);
+        if (!deepEqual(getAt(result, tokens), op.value))
+          throw new RuleError(`test of ${op.path} failed`);
         break;
       default:
-        throw new RuleError(`unknown patch operation ${JSON.stringify((raw as { op: unknown }).op)}`);
+        throw new RuleError(
+          `unknown patch operation ${JSON.stringify((raw as { op: unknown }).op)}`,
+        );
     }
   });
   return result;

@@ -36,7 +36,11 @@ describe('pageRules (Ironic paging)', () => {
   it("refuses what Ironic refuses, in Ironic's words", () => {
     expect(() => pageRules(RULES, { marker: 'zz' })).toThrow('Rule zz could not be found.');
     expect(() => pageRules(RULES, { limit: 0 })).toThrow('Limit must be positive');
-    expect(() => pageRules(RULES, { sort_key: 'actions' as never })).toThrow('The sort_key value actions is an invalid field for sorting');
-    expect(() => pageRules(RULES, { sort_dir: 'up' as never })).toThrow("Invalid sort direction: up. Acceptable values are 'asc' or 'desc'");
+    expect(() => pageRules(RULES, { sort_key: 'actions' as never })).toThrow(
+      'The sort_key value actions is an invalid field for sorting',
+    );
+    expect(() => pageRules(RULES, { sort_dir: 'up' as never })).toThrow(
+      "Invalid sort direction: up. Acceptable values are 'asc' or 'desc'",
+    );
   });
 });

@@ -16,7 +16,11 @@ export function maskSecrets<T>(value: T): T {
   if (!isPlainObject(value)) return value;
   const masked: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
-    setOwn(masked, key, isSecretKey(key) && child !== null && child !== undefined ? MASK : maskSecrets(child));
+    setOwn(
+      masked,
+      key,
+      isSecretKey(key) && child !== null && child !== undefined ? MASK : maskSecrets(child),
+    );
   }
   return masked as T;
 }

@@ -36,12 +36,17 @@ export function bindArgs(op: string, params: ParamSpec[], args: unknown): BoundA
         bound[param.name] = args[i++];
       }
     }
-    if (i < args.length) throw new RuleError(`${op} takes at most ${positional.length} arguments, got ${args.length}`);
+    if (i < args.length)
+      throw new RuleError(`${op} takes at most ${positional.length} arguments, got ${args.length}`);
   } else if (isPlainObject(args)) {
     for (const [name, value] of Object.entries(args)) {
       const param = params.find((p) => p.name === name);
-      if (!param) throw new RuleError(`${op} has no argument "${name}" (it takes ${params.map((p) => p.name).join(', ')})`);
-      if (param.variadic && !Array.isArray(value)) throw new RuleError(`${op}: "${name}" must be a list`);
+      if (!param)
+        throw new RuleError(
+          `${op} has no argument "${name}" (it takes ${params.map((p) => p.name).join(', ')})`,
+        );
+      if (param.variadic && !Array.isArray(value))
+        throw new RuleError(`${op}: "${name}" must be a list`);
       bound[name] = value;
     }
   } else {

@@ -8,11 +8,16 @@ import { RuleError } from './errors';
 const attributePaths = new Map<string, readonly string[]>();
 const pluginDataPaths = new Map<string, readonly string[]>();
 
-function cached(cache: Map<string, readonly string[]>, path: string, parse: () => string[]): string[] {
+function cached(
+  cache: Map<string, readonly string[]>,
+  path: string,
+  parse: () => string[],
+): string[] {
   let parts = cache.get(path);
   if (!parts) {
     parts = Object.freeze(parse());
-    if (parts.includes('__proto__')) throw new RuleError(`path ${JSON.stringify(path)} is not allowed`);
+    if (parts.includes('__proto__'))
+      throw new RuleError(`path ${JSON.stringify(path)} is not allowed`);
     if (path.length <= 1024) {
       if (cache.size > 10_000) cache.clear();
       cache.set(path, parts);
@@ -28,7 +33,9 @@ function cached(cache: Map<string, readonly string[]>, path: string, parse: () =
  */
 export function attributePath(path: unknown): string[] {
   if (typeof path !== 'string') throw new RuleError('path must be a string');
-  return cached(attributePaths, path, () => (path.includes('/') ? path.replace(/^\/+|\/+$/g, '').split('/') : path.split('.')));
+  return cached(attributePaths, path, () =>
+    path.includes('/') ? path.replace(/^\/+|\/+$/g, '').split('/') : path.split('.'),
+  );
 }
 
 /** A plugin data path: its keys, and whether it was written as a JSON Pointer. */
@@ -48,7 +55,12 @@ export function pluginDataPath(path: unknown): PluginDataPath {
   if (path === '') throw new RuleError('path must not be empty');
   const pointer = path.startsWith('/');
   const parts = cached(pluginDataPaths, path, () =>
-    pointer ? path.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~')) : path.split('.'),
+    pointer
+      ? path
+          .slice(1)
+          .split('/')
+          .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+      : path.split('.'),
   );
   return { parts, pointer };
 }

@@ -20,7 +20,8 @@ export interface FormatSpec {
   type: string | null;
 }
 
-const SPEC = /^(?:(.)?([<>=^]))?([+\- ])?(#)?(0)?(\d{1,3})?([,_])?(?:\.(\d{1,3}))?([sdncboxXeEfFgG%])?$/s;
+const SPEC =
+  /^(?:(.)?([<>=^]))?([+\- ])?(#)?(0)?(\d{1,3})?([,_])?(?:\.(\d{1,3}))?([sdncboxXeEfFgG%])?$/s;
 
 export function parseFormatSpec(text: string, where: string): FormatSpec {
   const match = SPEC.exec(text);
@@ -42,7 +43,8 @@ export function parseFormatSpec(text: string, where: string): FormatSpec {
 export type Conversion = 'r' | 's';
 
 export function parseConversion(text: string, where: string): Conversion {
-  if (text !== 'r' && text !== 's') throw new RuleError(`unsupported conversion "!${text}" in {${where}} (use !s or !r)`);
+  if (text !== 'r' && text !== 's')
+    throw new RuleError(`unsupported conversion "!${text}" in {${where}} (use !s or !r)`);
   return text;
 }
 
@@ -53,7 +55,8 @@ function group(digits: string, separator: string | null): string {
 function formatNumber(value: number, spec: FormatSpec): { sign: string; body: string } {
   const type = spec.type ?? (Number.isInteger(value) ? 'd' : 'g');
   const integral = 'dnbcoxX'.includes(type);
-  if (integral && !Number.isInteger(value)) throw new RuleError(`format code '${type}' needs an integer, got ${value}`);
+  if (integral && !Number.isInteger(value))
+    throw new RuleError(`format code '${type}' needs an integer, got ${value}`);
   const negative = value < 0 || Object.is(value, -0);
   const magnitude = Math.abs(value);
   let body: string;
@@ -89,7 +92,10 @@ function formatNumber(value: number, spec: FormatSpec): { sign: string; body: st
     }
     case 'g':
     case 'G': {
-      body = spec.type === null && spec.precision === null ? pythonStr(magnitude) : String(Number(magnitude.toPrecision(spec.precision || 6)));
+      body =
+        spec.type === null && spec.precision === null
+          ? pythonStr(magnitude)
+          : String(Number(magnitude.toPrecision(spec.precision || 6)));
       if (type === 'G') body = body.toUpperCase();
       break;
     }
@@ -114,21 +120,35 @@ function pad(text: string, spec: FormatSpec, defaultAlign: '<' | '>', sign = '')
 }
 
 /** `format(value, spec)` after the conversion, as Python would give it; a mismatch is a rule error, as Python's. */
-export function pythonFormat(value: unknown, conversion: Conversion | null, spec: FormatSpec | null): string {
-  const converted = conversion === 'r' ? pythonRepr(value) : conversion === 's' ? pythonStr(value) : value;
+export function pythonFormat(
+  value: unknown,
+  conversion: Conversion | null,
+  spec: FormatSpec | null,
+): string {
+  const converted =
+    conversion === 'r' ? pythonRepr(value) : conversion === 's' ? pythonStr(value) : value;
   if (!spec) return pythonStr(converted);
   if (typeof converted === 'string') {
-    if (spec.type !== null && spec.type !== 's') throw new RuleError(`format code '${spec.type}' cannot format a string`);
-    if (spec.align === '=' || spec.sign !== null || spec.grouping !== null || spec.alternate) throw new RuleError('this format spec is for numbers, not a string');
-    const text = spec.precision !== null ? [...converted].slice(0, spec.precision).join('') : converted;
+    if (spec.type !== null && spec.type !== 's')
+      throw new RuleError(`format code '${spec.type}' cannot format a string`);
+    if (spec.align === '=' || spec.sign !== null || spec.grouping !== null || spec.alternate)
+      throw new RuleError('this format spec is for numbers, not a string');
+    const text =
+      spec.precision !== null ? [...converted].slice(0, spec.precision).join('') : converted;
     return pad(text, spec, '<');
   }
   if (typeof converted === 'number' || typeof converted === 'boolean') {
-    if (spec.type === 's') throw new RuleError(`format code 's' cannot format a ${typeName(converted)}`);
+    if (spec.type === 's')
+      throw new RuleError(`format code 's' cannot format a ${typeName(converted)}`);
     const { sign, body } = formatNumber(Number(converted), spec);
     return pad(body, spec, '>', sign);
   }
-  if (Array.isArray(converted) || isPlainObject(converted) || converted === null || converted === undefined) {
+  if (
+    Array.isArray(converted) ||
+    isPlainObject(converted) ||
+    converted === null ||
+    converted === undefined
+  ) {
     throw new RuleError(`a ${typeName(converted)} cannot be formatted with a format spec`);
   }
   return pythonStr(converted);

@@ -16,7 +16,9 @@ function violations(input: unknown, options = {}): string {
 
 describe('rule validation', () => {
   it('needs only actions, and fills in defaults (default scope for user rules)', () => {
-    expect(validateRule({ actions: [{ op: 'log', args: ['hi'] }] }, { defaultScope: 'lab' })).toEqual({
+    expect(
+      validateRule({ actions: [{ op: 'log', args: ['hi'] }] }, { defaultScope: 'lab' }),
+    ).toEqual({
       priority: 0,
       description: null,
       scope: 'lab',
@@ -36,27 +38,84 @@ describe('rule validation', () => {
     [{ actions: [{ op: 'log', args: ['a', 'info', 'extra'] }] }, /at most 2 arguments/],
     [{ actions: [{ op: 'log', args: { message: 'x' } }] }, /log has no argument "message"/],
     [{ actions: [{ op: 'log', args: ['x'], when: 1 }] }, /unknown field when/],
-    [{ conditions: [{ op: 'is-maybe', args: [1] }], actions: [{ op: 'log', args: ['x'] }] }, /unknown condition "is-maybe"/],
-    [{ conditions: [{ op: 'eq', args: [1, 1], multiple: 'most' }], actions: [{ op: 'log', args: ['x'] }] }, /"multiple" must be one of/],
-    [{ priority: 10000, actions: [{ op: 'log', args: ['x'] }] }, /priority: must be between 0 and 9999/],
-    [{ priority: -1, actions: [{ op: 'log', args: ['x'] }] }, /priority: must be between 0 and 9999/],
-    [{ phase: 'late', actions: [{ op: 'log', args: ['x'] }] }, /phase: must be one of early, preprocess, main/],
+    [
+      { conditions: [{ op: 'is-maybe', args: [1] }], actions: [{ op: 'log', args: ['x'] }] },
+      /unknown condition "is-maybe"/,
+    ],
+    [
+      {
+        conditions: [{ op: 'eq', args: [1, 1], multiple: 'most' }],
+        actions: [{ op: 'log', args: ['x'] }],
+      },
+      /"multiple" must be one of/,
+    ],
+    [
+      { priority: 10000, actions: [{ op: 'log', args: ['x'] }] },
+      /priority: must be between 0 and 9999/,
+    ],
+    [
+      { priority: -1, actions: [{ op: 'log', args: ['x'] }] },
+      /priority: must be between 0 and 9999/,
+    ],
+    [
+      { phase: 'late', actions: [{ op: 'log', args: ['x'] }] },
+      /phase: must be one of early, preprocess, main/,
+    ],
     [{ built_in: true, actions: [{ op: 'log', args: ['x'] }] }, /built_in: built_in is read-only/],
     [{ uuid: 'nope', actions: [{ op: 'log', args: ['x'] }] }, /uuid: must be a UUID/],
-    [{ phase: 'early', actions: [{ op: 'set-attribute', args: ['/driver', 'x'] }] }, /set-attribute cannot run in the early phase/],
-    [{ phase: 'early', actions: [{ op: 'log', args: ['{node.uuid}'] }] }, /\{node…\} is not available in the early phase/],
+    [
+      { phase: 'early', actions: [{ op: 'set-attribute', args: ['/driver', 'x'] }] },
+      /set-attribute cannot run in the early phase/,
+    ],
+    [
+      { phase: 'early', actions: [{ op: 'log', args: ['{node.uuid}'] }] },
+      /\{node…\} is not available in the early phase/,
+    ],
     [{ actions: [{ op: 'log', args: ['{os.environ}'] }] }, /unknown name "os"/],
     [{ actions: [{ op: 'log', args: ['{node.__class__!r}'] }] }, /only lookups are allowed/],
     [{ actions: [{ op: 'log', args: ['{node'] }] }, /unclosed "\{"/],
-    [{ conditions: [{ op: 'contains', args: ['{node.x}', '(a+)+$'] }], actions: [{ op: 'log', args: ['x'] }] }, /catastrophic backtracking/],
+    [
+      {
+        conditions: [{ op: 'contains', args: ['{node.x}', '(a+)+$'] }],
+        actions: [{ op: 'log', args: ['x'] }],
+      },
+      /catastrophic backtracking/,
+    ],
     [{ actions: [{ op: 'log', args: ['x'], loop: 'not a template' }] }, /"loop" must be a list/],
-    [{ actions: [{ op: 'log', args: ['x'], loop: Array(1001).fill(1) }] }, /"loop" has more than 1000 items/],
-    [{ conditions: [{ op: 'eq', args: [1] }], actions: [{ op: 'log', args: ['x'] }] }, /eq: one argument is the list of values to compare/],
+    [
+      { actions: [{ op: 'log', args: ['x'], loop: Array(1001).fill(1) }] },
+      /"loop" has more than 1000 items/,
+    ],
+    [
+      { conditions: [{ op: 'eq', args: [1] }], actions: [{ op: 'log', args: ['x'] }] },
+      /eq: one argument is the list of values to compare/,
+    ],
     // In a loop Ironic formats the regex too: `{{2,}}` becomes `{2,}`.
-    [{ conditions: [{ op: 'contains', args: ['{node.x}', '(a+){{2,}}'], loop: [1] }], actions: [{ op: 'log', args: ['x'] }] }, /catastrophic/],
-    [{ conditions: [{ op: 'matches', args: ['{node.x}', 'a?'.repeat(30) + 'a'.repeat(30)] }], actions: [{ op: 'log', args: ['x'] }] }, /backtrack too much/],
-    [{ conditions: [{ op: 'is-empty', args: ['{plugin_data[bmc_address}'] }], actions: [{ op: 'log', args: ['x'] }] }, /conditions\[0\]: bad index in \{plugin_data\[bmc_address\}/],
-    [{ description: 'nul\u0000', actions: [{ op: 'log', args: ['x\u0000'] }] }, /description: must not contain NUL characters; actions: must not contain NUL/],
+    [
+      {
+        conditions: [{ op: 'contains', args: ['{node.x}', '(a+){{2,}}'], loop: [1] }],
+        actions: [{ op: 'log', args: ['x'] }],
+      },
+      /catastrophic/,
+    ],
+    [
+      {
+        conditions: [{ op: 'matches', args: ['{node.x}', 'a?'.repeat(30) + 'a'.repeat(30)] }],
+        actions: [{ op: 'log', args: ['x'] }],
+      },
+      /backtrack too much/,
+    ],
+    [
+      {
+        conditions: [{ op: 'is-empty', args: ['{plugin_data[bmc_address}'] }],
+        actions: [{ op: 'log', args: ['x'] }],
+      },
+      /conditions\[0\]: bad index in \{plugin_data\[bmc_address\}/,
+    ],
+    [
+      { description: 'nul\u0000', actions: [{ op: 'log', args: ['x\u0000'] }] },
+      /description: must not contain NUL characters; actions: must not contain NUL/,
+    ],
     [{ steps: [], actions: [{ op: 'log', args: ['x'] }] }, /steps: unknown field/],
     [[{ actions: [] }], /must be a JSON object/],
   ])('refuses %j, naming the problem', (input, message) => {
@@ -64,7 +123,10 @@ describe('rule validation', () => {
   });
 
   it('lets built-in rules use reserved priorities', () => {
-    expect(validateRule({ priority: -5, actions: [{ op: 'log', args: ['x'] }] }, { builtIn: true }).priority).toBe(-5);
+    expect(
+      validateRule({ priority: -5, actions: [{ op: 'log', args: ['x'] }] }, { builtIn: true })
+        .priority,
+    ).toBe(-5);
   });
 });
 
@@ -89,12 +151,18 @@ describe('safe regexes', () => {
     expect(() => compileSafeRegex(pattern, false)).toThrow(message);
   });
 
-  it.each(['(?i)dell', '^ib\\d+$', '(ab)+', '[a-z]+(-[0-9]+)?', 'a|b', '(?:eth|en)[0-9]', '(?P<vendor>dell|hpe)', '.*foo.*bar'])(
-    'accepts %s',
-    (pattern) => {
-      expect(compileSafeRegex(pattern, false).regex).toBeInstanceOf(RegExp);
-    },
-  );
+  it.each([
+    '(?i)dell',
+    '^ib\\d+$',
+    '(ab)+',
+    '[a-z]+(-[0-9]+)?',
+    'a|b',
+    '(?:eth|en)[0-9]',
+    '(?P<vendor>dell|hpe)',
+    '.*foo.*bar',
+  ])('accepts %s', (pattern) => {
+    expect(compileSafeRegex(pattern, false).regex).toBeInstanceOf(RegExp);
+  });
 
   it('refuses very long patterns', () => {
     expect(() => compileSafeRegex('a'.repeat(600), false)).toThrow(/longer than 512/);
@@ -116,7 +184,9 @@ describe('safe regexes', () => {
     const { maxSubject } = compileSafeRegex('.*a.*b', false);
     expect(maxSubject).toBeLessThan(1000);
     expect(regexTest('a'.repeat(maxSubject), '.*a.*b', false)).toBe(false);
-    expect(() => regexTest('a'.repeat(maxSubject + 1), '.*a.*b', false)).toThrow(/too long for this regex \(at most \d+/);
+    expect(() => regexTest('a'.repeat(maxSubject + 1), '.*a.*b', false)).toThrow(
+      /too long for this regex \(at most \d+/,
+    );
     expect(compileSafeRegex('(?i)dell', false).maxSubject).toBe(16_384);
     expect(() => regexTest('x'.repeat(16_385), 'dell', false)).toThrow(/too long/);
   });
@@ -137,7 +207,7 @@ describe('rules as read and patched', () => {
     built_in: false,
   };
 
-  it('never returns a sensitive rule\'s conditions and actions, and a summary leaves them out', () => {
+  it("never returns a sensitive rule's conditions and actions, and a summary leaves them out", () => {
     expect(publicRule(stored)).toMatchObject({ conditions: null, actions: null });
     expect(publicRule(stored, false)).not.toHaveProperty('conditions');
     expect(publicRule({ ...stored, sensitive: false }).actions).toEqual(stored.actions);
@@ -153,8 +223,12 @@ describe('rules as read and patched', () => {
     ]);
     expect(patched).toEqual({ a: { b: 'x' }, c: 1, list: [2, 1] });
     expect(original).toEqual({ a: { b: 1 }, list: [1, 2] });
-    expect(() => applyJsonPatch({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }])).toThrow(RuleError);
-    expect(() => applyJsonPatch({ a: 1 }, [{ op: 'add', path: '/__proto__/x', value: 2 }])).toThrow(/not allowed/);
+    expect(() => applyJsonPatch({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }])).toThrow(
+      RuleError,
+    );
+    expect(() => applyJsonPatch({ a: 1 }, [{ op: 'add', path: '/__proto__/x', value: 2 }])).toThrow(
+      /not allowed/,
+    );
   });
 
   it('applies a JSON patch and validates the result', () => {
@@ -169,7 +243,10 @@ describe('rules as read and patched', () => {
 
   it.each([
     [[{ op: 'replace', path: '/built_in', value: true }], /built_in cannot be changed/],
-    [[{ op: 'replace', path: '/uuid', value: '7d7b2c0e-0000-4000-8000-000000000002' }], /uuid cannot be changed/],
+    [
+      [{ op: 'replace', path: '/uuid', value: '7d7b2c0e-0000-4000-8000-000000000002' }],
+      /uuid cannot be changed/,
+    ],
     [[{ op: 'replace', path: '/sensitive', value: false }], /cannot be made non-sensitive/],
     [[{ op: 'remove', path: '/sensitive' }], /cannot be made non-sensitive/],
     [[{ op: 'replace', path: '/priority', value: 10000 }], /priority: must be between 0 and 9999/],
@@ -180,9 +257,13 @@ describe('rules as read and patched', () => {
 
   it('refuses a malformed patch, naming the problem for a rule that is not sensitive', () => {
     const open = { ...stored, sensitive: false };
-    expect(() => patchRule(open, [{ op: 'remove', path: '/nope' }])).toThrow(/path \/nope does not exist/);
+    expect(() => patchRule(open, [{ op: 'remove', path: '/nope' }])).toThrow(
+      /path \/nope does not exist/,
+    );
     expect(() => patchRule(open, { op: 'add' })).toThrow(/list of operations/);
-    expect(() => patchRule(open, [{ op: 'replace', path: '/actions/0/op', value: 'explode' }])).toThrow(/unknown action "explode"/);
+    expect(() =>
+      patchRule(open, [{ op: 'replace', path: '/actions/0/op', value: 'explode' }]),
+    ).toThrow(/unknown action "explode"/);
   });
 
   it("never lets a patch read or echo a sensitive rule's conditions and actions", () => {
@@ -192,7 +273,10 @@ describe('rules as read and patched', () => {
       [{ op: 'move', from: '/conditions/0', path: '/actions/-' }],
       // Errors about a patch that does not apply, or about content it made invalid, say nothing of the content.
       [{ op: 'remove', path: '/actions/0/args/5' }],
-      [{ op: 'replace', path: '/conditions/0/op', value: 'contains' }, { op: 'add', path: '/conditions/0/args/-', value: '(' }],
+      [
+        { op: 'replace', path: '/conditions/0/op', value: 'contains' },
+        { op: 'add', path: '/conditions/0/args/-', value: '(' },
+      ],
     ];
     for (const patch of refusals) {
       let message = '';

@@ -65,7 +65,10 @@ class PatternReader {
     }
     if (items.length === 0) return ONE;
     if (items.length === 1) return items[0];
-    return { paths: (n) => items.reduce((product, p) => product * p.paths(n), 1), choice: items.some((p) => p.choice) };
+    return {
+      paths: (n) => items.reduce((product, p) => product * p.paths(n), 1),
+      choice: items.some((p) => p.choice),
+    };
   }
 
   private atom(): Piece {
@@ -79,7 +82,8 @@ class PatternReader {
       this.escape();
       return ONE;
     }
-    if ('*+?'.includes(c) || (c === '{' && this.quantifierAt(this.i))) throw new RuleError('invalid regex: nothing to repeat');
+    if ('*+?'.includes(c) || (c === '{' && this.quantifierAt(this.i)))
+      throw new RuleError('invalid regex: nothing to repeat');
     this.out += c;
     this.i++;
     return ONE;
@@ -101,7 +105,10 @@ class PatternReader {
         return ONE;
       }
       const match = named ?? plain;
-      if (!match) throw new RuleError('invalid regex: unsupported group (inline flags only at the very start)');
+      if (!match)
+        throw new RuleError(
+          'invalid regex: unsupported group (inline flags only at the very start)',
+        );
       prefix = named ? `?<${named[1]}>` : match[0];
       this.i += match[0].length;
     }
@@ -134,7 +141,8 @@ class PatternReader {
   private escape(): void {
     const next = this.src[this.i + 1];
     if (next === undefined) throw new RuleError('invalid regex: trailing backslash');
-    if (/[1-9]/.test(next) || next === 'k') throw new RuleError('regex backreferences are not allowed');
+    if (/[1-9]/.test(next) || next === 'k')
+      throw new RuleError('regex backreferences are not allowed');
     // Python's start and end of the subject, whatever the flags.
     if (next === 'A') this.out += '(?<![\\s\\S])';
     else if (next === 'Z' || next === 'z') this.out += '(?![\\s\\S])';
@@ -168,17 +176,25 @@ class PatternReader {
       this.i++;
     }
     const after = this.src[this.i];
-    if (after !== undefined && '*+?{'.includes(after) && (after !== '{' || this.quantifierAt(this.i))) {
+    if (
+      after !== undefined &&
+      '*+?{'.includes(after) &&
+      (after !== '{' || this.quantifierAt(this.i))
+    ) {
       throw new RuleError('invalid regex: multiple repeat');
     }
     this.out += text;
     if (!piece.choice) {
       // How many times the piece repeats is the only choice.
-      return min === max ? ONE : { paths: (n) => Math.max(1, Math.min(max, n) - min + 1), choice: true };
+      return min === max
+        ? ONE
+        : { paths: (n) => Math.max(1, Math.min(max, n) - min + 1), choice: true };
     }
     if (max === 1) return { paths: (n) => 1 + piece.paths(n), choice: true };
     if (min === max) return { paths: (n) => piece.paths(n) ** min, choice: true };
-    throw new RuleError('regex has a repeated group containing a repetition or alternation (catastrophic backtracking)');
+    throw new RuleError(
+      'regex has a repeated group containing a repetition or alternation (catastrophic backtracking)',
+    );
   }
 }
 
@@ -192,7 +208,8 @@ export function compileSafeRegex(pattern: string, fullMatch: boolean): SafeRegex
   const cache = fullMatch ? caches.full : caches.search;
   const cached = cache.get(pattern);
   if (cached) return cached;
-  if (pattern.length > MAX_PATTERN_LENGTH) throw new RuleError(`regex longer than ${MAX_PATTERN_LENGTH} characters`);
+  if (pattern.length > MAX_PATTERN_LENGTH)
+    throw new RuleError(`regex longer than ${MAX_PATTERN_LENGTH} characters`);
   let body = pattern;
   let flags = '';
   const inline = /^\(\?([aiLmsux]+)\)/.exec(body);
@@ -206,7 +223,9 @@ export function compileSafeRegex(pattern: string, fullMatch: boolean): SafeRegex
   // A full match starts only at the beginning (sticky) and must reach the end.
   const paths = (n: number) => (fullMatch ? 1 : n + 1) * piece.paths(n);
   if (paths(MIN_REGEX_SUBJECT) > REGEX_PATH_BUDGET) {
-    throw new RuleError('regex can backtrack too much (too many repetitions or alternatives one after another)');
+    throw new RuleError(
+      'regex can backtrack too much (too many repetitions or alternatives one after another)',
+    );
   }
   let [low, high] = [MIN_REGEX_SUBJECT, MAX_SUBJECT_LENGTH];
   while (low < high) {
@@ -216,7 +235,9 @@ export function compileSafeRegex(pattern: string, fullMatch: boolean): SafeRegex
   }
   let regex: RegExp;
   try {
-    regex = fullMatch ? new RegExp(`(?:${reader.out})(?![\\s\\S])`, `${flags}y`) : new RegExp(reader.out, flags);
+    regex = fullMatch
+      ? new RegExp(`(?:${reader.out})(?![\\s\\S])`, `${flags}y`)
+      : new RegExp(reader.out, flags);
   } catch {
     throw new RuleError(`invalid regex ${JSON.stringify(pattern)}`);
   }
@@ -234,7 +255,9 @@ export function regexTest(value: unknown, pattern: unknown, fullMatch: boolean):
   const subject = pythonStr(value);
   const { regex, maxSubject } = compileSafeRegex(pattern, fullMatch);
   if (subject.length > maxSubject) {
-    throw new RuleError(`a value of ${subject.length} characters is too long for this regex (at most ${maxSubject}; simplify the regex)`);
+    throw new RuleError(
+      `a value of ${subject.length} characters is too long for this regex (at most ${maxSubject}; simplify the regex)`,
+    );
   }
   regex.lastIndex = 0;
   return regex.test(subject);

@@ -13,14 +13,23 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   }
   if (isPlainObject(a) && isPlainObject(b)) {
     const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
+    return (
+      keys.length === Object.keys(b).length &&
+      keys.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]))
+    );
   }
   return false;
 }
 
 /** Sets an own property, so that a `__proto__` key of JSON data stays plain data. */
 export function setOwn(target: JsonObject, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   else target[key] = value;
 }
 
@@ -64,11 +73,18 @@ export function typeName(value: unknown): string {
 export function pythonRepr(value: unknown): string {
   if (typeof value === 'string') {
     const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
-    const escaped = value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t');
+    const escaped = value
+      .replace(/\\/g, '\\\\')
+      .replace(/\n/g, '\\n')
+      .replace(/\r/g, '\\r')
+      .replace(/\t/g, '\\t');
     return quote + (quote === "'" ? escaped.replace(/'/g, "\\'") : escaped) + quote;
   }
   if (Array.isArray(value)) return `[${value.map(pythonRepr).join(', ')}]`;
-  if (isPlainObject(value)) return `{${Object.entries(value).map(([k, v]) => `${pythonRepr(k)}: ${pythonRepr(v)}`).join(', ')}}`;
+  if (isPlainObject(value))
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${pythonRepr(k)}: ${pythonRepr(v)}`)
+      .join(', ')}}`;
   return pythonStr(value);
 }
 
@@ -80,6 +96,7 @@ export function pythonStr(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === null || value === undefined) return 'None';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : value > 0 ? 'inf' : value < 0 ? '-inf' : 'nan';
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? String(value) : value > 0 ? 'inf' : value < 0 ? '-inf' : 'nan';
   return pythonRepr(value);
 }

@@ -4,7 +4,9 @@ import { RuleDefinition, validateRule } from '../src/rule';
 let sequence = 0;
 
 /** A valid rule for tests, created one second after the previous one. */
-export function rule(fields: Partial<RuleDefinition> & { actions: InspectionRuleStep[] }): RuleDefinition {
+export function rule(
+  fields: Partial<RuleDefinition> & { actions: InspectionRuleStep[] },
+): RuleDefinition {
   sequence += 1;
   const validated = validateRule(
     {

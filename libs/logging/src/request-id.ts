@@ -13,4 +13,5 @@ export function requestIdFrom(incoming: unknown): string {
 }
 
 /** An HTTP request's id (the HTTP server's `genReqId`): the caller's `x-request-id` or a new one. */
-export const httpRequestId = (request: IncomingMessage): string => requestIdFrom(request.headers[REQUEST_ID_HEADER]);
+export const httpRequestId = (request: IncomingMessage): string =>
+  requestIdFrom(request.headers[REQUEST_ID_HEADER]);

@@ -17,11 +17,15 @@ export class RpcRequestLogging {
   }
 
   begin(request: { subject: string; headers?: { get(name: string): string } }) {
-    const child = this.logger.logger.child({ reqId: requestIdFrom(request.headers?.get(REQUEST_ID_HEADER)), subject: request.subject });
+    const child = this.logger.logger.child({
+      reqId: requestIdFrom(request.headers?.get(REQUEST_ID_HEADER)),
+      subject: request.subject,
+    });
     const started = process.hrtime.bigint();
     return {
       run: <T>(handle: () => T): T => storage.run(new Store(child), handle),
-      end: (failed: boolean) => child.debug({ ms: Number(process.hrtime.bigint() - started) / 1e6, failed }, 'rpc handled'),
+      end: (failed: boolean) =>
+        child.debug({ ms: Number(process.hrtime.bigint() - started) / 1e6, failed }, 'rpc handled'),
     };
   }
 }

@@ -49,7 +49,12 @@ export class ClientMetrics {
     return name;
   }
 
-  recordRequest(transport: 'http' | 'nats', client: string, contract: string, features: readonly string[]): void {
+  recordRequest(
+    transport: 'http' | 'nats',
+    client: string,
+    contract: string,
+    features: readonly string[],
+  ): void {
     const label = this.clientLabel(client);
     this.requests.inc({ transport, client: label, contract });
     for (const feature of features) {

@@ -50,18 +50,31 @@ export class RequestMetrics {
    * cardinality bounded (undefined: no route matched).
    */
   http(method: string, route: string | undefined, status: number, seconds: number): void {
-    this.record({ transport: 'http', operation: `${method} ${route ?? 'unmatched'}`, outcome: String(status) }, seconds);
+    this.record(
+      {
+        transport: 'http',
+        operation: `${method} ${route ?? 'unmatched'}`,
+        outcome: String(status),
+      },
+      seconds,
+    );
   }
 
   begin(request: { subject: string }) {
     const started = process.hrtime.bigint();
     return {
       end: (failed: boolean) =>
-        this.record({ transport: 'nats', operation: request.subject, outcome: failed ? 'error' : 'ok' }, Number(process.hrtime.bigint() - started) / 1e9),
+        this.record(
+          { transport: 'nats', operation: request.subject, outcome: failed ? 'error' : 'ok' },
+          Number(process.hrtime.bigint() - started) / 1e9,
+        ),
     };
   }
 
-  private record(labels: { transport: string; operation: string; outcome: string }, seconds: number) {
+  private record(
+    labels: { transport: string; operation: string; outcome: string },
+    seconds: number,
+  ) {
     this.total.inc(labels);
     this.duration.observe(labels, seconds);
   }

@@ -1,5 +1,14 @@
 import { EXPERIMENT_SUBJECTS, StatusError } from '@rollout/contracts';
-import { KeyObject, createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
+import {
+  KeyObject,
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomUUID,
+  sign,
+  verify,
+} from 'node:crypto';
 import { NatsNamespace } from './namespace';
 
 /**
@@ -56,9 +65,16 @@ export function parseBusKey(text: string): EncodedBusKey | undefined {
 /** A new Ed25519 key pair in environment form (the launcher's and the tests' keys; `docs/bus-security.md` shows the same with openssl). */
 export function generateBusKeyPair(keyId: string): { signingKey: string; verifyKey: string } {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const seed = privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(PKCS8_ED25519_PREFIX.length);
-  const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_ED25519_PREFIX.length);
-  return { signingKey: `${keyId}:${seed.toString('base64url')}`, verifyKey: `${keyId}:${raw.toString('base64url')}` };
+  const seed = privateKey
+    .export({ format: 'der', type: 'pkcs8' })
+    .subarray(PKCS8_ED25519_PREFIX.length);
+  const raw = publicKey
+    .export({ format: 'der', type: 'spki' })
+    .subarray(SPKI_ED25519_PREFIX.length);
+  return {
+    signingKey: `${keyId}:${seed.toString('base64url')}`,
+    verifyKey: `${keyId}:${raw.toString('base64url')}`,
+  };
 }
 
 const digest = (payload: Uint8Array) => createHash('sha256').update(payload).digest('base64url');
@@ -74,13 +90,25 @@ export class ActorAssertionSigner {
     private readonly now: () => number = Date.now,
   ) {
     this.keyId = signingKey.keyId;
-    this.privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(signingKey.key, 'base64url')]), format: 'der', type: 'pkcs8' });
+    this.privateKey = createPrivateKey({
+      key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(signingKey.key, 'base64url')]),
+      format: 'der',
+      type: 'pkcs8',
+    });
   }
 
   /** The header value for a request of `payload` bytes on `subject` (as sent, namespace included). */
   sign(subject: string, payload: Uint8Array, claims: ActorClaims): string {
     const iat = this.now();
-    const signed: SignedActorClaims = { ...claims, kid: this.keyId, iat, exp: iat + this.ttlMs, jti: randomUUID(), sub: subject, dig: digest(payload) };
+    const signed: SignedActorClaims = {
+      ...claims,
+      kid: this.keyId,
+      iat,
+      exp: iat + this.ttlMs,
+      jti: randomUUID(),
+      sub: subject,
+      dig: digest(payload),
+    };
     const body = Buffer.from(JSON.stringify(signed)).toString('base64url');
     return `${body}.${sign(null, Buffer.from(body), this.privateKey).toString('base64url')}`;
   }
@@ -118,7 +146,8 @@ export interface VerifierOptions {
   now?: () => number;
 }
 
-const denied = (why: string, reason: string) => StatusError.withReason('PERMISSION_DENIED', `The request's actor assertion ${why}.`, reason);
+const denied = (why: string, reason: string) =>
+  StatusError.withReason('PERMISSION_DENIED', `The request's actor assertion ${why}.`, reason);
 
 /**
  * A service's side: checks the signature (by key id, so several keys are accepted during a
@@ -137,7 +166,14 @@ export class ActorAssertionVerifier {
     private readonly options: VerifierOptions,
   ) {
     this.keys = new Map(
-      verifyKeys.map(({ keyId, key }) => [keyId, createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(key, 'base64url')]), format: 'der', type: 'spki' })]),
+      verifyKeys.map(({ keyId, key }) => [
+        keyId,
+        createPublicKey({
+          key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(key, 'base64url')]),
+          format: 'der',
+          type: 'spki',
+        }),
+      ]),
     );
     this.now = options.now ?? Date.now;
   }
@@ -150,12 +186,19 @@ export class ActorAssertionVerifier {
     if (!claims) throw denied('is malformed', 'ACTOR_ASSERTION_MALFORMED');
     const key = this.keys.get(claims.kid);
     if (!key) throw denied(`names an unknown key id`, 'ACTOR_ASSERTION_UNKNOWN_KEY');
-    if (!verify(null, Buffer.from(body), key, Buffer.from(header.slice(dot + 1), 'base64url'))) throw denied('has a bad signature', 'ACTOR_ASSERTION_BAD_SIGNATURE');
-    if (claims.sub !== subject || claims.dig !== digest(payload)) throw denied('was signed for another request', 'ACTOR_ASSERTION_OTHER_REQUEST');
+    if (!verify(null, Buffer.from(body), key, Buffer.from(header.slice(dot + 1), 'base64url')))
+      throw denied('has a bad signature', 'ACTOR_ASSERTION_BAD_SIGNATURE');
+    if (claims.sub !== subject || claims.dig !== digest(payload))
+      throw denied('was signed for another request', 'ACTOR_ASSERTION_OTHER_REQUEST');
     this.checkScope(claims, subject);
     const now = this.now();
     const { clockSkewMs, maxTtlMs } = this.options;
-    if (claims.exp + clockSkewMs <= now || claims.iat - clockSkewMs > now || claims.exp - claims.iat > maxTtlMs) throw denied('has expired or is not valid yet', 'ACTOR_ASSERTION_EXPIRED');
+    if (
+      claims.exp + clockSkewMs <= now ||
+      claims.iat - clockSkewMs > now ||
+      claims.exp - claims.iat > maxTtlMs
+    )
+      throw denied('has expired or is not valid yet', 'ACTOR_ASSERTION_EXPIRED');
     this.forgetExpired(now);
     if (this.seen.has(claims.jti)) throw denied('was used before', 'ACTOR_ASSERTION_REPLAYED');
     this.seen.set(claims.jti, claims.exp + clockSkewMs);
@@ -167,7 +210,11 @@ export class ActorAssertionVerifier {
     const signer = systemSignerOf(claims.kid);
     if (signer === undefined) return;
     const namespace = this.options.namespace ?? new NatsNamespace();
-    if (signer === 'unknown' || claims.actor !== signer.actor || !signer.subjects.some((s) => namespace.subject(s) === subject)) {
+    if (
+      signer === 'unknown' ||
+      claims.actor !== signer.actor ||
+      !signer.subjects.some((s) => namespace.subject(s) === subject)
+    ) {
       throw denied(`asserts what its key (${claims.kid}) may not`, 'ACTOR_ASSERTION_KEY_SCOPE');
     }
   }
@@ -183,11 +230,14 @@ export class ActorAssertionVerifier {
 function decodeClaims(body: string): SignedActorClaims | undefined {
   let claims: Partial<SignedActorClaims>;
   try {
-    claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Partial<SignedActorClaims>;
+    claims = JSON.parse(
+      Buffer.from(body, 'base64url').toString('utf8'),
+    ) as Partial<SignedActorClaims>;
   } catch {
     return undefined;
   }
-  const text = (value: unknown) => typeof value === 'string' && value.length > 0 && value.length <= 1024;
+  const text = (value: unknown) =>
+    typeof value === 'string' && value.length > 0 && value.length <= 1024;
   const valid =
     typeof claims === 'object' &&
     claims !== null &&

@@ -1,7 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { StatusError } from '@rollout/contracts';
 import type { MsgHdrs } from 'nats';
-import { ACTOR_ASSERTION_HEADER, ActorAssertionVerifier, SignedActorClaims } from './actor-assertion';
+import {
+  ACTOR_ASSERTION_HEADER,
+  ActorAssertionVerifier,
+  SignedActorClaims,
+} from './actor-assertion';
 
 /** A request as a gate sees it, before any handler. */
 export interface GatedRequest {
@@ -36,7 +40,8 @@ export function projectsNamedIn(data: unknown): string[] {
     if (match) projects.push(match[1]);
   }
   const context = fields.context as Record<string, unknown> | null | undefined;
-  if (typeof context === 'object' && context !== null && typeof context.project_id === 'string') projects.push(context.project_id);
+  if (typeof context === 'object' && context !== null && typeof context.project_id === 'string')
+    projects.push(context.project_id);
   return projects;
 }
 
@@ -54,21 +59,33 @@ export class ActorAssertionGate implements RpcRequestGate {
   admit({ subject, headers, payload, data }: GatedRequest): void {
     let claims: SignedActorClaims | undefined;
     try {
-      claims = this.verifier.verify(subject, payload, headers?.get(ACTOR_ASSERTION_HEADER) || undefined);
+      claims = this.verifier.verify(
+        subject,
+        payload,
+        headers?.get(ACTOR_ASSERTION_HEADER) || undefined,
+      );
       checkActor(claims, data);
       checkProjects(claims, data);
     } catch (refusal) {
       const reason = refusal instanceof StatusError ? refusal.message : String(refusal);
-      this.logger.warn({ subject, actor: claims?.actor, requestId: claims?.requestId }, `request refused: ${reason}`);
+      this.logger.warn(
+        { subject, actor: claims?.actor, requestId: claims?.requestId },
+        `request refused: ${reason}`,
+      );
       throw refusal;
     }
   }
 }
 
 function checkActor(claims: SignedActorClaims, data: unknown) {
-  const actor = typeof data === 'object' && data !== null ? (data as Record<string, unknown>).actor : undefined;
+  const actor =
+    typeof data === 'object' && data !== null ? (data as Record<string, unknown>).actor : undefined;
   if (actor !== undefined && actor !== claims.actor) {
-    throw StatusError.withReason('PERMISSION_DENIED', 'The request names another actor than the one asserted.', 'ACTOR_MISMATCH');
+    throw StatusError.withReason(
+      'PERMISSION_DENIED',
+      'The request names another actor than the one asserted.',
+      'ACTOR_MISMATCH',
+    );
   }
 }
 
@@ -77,6 +94,11 @@ function checkProjects(claims: SignedActorClaims, data: unknown) {
   const allowed = claims.projects;
   const outside = projectsNamedIn(data).find((project) => !allowed.includes(project));
   if (outside !== undefined) {
-    throw StatusError.withReason('PERMISSION_DENIED', `The actor may not act on project "${outside}".`, 'PROJECT_NOT_ASSERTED', { project: outside });
+    throw StatusError.withReason(
+      'PERMISSION_DENIED',
+      `The actor may not act on project "${outside}".`,
+      'PROJECT_NOT_ASSERTED',
+      { project: outside },
+    );
   }
 }

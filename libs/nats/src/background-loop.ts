@@ -122,7 +122,10 @@ export class BackgroundLoop {
 
   private failureDelay(failures: number): number {
     const first = this.options.failureDelayMs ?? this.options.intervalMs;
-    return Math.min(first * 2 ** (failures - 1), Math.max(first, this.options.maxFailureDelayMs ?? first));
+    return Math.min(
+      first * 2 ** (failures - 1),
+      Math.max(first, this.options.maxFailureDelayMs ?? first),
+    );
   }
 
   private async pause(ms: number): Promise<void> {

@@ -33,10 +33,20 @@ function deferred<T = void>() {
   return { promise, resolve };
 }
 
-function loopWith(turn: () => Promise<TurnOutcome | void>, options: Partial<BackgroundLoopOptions> = {}) {
+function loopWith(
+  turn: () => Promise<TurnOutcome | void>,
+  options: Partial<BackgroundLoopOptions> = {},
+) {
   const pauses = new SteppedPauses();
   const failures: number[] = [];
-  const loop = new BackgroundLoop({ name: 'test loop', turn, intervalMs: 1_000, sleeper: pauses, onFailure: (_error, n) => failures.push(n), ...options });
+  const loop = new BackgroundLoop({
+    name: 'test loop',
+    turn,
+    intervalMs: 1_000,
+    sleeper: pauses,
+    onFailure: (_error, n) => failures.push(n),
+    ...options,
+  });
   return { loop, pauses, failures };
 }
 
@@ -127,7 +137,9 @@ describe('BackgroundLoop', () => {
   it('given a turn that finished the work for good, runs no other turn, and still drains at stop', async () => {
     let turns = 0;
     let drained = false;
-    const { loop, pauses } = loopWith(async () => (++turns === 2 ? 'done' : 'idle'), { drain: async () => void (drained = true) });
+    const { loop, pauses } = loopWith(async () => (++turns === 2 ? 'done' : 'idle'), {
+      drain: async () => void (drained = true),
+    });
     const paused = pauses.nextPause();
     loop.start();
     await paused;
@@ -173,7 +185,10 @@ describe('BackgroundLoop', () => {
         await turn.promise;
         events.push('turn done');
       },
-      { drain: async () => void events.push('drained'), interrupt: () => events.push('interrupted') },
+      {
+        drain: async () => void events.push('drained'),
+        interrupt: () => events.push('interrupted'),
+      },
     );
     loop.start();
     await started.promise;
@@ -190,7 +205,11 @@ describe('BackgroundLoop', () => {
   it('when stopped during a long pause, stops at once instead of sleeping it out', async () => {
     let turns = 0;
     // The real sleeper: an hour-long pause that stop() did not end would time the test out.
-    const loop = new BackgroundLoop({ name: 'test loop', turn: async () => void turns++, intervalMs: 3_600_000 });
+    const loop = new BackgroundLoop({
+      name: 'test loop',
+      turn: async () => void turns++,
+      intervalMs: 3_600_000,
+    });
     loop.start();
     await new Promise((resolve) => setImmediate(resolve));
     await loop.stop();

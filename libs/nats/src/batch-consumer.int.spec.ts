@@ -11,12 +11,24 @@ describe('BatchConsumer', () => {
   let ns: NatsNamespace;
   let consumer: BatchConsumer | undefined;
 
-  const options: BatchConsumerOptions = { stream: 'ORDERS', durable: 'billing', maxMessages: 50, maxBytes: 64 * 1024, concurrency: 2, lingerMs: 5 };
+  const options: BatchConsumerOptions = {
+    stream: 'ORDERS',
+    durable: 'billing',
+    maxMessages: 50,
+    maxBytes: 64 * 1024,
+    concurrency: 2,
+    lingerMs: 5,
+  };
 
-  const consumerInfo = async () => (await nc.jetstreamManager()).consumers.info(ns.stream('ORDERS'), 'billing');
+  const consumerInfo = async () =>
+    (await nc.jetstreamManager()).consumers.info(ns.stream('ORDERS'), 'billing');
   const settled = async (count: number) => {
     const info = await consumerInfo();
-    return info.ack_floor.stream_seq >= count && info.num_ack_pending === 0 && info.num_pending === 0 ? true : undefined;
+    return info.ack_floor.stream_seq >= count &&
+      info.num_ack_pending === 0 &&
+      info.num_pending === 0
+      ? true
+      : undefined;
   };
   const publish = async (bodies: string[]) => {
     const js = nc.jetstream();
@@ -28,8 +40,20 @@ describe('BatchConsumer', () => {
     ns = new NatsNamespace(uniqueName());
     await declareJetStream(nc, ns, {
       streams: [
-        { name: 'ORDERS', subjects: ['orders.v1.>'], maxAgeMs: 60_000, maxBytes: 10_000_000, duplicateWindowMs: 10_000 },
-        { name: DEAD_LETTER_STREAM.name, subjects: DEAD_LETTER_STREAM.subjects, maxAgeMs: 60_000, maxBytes: 1_000_000, duplicateWindowMs: 10_000 },
+        {
+          name: 'ORDERS',
+          subjects: ['orders.v1.>'],
+          maxAgeMs: 60_000,
+          maxBytes: 10_000_000,
+          duplicateWindowMs: 10_000,
+        },
+        {
+          name: DEAD_LETTER_STREAM.name,
+          subjects: DEAD_LETTER_STREAM.subjects,
+          maxAgeMs: 60_000,
+          maxBytes: 1_000_000,
+          duplicateWindowMs: 10_000,
+        },
       ],
       consumers: [{ stream: 'ORDERS', durable: 'billing', ackWaitMs: 3_000, maxDeliver: -1 }],
     });
@@ -39,27 +63,43 @@ describe('BatchConsumer', () => {
     await consumer?.stop();
     consumer = undefined;
     const jsm = await nc.jetstreamManager();
-    for (const name of ['ORDERS', DEAD_LETTER_STREAM.name]) await jsm.streams.delete(ns.stream(name)).catch(() => undefined);
+    for (const name of ['ORDERS', DEAD_LETTER_STREAM.name])
+      await jsm.streams.delete(ns.stream(name)).catch(() => undefined);
     await nc.close();
   });
 
   it('hands over batches of at most maxMessages and maxBytes, acknowledges them, and dead-letters what the handler rejects', async () => {
     const batches: string[][] = [];
-    consumer = new BatchConsumer(nc, ns, options, async (messages: JsMsg[]): Promise<Rejection[]> => {
-      batches.push(messages.map((m) => m.string()));
-      return messages.filter((m) => m.string().startsWith('bad')).map((message) => ({ message, reason: `refused\n${message.string()}` }));
-    });
-    await publish([...Array.from({ length: 120 }, (_, i) => (i % 40 === 7 ? `bad-${i}` : `ok-${i}`)), 'x'.repeat(40 * 1024), 'y'.repeat(40 * 1024)]);
+    consumer = new BatchConsumer(
+      nc,
+      ns,
+      options,
+      async (messages: JsMsg[]): Promise<Rejection[]> => {
+        batches.push(messages.map((m) => m.string()));
+        return messages
+          .filter((m) => m.string().startsWith('bad'))
+          .map((message) => ({ message, reason: `refused\n${message.string()}` }));
+      },
+    );
+    await publish([
+      ...Array.from({ length: 120 }, (_, i) => (i % 40 === 7 ? `bad-${i}` : `ok-${i}`)),
+      'x'.repeat(40 * 1024),
+      'y'.repeat(40 * 1024),
+    ]);
     consumer.start();
     await eventually(() => settled(122), { what: 'every message settled' });
 
     expect(batches.flat()).toHaveLength(122);
     expect(batches.every((batch) => batch.length <= 50)).toBe(true);
-    expect(batches.every((batch) => batch.reduce((sum, body) => sum + body.length, 0) <= 64 * 1024)).toBe(true);
+    expect(
+      batches.every((batch) => batch.reduce((sum, body) => sum + body.length, 0) <= 64 * 1024),
+    ).toBe(true);
     const jsm = await nc.jetstreamManager();
     const letters = await jsm.streams.info(ns.stream(DEAD_LETTER_STREAM.name));
     expect(letters.state.messages).toBe(3);
-    const first = await jsm.streams.getMessage(ns.stream(DEAD_LETTER_STREAM.name), { seq: letters.state.first_seq });
+    const first = await jsm.streams.getMessage(ns.stream(DEAD_LETTER_STREAM.name), {
+      seq: letters.state.first_seq,
+    });
     expect(first.subject).toBe(ns.subject(deadLetterSubject('ORDERS')));
     expect(first.header.get(DEAD_LETTER_REASON_HEADER)).toBe('refused\\u000abad-7');
   });
@@ -68,18 +108,25 @@ describe('BatchConsumer', () => {
     let failures = 3;
     const retries: number[] = [];
     const seen: string[] = [];
-    consumer = new BatchConsumer(nc, ns, { ...options, onRetry: (_error, attempt) => retries.push(attempt) }, async (messages) => {
-      if (failures-- > 0) throw new Error('store down');
-      seen.push(...messages.map((m) => m.string()));
-      return [];
-    });
+    consumer = new BatchConsumer(
+      nc,
+      ns,
+      { ...options, onRetry: (_error, attempt) => retries.push(attempt) },
+      async (messages) => {
+        if (failures-- > 0) throw new Error('store down');
+        seen.push(...messages.map((m) => m.string()));
+        return [];
+      },
+    );
     await publish(['a', 'b', 'c']);
     consumer.start();
     await eventually(() => settled(3), { what: 'settled after the failures' });
     // One retry per failure. The three messages may arrive as one batch or more (a pull can
     // start before all are stored); each batch counts its own tries from 0, one after another.
     expect(retries).toHaveLength(3);
-    expect(retries.every((attempt, i) => attempt === 0 || attempt === retries[i - 1] + 1)).toBe(true);
+    expect(retries.every((attempt, i) => attempt === 0 || attempt === retries[i - 1] + 1)).toBe(
+      true,
+    );
     expect(seen.sort()).toEqual(['a', 'b', 'c']);
     expect((await consumerInfo()).num_redelivered).toBe(0);
   });
@@ -87,19 +134,28 @@ describe('BatchConsumer', () => {
   it('hands a message over once when its ack wait runs out while it lingers in a batch, and settles it', async () => {
     // Ack wait 1 s: the first batch is held 2.5 s, so what waits behind it is delivered again
     // into the lingering second batch (and the first batch's message too).
-    await (await nc.jetstreamManager()).consumers.update(ns.stream('ORDERS'), 'billing', { ack_wait: 1_000_000_000 });
+    await (
+      await nc.jetstreamManager()
+    ).consumers.update(ns.stream('ORDERS'), 'billing', { ack_wait: 1_000_000_000 });
     let holdFirst: Promise<void> | undefined = new Promise((resolve) => setTimeout(resolve, 2_500));
     const calls: number[][] = [];
-    consumer = new BatchConsumer(nc, ns, { ...options, maxMessages: 1_000, concurrency: 1 }, async (messages) => {
-      calls.push(messages.map((m) => m.seq));
-      const hold = holdFirst;
-      holdFirst = undefined;
-      await hold;
-      return [];
-    });
+    consumer = new BatchConsumer(
+      nc,
+      ns,
+      { ...options, maxMessages: 1_000, concurrency: 1 },
+      async (messages) => {
+        calls.push(messages.map((m) => m.seq));
+        const hold = holdFirst;
+        holdFirst = undefined;
+        await hold;
+        return [];
+      },
+    );
     consumer.start();
     await publish(['a']);
-    await eventually(() => (calls.length === 1 ? true : undefined), { what: 'the first batch taken' });
+    await eventually(() => (calls.length === 1 ? true : undefined), {
+      what: 'the first batch taken',
+    });
     await publish(Array.from({ length: 10 }, (_, i) => `b${i}`));
     await eventually(() => settled(11), { timeoutMs: 15_000, what: 'every message settled' });
 

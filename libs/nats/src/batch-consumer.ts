@@ -151,7 +151,9 @@ export class BatchConsumer {
     this.batch = [];
     this.batchBytes = 0;
     const task = this.settle(batch)
-      .catch((error) => this.logger.error({ err: error }, 'a batch failed; its messages will be redelivered'))
+      .catch((error) =>
+        this.logger.error({ err: error }, 'a batch failed; its messages will be redelivered'),
+      )
       .finally(() => {
         this.inFlight.delete(task);
         this.slotFreed?.();
@@ -186,7 +188,8 @@ export class BatchConsumer {
         return await this.handle(batch);
       } catch (error) {
         this.options.onRetry?.(error, attempt);
-        if (attempt % 10 === 0) this.logger.warn({ err: error, attempt }, 'handling a batch failed; retrying');
+        if (attempt % 10 === 0)
+          this.logger.warn({ err: error, attempt }, 'handling a batch failed; retrying');
         if (!this.running) return undefined;
         // Keep the messages ours while the handler cannot succeed, rather than have them redelivered.
         for (const message of batch) message.working();
@@ -198,10 +201,19 @@ export class BatchConsumer {
   private async deadLetter(rejection: Rejection): Promise<void> {
     const { message, reason } = rejection;
     try {
-      await publishDeadLetter(this.connection, this.namespace, this.options.stream, message, reason);
+      await publishDeadLetter(
+        this.connection,
+        this.namespace,
+        this.options.stream,
+        message,
+        reason,
+      );
       message.term();
       this.options.onDeadLetter?.(rejection);
-      this.logger.warn({ subject: message.subject, seq: message.seq, reason }, 'message dead-lettered');
+      this.logger.warn(
+        { subject: message.subject, seq: message.seq, reason },
+        'message dead-lettered',
+      );
     } catch (error) {
       // Never lose it: it comes back once the dead-letter stream answers again.
       this.logger.error({ err: error, seq: message.seq }, 'dead-letter publish failed');

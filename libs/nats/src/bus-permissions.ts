@@ -88,7 +88,14 @@ function readStream(stream: string): string[] {
   ];
 }
 
-function service(ns: NatsNamespace, user: string, name: Parameters<typeof serviceInfoSubject>[0], served: string[], publishes: string[], streams: { owned?: string[]; read?: string[] }): NatsPermissions {
+function service(
+  ns: NatsNamespace,
+  user: string,
+  name: Parameters<typeof serviceInfoSubject>[0],
+  served: string[],
+  publishes: string[],
+  streams: { owned?: string[]; read?: string[] },
+): NatsPermissions {
   return {
     publish: {
       allow: [
@@ -98,7 +105,12 @@ function service(ns: NatsNamespace, user: string, name: Parameters<typeof servic
         ...(streams.read ?? []).flatMap((stream) => readStream(ns.stream(stream))),
       ],
     },
-    subscribe: { allow: [...[...served, serviceInfoSubject(name)].map((s) => ns.subject(s)), `${inboxPrefixOf(user)}.>`] },
+    subscribe: {
+      allow: [
+        ...[...served, serviceInfoSubject(name)].map((s) => ns.subject(s)),
+        `${inboxPrefixOf(user)}.>`,
+      ],
+    },
     allow_responses: true,
   };
 }
@@ -109,8 +121,12 @@ function service(ns: NatsNamespace, user: string, name: Parameters<typeof servic
  * nor read one). Replies reach each user on an inbox of its own (`_INBOX_<user>`, see
  * `inboxPrefixOf`), so no user can read another's replies.
  */
-export function busPermissions({ user, role }: Pick<BusUser, 'user' | 'role'>, namespace?: string): NatsPermissions {
-  if (!USER.test(user)) throw new Error(`NATS user "${user}" must be 1 to 64 letters, digits, "_" or "-"`);
+export function busPermissions(
+  { user, role }: Pick<BusUser, 'user' | 'role'>,
+  namespace?: string,
+): NatsPermissions {
+  if (!USER.test(user))
+    throw new Error(`NATS user "${user}" must be 1 to 64 letters, digits, "_" or "-"`);
   const ns = new NatsNamespace(namespace);
   const inbox = `${inboxPrefixOf(user)}.>`;
   const state = KV_STREAM(ns.bucket(EXPERIMENT_STATE_BUCKET));
@@ -130,34 +146,78 @@ export function busPermissions({ user, role }: Pick<BusUser, 'user' | 'role'>, n
       };
     case 'experiment-service':
       // Its relays write the history stream and the state bucket (whose stream is KV_<bucket>).
-      return withExtra(service(ns, user, 'experiment-service', Object.values(EXPERIMENT_SUBJECTS), [EXPERIMENT_EVENTS_SUBJECTS], { owned: [EXPERIMENT_EVENTS_STREAM] }), [
-        `$KV.${ns.bucket(EXPERIMENT_STATE_BUCKET)}.>`,
-        ...ownedStream(state),
-      ]);
+      return withExtra(
+        service(
+          ns,
+          user,
+          'experiment-service',
+          Object.values(EXPERIMENT_SUBJECTS),
+          [EXPERIMENT_EVENTS_SUBJECTS],
+          { owned: [EXPERIMENT_EVENTS_STREAM] },
+        ),
+        [`$KV.${ns.bucket(EXPERIMENT_STATE_BUCKET)}.>`, ...ownedStream(state)],
+      );
     case 'evaluator':
       // Auto-stop is its one call to another service (stopPreview, with its system key).
       return withExtra(
-        service(ns, user, 'evaluator', Object.values(PREVIEW_SUBJECTS), [PREVIEW_LOGS_SUBJECTS, 'deadletter.v1.>'], { owned: [TRAFFIC_STREAM, PREVIEW_LOGS_STREAM, DEAD_LETTER_STREAM.name] }),
+        service(
+          ns,
+          user,
+          'evaluator',
+          Object.values(PREVIEW_SUBJECTS),
+          [PREVIEW_LOGS_SUBJECTS, 'deadletter.v1.>'],
+          { owned: [TRAFFIC_STREAM, PREVIEW_LOGS_STREAM, DEAD_LETTER_STREAM.name] },
+        ),
         [...readStream(state), ns.subject(EXPERIMENT_SUBJECTS.stopPreview)],
       );
     case 'enforcement-service':
-      return service(ns, user, 'enforcement-service', Object.values(ENFORCEMENT_SUBJECTS), ['adapter.v1.>'], {});
+      return service(
+        ns,
+        user,
+        'enforcement-service',
+        Object.values(ENFORCEMENT_SUBJECTS),
+        ['adapter.v1.>'],
+        {},
+      );
     case 'inspection-rules-service':
-      return service(ns, user, 'inspection-rules-service', Object.values(INSPECTION_RULES_SUBJECTS), [INSPECTION_RESULTS_SUBJECT, 'deadletter.v1.>'], {
-        owned: ['INSPECTION', 'INSPECTION_RESULTS', DEAD_LETTER_STREAM.name],
-      });
+      return service(
+        ns,
+        user,
+        'inspection-rules-service',
+        Object.values(INSPECTION_RULES_SUBJECTS),
+        [INSPECTION_RESULTS_SUBJECT, 'deadletter.v1.>'],
+        {
+          owned: ['INSPECTION', 'INSPECTION_RESULTS', DEAD_LETTER_STREAM.name],
+        },
+      );
     case 'policy-adapter':
-      if (!USER.test(role.adapter)) throw new Error(`adapter name "${role.adapter}" must be letters, digits, "_" or "-"`);
-      return { publish: { allow: [] }, subscribe: { allow: [ns.subject(`adapter.v1.${role.adapter}.>`), inbox] }, allow_responses: true };
+      if (!USER.test(role.adapter))
+        throw new Error(`adapter name "${role.adapter}" must be letters, digits, "_" or "-"`);
+      return {
+        publish: { allow: [] },
+        subscribe: { allow: [ns.subject(`adapter.v1.${role.adapter}.>`), inbox] },
+        allow_responses: true,
+      };
     case 'traffic-producer': {
       const bad = role.projects.find((project) => !PROJECT.test(project));
-      if (bad !== undefined || role.projects.length === 0) throw new Error(`traffic producer "${user}" needs projects of letters, digits, "_" or "-" (got "${bad ?? ''}")`);
+      if (bad !== undefined || role.projects.length === 0)
+        throw new Error(
+          `traffic producer "${user}" needs projects of letters, digits, "_" or "-" (got "${bad ?? ''}")`,
+        );
       // Every major of traffic (`traffic.v1`, `traffic.v2alpha`…), for these projects only; the inbox is for JetStream's publish acks.
-      return { publish: { allow: role.projects.map((project) => ns.subject(`traffic.*.${project}.>`)) }, subscribe: { allow: [inbox] } };
+      return {
+        publish: { allow: role.projects.map((project) => ns.subject(`traffic.*.${project}.>`)) },
+        subscribe: { allow: [inbox] },
+      };
     }
     case 'inspection-agent':
       // The three event subjects, not all of inspection.v1: the rules API and the results live there too.
-      return { publish: { allow: INSPECTION_PHASES.map((phase) => ns.subject(inspectionEventSubject(phase))) }, subscribe: { allow: [inbox] } };
+      return {
+        publish: {
+          allow: INSPECTION_PHASES.map((phase) => ns.subject(inspectionEventSubject(phase))),
+        },
+        subscribe: { allow: [inbox] },
+      };
     case 'admin':
       return { publish: { allow: ['>'] }, subscribe: { allow: ['>'] } };
   }
@@ -174,8 +234,11 @@ function withExtra(permissions: NatsPermissions, publish: string[]): NatsPermiss
  */
 export function natsAuthorizationConfig(users: BusUser[], namespace?: string): string {
   const entries = users.map((entry) => {
-    const password = entry.password.startsWith('$') ? entry.password : JSON.stringify(entry.password);
-    if (!/^\$[A-Z_][A-Z0-9_]*$/.test(password) && password.startsWith('$')) throw new Error(`password reference ${password} must be $UPPER_CASE_NAME`);
+    const password = entry.password.startsWith('$')
+      ? entry.password
+      : JSON.stringify(entry.password);
+    if (!/^\$[A-Z_][A-Z0-9_]*$/.test(password) && password.startsWith('$'))
+      throw new Error(`password reference ${password} must be $UPPER_CASE_NAME`);
     return `    { user: ${JSON.stringify(entry.user)}, password: ${password}, permissions: ${JSON.stringify(busPermissions(entry, namespace))} }`;
   });
   return `authorization {\n  users: [\n${entries.join(',\n')}\n  ]\n}\n`;

@@ -2,26 +2,48 @@ import { busPermissions, natsAuthorizationConfig } from './bus-permissions';
 
 describe('bus permissions', () => {
   it('lets a traffic producer publish its projects’ traffic of every major, under the namespace, and nothing else', () => {
-    expect(busPermissions({ user: 'producer-a', role: { kind: 'traffic-producer', projects: ['acme', 'beta'] } }, 'ns1')).toEqual({
+    expect(
+      busPermissions(
+        { user: 'producer-a', role: { kind: 'traffic-producer', projects: ['acme', 'beta'] } },
+        'ns1',
+      ),
+    ).toEqual({
       publish: { allow: ['ns1.traffic.*.acme.>', 'ns1.traffic.*.beta.>'] },
       subscribe: { allow: ['_INBOX_producer-a.>'] },
     });
   });
 
   it('scopes a service’s JetStream rights to its own streams, namespaced', () => {
-    const evaluator = busPermissions({ user: 'evaluator', role: { kind: 'evaluator' } }, 'ns1').publish.allow;
+    const evaluator = busPermissions({ user: 'evaluator', role: { kind: 'evaluator' } }, 'ns1')
+      .publish.allow;
     expect(evaluator).toContain('$JS.API.STREAM.*.ns1_TRAFFIC');
     expect(evaluator).toContain('$JS.API.STREAM.INFO.KV_ns1_EXPERIMENT_STATE');
-    expect(evaluator.filter((s) => s.includes('EXPERIMENT_STATE') && /STREAM\.\*|DELETE\.KV_ns1_EXPERIMENT_STATE$|PURGE/.test(s))).toEqual([]);
+    expect(
+      evaluator.filter(
+        (s) =>
+          s.includes('EXPERIMENT_STATE') &&
+          /STREAM\.\*|DELETE\.KV_ns1_EXPERIMENT_STATE$|PURGE/.test(s),
+      ),
+    ).toEqual([]);
     // Of the experiment service, it calls stopPreview only (auto-stop).
-    expect(evaluator.filter((s) => s.startsWith('ns1.experiment.v1') || s.startsWith('experiment.v1'))).toEqual(['ns1.experiment.v1.experiments.stopPreview']);
+    expect(
+      evaluator.filter((s) => s.startsWith('ns1.experiment.v1') || s.startsWith('experiment.v1')),
+    ).toEqual(['ns1.experiment.v1.experiments.stopPreview']);
   });
 
   it('refuses names that would widen a subject: wildcards or dots in users, projects or adapters', () => {
-    expect(() => busPermissions({ user: 'a.b', role: { kind: 'gateway' } })).toThrow(/NATS user "a.b"/);
-    expect(() => busPermissions({ user: 'p', role: { kind: 'traffic-producer', projects: ['*'] } })).toThrow(/projects/);
-    expect(() => busPermissions({ user: 'p', role: { kind: 'traffic-producer', projects: [] } })).toThrow(/projects/);
-    expect(() => busPermissions({ user: 'p', role: { kind: 'policy-adapter', adapter: '>' } })).toThrow(/adapter name/);
+    expect(() => busPermissions({ user: 'a.b', role: { kind: 'gateway' } })).toThrow(
+      /NATS user "a.b"/,
+    );
+    expect(() =>
+      busPermissions({ user: 'p', role: { kind: 'traffic-producer', projects: ['*'] } }),
+    ).toThrow(/projects/);
+    expect(() =>
+      busPermissions({ user: 'p', role: { kind: 'traffic-producer', projects: [] } }),
+    ).toThrow(/projects/);
+    expect(() =>
+      busPermissions({ user: 'p', role: { kind: 'policy-adapter', adapter: '>' } }),
+    ).toThrow(/adapter name/);
   });
 
   it('writes passwords as given, or as a bare environment reference for nats-server to read', () => {
@@ -31,6 +53,10 @@ describe('bus permissions', () => {
     ]);
     expect(config).toContain('{ user: "gateway", password: "pa\\"ss", permissions:');
     expect(config).toContain('{ user: "agent", password: $AGENT_NATS_PASSWORD, permissions:');
-    expect(() => natsAuthorizationConfig([{ user: 'agent', password: '$lower; include x', role: { kind: 'inspection-agent' } }])).toThrow(/\$UPPER_CASE_NAME/);
+    expect(() =>
+      natsAuthorizationConfig([
+        { user: 'agent', password: '$lower; include x', role: { kind: 'inspection-agent' } },
+      ]),
+    ).toThrow(/\$UPPER_CASE_NAME/);
   });
 });

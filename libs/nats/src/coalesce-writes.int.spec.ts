@@ -10,13 +10,20 @@ const publishFromSeparateCallbacks = (connection: NatsConnection, subject: strin
   Promise.all(
     Array.from(
       { length: MESSAGES },
-      (_, i) => new Promise<void>((resolve) => setImmediate(() => resolve(connection.publish(subject, codec.encode(String(i)))))),
+      (_, i) =>
+        new Promise<void>((resolve) =>
+          setImmediate(() => resolve(connection.publish(subject, codec.encode(String(i))))),
+        ),
     ),
   );
 
 /** Counts the writes on the client's socket (nats.js internals, for this measurement only). */
 function countWrites(connection: NatsConnection): () => number {
-  const socket = (connection as unknown as { protocol: { transport: { socket: { write: (...args: unknown[]) => boolean } } } }).protocol.transport.socket;
+  const socket = (
+    connection as unknown as {
+      protocol: { transport: { socket: { write: (...args: unknown[]) => boolean } } };
+    }
+  ).protocol.transport.socket;
   const write = socket.write.bind(socket);
   let writes = 0;
   socket.write = (...args: unknown[]) => {
@@ -33,7 +40,9 @@ describe('coalesced NATS writes (real server)', () => {
   let applied: boolean;
 
   beforeAll(async () => {
-    [plain, coalesced, receiver] = await Promise.all([1, 2, 3].map(() => connect({ servers: TEST_NATS_URL })));
+    [plain, coalesced, receiver] = await Promise.all(
+      [1, 2, 3].map(() => connect({ servers: TEST_NATS_URL })),
+    );
     applied = coalesceWrites(coalesced);
   });
 
@@ -50,12 +59,17 @@ describe('coalesced NATS writes (real server)', () => {
     for (const connection of [plain, coalesced]) {
       const subject = uniqueName('coalesce.');
       const received: string[] = [];
-      receiver.subscribe(subject, { max: MESSAGES, callback: (_error, message) => received.push(codec.decode(message.data)) });
+      receiver.subscribe(subject, {
+        max: MESSAGES,
+        callback: (_error, message) => received.push(codec.decode(message.data)),
+      });
       await receiver.flush();
       const writes = countWrites(connection);
       await publishFromSeparateCallbacks(connection, subject);
       await connection.flush();
-      await eventually(() => (received.length === MESSAGES ? true : undefined), { what: `${MESSAGES} messages` });
+      await eventually(() => (received.length === MESSAGES ? true : undefined), {
+        what: `${MESSAGES} messages`,
+      });
       runs.push({ writes: writes(), received });
     }
     const [withoutCoalescing, withCoalescing] = runs;

@@ -2,7 +2,11 @@ import type { NatsConnection } from 'nats';
 
 /** What this relies on of nats.js 2.x's protocol handler: not public API, so checked at run time. */
 interface ProtocolHandler {
-  outbound: { length(): number; size(): number; fill(data: Uint8Array, ...more: Uint8Array[]): void };
+  outbound: {
+    length(): number;
+    size(): number;
+    fill(data: Uint8Array, ...more: Uint8Array[]): void;
+  };
   pendingLimit: number;
   flushPending(): void;
   sendCommand(command: string | Uint8Array, ...payloads: Uint8Array[]): void;
@@ -38,7 +42,10 @@ export function coalesceWrites(connection: NatsConnection): boolean {
   const encoder = new TextEncoder();
   handler.sendCommand = (command, ...payloads) => {
     const wasEmpty = handler.outbound.length() === 0;
-    handler.outbound.fill(typeof command === 'string' ? encoder.encode(command) : command, ...payloads);
+    handler.outbound.fill(
+      typeof command === 'string' ? encoder.encode(command) : command,
+      ...payloads,
+    );
     if (wasEmpty) setImmediate(() => handler.flushPending());
     else if (handler.outbound.size() >= handler.pendingLimit) handler.flushPending();
   };

@@ -67,7 +67,11 @@ function apiErrorCode(error: unknown): number | undefined {
   return error instanceof NatsError ? error.api_error?.err_code : undefined;
 }
 
-function streamConfig(decl: StreamDeclaration, ns: NatsNamespace, replicas: number): Partial<StreamConfig> & { name: string } {
+function streamConfig(
+  decl: StreamDeclaration,
+  ns: NatsNamespace,
+  replicas: number,
+): Partial<StreamConfig> & { name: string } {
   return {
     num_replicas: replicas,
     name: ns.stream(decl.name),
@@ -94,7 +98,8 @@ export async function declareJetStream(
   { replicas = 1 }: { replicas?: number } = {},
 ): Promise<void> {
   const jsm = await connection.jetstreamManager();
-  for (const decl of declarations.streams ?? []) await ensureStream(jsm, streamConfig(decl, ns, replicas));
+  for (const decl of declarations.streams ?? [])
+    await ensureStream(jsm, streamConfig(decl, ns, replicas));
   for (const decl of declarations.consumers ?? []) await ensureConsumer(jsm, ns, decl);
   const js = connection.jetstream();
   for (const decl of declarations.kv ?? []) {
@@ -103,11 +108,15 @@ export async function declareJetStream(
     // An existing bucket is opened as it is: scale its stream like the others.
     const stream = `KV_${ns.bucket(decl.bucket)}`;
     const { config } = await jsm.streams.info(stream);
-    if (config.num_replicas !== replicas) await jsm.streams.update(stream, { ...config, num_replicas: replicas });
+    if (config.num_replicas !== replicas)
+      await jsm.streams.update(stream, { ...config, num_replicas: replicas });
   }
 }
 
-async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
+async function ensureStream(
+  jsm: JetStreamManager,
+  config: Partial<StreamConfig> & { name: string },
+) {
   try {
     await jsm.streams.add(config);
   } catch (error) {
@@ -116,7 +125,11 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
   }
 }
 
-async function ensureConsumer(jsm: JetStreamManager, ns: NatsNamespace, decl: DurableConsumerDeclaration) {
+async function ensureConsumer(
+  jsm: JetStreamManager,
+  ns: NatsNamespace,
+  decl: DurableConsumerDeclaration,
+) {
   const stream = ns.stream(decl.stream);
   const config: Partial<ConsumerConfig> = {
     durable_name: decl.durable,

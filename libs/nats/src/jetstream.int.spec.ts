@@ -2,7 +2,12 @@ import { Injectable, INestApplication, Module, OnModuleInit } from '@nestjs/comm
 import { NestFactory } from '@nestjs/core';
 import { TEST_NATS_URL, eventually, uniqueName } from '@rollout/testing';
 import { JSONCodec, JsMsg, NatsConnection, connect, nanos } from 'nats';
-import { DEAD_LETTER_STREAM, JetStreamDeclarations, declareJetStream, deadLetterSubject } from './jetstream-setup';
+import {
+  DEAD_LETTER_STREAM,
+  JetStreamDeclarations,
+  declareJetStream,
+  deadLetterSubject,
+} from './jetstream-setup';
 import { NatsModule } from './nats.module';
 import { NatsNamespace } from './namespace';
 import { DEAD_LETTER_REASON_HEADER } from './dead-letter';
@@ -14,7 +19,15 @@ describe('JetStream declarations', () => {
   let nc: NatsConnection;
   const ns = new NatsNamespace(uniqueName());
   const declarations: JetStreamDeclarations = {
-    streams: [{ name: 'ORDERS', subjects: ['orders.v1.>'], maxAgeMs: 60_000, maxBytes: 1_000_000, duplicateWindowMs: 10_000 }],
+    streams: [
+      {
+        name: 'ORDERS',
+        subjects: ['orders.v1.>'],
+        maxAgeMs: 60_000,
+        maxBytes: 1_000_000,
+        duplicateWindowMs: 10_000,
+      },
+    ],
     consumers: [{ stream: 'ORDERS', durable: 'billing', ackWaitMs: 5_000, maxDeliver: 3 }],
     kv: [{ bucket: 'snapshots' }],
   };
@@ -97,7 +110,15 @@ describe('PullConsumerHost', () => {
           servers: [TEST_NATS_URL],
           namespace,
           jetstream: {
-            streams: [{ name: 'ORDERS', subjects: ['orders.v1.>'], maxAgeMs: 60_000, maxBytes: 1_000_000, duplicateWindowMs: 10_000 }],
+            streams: [
+              {
+                name: 'ORDERS',
+                subjects: ['orders.v1.>'],
+                maxAgeMs: 60_000,
+                maxBytes: 1_000_000,
+                duplicateWindowMs: 10_000,
+              },
+            ],
             consumers: [{ stream: 'ORDERS', durable: 'billing', ackWaitMs: 5_000, maxDeliver: 3 }],
           },
         }),
@@ -111,7 +132,9 @@ describe('PullConsumerHost', () => {
   }
 
   const publish = (n: number, kind?: 'ok' | 'poison' | 'flaky' | 'broken' | 'slow') =>
-    nc.jetstream().publish(ns.subject(`orders.v1.${n}`), codec.encode({ n, kind }), { msgID: `order-${n}` });
+    nc
+      .jetstream()
+      .publish(ns.subject(`orders.v1.${n}`), codec.encode({ n, kind }), { msgID: `order-${n}` });
 
   async function deadLetters() {
     const jsm = await nc.jetstreamManager();
@@ -120,7 +143,10 @@ describe('PullConsumerHost', () => {
     for (let seq = 1; info && seq <= info.state.last_seq; seq++) {
       const stored = await jsm.streams.getMessage(ns.stream(DEAD_LETTER_STREAM.name), { seq });
       expect(stored.subject).toBe(ns.subject(deadLetterSubject('ORDERS')));
-      letters.push({ n: codec.decode(stored.data).n, reason: stored.header.get(DEAD_LETTER_REASON_HEADER) });
+      letters.push({
+        n: codec.decode(stored.data).n,
+        reason: stored.header.get(DEAD_LETTER_REASON_HEADER),
+      });
     }
     return letters;
   }
@@ -133,7 +159,8 @@ describe('PullConsumerHost', () => {
   afterAll(async () => {
     await app?.close();
     const jsm = await nc.jetstreamManager();
-    for (const stream of ['ORDERS', DEAD_LETTER_STREAM.name]) await jsm.streams.delete(ns.stream(stream)).catch(() => undefined);
+    for (const stream of ['ORDERS', DEAD_LETTER_STREAM.name])
+      await jsm.streams.delete(ns.stream(stream)).catch(() => undefined);
     await nc.close();
   });
 
@@ -153,10 +180,13 @@ describe('PullConsumerHost', () => {
 
   it('dead-letters a poison message at once, with the reason', async () => {
     await publish(4, 'poison');
-    const letters = await eventually(async () => {
-      const found = await deadLetters();
-      return found.some((l) => l.n === 4) ? found : undefined;
-    }, { what: 'order 4 dead-lettered' });
+    const letters = await eventually(
+      async () => {
+        const found = await deadLetters();
+        return found.some((l) => l.n === 4) ? found : undefined;
+      },
+      { what: 'order 4 dead-lettered' },
+    );
     expect(letters.find((l) => l.n === 4)?.reason).toBe('order 4 has no customer');
     expect(attempts.get(4)).toBe(1);
   });
@@ -164,10 +194,13 @@ describe('PullConsumerHost', () => {
   it('dead-letters a message that keeps failing after maxDeliver tries, and keeps consuming', async () => {
     await publish(5, 'broken');
     await publish(6);
-    const letters = await eventually(async () => {
-      const found = await deadLetters();
-      return found.some((l) => l.n === 5) ? found : undefined;
-    }, { what: 'order 5 dead-lettered' });
+    const letters = await eventually(
+      async () => {
+        const found = await deadLetters();
+        return found.some((l) => l.n === 5) ? found : undefined;
+      },
+      { what: 'order 5 dead-lettered' },
+    );
     expect(letters.find((l) => l.n === 5)?.reason).toBe('billing backend rejected order 5');
     expect(attempts.get(5)).toBe(3);
     await eventually(() => (handled.includes(6) ? true : undefined), { what: 'order 6 handled' });
@@ -180,7 +213,9 @@ describe('PullConsumerHost', () => {
     expect(handled).toContain(7);
     await publish(8);
     app = await start();
-    await eventually(() => (handled.includes(8) ? true : undefined), { what: 'order 8 handled after restart' });
+    await eventually(() => (handled.includes(8) ? true : undefined), {
+      what: 'order 8 handled after restart',
+    });
     expect(handled.filter((n) => n === 7)).toEqual([7]);
   });
 });

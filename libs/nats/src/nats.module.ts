@@ -47,7 +47,13 @@ export class NatsLifecycle implements OnModuleInit, OnApplicationShutdown {
     await declareJetStream(
       this.connection,
       this.namespace,
-      { ...declarations, streams: [...(needsDeadLetters ? [DEAD_LETTER_STREAM] : []), ...(declarations.streams ?? [])] },
+      {
+        ...declarations,
+        streams: [
+          ...(needsDeadLetters ? [DEAD_LETTER_STREAM] : []),
+          ...(declarations.streams ?? []),
+        ],
+      },
       { replicas: this.options.replicas ?? 1 },
     );
     void this.watchStatus();
@@ -56,7 +62,10 @@ export class NatsLifecycle implements OnModuleInit, OnApplicationShutdown {
   private async watchStatus() {
     for await (const status of this.connection.status()) {
       if (status.type === 'disconnect' || status.type === 'error') {
-        this.logger.warn({ nats: status.type, data: String(status.data) }, 'NATS connection problem');
+        this.logger.warn(
+          { nats: status.type, data: String(status.data) },
+          'NATS connection problem',
+        );
       } else if (status.type === 'reconnect') {
         this.logger.log({ nats: status.type, data: String(status.data) }, 'NATS reconnected');
       }
@@ -103,7 +112,9 @@ export class NatsModule {
                 noAsyncTraces: true,
               });
               if (!coalesceWrites(connection)) {
-                new Logger('Nats').warn('this nats.js does not look like 2.x: every message is its own socket write');
+                new Logger('Nats').warn(
+                  'this nats.js does not look like 2.x: every message is its own socket write',
+                );
               }
               return connection;
             } catch (error) {
@@ -117,7 +128,14 @@ export class NatsModule {
         NatsRpcClient,
         PullConsumerHost,
       ],
-      exports: [NATS_CONNECTION, NATS_MODULE_OPTIONS, NatsNamespace, NatsReadiness, NatsRpcClient, PullConsumerHost],
+      exports: [
+        NATS_CONNECTION,
+        NATS_MODULE_OPTIONS,
+        NatsNamespace,
+        NatsReadiness,
+        NatsRpcClient,
+        PullConsumerHost,
+      ],
     };
   }
 }

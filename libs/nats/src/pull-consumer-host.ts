@@ -78,7 +78,10 @@ export class PullConsumerHost implements OnApplicationBootstrap, BeforeApplicati
     const js = this.connection.jetstream();
     for (const registration of this.registrations) {
       // Looked up here, so that a consumer that was never declared fails the start.
-      const consumer = await js.consumers.get(this.namespace.stream(registration.stream), registration.durable);
+      const consumer = await js.consumers.get(
+        this.namespace.stream(registration.stream),
+        registration.durable,
+      );
       let messages: ConsumerMessages | undefined;
       const loop = new BackgroundLoop({
         name: `${PullConsumerHost.name} ${registration.stream}/${registration.durable}`,
@@ -118,16 +121,28 @@ export class PullConsumerHost implements OnApplicationBootstrap, BeforeApplicati
     const reason = error instanceof Error ? error.message : String(error);
     const lastTry = message.info.deliveryCount >= registration.maxDeliver;
     if (!(error instanceof PoisonMessageError) && !lastTry) {
-      this.logger.warn({ err: error, subject: message.subject, seq: message.seq }, 'message failed; will retry');
+      this.logger.warn(
+        { err: error, subject: message.subject, seq: message.seq },
+        'message failed; will retry',
+      );
       message.nak(registration.retryDelayMs ?? 1_000);
       this.count(registration, 'retried');
       return;
     }
     try {
-      await publishDeadLetter(this.connection, this.namespace, registration.stream, message, reason);
+      await publishDeadLetter(
+        this.connection,
+        this.namespace,
+        registration.stream,
+        message,
+        reason,
+      );
       message.term();
       this.count(registration, 'dead_lettered');
-      this.logger.warn({ subject: message.subject, seq: message.seq, reason }, 'message dead-lettered');
+      this.logger.warn(
+        { subject: message.subject, seq: message.seq, reason },
+        'message dead-lettered',
+      );
     } catch (publishError) {
       // Never lose it: leave it to be redelivered once the dead-letter stream answers again.
       this.logger.error({ err: publishError, seq: message.seq }, 'dead-letter publish failed');

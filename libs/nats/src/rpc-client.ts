@@ -51,10 +51,12 @@ export class NatsRpcClient {
   constructor(
     @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
     private readonly namespace: NatsNamespace,
-    @Inject(NATS_MODULE_OPTIONS) options: Pick<NatsModuleOptions, 'name' | 'version' | 'actorSigning'> = { name: 'unknown' },
+    @Inject(NATS_MODULE_OPTIONS)
+    options: Pick<NatsModuleOptions, 'name' | 'version' | 'actorSigning'> = { name: 'unknown' },
   ) {
     this.userAgent = options.version ? `${options.name}/${options.version}` : options.name;
-    if (options.actorSigning) this.signer = new ActorAssertionSigner(options.actorSigning.key, options.actorSigning.ttlMs);
+    if (options.actorSigning)
+      this.signer = new ActorAssertionSigner(options.actorSigning.key, options.actorSigning.ttlMs);
   }
 
   /**
@@ -67,11 +69,13 @@ export class NatsRpcClient {
     const contract = packageOfSubject(subject, CONTRACT_PACKAGES);
     if (contract) hdrs.set(CONTRACT_HEADERS.contractVersion, formatContractVersion(contract));
     hdrs.set(CONTRACT_HEADERS.userAgent, this.userAgent);
-    if (options.features?.length) hdrs.set(CONTRACT_HEADERS.clientFeatures, options.features.join(', '));
+    if (options.features?.length)
+      hdrs.set(CONTRACT_HEADERS.clientFeatures, options.features.join(', '));
     for (const [key, value] of Object.entries(options.headers ?? {})) hdrs.set(key, value);
     const packet = codec.encode({ pattern: subject, data, id: randomUUID() });
     const sentOn = this.namespace.subject(subject);
-    if (this.signer && options.actor) hdrs.set(ACTOR_ASSERTION_HEADER, this.signer.sign(sentOn, packet, options.actor));
+    if (this.signer && options.actor)
+      hdrs.set(ACTOR_ASSERTION_HEADER, this.signer.sign(sentOn, packet, options.actor));
     let reply;
     try {
       reply = await this.connection.request(sentOn, packet, {
@@ -90,9 +94,14 @@ export class NatsRpcClient {
 function mapTransportError(error: unknown, subject: string, timeoutMs: number): StatusError {
   const code = error instanceof NatsError ? error.code : undefined;
   if (code === ErrorCode.NoResponders) {
-    return StatusError.withReason('UNAVAILABLE', `No service is serving ${subject}.`, 'NO_RESPONDERS', {
-      subject,
-    });
+    return StatusError.withReason(
+      'UNAVAILABLE',
+      `No service is serving ${subject}.`,
+      'NO_RESPONDERS',
+      {
+        subject,
+      },
+    );
   }
   if (code === ErrorCode.Timeout) {
     return StatusError.withReason(
@@ -102,13 +111,20 @@ function mapTransportError(error: unknown, subject: string, timeoutMs: number): 
       { subject },
     );
   }
-  return StatusError.withReason('UNAVAILABLE', `NATS is unavailable for ${subject}.`, 'NATS_UNAVAILABLE', {
-    subject,
-  });
+  return StatusError.withReason(
+    'UNAVAILABLE',
+    `NATS is unavailable for ${subject}.`,
+    'NATS_UNAVAILABLE',
+    {
+      subject,
+    },
+  );
 }
 
 function toStatusError(err: unknown, subject: string): StatusError {
   if (isStatus(err)) return StatusError.fromStatus(err as Status);
   // Errors raised by the transport itself (e.g. no handler for the pattern) are plain strings.
-  return StatusError.withReason('UNIMPLEMENTED', `${subject}: ${String(err)}`, 'NO_HANDLER', { subject });
+  return StatusError.withReason('UNIMPLEMENTED', `${subject}: ${String(err)}`, 'NO_HANDLER', {
+    subject,
+  });
 }

@@ -83,10 +83,18 @@ export class NatsRpcServer extends ServerNats {
   }
 
   private async track(pattern: string, error: Error | null, message: Msg) {
-    const scopes = message ? (this.rpcOptions.hooks ?? []).map((hook) => hook.begin({ subject: message.subject, headers: message.headers })) : [];
+    const scopes = message
+      ? (this.rpcOptions.hooks ?? []).map((hook) =>
+          hook.begin({ subject: message.subject, headers: message.headers }),
+        )
+      : [];
     if (message?.reply) this.pending.set(message, scopes);
-    const handle = () => this.getMessageHandler(pattern).call(this, error, message) as Promise<unknown>;
-    const run = scopes.reduceRight((inner, scope) => (scope.run ? () => scope.run!(inner) : inner), handle);
+    const handle = () =>
+      this.getMessageHandler(pattern).call(this, error, message) as Promise<unknown>;
+    const run = scopes.reduceRight(
+      (inner, scope) => (scope.run ? () => scope.run!(inner) : inner),
+      handle,
+    );
     try {
       await run();
       if (message && !message.reply) endAll(scopes, false);
@@ -102,11 +110,15 @@ export class NatsRpcServer extends ServerNats {
    * called.
    */
   override async handleMessage(channel: string, message: Msg): Promise<unknown> {
-    const packet = (await this.deserializer.deserialize(message.data, { channel, replyTo: message.reply })) as { id?: string; data?: unknown };
+    const packet = (await this.deserializer.deserialize(message.data, {
+      channel,
+      replyTo: message.reply,
+    })) as { id?: string; data?: unknown };
     const context = new NatsContext([message.subject, message.headers]);
     const refusal = this.refusal(message, packet.data);
     // An event (no id) expects no reply: a refused one is dropped, as the gate has logged.
-    if (packet.id === undefined) return refusal ? undefined : this.handleEvent(channel, packet as never, context);
+    if (packet.id === undefined)
+      return refusal ? undefined : this.handleEvent(channel, packet as never, context);
     const publish = this.getPublisher(message, packet.id, context);
     if (refusal) return publish({ err: refusal.toStatus(), isDisposed: true });
     const handler = this.getHandlerByPattern(channel);
@@ -120,11 +132,22 @@ export class NatsRpcServer extends ServerNats {
   private refusal(message: Msg, data: unknown): StatusError | undefined {
     if (!this.rpcOptions.gate) return undefined;
     try {
-      this.rpcOptions.gate.admit({ subject: message.subject, headers: message.headers, payload: message.data, data });
+      this.rpcOptions.gate.admit({
+        subject: message.subject,
+        headers: message.headers,
+        payload: message.data,
+        data,
+      });
       return undefined;
     } catch (error) {
       // A gate that fails in an unexpected way still refuses: it fails closed.
-      return error instanceof StatusError ? error : StatusError.withReason('PERMISSION_DENIED', 'The request could not be checked.', 'GATE_FAILED');
+      return error instanceof StatusError
+        ? error
+        : StatusError.withReason(
+            'PERMISSION_DENIED',
+            'The request could not be checked.',
+            'GATE_FAILED',
+          );
     }
   }
 
@@ -133,12 +156,17 @@ export class NatsRpcServer extends ServerNats {
     return pattern;
   }
 
-  override getPublisher(message: Msg, id: string, ctx: NatsContext): (response: unknown) => unknown {
+  override getPublisher(
+    message: Msg,
+    id: string,
+    ctx: NatsContext,
+  ): (response: unknown) => unknown {
     const publish = super.getPublisher(message, id, ctx);
     return (response) => {
       const result = publish(response);
       const packet = response as { isDisposed?: boolean; err?: unknown };
-      if (packet.isDisposed || packet.err !== undefined) this.settle(message, packet.err !== undefined);
+      if (packet.isDisposed || packet.err !== undefined)
+        this.settle(message, packet.err !== undefined);
       return result;
     };
   }

@@ -1,7 +1,12 @@
 import { Controller, INestApplication, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Ctx, MessagePattern, NatsContext, Payload } from '@nestjs/microservices';
-import { CONTRACT_HEADERS, EXPERIMENT_SUBJECTS, EXPERIMENT_V1, StatusError } from '@rollout/contracts';
+import {
+  CONTRACT_HEADERS,
+  EXPERIMENT_SUBJECTS,
+  EXPERIMENT_V1,
+  StatusError,
+} from '@rollout/contracts';
 import { ErrorFilter } from '@rollout/errors';
 import { TEST_NATS_URL, uniqueName } from '@rollout/testing';
 import type { NatsConnection } from 'nats';
@@ -25,7 +30,8 @@ class EchoController {
 
   @MessagePattern('echo.v1.fail')
   fail(@Payload() data: { kind: 'known' | 'bug' }) {
-    if (data.kind === 'known') throw StatusError.withReason('ABORTED', 'etag mismatch', 'ETAG_MISMATCH');
+    if (data.kind === 'known')
+      throw StatusError.withReason('ABORTED', 'etag mismatch', 'ETAG_MISMATCH');
     throw new Error('SELECT * FROM secrets failed');
   }
 
@@ -33,7 +39,9 @@ class EchoController {
   @MessagePattern(['echo.v1.headers', EXPERIMENT_SUBJECTS.getOperation])
   headers(@Ctx() context: NatsContext) {
     const headers = context.getHeaders() as { get(name: string): string } | undefined;
-    return Object.fromEntries(Object.values(CONTRACT_HEADERS).map((name) => [name, headers?.get(name) || null]));
+    return Object.fromEntries(
+      Object.values(CONTRACT_HEADERS).map((name) => [name, headers?.get(name) || null]),
+    );
   }
 
   @MessagePattern('echo.v1.slow')
@@ -44,12 +52,20 @@ class EchoController {
 }
 
 async function serve(name: string, controllers: (new () => unknown)[]): Promise<INestApplication> {
-  @Module({ imports: [NatsModule.forRoot({ name, version: '0.9.1', servers: [TEST_NATS_URL], namespace })], controllers })
+  @Module({
+    imports: [NatsModule.forRoot({ name, version: '0.9.1', servers: [TEST_NATS_URL], namespace })],
+    controllers,
+  })
   class TestModule {}
   const app = await NestFactory.create(TestModule, { logger: false });
   app.useGlobalFilters(new ErrorFilter());
   app.connectMicroservice(
-    { strategy: new NatsRpcServer(app.get(NATS_CONNECTION), { queue: name, namespace: app.get(NatsNamespace) }) },
+    {
+      strategy: new NatsRpcServer(app.get(NATS_CONNECTION), {
+        queue: name,
+        namespace: app.get(NatsNamespace),
+      }),
+    },
     { inheritAppConfig: true },
   );
   await app.startAllMicroservices();
@@ -83,7 +99,9 @@ describe('NATS request/reply between services', () => {
   });
 
   it('answers a request', async () => {
-    await expect(rpc.request('echo.v1.say', { text: 'hi' }, { timeoutMs: 2_000 })).resolves.toEqual({ text: 'hi' });
+    await expect(rpc.request('echo.v1.say', { text: 'hi' }, { timeoutMs: 2_000 })).resolves.toEqual(
+      { text: 'hi' },
+    );
   });
 
   it('says who is calling: User-Agent always, Contract-Version for a subject of a contract package, Client-Features when given', async () => {
@@ -93,7 +111,11 @@ describe('NATS request/reply between services', () => {
       'Client-Features': null,
     });
     await expect(
-      rpc.request(EXPERIMENT_SUBJECTS.getOperation, {}, { timeoutMs: 2_000, features: ['com.acme.a', 'com.acme.b'] }),
+      rpc.request(
+        EXPERIMENT_SUBJECTS.getOperation,
+        {},
+        { timeoutMs: 2_000, features: ['com.acme.a', 'com.acme.b'] },
+      ),
     ).resolves.toEqual({
       'Contract-Version': `experiment.v1/${EXPERIMENT_V1.version}`,
       'User-Agent': 'gateway/0.9.1',
@@ -102,9 +124,15 @@ describe('NATS request/reply between services', () => {
   });
 
   it('delivers a service error as the same Status', async () => {
-    const error = await failure(rpc.request('echo.v1.fail', { kind: 'known' }, { timeoutMs: 2_000 }));
+    const error = await failure(
+      rpc.request('echo.v1.fail', { kind: 'known' }, { timeoutMs: 2_000 }),
+    );
     expect(error).toBeInstanceOf(StatusError);
-    expect(error.toStatus()).toMatchObject({ code: 409, status: 'ABORTED', message: 'etag mismatch' });
+    expect(error.toStatus()).toMatchObject({
+      code: 409,
+      status: 'ABORTED',
+      message: 'etag mismatch',
+    });
   });
 
   it('turns a bug in a service into INTERNAL with an error id, leaking nothing', async () => {
@@ -131,11 +159,14 @@ describe('NATS request/reply between services', () => {
     const before = EchoController.handled;
     try {
       const replies = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => rpc.request<{ text: string }>('echo.v1.say', { text: `${i}` }, { timeoutMs: 2_000 })),
+        Array.from({ length: 40 }, (_, i) =>
+          rpc.request<{ text: string }>('echo.v1.say', { text: `${i}` }, { timeoutMs: 2_000 }),
+        ),
       );
       expect(replies.map((r) => r.text)).toEqual(Array.from({ length: 40 }, (_, i) => `${i}`));
       expect(EchoController.handled - before).toBe(40);
-      const received = (app: INestApplication) => app.get<NatsConnection>(NATS_CONNECTION).stats().inMsgs;
+      const received = (app: INestApplication) =>
+        app.get<NatsConnection>(NATS_CONNECTION).stats().inMsgs;
       expect(received(replica)).toBeGreaterThan(0);
       expect(received(server)).toBeGreaterThan(0);
     } finally {

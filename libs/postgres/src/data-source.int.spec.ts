@@ -7,7 +7,9 @@ class CreateWidgets1700000000000 implements MigrationInterface {
   name = 'CreateWidgets1700000000000';
   async up(runner: QueryRunner) {
     // Unqualified names land in the service's own schema (search_path).
-    await runner.query('CREATE TABLE widgets (id int PRIMARY KEY, created_by text NOT NULL DEFAULT current_setting($$application_name$$))');
+    await runner.query(
+      'CREATE TABLE widgets (id int PRIMARY KEY, created_by text NOT NULL DEFAULT current_setting($$application_name$$))',
+    );
     await runner.query('INSERT INTO widgets (id) VALUES (1)');
   }
   async down(runner: QueryRunner) {
@@ -38,7 +40,11 @@ describe('openDataSource', () => {
   });
 
   it('creates the schema and applies migrations once, even when replicas start together', async () => {
-    const replicas = await Promise.all([open([CreateWidgets1700000000000], 'a'), open([CreateWidgets1700000000000], 'b'), open([CreateWidgets1700000000000], 'c')]);
+    const replicas = await Promise.all([
+      open([CreateWidgets1700000000000], 'a'),
+      open([CreateWidgets1700000000000], 'b'),
+      open([CreateWidgets1700000000000], 'c'),
+    ]);
     opened.push(...replicas);
     const rows = await replicas[0].query(`SELECT id FROM "${schema}".widgets`);
     expect(rows).toEqual([{ id: 1 }]);
@@ -49,12 +55,20 @@ describe('openDataSource', () => {
   it('applies only the new migrations on the next start and keeps the data', async () => {
     const next = await open([CreateWidgets1700000000000, AddColour1700000000001]);
     opened.push(next);
-    await expect(next.query('SELECT id, colour FROM widgets')).resolves.toEqual([{ id: 1, colour: 'red' }]);
+    await expect(next.query('SELECT id, colour FROM widgets')).resolves.toEqual([
+      { id: 1, colour: 'red' },
+    ]);
   });
 
   it('survives Postgres cutting its connections in the middle of transactions, again and again', async () => {
     const applicationName = uniqueName('cut_');
-    const dataSource = await openDataSource({ url: TEST_POSTGRES_URL, schema, poolSize: 8, applicationName, migrations: [] });
+    const dataSource = await openDataSource({
+      url: TEST_POSTGRES_URL,
+      schema,
+      poolSize: 8,
+      applicationName,
+      migrations: [],
+    });
     opened.push(dataSource);
     let running = true;
     const outcomes = { committed: 0, cut: 0 };
@@ -83,7 +97,10 @@ describe('openDataSource', () => {
     try {
       // Before the fix, an 'error' event with no listener ended the process within a few rounds.
       for (let round = 0; round < 40; round++) {
-        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
+        await admin.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+          [applicationName],
+        );
         await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
       }
     } finally {
@@ -94,18 +111,37 @@ describe('openDataSource', () => {
     expect(outcomes.cut).toBeGreaterThan(0);
     expect(outcomes.committed).toBeGreaterThan(0);
     // Once the cuts stop, queries work again (a client cut at the last moment is dropped first).
-    expect(await eventually(() => dataSource.query('SELECT 1 AS one').catch(() => undefined), { timeoutMs: 5_000, what: 'a query after the cuts' })).toEqual([{ one: 1 }]);
+    expect(
+      await eventually(() => dataSource.query('SELECT 1 AS one').catch(() => undefined), {
+        timeoutMs: 5_000,
+        what: 'a query after the cuts',
+      }),
+    ).toEqual([{ one: 1 }]);
   }, 30_000);
 
   it('refuses a schema name that is not a plain identifier', async () => {
     await expect(
-      openDataSource({ url: TEST_POSTGRES_URL, schema: 'x"; DROP SCHEMA public; --', poolSize: 1, applicationName: 't', migrations: [] }),
+      openDataSource({
+        url: TEST_POSTGRES_URL,
+        schema: 'x"; DROP SCHEMA public; --',
+        poolSize: 1,
+        applicationName: 't',
+        migrations: [],
+      }),
     ).rejects.toThrow('invalid schema name');
   });
 
   it('says where it failed to connect, without the password', async () => {
     await expect(
-      openDataSource({ url: 'postgres://postgres:hunter2@127.0.0.1:1/x', schema: 'x', poolSize: 1, applicationName: 't', migrations: [] }),
-    ).rejects.toThrow(/^cannot connect to Postgres at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/x: /);
+      openDataSource({
+        url: 'postgres://postgres:hunter2@127.0.0.1:1/x',
+        schema: 'x',
+        poolSize: 1,
+        applicationName: 't',
+        migrations: [],
+      }),
+    ).rejects.toThrow(
+      /^cannot connect to Postgres at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/x: /,
+    );
   });
 });

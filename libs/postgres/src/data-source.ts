@@ -97,7 +97,9 @@ async function migrate(dataSource: DataSource, schema: string): Promise<void> {
     await lock.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     await dataSource.runMigrations({ transaction: 'each' });
   } finally {
-    await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${schema}`]).catch(() => undefined);
+    await lock
+      .query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${schema}`])
+      .catch(() => undefined);
     await lock.release();
   }
 }

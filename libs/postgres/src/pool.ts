@@ -33,7 +33,10 @@ export function prepared(text: string, values: unknown[]): QueryConfig {
  * Runs `work` in a transaction on one pooled connection: committed when it resolves, rolled
  * back when it throws. A connection that cannot even roll back is broken, and the pool drops it.
  */
-export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  pool: Pool,
+  work: (client: PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {

@@ -21,19 +21,36 @@ const namespace = uniqueName();
 })
 class ServiceModule {}
 
-const start = (config: Record<string, unknown>) => startServiceApp({ name: 'evaluator', config: { PORT: 0, HOST: '127.0.0.1', ...config }, module: ServiceModule, rpc: true });
+const start = (config: Record<string, unknown>) =>
+  startServiceApp({
+    name: 'evaluator',
+    config: { PORT: 0, HOST: '127.0.0.1', ...config },
+    module: ServiceModule,
+    rpc: true,
+  });
 
 it('refuses to start in production without BUS_VERIFY_KEYS', async () => {
-  await expect(start({ NODE_ENV: 'production', BUS_VERIFY_KEYS: [] })).rejects.toThrow(/BUS_VERIFY_KEYS must be set in production/);
+  await expect(start({ NODE_ENV: 'production', BUS_VERIFY_KEYS: [] })).rejects.toThrow(
+    /BUS_VERIFY_KEYS must be set in production/,
+  );
 });
 
 it('with BUS_VERIFY_KEYS, answers an unsigned request PERMISSION_DENIED', async () => {
-  const service = await start({ NODE_ENV: 'production', BUS_VERIFY_KEYS: [`k1:${'A'.repeat(43)}`] });
+  const service = await start({
+    NODE_ENV: 'production',
+    BUS_VERIFY_KEYS: [`k1:${'A'.repeat(43)}`],
+  });
   const nc = await connect({ servers: TEST_NATS_URL });
   try {
     const subject = `${namespace}.${serviceInfoSubject('evaluator')}`;
-    const reply = await nc.request(subject, JSON.stringify({ pattern: serviceInfoSubject('evaluator'), data: {}, id: '1' }), { timeout: 5_000 });
-    expect((JSONCodec().decode(reply.data) as { err: { status: string } }).err.status).toBe('PERMISSION_DENIED');
+    const reply = await nc.request(
+      subject,
+      JSON.stringify({ pattern: serviceInfoSubject('evaluator'), data: {}, id: '1' }),
+      { timeout: 5_000 },
+    );
+    expect((JSONCodec().decode(reply.data) as { err: { status: string } }).err.status).toBe(
+      'PERMISSION_DENIED',
+    );
   } finally {
     await nc.close();
     await service.close();

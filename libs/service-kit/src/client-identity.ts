@@ -50,8 +50,15 @@ export class ClientIdentityGuard implements CanActivate {
     const headers = natsIdentityHeaders(context.switchToRpc().getContext<NatsContext>());
     const client = clientNameOf(headers.userAgent);
     const check = checkContractVersion(headers.contractVersion, this.served);
-    const contract = check.ok ? (check.contract?.name ?? (headers.contractVersion ? 'unknown' : 'none')) : 'unknown';
-    this.metrics.recordRequest('nats', client, contract, parseClientFeatures(headers.clientFeatures));
+    const contract = check.ok
+      ? (check.contract?.name ?? (headers.contractVersion ? 'unknown' : 'none'))
+      : 'unknown';
+    this.metrics.recordRequest(
+      'nats',
+      client,
+      contract,
+      parseClientFeatures(headers.clientFeatures),
+    );
     if (!check.ok) {
       throw StatusError.withReason(
         'FAILED_PRECONDITION',

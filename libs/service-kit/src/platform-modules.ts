@@ -4,7 +4,13 @@ import type { ServiceName } from '@rollout/contracts';
 import { HealthModule, ReadinessCheck } from '@rollout/health';
 import { LoggingModule } from '@rollout/logging';
 import { MetricsModule } from '@rollout/metrics';
-import { JetStreamDeclarations, NatsModule, NatsModuleOptions, NatsReadiness, parseBusKey } from '@rollout/nats';
+import {
+  JetStreamDeclarations,
+  NatsModule,
+  NatsModuleOptions,
+  NatsReadiness,
+  parseBusKey,
+} from '@rollout/nats';
 import { PostgresModule, PostgresOptions, PostgresReadiness } from '@rollout/postgres';
 import { BUILD_VERSION } from './service-info';
 
@@ -22,7 +28,10 @@ export interface PlatformOptions {
 }
 
 /** Signing with BUS_SIGNING_KEY (validated by the service's config), assertions good for `ttlMs`; none without a key. */
-export function actorSigningOf(signingKey: string | undefined, ttlMs: number): NatsModuleOptions['actorSigning'] {
+export function actorSigningOf(
+  signingKey: string | undefined,
+  ttlMs: number,
+): NatsModuleOptions['actorSigning'] {
   const key = signingKey ? parseBusKey(signingKey) : undefined;
   return key && { key, ttlMs };
 }
@@ -31,7 +40,14 @@ export function actorSigningOf(signingKey: string | undefined, ttlMs: number): N
  * The infrastructure every service imports, wired one way: logs, metrics, the NATS
  * connection, the service's Postgres schema, and health reporting on both.
  */
-export function platformModules({ service, config, jetstream, database, readiness = [], actorSigning }: PlatformOptions): DynamicModule[] {
+export function platformModules({
+  service,
+  config,
+  jetstream,
+  database,
+  readiness = [],
+  actorSigning,
+}: PlatformOptions): DynamicModule[] {
   const checks: Type<ReadinessCheck>[] = [NatsReadiness];
   const modules: DynamicModule[] = [
     LoggingModule.forRoot({ service, level: config.LOG_LEVEL }),

@@ -5,7 +5,15 @@ import type { BaseConfig } from '@rollout/config';
 import { ErrorFilter } from '@rollout/errors';
 import { REQUEST_ID_HEADER, RpcRequestLogging, httpRequestId } from '@rollout/logging';
 import { RequestMetrics } from '@rollout/metrics';
-import { ActorAssertionGate, ActorAssertionVerifier, NATS_CONNECTION, NatsNamespace, NatsRpcServer, RpcRequestGate, parseBusKey } from '@rollout/nats';
+import {
+  ActorAssertionGate,
+  ActorAssertionVerifier,
+  NATS_CONNECTION,
+  NatsNamespace,
+  NatsRpcServer,
+  RpcRequestGate,
+  parseBusKey,
+} from '@rollout/nats';
 import { Logger } from 'nestjs-pino';
 
 /** Longest-lived actor assertion a service accepts, and how far the gateway's clock may be from its own. */
@@ -14,7 +22,8 @@ const ASSERTION_CLOCK_SKEW_MS = 5_000;
 
 export interface ServiceAppOptions {
   name: string;
-  config: Pick<BaseConfig, 'PORT' | 'HOST'> & Partial<Pick<BaseConfig, 'NODE_ENV' | 'BUS_VERIFY_KEYS'>>;
+  config: Pick<BaseConfig, 'PORT' | 'HOST'> &
+    Partial<Pick<BaseConfig, 'NODE_ENV' | 'BUS_VERIFY_KEYS'>>;
   module: unknown;
   /** Serve NATS request/reply handlers (`@MessagePattern`) with the service's queue group. */
   rpc: boolean;
@@ -35,7 +44,10 @@ export interface ServiceAppOptions {
 export async function startServiceApp(options: ServiceAppOptions): Promise<INestApplication> {
   // Fastify: its empty handler costs a fifth of Express's (test/bench/floors.bench.ts).
   // Nest's own logger stays off until pino takes over, so a failed start is one clean line.
-  const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimitBytes, genReqId: httpRequestId });
+  const adapter = new FastifyAdapter({
+    bodyLimit: options.bodyLimitBytes,
+    genReqId: httpRequestId,
+  });
   // Every response names its request, as every log line about it does.
   adapter.getInstance().addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
@@ -49,7 +61,12 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
   try {
     const metrics = app.get(RequestMetrics);
     adapter.getInstance().addHook('onResponse', (request, reply, done) => {
-      metrics.http(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
+      metrics.http(
+        request.method,
+        request.routeOptions.url,
+        reply.statusCode,
+        reply.elapsedTime / 1000,
+      );
       done();
     });
     app.useLogger(app.get(Logger));
@@ -78,15 +95,32 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
  * BUS_VERIFY_KEYS. Without keys nothing is checked and the service says so at boot; production
  * refuses to start that way.
  */
-function actorGate({ name, config }: ServiceAppOptions, logger: Logger, namespace: NatsNamespace): RpcRequestGate | undefined {
+function actorGate(
+  { name, config }: ServiceAppOptions,
+  logger: Logger,
+  namespace: NatsNamespace,
+): RpcRequestGate | undefined {
   const keys = (config.BUS_VERIFY_KEYS ?? []).map((text) => parseBusKey(text));
   if (keys.length === 0) {
-    if (config.NODE_ENV === 'production') throw new Error('BUS_VERIFY_KEYS must be set in production: every request is checked against the gateway\'s actor assertion');
-    logger.warn(`${name}: BUS_VERIFY_KEYS is not set: requests on NATS are served without an actor assertion, as whoever they claim to be (development only)`);
+    if (config.NODE_ENV === 'production')
+      throw new Error(
+        "BUS_VERIFY_KEYS must be set in production: every request is checked against the gateway's actor assertion",
+      );
+    logger.warn(
+      `${name}: BUS_VERIFY_KEYS is not set: requests on NATS are served without an actor assertion, as whoever they claim to be (development only)`,
+    );
     return undefined;
   }
-  if (keys.some((key) => !key)) throw new Error('BUS_VERIFY_KEYS must be <key id>:<32-byte Ed25519 public key, base64url>, comma-separated');
-  return new ActorAssertionGate(new ActorAssertionVerifier(keys.filter((key) => key !== undefined), { maxTtlMs: ASSERTION_MAX_TTL_MS, clockSkewMs: ASSERTION_CLOCK_SKEW_MS, namespace }));
+  if (keys.some((key) => !key))
+    throw new Error(
+      'BUS_VERIFY_KEYS must be <key id>:<32-byte Ed25519 public key, base64url>, comma-separated',
+    );
+  return new ActorAssertionGate(
+    new ActorAssertionVerifier(
+      keys.filter((key) => key !== undefined),
+      { maxTtlMs: ASSERTION_MAX_TTL_MS, clockSkewMs: ASSERTION_CLOCK_SKEW_MS, namespace },
+    ),
+  );
 }
 
 /**
@@ -94,7 +128,9 @@ function actorGate({ name, config }: ServiceAppOptions, logger: Logger, namespac
  * SHUTDOWN_TIMEOUT_MS, and also when a supervising launcher's IPC channel goes away, so a
  * killed launcher leaves no orphans. A failure to start is one line on stderr and exit 1.
  */
-export async function runService(options: ServiceAppOptions & { config: BaseConfig }): Promise<void> {
+export async function runService(
+  options: ServiceAppOptions & { config: BaseConfig },
+): Promise<void> {
   const { name, config } = options;
   let app: INestApplication;
   try {

@@ -48,7 +48,9 @@ export class ServiceInfoModule {
     class ServiceInfoController {
       @MessagePattern(serviceInfoSubject(name))
       info(@Ctx() context: NatsContext): ServiceInfo {
-        return declaredFeatures(context).includes(START_TIME_FEATURE) ? { ...info, startTime: PROCESS_START_TIME } : info;
+        return declaredFeatures(context).includes(START_TIME_FEATURE)
+          ? { ...info, startTime: PROCESS_START_TIME }
+          : info;
       }
     }
 

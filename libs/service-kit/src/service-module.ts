@@ -1,4 +1,11 @@
-import { DynamicModule, Global, Module, type ModuleMetadata, type Provider, type Type } from '@nestjs/common';
+import {
+  DynamicModule,
+  Global,
+  Module,
+  type ModuleMetadata,
+  type Provider,
+  type Type,
+} from '@nestjs/common';
 import type { ContractPackage, ServiceName } from '@rollout/contracts';
 import { CLOCK, systemClock } from './clock';
 import { PlatformOptions, platformModules } from './platform-modules';
@@ -16,7 +23,8 @@ export interface ServiceParts {
 }
 
 /** Backend services name the contracts they serve (answered on `system.v1.<service>.info`). */
-type ServiceInfoOptions = { contracts?: undefined } | { service: ServiceName; contracts: ContractPackage[] };
+type ServiceInfoOptions =
+  { contracts?: undefined } | { service: ServiceName; contracts: ContractPackage[] };
 
 export type ServiceModuleOptions = ServiceParts & PlatformOptions & ServiceInfoOptions;
 
@@ -38,14 +46,23 @@ class ServiceContextModule {
  * and its `system.v1` info when it names contracts; then its own controllers and providers.
  */
 export function serviceModule(options: ServiceModuleOptions): DynamicModule {
-  const { module, configToken, imports = [], controllers = [], providers = [], ...platform } = options;
+  const {
+    module,
+    configToken,
+    imports = [],
+    controllers = [],
+    providers = [],
+    ...platform
+  } = options;
   return {
     module,
     imports: [
       ...imports,
       ServiceContextModule.forService(platform.config, configToken),
       ...platformModules(platform),
-      ...(options.contracts ? [ServiceInfoModule.forService(options.service, options.contracts)] : []),
+      ...(options.contracts
+        ? [ServiceInfoModule.forService(options.service, options.contracts)]
+        : []),
     ],
     controllers,
     providers,

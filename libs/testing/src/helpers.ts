@@ -21,7 +21,9 @@ export async function eventually<T>(
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
-  throw new Error(`${what} not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`);
+  throw new Error(
+    `${what} not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`,
+  );
 }
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */
@@ -51,7 +53,12 @@ export async function freePorts(count: number): Promise<number[]> {
       ),
     );
   } finally {
-    await Promise.all(servers.map((server) => new Promise((resolve) => (server.listening ? server.close(resolve) : resolve(undefined)))));
+    await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise((resolve) => (server.listening ? server.close(resolve) : resolve(undefined))),
+      ),
+    );
   }
 }
 
@@ -68,3 +75,7 @@ export function portOpen(port: number): Promise<boolean> {
       }),
   );
 }
+
+/** What a test reads from an HTTP or NATS answer: any JSON, each test asserting the fields it expects. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JsonBody = any;

@@ -32,7 +32,10 @@ export interface NatsCluster {
 export async function startNatsCluster(size = 3): Promise<NatsCluster> {
   const ports = await freePorts(size * 2);
   const root = mkdtempSync(join(tmpdir(), 'nats-cluster-'));
-  const routes = Array.from({ length: size }, (_, i) => `nats-route://127.0.0.1:${ports[size + i]}`);
+  const routes = Array.from(
+    { length: size },
+    (_, i) => `nats-route://127.0.0.1:${ports[size + i]}`,
+  );
   const env = { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/usr/local/sbin` };
 
   const nodes = Array.from({ length: size }, (_, i) => {
@@ -54,7 +57,9 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
       url: `nats://127.0.0.1:${port}`,
       async restart() {
         child = spawn('nats-server', ['-c', config], { stdio: 'ignore', env });
-        await eventually(async () => ((await portOpen(port)) ? true : undefined), { what: `${name} listening` });
+        await eventually(async () => ((await portOpen(port)) ? true : undefined), {
+          what: `${name} listening`,
+        });
       },
       async kill() {
         const dying = child;
@@ -70,7 +75,11 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
   const urls = nodes.map((node) => node.url);
   const nc = await connect({ servers: urls });
   try {
-    await eventually(() => nc.jetstreamManager().then((jsm) => jsm.getAccountInfo()), { timeoutMs: 20_000, intervalMs: 250, what: 'a JetStream meta leader' });
+    await eventually(() => nc.jetstreamManager().then((jsm) => jsm.getAccountInfo()), {
+      timeoutMs: 20_000,
+      intervalMs: 250,
+      what: 'a JetStream meta leader',
+    });
   } finally {
     await nc.close();
   }

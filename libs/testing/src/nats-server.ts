@@ -21,8 +21,18 @@ export async function startNatsServer(extraConfig = ''): Promise<NatsServer> {
   const port = await freePort();
   const root = mkdtempSync(join(tmpdir(), 'nats-server-'));
   const config = join(root, 'nats.conf');
-  writeFileSync(config, [`listen: 127.0.0.1:${port}`, `jetstream { store_dir: "${join(root, 'store')}" }`, extraConfig].join('\n'));
-  const child: ChildProcess = spawn('nats-server', ['-c', config], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/usr/local/sbin` } });
+  writeFileSync(
+    config,
+    [
+      `listen: 127.0.0.1:${port}`,
+      `jetstream { store_dir: "${join(root, 'store')}" }`,
+      extraConfig,
+    ].join('\n'),
+  );
+  const child: ChildProcess = spawn('nats-server', ['-c', config], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/usr/local/sbin` },
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -34,7 +44,15 @@ export async function startNatsServer(extraConfig = ''): Promise<NatsServer> {
     rmSync(root, { recursive: true, force: true });
   };
   try {
-    await eventually(async () => (child.exitCode !== null ? Promise.reject(new Error(output)) : (await portOpen(port)) ? true : undefined), { what: 'nats-server listening' });
+    await eventually(
+      async () =>
+        child.exitCode !== null
+          ? Promise.reject(new Error(output))
+          : (await portOpen(port))
+            ? true
+            : undefined,
+      { what: 'nats-server listening' },
+    );
   } catch (error) {
     await stop();
     throw error;

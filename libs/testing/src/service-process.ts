@@ -17,19 +17,29 @@ export interface ServiceProcess {
  * `env` is added to the test's environment; pass NATS_NAMESPACE and DATABASE_SCHEMA to isolate.
  */
 export function startServiceProcess(app: string, env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ['-r', 'reflect-metadata', '-r', '@swc-node/register', join(REPO_ROOT, 'apps', app, 'src', 'main.ts')], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      NATS_URL: TEST_NATS_URL,
-      DATABASE_URL: TEST_POSTGRES_URL,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      ...env,
+  const child = spawn(
+    process.execPath,
+    [
+      '-r',
+      'reflect-metadata',
+      '-r',
+      '@swc-node/register',
+      join(REPO_ROOT, 'apps', app, 'src', 'main.ts'),
+    ],
+    {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        NATS_URL: TEST_NATS_URL,
+        DATABASE_URL: TEST_POSTGRES_URL,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     child,
@@ -41,7 +51,13 @@ export function startServiceProcess(app: string, env: Record<string, string>): S
 }
 
 /** Drops a test's Postgres schema and deletes its NATS namespace's streams and buckets. */
-export async function removeTestResources({ schema, namespace }: { schema?: string; namespace?: string }): Promise<void> {
+export async function removeTestResources({
+  schema,
+  namespace,
+}: {
+  schema?: string;
+  namespace?: string;
+}): Promise<void> {
   if (schema) {
     const { Client } = await import('pg');
     const client = new Client({ connectionString: TEST_POSTGRES_URL });
@@ -59,7 +75,8 @@ export async function removeTestResources({ schema, namespace }: { schema?: stri
       const jsm = await nc.jetstreamManager();
       for await (const stream of jsm.streams.names()) {
         // KV buckets are streams named KV_<bucket>.
-        if (stream.startsWith(`${namespace}_`) || stream.startsWith(`KV_${namespace}_`)) await jsm.streams.delete(stream);
+        if (stream.startsWith(`${namespace}_`) || stream.startsWith(`KV_${namespace}_`))
+          await jsm.streams.delete(stream);
       }
     } finally {
       await nc.close();

@@ -31,7 +31,13 @@ function parametersOf(subject: string, description: string): Record<string, unkn
   const names = [...subject.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((match) => match[1]);
   if (!names.length) return undefined;
   return Object.fromEntries(
-    names.map((name) => [name, { description: `${description}: one NATS token.`, schema: { type: 'string', pattern: '^[^.*>\\s]+$' } }]),
+    names.map((name) => [
+      name,
+      {
+        description: `${description}: one NATS token.`,
+        schema: { type: 'string', pattern: '^[^.*>\\s]+$' },
+      },
+    ]),
   );
 }
 
@@ -51,12 +57,18 @@ export function buildAsyncApi(
   const messages: Record<string, unknown> = {};
   const channels: Record<string, unknown> = {};
   const packageTags: { name: string; description: string }[] = [];
-  for (const [name, schema] of Object.entries(status)) schemas[`rpc.${name}`] = rebase(schema, 'rpc');
+  for (const [name, schema] of Object.entries(status))
+    schemas[`rpc.${name}`] = rebase(schema, 'rpc');
 
-  for (const { definition, definitions } of [...packages].sort((a, b) => a.definition.name.localeCompare(b.definition.name))) {
+  for (const { definition, definitions } of [...packages].sort((a, b) =>
+    a.definition.name.localeCompare(b.definition.name),
+  )) {
     const pkg = definition.name;
-    for (const [name, schema] of Object.entries(definitions)) schemas[`${pkg}.${name}`] = rebase(schema, pkg);
-    const tags = [{ name: pkg, description: `${definition.stability} package, version ${definition.version}` }];
+    for (const [name, schema] of Object.entries(definitions))
+      schemas[`${pkg}.${name}`] = rebase(schema, pkg);
+    const tags = [
+      { name: pkg, description: `${definition.stability} package, version ${definition.version}` },
+    ];
     packageTags.push(tags[0]);
     const deprecated = new Map((definition.deprecations ?? []).map((d) => [d.target, d]));
     const ref = (type: string) => ({ $ref: `#/components/schemas/${pkg}.${type}` });
@@ -114,12 +126,20 @@ export function buildAsyncApi(
               {
                 type: 'object',
                 required: ['id', 'response'],
-                properties: { id: { type: 'string' }, response: ref(channel.reply), isDisposed: { type: 'boolean' } },
+                properties: {
+                  id: { type: 'string' },
+                  response: ref(channel.reply),
+                  isDisposed: { type: 'boolean' },
+                },
               },
               {
                 type: 'object',
                 required: ['id', 'err'],
-                properties: { id: { type: 'string' }, err: { $ref: `#/components/schemas/${STATUS_SCHEMA}` }, isDisposed: { type: 'boolean' } },
+                properties: {
+                  id: { type: 'string' },
+                  err: { $ref: `#/components/schemas/${STATUS_SCHEMA}` },
+                  isDisposed: { type: 'boolean' },
+                },
               },
             ],
           },
@@ -128,14 +148,24 @@ export function buildAsyncApi(
       const deprecation = deprecated.get(channel.subject);
       channels[channel.subject] = {
         description: `Request/reply, ${served}.`,
-        ...(parametersOf(channel.subject, 'Subject parameter') ? { parameters: parametersOf(channel.subject, 'Subject parameter') } : {}),
+        ...(parametersOf(channel.subject, 'Subject parameter')
+          ? { parameters: parametersOf(channel.subject, 'Subject parameter') }
+          : {}),
         publish: {
           operationId: channel.subject,
           summary: `${channel.request} → ${channel.reply}`,
           tags,
-          ...(channel.service ? { bindings: { nats: { queue: channel.service, bindingVersion: '0.1.0' } } } : {}),
+          ...(channel.service
+            ? { bindings: { nats: { queue: channel.service, bindingVersion: '0.1.0' } } }
+            : {}),
           ...(deprecation
-            ? { 'x-deprecated': { since: deprecation.since, replacement: deprecation.replacement, sunset: deprecation.sunset } }
+            ? {
+                'x-deprecated': {
+                  since: deprecation.since,
+                  replacement: deprecation.replacement,
+                  sunset: deprecation.sunset,
+                },
+              }
             : {}),
           message: { $ref: `#/components/messages/${id}.request` },
           'x-reply': { message: { $ref: `#/components/messages/${id}.reply` } },
@@ -155,14 +185,19 @@ export function buildAsyncApi(
       };
       const operation = {
         operationId: channel.subject,
-        summary: channel.direction === 'in' ? `Clients publish; ${channel.service} consumes.` : `${channel.service} publishes; clients consume.`,
+        summary:
+          channel.direction === 'in'
+            ? `Clients publish; ${channel.service} consumes.`
+            : `${channel.service} publishes; clients consume.`,
         tags,
         'x-jetstream': { stream: channel.stream },
         message: { $ref: `#/components/messages/${id}` },
       };
       channels[channel.subject] = {
         description: `JetStream stream \`${channel.stream}\`.`,
-        ...(parametersOf(channel.subject, 'Subject parameter') ? { parameters: parametersOf(channel.subject, 'Subject parameter') } : {}),
+        ...(parametersOf(channel.subject, 'Subject parameter')
+          ? { parameters: parametersOf(channel.subject, 'Subject parameter') }
+          : {}),
         // AsyncAPI 2.x is written from the system's side: `publish` is what it receives.
         [channel.direction === 'in' ? 'publish' : 'subscribe']: operation,
       };
@@ -174,12 +209,14 @@ export function buildAsyncApi(
     properties: {
       [CONTRACT_HEADERS.contractVersion]: {
         type: 'string',
-        description: 'The contract package and version the client speaks, e.g. `experiment.v1/1.2.0`.',
+        description:
+          'The contract package and version the client speaks, e.g. `experiment.v1/1.2.0`.',
       },
       [CONTRACT_HEADERS.userAgent]: { type: 'string', description: 'The client: `name/version`.' },
       [CONTRACT_HEADERS.clientFeatures]: {
         type: 'string',
-        description: 'Comma-separated reverse-DNS names of optional behaviours the client supports.',
+        description:
+          'Comma-separated reverse-DNS names of optional behaviours the client supports.',
       },
       ...extra,
     },
@@ -194,12 +231,19 @@ export function buildAsyncApi(
         'Every NATS subject of the policy rollout services, generated from the contract packages ' +
         '(`npm run contracts`). The major version is part of every subject; version metadata travels in headers.',
       license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
-      contact: { name: 'Policy rollout maintainers', url: 'https://github.com/policy-rollout/policy-rollout' },
+      contact: {
+        name: 'Policy rollout maintainers',
+        url: 'https://github.com/policy-rollout/policy-rollout',
+      },
     },
     tags: packageTags,
     defaultContentType: 'application/json',
     servers: {
-      local: { url: 'nats://127.0.0.1:4222', protocol: 'nats', description: 'NATS with JetStream (nats-server 2.9+).' },
+      local: {
+        url: 'nats://127.0.0.1:4222',
+        protocol: 'nats',
+        description: 'NATS with JetStream (nats-server 2.9+).',
+      },
     },
     channels: Object.fromEntries(Object.entries(channels).sort(([a], [b]) => a.localeCompare(b))),
     components: {
@@ -209,7 +253,11 @@ export function buildAsyncApi(
         clientIdentity: { headers: headers({}) },
         jetStream: {
           headers: headers({
-            'Nats-Msg-Id': { type: 'string', description: 'The message id: a republish within the duplicate window is stored once.' },
+            'Nats-Msg-Id': {
+              type: 'string',
+              description:
+                'The message id: a republish within the duplicate window is stored once.',
+            },
           }),
         },
       },

@@ -3,7 +3,15 @@ import { createHash } from 'node:crypto';
 import type { JsonSchema } from './model';
 
 /** Keywords that document and do not constrain: left out of the canonical form and the hash. */
-const ANNOTATIONS = new Set(['description', 'title', '$comment', 'examples', 'markdownDescription', '$schema', '$id']);
+const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  '$comment',
+  'examples',
+  'markdownDescription',
+  '$schema',
+  '$id',
+]);
 /** Keywords whose array order carries no meaning. */
 const UNORDERED = new Set(['required', 'enum', 'type', 'anyOf', 'oneOf']);
 
@@ -56,7 +64,9 @@ function sortByText(values: unknown[]): unknown[] {
     .map(([, value]) => value);
 }
 
-export function canonicalDefinitions(definitions: Record<string, JsonSchema>): Record<string, JsonSchema> {
+export function canonicalDefinitions(
+  definitions: Record<string, JsonSchema>,
+): Record<string, JsonSchema> {
   return canonicalize(definitions) as Record<string, JsonSchema>;
 }
 

@@ -57,13 +57,26 @@ function definition(overrides: Partial<ContractPackageDefinition> = {}): Contrac
     replies: ['Widget'],
     events: ['WidgetEvent'],
     resources: [],
-    requestReply: [{ subject: 'widget.v1.create', service: 'gateway', request: 'CreateWidgetRequest', reply: 'Widget' }],
+    requestReply: [
+      {
+        subject: 'widget.v1.create',
+        service: 'gateway',
+        request: 'CreateWidgetRequest',
+        reply: 'Widget',
+      },
+    ],
     ...overrides,
   };
 }
 
-function lock(definitions: Definitions, overrides: Partial<ContractPackageDefinition> = {}): LockFile {
-  return { lockVersion: 1, packages: { 'widget.v1': lockPackage(definition(overrides), definitions, []) } };
+function lock(
+  definitions: Definitions,
+  overrides: Partial<ContractPackageDefinition> = {},
+): LockFile {
+  return {
+    lockVersion: 1,
+    packages: { 'widget.v1': lockPackage(definition(overrides), definitions, []) },
+  };
 }
 
 /** `base` with `change` applied to a deep copy. */
@@ -81,14 +94,19 @@ function check(next: Definitions, overrides: Partial<ContractPackageDefinition> 
   return compareLocks(lock(base), lock(next, { version: '1.1.0', ...overrides }));
 }
 
-const rules = (violations: { rule: RuleId; path?: string }[]) => violations.map((v) => `${v.rule} ${v.path ?? ''}`.trim());
+const rules = (violations: { rule: RuleId; path?: string }[]) =>
+  violations.map((v) => `${v.rule} ${v.path ?? ''}`.trim());
 
 describe('compatibility rules', () => {
   it('allows adding an optional field anywhere, and adding a message', () => {
     const next = changed((d) => {
       props(d, 'CreateWidgetRequest').note = { type: 'string' };
       props(d, 'Widget').weight = { type: 'number' };
-      d.DeleteWidgetRequest = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
+      d.DeleteWidgetRequest = {
+        type: 'object',
+        properties: { name: { type: 'string' } },
+        required: ['name'],
+      };
     });
     expect(check(next, { requests: ['CreateWidgetRequest', 'DeleteWidgetRequest'] })).toEqual([]);
   });
@@ -112,23 +130,40 @@ describe('compatibility rules', () => {
   });
 
   it('TYPE_CHANGED: a changed type breaks; widening what a request accepts does not', () => {
-    expect(rules(check(changed((d) => (props(d, 'Widget').size = { type: 'string' }))))).toEqual(['TYPE_CHANGED Widget.size']);
-    // A reply that may now be null breaks its readers…
-    expect(rules(check(changed((d) => (props(d, 'Widget').size = { type: ['number', 'null'] }))))).toEqual([
+    expect(rules(check(changed((d) => (props(d, 'Widget').size = { type: 'string' }))))).toEqual([
       'TYPE_CHANGED Widget.size',
     ]);
+    // A reply that may now be null breaks its readers…
+    expect(
+      rules(check(changed((d) => (props(d, 'Widget').size = { type: ['number', 'null'] })))),
+    ).toEqual(['TYPE_CHANGED Widget.size']);
     // …a request that also accepts a number breaks no writer.
-    expect(check(changed((d) => (props(d, 'CreateWidgetRequest').name = { type: ['string', 'number'], maxLength: 63 })))).toEqual([]);
+    expect(
+      check(
+        changed(
+          (d) =>
+            (props(d, 'CreateWidgetRequest').name = { type: ['string', 'number'], maxLength: 63 }),
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it('CARDINALITY_CHANGED: scalar ↔ list breaks (JSON has no implicit list); a new list field does not', () => {
-    expect(rules(check(changed((d) => (props(d, 'Widget').size = { type: 'array', items: { type: 'number' } }))))).toEqual([
-      'CARDINALITY_CHANGED Widget.size',
-    ]);
-    expect(rules(check(changed((d) => (props(d, 'CreateWidgetRequest').tags = { type: 'string' }))))).toEqual([
-      'CARDINALITY_CHANGED CreateWidgetRequest.tags',
-    ]);
-    expect(check(changed((d) => (props(d, 'Widget').sizes = { type: 'array', items: { type: 'number' } })))).toEqual([]);
+    expect(
+      rules(
+        check(
+          changed((d) => (props(d, 'Widget').size = { type: 'array', items: { type: 'number' } })),
+        ),
+      ),
+    ).toEqual(['CARDINALITY_CHANGED Widget.size']);
+    expect(
+      rules(check(changed((d) => (props(d, 'CreateWidgetRequest').tags = { type: 'string' })))),
+    ).toEqual(['CARDINALITY_CHANGED CreateWidgetRequest.tags']);
+    expect(
+      check(
+        changed((d) => (props(d, 'Widget').sizes = { type: 'array', items: { type: 'number' } })),
+      ),
+    ).toEqual([]);
   });
 
   it('REQUIRED_FIELD_ADDED: a request may not require more; a reply may promise more', () => {
@@ -138,10 +173,14 @@ describe('compatibility rules', () => {
     });
     expect(rules(check(request))).toEqual(['REQUIRED_FIELD_ADDED CreateWidgetRequest.owner']);
     const optionalToRequired = changed((d) => required(d, 'CreateWidgetRequest').push('tags'));
-    expect(rules(check(optionalToRequired))).toEqual(['REQUIRED_FIELD_ADDED CreateWidgetRequest.tags']);
+    expect(rules(check(optionalToRequired))).toEqual([
+      'REQUIRED_FIELD_ADDED CreateWidgetRequest.tags',
+    ]);
     const reply = changed((d) => required(d, 'Widget').push('size'));
     // Widget is also inside WidgetEvent (an event: checked both ways), so use a reply-only copy.
-    expect(check(reply, { events: [], streams: [] }).filter((v) => v.path === 'Widget.size')).toEqual([]);
+    expect(
+      check(reply, { events: [], streams: [] }).filter((v) => v.path === 'Widget.size'),
+    ).toEqual([]);
   });
 
   it('REQUIRED_FIELD_REMOVED: a reply or event may not drop a promise; a request may ask less', () => {
@@ -151,7 +190,9 @@ describe('compatibility rules', () => {
   });
 
   it('ENUM_VALUE_REMOVED: removing an enum value breaks; adding one is allowed', () => {
-    expect(rules(check(changed((d) => (d.Color.enum = ['RED']))))).toEqual(['ENUM_VALUE_REMOVED Color']);
+    expect(rules(check(changed((d) => (d.Color.enum = ['RED']))))).toEqual([
+      'ENUM_VALUE_REMOVED Color',
+    ]);
     expect(check(changed((d) => (d.Color.enum = ['RED', 'GREEN', 'BLUE'])))).toEqual([]);
   });
 
@@ -165,31 +206,64 @@ describe('compatibility rules', () => {
     });
     expect(rules(check(renamed))).toEqual(['DISCRIMINATOR_CHANGED Shape']);
     const triangle = changed((d) => {
-      d.Triangle = { type: 'object', properties: { kind: { type: 'string', const: 'triangle' }, base: { type: 'number' } }, required: ['kind'] };
+      d.Triangle = {
+        type: 'object',
+        properties: { kind: { type: 'string', const: 'triangle' }, base: { type: 'number' } },
+        required: ['kind'],
+      };
       (d.Shape.anyOf as JsonSchema[]).push({ $ref: '#/definitions/Triangle' });
     });
     expect(check(triangle)).toEqual([]);
     const withoutSquare = changed((d) => {
-      d.Triangle = { type: 'object', properties: { kind: { type: 'string', const: 'triangle' } }, required: ['kind'] };
+      d.Triangle = {
+        type: 'object',
+        properties: { kind: { type: 'string', const: 'triangle' } },
+        required: ['kind'],
+      };
       d.Shape.anyOf = [{ $ref: '#/definitions/Circle' }, { $ref: '#/definitions/Triangle' }];
     });
     expect(rules(check(withoutSquare))).toEqual(['DISCRIMINATOR_CHANGED Shape']);
   });
 
   it('MESSAGE_REMOVED and CHANNEL_REMOVED: a message or subject that goes breaks its users', () => {
-    const violations = check(changed((d) => delete d.WidgetEvent), { events: [] });
+    const violations = check(
+      changed((d) => delete d.WidgetEvent),
+      { events: [] },
+    );
     expect(rules(violations)).toEqual(['MESSAGE_REMOVED WidgetEvent']);
     expect(rules(check(base, { requestReply: [] }))).toEqual(['CHANNEL_REMOVED widget.v1.create']);
     // Serving a subject with a differently named but compatible request is fine.
-    const alias = changed((d) => (d.NewCreateWidgetRequest = structuredClone(d.CreateWidgetRequest)));
-    const moved = { requestReply: [{ subject: 'widget.v1.create', service: 'gateway' as const, request: 'NewCreateWidgetRequest', reply: 'Widget' }] };
+    const alias = changed(
+      (d) => (d.NewCreateWidgetRequest = structuredClone(d.CreateWidgetRequest)),
+    );
+    const moved = {
+      requestReply: [
+        {
+          subject: 'widget.v1.create',
+          service: 'gateway' as const,
+          request: 'NewCreateWidgetRequest',
+          reply: 'Widget',
+        },
+      ],
+    };
     expect(check(alias, moved)).toEqual([]);
   });
 
   it('CONSTRAINT_TIGHTENED: a request may not accept less; it may accept more', () => {
-    const tighter = changed((d) => (props(d, 'CreateWidgetRequest').name = { type: 'string', maxLength: 32, pattern: '^[a-z]+$' }));
+    const tighter = changed(
+      (d) =>
+        (props(d, 'CreateWidgetRequest').name = {
+          type: 'string',
+          maxLength: 32,
+          pattern: '^[a-z]+$',
+        }),
+    );
     expect(rules(check(tighter))).toEqual(['CONSTRAINT_TIGHTENED CreateWidgetRequest.name']);
-    expect(check(changed((d) => (props(d, 'CreateWidgetRequest').name = { type: 'string', maxLength: 255 })))).toEqual([]);
+    expect(
+      check(
+        changed((d) => (props(d, 'CreateWidgetRequest').name = { type: 'string', maxLength: 255 })),
+      ),
+    ).toEqual([]);
   });
 
   it('follows changes into shared types once, by the type name', () => {
@@ -203,17 +277,23 @@ describe('version rules', () => {
 
   it('VERSION_NOT_BUMPED: a changed schema needs a minor (or major) bump; a patch is not enough', () => {
     expect(rules(compareLocks(lock(base), lock(next)))).toEqual(['VERSION_NOT_BUMPED']);
-    expect(rules(compareLocks(lock(base), lock(next, { version: '1.0.1' })))).toEqual(['VERSION_NOT_BUMPED']);
+    expect(rules(compareLocks(lock(base), lock(next, { version: '1.0.1' })))).toEqual([
+      'VERSION_NOT_BUMPED',
+    ]);
     expect(compareLocks(lock(base), lock(next, { version: '1.1.0' }))).toEqual([]);
   });
 
   it('leaves the version alone when only descriptions change (they are not in the hash)', () => {
-    const described = changed((d) => (props(d, 'Widget').size = { type: 'number', description: 'In millimetres.' }));
+    const described = changed(
+      (d) => (props(d, 'Widget').size = { type: 'number', description: 'In millimetres.' }),
+    );
     expect(compareLocks(lock(base), lock(described))).toEqual([]);
   });
 
   it('VERSION_DECREASED: a version never goes back', () => {
-    expect(rules(compareLocks(lock(base, { version: '1.2.0' }), lock(base, { version: '1.1.0' })))).toEqual(['VERSION_DECREASED']);
+    expect(
+      rules(compareLocks(lock(base, { version: '1.2.0' }), lock(base, { version: '1.1.0' }))),
+    ).toEqual(['VERSION_DECREASED']);
   });
 
   it('PACKAGE_REMOVED: a stable package may not disappear; an alpha one may', () => {
@@ -223,7 +303,9 @@ describe('version rules', () => {
   });
 
   it('STABILITY_DOWNGRADED: a stable package cannot become alpha', () => {
-    expect(rules(compareLocks(lock(base), lock(base, { stability: 'alpha' })))).toEqual(['STABILITY_DOWNGRADED']);
+    expect(rules(compareLocks(lock(base), lock(base, { stability: 'alpha' })))).toEqual([
+      'STABILITY_DOWNGRADED',
+    ]);
   });
 
   it('exempts alpha packages from the breaking-change rules (not from version bumps)', () => {
@@ -231,9 +313,14 @@ describe('version rules', () => {
       delete props(d, 'Widget').size;
       d.Color.enum = ['RED'];
     });
-    expect(compareLocks(lock(base, { stability: 'alpha' }), lock(broken, { stability: 'alpha', version: '1.1.0' }))).toEqual([]);
-    expect(rules(compareLocks(lock(base, { stability: 'alpha' }), lock(broken, { stability: 'alpha' })))).toEqual([
-      'VERSION_NOT_BUMPED',
-    ]);
+    expect(
+      compareLocks(
+        lock(base, { stability: 'alpha' }),
+        lock(broken, { stability: 'alpha', version: '1.1.0' }),
+      ),
+    ).toEqual([]);
+    expect(
+      rules(compareLocks(lock(base, { stability: 'alpha' }), lock(broken, { stability: 'alpha' }))),
+    ).toEqual(['VERSION_NOT_BUMPED']);
   });
 });

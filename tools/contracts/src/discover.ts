@@ -33,10 +33,15 @@ export function findContractLibs(root: string): ContractLib[] {
   for (const entry of readdirSync(libsDir).sort()) {
     const projectFile = join(libsDir, entry, 'project.json');
     if (!existsSync(projectFile)) continue;
-    const project = JSON.parse(readFileSync(projectFile, 'utf8')) as { sourceRoot?: string; tags?: string[] };
+    const project = JSON.parse(readFileSync(projectFile, 'utf8')) as {
+      sourceRoot?: string;
+      tags?: string[];
+    };
     const tags = project.tags ?? [];
     if (!tags.includes('type:contracts')) continue;
-    const stabilityTag = tags.find((tag) => tag.startsWith('stability:'))?.slice('stability:'.length);
+    const stabilityTag = tags
+      .find((tag) => tag.startsWith('stability:'))
+      ?.slice('stability:'.length);
     libs.push({
       root: `libs/${entry}`,
       sourceRoot: project.sourceRoot ?? `libs/${entry}/src`,
@@ -86,7 +91,11 @@ export function contractLibFiles(root: string, libs: ContractLib[]): string[] {
 function isDefinition(value: unknown): value is ContractPackageDefinition {
   if (typeof value !== 'object' || value === null) return false;
   const candidate = value as Partial<ContractPackageDefinition>;
-  return typeof candidate.name === 'string' && typeof candidate.version === 'string' && 'stability' in candidate;
+  return (
+    typeof candidate.name === 'string' &&
+    typeof candidate.version === 'string' &&
+    'stability' in candidate
+  );
 }
 
 /**
@@ -138,7 +147,10 @@ export function loadDefinitions(root: string, sources: PackageSource[]): Violati
  * The `{name, version}` constants a package exports besides its definition (e.g. `EXPERIMENT_V1`,
  * which services report): they must agree with package.ts.
  */
-export function packageConstants(root: string, source: PackageSource): { name: string; version: string; file: string }[] {
+export function packageConstants(
+  root: string,
+  source: PackageSource,
+): { name: string; version: string; file: string }[] {
   const constants: { name: string; version: string; file: string }[] = [];
   for (const file of source.files) {
     if (file.endsWith(`/${PACKAGE_FILE}`)) continue;
@@ -147,7 +159,11 @@ export function packageConstants(root: string, source: PackageSource): { name: s
     for (const value of Object.values(exported)) {
       if (typeof value !== 'object' || value === null || isDefinition(value)) continue;
       const candidate = value as { name?: unknown; version?: unknown };
-      if (typeof candidate.name === 'string' && typeof candidate.version === 'string' && candidate.name === source.name) {
+      if (
+        typeof candidate.name === 'string' &&
+        typeof candidate.version === 'string' &&
+        candidate.name === source.name
+      ) {
         constants.push({ name: candidate.name, version: candidate.version, file });
       }
     }

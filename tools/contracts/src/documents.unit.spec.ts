@@ -9,7 +9,8 @@ import { validateAsyncApi } from './validate-asyncapi';
  * cannot know: every route and subject carries its major, every package's subjects are
  * documented; and that the AsyncAPI validation refuses what it should.
  */
-const read = (path: string) => JSON.parse(readFileSync(join(REPO_ROOT, path), 'utf8')) as Record<string, unknown>;
+const read = (path: string) =>
+  JSON.parse(readFileSync(join(REPO_ROOT, path), 'utf8')) as Record<string, unknown>;
 const asyncapi = read(ASYNCAPI_FILE);
 const openapi = read(OPENAPI_FILE);
 
@@ -19,8 +20,12 @@ describe('generated AsyncAPI document', () => {
   });
 
   it('fails that validation when a message payload is not a schema, naming where', async () => {
-    const broken = structuredClone(asyncapi) as { channels: Record<string, { publish?: { message: unknown } }> };
-    broken.channels['experiment.v1.policies.create'].publish!.message = { payload: { type: 'nope' } };
+    const broken = structuredClone(asyncapi) as {
+      channels: Record<string, { publish?: { message: unknown } }>;
+    };
+    broken.channels['experiment.v1.policies.create'].publish!.message = {
+      payload: { type: 'nope' },
+    };
     const root = mkdtempSync(join(tmpdir(), 'asyncapi-'));
     mkdirSync(dirname(join(root, ASYNCAPI_FILE)), { recursive: true });
     writeFileSync(join(root, ASYNCAPI_FILE), JSON.stringify(broken));
@@ -29,15 +34,23 @@ describe('generated AsyncAPI document', () => {
 
     expect(result.errors).toBeGreaterThan(0);
     expect(result.lines).toContainEqual(
-      expect.stringMatching(/^error asyncapi2-schemas: .* at channels\.experiment\.v1\.policies\.create\.publish\.message\.payload\.type$/),
+      expect.stringMatching(
+        /^error asyncapi2-schemas: .* at channels\.experiment\.v1\.policies\.create\.publish\.message\.payload\.type$/,
+      ),
     );
   });
 
   it('puts the major in every subject and describes every package subject', () => {
     const channels = Object.keys(asyncapi.channels as object);
     // A KV bucket's subjects are `$KV.<bucket>.<key>`: there the key starts with the major.
-    expect(channels.filter((channel) => !/^(\$KV\.[A-Z_]+\.)?[a-z-]+\.v\d+(alpha\d*|beta\d*)?\./.test(channel))).toEqual([]);
-    expect(channels).toEqual(expect.arrayContaining(['experiment.v1.policies.create', 'system.v1.{service}.info']));
+    expect(
+      channels.filter(
+        (channel) => !/^(\$KV\.[A-Z_]+\.)?[a-z-]+\.v\d+(alpha\d*|beta\d*)?\./.test(channel),
+      ),
+    ).toEqual([]);
+    expect(channels).toEqual(
+      expect.arrayContaining(['experiment.v1.policies.create', 'system.v1.{service}.info']),
+    );
   });
 });
 

@@ -11,12 +11,19 @@ import { SchemaBuilder } from './schema';
  * with a deliberately breaking change (after), and with compatible changes (compatible).
  */
 const fixtures = relative(REPO_ROOT, join(__dirname, '__fixtures__'));
-const lib = (dir: string): ContractLib => ({ root: `${fixtures}/${dir}`, sourceRoot: `${fixtures}/${dir}`, stability: 'stable' });
+const lib = (dir: string): ContractLib => ({
+  root: `${fixtures}/${dir}`,
+  sourceRoot: `${fixtures}/${dir}`,
+  stability: 'stable',
+});
 
 function lockOf(dir: string): LockFile {
   const sources = findPackageSources(REPO_ROOT, lib(dir));
   expect(loadDefinitions(REPO_ROOT, sources)).toEqual([]);
-  const builder = new SchemaBuilder(REPO_ROOT, sources.flatMap((source) => source.files));
+  const builder = new SchemaBuilder(
+    REPO_ROOT,
+    sources.flatMap((source) => source.files),
+  );
   const lock: LockFile = { lockVersion: 1, packages: {} };
   for (const source of sources) {
     const definition = source.definition!;
@@ -62,7 +69,9 @@ describe('the checker on TypeScript fixtures', () => {
     const sources = findPackageSources(REPO_ROOT, lib('missing'));
     expect(sources.map((source) => source.name)).toEqual(['gadget.v1']);
     expect(loadDefinitions(REPO_ROOT, sources).map(formatViolation)).toEqual([
-      expect.stringMatching(/^\[MISSING_PACKAGE_TS\] gadget\.v1 .*gadget\/v1\/package\.ts: the package directory has no package\.ts/),
+      expect.stringMatching(
+        /^\[MISSING_PACKAGE_TS\] gadget\.v1 .*gadget\/v1\/package\.ts: the package directory has no package\.ts/,
+      ),
     ]);
   });
 });

@@ -15,7 +15,15 @@ import type { PreviousLock } from './history';
 import { annotateDeprecations, checkPackage, lockPackage, messagesOf } from './lock';
 import type { JsonSchema, LockFile, Violation } from './model';
 import { gatewayOpenApi } from './openapi';
-import { ASYNCAPI_FILE, LOCK_FILE, OPENAPI_FILE, SCHEMA_ID_BASE, SCHEMAS_DIR, STATUS_FILE, schemaFile } from './paths';
+import {
+  ASYNCAPI_FILE,
+  LOCK_FILE,
+  OPENAPI_FILE,
+  SCHEMA_ID_BASE,
+  SCHEMAS_DIR,
+  STATUS_FILE,
+  schemaFile,
+} from './paths';
 import { checkReferences, packageReferences } from './references';
 import { SchemaBuilder } from './schema';
 import { parsePackageName } from './semver';
@@ -110,21 +118,27 @@ export function generate(root: string, options: GenerateOptions = {}): Generatio
     sources.map((source) => [
       source.name,
       {
-        stability: source.definition?.stability ?? (parsePackageName(source.name)?.alpha ? 'alpha' : 'stable'),
+        stability:
+          source.definition?.stability ??
+          (parsePackageName(source.name)?.alpha ? 'alpha' : 'stable'),
         references: references.get(source.name) ?? [],
       },
     ]),
   );
   violations.push(...checkReferences(stability));
 
-  lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => a.localeCompare(b)));
+  lock.packages = Object.fromEntries(
+    Object.entries(lock.packages).sort(([a], [b]) => a.localeCompare(b)),
+  );
   files.set(LOCK_FILE, json(JSON.parse(canonicalJson(lock))));
 
   const status = builder.build(
     { name: 'rpc', lib: libs[0], dir: STATUS_FILE.replace(/\/[^/]+$/, ''), files: [STATUS_FILE] },
     ['Status'],
   ).definitions;
-  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    version: string;
+  };
   files.set(ASYNCAPI_FILE, json(buildAsyncApi(asyncApiInputs, status, version)));
   if (options.openapi !== false) files.set(OPENAPI_FILE, json(gatewayOpenApi(root)));
   return { files, lock, violations, sources };
@@ -148,7 +162,11 @@ export function staleFiles(root: string, files: Map<string, string>): Violation[
   for (const entry of existsSync(schemas) ? readdirSync(schemas) : []) {
     const path = `${SCHEMAS_DIR}/${entry}`;
     if (!files.has(path)) {
-      stale.push({ rule: 'STALE_GENERATED_FILE', subject: path, message: 'no package generates it any more: run `npm run contracts`' });
+      stale.push({
+        rule: 'STALE_GENERATED_FILE',
+        subject: path,
+        message: 'no package generates it any more: run `npm run contracts`',
+      });
     }
   }
   return stale;
@@ -163,7 +181,10 @@ export function compatibility(current: LockFile, previous: PreviousLock[]): Viol
       const key = `${violation.rule}|${violation.subject}|${violation.path ?? ''}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      out.push({ ...violation, message: `${violation.message} (compared with the lock of ${ref})` });
+      out.push({
+        ...violation,
+        message: `${violation.message} (compared with the lock of ${ref})`,
+      });
     }
   }
   return out;

@@ -14,17 +14,19 @@ describe('contract headers and deprecation overrides', () => {
   it('round-trips Contract-Version and refuses what is not `<package>/<semver>`', () => {
     expect(CONTRACT_HEADERS.contractVersion).toBe('Contract-Version');
     expect(parseContractVersion(formatContractVersion(EXPERIMENT_V1))).toEqual(EXPERIMENT_V1);
-    expect(parseContractVersion(' traffic.v2alpha/2.0.0 ')).toEqual({ name: 'traffic.v2alpha', version: '2.0.0' });
+    expect(parseContractVersion(' traffic.v2alpha/2.0.0 ')).toEqual({
+      name: 'traffic.v2alpha',
+      version: '2.0.0',
+    });
     for (const bad of [undefined, '', 'experiment.v1', 'experiment/1.0.0', 'experiment.v1/1.0']) {
       expect(parseContractVersion(bad)).toBeUndefined();
     }
   });
 
   it('reads Client-Features as reverse-DNS names and drops anything else', () => {
-    expect(parseClientFeatures('dev.policy-rollout.traffic.batch, com.acme.widget,  junk, ,x')).toEqual([
-      'dev.policy-rollout.traffic.batch',
-      'com.acme.widget',
-    ]);
+    expect(
+      parseClientFeatures('dev.policy-rollout.traffic.batch, com.acme.widget,  junk, ,x'),
+    ).toEqual(['dev.policy-rollout.traffic.batch', 'com.acme.widget']);
     expect(parseClientFeatures(undefined)).toEqual([]);
   });
 
@@ -45,7 +47,14 @@ describe('contract headers and deprecation overrides', () => {
       resources: [],
       features: ['dev.policy-rollout.widget.batch'],
     });
-    expect(contractPackageOf(pkg)).toEqual({ name: 'widget.v1', version: '1.2.0', features: ['dev.policy-rollout.widget.batch'] });
-    expect(contractPackageOf({ ...pkg, features: [] })).toEqual({ name: 'widget.v1', version: '1.2.0' });
+    expect(contractPackageOf(pkg)).toEqual({
+      name: 'widget.v1',
+      version: '1.2.0',
+      features: ['dev.policy-rollout.widget.batch'],
+    });
+    expect(contractPackageOf({ ...pkg, features: [] })).toEqual({
+      name: 'widget.v1',
+      version: '1.2.0',
+    });
   });
 });

@@ -9,7 +9,12 @@ export interface PreviousLock {
 
 function git(root: string, args: string[]): string | undefined {
   try {
-    return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 256 * 1024 * 1024 });
+    return execFileSync('git', args, {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 256 * 1024 * 1024,
+    });
   } catch {
     return undefined;
   }
@@ -36,7 +41,11 @@ function lockAt(root: string, commit: string, lockFile: string): LockFile | unde
  * that a stable package can never drift away from a lock it once shipped. With no git or no
  * earlier lock, there is nothing to compare with, and the check passes.
  */
-export function previousLocks(root: string, lockFile: string, baseRef = process.env.CONTRACTS_BASE_REF): PreviousLock[] {
+export function previousLocks(
+  root: string,
+  lockFile: string,
+  baseRef = process.env.CONTRACTS_BASE_REF,
+): PreviousLock[] {
   const found: PreviousLock[] = [];
   const seen = new Set<string>();
   const add = (ref: string, lock: LockFile | undefined) => {
@@ -48,9 +57,11 @@ export function previousLocks(root: string, lockFile: string, baseRef = process.
   };
   if (baseRef) {
     const base = git(root, ['merge-base', 'HEAD', baseRef])?.trim();
-    if (base) add(`merge-base with ${baseRef} (${base.slice(0, 10)})`, lockAt(root, base, lockFile));
+    if (base)
+      add(`merge-base with ${baseRef} (${base.slice(0, 10)})`, lockAt(root, base, lockFile));
   }
-  const commits = git(root, ['log', '--format=%H', 'HEAD', '--', lockFile])?.split('\n').filter(Boolean) ?? [];
+  const commits =
+    git(root, ['log', '--format=%H', 'HEAD', '--', lockFile])?.split('\n').filter(Boolean) ?? [];
   for (const commit of commits) add(commit.slice(0, 10), lockAt(root, commit, lockFile));
   return found;
 }

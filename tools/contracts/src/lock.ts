@@ -29,7 +29,10 @@ export function messagesOf(definition: ContractPackageDefinition): Record<string
 export function channelsOf(definition: ContractPackageDefinition): Record<string, LockedChannel> {
   const channels: Record<string, LockedChannel> = {};
   for (const channel of definition.requestReply ?? []) {
-    channels[channel.subject] = { kind: 'request-reply', messages: [channel.request, channel.reply] };
+    channels[channel.subject] = {
+      kind: 'request-reply',
+      messages: [channel.request, channel.reply],
+    };
   }
   for (const channel of definition.streams ?? []) {
     channels[channel.subject] = { kind: 'stream', messages: [channel.message] };
@@ -38,7 +41,10 @@ export function channelsOf(definition: ContractPackageDefinition): Record<string
 }
 
 /** The property schema a `Type.field` deprecation target names, if it exists. */
-function fieldSchema(definitions: Record<string, JsonSchema>, target: string): JsonSchema | undefined {
+function fieldSchema(
+  definitions: Record<string, JsonSchema>,
+  target: string,
+): JsonSchema | undefined {
   const [type, field] = target.split('.', 2);
   let schema = definitions[type];
   for (let hops = 0; schema && typeof schema.$ref === 'string' && hops < 10; hops += 1) {
@@ -88,7 +94,9 @@ export function lockPackage(
       .map((d) => ({ ...d }))
       .sort((a, b) => a.target.localeCompare(b.target)),
     features: [...(definition.features ?? [])].sort(),
-    definitions: canonicalDefinitions(annotateDeprecations(definitions, definition.deprecations ?? [])),
+    definitions: canonicalDefinitions(
+      annotateDeprecations(definitions, definition.deprecations ?? []),
+    ),
   };
   return {
     version: definition.version,
@@ -108,46 +116,82 @@ export function checkPackage(
 ): Violation[] {
   const out: Violation[] = [];
   const name = definition.name;
-  const add = (rule: Violation['rule'], message: string, path?: string) => out.push({ rule, subject: dirName, path, message });
-  if (name !== dirName) add('PACKAGE_NAME_MISMATCH', `package.ts names it "${name}"; its directory makes it "${dirName}"`);
+  const add = (rule: Violation['rule'], message: string, path?: string) =>
+    out.push({ rule, subject: dirName, path, message });
+  if (name !== dirName)
+    add(
+      'PACKAGE_NAME_MISMATCH',
+      `package.ts names it "${name}"; its directory makes it "${dirName}"`,
+    );
   const parsedName = parsePackageName(dirName);
   const version = parseSemVer(definition.version);
-  if (!version) add('INVALID_VERSION', `"${definition.version}" is not a semantic version (major.minor.patch)`);
+  if (!version)
+    add('INVALID_VERSION', `"${definition.version}" is not a semantic version (major.minor.patch)`);
   else if (parsedName && version.major !== parsedName.major) {
-    add('INVALID_VERSION', `version ${definition.version} does not have the major of the package name (v${parsedName.major})`);
+    add(
+      'INVALID_VERSION',
+      `version ${definition.version} does not have the major of the package name (v${parsedName.major})`,
+    );
   }
   if (parsedName && (definition.stability === 'alpha') !== parsedName.alpha) {
-    add('STABILITY_MISMATCH', `stability "${definition.stability}" but the name ${parsedName.alpha ? 'is' : 'is not'} an alpha/beta major`);
+    add(
+      'STABILITY_MISMATCH',
+      `stability "${definition.stability}" but the name ${parsedName.alpha ? 'is' : 'is not'} an alpha/beta major`,
+    );
   }
   if (libStability && libStability !== definition.stability) {
-    add('STABILITY_MISMATCH', `a ${definition.stability} package in a lib tagged stability:${libStability} (alpha packages live in their own lib)`);
+    add(
+      'STABILITY_MISMATCH',
+      `a ${definition.stability} package in a lib tagged stability:${libStability} (alpha packages live in their own lib)`,
+    );
   }
   for (const feature of definition.features ?? []) {
-    if (!REVERSE_DNS.test(feature)) add('INVALID_FEATURE', `feature "${feature}" is not a reverse-DNS name`);
+    if (!REVERSE_DNS.test(feature))
+      add('INVALID_FEATURE', `feature "${feature}" is not a reverse-DNS name`);
   }
   for (const [type, fields] of Object.entries(definition.reserved ?? {})) {
     for (const field of fields) {
       if (fieldSchema(definitions, `${type}.${field}`)) {
-        add('RESERVED_FIELD_REUSED', 'a reserved field name must never be used again', `${type}.${field}`);
+        add(
+          'RESERVED_FIELD_REUSED',
+          'a reserved field name must never be used again',
+          `${type}.${field}`,
+        );
       }
     }
   }
   const channels = channelsOf(definition);
   const exists = (target: string) =>
-    target in channels || (target.includes('.') ? !!fieldSchema(definitions, target) : target in definitions);
+    target in channels ||
+    (target.includes('.') ? !!fieldSchema(definitions, target) : target in definitions);
   const targets = new Set<string>();
   for (const deprecation of definition.deprecations ?? []) {
     targets.add(deprecation.target);
     const since = parseSemVer(deprecation.since);
     const problems = [
-      [!exists(deprecation.target), `target ${deprecation.target} is not a field, message or subject of the package`],
+      [
+        !exists(deprecation.target),
+        `target ${deprecation.target} is not a field, message or subject of the package`,
+      ],
       [!deprecation.replacement, 'it names no replacement'],
-      [!!deprecation.replacement && !exists(deprecation.replacement), `replacement ${deprecation.replacement} does not exist`],
+      [
+        !!deprecation.replacement && !exists(deprecation.replacement),
+        `replacement ${deprecation.replacement} does not exist`,
+      ],
       [deprecation.replacement === deprecation.target, 'it is its own replacement'],
       [!since, `since "${deprecation.since}" is not a version`],
-      [!!since && !!version && compareSemVer(since, version) > 0, `since ${deprecation.since} is after the package version ${definition.version}`],
-      [!!since && !!version && since.major !== version.major, `since ${deprecation.since} is not of this major`],
-      [!!deprecation.sunset && Number.isNaN(Date.parse(deprecation.sunset)), `sunset "${deprecation.sunset}" is not a date`],
+      [
+        !!since && !!version && compareSemVer(since, version) > 0,
+        `since ${deprecation.since} is after the package version ${definition.version}`,
+      ],
+      [
+        !!since && !!version && since.major !== version.major,
+        `since ${deprecation.since} is not of this major`,
+      ],
+      [
+        !!deprecation.sunset && Number.isNaN(Date.parse(deprecation.sunset)),
+        `sunset "${deprecation.sunset}" is not a date`,
+      ],
     ]
       .filter(([failed]) => failed)
       .map(([, problem]) => problem as string);
@@ -156,11 +200,21 @@ export function checkPackage(
   // A @deprecated JSDoc tag on a field needs its Envoy-style metadata in package.ts.
   for (const [type, schema] of Object.entries(definitions)) {
     if (schema.deprecated === true && !targets.has(type)) {
-      add('UNDECLARED_DEPRECATION', 'deprecated in the TypeScript but not in package.ts deprecations (since, replacement)', type);
+      add(
+        'UNDECLARED_DEPRECATION',
+        'deprecated in the TypeScript but not in package.ts deprecations (since, replacement)',
+        type,
+      );
     }
-    for (const [field, property] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
+    for (const [field, property] of Object.entries(
+      (schema.properties ?? {}) as Record<string, JsonSchema>,
+    )) {
       if (property.deprecated === true && !targets.has(`${type}.${field}`)) {
-        add('UNDECLARED_DEPRECATION', 'deprecated in the TypeScript but not in package.ts deprecations (since, replacement)', `${type}.${field}`);
+        add(
+          'UNDECLARED_DEPRECATION',
+          'deprecated in the TypeScript but not in package.ts deprecations (since, replacement)',
+          `${type}.${field}`,
+        );
       }
     }
   }

@@ -25,8 +25,12 @@ function definition(overrides: Partial<ContractPackageDefinition> = {}): Contrac
   };
 }
 
-const rules = (overrides: Partial<ContractPackageDefinition>, dir = 'widget.v1', lib: string | undefined = 'stable', defs = definitions) =>
-  checkPackage(dir, definition(overrides), lib, defs).map((v) => v.rule as RuleId);
+const rules = (
+  overrides: Partial<ContractPackageDefinition>,
+  dir = 'widget.v1',
+  lib: string | undefined = 'stable',
+  defs = definitions,
+) => checkPackage(dir, definition(overrides), lib, defs).map((v) => v.rule as RuleId);
 
 describe('package rules', () => {
   it('accepts a well-formed package', () => {
@@ -40,14 +44,24 @@ describe('package rules', () => {
   it('INVALID_VERSION: semver, with the major of the name', () => {
     expect(rules({ version: '1.2' })).toEqual(['INVALID_VERSION']);
     expect(rules({ version: '2.0.0' })).toEqual(['INVALID_VERSION']);
-    expect(rules({ name: 'widget.v2alpha', stability: 'alpha', version: '2.0.0-alpha.1' }, 'widget.v2alpha', 'alpha')).toEqual([]);
+    expect(
+      rules(
+        { name: 'widget.v2alpha', stability: 'alpha', version: '2.0.0-alpha.1' },
+        'widget.v2alpha',
+        'alpha',
+      ),
+    ).toEqual([]);
   });
 
   it('STABILITY_MISMATCH: alpha majors are alpha, and live in a lib tagged stability:alpha', () => {
     expect(rules({ stability: 'alpha' })).toEqual(['STABILITY_MISMATCH', 'STABILITY_MISMATCH']);
-    expect(rules({ name: 'widget.v2alpha', stability: 'alpha', version: '2.0.0' }, 'widget.v2alpha', 'stable')).toEqual([
-      'STABILITY_MISMATCH',
-    ]);
+    expect(
+      rules(
+        { name: 'widget.v2alpha', stability: 'alpha', version: '2.0.0' },
+        'widget.v2alpha',
+        'stable',
+      ),
+    ).toEqual(['STABILITY_MISMATCH']);
     expect(rules({}, 'widget.v1', undefined)).toEqual([]);
   });
 
@@ -64,10 +78,14 @@ describe('package rules', () => {
   it('INVALID_DEPRECATION: a replacement that exists, a since within this major and not after the version', () => {
     const ok = { target: 'Widget.size', since: '1.1.0', replacement: 'Widget.sizeMm' };
     expect(rules({ deprecations: [ok] })).toEqual([]);
-    expect(rules({ deprecations: [{ ...ok, replacement: 'Widget.length' }] })).toEqual(['INVALID_DEPRECATION']);
+    expect(rules({ deprecations: [{ ...ok, replacement: 'Widget.length' }] })).toEqual([
+      'INVALID_DEPRECATION',
+    ]);
     expect(rules({ deprecations: [{ ...ok, replacement: '' }] })).toEqual(['INVALID_DEPRECATION']);
     expect(rules({ deprecations: [{ ...ok, since: '1.3.0' }] })).toEqual(['INVALID_DEPRECATION']);
-    expect(rules({ deprecations: [{ ...ok, target: 'Widget.weight' }] })).toEqual(['INVALID_DEPRECATION']);
+    expect(rules({ deprecations: [{ ...ok, target: 'Widget.weight' }] })).toEqual([
+      'INVALID_DEPRECATION',
+    ]);
     expect(rules({ deprecations: [{ ...ok, sunset: 'soon' }] })).toEqual(['INVALID_DEPRECATION']);
   });
 
@@ -75,14 +93,30 @@ describe('package rules', () => {
     const deprecated = structuredClone(definitions);
     (deprecated.Widget.properties as Record<string, JsonSchema>).size.deprecated = true;
     expect(rules({}, 'widget.v1', 'stable', deprecated)).toEqual(['UNDECLARED_DEPRECATION']);
-    expect(rules({ deprecations: [{ target: 'Widget.size', since: '1.1.0', replacement: 'Widget.sizeMm' }] }, 'widget.v1', 'stable', deprecated)).toEqual([]);
+    expect(
+      rules(
+        { deprecations: [{ target: 'Widget.size', since: '1.1.0', replacement: 'Widget.sizeMm' }] },
+        'widget.v1',
+        'stable',
+        deprecated,
+      ),
+    ).toEqual([]);
   });
 });
 
 describe('canonical form and hash', () => {
   it('ignores descriptions, key order and the order of required and enum values', () => {
-    const a = { type: 'object', description: 'x', properties: { b: { type: 'string', enum: ['X', 'Y'] }, a: { type: 'number' } }, required: ['a', 'b'] };
-    const b = { required: ['b', 'a'], properties: { a: { type: 'number', title: 'A' }, b: { enum: ['Y', 'X'], type: 'string' } }, type: 'object' };
+    const a = {
+      type: 'object',
+      description: 'x',
+      properties: { b: { type: 'string', enum: ['X', 'Y'] }, a: { type: 'number' } },
+      required: ['a', 'b'],
+    };
+    const b = {
+      required: ['b', 'a'],
+      properties: { a: { type: 'number', title: 'A' }, b: { enum: ['Y', 'X'], type: 'string' } },
+      type: 'object',
+    };
     expect(contentHash(canonicalize(a))).toEqual(contentHash(canonicalize(b)));
   });
 
@@ -102,12 +136,16 @@ describe('canonical form and hash', () => {
   it('puts deprecations into the hash (deprecating is a minor change)', () => {
     const plain = lockPackage(definition(), definitions, []);
     const deprecated = lockPackage(
-      definition({ deprecations: [{ target: 'Widget.size', since: '1.2.0', replacement: 'Widget.sizeMm' }] }),
+      definition({
+        deprecations: [{ target: 'Widget.size', since: '1.2.0', replacement: 'Widget.sizeMm' }],
+      }),
       definitions,
       [],
     );
     expect(deprecated.hash).not.toEqual(plain.hash);
-    expect((deprecated.definitions.Widget.properties as Record<string, JsonSchema>).size).toMatchObject({ deprecated: true });
+    expect(
+      (deprecated.definitions.Widget.properties as Record<string, JsonSchema>).size,
+    ).toMatchObject({ deprecated: true });
     expect(deprecated.definitions.Widget.description).toBeUndefined();
   });
 });

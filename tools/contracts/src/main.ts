@@ -41,7 +41,8 @@ function main(): number | Promise<number> {
   const started = Date.now();
   const generation = generate(root);
   if (!report(generation.violations, 'in the contract packages')) {
-    if (command === 'generate') console.error('contracts: nothing written; fix the packages first.');
+    if (command === 'generate')
+      console.error('contracts: nothing written; fix the packages first.');
     return 1;
   }
   const previous = previousLocks(root, LOCK_FILE);
@@ -57,7 +58,9 @@ function main(): number | Promise<number> {
       mkdirSync(dirname(join(root, path)), { recursive: true });
       writeFileSync(join(root, path), content);
     }
-    console.log(`contracts: wrote ${generation.files.size} files for ${Object.keys(generation.lock.packages).length} packages.`);
+    console.log(
+      `contracts: wrote ${generation.files.size} files for ${Object.keys(generation.lock.packages).length} packages.`,
+    );
     return report(breaking, `against ${previous.length} previous lock(s)`) ? 0 : 1;
   }
 

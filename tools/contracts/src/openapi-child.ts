@@ -29,17 +29,23 @@ async function main(): Promise<void> {
   // The defaults: the document does not depend on deployment settings.
   const config = modules.config.configSchema.parse({ NODE_ENV: 'development' });
   // The gateway's platform: route paths are written in its router's syntax.
-  const app = await NestFactory.create(modules.appModule.AppModule.forRoot(config) as never, new FastifyAdapter(), {
-    preview: true,
-    logger: false,
-    abortOnError: false,
-  });
+  const app = await NestFactory.create(
+    modules.appModule.AppModule.forRoot(config) as never,
+    new FastifyAdapter(),
+    {
+      preview: true,
+      logger: false,
+      abortOnError: false,
+    },
+  );
   const document = SwaggerModule.createDocument(app, modules.http.openApiConfig());
   await app.close();
   process.stdout.write(JSON.stringify(document));
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`openapi: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `openapi: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

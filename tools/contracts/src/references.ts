@@ -13,7 +13,8 @@ export function importSpecifiers(text: string): string[] {
 
 function resolveFile(base: string): string | undefined {
   for (const candidate of [base, `${base}.ts`, join(base, 'index.ts')]) {
-    if (existsSync(candidate) && (candidate.endsWith('.ts') || candidate.endsWith('.js'))) return candidate;
+    if (existsSync(candidate) && (candidate.endsWith('.ts') || candidate.endsWith('.js')))
+      return candidate;
   }
   return undefined;
 }
@@ -24,11 +25,12 @@ function resolveFile(base: string): string | undefined {
  * referencing every package of that lib.
  */
 export function packageReferences(root: string, sources: PackageSource[]): Map<string, string[]> {
-  const aliases = (
-    JSON.parse(readFileSync(join(root, 'tsconfig.base.json'), 'utf8')) as {
-      compilerOptions: { paths?: Record<string, string[]> };
-    }
-  ).compilerOptions.paths ?? {};
+  const aliases =
+    (
+      JSON.parse(readFileSync(join(root, 'tsconfig.base.json'), 'utf8')) as {
+        compilerOptions: { paths?: Record<string, string[]> };
+      }
+    ).compilerOptions.paths ?? {};
   const owner = (file: string): string[] => {
     const rel = relative(root, file).split(sep).join('/');
     const own = sources.find((source) => rel.startsWith(`${source.dir}/`));
@@ -43,7 +45,8 @@ export function packageReferences(root: string, sources: PackageSource[]): Map<s
       const text = readFileSync(join(root, file), 'utf8');
       for (const specifier of importSpecifiers(text)) {
         let target: string | undefined;
-        if (specifier.startsWith('.')) target = resolveFile(resolve(root, dirname(file), specifier));
+        if (specifier.startsWith('.'))
+          target = resolveFile(resolve(root, dirname(file), specifier));
         else if (aliases[specifier]) target = resolveFile(join(root, aliases[specifier][0]));
         if (!target) continue;
         for (const name of owner(target)) if (name !== source.name) found.add(name);
@@ -59,7 +62,9 @@ export function packageReferences(root: string, sources: PackageSource[]): Map<s
  * and reaches at most one major of any package family, itself included, even transitively
  * (the one-definition rule). Alpha packages are exempt.
  */
-export function checkReferences(packages: Map<string, { stability: string; references: string[] }>): Violation[] {
+export function checkReferences(
+  packages: Map<string, { stability: string; references: string[] }>,
+): Violation[] {
   const violations: Violation[] = [];
   const closure = (name: string): Set<string> => {
     const seen = new Set<string>();
@@ -78,7 +83,12 @@ export function checkReferences(packages: Map<string, { stability: string; refer
     for (const other of [...reached].sort()) {
       const target = packages.get(other);
       if (target && target.stability !== 'stable') {
-        violations.push({ rule: 'STABLE_REFERENCES_ALPHA', subject: name, path: other, message: `stable package references alpha package ${other}` });
+        violations.push({
+          rule: 'STABLE_REFERENCES_ALPHA',
+          subject: name,
+          path: other,
+          message: `stable package references alpha package ${other}`,
+        });
       }
     }
     const majors = new Map<string, Set<string>>();

@@ -30,11 +30,13 @@ class ImportTypeNodeParser implements SubNodeParser {
 
   createType(node: ts.ImportTypeNode, context: Context): BaseType {
     let symbol = this.checker.getSymbolAtLocation(node.qualifier ?? node);
-    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = this.checker.getAliasedSymbol(symbol);
+    if (symbol && symbol.flags & ts.SymbolFlags.Alias)
+      symbol = this.checker.getAliasedSymbol(symbol);
     const declaration = symbol?.declarations?.[0];
     if (!declaration) throw new Error(`cannot resolve ${node.getText()}`);
     const sub = new Context(node);
-    for (const argument of node.typeArguments ?? []) sub.pushArgument(this.child.createType(argument, context));
+    for (const argument of node.typeArguments ?? [])
+      sub.pushArgument(this.child.createType(argument, context));
     return this.child.createType(declaration, sub);
   }
 }
@@ -115,9 +117,15 @@ export class SchemaBuilder {
       const moduleSymbol = sourceFile && this.checker.getSymbolAtLocation(sourceFile);
       if (!moduleSymbol) continue;
       for (const exported of this.checker.getExportsOfModule(moduleSymbol)) {
-        const symbol = exported.flags & ts.SymbolFlags.Alias ? this.checker.getAliasedSymbol(exported) : exported;
+        const symbol =
+          exported.flags & ts.SymbolFlags.Alias
+            ? this.checker.getAliasedSymbol(exported)
+            : exported;
         const declaration = symbol.declarations?.find(
-          (node) => ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isEnumDeclaration(node),
+          (node) =>
+            ts.isInterfaceDeclaration(node) ||
+            ts.isTypeAliasDeclaration(node) ||
+            ts.isEnumDeclaration(node),
         );
         if (declaration && !types.has(exported.name)) types.set(exported.name, declaration);
       }
@@ -150,7 +158,8 @@ export class SchemaBuilder {
         definitions[renamed] = value;
         origin.set(renamed, name);
       }
-      if (!definitions[name]) throw new Error(`${source.name}: no definition was generated for ${name}`);
+      if (!definitions[name])
+        throw new Error(`${source.name}: no definition was generated for ${name}`);
     }
     return { definitions, unknown };
   }

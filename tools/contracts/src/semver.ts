@@ -10,7 +10,12 @@ const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z.-]+))?$
 export function parseSemVer(text: string): SemVer | undefined {
   const match = SEMVER.exec(text);
   if (!match) return undefined;
-  return { major: Number(match[1]), minor: Number(match[2]), patch: Number(match[3]), prerelease: match[4] };
+  return {
+    major: Number(match[1]),
+    minor: Number(match[2]),
+    patch: Number(match[3]),
+    prerelease: match[4],
+  };
 }
 
 /** Negative when a < b. A prerelease sorts before its release; prereleases compare as text. */
@@ -26,11 +31,15 @@ export function compareSemVer(a: SemVer, b: SemVer): number {
 
 /** A minor (or major) bump: what a change of the schema's hash needs. */
 export function isMinorBump(previous: SemVer, next: SemVer): boolean {
-  return next.major > previous.major || (next.major === previous.major && next.minor > previous.minor);
+  return (
+    next.major > previous.major || (next.major === previous.major && next.minor > previous.minor)
+  );
 }
 
 /** `experiment.v1` → { family: 'experiment', major: 1, alpha: false }; `traffic.v2alpha1` → alpha. */
-export function parsePackageName(name: string): { family: string; major: number; alpha: boolean } | undefined {
+export function parsePackageName(
+  name: string,
+): { family: string; major: number; alpha: boolean } | undefined {
   const match = /^([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*)\.v(\d+)((?:alpha|beta)\d*)?$/.exec(name);
   if (!match) return undefined;
   return { family: match[1], major: Number(match[2]), alpha: match[3] !== undefined };

@@ -1,7 +1,16 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { PreviewReport } from '@rollout/contracts';
-import { DEMO_EXPERIMENT, DEMO_LOCATION, DEMO_POLICY, DEMO_PROJECT, EXPERIMENT_RULES, LIVE_RULES, configurationOf, reportLine } from './scenario';
+import {
+  DEMO_EXPERIMENT,
+  DEMO_LOCATION,
+  DEMO_POLICY,
+  DEMO_PROJECT,
+  EXPERIMENT_RULES,
+  LIVE_RULES,
+  configurationOf,
+  reportLine,
+} from './scenario';
 
 export interface DemoOptions {
   /** The gateway, e.g. http://127.0.0.1:3000. */
@@ -44,27 +53,42 @@ export async function runDemo(options: DemoOptions): Promise<PreviewReport> {
   const existing = await api('GET', POLICY_PATH);
   if (existing.status === 200) {
     await api('DELETE', `${POLICY_PATH}?etag=${encodeURIComponent(String(existing.body.etag))}`);
-    say(`Replaced the live policy ${DEMO_POLICY} of project ${DEMO_PROJECT} from an earlier demo (its experiments went with it).`);
+    say(
+      `Replaced the live policy ${DEMO_POLICY} of project ${DEMO_PROJECT} from an earlier demo (its experiments went with it).`,
+    );
   }
-  await api('POST', `/v1/projects/${DEMO_PROJECT}/locations/${DEMO_LOCATION}/firewallPolicies?firewallPolicyId=${DEMO_POLICY}`, {
-    displayName: 'Web tier edge',
-    description: 'Created by npm run demo',
-    rules: LIVE_RULES,
-  });
-  say(`Created the live policy projects/${DEMO_PROJECT}/locations/${DEMO_LOCATION}/firewallPolicies/${DEMO_POLICY}: ${LIVE_RULES.length} rules (web from anywhere, SSH from the VPN and, legacy, from anywhere, Postgres from 10.20.0.0/16, DNS).`);
+  await api(
+    'POST',
+    `/v1/projects/${DEMO_PROJECT}/locations/${DEMO_LOCATION}/firewallPolicies?firewallPolicyId=${DEMO_POLICY}`,
+    {
+      displayName: 'Web tier edge',
+      description: 'Created by npm run demo',
+      rules: LIVE_RULES,
+    },
+  );
+  say(
+    `Created the live policy projects/${DEMO_PROJECT}/locations/${DEMO_LOCATION}/firewallPolicies/${DEMO_POLICY}: ${LIVE_RULES.length} rules (web from anywhere, SSH from the VPN and, legacy, from anywhere, Postgres from 10.20.0.0/16, DNS).`,
+  );
   await api('POST', `${POLICY_PATH}/experiments?experimentId=${DEMO_EXPERIMENT}`, {
     firewallPolicy: { rules: EXPERIMENT_RULES },
-    annotations: { ticket: 'DEMO-1', why: 'security review: no SSH from the internet, Postgres from the app subnet only' },
+    annotations: {
+      ticket: 'DEMO-1',
+      why: 'security review: no SSH from the internet, Postgres from the app subnet only',
+    },
   });
   const started = await api('POST', `${EXPERIMENT_PATH}:startPreview`);
   const etag = String((started.body.response as { etag?: string } | undefined)?.etag);
   const evaluated = async () => configurationOf(await report(api), etag)?.evaluated ?? 0;
   // An earlier demo's experiment of the same name may have left counts under this version.
   const before = await evaluated();
-  say(`Created the experiment ${DEMO_EXPERIMENT} (drops SSH from anywhere, narrows Postgres to 10.20.1.0/24) and started its preview.`);
+  say(
+    `Created the experiment ${DEMO_EXPERIMENT} (drops SSH from anywhere, narrows Postgres to 10.20.1.0/24) and started its preview.`,
+  );
 
   const importer = startImporter(options);
-  say(`Streaming ${SAMPLE_FLOW_LOG} (Zeek conn.log) through rollout-traffic import at ${options.ratePerSecond} events/s for ${options.seconds} s…`);
+  say(
+    `Streaming ${SAMPLE_FLOW_LOG} (Zeek conn.log) through rollout-traffic import at ${options.ratePerSecond} events/s for ${options.seconds} s…`,
+  );
   const imported = importerSummary(importer);
   // The countdown starts once traffic is evaluated, so a slow start does not eat the stream.
   const firstTrafficBy = Date.now() + FIRST_TRAFFIC_TIMEOUT_MS;
@@ -72,7 +96,10 @@ export async function runDemo(options: DemoOptions): Promise<PreviewReport> {
     if (importer.exitCode !== null || Date.now() > firstTrafficBy) {
       importer.kill('SIGINT');
       const { failure } = await imported.catch((error: Error) => ({ failure: error.message }));
-      throw new DemoError(failure ?? `no traffic was evaluated within ${FIRST_TRAFFIC_TIMEOUT_MS / 1000} s: is the evaluator running?`);
+      throw new DemoError(
+        failure ??
+          `no traffic was evaluated within ${FIRST_TRAFFIC_TIMEOUT_MS / 1000} s: is the evaluator running?`,
+      );
     }
     await sleep(500);
   }
@@ -89,7 +116,11 @@ export async function runDemo(options: DemoOptions): Promise<PreviewReport> {
 
   // The evaluator counts what is on the stream within moments; wait for it, briefly.
   let last = await report(api);
-  for (let waited = 0; (configurationOf(last, etag)?.evaluated ?? 0) < before + events && waited < 10_000; waited += 500) {
+  for (
+    let waited = 0;
+    (configurationOf(last, etag)?.evaluated ?? 0) < before + events && waited < 10_000;
+    waited += 500
+  ) {
     await sleep(500);
     last = await report(api);
   }
@@ -98,14 +129,24 @@ export async function runDemo(options: DemoOptions): Promise<PreviewReport> {
   say(`Preview of ${DEMO_EXPERIMENT}: ${reportLine(configurationOf(last, etag))}.`);
   say('Where to look:');
   say(`  the report:        curl -s ${auth} ${options.gateway}${EXPERIMENT_PATH}/previewReport`);
-  say(`  what would change: curl -s ${auth} -G ${options.gateway}${EXPERIMENT_PATH}/previewFlows --data-urlencode 'filter=transition = ALLOW_TO_DENY'`);
+  say(
+    `  what would change: curl -s ${auth} -G ${options.gateway}${EXPERIMENT_PATH}/previewFlows --data-urlencode 'filter=transition = ALLOW_TO_DENY'`,
+  );
   say(`  the API:           ${options.gateway}/docs`);
-  say(`  more traffic:      npx rollout-traffic import --format zeek --project ${DEMO_PROJECT} --policy ${DEMO_POLICY} --restamp ${SAMPLE_FLOW_LOG}`);
-  say(`  commit it:         curl -s ${auth} -X POST ${options.gateway}${EXPERIMENT_PATH}:commit -d '{"etag":"${etag}"}'`);
+  say(
+    `  more traffic:      npx rollout-traffic import --format zeek --project ${DEMO_PROJECT} --policy ${DEMO_POLICY} --restamp ${SAMPLE_FLOW_LOG}`,
+  );
+  say(
+    `  commit it:         curl -s ${auth} -X POST ${options.gateway}${EXPERIMENT_PATH}:commit -d '{"etag":"${etag}"}'`,
+  );
   return last;
 }
 
-type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: Record<string, unknown> }>;
+type Api = (
+  method: string,
+  path: string,
+  body?: unknown,
+) => Promise<{ status: number; body: Record<string, unknown> }>;
 
 function gatewayClient(gateway: string, token: string): Api {
   return async (method, path, body) => {
@@ -113,18 +154,32 @@ function gatewayClient(gateway: string, token: string): Api {
     try {
       response = await fetch(`${gateway}${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'user-agent': 'rollout-demo/0.1.0' },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'user-agent': 'rollout-demo/0.1.0',
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch {
-      throw new DemoError(`nothing answers at ${gateway}: start the system first (npm start), or set GATEWAY_URL`);
+      throw new DemoError(
+        `nothing answers at ${gateway}: start the system first (npm start), or set GATEWAY_URL`,
+      );
     }
-    const answer = { status: response.status, body: (await response.json().catch(() => ({}))) as Record<string, unknown> };
-    if (response.status === 401) throw new DemoError(`the gateway refused the token (401): set TOKEN to the one npm start printed`);
+    const answer = {
+      status: response.status,
+      body: (await response.json().catch(() => ({}))) as Record<string, unknown>,
+    };
+    if (response.status === 401)
+      throw new DemoError(
+        `the gateway refused the token (401): set TOKEN to the one npm start printed`,
+      );
     // A GET may find nothing (404); any other call must succeed.
     if (!response.ok && !(method === 'GET' && response.status === 404)) {
       const error = answer.body.error as { message?: string } | undefined;
-      throw new DemoError(`${method} ${path} answered ${response.status}: ${error?.message ?? JSON.stringify(answer.body)}`);
+      throw new DemoError(
+        `${method} ${path} answered ${response.status}: ${error?.message ?? JSON.stringify(answer.body)}`,
+      );
     }
     return answer;
   };
@@ -137,30 +192,58 @@ async function report(api: Api): Promise<PreviewReport> {
 
 function startImporter(options: DemoOptions): ChildProcess {
   const args = [
-    join(options.root, IMPORTER), 'import', '--format', 'zeek', '--project', DEMO_PROJECT, '--location', DEMO_LOCATION, '--policy', DEMO_POLICY,
-    '--restamp', '--rate', String(options.ratePerSecond), '--repeat', '100000', '--json',
+    join(options.root, IMPORTER),
+    'import',
+    '--format',
+    'zeek',
+    '--project',
+    DEMO_PROJECT,
+    '--location',
+    DEMO_LOCATION,
+    '--policy',
+    DEMO_POLICY,
+    '--restamp',
+    '--rate',
+    String(options.ratePerSecond),
+    '--repeat',
+    '100000',
+    '--json',
     // Every demo run is new traffic, even within JetStream's duplicate window of the last one.
-    '--id-salt', `demo-${Date.now()}`, '--nats-url', options.natsUrl,
+    '--id-salt',
+    `demo-${Date.now()}`,
+    '--nats-url',
+    options.natsUrl,
     ...(options.namespace ? ['--namespace', options.namespace] : []),
     join(options.root, SAMPLE_FLOW_LOG),
   ];
-  const credentials = options.natsUser ? { NATS_USER: options.natsUser.user, NATS_PASSWORD: options.natsUser.password } : {};
-  return spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...credentials } });
+  const credentials = options.natsUser
+    ? { NATS_USER: options.natsUser.user, NATS_PASSWORD: options.natsUser.password }
+    : {};
+  return spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...credentials },
+  });
 }
 
 /** The importer's JSON summary, once it has exited (it prints one when interrupted too). */
-function importerSummary(importer: ChildProcess): Promise<{ published: number; duplicates: number; failure?: string }> {
+function importerSummary(
+  importer: ChildProcess,
+): Promise<{ published: number; duplicates: number; failure?: string }> {
   let stdout = '';
   let stderr = '';
   importer.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   importer.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve, reject) => {
-    importer.on('error', (error) => reject(new DemoError(`cannot run the importer: ${error.message}`)));
+    importer.on('error', (error) =>
+      reject(new DemoError(`cannot run the importer: ${error.message}`)),
+    );
     importer.on('close', () => {
       try {
         resolve(JSON.parse(stdout.trim().split('\n').pop() ?? ''));
       } catch {
-        reject(new DemoError(`the importer failed: ${stderr.trim() || stdout.trim() || 'no output'}`));
+        reject(
+          new DemoError(`the importer failed: ${stderr.trim() || stdout.trim() || 'no output'}`),
+        );
       }
     });
   });

@@ -11,7 +11,10 @@ import { extname, join } from 'node:path';
 import { DemoError, runDemo } from './demo';
 
 /** Built: dist/tools/demo/src → the repository; from the sources: tools/demo/src → the repository. */
-const ROOT = join(__dirname, ...(extname(__filename) === '.js' ? ['..', '..', '..', '..'] : ['..', '..', '..']));
+const ROOT = join(
+  __dirname,
+  ...(extname(__filename) === '.js' ? ['..', '..', '..', '..'] : ['..', '..', '..']),
+);
 const DEV_TOKEN_FILE = join('tmp', 'dev-token');
 const DEV_NATS_OPERATOR_FILE = join('tmp', 'dev-nats-operator.json');
 
@@ -23,7 +26,8 @@ function fail(message: string): never {
 function positiveInteger(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) fail(`${name} must be a positive integer (got "${raw}")`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1)
+    fail(`${name} must be a positive integer (got "${raw}")`);
   return Number(raw);
 }
 
@@ -31,20 +35,28 @@ function token(): string {
   if (process.env.TOKEN) return process.env.TOKEN;
   const file = join(ROOT, DEV_TOKEN_FILE);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  return fail(`no token: start the system with npm start (it writes ${DEV_TOKEN_FILE}), or set TOKEN`);
+  return fail(
+    `no token: start the system with npm start (it writes ${DEV_TOKEN_FILE}), or set TOKEN`,
+  );
 }
 
 /** The importer's NATS user: NATS_USER and NATS_PASSWORD, else the operator of the server npm start started. */
 function natsUser(): { user: string; password: string } | undefined {
-  if (process.env.NATS_USER) return { user: process.env.NATS_USER, password: process.env.NATS_PASSWORD ?? '' };
+  if (process.env.NATS_USER)
+    return { user: process.env.NATS_USER, password: process.env.NATS_PASSWORD ?? '' };
   const file = join(ROOT, DEV_NATS_OPERATOR_FILE);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { user: string; password: string }) : undefined;
+  return existsSync(file)
+    ? (JSON.parse(readFileSync(file, 'utf8')) as { user: string; password: string })
+    : undefined;
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(join(ROOT, 'dist', 'tools', 'traffic-importer', 'src', 'main.js'))) fail('the build is missing: npm start builds it');
+  if (!existsSync(join(ROOT, 'dist', 'tools', 'traffic-importer', 'src', 'main.js')))
+    fail('the build is missing: npm start builds it');
   await runDemo({
-    gateway: (process.env.GATEWAY_URL || `http://127.0.0.1:${process.env.GATEWAY_PORT || 3000}`).replace(/\/$/, ''),
+    gateway: (
+      process.env.GATEWAY_URL || `http://127.0.0.1:${process.env.GATEWAY_PORT || 3000}`
+    ).replace(/\/$/, ''),
     token: token(),
     natsUrl: process.env.NATS_URL || 'nats://127.0.0.1:4222',
     natsUser: natsUser(),
@@ -56,4 +68,12 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => fail(error instanceof DemoError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)));
+main().catch((error: unknown) =>
+  fail(
+    error instanceof DemoError
+      ? error.message
+      : error instanceof Error
+        ? (error.stack ?? error.message)
+        : String(error),
+  ),
+);

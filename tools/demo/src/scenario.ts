@@ -12,7 +12,13 @@ export const DEMO_LOCATION = 'global';
 export const DEMO_POLICY = 'web-edge';
 export const DEMO_EXPERIMENT = 'tighten-ssh-and-db';
 
-const rule = (priority: number, description: string, ipProtocol: string, ports: string[], srcIpRanges: string[]): FirewallRule => ({
+const rule = (
+  priority: number,
+  description: string,
+  ipProtocol: string,
+  ports: string[],
+  srcIpRanges: string[],
+): FirewallRule => ({
   priority,
   description,
   direction: 'INGRESS',
@@ -40,8 +46,13 @@ export const EXPERIMENT_RULES: FirewallRule[] = [
  * The configuration of this experiment version in a report. A report also keeps the
  * configurations of an experiment of the same name that an earlier demo deleted.
  */
-export function configurationOf(report: PreviewReport, experimentEtag: string): PreviewConfigurationReport | undefined {
-  return report.configurations.find((configuration) => configuration.experimentEtag === experimentEtag);
+export function configurationOf(
+  report: PreviewReport,
+  experimentEtag: string,
+): PreviewConfigurationReport | undefined {
+  return report.configurations.find(
+    (configuration) => configuration.experimentEtag === experimentEtag,
+  );
 }
 
 /** One line about a configuration: what was evaluated and what the experiment would change. */

@@ -27,14 +27,21 @@ const password = () => randomBytes(18).toString('base64url');
 /** Throws a LaunchError when only one of BUS_SIGNING_KEY and BUS_VERIFY_KEYS is set: they go together. */
 export function busSetup(env: NodeJS.ProcessEnv): BusSetup {
   const fromEnv = Boolean(env.BUS_SIGNING_KEY || env.BUS_VERIFY_KEYS);
-  if (fromEnv && !(env.BUS_SIGNING_KEY && env.BUS_VERIFY_KEYS)) throw new LaunchError('BUS_SIGNING_KEY and BUS_VERIFY_KEYS go together: set both, or neither for a key pair of this run');
+  if (fromEnv && !(env.BUS_SIGNING_KEY && env.BUS_VERIFY_KEYS))
+    throw new LaunchError(
+      'BUS_SIGNING_KEY and BUS_VERIFY_KEYS go together: set both, or neither for a key pair of this run',
+    );
   const generated = generateBusKeyPair(`dev-${Date.now().toString(36)}`);
   const signingKey = env.BUS_SIGNING_KEY || generated.signingKey;
   // The evaluator's own key, for auto-stop: it may only stop a preview as system:evaluator.
   const evaluatorKey = generateBusKeyPair('system.evaluator');
   const verifyKeys = `${env.BUS_VERIFY_KEYS || generated.verifyKey},${evaluatorKey.verifyKey}`;
   const users: BusUser[] = [
-    ...SERVICES.map((s): BusUser => ({ user: s.name, password: password(), role: { kind: s.name } })),
+    ...SERVICES.map((s): BusUser => ({
+      user: s.name,
+      password: password(),
+      role: { kind: s.name },
+    })),
     { user: 'operator', password: password(), role: { kind: 'admin' } },
   ];
   const operator = users[users.length - 1];
@@ -43,7 +50,9 @@ export function busSetup(env: NodeJS.ProcessEnv): BusSetup {
     serviceEnv(service, withNatsUsers) {
       const user = users.find((u) => u.user === service)!;
       return {
-        ...(service === 'gateway' ? { BUS_SIGNING_KEY: signingKey } : { BUS_VERIFY_KEYS: verifyKeys }),
+        ...(service === 'gateway'
+          ? { BUS_SIGNING_KEY: signingKey }
+          : { BUS_VERIFY_KEYS: verifyKeys }),
         ...(service === 'evaluator' ? { BUS_SIGNING_KEY: evaluatorKey.signingKey } : {}),
         ...(withNatsUsers ? { NATS_USER: user.user, NATS_PASSWORD: user.password } : {}),
       };

@@ -4,11 +4,30 @@
  * a file per service). Pure: no I/O.
  */
 
-const PINO_LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
+const PINO_LEVELS: Record<string, number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+};
 const LABELS: Record<number, string> = { 40: 'WARN ', 50: 'ERROR', 60: 'FATAL' };
 
 /** Fields every line has, or that the rest of the line already shows. */
-const SHOWN_OR_NOISE = new Set(['level', 'time', 'msg', 'service', 'pid', 'hostname', 'req', 'res', 'err', 'responseTime', 'context']);
+const SHOWN_OR_NOISE = new Set([
+  'level',
+  'time',
+  'msg',
+  'service',
+  'pid',
+  'hostname',
+  'req',
+  'res',
+  'err',
+  'responseTime',
+  'context',
+]);
 
 /** One line of a service's output for a person, or undefined when it is below a warning. */
 export function consoleLine(service: string, line: string): string | undefined {
@@ -19,19 +38,26 @@ export function consoleLine(service: string, line: string): string | undefined {
     entry = undefined;
   }
   // Not a log entry (a crash before the logger exists, a config error): always worth seeing.
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return line.trim() === '' ? undefined : `${service}: ${line}`;
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+    return line.trim() === '' ? undefined : `${service}: ${line}`;
   const record = entry as Record<string, unknown>;
-  const level = typeof record.level === 'number' ? record.level : PINO_LEVELS[String(record.level)] ?? 30;
+  const level =
+    typeof record.level === 'number' ? record.level : (PINO_LEVELS[String(record.level)] ?? 30);
   if (level < 40) return undefined;
-  const parts = [`${clock(record.time)} ${LABELS[Math.min(60, Math.floor(level / 10) * 10)] ?? 'WARN '} ${service}: ${String(record.msg ?? '')}`];
+  const parts = [
+    `${clock(record.time)} ${LABELS[Math.min(60, Math.floor(level / 10) * 10)] ?? 'WARN '} ${service}: ${String(record.msg ?? '')}`,
+  ];
   const req = record.req as { method?: string; url?: string } | undefined;
   const res = record.res as { statusCode?: number } | undefined;
-  if (req?.method && req.url) parts.push(`${req.method} ${req.url}${res?.statusCode ? ` → ${res.statusCode}` : ''}`);
+  if (req?.method && req.url)
+    parts.push(`${req.method} ${req.url}${res?.statusCode ? ` → ${res.statusCode}` : ''}`);
   const err = record.err as { message?: string; type?: string } | undefined;
   if (err?.message) parts.push(`(${err.type ? `${err.type}: ` : ''}${err.message})`);
   for (const [key, value] of Object.entries(record)) {
     if (SHOWN_OR_NOISE.has(key) || value === null || typeof value === 'object') continue;
-    parts.push(`${key}=${typeof value === 'string' && /\s/.test(value) ? JSON.stringify(value) : String(value)}`);
+    parts.push(
+      `${key}=${typeof value === 'string' && /\s/.test(value) ? JSON.stringify(value) : String(value)}`,
+    );
   }
   return parts.join(' ');
 }
@@ -40,7 +66,9 @@ export function consoleLine(service: string, line: string): string | undefined {
 function clock(time: unknown): string {
   const date = typeof time === 'string' || typeof time === 'number' ? new Date(time) : new Date();
   const valid = Number.isNaN(date.getTime()) ? new Date() : date;
-  return [valid.getHours(), valid.getMinutes(), valid.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+  return [valid.getHours(), valid.getMinutes(), valid.getSeconds()]
+    .map((n) => String(n).padStart(2, '0'))
+    .join(':');
 }
 
 /** Cuts a stream of chunks into lines, keeping a partial last line until its end arrives. */

@@ -24,7 +24,8 @@ describe('Postgres for the launcher', () => {
     for (const dependency of started.splice(0)) await dependency.stop();
   });
   afterAll(async () => {
-    for (const database of databases) await scalar(TEST_POSTGRES_URL, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    for (const database of databases)
+      await scalar(TEST_POSTGRES_URL, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   });
 
   it('uses the Postgres that already runs and creates the database once', async () => {
@@ -37,14 +38,20 @@ describe('Postgres for the launcher', () => {
     expect(await ensurePostgres(url, { log, stopTimeoutMs: 5_000 })).toBeUndefined();
     expect(await scalar(url, 'SELECT current_database()')).toBe(database);
     expect(await ensurePostgres(url, { log, stopTimeoutMs: 5_000 })).toBeUndefined(); // it exists now: fine
-    expect(lines.filter((line) => line.startsWith('Postgres: created'))).toEqual([`Postgres: created the database ${database}`]);
+    expect(lines.filter((line) => line.startsWith('Postgres: created'))).toEqual([
+      `Postgres: created the database ${database}`,
+    ]);
   });
 
   it('reports a server that answers but will not let us in, instead of starting another', async () => {
     const url = new URL(TEST_POSTGRES_URL);
     url.username = uniqueName('nobody_');
-    await expect(ensurePostgres(url.toString(), { log: () => undefined, stopTimeoutMs: 5_000 })).rejects.toThrow(
-      new RegExp(`^cannot use the Postgres server of DATABASE_URL .*role "${url.username}" does not exist`),
+    await expect(
+      ensurePostgres(url.toString(), { log: () => undefined, stopTimeoutMs: 5_000 }),
+    ).rejects.toThrow(
+      new RegExp(
+        `^cannot use the Postgres server of DATABASE_URL .*role "${url.username}" does not exist`,
+      ),
     );
   });
 
@@ -52,7 +59,10 @@ describe('Postgres for the launcher', () => {
     const port = await freePort();
     const url = `postgres://postgres@127.0.0.1:${port}/policy_rollout`;
     const lines: string[] = [];
-    const postgres = await ensurePostgres(url, { log: (line) => lines.push(line), stopTimeoutMs: 10_000 });
+    const postgres = await ensurePostgres(url, {
+      log: (line) => lines.push(line),
+      stopTimeoutMs: 10_000,
+    });
     expect(postgres).toBeDefined();
     started.push(postgres!);
     const dataDir = /\(data in (\S+)\)/.exec(lines.join('\n'))![1];
@@ -61,7 +71,12 @@ describe('Postgres for the launcher', () => {
 
     // DATABASE_URL works as it is, and so does any password (a local throwaway server).
     expect(await scalar(url, 'SELECT current_database()')).toBe('policy_rollout');
-    expect(await scalar(`postgres://postgres:anything@127.0.0.1:${port}/policy_rollout`, 'SELECT 1 AS one')).toBe(1);
+    expect(
+      await scalar(
+        `postgres://postgres:anything@127.0.0.1:${port}/policy_rollout`,
+        'SELECT 1 AS one',
+      ),
+    ).toBe(1);
 
     await postgres!.stop();
     expect(pids.filter(isAlive)).toEqual([]);
@@ -73,7 +88,9 @@ describe('Postgres for the launcher', () => {
     const port = await freePort();
     const { parent, pids } = await startParent('postgres', port);
     expect(pids).toHaveLength(2);
-    expect(await scalar(`postgres://postgres@127.0.0.1:${port}/postgres`, 'SELECT 1 AS one')).toBe(1);
+    expect(await scalar(`postgres://postgres@127.0.0.1:${port}/postgres`, 'SELECT 1 AS one')).toBe(
+      1,
+    );
 
     parent.kill('SIGKILL');
 
@@ -91,7 +108,9 @@ describe('Postgres for the launcher', () => {
       stopTimeoutMs: 5_000,
     });
     await expect(attempt).rejects.toThrow(LaunchError);
-    await expect(attempt).rejects.toThrow(/^(nothing answers at|cannot use the Postgres server of) DATABASE_URL postgres:\/\/postgres@192\.0\.2\.1:5432\/policy_rollout/);
+    await expect(attempt).rejects.toThrow(
+      /^(nothing answers at|cannot use the Postgres server of) DATABASE_URL postgres:\/\/postgres@192\.0\.2\.1:5432\/policy_rollout/,
+    );
     expect(lines.join('\n')).not.toContain('starting an embedded Postgres');
   }, 15_000);
 });

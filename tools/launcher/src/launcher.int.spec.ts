@@ -82,12 +82,16 @@ describe('launch', () => {
     for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
     const client = new Client({ connectionString: TEST_POSTGRES_URL });
     await client.connect();
-    for (const database of databases) await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    for (const database of databases)
+      await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     await client.end();
   });
 
   /** Launch options for one isolated run; the pids of the fake services land in `pidDir`. */
-  async function run(roles: Partial<Record<ServiceName, string>> = {}, env: Record<string, string> = {}) {
+  async function run(
+    roles: Partial<Record<ServiceName, string>> = {},
+    env: Record<string, string> = {},
+  ) {
     const database = uniqueName('it_launcher_');
     databases.push(database);
     const pidDir = mkdtempSync(join(tmpdir(), 'launcher-it-pids-'));
@@ -103,12 +107,18 @@ describe('launch', () => {
     const options: LaunchOptions = {
       settings: readSettings(settingsEnv),
       distRoot,
-      extraEnv: { FAKE_ROLES: JSON.stringify(roles), FAKE_PID_DIR: pidDir, FAKE_EXTRA: 'passed through' },
+      extraEnv: {
+        FAKE_ROLES: JSON.stringify(roles),
+        FAKE_PID_DIR: pidDir,
+        FAKE_EXTRA: 'passed through',
+      },
       log: (line) => lines.push(line),
     };
     /** The pids the fake services recorded, by name (a service killed while booting records none). */
     const recorded = () =>
-      Object.fromEntries(readdirSync(pidDir).map((name) => [name, Number(readFileSync(join(pidDir, name), 'utf8'))]));
+      Object.fromEntries(
+        readdirSync(pidDir).map((name) => [name, Number(readFileSync(join(pidDir, name), 'utf8'))]),
+      );
     /** Every process of this run that still exists, found by its env, whether it recorded its pid or not. */
     const running = () => processesWithEnv(`FAKE_PID_DIR=${pidDir}`);
     return { options, lines, recorded, running, database };
@@ -134,7 +144,9 @@ describe('launch', () => {
     for (const service of SERVICES) {
       expect((await fetch(`http://127.0.0.1:${ports[service.name]}/readyz`)).status).toBe(200);
     }
-    const evaluatorEnv = (await (await fetch(`http://127.0.0.1:${ports.evaluator}/env`)).json()) as Record<string, string>;
+    const evaluatorEnv = (await (
+      await fetch(`http://127.0.0.1:${ports.evaluator}/env`)
+    ).json()) as Record<string, string>;
     expect(evaluatorEnv).toEqual({
       HOST: '127.0.0.1',
       PORT: String(ports.evaluator),
@@ -142,22 +154,50 @@ describe('launch', () => {
       DATABASE_URL: options.settings!.databaseUrl,
       AUTH_DEV_TOKEN: system.devToken,
       FAKE_EXTRA: 'passed through',
-      BUS_VERIFY_KEYS: expect.stringMatching(/^dev-[a-z0-9]+:[A-Za-z0-9_-]{43},system\.evaluator:[A-Za-z0-9_-]{43}$/),
+      BUS_VERIFY_KEYS: expect.stringMatching(
+        /^dev-[a-z0-9]+:[A-Za-z0-9_-]{43},system\.evaluator:[A-Za-z0-9_-]{43}$/,
+      ),
       BUS_SIGNING_KEY: expect.stringMatching(/^system\.evaluator:[A-Za-z0-9_-]{43}$/),
     });
     // The gateway signs with the private half of the key the services verify with (a NATS server found running gets no users).
-    const gatewayEnv = (await (await fetch(`http://127.0.0.1:${ports.gateway}/env`)).json()) as Record<string, string>;
+    const gatewayEnv = (await (
+      await fetch(`http://127.0.0.1:${ports.gateway}/env`)
+    ).json()) as Record<string, string>;
     expect(gatewayEnv.BUS_VERIFY_KEYS).toBeUndefined();
     expect(gatewayEnv.NATS_USER).toBeUndefined();
     const signer = new ActorAssertionSigner(parseBusKey(gatewayEnv.BUS_SIGNING_KEY)!, 10_000);
-    const verifier = new ActorAssertionVerifier(evaluatorEnv.BUS_VERIFY_KEYS.split(',').map((key) => parseBusKey(key)!), { maxTtlMs: 60_000, clockSkewMs: 0 });
+    const verifier = new ActorAssertionVerifier(
+      evaluatorEnv.BUS_VERIFY_KEYS.split(',').map((key) => parseBusKey(key)!),
+      { maxTtlMs: 60_000, clockSkewMs: 0 },
+    );
     const payload = new TextEncoder().encode('{}');
-    expect(verifier.verify('s', payload, signer.sign('s', payload, { actor: 'a', roles: [], projects: '*' })).actor).toBe('a');
+    expect(
+      verifier.verify(
+        's',
+        payload,
+        signer.sign('s', payload, { actor: 'a', roles: [], projects: '*' }),
+      ).actor,
+    ).toBe('a');
     // The evaluator's system key is trusted too, for stopping a preview as itself only.
     const stop = EXPERIMENT_SUBJECTS.stopPreview;
-    const evaluatorSigner = new ActorAssertionSigner(parseBusKey(evaluatorEnv.BUS_SIGNING_KEY)!, 10_000);
-    expect(verifier.verify(stop, payload, evaluatorSigner.sign(stop, payload, { actor: 'system:evaluator', roles: ['editor'], projects: ['acme'] })).actor).toBe('system:evaluator');
-    expect(lines).toContain('actor assertions: the gateway signs, every service verifies, with a key pair generated for this run');
+    const evaluatorSigner = new ActorAssertionSigner(
+      parseBusKey(evaluatorEnv.BUS_SIGNING_KEY)!,
+      10_000,
+    );
+    expect(
+      verifier.verify(
+        stop,
+        payload,
+        evaluatorSigner.sign(stop, payload, {
+          actor: 'system:evaluator',
+          roles: ['editor'],
+          projects: ['acme'],
+        }),
+      ).actor,
+    ).toBe('system:evaluator');
+    expect(lines).toContain(
+      'actor assertions: the gateway signs, every service verifies, with a key pair generated for this run',
+    );
     const client = new Client({ connectionString: options.settings!.databaseUrl });
     await client.connect(); // the launcher created the database
     await client.end();
@@ -172,8 +212,12 @@ describe('launch', () => {
 
     // A service that dies by itself is reported; the others keep running.
     process.kill(pids['enforcement-service'], 'SIGKILL');
-    await eventually(() => lines.find((line) => line.startsWith('enforcement-service exited')), { what: 'the report' });
-    expect(lines).toContain('enforcement-service exited (killed by SIGKILL); the other services keep running');
+    await eventually(() => lines.find((line) => line.startsWith('enforcement-service exited')), {
+      what: 'the report',
+    });
+    expect(lines).toContain(
+      'enforcement-service exited (killed by SIGKILL); the other services keep running',
+    );
     expect(lines.some((line) => line.startsWith('evaluator exited'))).toBe(false); // stopped on purpose: no news
     expect(system.pids()).toHaveLength(3);
 
@@ -191,13 +235,22 @@ describe('launch', () => {
     const shown: string[] = [];
     const ready: string[] = [];
     const output = consoleOutput(logDir, (line) => shown.push(line));
-    system = await launch({ ...options, serviceOutput: output.serviceOutput, onServiceReady: (service) => ready.push(service) });
-    await eventually(() => (shown.length === 2 ? true : undefined), { what: 'the warning and the plain line' });
+    system = await launch({
+      ...options,
+      serviceOutput: output.serviceOutput,
+      onServiceReady: (service) => ready.push(service),
+    });
+    await eventually(() => (shown.length === 2 ? true : undefined), {
+      what: 'the warning and the plain line',
+    });
     await system.stop();
     await output.close();
 
     expect(ready.sort()).toEqual(SERVICES.map((s) => s.name).sort());
-    expect(shown.map((line) => line.replace(/^\d\d:\d\d:\d\d /, '')).sort()).toEqual(['WARN  evaluator: slow start reqId=r-1', 'evaluator: a plain line on stderr']);
+    expect(shown.map((line) => line.replace(/^\d\d:\d\d:\d\d /, '')).sort()).toEqual([
+      'WARN  evaluator: slow start reqId=r-1',
+      'evaluator: a plain line on stderr',
+    ]);
     const file = readFileSync(join(logDir, 'evaluator.log'), 'utf8');
     expect(file).toContain('"msg":"listening"');
     expect(file).toContain('"msg":"slow start"');
@@ -207,14 +260,19 @@ describe('launch', () => {
   it('fails, naming the service, when one exits before it is ready, and leaves nothing running', async () => {
     const { options, recorded, running } = await run({ 'experiment-service': 'crash' });
     await expect(launch(options)).rejects.toThrow(
-      new LaunchError('experiment-service exited (exit code 3) before the system was ready; its log above says why'),
+      new LaunchError(
+        'experiment-service exited (exit code 3) before the system was ready; its log above says why',
+      ),
     );
     expect(recorded()['experiment-service']).toBeDefined();
     expect(running()).toEqual([]);
   }, 30_000);
 
   it('fails after the ready timeout, naming the services that are not ready and why', async () => {
-    const { options, recorded, running } = await run({ 'inspection-rules-service': 'unready' }, { LAUNCHER_READY_TIMEOUT_MS: '1500' });
+    const { options, recorded, running } = await run(
+      { 'inspection-rules-service': 'unready' },
+      { LAUNCHER_READY_TIMEOUT_MS: '1500' },
+    );
     const attempt = launch(options);
     await expect(attempt).rejects.toThrow(
       'not ready within 1500 ms (LAUNCHER_READY_TIMEOUT_MS): inspection-rules-service (/readyz answered 503: {"status":"starting"})',
@@ -224,21 +282,28 @@ describe('launch', () => {
   }, 30_000);
 
   it('kills a service that ignores SIGTERM once the stop timeout has passed', async () => {
-    const { options, lines, running } = await run({ gateway: 'stubborn' }, { LAUNCHER_STOP_TIMEOUT_MS: '500' });
+    const { options, lines, running } = await run(
+      { gateway: 'stubborn' },
+      { LAUNCHER_STOP_TIMEOUT_MS: '500' },
+    );
     system = await launch(options);
     expect(running()).toHaveLength(5);
     const began = Date.now();
     await system.stop();
     expect(Date.now() - began).toBeLessThan(3_000);
     expect(running()).toEqual([]);
-    expect(lines).toContain('gateway did not stop within 500 ms (LAUNCHER_STOP_TIMEOUT_MS); killed it');
+    expect(lines).toContain(
+      'gateway did not stop within 500 ms (LAUNCHER_STOP_TIMEOUT_MS); killed it',
+    );
   }, 30_000);
 
   it('stops what it started when its start is aborted', async () => {
     const { options, recorded, running } = await run({ evaluator: 'unready' });
     const aborter = new AbortController();
     const attempt = launch({ ...options, signal: aborter.signal });
-    await eventually(() => (Object.keys(recorded()).length === 5 ? true : undefined), { what: 'five services started' });
+    await eventually(() => (Object.keys(recorded()).length === 5 ? true : undefined), {
+      what: 'five services started',
+    });
     aborter.abort();
     await expect(attempt).rejects.toThrow(/aborted/i);
     expect(running()).toEqual([]);

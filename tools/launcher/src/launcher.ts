@@ -16,7 +16,13 @@ import {
   sleep,
   stopChild,
 } from './processes';
-import { LauncherSettings, SERVICES, ServiceName, developmentToken, readSettings } from './settings';
+import {
+  LauncherSettings,
+  SERVICES,
+  ServiceName,
+  developmentToken,
+  readSettings,
+} from './settings';
 
 export { LaunchError } from './processes';
 export type { Log } from './processes';
@@ -96,7 +102,10 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
   const host = options.host ?? DEFAULT_HOST;
   const log = options.log ?? defaultLog;
   const { signal } = options;
-  const devToken = developmentToken({ ...process.env, ...options.extraEnv }, () => `dev_${randomBytes(24).toString('base64url')}`);
+  const devToken = developmentToken(
+    { ...process.env, ...options.extraEnv },
+    () => `dev_${randomBytes(24).toString('base64url')}`,
+  );
   const bus = busSetup({ ...process.env, ...options.extraEnv });
 
   const dependencies: StartedDependency[] = [];
@@ -120,20 +129,33 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
   const stopService = async (service: ServiceProcess) => {
     service.stopping = true;
     const { killed } = await stopChild(service.child, settings.stopTimeoutMs);
-    if (killed) log(`${service.name} did not stop within ${settings.stopTimeoutMs} ms (LAUNCHER_STOP_TIMEOUT_MS); killed it`);
+    if (killed)
+      log(
+        `${service.name} did not stop within ${settings.stopTimeoutMs} ms (LAUNCHER_STOP_TIMEOUT_MS); killed it`,
+      );
   };
 
   try {
-    const mains = SERVICES.map((s) => ({ ...s, main: join(distRoot, 'apps', s.name, 'src', 'main.js') }));
+    const mains = SERVICES.map((s) => ({
+      ...s,
+      main: join(distRoot, 'apps', s.name, 'src', 'main.js'),
+    }));
     const missing = mains.find((s) => !existsSync(s.main));
     if (missing) throw new LaunchError(`cannot find ${missing.main}; build first (npm run build)`);
     await checkPortsFree(host, settings);
 
     signal?.throwIfAborted();
-    const postgres = await ensurePostgres(settings.databaseUrl, { log, stopTimeoutMs: settings.stopTimeoutMs });
+    const postgres = await ensurePostgres(settings.databaseUrl, {
+      log,
+      stopTimeoutMs: settings.stopTimeoutMs,
+    });
     if (postgres) dependencies.push(postgres);
     signal?.throwIfAborted();
-    const nats = await ensureNats(settings.natsUrl, { log, stopTimeoutMs: settings.stopTimeoutMs, authorization: bus.natsAuthorization });
+    const nats = await ensureNats(settings.natsUrl, {
+      log,
+      stopTimeoutMs: settings.stopTimeoutMs,
+      authorization: bus.natsAuthorization,
+    });
     if (nats) dependencies.push(nats);
     natsStarted = nats !== undefined;
     log(
@@ -141,10 +163,14 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
         ? `NATS: a user per service with production's permissions; the operator's is "${bus.operator.user}" (docs/bus-security.md)`
         : 'NATS: the launcher did not start this server, so it sets no users on it: whoever reaches it may publish anything (services connect as NATS_USER if set)',
     );
-    log(`actor assertions: the gateway signs, every service verifies, with ${bus.keys === 'generated' ? 'a key pair generated for this run' : 'BUS_SIGNING_KEY and BUS_VERIFY_KEYS'}`);
+    log(
+      `actor assertions: the gateway signs, every service verifies, with ${bus.keys === 'generated' ? 'a key pair generated for this run' : 'BUS_SIGNING_KEY and BUS_VERIFY_KEYS'}`,
+    );
     // A server the launcher started is a single node: one replica is all it can hold.
     const streamReplicas = nats ? 1 : settings.streamReplicas;
-    log(`NATS: streams and buckets with ${streamReplicas} replica${streamReplicas === 1 ? '' : 's'} (NATS_STREAM_REPLICAS)`);
+    log(
+      `NATS: streams and buckets with ${streamReplicas} replica${streamReplicas === 1 ? '' : 's'} (NATS_STREAM_REPLICAS)`,
+    );
     signal?.throwIfAborted();
 
     log(`starting ${SERVICES.map((s) => s.name).join(', ')}`);
@@ -154,7 +180,12 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
         execArgv: [],
         // The IPC channel lets a service notice that the launcher is gone (even SIGKILLed) and
         // stop itself: the kernel closes the channel, the service gets 'disconnect'.
-        stdio: ['ignore', options.serviceOutput ? 'pipe' : 'inherit', options.serviceOutput ? 'pipe' : 'inherit', 'ipc'],
+        stdio: [
+          'ignore',
+          options.serviceOutput ? 'pipe' : 'inherit',
+          options.serviceOutput ? 'pipe' : 'inherit',
+          'ipc',
+        ],
         // Its own process group: a Ctrl-C in the terminal reaches only the launcher, which
         // stops the services first and NATS/Postgres after them.
         detached: true,
@@ -178,7 +209,9 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
       const entry: ServiceProcess = { name: service.name, port, child, stopping: false };
       child.once('exit', (code, exitSignal) => {
         if (ready && !entry.stopping) {
-          log(`${service.name} exited (${describeExit(code, exitSignal)}); the other services keep running`);
+          log(
+            `${service.name} exited (${describeExit(code, exitSignal)}); the other services keep running`,
+          );
         }
       });
       services.push(entry);
@@ -196,7 +229,9 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
     devToken,
     natsOperator: natsStarted ? bus.operator : undefined,
     pids: () => [
-      ...services.filter((s) => !hasExited(s.child) && s.child.pid !== undefined).map((s) => s.child.pid as number),
+      ...services
+        .filter((s) => !hasExited(s.child) && s.child.pid !== undefined)
+        .map((s) => s.child.pid as number),
       ...dependencies.flatMap((d) => d.pids()),
     ],
     stopService: async (name) => {
@@ -212,7 +247,9 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
 
 async function checkPortsFree(host: string, settings: LauncherSettings): Promise<void> {
   const taken = await Promise.all(
-    SERVICES.map(async (s) => ((await portAnswers(host, settings.ports[s.name], 500)) ? s : undefined)),
+    SERVICES.map(async (s) =>
+      (await portAnswers(host, settings.ports[s.name], 500)) ? s : undefined,
+    ),
   );
   const busy = taken.find((s) => s !== undefined);
   if (busy) {
@@ -248,11 +285,14 @@ function waitUntilReady(
       service.child.once('exit', onExit);
       return () => service.child.off('exit', onExit);
     });
-    const onAbort = () => finish(signal?.reason instanceof Error ? signal.reason : new LaunchError('start aborted'));
+    const onAbort = () =>
+      finish(signal?.reason instanceof Error ? signal.reason : new LaunchError('start aborted'));
     signal?.addEventListener('abort', onAbort);
     const timer = setTimeout(() => {
       const waiting = [...pending].map(([s, problem]) => `${s.name} (${problem})`).join(', ');
-      finish(new LaunchError(`not ready within ${timeoutMs} ms (LAUNCHER_READY_TIMEOUT_MS): ${waiting}`));
+      finish(
+        new LaunchError(`not ready within ${timeoutMs} ms (LAUNCHER_READY_TIMEOUT_MS): ${waiting}`),
+      );
     }, timeoutMs);
 
     function finish(error?: Error) {
@@ -268,7 +308,11 @@ function waitUntilReady(
     const exitedAlready = services.find((s) => hasExited(s.child));
     if (exitedAlready) {
       const { exitCode, signalCode } = exitedAlready.child;
-      finish(new LaunchError(`${exitedAlready.name} exited (${describeExit(exitCode, signalCode)}) before the system was ready`));
+      finish(
+        new LaunchError(
+          `${exitedAlready.name} exited (${describeExit(exitCode, signalCode)}) before the system was ready`,
+        ),
+      );
       return;
     }
     if (signal?.aborted) return onAbort();
@@ -293,15 +337,22 @@ function waitUntilReady(
 function probeReady(host: string, port: number): Promise<string | undefined> {
   return new Promise((resolve) => {
     // agent: false: one connection per probe, closed after it, so nothing lingers.
-    const request = httpGet({ host, port, path: '/readyz', agent: false, timeout: 2_000 }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body = (body + chunk).slice(0, 300)));
-      response.on('end', () =>
-        resolve(response.statusCode === 200 ? undefined : `/readyz answered ${response.statusCode}: ${body.trim()}`),
-      );
-      response.on('error', (error) => resolve(error.message));
-    });
+    const request = httpGet(
+      { host, port, path: '/readyz', agent: false, timeout: 2_000 },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body = (body + chunk).slice(0, 300)));
+        response.on('end', () =>
+          resolve(
+            response.statusCode === 200
+              ? undefined
+              : `/readyz answered ${response.statusCode}: ${body.trim()}`,
+          ),
+        );
+        response.on('error', (error) => resolve(error.message));
+      },
+    );
     request.on('timeout', () => request.destroy(new Error('/readyz did not answer within 2 s')));
     request.on('error', (error: NodeJS.ErrnoException) =>
       resolve(error.code === 'ECONNREFUSED' ? 'not listening yet' : error.message),

@@ -9,7 +9,13 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LaunchError, RunningSystem, launch } from './launcher';
 import { ConsoleOutput, consoleOutput } from './service-logs';
-import { DEV_NATS_OPERATOR_FILE, DEV_TOKEN_FILE, LauncherSettings, SettingsError, readSettings } from './settings';
+import {
+  DEV_NATS_OPERATOR_FILE,
+  DEV_TOKEN_FILE,
+  LauncherSettings,
+  SettingsError,
+  readSettings,
+} from './settings';
 
 function fail(line: string): never {
   process.stderr.write(`launcher: ${line}\n`);
@@ -25,8 +31,12 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const pretty = settings.logFormat === 'pretty' || (settings.logFormat === undefined && process.stderr.isTTY === true);
-  const output: ConsoleOutput | undefined = pretty ? consoleOutput(resolve(settings.logDir), (line) => process.stderr.write(`${line}\n`)) : undefined;
+  const pretty =
+    settings.logFormat === 'pretty' ||
+    (settings.logFormat === undefined && process.stderr.isTTY === true);
+  const output: ConsoleOutput | undefined = pretty
+    ? consoleOutput(resolve(settings.logDir), (line) => process.stderr.write(`${line}\n`))
+    : undefined;
   // `npm run demo` (and other local tools) read the development token here while the system runs.
   const tokenFile = resolve(DEV_TOKEN_FILE);
   const operatorFile = resolve(DEV_NATS_OPERATOR_FILE);
@@ -46,14 +56,17 @@ async function main(): Promise<void> {
       process.stderr.write(`[launcher] ${signal} again: exiting now\n`);
       process.exit(1);
     }
-    process.stderr.write(`[launcher] ${signal}: stopping everything (${signal} again to exit at once)\n`);
+    process.stderr.write(
+      `[launcher] ${signal}: stopping everything (${signal} again to exit at once)\n`,
+    );
     if (!system) {
       starting.abort(); // launch stops what it has started so far, then rejects
       return;
     }
     system.stop().then(
       () => exit(0),
-      (error: unknown) => fail(`stopping failed: ${error instanceof Error ? error.message : String(error)}`),
+      (error: unknown) =>
+        fail(`stopping failed: ${error instanceof Error ? error.message : String(error)}`),
     );
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
@@ -63,7 +76,12 @@ async function main(): Promise<void> {
       settings,
       signal: starting.signal,
       serviceOutput: output?.serviceOutput,
-      onServiceReady: output ? (service, afterMs) => process.stderr.write(`[launcher] ${service} is ready (${(afterMs / 1000).toFixed(1)} s)\n`) : undefined,
+      onServiceReady: output
+        ? (service, afterMs) =>
+            process.stderr.write(
+              `[launcher] ${service} is ready (${(afterMs / 1000).toFixed(1)} s)\n`,
+            )
+        : undefined,
     });
   } catch (error) {
     await output?.close();
@@ -94,11 +112,18 @@ async function main(): Promise<void> {
             '',
             `  curl -H "Authorization: Bearer ${system.devToken}" ${system.urls.gateway}/v1/services`,
           ]
-        : ['  Auth:  the credentials of AUTH_API_KEYS / AUTH_JWT_* (no development token while they are set)']),
+        : [
+            '  Auth:  the credentials of AUTH_API_KEYS / AUTH_JWT_* (no development token while they are set)',
+          ]),
       ...(system.natsOperator
-        ? ['', `  NATS:  a user per service; operator: nats --user ${system.natsOperator.user} --password ${system.natsOperator.password} …`]
+        ? [
+            '',
+            `  NATS:  a user per service; operator: nats --user ${system.natsOperator.user} --password ${system.natsOperator.password} …`,
+          ]
         : []),
-      ...(output ? ['', `  Logs:  ${output.dir}/<service>.log (JSON); warnings and errors show here`] : []),
+      ...(output
+        ? ['', `  Logs:  ${output.dir}/<service>.log (JSON); warnings and errors show here`]
+        : []),
       '',
       '  Try it: npm run demo (in another terminal) fills a sample preview within a minute.',
       '',

@@ -55,16 +55,33 @@ describe('NATS for the launcher', () => {
     const port = await freePort();
     const url = `nats://127.0.0.1:${port}`;
     const bus = busSetup({});
-    const nats = await ensureNats(url, { log: () => undefined, stopTimeoutMs: 5_000, authorization: bus.natsAuthorization });
+    const nats = await ensureNats(url, {
+      log: () => undefined,
+      stopTimeoutMs: 5_000,
+      authorization: bus.natsAuthorization,
+    });
     started.push(nats!);
     await expect(connect({ servers: url, reconnect: false })).rejects.toThrow(/Authorization/i);
     const gatewayEnv = bus.serviceEnv('gateway', true);
-    const gateway = await connect({ servers: url, user: gatewayEnv.NATS_USER, pass: gatewayEnv.NATS_PASSWORD, inboxPrefix: inboxPrefixOf(gatewayEnv.NATS_USER) });
-    const operator = await connect({ servers: url, user: bus.operator.user, pass: bus.operator.password });
+    const gateway = await connect({
+      servers: url,
+      user: gatewayEnv.NATS_USER,
+      pass: gatewayEnv.NATS_PASSWORD,
+      inboxPrefix: inboxPrefixOf(gatewayEnv.NATS_USER),
+    });
+    const operator = await connect({
+      servers: url,
+      user: bus.operator.user,
+      pass: bus.operator.password,
+    });
     try {
       // The gateway may call a service but not publish traffic; the operator may do anything.
-      await expect(gateway.request('traffic.v1.acme.global.p', '{}', { timeout: 2_000 })).rejects.toThrow(/Permissions Violation/);
-      await expect(gateway.request('experiment.v1.policies.get', '{}', { timeout: 2_000 })).rejects.toMatchObject({ code: '503' }); // no responders: allowed through, nobody serves it here
+      await expect(
+        gateway.request('traffic.v1.acme.global.p', '{}', { timeout: 2_000 }),
+      ).rejects.toThrow(/Permissions Violation/);
+      await expect(
+        gateway.request('experiment.v1.policies.get', '{}', { timeout: 2_000 }),
+      ).rejects.toMatchObject({ code: '503' }); // no responders: allowed through, nobody serves it here
       expect((await (await operator.jetstreamManager()).getAccountInfo()).limits).toBeDefined();
     } finally {
       await gateway.close();
@@ -90,14 +107,20 @@ describe('NATS for the launcher', () => {
 
   it('explains how to get nats-server when nothing answers and it is not installed', async () => {
     const port = await freePort();
-    const attempt = ensureNats(`nats://127.0.0.1:${port}`, { log: () => undefined, stopTimeoutMs: 5_000, searchPath: '/nonexistent' });
+    const attempt = ensureNats(`nats://127.0.0.1:${port}`, {
+      log: () => undefined,
+      stopTimeoutMs: 5_000,
+      searchPath: '/nonexistent',
+    });
     await expect(attempt).rejects.toThrow(LaunchError);
     await expect(attempt).rejects.toThrow(/sudo apt-get install nats-server/);
   });
 
   it('does not start a server for a NATS_URL on another machine', async () => {
     // 192.0.2.0/24 is TEST-NET-1: nothing ever answers there.
-    await expect(ensureNats('nats://192.0.2.1:4222', { log: () => undefined, stopTimeoutMs: 5_000 })).rejects.toThrow(
+    await expect(
+      ensureNats('nats://192.0.2.1:4222', { log: () => undefined, stopTimeoutMs: 5_000 }),
+    ).rejects.toThrow(
       /its host is not a loopback address, so the launcher does not start a server there/,
     );
   });

@@ -35,7 +35,10 @@ export interface NatsOptions {
  * never outlives the launcher, with its JetStream store in a fresh temporary directory.
  * Returns what it started, or undefined when it found a server running.
  */
-export async function ensureNats(natsUrl: string, options: NatsOptions): Promise<StartedDependency | undefined> {
+export async function ensureNats(
+  natsUrl: string,
+  options: NatsOptions,
+): Promise<StartedDependency | undefined> {
   const { log } = options;
   const { host, port } = hostAndPort(natsUrl, 4222);
   if (await portAnswers(host, port)) {
@@ -63,10 +66,24 @@ export async function startNatsServer(
   const logFile = join(tempDir, 'nats-server.log');
   const configFile = join(tempDir, 'nats-server.conf');
   writeFileSync(configFile, options.authorization ?? '', { mode: 0o600 });
-  options.log(`NATS: nothing answers at ${host}:${port}; starting ${binary} -js there (store in ${tempDir})`);
+  options.log(
+    `NATS: nothing answers at ${host}:${port}; starting ${binary} -js there (store in ${tempDir})`,
+  );
   const spec: WatchdogSpec = {
     command: binary,
-    args: ['-c', configFile, '-js', '-a', host, '-p', String(port), '-sd', join(tempDir, 'jetstream'), '-l', logFile],
+    args: [
+      '-c',
+      configFile,
+      '-js',
+      '-a',
+      host,
+      '-p',
+      String(port),
+      '-sd',
+      join(tempDir, 'jetstream'),
+      '-l',
+      logFile,
+    ],
     tempDir,
     graceMs: options.stopTimeoutMs,
   };
@@ -84,7 +101,8 @@ export async function startNatsServer(
   let stopped: Promise<void> | undefined;
   const dependency: StartedDependency = {
     name: 'nats-server',
-    pids: () => [watchdog.pid, serverPid].filter((pid): pid is number => pid !== undefined && isAlive(pid)),
+    pids: () =>
+      [watchdog.pid, serverPid].filter((pid): pid is number => pid !== undefined && isAlive(pid)),
     stop: () =>
       (stopped ??= (async () => {
         // The watchdog SIGKILLs the server after graceMs; we SIGKILL the watchdog a bit later.
@@ -99,18 +117,27 @@ export async function startNatsServer(
   } catch (error) {
     const tail = lastLines(logFile, 5);
     await dependency.stop();
-    throw new LaunchError(`nats-server did not start: ${(error as Error).message}${tail ? `\n${tail}` : ''}`);
+    throw new LaunchError(
+      `nats-server did not start: ${(error as Error).message}${tail ? `\n${tail}` : ''}`,
+    );
   }
   options.log(`NATS: nats-server is listening on ${host}:${port}`);
   return dependency;
 }
 
-async function waitUntilListening(child: ChildProcess, host: string, port: number, timeoutMs: number): Promise<void> {
+async function waitUntilListening(
+  child: ChildProcess,
+  host: string,
+  port: number,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (hasExited(child)) throw new Error(`it exited (${describeExit(child.exitCode, child.signalCode)})`);
+    if (hasExited(child))
+      throw new Error(`it exited (${describeExit(child.exitCode, child.signalCode)})`);
     if (await portAnswers(host, port, 500)) return;
-    if (Date.now() > deadline) throw new Error(`nothing listens on ${host}:${port} after ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`nothing listens on ${host}:${port} after ${timeoutMs} ms`);
     await sleep(100);
   }
 }

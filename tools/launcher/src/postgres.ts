@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import type { EmbeddedPostgresReady, EmbeddedPostgresSpec } from './embedded-postgres';
-import { LaunchError, Log, StartedDependency, describeExit, isAlive, siblingScript, stopChild } from './processes';
+import {
+  LaunchError,
+  Log,
+  StartedDependency,
+  describeExit,
+  isAlive,
+  siblingScript,
+  stopChild,
+} from './processes';
 import { databaseName, hostAndPort, isLoopback, redact, withDatabase } from './settings';
 
 export interface PostgresOptions {
@@ -32,7 +40,9 @@ export async function ensurePostgres(
     log(`Postgres: using the server at ${redact(adminUrl)}`);
   } catch (error) {
     if (!isConnectionRefused(error)) {
-      throw new LaunchError(`cannot use the Postgres server of DATABASE_URL ${redact(databaseUrl)}: ${reason(error)}`);
+      throw new LaunchError(
+        `cannot use the Postgres server of DATABASE_URL ${redact(databaseUrl)}: ${reason(error)}`,
+      );
     }
     const { host, port } = hostAndPort(databaseUrl, 5432);
     if (!isLoopback(host)) {
@@ -40,13 +50,20 @@ export async function ensurePostgres(
         `nothing answers at DATABASE_URL ${redact(databaseUrl)}; its host is not a loopback address, so the launcher does not start a server there`,
       );
     }
-    started = await startEmbeddedPostgres(host, port, decodeURIComponent(new URL(databaseUrl).username) || 'postgres', options);
+    started = await startEmbeddedPostgres(
+      host,
+      port,
+      decodeURIComponent(new URL(databaseUrl).username) || 'postgres',
+      options,
+    );
   }
   try {
     await createDatabaseIfMissing(adminUrl, name, log);
   } catch (error) {
     await started?.stop();
-    throw new LaunchError(`cannot create the database ${name} of DATABASE_URL ${redact(databaseUrl)}: ${reason(error)}`);
+    throw new LaunchError(
+      `cannot create the database ${name} of DATABASE_URL ${redact(databaseUrl)}: ${reason(error)}`,
+    );
   }
   return started;
 }
@@ -62,7 +79,9 @@ export async function startEmbeddedPostgres(
   // As root, the package runs Postgres as the unprivileged `postgres` user, which must be able
   // to enter this directory (mkdtemp makes it 0700); the data directory inside stays private.
   chmodSync(tempDir, 0o755);
-  options.log(`Postgres: nothing answers at ${host}:${port}; starting an embedded Postgres there (data in ${tempDir})`);
+  options.log(
+    `Postgres: nothing answers at ${host}:${port}; starting an embedded Postgres there (data in ${tempDir})`,
+  );
   const spec: EmbeddedPostgresSpec = { host, port, user, tempDir };
   const script = siblingScript('embedded-postgres');
   const child = fork(script.path, [JSON.stringify(spec)], {
@@ -77,12 +96,14 @@ export async function startEmbeddedPostgres(
   let stopped: Promise<void> | undefined;
   const dependency: StartedDependency = {
     name: 'embedded Postgres',
-    pids: () => [child.pid, postmasterPid].filter((pid): pid is number => pid !== undefined && isAlive(pid)),
+    pids: () =>
+      [child.pid, postmasterPid].filter((pid): pid is number => pid !== undefined && isAlive(pid)),
     stop: () =>
       (stopped ??= (async () => {
         await stopChild(child, options.stopTimeoutMs);
         // Only when the wrapper had to be SIGKILLed does the server outlive it.
-        if (postmasterPid !== undefined && isAlive(postmasterPid)) process.kill(postmasterPid, 'SIGQUIT');
+        if (postmasterPid !== undefined && isAlive(postmasterPid))
+          process.kill(postmasterPid, 'SIGQUIT');
         rmSync(tempDir, { recursive: true, force: true });
       })()),
   };
@@ -90,7 +111,10 @@ export async function startEmbeddedPostgres(
   const timeoutMs = options.startTimeoutMs ?? 120_000;
   try {
     postmasterPid = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`not ready after ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`not ready after ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       child.once('message', (message: EmbeddedPostgresReady) => {
         clearTimeout(timer);
         resolve(message.postmasterPid);

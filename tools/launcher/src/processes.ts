@@ -63,7 +63,10 @@ export function isAlive(pid: number): boolean {
  * SIGTERM, then SIGKILL once `timeoutMs` has passed; resolves when the child has exited, with
  * whether it had to be killed.
  */
-export async function stopChild(child: ChildProcess, timeoutMs: number): Promise<{ killed: boolean }> {
+export async function stopChild(
+  child: ChildProcess,
+  timeoutMs: number,
+): Promise<{ killed: boolean }> {
   if (hasExited(child)) return { killed: false };
   let killed = false;
   const timer = setTimeout(() => {

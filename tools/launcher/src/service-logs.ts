@@ -41,7 +41,9 @@ export function consoleOutput(dir: string, show: (line: string) => void): Consol
           if (readable !== undefined) show(readable);
         }
       }
-      await Promise.all([...files.values()].map((file) => new Promise((resolve) => file.end(resolve))));
+      await Promise.all(
+        [...files.values()].map((file) => new Promise((resolve) => file.end(resolve))),
+      );
     },
   };
 }

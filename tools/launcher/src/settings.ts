@@ -37,7 +37,13 @@ export class SettingsError extends Error {
   override name = 'SettingsError';
 }
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+function integer(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
@@ -72,7 +78,8 @@ export const DEFAULT_LOG_DIR = 'tmp/logs';
 function logFormat(env: NodeJS.ProcessEnv): LauncherSettings['logFormat'] {
   const raw = env.LOG_FORMAT;
   if (raw === undefined || raw === '') return undefined;
-  if (raw !== 'pretty' && raw !== 'json') throw new SettingsError(`LOG_FORMAT must be pretty or json (got "${raw}")`);
+  if (raw !== 'pretty' && raw !== 'json')
+    throw new SettingsError(`LOG_FORMAT must be pretty or json (got "${raw}")`);
   return raw;
 }
 
@@ -101,7 +108,10 @@ export function readSettings(env: NodeJS.ProcessEnv): LauncherSettings {
 
 /** Two services (or a service and a local NATS/Postgres) on one port cannot both listen. */
 function checkPortsDistinct(settings: LauncherSettings): void {
-  const used: { name: string; port: number }[] = SERVICES.map((s) => ({ name: s.portVar, port: settings.ports[s.name] }));
+  const used: { name: string; port: number }[] = SERVICES.map((s) => ({
+    name: s.portVar,
+    port: settings.ports[s.name],
+  }));
   const nats = hostAndPort(settings.natsUrl, 4222);
   if (isLoopback(nats.host)) used.push({ name: 'NATS_URL', port: nats.port });
   const postgres = hostAndPort(settings.databaseUrl, 5432);
@@ -131,7 +141,10 @@ export function databaseName(databaseUrl: string): string {
 }
 
 /** Host (without IPv6 brackets) and port of a server URL, with the scheme's default port. */
-export function hostAndPort(serverUrl: string, defaultPort: number): { host: string; port: number } {
+export function hostAndPort(
+  serverUrl: string,
+  defaultPort: number,
+): { host: string; port: number } {
   const parsed = new URL(serverUrl);
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1';
   return { host, port: parsed.port ? Number(parsed.port) : defaultPort };

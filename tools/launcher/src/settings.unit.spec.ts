@@ -67,16 +67,48 @@ describe('launcher settings', () => {
     ['GATEWAY_PORT', '80a', 'GATEWAY_PORT must be an integer from 1 to 65535 (got "80a")'],
     ['EVALUATOR_PORT', '0', 'EVALUATOR_PORT must be an integer from 1 to 65535 (got "0")'],
     ['EVALUATOR_PORT', '65536', 'EVALUATOR_PORT must be an integer from 1 to 65535 (got "65536")'],
-    ['ENFORCEMENT_SERVICE_PORT', '3003.5', 'ENFORCEMENT_SERVICE_PORT must be an integer from 1 to 65535 (got "3003.5")'],
-    ['INSPECTION_RULES_SERVICE_PORT', '-1', 'INSPECTION_RULES_SERVICE_PORT must be an integer from 1 to 65535 (got "-1")'],
-    ['EXPERIMENT_SERVICE_PORT', '0x10', 'EXPERIMENT_SERVICE_PORT must be an integer from 1 to 65535 (got "0x10")'],
-    ['LAUNCHER_READY_TIMEOUT_MS', 'soon', 'LAUNCHER_READY_TIMEOUT_MS must be an integer from 1 to 3600000 (got "soon")'],
-    ['LAUNCHER_STOP_TIMEOUT_MS', '0', 'LAUNCHER_STOP_TIMEOUT_MS must be an integer from 1 to 3600000 (got "0")'],
+    [
+      'ENFORCEMENT_SERVICE_PORT',
+      '3003.5',
+      'ENFORCEMENT_SERVICE_PORT must be an integer from 1 to 65535 (got "3003.5")',
+    ],
+    [
+      'INSPECTION_RULES_SERVICE_PORT',
+      '-1',
+      'INSPECTION_RULES_SERVICE_PORT must be an integer from 1 to 65535 (got "-1")',
+    ],
+    [
+      'EXPERIMENT_SERVICE_PORT',
+      '0x10',
+      'EXPERIMENT_SERVICE_PORT must be an integer from 1 to 65535 (got "0x10")',
+    ],
+    [
+      'LAUNCHER_READY_TIMEOUT_MS',
+      'soon',
+      'LAUNCHER_READY_TIMEOUT_MS must be an integer from 1 to 3600000 (got "soon")',
+    ],
+    [
+      'LAUNCHER_STOP_TIMEOUT_MS',
+      '0',
+      'LAUNCHER_STOP_TIMEOUT_MS must be an integer from 1 to 3600000 (got "0")',
+    ],
     ['LOG_FORMAT', 'text', 'LOG_FORMAT must be pretty or json (got "text")'],
     ['NATS_STREAM_REPLICAS', '0', 'NATS_STREAM_REPLICAS must be an integer from 1 to 5 (got "0")'],
-    ['NATS_URL', 'localhost:4222', 'NATS_URL must be a URL like nats://127.0.0.1:4222 (got "localhost:4222")'],
-    ['NATS_URL', 'http://127.0.0.1:4222', 'NATS_URL must be a URL like nats://127.0.0.1:4222 (got "http://127.0.0.1:4222")'],
-    ['NATS_URL', 'nats://127.0.0.1:0', 'NATS_URL must be a URL like nats://127.0.0.1:4222 (got "nats://127.0.0.1:0")'],
+    [
+      'NATS_URL',
+      'localhost:4222',
+      'NATS_URL must be a URL like nats://127.0.0.1:4222 (got "localhost:4222")',
+    ],
+    [
+      'NATS_URL',
+      'http://127.0.0.1:4222',
+      'NATS_URL must be a URL like nats://127.0.0.1:4222 (got "http://127.0.0.1:4222")',
+    ],
+    [
+      'NATS_URL',
+      'nats://127.0.0.1:0',
+      'NATS_URL must be a URL like nats://127.0.0.1:4222 (got "nats://127.0.0.1:0")',
+    ],
     [
       'DATABASE_URL',
       'mysql://x/y',
@@ -99,10 +131,14 @@ describe('launcher settings', () => {
       new SettingsError('NATS_URL uses port 4222, which GATEWAY_PORT uses already'),
     );
     expect(() => readSettings({ INSPECTION_RULES_SERVICE_PORT: '5432' })).toThrow(
-      new SettingsError('DATABASE_URL uses port 5432, which INSPECTION_RULES_SERVICE_PORT uses already'),
+      new SettingsError(
+        'DATABASE_URL uses port 5432, which INSPECTION_RULES_SERVICE_PORT uses already',
+      ),
     );
     // A server on another machine does not compete for this machine's ports.
-    expect(readSettings({ GATEWAY_PORT: '4222', NATS_URL: 'nats://nats.internal:4222' }).ports.gateway).toBe(4222);
+    expect(
+      readSettings({ GATEWAY_PORT: '4222', NATS_URL: 'nats://nats.internal:4222' }).ports.gateway,
+    ).toBe(4222);
   });
 });
 
@@ -132,17 +168,21 @@ describe('launcher URL helpers', () => {
   });
 
   it('starts servers only on this machine', () => {
-    expect(['127.0.0.1', '127.1.2.3', 'localhost', '::1'].map(isLoopback)).toEqual([true, true, true, true]);
-    expect(['10.0.0.5', 'db.internal', '0.0.0.0', '127.0.0.1.example.com'].map(isLoopback)).toEqual([
-      false,
-      false,
-      false,
-      false,
+    expect(['127.0.0.1', '127.1.2.3', 'localhost', '::1'].map(isLoopback)).toEqual([
+      true,
+      true,
+      true,
+      true,
     ]);
+    expect(['10.0.0.5', 'db.internal', '0.0.0.0', '127.0.0.1.example.com'].map(isLoopback)).toEqual(
+      [false, false, false, false],
+    );
   });
 
   it('never logs a password', () => {
-    expect(redact('postgres://app:s3cret@db:5432/rollout')).toBe('postgres://app:***@db:5432/rollout');
+    expect(redact('postgres://app:s3cret@db:5432/rollout')).toBe(
+      'postgres://app:***@db:5432/rollout',
+    );
     expect(redact('nats://127.0.0.1:4222')).toBe('nats://127.0.0.1:4222');
   });
 
@@ -158,8 +198,20 @@ describe('launcher URL helpers', () => {
     const fresh = () => 'dev_fresh';
     expect(developmentToken({}, fresh)).toBe('dev_fresh');
     expect(developmentToken({ AUTH_DEV_TOKEN: 'chosen' }, fresh)).toBe('chosen');
-    expect(developmentToken({ AUTH_API_KEYS: ' [ ] ', AUTH_DEV_TOKEN: 'chosen' }, fresh)).toBe('chosen');
-    expect(developmentToken({ AUTH_API_KEYS: '[{"name":"ops","sha256":"ab","roles":["admin"],"projects":"*"}]', AUTH_DEV_TOKEN: 'chosen' }, fresh)).toBeUndefined();
-    expect(developmentToken({ AUTH_JWT_ISSUER: 'https://idp.example', AUTH_DEV_TOKEN: 'chosen' }, fresh)).toBeUndefined();
+    expect(developmentToken({ AUTH_API_KEYS: ' [ ] ', AUTH_DEV_TOKEN: 'chosen' }, fresh)).toBe(
+      'chosen',
+    );
+    expect(
+      developmentToken(
+        {
+          AUTH_API_KEYS: '[{"name":"ops","sha256":"ab","roles":["admin"],"projects":"*"}]',
+          AUTH_DEV_TOKEN: 'chosen',
+        },
+        fresh,
+      ),
+    ).toBeUndefined();
+    expect(
+      developmentToken({ AUTH_JWT_ISSUER: 'https://idp.example', AUTH_DEV_TOKEN: 'chosen' }, fresh),
+    ).toBeUndefined();
   });
 });

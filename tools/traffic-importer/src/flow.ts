@@ -46,12 +46,21 @@ export function guarded(parse: () => LineResult): LineResult {
   try {
     return parse();
   } catch (error) {
-    if (error instanceof BadLine) return { kind: 'bad', reason: error.reason, message: error.message };
+    if (error instanceof BadLine)
+      return { kind: 'bad', reason: error.reason, message: error.message };
     throw error;
   }
 }
 
-const PROTOCOL_NAMES: Record<number, TrafficProtocol> = { 1: 'icmp', 6: 'tcp', 17: 'udp', 50: 'esp', 51: 'ah', 58: 'icmpv6', 132: 'sctp' };
+const PROTOCOL_NAMES: Record<number, TrafficProtocol> = {
+  1: 'icmp',
+  6: 'tcp',
+  17: 'udp',
+  50: 'esp',
+  51: 'ah',
+  58: 'icmpv6',
+  132: 'sctp',
+};
 
 /** The traffic.v1 protocol of an IANA protocol number (a name where traffic.v1 has one). */
 export function protocolOfNumber(value: unknown, field = 'protocol'): TrafficProtocol {
@@ -60,10 +69,12 @@ export function protocolOfNumber(value: unknown, field = 'protocol'): TrafficPro
 }
 
 /** Ports mean something for these protocols only; ICMP logs put type and code there. */
-export const hasPorts = (protocol: TrafficProtocol) => protocol === 'tcp' || protocol === 'udp' || protocol === 'sctp';
+export const hasPorts = (protocol: TrafficProtocol) =>
+  protocol === 'tcp' || protocol === 'udp' || protocol === 'sctp';
 
 export function address(value: unknown, field: string): string {
-  if (typeof value !== 'string' || isIP(value) === 0) throw new BadLine('bad_address', `${field} ${JSON.stringify(value)} is not an IP address`);
+  if (typeof value !== 'string' || isIP(value) === 0)
+    throw new BadLine('bad_address', `${field} ${JSON.stringify(value)} is not an IP address`);
   return value;
 }
 
@@ -72,10 +83,19 @@ export function port(value: unknown, field: string): number {
 }
 
 /** An integer given as a number or a decimal string (JSON exports write int64 as strings). */
-export function integer(value: unknown, field: string, min: number, max: number, reason: string): number {
+export function integer(
+  value: unknown,
+  field: string,
+  min: number,
+  max: number,
+  reason: string,
+): number {
   const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
-    throw new BadLine(reason, `${field} ${JSON.stringify(value)} is not an integer from ${min} to ${max}`);
+    throw new BadLine(
+      reason,
+      `${field} ${JSON.stringify(value)} is not an integer from ${min} to ${max}`,
+    );
   }
   return number;
 }
@@ -83,13 +103,17 @@ export function integer(value: unknown, field: string, min: number, max: number,
 /** A time given as Unix seconds (with a fraction or not), as a number or a string. */
 export function epochSeconds(value: unknown, field: string): Date {
   const seconds = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
-  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) throw new BadLine('bad_time', `${field} ${JSON.stringify(value)} is not a Unix time`);
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0)
+    throw new BadLine('bad_time', `${field} ${JSON.stringify(value)} is not a Unix time`);
   return validDate(new Date(Math.round(seconds * 1000)), value, field);
 }
 
 /** An RFC 3339 time. */
 export function rfc3339(value: unknown, field: string): Date {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value)) {
+  if (
+    typeof value !== 'string' ||
+    !/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value)
+  ) {
     throw new BadLine('bad_time', `${field} ${JSON.stringify(value)} is not an RFC 3339 time`);
   }
   return validDate(new Date(value.replace(/(\.\d{3})\d+/, '$1')), value, field);
@@ -97,7 +121,8 @@ export function rfc3339(value: unknown, field: string): Date {
 
 function validDate(date: Date, value: unknown, field: string): Date {
   // Beyond year 9999 an ISO string no longer has four year digits, and traffic.v1 wants RFC 3339.
-  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() > 9999) throw new BadLine('bad_time', `${field} ${JSON.stringify(value)} is not a valid time`);
+  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() > 9999)
+    throw new BadLine('bad_time', `${field} ${JSON.stringify(value)} is not a valid time`);
   return date;
 }
 
@@ -113,4 +138,5 @@ export function jsonObject(line: string): Record<string, unknown> {
   return value;
 }
 
-export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

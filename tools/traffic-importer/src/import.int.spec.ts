@@ -3,7 +3,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { TRAFFIC_STREAM, TRAFFIC_STREAM_LIMITS, TRAFFIC_STREAM_SUBJECTS, TrafficEvent } from '@rollout/contracts';
+import {
+  TRAFFIC_STREAM,
+  TRAFFIC_STREAM_LIMITS,
+  TRAFFIC_STREAM_SUBJECTS,
+  TrafficEvent,
+} from '@rollout/contracts';
 import { NatsNamespace, declareJetStream } from '@rollout/nats';
 import { TEST_NATS_URL, uniqueName } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
@@ -27,16 +32,40 @@ interface FormatCase {
   first: Omit<TrafficEvent, 'id'>;
 }
 
-const ZEEK_FIELDS = '#fields\tts\tuid\tid.orig_h\tid.orig_p\tid.resp_h\tid.resp_p\tproto\tlocal_orig\tlocal_resp';
-const hubble = (source: string, destination: string, destinationPort: number, extra: Record<string, unknown> = {}) =>
+const ZEEK_FIELDS =
+  '#fields\tts\tuid\tid.orig_h\tid.orig_p\tid.resp_h\tid.resp_p\tproto\tlocal_orig\tlocal_resp';
+const hubble = (
+  source: string,
+  destination: string,
+  destinationPort: number,
+  extra: Record<string, unknown> = {},
+) =>
   JSON.stringify({
-    flow: { time: '2023-03-20T17:22:28.232573613Z', verdict: 'FORWARDED', IP: { source, destination, ipVersion: 'IPv4' }, l4: { TCP: { source_port: 49168, destination_port: destinationPort } }, traffic_direction: 'INGRESS', is_reply: false, ...extra },
+    flow: {
+      time: '2023-03-20T17:22:28.232573613Z',
+      verdict: 'FORWARDED',
+      IP: { source, destination, ipVersion: 'IPv4' },
+      l4: { TCP: { source_port: 49168, destination_port: destinationPort } },
+      traffic_direction: 'INGRESS',
+      is_reply: false,
+      ...extra,
+    },
     node_name: 'kind-worker',
     time: '2023-03-20T17:22:28.232573613Z',
   });
 const gcp = (srcIp: string, destIp: string, destPort: number, reporter: string) =>
   JSON.stringify({
-    jsonPayload: { connection: { src_ip: srcIp, src_port: 45118, dest_ip: destIp, dest_port: destPort, protocol: 6 }, reporter, start_time: '2023-01-31T20:05:16.803425012Z' },
+    jsonPayload: {
+      connection: {
+        src_ip: srcIp,
+        src_port: 45118,
+        dest_ip: destIp,
+        dest_port: destPort,
+        protocol: 6,
+      },
+      reporter,
+      start_time: '2023-01-31T20:05:16.803425012Z',
+    },
     logName: 'projects/my-project/logs/compute.googleapis.com%2Fvpc_flows',
     timestamp: '2023-01-31T20:05:41.539512452Z',
   });
@@ -54,14 +83,35 @@ const CASES: FormatCase[] = [
     ],
     badLines: [5],
     skipped: 2,
-    first: { time: '2014-12-14T04:06:50.000Z', direction: 'INGRESS', srcIp: '172.31.16.139', destIp: '172.31.16.21', protocol: 'tcp', srcPort: 20641, destPort: 22 },
+    first: {
+      time: '2014-12-14T04:06:50.000Z',
+      direction: 'INGRESS',
+      srcIp: '172.31.16.139',
+      destIp: '172.31.16.21',
+      protocol: 'tcp',
+      srcPort: 20641,
+      destPort: 22,
+    },
   },
   {
     format: 'gcp-vpc',
-    lines: [gcp('35.235.241.17', '10.128.0.2', 22, 'DEST'), '{"jsonPayload": ', gcp('10.128.0.2', '10.128.0.3', 443, 'SRC'), gcp('10.128.0.2', '10.128.0.4', 8080, 'SRC')],
+    lines: [
+      gcp('35.235.241.17', '10.128.0.2', 22, 'DEST'),
+      '{"jsonPayload": ',
+      gcp('10.128.0.2', '10.128.0.3', 443, 'SRC'),
+      gcp('10.128.0.2', '10.128.0.4', 8080, 'SRC'),
+    ],
     badLines: [2],
     skipped: 0,
-    first: { time: '2023-01-31T20:05:16.803Z', direction: 'INGRESS', srcIp: '35.235.241.17', destIp: '10.128.0.2', protocol: 'tcp', srcPort: 45118, destPort: 22 },
+    first: {
+      time: '2023-01-31T20:05:16.803Z',
+      direction: 'INGRESS',
+      srcIp: '35.235.241.17',
+      destIp: '10.128.0.2',
+      protocol: 'tcp',
+      srcPort: 45118,
+      destPort: 22,
+    },
   },
   {
     format: 'zeek',
@@ -76,18 +126,60 @@ const CASES: FormatCase[] = [
     ],
     badLines: [6],
     skipped: 3,
-    first: { time: '2020-06-05T14:39:59.306Z', direction: 'EGRESS', srcIp: '192.168.4.76', destIp: '192.168.4.1', protocol: 'udp', srcPort: 36844, destPort: 53 },
+    first: {
+      time: '2020-06-05T14:39:59.306Z',
+      direction: 'EGRESS',
+      srcIp: '192.168.4.76',
+      destIp: '192.168.4.1',
+      protocol: 'udp',
+      srcPort: 36844,
+      destPort: 53,
+    },
   },
   {
     format: 'zeek-json',
     lines: [
-      JSON.stringify({ ts: 1591367999.305988, uid: 'CMdzit1AMNsmfAIiQc', 'id.orig_h': '192.168.4.76', 'id.orig_p': 36844, 'id.resp_h': '192.168.4.1', 'id.resp_p': 53, proto: 'udp', local_orig: true, local_resp: false }),
-      JSON.stringify({ ts: 1591367999.4, uid: 'C2', 'id.orig_h': '203.0.113.9', 'id.orig_p': 58320, 'id.resp_h': '192.168.4.76', 'id.resp_p': 22, proto: 'tcp' }),
-      JSON.stringify({ ts: 1591367999.5, uid: 'C3', 'id.orig_h': '203.0.113.9', 'id.orig_p': 99999, 'id.resp_h': '192.168.4.76', 'id.resp_p': 22, proto: 'tcp' }),
+      JSON.stringify({
+        ts: 1591367999.305988,
+        uid: 'CMdzit1AMNsmfAIiQc',
+        'id.orig_h': '192.168.4.76',
+        'id.orig_p': 36844,
+        'id.resp_h': '192.168.4.1',
+        'id.resp_p': 53,
+        proto: 'udp',
+        local_orig: true,
+        local_resp: false,
+      }),
+      JSON.stringify({
+        ts: 1591367999.4,
+        uid: 'C2',
+        'id.orig_h': '203.0.113.9',
+        'id.orig_p': 58320,
+        'id.resp_h': '192.168.4.76',
+        'id.resp_p': 22,
+        proto: 'tcp',
+      }),
+      JSON.stringify({
+        ts: 1591367999.5,
+        uid: 'C3',
+        'id.orig_h': '203.0.113.9',
+        'id.orig_p': 99999,
+        'id.resp_h': '192.168.4.76',
+        'id.resp_p': 22,
+        proto: 'tcp',
+      }),
     ],
     badLines: [3],
     skipped: 0,
-    first: { time: '2020-06-05T14:39:59.306Z', direction: 'EGRESS', srcIp: '192.168.4.76', destIp: '192.168.4.1', protocol: 'udp', srcPort: 36844, destPort: 53 },
+    first: {
+      time: '2020-06-05T14:39:59.306Z',
+      direction: 'EGRESS',
+      srcIp: '192.168.4.76',
+      destIp: '192.168.4.1',
+      protocol: 'udp',
+      srcPort: 36844,
+      destPort: 53,
+    },
   },
   {
     format: 'hubble',
@@ -99,7 +191,15 @@ const CASES: FormatCase[] = [
     ],
     badLines: [3],
     skipped: 1,
-    first: { time: '2023-03-20T17:22:28.232Z', direction: 'INGRESS', srcIp: '10.244.1.92', destIp: '10.244.0.125', protocol: 'tcp', srcPort: 49168, destPort: 80 },
+    first: {
+      time: '2023-03-20T17:22:28.232Z',
+      direction: 'INGRESS',
+      srcIp: '10.244.1.92',
+      destIp: '10.244.0.125',
+      protocol: 'tcp',
+      srcPort: 49168,
+      destPort: 80,
+    },
   },
   {
     format: 'conntrack',
@@ -111,7 +211,15 @@ const CASES: FormatCase[] = [
     ],
     badLines: [4],
     skipped: 1,
-    first: { time: '2015-07-22T10:15:48.285Z', direction: 'INGRESS', srcIp: '10.0.0.5', destIp: '93.184.216.34', protocol: 'tcp', srcPort: 52000, destPort: 80 },
+    first: {
+      time: '2015-07-22T10:15:48.285Z',
+      direction: 'INGRESS',
+      srcIp: '10.0.0.5',
+      destIp: '93.184.216.34',
+      protocol: 'tcp',
+      srcPort: 52000,
+      destPort: 80,
+    },
   },
 ];
 
@@ -125,19 +233,33 @@ describe('rollout-traffic import with JetStream', () => {
     nc = await connect({ servers: TEST_NATS_URL });
     // The evaluator owns TRAFFIC; these tests declare it as the evaluator does, smaller.
     await declareJetStream(nc, ns, {
-      streams: [{ name: TRAFFIC_STREAM, subjects: [TRAFFIC_STREAM_SUBJECTS], maxAgeMs: 3_600_000, maxBytes: 64 * 1024 ** 2, duplicateWindowMs: TRAFFIC_STREAM_LIMITS.duplicateWindowMs }],
+      streams: [
+        {
+          name: TRAFFIC_STREAM,
+          subjects: [TRAFFIC_STREAM_SUBJECTS],
+          maxAgeMs: 3_600_000,
+          maxBytes: 64 * 1024 ** 2,
+          duplicateWindowMs: TRAFFIC_STREAM_LIMITS.duplicateWindowMs,
+        },
+      ],
     });
     dir = await mkdtemp(join(tmpdir(), 'traffic-import-'));
   });
 
   afterAll(async () => {
-    await (await nc.jetstreamManager()).streams.delete(ns.stream(TRAFFIC_STREAM)).catch(() => undefined);
+    await (
+      await nc.jetstreamManager()
+    ).streams
+      .delete(ns.stream(TRAFFIC_STREAM))
+      .catch(() => undefined);
     await nc.close();
     await rm(dir, { recursive: true, force: true });
   });
 
   /** Every message on a subject of TRAFFIC: its Nats-Msg-Id and event. */
-  async function eventsOn(policy: string): Promise<{ msgId: string | undefined; event: TrafficEvent }[]> {
+  async function eventsOn(
+    policy: string,
+  ): Promise<{ msgId: string | undefined; event: TrafficEvent }[]> {
     const jsm = await nc.jetstreamManager();
     const stream = ns.stream(TRAFFIC_STREAM);
     const subject = ns.subject(`traffic.v1.acme.global.${policy}`);
@@ -145,13 +267,28 @@ describe('rollout-traffic import with JetStream', () => {
     const found = [];
     for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
       const message = await jsm.streams.getMessage(stream, { seq }).catch(() => undefined);
-      if (message?.subject === subject) found.push({ msgId: message.header?.get('Nats-Msg-Id'), event: message.json<TrafficEvent>() });
+      if (message?.subject === subject)
+        found.push({
+          msgId: message.header?.get('Nats-Msg-Id'),
+          event: message.json<TrafficEvent>(),
+        });
     }
     return found;
   }
 
   const options = (format: FormatName, paths: string[], policy: string): Promise<ImportOptions> =>
-    resolveInputs(paths).then((inputs) => ({ format, inputs, project: 'acme', location: 'global', policy, routes: [], defaultDirection: 'INGRESS', restamp: false, rounds: 1, namespace }));
+    resolveInputs(paths).then((inputs) => ({
+      format,
+      inputs,
+      project: 'acme',
+      location: 'global',
+      policy,
+      routes: [],
+      defaultDirection: 'INGRESS',
+      restamp: false,
+      rounds: 1,
+      namespace,
+    }));
 
   describe.each(CASES)('$format', ({ format, lines, badLines, skipped, first }) => {
     const policy = `p-${format}`;
@@ -164,7 +301,9 @@ describe('rollout-traffic import with JetStream', () => {
       const summary = await importFlows(nc, await options(format, [path], policy));
       expect(summary).toMatchObject({ lines: lines.length, published: good, duplicates: 0 });
       expect(Object.values(summary.skipped).reduce((a, b) => a + b, 0)).toBe(skipped);
-      expect(summary.badLines.map(({ input, line }) => `${input}:${line}`)).toEqual(badLines.map((line) => `${path}:${line}`));
+      expect(summary.badLines.map(({ input, line }) => `${input}:${line}`)).toEqual(
+        badLines.map((line) => `${path}:${line}`),
+      );
 
       const landed = await eventsOn(policy);
       expect(landed).toHaveLength(good);
@@ -182,23 +321,40 @@ describe('rollout-traffic import with JetStream', () => {
     await mkdir(zeekDir);
     const zeek = CASES.find((c) => c.format === 'zeek')!;
     const header = zeek.lines.slice(0, 3);
-    await writeFile(join(zeekDir, 'conn.00.log.gz'), gzipSync(`${[...header, zeek.lines[3]].join('\n')}\n`));
-    await writeFile(join(zeekDir, 'conn.01.log'), `${[...header, zeek.lines[4], zeek.lines[6]].join('\n')}\n`);
+    await writeFile(
+      join(zeekDir, 'conn.00.log.gz'),
+      gzipSync(`${[...header, zeek.lines[3]].join('\n')}\n`),
+    );
+    await writeFile(
+      join(zeekDir, 'conn.01.log'),
+      `${[...header, zeek.lines[4], zeek.lines[6]].join('\n')}\n`,
+    );
 
     const routes = parsePolicyRoutes('192.168.4.1/32=dns-servers,192.168.0.0/16=lan');
-    const summary = await importFlows(nc, { ...(await options('zeek', [zeekDir], 'unused')), policy: undefined, routes });
+    const summary = await importFlows(nc, {
+      ...(await options('zeek', [zeekDir], 'unused')),
+      policy: undefined,
+      routes,
+    });
     expect(summary).toMatchObject({ published: 3, bad: {} });
     expect((await eventsOn('dns-servers')).map(({ event }) => event.destPort)).toEqual([53]);
     expect((await eventsOn('lan')).map(({ event }) => event.destPort)).toEqual([22, 443]);
   });
 
   describe('the command', () => {
-    const cli = (args: string[], stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+    const cli = (
+      args: string[],
+      stdin = '',
+    ): Promise<{ code: number | null; stdout: string; stderr: string }> =>
       new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, 'main.ts'), 'import', ...args], {
-          cwd: join(__dirname, '..', '..', '..'),
-          env: { ...process.env, NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace },
-        });
+        const child = spawn(
+          process.execPath,
+          ['-r', '@swc-node/register', join(__dirname, 'main.ts'), 'import', ...args],
+          {
+            cwd: join(__dirname, '..', '..', '..'),
+            env: { ...process.env, NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace },
+          },
+        );
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -210,14 +366,27 @@ describe('rollout-traffic import with JetStream', () => {
 
     it('exits 0 when every line imports, 1 with bad lines (named by number), 2 when it cannot run', async () => {
       const hubbleCase = CASES.find((c) => c.format === 'hubble')!;
-      const clean = await cli(['--format', 'hubble', '--project', 'acme', '--policy', 'cli-stdin', '-'], `${hubbleCase.lines[0]}\n${hubbleCase.lines[3]}\n`);
+      const clean = await cli(
+        ['--format', 'hubble', '--project', 'acme', '--policy', 'cli-stdin', '-'],
+        `${hubbleCase.lines[0]}\n${hubbleCase.lines[3]}\n`,
+      );
       expect(clean).toMatchObject({ code: 0 });
-      expect(clean.stdout).toMatch(/^2 lines from 1 input in [\d.]+ s: 2 events published, 0 already in the stream/);
+      expect(clean.stdout).toMatch(
+        /^2 lines from 1 input in [\d.]+ s: 2 events published, 0 already in the stream/,
+      );
       expect(await eventsOn('cli-stdin')).toHaveLength(2);
 
       const path = join(dir, 'cli-hubble.log');
       await writeFile(path, `${hubbleCase.lines.join('\n')}\n`);
-      const withBad = await cli(['--format', 'hubble', '--project', 'acme', '--policy', 'cli-file', path]);
+      const withBad = await cli([
+        '--format',
+        'hubble',
+        '--project',
+        'acme',
+        '--policy',
+        'cli-file',
+        path,
+      ]);
       expect(withBad.code).toBe(1);
       expect(withBad.stdout).toContain(`${path}:3: bad_json: not JSON`);
 
@@ -225,13 +394,36 @@ describe('rollout-traffic import with JetStream', () => {
       expect(noPolicy.code).toBe(2);
       expect(noPolicy.stderr).toContain('say which live policy the flows belong to');
 
-      const unknownFormat = await cli(['--format', 'netflow', '--project', 'acme', '--policy', 'x', path]);
+      const unknownFormat = await cli([
+        '--format',
+        'netflow',
+        '--project',
+        'acme',
+        '--policy',
+        'x',
+        path,
+      ]);
       expect(unknownFormat.code).toBe(2);
-      expect(unknownFormat.stderr).toContain("Allowed choices are aws-vpc, gcp-vpc, zeek, zeek-json, hubble, conntrack");
+      expect(unknownFormat.stderr).toContain(
+        'Allowed choices are aws-vpc, gcp-vpc, zeek, zeek-json, hubble, conntrack',
+      );
     });
 
     it('says the TRAFFIC stream is missing instead of losing events', async () => {
-      const result = await cli(['--format', 'hubble', '--project', 'nostream', '--policy', 'edge', '--namespace', uniqueName('none'), '-'], `${CASES.find((c) => c.format === 'hubble')!.lines[0]}\n`);
+      const result = await cli(
+        [
+          '--format',
+          'hubble',
+          '--project',
+          'nostream',
+          '--policy',
+          'edge',
+          '--namespace',
+          uniqueName('none'),
+          '-',
+        ],
+        `${CASES.find((c) => c.format === 'hubble')!.lines[0]}\n`,
+      );
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('no JetStream stream takes traffic.v1.nostream.global.*');
     });

@@ -72,7 +72,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const MIN_SLEEP_MS = 10;
 
 export function emptySummary(): ImportSummary {
-  return { lines: 0, published: 0, duplicates: 0, skipped: {}, bad: {}, badLines: [], bytesRead: 0, elapsedMs: 0 };
+  return {
+    lines: 0,
+    published: 0,
+    duplicates: 0,
+    skipped: {},
+    bad: {},
+    badLines: [],
+    bytesRead: 0,
+    elapsedMs: 0,
+  };
 }
 
 /**
@@ -80,20 +89,32 @@ export function emptySummary(): ImportSummary {
  * the subject of its live policy, with a Nats-Msg-Id derived from the record. A bad line is
  * counted and reported, never fatal; a publish JetStream refuses stops the import (ImportFailed).
  */
-export async function importFlows(connection: NatsConnection, options: ImportOptions, summary = emptySummary()): Promise<ImportSummary> {
+export async function importFlows(
+  connection: NatsConnection,
+  options: ImportOptions,
+  summary = emptySummary(),
+): Promise<ImportSummary> {
   const started = Date.now();
   const ns = new NatsNamespace(options.namespace);
   const js = connection.jetstream();
-  const schedule = new PublishSchedule({ ratePerSecond: options.ratePerSecond, speed: options.speed });
+  const schedule = new PublishSchedule({
+    ratePerSecond: options.ratePerSecond,
+    speed: options.speed,
+  });
   const publisher = new Publisher(js, options.maxInFlight ?? 1024, summary);
   const shown = options.badLinesShown ?? 10;
   const subjects = new Map<string, string>();
   const subjectOf = (policy: string) => {
     let subject = subjects.get(policy);
-    if (!subject) subjects.set(policy, (subject = ns.subject(trafficSubject(options.project, options.location, policy))));
+    if (!subject)
+      subjects.set(
+        policy,
+        (subject = ns.subject(trafficSubject(options.project, options.location, policy))),
+      );
     return subject;
   };
-  const count = (counts: Record<string, number>, reason: string) => (counts[reason] = (counts[reason] ?? 0) + 1);
+  const count = (counts: Record<string, number>, reason: string) =>
+    (counts[reason] = (counts[reason] ?? 0) + 1);
 
   try {
     const stopped = () => options.signal?.aborted === true || publisher.failure !== undefined;
@@ -101,7 +122,10 @@ export async function importFlows(connection: NatsConnection, options: ImportOpt
       for (const input of options.inputs) {
         if (stopped()) break;
         const parser = FORMATS[options.format]();
-        const lines = createInterface({ input: await input.open((bytes) => (summary.bytesRead += bytes)), crlfDelay: Infinity });
+        const lines = createInterface({
+          input: await input.open((bytes) => (summary.bytesRead += bytes)),
+          crlfDelay: Infinity,
+        });
         let lineNumber = 0;
         for await (const line of lines) {
           lineNumber++;
@@ -115,7 +139,13 @@ export async function importFlows(connection: NatsConnection, options: ImportOpt
           }
           if (result.kind === 'bad') {
             count(summary.bad, result.reason);
-            if (summary.badLines.length < shown) summary.badLines.push({ input: input.name, line: lineNumber, reason: result.reason, message: result.message });
+            if (summary.badLines.length < shown)
+              summary.badLines.push({
+                input: input.name,
+                line: lineNumber,
+                reason: result.reason,
+                message: result.message,
+              });
             continue;
           }
           const policy = policyFor(result.flow.destIp, options.routes, options.policy);
@@ -141,7 +171,8 @@ export async function importFlows(connection: NatsConnection, options: ImportOpt
   } finally {
     summary.elapsedMs = Date.now() - started;
   }
-  if (publisher.failure) throw new ImportFailed(describePublishError(publisher.failure, options), summary);
+  if (publisher.failure)
+    throw new ImportFailed(describePublishError(publisher.failure, options), summary);
   return summary;
 }
 
@@ -158,17 +189,21 @@ class Publisher {
   ) {}
 
   async publish(subject: string, msgID: string, data: string): Promise<void> {
-    while (this.inFlight >= this.maxInFlight) await new Promise<void>((resolve) => (this.wake = resolve));
+    while (this.inFlight >= this.maxInFlight)
+      await new Promise<void>((resolve) => (this.wake = resolve));
     this.inFlight++;
-    this.js.publish(subject, data, { msgID }).then(
-      (ack) => (ack.duplicate ? this.summary.duplicates++ : this.summary.published++),
-      (error: unknown) => (this.failure ??= error),
-    ).finally(() => {
-      this.inFlight--;
-      const wake = this.wake;
-      this.wake = undefined;
-      wake?.();
-    });
+    this.js
+      .publish(subject, data, { msgID })
+      .then(
+        (ack) => (ack.duplicate ? this.summary.duplicates++ : this.summary.published++),
+        (error: unknown) => (this.failure ??= error),
+      )
+      .finally(() => {
+        this.inFlight--;
+        const wake = this.wake;
+        this.wake = undefined;
+        wake?.();
+      });
   }
 
   async drained(): Promise<void> {

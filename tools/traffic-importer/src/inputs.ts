@@ -23,7 +23,10 @@ const GZIP_MAGIC = [0x1f, 0x8b];
  * files in it (sorted by name, not recursing), anything else is a file. Gzip is recognised by
  * its magic bytes, whatever the file is called.
  */
-export async function resolveInputs(paths: readonly string[], stdin: Readable = process.stdin): Promise<Input[]> {
+export async function resolveInputs(
+  paths: readonly string[],
+  stdin: Readable = process.stdin,
+): Promise<Input[]> {
   const inputs: Input[] = [];
   for (const path of paths) {
     if (path === '-') {
@@ -33,7 +36,10 @@ export async function resolveInputs(paths: readonly string[], stdin: Readable = 
     const info = await stat(path).catch(() => undefined);
     if (!info) throw new InputError(`${path}: no such file or directory`);
     if (info.isDirectory()) {
-      const entries = (await readdir(path, { withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => entry.name).sort();
+      const entries = (await readdir(path, { withFileTypes: true }))
+        .filter((entry) => entry.isFile())
+        .map((entry) => entry.name)
+        .sort();
       if (entries.length === 0) throw new InputError(`${path}: the directory holds no files`);
       for (const entry of entries) inputs.push(await fileInput(join(path, entry)));
     } else {

@@ -1,7 +1,8 @@
 import type { ImportSummary } from './importer';
 
 const number = (value: number) => value.toLocaleString('en-US');
-const total = (counts: Record<string, number>) => Object.values(counts).reduce((sum, count) => sum + count, 0);
+const total = (counts: Record<string, number>) =>
+  Object.values(counts).reduce((sum, count) => sum + count, 0);
 const byReason = (counts: Record<string, number>) =>
   Object.entries(counts)
     .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
@@ -12,7 +13,9 @@ export const badLineCount = (summary: ImportSummary) => total(summary.bad);
 
 /** Events acknowledged per second of the import so far. */
 export const eventsPerSecond = (summary: ImportSummary) =>
-  summary.elapsedMs > 0 ? Math.round(((summary.published + summary.duplicates) * 1000) / summary.elapsedMs) : 0;
+  summary.elapsedMs > 0
+    ? Math.round(((summary.published + summary.duplicates) * 1000) / summary.elapsedMs)
+    : 0;
 
 /** The summary an import prints at its end, for people. */
 export function formatSummary(summary: ImportSummary, inputs: number): string {
@@ -24,14 +27,20 @@ export function formatSummary(summary: ImportSummary, inputs: number): string {
   if (total(summary.skipped) > 0) lines.push(`  skipped: ${byReason(summary.skipped)}`);
   if (bad > 0) {
     lines.push(`  bad lines: ${number(bad)} (${byReason(summary.bad)})`);
-    for (const { input, line, reason, message } of summary.badLines) lines.push(`    ${input}:${line}: ${reason}: ${message}`);
-    if (summary.badLines.length < bad) lines.push(`    … and ${number(bad - summary.badLines.length)} more`);
+    for (const { input, line, reason, message } of summary.badLines)
+      lines.push(`    ${input}:${line}: ${reason}: ${message}`);
+    if (summary.badLines.length < bad)
+      lines.push(`    … and ${number(bad - summary.badLines.length)} more`);
   }
   return lines.join('\n');
 }
 
 /** One progress line: a bar when the size is known, the events and the rate. */
-export function formatProgress(summary: ImportSummary, totalBytes: number | undefined, width = 30): string {
+export function formatProgress(
+  summary: ImportSummary,
+  totalBytes: number | undefined,
+  width = 30,
+): string {
   const events = `${number(summary.published + summary.duplicates)} events, ${number(eventsPerSecond(summary))} events/s`;
   if (!totalBytes) return events;
   const fraction = Math.min(1, summary.bytesRead / totalBytes);

@@ -11,8 +11,18 @@ describe('import report', () => {
       skipped: { header: 8 },
       bad: { bad_address: 1, wrong_field_count: 2 },
       badLines: [
-        { input: 'conn.log', line: 17, reason: 'bad_address', message: 'id.orig_h "10.0.0.256" is not an IP address' },
-        { input: 'conn.log', line: 18, reason: 'wrong_field_count', message: '3 fields where #fields names 21' },
+        {
+          input: 'conn.log',
+          line: 17,
+          reason: 'bad_address',
+          message: 'id.orig_h "10.0.0.256" is not an IP address',
+        },
+        {
+          input: 'conn.log',
+          line: 18,
+          reason: 'wrong_field_count',
+          message: '3 fields where #fields names 21',
+        },
       ],
       elapsedMs: 40_000,
     };

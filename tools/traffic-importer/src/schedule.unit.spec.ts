@@ -8,10 +8,15 @@ describe('PublishSchedule', () => {
 
   it('spaces events to the rate cap', () => {
     const schedule = new PublishSchedule({ ratePerSecond: 100 });
-    expect([schedule.delayMs(0, undefined), schedule.delayMs(0, undefined), schedule.delayMs(5, undefined), schedule.delayMs(100, undefined)]).toEqual([0, 10, 15, 0]);
+    expect([
+      schedule.delayMs(0, undefined),
+      schedule.delayMs(0, undefined),
+      schedule.delayMs(5, undefined),
+      schedule.delayMs(100, undefined),
+    ]).toEqual([0, 10, 15, 0]);
   });
 
-  it('replays the records\' own spacing, divided by the speed, from the first record', () => {
+  it("replays the records' own spacing, divided by the speed, from the first record", () => {
     const original = new PublishSchedule({ speed: 1 });
     expect(original.delayMs(500, 1_000_000)).toBe(0);
     expect(original.delayMs(600, 1_002_000)).toBe(1900);

@@ -9,8 +9,19 @@ import type { FlowRecord } from './flow';
  * JetStream stores it once (within the TRAFFIC stream's duplicate window), and the id needs no
  * state in the importer; a salt makes a deliberate replay new traffic.
  */
-export function eventId(subject: string, format: string, line: string, round = 0, salt = ''): string {
-  const hash = createHash('sha256').update(subject).update('\n').update(format).update('\n').update(line);
+export function eventId(
+  subject: string,
+  format: string,
+  line: string,
+  round = 0,
+  salt = '',
+): string {
+  const hash = createHash('sha256')
+    .update(subject)
+    .update('\n')
+    .update(format)
+    .update('\n')
+    .update(line);
   if (round > 0 || salt !== '') hash.update(`\n${round}\n${salt}`);
   return `flow-${hash.digest('base64url').slice(0, 32)}`;
 }
@@ -24,7 +35,10 @@ export interface EventOptions {
   restamp: boolean;
 }
 
-export function trafficEvent(flow: FlowRecord, { id, defaultDirection, now, restamp }: EventOptions): TrafficEvent {
+export function trafficEvent(
+  flow: FlowRecord,
+  { id, defaultDirection, now, restamp }: EventOptions,
+): TrafficEvent {
   const event: TrafficEvent = {
     id,
     time: (restamp || !flow.time ? now : flow.time).toISOString(),

@@ -2,7 +2,14 @@ import { TRAFFIC_EVENT_ID_MAX_LENGTH } from '@rollout/contracts';
 import { eventId, trafficEvent } from './traffic-event';
 
 describe('traffic events from flow records', () => {
-  const flow = { time: new Date('2023-01-31T20:05:16.803Z'), srcIp: '35.235.241.17', destIp: '10.128.0.2', protocol: 'tcp' as const, srcPort: 45118, destPort: 22 };
+  const flow = {
+    time: new Date('2023-01-31T20:05:16.803Z'),
+    srcIp: '35.235.241.17',
+    destIp: '10.128.0.2',
+    protocol: 'tcp' as const,
+    srcPort: 45118,
+    destPort: 22,
+  };
 
   it('derives the id from the subject, the format and the record, and from the round and salt of a replay', () => {
     const id = eventId('traffic.v1.acme.global.edge', 'zeek', 'line 1');
@@ -21,9 +28,14 @@ describe('traffic events from flow records', () => {
     expect(new Set([id, ...others]).size).toBe(7);
   });
 
-  it('keeps the record\'s time and direction, or takes the defaults', () => {
+  it("keeps the record's time and direction, or takes the defaults", () => {
     const now = new Date('2026-11-25T10:00:00Z');
-    expect(trafficEvent({ ...flow, direction: 'EGRESS' }, { id: 'e1', defaultDirection: 'INGRESS', now, restamp: false })).toEqual({
+    expect(
+      trafficEvent(
+        { ...flow, direction: 'EGRESS' },
+        { id: 'e1', defaultDirection: 'INGRESS', now, restamp: false },
+      ),
+    ).toEqual({
       id: 'e1',
       time: '2023-01-31T20:05:16.803Z',
       direction: 'EGRESS',
@@ -33,7 +45,12 @@ describe('traffic events from flow records', () => {
       srcPort: 45118,
       destPort: 22,
     });
-    expect(trafficEvent({ srcIp: '10.0.0.1', destIp: '10.0.0.2', protocol: 'icmp' }, { id: 'e2', defaultDirection: 'EGRESS', now, restamp: false })).toEqual({
+    expect(
+      trafficEvent(
+        { srcIp: '10.0.0.1', destIp: '10.0.0.2', protocol: 'icmp' },
+        { id: 'e2', defaultDirection: 'EGRESS', now, restamp: false },
+      ),
+    ).toEqual({
       id: 'e2',
       time: '2026-11-25T10:00:00.000Z',
       direction: 'EGRESS',
@@ -41,6 +58,8 @@ describe('traffic events from flow records', () => {
       destIp: '10.0.0.2',
       protocol: 'icmp',
     });
-    expect(trafficEvent(flow, { id: 'e3', defaultDirection: 'INGRESS', now, restamp: true }).time).toBe('2026-11-25T10:00:00.000Z');
+    expect(
+      trafficEvent(flow, { id: 'e3', defaultDirection: 'INGRESS', now, restamp: true }).time,
+    ).toBe('2026-11-25T10:00:00.000Z');
   });
 });

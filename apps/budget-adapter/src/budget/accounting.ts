@@ -15,7 +15,10 @@ export interface LeaseTimes {
  * `amount` (else `max`, `min`); 1 when none is set.
  */
 export function reservationUnits(r: AdapterReservation): number {
-  const size = r.resourceType === 'physical:host' ? (r.max ?? r.min ?? r.amount) : (r.amount ?? r.max ?? r.min);
+  const size =
+    r.resourceType === 'physical:host'
+      ? (r.max ?? r.min ?? r.amount)
+      : (r.amount ?? r.max ?? r.min);
   return typeof size === 'number' && Number.isFinite(size) ? Math.max(0, size) : 1;
 }
 
@@ -24,19 +27,29 @@ export function reservationUnits(r: AdapterReservation): number {
  * its end), rounded up to whole hours per type (30 minutes of one host is one host-hour), as
  * the enforcement-service counts what it asks for.
  */
-export function resourceHours(lease: LeaseTimes, until: Date = lease.endDate): Record<string, number> {
+export function resourceHours(
+  lease: LeaseTimes,
+  until: Date = lease.endDate,
+): Record<string, number> {
   const end = Math.min(until.getTime(), lease.endDate.getTime());
   const ms = Math.max(0, end - lease.startDate.getTime());
   const unitMs: Record<string, number> = {};
-  for (const r of lease.reservations) unitMs[r.resourceType] = (unitMs[r.resourceType] ?? 0) + reservationUnits(r) * ms;
-  return Object.fromEntries(Object.entries(unitMs).map(([type, total]) => [type, Math.ceil(total / HOUR_MS)]));
+  for (const r of lease.reservations)
+    unitMs[r.resourceType] = (unitMs[r.resourceType] ?? 0) + reservationUnits(r) * ms;
+  return Object.fromEntries(
+    Object.entries(unitMs).map(([type, total]) => [type, Math.ceil(total / HOUR_MS)]),
+  );
 }
 
 /**
  * What to grant of one quota: best effort grants whatever is left (≥ 0, at most the amount);
  * otherwise all of it or nothing. A type without a budget is not limited.
  */
-export function grantAmount(asked: { amount: number; bestEffort: boolean }, budget: number | undefined, spent: number): number {
+export function grantAmount(
+  asked: { amount: number; bestEffort: boolean },
+  budget: number | undefined,
+  spent: number,
+): number {
   if (budget === undefined) return asked.amount;
   const left = Math.max(0, budget - spent);
   if (asked.bestEffort) return Math.min(asked.amount, left);
@@ -59,7 +72,10 @@ export function overBudget(
     const budget = budgetOf(config, project, resourceType);
     if (budget === undefined) continue;
     if (budget - spent(resourceType) <= 0) {
-      return { resourceType, message: `Project ${project} has used its budget of ${formatHours(budget)} ${resourceType} hours.` };
+      return {
+        resourceType,
+        message: `Project ${project} has used its budget of ${formatHours(budget)} ${resourceType} hours.`,
+      };
     }
   }
   return undefined;
@@ -69,8 +85,14 @@ export function formatHours(hours: number): string {
   return Number.isInteger(hours) ? String(hours) : hours.toFixed(2).replace(/\.?0+$/, '');
 }
 
-export function shortMessage(project: string, shortTypes: { resourceType: string; left: number; budget: number }[]): string {
+export function shortMessage(
+  project: string,
+  shortTypes: { resourceType: string; left: number; budget: number }[],
+): string {
   return shortTypes
-    .map((s) => `Project ${project} has ${formatHours(s.left)} of its ${formatHours(s.budget)} ${s.resourceType} hours left.`)
+    .map(
+      (s) =>
+        `Project ${project} has ${formatHours(s.left)} of its ${formatHours(s.budget)} ${s.resourceType} hours left.`,
+    )
     .join(' ');
 }

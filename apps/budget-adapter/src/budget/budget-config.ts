@@ -19,7 +19,8 @@ export interface FieldViolation {
   description: string;
 }
 
-export type ParsedBudgetConfig = { ok: true; config: BudgetConfig } | { ok: false; violations: FieldViolation[] };
+export type ParsedBudgetConfig =
+  { ok: true; config: BudgetConfig } | { ok: false; violations: FieldViolation[] };
 
 const KEYS = ['budgets', 'default'];
 
@@ -34,9 +35,16 @@ function limits(raw: unknown, field: string, violations: FieldViolation[]): Reco
   }
   const out: Record<string, number> = {};
   for (const [type, hours] of Object.entries(raw)) {
-    if (!type.trim()) violations.push({ field: `${field}.${type}`, description: 'a resource type must not be empty' });
+    if (!type.trim())
+      violations.push({
+        field: `${field}.${type}`,
+        description: 'a resource type must not be empty',
+      });
     else if (typeof hours !== 'number' || !Number.isFinite(hours) || hours < 0) {
-      violations.push({ field: `${field}.${type}`, description: 'must be a number of resource-hours ≥ 0' });
+      violations.push({
+        field: `${field}.${type}`,
+        description: 'must be a number of resource-hours ≥ 0',
+      });
     } else out[type] = hours;
   }
   return out;
@@ -45,24 +53,40 @@ function limits(raw: unknown, field: string, violations: FieldViolation[]): Reco
 /** Validates an `adapterConfig`; every problem names its field (`adapterConfig.budgets.acme.physical:host`). */
 export function parseBudgetConfig(raw: unknown, prefix = 'adapterConfig'): ParsedBudgetConfig {
   const violations: FieldViolation[] = [];
-  if (!isPlainObject(raw)) return { ok: false, violations: [{ field: prefix, description: 'must be an object' }] };
+  if (!isPlainObject(raw))
+    return { ok: false, violations: [{ field: prefix, description: 'must be an object' }] };
   for (const key of Object.keys(raw)) {
-    if (!KEYS.includes(key)) violations.push({ field: `${prefix}.${key}`, description: `unknown setting (expected one of: ${KEYS.join(', ')})` });
+    if (!KEYS.includes(key))
+      violations.push({
+        field: `${prefix}.${key}`,
+        description: `unknown setting (expected one of: ${KEYS.join(', ')})`,
+      });
   }
   const budgets: BudgetConfig['budgets'] = {};
   if (raw['budgets'] !== undefined) {
     if (!isPlainObject(raw['budgets'])) {
-      violations.push({ field: `${prefix}.budgets`, description: 'must be an object of project → { resource type → resource-hours }' });
+      violations.push({
+        field: `${prefix}.budgets`,
+        description: 'must be an object of project → { resource type → resource-hours }',
+      });
     } else {
-      for (const [project, value] of Object.entries(raw['budgets'])) budgets[project] = limits(value, `${prefix}.budgets.${project}`, violations);
+      for (const [project, value] of Object.entries(raw['budgets']))
+        budgets[project] = limits(value, `${prefix}.budgets.${project}`, violations);
     }
   }
-  const defaults = raw['default'] === undefined ? {} : limits(raw['default'], `${prefix}.default`, violations);
-  return violations.length ? { ok: false, violations } : { ok: true, config: { budgets, default: defaults } };
+  const defaults =
+    raw['default'] === undefined ? {} : limits(raw['default'], `${prefix}.default`, violations);
+  return violations.length
+    ? { ok: false, violations }
+    : { ok: true, config: { budgets, default: defaults } };
 }
 
 /** A project's budget of one resource type, or undefined when that type is not limited. */
-export function budgetOf(config: BudgetConfig, project: string, resourceType: string): number | undefined {
+export function budgetOf(
+  config: BudgetConfig,
+  project: string,
+  resourceType: string,
+): number | undefined {
   return Object.prototype.hasOwnProperty.call(config.budgets, project)
     ? (config.budgets[project][resourceType] ?? config.default[resourceType])
     : config.default[resourceType];

@@ -61,7 +61,10 @@ export class BudgetMetrics {
 
   report(kind: string, delta: Hours): void {
     for (const [type, hours] of Object.entries(delta)) {
-      this.adjustments.inc({ kind, resource_type: type, direction: hours > 0 ? 'up' : 'down' }, Math.abs(hours));
+      this.adjustments.inc(
+        { kind, resource_type: type, direction: hours > 0 ? 'up' : 'down' },
+        Math.abs(hours),
+      );
     }
   }
 }

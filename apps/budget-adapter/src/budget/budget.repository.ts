@@ -38,18 +38,29 @@ export class BudgetRepository {
   /** One reference fewer; the session is gone when none is left. */
   async closeSession(sessionId: string, now: Date): Promise<ClosedSession> {
     return this.dataSource.transaction(async (manager) => {
-      const rows: { refs: number }[] = await manager.query('SELECT refs FROM sessions WHERE id = $1 FOR UPDATE', [sessionId]);
+      const rows: { refs: number }[] = await manager.query(
+        'SELECT refs FROM sessions WHERE id = $1 FOR UPDATE',
+        [sessionId],
+      );
       if (!rows.length) return { found: false };
       const refs = rows[0].refs - 1;
       if (refs === 0) await manager.query('DELETE FROM sessions WHERE id = $1', [sessionId]);
-      else await manager.query('UPDATE sessions SET refs = $2, update_time = $3 WHERE id = $1', [sessionId, refs, now]);
+      else
+        await manager.query('UPDATE sessions SET refs = $2, update_time = $3 WHERE id = $1', [
+          sessionId,
+          refs,
+          now,
+        ]);
       return { found: true, refs };
     });
   }
 
   /** The config of an open session, or undefined. */
   async sessionConfig(sessionId: string): Promise<unknown> {
-    const rows: { config: unknown }[] = await this.dataSource.query('SELECT config FROM sessions WHERE id = $1', [sessionId]);
+    const rows: { config: unknown }[] = await this.dataSource.query(
+      'SELECT config FROM sessions WHERE id = $1',
+      [sessionId],
+    );
     return rows[0]?.config;
   }
 
@@ -59,7 +70,11 @@ export class BudgetRepository {
   }
 
   /** A project's spend of each of these types (0 when nothing is charged). */
-  async spent(project: string, resourceTypes: readonly string[], manager: EntityManager = this.dataSource.manager): Promise<Hours> {
+  async spent(
+    project: string,
+    resourceTypes: readonly string[],
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<Hours> {
     const rows: { resource_type: string; hours: string }[] = await manager.query(
       `SELECT resource_type, sum(hours) AS hours FROM lease_charges
        WHERE project = $1 AND resource_type = ANY($2) GROUP BY resource_type`,
@@ -85,7 +100,10 @@ export class BudgetRepository {
   ): Promise<{ result: QuotaResult; replayed: boolean }> {
     return this.dataSource.transaction(async (manager) => {
       await this.lockProject(manager, project);
-      const previous: { result: QuotaResult }[] = await manager.query('SELECT result FROM quota_grants WHERE dedup_id = $1', [dedupId]);
+      const previous: { result: QuotaResult }[] = await manager.query(
+        'SELECT result FROM quota_grants WHERE dedup_id = $1',
+        [dedupId],
+      );
       if (previous.length) return { result: previous[0].result, replayed: true };
       const { result, granted } = decide(await this.spent(project, resourceTypes, manager));
       for (const [type, hours] of Object.entries(granted)) {
@@ -97,13 +115,10 @@ export class BudgetRepository {
           [project, leaseKey, type, hours, now],
         );
       }
-      await manager.query('INSERT INTO quota_grants (dedup_id, project, lease_key, result, create_time) VALUES ($1, $2, $3, $4, $5)', [
-        dedupId,
-        project,
-        leaseKey,
-        JSON.stringify(result),
-        now,
-      ]);
+      await manager.query(
+        'INSERT INTO quota_grants (dedup_id, project, lease_key, result, create_time) VALUES ($1, $2, $3, $4, $5)',
+        [dedupId, project, leaseKey, JSON.stringify(result), now],
+      );
       return { result, replayed: false };
     });
   }
@@ -112,14 +127,21 @@ export class BudgetRepository {
    * Recharges a lease under the project's lock: `recharge` sees what the lease is charged per
    * type and returns the new charges (types left out keep theirs). Returns the change in hours.
    */
-  async recharge(project: string, leaseKey: string, now: Date, recharge: (charged: Hours) => Hours): Promise<Hours> {
+  async recharge(
+    project: string,
+    leaseKey: string,
+    now: Date,
+    recharge: (charged: Hours) => Hours,
+  ): Promise<Hours> {
     return this.dataSource.transaction(async (manager) => {
       await this.lockProject(manager, project);
       const rows: { resource_type: string; hours: string }[] = await manager.query(
         'SELECT resource_type, hours FROM lease_charges WHERE project = $1 AND lease_key = $2',
         [project, leaseKey],
       );
-      const charged: Hours = Object.fromEntries(rows.map((r) => [r.resource_type, Number(r.hours)]));
+      const charged: Hours = Object.fromEntries(
+        rows.map((r) => [r.resource_type, Number(r.hours)]),
+      );
       const next = recharge(charged);
       const delta: Hours = {};
       for (const [type, hours] of Object.entries(next)) {
@@ -137,7 +159,9 @@ export class BudgetRepository {
   }
 
   private async lockProject(manager: EntityManager, project: string): Promise<void> {
-    await manager.query('INSERT INTO projects (project) VALUES ($1) ON CONFLICT DO NOTHING', [project]);
+    await manager.query('INSERT INTO projects (project) VALUES ($1) ON CONFLICT DO NOTHING', [
+      project,
+    ]);
     await manager.query('SELECT project FROM projects WHERE project = $1 FOR UPDATE', [project]);
   }
 }

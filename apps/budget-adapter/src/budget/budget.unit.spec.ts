@@ -1,7 +1,16 @@
-import { chargeAfterEnd, grantAmount, overBudget, reservationUnits, resourceHours } from './accounting';
+import {
+  chargeAfterEnd,
+  grantAmount,
+  overBudget,
+  reservationUnits,
+  resourceHours,
+} from './accounting';
 import { budgetOf, configKey, parseBudgetConfig } from './budget-config';
 
-const lease = (hours: number, reservations: { resourceType: string; min?: number; max?: number; amount?: number }[]) => ({
+const lease = (
+  hours: number,
+  reservations: { resourceType: string; min?: number; max?: number; amount?: number }[],
+) => ({
   startDate: new Date('2026-12-01T00:00:00Z'),
   endDate: new Date(Date.parse('2026-12-01T00:00:00Z') + hours * 3_600_000),
   reservations,
@@ -9,23 +18,45 @@ const lease = (hours: number, reservations: { resourceType: string; min?: number
 
 describe('budget config', () => {
   it('accepts per-project budgets with a default, and names every bad field', () => {
-    const good = parseBudgetConfig({ budgets: { acme: { 'physical:host': 100 } }, default: { 'physical:host': 10 } });
+    const good = parseBudgetConfig({
+      budgets: { acme: { 'physical:host': 100 } },
+      default: { 'physical:host': 10 },
+    });
     expect(good.ok).toBe(true);
-    const bad = parseBudgetConfig({ budgets: { acme: { 'physical:host': -1 }, beta: 'x' }, default: { 'virtual:instance': '5' }, limit: 3 });
+    const bad = parseBudgetConfig({
+      budgets: { acme: { 'physical:host': -1 }, beta: 'x' },
+      default: { 'virtual:instance': '5' },
+      limit: 3,
+    });
     expect(bad).toEqual({
       ok: false,
       violations: [
-        { field: 'adapterConfig.limit', description: 'unknown setting (expected one of: budgets, default)' },
-        { field: 'adapterConfig.budgets.acme.physical:host', description: 'must be a number of resource-hours ≥ 0' },
-        { field: 'adapterConfig.budgets.beta', description: 'must be an object of resource type → resource-hours' },
-        { field: 'adapterConfig.default.virtual:instance', description: 'must be a number of resource-hours ≥ 0' },
+        {
+          field: 'adapterConfig.limit',
+          description: 'unknown setting (expected one of: budgets, default)',
+        },
+        {
+          field: 'adapterConfig.budgets.acme.physical:host',
+          description: 'must be a number of resource-hours ≥ 0',
+        },
+        {
+          field: 'adapterConfig.budgets.beta',
+          description: 'must be an object of resource type → resource-hours',
+        },
+        {
+          field: 'adapterConfig.default.virtual:instance',
+          description: 'must be a number of resource-hours ≥ 0',
+        },
       ],
     });
     expect(parseBudgetConfig([1]).ok).toBe(false);
   });
 
   it('takes a project budget, else the default, else no limit', () => {
-    const parsed = parseBudgetConfig({ budgets: { acme: { 'physical:host': 100 } }, default: { 'physical:host': 10, 'virtual:instance': 5 } });
+    const parsed = parseBudgetConfig({
+      budgets: { acme: { 'physical:host': 100 } },
+      default: { 'physical:host': 10, 'virtual:instance': 5 },
+    });
     if (!parsed.ok) throw new Error('valid config refused');
     expect(budgetOf(parsed.config, 'acme', 'physical:host')).toBe(100);
     expect(budgetOf(parsed.config, 'acme', 'virtual:instance')).toBe(5);
@@ -34,7 +65,9 @@ describe('budget config', () => {
   });
 
   it('keys sessions by canonical JSON: key order does not matter, values do', () => {
-    expect(configKey({ default: { a: 1, b: 2 }, budgets: {} })).toBe(configKey({ budgets: {}, default: { b: 2, a: 1 } }));
+    expect(configKey({ default: { a: 1, b: 2 }, budgets: {} })).toBe(
+      configKey({ budgets: {}, default: { b: 2, a: 1 } }),
+    );
     expect(configKey({ default: { a: 1 } })).not.toBe(configKey({ default: { a: 2 } }));
   });
 });
@@ -51,8 +84,14 @@ describe('accounting', () => {
       { resourceType: 'virtual:instance', amount: 3 },
     ]);
     expect(resourceHours(l)).toEqual({ 'physical:host': 8, 'virtual:instance': 8 });
-    expect(resourceHours(l, new Date('2026-12-01T01:00:00Z'))).toEqual({ 'physical:host': 3, 'virtual:instance': 3 });
-    expect(resourceHours(l, new Date('2026-11-30T00:00:00Z'))).toEqual({ 'physical:host': 0, 'virtual:instance': 0 });
+    expect(resourceHours(l, new Date('2026-12-01T01:00:00Z'))).toEqual({
+      'physical:host': 3,
+      'virtual:instance': 3,
+    });
+    expect(resourceHours(l, new Date('2026-11-30T00:00:00Z'))).toEqual({
+      'physical:host': 0,
+      'virtual:instance': 0,
+    });
   });
 
   it('grants best effort whatever is left, otherwise all or nothing; no budget, no limit', () => {
@@ -73,10 +112,12 @@ describe('accounting', () => {
     const parsed = parseBudgetConfig({ budgets: { acme: { 'physical:host': 100 } } });
     if (!parsed.ok) throw new Error('valid config refused');
     const spent = (type: string) => (type === 'physical:host' ? 100 : 0);
-    expect(overBudget(parsed.config, 'acme', ['virtual:instance', 'physical:host'], spent)).toEqual({
-      resourceType: 'physical:host',
-      message: 'Project acme has used its budget of 100 physical:host hours.',
-    });
+    expect(overBudget(parsed.config, 'acme', ['virtual:instance', 'physical:host'], spent)).toEqual(
+      {
+        resourceType: 'physical:host',
+        message: 'Project acme has used its budget of 100 physical:host hours.',
+      },
+    );
     expect(overBudget(parsed.config, 'acme', ['physical:host'], () => 99.5)).toBeUndefined();
     expect(overBudget(parsed.config, 'other', ['physical:host'], spent)).toBeUndefined();
   });

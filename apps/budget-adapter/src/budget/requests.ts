@@ -7,10 +7,18 @@ import { z } from 'zod';
  * naming the field.
  */
 const json = z.record(z.string(), z.unknown());
-const isoTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time such as 2026-12-01T00:00:00Z' });
+const isoTime = z.iso.datetime({
+  offset: true,
+  error: 'must be an ISO 8601 date-time such as 2026-12-01T00:00:00Z',
+});
 const count = z.number().finite().nonnegative().optional();
 
-const reservation = z.object({ resourceType: z.string().min(1), min: count, max: count, amount: count });
+const reservation = z.object({
+  resourceType: z.string().min(1),
+  min: count,
+  max: count,
+  amount: count,
+});
 const lease = z.object({
   /** Absent in some check instances; quotas and reports of a lease must carry the same id. */
   id: z.string().min(1).optional(),
@@ -25,7 +33,12 @@ const context = z.object({
   regionName: z.string().optional(),
   requestId: z.string().optional(),
 });
-const instance = z.object({ hook: z.enum(['create', 'update']), context, lease, currentLease: lease.optional() });
+const instance = z.object({
+  hook: z.enum(['create', 'update']),
+  context,
+  lease,
+  currentLease: lease.optional(),
+});
 const target = { sessionId: z.string().min(1).optional(), adapterConfig: json.optional() };
 
 export const REQUESTS = {
@@ -37,13 +50,21 @@ export const REQUESTS = {
     ...target,
     instance,
     quotaRequest: z.object({
-      quotas: z.record(z.string().min(1), z.object({ amount: z.number().finite().nonnegative(), bestEffort: z.boolean().default(false) })),
+      quotas: z.record(
+        z.string().min(1),
+        z.object({
+          amount: z.number().finite().nonnegative(),
+          bestEffort: z.boolean().default(false),
+        }),
+      ),
       dedupId: z.string().min(1).max(1024),
     }),
   }),
   handleReport: z.object({
     ...target,
-    instances: z.array(z.object({ kind: z.enum(['created', 'updated', 'ended']), context, lease, at: isoTime })),
+    instances: z.array(
+      z.object({ kind: z.enum(['created', 'updated', 'ended']), context, lease, at: isoTime }),
+    ),
   }),
 };
 

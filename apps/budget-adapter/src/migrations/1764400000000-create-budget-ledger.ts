@@ -34,7 +34,9 @@ export class CreateBudgetLedger1764400000000 implements MigrationInterface {
         update_time timestamptz NOT NULL,
         PRIMARY KEY (project, lease_key, resource_type)
       )`);
-    await runner.query(`CREATE INDEX lease_charges_by_type ON lease_charges (project, resource_type)`);
+    await runner.query(
+      `CREATE INDEX lease_charges_by_type ON lease_charges (project, resource_type)`,
+    );
     await runner.query(`
       CREATE TABLE quota_grants (
         dedup_id text PRIMARY KEY,

@@ -36,12 +36,19 @@ export interface ExperimentRef extends PolicyRef {
 }
 
 const segment = encodeURIComponent;
-const policiesPath = (project: string, location: string) => `/v1/projects/${segment(project)}/locations/${segment(location)}/firewallPolicies`;
-const policyPath = (ref: PolicyRef) => `${policiesPath(ref.project, ref.location)}/${segment(ref.policy)}`;
-const experimentPath = (ref: ExperimentRef) => `${policyPath(ref)}/experiments/${segment(ref.experiment)}`;
+const policiesPath = (project: string, location: string) =>
+  `/v1/projects/${segment(project)}/locations/${segment(location)}/firewallPolicies`;
+const policyPath = (ref: PolicyRef) =>
+  `${policiesPath(ref.project, ref.location)}/${segment(ref.policy)}`;
+const experimentPath = (ref: ExperimentRef) =>
+  `${policyPath(ref)}/experiments/${segment(ref.experiment)}`;
 const query = (params: Record<string, string | number | undefined>) => {
-  const entries = Object.entries(params).filter((entry): entry is [string, string | number] => entry[1] !== undefined && entry[1] !== '');
-  return entries.length ? `?${new URLSearchParams(entries.map(([key, value]) => [key, String(value)]))}` : '';
+  const entries = Object.entries(params).filter(
+    (entry): entry is [string, string | number] => entry[1] !== undefined && entry[1] !== '',
+  );
+  return entries.length
+    ? `?${new URLSearchParams(entries.map(([key, value]) => [key, String(value)]))}`
+    : '';
 };
 
 /**
@@ -59,7 +66,10 @@ export class ApiClient {
     try {
       response = await fetch(path, {
         method,
-        headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         cache: 'no-store',
       });
@@ -78,34 +88,75 @@ export class ApiClient {
       if (error.code === 'UNAUTHENTICATED') this.onUnauthenticated();
       throw error;
     }
-    if (parsed === undefined) throw new ApiError('The gateway answered with something that is not JSON.', response.status, 'UNREADABLE');
+    if (parsed === undefined)
+      throw new ApiError(
+        'The gateway answered with something that is not JSON.',
+        response.status,
+        'UNREADABLE',
+      );
     return parsed as T;
   }
 
   principal = () => this.call<Principal>('GET', '/v1/principal');
 
   listPolicies = (project: string, location: string, pageSize: number, pageToken?: string) =>
-    this.call<ListPoliciesResponse>('GET', `${policiesPath(project, location)}${query({ pageSize, pageToken })}`);
+    this.call<ListPoliciesResponse>(
+      'GET',
+      `${policiesPath(project, location)}${query({ pageSize, pageToken })}`,
+    );
   getPolicy = (ref: PolicyRef) => this.call<FirewallPolicy>('GET', policyPath(ref));
-  createPolicy = (project: string, location: string, id: string, policy: { displayName?: string; rules: FirewallRule[] }) =>
-    this.call<FirewallPolicy>('POST', `${policiesPath(project, location)}${query({ firewallPolicyId: id })}`, policy);
-  policyHistory = (ref: PolicyRef) => this.call<ListHistoryEventsResponse>('GET', `${policyPath(ref)}/events`);
+  createPolicy = (
+    project: string,
+    location: string,
+    id: string,
+    policy: { displayName?: string; rules: FirewallRule[] },
+  ) =>
+    this.call<FirewallPolicy>(
+      'POST',
+      `${policiesPath(project, location)}${query({ firewallPolicyId: id })}`,
+      policy,
+    );
+  policyHistory = (ref: PolicyRef) =>
+    this.call<ListHistoryEventsResponse>('GET', `${policyPath(ref)}/events`);
 
   listExperiments = (ref: PolicyRef, pageToken?: string) =>
-    this.call<ListExperimentsResponse>('GET', `${policyPath(ref)}/experiments${query({ pageSize: 100, pageToken })}`);
-  getExperiment = (ref: ExperimentRef) => this.call<FirewallPolicyExperiment>('GET', experimentPath(ref));
+    this.call<ListExperimentsResponse>(
+      'GET',
+      `${policyPath(ref)}/experiments${query({ pageSize: 100, pageToken })}`,
+    );
+  getExperiment = (ref: ExperimentRef) =>
+    this.call<FirewallPolicyExperiment>('GET', experimentPath(ref));
   createExperiment = (ref: PolicyRef, id: string, rules: FirewallRule[]) =>
-    this.call<Operation<FirewallPolicyExperiment>>('POST', `${policyPath(ref)}/experiments${query({ experimentId: id })}`, { firewallPolicy: { rules } });
+    this.call<Operation<FirewallPolicyExperiment>>(
+      'POST',
+      `${policyPath(ref)}/experiments${query({ experimentId: id })}`,
+      { firewallPolicy: { rules } },
+    );
   updateExperiment = (ref: ExperimentRef, rules: FirewallRule[], etag: string) =>
-    this.call<Operation<FirewallPolicyExperiment>>('PATCH', `${experimentPath(ref)}${query({ updateMask: 'firewallPolicy.rules' })}`, { firewallPolicy: { rules }, etag });
-  deleteExperiment = (ref: ExperimentRef, etag: string) => this.call<Operation>('DELETE', `${experimentPath(ref)}${query({ etag })}`);
-  startPreview = (ref: ExperimentRef) => this.call<Operation<FirewallPolicyExperiment>>('POST', `${experimentPath(ref)}:startPreview`);
-  stopPreview = (ref: ExperimentRef) => this.call<Operation<FirewallPolicyExperiment>>('POST', `${experimentPath(ref)}:stopPreview`);
+    this.call<Operation<FirewallPolicyExperiment>>(
+      'PATCH',
+      `${experimentPath(ref)}${query({ updateMask: 'firewallPolicy.rules' })}`,
+      { firewallPolicy: { rules }, etag },
+    );
+  deleteExperiment = (ref: ExperimentRef, etag: string) =>
+    this.call<Operation>('DELETE', `${experimentPath(ref)}${query({ etag })}`);
+  startPreview = (ref: ExperimentRef) =>
+    this.call<Operation<FirewallPolicyExperiment>>('POST', `${experimentPath(ref)}:startPreview`);
+  stopPreview = (ref: ExperimentRef) =>
+    this.call<Operation<FirewallPolicyExperiment>>('POST', `${experimentPath(ref)}:stopPreview`);
   commit = (ref: ExperimentRef, etag: string, livePolicyEtag: string) =>
-    this.call<Operation<FirewallPolicy>>('POST', `${experimentPath(ref)}:commit`, { etag, livePolicyEtag });
-  experimentHistory = (ref: ExperimentRef) => this.call<ListHistoryEventsResponse>('GET', `${experimentPath(ref)}/events`);
+    this.call<Operation<FirewallPolicy>>('POST', `${experimentPath(ref)}:commit`, {
+      etag,
+      livePolicyEtag,
+    });
+  experimentHistory = (ref: ExperimentRef) =>
+    this.call<ListHistoryEventsResponse>('GET', `${experimentPath(ref)}/events`);
 
-  previewReport = (ref: ExperimentRef) => this.call<PreviewReport>('GET', `${experimentPath(ref)}/previewReport`);
+  previewReport = (ref: ExperimentRef) =>
+    this.call<PreviewReport>('GET', `${experimentPath(ref)}/previewReport`);
   previewFlows = (ref: ExperimentRef, filter: string, pageSize: number, pageToken?: string) =>
-    this.call<ListPreviewFlowsResponse>('GET', `${experimentPath(ref)}/previewFlows${query({ filter, pageSize, pageToken })}`);
+    this.call<ListPreviewFlowsResponse>(
+      'GET',
+      `${experimentPath(ref)}/previewFlows${query({ filter, pageSize, pageToken })}`,
+    );
 }

@@ -23,7 +23,8 @@ export class ApiError extends Error {
 const ADVICE: Partial<Record<StatusCode, string>> = {
   UNAUTHENTICATED: 'Sign in again with a valid token.',
   PERMISSION_DENIED: 'Ask for a token with that role.',
-  NOT_FOUND: 'It may have been deleted or committed meanwhile, or your token may not see this project.',
+  NOT_FOUND:
+    'It may have been deleted or committed meanwhile, or your token may not see this project.',
   ABORTED: 'Someone changed it meanwhile: reload and try again.',
   ALREADY_EXISTS: 'Pick another id.',
   RESOURCE_EXHAUSTED: 'Wait a moment, or remove something first.',
@@ -41,26 +42,48 @@ const sentence = (text: string) => {
 
 function isErrorResponse(body: unknown): body is ErrorResponse {
   const error = (body as ErrorResponse | null)?.error as Partial<Status> | undefined;
-  return typeof error === 'object' && error !== null && typeof error.message === 'string' && typeof error.status === 'string';
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof error.message === 'string' &&
+    typeof error.status === 'string'
+  );
 }
 
 /** Turns an HTTP answer that is not 2xx into an ApiError whose message is a readable sentence. */
 export function errorFromResponse(httpStatus: number, body: unknown): ApiError {
   if (!isErrorResponse(body)) {
-    return new ApiError(`The gateway answered ${httpStatus} without an explanation.`, httpStatus, 'UNREADABLE');
+    return new ApiError(
+      `The gateway answered ${httpStatus} without an explanation.`,
+      httpStatus,
+      'UNREADABLE',
+    );
   }
   const { status, message, details = [] } = body.error;
   const violations = details
-    .filter((detail): detail is BadRequestDetail => detail['@type'] === 'type.googleapis.com/google.rpc.BadRequest')
+    .filter(
+      (detail): detail is BadRequestDetail =>
+        detail['@type'] === 'type.googleapis.com/google.rpc.BadRequest',
+    )
     .flatMap((detail) => detail.fieldViolations);
-  const errorId = details.flatMap((detail) => ('metadata' in detail && detail.metadata?.errorId ? [detail.metadata.errorId] : []))[0];
-  const parts = [sentence(message), ADVICE[status] ?? '', errorId && !message.includes(errorId) ? `Error id ${errorId}.` : ''];
+  const errorId = details.flatMap((detail) =>
+    'metadata' in detail && detail.metadata?.errorId ? [detail.metadata.errorId] : [],
+  )[0];
+  const parts = [
+    sentence(message),
+    ADVICE[status] ?? '',
+    errorId && !message.includes(errorId) ? `Error id ${errorId}.` : '',
+  ];
   return new ApiError(parts.filter(Boolean).join(' '), httpStatus, status, violations);
 }
 
 /** A call that never got an answer (the gateway down, the network gone). */
 export function networkError(): ApiError {
-  return new ApiError('The gateway could not be reached: check that it is running and try again.', 0, 'NETWORK');
+  return new ApiError(
+    'The gateway could not be reached: check that it is running and try again.',
+    0,
+    'NETWORK',
+  );
 }
 
 /** The message of anything a call may throw, as one sentence. */

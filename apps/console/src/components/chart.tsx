@@ -43,6 +43,15 @@ export function Chart({ label, option, height = 320 }: ChartProps) {
     chart.current?.setOption(option, { replaceMerge: ['series'] });
   }, [option]);
 
-  if (failed) return <p class="muted">The chart could not be loaded; the numbers are in the table.</p>;
-  return <div ref={container} class="chart" role="img" aria-label={label} style={{ height: `${height}px` }} />;
+  if (failed)
+    return <p class="muted">The chart could not be loaded; the numbers are in the table.</p>;
+  return (
+    <div
+      ref={container}
+      class="chart"
+      role="img"
+      aria-label={label}
+      style={{ height: `${height}px` }}
+    />
+  );
 }

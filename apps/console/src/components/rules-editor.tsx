@@ -26,10 +26,18 @@ export function RulesEditor({ text, onText, violations }: RulesEditorProps) {
   const byRule = useMemo(() => violationsByRule(violations), [violations]);
   const general = byRule.get(-1) ?? [];
   // A rule that does not have the shape of one cannot be drawn as a row.
-  const drawable = rules?.every((rule) => typeof rule === 'object' && rule !== null && typeof rule.match === 'object' && rule.match !== null);
+  const drawable = rules?.every(
+    (rule) =>
+      typeof rule === 'object' &&
+      rule !== null &&
+      typeof rule.match === 'object' &&
+      rule.match !== null,
+  );
   return (
     <div class="rules-editor">
-      <label for="rules-json">Rules (JSON: a list of rules with priority, direction, action and match)</label>
+      <label for="rules-json">
+        Rules (JSON: a list of rules with priority, direction, action and match)
+      </label>
       <textarea
         id="rules-json"
         name="rules"
@@ -48,7 +56,13 @@ export function RulesEditor({ text, onText, violations }: RulesEditorProps) {
           </p>
         ))}
       </div>
-      {rules && drawable && <RulesTable rules={rules} caption="The experiment's rules, as they will be sent" violations={byRule} />}
+      {rules && drawable && (
+        <RulesTable
+          rules={rules}
+          caption="The experiment's rules, as they will be sent"
+          violations={byRule}
+        />
+      )}
     </div>
   );
 }

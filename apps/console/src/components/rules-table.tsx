@@ -11,12 +11,16 @@ interface RulesTableProps {
 const list = (values?: string[]) => (values?.length ? values.join(', ') : 'any');
 const protocols = (rule: FirewallRule) =>
   rule.match.layer4Configs?.length
-    ? rule.match.layer4Configs.map((l4) => (l4.ports?.length ? `${l4.ipProtocol}:${l4.ports.join(',')}` : l4.ipProtocol)).join(', ')
+    ? rule.match.layer4Configs
+        .map((l4) => (l4.ports?.length ? `${l4.ipProtocol}:${l4.ports.join(',')}` : l4.ipProtocol))
+        .join(', ')
     : 'all';
 
 /** A policy's rules, lowest priority number (the one that wins) first. */
 export function RulesTable({ rules, caption, violations }: RulesTableProps) {
-  const withIndex = rules.map((rule, index) => ({ rule, index })).sort((a, b) => a.rule.priority - b.rule.priority);
+  const withIndex = rules
+    .map((rule, index) => ({ rule, index }))
+    .sort((a, b) => a.rule.priority - b.rule.priority);
   return (
     <div class="table-scroll" tabIndex={0} role="region" aria-label={caption}>
       <table class="striped">
@@ -36,13 +40,20 @@ export function RulesTable({ rules, caption, violations }: RulesTableProps) {
         <tbody>
           {withIndex.length === 0 && (
             <tr>
-              <td colSpan={violations ? 8 : 7}>No rules: every connection gets the implied verdict (ingress denied, egress allowed).</td>
+              <td colSpan={violations ? 8 : 7}>
+                No rules: every connection gets the implied verdict (ingress denied, egress
+                allowed).
+              </td>
             </tr>
           )}
           {withIndex.map(({ rule, index }) => {
             const problems = violations?.get(index) ?? [];
             return (
-              <tr key={index} class={problems.length ? 'invalid' : undefined} data-rule-index={index}>
+              <tr
+                key={index}
+                class={problems.length ? 'invalid' : undefined}
+                data-rule-index={index}
+              >
                 <td>
                   {rule.priority}
                   {rule.disabled ? ' (disabled)' : ''}
@@ -57,7 +68,8 @@ export function RulesTable({ rules, caption, violations }: RulesTableProps) {
                   <td>
                     {problems.map((problem) => (
                       <p key={problem.field} class="error rule-problem">
-                        {problem.field.replace(/^.*rules\[\d+\]\.?/, '') || 'rule'}: {problem.description}
+                        {problem.field.replace(/^.*rules\[\d+\]\.?/, '') || 'rule'}:{' '}
+                        {problem.description}
                       </p>
                     ))}
                   </td>

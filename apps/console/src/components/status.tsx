@@ -24,5 +24,10 @@ export const formatCount = (value: number | undefined) => (value ?? 0).toLocaleS
 export function formatTime(value?: string): string {
   if (!value) return '–';
   const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? value : date.toISOString().replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
+  return Number.isNaN(date.getTime())
+    ? value
+    : date
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$|Z$/, ' UTC');
 }

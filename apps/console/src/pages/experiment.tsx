@@ -10,14 +10,23 @@ import { routeHref } from '../router';
 import { PREVIEW_STATE_LABEL, previewStateOf } from './policy';
 
 const rulesText = (value: unknown) => JSON.stringify(value, null, 2);
-const violationsOf = (error: unknown): FieldViolation[] => (error instanceof ApiError ? error.fieldViolations : []);
+const violationsOf = (error: unknown): FieldViolation[] =>
+  error instanceof ApiError ? error.fieldViolations : [];
 
 function Breadcrumb({ policyRef, last }: { policyRef: PolicyRef; last: string }) {
   return (
     <nav aria-label="Breadcrumb">
       <ul>
         <li>
-          <a href={routeHref({ page: 'policies', project: policyRef.project, location: policyRef.location })}>{policyRef.project}</a>
+          <a
+            href={routeHref({
+              page: 'policies',
+              project: policyRef.project,
+              location: policyRef.location,
+            })}
+          >
+            {policyRef.project}
+          </a>
         </li>
         <li>
           <a href={routeHref({ page: 'policy', ...policyRef })}>{policyRef.policy}</a>
@@ -71,7 +80,12 @@ export function NewExperimentPage({ policyRef }: { policyRef: PolicyRef }) {
         <form onSubmit={create} aria-label="New experiment">
           <label>
             Experiment id
-            <input name="experimentId" required value={id} onInput={(event) => setId(event.currentTarget.value)} />
+            <input
+              name="experimentId"
+              required
+              value={id}
+              onInput={(event) => setId(event.currentTarget.value)}
+            />
             <small>Lower-case letters, digits and dashes, starting with a letter.</small>
           </label>
           <RulesEditor text={text} onText={setText} violations={violations} />
@@ -105,7 +119,10 @@ export function ExperimentPage({ experimentRef }: { experimentRef: ExperimentRef
     api.getExperiment(experimentRef).then(show, (caught: unknown) => setError(messageOf(caught)));
   }, [api, experimentRef]);
 
-  const run = async (done: string, action: () => Promise<{ response?: FirewallPolicyExperiment } | void>) => {
+  const run = async (
+    done: string,
+    action: () => Promise<{ response?: FirewallPolicyExperiment } | void>,
+  ) => {
     setBusy(true);
     setError(undefined);
     setNotice(undefined);
@@ -124,8 +141,9 @@ export function ExperimentPage({ experimentRef }: { experimentRef: ExperimentRef
   const save = () => {
     const rules = parseRules(text);
     if (!rules || !experiment) return setError('The rules are not a JSON list: fix them first.');
-    void run('Saved. A preview that was running is now stopped: start it again to evaluate the new rules.', () =>
-      api.updateExperiment(experimentRef, rules, experiment.etag),
+    void run(
+      'Saved. A preview that was running is now stopped: start it again to evaluate the new rules.',
+      () => api.updateExperiment(experimentRef, rules, experiment.etag),
     );
   };
   const remove = () => {
@@ -152,23 +170,47 @@ export function ExperimentPage({ experimentRef }: { experimentRef: ExperimentRef
       <Breadcrumb policyRef={experimentRef} last={experimentRef.experiment} />
       <h1>Experiment {experimentRef.experiment}</h1>
       <p>
-        Preview <strong class={`state state-${state.toLowerCase()}`}>{PREVIEW_STATE_LABEL[state] ?? state}</strong>
-        {experiment.previewMetadata?.startTime ? `, started ${formatTime(experiment.previewMetadata.startTime)}` : ''}
-        {experiment.previewMetadata?.stopTime ? `, stopped ${formatTime(experiment.previewMetadata.stopTime)}` : ''}. Version <code>{experiment.etag}</code>.{' '}
-        {state !== 'STATE_UNDEFINED' && <a href={routeHref({ page: 'report', ...experimentRef })}>Preview report</a>}
+        Preview{' '}
+        <strong class={`state state-${state.toLowerCase()}`}>
+          {PREVIEW_STATE_LABEL[state] ?? state}
+        </strong>
+        {experiment.previewMetadata?.startTime
+          ? `, started ${formatTime(experiment.previewMetadata.startTime)}`
+          : ''}
+        {experiment.previewMetadata?.stopTime
+          ? `, stopped ${formatTime(experiment.previewMetadata.stopTime)}`
+          : ''}
+        . Version <code>{experiment.etag}</code>.{' '}
+        {state !== 'STATE_UNDEFINED' && (
+          <a href={routeHref({ page: 'report', ...experimentRef })}>Preview report</a>
+        )}
       </p>
       {canEdit && (
         <div class="actions" role="group" aria-label="Preview">
           {state === 'ACTIVE' ? (
-            <button type="button" class="secondary" disabled={busy} onClick={() => void run('Preview stopped.', () => api.stopPreview(experimentRef))}>
+            <button
+              type="button"
+              class="secondary"
+              disabled={busy}
+              onClick={() => void run('Preview stopped.', () => api.stopPreview(experimentRef))}
+            >
               Stop preview
             </button>
           ) : (
-            <button type="button" disabled={busy || edited} onClick={() => void run('Preview started.', () => api.startPreview(experimentRef))}>
+            <button
+              type="button"
+              disabled={busy || edited}
+              onClick={() => void run('Preview started.', () => api.startPreview(experimentRef))}
+            >
               Start preview
             </button>
           )}
-          <button type="button" class="contrast" disabled={busy || edited} onClick={() => setCommitting(true)}>
+          <button
+            type="button"
+            class="contrast"
+            disabled={busy || edited}
+            onClick={() => setCommitting(true)}
+          >
             Commit…
           </button>
           <button type="button" class="secondary outline" disabled={busy} onClick={remove}>
@@ -184,7 +226,13 @@ export function ExperimentPage({ experimentRef }: { experimentRef: ExperimentRef
           Save rules
         </button>
       )}
-      {committing && <CommitDialog experimentRef={experimentRef} experiment={experiment} onClose={() => setCommitting(false)} />}
+      {committing && (
+        <CommitDialog
+          experimentRef={experimentRef}
+          experiment={experiment}
+          onClose={() => setCommitting(false)}
+        />
+      )}
     </>
   );
 }
@@ -193,7 +241,15 @@ export function ExperimentPage({ experimentRef }: { experimentRef: ExperimentRef
  * The confirmation before a commit: the gates and the numbers of the report the operator is
  * committing on, and the two etags the commit is bound to (a change meanwhile makes it fail).
  */
-function CommitDialog({ experimentRef, experiment, onClose }: { experimentRef: ExperimentRef; experiment: FirewallPolicyExperiment; onClose: () => void }) {
+function CommitDialog({
+  experimentRef,
+  experiment,
+  onClose,
+}: {
+  experimentRef: ExperimentRef;
+  experiment: FirewallPolicyExperiment;
+  onClose: () => void;
+}) {
   const { api } = useSession();
   const dialog = useRef<HTMLDialogElement>(null);
   const [livePolicy, setLivePolicy] = useState<FirewallPolicy>();
@@ -203,7 +259,10 @@ function CommitDialog({ experimentRef, experiment, onClose }: { experimentRef: E
 
   useEffect(() => {
     dialog.current?.showModal();
-    Promise.all([api.getPolicy(experimentRef), api.previewReport(experimentRef).catch(() => undefined)]).then(
+    Promise.all([
+      api.getPolicy(experimentRef),
+      api.previewReport(experimentRef).catch(() => undefined),
+    ]).then(
       ([policy, found]) => {
         setLivePolicy(policy);
         setReport(found);
@@ -233,8 +292,8 @@ function CommitDialog({ experimentRef, experiment, onClose }: { experimentRef: E
       <article>
         <h2 id="commit-title">Commit {experimentRef.experiment}?</h2>
         <p>
-          Its rules become the live rules of {experimentRef.policy} and the experiment is removed. The commit is bound to experiment version{' '}
-          <code>{experiment.etag}</code>
+          Its rules become the live rules of {experimentRef.policy} and the experiment is removed.
+          The commit is bound to experiment version <code>{experiment.etag}</code>
           {livePolicy && (
             <>
               {' '}
@@ -249,7 +308,8 @@ function CommitDialog({ experimentRef, experiment, onClose }: { experimentRef: E
             <ul class="gates">
               {gates.map((gate) => (
                 <li key={gate.id} class={gate.passed ? 'gate-passed' : 'gate-failed'}>
-                  <span aria-hidden="true">{gate.passed ? '✓' : '✗'}</span> <span class="visually-hidden">{gate.passed ? 'Passed:' : 'Not passed:'}</span>{' '}
+                  <span aria-hidden="true">{gate.passed ? '✓' : '✗'}</span>{' '}
+                  <span class="visually-hidden">{gate.passed ? 'Passed:' : 'Not passed:'}</span>{' '}
                   {gate.text}
                 </li>
               ))}
@@ -272,7 +332,9 @@ function CommitDialog({ experimentRef, experiment, onClose }: { experimentRef: E
                   </tr>
                   <tr>
                     <th scope="row">Unchanged</th>
-                    <td>{formatCount(configuration.unchangedAllow + configuration.unchangedDeny)}</td>
+                    <td>
+                      {formatCount(configuration.unchangedAllow + configuration.unchangedDeny)}
+                    </td>
                   </tr>
                 </tbody>
               </table>
@@ -286,7 +348,13 @@ function CommitDialog({ experimentRef, experiment, onClose }: { experimentRef: E
           <button type="button" class="secondary" onClick={() => dialog.current?.close()}>
             Cancel
           </button>
-          <button type="button" class="contrast" aria-busy={busy} disabled={busy || !livePolicy} onClick={() => void commit()}>
+          <button
+            type="button"
+            class="contrast"
+            aria-busy={busy}
+            disabled={busy || !livePolicy}
+            onClick={() => void commit()}
+          >
             Commit
           </button>
         </footer>

@@ -41,15 +41,23 @@ function EventsTable({ events, caption }: { events: HistoryEvent[]; caption: str
 export function HistoryPage({ policyRef }: { policyRef: PolicyRef }) {
   const { api } = useSession();
   const [policyEvents, setPolicyEvents] = useState<HistoryEvent[]>();
-  const [experiments, setExperiments] = useState<{ experiment: FirewallPolicyExperiment; events: HistoryEvent[] }[]>();
+  const [experiments, setExperiments] =
+    useState<{ experiment: FirewallPolicyExperiment; events: HistoryEvent[] }[]>();
   const [error, setError] = useState<string>();
 
   useEffect(() => {
     let live = true;
     (async () => {
-      const [history, list] = await Promise.all([api.policyHistory(policyRef), allExperiments(api, policyRef)]);
+      const [history, list] = await Promise.all([
+        api.policyHistory(policyRef),
+        allExperiments(api, policyRef),
+      ]);
       const withEvents = await Promise.all(
-        list.map(async (experiment) => ({ experiment, events: (await api.experimentHistory({ ...policyRef, experiment: idOf(experiment.name) })).events })),
+        list.map(async (experiment) => ({
+          experiment,
+          events: (await api.experimentHistory({ ...policyRef, experiment: idOf(experiment.name) }))
+            .events,
+        })),
       );
       if (!live) return;
       setPolicyEvents(history.events);
@@ -63,7 +71,15 @@ export function HistoryPage({ policyRef }: { policyRef: PolicyRef }) {
       <nav aria-label="Breadcrumb">
         <ul>
           <li>
-            <a href={routeHref({ page: 'policies', project: policyRef.project, location: policyRef.location })}>{policyRef.project}</a>
+            <a
+              href={routeHref({
+                page: 'policies',
+                project: policyRef.project,
+                location: policyRef.location,
+              })}
+            >
+              {policyRef.project}
+            </a>
           </li>
           <li>
             <a href={routeHref({ page: 'policy', ...policyRef })}>{policyRef.policy}</a>
@@ -75,9 +91,17 @@ export function HistoryPage({ policyRef }: { policyRef: PolicyRef }) {
       <ErrorMessage message={error} />
       {policyEvents && <EventsTable events={policyEvents} caption="The live policy" />}
       {experiments?.map(({ experiment, events }) => (
-        <EventsTable key={experiment.name} events={events} caption={`Experiment ${idOf(experiment.name)}`} />
+        <EventsTable
+          key={experiment.name}
+          events={events}
+          caption={`Experiment ${idOf(experiment.name)}`}
+        />
       ))}
-      {experiments?.length === 0 && <p>The policy has no experiments now; those committed or deleted show in its history above.</p>}
+      {experiments?.length === 0 && (
+        <p>
+          The policy has no experiments now; those committed or deleted show in its history above.
+        </p>
+      )}
     </>
   );
 }

@@ -20,7 +20,13 @@ export function PoliciesPage({ project, location }: PoliciesProps) {
     <>
       <h1>Policies</h1>
       <ProjectChooser project={chosenProject} location={location} />
-      {chosenProject && <PolicyList key={`${chosenProject}/${location}`} project={chosenProject} location={location} />}
+      {chosenProject && (
+        <PolicyList
+          key={`${chosenProject}/${location}`}
+          project={chosenProject}
+          location={location}
+        />
+      )}
     </>
   );
 }
@@ -31,16 +37,30 @@ function ProjectChooser({ project, location }: { project?: string; location: str
   const [where, setWhere] = useState(location);
   const go = (event: Event) => {
     event.preventDefault();
-    if (chosen.trim()) window.location.hash = routeHref({ page: 'policies', project: chosen.trim(), location: where.trim() || 'global' });
+    if (chosen.trim())
+      window.location.hash = routeHref({
+        page: 'policies',
+        project: chosen.trim(),
+        location: where.trim() || 'global',
+      });
   };
   return (
     <form class="grid chooser" onSubmit={go} aria-label="Project and location">
       <label>
         Project
         {principal.allProjects ? (
-          <input name="project" value={chosen} required onInput={(event) => setChosen(event.currentTarget.value)} />
+          <input
+            name="project"
+            value={chosen}
+            required
+            onInput={(event) => setChosen(event.currentTarget.value)}
+          />
         ) : (
-          <select name="project" value={chosen} onChange={(event) => setChosen(event.currentTarget.value)}>
+          <select
+            name="project"
+            value={chosen}
+            onChange={(event) => setChosen(event.currentTarget.value)}
+          >
             {principal.projects.map((name) => (
               <option key={name} value={name}>
                 {name}
@@ -51,7 +71,11 @@ function ProjectChooser({ project, location }: { project?: string; location: str
       </label>
       <label>
         Location
-        <input name="location" value={where} onInput={(event) => setWhere(event.currentTarget.value)} />
+        <input
+          name="location"
+          value={where}
+          onInput={(event) => setWhere(event.currentTarget.value)}
+        />
       </label>
       <div>
         <button type="submit">Show policies</button>
@@ -73,7 +97,8 @@ function PolicyList({ project, location }: { project: string; location: string }
     let live = true;
     setError(undefined);
     api.listPolicies(project, location, PAGE_SIZE, current).then(
-      (answer) => live && setPage({ policies: answer.firewallPolicies, next: answer.nextPageToken }),
+      (answer) =>
+        live && setPage({ policies: answer.firewallPolicies, next: answer.nextPageToken }),
       (caught: unknown) => live && setError(messageOf(caught)),
     );
     return () => void (live = false);
@@ -106,7 +131,11 @@ function PolicyList({ project, location }: { project: string; location: string }
               {page.policies.map((policy) => (
                 <tr key={policy.name}>
                   <td>
-                    <a href={routeHref({ page: 'policy', project, location, policy: idOf(policy) })}>{idOf(policy)}</a>
+                    <a
+                      href={routeHref({ page: 'policy', project, location, policy: idOf(policy) })}
+                    >
+                      {idOf(policy)}
+                    </a>
                   </td>
                   <td>{policy.displayName ?? ''}</td>
                   <td>{policy.rules.length}</td>
@@ -118,20 +147,44 @@ function PolicyList({ project, location }: { project: string; location: string }
         </div>
       )}
       <nav aria-label="Pages of policies" class="pager">
-        <button type="button" class="secondary" disabled={tokens.length === 1} onClick={() => setTokens(tokens.slice(0, -1))}>
+        <button
+          type="button"
+          class="secondary"
+          disabled={tokens.length === 1}
+          onClick={() => setTokens(tokens.slice(0, -1))}
+        >
           Previous page
         </button>
         <span>Page {tokens.length}</span>
-        <button type="button" class="secondary" disabled={!page?.next} onClick={() => setTokens([...tokens, page?.next])}>
+        <button
+          type="button"
+          class="secondary"
+          disabled={!page?.next}
+          onClick={() => setTokens([...tokens, page?.next])}
+        >
           Next page
         </button>
       </nav>
-      {canEdit && <CreatePolicy project={project} location={location} onCreated={() => setReload(reload + 1)} />}
+      {canEdit && (
+        <CreatePolicy
+          project={project}
+          location={location}
+          onCreated={() => setReload(reload + 1)}
+        />
+      )}
     </section>
   );
 }
 
-function CreatePolicy({ project, location, onCreated }: { project: string; location: string; onCreated: () => void }) {
+function CreatePolicy({
+  project,
+  location,
+  onCreated,
+}: {
+  project: string;
+  location: string;
+  onCreated: () => void;
+}) {
   const { api } = useSession();
   const [id, setId] = useState('');
   const [displayName, setDisplayName] = useState('');
@@ -150,13 +203,19 @@ function CreatePolicy({ project, location, onCreated }: { project: string; locat
     setBusy(true);
     setError(undefined);
     try {
-      await api.createPolicy(project, location, id.trim(), { displayName: displayName.trim() || undefined, rules });
+      await api.createPolicy(project, location, id.trim(), {
+        displayName: displayName.trim() || undefined,
+        rules,
+      });
       setId('');
       setDisplayName('');
       setRulesText('[]');
       onCreated();
     } catch (caught) {
-      const violations = caught instanceof ApiError ? caught.fieldViolations.map((v) => `${v.field}: ${v.description}`) : [];
+      const violations =
+        caught instanceof ApiError
+          ? caught.fieldViolations.map((v) => `${v.field}: ${v.description}`)
+          : [];
       setError([messageOf(caught), ...violations].join(' '));
     } finally {
       setBusy(false);
@@ -171,16 +230,32 @@ function CreatePolicy({ project, location, onCreated }: { project: string; locat
       <form onSubmit={create} aria-label="Create a live policy">
         <label>
           Policy id
-          <input name="policyId" required pattern="[a-z]([a-z0-9\-]{0,61}[a-z0-9])?" value={id} onInput={(event) => setId(event.currentTarget.value)} />
+          <input
+            name="policyId"
+            required
+            pattern="[a-z]([a-z0-9\-]{0,61}[a-z0-9])?"
+            value={id}
+            onInput={(event) => setId(event.currentTarget.value)}
+          />
           <small>Lower-case letters, digits and dashes, starting with a letter.</small>
         </label>
         <label>
           Display name
-          <input name="displayName" value={displayName} onInput={(event) => setDisplayName(event.currentTarget.value)} />
+          <input
+            name="displayName"
+            value={displayName}
+            onInput={(event) => setDisplayName(event.currentTarget.value)}
+          />
         </label>
         <label>
           Rules (JSON)
-          <textarea name="rules" rows={6} spellcheck={false} value={rulesText} onInput={(event) => setRulesText(event.currentTarget.value)} />
+          <textarea
+            name="rules"
+            rows={6}
+            spellcheck={false}
+            value={rulesText}
+            onInput={(event) => setRulesText(event.currentTarget.value)}
+          />
         </label>
         <ErrorMessage message={error} />
         <button type="submit" aria-busy={busy} disabled={busy}>

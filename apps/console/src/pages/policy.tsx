@@ -8,11 +8,19 @@ import { useSession } from '../context';
 import { routeHref } from '../router';
 
 export const idOf = (name: string) => name.split('/').pop() ?? name;
-export const previewStateOf = (experiment: FirewallPolicyExperiment) => experiment.previewMetadata?.state ?? 'STATE_UNDEFINED';
-export const PREVIEW_STATE_LABEL: Record<string, string> = { STATE_UNDEFINED: 'not previewed', ACTIVE: 'previewing', SUSPENDED: 'preview stopped' };
+export const previewStateOf = (experiment: FirewallPolicyExperiment) =>
+  experiment.previewMetadata?.state ?? 'STATE_UNDEFINED';
+export const PREVIEW_STATE_LABEL: Record<string, string> = {
+  STATE_UNDEFINED: 'not previewed',
+  ACTIVE: 'previewing',
+  SUSPENDED: 'preview stopped',
+};
 
 /** Every experiment of a policy: at most ten exist, but the list is paged all the same. */
-export async function allExperiments(api: ReturnType<typeof useSession>['api'], ref: PolicyRef): Promise<FirewallPolicyExperiment[]> {
+export async function allExperiments(
+  api: ReturnType<typeof useSession>['api'],
+  ref: PolicyRef,
+): Promise<FirewallPolicyExperiment[]> {
   const experiments: FirewallPolicyExperiment[] = [];
   let pageToken: string | undefined;
   do {
@@ -48,7 +56,15 @@ export function PolicyPage({ policyRef }: { policyRef: PolicyRef }) {
       <nav aria-label="Breadcrumb">
         <ul>
           <li>
-            <a href={routeHref({ page: 'policies', project: policyRef.project, location: policyRef.location })}>{policyRef.project}</a>
+            <a
+              href={routeHref({
+                page: 'policies',
+                project: policyRef.project,
+                location: policyRef.location,
+              })}
+            >
+              {policyRef.project}
+            </a>
           </li>
           <li>{policyRef.policy}</li>
         </ul>
@@ -59,7 +75,8 @@ export function PolicyPage({ policyRef }: { policyRef: PolicyRef }) {
         <>
           <p>
             {policy.displayName ? <strong>{policy.displayName}. </strong> : null}
-            {policy.description} Version <code>{policy.etag}</code>, updated {formatTime(policy.updateTime)}.{' '}
+            {policy.description} Version <code>{policy.etag}</code>, updated{' '}
+            {formatTime(policy.updateTime)}.{' '}
             <a href={routeHref({ page: 'history', ...policyRef })}>History</a>
           </p>
           <RulesTable rules={policy.rules} caption="Live rules" />
@@ -68,7 +85,12 @@ export function PolicyPage({ policyRef }: { policyRef: PolicyRef }) {
       {experiments && (
         <section aria-labelledby="experiments-title">
           <h2 id="experiments-title">Experiments</h2>
-          <div class="table-scroll" tabIndex={0} role="region" aria-label={`Experiments of ${policyRef.policy}`}>
+          <div
+            class="table-scroll"
+            tabIndex={0}
+            role="region"
+            aria-label={`Experiments of ${policyRef.policy}`}
+          >
             <table class="striped">
               <thead>
                 <tr>
@@ -94,11 +116,19 @@ export function PolicyPage({ policyRef }: { policyRef: PolicyRef }) {
                         <a href={routeHref({ page: 'experiment', ...ref })}>{ref.experiment}</a>
                       </td>
                       <td>
-                        <span class={`state state-${state.toLowerCase()}`}>{PREVIEW_STATE_LABEL[state] ?? state}</span>
+                        <span class={`state state-${state.toLowerCase()}`}>
+                          {PREVIEW_STATE_LABEL[state] ?? state}
+                        </span>
                       </td>
                       <td>{experiment.firewallPolicy.rules.length}</td>
                       <td>{formatTime(experiment.updateTime)}</td>
-                      <td>{state === 'STATE_UNDEFINED' ? '–' : <a href={routeHref({ page: 'report', ...ref })}>Preview report</a>}</td>
+                      <td>
+                        {state === 'STATE_UNDEFINED' ? (
+                          '–'
+                        ) : (
+                          <a href={routeHref({ page: 'report', ...ref })}>Preview report</a>
+                        )}
+                      </td>
                     </tr>
                   );
                 })}

@@ -1,4 +1,8 @@
-import type { FirewallPolicyExperiment, PreviewConfigurationReport, PreviewReport } from '@rollout/contracts';
+import type {
+  FirewallPolicyExperiment,
+  PreviewConfigurationReport,
+  PreviewReport,
+} from '@rollout/contracts';
 import { useEffect, useState } from 'preact/hooks';
 import type { ExperimentRef } from '../api/client';
 import { messageOf } from '../api/errors';
@@ -11,8 +15,10 @@ import { PREVIEW_STATE_LABEL, previewStateOf } from './policy';
 /** How often the report is read again while the preview is ACTIVE. */
 const REFRESH_MS = 5_000;
 
-const configurationKey = (c: PreviewConfigurationReport) => `${c.experimentEtag}|${c.livePolicyEtag}`;
-const revisionOf = (c: PreviewConfigurationReport) => `${configurationKey(c)}|${c.evaluated}|${c.lastEventTime}`;
+const configurationKey = (c: PreviewConfigurationReport) =>
+  `${c.experimentEtag}|${c.livePolicyEtag}`;
+const revisionOf = (c: PreviewConfigurationReport) =>
+  `${configurationKey(c)}|${c.evaluated}|${c.lastEventTime}`;
 
 /**
  * The preview report of an experiment, one configuration (experiment etag × live policy etag)
@@ -33,7 +39,10 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
     const load = async () => {
       try {
         // A committed or deleted experiment is gone, but its report stays readable for a while.
-        const [found, answer] = await Promise.all([api.getExperiment(experimentRef).catch(() => null), api.previewReport(experimentRef)]);
+        const [found, answer] = await Promise.all([
+          api.getExperiment(experimentRef).catch(() => null),
+          api.previewReport(experimentRef),
+        ]);
         if (!live) return;
         setExperiment(found);
         setReport(answer);
@@ -54,7 +63,8 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
   }, [api, experimentRef]);
 
   const configurations = report?.configurations ?? [];
-  const configuration = configurations.find((c) => configurationKey(c) === chosen) ?? configurations[0];
+  const configuration =
+    configurations.find((c) => configurationKey(c) === chosen) ?? configurations[0];
   const state = experiment ? previewStateOf(experiment) : undefined;
 
   return (
@@ -62,13 +72,23 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
       <nav aria-label="Breadcrumb">
         <ul>
           <li>
-            <a href={routeHref({ page: 'policies', project: experimentRef.project, location: experimentRef.location })}>{experimentRef.project}</a>
+            <a
+              href={routeHref({
+                page: 'policies',
+                project: experimentRef.project,
+                location: experimentRef.location,
+              })}
+            >
+              {experimentRef.project}
+            </a>
           </li>
           <li>
             <a href={routeHref({ page: 'policy', ...experimentRef })}>{experimentRef.policy}</a>
           </li>
           <li>
-            <a href={routeHref({ page: 'experiment', ...experimentRef })}>{experimentRef.experiment}</a>
+            <a href={routeHref({ page: 'experiment', ...experimentRef })}>
+              {experimentRef.experiment}
+            </a>
           </li>
           <li>Report</li>
         </ul>
@@ -86,12 +106,17 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
         {refreshedAt && <small>Read at {refreshedAt.toLocaleTimeString('en-GB')}.</small>}
       </p>
       <ErrorMessage message={error} />
-      {report && configurations.length === 0 && <p>No traffic has been evaluated for this experiment yet.</p>}
+      {report && configurations.length === 0 && (
+        <p>No traffic has been evaluated for this experiment yet.</p>
+      )}
       {configuration && (
         <>
           <label class="configuration">
             Configuration (experiment version × live policy version)
-            <select value={configurationKey(configuration)} onChange={(event) => setChosen(event.currentTarget.value)}>
+            <select
+              value={configurationKey(configuration)}
+              onChange={(event) => setChosen(event.currentTarget.value)}
+            >
               {configurations.map((c, index) => (
                 <option key={configurationKey(c)} value={configurationKey(c)}>
                   {c.experimentEtag} × {c.livePolicyEtag}
@@ -101,12 +126,23 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
             </select>
           </label>
           <p class="muted">
-            Events from {formatTime(configuration.firstEventTime)} to {formatTime(configuration.lastEventTime)}.
+            Events from {formatTime(configuration.firstEventTime)} to{' '}
+            {formatTime(configuration.lastEventTime)}.
           </p>
           {REPORT_SECTIONS.map(({ id, title, component: Section }) => (
-            <section key={`${id}:${configurationKey(configuration)}`} id={`section-${id}`} aria-labelledby={`title-${id}`} class="report-section">
+            <section
+              key={`${id}:${configurationKey(configuration)}`}
+              id={`section-${id}`}
+              aria-labelledby={`title-${id}`}
+              class="report-section"
+            >
               <h2 id={`title-${id}`}>{title}</h2>
-              <Section report={report as PreviewReport} configuration={configuration} experimentRef={experimentRef} revision={revisionOf(configuration)} />
+              <Section
+                report={report as PreviewReport}
+                configuration={configuration}
+                experimentRef={experimentRef}
+                revision={revisionOf(configuration)}
+              />
             </section>
           ))}
         </>

@@ -43,8 +43,9 @@ export function SignInPage({ error, onSignedIn }: SignInProps) {
     <article class="sign-in">
       <h1>Sign in</h1>
       <p>
-        Paste a bearer token: an API key, a JWT, or the development token that <code>npm start</code> prints. It is kept in this tab only
-        and forgotten when the tab closes.
+        Paste a bearer token: an API key, a JWT, or the development token that{' '}
+        <code>npm start</code> prints. It is kept in this tab only and forgotten when the tab
+        closes.
       </p>
       <form onSubmit={submit}>
         <label for="token">Bearer token</label>

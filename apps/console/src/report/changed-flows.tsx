@@ -8,7 +8,15 @@ import { ruleLabel, type ReportSectionProps } from './section';
 const PAGE_SIZE = 20;
 
 const flowKey = (flow: PreviewFlow) =>
-  [flow.direction, flow.srcIp, flow.destIp, flow.protocol, flow.destPort, ruleLabel(flow.liveResult), ruleLabel(flow.experimentResult)].join('|');
+  [
+    flow.direction,
+    flow.srcIp,
+    flow.destIp,
+    flow.protocol,
+    flow.destPort,
+    ruleLabel(flow.liveResult),
+    ruleLabel(flow.experimentResult),
+  ].join('|');
 
 /**
  * The changed flows of the configuration, filterable (the API's AIP-160 filter) and paged, each
@@ -25,7 +33,11 @@ export function ChangedFlows({ configuration, experimentRef, revision }: ReportS
   const [error, setError] = useState<string>();
   const current = tokens[tokens.length - 1];
   // The flows of the chosen configuration only, whatever else the operator filters on.
-  const scoped = [`experimentEtag = "${configuration.experimentEtag}"`, `livePolicyEtag = "${configuration.livePolicyEtag}"`, filter.trim()]
+  const scoped = [
+    `experimentEtag = "${configuration.experimentEtag}"`,
+    `livePolicyEtag = "${configuration.livePolicyEtag}"`,
+    filter.trim(),
+  ]
     .filter(Boolean)
     .join(' AND ');
 
@@ -69,8 +81,8 @@ export function ChangedFlows({ configuration, experimentRef, revision }: ReportS
           <button type="submit">Apply</button>
         </fieldset>
         <small id="flow-filter-help">
-          Terms joined by AND: transition, liveRule, experimentRule, srcIp, destIp, ip (an address or a range), destPort (=, &gt;=, &lt;=), protocol,
-          direction.
+          Terms joined by AND: transition, liveRule, experimentRule, srcIp, destIp, ip (an address
+          or a range), destPort (=, &gt;=, &lt;=), protocol, direction.
         </small>
       </form>
       <ErrorMessage message={error} />
@@ -91,7 +103,9 @@ export function ChangedFlows({ configuration, experimentRef, revision }: ReportS
             <tbody>
               {page.flows.length === 0 && (
                 <tr>
-                  <td colSpan={7}>{filter ? 'No changed flow matches the filter.' : 'No changed flows.'}</td>
+                  <td colSpan={7}>
+                    {filter ? 'No changed flow matches the filter.' : 'No changed flows.'}
+                  </td>
                 </tr>
               )}
               {page.flows.map((flow) => {
@@ -99,7 +113,9 @@ export function ChangedFlows({ configuration, experimentRef, revision }: ReportS
                 const isOpen = opened.has(key);
                 return [
                   <tr key={key} class="flow">
-                    <td class={flow.transition === 'ALLOW_TO_DENY' ? 'action-deny' : 'action-allow'}>
+                    <td
+                      class={flow.transition === 'ALLOW_TO_DENY' ? 'action-deny' : 'action-allow'}
+                    >
                       {flow.transition === 'ALLOW_TO_DENY' ? 'allow → deny' : 'deny → allow'}
                     </td>
                     <td>
@@ -113,7 +129,12 @@ export function ChangedFlows({ configuration, experimentRef, revision }: ReportS
                       {formatTime(flow.firstEventTime)} – {formatTime(flow.lastEventTime)}
                     </td>
                     <td>
-                      <button type="button" class="secondary outline small" aria-expanded={isOpen} onClick={() => toggle(key)}>
+                      <button
+                        type="button"
+                        class="secondary outline small"
+                        aria-expanded={isOpen}
+                        onClick={() => toggle(key)}
+                      >
                         {isOpen ? 'Hide' : 'Show'} {flow.samples.length}
                       </button>
                     </td>
@@ -125,7 +146,9 @@ export function ChangedFlows({ configuration, experimentRef, revision }: ReportS
                           {flow.samples.map((sample) => (
                             <li key={sample.trafficEventId}>
                               <code>{sample.trafficEventId}</code> at {formatTime(sample.eventTime)}
-                              {sample.srcPort === undefined ? '' : `, source port ${sample.srcPort}`}
+                              {sample.srcPort === undefined
+                                ? ''
+                                : `, source port ${sample.srcPort}`}
                             </li>
                           ))}
                         </ul>
@@ -139,19 +162,34 @@ export function ChangedFlows({ configuration, experimentRef, revision }: ReportS
         </div>
       )}
       <nav aria-label="Pages of changed flows" class="pager">
-        <button type="button" class="secondary" disabled={tokens.length === 1} onClick={() => setTokens(tokens.slice(0, -1))}>
+        <button
+          type="button"
+          class="secondary"
+          disabled={tokens.length === 1}
+          onClick={() => setTokens(tokens.slice(0, -1))}
+        >
           Previous page
         </button>
         <span>
           Page {tokens.length}
-          {configuration.flows === undefined ? '' : ` of ${formatCount(Math.max(1, Math.ceil(configuration.flows / PAGE_SIZE)))}`}
+          {configuration.flows === undefined
+            ? ''
+            : ` of ${formatCount(Math.max(1, Math.ceil(configuration.flows / PAGE_SIZE)))}`}
         </span>
-        <button type="button" class="secondary" disabled={!page?.next} onClick={() => setTokens([...tokens, page?.next])}>
+        <button
+          type="button"
+          class="secondary"
+          disabled={!page?.next}
+          onClick={() => setTokens([...tokens, page?.next])}
+        >
           Next page
         </button>
       </nav>
       {configuration.changedOutsideFlows ? (
-        <p class="muted">{formatCount(configuration.changedOutsideFlows)} changed events are counted above but belong to no kept flow (the evaluator's flow limit).</p>
+        <p class="muted">
+          {formatCount(configuration.changedOutsideFlows)} changed events are counted above but
+          belong to no kept flow (the evaluator's flow limit).
+        </p>
       ) : null}
     </>
   );

@@ -6,7 +6,11 @@ import type { ReportSectionProps } from './section';
 export function ChangesOverTime({ configuration }: ReportSectionProps) {
   const buckets = configuration.timeBuckets ?? [];
   const option = useMemo(() => {
-    const series = (name: string, pick: (b: (typeof buckets)[number]) => number, yAxisIndex = 0) => ({
+    const series = (
+      name: string,
+      pick: (b: (typeof buckets)[number]) => number,
+      yAxisIndex = 0,
+    ) => ({
       name,
       type: 'line',
       showSymbol: buckets.length < 40,
@@ -33,6 +37,8 @@ export function ChangesOverTime({ configuration }: ReportSectionProps) {
   }, [buckets]);
 
   if (!buckets.length) return <p>No events in the report's time buckets yet.</p>;
-  const width = buckets.some((b) => b.width === 'HOUR') ? 'minutes for the last hours, hours before' : 'by minute';
+  const width = buckets.some((b) => b.width === 'HOUR')
+    ? 'minutes for the last hours, hours before'
+    : 'by minute';
   return <Chart label={`Line chart of changed verdicts over time, ${width}`} option={option} />;
 }

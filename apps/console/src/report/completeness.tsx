@@ -4,7 +4,12 @@ import type { ReportSectionProps } from './section';
 /** Whether the counts are all of the policy's traffic, and what they miss (preview.v1 1.3.0). */
 export function Completeness({ configuration }: ReportSectionProps) {
   const completeness = configuration.completeness;
-  if (!completeness) return <p>The evaluator does not say how complete these counts are (it predates preview.v1 1.3.0).</p>;
+  if (!completeness)
+    return (
+      <p>
+        The evaluator does not say how complete these counts are (it predates preview.v1 1.3.0).
+      </p>
+    );
   return (
     <>
       <p class={completeness.complete ? 'gate-passed' : 'error'} data-metric="complete">
@@ -17,7 +22,9 @@ export function Completeness({ configuration }: ReportSectionProps) {
               <th scope="row">Dead-lettered messages of this policy</th>
               <td>
                 {formatCount(completeness.deadLetteredMessages)}
-                {completeness.deadLettered.length ? ` (${completeness.deadLettered.map((d) => `${d.reason} ${formatCount(d.messages)}`).join(', ')})` : ''}
+                {completeness.deadLettered.length
+                  ? ` (${completeness.deadLettered.map((d) => `${d.reason} ${formatCount(d.messages)}`).join(', ')})`
+                  : ''}
               </td>
             </tr>
             <tr>
@@ -28,7 +35,9 @@ export function Completeness({ configuration }: ReportSectionProps) {
               <th scope="row">Traffic dropped unread (every policy)</th>
               <td>
                 {formatCount(completeness.trafficDroppedMessages)}
-                {completeness.trafficDropUndetermined ? `, and ${formatCount(completeness.trafficDropUndetermined)} perhaps` : ''}
+                {completeness.trafficDropUndetermined
+                  ? `, and ${formatCount(completeness.trafficDropUndetermined)} perhaps`
+                  : ''}
               </td>
             </tr>
             <tr>

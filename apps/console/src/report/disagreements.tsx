@@ -5,15 +5,25 @@ import type { ReportSectionProps } from './section';
 /** Other ACTIVE experiments of the policy that decide some of these events differently (preview.v1 1.4.0). */
 export function Disagreements({ configuration }: ReportSectionProps) {
   const disagreements = configuration.disagreements ?? [];
-  if (!disagreements.length) return <p>No other active experiment of this policy decides these events differently.</p>;
+  if (!disagreements.length)
+    return <p>No other active experiment of this policy decides these events differently.</p>;
   return (
     <>
       {disagreements.map((d) => (
-        <div key={`${d.experiment}|${d.experimentEtag}`} class="table-scroll" tabIndex={0} role="region" aria-label={`Disagreements with ${idOf(d.experiment)}`}>
+        <div
+          key={`${d.experiment}|${d.experimentEtag}`}
+          class="table-scroll"
+          tabIndex={0}
+          role="region"
+          aria-label={`Disagreements with ${idOf(d.experiment)}`}
+        >
           <table class="striped">
             <caption>
-              {idOf(d.experiment)} (version {d.experimentEtag}) decides {formatCount(d.events)} events differently
-              {d.eventsOutsideFlows ? `, ${formatCount(d.eventsOutsideFlows)} of them in flows not kept` : ''}
+              {idOf(d.experiment)} (version {d.experimentEtag}) decides {formatCount(d.events)}{' '}
+              events differently
+              {d.eventsOutsideFlows
+                ? `, ${formatCount(d.eventsOutsideFlows)} of them in flows not kept`
+                : ''}
             </caption>
             <thead>
               <tr>
@@ -25,7 +35,11 @@ export function Disagreements({ configuration }: ReportSectionProps) {
             </thead>
             <tbody>
               {d.topFlows.map((flow) => (
-                <tr key={[flow.direction, flow.srcIp, flow.destIp, flow.protocol, flow.destPort].join('|')}>
+                <tr
+                  key={[flow.direction, flow.srcIp, flow.destIp, flow.protocol, flow.destPort].join(
+                    '|',
+                  )}
+                >
                   <td>
                     {flow.direction} {flow.srcIp} → {flow.destIp} {flow.protocol}
                     {flow.destPort === undefined ? '' : `:${flow.destPort}`}

@@ -1,4 +1,9 @@
-import type { FirewallPolicy, FirewallPolicyExperiment, PreviewConfigurationReport, PreviewReport } from '@rollout/contracts';
+import type {
+  FirewallPolicy,
+  FirewallPolicyExperiment,
+  PreviewConfigurationReport,
+  PreviewReport,
+} from '@rollout/contracts';
 
 /** One check an operator reads before committing; failing ones do not block, they warn. */
 export interface CommitGate {
@@ -13,15 +18,22 @@ export function currentConfiguration(
   experiment: FirewallPolicyExperiment,
   livePolicy: FirewallPolicy,
 ): PreviewConfigurationReport | undefined {
-  return report?.configurations.find((c) => c.experimentEtag === experiment.etag && c.livePolicyEtag === livePolicy.etag);
+  return report?.configurations.find(
+    (c) => c.experimentEtag === experiment.etag && c.livePolicyEtag === livePolicy.etag,
+  );
 }
 
 /**
  * What makes a commit well-founded, as far as the report shows it: the preview saw this very
  * experiment against this very live policy, on some traffic, and the counts miss nothing.
  */
-export function commitGates(report: PreviewReport | undefined, experiment: FirewallPolicyExperiment, livePolicy: FirewallPolicy): CommitGate[] {
-  const ofExperiment = report?.configurations.filter((c) => c.experimentEtag === experiment.etag) ?? [];
+export function commitGates(
+  report: PreviewReport | undefined,
+  experiment: FirewallPolicyExperiment,
+  livePolicy: FirewallPolicy,
+): CommitGate[] {
+  const ofExperiment =
+    report?.configurations.filter((c) => c.experimentEtag === experiment.etag) ?? [];
   const current = currentConfiguration(report, experiment, livePolicy);
   return [
     {
@@ -41,12 +53,16 @@ export function commitGates(report: PreviewReport | undefined, experiment: Firew
     {
       id: 'complete',
       passed: current?.completeness?.complete === true,
-      text: current?.completeness?.summary ?? 'The report does not say whether these counts are all the traffic.',
+      text:
+        current?.completeness?.summary ??
+        'The report does not say whether these counts are all the traffic.',
     },
     {
       id: 'traffic',
       passed: (current?.evaluated ?? 0) > 0,
-      text: current?.evaluated ? `${current.evaluated.toLocaleString('en-US')} connections were evaluated.` : 'No connection was evaluated.',
+      text: current?.evaluated
+        ? `${current.evaluated.toLocaleString('en-US')} connections were evaluated.`
+        : 'No connection was evaluated.',
     },
   ];
 }

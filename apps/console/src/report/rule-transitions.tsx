@@ -9,7 +9,11 @@ export function RuleTransitions({ configuration }: ReportSectionProps) {
   const option = useMemo(() => {
     const live = (label: string) => `live ${label}`;
     const experiment = (label: string) => `experiment ${label}`;
-    const links = transitions.map((t) => ({ source: live(ruleLabel(t.live)), target: experiment(ruleLabel(t.experiment)), value: t.count }));
+    const links = transitions.map((t) => ({
+      source: live(ruleLabel(t.live)),
+      target: experiment(ruleLabel(t.experiment)),
+      value: t.count,
+    }));
     const names = [...new Set(links.flatMap((link) => [link.source, link.target]))];
     return {
       animation: false,
@@ -33,7 +37,11 @@ export function RuleTransitions({ configuration }: ReportSectionProps) {
   if (!transitions.length) return <p>No rule transitions recorded for this configuration yet.</p>;
   return (
     <>
-      <Chart label="Sankey diagram: live deciding rule to experiment deciding rule, by events" option={option} height={Math.max(240, transitions.length * 36)} />
+      <Chart
+        label="Sankey diagram: live deciding rule to experiment deciding rule, by events"
+        option={option}
+        height={Math.max(240, transitions.length * 36)}
+      />
       <details>
         <summary>The same as a table</summary>
         <div class="table-scroll" tabIndex={0} role="region" aria-label="Rule transitions">
@@ -57,7 +65,11 @@ export function RuleTransitions({ configuration }: ReportSectionProps) {
           </table>
         </div>
       </details>
-      {configuration.ruleTransitionsOmitted ? <p class="muted">{formatCount(configuration.ruleTransitionsOmitted)} smaller transitions are left out.</p> : null}
+      {configuration.ruleTransitionsOmitted ? (
+        <p class="muted">
+          {formatCount(configuration.ruleTransitionsOmitted)} smaller transitions are left out.
+        </p>
+      ) : null}
     </>
   );
 }

@@ -23,4 +23,6 @@ export interface ReportSection {
 }
 
 export const ruleLabel = (verdict: Pick<PreviewVerdict, 'rulePriority' | 'implied' | 'action'>) =>
-  verdict.implied || verdict.rulePriority === null ? `implied ${verdict.action}` : `rule ${verdict.rulePriority} (${verdict.action})`;
+  verdict.implied || verdict.rulePriority === null
+    ? `implied ${verdict.action}`
+    : `rule ${verdict.rulePriority} (${verdict.action})`;

@@ -10,8 +10,16 @@ import { VerdictMatrix } from './verdict-matrix';
 export const REPORT_SECTIONS: ReportSection[] = [
   { id: 'verdicts', title: 'Verdicts', component: VerdictMatrix },
   { id: 'completeness', title: 'Are these all the events?', component: Completeness },
-  { id: 'rule-transitions', title: 'Which rule takes the traffic over', component: RuleTransitions },
+  {
+    id: 'rule-transitions',
+    title: 'Which rule takes the traffic over',
+    component: RuleTransitions,
+  },
   { id: 'over-time', title: 'When verdicts change', component: ChangesOverTime },
   { id: 'flows', title: 'Changed flows', component: ChangedFlows },
-  { id: 'disagreements', title: 'Other active experiments deciding differently', component: Disagreements },
+  {
+    id: 'disagreements',
+    title: 'Other active experiments deciding differently',
+    component: Disagreements,
+  },
 ];

@@ -12,7 +12,12 @@ export function VerdictMatrix({ configuration: c }: ReportSectionProps) {
       grid: { left: 90, right: 20, top: 10, bottom: 40 },
       xAxis: { type: 'category', data: ['experiment allows', 'experiment denies'] },
       yAxis: { type: 'category', data: ['live denies', 'live allows'] },
-      visualMap: { show: false, min: 0, max: Math.max(1, c.allowToDeny, c.denyToAllow, c.unchangedAllow, c.unchangedDeny), inRange: { color: ['#f3f6fb', '#2060c0'] } },
+      visualMap: {
+        show: false,
+        min: 0,
+        max: Math.max(1, c.allowToDeny, c.denyToAllow, c.unchangedAllow, c.unchangedDeny),
+        inRange: { color: ['#f3f6fb', '#2060c0'] },
+      },
       series: [
         {
           type: 'heatmap',
@@ -33,7 +38,8 @@ export function VerdictMatrix({ configuration: c }: ReportSectionProps) {
       <div>
         <table class="verdict-matrix">
           <caption>
-            <span data-metric="evaluated">{formatCount(c.evaluated)}</span> connections evaluated, <span data-metric="changed">{formatCount(c.changed)}</span> changed
+            <span data-metric="evaluated">{formatCount(c.evaluated)}</span> connections evaluated,{' '}
+            <span data-metric="changed">{formatCount(c.changed)}</span> changed
           </caption>
           <thead>
             <tr>
@@ -60,7 +66,11 @@ export function VerdictMatrix({ configuration: c }: ReportSectionProps) {
           </tbody>
         </table>
       </div>
-      <Chart label="Heat map of the verdict matrix, the same numbers as the table" option={option} height={220} />
+      <Chart
+        label="Heat map of the verdict matrix, the same numbers as the table"
+        option={option}
+        height={220}
+      />
     </div>
   );
 }

@@ -1,12 +1,36 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ADAPTER_V1, CONTRACT_HEADERS, adapterSubject as contractSubject, formatContractVersion } from '@rollout/contracts';
-import { NATS_CONNECTION, NATS_MODULE_OPTIONS, NatsModuleOptions, NatsNamespace } from '@rollout/nats';
-import { ErrorCode, JSONCodec, MsgHdrs, NatsConnection, NatsError, headers as natsHeaders } from 'nats';
+import {
+  ADAPTER_V1,
+  CONTRACT_HEADERS,
+  adapterSubject as contractSubject,
+  formatContractVersion,
+} from '@rollout/contracts';
+import {
+  NATS_CONNECTION,
+  NATS_MODULE_OPTIONS,
+  NatsModuleOptions,
+  NatsNamespace,
+} from '@rollout/nats';
+import {
+  ErrorCode,
+  JSONCodec,
+  MsgHdrs,
+  NatsConnection,
+  NatsError,
+  headers as natsHeaders,
+} from 'nats';
 import { EnforcementMetrics } from '../leases/enforcement-metrics';
 
 const codec = JSONCodec<unknown>();
 
-export type AdapterMethod = 'info' | 'validate' | 'createSession' | 'closeSession' | 'handleCheck' | 'handleQuota' | 'handleReport';
+export type AdapterMethod =
+  | 'info'
+  | 'validate'
+  | 'createSession'
+  | 'closeSession'
+  | 'handleCheck'
+  | 'handleQuota'
+  | 'handleReport';
 
 /** The adapter could not be asked: nobody serves its subject, it was too slow, or it answered garbage. */
 export class AdapterCallError extends Error {
@@ -20,7 +44,11 @@ export class AdapterCallError extends Error {
 }
 
 /** NATS subject of an adapter method: `adapter.v1.{adapter}.{method}` in the process's namespace. */
-export function adapterSubject(namespace: NatsNamespace, adapter: string, method: AdapterMethod): string {
+export function adapterSubject(
+  namespace: NatsNamespace,
+  adapter: string,
+  method: AdapterMethod,
+): string {
   return namespace.subject(contractSubject(adapter, method));
 }
 
@@ -51,12 +79,21 @@ export class AdapterClient {
     return hdrs;
   }
 
-  async call<T>(adapter: string, method: AdapterMethod, payload: unknown, timeoutMs: number): Promise<T> {
+  async call<T>(
+    adapter: string,
+    method: AdapterMethod,
+    payload: unknown,
+    timeoutMs: number,
+  ): Promise<T> {
     const started = process.hrtime.bigint();
     const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
     let reply;
     try {
-      reply = await this.connection.request(adapterSubject(this.namespace, adapter, method), codec.encode(payload), { timeout: timeoutMs, headers: this.headers() });
+      reply = await this.connection.request(
+        adapterSubject(this.namespace, adapter, method),
+        codec.encode(payload),
+        { timeout: timeoutMs, headers: this.headers() },
+      );
     } catch (error) {
       const failure = toCallError(error, adapter, method, timeoutMs);
       this.metrics.adapterCall(adapter, method, failure.reason, elapsed());
@@ -70,16 +107,35 @@ export class AdapterClient {
     }
     if (typeof body !== 'object' || body === null) {
       this.metrics.adapterCall(adapter, method, 'bad_reply', elapsed());
-      throw new AdapterCallError(`Adapter ${adapter} answered ${method} with something that is not a JSON object.`, 'bad_reply');
+      throw new AdapterCallError(
+        `Adapter ${adapter} answered ${method} with something that is not a JSON object.`,
+        'bad_reply',
+      );
     }
     this.metrics.adapterCall(adapter, method, 'ok', elapsed());
     return body as T;
   }
 }
 
-function toCallError(error: unknown, adapter: string, method: AdapterMethod, timeoutMs: number): AdapterCallError {
+function toCallError(
+  error: unknown,
+  adapter: string,
+  method: AdapterMethod,
+  timeoutMs: number,
+): AdapterCallError {
   const code = error instanceof NatsError ? error.code : undefined;
-  if (code === ErrorCode.NoResponders) return new AdapterCallError(`Adapter ${adapter} is not running (nobody answers ${method}).`, 'down');
-  if (code === ErrorCode.Timeout) return new AdapterCallError(`Adapter ${adapter} did not answer ${method} within ${timeoutMs} ms.`, 'timeout');
-  return new AdapterCallError(`Adapter ${adapter} could not be reached for ${method}: NATS unavailable.`, 'transport');
+  if (code === ErrorCode.NoResponders)
+    return new AdapterCallError(
+      `Adapter ${adapter} is not running (nobody answers ${method}).`,
+      'down',
+    );
+  if (code === ErrorCode.Timeout)
+    return new AdapterCallError(
+      `Adapter ${adapter} did not answer ${method} within ${timeoutMs} ms.`,
+      'timeout',
+    );
+  return new AdapterCallError(
+    `Adapter ${adapter} could not be reached for ${method}: NATS unavailable.`,
+    'transport',
+  );
 }

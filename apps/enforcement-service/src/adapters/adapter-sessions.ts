@@ -1,4 +1,10 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
 import {
   AdapterCalls,
   AdapterFilter,
@@ -69,7 +75,9 @@ export class AdapterNotReadyError extends Error {
  * port of the filters: each Handle* call goes to the handler's session.
  */
 @Injectable()
-export class AdapterSessions implements AdapterCalls, OnApplicationBootstrap, BeforeApplicationShutdown {
+export class AdapterSessions
+  implements AdapterCalls, OnApplicationBootstrap, BeforeApplicationShutdown
+{
   private readonly logger = new Logger('AdapterSessions');
   private handlers = new Map<string, Handler>();
   private applying: Promise<void> = Promise.resolve();
@@ -108,7 +116,9 @@ export class AdapterSessions implements AdapterCalls, OnApplicationBootstrap, Be
   }
 
   private async applyNow(config: EnforcementConfig): Promise<void> {
-    const wanted = config.enabledFilters.map((name) => config.adapters[name]).filter((c): c is AdapterFilterConfig => c !== undefined);
+    const wanted = config.enabledFilters
+      .map((name) => config.adapters[name])
+      .filter((c): c is AdapterFilterConfig => c !== undefined);
     const next = new Map<string, Handler>();
     const opening: Promise<void>[] = [];
     for (const c of wanted) {
@@ -129,7 +139,13 @@ export class AdapterSessions implements AdapterCalls, OnApplicationBootstrap, Be
 
   private newHandler(config: AdapterFilterConfig): Handler {
     const cache = new CheckCache({ now: () => this.clock.now().getTime() });
-    const filter = new AdapterFilter({ name: config.name, adapter: config.adapter, templates: config.templates }, this, this.clock, cache, this.metrics);
+    const filter = new AdapterFilter(
+      { name: config.name, adapter: config.adapter, templates: config.templates },
+      this,
+      this.clock,
+      cache,
+      this.metrics,
+    );
     return { config, filter, cache, retryAt: 0, closed: false };
   }
 
@@ -148,20 +164,39 @@ export class AdapterSessions implements AdapterCalls, OnApplicationBootstrap, Be
       handler.failure = `Adapter filter ${config.name} (adapter ${config.adapter}) has no session: ${why}`;
       handler.retryAt = this.clock.now().getTime() + RETRY_INTERVAL_MS;
       this.metrics.sessionEvent(config.name, 'refused');
-      this.logger.warn({ handler: config.name, adapter: config.adapter, reason: why }, 'adapter handler gets no requests');
+      this.logger.warn(
+        { handler: config.name, adapter: config.adapter, reason: why },
+        'adapter handler gets no requests',
+      );
     };
     const inferredTypes = Object.fromEntries(config.templates.map((t) => [t, INSTANCE_TYPE]));
     try {
       const info = await this.client.call<InfoReply>(config.adapter, 'info', {}, timeout);
       const missing = config.templates.filter((t) => !(info.templates ?? []).includes(t));
-      if (missing.length) return refuse(`the adapter does not support template ${missing.join(', ')}`);
-      const validated = await this.client.call<{ status?: AdapterStatus }>(config.adapter, 'validate', { adapterConfig: config.params, inferredTypes }, timeout);
-      if (!isOk(validated.status)) return refuse(`Validate refused the config: ${describe(validated.status)}`);
+      if (missing.length)
+        return refuse(`the adapter does not support template ${missing.join(', ')}`);
+      const validated = await this.client.call<{ status?: AdapterStatus }>(
+        config.adapter,
+        'validate',
+        { adapterConfig: config.params, inferredTypes },
+        timeout,
+      );
+      if (!isOk(validated.status))
+        return refuse(`Validate refused the config: ${describe(validated.status)}`);
       if (info.sessionBased === false) {
         handler.target = { adapterConfig: config.params };
       } else {
-        const created = await this.client.call<{ sessionId?: string; status?: AdapterStatus }>(config.adapter, 'createSession', { adapterConfig: config.params, inferredTypes }, timeout);
-        if (!isOk(created.status) || typeof created.sessionId !== 'string' || created.sessionId === '') {
+        const created = await this.client.call<{ sessionId?: string; status?: AdapterStatus }>(
+          config.adapter,
+          'createSession',
+          { adapterConfig: config.params, inferredTypes },
+          timeout,
+        );
+        if (
+          !isOk(created.status) ||
+          typeof created.sessionId !== 'string' ||
+          created.sessionId === ''
+        ) {
           return refuse(`CreateSession refused: ${describe(created.status)}`);
         }
         handler.target = { sessionId: created.sessionId };
@@ -174,7 +209,14 @@ export class AdapterSessions implements AdapterCalls, OnApplicationBootstrap, Be
       handler.failure = undefined;
       handler.cache.clear();
       this.metrics.sessionEvent(config.name, 'opened');
-      this.logger.log({ handler: config.name, adapter: config.adapter, session: 'sessionId' in handler.target ? handler.target.sessionId : null }, 'adapter handler ready');
+      this.logger.log(
+        {
+          handler: config.name,
+          adapter: config.adapter,
+          session: 'sessionId' in handler.target ? handler.target.sessionId : null,
+        },
+        'adapter handler ready',
+      );
     } catch (error) {
       refuse(error instanceof Error ? error.message : String(error));
     }
@@ -198,8 +240,10 @@ export class AdapterSessions implements AdapterCalls, OnApplicationBootstrap, Be
   private async target(name: string): Promise<{ handler: Handler; target: Target }> {
     const handler = this.handlers.get(name);
     if (!handler) throw new AdapterNotReadyError(`Adapter filter ${name} is not configured.`);
-    if (!handler.target && !handler.closed && this.clock.now().getTime() >= handler.retryAt) await this.open(handler);
-    if (!handler.target) throw new AdapterNotReadyError(handler.failure ?? `Adapter filter ${name} has no session.`);
+    if (!handler.target && !handler.closed && this.clock.now().getTime() >= handler.retryAt)
+      await this.open(handler);
+    if (!handler.target)
+      throw new AdapterNotReadyError(handler.failure ?? `Adapter filter ${name} has no session.`);
     return { handler, target: handler.target };
   }
 
@@ -209,18 +253,40 @@ export class AdapterSessions implements AdapterCalls, OnApplicationBootstrap, Be
     return this.handle<CheckResult>(name, 'handleCheck', { instance });
   }
 
-  async quota(name: string, instance: AdapterInstance, quotaRequest: QuotaRequest): Promise<QuotaResult> {
+  async quota(
+    name: string,
+    instance: AdapterInstance,
+    quotaRequest: QuotaRequest,
+  ): Promise<QuotaResult> {
     return this.handle<QuotaResult>(name, 'handleQuota', { instance, quotaRequest });
   }
 
   async report(name: string, instances: ReportRecord[]): Promise<AdapterStatus> {
-    const reply = await this.handle<{ status?: AdapterStatus }>(name, 'handleReport', { instances });
-    return reply.status ?? { code: 13, status: 'INTERNAL', message: 'no status in the reply', details: [] };
+    const reply = await this.handle<{ status?: AdapterStatus }>(name, 'handleReport', {
+      instances,
+    });
+    return (
+      reply.status ?? {
+        code: 13,
+        status: 'INTERNAL',
+        message: 'no status in the reply',
+        details: [],
+      }
+    );
   }
 
-  private async handle<T extends { status?: AdapterStatus }>(name: string, method: 'handleCheck' | 'handleQuota' | 'handleReport', body: object): Promise<T> {
+  private async handle<T extends { status?: AdapterStatus }>(
+    name: string,
+    method: 'handleCheck' | 'handleQuota' | 'handleReport',
+    body: object,
+  ): Promise<T> {
     const { handler, target } = await this.target(name);
-    const reply = await this.client.call<T>(handler.config.adapter, method, { ...target, ...body }, handler.config.timeoutMs + CALL_SLACK_MS);
+    const reply = await this.client.call<T>(
+      handler.config.adapter,
+      method,
+      { ...target, ...body },
+      handler.config.timeoutMs + CALL_SLACK_MS,
+    );
     if ('sessionId' in target && lostSession(reply.status)) {
       // The adapter no longer knows the session (it lost its state, or it was closed under a
       // call in flight): this call fails by policy, and the next one opens a session again.
@@ -229,7 +295,9 @@ export class AdapterSessions implements AdapterCalls, OnApplicationBootstrap, Be
         handler.failure = `Adapter ${handler.config.adapter} no longer knows session ${target.sessionId}: ${describe(reply.status)}`;
         handler.retryAt = 0;
       }
-      throw new AdapterNotReadyError(`Adapter ${handler.config.adapter} no longer knows session ${target.sessionId}.`);
+      throw new AdapterNotReadyError(
+        `Adapter ${handler.config.adapter} no longer knows session ${target.sessionId}.`,
+      );
     }
     return reply;
   }
@@ -247,4 +315,3 @@ function describe(status: AdapterStatus | undefined): string {
   if (!status) return 'no status in the reply';
   return `${status.status ?? status.code}${status.message ? ` ${status.message}` : ''}`;
 }
-

@@ -1,4 +1,12 @@
-import { REPO_ROOT, TEST_NATS_URL, TEST_POSTGRES_URL, eventually, freePort, removeTestResources, uniqueName } from '@rollout/testing';
+import {
+  REPO_ROOT,
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
+  eventually,
+  freePort,
+  removeTestResources,
+  uniqueName,
+} from '@rollout/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,7 +48,13 @@ describe('enforcement-service chain reload', () => {
         const method = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
         const body = codec.decode(msg.data);
         let reply: Record<string, unknown> = { status: OK };
-        if (method === 'info') reply = { name: adapter, description: 'reload test', templates: ['check'], sessionBased: true };
+        if (method === 'info')
+          reply = {
+            name: adapter,
+            description: 'reload test',
+            templates: ['check'],
+            sessionBased: true,
+          };
         if (method === 'createSession') {
           reply = { sessionId: `s${++count}`, status: OK };
           sessions.push(`create s${count} ${JSON.stringify(body.adapterConfig)}`);
@@ -52,25 +66,39 @@ describe('enforcement-service chain reload', () => {
     await nc.flush();
     writeFileSync(file, chain(adapter, 1));
     const port = await freePort();
-    child = spawn(process.execPath, ['-r', 'reflect-metadata', '-r', '@swc-node/register', join(REPO_ROOT, 'apps/enforcement-service/src/main.ts')], {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH,
-        NATS_URL: TEST_NATS_URL,
-        NATS_NAMESPACE: namespace,
-        DATABASE_URL: TEST_POSTGRES_URL,
-        DATABASE_SCHEMA: schema,
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        // Errors only: the refused reload is what the test reads.
-        LOG_LEVEL: 'error',
-        ENFORCEMENT_CONFIG_FILE: file,
-        ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS: '3600000',
+    child = spawn(
+      process.execPath,
+      [
+        '-r',
+        'reflect-metadata',
+        '-r',
+        '@swc-node/register',
+        join(REPO_ROOT, 'apps/enforcement-service/src/main.ts'),
+      ],
+      {
+        cwd: REPO_ROOT,
+        env: {
+          PATH: process.env.PATH,
+          NATS_URL: TEST_NATS_URL,
+          NATS_NAMESPACE: namespace,
+          DATABASE_URL: TEST_POSTGRES_URL,
+          DATABASE_SCHEMA: schema,
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          // Errors only: the refused reload is what the test reads.
+          LOG_LEVEL: 'error',
+          ENFORCEMENT_CONFIG_FILE: file,
+          ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS: '3600000',
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
       },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    );
     child.stdout!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
-    await eventually(async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined), { timeoutMs: 30_000, intervalMs: 200, what: 'enforcement-service ready' });
+    await eventually(
+      async () =>
+        (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined,
+      { timeoutMs: 30_000, intervalMs: 200, what: 'enforcement-service ready' },
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -90,19 +118,28 @@ describe('enforcement-service chain reload', () => {
   it('on SIGHUP, a changed handler gets a new session and the old one is closed', async () => {
     writeFileSync(file, chain(adapter, 2));
     child.kill('SIGHUP');
-    await eventually(() => (sessions.length === 3 ? true : undefined), { timeoutMs: 15_000, what: 'the reload' });
+    await eventually(() => (sessions.length === 3 ? true : undefined), {
+      timeoutMs: 15_000,
+      what: 'the reload',
+    });
     expect(sessions).toEqual(['create s1 {"version":1}', 'create s2 {"version":2}', 'close s1']);
   });
 
   it('refuses an invalid file on SIGHUP and keeps running; the next valid one applies', async () => {
     writeFileSync(file, 'enabled_filters: [probe]\nfilters: { probe: { adapter: Not_A_Label } }\n');
     child.kill('SIGHUP');
-    await eventually(() => (logs.includes('enforcement config not reloaded') ? true : undefined), { timeoutMs: 15_000, what: 'the refusal logged' });
+    await eventually(() => (logs.includes('enforcement config not reloaded') ? true : undefined), {
+      timeoutMs: 15_000,
+      what: 'the refusal logged',
+    });
     expect(logs).toContain('filters.probe.adapter: must be an adapter name');
     expect(sessions).toHaveLength(3);
     writeFileSync(file, chain(adapter, 3));
     child.kill('SIGHUP');
-    await eventually(() => (sessions.length === 5 ? true : undefined), { timeoutMs: 15_000, what: 'the second reload' });
+    await eventually(() => (sessions.length === 5 ? true : undefined), {
+      timeoutMs: 15_000,
+      what: 'the second reload',
+    });
     expect(child.exitCode).toBeNull();
     expect(sessions.slice(3)).toEqual(['create s3 {"version":3}', 'close s2']);
   });

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
 import { AdapterStatus, Clock, RetryPolicy, isOk, retryDelayMs } from '@rollout/enforcement-domain';
 import { BackgroundLoop } from '@rollout/nats';
 import { CLOCK } from '@rollout/service-kit';
@@ -18,7 +24,9 @@ const BATCH = 50;
  */
 function outcomeOf(status: AdapterStatus | undefined): 'closed' | 'unknown' | 'retry' {
   if (isOk(status)) return 'closed';
-  return status?.status === 'FAILED_PRECONDITION' || status?.status === 'NOT_FOUND' ? 'unknown' : 'retry';
+  return status?.status === 'FAILED_PRECONDITION' || status?.status === 'NOT_FOUND'
+    ? 'unknown'
+    : 'retry';
 }
 
 /**
@@ -41,7 +49,11 @@ export class SessionCloses implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ENFORCEMENT_SERVICE_CONFIG) config: Config,
   ) {
-    this.policy = { baseMs: config.ENFORCEMENT_RETRY_BASE_MS, maxMs: config.ENFORCEMENT_RETRY_MAX_MS, maxAttempts: Number.POSITIVE_INFINITY };
+    this.policy = {
+      baseMs: config.ENFORCEMENT_RETRY_BASE_MS,
+      maxMs: config.ENFORCEMENT_RETRY_MAX_MS,
+      maxAttempts: Number.POSITIVE_INFINITY,
+    };
     this.retries = new BackgroundLoop({
       name: 'SessionCloses',
       turn: () => this.drainDue(),
@@ -66,9 +78,15 @@ export class SessionCloses implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       const now = this.clock.now();
       await this.closes.keep(handler, adapter, sessionId, this.retryAfter(1, why), now);
-      this.logger.warn({ handler, adapter, session: sessionId, reason: why }, 'CloseSession not acknowledged; will retry');
+      this.logger.warn(
+        { handler, adapter, session: sessionId, reason: why },
+        'CloseSession not acknowledged; will retry',
+      );
     } catch (error) {
-      this.logger.error({ err: error, handler, adapter, session: sessionId }, 'CloseSession not acknowledged and could not be kept for a retry');
+      this.logger.error(
+        { err: error, handler, adapter, session: sessionId },
+        'CloseSession not acknowledged and could not be kept for a retry',
+      );
     }
   }
 
@@ -81,7 +99,11 @@ export class SessionCloses implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private retryAfter(attempts: number, why: string): CloseRetry {
-    return { attempts, nextAttemptAt: new Date(this.clock.now().getTime() + retryDelayMs(this.policy, attempts)), lastError: why };
+    return {
+      attempts,
+      nextAttemptAt: new Date(this.clock.now().getTime() + retryDelayMs(this.policy, attempts)),
+      lastError: why,
+    };
   }
 
   /** One CloseSession; undefined when the session is closed for good, else why not. */
@@ -89,9 +111,16 @@ export class SessionCloses implements OnApplicationBootstrap, OnModuleDestroy {
     let outcome: 'closed' | 'unknown' | 'retry';
     let why: string | undefined;
     try {
-      const reply = await this.client.call<{ status?: AdapterStatus }>(adapter, 'closeSession', { sessionId }, CLOSE_TIMEOUT_MS);
+      const reply = await this.client.call<{ status?: AdapterStatus }>(
+        adapter,
+        'closeSession',
+        { sessionId },
+        CLOSE_TIMEOUT_MS,
+      );
       outcome = outcomeOf(reply.status);
-      if (outcome === 'retry') why = `CloseSession answered ${reply.status?.status ?? 'no status'} ${reply.status?.message ?? ''}`.trim();
+      if (outcome === 'retry')
+        why =
+          `CloseSession answered ${reply.status?.status ?? 'no status'} ${reply.status?.message ?? ''}`.trim();
     } catch (error) {
       outcome = 'retry';
       why = error instanceof Error ? error.message : String(error);

@@ -38,30 +38,80 @@ export class BlazarHooks {
   /** Blazar asks before creating a lease; an admitted one is tracked (keyed by its name) and counts. */
   async checkCreate(payload: unknown, requestId: string): Promise<BlazarVerdict> {
     const now = this.clock.now();
-    const { context, lease: view } = parseBlazarCall(payload, false, requestId, this.config.ENFORCEMENT_REGION_NAME);
+    const { context, lease: view } = parseBlazarCall(
+      payload,
+      false,
+      requestId,
+      this.config.ENFORCEMENT_REGION_NAME,
+    );
     const project = blazarProject(context);
     context.leaseId = blazarLeaseId(view.name, view.id, requestId);
-    const { decision } = await this.workflow.admit(project, context, view.lease, 'blazar', now, { blazar: view }, async (tx, facts, decide) => {
-      const tracked = facts.tracked && isLive(facts.tracked) ? facts.tracked : undefined;
-      const leaseId = tracked?.lease_id ?? randomUUID();
-      context.apiLeaseId = leaseId;
-      // Blazar asks again about a lease it already holds (a retry): the new answer replaces the
-      // old one, so that lease does not count against itself.
-      const decision = await decide(facts.live - (tracked && tracked.end_date.getTime() > now.getTime() ? 1 : 0));
-      const status = decision.allowed ? admittedStatus(view.lease, now) : 'ERROR';
-      const reason = decision.denial?.message ?? null;
-      if (tracked) {
-        const record = this.workflow.decisionOf(tracked.uid, project, tracked.lease_id, decision, now, 'blazar', context);
-        await tx.commitWith([tx.changeLeaseSql(tracked.uid, { ...this.change(view, now), status, status_reason: reason }, record)]);
-      } else {
-        const uid = randomUUID();
-        const row = { ...this.workflow.newRow(uid, project, leaseId, 'BLAZAR', view.lease, status, reason, context.userId || 'blazar', now), blazar_name: view.name ?? null, blazar_id: view.id ?? null };
-        await tx.commitWith([tx.insertLeaseSql(row, this.workflow.decisionOf(uid, project, leaseId, decision, now, 'blazar', context))]);
-      }
-      return { row: undefined, decision };
-    });
+    const { decision } = await this.workflow.admit(
+      project,
+      context,
+      view.lease,
+      'blazar',
+      now,
+      { blazar: view },
+      async (tx, facts, decide) => {
+        const tracked = facts.tracked && isLive(facts.tracked) ? facts.tracked : undefined;
+        const leaseId = tracked?.lease_id ?? randomUUID();
+        context.apiLeaseId = leaseId;
+        // Blazar asks again about a lease it already holds (a retry): the new answer replaces the
+        // old one, so that lease does not count against itself.
+        const decision = await decide(
+          facts.live - (tracked && tracked.end_date.getTime() > now.getTime() ? 1 : 0),
+        );
+        const status = decision.allowed ? admittedStatus(view.lease, now) : 'ERROR';
+        const reason = decision.denial?.message ?? null;
+        if (tracked) {
+          const record = this.workflow.decisionOf(
+            tracked.uid,
+            project,
+            tracked.lease_id,
+            decision,
+            now,
+            'blazar',
+            context,
+          );
+          await tx.commitWith([
+            tx.changeLeaseSql(
+              tracked.uid,
+              { ...this.change(view, now), status, status_reason: reason },
+              record,
+            ),
+          ]);
+        } else {
+          const uid = randomUUID();
+          const row = {
+            ...this.workflow.newRow(
+              uid,
+              project,
+              leaseId,
+              'BLAZAR',
+              view.lease,
+              status,
+              reason,
+              context.userId || 'blazar',
+              now,
+            ),
+            blazar_name: view.name ?? null,
+            blazar_id: view.id ?? null,
+          };
+          await tx.commitWith([
+            tx.insertLeaseSql(
+              row,
+              this.workflow.decisionOf(uid, project, leaseId, decision, now, 'blazar', context),
+            ),
+          ]);
+        }
+        return { row: undefined, decision };
+      },
+    );
     if (decision.allowed) await this.workflow.notifyCreated(context, view.lease);
-    return decision.allowed ? { allowed: true } : { allowed: false, message: decision.denial!.message };
+    return decision.allowed
+      ? { allowed: true }
+      : { allowed: false, message: decision.denial!.message };
   }
 
   /**
@@ -76,46 +126,105 @@ export class BlazarHooks {
     const project = blazarProject(context);
     context.leaseId = blazarLeaseId(current.name ?? view.name, current.id ?? view.id, requestId);
     const checked = updateNeedsChecks(current.lease, view.lease);
-    const decision = await this.workflow.counting(project, now, { blazar: { id: current.id ?? view.id, name: current.name ?? view.name } }, async (tx, facts) => {
-      const existing = facts.tracked;
-      const live = existing && isLive(existing) ? existing : undefined;
-      const leaseId = live?.lease_id ?? randomUUID();
-      context.apiLeaseId = leaseId;
-      let decision = UNCHECKED_UPDATE;
-      if (checked) {
-        const chain = this.enforcement.chain({ countActive: async () => facts.live });
-        decision = this.enforcement.decided(await chain.checkUpdate(context, current.lease, view.lease));
-      }
-      if (!decision.allowed) {
-        const subject = existing ?? { uid: randomUUID(), lease_id: '' };
-        await tx.commitWith([tx.insertDecisionSql(this.workflow.decisionOf(subject.uid, project, subject.lease_id, decision, now, 'blazar', context))]);
+    const decision = await this.workflow.counting(
+      project,
+      now,
+      { blazar: { id: current.id ?? view.id, name: current.name ?? view.name } },
+      async (tx, facts) => {
+        const existing = facts.tracked;
+        const live = existing && isLive(existing) ? existing : undefined;
+        const leaseId = live?.lease_id ?? randomUUID();
+        context.apiLeaseId = leaseId;
+        let decision = UNCHECKED_UPDATE;
+        if (checked) {
+          const chain = this.enforcement.chain({ countActive: async () => facts.live });
+          decision = this.enforcement.decided(
+            await chain.checkUpdate(context, current.lease, view.lease),
+          );
+        }
+        if (!decision.allowed) {
+          const subject = existing ?? { uid: randomUUID(), lease_id: '' };
+          await tx.commitWith([
+            tx.insertDecisionSql(
+              this.workflow.decisionOf(
+                subject.uid,
+                project,
+                subject.lease_id,
+                decision,
+                now,
+                'blazar',
+                context,
+              ),
+            ),
+          ]);
+          return decision;
+        }
+        const status = admittedStatus(view.lease, now);
+        if (live) {
+          const change = {
+            ...this.change(view, now),
+            status,
+            status_reason: null,
+            blazar_id: view.id ?? current.id ?? null,
+          };
+          const record = checked
+            ? this.workflow.decisionOf(
+                live.uid,
+                project,
+                live.lease_id,
+                decision,
+                now,
+                'blazar',
+                context,
+              )
+            : undefined;
+          await tx.commitWith([tx.changeLeaseSql(live.uid, change, record)]);
+        } else {
+          // A lease this ledger did not hold: from now on it counts.
+          const uid = randomUUID();
+          const row = {
+            ...this.workflow.newRow(
+              uid,
+              project,
+              leaseId,
+              'BLAZAR',
+              view.lease,
+              status,
+              null,
+              context.userId || 'blazar',
+              now,
+            ),
+            blazar_name: view.name ?? current.name ?? null,
+            blazar_id: view.id ?? current.id ?? null,
+          };
+          await tx.commitWith([
+            tx.insertLeaseSql(
+              row,
+              checked
+                ? this.workflow.decisionOf(uid, project, leaseId, decision, now, 'blazar', context)
+                : undefined,
+            ),
+          ]);
+        }
         return decision;
-      }
-      const status = admittedStatus(view.lease, now);
-      if (live) {
-        const change = { ...this.change(view, now), status, status_reason: null, blazar_id: view.id ?? current.id ?? null };
-        const record = checked ? this.workflow.decisionOf(live.uid, project, live.lease_id, decision, now, 'blazar', context) : undefined;
-        await tx.commitWith([tx.changeLeaseSql(live.uid, change, record)]);
-      } else {
-        // A lease this ledger did not hold: from now on it counts.
-        const uid = randomUUID();
-        const row = {
-          ...this.workflow.newRow(uid, project, leaseId, 'BLAZAR', view.lease, status, null, context.userId || 'blazar', now),
-          blazar_name: view.name ?? current.name ?? null,
-          blazar_id: view.id ?? current.id ?? null,
-        };
-        await tx.commitWith([tx.insertLeaseSql(row, checked ? this.workflow.decisionOf(uid, project, leaseId, decision, now, 'blazar', context) : undefined)]);
-      }
-      return decision;
-    });
-    if (decision.allowed && checked) await this.workflow.notifyUpdated(context, current.lease, view.lease);
-    return decision.allowed ? { allowed: true } : { allowed: false, message: decision.denial!.message };
+      },
+    );
+    if (decision.allowed && checked)
+      await this.workflow.notifyUpdated(context, current.lease, view.lease);
+    return decision.allowed
+      ? { allowed: true }
+      : { allowed: false, message: decision.denial!.message };
   }
 
   /** Blazar says a lease ends: the ledger releases it and on_end goes out, once per lease. */
   async onEnd(payload: unknown, requestId: string): Promise<BlazarVerdict> {
     const now = this.clock.now();
-    const { context, lease: view } = parseBlazarCall(payload, false, requestId, this.config.ENFORCEMENT_REGION_NAME);
+    const { context, lease: view } = parseBlazarCall(
+      payload,
+      false,
+      requestId,
+      this.config.ENFORCEMENT_REGION_NAME,
+    );
     const project = blazarProject(context);
     context.leaseId = blazarLeaseId(view.name, view.id, requestId);
     const queued = await this.ledger.transaction(async (tx) => {
@@ -130,14 +239,32 @@ export class BlazarHooks {
   }
 
   /** The ledger's row of a lease Blazar says ended, when its on_end is still to go out (claimed here). */
-  private async ended(tx: LedgerTx, project: string, view: BlazarLeaseView, context: EnforcementContext, now: Date): Promise<LeaseRow | undefined> {
+  private async ended(
+    tx: LedgerTx,
+    project: string,
+    view: BlazarLeaseView,
+    context: EnforcementContext,
+    now: Date,
+  ): Promise<LeaseRow | undefined> {
     const existing = await tx.findBlazarForUpdate(project, view);
-    if (existing && isLive(existing)) return this.workflow.terminate(tx, existing, now, 'Ended by Blazar.');
-    if (existing?.status === 'TERMINATED') return (await tx.claimOnEnd(existing.uid)) ? existing : undefined;
+    if (existing && isLive(existing))
+      return this.workflow.terminate(tx, existing, now, 'Ended by Blazar.');
+    if (existing?.status === 'TERMINATED')
+      return (await tx.claimOnEnd(existing.uid)) ? existing : undefined;
     if (existing) return undefined; // refused at creation: it never started, nothing to refund
     // A lease this ledger never saw (admitted before it tracked Blazar, say): remember it ended, so on_end goes out once.
     return tx.insertLease({
-      ...this.workflow.newRow(randomUUID(), project, randomUUID(), 'BLAZAR', view.lease, 'TERMINATED', 'Ended by Blazar.', context.userId || 'blazar', now),
+      ...this.workflow.newRow(
+        randomUUID(),
+        project,
+        randomUUID(),
+        'BLAZAR',
+        view.lease,
+        'TERMINATED',
+        'Ended by Blazar.',
+        context.userId || 'blazar',
+        now,
+      ),
       blazar_name: view.name ?? null,
       blazar_id: view.id ?? null,
       end_time: now,

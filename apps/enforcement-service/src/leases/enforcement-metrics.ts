@@ -1,5 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { AdapterFilterObserver, ChainDecision, ChainObserver, ChainStep, EnforcementContext, Hook } from '@rollout/enforcement-domain';
+import type {
+  AdapterFilterObserver,
+  ChainDecision,
+  ChainObserver,
+  ChainStep,
+  EnforcementContext,
+  Hook,
+} from '@rollout/enforcement-domain';
 import { METRICS_REGISTRY } from '@rollout/metrics';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -54,7 +61,10 @@ export class EnforcementMetrics implements ChainObserver, AdapterFilterObserver 
       name: 'enforcement_chain_duration_seconds',
       help: 'Time the whole filter chain took for one check decision, by hook (adapter round trips and cache hits included).',
       labelNames: ['hook'],
-      buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
+      buckets: [
+        0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+        1, 2, 5,
+      ],
       registers: [registry],
     });
     this.cacheLookups = new Counter({
@@ -129,7 +139,13 @@ export class EnforcementMetrics implements ChainObserver, AdapterFilterObserver 
   onStep(hook: Hook, step: ChainStep, context: EnforcementContext): void {
     this.steps.inc({ hook, filter: step.filter, result: step.result });
     if (step.result === 'allow') return;
-    const fields = { hook, filter: step.filter, project: context.projectId, reqId: context.requestId, reason: step.message };
+    const fields = {
+      hook,
+      filter: step.filter,
+      project: context.projectId,
+      reqId: context.requestId,
+      reason: step.message,
+    };
     switch (step.result) {
       case 'would_deny':
         this.logger.warn(fields, 'dryrun filter would deny');
@@ -139,7 +155,10 @@ export class EnforcementMetrics implements ChainObserver, AdapterFilterObserver 
         this.logger.warn(fields, 'filter failed open');
         break;
       case 'error':
-        this.logger.warn(fields, hook === 'on_end' ? 'on_end notification failed' : 'filter failed; request refused');
+        this.logger.warn(
+          fields,
+          hook === 'on_end' ? 'on_end notification failed' : 'filter failed; request refused',
+        );
         break;
       default:
         this.logger.log(fields, 'filter denied');
@@ -151,7 +170,13 @@ export class EnforcementMetrics implements ChainObserver, AdapterFilterObserver 
   }
 
   onDecision(decision: ChainDecision): void {
-    const result = decision.exempted ? 'exempted' : decision.hook === 'on_end' ? 'notified' : decision.allowed ? 'allowed' : 'denied';
+    const result = decision.exempted
+      ? 'exempted'
+      : decision.hook === 'on_end'
+        ? 'notified'
+        : decision.allowed
+          ? 'allowed'
+          : 'denied';
     this.decisions.inc({ hook: decision.hook, result });
   }
 

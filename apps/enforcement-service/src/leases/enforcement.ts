@@ -1,5 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ActiveLeaseCounter, ChainDecision, EnforcementChain, EnforcementConfig, ExternalHttpPort, buildChain } from '@rollout/enforcement-domain';
+import {
+  ActiveLeaseCounter,
+  ChainDecision,
+  EnforcementChain,
+  EnforcementConfig,
+  ExternalHttpPort,
+  buildChain,
+} from '@rollout/enforcement-domain';
 import { AdapterSessions } from '../adapters/adapter-sessions';
 import { EnforcementConfigSource } from '../enforcement-config';
 import { EnforcementMetrics } from './enforcement-metrics';
@@ -52,7 +59,8 @@ export class Enforcement {
 
   /** Counts a decision; with `startedAt` (process.hrtime.bigint() before the chain ran), times the chain too. */
   decided(decision: ChainDecision, startedAt?: bigint): ChainDecision {
-    if (startedAt !== undefined) this.metrics.chainDuration(decision.hook, Number(process.hrtime.bigint() - startedAt) / 1e9);
+    if (startedAt !== undefined)
+      this.metrics.chainDuration(decision.hook, Number(process.hrtime.bigint() - startedAt) / 1e9);
     this.metrics.onDecision(decision);
     return decision;
   }

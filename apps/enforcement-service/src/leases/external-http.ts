@@ -1,4 +1,8 @@
-import type { ExternalHttpPort, ExternalHttpResponse, ExternalHook } from '@rollout/enforcement-domain';
+import type {
+  ExternalHttpPort,
+  ExternalHttpResponse,
+  ExternalHook,
+} from '@rollout/enforcement-domain';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { EnforcementMetrics } from './enforcement-metrics';
@@ -22,7 +26,9 @@ function describe(error: NodeJS.ErrnoException): string {
     case 'ENETUNREACH':
       return 'host unreachable';
     default:
-      return error.code?.startsWith('ERR_TLS') || error.code?.includes('CERT') ? 'TLS handshake failed' : 'transport error';
+      return error.code?.startsWith('ERR_TLS') || error.code?.includes('CERT')
+        ? 'TLS handshake failed'
+        : 'transport error';
   }
 }
 
@@ -46,7 +52,11 @@ export class NodeExternalHttp implements ExternalHttpPort {
 
   constructor(private readonly metrics: EnforcementMetrics) {}
 
-  post(url: string, body: unknown, options: { headers: Record<string, string>; timeoutMs: number; hook: ExternalHook }): Promise<ExternalHttpResponse> {
+  post(
+    url: string,
+    body: unknown,
+    options: { headers: Record<string, string>; timeoutMs: number; hook: ExternalHook },
+  ): Promise<ExternalHttpResponse> {
     const started = process.hrtime.bigint();
     const payload = Buffer.from(JSON.stringify(body), 'utf8');
     const target = new URL(url);
@@ -57,7 +67,11 @@ export class NodeExternalHttp implements ExternalHttpPort {
         if (finished) return;
         finished = true;
         clearTimeout(timer);
-        this.metrics.externalCall(options.hook, outcome, Number(process.hrtime.bigint() - started) / 1e9);
+        this.metrics.externalCall(
+          options.hook,
+          outcome,
+          Number(process.hrtime.bigint() - started) / 1e9,
+        );
         settle();
       };
       const request = (secure ? httpsRequest : httpRequest)(target, {
@@ -74,7 +88,9 @@ export class NodeExternalHttp implements ExternalHttpPort {
         finish('timeout', () => reject(new Error(`no answer within ${options.timeoutMs} ms`)));
         request.destroy();
       }, options.timeoutMs);
-      request.once('error', (error: NodeJS.ErrnoException) => finish('error', () => reject(new Error(describe(error)))));
+      request.once('error', (error: NodeJS.ErrnoException) =>
+        finish('error', () => reject(new Error(describe(error)))),
+      );
       request.once('response', (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -82,10 +98,17 @@ export class NodeExternalHttp implements ExternalHttpPort {
           size += chunk.length;
           if (size <= MAX_BODY_BYTES) chunks.push(chunk);
         });
-        response.once('error', (error: NodeJS.ErrnoException) => finish('error', () => reject(new Error(describe(error)))));
+        response.once('error', (error: NodeJS.ErrnoException) =>
+          finish('error', () => reject(new Error(describe(error)))),
+        );
         response.once('end', () => {
           const status = response.statusCode ?? 0;
-          finish(String(status), () => resolve({ status, body: size <= MAX_BODY_BYTES ? parseBody(Buffer.concat(chunks)) : undefined }));
+          finish(String(status), () =>
+            resolve({
+              status,
+              body: size <= MAX_BODY_BYTES ? parseBody(Buffer.concat(chunks)) : undefined,
+            }),
+          );
         });
       });
       request.end(payload);

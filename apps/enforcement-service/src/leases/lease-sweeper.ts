@@ -46,7 +46,13 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnModuleDestroy {
         const ended = await tx.claimEnded(now, SWEEP_BATCH);
         const queued: Array<QueuedOnEnd | undefined> = [];
         for (const row of ended) {
-          const context: EnforcementContext = { userId: row.creator, projectId: row.project, regionName: row.region_name, requestId: `end-date-${row.uid}`, ...idsOf(row) };
+          const context: EnforcementContext = {
+            userId: row.creator,
+            projectId: row.project,
+            regionName: row.region_name,
+            requestId: `end-date-${row.uid}`,
+            ...idsOf(row),
+          };
           queued.push(await this.onEnd.queue(tx, row, context, 'system', now));
         }
         return queued;

@@ -1,6 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { LeaseStatus } from '@rollout/contracts';
-import { ChainDecision, EnforcementChain, EnforcementContext, LeaseRequest, adapterLeaseId, isLookupId, leaseNotFound } from '@rollout/enforcement-domain';
+import {
+  ChainDecision,
+  EnforcementChain,
+  EnforcementContext,
+  LeaseRequest,
+  adapterLeaseId,
+  isLookupId,
+  leaseNotFound,
+} from '@rollout/enforcement-domain';
 import { randomUUID } from 'node:crypto';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
@@ -17,11 +25,24 @@ export const isLive = (row: LeaseRow) => row.status === 'PENDING' || row.status 
 
 /** The ids filters get for a lease of the ledger: the adapters' key, and the id users see in the API. */
 export function idsOf(row: LeaseRow): LeaseIds {
-  return { leaseId: adapterLeaseId({ origin: row.origin, uid: row.uid, blazarName: row.blazar_name, blazarId: row.blazar_id }), apiLeaseId: row.lease_id };
+  return {
+    leaseId: adapterLeaseId({
+      origin: row.origin,
+      uid: row.uid,
+      blazarName: row.blazar_name,
+      blazarId: row.blazar_id,
+    }),
+    apiLeaseId: row.lease_id,
+  };
 }
 
 /** An update that changes nothing the filters decide on passes without them (see updateNeedsChecks). */
-export const UNCHECKED_UPDATE: ChainDecision = { hook: 'check_update', allowed: true, exempted: false, steps: [] };
+export const UNCHECKED_UPDATE: ChainDecision = {
+  hook: 'check_update',
+  allowed: true,
+  exempted: false,
+  steps: [],
+};
 
 /**
  * The steps the API's lease use cases and Blazar's hooks share: counting decisions serialised
@@ -43,7 +64,12 @@ export class LeaseWorkflow {
    * A decision that counts a project's leases, serialised per project: a queue in this process,
    * the ledger's transaction-scoped lock across replicas (see Ledger.counting).
    */
-  counting<T>(project: string, now: Date, probe: CountingProbe, work: (tx: CountingTx, facts: CountingFacts) => Promise<T>): Promise<T> {
+  counting<T>(
+    project: string,
+    now: Date,
+    probe: CountingProbe,
+    work: (tx: CountingTx, facts: CountingFacts) => Promise<T>,
+  ): Promise<T> {
     return this.projects.run(project, () => this.ledger.counting(project, now, probe, work));
   }
 
@@ -59,21 +85,33 @@ export class LeaseWorkflow {
     actor: string,
     now: Date,
     probe: CountingProbe,
-    work: (tx: CountingTx, facts: CountingFacts, decide: (live: number) => Promise<ChainDecision>) => Promise<{ row: T; decision: ChainDecision }>,
+    work: (
+      tx: CountingTx,
+      facts: CountingFacts,
+      decide: (live: number) => Promise<ChainDecision>,
+    ) => Promise<{ row: T; decision: ChainDecision }>,
   ): Promise<{ row: T; decision: ChainDecision }> {
     let admitted = false;
     try {
       return await this.counting(project, now, probe, (tx, facts) =>
         work(tx, facts, async (live) => {
           const startedAt = process.hrtime.bigint();
-          const decision = this.enforcement.decided(await this.enforcement.chain({ countActive: async () => live }).checkCreate(context, lease), startedAt);
+          const decision = this.enforcement.decided(
+            await this.enforcement
+              .chain({ countActive: async () => live })
+              .checkCreate(context, lease),
+            startedAt,
+          );
           admitted = decision.allowed;
           return decision;
         }),
       );
     } catch (error) {
       if (admitted) {
-        this.logger.warn({ err: error, project }, 'create failed after the checks passed; sending on_end');
+        this.logger.warn(
+          { err: error, project },
+          'create failed after the checks passed; sending on_end',
+        );
         await this.notifyAborted(context, lease, actor, now);
       }
       throw error;
@@ -95,7 +133,11 @@ export class LeaseWorkflow {
   }
 
   /** Filters that follow the lease's life (adapters' reports, refunds of a shrink) hear of a committed update; never throws. */
-  async notifyUpdated(context: EnforcementContext, before: LeaseRequest, after: LeaseRequest): Promise<void> {
+  async notifyUpdated(
+    context: EnforcementContext,
+    before: LeaseRequest,
+    after: LeaseRequest,
+  ): Promise<void> {
     try {
       await this.enforcement.onEndChain.notifyUpdated(context, before, after);
     } catch (error) {
@@ -104,18 +146,31 @@ export class LeaseWorkflow {
   }
 
   /** An admitted create that could not be written: filters give back what they took (no lease, nothing to retry); never throws. */
-  private async notifyAborted(context: EnforcementContext, lease: LeaseRequest, actor: string, now: Date): Promise<void> {
+  private async notifyAborted(
+    context: EnforcementContext,
+    lease: LeaseRequest,
+    actor: string,
+    now: Date,
+  ): Promise<void> {
     try {
-      const decision = this.enforcement.decided(await this.enforcement.onEndChain.abortCreate(context, lease));
-      await this.ledger.insertDecision(this.decisionOf(randomUUID(), context.projectId, '', decision, now, actor, context));
+      const decision = this.enforcement.decided(
+        await this.enforcement.onEndChain.abortCreate(context, lease),
+      );
+      await this.ledger.insertDecision(
+        this.decisionOf(randomUUID(), context.projectId, '', decision, now, actor, context),
+      );
     } catch (error) {
-      this.logger.error({ err: error, project: context.projectId }, 'recording an aborted create failed');
+      this.logger.error(
+        { err: error, project: context.projectId },
+        'recording an aborted create failed',
+      );
     }
   }
 
   terminate(tx: LedgerTx, row: LeaseRow, now: Date, reason: string): Promise<LeaseRow> {
     // A lease whose end passed before anyone noticed ended at its end date.
-    if (row.end_date.getTime() <= now.getTime()) return tx.terminate(row.uid, now, 'The end date passed.', row.end_date);
+    if (row.end_date.getTime() <= now.getTime())
+      return tx.terminate(row.uid, now, 'The end date passed.', row.end_date);
     return tx.terminate(row.uid, now, reason);
   }
 
@@ -125,15 +180,53 @@ export class LeaseWorkflow {
     return row;
   }
 
-  context(project: string, userId: string, requestId: string, ids: LeaseIds = {}): EnforcementContext {
-    return { userId, projectId: project, regionName: this.config.ENFORCEMENT_REGION_NAME, requestId, ...ids };
+  context(
+    project: string,
+    userId: string,
+    requestId: string,
+    ids: LeaseIds = {},
+  ): EnforcementContext {
+    return {
+      userId,
+      projectId: project,
+      regionName: this.config.ENFORCEMENT_REGION_NAME,
+      requestId,
+      ...ids,
+    };
   }
 
-  decisionOf(uid: string, project: string, leaseId: string, decision: ChainDecision, now: Date, actor: string, context: EnforcementContext): NewDecision {
-    return { leaseUid: uid, project, leaseId, ...decisionRecord(decision), time: now, actor, userId: context.userId, requestId: context.requestId };
+  decisionOf(
+    uid: string,
+    project: string,
+    leaseId: string,
+    decision: ChainDecision,
+    now: Date,
+    actor: string,
+    context: EnforcementContext,
+  ): NewDecision {
+    return {
+      leaseUid: uid,
+      project,
+      leaseId,
+      ...decisionRecord(decision),
+      time: now,
+      actor,
+      userId: context.userId,
+      requestId: context.requestId,
+    };
   }
 
-  newRow(uid: string, project: string, leaseId: string, origin: LeaseRow['origin'], lease: LeaseRequest, status: LeaseStatus, reason: string | null, creator: string, now: Date): LeaseRow {
+  newRow(
+    uid: string,
+    project: string,
+    leaseId: string,
+    origin: LeaseRow['origin'],
+    lease: LeaseRequest,
+    status: LeaseStatus,
+    reason: string | null,
+    creator: string,
+    now: Date,
+  ): LeaseRow {
     return {
       uid,
       project,

@@ -60,17 +60,48 @@ export class LeasesApplication {
     const leaseId = newLeaseId(request.leaseId, randomUUID);
     const lease = leaseFromCreate(request.lease, leaseId, now);
     const uid = randomUUID();
-    const context = this.workflow.context(project, actor, requestId, { leaseId: uid, apiLeaseId: leaseId });
-    const { row, decision } = await this.workflow.admit(project, context, lease, actor, now, { exists: leaseId }, async (tx, facts, decide) => {
-      if (facts.taken) {
-        throw StatusError.withReason('ALREADY_EXISTS', `Lease ${leaseId} already exists in project ${project}.`, 'LEASE_EXISTS', { project, lease: leaseId });
-      }
-      const decision = await decide(facts.live);
-      const status = decision.allowed ? admittedStatus(lease, now) : 'ERROR';
-      const row = this.workflow.newRow(uid, project, leaseId, 'API', lease, status, decision.denial?.message ?? null, actor, now);
-      const [inserted] = await tx.commitWith([tx.insertLeaseSql(row, this.workflow.decisionOf(uid, project, leaseId, decision, now, actor, context))]);
-      return { row: inserted.rows[0] as LeaseRow, decision };
+    const context = this.workflow.context(project, actor, requestId, {
+      leaseId: uid,
+      apiLeaseId: leaseId,
     });
+    const { row, decision } = await this.workflow.admit(
+      project,
+      context,
+      lease,
+      actor,
+      now,
+      { exists: leaseId },
+      async (tx, facts, decide) => {
+        if (facts.taken) {
+          throw StatusError.withReason(
+            'ALREADY_EXISTS',
+            `Lease ${leaseId} already exists in project ${project}.`,
+            'LEASE_EXISTS',
+            { project, lease: leaseId },
+          );
+        }
+        const decision = await decide(facts.live);
+        const status = decision.allowed ? admittedStatus(lease, now) : 'ERROR';
+        const row = this.workflow.newRow(
+          uid,
+          project,
+          leaseId,
+          'API',
+          lease,
+          status,
+          decision.denial?.message ?? null,
+          actor,
+          now,
+        );
+        const [inserted] = await tx.commitWith([
+          tx.insertLeaseSql(
+            row,
+            this.workflow.decisionOf(uid, project, leaseId, decision, now, actor, context),
+          ),
+        ]);
+        return { row: inserted.rows[0] as LeaseRow, decision };
+      },
+    );
     if (!decision.allowed) throw deniedError(decision, project, leaseId);
     await this.workflow.notifyCreated(context, lease);
     return leaseView(row);
@@ -85,16 +116,25 @@ export class LeasesApplication {
     const statuses = [...new Set(request.statuses ?? [])].sort();
     for (const status of statuses) {
       if (!LEASE_STATUSES.includes(status)) {
-        throw StatusError.invalidArgument(`status must be one of ${LEASE_STATUSES.join(', ')}.`, [{ field: 'status', description: `unknown status ${String(status).slice(0, 40)}` }]);
+        throw StatusError.invalidArgument(`status must be one of ${LEASE_STATUSES.join(', ')}.`, [
+          { field: 'status', description: `unknown status ${String(status).slice(0, 40)}` },
+        ]);
       }
     }
     const size = pageSizeOf(request.pageSize);
     const query = `${project}|${statuses.join(',')}`;
-    const rows = await this.ledger.list(project, statuses as LeaseStatus[], decodePageToken(request.pageToken, query), size + 1);
+    const rows = await this.ledger.list(
+      project,
+      statuses as LeaseStatus[],
+      decodePageToken(request.pageToken, query),
+      size + 1,
+    );
     const page = rows.slice(0, size);
     return {
       leases: page.map(leaseView),
-      ...(rows.length > size ? { nextPageToken: encodePageToken(page[page.length - 1].lease_id, query) } : {}),
+      ...(rows.length > size
+        ? { nextPageToken: encodePageToken(page[page.length - 1].lease_id, query) }
+        : {}),
     };
   }
 
@@ -113,20 +153,44 @@ export class LeasesApplication {
       Object.assign(context, idsOf(current));
       if (!isLive(current) || current.end_date.getTime() <= now.getTime()) {
         const state = isLive(current) ? 'ended' : current.status;
-        throw StatusError.withReason('FAILED_PRECONDITION', `Lease ${current.lease_id} is ${state}; only PENDING and ACTIVE leases can be updated.`, 'LEASE_NOT_LIVE', {
-          project,
-          lease: current.lease_id,
-        });
+        throw StatusError.withReason(
+          'FAILED_PRECONDITION',
+          `Lease ${current.lease_id} is ${state}; only PENDING and ACTIVE leases can be updated.`,
+          'LEASE_NOT_LIVE',
+          {
+            project,
+            lease: current.lease_id,
+          },
+        );
       }
       const before = domainLease(current);
-      const next = leaseFromUpdate(request.lease, before, current.start_date.getTime() <= now.getTime(), now);
+      const next = leaseFromUpdate(
+        request.lease,
+        before,
+        current.start_date.getTime() <= now.getTime(),
+        now,
+      );
       const checked = updateNeedsChecks(before, next);
       let decision = UNCHECKED_UPDATE;
       if (checked) {
         const startedAt = process.hrtime.bigint();
-        decision = this.enforcement.decided(await this.workflow.countingChain(tx, now).checkUpdate(context, before, next), startedAt);
-        await tx.insertDecision(this.workflow.decisionOf(current.uid, project, current.lease_id, decision, now, actor, context));
-        if (!decision.allowed) return { row: current, decision, leaseId: current.lease_id, change: undefined };
+        decision = this.enforcement.decided(
+          await this.workflow.countingChain(tx, now).checkUpdate(context, before, next),
+          startedAt,
+        );
+        await tx.insertDecision(
+          this.workflow.decisionOf(
+            current.uid,
+            project,
+            current.lease_id,
+            decision,
+            now,
+            actor,
+            context,
+          ),
+        );
+        if (!decision.allowed)
+          return { row: current, decision, leaseId: current.lease_id, change: undefined };
       }
       const updated = await tx.changeLease(current.uid, {
         name: next.name,
@@ -137,7 +201,12 @@ export class LeasesApplication {
         status_reason: null,
         update_time: now,
       });
-      return { row: updated, decision, leaseId: current.lease_id, change: checked ? { before, next } : undefined };
+      return {
+        row: updated,
+        decision,
+        leaseId: current.lease_id,
+        change: checked ? { before, next } : undefined,
+      };
     });
     if (!decision.allowed) throw deniedError(decision, project, leaseId);
     if (change) await this.workflow.notifyUpdated(context, change.before, change.next);
@@ -152,14 +221,28 @@ export class LeasesApplication {
     const { row, queued } = await this.ledger.transaction(async (tx) => {
       const current = await this.workflow.lockedLease(tx, project, request.leaseId);
       if (current.status === 'ERROR') {
-        throw StatusError.withReason('FAILED_PRECONDITION', `Lease ${current.lease_id} was refused (ERROR) and never started; delete it instead.`, 'LEASE_NOT_LIVE', {
-          project,
-          lease: current.lease_id,
-        });
+        throw StatusError.withReason(
+          'FAILED_PRECONDITION',
+          `Lease ${current.lease_id} was refused (ERROR) and never started; delete it instead.`,
+          'LEASE_NOT_LIVE',
+          {
+            project,
+            lease: current.lease_id,
+          },
+        );
       }
       if (current.status === 'TERMINATED') return { row: current, queued: undefined };
       const ended = await this.workflow.terminate(tx, current, now, `Ended by ${actor}.`);
-      return { row: ended, queued: await this.onEnd.queue(tx, ended, this.workflow.context(project, actor, requestId, idsOf(ended)), actor, now) };
+      return {
+        row: ended,
+        queued: await this.onEnd.queue(
+          tx,
+          ended,
+          this.workflow.context(project, actor, requestId, idsOf(ended)),
+          actor,
+          now,
+        ),
+      };
     });
     await this.onEnd.deliver(queued);
     return leaseView(row);
@@ -172,8 +255,18 @@ export class LeasesApplication {
     const actor = checkActor(request.actor);
     const queued = await this.ledger.transaction(async (tx) => {
       const current = await this.workflow.lockedLease(tx, project, request.leaseId);
-      const ended = isLive(current) ? await this.workflow.terminate(tx, current, now, `Deleted by ${actor}.`) : undefined;
-      const queued = ended && (await this.onEnd.queue(tx, ended, this.workflow.context(project, actor, requestId, idsOf(ended)), actor, now));
+      const ended = isLive(current)
+        ? await this.workflow.terminate(tx, current, now, `Deleted by ${actor}.`)
+        : undefined;
+      const queued =
+        ended &&
+        (await this.onEnd.queue(
+          tx,
+          ended,
+          this.workflow.context(project, actor, requestId, idsOf(ended)),
+          actor,
+          now,
+        ));
       await tx.deleteLease(current.uid);
       return queued;
     });
@@ -185,17 +278,25 @@ export class LeasesApplication {
     const lease = await this.find(request);
     const size = pageSizeOf(request.pageSize);
     const query = `${lease.uid}`;
-    const rows = await this.ledger.decisions(lease.uid, decodePageToken(request.pageToken, query), size + 1);
+    const rows = await this.ledger.decisions(
+      lease.uid,
+      decodePageToken(request.pageToken, query),
+      size + 1,
+    );
     const page = rows.slice(0, size);
     return {
       decisions: page.map(decisionView),
-      ...(rows.length > size ? { nextPageToken: encodePageToken(page[page.length - 1].id, query) } : {}),
+      ...(rows.length > size
+        ? { nextPageToken: encodePageToken(page[page.length - 1].id, query) }
+        : {}),
     };
   }
 
   private async find(request: { project: string; leaseId: string }): Promise<LeaseRow> {
     const project = checkProject(request?.project);
-    const row = isLookupId(request.leaseId) ? await this.ledger.get(project, request.leaseId) : undefined;
+    const row = isLookupId(request.leaseId)
+      ? await this.ledger.get(project, request.leaseId)
+      : undefined;
     if (!row) throw leaseNotFound(project, request.leaseId);
     return row;
   }

@@ -25,14 +25,40 @@ export class LeasesHandlers {
     private readonly blazar: BlazarHooks,
   ) {}
 
-  @MessagePattern(S.createLease) create(@Payload() r: CreateLeaseRequest, @Ctx() c: NatsContext) { return this.leases.create(r, requestId(c)); }
-  @MessagePattern(S.getLease) get(@Payload() r: GetLeaseRequest) { return this.leases.get(r); }
-  @MessagePattern(S.listLeases) list(@Payload() r: ListLeasesRequest) { return this.leases.list(r); }
-  @MessagePattern(S.updateLease) update(@Payload() r: UpdateLeaseRequest, @Ctx() c: NatsContext) { return this.leases.update(r, requestId(c)); }
-  @MessagePattern(S.endLease) end(@Payload() r: EndLeaseRequest, @Ctx() c: NatsContext) { return this.leases.end(r, requestId(c)); }
-  @MessagePattern(S.deleteLease) delete(@Payload() r: DeleteLeaseRequest, @Ctx() c: NatsContext) { return this.leases.delete(r, requestId(c)); }
-  @MessagePattern(S.listDecisions) decisions(@Payload() r: ListDecisionsRequest) { return this.leases.decisions(r); }
-  @MessagePattern(S.blazarCheckCreate) blazarCheckCreate(@Payload() r: unknown, @Ctx() c: NatsContext) { return this.blazar.checkCreate(r, requestId(c)); }
-  @MessagePattern(S.blazarCheckUpdate) blazarCheckUpdate(@Payload() r: unknown, @Ctx() c: NatsContext) { return this.blazar.checkUpdate(r, requestId(c)); }
-  @MessagePattern(S.blazarOnEnd) blazarOnEnd(@Payload() r: unknown, @Ctx() c: NatsContext) { return this.blazar.onEnd(r, requestId(c)); }
+  @MessagePattern(S.createLease) create(@Payload() r: CreateLeaseRequest, @Ctx() c: NatsContext) {
+    return this.leases.create(r, requestId(c));
+  }
+  @MessagePattern(S.getLease) get(@Payload() r: GetLeaseRequest) {
+    return this.leases.get(r);
+  }
+  @MessagePattern(S.listLeases) list(@Payload() r: ListLeasesRequest) {
+    return this.leases.list(r);
+  }
+  @MessagePattern(S.updateLease) update(@Payload() r: UpdateLeaseRequest, @Ctx() c: NatsContext) {
+    return this.leases.update(r, requestId(c));
+  }
+  @MessagePattern(S.endLease) end(@Payload() r: EndLeaseRequest, @Ctx() c: NatsContext) {
+    return this.leases.end(r, requestId(c));
+  }
+  @MessagePattern(S.deleteLease) delete(@Payload() r: DeleteLeaseRequest, @Ctx() c: NatsContext) {
+    return this.leases.delete(r, requestId(c));
+  }
+  @MessagePattern(S.listDecisions) decisions(@Payload() r: ListDecisionsRequest) {
+    return this.leases.decisions(r);
+  }
+  @MessagePattern(S.blazarCheckCreate) blazarCheckCreate(
+    @Payload() r: unknown,
+    @Ctx() c: NatsContext,
+  ) {
+    return this.blazar.checkCreate(r, requestId(c));
+  }
+  @MessagePattern(S.blazarCheckUpdate) blazarCheckUpdate(
+    @Payload() r: unknown,
+    @Ctx() c: NatsContext,
+  ) {
+    return this.blazar.checkUpdate(r, requestId(c));
+  }
+  @MessagePattern(S.blazarOnEnd) blazarOnEnd(@Payload() r: unknown, @Ctx() c: NatsContext) {
+    return this.blazar.onEnd(r, requestId(c));
+  }
 }

@@ -1,4 +1,10 @@
-import type { DecisionHook, DecisionResult, DecisionStep, LeaseOrigin, LeaseStatus } from '@rollout/contracts';
+import type {
+  DecisionHook,
+  DecisionResult,
+  DecisionStep,
+  LeaseOrigin,
+  LeaseStatus,
+} from '@rollout/contracts';
 import type { Reservation } from '@rollout/enforcement-domain';
 
 /** A row of `leases`. Reservations are stored in the domain's shape (plugin attributes snake_case). */

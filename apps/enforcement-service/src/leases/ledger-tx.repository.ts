@@ -9,12 +9,42 @@ const LIVE = `status IN ('PENDING', 'ACTIVE')`;
 const DECISION_INSERT = `INSERT INTO decisions (lease_uid, project, lease_id, hook, result, filter, message, exempted, steps, time, actor, user_id, request_id)`;
 const decisionParams = (d: NewDecision, offset: number) => ({
   placeholders: Array.from({ length: 13 }, (_, i) => `$${offset + i + 1}`).join(', '),
-  values: [d.leaseUid, d.project, d.leaseId, d.hook, d.result, d.filter ?? null, d.message ?? null, d.exempted, JSON.stringify(d.steps), d.time, d.actor, d.userId, d.requestId ?? null],
+  values: [
+    d.leaseUid,
+    d.project,
+    d.leaseId,
+    d.hook,
+    d.result,
+    d.filter ?? null,
+    d.message ?? null,
+    d.exempted,
+    JSON.stringify(d.steps),
+    d.time,
+    d.actor,
+    d.userId,
+    d.requestId ?? null,
+  ],
 });
 
 const leaseValues = (l: LeaseRow) => [
-  l.uid, l.project, l.lease_id, l.origin, l.blazar_name, l.blazar_id, l.name, l.start_date, l.end_date, JSON.stringify(l.reservations),
-  l.status, l.status_reason, l.creator, l.region_name, l.create_time, l.update_time, l.end_time, l.on_end_sent,
+  l.uid,
+  l.project,
+  l.lease_id,
+  l.origin,
+  l.blazar_name,
+  l.blazar_id,
+  l.name,
+  l.start_date,
+  l.end_date,
+  JSON.stringify(l.reservations),
+  l.status,
+  l.status_reason,
+  l.creator,
+  l.region_name,
+  l.create_time,
+  l.update_time,
+  l.end_time,
+  l.on_end_sent,
 ];
 
 /**
@@ -37,8 +67,10 @@ export function lit(value: unknown): string {
 export const LIVE_COUNT = (project: string, now: Date) =>
   `SELECT count(*)::int AS n FROM leases WHERE project = ${lit(project)} AND ${LIVE} AND end_date > ${lit(now)}`;
 
-const insertLeaseSql = (lease: LeaseRow) => `INSERT INTO leases (${LEASE_COLUMNS}) VALUES (${leaseValues(lease).map(lit).join(', ')}) RETURNING ${LEASE_COLUMNS}`;
-export const insertDecisionSql = (d: NewDecision) => `${DECISION_INSERT} VALUES (${decisionParams(d, 0).values.map(lit).join(', ')})`;
+const insertLeaseSql = (lease: LeaseRow) =>
+  `INSERT INTO leases (${LEASE_COLUMNS}) VALUES (${leaseValues(lease).map(lit).join(', ')}) RETURNING ${LEASE_COLUMNS}`;
+export const insertDecisionSql = (d: NewDecision) =>
+  `${DECISION_INSERT} VALUES (${decisionParams(d, 0).values.map(lit).join(', ')})`;
 
 /** Reads and writes within one transaction, on one connection. */
 export class LedgerTx {
@@ -49,12 +81,24 @@ export class LedgerTx {
   }
 
   async getForUpdate(project: string, leaseId: string): Promise<LeaseRow | undefined> {
-    return (await this.rows<LeaseRow>(`SELECT ${LEASE_COLUMNS} FROM leases WHERE project = $1 AND lease_id = $2 FOR UPDATE`, [project, leaseId]))[0];
+    return (
+      await this.rows<LeaseRow>(
+        `SELECT ${LEASE_COLUMNS} FROM leases WHERE project = $1 AND lease_id = $2 FOR UPDATE`,
+        [project, leaseId],
+      )
+    )[0];
   }
 
   /** A Blazar lease by Blazar's id or name: a live one first, else the latest. */
-  async findBlazarForUpdate(project: string, key: { id?: string; name?: string }): Promise<LeaseRow | undefined> {
-    return (await this.rows<LeaseRow>(findBlazarSql(lit(project), lit(key.id ?? null), lit(key.name ?? null))))[0];
+  async findBlazarForUpdate(
+    project: string,
+    key: { id?: string; name?: string },
+  ): Promise<LeaseRow | undefined> {
+    return (
+      await this.rows<LeaseRow>(
+        findBlazarSql(lit(project), lit(key.id ?? null), lit(key.name ?? null)),
+      )
+    )[0];
   }
 
   async countLive(project: string, now: Date): Promise<number> {
@@ -83,7 +127,14 @@ export class LedgerTx {
 
   /** Claims the on_end of a lease that ended without it; false when it was sent already. */
   async claimOnEnd(uid: string): Promise<boolean> {
-    return ((await this.client.query('UPDATE leases SET on_end_sent = true WHERE uid = $1 AND NOT on_end_sent', [uid])).rowCount ?? 0) > 0;
+    return (
+      ((
+        await this.client.query(
+          'UPDATE leases SET on_end_sent = true WHERE uid = $1 AND NOT on_end_sent',
+          [uid],
+        )
+      ).rowCount ?? 0) > 0
+    );
   }
 
   async deleteLease(uid: string): Promise<void> {
@@ -147,7 +198,9 @@ export class CountingTx extends LedgerTx {
 
   /** Writes and commits in one round trip; the results of `statements`, in order. */
   async commitWith(statements: string[]): Promise<QueryResult[]> {
-    const results = (await this.client.query([...statements, 'COMMIT'].join(';\n'))) as unknown as QueryResult[];
+    const results = (await this.client.query(
+      [...statements, 'COMMIT'].join(';\n'),
+    )) as unknown as QueryResult[];
     this.onCommit();
     return results.slice(0, statements.length);
   }
@@ -174,4 +227,3 @@ export async function rollback(client: PoolClient): Promise<Error | undefined> {
     return error as Error;
   }
 }
-

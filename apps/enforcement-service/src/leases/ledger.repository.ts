@@ -4,7 +4,16 @@ import { inTransaction, poolOf } from '@rollout/postgres';
 import type { Pool, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 import type { CountingFacts, DecisionRow, LeaseRow, NewDecision } from './ledger-rows';
-import { CountingTx, LEASE_COLUMNS, LIVE_COUNT, LedgerTx, findBlazarSql, insertDecisionSql, lit, rollback } from './ledger-tx.repository';
+import {
+  CountingTx,
+  LEASE_COLUMNS,
+  LIVE_COUNT,
+  LedgerTx,
+  findBlazarSql,
+  insertDecisionSql,
+  lit,
+  rollback,
+} from './ledger-tx.repository';
 
 /** The lease ledger in the service's schema (raw SQL on the service's pg pool). */
 @Injectable()
@@ -25,7 +34,12 @@ export class Ledger {
    * database never wait on each other) and reads the facts; `work` decides and commits with
    * `commitWith`. Anything else rolls back.
    */
-  async counting<T>(project: string, now: Date, probe: { exists: string } | { blazar: { id?: string; name?: string } }, work: (tx: CountingTx, facts: CountingFacts) => Promise<T>): Promise<T> {
+  async counting<T>(
+    project: string,
+    now: Date,
+    probe: { exists: string } | { blazar: { id?: string; name?: string } },
+    work: (tx: CountingTx, facts: CountingFacts) => Promise<T>,
+  ): Promise<T> {
     const client = await this.pool.connect();
     let committed = false;
     let broken: Error | undefined;
@@ -36,10 +50,19 @@ export class Ledger {
           ? `SELECT uid FROM leases WHERE project = ${p} AND lease_id = ${lit(probe.exists)}`
           : findBlazarSql(p, lit(probe.blazar.id ?? null), lit(probe.blazar.name ?? null));
       const results = (await client.query(
-        [`BEGIN`, `SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':leases:' || ${p}, 0))`, find, LIVE_COUNT(project, now)].join(';\n'),
+        [
+          `BEGIN`,
+          `SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':leases:' || ${p}, 0))`,
+          find,
+          LIVE_COUNT(project, now),
+        ].join(';\n'),
       )) as unknown as QueryResult[];
       const found = results[2].rows[0] as LeaseRow | undefined;
-      const facts: CountingFacts = { live: (results[3].rows[0] as { n: number }).n, taken: found !== undefined, tracked: 'blazar' in probe ? found : undefined };
+      const facts: CountingFacts = {
+        live: (results[3].rows[0] as { n: number }).n,
+        taken: found !== undefined,
+        tracked: 'blazar' in probe ? found : undefined,
+      };
       const tx = new CountingTx(client, () => (committed = true));
       return await work(tx, facts);
     } catch (error) {
@@ -51,11 +74,21 @@ export class Ledger {
   }
 
   async get(project: string, leaseId: string): Promise<LeaseRow | undefined> {
-    return (await this.pool.query(`SELECT ${LEASE_COLUMNS} FROM leases WHERE project = $1 AND lease_id = $2`, [project, leaseId])).rows[0] as LeaseRow | undefined;
+    return (
+      await this.pool.query(
+        `SELECT ${LEASE_COLUMNS} FROM leases WHERE project = $1 AND lease_id = $2`,
+        [project, leaseId],
+      )
+    ).rows[0] as LeaseRow | undefined;
   }
 
   /** A project's leases by id, after `after`, in the given statuses (all when empty). */
-  async list(project: string, statuses: LeaseStatus[], after: string | undefined, limit: number): Promise<LeaseRow[]> {
+  async list(
+    project: string,
+    statuses: LeaseStatus[],
+    after: string | undefined,
+    limit: number,
+  ): Promise<LeaseRow[]> {
     const result = await this.pool.query(
       `SELECT ${LEASE_COLUMNS} FROM leases
         WHERE project = $1 AND (cardinality($2::text[]) = 0 OR status = ANY($2)) AND ($3::text IS NULL OR lease_id > $3)
@@ -65,7 +98,11 @@ export class Ledger {
     return result.rows as LeaseRow[];
   }
 
-  async decisions(leaseUid: string, after: string | undefined, limit: number): Promise<DecisionRow[]> {
+  async decisions(
+    leaseUid: string,
+    after: string | undefined,
+    limit: number,
+  ): Promise<DecisionRow[]> {
     const result = await this.pool.query(
       `SELECT id::text, hook, result, filter, message, exempted, steps, time, actor, user_id, request_id FROM decisions
         WHERE lease_uid = $1 AND ($2::bigint IS NULL OR decisions.id > $2) ORDER BY decisions.id LIMIT $3`,

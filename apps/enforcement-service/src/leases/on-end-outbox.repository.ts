@@ -23,7 +23,12 @@ export interface OutboxRow {
   lease_id: string;
   actor: string;
   context: EnforcementContext;
-  lease: { name: string; startDate: string; endDate: string; reservations: LeaseRequest['reservations'] };
+  lease: {
+    name: string;
+    startDate: string;
+    endDate: string;
+    reservations: LeaseRequest['reservations'];
+  };
   pending: string[] | null;
   attempts: number;
 }
@@ -34,7 +39,11 @@ const COLUMNS = 'id::text, lease_uid, project, lease_id, actor, context, lease, 
 
 /** The lease as the outbox keeps it (dates as ISO text). */
 export function serialised(lease: LeaseRequest): OutboxRow['lease'] {
-  return { ...lease, startDate: lease.startDate.toISOString(), endDate: lease.endDate.toISOString() };
+  return {
+    ...lease,
+    startDate: lease.startDate.toISOString(),
+    endDate: lease.endDate.toISOString(),
+  };
 }
 
 /** The on_end outbox table: queued on_end notifications, claimed by replicas with SKIP LOCKED. */
@@ -54,7 +63,16 @@ export class OnEndOutboxRepository {
     const [queued] = await tx.execute<{ id: string }>({
       text: `INSERT INTO on_end_outbox (lease_uid, project, lease_id, actor, context, lease, next_attempt_at, created_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (lease_uid) DO NOTHING RETURNING id::text`,
-      values: [entry.leaseUid, entry.project, entry.leaseId, entry.actor, JSON.stringify(entry.context), JSON.stringify(serialised(entry.lease)), new Date(now.getTime() + CLAIM_MS), now],
+      values: [
+        entry.leaseUid,
+        entry.project,
+        entry.leaseId,
+        entry.actor,
+        JSON.stringify(entry.context),
+        JSON.stringify(serialised(entry.lease)),
+        new Date(now.getTime() + CLAIM_MS),
+        now,
+      ],
     });
     return queued?.id;
   }
@@ -72,19 +90,41 @@ export class OnEndOutboxRepository {
 
   /** On_end notifications neither delivered nor abandoned. */
   async countPending(): Promise<number> {
-    return (await this.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM on_end_outbox WHERE abandoned_at IS NULL')).rows[0].n;
+    return (
+      await this.pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM on_end_outbox WHERE abandoned_at IS NULL',
+      )
+    ).rows[0].n;
   }
 
   async delivered(id: string): Promise<void> {
     await this.pool.query('DELETE FROM on_end_outbox WHERE id = $1', [id]);
   }
 
-  async retryAt(id: string, attempts: number, pending: string[], lastError: string, next: Date): Promise<void> {
-    await this.pool.query('UPDATE on_end_outbox SET attempts = $2, pending = $3, last_error = $4, next_attempt_at = $5 WHERE id = $1', [id, attempts, pending, lastError, next]);
+  async retryAt(
+    id: string,
+    attempts: number,
+    pending: string[],
+    lastError: string,
+    next: Date,
+  ): Promise<void> {
+    await this.pool.query(
+      'UPDATE on_end_outbox SET attempts = $2, pending = $3, last_error = $4, next_attempt_at = $5 WHERE id = $1',
+      [id, attempts, pending, lastError, next],
+    );
   }
 
   /** Kept, but never tried again. */
-  async abandon(id: string, attempts: number, pending: string[], lastError: string, now: Date): Promise<void> {
-    await this.pool.query('UPDATE on_end_outbox SET attempts = $2, pending = $3, last_error = $4, abandoned_at = $5 WHERE id = $1', [id, attempts, pending, lastError, now]);
+  async abandon(
+    id: string,
+    attempts: number,
+    pending: string[],
+    lastError: string,
+    now: Date,
+  ): Promise<void> {
+    await this.pool.query(
+      'UPDATE on_end_outbox SET attempts = $2, pending = $3, last_error = $4, abandoned_at = $5 WHERE id = $1',
+      [id, attempts, pending, lastError, now],
+    );
   }
 }

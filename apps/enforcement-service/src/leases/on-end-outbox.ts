@@ -1,5 +1,18 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { Clock, EnforcementContext, LeaseRequest, RetryPolicy, mayRetry, retryDelayMs } from '@rollout/enforcement-domain';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
+import {
+  Clock,
+  EnforcementContext,
+  LeaseRequest,
+  RetryPolicy,
+  mayRetry,
+  retryDelayMs,
+} from '@rollout/enforcement-domain';
 import { BackgroundLoop } from '@rollout/nats';
 import { CLOCK } from '@rollout/service-kit';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
@@ -8,7 +21,12 @@ import { EnforcementMetrics } from './enforcement-metrics';
 import type { LeaseRow } from './ledger-rows';
 import { Ledger } from './ledger.repository';
 import type { LedgerTx } from './ledger-tx.repository';
-import { OnEndEntry, OnEndOutboxRepository, OutboxRow, serialised } from './on-end-outbox.repository';
+import {
+  OnEndEntry,
+  OnEndOutboxRepository,
+  OutboxRow,
+  serialised,
+} from './on-end-outbox.repository';
 import { decisionRecord, domainLease } from './views';
 
 /** A queued on_end: its row (none when the lease's on_end was queued before) and what it sends. */
@@ -42,7 +60,11 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ENFORCEMENT_SERVICE_CONFIG) config: Config,
   ) {
-    this.policy = { baseMs: config.ENFORCEMENT_RETRY_BASE_MS, maxMs: config.ENFORCEMENT_RETRY_MAX_MS, maxAttempts: config.ENFORCEMENT_ON_END_MAX_ATTEMPTS };
+    this.policy = {
+      baseMs: config.ENFORCEMENT_RETRY_BASE_MS,
+      maxMs: config.ENFORCEMENT_RETRY_MAX_MS,
+      maxAttempts: config.ENFORCEMENT_ON_END_MAX_ATTEMPTS,
+    };
     this.retries = new BackgroundLoop({
       name: 'OnEndOutbox',
       turn: () => this.drainDue(),
@@ -65,8 +87,22 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
    * its on_end queued, whatever happens next; once per lease (a second end queues nothing).
    * `lease` is what the filters hear about (Blazar's own view on its on-end).
    */
-  async queue(tx: LedgerTx, row: LeaseRow, context: EnforcementContext, actor: string, now: Date, lease: LeaseRequest = domainLease(row)): Promise<QueuedOnEnd> {
-    const entry: OnEndEntry = { leaseUid: row.uid, project: row.project, leaseId: row.lease_id, actor, context: { ...context, endedAt: now.toISOString() }, lease };
+  async queue(
+    tx: LedgerTx,
+    row: LeaseRow,
+    context: EnforcementContext,
+    actor: string,
+    now: Date,
+    lease: LeaseRequest = domainLease(row),
+  ): Promise<QueuedOnEnd> {
+    const entry: OnEndEntry = {
+      leaseUid: row.uid,
+      project: row.project,
+      leaseId: row.lease_id,
+      actor,
+      context: { ...context, endedAt: now.toISOString() },
+      lease,
+    };
     return { id: await this.outbox.queue(tx, entry, now), entry };
   }
 
@@ -75,10 +111,23 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
     if (queued?.id === undefined) return;
     const { id, entry } = queued;
     try {
-      await this.attempt({ id, lease_uid: entry.leaseUid, project: entry.project, lease_id: entry.leaseId, actor: entry.actor, context: entry.context, lease: serialised(entry.lease), pending: null, attempts: 0 });
+      await this.attempt({
+        id,
+        lease_uid: entry.leaseUid,
+        project: entry.project,
+        lease_id: entry.leaseId,
+        actor: entry.actor,
+        context: entry.context,
+        lease: serialised(entry.lease),
+        pending: null,
+        attempts: 0,
+      });
     } catch (error) {
       // The row stays claimed until CLAIM_MS passes; the retry loop takes it then.
-      this.logger.error({ err: error, project: entry.project, lease: entry.leaseId }, 'on_end delivery failed; will retry');
+      this.logger.error(
+        { err: error, project: entry.project, lease: entry.leaseId },
+        'on_end delivery failed; will retry',
+      );
     }
   }
 
@@ -95,8 +144,14 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async attempt(row: OutboxRow): Promise<void> {
     const now = this.clock.now();
-    const lease: LeaseRequest = { ...row.lease, startDate: new Date(row.lease.startDate), endDate: new Date(row.lease.endDate) };
-    const decision = this.enforcement.decided(await this.enforcement.onEndChain.onEnd(row.context, lease, row.pending ?? undefined));
+    const lease: LeaseRequest = {
+      ...row.lease,
+      startDate: new Date(row.lease.startDate),
+      endDate: new Date(row.lease.endDate),
+    };
+    const decision = this.enforcement.decided(
+      await this.enforcement.onEndChain.onEnd(row.context, lease, row.pending ?? undefined),
+    );
     await this.ledger.insertDecision({
       leaseUid: row.lease_uid,
       project: row.project,
@@ -108,21 +163,39 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
       requestId: row.context.requestId,
     });
     const failed = decision.steps.filter((step) => step.result === 'error');
-    for (const step of decision.steps) if (step.result !== 'error') this.metrics.onEndDelivery(step.filter, 'delivered');
+    for (const step of decision.steps)
+      if (step.result !== 'error') this.metrics.onEndDelivery(step.filter, 'delivered');
     if (!failed.length) {
       await this.outbox.delivered(row.id);
       return;
     }
     const attempts = row.attempts + 1;
-    const lastError = failed.map((step) => `${step.filter}: ${step.message ?? 'failed'}`).join('; ');
+    const lastError = failed
+      .map((step) => `${step.filter}: ${step.message ?? 'failed'}`)
+      .join('; ');
     if (!mayRetry(this.policy, attempts)) {
       for (const step of failed) this.metrics.onEndDelivery(step.filter, 'abandoned');
-      this.logger.error({ project: row.project, lease: row.lease_id, attempts, reason: lastError }, 'on_end given up after its last attempt');
-      await this.outbox.abandon(row.id, attempts, failed.map((s) => s.filter), lastError, now);
+      this.logger.error(
+        { project: row.project, lease: row.lease_id, attempts, reason: lastError },
+        'on_end given up after its last attempt',
+      );
+      await this.outbox.abandon(
+        row.id,
+        attempts,
+        failed.map((s) => s.filter),
+        lastError,
+        now,
+      );
       return;
     }
     for (const step of failed) this.metrics.onEndDelivery(step.filter, 'retry');
     const next = new Date(now.getTime() + retryDelayMs(this.policy, attempts));
-    await this.outbox.retryAt(row.id, attempts, failed.map((s) => s.filter), lastError, next);
+    await this.outbox.retryAt(
+      row.id,
+      attempts,
+      failed.map((s) => s.filter),
+      lastError,
+      next,
+    );
   }
 }

@@ -1,5 +1,10 @@
 import type { DecisionStep, Lease, LeaseDecision } from '@rollout/contracts';
-import { ChainDecision, ChainStep, LeaseRequest, reservationToApi } from '@rollout/enforcement-domain';
+import {
+  ChainDecision,
+  ChainStep,
+  LeaseRequest,
+  reservationToApi,
+} from '@rollout/enforcement-domain';
 import type { DecisionRow, LeaseRow } from './ledger-rows';
 
 export function leaseView(row: LeaseRow): Lease {
@@ -21,7 +26,12 @@ export function leaseView(row: LeaseRow): Lease {
 }
 
 export function domainLease(row: LeaseRow): LeaseRequest {
-  return { name: row.name, startDate: row.start_date, endDate: row.end_date, reservations: row.reservations };
+  return {
+    name: row.name,
+    startDate: row.start_date,
+    endDate: row.end_date,
+    reservations: row.reservations,
+  };
 }
 
 export function decisionView(row: DecisionRow): LeaseDecision {
@@ -39,7 +49,11 @@ export function decisionView(row: DecisionRow): LeaseDecision {
   };
 }
 
-const HOOKS = { check_create: 'CHECK_CREATE', check_update: 'CHECK_UPDATE', on_end: 'ON_END' } as const;
+const HOOKS = {
+  check_create: 'CHECK_CREATE',
+  check_update: 'CHECK_UPDATE',
+  on_end: 'ON_END',
+} as const;
 
 export function stepView(step: ChainStep): DecisionStep {
   return {
@@ -54,7 +68,12 @@ export function stepView(step: ChainStep): DecisionStep {
 export function decisionRecord(decision: ChainDecision) {
   return {
     hook: HOOKS[decision.hook],
-    result: decision.hook === 'on_end' ? ('NOTIFIED' as const) : decision.allowed ? ('ALLOWED' as const) : ('DENIED' as const),
+    result:
+      decision.hook === 'on_end'
+        ? ('NOTIFIED' as const)
+        : decision.allowed
+          ? ('ALLOWED' as const)
+          : ('DENIED' as const),
     filter: decision.denial?.filter,
     message: decision.denial?.message,
     exempted: decision.exempted,

@@ -33,11 +33,21 @@ export class CreateLeaseLedger1764300000000 implements MigrationInterface {
         on_end_sent boolean NOT NULL DEFAULT false,
         UNIQUE (project, lease_id)
       )`);
-    await runner.query(`CREATE INDEX leases_live_by_project ON leases (project) WHERE status IN ('PENDING', 'ACTIVE')`);
-    await runner.query(`CREATE INDEX leases_live_by_end ON leases (end_date) WHERE status IN ('PENDING', 'ACTIVE')`);
-    await runner.query(`CREATE INDEX leases_pending_by_start ON leases (start_date) WHERE status = 'PENDING'`);
-    await runner.query(`CREATE INDEX leases_blazar_by_name ON leases (project, blazar_name) WHERE origin = 'BLAZAR'`);
-    await runner.query(`CREATE INDEX leases_blazar_by_id ON leases (project, blazar_id) WHERE origin = 'BLAZAR' AND blazar_id IS NOT NULL`);
+    await runner.query(
+      `CREATE INDEX leases_live_by_project ON leases (project) WHERE status IN ('PENDING', 'ACTIVE')`,
+    );
+    await runner.query(
+      `CREATE INDEX leases_live_by_end ON leases (end_date) WHERE status IN ('PENDING', 'ACTIVE')`,
+    );
+    await runner.query(
+      `CREATE INDEX leases_pending_by_start ON leases (start_date) WHERE status = 'PENDING'`,
+    );
+    await runner.query(
+      `CREATE INDEX leases_blazar_by_name ON leases (project, blazar_name) WHERE origin = 'BLAZAR'`,
+    );
+    await runner.query(
+      `CREATE INDEX leases_blazar_by_id ON leases (project, blazar_id) WHERE origin = 'BLAZAR' AND blazar_id IS NOT NULL`,
+    );
     await runner.query(`
       CREATE TABLE decisions (
         id bigserial PRIMARY KEY,

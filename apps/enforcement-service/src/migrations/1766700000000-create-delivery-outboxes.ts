@@ -32,7 +32,9 @@ export class CreateDeliveryOutboxes1766700000000 implements MigrationInterface {
         created_at timestamptz NOT NULL,
         abandoned_at timestamptz
       )`);
-    await runner.query(`CREATE INDEX on_end_outbox_due ON on_end_outbox (next_attempt_at) WHERE abandoned_at IS NULL`);
+    await runner.query(
+      `CREATE INDEX on_end_outbox_due ON on_end_outbox (next_attempt_at) WHERE abandoned_at IS NULL`,
+    );
     await runner.query(`
       CREATE TABLE adapter_session_closes (
         adapter text NOT NULL,

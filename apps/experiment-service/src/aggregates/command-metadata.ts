@@ -10,9 +10,10 @@ export function commandMetadata(context: CommandContext): EventMetadata {
 function checkRequestId(requestId: unknown): string | undefined {
   if (requestId === undefined || requestId === null || requestId === '') return undefined;
   if (typeof requestId !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(requestId)) {
-    throw StatusError.invalidArgument('requestId must be 1-128 characters of [A-Za-z0-9._:-] (a UUID is best).', [
-      { field: 'requestId', description: 'invalid' },
-    ]);
+    throw StatusError.invalidArgument(
+      'requestId must be 1-128 characters of [A-Za-z0-9._:-] (a UUID is best).',
+      [{ field: 'requestId', description: 'invalid' }],
+    );
   }
   return requestId;
 }

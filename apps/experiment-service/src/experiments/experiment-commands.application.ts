@@ -59,47 +59,86 @@ export class ExperimentCommands {
       const policy = await this.aggregates.policies.load(tx, policyName);
       const experimentsOfPolicy = await this.experiments.countOfPolicy(tx.manager, policyName);
       const decide = (experiment: ExperimentState) =>
-        decideExperiment({ type: 'CreateExperiment', data: { experiment: request.experiment, policy, experimentsOfPolicy } }, experiment, this.clock);
-      return this.aggregates.experiments.handleIn(tx, name, decide, ({ after }) => {
-        const view = experimentView(after);
-        const analysis = analyze(policyView(policy), view);
-        const operation = newOperation('create', name, { ...view, analysis }, this.clock.now());
-        return { response: operation, writes: [this.experiments.save(after, analysis), this.operations.save(operation)] };
-      }, metadata);
+        decideExperiment(
+          {
+            type: 'CreateExperiment',
+            data: { experiment: request.experiment, policy, experimentsOfPolicy },
+          },
+          experiment,
+          this.clock,
+        );
+      return this.aggregates.experiments.handleIn(
+        tx,
+        name,
+        decide,
+        ({ after }) => {
+          const view = experimentView(after);
+          const analysis = analyze(policyView(policy), view);
+          const operation = newOperation('create', name, { ...view, analysis }, this.clock.now());
+          return {
+            response: operation,
+            writes: [this.experiments.save(after, analysis), this.operations.save(operation)],
+          };
+        },
+        metadata,
+      );
     });
   }
 
   updateExperiment(request: UpdateExperimentRequest): Promise<Operation<FirewallPolicyExperiment>> {
     const { name } = parseExperimentName(request.experiment?.name, 'experiment.name');
-    const command: ExperimentCommand = { type: 'UpdateExperiment', data: { experiment: request.experiment, updateMask: request.updateMask } };
-    return this.experimentCommand(request, 'update', name, command) as Promise<Operation<FirewallPolicyExperiment>>;
+    const command: ExperimentCommand = {
+      type: 'UpdateExperiment',
+      data: { experiment: request.experiment, updateMask: request.updateMask },
+    };
+    return this.experimentCommand(request, 'update', name, command) as Promise<
+      Operation<FirewallPolicyExperiment>
+    >;
   }
 
   deleteExperiment(request: DeleteRequest): Promise<Operation<Record<string, never>>> {
     const { name } = parseExperimentName(request.name);
-    return this.experimentCommand(request, 'delete', name, { type: 'DeleteExperiment', data: { etag: request.etag } }) as Promise<Operation<Record<string, never>>>;
+    return this.experimentCommand(request, 'delete', name, {
+      type: 'DeleteExperiment',
+      data: { etag: request.etag },
+    }) as Promise<Operation<Record<string, never>>>;
   }
 
   startPreview(request: PreviewRequest): Promise<Operation<FirewallPolicyExperiment>> {
     const { name } = parseExperimentName(request.name);
-    const command: ExperimentCommand = { type: 'StartPreview', data: { etag: request.etag, reason: request.reason } };
-    return this.experimentCommand(request, 'startPreview', name, command) as Promise<Operation<FirewallPolicyExperiment>>;
+    const command: ExperimentCommand = {
+      type: 'StartPreview',
+      data: { etag: request.etag, reason: request.reason },
+    };
+    return this.experimentCommand(request, 'startPreview', name, command) as Promise<
+      Operation<FirewallPolicyExperiment>
+    >;
   }
 
   stopPreview(request: PreviewRequest): Promise<Operation<FirewallPolicyExperiment>> {
     const { name } = parseExperimentName(request.name);
-    const command: ExperimentCommand = { type: 'StopPreview', data: { etag: request.etag, reason: request.reason } };
-    return this.experimentCommand(request, 'stopPreview', name, command) as Promise<Operation<FirewallPolicyExperiment>>;
+    const command: ExperimentCommand = {
+      type: 'StopPreview',
+      data: { etag: request.etag, reason: request.reason },
+    };
+    return this.experimentCommand(request, 'stopPreview', name, command) as Promise<
+      Operation<FirewallPolicyExperiment>
+    >;
   }
 
   /** Atomically: the live policy takes the experiment's policy, and the experiment is gone. */
   commit(request: CommitRequest): Promise<Operation<FirewallPolicy>> {
     const { name, policyName } = parseExperimentName(request.name);
     // `parentEtag` is the deprecated name of `livePolicyEtag` (experiment.v1 1.1.0): both mean the same.
-    if (request.livePolicyEtag !== undefined && request.parentEtag !== undefined && request.livePolicyEtag !== request.parentEtag) {
-      throw StatusError.invalidArgument('livePolicyEtag and its deprecated name parentEtag differ: send livePolicyEtag only.', [
-        { field: 'parentEtag', description: 'deprecated: use livePolicyEtag' },
-      ]);
+    if (
+      request.livePolicyEtag !== undefined &&
+      request.parentEtag !== undefined &&
+      request.livePolicyEtag !== request.parentEtag
+    ) {
+      throw StatusError.invalidArgument(
+        'livePolicyEtag and its deprecated name parentEtag differ: send livePolicyEtag only.',
+        [{ field: 'parentEtag', description: 'deprecated: use livePolicyEtag' }],
+      );
     }
     const livePolicyEtag = request.livePolicyEtag ?? request.parentEtag;
     const metadata = commandMetadata(request);
@@ -107,27 +146,71 @@ export class ExperimentCommands {
     return this.aggregates.store.runOnce(metadata.requestId, async (tx) => {
       const experiment = await experiments.load(tx, name);
       const policy = await policies.load(tx, policyName);
-      const decision = decideCommitExperiment({ type: 'CommitExperiment', data: { etag: request.etag, livePolicyEtag } }, { experiment, policy }, this.clock);
-      await experiments.append(tx, name, experiment, decision.experiment, ({ after }) => ({ response: undefined, writes: [this.experiments.save(after)] }), metadata);
-      return policies.append(tx, policyName, policy, decision.policy, ({ after }) => {
-        const operation = newOperation('commit', name, policyView(after), this.clock.now());
-        return { response: operation, writes: [this.policies.save(after), this.operations.save(operation)] };
-      }, metadata);
+      const decision = decideCommitExperiment(
+        { type: 'CommitExperiment', data: { etag: request.etag, livePolicyEtag } },
+        { experiment, policy },
+        this.clock,
+      );
+      await experiments.append(
+        tx,
+        name,
+        experiment,
+        decision.experiment,
+        ({ after }) => ({ response: undefined, writes: [this.experiments.save(after)] }),
+        metadata,
+      );
+      return policies.append(
+        tx,
+        policyName,
+        policy,
+        decision.policy,
+        ({ after }) => {
+          const operation = newOperation('commit', name, policyView(after), this.clock.now());
+          return {
+            response: operation,
+            writes: [this.policies.save(after), this.operations.save(operation)],
+          };
+        },
+        metadata,
+      );
     });
   }
 
   /** A command on one experiment; a decision that changes nothing answers with the experiment as it is. */
-  private experimentCommand(context: CommandContext, verb: string, name: string, command: ExperimentCommand): Promise<Operation> {
+  private experimentCommand(
+    context: CommandContext,
+    verb: string,
+    name: string,
+    command: ExperimentCommand,
+  ): Promise<Operation> {
     const metadata = commandMetadata(context);
-    const decide = (experiment: ExperimentState) => decideExperiment(command, experiment, this.clock);
-    return this.aggregates.experiments.handle(name, decide, async ({ events, after }) => {
-      const view = after.exists ? experimentView(after) : undefined;
-      // Only an update changes the rules, so only it analyses them again; other commands keep the stored analysis.
-      const analysis = view && command.type === 'UpdateExperiment' ? analyze(await this.livePolicy(parseExperimentName(name).policyName), view) : undefined;
-      const operation = newOperation(verb, name, view ? { ...view, ...(analysis ? { analysis } : {}) } : {}, this.clock.now());
-      const projection = events.length ? [this.experiments.save(after, analysis)] : [];
-      return { response: operation, writes: [...projection, this.operations.save(operation)], weight: view && JSON.stringify(view).length };
-    }, metadata);
+    const decide = (experiment: ExperimentState) =>
+      decideExperiment(command, experiment, this.clock);
+    return this.aggregates.experiments.handle(
+      name,
+      decide,
+      async ({ events, after }) => {
+        const view = after.exists ? experimentView(after) : undefined;
+        // Only an update changes the rules, so only it analyses them again; other commands keep the stored analysis.
+        const analysis =
+          view && command.type === 'UpdateExperiment'
+            ? analyze(await this.livePolicy(parseExperimentName(name).policyName), view)
+            : undefined;
+        const operation = newOperation(
+          verb,
+          name,
+          view ? { ...view, ...(analysis ? { analysis } : {}) } : {},
+          this.clock.now(),
+        );
+        const projection = events.length ? [this.experiments.save(after, analysis)] : [];
+        return {
+          response: operation,
+          writes: [...projection, this.operations.save(operation)],
+          weight: view && JSON.stringify(view).length,
+        };
+      },
+      metadata,
+    );
   }
 
   /** The live policy an experiment is analysed against, as its projection holds it now. */

@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { FirewallPolicyExperiment, GetRequest, HistoryEvent, ListExperimentsResponse, ListRequest } from '@rollout/contracts';
+import {
+  FirewallPolicyExperiment,
+  GetRequest,
+  HistoryEvent,
+  ListExperimentsResponse,
+  ListRequest,
+} from '@rollout/contracts';
 import { notFound, parseExperimentName, parsePolicyName } from '@rollout/experiment-domain';
 import { Aggregates } from '../aggregates/aggregates';
 import { parseExperimentFilter } from '../read-models/filter';
@@ -29,7 +35,10 @@ export class ExperimentQueries {
     const after = decodePageToken(request.pageToken, query);
     const rows = await this.experiments.list(policyName, after ?? '', size + 1, conditions);
     const page = rows.slice(0, size);
-    return { experiments: page, ...(rows.length > size ? { nextPageToken: encodePageToken(page.at(-1)!.name, query) } : {}) };
+    return {
+      experiments: page,
+      ...(rows.length > size ? { nextPageToken: encodePageToken(page.at(-1)!.name, query) } : {}),
+    };
   }
 
   experimentEvents({ name }: GetRequest): Promise<{ events: HistoryEvent[] }> {

@@ -21,13 +21,31 @@ export class ExperimentHandlers {
     private readonly queries: ExperimentQueries,
   ) {}
 
-  @MessagePattern(S.createExperiment) createExperiment(@Payload() r: CreateExperimentRequest) { return this.commands.createExperiment(r); }
-  @MessagePattern(S.getExperiment) getExperiment(@Payload() r: GetRequest) { return this.queries.getExperiment(r); }
-  @MessagePattern(S.listExperiments) listExperiments(@Payload() r: ListRequest) { return this.queries.listExperiments(r); }
-  @MessagePattern(S.updateExperiment) updateExperiment(@Payload() r: UpdateExperimentRequest) { return this.commands.updateExperiment(r); }
-  @MessagePattern(S.deleteExperiment) deleteExperiment(@Payload() r: DeleteRequest) { return this.commands.deleteExperiment(r); }
-  @MessagePattern(S.startPreview) startPreview(@Payload() r: PreviewRequest) { return this.commands.startPreview(r); }
-  @MessagePattern(S.stopPreview) stopPreview(@Payload() r: PreviewRequest) { return this.commands.stopPreview(r); }
-  @MessagePattern(S.commit) commit(@Payload() r: CommitRequest) { return this.commands.commit(r); }
-  @MessagePattern(S.experimentEvents) experimentEvents(@Payload() r: GetRequest) { return this.queries.experimentEvents(r); }
+  @MessagePattern(S.createExperiment) createExperiment(@Payload() r: CreateExperimentRequest) {
+    return this.commands.createExperiment(r);
+  }
+  @MessagePattern(S.getExperiment) getExperiment(@Payload() r: GetRequest) {
+    return this.queries.getExperiment(r);
+  }
+  @MessagePattern(S.listExperiments) listExperiments(@Payload() r: ListRequest) {
+    return this.queries.listExperiments(r);
+  }
+  @MessagePattern(S.updateExperiment) updateExperiment(@Payload() r: UpdateExperimentRequest) {
+    return this.commands.updateExperiment(r);
+  }
+  @MessagePattern(S.deleteExperiment) deleteExperiment(@Payload() r: DeleteRequest) {
+    return this.commands.deleteExperiment(r);
+  }
+  @MessagePattern(S.startPreview) startPreview(@Payload() r: PreviewRequest) {
+    return this.commands.startPreview(r);
+  }
+  @MessagePattern(S.stopPreview) stopPreview(@Payload() r: PreviewRequest) {
+    return this.commands.stopPreview(r);
+  }
+  @MessagePattern(S.commit) commit(@Payload() r: CommitRequest) {
+    return this.commands.commit(r);
+  }
+  @MessagePattern(S.experimentEvents) experimentEvents(@Payload() r: GetRequest) {
+    return this.queries.experimentEvents(r);
+  }
 }

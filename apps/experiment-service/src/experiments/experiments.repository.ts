@@ -16,7 +16,9 @@ export class ExperimentsRepository {
    * replaces the stored one; without it the stored analysis stays (only create and update analyse).
    */
   save(after: ExperimentState, analysis?: ExperimentAnalysis): ClaimedWrite {
-    if (!after.exists) return (p) => `DELETE FROM experiments WHERE name = ${p(after.name)} AND EXISTS (SELECT 1 FROM claimed)`;
+    if (!after.exists)
+      return (p) =>
+        `DELETE FROM experiments WHERE name = ${p(after.name)} AND EXISTS (SELECT 1 FROM claimed)`;
     const resource = JSON.stringify(experimentView(after));
     return (p) =>
       `INSERT INTO experiments (name, policy_name, state, resource${analysis ? ', analysis' : ''})
@@ -29,7 +31,10 @@ export class ExperimentsRepository {
   }
 
   async namesOfPolicy(manager: EntityManager, policyName: string): Promise<string[]> {
-    const rows: { name: string }[] = await manager.query(`SELECT name FROM experiments WHERE policy_name = $1`, [policyName]);
+    const rows: { name: string }[] = await manager.query(
+      `SELECT name FROM experiments WHERE policy_name = $1`,
+      [policyName],
+    );
     return rows.map((row) => row.name);
   }
 
@@ -39,22 +44,31 @@ export class ExperimentsRepository {
   }
 
   /** Up to `limit` experiments of a policy named after `after` and in the states asked for, by name. */
-  async list(policyName: string, after: string, limit: number, conditions: StateCondition[]): Promise<FirewallPolicyExperiment[]> {
+  async list(
+    policyName: string,
+    after: string,
+    limit: number,
+    conditions: StateCondition[],
+  ): Promise<FirewallPolicyExperiment[]> {
     const params: unknown[] = [policyName, after, limit];
     const where = conditions.map((c) => {
       params.push(c.state);
       return `coalesce(state, 'STATE_UNDEFINED') ${c.op === '=' ? '=' : '<>'} $${params.length}`;
     });
-    const rows: { resource: FirewallPolicyExperiment; analysis: ExperimentAnalysis | null }[] = await this.dataSource.query(
-      `SELECT resource, analysis FROM experiments WHERE policy_name = $1 AND name > $2 ${where.map((w) => `AND ${w}`).join(' ')}
+    const rows: { resource: FirewallPolicyExperiment; analysis: ExperimentAnalysis | null }[] =
+      await this.dataSource.query(
+        `SELECT resource, analysis FROM experiments WHERE policy_name = $1 AND name > $2 ${where.map((w) => `AND ${w}`).join(' ')}
        ORDER BY name LIMIT $3`,
-      params,
-    );
+        params,
+      );
     return rows.map(withAnalysis);
   }
 }
 
 /** The experiment as clients read it: its projection, with the analysis stored beside it. */
-function withAnalysis(record: { resource: FirewallPolicyExperiment; analysis: ExperimentAnalysis | null }): FirewallPolicyExperiment {
+function withAnalysis(record: {
+  resource: FirewallPolicyExperiment;
+  analysis: ExperimentAnalysis | null;
+}): FirewallPolicyExperiment {
   return record.analysis ? { ...record.resource, analysis: record.analysis } : record.resource;
 }

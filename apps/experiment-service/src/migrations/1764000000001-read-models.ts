@@ -4,7 +4,9 @@ export class CreateReadModels1764000000001 implements MigrationInterface {
   name = 'CreateReadModels1764000000001';
 
   async up(runner: QueryRunner): Promise<void> {
-    await runner.query(`CREATE TABLE policies (name text PRIMARY KEY, parent text NOT NULL, resource jsonb NOT NULL)`);
+    await runner.query(
+      `CREATE TABLE policies (name text PRIMARY KEY, parent text NOT NULL, resource jsonb NOT NULL)`,
+    );
     await runner.query(`CREATE INDEX policies_by_parent ON policies (parent, name)`);
     await runner.query(`
       CREATE TABLE experiments (

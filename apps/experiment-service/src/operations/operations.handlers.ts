@@ -8,5 +8,7 @@ import { OperationQueries } from './operation-queries.application';
 export class OperationHandlers {
   constructor(private readonly queries: OperationQueries) {}
 
-  @MessagePattern(S.getOperation) getOperation(@Payload() r: GetRequest) { return this.queries.getOperation(r); }
+  @MessagePattern(S.getOperation) getOperation(@Payload() r: GetRequest) {
+    return this.queries.getOperation(r);
+  }
 }

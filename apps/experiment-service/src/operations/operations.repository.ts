@@ -10,7 +10,8 @@ export class OperationsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   save(operation: Operation): ClaimedWrite {
-    return (p) => `INSERT INTO operations (name, operation) SELECT ${p(operation.name)}, ${p(JSON.stringify(operation))}::jsonb FROM claimed`;
+    return (p) =>
+      `INSERT INTO operations (name, operation) SELECT ${p(operation.name)}, ${p(JSON.stringify(operation))}::jsonb FROM claimed`;
   }
 
   async find(name: string): Promise<Operation | undefined> {

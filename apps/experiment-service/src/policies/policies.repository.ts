@@ -12,7 +12,9 @@ export class PoliciesRepository {
 
   /** The policy's row as `after` has it: gone once the policy is deleted. */
   save(after: PolicyState): ClaimedWrite {
-    if (!after.exists) return (p) => `DELETE FROM policies WHERE name = ${p(after.name)} AND EXISTS (SELECT 1 FROM claimed)`;
+    if (!after.exists)
+      return (p) =>
+        `DELETE FROM policies WHERE name = ${p(after.name)} AND EXISTS (SELECT 1 FROM claimed)`;
     const { project, location } = parsePolicyName(after.name);
     return (p) =>
       `INSERT INTO policies (name, parent, resource)

@@ -1,5 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CreatePolicyRequest, DeleteRequest, FirewallPolicy, UpdatePolicyRequest } from '@rollout/contracts';
+import {
+  CreatePolicyRequest,
+  DeleteRequest,
+  FirewallPolicy,
+  UpdatePolicyRequest,
+} from '@rollout/contracts';
 import type { Answerer } from '@rollout/event-store';
 import {
   Clock,
@@ -35,16 +40,32 @@ export class PolicyCommands {
     const id = checkId('firewallPolicyId', request.firewallPolicyId);
     const name = `projects/${project}/locations/${location}/firewallPolicies/${id}`;
     const metadata = commandMetadata(request);
-    const decide = (policy: PolicyState) => decidePolicy({ type: 'CreatePolicy', data: { firewallPolicy: request.firewallPolicy } }, policy, this.clock);
-    return this.aggregates.store.runOnce(metadata.requestId, (tx) => this.aggregates.policies.handleIn(tx, name, decide, this.savedPolicy, metadata));
+    const decide = (policy: PolicyState) =>
+      decidePolicy(
+        { type: 'CreatePolicy', data: { firewallPolicy: request.firewallPolicy } },
+        policy,
+        this.clock,
+      );
+    return this.aggregates.store.runOnce(metadata.requestId, (tx) =>
+      this.aggregates.policies.handleIn(tx, name, decide, this.savedPolicy, metadata),
+    );
   }
 
   updatePolicy(request: UpdatePolicyRequest): Promise<FirewallPolicy> {
     const { name } = parsePolicyName(request.firewallPolicy?.name, 'firewallPolicy.name');
     const metadata = commandMetadata(request);
     const decide = (policy: PolicyState) =>
-      decidePolicy({ type: 'UpdatePolicy', data: { firewallPolicy: request.firewallPolicy, updateMask: request.updateMask } }, policy, this.clock);
-    return this.aggregates.store.runOnce(metadata.requestId, (tx) => this.aggregates.policies.handleIn(tx, name, decide, this.savedPolicy, metadata));
+      decidePolicy(
+        {
+          type: 'UpdatePolicy',
+          data: { firewallPolicy: request.firewallPolicy, updateMask: request.updateMask },
+        },
+        policy,
+        this.clock,
+      );
+    return this.aggregates.store.runOnce(metadata.requestId, (tx) =>
+      this.aggregates.policies.handleIn(tx, name, decide, this.savedPolicy, metadata),
+    );
   }
 
   /** Deleting a live policy deletes its experiments with it, in the same transaction. */
@@ -56,27 +77,52 @@ export class PolicyCommands {
       // Serialised with experiment creation, so no experiment is created under a deleted policy.
       await tx.lock(name);
       const policy = await policies.load(tx, name);
-      const events = decidePolicy({ type: 'DeletePolicy', data: { etag: request.etag } }, policy, this.clock);
+      const events = decidePolicy(
+        { type: 'DeletePolicy', data: { etag: request.etag } },
+        policy,
+        this.clock,
+      );
       // Every stream is read before the first append (see EventTransaction.append).
       const names = await this.experiments.namesOfPolicy(tx.manager, name);
       const cascade = await Promise.all(names.map((each) => experiments.load(tx, each)));
       for (const experiment of cascade) {
-        const deleted = decideExperiment({ type: 'DeleteExperiment', data: {} }, experiment, this.clock);
-        await experiments.append(tx, experiment.name, experiment, deleted, this.deletedExperiment, metadata);
+        const deleted = decideExperiment(
+          { type: 'DeleteExperiment', data: {} },
+          experiment,
+          this.clock,
+        );
+        await experiments.append(
+          tx,
+          experiment.name,
+          experiment,
+          deleted,
+          this.deletedExperiment,
+          metadata,
+        );
       }
-      await policies.append(tx, name, policy, events, ({ after }) => ({ response: {}, writes: [this.policies.save(after)] }), metadata);
+      await policies.append(
+        tx,
+        name,
+        policy,
+        events,
+        ({ after }) => ({ response: {}, writes: [this.policies.save(after)] }),
+        metadata,
+      );
       return {};
     });
   }
 
   /** The policy as it is after the command, and its projection moved with it. */
-  private readonly savedPolicy: Answerer<PolicyState, PolicyDomainEvent, FirewallPolicy> = ({ after }) => ({
+  private readonly savedPolicy: Answerer<PolicyState, PolicyDomainEvent, FirewallPolicy> = ({
+    after,
+  }) => ({
     response: policyView(after),
     writes: [this.policies.save(after)],
   });
 
-  private readonly deletedExperiment: Answerer<ExperimentState, ExperimentDomainEvent, undefined> = ({ after }) => ({
-    response: undefined,
-    writes: [this.experiments.save(after)],
-  });
+  private readonly deletedExperiment: Answerer<ExperimentState, ExperimentDomainEvent, undefined> =
+    ({ after }) => ({
+      response: undefined,
+      writes: [this.experiments.save(after)],
+    });
 }

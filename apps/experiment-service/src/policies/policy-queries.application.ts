@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { FirewallPolicy, GetRequest, HistoryEvent, ListPoliciesResponse, ListRequest } from '@rollout/contracts';
+import {
+  FirewallPolicy,
+  GetRequest,
+  HistoryEvent,
+  ListPoliciesResponse,
+  ListRequest,
+} from '@rollout/contracts';
 import { notFound, parseParent, parsePolicyName } from '@rollout/experiment-domain';
 import { Aggregates } from '../aggregates/aggregates';
 import { decodePageToken, encodePageToken, pageSizeOf } from '../read-models/paging';
@@ -27,7 +33,10 @@ export class PolicyQueries {
     const after = decodePageToken(request.pageToken, parent);
     const rows = await this.policies.list(parent, after ?? '', size + 1);
     const page = rows.slice(0, size);
-    return { firewallPolicies: page, ...(rows.length > size ? { nextPageToken: encodePageToken(page.at(-1)!.name, parent) } : {}) };
+    return {
+      firewallPolicies: page,
+      ...(rows.length > size ? { nextPageToken: encodePageToken(page.at(-1)!.name, parent) } : {}),
+    };
   }
 
   policyEvents({ name }: GetRequest): Promise<{ events: HistoryEvent[] }> {

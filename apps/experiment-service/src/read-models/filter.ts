@@ -6,7 +6,8 @@ export interface StateCondition {
 }
 
 const STATES = new Set(['STATE_UNDEFINED', 'ACTIVE', 'SUSPENDED']);
-const CONDITION = /^\s*(previewMetadata\.state|preview_metadata\.state)\s*(=|!=)\s*"?([A-Z_]+)"?\s*$/;
+const CONDITION =
+  /^\s*(previewMetadata\.state|preview_metadata\.state)\s*(=|!=)\s*"?([A-Z_]+)"?\s*$/;
 
 /** The AIP-160 subset experiments can be listed by: `previewMetadata.state (=|!=) STATE [AND …]`. */
 export function parseExperimentFilter(filter: string | undefined): StateCondition[] {
@@ -22,6 +23,10 @@ export function parseExperimentFilter(filter: string | undefined): StateConditio
 
 function bad(why: string): StatusError {
   return StatusError.invalidArgument(`filter ${why}.`, [
-    { field: 'filter', description: 'supported: previewMetadata.state = ACTIVE | SUSPENDED | STATE_UNDEFINED, with != and AND' },
+    {
+      field: 'filter',
+      description:
+        'supported: previewMetadata.state = ACTIVE | SUSPENDED | STATE_UNDEFINED, with != and AND',
+    },
   ]);
 }

@@ -6,7 +6,9 @@ export const MAX_PAGE_SIZE = 500;
 export function pageSizeOf(pageSize: number | undefined): number {
   if (pageSize === undefined || pageSize === 0) return DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 0) {
-    throw StatusError.invalidArgument('pageSize must be a positive integer.', [{ field: 'pageSize', description: 'must be a positive integer' }]);
+    throw StatusError.invalidArgument('pageSize must be a positive integer.', [
+      { field: 'pageSize', description: 'must be a positive integer' },
+    ]);
   }
   return Math.min(pageSize, MAX_PAGE_SIZE);
 }
@@ -20,10 +22,15 @@ export function encodePageToken(lastName: string, query: string): string {
 export function decodePageToken(token: string | undefined, query: string): string | undefined {
   if (!token) return undefined;
   try {
-    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { after?: unknown; query?: unknown };
+    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as {
+      after?: unknown;
+      query?: unknown;
+    };
     if (typeof parsed.after === 'string' && parsed.query === query) return parsed.after;
   } catch {
     // fall through
   }
-  throw StatusError.invalidArgument('pageToken is not valid for this request.', [{ field: 'pageToken', description: 'use the nextPageToken of the same list request' }]);
+  throw StatusError.invalidArgument('pageToken is not valid for this request.', [
+    { field: 'pageToken', description: 'use the nextPageToken of the same list request' },
+  ]);
 }

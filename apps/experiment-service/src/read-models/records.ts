@@ -1,4 +1,9 @@
-import type { ExperimentAnalysis, FirewallPolicy, FirewallPolicyExperiment, Operation } from '@rollout/contracts';
+import type {
+  ExperimentAnalysis,
+  FirewallPolicy,
+  FirewallPolicyExperiment,
+  Operation,
+} from '@rollout/contracts';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** Read models: projections of the events, updated in the same transaction as the append. */

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { EXPERIMENT_EVENTS_STREAM, EXPERIMENT_STATE_BUCKET } from '@rollout/contracts';
 import { EventStore, JetStreamSink, OutboxRelay, RelaySink } from '@rollout/event-store';
 import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
@@ -27,12 +33,19 @@ export class EventRelays implements OnApplicationBootstrap, OnApplicationShutdow
 
   async onApplicationBootstrap(): Promise<void> {
     const store = new EventStore(this.dataSource);
-    const [js, jsm, ns] = [this.connection.jetstream(), await this.connection.jetstreamManager(), this.namespace];
+    const [js, jsm, ns] = [
+      this.connection.jetstream(),
+      await this.connection.jetstreamManager(),
+      this.namespace,
+    ];
     const history = new JetStreamSink(
       js,
       {
         stream: ns.stream(EXPERIMENT_EVENTS_STREAM),
-        toMessage: (event) => ({ subject: ns.subject(eventSubject(event)), payload: codec.encode(publishedEvent(event)) }),
+        toMessage: (event) => ({
+          subject: ns.subject(eventSubject(event)),
+          payload: codec.encode(publishedEvent(event)),
+        }),
       },
       jsm,
     );
@@ -40,11 +53,15 @@ export class EventRelays implements OnApplicationBootstrap, OnApplicationShutdow
       new OutboxRelay(this.dataSource, store, {
         name,
         sink,
-        onError: (error) => this.logger.error({ err: error, relay: name }, 'publishing events failed; will retry'),
+        onError: (error) =>
+          this.logger.error({ err: error, relay: name }, 'publishing events failed; will retry'),
       });
     this.relays = [
       relay(EXPERIMENT_EVENTS_STREAM, history),
-      relay(EXPERIMENT_STATE_BUCKET, new StateBucketSink(js, jsm, ns.bucket(EXPERIMENT_STATE_BUCKET))),
+      relay(
+        EXPERIMENT_STATE_BUCKET,
+        new StateBucketSink(js, jsm, ns.bucket(EXPERIMENT_STATE_BUCKET)),
+      ),
     ];
     for (const each of this.relays) each.start();
   }

@@ -12,24 +12,31 @@ import type { StoredEvent } from '@rollout/event-store';
 
 /** `{project, location, policy, experiment?}` of an aggregate's resource name. */
 function idsOf(event: StoredEvent): [string, string, string, string | undefined] {
-  const [project, location, policy, experiment] = event.streamId.split('/').filter((_, i) => i % 2 === 1);
+  const [project, location, policy, experiment] = event.streamId
+    .split('/')
+    .filter((_, i) => i % 2 === 1);
   return [project, location, policy, experiment];
 }
 
 /** The subject an event is published on (see experiment.v1's domain events). */
 export function eventSubject(event: StoredEvent): string {
   const [project, location, policy, experiment] = idsOf(event);
-  return experiment === undefined ? policyEventSubject(project, location, policy) : experimentEventSubject(project, location, policy, experiment);
+  return experiment === undefined
+    ? policyEventSubject(project, location, policy)
+    : experimentEventSubject(project, location, policy, experiment);
 }
 
 /** The key of an aggregate's current state in the EXPERIMENT_STATE bucket. */
 export function stateKey(event: StoredEvent): string {
   const [project, location, policy, experiment] = idsOf(event);
-  return experiment === undefined ? policyStateKey(project, location, policy) : experimentStateKey(project, location, policy, experiment);
+  return experiment === undefined
+    ? policyStateKey(project, location, policy)
+    : experimentStateKey(project, location, policy, experiment);
 }
 
 /** Events after which the aggregate is no longer current state: its key is deleted. */
-export const isEnd = (event: StoredEvent) => ['PolicyDeleted', 'ExperimentDeleted', 'ExperimentCommitted'].includes(event.type);
+export const isEnd = (event: StoredEvent) =>
+  ['PolicyDeleted', 'ExperimentDeleted', 'ExperimentCommitted'].includes(event.type);
 
 /** The published form: the event and the aggregate's state after it (replayed in order). */
 export function publishedEvent(event: StoredEvent): PolicyEvent | ExperimentEvent {
@@ -41,6 +48,8 @@ export function publishedEvent(event: StoredEvent): PolicyEvent | ExperimentEven
     time: event.createdAt.toISOString(),
     actor: event.metadata.actor,
     ...(event.metadata.requestId ? { requestId: event.metadata.requestId } : {}),
-    ...(event.metadata.state ? { state: event.metadata.state as FirewallPolicy & FirewallPolicyExperiment } : {}),
+    ...(event.metadata.state
+      ? { state: event.metadata.state as FirewallPolicy & FirewallPolicyExperiment }
+      : {}),
   };
 }

@@ -1,9 +1,19 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/config';
-import { CreatePolicyRequest, EXPERIMENT_EVENTS_STREAM, EXPERIMENT_SUBJECTS } from '@rollout/contracts';
+import {
+  CreatePolicyRequest,
+  EXPERIMENT_EVENTS_STREAM,
+  EXPERIMENT_SUBJECTS,
+} from '@rollout/contracts';
 import { NatsNamespace, NatsRpcClient } from '@rollout/nats';
 import { startServiceApp } from '@rollout/service-kit';
-import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, removeTestResources, uniqueName } from '@rollout/testing';
+import {
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
+  eventually,
+  removeTestResources,
+  uniqueName,
+} from '@rollout/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -23,8 +33,13 @@ describe('an experiment-service killed between committing events and publishing 
   const schema = uniqueName('it_');
   const stream = `${namespace}_${EXPERIMENT_EVENTS_STREAM}`;
   const env = {
-    NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
-    DATABASE_URL: TEST_POSTGRES_URL, DATABASE_SCHEMA: schema,
+    NATS_URL: TEST_NATS_URL,
+    NATS_NAMESPACE: namespace,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: TEST_POSTGRES_URL,
+    DATABASE_SCHEMA: schema,
   };
   let nc: NatsConnection;
   let db: Client;
@@ -44,7 +59,12 @@ describe('an experiment-service killed between committing events and publishing 
 
   const start = async (): Promise<INestApplication> => {
     const config = loadConfig(configSchema, env);
-    return startServiceApp({ name: 'experiment-service', config, module: AppModule.forRoot(config), rpc: true });
+    return startServiceApp({
+      name: 'experiment-service',
+      config,
+      module: AppModule.forRoot(config),
+      rpc: true,
+    });
   };
 
   /** Event ids in the JetStream stream, in stream order (optionally only those of one aggregate). */
@@ -61,19 +81,40 @@ describe('an experiment-service killed between committing events and publishing 
   }
 
   const committed = async (): Promise<string[]> =>
-    (await db.query(`SELECT event_id FROM "${schema}".events ORDER BY tx_id, position`)).rows.map((r) => r.event_id);
+    (await db.query(`SELECT event_id FROM "${schema}".events ORDER BY tx_id, position`)).rows.map(
+      (r) => r.event_id,
+    );
 
   const checkpointed = async () =>
-    ((await db.query(`SELECT 1 FROM "${schema}".relay_checkpoints`).catch(() => ({ rows: [] }))).rows.length ? true : undefined);
+    (await db.query(`SELECT 1 FROM "${schema}".relay_checkpoints`).catch(() => ({ rows: [] }))).rows
+      .length
+      ? true
+      : undefined;
 
   it('a process that appended and died before publishing: the next start delivers, and a lost checkpoint republishes nothing', async () => {
     const policy = 'projects/acme/locations/global/firewallPolicies/survivor';
-    const doomed = spawn(process.execPath, ['-r', 'reflect-metadata', '-r', '@swc-node/register', join(__dirname, '__fixtures__', 'append-then-hang.ts'), TEST_POSTGRES_URL, schema, policy], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const doomed = spawn(
+      process.execPath,
+      [
+        '-r',
+        'reflect-metadata',
+        '-r',
+        '@swc-node/register',
+        join(__dirname, '__fixtures__', 'append-then-hang.ts'),
+        TEST_POSTGRES_URL,
+        schema,
+        policy,
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     doomed.stdout!.on('data', (chunk) => (out += chunk));
-    await eventually(() => (out.includes('appended') ? true : undefined), { timeoutMs: 20_000, what: 'the append' });
+    await eventually(() => (out.includes('appended') ? true : undefined), {
+      timeoutMs: 20_000,
+      what: 'the append',
+    });
     doomed.kill('SIGKILL');
     await once(doomed, 'exit');
     expect(await published(policy)).toEqual([]);
@@ -83,7 +124,11 @@ describe('an experiment-service killed between committing events and publishing 
       const ids = await published(policy);
       return ids.length ? ids : undefined;
     });
-    expect(delivered).toEqual((await db.query(`SELECT event_id FROM "${schema}".events WHERE stream_id = $1`, [policy])).rows.map((r) => r.event_id));
+    expect(delivered).toEqual(
+      (
+        await db.query(`SELECT event_id FROM "${schema}".events WHERE stream_id = $1`, [policy])
+      ).rows.map((r) => r.event_id),
+    );
     await service.close();
 
     // Forget the checkpoint, as a crash right after publishing would: nothing is published twice.
@@ -95,20 +140,50 @@ describe('an experiment-service killed between committing events and publishing 
   }, 60_000);
 
   it('the real service killed with -9 under load: after a restart every committed event is in the stream once, in commit order', async () => {
-    const child: ChildProcess = spawn(process.execPath, ['-r', 'reflect-metadata', '-r', '@swc-node/register', join(ROOT, 'apps/experiment-service/src/main.ts')], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [
+        '-r',
+        'reflect-metadata',
+        '-r',
+        '@swc-node/register',
+        join(ROOT, 'apps/experiment-service/src/main.ts'),
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
     const rpc = new NatsRpcClient(nc, new NatsNamespace(namespace));
     const create = (i: number) =>
-      rpc.request(EXPERIMENT_SUBJECTS.createPolicy, {
-        parent: 'projects/acme/locations/load', firewallPolicyId: `p${i}`, firewallPolicy: { rules: [] }, actor: 'test',
-      } satisfies CreatePolicyRequest, { timeoutMs: 5_000 });
-    await eventually(() => create(-1).then(() => true).catch(() => undefined), { timeoutMs: 25_000, intervalMs: 200, what: 'the service serving' });
+      rpc.request(
+        EXPERIMENT_SUBJECTS.createPolicy,
+        {
+          parent: 'projects/acme/locations/load',
+          firewallPolicyId: `p${i}`,
+          firewallPolicy: { rules: [] },
+          actor: 'test',
+        } satisfies CreatePolicyRequest,
+        { timeoutMs: 5_000 },
+      );
+    await eventually(
+      () =>
+        create(-1)
+          .then(() => true)
+          .catch(() => undefined),
+      { timeoutMs: 25_000, intervalMs: 200, what: 'the service serving' },
+    );
     // Keep commands flowing and kill the process in the middle of them.
-    const inFlight = Array.from({ length: 200 }, (_, i) => create(i).then(() => 'ok', () => 'failed'));
-    await eventually(async () => ((await committed()).length >= 50 ? true : undefined), { what: 'commands committed' });
+    const inFlight = Array.from({ length: 200 }, (_, i) =>
+      create(i).then(
+        () => 'ok',
+        () => 'failed',
+      ),
+    );
+    await eventually(async () => ((await committed()).length >= 50 ? true : undefined), {
+      what: 'commands committed',
+    });
     child.kill('SIGKILL');
     await once(child, 'exit');
     const outcomes = await Promise.all(inFlight);
@@ -116,10 +191,13 @@ describe('an experiment-service killed between committing events and publishing 
 
     const events = await committed();
     const service = await start();
-    const stored = await eventually(async () => {
-      const ids = await published();
-      return ids.length >= events.length ? ids : undefined;
-    }, { timeoutMs: 20_000, what: 'every committed event published' });
+    const stored = await eventually(
+      async () => {
+        const ids = await published();
+        return ids.length >= events.length ? ids : undefined;
+      },
+      { timeoutMs: 20_000, what: 'every committed event published' },
+    );
     await service.close();
     // The stream holds exactly the committed events (this file's, both tests), in commit order.
     expect(stored).toEqual(events);

@@ -1,9 +1,20 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/config';
-import { EXPERIMENT_STATE_BUCKET, EXPERIMENT_SUBJECTS, STATE_POSITION_KEY, STATE_VERSION_HEADER } from '@rollout/contracts';
+import {
+  EXPERIMENT_STATE_BUCKET,
+  EXPERIMENT_SUBJECTS,
+  STATE_POSITION_KEY,
+  STATE_VERSION_HEADER,
+} from '@rollout/contracts';
 import { NatsNamespace, NatsRpcClient } from '@rollout/nats';
 import { startServiceApp } from '@rollout/service-kit';
-import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, removeTestResources, uniqueName } from '@rollout/testing';
+import {
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
+  eventually,
+  removeTestResources,
+  uniqueName,
+} from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
 import { AppModule } from '../app.module';
@@ -19,8 +30,13 @@ describe('the experiment-service state relay', () => {
   const bucket = `${namespace}_${EXPERIMENT_STATE_BUCKET}`;
   const stream = `KV_${bucket}`;
   const env = {
-    NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
-    DATABASE_URL: TEST_POSTGRES_URL, DATABASE_SCHEMA: schema,
+    NATS_URL: TEST_NATS_URL,
+    NATS_NAMESPACE: namespace,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: TEST_POSTGRES_URL,
+    DATABASE_SCHEMA: schema,
   };
   const parent = 'projects/acme/locations/global';
   let nc: NatsConnection;
@@ -30,13 +46,19 @@ describe('the experiment-service state relay', () => {
 
   const start = async () => {
     const config = loadConfig(configSchema, env);
-    service = await startServiceApp({ name: 'experiment-service', config, module: AppModule.forRoot(config), rpc: true });
+    service = await startServiceApp({
+      name: 'experiment-service',
+      config,
+      module: AppModule.forRoot(config),
+      rpc: true,
+    });
   };
   const stop = async () => {
     await service?.close();
     service = undefined;
   };
-  const call = <T>(subject: string, request: object) => rpc.request<T>(subject, { actor: 'test', ...request }, { timeoutMs: 5_000 });
+  const call = <T>(subject: string, request: object) =>
+    rpc.request<T>(subject, { actor: 'test', ...request }, { timeoutMs: 5_000 });
 
   /** `key → operation@version` of every key in the bucket, delete markers included. */
   async function entries(): Promise<Record<string, string | undefined>> {
@@ -48,7 +70,8 @@ describe('the experiment-service state relay', () => {
       if (!message) continue; // replaced by a later entry of its key
       const key = message.subject.slice(`$KV.${bucket}.`.length);
       if (key === STATE_POSITION_KEY) continue;
-      out[key] = `${message.header?.get('KV-Operation') || 'PUT'}@${message.header?.get(STATE_VERSION_HEADER)}`;
+      out[key] =
+        `${message.header?.get('KV-Operation') || 'PUT'}@${message.header?.get(STATE_VERSION_HEADER)}`;
     }
     return out;
   }
@@ -60,20 +83,30 @@ describe('the experiment-service state relay', () => {
     );
     const out: Record<string, string> = {};
     for (const row of rows) {
-      const [project, location, policy, experiment] = row.stream_id.split('/').filter((_, i) => i % 2 === 1);
-      const key = experiment ? `experiment.v1.experiment.${project}.${location}.${policy}.${experiment}` : `experiment.v1.policy.${project}.${location}.${policy}`;
-      out[key] = `${['PolicyDeleted', 'ExperimentDeleted', 'ExperimentCommitted'].includes(row.type) ? 'DEL' : 'PUT'}@${row.version}`;
+      const [project, location, policy, experiment] = row.stream_id
+        .split('/')
+        .filter((_, i) => i % 2 === 1);
+      const key = experiment
+        ? `experiment.v1.experiment.${project}.${location}.${policy}.${experiment}`
+        : `experiment.v1.policy.${project}.${location}.${policy}`;
+      out[key] =
+        `${['PolicyDeleted', 'ExperimentDeleted', 'ExperimentCommitted'].includes(row.type) ? 'DEL' : 'PUT'}@${row.version}`;
     }
     return out;
   }
 
   const caughtUp = () =>
-    eventually(async () => {
-      const [held, wanted] = [await entries(), await expected()];
-      const sorted = (entries: Record<string, string | undefined>) => JSON.stringify(Object.entries(entries).sort());
-      if (sorted(held) !== sorted(wanted)) throw new Error(`holds ${JSON.stringify(held)}, expected ${JSON.stringify(wanted)}`);
-      return held;
-    }, { timeoutMs: 20_000, what: 'the bucket matching the event store' });
+    eventually(
+      async () => {
+        const [held, wanted] = [await entries(), await expected()];
+        const sorted = (entries: Record<string, string | undefined>) =>
+          JSON.stringify(Object.entries(entries).sort());
+        if (sorted(held) !== sorted(wanted))
+          throw new Error(`holds ${JSON.stringify(held)}, expected ${JSON.stringify(wanted)}`);
+        return held;
+      },
+      { timeoutMs: 20_000, what: 'the bucket matching the event store' },
+    );
 
   beforeAll(async () => {
     nc = await connect({ servers: TEST_NATS_URL });
@@ -81,12 +114,36 @@ describe('the experiment-service state relay', () => {
     db = new Client({ connectionString: TEST_POSTGRES_URL });
     await db.connect();
     await start();
-    const rules = [{ priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['10.0.0.0/8'] } }];
-    for (const id of ['web', 'db', 'gone']) await call(EXPERIMENT_SUBJECTS.createPolicy, { parent, firewallPolicyId: id, firewallPolicy: { rules } });
-    await call(EXPERIMENT_SUBJECTS.createExperiment, { parent: `${parent}/firewallPolicies/web`, experimentId: 'tighten', experiment: { firewallPolicy: { rules: [] } } });
-    await call(EXPERIMENT_SUBJECTS.startPreview, { name: `${parent}/firewallPolicies/web/experiments/tighten` });
-    await call(EXPERIMENT_SUBJECTS.createExperiment, { parent: `${parent}/firewallPolicies/db`, experimentId: 'dropped', experiment: { firewallPolicy: { rules } } });
-    await call(EXPERIMENT_SUBJECTS.deleteExperiment, { name: `${parent}/firewallPolicies/db/experiments/dropped` });
+    const rules = [
+      {
+        priority: 100,
+        direction: 'INGRESS',
+        action: 'allow',
+        match: { srcIpRanges: ['10.0.0.0/8'] },
+      },
+    ];
+    for (const id of ['web', 'db', 'gone'])
+      await call(EXPERIMENT_SUBJECTS.createPolicy, {
+        parent,
+        firewallPolicyId: id,
+        firewallPolicy: { rules },
+      });
+    await call(EXPERIMENT_SUBJECTS.createExperiment, {
+      parent: `${parent}/firewallPolicies/web`,
+      experimentId: 'tighten',
+      experiment: { firewallPolicy: { rules: [] } },
+    });
+    await call(EXPERIMENT_SUBJECTS.startPreview, {
+      name: `${parent}/firewallPolicies/web/experiments/tighten`,
+    });
+    await call(EXPERIMENT_SUBJECTS.createExperiment, {
+      parent: `${parent}/firewallPolicies/db`,
+      experimentId: 'dropped',
+      experiment: { firewallPolicy: { rules } },
+    });
+    await call(EXPERIMENT_SUBJECTS.deleteExperiment, {
+      name: `${parent}/firewallPolicies/db/experiments/dropped`,
+    });
     await call(EXPERIMENT_SUBJECTS.deletePolicy, { name: `${parent}/firewallPolicies/gone` });
   }, 60_000);
 
@@ -107,14 +164,25 @@ describe('the experiment-service state relay', () => {
       'experiment.v1.policy.acme.global.gone': 'DEL@2',
     });
     const kv = await nc.jetstream().views.kv(bucket);
-    expect((await kv.get('experiment.v1.experiment.acme.global.web.tighten'))?.json()).toMatchObject({
+    expect(
+      (await kv.get('experiment.v1.experiment.acme.global.web.tighten'))?.json(),
+    ).toMatchObject({
       type: 'PreviewStarted',
       version: 2,
       state: { previewMetadata: { state: 'ACTIVE' } },
     });
-    const [last] = (await db.query(`SELECT tx_id::text, position::text FROM "${schema}".events ORDER BY tx_id DESC, position DESC LIMIT 1`)).rows;
-    const position = await (await nc.jetstreamManager()).streams.getMessage(stream, { last_by_subj: `$KV.${bucket}.${STATE_POSITION_KEY}` });
-    expect([position.header?.get('Event-Tx'), position.header?.get('Event-Position')]).toEqual([last.tx_id, last.position]);
+    const [last] = (
+      await db.query(
+        `SELECT tx_id::text, position::text FROM "${schema}".events ORDER BY tx_id DESC, position DESC LIMIT 1`,
+      )
+    ).rows;
+    const position = await (
+      await nc.jetstreamManager()
+    ).streams.getMessage(stream, { last_by_subj: `$KV.${bucket}.${STATE_POSITION_KEY}` });
+    expect([position.header?.get('Event-Tx'), position.header?.get('Event-Position')]).toEqual([
+      last.tx_id,
+      last.position,
+    ]);
   });
 
   it('written again from the first event (its checkpoint and position lost), changes no entry', async () => {
@@ -125,7 +193,13 @@ describe('the experiment-service state relay', () => {
     await jsm.streams.purge(stream, { filter: `$KV.${bucket}.${STATE_POSITION_KEY}` });
     await db.query(`DELETE FROM "${schema}".relay_checkpoints`);
     await start();
-    await eventually(() => jsm.streams.getMessage(stream, { last_by_subj: `$KV.${bucket}.${STATE_POSITION_KEY}` }).catch(() => undefined), { what: 'the position written again' });
+    await eventually(
+      () =>
+        jsm.streams
+          .getMessage(stream, { last_by_subj: `$KV.${bucket}.${STATE_POSITION_KEY}` })
+          .catch(() => undefined),
+      { what: 'the position written again' },
+    );
     // The position key is the only new entry: every aggregate's entry was already at its version.
     expect((await jsm.streams.info(stream)).state.last_seq).toBe(before + 1);
   });

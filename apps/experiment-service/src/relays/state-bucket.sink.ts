@@ -1,5 +1,14 @@
 import { STATE_POSITION_KEY, STATE_VERSION_HEADER } from '@rollout/contracts';
-import { Cursor, RelaySink, START, StoredEvent, cursorHeaders, cursorOfHeaders, eventHeaders, isAfter } from '@rollout/event-store';
+import {
+  Cursor,
+  RelaySink,
+  START,
+  StoredEvent,
+  cursorHeaders,
+  cursorOfHeaders,
+  eventHeaders,
+  isAfter,
+} from '@rollout/event-store';
 import { Empty, JSONCodec, JetStreamClient, JetStreamManager, NatsError, StoredMsg } from 'nats';
 import { isEnd, publishedEvent, stateKey } from './published-events';
 
@@ -52,7 +61,10 @@ export class StateBucketSink implements RelaySink {
     return this.reached;
   }
 
-  async publish(events: StoredEvent[], caughtUp: boolean): Promise<{ published: number; error?: unknown }> {
+  async publish(
+    events: StoredEvent[],
+    caughtUp: boolean,
+  ): Promise<{ published: number; error?: unknown }> {
     // Only the last event of each aggregate in the batch is current state (in commit order).
     const latest = new Map<string, StoredEvent>();
     for (const event of events) {
@@ -61,7 +73,9 @@ export class StateBucketSink implements RelaySink {
     }
     try {
       const entries = [...latest.values()].map((event) => ({ event, key: stateKey(event) }));
-      const held = await Promise.all(entries.map(({ key }) => this.held.get(key) ?? this.read(key)));
+      const held = await Promise.all(
+        entries.map(({ key }) => this.held.get(key) ?? this.read(key)),
+      );
       // Pipelined, in commit order: one connection's publishes reach the stream in order.
       await Promise.all(entries.map(({ event, key }, i) => this.write(key, event, held[i])));
       const last = events[events.length - 1];
@@ -92,10 +106,14 @@ export class StateBucketSink implements RelaySink {
     const end = isEnd(event);
     if (end) headers.set('KV-Operation', 'DEL');
     try {
-      const ack = await this.js.publish(this.subject(key), end ? Empty : codec.encode(publishedEvent(event)), {
-        headers,
-        expect: { lastSubjectSequence: held.revision },
-      });
+      const ack = await this.js.publish(
+        this.subject(key),
+        end ? Empty : codec.encode(publishedEvent(event)),
+        {
+          headers,
+          expect: { lastSubjectSequence: held.revision },
+        },
+      );
       this.remember(key, { version: event.version, revision: ack.seq });
     } catch (error) {
       const code = error instanceof NatsError ? error.api_error?.err_code : undefined;
@@ -108,7 +126,9 @@ export class StateBucketSink implements RelaySink {
   /** What a key holds, read from the bucket (for a key this process has not written yet). */
   private async read(key: string): Promise<Held> {
     const entry = await this.last(key);
-    const held = entry ? { version: Number(entry.header?.get(STATE_VERSION_HEADER)) || 0, revision: entry.seq } : { version: 0, revision: 0 };
+    const held = entry
+      ? { version: Number(entry.header?.get(STATE_VERSION_HEADER)) || 0, revision: entry.seq }
+      : { version: 0, revision: 0 };
     this.remember(key, held);
     return held;
   }
@@ -123,9 +143,12 @@ export class StateBucketSink implements RelaySink {
   /** The key's last entry (a value or a delete marker), or undefined when it has none. */
   private async last(key: string): Promise<StoredMsg | undefined> {
     try {
-      return await this.jsm.streams.getMessage(`KV_${this.bucket}`, { last_by_subj: this.subject(key) });
+      return await this.jsm.streams.getMessage(`KV_${this.bucket}`, {
+        last_by_subj: this.subject(key),
+      });
     } catch (error) {
-      if (error instanceof NatsError && error.api_error?.err_code === NO_MESSAGE_FOUND) return undefined;
+      if (error instanceof NatsError && error.api_error?.err_code === NO_MESSAGE_FOUND)
+        return undefined;
       throw error;
     }
   }

@@ -11,7 +11,11 @@ describe('ApiKeyVerifier', () => {
   const verifier = new ApiKeyVerifier([key('tok-one', 'ci'), key('tok-two', 'ops')]);
 
   it('finds the principal of a configured token', () => {
-    expect(verifier.verify('tok-two')).toEqual({ name: 'ops', roles: ['editor'], projects: ['alpha'] });
+    expect(verifier.verify('tok-two')).toEqual({
+      name: 'ops',
+      roles: ['editor'],
+      projects: ['alpha'],
+    });
   });
 
   it('knows nothing of other tokens, prefixes or the stored hash itself', () => {
@@ -21,7 +25,9 @@ describe('ApiKeyVerifier', () => {
   });
 
   it('rejects a configuration that stores anything but a SHA-256', () => {
-    const result = apiKeysSchema.safeParse([{ name: 'x', sha256: 'plaintext-token', roles: ['admin'], projects: '*' }]);
+    const result = apiKeysSchema.safeParse([
+      { name: 'x', sha256: 'plaintext-token', roles: ['admin'], projects: '*' },
+    ]);
     expect(result.success).toBe(false);
   });
 });

@@ -22,8 +22,11 @@ export interface AuthenticatedRequest {
 }
 
 /** The authenticated caller, for use-cases that record the actor. */
-export const CurrentPrincipal = createParamDecorator((_: unknown, context: ExecutionContext): Principal => {
-  const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
-  if (!principal) throw new Error('CurrentPrincipal used on a route the auth guard does not cover');
-  return principal;
-});
+export const CurrentPrincipal = createParamDecorator(
+  (_: unknown, context: ExecutionContext): Principal => {
+    const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
+    if (!principal)
+      throw new Error('CurrentPrincipal used on a route the auth guard does not cover');
+    return principal;
+  },
+);

@@ -29,32 +29,57 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
-    if (context.getType() !== 'http' || PUBLIC_CONTROLLERS.includes(context.getClass())) return true;
+    if (context.getType() !== 'http' || PUBLIC_CONTROLLERS.includes(context.getClass()))
+      return true;
     const request = context.switchToHttp().getRequest<FastifyRequest & AuthenticatedRequest>();
     const openstackToken = request.headers['x-auth-token'];
     const authorization =
       request.headers.authorization ??
-      (typeof openstackToken === 'string' && this.reflector.getAllAndOverride<boolean>(ACCEPTS_X_AUTH_TOKEN, [context.getHandler(), context.getClass()])
+      (typeof openstackToken === 'string' &&
+      this.reflector.getAllAndOverride<boolean>(ACCEPTS_X_AUTH_TOKEN, [
+        context.getHandler(),
+        context.getClass(),
+      ])
         ? `Bearer ${openstackToken}`
         : undefined);
     const principal = this.authenticator.authenticate(authorization);
     if (!principal) {
-      throw StatusError.withReason('UNAUTHENTICATED', 'A valid bearer token is required.', 'UNAUTHENTICATED');
+      throw StatusError.withReason(
+        'UNAUTHENTICATED',
+        'A valid bearer token is required.',
+        'UNAUTHENTICATED',
+      );
     }
     request.principal = principal;
     const client = currentHttpClient();
-    if (client) client.actor = { actor: principal.name, roles: principal.roles, projects: principal.projects };
+    if (client)
+      client.actor = {
+        actor: principal.name,
+        roles: principal.roles,
+        projects: principal.projects,
+      };
     const project = (request.params as Record<string, unknown> | undefined)?.project;
     if (typeof project === 'string' && !canSeeProject(principal, project)) {
-      throw StatusError.withReason('NOT_FOUND', `Project "${project}" not found.`, 'PROJECT_NOT_FOUND');
+      throw StatusError.withReason(
+        'NOT_FOUND',
+        `Project "${project}" not found.`,
+        'PROJECT_NOT_FOUND',
+      );
     }
     const needed =
-      this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, [context.getHandler(), context.getClass()]) ??
-      (request.method === 'GET' || request.method === 'HEAD' ? 'viewer' : 'editor');
+      this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? (request.method === 'GET' || request.method === 'HEAD' ? 'viewer' : 'editor');
     if (!hasRole(principal, needed)) {
-      throw StatusError.withReason('PERMISSION_DENIED', `This needs the ${needed} role.`, 'ROLE_REQUIRED', {
-        role: needed,
-      });
+      throw StatusError.withReason(
+        'PERMISSION_DENIED',
+        `This needs the ${needed} role.`,
+        'ROLE_REQUIRED',
+        {
+          role: needed,
+        },
+      );
     }
     return true;
   }

@@ -19,8 +19,18 @@ describe('gateway authentication and limits', () => {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
       AUTH_API_KEYS: JSON.stringify([
-        { name: 'reader', sha256: sha256('reader-token').toString('hex'), roles: ['viewer'], projects: ['alpha'] },
-        { name: 'burst', sha256: sha256('burst-token').toString('hex'), roles: ['viewer'], projects: '*' },
+        {
+          name: 'reader',
+          sha256: sha256('reader-token').toString('hex'),
+          roles: ['viewer'],
+          projects: ['alpha'],
+        },
+        {
+          name: 'burst',
+          sha256: sha256('burst-token').toString('hex'),
+          roles: ['viewer'],
+          projects: '*',
+        },
       ]),
       RATE_LIMIT_PER_SECOND: '1',
       RATE_LIMIT_BURST: '3',
@@ -42,11 +52,17 @@ describe('gateway authentication and limits', () => {
     ['a token of another scheme', 'Basic cmVhZGVyOng='],
   ])('refuses %s with 401 and no hint', async (_, token) => {
     const response = await fetch(`${base}/v1/services`, {
-      headers: token === undefined ? {} : { authorization: token.startsWith('Basic') ? token : `Bearer ${token}` },
+      headers:
+        token === undefined
+          ? {}
+          : { authorization: token.startsWith('Basic') ? token : `Bearer ${token}` },
     });
     expect(response.status).toBe(401);
     const { error } = (await response.json()) as { error: { status: string; message: string } };
-    expect(error).toMatchObject({ status: 'UNAUTHENTICATED', message: 'A valid bearer token is required.' });
+    expect(error).toMatchObject({
+      status: 'UNAUTHENTICATED',
+      message: 'A valid bearer token is required.',
+    });
   });
 
   it('lets a viewer read', async () => {
@@ -67,7 +83,9 @@ describe('gateway authentication and limits', () => {
     const limited = await get('/v1/services', 'burst-token');
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(((await limited.json()) as { error: { status: string } }).error.status).toBe('RESOURCE_EXHAUSTED');
+    expect(((await limited.json()) as { error: { status: string } }).error.status).toBe(
+      'RESOURCE_EXHAUSTED',
+    );
     expect((await get('/v1/services', 'reader-token')).status).toBe(200);
   });
 
@@ -81,16 +99,24 @@ describe('gateway authentication and limits', () => {
     expect((await post(`"${'a'.repeat(2 * 1024 * 1024)}"`)).status).toBe(413);
     const deep = await post('['.repeat(100) + ']'.repeat(100));
     expect(deep.status).toBe(400);
-    expect(((await deep.json()) as { error: { message: string } }).error.message).toContain('nested deeper than 32');
+    expect(((await deep.json()) as { error: { message: string } }).error.message).toContain(
+      'nested deeper than 32',
+    );
     expect((await post('{"a":')).status).toBe(400);
   });
 
   it('sends security headers and no framework banner on every response, refusals and unknown routes too', async () => {
-    for (const response of [await get('/v1/services', 'reader-token'), await get('/v1/services'), await get('/no-such-route')]) {
+    for (const response of [
+      await get('/v1/services', 'reader-token'),
+      await get('/v1/services'),
+      await get('/no-such-route'),
+    ]) {
       expect(response.headers.get('x-powered-by')).toBeNull();
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
       expect(response.headers.get('strict-transport-security')).toMatch(/^max-age=\d+/);
-      expect(response.headers.get('content-security-policy')).toContain("script-src 'self' 'unsafe-inline'");
+      expect(response.headers.get('content-security-policy')).toContain(
+        "script-src 'self' 'unsafe-inline'",
+      );
       expect(response.headers.get('access-control-allow-origin')).toBeNull();
     }
   });
@@ -102,7 +128,11 @@ describe('gateway configuration', () => {
       /AUTH_API_KEYS must configure credentials \(or AUTH_JWT_\*\) in production/,
     );
     expect(() =>
-      loadConfig(configSchema, { NODE_ENV: 'production', AUTH_DEV_TOKEN: 'x', AUTH_API_KEYS: '[]' }),
+      loadConfig(configSchema, {
+        NODE_ENV: 'production',
+        AUTH_DEV_TOKEN: 'x',
+        AUTH_API_KEYS: '[]',
+      }),
     ).toThrow(/AUTH_DEV_TOKEN must not be set in production/);
   });
 });

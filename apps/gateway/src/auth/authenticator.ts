@@ -21,7 +21,12 @@ export class Authenticator {
     const keys = [...config.AUTH_API_KEYS];
     if (!keys.length && !config.AUTH_JWT_ISSUER) {
       const token = config.AUTH_DEV_TOKEN ?? `dev_${randomBytes(24).toString('base64url')}`;
-      keys.push({ name: 'development-admin', sha256: sha256(token).toString('hex'), roles: ['admin'], projects: '*' });
+      keys.push({
+        name: 'development-admin',
+        sha256: sha256(token).toString('hex'),
+        roles: ['admin'],
+        projects: '*',
+      });
       if (!config.AUTH_DEV_TOKEN) {
         this.logger.warn(`No credentials configured: development admin token is ${token}`);
       }

@@ -1,4 +1,10 @@
-import { KeyObject, createHmac, createPublicKey, timingSafeEqual, verify as verifySignature } from 'node:crypto';
+import {
+  KeyObject,
+  createHmac,
+  createPublicKey,
+  timingSafeEqual,
+  verify as verifySignature,
+} from 'node:crypto';
 import type { Principal, Role } from './principal';
 
 export interface JwtSettings {
@@ -24,7 +30,10 @@ export class JwtVerifier {
   private readonly publicKey?: KeyObject;
   private readonly secret?: Buffer;
 
-  constructor(private readonly settings: JwtSettings, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly settings: JwtSettings,
+    private readonly now: () => number = Date.now,
+  ) {
     if (settings.key.includes('-----BEGIN')) this.publicKey = createPublicKey(settings.key);
     else this.secret = Buffer.from(settings.key, 'utf8');
   }
@@ -35,7 +44,14 @@ export class JwtVerifier {
     try {
       const header = decodeSegment(parts[0]) as { alg?: string };
       const claims = decodeSegment(parts[1]) as Record<string, unknown>;
-      if (!this.signatureValid(header.alg, `${parts[0]}.${parts[1]}`, Buffer.from(parts[2], 'base64url'))) return undefined;
+      if (
+        !this.signatureValid(
+          header.alg,
+          `${parts[0]}.${parts[1]}`,
+          Buffer.from(parts[2], 'base64url'),
+        )
+      )
+        return undefined;
       return this.principalFrom(claims);
     } catch {
       return undefined;
@@ -48,9 +64,15 @@ export class JwtVerifier {
       const expected = createHmac('sha256', this.secret).update(signed).digest();
       return expected.length === signature.length && timingSafeEqual(expected, signature);
     }
-    if (alg === 'RS256') return verifySignature('sha256', Buffer.from(signed), this.publicKey!, signature);
+    if (alg === 'RS256')
+      return verifySignature('sha256', Buffer.from(signed), this.publicKey!, signature);
     if (alg === 'ES256') {
-      return verifySignature('sha256', Buffer.from(signed), { key: this.publicKey!, dsaEncoding: 'ieee-p1363' }, signature);
+      return verifySignature(
+        'sha256',
+        Buffer.from(signed),
+        { key: this.publicKey!, dsaEncoding: 'ieee-p1363' },
+        signature,
+      );
     }
     return false;
   }
@@ -64,7 +86,9 @@ export class JwtVerifier {
     if (typeof claims.exp !== 'number' || claims.exp + leeway < nowSeconds) return undefined;
     if (typeof claims.nbf === 'number' && claims.nbf - leeway > nowSeconds) return undefined;
     if (typeof claims.sub !== 'string' || !claims.sub) return undefined;
-    const roles = (Array.isArray(claims.roles) ? claims.roles : []).filter((r): r is Role => ROLES.has(r as Role));
+    const roles = (Array.isArray(claims.roles) ? claims.roles : []).filter((r): r is Role =>
+      ROLES.has(r as Role),
+    );
     if (!roles.length) return undefined;
     const projects =
       claims.projects === '*'

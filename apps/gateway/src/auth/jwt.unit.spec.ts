@@ -26,7 +26,11 @@ describe('JwtVerifier with a shared secret (HS256)', () => {
   );
 
   it('accepts a valid token and maps its claims', () => {
-    expect(verifier.verify(hs256(claims()))).toEqual({ name: 'jwt:alice', roles: ['viewer'], projects: ['alpha'] });
+    expect(verifier.verify(hs256(claims()))).toEqual({
+      name: 'jwt:alice',
+      roles: ['viewer'],
+      projects: ['alpha'],
+    });
   });
 
   it.each([
@@ -47,7 +51,11 @@ describe('JwtVerifier with a shared secret (HS256)', () => {
 describe('JwtVerifier with a public key (RS256)', () => {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const verifier = new JwtVerifier(
-    { issuer: 'https://idp.example', audience: 'policy-rollout', key: publicKey.export({ type: 'spki', format: 'pem' }).toString() },
+    {
+      issuer: 'https://idp.example',
+      audience: 'policy-rollout',
+      key: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    },
     () => NOW,
   );
   const rs256 = (payload: unknown, alg = 'RS256') => {

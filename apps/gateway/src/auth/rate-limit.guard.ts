@@ -20,9 +20,17 @@ export class RateLimitGuard implements CanActivate {
     if (!principal) return true; // public routes
     const waitSeconds = this.buckets.take(principal.name);
     if (waitSeconds === 0) return true;
-    void context.switchToHttp().getResponse<FastifyReply>().header('Retry-After', String(waitSeconds));
-    throw StatusError.withReason('RESOURCE_EXHAUSTED', 'Too many requests; retry later.', 'RATE_LIMITED', {
-      retryAfterSeconds: String(waitSeconds),
-    });
+    void context
+      .switchToHttp()
+      .getResponse<FastifyReply>()
+      .header('Retry-After', String(waitSeconds));
+    throw StatusError.withReason(
+      'RESOURCE_EXHAUSTED',
+      'Too many requests; retry later.',
+      'RATE_LIMITED',
+      {
+        retryAfterSeconds: String(waitSeconds),
+      },
+    );
   }
 }

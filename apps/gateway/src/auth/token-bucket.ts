@@ -15,7 +15,10 @@ export class TokenBuckets {
   take(key: string): number {
     const now = this.now();
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, updated: now };
-    bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.updated) / 1000) * this.ratePerSecond);
+    bucket.tokens = Math.min(
+      this.burst,
+      bucket.tokens + ((now - bucket.updated) / 1000) * this.ratePerSecond,
+    );
     bucket.updated = now;
     this.buckets.set(key, bucket);
     if (this.buckets.size > 10_000) this.forgetIdle(now);
@@ -27,6 +30,7 @@ export class TokenBuckets {
   }
 
   private forgetIdle(now: number) {
-    for (const [key, bucket] of this.buckets) if (now - bucket.updated > 60_000) this.buckets.delete(key);
+    for (const [key, bucket] of this.buckets)
+      if (now - bucket.updated > 60_000) this.buckets.delete(key);
   }
 }

@@ -5,7 +5,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Config, GATEWAY_CONFIG } from '../config';
 import { HttpClientContext, currentHttpClient } from '../http/client-context';
 
-const BLAZAR_ACTOR: NonNullable<HttpClientContext['actor']> = { actor: 'blazar', roles: ['editor'], projects: '*' };
+const BLAZAR_ACTOR: NonNullable<HttpClientContext['actor']> = {
+  actor: 'blazar',
+  roles: ['editor'],
+  projects: '*',
+};
 
 /**
  * Blazar's external enforcement filter authenticates with a static `X-Auth-Token` (its
@@ -35,6 +39,10 @@ export class BlazarTokenGuard implements CanActivate {
         return true;
       }
     }
-    throw StatusError.withReason('UNAUTHENTICATED', 'A valid X-Auth-Token is required.', 'UNAUTHENTICATED');
+    throw StatusError.withReason(
+      'UNAUTHENTICATED',
+      'A valid X-Auth-Token is required.',
+      'UNAUTHENTICATED',
+    );
   }
 }

@@ -16,7 +16,9 @@ export class BlazarClient {
 
   decide(hook: BlazarHook, payload: unknown, traceId?: string): Promise<BlazarVerdict> {
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
-      throw StatusError.invalidArgument('The body must be a JSON object {context, lease}.', [{ field: 'body', description: 'must be an object' }]);
+      throw StatusError.invalidArgument('The body must be a JSON object {context, lease}.', [
+        { field: 'body', description: 'must be an object' },
+      ]);
     }
     return this.backend.call<BlazarVerdict>(BLAZAR_HOOKS[hook], payload, traceId);
   }

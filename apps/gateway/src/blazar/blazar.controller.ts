@@ -1,5 +1,12 @@
 import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiNoContentResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiNoContentResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { BLAZAR_TOKEN_AUTH } from '../http/openapi-security';
 import { RequestId } from '../http/request-id.decorator';
@@ -31,31 +38,56 @@ export class BlazarController {
   @ApiOperation({ summary: 'May this lease be created? 204 yes; 403 {"message"} no' })
   @ApiBody({ type: BlazarCheckRequestDto })
   @ApiNoContentResponse({ description: 'Allowed (the lease is now tracked)' })
-  @ApiResponse({ status: 403, type: BlazarDenialDto, description: "Refused, with the filter's message" })
-  checkCreate(@Body() body: BlazarPayload, @Res() res: FastifyReply, @RequestId() traceId?: string) {
+  @ApiResponse({
+    status: 403,
+    type: BlazarDenialDto,
+    description: "Refused, with the filter's message",
+  })
+  checkCreate(
+    @Body() body: BlazarPayload,
+    @Res() res: FastifyReply,
+    @RequestId() traceId?: string,
+  ) {
     return this.answer('check-create', body, res, traceId);
   }
 
   @Post('check-update')
   @HttpCode(204)
-  @ApiOperation({ summary: 'May this lease change from current_lease to lease? 204 yes; 403 {"message"} no' })
+  @ApiOperation({
+    summary: 'May this lease change from current_lease to lease? 204 yes; 403 {"message"} no',
+  })
   @ApiBody({ type: BlazarCheckUpdateRequestDto })
   @ApiNoContentResponse({ description: 'Allowed' })
-  @ApiResponse({ status: 403, type: BlazarDenialDto, description: "Refused, with the filter's message" })
-  checkUpdate(@Body() body: BlazarPayload, @Res() res: FastifyReply, @RequestId() traceId?: string) {
+  @ApiResponse({
+    status: 403,
+    type: BlazarDenialDto,
+    description: "Refused, with the filter's message",
+  })
+  checkUpdate(
+    @Body() body: BlazarPayload,
+    @Res() res: FastifyReply,
+    @RequestId() traceId?: string,
+  ) {
     return this.answer('check-update', body, res, traceId);
   }
 
   @Post('on-end')
   @HttpCode(204)
-  @ApiOperation({ summary: 'The lease is ending: released from the ledger, on_end sent to the filters (once)' })
+  @ApiOperation({
+    summary: 'The lease is ending: released from the ledger, on_end sent to the filters (once)',
+  })
   @ApiBody({ type: BlazarCheckRequestDto })
   @ApiNoContentResponse({ description: 'Noted' })
   onEnd(@Body() body: BlazarPayload, @Res() res: FastifyReply, @RequestId() traceId?: string) {
     return this.answer('on-end', body, res, traceId);
   }
 
-  private async answer(hook: BlazarHook, body: BlazarPayload, res: FastifyReply, traceId?: string): Promise<void> {
+  private async answer(
+    hook: BlazarHook,
+    body: BlazarPayload,
+    res: FastifyReply,
+    traceId?: string,
+  ): Promise<void> {
     const verdict = await this.blazar.decide(hook, body, traceId);
     if (verdict.allowed) await res.status(204).send();
     else await res.status(403).send({ message: verdict.message ?? '' });

@@ -17,16 +17,28 @@ export class BlazarReservationDto {
   @ApiPropertyOptional({ example: 1 }) min?: number;
   @ApiPropertyOptional({ example: 2 }) max?: number;
   @ApiPropertyOptional() amount?: number;
-  @ApiPropertyOptional({ example: '["==", "$availability_zone", "az1"]' }) resource_properties?: string;
-  @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, description: 'Allocations Blazar chose; plugin attributes (network_id, hypervisor_properties…) are accepted too' })
+  @ApiPropertyOptional({ example: '["==", "$availability_zone", "az1"]' })
+  resource_properties?: string;
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object' },
+    description:
+      'Allocations Blazar chose; plugin attributes (network_id, hypervisor_properties…) are accepted too',
+  })
   allocations?: object[];
 }
 
 export class BlazarLeaseDto {
-  @ApiPropertyOptional({ example: 'my-lease', description: 'Unique in the project: how the ledger tracks the lease (or `id`)' }) name?: string;
+  @ApiPropertyOptional({
+    example: 'my-lease',
+    description: 'Unique in the project: how the ledger tracks the lease (or `id`)',
+  })
+  name?: string;
   @ApiPropertyOptional({ description: "Blazar's lease id (update, end)" }) id?: string;
-  @ApiProperty({ example: '2020-05-13 00:00', description: 'Naive (UTC) or with an offset' }) start_date!: string;
-  @ApiProperty({ example: '2020-05-14 23:59', description: 'Also accepted as end_time' }) end_date!: string;
+  @ApiProperty({ example: '2020-05-13 00:00', description: 'Naive (UTC) or with an offset' })
+  start_date!: string;
+  @ApiProperty({ example: '2020-05-14 23:59', description: 'Also accepted as end_time' })
+  end_date!: string;
   @ApiPropertyOptional({ type: [BlazarReservationDto] }) reservations?: BlazarReservationDto[];
 }
 
@@ -40,6 +52,9 @@ export class BlazarCheckUpdateRequestDto extends BlazarCheckRequestDto {
 }
 
 export class BlazarDenialDto {
-  @ApiProperty({ example: 'Lease duration of 172800 seconds must be less than or equal to the maximum lease duration of 86400 seconds.' })
+  @ApiProperty({
+    example:
+      'Lease duration of 172800 seconds must be less than or equal to the maximum lease duration of 86400 seconds.',
+  })
   message!: string;
 }

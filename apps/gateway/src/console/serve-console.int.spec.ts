@@ -29,7 +29,10 @@ describe('the console served by the gateway', () => {
 
   beforeAll(() => {
     mkdirSync(join(built, 'assets'));
-    writeFileSync(join(built, 'index.html'), '<!doctype html><script type="module" src="/console/assets/app-1a2b.js"></script>');
+    writeFileSync(
+      join(built, 'index.html'),
+      '<!doctype html><script type="module" src="/console/assets/app-1a2b.js"></script>',
+    );
     writeFileSync(join(built, 'assets', 'app-1a2b.js'), 'export {};');
   });
 
@@ -56,7 +59,9 @@ describe('the console served by the gateway', () => {
     expect(bare.status).toBe(301);
     expect(bare.headers.get('location')).toBe('/console/');
     // The OpenAPI page keeps its own policy (Swagger UI needs inline scripts), the console never gets it.
-    expect((await fetch(`${base}/docs/openapi.json`)).headers.get('content-security-policy')).not.toBe(csp);
+    expect(
+      (await fetch(`${base}/docs/openapi.json`)).headers.get('content-security-policy'),
+    ).not.toBe(csp);
   });
 
   it('answers 404 in the error model when nothing is built', async () => {

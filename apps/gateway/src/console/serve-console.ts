@@ -33,7 +33,11 @@ export function consoleSecurityHeaders(): Record<string, string> {
 }
 
 export function isConsoleRequest(url: string): boolean {
-  return url === CONSOLE_PREFIX || url.startsWith(`${CONSOLE_PREFIX}/`) || url.startsWith(`${CONSOLE_PREFIX}?`);
+  return (
+    url === CONSOLE_PREFIX ||
+    url.startsWith(`${CONSOLE_PREFIX}/`) ||
+    url.startsWith(`${CONSOLE_PREFIX}?`)
+  );
 }
 
 /**
@@ -51,7 +55,11 @@ export async function serveConsole(fastify: FastifyInstance, directory: string):
     decorateReply: false,
     index: ['index.html'],
     cacheControl: false,
-    setHeaders: (reply, path) => void reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache'),
+    setHeaders: (reply, path) =>
+      void reply.header(
+        'cache-control',
+        path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+      ),
   });
   // Relative asset paths resolve only under /console/.
   fastify.get(CONSOLE_PREFIX, (_request, reply) => void reply.redirect(`${CONSOLE_PREFIX}/`, 301));

@@ -1,7 +1,18 @@
 import { EXPERIMENT_EVENTS_STREAM } from '@rollout/contracts';
 import { eventually } from '@rollout/testing';
 import { JSONCodec } from 'nats';
-import { OTHER_TEAM_TOKEN, P, call, createExperiment, createPolicy, namespace, natsConnection, rule, startExperimentsSystem, stopExperimentsSystem } from '../../test/experiments-system';
+import {
+  OTHER_TEAM_TOKEN,
+  P,
+  call,
+  createExperiment,
+  createPolicy,
+  namespace,
+  natsConnection,
+  rule,
+  startExperimentsSystem,
+  stopExperimentsSystem,
+} from '../../test/experiments-system';
 
 beforeAll(startExperimentsSystem, 60_000);
 afterAll(stopExperimentsSystem);
@@ -9,9 +20,12 @@ afterAll(stopExperimentsSystem);
 describe('tenancy', () => {
   it("another team sees none of a project's policies, experiments, operations or history, and changes nothing", async () => {
     const live = await createPolicy('private', [rule(10, 'allow')]);
-    const created = await call('POST', `${P}/private/experiments?experimentId=secret`, { firewallPolicy: { rules: [] } });
+    const created = await call('POST', `${P}/private/experiments?experimentId=secret`, {
+      firewallPolicy: { rules: [] },
+    });
     const experiment = created.body.response;
-    const asOther = (method: string, path: string, body?: unknown) => call(method, path, body, OTHER_TEAM_TOKEN);
+    const asOther = (method: string, path: string, body?: unknown) =>
+      call(method, path, body, OTHER_TEAM_TOKEN);
     const attempts = [
       await asOther('GET', P),
       await asOther('GET', `${P}/private`),
@@ -22,11 +36,15 @@ describe('tenancy', () => {
       await asOther('GET', `/v1/${created.body.name}`),
       await asOther('PATCH', `${P}/private?updateMask=rules`, { rules: [] }),
       await asOther('DELETE', `${P}/private`),
-      await asOther('POST', `${P}/private/experiments?experimentId=intruder`, { firewallPolicy: { rules: [] } }),
+      await asOther('POST', `${P}/private/experiments?experimentId=intruder`, {
+        firewallPolicy: { rules: [] },
+      }),
       await asOther('POST', `${P}/private/experiments/secret:commit`, { etag: experiment.etag }),
       await asOther('POST', `${P}/private/experiments/secret:startPreview`),
       await asOther('POST', `${P}/private/experiments/secret:stopPreview`),
-      await asOther('PATCH', `${P}/private/experiments/secret?updateMask=firewallPolicy.rules`, { firewallPolicy: { rules: [] } }),
+      await asOther('PATCH', `${P}/private/experiments/secret?updateMask=firewallPolicy.rules`, {
+        firewallPolicy: { rules: [] },
+      }),
       await asOther('DELETE', `${P}/private/experiments/secret`),
       await asOther('POST', `${P}?firewallPolicyId=planted`, { rules: [] }),
     ];
@@ -37,7 +55,15 @@ describe('tenancy', () => {
     expect((await call('GET', `${P}/private/experiments/intruder`)).status).toBe(404);
     expect((await call('GET', `${P}/planted`)).status).toBe(404);
     // Its own project works for the same principal.
-    expect((await asOther('POST', `/v1/projects/other/locations/global/firewallPolicies?firewallPolicyId=theirs`, {})).status).toBe(200);
+    expect(
+      (
+        await asOther(
+          'POST',
+          `/v1/projects/other/locations/global/firewallPolicies?firewallPolicyId=theirs`,
+          {},
+        )
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -47,7 +73,12 @@ describe('domain events on JetStream', () => {
     await createExperiment('published', 'exp');
     await call('POST', `${P}/published/experiments/exp:startPreview`);
     const stream = `${namespace}_${EXPERIMENT_EVENTS_STREAM}`;
-    const codec = JSONCodec<{ id: string; type: string; version: number; state?: { previewMetadata?: { state: string } } }>();
+    const codec = JSONCodec<{
+      id: string;
+      type: string;
+      version: number;
+      state?: { previewMetadata?: { state: string } };
+    }>();
     const events = await eventually(async () => {
       const jsm = await natsConnection().jetstreamManager();
       const info = await jsm.streams.info(stream);
@@ -58,20 +89,45 @@ describe('domain events on JetStream', () => {
       }
       return found.length >= 2 ? found : undefined;
     });
-    expect(events.map((e) => [e.type, e.version])).toEqual([['ExperimentCreated', 1], ['PreviewStarted', 2]]);
+    expect(events.map((e) => [e.type, e.version])).toEqual([
+      ['ExperimentCreated', 1],
+      ['PreviewStarted', 2],
+    ]);
     expect(events[1].state?.previewMetadata?.state).toBe('ACTIVE');
     expect(new Set(events.map((e) => e.id)).size).toBe(2);
   });
 });
 
 describe('static analysis (experiment.v1 1.3.0)', () => {
-  const ssh = { priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['10.0.0.0/8', '2001:db8::/32'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] } };
+  const ssh = {
+    priority: 100,
+    direction: 'INGRESS',
+    action: 'allow',
+    match: {
+      srcIpRanges: ['10.0.0.0/8', '2001:db8::/32'],
+      layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }],
+    },
+  };
   const IMPLIED_DENY = { action: 'deny', rulePriority: null, implied: true };
 
   it('returns the analysis at create and update, keeps it through other commands, and serves it on get and list', async () => {
     const live = await createPolicy('analysed', [ssh]);
-    const widened = { ...ssh, priority: 200, match: { srcIpRanges: ['2001:db8::/31'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22', '8000-8080'] }] } };
-    const shadowed = { ...ssh, priority: 300, match: { srcIpRanges: ['10.1.0.0/16'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] } };
+    const widened = {
+      ...ssh,
+      priority: 200,
+      match: {
+        srcIpRanges: ['2001:db8::/31'],
+        layer4Configs: [{ ipProtocol: 'tcp', ports: ['22', '8000-8080'] }],
+      },
+    };
+    const shadowed = {
+      ...ssh,
+      priority: 300,
+      match: {
+        srcIpRanges: ['10.1.0.0/16'],
+        layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }],
+      },
+    };
     const created = await createExperiment('analysed', 'widen', [ssh, widened, shadowed]);
     const expected = {
       livePolicyEtag: live.etag,
@@ -104,18 +160,35 @@ describe('static analysis (experiment.v1 1.3.0)', () => {
     const read = await call('GET', `${P}/analysed/experiments/widen`);
     expect(read.body.previewMetadata.state).toBe('ACTIVE');
     expect(read.body.analysis).toEqual(expected);
-    expect((await call('GET', `${P}/analysed/experiments`)).body.experiments[0].analysis).toEqual(expected);
+    expect((await call('GET', `${P}/analysed/experiments`)).body.experiments[0].analysis).toEqual(
+      expected,
+    );
 
     // An update compares again, with the live policy as it is now; sending the analysis back is accepted and ignored.
-    const moved = await call('PATCH', `${P}/analysed?updateMask=rules`, { etag: live.etag, rules: [ssh, widened] });
+    const moved = await call('PATCH', `${P}/analysed?updateMask=rules`, {
+      etag: live.etag,
+      rules: [ssh, widened],
+    });
     expect(moved.status).toBe(200);
-    const updated = await call('PATCH', `${P}/analysed/experiments/widen?updateMask=firewallPolicy.rules`, { firewallPolicy: { rules: [ssh] }, analysis: expected });
+    const updated = await call(
+      'PATCH',
+      `${P}/analysed/experiments/widen?updateMask=firewallPolicy.rules`,
+      { firewallPolicy: { rules: [ssh] }, analysis: expected },
+    );
     expect(updated.status).toBe(200);
-    const again = { livePolicyEtag: moved.body.etag, shadowedRules: [], differingRegions: [expected.differingRegions[0], expected.differingRegions[1]].map((region) => ({
-      ...region,
-      liveVerdict: region.experimentVerdict,
-      experimentVerdict: IMPLIED_DENY,
-    })), regionsOmitted: 0, complete: true };
+    const again = {
+      livePolicyEtag: moved.body.etag,
+      shadowedRules: [],
+      differingRegions: [expected.differingRegions[0], expected.differingRegions[1]].map(
+        (region) => ({
+          ...region,
+          liveVerdict: region.experimentVerdict,
+          experimentVerdict: IMPLIED_DENY,
+        }),
+      ),
+      regionsOmitted: 0,
+      complete: true,
+    };
     expect(updated.body.response.analysis).toEqual(again);
     expect((await call('GET', `${P}/analysed/experiments/widen`)).body.analysis).toEqual(again);
   });

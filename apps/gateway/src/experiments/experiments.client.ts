@@ -29,7 +29,8 @@ export interface Caller {
   traceId?: string;
 }
 
-const parentOf = (p: { project: string; location: string }) => `projects/${p.project}/locations/${p.location}`;
+const parentOf = (p: { project: string; location: string }) =>
+  `projects/${p.project}/locations/${p.location}`;
 const policyName = (p: PolicyPath) => `${parentOf(p)}/firewallPolicies/${p.policy}`;
 const experimentName = (p: ExperimentPath) => `${policyName(p)}/experiments/${p.experiment}`;
 
@@ -41,72 +42,182 @@ const experimentName = (p: ExperimentPath) => `${policyName(p)}/experiments/${p.
 export class ExperimentsClient {
   constructor(private readonly backend: BackendClient) {}
 
-  createPolicy(parent: { project: string; location: string }, firewallPolicyId: string, firewallPolicy: object, caller: Caller) {
-    return this.backend.call<FirewallPolicy>(S.createPolicy, { parent: parentOf(parent), firewallPolicyId, firewallPolicy, ...command(caller) }, caller.traceId);
+  createPolicy(
+    parent: { project: string; location: string },
+    firewallPolicyId: string,
+    firewallPolicy: object,
+    caller: Caller,
+  ) {
+    return this.backend.call<FirewallPolicy>(
+      S.createPolicy,
+      { parent: parentOf(parent), firewallPolicyId, firewallPolicy, ...command(caller) },
+      caller.traceId,
+    );
   }
 
-  listPolicies(parent: { project: string; location: string }, page: { pageSize?: number; pageToken?: string }, traceId?: string) {
-    return this.backend.call<ListPoliciesResponse>(S.listPolicies, { parent: parentOf(parent), ...page }, traceId);
+  listPolicies(
+    parent: { project: string; location: string },
+    page: { pageSize?: number; pageToken?: string },
+    traceId?: string,
+  ) {
+    return this.backend.call<ListPoliciesResponse>(
+      S.listPolicies,
+      { parent: parentOf(parent), ...page },
+      traceId,
+    );
   }
 
   getPolicy(path: PolicyPath, traceId?: string) {
     return this.backend.call<FirewallPolicy>(S.getPolicy, { name: policyName(path) }, traceId);
   }
 
-  updatePolicy(path: PolicyPath, firewallPolicy: object, updateMask: string | undefined, caller: Caller) {
-    return this.backend.call<FirewallPolicy>(S.updatePolicy, { firewallPolicy: { ...firewallPolicy, name: policyName(path) }, updateMask, ...command(caller) }, caller.traceId);
+  updatePolicy(
+    path: PolicyPath,
+    firewallPolicy: object,
+    updateMask: string | undefined,
+    caller: Caller,
+  ) {
+    return this.backend.call<FirewallPolicy>(
+      S.updatePolicy,
+      {
+        firewallPolicy: { ...firewallPolicy, name: policyName(path) },
+        updateMask,
+        ...command(caller),
+      },
+      caller.traceId,
+    );
   }
 
   deletePolicy(path: PolicyPath, etag: string | undefined, caller: Caller) {
-    return this.backend.call<Record<string, never>>(S.deletePolicy, { name: policyName(path), etag, ...command(caller) }, caller.traceId);
+    return this.backend.call<Record<string, never>>(
+      S.deletePolicy,
+      { name: policyName(path), etag, ...command(caller) },
+      caller.traceId,
+    );
   }
 
   policyEvents(path: PolicyPath, traceId?: string) {
-    return this.backend.call<{ events: HistoryEvent[] }>(S.policyEvents, { name: policyName(path) }, traceId);
+    return this.backend.call<{ events: HistoryEvent[] }>(
+      S.policyEvents,
+      { name: policyName(path) },
+      traceId,
+    );
   }
 
   createExperiment(path: PolicyPath, experimentId: string, experiment: object, caller: Caller) {
-    return this.backend.call<Operation<FirewallPolicyExperiment>>(S.createExperiment, { parent: policyName(path), experimentId, experiment, ...command(caller) }, caller.traceId);
+    return this.backend.call<Operation<FirewallPolicyExperiment>>(
+      S.createExperiment,
+      { parent: policyName(path), experimentId, experiment, ...command(caller) },
+      caller.traceId,
+    );
   }
 
-  listExperiments(path: PolicyPath, query: { filter?: string; pageSize?: number; pageToken?: string }, traceId?: string) {
-    return this.backend.call<ListExperimentsResponse>(S.listExperiments, { parent: policyName(path), ...query }, traceId);
+  listExperiments(
+    path: PolicyPath,
+    query: { filter?: string; pageSize?: number; pageToken?: string },
+    traceId?: string,
+  ) {
+    return this.backend.call<ListExperimentsResponse>(
+      S.listExperiments,
+      { parent: policyName(path), ...query },
+      traceId,
+    );
   }
 
   getExperiment(path: ExperimentPath, traceId?: string) {
-    return this.backend.call<FirewallPolicyExperiment>(S.getExperiment, { name: experimentName(path) }, traceId);
+    return this.backend.call<FirewallPolicyExperiment>(
+      S.getExperiment,
+      { name: experimentName(path) },
+      traceId,
+    );
   }
 
-  updateExperiment(path: ExperimentPath, experiment: object, updateMask: string | undefined, caller: Caller) {
-    return this.backend.call<Operation<FirewallPolicyExperiment>>(S.updateExperiment, { experiment: { ...experiment, name: experimentName(path) }, updateMask, ...command(caller) }, caller.traceId);
+  updateExperiment(
+    path: ExperimentPath,
+    experiment: object,
+    updateMask: string | undefined,
+    caller: Caller,
+  ) {
+    return this.backend.call<Operation<FirewallPolicyExperiment>>(
+      S.updateExperiment,
+      { experiment: { ...experiment, name: experimentName(path) }, updateMask, ...command(caller) },
+      caller.traceId,
+    );
   }
 
   deleteExperiment(path: ExperimentPath, etag: string | undefined, caller: Caller) {
-    return this.backend.call<Operation>(S.deleteExperiment, { name: experimentName(path), etag, ...command(caller) }, caller.traceId);
+    return this.backend.call<Operation>(
+      S.deleteExperiment,
+      { name: experimentName(path), etag, ...command(caller) },
+      caller.traceId,
+    );
   }
 
   /** startPreview, stopPreview or commit (AIP-136 custom methods). */
-  customMethod(path: ExperimentPath, method: CustomMethod, body: { etag?: string; livePolicyEtag?: string; parentEtag?: string; reason?: string }, caller: Caller) {
-    return this.backend.call<Operation>(CUSTOM_METHODS[method], { name: experimentName(path), ...body, ...command(caller) }, caller.traceId);
+  customMethod(
+    path: ExperimentPath,
+    method: CustomMethod,
+    body: { etag?: string; livePolicyEtag?: string; parentEtag?: string; reason?: string },
+    caller: Caller,
+  ) {
+    return this.backend.call<Operation>(
+      CUSTOM_METHODS[method],
+      { name: experimentName(path), ...body, ...command(caller) },
+      caller.traceId,
+    );
   }
 
   /**
    * Commit. With `requireGates` or `reportEtag`, the evaluator's report is checked first and the
    * commit is bound to the live policy version the gates were judged against.
    */
-  async commit(path: ExperimentPath, body: { etag?: string; livePolicyEtag?: string; parentEtag?: string }, evidence: CommitEvidence, caller: Caller) {
-    if (!evidence.requireGates && evidence.reportEtag === undefined) return this.customMethod(path, 'commit', body, caller);
-    const report = await this.backend.call<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: experimentName(path) }, caller.traceId);
-    const livePolicyEtag = checkCommitEvidence(report, evidence, { etag: body.etag, livePolicyEtag: body.livePolicyEtag ?? body.parentEtag });
-    return this.customMethod(path, 'commit', { ...body, ...(body.parentEtag === undefined && livePolicyEtag !== undefined ? { livePolicyEtag } : {}) }, caller);
+  async commit(
+    path: ExperimentPath,
+    body: { etag?: string; livePolicyEtag?: string; parentEtag?: string },
+    evidence: CommitEvidence,
+    caller: Caller,
+  ) {
+    if (!evidence.requireGates && evidence.reportEtag === undefined)
+      return this.customMethod(path, 'commit', body, caller);
+    const report = await this.backend.call<PreviewReport>(
+      PREVIEW_SUBJECTS.previewReport,
+      { name: experimentName(path) },
+      caller.traceId,
+    );
+    const livePolicyEtag = checkCommitEvidence(report, evidence, {
+      etag: body.etag,
+      livePolicyEtag: body.livePolicyEtag ?? body.parentEtag,
+    });
+    return this.customMethod(
+      path,
+      'commit',
+      {
+        ...body,
+        ...(body.parentEtag === undefined && livePolicyEtag !== undefined
+          ? { livePolicyEtag }
+          : {}),
+      },
+      caller,
+    );
   }
 
   experimentEvents(path: ExperimentPath, traceId?: string) {
-    return this.backend.call<{ events: HistoryEvent[] }>(S.experimentEvents, { name: experimentName(path) }, traceId);
+    return this.backend.call<{ events: HistoryEvent[] }>(
+      S.experimentEvents,
+      { name: experimentName(path) },
+      traceId,
+    );
   }
 }
 
-export const CUSTOM_METHODS = { startPreview: S.startPreview, stopPreview: S.stopPreview, commit: S.commit } as const;
+export const CUSTOM_METHODS = {
+  startPreview: S.startPreview,
+  stopPreview: S.stopPreview,
+  commit: S.commit,
+} as const;
 export type CustomMethod = keyof typeof CUSTOM_METHODS;
 
-const command = (caller: Caller) => ({ actor: caller.actor, ...(caller.commandId ? { requestId: caller.commandId } : {}) });
+const command = (caller: Caller) => ({
+  actor: caller.actor,
+  ...(caller.commandId ? { requestId: caller.commandId } : {}),
+});

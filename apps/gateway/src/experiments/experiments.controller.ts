@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { paramBeforeVerb } from '../http/custom-method-route';
@@ -23,7 +30,11 @@ import {
 } from './experiments.dto';
 import { Caller, ExperimentPath, ExperimentsClient, PolicyPath } from './experiments.client';
 
-const caller = (principal: Principal, commandId: string | undefined, traceId: string | undefined): Caller => ({
+const caller = (
+  principal: Principal,
+  commandId: string | undefined,
+  traceId: string | undefined,
+): Caller => ({
   actor: principal.name,
   commandId,
   traceId,
@@ -41,14 +52,19 @@ const plain = (dto: object): object => JSON.parse(JSON.stringify(dto));
 @ApiTags('firewall policies')
 @ApiParam({ name: 'project' })
 @ApiParam({ name: 'location' })
-@ApiResponse({ status: 400, description: 'INVALID_ARGUMENT: a bad field, id, filter or page token' })
+@ApiResponse({
+  status: 400,
+  description: 'INVALID_ARGUMENT: a bad field, id, filter or page token',
+})
 @ApiResponse({ status: 404, description: 'NOT_FOUND' })
 @Controller('v1/projects/:project/locations/:location/firewallPolicies')
 export class ExperimentsController {
   constructor(private readonly experiments: ExperimentsClient) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create a live policy (with no rules: the no-op policy, e.g. to preview a new policy)' })
+  @ApiOperation({
+    summary: 'Create a live policy (with no rules: the no-op policy, e.g. to preview a new policy)',
+  })
   @ApiBody({ type: FirewallPolicyDto })
   @ApiOkResponse({ type: FirewallPolicyDto })
   @ApiResponse({ status: 409, description: 'ALREADY_EXISTS' })
@@ -60,14 +76,27 @@ export class ExperimentsController {
     @CurrentPrincipal() principal: Principal,
     @RequestId() traceId?: string,
   ) {
-    return this.experiments.createPolicy(path, query.firewallPolicyId, plain(policy), caller(principal, query.requestId, traceId));
+    return this.experiments.createPolicy(
+      path,
+      query.firewallPolicyId,
+      plain(policy),
+      caller(principal, query.requestId, traceId),
+    );
   }
 
   @Get()
   @ApiOperation({ summary: 'List live policies, by name' })
   @ApiOkResponse({ type: ListPoliciesResponseDto })
-  listPolicies(@Param() path: PolicyPath, @Query() query: ListQueryDto, @RequestId() traceId?: string) {
-    return this.experiments.listPolicies(path, { pageSize: query.pageSize, pageToken: query.pageToken }, traceId);
+  listPolicies(
+    @Param() path: PolicyPath,
+    @Query() query: ListQueryDto,
+    @RequestId() traceId?: string,
+  ) {
+    return this.experiments.listPolicies(
+      path,
+      { pageSize: query.pageSize, pageToken: query.pageToken },
+      traceId,
+    );
   }
 
   @Get(':policy')
@@ -80,7 +109,9 @@ export class ExperimentsController {
 
   @Patch(':policy')
   @ApiParam({ name: 'policy' })
-  @ApiOperation({ summary: 'Update a live policy; an etag in the body must be current (else 409 ABORTED)' })
+  @ApiOperation({
+    summary: 'Update a live policy; an etag in the body must be current (else 409 ABORTED)',
+  })
   @ApiBody({ type: FirewallPolicyDto })
   @ApiOkResponse({ type: FirewallPolicyDto })
   @ApiResponse({ status: 409, description: 'ABORTED: the etag is stale' })
@@ -91,7 +122,12 @@ export class ExperimentsController {
     @CurrentPrincipal() principal: Principal,
     @RequestId() traceId?: string,
   ) {
-    return this.experiments.updatePolicy(path, plain(policy), query.updateMask, caller(principal, query.requestId, traceId));
+    return this.experiments.updatePolicy(
+      path,
+      plain(policy),
+      query.updateMask,
+      caller(principal, query.requestId, traceId),
+    );
   }
 
   @Delete(':policy')
@@ -105,7 +141,11 @@ export class ExperimentsController {
     @CurrentPrincipal() principal: Principal,
     @RequestId() traceId?: string,
   ) {
-    return this.experiments.deletePolicy(path, query.etag, caller(principal, query.requestId, traceId));
+    return this.experiments.deletePolicy(
+      path,
+      query.etag,
+      caller(principal, query.requestId, traceId),
+    );
   }
 
   @Get(':policy/events')
@@ -118,10 +158,15 @@ export class ExperimentsController {
 
   @Post(':policy/experiments')
   @ApiParam({ name: 'policy' })
-  @ApiOperation({ summary: 'Create an experiment holding a new version of the policy (at most 10 per policy)' })
+  @ApiOperation({
+    summary: 'Create an experiment holding a new version of the policy (at most 10 per policy)',
+  })
   @ApiBody({ type: ExperimentDto })
   @ApiOkResponse({ type: OperationDto })
-  @ApiResponse({ status: 429, description: 'RESOURCE_EXHAUSTED: the policy has 10 experiments already' })
+  @ApiResponse({
+    status: 429,
+    description: 'RESOURCE_EXHAUSTED: the policy has 10 experiments already',
+  })
   @HttpCode(200)
   createExperiment(
     @Param() path: PolicyPath,
@@ -130,15 +175,30 @@ export class ExperimentsController {
     @CurrentPrincipal() principal: Principal,
     @RequestId() traceId?: string,
   ) {
-    return this.experiments.createExperiment(path, query.experimentId, plain(experiment), caller(principal, query.requestId, traceId));
+    return this.experiments.createExperiment(
+      path,
+      query.experimentId,
+      plain(experiment),
+      caller(principal, query.requestId, traceId),
+    );
   }
 
   @Get(':policy/experiments')
   @ApiParam({ name: 'policy' })
-  @ApiOperation({ summary: 'List experiments, by name; filter e.g. previewMetadata.state = ACTIVE' })
+  @ApiOperation({
+    summary: 'List experiments, by name; filter e.g. previewMetadata.state = ACTIVE',
+  })
   @ApiOkResponse({ type: ListExperimentsResponseDto })
-  listExperiments(@Param() path: PolicyPath, @Query() query: ListExperimentsQueryDto, @RequestId() traceId?: string) {
-    return this.experiments.listExperiments(path, { filter: query.filter, pageSize: query.pageSize, pageToken: query.pageToken }, traceId);
+  listExperiments(
+    @Param() path: PolicyPath,
+    @Query() query: ListExperimentsQueryDto,
+    @RequestId() traceId?: string,
+  ) {
+    return this.experiments.listExperiments(
+      path,
+      { filter: query.filter, pageSize: query.pageSize, pageToken: query.pageToken },
+      traceId,
+    );
   }
 
   @Get(':policy/experiments/:experiment')
@@ -153,7 +213,10 @@ export class ExperimentsController {
   @Patch(':policy/experiments/:experiment')
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
-  @ApiOperation({ summary: 'Update an experiment (firewallPolicy.name cannot change); an ACTIVE preview becomes SUSPENDED' })
+  @ApiOperation({
+    summary:
+      'Update an experiment (firewallPolicy.name cannot change); an ACTIVE preview becomes SUSPENDED',
+  })
   @ApiBody({ type: ExperimentDto })
   @ApiOkResponse({ type: OperationDto })
   @ApiResponse({ status: 409, description: 'ABORTED: the etag is stale' })
@@ -164,11 +227,19 @@ export class ExperimentsController {
     @CurrentPrincipal() principal: Principal,
     @RequestId() traceId?: string,
   ) {
-    return this.experiments.updateExperiment(path, plain(experiment), query.updateMask, caller(principal, query.requestId, traceId));
+    return this.experiments.updateExperiment(
+      path,
+      plain(experiment),
+      query.updateMask,
+      caller(principal, query.requestId, traceId),
+    );
   }
 
   @Delete(':policy/experiments/:experiment')
-  @ApiOperation({ summary: 'Delete an experiment (the live policy is untouched); an etag, when given, must be current' })
+  @ApiOperation({
+    summary:
+      'Delete an experiment (the live policy is untouched); an etag, when given, must be current',
+  })
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOkResponse({ type: OperationDto })
@@ -179,18 +250,34 @@ export class ExperimentsController {
     @CurrentPrincipal() principal: Principal,
     @RequestId() traceId?: string,
   ) {
-    return this.experiments.deleteExperiment(path, query.etag, caller(principal, query.requestId, traceId));
+    return this.experiments.deleteExperiment(
+      path,
+      query.etag,
+      caller(principal, query.requestId, traceId),
+    );
   }
 
   // Custom methods (AIP-136): the colon is escaped so Express matches it literally.
   @Post(`:policy/experiments/${paramBeforeVerb('experiment')}::startPreview`)
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
-  @ApiOperation({ summary: 'Start previewing: state ACTIVE, startTime now, logs under FirewallPolicyPreviewLog' })
+  @ApiOperation({
+    summary: 'Start previewing: state ACTIVE, startTime now, logs under FirewallPolicyPreviewLog',
+  })
   @ApiOkResponse({ type: OperationDto })
   @HttpCode(200)
-  startPreview(@Param() path: ExperimentPath, @Query() query: MutationQueryDto, @CurrentPrincipal() principal: Principal, @RequestId() traceId?: string) {
-    return this.experiments.customMethod(path, 'startPreview', {}, caller(principal, query.requestId, traceId));
+  startPreview(
+    @Param() path: ExperimentPath,
+    @Query() query: MutationQueryDto,
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() traceId?: string,
+  ) {
+    return this.experiments.customMethod(
+      path,
+      'startPreview',
+      {},
+      caller(principal, query.requestId, traceId),
+    );
   }
 
   @Post(`:policy/experiments/${paramBeforeVerb('experiment')}::stopPreview`)
@@ -199,23 +286,51 @@ export class ExperimentsController {
   @ApiOperation({ summary: 'Stop previewing: state SUSPENDED, stopTime now' })
   @ApiOkResponse({ type: OperationDto })
   @HttpCode(200)
-  stopPreview(@Param() path: ExperimentPath, @Query() query: StopPreviewQueryDto, @CurrentPrincipal() principal: Principal, @RequestId() traceId?: string) {
-    return this.experiments.customMethod(path, 'stopPreview', query.reason ? { reason: query.reason } : {}, caller(principal, query.requestId, traceId));
+  stopPreview(
+    @Param() path: ExperimentPath,
+    @Query() query: StopPreviewQueryDto,
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() traceId?: string,
+  ) {
+    return this.experiments.customMethod(
+      path,
+      'stopPreview',
+      query.reason ? { reason: query.reason } : {},
+      caller(principal, query.requestId, traceId),
+    );
   }
 
   @Post(`:policy/experiments/${paramBeforeVerb('experiment')}::commit`)
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOperation({
-    summary: "Atomically make the experiment's policy the live policy and delete the experiment (any state)",
-    description: 'With requireGates or reportEtag, the preview report is checked first (a separate step, before the commit): see docs/readiness-gates.md.',
+    summary:
+      "Atomically make the experiment's policy the live policy and delete the experiment (any state)",
+    description:
+      'With requireGates or reportEtag, the preview report is checked first (a separate step, before the commit): see docs/readiness-gates.md.',
   })
   @ApiBody({ type: CommitRequestDto })
-  @ApiOkResponse({ type: OperationDto, description: 'An Operation whose response is the new live policy' })
-  @ApiResponse({ status: 409, description: 'ABORTED: etag or livePolicyEtag is stale, or the report moved on since reportEtag; nothing changed' })
-  @ApiResponse({ status: 400, description: 'FAILED_PRECONDITION (requireGates): the unmet readiness gates, one google.rpc.PreconditionFailure violation each' })
+  @ApiOkResponse({
+    type: OperationDto,
+    description: 'An Operation whose response is the new live policy',
+  })
+  @ApiResponse({
+    status: 409,
+    description:
+      'ABORTED: etag or livePolicyEtag is stale, or the report moved on since reportEtag; nothing changed',
+  })
+  @ApiResponse({
+    status: 400,
+    description:
+      'FAILED_PRECONDITION (requireGates): the unmet readiness gates, one google.rpc.PreconditionFailure violation each',
+  })
   @HttpCode(200)
-  commit(@Param() path: ExperimentPath, @Body() body: CommitRequestDto, @CurrentPrincipal() principal: Principal, @RequestId() traceId?: string) {
+  commit(
+    @Param() path: ExperimentPath,
+    @Body() body: CommitRequestDto,
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() traceId?: string,
+  ) {
     return this.experiments.commit(
       path,
       { etag: body.etag, livePolicyEtag: body.livePolicyEtag, parentEtag: body.parentEtag },

@@ -1,9 +1,23 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/config';
-import { TRAFFIC_STREAM, TrafficEvent, reportEtagMatters, trafficSubject } from '@rollout/contracts';
+import {
+  TRAFFIC_STREAM,
+  TrafficEvent,
+  reportEtagMatters,
+  trafficSubject,
+} from '@rollout/contracts';
 import { NatsNamespace } from '@rollout/nats';
 import { startServiceApp } from '@rollout/service-kit';
-import { ServiceProcess, TEST_NATS_URL, eventually, freePorts, removeTestResources, startServiceProcess, uniqueName } from '@rollout/testing';
+import {
+  ServiceProcess,
+  TEST_NATS_URL,
+  eventually,
+  freePorts,
+  removeTestResources,
+  startServiceProcess,
+  uniqueName,
+  JsonBody,
+} from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -20,7 +34,14 @@ const namespace = uniqueName();
 const ns = new NatsNamespace(namespace);
 const schemas = { experiment: uniqueName('it_'), preview: uniqueName('it_') };
 const TOKEN = 'gates-test-token';
-const API_KEYS = JSON.stringify([{ name: 'test-admin', sha256: createHash('sha256').update(TOKEN).digest('hex'), roles: ['admin'], projects: '*' }]);
+const API_KEYS = JSON.stringify([
+  {
+    name: 'test-admin',
+    sha256: createHash('sha256').update(TOKEN).digest('hex'),
+    roles: ['admin'],
+    projects: '*',
+  },
+]);
 const P = '/v1/projects/acme/locations/global/firewallPolicies';
 
 let gateway: INestApplication;
@@ -29,8 +50,11 @@ let base: string;
 let nc: NatsConnection;
 let evaluatorPorts: number[] = [];
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: JsonBody }> {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
@@ -56,11 +80,21 @@ const event = (srcIp: string): TrafficEvent => ({
 async function sendTraffic(policy: string, events: TrafficEvent[]): Promise<void> {
   const js = nc.jetstream();
   let last = 0;
-  for (const e of events) last = (await js.publish(ns.subject(trafficSubject('acme', 'global', policy)), JSON.stringify(e), { msgID: e.id })).seq;
-  await eventually(async () => {
-    const info = await (await nc.jetstreamManager()).consumers.info(ns.stream(TRAFFIC_STREAM), 'evaluator');
-    return info.ack_floor.stream_seq >= last && info.num_ack_pending === 0 ? true : undefined;
-  }, { what: 'traffic settled' });
+  for (const e of events)
+    last = (
+      await js.publish(ns.subject(trafficSubject('acme', 'global', policy)), JSON.stringify(e), {
+        msgID: e.id,
+      })
+    ).seq;
+  await eventually(
+    async () => {
+      const info = await (
+        await nc.jetstreamManager()
+      ).consumers.info(ns.stream(TRAFFIC_STREAM), 'evaluator');
+      return info.ack_floor.stream_seq >= last && info.num_ack_pending === 0 ? true : undefined;
+    },
+    { what: 'traffic settled' },
+  );
 }
 
 /** ACTIVE experiments each evaluator replica holds, from its /metrics. */
@@ -77,20 +111,38 @@ async function activeOnReplicas(): Promise<number[]> {
 async function startPreview(experiment: string, active: number): Promise<string> {
   const started = await call('POST', `${experiment}:startPreview`);
   expect(started.status).toBe(200);
-  await eventually(async () => ((await activeOnReplicas()).every((n) => n === active) ? true : undefined), { what: 'preview ACTIVE in every evaluator replica' });
+  await eventually(
+    async () => ((await activeOnReplicas()).every((n) => n === active) ? true : undefined),
+    { what: 'preview ACTIVE in every evaluator replica' },
+  );
   return started.body.response.etag;
 }
 
 /** The gateway adds the request id to every error. */
-const REQUEST_INFO = expect.objectContaining({ '@type': 'type.googleapis.com/google.rpc.RequestInfo' });
-const allowSsh = { priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['10.0.0.0/8'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] } };
-const denyNet = { priority: 10, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['10.0.1.0/24'] } };
+const REQUEST_INFO = expect.objectContaining({
+  '@type': 'type.googleapis.com/google.rpc.RequestInfo',
+});
+const allowSsh = {
+  priority: 100,
+  direction: 'INGRESS',
+  action: 'allow',
+  match: { srcIpRanges: ['10.0.0.0/8'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] },
+};
+const denyNet = {
+  priority: 10,
+  direction: 'INGRESS',
+  action: 'deny',
+  match: { srcIpRanges: ['10.0.1.0/24'] },
+};
 
 describe('readiness gates, commits bound to the report, and auto-stop, through the gateway', () => {
   beforeAll(async () => {
     evaluatorPorts = await freePorts(2);
     services = [
-      startServiceProcess('experiment-service', { NATS_NAMESPACE: namespace, DATABASE_SCHEMA: schemas.experiment }),
+      startServiceProcess('experiment-service', {
+        NATS_NAMESPACE: namespace,
+        DATABASE_SCHEMA: schemas.experiment,
+      }),
       ...evaluatorPorts.map((port) =>
         startServiceProcess('evaluator', {
           NATS_NAMESPACE: namespace,
@@ -116,11 +168,15 @@ describe('readiness gates, commits bound to the report, and auto-stop, through t
     gateway = await startServiceApp(gatewayApp(config));
     base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
     for (const service of ['experiment-service', 'evaluator']) {
-      await eventually(async () => ((await call('GET', `/v1/services/${service}`)).status === 200 ? true : undefined), {
-        timeoutMs: 40_000,
-        intervalMs: 200,
-        what: `${service} serving`,
-      });
+      await eventually(
+        async () =>
+          (await call('GET', `/v1/services/${service}`)).status === 200 ? true : undefined,
+        {
+          timeoutMs: 40_000,
+          intervalMs: 200,
+          what: `${service} serving`,
+        },
+      );
     }
     nc = await connect({ servers: TEST_NATS_URL });
   }, 60_000);
@@ -134,13 +190,23 @@ describe('readiness gates, commits bound to the report, and auto-stop, through t
   });
 
   it('refuses a bad gate, naming the field', async () => {
-    expect((await call('POST', `${P}?firewallPolicyId=edge`, { rules: [allowSsh] })).status).toBe(200);
-    const refused = await call('POST', `${P}/edge/experiments?experimentId=bad`, { firewallPolicy: { rules: [] }, readinessGates: [{ maxAllowToDenyShare: 5 }] });
+    expect((await call('POST', `${P}?firewallPolicyId=edge`, { rules: [allowSsh] })).status).toBe(
+      200,
+    );
+    const refused = await call('POST', `${P}/edge/experiments?experimentId=bad`, {
+      firewallPolicy: { rules: [] },
+      readinessGates: [{ maxAllowToDenyShare: 5 }],
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.details).toEqual([
       {
         '@type': 'type.googleapis.com/google.rpc.BadRequest',
-        fieldViolations: [{ field: 'experiment.readinessGates[0].maxAllowToDenyShare', description: 'must be a share between 0 and 1 (0.001 is 0.1%)' }],
+        fieldViolations: [
+          {
+            field: 'experiment.readinessGates[0].maxAllowToDenyShare',
+            description: 'must be a share between 0 and 1 (0.001 is 0.1%)',
+          },
+        ],
       },
       REQUEST_INFO,
     ]);
@@ -148,8 +214,20 @@ describe('readiness gates, commits bound to the report, and auto-stop, through t
 
   it('shows each gate in the report, refuses a commit while one fails or after what matters moved, and commits once they hold', async () => {
     const experiment = `${P}/edge/experiments/block-net`;
-    const gates = [{ minEvaluated: 4 }, { maxAllowToDenyShare: 0.5 }, { noDenyToAllowFrom: '0.0.0.0/0' }, { maxCompletenessLoss: 0 }];
-    expect((await call('POST', `${P}/edge/experiments?experimentId=block-net`, { firewallPolicy: { rules: [denyNet, allowSsh] }, readinessGates: gates })).status).toBe(200);
+    const gates = [
+      { minEvaluated: 4 },
+      { maxAllowToDenyShare: 0.5 },
+      { noDenyToAllowFrom: '0.0.0.0/0' },
+      { maxCompletenessLoss: 0 },
+    ];
+    expect(
+      (
+        await call('POST', `${P}/edge/experiments?experimentId=block-net`, {
+          firewallPolicy: { rules: [denyNet, allowSsh] },
+          readinessGates: gates,
+        })
+      ).status,
+    ).toBe(200);
     const etag = await startPreview(experiment, 1);
     const live = (await call('GET', `${P}/edge`)).body;
 
@@ -162,20 +240,55 @@ describe('readiness gates, commits bound to the report, and auto-stop, through t
       livePolicyEtag: live.etag,
       ready: false,
       gates: [
-        { gate: gates[0], kind: 'minEvaluated', value: 2, holds: false, description: '2 events evaluated; at least 4 required.' },
-        { gate: gates[1], kind: 'maxAllowToDenyShare', value: 0.5, holds: true, description: 'allow→deny is 50% of evaluated (1 of 2); at most 50% allowed.' },
-        { gate: gates[2], kind: 'noDenyToAllowFrom', value: 0, holds: true, description: '0 deny→allow events from 0.0.0.0/0; none allowed.' },
-        { gate: gates[3], kind: 'maxCompletenessLoss', value: 0, holds: true, description: '0 messages lost or possibly lost (dead-lettered 0, dropped by TRAFFIC 0, possibly dropped 0); at most 0 allowed.' },
+        {
+          gate: gates[0],
+          kind: 'minEvaluated',
+          value: 2,
+          holds: false,
+          description: '2 events evaluated; at least 4 required.',
+        },
+        {
+          gate: gates[1],
+          kind: 'maxAllowToDenyShare',
+          value: 0.5,
+          holds: true,
+          description: 'allow→deny is 50% of evaluated (1 of 2); at most 50% allowed.',
+        },
+        {
+          gate: gates[2],
+          kind: 'noDenyToAllowFrom',
+          value: 0,
+          holds: true,
+          description: '0 deny→allow events from 0.0.0.0/0; none allowed.',
+        },
+        {
+          gate: gates[3],
+          kind: 'maxCompletenessLoss',
+          value: 0,
+          holds: true,
+          description:
+            '0 messages lost or possibly lost (dead-lettered 0, dropped by TRAFFIC 0, possibly dropped 0); at most 0 allowed.',
+        },
       ],
     });
 
     const unmet = await call('POST', `${experiment}:commit`, { etag, requireGates: true });
     expect(unmet.status).toBe(400);
-    expect(unmet.body.error).toMatchObject({ status: 'FAILED_PRECONDITION', message: '1 of 4 readiness gates of "projects/acme/locations/global/firewallPolicies/edge/experiments/block-net" do not hold.' });
+    expect(unmet.body.error).toMatchObject({
+      status: 'FAILED_PRECONDITION',
+      message:
+        '1 of 4 readiness gates of "projects/acme/locations/global/firewallPolicies/edge/experiments/block-net" do not hold.',
+    });
     expect(unmet.body.error.details).toEqual([
       {
         '@type': 'type.googleapis.com/google.rpc.PreconditionFailure',
-        violations: [{ type: 'READINESS_GATE', subject: 'readinessGates[0].minEvaluated', description: '2 events evaluated; at least 4 required.' }],
+        violations: [
+          {
+            type: 'READINESS_GATE',
+            subject: 'readinessGates[0].minEvaluated',
+            description: '2 events evaluated; at least 4 required.',
+          },
+        ],
       },
       REQUEST_INFO,
     ]);
@@ -185,10 +298,18 @@ describe('readiness gates, commits bound to the report, and auto-stop, through t
     const second = (await call('GET', `${experiment}/previewReport`)).body;
     expect(second.readiness.ready).toBe(true);
     expect(reportEtagMatters(second.reportEtag)).not.toBe(reportEtagMatters(first.reportEtag));
-    const moved = await call('POST', `${experiment}:commit`, { etag, reportEtag: first.reportEtag });
+    const moved = await call('POST', `${experiment}:commit`, {
+      etag,
+      reportEtag: first.reportEtag,
+    });
     expect(moved.status).toBe(409);
-    expect(moved.body.error).toMatchObject({ status: 'ABORTED', details: [expect.objectContaining({ reason: 'REPORT_CHANGED' }), REQUEST_INFO] });
-    expect((await call('POST', `${experiment}:commit`, { etag, reportEtag: 'not-an-etag' })).status).toBe(400);
+    expect(moved.body.error).toMatchObject({
+      status: 'ABORTED',
+      details: [expect.objectContaining({ reason: 'REPORT_CHANGED' }), REQUEST_INFO],
+    });
+    expect(
+      (await call('POST', `${experiment}:commit`, { etag, reportEtag: 'not-an-etag' })).status,
+    ).toBe(400);
 
     // One more event changes the counts but no verdict: the operator's reportEtag still stands.
     await sendTraffic('edge', [event('10.0.2.5')]);
@@ -196,19 +317,42 @@ describe('readiness gates, commits bound to the report, and auto-stop, through t
     expect(third.configurations[0].evaluated).toBe(5);
     expect(third.reportEtag).not.toBe(second.reportEtag);
     expect(reportEtagMatters(third.reportEtag)).toBe(reportEtagMatters(second.reportEtag));
-    const committed = await call('POST', `${experiment}:commit`, { etag, requireGates: true, reportEtag: second.reportEtag });
+    const committed = await call('POST', `${experiment}:commit`, {
+      etag,
+      requireGates: true,
+      reportEtag: second.reportEtag,
+    });
     expect(committed.status).toBe(200);
     expect(committed.body.response.rules).toEqual([denyNet, allowSsh]);
     expect((await call('GET', `${experiment}`)).status).toBe(404);
-    await eventually(async () => ((await activeOnReplicas()).every((n) => n === 0) ? true : undefined), { what: 'the committed preview gone from every replica' });
+    await eventually(
+      async () => ((await activeOnReplicas()).every((n) => n === 0) ? true : undefined),
+      { what: 'the committed preview gone from every replica' },
+    );
   });
 
   it('stops a preview by itself after stopAfter events or when the breaker trips, once whatever the replicas, recorded as the system with the reason', async () => {
-    expect((await call('POST', `${P}?firewallPolicyId=auto`, { rules: [allowSsh] })).status).toBe(200);
+    expect((await call('POST', `${P}?firewallPolicyId=auto`, { rules: [allowSsh] })).status).toBe(
+      200,
+    );
     // The same rules: no verdict changes, stops after 3 events.
-    expect((await call('POST', `${P}/auto/experiments?experimentId=counted`, { firewallPolicy: { rules: [allowSsh] }, stopAfter: { evaluatedEvents: 3 } })).status).toBe(200);
+    expect(
+      (
+        await call('POST', `${P}/auto/experiments?experimentId=counted`, {
+          firewallPolicy: { rules: [allowSsh] },
+          stopAfter: { evaluatedEvents: 3 },
+        })
+      ).status,
+    ).toBe(200);
     // No rules: the implied INGRESS deny blocks every ssh connection the live policy allows.
-    expect((await call('POST', `${P}/auto/experiments?experimentId=tripped`, { firewallPolicy: { rules: [] }, breaker: { maxAllowToDenyShare: 0.5, minEvaluated: 2 } })).status).toBe(200);
+    expect(
+      (
+        await call('POST', `${P}/auto/experiments?experimentId=tripped`, {
+          firewallPolicy: { rules: [] },
+          breaker: { maxAllowToDenyShare: 0.5, minEvaluated: 2 },
+        })
+      ).status,
+    ).toBe(200);
     const counted = `${P}/auto/experiments/counted`;
     const tripped = `${P}/auto/experiments/tripped`;
     await startPreview(counted, 1);
@@ -222,11 +366,20 @@ describe('readiness gates, commits bound to the report, and auto-stop, through t
       [counted, /^stopAfter: 3 events evaluated, the limit is 3$/],
       [tripped, /^breaker: allow→deny is 100% of evaluated \(([23]) of \1\), above 50%$/],
     ] as const) {
-      await eventually(async () => ((await call('GET', experiment)).body.previewMetadata.state === 'SUSPENDED' ? true : undefined), { what: `${experiment} stopped by itself` });
+      await eventually(
+        async () =>
+          (await call('GET', experiment)).body.previewMetadata.state === 'SUSPENDED'
+            ? true
+            : undefined,
+        { what: `${experiment} stopped by itself` },
+      );
       const history = (await call('GET', `${experiment}/events`)).body.events;
       const stops = history.filter((e: { type: string }) => e.type === 'PreviewStopped');
       expect(stops).toHaveLength(1);
-      expect(stops[0]).toMatchObject({ actor: 'system:evaluator', reason: expect.stringMatching(reason) });
+      expect(stops[0]).toMatchObject({
+        actor: 'system:evaluator',
+        reason: expect.stringMatching(reason),
+      });
     }
   });
 });

@@ -30,7 +30,9 @@ export class BackendClient {
     this.deprecations = new DeprecationPolicy(metrics);
     this.pageTokens = new PageTokens(config.PAGE_TOKEN_SECRET);
     if (!config.BUS_SIGNING_KEY) {
-      new Logger('BackendClient').warn('BUS_SIGNING_KEY is not set: calls to services carry no actor assertion, so only services without BUS_VERIFY_KEYS serve them (development only)');
+      new Logger('BackendClient').warn(
+        'BUS_SIGNING_KEY is not set: calls to services carry no actor assertion, so only services without BUS_VERIFY_KEYS serve them (development only)',
+      );
     }
   }
 

@@ -34,7 +34,12 @@ const header = (headers: IncomingHttpHeaders, name: string): string | undefined 
  * features over NATS and reports deprecated fields to it. Called once the body is read, so
  * nothing that follows runs in the socket's context instead.
  */
-export function runInClientContext(metrics: ClientMetrics, headers: IncomingHttpHeaders, response: ServerResponse, next: () => void): void {
+export function runInClientContext(
+  metrics: ClientMetrics,
+  headers: IncomingHttpHeaders,
+  response: ServerResponse,
+  next: () => void,
+): void {
   const context: HttpClientContext = {
     client: clientNameOf(header(headers, CONTRACT_HEADERS.userAgent)),
     features: parseClientFeatures(header(headers, CONTRACT_HEADERS.clientFeatures)),

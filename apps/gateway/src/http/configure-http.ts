@@ -26,32 +26,43 @@ export async function configureHttp(nestApp: INestApplication): Promise<void> {
   const app = nestApp as NestFastifyApplication;
   const config = app.get<Config>(GATEWAY_CONFIG);
   const fastify = app.getHttpAdapter().getInstance();
-  const hardened = securityHeaders({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } });
+  const hardened = securityHeaders({
+    contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } },
+  });
   const consoleHeaders = consoleSecurityHeaders();
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.headers(isConsoleRequest(request.url) ? consoleHeaders : hardened);
     done();
   });
-  if (config.CORS_ORIGINS) app.enableCors({ origin: config.CORS_ORIGINS.split(',').map((o) => o.trim()) });
+  if (config.CORS_ORIGINS)
+    app.enableCors({ origin: config.CORS_ORIGINS.split(',').map((o) => o.trim()) });
   // JSON (a custom method such as :startPreview may come with an empty one) and, for Ironic's
   // rules API, JSON Patch and YAML imports; any other type is 415.
   const json = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(['application/json', 'application/json-patch+json'], { parseAs: 'string' }, (request, body, done) =>
-    body === '' ? done(null, {}) : json(request, body as string, done),
+  fastify.addContentTypeParser(
+    ['application/json', 'application/json-patch+json'],
+    { parseAs: 'string' },
+    (request, body, done) => (body === '' ? done(null, {}) : json(request, body as string, done)),
   );
-  fastify.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'string' }, (_request, body, done) =>
-    done(null, body),
+  fastify.addContentTypeParser(
+    ['application/yaml', 'application/x-yaml', 'text/yaml'],
+    { parseAs: 'string' },
+    (_request, body, done) => done(null, body),
   );
   const metrics = app.get(ClientMetrics);
   fastify.addHook('preHandler', (request, reply, done) => {
     // Deeply nested JSON is a cheap way to burn CPU in every later traversal: refuse it early.
     if (depthOf(request.body, config.JSON_MAX_DEPTH) > config.JSON_MAX_DEPTH) {
-      return done(StatusError.invalidArgument(`JSON nested deeper than ${config.JSON_MAX_DEPTH} levels.`));
+      return done(
+        StatusError.invalidArgument(`JSON nested deeper than ${config.JSON_MAX_DEPTH} levels.`),
+      );
     }
     runInClientContext(metrics, request.headers, reply.raw, done);
   });
-  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  app.useGlobalPipes(
+    new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
+  );
   const document = SwaggerModule.createDocument(app, openApiConfig());
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
   await serveConsole(fastify, config.CONSOLE_DIR);
@@ -68,15 +79,31 @@ export function openApiConfig() {
     .setVersion(BUILD_VERSION)
     .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
     .addServer('/', 'The gateway serving this document')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key or a JWT (see the README, Security)' }, BEARER_AUTH)
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'An API key or a JWT (see the README, Security)',
+      },
+      BEARER_AUTH,
+    )
     .addSecurityRequirements(BEARER_AUTH)
     .addApiKey(
-      { type: 'apiKey', in: 'header', name: 'X-Auth-Token', description: "The token Blazar's ExternalServiceFilter sends" },
+      {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-Auth-Token',
+        description: "The token Blazar's ExternalServiceFilter sends",
+      },
       BLAZAR_TOKEN_AUTH,
     )
     .addGlobalResponse(
       { status: 401, description: 'UNAUTHENTICATED: no valid token', type: ErrorResponseDto },
-      { status: 500, description: 'INTERNAL: logged with the errorId it returns', type: ErrorResponseDto },
+      {
+        status: 500,
+        description: 'INTERNAL: logged with the errorId it returns',
+        type: ErrorResponseDto,
+      },
     )
     .build();
 }

@@ -50,11 +50,17 @@ export class DeprecationPolicy {
           'FAILED_PRECONDITION',
           `${use.contract} ${use.deprecation.target} is deprecated since ${use.deprecation.since} and disallowed: use ${use.deprecation.replacement} (an operator can allow it for now with ${use.overrideEnv}=true).`,
           'DEPRECATED_FIELD_DISALLOWED',
-          { field: use.deprecation.target, replacement: use.deprecation.replacement, overrideEnv: use.overrideEnv },
+          {
+            field: use.deprecation.target,
+            replacement: use.deprecation.replacement,
+            overrideEnv: use.overrideEnv,
+          },
         );
       }
       if (http && !http.response.headersSent) {
-        for (const [name, value] of Object.entries(deprecationHeaders(use.deprecation, DEPRECATION_DOCS))) {
+        for (const [name, value] of Object.entries(
+          deprecationHeaders(use.deprecation, DEPRECATION_DOCS),
+        )) {
           http.response.setHeader(name, value);
         }
       }
@@ -66,14 +72,24 @@ export class DeprecationPolicy {
     if (this.warned.has(key)) return;
     this.warned.add(key);
     this.logger.warn(
-      { client, contract: use.contract, field: use.deprecation.target, replacement: use.deprecation.replacement, sunset: use.deprecation.sunset, refused },
+      {
+        client,
+        contract: use.contract,
+        field: use.deprecation.target,
+        replacement: use.deprecation.replacement,
+        sunset: use.deprecation.sunset,
+        refused,
+      },
       `${client} uses ${use.contract} ${use.deprecation.target}, deprecated since ${use.deprecation.since}: use ${use.deprecation.replacement}`,
     );
   }
 }
 
 /** The override env vars of the disallowed deprecations: `true`, `false` or unset, else boot fails. */
-function overridesFrom(definitions: readonly ContractPackageDefinition[], env: NodeJS.ProcessEnv): Record<string, string | undefined> {
+function overridesFrom(
+  definitions: readonly ContractPackageDefinition[],
+  env: NodeJS.ProcessEnv,
+): Record<string, string | undefined> {
   const overrides: Record<string, string | undefined> = {};
   for (const definition of definitions) {
     for (const deprecation of definition.deprecations ?? []) {

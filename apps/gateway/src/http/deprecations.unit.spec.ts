@@ -13,10 +13,26 @@ const WIDGET_V1_PACKAGE = definePackage({
   replies: ['Widget'],
   events: [],
   resources: ['Widget'],
-  requestReply: [{ subject: 'widget.v1.widgets.create', service: 'experiment-service', request: 'CreateWidgetRequest', reply: 'Widget' }],
+  requestReply: [
+    {
+      subject: 'widget.v1.widgets.create',
+      service: 'experiment-service',
+      request: 'CreateWidgetRequest',
+      reply: 'Widget',
+    },
+  ],
   deprecations: [
-    { target: 'CreateWidgetRequest.size', since: '1.2.0', replacement: 'CreateWidgetRequest.sizeMm' },
-    { target: 'CreateWidgetRequest.colour', since: '1.3.0', replacement: 'CreateWidgetRequest.color', disallowedByDefault: true },
+    {
+      target: 'CreateWidgetRequest.size',
+      since: '1.2.0',
+      replacement: 'CreateWidgetRequest.sizeMm',
+    },
+    {
+      target: 'CreateWidgetRequest.colour',
+      since: '1.3.0',
+      replacement: 'CreateWidgetRequest.color',
+      disallowedByDefault: true,
+    },
   ],
 });
 const OVERRIDE = 'CONTRACTS_ALLOW_DEPRECATED_WIDGET_V1_CREATEWIDGETREQUEST_COLOUR';
@@ -24,7 +40,10 @@ const subject = 'widget.v1.widgets.create';
 
 function policy(env: NodeJS.ProcessEnv) {
   const registry = new Registry();
-  return { registry, policy: new DeprecationPolicy(new ClientMetrics(registry), [WIDGET_V1_PACKAGE], env) };
+  return {
+    registry,
+    policy: new DeprecationPolicy(new ClientMetrics(registry), [WIDGET_V1_PACKAGE], env),
+  };
 }
 
 async function uses(registry: Registry, field: string): Promise<number> {
@@ -36,7 +55,14 @@ async function uses(registry: Registry, field: string): Promise<number> {
 const warnings: string[] = [];
 beforeAll(() => {
   const ignore = () => undefined;
-  Logger.overrideLogger({ log: ignore, error: ignore, warn: (message: unknown, ...rest: unknown[]) => warnings.push(String(rest.find((r) => typeof r === 'string' && r.includes(' uses ')) ?? message)) });
+  Logger.overrideLogger({
+    log: ignore,
+    error: ignore,
+    warn: (message: unknown, ...rest: unknown[]) =>
+      warnings.push(
+        String(rest.find((r) => typeof r === 'string' && r.includes(' uses ')) ?? message),
+      ),
+  });
 });
 afterAll(() => Logger.overrideLogger(true));
 
@@ -48,7 +74,9 @@ describe('deprecation policy at the gateway', () => {
     expect(() => p.check(subject, { size: 4 })).not.toThrow();
     expect(() => p.check(subject, { sizeMm: 3 })).not.toThrow();
     expect(await uses(registry, 'CreateWidgetRequest.size')).toBe(2);
-    expect(warnings).toEqual(['unknown uses widget.v1 CreateWidgetRequest.size, deprecated since 1.2.0: use CreateWidgetRequest.sizeMm']);
+    expect(warnings).toEqual([
+      'unknown uses widget.v1 CreateWidgetRequest.size, deprecated since 1.2.0: use CreateWidgetRequest.sizeMm',
+    ]);
   });
 
   it('refuses a disallowed field with FAILED_PRECONDITION naming it and its override, counted', async () => {
@@ -70,10 +98,14 @@ describe('deprecation policy at the gateway', () => {
     const allowed = policy({ [OVERRIDE]: 'true' });
     expect(() => allowed.policy.check(subject, { colour: 'red' })).not.toThrow();
     expect(await uses(allowed.registry, 'CreateWidgetRequest.colour')).toBe(1);
-    expect(() => policy({ [OVERRIDE]: 'false' }).policy.check(subject, { colour: 'red' })).toThrow(StatusError);
+    expect(() => policy({ [OVERRIDE]: 'false' }).policy.check(subject, { colour: 'red' })).toThrow(
+      StatusError,
+    );
   });
 
   it('fails at boot on an override that is neither true nor false', () => {
-    expect(() => policy({ [OVERRIDE]: 'yes' })).toThrow(`${OVERRIDE} must be true or false, not "yes"`);
+    expect(() => policy({ [OVERRIDE]: 'yes' })).toThrow(
+      `${OVERRIDE} must be true or false, not "yes"`,
+    );
   });
 });

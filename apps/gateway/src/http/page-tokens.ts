@@ -27,7 +27,10 @@ export class PageTokens {
     const expected = Buffer.from(this.signature(inner), 'base64url');
     if (dot <= 0 || given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw StatusError.invalidArgument('pageToken is not a token this API issued.', [
-        { field: 'pageToken', description: 'must be the nextPageToken of an earlier page, unchanged' },
+        {
+          field: 'pageToken',
+          description: 'must be the nextPageToken of an earlier page, unchanged',
+        },
       ]);
     }
     return inner;
@@ -41,7 +44,8 @@ export class PageTokens {
 
   /** Seals `reply.nextPageToken` when present. */
   sealReply<T>(reply: T): T {
-    if (!isRecord(reply) || typeof reply.nextPageToken !== 'string' || reply.nextPageToken === '') return reply;
+    if (!isRecord(reply) || typeof reply.nextPageToken !== 'string' || reply.nextPageToken === '')
+      return reply;
     return { ...reply, nextPageToken: this.seal(reply.nextPageToken) };
   }
 
@@ -50,4 +54,5 @@ export class PageTokens {
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,4 +1,18 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Req,
+  Res,
+  UseFilters,
+  UseGuards,
+} from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -61,37 +75,47 @@ function baseUrl(request: FastifyRequest): string {
 /** Ironic checks the path's uuid before anything else (400, not 404). */
 function requireUuid(uuid: string): void {
   const problem = malformedUuid(uuid);
-  if (problem) throw StatusError.invalidArgument(problem, [{ field: 'inspection_rule_uuid', description: 'must be a UUID' }]);
+  if (problem)
+    throw StatusError.invalidArgument(problem, [
+      { field: 'inspection_rule_uuid', description: 'must be a UUID' },
+    ]);
 }
 
 function fieldsOf(value: string | undefined): string[] | undefined {
   try {
     return parseFields(value);
   } catch (error) {
-    if (error instanceof FieldsError) throw StatusError.invalidArgument(error.message, [{ field: 'fields', description: error.message }]);
+    if (error instanceof FieldsError)
+      throw StatusError.invalidArgument(error.message, [
+        { field: 'fields', description: error.message },
+      ]);
     throw error;
   }
 }
 
 /** The list query as Ironic reads it, with Ironic's messages for what it refuses. */
 function listQuery(query: ListInspectionRulesQueryDto): ListQuery & { marker?: string } {
-  const refuse = (field: string, message: string) => StatusError.invalidArgument(message, [{ field, description: message }]);
+  const refuse = (field: string, message: string) =>
+    StatusError.invalidArgument(message, [{ field, description: message }]);
   const detail = parseBoolean(query.detail);
   if (query.detail !== undefined && detail === undefined) {
     throw refuse('detail', `Invalid value for detail: ${query.detail}, it must be a boolean`);
   }
   const fields = fieldsOf(query.fields);
-  if (fields !== undefined && detail) throw refuse('detail', 'Can not specify ?detail=True and fields in the same request.');
+  if (fields !== undefined && detail)
+    throw refuse('detail', 'Can not specify ?detail=True and fields in the same request.');
   let limit = MAX_LIMIT;
   if (query.limit !== undefined) {
-    if (!/^-?\d+$/.test(query.limit.trim())) throw refuse('limit', `Schema error: '${query.limit}' is not of type 'integer'`);
+    if (!/^-?\d+$/.test(query.limit.trim()))
+      throw refuse('limit', `Schema error: '${query.limit}' is not of type 'integer'`);
     const asked = Number(query.limit);
     if (asked <= 0) throw refuse('limit', 'Limit must be positive');
     // As Ironic's max_limit: a larger limit is lowered, not refused.
     limit = Math.min(asked, MAX_LIMIT);
   }
   const sortKey = query.sort_key ?? 'id';
-  if (sortKey === 'conditions' || sortKey === 'actions') throw refuse('sort_key', `The sort_key value ${sortKey} is an invalid field for sorting`);
+  if (sortKey === 'conditions' || sortKey === 'actions')
+    throw refuse('sort_key', `The sort_key value ${sortKey} is an invalid field for sorting`);
   return {
     limit,
     sort_key: sortKey,
@@ -115,8 +139,17 @@ function listQuery(query: ListInspectionRulesQueryDto): ListQuery & { marker?: s
 @AcceptsXAuthToken()
 @UseGuards(IronicApiVersionGuard)
 @UseFilters(IronicErrorFilter)
-@ApiHeader({ name: IRONIC_VERSION_HEADER, required: false, description: 'Ironic microversion (1.96 or later, or latest); absent: the maximum' })
-@ApiResponse({ status: 406, description: 'A version outside the range given by ' + `${IRONIC_MIN_VERSION_HEADER} and ${IRONIC_MAX_VERSION_HEADER}` })
+@ApiHeader({
+  name: IRONIC_VERSION_HEADER,
+  required: false,
+  description: 'Ironic microversion (1.96 or later, or latest); absent: the maximum',
+})
+@ApiResponse({
+  status: 406,
+  description:
+    'A version outside the range given by ' +
+    `${IRONIC_MIN_VERSION_HEADER} and ${IRONIC_MAX_VERSION_HEADER}`,
+})
 @Controller('v1')
 export class InspectionRulesController {
   constructor(private readonly rules: InspectionRulesClient) {}
@@ -124,7 +157,11 @@ export class InspectionRulesController {
   @Post('inspection_rules')
   @ApiOperation({ summary: 'Create a rule (only `actions` is required); Location names it' })
   @ApiCreatedResponse({ type: InspectionRuleWithLinksDto })
-  @ApiResponse({ status: 400, description: 'Invalid rule, naming the problem', type: IronicErrorDto })
+  @ApiResponse({
+    status: 400,
+    description: 'Invalid rule, naming the problem',
+    type: IronicErrorDto,
+  })
   @ApiResponse({ status: 409, description: 'A rule with this uuid exists', type: IronicErrorDto })
   async create(
     @Body() body: CreateInspectionRuleDto,
@@ -142,23 +179,43 @@ export class InspectionRulesController {
   @HttpCode(200)
   @ApiOperation({ summary: 'What the rules of a phase would do to this data (nothing is changed)' })
   @ApiOkResponse({ type: EvaluateInspectionRulesResponseDto })
-  evaluate(@Body() body: EvaluateInspectionRulesDto, @RequestId() requestId?: string): Promise<EvaluateInspectionRulesResponse> {
+  evaluate(
+    @Body() body: EvaluateInspectionRulesDto,
+    @RequestId() requestId?: string,
+  ): Promise<EvaluateInspectionRulesResponse> {
     return this.rules.evaluate(body, requestId);
   }
 
   @Post('inspection_rules::import')
   @ApiOperation({ summary: 'Import a list of rules (YAML or JSON), all or nothing' })
   @ApiConsumes('application/yaml', 'application/json')
-  @ApiBody({ schema: { type: 'array', items: { $ref: '#/components/schemas/CreateInspectionRuleDto' } } })
+  @ApiBody({
+    schema: { type: 'array', items: { $ref: '#/components/schemas/CreateInspectionRuleDto' } },
+  })
   @ApiCreatedResponse({ type: ListInspectionRulesResponseDto })
-  @ApiResponse({ status: 400, description: 'A rule is invalid; nothing was imported', type: IronicErrorDto })
-  async import(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @RequestId() requestId?: string): Promise<ImportInspectionRulesResponse> {
+  @ApiResponse({
+    status: 400,
+    description: 'A rule is invalid; nothing was imported',
+    type: IronicErrorDto,
+  })
+  async import(
+    @Body() body: unknown,
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId?: string,
+  ): Promise<ImportInspectionRulesResponse> {
     requireBody(body);
-    return this.rules.import(typeof body === 'string' ? { yaml: body } : { rules: body }, principal.name, requestId);
+    return this.rules.import(
+      typeof body === 'string' ? { yaml: body } : { rules: body },
+      principal.name,
+      requestId,
+    );
   }
 
   @Get('inspection_rules')
-  @ApiOperation({ summary: 'List rules, paged and sorted as in Ironic (every field with detail=true, or those named by fields)' })
+  @ApiOperation({
+    summary:
+      'List rules, paged and sorted as in Ironic (every field with detail=true, or those named by fields)',
+  })
   @ApiOkResponse({ type: ListInspectionRulesResponseDto })
   async list(
     @Query() query: ListInspectionRulesQueryDto,
@@ -180,13 +237,20 @@ export class InspectionRulesController {
     );
     const base = baseUrl(request);
     const next = nextLink(base, read, page);
-    return { inspection_rules: page.map((rule) => ironicRule(rule, base, read.fields)), ...(next ? { next } : {}) };
+    return {
+      inspection_rules: page.map((rule) => ironicRule(rule, base, read.fields)),
+      ...(next ? { next } : {}),
+    };
   }
 
   @Get('inspection_rules/:uuid')
   @ApiOperation({ summary: 'One rule (a sensitive rule has null conditions and actions)' })
   @ApiOkResponse({ type: InspectionRuleWithLinksDto })
-  @ApiResponse({ status: 400, description: 'Not a UUID, or an unknown field', type: IronicErrorDto })
+  @ApiResponse({
+    status: 400,
+    description: 'Not a UUID, or an unknown field',
+    type: IronicErrorDto,
+  })
   @ApiResponse({ status: 404, description: 'No such rule', type: IronicErrorDto })
   async get(
     @Param('uuid') uuid: string,
@@ -202,9 +266,18 @@ export class InspectionRulesController {
   @Patch('inspection_rules/:uuid')
   @ApiOperation({ summary: 'Change a rule with a JSON Patch (RFC 6902), as in Ironic' })
   @ApiConsumes('application/json', 'application/json-patch+json')
-  @ApiBody({ schema: { type: 'array', items: { type: 'object', example: { op: 'replace', path: '/priority', value: 10 } } } })
+  @ApiBody({
+    schema: {
+      type: 'array',
+      items: { type: 'object', example: { op: 'replace', path: '/priority', value: 10 } },
+    },
+  })
   @ApiOkResponse({ type: InspectionRuleWithLinksDto })
-  @ApiResponse({ status: 400, description: 'Not a UUID, built_in, sensitive → false, priority out of range, bad patch', type: IronicErrorDto })
+  @ApiResponse({
+    status: 400,
+    description: 'Not a UUID, built_in, sensitive → false, priority out of range, bad patch',
+    type: IronicErrorDto,
+  })
   @ApiResponse({ status: 404, description: 'No such rule', type: IronicErrorDto })
   async patch(
     @Param('uuid') uuid: string,
@@ -215,8 +288,12 @@ export class InspectionRulesController {
   ): Promise<IronicRule> {
     requireUuid(uuid);
     requireBody(body);
-    if (!Array.isArray(body)) throw StatusError.invalidArgument('A JSON Patch is a list of operations.');
-    return ironicRule(await this.rules.patch(uuid, body as JsonPatchOperation[], principal.name, requestId), baseUrl(request));
+    if (!Array.isArray(body))
+      throw StatusError.invalidArgument('A JSON Patch is a list of operations.');
+    return ironicRule(
+      await this.rules.patch(uuid, body as JsonPatchOperation[], principal.name, requestId),
+      baseUrl(request),
+    );
   }
 
   @Delete('inspection_rules/:uuid')
@@ -225,7 +302,11 @@ export class InspectionRulesController {
   @ApiNoContentResponse()
   @ApiResponse({ status: 400, description: 'Not a UUID, or a built-in rule', type: IronicErrorDto })
   @ApiResponse({ status: 404, description: 'No such rule', type: IronicErrorDto })
-  delete(@Param('uuid') uuid: string, @CurrentPrincipal() principal: Principal, @RequestId() requestId?: string): Promise<void> {
+  delete(
+    @Param('uuid') uuid: string,
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId?: string,
+  ): Promise<void> {
     requireUuid(uuid);
     return this.rules.delete(uuid, principal.name, requestId);
   }
@@ -234,10 +315,12 @@ export class InspectionRulesController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete every rule but the built-in ones' })
   @ApiNoContentResponse()
-  deleteAll(@CurrentPrincipal() principal: Principal, @RequestId() requestId?: string): Promise<void> {
+  deleteAll(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId?: string,
+  ): Promise<void> {
     return this.rules.deleteAll(principal.name, requestId);
   }
-
 }
 
 /** YAML arrives as text, JSON parsed; either way there must be something. */

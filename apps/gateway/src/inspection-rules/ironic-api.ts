@@ -8,7 +8,10 @@ import type { InspectionRule } from '@rollout/contracts';
 
 export const IRONIC_VERSION_HEADER = 'X-OpenStack-Ironic-API-Version';
 /** oslo's request id header, and the older name Ironic also sends. */
-export const OPENSTACK_REQUEST_ID_HEADERS = ['X-OpenStack-Request-Id', 'OpenStack-Request-Id'] as const;
+export const OPENSTACK_REQUEST_ID_HEADERS = [
+  'X-OpenStack-Request-Id',
+  'OpenStack-Request-Id',
+] as const;
 export const IRONIC_MIN_VERSION_HEADER = 'X-OpenStack-Ironic-API-Minimum-Version';
 export const IRONIC_MAX_VERSION_HEADER = 'X-OpenStack-Ironic-API-Maximum-Version';
 /** The header openstacksdk sends as well (`baremetal 1.96`); it wins over the legacy one, as in Ironic. */
@@ -52,11 +55,14 @@ function baremetalVersion(value: string | undefined): string | undefined {
  * not exist): this API has clients that never sent the header.
  */
 export function negotiateVersion(headers: Headers): Negotiated {
-  const asked = baremetalVersion(header(headers, OPENSTACK_VERSION_HEADER)) ?? header(headers, IRONIC_VERSION_HEADER);
+  const asked =
+    baremetalVersion(header(headers, OPENSTACK_VERSION_HEADER)) ??
+    header(headers, IRONIC_VERSION_HEADER);
   if (asked === undefined) return { version: IRONIC_MAX_VERSION, requested: false };
   const text = asked.trim();
   const match = /^(\d+)\.(\d+)$/.exec(text);
-  if (text.toLowerCase() !== 'latest' && !match) return { notAcceptable: `Invalid value for ${IRONIC_VERSION_HEADER} header` };
+  if (text.toLowerCase() !== 'latest' && !match)
+    return { notAcceptable: `Invalid value for ${IRONIC_VERSION_HEADER} header` };
   const version = match ? { major: Number(match[1]), minor: Number(match[2]) } : IRONIC_MAX_VERSION;
   const range = `[${formatVersion(IRONIC_MIN_VERSION)}, ${formatVersion(IRONIC_MAX_VERSION)}]`;
   if (version.major !== IRONIC_MAX_VERSION.major) {
@@ -78,7 +84,8 @@ export function negotiateVersion(headers: Headers): Negotiated {
 
 /** Python's `json.dumps`: `", "` and `": "` separators and ASCII only, as Ironic writes the fault. */
 function pythonJson(fields: [string, string | null][]): string {
-  const ascii = (text: string) => text.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const ascii = (text: string) =>
+    text.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return `{${fields.map(([key, value]) => `${JSON.stringify(key)}: ${value === null ? 'null' : ascii(JSON.stringify(value))}`).join(', ')}}`;
 }
 
@@ -88,7 +95,13 @@ function pythonJson(fields: [string, string | null][]): string {
  */
 export function ironicErrorBody(httpStatus: number, message: string): { error_message: string } {
   const faultcode = httpStatus >= 400 && httpStatus < 500 ? 'Client' : 'Server';
-  return { error_message: pythonJson([['faultcode', faultcode], ['faultstring', message], ['debuginfo', null]]) };
+  return {
+    error_message: pythonJson([
+      ['faultcode', faultcode],
+      ['faultstring', message],
+      ['debuginfo', null],
+    ]),
+  };
 }
 
 /** Every field a rule has over this API; `?fields=` may name only these. */
@@ -125,7 +138,10 @@ export class FieldsError extends Error {}
  */
 export function parseFields(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  const fields = value.split(',').map((field) => field.trim()).filter(Boolean);
+  const fields = value
+    .split(',')
+    .map((field) => field.trim())
+    .filter(Boolean);
   const invalid = fields.filter((field) => !(RULE_FIELDS as readonly string[]).includes(field));
   if (invalid.length) throw new FieldsError(`Field(s) "${invalid.join(', ')}" are not valid`);
   return fields;
@@ -146,7 +162,11 @@ export const ruleUrl = (baseUrl: string, uuid: string) => `${baseUrl}/v1/inspect
  * A rule as Ironic shows it: with `links` (self and bookmark) and, when `fields` is given,
  * only those fields (and `links`, which Ironic always keeps).
  */
-export function ironicRule(rule: InspectionRule, baseUrl: string, fields?: readonly string[]): IronicRule {
+export function ironicRule(
+  rule: InspectionRule,
+  baseUrl: string,
+  fields?: readonly string[],
+): IronicRule {
   const links: IronicLink[] = [
     { href: ruleUrl(baseUrl, rule.uuid), rel: 'self' },
     { href: `${baseUrl}/inspection_rules/${rule.uuid}`, rel: 'bookmark' },
@@ -172,7 +192,11 @@ export interface ListQuery {
  * Ironic's `next`: present when the page is full (as many rules as the limit), the same query
  * with `marker` set to the page's last rule.
  */
-export function nextLink(baseUrl: string, query: ListQuery, page: readonly InspectionRule[]): string | undefined {
+export function nextLink(
+  baseUrl: string,
+  query: ListQuery,
+  page: readonly InspectionRule[],
+): string | undefined {
   if (page.length === 0 || page.length !== query.limit) return undefined;
   const args: [string, string][] = [];
   if (query.phase !== undefined) args.push(['phase', query.phase]);
@@ -203,7 +227,11 @@ const UUID_ONLY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
  * The request id as oslo's middleware gives it (`req-<uuid>`): the client's own when it sent a
  * valid one, else the gateway's request id when it is a uuid (so logs and answer agree), else `fresh`.
  */
-export function openstackRequestId(headers: Headers, requestId: string, fresh: () => string): string {
+export function openstackRequestId(
+  headers: Headers,
+  requestId: string,
+  fresh: () => string,
+): string {
   const given = header(headers, OPENSTACK_REQUEST_ID_HEADERS[0]);
   if (given && OPENSTACK_REQUEST_ID.test(given)) return given;
   return `req-${UUID_ONLY.test(requestId) ? requestId : fresh()}`;

@@ -1,4 +1,13 @@
-import { ironicErrorBody, ironicRule, malformedUuid, negotiateVersion, nextLink, openstackRequestId, parseBoolean, parseFields } from './ironic-api';
+import {
+  ironicErrorBody,
+  ironicRule,
+  malformedUuid,
+  negotiateVersion,
+  nextLink,
+  openstackRequestId,
+  parseBoolean,
+  parseFields,
+} from './ironic-api';
 
 const RULE = {
   uuid: '5e0e9f5c-1111-4111-8111-111111111111',
@@ -16,21 +25,39 @@ const RULE = {
 
 describe("Ironic's API conventions", () => {
   it('reads the version from OpenStack-API-Version first, then the legacy header, as Ironic', () => {
-    expect(negotiateVersion({ 'openstack-api-version': 'compute 2.1, baremetal 1.97', 'x-openstack-ironic-api-version': '1.96' })).toEqual({
+    expect(
+      negotiateVersion({
+        'openstack-api-version': 'compute 2.1, baremetal 1.97',
+        'x-openstack-ironic-api-version': '1.96',
+      }),
+    ).toEqual({
       version: { major: 1, minor: 97 },
       requested: true,
     });
-    expect(negotiateVersion({ 'x-openstack-ironic-api-version': ' LATEST ' })).toEqual({ version: { major: 1, minor: 115 }, requested: true });
+    expect(negotiateVersion({ 'x-openstack-ironic-api-version': ' LATEST ' })).toEqual({
+      version: { major: 1, minor: 115 },
+      requested: true,
+    });
     expect(negotiateVersion({})).toEqual({ version: { major: 1, minor: 115 }, requested: false });
-    expect(negotiateVersion({ 'x-openstack-ironic-api-version': '1.0' })).toHaveProperty('notAcceptable', expect.stringMatching(/^Version 1.0 was requested/));
-    expect(negotiateVersion({ 'x-openstack-ironic-api-version': '1.96.1' })).toEqual({ notAcceptable: 'Invalid value for X-OpenStack-Ironic-API-Version header' });
+    expect(negotiateVersion({ 'x-openstack-ironic-api-version': '1.0' })).toHaveProperty(
+      'notAcceptable',
+      expect.stringMatching(/^Version 1.0 was requested/),
+    );
+    expect(negotiateVersion({ 'x-openstack-ironic-api-version': '1.96.1' })).toEqual({
+      notAcceptable: 'Invalid value for X-OpenStack-Ironic-API-Version header',
+    });
   });
 
   it("writes the fault as Python's json.dumps does (separators, ASCII only)", () => {
     expect(ironicErrorBody(400, 'Règle "x"')).toEqual({
-      error_message: '{"faultcode": "Client", "faultstring": "R\\u00e8gle \\"x\\"", "debuginfo": null}',
+      error_message:
+        '{"faultcode": "Client", "faultstring": "R\\u00e8gle \\"x\\"", "debuginfo": null}',
     });
-    expect(JSON.parse(ironicErrorBody(503, 'down').error_message)).toEqual({ faultcode: 'Server', faultstring: 'down', debuginfo: null });
+    expect(JSON.parse(ironicErrorBody(503, 'down').error_message)).toEqual({
+      faultcode: 'Server',
+      faultstring: 'down',
+      debuginfo: null,
+    });
   });
 
   it('keeps only the fields asked for, and always the links', () => {
@@ -57,13 +84,29 @@ describe("Ironic's API conventions", () => {
     const fresh = () => '00000000-0000-4000-8000-000000000000';
     const mine = 'req-11111111-2222-4333-8444-555555555555';
     expect(openstackRequestId({ 'x-openstack-request-id': mine }, 'x', fresh)).toBe(mine);
-    expect(openstackRequestId({ 'x-openstack-request-id': 'forged' }, '5e0e9f5c-1111-4111-8111-111111111111', fresh)).toBe('req-5e0e9f5c-1111-4111-8111-111111111111');
-    expect(openstackRequestId({}, 'my-own-id', fresh)).toBe('req-00000000-0000-4000-8000-000000000000');
+    expect(
+      openstackRequestId(
+        { 'x-openstack-request-id': 'forged' },
+        '5e0e9f5c-1111-4111-8111-111111111111',
+        fresh,
+      ),
+    ).toBe('req-5e0e9f5c-1111-4111-8111-111111111111');
+    expect(openstackRequestId({}, 'my-own-id', fresh)).toBe(
+      'req-00000000-0000-4000-8000-000000000000',
+    );
   });
 
   it('links the next page only when this one is full', () => {
-    const query = { limit: 1, sort_key: 'id', sort_dir: 'asc', phase: 'main', fields: ['uuid', 'phase'] };
-    expect(nextLink('http://h', query, [RULE])).toBe(`http://h/v1/inspection_rules?phase=main&sort_key=id&sort_dir=asc&fields=uuid,phase&limit=1&marker=${RULE.uuid}`);
+    const query = {
+      limit: 1,
+      sort_key: 'id',
+      sort_dir: 'asc',
+      phase: 'main',
+      fields: ['uuid', 'phase'],
+    };
+    expect(nextLink('http://h', query, [RULE])).toBe(
+      `http://h/v1/inspection_rules?phase=main&sort_key=id&sort_dir=asc&fields=uuid,phase&limit=1&marker=${RULE.uuid}`,
+    );
     expect(nextLink('http://h', { ...query, limit: 2 }, [RULE])).toBeUndefined();
     expect(nextLink('http://h', query, [])).toBeUndefined();
   });

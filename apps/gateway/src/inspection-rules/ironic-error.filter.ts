@@ -31,10 +31,16 @@ export class IronicErrorFilter implements ExceptionFilter {
     const { status, errorId } = toStatus(exception);
     if (errorId) {
       const requestId = request.id;
-      this.logger.error({ err: exception, errorId, requestId }, status.status === 'UNAVAILABLE' ? 'a dependency is unavailable' : 'unexpected error');
+      this.logger.error(
+        { err: exception, errorId, requestId },
+        status.status === 'UNAVAILABLE' ? 'a dependency is unavailable' : 'unexpected error',
+      );
     }
     if (reply.sent) return;
     setIronicHeaders(request, reply);
-    void reply.status(status.code).header('content-type', 'application/json').send(ironicErrorBody(status.code, messageOf(exception, status.message)));
+    void reply
+      .status(status.code)
+      .header('content-type', 'application/json')
+      .send(ironicErrorBody(status.code, messageOf(exception, status.message)));
   }
 }

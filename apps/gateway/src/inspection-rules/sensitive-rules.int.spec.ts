@@ -1,5 +1,13 @@
 import { eventually } from '@rollout/testing';
-import { BUILT_INS, BUILT_IN_UUID, DISCOVERY_RULE, Rule, TestSystem, callApi, startSystem } from '../../test/inspection-rules-system';
+import {
+  BUILT_INS,
+  BUILT_IN_UUID,
+  DISCOVERY_RULE,
+  Rule,
+  TestSystem,
+  callApi,
+  startSystem,
+} from '../../test/inspection-rules-system';
 
 describe('sensitive inspection rules through the gateway', () => {
   let apps: TestSystem;
@@ -12,7 +20,13 @@ describe('sensitive inspection rules through the gateway', () => {
     await apps?.close();
   }, 30_000);
 
-  const call = (method: string, path: string, body?: unknown, contentType?: string, token?: string | null) => callApi(apps.base, method, path, body, contentType, token);
+  const call = (
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType?: string,
+    token?: string | null,
+  ) => callApi(apps.base, method, path, body, contentType, token);
   const create = (rule: object) => call('POST', '/v1/inspection_rules', rule);
 
   let uuid: string;
@@ -26,18 +40,28 @@ describe('sensitive inspection rules through the gateway', () => {
   });
 
   it('never return conditions or actions: get, list with detail, patch', async () => {
-    expect((await call('GET', `/v1/inspection_rules/${uuid}`)).body).toMatchObject({ conditions: null, actions: null });
-    const list = (await call('GET', '/v1/inspection_rules?detail=true')).body.inspection_rules as Rule[];
+    expect((await call('GET', `/v1/inspection_rules/${uuid}`)).body).toMatchObject({
+      conditions: null,
+      actions: null,
+    });
+    const list = (await call('GET', '/v1/inspection_rules?detail=true')).body
+      .inspection_rules as Rule[];
     expect(list.find((r) => r.uuid === uuid)).toMatchObject({ conditions: null, actions: null });
-    const patched = await call('PATCH', `/v1/inspection_rules/${uuid}`, [{ op: 'replace', path: '/priority', value: 3 }]);
+    const patched = await call('PATCH', `/v1/inspection_rules/${uuid}`, [
+      { op: 'replace', path: '/priority', value: 3 },
+    ]);
     expect(patched.body).toMatchObject({ priority: 3, conditions: null, actions: null });
     expect(JSON.stringify(list)).not.toContain('pa$$w0rd');
   });
 
   it('cannot be made non-sensitive (400), and a patch can neither read nor echo their content', async () => {
-    const response = await call('PATCH', `/v1/inspection_rules/${uuid}`, [{ op: 'replace', path: '/sensitive', value: false }]);
+    const response = await call('PATCH', `/v1/inspection_rules/${uuid}`, [
+      { op: 'replace', path: '/sensitive', value: false },
+    ]);
     expect(response.status).toBe(400);
-    expect(response.fault?.faultstring).toMatch(/sensitive: a sensitive rule cannot be made non-sensitive/);
+    expect(response.fault?.faultstring).toMatch(
+      /sensitive: a sensitive rule cannot be made non-sensitive/,
+    );
     for (const patch of [
       // `test` answers yes or no about a value: an oracle.
       [{ op: 'test', path: '/actions/3/args/1', value: 'pa$$w0rd' }],
@@ -49,7 +73,9 @@ describe('sensitive inspection rules through the gateway', () => {
       expect(probe.status).toBe(400);
       expect(JSON.stringify(probe.body)).not.toMatch(/pa\$\$w0rd|ipmi_password|auto_discovered/);
     }
-    expect((await call('GET', `/v1/inspection_rules/${uuid}`)).body.description).toBe('Initialize freshly discovered nodes');
+    expect((await call('GET', `/v1/inspection_rules/${uuid}`)).body.description).toBe(
+      'Initialize freshly discovered nodes',
+    );
   });
 
   it(':evaluate runs the seed example and hides the sensitive values', async () => {
@@ -81,11 +107,25 @@ describe('sensitive inspection rules through the gateway', () => {
     await create({
       sensitive: true,
       priority: 1,
-      actions: [{ op: 'set-attribute', args: ['/driver_info/ipmi_password', '{plugin_data[vault][secret_pw]}'] }],
+      actions: [
+        {
+          op: 'set-attribute',
+          args: ['/driver_info/ipmi_password', '{plugin_data[vault][secret_pw]}'],
+        },
+      ],
     });
-    const response = await call('POST', '/v1/inspection_rules:evaluate', { scope: 'lab', node: { auto_discovered: false } });
-    expect(response.body.failure).toMatch(/^Rule [0-9a-f-]{36} failed at actions\[\d+\] \([a-z-]+\)\.$/);
-    const failing = await create({ sensitive: true, priority: 2, actions: [{ op: 'fail', args: ['BMC password calvin is wrong'] }] });
+    const response = await call('POST', '/v1/inspection_rules:evaluate', {
+      scope: 'lab',
+      node: { auto_discovered: false },
+    });
+    expect(response.body.failure).toMatch(
+      /^Rule [0-9a-f-]{36} failed at actions\[\d+\] \([a-z-]+\)\.$/,
+    );
+    const failing = await create({
+      sensitive: true,
+      priority: 2,
+      actions: [{ op: 'fail', args: ['BMC password calvin is wrong'] }],
+    });
     const failed = await call('POST', '/v1/inspection_rules:evaluate', { scope: 'lab', node: {} });
     expect(failed.body.failure).toBe(`Inspection failed by rule ${failing.body.uuid}.`);
   });
@@ -93,21 +133,36 @@ describe('sensitive inspection rules through the gateway', () => {
   it('never put their values in the logs', async () => {
     await call('DELETE', '/v1/inspection_rules');
     await create(DISCOVERY_RULE);
-    await create({ sensitive: true, actions: [{ op: 'log', args: ['the password is pa$$w0rd', 'warning'] }] });
-    await create({ description: 'loud', actions: [{ op: 'log', args: ['plain message from a rule that is not sensitive'] }] });
+    await create({
+      sensitive: true,
+      actions: [{ op: 'log', args: ['the password is pa$$w0rd', 'warning'] }],
+    });
+    await create({
+      description: 'loud',
+      actions: [{ op: 'log', args: ['plain message from a rule that is not sensitive'] }],
+    });
     // Runs last (same priority, created last), and fails.
-    await create({ sensitive: true, actions: [{ op: 'set-attribute', args: ['/x', '{plugin_data[calvin_secret_path]}'] }] });
+    await create({
+      sensitive: true,
+      actions: [{ op: 'set-attribute', args: ['/x', '{plugin_data[calvin_secret_path]}'] }],
+    });
     const response = await call('POST', '/v1/inspection_rules:evaluate', {
       scope: 'lab',
       node: { uuid: 'node-1', auto_discovered: true, driver_info: {} },
       plugin_data: { bmc_address: '192.0.2.10' },
     });
-    expect(response.body.failure).toMatch(/^Rule [0-9a-f-]{36} failed at actions\[\d+\] \([a-z-]+\)\.$/);
+    expect(response.body.failure).toMatch(
+      /^Rule [0-9a-f-]{36} failed at actions\[\d+\] \([a-z-]+\)\.$/,
+    );
     await call('POST', '/v1/inspection_rules:evaluate', { scope: 'lab', node: {} });
     // The rules did log (so the logs are being read), with the sensitive rule's message hidden.
-    await eventually(async () => (apps.logs().includes('plain message from a rule that is not sensitive') ? true : undefined), {
-      what: 'the rule log line',
-    });
+    await eventually(
+      async () =>
+        apps.logs().includes('plain message from a rule that is not sensitive') ? true : undefined,
+      {
+        what: 'the rule log line',
+      },
+    );
     expect(apps.logs()).toContain('logged a message (hidden: the rule is sensitive)');
     expect(apps.logs()).not.toMatch(/pa\$\$w0rd|calvin_secret_path/);
   });

@@ -1,18 +1,40 @@
 import { ADAPTER_V1 } from '@rollout/contracts';
 import { TEST_NATS_URL, eventually, uniqueName } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
-import { BLAZAR_LEASE, LEASE, TIMEOUT_MS, TestAdapter, chain, replaceFile } from '../../test/adapter-double';
-import { BLAZAR_TOKEN, EnforcementSystem, sample, startEnforcementSystem } from '../../test/enforcement-system';
+import {
+  BLAZAR_LEASE,
+  LEASE,
+  TIMEOUT_MS,
+  TestAdapter,
+  chain,
+  replaceFile,
+} from '../../test/adapter-double';
+import {
+  BLAZAR_TOKEN,
+  EnforcementSystem,
+  sample,
+  startEnforcementSystem,
+} from '../../test/enforcement-system';
 
 describe('adapter filters: sessions, check cache, failure policy', () => {
   let nc: NatsConnection;
   let system: EnforcementSystem;
   let adapter: TestAdapter;
   let n = 0;
-  const create = (project: string) => system.call('POST', `/v1/projects/${project}/leases?leaseId=a-${++n}`, LEASE);
+  const create = (project: string) =>
+    system.call('POST', `/v1/projects/${project}/leases?leaseId=a-${++n}`, LEASE);
   const ask = (project: string) =>
-    system.call('POST', '/v1/blazar/check-create', { context: { user_id: 'alice', project_id: project }, lease: BLAZAR_LEASE }, { 'x-auth-token': BLAZAR_TOKEN });
-  const lookups = async (result: 'hit' | 'miss') => sample(await system.metrics(), 'enforcement_adapter_check_cache_total', { handler: 'probe', result });
+    system.call(
+      'POST',
+      '/v1/blazar/check-create',
+      { context: { user_id: 'alice', project_id: project }, lease: BLAZAR_LEASE },
+      { 'x-auth-token': BLAZAR_TOKEN },
+    );
+  const lookups = async (result: 'hit' | 'miss') =>
+    sample(await system.metrics(), 'enforcement_adapter_check_cache_total', {
+      handler: 'probe',
+      result,
+    });
   const reload = (yaml: string) => replaceFile(system.configFile, yaml);
 
   beforeAll(async () => {
@@ -20,11 +42,16 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
     const name = uniqueName('probe-');
     // The service's namespace is only known once it runs: start it, then the adapter, then
     // point the chain at the adapter (a reload, which opens the session).
-    system = await startEnforcementSystem(chain('nobody-yet', { v: 0 }, 'closed'), { ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS: '100' });
+    system = await startEnforcementSystem(chain('nobody-yet', { v: 0 }, 'closed'), {
+      ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS: '100',
+    });
     adapter = new TestAdapter(nc, system.namespace, name);
     adapter.start();
     reload(chain(name, { v: 1 }, 'closed'));
-    await eventually(() => (adapter.sessions.length === 1 ? true : undefined), { timeoutMs: 15_000, what: 'the first session' });
+    await eventually(() => (adapter.sessions.length === 1 ? true : undefined), {
+      timeoutMs: 15_000,
+      what: 'the first session',
+    });
   }, 60_000);
 
   let closed = false;
@@ -48,14 +75,24 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
     expect(adapter.checks('reuse')).toBe(1);
     expect(await lookups('hit')).toBe(hits + 3);
     const check = adapter.received.find((r) => r.method === 'handleCheck')!;
-    expect(check.body).toMatchObject({ sessionId: 's1', instance: { hook: 'create', context: { projectId: 'reuse', userId: 'alice' }, lease: { name: 'probe', id: 'blazar:probe' } } });
+    expect(check.body).toMatchObject({
+      sessionId: 's1',
+      instance: {
+        hook: 'create',
+        context: { projectId: 'reuse', userId: 'alice' },
+        lease: { name: 'probe', id: 'blazar:probe' },
+      },
+    });
   });
 
   it('never reuses a result for another lease, however alike, and tells the adapter the id users see', async () => {
     const checks = adapter.checks('reuse');
     for (let i = 0; i < 2; i++) expect((await create('reuse')).status).toBe(200);
     expect(adapter.checks('reuse')).toBe(checks + 2);
-    const [first, second] = adapter.received.filter((r) => r.method === 'handleCheck').slice(-2).map((r) => (r.body.instance as { lease: { id: string; apiId: string } }).lease);
+    const [first, second] = adapter.received
+      .filter((r) => r.method === 'handleCheck')
+      .slice(-2)
+      .map((r) => (r.body.instance as { lease: { id: string; apiId: string } }).lease);
     expect([first.apiId, second.apiId]).toEqual([`a-${n - 1}`, `a-${n}`]);
     expect(first.id).not.toBe(second.id);
   });
@@ -70,14 +107,21 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
     expect((await ask('brief')).status).toBe(204);
     expect(adapter.checks('brief')).toBe(1);
     // Far fewer than 1000 uses: only the 300 ms validity can make it ask again.
-    await eventually(async () => ((await ask('brief')).status === 204 && adapter.checks('brief') === 2 ? true : undefined), { timeoutMs: 10_000, intervalMs: 100, what: 'a second check' });
+    await eventually(
+      async () =>
+        (await ask('brief')).status === 204 && adapter.checks('brief') === 2 ? true : undefined,
+      { timeoutMs: 10_000, intervalMs: 100, what: 'a second check' },
+    );
   });
 
   it("denies with the adapter's message, and caches the denial for that lease", async () => {
     const refused = await create('blocked');
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toBe('Project blocked is not in the CMDB.');
-    expect(refused.body.error.details[0]).toMatchObject({ reason: 'ENFORCEMENT_DENIED', metadata: { filter: 'probe' } });
+    expect(refused.body.error.details[0]).toMatchObject({
+      reason: 'ENFORCEMENT_DENIED',
+      metadata: { filter: 'probe' },
+    });
     for (let i = 0; i < 2; i++) {
       const again = await ask('blocked');
       expect(again.status).toBe(403);
@@ -90,17 +134,33 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
     const refused = await create('slow');
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toBe('Enforcement filter probe failed.');
-    expect(refused.body.error.details[0]).toMatchObject({ reason: 'ENFORCEMENT_FILTER_FAILED', metadata: { filter: 'probe' } });
+    expect(refused.body.error.details[0]).toMatchObject({
+      reason: 'ENFORCEMENT_FILTER_FAILED',
+      metadata: { filter: 'probe' },
+    });
     expect(adapter.pending).toBe(1);
-    const decisions = (await system.call('GET', `/v1/projects/slow/leases/a-${n}/decisions`)).body.decisions;
-    expect(decisions[0].steps[1]).toEqual({ filter: 'probe', mode: 'ENFORCE', result: 'ERROR', message: `Enforcement filter probe did not answer within ${TIMEOUT_MS} ms.` });
+    const decisions = (await system.call('GET', `/v1/projects/slow/leases/a-${n}/decisions`)).body
+      .decisions;
+    expect(decisions[0].steps[1]).toEqual({
+      filter: 'probe',
+      mode: 'ENFORCE',
+      result: 'ERROR',
+      message: `Enforcement filter probe did not answer within ${TIMEOUT_MS} ms.`,
+    });
     adapter.release();
   });
 
   it('a reload with a changed handler opens a new session, then closes the old one', async () => {
     reload(chain(adapter.name, { v: 2 }, 'open'));
-    await eventually(() => (adapter.sessions.length === 3 ? true : undefined), { timeoutMs: 15_000, what: 'the new session and the close of the old' });
-    expect(adapter.sessions).toEqual(['createSession s1 {"v":1}', 'createSession s2 {"v":2}', 'closeSession s1']);
+    await eventually(() => (adapter.sessions.length === 3 ? true : undefined), {
+      timeoutMs: 15_000,
+      what: 'the new session and the close of the old',
+    });
+    expect(adapter.sessions).toEqual([
+      'createSession s1 {"v":1}',
+      'createSession s2 {"v":2}',
+      'closeSession s1',
+    ]);
     // The new session starts with an empty cache, and its requests carry its id.
     const checks = adapter.checks('reuse');
     expect((await ask('reuse')).status).toBe(204);
@@ -112,9 +172,15 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
     const allowed = await create('slow');
     expect(allowed.status).toBe(200);
     expect(adapter.pending).toBe(1);
-    const decisions = (await system.call('GET', `/v1/projects/slow/leases/a-${n}/decisions`)).body.decisions;
+    const decisions = (await system.call('GET', `/v1/projects/slow/leases/a-${n}/decisions`)).body
+      .decisions;
     expect(decisions[0]).toMatchObject({ result: 'ALLOWED' });
-    expect(decisions[0].steps[1]).toEqual({ filter: 'probe', mode: 'ENFORCE', result: 'FAIL_OPEN', message: `Enforcement filter probe did not answer within ${TIMEOUT_MS} ms.` });
+    expect(decisions[0].steps[1]).toEqual({
+      filter: 'probe',
+      mode: 'ENFORCE',
+      result: 'FAIL_OPEN',
+      message: `Enforcement filter probe did not answer within ${TIMEOUT_MS} ms.`,
+    });
     adapter.release();
   });
 
@@ -123,26 +189,50 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
     adapter.forget();
     const allowed = await create('amnesia');
     expect(allowed.status).toBe(200);
-    const decisions = (await system.call('GET', `/v1/projects/amnesia/leases/a-${n}/decisions`)).body.decisions;
-    expect(decisions[0].steps[1]).toMatchObject({ filter: 'probe', result: 'FAIL_OPEN', message: `Adapter ${adapter.name} no longer knows session s2.` });
+    const decisions = (await system.call('GET', `/v1/projects/amnesia/leases/a-${n}/decisions`))
+      .body.decisions;
+    expect(decisions[0].steps[1]).toMatchObject({
+      filter: 'probe',
+      result: 'FAIL_OPEN',
+      message: `Adapter ${adapter.name} no longer knows session s2.`,
+    });
 
     expect((await create('amnesia')).status).toBe(200);
     expect(adapter.sessions.slice(opened)).toEqual(['createSession s3 {"v":2}']);
-    expect(adapter.received.at(-1)).toMatchObject({ method: 'handleCheck', body: { sessionId: 's3' } });
+    expect(adapter.received.at(-1)).toMatchObject({
+      method: 'handleCheck',
+      body: { sessionId: 's3' },
+    });
   });
 
   it('an adapter that is down follows the failure policy: open lets through, closed refuses', async () => {
     adapter.stop();
-    const errors = () => system.metrics().then((m) => sample(m, 'enforcement_adapter_call_errors_total', { adapter: adapter.name, method: 'handleCheck', reason: 'down' }));
+    const errors = () =>
+      system.metrics().then((m) =>
+        sample(m, 'enforcement_adapter_call_errors_total', {
+          adapter: adapter.name,
+          method: 'handleCheck',
+          reason: 'down',
+        }),
+      );
     const before = await errors();
     const open = await create('down');
     expect(open.status).toBe(200);
-    const decisions = (await system.call('GET', `/v1/projects/down/leases/a-${n}/decisions`)).body.decisions;
-    expect(decisions[0].steps[1]).toMatchObject({ filter: 'probe', result: 'FAIL_OPEN', message: `Adapter ${adapter.name} is not running (nobody answers handleCheck).` });
+    const decisions = (await system.call('GET', `/v1/projects/down/leases/a-${n}/decisions`)).body
+      .decisions;
+    expect(decisions[0].steps[1]).toMatchObject({
+      filter: 'probe',
+      result: 'FAIL_OPEN',
+      message: `Adapter ${adapter.name} is not running (nobody answers handleCheck).`,
+    });
     expect(await errors()).toBe(before + 1);
 
     reload(chain(adapter.name, { v: 2 }, 'closed'));
-    await eventually(async () => ((await create('down')).status === 403 ? true : undefined), { timeoutMs: 15_000, intervalMs: 100, what: 'the closed policy in force' });
+    await eventually(async () => ((await create('down')).status === 403 ? true : undefined), {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      what: 'the closed policy in force',
+    });
     const refused = await create('down');
     expect(refused.body.error.message).toBe('Enforcement filter probe failed.');
   });
@@ -150,12 +240,24 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
   it('closes later a session whose CloseSession found the adapter down, once it is back; and all its sessions when it stops', async () => {
     // The reload of the previous test replaced session s3 while the adapter was down.
     expect(adapter.sessions).not.toContain('closeSession s3');
-    const retries = () => system.metrics().then((m) => sample(m, 'enforcement_adapter_session_closes_total', { adapter: adapter.name, outcome: 'retry' }));
+    const retries = () =>
+      system.metrics().then((m) =>
+        sample(m, 'enforcement_adapter_session_closes_total', {
+          adapter: adapter.name,
+          outcome: 'retry',
+        }),
+      );
     expect(await retries()).toBeGreaterThanOrEqual(1);
     adapter.start();
-    await eventually(() => (adapter.sessions.includes('closeSession s3') ? true : undefined), { timeoutMs: 15_000, what: 'the undelivered close, retried' });
+    await eventually(() => (adapter.sessions.includes('closeSession s3') ? true : undefined), {
+      timeoutMs: 15_000,
+      what: 'the undelivered close, retried',
+    });
     reload(chain(adapter.name, { v: 3 }, 'closed'));
-    await eventually(() => (adapter.sessions.includes('createSession s4 {"v":3}') ? true : undefined), { timeoutMs: 15_000, what: 'a session after the adapter came back' });
+    await eventually(
+      () => (adapter.sessions.includes('createSession s4 {"v":3}') ? true : undefined),
+      { timeoutMs: 15_000, what: 'a session after the adapter came back' },
+    );
     expect((await create('reuse')).status).toBe(200);
     closed = true;
     await system.close();
@@ -165,7 +267,13 @@ describe('adapter filters: sessions, check cache, failure policy', () => {
 
   it('sends Contract-Version and User-Agent with every adapter.v1 call', () => {
     const methods = new Set(adapter.received.map((r) => r.method));
-    expect([...methods].sort()).toEqual(['closeSession', 'createSession', 'handleCheck', 'info', 'validate']);
+    expect([...methods].sort()).toEqual([
+      'closeSession',
+      'createSession',
+      'handleCheck',
+      'info',
+      'validate',
+    ]);
     for (const call of adapter.received) {
       expect(call.contractVersion).toBe(`adapter.v1/${ADAPTER_V1.version}`);
       expect(call.userAgent).toMatch(/^enforcement-service\/\d+\.\d+\.\d+/);
@@ -184,11 +292,17 @@ describe('adapter filters: a CloseSession the adapter missed at shutdown', () =>
 
   it('is sent by the restarted service once the adapter is back, so the session does not stay open', async () => {
     nc = await connect({ servers: TEST_NATS_URL });
-    system = await startEnforcementSystem(chain('nobody-yet', { v: 0 }, 'closed'), { ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS: '100', ENFORCEMENT_RETRY_BASE_MS: '200' });
+    system = await startEnforcementSystem(chain('nobody-yet', { v: 0 }, 'closed'), {
+      ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS: '100',
+      ENFORCEMENT_RETRY_BASE_MS: '200',
+    });
     const adapter = new TestAdapter(nc, system.namespace, uniqueName('probe-'));
     adapter.start();
     replaceFile(system.configFile, chain(adapter.name, { v: 1 }, 'closed'));
-    await eventually(() => (adapter.sessions.length === 1 ? true : undefined), { timeoutMs: 15_000, what: 'the first session' });
+    await eventually(() => (adapter.sessions.length === 1 ? true : undefined), {
+      timeoutMs: 15_000,
+      what: 'the first session',
+    });
 
     adapter.stop();
     await nc.flush();
@@ -198,7 +312,10 @@ describe('adapter filters: a CloseSession the adapter missed at shutdown', () =>
     adapter.start();
     await nc.flush();
     await system.startService();
-    await eventually(() => (adapter.sessions.includes('closeSession s1') ? true : undefined), { timeoutMs: 40_000, what: 'the close missed at shutdown' });
+    await eventually(() => (adapter.sessions.includes('closeSession s1') ? true : undefined), {
+      timeoutMs: 40_000,
+      what: 'the close missed at shutdown',
+    });
     expect(adapter.sessions).toContain('createSession s2 {"v":1}');
     expect(adapter.sessions.filter((e) => e === 'closeSession s1')).toHaveLength(1);
   }, 120_000);

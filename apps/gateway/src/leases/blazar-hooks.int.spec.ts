@@ -1,7 +1,13 @@
 import { eventually } from '@rollout/testing';
 import { IncomingMessage, Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BLAZAR_TOKEN, EnforcementSystem, hoursFromNow, sample, startEnforcementSystem } from '../../test/enforcement-system';
+import {
+  BLAZAR_TOKEN,
+  EnforcementSystem,
+  hoursFromNow,
+  sample,
+  startEnforcementSystem,
+} from '../../test/enforcement-system';
 
 /**
  * Blazar's hooks as Blazar runs them, against a policy service started here (real HTTP, real
@@ -12,7 +18,11 @@ import { BLAZAR_TOKEN, EnforcementSystem, hoursFromNow, sample, startEnforcement
 interface Received {
   path: string;
   headers: IncomingMessage['headers'];
-  body: { context: Record<string, unknown>; lease: Record<string, unknown>; current_lease?: Record<string, unknown> };
+  body: {
+    context: Record<string, unknown>;
+    lease: Record<string, unknown>;
+    current_lease?: Record<string, unknown>;
+  };
 }
 
 /** What the service answers on-end, by project: fail `n` times then 204, or fail until told otherwise. */
@@ -38,8 +48,14 @@ async function startPolicyService() {
         }
         return res.writeHead(204).end();
       }
-      if (project === 'ext-error') return res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'database is down' }));
-      if (project === 'ext-deny') return res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Over budget.' }));
+      if (project === 'ext-error')
+        return res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ message: 'database is down' }));
+      if (project === 'ext-deny')
+        return res
+          .writeHead(403, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ message: 'Over budget.' }));
       return res.writeHead(204).end();
     });
   });
@@ -49,7 +65,8 @@ async function startPolicyService() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     received,
     onEnd,
-    onEnds: (project: string) => received.filter((r) => r.path === '/v1/on-end' && r.body.context.project_id === project),
+    onEnds: (project: string) =>
+      received.filter((r) => r.path === '/v1/on-end' && r.body.context.project_id === project),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -66,16 +83,28 @@ filters:
     status_on_error: 503
 `;
 
-const lease = () => ({ name: 'hooks', startDate: hoursFromNow(1), endDate: hoursFromNow(3), reservations: [{ resourceType: 'physical:host', min: 1, max: 1 }] });
+const lease = () => ({
+  name: 'hooks',
+  startDate: hoursFromNow(1),
+  endDate: hoursFromNow(3),
+  reservations: [{ resourceType: 'physical:host', min: 1, max: 1 }],
+});
 
 describe('Blazar hooks', () => {
   let policy: Awaited<ReturnType<typeof startPolicyService>>;
   let system: EnforcementSystem;
   let n = 0;
-  const create = (project: string) => system.call('POST', `/v1/projects/${project}/leases?leaseId=h-${++n}`, lease());
-  const deliveries = async (outcome: 'delivered' | 'retry' | 'abandoned') => sample(await system.metrics(), 'enforcement_on_end_deliveries_total', { filter: 'ExternalService', outcome });
-  const pending = async () => sample(await system.metrics(), 'enforcement_on_end_outbox_pending', {});
-  const blazar = (hook: string, body: unknown) => system.call('POST', `/v1/blazar/${hook}`, body, { 'x-auth-token': BLAZAR_TOKEN });
+  const create = (project: string) =>
+    system.call('POST', `/v1/projects/${project}/leases?leaseId=h-${++n}`, lease());
+  const deliveries = async (outcome: 'delivered' | 'retry' | 'abandoned') =>
+    sample(await system.metrics(), 'enforcement_on_end_deliveries_total', {
+      filter: 'ExternalService',
+      outcome,
+    });
+  const pending = async () =>
+    sample(await system.metrics(), 'enforcement_on_end_outbox_pending', {});
+  const blazar = (hook: string, body: unknown) =>
+    system.call('POST', `/v1/blazar/${hook}`, body, { 'x-auth-token': BLAZAR_TOKEN });
 
   beforeAll(async () => {
     policy = await startPolicyService();
@@ -97,18 +126,35 @@ describe('Blazar hooks', () => {
     const call = policy.received.at(-1)!;
     expect(call.path).toBe('/v1/check-create');
     expect(call.headers['x-auth-token']).toBe('policy-token');
-    expect(call.body.context).toEqual({ user_id: 'alice', project_id: 'hooks', auth_url: 'https://keystone.example.com:5000/v3', region_name: 'RegionOne' });
+    expect(call.body.context).toEqual({
+      user_id: 'alice',
+      project_id: 'hooks',
+      auth_url: 'https://keystone.example.com:5000/v3',
+      region_name: 'RegionOne',
+    });
   });
 
   it('answers a failing service with its own reason and the configured status, and a policy denial with PERMISSION_DENIED', async () => {
     const failed = await create('ext-error');
     expect(failed.status).toBe(503);
-    expect(failed.body.error).toMatchObject({ status: 'UNAVAILABLE', message: 'External service answered check-create with HTTP 500.' });
-    expect(failed.body.error.details[0]).toMatchObject({ reason: 'ENFORCEMENT_FILTER_FAILED', metadata: { filter: 'ExternalService', hook: 'check_create' } });
+    expect(failed.body.error).toMatchObject({
+      status: 'UNAVAILABLE',
+      message: 'External service answered check-create with HTTP 500.',
+    });
+    expect(failed.body.error.details[0]).toMatchObject({
+      reason: 'ENFORCEMENT_FILTER_FAILED',
+      metadata: { filter: 'ExternalService', hook: 'check_create' },
+    });
     const denied = await create('ext-deny');
     expect(denied.status).toBe(403);
-    expect(denied.body.error).toMatchObject({ status: 'PERMISSION_DENIED', message: 'Over budget.' });
-    expect(denied.body.error.details[0]).toMatchObject({ reason: 'ENFORCEMENT_DENIED', metadata: { filter: 'ExternalService' } });
+    expect(denied.body.error).toMatchObject({
+      status: 'PERMISSION_DENIED',
+      message: 'Over budget.',
+    });
+    expect(denied.body.error.details[0]).toMatchObject({
+      reason: 'ENFORCEMENT_DENIED',
+      metadata: { filter: 'ExternalService' },
+    });
   });
 
   it('retries an on_end the service failed, with back-off, until it is acknowledged; every try names the lease', async () => {
@@ -118,19 +164,26 @@ describe('Blazar hooks', () => {
     const ended = await system.call('POST', `/v1/projects/flaky/leases/h-${n}:end`);
     expect(ended.status).toBe(200);
     expect(ended.body.status).toBe('TERMINATED');
-    await eventually(async () => ((await deliveries('delivered')) === delivered + 1 ? true : undefined), { timeoutMs: 15_000, intervalMs: 100, what: 'the on_end acknowledged' });
+    await eventually(
+      async () => ((await deliveries('delivered')) === delivered + 1 ? true : undefined),
+      { timeoutMs: 15_000, intervalMs: 100, what: 'the on_end acknowledged' },
+    );
     expect(await deliveries('retry')).toBe(retries + 2);
     const sent = policy.onEnds('flaky');
     expect(sent).toHaveLength(3);
     expect(sent.map((r) => r.body.lease.id)).toEqual([`h-${n}`, `h-${n}`, `h-${n}`]);
-    const decisions = (await system.call('GET', `/v1/projects/flaky/leases/h-${n}/decisions`)).body.decisions;
-    expect(decisions.map((d: { hook: string; steps: Array<{ result: string }> }) => `${d.hook} ${d.steps[0].result}`)).toEqual([
-      'CHECK_CREATE ALLOW',
-      'ON_END ERROR',
-      'ON_END ERROR',
-      'ON_END ALLOW',
-    ]);
-    await eventually(async () => ((await pending()) === 0 ? true : undefined), { timeoutMs: 10_000, intervalMs: 100, what: 'the outbox empty' });
+    const decisions = (await system.call('GET', `/v1/projects/flaky/leases/h-${n}/decisions`)).body
+      .decisions;
+    expect(
+      decisions.map(
+        (d: { hook: string; steps: Array<{ result: string }> }) => `${d.hook} ${d.steps[0].result}`,
+      ),
+    ).toEqual(['CHECK_CREATE ALLOW', 'ON_END ERROR', 'ON_END ERROR', 'ON_END ALLOW']);
+    await eventually(async () => ((await pending()) === 0 ? true : undefined), {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      what: 'the outbox empty',
+    });
   });
 
   it('gives an on_end up after its bound of attempts, and counts it', async () => {
@@ -138,7 +191,10 @@ describe('Blazar hooks', () => {
     const abandoned = await deliveries('abandoned');
     expect((await create('dead')).status).toBe(200);
     expect((await system.call('DELETE', `/v1/projects/dead/leases/h-${n}`)).status).toBe(200);
-    await eventually(async () => ((await deliveries('abandoned')) === abandoned + 1 ? true : undefined), { timeoutMs: 20_000, intervalMs: 100, what: 'the on_end given up' });
+    await eventually(
+      async () => ((await deliveries('abandoned')) === abandoned + 1 ? true : undefined),
+      { timeoutMs: 20_000, intervalMs: 100, what: 'the on_end given up' },
+    );
     expect(policy.onEnds('dead')).toHaveLength(MAX_ATTEMPTS);
   });
 
@@ -152,29 +208,66 @@ describe('Blazar hooks', () => {
     expect(before).toBeLessThan(MAX_ATTEMPTS);
     policy.onEnd.set('restart', { failures: 0 });
     await system.startService();
-    await eventually(() => (policy.onEnds('restart').length === before + 1 ? true : undefined), { timeoutMs: 15_000, intervalMs: 100, what: 'the on_end sent by the new process' });
-    expect(policy.onEnds('restart').at(-1)!.body.lease).toMatchObject({ id: `h-${n}`, name: 'hooks' });
-    await eventually(async () => ((await pending()) === 0 ? true : undefined), { timeoutMs: 10_000, intervalMs: 100, what: 'the outbox empty' });
+    await eventually(() => (policy.onEnds('restart').length === before + 1 ? true : undefined), {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      what: 'the on_end sent by the new process',
+    });
+    expect(policy.onEnds('restart').at(-1)!.body.lease).toMatchObject({
+      id: `h-${n}`,
+      name: 'hooks',
+    });
+    await eventually(async () => ((await pending()) === 0 ? true : undefined), {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      what: 'the outbox empty',
+    });
   }, 120_000);
 
   describe('through the Blazar-compatible endpoint', () => {
     const naive = (iso: string) => iso.slice(0, 16).replace('T', ' ');
     const start = naive(hoursFromNow(2));
     const end = naive(hoursFromNow(4));
-    const blazarLease = (name: string, endDate = end) => ({ id: 'b7a1c0de-0000-4000-8000-000000000001', name, start_date: start, end_date: endDate, reservations: [{ resource_type: 'physical:host', min: 1, max: 1 }] });
-    const context = { user_id: 'u-1', project_id: 'blazar-hooks', auth_url: 'https://blazar-keystone/v3', region_name: 'RegionTwo' };
+    const blazarLease = (name: string, endDate = end) => ({
+      id: 'b7a1c0de-0000-4000-8000-000000000001',
+      name,
+      start_date: start,
+      end_date: endDate,
+      reservations: [{ resource_type: 'physical:host', min: 1, max: 1 }],
+    });
+    const context = {
+      user_id: 'u-1',
+      project_id: 'blazar-hooks',
+      auth_url: 'https://blazar-keystone/v3',
+      region_name: 'RegionTwo',
+    };
 
     it("passes Blazar's own auth_url on to the policy service", async () => {
-      expect((await blazar('check-create', { context, lease: blazarLease('via-blazar') })).status).toBe(204);
-      expect(policy.received.at(-1)!.body.context).toEqual({ user_id: 'u-1', project_id: 'blazar-hooks', auth_url: 'https://blazar-keystone/v3', region_name: 'RegionTwo' });
+      expect(
+        (await blazar('check-create', { context, lease: blazarLease('via-blazar') })).status,
+      ).toBe(204);
+      expect(policy.received.at(-1)!.body.context).toEqual({
+        user_id: 'u-1',
+        project_id: 'blazar-hooks',
+        auth_url: 'https://blazar-keystone/v3',
+        region_name: 'RegionTwo',
+      });
     });
 
     it('answers a check-update that only renames without asking anyone, and asks for a real change', async () => {
       const calls = policy.received.length;
-      const renamed = await blazar('check-update', { context, current_lease: blazarLease('via-blazar'), lease: blazarLease('via-blazar-2') });
+      const renamed = await blazar('check-update', {
+        context,
+        current_lease: blazarLease('via-blazar'),
+        lease: blazarLease('via-blazar-2'),
+      });
       expect(renamed.status).toBe(204);
       expect(policy.received.length).toBe(calls);
-      const longer = await blazar('check-update', { context, current_lease: blazarLease('via-blazar-2'), lease: blazarLease('via-blazar-2', naive(hoursFromNow(5))) });
+      const longer = await blazar('check-update', {
+        context,
+        current_lease: blazarLease('via-blazar-2'),
+        lease: blazarLease('via-blazar-2', naive(hoursFromNow(5))),
+      });
       expect(longer.status).toBe(204);
       expect(policy.received.at(-1)!.path).toBe('/v1/check-update');
     });

@@ -1,6 +1,11 @@
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EnforcementSystem, hoursFromNow, sample, startEnforcementSystem } from '../../test/enforcement-system';
+import {
+  EnforcementSystem,
+  hoursFromNow,
+  sample,
+  startEnforcementSystem,
+} from '../../test/enforcement-system';
 
 /**
  * The ExternalService filter against a real HTTP server started here, through the gateway.
@@ -24,7 +29,9 @@ async function startPolicyServer() {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { context?: { project_id?: string } };
+      const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as {
+        context?: { project_id?: string };
+      };
       received.push({ path: req.url ?? '', headers: req.headers, body });
       // No keep-alive: once the server closes, the next call is refused, never reset.
       res.setHeader('connection', 'close');
@@ -32,13 +39,21 @@ async function startPolicyServer() {
         case 'ext-204':
           return res.writeHead(204).end();
         case 'ext-403-message':
-          return res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Your project is limited to reserving 1 physical host.' }));
+          return res
+            .writeHead(403, { 'content-type': 'application/json' })
+            .end(
+              JSON.stringify({ message: 'Your project is limited to reserving 1 physical host.' }),
+            );
         case 'ext-403-error':
-          return res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Budget exhausted for this quarter.' }));
+          return res
+            .writeHead(403, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error: 'Budget exhausted for this quarter.' }));
         case 'ext-403-empty':
           return res.writeHead(403).end();
         case 'ext-500':
-          return res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'database is down' }));
+          return res
+            .writeHead(500, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ message: 'database is down' }));
         case 'ext-redirect':
           // Following it would allow (the target answers 204): it must not be followed.
           return res.writeHead(302, { location: '/v1/allow/check-create' }).end();
@@ -85,14 +100,26 @@ const lease = () => ({
 
 /** The HTTP outcomes, what a user sees with allow_on_error false, and whether true lets it through. */
 const DENIALS: Array<[string, string, string]> = [
-  ['403 with a message', 'ext-403-message', 'Your project is limited to reserving 1 physical host.'],
+  [
+    '403 with a message',
+    'ext-403-message',
+    'Your project is limited to reserving 1 physical host.',
+  ],
   ['403 with an error', 'ext-403-error', 'Budget exhausted for this quarter.'],
-  ['403 without a body', 'ext-403-empty', 'External service enforcement filter denied the request.'],
+  [
+    '403 without a body',
+    'ext-403-empty',
+    'External service enforcement filter denied the request.',
+  ],
 ];
 const ERRORS: Array<[string, string, string]> = [
   ['500', 'ext-500', 'External service answered check-create with HTTP 500.'],
   ['a redirect', 'ext-redirect', 'External service answered check-create with HTTP 302.'],
-  ['a timeout', 'ext-timeout', `External service call to check-create failed: no answer within ${TIMEOUT_MS} ms.`],
+  [
+    'a timeout',
+    'ext-timeout',
+    `External service call to check-create failed: no answer within ${TIMEOUT_MS} ms.`,
+  ],
 ];
 const REFUSED = 'External service call to check-create failed: connection refused.';
 
@@ -100,11 +127,14 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
   let policy: Awaited<ReturnType<typeof startPolicyServer>>;
   let system: EnforcementSystem;
   let n = 0;
-  const create = (project: string) => system.call('POST', `/v1/projects/${project}/leases?leaseId=l-${++n}`, lease());
+  const create = (project: string) =>
+    system.call('POST', `/v1/projects/${project}/leases?leaseId=l-${++n}`, lease());
 
   beforeAll(async () => {
     policy = await startPolicyServer();
-    system = await startEnforcementSystem(chain(policy.url, allowOnError), { POLICY_SERVICE_TOKEN: 'policy-s3cret' });
+    system = await startEnforcementSystem(chain(policy.url, allowOnError), {
+      POLICY_SERVICE_TOKEN: 'policy-s3cret',
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -118,33 +148,69 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
     expect(created.body.status).toBe('PENDING');
   });
 
-  it.each(DENIALS)('%s denies with that message, whatever allow_on_error says', async (_, project, message) => {
-    const refused = await create(project);
-    expect(refused.status).toBe(403);
-    expect(refused.body.error).toMatchObject({ status: 'PERMISSION_DENIED', message });
-    expect(refused.body.error.details[0]).toMatchObject({ reason: 'ENFORCEMENT_DENIED', metadata: { filter: 'ExternalService' } });
-    expect((await system.call('GET', `/v1/projects/${project}/leases/l-${n}`)).body).toMatchObject({ status: 'ERROR', statusReason: message });
-  });
+  it.each(DENIALS)(
+    '%s denies with that message, whatever allow_on_error says',
+    async (_, project, message) => {
+      const refused = await create(project);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({ status: 'PERMISSION_DENIED', message });
+      expect(refused.body.error.details[0]).toMatchObject({
+        reason: 'ENFORCEMENT_DENIED',
+        metadata: { filter: 'ExternalService' },
+      });
+      expect(
+        (await system.call('GET', `/v1/projects/${project}/leases/l-${n}`)).body,
+      ).toMatchObject({ status: 'ERROR', statusReason: message });
+    },
+  );
 
-  it.each(ERRORS)(`%s is an error: ${allowOnError ? 'allowed and counted as fail-open' : 'denied'}`, async (_, project, message) => {
-    const before = sample(await system.metrics(), 'enforcement_fail_open_total', { hook: 'check_create', filter: 'ExternalService' });
-    const answer = await create(project);
-    const decisions = (await system.call('GET', `/v1/projects/${project}/leases/l-${n}/decisions`)).body.decisions;
-    const after = sample(await system.metrics(), 'enforcement_fail_open_total', { hook: 'check_create', filter: 'ExternalService' });
-    if (allowOnError) {
-      expect(answer.status).toBe(200);
-      expect(decisions[0].steps[1]).toEqual({ filter: 'ExternalService', mode: 'ENFORCE', result: 'FAIL_OPEN', message });
-      expect(after).toBe(before + 1);
-    } else {
-      // A failure, not a policy denial: its own reason; the status is status_on_error's default.
-      expect(answer.status).toBe(403);
-      expect(answer.body.error).toMatchObject({ status: 'PERMISSION_DENIED', message });
-      expect(answer.body.error.details[0]).toMatchObject({ reason: 'ENFORCEMENT_FILTER_FAILED', metadata: { filter: 'ExternalService' } });
-      expect(decisions[0]).toMatchObject({ result: 'DENIED', filter: 'ExternalService', message });
-      expect(decisions[0].steps[1]).toEqual({ filter: 'ExternalService', mode: 'ENFORCE', result: 'ERROR', message });
-      expect(after).toBe(before);
-    }
-  });
+  it.each(ERRORS)(
+    `%s is an error: ${allowOnError ? 'allowed and counted as fail-open' : 'denied'}`,
+    async (_, project, message) => {
+      const before = sample(await system.metrics(), 'enforcement_fail_open_total', {
+        hook: 'check_create',
+        filter: 'ExternalService',
+      });
+      const answer = await create(project);
+      const decisions = (
+        await system.call('GET', `/v1/projects/${project}/leases/l-${n}/decisions`)
+      ).body.decisions;
+      const after = sample(await system.metrics(), 'enforcement_fail_open_total', {
+        hook: 'check_create',
+        filter: 'ExternalService',
+      });
+      if (allowOnError) {
+        expect(answer.status).toBe(200);
+        expect(decisions[0].steps[1]).toEqual({
+          filter: 'ExternalService',
+          mode: 'ENFORCE',
+          result: 'FAIL_OPEN',
+          message,
+        });
+        expect(after).toBe(before + 1);
+      } else {
+        // A failure, not a policy denial: its own reason; the status is status_on_error's default.
+        expect(answer.status).toBe(403);
+        expect(answer.body.error).toMatchObject({ status: 'PERMISSION_DENIED', message });
+        expect(answer.body.error.details[0]).toMatchObject({
+          reason: 'ENFORCEMENT_FILTER_FAILED',
+          metadata: { filter: 'ExternalService' },
+        });
+        expect(decisions[0]).toMatchObject({
+          result: 'DENIED',
+          filter: 'ExternalService',
+          message,
+        });
+        expect(decisions[0].steps[1]).toEqual({
+          filter: 'ExternalService',
+          mode: 'ENFORCE',
+          result: 'ERROR',
+          message,
+        });
+        expect(after).toBe(before);
+      }
+    },
+  );
 
   it('sends Blazar payloads: snake_case, UTC dates with Z, the token, the id users see only where Blazar sends its stored lease; check-update and on-end too', async () => {
     const body = lease();
@@ -164,12 +230,25 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
       },
     });
     const newEnd = hoursFromNow(4);
-    expect((await system.call('PATCH', '/v1/projects/ext-204/leases/wire', { name: 'nightly-2', endDate: newEnd })).status).toBe(200);
+    expect(
+      (
+        await system.call('PATCH', '/v1/projects/ext-204/leases/wire', {
+          name: 'nightly-2',
+          endDate: newEnd,
+        })
+      ).status,
+    ).toBe(200);
     const update = policy.received.at(-1)!;
     expect(update.path).toBe('/v1/check-update');
     expect(Object.keys(update.body)).toEqual(['context', 'current_lease', 'lease']);
-    expect(update.body.current_lease).toMatchObject({ id: 'wire', name: 'nightly', end_date: new Date(body.endDate).toISOString() });
-    expect(update.body.lease).toEqual(expect.objectContaining({ name: 'nightly-2', end_date: new Date(newEnd).toISOString() }));
+    expect(update.body.current_lease).toMatchObject({
+      id: 'wire',
+      name: 'nightly',
+      end_date: new Date(body.endDate).toISOString(),
+    });
+    expect(update.body.lease).toEqual(
+      expect.objectContaining({ name: 'nightly-2', end_date: new Date(newEnd).toISOString() }),
+    );
     expect(update.body.lease).not.toHaveProperty('id');
     expect((await system.call('POST', '/v1/projects/ext-204/leases/wire:end')).status).toBe(200);
     const onEnd = policy.received.at(-1)!;
@@ -180,17 +259,33 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
 
   it('runs no filter and calls no external service for an update that only renames, or sends back what the lease holds (as Blazar)', async () => {
     const body = lease();
-    expect((await system.call('POST', '/v1/projects/ext-204/leases?leaseId=rename-only', body)).status).toBe(200);
+    expect(
+      (await system.call('POST', '/v1/projects/ext-204/leases?leaseId=rename-only', body)).status,
+    ).toBe(200);
     const calls = policy.received.length;
-    const renamed = await system.call('PATCH', '/v1/projects/ext-204/leases/rename-only', { name: 'renamed' });
+    const renamed = await system.call('PATCH', '/v1/projects/ext-204/leases/rename-only', {
+      name: 'renamed',
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body.name).toBe('renamed');
-    const same = await system.call('PATCH', '/v1/projects/ext-204/leases/rename-only', { startDate: body.startDate, endDate: body.endDate, reservations: body.reservations });
+    const same = await system.call('PATCH', '/v1/projects/ext-204/leases/rename-only', {
+      startDate: body.startDate,
+      endDate: body.endDate,
+      reservations: body.reservations,
+    });
     expect(same.status).toBe(200);
     expect(policy.received.length).toBe(calls);
-    const decisions = (await system.call('GET', '/v1/projects/ext-204/leases/rename-only/decisions')).body.decisions;
+    const decisions = (
+      await system.call('GET', '/v1/projects/ext-204/leases/rename-only/decisions')
+    ).body.decisions;
     expect(decisions.map((d: { hook: string }) => d.hook)).toEqual(['CHECK_CREATE']);
-    expect((await system.call('PATCH', '/v1/projects/ext-204/leases/rename-only', { endDate: hoursFromNow(5) })).status).toBe(200);
+    expect(
+      (
+        await system.call('PATCH', '/v1/projects/ext-204/leases/rename-only', {
+          endDate: hoursFromNow(5),
+        })
+      ).status,
+    ).toBe(200);
     expect(policy.received.at(-1)!.path).toBe('/v1/check-update');
   });
 
@@ -199,18 +294,31 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
     const ended = await system.call('POST', `/v1/projects/ext-on-end-fails/leases/l-${n}:end`);
     expect(ended.status).toBe(200);
     expect(ended.body.status).toBe('TERMINATED');
-    const decisions = (await system.call('GET', `/v1/projects/ext-on-end-fails/leases/l-${n}/decisions`)).body.decisions;
+    const decisions = (
+      await system.call('GET', `/v1/projects/ext-on-end-fails/leases/l-${n}/decisions`)
+    ).body.decisions;
     expect(decisions[1]).toMatchObject({ hook: 'ON_END', result: 'NOTIFIED' });
-    expect(decisions[1].steps).toContainEqual({ filter: 'ExternalService', mode: 'ENFORCE', result: 'ERROR', message: 'External service answered on-end with HTTP 500.' });
+    expect(decisions[1].steps).toContainEqual({
+      filter: 'ExternalService',
+      mode: 'ENFORCE',
+      result: 'ERROR',
+      message: 'External service answered on-end with HTTP 500.',
+    });
   });
 
   it(`connection refused is an error: ${allowOnError ? 'allowed and counted as fail-open' : 'denied'}`, async () => {
     await policy.close();
     const answer = await create('ext-refused');
-    const decisions = (await system.call('GET', `/v1/projects/ext-refused/leases/l-${n}/decisions`)).body.decisions;
+    const decisions = (await system.call('GET', `/v1/projects/ext-refused/leases/l-${n}/decisions`))
+      .body.decisions;
     if (allowOnError) {
       expect(answer.status).toBe(200);
-      expect(decisions[0].steps[1]).toEqual({ filter: 'ExternalService', mode: 'ENFORCE', result: 'FAIL_OPEN', message: REFUSED });
+      expect(decisions[0].steps[1]).toEqual({
+        filter: 'ExternalService',
+        mode: 'ENFORCE',
+        result: 'FAIL_OPEN',
+        message: REFUSED,
+      });
     } else {
       expect(answer.status).toBe(403);
       expect(answer.body.error.message).toBe(REFUSED);

@@ -31,9 +31,10 @@ export function statusesFromFilter(filter: string): LeaseStatus[] {
   return terms.map((term) => {
     const match = /^\s*status\s*=\s*"?([A-Z]+)"?\s*$/.exec(term);
     if (!match || !(LEASE_STATUSES as readonly string[]).includes(match[1])) {
-      throw StatusError.invalidArgument(`filter supports status = ${LEASE_STATUSES.join('|')} joined by OR.`, [
-        { field: 'filter', description: `cannot read "${term.trim().slice(0, 60)}"` },
-      ]);
+      throw StatusError.invalidArgument(
+        `filter supports status = ${LEASE_STATUSES.join('|')} joined by OR.`,
+        [{ field: 'filter', description: `cannot read "${term.trim().slice(0, 60)}"` }],
+      );
     }
     return match[1] as LeaseStatus;
   });
@@ -45,35 +46,71 @@ export class LeasesClient {
   constructor(private readonly backend: BackendClient) {}
 
   create(project: string, leaseId: string | undefined, lease: LeaseInput, caller: LeaseCaller) {
-    return this.backend.call<Lease>(S.createLease, { project, ...(leaseId ? { leaseId } : {}), lease, actor: caller.actor }, caller.traceId);
+    return this.backend.call<Lease>(
+      S.createLease,
+      { project, ...(leaseId ? { leaseId } : {}), lease, actor: caller.actor },
+      caller.traceId,
+    );
   }
 
   get(path: LeasePath, traceId?: string) {
-    return this.backend.call<Lease>(S.getLease, { project: path.project, leaseId: path.lease }, traceId);
+    return this.backend.call<Lease>(
+      S.getLease,
+      { project: path.project, leaseId: path.lease },
+      traceId,
+    );
   }
 
-  list(project: string, query: { statuses?: string[]; filter?: string; pageSize?: number; pageToken?: string }, traceId?: string) {
-    const statuses = [...(query.statuses ?? []), ...(query.filter ? statusesFromFilter(query.filter) : [])];
+  list(
+    project: string,
+    query: { statuses?: string[]; filter?: string; pageSize?: number; pageToken?: string },
+    traceId?: string,
+  ) {
+    const statuses = [
+      ...(query.statuses ?? []),
+      ...(query.filter ? statusesFromFilter(query.filter) : []),
+    ];
     return this.backend.call<ListLeasesResponse>(
       S.listLeases,
-      { project, ...(statuses.length ? { statuses } : {}), pageSize: query.pageSize, pageToken: query.pageToken },
+      {
+        project,
+        ...(statuses.length ? { statuses } : {}),
+        pageSize: query.pageSize,
+        pageToken: query.pageToken,
+      },
       traceId,
     );
   }
 
   update(path: LeasePath, lease: LeaseInput, caller: LeaseCaller) {
-    return this.backend.call<Lease>(S.updateLease, { project: path.project, leaseId: path.lease, lease, actor: caller.actor }, caller.traceId);
+    return this.backend.call<Lease>(
+      S.updateLease,
+      { project: path.project, leaseId: path.lease, lease, actor: caller.actor },
+      caller.traceId,
+    );
   }
 
   end(path: LeasePath, caller: LeaseCaller) {
-    return this.backend.call<Lease>(S.endLease, { project: path.project, leaseId: path.lease, actor: caller.actor }, caller.traceId);
+    return this.backend.call<Lease>(
+      S.endLease,
+      { project: path.project, leaseId: path.lease, actor: caller.actor },
+      caller.traceId,
+    );
   }
 
   delete(path: LeasePath, caller: LeaseCaller) {
-    return this.backend.call<Record<string, never>>(S.deleteLease, { project: path.project, leaseId: path.lease, actor: caller.actor }, caller.traceId);
+    return this.backend.call<Record<string, never>>(
+      S.deleteLease,
+      { project: path.project, leaseId: path.lease, actor: caller.actor },
+      caller.traceId,
+    );
   }
 
   decisions(path: LeasePath, page: { pageSize?: number; pageToken?: string }, traceId?: string) {
-    return this.backend.call<ListDecisionsResponse>(S.listDecisions, { project: path.project, leaseId: path.lease, ...page }, traceId);
+    return this.backend.call<ListDecisionsResponse>(
+      S.listDecisions,
+      { project: path.project, leaseId: path.lease, ...page },
+      traceId,
+    );
   }
 }

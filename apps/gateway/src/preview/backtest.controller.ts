@@ -1,5 +1,12 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { BacktestOperation, PREVIEW_SUBJECTS } from '@rollout/contracts';
 import type { ExperimentPath } from '../experiments/experiments.client';
 import { BackendClient } from '../http/backend-client';
@@ -23,17 +30,36 @@ export class BacktestController {
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOperation({
-    summary: 'Backtest: replay the retained traffic of the policy against the experiment (any state) and the live policy, as they stand now',
-    description: 'Bounded by what TRAFFIC retains; the result says so (window). Its counts are kept apart from the live preview. See docs/backtest.md.',
+    summary:
+      'Backtest: replay the retained traffic of the policy against the experiment (any state) and the live policy, as they stand now',
+    description:
+      'Bounded by what TRAFFIC retains; the result says so (window). Its counts are kept apart from the live preview. See docs/backtest.md.',
   })
   @ApiBody({ type: BacktestBodyDto, required: false })
   @ApiOkResponse({ type: BacktestOperationDto, description: 'The operation, not yet done' })
-  @ApiResponse({ status: 400, description: 'INVALID_ARGUMENT: a bad time, or endTime before startTime' })
-  @ApiResponse({ status: 404, description: 'NOT_FOUND: no such experiment (a committed one is gone too)' })
-  @ApiResponse({ status: 503, description: 'UNAVAILABLE: the evaluator is not running, or still loading' })
+  @ApiResponse({
+    status: 400,
+    description: 'INVALID_ARGUMENT: a bad time, or endTime before startTime',
+  })
+  @ApiResponse({
+    status: 404,
+    description: 'NOT_FOUND: no such experiment (a committed one is gone too)',
+  })
+  @ApiResponse({
+    status: 503,
+    description: 'UNAVAILABLE: the evaluator is not running, or still loading',
+  })
   @HttpCode(200)
-  backtest(@Param() path: ExperimentPath, @Body() body: BacktestBodyDto, @RequestId() traceId?: string): Promise<BacktestOperation> {
+  backtest(
+    @Param() path: ExperimentPath,
+    @Body() body: BacktestBodyDto,
+    @RequestId() traceId?: string,
+  ): Promise<BacktestOperation> {
     const name = `projects/${path.project}/locations/${path.location}/firewallPolicies/${path.policy}/experiments/${path.experiment}`;
-    return this.backend.call<BacktestOperation>(PREVIEW_SUBJECTS.backtest, { name, startTime: body?.startTime, endTime: body?.endTime }, traceId);
+    return this.backend.call<BacktestOperation>(
+      PREVIEW_SUBJECTS.backtest,
+      { name, startTime: body?.startTime, endTime: body?.endTime },
+      traceId,
+    );
   }
 }

@@ -25,22 +25,42 @@ const isNotFound = (error: unknown) => error instanceof StatusError && error.sta
 export class PreviewClient {
   constructor(private readonly backend: BackendClient) {}
 
-  previewFlows(path: ExperimentPath, query: { filter?: string; pageSize?: number; pageToken?: string }, traceId?: string) {
+  previewFlows(
+    path: ExperimentPath,
+    query: { filter?: string; pageSize?: number; pageToken?: string },
+    traceId?: string,
+  ) {
     const parent = experimentName(path);
-    const answer = this.backend.call<ListPreviewFlowsResponse>(PREVIEW_SUBJECTS.previewFlows, { parent, ...query }, traceId);
+    const answer = this.backend.call<ListPreviewFlowsResponse>(
+      PREVIEW_SUBJECTS.previewFlows,
+      { parent, ...query },
+      traceId,
+    );
     return this.ofExisting(parent, answer, (page) => page.previewFlows.length > 0, traceId);
   }
 
   /** Deprecated (preview.v1 1.1.0): BackendClient marks the response and counts the use. */
-  previewLogs(path: ExperimentPath, query: { changedOnly?: boolean; pageSize?: number; pageToken?: string }, traceId?: string) {
+  previewLogs(
+    path: ExperimentPath,
+    query: { changedOnly?: boolean; pageSize?: number; pageToken?: string },
+    traceId?: string,
+  ) {
     const name = experimentName(path);
-    const answer = this.backend.call<ListPreviewLogsResponse>(PREVIEW_SUBJECTS.previewLogs, { name, ...query }, traceId);
+    const answer = this.backend.call<ListPreviewLogsResponse>(
+      PREVIEW_SUBJECTS.previewLogs,
+      { name, ...query },
+      traceId,
+    );
     return this.ofExisting(name, answer, (page) => page.previewLogs.length > 0, traceId);
   }
 
   previewReport(path: ExperimentPath, traceId?: string) {
     const name = experimentName(path);
-    const answer = this.backend.call<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name }, traceId);
+    const answer = this.backend.call<PreviewReport>(
+      PREVIEW_SUBJECTS.previewReport,
+      { name },
+      traceId,
+    );
     return this.ofExisting(name, answer, (report) => report.configurations.length > 0, traceId);
   }
 
@@ -51,10 +71,23 @@ export class PreviewClient {
    * when the answer holds something; an empty one cannot tell an experiment that was from a
    * name that never was, so it stays 404. Every other error of either service propagates.
    */
-  private async ofExisting<T>(name: string, answer: Promise<T>, holdsData: (answer: T) => boolean, traceId?: string): Promise<T> {
-    const [exists, result] = await Promise.allSettled([this.backend.call<FirewallPolicyExperiment>(EXPERIMENT_SUBJECTS.getExperiment, { name }, traceId), answer]);
+  private async ofExisting<T>(
+    name: string,
+    answer: Promise<T>,
+    holdsData: (answer: T) => boolean,
+    traceId?: string,
+  ): Promise<T> {
+    const [exists, result] = await Promise.allSettled([
+      this.backend.call<FirewallPolicyExperiment>(
+        EXPERIMENT_SUBJECTS.getExperiment,
+        { name },
+        traceId,
+      ),
+      answer,
+    ]);
     if (exists.status === 'rejected') {
-      if (isNotFound(exists.reason) && result.status === 'fulfilled' && holdsData(result.value)) return result.value;
+      if (isNotFound(exists.reason) && result.status === 'fulfilled' && holdsData(result.value))
+        return result.value;
       throw exists.reason;
     }
     if (result.status === 'rejected') throw result.reason;

@@ -34,7 +34,9 @@ export class ServicesClient {
       state: 'SERVING',
       version: BUILD_VERSION,
       contracts: describeContracts([SYSTEM_V1]),
-      ...(currentHttpClient()?.features.includes(START_TIME_FEATURE) ? { startTime: PROCESS_START_TIME } : {}),
+      ...(currentHttpClient()?.features.includes(START_TIME_FEATURE)
+        ? { startTime: PROCESS_START_TIME }
+        : {}),
     };
     const backends = await Promise.all(
       BACKEND_SERVICES.map(async (name): Promise<ServiceStatus> => {

@@ -13,8 +13,10 @@ export class ServicesController {
 
   @Get()
   @ApiOperation({
-    summary: "Every service's name, version and contract packages (semver and features), gathered over NATS",
-    description: 'Send `Client-Features: dev.policy-rollout.system.start-time` to also get each service\'s `startTime`.',
+    summary:
+      "Every service's name, version and contract packages (semver and features), gathered over NATS",
+    description:
+      "Send `Client-Features: dev.policy-rollout.system.start-time` to also get each service's `startTime`.",
   })
   @ApiOkResponse({ type: ListServicesResponseDto })
   list(@RequestId() requestId?: string): Promise<ListServicesResponse> {
@@ -27,11 +29,12 @@ export class ServicesController {
   @ApiOkResponse({ type: ServiceStatusDto })
   @ApiResponse({ status: 404, description: 'No such service', type: ErrorResponseDto })
   @ApiResponse({ status: 503, description: 'The service is not running', type: ErrorResponseDto })
-  @ApiResponse({ status: 504, description: 'The service did not answer in time', type: ErrorResponseDto })
-  get(
-    @Param('service') service: string,
-    @RequestId() requestId?: string,
-  ): Promise<ServiceInfo> {
+  @ApiResponse({
+    status: 504,
+    description: 'The service did not answer in time',
+    type: ErrorResponseDto,
+  })
+  get(@Param('service') service: string, @RequestId() requestId?: string): Promise<ServiceInfo> {
     return this.services.get(service, requestId);
   }
 }

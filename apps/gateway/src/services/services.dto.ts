@@ -10,7 +10,11 @@ import {
 export class ContractPackageDto implements ContractPackage {
   @ApiProperty({ example: 'system.v1' }) name!: string;
   @ApiProperty({ example: '1.0.0' }) version!: string;
-  @ApiPropertyOptional({ type: [String], example: ['dev.policy-rollout.system.start-time'], description: 'Optional behaviours (reverse-DNS) a client may declare in Client-Features' })
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['dev.policy-rollout.system.start-time'],
+    description: 'Optional behaviours (reverse-DNS) a client may declare in Client-Features',
+  })
   features?: string[];
 }
 
@@ -20,7 +24,11 @@ export class ServiceStatusDto implements ServiceStatus {
   state!: ServiceStatus['state'];
   @ApiPropertyOptional({ example: '0.1.0' }) version?: string;
   @ApiPropertyOptional({ type: [ContractPackageDto] }) contracts?: ContractPackageDto[];
-  @ApiPropertyOptional({ format: 'date-time', description: 'When the service started; only for clients that declared dev.policy-rollout.system.start-time in Client-Features' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description:
+      'When the service started; only for clients that declared dev.policy-rollout.system.start-time in Client-Features',
+  })
   startTime?: string;
 }
 

@@ -18,7 +18,11 @@ export class DatabaseError extends Error {
 export const UNIQUE_VIOLATION = '23505';
 
 /** Runs one SQL statement; a failure comes back as a DatabaseError. */
-export async function query<T>(runner: DataSource | EntityManager, sql: string, parameters: unknown[] = []): Promise<T> {
+export async function query<T>(
+  runner: DataSource | EntityManager,
+  sql: string,
+  parameters: unknown[] = [],
+): Promise<T> {
   try {
     return (await runner.query(sql, parameters)) as T;
   } catch (error) {

@@ -6,7 +6,12 @@ import {
   InspectionResult,
 } from '@rollout/contracts';
 import { fullView } from '@rollout/inspection-domain';
-import { NATS_CONNECTION, NatsNamespace, PoisonMessageError, PullConsumerHost } from '@rollout/nats';
+import {
+  NATS_CONNECTION,
+  NatsNamespace,
+  PoisonMessageError,
+  PullConsumerHost,
+} from '@rollout/nats';
 import { JsMsg, NatsConnection } from 'nats';
 import { RulesApplication } from '../rules/rules.application';
 import {
@@ -47,7 +52,8 @@ export class InspectionEventsConsumer implements OnModuleInit {
 
   private async handle(message: JsMsg): Promise<void> {
     const phase = message.subject.split('.').pop() as InspectionPhase;
-    if (!INSPECTION_PHASES.includes(phase)) throw new PoisonMessageError(`unknown inspection phase in subject ${message.subject}`);
+    if (!INSPECTION_PHASES.includes(phase))
+      throw new PoisonMessageError(`unknown inspection phase in subject ${message.subject}`);
     let text: string;
     try {
       text = utf8.decode(message.data);
@@ -63,17 +69,24 @@ export class InspectionEventsConsumer implements OnModuleInit {
     }
     const parsed = inspectionEventSchema.safeParse(raw);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; ');
+      const issues = parsed.error.issues
+        .map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`)
+        .join('; ');
       throw new PoisonMessageError(`invalid inspection event: ${issues}`);
     }
     const event = parsed.data;
     const result = (await this.results.find(event.id)) ?? (await this.decide(phase, event));
-    await this.connection.jetstream().publish(this.namespace.subject(INSPECTION_RESULTS_SUBJECT), JSON.stringify(result), {
-      msgID: `result:${event.id}`,
-    });
+    await this.connection
+      .jetstream()
+      .publish(this.namespace.subject(INSPECTION_RESULTS_SUBJECT), JSON.stringify(result), {
+        msgID: `result:${event.id}`,
+      });
   }
 
-  private async decide(phase: InspectionPhase, event: ReturnType<typeof inspectionEventSchema.parse>): Promise<InspectionResult> {
+  private async decide(
+    phase: InspectionPhase,
+    event: ReturnType<typeof inspectionEventSchema.parse>,
+  ): Promise<InspectionResult> {
     const view = fullView(await this.rules.run(phase, event));
     const node = phase === 'early' ? null : event.node;
     const computed: InspectionResult = {

@@ -1,4 +1,10 @@
-import { INSPECTION_RESULTS_SUBJECT, InspectionEvent, InspectionPhase, InspectionResult, inspectionEventSubject } from '@rollout/contracts';
+import {
+  INSPECTION_RESULTS_SUBJECT,
+  InspectionEvent,
+  InspectionPhase,
+  InspectionResult,
+  inspectionEventSubject,
+} from '@rollout/contracts';
 import { applyJsonPatch } from '@rollout/inspection-domain';
 import { DEAD_LETTER_REASON_HEADER, DEAD_LETTER_STREAM, NatsNamespace } from '@rollout/nats';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
@@ -7,7 +13,11 @@ import { RulesApplication } from '../rules/rules.application';
 
 const TEST_ACTOR = { actor: 'test' };
 import { TestService, startTestService } from '../../test/in-process-service';
-import { INSPECTION_DURABLE, INSPECTION_RESULTS_STREAM, INSPECTION_STREAM } from './inspection-events';
+import {
+  INSPECTION_DURABLE,
+  INSPECTION_RESULTS_STREAM,
+  INSPECTION_STREAM,
+} from './inspection-events';
 
 // The seed's two examples, as written there (with its `{plugin_data[bmc_address}` typo fixed), as built-in rules.
 const BUILT_INS = `
@@ -63,13 +73,25 @@ describe('inspection events over JetStream', () => {
   });
 
   const publish = async (phase: InspectionPhase, event: unknown, msgID?: string) =>
-    (await nc.jetstream().publish(ns.subject(inspectionEventSubject(phase)), typeof event === 'string' || event instanceof Uint8Array ? event : JSON.stringify(event), { msgID })).seq;
+    (
+      await nc
+        .jetstream()
+        .publish(
+          ns.subject(inspectionEventSubject(phase)),
+          typeof event === 'string' || event instanceof Uint8Array ? event : JSON.stringify(event),
+          { msgID },
+        )
+    ).seq;
 
   async function results(): Promise<InspectionResult[]> {
     const jsm = await nc.jetstreamManager();
     const info = await jsm.streams.info(ns.stream(INSPECTION_RESULTS_STREAM));
     const found: InspectionResult[] = [];
-    for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+    for (
+      let seq = info.state.first_seq;
+      seq <= info.state.last_seq && info.state.messages > 0;
+      seq++
+    ) {
       const stored = await jsm.streams.getMessage(ns.stream(INSPECTION_RESULTS_STREAM), { seq });
       expect(stored.subject).toBe(ns.subject(INSPECTION_RESULTS_SUBJECT));
       found.push(stored.json<InspectionResult>());
@@ -78,14 +100,21 @@ describe('inspection events over JetStream', () => {
   }
 
   const resultOf = (eventId: string) =>
-    eventually(async () => (await results()).find((r) => r.eventId === eventId), { what: `result of ${eventId}` });
+    eventually(async () => (await results()).find((r) => r.eventId === eventId), {
+      what: `result of ${eventId}`,
+    });
 
   /** Waits until the consumer has settled every message up to `seq`. */
   const settled = (seq: number) =>
-    eventually(async () => {
-      const info = await (await nc.jetstreamManager()).consumers.info(ns.stream(INSPECTION_STREAM), INSPECTION_DURABLE);
-      return info.ack_floor.stream_seq >= seq ? true : undefined;
-    }, { what: `event ${seq} settled` });
+    eventually(
+      async () => {
+        const info = await (
+          await nc.jetstreamManager()
+        ).consumers.info(ns.stream(INSPECTION_STREAM), INSPECTION_DURABLE);
+        return info.ack_floor.stream_seq >= seq ? true : undefined;
+      },
+      { what: `event ${seq} settled` },
+    );
 
   const dellEvent = (id: string): InspectionEvent => ({
     id,
@@ -104,7 +133,9 @@ describe('inspection events over JetStream', () => {
       eventId: 'evt-dell',
       phase: 'main',
       node_uuid: 'node-dell',
-      matched_rules: [{ uuid: expect.any(String), description: 'Initialize Dell nodes using IPv6' }],
+      matched_rules: [
+        { uuid: expect.any(String), description: 'Initialize Dell nodes using IPv6' },
+      ],
       node_patch: [
         { op: 'add', path: '/driver', value: 'idrac' },
         { op: 'add', path: '/driver_info/redfish_address', value: 'https://2001:db8::42' },
@@ -136,31 +167,60 @@ describe('inspection events over JetStream', () => {
     });
     await publish('main', { ...dellEvent('evt-both'), plugin_data: { bmc_address: '192.0.2.11' } });
     const both = await resultOf('evt-both');
-    expect(both.matched_rules.map((r) => r.description)).toEqual(['Initialize freshly discovered nodes', 'Initialize Dell nodes using IPv6']);
+    expect(both.matched_rules.map((r) => r.description)).toEqual([
+      'Initialize freshly discovered nodes',
+      'Initialize Dell nodes using IPv6',
+    ]);
     expect(both.node_patch[0]).toEqual({ op: 'add', path: '/driver', value: 'ipmi' });
     expect(both.node_patch[4]).toEqual({ op: 'add', path: '/driver', value: 'idrac' });
     // A node that was not discovered is left alone.
-    await publish('main', { ...dellEvent('evt-known'), node: { uuid: 'node-known', auto_discovered: false } });
+    await publish('main', {
+      ...dellEvent('evt-known'),
+      node: { uuid: 'node-known', auto_discovered: false },
+    });
     expect(await resultOf('evt-known')).toMatchObject({ matched_rules: [], node_patch: [] });
   });
 
   it('applies scoped rules to events of that scope only, and stores events whose data holds NUL characters', async () => {
-    await apps.app.get(RulesApplication).create({
-      phase: 'preprocess',
+    await apps.app.get(RulesApplication).create(
+      {
+        phase: 'preprocess',
+        scope: 'rack-7',
+        actions: [
+          { op: 'set-plugin-data', args: ['/serial', '{inventory[system_vendor][serial_number]}'] },
+        ],
+      },
+      TEST_ACTOR,
+    );
+    const inventory = {
+      system_vendor: { manufacturer: 'Lenovo', serial_number: 'S1\u0000\u0000' },
+    };
+    await publish('preprocess', {
+      id: 'evt-rack-7',
+      node: { uuid: 'n7' },
+      inventory,
       scope: 'rack-7',
-      actions: [{ op: 'set-plugin-data', args: ['/serial', '{inventory[system_vendor][serial_number]}'] }],
-    }, TEST_ACTOR);
-    const inventory = { system_vendor: { manufacturer: 'Lenovo', serial_number: 'S1\u0000\u0000' } };
-    await publish('preprocess', { id: 'evt-rack-7', node: { uuid: 'n7' }, inventory, scope: 'rack-7' });
-    await publish('preprocess', { id: 'evt-rack-8', node: { uuid: 'n8' }, inventory, scope: 'rack-8' });
+    });
+    await publish('preprocess', {
+      id: 'evt-rack-8',
+      node: { uuid: 'n8' },
+      inventory,
+      scope: 'rack-8',
+    });
     expect((await resultOf('evt-rack-7')).plugin_data).toEqual({ serial: 'S1\u0000\u0000' });
-    expect(await resultOf('evt-rack-8')).toMatchObject({ phase: 'preprocess', matched_rules: [], plugin_data: {} });
+    expect(await resultOf('evt-rack-8')).toMatchObject({
+      phase: 'preprocess',
+      matched_rules: [],
+      plugin_data: {},
+    });
   });
 
   it('publishes one result per event id, even when the event comes again after the rules changed', async () => {
     await publish('main', dellEvent('evt-again'), 'evt-again');
     const first = await resultOf('evt-again');
-    await apps.app.get(RulesApplication).create({ priority: 100, actions: [{ op: 'fail', args: ['no more Dells'] }] }, TEST_ACTOR);
+    await apps.app
+      .get(RulesApplication)
+      .create({ priority: 100, actions: [{ op: 'fail', args: ['no more Dells'] }] }, TEST_ACTOR);
     // A redelivery past the stream's duplicate window arrives as a new message with the same event id.
     const seq = await publish('main', dellEvent('evt-again'), 'evt-again-redelivered');
     await settled(seq);
@@ -174,18 +234,29 @@ describe('inspection events over JetStream', () => {
   });
 
   it("publishes Ironic's trait, capability and dotted-path changes as a node patch that applies to the node as it was", async () => {
-    await apps.app.get(RulesApplication).create({
-      phase: 'preprocess',
-      scope: 'traits',
-      actions: [
-        { op: 'add-trait', args: { name: 'CUSTOM_NEW' } },
-        { op: 'remove-trait', args: { name: 'CUSTOM_OLD' } },
-        { op: 'set-capability', args: { name: 'boot_mode', value: 'uefi' } },
-        { op: 'set-attribute', args: { path: 'driver_info.redfish.address', value: '{inventory[bmc_address]}' } },
-      ],
-    }, TEST_ACTOR);
+    await apps.app.get(RulesApplication).create(
+      {
+        phase: 'preprocess',
+        scope: 'traits',
+        actions: [
+          { op: 'add-trait', args: { name: 'CUSTOM_NEW' } },
+          { op: 'remove-trait', args: { name: 'CUSTOM_OLD' } },
+          { op: 'set-capability', args: { name: 'boot_mode', value: 'uefi' } },
+          {
+            op: 'set-attribute',
+            args: { path: 'driver_info.redfish.address', value: '{inventory[bmc_address]}' },
+          },
+        ],
+      },
+      TEST_ACTOR,
+    );
     const node = { uuid: 'n-traits', traits: ['CUSTOM_OLD'] };
-    await publish('preprocess', { id: 'evt-traits', node, inventory: { bmc_address: '192.0.2.77' }, scope: 'traits' });
+    await publish('preprocess', {
+      id: 'evt-traits',
+      node,
+      inventory: { bmc_address: '192.0.2.77' },
+      scope: 'traits',
+    });
     const result = await resultOf('evt-traits');
     expect(result.failed).toBeUndefined();
     expect(result.node_patch).toEqual([
@@ -206,33 +277,54 @@ describe('inspection events over JetStream', () => {
   });
 
   it('runs early rules without a node', async () => {
-    await apps.app.get(RulesApplication).create({
-      phase: 'early',
-      actions: [{ op: 'set-plugin-data', args: ['/vendor', '{inventory[system_vendor][manufacturer]}'] }],
-    }, TEST_ACTOR);
-    await publish('early', { id: 'evt-early', inventory: { system_vendor: { manufacturer: 'HPE' } } });
+    await apps.app.get(RulesApplication).create(
+      {
+        phase: 'early',
+        actions: [
+          { op: 'set-plugin-data', args: ['/vendor', '{inventory[system_vendor][manufacturer]}'] },
+        ],
+      },
+      TEST_ACTOR,
+    );
+    await publish('early', {
+      id: 'evt-early',
+      inventory: { system_vendor: { manufacturer: 'HPE' } },
+    });
     const result = await resultOf('evt-early');
-    expect(result).toMatchObject({ phase: 'early', node_uuid: null, plugin_data: { vendor: 'HPE' }, node_patch: [] });
+    expect(result).toMatchObject({
+      phase: 'early',
+      node_uuid: null,
+      plugin_data: { vendor: 'HPE' },
+      node_patch: [],
+    });
   });
 
   it('dead-letters malformed events with the reason, and keeps consuming', async () => {
     await publish('main', 'not json {');
     await publish('main', { node: {}, ports: 'nope' });
     // Bad UTF-8 in an id: not read as U+FFFD (which would make two ids one).
-    await publish('main', Buffer.concat([Buffer.from('{"id":"evt-'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]));
+    await publish(
+      'main',
+      Buffer.concat([Buffer.from('{"id":"evt-'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+    );
     // NUL in an id: refused up front, rather than failing to store five times.
     await publish('main', { id: 'evt-\u0000' });
-    const letters = await eventually(async () => {
-      const jsm = await nc.jetstreamManager();
-      const info = await jsm.streams.info(ns.stream(DEAD_LETTER_STREAM.name)).catch(() => undefined);
-      if (!info || info.state.messages < 4) return undefined;
-      const reasons: string[] = [];
-      for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
-        const stored = await jsm.streams.getMessage(ns.stream(DEAD_LETTER_STREAM.name), { seq });
-        reasons.push(stored.header.get(DEAD_LETTER_REASON_HEADER));
-      }
-      return reasons;
-    }, { what: 'two dead letters' });
+    const letters = await eventually(
+      async () => {
+        const jsm = await nc.jetstreamManager();
+        const info = await jsm.streams
+          .info(ns.stream(DEAD_LETTER_STREAM.name))
+          .catch(() => undefined);
+        if (!info || info.state.messages < 4) return undefined;
+        const reasons: string[] = [];
+        for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+          const stored = await jsm.streams.getMessage(ns.stream(DEAD_LETTER_STREAM.name), { seq });
+          reasons.push(stored.header.get(DEAD_LETTER_REASON_HEADER));
+        }
+        return reasons;
+      },
+      { what: 'two dead letters' },
+    );
     expect(letters[0]).toBe('inspection event is not JSON');
     expect(letters[1]).toMatch(/invalid inspection event: .*id.*ports/);
     expect(letters[2]).toBe('inspection event is not UTF-8');

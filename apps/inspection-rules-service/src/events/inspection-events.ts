@@ -1,5 +1,9 @@
 import type { JetStreamDeclarations } from '@rollout/nats';
-import { INSPECTION_PHASES, INSPECTION_RESULTS_SUBJECT, inspectionEventSubject } from '@rollout/contracts';
+import {
+  INSPECTION_PHASES,
+  INSPECTION_RESULTS_SUBJECT,
+  inspectionEventSubject,
+} from '@rollout/contracts';
 import { z } from 'zod';
 
 export const INSPECTION_STREAM = 'INSPECTION';
@@ -28,7 +32,12 @@ export const INSPECTION_JETSTREAM: JetStreamDeclarations = {
     },
   ],
   consumers: [
-    { stream: INSPECTION_STREAM, durable: INSPECTION_DURABLE, ackWaitMs: 30_000, maxDeliver: INSPECTION_MAX_DELIVER },
+    {
+      stream: INSPECTION_STREAM,
+      durable: INSPECTION_DURABLE,
+      ackWaitMs: 30_000,
+      maxDeliver: INSPECTION_MAX_DELIVER,
+    },
   ],
 };
 
@@ -37,7 +46,11 @@ const object = z.record(z.string(), z.unknown());
 /** What an inspection agent publishes; anything else is dead-lettered with the reason. */
 export const inspectionEventSchema = z.object({
   // Control characters have no place in an id (and Postgres text cannot hold NUL).
-  id: z.string().min(1).max(256).regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters'),
+  id: z
+    .string()
+    .min(1)
+    .max(256)
+    .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters'),
   node: object.nullable().optional(),
   ports: z.array(object).max(10_000).default([]),
   port_groups: z.array(object).max(10_000).default([]),

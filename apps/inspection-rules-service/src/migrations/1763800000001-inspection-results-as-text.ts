@@ -9,10 +9,14 @@ export class InspectionResultsAsText1763800000001 implements MigrationInterface 
   name = 'InspectionResultsAsText1763800000001';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query('ALTER TABLE inspection_results ALTER COLUMN result TYPE text USING result::text');
+    await queryRunner.query(
+      'ALTER TABLE inspection_results ALTER COLUMN result TYPE text USING result::text',
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query('ALTER TABLE inspection_results ALTER COLUMN result TYPE jsonb USING result::jsonb');
+    await queryRunner.query(
+      'ALTER TABLE inspection_results ALTER COLUMN result TYPE jsonb USING result::jsonb',
+    );
   }
 }

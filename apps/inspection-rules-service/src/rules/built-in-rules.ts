@@ -16,7 +16,9 @@ export function parseRulesYaml(text: string): unknown {
   try {
     return parse(text, { maxAliasCount: 100, prettyErrors: false });
   } catch (error) {
-    throw StatusError.invalidArgument(`Invalid YAML: ${error instanceof Error ? error.message.split('\n')[0] : 'unreadable'}`);
+    throw StatusError.invalidArgument(
+      `Invalid YAML: ${error instanceof Error ? error.message.split('\n')[0] : 'unreadable'}`,
+    );
   }
 }
 
@@ -34,7 +36,8 @@ export function loadBuiltInRules(path: string): RuleDefinition[] {
   } catch (error) {
     throw new Error(`INSPECTION_BUILT_IN_RULES: ${path}: ${(error as Error).message}`);
   }
-  if (!Array.isArray(rules)) throw new Error(`INSPECTION_BUILT_IN_RULES: ${path} must hold a list of rules`);
+  if (!Array.isArray(rules))
+    throw new Error(`INSPECTION_BUILT_IN_RULES: ${path} must hold a list of rules`);
   const seen = new Set<string>();
   const refused: string[] = [];
   let withoutUuid = 0;
@@ -51,8 +54,17 @@ export function loadBuiltInRules(path: string): RuleDefinition[] {
     const uuid = fields.uuid ?? builtInUuid(withoutUuid++);
     if (seen.has(uuid)) refused.push(`rule ${index}: uuid ${uuid} appears twice`);
     seen.add(uuid);
-    loaded.push({ ...fields, uuid, created_at: BUILT_IN_CREATED_AT, updated_at: null, built_in: true });
+    loaded.push({
+      ...fields,
+      uuid,
+      created_at: BUILT_IN_CREATED_AT,
+      updated_at: null,
+      built_in: true,
+    });
   });
-  if (refused.length) throw new Error(`INSPECTION_BUILT_IN_RULES: ${path}: ${refused.length} rule(s) refused: ${refused.join(' ')}`);
+  if (refused.length)
+    throw new Error(
+      `INSPECTION_BUILT_IN_RULES: ${path}: ${refused.length} rule(s) refused: ${refused.join(' ')}`,
+    );
   return loaded;
 }

@@ -23,8 +23,16 @@ import { RulesApplication } from './rules.application';
 /** Who changes rules (the `actor` the gateway sends), and the caller's request id (NATS header). */
 function changeContext(request: RuleChangeActor | undefined, ctx: NatsContext): RuleChangeContext {
   const actor = request?.actor;
-  if (actor !== undefined && (typeof actor !== 'string' || actor.length === 0 || actor.length > 255 || actor.includes('\u0000'))) {
-    throw StatusError.invalidArgument('actor must be a name of 1 to 255 characters.', [{ field: 'actor', description: 'invalid actor' }]);
+  if (
+    actor !== undefined &&
+    (typeof actor !== 'string' ||
+      actor.length === 0 ||
+      actor.length > 255 ||
+      actor.includes('\u0000'))
+  ) {
+    throw StatusError.invalidArgument('actor must be a name of 1 to 255 characters.', [
+      { field: 'actor', description: 'invalid actor' },
+    ]);
   }
   const header = ctx.getHeaders()?.get(REQUEST_ID_HEADER);
   // A caller that does not say who it is (an older client) is recorded as such.
@@ -37,14 +45,20 @@ export class RulesHandlers {
   constructor(private readonly rules: RulesApplication) {}
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.create)
-  create(@Payload() request: CreateInspectionRuleRequest, @Ctx() ctx: NatsContext): Promise<InspectionRule> {
+  create(
+    @Payload() request: CreateInspectionRuleRequest,
+    @Ctx() ctx: NatsContext,
+  ): Promise<InspectionRule> {
     const change = changeContext(request, ctx);
     const { actor: _actor, ...rule } = request;
     return this.rules.create(rule, change);
   }
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.import)
-  async import(@Payload() request: ImportInspectionRulesRequest, @Ctx() ctx: NatsContext): Promise<ImportInspectionRulesResponse> {
+  async import(
+    @Payload() request: ImportInspectionRulesRequest,
+    @Ctx() ctx: NatsContext,
+  ): Promise<ImportInspectionRulesResponse> {
     return { inspection_rules: await this.rules.import(request, changeContext(request, ctx)) };
   }
 
@@ -59,24 +73,35 @@ export class RulesHandlers {
   }
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.patch)
-  patch(@Payload() request: PatchInspectionRuleRequest, @Ctx() ctx: NatsContext): Promise<InspectionRule> {
+  patch(
+    @Payload() request: PatchInspectionRuleRequest,
+    @Ctx() ctx: NatsContext,
+  ): Promise<InspectionRule> {
     return this.rules.patch(String(request.uuid), request.patch, changeContext(request, ctx));
   }
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.delete)
-  async delete(@Payload() request: DeleteInspectionRuleRequest, @Ctx() ctx: NatsContext): Promise<Record<string, never>> {
+  async delete(
+    @Payload() request: DeleteInspectionRuleRequest,
+    @Ctx() ctx: NatsContext,
+  ): Promise<Record<string, never>> {
     await this.rules.delete(String(request.uuid), changeContext(request, ctx));
     return {};
   }
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.deleteAll)
-  async deleteAll(@Payload() request: DeleteAllInspectionRulesRequest | undefined, @Ctx() ctx: NatsContext): Promise<Record<string, never>> {
+  async deleteAll(
+    @Payload() request: DeleteAllInspectionRulesRequest | undefined,
+    @Ctx() ctx: NatsContext,
+  ): Promise<Record<string, never>> {
     await this.rules.deleteAll(changeContext(request, ctx));
     return {};
   }
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.evaluate)
-  evaluate(@Payload() request: EvaluateInspectionRulesRequest): Promise<EvaluateInspectionRulesResponse> {
+  evaluate(
+    @Payload() request: EvaluateInspectionRulesRequest,
+  ): Promise<EvaluateInspectionRulesResponse> {
     const { phase = 'main', ...data } = request;
     return this.rules.evaluate(phase, data);
   }

@@ -5,9 +5,13 @@ import { DataSource, EntityManager } from 'typeorm';
 import { DatabaseError, UNIQUE_VIOLATION, query } from '../database/query';
 
 /** A stored rule's row: the rule's fields, its times as Postgres returns them. */
-type Row = Omit<RuleDefinition, 'created_at' | 'updated_at' | 'built_in'> & { created_at: Date; updated_at: Date | null };
+type Row = Omit<RuleDefinition, 'created_at' | 'updated_at' | 'built_in'> & {
+  created_at: Date;
+  updated_at: Date | null;
+};
 
-const COLUMNS = 'uuid, created_at, updated_at, priority, description, scope, sensitive, phase, conditions, actions';
+const COLUMNS =
+  'uuid, created_at, updated_at, priority, description, scope, sensitive, phase, conditions, actions';
 
 function toRule(row: Row): RuleDefinition {
   return {
@@ -55,13 +59,25 @@ export class RulesRepository {
     return rows.map(toRule);
   }
 
-  async get(uuid: string, manager: EntityManager = this.dataSource.manager, forUpdate = false): Promise<RuleDefinition | undefined> {
-    const rows = await query<Row[]>(manager, `SELECT ${COLUMNS} FROM inspection_rules WHERE uuid = $1${forUpdate ? ' FOR UPDATE' : ''}`, [uuid]);
+  async get(
+    uuid: string,
+    manager: EntityManager = this.dataSource.manager,
+    forUpdate = false,
+  ): Promise<RuleDefinition | undefined> {
+    const rows = await query<Row[]>(
+      manager,
+      `SELECT ${COLUMNS} FROM inspection_rules WHERE uuid = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+      [uuid],
+    );
     return rows[0] && toRule(rows[0]);
   }
 
   /** Inserts all or none; a uuid already taken throws DuplicateRuleError. */
-  async insertAll(rules: (RuleFields & { uuid: string })[], change: RuleChangeContext, kind: 'created' | 'imported'): Promise<RuleDefinition[]> {
+  async insertAll(
+    rules: (RuleFields & { uuid: string })[],
+    change: RuleChangeContext,
+    kind: 'created' | 'imported',
+  ): Promise<RuleDefinition[]> {
     return this.dataSource.transaction(async (manager) => {
       const created: RuleDefinition[] = [];
       for (const rule of rules) {
@@ -70,8 +86,16 @@ export class RulesRepository {
             manager,
             `INSERT INTO inspection_rules (uuid, priority, description, scope, sensitive, phase, conditions, actions)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
-            [rule.uuid, rule.priority, rule.description, rule.scope, rule.sensitive, rule.phase,
-              JSON.stringify(rule.conditions), JSON.stringify(rule.actions)],
+            [
+              rule.uuid,
+              rule.priority,
+              rule.description,
+              rule.scope,
+              rule.sensitive,
+              rule.phase,
+              JSON.stringify(rule.conditions),
+              JSON.stringify(rule.actions),
+            ],
           );
           created.push(toRule(rows[0]));
         } catch (error) {
@@ -81,14 +105,23 @@ export class RulesRepository {
           throw error;
         }
       }
-      await this.record(manager, created.map((rule) => rule.uuid), kind, change);
+      await this.record(
+        manager,
+        created.map((rule) => rule.uuid),
+        kind,
+        change,
+      );
       await this.bump(manager);
       return created;
     });
   }
 
   /** Reads the rule under a row lock, lets `change` compute the new fields, writes them. */
-  async update(uuid: string, compute: (rule: RuleDefinition) => RuleFields, change: RuleChangeContext): Promise<RuleDefinition | undefined> {
+  async update(
+    uuid: string,
+    compute: (rule: RuleDefinition) => RuleFields,
+    change: RuleChangeContext,
+  ): Promise<RuleDefinition | undefined> {
     return this.dataSource.transaction(async (manager) => {
       const current = await this.get(uuid, manager, true);
       if (!current) return undefined;
@@ -98,8 +131,16 @@ export class RulesRepository {
         manager,
         `UPDATE inspection_rules SET priority = $2, description = $3, scope = $4, sensitive = $5, phase = $6,
            conditions = $7, actions = $8, updated_at = now() WHERE uuid = $1 RETURNING ${COLUMNS}`,
-        [uuid, next.priority, next.description, next.scope, next.sensitive, next.phase,
-          JSON.stringify(next.conditions), JSON.stringify(next.actions)],
+        [
+          uuid,
+          next.priority,
+          next.description,
+          next.scope,
+          next.sensitive,
+          next.phase,
+          JSON.stringify(next.conditions),
+          JSON.stringify(next.actions),
+        ],
       );
       await this.record(manager, [uuid], 'updated', change);
       await this.bump(manager);
@@ -109,7 +150,11 @@ export class RulesRepository {
 
   async delete(uuid: string, change: RuleChangeContext): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
-      const [, count] = await query<[unknown, number]>(manager, 'DELETE FROM inspection_rules WHERE uuid = $1', [uuid]);
+      const [, count] = await query<[unknown, number]>(
+        manager,
+        'DELETE FROM inspection_rules WHERE uuid = $1',
+        [uuid],
+      );
       if (!count) return false;
       await this.record(manager, [uuid], 'deleted', change);
       await this.bump(manager);
@@ -120,7 +165,10 @@ export class RulesRepository {
   /** Deletes every stored rule; returns the uuids deleted. */
   async deleteAll(change: RuleChangeContext): Promise<string[]> {
     return this.dataSource.transaction(async (manager) => {
-      const [rows] = await query<[{ uuid: string }[], number]>(manager, 'DELETE FROM inspection_rules RETURNING uuid');
+      const [rows] = await query<[{ uuid: string }[], number]>(
+        manager,
+        'DELETE FROM inspection_rules RETURNING uuid',
+      );
       const uuids = rows.map((row) => row.uuid);
       await this.record(manager, uuids, 'deleted', change);
       await this.bump(manager);
@@ -138,11 +186,19 @@ export class RulesRepository {
   }
 
   async revision(): Promise<string> {
-    const rows = await query<{ revision: string }[]>(this.dataSource, 'SELECT revision FROM rules_revision');
+    const rows = await query<{ revision: string }[]>(
+      this.dataSource,
+      'SELECT revision FROM rules_revision',
+    );
     return rows[0].revision;
   }
 
-  private async record(manager: EntityManager, uuids: string[], kind: RuleChangeKind, change: RuleChangeContext) {
+  private async record(
+    manager: EntityManager,
+    uuids: string[],
+    kind: RuleChangeKind,
+    change: RuleChangeContext,
+  ) {
     if (uuids.length === 0) return;
     await query(
       manager,

@@ -3,8 +3,23 @@ import { createHash } from 'node:crypto';
 import { Clock, EnforcementContext, EnforcementFilter, FilterResult, LeaseRequest } from '../model';
 import { storableText } from '../time';
 import { CheckCache, checkCacheKey } from './check-cache';
-import { endedAt, grantOutcome, quotaAmounts, quotaRequest, toAdapterContext, toAdapterLease } from './quota';
-import { AdapterCalls, AdapterInstance, AdapterStatus, AdapterTemplate, ReportRecord, isFailureStatus, isOk } from './wire';
+import {
+  endedAt,
+  grantOutcome,
+  quotaAmounts,
+  quotaRequest,
+  toAdapterContext,
+  toAdapterLease,
+} from './quota';
+import {
+  AdapterCalls,
+  AdapterInstance,
+  AdapterStatus,
+  AdapterTemplate,
+  ReportRecord,
+  isFailureStatus,
+  isOk,
+} from './wire';
 
 export interface AdapterFilterSettings {
   /** The handler: the filter's name in the chain config. */
@@ -25,7 +40,8 @@ export class AdapterFailureError extends Error {
 }
 
 /** The id the adapter knows the lease by: the ledger's, else (no lease yet) the request's. */
-const leaseIdOf = (context: EnforcementContext): string => context.leaseId ?? `request:${context.requestId}`;
+const leaseIdOf = (context: EnforcementContext): string =>
+  context.leaseId ?? `request:${context.requestId}`;
 
 const DEFAULT_DENIAL = (adapter: string) => `Adapter ${adapter} denied the request.`;
 
@@ -69,34 +85,59 @@ export class AdapterFilter implements EnforcementFilter {
     return this.decide(context, lease, undefined);
   }
 
-  async checkUpdate(context: EnforcementContext, current: LeaseRequest, lease: LeaseRequest): Promise<FilterResult> {
+  async checkUpdate(
+    context: EnforcementContext,
+    current: LeaseRequest,
+    lease: LeaseRequest,
+  ): Promise<FilterResult> {
     return this.decide(context, lease, current);
   }
 
   async onEnd(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
-    await this.report(context, { kind: 'ended', lease, at: endedAt(lease, context.endedAt ? new Date(context.endedAt) : this.clock.now()) });
+    await this.report(context, {
+      kind: 'ended',
+      lease,
+      at: endedAt(lease, context.endedAt ? new Date(context.endedAt) : this.clock.now()),
+    });
   }
 
   async onCreated(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
     await this.report(context, { kind: 'created', lease, at: this.clock.now() });
   }
 
-  async onUpdated(context: EnforcementContext, _before: LeaseRequest, after: LeaseRequest): Promise<void> {
+  async onUpdated(
+    context: EnforcementContext,
+    _before: LeaseRequest,
+    after: LeaseRequest,
+  ): Promise<void> {
     await this.report(context, { kind: 'updated', lease: after, at: this.clock.now() });
   }
 
   /** A create this filter allowed did not happen: everything returns; an update: back to the old lease. */
-  async onAborted(context: EnforcementContext, lease: LeaseRequest, current?: LeaseRequest): Promise<void> {
+  async onAborted(
+    context: EnforcementContext,
+    lease: LeaseRequest,
+    current?: LeaseRequest,
+  ): Promise<void> {
     if (!this.has('quota')) return;
-    if (current) await this.report(context, { kind: 'updated', lease: current, at: this.clock.now() });
+    if (current)
+      await this.report(context, { kind: 'updated', lease: current, at: this.clock.now() });
     else await this.report(context, { kind: 'ended', lease, at: lease.startDate });
   }
 
-  private async decide(context: EnforcementContext, lease: LeaseRequest, current: LeaseRequest | undefined): Promise<FilterResult> {
+  private async decide(
+    context: EnforcementContext,
+    lease: LeaseRequest,
+    current: LeaseRequest | undefined,
+  ): Promise<FilterResult> {
     const hook = current ? 'update' : 'create';
     if (this.has('check')) {
       const id = leaseIdOf(context);
-      const instance: AdapterInstance = { hook, context: toAdapterContext(context), lease: toAdapterLease(lease, id, context.apiLeaseId) };
+      const instance: AdapterInstance = {
+        hook,
+        context: toAdapterContext(context),
+        lease: toAdapterLease(lease, id, context.apiLeaseId),
+      };
       if (current) instance.currentLease = toAdapterLease(current, id, context.apiLeaseId);
       const status = await this.check(instance);
       if (!isOk(status)) return { message: denialOf(this.settings.adapter, status) };
@@ -114,9 +155,14 @@ export class AdapterFilter implements EnforcementFilter {
     if (this.cache) this.observe(cached !== undefined);
     if (cached) return cached.status;
     const result = await this.calls.check(this.name, instance);
-    if (!result || typeof result !== 'object') throw new AdapterFailureError(`Adapter ${this.settings.adapter} answered HandleCheck with no result.`);
+    if (!result || typeof result !== 'object')
+      throw new AdapterFailureError(
+        `Adapter ${this.settings.adapter} answered HandleCheck with no result.`,
+      );
     if (!isOk(result.status) && isFailureStatus(result.status)) {
-      throw new AdapterFailureError(`Adapter ${this.settings.adapter} failed HandleCheck: ${result.status?.status ?? 'no status'} ${result.status?.message ?? ''}`.trim());
+      throw new AdapterFailureError(
+        `Adapter ${this.settings.adapter} failed HandleCheck: ${result.status?.status ?? 'no status'} ${result.status?.message ?? ''}`.trim(),
+      );
     }
     this.cache?.put(key, [result]);
     return result.status;
@@ -130,7 +176,11 @@ export class AdapterFilter implements EnforcementFilter {
     amounts: Record<string, number>,
   ): Promise<FilterResult> {
     const leaseId = leaseIdOf(context);
-    const instance: AdapterInstance = { hook, context: toAdapterContext(context), lease: toAdapterLease(lease, leaseId, context.apiLeaseId) };
+    const instance: AdapterInstance = {
+      hook,
+      context: toAdapterContext(context),
+      lease: toAdapterLease(lease, leaseId, context.apiLeaseId),
+    };
     if (current) instance.currentLease = toAdapterLease(current, leaseId, context.apiLeaseId);
     const request = quotaRequest(amounts, this.dedupId(context, instance));
     let result;
@@ -142,17 +192,23 @@ export class AdapterFilter implements EnforcementFilter {
       void this.onAborted(context, lease, current).catch(() => undefined);
       throw error;
     }
-    if (!result || typeof result !== 'object') throw new AdapterFailureError(`Adapter ${this.settings.adapter} answered HandleQuota with no result.`);
+    if (!result || typeof result !== 'object')
+      throw new AdapterFailureError(
+        `Adapter ${this.settings.adapter} answered HandleQuota with no result.`,
+      );
     if (result.status && !isOk(result.status)) {
       if (isFailureStatus(result.status)) {
-        throw new AdapterFailureError(`Adapter ${this.settings.adapter} failed HandleQuota: ${result.status.status} ${result.status.message ?? ''}`.trim());
+        throw new AdapterFailureError(
+          `Adapter ${this.settings.adapter} failed HandleQuota: ${result.status.status} ${result.status.message ?? ''}`.trim(),
+        );
       }
       return { message: denialOf(this.settings.adapter, result.status) };
     }
     const outcome = grantOutcome(this.settings.adapter, request, result);
     if (outcome.denial) {
       // Some types may have been granted: they return now, as the lease will not hold them.
-      if (Object.keys(outcome.granted).length) await this.onAborted(context, lease, current).catch(() => undefined);
+      if (Object.keys(outcome.granted).length)
+        await this.onAborted(context, lease, current).catch(() => undefined);
       return { message: outcome.denial };
     }
     return undefined;
@@ -166,13 +222,24 @@ export class AdapterFilter implements EnforcementFilter {
     const { requestId: _requestId, userId: _userId, ...where } = instance.context;
     const subject = leaseIdOf(context);
     const digest = createHash('sha256')
-      .update(canonicalJson({ handler: this.name, hook: instance.hook, where, lease: instance.lease, current: instance.currentLease }))
+      .update(
+        canonicalJson({
+          handler: this.name,
+          hook: instance.hook,
+          where,
+          lease: instance.lease,
+          current: instance.currentLease,
+        }),
+      )
       .digest('base64url')
       .slice(0, 22);
     return `${subject}:${digest}`;
   }
 
-  private async report(context: EnforcementContext, what: { kind: ReportRecord['kind']; lease: LeaseRequest; at: Date }): Promise<void> {
+  private async report(
+    context: EnforcementContext,
+    what: { kind: ReportRecord['kind']; lease: LeaseRequest; at: Date },
+  ): Promise<void> {
     if (!this.reports) return;
     const record: ReportRecord = {
       kind: what.kind,
@@ -181,7 +248,10 @@ export class AdapterFilter implements EnforcementFilter {
       at: what.at.toISOString(),
     };
     const status = await this.calls.report(this.name, [record]);
-    if (!isOk(status)) throw new AdapterFailureError(`Adapter ${this.settings.adapter} refused HandleReport: ${status?.status ?? 'no status'} ${status?.message ?? ''}`.trim());
+    if (!isOk(status))
+      throw new AdapterFailureError(
+        `Adapter ${this.settings.adapter} refused HandleReport: ${status?.status ?? 'no status'} ${status?.message ?? ''}`.trim(),
+      );
   }
 
   private observe(hit: boolean): void {

@@ -11,7 +11,8 @@ import { AdapterInstance, CheckResult } from './wire';
  */
 export function checkCacheKey(handler: string, instance: AdapterInstance): string {
   const { requestId: _requestId, ...context } = instance.context;
-  const withoutApiId = (lease: AdapterInstance['lease'] | undefined) => (lease ? { ...lease, apiId: undefined } : undefined);
+  const withoutApiId = (lease: AdapterInstance['lease'] | undefined) =>
+    lease ? { ...lease, apiId: undefined } : undefined;
   return `${handler}\u0000${canonicalJson({ ...instance, context, lease: withoutApiId(instance.lease), currentLease: withoutApiId(instance.currentLease) })}`;
 }
 

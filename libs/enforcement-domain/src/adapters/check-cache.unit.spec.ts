@@ -5,9 +5,20 @@ import { AdapterInstance, OK_STATUS } from './wire';
 const instance = (requestId: string, projectId = 'p1', id = 'lease-1'): AdapterInstance => ({
   hook: 'create',
   context: { userId: 'u1', projectId, regionName: 'RegionOne', requestId },
-  lease: { id, name: 'l', startDate: '2026-12-01T00:00:00.000Z', endDate: '2026-12-02T00:00:00.000Z', reservations: [{ resourceType: 'physical:host', min: 1, max: 2 }] },
+  lease: {
+    id,
+    name: 'l',
+    startDate: '2026-12-01T00:00:00.000Z',
+    endDate: '2026-12-02T00:00:00.000Z',
+    reservations: [{ resourceType: 'physical:host', min: 1, max: 2 }],
+  },
 });
-const denied: Status = { code: 403, status: 'PERMISSION_DENIED', message: 'over budget', details: [] };
+const denied: Status = {
+  code: 403,
+  status: 'PERMISSION_DENIED',
+  message: 'over budget',
+  details: [],
+};
 
 describe('check cache', () => {
   let now = 1_000;
@@ -21,11 +32,18 @@ describe('check cache', () => {
   });
 
   it('never shares a result between two leases of the same shape (apiId is only another name of a lease)', () => {
-    expect(checkCacheKey('h', instance('r1', 'p1', 'lease-1'))).not.toBe(checkCacheKey('h', instance('r1', 'p1', 'lease-2')));
-    const withApiId = (apiId: string): AdapterInstance => ({ ...instance('r1'), lease: { ...instance('r1').lease, apiId } });
+    expect(checkCacheKey('h', instance('r1', 'p1', 'lease-1'))).not.toBe(
+      checkCacheKey('h', instance('r1', 'p1', 'lease-2')),
+    );
+    const withApiId = (apiId: string): AdapterInstance => ({
+      ...instance('r1'),
+      lease: { ...instance('r1').lease, apiId },
+    });
     expect(checkCacheKey('h', withApiId('a'))).toBe(checkCacheKey('h', withApiId('b')));
     const c = cache();
-    c.put(checkCacheKey('h', instance('r1', 'p1', 'lease-1')), [{ status: denied, validDuration: 60_000, validUseCount: 100 }]);
+    c.put(checkCacheKey('h', instance('r1', 'p1', 'lease-1')), [
+      { status: denied, validDuration: 60_000, validUseCount: 100 },
+    ]);
     expect(c.take(checkCacheKey('h', instance('r2', 'p1', 'lease-2')))).toBeUndefined();
     expect(c.take(checkCacheKey('h', instance('r2', 'p1', 'lease-1')))?.status).toEqual(denied);
   });
@@ -68,7 +86,8 @@ describe('check cache', () => {
     c.put('a', [{ status: OK_STATUS, validDuration: 0, validUseCount: 5 }]);
     c.put('b', [{ status: OK_STATUS, validDuration: 50, validUseCount: 0 }]);
     expect(c.size).toBe(0);
-    for (const k of ['x', 'y', 'z']) c.put(k, [{ status: OK_STATUS, validDuration: 50, validUseCount: 5 }]);
+    for (const k of ['x', 'y', 'z'])
+      c.put(k, [{ status: OK_STATUS, validDuration: 50, validUseCount: 5 }]);
     expect(c.size).toBe(2);
     expect(c.take('x')).toBeUndefined();
     expect(c.take('z')).toBeDefined();

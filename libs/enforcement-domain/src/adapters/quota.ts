@@ -1,6 +1,12 @@
 import { reservationSize } from '../filters';
 import { EnforcementContext, LeaseRequest, Reservation } from '../model';
-import { AdapterContext, AdapterLease, AdapterReservation, QuotaRequest, QuotaResult } from './wire';
+import {
+  AdapterContext,
+  AdapterLease,
+  AdapterReservation,
+  QuotaRequest,
+  QuotaResult,
+} from './wire';
 
 const HOUR_MS = 3_600_000;
 
@@ -16,8 +22,11 @@ export function reservationUnits(r: Reservation): number {
 export function resourceHours(lease: LeaseRequest): Record<string, number> {
   const ms = Math.max(0, lease.endDate.getTime() - lease.startDate.getTime());
   const unitMs: Record<string, number> = {};
-  for (const r of lease.reservations) unitMs[r.resourceType] = (unitMs[r.resourceType] ?? 0) + reservationUnits(r) * ms;
-  return Object.fromEntries(Object.entries(unitMs).map(([type, total]) => [type, Math.ceil(total / HOUR_MS)]));
+  for (const r of lease.reservations)
+    unitMs[r.resourceType] = (unitMs[r.resourceType] ?? 0) + reservationUnits(r) * ms;
+  return Object.fromEntries(
+    Object.entries(unitMs).map(([type, total]) => [type, Math.ceil(total / HOUR_MS)]),
+  );
 }
 
 /**
@@ -36,8 +45,17 @@ export function quotaAmounts(lease: LeaseRequest, current?: LeaseRequest): Recor
   return out;
 }
 
-export function quotaRequest(amounts: Record<string, number>, dedupId: string, bestEffort = false): QuotaRequest {
-  return { quotas: Object.fromEntries(Object.entries(amounts).map(([type, amount]) => [type, { amount, bestEffort }])), dedupId };
+export function quotaRequest(
+  amounts: Record<string, number>,
+  dedupId: string,
+  bestEffort = false,
+): QuotaRequest {
+  return {
+    quotas: Object.fromEntries(
+      Object.entries(amounts).map(([type, amount]) => [type, { amount, bestEffort }]),
+    ),
+    dedupId,
+  };
 }
 
 export interface GrantOutcome {
@@ -51,24 +69,37 @@ export interface GrantOutcome {
  * Reads a quota answer: a type granted less than its amount (and not best effort) refuses
  * the lease, naming what was asked and granted; a type missing from the answer counts as 0.
  */
-export function grantOutcome(adapter: string, request: QuotaRequest, result: QuotaResult): GrantOutcome {
+export function grantOutcome(
+  adapter: string,
+  request: QuotaRequest,
+  result: QuotaResult,
+): GrantOutcome {
   const granted: Record<string, number> = {};
   const short: string[] = [];
   for (const [type, asked] of Object.entries(request.quotas)) {
     const raw = result.quotas?.[type]?.grantedAmount;
     const amount = typeof raw === 'number' && Number.isFinite(raw) && raw > 0 ? raw : 0;
     if (amount > 0) granted[type] = amount;
-    if (amount < asked.amount && !asked.bestEffort) short.push(`${asked.amount} ${type} resource-hours asked, ${amount} granted`);
+    if (amount < asked.amount && !asked.bestEffort)
+      short.push(`${asked.amount} ${type} resource-hours asked, ${amount} granted`);
   }
   if (!short.length) return { granted };
   const reason = result.status?.message?.trim();
-  return { granted, denial: `Quota from adapter ${adapter} refused: ${short.join('; ')}${reason ? ` (${reason})` : ''}.` };
+  return {
+    granted,
+    denial: `Quota from adapter ${adapter} refused: ${short.join('; ')}${reason ? ` (${reason})` : ''}.`,
+  };
 }
 
 // ------------------------------------------------------------------ wire views
 
 export function toAdapterContext(context: EnforcementContext): AdapterContext {
-  return { userId: context.userId, projectId: context.projectId, regionName: context.regionName, requestId: context.requestId };
+  return {
+    userId: context.userId,
+    projectId: context.projectId,
+    regionName: context.regionName,
+    requestId: context.requestId,
+  };
 }
 
 export function toAdapterLease(lease: LeaseRequest, id: string, apiId?: string): AdapterLease {

@@ -1,4 +1,11 @@
-import type { AdapterStatus as ContractStatus, CheckResult, LeaseInstance, QuotaRequest, QuotaResult, ReportInstance } from '@rollout/contracts';
+import type {
+  AdapterStatus as ContractStatus,
+  CheckResult,
+  LeaseInstance,
+  QuotaRequest,
+  QuotaResult,
+  ReportInstance,
+} from '@rollout/contracts';
 
 /**
  * The `adapter.v1` messages the adapter filter reads and writes come from the contract package;
@@ -35,7 +42,15 @@ export function isOk(status: AdapterStatus | undefined): boolean {
  * Codes that mean "the adapter could not decide" rather than "the adapter says no": the filter
  * treats them by its failure policy. Every other non-OK status is a denial with its message.
  */
-const FAILURE_CODES = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'INTERNAL', 'UNKNOWN', 'UNIMPLEMENTED', 'DATA_LOSS', 'CANCELLED']);
+const FAILURE_CODES = new Set([
+  'UNAVAILABLE',
+  'DEADLINE_EXCEEDED',
+  'INTERNAL',
+  'UNKNOWN',
+  'UNIMPLEMENTED',
+  'DATA_LOSS',
+  'CANCELLED',
+]);
 
 export function isFailureStatus(status: AdapterStatus | undefined): boolean {
   return !status || typeof status.status !== 'string' || FAILURE_CODES.has(status.status);

@@ -29,7 +29,16 @@ type Rng = ReturnType<typeof prng>;
 const v4 = (r: Rng) => `10.0.${r.int(4)}.${r.int(256)}`;
 const v6 = (r: Rng) => `2001:db8::${r.int(1024).toString(16)}`;
 const range = (r: Rng) => {
-  if (r.chance(0.05)) return r.pick(['0.0.0.0/0', '::/0', '10.0.0.0/8', '2001:db8::/32', '::ffff:10.0.0.0/118', '::/64', '::fffe:0:0/95']);
+  if (r.chance(0.05))
+    return r.pick([
+      '0.0.0.0/0',
+      '::/0',
+      '10.0.0.0/8',
+      '2001:db8::/32',
+      '::ffff:10.0.0.0/118',
+      '::/64',
+      '::fffe:0:0/95',
+    ]);
   if (r.chance(0.1)) return r.chance(0.7) ? v4(r) : v6(r);
   return r.chance(0.7) ? `${v4(r)}/${22 + r.int(11)}` : `${v6(r)}/${118 + r.int(11)}`; // host bits set on purpose
 };
@@ -47,7 +56,11 @@ function l4(r: Rng): Layer4Config {
 }
 
 const list = <T>(r: Rng, pEmpty: number, max: number, item: () => T): T[] | undefined =>
-  r.chance(pEmpty) ? (r.chance(0.5) ? [] : undefined) : Array.from({ length: 1 + r.int(max) }, item);
+  r.chance(pEmpty)
+    ? r.chance(0.5)
+      ? []
+      : undefined
+    : Array.from({ length: 1 + r.int(max) }, item);
 
 function policy(r: Rng, count: number): FirewallRule[] {
   const priorities = new Set<number>();
@@ -61,7 +74,11 @@ function policy(r: Rng, count: number): FirewallRule[] {
       priority,
       direction: r.chance(0.6) ? 'INGRESS' : 'EGRESS',
       action: r.chance(0.5) ? 'allow' : 'deny',
-      match: { ...(srcIpRanges ? { srcIpRanges } : {}), ...(destIpRanges ? { destIpRanges } : {}), ...(layer4Configs ? { layer4Configs } : {}) },
+      match: {
+        ...(srcIpRanges ? { srcIpRanges } : {}),
+        ...(destIpRanges ? { destIpRanges } : {}),
+        ...(layer4Configs ? { layer4Configs } : {}),
+      },
       ...(targetTags ? { targetTags } : {}),
       ...(r.chance(0.1) ? { disabled: true } : {}),
     };
@@ -70,14 +87,25 @@ function policy(r: Rng, count: number): FirewallRule[] {
 
 /** The experiment: the live policy with a few rules changed, added or removed, as operators edit. */
 function edit(r: Rng, live: FirewallRule[]): FirewallRule[] {
-  const kept = live.filter(() => !r.chance(0.15)).map((rule) => (r.chance(0.15) ? { ...rule, action: rule.action === 'allow' ? 'deny' : 'allow' } : rule)) as FirewallRule[];
+  const kept = live
+    .filter(() => !r.chance(0.15))
+    .map((rule) =>
+      r.chance(0.15) ? { ...rule, action: rule.action === 'allow' ? 'deny' : 'allow' } : rule,
+    ) as FirewallRule[];
   const used = new Set(kept.map((rule) => rule.priority));
   return [...kept, ...policy(r, 1 + r.int(4)).filter((rule) => !used.has(rule.priority))];
 }
 
 function connection(r: Rng): Connection {
   const family6 = r.chance(0.3);
-  const address = () => (family6 ? (r.chance(0.1) ? `::ffff:${v4(r)}` : r.chance(0.05) ? `::fffe:${v4(r)}` : v6(r)) : v4(r));
+  const address = () =>
+    family6
+      ? r.chance(0.1)
+        ? `::ffff:${v4(r)}`
+        : r.chance(0.05)
+          ? `::fffe:${v4(r)}`
+          : v6(r)
+      : v4(r);
   const tags = Array.from({ length: r.int(3) }, () => r.pick(['web', 'db', 'ssh', 'other']));
   return {
     direction: r.chance(0.6) ? 'INGRESS' : 'EGRESS',
@@ -99,42 +127,67 @@ describe('differing regions against the engine', () => {
       const r = prng(seed);
       const liveRules = policy(r, seed % 13);
       const experimentRules = edit(r, liveRules);
-      const analysis = analyzeExperiment({ rules: liveRules }, { rules: experimentRules }, 'etag', { maxRegions: 10_000 });
+      const analysis = analyzeExperiment({ rules: liveRules }, { rules: experimentRules }, 'etag', {
+        maxRegions: 10_000,
+      });
       expect(analysis.complete).toBe(true);
       expect(analysis.regionsOmitted).toBe(0);
       shadowed += analysis.shadowedRules.length;
-      const shadowedPriorities = new Set(analysis.shadowedRules.map((s) => `${s.direction}:${s.priority}`));
+      const shadowedPriorities = new Set(
+        analysis.shadowedRules.map((s) => `${s.direction}:${s.priority}`),
+      );
       // Each shadowed rule alone, to find the connections it matches.
       const shadowedAlone = analysis.shadowedRules.map((shadowed) => ({
         shadowed,
-        policy: compilePolicy({ rules: experimentRules.filter((x) => x.priority === shadowed.priority && x.direction === shadowed.direction) }),
+        policy: compilePolicy({
+          rules: experimentRules.filter(
+            (x) => x.priority === shadowed.priority && x.direction === shadowed.direction,
+          ),
+        }),
       }));
       const live = compilePolicy({ rules: liveRules });
       const experiment = compilePolicy({ rules: experimentRules });
-      const matchers = analysis.differingRegions.map((region) => ({ region, contains: regionMatcher(region) }));
+      const matchers = analysis.differingRegions.map((region) => ({
+        region,
+        contains: regionMatcher(region),
+      }));
       for (let i = 0; i < 200; i++) {
         const c = connection(r);
         const a = live.evaluate(c);
         const b = experiment.evaluate(c);
         const holding = matchers.filter((m) => m.contains(c)).map((m) => m.region);
         const fail = (what: string) => {
-          throw new Error(`seed ${seed}: ${JSON.stringify(c)}: ${what}; live ${JSON.stringify(a)}, experiment ${JSON.stringify(b)}, regions ${JSON.stringify(holding)}`);
+          throw new Error(
+            `seed ${seed}: ${JSON.stringify(c)}: ${what}; live ${JSON.stringify(a)}, experiment ${JSON.stringify(b)}, regions ${JSON.stringify(holding)}`,
+          );
         };
         if (a.action !== b.action) {
           differing++;
           if (holding.length !== 1) fail('decided differently, not in exactly one region');
           const [region] = holding;
-          if (region.liveVerdict.rulePriority !== a.rulePriority || region.experimentVerdict.rulePriority !== b.rulePriority) fail('the region names other rules');
-          if (region.liveVerdict.action !== a.action || region.experimentVerdict.action !== b.action) fail('the region names other actions');
+          if (
+            region.liveVerdict.rulePriority !== a.rulePriority ||
+            region.experimentVerdict.rulePriority !== b.rulePriority
+          )
+            fail('the region names other rules');
+          if (
+            region.liveVerdict.action !== a.action ||
+            region.experimentVerdict.action !== b.action
+          )
+            fail('the region names other actions');
         } else {
           agreeing++;
           if (holding.length !== 0) fail('decided alike, yet in a region');
         }
-        if (b.rulePriority !== null && shadowedPriorities.has(`${c.direction}:${b.rulePriority}`)) fail('decided by a rule called shadowed');
+        if (b.rulePriority !== null && shadowedPriorities.has(`${c.direction}:${b.rulePriority}`))
+          fail('decided by a rule called shadowed');
         for (const { shadowed, policy } of shadowedAlone) {
           if (policy.evaluate(c).implied) continue;
           covered++;
-          if (!shadowed.coveredBy.includes(b.rulePriority!)) fail(`matched by shadowed rule ${shadowed.priority}, decided by a rule not in its coveredBy`);
+          if (!shadowed.coveredBy.includes(b.rulePriority!))
+            fail(
+              `matched by shadowed rule ${shadowed.priority}, decided by a rule not in its coveredBy`,
+            );
         }
       }
     }

@@ -16,9 +16,27 @@
  * the level and the candidates, so it is computed once per distinct candidate list; sub-regions
  * equal below a level merge their intervals at that level. Work is bounded (ANALYSIS_WORK_LIMIT).
  */
-import type { DifferingRegion, Direction, ExperimentAnalysis, FirewallRule, ShadowedRule } from '@rollout/contracts';
+import type {
+  DifferingRegion,
+  Direction,
+  ExperimentAnalysis,
+  FirewallRule,
+  ShadowedRule,
+} from '@rollout/contracts';
 import { MAX_DIFFERING_REGIONS } from '@rollout/contracts';
-import { addressIntervals, ADDRESS_END, bridgeUnreachable, Interval, intervalsKey, LAYER4_END, layer4Intervals, normalize, toCidrs, toLayer4, UNREACHABLE } from './space';
+import {
+  addressIntervals,
+  ADDRESS_END,
+  bridgeUnreachable,
+  Interval,
+  intervalsKey,
+  LAYER4_END,
+  layer4Intervals,
+  normalize,
+  toCidrs,
+  toLayer4,
+  UNREACHABLE,
+} from './space';
 import { intersectTagCells, TagCell, tagCellKey, tagCells, toTarget } from './tags';
 
 /**
@@ -57,7 +75,10 @@ class WorkLimitExceeded extends Error {}
 
 /** One direction's rules of both sides, with the memo of refinements. */
 class DirectionAnalysis {
-  private readonly memo = Array.from({ length: DIMENSIONS + 1 }, () => new Map<string, SubRegion[]>());
+  private readonly memo = Array.from(
+    { length: DIMENSIONS + 1 },
+    () => new Map<string, SubRegion[]>(),
+  );
   private readonly interned = new Map<string, SubRegion>();
 
   constructor(
@@ -72,7 +93,13 @@ class DirectionAnalysis {
   ) {}
 
   run(): SubRegion[] {
-    return this.refine(0, this.truncate(0, this.rules.map((_, i) => i)));
+    return this.refine(
+      0,
+      this.truncate(
+        0,
+        this.rules.map((_, i) => i),
+      ),
+    );
   }
 
   private spend(amount: number) {
@@ -119,7 +146,10 @@ class DirectionAnalysis {
     const addresses = level < 2;
     if (addresses) {
       // A segment boundary on each side of the unreachable keys, so that no group holds only them.
-      events.push({ at: UNREACHABLE.first, rule: -1, delta: 1 }, { at: UNREACHABLE.last + 1n, rule: -1, delta: -1 });
+      events.push(
+        { at: UNREACHABLE.first, rule: -1, delta: 1 },
+        { at: UNREACHABLE.last + 1n, rule: -1, delta: -1 },
+      );
     }
     events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
     this.spend(events.length + 1);
@@ -145,7 +175,7 @@ class DirectionAnalysis {
       group.intervals.push({ first, last });
     };
     let start = 0n;
-    for (let e = 0; e < events.length; ) {
+    for (let e = 0; e < events.length;) {
       const at = events[e].at;
       if (at > start) {
         addSegment(start, at - 1n);
@@ -180,7 +210,10 @@ class DirectionAnalysis {
 
   /** The tag cells of both sides, intersected: each non-empty intersection has one deciding rule per side. */
   private leaf(candidates: number[]): SubRegion[] {
-    const side = (s: 0 | 1) => candidates.filter((i) => this.rules[i].side === s).map((i) => ({ index: i, tags: this.rules[i].tags }));
+    const side = (s: 0 | 1) =>
+      candidates
+        .filter((i) => this.rules[i].side === s)
+        .map((i) => ({ index: i, tags: this.rules[i].tags }));
     const regions: SubRegion[] = [];
     for (const live of tagCells(side(0))) {
       for (const experiment of tagCells(side(1))) {
@@ -188,7 +221,14 @@ class DirectionAnalysis {
         if (!cell) continue;
         this.onPair(live.decider, experiment.decider);
         if (this.keep(live.decider, experiment.decider)) {
-          regions.push(this.intern(new Array(DIMENSIONS).fill(undefined), cell, live.decider, experiment.decider));
+          regions.push(
+            this.intern(
+              new Array(DIMENSIONS).fill(undefined),
+              cell,
+              live.decider,
+              experiment.decider,
+            ),
+          );
         }
       }
     }
@@ -196,7 +236,12 @@ class DirectionAnalysis {
     return regions;
   }
 
-  private intern(dims: (Interval[] | undefined)[], target: TagCell, live: number, experiment: number): SubRegion {
+  private intern(
+    dims: (Interval[] | undefined)[],
+    target: TagCell,
+    live: number,
+    experiment: number,
+  ): SubRegion {
     const key = `${dims.map((d) => (d ? intervalsKey(d) : '')).join('|')}|${tagCellKey(target)}|${live}|${experiment}`;
     let region = this.interned.get(key);
     if (!region) {
@@ -211,21 +256,43 @@ function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
   const out: number[] = [];
   let i = 0;
   let j = 0;
-  while (i < a.length || j < b.length) out.push(j >= b.length || (i < a.length && a[i] < b[j]) ? a[i++] : b[j++]);
+  while (i < a.length || j < b.length)
+    out.push(j >= b.length || (i < a.length && a[i] < b[j]) ? a[i++] : b[j++]);
   return out;
 }
 
-function prepare(rules: readonly FirewallRule[], side: 0 | 1, direction: Direction): PreparedRule[] {
+function prepare(
+  rules: readonly FirewallRule[],
+  side: 0 | 1,
+  direction: Direction,
+): PreparedRule[] {
   return rules
     .map((rule, order) => ({ rule, order }))
     .filter(({ rule }) => !rule.disabled && rule.direction === direction)
     .sort((a, b) => a.rule.priority - b.rule.priority || a.order - b.order)
     .map(({ rule }) => {
-      const intervals = [addressIntervals(rule.match?.srcIpRanges), addressIntervals(rule.match?.destIpRanges), layer4Intervals(rule.match?.layer4Configs)];
-      const full = intervals.map((list, d) => list.length === 1 && list[0].first === 0n && list[0].last === LINE_END[d] - 1n);
+      const intervals = [
+        addressIntervals(rule.match?.srcIpRanges),
+        addressIntervals(rule.match?.destIpRanges),
+        layer4Intervals(rule.match?.layer4Configs),
+      ];
+      const full = intervals.map(
+        (list, d) => list.length === 1 && list[0].first === 0n && list[0].last === LINE_END[d] - 1n,
+      );
       const tags = rule.targetTags?.length ? rule.targetTags : undefined;
-      const universalFrom = Array.from({ length: DIMENSIONS + 1 }, (_, level) => !tags && full.slice(level).every(Boolean));
-      return { side, priority: rule.priority, action: rule.action, intervals, full, tags, universalFrom };
+      const universalFrom = Array.from(
+        { length: DIMENSIONS + 1 },
+        (_, level) => !tags && full.slice(level).every(Boolean),
+      );
+      return {
+        side,
+        priority: rule.priority,
+        action: rule.action,
+        intervals,
+        full,
+        tags,
+        universalFrom,
+      };
     });
 }
 
@@ -260,7 +327,9 @@ export function analyzeExperiment(
       const implied = IMPLIED[direction];
       const actionOf = (i: number) => (i < 0 ? implied : rules[i].action);
       const verdictOf = (i: number) =>
-        i < 0 ? { action: implied, rulePriority: null, implied: true } : { action: rules[i].action, rulePriority: rules[i].priority, implied: false };
+        i < 0
+          ? { action: implied, rulePriority: null, implied: true }
+          : { action: rules[i].action, rulePriority: rules[i].priority, implied: false };
       const deciding = new Set<number>();
       const analysis = new DirectionAnalysis(
         rules,
@@ -284,12 +353,23 @@ export function analyzeExperiment(
         });
       }
       experimentRules.forEach((rule, k) => {
-        if (!deciding.has(liveRules.length + k)) shadowedRules.push({ priority: rule.priority, direction, coveredBy: coveringRules(experimentRules, k, budget) });
+        if (!deciding.has(liveRules.length + k))
+          shadowedRules.push({
+            priority: rule.priority,
+            direction,
+            coveredBy: coveringRules(experimentRules, k, budget),
+          });
       });
     }
   } catch (error) {
     if (!(error instanceof WorkLimitExceeded)) throw error;
-    return { livePolicyEtag, shadowedRules: [], differingRegions: [], regionsOmitted: 0, complete: false };
+    return {
+      livePolicyEtag,
+      shadowedRules: [],
+      differingRegions: [],
+      regionsOmitted: 0,
+      complete: false,
+    };
   }
   shadowedRules.sort((a, b) => a.priority - b.priority);
   return {
@@ -314,11 +394,17 @@ function overlaps(a: readonly Interval[], b: readonly Interval[]): boolean {
 }
 
 /** The higher-priority rules that decide the connections rule k matches (it decides none itself). */
-function coveringRules(rules: readonly PreparedRule[], k: number, budget: { work: number }): number[] {
+function coveringRules(
+  rules: readonly PreparedRule[],
+  k: number,
+  budget: { work: number },
+): number[] {
   // Only rules that share some connection with rule k can decide in its place.
   const higher = rules
     .slice(0, k)
-    .filter((rule) => rule.intervals.every((intervals, d) => overlaps(intervals, rules[k].intervals[d])))
+    .filter((rule) =>
+      rule.intervals.every((intervals, d) => overlaps(intervals, rules[k].intervals[d])),
+    )
     .map((rule) => ({ ...rule, side: 0 as const }));
   const deciders = new Set<number>();
   const analysis = new DirectionAnalysis(

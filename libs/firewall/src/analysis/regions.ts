@@ -45,9 +45,15 @@ function compileRegion(region: DifferingRegion): RegionMatcher {
           ...(config.portless ? [{ first: PORT_KEYS - 1n, last: PORT_KEYS - 1n }] : []),
         ]
       : 'all';
-    for (const [from, to] of config.ipProtocols.map(protocolRange)) for (let p = from; p <= to; p++) ports.set(p, keys);
+    for (const [from, to] of config.ipProtocols.map(protocolRange))
+      for (let p = from; p <= to; p++) ports.set(p, keys);
   }
-  return { region, src: addressIntervals(region.srcIpRanges), dest: addressIntervals(region.destIpRanges), ports };
+  return {
+    region,
+    src: addressIntervals(region.srcIpRanges),
+    dest: addressIntervals(region.destIpRanges),
+    ports,
+  };
 }
 
 function inMatcher(m: RegionMatcher, c: ParsedConnection, checkTarget: boolean): boolean {
@@ -90,13 +96,17 @@ export interface PreviewedFlow {
  * The regions no flow lies in. Flows carry no target tags, so a flow touches a region whatever
  * the region's target condition; a flow that cannot be parsed touches nothing.
  */
-export function untouchedRegions(regions: readonly DifferingRegion[], flows: Iterable<PreviewedFlow>): DifferingRegion[] {
+export function untouchedRegions(
+  regions: readonly DifferingRegion[],
+  flows: Iterable<PreviewedFlow>,
+): DifferingRegion[] {
   const open = regions.map(compileRegion);
   for (const flow of flows) {
     if (open.length === 0) break;
     const parsed = parseConnection(flow);
     if (!parsed) continue;
-    for (let i = open.length - 1; i >= 0; i--) if (inMatcher(open[i], parsed, false)) open.splice(i, 1);
+    for (let i = open.length - 1; i >= 0; i--)
+      if (inMatcher(open[i], parsed, false)) open.splice(i, 1);
   }
   const untouched = new Set(open.map((m) => m.region));
   return regions.filter((r) => untouched.has(r));

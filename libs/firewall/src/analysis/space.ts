@@ -25,11 +25,16 @@ export const ADDRESS_END = V6_BASE + (1n << 128n);
  * it maps (see parseAddressInto). Regions never consist of these keys alone, may include them
  * where that saves CIDR blocks, and never list a block inside them (its text would read as IPv4).
  */
-export const UNREACHABLE: Interval = { first: V6_BASE + (0xffffn << 32n), last: V6_BASE + (0xffffn << 32n) + 0xffffffffn };
+export const UNREACHABLE: Interval = {
+  first: V6_BASE + (0xffffn << 32n),
+  last: V6_BASE + (0xffffn << 32n) + 0xffffffffn,
+};
 
 /** Address intervals that touch the unreachable keys, extended over them: fewer CIDR blocks, the same connections. */
 export function bridgeUnreachable(intervals: readonly Interval[]): Interval[] {
-  const touches = intervals.some((i) => i.last === UNREACHABLE.first - 1n || i.first === UNREACHABLE.last + 1n);
+  const touches = intervals.some(
+    (i) => i.last === UNREACHABLE.first - 1n || i.first === UNREACHABLE.last + 1n,
+  );
   return touches ? normalize([...intervals, UNREACHABLE]) : [...intervals];
 }
 
@@ -83,20 +88,25 @@ export function layer4Intervals(configs: readonly Layer4Config[] | undefined): I
 
 /** Sorted, with overlapping and adjacent intervals merged. */
 export function normalize(intervals: readonly Interval[]): Interval[] {
-  const sorted = [...intervals].sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
+  const sorted = [...intervals].sort((a, b) =>
+    a.first < b.first ? -1 : a.first > b.first ? 1 : 0,
+  );
   const merged: Interval[] = [];
   for (const interval of sorted) {
     const last = merged[merged.length - 1];
     if (last && interval.first <= last.last + 1n) {
-      if (interval.last > last.last) merged[merged.length - 1] = { first: last.first, last: interval.last };
+      if (interval.last > last.last)
+        merged[merged.length - 1] = { first: last.first, last: interval.last };
     } else merged.push(interval);
   }
   return merged;
 }
 
-export const covers = (intervals: readonly Interval[], key: bigint) => intervals.some((i) => key >= i.first && key <= i.last);
+export const covers = (intervals: readonly Interval[], key: bigint) =>
+  intervals.some((i) => key >= i.first && key <= i.last);
 
-export const intervalsKey = (intervals: readonly Interval[]) => intervals.map((i) => `${i.first.toString(16)}-${i.last.toString(16)}`).join(',');
+export const intervalsKey = (intervals: readonly Interval[]) =>
+  intervals.map((i) => `${i.first.toString(16)}-${i.last.toString(16)}`).join(',');
 
 // ---- back to text --------------------------------------------------------------------------
 
@@ -107,10 +117,12 @@ function ipv4Text(value: bigint): string {
 
 /** RFC 5952 text: lower-case hex, no leading zeros, the longest run of two or more zero groups as "::". */
 function ipv6Text(value: bigint): string {
-  const groups = Array.from({ length: 8 }, (_, g) => Number((value >> BigInt(112 - 16 * g)) & 0xffffn));
+  const groups = Array.from({ length: 8 }, (_, g) =>
+    Number((value >> BigInt(112 - 16 * g)) & 0xffffn),
+  );
   let bestStart = -1;
   let bestLength = 1;
-  for (let g = 0; g < 8; ) {
+  for (let g = 0; g < 8;) {
     if (groups[g] !== 0) {
       g++;
       continue;
@@ -123,7 +135,11 @@ function ipv6Text(value: bigint): string {
     }
     g = end;
   }
-  const hex = (from: number, to: number) => groups.slice(from, to).map((g) => g.toString(16)).join(':');
+  const hex = (from: number, to: number) =>
+    groups
+      .slice(from, to)
+      .map((g) => g.toString(16))
+      .join(':');
   if (bestStart < 0) return hex(0, 8);
   return `${hex(0, bestStart)}::${hex(bestStart + bestLength, 8)}`;
 }
@@ -134,7 +150,14 @@ const bitLength = (value: bigint) => value.toString(2).length;
  * The fewest CIDR blocks covering exactly [first, last] of one family (offsets within the family),
  * leaving out blocks for which `skip` says so.
  */
-function cidrsOf(first: bigint, last: bigint, bits: number, text: (value: bigint) => string, out: string[], skip: (first: bigint, last: bigint) => boolean) {
+function cidrsOf(
+  first: bigint,
+  last: bigint,
+  bits: number,
+  text: (value: bigint) => string,
+  out: string[],
+  skip: (first: bigint, last: bigint) => boolean,
+) {
   let start = first;
   while (start <= last) {
     // The block is as large as the alignment of its start and the length left both allow.
@@ -146,20 +169,32 @@ function cidrsOf(first: bigint, last: bigint, bits: number, text: (value: bigint
   }
 }
 
-const insideUnreachable = (first: bigint, last: bigint) => first + V6_BASE >= UNREACHABLE.first && last + V6_BASE <= UNREACHABLE.last;
+const insideUnreachable = (first: bigint, last: bigint) =>
+  first + V6_BASE >= UNREACHABLE.first && last + V6_BASE <= UNREACHABLE.last;
 
 /** Address keys as CIDR ranges, IPv4 first. */
 export function toCidrs(intervals: readonly Interval[]): string[] {
   const out: string[] = [];
   for (const { first, last } of intervals) {
-    if (first < V6_BASE) cidrsOf(first, last < V6_BASE ? last : V6_BASE - 1n, 32, ipv4Text, out, () => false);
-    if (last >= V6_BASE) cidrsOf((first > V6_BASE ? first : V6_BASE) - V6_BASE, last - V6_BASE, 128, ipv6Text, out, insideUnreachable);
+    if (first < V6_BASE)
+      cidrsOf(first, last < V6_BASE ? last : V6_BASE - 1n, 32, ipv4Text, out, () => false);
+    if (last >= V6_BASE)
+      cidrsOf(
+        (first > V6_BASE ? first : V6_BASE) - V6_BASE,
+        last - V6_BASE,
+        128,
+        ipv6Text,
+        out,
+        insideUnreachable,
+      );
   }
   return out;
 }
 
 const PROTOCOL_NAMES = new Map<number, string>(
-  Object.entries(PROTOCOL_NUMBERS).flatMap(([name, n]) => (typeof n === 'number' ? [[n, name] as [number, string]] : [])),
+  Object.entries(PROTOCOL_NUMBERS).flatMap(([name, n]) =>
+    typeof n === 'number' ? [[n, name] as [number, string]] : [],
+  ),
 );
 
 /** Protocol numbers as names where they have one, other numbers as runs ("18-49"); every protocol is `all`. */
@@ -169,7 +204,8 @@ function protocolTexts(protocols: readonly number[]): string[] {
   let runStart = -1;
   let previous = -2;
   const closeRun = () => {
-    if (runStart >= 0) out.push(runStart === previous ? String(runStart) : `${runStart}-${previous}`);
+    if (runStart >= 0)
+      out.push(runStart === previous ? String(runStart) : `${runStart}-${previous}`);
     runStart = -1;
   };
   for (const p of protocols) {
@@ -192,7 +228,10 @@ export function toLayer4(intervals: readonly Interval[]): AnalysisLayer4[] {
       const base = BigInt(p) * PORT_KEYS;
       const top = base + PORT_KEYS - 1n;
       const ports = portsByProtocol.get(p) ?? [];
-      ports.push({ first: (first > base ? first : base) - base, last: (last < top ? last : top) - base });
+      ports.push({
+        first: (first > base ? first : base) - base,
+        last: (last < top ? last : top) - base,
+      });
       portsByProtocol.set(p, ports);
     }
   }
@@ -206,7 +245,8 @@ export function toLayer4(intervals: readonly Interval[]): AnalysisLayer4[] {
   const noPort = BigInt(NO_PORT);
   return [...byPorts.values()].map(({ protocols, ports }) => {
     const ipProtocols = protocolTexts(protocols);
-    if (ports.length === 1 && ports[0].first === 0n && ports[0].last === noPort) return { ipProtocols };
+    if (ports.length === 1 && ports[0].first === 0n && ports[0].last === noPort)
+      return { ipProtocols };
     const texts = ports
       .filter((r) => r.first < noPort)
       .map((r) => {

@@ -17,7 +17,9 @@ export interface TagCell {
 }
 
 /** A side's candidates (in priority order) split into the tag cells where each decides; decider -1 is the implied rule. */
-export function tagCells(candidates: readonly { index: number; tags: readonly string[] | undefined }[]): { cell: TagCell; decider: number }[] {
+export function tagCells(
+  candidates: readonly { index: number; tags: readonly string[] | undefined }[],
+): { cell: TagCell; decider: number }[] {
   const cells: { cell: TagCell; decider: number }[] = [];
   const seen = new Set<string>();
   for (const { index, tags } of candidates) {
@@ -46,12 +48,20 @@ export function intersectTagCells(a: TagCell, b: TagCell): TagCell | undefined {
   }
   // A clause that contains another is implied by it.
   const minimal = clauses.filter(
-    (c, i) => !clauses.some((other, j) => j !== i && other.length <= c.length && other.every((t) => c.includes(t)) && (other.length < c.length || j < i)),
+    (c, i) =>
+      !clauses.some(
+        (other, j) =>
+          j !== i &&
+          other.length <= c.length &&
+          other.every((t) => c.includes(t)) &&
+          (other.length < c.length || j < i),
+      ),
   );
   return { absent, anyOf: minimal.sort((x, y) => (x.join(',') < y.join(',') ? -1 : 1)) };
 }
 
-export const tagCellKey = (cell: TagCell) => `${cell.absent.join(',')}/${cell.anyOf.map((c) => c.join(',')).join(';')}`;
+export const tagCellKey = (cell: TagCell) =>
+  `${cell.absent.join(',')}/${cell.anyOf.map((c) => c.join(',')).join(';')}`;
 
 /** The wire form: absent when the cell holds every tag set. */
 export function toTarget(cell: TagCell): { target?: AnalysisTarget } {

@@ -30,7 +30,12 @@ export class AddressBox implements ParsedAddress {
 
 /** Characters node allows in an IPv6 zone id ("fe80::1%eth0"); the zone never affects matching. */
 const isZoneChar = (c: number) =>
-  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 46 || c === 58;
+  (c >= 48 && c <= 57) ||
+  (c >= 65 && c <= 90) ||
+  (c >= 97 && c <= 122) ||
+  c === 45 ||
+  c === 46 ||
+  c === 58;
 
 /** Dotted-quad IPv4 in text[start, end) as an unsigned number, or -1. Leading zeros are refused, as node does. */
 function parseV4(text: string, start: number, end: number): number {
@@ -183,7 +188,12 @@ export interface AddressRange {
 
 export function addressToBigInt(address: ParsedAddress): bigint {
   if (address.family === 4) return BigInt(address.w0);
-  return (BigInt(address.w0) << 96n) | (BigInt(address.w1) << 64n) | (BigInt(address.w2) << 32n) | BigInt(address.w3);
+  return (
+    (BigInt(address.w0) << 96n) |
+    (BigInt(address.w1) << 64n) |
+    (BigInt(address.w2) << 32n) |
+    BigInt(address.w3)
+  );
 }
 
 /**

@@ -2,7 +2,10 @@ import { isIP } from 'node:net';
 import { parseAddress, parseRange } from './address';
 
 const hex = (a: ReturnType<typeof parseAddress>) =>
-  a && [a.w0, a.w1, a.w2, a.w3].map((w) => w.toString(16).padStart(8, '0')).join(a.family === 4 ? '' : ':');
+  a &&
+  [a.w0, a.w1, a.w2, a.w3]
+    .map((w) => w.toString(16).padStart(8, '0'))
+    .join(a.family === 4 ? '' : ':');
 
 describe('parseAddress', () => {
   it.each([
@@ -66,9 +69,31 @@ describe('parseAddress', () => {
       '1::2:3',
       'abcd:ef01::2345:6789',
     ];
-    const alphabet = ['', '0', '1', '9', 'a', 'f', 'g', ':', '::', '.', '%', '/', ' ', '255', '256', '00', 'ffff', '12345'];
+    const alphabet = [
+      '',
+      '0',
+      '1',
+      '9',
+      'a',
+      'f',
+      'g',
+      ':',
+      '::',
+      '.',
+      '%',
+      '/',
+      ' ',
+      '255',
+      '256',
+      '00',
+      'ffff',
+      '12345',
+    ];
     let state = 7;
-    const random = (n: number) => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0), state % n);
+    const random = (n: number) => (
+      (state = (Math.imul(state, 1103515245) + 12345) >>> 0),
+      state % n
+    );
     let checked = 0;
     for (let i = 0; i < 20_000; i++) {
       let text = seeds[random(seeds.length)];
@@ -79,7 +104,8 @@ describe('parseAddress', () => {
       // An IPv4-mapped address is read as IPv4; net.isIP calls it IPv6. Validity is what must agree.
       const parsed = parseAddress(text);
       expect([text, parsed !== undefined]).toEqual([text, isIP(text) !== 0]);
-      if (parsed?.family === 4 && isIP(text) === 6) expect(text.toLowerCase()).toMatch(/^(0{0,4}:){0,5}:?ffff:/);
+      if (parsed?.family === 4 && isIP(text) === 6)
+        expect(text.toLowerCase()).toMatch(/^(0{0,4}:){0,5}:?ffff:/);
       checked++;
     }
     expect(checked).toBe(20_000);
@@ -98,18 +124,33 @@ describe('parseRange', () => {
 
   it('reads a plain address as a single-address range and clears host bits below the prefix', () => {
     expect(parseRange('192.0.2.7')).toEqual({ family: 4, first: 0xc0000207n, last: 0xc0000207n });
-    expect(parseRange('192.0.2.7/24')).toEqual({ family: 4, first: 0xc0000200n, last: 0xc00002ffn });
+    expect(parseRange('192.0.2.7/24')).toEqual({
+      family: 4,
+      first: 0xc0000200n,
+      last: 0xc00002ffn,
+    });
     expect(parseRange('0.0.0.0/0')).toEqual({ family: 4, first: 0n, last: 0xffffffffn });
   });
 
   it('reads a range inside ::ffff:0:0/96 as the IPv4 range it maps, and a shorter prefix as IPv6', () => {
-    expect(parseRange('::ffff:10.0.0.0/104')).toEqual({ family: 4, first: 0x0a000000n, last: 0x0affffffn });
-    expect(parseRange('::ffff:192.0.2.7')).toEqual({ family: 4, first: 0xc0000207n, last: 0xc0000207n });
+    expect(parseRange('::ffff:10.0.0.0/104')).toEqual({
+      family: 4,
+      first: 0x0a000000n,
+      last: 0x0affffffn,
+    });
+    expect(parseRange('::ffff:192.0.2.7')).toEqual({
+      family: 4,
+      first: 0xc0000207n,
+      last: 0xc0000207n,
+    });
     expect(parseRange('::ffff:0:0/96')).toEqual({ family: 4, first: 0n, last: 0xffffffffn });
     expect(parseRange('::/64')?.family).toBe(6);
   });
 
-  it.each(['10.0.0.0/33', '::/129', '10.0.0.0/', '10.0.0.0/8/8', '10.0.0/8', 'x/8'])('refuses %j', (text) => {
-    expect(parseRange(text)).toBeUndefined();
-  });
+  it.each(['10.0.0.0/33', '::/129', '10.0.0.0/', '10.0.0.0/8/8', '10.0.0/8', 'x/8'])(
+    'refuses %j',
+    (text) => {
+      expect(parseRange(text)).toBeUndefined();
+    },
+  );
 });

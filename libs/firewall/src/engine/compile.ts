@@ -16,7 +16,14 @@
  * policy, 7 MB for 10,000 rules (see stats.bytes).
  */
 import { FirewallRule } from '../model';
-import { Connection, connectionProblem, NO_PORT, ParsedConnection, parseConnectionInto, registerTag } from './connection';
+import {
+  Connection,
+  connectionProblem,
+  NO_PORT,
+  ParsedConnection,
+  parseConnectionInto,
+  registerTag,
+} from './connection';
 import { hasBit, ListPool, partition, SetPool, setBit, Span } from './partition';
 import {
   addressDimension,
@@ -63,8 +70,16 @@ export interface CompiledPolicy {
 }
 
 /** The implied rules; Verdicts are shared frozen objects, so a decision allocates nothing. */
-const IMPLIED_INGRESS: Verdict = Object.freeze({ action: 'deny', rulePriority: null, implied: true });
-const IMPLIED_EGRESS: Verdict = Object.freeze({ action: 'allow', rulePriority: null, implied: true });
+const IMPLIED_INGRESS: Verdict = Object.freeze({
+  action: 'deny',
+  rulePriority: null,
+  implied: true,
+});
+const IMPLIED_EGRESS: Verdict = Object.freeze({
+  action: 'allow',
+  rulePriority: null,
+  implied: true,
+});
 
 /** Where the label of the last interval whose start is ≤ key sits in `entries`; `unsigned` is the key before sign flipping. */
 function find(lookup: Lookup, unsigned: number, key: number): number {
@@ -227,7 +242,11 @@ class DirectionIndex {
     // rules that match every address of the family: those are one shared set, yAll*).
     const addressLabel = (always: Int32Array) => (set: Int32Array) => {
       const length = project(set, always);
-      return labels.id(broadPool.intern(broadScratch), listPool.intern(listScratch, length), length);
+      return labels.id(
+        broadPool.intern(broadScratch),
+        listPool.intern(listScratch, length),
+        length,
+      );
     };
     // Ports and tags: a set in each group.
     const setLabel = (set: Int32Array) => {
@@ -235,10 +254,23 @@ class DirectionIndex {
       return labels.id(broadPool.intern(broadScratch), narrowPool.intern(narrowScratch), 0);
     };
 
-    this.src4 = radixLookup(partition(src.spans4, src.always4, V4_SIZE, n, addressLabel(src.always4)), labels, 32, true);
-    this.dest4 = radixLookup(partition(dest.spans4, dest.always4, V4_SIZE, n, addressLabel(dest.always4)), labels, 32, true);
+    this.src4 = radixLookup(
+      partition(src.spans4, src.always4, V4_SIZE, n, addressLabel(src.always4)),
+      labels,
+      32,
+      true,
+    );
+    this.dest4 = radixLookup(
+      partition(dest.spans4, dest.always4, V4_SIZE, n, addressLabel(dest.always4)),
+      labels,
+      32,
+      true,
+    );
     this.src6 = v6Lookup(partition6(src.spans6, src.always6, n, addressLabel(src.always6)), labels);
-    this.dest6 = v6Lookup(partition6(dest.spans6, dest.always6, n, addressLabel(dest.always6)), labels);
+    this.dest6 = v6Lookup(
+      partition6(dest.spans6, dest.always6, n, addressLabel(dest.always6)),
+      labels,
+    );
     const y = this.xIsSrc ? dest : src;
     project(y.always4, undefined);
     this.yAll4 = narrowPool.intern(narrowScratch);
@@ -260,7 +292,8 @@ class DirectionIndex {
           const list = portSpans.get(protocol) ?? [];
           portSpans.set(protocol, list);
           // No ports: every port and also connections without one (ICMP, ESP...).
-          if (!config.ports || config.ports.length === 0) list.push({ rule: i, first: 0, end: NO_PORT + 1 });
+          if (!config.ports || config.ports.length === 0)
+            list.push({ rule: i, first: 0, end: NO_PORT + 1 });
           for (const text of config.ports ?? []) {
             const range = portRange(text);
             if (range) list.push({ rule: i, first: range[0], end: range[1] + 1 });
@@ -275,10 +308,20 @@ class DirectionIndex {
         tagged.set(tag, list);
       }
     });
-    const anyProtocol = radixLookup({ starts: [0], labels: [setLabel(l4Always)] }, labels, PORT_BITS, false);
+    const anyProtocol = radixLookup(
+      { starts: [0], labels: [setLabel(l4Always)] },
+      labels,
+      PORT_BITS,
+      false,
+    );
     this.ports = new Array<Lookup>(256).fill(anyProtocol);
     for (const [protocol, list] of portSpans) {
-      this.ports[protocol] = radixLookup(partition(list, l4Always, NO_PORT + 1, n, setLabel), labels, PORT_BITS, false);
+      this.ports[protocol] = radixLookup(
+        partition(list, l4Always, NO_PORT + 1, n, setLabel),
+        labels,
+        PORT_BITS,
+        false,
+      );
     }
 
     const untaggedLabel = setLabel(untagged) * 3;
@@ -405,7 +448,8 @@ class DirectionIndex {
       // Cheapest test first: tag sets are few and stay in cache; port sets and Y lists may not.
       if ((sets[tagSet + word] & bit) === 0) {
         let tagged = false;
-        for (let k = 0; k < extra && !tagged; k++) tagged = (sets[this.extraTags[k * 2 + 1] + A + word] & bit) !== 0;
+        for (let k = 0; k < extra && !tagged; k++)
+          tagged = (sets[this.extraTags[k * 2 + 1] + A + word] & bit) !== 0;
         if (!tagged) continue;
       }
       if ((sets[portSet + word] & bit) === 0) continue;
@@ -483,7 +527,8 @@ class Compiled implements CompiledPolicy {
   }
 
   evaluate(connection: Connection): Verdict {
-    if (!parseConnectionFast(connection, scratch, false)) throw new RangeError(connectionProblem(connection) ?? 'malformed connection');
+    if (!parseConnectionFast(connection, scratch, false))
+      throw new RangeError(connectionProblem(connection) ?? 'malformed connection');
     return (scratch.direction === 'INGRESS' ? this.ingress : this.egress).decide(scratch);
   }
 
@@ -505,8 +550,15 @@ export function compilePolicy(policy: { rules?: readonly FirewallRule[] }): Comp
     .map(({ rule }) => rule);
   const direction = (d: 'INGRESS' | 'EGRESS', implied: Verdict) => {
     const rules = enabled.filter((r) => r.direction === d);
-    const verdicts = rules.map((r) => Object.freeze({ action: r.action, rulePriority: r.priority, implied: false }) as Verdict);
+    const verdicts = rules.map(
+      (r) =>
+        Object.freeze({ action: r.action, rulePriority: r.priority, implied: false }) as Verdict,
+    );
     return new DirectionIndex(rules, verdicts, implied);
   };
-  return new Compiled(direction('INGRESS', IMPLIED_INGRESS), direction('EGRESS', IMPLIED_EGRESS), enabled.length);
+  return new Compiled(
+    direction('INGRESS', IMPLIED_INGRESS),
+    direction('EGRESS', IMPLIED_EGRESS),
+    enabled.length,
+  );
 }

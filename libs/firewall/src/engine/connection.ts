@@ -67,7 +67,8 @@ for (const [name, n] of Object.entries(PROTOCOL_NUMBERS)) {
 
 /** The IANA number of a connection's protocol (name, number or numeric text), or undefined when unknown. */
 export function parseProtocol(protocol: string | number): number | undefined {
-  if (typeof protocol === 'number') return Number.isInteger(protocol) && protocol >= 0 && protocol <= 255 ? protocol : undefined;
+  if (typeof protocol === 'number')
+    return Number.isInteger(protocol) && protocol >= 0 && protocol <= 255 ? protocol : undefined;
   return typeof protocol === 'string' ? PROTOCOLS.get(protocol) : undefined;
 }
 
@@ -76,7 +77,12 @@ export function parseProtocol(protocol: string | number): number | undefined {
  * of range lies in no rule's port range, which is exactly how NO_PORT is treated, so both agree.
  */
 export function portKey(destPort: number | undefined): number {
-  return typeof destPort === 'number' && Number.isInteger(destPort) && destPort >= 0 && destPort <= 65535 ? destPort : NO_PORT;
+  return typeof destPort === 'number' &&
+    Number.isInteger(destPort) &&
+    destPort >= 0 &&
+    destPort <= 65535
+    ? destPort
+    : NO_PORT;
 }
 
 /**
@@ -115,7 +121,11 @@ const scratch = new AddressBox();
  * cannot be evaluated (see connectionProblem). Tag ids are resolved only when asked: a
  * connection evaluated once needs no ids, its tags are looked up by name.
  */
-export function parseConnectionInto(connection: Connection, out: ParsedConnection, resolveTagIds: boolean): boolean {
+export function parseConnectionInto(
+  connection: Connection,
+  out: ParsedConnection,
+  resolveTagIds: boolean,
+): boolean {
   const direction = connection.direction;
   if (direction !== 'INGRESS' && direction !== 'EGRESS') return false;
   out.direction = direction;
@@ -133,11 +143,20 @@ export function parseConnectionInto(connection: Connection, out: ParsedConnectio
   out.d3 = scratch.w3;
   const p = connection.protocol;
   const protocol =
-    typeof p === 'number' ? (Number.isInteger(p) && p >= 0 && p <= 255 ? p : undefined) : typeof p === 'string' ? PROTOCOLS.get(p) : undefined;
+    typeof p === 'number'
+      ? Number.isInteger(p) && p >= 0 && p <= 255
+        ? p
+        : undefined
+      : typeof p === 'string'
+        ? PROTOCOLS.get(p)
+        : undefined;
   if (protocol === undefined) return false;
   out.protocol = protocol;
   const port = connection.destPort;
-  out.portKey = typeof port === 'number' && Number.isInteger(port) && port >= 0 && port <= 65535 ? port : NO_PORT;
+  out.portKey =
+    typeof port === 'number' && Number.isInteger(port) && port >= 0 && port <= 65535
+      ? port
+      : NO_PORT;
   const tags = connection.targetTags ?? EMPTY;
   if (!Array.isArray(tags)) return false;
   out.targetTags = tags;
@@ -158,10 +177,13 @@ export function parseConnection(connection: Connection): ParsedConnection | unde
 
 /** Why a connection cannot be evaluated, for a dead-letter reason; undefined when it can. */
 export function connectionProblem(connection: Connection): string | undefined {
-  if (connection.direction !== 'INGRESS' && connection.direction !== 'EGRESS') return 'direction must be INGRESS or EGRESS';
+  if (connection.direction !== 'INGRESS' && connection.direction !== 'EGRESS')
+    return 'direction must be INGRESS or EGRESS';
   if (!parseAddressFast(connection.srcIp, scratch)) return 'srcIp is not an IPv4 or IPv6 address';
   if (!parseAddressFast(connection.destIp, scratch)) return 'destIp is not an IPv4 or IPv6 address';
-  if (parseProtocol(connection.protocol) === undefined) return 'protocol must be tcp, udp, icmp, icmpv6, sctp, esp, ah or a number 0-255';
-  if (connection.targetTags !== undefined && !Array.isArray(connection.targetTags)) return 'targetTags must be a list';
+  if (parseProtocol(connection.protocol) === undefined)
+    return 'protocol must be tcp, udp, icmp, icmpv6, sctp, esp, ah or a number 0-255';
+  if (connection.targetTags !== undefined && !Array.isArray(connection.targetTags))
+    return 'targetTags must be a list';
   return undefined;
 }

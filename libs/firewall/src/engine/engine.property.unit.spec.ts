@@ -20,7 +20,8 @@ function referenceAddress(text: string): { family: 4 | 6; value: bigint } | unde
 function parseReferenceAddress(text: string): { family: 4 | 6; value: bigint } | undefined {
   const bare = text.split('%')[0];
   const family = isIP(text);
-  if (family === 4) return { family, value: bare.split('.').reduce((v, o) => (v << 8n) | BigInt(o), 0n) };
+  if (family === 4)
+    return { family, value: bare.split('.').reduce((v, o) => (v << 8n) | BigInt(o), 0n) };
   if (family !== 6) return undefined;
   let body = bare;
   const tail = body.lastIndexOf(':');
@@ -31,7 +32,10 @@ function parseReferenceAddress(text: string): { family: 4 | 6; value: bigint } |
   const [head, rest] = body.split('::');
   const left = head ? head.split(':') : [];
   const right = rest === undefined ? [] : rest ? rest.split(':') : [];
-  const groups = rest === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  const groups =
+    rest === undefined
+      ? left
+      : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
   return { family, value: groups.reduce((v, g) => (v << 16n) | BigInt(`0x${g}`), 0n) };
 }
 
@@ -58,21 +62,29 @@ function l4Matches(config: Layer4Config, connection: Connection): boolean {
   if (!config.ports?.length) return true;
   return config.ports.some((r) => {
     const [low, high = low] = r.split('-').map(Number);
-    return connection.destPort !== undefined && connection.destPort >= low && connection.destPort <= high;
+    return (
+      connection.destPort !== undefined && connection.destPort >= low && connection.destPort <= high
+    );
   });
 }
 
 /** A traffic address as the spec reads it: an IPv4-mapped IPv6 address (::ffff:0:0/96) is its IPv4 address. */
 function trafficAddress(text: string): { family: 4 | 6; value: bigint } {
   const address = referenceAddress(text)!;
-  return address.family === 6 && address.value >> 32n === 0xffffn ? { family: 4, value: address.value & 0xffffffffn } : address;
+  return address.family === 6 && address.value >> 32n === 0xffffn
+    ? { family: 4, value: address.value & 0xffffffffn }
+    : address;
 }
 
 const sortedCache = new WeakMap<readonly FirewallRule[], FirewallRule[]>();
 function reference(rules: readonly FirewallRule[], connection: Connection): Verdict {
   const src = trafficAddress(connection.srcIp);
   const dest = trafficAddress(connection.destIp);
-  if (!sortedCache.has(rules)) sortedCache.set(rules, [...rules].sort((a, b) => a.priority - b.priority));
+  if (!sortedCache.has(rules))
+    sortedCache.set(
+      rules,
+      [...rules].sort((a, b) => a.priority - b.priority),
+    );
   const ordered = sortedCache.get(rules)!;
   for (const rule of ordered) {
     if (rule.disabled || rule.direction !== connection.direction) continue;
@@ -80,7 +92,8 @@ function reference(rules: readonly FirewallRule[], connection: Connection): Verd
     if (m.srcIpRanges?.length && !m.srcIpRanges.some((r) => inRange(src, r))) continue;
     if (m.destIpRanges?.length && !m.destIpRanges.some((r) => inRange(dest, r))) continue;
     if (m.layer4Configs?.length && !m.layer4Configs.some((c) => l4Matches(c, connection))) continue;
-    if (rule.targetTags?.length && !rule.targetTags.some((t) => connection.targetTags?.includes(t))) continue;
+    if (rule.targetTags?.length && !rule.targetTags.some((t) => connection.targetTags?.includes(t)))
+      continue;
     return { action: rule.action, rulePriority: rule.priority, implied: false };
   }
   return connection.direction === 'INGRESS'
@@ -112,7 +125,9 @@ let spread = 16;
 // Most IPv4 traffic is in 10.0/16; the rest sits at the edges of the space (0/8, 127/8,
 // 128/8, 255/8), where the radix buckets of the lookups begin and end.
 const v4 = (r: Rng) =>
-  r.chance(0.8) ? `10.0.${r.int(spread)}.${r.int(256)}` : `${r.pick([0, 127, 128, 255])}.${r.pick([0, 255])}.${r.int(spread)}.${r.int(256)}`;
+  r.chance(0.8)
+    ? `10.0.${r.int(spread)}.${r.int(256)}`
+    : `${r.pick([0, 127, 128, 255])}.${r.pick([0, 255])}.${r.int(spread)}.${r.int(256)}`;
 const v6 = (r: Rng) => `2001:db8::${r.int(spread * 256).toString(16)}`;
 
 /** broad: some catch-all ranges and wide prefixes; narrow: every rule names a few small networks. */
@@ -121,7 +136,8 @@ type Shape = 'broad' | 'narrow';
 function range(r: Rng, shape: Shape): string {
   const narrow = shape === 'narrow';
   const roll = r.next();
-  if (!narrow && roll < 0.03) return r.pick(['0.0.0.0/0', '::/0', '10.0.0.0/8', '2001:db8::/32', '10.0.0.0/20']);
+  if (!narrow && roll < 0.03)
+    return r.pick(['0.0.0.0/0', '::/0', '10.0.0.0/8', '2001:db8::/32', '10.0.0.0/20']);
   if (roll < 0.1) return r.chance(0.7) ? v4(r) : v6(r); // a plain address
   if (r.chance(0.7)) return `${v4(r)}/${(narrow ? 26 : 20) + r.int(narrow ? 7 : 13)}`; // host bits set on purpose
   return `${v6(r)}/${(narrow ? 122 : 116) + r.int(narrow ? 7 : 13)}`;
@@ -133,7 +149,8 @@ const TAGS = ['web', 'db', 'ssh', 'mail'];
 function l4(r: Rng): Layer4Config {
   if (r.chance(0.08)) return { ipProtocol: 'all' };
   const ipProtocol = r.pick(PROTOCOLS);
-  if (!['tcp', 'udp', 'sctp', '6', '17', '132'].includes(ipProtocol) || r.chance(0.2)) return { ipProtocol };
+  if (!['tcp', 'udp', 'sctp', '6', '17', '132'].includes(ipProtocol) || r.chance(0.2))
+    return { ipProtocol };
   const ports = Array.from({ length: 1 + r.int(3) }, () => {
     if (r.chance(0.1)) return r.pick(['65535', '65530-65535', '0', '0-65535']); // the ends of the port space
     const low = r.int(41);
@@ -144,7 +161,11 @@ function l4(r: Rng): Layer4Config {
 
 /** A list that is sometimes empty or absent (both mean "all"). */
 const list = <T>(r: Rng, pEmpty: number, max: number, item: () => T): T[] | undefined =>
-  r.chance(pEmpty) ? (r.chance(0.5) ? [] : undefined) : Array.from({ length: 1 + r.int(max) }, item);
+  r.chance(pEmpty)
+    ? r.chance(0.5)
+      ? []
+      : undefined
+    : Array.from({ length: 1 + r.int(max) }, item);
 
 function policy(r: Rng, count: number, shape: Shape): FirewallRule[] {
   const priorities = new Set<number>();
@@ -171,7 +192,8 @@ function policy(r: Rng, count: number, shape: Shape): FirewallRule[] {
 
 function connection(r: Rng): Connection {
   const family6 = r.chance(0.3);
-  const address = () => (family6 ? (r.chance(0.05) ? `::ffff:10.0.${r.int(16)}.${r.int(256)}` : v6(r)) : v4(r));
+  const address = () =>
+    family6 ? (r.chance(0.05) ? `::ffff:10.0.${r.int(16)}.${r.int(256)}` : v6(r)) : v4(r);
   const tags = Array.from({ length: r.int(4) }, () => r.pick([...TAGS, 'other']));
   return {
     direction: r.chance(0.6) ? 'INGRESS' : 'EGRESS',
@@ -198,15 +220,22 @@ function agree(seed: number, rules: number, connections: number, shape: Shape, a
   const rulesList = policy(r, rules, shape);
   const compiled = compilePolicy({ rules: rulesList });
   const rank = (priority: number, direction: string) =>
-    rulesList.filter((x) => !x.disabled && x.direction === direction && x.priority < priority).length;
+    rulesList.filter((x) => !x.disabled && x.direction === direction && x.priority < priority)
+      .length;
   let decided = 0;
   let deepest = -1;
   for (let i = 0; i < connections; i++) {
     const c = connection(r);
     const expected = reference(rulesList, c);
     const actual = compiled.evaluate(c);
-    if (actual.rulePriority !== expected.rulePriority || actual.action !== expected.action || actual.implied !== expected.implied) {
-      throw new Error(`seed ${seed}: ${JSON.stringify(c)}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+    if (
+      actual.rulePriority !== expected.rulePriority ||
+      actual.action !== expected.action ||
+      actual.implied !== expected.implied
+    ) {
+      throw new Error(
+        `seed ${seed}: ${JSON.stringify(c)}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`,
+      );
     }
     expect(compiled.evaluateParsed(parseConnection(c)!)).toBe(actual);
     if (expected.rulePriority !== null) {
@@ -220,7 +249,8 @@ function agree(seed: number, rules: number, connections: number, shape: Shape, a
 describe('compiled engine against the reference implementation', () => {
   it('agrees on 400 small policies (0-80 rules) × 50 connections', () => {
     let decided = 0;
-    for (let seed = 1; seed <= 400; seed++) decided += agree(seed, seed % 81, 50, seed % 2 === 0 ? 'broad' : 'narrow').decided;
+    for (let seed = 1; seed <= 400; seed++)
+      decided += agree(seed, seed % 81, 50, seed % 2 === 0 ? 'broad' : 'narrow').decided;
     // The draw must exercise both outcomes, or agreement proves little.
     expect(decided).toBeGreaterThan(4000);
     expect(decided).toBeLessThan(16000);
@@ -244,7 +274,8 @@ describe('compiled engine against the reference implementation', () => {
 
   it('agrees when every rule is narrow and most traffic falls through to the implied rules', () => {
     let decided = 0;
-    for (let seed = 2001; seed <= 2005; seed++) decided += agree(seed, 2000, 200, 'narrow', 256).decided;
+    for (let seed = 2001; seed <= 2005; seed++)
+      decided += agree(seed, 2000, 200, 'narrow', 256).decided;
     expect(decided).toBeGreaterThan(10);
     expect(decided).toBeLessThan(200);
   }, 120_000);

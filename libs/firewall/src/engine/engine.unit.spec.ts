@@ -19,11 +19,16 @@ const connection = (extra: Partial<Connection> = {}): Connection => ({
   ...extra,
 });
 
-const decidedBy = (priority: number, action: 'allow' | 'deny' = 'allow'): Verdict => ({ action, rulePriority: priority, implied: false });
+const decidedBy = (priority: number, action: 'allow' | 'deny' = 'allow'): Verdict => ({
+  action,
+  rulePriority: priority,
+  implied: false,
+});
 const IMPLIED_DENY: Verdict = { action: 'deny', rulePriority: null, implied: true };
 const IMPLIED_ALLOW: Verdict = { action: 'allow', rulePriority: null, implied: true };
 
-const verdict = (rules: FirewallRule[], c: Partial<Connection> = {}) => compilePolicy({ rules }).evaluate(connection(c));
+const verdict = (rules: FirewallRule[], c: Partial<Connection> = {}) =>
+  compilePolicy({ rules }).evaluate(connection(c));
 
 describe('implied rules', () => {
   it('denies ingress and allows egress when no rule matches', () => {
@@ -40,7 +45,10 @@ describe('implied rules', () => {
 
 describe('direction', () => {
   it('only tries rules of the connection direction', () => {
-    const rules = [rule(10, { direction: 'EGRESS', action: 'deny' }), rule(20, { direction: 'INGRESS' })];
+    const rules = [
+      rule(10, { direction: 'EGRESS', action: 'deny' }),
+      rule(20, { direction: 'INGRESS' }),
+    ];
     expect(verdict(rules)).toEqual(decidedBy(20));
     expect(verdict(rules, { direction: 'EGRESS' })).toEqual(decidedBy(10, 'deny'));
   });
@@ -82,7 +90,11 @@ describe('disabled rules', () => {
 });
 
 describe('source and destination ranges', () => {
-  const rules = [rule(10, { match: { srcIpRanges: ['10.1.0.0/16', '172.16.5.5'], destIpRanges: ['192.168.0.0/24'] } })];
+  const rules = [
+    rule(10, {
+      match: { srcIpRanges: ['10.1.0.0/16', '172.16.5.5'], destIpRanges: ['192.168.0.0/24'] },
+    }),
+  ];
 
   it.each([
     ['inside the CIDR', '10.1.255.255', '192.168.0.0', true],
@@ -96,7 +108,9 @@ describe('source and destination ranges', () => {
   });
 
   it('reads a CIDR with host bits set as its whole network', () => {
-    expect(verdict([rule(10, { match: { srcIpRanges: ['10.1.2.3/8'] } })], { srcIp: '10.200.0.1' })).toEqual(decidedBy(10));
+    expect(
+      verdict([rule(10, { match: { srcIpRanges: ['10.1.2.3/8'] } })], { srcIp: '10.200.0.1' }),
+    ).toEqual(decidedBy(10));
   });
 
   it('matches everything with 0.0.0.0/0 and ::/0, each in its own family', () => {
@@ -105,7 +119,9 @@ describe('source and destination ranges', () => {
     expect(verdict(v4All, { srcIp: '0.0.0.0' })).toEqual(decidedBy(10));
     expect(verdict(v4All, { srcIp: '::1' })).toEqual(IMPLIED_DENY);
     const v6All = [rule(10, { match: { srcIpRanges: ['::/0'] } })];
-    expect(verdict(v6All, { srcIp: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff' })).toEqual(decidedBy(10));
+    expect(verdict(v6All, { srcIp: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff' })).toEqual(
+      decidedBy(10),
+    );
     expect(verdict(v6All, { srcIp: '10.1.2.3' })).toEqual(IMPLIED_DENY);
   });
 
@@ -124,7 +140,9 @@ describe('IPv4 and IPv6', () => {
 
   it('matches an IPv6 source against IPv6 ranges, in any notation', () => {
     expect(verdict(rules, { srcIp: '2001:db8:1::7' })).toEqual(decidedBy(10));
-    expect(verdict(rules, { srcIp: '2001:0DB8:0001:ffff:ffff:ffff:ffff:ffff' })).toEqual(decidedBy(10));
+    expect(verdict(rules, { srcIp: '2001:0DB8:0001:ffff:ffff:ffff:ffff:ffff' })).toEqual(
+      decidedBy(10),
+    );
     expect(verdict(rules, { srcIp: '2001:db8:2::' })).toEqual(IMPLIED_DENY);
   });
 
@@ -136,7 +154,11 @@ describe('IPv4 and IPv6', () => {
   it('reads an IPv4-mapped IPv6 address as the IPv4 address it maps, as a dual-stack socket reports an IPv4 peer', () => {
     expect(verdict(rules, { srcIp: '::ffff:10.1.2.3' })).toEqual(decidedBy(20, 'deny'));
     expect(verdict(rules, { srcIp: '::FFFF:a01:203' })).toEqual(decidedBy(20, 'deny'));
-    expect(verdict([rule(30, { action: 'deny', match: { srcIpRanges: ['::ffff:10.0.0.0/104'] } })], { srcIp: '10.9.9.9' })).toEqual(decidedBy(30, 'deny'));
+    expect(
+      verdict([rule(30, { action: 'deny', match: { srcIpRanges: ['::ffff:10.0.0.0/104'] } })], {
+        srcIp: '10.9.9.9',
+      }),
+    ).toEqual(decidedBy(30, 'deny'));
   });
 
   it('never matches an IPv6 range against an IPv4 address', () => {
@@ -196,9 +218,13 @@ describe('protocols and ports', () => {
   });
 
   it('matches a port or a port range, bounds included', () => {
-    const rules = [rule(10, { match: { layer4Configs: [{ ipProtocol: 'tcp', ports: ['443', '8000-8080'] }] } })];
-    for (const destPort of [443, 8000, 8040, 8080]) expect(verdict(rules, { destPort })).toEqual(decidedBy(10));
-    for (const destPort of [442, 444, 7999, 8081, 0, 65535]) expect(verdict(rules, { destPort })).toEqual(IMPLIED_DENY);
+    const rules = [
+      rule(10, { match: { layer4Configs: [{ ipProtocol: 'tcp', ports: ['443', '8000-8080'] }] } }),
+    ];
+    for (const destPort of [443, 8000, 8040, 8080])
+      expect(verdict(rules, { destPort })).toEqual(decidedBy(10));
+    for (const destPort of [442, 444, 7999, 8081, 0, 65535])
+      expect(verdict(rules, { destPort })).toEqual(IMPLIED_DENY);
   });
 
   it('does not match a rule with ports when the connection has no destination port, but does match one without ports', () => {
@@ -213,7 +239,13 @@ describe('protocols and ports', () => {
   it('matches when any one of several layer-4 configs matches', () => {
     const rules = [
       rule(10, {
-        match: { layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }, { ipProtocol: 'udp', ports: ['53'] }, { ipProtocol: 'icmp' }] },
+        match: {
+          layer4Configs: [
+            { ipProtocol: 'tcp', ports: ['22'] },
+            { ipProtocol: 'udp', ports: ['53'] },
+            { ipProtocol: 'icmp' },
+          ],
+        },
       }),
     ];
     expect(verdict(rules, { protocol: 'udp', destPort: 53 })).toEqual(decidedBy(10));
@@ -255,11 +287,21 @@ describe('a rule matches only when every dimension matches', () => {
   const rules = [
     rule(10, {
       action: 'deny',
-      match: { srcIpRanges: ['10.0.0.0/8'], destIpRanges: ['192.168.0.0/16'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] },
+      match: {
+        srcIpRanges: ['10.0.0.0/8'],
+        destIpRanges: ['192.168.0.0/16'],
+        layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }],
+      },
       targetTags: ['ssh'],
     }),
   ];
-  const all: Partial<Connection> = { srcIp: '10.9.9.9', destIp: '192.168.1.1', protocol: 'tcp', destPort: 22, targetTags: ['ssh'] };
+  const all: Partial<Connection> = {
+    srcIp: '10.9.9.9',
+    destIp: '192.168.1.1',
+    protocol: 'tcp',
+    destPort: 22,
+    targetTags: ['ssh'],
+  };
 
   it.each([
     ['source', { srcIp: '11.0.0.1' }],
@@ -277,27 +319,41 @@ describe('large policies', () => {
   // 2,000 rules per direction: beyond the first 1,024, the scans and walks cross into the
   // second aggregate word, where an off-by-one would hide.
   it('finds the deciding rule among 2,000 rules that differ only in their port', () => {
-    const rules = Array.from({ length: 2000 }, (_, i) => rule(i, { match: { layer4Configs: [{ ipProtocol: 'tcp', ports: [String(10000 + i)] }] } }));
+    const rules = Array.from({ length: 2000 }, (_, i) =>
+      rule(i, { match: { layer4Configs: [{ ipProtocol: 'tcp', ports: [String(10000 + i)] }] } }),
+    );
     const policy = compilePolicy({ rules });
-    for (const i of [0, 31, 32, 1023, 1024, 1999]) expect(policy.evaluate(connection({ destPort: 10000 + i }))).toEqual(decidedBy(i));
+    for (const i of [0, 31, 32, 1023, 1024, 1999])
+      expect(policy.evaluate(connection({ destPort: 10000 + i }))).toEqual(decidedBy(i));
     expect(policy.evaluate(connection({ destPort: 12000 }))).toEqual(IMPLIED_DENY);
   });
 
   it('finds the deciding rule among 2,000 rules that differ only in their source address', () => {
     const address = (i: number) => `10.1.${i >> 8}.${i & 255}`;
-    const rules = Array.from({ length: 2000 }, (_, i) => rule(2000 - i, { match: { srcIpRanges: [address(i)] } }));
+    const rules = Array.from({ length: 2000 }, (_, i) =>
+      rule(2000 - i, { match: { srcIpRanges: [address(i)] } }),
+    );
     const policy = compilePolicy({ rules });
-    for (const i of [0, 976, 1999]) expect(policy.evaluate(connection({ srcIp: address(i) }))).toEqual(decidedBy(2000 - i));
+    for (const i of [0, 976, 1999])
+      expect(policy.evaluate(connection({ srcIp: address(i) }))).toEqual(decidedBy(2000 - i));
     expect(policy.evaluate(connection({ srcIp: address(2000) }))).toEqual(IMPLIED_DENY);
   });
 
   it('lets a broad rule and a narrow rule compete on priority', () => {
-    const narrow = Array.from({ length: 1500 }, (_, i) => rule(100 + i, { match: { srcIpRanges: [`10.2.${i >> 8}.${i & 255}/32`] } }));
-    const rules = [...narrow, rule(50, { action: 'deny', match: { layer4Configs: [{ ipProtocol: 'udp' }] } }), rule(1000, { action: 'deny' })];
+    const narrow = Array.from({ length: 1500 }, (_, i) =>
+      rule(100 + i, { match: { srcIpRanges: [`10.2.${i >> 8}.${i & 255}/32`] } }),
+    );
+    const rules = [
+      ...narrow,
+      rule(50, { action: 'deny', match: { layer4Configs: [{ ipProtocol: 'udp' }] } }),
+      rule(1000, { action: 'deny' }),
+    ];
     const policy = compilePolicy({ rules });
     expect(policy.evaluate(connection({ srcIp: '10.2.0.5' }))).toEqual(decidedBy(105)); // narrow beats the catch-all at 1000
     expect(policy.evaluate(connection({ srcIp: '10.2.5.5' }))).toEqual(decidedBy(1000, 'deny')); // 1385 > 1000
-    expect(policy.evaluate(connection({ srcIp: '10.2.0.5', protocol: 'udp' }))).toEqual(decidedBy(50, 'deny'));
+    expect(policy.evaluate(connection({ srcIp: '10.2.0.5', protocol: 'udp' }))).toEqual(
+      decidedBy(50, 'deny'),
+    );
   });
 });
 
@@ -310,14 +366,19 @@ describe('malformed connections', () => {
     ['an unknown protocol name', { protocol: 'gre' }],
     ['a protocol number out of range', { protocol: 256 }],
     ['an unknown direction', { direction: 'INBOUND' as Connection['direction'] }],
-  ])('refuses %s: evaluate throws, parseConnection returns undefined, connectionProblem says why', (_, bad) => {
-    expect(() => policy.evaluate(connection(bad))).toThrow(RangeError);
-    expect(parseConnection(connection(bad))).toBeUndefined();
-    expect(connectionProblem(connection(bad))).toMatch(/direction|srcIp|destIp|protocol/);
-  });
+  ])(
+    'refuses %s: evaluate throws, parseConnection returns undefined, connectionProblem says why',
+    (_, bad) => {
+      expect(() => policy.evaluate(connection(bad))).toThrow(RangeError);
+      expect(parseConnection(connection(bad))).toBeUndefined();
+      expect(connectionProblem(connection(bad))).toMatch(/direction|srcIp|destIp|protocol/);
+    },
+  );
 
   it('names the faulty field in the error', () => {
-    expect(() => policy.evaluate(connection({ destIp: '10.0.0.300' }))).toThrow('destIp is not an IPv4 or IPv6 address');
+    expect(() => policy.evaluate(connection({ destIp: '10.0.0.300' }))).toThrow(
+      'destIp is not an IPv4 or IPv6 address',
+    );
     expect(connectionProblem(connection())).toBeUndefined();
   });
 });
@@ -325,7 +386,9 @@ describe('malformed connections', () => {
 describe('evaluateParsed', () => {
   it('gives the same verdict as evaluate for one connection parsed once and evaluated against several policies', () => {
     const live = compilePolicy({ rules: [rule(10, { match: { srcIpRanges: ['10.0.0.0/8'] } })] });
-    const experiment = compilePolicy({ rules: [rule(5, { action: 'deny', match: { layer4Configs: [{ ipProtocol: 'tcp' }] } })] });
+    const experiment = compilePolicy({
+      rules: [rule(5, { action: 'deny', match: { layer4Configs: [{ ipProtocol: 'tcp' }] } })],
+    });
     const c = connection();
     const parsed = parseConnection(c)!;
     expect(live.evaluateParsed(parsed)).toEqual(decidedBy(10));
@@ -337,15 +400,21 @@ describe('evaluateParsed', () => {
     // Tags resolve to ids when a connection is parsed; a tag first named by a later policy
     // (an experiment created meanwhile) has no id yet and must still match by name.
     const parsed = parseConnection(connection({ targetTags: ['other', 'brand-new-tag'] }))!;
-    const later = compilePolicy({ rules: [rule(10, { targetTags: ['brand-new-tag'] }), rule(20, { action: 'deny' })] });
+    const later = compilePolicy({
+      rules: [rule(10, { targetTags: ['brand-new-tag'] }), rule(20, { action: 'deny' })],
+    });
     expect(later.evaluateParsed(parsed)).toEqual(decidedBy(10));
-    expect(later.evaluate(connection({ targetTags: ['other', 'brand-new-tag'] }))).toEqual(decidedBy(10));
+    expect(later.evaluate(connection({ targetTags: ['other', 'brand-new-tag'] }))).toEqual(
+      decidedBy(10),
+    );
   });
 });
 
 describe('stats', () => {
   it('counts the enabled rules and the bytes the tables hold', () => {
-    const { stats } = compilePolicy({ rules: [rule(1), rule(2, { disabled: true }), rule(3, { direction: 'EGRESS' })] });
+    const { stats } = compilePolicy({
+      rules: [rule(1), rule(2, { disabled: true }), rule(3, { direction: 'EGRESS' })],
+    });
     expect(stats.rules).toBe(2);
     expect(stats.bytes).toBeGreaterThan(0);
   });

@@ -36,7 +36,8 @@ export class SetPool {
     for (let i = 0; i < set.length; i++) hash = Math.imul(hash ^ set[i], 0x01000193);
     const candidates = this.byHash.get(hash);
     if (candidates) {
-      for (const id of candidates) if (equal(this.sets[id], set, set.length)) return id * this.stride;
+      for (const id of candidates)
+        if (equal(this.sets[id], set, set.length)) return id * this.stride;
     }
     const id = this.sets.length;
     this.sets.push(set.slice());
@@ -56,7 +57,8 @@ export class SetPool {
     this.sets.forEach((set, id) => {
       const base = id * this.stride;
       table.set(set, base + A);
-      for (let w = 0; w < set.length; w++) if (set[w] !== 0) table[base + (w >>> 5)] |= 1 << (w & 31);
+      for (let w = 0; w < set.length; w++)
+        if (set[w] !== 0) table[base + (w >>> 5)] |= 1 << (w & 31);
     });
     return table;
   }
@@ -101,7 +103,8 @@ export const setBit = (set: Int32Array, rule: number) => {
   set[rule >>> 5] |= 1 << (rule & 31);
 };
 
-export const hasBit = (set: Int32Array, rule: number) => (set[rule >>> 5] & (1 << (rule & 31))) !== 0;
+export const hasBit = (set: Int32Array, rule: number) =>
+  (set[rule >>> 5] & (1 << (rule & 31))) !== 0;
 
 /** Rule `rule` matches every key in [first, end). Keys are integers below 2^32 (ranks stand in for IPv6). */
 export interface Span {
@@ -151,7 +154,7 @@ export function partition(
     labels.push(id);
   };
   let start = 0;
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const at = Math.floor(sorted[i] / (2 * RULE_BITS));
     if (at > start) {
       emit(start);

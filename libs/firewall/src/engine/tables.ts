@@ -58,7 +58,12 @@ export class Labels {
  * A radix-accelerated lookup over keys of `keyBits` bits, with about one bucket per interval
  * (at most 2^16): its size follows the policy's, and a bucket holds a few intervals.
  */
-export function radixLookup(p: { starts: readonly number[]; labels: readonly number[] }, labels: Labels, keyBits: number, flip: boolean): Lookup {
+export function radixLookup(
+  p: { starts: readonly number[]; labels: readonly number[] },
+  labels: Labels,
+  keyBits: number,
+  flip: boolean,
+): Lookup {
   const { starts } = p;
   const bits = Math.max(1, Math.min(16, keyBits, Math.ceil(Math.log2(starts.length))));
   const shift = keyBits - bits;
@@ -78,10 +83,14 @@ export function radixLookup(p: { starts: readonly number[]; labels: readonly num
   return { entries, count: starts.length, buckets, shift };
 }
 
-export function v6Lookup(p: { starts: readonly bigint[]; labels: readonly number[] }, labels: Labels): Lookup {
+export function v6Lookup(
+  p: { starts: readonly bigint[]; labels: readonly number[] },
+  labels: Labels,
+): Lookup {
   const entries = new Int32Array(p.starts.length * 8);
   p.starts.forEach((start, k) => {
-    for (let w = 0; w < 4; w++) entries[k * 8 + w] = Number((start >> BigInt(96 - 32 * w)) & 0xffffffffn) ^ SIGN;
+    for (let w = 0; w < 4; w++)
+      entries[k * 8 + w] = Number((start >> BigInt(96 - 32 * w)) & 0xffffffffn) ^ SIGN;
     for (let j = 0; j < 3; j++) entries[k * 8 + 4 + j] = labels.values[p.labels[k] * 3 + j];
   });
   return { entries, count: p.starts.length, buckets: Int32Array.of(0, 0), shift: 0 };
@@ -89,7 +98,9 @@ export function v6Lookup(p: { starts: readonly bigint[]; labels: readonly number
 
 /** A rule's protocol (name or number text) as its IANA number; 'all' for the wildcard; undefined when unknown. */
 export function ruleProtocol(text: string): number | 'all' | undefined {
-  const named = Object.prototype.hasOwnProperty.call(PROTOCOL_NUMBERS, text) ? PROTOCOL_NUMBERS[text] : undefined;
+  const named = Object.prototype.hasOwnProperty.call(PROTOCOL_NUMBERS, text)
+    ? PROTOCOL_NUMBERS[text]
+    : undefined;
   if (named !== undefined) return named;
   return /^\d{1,3}$/.test(text) && Number(text) <= 255 ? Number(text) : undefined;
 }
@@ -115,7 +126,12 @@ export interface WideSpan {
  * the sweep runs on small numbers, and the interval starts are mapped back to addresses. The
  * bounds sort as fixed-width hex text: a native string sort, far cheaper than BigInt compares.
  */
-export function partition6(spans: readonly WideSpan[], always: Int32Array, ruleCount: number, label: (set: Int32Array) => number) {
+export function partition6(
+  spans: readonly WideSpan[],
+  always: Int32Array,
+  ruleCount: number,
+  label: (set: Int32Array) => number,
+) {
   const text = (b: bigint) => b.toString(16).padStart(32, '0');
   const firsts = spans.map((span) => text(span.first));
   const ends = spans.map((span) => (span.end < V6_END ? text(span.end) : ''));
@@ -141,7 +157,10 @@ export interface AddressDimension {
   broad: boolean[];
 }
 
-export function addressDimension(lists: readonly (readonly string[] | undefined)[], words: number): AddressDimension {
+export function addressDimension(
+  lists: readonly (readonly string[] | undefined)[],
+  words: number,
+): AddressDimension {
   const dim: AddressDimension = {
     always4: new Int32Array(words),
     always6: new Int32Array(words),
@@ -163,11 +182,13 @@ export function addressDimension(lists: readonly (readonly string[] | undefined)
     if (all4) setBit(dim.always4, rule);
     if (all6) setBit(dim.always6, rule);
     for (const r of ranges) {
-      if (r.family === 4 && !all4) dim.spans4.push({ rule, first: Number(r.first), end: Number(r.last) + 1 });
+      if (r.family === 4 && !all4)
+        dim.spans4.push({ rule, first: Number(r.first), end: Number(r.last) + 1 });
       if (r.family === 6 && !all6) dim.spans6.push({ rule, first: r.first, end: r.last + 1n });
     }
-    dim.broad.push(ranges.some((r) => r.last - r.first + 1n >= (r.family === 4 ? BROAD_V4 : BROAD_V6)));
+    dim.broad.push(
+      ranges.some((r) => r.last - r.first + 1n >= (r.family === 4 ? BROAD_V4 : BROAD_V6)),
+    );
   });
   return dim;
 }
-

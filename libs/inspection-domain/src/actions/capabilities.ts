@@ -8,7 +8,8 @@ function capabilities(context: ActionContext): string {
   const properties = requireNode(context).properties;
   const current = isPlainObject(properties) ? properties.capabilities : undefined;
   if (current === undefined || current === null) return '';
-  if (typeof current !== 'string') throw new RuleError(`node /properties/capabilities is a ${typeName(current)}, not a string`);
+  if (typeof current !== 'string')
+    throw new RuleError(`node /properties/capabilities is a ${typeName(current)}, not a string`);
   return current;
 }
 
@@ -20,7 +21,13 @@ function text(value: unknown, what: string): string {
 }
 
 function write(context: ActionContext, value: string): void {
-  for (const operation of setOperations(requireNode(context), '/properties/capabilities', value, 'node')) context.patchNode(operation);
+  for (const operation of setOperations(
+    requireNode(context),
+    '/properties/capabilities',
+    value,
+    'node',
+  ))
+    context.patchNode(operation);
 }
 
 /** set-capability(name, value): appends `name:value` to the node's capabilities (a name already there is appended again, as Ironic does). */
@@ -44,6 +51,12 @@ export const unsetCapabilityAction: ActionPlugin = {
   supportsEarly: false,
   run: (context, args) => {
     const prefix = `${text(args.name, 'name')}:`;
-    write(context, capabilities(context).split(',').filter((entry) => !entry.startsWith(prefix)).join(','));
+    write(
+      context,
+      capabilities(context)
+        .split(',')
+        .filter((entry) => !entry.startsWith(prefix))
+        .join(','),
+    );
   },
 };

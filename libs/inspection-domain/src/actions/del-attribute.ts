@@ -7,5 +7,6 @@ export const delAttributeAction: ActionPlugin = {
   params: [{ name: 'path' }],
   formatted: [],
   supportsEarly: false,
-  run: (context, args) => context.patchNode(deleteOperation(requireNode(context), args.path, 'node')),
+  run: (context, args) =>
+    context.patchNode(deleteOperation(requireNode(context), args.path, 'node')),
 };

@@ -4,10 +4,21 @@ import type { ActionPlugin } from './types';
 /** extend-attribute(path, value, unique=False): appends to a list field of the node. */
 export const extendAttributeAction: ActionPlugin = {
   name: 'extend-attribute',
-  params: [{ name: 'path' }, { name: 'value' }, { name: 'unique', keywordOnly: true, default: false }],
+  params: [
+    { name: 'path' },
+    { name: 'value' },
+    { name: 'unique', keywordOnly: true, default: false },
+  ],
   formatted: ['value'],
   supportsEarly: false,
   run: (context, args) => {
-    for (const operation of extendOperations(requireNode(context), args.path, args.value, args.unique, 'node')) context.patchNode(operation);
+    for (const operation of extendOperations(
+      requireNode(context),
+      args.path,
+      args.value,
+      args.unique,
+      'node',
+    ))
+      context.patchNode(operation);
   },
 };

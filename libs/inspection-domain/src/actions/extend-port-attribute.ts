@@ -14,6 +14,7 @@ export const extendPortAttributeAction: ActionPlugin = {
   supportsEarly: false,
   run: (context, args) => {
     const port = findPort(context, args.port_id);
-    for (const operation of extendOperations(port, args.path, args.value, args.unique, 'port')) context.patchPort(port, operation);
+    for (const operation of extendOperations(port, args.path, args.value, args.unique, 'port'))
+      context.patchPort(port, operation);
   },
 };

@@ -13,7 +13,8 @@ export const logAction: ActionPlugin = {
   run: (context, args) => {
     const asked = typeof args.level === 'string' ? args.level.toLowerCase() : args.level;
     const level = asked === 'warn' ? 'warning' : asked;
-    if (!LEVELS.includes(level as LogLevel)) throw new RuleError(`log level must be one of ${LEVELS.join(', ')}`);
+    if (!LEVELS.includes(level as LogLevel))
+      throw new RuleError(`log level must be one of ${LEVELS.join(', ')}`);
     context.log(level as LogLevel, stringify(args.msg));
   },
 };

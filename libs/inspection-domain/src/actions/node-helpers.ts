@@ -14,13 +14,15 @@ export function findPort(context: ActionContext, portId: unknown): JsonObject {
   if (typeof portId !== 'string') throw new RuleError('port_id must be a MAC address or a uuid');
   const wanted = portId.toLowerCase();
   const port = context.ports.find(
-    (p) => p.uuid === portId || (typeof p.address === 'string' && p.address.toLowerCase() === wanted),
+    (p) =>
+      p.uuid === portId || (typeof p.address === 'string' && p.address.toLowerCase() === wanted),
   );
   if (!port) throw new RuleError(`no port ${portId}`);
   return port;
 }
 
-const kind = (value: unknown) => (Array.isArray(value) ? 'list' : isPlainObject(value) ? 'dict' : 'scalar');
+const kind = (value: unknown) =>
+  Array.isArray(value) ? 'list' : isPlainObject(value) ? 'dict' : 'scalar';
 
 /**
  * The operations that set `value` at `path` of a node or port as Ironic's set-attribute does:
@@ -29,7 +31,12 @@ const kind = (value: unknown) => (Array.isArray(value) ? 'list' : isPlainObject(
  * a field keeps its type (a string field cannot become a dict, a dict field a string).
  * `what` names the object in messages ("node", "port").
  */
-export function setOperations(target: JsonObject, path: unknown, value: unknown, what: string): JsonPatchOperation[] {
+export function setOperations(
+  target: JsonObject,
+  path: unknown,
+  value: unknown,
+  what: string,
+): JsonPatchOperation[] {
   const parts = attributePath(path);
   const operations: JsonPatchOperation[] = [];
   let current: JsonObject = target;
@@ -41,33 +48,51 @@ export function setOperations(target: JsonObject, path: unknown, value: unknown,
     } else if (isPlainObject(child)) {
       current = child;
     } else {
-      throw new RuleError(`${what} ${toPointer(parts.slice(0, i + 1))} is a ${typeName(child)}, not a dict`);
+      throw new RuleError(
+        `${what} ${toPointer(parts.slice(0, i + 1))} is a ${typeName(child)}, not a dict`,
+      );
     }
   }
   const last = parts[parts.length - 1];
   const existing = Object.hasOwn(current, last) ? current[last] : undefined;
   if (existing !== undefined && existing !== null && kind(existing) !== kind(value)) {
-    throw new RuleError(`${what} ${toPointer(parts)} is a ${typeName(existing)}: it cannot be set to a ${typeName(value)}`);
+    throw new RuleError(
+      `${what} ${toPointer(parts)} is a ${typeName(existing)}: it cannot be set to a ${typeName(value)}`,
+    );
   }
   operations.push({ op: 'add', path: toPointer(parts), value: cloneJson(value) });
   return operations;
 }
 
 /** Extends a list field as Ironic's extend-attribute does: a missing list starts empty; anything else but a list is an error. */
-export function extendOperations(target: JsonObject, path: unknown, value: unknown, unique: unknown, what: string): JsonPatchOperation[] {
+export function extendOperations(
+  target: JsonObject,
+  path: unknown,
+  value: unknown,
+  unique: unknown,
+  what: string,
+): JsonPatchOperation[] {
   const parts = attributePath(path);
   let current: unknown = target;
-  for (const part of parts) current = isPlainObject(current) && Object.hasOwn(current, part) ? current[part] : undefined;
+  for (const part of parts)
+    current = isPlainObject(current) && Object.hasOwn(current, part) ? current[part] : undefined;
   if (current !== undefined && !Array.isArray(current)) {
-    throw new RuleError(`cannot extend ${what} ${toPointer(parts)}: it is a ${typeName(current)}, not a list`);
+    throw new RuleError(
+      `cannot extend ${what} ${toPointer(parts)}: it is a ${typeName(current)}, not a list`,
+    );
   }
   const list = [...((current as unknown[] | undefined) ?? [])];
-  if (!(unique === true && list.some((item) => deepEqual(item, value)))) list.push(cloneJson(value));
+  if (!(unique === true && list.some((item) => deepEqual(item, value))))
+    list.push(cloneJson(value));
   return setOperations(target, path, list, what);
 }
 
 /** Removes a field as Ironic's del-attribute does: every part of the path must exist. */
-export function deleteOperation(target: JsonObject, path: unknown, what: string): JsonPatchOperation {
+export function deleteOperation(
+  target: JsonObject,
+  path: unknown,
+  what: string,
+): JsonPatchOperation {
   const parts = attributePath(path);
   let current: unknown = target;
   for (let i = 0; i < parts.length; i++) {

@@ -38,7 +38,10 @@ function dottedSet(root: JsonObject, parts: readonly string[], value: unknown): 
   for (let i = 0; i < parts.length - 1; i++) {
     let child = Object.hasOwn(current, parts[i]) ? current[parts[i]] : undefined;
     if (child === undefined) setOwn(current, parts[i], (child = {}));
-    if (!isPlainObject(child)) throw new RuleError(`plugin data ${toPointer(parts.slice(0, i + 1))} is a ${typeName(child)}, not a dict`);
+    if (!isPlainObject(child))
+      throw new RuleError(
+        `plugin data ${toPointer(parts.slice(0, i + 1))} is a ${typeName(child)}, not a dict`,
+      );
     current = child;
   }
   setOwn(current, parts[parts.length - 1], value);

@@ -8,6 +8,7 @@ export const setAttributeAction: ActionPlugin = {
   formatted: ['value'],
   supportsEarly: false,
   run: (context, args) => {
-    for (const operation of setOperations(requireNode(context), args.path, args.value, 'node')) context.patchNode(operation);
+    for (const operation of setOperations(requireNode(context), args.path, args.value, 'node'))
+      context.patchNode(operation);
   },
 };

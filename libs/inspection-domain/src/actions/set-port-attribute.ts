@@ -9,6 +9,7 @@ export const setPortAttributeAction: ActionPlugin = {
   supportsEarly: false,
   run: (context, args) => {
     const port = findPort(context, args.port_id);
-    for (const operation of setOperations(port, args.path, args.value, 'port')) context.patchPort(port, operation);
+    for (const operation of setOperations(port, args.path, args.value, 'port'))
+      context.patchPort(port, operation);
   },
 };

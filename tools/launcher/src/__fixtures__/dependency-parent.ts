@@ -14,7 +14,12 @@ async function main(): Promise<void> {
   const options = { log: () => undefined, stopTimeoutMs: 5_000 };
   const started =
     kind === 'nats'
-      ? await startNatsServer(commandOnPath('nats-server') ?? 'nats-server', '127.0.0.1', Number(port), options)
+      ? await startNatsServer(
+          commandOnPath('nats-server') ?? 'nats-server',
+          '127.0.0.1',
+          Number(port),
+          options,
+        )
       : await startEmbeddedPostgres('127.0.0.1', Number(port), 'postgres', options);
   process.stdout.write(`${JSON.stringify({ pids: started.pids() })}\n`);
   setInterval(() => undefined, 60_000);

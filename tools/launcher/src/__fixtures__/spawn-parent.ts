@@ -5,10 +5,17 @@ import { join } from 'node:path';
  * Starts `dependency-parent.ts` (a stand-in for the launcher) in its own process and resolves
  * with the pids it reports once its dependency runs. The caller kills it.
  */
-export async function startParent(kind: 'nats' | 'postgres', port: number): Promise<{ parent: ChildProcess; pids: number[] }> {
-  const parent = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, 'dependency-parent.ts'), kind, String(port)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+export async function startParent(
+  kind: 'nats' | 'postgres',
+  port: number,
+): Promise<{ parent: ChildProcess; pids: number[] }> {
+  const parent = spawn(
+    process.execPath,
+    ['-r', '@swc-node/register', join(__dirname, 'dependency-parent.ts'), kind, String(port)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   const pids = await new Promise<number[]>((resolve, reject) => {
     parent.stdout!.on('data', (chunk: Buffer) => {
@@ -16,7 +23,9 @@ export async function startParent(kind: 'nats' | 'postgres', port: number): Prom
       const line = out.split('\n').find((l) => l.startsWith('{'));
       if (line) resolve((JSON.parse(line) as { pids: number[] }).pids);
     });
-    parent.once('exit', (code) => reject(new Error(`the parent exited with code ${code} before starting ${kind}`)));
+    parent.once('exit', (code) =>
+      reject(new Error(`the parent exited with code ${code} before starting ${kind}`)),
+    );
   });
   return { parent, pids };
 }

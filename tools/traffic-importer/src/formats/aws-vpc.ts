@@ -1,4 +1,16 @@
-import { BadLine, FlowParser, FlowRecord, LineResult, address, epochSeconds, guarded, hasPorts, port, protocolOfNumber, skip } from '../flow';
+import {
+  BadLine,
+  FlowParser,
+  FlowRecord,
+  LineResult,
+  address,
+  epochSeconds,
+  guarded,
+  hasPorts,
+  port,
+  protocolOfNumber,
+  skip,
+} from '../flow';
 
 /**
  * AWS VPC Flow Logs, text: space-separated fields, `-` for a field with no value. Without a
@@ -6,8 +18,20 @@ import { BadLine, FlowParser, FlowRecord, LineResult, address, epochSeconds, gua
  * header line naming the fields, which is how a custom format gives its own order.
  */
 export const AWS_DEFAULT_FIELDS = [
-  'version', 'account-id', 'interface-id', 'srcaddr', 'dstaddr', 'srcport', 'dstport',
-  'protocol', 'packets', 'bytes', 'start', 'end', 'action', 'log-status',
+  'version',
+  'account-id',
+  'interface-id',
+  'srcaddr',
+  'dstaddr',
+  'srcport',
+  'dstport',
+  'protocol',
+  'packets',
+  'bytes',
+  'start',
+  'end',
+  'action',
+  'log-status',
 ] as const;
 
 /** The fields a connection needs; the others (packets, action, vpc-id…) are not read. */
@@ -20,22 +44,30 @@ export function awsVpcParser(): FlowParser {
     parse: (line) =>
       guarded((): LineResult => {
         const values = line.trim().split(/\s+/);
-        if (values.includes('srcaddr') && values.every((value) => /^[a-z][a-z0-9-]*$/.test(value))) {
+        if (
+          values.includes('srcaddr') &&
+          values.every((value) => /^[a-z][a-z0-9-]*$/.test(value))
+        ) {
           fields = values;
           sawHeader = true;
           const missing = REQUIRED.filter((name) => !values.includes(name));
-          if (missing.length > 0) throw new BadLine('bad_header', `the header has no ${missing.join(', ')} field`);
+          if (missing.length > 0)
+            throw new BadLine('bad_header', `the header has no ${missing.join(', ')} field`);
           return skip('header');
         }
         if (values.length !== fields.length) {
-          throw new BadLine('wrong_field_count', `${values.length} fields where ${sawHeader ? 'the header names' : 'the default format has'} ${fields.length}`);
+          throw new BadLine(
+            'wrong_field_count',
+            `${values.length} fields where ${sawHeader ? 'the header names' : 'the default format has'} ${fields.length}`,
+          );
         }
         const record = new Map(fields.map((name, index) => [name, values[index]]));
         const status = record.get('log-status');
         // NODATA (no traffic in the interval) and SKIPDATA (records lost) carry no connection.
         if (status === 'NODATA' || status === 'SKIPDATA') return skip(status);
         for (const name of REQUIRED) {
-          if (record.get(name) === '-' || record.get(name) === undefined) throw new BadLine('missing_field', `${name} is missing ("-")`);
+          if (record.get(name) === '-' || record.get(name) === undefined)
+            throw new BadLine('missing_field', `${name} is missing ("-")`);
         }
         const protocol = protocolOfNumber(record.get('protocol'));
         const flow: FlowRecord = {
@@ -45,8 +77,10 @@ export function awsVpcParser(): FlowParser {
           protocol,
         };
         if (hasPorts(protocol)) {
-          if (record.get('srcport') !== undefined && record.get('srcport') !== '-') flow.srcPort = port(record.get('srcport'), 'srcport');
-          if (record.get('dstport') !== undefined && record.get('dstport') !== '-') flow.destPort = port(record.get('dstport'), 'dstport');
+          if (record.get('srcport') !== undefined && record.get('srcport') !== '-')
+            flow.srcPort = port(record.get('srcport'), 'srcport');
+          if (record.get('dstport') !== undefined && record.get('dstport') !== '-')
+            flow.destPort = port(record.get('dstport'), 'dstport');
         }
         const direction = record.get('flow-direction');
         if (direction === 'ingress') flow.direction = 'INGRESS';

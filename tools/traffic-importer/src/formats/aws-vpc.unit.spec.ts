@@ -2,7 +2,8 @@ import type { FlowParser, LineResult } from '../flow';
 import { awsVpcParser } from './aws-vpc';
 
 /** Records from the AWS VPC Flow Logs user guide ("Flow log record examples"). */
-const parseAll = (parser: FlowParser, lines: string[]): LineResult[] => lines.map((line) => parser.parse(line));
+const parseAll = (parser: FlowParser, lines: string[]): LineResult[] =>
+  lines.map((line) => parser.parse(line));
 
 describe('AWS VPC Flow Logs (text)', () => {
   it('reads the default version 2 format: accepted SSH and rejected RDP traffic', () => {
@@ -12,7 +13,14 @@ describe('AWS VPC Flow Logs (text)', () => {
     ]);
     expect(ssh).toEqual({
       kind: 'flow',
-      flow: { time: new Date(1418530010_000), srcIp: '172.31.16.139', destIp: '172.31.16.21', protocol: 'tcp', srcPort: 20641, destPort: 22 },
+      flow: {
+        time: new Date(1418530010_000),
+        srcIp: '172.31.16.139',
+        destIp: '172.31.16.21',
+        protocol: 'tcp',
+        srcPort: 20641,
+        destPort: 22,
+      },
     });
     expect(rdp).toMatchObject({ kind: 'flow', flow: { srcIp: '172.31.9.69', destPort: 3389 } });
   });
@@ -34,8 +42,19 @@ describe('AWS VPC Flow Logs (text)', () => {
       '2 123456789010 eni-1235b8ca123456789 203.0.113.12 172.31.16.139 0 0 1 4 336 1432917027 1432917142 ACCEPT OK',
       '2 123456789010 eni-1235b8ca123456789 2001:db8:1234:a100:8d6e:3477:df66:f105 2001:db8:1234:a102:3304:8879:34cf:4071 34892 22 6 54 8855 1477913708 1477913820 ACCEPT OK',
     ]);
-    expect(icmp).toEqual({ kind: 'flow', flow: { time: new Date(1432917027_000), srcIp: '203.0.113.12', destIp: '172.31.16.139', protocol: 'icmp' } });
-    expect(v6).toMatchObject({ kind: 'flow', flow: { srcIp: '2001:db8:1234:a100:8d6e:3477:df66:f105', protocol: 'tcp', destPort: 22 } });
+    expect(icmp).toEqual({
+      kind: 'flow',
+      flow: {
+        time: new Date(1432917027_000),
+        srcIp: '203.0.113.12',
+        destIp: '172.31.16.139',
+        protocol: 'icmp',
+      },
+    });
+    expect(v6).toMatchObject({
+      kind: 'flow',
+      flow: { srcIp: '2001:db8:1234:a100:8d6e:3477:df66:f105', protocol: 'tcp', destPort: 22 },
+    });
   });
 
   it('follows a custom field order given by the header line, flow-direction included', () => {
@@ -48,9 +67,20 @@ describe('AWS VPC Flow Logs (text)', () => {
     expect(header).toEqual({ kind: 'skip', reason: 'header' });
     expect(transit).toEqual({
       kind: 'flow',
-      flow: { time: new Date(1566848875_000), direction: 'INGRESS', srcIp: '52.213.180.42', destIp: '10.0.0.62', protocol: 'tcp', srcPort: 43416, destPort: 5001 },
+      flow: {
+        time: new Date(1566848875_000),
+        direction: 'INGRESS',
+        srcIp: '52.213.180.42',
+        destIp: '10.0.0.62',
+        protocol: 'tcp',
+        srcPort: 43416,
+        destPort: 5001,
+      },
     });
-    expect(egress).toMatchObject({ kind: 'flow', flow: { direction: 'EGRESS', destIp: '198.51.100.9', destPort: 443 } });
+    expect(egress).toMatchObject({
+      kind: 'flow',
+      flow: { direction: 'EGRESS', destIp: '198.51.100.9', destPort: 443 },
+    });
   });
 
   it('reports bad lines with a reason: field count, address, port, protocol, a header without addresses', () => {
@@ -61,8 +91,17 @@ describe('AWS VPC Flow Logs (text)', () => {
       '2 123456789010 eni-1 172.31.16.139 172.31.16.21 20641 22 tcp 20 4249 1418530010 1418530070 ACCEPT OK',
       '2 123456789010 eni-1 172.31.16.139 172.31.16.21 20641 22 6 20 4249 yesterday 1418530070 ACCEPT OK',
     ]);
-    expect(results.map((result) => result.kind === 'bad' && result.reason)).toEqual(['wrong_field_count', 'bad_address', 'bad_port', 'bad_protocol', 'bad_time']);
+    expect(results.map((result) => result.kind === 'bad' && result.reason)).toEqual([
+      'wrong_field_count',
+      'bad_address',
+      'bad_port',
+      'bad_protocol',
+      'bad_time',
+    ]);
     expect(results[1]).toMatchObject({ message: 'srcaddr "172.31.16.300" is not an IP address' });
-    expect(awsVpcParser().parse('version interface-id srcaddr srcport')).toMatchObject({ kind: 'bad', reason: 'bad_header' });
+    expect(awsVpcParser().parse('version interface-id srcaddr srcport')).toMatchObject({
+      kind: 'bad',
+      reason: 'bad_header',
+    });
   });
 });

@@ -1,4 +1,16 @@
-import { BadLine, FlowParser, FlowRecord, LineResult, address, epochSeconds, guarded, hasPorts, port, protocolOfNumber, skip } from '../flow';
+import {
+  BadLine,
+  FlowParser,
+  FlowRecord,
+  LineResult,
+  address,
+  epochSeconds,
+  guarded,
+  hasPorts,
+  port,
+  protocolOfNumber,
+  skip,
+} from '../flow';
 
 /**
  * Linux conntrack: `conntrack -L` (the table now) and `conntrack -E` (events), plain or with
@@ -29,7 +41,11 @@ export function conntrackParser(): FlowParser {
         const tokens = rest.split(/\s+/);
         if (tokens[0] === 'ipv4' || tokens[0] === 'ipv6') tokens.splice(0, 2);
         // tokens: <l4 name> <l4 number> <timeout> [state] key=value… [flags]
-        if (tokens.length < 3 || !/^\d+$/.test(tokens[1])) throw new BadLine('bad_entry', 'not a conntrack entry (expected "<protocol> <number> <timeout> …")');
+        if (tokens.length < 3 || !/^\d+$/.test(tokens[1]))
+          throw new BadLine(
+            'bad_entry',
+            'not a conntrack entry (expected "<protocol> <number> <timeout> …")',
+          );
         const protocol = protocolOfNumber(tokens[1]);
         const original = new Map<string, string>();
         for (const token of tokens.slice(2)) {
@@ -38,8 +54,13 @@ export function conntrackParser(): FlowParser {
           if (original.has(pair[1])) break; // the reply tuple begins
           original.set(pair[1], pair[2]);
         }
-        if (!original.has('src') || !original.has('dst')) throw new BadLine('missing_field', 'no src= and dst= in the entry');
-        const flow: FlowRecord = { srcIp: address(original.get('src'), 'src'), destIp: address(original.get('dst'), 'dst'), protocol };
+        if (!original.has('src') || !original.has('dst'))
+          throw new BadLine('missing_field', 'no src= and dst= in the entry');
+        const flow: FlowRecord = {
+          srcIp: address(original.get('src'), 'src'),
+          destIp: address(original.get('dst'), 'dst'),
+          protocol,
+        };
         if (time) flow.time = time;
         if (hasPorts(protocol)) {
           if (original.has('sport')) flow.srcPort = port(original.get('sport'), 'sport');

@@ -1,4 +1,17 @@
-import { BadLine, FlowParser, FlowRecord, LineResult, address, guarded, hasPorts, isObject, jsonObject, port, protocolOfNumber, rfc3339 } from '../flow';
+import {
+  BadLine,
+  FlowParser,
+  FlowRecord,
+  LineResult,
+  address,
+  guarded,
+  hasPorts,
+  isObject,
+  jsonObject,
+  port,
+  protocolOfNumber,
+  rfc3339,
+} from '../flow';
 
 /**
  * Google Cloud VPC Flow Logs as exported from Cloud Logging: one LogEntry per line (a sink to
@@ -18,18 +31,27 @@ export function gcpVpcParser(): FlowParser {
         if (!isObject(connection)) throw new BadLine('missing_field', 'no jsonPayload.connection');
         const protocol = protocolOfNumber(connection.protocol, 'jsonPayload.connection.protocol');
         const flow: FlowRecord = {
-          time: rfc3339(payload.start_time ?? entry.timestamp, payload.start_time === undefined ? 'timestamp' : 'jsonPayload.start_time'),
+          time: rfc3339(
+            payload.start_time ?? entry.timestamp,
+            payload.start_time === undefined ? 'timestamp' : 'jsonPayload.start_time',
+          ),
           srcIp: address(connection.src_ip, 'jsonPayload.connection.src_ip'),
           destIp: address(connection.dest_ip, 'jsonPayload.connection.dest_ip'),
           protocol,
         };
         if (hasPorts(protocol)) {
-          if (connection.src_port !== undefined) flow.srcPort = port(connection.src_port, 'jsonPayload.connection.src_port');
-          if (connection.dest_port !== undefined) flow.destPort = port(connection.dest_port, 'jsonPayload.connection.dest_port');
+          if (connection.src_port !== undefined)
+            flow.srcPort = port(connection.src_port, 'jsonPayload.connection.src_port');
+          if (connection.dest_port !== undefined)
+            flow.destPort = port(connection.dest_port, 'jsonPayload.connection.dest_port');
         }
         if (payload.reporter === 'SRC') flow.direction = 'EGRESS';
         else if (payload.reporter === 'DEST') flow.direction = 'INGRESS';
-        else if (payload.reporter !== undefined) throw new BadLine('bad_reporter', `jsonPayload.reporter ${JSON.stringify(payload.reporter)} is neither SRC nor DEST`);
+        else if (payload.reporter !== undefined)
+          throw new BadLine(
+            'bad_reporter',
+            `jsonPayload.reporter ${JSON.stringify(payload.reporter)} is neither SRC nor DEST`,
+          );
         return { kind: 'flow', flow };
       }),
   };

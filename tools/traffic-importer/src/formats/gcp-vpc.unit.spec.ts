@@ -12,11 +12,19 @@ const entry = (payload: Record<string, unknown>, extra: Record<string, unknown> 
       bytes_sent: '1728',
       packets_sent: '13',
       end_time: '2023-01-31T20:05:22.813513556Z',
-      dest_instance: { project_id: 'my-project', region: 'us-central1', vm_name: 'instance-1', zone: 'us-central1-a' },
+      dest_instance: {
+        project_id: 'my-project',
+        region: 'us-central1',
+        vm_name: 'instance-1',
+        zone: 'us-central1-a',
+      },
       ...payload,
     },
     logName: 'projects/my-project/logs/compute.googleapis.com%2Fvpc_flows',
-    resource: { type: 'gce_subnetwork', labels: { project_id: 'my-project', subnetwork_name: 'default' } },
+    resource: {
+      type: 'gce_subnetwork',
+      labels: { project_id: 'my-project', subnetwork_name: 'default' },
+    },
     timestamp: '2023-01-31T20:05:41.539512452Z',
     ...extra,
   });
@@ -24,27 +32,82 @@ const entry = (payload: Record<string, unknown>, extra: Record<string, unknown> 
 describe('Google Cloud VPC Flow Logs (exported JSON)', () => {
   it('reads an SSH connection reported by its destination VM as INGRESS', () => {
     const line = entry({
-      connection: { src_ip: '35.235.241.17', src_port: 45118, dest_ip: '10.128.0.2', dest_port: 22, protocol: 6 },
+      connection: {
+        src_ip: '35.235.241.17',
+        src_port: 45118,
+        dest_ip: '10.128.0.2',
+        dest_port: 22,
+        protocol: 6,
+      },
       reporter: 'DEST',
       start_time: '2023-01-31T20:05:16.803425012Z',
     });
     expect(gcpVpcParser().parse(line)).toEqual({
       kind: 'flow',
-      flow: { time: new Date('2023-01-31T20:05:16.803Z'), direction: 'INGRESS', srcIp: '35.235.241.17', destIp: '10.128.0.2', protocol: 'tcp', srcPort: 45118, destPort: 22 },
+      flow: {
+        time: new Date('2023-01-31T20:05:16.803Z'),
+        direction: 'INGRESS',
+        srcIp: '35.235.241.17',
+        destIp: '10.128.0.2',
+        protocol: 'tcp',
+        srcPort: 45118,
+        destPort: 22,
+      },
     });
   });
 
   it('reads a source report as EGRESS, ports given as strings, UDP and ICMP', () => {
     const parser = gcpVpcParser();
-    const dns = parser.parse(entry({ connection: { src_ip: '10.128.0.2', src_port: '40001', dest_ip: '8.8.8.8', dest_port: '53', protocol: 17 }, reporter: 'SRC', start_time: '2023-01-31T20:05:16Z' }));
-    expect(dns).toMatchObject({ kind: 'flow', flow: { direction: 'EGRESS', protocol: 'udp', srcPort: 40001, destPort: 53 } });
-    const ping = parser.parse(entry({ connection: { src_ip: '10.128.0.2', dest_ip: '10.128.0.3', protocol: 1 }, reporter: 'SRC', start_time: '2023-01-31T20:05:16Z' }));
-    expect(ping).toEqual({ kind: 'flow', flow: { time: new Date('2023-01-31T20:05:16Z'), direction: 'EGRESS', srcIp: '10.128.0.2', destIp: '10.128.0.3', protocol: 'icmp' } });
+    const dns = parser.parse(
+      entry({
+        connection: {
+          src_ip: '10.128.0.2',
+          src_port: '40001',
+          dest_ip: '8.8.8.8',
+          dest_port: '53',
+          protocol: 17,
+        },
+        reporter: 'SRC',
+        start_time: '2023-01-31T20:05:16Z',
+      }),
+    );
+    expect(dns).toMatchObject({
+      kind: 'flow',
+      flow: { direction: 'EGRESS', protocol: 'udp', srcPort: 40001, destPort: 53 },
+    });
+    const ping = parser.parse(
+      entry({
+        connection: { src_ip: '10.128.0.2', dest_ip: '10.128.0.3', protocol: 1 },
+        reporter: 'SRC',
+        start_time: '2023-01-31T20:05:16Z',
+      }),
+    );
+    expect(ping).toEqual({
+      kind: 'flow',
+      flow: {
+        time: new Date('2023-01-31T20:05:16Z'),
+        direction: 'EGRESS',
+        srcIp: '10.128.0.2',
+        destIp: '10.128.0.3',
+        protocol: 'icmp',
+      },
+    });
   });
 
   it('falls back to the entry timestamp when start_time is absent', () => {
-    const line = entry({ connection: { src_ip: '10.0.0.1', dest_ip: '10.0.0.2', protocol: 6, src_port: 1, dest_port: 2 }, reporter: 'DEST' });
-    expect(gcpVpcParser().parse(line)).toMatchObject({ flow: { time: new Date('2023-01-31T20:05:41.539Z') } });
+    const line = entry({
+      connection: {
+        src_ip: '10.0.0.1',
+        dest_ip: '10.0.0.2',
+        protocol: 6,
+        src_port: 1,
+        dest_port: 2,
+      },
+      reporter: 'DEST',
+    });
+    expect(gcpVpcParser().parse(line)).toMatchObject({
+      flow: { time: new Date('2023-01-31T20:05:41.539Z') },
+    });
   });
 
   it('reports bad lines: not JSON, no connection, a bad address, an unknown reporter', () => {
@@ -52,10 +115,28 @@ describe('Google Cloud VPC Flow Logs (exported JSON)', () => {
     const results = [
       parser.parse('{"jsonPayload": '),
       parser.parse(entry({ reporter: 'SRC', start_time: '2023-01-31T20:05:16Z' })),
-      parser.parse(entry({ connection: { src_ip: 'instance-1', dest_ip: '10.0.0.2', protocol: 6 }, reporter: 'SRC', start_time: '2023-01-31T20:05:16Z' })),
-      parser.parse(entry({ connection: { src_ip: '10.0.0.1', dest_ip: '10.0.0.2', protocol: 6 }, reporter: 'BOTH', start_time: '2023-01-31T20:05:16Z' })),
+      parser.parse(
+        entry({
+          connection: { src_ip: 'instance-1', dest_ip: '10.0.0.2', protocol: 6 },
+          reporter: 'SRC',
+          start_time: '2023-01-31T20:05:16Z',
+        }),
+      ),
+      parser.parse(
+        entry({
+          connection: { src_ip: '10.0.0.1', dest_ip: '10.0.0.2', protocol: 6 },
+          reporter: 'BOTH',
+          start_time: '2023-01-31T20:05:16Z',
+        }),
+      ),
       parser.parse('[1, 2]'),
     ];
-    expect(results.map((result) => result.kind === 'bad' && result.reason)).toEqual(['bad_json', 'missing_field', 'bad_address', 'bad_reporter', 'bad_json']);
+    expect(results.map((result) => result.kind === 'bad' && result.reason)).toEqual([
+      'bad_json',
+      'missing_field',
+      'bad_address',
+      'bad_reporter',
+      'bad_json',
+    ]);
   });
 });

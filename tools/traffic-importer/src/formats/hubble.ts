@@ -1,4 +1,16 @@
-import { BadLine, FlowParser, FlowRecord, LineResult, address, guarded, isObject, jsonObject, port, rfc3339, skip } from '../flow';
+import {
+  BadLine,
+  FlowParser,
+  FlowRecord,
+  LineResult,
+  address,
+  guarded,
+  isObject,
+  jsonObject,
+  port,
+  rfc3339,
+  skip,
+} from '../flow';
 
 /**
  * Cilium Hubble, `hubble observe -o jsonpb`: one GetFlowsResponse per line, the flow under
@@ -13,7 +25,12 @@ export function hubbleParser(): FlowParser {
     parse: (line) =>
       guarded((): LineResult => {
         const response = jsonObject(line);
-        const flow = isObject(response.flow) ? response.flow : response.time !== undefined && ('IP' in response || 'l4' in response || 'verdict' in response) ? response : undefined;
+        const flow = isObject(response.flow)
+          ? response.flow
+          : response.time !== undefined &&
+              ('IP' in response || 'l4' in response || 'verdict' in response)
+            ? response
+            : undefined;
         if (!flow) {
           const kind = Object.keys(response).find((key) => key !== 'node_name' && key !== 'time');
           if (kind) return skip(kind);
@@ -30,18 +47,29 @@ export function hubbleParser(): FlowParser {
         };
         const l4 = flow.l4;
         if (!isObject(l4)) throw new BadLine('missing_field', 'no flow.l4');
-        const transport = (['TCP', 'UDP', 'SCTP'] as const).find((name) => isObject(l4[name]) || isObject(l4[name.toLowerCase()]));
+        const transport = (['TCP', 'UDP', 'SCTP'] as const).find(
+          (name) => isObject(l4[name]) || isObject(l4[name.toLowerCase()]),
+        );
         if (transport) {
           const ports = (l4[transport] ?? l4[transport.toLowerCase()]) as Record<string, unknown>;
           record.protocol = transport.toLowerCase() as 'tcp' | 'udp' | 'sctp';
-          record.srcPort = port(pick(ports, 'source_port', 'sourcePort') ?? 0, 'flow.l4.source_port');
-          record.destPort = port(pick(ports, 'destination_port', 'destinationPort') ?? 0, 'flow.l4.destination_port');
+          record.srcPort = port(
+            pick(ports, 'source_port', 'sourcePort') ?? 0,
+            'flow.l4.source_port',
+          );
+          record.destPort = port(
+            pick(ports, 'destination_port', 'destinationPort') ?? 0,
+            'flow.l4.destination_port',
+          );
         } else if (isObject(l4.ICMPv4) || isObject(l4.icmpv4)) {
           record.protocol = 'icmp';
         } else if (isObject(l4.ICMPv6) || isObject(l4.icmpv6)) {
           record.protocol = 'icmpv6';
         } else {
-          throw new BadLine('bad_protocol', `flow.l4 holds none of TCP, UDP, SCTP, ICMPv4, ICMPv6 (${Object.keys(l4).join(', ') || 'nothing'})`);
+          throw new BadLine(
+            'bad_protocol',
+            `flow.l4 holds none of TCP, UDP, SCTP, ICMPv4, ICMPv6 (${Object.keys(l4).join(', ') || 'nothing'})`,
+          );
         }
         const direction = pick(flow, 'traffic_direction', 'trafficDirection');
         if (direction === 'INGRESS' || direction === 'EGRESS') record.direction = direction;

@@ -11,8 +11,19 @@ const response = (flow: Record<string, unknown>) =>
       time: '2023-03-20T17:22:28.232573613Z',
       verdict: 'FORWARDED',
       ethernet: { source: '12:8a:71:1c:b3:48', destination: '6e:52:a9:2b:04:4c' },
-      source: { ID: 1544, identity: 17216, namespace: 'default', labels: ['k8s:app=tiefighter'], pod_name: 'tiefighter' },
-      destination: { identity: 12385, namespace: 'default', labels: ['k8s:app=deathstar'], pod_name: 'deathstar-7848d6c4d5-mlm9f' },
+      source: {
+        ID: 1544,
+        identity: 17216,
+        namespace: 'default',
+        labels: ['k8s:app=tiefighter'],
+        pod_name: 'tiefighter',
+      },
+      destination: {
+        identity: 12385,
+        namespace: 'default',
+        labels: ['k8s:app=deathstar'],
+        pod_name: 'deathstar-7848d6c4d5-mlm9f',
+      },
       Type: 'L3_L4',
       node_name: 'kind-worker',
       event_type: { type: 4, sub_type: 3 },
@@ -34,36 +45,109 @@ describe('Cilium Hubble flows (hubble observe -o jsonpb)', () => {
     });
     expect(hubbleParser().parse(line)).toEqual({
       kind: 'flow',
-      flow: { time: new Date('2023-03-20T17:22:28.232Z'), direction: 'INGRESS', srcIp: '10.244.1.92', destIp: '10.244.0.125', protocol: 'tcp', srcPort: 49168, destPort: 80 },
+      flow: {
+        time: new Date('2023-03-20T17:22:28.232Z'),
+        direction: 'INGRESS',
+        srcIp: '10.244.1.92',
+        destIp: '10.244.0.125',
+        protocol: 'tcp',
+        srcPort: 49168,
+        destPort: 80,
+      },
     });
   });
 
   it('reads UDP, ICMPv4 and ICMPv6, IPv6 addresses, and lowerCamelCase field names', () => {
     const parser = hubbleParser();
-    expect(parser.parse(response({ IP: { source: '10.244.1.92', destination: '10.96.0.10' }, l4: { UDP: { source_port: 53211, destination_port: 53 } }, traffic_direction: 'EGRESS' }))).toMatchObject({
+    expect(
+      parser.parse(
+        response({
+          IP: { source: '10.244.1.92', destination: '10.96.0.10' },
+          l4: { UDP: { source_port: 53211, destination_port: 53 } },
+          traffic_direction: 'EGRESS',
+        }),
+      ),
+    ).toMatchObject({
       flow: { direction: 'EGRESS', protocol: 'udp', destPort: 53 },
     });
-    expect(parser.parse(response({ IP: { source: '10.244.1.92', destination: '10.244.0.125' }, l4: { ICMPv4: { type: 8 } }, traffic_direction: 'EGRESS' }))).toEqual({
+    expect(
+      parser.parse(
+        response({
+          IP: { source: '10.244.1.92', destination: '10.244.0.125' },
+          l4: { ICMPv4: { type: 8 } },
+          traffic_direction: 'EGRESS',
+        }),
+      ),
+    ).toEqual({
       kind: 'flow',
-      flow: { time: new Date('2023-03-20T17:22:28.232Z'), direction: 'EGRESS', srcIp: '10.244.1.92', destIp: '10.244.0.125', protocol: 'icmp' },
+      flow: {
+        time: new Date('2023-03-20T17:22:28.232Z'),
+        direction: 'EGRESS',
+        srcIp: '10.244.1.92',
+        destIp: '10.244.0.125',
+        protocol: 'icmp',
+      },
     });
-    expect(parser.parse(response({ IP: { source: 'fd00::1', destination: 'fd00::2', ipVersion: 'IPv6' }, l4: { ICMPv6: { type: 128 } } }))).toMatchObject({ flow: { protocol: 'icmpv6' } });
-    const camel = JSON.stringify({ flow: { time: '2023-03-20T17:22:28Z', IP: { source: '10.0.0.1', destination: '10.0.0.2' }, l4: { TCP: { sourcePort: 40000, destinationPort: 443 } }, trafficDirection: 'INGRESS', isReply: false } });
-    expect(parser.parse(camel)).toMatchObject({ flow: { direction: 'INGRESS', srcPort: 40000, destPort: 443 } });
+    expect(
+      parser.parse(
+        response({
+          IP: { source: 'fd00::1', destination: 'fd00::2', ipVersion: 'IPv6' },
+          l4: { ICMPv6: { type: 128 } },
+        }),
+      ),
+    ).toMatchObject({ flow: { protocol: 'icmpv6' } });
+    const camel = JSON.stringify({
+      flow: {
+        time: '2023-03-20T17:22:28Z',
+        IP: { source: '10.0.0.1', destination: '10.0.0.2' },
+        l4: { TCP: { sourcePort: 40000, destinationPort: 443 } },
+        trafficDirection: 'INGRESS',
+        isReply: false,
+      },
+    });
+    expect(parser.parse(camel)).toMatchObject({
+      flow: { direction: 'INGRESS', srcPort: 40000, destPort: 443 },
+    });
   });
 
   it('skips replies, flows without an IP layer, and responses that are not flows', () => {
     const parser = hubbleParser();
-    expect(parser.parse(response({ IP: { source: '10.244.0.125', destination: '10.244.1.92' }, l4: { TCP: { source_port: 80, destination_port: 49168 } }, is_reply: true }))).toEqual({ kind: 'skip', reason: 'reply' });
-    expect(parser.parse(response({ Type: 'L7', l7: { type: 'REQUEST', dns: { query: 'example.com.' } } }))).toEqual({ kind: 'skip', reason: 'no_ip_layer' });
-    expect(parser.parse(JSON.stringify({ node_status: { state_change: 'NODE_CONNECTED', node_names: ['kind-worker'] }, node_name: 'relay', time: '2023-03-20T17:22:28Z' }))).toEqual({ kind: 'skip', reason: 'node_status' });
+    expect(
+      parser.parse(
+        response({
+          IP: { source: '10.244.0.125', destination: '10.244.1.92' },
+          l4: { TCP: { source_port: 80, destination_port: 49168 } },
+          is_reply: true,
+        }),
+      ),
+    ).toEqual({ kind: 'skip', reason: 'reply' });
+    expect(
+      parser.parse(
+        response({ Type: 'L7', l7: { type: 'REQUEST', dns: { query: 'example.com.' } } }),
+      ),
+    ).toEqual({ kind: 'skip', reason: 'no_ip_layer' });
+    expect(
+      parser.parse(
+        JSON.stringify({
+          node_status: { state_change: 'NODE_CONNECTED', node_names: ['kind-worker'] },
+          node_name: 'relay',
+          time: '2023-03-20T17:22:28Z',
+        }),
+      ),
+    ).toEqual({ kind: 'skip', reason: 'node_status' });
   });
 
   it('reports bad lines: not JSON, a bad address, no transport it knows', () => {
     const parser = hubbleParser();
     expect(parser.parse('{"flow":{')).toMatchObject({ kind: 'bad', reason: 'bad_json' });
-    expect(parser.parse(response({ IP: { source: 'pod-a', destination: '10.0.0.2' }, l4: { TCP: {} } }))).toMatchObject({ kind: 'bad', reason: 'bad_address' });
-    expect(parser.parse(response({ IP: { source: '10.0.0.1', destination: '10.0.0.2' }, l4: { VRRP: {} } }))).toMatchObject({ kind: 'bad', reason: 'bad_protocol' });
+    expect(
+      parser.parse(response({ IP: { source: 'pod-a', destination: '10.0.0.2' }, l4: { TCP: {} } })),
+    ).toMatchObject({ kind: 'bad', reason: 'bad_address' });
+    expect(
+      parser.parse(
+        response({ IP: { source: '10.0.0.1', destination: '10.0.0.2' }, l4: { VRRP: {} } }),
+      ),
+    ).toMatchObject({ kind: 'bad', reason: 'bad_protocol' });
     expect(parser.parse('{}')).toMatchObject({ kind: 'bad', reason: 'missing_field' });
   });
 });

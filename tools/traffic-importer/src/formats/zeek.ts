@@ -1,5 +1,17 @@
 import { isIP } from 'node:net';
-import { BadLine, FlowParser, FlowRecord, LineResult, address, epochSeconds, guarded, jsonObject, port, rfc3339, skip } from '../flow';
+import {
+  BadLine,
+  FlowParser,
+  FlowRecord,
+  LineResult,
+  address,
+  epochSeconds,
+  guarded,
+  jsonObject,
+  port,
+  rfc3339,
+  skip,
+} from '../flow';
 
 /**
  * Zeek `conn.log`. The fields a connection needs are `ts`, `id.orig_h`, `id.orig_p`,
@@ -30,7 +42,10 @@ function connection(get: (field: string) => ZeekValue): LineResult {
     flow.srcPort = port(get('id.orig_p'), 'id.orig_p');
     flow.destPort = port(get('id.resp_p'), 'id.resp_p');
   } else {
-    throw new BadLine('bad_protocol', `proto ${JSON.stringify(proto)} is not tcp, udp, icmp or unknown_transport`);
+    throw new BadLine(
+      'bad_protocol',
+      `proto ${JSON.stringify(proto)} is not tcp, udp, icmp or unknown_transport`,
+    );
   }
   const localOrig = get('local_orig');
   const localResp = get('local_resp');
@@ -53,8 +68,15 @@ export function zeekTsvParser(): FlowParser {
     parse: (line) =>
       guarded((): LineResult => {
         if (line.startsWith('#')) {
-          const [directive, ...rest] = line.slice(1).split(line.startsWith('#separator') ? ' ' : separator);
-          if (directive === 'separator') separator = rest.join(' ').replace(/\\x([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+          const [directive, ...rest] = line
+            .slice(1)
+            .split(line.startsWith('#separator') ? ' ' : separator);
+          if (directive === 'separator')
+            separator = rest
+              .join(' ')
+              .replace(/\\x([0-9a-fA-F]{2})/g, (_, hex: string) =>
+                String.fromCharCode(parseInt(hex, 16)),
+              );
           else if (directive === 'unset_field') unset = rest[0];
           else if (directive === 'fields') {
             fields = rest;
@@ -64,7 +86,11 @@ export function zeekTsvParser(): FlowParser {
         }
         if (!fields) throw new BadLine('no_header', 'a data line before the #fields header');
         const values = line.split(separator);
-        if (values.length !== fields.length) throw new BadLine('wrong_field_count', `${values.length} fields where #fields names ${fields.length}`);
+        if (values.length !== fields.length)
+          throw new BadLine(
+            'wrong_field_count',
+            `${values.length} fields where #fields names ${fields.length}`,
+          );
         return connection((field) => {
           const i = indexOf.get(field);
           const value = i === undefined ? undefined : values[i];

@@ -15,26 +15,56 @@ const TSV_HEADER = [
 describe('Zeek conn.log, TSV', () => {
   it('reads the #fields header and a DNS connection from a local host (EGRESS)', () => {
     const parser = zeekTsvParser();
-    expect(TSV_HEADER.map((line) => parser.parse(line))).toEqual(TSV_HEADER.map(() => ({ kind: 'skip', reason: 'header' })));
-    const dns = parser.parse('1591367999.305988\tCMdzit1AMNsmfAIiQc\t192.168.4.76\t36844\t192.168.4.1\t53\tudp\tdns\t0.066851\t62\t141\tSF\tT\tF\t0\tDd\t2\t118\t2\t197\t-');
+    expect(TSV_HEADER.map((line) => parser.parse(line))).toEqual(
+      TSV_HEADER.map(() => ({ kind: 'skip', reason: 'header' })),
+    );
+    const dns = parser.parse(
+      '1591367999.305988\tCMdzit1AMNsmfAIiQc\t192.168.4.76\t36844\t192.168.4.1\t53\tudp\tdns\t0.066851\t62\t141\tSF\tT\tF\t0\tDd\t2\t118\t2\t197\t-',
+    );
     expect(dns).toEqual({
       kind: 'flow',
-      flow: { time: new Date(1591367999_306), direction: 'EGRESS', srcIp: '192.168.4.76', destIp: '192.168.4.1', protocol: 'udp', srcPort: 36844, destPort: 53 },
+      flow: {
+        time: new Date(1591367999_306),
+        direction: 'EGRESS',
+        srcIp: '192.168.4.76',
+        destIp: '192.168.4.1',
+        protocol: 'udp',
+        srcPort: 36844,
+        destPort: 53,
+      },
     });
   });
 
   it('reads inbound SSH as INGRESS, unset fields, IPv6 ICMP as icmpv6 without ports', () => {
     const parser = zeekTsvParser();
     TSV_HEADER.forEach((line) => parser.parse(line));
-    expect(parser.parse('1591367999.430166\tC5bLoe2Mvxqhawzqqd\t203.0.113.9\t58320\t192.168.4.76\t22\ttcp\tssh\t-\t-\t-\tS0\tF\tT\t0\tS\t1\t60\t0\t0\t-')).toMatchObject({
+    expect(
+      parser.parse(
+        '1591367999.430166\tC5bLoe2Mvxqhawzqqd\t203.0.113.9\t58320\t192.168.4.76\t22\ttcp\tssh\t-\t-\t-\tS0\tF\tT\t0\tS\t1\t60\t0\t0\t-',
+      ),
+    ).toMatchObject({
       kind: 'flow',
       flow: { direction: 'INGRESS', protocol: 'tcp', destPort: 22 },
     });
-    expect(parser.parse('1591367999.512593\tCxT6fs1A0qBaRIBEQj\tfe80::3ea8:2aff:fe5b:8d10\t135\tff02::1\t136\ticmp\t-\t-\t-\t-\tOTH\tT\tF\t0\t-\t1\t72\t0\t0\t-')).toEqual({
+    expect(
+      parser.parse(
+        '1591367999.512593\tCxT6fs1A0qBaRIBEQj\tfe80::3ea8:2aff:fe5b:8d10\t135\tff02::1\t136\ticmp\t-\t-\t-\t-\tOTH\tT\tF\t0\t-\t1\t72\t0\t0\t-',
+      ),
+    ).toEqual({
       kind: 'flow',
-      flow: { time: new Date(1591367999_513), direction: 'EGRESS', srcIp: 'fe80::3ea8:2aff:fe5b:8d10', destIp: 'ff02::1', protocol: 'icmpv6' },
+      flow: {
+        time: new Date(1591367999_513),
+        direction: 'EGRESS',
+        srcIp: 'fe80::3ea8:2aff:fe5b:8d10',
+        destIp: 'ff02::1',
+        protocol: 'icmpv6',
+      },
     });
-    expect(parser.parse('1591367999.6\tCxT6fs1A0qBaRIBEQk\t10.0.0.1\t0\t10.0.0.2\t0\tunknown_transport\t-\t-\t-\t-\tOTH\t-\t-\t0\t-\t1\t72\t0\t0\t-')).toEqual({ kind: 'skip', reason: 'unknown_transport' });
+    expect(
+      parser.parse(
+        '1591367999.6\tCxT6fs1A0qBaRIBEQk\t10.0.0.1\t0\t10.0.0.2\t0\tunknown_transport\t-\t-\t-\t-\tOTH\t-\t-\t0\t-\t1\t72\t0\t0\t-',
+      ),
+    ).toEqual({ kind: 'skip', reason: 'unknown_transport' });
     expect(parser.parse('#close\t2020-06-05-14-40-00')).toEqual({ kind: 'skip', reason: 'header' });
   });
 
@@ -42,16 +72,27 @@ describe('Zeek conn.log, TSV', () => {
     const parser = zeekTsvParser();
     parser.parse('#separator ,');
     parser.parse('#fields,id.resp_h,id.resp_p,id.orig_h,id.orig_p,proto,ts');
-    expect(parser.parse('10.0.0.5,443,198.51.100.7,51512,tcp,1700000000')).toMatchObject({ flow: { srcIp: '198.51.100.7', destIp: '10.0.0.5', destPort: 443 } });
+    expect(parser.parse('10.0.0.5,443,198.51.100.7,51512,tcp,1700000000')).toMatchObject({
+      flow: { srcIp: '198.51.100.7', destIp: '10.0.0.5', destPort: 443 },
+    });
   });
 
   it('reports data before #fields, a wrong field count and a bad address', () => {
-    const early = zeekTsvParser().parse('1591367999.305988\tC1\t192.168.4.76\t36844\t192.168.4.1\t53\tudp');
+    const early = zeekTsvParser().parse(
+      '1591367999.305988\tC1\t192.168.4.76\t36844\t192.168.4.1\t53\tudp',
+    );
     expect(early).toMatchObject({ kind: 'bad', reason: 'no_header' });
     const parser = zeekTsvParser();
     TSV_HEADER.forEach((line) => parser.parse(line));
-    expect(parser.parse('1591367999.305988\tC1\t192.168.4.76')).toMatchObject({ kind: 'bad', reason: 'wrong_field_count' });
-    expect(parser.parse('1591367999.305988\tC1\t192.168.4.276\t36844\t192.168.4.1\t53\tudp\tdns\t0.06\t62\t141\tSF\tT\tF\t0\tDd\t2\t118\t2\t197\t-')).toMatchObject({
+    expect(parser.parse('1591367999.305988\tC1\t192.168.4.76')).toMatchObject({
+      kind: 'bad',
+      reason: 'wrong_field_count',
+    });
+    expect(
+      parser.parse(
+        '1591367999.305988\tC1\t192.168.4.276\t36844\t192.168.4.1\t53\tudp\tdns\t0.06\t62\t141\tSF\tT\tF\t0\tDd\t2\t118\t2\t197\t-',
+      ),
+    ).toMatchObject({
       kind: 'bad',
       reason: 'bad_address',
       message: 'id.orig_h "192.168.4.276" is not an IP address',
@@ -62,18 +103,61 @@ describe('Zeek conn.log, TSV', () => {
 describe('Zeek conn.log, JSON', () => {
   it('reads a connection with epoch or ISO 8601 timestamps', () => {
     const parser = zeekJsonParser();
-    const line = { ts: 1591367999.305988, uid: 'CMdzit1AMNsmfAIiQc', 'id.orig_h': '192.168.4.76', 'id.orig_p': 36844, 'id.resp_h': '192.168.4.1', 'id.resp_p': 53, proto: 'udp', service: 'dns', duration: 0.066851, orig_bytes: 62, resp_bytes: 141, conn_state: 'SF', local_orig: true, local_resp: true, missed_bytes: 0, history: 'Dd', orig_pkts: 2, orig_ip_bytes: 118, resp_pkts: 2, resp_ip_bytes: 197 };
+    const line = {
+      ts: 1591367999.305988,
+      uid: 'CMdzit1AMNsmfAIiQc',
+      'id.orig_h': '192.168.4.76',
+      'id.orig_p': 36844,
+      'id.resp_h': '192.168.4.1',
+      'id.resp_p': 53,
+      proto: 'udp',
+      service: 'dns',
+      duration: 0.066851,
+      orig_bytes: 62,
+      resp_bytes: 141,
+      conn_state: 'SF',
+      local_orig: true,
+      local_resp: true,
+      missed_bytes: 0,
+      history: 'Dd',
+      orig_pkts: 2,
+      orig_ip_bytes: 118,
+      resp_pkts: 2,
+      resp_ip_bytes: 197,
+    };
     expect(parser.parse(JSON.stringify(line))).toEqual({
       kind: 'flow',
-      flow: { time: new Date(1591367999_306), srcIp: '192.168.4.76', destIp: '192.168.4.1', protocol: 'udp', srcPort: 36844, destPort: 53 },
+      flow: {
+        time: new Date(1591367999_306),
+        srcIp: '192.168.4.76',
+        destIp: '192.168.4.1',
+        protocol: 'udp',
+        srcPort: 36844,
+        destPort: 53,
+      },
     });
-    expect(parser.parse(JSON.stringify({ ...line, ts: '2020-06-05T14:39:59.305988Z' }))).toMatchObject({ flow: { time: new Date('2020-06-05T14:39:59.305Z') } });
+    expect(
+      parser.parse(JSON.stringify({ ...line, ts: '2020-06-05T14:39:59.305988Z' })),
+    ).toMatchObject({ flow: { time: new Date('2020-06-05T14:39:59.305Z') } });
   });
 
   it('reports bad lines: not JSON, no proto, a bad port', () => {
     const parser = zeekJsonParser();
     expect(parser.parse('{"ts":')).toMatchObject({ kind: 'bad', reason: 'bad_json' });
-    expect(parser.parse(JSON.stringify({ ts: 1, 'id.orig_h': '10.0.0.1', 'id.resp_h': '10.0.0.2' }))).toMatchObject({ kind: 'bad', reason: 'missing_field' });
-    expect(parser.parse(JSON.stringify({ ts: 1, 'id.orig_h': '10.0.0.1', 'id.orig_p': -1, 'id.resp_h': '10.0.0.2', 'id.resp_p': 80, proto: 'tcp' }))).toMatchObject({ kind: 'bad', reason: 'bad_port' });
+    expect(
+      parser.parse(JSON.stringify({ ts: 1, 'id.orig_h': '10.0.0.1', 'id.resp_h': '10.0.0.2' })),
+    ).toMatchObject({ kind: 'bad', reason: 'missing_field' });
+    expect(
+      parser.parse(
+        JSON.stringify({
+          ts: 1,
+          'id.orig_h': '10.0.0.1',
+          'id.orig_p': -1,
+          'id.resp_h': '10.0.0.2',
+          'id.resp_p': 80,
+          proto: 'tcp',
+        }),
+      ),
+    ).toMatchObject({ kind: 'bad', reason: 'bad_port' });
   });
 });

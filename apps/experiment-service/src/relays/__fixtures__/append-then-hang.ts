@@ -9,11 +9,20 @@ import { CreateReadModels1764000000001 } from '../../migrations/1764000000001-re
 
 async function main() {
   const [url, schema, name] = process.argv.slice(2);
-  const dataSource = await openDataSource({ url, schema, poolSize: 2, applicationName: 'doomed', migrations: [CreateEventStore1764000000000, CreateReadModels1764000000001] });
+  const dataSource = await openDataSource({
+    url,
+    schema,
+    poolSize: 2,
+    applicationName: 'doomed',
+    migrations: [CreateEventStore1764000000000, CreateReadModels1764000000001],
+  });
   const time = new Date().toISOString();
   const state = { name, rules: [], etag: 'x', createTime: time, updateTime: time };
   await new EventStore(dataSource).transaction((tx) =>
-    tx.append(name, 0, [{ type: 'PolicyCreated', data: { content: { rules: [] }, time } }], { actor: 'doomed', state }),
+    tx.append(name, 0, [{ type: 'PolicyCreated', data: { content: { rules: [] }, time } }], {
+      actor: 'doomed',
+      state,
+    }),
   );
   process.stdout.write('appended\n');
   setInterval(() => undefined, 1_000);

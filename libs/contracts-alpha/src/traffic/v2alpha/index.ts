@@ -21,7 +21,10 @@ import type { ContractPackage } from '@rollout/contracts';
  * index (`invalid traffic event: events[3].sourceIp …`), so the dead letter is the producer's
  * own message, ready to fix and publish again.
  */
-export const TRAFFIC_V2ALPHA: ContractPackage = { name: 'traffic.v2alpha', version: '2.0.0-alpha.1' };
+export const TRAFFIC_V2ALPHA: ContractPackage = {
+  name: 'traffic.v2alpha',
+  version: '2.0.0-alpha.1',
+};
 
 /** The major as it appears in the subject (`traffic.v2alpha.…`). */
 export const TRAFFIC_V2ALPHA_SUBJECTS = 'traffic.v2alpha.>';
@@ -33,7 +36,15 @@ export const trafficV2alphaSubject = (project: string, location: string, firewal
 export const TRAFFIC_V2ALPHA_BATCH_MAX_EVENTS = 1000;
 
 /** The named protocols; any other is given by its IP protocol number, 0-255 (as in v1). */
-export const TRAFFIC_V2ALPHA_PROTOCOLS = ['tcp', 'udp', 'icmp', 'icmpv6', 'sctp', 'esp', 'ah'] as const;
+export const TRAFFIC_V2ALPHA_PROTOCOLS = [
+  'tcp',
+  'udp',
+  'icmp',
+  'icmpv6',
+  'sctp',
+  'esp',
+  'ah',
+] as const;
 export type TrafficProtocol = (typeof TRAFFIC_V2ALPHA_PROTOCOLS)[number] | number;
 
 /** One connection (JSON). Unknown fields are ignored. */
@@ -119,7 +130,11 @@ export const TRAFFIC_V2ALPHA_EVENT_SCHEMA = {
     },
     sourcePort: PORT,
     destinationPort: PORT,
-    targetTags: { type: 'array', maxItems: 64, items: { type: 'string', minLength: 1, maxLength: 63 } },
+    targetTags: {
+      type: 'array',
+      maxItems: 64,
+      items: { type: 'string', minLength: 1, maxLength: 63 },
+    },
   },
 } as const;
 

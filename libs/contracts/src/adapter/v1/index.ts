@@ -53,16 +53,16 @@ export function isAdapterName(name: string): boolean {
  * `NatsNamespace.subject`). Throws on a name that is not an RFC 1035 label.
  */
 export function adapterSubject(adapter: string, method: AdapterMethod): string {
-  if (!isAdapterName(adapter)) throw new Error(`adapter name "${adapter}" is not an RFC 1035 label`);
+  if (!isAdapterName(adapter))
+    throw new Error(`adapter name "${adapter}" is not an RFC 1035 label`);
   return `adapter.v1.${adapter}.${method}`;
 }
 
 /** Every subject of one adapter, by method. */
 export function adapterSubjects(adapter: string): Record<AdapterMethod, string> {
-  return Object.fromEntries(ADAPTER_METHODS.map((method) => [method, adapterSubject(adapter, method)])) as Record<
-    AdapterMethod,
-    string
-  >;
+  return Object.fromEntries(
+    ADAPTER_METHODS.map((method) => [method, adapterSubject(adapter, method)]),
+  ) as Record<AdapterMethod, string>;
 }
 
 /** The queue group an adapter's replicas subscribe with: the adapter's name. */

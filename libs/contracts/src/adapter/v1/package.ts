@@ -35,11 +35,41 @@ export const ADAPTER_V1_PACKAGE = definePackage({
   resources: [],
   requestReply: [
     { subject: subject('info'), request: 'InfoRequest', reply: 'AdapterInfo', envelope },
-    { subject: subject('validate'), request: 'ValidateRequest', reply: 'ValidateResponse', envelope },
-    { subject: subject('createSession'), request: 'CreateSessionRequest', reply: 'CreateSessionResponse', envelope },
-    { subject: subject('closeSession'), request: 'CloseSessionRequest', reply: 'CloseSessionResponse', envelope },
-    { subject: subject('handleCheck'), request: 'HandleCheckRequest', reply: 'CheckResult', envelope },
-    { subject: subject('handleQuota'), request: 'HandleQuotaRequest', reply: 'QuotaResult', envelope },
-    { subject: subject('handleReport'), request: 'HandleReportRequest', reply: 'HandleReportResponse', envelope },
+    {
+      subject: subject('validate'),
+      request: 'ValidateRequest',
+      reply: 'ValidateResponse',
+      envelope,
+    },
+    {
+      subject: subject('createSession'),
+      request: 'CreateSessionRequest',
+      reply: 'CreateSessionResponse',
+      envelope,
+    },
+    {
+      subject: subject('closeSession'),
+      request: 'CloseSessionRequest',
+      reply: 'CloseSessionResponse',
+      envelope,
+    },
+    {
+      subject: subject('handleCheck'),
+      request: 'HandleCheckRequest',
+      reply: 'CheckResult',
+      envelope,
+    },
+    {
+      subject: subject('handleQuota'),
+      request: 'HandleQuotaRequest',
+      reply: 'QuotaResult',
+      envelope,
+    },
+    {
+      subject: subject('handleReport'),
+      request: 'HandleReportRequest',
+      reply: 'HandleReportResponse',
+      envelope,
+    },
   ],
 });

@@ -40,7 +40,11 @@ export const RESERVATION_ATTRIBUTES = {
 } as const;
 
 /** Resource types whose size the MaxReservationSize filter knows how to measure. */
-export const SIZED_RESOURCE_TYPES = ['physical:host', 'virtual:instance', 'virtual:floatingip'] as const;
+export const SIZED_RESOURCE_TYPES = [
+  'physical:host',
+  'virtual:instance',
+  'virtual:floatingip',
+] as const;
 
 /**
  * One reservation of a lease. `physical:host` asks for `min`..`max` hosts; `virtual:instance`

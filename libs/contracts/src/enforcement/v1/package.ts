@@ -33,9 +33,24 @@ export const ENFORCEMENT_V1_PACKAGE = definePackage({
     { subject: S.updateLease, service, request: 'UpdateLeaseRequest', reply: 'Lease' },
     { subject: S.endLease, service, request: 'EndLeaseRequest', reply: 'Lease' },
     { subject: S.deleteLease, service, request: 'DeleteLeaseRequest', reply: 'Empty' },
-    { subject: S.listDecisions, service, request: 'ListDecisionsRequest', reply: 'ListDecisionsResponse' },
-    { subject: S.blazarCheckCreate, service, request: 'BlazarCheckCreateRequest', reply: 'BlazarVerdict' },
-    { subject: S.blazarCheckUpdate, service, request: 'BlazarCheckUpdateRequest', reply: 'BlazarVerdict' },
+    {
+      subject: S.listDecisions,
+      service,
+      request: 'ListDecisionsRequest',
+      reply: 'ListDecisionsResponse',
+    },
+    {
+      subject: S.blazarCheckCreate,
+      service,
+      request: 'BlazarCheckCreateRequest',
+      reply: 'BlazarVerdict',
+    },
+    {
+      subject: S.blazarCheckUpdate,
+      service,
+      request: 'BlazarCheckUpdateRequest',
+      reply: 'BlazarVerdict',
+    },
     { subject: S.blazarOnEnd, service, request: 'BlazarOnEndRequest', reply: 'BlazarVerdict' },
   ],
 });

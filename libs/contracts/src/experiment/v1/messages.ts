@@ -120,8 +120,12 @@ export const EXPERIMENT_EXPERIMENT_EVENTS_SUBJECTS = 'experiment.v1.events.exper
 
 export const policyEventSubject = (project: string, location: string, firewallPolicy: string) =>
   `experiment.v1.events.policy.${project}.${location}.${firewallPolicy}`;
-export const experimentEventSubject = (project: string, location: string, firewallPolicy: string, experiment: string) =>
-  `experiment.v1.events.experiment.${project}.${location}.${firewallPolicy}.${experiment}`;
+export const experimentEventSubject = (
+  project: string,
+  location: string,
+  firewallPolicy: string,
+  experiment: string,
+) => `experiment.v1.events.experiment.${project}.${location}.${firewallPolicy}.${experiment}`;
 
 /**
  * Current state of experiment.v1 (since 1.2.0): JetStream KV bucket `EXPERIMENT_STATE`, which
@@ -146,17 +150,24 @@ export const STATE_VERSION_HEADER = 'Aggregate-Version';
 
 export const policyStateKey = (project: string, location: string, firewallPolicy: string) =>
   `${STATE_KEY_PREFIX}policy.${project}.${location}.${firewallPolicy}`;
-export const experimentStateKey = (project: string, location: string, firewallPolicy: string, experiment: string) =>
-  `${STATE_KEY_PREFIX}experiment.${project}.${location}.${firewallPolicy}.${experiment}`;
+export const experimentStateKey = (
+  project: string,
+  location: string,
+  firewallPolicy: string,
+  experiment: string,
+) => `${STATE_KEY_PREFIX}experiment.${project}.${location}.${firewallPolicy}.${experiment}`;
 
 /** The resource a state key holds, or undefined for any other key. */
-export function resourceOfStateKey(key: string): { kind: 'policy' | 'experiment'; name: string } | undefined {
+export function resourceOfStateKey(
+  key: string,
+): { kind: 'policy' | 'experiment'; name: string } | undefined {
   const parts = key.split('.');
   if (parts.length < 2 || `${parts[0]}.${parts[1]}.` !== STATE_KEY_PREFIX) return undefined;
   const [kind, project, location, policy, experiment] = parts.slice(2);
   const policyName = `projects/${project}/locations/${location}/firewallPolicies/${policy}`;
   if (kind === 'policy' && parts.length === 6) return { kind, name: policyName };
-  if (kind === 'experiment' && parts.length === 7) return { kind, name: `${policyName}/experiments/${experiment}` };
+  if (kind === 'experiment' && parts.length === 7)
+    return { kind, name: `${policyName}/experiments/${experiment}` };
   return undefined;
 }
 

@@ -8,7 +8,12 @@ import {
   experimentEventSubject,
   policyEventSubject,
 } from './messages';
-import type { FirewallPolicy, FirewallPolicyExperiment, HistoryEvent, Operation } from './resources';
+import type {
+  FirewallPolicy,
+  FirewallPolicyExperiment,
+  HistoryEvent,
+  Operation,
+} from './resources';
 
 // Replies the service returns that have no name of their own in messages.ts.
 export interface ListHistoryEventsResponse {
@@ -63,15 +68,35 @@ export const EXPERIMENT_V1_PACKAGE = definePackage({
     { subject: S.updatePolicy, service, request: 'UpdatePolicyRequest', reply: 'FirewallPolicy' },
     { subject: S.deletePolicy, service, request: 'DeleteRequest', reply: 'Empty' },
     { subject: S.policyEvents, service, request: 'GetRequest', reply: 'ListHistoryEventsResponse' },
-    { subject: S.createExperiment, service, request: 'CreateExperimentRequest', reply: 'ExperimentOperation' },
+    {
+      subject: S.createExperiment,
+      service,
+      request: 'CreateExperimentRequest',
+      reply: 'ExperimentOperation',
+    },
     { subject: S.getExperiment, service, request: 'GetRequest', reply: 'FirewallPolicyExperiment' },
-    { subject: S.listExperiments, service, request: 'ListRequest', reply: 'ListExperimentsResponse' },
-    { subject: S.updateExperiment, service, request: 'UpdateExperimentRequest', reply: 'ExperimentOperation' },
+    {
+      subject: S.listExperiments,
+      service,
+      request: 'ListRequest',
+      reply: 'ListExperimentsResponse',
+    },
+    {
+      subject: S.updateExperiment,
+      service,
+      request: 'UpdateExperimentRequest',
+      reply: 'ExperimentOperation',
+    },
     { subject: S.deleteExperiment, service, request: 'DeleteRequest', reply: 'Operation' },
     { subject: S.startPreview, service, request: 'PreviewRequest', reply: 'ExperimentOperation' },
     { subject: S.stopPreview, service, request: 'PreviewRequest', reply: 'ExperimentOperation' },
     { subject: S.commit, service, request: 'CommitRequest', reply: 'PolicyOperation' },
-    { subject: S.experimentEvents, service, request: 'GetRequest', reply: 'ListHistoryEventsResponse' },
+    {
+      subject: S.experimentEvents,
+      service,
+      request: 'GetRequest',
+      reply: 'ListHistoryEventsResponse',
+    },
     { subject: S.getOperation, service, request: 'GetRequest', reply: 'Operation' },
   ],
   streams: [
@@ -83,7 +108,12 @@ export const EXPERIMENT_V1_PACKAGE = definePackage({
       message: 'PolicyEvent',
     },
     {
-      subject: experimentEventSubject('{project}', '{location}', '{firewallPolicy}', '{experiment}'),
+      subject: experimentEventSubject(
+        '{project}',
+        '{location}',
+        '{firewallPolicy}',
+        '{experiment}',
+      ),
       stream: EXPERIMENT_EVENTS_STREAM,
       direction: 'out',
       service,

@@ -1,4 +1,8 @@
-import type { DifferingRegion, PREVIEW_LOG_PREFIX, ReadinessGate } from '../../experiment/v1/resources';
+import type {
+  DifferingRegion,
+  PREVIEW_LOG_PREFIX,
+  ReadinessGate,
+} from '../../experiment/v1/resources';
 import type { ContractPackage } from '../../packages';
 import type { TrafficProtocol } from '../../traffic/v1';
 
@@ -27,8 +31,12 @@ export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.7.0
 export const PREVIEW_LOGS_STREAM = 'PREVIEW_LOGS';
 export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';
 
-export const previewLogSubject = (project: string, location: string, firewallPolicy: string, experiment: string) =>
-  `preview.v1.logs.${project}.${location}.${firewallPolicy}.${experiment}`;
+export const previewLogSubject = (
+  project: string,
+  location: string,
+  firewallPolicy: string,
+  experiment: string,
+) => `preview.v1.logs.${project}.${location}.${firewallPolicy}.${experiment}`;
 
 /**
  * Default limits of the PREVIEW_LOGS stream (the evaluator's store keeps its own copy): a

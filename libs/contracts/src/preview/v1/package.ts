@@ -8,8 +8,19 @@ export const PREVIEW_V1_PACKAGE = definePackage({
   name: 'preview.v1',
   version: '1.7.0',
   stability: 'stable',
-  requests: ['ListPreviewLogsRequest', 'GetPreviewReportRequest', 'ListPreviewFlowsRequest', 'BacktestRequest', 'GetBacktestOperationRequest'],
-  replies: ['ListPreviewLogsResponse', 'PreviewReport', 'ListPreviewFlowsResponse', 'BacktestOperation'],
+  requests: [
+    'ListPreviewLogsRequest',
+    'GetPreviewReportRequest',
+    'ListPreviewFlowsRequest',
+    'BacktestRequest',
+    'GetBacktestOperationRequest',
+  ],
+  replies: [
+    'ListPreviewLogsResponse',
+    'PreviewReport',
+    'ListPreviewFlowsResponse',
+    'BacktestOperation',
+  ],
   events: ['PreviewLogBatch'],
   resources: [],
   deprecations: [
@@ -29,11 +40,36 @@ export const PREVIEW_V1_PACKAGE = definePackage({
     },
   ],
   requestReply: [
-    { subject: PREVIEW_SUBJECTS.previewLogs, service, request: 'ListPreviewLogsRequest', reply: 'ListPreviewLogsResponse' },
-    { subject: PREVIEW_SUBJECTS.previewReport, service, request: 'GetPreviewReportRequest', reply: 'PreviewReport' },
-    { subject: PREVIEW_SUBJECTS.previewFlows, service, request: 'ListPreviewFlowsRequest', reply: 'ListPreviewFlowsResponse' },
-    { subject: PREVIEW_SUBJECTS.backtest, service, request: 'BacktestRequest', reply: 'BacktestOperation' },
-    { subject: PREVIEW_SUBJECTS.getOperation, service, request: 'GetBacktestOperationRequest', reply: 'BacktestOperation' },
+    {
+      subject: PREVIEW_SUBJECTS.previewLogs,
+      service,
+      request: 'ListPreviewLogsRequest',
+      reply: 'ListPreviewLogsResponse',
+    },
+    {
+      subject: PREVIEW_SUBJECTS.previewReport,
+      service,
+      request: 'GetPreviewReportRequest',
+      reply: 'PreviewReport',
+    },
+    {
+      subject: PREVIEW_SUBJECTS.previewFlows,
+      service,
+      request: 'ListPreviewFlowsRequest',
+      reply: 'ListPreviewFlowsResponse',
+    },
+    {
+      subject: PREVIEW_SUBJECTS.backtest,
+      service,
+      request: 'BacktestRequest',
+      reply: 'BacktestOperation',
+    },
+    {
+      subject: PREVIEW_SUBJECTS.getOperation,
+      service,
+      request: 'GetBacktestOperationRequest',
+      reply: 'BacktestOperation',
+    },
   ],
   streams: [
     {

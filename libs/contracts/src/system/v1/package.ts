@@ -15,6 +15,10 @@ export const SYSTEM_V1_PACKAGE = definePackage({
   resources: [],
   features: [START_TIME_FEATURE],
   requestReply: [
-    { subject: serviceInfoSubject('{service}' as ServiceName), request: 'ServiceInfoRequest', reply: 'ServiceInfo' },
+    {
+      subject: serviceInfoSubject('{service}' as ServiceName),
+      request: 'ServiceInfoRequest',
+      reply: 'ServiceInfo',
+    },
   ],
 });

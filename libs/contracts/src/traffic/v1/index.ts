@@ -88,13 +88,14 @@ export const TRAFFIC_EVENT_SCHEMA = {
     srcIp: { type: 'string', minLength: 2, maxLength: 45 },
     destIp: { type: 'string', minLength: 2, maxLength: 45 },
     protocol: {
-      oneOf: [
-        { enum: [...TRAFFIC_PROTOCOLS] },
-        { type: 'integer', minimum: 0, maximum: 255 },
-      ],
+      oneOf: [{ enum: [...TRAFFIC_PROTOCOLS] }, { type: 'integer', minimum: 0, maximum: 255 }],
     },
     srcPort: PORT,
     destPort: PORT,
-    targetTags: { type: 'array', maxItems: 64, items: { type: 'string', minLength: 1, maxLength: 63 } },
+    targetTags: {
+      type: 'array',
+      maxItems: 64,
+      items: { type: 'string', minLength: 1, maxLength: 63 },
+    },
   },
 } as const;

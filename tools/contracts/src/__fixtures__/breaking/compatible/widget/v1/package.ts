@@ -8,5 +8,12 @@ export const WIDGET_V1_PACKAGE = definePackage({
   replies: ['Widget'],
   events: [],
   resources: [],
-  deprecations: [{ target: 'Widget.size', since: '1.1.0', replacement: 'Widget.sizeMm', disallowedByDefault: true }],
+  deprecations: [
+    {
+      target: 'Widget.size',
+      since: '1.1.0',
+      replacement: 'Widget.sizeMm',
+      disallowedByDefault: true,
+    },
+  ],
 });
