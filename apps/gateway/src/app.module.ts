@@ -7,6 +7,7 @@ import { PrincipalController } from './auth/principal.controller';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { Config, GATEWAY_CONFIG } from './config';
 import { ExperimentsController } from './experiments/experiments.controller';
+import { PoliciesController } from './experiments/policies.controller';
 import { ExperimentsClient } from './experiments/experiments.client';
 import { OperationsController } from './operations/operations.controller';
 import { BacktestController } from './preview/backtest.controller';
@@ -38,6 +39,7 @@ export class AppModule {
       controllers: [
         PrincipalController,
         ServicesController,
+        PoliciesController,
         ExperimentsController,
         OperationsController,
         PreviewController,

@@ -11,43 +11,27 @@ import { CurrentPrincipal } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { paramBeforeVerb } from '../http/custom-method-route';
 import { RequestId } from '../http/request-id.decorator';
+import { caller, plain } from './command-caller';
 import {
-  CommitRequestDto,
-  CreateExperimentQueryDto,
-  CreatePolicyQueryDto,
-  DeleteQueryDto,
   ExperimentDto,
-  FirewallPolicyDto,
-  HistoryResponseDto,
+  CreateExperimentQueryDto,
   ListExperimentsQueryDto,
   ListExperimentsResponseDto,
-  ListPoliciesResponseDto,
-  ListQueryDto,
+} from './experiment.dto';
+import {
+  CommitRequestDto,
+  DeleteQueryDto,
+  HistoryResponseDto,
   MutationQueryDto,
   OperationDto,
   StopPreviewQueryDto,
   UpdateQueryDto,
-} from './experiments.dto';
-import { Caller, ExperimentPath, ExperimentsClient, PolicyPath } from './experiments.client';
-
-const caller = (
-  principal: Principal,
-  commandId: string | undefined,
-  traceId: string | undefined,
-): Caller => ({
-  actor: principal.name,
-  commandId,
-  traceId,
-});
-
-/** Plain JSON for the NATS payload: the DTO instance minus undefined fields. */
-const plain = (dto: object): object => JSON.parse(JSON.stringify(dto));
+} from './experiment-operations.dto';
+import { ExperimentPath, ExperimentsClient, PolicyPath } from './experiments.client';
 
 /**
- * Live firewall policies and their experiments (AIP-236). Experiment mutations answer with an
- * Operation (AIP-151) whose response is the experiment; `GET /v1/operations/{id}` returns it again.
- * Errors follow google.rpc.Status: 400 INVALID_ARGUMENT (with the bad field), 404 NOT_FOUND,
- * 409 ALREADY_EXISTS / ABORTED (stale etag), 429 RESOURCE_EXHAUSTED (an 11th experiment).
+ * Experiments of a live policy (AIP-236). Mutations answer with an Operation (AIP-151) whose
+ * response is the experiment, which `GET /v1/operations/{id}` returns again.
  */
 @ApiTags('firewall policies')
 @ApiParam({ name: 'project' })
@@ -60,101 +44,6 @@ const plain = (dto: object): object => JSON.parse(JSON.stringify(dto));
 @Controller('v1/projects/:project/locations/:location/firewallPolicies')
 export class ExperimentsController {
   constructor(private readonly experiments: ExperimentsClient) {}
-
-  @Post()
-  @ApiOperation({
-    summary: 'Create a live policy (with no rules: the no-op policy, e.g. to preview a new policy)',
-  })
-  @ApiBody({ type: FirewallPolicyDto })
-  @ApiOkResponse({ type: FirewallPolicyDto })
-  @ApiResponse({ status: 409, description: 'ALREADY_EXISTS' })
-  @HttpCode(200)
-  createPolicy(
-    @Param() path: PolicyPath,
-    @Query() query: CreatePolicyQueryDto,
-    @Body() policy: FirewallPolicyDto,
-    @CurrentPrincipal() principal: Principal,
-    @RequestId() traceId?: string,
-  ) {
-    return this.experiments.createPolicy(
-      path,
-      query.firewallPolicyId,
-      plain(policy),
-      caller(principal, query.requestId, traceId),
-    );
-  }
-
-  @Get()
-  @ApiOperation({ summary: 'List live policies, by name' })
-  @ApiOkResponse({ type: ListPoliciesResponseDto })
-  listPolicies(
-    @Param() path: PolicyPath,
-    @Query() query: ListQueryDto,
-    @RequestId() traceId?: string,
-  ) {
-    return this.experiments.listPolicies(
-      path,
-      { pageSize: query.pageSize, pageToken: query.pageToken },
-      traceId,
-    );
-  }
-
-  @Get(':policy')
-  @ApiOperation({ summary: 'Get a live policy (its etag guards updates, deletion and commits)' })
-  @ApiParam({ name: 'policy' })
-  @ApiOkResponse({ type: FirewallPolicyDto })
-  getPolicy(@Param() path: PolicyPath, @RequestId() traceId?: string) {
-    return this.experiments.getPolicy(path, traceId);
-  }
-
-  @Patch(':policy')
-  @ApiParam({ name: 'policy' })
-  @ApiOperation({
-    summary: 'Update a live policy; an etag in the body must be current (else 409 ABORTED)',
-  })
-  @ApiBody({ type: FirewallPolicyDto })
-  @ApiOkResponse({ type: FirewallPolicyDto })
-  @ApiResponse({ status: 409, description: 'ABORTED: the etag is stale' })
-  updatePolicy(
-    @Param() path: PolicyPath,
-    @Query() query: UpdateQueryDto,
-    @Body() policy: FirewallPolicyDto,
-    @CurrentPrincipal() principal: Principal,
-    @RequestId() traceId?: string,
-  ) {
-    return this.experiments.updatePolicy(
-      path,
-      plain(policy),
-      query.updateMask,
-      caller(principal, query.requestId, traceId),
-    );
-  }
-
-  @Delete(':policy')
-  @ApiParam({ name: 'policy' })
-  @ApiOperation({ summary: 'Delete a live policy and, with it, every experiment of it' })
-  @ApiOkResponse({ description: 'Empty' })
-  @ApiResponse({ status: 409, description: 'ABORTED: the etag is stale' })
-  deletePolicy(
-    @Param() path: PolicyPath,
-    @Query() query: DeleteQueryDto,
-    @CurrentPrincipal() principal: Principal,
-    @RequestId() traceId?: string,
-  ) {
-    return this.experiments.deletePolicy(
-      path,
-      query.etag,
-      caller(principal, query.requestId, traceId),
-    );
-  }
-
-  @Get(':policy/events')
-  @ApiParam({ name: 'policy' })
-  @ApiOperation({ summary: "The live policy's history: type, time, version, actor, request id" })
-  @ApiOkResponse({ type: HistoryResponseDto })
-  policyEvents(@Param() path: PolicyPath, @RequestId() traceId?: string) {
-    return this.experiments.policyEvents(path, traceId);
-  }
 
   @Post(':policy/experiments')
   @ApiParam({ name: 'policy' })

@@ -1,113 +1,24 @@
-import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/config';
+import { reportEtagMatters } from '@rollout/contracts';
+import { eventually } from '@rollout/testing';
 import {
-  TRAFFIC_STREAM,
-  TrafficEvent,
-  reportEtagMatters,
-  trafficSubject,
-} from '@rollout/contracts';
-import { NatsNamespace } from '@rollout/nats';
-import { startServiceApp } from '@rollout/service-kit';
-import {
-  ServiceProcess,
-  TEST_NATS_URL,
-  eventually,
-  freePorts,
-  removeTestResources,
-  startServiceProcess,
-  uniqueName,
-  JsonBody,
-} from '@rollout/testing';
-import { NatsConnection, connect } from 'nats';
-import { createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { configSchema } from '../config';
-import { gatewayApp } from '../gateway-app';
+  P,
+  activeOnReplicas,
+  allowSsh,
+  call,
+  denyNet,
+  sendTraffic,
+  startPreviewSystem,
+  stopPreviewSystem,
+  trafficEvent,
+} from '../../test/preview-system';
+
+/** One INGRESS ssh connection a minute apart in event time. */
+const event = (srcIp: string) => trafficEvent(srcIp, { spacingMs: 60_000 });
 
 /**
- * Readiness gates, the commit bound to its report, and auto-stop, through the gateway: the
- * gateway in-process, the experiment-service and the evaluator from their own main.ts, on one
- * NATS namespace, each with its own Postgres schema, fed real traffic on TRAFFIC. Two evaluator
- * replicas share the traffic and both run auto-stop, as in production.
+ * Starts the preview and waits until every evaluator replica holds `active` ACTIVE experiments,
+ * so every event sent next is counted.
  */
-const namespace = uniqueName();
-const ns = new NatsNamespace(namespace);
-const schemas = { experiment: uniqueName('it_'), preview: uniqueName('it_') };
-const TOKEN = 'gates-test-token';
-const API_KEYS = JSON.stringify([
-  {
-    name: 'test-admin',
-    sha256: createHash('sha256').update(TOKEN).digest('hex'),
-    roles: ['admin'],
-    projects: '*',
-  },
-]);
-const P = '/v1/projects/acme/locations/global/firewallPolicies';
-
-let gateway: INestApplication;
-let services: ServiceProcess[] = [];
-let base: string;
-let nc: NatsConnection;
-let evaluatorPorts: number[] = [];
-
-async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: JsonBody }> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : {} };
-}
-
-let n = 0;
-/** One INGRESS ssh connection a minute apart in event time. */
-const event = (srcIp: string): TrafficEvent => ({
-  id: `${namespace}-${n++}`,
-  time: new Date(Date.UTC(2025, 5, 1, 12, n, 0)).toISOString(),
-  direction: 'INGRESS',
-  srcIp,
-  destIp: '192.0.2.1',
-  protocol: 'tcp',
-  destPort: 22,
-});
-
-/** Publishes as a traffic producer does; resolves once the evaluator has settled them all. */
-async function sendTraffic(policy: string, events: TrafficEvent[]): Promise<void> {
-  const js = nc.jetstream();
-  let last = 0;
-  for (const e of events)
-    last = (
-      await js.publish(ns.subject(trafficSubject('acme', 'global', policy)), JSON.stringify(e), {
-        msgID: e.id,
-      })
-    ).seq;
-  await eventually(
-    async () => {
-      const info = await (
-        await nc.jetstreamManager()
-      ).consumers.info(ns.stream(TRAFFIC_STREAM), 'evaluator');
-      return info.ack_floor.stream_seq >= last && info.num_ack_pending === 0 ? true : undefined;
-    },
-    { what: 'traffic settled' },
-  );
-}
-
-/** ACTIVE experiments each evaluator replica holds, from its /metrics. */
-async function activeOnReplicas(): Promise<number[]> {
-  return Promise.all(
-    evaluatorPorts.map(async (port) => {
-      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      return Number(/^evaluator_active_experiments(?:\{[^}]*\})? (\d+)$/m.exec(metrics)?.[1] ?? -1);
-    }),
-  );
-}
-
-/** Starts the preview and waits until every evaluator replica holds `active` ACTIVE experiments, so every event sent next is counted. */
 async function startPreview(experiment: string, active: number): Promise<string> {
   const started = await call('POST', `${experiment}:startPreview`);
   expect(started.status).toBe(200);
@@ -122,72 +33,14 @@ async function startPreview(experiment: string, active: number): Promise<string>
 const REQUEST_INFO = expect.objectContaining({
   '@type': 'type.googleapis.com/google.rpc.RequestInfo',
 });
-const allowSsh = {
-  priority: 100,
-  direction: 'INGRESS',
-  action: 'allow',
-  match: { srcIpRanges: ['10.0.0.0/8'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] },
-};
-const denyNet = {
-  priority: 10,
-  direction: 'INGRESS',
-  action: 'deny',
-  match: { srcIpRanges: ['10.0.1.0/24'] },
-};
 
 describe('readiness gates, commits bound to the report, and auto-stop, through the gateway', () => {
-  beforeAll(async () => {
-    evaluatorPorts = await freePorts(2);
-    services = [
-      startServiceProcess('experiment-service', {
-        NATS_NAMESPACE: namespace,
-        DATABASE_SCHEMA: schemas.experiment,
-      }),
-      ...evaluatorPorts.map((port) =>
-        startServiceProcess('evaluator', {
-          NATS_NAMESPACE: namespace,
-          DATABASE_SCHEMA: schemas.preview,
-          PORT: String(port),
-          AUTO_STOP_INTERVAL_MS: '200',
-          TRAFFIC_MAX_BYTES: String(64 * 1024 ** 2),
-          PREVIEW_LOGS_MAX_BYTES: String(64 * 1024 ** 2),
-        }),
-      ),
-    ];
-    const config = loadConfig(configSchema, {
-      NATS_URL: TEST_NATS_URL,
-      NATS_NAMESPACE: namespace,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      AUTH_API_KEYS: API_KEYS,
-      RATE_LIMIT_PER_SECOND: '10000',
-      RATE_LIMIT_BURST: '10000',
-      RPC_TIMEOUT_MS: '10000',
-    });
-    gateway = await startServiceApp(gatewayApp(config));
-    base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
-    for (const service of ['experiment-service', 'evaluator']) {
-      await eventually(
-        async () =>
-          (await call('GET', `/v1/services/${service}`)).status === 200 ? true : undefined,
-        {
-          timeoutMs: 40_000,
-          intervalMs: 200,
-          what: `${service} serving`,
-        },
-      );
-    }
-    nc = await connect({ servers: TEST_NATS_URL });
-  }, 60_000);
-
-  afterAll(async () => {
-    await gateway?.close();
-    await Promise.all(services.map((s) => s.stop()));
-    await nc?.close();
-    await removeTestResources({ schema: schemas.experiment, namespace });
-    await removeTestResources({ schema: schemas.preview });
-  });
+  // Two evaluator replicas share the traffic and both run auto-stop, as in production.
+  beforeAll(
+    () => startPreviewSystem({ evaluators: 2, evaluatorEnv: { AUTO_STOP_INTERVAL_MS: '200' } }),
+    60_000,
+  );
+  afterAll(stopPreviewSystem);
 
   it('refuses a bad gate, naming the field', async () => {
     expect((await call('POST', `${P}?firewallPolicyId=edge`, { rules: [allowSsh] })).status).toBe(

@@ -5,7 +5,7 @@ import { CurrentPrincipal } from '../auth/auth.decorators';
 import { Principal, canSeeProject } from '../auth/principal';
 import { BackendClient } from '../http/backend-client';
 import { RequestId } from '../http/request-id.decorator';
-import { OperationDto } from '../experiments/experiments.dto';
+import { OperationDto } from '../experiments/experiment-operations.dto';
 
 /** Backtests' operations are the evaluator's; every other operation is the experiment-service's. */
 const BACKTEST_OPERATION = /^backtest-/;

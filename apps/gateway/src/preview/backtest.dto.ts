@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PREVIEW_REPORT_TOP } from '@rollout/contracts';
 import { IsISO8601, IsOptional } from 'class-validator';
-import { PreviewDeadLetterCountDto, PreviewFlowDto, PreviewReportDto } from './preview.dto';
+import { PreviewDeadLetterCountDto } from './preview-completeness.dto';
+import { PreviewFlowDto } from './preview-flows.dto';
+import { PreviewReportDto } from './preview-report.dto';
 
 /** HTTP shapes of preview.v1 backtests (`:backtest` and its operation). */
 

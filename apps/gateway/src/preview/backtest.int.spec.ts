@@ -1,135 +1,22 @@
-import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/config';
-import { TrafficEvent, trafficSubject } from '@rollout/contracts';
-import { NatsNamespace } from '@rollout/nats';
-import { startServiceApp } from '@rollout/service-kit';
+import { eventually } from '@rollout/testing';
 import {
-  ServiceProcess,
-  TEST_NATS_URL,
-  eventually,
-  removeTestResources,
-  startServiceProcess,
-  uniqueName,
-  JsonBody,
-} from '@rollout/testing';
-import { NatsConnection, connect } from 'nats';
-import { createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { configSchema } from '../config';
-import { gatewayApp } from '../gateway-app';
+  OTHER_TEAM_TOKEN,
+  P,
+  allowSsh,
+  call,
+  denyNet,
+  publishTraffic,
+  startPreviewSystem,
+  stopPreviewSystem,
+  trafficEvent as event,
+} from '../../test/preview-system';
 
-/**
- * Backtesting through the gateway: the gateway in-process, the experiment-service and the
- * evaluator from their own main.ts in child processes, on one NATS namespace, each with its own
- * Postgres schema; `:backtest` answers an operation that `GET /v1/operations/{id}` follows.
- */
-const namespace = uniqueName();
-const ns = new NatsNamespace(namespace);
-const schemas = { experiment: uniqueName('it_'), preview: uniqueName('it_') };
-const TOKEN = 'backtest-test-token';
-const OTHER_TEAM_TOKEN = 'backtest-other-team-token';
-const digest = (token: string) => createHash('sha256').update(token).digest('hex');
-const API_KEYS = JSON.stringify([
-  { name: 'test-admin', sha256: digest(TOKEN), roles: ['admin'], projects: '*' },
-  { name: 'other-team', sha256: digest(OTHER_TEAM_TOKEN), roles: ['editor'], projects: ['other'] },
-]);
-const P = '/v1/projects/acme/locations/global/firewallPolicies';
-
-let gateway: INestApplication;
-let services: ServiceProcess[] = [];
-let base: string;
-let nc: NatsConnection;
-
-async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-  token = TOKEN,
-): Promise<{ status: number; body: JsonBody }> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : {} };
-}
-
-let n = 0;
-const event = (srcIp: string, destPort = 22): TrafficEvent => ({
-  id: `${namespace}-${n++}`,
-  time: new Date(Date.UTC(2025, 5, 1, 12, 0, n)).toISOString(),
-  direction: 'INGRESS',
-  srcIp,
-  destIp: '192.0.2.1',
-  protocol: 'tcp',
-  destPort,
-});
-
+/** `:backtest` answers an operation that `GET /v1/operations/{id}` follows. */
 describe('backtesting an experiment through the gateway', () => {
-  beforeAll(async () => {
-    const common = {
-      NATS_URL: TEST_NATS_URL,
-      NATS_NAMESPACE: namespace,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-    };
-    services = [
-      startServiceProcess('experiment-service', {
-        NATS_NAMESPACE: namespace,
-        DATABASE_SCHEMA: schemas.experiment,
-      }),
-      startServiceProcess('evaluator', {
-        NATS_NAMESPACE: namespace,
-        DATABASE_SCHEMA: schemas.preview,
-        TRAFFIC_MAX_BYTES: String(64 * 1024 ** 2),
-        PREVIEW_LOGS_MAX_BYTES: String(64 * 1024 ** 2),
-      }),
-    ];
-    const config = loadConfig(configSchema, {
-      ...common,
-      AUTH_API_KEYS: API_KEYS,
-      RATE_LIMIT_PER_SECOND: '10000',
-      RATE_LIMIT_BURST: '10000',
-      RPC_TIMEOUT_MS: '10000',
-    });
-    gateway = await startServiceApp(gatewayApp(config));
-    base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
-    for (const service of ['experiment-service', 'evaluator']) {
-      await eventually(
-        async () =>
-          (await call('GET', `/v1/services/${service}`)).status === 200 ? true : undefined,
-        { timeoutMs: 40_000, intervalMs: 200, what: `${service} serving` },
-      );
-    }
-    nc = await connect({ servers: TEST_NATS_URL });
-  }, 60_000);
-
-  afterAll(async () => {
-    await gateway?.close();
-    await Promise.all(services.map((s) => s.stop()));
-    await nc?.close();
-    await removeTestResources({ schema: schemas.experiment, namespace });
-    await removeTestResources({ schema: schemas.preview });
-  });
+  beforeAll(() => startPreviewSystem(), 60_000);
+  afterAll(stopPreviewSystem);
 
   const experiment = `${P}/edge/experiments/block-ssh`;
-  const allowSsh = {
-    priority: 100,
-    direction: 'INGRESS',
-    action: 'allow',
-    match: { srcIpRanges: ['10.0.0.0/8'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] },
-  };
-  const denyNet = {
-    priority: 10,
-    direction: 'INGRESS',
-    action: 'deny',
-    match: { srcIpRanges: ['10.0.1.0/24'] },
-  };
 
   /** Follows a backtest's operation until it is done. */
   const done = (name: string) =>
@@ -153,19 +40,14 @@ describe('backtesting an experiment through the gateway', () => {
         })
       ).status,
     ).toBe(200);
-    const js = nc.jetstream();
     // Three ssh connections from 10.0.1.0/24 (the experiment denies them), two from elsewhere (allowed by both).
-    for (const e of [
+    await publishTraffic('edge', [
       event('10.0.1.1'),
       event('10.0.1.1'),
       event('10.0.1.7'),
       event('10.0.2.1'),
       event('10.0.3.1'),
-    ]) {
-      await js.publish(ns.subject(trafficSubject('acme', 'global', 'edge')), JSON.stringify(e), {
-        msgID: e.id,
-      });
-    }
+    ]);
   });
 
   it('backtests an experiment that was never previewed, and its result is the operation response', async () => {

@@ -4,12 +4,11 @@ import type { ExperimentPath } from '../experiments/experiments.client';
 import { RequestId } from '../http/request-id.decorator';
 import {
   ListPreviewFlowsResponseDto,
-  ListPreviewLogsResponseDto,
   PREVIEW_FLOWS_FILTER_GRAMMAR,
   PreviewFlowsQueryDto,
-  PreviewLogsQueryDto,
-  PreviewReportDto,
-} from './preview.dto';
+} from './preview-flows.dto';
+import { ListPreviewLogsResponseDto, PreviewLogsQueryDto } from './preview-logs.dto';
+import { PreviewReportDto } from './preview-report.dto';
 import { PreviewClient } from './preview.client';
 
 /**

@@ -1,0 +1,146 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+
+/** The options of mutations and lists, the commit body, and what mutations answer. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export class CommitRequestDto {
+  @ApiProperty({ description: "The experiment's current etag (required)" })
+  @IsString()
+  @IsNotEmpty()
+  etag!: string;
+  @ApiPropertyOptional({
+    description: "The live policy's current etag: commit only onto that version",
+  })
+  @IsOptional()
+  @IsString()
+  livePolicyEtag?: string;
+  @ApiPropertyOptional({
+    deprecated: true,
+    description:
+      'Deprecated since experiment.v1 1.1.0 (sunset 2027-12-31): the old name of livePolicyEtag, same meaning',
+  })
+  @IsOptional()
+  @IsString()
+  parentEtag?: string;
+  @ApiPropertyOptional({
+    description: 'AIP-155: a retry with the same id returns the first result',
+  })
+  @IsOptional()
+  @Matches(REQUEST_ID)
+  requestId?: string;
+  @ApiPropertyOptional({
+    description:
+      'Refuse (400 FAILED_PRECONDITION, one PreconditionFailure violation per unmet gate) unless every readiness gate holds in the preview report now',
+  })
+  @IsOptional()
+  @IsBoolean()
+  requireGates?: boolean;
+  @ApiPropertyOptional({
+    description:
+      "The preview report's reportEtag the decision was made on: refuse (409 ABORTED) if its configuration or a gate's verdict changed since",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  reportEtag?: string;
+}
+
+/** AIP-155 request id, on every mutation. */
+export class MutationQueryDto {
+  @ApiPropertyOptional({
+    description:
+      'AIP-155: a retry with the same id returns the first result and does not act twice',
+    example: '6f1c…',
+  })
+  @IsOptional()
+  @Matches(REQUEST_ID)
+  requestId?: string;
+}
+export class StopPreviewQueryDto extends MutationQueryDto {
+  @ApiPropertyOptional({
+    description: "Why: recorded on the PreviewStopped event and shown in the experiment's history",
+    maxLength: 500,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  reason?: string;
+}
+export class UpdateQueryDto extends MutationQueryDto {
+  @ApiPropertyOptional({
+    description: 'Comma-separated fields (AIP-134); without it, the fields present in the body',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  updateMask?: string;
+}
+export class DeleteQueryDto extends MutationQueryDto {
+  @ApiPropertyOptional({ description: 'Delete only this version (else 409 ABORTED)' })
+  @IsOptional()
+  @IsString()
+  etag?: string;
+}
+export class ListQueryDto {
+  @ApiPropertyOptional({ minimum: 0, maximum: 1000, description: 'Default 50, at most 500' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  pageSize?: number;
+  @ApiPropertyOptional({ description: 'The nextPageToken of the previous page of the same list' })
+  @IsOptional()
+  @IsString()
+  pageToken?: string;
+}
+
+export class HistoryEventDto {
+  @ApiProperty({ example: 'PreviewStarted' }) type!: string;
+  @ApiProperty() time!: string;
+  @ApiProperty({ description: "The aggregate's version after the event" }) version!: number;
+  @ApiProperty({ description: 'Who asked' }) actor!: string;
+  @ApiPropertyOptional() requestId?: string;
+  @ApiPropertyOptional({
+    example: 'stopAfter: 1000 events evaluated, the limit is 1000',
+    description: 'Why, when the command said (an automatic stop always does)',
+  })
+  reason?: string;
+}
+export class HistoryResponseDto {
+  @ApiProperty({ type: [HistoryEventDto] }) events!: HistoryEventDto[];
+}
+export class OperationDto {
+  @ApiProperty({ example: 'operations/0b9d6c1e-5f7a-4f0e-9d3c-2b1a0e9f8c7d' }) name!: string;
+  @ApiProperty() done!: boolean;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: '@type, verb, target, createTime, endTime',
+  })
+  metadata!: object;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The experiment (for commit, the live policy; for delete, Empty)',
+  })
+  response?: object;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'google.rpc.Status',
+  })
+  error?: object;
+}

@@ -1,0 +1,169 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MAX_EXPERIMENTS_PER_POLICY } from '@rollout/contracts';
+import { IsArray, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ExperimentAnalysisDto } from './experiment-analysis.dto';
+import { ListQueryDto, MutationQueryDto } from './experiment-operations.dto';
+import { FirewallPolicyDto } from './firewall-policy.dto';
+
+/** HTTP shapes of experiments (experiment.v1); output-only fields sent back are ignored. */
+export class PreviewMetadataDto {
+  @ApiProperty({ enum: ['STATE_UNDEFINED', 'ACTIVE', 'SUSPENDED'] }) state!: string;
+  @ApiProperty({ example: 'FirewallPolicyPreviewLog' }) logPrefix!: string;
+  @ApiPropertyOptional() startTime?: string;
+  @ApiPropertyOptional() stopTime?: string;
+}
+
+/** One readiness gate: exactly one field set (docs/readiness-gates.md). */
+export class ReadinessGateDto {
+  @ApiPropertyOptional({
+    example: '24h',
+    description:
+      'The previewed traffic spans at least this much event time: a whole number of s, m, h or d',
+  })
+  minPreviewDuration?: string;
+  @ApiPropertyOptional({
+    example: 100000,
+    minimum: 1,
+    description: 'At least this many events evaluated',
+  })
+  minEvaluated?: number;
+  @ApiPropertyOptional({
+    example: 0.001,
+    minimum: 0,
+    maximum: 1,
+    description: 'allow→deny at most this share of evaluated (0.001 is 0.1%)',
+  })
+  maxAllowToDenyShare?: number;
+  @ApiPropertyOptional({
+    example: '0.0.0.0/0',
+    description: 'No deny→allow from a source in this CIDR range',
+  })
+  noDenyToAllowFrom?: string;
+  @ApiPropertyOptional({
+    example: 0,
+    minimum: 0,
+    description:
+      'At most this many messages lost or possibly lost (dead-lettered, dropped by TRAFFIC, undetermined)',
+  })
+  maxCompletenessLoss?: number;
+}
+export class PreviewStopAfterDto {
+  @ApiPropertyOptional({
+    example: '24h',
+    description: 'Time since the preview started: a whole number of s, m, h or d',
+  })
+  duration?: string;
+  @ApiPropertyOptional({
+    example: 1000000,
+    minimum: 1,
+    description: 'Events evaluated by this preview run',
+  })
+  evaluatedEvents?: number;
+}
+export class PreviewBreakerDto {
+  @ApiProperty({
+    example: 0.01,
+    minimum: 0,
+    maximum: 1,
+    description: 'Stop when allowToDeny / evaluated is above this',
+  })
+  maxAllowToDenyShare!: number;
+  @ApiPropertyOptional({
+    example: 100,
+    minimum: 1,
+    description: 'Events to evaluate before the breaker may trip (default 100)',
+  })
+  minEvaluated?: number;
+}
+
+export class ExperimentDto {
+  @ApiPropertyOptional({ readOnly: true }) @IsOptional() @IsString() name?: string;
+  @ApiPropertyOptional({
+    type: FirewallPolicyDto,
+    description:
+      "The full policy under test; its name is the live policy's (filled in when omitted)",
+  })
+  @IsOptional()
+  @IsObject()
+  firewallPolicy?: FirewallPolicyDto;
+  @ApiPropertyOptional({
+    type: PreviewMetadataDto,
+    readOnly: true,
+    description: 'Absent until the first startPreview',
+  })
+  @IsOptional()
+  @IsObject()
+  previewMetadata?: PreviewMetadataDto;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: 'At most 64 entries, keys up to 63 characters, 16 KiB in all',
+  })
+  @IsOptional()
+  @IsObject()
+  annotations?: Record<string, string>;
+  @ApiPropertyOptional({
+    type: [ReadinessGateDto],
+    description:
+      'Conditions shown in the preview report and required by a commit with requireGates (at most 20)',
+  })
+  @IsOptional()
+  @IsArray()
+  @IsObject({ each: true })
+  readinessGates?: ReadinessGateDto[];
+  @ApiPropertyOptional({
+    type: PreviewStopAfterDto,
+    description: 'The evaluator stops the preview by itself after this (whichever comes first)',
+  })
+  @IsOptional()
+  @IsObject()
+  stopAfter?: PreviewStopAfterDto;
+  @ApiPropertyOptional({
+    type: PreviewBreakerDto,
+    description:
+      'The evaluator stops the preview by itself when allow→deny exceeds this share of evaluated',
+  })
+  @IsOptional()
+  @IsObject()
+  breaker?: PreviewBreakerDto;
+  @ApiPropertyOptional({ description: 'On update: must be the current etag (else 409 ABORTED)' })
+  @IsOptional()
+  @IsString()
+  etag?: string;
+  @ApiPropertyOptional({ readOnly: true }) @IsOptional() @IsString() createTime?: string;
+  @ApiPropertyOptional({ readOnly: true }) @IsOptional() @IsString() updateTime?: string;
+  @ApiPropertyOptional({
+    type: ExperimentAnalysisDto,
+    readOnly: true,
+    description:
+      'Since experiment.v1 1.3.0: static analysis against the live policy, computed at create and update (see docs/static-analysis.md)',
+  })
+  @IsOptional()
+  @IsObject()
+  analysis?: ExperimentAnalysisDto;
+}
+
+export class CreateExperimentQueryDto extends MutationQueryDto {
+  @ApiProperty({
+    description: `AIP-122 id; at most ${MAX_EXPERIMENTS_PER_POLICY} experiments per policy (the next is 429 RESOURCE_EXHAUSTED)`,
+  })
+  @IsString()
+  @MaxLength(63)
+  experimentId!: string;
+}
+export class ListExperimentsQueryDto extends ListQueryDto {
+  @ApiPropertyOptional({
+    example: 'previewMetadata.state = ACTIVE',
+    description:
+      'AIP-160 subset: previewMetadata.state (or preview_metadata.state) = / != STATE, joined by AND',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  filter?: string;
+}
+
+export class ListExperimentsResponseDto {
+  @ApiProperty({ type: [ExperimentDto] }) experiments!: ExperimentDto[];
+  @ApiPropertyOptional() nextPageToken?: string;
+}

@@ -1,0 +1,72 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsArray, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { MutationQueryDto } from './experiment-operations.dto';
+
+/**
+ * HTTP shapes of live firewall policies (experiment.v1). The gateway checks the outline of a
+ * request; the experiment-service checks every rule in depth and names each bad field.
+ */
+export class Layer4ConfigDto {
+  @ApiProperty({
+    example: 'tcp',
+    description: 'tcp, udp, icmp, icmpv6, sctp, esp, ah, all, or a number 0-255',
+  })
+  ipProtocol!: string;
+  @ApiPropertyOptional({ example: ['443', '8000-8080'], description: 'Only for tcp, udp and sctp' })
+  ports?: string[];
+}
+export class RuleMatchDto {
+  @ApiPropertyOptional({
+    example: ['10.0.0.0/8'],
+    description: 'IPv4/IPv6 addresses or CIDR ranges',
+  })
+  srcIpRanges?: string[];
+  @ApiPropertyOptional({ example: ['2001:db8::/32'] }) destIpRanges?: string[];
+  @ApiPropertyOptional({ type: [Layer4ConfigDto] }) layer4Configs?: Layer4ConfigDto[];
+}
+export class FirewallRuleDto {
+  @ApiProperty({ minimum: 0, maximum: 65535, description: 'Lower wins; unique within a policy' })
+  priority!: number;
+  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: string;
+  @ApiProperty({ enum: ['allow', 'deny'] }) action!: string;
+  @ApiProperty({ type: RuleMatchDto }) match!: RuleMatchDto;
+  @ApiPropertyOptional() targetTags?: string[];
+  @ApiPropertyOptional() description?: string;
+  @ApiPropertyOptional() disabled?: boolean;
+}
+
+/** A live policy, as written by a client (create and update) and as returned. */
+export class FirewallPolicyDto {
+  @ApiPropertyOptional({
+    readOnly: true,
+    example: 'projects/acme/locations/global/firewallPolicies/web',
+  })
+  @IsOptional()
+  @IsString()
+  name?: string;
+  @ApiPropertyOptional({ maxLength: 63 }) @IsOptional() @IsString() displayName?: string;
+  @ApiPropertyOptional({ maxLength: 2048 }) @IsOptional() @IsString() description?: string;
+  @ApiPropertyOptional({ type: [FirewallRuleDto], description: 'No rules: the no-op policy' })
+  @IsOptional()
+  @IsArray()
+  @IsObject({ each: true })
+  rules?: FirewallRuleDto[];
+  @ApiPropertyOptional({ description: 'On update: must be the current etag (else 409 ABORTED)' })
+  @IsOptional()
+  @IsString()
+  etag?: string;
+  @ApiPropertyOptional({ readOnly: true }) @IsOptional() @IsString() createTime?: string;
+  @ApiPropertyOptional({ readOnly: true }) @IsOptional() @IsString() updateTime?: string;
+}
+
+export class CreatePolicyQueryDto extends MutationQueryDto {
+  @ApiProperty({ description: 'AIP-122 id: ^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$' })
+  @IsString()
+  @MaxLength(63)
+  firewallPolicyId!: string;
+}
+
+export class ListPoliciesResponseDto {
+  @ApiProperty({ type: [FirewallPolicyDto] }) firewallPolicies!: FirewallPolicyDto[];
+  @ApiPropertyOptional() nextPageToken?: string;
+}

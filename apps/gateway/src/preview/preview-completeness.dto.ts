@@ -1,0 +1,130 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PREVIEW_DISAGREEMENT_FLOWS, PREVIEW_REPORT_TOP } from '@rollout/contracts';
+import { DifferingRegionDto } from '../experiments/experiment-analysis.dto';
+
+/** What a preview report's counts miss, and what the change does that no traffic tested. */
+
+export class PreviewDeadLetterCountDto {
+  @ApiProperty({
+    description:
+      'The dead-letter reason (bad_json, invalid_event, bad_address, contract_mismatch, unevaluable)',
+  })
+  reason!: string;
+  @ApiProperty() messages!: number;
+}
+
+export class PreviewEvaluatorLagDto {
+  @ApiProperty({
+    description:
+      'TRAFFIC messages (every policy) not yet delivered, or delivered and not yet acknowledged',
+  })
+  pendingMessages!: number;
+  @ApiPropertyOptional({
+    description: 'When the oldest of them was published (RFC 3339); absent when none is pending',
+  })
+  oldestPendingTime?: string;
+}
+
+export class PreviewCompletenessDto {
+  @ApiProperty({
+    description:
+      'Nothing dead-lettered, nothing known or possibly dropped by TRAFFIC since the first evaluation, nothing left to read',
+  })
+  complete!: boolean;
+  @ApiProperty({ description: 'What the counts miss, in a sentence' }) summary!: string;
+  @ApiProperty({
+    type: [PreviewDeadLetterCountDto],
+    description:
+      "Messages of the policy's traffic dead-lettered while this configuration was ACTIVE, most first",
+  })
+  deadLettered!: PreviewDeadLetterCountDto[];
+  @ApiProperty() deadLetteredMessages!: number;
+  @ApiProperty({
+    description:
+      'Events counted from messages JetStream delivered more than once (counted once all the same)',
+  })
+  redeliveredEvents!: number;
+  @ApiProperty({
+    description:
+      "Messages TRAFFIC's limits removed before the evaluator read them, since the first evaluation, every policy's",
+  })
+  trafficDroppedMessages!: number;
+  @ApiProperty({
+    description:
+      'Messages TRAFFIC removed meanwhile that may or may not have been read first: loss unknown',
+  })
+  trafficDropUndetermined!: number;
+  @ApiPropertyOptional({
+    type: PreviewEvaluatorLagDto,
+    description: "The evaluator's backlog now; absent when it could not be read",
+  })
+  lag?: PreviewEvaluatorLagDto;
+}
+
+export class PreviewDisagreementFlowDto {
+  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: string;
+  @ApiProperty() srcIp!: string;
+  @ApiProperty() destIp!: string;
+  @ApiProperty({ description: 'The protocol name, or its number for protocols without one' })
+  protocol!: string;
+  @ApiPropertyOptional({ description: 'Absent for connections without ports' }) destPort?: number;
+  @ApiProperty({ enum: ['allow', 'deny'], description: "This configuration's experiment's action" })
+  action!: string;
+  @ApiProperty({ enum: ['allow', 'deny'], description: "The other experiment's action" })
+  otherAction!: string;
+  @ApiProperty() count!: number;
+}
+
+export class PreviewDisagreementDto {
+  @ApiProperty({ description: "The other experiment's resource name" }) experiment!: string;
+  @ApiProperty() experimentEtag!: string;
+  @ApiProperty({
+    description: 'Events (while both were ACTIVE) the two experiments decide differently',
+  })
+  events!: number;
+  @ApiProperty({
+    type: [PreviewDisagreementFlowDto],
+    description: `The ${PREVIEW_REPORT_TOP} flows with the most such events`,
+  })
+  topFlows!: PreviewDisagreementFlowDto[];
+  @ApiProperty({
+    description: `Events in flows not kept (past ${PREVIEW_DISAGREEMENT_FLOWS} distinct flows for the pair)`,
+  })
+  eventsOutsideFlows!: number;
+}
+
+export class PreviewCoverageDto {
+  @ApiProperty({
+    description: 'false when the analysis hit its work bound: nothing below may be inferred',
+  })
+  complete!: boolean;
+  @ApiProperty({
+    description:
+      'Regions of the analysis where live and experiment decide differently (listed ones)',
+  })
+  differingRegions!: number;
+  @ApiProperty({ description: "Regions past the analysis's listing bound, not examined" })
+  regionsOmitted!: number;
+  @ApiProperty({
+    type: [DifferingRegionDto],
+    description:
+      'The differing regions no previewed connection touched: what the change does that no traffic tested',
+  })
+  untouchedRegions!: DifferingRegionDto[];
+  @ApiProperty({
+    description:
+      'false when changed events outside the kept flows, or regions not listed, may touch a region listed as untouched',
+  })
+  exact!: boolean;
+  @ApiProperty({
+    type: [Number],
+    description:
+      'Priorities of the enabled experiment rules that decided no event of this configuration',
+  })
+  unmatchedExperimentRules!: number[];
+  @ApiProperty({
+    type: [Number],
+    description: 'Priorities of the experiment rules the analysis found shadowed',
+  })
+  shadowedRules!: number[];
+}

@@ -1,0 +1,149 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  PREVIEW_MINUTE_BUCKETS_HOURS,
+  PREVIEW_REPORT_TOP,
+  PREVIEW_REPORT_TRANSITIONS,
+} from '@rollout/contracts';
+import {
+  PreviewCompletenessDto,
+  PreviewCoverageDto,
+  PreviewDisagreementDto,
+} from './preview-completeness.dto';
+import { PreviewVerdictDto } from './preview-flows.dto';
+import { PreviewReadinessDto } from './preview-readiness.dto';
+
+/** HTTP shapes of preview.v1's previewReport: exact totals per configuration, and readiness. */
+
+export class RuleCountDto {
+  @ApiProperty({ type: Number, nullable: true }) rulePriority!: number | null;
+  @ApiProperty() implied!: boolean;
+  @ApiProperty({ enum: ['allow', 'deny'] }) action!: string;
+  @ApiProperty({ description: 'Events this rule decided' }) count!: number;
+}
+
+export class ChangedSourceDto {
+  @ApiProperty() srcIp!: string;
+  @ApiProperty() count!: number;
+}
+
+export class ChangedDestinationPortDto {
+  @ApiProperty({ example: 'tcp' }) protocol!: string;
+  @ApiProperty({ example: 22 }) destPort!: number;
+  @ApiProperty() count!: number;
+}
+
+export class RuleTransitionDto {
+  @ApiProperty({ type: PreviewVerdictDto, description: 'The live policy rule that decided' })
+  live!: PreviewVerdictDto;
+  @ApiProperty({ type: PreviewVerdictDto, description: "The experiment's rule that decided" })
+  experiment!: PreviewVerdictDto;
+  @ApiProperty({ description: 'Events both rules decided' }) count!: number;
+}
+
+export class PreviewTimeBucketDto {
+  @ApiProperty({
+    description:
+      'Start of the bucket (RFC 3339); it holds events with a time in [startTime, startTime + width)',
+  })
+  startTime!: string;
+  @ApiProperty({ enum: ['MINUTE', 'HOUR'] }) width!: string;
+  @ApiProperty() evaluated!: number;
+  @ApiProperty() changed!: number;
+  @ApiProperty() allowToDeny!: number;
+  @ApiProperty() denyToAllow!: number;
+}
+
+export class PreviewConfigurationReportDto {
+  @ApiProperty() experimentEtag!: string;
+  @ApiProperty() livePolicyEtag!: string;
+  @ApiProperty({
+    description: 'evaluated = allowToDeny + denyToAllow + unchangedAllow + unchangedDeny',
+  })
+  evaluated!: number;
+  @ApiProperty({ description: 'changed = allowToDeny + denyToAllow' }) changed!: number;
+  @ApiProperty() allowToDeny!: number;
+  @ApiProperty() denyToAllow!: number;
+  @ApiProperty() unchangedAllow!: number;
+  @ApiProperty() unchangedDeny!: number;
+  @ApiProperty({
+    type: [RuleCountDto],
+    description: 'Deciding rules of the live policy, most frequent first',
+  })
+  liveRules!: RuleCountDto[];
+  @ApiProperty({
+    type: [RuleCountDto],
+    description: "Deciding rules of the experiment's policy, most frequent first",
+  })
+  experimentRules!: RuleCountDto[];
+  @ApiProperty({
+    type: [ChangedSourceDto],
+    description: `The ${PREVIEW_REPORT_TOP} sources with the most changed verdicts, over the flows kept (see flows)`,
+  })
+  topChangedSources!: ChangedSourceDto[];
+  @ApiProperty({
+    type: [ChangedDestinationPortDto],
+    description: `The ${PREVIEW_REPORT_TOP} destination ports with the most changed verdicts (events without a port are not ranked), over the flows kept`,
+  })
+  topChangedDestinationPorts!: ChangedDestinationPortDto[];
+  @ApiPropertyOptional({ description: 'Distinct changed flows kept for previewFlows' })
+  flows?: number;
+  @ApiPropertyOptional({
+    description:
+      'Changed events whose flow is not kept, because the configuration already had the most flows the evaluator keeps (EVALUATOR_MAX_FLOWS): counted in the totals above, in no flow',
+  })
+  changedOutsideFlows?: number;
+  @ApiPropertyOptional({
+    type: [RuleTransitionDto],
+    description: `Events by (live deciding rule → experiment deciding rule), implied rules included, the ${PREVIEW_REPORT_TRANSITIONS} most frequent first: the rule-transition matrix, whose margins are liveRules and experimentRules and, summed by action, the verdict counts`,
+  })
+  ruleTransitions?: RuleTransitionDto[];
+  @ApiPropertyOptional({
+    description: `Cells of the matrix left out of ruleTransitions (past the ${PREVIEW_REPORT_TRANSITIONS} most frequent)`,
+  })
+  ruleTransitionsOmitted?: number;
+  @ApiPropertyOptional({
+    type: [PreviewTimeBucketDto],
+    description: `Evaluated and changed events by event time, oldest first: minute buckets for the ${PREVIEW_MINUTE_BUCKETS_HOURS} hours before the last event, hour buckets before that, back to the retention period`,
+  })
+  timeBuckets?: PreviewTimeBucketDto[];
+  @ApiPropertyOptional({
+    type: PreviewCompletenessDto,
+    description: 'Whether the counts above are all of the policy traffic, and what they miss',
+  })
+  completeness?: PreviewCompletenessDto;
+  @ApiPropertyOptional({
+    type: [PreviewDisagreementDto],
+    description:
+      'With two or more ACTIVE experiments on the policy: per other experiment (and etag), the events it decides differently, most first',
+  })
+  disagreements?: PreviewDisagreementDto[];
+  @ApiPropertyOptional({
+    type: PreviewCoverageDto,
+    description:
+      "The experiment's static analysis against this configuration's traffic; only for the configuration of the experiment and live versions in force now",
+  })
+  coverage?: PreviewCoverageDto;
+  @ApiProperty() firstEventTime!: string;
+  @ApiProperty() lastEventTime!: string;
+}
+
+export class PreviewReportDto {
+  @ApiProperty() name!: string;
+  @ApiProperty({
+    type: [PreviewConfigurationReportDto],
+    description: 'Exact totals per (experiment etag, live policy etag), newest first',
+  })
+  configurations!: PreviewConfigurationReportDto[];
+  @ApiPropertyOptional({
+    type: PreviewReadinessDto,
+    description:
+      "The experiment's readiness gates judged on its latest preview; absent when the evaluator does not hold the experiment",
+  })
+  readiness?: PreviewReadinessDto;
+  @ApiPropertyOptional({
+    example: 'q3Zr1c8mB0xw2T5k.Yb1m9Qe4c0VnR2sW',
+    description:
+      '{what matters}.{counts}: pass it to commit, which is refused (409 ABORTED) if the first part changed (another configuration judged, or a gate flipped)',
+  })
+  reportEtag?: string;
+}
