@@ -146,7 +146,7 @@ export class ExperimentsController {
     );
   }
 
-  // Custom methods (AIP-136): the colon is escaped so Express matches it literally.
+  // Custom methods (AIP-136): `::` is a literal colon to Fastify's router (see paramBeforeVerb).
   @Post(`:policy/experiments/${paramBeforeVerb('experiment')}::startPreview`)
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
