@@ -13,7 +13,8 @@ import { NodeExternalHttp } from './leases/external-http';
 import { BlazarHooks } from './leases/blazar-hooks.application';
 import { LeaseSweeper } from './leases/lease-sweeper';
 import { LeaseWorkflow } from './leases/lease-workflow';
-import { LeasesApplication } from './leases/leases.application';
+import { LeaseCommands } from './leases/lease-commands.application';
+import { LeaseQueries } from './leases/lease-queries.application';
 import { LeasesHandlers } from './leases/leases.handlers';
 import { Ledger } from './leases/ledger.repository';
 import { OnEndOutbox } from './leases/on-end-outbox';
@@ -63,7 +64,8 @@ export class AppModule {
         OnEndOutboxRepository,
         OnEndOutbox,
         LeaseWorkflow,
-        LeasesApplication,
+        LeaseCommands,
+        LeaseQueries,
         BlazarHooks,
         LeaseSweeper,
       ],
