@@ -11,6 +11,7 @@ import { EXTERNAL_HTTP, Enforcement } from './leases/enforcement';
 import { EnforcementMetrics } from './leases/enforcement-metrics';
 import { NodeExternalHttp } from './leases/external-http';
 import { BlazarHooks } from './leases/blazar-hooks.application';
+import { BlazarOnEnd } from './leases/blazar-on-end.application';
 import { LeaseSweeper } from './leases/lease-sweeper';
 import { LeaseWorkflow } from './leases/lease-workflow';
 import { LeaseCommands } from './leases/lease-commands.application';
@@ -67,6 +68,7 @@ export class AppModule {
         LeaseCommands,
         LeaseQueries,
         BlazarHooks,
+        BlazarOnEnd,
         LeaseSweeper,
       ],
     });
