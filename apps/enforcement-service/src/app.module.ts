@@ -11,9 +11,11 @@ import { EXTERNAL_HTTP, Enforcement } from './leases/enforcement';
 import { EnforcementMetrics } from './leases/enforcement-metrics';
 import { NodeExternalHttp } from './leases/external-http';
 import { BlazarHooks } from './leases/blazar-hooks.application';
+import { BlazarOnEnd } from './leases/blazar-on-end.application';
 import { LeaseSweeper } from './leases/lease-sweeper';
 import { LeaseWorkflow } from './leases/lease-workflow';
-import { LeasesApplication } from './leases/leases.application';
+import { LeaseCommands } from './leases/lease-commands.application';
+import { LeaseQueries } from './leases/lease-queries.application';
 import { LeasesHandlers } from './leases/leases.handlers';
 import { Ledger } from './leases/ledger.repository';
 import { OnEndOutbox } from './leases/on-end-outbox';
@@ -63,8 +65,10 @@ export class AppModule {
         OnEndOutboxRepository,
         OnEndOutbox,
         LeaseWorkflow,
-        LeasesApplication,
+        LeaseCommands,
+        LeaseQueries,
         BlazarHooks,
+        BlazarOnEnd,
         LeaseSweeper,
       ],
     });

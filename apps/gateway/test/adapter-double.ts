@@ -1,6 +1,7 @@
+import { eventually, uniqueName } from '@rollout/testing';
 import { renameSync, writeFileSync } from 'node:fs';
 import { JSONCodec, Msg, NatsConnection, Subscription } from 'nats';
-import { hoursFromNow } from './enforcement-system';
+import { EnforcementSystem, hoursFromNow, startEnforcementSystem } from './enforcement-system';
 
 /**
  * Replaces the chain file atomically, as a ConfigMap update does: a file written in place can be
@@ -183,3 +184,29 @@ export const BLAZAR_LEASE = {
   end_date: LEASE.endDate,
   reservations: [{ resource_type: 'physical:host', min: 1, max: 1 }],
 };
+
+/**
+ * A system whose chain runs the probe filter on a TestAdapter started here, its first session
+ * open. The namespace is only known once the service runs, so the chain points at the adapter
+ * through a reload.
+ */
+export async function startProbeSystem(
+  nc: NatsConnection,
+): Promise<{ system: EnforcementSystem; adapter: TestAdapter }> {
+  const system = await startEnforcementSystem(chain('nobody-yet', { v: 0 }, 'closed'), {
+    ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS: '100',
+  });
+  try {
+    const adapter = new TestAdapter(nc, system.namespace, uniqueName('probe-'));
+    adapter.start();
+    replaceFile(system.configFile, chain(adapter.name, { v: 1 }, 'closed'));
+    await eventually(() => (adapter.sessions.length === 1 ? true : undefined), {
+      timeoutMs: 15_000,
+      what: 'the first session',
+    });
+    return { system, adapter };
+  } catch (error) {
+    await system.close();
+    throw error;
+  }
+}

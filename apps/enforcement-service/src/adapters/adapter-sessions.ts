@@ -18,17 +18,15 @@ import {
   QuotaRequest,
   QuotaResult,
   ReportRecord,
-  isOk,
   sameAdapterFilter,
 } from '@rollout/enforcement-domain';
 import { CLOCK } from '@rollout/service-kit';
 import { EnforcementConfigSource } from '../enforcement-config';
 import { EnforcementMetrics } from '../leases/enforcement-metrics';
 import { AdapterClient } from './adapter-client';
+import { NO_STATUS, Target, describeStatus, handshake, lostSession } from './adapter-handshake';
 import { SessionCloses } from './session-closes';
 
-/** Lifecycle calls (Info, Validate, CreateSession, CloseSession) wait at least this long. */
-const LIFECYCLE_TIMEOUT_MS = 2_000;
 /** A handler without a session tries again at most this often (an adapter that was down comes back). */
 const RETRY_INTERVAL_MS = 5_000;
 /**
@@ -36,17 +34,6 @@ const RETRY_INTERVAL_MS = 5_000;
  * the one that gives up (and names the filter), the NATS request is cleaned up just after.
  */
 const CALL_SLACK_MS = 100;
-/** What the service sends as `inferredTypes`: the instance shape of each template it uses. */
-const INSTANCE_TYPE = 'adapter.v1.LeaseInstance';
-
-interface InfoReply {
-  name?: string;
-  templates?: string[];
-  sessionBased?: boolean;
-}
-
-/** Where a handler's requests go: its session, or its config with every call (adapters without sessions). */
-type Target = { sessionId: string } | { adapterConfig: Record<string, unknown> };
 
 interface Handler {
   config: AdapterFilterConfig;
@@ -66,13 +53,10 @@ export class AdapterNotReadyError extends Error {
 }
 
 /**
- * The adapter handlers of the chain and their sessions (Mixer's model). At boot and on each
- * config reload: Info, Validate, then CreateSession for every enabled handler whose config is
- * new or changed; a refusal means the handler gets no requests (its failure policy applies)
- * until a later attempt succeeds. The old session of a changed or removed handler is closed
- * once the new one is in place; every session is closed at shutdown (a close the adapter does
- * not acknowledge is retried, see SessionCloses). It is also the adapter
- * port of the filters: each Handle* call goes to the handler's session.
+ * The chain's adapter handlers and their sessions (Mixer's model), and the filters' adapter port.
+ * A handler opens at boot or when a reload changes it, and a refused one gets no requests (its
+ * failure policy applies) until a later attempt succeeds; an old session closes once its
+ * replacement is in place, and every session at shutdown.
  */
 @Injectable()
 export class AdapterSessions
@@ -158,7 +142,6 @@ export class AdapterSessions
 
   private async establish(handler: Handler): Promise<void> {
     const { config } = handler;
-    const timeout = Math.max(config.timeoutMs, LIFECYCLE_TIMEOUT_MS);
     const refuse = (why: string) => {
       handler.target = undefined;
       handler.failure = `Adapter filter ${config.name} (adapter ${config.adapter}) has no session: ${why}`;
@@ -169,38 +152,10 @@ export class AdapterSessions
         'adapter handler gets no requests',
       );
     };
-    const inferredTypes = Object.fromEntries(config.templates.map((t) => [t, INSTANCE_TYPE]));
     try {
-      const info = await this.client.call<InfoReply>(config.adapter, 'info', {}, timeout);
-      const missing = config.templates.filter((t) => !(info.templates ?? []).includes(t));
-      if (missing.length)
-        return refuse(`the adapter does not support template ${missing.join(', ')}`);
-      const validated = await this.client.call<{ status?: AdapterStatus }>(
-        config.adapter,
-        'validate',
-        { adapterConfig: config.params, inferredTypes },
-        timeout,
-      );
-      if (!isOk(validated.status))
-        return refuse(`Validate refused the config: ${describe(validated.status)}`);
-      if (info.sessionBased === false) {
-        handler.target = { adapterConfig: config.params };
-      } else {
-        const created = await this.client.call<{ sessionId?: string; status?: AdapterStatus }>(
-          config.adapter,
-          'createSession',
-          { adapterConfig: config.params, inferredTypes },
-          timeout,
-        );
-        if (
-          !isOk(created.status) ||
-          typeof created.sessionId !== 'string' ||
-          created.sessionId === ''
-        ) {
-          return refuse(`CreateSession refused: ${describe(created.status)}`);
-        }
-        handler.target = { sessionId: created.sessionId };
-      }
+      const opened = await handshake(this.client, config);
+      if ('refused' in opened) return refuse(opened.refused);
+      handler.target = opened;
       if (handler.closed) {
         // Replaced or shut down while opening: give the new session straight back.
         await this.closeSession(handler);
@@ -213,7 +168,7 @@ export class AdapterSessions
         {
           handler: config.name,
           adapter: config.adapter,
-          session: 'sessionId' in handler.target ? handler.target.sessionId : null,
+          session: 'sessionId' in opened ? opened.sessionId : null,
         },
         'adapter handler ready',
       );
@@ -247,8 +202,6 @@ export class AdapterSessions
     return { handler, target: handler.target };
   }
 
-  // ------------------------------------------------------------------ AdapterCalls
-
   async check(name: string, instance: AdapterInstance): Promise<CheckResult> {
     return this.handle<CheckResult>(name, 'handleCheck', { instance });
   }
@@ -265,14 +218,7 @@ export class AdapterSessions
     const reply = await this.handle<{ status?: AdapterStatus }>(name, 'handleReport', {
       instances,
     });
-    return (
-      reply.status ?? {
-        code: 13,
-        status: 'INTERNAL',
-        message: 'no status in the reply',
-        details: [],
-      }
-    );
+    return reply.status ?? NO_STATUS;
   }
 
   private async handle<T extends { status?: AdapterStatus }>(
@@ -292,7 +238,7 @@ export class AdapterSessions
       // call in flight): this call fails by policy, and the next one opens a session again.
       if (handler.target === target) {
         handler.target = undefined;
-        handler.failure = `Adapter ${handler.config.adapter} no longer knows session ${target.sessionId}: ${describe(reply.status)}`;
+        handler.failure = `Adapter ${handler.config.adapter} no longer knows session ${target.sessionId}: ${describeStatus(reply.status)}`;
         handler.retryAt = 0;
       }
       throw new AdapterNotReadyError(
@@ -301,17 +247,4 @@ export class AdapterSessions
     }
     return reply;
   }
-}
-
-/**
- * adapter.v1: a Handle* call on a session the adapter does not know (never created, closed,
- * or lost with its state) is answered FAILED_PRECONDITION, and nothing else is.
- */
-function lostSession(status: AdapterStatus | undefined): boolean {
-  return status?.status === 'FAILED_PRECONDITION';
-}
-
-function describe(status: AdapterStatus | undefined): string {
-  if (!status) return 'no status in the reply';
-  return `${status.status ?? status.code}${status.message ? ` ${status.message}` : ''}`;
 }

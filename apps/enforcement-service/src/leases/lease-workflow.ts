@@ -46,8 +46,7 @@ export const UNCHECKED_UPDATE: ChainDecision = {
 
 /**
  * The steps the API's lease use cases and Blazar's hooks share: counting decisions serialised
- * per project, the notifications filters that follow a lease's life hear, and the rows and
- * decision records they write.
+ * per project, the notifications of a lease's life, and the rows and decisions they write.
  */
 @Injectable()
 export class LeaseWorkflow {
@@ -74,9 +73,8 @@ export class LeaseWorkflow {
   }
 
   /**
-   * A create decision: the chain's MaxActiveLeases answered from the count read after the lock,
-   * and the outcome written with its decision in the same transaction. If anything fails after
-   * the checks passed, on_end goes out so that budget-keeping filters can refund.
+   * A create decision, MaxActiveLeases answered from the count read after the lock. If anything
+   * fails after the checks passed, on_end goes out so that budget-keeping filters can refund.
    */
   async admit<T>(
     project: string,

@@ -12,7 +12,9 @@ import {
 } from '@rollout/contracts';
 import { REQUEST_ID_HEADER, requestIdFrom } from '@rollout/logging';
 import { BlazarHooks } from './blazar-hooks.application';
-import { LeasesApplication } from './leases.application';
+import { BlazarOnEnd } from './blazar-on-end.application';
+import { LeaseCommands } from './lease-commands.application';
+import { LeaseQueries } from './lease-queries.application';
 
 /** The caller's request id (NATS header), for the filter context and the decision record. */
 const requestId = (ctx: NatsContext) => requestIdFrom(ctx.getHeaders()?.get(REQUEST_ID_HEADER));
@@ -21,30 +23,32 @@ const requestId = (ctx: NatsContext) => requestIdFrom(ctx.getHeaders()?.get(REQU
 @Controller()
 export class LeasesHandlers {
   constructor(
-    private readonly leases: LeasesApplication,
+    private readonly commands: LeaseCommands,
+    private readonly queries: LeaseQueries,
     private readonly blazar: BlazarHooks,
+    private readonly blazarEnd: BlazarOnEnd,
   ) {}
 
   @MessagePattern(S.createLease) create(@Payload() r: CreateLeaseRequest, @Ctx() c: NatsContext) {
-    return this.leases.create(r, requestId(c));
+    return this.commands.create(r, requestId(c));
   }
   @MessagePattern(S.getLease) get(@Payload() r: GetLeaseRequest) {
-    return this.leases.get(r);
+    return this.queries.get(r);
   }
   @MessagePattern(S.listLeases) list(@Payload() r: ListLeasesRequest) {
-    return this.leases.list(r);
+    return this.queries.list(r);
   }
   @MessagePattern(S.updateLease) update(@Payload() r: UpdateLeaseRequest, @Ctx() c: NatsContext) {
-    return this.leases.update(r, requestId(c));
+    return this.commands.update(r, requestId(c));
   }
   @MessagePattern(S.endLease) end(@Payload() r: EndLeaseRequest, @Ctx() c: NatsContext) {
-    return this.leases.end(r, requestId(c));
+    return this.commands.end(r, requestId(c));
   }
   @MessagePattern(S.deleteLease) delete(@Payload() r: DeleteLeaseRequest, @Ctx() c: NatsContext) {
-    return this.leases.delete(r, requestId(c));
+    return this.commands.delete(r, requestId(c));
   }
   @MessagePattern(S.listDecisions) decisions(@Payload() r: ListDecisionsRequest) {
-    return this.leases.decisions(r);
+    return this.queries.decisions(r);
   }
   @MessagePattern(S.blazarCheckCreate) blazarCheckCreate(
     @Payload() r: unknown,
@@ -59,6 +63,6 @@ export class LeasesHandlers {
     return this.blazar.checkUpdate(r, requestId(c));
   }
   @MessagePattern(S.blazarOnEnd) blazarOnEnd(@Payload() r: unknown, @Ctx() c: NatsContext) {
-    return this.blazar.onEnd(r, requestId(c));
+    return this.blazarEnd.onEnd(r, requestId(c));
   }
 }

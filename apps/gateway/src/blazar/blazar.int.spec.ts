@@ -1,74 +1,30 @@
-import type { JsonBody } from '@rollout/testing';
 import {
-  BLAZAR_TOKEN,
   EnforcementSystem,
-  Reply,
-  hoursFromNow,
   startEnforcementSystem,
+  hoursFromNow,
 } from '../../test/enforcement-system';
+import {
+  BLAZAR_CHAIN,
+  blazarContext as context,
+  callBlazar,
+  hostLease,
+  ledgerOf,
+  naive,
+} from '../../test/blazar-protocol';
 
 /**
  * Blazar's external enforcement protocol at /v1/blazar/…, as a Blazar deployment would call it:
  * its exact snake_case payloads (naive or zoned dates), X-Auth-Token, 204 or 403 {"message"}.
- * Admitted leases are tracked in the ledger, so MaxActiveLeases (2 here) counts them beside the
- * API's and on-end releases them.
+ * Admitted leases are tracked in the ledger, so MaxActiveLeases counts them beside the API's and
+ * on-end releases them.
  */
-const CHAIN = `
-enabled_filters: [MaxLeaseDuration, MaxActiveLeases]
-filters:
-  MaxLeaseDuration: { max_lease_duration: 86400 }
-  MaxActiveLeases: { max_active_leases: 2 }
-`;
-
 let system: EnforcementSystem;
-/** `token` null: no X-Auth-Token at all. */
-const blazar = (hook: string, body: unknown, token: string | null = BLAZAR_TOKEN): Promise<Reply> =>
-  system.call('POST', `/v1/blazar/${hook}`, body, token === null ? {} : { 'x-auth-token': token });
-
-/** Blazar's date format (naive, UTC) for a time `hours` from now. */
-const naive = (hours: number) =>
-  hoursFromNow(hours)
-    .replace('T', ' ')
-    .replace(/:\d\dZ$/, '');
-
-const context = (project: string) => ({
-  user_id: 'c631173e-dec0-4bb7-a0c3-f7711153c06c',
-  project_id: project,
-  auth_url: 'https://api.example.com:5000/v3',
-  region_name: 'RegionOne',
-});
-
-/** The spec's physical:host example, with dates of our own. */
-const hostLease = (name: string, hours = 2, extra: Record<string, unknown> = {}) => ({
-  name,
-  start_date: naive(1),
-  end_date: naive(1 + hours),
-  reservations: [
-    {
-      resource_type: 'physical:host',
-      min: 1,
-      max: 2,
-      hypervisor_properties: '[]',
-      resource_properties: '["==", "$availability_zone", "az1"]',
-      allocations: [
-        {
-          id: '1',
-          hypervisor_hostname: '32af5a7a-e7a3-4883-a643-828e3f63bf54',
-          extra: { availability_zone: 'az1' },
-        },
-      ],
-    },
-  ],
-  ...extra,
-});
-
-const ledger = async (project: string) =>
-  (await system.call('GET', `/v1/projects/${project}/leases?pageSize=100`)).body.leases as Array<
-    Record<string, JsonBody>
-  >;
+const blazar = (hook: string, body: unknown, token?: string | null) =>
+  callBlazar(system, hook, body, token);
+const ledger = (project: string) => ledgerOf(system, project);
 
 beforeAll(async () => {
-  system = await startEnforcementSystem(CHAIN);
+  system = await startEnforcementSystem(BLAZAR_CHAIN);
 }, 60_000);
 
 afterAll(async () => {
@@ -202,87 +158,5 @@ describe('check-create', () => {
     expect(
       answer.body.error.details[0].fieldViolations.map((v: { field: string }) => v.field),
     ).toEqual(['context.project_id', 'lease.start_date']);
-  });
-});
-
-describe('check-update', () => {
-  it('allows an update the filters allow and the ledger follows; a denied one changes nothing', async () => {
-    const p = 'p-update';
-    const current = hostLease('grow', 2);
-    expect((await blazar('check-create', { context: context(p), lease: current })).status).toBe(
-      204,
-    );
-    const [before] = await ledger(p);
-
-    const tooLong = { ...current, id: 'blazar-uuid-1', end_date: naive(60) };
-    const refused = await blazar('check-update', {
-      context: context(p),
-      current_lease: { ...current, id: 'blazar-uuid-1' },
-      lease: tooLong,
-    });
-    expect(refused.status).toBe(403);
-    expect(refused.body.message).toMatch(
-      /^Lease duration of \d+ seconds must be less than or equal to the maximum lease duration of 86400 seconds\.$/,
-    );
-    expect(await ledger(p)).toEqual([before]);
-
-    const longer = { ...current, id: 'blazar-uuid-1', end_date: naive(10) };
-    expect(
-      (
-        await blazar('check-update', {
-          context: context(p),
-          current_lease: { ...current, id: 'blazar-uuid-1' },
-          lease: longer,
-        })
-      ).status,
-    ).toBe(204);
-    const [after] = await ledger(p);
-    expect(after.id).toBe(before.id);
-    expect(after.endDate).toBe(new Date(`${naive(10).replace(' ', 'T')}:00Z`).toISOString());
-    const decisions = (await system.call('GET', `/v1/projects/${p}/leases/${after.id}/decisions`))
-      .body.decisions;
-    expect(
-      decisions.map(
-        (d: { hook: string; result: string; actor: string }) => `${d.hook}:${d.result}:${d.actor}`,
-      ),
-    ).toEqual([
-      'CHECK_CREATE:ALLOWED:blazar',
-      'CHECK_UPDATE:DENIED:blazar',
-      'CHECK_UPDATE:ALLOWED:blazar',
-    ]);
-  });
-});
-
-describe('on-end', () => {
-  it('sends on_end once per lease, however often Blazar says it ended', async () => {
-    const p = 'p-end';
-    expect(
-      (await blazar('check-create', { context: context(p), lease: hostLease('once') })).status,
-    ).toBe(204);
-    for (let i = 0; i < 3; i++)
-      expect(
-        (await blazar('on-end', { context: context(p), lease: hostLease('once') })).status,
-      ).toBe(204);
-    const [lease] = await ledger(p);
-    expect(lease.status).toBe('TERMINATED');
-    const hooks = (
-      await system.call('GET', `/v1/projects/${p}/leases/${lease.id}/decisions`)
-    ).body.decisions.map((d: { hook: string }) => d.hook);
-    expect(hooks).toEqual(['CHECK_CREATE', 'ON_END']);
-  });
-
-  it('remembers the end of a lease it never saw, so on_end goes out once for it too', async () => {
-    const p = 'p-unknown';
-    expect(
-      (await blazar('on-end', { context: context(p), lease: hostLease('stranger') })).status,
-    ).toBe(204);
-    expect(
-      (await blazar('on-end', { context: context(p), lease: hostLease('stranger') })).status,
-    ).toBe(204);
-    const [lease] = await ledger(p);
-    expect(lease).toMatchObject({ status: 'TERMINATED', origin: 'BLAZAR' });
-    expect(
-      (await system.call('GET', `/v1/projects/${p}/leases/${lease.id}/decisions`)).body.decisions,
-    ).toHaveLength(1);
   });
 });

@@ -3,14 +3,7 @@ import {
   CreateLeaseRequest,
   DeleteLeaseRequest,
   EndLeaseRequest,
-  GetLeaseRequest,
-  LEASE_STATUSES,
   Lease,
-  LeaseStatus,
-  ListDecisionsRequest,
-  ListDecisionsResponse,
-  ListLeasesRequest,
-  ListLeasesResponse,
   StatusError,
   UpdateLeaseRequest,
 } from '@rollout/contracts';
@@ -20,10 +13,8 @@ import {
   checkActor,
   checkProject,
   deniedError,
-  isLookupId,
   leaseFromCreate,
   leaseFromUpdate,
-  leaseNotFound,
   newLeaseId,
   updateNeedsChecks,
 } from '@rollout/enforcement-domain';
@@ -34,17 +25,15 @@ import { UNCHECKED_UPDATE, LeaseWorkflow, idsOf, isLive } from './lease-workflow
 import type { LeaseRow } from './ledger-rows';
 import { Ledger } from './ledger.repository';
 import { OnEndOutbox } from './on-end-outbox';
-import { decodePageToken, encodePageToken, pageSizeOf } from './paging';
-import { decisionView, domainLease, leaseView } from './views';
+import { domainLease, leaseView } from './views';
 
 /**
- * The leases of the API (enforcement.v1) over the ledger and the enforcement chain. Creates of
- * one project are serialised so that MaxActiveLeases counts exactly (LeaseWorkflow.admit);
- * every decision is written in the transaction of the change it decided; on_end goes out once
- * per lease, whoever ends it, after the end is committed.
+ * The commands on the API's leases (enforcement.v1). Creates of one project are serialised so
+ * that MaxActiveLeases counts exactly (LeaseWorkflow.admit); each decision is written in the
+ * transaction of the change it decided, and on_end goes out once per lease after the end commits.
  */
 @Injectable()
-export class LeasesApplication {
+export class LeaseCommands {
   constructor(
     private readonly ledger: Ledger,
     private readonly workflow: LeaseWorkflow,
@@ -105,37 +94,6 @@ export class LeasesApplication {
     if (!decision.allowed) throw deniedError(decision, project, leaseId);
     await this.workflow.notifyCreated(context, lease);
     return leaseView(row);
-  }
-
-  async get(request: GetLeaseRequest): Promise<Lease> {
-    return leaseView(await this.find(request));
-  }
-
-  async list(request: ListLeasesRequest): Promise<ListLeasesResponse> {
-    const project = checkProject(request?.project);
-    const statuses = [...new Set(request.statuses ?? [])].sort();
-    for (const status of statuses) {
-      if (!LEASE_STATUSES.includes(status)) {
-        throw StatusError.invalidArgument(`status must be one of ${LEASE_STATUSES.join(', ')}.`, [
-          { field: 'status', description: `unknown status ${String(status).slice(0, 40)}` },
-        ]);
-      }
-    }
-    const size = pageSizeOf(request.pageSize);
-    const query = `${project}|${statuses.join(',')}`;
-    const rows = await this.ledger.list(
-      project,
-      statuses as LeaseStatus[],
-      decodePageToken(request.pageToken, query),
-      size + 1,
-    );
-    const page = rows.slice(0, size);
-    return {
-      leases: page.map(leaseView),
-      ...(rows.length > size
-        ? { nextPageToken: encodePageToken(page[page.length - 1].lease_id, query) }
-        : {}),
-    };
   }
 
   /**
@@ -272,32 +230,5 @@ export class LeasesApplication {
     });
     await this.onEnd.deliver(queued);
     return {};
-  }
-
-  async decisions(request: ListDecisionsRequest): Promise<ListDecisionsResponse> {
-    const lease = await this.find(request);
-    const size = pageSizeOf(request.pageSize);
-    const query = `${lease.uid}`;
-    const rows = await this.ledger.decisions(
-      lease.uid,
-      decodePageToken(request.pageToken, query),
-      size + 1,
-    );
-    const page = rows.slice(0, size);
-    return {
-      decisions: page.map(decisionView),
-      ...(rows.length > size
-        ? { nextPageToken: encodePageToken(page[page.length - 1].id, query) }
-        : {}),
-    };
-  }
-
-  private async find(request: { project: string; leaseId: string }): Promise<LeaseRow> {
-    const project = checkProject(request?.project);
-    const row = isLookupId(request.leaseId)
-      ? await this.ledger.get(project, request.leaseId)
-      : undefined;
-    if (!row) throw leaseNotFound(project, request.leaseId);
-    return row;
   }
 }

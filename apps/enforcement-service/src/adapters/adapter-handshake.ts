@@ -1,0 +1,71 @@
+import { AdapterFilterConfig, AdapterStatus, isOk } from '@rollout/enforcement-domain';
+import { AdapterClient } from './adapter-client';
+
+/** Lifecycle calls (Info, Validate, CreateSession, CloseSession) wait at least this long. */
+const LIFECYCLE_TIMEOUT_MS = 2_000;
+/** What the service sends as `inferredTypes`: the instance shape of each template it uses. */
+const INSTANCE_TYPE = 'adapter.v1.LeaseInstance';
+
+interface InfoReply {
+  name?: string;
+  templates?: string[];
+  sessionBased?: boolean;
+}
+
+/** Where a handler's requests go: its session, or its config with every call (adapters without sessions). */
+export type Target = { sessionId: string } | { adapterConfig: Record<string, unknown> };
+
+/**
+ * Info, Validate, then CreateSession when the adapter is session based: the handler's target,
+ * or why the adapter refused it. A call that fails throws (AdapterCallError).
+ */
+export async function handshake(
+  client: AdapterClient,
+  config: AdapterFilterConfig,
+): Promise<Target | { refused: string }> {
+  const timeout = Math.max(config.timeoutMs, LIFECYCLE_TIMEOUT_MS);
+  const inferredTypes = Object.fromEntries(config.templates.map((t) => [t, INSTANCE_TYPE]));
+  const info = await client.call<InfoReply>(config.adapter, 'info', {}, timeout);
+  const missing = config.templates.filter((t) => !(info.templates ?? []).includes(t));
+  if (missing.length)
+    return { refused: `the adapter does not support template ${missing.join(', ')}` };
+  const validated = await client.call<{ status?: AdapterStatus }>(
+    config.adapter,
+    'validate',
+    { adapterConfig: config.params, inferredTypes },
+    timeout,
+  );
+  if (!isOk(validated.status))
+    return { refused: `Validate refused the config: ${describeStatus(validated.status)}` };
+  if (info.sessionBased === false) return { adapterConfig: config.params };
+  const created = await client.call<{ sessionId?: string; status?: AdapterStatus }>(
+    config.adapter,
+    'createSession',
+    { adapterConfig: config.params, inferredTypes },
+    timeout,
+  );
+  if (!isOk(created.status) || typeof created.sessionId !== 'string' || created.sessionId === '')
+    return { refused: `CreateSession refused: ${describeStatus(created.status)}` };
+  return { sessionId: created.sessionId };
+}
+
+/**
+ * adapter.v1: a Handle* call on a session the adapter does not know (never created, closed,
+ * or lost with its state) is answered FAILED_PRECONDITION, and nothing else is.
+ */
+export function lostSession(status: AdapterStatus | undefined): boolean {
+  return status?.status === 'FAILED_PRECONDITION';
+}
+
+/** What a reply without a status counts as. */
+export const NO_STATUS: AdapterStatus = {
+  code: 13,
+  status: 'INTERNAL',
+  message: 'no status in the reply',
+  details: [],
+};
+
+export function describeStatus(status: AdapterStatus | undefined): string {
+  if (!status) return 'no status in the reply';
+  return `${status.status ?? status.code}${status.message ? ` ${status.message}` : ''}`;
+}

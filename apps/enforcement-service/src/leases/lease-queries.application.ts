@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import {
+  GetLeaseRequest,
+  LEASE_STATUSES,
+  Lease,
+  LeaseStatus,
+  ListDecisionsRequest,
+  ListDecisionsResponse,
+  ListLeasesRequest,
+  ListLeasesResponse,
+  StatusError,
+} from '@rollout/contracts';
+import { checkProject, isLookupId, leaseNotFound } from '@rollout/enforcement-domain';
+import type { LeaseRow } from './ledger-rows';
+import { Ledger } from './ledger.repository';
+import { decodePageToken, encodePageToken, pageSizeOf } from './paging';
+import { decisionView, leaseView } from './views';
+
+/** Reading the leases of the API (enforcement.v1) and their decisions from the ledger. */
+@Injectable()
+export class LeaseQueries {
+  constructor(private readonly ledger: Ledger) {}
+
+  async get(request: GetLeaseRequest): Promise<Lease> {
+    return leaseView(await this.find(request));
+  }
+
+  async list(request: ListLeasesRequest): Promise<ListLeasesResponse> {
+    const project = checkProject(request?.project);
+    const statuses = [...new Set(request.statuses ?? [])].sort();
+    for (const status of statuses) {
+      if (!LEASE_STATUSES.includes(status)) {
+        throw StatusError.invalidArgument(`status must be one of ${LEASE_STATUSES.join(', ')}.`, [
+          { field: 'status', description: `unknown status ${String(status).slice(0, 40)}` },
+        ]);
+      }
+    }
+    const size = pageSizeOf(request.pageSize);
+    const query = `${project}|${statuses.join(',')}`;
+    const rows = await this.ledger.list(
+      project,
+      statuses as LeaseStatus[],
+      decodePageToken(request.pageToken, query),
+      size + 1,
+    );
+    const page = rows.slice(0, size);
+    return {
+      leases: page.map(leaseView),
+      ...(rows.length > size
+        ? { nextPageToken: encodePageToken(page[page.length - 1].lease_id, query) }
+        : {}),
+    };
+  }
+
+  async decisions(request: ListDecisionsRequest): Promise<ListDecisionsResponse> {
+    const lease = await this.find(request);
+    const size = pageSizeOf(request.pageSize);
+    const query = `${lease.uid}`;
+    const rows = await this.ledger.decisions(
+      lease.uid,
+      decodePageToken(request.pageToken, query),
+      size + 1,
+    );
+    const page = rows.slice(0, size);
+    return {
+      decisions: page.map(decisionView),
+      ...(rows.length > size
+        ? { nextPageToken: encodePageToken(page[page.length - 1].id, query) }
+        : {}),
+    };
+  }
+
+  private async find(request: { project: string; leaseId: string }): Promise<LeaseRow> {
+    const project = checkProject(request?.project);
+    const row = isLookupId(request.leaseId)
+      ? await this.ledger.get(project, request.leaseId)
+      : undefined;
+    if (!row) throw leaseNotFound(project, request.leaseId);
+    return row;
+  }
+}
