@@ -1,15 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/config';
-import { TRAFFIC_STREAM, trafficSubject } from '@rollout/contracts';
 import {
-  ACTOR_ASSERTION_HEADER,
-  ActorAssertionSigner,
   ActorClaims,
   BusUser,
   generateBusKeyPair,
   inboxPrefixOf,
   natsAuthorizationConfig,
-  parseBusKey,
 } from '@rollout/nats';
 import { startServiceApp } from '@rollout/service-kit';
 import {
@@ -22,14 +18,14 @@ import {
   uniqueName,
   JsonBody,
 } from '@rollout/testing';
-import { JSONCodec, NatsConnection, NatsError, connect, headers as natsHeaders } from 'nats';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { JSONCodec, NatsConnection, NatsError, connect } from 'nats';
+import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { configSchema } from '../src/config';
 import { gatewayApp } from '../src/gateway-app';
 
-// The system the bus security tests run on (bus-security.int.spec.ts): a NATS server with the
-// deployed users and permissions, every service as its own NATS user, and the gateway.
+// The system the bus security specs run on: a NATS server with the deployed users and
+// permissions, every service as its own NATS user, and the gateway.
 
 export const codec = JSONCodec<unknown>();
 export const KEYS = generateBusKeyPair('test-1');
@@ -141,114 +137,21 @@ export const violations = (user: string) =>
     .filter((line) => line.includes('Violation') && line.includes(`User "${user}"`))
     .join('\n');
 
-/** A request sent straight onto NATS in the services' packet format, its actor assertion made by `assert` (or none). */
-export async function rawRequest(
-  nc: NatsConnection,
-  subject: string,
-  data: unknown,
-  assert?: (subject: string, payload: Uint8Array) => string,
-): Promise<{ err?: { status: string; details?: unknown[] }; response?: unknown }> {
-  const payload = codec.encode({ pattern: subject, data, id: randomUUID() });
-  const headers = natsHeaders();
-  if (assert) headers.set(ACTOR_ASSERTION_HEADER, assert(subject, payload));
-  return codec.decode(
-    (await nc.request(subject, payload, { timeout: 10_000, headers })).data,
-  ) as never;
+/** A call made to set a test up, which must succeed. */
+export async function callOk(method: string, path: string, body?: unknown, token?: string) {
+  const response = await call(method, path, body, token);
+  if (response.status >= 300)
+    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+  return response;
 }
 
-export const signer = (signingKey = KEYS.signingKey, now: () => number = Date.now) =>
-  new ActorAssertionSigner(parseBusKey(signingKey)!, 10_000, now);
-export const signedAs =
-  (claims: ActorClaims, key?: ActorAssertionSigner) => (subject: string, payload: Uint8Array) =>
-    (key ?? signer()).sign(subject, payload, claims);
-
-export const event = (id: string) => ({
-  id,
-  time: '2025-06-01T12:00:00.000Z',
-  direction: 'INGRESS',
-  srcIp: '10.0.1.1',
-  destIp: '192.0.2.1',
-  protocol: 'tcp',
-  destPort: 22,
+/** A lease of one host an hour from now, for an hour. */
+export const hostLease = (name: string) => ({
+  name,
+  startDate: new Date(Date.now() + 3_600_000).toISOString(),
+  endDate: new Date(Date.now() + 7_200_000).toISOString(),
+  reservations: [{ resourceType: 'physical:host', min: 1, max: 1 }],
 });
-
-/** Publishes traffic with JetStream acks, then waits until the evaluator settled it (read as the operator). */
-export async function sendTraffic(
-  nc: NatsConnection,
-  project: string,
-  policy: string,
-  ids: string[],
-): Promise<void> {
-  let last = 0;
-  for (const id of ids)
-    last = (
-      await nc
-        .jetstream()
-        .publish(trafficSubject(project, 'global', policy), JSON.stringify(event(id)), {
-          msgID: id,
-        })
-    ).seq;
-  const admin = await connectAs('admin');
-  await eventually(
-    async () => {
-      const info = await (
-        await admin.jetstreamManager()
-      ).consumers.info(TRAFFIC_STREAM, 'evaluator');
-      return info.ack_floor.stream_seq >= last && info.num_ack_pending === 0 ? true : undefined;
-    },
-    { what: 'traffic settled' },
-  );
-}
-
-export async function evaluated(project: string, policy: string): Promise<number> {
-  const report = await call(
-    'GET',
-    `${policyPath(project, policy)}/experiments/preview/previewReport`,
-  );
-  expect(report.status).toBe(200);
-  return (report.body.configurations as { evaluated: number }[]).reduce(
-    (sum, c) => sum + c.evaluated,
-    0,
-  );
-}
-
-export const allowSsh = {
-  priority: 100,
-  direction: 'INGRESS',
-  action: 'allow',
-  match: { srcIpRanges: ['10.0.0.0/8'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] },
-};
-
-/** A live policy with an experiment `preview` whose preview counts traffic (proved by a probe). */
-export async function previewing(project: string, policy: string): Promise<void> {
-  expect(
-    (
-      await call(
-        'POST',
-        `/v1/projects/${project}/locations/global/firewallPolicies?firewallPolicyId=${policy}`,
-        { rules: [allowSsh] },
-      )
-    ).status,
-  ).toBe(200);
-  expect(
-    (
-      await call('POST', `${policyPath(project, policy)}/experiments?experimentId=preview`, {
-        firewallPolicy: { rules: [] },
-      })
-    ).status,
-  ).toBe(200);
-  expect(
-    (await call('POST', `${policyPath(project, policy)}/experiments/preview:startPreview`)).status,
-  ).toBe(200);
-  const operator = await connectAs('admin');
-  await eventually(
-    async () => {
-      await sendTraffic(operator, project, policy, [`probe-${randomUUID()}`]);
-      return (await evaluated(project, policy)) > 0 ? true : undefined;
-    },
-    { what: `preview of ${project}/${policy} in force`, timeoutMs: 30_000, intervalMs: 200 },
-  );
-}
 
 /** Starts the NATS server with the deployed users, the services as their own users, and the gateway. */
 export async function startBusSystem(): Promise<void> {

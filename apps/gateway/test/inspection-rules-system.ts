@@ -171,3 +171,41 @@ export async function callApi(
       : undefined;
   return { status: response.status, body: parsed, fault, headers: response.headers };
 }
+
+/** The headers python-ironicclient sends. */
+export const IRONIC_HEADERS = {
+  'x-openstack-ironic-api-version': '1.96',
+  accept: 'application/json',
+  'user-agent': 'python-ironicclient',
+};
+
+/** One call as an Ironic client makes it (admin token, its headers); the fault read as `callApi` does. */
+export async function callIronic(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = IRONIC_HEADERS,
+) {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+      ...headers,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const parsed = text ? JSON.parse(text) : undefined;
+  const fault =
+    typeof parsed?.error_message === 'string' ? JSON.parse(parsed.error_message) : undefined;
+  return { status: response.status, body: parsed, fault, headers: response.headers };
+}
+
+/** A valid rule that only logs its description. */
+export const logRule = (description: string, priority: number) => ({
+  description,
+  priority,
+  actions: [{ op: 'log', args: [description] }],
+});

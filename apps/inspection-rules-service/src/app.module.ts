@@ -11,7 +11,9 @@ import { RuleChanges1763800000002 } from './migrations/1763800000002-rule-change
 import { loadBuiltInRules } from './rules/built-in-rules';
 import { RulesHandlers } from './rules/rules.handlers';
 import { RulesRepository } from './rules/rules.repository';
-import { BUILT_IN_RULES, RulesApplication } from './rules/rules.application';
+import { RuleCommands } from './rules/rule-commands.application';
+import { BUILT_IN_RULES } from './rules/rule-lookup';
+import { RuleQueries } from './rules/rule-queries.application';
 
 @Module({})
 export class AppModule {
@@ -38,7 +40,8 @@ export class AppModule {
           useFactory: () => loadBuiltInRules(config.INSPECTION_BUILT_IN_RULES),
         },
         RulesRepository,
-        RulesApplication,
+        RuleCommands,
+        RuleQueries,
         InspectionResultsRepository,
         InspectionEventsConsumer,
       ],

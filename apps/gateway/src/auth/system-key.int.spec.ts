@@ -3,19 +3,16 @@ import { eventually } from '@rollout/testing';
 import { randomUUID } from 'node:crypto';
 import {
   EVALUATOR_KEYS,
-  allowSsh,
   call,
   connectAs,
   permissionError,
   policyName,
   policyPath,
-  rawRequest,
-  sendTraffic,
-  signedAs,
-  signer,
   startBusSystem,
   stopBusSystem,
 } from '../../test/bus-security-system';
+import { rawRequest, signedAs, signer } from '../../test/bus-raw-requests';
+import { allowSsh, sendTraffic } from '../../test/bus-traffic';
 
 /**
  * The evaluator's system key (docs/bus-security.md, "System keys") on the deployed bus: its

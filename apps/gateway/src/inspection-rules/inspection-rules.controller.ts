@@ -24,14 +24,7 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import {
-  EvaluateInspectionRulesResponse,
-  ImportInspectionRulesResponse,
-  InspectionPhase,
-  InspectionRuleSortKey,
-  JsonPatchOperation,
-  StatusError,
-} from '@rollout/contracts';
+import { EvaluateInspectionRulesResponse, ImportInspectionRulesResponse } from '@rollout/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AcceptsXAuthToken, CurrentPrincipal, RequireRole } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
@@ -48,85 +41,25 @@ import {
 } from './inspection-rules.dto';
 import { InspectionRulesClient } from './inspection-rules.client';
 import {
-  DEFAULT_LIST_FIELDS,
-  FieldsError,
   IRONIC_MAX_VERSION_HEADER,
   IRONIC_MIN_VERSION_HEADER,
   IRONIC_VERSION_HEADER,
   IronicRule,
-  ListQuery,
   ironicRule,
-  malformedUuid,
   nextLink,
-  parseBoolean,
-  parseFields,
   ruleUrl,
 } from './ironic-api';
 import { IronicApiVersionGuard } from './ironic-api.guard';
 import { IronicErrorFilter } from './ironic-error.filter';
-
-const MAX_LIMIT = 1000;
-
-/** Where the client reached the gateway: Ironic's links and `next` are absolute. */
-function baseUrl(request: FastifyRequest): string {
-  return `${request.protocol}://${request.headers.host ?? request.hostname}`;
-}
-
-/** Ironic checks the path's uuid before anything else (400, not 404). */
-function requireUuid(uuid: string): void {
-  const problem = malformedUuid(uuid);
-  if (problem)
-    throw StatusError.invalidArgument(problem, [
-      { field: 'inspection_rule_uuid', description: 'must be a UUID' },
-    ]);
-}
-
-function fieldsOf(value: string | undefined): string[] | undefined {
-  try {
-    return parseFields(value);
-  } catch (error) {
-    if (error instanceof FieldsError)
-      throw StatusError.invalidArgument(error.message, [
-        { field: 'fields', description: error.message },
-      ]);
-    throw error;
-  }
-}
-
-/** The list query as Ironic reads it, with Ironic's messages for what it refuses. */
-function listQuery(query: ListInspectionRulesQueryDto): ListQuery & { marker?: string } {
-  const refuse = (field: string, message: string) =>
-    StatusError.invalidArgument(message, [{ field, description: message }]);
-  const detail = parseBoolean(query.detail);
-  if (query.detail !== undefined && detail === undefined) {
-    throw refuse('detail', `Invalid value for detail: ${query.detail}, it must be a boolean`);
-  }
-  const fields = fieldsOf(query.fields);
-  if (fields !== undefined && detail)
-    throw refuse('detail', 'Can not specify ?detail=True and fields in the same request.');
-  let limit = MAX_LIMIT;
-  if (query.limit !== undefined) {
-    if (!/^-?\d+$/.test(query.limit.trim()))
-      throw refuse('limit', `Schema error: '${query.limit}' is not of type 'integer'`);
-    const asked = Number(query.limit);
-    if (asked <= 0) throw refuse('limit', 'Limit must be positive');
-    // As Ironic's max_limit: a larger limit is lowered, not refused.
-    limit = Math.min(asked, MAX_LIMIT);
-  }
-  const sortKey = query.sort_key ?? 'id';
-  if (sortKey === 'conditions' || sortKey === 'actions')
-    throw refuse('sort_key', `The sort_key value ${sortKey} is an invalid field for sorting`);
-  return {
-    limit,
-    sort_key: sortKey,
-    sort_dir: query.sort_dir ?? 'asc',
-    ...(detail !== undefined ? { detail } : {}),
-    fields: fields ?? (detail ? undefined : DEFAULT_LIST_FIELDS),
-    ...(query.phase !== undefined ? { phase: query.phase } : {}),
-    ...(query.scope !== undefined ? { scope: query.scope } : {}),
-    ...(query.marker !== undefined ? { marker: query.marker } : {}),
-  };
-}
+import {
+  baseUrl,
+  fieldsOf,
+  importRequest,
+  jsonPatch,
+  listQuery,
+  listRequest,
+  requireUuid,
+} from './ironic-request';
 
 /**
  * Ironic-compatible inspection rules (`/v1/inspection_rules`, snake_case fields, Ironic's
@@ -203,12 +136,7 @@ export class InspectionRulesController {
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId?: string,
   ): Promise<ImportInspectionRulesResponse> {
-    requireBody(body);
-    return this.rules.import(
-      typeof body === 'string' ? { yaml: body } : { rules: body },
-      principal.name,
-      requestId,
-    );
+    return this.rules.import(importRequest(body), principal.name, requestId);
   }
 
   @Get('inspection_rules')
@@ -223,18 +151,7 @@ export class InspectionRulesController {
     @RequestId() requestId?: string,
   ): Promise<{ inspection_rules: IronicRule[]; next?: string }> {
     const read = listQuery(query);
-    const { inspection_rules: page } = await this.rules.list(
-      {
-        detail: true,
-        scope: read.scope,
-        phase: read.phase as InspectionPhase | undefined,
-        limit: read.limit,
-        marker: read.marker,
-        sort_key: read.sort_key as InspectionRuleSortKey,
-        sort_dir: read.sort_dir as 'asc' | 'desc',
-      },
-      requestId,
-    );
+    const { inspection_rules: page } = await this.rules.list(listRequest(read), requestId);
     const base = baseUrl(request);
     const next = nextLink(base, read, page);
     return {
@@ -287,11 +204,9 @@ export class InspectionRulesController {
     @RequestId() requestId?: string,
   ): Promise<IronicRule> {
     requireUuid(uuid);
-    requireBody(body);
-    if (!Array.isArray(body))
-      throw StatusError.invalidArgument('A JSON Patch is a list of operations.');
+    const patch = jsonPatch(body);
     return ironicRule(
-      await this.rules.patch(uuid, body as JsonPatchOperation[], principal.name, requestId),
+      await this.rules.patch(uuid, patch, principal.name, requestId),
       baseUrl(request),
     );
   }
@@ -320,12 +235,5 @@ export class InspectionRulesController {
     @RequestId() requestId?: string,
   ): Promise<void> {
     return this.rules.deleteAll(principal.name, requestId);
-  }
-}
-
-/** YAML arrives as text, JSON parsed; either way there must be something. */
-function requireBody(body: unknown): void {
-  if (body === undefined || body === null || (typeof body === 'string' && !body.trim())) {
-    throw StatusError.invalidArgument('The body is empty.');
   }
 }

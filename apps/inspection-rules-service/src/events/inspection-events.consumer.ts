@@ -13,7 +13,7 @@ import {
   PullConsumerHost,
 } from '@rollout/nats';
 import { JsMsg, NatsConnection } from 'nats';
-import { RulesApplication } from '../rules/rules.application';
+import { RuleQueries } from '../rules/rule-queries.application';
 import {
   INSPECTION_DURABLE,
   INSPECTION_MAX_DELIVER,
@@ -34,7 +34,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export class InspectionEventsConsumer implements OnModuleInit {
   constructor(
     private readonly host: PullConsumerHost,
-    private readonly rules: RulesApplication,
+    private readonly rules: RuleQueries,
     private readonly results: InspectionResultsRepository,
     private readonly namespace: NatsNamespace,
     @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,

@@ -18,7 +18,8 @@ import {
 } from '@rollout/contracts';
 import { REQUEST_ID_HEADER, requestIdFrom } from '@rollout/logging';
 import type { RuleChangeContext } from './rules.repository';
-import { RulesApplication } from './rules.application';
+import { RuleCommands } from './rule-commands.application';
+import { RuleQueries } from './rule-queries.application';
 
 /** Who changes rules (the `actor` the gateway sends), and the caller's request id (NATS header). */
 function changeContext(request: RuleChangeActor | undefined, ctx: NatsContext): RuleChangeContext {
@@ -42,7 +43,10 @@ function changeContext(request: RuleChangeActor | undefined, ctx: NatsContext): 
 /** The rules API over NATS request/reply (the gateway's backend). */
 @Controller()
 export class RulesHandlers {
-  constructor(private readonly rules: RulesApplication) {}
+  constructor(
+    private readonly commands: RuleCommands,
+    private readonly queries: RuleQueries,
+  ) {}
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.create)
   create(
@@ -51,7 +55,7 @@ export class RulesHandlers {
   ): Promise<InspectionRule> {
     const change = changeContext(request, ctx);
     const { actor: _actor, ...rule } = request;
-    return this.rules.create(rule, change);
+    return this.commands.create(rule, change);
   }
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.import)
@@ -59,17 +63,17 @@ export class RulesHandlers {
     @Payload() request: ImportInspectionRulesRequest,
     @Ctx() ctx: NatsContext,
   ): Promise<ImportInspectionRulesResponse> {
-    return { inspection_rules: await this.rules.import(request, changeContext(request, ctx)) };
+    return { inspection_rules: await this.commands.import(request, changeContext(request, ctx)) };
   }
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.get)
   get(@Payload() request: { uuid: string }): Promise<InspectionRule> {
-    return this.rules.get(String(request.uuid));
+    return this.queries.get(String(request.uuid));
   }
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.list)
   async list(@Payload() request: ListInspectionRulesRequest): Promise<ListInspectionRulesResponse> {
-    return { inspection_rules: await this.rules.list(request ?? {}) };
+    return { inspection_rules: await this.queries.list(request ?? {}) };
   }
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.patch)
@@ -77,7 +81,7 @@ export class RulesHandlers {
     @Payload() request: PatchInspectionRuleRequest,
     @Ctx() ctx: NatsContext,
   ): Promise<InspectionRule> {
-    return this.rules.patch(String(request.uuid), request.patch, changeContext(request, ctx));
+    return this.commands.patch(String(request.uuid), request.patch, changeContext(request, ctx));
   }
 
   @MessagePattern(INSPECTION_RULES_SUBJECTS.delete)
@@ -85,7 +89,7 @@ export class RulesHandlers {
     @Payload() request: DeleteInspectionRuleRequest,
     @Ctx() ctx: NatsContext,
   ): Promise<Record<string, never>> {
-    await this.rules.delete(String(request.uuid), changeContext(request, ctx));
+    await this.commands.delete(String(request.uuid), changeContext(request, ctx));
     return {};
   }
 
@@ -94,7 +98,7 @@ export class RulesHandlers {
     @Payload() request: DeleteAllInspectionRulesRequest | undefined,
     @Ctx() ctx: NatsContext,
   ): Promise<Record<string, never>> {
-    await this.rules.deleteAll(changeContext(request, ctx));
+    await this.commands.deleteAll(changeContext(request, ctx));
     return {};
   }
 
@@ -103,6 +107,6 @@ export class RulesHandlers {
     @Payload() request: EvaluateInspectionRulesRequest,
   ): Promise<EvaluateInspectionRulesResponse> {
     const { phase = 'main', ...data } = request;
-    return this.rules.evaluate(phase, data);
+    return this.queries.evaluate(phase, data);
   }
 }

@@ -1,0 +1,221 @@
+import {
+  BUILT_INS,
+  BUILT_IN_UUID,
+  Rule,
+  TestSystem,
+  callApi,
+  callIronic,
+  logRule,
+  startSystem,
+} from '../../test/inspection-rules-system';
+
+describe("given Ironic's API shape on inspection rules, when rules are written, listed and paged, then bodies, fields and pages are Ironic's", () => {
+  let apps: TestSystem;
+
+  beforeAll(async () => {
+    apps = await startSystem(BUILT_INS, { INSPECTION_DEFAULT_SCOPE: 'lab', LOG_LEVEL: 'debug' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await apps?.close();
+  }, 30_000);
+
+  const call = (
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType?: string,
+    token?: string | null,
+  ) => callApi(apps.base, method, path, body, contentType, token);
+  const ironic = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    callIronic(apps.base, method, path, body, headers);
+
+  beforeAll(async () => {
+    expect((await call('DELETE', '/v1/inspection_rules')).status).toBe(204);
+  });
+
+  it('refuses phase: null, and echoes multiple as Ironic normalises it', async () => {
+    const refused = await ironic('POST', '/v1/inspection_rules', {
+      phase: null,
+      actions: [{ op: 'log', args: ['x'] }],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.fault?.faultstring).toMatch(/phase/);
+    const created = await ironic('POST', '/v1/inspection_rules', {
+      conditions: [
+        { op: 'eq', args: ['{item}', 1], loop: [1, 2] },
+        { op: 'eq', args: [1, 1], multiple: 'all' },
+        { op: 'eq', args: ['{item}', 2], loop: [1, 2], multiple: 'last' },
+      ],
+      actions: [
+        { op: 'log', args: ['{item}'], loop: ['a'], multiple: 'all' },
+        { op: 'log', args: ['x'], loop: [] },
+      ],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.conditions).toEqual([
+      { op: 'eq', args: ['{item}', 1], loop: [1, 2], multiple: 'any' },
+      { op: 'eq', args: [1, 1] },
+      { op: 'eq', args: ['{item}', 2], loop: [1, 2], multiple: 'last' },
+    ]);
+    expect(created.body.actions).toEqual([
+      { op: 'log', args: ['{item}'], loop: ['a'] },
+      { op: 'log', args: ['x'] },
+    ]);
+    await ironic('DELETE', `/v1/inspection_rules/${created.body.uuid}`);
+  });
+
+  it('returns the fields asked for (and links) on get, and refuses unknown ones', async () => {
+    const { body: created } = await ironic('POST', '/v1/inspection_rules', logRule('fields', 4));
+    const some = await ironic('GET', `/v1/inspection_rules/${created.uuid}?fields=uuid,priority`);
+    expect(some.body).toEqual({ uuid: created.uuid, priority: 4, links: created.links });
+    const bogus = await ironic('GET', `/v1/inspection_rules/${created.uuid}?fields=uuid,bogus`);
+    expect(bogus.status).toBe(400);
+    expect(bogus.fault?.faultstring).toBe('Field(s) "bogus" are not valid');
+    await ironic('DELETE', `/v1/inspection_rules/${created.uuid}`);
+  });
+
+  it('lists Ironic default fields with links; detail gives everything; fields picks', async () => {
+    const list = (await ironic('GET', '/v1/inspection_rules')).body.inspection_rules as Record<
+      string,
+      unknown
+    >[];
+    expect(list.length).toBeGreaterThan(0);
+    for (const item of list)
+      expect(Object.keys(item).sort()).toEqual([
+        'description',
+        'links',
+        'phase',
+        'priority',
+        'uuid',
+      ]);
+    const detailed = (await ironic('GET', '/v1/inspection_rules?detail=True')).body
+      .inspection_rules as Record<string, unknown>[];
+    expect(Object.keys(detailed[0])).toEqual(
+      expect.arrayContaining([
+        'uuid',
+        'created_at',
+        'updated_at',
+        'sensitive',
+        'conditions',
+        'actions',
+        'links',
+      ]),
+    );
+    const picked = (await ironic('GET', '/v1/inspection_rules?fields=uuid')).body
+      .inspection_rules as Record<string, unknown>[];
+    expect(Object.keys(picked[0]).sort()).toEqual(['links', 'uuid']);
+    const both = await ironic('GET', '/v1/inspection_rules?detail=True&fields=uuid');
+    expect(both.status).toBe(400);
+    expect(both.fault?.faultstring).toBe(
+      'Can not specify ?detail=True and fields in the same request.',
+    );
+  });
+
+  it('imports report every rule refused, with its reason, and import none', async () => {
+    const before = ((await ironic('GET', '/v1/inspection_rules')).body.inspection_rules as Rule[])
+      .length;
+    const refused = await call('POST', '/v1/inspection_rules:import', [
+      { description: 'bad op', actions: [{ op: 'explode' }] },
+      { description: 'fine', actions: [{ op: 'log', args: ['x'] }] },
+      { description: 'hook', actions: [{ op: 'api-call', args: { url: 'http://hook.example/' } }] },
+      { description: 'null phase', phase: null, actions: [{ op: 'log', args: ['x'] }] },
+    ]);
+    expect(refused.status).toBe(400);
+    expect(refused.fault?.faultstring).toMatch(
+      /^3 of 4 rules refused, none imported\. Rule 0: .*unknown action "explode".* Rule 2: .*api-call is not supported.* Rule 3: .*phase/,
+    );
+    expect(
+      ((await ironic('GET', '/v1/inspection_rules')).body.inspection_rules as Rule[]).length,
+    ).toBe(before);
+  });
+
+  it("runs Ironic's trait and capability actions and dotted plugin data paths, in the node patch", async () => {
+    const created = await ironic('POST', '/v1/inspection_rules', {
+      description: 'traits',
+      conditions: [{ op: 'eq', args: { values: ['{inventory[cpu][architecture]}', 'x86_64'] } }],
+      actions: [
+        { op: 'add-trait', args: { name: 'CUSTOM_X86' } },
+        { op: 'set-capability', args: { name: 'boot_mode', value: 'uefi' } },
+        {
+          op: 'set-plugin-data',
+          args: { path: 'cpu.arch', value: '{inventory[cpu][architecture]}' },
+        },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const evaluated = await call('POST', '/v1/inspection_rules:evaluate', {
+      node: { uuid: 'n1', traits: [] },
+      inventory: { cpu: { architecture: 'x86_64' } },
+      // Rules created without a scope get the default scope (lab) here.
+      scope: 'lab',
+    });
+    expect(evaluated.status).toBe(200);
+    expect(evaluated.body.failure).toBeNull();
+    expect(evaluated.body.node_patch).toEqual([
+      { op: 'add', path: '/traits', value: ['CUSTOM_X86'] },
+      { op: 'add', path: '/properties', value: {} },
+      { op: 'add', path: '/properties/capabilities', value: 'boot_mode:uefi' },
+    ]);
+    expect(evaluated.body.plugin_data).toMatchObject({ cpu: { arch: 'x86_64' } });
+    await ironic('DELETE', `/v1/inspection_rules/${created.body.uuid}`);
+  });
+
+  it('pages with limit, marker and next, and sorts with sort_key and sort_dir', async () => {
+    expect((await call('DELETE', '/v1/inspection_rules')).status).toBe(204);
+    const uuids: string[] = [BUILT_IN_UUID];
+    for (const [name, priority] of [
+      ['low', 1],
+      ['high', 9],
+      ['middle', 5],
+    ] as const) {
+      uuids.push((await ironic('POST', '/v1/inspection_rules', logRule(name, priority))).body.uuid);
+    }
+    const first = await ironic('GET', '/v1/inspection_rules?limit=2');
+    expect((first.body.inspection_rules as Rule[]).map((r) => r.uuid)).toEqual(uuids.slice(0, 2));
+    expect(first.body.next).toBe(
+      `${apps.base}/v1/inspection_rules?sort_key=id&sort_dir=asc&fields=uuid,priority,phase,description&limit=2&marker=${uuids[1]}`,
+    );
+    // python-ironicclient follows `next` as it is.
+    const second = await ironic(
+      'GET',
+      new URL(first.body.next).pathname + new URL(first.body.next).search,
+    );
+    expect((second.body.inspection_rules as Rule[]).map((r) => r.uuid)).toEqual(uuids.slice(2));
+    const third = await ironic(
+      'GET',
+      new URL(second.body.next).pathname + new URL(second.body.next).search,
+    );
+    expect(third.body).toEqual({ inspection_rules: [] });
+    // A page that is not full has no next.
+    expect((await ironic('GET', '/v1/inspection_rules?limit=5')).body.next).toBeUndefined();
+
+    const byPriority = await ironic('GET', '/v1/inspection_rules?sort_key=priority&sort_dir=desc');
+    expect((byPriority.body.inspection_rules as Rule[]).map((r) => r.priority)).toEqual([
+      10000, 9, 5, 1,
+    ]);
+    const afterMarker = await ironic(
+      'GET',
+      `/v1/inspection_rules?sort_key=priority&sort_dir=desc&marker=${uuids[2]}&limit=1`,
+    );
+    expect((afterMarker.body.inspection_rules as Rule[]).map((r) => r.priority)).toEqual([5]);
+    expect(afterMarker.body.next).toContain('sort_key=priority&sort_dir=desc');
+
+    for (const [query, status, message] of [
+      ['limit=0', 400, 'Limit must be positive'],
+      ['limit=two', 400, "Schema error: 'two' is not of type 'integer'"],
+      ['sort_key=actions', 400, 'The sort_key value actions is an invalid field for sorting'],
+      ['sort_key=bogus', 400, 'The sort_key value bogus is an invalid field for sorting'],
+      ['sort_dir=up', 400, "Invalid sort direction: up. Acceptable values are 'asc' or 'desc'"],
+      [
+        'marker=99999999-9999-4999-8999-999999999999',
+        404,
+        'Rule 99999999-9999-4999-8999-999999999999 could not be found.',
+      ],
+    ] as const) {
+      const refused = await ironic('GET', `/v1/inspection_rules?${query}`);
+      expect([query, refused.status]).toEqual([query, status]);
+      expect(refused.fault?.faultstring).toBe(message);
+    }
+  });
+});
