@@ -16,20 +16,10 @@ import type { AddressInfo } from 'node:net';
 import { PolicyView, previewRecordId } from '@rollout/preview-domain';
 import type { Registry } from 'prom-client';
 import { PreviewStateService } from './state/preview-state.service';
-import {
-  ExperimentWorld,
-  Isolation,
-  allFlows,
-  cleanUp,
-  deadLetters,
-  isolation,
-  publishTraffic,
-  rpcClient,
-  settledUpTo,
-  startEvaluator,
-  streamRecords,
-  trafficEvent,
-} from './test-support';
+import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../test/evaluator-app';
+import { ExperimentWorld } from '../test/experiment-world';
+import { allFlows, deadLetters, streamRecords } from '../test/readouts';
+import { publishTraffic, settledUpTo, trafficEvent } from '../test/traffic-publishing';
 
 /**
  * The evaluator in-process on its own namespace and schema; the experiment service's domain

@@ -89,7 +89,7 @@ describe('ruleTransitionsOf', () => {
   });
 
   it('shows the most frequent cells first, ties by live then experiment rule (implied first), then by actions', () => {
-    const { ruleTransitions, ruleTransitionsOmitted } = ruleTransitionsOf([tally(20, 1, 3), tally(10, 2, 3), tally(-1, 5, 3), tally(10, 1, 3), tally(10, 1, 3, 'deny'), tally(30, 1, 9)]);
+    const { ruleTransitions = [], ruleTransitionsOmitted } = ruleTransitionsOf([tally(20, 1, 3), tally(10, 2, 3), tally(-1, 5, 3), tally(10, 1, 3), tally(10, 1, 3, 'deny'), tally(30, 1, 9)]);
     expect(ruleTransitions.map((c) => [c.count, c.live.rulePriority, c.experiment.rulePriority, c.live.action])).toEqual([
       [9, 30, 1, 'allow'],
       [3, null, 5, 'allow'],
@@ -104,7 +104,7 @@ describe('ruleTransitionsOf', () => {
 
   it(`keeps the ${PREVIEW_REPORT_TRANSITIONS} most frequent cells and says how many it leaves out`, () => {
     const tallies = Array.from({ length: PREVIEW_REPORT_TRANSITIONS + 3 }, (_, i) => tally(i, 0, i + 1));
-    const { ruleTransitions, ruleTransitionsOmitted } = ruleTransitionsOf(tallies);
+    const { ruleTransitions = [], ruleTransitionsOmitted } = ruleTransitionsOf(tallies);
     expect(ruleTransitions).toHaveLength(PREVIEW_REPORT_TRANSITIONS);
     expect(ruleTransitions[0].count).toBe(PREVIEW_REPORT_TRANSITIONS + 3);
     expect(ruleTransitions.at(-1)?.count).toBe(4);

@@ -18,22 +18,10 @@ import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, StorageType, connect, headers as natsHeaders, nanos } from 'nats';
 import type { Registry } from 'prom-client';
 import { PreviewStateService } from '../state/preview-state.service';
-import {
-  ExperimentWorld,
-  Isolation,
-  allFlows,
-  cleanUp,
-  deadLetters,
-  isolation,
-  publishTraffic,
-  publishTrafficBatches,
-  rpcClient,
-  settledUpTo,
-  startEvaluator,
-  streamRecords,
-  toV2alpha,
-  trafficEvent,
-} from '../test-support';
+import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
+import { ExperimentWorld } from '../../test/experiment-world';
+import { allFlows, deadLetters, streamRecords } from '../../test/readouts';
+import { publishTraffic, publishTrafficBatches, settledUpTo, toV2alpha, trafficEvent } from '../../test/traffic-publishing';
 
 /**
  * Two majors side by side: traffic.v1 (one event per message) and traffic.v2alpha (batches,

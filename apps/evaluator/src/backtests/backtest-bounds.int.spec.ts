@@ -4,8 +4,10 @@ import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { ExperimentWorld, Isolation, cleanUp, isolation, publishTraffic, startEvaluator, trafficEvent } from '../test-support';
-import { backtestOperation, finished, startBacktest } from './backtest.test-support';
+import { Isolation, cleanUp, isolation, startEvaluator } from '../../test/evaluator-app';
+import { ExperimentWorld } from '../../test/experiment-world';
+import { publishTraffic, trafficEvent } from '../../test/traffic-publishing';
+import { backtestOperation, finished, startBacktest } from '../../test/backtest-world';
 
 const LIVE: FirewallRule[] = [{ priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['10.0.0.0/8'] } }];
 const BLOCK: FirewallRule[] = [{ priority: 50, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['10.0.1.0/24'] } }, ...LIVE];

@@ -1,7 +1,7 @@
 import { BacktestOperation, BacktestRequest, PREVIEW_SUBJECTS } from '@rollout/contracts';
 import { eventually } from '@rollout/testing';
 import type { NatsConnection } from 'nats';
-import { Isolation, rpcClient } from '../test-support';
+import { Isolation, rpcClient } from './evaluator-app';
 
 /** Test helpers: start a backtest over NATS as the gateway does, and follow its operation. */
 

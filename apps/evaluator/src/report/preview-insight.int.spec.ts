@@ -3,7 +3,9 @@ import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport, PreviewVerdict } from '@
 import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
-import { ExperimentWorld, Isolation, cleanUp, isolation, publishTraffic, rpcClient, settledUpTo, startEvaluator, trafficEvent } from '../test-support';
+import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
+import { ExperimentWorld } from '../../test/experiment-world';
+import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 const rule = (priority: number, action: 'allow' | 'deny', match: FirewallRule['match']): FirewallRule => ({ priority, direction: 'INGRESS', action, match });
 const LIVE = [

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { BacktestOperation, BacktestResult, Status, StatusError } from '@rollout/contracts';
 import { DataSource } from 'typeorm';
 
-const OPERATION = /^operations\/backtest-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 export const backtestOperationName = (id: string) => `operations/backtest-${id}`;
 
 interface BacktestRow {
@@ -28,7 +27,7 @@ export const RUNNER_GONE = 'The evaluator running this backtest stopped before i
  * Times are Postgres' own, so every replica reads the same heartbeat clock.
  */
 @Injectable()
-export class BacktestStore {
+export class BacktestsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async create(id: string, experiment: string, runner: string): Promise<BacktestOperation> {
@@ -68,13 +67,11 @@ export class BacktestStore {
     await this.dataSource.query(`UPDATE preview_backtests SET done = true, error = $2, update_time = now(), end_time = now() WHERE runner = $1 AND NOT done`, [runner, JSON.stringify(gone())]);
   }
 
-  async get(name: unknown, staleMs: number): Promise<BacktestOperation> {
-    const id = typeof name === 'string' ? OPERATION.exec(name)?.[1] : undefined;
-    if (!id) throw notFound(name);
+  /** The operation of backtest `id` (failed first if its process stopped beating), if there is one. */
+  async get(id: string, staleMs: number): Promise<BacktestOperation | undefined> {
     await this.failStale(staleMs, id);
     const [row]: BacktestRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM preview_backtests WHERE id = $1`, [id]);
-    if (!row) throw notFound(name);
-    return operationOf(row);
+    return row && operationOf(row);
   }
 
   private async failStale(staleMs: number, id?: string): Promise<void> {
@@ -87,9 +84,6 @@ export class BacktestStore {
 }
 
 const gone = () => StatusError.withReason('ABORTED', RUNNER_GONE, 'BACKTEST_RUNNER_STOPPED').toStatus();
-
-const notFound = (name: unknown) =>
-  StatusError.withReason('NOT_FOUND', `Operation "${String(name ?? '').slice(0, 200)}" not found.`, 'OPERATION_NOT_FOUND');
 
 function operationOf(row: BacktestRow): BacktestOperation {
   return {

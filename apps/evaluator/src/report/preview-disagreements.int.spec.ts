@@ -2,7 +2,9 @@ import type { INestApplication } from '@nestjs/common';
 import { FirewallRule, PREVIEW_DISAGREEMENT_FLOWS, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
-import { ExperimentWorld, Isolation, cleanUp, isolation, publishTraffic, rpcClient, settledUpTo, startEvaluator, trafficEvent } from '../test-support';
+import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
+import { ExperimentWorld } from '../../test/experiment-world';
+import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 const rule = (priority: number, action: 'allow' | 'deny', match: FirewallRule['match']): FirewallRule => ({ priority, direction: 'INGRESS', action, match });
 const LIVE = [rule(100, 'allow', { srcIpRanges: ['10.0.0.0/8'] })];

@@ -2,21 +2,12 @@ import type { INestApplication } from '@nestjs/common';
 import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport, PreviewVerdict, StatusError, TRAFFIC_STREAM } from '@rollout/contracts';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
-import {
-  ExperimentWorld,
-  Isolation,
-  cleanUp,
-  isolation,
-  publishTraffic,
-  publishTrafficBatches,
-  rpcClient,
-  settledUpTo,
-  startEvaluator,
-  tableRows,
-  trafficEvent,
-} from '../test-support';
+import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
+import { ExperimentWorld } from '../../test/experiment-world';
+import { tableRows } from '../../test/readouts';
+import { publishTraffic, publishTrafficBatches, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 import { PreviewStateService } from '../state/preview-state.service';
-import { backtestOperation, finished, startBacktest } from './backtest.test-support';
+import { backtestOperation, finished, startBacktest } from '../../test/backtest-world';
 
 const rule = (priority: number, action: 'allow' | 'deny', match: FirewallRule['match']): FirewallRule => ({ priority, direction: 'INGRESS', action, match });
 const LIVE = [

@@ -1,12 +1,12 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { BacktestOperation, BacktestRequest, GetBacktestOperationRequest, PREVIEW_SUBJECTS } from '@rollout/contracts';
-import { BacktestService } from './backtest.service';
+import { Backtests } from './backtests.application';
 
 /** preview.v1 backtests (queue group `evaluator`): start one, and read its operation. */
 @Controller()
-export class BacktestController {
-  constructor(private readonly backtests: BacktestService) {}
+export class BacktestHandlers {
+  constructor(private readonly backtests: Backtests) {}
 
   @MessagePattern(PREVIEW_SUBJECTS.backtest)
   backtest(@Payload() request: BacktestRequest): Promise<BacktestOperation> {

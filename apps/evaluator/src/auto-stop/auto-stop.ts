@@ -3,9 +3,9 @@ import { EXPERIMENT_SUBJECTS, StatusError } from '@rollout/contracts';
 import { BackgroundLoop, NatsRpcClient } from '@rollout/nats';
 import { PreviewRunCounts, autoStopReason } from '@rollout/preview-domain';
 import { createHash } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { Config, EVALUATOR_CONFIG } from '../config';
 import { PreviewStateService } from '../state/preview-state.service';
+import { RunCountsRepository } from './run-counts.repository';
 
 /** Who an automatic stop is recorded as, in the experiment's history. */
 export const AUTO_STOP_ACTOR = 'system:evaluator';
@@ -32,7 +32,7 @@ export class AutoStop implements OnApplicationBootstrap, BeforeApplicationShutdo
   private readonly stopped = new Map<string, string>();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly runCounts: RunCountsRepository,
     private readonly snapshot: PreviewStateService,
     private readonly rpc: NatsRpcClient,
     @Inject(EVALUATOR_CONFIG) config: Config,
@@ -60,12 +60,7 @@ export class AutoStop implements OnApplicationBootstrap, BeforeApplicationShutdo
       .map((name) => ({ name, held: this.snapshot.state.experimentOf(name) }))
       .filter((c) => c.held && this.stopped.get(c.name) !== c.held.state.etag);
     if (candidates.length === 0) return;
-    const rows: { experiment: string; experiment_etag: string; evaluated: string; allow_to_deny: string }[] = await this.dataSource.query(
-      `SELECT c.experiment, v.experiment_etag, sum(c.evaluated) AS evaluated, sum(c.allow_to_deny) AS allow_to_deny
-       FROM preview_configurations c JOIN preview_versions v ON v.id = c.version_id
-       WHERE c.experiment = ANY($1::text[]) GROUP BY c.experiment, v.experiment_etag`,
-      [candidates.map((c) => c.name)],
-    );
+    const rows = await this.runCounts.ofExperiments(candidates.map((c) => c.name));
     for (const { name, held } of candidates) {
       const etag = held!.state.etag;
       const row = rows.find((r) => r.experiment === name && r.experiment_etag === etag);

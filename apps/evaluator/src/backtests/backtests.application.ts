@@ -2,16 +2,17 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { BacktestOperation, BacktestRequest, StatusError } from '@rollout/contracts';
 import { compilePolicy } from '@rollout/firewall';
 import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
-import { PolicyView, backtestView, backtestWindow, parseExperimentName, requestedWindow, trafficKey } from '@rollout/preview-domain';
+import { PolicyView, backtestView, backtestWindow, requestedWindow, requireExperimentName, trafficKey } from '@rollout/preview-domain';
 import { NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { Config, EVALUATOR_CONFIG } from '../config';
 import { PreviewStateService } from '../state/preview-state.service';
 import { BacktestReplay, ReplayStopped } from './backtest-replay';
-import { BacktestStore } from './backtest.store';
+import { BacktestsRepository } from './backtests.repository';
 
 /** Beats per stale period: a backtest is failed after missing about six heartbeats. */
 const BEATS_PER_STALE_PERIOD = 6;
+const OPERATION = /^operations\/backtest-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
 /**
  * Starts backtests and runs them, one at a time per evaluator process (later ones wait their
@@ -21,8 +22,8 @@ const BEATS_PER_STALE_PERIOD = 6;
  * BACKTEST_STALE_MS has passed, by whichever replica looks first. Backtests never resume.
  */
 @Injectable()
-export class BacktestService implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(BacktestService.name);
+export class Backtests implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(Backtests.name);
   /** This process, in preview_backtests.runner. */
   private readonly runner = randomUUID();
   private readonly replay: BacktestReplay;
@@ -35,7 +36,7 @@ export class BacktestService implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(NATS_CONNECTION) connection: NatsConnection,
     namespace: NatsNamespace,
     private readonly snapshot: PreviewStateService,
-    private readonly store: BacktestStore,
+    private readonly store: BacktestsRepository,
     @Inject(EVALUATOR_CONFIG) private readonly config: Config,
   ) {
     this.replay = new BacktestReplay(connection, namespace);
@@ -56,18 +57,16 @@ export class BacktestService implements OnApplicationBootstrap, BeforeApplicatio
     await this.store.abandon(this.runner);
   }
 
-  get(name: unknown): Promise<BacktestOperation> {
-    return this.store.get(name, this.config.BACKTEST_STALE_MS);
+  async get(name: unknown): Promise<BacktestOperation> {
+    const id = typeof name === 'string' ? OPERATION.exec(name)?.[1] : undefined;
+    const operation = id && (await this.store.get(id, this.config.BACKTEST_STALE_MS));
+    if (!operation) throw StatusError.withReason('NOT_FOUND', `Operation "${String(name ?? '').slice(0, 200)}" not found.`, 'OPERATION_NOT_FOUND');
+    return operation;
   }
 
   /** Checks the request, records the operation and queues the backtest; answers the operation, not yet done. */
   async start(request: BacktestRequest): Promise<BacktestOperation> {
-    const name = parseExperimentName(request?.name);
-    if (!name) {
-      throw StatusError.invalidArgument(`"${String(request?.name ?? '').slice(0, 200)}" is not an experiment name.`, [
-        { field: 'name', description: 'projects/{project}/locations/{location}/firewallPolicies/{firewallPolicy}/experiments/{experiment}' },
-      ]);
-    }
+    const name = requireExperimentName(request?.name, 'name');
     const window = requestedWindow(request);
     if (!this.snapshot.isLoaded) throw StatusError.withReason('UNAVAILABLE', 'The evaluator is still loading live policies and experiments; try again shortly.', 'SNAPSHOT_LOADING');
     if (this.stopping) throw StatusError.withReason('UNAVAILABLE', 'This evaluator is stopping; try again.', 'EVALUATOR_STOPPING');

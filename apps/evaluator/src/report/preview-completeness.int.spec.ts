@@ -2,7 +2,9 @@ import type { INestApplication } from '@nestjs/common';
 import { EXPERIMENT_STATE_BUCKET, FirewallRule, PREVIEW_SUBJECTS, PreviewConfigurationReport, PreviewReport, STATE_POSITION_KEY, TRAFFIC_STREAM } from '@rollout/contracts';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
-import { ExperimentWorld, Isolation, cleanUp, isolation, publishTraffic, rpcClient, settledUpTo, startEvaluator, trafficEvent } from '../test-support';
+import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
+import { ExperimentWorld } from '../../test/experiment-world';
+import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 const LIVE: FirewallRule[] = [{ priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['10.0.0.0/8'] } }];
 const BLOCK: FirewallRule[] = [{ priority: 10, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['10.0.1.0/24'] } }, ...LIVE];

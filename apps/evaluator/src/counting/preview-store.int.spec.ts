@@ -3,8 +3,11 @@ import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contract
 import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
-import { ExperimentWorld, Isolation, allFlows, cleanUp, isolation, publishTraffic, rpcClient, settledUpTo, startEvaluator, tableRows, trafficEvent } from '../test-support';
-import { PreviewRetention } from './preview.retention';
+import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
+import { ExperimentWorld } from '../../test/experiment-world';
+import { allFlows, tableRows } from '../../test/readouts';
+import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
+import { PreviewRetention } from '../retention/preview-retention';
 
 /**
  * What the preview store keeps: it grows with the distinct flows, not with the traffic; a
