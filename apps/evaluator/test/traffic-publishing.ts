@@ -83,3 +83,23 @@ export async function settledUpTo(nc: NatsConnection, iso: Isolation, seq: numbe
   const info = await (await nc.jetstreamManager()).consumers.info(iso.ns.stream(TRAFFIC_STREAM), TRAFFIC_DURABLE);
   return info.ack_floor.stream_seq >= seq && info.num_ack_pending === 0 ? true : undefined;
 }
+
+/** Every kind of outcome: allow → deny, unchanged allow and deny, a protocol number, IPv6 egress, tags, no ports. */
+export const varied = (offset: number): TrafficEvent[] =>
+  Array.from({ length: 40 }, (_, i) => {
+    const n = offset + i;
+    switch (i % 5) {
+      case 0:
+        return trafficEvent(n, { srcIp: `10.0.1.${i}`, destPort: 22 });
+      case 1:
+        return trafficEvent(n, { srcIp: `10.0.2.${i}`, destPort: 443, protocol: 6, targetTags: ['web'] });
+      case 2:
+        return trafficEvent(n, { srcIp: `203.0.113.${i}` });
+      case 3:
+        return trafficEvent(n, { srcIp: `2001:db8::${i.toString(16)}`, destIp: '2001:db8::1', direction: 'EGRESS', destPort: 80 });
+      default: {
+        const { srcPort: _s, destPort: _d, ...event } = trafficEvent(n, { srcIp: `10.0.1.${i}`, protocol: 'icmp' });
+        return event;
+      }
+    }
+  });

@@ -2,8 +2,9 @@ import type { INestApplication } from '@nestjs/common';
 import { StatusError } from '@rollout/contracts';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
-import { BLOCK, LIVE, backtestOperation, startBacktest } from '../../test/backtest-world';
+import { backtestOperation, startBacktest } from '../../test/backtest-world';
 import { Isolation, cleanUp, isolation, startEvaluator } from '../../test/evaluator-app';
+import { BLOCK, LIVE } from '../../test/example-policies';
 import { ExperimentWorld } from '../../test/experiment-world';
 import { PreviewStateService } from '../state/preview-state.service';
 

@@ -6,7 +6,8 @@ import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../
 import { ExperimentWorld } from '../../test/experiment-world';
 import { tableRows } from '../../test/readouts';
 import { publishTraffic, publishTrafficBatches, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
-import { BLOCK, LIVE, finished, startBacktest } from '../../test/backtest-world';
+import { finished, startBacktest } from '../../test/backtest-world';
+import { BLOCK, LIVE } from '../../test/example-policies';
 
 const verdict = (rulePriority: number, action: 'allow' | 'deny'): PreviewVerdict => ({ action, rulePriority, implied: false });
 
