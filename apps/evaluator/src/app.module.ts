@@ -2,10 +2,17 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { PREVIEW_V1, SYSTEM_V1, TRAFFIC_V1 } from '@rollout/contracts';
 import { TRAFFIC_V2ALPHA } from '@rollout/contracts-alpha';
 import { actorSigningOf, serviceModule } from '@rollout/service-kit';
-import { BacktestController } from './backtest/backtest.controller';
-import { BacktestService } from './backtest/backtest.service';
-import { BacktestStore } from './backtest/backtest.store';
+import { AUTO_STOP_ASSERTION_TTL_MS, AutoStop } from './auto-stop/auto-stop';
+import { RunCountsRepository } from './auto-stop/run-counts.repository';
+import { BacktestHandlers } from './backtests/backtest.handlers';
+import { Backtests } from './backtests/backtests.application';
+import { BacktestsRepository } from './backtests/backtests.repository';
 import { Config, EVALUATOR_CONFIG } from './config';
+import { ChangedFlowsRepository } from './counting/changed-flows.repository';
+import { ConfigurationTotalsRepository } from './counting/configuration-totals.repository';
+import { ConfigurationsRepository } from './counting/configurations.repository';
+import { DisagreementsRepository } from './counting/disagreements.repository';
+import { PreviewCountsRepository } from './counting/preview-counts.repository';
 import { evaluatorJetStream } from './jetstream';
 import { CreatePreviewStore1765000000000 } from './migrations/1765000000000-preview-store';
 import { PreviewFlows1766650000000 } from './migrations/1766650000000-preview-flows';
@@ -13,13 +20,15 @@ import { PreviewInsight1767000000000 } from './migrations/1767000000000-preview-
 import { PreviewCompleteness1767100000000 } from './migrations/1767100000000-preview-completeness';
 import { PreviewDisagreements1767200000000 } from './migrations/1767200000000-preview-disagreements';
 import { PreviewBacktests1767300000000 } from './migrations/1767300000000-preview-backtests';
-import { AUTO_STOP_ASSERTION_TTL_MS, AutoStop } from './preview/auto-stop';
-import { PreviewLogPublisher } from './preview/preview-log.publisher';
-import { PreviewController } from './preview/preview.controller';
-import { PreviewQueries } from './preview/preview.queries';
-import { PreviewRetention } from './preview/preview.retention';
-import { PreviewStore } from './preview/preview.store';
-import { ReportReadiness } from './preview/report-readiness';
+import { PreviewLogPublisher } from './preview-logs/preview-log.publisher';
+import { FlowQueries } from './report/flow-queries.application';
+import { FlowsRepository } from './report/flows.repository';
+import { PreviewHandlers } from './report/preview.handlers';
+import { ReportQueries } from './report/report-queries.application';
+import { ReportReadiness } from './report/report-readiness.application';
+import { ReportRepository } from './report/report.repository';
+import { PreviewRetention } from './retention/preview-retention';
+import { RetentionRepository } from './retention/retention.repository';
 import { PreviewStateService } from './state/preview-state.service';
 import { TrafficConsumer } from './traffic/traffic.consumer';
 import { TrafficLag } from './traffic/traffic-lag';
@@ -44,8 +53,28 @@ export class AppModule {
       database: { migrations: [CreatePreviewStore1765000000000, PreviewFlows1766650000000, PreviewInsight1767000000000, PreviewCompleteness1767100000000, PreviewDisagreements1767200000000, PreviewBacktests1767300000000] },
       readiness: [PreviewStateService],
       imports: [PreviewStateModule],
-      controllers: [PreviewController, BacktestController],
-      providers: [PreviewStore, PreviewLogPublisher, PreviewQueries, PreviewRetention, TrafficConsumer, TrafficLag, ReportReadiness, AutoStop, BacktestStore, BacktestService],
+      controllers: [PreviewHandlers, BacktestHandlers],
+      providers: [
+        PreviewCountsRepository,
+        ConfigurationsRepository,
+        ChangedFlowsRepository,
+        DisagreementsRepository,
+        ConfigurationTotalsRepository,
+        PreviewLogPublisher,
+        ReportQueries,
+        ReportRepository,
+        FlowQueries,
+        FlowsRepository,
+        PreviewRetention,
+        RetentionRepository,
+        TrafficConsumer,
+        TrafficLag,
+        ReportReadiness,
+        AutoStop,
+        RunCountsRepository,
+        BacktestsRepository,
+        Backtests,
+      ],
     });
   }
 }

@@ -2,12 +2,10 @@ import {
   PREVIEW_FLOW_SAMPLES,
   PREVIEW_MINUTE_BUCKETS_HOURS,
   PREVIEW_REPORT_TOP,
-  PREVIEW_REPORT_TRANSITIONS,
   type PreviewConfigurationReport,
   type PreviewFlow,
   type PreviewReport,
   type PreviewTimeBucket,
-  type RuleTransition,
   previewLogSubject,
 } from '@rollout/contracts';
 import { analyzeExperiment, type CompiledPolicy } from '@rollout/firewall';
@@ -16,7 +14,7 @@ import { parseExperimentName } from './names';
 import { recordKeys } from './records';
 import type { HeldVersions, PolicyView } from './state';
 import { coverageOf } from './coverage';
-import { BucketTally, ConfigurationTotals, HOUR_MS, MINUTE_MS, ruleCounts, transitionTallies, verdictOf } from './totals';
+import { BucketTally, ConfigurationTotals, HOUR_MS, MINUTE_MS, ruleCounts, ruleTransitionsOf, transitionTallies } from './totals';
 
 /**
  * A backtest replays retained traffic through the live path's evaluate and aggregateMessages, on
@@ -101,16 +99,6 @@ export class BacktestTally {
       }
       return ruleCounts([...counts.values()]);
     };
-    const cells: RuleTransition[] = tallies
-      .map((t) => ({ live: verdictOf(t.livePriority, t.liveAction), experiment: verdictOf(t.experimentPriority, t.experimentAction), count: t.count }))
-      .sort(
-        (a, b) =>
-          b.count - a.count ||
-          (a.live.rulePriority ?? -1) - (b.live.rulePriority ?? -1) ||
-          (a.experiment.rulePriority ?? -1) - (b.experiment.rulePriority ?? -1) ||
-          a.live.action.localeCompare(b.live.action) ||
-          a.experiment.action.localeCompare(b.experiment.action),
-      );
     const flows = [...this.flows.values()];
     const experimentRules = margin('experiment');
     const configuration: PreviewConfigurationReport = {
@@ -132,8 +120,7 @@ export class BacktestTally {
       ).map(([key, count]) => ({ protocol: key.slice(0, key.lastIndexOf('/')), destPort: Number(key.slice(key.lastIndexOf('/') + 1)), count })),
       flows: flows.length,
       changedOutsideFlows: this.changedOutsideFlows,
-      ruleTransitions: cells.slice(0, PREVIEW_REPORT_TRANSITIONS),
-      ruleTransitionsOmitted: Math.max(0, cells.length - PREVIEW_REPORT_TRANSITIONS),
+      ...ruleTransitionsOf(tallies),
       timeBuckets: timeBuckets(totals),
       coverage: coverageOf({
         analysis: analyzeExperiment({ rules: versions.liveRules }, { rules: versions.experimentRules }, versions.liveEtag),

@@ -10,3 +10,4 @@ export * from './readiness';
 export * from './coverage';
 export * from './backtest';
 export * from './backtest-window';
+export * from './counted-sequences';

@@ -1,4 +1,4 @@
-import { PREVIEW_LOG_PREFIX, PreviewConnection, PreviewLogRecord, PreviewVerdict, TrafficEvent } from '@rollout/contracts';
+import { PREVIEW_LOG_PREFIX, PreviewConnection, PreviewFlow, PreviewFlowSample, PreviewLogRecord, PreviewVerdict, TrafficEvent } from '@rollout/contracts';
 import { createHash } from 'node:crypto';
 
 /**
@@ -94,6 +94,31 @@ export function previewRecord(
     liveResult: { action: liveResult.action, rulePriority: liveResult.rulePriority, implied: liveResult.implied },
     experimentResult: { action: experimentResult.action, rulePriority: experimentResult.rulePriority, implied: experimentResult.implied },
     changed: liveResult.action !== experimentResult.action,
+  };
+}
+
+/** The record a changed flow's sample was logged as (a flow keeps no target tags, so neither does this). */
+export function flowSampleRecord(experiment: string, firewallPolicy: string, flow: PreviewFlow, sample: PreviewFlowSample): PreviewLogRecord {
+  return {
+    logPrefix: PREVIEW_LOG_PREFIX,
+    id: previewRecordId(sample.trafficEventId, experiment, flow.experimentEtag),
+    experiment,
+    firewallPolicy,
+    experimentEtag: flow.experimentEtag,
+    livePolicyEtag: flow.livePolicyEtag,
+    trafficEventId: sample.trafficEventId,
+    eventTime: sample.eventTime,
+    connection: {
+      direction: flow.direction,
+      srcIp: flow.srcIp,
+      destIp: flow.destIp,
+      protocol: flow.protocol as PreviewLogRecord['connection']['protocol'],
+      ...(sample.srcPort === undefined ? {} : { srcPort: sample.srcPort }),
+      ...(flow.destPort === undefined ? {} : { destPort: flow.destPort }),
+    },
+    liveResult: flow.liveResult,
+    experimentResult: flow.experimentResult,
+    changed: true,
   };
 }
 

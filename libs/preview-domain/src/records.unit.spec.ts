@@ -1,5 +1,5 @@
-import type { TrafficEvent } from '@rollout/contracts';
-import { eventJson, previewRecord, previewRecordId, recordJson, recordKeys, recordLine } from './records';
+import type { PreviewFlow, TrafficEvent } from '@rollout/contracts';
+import { eventJson, flowSampleRecord, previewRecord, previewRecordId, recordJson, recordKeys, recordLine } from './records';
 
 const EXPERIMENT = 'projects/acme/locations/global/firewallPolicies/web/experiments/lock';
 const POLICY = 'projects/acme/locations/global/firewallPolicies/web';
@@ -36,5 +36,30 @@ describe('preview log records', () => {
 
   it('writes text lines that start with the log prefix', () => {
     expect(recordLine(previewRecord(event, { name: EXPERIMENT, etag: 'E1', liveEtag: 'L1' }, POLICY, allow, deny))).toMatch(/^FirewallPolicyPreviewLog \{"logPrefix":"FirewallPolicyPreviewLog",/);
+  });
+});
+
+describe('flowSampleRecord', () => {
+  it("rebuilds a changed flow's sample as exactly the record logged for its event", () => {
+    const { targetTags: _tags, ...untagged } = { ...event, srcPort: 40001 };
+    const flow: PreviewFlow = {
+      experimentEtag: 'E1',
+      livePolicyEtag: 'L1',
+      direction: 'INGRESS',
+      srcIp: untagged.srcIp,
+      destIp: untagged.destIp,
+      protocol: untagged.protocol as PreviewFlow['protocol'],
+      destPort: 22,
+      transition: 'ALLOW_TO_DENY',
+      liveResult: allow,
+      experimentResult: deny,
+      count: 1,
+      firstEventTime: untagged.time,
+      lastEventTime: untagged.time,
+      samples: [{ trafficEventId: untagged.id, eventTime: untagged.time, srcPort: 40001 }],
+    };
+    const logged = previewRecord(untagged, { name: EXPERIMENT, etag: 'E1', liveEtag: 'L1' }, POLICY, allow, deny);
+    expect(flowSampleRecord(EXPERIMENT, POLICY, flow, flow.samples[0])).toEqual(logged);
+    expect(Object.keys(flowSampleRecord(EXPERIMENT, POLICY, flow, flow.samples[0]).connection)).toEqual(Object.keys(logged.connection));
   });
 });

@@ -1,4 +1,4 @@
-import type { PreviewVerdict, RuleCount } from '@rollout/contracts';
+import { PREVIEW_REPORT_TRANSITIONS, type PreviewConfigurationReport, type PreviewVerdict, type RuleCount, type RuleTransition } from '@rollout/contracts';
 
 /** The implied rule's stand-in priority in stored rule counts (real priorities are 0-65535). */
 export const IMPLIED_PRIORITY = -1;
@@ -112,4 +112,19 @@ export function ruleCounts(rows: readonly { priority: number; action: string; co
       count: row.count,
     }))
     .sort((a, b) => b.count - a.count || (a.rulePriority ?? -1) - (b.rulePriority ?? -1) || a.action.localeCompare(b.action));
+}
+
+/** The report's rule transitions: the PREVIEW_REPORT_TRANSITIONS most frequent cells (ties by rules, then actions), and how many are left out. */
+export function ruleTransitionsOf(tallies: readonly TransitionTally[]): Pick<PreviewConfigurationReport, 'ruleTransitions' | 'ruleTransitionsOmitted'> {
+  const cells: RuleTransition[] = tallies
+    .map((t) => ({ live: verdictOf(t.livePriority, t.liveAction), experiment: verdictOf(t.experimentPriority, t.experimentAction), count: t.count }))
+    .sort(
+      (a, b) =>
+        b.count - a.count ||
+        (a.live.rulePriority ?? -1) - (b.live.rulePriority ?? -1) ||
+        (a.experiment.rulePriority ?? -1) - (b.experiment.rulePriority ?? -1) ||
+        a.live.action.localeCompare(b.live.action) ||
+        a.experiment.action.localeCompare(b.experiment.action),
+    );
+  return { ruleTransitions: cells.slice(0, PREVIEW_REPORT_TRANSITIONS), ruleTransitionsOmitted: Math.max(0, cells.length - PREVIEW_REPORT_TRANSITIONS) };
 }

@@ -1,5 +1,5 @@
-import type { PreviewVerdict } from '@rollout/contracts';
-import { ConfigurationTotals, ruleCounts, transitionTallies } from './totals';
+import { PREVIEW_REPORT_TRANSITIONS, type PreviewVerdict } from '@rollout/contracts';
+import { ConfigurationTotals, type TransitionTally, ruleCounts, ruleTransitionsOf, transitionTallies } from './totals';
 
 const allow = (rulePriority: number | null): PreviewVerdict => ({ action: 'allow', rulePriority, implied: rulePriority === null });
 const deny = (rulePriority: number | null): PreviewVerdict => ({ action: 'deny', rulePriority, implied: rulePriority === null });
@@ -76,5 +76,38 @@ describe('ConfigurationTotals', () => {
       [at(60), { evaluated: 1, changed: 1, allowToDeny: 0, denyToAllow: 1 }],
       [at(3600), { evaluated: 1, changed: 0, allowToDeny: 0, denyToAllow: 0 }],
     ]);
+  });
+});
+
+describe('ruleTransitionsOf', () => {
+  const tally = (livePriority: number, experimentPriority: number, count: number, liveAction: 'allow' | 'deny' = 'allow'): TransitionTally => ({
+    livePriority,
+    liveAction,
+    experimentPriority,
+    experimentAction: liveAction === 'allow' ? 'deny' : 'allow',
+    count,
+  });
+
+  it('shows the most frequent cells first, ties by live then experiment rule (implied first), then by actions', () => {
+    const { ruleTransitions = [], ruleTransitionsOmitted } = ruleTransitionsOf([tally(20, 1, 3), tally(10, 2, 3), tally(-1, 5, 3), tally(10, 1, 3), tally(10, 1, 3, 'deny'), tally(30, 1, 9)]);
+    expect(ruleTransitions.map((c) => [c.count, c.live.rulePriority, c.experiment.rulePriority, c.live.action])).toEqual([
+      [9, 30, 1, 'allow'],
+      [3, null, 5, 'allow'],
+      [3, 10, 1, 'allow'],
+      [3, 10, 1, 'deny'],
+      [3, 10, 2, 'allow'],
+      [3, 20, 1, 'allow'],
+    ]);
+    expect(ruleTransitions[1].live).toEqual({ action: 'allow', rulePriority: null, implied: true });
+    expect(ruleTransitionsOmitted).toBe(0);
+  });
+
+  it(`keeps the ${PREVIEW_REPORT_TRANSITIONS} most frequent cells and says how many it leaves out`, () => {
+    const tallies = Array.from({ length: PREVIEW_REPORT_TRANSITIONS + 3 }, (_, i) => tally(i, 0, i + 1));
+    const { ruleTransitions = [], ruleTransitionsOmitted } = ruleTransitionsOf(tallies);
+    expect(ruleTransitions).toHaveLength(PREVIEW_REPORT_TRANSITIONS);
+    expect(ruleTransitions[0].count).toBe(PREVIEW_REPORT_TRANSITIONS + 3);
+    expect(ruleTransitions.at(-1)?.count).toBe(4);
+    expect(ruleTransitionsOmitted).toBe(3);
   });
 });

@@ -3,7 +3,10 @@ import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contract
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import type { AddressInfo } from 'node:net';
-import { ExperimentWorld, Isolation, cleanUp, deadLetters, isolation, publishTraffic, rpcClient, settledUpTo, startEvaluator, trafficEvent } from '../test-support';
+import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
+import { ExperimentWorld } from '../../test/experiment-world';
+import { deadLetters } from '../../test/readouts';
+import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 const ALLOW_ALL: FirewallRule[] = [{ priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['0.0.0.0/0'] } }];
 const DENY_ALL: FirewallRule[] = [{ priority: 10, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['0.0.0.0/0'] } }];

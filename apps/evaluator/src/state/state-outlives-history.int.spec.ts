@@ -3,7 +3,9 @@ import { EXPERIMENT_EVENTS_STREAM, EXPERIMENT_SUBJECTS, FirewallRule, PREVIEW_SU
 import { ServiceProcess, TEST_NATS_URL, TEST_POSTGRES_URL, eventually, startServiceProcess, uniqueName } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
-import { Isolation, cleanUp, deadLetters, isolation, publishTraffic, rpcClient, settledUpTo, startEvaluator, trafficEvent } from '../test-support';
+import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
+import { deadLetters } from '../../test/readouts';
+import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 const rule = (priority: number, action: 'allow' | 'deny', ports?: string[]): FirewallRule => ({
   priority,

@@ -4,7 +4,8 @@ import { NatsCluster, ServiceProcess, TEST_POSTGRES_URL, eventually, freePorts, 
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
 import { TRAFFIC_DURABLE } from '../jetstream';
-import { Isolation, evaluatorEnv, isolation, trafficEvent } from '../test-support';
+import { Isolation, evaluatorEnv, isolation } from '../../test/evaluator-app';
+import { trafficEvent } from '../../test/traffic-publishing';
 
 const TOTAL = 50_000;
 const POLICY = 'projects/acme/locations/global/firewallPolicies/web';

@@ -1,72 +1,23 @@
 import type { INestApplication } from '@nestjs/common';
-import {
-  FirewallRule,
-  PREVIEW_SUBJECTS,
-  PreviewLogRecord,
-  PreviewReport,
-  ServiceInfo,
-  TRAFFIC_STREAM,
-  TrafficEvent,
-  serviceInfoSubject,
-  trafficSubject,
-} from '@rollout/contracts';
+import { PREVIEW_SUBJECTS, PreviewLogRecord, PreviewReport, ServiceInfo, TRAFFIC_STREAM, serviceInfoSubject, trafficSubject } from '@rollout/contracts';
 import { trafficV2alphaSubject } from '@rollout/contracts-alpha';
-import { METRICS_REGISTRY } from '@rollout/metrics';
 import { NatsRpcClient } from '@rollout/nats';
 import { previewRecordId } from '@rollout/preview-domain';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
-import { NatsConnection, StorageType, connect, headers as natsHeaders, nanos } from 'nats';
-import type { Registry } from 'prom-client';
+import { NatsConnection, StorageType, connect, nanos } from 'nats';
 import { PreviewStateService } from '../state/preview-state.service';
-import {
-  ExperimentWorld,
-  Isolation,
-  allFlows,
-  cleanUp,
-  deadLetters,
-  isolation,
-  publishTraffic,
-  publishTrafficBatches,
-  rpcClient,
-  settledUpTo,
-  startEvaluator,
-  streamRecords,
-  toV2alpha,
-  trafficEvent,
-} from '../test-support';
+import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
+import { metric as metricOf } from '../../test/evaluator-probes';
+import { BLOCK, LIVE } from '../../test/example-policies';
+import { ExperimentWorld } from '../../test/experiment-world';
+import { allFlows, deadLetters, streamRecords } from '../../test/readouts';
+import { publishTraffic, publishTrafficBatches, settledUpTo, toV2alpha, trafficEvent, varied } from '../../test/traffic-publishing';
 
 /**
  * Two majors side by side: traffic.v1 (one event per message) and traffic.v2alpha (batches,
  * spelled-out address fields) on one TRAFFIC stream, read by one durable consumer, give the
- * same results; an unknown major or a Contract-Version of another package is dead-lettered
- * with its reason and the consumer carries on.
+ * same results (majors-dead-letters.int.spec.ts: what either refuses).
  */
-const rule = (priority: number, action: 'allow' | 'deny', match: FirewallRule['match'], extra: Partial<FirewallRule> = {}): FirewallRule => ({ priority, direction: 'INGRESS', action, match, ...extra });
-const LIVE = [
-  rule(100, 'allow', { srcIpRanges: ['10.0.0.0/8'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22', '443'] }] }),
-  rule(200, 'deny', { srcIpRanges: ['0.0.0.0/0'] }),
-];
-const BLOCK = [rule(50, 'deny', { srcIpRanges: ['10.0.1.0/24'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] }), ...LIVE];
-/** Every kind of outcome: allow → deny, unchanged allow and deny, a protocol number, IPv6 egress, tags, no ports. */
-const varied = (offset: number): TrafficEvent[] =>
-  Array.from({ length: 40 }, (_, i) => {
-    const n = offset + i;
-    switch (i % 5) {
-      case 0:
-        return trafficEvent(n, { srcIp: `10.0.1.${i}`, destPort: 22 });
-      case 1:
-        return trafficEvent(n, { srcIp: `10.0.2.${i}`, destPort: 443, protocol: 6, targetTags: ['web'] });
-      case 2:
-        return trafficEvent(n, { srcIp: `203.0.113.${i}` });
-      case 3:
-        return trafficEvent(n, { srcIp: `2001:db8::${i.toString(16)}`, destIp: '2001:db8::1', direction: 'EGRESS', destPort: 80 });
-      default: {
-        const { srcPort: _s, destPort: _d, ...event } = trafficEvent(n, { srcIp: `10.0.1.${i}`, protocol: 'icmp' });
-        return event;
-      }
-    }
-  });
-
 let iso: Isolation;
 let nc: NatsConnection;
 let app: INestApplication;
@@ -77,12 +28,9 @@ const early = trafficEvent(1, { srcIp: '10.0.1.1', destPort: 22 });
 let earlySeq = 0;
 
 const report = (policy: string) => rpc.request<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: world.experimentName(policy, 'block') }, { timeoutMs: 5_000 });
+const metric = (name: string, labels: Record<string, string> = {}) => metricOf(app, name, labels);
 /** Every record of a policy's `block` experiment on PREVIEW_LOGS (the complete log). */
 const allLogs = (policy: string) => streamRecords(nc, iso, `preview.v1.logs.acme.global.${policy}.block`);
-const metric = async (name: string, labels: Record<string, string> = {}) => {
-  const found = await app.get<Registry>(METRICS_REGISTRY).getSingleMetric(name)?.get();
-  return found?.values.filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value)).reduce((sum, v) => sum + v.value, 0) ?? 0;
-};
 /** A record without what names its policy and experiment (the rest must be equal across majors). */
 const content = ({ trafficEventId, eventTime, connection, liveResult, experimentResult, changed, experimentEtag }: PreviewLogRecord) => ({
   trafficEventId,
@@ -192,62 +140,6 @@ it('counts every event once with the majors interleaved, and a batch published a
   expect(flows.reduce((sum, f) => sum + f.count, 0)).toBe(configurations[0].changed);
   expect((await metric('evaluator_counted_messages_total', { outcome: 'counted' })) - before).toBe(messages);
   expect(await deadLetters(nc, iso)).toEqual([]);
-});
-
-it('dead-letters an unknown major, a Contract-Version of another package and a batch with a bad event, with their reasons, and carries on', async () => {
-  const js = nc.jetstream();
-  const publish = async (subject: string, body: unknown, headers: Record<string, string> = {}) => {
-    const hdrs = natsHeaders();
-    for (const [name, value] of Object.entries(headers)) hdrs.set(name, value);
-    return (await js.publish(iso.ns.subject(subject), typeof body === 'string' ? body : JSON.stringify(body), { headers: hdrs })).seq;
-  };
-  const good = varied(500).slice(0, 6);
-  const before = await report('two');
-  const counts = async () =>
-    Object.fromEntries(await Promise.all(['unknown_major', 'contract_mismatch', 'bad_address'].map(async (k) => [k, await metric('evaluator_dead_letters_total', { reason: k })])));
-  const countsBefore = await counts();
-  const bad: { subject: string; body: unknown; headers?: Record<string, string>; reason: string }[] = [
-    { subject: 'traffic.v3.acme.global.two', body: good[0], reason: 'unknown major traffic.v3: this evaluator reads traffic.v1, traffic.v2alpha' },
-    { subject: 'traffic.v2beta.acme.global.two', body: { events: [toV2alpha(good[1])] }, reason: 'unknown major traffic.v2beta: this evaluator reads traffic.v1, traffic.v2alpha' },
-    {
-      subject: trafficV2alphaSubject('acme', 'global', 'two'),
-      body: { events: [toV2alpha(good[2])] },
-      headers: { 'Contract-Version': 'traffic.v1/1.0.0', 'User-Agent': 'confused/0.1' },
-      reason: "Contract-Version traffic.v1/1.0.0 does not match the subject's package traffic.v2alpha",
-    },
-    {
-      subject: trafficSubject('acme', 'global', 'two'),
-      body: good[3],
-      headers: { 'Contract-Version': 'traffic.v2alpha/2.0.0-alpha.1' },
-      reason: "Contract-Version traffic.v2alpha/2.0.0-alpha.1 does not match the subject's package traffic.v1",
-    },
-    {
-      subject: trafficV2alphaSubject('acme', 'global', 'two'),
-      body: { events: [toV2alpha(good[4]), { ...toV2alpha(good[5]), sourceIp: '10.0.0.256' }] },
-      reason: 'invalid traffic event: events[1].sourceIp "10.0.0.256" is not an IP address',
-    },
-  ];
-  let seq = 0;
-  for (const [i, letter] of bad.entries()) {
-    seq = await publish(letter.subject, letter.body, letter.headers);
-    // A valid event after each: the consumer keeps going.
-    seq = await publishTrafficBatches(nc, iso, 'two', [trafficEvent(600 + i, { srcIp: '10.0.1.60', destPort: 22 })]);
-  }
-  await eventually(() => settledUpTo(nc, iso, seq), { what: 'all settled' });
-  const letters = await eventually(async () => {
-    const found = await deadLetters(nc, iso);
-    return found.length >= bad.length ? found : undefined;
-  }, { what: 'dead letters' });
-  expect(letters.map((l) => [l.subject, l.reason, JSON.parse(l.data)])).toEqual(bad.map((b) => [iso.ns.subject(b.subject), b.reason, b.body]));
-  const countsAfter = await counts();
-  expect([countsAfter.unknown_major - countsBefore.unknown_major, countsAfter.contract_mismatch - countsBefore.contract_mismatch, countsAfter.bad_address - countsBefore.bad_address]).toEqual([2, 2, 1]);
-  // Only the valid events after them were evaluated: none of a refused batch's events.
-  const after = await report('two');
-  expect(after.configurations[0].evaluated - before.configurations[0].evaluated).toBe(bad.length);
-  const ids = new Set((await allLogs('two')).map((r) => r.trafficEventId));
-  expect(good.slice(0, 6).filter((e) => ids.has(e.id))).toEqual([]);
-  expect(await metric('evaluator_traffic_client_events_total', { client: 'confused', contract: 'traffic.v1' })).toBe(1);
-  expect(await metric('evaluator_traffic_client_events_total', { client: 'unknown', contract: 'unknown' })).toBeGreaterThan(0);
 });
 
 it('lists traffic.v2alpha beside traffic.v1 among the packages it speaks', async () => {

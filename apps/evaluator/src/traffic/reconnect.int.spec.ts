@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
-import { ExperimentWorld, Isolation, cleanUp, evaluatorEnv, isolation, publishTraffic, rpcClient, settledUpTo, trafficEvent } from '../test-support';
+import { Isolation, cleanUp, evaluatorEnv, isolation, rpcClient } from '../../test/evaluator-app';
+import { ExperimentWorld } from '../../test/experiment-world';
+import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 /**
  * The evaluator rides out its dependencies restarting: a NATS server of the test's own (so it

@@ -1,7 +1,10 @@
 import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
 import { ServiceProcess, TEST_NATS_URL, eventually, freePort, freePorts, startServiceProcess } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
-import { ExperimentWorld, Isolation, allFlows, cleanUp, evaluatorEnv, isolation, publishTraffic, rpcClient, settledUpTo, streamRecords, tableRows, trafficEvent } from '../test-support';
+import { Isolation, cleanUp, evaluatorEnv, isolation, rpcClient } from '../../test/evaluator-app';
+import { ExperimentWorld } from '../../test/experiment-world';
+import { allFlows, streamRecords, tableRows } from '../../test/readouts';
+import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 /**
  * Effectively once, with evaluators as real processes (from main.ts): killed with SIGKILL in

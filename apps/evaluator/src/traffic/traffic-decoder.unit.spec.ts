@@ -1,35 +1,7 @@
-import { TrafficEvent } from '@rollout/contracts';
-import { TrafficEvent as TrafficEventV2alpha } from '@rollout/contracts-alpha';
-import { MAX_TRAFFIC_CLIENTS, TrafficClients } from './traffic-clients';
-import { DecodedMessage, RejectedTraffic, TrafficDecoder, fromV2alpha, isRejected } from './traffic-decoder';
+import { accepted, bytes, rejected, v1Event, v2Event } from '../../test/traffic-messages';
+import { TrafficDecoder, fromV2alpha } from './traffic-decoder';
 
 const decoder = new TrafficDecoder('ns.traffic.');
-const bytes = (value: unknown) => new TextEncoder().encode(typeof value === 'string' ? value : JSON.stringify(value));
-const v1Event = (n: number, overrides: Partial<TrafficEvent> = {}): TrafficEvent => ({
-  id: `e-${n}`,
-  time: '2025-06-01T00:00:00Z',
-  direction: 'INGRESS',
-  srcIp: `10.0.0.${n}`,
-  destIp: '192.0.2.10',
-  protocol: 'tcp',
-  srcPort: 40000 + n,
-  destPort: 22,
-  ...overrides,
-});
-/** The same event in traffic.v2alpha's spelling. */
-const v2Event = (n: number, overrides: Partial<TrafficEventV2alpha> = {}): TrafficEventV2alpha => {
-  const { srcIp, destIp, srcPort, destPort, ...rest } = v1Event(n);
-  return { ...rest, sourceIp: srcIp, destinationIp: destIp, sourcePort: srcPort, destinationPort: destPort, ...overrides };
-};
-
-function accepted(decoded: DecodedMessage | RejectedTraffic): DecodedMessage {
-  if (isRejected(decoded)) throw new Error(`rejected: ${decoded.reason}`);
-  return decoded;
-}
-function rejected(decoded: DecodedMessage | RejectedTraffic): RejectedTraffic {
-  if (!isRejected(decoded)) throw new Error('accepted');
-  return { kind: decoded.kind, reason: decoded.reason };
-}
 
 describe('TrafficDecoder: by the subject major', () => {
   it('decodes a traffic.v1 event and a traffic.v2alpha batch of the same events to the same events', () => {
@@ -151,24 +123,5 @@ describe('TrafficDecoder: by the subject major', () => {
     expect(rejected(decoder.decode(subject, bytes(v1Event(1, { id: 'e-\u0000-1' }))))).toEqual({ kind: 'invalid_event', reason: 'invalid traffic event: id contains control characters' });
     const batch = { events: [v2Event(1), v2Event(2, { id: 'e-\r\n' })] };
     expect(rejected(decoder.decode('ns.traffic.v2alpha.acme.global.web', bytes(batch))).reason).toBe('invalid traffic event: events[1].id contains control characters');
-  });
-});
-
-describe('TrafficClients: bounded labels of the publisher', () => {
-  it('names the client by its User-Agent product and the contract by its declared traffic package', () => {
-    const clients = new TrafficClients();
-    expect(clients.labels('Acme-Exporter/2.3.1 (linux)', 'traffic.v2alpha/2.0.0-alpha.1')).toEqual({ client: 'acme-exporter', contract: 'traffic.v2alpha' });
-    expect(clients.labels('flowd', 'traffic.v1/1.0.0')).toEqual({ client: 'flowd', contract: 'traffic.v1' });
-  });
-
-  it('counts absent, malformed and unserved values as unknown, and client names past the bound as other', () => {
-    const clients = new TrafficClients();
-    expect(clients.labels(undefined, undefined)).toEqual({ client: 'unknown', contract: 'unknown' });
-    expect(clients.labels('  /1.0 ', 'traffic.v1')).toEqual({ client: 'unknown', contract: 'unknown' });
-    expect(clients.labels('💥', 'traffic.v9/9.0.0').contract).toBe('unknown');
-    expect(clients.labels('💥', undefined).client).toBe('unknown');
-    for (let i = 0; i < MAX_TRAFFIC_CLIENTS; i++) expect(clients.labels(`client-${i}/1`, undefined).client).toBe(`client-${i}`);
-    expect(clients.labels('one-more/1', undefined).client).toBe('other');
-    expect(clients.labels('client-7/2', undefined).client).toBe('client-7');
   });
 });

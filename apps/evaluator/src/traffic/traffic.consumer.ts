@@ -7,9 +7,9 @@ import { JsMsg, NatsConnection } from 'nats';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { Config, EVALUATOR_CONFIG } from '../config';
 import { TRAFFIC_DURABLE } from '../jetstream';
-import { PreviewLogPublisher } from '../preview/preview-log.publisher';
-import { PreviewRetention } from '../preview/preview.retention';
-import { EvaluatedMessage, LostMessage, PreviewStore } from '../preview/preview.store';
+import { EvaluatedMessage, LostMessage, PreviewCountsRepository } from '../counting/preview-counts.repository';
+import { PreviewLogPublisher } from '../preview-logs/preview-log.publisher';
+import { PreviewRetention } from '../retention/preview-retention';
 import { PreviewStateService } from '../state/preview-state.service';
 import { TrafficClients } from './traffic-clients';
 import { RejectKind, TrafficDecoder, isRejected } from './traffic-decoder';
@@ -58,7 +58,7 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(NATS_CONNECTION) connection: NatsConnection,
     namespace: NatsNamespace,
     private readonly snapshot: PreviewStateService,
-    private readonly store: PreviewStore,
+    private readonly store: PreviewCountsRepository,
     private readonly publisher: PreviewLogPublisher,
     private readonly retention: PreviewRetention,
     @Inject(EVALUATOR_CONFIG) config: Config,

@@ -1,0 +1,91 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { EXPERIMENT_SUBJECTS, StatusError } from '@rollout/contracts';
+import { BackgroundLoop, NatsRpcClient } from '@rollout/nats';
+import { PreviewRunCounts, autoStopReason } from '@rollout/preview-domain';
+import { createHash } from 'node:crypto';
+import { Config, EVALUATOR_CONFIG } from '../config';
+import { PreviewStateService } from '../state/preview-state.service';
+import { RunCountsRepository } from './run-counts.repository';
+
+/** Who an automatic stop is recorded as, in the experiment's history. */
+export const AUTO_STOP_ACTOR = 'system:evaluator';
+const STOP_TIMEOUT_MS = 10_000;
+/** How long its signed stopPreview stays good: past the call's timeout, within the 60 s services accept. */
+export const AUTO_STOP_ASSERTION_TTL_MS = STOP_TIMEOUT_MS + 10_000;
+
+/**
+ * Stops previews by themselves (an experiment's `stopAfter` and `breaker`, experiment.v1 1.4.0):
+ * every AUTO_STOP_INTERVAL_MS, each replica reads what the current run of every ACTIVE experiment
+ * that has either counted (one query), and asks the experiment-service to stopPreview the ones
+ * past a limit, as an ordinary command whose actor is `system:evaluator` and whose reason says
+ * which limit.
+ *
+ * Safe with several replicas: the stop names the experiment version judged (`etag`, so a run
+ * started again meanwhile is never stopped by a stale decision) and carries a request id derived
+ * from that version, so replicas asking at once get one PreviewStopped event and the same answer.
+ */
+@Injectable()
+export class AutoStop implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(AutoStop.name);
+  private readonly rounds: BackgroundLoop;
+  /** The version of each experiment this replica stopped already: its snapshot may show it ACTIVE a little longer. */
+  private readonly stopped = new Map<string, string>();
+
+  constructor(
+    private readonly runCounts: RunCountsRepository,
+    private readonly snapshot: PreviewStateService,
+    private readonly rpc: NatsRpcClient,
+    @Inject(EVALUATOR_CONFIG) config: Config,
+  ) {
+    this.rounds = new BackgroundLoop({
+      name: AutoStop.name,
+      turn: () => this.round(new Date()),
+      intervalMs: config.AUTO_STOP_INTERVAL_MS,
+      onFailure: (error) => this.logger.warn({ err: error }, 'auto-stop round failed; will retry'),
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.rounds.start(this.snapshot.loaded);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.rounds.stop();
+  }
+
+  /** One look at every ACTIVE experiment with a stopAfter or a breaker. */
+  async round(now: Date): Promise<void> {
+    const candidates = this.snapshot.state
+      .autoStopping()
+      .map((name) => ({ name, held: this.snapshot.state.experimentOf(name) }))
+      .filter((c) => c.held && this.stopped.get(c.name) !== c.held.state.etag);
+    if (candidates.length === 0) return;
+    const rows = await this.runCounts.ofExperiments(candidates.map((c) => c.name));
+    for (const { name, held } of candidates) {
+      const etag = held!.state.etag;
+      const row = rows.find((r) => r.experiment === name && r.experiment_etag === etag);
+      const run: PreviewRunCounts = { evaluated: Number(row?.evaluated ?? 0), allowToDeny: Number(row?.allow_to_deny ?? 0) };
+      const reason = autoStopReason(held!.state, run, now);
+      if (reason) await this.stop(name, etag, reason);
+    }
+  }
+
+  private async stop(name: string, etag: string, reason: string): Promise<void> {
+    const requestId = `auto-stop:${createHash('sha256').update(`${name}@${etag}`).digest('hex').slice(0, 40)}`;
+    try {
+      // Signed with the evaluator's system key when it has one (docs/bus-security.md, system keys).
+      const project = name.split('/')[1];
+      await this.rpc.request(
+        EXPERIMENT_SUBJECTS.stopPreview,
+        { name, etag, reason, actor: AUTO_STOP_ACTOR, requestId },
+        { timeoutMs: STOP_TIMEOUT_MS, actor: { actor: AUTO_STOP_ACTOR, roles: ['editor'], projects: [project] } },
+      );
+      this.logger.log({ experiment: name, reason }, 'preview stopped by itself');
+    } catch (error) {
+      // ABORTED or NOT_FOUND: the experiment moved on (updated, stopped, committed) since the snapshot showed it; nothing to stop.
+      if (!(error instanceof StatusError && (error.status === 'ABORTED' || error.status === 'NOT_FOUND'))) throw error;
+    }
+    this.stopped.set(name, etag);
+    for (const known of this.stopped.keys()) if (!this.snapshot.state.experimentOf(known)) this.stopped.delete(known);
+  }
+}

@@ -1,0 +1,145 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { poolOf, prepared } from '@rollout/postgres';
+import { ConfigurationBatch, Evaluation, EvaluatedTraffic, LostTraffic, aggregateMessages, sequenceRuns } from '@rollout/preview-domain';
+import type { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import { Config, EVALUATOR_CONFIG } from '../config';
+import { ChangedFlowsRepository } from './changed-flows.repository';
+import { ConfigurationTotalsRepository } from './configuration-totals.repository';
+import { ConfigurationsRepository } from './configurations.repository';
+import { ConfigurationEntry, Query } from './counting-statements';
+import { DisagreementsRepository } from './disagreements.repository';
+
+/** The evaluations of one traffic message (a traffic.v1 event, or a traffic.v2alpha batch). */
+export interface EvaluatedMessage extends EvaluatedTraffic {
+  /** Its TRAFFIC stream sequence: what "counted once" is recorded by. */
+  seq: number;
+  evaluations: Evaluation[];
+}
+
+/** A dead-lettered traffic message the ACTIVE configurations of its policy miss. */
+export interface LostMessage extends LostTraffic {
+  seq: number;
+}
+
+/** Postgres's exclusion_violation: a sequence of the batch was counted meanwhile. */
+const COUNTED_MEANWHILE = '23P01';
+
+/**
+ * The preview store's write side (the counting transaction). One call adds what a batch of traffic messages did to the
+ * report, in ONE transaction:
+ *
+ * - the TRAFFIC stream sequences the batch covers, as ranges, in `preview_counted`. Its
+ *   exclusion constraint lets no sequence in twice, so a message is counted exactly once
+ *   whatever the redeliveries, crashes and replicas. The traffic path leaves out what `counted`
+ *   finds counted before it evaluates; a message counted by another delivery in between makes
+ *   the insert wait for that transaction, then fail, and the whole batch is handed back: its
+ *   next try finds the message counted. Ranges below the consumer's ack floor are merged
+ *   (PreviewRetention), so the table stays a few rows;
+ * - per configuration: the totals, the rule transitions (whose margins are the deciding-rule
+ *   counts), the minute buckets, and the changed decisions by flow (count, first and last
+ *   time, the first few samples).
+ *
+ * So a batch's Postgres work grows with the configurations and distinct flows it touches, never
+ * with its events. Rows are locked in a fixed order (configurations by id, then flows by key),
+ * so two batches queue rather than deadlock; should Postgres abort one anyway, it is retried.
+ */
+@Injectable()
+export class PreviewCountsRepository {
+  private readonly pool: Pool;
+
+  constructor(
+    dataSource: DataSource,
+    @Inject(EVALUATOR_CONFIG) private readonly config: Config,
+    private readonly configurations: ConfigurationsRepository,
+    private readonly flows: ChangedFlowsRepository,
+    private readonly disagreements: DisagreementsRepository,
+    private readonly totals: ConfigurationTotalsRepository,
+  ) {
+    this.pool = poolOf(dataSource);
+  }
+
+  /**
+   * The sequences among these that are counted already: a redelivery after a crash skips the
+   * evaluation and its preview logs. `count` stays safe without it: the constraint decides.
+   */
+  async counted(seqs: readonly number[]): Promise<Set<number>> {
+    const counted = new Set<number>();
+    if (seqs.length === 0) return counted;
+    let min = Number.POSITIVE_INFINITY;
+    let max = 0;
+    for (const seq of seqs) {
+      if (seq < min) min = seq;
+      if (seq > max) max = seq;
+    }
+    const { rows } = await this.pool.query<{ lo: string; hi: string }>(
+      prepared(`SELECT lo, hi FROM preview_counted WHERE int8range(lo, hi, '[]') && int8range($1, $2, '[]')`, [min, max]),
+    );
+    for (const seq of seqs) if (rows.some((r) => seq >= Number(r.lo) && seq <= Number(r.hi))) counted.add(seq);
+    return counted;
+  }
+
+  /**
+   * Counts these messages and the dead-lettered ones, none of them counted before (see
+   * `counted`). Throws, counting nothing, if another delivery counted one of them meanwhile.
+   */
+  async count(messages: readonly EvaluatedMessage[], lost: readonly LostMessage[] = []): Promise<void> {
+    if (messages.length === 0 && lost.length === 0) return;
+    const batches = aggregateMessages(messages, lost);
+    const ids = await this.configurations.idsOf(batches).catch((error: unknown) => {
+      this.forgetAll();
+      throw error;
+    });
+    const client = await this.pool.connect();
+    let failure: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const query: Query = async (sql, params) => (await client.query(prepared(sql, params))).rows;
+      const runs = sequenceRuns([...messages, ...lost].map((m) => m.seq).sort((a, b) => a - b));
+      await query(`INSERT INTO preview_counted (lo, hi) SELECT * FROM unnest($1::bigint[], $2::bigint[])`, [runs.map((r) => r[0]), runs.map((r) => r[1])]);
+      await this.add(query, batches, ids);
+      await client.query('COMMIT');
+    } catch (error) {
+      failure = error as Error;
+      await client.query('ROLLBACK').catch(() => undefined);
+      if ((error as { code?: string }).code === COUNTED_MEANWHILE) {
+        throw new Error('a message of this batch was counted meanwhile by another delivery; the batch is tried again without it', { cause: error });
+      }
+      // Ids cached here may name rows retention removed: look them up again on the retry.
+      this.forgetAll();
+      throw error;
+    } finally {
+      // A connection that failed mid-transaction may be broken: the pool drops it.
+      client.release(failure && !('code' in failure) ? failure : undefined);
+    }
+  }
+
+  private async add(query: Query, batches: ConfigurationBatch[], ids: Map<ConfigurationBatch['target'], number>): Promise<void> {
+    const entries: ConfigurationEntry[] = batches.map((batch) => ({ batch, id: ids.get(batch.target) as number })).sort((a, b) => a.id - b.id);
+    // Configurations first, in id order: concurrent batches of one configuration queue here, not deadlock later.
+    const locked = (await query(`SELECT id, flows FROM preview_configurations WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE`, [entries.map((e) => e.id)])) as {
+      id: number;
+      flows: number;
+    }[];
+    if (locked.length !== entries.length) {
+      // Retention removed a configuration this replica still had cached: count again, from scratch.
+      throw new Error('a preview configuration was removed by retention meanwhile');
+    }
+    const room = new Map(locked.map((row) => [row.id, Math.max(0, this.config.EVALUATOR_MAX_FLOWS - row.flows)]));
+    const { inserted, outside } = await this.flows.add(query, entries, room);
+    await this.disagreements.add(query, entries);
+    await this.totals.add(query, entries, inserted, outside);
+  }
+
+  /** Forgets cached ids after retention removed configurations (they are created again if traffic comes). */
+  forget(configurationIds: readonly number[]): void {
+    const gone = new Set(configurationIds);
+    this.configurations.forget(gone);
+    this.disagreements.forget(gone);
+  }
+
+  private forgetAll(): void {
+    this.configurations.forgetAll();
+    this.disagreements.forgetAll();
+  }
+}

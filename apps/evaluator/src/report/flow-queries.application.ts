@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import {
+  ListPreviewFlowsRequest,
+  ListPreviewFlowsResponse,
+  ListPreviewLogsRequest,
+  ListPreviewLogsResponse,
+  PREVIEW_LOGS_DEFAULT_PAGE_SIZE,
+  PREVIEW_LOGS_MAX_PAGE_SIZE,
+  PreviewLogRecord,
+  StatusError,
+} from '@rollout/contracts';
+import { Cursor, cursorId, decodePageToken, encodePageToken, flowSampleRecord, parseFlowFilter, requireExperimentName } from '@rollout/preview-domain';
+import { FlowCursor, FlowsRepository } from './flows.repository';
+
+/** previewFlows and the deprecated previewLogs: an experiment's changed flows, page by page (no flows is an empty page, as for the report). */
+@Injectable()
+export class FlowQueries {
+  constructor(private readonly flows: FlowsRepository) {}
+
+  /** Changed flows, newest configuration first, then the flow seen last first. */
+  async listFlows(request: ListPreviewFlowsRequest): Promise<ListPreviewFlowsResponse> {
+    const name = requireExperimentName(request?.parent, 'parent').name;
+    const filter = parseFlowFilter(request.filter);
+    if ('error' in filter) throw StatusError.invalidArgument(`The filter is not valid: ${filter.error}.`, [{ field: 'filter', description: filter.error }]);
+    const pageSize = pageSizeOf(request.pageSize);
+    const query = `flows\n${name}\n${request.filter ?? ''}`;
+    const cursor = request.pageToken ? flowCursor(decodePageToken(request.pageToken, query)) : undefined;
+    const entries = await this.flows.page(name, filter.terms, cursor, pageSize + 1);
+    const page = entries.slice(0, pageSize);
+    const response: ListPreviewFlowsResponse = { previewFlows: page.map((entry) => entry.flow) };
+    if (entries.length > pageSize) response.nextPageToken = encodePageToken(query, { ...page[page.length - 1].cursor });
+    return response;
+  }
+
+  /**
+   * Deprecated: the sample records of the changed flows, rebuilt as they were logged (PREVIEW_LOGS
+   * has every record). Flows in previewFlows' order, each flow's samples oldest first.
+   */
+  async listLogs(request: ListPreviewLogsRequest): Promise<ListPreviewLogsResponse> {
+    const { name, policyName } = requireExperimentName(request?.name, 'name');
+    const pageSize = pageSizeOf(request.pageSize);
+    const query = `logs\n${name}`;
+    let cursor: (FlowCursor & { s: number }) | undefined;
+    if (request.pageToken) {
+      const decoded = decodePageToken(request.pageToken, query);
+      const flow = flowCursor(decoded);
+      const s = decoded?.s;
+      if (!flow || !Number.isSafeInteger(s) || (s as number) < 0) throw badToken();
+      cursor = { ...flow, s: s as number };
+    }
+    const records: PreviewLogRecord[] = [];
+    let next: Cursor | undefined;
+    // Flows hold at most PREVIEW_FLOW_SAMPLES records each: a page of flows as big as the page of records always suffices.
+    const entries = await this.flows.page(name, [], cursor, pageSize + 1, true);
+    for (const [index, { cursor: at, flow }] of entries.entries()) {
+      // The page resumes inside the cursor's flow, unless that flow has been seen again (moved ahead).
+      const from = index === 0 && cursor && at.f === cursor.f ? cursor.s : 0;
+      for (let s = from; s < flow.samples.length; s++) {
+        if (records.length === pageSize) {
+          next = { ...at, s };
+          break;
+        }
+        records.push(flowSampleRecord(name, policyName, flow, flow.samples[s]));
+      }
+      if (next) break;
+    }
+    return { previewLogs: records, ...(next ? { nextPageToken: encodePageToken(query, next) } : {}) };
+  }
+}
+
+/** A timestamptz as Postgres writes it (ISO DateStyle): what a cursor may carry back. */
+const POSTGRES_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
+
+function flowCursor(decoded: Record<string, unknown> | undefined): FlowCursor {
+  const c = cursorId(decoded?.c);
+  const f = cursorId(decoded?.f);
+  const t = decoded?.t;
+  if (c === undefined || f === undefined || typeof t !== 'string' || !POSTGRES_TIMESTAMP.test(t)) throw badToken();
+  return { c, t, f };
+}
+
+const badToken = () =>
+  StatusError.invalidArgument('The page token is not one this query issued.', [{ field: 'pageToken', description: 'use the nextPageToken of the previous page of the same query' }]);
+
+function pageSizeOf(value: unknown): number {
+  if (value === undefined || value === null || value === 0) return PREVIEW_LOGS_DEFAULT_PAGE_SIZE;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw StatusError.invalidArgument('pageSize must be a positive integer.', [{ field: 'pageSize', description: `1-${PREVIEW_LOGS_MAX_PAGE_SIZE}` }]);
+  }
+  return Math.min(value, PREVIEW_LOGS_MAX_PAGE_SIZE);
+}

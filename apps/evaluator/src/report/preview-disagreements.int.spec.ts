@@ -1,0 +1,122 @@
+import type { INestApplication } from '@nestjs/common';
+import { FirewallRule, PREVIEW_DISAGREEMENT_FLOWS, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
+import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { NatsConnection, connect } from 'nats';
+import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
+import { ExperimentWorld } from '../../test/experiment-world';
+import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
+
+const rule = (priority: number, action: 'allow' | 'deny', match: FirewallRule['match']): FirewallRule => ({ priority, direction: 'INGRESS', action, match });
+const LIVE = [rule(100, 'allow', { srcIpRanges: ['10.0.0.0/8'] })];
+/** Blocks SSH from 10.0.1.0/24. */
+const BLOCK_SSH = [rule(50, 'deny', { srcIpRanges: ['10.0.1.0/24'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] }), ...LIVE];
+/** Blocks all of 10.0.1.0/24 and 10.0.2.0/24. */
+const BLOCK_NETS = [rule(40, 'deny', { srcIpRanges: ['10.0.1.0/24', '10.0.2.0/24'] }), ...LIVE];
+
+/** Two ACTIVE experiments on one policy: each report lists where the other decides differently. */
+describe('the preview report: cross-experiment disagreement', () => {
+  let iso: Isolation;
+  let nc: NatsConnection;
+  let app: INestApplication;
+  let world: ExperimentWorld;
+
+  beforeAll(async () => {
+    iso = isolation();
+    nc = await connect({ servers: TEST_NATS_URL });
+    world = new ExperimentWorld(nc, iso);
+    await world.createBucket();
+    await world.policy('web', LIVE);
+    await world.experiment('web', 'ssh', BLOCK_SSH, 'ACTIVE');
+    await world.experiment('web', 'nets', BLOCK_NETS, 'ACTIVE');
+    await world.policy('api', LIVE);
+    await world.experiment('api', 'alone', BLOCK_SSH, 'ACTIVE');
+    app = await startEvaluator(iso);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await nc?.close();
+    await cleanUp(iso);
+  });
+
+  const configuration = async (policy: string, experiment: string) =>
+    (await rpcClient(nc, iso).request<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: world.experimentName(policy, experiment) }, { timeoutMs: 5_000 })).configurations[0];
+
+  it('counts the events each other experiment decides differently, with the flows that carry most of them', async () => {
+    let n = 0;
+    const event = (srcIp: string, destPort: number) => trafficEvent(n++, { srcIp, destPort });
+    const events = [
+      // Both deny: SSH from 10.0.1.0/24.
+      event('10.0.1.5', 22),
+      event('10.0.1.6', 22),
+      // Only nets denies: HTTPS from 10.0.1.0/24 (three events of one flow), anything from 10.0.2.0/24.
+      event('10.0.1.5', 443),
+      event('10.0.1.5', 443),
+      event('10.0.1.5', 443),
+      event('10.0.2.9', 22),
+      // Both allow.
+      event('10.0.3.1', 22),
+    ];
+    await publishTraffic(nc, iso, 'api', [event('10.0.2.9', 22)]);
+    const seq = await publishTraffic(nc, iso, 'web', events);
+    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+
+    const ssh = await configuration('web', 'ssh');
+    const nets = await configuration('web', 'nets');
+    const flow = (srcIp: string, destPort: number, action: 'allow' | 'deny', count: number) => ({
+      direction: 'INGRESS',
+      srcIp,
+      destIp: '192.0.2.10',
+      protocol: 'tcp',
+      destPort,
+      action,
+      otherAction: action === 'allow' ? 'deny' : 'allow',
+      count,
+    });
+    expect(ssh.disagreements).toEqual([
+      {
+        experiment: world.experimentName('web', 'nets'),
+        experimentEtag: nets.experimentEtag,
+        events: 4,
+        topFlows: [flow('10.0.1.5', 443, 'allow', 3), flow('10.0.2.9', 22, 'allow', 1)],
+        eventsOutsideFlows: 0,
+      },
+    ]);
+    expect(nets.disagreements).toEqual([
+      {
+        experiment: world.experimentName('web', 'ssh'),
+        experimentEtag: ssh.experimentEtag,
+        events: 4,
+        topFlows: [flow('10.0.1.5', 443, 'deny', 3), flow('10.0.2.9', 22, 'deny', 1)],
+        eventsOutsideFlows: 0,
+      },
+    ]);
+    // One experiment alone on its policy disagrees with no one.
+    expect((await configuration('api', 'alone')).disagreements).toEqual([]);
+  });
+
+  it(`keeps at most ${PREVIEW_DISAGREEMENT_FLOWS} flows per pair, still counting the kept ones exactly and the others outside`, async () => {
+    let n = 10_000;
+    // Distinct flows (a destination each, none seen before) where only nets denies: HTTPS from 10.0.1.0/24 and 10.0.2.0/24.
+    const flow = (i: number) => trafficEvent(n++, { srcIp: `10.0.${1 + (i % 2)}.${(i >> 1) % 250}`, destIp: `198.18.${Math.floor(i / 250)}.${i % 250}`, destPort: 443 });
+    const before = (await configuration('web', 'ssh')).disagreements?.[0];
+    const kept = before?.topFlows.length ?? 0;
+    const fill = Array.from({ length: PREVIEW_DISAGREEMENT_FLOWS + 50 }, (_, i) => flow(i));
+    let seq = await publishTraffic(nc, iso, 'web', fill);
+    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+    const full = (await configuration('web', 'ssh')).disagreements?.[0];
+    expect(full?.events).toBe((before?.events ?? 0) + fill.length);
+    const outsideAtCap = full?.eventsOutsideFlows ?? 0;
+    expect(outsideAtCap).toBe(fill.length - (PREVIEW_DISAGREEMENT_FLOWS - kept));
+
+    // At the cap: three more events of the most frequent kept flow count in it; a new flow counts outside.
+    const top = full!.topFlows[0];
+    const again = Array.from({ length: 3 }, () => trafficEvent(n++, { srcIp: top.srcIp, destIp: top.destIp, destPort: top.destPort }));
+    seq = await publishTraffic(nc, iso, 'web', [...again, trafficEvent(n++, { srcIp: '10.0.2.251', destIp: '198.51.100.1', destPort: 443 })]);
+    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+    const after = (await configuration('web', 'ssh')).disagreements?.[0];
+    expect(after?.topFlows[0]).toEqual({ ...top, count: top.count + 3 });
+    expect(after?.eventsOutsideFlows).toBe(outsideAtCap + 1);
+    expect(after?.events).toBe((full?.events ?? 0) + 4);
+  });
+});

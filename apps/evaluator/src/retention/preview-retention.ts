@@ -1,0 +1,127 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { TRAFFIC_STREAM } from '@rollout/contracts';
+import { BackgroundLoop, NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
+import { ConsumerInfo, NatsConnection } from 'nats';
+import { Config, EVALUATOR_CONFIG } from '../config';
+import { PreviewCountsRepository } from '../counting/preview-counts.repository';
+import { TRAFFIC_DURABLE } from '../jetstream';
+import { RetentionRepository } from './retention.repository';
+
+/**
+ * Keeps the preview store bounded, in the background of every replica:
+ *
+ * - **Counted sequences.** Every TRAFFIC sequence at or below the durable consumer's ack floor
+ *   has been settled for good (JetStream never delivers it again), so the ranges there merge
+ *   into one row `[0, floor]`: `preview_counted` stays a few rows whatever the traffic.
+ *   At start it also checks that the ranges belong to the TRAFFIC stream as it is now (by its
+ *   creation time): a stream deleted and created again starts its sequences over, so the ranges
+ *   are dropped; a store that has none yet (new, or upgraded from the per-event store) starts
+ *   at the consumer's ack floor. Traffic is consumed only after this check.
+ * - **Drops.** What TRAFFIC's limits removed before the consumer read it (see observeDrops).
+ * - **Retention.** A configuration whose last traffic is older than PREVIEW_RETENTION_MS goes
+ *   with its flows and rule counts (so a committed or deleted experiment's report is readable
+ *   for that long, then goes), in DELETEs of at most 5,000 rows.
+ */
+@Injectable()
+export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(PreviewRetention.name);
+  private markReady!: () => void;
+  /** Resolves once the counted ranges are known to belong to the current TRAFFIC stream. */
+  readonly ready = new Promise<void>((resolve) => (this.markReady = resolve));
+  /** Checks the counted ranges against the TRAFFIC stream until that succeeds once. */
+  private readonly adoption: BackgroundLoop;
+  /** Housekeeping rounds, once adopted; at stop, a last observation of drops. */
+  private readonly housekeepingRounds: BackgroundLoop;
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
+    private readonly namespace: NatsNamespace,
+    private readonly repository: RetentionRepository,
+    private readonly counts: PreviewCountsRepository,
+    @Inject(EVALUATOR_CONFIG) private readonly config: Config,
+  ) {
+    this.adoption = new BackgroundLoop({
+      name: PreviewRetention.name,
+      turn: async () => {
+        await this.adoptStream();
+        await this.observeDrops();
+        this.markReady();
+        return 'done';
+      },
+      intervalMs: 1_000,
+      onFailure: (error) => this.logger.warn({ err: error }, 'checking the TRAFFIC stream against the counted sequences failed; retrying'),
+    });
+    this.housekeepingRounds = new BackgroundLoop({
+      name: PreviewRetention.name,
+      turn: () => this.housekeeping(),
+      intervalMs: config.PREVIEW_HOUSEKEEPING_INTERVAL_MS,
+      firstTurnAfterInterval: true,
+      onFailure: (error) => this.logger.warn({ err: error }, 'preview housekeeping failed; will retry'),
+      // What this replica read is on record, so drops while every evaluator is stopped are certain.
+      drain: () => this.observeDrops().catch((error: unknown) => this.logger.warn({ err: error }, 'observing TRAFFIC drops at shutdown failed')),
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.adoption.start();
+    this.housekeepingRounds.start(this.ready);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.adoption.stop();
+    await this.housekeepingRounds.stop();
+  }
+
+  /** One round: merge counted ranges, note what TRAFFIC dropped, roll time buckets up, remove expired configurations. Exposed for tests. */
+  async housekeeping(): Promise<void> {
+    await this.repository.compact((await this.consumerInfo()).ack_floor.stream_seq);
+    await this.observeDrops();
+    await this.repository.rollUp(this.config.PREVIEW_RETENTION_MS);
+    await this.expire();
+  }
+
+  /**
+   * TRAFFIC removes its oldest messages past its age or size limit, read or not. With S the
+   * consumer's ack floor at the last observation (any replica's, kept in Postgres: everything
+   * up to it was settled) and D its delivered sequence now, a removed message above D was
+   * dropped unread for sure, one between S and D was read or dropped: this observation cannot
+   * tell (undetermined). Each sequence is recorded once (`through_seq`: the highest sequence an
+   * observation covered). Observations run at start before the consumer does, at every round,
+   * and at shutdown, so what went while every evaluator was stopped is found for sure. A drop is
+   * the stream's, never a policy's: its subject is gone with it.
+   */
+  private async observeDrops(): Promise<void> {
+    const jsm = await this.connection.jetstreamManager();
+    const consumer = await this.consumerInfo();
+    const removedThrough = (await jsm.streams.info(this.namespace.stream(TRAFFIC_STREAM))).state.first_seq - 1;
+    await this.repository.recordDrops({ ackFloor: consumer.ack_floor.stream_seq, delivered: consumer.delivered.stream_seq }, removedThrough);
+  }
+
+  private async consumerInfo(): Promise<ConsumerInfo> {
+    const jsm = await this.connection.jetstreamManager();
+    return jsm.consumers.info(this.namespace.stream(TRAFFIC_STREAM), TRAFFIC_DURABLE);
+  }
+
+  private async adoptStream(): Promise<void> {
+    const jsm = await this.connection.jetstreamManager();
+    const created = (await jsm.streams.info(this.namespace.stream(TRAFFIC_STREAM))).created;
+    const floor = (await this.consumerInfo()).ack_floor.stream_seq;
+    const replaced = await this.repository.adoptStream(created, floor);
+    if (replaced) this.logger.warn({ was: replaced, now: created }, 'TRAFFIC was created again: its sequences start over, so the counted ranges of the old stream are dropped');
+  }
+
+  /** Removes the configurations past retention, one at a time while the rounds run. */
+  private async expire(): Promise<void> {
+    const cutoff = new Date(Date.now() - this.config.PREVIEW_RETENTION_MS).toISOString();
+    const expired = await this.repository.expiredConfigurations(cutoff);
+    for (const id of expired) {
+      if (!this.housekeepingRounds.isRunning) return;
+      await this.repository.removeConfiguration(id, cutoff);
+    }
+    await this.repository.removeOldDrops(cutoff);
+    if (expired.length > 0) {
+      this.counts.forget(expired);
+      this.logger.log({ configurations: expired.length }, 'removed preview configurations past retention');
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import { Injectable } from '@nestjs/common';
+import { PREVIEW_MINUTE_BUCKETS_HOURS } from '@rollout/contracts';
+import { poolOf } from '@rollout/postgres';
+import type { Pool, PoolClient } from 'pg';
+import { DataSource } from 'typeorm';
+
+/** Rows removed per statement: each DELETE is short, whatever there is to remove. */
+const DELETE_BATCH = 5_000;
+
+/** The consumer's positions on TRAFFIC an observation of drops starts from. */
+export interface ConsumerPositions {
+  /** Its ack floor: everything up to it was settled. */
+  ackFloor: number;
+  /** The last sequence it delivered. */
+  delivered: number;
+}
+
+/** The SQL of PreviewRetention: counted ranges, TRAFFIC drops, time buckets and expired configurations. */
+@Injectable()
+export class RetentionRepository {
+  private readonly pool: Pool;
+
+  constructor(dataSource: DataSource) {
+    this.pool = poolOf(dataSource);
+  }
+
+  /** Records what TRAFFIC removed through `removedThrough` (see PreviewRetention.observeDrops), and the ack floor it was settled to. */
+  async recordDrops(consumer: ConsumerPositions, removedThrough: number): Promise<void> {
+    const { ackFloor, delivered } = consumer;
+    await this.transaction(async (client) => {
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext('preview_traffic_drops'))`);
+      const [{ settled }] = (await client.query<{ settled: string | null }>(`SELECT settled_seq AS settled FROM preview_traffic_stream`)).rows;
+      const settledBefore = Math.min(settled === null ? ackFloor : Number(settled), delivered);
+      await client.query(
+        `WITH mark AS (SELECT COALESCE(max(through_seq), 0) AS seq FROM preview_traffic_drops)
+         INSERT INTO preview_traffic_drops (through_seq, dropped, undetermined)
+         SELECT $1, $1 - GREATEST($2, mark.seq), GREATEST($2, mark.seq) - GREATEST($3, mark.seq) FROM mark
+         WHERE $1 > GREATEST($3, mark.seq)`,
+        [removedThrough, Math.min(delivered, removedThrough), settledBefore],
+      );
+      await client.query(`UPDATE preview_traffic_stream SET settled_seq = $1`, [ackFloor]);
+    });
+  }
+
+  /**
+   * Minute buckets more than PREVIEW_MINUTE_BUCKETS_HOURS before their configuration's last
+   * event become hour buckets, and hour buckets older than the retention period go: a
+   * configuration holds at most about 360 minute and 168 hour buckets (7 days), whatever its
+   * traffic. Moving and adding happen in one statement, so no event is lost or counted twice,
+   * even beside a batch adding to the same minute.
+   */
+  async rollUp(retentionMs: number): Promise<void> {
+    await this.pool.query(
+      `WITH moved AS (
+         DELETE FROM preview_time_buckets b USING preview_configurations c
+         WHERE b.configuration_id = c.id AND b.width_seconds = 60 AND b.start_time < c.last_event_time - make_interval(hours => $1)
+         RETURNING b.configuration_id, b.start_time, b.evaluated, b.changed, b.allow_to_deny, b.deny_to_allow
+       )
+       INSERT INTO preview_time_buckets AS h (configuration_id, width_seconds, start_time, evaluated, changed, allow_to_deny, deny_to_allow)
+       SELECT configuration_id, 3600, date_trunc('hour', start_time), sum(evaluated), sum(changed), sum(allow_to_deny), sum(deny_to_allow)
+       FROM moved GROUP BY configuration_id, date_trunc('hour', start_time)
+       ON CONFLICT (configuration_id, width_seconds, start_time) DO UPDATE SET
+         evaluated = h.evaluated + excluded.evaluated, changed = h.changed + excluded.changed,
+         allow_to_deny = h.allow_to_deny + excluded.allow_to_deny, deny_to_allow = h.deny_to_allow + excluded.deny_to_allow`,
+      [PREVIEW_MINUTE_BUCKETS_HOURS],
+    );
+    await this.pool.query(
+      `DELETE FROM preview_time_buckets b USING preview_configurations c
+       WHERE b.configuration_id = c.id AND b.start_time < c.last_event_time - make_interval(secs => $1)`,
+      [retentionMs / 1000],
+    );
+  }
+
+  /**
+   * Adopts the TRAFFIC stream created at `created`: a store without one starts its counted
+   * ranges at `floor`; one that knew another drops its ranges and drops. Answers the creation
+   * time it knew then, if it was another.
+   */
+  async adoptStream(created: string, floor: number): Promise<string | undefined> {
+    let replaced: string | undefined;
+    await this.transaction(async (client) => {
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext('preview_counted'))`);
+      const [known] = (await client.query<{ created: string }>(`SELECT created FROM preview_traffic_stream`)).rows;
+      if (known?.created === created) return;
+      if (known) {
+        replaced = known.created;
+        await client.query(`DELETE FROM preview_counted`);
+        await client.query(`DELETE FROM preview_traffic_drops`);
+        await client.query(`UPDATE preview_traffic_stream SET settled_seq = NULL`);
+        await client.query(`UPDATE preview_traffic_stream SET created = $1`, [created]);
+        return;
+      }
+      await client.query(`INSERT INTO preview_traffic_stream (created) VALUES ($1)`, [created]);
+      await this.merge(client, floor);
+    });
+    return replaced;
+  }
+
+  /** Merges the counted ranges reaching down to `floor`, unless another replica is at it. */
+  async compact(floor: number): Promise<void> {
+    await this.transaction(async (client) => {
+      const [{ locked }] = (await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('preview_counted')) AS locked`)).rows;
+      if (locked) await this.merge(client, floor);
+    });
+  }
+
+  /** The configurations without traffic since `cutoff`, oldest first (at most 100). */
+  async expiredConfigurations(cutoff: string): Promise<number[]> {
+    const expired = (await this.pool.query<{ id: number }>(`SELECT id FROM preview_configurations WHERE updated_at < $1 ORDER BY updated_at LIMIT 100`, [cutoff])).rows;
+    return expired.map((row) => row.id);
+  }
+
+  /** Removes a configuration with everything it holds, unless traffic came back since `cutoff`. */
+  async removeConfiguration(id: number, cutoff: string): Promise<void> {
+    for (;;) {
+      const { rowCount } = await this.pool.query(
+        `DELETE FROM preview_flows WHERE ctid = ANY(ARRAY(SELECT ctid FROM preview_flows WHERE configuration_id = $1 LIMIT ${DELETE_BATCH}))`,
+        [id],
+      );
+      if ((rowCount ?? 0) < DELETE_BATCH) break;
+    }
+    await this.transaction(async (client) => {
+      const { rowCount } = await client.query(`DELETE FROM preview_configurations WHERE id = $1 AND updated_at < $2`, [id, cutoff]);
+      if (!rowCount) return; // traffic came back meanwhile: it stays
+      await client.query(`DELETE FROM preview_rule_counts WHERE configuration_id = $1`, [id]);
+      await client.query(`DELETE FROM preview_transitions WHERE configuration_id = $1`, [id]);
+      await client.query(`DELETE FROM preview_time_buckets WHERE configuration_id = $1`, [id]);
+      await client.query(`DELETE FROM preview_dead_letters WHERE configuration_id = $1`, [id]);
+      await client.query(`DELETE FROM preview_disagreement_flows WHERE configuration_id = $1`, [id]);
+      await client.query(`DELETE FROM preview_disagreements WHERE configuration_id = $1`, [id]);
+      await client.query(`DELETE FROM preview_versions v WHERE NOT EXISTS (SELECT 1 FROM preview_configurations c WHERE c.version_id = v.id)`);
+    });
+  }
+
+  /** Observations of drops older than `cutoff`; the newest stays: its through_seq is the mark the next one counts from. */
+  async removeOldDrops(cutoff: string): Promise<void> {
+    await this.pool.query(
+      `DELETE FROM preview_traffic_drops WHERE observed_at < $1 AND through_seq < (SELECT max(through_seq) FROM preview_traffic_drops)`,
+      [cutoff],
+    );
+  }
+
+  /** Every range reaching down to the floor becomes one `[0, max(floor, its top)]`. */
+  private async merge(client: PoolClient, floor: number): Promise<void> {
+    const removed = (await client.query<{ hi: string }>(`DELETE FROM preview_counted WHERE lo <= $1 RETURNING hi`, [floor])).rows;
+    const top = removed.reduce((max, row) => Math.max(max, Number(row.hi)), floor);
+    await client.query(`INSERT INTO preview_counted (lo, hi) VALUES (0, $1)`, [top]);
+  }
+
+  private async transaction(work: (client: PoolClient) => Promise<void>): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await work(client);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}

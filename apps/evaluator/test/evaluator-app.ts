@@ -1,0 +1,48 @@
+import type { INestApplication } from '@nestjs/common';
+import { loadConfig } from '@rollout/config';
+import { NatsNamespace, NatsRpcClient } from '@rollout/nats';
+import { startServiceApp } from '@rollout/service-kit';
+import { TEST_NATS_URL, TEST_POSTGRES_URL, removeTestResources, uniqueName } from '@rollout/testing';
+import type { NatsConnection } from 'nats';
+import { AppModule } from '../src/app.module';
+import { configSchema } from '../src/config';
+
+/** Test helpers: an evaluator on its own namespace and schema (see experiment-world.ts for what it reads). */
+export interface Isolation {
+  namespace: string;
+  schema: string;
+  ns: NatsNamespace;
+}
+
+export function isolation(): Isolation {
+  const namespace = uniqueName();
+  return { namespace, schema: uniqueName('it_'), ns: new NatsNamespace(namespace) };
+}
+
+/** Env of an evaluator on this isolation (small stream limits: many test runs share one server). */
+export function evaluatorEnv({ namespace, schema }: Isolation, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    NATS_URL: TEST_NATS_URL,
+    NATS_NAMESPACE: namespace,
+    DATABASE_URL: TEST_POSTGRES_URL,
+    DATABASE_SCHEMA: schema,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    TRAFFIC_MAX_BYTES: String(128 * 1024 ** 2),
+    PREVIEW_LOGS_MAX_BYTES: String(128 * 1024 ** 2),
+    PREVIEW_HOUSEKEEPING_INTERVAL_MS: '1000',
+    ...extra,
+  };
+}
+
+export async function startEvaluator(iso: Isolation, extra: Record<string, string> = {}): Promise<INestApplication> {
+  const config = loadConfig(configSchema, evaluatorEnv(iso, extra));
+  return startServiceApp({ name: 'evaluator', config, module: AppModule.forRoot(config), rpc: true });
+}
+
+export const rpcClient = (nc: NatsConnection, iso: Isolation) => new NatsRpcClient(nc, iso.ns);
+
+export async function cleanUp(iso: Isolation): Promise<void> {
+  await removeTestResources({ schema: iso.schema, namespace: iso.namespace });
+}
