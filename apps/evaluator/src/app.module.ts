@@ -50,7 +50,16 @@ export class AppModule {
       jetstream: evaluatorJetStream(config),
       // Its system key signs auto-stop's stopPreview (the only call it makes).
       actorSigning: actorSigningOf(config.BUS_SIGNING_KEY, AUTO_STOP_ASSERTION_TTL_MS),
-      database: { migrations: [CreatePreviewStore1765000000000, PreviewFlows1766650000000, PreviewInsight1767000000000, PreviewCompleteness1767100000000, PreviewDisagreements1767200000000, PreviewBacktests1767300000000] },
+      database: {
+        migrations: [
+          CreatePreviewStore1765000000000,
+          PreviewFlows1766650000000,
+          PreviewInsight1767000000000,
+          PreviewCompleteness1767100000000,
+          PreviewDisagreements1767200000000,
+          PreviewBacktests1767300000000,
+        ],
+      },
       readiness: [PreviewStateService],
       imports: [PreviewStateModule],
       controllers: [PreviewHandlers, BacktestHandlers],

@@ -1,51 +1,77 @@
-import { baseConfigSchema, busSigningKey, databaseConfigSchema, positiveInt } from '@rollout/config';
+import {
+  baseConfigSchema,
+  busSigningKey,
+  databaseConfigSchema,
+  positiveInt,
+} from '@rollout/config';
 import { PREVIEW_LOGS_STREAM_LIMITS, TRAFFIC_STREAM_LIMITS } from '@rollout/contracts';
 import { z } from 'zod';
 
-export const configSchema = z.object({
-  ...baseConfigSchema(3002).shape,
-  ...databaseConfigSchema('preview').shape,
-  /** Most traffic messages evaluated and counted in one Postgres transaction. */
-  EVALUATOR_BATCH_SIZE: positiveInt(1_000).pipe(z.number().max(10_000, 'must be at most 10000')),
-  /** Most traffic payload bytes in one batch (a traffic.v2alpha message holds many events): bounds what one batch decodes at once. */
-  EVALUATOR_BATCH_BYTES: positiveInt(512 * 1024).pipe(z.number().max(64 * 1024 * 1024, 'must be at most 67108864')),
-  /** Batches in flight at once in one replica (each its own transaction and connection). */
-  EVALUATOR_CONCURRENCY: positiveInt(2).pipe(z.number().max(16, 'must be at most 16')),
-  /** Traffic events handed out and not yet acknowledged, across every replica (the durable consumer's max_ack_pending). */
-  EVALUATOR_MAX_ACK_PENDING: positiveInt(20_000),
-  /** How long a replica may hold an event before JetStream hands it to another. */
-  EVALUATOR_ACK_WAIT_MS: positiveInt(30_000),
-  /** Most changed flows kept per configuration; changed events of further flows are counted, in no flow. */
-  EVALUATOR_MAX_FLOWS: positiveInt(200_000),
-  /** How long a configuration's report and flows are kept after its last traffic (a committed or deleted experiment's too). */
-  PREVIEW_RETENTION_MS: positiveInt(7 * 24 * 3600 * 1000),
-  /** How often a replica merges the counted-sequence ranges and removes what retention lets go. */
-  PREVIEW_HOUSEKEEPING_INTERVAL_MS: positiveInt(60_000),
-  /** How often a replica checks the ACTIVE experiments' stopAfter and breaker (docs/readiness-gates.md). */
-  AUTO_STOP_INTERVAL_MS: positiveInt(5_000),
-  /**
-   * The evaluator's system key, which signs its auto-stops: key id `system.evaluator` or
-   * `system.evaluator.<suffix>` (docs/bus-security.md). Required in production.
-   */
-  BUS_SIGNING_KEY: busSigningKey.refine((key) => key === undefined || /^system\.evaluator(\.[A-Za-z0-9_-]+)?:/.test(key), 'must be the evaluator\'s system key: key id system.evaluator or system.evaluator.<suffix>'),
-  /** Most TRAFFIC messages a backtest fetches and evaluates at once (docs/backtest.md). */
-  BACKTEST_BATCH_SIZE: positiveInt(200).pipe(z.number().max(10_000, 'must be at most 10000')),
-  /** Pause between a backtest's batches while the live consumer has nothing to read (0: yield only). */
-  BACKTEST_PAUSE_MS: z.coerce.number({ error: 'must be a whole number of ms' }).int('must be a whole number of ms').min(0, 'must be 0 or more').max(10_000, 'must be at most 10000').default(0),
-  /** While the live consumer has a backlog, the most of the process's time a backtest takes (it pauses for the rest). */
-  BACKTEST_BUSY_SHARE: z.coerce.number({ error: 'must be a number' }).gt(0, 'must be above 0').max(1, 'must be at most 1').default(0.1),
-  /** A backtest whose evaluator has not beaten for this long is failed (its process died). */
-  BACKTEST_STALE_MS: positiveInt(30_000),
-  /** Limits of the streams the evaluator creates (see the contracts for the defaults' reasons). */
-  TRAFFIC_MAX_AGE_MS: positiveInt(TRAFFIC_STREAM_LIMITS.maxAgeMs),
-  TRAFFIC_MAX_BYTES: positiveInt(TRAFFIC_STREAM_LIMITS.maxBytes),
-  PREVIEW_LOGS_MAX_AGE_MS: positiveInt(PREVIEW_LOGS_STREAM_LIMITS.maxAgeMs),
-  PREVIEW_LOGS_MAX_BYTES: positiveInt(PREVIEW_LOGS_STREAM_LIMITS.maxBytes),
-}).superRefine((config, ctx) => {
-  if (config.NODE_ENV === 'production' && !config.BUS_SIGNING_KEY) {
-    ctx.addIssue({ code: 'custom', path: ['BUS_SIGNING_KEY'], message: 'must be set in production (auto-stop calls stopPreview, which the experiment service refuses unsigned)' });
-  }
-});
+export const configSchema = z
+  .object({
+    ...baseConfigSchema(3002).shape,
+    ...databaseConfigSchema('preview').shape,
+    /** Most traffic messages evaluated and counted in one Postgres transaction. */
+    EVALUATOR_BATCH_SIZE: positiveInt(1_000).pipe(z.number().max(10_000, 'must be at most 10000')),
+    /** Most traffic payload bytes in one batch (a traffic.v2alpha message holds many events): bounds what one batch decodes at once. */
+    EVALUATOR_BATCH_BYTES: positiveInt(512 * 1024).pipe(
+      z.number().max(64 * 1024 * 1024, 'must be at most 67108864'),
+    ),
+    /** Batches in flight at once in one replica (each its own transaction and connection). */
+    EVALUATOR_CONCURRENCY: positiveInt(2).pipe(z.number().max(16, 'must be at most 16')),
+    /** Traffic events handed out and not yet acknowledged, across every replica (the durable consumer's max_ack_pending). */
+    EVALUATOR_MAX_ACK_PENDING: positiveInt(20_000),
+    /** How long a replica may hold an event before JetStream hands it to another. */
+    EVALUATOR_ACK_WAIT_MS: positiveInt(30_000),
+    /** Most changed flows kept per configuration; changed events of further flows are counted, in no flow. */
+    EVALUATOR_MAX_FLOWS: positiveInt(200_000),
+    /** How long a configuration's report and flows are kept after its last traffic (a committed or deleted experiment's too). */
+    PREVIEW_RETENTION_MS: positiveInt(7 * 24 * 3600 * 1000),
+    /** How often a replica merges the counted-sequence ranges and removes what retention lets go. */
+    PREVIEW_HOUSEKEEPING_INTERVAL_MS: positiveInt(60_000),
+    /** How often a replica checks the ACTIVE experiments' stopAfter and breaker (docs/readiness-gates.md). */
+    AUTO_STOP_INTERVAL_MS: positiveInt(5_000),
+    /**
+     * The evaluator's system key, which signs its auto-stops: key id `system.evaluator` or
+     * `system.evaluator.<suffix>` (docs/bus-security.md). Required in production.
+     */
+    BUS_SIGNING_KEY: busSigningKey.refine(
+      (key) => key === undefined || /^system\.evaluator(\.[A-Za-z0-9_-]+)?:/.test(key),
+      "must be the evaluator's system key: key id system.evaluator or system.evaluator.<suffix>",
+    ),
+    /** Most TRAFFIC messages a backtest fetches and evaluates at once (docs/backtest.md). */
+    BACKTEST_BATCH_SIZE: positiveInt(200).pipe(z.number().max(10_000, 'must be at most 10000')),
+    /** Pause between a backtest's batches while the live consumer has nothing to read (0: yield only). */
+    BACKTEST_PAUSE_MS: z.coerce
+      .number({ error: 'must be a whole number of ms' })
+      .int('must be a whole number of ms')
+      .min(0, 'must be 0 or more')
+      .max(10_000, 'must be at most 10000')
+      .default(0),
+    /** While the live consumer has a backlog, the most of the process's time a backtest takes (it pauses for the rest). */
+    BACKTEST_BUSY_SHARE: z.coerce
+      .number({ error: 'must be a number' })
+      .gt(0, 'must be above 0')
+      .max(1, 'must be at most 1')
+      .default(0.1),
+    /** A backtest whose evaluator has not beaten for this long is failed (its process died). */
+    BACKTEST_STALE_MS: positiveInt(30_000),
+    /** Limits of the streams the evaluator creates (see the contracts for the defaults' reasons). */
+    TRAFFIC_MAX_AGE_MS: positiveInt(TRAFFIC_STREAM_LIMITS.maxAgeMs),
+    TRAFFIC_MAX_BYTES: positiveInt(TRAFFIC_STREAM_LIMITS.maxBytes),
+    PREVIEW_LOGS_MAX_AGE_MS: positiveInt(PREVIEW_LOGS_STREAM_LIMITS.maxAgeMs),
+    PREVIEW_LOGS_MAX_BYTES: positiveInt(PREVIEW_LOGS_STREAM_LIMITS.maxBytes),
+  })
+  .superRefine((config, ctx) => {
+    if (config.NODE_ENV === 'production' && !config.BUS_SIGNING_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['BUS_SIGNING_KEY'],
+        message:
+          'must be set in production (auto-stop calls stopPreview, which the experiment service refuses unsigned)',
+      });
+    }
+  });
 
 export type Config = z.output<typeof configSchema>;
 export const EVALUATOR_CONFIG = Symbol('EVALUATOR_CONFIG');

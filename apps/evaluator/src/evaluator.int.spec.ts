@@ -20,7 +20,10 @@ let rpc: NatsRpcClient;
 let world: ExperimentWorld;
 
 const report = (experiment: string) => previewReport(rpc, world, experiment);
-const inForce: (policy: string, ready: Parameters<typeof inForceOf>[3]) => Promise<unknown> = (policy, ready) => inForceOf(app, world, policy, ready);
+const inForce: (policy: string, ready: Parameters<typeof inForceOf>[3]) => Promise<unknown> = (
+  policy,
+  ready,
+) => inForceOf(app, world, policy, ready);
 
 beforeAll(async () => {
   iso = isolation();
@@ -57,7 +60,12 @@ describe('evaluating traffic', () => {
   const events = exampleEvents();
 
   it('evaluates the live policy and every ACTIVE experiment: exact totals, changed flows, and nothing for the others', async () => {
-    await inForce('web', (view) => view.etag === liveEtag && view.active.map((e) => e.etag).join() === `${etags.block},${etags.noop}`);
+    await inForce(
+      'web',
+      (view) =>
+        view.etag === liveEtag &&
+        view.active.map((e) => e.etag).join() === `${etags.block},${etags.noop}`,
+    );
     const seq = await publishTraffic(nc, iso, 'web', events);
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'events settled' });
 
@@ -88,14 +96,39 @@ describe('evaluating traffic', () => {
       flows: 1,
       changedOutsideFlows: 0,
       ruleTransitions: [
-        { live: { action: 'allow', rulePriority: 100, implied: false }, experiment: { action: 'allow', rulePriority: 100, implied: false }, count: 2 },
-        { live: { action: 'allow', rulePriority: null, implied: true }, experiment: { action: 'allow', rulePriority: null, implied: true }, count: 1 },
-        { live: { action: 'allow', rulePriority: 100, implied: false }, experiment: { action: 'deny', rulePriority: 50, implied: false }, count: 1 },
-        { live: { action: 'deny', rulePriority: 200, implied: false }, experiment: { action: 'deny', rulePriority: 200, implied: false }, count: 1 },
+        {
+          live: { action: 'allow', rulePriority: 100, implied: false },
+          experiment: { action: 'allow', rulePriority: 100, implied: false },
+          count: 2,
+        },
+        {
+          live: { action: 'allow', rulePriority: null, implied: true },
+          experiment: { action: 'allow', rulePriority: null, implied: true },
+          count: 1,
+        },
+        {
+          live: { action: 'allow', rulePriority: 100, implied: false },
+          experiment: { action: 'deny', rulePriority: 50, implied: false },
+          count: 1,
+        },
+        {
+          live: { action: 'deny', rulePriority: 200, implied: false },
+          experiment: { action: 'deny', rulePriority: 200, implied: false },
+          count: 1,
+        },
       ],
       ruleTransitionsOmitted: 0,
       // Events 10 to 14 seconds into the minute.
-      timeBuckets: [{ startTime: '2025-06-01T00:00:00.000Z', width: 'MINUTE', evaluated: 5, changed: 1, allowToDeny: 1, denyToAllow: 0 }],
+      timeBuckets: [
+        {
+          startTime: '2025-06-01T00:00:00.000Z',
+          width: 'MINUTE',
+          evaluated: 5,
+          changed: 1,
+          allowToDeny: 1,
+          denyToAllow: 0,
+        },
+      ],
       // The other ACTIVE experiment (noop: implied deny) decides two of these events differently.
       disagreements: [
         {
@@ -103,14 +136,40 @@ describe('evaluating traffic', () => {
           experimentEtag: etags.noop,
           events: 2,
           topFlows: [
-            { direction: 'INGRESS', srcIp: '10.0.1.5', destIp: '192.0.2.10', protocol: 'tcp', destPort: 443, action: 'allow', otherAction: 'deny', count: 1 },
-            { direction: 'INGRESS', srcIp: '10.0.2.5', destIp: '192.0.2.10', protocol: 'tcp', destPort: 22, action: 'allow', otherAction: 'deny', count: 1 },
+            {
+              direction: 'INGRESS',
+              srcIp: '10.0.1.5',
+              destIp: '192.0.2.10',
+              protocol: 'tcp',
+              destPort: 443,
+              action: 'allow',
+              otherAction: 'deny',
+              count: 1,
+            },
+            {
+              direction: 'INGRESS',
+              srcIp: '10.0.2.5',
+              destIp: '192.0.2.10',
+              protocol: 'tcp',
+              destPort: 22,
+              action: 'allow',
+              otherAction: 'deny',
+              count: 1,
+            },
           ],
           eventsOutsideFlows: 0,
         },
       ],
       // Its one differing region (10.0.1.0/24 to port 22) was touched; every experiment rule decided something.
-      coverage: { complete: true, differingRegions: 1, regionsOmitted: 0, untouchedRegions: [], exact: true, unmatchedExperimentRules: [], shadowedRules: [] },
+      coverage: {
+        complete: true,
+        differingRegions: 1,
+        regionsOmitted: 0,
+        untouchedRegions: [],
+        exact: true,
+        unmatchedExperimentRules: [],
+        shadowedRules: [],
+      },
       completeness: {
         complete: true,
         summary: "Complete: every message of this policy's traffic is counted, none lost.",
@@ -128,7 +187,9 @@ describe('evaluating traffic', () => {
     expect(configurations.slice(1).map((c) => [c.evaluated, c.changed])).toEqual([[1, 1]]);
 
     // Only the changed decision is kept, as a flow, with the event as its sample.
-    const blockFlows = (await allFlows(rpc, world.experimentName('web', 'block'))).filter((f) => f.experimentEtag === etags.block);
+    const blockFlows = (await allFlows(rpc, world.experimentName('web', 'block'))).filter(
+      (f) => f.experimentEtag === etags.block,
+    );
     expect(blockFlows).toEqual([
       {
         experimentEtag: etags.block,
@@ -144,15 +205,29 @@ describe('evaluating traffic', () => {
         count: 1,
         firstEventTime: events[0].time,
         lastEventTime: events[0].time,
-        samples: [{ trafficEventId: events[0].id, eventTime: events[0].time, srcPort: events[0].srcPort }],
+        samples: [
+          { trafficEventId: events[0].id, eventTime: events[0].time, srcPort: events[0].srcPort },
+        ],
       },
     ]);
 
     // The no-op experiment previews deleting the policy: the implied rules decide everything.
     const noopReport = (await report('noop')).configurations;
-    expect(noopReport.map((c) => [c.experimentEtag, c.evaluated, c.allowToDeny, c.denyToAllow, c.unchangedDeny, c.unchangedAllow, c.flows])).toEqual([[etags.noop, 5, 3, 0, 1, 1, 3]]);
+    expect(
+      noopReport.map((c) => [
+        c.experimentEtag,
+        c.evaluated,
+        c.allowToDeny,
+        c.denyToAllow,
+        c.unchangedDeny,
+        c.unchangedAllow,
+        c.flows,
+      ]),
+    ).toEqual([[etags.noop, 5, 3, 0, 1, 1, 3]]);
     const noopFlows = await allFlows(rpc, world.experimentName('web', 'noop'));
-    expect(noopFlows.map((f) => [f.srcIp, f.destPort, f.transition, f.experimentResult.implied]).sort()).toEqual(
+    expect(
+      noopFlows.map((f) => [f.srcIp, f.destPort, f.transition, f.experimentResult.implied]).sort(),
+    ).toEqual(
       [
         ['10.0.1.5', 22, 'ALLOW_TO_DENY', true],
         ['10.0.1.5', 443, 'ALLOW_TO_DENY', true],

@@ -29,14 +29,20 @@ export function evaluatorJetStream(config: Config): JetStreamDeclarations {
         maxAgeMs: config.TRAFFIC_MAX_AGE_MS,
         maxBytes: config.TRAFFIC_MAX_BYTES,
         // JetStream refuses a duplicate window longer than the stream's max age.
-        duplicateWindowMs: Math.min(TRAFFIC_STREAM_LIMITS.duplicateWindowMs, config.TRAFFIC_MAX_AGE_MS),
+        duplicateWindowMs: Math.min(
+          TRAFFIC_STREAM_LIMITS.duplicateWindowMs,
+          config.TRAFFIC_MAX_AGE_MS,
+        ),
       },
       {
         name: PREVIEW_LOGS_STREAM,
         subjects: [PREVIEW_LOGS_SUBJECTS],
         maxAgeMs: config.PREVIEW_LOGS_MAX_AGE_MS,
         maxBytes: config.PREVIEW_LOGS_MAX_BYTES,
-        duplicateWindowMs: Math.min(PREVIEW_LOGS_STREAM_LIMITS.duplicateWindowMs, config.PREVIEW_LOGS_MAX_AGE_MS),
+        duplicateWindowMs: Math.min(
+          PREVIEW_LOGS_STREAM_LIMITS.duplicateWindowMs,
+          config.PREVIEW_LOGS_MAX_AGE_MS,
+        ),
       },
     ],
     consumers: [

@@ -5,15 +5,33 @@ import { Isolation, rpcClient } from './evaluator-app';
 
 /** Test helpers: start a backtest over NATS as the gateway does, and follow its operation. */
 
-export function startBacktest(nc: NatsConnection, iso: Isolation, request: BacktestRequest): Promise<BacktestOperation> {
-  return rpcClient(nc, iso).request<BacktestOperation>(PREVIEW_SUBJECTS.backtest, request, { timeoutMs: 5_000 });
+export function startBacktest(
+  nc: NatsConnection,
+  iso: Isolation,
+  request: BacktestRequest,
+): Promise<BacktestOperation> {
+  return rpcClient(nc, iso).request<BacktestOperation>(PREVIEW_SUBJECTS.backtest, request, {
+    timeoutMs: 5_000,
+  });
 }
 
-export function backtestOperation(nc: NatsConnection, iso: Isolation, name: string): Promise<BacktestOperation> {
-  return rpcClient(nc, iso).request<BacktestOperation>(PREVIEW_SUBJECTS.getOperation, { name }, { timeoutMs: 5_000 });
+export function backtestOperation(
+  nc: NatsConnection,
+  iso: Isolation,
+  name: string,
+): Promise<BacktestOperation> {
+  return rpcClient(nc, iso).request<BacktestOperation>(
+    PREVIEW_SUBJECTS.getOperation,
+    { name },
+    { timeoutMs: 5_000 },
+  );
 }
 
-export function finished(nc: NatsConnection, iso: Isolation, name: string): Promise<BacktestOperation> {
+export function finished(
+  nc: NatsConnection,
+  iso: Isolation,
+  name: string,
+): Promise<BacktestOperation> {
   return eventually(
     async () => {
       const operation = await backtestOperation(nc, iso, name);

@@ -2,7 +2,12 @@ import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/config';
 import { NatsNamespace, NatsRpcClient } from '@rollout/nats';
 import { startServiceApp } from '@rollout/service-kit';
-import { TEST_NATS_URL, TEST_POSTGRES_URL, removeTestResources, uniqueName } from '@rollout/testing';
+import {
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
+  removeTestResources,
+  uniqueName,
+} from '@rollout/testing';
 import type { NatsConnection } from 'nats';
 import { AppModule } from '../src/app.module';
 import { configSchema } from '../src/config';
@@ -20,7 +25,10 @@ export function isolation(): Isolation {
 }
 
 /** Env of an evaluator on this isolation (small stream limits: many test runs share one server). */
-export function evaluatorEnv({ namespace, schema }: Isolation, extra: Record<string, string> = {}): Record<string, string> {
+export function evaluatorEnv(
+  { namespace, schema }: Isolation,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     NATS_URL: TEST_NATS_URL,
     NATS_NAMESPACE: namespace,
@@ -36,9 +44,17 @@ export function evaluatorEnv({ namespace, schema }: Isolation, extra: Record<str
   };
 }
 
-export async function startEvaluator(iso: Isolation, extra: Record<string, string> = {}): Promise<INestApplication> {
+export async function startEvaluator(
+  iso: Isolation,
+  extra: Record<string, string> = {},
+): Promise<INestApplication> {
   const config = loadConfig(configSchema, evaluatorEnv(iso, extra));
-  return startServiceApp({ name: 'evaluator', config, module: AppModule.forRoot(config), rpc: true });
+  return startServiceApp({
+    name: 'evaluator',
+    config,
+    module: AppModule.forRoot(config),
+    rpc: true,
+  });
 }
 
 export const rpcClient = (nc: NatsConnection, iso: Isolation) => new NatsRpcClient(nc, iso.ns);

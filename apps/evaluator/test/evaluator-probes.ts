@@ -11,18 +11,43 @@ import { ExperimentWorld } from './experiment-world';
 /** Test helpers: what a running evaluator shows (its metrics, its state, its reports). */
 
 /** The sum of a metric's values with these labels. */
-export async function metric(app: INestApplication, name: string, labels: Record<string, string> = {}): Promise<number> {
+export async function metric(
+  app: INestApplication,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
   const found = await app.get<Registry>(METRICS_REGISTRY).getSingleMetric(name)?.get();
-  return found?.values.filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value)).reduce((sum, v) => sum + v.value, 0) ?? 0;
+  return (
+    found?.values
+      .filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))
+      .reduce((sum, v) => sum + v.value, 0) ?? 0
+  );
 }
 
 /** Waits until the evaluator's view of a live policy satisfies `ready` (the event has been applied). */
-export const inForce = (app: INestApplication, world: ExperimentWorld, policy: string, ready: (view: PolicyView) => boolean) =>
-  eventually(() => {
-    const view = app.get(PreviewStateService).state.viewOf(world.policyName(policy));
-    return view && ready(view) ? true : undefined;
-  }, { what: `state of ${policy} in force` });
+export const inForce = (
+  app: INestApplication,
+  world: ExperimentWorld,
+  policy: string,
+  ready: (view: PolicyView) => boolean,
+) =>
+  eventually(
+    () => {
+      const view = app.get(PreviewStateService).state.viewOf(world.policyName(policy));
+      return view && ready(view) ? true : undefined;
+    },
+    { what: `state of ${policy} in force` },
+  );
 
 /** previewReport of an experiment, asked over NATS as the gateway asks it. */
-export const previewReport = (rpc: NatsRpcClient, world: ExperimentWorld, experiment: string, policy = 'web') =>
-  rpc.request<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: world.experimentName(policy, experiment) }, { timeoutMs: 5_000 });
+export const previewReport = (
+  rpc: NatsRpcClient,
+  world: ExperimentWorld,
+  experiment: string,
+  policy = 'web',
+) =>
+  rpc.request<PreviewReport>(
+    PREVIEW_SUBJECTS.previewReport,
+    { name: world.experimentName(policy, experiment) },
+    { timeoutMs: 5_000 },
+  );

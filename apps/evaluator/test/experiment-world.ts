@@ -1,4 +1,14 @@
-import { EXPERIMENT_STATE_BUCKET, ExperimentEvent, FirewallRule, PolicyEvent, PreviewState as ContractPreviewState, STATE_POSITION_KEY, STATE_VERSION_HEADER, experimentStateKey, policyStateKey } from '@rollout/contracts';
+import {
+  EXPERIMENT_STATE_BUCKET,
+  ExperimentEvent,
+  FirewallRule,
+  PolicyEvent,
+  PreviewState as ContractPreviewState,
+  STATE_POSITION_KEY,
+  STATE_VERSION_HEADER,
+  experimentStateKey,
+  policyStateKey,
+} from '@rollout/contracts';
 import { Empty, JSONCodec, NatsConnection, headers as natsHeaders } from 'nats';
 import { randomUUID } from 'node:crypto';
 import type { Isolation } from './evaluator-app';
@@ -36,7 +46,9 @@ export class ExperimentWorld {
     const headers = natsHeaders();
     headers.set('Event-Tx', '1');
     headers.set('Event-Position', '1');
-    await this.nc.jetstream().publish(`$KV.${this.bucket}.${STATE_POSITION_KEY}`, Empty, { headers });
+    await this.nc
+      .jetstream()
+      .publish(`$KV.${this.bucket}.${STATE_POSITION_KEY}`, Empty, { headers });
   }
 
   private get bucket(): string {
@@ -70,17 +82,34 @@ export class ExperimentWorld {
   }
 
   async deletePolicy(policy: string): Promise<void> {
-    await this.remove(policyStateKey(this.project, this.location, policy), this.next(this.policyName(policy)));
+    await this.remove(
+      policyStateKey(this.project, this.location, policy),
+      this.next(this.policyName(policy)),
+    );
   }
 
   /** Creates or changes an experiment (preview state as given); returns its new etag. */
-  async experiment(policy: string, experiment: string, rules: FirewallRule[], preview?: ContractPreviewState, type?: ExperimentEvent['type']): Promise<string> {
+  async experiment(
+    policy: string,
+    experiment: string,
+    rules: FirewallRule[],
+    preview?: ContractPreviewState,
+    type?: ExperimentEvent['type'],
+  ): Promise<string> {
     const name = this.experimentName(policy, experiment);
     const version = this.next(name);
     const etag = `${experiment}-E${version}`;
     const event: ExperimentEvent = {
       id: randomUUID(),
-      type: type ?? (version === 1 ? 'ExperimentCreated' : preview === 'ACTIVE' ? 'PreviewStarted' : preview === 'SUSPENDED' ? 'PreviewStopped' : 'ExperimentUpdated'),
+      type:
+        type ??
+        (version === 1
+          ? 'ExperimentCreated'
+          : preview === 'ACTIVE'
+            ? 'PreviewStarted'
+            : preview === 'SUSPENDED'
+              ? 'PreviewStopped'
+              : 'ExperimentUpdated'),
       subject: name,
       version,
       time: T0,
@@ -88,7 +117,15 @@ export class ExperimentWorld {
       state: {
         name,
         firewallPolicy: { name: this.policyName(policy), rules },
-        ...(preview ? { previewMetadata: { state: preview, logPrefix: 'FirewallPolicyPreviewLog', startTime: T0 } } : {}),
+        ...(preview
+          ? {
+              previewMetadata: {
+                state: preview,
+                logPrefix: 'FirewallPolicyPreviewLog',
+                startTime: T0,
+              },
+            }
+          : {}),
         annotations: {},
         etag,
         createTime: T0,
@@ -101,7 +138,10 @@ export class ExperimentWorld {
 
   /** ExperimentDeleted or ExperimentCommitted: the key is deleted. */
   async endExperiment(policy: string, experiment: string): Promise<void> {
-    await this.remove(experimentStateKey(this.project, this.location, policy, experiment), this.next(this.experimentName(policy, experiment)));
+    await this.remove(
+      experimentStateKey(this.project, this.location, policy, experiment),
+      this.next(this.experimentName(policy, experiment)),
+    );
   }
 
   private next(name: string): number {
@@ -113,7 +153,9 @@ export class ExperimentWorld {
   private async write(key: string, event: PolicyEvent | ExperimentEvent) {
     const headers = natsHeaders();
     headers.set(STATE_VERSION_HEADER, String(event.version));
-    await this.nc.jetstream().publish(`$KV.${this.bucket}.${key}`, codec.encode(event), { headers });
+    await this.nc
+      .jetstream()
+      .publish(`$KV.${this.bucket}.${key}`, codec.encode(event), { headers });
   }
 
   private async remove(key: string, version: number) {

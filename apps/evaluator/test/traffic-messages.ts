@@ -4,7 +4,8 @@ import { DecodedMessage, RejectedTraffic, isRejected } from '../src/traffic/traf
 
 /** Test helpers for the traffic decoder: messages as bytes, one event in both majors' spelling, and what decoding gave. */
 
-export const bytes = (value: unknown) => new TextEncoder().encode(typeof value === 'string' ? value : JSON.stringify(value));
+export const bytes = (value: unknown) =>
+  new TextEncoder().encode(typeof value === 'string' ? value : JSON.stringify(value));
 export const v1Event = (n: number, overrides: Partial<TrafficEvent> = {}): TrafficEvent => ({
   id: `e-${n}`,
   time: '2025-06-01T00:00:00Z',
@@ -17,9 +18,19 @@ export const v1Event = (n: number, overrides: Partial<TrafficEvent> = {}): Traff
   ...overrides,
 });
 /** The same event in traffic.v2alpha's spelling. */
-export const v2Event = (n: number, overrides: Partial<TrafficEventV2alpha> = {}): TrafficEventV2alpha => {
+export const v2Event = (
+  n: number,
+  overrides: Partial<TrafficEventV2alpha> = {},
+): TrafficEventV2alpha => {
   const { srcIp, destIp, srcPort, destPort, ...rest } = v1Event(n);
-  return { ...rest, sourceIp: srcIp, destinationIp: destIp, sourcePort: srcPort, destinationPort: destPort, ...overrides };
+  return {
+    ...rest,
+    sourceIp: srcIp,
+    destinationIp: destIp,
+    sourcePort: srcPort,
+    destinationPort: destPort,
+    ...overrides,
+  };
 };
 
 export function accepted(decoded: DecodedMessage | RejectedTraffic): DecodedMessage {

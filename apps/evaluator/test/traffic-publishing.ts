@@ -1,5 +1,8 @@
 import { TRAFFIC_STREAM, TrafficEvent, trafficSubject } from '@rollout/contracts';
-import { TrafficEvent as TrafficEventV2alpha, trafficV2alphaSubject } from '@rollout/contracts-alpha';
+import {
+  TrafficEvent as TrafficEventV2alpha,
+  trafficV2alphaSubject,
+} from '@rollout/contracts-alpha';
 import { NatsConnection, headers as natsHeaders } from 'nats';
 import { TRAFFIC_DURABLE } from '../src/jetstream';
 import type { Isolation } from './evaluator-app';
@@ -25,17 +28,25 @@ export function trafficEvent(n: number, overrides: Partial<TrafficEvent> = {}): 
 }
 
 /** Publishes as a producer does: Nats-Msg-Id = event id. Returns the last stream sequence. */
-export async function publishTraffic(nc: NatsConnection, iso: Isolation, policy: string, events: (TrafficEvent | string)[], world = { project: 'acme', location: 'global' }): Promise<number> {
+export async function publishTraffic(
+  nc: NatsConnection,
+  iso: Isolation,
+  policy: string,
+  events: (TrafficEvent | string)[],
+  world = { project: 'acme', location: 'global' },
+): Promise<number> {
   const js = nc.jetstream();
   const subject = iso.ns.subject(trafficSubject(world.project, world.location, policy));
   let last = 0;
   for (let i = 0; i < events.length; i += 1000) {
     const acks = await Promise.all(
-      events.slice(i, i + 1000).map((event) =>
-        typeof event === 'string'
-          ? js.publish(subject, event)
-          : js.publish(subject, JSON.stringify(event), { msgID: event.id }),
-      ),
+      events
+        .slice(i, i + 1000)
+        .map((event) =>
+          typeof event === 'string'
+            ? js.publish(subject, event)
+            : js.publish(subject, JSON.stringify(event), { msgID: event.id }),
+        ),
     );
     last = Math.max(last, ...acks.map((ack) => ack.seq));
   }
@@ -62,7 +73,15 @@ export async function publishTrafficBatches(
   iso: Isolation,
   policy: string,
   events: TrafficEvent[],
-  { batchSize = 100, headers = {}, world = { project: 'acme', location: 'global' } }: { batchSize?: number; headers?: Record<string, string>; world?: { project: string; location: string } } = {},
+  {
+    batchSize = 100,
+    headers = {},
+    world = { project: 'acme', location: 'global' },
+  }: {
+    batchSize?: number;
+    headers?: Record<string, string>;
+    world?: { project: string; location: string };
+  } = {},
 ): Promise<number> {
   const js = nc.jetstream();
   const subject = iso.ns.subject(trafficV2alphaSubject(world.project, world.location, policy));
@@ -72,15 +91,24 @@ export async function publishTrafficBatches(
     batches.map((batch) => {
       const hdrs = natsHeaders();
       for (const [name, value] of Object.entries(headers)) hdrs.set(name, value);
-      return js.publish(subject, JSON.stringify({ events: batch.map(toV2alpha) }), { msgID: `batch-${(batchCounter++).toString(36)}-${batch[0].id}`, headers: hdrs });
+      return js.publish(subject, JSON.stringify({ events: batch.map(toV2alpha) }), {
+        msgID: `batch-${(batchCounter++).toString(36)}-${batch[0].id}`,
+        headers: hdrs,
+      });
     }),
   );
   return Math.max(0, ...acks.map((ack) => ack.seq));
 }
 
 /** Resolves when the evaluator's durable consumer has settled every traffic message up to `seq`. */
-export async function settledUpTo(nc: NatsConnection, iso: Isolation, seq: number): Promise<boolean | undefined> {
-  const info = await (await nc.jetstreamManager()).consumers.info(iso.ns.stream(TRAFFIC_STREAM), TRAFFIC_DURABLE);
+export async function settledUpTo(
+  nc: NatsConnection,
+  iso: Isolation,
+  seq: number,
+): Promise<boolean | undefined> {
+  const info = await (
+    await nc.jetstreamManager()
+  ).consumers.info(iso.ns.stream(TRAFFIC_STREAM), TRAFFIC_DURABLE);
   return info.ack_floor.stream_seq >= seq && info.num_ack_pending === 0 ? true : undefined;
 }
 
@@ -92,13 +120,27 @@ export const varied = (offset: number): TrafficEvent[] =>
       case 0:
         return trafficEvent(n, { srcIp: `10.0.1.${i}`, destPort: 22 });
       case 1:
-        return trafficEvent(n, { srcIp: `10.0.2.${i}`, destPort: 443, protocol: 6, targetTags: ['web'] });
+        return trafficEvent(n, {
+          srcIp: `10.0.2.${i}`,
+          destPort: 443,
+          protocol: 6,
+          targetTags: ['web'],
+        });
       case 2:
         return trafficEvent(n, { srcIp: `203.0.113.${i}` });
       case 3:
-        return trafficEvent(n, { srcIp: `2001:db8::${i.toString(16)}`, destIp: '2001:db8::1', direction: 'EGRESS', destPort: 80 });
+        return trafficEvent(n, {
+          srcIp: `2001:db8::${i.toString(16)}`,
+          destIp: '2001:db8::1',
+          direction: 'EGRESS',
+          destPort: 80,
+        });
       default: {
-        const { srcPort: _s, destPort: _d, ...event } = trafficEvent(n, { srcIp: `10.0.1.${i}`, protocol: 'icmp' });
+        const {
+          srcPort: _s,
+          destPort: _d,
+          ...event
+        } = trafficEvent(n, { srcIp: `10.0.1.${i}`, protocol: 'icmp' });
         return event;
       }
     }

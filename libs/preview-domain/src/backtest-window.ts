@@ -9,18 +9,25 @@ export interface RequestedWindow {
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
 /** The window of a backtest request, or INVALID_ARGUMENT naming the field at fault. */
-export function requestedWindow(request: Pick<BacktestRequest, 'startTime' | 'endTime'>): RequestedWindow {
+export function requestedWindow(
+  request: Pick<BacktestRequest, 'startTime' | 'endTime'>,
+): RequestedWindow {
   const time = (field: 'startTime' | 'endTime'): number | undefined => {
     const value = request[field];
     if (value === undefined || value === null) return undefined;
     const ms = typeof value === 'string' && RFC3339.test(value) ? Date.parse(value) : Number.NaN;
-    if (Number.isNaN(ms)) throw StatusError.invalidArgument(`${field} is not an RFC 3339 time.`, [{ field, description: 'e.g. 2025-06-01T00:00:00Z' }]);
+    if (Number.isNaN(ms))
+      throw StatusError.invalidArgument(`${field} is not an RFC 3339 time.`, [
+        { field, description: 'e.g. 2025-06-01T00:00:00Z' },
+      ]);
     return ms;
   };
   const startMs = time('startTime');
   const endMs = time('endTime');
   if (startMs !== undefined && endMs !== undefined && endMs < startMs) {
-    throw StatusError.invalidArgument('endTime is before startTime.', [{ field: 'endTime', description: 'must not be before startTime' }]);
+    throw StatusError.invalidArgument('endTime is before startTime.', [
+      { field: 'endTime', description: 'must not be before startTime' },
+    ]);
   }
   return { startMs, endMs };
 }
@@ -47,11 +54,15 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 /** The window a backtest replayed and what bounds it, in fields and in a sentence or three. */
 export function backtestWindow(outcome: ReplayOutcome): BacktestWindow {
   const { requested, retainedStartMs } = outcome;
-  const skipped = [...outcome.skipped].map(([reason, messages]) => ({ reason, messages })).sort((a, b) => b.messages - a.messages || a.reason.localeCompare(b.reason));
+  const skipped = [...outcome.skipped]
+    .map(([reason, messages]) => ({ reason, messages }))
+    .sort((a, b) => b.messages - a.messages || a.reason.localeCompare(b.reason));
   const skippedMessages = skipped.reduce((sum, s) => sum + s.messages, 0);
   // With no start asked, everything retained is replayed; messages the stream removed before that are the loss.
   const startsBeforeRetention =
-    requested.startMs === undefined ? outcome.retainedStartSequence > 1 : retainedStartMs !== undefined && requested.startMs < retainedStartMs;
+    requested.startMs === undefined
+      ? outcome.retainedStartSequence > 1
+      : retainedStartMs !== undefined && requested.startMs < retainedStartMs;
 
   const sentences: string[] = [];
   if (outcome.replayedStartMs !== undefined && outcome.replayedEndMs !== undefined) {
@@ -59,10 +70,15 @@ export function backtestWindow(outcome: ReplayOutcome): BacktestWindow {
       `Replayed ${plural(outcome.messagesReplayed, 'message')} (${plural(outcome.eventsReplayed, 'event')}) TRAFFIC stored from ${iso(outcome.replayedStartMs)} to ${iso(outcome.replayedEndMs)}.`,
     );
   } else {
-    sentences.push('TRAFFIC holds no message of this policy in the window asked for: nothing was replayed.');
+    sentences.push(
+      'TRAFFIC holds no message of this policy in the window asked for: nothing was replayed.',
+    );
   }
   if (startsBeforeRetention) {
-    const oldest = retainedStartMs === undefined ? 'none' : `${iso(retainedStartMs)}, sequence ${outcome.retainedStartSequence}`;
+    const oldest =
+      retainedStartMs === undefined
+        ? 'none'
+        : `${iso(retainedStartMs)}, sequence ${outcome.retainedStartSequence}`;
     sentences.push(
       requested.startMs === undefined
         ? `TRAFFIC retains messages only from its oldest (${oldest}): older traffic, removed by its age or size limits, is not in this backtest.`
@@ -71,7 +87,9 @@ export function backtestWindow(outcome: ReplayOutcome): BacktestWindow {
   }
   if (skippedMessages > 0) {
     const reasons = skipped.map((s) => `${s.reason} ${s.messages}`).join(', ');
-    sentences.push(`${plural(skippedMessages, 'message')} could not be decoded or evaluated and ${skippedMessages === 1 ? 'is' : 'are'} not counted (${reasons}).`);
+    sentences.push(
+      `${plural(skippedMessages, 'message')} could not be decoded or evaluated and ${skippedMessages === 1 ? 'is' : 'are'} not counted (${reasons}).`,
+    );
   }
   return {
     ...(requested.startMs === undefined ? {} : { requestedStartTime: iso(requested.startMs) }),
@@ -79,7 +97,9 @@ export function backtestWindow(outcome: ReplayOutcome): BacktestWindow {
     ...(retainedStartMs === undefined ? {} : { retainedStartTime: iso(retainedStartMs) }),
     retainedStartSequence: outcome.retainedStartSequence,
     lastSequence: outcome.lastSequence,
-    ...(outcome.replayedStartMs === undefined ? {} : { replayedStartTime: iso(outcome.replayedStartMs) }),
+    ...(outcome.replayedStartMs === undefined
+      ? {}
+      : { replayedStartTime: iso(outcome.replayedStartMs) }),
     ...(outcome.replayedEndMs === undefined ? {} : { replayedEndTime: iso(outcome.replayedEndMs) }),
     messagesReplayed: outcome.messagesReplayed,
     eventsReplayed: outcome.eventsReplayed,

@@ -14,7 +14,15 @@ import { parseExperimentName } from './names';
 import { recordKeys } from './records';
 import type { HeldVersions, PolicyView } from './state';
 import { coverageOf } from './coverage';
-import { BucketTally, ConfigurationTotals, HOUR_MS, MINUTE_MS, ruleCounts, ruleTransitionsOf, transitionTallies } from './totals';
+import {
+  BucketTally,
+  ConfigurationTotals,
+  HOUR_MS,
+  MINUTE_MS,
+  ruleCounts,
+  ruleTransitionsOf,
+  transitionTallies,
+} from './totals';
 
 /**
  * A backtest replays retained traffic through the live path's evaluate and aggregateMessages, on
@@ -22,7 +30,11 @@ import { BucketTally, ConfigurationTotals, HOUR_MS, MINUTE_MS, ruleCounts, ruleT
  * state. The tally adds up the batches the replay aggregates and turns them into a report of the
  * preview report's shape, all in memory (a backtest writes none of the live report's tables).
  */
-export function backtestView(experimentName: string, versions: HeldVersions, compile: (policy: { rules?: HeldVersions['liveRules'] }) => CompiledPolicy): PolicyView | undefined {
+export function backtestView(
+  experimentName: string,
+  versions: HeldVersions,
+  compile: (policy: { rules?: HeldVersions['liveRules'] }) => CompiledPolicy,
+): PolicyView | undefined {
   const name = parseExperimentName(experimentName);
   if (!name) return undefined;
   return {
@@ -36,7 +48,12 @@ export function backtestView(experimentName: string, versions: HeldVersions, com
         logSubject: previewLogSubject(name.project, name.location, name.policy, name.experiment),
         policy: compile({ rules: [...versions.experimentRules] }),
         liveEtag: versions.liveEtag,
-        keys: recordKeys(experimentName, versions.experimentEtag, name.policyName, versions.liveEtag),
+        keys: recordKeys(
+          experimentName,
+          versions.experimentEtag,
+          name.policyName,
+          versions.liveEtag,
+        ),
       },
     ],
   };
@@ -65,7 +82,8 @@ export class BacktestTally {
     for (const [live, row] of from.transitions) {
       let mine = into.transitions.get(live);
       if (!mine) into.transitions.set(live, (mine = new Map()));
-      for (const [experiment, count] of row) mine.set(experiment, (mine.get(experiment) ?? 0) + count);
+      for (const [experiment, count] of row)
+        mine.set(experiment, (mine.get(experiment) ?? 0) + count);
     }
     for (const [minute, bucket] of from.minutes) addBucket(into.minutes, minute, bucket);
     for (const [key, flow] of batch.flows) {
@@ -84,14 +102,21 @@ export class BacktestTally {
   }
 
   /** The report of the one configuration replayed (none before the first event), and its top changed flows. */
-  report(experimentName: string, versions: HeldVersions): { report: PreviewReport; topChangedFlows: PreviewFlow[] } {
+  report(
+    experimentName: string,
+    versions: HeldVersions,
+  ): { report: PreviewReport; topChangedFlows: PreviewFlow[] } {
     const { totals } = this;
-    if (totals.evaluated === 0) return { report: { name: experimentName, configurations: [] }, topChangedFlows: [] };
+    if (totals.evaluated === 0)
+      return { report: { name: experimentName, configurations: [] }, topChangedFlows: [] };
     const tallies = transitionTallies(totals.transitions);
     const margin = (side: 'live' | 'experiment') => {
       const counts = new Map<string, { priority: number; action: string; count: number }>();
       for (const t of tallies) {
-        const [priority, action] = side === 'live' ? [t.livePriority, t.liveAction] : [t.experimentPriority, t.experimentAction];
+        const [priority, action] =
+          side === 'live'
+            ? [t.livePriority, t.liveAction]
+            : [t.experimentPriority, t.experimentAction];
         const key = `${priority}/${action}`;
         const known = counts.get(key);
         if (known) known.count += t.count;
@@ -112,20 +137,36 @@ export class BacktestTally {
       unchangedDeny: totals.unchangedDeny,
       liveRules: margin('live'),
       experimentRules,
-      topChangedSources: top(flows, (f) => displayAddress(f.srcIp), compareAddresses).map(([srcIp, count]) => ({ srcIp, count })),
+      topChangedSources: top(flows, (f) => displayAddress(f.srcIp), compareAddresses).map(
+        ([srcIp, count]) => ({ srcIp, count }),
+      ),
       topChangedDestinationPorts: top(
         flows.filter((f) => f.destPort !== undefined),
         (f) => `${f.protocol}/${f.destPort}`,
         comparePorts,
-      ).map(([key, count]) => ({ protocol: key.slice(0, key.lastIndexOf('/')), destPort: Number(key.slice(key.lastIndexOf('/') + 1)), count })),
+      ).map(([key, count]) => ({
+        protocol: key.slice(0, key.lastIndexOf('/')),
+        destPort: Number(key.slice(key.lastIndexOf('/') + 1)),
+        count,
+      })),
       flows: flows.length,
       changedOutsideFlows: this.changedOutsideFlows,
       ...ruleTransitionsOf(tallies),
       timeBuckets: timeBuckets(totals),
       coverage: coverageOf({
-        analysis: analyzeExperiment({ rules: versions.liveRules }, { rules: versions.experimentRules }, versions.liveEtag),
+        analysis: analyzeExperiment(
+          { rules: versions.liveRules },
+          { rules: versions.experimentRules },
+          versions.liveEtag,
+        ),
         experimentRules: versions.experimentRules,
-        flows: flows.map((f) => ({ direction: f.direction, srcIp: f.srcIp, destIp: f.destIp, protocol: f.protocol, ...(f.destPort === undefined ? {} : { destPort: f.destPort }) })),
+        flows: flows.map((f) => ({
+          direction: f.direction,
+          srcIp: f.srcIp,
+          destIp: f.destIp,
+          protocol: f.protocol,
+          ...(f.destPort === undefined ? {} : { destPort: f.destPort }),
+        })),
         changedOutsideFlows: this.changedOutsideFlows,
         experimentRuleCounts: experimentRules,
       }),
@@ -175,14 +216,25 @@ function timeBuckets(totals: ConfigurationTotals): PreviewTimeBucket[] {
     if (start < cutoff) addBucket(hours, start - (start % HOUR_MS), bucket);
     else addBucket(minutes, start, bucket);
   }
-  const rows = [...[...hours].map(([start, b]) => ({ start, width: HOUR_MS, b })), ...[...minutes].map(([start, b]) => ({ start, width: MINUTE_MS, b }))];
+  const rows = [
+    ...[...hours].map(([start, b]) => ({ start, width: HOUR_MS, b })),
+    ...[...minutes].map(([start, b]) => ({ start, width: MINUTE_MS, b })),
+  ];
   return rows
     .sort((x, y) => x.start - y.start || y.width - x.width)
-    .map(({ start, width, b }) => ({ startTime: new Date(start).toISOString(), width: width === MINUTE_MS ? 'MINUTE' : 'HOUR', ...b }));
+    .map(({ start, width, b }) => ({
+      startTime: new Date(start).toISOString(),
+      width: width === MINUTE_MS ? 'MINUTE' : 'HOUR',
+      ...b,
+    }));
 }
 
 /** The PREVIEW_REPORT_TOP keys with the most changed events over the flows, ties in `order`. */
-function top(flows: readonly FlowTally[], keyOf: (flow: FlowTally) => string, order: (a: string, b: string) => number): [string, number][] {
+function top(
+  flows: readonly FlowTally[],
+  keyOf: (flow: FlowTally) => string,
+  order: (a: string, b: string) => number,
+): [string, number][] {
   const sums = new Map<string, number>();
   for (const flow of flows) sums.set(keyOf(flow), (sums.get(keyOf(flow)) ?? 0) + flow.count);
   return [...sums].sort((a, b) => b[1] - a[1] || order(a[0], b[0])).slice(0, PREVIEW_REPORT_TOP);
@@ -201,7 +253,8 @@ function addressKey(text: string): number[] {
 
 function compareAddresses(a: string, b: string): number {
   const [x, y] = [addressKey(a), addressKey(b)];
-  for (let i = 0; i < Math.max(x.length, y.length); i++) if (x[i] !== y[i]) return (x[i] ?? -1) - (y[i] ?? -1);
+  for (let i = 0; i < Math.max(x.length, y.length); i++)
+    if (x[i] !== y[i]) return (x[i] ?? -1) - (y[i] ?? -1);
   return 0;
 }
 
@@ -209,7 +262,9 @@ function expandIpv6(text: string): number[] {
   const [head, tail] = text.split('::');
   const groups = (part?: string) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
   const [h, t] = [groups(head), groups(tail)];
-  return tail === undefined ? h : [...h, ...new Array<number>(8 - h.length - t.length).fill(0), ...t];
+  return tail === undefined
+    ? h
+    : [...h, ...new Array<number>(8 - h.length - t.length).fill(0), ...t];
 }
 
 /** An address as Postgres writes an inet (what previewReport shows): IPv6 in RFC 5952's short form. */
@@ -217,7 +272,7 @@ export function displayAddress(text: string): string {
   if (!text.includes(':')) return text;
   const groups = expandIpv6(text);
   let [best, bestLength] = [-1, 1];
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
     if (j - i > bestLength) [best, bestLength] = [i, j - i];

@@ -1,6 +1,12 @@
 import { completenessOf } from './completeness';
 
-const nothingLost = { deadLettered: [], redeliveredEvents: 0, trafficDroppedMessages: 0, trafficDropUndetermined: 0, lag: { pendingMessages: 0 } };
+const nothingLost = {
+  deadLettered: [],
+  redeliveredEvents: 0,
+  trafficDroppedMessages: 0,
+  trafficDropUndetermined: 0,
+  lag: { pendingMessages: 0 },
+};
 
 describe('completenessOf', () => {
   it('is complete when nothing was dead-lettered or dropped and nothing is left to read', () => {
@@ -19,7 +25,9 @@ describe('completenessOf', () => {
   it('stays complete with redeliveries, and says they were counted once', () => {
     const result = completenessOf({ ...nothingLost, redeliveredEvents: 12 });
     expect(result.complete).toBe(true);
-    expect(result.summary).toBe("Complete: every message of this policy's traffic is counted, none lost. 12 events needed a redelivery and were counted once.");
+    expect(result.summary).toBe(
+      "Complete: every message of this policy's traffic is counted, none lost. 12 events needed a redelivery and were counted once.",
+    );
   });
 
   it('names every loss and unknown, dead letters by reason, most first', () => {
@@ -50,7 +58,10 @@ describe('completenessOf', () => {
   it('is not complete when the backlog is unknown', () => {
     const { lag: _, ...withoutLag } = nothingLost;
     const result = completenessOf(withoutLag);
-    expect(result).toMatchObject({ complete: false, summary: "Incomplete: the evaluator's backlog could not be read: counts may still grow." });
+    expect(result).toMatchObject({
+      complete: false,
+      summary: "Incomplete: the evaluator's backlog could not be read: counts may still grow.",
+    });
     expect(result).not.toHaveProperty('lag');
   });
 });

@@ -1,4 +1,9 @@
-import type { ExperimentAnalysis, FirewallRule, PreviewCoverage, RuleCount } from '@rollout/contracts';
+import type {
+  ExperimentAnalysis,
+  FirewallRule,
+  PreviewCoverage,
+  RuleCount,
+} from '@rollout/contracts';
 import { PreviewedFlow, untouchedRegions } from '@rollout/firewall';
 
 /**
@@ -19,7 +24,9 @@ export function coverageOf(input: {
   experimentRuleCounts: readonly RuleCount[];
 }): PreviewCoverage {
   const { analysis } = input;
-  const decided = new Set(input.experimentRuleCounts.filter((r) => !r.implied && r.count > 0).map((r) => r.rulePriority));
+  const decided = new Set(
+    input.experimentRuleCounts.filter((r) => !r.implied && r.count > 0).map((r) => r.rulePriority),
+  );
   return {
     complete: analysis.complete,
     differingRegions: analysis.differingRegions.length,

@@ -30,7 +30,14 @@ export interface Evaluation extends TrafficToEvaluate {
 export function evaluate(view: PolicyView, traffic: TrafficToEvaluate): Evaluation {
   const live = view.live.evaluateParsed(traffic.connection);
   const experiments = view.active.map((target) => target.policy.evaluateParsed(traffic.connection));
-  return { event: traffic.event, connection: traffic.connection, timeMs: traffic.timeMs, view, live, experiments };
+  return {
+    event: traffic.event,
+    connection: traffic.connection,
+    timeMs: traffic.timeMs,
+    view,
+    live,
+    experiments,
+  };
 }
 
 /** Changed decisions of one flow: the connection without its source port, and both deciding rules. */
@@ -86,7 +93,11 @@ export class ConfigurationBatch {
   constructor(readonly target: ActiveExperiment) {}
 
   /** `connection` is connectionKey(evaluation.connection), when the caller has it already. */
-  add(evaluation: Evaluation, experiment: PreviewVerdict, connection = connectionKey(evaluation.connection)): void {
+  add(
+    evaluation: Evaluation,
+    experiment: PreviewVerdict,
+    connection = connectionKey(evaluation.connection),
+  ): void {
     const { live, timeMs, event } = evaluation;
     this.totals.add(live, experiment, timeMs);
     if (live.action === experiment.action) return;
@@ -108,15 +119,26 @@ export class ConfigurationBatch {
     if (timeMs < flow.firstMs) flow.firstMs = timeMs;
     if (timeMs > flow.lastMs) flow.lastMs = timeMs;
     if (flow.samples.length < PREVIEW_FLOW_SAMPLES) {
-      flow.samples.push({ trafficEventId: event.id, eventTime: event.time, ...(event.srcPort === undefined ? {} : { srcPort: event.srcPort }) });
+      flow.samples.push({
+        trafficEventId: event.id,
+        eventTime: event.time,
+        ...(event.srcPort === undefined ? {} : { srcPort: event.srcPort }),
+      });
     }
   }
 }
 
 /** Counts one event `other` decides differently from this configuration's experiment (`action`). */
-function disagree(batch: ConfigurationBatch, other: ActiveExperiment, evaluation: Evaluation, action: 'allow' | 'deny', connection: string): void {
+function disagree(
+  batch: ConfigurationBatch,
+  other: ActiveExperiment,
+  evaluation: Evaluation,
+  action: 'allow' | 'deny',
+  connection: string,
+): void {
   let tally = batch.disagreements.get(other.keys.version);
-  if (!tally) batch.disagreements.set(other.keys.version, (tally = { other, events: 0, flows: new Map() }));
+  if (!tally)
+    batch.disagreements.set(other.keys.version, (tally = { other, events: 0, flows: new Map() }));
   tally.events++;
   const key = `${connection}|${action}`;
   let flow = tally.flows.get(key);
@@ -148,7 +170,10 @@ export interface LostTraffic {
  * Aggregates a batch by configuration: the evaluations, the events that needed a redelivery,
  * and the messages dead-lettered, which every configuration ACTIVE on their policy misses.
  */
-export function aggregateMessages(messages: Iterable<EvaluatedTraffic>, lost: Iterable<LostTraffic>): ConfigurationBatch[] {
+export function aggregateMessages(
+  messages: Iterable<EvaluatedTraffic>,
+  lost: Iterable<LostTraffic>,
+): ConfigurationBatch[] {
   const batches = new Map<string, ConfigurationBatch>();
   const batchOf = (target: ActiveExperiment) => {
     let batch = batches.get(target.keys.configuration);
@@ -160,7 +185,9 @@ export function aggregateMessages(messages: Iterable<EvaluatedTraffic>, lost: It
       const { active } = evaluation.view;
       const { experiments, live } = evaluation;
       // The connection's key, built once per event and only when a flow or a disagreement needs it.
-      const anyDiffers = experiments.some((e) => e.action !== live.action || e.action !== experiments[0].action);
+      const anyDiffers = experiments.some(
+        (e) => e.action !== live.action || e.action !== experiments[0].action,
+      );
       const connection = anyDiffers ? connectionKey(evaluation.connection) : '';
       for (let i = 0; i < active.length; i++) {
         const batch = batchOf(active[i]);
@@ -169,7 +196,8 @@ export function aggregateMessages(messages: Iterable<EvaluatedTraffic>, lost: It
         if (redelivered) batch.redelivered++;
         // Two or more experiments on one policy: each one's report says where the others differ.
         for (let j = 0; j < active.length; j++) {
-          if (j !== i && experiments[j].action !== action) disagree(batch, active[j], evaluation, action, connection);
+          if (j !== i && experiments[j].action !== action)
+            disagree(batch, active[j], evaluation, action, connection);
         }
       }
     }
@@ -191,7 +219,9 @@ const connectionKey = (c: ParsedConnection) =>
   `${c.direction}|${c.srcFamily}:${c.s0}:${c.s1}:${c.s2}:${c.s3}|${c.destFamily}:${c.d0}:${c.d1}:${c.d2}:${c.d3}|${c.protocol}|${c.portKey}`;
 
 /** A connection without its source port, as flows write it (canonical addresses, protocol names). */
-function flowConnection(c: ParsedConnection): Pick<FlowTally, 'direction' | 'srcIp' | 'destIp' | 'protocol' | 'destPort'> {
+function flowConnection(
+  c: ParsedConnection,
+): Pick<FlowTally, 'direction' | 'srcIp' | 'destIp' | 'protocol' | 'destPort'> {
   return {
     direction: c.direction,
     srcIp: addressText(c.srcFamily, c.s0, c.s1, c.s2, c.s3),
@@ -202,12 +232,23 @@ function flowConnection(c: ParsedConnection): Pick<FlowTally, 'direction' | 'src
 }
 
 /** IANA numbers of the protocols with names in traffic.v1, so `6` and `tcp` are one protocol. */
-const PROTOCOL_NAMES: Record<number, string> = { 6: 'tcp', 17: 'udp', 132: 'sctp', 1: 'icmp', 58: 'icmpv6', 50: 'esp', 51: 'ah' };
+const PROTOCOL_NAMES: Record<number, string> = {
+  6: 'tcp',
+  17: 'udp',
+  132: 'sctp',
+  1: 'icmp',
+  58: 'icmpv6',
+  50: 'esp',
+  51: 'ah',
+};
 
-export const protocolName = (protocol: number): string => PROTOCOL_NAMES[protocol] ?? String(protocol);
+export const protocolName = (protocol: number): string =>
+  PROTOCOL_NAMES[protocol] ?? String(protocol);
 
 /** An address as canonical text: a dotted quad, or eight hex groups (unabbreviated; Postgres reads both). */
 export function addressText(family: 4 | 6, w0: number, w1: number, w2: number, w3: number): string {
   if (family === 4) return `${w0 >>> 24}.${(w0 >>> 16) & 255}.${(w0 >>> 8) & 255}.${w0 & 255}`;
-  return [w0, w1, w2, w3].map((w) => `${((w >>> 16) & 0xffff).toString(16)}:${(w & 0xffff).toString(16)}`).join(':');
+  return [w0, w1, w2, w3]
+    .map((w) => `${((w >>> 16) & 0xffff).toString(16)}:${(w & 0xffff).toString(16)}`)
+    .join(':');
 }

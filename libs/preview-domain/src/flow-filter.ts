@@ -43,7 +43,8 @@ const EQUALITY: readonly string[] = ['=', '!='];
 export function parseFlowFilter(text: string | undefined): ParsedFlowFilter {
   if (text === undefined || text.trim() === '') return { terms: [] };
   if (typeof text !== 'string') return { error: 'filter must be a string' };
-  if (text.length > FLOW_FILTER_MAX_LENGTH) return { error: `filter is longer than ${FLOW_FILTER_MAX_LENGTH} characters` };
+  if (text.length > FLOW_FILTER_MAX_LENGTH)
+    return { error: `filter is longer than ${FLOW_FILTER_MAX_LENGTH} characters` };
   const terms: FlowFilterTerm[] = [];
   let at = 0;
   const skipSpaces = () => {
@@ -82,19 +83,26 @@ export function parseFlowFilter(text: string | undefined): ParsedFlowFilter {
     terms.push(term);
     skipSpaces();
     if (at >= text.length) return { terms };
-    if (!/^AND(\s|$)/.test(text.slice(at))) return { error: `expected AND at position ${at + 1} (terms are joined by AND)` };
+    if (!/^AND(\s|$)/.test(text.slice(at)))
+      return { error: `expected AND at position ${at + 1} (terms are joined by AND)` };
     at += 3;
   }
 }
 
-function parseTerm(field: string, op: (typeof OPERATORS)[number], value: string): FlowFilterTerm | { error: string } {
-  const equality = (): Equality | undefined => (op === ':' ? undefined : EQUALITY.includes(op) ? (op as Equality) : undefined);
+function parseTerm(
+  field: string,
+  op: (typeof OPERATORS)[number],
+  value: string,
+): FlowFilterTerm | { error: string } {
+  const equality = (): Equality | undefined =>
+    op === ':' ? undefined : EQUALITY.includes(op) ? (op as Equality) : undefined;
   const onlyEquality = { error: `${field} takes = or != only` };
   switch (field) {
     case 'transition': {
       const eq = equality();
       if (!eq) return onlyEquality;
-      if (value !== 'ALLOW_TO_DENY' && value !== 'DENY_TO_ALLOW') return { error: `transition must be ALLOW_TO_DENY or DENY_TO_ALLOW, not "${value}"` };
+      if (value !== 'ALLOW_TO_DENY' && value !== 'DENY_TO_ALLOW')
+        return { error: `transition must be ALLOW_TO_DENY or DENY_TO_ALLOW, not "${value}"` };
       return { field, op: eq, value };
     }
     case 'liveRule':
@@ -102,10 +110,14 @@ function parseTerm(field: string, op: (typeof OPERATORS)[number], value: string)
       if (op === ':') return { error: `${field} takes =, !=, <, <=, > or >=` };
       if (value === 'implied') {
         const eq = equality();
-        return eq ? { field, op: eq, value: IMPLIED_PRIORITY } : { error: `${field} compares with implied by = or != only` };
+        return eq
+          ? { field, op: eq, value: IMPLIED_PRIORITY }
+          : { error: `${field} compares with implied by = or != only` };
       }
       const priority = integer(value, 0, 65535);
-      return priority === undefined ? { error: `${field} must be a rule priority 0-65535 or implied, not "${value}"` } : { field, op, value: priority };
+      return priority === undefined
+        ? { error: `${field} must be a rule priority 0-65535 or implied, not "${value}"` }
+        : { field, op, value: priority };
     }
     case 'srcIp':
     case 'destIp':
@@ -113,23 +125,31 @@ function parseTerm(field: string, op: (typeof OPERATORS)[number], value: string)
       const eq: Equality | undefined = op === ':' ? '=' : equality();
       if (!eq) return onlyEquality;
       const range = cidr(value);
-      return range ? { field, op: eq, value: range } : { error: `${field} must be an IP address or a CIDR range, not "${value}"` };
+      return range
+        ? { field, op: eq, value: range }
+        : { error: `${field} must be an IP address or a CIDR range, not "${value}"` };
     }
     case 'destPort': {
       if (op === ':') return { error: 'destPort takes =, !=, <, <=, > or >=' };
       const port = integer(value, 0, 65535);
-      return port === undefined ? { error: `destPort must be a port 0-65535, not "${value}"` } : { field, op, value: port };
+      return port === undefined
+        ? { error: `destPort must be a port 0-65535, not "${value}"` }
+        : { field, op, value: port };
     }
     case 'protocol': {
       const eq = equality();
       if (!eq) return onlyEquality;
       const number = parseProtocol(/^\d+$/.test(value) ? Number(value) : value.toLowerCase());
-      return number === undefined ? { error: `protocol must be a protocol name or a number 0-255, not "${value}"` } : { field, op: eq, value: protocolName(number) };
+      return number === undefined
+        ? { error: `protocol must be a protocol name or a number 0-255, not "${value}"` }
+        : { field, op: eq, value: protocolName(number) };
     }
     case 'direction': {
       const eq = equality();
       if (!eq) return onlyEquality;
-      return value === 'INGRESS' || value === 'EGRESS' ? { field, op: eq, value } : { error: `direction must be INGRESS or EGRESS, not "${value}"` };
+      return value === 'INGRESS' || value === 'EGRESS'
+        ? { field, op: eq, value }
+        : { error: `direction must be INGRESS or EGRESS, not "${value}"` };
     }
     case 'experimentEtag':
     case 'livePolicyEtag': {
@@ -137,7 +157,9 @@ function parseTerm(field: string, op: (typeof OPERATORS)[number], value: string)
       return eq ? { field, op: eq, value } : onlyEquality;
     }
     default:
-      return { error: `unknown field ${field}: filter on transition, liveRule, experimentRule, srcIp, destIp, ip, destPort, protocol, direction, experimentEtag or livePolicyEtag` };
+      return {
+        error: `unknown field ${field}: filter on transition, liveRule, experimentRule, srcIp, destIp, ip, destPort, protocol, direction, experimentEtag or livePolicyEtag`,
+      };
   }
 }
 
@@ -152,8 +174,12 @@ function cidr(text: string): string | undefined {
   const range = parseRange(text);
   if (!range) return undefined;
   const bits = range.family === 4 ? 32 : 128;
-  const prefix = bits - ((range.last - range.first).toString(2).length - (range.last === range.first ? 1 : 0));
+  const prefix =
+    bits - ((range.last - range.first).toString(2).length - (range.last === range.first ? 1 : 0));
   const word = (i: number) => Number((range.first >> BigInt(32 * i)) & 0xffffffffn);
-  const network = range.family === 4 ? addressText(4, word(0), 0, 0, 0) : addressText(6, word(3), word(2), word(1), word(0));
+  const network =
+    range.family === 4
+      ? addressText(4, word(0), 0, 0, 0)
+      : addressText(6, word(3), word(2), word(1), word(0));
   return `${network}/${prefix}`;
 }

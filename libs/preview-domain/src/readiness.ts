@@ -27,18 +27,29 @@ export interface JudgedConfiguration {
  *   version (it started after the stop), the newest configuration counted;
  * - otherwise (created or updated since its last preview, or gone): none.
  */
-export function judgedConfiguration(held: HeldExperiment | undefined, configurations: readonly PreviewConfigurationReport[]): JudgedConfiguration | undefined {
+export function judgedConfiguration(
+  held: HeldExperiment | undefined,
+  configurations: readonly PreviewConfigurationReport[],
+): JudgedConfiguration | undefined {
   if (!held) return undefined;
   if (held.state.previewMetadata?.state === 'ACTIVE') {
     if (held.liveEtag === undefined) return undefined;
-    const report = configurations.find((c) => c.experimentEtag === held.state.etag && c.livePolicyEtag === held.liveEtag);
+    const report = configurations.find(
+      (c) => c.experimentEtag === held.state.etag && c.livePolicyEtag === held.liveEtag,
+    );
     return { experimentEtag: held.state.etag, livePolicyEtag: held.liveEtag, report };
   }
   if (held.lastEvent !== 'PreviewStopped') return undefined;
   // Configurations come newest first.
-  const report = held.previewedEtag === undefined ? configurations[0] : configurations.find((c) => c.experimentEtag === held.previewedEtag);
-  if (report) return { experimentEtag: report.experimentEtag, livePolicyEtag: report.livePolicyEtag, report };
-  return held.previewedEtag !== undefined && held.liveEtag !== undefined ? { experimentEtag: held.previewedEtag, livePolicyEtag: held.liveEtag } : undefined;
+  const report =
+    held.previewedEtag === undefined
+      ? configurations[0]
+      : configurations.find((c) => c.experimentEtag === held.previewedEtag);
+  if (report)
+    return { experimentEtag: report.experimentEtag, livePolicyEtag: report.livePolicyEtag, report };
+  return held.previewedEtag !== undefined && held.liveEtag !== undefined
+    ? { experimentEtag: held.previewedEtag, livePolicyEtag: held.liveEtag }
+    : undefined;
 }
 
 /** What the gates are judged on, besides the configuration's own counts. */
@@ -60,26 +71,55 @@ export function gateKind(gate: ReadinessGate): keyof ReadinessGate {
  * (allow→deny share, deny→allow from a range, loss) need at least one evaluated event to hold:
  * no evidence is not evidence of safety.
  */
-export function judgeGate(gate: ReadinessGate, report: PreviewConfigurationReport | undefined, facts: GateFacts): ReadinessGateStatus {
+export function judgeGate(
+  gate: ReadinessGate,
+  report: PreviewConfigurationReport | undefined,
+  facts: GateFacts,
+): ReadinessGateStatus {
   const kind = gateKind(gate);
   const evaluated = report?.evaluated ?? 0;
   const none = evaluated === 0 ? ' (nothing evaluated yet)' : '';
-  const status = (value: number, holds: boolean, description: string): ReadinessGateStatus => ({ gate, kind, value, holds, description });
+  const status = (value: number, holds: boolean, description: string): ReadinessGateStatus => ({
+    gate,
+    kind,
+    value,
+    holds,
+    description,
+  });
   switch (kind) {
     case 'minPreviewDuration': {
       const limit = durationSeconds(gate.minPreviewDuration) as number;
-      const span = report ? Math.max(0, Math.floor((Date.parse(report.lastEventTime) - Date.parse(report.firstEventTime)) / 1000)) : 0;
-      return status(span, span >= limit, `The previewed traffic spans ${span}s of event time; at least ${gate.minPreviewDuration} (${limit}s) required.`);
+      const span = report
+        ? Math.max(
+            0,
+            Math.floor(
+              (Date.parse(report.lastEventTime) - Date.parse(report.firstEventTime)) / 1000,
+            ),
+          )
+        : 0;
+      return status(
+        span,
+        span >= limit,
+        `The previewed traffic spans ${span}s of event time; at least ${gate.minPreviewDuration} (${limit}s) required.`,
+      );
     }
     case 'minEvaluated': {
       const limit = gate.minEvaluated as number;
-      return status(evaluated, evaluated >= limit, `${plural(evaluated, 'event')} evaluated; at least ${limit} required.`);
+      return status(
+        evaluated,
+        evaluated >= limit,
+        `${plural(evaluated, 'event')} evaluated; at least ${limit} required.`,
+      );
     }
     case 'maxAllowToDenyShare': {
       const limit = gate.maxAllowToDenyShare as number;
       const blocked = report?.allowToDeny ?? 0;
       const share = evaluated === 0 ? 0 : blocked / evaluated;
-      return status(share, evaluated > 0 && share <= limit, `allow→deny is ${percent(share)} of evaluated (${blocked} of ${evaluated})${none}; at most ${percent(limit)} allowed.`);
+      return status(
+        share,
+        evaluated > 0 && share <= limit,
+        `allow→deny is ${percent(share)} of evaluated (${blocked} of ${evaluated})${none}; at most ${percent(limit)} allowed.`,
+      );
     }
     case 'noDenyToAllowFrom': {
       const range = gate.noDenyToAllowFrom as string;
@@ -87,35 +127,63 @@ export function judgeGate(gate: ReadinessGate, report: PreviewConfigurationRepor
       // Changed events past the flow limit have no address: while any of them may be deny→allow, the range cannot be cleared.
       const unknown = (report?.changedOutsideFlows ?? 0) > 0 && (report?.denyToAllow ?? 0) > opened;
       const holds = evaluated > 0 && opened === 0 && !unknown;
-      const more = unknown ? `; ${plural(report?.changedOutsideFlows ?? 0, 'changed event')} past the flow limit may add more` : '';
-      return status(opened, holds, `${plural(opened, 'deny→allow event')} from ${range}${more}${none}; none allowed.`);
+      const more = unknown
+        ? `; ${plural(report?.changedOutsideFlows ?? 0, 'changed event')} past the flow limit may add more`
+        : '';
+      return status(
+        opened,
+        holds,
+        `${plural(opened, 'deny→allow event')} from ${range}${more}${none}; none allowed.`,
+      );
     }
     case 'maxCompletenessLoss': {
       const limit = gate.maxCompletenessLoss as number;
       const c = report?.completeness;
-      const loss = c ? c.deadLetteredMessages + c.trafficDroppedMessages + c.trafficDropUndetermined : 0;
-      const parts = c ? ` (dead-lettered ${c.deadLetteredMessages}, dropped by TRAFFIC ${c.trafficDroppedMessages}, possibly dropped ${c.trafficDropUndetermined})` : '';
-      return status(loss, evaluated > 0 && loss <= limit, `${plural(loss, 'message')} lost or possibly lost${parts}${none}; at most ${limit} allowed.`);
+      const loss = c
+        ? c.deadLetteredMessages + c.trafficDroppedMessages + c.trafficDropUndetermined
+        : 0;
+      const parts = c
+        ? ` (dead-lettered ${c.deadLetteredMessages}, dropped by TRAFFIC ${c.trafficDroppedMessages}, possibly dropped ${c.trafficDropUndetermined})`
+        : '';
+      return status(
+        loss,
+        evaluated > 0 && loss <= limit,
+        `${plural(loss, 'message')} lost or possibly lost${parts}${none}; at most ${limit} allowed.`,
+      );
     }
   }
 }
 
 /** The readiness of an experiment's report: the configuration judged, and each gate on it. */
-export function readinessOf(experiment: FirewallPolicyExperiment, judged: JudgedConfiguration | undefined, facts: GateFacts): PreviewReadiness {
+export function readinessOf(
+  experiment: FirewallPolicyExperiment,
+  judged: JudgedConfiguration | undefined,
+  facts: GateFacts,
+): PreviewReadiness {
   const gates = (experiment.readinessGates ?? []).map((gate) => {
     if (judged) return judgeGate(gate, judged.report, facts);
     const kind = gateKind(gate);
-    return { gate, kind, value: 0, holds: false, description: 'The current version of the experiment has not been previewed (it was created or updated since).' };
+    return {
+      gate,
+      kind,
+      value: 0,
+      holds: false,
+      description:
+        'The current version of the experiment has not been previewed (it was created or updated since).',
+    };
   });
   return {
     currentExperimentEtag: experiment.etag,
-    ...(judged ? { experimentEtag: judged.experimentEtag, livePolicyEtag: judged.livePolicyEtag } : {}),
+    ...(judged
+      ? { experimentEtag: judged.experimentEtag, livePolicyEtag: judged.livePolicyEtag }
+      : {}),
     ready: gates.every((g) => g.holds),
     gates,
   };
 }
 
-const digest = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 16);
+const digest = (value: unknown) =>
+  createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 16);
 
 /**
  * `{what matters}.{counts}`. What matters: the configuration judged (experiment etag, live
@@ -123,8 +191,15 @@ const digest = (value: unknown) => createHash('sha256').update(JSON.stringify(va
  * flipping, never with counts alone. Counts: every configuration's totals and completeness, and
  * every gate's value.
  */
-export function reportEtagOf(report: Pick<PreviewReport, 'configurations'>, readiness: PreviewReadiness | undefined): string {
-  const matters = digest([readiness?.experimentEtag ?? null, readiness?.livePolicyEtag ?? null, (readiness?.gates ?? []).map((g) => [g.gate, g.holds])]);
+export function reportEtagOf(
+  report: Pick<PreviewReport, 'configurations'>,
+  readiness: PreviewReadiness | undefined,
+): string {
+  const matters = digest([
+    readiness?.experimentEtag ?? null,
+    readiness?.livePolicyEtag ?? null,
+    (readiness?.gates ?? []).map((g) => [g.gate, g.holds]),
+  ]);
   const counts = digest([
     report.configurations.map((c) => [
       c.experimentEtag,
@@ -135,7 +210,14 @@ export function reportEtagOf(report: Pick<PreviewReport, 'configurations'>, read
       c.unchangedAllow,
       c.unchangedDeny,
       c.changedOutsideFlows ?? 0,
-      c.completeness ? [c.completeness.deadLetteredMessages, c.completeness.redeliveredEvents, c.completeness.trafficDroppedMessages, c.completeness.trafficDropUndetermined] : null,
+      c.completeness
+        ? [
+            c.completeness.deadLetteredMessages,
+            c.completeness.redeliveredEvents,
+            c.completeness.trafficDroppedMessages,
+            c.completeness.trafficDropUndetermined,
+          ]
+        : null,
     ]),
     (readiness?.gates ?? []).map((g) => g.value),
   ]);
@@ -152,7 +234,11 @@ export interface PreviewRunCounts {
  * Why an ACTIVE experiment should stop now, or undefined: the breaker first (the preview blocks
  * too much), then stopAfter's event count, then its duration since previewMetadata.startTime.
  */
-export function autoStopReason(experiment: FirewallPolicyExperiment, run: PreviewRunCounts, now: Date): string | undefined {
+export function autoStopReason(
+  experiment: FirewallPolicyExperiment,
+  run: PreviewRunCounts,
+  now: Date,
+): string | undefined {
   const { breaker, stopAfter } = experiment;
   if (breaker) {
     const minEvaluated = breaker.minEvaluated ?? DEFAULT_BREAKER_MIN_EVALUATED;

@@ -1,4 +1,12 @@
-import { PREVIEW_LOG_PREFIX, PreviewConnection, PreviewFlow, PreviewFlowSample, PreviewLogRecord, PreviewVerdict, TrafficEvent } from '@rollout/contracts';
+import {
+  PREVIEW_LOG_PREFIX,
+  PreviewConnection,
+  PreviewFlow,
+  PreviewFlowSample,
+  PreviewLogRecord,
+  PreviewVerdict,
+  TrafficEvent,
+} from '@rollout/contracts';
 import { createHash } from 'node:crypto';
 
 /**
@@ -28,10 +36,18 @@ export const recordIdPrefix = (experiment: string, experimentEtag: string) =>
  * etag only, so evaluating the same event again (a redelivery, another replica, a restart)
  * gives the same id, whichever live policy version was in force. `{digest}.{traffic event id}`.
  */
-export const previewRecordId = (trafficEventId: string, experiment: string, experimentEtag: string) =>
-  `${recordIdPrefix(experiment, experimentEtag)}.${trafficEventId}`;
+export const previewRecordId = (
+  trafficEventId: string,
+  experiment: string,
+  experimentEtag: string,
+) => `${recordIdPrefix(experiment, experimentEtag)}.${trafficEventId}`;
 
-export function recordKeys(experiment: string, experimentEtag: string, firewallPolicy: string, liveEtag: string): RecordKeys {
+export function recordKeys(
+  experiment: string,
+  experimentEtag: string,
+  firewallPolicy: string,
+  liveEtag: string,
+): RecordKeys {
   const json = JSON.stringify;
   return {
     version: `${experiment}\n${experimentEtag}`,
@@ -43,14 +59,20 @@ export function recordKeys(experiment: string, experimentEtag: string, firewallP
 
 /** The evaluated connection: the event without id and time, optional fields only when present. */
 export function connectionOf(event: TrafficEvent): PreviewConnection {
-  const connection: PreviewConnection = { direction: event.direction, srcIp: event.srcIp, destIp: event.destIp, protocol: event.protocol };
+  const connection: PreviewConnection = {
+    direction: event.direction,
+    srcIp: event.srcIp,
+    destIp: event.destIp,
+    protocol: event.protocol,
+  };
   if (event.srcPort !== undefined) connection.srcPort = event.srcPort;
   if (event.destPort !== undefined) connection.destPort = event.destPort;
   if (event.targetTags !== undefined) connection.targetTags = event.targetTags;
   return connection;
 }
 
-const verdictJson = (v: PreviewVerdict) => `{"action":"${v.action}","rulePriority":${v.rulePriority},"implied":${v.implied}}`;
+const verdictJson = (v: PreviewVerdict) =>
+  `{"action":"${v.action}","rulePriority":${v.rulePriority},"implied":${v.implied}}`;
 
 /** The part of every record of one event that does not depend on the experiment. */
 export interface EventJson {
@@ -69,7 +91,12 @@ export function eventJson(event: TrafficEvent, live: PreviewVerdict): EventJson 
 }
 
 /** One record as JSON; parsing it gives exactly the PreviewLogRecord of previewRecord(). */
-export function recordJson(keys: RecordKeys, event: EventJson, experiment: PreviewVerdict, changed: boolean): string {
+export function recordJson(
+  keys: RecordKeys,
+  event: EventJson,
+  experiment: PreviewVerdict,
+  changed: boolean,
+): string {
   return `{"logPrefix":"${PREVIEW_LOG_PREFIX}","id":"${keys.idPrefix}.${event.escapedId}"${keys.head}${event.body}${verdictJson(experiment)},"changed":${changed}}`;
 }
 
@@ -91,14 +118,27 @@ export function previewRecord(
     trafficEventId: event.id,
     eventTime: event.time,
     connection: connectionOf(event),
-    liveResult: { action: liveResult.action, rulePriority: liveResult.rulePriority, implied: liveResult.implied },
-    experimentResult: { action: experimentResult.action, rulePriority: experimentResult.rulePriority, implied: experimentResult.implied },
+    liveResult: {
+      action: liveResult.action,
+      rulePriority: liveResult.rulePriority,
+      implied: liveResult.implied,
+    },
+    experimentResult: {
+      action: experimentResult.action,
+      rulePriority: experimentResult.rulePriority,
+      implied: experimentResult.implied,
+    },
     changed: liveResult.action !== experimentResult.action,
   };
 }
 
 /** The record a changed flow's sample was logged as (a flow keeps no target tags, so neither does this). */
-export function flowSampleRecord(experiment: string, firewallPolicy: string, flow: PreviewFlow, sample: PreviewFlowSample): PreviewLogRecord {
+export function flowSampleRecord(
+  experiment: string,
+  firewallPolicy: string,
+  flow: PreviewFlow,
+  sample: PreviewFlowSample,
+): PreviewLogRecord {
   return {
     logPrefix: PREVIEW_LOG_PREFIX,
     id: previewRecordId(sample.trafficEventId, experiment, flow.experimentEtag),
@@ -123,4 +163,5 @@ export function flowSampleRecord(experiment: string, firewallPolicy: string, flo
 }
 
 /** A record as one text line, starting with the log prefix (for text log sinks). */
-export const recordLine = (record: PreviewLogRecord) => `${PREVIEW_LOG_PREFIX} ${JSON.stringify(record)}`;
+export const recordLine = (record: PreviewLogRecord) =>
+  `${PREVIEW_LOG_PREFIX} ${JSON.stringify(record)}`;

@@ -1,5 +1,13 @@
 import type { PreviewFlow, TrafficEvent } from '@rollout/contracts';
-import { eventJson, flowSampleRecord, previewRecord, previewRecordId, recordJson, recordKeys, recordLine } from './records';
+import {
+  eventJson,
+  flowSampleRecord,
+  previewRecord,
+  previewRecordId,
+  recordJson,
+  recordKeys,
+  recordLine,
+} from './records';
 
 const EXPERIMENT = 'projects/acme/locations/global/firewallPolicies/web/experiments/lock';
 const POLICY = 'projects/acme/locations/global/firewallPolicies/web';
@@ -20,22 +28,62 @@ describe('preview log records', () => {
   it('writes JSON that parses to exactly the record, whatever the event id holds', () => {
     const keys = recordKeys(EXPERIMENT, 'E"1', POLICY, 'L1');
     const json = recordJson(keys, eventJson(event, allow), deny, true);
-    expect(JSON.parse(json)).toEqual(previewRecord(event, { name: EXPERIMENT, etag: 'E"1', liveEtag: 'L1' }, POLICY, allow, deny));
-    expect(Object.keys(JSON.parse(json))).toEqual(['logPrefix', 'id', 'experiment', 'firewallPolicy', 'experimentEtag', 'livePolicyEtag', 'trafficEventId', 'eventTime', 'connection', 'liveResult', 'experimentResult', 'changed']);
+    expect(JSON.parse(json)).toEqual(
+      previewRecord(event, { name: EXPERIMENT, etag: 'E"1', liveEtag: 'L1' }, POLICY, allow, deny),
+    );
+    expect(Object.keys(JSON.parse(json))).toEqual([
+      'logPrefix',
+      'id',
+      'experiment',
+      'firewallPolicy',
+      'experimentEtag',
+      'livePolicyEtag',
+      'trafficEventId',
+      'eventTime',
+      'connection',
+      'liveResult',
+      'experimentResult',
+      'changed',
+    ]);
   });
 
   it('gives one id per (event, experiment, experiment etag), the same whatever the live policy version', () => {
     const id = previewRecordId('e1', EXPERIMENT, 'E1');
     expect(previewRecordId('e1', EXPERIMENT, 'E1')).toBe(id);
-    expect(new Set([id, previewRecordId('e2', EXPERIMENT, 'E1'), previewRecordId('e1', EXPERIMENT, 'E2'), previewRecordId('e1', `${EXPERIMENT}x`, 'E1')]).size).toBe(4);
-    const a = JSON.parse(recordJson(recordKeys(EXPERIMENT, 'E1', POLICY, 'L1'), eventJson({ ...event, id: 'e1' }, allow), allow, false));
-    const b = JSON.parse(recordJson(recordKeys(EXPERIMENT, 'E1', POLICY, 'L2'), eventJson({ ...event, id: 'e1' }, deny), allow, true));
+    expect(
+      new Set([
+        id,
+        previewRecordId('e2', EXPERIMENT, 'E1'),
+        previewRecordId('e1', EXPERIMENT, 'E2'),
+        previewRecordId('e1', `${EXPERIMENT}x`, 'E1'),
+      ]).size,
+    ).toBe(4);
+    const a = JSON.parse(
+      recordJson(
+        recordKeys(EXPERIMENT, 'E1', POLICY, 'L1'),
+        eventJson({ ...event, id: 'e1' }, allow),
+        allow,
+        false,
+      ),
+    );
+    const b = JSON.parse(
+      recordJson(
+        recordKeys(EXPERIMENT, 'E1', POLICY, 'L2'),
+        eventJson({ ...event, id: 'e1' }, deny),
+        allow,
+        true,
+      ),
+    );
     expect(a.id).toBe(id);
     expect(b.id).toBe(id);
   });
 
   it('writes text lines that start with the log prefix', () => {
-    expect(recordLine(previewRecord(event, { name: EXPERIMENT, etag: 'E1', liveEtag: 'L1' }, POLICY, allow, deny))).toMatch(/^FirewallPolicyPreviewLog \{"logPrefix":"FirewallPolicyPreviewLog",/);
+    expect(
+      recordLine(
+        previewRecord(event, { name: EXPERIMENT, etag: 'E1', liveEtag: 'L1' }, POLICY, allow, deny),
+      ),
+    ).toMatch(/^FirewallPolicyPreviewLog \{"logPrefix":"FirewallPolicyPreviewLog",/);
   });
 });
 
@@ -58,8 +106,16 @@ describe('flowSampleRecord', () => {
       lastEventTime: untagged.time,
       samples: [{ trafficEventId: untagged.id, eventTime: untagged.time, srcPort: 40001 }],
     };
-    const logged = previewRecord(untagged, { name: EXPERIMENT, etag: 'E1', liveEtag: 'L1' }, POLICY, allow, deny);
+    const logged = previewRecord(
+      untagged,
+      { name: EXPERIMENT, etag: 'E1', liveEtag: 'L1' },
+      POLICY,
+      allow,
+      deny,
+    );
     expect(flowSampleRecord(EXPERIMENT, POLICY, flow, flow.samples[0])).toEqual(logged);
-    expect(Object.keys(flowSampleRecord(EXPERIMENT, POLICY, flow, flow.samples[0]).connection)).toEqual(Object.keys(logged.connection));
+    expect(
+      Object.keys(flowSampleRecord(EXPERIMENT, POLICY, flow, flow.samples[0]).connection),
+    ).toEqual(Object.keys(logged.connection));
   });
 });

@@ -7,7 +7,13 @@ import {
   previewLogSubject,
 } from '@rollout/contracts';
 import { CompiledPolicy, compilePolicy } from '@rollout/firewall';
-import { ExperimentName, PolicyName, parseExperimentName, parsePolicyName, trafficKey } from './names';
+import {
+  ExperimentName,
+  PolicyName,
+  parseExperimentName,
+  parsePolicyName,
+  trafficKey,
+} from './names';
 import { RecordKeys, recordKeys } from './records';
 
 /** An experiment being previewed, compiled and ready to evaluate, against one live policy version. */
@@ -92,11 +98,18 @@ export class PreviewState {
   /** Views by traffic key `{project}.{location}.{firewallPolicy}`. */
   private readonly views = new Map<string, PolicyView>();
 
-  constructor(private readonly compile: (policy: { rules?: FirewallPolicy['rules'] }) => CompiledPolicy = compilePolicy) {}
+  constructor(
+    private readonly compile: (policy: {
+      rules?: FirewallPolicy['rules'];
+    }) => CompiledPolicy = compilePolicy,
+  ) {}
 
   apply(event: DomainEvent): ApplyResult {
-    if (typeof event?.type !== 'string' || typeof event.version !== 'number') return { applied: false, problems: [] };
-    return event.type.startsWith('Policy') ? this.applyPolicy(event as PolicyEvent) : this.applyExperiment(event as ExperimentEvent);
+    if (typeof event?.type !== 'string' || typeof event.version !== 'number')
+      return { applied: false, problems: [] };
+    return event.type.startsWith('Policy')
+      ? this.applyPolicy(event as PolicyEvent)
+      : this.applyExperiment(event as ExperimentEvent);
   }
 
   /** The view for a traffic subject's tail `{project}.{location}.{firewallPolicy}`, if that live policy exists. */
@@ -118,14 +131,23 @@ export class PreviewState {
     const held = this.experiments.get(name);
     if (!held?.state) return undefined;
     const policy = parseExperimentName(name)?.policyName;
-    return { state: held.state, lastEvent: held.lastEvent, liveEtag: policy ? this.policies.get(policy)?.state?.etag : undefined, previewedEtag: held.previewedEtag };
+    return {
+      state: held.state,
+      lastEvent: held.lastEvent,
+      liveEtag: policy ? this.policies.get(policy)?.state?.etag : undefined,
+      previewedEtag: held.previewedEtag,
+    };
   }
 
   /** The names of the ACTIVE experiments that may stop by themselves (stopAfter or breaker). */
   autoStopping(): string[] {
     const names: string[] = [];
     for (const [name, held] of this.experiments) {
-      if (held.state?.previewMetadata?.state === 'ACTIVE' && (held.state.stopAfter || held.state.breaker)) names.push(name);
+      if (
+        held.state?.previewMetadata?.state === 'ACTIVE' &&
+        (held.state.stopAfter || held.state.breaker)
+      )
+        names.push(name);
     }
     return names;
   }
@@ -144,35 +166,75 @@ export class PreviewState {
    */
   applyDeletion(kind: 'policy' | 'experiment', name: string, version?: number): ApplyResult {
     const at = Number.isSafeInteger(version) ? version : undefined;
-    return kind === 'policy' ? this.setPolicy(name, at, undefined) : this.setExperiment(name, at, undefined);
+    return kind === 'policy'
+      ? this.setPolicy(name, at, undefined)
+      : this.setExperiment(name, at, undefined);
   }
 
   private applyPolicy(event: PolicyEvent): ApplyResult {
-    return this.setPolicy(event.subject, event.version, event.type === 'PolicyDeleted' ? undefined : event.state);
+    return this.setPolicy(
+      event.subject,
+      event.version,
+      event.type === 'PolicyDeleted' ? undefined : event.state,
+    );
   }
 
   private applyExperiment(event: ExperimentEvent): ApplyResult {
     const gone = event.type === 'ExperimentCommitted' || event.type === 'ExperimentDeleted';
-    return this.setExperiment(event.subject, event.version, gone ? undefined : event.state, event.type);
+    return this.setExperiment(
+      event.subject,
+      event.version,
+      gone ? undefined : event.state,
+      event.type,
+    );
   }
 
-  private setPolicy(subject: string, version: number | undefined, state: FirewallPolicy | undefined): ApplyResult {
+  private setPolicy(
+    subject: string,
+    version: number | undefined,
+    state: FirewallPolicy | undefined,
+  ): ApplyResult {
     const name = parsePolicyName(subject);
-    if (!name) return { applied: false, problems: [`policy event for a malformed name "${String(subject).slice(0, 200)}"`] };
+    if (!name)
+      return {
+        applied: false,
+        problems: [`policy event for a malformed name "${String(subject).slice(0, 200)}"`],
+      };
     const held = this.policies.get(name.name);
-    if (held && version !== undefined && version <= held.version) return { applied: false, problems: [] };
+    if (held && version !== undefined && version <= held.version)
+      return { applied: false, problems: [] };
     this.policies.set(name.name, { version: version ?? held?.version ?? 0, state });
     return { applied: true, problems: this.rebuild(name) };
   }
 
-  private setExperiment(subject: string, version: number | undefined, state: FirewallPolicyExperiment | undefined, lastEvent?: string): ApplyResult {
+  private setExperiment(
+    subject: string,
+    version: number | undefined,
+    state: FirewallPolicyExperiment | undefined,
+    lastEvent?: string,
+  ): ApplyResult {
     const name = parseExperimentName(subject);
-    if (!name) return { applied: false, problems: [`experiment event for a malformed name "${String(subject).slice(0, 200)}"`] };
+    if (!name)
+      return {
+        applied: false,
+        problems: [`experiment event for a malformed name "${String(subject).slice(0, 200)}"`],
+      };
     const held = this.experiments.get(name.name);
-    if (held && version !== undefined && version <= held.version) return { applied: false, problems: [] };
+    if (held && version !== undefined && version <= held.version)
+      return { applied: false, problems: [] };
     const changed = lastEvent === 'ExperimentCreated' || lastEvent === 'ExperimentUpdated';
-    const previewedEtag = state?.previewMetadata?.state === 'ACTIVE' ? state.etag : changed ? undefined : held?.previewedEtag;
-    this.experiments.set(name.name, { version: version ?? held?.version ?? 0, state, lastEvent, previewedEtag });
+    const previewedEtag =
+      state?.previewMetadata?.state === 'ACTIVE'
+        ? state.etag
+        : changed
+          ? undefined
+          : held?.previewedEtag;
+    this.experiments.set(name.name, {
+      version: version ?? held?.version ?? 0,
+      state,
+      lastEvent,
+      previewedEtag,
+    });
     let siblings = this.experimentsOf.get(name.policyName);
     if (state) {
       if (!siblings) this.experimentsOf.set(name.policyName, (siblings = new Set()));
@@ -180,7 +242,10 @@ export class PreviewState {
     } else {
       siblings?.delete(name.name);
     }
-    return { applied: true, problems: this.rebuild(parsePolicyName(name.policyName) as PolicyName) };
+    return {
+      applied: true,
+      problems: this.rebuild(parsePolicyName(name.policyName) as PolicyName),
+    };
   }
 
   /**
@@ -192,7 +257,12 @@ export class PreviewState {
     const name = parseExperimentName(experimentName);
     const live = name ? this.policies.get(name.policyName)?.state : undefined;
     if (!experiment || !live) return undefined;
-    return { experimentEtag: experiment.etag, experimentRules: experiment.firewallPolicy?.rules ?? [], liveEtag: live.etag, liveRules: live.rules ?? [] };
+    return {
+      experimentEtag: experiment.etag,
+      experimentRules: experiment.firewallPolicy?.rules ?? [],
+      liveEtag: live.etag,
+      liveRules: live.rules ?? [],
+    };
   }
 
   private rebuild(policy: PolicyName): string[] {

@@ -1,24 +1,59 @@
-import type { ExperimentEvent, FirewallPolicy, FirewallPolicyExperiment, FirewallRule, PolicyEvent } from '@rollout/contracts';
+import type {
+  ExperimentEvent,
+  FirewallPolicy,
+  FirewallPolicyExperiment,
+  FirewallRule,
+  PolicyEvent,
+} from '@rollout/contracts';
 import { compilePolicy, parseConnection } from '@rollout/firewall';
 import { PreviewState } from './state';
 
 const POLICY = 'projects/acme/locations/global/firewallPolicies/web';
 const KEY = 'acme.global.web';
 const T = '2025-01-01T00:00:00Z';
-const denySsh: FirewallRule = { priority: 10, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['0.0.0.0/0'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] } };
-const allowAll: FirewallRule = { priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['0.0.0.0/0'] } };
+const denySsh: FirewallRule = {
+  priority: 10,
+  direction: 'INGRESS',
+  action: 'deny',
+  match: { srcIpRanges: ['0.0.0.0/0'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] },
+};
+const allowAll: FirewallRule = {
+  priority: 100,
+  direction: 'INGRESS',
+  action: 'allow',
+  match: { srcIpRanges: ['0.0.0.0/0'] },
+};
 
-const policy = (version: number, rules: FirewallRule[], type: PolicyEvent['type'] = 'PolicyUpdated'): PolicyEvent => ({
+const policy = (
+  version: number,
+  rules: FirewallRule[],
+  type: PolicyEvent['type'] = 'PolicyUpdated',
+): PolicyEvent => ({
   id: `p${version}`,
   type,
   subject: POLICY,
   version,
   time: T,
   actor: 'test',
-  state: type === 'PolicyDeleted' ? undefined : ({ name: POLICY, rules, etag: `L${version}`, createTime: T, updateTime: T } as FirewallPolicy),
+  state:
+    type === 'PolicyDeleted'
+      ? undefined
+      : ({
+          name: POLICY,
+          rules,
+          etag: `L${version}`,
+          createTime: T,
+          updateTime: T,
+        } as FirewallPolicy),
 });
 
-const experiment = (id: string, version: number, rules: FirewallRule[], preview?: 'ACTIVE' | 'SUSPENDED', type: ExperimentEvent['type'] = 'ExperimentUpdated'): ExperimentEvent => ({
+const experiment = (
+  id: string,
+  version: number,
+  rules: FirewallRule[],
+  preview?: 'ACTIVE' | 'SUSPENDED',
+  type: ExperimentEvent['type'] = 'ExperimentUpdated',
+): ExperimentEvent => ({
   id: `${id}${version}`,
   type,
   subject: `${POLICY}/experiments/${id}`,
@@ -31,7 +66,9 @@ const experiment = (id: string, version: number, rules: FirewallRule[], preview?
       : ({
           name: `${POLICY}/experiments/${id}`,
           firewallPolicy: { name: POLICY, rules },
-          ...(preview ? { previewMetadata: { state: preview, logPrefix: 'FirewallPolicyPreviewLog' } } : {}),
+          ...(preview
+            ? { previewMetadata: { state: preview, logPrefix: 'FirewallPolicyPreviewLog' } }
+            : {}),
           annotations: {},
           etag: `${id.toUpperCase()}${version}`,
           createTime: T,
@@ -39,7 +76,13 @@ const experiment = (id: string, version: number, rules: FirewallRule[], preview?
         } as FirewallPolicyExperiment),
 });
 
-const ssh = parseConnection({ direction: 'INGRESS', srcIp: '198.51.100.7', destIp: '10.0.0.5', protocol: 'tcp', destPort: 22 })!;
+const ssh = parseConnection({
+  direction: 'INGRESS',
+  srcIp: '198.51.100.7',
+  destIp: '10.0.0.5',
+  protocol: 'tcp',
+  destPort: 22,
+})!;
 
 describe('PreviewState', () => {
   it('knows no policy before its first event, and evaluates the live policy once it has it', () => {
@@ -48,7 +91,11 @@ describe('PreviewState', () => {
     state.apply(policy(1, [denySsh], 'PolicyCreated'));
     const view = state.viewForTraffic(KEY)!;
     expect(view).toMatchObject({ name: POLICY, etag: 'L1', active: [] });
-    expect(view.live.evaluateParsed(ssh)).toEqual({ action: 'deny', rulePriority: 10, implied: false });
+    expect(view.live.evaluateParsed(ssh)).toEqual({
+      action: 'deny',
+      rulePriority: 10,
+      implied: false,
+    });
   });
 
   it('previews only ACTIVE experiments: never-started and SUSPENDED ones produce nothing', () => {
@@ -58,8 +105,14 @@ describe('PreviewState', () => {
     state.apply(experiment('paused', 2, [allowAll], 'SUSPENDED'));
     state.apply(experiment('open', 2, [allowAll], 'ACTIVE'));
     const view = state.viewForTraffic(KEY)!;
-    expect(view.active.map((e) => [e.name.split('/').at(-1), e.etag, e.logSubject])).toEqual([['open', 'OPEN2', 'preview.v1.logs.acme.global.web.open']]);
-    expect(view.active[0].policy.evaluateParsed(ssh)).toEqual({ action: 'allow', rulePriority: 100, implied: false });
+    expect(view.active.map((e) => [e.name.split('/').at(-1), e.etag, e.logSubject])).toEqual([
+      ['open', 'OPEN2', 'preview.v1.logs.acme.global.web.open'],
+    ]);
+    expect(view.active[0].policy.evaluateParsed(ssh)).toEqual({
+      action: 'allow',
+      rulePriority: 100,
+      implied: false,
+    });
     expect(state.counts).toEqual({ policies: 1, experiments: 3, active: 1 });
   });
 
@@ -67,7 +120,11 @@ describe('PreviewState', () => {
     const state = new PreviewState();
     state.apply(policy(1, [allowAll]));
     state.apply(experiment('noop', 2, [], 'ACTIVE'));
-    expect(state.viewForTraffic(KEY)!.active[0].policy.evaluateParsed(ssh)).toEqual({ action: 'deny', rulePriority: null, implied: true });
+    expect(state.viewForTraffic(KEY)!.active[0].policy.evaluateParsed(ssh)).toEqual({
+      action: 'deny',
+      rulePriority: null,
+      implied: true,
+    });
   });
 
   it('applies a delete marker at its version: an older one changes nothing, a recreation after it is taken', () => {
@@ -138,7 +195,9 @@ describe('PreviewState', () => {
     });
     state.apply(policy(1, []));
     const result = state.apply(experiment('bad', 2, [{ ...allowAll, priority: 666 }], 'ACTIVE'));
-    expect(result.problems).toEqual([`experiment ${POLICY}/experiments/bad does not compile: boom`]);
+    expect(result.problems).toEqual([
+      `experiment ${POLICY}/experiments/bad does not compile: boom`,
+    ]);
     expect(state.viewForTraffic(KEY)!.active).toEqual([]);
   });
 
@@ -147,11 +206,24 @@ describe('PreviewState', () => {
     const name = `${POLICY}/experiments/gated`;
     state.apply(policy(1, [denySsh], 'PolicyCreated'));
     state.apply(experiment('gated', 1, [allowAll], undefined, 'ExperimentCreated'));
-    expect(state.experimentOf(name)).toMatchObject({ lastEvent: 'ExperimentCreated', liveEtag: 'L1', previewedEtag: undefined });
-    state.apply({ ...experiment('gated', 2, [allowAll], 'ACTIVE', 'PreviewStarted'), state: { ...experiment('gated', 2, [allowAll], 'ACTIVE').state!, stopAfter: { evaluatedEvents: 5 } } });
+    expect(state.experimentOf(name)).toMatchObject({
+      lastEvent: 'ExperimentCreated',
+      liveEtag: 'L1',
+      previewedEtag: undefined,
+    });
+    state.apply({
+      ...experiment('gated', 2, [allowAll], 'ACTIVE', 'PreviewStarted'),
+      state: {
+        ...experiment('gated', 2, [allowAll], 'ACTIVE').state!,
+        stopAfter: { evaluatedEvents: 5 },
+      },
+    });
     expect(state.autoStopping()).toEqual([name]);
     state.apply(experiment('gated', 3, [allowAll], 'SUSPENDED', 'PreviewStopped'));
-    expect(state.experimentOf(name)).toMatchObject({ lastEvent: 'PreviewStopped', previewedEtag: 'GATED2' });
+    expect(state.experimentOf(name)).toMatchObject({
+      lastEvent: 'PreviewStopped',
+      previewedEtag: 'GATED2',
+    });
     expect(state.autoStopping()).toEqual([]);
     state.apply(experiment('gated', 4, [denySsh], 'SUSPENDED'));
     expect(state.experimentOf(name)?.previewedEtag).toBeUndefined();

@@ -1,4 +1,10 @@
-import { PREVIEW_REPORT_TRANSITIONS, type PreviewConfigurationReport, type PreviewVerdict, type RuleCount, type RuleTransition } from '@rollout/contracts';
+import {
+  PREVIEW_REPORT_TRANSITIONS,
+  type PreviewConfigurationReport,
+  type PreviewVerdict,
+  type RuleCount,
+  type RuleTransition,
+} from '@rollout/contracts';
 
 /** The implied rule's stand-in priority in stored rule counts (real priorities are 0-65535). */
 export const IMPLIED_PRIORITY = -1;
@@ -29,7 +35,11 @@ export class ConfigurationTotals {
     this.evaluated++;
     const minute = eventTimeMs - (eventTimeMs % MINUTE_MS);
     let bucket = this.minutes.get(minute);
-    if (!bucket) this.minutes.set(minute, (bucket = { evaluated: 0, changed: 0, allowToDeny: 0, denyToAllow: 0 }));
+    if (!bucket)
+      this.minutes.set(
+        minute,
+        (bucket = { evaluated: 0, changed: 0, allowToDeny: 0, denyToAllow: 0 }),
+      );
     bucket.evaluated++;
     if (live.action === experiment.action) {
       if (live.action === 'allow') this.unchangedAllow++;
@@ -77,7 +87,9 @@ export interface TransitionTally {
  * Rule transitions merged by (priorities, actions). The engine hands out one shared verdict
  * object per rule, so counting by object identity costs no key building on the hot path.
  */
-export function transitionTallies(transitions: ReadonlyMap<PreviewVerdict, ReadonlyMap<PreviewVerdict, number>>): TransitionTally[] {
+export function transitionTallies(
+  transitions: ReadonlyMap<PreviewVerdict, ReadonlyMap<PreviewVerdict, number>>,
+): TransitionTally[] {
   const merged = new Map<string, TransitionTally>();
   for (const [live, row] of transitions) {
     for (const [experiment, count] of row) {
@@ -99,11 +111,17 @@ export function transitionTallies(transitions: ReadonlyMap<PreviewVerdict, Reado
 
 /** A stored rule as the report shows it. */
 export function verdictOf(priority: number, action: string): PreviewVerdict {
-  return { action: action as 'allow' | 'deny', rulePriority: priority === IMPLIED_PRIORITY ? null : priority, implied: priority === IMPLIED_PRIORITY };
+  return {
+    action: action as 'allow' | 'deny',
+    rulePriority: priority === IMPLIED_PRIORITY ? null : priority,
+    implied: priority === IMPLIED_PRIORITY,
+  };
 }
 
 /** Stored rule counts as the report shows them: most frequent first, then by priority. */
-export function ruleCounts(rows: readonly { priority: number; action: string; count: number }[]): RuleCount[] {
+export function ruleCounts(
+  rows: readonly { priority: number; action: string; count: number }[],
+): RuleCount[] {
   return rows
     .map((row) => ({
       rulePriority: row.priority === IMPLIED_PRIORITY ? null : row.priority,
@@ -111,13 +129,24 @@ export function ruleCounts(rows: readonly { priority: number; action: string; co
       action: row.action as 'allow' | 'deny',
       count: row.count,
     }))
-    .sort((a, b) => b.count - a.count || (a.rulePriority ?? -1) - (b.rulePriority ?? -1) || a.action.localeCompare(b.action));
+    .sort(
+      (a, b) =>
+        b.count - a.count ||
+        (a.rulePriority ?? -1) - (b.rulePriority ?? -1) ||
+        a.action.localeCompare(b.action),
+    );
 }
 
 /** The report's rule transitions: the PREVIEW_REPORT_TRANSITIONS most frequent cells (ties by rules, then actions), and how many are left out. */
-export function ruleTransitionsOf(tallies: readonly TransitionTally[]): Pick<PreviewConfigurationReport, 'ruleTransitions' | 'ruleTransitionsOmitted'> {
+export function ruleTransitionsOf(
+  tallies: readonly TransitionTally[],
+): Pick<PreviewConfigurationReport, 'ruleTransitions' | 'ruleTransitionsOmitted'> {
   const cells: RuleTransition[] = tallies
-    .map((t) => ({ live: verdictOf(t.livePriority, t.liveAction), experiment: verdictOf(t.experimentPriority, t.experimentAction), count: t.count }))
+    .map((t) => ({
+      live: verdictOf(t.livePriority, t.liveAction),
+      experiment: verdictOf(t.experimentPriority, t.experimentAction),
+      count: t.count,
+    }))
     .sort(
       (a, b) =>
         b.count - a.count ||
@@ -126,5 +155,8 @@ export function ruleTransitionsOf(tallies: readonly TransitionTally[]): Pick<Pre
         a.live.action.localeCompare(b.live.action) ||
         a.experiment.action.localeCompare(b.experiment.action),
     );
-  return { ruleTransitions: cells.slice(0, PREVIEW_REPORT_TRANSITIONS), ruleTransitionsOmitted: Math.max(0, cells.length - PREVIEW_REPORT_TRANSITIONS) };
+  return {
+    ruleTransitions: cells.slice(0, PREVIEW_REPORT_TRANSITIONS),
+    ruleTransitionsOmitted: Math.max(0, cells.length - PREVIEW_REPORT_TRANSITIONS),
+  };
 }

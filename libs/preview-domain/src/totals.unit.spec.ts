@@ -1,10 +1,28 @@
 import { PREVIEW_REPORT_TRANSITIONS, type PreviewVerdict } from '@rollout/contracts';
-import { ConfigurationTotals, type TransitionTally, ruleCounts, ruleTransitionsOf, transitionTallies } from './totals';
+import {
+  ConfigurationTotals,
+  type TransitionTally,
+  ruleCounts,
+  ruleTransitionsOf,
+  transitionTallies,
+} from './totals';
 
-const allow = (rulePriority: number | null): PreviewVerdict => ({ action: 'allow', rulePriority, implied: rulePriority === null });
-const deny = (rulePriority: number | null): PreviewVerdict => ({ action: 'deny', rulePriority, implied: rulePriority === null });
+const allow = (rulePriority: number | null): PreviewVerdict => ({
+  action: 'allow',
+  rulePriority,
+  implied: rulePriority === null,
+});
+const deny = (rulePriority: number | null): PreviewVerdict => ({
+  action: 'deny',
+  rulePriority,
+  implied: rulePriority === null,
+});
 const at = (s: number) => Date.parse('2025-01-01T00:00:00Z') + s * 1000;
-const outcome = (live: PreviewVerdict, experiment: PreviewVerdict, eventTimeMs = at(0)): [PreviewVerdict, PreviewVerdict, number] => [live, experiment, eventTimeMs];
+const outcome = (
+  live: PreviewVerdict,
+  experiment: PreviewVerdict,
+  eventTimeMs = at(0),
+): [PreviewVerdict, PreviewVerdict, number] => [live, experiment, eventTimeMs];
 
 describe('ConfigurationTotals', () => {
   it('puts every evaluation in exactly one of the four outcomes', () => {
@@ -15,8 +33,17 @@ describe('ConfigurationTotals', () => {
     totals.add(...outcome(allow(10), allow(10)));
     totals.add(...outcome(deny(null), deny(null)));
     totals.add(...outcome(deny(null), deny(5)));
-    expect(totals).toMatchObject({ evaluated: 6, changed: 3, allowToDeny: 2, denyToAllow: 1, unchangedAllow: 1, unchangedDeny: 2 });
-    expect(totals.evaluated).toBe(totals.allowToDeny + totals.denyToAllow + totals.unchangedAllow + totals.unchangedDeny);
+    expect(totals).toMatchObject({
+      evaluated: 6,
+      changed: 3,
+      allowToDeny: 2,
+      denyToAllow: 1,
+      unchangedAllow: 1,
+      unchangedDeny: 2,
+    });
+    expect(totals.evaluated).toBe(
+      totals.allowToDeny + totals.denyToAllow + totals.unchangedAllow + totals.unchangedDeny,
+    );
   });
 
   it('counts rule transitions, the implied rules apart by action, and shows stored rule counts most frequent first', () => {
@@ -25,10 +52,27 @@ describe('ConfigurationTotals', () => {
     totals.add(...outcome(allow(null), deny(null)));
     totals.add(...outcome(allow(10), deny(null)));
     expect(transitionTallies(totals.transitions)).toEqual([
-      { livePriority: 10, liveAction: 'allow', experimentPriority: -1, experimentAction: 'deny', count: 2 },
-      { livePriority: -1, liveAction: 'allow', experimentPriority: -1, experimentAction: 'deny', count: 1 },
+      {
+        livePriority: 10,
+        liveAction: 'allow',
+        experimentPriority: -1,
+        experimentAction: 'deny',
+        count: 2,
+      },
+      {
+        livePriority: -1,
+        liveAction: 'allow',
+        experimentPriority: -1,
+        experimentAction: 'deny',
+        count: 1,
+      },
     ]);
-    expect(ruleCounts([{ priority: 5, action: 'deny', count: 1 }, { priority: -1, action: 'deny', count: 2 }])).toEqual([
+    expect(
+      ruleCounts([
+        { priority: 5, action: 'deny', count: 1 },
+        { priority: -1, action: 'deny', count: 2 },
+      ]),
+    ).toEqual([
       { rulePriority: null, implied: true, action: 'deny', count: 2 },
       { rulePriority: 5, implied: false, action: 'deny', count: 1 },
     ]);
@@ -41,8 +85,25 @@ describe('ConfigurationTotals', () => {
   });
 
   it('merges equal rules however many verdict objects stand for them', () => {
-    const transitions = new Map([[allow(7), new Map([[deny(1), 2], [deny(1), 3]])], [allow(7), new Map([[deny(1), 1]])]]);
-    expect(transitionTallies(transitions)).toEqual([{ livePriority: 7, liveAction: 'allow', experimentPriority: 1, experimentAction: 'deny', count: 6 }]);
+    const transitions = new Map([
+      [
+        allow(7),
+        new Map([
+          [deny(1), 2],
+          [deny(1), 3],
+        ]),
+      ],
+      [allow(7), new Map([[deny(1), 1]])],
+    ]);
+    expect(transitionTallies(transitions)).toEqual([
+      {
+        livePriority: 7,
+        liveAction: 'allow',
+        experimentPriority: 1,
+        experimentAction: 'deny',
+        count: 6,
+      },
+    ]);
   });
 
   it('counts rule transitions whose margins by action are the verdict counts', () => {
@@ -54,15 +115,44 @@ describe('ConfigurationTotals', () => {
     totals.add(...outcome(deny(null), deny(null)));
     const cells = transitionTallies(totals.transitions);
     expect(cells).toEqual([
-      { livePriority: 10, liveAction: 'allow', experimentPriority: 5, experimentAction: 'deny', count: 2 },
-      { livePriority: 10, liveAction: 'allow', experimentPriority: 10, experimentAction: 'allow', count: 1 },
-      { livePriority: -1, liveAction: 'deny', experimentPriority: 7, experimentAction: 'allow', count: 1 },
-      { livePriority: -1, liveAction: 'deny', experimentPriority: -1, experimentAction: 'deny', count: 1 },
+      {
+        livePriority: 10,
+        liveAction: 'allow',
+        experimentPriority: 5,
+        experimentAction: 'deny',
+        count: 2,
+      },
+      {
+        livePriority: 10,
+        liveAction: 'allow',
+        experimentPriority: 10,
+        experimentAction: 'allow',
+        count: 1,
+      },
+      {
+        livePriority: -1,
+        liveAction: 'deny',
+        experimentPriority: 7,
+        experimentAction: 'allow',
+        count: 1,
+      },
+      {
+        livePriority: -1,
+        liveAction: 'deny',
+        experimentPriority: -1,
+        experimentAction: 'deny',
+        count: 1,
+      },
     ]);
-    const sum = (pick: (c: (typeof cells)[number]) => boolean) => cells.filter(pick).reduce((n, c) => n + c.count, 0);
+    const sum = (pick: (c: (typeof cells)[number]) => boolean) =>
+      cells.filter(pick).reduce((n, c) => n + c.count, 0);
     expect(sum((c) => c.livePriority === 10)).toBe(3);
-    expect(sum((c) => c.liveAction === 'allow' && c.experimentAction === 'deny')).toBe(totals.allowToDeny);
-    expect(sum((c) => c.liveAction === 'deny' && c.experimentAction === 'allow')).toBe(totals.denyToAllow);
+    expect(sum((c) => c.liveAction === 'allow' && c.experimentAction === 'deny')).toBe(
+      totals.allowToDeny,
+    );
+    expect(sum((c) => c.liveAction === 'deny' && c.experimentAction === 'allow')).toBe(
+      totals.denyToAllow,
+    );
   });
 
   it('counts by the minute of the event time, changed verdicts by direction', () => {
@@ -80,7 +170,12 @@ describe('ConfigurationTotals', () => {
 });
 
 describe('ruleTransitionsOf', () => {
-  const tally = (livePriority: number, experimentPriority: number, count: number, liveAction: 'allow' | 'deny' = 'allow'): TransitionTally => ({
+  const tally = (
+    livePriority: number,
+    experimentPriority: number,
+    count: number,
+    liveAction: 'allow' | 'deny' = 'allow',
+  ): TransitionTally => ({
     livePriority,
     liveAction,
     experimentPriority,
@@ -89,8 +184,22 @@ describe('ruleTransitionsOf', () => {
   });
 
   it('shows the most frequent cells first, ties by live then experiment rule (implied first), then by actions', () => {
-    const { ruleTransitions = [], ruleTransitionsOmitted } = ruleTransitionsOf([tally(20, 1, 3), tally(10, 2, 3), tally(-1, 5, 3), tally(10, 1, 3), tally(10, 1, 3, 'deny'), tally(30, 1, 9)]);
-    expect(ruleTransitions.map((c) => [c.count, c.live.rulePriority, c.experiment.rulePriority, c.live.action])).toEqual([
+    const { ruleTransitions = [], ruleTransitionsOmitted } = ruleTransitionsOf([
+      tally(20, 1, 3),
+      tally(10, 2, 3),
+      tally(-1, 5, 3),
+      tally(10, 1, 3),
+      tally(10, 1, 3, 'deny'),
+      tally(30, 1, 9),
+    ]);
+    expect(
+      ruleTransitions.map((c) => [
+        c.count,
+        c.live.rulePriority,
+        c.experiment.rulePriority,
+        c.live.action,
+      ]),
+    ).toEqual([
       [9, 30, 1, 'allow'],
       [3, null, 5, 'allow'],
       [3, 10, 1, 'allow'],
@@ -103,7 +212,9 @@ describe('ruleTransitionsOf', () => {
   });
 
   it(`keeps the ${PREVIEW_REPORT_TRANSITIONS} most frequent cells and says how many it leaves out`, () => {
-    const tallies = Array.from({ length: PREVIEW_REPORT_TRANSITIONS + 3 }, (_, i) => tally(i, 0, i + 1));
+    const tallies = Array.from({ length: PREVIEW_REPORT_TRANSITIONS + 3 }, (_, i) =>
+      tally(i, 0, i + 1),
+    );
     const { ruleTransitions = [], ruleTransitionsOmitted } = ruleTransitionsOf(tallies);
     expect(ruleTransitions).toHaveLength(PREVIEW_REPORT_TRANSITIONS);
     expect(ruleTransitions[0].count).toBe(PREVIEW_REPORT_TRANSITIONS + 3);

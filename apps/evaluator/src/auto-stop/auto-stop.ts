@@ -1,4 +1,10 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
 import { EXPERIMENT_SUBJECTS, StatusError } from '@rollout/contracts';
 import { BackgroundLoop, NatsRpcClient } from '@rollout/nats';
 import { PreviewRunCounts, autoStopReason } from '@rollout/preview-domain';
@@ -64,7 +70,10 @@ export class AutoStop implements OnApplicationBootstrap, BeforeApplicationShutdo
     for (const { name, held } of candidates) {
       const etag = held!.state.etag;
       const row = rows.find((r) => r.experiment === name && r.experiment_etag === etag);
-      const run: PreviewRunCounts = { evaluated: Number(row?.evaluated ?? 0), allowToDeny: Number(row?.allow_to_deny ?? 0) };
+      const run: PreviewRunCounts = {
+        evaluated: Number(row?.evaluated ?? 0),
+        allowToDeny: Number(row?.allow_to_deny ?? 0),
+      };
       const reason = autoStopReason(held!.state, run, now);
       if (reason) await this.stop(name, etag, reason);
     }
@@ -78,14 +87,22 @@ export class AutoStop implements OnApplicationBootstrap, BeforeApplicationShutdo
       await this.rpc.request(
         EXPERIMENT_SUBJECTS.stopPreview,
         { name, etag, reason, actor: AUTO_STOP_ACTOR, requestId },
-        { timeoutMs: STOP_TIMEOUT_MS, actor: { actor: AUTO_STOP_ACTOR, roles: ['editor'], projects: [project] } },
+        {
+          timeoutMs: STOP_TIMEOUT_MS,
+          actor: { actor: AUTO_STOP_ACTOR, roles: ['editor'], projects: [project] },
+        },
       );
       this.logger.log({ experiment: name, reason }, 'preview stopped by itself');
     } catch (error) {
       // ABORTED or NOT_FOUND: the experiment moved on (updated, stopped, committed) since the snapshot showed it; nothing to stop.
-      if (!(error instanceof StatusError && (error.status === 'ABORTED' || error.status === 'NOT_FOUND'))) throw error;
+      if (!(
+        error instanceof StatusError &&
+        (error.status === 'ABORTED' || error.status === 'NOT_FOUND')
+      ))
+        throw error;
     }
     this.stopped.set(name, etag);
-    for (const known of this.stopped.keys()) if (!this.snapshot.state.experimentOf(known)) this.stopped.delete(known);
+    for (const known of this.stopped.keys())
+      if (!this.snapshot.state.experimentOf(known)) this.stopped.delete(known);
   }
 }

@@ -1,6 +1,14 @@
 import { CONTRACT_HEADERS, TRAFFIC_STREAM } from '@rollout/contracts';
 import { NatsNamespace } from '@rollout/nats';
-import { BacktestTally, Evaluation, PolicyView, ReplayOutcome, RequestedWindow, aggregateMessages, evaluate } from '@rollout/preview-domain';
+import {
+  BacktestTally,
+  Evaluation,
+  PolicyView,
+  ReplayOutcome,
+  RequestedWindow,
+  aggregateMessages,
+  evaluate,
+} from '@rollout/preview-domain';
 import { AckPolicy, DeliverPolicy, JsMsg, NatsConnection, nanos } from 'nats';
 import { TRAFFIC_DURABLE } from '../jetstream';
 import { TrafficDecoder, isRejected } from '../traffic/traffic-decoder';
@@ -49,7 +57,13 @@ export class BacktestReplay {
     this.decoder = new TrafficDecoder(namespace.subject('traffic.'));
   }
 
-  async run(id: string, view: PolicyView, trafficKey: string, window: RequestedWindow, options: ReplayOptions): Promise<{ tally: BacktestTally; outcome: ReplayOutcome }> {
+  async run(
+    id: string,
+    view: PolicyView,
+    trafficKey: string,
+    window: RequestedWindow,
+    options: ReplayOptions,
+  ): Promise<{ tally: BacktestTally; outcome: ReplayOutcome }> {
     const stream = this.namespace.stream(TRAFFIC_STREAM);
     const jsm = await this.connection.jetstreamManager();
     const { state } = await jsm.streams.info(stream);
@@ -65,14 +79,23 @@ export class BacktestReplay {
       skipped,
     };
     // A start after the newest message: JetStream would deliver from the oldest instead.
-    if (state.messages === 0 || (window.startMs !== undefined && window.startMs > Date.parse(state.last_ts))) return { tally, outcome };
+    if (
+      state.messages === 0 ||
+      (window.startMs !== undefined && window.startMs > Date.parse(state.last_ts))
+    )
+      return { tally, outcome };
 
     const name = `backtest-${id}`;
     const info = await jsm.consumers.add(stream, {
       name,
       ack_policy: AckPolicy.None,
       filter_subject: this.namespace.subject(`traffic.*.${trafficKey}`),
-      ...(window.startMs === undefined ? { deliver_policy: DeliverPolicy.All } : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(window.startMs).toISOString() }),
+      ...(window.startMs === undefined
+        ? { deliver_policy: DeliverPolicy.All }
+        : {
+            deliver_policy: DeliverPolicy.StartTime,
+            opt_start_time: new Date(window.startMs).toISOString(),
+          }),
       inactive_threshold: nanos(INACTIVE_THRESHOLD_MS),
       mem_storage: true,
     });
@@ -84,13 +107,20 @@ export class BacktestReplay {
         if (options.stopping()) throw new ReplayStopped();
         const busyFrom = performance.now();
         const messages: JsMsg[] = [];
-        for await (const message of await consumer.fetch({ max_messages: Math.min(options.batchSize, pending), expires: 5_000 })) messages.push(message);
+        for await (const message of await consumer.fetch({
+          max_messages: Math.min(options.batchSize, pending),
+          expires: 5_000,
+        }))
+          messages.push(message);
         if (messages.length === 0) break;
         pending = messages[messages.length - 1].info.pending;
         const inWindow: JsMsg[] = [];
         for (const message of messages) {
           const storedMs = Math.floor(message.info.timestampNanos / 1e6);
-          if (message.seq > state.last_seq || (window.endMs !== undefined && storedMs > window.endMs)) {
+          if (
+            message.seq > state.last_seq ||
+            (window.endMs !== undefined && storedMs > window.endMs)
+          ) {
             ended = true;
             break;
           }
@@ -117,20 +147,33 @@ export class BacktestReplay {
   private async pause(stream: string, busyMs: number, options: ReplayOptions): Promise<void> {
     const jsm = await this.connection.jetstreamManager();
     const live = await jsm.consumers.info(stream, TRAFFIC_DURABLE).catch(() => undefined);
-    const backlog = live === undefined || live.num_pending + live.num_ack_pending > options.backlogAbove;
-    const ms = backlog ? Math.max(options.pauseMs, (busyMs * (1 - options.busyShare)) / options.busyShare) : options.pauseMs;
+    const backlog =
+      live === undefined || live.num_pending + live.num_ack_pending > options.backlogAbove;
+    const ms = backlog
+      ? Math.max(options.pauseMs, (busyMs * (1 - options.busyShare)) / options.busyShare)
+      : options.pauseMs;
     await new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
   }
 
   /** Decodes and evaluates one batch as the live consumer does, and adds it to the tally. */
-  private evaluate(view: PolicyView, messages: readonly JsMsg[], tally: BacktestTally, outcome: ReplayOutcome, skipped: Map<string, number>): void {
+  private evaluate(
+    view: PolicyView,
+    messages: readonly JsMsg[],
+    tally: BacktestTally,
+    outcome: ReplayOutcome,
+    skipped: Map<string, number>,
+  ): void {
     const skip = (reason: string) => skipped.set(reason, (skipped.get(reason) ?? 0) + 1);
     /** Event ids evaluated in this batch: the same event twice in one batch counts once, as on the live path. */
     const seen = new Set<string>();
     const evaluated: { evaluations: Evaluation[]; redelivered: boolean }[] = [];
     for (const message of messages) {
       outcome.messagesReplayed++;
-      const result = this.decoder.decode(message.subject, message.data, message.headers?.get(CONTRACT_HEADERS.contractVersion));
+      const result = this.decoder.decode(
+        message.subject,
+        message.data,
+        message.headers?.get(CONTRACT_HEADERS.contractVersion),
+      );
       if (isRejected(result)) {
         skip(result.kind);
         continue;

@@ -1,6 +1,11 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { BacktestOperation, BacktestRequest, GetBacktestOperationRequest, PREVIEW_SUBJECTS } from '@rollout/contracts';
+import {
+  BacktestOperation,
+  BacktestRequest,
+  GetBacktestOperationRequest,
+  PREVIEW_SUBJECTS,
+} from '@rollout/contracts';
 import { Backtests } from './backtests.application';
 
 /** preview.v1 backtests (queue group `evaluator`): start one, and read its operation. */

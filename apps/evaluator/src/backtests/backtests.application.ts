@@ -1,8 +1,21 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
 import { BacktestOperation, BacktestRequest, StatusError } from '@rollout/contracts';
 import { compilePolicy } from '@rollout/firewall';
 import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
-import { PolicyView, backtestView, backtestWindow, requestedWindow, requireExperimentName, trafficKey } from '@rollout/preview-domain';
+import {
+  PolicyView,
+  backtestView,
+  backtestWindow,
+  requestedWindow,
+  requireExperimentName,
+  trafficKey,
+} from '@rollout/preview-domain';
 import { NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { Config, EVALUATOR_CONFIG } from '../config';
@@ -12,7 +25,8 @@ import { BacktestsRepository } from './backtests.repository';
 
 /** Beats per stale period: a backtest is failed after missing about six heartbeats. */
 const BEATS_PER_STALE_PERIOD = 6;
-const OPERATION = /^operations\/backtest-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+const OPERATION =
+  /^operations\/backtest-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
 /**
  * Starts backtests and runs them, one at a time per evaluator process (later ones wait their
@@ -45,7 +59,11 @@ export class Backtests implements OnApplicationBootstrap, BeforeApplicationShutd
   onApplicationBootstrap(): void {
     const every = Math.max(100, Math.floor(this.config.BACKTEST_STALE_MS / BEATS_PER_STALE_PERIOD));
     this.timer = setInterval(() => {
-      this.store.housekeep(this.runner, this.config.BACKTEST_STALE_MS, this.config.PREVIEW_RETENTION_MS).catch((error) => this.logger.warn({ error: describe(error) }, 'backtest housekeeping failed'));
+      this.store
+        .housekeep(this.runner, this.config.BACKTEST_STALE_MS, this.config.PREVIEW_RETENTION_MS)
+        .catch((error) =>
+          this.logger.warn({ error: describe(error) }, 'backtest housekeeping failed'),
+        );
     }, every);
     this.timer.unref();
   }
@@ -60,7 +78,12 @@ export class Backtests implements OnApplicationBootstrap, BeforeApplicationShutd
   async get(name: unknown): Promise<BacktestOperation> {
     const id = typeof name === 'string' ? OPERATION.exec(name)?.[1] : undefined;
     const operation = id && (await this.store.get(id, this.config.BACKTEST_STALE_MS));
-    if (!operation) throw StatusError.withReason('NOT_FOUND', `Operation "${String(name ?? '').slice(0, 200)}" not found.`, 'OPERATION_NOT_FOUND');
+    if (!operation)
+      throw StatusError.withReason(
+        'NOT_FOUND',
+        `Operation "${String(name ?? '').slice(0, 200)}" not found.`,
+        'OPERATION_NOT_FOUND',
+      );
     return operation;
   }
 
@@ -68,39 +91,75 @@ export class Backtests implements OnApplicationBootstrap, BeforeApplicationShutd
   async start(request: BacktestRequest): Promise<BacktestOperation> {
     const name = requireExperimentName(request?.name, 'name');
     const window = requestedWindow(request);
-    if (!this.snapshot.isLoaded) throw StatusError.withReason('UNAVAILABLE', 'The evaluator is still loading live policies and experiments; try again shortly.', 'SNAPSHOT_LOADING');
-    if (this.stopping) throw StatusError.withReason('UNAVAILABLE', 'This evaluator is stopping; try again.', 'EVALUATOR_STOPPING');
+    if (!this.snapshot.isLoaded)
+      throw StatusError.withReason(
+        'UNAVAILABLE',
+        'The evaluator is still loading live policies and experiments; try again shortly.',
+        'SNAPSHOT_LOADING',
+      );
+    if (this.stopping)
+      throw StatusError.withReason(
+        'UNAVAILABLE',
+        'This evaluator is stopping; try again.',
+        'EVALUATOR_STOPPING',
+      );
     const versions = this.snapshot.state.versionsOf(name.name);
     if (!versions) {
       // Committing an experiment deletes it (AIP-236): a committed experiment is not found, like a deleted one.
-      throw StatusError.withReason('NOT_FOUND', `Experiment "${name.name}" not found (a committed or deleted experiment has nothing to backtest).`, 'NOT_FOUND', { resource: name.name });
+      throw StatusError.withReason(
+        'NOT_FOUND',
+        `Experiment "${name.name}" not found (a committed or deleted experiment has nothing to backtest).`,
+        'NOT_FOUND',
+        { resource: name.name },
+      );
     }
     let view: PolicyView | undefined;
     try {
       view = backtestView(name.name, versions, compilePolicy);
     } catch (error) {
-      throw StatusError.withReason('FAILED_PRECONDITION', `The experiment or its live policy cannot be evaluated: ${describe(error)}.`, 'POLICY_NOT_COMPILED', { resource: name.name });
+      throw StatusError.withReason(
+        'FAILED_PRECONDITION',
+        `The experiment or its live policy cannot be evaluated: ${describe(error)}.`,
+        'POLICY_NOT_COMPILED',
+        { resource: name.name },
+      );
     }
     const id = randomUUID();
     const operation = await this.store.create(id, name.name, this.runner);
     const run = async () => {
       try {
-        const { tally, outcome } = await this.replay.run(id, view as PolicyView, trafficKey(name), window, {
-          batchSize: this.config.BACKTEST_BATCH_SIZE,
-          pauseMs: this.config.BACKTEST_PAUSE_MS,
-          busyShare: this.config.BACKTEST_BUSY_SHARE,
-          // More than this replica's batches in flight hold: the live consumer is behind.
-          backlogAbove: this.config.EVALUATOR_BATCH_SIZE * this.config.EVALUATOR_CONCURRENCY,
-          maxFlows: this.config.EVALUATOR_MAX_FLOWS,
-          onProgress: (messages, events) => this.store.progress(id, messages, events),
-          stopping: () => this.stopping,
+        const { tally, outcome } = await this.replay.run(
+          id,
+          view as PolicyView,
+          trafficKey(name),
+          window,
+          {
+            batchSize: this.config.BACKTEST_BATCH_SIZE,
+            pauseMs: this.config.BACKTEST_PAUSE_MS,
+            busyShare: this.config.BACKTEST_BUSY_SHARE,
+            // More than this replica's batches in flight hold: the live consumer is behind.
+            backlogAbove: this.config.EVALUATOR_BATCH_SIZE * this.config.EVALUATOR_CONCURRENCY,
+            maxFlows: this.config.EVALUATOR_MAX_FLOWS,
+            onProgress: (messages, events) => this.store.progress(id, messages, events),
+            stopping: () => this.stopping,
+          },
+        );
+        await this.store.finish(id, {
+          ...tally.report(name.name, versions),
+          window: backtestWindow(outcome),
         });
-        await this.store.finish(id, { ...tally.report(name.name, versions), window: backtestWindow(outcome) });
       } catch (error) {
         // Stopping: beforeApplicationShutdown fails it with the others of this process.
         if (error instanceof ReplayStopped) return;
         this.logger.warn({ error: describe(error), backtest: id }, 'backtest failed');
-        const status = error instanceof StatusError ? error : StatusError.withReason('UNAVAILABLE', `The backtest could not read TRAFFIC or store its result: ${describe(error)}.`, 'BACKTEST_FAILED');
+        const status =
+          error instanceof StatusError
+            ? error
+            : StatusError.withReason(
+                'UNAVAILABLE',
+                `The backtest could not read TRAFFIC or store its result: ${describe(error)}.`,
+                'BACKTEST_FAILED',
+              );
         await this.store.fail(id, status).catch(() => undefined);
       }
     };

@@ -17,10 +17,12 @@ interface BacktestRow {
   end_time: Date | null;
 }
 
-const COLUMNS = 'id, experiment, done, messages_replayed, events_replayed, response, error, create_time, update_time, end_time';
+const COLUMNS =
+  'id, experiment, done, messages_replayed, events_replayed, response, error, create_time, update_time, end_time';
 
 /** Why a backtest whose evaluator went away failed: it is never resumed, only started again. */
-export const RUNNER_GONE = 'The evaluator running this backtest stopped before it finished; start the backtest again.';
+export const RUNNER_GONE =
+  'The evaluator running this backtest stopped before it finished; start the backtest again.';
 
 /**
  * Backtest operations in the evaluator's schema (preview_backtests), apart from the live report.
@@ -31,13 +33,19 @@ export class BacktestsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async create(id: string, experiment: string, runner: string): Promise<BacktestOperation> {
-    const [row]: BacktestRow[] = await this.dataSource.query(`INSERT INTO preview_backtests (id, experiment, runner) VALUES ($1, $2, $3) RETURNING ${COLUMNS}`, [id, experiment, runner]);
+    const [row]: BacktestRow[] = await this.dataSource.query(
+      `INSERT INTO preview_backtests (id, experiment, runner) VALUES ($1, $2, $3) RETURNING ${COLUMNS}`,
+      [id, experiment, runner],
+    );
     return operationOf(row);
   }
 
   /** Progress of a running backtest; its heartbeat too. */
   async progress(id: string, messages: number, events: number): Promise<void> {
-    await this.dataSource.query(`UPDATE preview_backtests SET messages_replayed = $2, events_replayed = $3, update_time = now() WHERE id = $1 AND NOT done`, [id, messages, events]);
+    await this.dataSource.query(
+      `UPDATE preview_backtests SET messages_replayed = $2, events_replayed = $3, update_time = now() WHERE id = $1 AND NOT done`,
+      [id, messages, events],
+    );
   }
 
   async finish(id: string, result: BacktestResult): Promise<void> {
@@ -49,7 +57,10 @@ export class BacktestsRepository {
   }
 
   async fail(id: string, error: StatusError): Promise<void> {
-    await this.dataSource.query(`UPDATE preview_backtests SET done = true, error = $2, update_time = now(), end_time = now() WHERE id = $1 AND NOT done`, [id, JSON.stringify(error.toStatus())]);
+    await this.dataSource.query(
+      `UPDATE preview_backtests SET done = true, error = $2, update_time = now(), end_time = now() WHERE id = $1 AND NOT done`,
+      [id, JSON.stringify(error.toStatus())],
+    );
   }
 
   /**
@@ -57,20 +68,32 @@ export class BacktestsRepository {
    * beating for `staleMs` (it died), and forgetting those done more than `retentionMs` ago.
    */
   async housekeep(runner: string, staleMs: number, retentionMs: number): Promise<void> {
-    await this.dataSource.query(`UPDATE preview_backtests SET update_time = now() WHERE runner = $1 AND NOT done`, [runner]);
+    await this.dataSource.query(
+      `UPDATE preview_backtests SET update_time = now() WHERE runner = $1 AND NOT done`,
+      [runner],
+    );
     await this.failStale(staleMs);
-    await this.dataSource.query(`DELETE FROM preview_backtests WHERE done AND end_time < now() - make_interval(secs => $1)`, [retentionMs / 1000]);
+    await this.dataSource.query(
+      `DELETE FROM preview_backtests WHERE done AND end_time < now() - make_interval(secs => $1)`,
+      [retentionMs / 1000],
+    );
   }
 
   /** Fails every backtest `runner` has not finished: the process is stopping. */
   async abandon(runner: string): Promise<void> {
-    await this.dataSource.query(`UPDATE preview_backtests SET done = true, error = $2, update_time = now(), end_time = now() WHERE runner = $1 AND NOT done`, [runner, JSON.stringify(gone())]);
+    await this.dataSource.query(
+      `UPDATE preview_backtests SET done = true, error = $2, update_time = now(), end_time = now() WHERE runner = $1 AND NOT done`,
+      [runner, JSON.stringify(gone())],
+    );
   }
 
   /** The operation of backtest `id` (failed first if its process stopped beating), if there is one. */
   async get(id: string, staleMs: number): Promise<BacktestOperation | undefined> {
     await this.failStale(staleMs, id);
-    const [row]: BacktestRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM preview_backtests WHERE id = $1`, [id]);
+    const [row]: BacktestRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM preview_backtests WHERE id = $1`,
+      [id],
+    );
     return row && operationOf(row);
   }
 
@@ -83,7 +106,8 @@ export class BacktestsRepository {
   }
 }
 
-const gone = () => StatusError.withReason('ABORTED', RUNNER_GONE, 'BACKTEST_RUNNER_STOPPED').toStatus();
+const gone = () =>
+  StatusError.withReason('ABORTED', RUNNER_GONE, 'BACKTEST_RUNNER_STOPPED').toStatus();
 
 function operationOf(row: BacktestRow): BacktestOperation {
   return {
@@ -99,7 +123,14 @@ function operationOf(row: BacktestRow): BacktestOperation {
       messagesReplayed: Number(row.messages_replayed),
       eventsReplayed: Number(row.events_replayed),
     },
-    ...(row.response ? { response: { '@type': 'type.googleapis.com/policyrollout.preview.v1.BacktestResult', ...row.response } } : {}),
+    ...(row.response
+      ? {
+          response: {
+            '@type': 'type.googleapis.com/policyrollout.preview.v1.BacktestResult',
+            ...row.response,
+          },
+        }
+      : {}),
     ...(row.error ? { error: row.error } : {}),
   };
 }

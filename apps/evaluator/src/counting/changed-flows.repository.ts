@@ -23,18 +23,29 @@ export class ChangedFlowsRepository {
         roomy.push(...rows);
         continue;
       }
-      const known = new Set(((await query(UPDATE_KNOWN_FLOWS, flowColumns(rows))) as { i: string }[]).map((row) => Number(row.i) - 1));
+      const known = new Set(
+        ((await query(UPDATE_KNOWN_FLOWS, flowColumns(rows))) as { i: string }[]).map(
+          (row) => Number(row.i) - 1,
+        ),
+      );
       const unknown = rows.filter((_, i) => !known.has(i));
       const taken = unknown.slice(0, room.get(id) ?? 0);
       if (taken.length > 0) {
         const added = (await query(UPSERT_FLOWS, flowColumns(taken))) as { inserted: boolean }[];
         inserted.set(id, added.filter((row) => row.inserted).length);
       }
-      outside.set(id, unknown.slice(taken.length).reduce((sum, row) => sum + row.flow.count, 0));
+      outside.set(
+        id,
+        unknown.slice(taken.length).reduce((sum, row) => sum + row.flow.count, 0),
+      );
     }
     if (roomy.length > 0) {
-      for (const row of (await query(UPSERT_FLOWS, flowColumns(roomy))) as { configuration_id: number; inserted: boolean }[]) {
-        if (row.inserted) inserted.set(row.configuration_id, (inserted.get(row.configuration_id) ?? 0) + 1);
+      for (const row of (await query(UPSERT_FLOWS, flowColumns(roomy))) as {
+        configuration_id: number;
+        inserted: boolean;
+      }[]) {
+        if (row.inserted)
+          inserted.set(row.configuration_id, (inserted.get(row.configuration_id) ?? 0) + 1);
       }
     }
     return { inserted, outside };
@@ -46,7 +57,9 @@ const FLOW_INPUT = `unnest($1::int[], $2::text[], $3::inet[], $4::inet[], $5::te
   $11::float8[], $12::float8[], $13::jsonb[]) WITH ORDINALITY AS u(c, d, s, t, p, port, lr, er, la, n, f, l, samples, i)`;
 
 /** A flow's samples with new ones appended, the first PREVIEW_FLOW_SAMPLES kept (nothing to do once full). */
-const MERGED_SAMPLES = (added: string) => `CASE WHEN jsonb_array_length(f.samples) >= ${PREVIEW_FLOW_SAMPLES} THEN f.samples
+const MERGED_SAMPLES = (
+  added: string,
+) => `CASE WHEN jsonb_array_length(f.samples) >= ${PREVIEW_FLOW_SAMPLES} THEN f.samples
       ELSE (SELECT jsonb_agg(e ORDER BY i) FROM jsonb_array_elements(f.samples || ${added}) WITH ORDINALITY AS s(e, i) WHERE i <= ${PREVIEW_FLOW_SAMPLES}) END`;
 
 const UPSERT_FLOWS = `INSERT INTO preview_flows AS f (configuration_id, direction, src_ip, dest_ip, protocol, dest_port, live_rule, experiment_rule,
@@ -84,7 +97,8 @@ const byFlowKey = (a: FlowRow, b: FlowRow) =>
   compare(a.flow.protocol, b.flow.protocol) ||
   (a.flow.destPort ?? -1) - (b.flow.destPort ?? -1) ||
   (a.flow.live.rulePriority ?? IMPLIED_PRIORITY) - (b.flow.live.rulePriority ?? IMPLIED_PRIORITY) ||
-  (a.flow.experiment.rulePriority ?? IMPLIED_PRIORITY) - (b.flow.experiment.rulePriority ?? IMPLIED_PRIORITY);
+  (a.flow.experiment.rulePriority ?? IMPLIED_PRIORITY) -
+    (b.flow.experiment.rulePriority ?? IMPLIED_PRIORITY);
 
 /** The flows as the columns of the flow statements; dest_port -1 stands for "no port" (it is part of the key). */
 function flowColumns(rows: FlowRow[]): unknown[][] {

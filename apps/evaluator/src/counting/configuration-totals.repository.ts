@@ -6,8 +6,14 @@ import { ConfigurationEntry, Query, compare } from './counting-statements';
 @Injectable()
 export class ConfigurationTotalsRepository {
   /** `inserted` and `outside`: the flows each configuration took in this batch, and the changed events left outside them. */
-  async add(query: Query, entries: ConfigurationEntry[], inserted: Map<number, number>, outside: Map<number, number>): Promise<void> {
-    const column = <T>(pick: (t: ConfigurationTotals, id: number) => T) => entries.map(({ batch, id }) => pick(batch.totals, id));
+  async add(
+    query: Query,
+    entries: ConfigurationEntry[],
+    inserted: Map<number, number>,
+    outside: Map<number, number>,
+  ): Promise<void> {
+    const column = <T>(pick: (t: ConfigurationTotals, id: number) => T) =>
+      entries.map(({ batch, id }) => pick(batch.totals, id));
     await query(
       `UPDATE preview_configurations c SET
            evaluated = c.evaluated + u.evaluated, changed = c.changed + u.changed,
@@ -42,11 +48,22 @@ export class ConfigurationTotalsRepository {
     for (const { batch, id } of entries) {
       for (const [reason, count] of batch.deadLettered) deadLetters.push([id, reason, count]);
       for (const t of transitionTallies(batch.totals.transitions)) {
-        transitions.push([id, t.livePriority, t.liveAction, t.experimentPriority, t.experimentAction, t.count]);
+        transitions.push([
+          id,
+          t.livePriority,
+          t.liveAction,
+          t.experimentPriority,
+          t.experimentAction,
+          t.count,
+        ]);
       }
-      for (const [start, b] of batch.totals.minutes) minutes.push([id, start, b.evaluated, b.changed, b.allowToDeny, b.denyToAllow]);
+      for (const [start, b] of batch.totals.minutes)
+        minutes.push([id, start, b.evaluated, b.changed, b.allowToDeny, b.denyToAllow]);
     }
-    transitions.sort((a, b) => a[0] - b[0] || a[1] - b[1] || compare(a[2], b[2]) || a[3] - b[3] || compare(a[4], b[4]));
+    transitions.sort(
+      (a, b) =>
+        a[0] - b[0] || a[1] - b[1] || compare(a[2], b[2]) || a[3] - b[3] || compare(a[4], b[4]),
+    );
     minutes.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     deadLetters.sort((a, b) => a[0] - b[0] || compare(a[1], b[1]));
     // One statement for all three (a data-modifying WITH runs whether or not it is read).

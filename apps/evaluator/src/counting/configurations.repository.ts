@@ -60,7 +60,6 @@ export class ConfigurationsRepository {
     }
   }
 
-
   /** Forgets the ids of configurations retention removed (they are created again if traffic comes). */
   forget(gone: ReadonlySet<number>): void {
     for (const [key, id] of this.configurations) if (gone.has(id)) this.configurations.delete(key);

@@ -17,7 +17,13 @@ export class DisagreementsRepository {
    */
   async add(query: Query, entries: ConfigurationEntry[]): Promise<void> {
     const pairs = entries
-      .flatMap(({ batch, id }) => [...batch.disagreements.values()].map((tally) => ({ id, tally, key: pairKey(id, tally.other.name, tally.other.etag) })))
+      .flatMap(({ batch, id }) =>
+        [...batch.disagreements.values()].map((tally) => ({
+          id,
+          tally,
+          key: pairKey(id, tally.other.name, tally.other.etag),
+        })),
+      )
       .sort((a, b) => compare(a.key, b.key));
     if (pairs.length === 0) return;
     const kept = (await query(
@@ -25,12 +31,29 @@ export class DisagreementsRepository {
        SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::bigint[])
        ON CONFLICT (configuration_id, other_experiment, other_etag) DO UPDATE SET events = d.events + excluded.events
        RETURNING configuration_id, other_experiment, other_etag, flows`,
-      [pairs.map((p) => p.id), pairs.map((p) => p.tally.other.name), pairs.map((p) => p.tally.other.etag), pairs.map((p) => p.tally.events)],
-    )) as { configuration_id: number; other_experiment: string; other_etag: string; flows: number }[];
-    const keptFlows = new Map(kept.map((row) => [pairKey(row.configuration_id, row.other_experiment, row.other_etag), row.flows]));
+      [
+        pairs.map((p) => p.id),
+        pairs.map((p) => p.tally.other.name),
+        pairs.map((p) => p.tally.other.etag),
+        pairs.map((p) => p.tally.events),
+      ],
+    )) as {
+      configuration_id: number;
+      other_experiment: string;
+      other_etag: string;
+      flows: number;
+    }[];
+    const keptFlows = new Map(
+      kept.map((row) => [
+        pairKey(row.configuration_id, row.other_experiment, row.other_etag),
+        row.flows,
+      ]),
+    );
     // A pair at its cap keeps the flows it has for good: only those are sent to be updated.
     const full = new Map<string, Set<string>>();
-    for (const p of pairs) if ((keptFlows.get(p.key) ?? 0) >= PREVIEW_DISAGREEMENT_FLOWS) full.set(p.key, await this.keptFlows(query, p.id, p.tally.other));
+    for (const p of pairs)
+      if ((keptFlows.get(p.key) ?? 0) >= PREVIEW_DISAGREEMENT_FLOWS)
+        full.set(p.key, await this.keptFlows(query, p.id, p.tally.other));
     const outside = new Map<string, number>();
     const rows = pairs.flatMap(({ id, tally, key }) =>
       [...tally.flows.values()]
@@ -42,7 +65,10 @@ export class DisagreementsRepository {
         })
         .map((flow) => ({ id, other: tally.other, key, flow })),
     );
-    rows.sort((a, b) => compare(a.key, b.key) || compare(disagreementFlowKey(a.flow), disagreementFlowKey(b.flow)));
+    rows.sort(
+      (a, b) =>
+        compare(a.key, b.key) || compare(disagreementFlowKey(a.flow), disagreementFlowKey(b.flow)),
+    );
     const columns = (list: typeof rows) => [
       list.map((_, i) => i + 1),
       list.map((r) => r.id),
@@ -59,13 +85,17 @@ export class DisagreementsRepository {
     const input = `unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::inet[], $7::inet[], $8::text[], $9::int[], $10::text[], $11::bigint[])
       AS u(i, c, e, t, d, s, dst, p, port, a, n)`;
     const known = new Set(
-      rows.length === 0 ? [] : ((await query(
-        `UPDATE preview_disagreement_flows f SET count = f.count + u.n FROM ${input}
+      rows.length === 0
+        ? []
+        : (
+            (await query(
+              `UPDATE preview_disagreement_flows f SET count = f.count + u.n FROM ${input}
          WHERE f.configuration_id = u.c AND f.other_experiment = u.e AND f.other_etag = u.t AND f.direction = u.d AND f.src_ip = u.s
            AND f.dest_ip = u.dst AND f.protocol = u.p AND f.dest_port = u.port AND f.action = u.a
          RETURNING u.i`,
-        columns(rows),
-      )) as { i: string }[]).map((row) => Number(row.i) - 1),
+              columns(rows),
+            )) as { i: string }[]
+          ).map((row) => Number(row.i) - 1),
     );
     const added = new Map<string, number>();
     const taken = rows.filter((row, i) => {
@@ -103,7 +133,11 @@ export class DisagreementsRepository {
   }
 
   /** The flows a pair at its cap keeps (read once per process: they never change until retention removes the configuration). */
-  private async keptFlows(query: Query, id: number, other: { name: string; etag: string }): Promise<Set<string>> {
+  private async keptFlows(
+    query: Query,
+    id: number,
+    other: { name: string; etag: string },
+  ): Promise<Set<string>> {
     const key = pairKey(id, other.name, other.etag);
     let flows = this.fullPairs.get(key);
     if (!flows) {
@@ -111,10 +145,25 @@ export class DisagreementsRepository {
         `SELECT direction, host(src_ip) AS src, host(dest_ip) AS dst, protocol, dest_port, action FROM preview_disagreement_flows
          WHERE configuration_id = $1 AND other_experiment = $2 AND other_etag = $3`,
         [id, other.name, other.etag],
-      )) as { direction: 'INGRESS' | 'EGRESS'; src: string; dst: string; protocol: string; dest_port: number; action: 'allow' | 'deny' }[];
+      )) as {
+        direction: 'INGRESS' | 'EGRESS';
+        src: string;
+        dst: string;
+        protocol: string;
+        dest_port: number;
+        action: 'allow' | 'deny';
+      }[];
       flows = new Set(
         rows.map((r) =>
-          disagreementFlowKey({ direction: r.direction, srcIp: canonical(r.src), destIp: canonical(r.dst), protocol: r.protocol, ...(r.dest_port >= 0 ? { destPort: r.dest_port } : {}), action: r.action, count: 0 }),
+          disagreementFlowKey({
+            direction: r.direction,
+            srcIp: canonical(r.src),
+            destIp: canonical(r.dst),
+            protocol: r.protocol,
+            ...(r.dest_port >= 0 ? { destPort: r.dest_port } : {}),
+            action: r.action,
+            count: 0,
+          }),
         ),
       );
       this.fullPairs.set(key, flows);
@@ -122,10 +171,10 @@ export class DisagreementsRepository {
     return flows;
   }
 
-
   /** Forgets the kept flows of configurations retention removed. */
   forget(gone: ReadonlySet<number>): void {
-    for (const key of this.fullPairs.keys()) if (gone.has(Number(key.slice(0, key.indexOf('\n'))))) this.fullPairs.delete(key);
+    for (const key of this.fullPairs.keys())
+      if (gone.has(Number(key.slice(0, key.indexOf('\n'))))) this.fullPairs.delete(key);
   }
 
   forgetAll(): void {
@@ -139,7 +188,9 @@ const canonical = (text: string) => {
   return a ? addressText(a.family, a.w0, a.w1, a.w2, a.w3) : text;
 };
 
-const pairKey = (id: number, experiment: string, etag: string) => `${String(id).padStart(10, '0')}\n${experiment}\n${etag}`;
+const pairKey = (id: number, experiment: string, etag: string) =>
+  `${String(id).padStart(10, '0')}\n${experiment}\n${etag}`;
 
 /** A disagreement flow's key columns as text, for a stable order (rows are locked in it). */
-const disagreementFlowKey = (f: DisagreementFlow) => `${f.direction}|${f.srcIp}|${f.destIp}|${f.protocol}|${f.destPort ?? -1}|${f.action}`;
+const disagreementFlowKey = (f: DisagreementFlow) =>
+  `${f.direction}|${f.srcIp}|${f.destIp}|${f.protocol}|${f.destPort ?? -1}|${f.action}`;

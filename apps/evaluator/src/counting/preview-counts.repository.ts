@@ -1,6 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { poolOf, prepared } from '@rollout/postgres';
-import { ConfigurationBatch, Evaluation, EvaluatedTraffic, LostTraffic, aggregateMessages, sequenceRuns } from '@rollout/preview-domain';
+import {
+  ConfigurationBatch,
+  Evaluation,
+  EvaluatedTraffic,
+  LostTraffic,
+  aggregateMessages,
+  sequenceRuns,
+} from '@rollout/preview-domain';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { Config, EVALUATOR_CONFIG } from '../config';
@@ -73,9 +80,13 @@ export class PreviewCountsRepository {
       if (seq > max) max = seq;
     }
     const { rows } = await this.pool.query<{ lo: string; hi: string }>(
-      prepared(`SELECT lo, hi FROM preview_counted WHERE int8range(lo, hi, '[]') && int8range($1, $2, '[]')`, [min, max]),
+      prepared(
+        `SELECT lo, hi FROM preview_counted WHERE int8range(lo, hi, '[]') && int8range($1, $2, '[]')`,
+        [min, max],
+      ),
     );
-    for (const seq of seqs) if (rows.some((r) => seq >= Number(r.lo) && seq <= Number(r.hi))) counted.add(seq);
+    for (const seq of seqs)
+      if (rows.some((r) => seq >= Number(r.lo) && seq <= Number(r.hi))) counted.add(seq);
     return counted;
   }
 
@@ -83,7 +94,10 @@ export class PreviewCountsRepository {
    * Counts these messages and the dead-lettered ones, none of them counted before (see
    * `counted`). Throws, counting nothing, if another delivery counted one of them meanwhile.
    */
-  async count(messages: readonly EvaluatedMessage[], lost: readonly LostMessage[] = []): Promise<void> {
+  async count(
+    messages: readonly EvaluatedMessage[],
+    lost: readonly LostMessage[] = [],
+  ): Promise<void> {
     if (messages.length === 0 && lost.length === 0) return;
     const batches = aggregateMessages(messages, lost);
     const ids = await this.configurations.idsOf(batches).catch((error: unknown) => {
@@ -96,14 +110,20 @@ export class PreviewCountsRepository {
       await client.query('BEGIN');
       const query: Query = async (sql, params) => (await client.query(prepared(sql, params))).rows;
       const runs = sequenceRuns([...messages, ...lost].map((m) => m.seq).sort((a, b) => a - b));
-      await query(`INSERT INTO preview_counted (lo, hi) SELECT * FROM unnest($1::bigint[], $2::bigint[])`, [runs.map((r) => r[0]), runs.map((r) => r[1])]);
+      await query(
+        `INSERT INTO preview_counted (lo, hi) SELECT * FROM unnest($1::bigint[], $2::bigint[])`,
+        [runs.map((r) => r[0]), runs.map((r) => r[1])],
+      );
       await this.add(query, batches, ids);
       await client.query('COMMIT');
     } catch (error) {
       failure = error as Error;
       await client.query('ROLLBACK').catch(() => undefined);
       if ((error as { code?: string }).code === COUNTED_MEANWHILE) {
-        throw new Error('a message of this batch was counted meanwhile by another delivery; the batch is tried again without it', { cause: error });
+        throw new Error(
+          'a message of this batch was counted meanwhile by another delivery; the batch is tried again without it',
+          { cause: error },
+        );
       }
       // Ids cached here may name rows retention removed: look them up again on the retry.
       this.forgetAll();
@@ -114,10 +134,19 @@ export class PreviewCountsRepository {
     }
   }
 
-  private async add(query: Query, batches: ConfigurationBatch[], ids: Map<ConfigurationBatch['target'], number>): Promise<void> {
-    const entries: ConfigurationEntry[] = batches.map((batch) => ({ batch, id: ids.get(batch.target) as number })).sort((a, b) => a.id - b.id);
+  private async add(
+    query: Query,
+    batches: ConfigurationBatch[],
+    ids: Map<ConfigurationBatch['target'], number>,
+  ): Promise<void> {
+    const entries: ConfigurationEntry[] = batches
+      .map((batch) => ({ batch, id: ids.get(batch.target) as number }))
+      .sort((a, b) => a.id - b.id);
     // Configurations first, in id order: concurrent batches of one configuration queue here, not deadlock later.
-    const locked = (await query(`SELECT id, flows FROM preview_configurations WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE`, [entries.map((e) => e.id)])) as {
+    const locked = (await query(
+      `SELECT id, flows FROM preview_configurations WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE`,
+      [entries.map((e) => e.id)],
+    )) as {
       id: number;
       flows: number;
     }[];
@@ -125,7 +154,9 @@ export class PreviewCountsRepository {
       // Retention removed a configuration this replica still had cached: count again, from scratch.
       throw new Error('a preview configuration was removed by retention meanwhile');
     }
-    const room = new Map(locked.map((row) => [row.id, Math.max(0, this.config.EVALUATOR_MAX_FLOWS - row.flows)]));
+    const room = new Map(
+      locked.map((row) => [row.id, Math.max(0, this.config.EVALUATOR_MAX_FLOWS - row.flows)]),
+    );
     const { inserted, outside } = await this.flows.add(query, entries, room);
     await this.disagreements.add(query, entries);
     await this.totals.add(query, entries, inserted, outside);

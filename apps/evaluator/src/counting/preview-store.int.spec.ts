@@ -14,12 +14,23 @@ import { PreviewRetention } from '../retention/preview-retention';
  * configuration keeps at most EVALUATOR_MAX_FLOWS flows; and retention removes what is past
  * PREVIEW_RETENTION_MS. Housekeeping is run by the test (its own loop waits an hour here).
  */
-const LIVE: FirewallRule[] = [{ priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['10.0.0.0/8'] } }];
+const LIVE: FirewallRule[] = [
+  { priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['10.0.0.0/8'] } },
+];
 /** Denies SSH from 10.0.0.0/16: every flow below changes, allow → deny. */
-const BLOCK: FirewallRule[] = [{ priority: 10, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['10.0.0.0/16'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] } }, ...LIVE];
+const BLOCK: FirewallRule[] = [
+  {
+    priority: 10,
+    direction: 'INGRESS',
+    action: 'deny',
+    match: { srcIpRanges: ['10.0.0.0/16'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] },
+  },
+  ...LIVE,
+];
 
 /** Flow f: 10.0.{f/250}.{f%250} → 192.0.2.10:22 (changed), or to port 80 for odd f (unchanged). */
-const flowEvent = (f: number, n: number) => trafficEvent(n, { srcIp: `10.0.${Math.floor(f / 250)}.${f % 250}`, destPort: f % 2 ? 80 : 22 });
+const flowEvent = (f: number, n: number) =>
+  trafficEvent(n, { srcIp: `10.0.${Math.floor(f / 250)}.${f % 250}`, destPort: f % 2 ? 80 : 22 });
 
 describe('preview storage', () => {
   let iso: Isolation;
@@ -27,7 +38,12 @@ describe('preview storage', () => {
   let world: ExperimentWorld;
   let app: INestApplication;
 
-  const report = (experiment: string) => rpcClient(nc, iso).request<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: world.experimentName('web', experiment) }, { timeoutMs: 10_000 });
+  const report = (experiment: string) =>
+    rpcClient(nc, iso).request<PreviewReport>(
+      PREVIEW_SUBJECTS.previewReport,
+      { name: world.experimentName('web', experiment) },
+      { timeoutMs: 10_000 },
+    );
   const housekeeping = () => app.get(PreviewRetention).housekeeping();
 
   beforeEach(async () => {
@@ -51,8 +67,16 @@ describe('preview storage', () => {
     const rows: Record<string, number>[] = [];
     let n = 0;
     for (let round = 0; round < 10; round++) {
-      const seq = await publishTraffic(nc, iso, 'web', Array.from({ length: 1000 }, (_, f) => flowEvent(f, n++)));
-      await eventually(() => settledUpTo(nc, iso, seq), { timeoutMs: 30_000, what: `round ${round} settled` });
+      const seq = await publishTraffic(
+        nc,
+        iso,
+        'web',
+        Array.from({ length: 1000 }, (_, f) => flowEvent(f, n++)),
+      );
+      await eventually(() => settledUpTo(nc, iso, seq), {
+        timeoutMs: 30_000,
+        what: `round ${round} settled`,
+      });
       await housekeeping();
       rows.push(await tableRows(iso));
     }
@@ -60,43 +84,101 @@ describe('preview storage', () => {
     // Time buckets grow with the time the events span, not their number: a minute each here
     // (events a second apart, 167 minutes in all, per configuration), an hour each after
     // PREVIEW_MINUTE_BUCKETS_HOURS, none past the retention period.
-    const withoutBuckets = ({ preview_time_buckets: _, ...others }: Record<string, number>) => others;
-    for (const later of rows.slice(1)) expect(withoutBuckets(later)).toEqual(withoutBuckets(rows[0]));
+    const withoutBuckets = ({ preview_time_buckets: _, ...others }: Record<string, number>) =>
+      others;
+    for (const later of rows.slice(1))
+      expect(withoutBuckets(later)).toEqual(withoutBuckets(rows[0]));
     expect(rows.at(-1)?.preview_time_buckets).toBe(2 * Math.ceil(10_000 / 60));
-    expect(rows[0]).toMatchObject({ preview_flows: 1500, preview_counted: 1, preview_configurations: 2 });
+    expect(rows[0]).toMatchObject({
+      preview_flows: 1500,
+      preview_counted: 1,
+      preview_configurations: 2,
+    });
     // block changes the 500 SSH flows, noop all 1,000 (every one was allowed); each flow counted exactly, ten times.
-    const [block, noop] = [(await report('block')).configurations[0], (await report('noop')).configurations[0]];
-    expect(block).toMatchObject({ evaluated: 10_000, changed: 5_000, flows: 500, changedOutsideFlows: 0 });
+    const [block, noop] = [
+      (await report('block')).configurations[0],
+      (await report('noop')).configurations[0],
+    ];
+    expect(block).toMatchObject({
+      evaluated: 10_000,
+      changed: 5_000,
+      flows: 500,
+      changedOutsideFlows: 0,
+    });
     expect(noop).toMatchObject({ evaluated: 10_000, changed: 10_000, flows: 1000 });
-    const flows = await allFlows(rpcClient(nc, iso), world.experimentName('web', 'block'), { pageSize: 1000 });
+    const flows = await allFlows(rpcClient(nc, iso), world.experimentName('web', 'block'), {
+      pageSize: 1000,
+    });
     expect(flows).toHaveLength(500);
     expect(flows.every((f) => f.count === 10 && f.samples.length === 5)).toBe(true);
   }, 120_000);
 
   it('keeps at most EVALUATOR_MAX_FLOWS flows per configuration, counting the changed events of others outside them', async () => {
-    app = await startEvaluator(iso, { EVALUATOR_MAX_FLOWS: '40', PREVIEW_HOUSEKEEPING_INTERVAL_MS: '3600000' });
+    app = await startEvaluator(iso, {
+      EVALUATOR_MAX_FLOWS: '40',
+      PREVIEW_HOUSEKEEPING_INTERVAL_MS: '3600000',
+    });
     // 30 flows first, then 100 more (30 of them again) in one go: 10 more fit.
-    let seq = await publishTraffic(nc, iso, 'web', Array.from({ length: 30 }, (_, i) => flowEvent(2 * i, i)));
+    let seq = await publishTraffic(
+      nc,
+      iso,
+      'web',
+      Array.from({ length: 30 }, (_, i) => flowEvent(2 * i, i)),
+    );
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'first flows settled' });
-    seq = await publishTraffic(nc, iso, 'web', Array.from({ length: 100 }, (_, i) => flowEvent(2 * i, 100 + i)));
+    seq = await publishTraffic(
+      nc,
+      iso,
+      'web',
+      Array.from({ length: 100 }, (_, i) => flowEvent(2 * i, 100 + i)),
+    );
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'more flows settled' });
     const block = (await report('block')).configurations[0];
-    expect(block).toMatchObject({ evaluated: 130, changed: 130, flows: 40, changedOutsideFlows: 60 });
+    expect(block).toMatchObject({
+      evaluated: 130,
+      changed: 130,
+      flows: 40,
+      changedOutsideFlows: 60,
+    });
     const flows = await allFlows(rpcClient(nc, iso), world.experimentName('web', 'block'));
     expect(flows).toHaveLength(40);
-    expect(flows.reduce((sum, f) => sum + f.count, 0) + block.changedOutsideFlows!).toBe(block.changed);
+    expect(flows.reduce((sum, f) => sum + f.count, 0) + block.changedOutsideFlows!).toBe(
+      block.changed,
+    );
   }, 60_000);
 
   it('removes a configuration whose last traffic is past retention, with its flows and rule counts, in short deletes', async () => {
-    app = await startEvaluator(iso, { PREVIEW_RETENTION_MS: String(3600_000), PREVIEW_HOUSEKEEPING_INTERVAL_MS: '3600000' });
+    app = await startEvaluator(iso, {
+      PREVIEW_RETENTION_MS: String(3600_000),
+      PREVIEW_HOUSEKEEPING_INTERVAL_MS: '3600000',
+    });
     let n = 0;
-    let seq = await publishTraffic(nc, iso, 'web', Array.from({ length: 12_000 }, (_, f) => flowEvent(2 * (f % 6000), n++)));
+    let seq = await publishTraffic(
+      nc,
+      iso,
+      'web',
+      Array.from({ length: 12_000 }, (_, f) => flowEvent(2 * (f % 6000), n++)),
+    );
     await eventually(() => settledUpTo(nc, iso, seq), { timeoutMs: 30_000, what: 'settled' });
     // The experiment is updated and previewed again: its old configuration gets no more traffic.
     await world.experiment('web', 'block', BLOCK, 'ACTIVE');
-    await eventually(async () => ((await report('block')).configurations.length === 1 ? true : undefined), { what: 'one configuration' });
-    seq = await publishTraffic(nc, iso, 'web', Array.from({ length: 10 }, (_, f) => flowEvent(2 * f, n++)));
-    await eventually(async () => ((await settledUpTo(nc, iso, seq)) && (await report('block')).configurations.length === 2 ? true : undefined), { what: 'second configuration' });
+    await eventually(
+      async () => ((await report('block')).configurations.length === 1 ? true : undefined),
+      { what: 'one configuration' },
+    );
+    seq = await publishTraffic(
+      nc,
+      iso,
+      'web',
+      Array.from({ length: 10 }, (_, f) => flowEvent(2 * f, n++)),
+    );
+    await eventually(
+      async () =>
+        (await settledUpTo(nc, iso, seq)) && (await report('block')).configurations.length === 2
+          ? true
+          : undefined,
+      { what: 'second configuration' },
+    );
 
     // Within retention nothing goes.
     await housekeeping();
@@ -105,14 +187,36 @@ describe('preview storage', () => {
     const pg = new Client({ connectionString: TEST_POSTGRES_URL });
     await pg.connect();
     try {
-      const [old] = (await pg.query(`SELECT min(id) AS id FROM "${iso.schema}".preview_configurations WHERE experiment = $1`, [world.experimentName('web', 'block')])).rows;
-      await pg.query(`UPDATE "${iso.schema}".preview_configurations SET updated_at = now() - interval '2 hours' WHERE id = $1`, [old.id]);
+      const [old] = (
+        await pg.query(
+          `SELECT min(id) AS id FROM "${iso.schema}".preview_configurations WHERE experiment = $1`,
+          [world.experimentName('web', 'block')],
+        )
+      ).rows;
+      await pg.query(
+        `UPDATE "${iso.schema}".preview_configurations SET updated_at = now() - interval '2 hours' WHERE id = $1`,
+        [old.id],
+      );
       await housekeeping();
       const remaining = await report('block');
       expect(remaining.configurations.map((c) => [c.evaluated, c.flows])).toEqual([[10, 10]]);
-      const left = (await pg.query(`SELECT count(*) AS n FROM "${iso.schema}".preview_flows WHERE configuration_id = $1`, [old.id])).rows[0];
+      const left = (
+        await pg.query(
+          `SELECT count(*) AS n FROM "${iso.schema}".preview_flows WHERE configuration_id = $1`,
+          [old.id],
+        )
+      ).rows[0];
       expect(Number(left.n)).toBe(0);
-      expect(Number((await pg.query(`SELECT count(*) AS n FROM "${iso.schema}".preview_rule_counts WHERE configuration_id = $1`, [old.id])).rows[0].n)).toBe(0);
+      expect(
+        Number(
+          (
+            await pg.query(
+              `SELECT count(*) AS n FROM "${iso.schema}".preview_rule_counts WHERE configuration_id = $1`,
+              [old.id],
+            )
+          ).rows[0].n,
+        ),
+      ).toBe(0);
     } finally {
       await pg.end();
     }

@@ -33,7 +33,9 @@ export class CreatePreviewStore1765000000000 implements MigrationInterface {
         last_event_time timestamptz,
         UNIQUE (version_id, live_policy_etag)
       )`);
-    await runner.query(`CREATE INDEX preview_configurations_by_experiment ON preview_configurations (experiment, id)`);
+    await runner.query(
+      `CREATE INDEX preview_configurations_by_experiment ON preview_configurations (experiment, id)`,
+    );
     // The primary key is the processed-event record: (experiment version, traffic event id) once.
     await runner.query(`
       CREATE TABLE preview_logs (
@@ -46,7 +48,9 @@ export class CreatePreviewStore1765000000000 implements MigrationInterface {
         PRIMARY KEY (version_id, event_id)
       )`);
     await runner.query(`CREATE INDEX preview_logs_page ON preview_logs (configuration_id, seq)`);
-    await runner.query(`CREATE INDEX preview_logs_changed_page ON preview_logs (configuration_id, seq) WHERE changed`);
+    await runner.query(
+      `CREATE INDEX preview_logs_changed_page ON preview_logs (configuration_id, seq) WHERE changed`,
+    );
     // side: 0 the live policy, 1 the experiment; priority -1 is the implied rule.
     await runner.query(`
       CREATE TABLE preview_rule_counts (

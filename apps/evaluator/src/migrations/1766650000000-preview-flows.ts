@@ -55,7 +55,9 @@ export class PreviewFlows1766650000000 implements MigrationInterface {
         ADD COLUMN flows int NOT NULL DEFAULT 0,
         ADD COLUMN changed_outside_flows bigint NOT NULL DEFAULT 0,
         ADD COLUMN updated_at timestamptz NOT NULL DEFAULT now()`);
-    await runner.query(`CREATE INDEX preview_configurations_by_age ON preview_configurations (updated_at)`);
+    await runner.query(
+      `CREATE INDEX preview_configurations_by_age ON preview_configurations (updated_at)`,
+    );
     await runner.query(`
       INSERT INTO preview_flows (configuration_id, direction, src_ip, dest_ip, protocol, dest_port, live_rule, experiment_rule,
         live_action, count, first_event_time, last_event_time, samples)
@@ -83,7 +85,9 @@ export class PreviewFlows1766650000000 implements MigrationInterface {
     await runner.query(`
       UPDATE preview_configurations c SET flows = f.n FROM (SELECT configuration_id, count(*) AS n FROM preview_flows GROUP BY configuration_id) f
       WHERE c.id = f.configuration_id`);
-    await runner.query(`DROP TABLE preview_logs, preview_log_outbox, preview_changed_sources, preview_changed_ports`);
+    await runner.query(
+      `DROP TABLE preview_logs, preview_log_outbox, preview_changed_sources, preview_changed_ports`,
+    );
   }
 
   async down(): Promise<void> {

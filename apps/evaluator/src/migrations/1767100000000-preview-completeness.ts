@@ -43,6 +43,8 @@ export class PreviewCompleteness1767100000000 implements MigrationInterface {
     await runner.query(`ALTER TABLE preview_traffic_stream DROP COLUMN settled_seq`);
     await runner.query(`DROP TABLE preview_traffic_drops`);
     await runner.query(`DROP TABLE preview_dead_letters`);
-    await runner.query(`ALTER TABLE preview_configurations DROP COLUMN created_at, DROP COLUMN redelivered`);
+    await runner.query(
+      `ALTER TABLE preview_configurations DROP COLUMN created_at, DROP COLUMN redelivered`,
+    );
   }
 }

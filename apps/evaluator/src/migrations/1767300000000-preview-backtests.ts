@@ -24,7 +24,9 @@ export class PreviewBacktests1767300000000 implements MigrationInterface {
         update_time timestamptz NOT NULL DEFAULT now(),
         end_time timestamptz
       )`);
-    await runner.query(`CREATE INDEX preview_backtests_running ON preview_backtests (update_time) WHERE NOT done`);
+    await runner.query(
+      `CREATE INDEX preview_backtests_running ON preview_backtests (update_time) WHERE NOT done`,
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {

@@ -43,14 +43,26 @@ describe('the complete log', () => {
   it('publishes every record, changed or not, to PREVIEW_LOGS on its experiment subject: the complete log', async () => {
     const ids = new Set(events.map((e) => e.id));
     for (const experiment of ['block', 'noop']) {
-      const published = await eventually(async () => {
-        const records = (await streamRecords(nc, iso, `preview.v1.logs.acme.global.web.${experiment}`)).filter((r) => ids.has(r.trafficEventId));
-        return records.length >= events.length ? records : undefined;
-      }, { what: `${experiment} records on PREVIEW_LOGS` });
+      const published = await eventually(
+        async () => {
+          const records = (
+            await streamRecords(nc, iso, `preview.v1.logs.acme.global.web.${experiment}`)
+          ).filter((r) => ids.has(r.trafficEventId));
+          return records.length >= events.length ? records : undefined;
+        },
+        { what: `${experiment} records on PREVIEW_LOGS` },
+      );
       expect(published.map((r) => r.trafficEventId).sort()).toEqual([...ids].sort());
-      expect(published.every((r) => r.logPrefix === 'FirewallPolicyPreviewLog' && r.experimentEtag === etags[experiment])).toBe(true);
+      expect(
+        published.every(
+          (r) =>
+            r.logPrefix === 'FirewallPolicyPreviewLog' && r.experimentEtag === etags[experiment],
+        ),
+      ).toBe(true);
     }
-    const [first] = (await streamRecords(nc, iso, 'preview.v1.logs.acme.global.web.block')).filter((r) => r.trafficEventId === events[0].id);
+    const [first] = (await streamRecords(nc, iso, 'preview.v1.logs.acme.global.web.block')).filter(
+      (r) => r.trafficEventId === events[0].id,
+    );
     expect(first).toEqual({
       logPrefix: 'FirewallPolicyPreviewLog',
       id: previewRecordId(events[0].id, world.experimentName('web', 'block'), etags.block),
@@ -60,7 +72,14 @@ describe('the complete log', () => {
       livePolicyEtag: liveEtag,
       trafficEventId: events[0].id,
       eventTime: events[0].time,
-      connection: { direction: 'INGRESS', srcIp: '10.0.1.5', destIp: '192.0.2.10', protocol: 'tcp', srcPort: events[0].srcPort, destPort: 22 },
+      connection: {
+        direction: 'INGRESS',
+        srcIp: '10.0.1.5',
+        destIp: '192.0.2.10',
+        protocol: 'tcp',
+        srcPort: events[0].srcPort,
+        destPort: 22,
+      },
       liveResult: { action: 'allow', rulePriority: 100, implied: false },
       experimentResult: { action: 'deny', rulePriority: 50, implied: false },
       changed: true,

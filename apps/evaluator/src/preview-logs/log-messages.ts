@@ -54,7 +54,14 @@ export class RecordEncoder {
   runs(keys: RecordKeys, records: readonly RecordBytes[]): Buffer[] {
     const { open, head } = this.configuration(keys);
     const fixed = open.length + head.length;
-    const lengths = records.map((r) => fixed + r.event.id.length + r.event.body.length + this.verdict(r.experiment).length + (r.changed ? CHANGED : UNCHANGED).length);
+    const lengths = records.map(
+      (r) =>
+        fixed +
+        r.event.id.length +
+        r.event.body.length +
+        this.verdict(r.experiment).length +
+        (r.changed ? CHANGED : UNCHANGED).length,
+    );
     return cut(lengths, (from, to, size) => {
       const message = Buffer.allocUnsafe(size);
       let at = OPEN.copy(message, 0);
@@ -76,7 +83,10 @@ export class RecordEncoder {
   private configuration(keys: RecordKeys): ConfigurationBytes {
     let bytes = this.configurations.get(keys);
     if (!bytes) {
-      bytes = { open: Buffer.from(`{"logPrefix":"${PREVIEW_LOG_PREFIX}","id":"${keys.idPrefix}.`), head: Buffer.from(`"${keys.head}`) };
+      bytes = {
+        open: Buffer.from(`{"logPrefix":"${PREVIEW_LOG_PREFIX}","id":"${keys.idPrefix}.`),
+        head: Buffer.from(`"${keys.head}`),
+      };
       this.configurations.set(keys, bytes);
     }
     return bytes;
@@ -85,7 +95,9 @@ export class RecordEncoder {
   private verdict(v: PreviewVerdict): Buffer {
     let bytes = this.verdicts.get(v);
     if (!bytes) {
-      bytes = Buffer.from(`{"action":"${v.action}","rulePriority":${v.rulePriority},"implied":${v.implied}}`);
+      bytes = Buffer.from(
+        `{"action":"${v.action}","rulePriority":${v.rulePriority},"implied":${v.implied}}`,
+      );
       this.verdicts.set(v, bytes);
     }
     return bytes;
@@ -93,7 +105,10 @@ export class RecordEncoder {
 }
 
 /** Cuts records (by byte length) into messages of at most MAX_MESSAGE_BYTES; one record always fits. */
-function cut(lengths: readonly number[], build: (from: number, to: number, size: number) => Buffer): Buffer[] {
+function cut(
+  lengths: readonly number[],
+  build: (from: number, to: number, size: number) => Buffer,
+): Buffer[] {
   const messages: Buffer[] = [];
   const frame = OPEN.length + CLOSE.length;
   let from = 0;

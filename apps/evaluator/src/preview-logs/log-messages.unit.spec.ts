@@ -22,7 +22,12 @@ describe('preview-log messages', () => {
   const keys = recordKeys(EXPERIMENT, 'E1', POLICY, 'L1');
 
   it('writes records that parse to exactly the contract record, whatever the strings hold', () => {
-    const odd = event(1, { id: 'évt "1" \\ \u0001', targetTags: ['wëb', 'a"b'], protocol: 6, srcPort: 1234 });
+    const odd = event(1, {
+      id: 'évt "1" \\ \u0001',
+      targetTags: ['wëb', 'a"b'],
+      protocol: 6,
+      srcPort: 1234,
+    });
     const [message] = encoder.runs(keys, [
       { event: encoder.event(odd, allow), experiment: deny, changed: true },
       { event: encoder.event(event(2), allow), experiment: allow, changed: false },
@@ -30,16 +35,28 @@ describe('preview-log messages', () => {
     const batch = JSON.parse(message.toString()) as PreviewLogBatch;
     expect(batch.records).toEqual([
       previewRecord(odd, { name: EXPERIMENT, etag: 'E1', liveEtag: 'L1' }, POLICY, allow, deny),
-      previewRecord(event(2), { name: EXPERIMENT, etag: 'E1', liveEtag: 'L1' }, POLICY, allow, allow),
+      previewRecord(
+        event(2),
+        { name: EXPERIMENT, etag: 'E1', liveEtag: 'L1' },
+        POLICY,
+        allow,
+        allow,
+      ),
     ]);
   });
 
   it('cuts large batches into messages under the limit, every record in one of them, in order', () => {
-    const records = Array.from({ length: 5000 }, (_, i) => ({ event: encoder.event(event(i, { targetTags: ['t'.repeat(50)] }), allow), experiment: i % 2 ? allow : deny, changed: i % 2 === 0 }));
+    const records = Array.from({ length: 5000 }, (_, i) => ({
+      event: encoder.event(event(i, { targetTags: ['t'.repeat(50)] }), allow),
+      experiment: i % 2 ? allow : deny,
+      changed: i % 2 === 0,
+    }));
     const messages = encoder.runs(keys, records);
     expect(messages.length).toBeGreaterThan(1);
     expect(messages.every((m) => m.length <= MAX_MESSAGE_BYTES)).toBe(true);
-    const ids = messages.flatMap((m) => (JSON.parse(m.toString()) as PreviewLogBatch).records.map((r) => r.trafficEventId));
+    const ids = messages.flatMap((m) =>
+      (JSON.parse(m.toString()) as PreviewLogBatch).records.map((r) => r.trafficEventId),
+    );
     expect(ids).toEqual(records.map((_, i) => `evt-${i}`));
   });
 });

@@ -29,7 +29,10 @@ export class PreviewLogPublisher {
 
   /** `seqs`: the traffic stream sequences the evaluations came from. Resolves once JetStream has stored every message. */
   async publish(evaluations: readonly Evaluation[], seqs: readonly number[]): Promise<void> {
-    const byConfiguration = new Map<string, { subject: string; records: RecordBytes[]; keys: RecordKeys }>();
+    const byConfiguration = new Map<
+      string,
+      { subject: string; records: RecordBytes[]; keys: RecordKeys }
+    >();
     for (const evaluation of evaluations) {
       const { active } = evaluation.view;
       if (active.length === 0) continue;
@@ -37,9 +40,17 @@ export class PreviewLogPublisher {
       for (let i = 0; i < active.length; i++) {
         const target = active[i];
         let group = byConfiguration.get(target.keys.configuration);
-        if (!group) byConfiguration.set(target.keys.configuration, (group = { subject: target.logSubject, records: [], keys: target.keys }));
+        if (!group)
+          byConfiguration.set(
+            target.keys.configuration,
+            (group = { subject: target.logSubject, records: [], keys: target.keys }),
+          );
         const experiment = evaluation.experiments[i];
-        group.records.push({ event, experiment, changed: experiment.action !== evaluation.live.action });
+        group.records.push({
+          event,
+          experiment,
+          changed: experiment.action !== evaluation.live.action,
+        });
       }
     }
     if (byConfiguration.size === 0) return;
@@ -49,7 +60,11 @@ export class PreviewLogPublisher {
     for (const [configuration, group] of byConfiguration) {
       const subject = this.namespace.subject(group.subject);
       const prefix = `preview-log:${digest(configuration)}:${batch}`;
-      this.encoder.runs(group.keys, group.records).forEach((message, part) => acks.push(js.publish(subject, message, { msgID: `${prefix}:${part}` })));
+      this.encoder
+        .runs(group.keys, group.records)
+        .forEach((message, part) =>
+          acks.push(js.publish(subject, message, { msgID: `${prefix}:${part}` })),
+        );
     }
     await Promise.all(acks);
   }

@@ -1,20 +1,43 @@
-import { PreviewConfigurationReport, PreviewCoverage, PreviewEvaluatorLag, RuleCount } from '@rollout/contracts';
+import {
+  PreviewConfigurationReport,
+  PreviewCoverage,
+  PreviewEvaluatorLag,
+  RuleCount,
+} from '@rollout/contracts';
 import { completenessOf, ruleCounts, ruleTransitionsOf } from '@rollout/preview-domain';
 import { ConfigurationRow, ReportDetails, RuleCountRow } from './report-rows';
 
 /** The rule counts of one side (0: live, 1: experiment) of a configuration, as the report shows them. */
-export function ruleCountsOf(rules: readonly RuleCountRow[], id: number, side: number): RuleCount[] {
-  return ruleCounts(rules.filter((r) => r.configuration_id === id && r.side === side).map((r) => ({ priority: r.priority, action: r.action, count: Number(r.count) })));
+export function ruleCountsOf(
+  rules: readonly RuleCountRow[],
+  id: number,
+  side: number,
+): RuleCount[] {
+  return ruleCounts(
+    rules
+      .filter((r) => r.configuration_id === id && r.side === side)
+      .map((r) => ({ priority: r.priority, action: r.action, count: Number(r.count) })),
+  );
 }
 
 /** One configuration of previewReport, from its row and the details read with it. */
 export function configurationReport(
   c: ConfigurationRow,
-  { rules, sources, ports, transitions, buckets, deadLetters, disagreements, disagreementFlows }: ReportDetails,
+  {
+    rules,
+    sources,
+    ports,
+    transitions,
+    buckets,
+    deadLetters,
+    disagreements,
+    disagreementFlows,
+  }: ReportDetails,
   lag: PreviewEvaluatorLag | undefined,
   coverage: PreviewCoverage | undefined,
 ): PreviewConfigurationReport {
-  const mine = <T extends { configuration_id: number }>(rows: T[]) => rows.filter((r) => r.configuration_id === c.id);
+  const mine = <T extends { configuration_id: number }>(rows: T[]) =>
+    rows.filter((r) => r.configuration_id === c.id);
   const side = (s: number) => ruleCountsOf(rules, c.id, s);
   return {
     experimentEtag: c.experiment_etag,
@@ -28,7 +51,11 @@ export function configurationReport(
     liveRules: side(0),
     experimentRules: side(1),
     topChangedSources: mine(sources).map((s) => ({ srcIp: s.src_ip, count: Number(s.count) })),
-    topChangedDestinationPorts: mine(ports).map((p) => ({ protocol: p.protocol, destPort: p.dest_port, count: Number(p.count) })),
+    topChangedDestinationPorts: mine(ports).map((p) => ({
+      protocol: p.protocol,
+      destPort: p.dest_port,
+      count: Number(p.count),
+    })),
     flows: c.flows,
     changedOutsideFlows: Number(c.changed_outside_flows),
     ...ruleTransitionsOf(
@@ -68,7 +95,10 @@ export function configurationReport(
     })),
     ...(coverage ? { coverage } : {}),
     completeness: completenessOf({
-      deadLettered: mine(deadLetters).map((d) => ({ reason: d.reason, messages: Number(d.messages) })),
+      deadLettered: mine(deadLetters).map((d) => ({
+        reason: d.reason,
+        messages: Number(d.messages),
+      })),
       redeliveredEvents: Number(c.redelivered),
       trafficDroppedMessages: Number(c.dropped),
       trafficDropUndetermined: Number(c.undetermined),

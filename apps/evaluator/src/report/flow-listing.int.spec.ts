@@ -1,5 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
-import { ListPreviewFlowsResponse, ListPreviewLogsResponse, PREVIEW_SUBJECTS, PreviewLogRecord, StatusError } from '@rollout/contracts';
+import {
+  ListPreviewFlowsResponse,
+  ListPreviewLogsResponse,
+  PREVIEW_SUBJECTS,
+  PreviewLogRecord,
+  StatusError,
+} from '@rollout/contracts';
 import { NatsRpcClient } from '@rollout/nats';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
@@ -17,10 +23,20 @@ let app: INestApplication;
 let rpc: NatsRpcClient;
 let world: ExperimentWorld;
 
-const logs = (experiment: string, query: { changedOnly?: boolean; pageSize?: number; pageToken?: string } = {}) =>
-  rpc.request<ListPreviewLogsResponse>(PREVIEW_SUBJECTS.previewLogs, { name: world.experimentName('web', experiment), ...query }, { timeoutMs: 5_000 });
+const logs = (
+  experiment: string,
+  query: { changedOnly?: boolean; pageSize?: number; pageToken?: string } = {},
+) =>
+  rpc.request<ListPreviewLogsResponse>(
+    PREVIEW_SUBJECTS.previewLogs,
+    { name: world.experimentName('web', experiment), ...query },
+    { timeoutMs: 5_000 },
+  );
 const report = (experiment: string) => previewReport(rpc, world, experiment);
-const inForce: (policy: string, ready: Parameters<typeof inForceOf>[3]) => Promise<unknown> = (policy, ready) => inForceOf(app, world, policy, ready);
+const inForce: (policy: string, ready: Parameters<typeof inForceOf>[3]) => Promise<unknown> = (
+  policy,
+  ready,
+) => inForceOf(app, world, policy, ready);
 
 beforeAll(async () => {
   iso = isolation();
@@ -33,7 +49,10 @@ beforeAll(async () => {
   await world.experiment('web', 'block', BLOCK, 'ACTIVE');
   app = await startEvaluator(iso);
   await inForce('web', (view) => view.etag === liveEtag && view.active.length === 1);
-  const seq = await publishTraffic(nc, iso, 'web', [...exampleEvents(), trafficEvent(20, { srcIp: '10.0.1.20' })]);
+  const seq = await publishTraffic(nc, iso, 'web', [
+    ...exampleEvents(),
+    trafficEvent(20, { srcIp: '10.0.1.20' }),
+  ]);
   await eventually(() => settledUpTo(nc, iso, seq), { what: 'older configuration counted' });
 }, 30_000);
 
@@ -48,7 +67,12 @@ describe('listing changed flows', () => {
     // A new live policy version starts a new configuration.
     const newLive = await world.policy('web', [rule(300, 'deny', { srcIpRanges: ['0.0.0.0/0'] })]);
     await inForce('web', (view) => view.etag === newLive);
-    const fresh = Array.from({ length: 30 }, (_, i) => trafficEvent(70 + i, { srcIp: `10.0.${i % 3 === 0 ? 1 : 2}.${70 + (i % 5)}`, destPort: i % 2 ? 22 : 443 }));
+    const fresh = Array.from({ length: 30 }, (_, i) =>
+      trafficEvent(70 + i, {
+        srcIp: `10.0.${i % 3 === 0 ? 1 : 2}.${70 + (i % 5)}`,
+        destPort: i % 2 ? 22 : 443,
+      }),
+    );
     const seq = await publishTraffic(nc, iso, 'web', fresh);
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
     const parent = world.experimentName('web', 'block');
@@ -61,17 +85,29 @@ describe('listing changed flows', () => {
     expect(firstOld).toBeGreaterThan(0);
     expect(paged.slice(firstOld).every((f) => f.livePolicyEtag !== newLive)).toBe(true);
     const newest = paged.slice(0, firstOld);
-    expect(newest.map((f) => f.lastEventTime)).toEqual([...newest.map((f) => f.lastEventTime)].sort().reverse());
+    expect(newest.map((f) => f.lastEventTime)).toEqual(
+      [...newest.map((f) => f.lastEventTime)].sort().reverse(),
+    );
     // Under the new live policy (deny everything) the experiment's allow rule 100 opens SSH and HTTPS, but SSH from 10.0.1/24.
     const opened = newest.filter((f) => f.transition === 'DENY_TO_ALLOW');
-    expect(opened.reduce((sum, f) => sum + f.count, 0)).toBe(fresh.filter((e) => !(e.srcIp.startsWith('10.0.1.') && e.destPort === 22)).length);
+    expect(opened.reduce((sum, f) => sum + f.count, 0)).toBe(
+      fresh.filter((e) => !(e.srcIp.startsWith('10.0.1.') && e.destPort === 22)).length,
+    );
 
     const filtered = async (filter: string) => allFlows(rpc, parent, { filter, pageSize: 2 });
-    expect(await filtered(`transition = DENY_TO_ALLOW AND livePolicyEtag = "${newLive}"`)).toEqual(opened);
-    expect((await filtered('ip = 10.0.2.0/24 AND destPort = 22')).every((f) => f.srcIp.startsWith('10.0.2.') && f.destPort === 22)).toBe(true);
+    expect(await filtered(`transition = DENY_TO_ALLOW AND livePolicyEtag = "${newLive}"`)).toEqual(
+      opened,
+    );
+    expect(
+      (await filtered('ip = 10.0.2.0/24 AND destPort = 22')).every(
+        (f) => f.srcIp.startsWith('10.0.2.') && f.destPort === 22,
+      ),
+    ).toBe(true);
     expect((await filtered('ip = 10.0.2.0/24 AND destPort = 22')).length).toBeGreaterThan(0);
     expect(await filtered('srcIp = 198.51.100.0/24')).toEqual([]);
-    expect((await filtered('experimentRule = 100 AND liveRule = 300')).map((f) => f.srcIp)).toEqual(opened.map((f) => f.srcIp));
+    expect((await filtered('experimentRule = 100 AND liveRule = 300')).map((f) => f.srcIp)).toEqual(
+      opened.map((f) => f.srcIp),
+    );
     expect((await filtered('destPort != 22')).every((f) => f.destPort !== 22)).toBe(true);
 
     // previewLogs (deprecated): every sample of every flow, as the record that was logged.
@@ -82,29 +118,84 @@ describe('listing changed flows', () => {
       records.push(...page.previewLogs);
       pageToken = page.nextPageToken;
     } while (pageToken);
-    expect(records.map((r) => r.trafficEventId)).toEqual(everything.flatMap((f) => f.samples.map((s) => s.trafficEventId)));
+    expect(records.map((r) => r.trafficEventId)).toEqual(
+      everything.flatMap((f) => f.samples.map((s) => s.trafficEventId)),
+    );
     expect(records.every((r) => r.changed)).toBe(true);
-    const logged = new Map((await streamRecords(nc, iso, 'preview.v1.logs.acme.global.web.block')).map((r) => [r.id, r]));
+    const logged = new Map(
+      (await streamRecords(nc, iso, 'preview.v1.logs.acme.global.web.block')).map((r) => [r.id, r]),
+    );
     for (const record of records) {
       const { connection, ...rest } = logged.get(record.id) as PreviewLogRecord;
-      expect(record).toEqual({ ...rest, connection: { ...connection, protocol: connection.protocol === 6 ? 'tcp' : connection.protocol } });
+      expect(record).toEqual({
+        ...rest,
+        connection: {
+          ...connection,
+          protocol: connection.protocol === 6 ? 'tcp' : connection.protocol,
+        },
+      });
     }
   });
 
   it('refuses a bad filter, a bad page token and a malformed name; an experiment with nothing has an empty report and no flows', async () => {
     const parent = world.experimentName('web', 'block');
-    const page = await rpc.request<ListPreviewFlowsResponse>(PREVIEW_SUBJECTS.previewFlows, { parent, pageSize: 1 }, { timeoutMs: 5_000 });
-    const error = (promise: Promise<unknown>) => promise.then(() => undefined, (e: StatusError) => [e.status, e.message]);
-    const flows = (query: Record<string, unknown>) => rpc.request(PREVIEW_SUBJECTS.previewFlows, { parent, ...query }, { timeoutMs: 5_000 });
-    expect(await error(flows({ filter: 'destPort = 70000' }))).toEqual(['INVALID_ARGUMENT', 'The filter is not valid: destPort must be a port 0-65535, not "70000".']);
-    expect(await error(flows({ pageToken: 'forged' }))).toEqual(['INVALID_ARGUMENT', 'The page token is not one this query issued.']);
-    expect((await error(flows({ pageToken: page.nextPageToken, filter: 'destPort = 22' })))?.[0]).toBe('INVALID_ARGUMENT');
-    expect((await error(logs('block', { pageToken: page.nextPageToken })))?.[0]).toBe('INVALID_ARGUMENT');
-    expect((await error(rpc.request(PREVIEW_SUBJECTS.previewReport, { name: 'projects/acme' }, { timeoutMs: 5_000 })))?.[0]).toBe('INVALID_ARGUMENT');
-    expect((await error(rpc.request(PREVIEW_SUBJECTS.previewFlows, { parent: 'projects/acme' }, { timeoutMs: 5_000 })))?.[0]).toBe('INVALID_ARGUMENT');
+    const page = await rpc.request<ListPreviewFlowsResponse>(
+      PREVIEW_SUBJECTS.previewFlows,
+      { parent, pageSize: 1 },
+      { timeoutMs: 5_000 },
+    );
+    const error = (promise: Promise<unknown>) =>
+      promise.then(
+        () => undefined,
+        (e: StatusError) => [e.status, e.message],
+      );
+    const flows = (query: Record<string, unknown>) =>
+      rpc.request(PREVIEW_SUBJECTS.previewFlows, { parent, ...query }, { timeoutMs: 5_000 });
+    expect(await error(flows({ filter: 'destPort = 70000' }))).toEqual([
+      'INVALID_ARGUMENT',
+      'The filter is not valid: destPort must be a port 0-65535, not "70000".',
+    ]);
+    expect(await error(flows({ pageToken: 'forged' }))).toEqual([
+      'INVALID_ARGUMENT',
+      'The page token is not one this query issued.',
+    ]);
+    expect(
+      (await error(flows({ pageToken: page.nextPageToken, filter: 'destPort = 22' })))?.[0],
+    ).toBe('INVALID_ARGUMENT');
+    expect((await error(logs('block', { pageToken: page.nextPageToken })))?.[0]).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(
+      (
+        await error(
+          rpc.request(
+            PREVIEW_SUBJECTS.previewReport,
+            { name: 'projects/acme' },
+            { timeoutMs: 5_000 },
+          ),
+        )
+      )?.[0],
+    ).toBe('INVALID_ARGUMENT');
+    expect(
+      (
+        await error(
+          rpc.request(
+            PREVIEW_SUBJECTS.previewFlows,
+            { parent: 'projects/acme' },
+            { timeoutMs: 5_000 },
+          ),
+        )
+      )?.[0],
+    ).toBe('INVALID_ARGUMENT');
     // No readiness for an experiment the evaluator does not hold.
-    expect(await report('missing')).toEqual({ name: world.experimentName('web', 'missing'), configurations: [], reportEtag: expect.stringMatching(/^[\w-]{16}\.[\w-]{16}$/) });
+    expect(await report('missing')).toEqual({
+      name: world.experimentName('web', 'missing'),
+      configurations: [],
+      reportEtag: expect.stringMatching(/^[\w-]{16}\.[\w-]{16}$/),
+    });
     expect(await logs('missing')).toEqual({ previewLogs: [] });
-    expect(await flows({ parent: world.experimentName('web', 'missing') })).toEqual({ previewFlows: [] });
+    expect(await flows({ parent: world.experimentName('web', 'missing') })).toEqual({
+      previewFlows: [],
+    });
   });
 });

@@ -9,7 +9,15 @@ import {
   PreviewLogRecord,
   StatusError,
 } from '@rollout/contracts';
-import { Cursor, cursorId, decodePageToken, encodePageToken, flowSampleRecord, parseFlowFilter, requireExperimentName } from '@rollout/preview-domain';
+import {
+  Cursor,
+  cursorId,
+  decodePageToken,
+  encodePageToken,
+  flowSampleRecord,
+  parseFlowFilter,
+  requireExperimentName,
+} from '@rollout/preview-domain';
 import { FlowCursor, FlowsRepository } from './flows.repository';
 
 /** previewFlows and the deprecated previewLogs: an experiment's changed flows, page by page (no flows is an empty page, as for the report). */
@@ -21,14 +29,20 @@ export class FlowQueries {
   async listFlows(request: ListPreviewFlowsRequest): Promise<ListPreviewFlowsResponse> {
     const name = requireExperimentName(request?.parent, 'parent').name;
     const filter = parseFlowFilter(request.filter);
-    if ('error' in filter) throw StatusError.invalidArgument(`The filter is not valid: ${filter.error}.`, [{ field: 'filter', description: filter.error }]);
+    if ('error' in filter)
+      throw StatusError.invalidArgument(`The filter is not valid: ${filter.error}.`, [
+        { field: 'filter', description: filter.error },
+      ]);
     const pageSize = pageSizeOf(request.pageSize);
     const query = `flows\n${name}\n${request.filter ?? ''}`;
-    const cursor = request.pageToken ? flowCursor(decodePageToken(request.pageToken, query)) : undefined;
+    const cursor = request.pageToken
+      ? flowCursor(decodePageToken(request.pageToken, query))
+      : undefined;
     const entries = await this.flows.page(name, filter.terms, cursor, pageSize + 1);
     const page = entries.slice(0, pageSize);
     const response: ListPreviewFlowsResponse = { previewFlows: page.map((entry) => entry.flow) };
-    if (entries.length > pageSize) response.nextPageToken = encodePageToken(query, { ...page[page.length - 1].cursor });
+    if (entries.length > pageSize)
+      response.nextPageToken = encodePageToken(query, { ...page[page.length - 1].cursor });
     return response;
   }
 
@@ -64,7 +78,10 @@ export class FlowQueries {
       }
       if (next) break;
     }
-    return { previewLogs: records, ...(next ? { nextPageToken: encodePageToken(query, next) } : {}) };
+    return {
+      previewLogs: records,
+      ...(next ? { nextPageToken: encodePageToken(query, next) } : {}),
+    };
   }
 }
 
@@ -75,17 +92,25 @@ function flowCursor(decoded: Record<string, unknown> | undefined): FlowCursor {
   const c = cursorId(decoded?.c);
   const f = cursorId(decoded?.f);
   const t = decoded?.t;
-  if (c === undefined || f === undefined || typeof t !== 'string' || !POSTGRES_TIMESTAMP.test(t)) throw badToken();
+  if (c === undefined || f === undefined || typeof t !== 'string' || !POSTGRES_TIMESTAMP.test(t))
+    throw badToken();
   return { c, t, f };
 }
 
 const badToken = () =>
-  StatusError.invalidArgument('The page token is not one this query issued.', [{ field: 'pageToken', description: 'use the nextPageToken of the previous page of the same query' }]);
+  StatusError.invalidArgument('The page token is not one this query issued.', [
+    {
+      field: 'pageToken',
+      description: 'use the nextPageToken of the previous page of the same query',
+    },
+  ]);
 
 function pageSizeOf(value: unknown): number {
   if (value === undefined || value === null || value === 0) return PREVIEW_LOGS_DEFAULT_PAGE_SIZE;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    throw StatusError.invalidArgument('pageSize must be a positive integer.', [{ field: 'pageSize', description: `1-${PREVIEW_LOGS_MAX_PAGE_SIZE}` }]);
+    throw StatusError.invalidArgument('pageSize must be a positive integer.', [
+      { field: 'pageSize', description: `1-${PREVIEW_LOGS_MAX_PAGE_SIZE}` },
+    ]);
   }
   return Math.min(value, PREVIEW_LOGS_MAX_PAGE_SIZE);
 }

@@ -46,14 +46,22 @@ export class FlowsRepository {
    * A page of flows in list order from a cursor. `inclusive`: the cursor's flow itself comes
    * first (previewLogs resumes inside a flow's samples).
    */
-  async page(name: string, terms: FlowFilterTerm[], cursor: FlowCursor | undefined, limit: number, inclusive = false): Promise<FlowPageEntry[]> {
+  async page(
+    name: string,
+    terms: FlowFilterTerm[],
+    cursor: FlowCursor | undefined,
+    limit: number,
+    inclusive = false,
+  ): Promise<FlowPageEntry[]> {
     const params: unknown[] = [name];
     const where: string[] = ['c.experiment = $1'];
     const param = (value: unknown) => `$${params.push(value)}`;
     for (const term of terms) where.push(condition(term, param));
     if (cursor) {
       const [c, t, f] = [param(cursor.c), param(cursor.t), param(cursor.f)];
-      where.push(`(f.configuration_id < ${c} OR (f.configuration_id = ${c} AND (f.last_event_time, f.id) ${inclusive ? '<=' : '<'} (${t}::timestamptz, ${f}::bigint)))`);
+      where.push(
+        `(f.configuration_id < ${c} OR (f.configuration_id = ${c} AND (f.last_event_time, f.id) ${inclusive ? '<=' : '<'} (${t}::timestamptz, ${f}::bigint)))`,
+      );
     }
     const rows: FlowRow[] = await this.dataSource.query(
       `SELECT f.configuration_id, f.id, f.last_event_time::text AS last_text, v.experiment_etag, c.live_policy_etag, f.direction,
@@ -67,7 +75,10 @@ export class FlowsRepository {
        LIMIT ${param(limit)}`,
       params,
     );
-    return rows.map((row) => ({ cursor: { c: row.configuration_id, t: row.last_text, f: Number(row.id) }, flow: flowOf(row) }));
+    return rows.map((row) => ({
+      cursor: { c: row.configuration_id, t: row.last_text, f: Number(row.id) },
+      flow: flowOf(row),
+    }));
   }
 }
 
@@ -82,7 +93,9 @@ function condition(term: FlowFilterTerm, param: (value: unknown) => string): str
       const column = term.field === 'liveRule' ? 'f.live_rule' : 'f.experiment_rule';
       // The implied rule is stored as -1: comparisons of priorities leave it out.
       if (term.value === IMPLIED_PRIORITY) return not(`${column} = ${IMPLIED_PRIORITY}`);
-      return term.op === '!=' ? `${column} <> ${param(term.value)}` : `${column} >= 0 AND ${column} ${term.op} ${param(term.value)}`;
+      return term.op === '!='
+        ? `${column} <> ${param(term.value)}`
+        : `${column} >= 0 AND ${column} ${term.op} ${param(term.value)}`;
     }
     case 'srcIp':
       return not(`f.src_ip <<= ${param(term.value)}::inet`);
@@ -93,7 +106,9 @@ function condition(term: FlowFilterTerm, param: (value: unknown) => string): str
       return not(`(f.src_ip <<= ${range}::inet OR f.dest_ip <<= ${range}::inet)`);
     }
     case 'destPort':
-      return term.op === '!=' ? `f.dest_port <> ${param(term.value)}` : `f.dest_port >= 0 AND f.dest_port ${term.op} ${param(term.value)}`;
+      return term.op === '!='
+        ? `f.dest_port <> ${param(term.value)}`
+        : `f.dest_port >= 0 AND f.dest_port ${term.op} ${param(term.value)}`;
     case 'protocol':
       return not(`f.protocol = ${param(term.value)}`);
     case 'direction':
@@ -116,7 +131,10 @@ function flowOf(row: FlowRow): PreviewFlow {
     ...(row.dest_port >= 0 ? { destPort: row.dest_port } : {}),
     transition: row.live_action === 'allow' ? 'ALLOW_TO_DENY' : 'DENY_TO_ALLOW',
     liveResult: verdictOf(row.live_rule, row.live_action),
-    experimentResult: verdictOf(row.experiment_rule, row.live_action === 'allow' ? 'deny' : 'allow'),
+    experimentResult: verdictOf(
+      row.experiment_rule,
+      row.live_action === 'allow' ? 'deny' : 'allow',
+    ),
     count: Number(row.count),
     firstEventTime: row.first_event_time.toISOString(),
     lastEventTime: row.last_event_time.toISOString(),

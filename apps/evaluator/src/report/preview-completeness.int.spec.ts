@@ -1,13 +1,26 @@
 import type { INestApplication } from '@nestjs/common';
-import { EXPERIMENT_STATE_BUCKET, FirewallRule, PREVIEW_SUBJECTS, PreviewConfigurationReport, PreviewReport, STATE_POSITION_KEY, TRAFFIC_STREAM } from '@rollout/contracts';
+import {
+  EXPERIMENT_STATE_BUCKET,
+  FirewallRule,
+  PREVIEW_SUBJECTS,
+  PreviewConfigurationReport,
+  PreviewReport,
+  STATE_POSITION_KEY,
+  TRAFFIC_STREAM,
+} from '@rollout/contracts';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
 import { ExperimentWorld } from '../../test/experiment-world';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
-const LIVE: FirewallRule[] = [{ priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['10.0.0.0/8'] } }];
-const BLOCK: FirewallRule[] = [{ priority: 10, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['10.0.1.0/24'] } }, ...LIVE];
+const LIVE: FirewallRule[] = [
+  { priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['10.0.0.0/8'] } },
+];
+const BLOCK: FirewallRule[] = [
+  { priority: 10, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['10.0.1.0/24'] } },
+  ...LIVE,
+];
 
 let n = 0;
 const valid = (count: number) => Array.from({ length: count }, () => trafficEvent(n++));
@@ -19,8 +32,17 @@ describe('the preview report: completeness', () => {
   let app: INestApplication | undefined;
   let world: ExperimentWorld;
 
-  const configuration = async (policy: string, experiment: string): Promise<PreviewConfigurationReport | undefined> =>
-    (await rpcClient(nc, iso).request<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: world.experimentName(policy, experiment) }, { timeoutMs: 5_000 })).configurations[0];
+  const configuration = async (
+    policy: string,
+    experiment: string,
+  ): Promise<PreviewConfigurationReport | undefined> =>
+    (
+      await rpcClient(nc, iso).request<PreviewReport>(
+        PREVIEW_SUBJECTS.previewReport,
+        { name: world.experimentName(policy, experiment) },
+        { timeoutMs: 5_000 },
+      )
+    ).configurations[0];
 
   beforeEach(async () => {
     iso = isolation();
@@ -53,7 +75,8 @@ describe('the preview report: completeness', () => {
     expect(web?.evaluated).toBe(5);
     expect(web?.completeness).toEqual({
       complete: false,
-      summary: "Incomplete: 3 messages of this policy's traffic were dead-lettered (bad_json 2, invalid_event 1) and are not counted.",
+      summary:
+        "Incomplete: 3 messages of this policy's traffic were dead-lettered (bad_json 2, invalid_event 1) and are not counted.",
       deadLettered: [
         { reason: 'bad_json', messages: 2 },
         { reason: 'invalid_event', messages: 1 },
@@ -66,7 +89,11 @@ describe('the preview report: completeness', () => {
     });
     const api = await configuration('api', 'clean');
     expect(api?.evaluated).toBe(4);
-    expect(api?.completeness).toMatchObject({ complete: true, summary: "Complete: every message of this policy's traffic is counted, none lost.", deadLetteredMessages: 0 });
+    expect(api?.completeness).toMatchObject({
+      complete: true,
+      summary: "Complete: every message of this policy's traffic is counted, none lost.",
+      deadLetteredMessages: 0,
+    });
   });
 
   it('says how many messages TRAFFIC dropped before the evaluator read them, while every evaluator was down', async () => {
@@ -80,10 +107,16 @@ describe('the preview report: completeness', () => {
     // Ten messages age out of TRAFFIC with nobody reading.
     await publishTraffic(nc, iso, 'web', valid(10));
     const jsm = await nc.jetstreamManager();
-    await eventually(async () => ((await jsm.streams.info(iso.ns.stream(TRAFFIC_STREAM))).state.messages === 0 ? true : undefined), {
-      timeoutMs: 15_000,
-      what: 'TRAFFIC removing the unread messages',
-    });
+    await eventually(
+      async () =>
+        (await jsm.streams.info(iso.ns.stream(TRAFFIC_STREAM))).state.messages === 0
+          ? true
+          : undefined,
+      {
+        timeoutMs: 15_000,
+        what: 'TRAFFIC removing the unread messages',
+      },
+    );
 
     app = await startEvaluator(iso, env);
     last = await publishTraffic(nc, iso, 'web', valid(3));
@@ -94,7 +127,8 @@ describe('the preview report: completeness', () => {
       complete: false,
       trafficDroppedMessages: 10,
       trafficDropUndetermined: 0,
-      summary: 'Incomplete: TRAFFIC dropped 10 messages (of every policy) before the evaluator read them.',
+      summary:
+        'Incomplete: TRAFFIC dropped 10 messages (of every policy) before the evaluator read them.',
     });
   });
 
@@ -113,11 +147,19 @@ describe('the preview report: completeness', () => {
 
     const waiting = await configuration('web', 'block');
     expect(waiting?.completeness?.complete).toBe(false);
-    expect(waiting?.completeness?.lag).toEqual({ pendingMessages: 7, oldestPendingTime: expect.any(String) });
-    expect(waiting?.completeness?.summary).toMatch(/^Incomplete: the evaluator has 7 messages left to read \(oldest published \d{4}-.+Z\)\.$/);
+    expect(waiting?.completeness?.lag).toEqual({
+      pendingMessages: 7,
+      oldestPendingTime: expect.any(String),
+    });
+    expect(waiting?.completeness?.summary).toMatch(
+      /^Incomplete: the evaluator has 7 messages left to read \(oldest published \d{4}-.+Z\)\.$/,
+    );
 
     await world.markFilled();
     await eventually(() => settledUpTo(nc, iso, last), { what: 'the backlog read' });
-    expect((await configuration('web', 'block'))?.completeness).toMatchObject({ complete: true, lag: { pendingMessages: 0 } });
+    expect((await configuration('web', 'block'))?.completeness).toMatchObject({
+      complete: true,
+      lag: { pendingMessages: 0 },
+    });
   });
 });

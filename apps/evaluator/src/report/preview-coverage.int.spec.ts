@@ -6,14 +6,32 @@ import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../
 import { ExperimentWorld } from '../../test/experiment-world';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
-const rule = (priority: number, action: 'allow' | 'deny', match: FirewallRule['match']): FirewallRule => ({ priority, direction: 'INGRESS', action, match });
-const LIVE = [rule(100, 'allow', { srcIpRanges: ['10.0.0.0/8'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] })];
+const rule = (
+  priority: number,
+  action: 'allow' | 'deny',
+  match: FirewallRule['match'],
+): FirewallRule => ({ priority, direction: 'INGRESS', action, match });
+const LIVE = [
+  rule(100, 'allow', {
+    srcIpRanges: ['10.0.0.0/8'],
+    layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }],
+  }),
+];
 const EXPERIMENT = [
-  rule(10, 'deny', { srcIpRanges: ['10.0.1.0/24'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] }),
+  rule(10, 'deny', {
+    srcIpRanges: ['10.0.1.0/24'],
+    layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }],
+  }),
   // Opens HTTP from 192.168.0.0/16: a change no previewed connection will exercise.
-  rule(20, 'allow', { srcIpRanges: ['192.168.0.0/16'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['80'] }] }),
+  rule(20, 'allow', {
+    srcIpRanges: ['192.168.0.0/16'],
+    layer4Configs: [{ ipProtocol: 'tcp', ports: ['80'] }],
+  }),
   // Shadowed by rule 10: it can never decide.
-  rule(30, 'deny', { srcIpRanges: ['10.0.1.0/25'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] }),
+  rule(30, 'deny', {
+    srcIpRanges: ['10.0.1.0/25'],
+    layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }],
+  }),
   ...LIVE,
 ];
 
@@ -46,9 +64,20 @@ describe('the preview report: coverage', () => {
       trafficEvent(2, { srcIp: '10.0.2.5', destPort: 22 }),
     ]);
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
-    const report = await rpcClient(nc, iso).request<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: world.experimentName('web', 'tighten') }, { timeoutMs: 5_000 });
+    const report = await rpcClient(nc, iso).request<PreviewReport>(
+      PREVIEW_SUBJECTS.previewReport,
+      { name: world.experimentName('web', 'tighten') },
+      { timeoutMs: 5_000 },
+    );
     const { coverage } = report.configurations[0];
-    expect(coverage).toMatchObject({ complete: true, differingRegions: 2, regionsOmitted: 0, exact: true, unmatchedExperimentRules: [20, 30], shadowedRules: [30] });
+    expect(coverage).toMatchObject({
+      complete: true,
+      differingRegions: 2,
+      regionsOmitted: 0,
+      exact: true,
+      unmatchedExperimentRules: [20, 30],
+      shadowedRules: [30],
+    });
     expect(coverage?.untouchedRegions).toEqual([
       expect.objectContaining({
         direction: 'INGRESS',

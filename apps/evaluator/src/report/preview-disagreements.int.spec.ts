@@ -1,15 +1,30 @@
 import type { INestApplication } from '@nestjs/common';
-import { FirewallRule, PREVIEW_DISAGREEMENT_FLOWS, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
+import {
+  FirewallRule,
+  PREVIEW_DISAGREEMENT_FLOWS,
+  PREVIEW_SUBJECTS,
+  PreviewReport,
+} from '@rollout/contracts';
 import { TEST_NATS_URL, eventually } from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
 import { ExperimentWorld } from '../../test/experiment-world';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
-const rule = (priority: number, action: 'allow' | 'deny', match: FirewallRule['match']): FirewallRule => ({ priority, direction: 'INGRESS', action, match });
+const rule = (
+  priority: number,
+  action: 'allow' | 'deny',
+  match: FirewallRule['match'],
+): FirewallRule => ({ priority, direction: 'INGRESS', action, match });
 const LIVE = [rule(100, 'allow', { srcIpRanges: ['10.0.0.0/8'] })];
 /** Blocks SSH from 10.0.1.0/24. */
-const BLOCK_SSH = [rule(50, 'deny', { srcIpRanges: ['10.0.1.0/24'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] }), ...LIVE];
+const BLOCK_SSH = [
+  rule(50, 'deny', {
+    srcIpRanges: ['10.0.1.0/24'],
+    layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }],
+  }),
+  ...LIVE,
+];
 /** Blocks all of 10.0.1.0/24 and 10.0.2.0/24. */
 const BLOCK_NETS = [rule(40, 'deny', { srcIpRanges: ['10.0.1.0/24', '10.0.2.0/24'] }), ...LIVE];
 
@@ -40,7 +55,13 @@ describe('the preview report: cross-experiment disagreement', () => {
   });
 
   const configuration = async (policy: string, experiment: string) =>
-    (await rpcClient(nc, iso).request<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: world.experimentName(policy, experiment) }, { timeoutMs: 5_000 })).configurations[0];
+    (
+      await rpcClient(nc, iso).request<PreviewReport>(
+        PREVIEW_SUBJECTS.previewReport,
+        { name: world.experimentName(policy, experiment) },
+        { timeoutMs: 5_000 },
+      )
+    ).configurations[0];
 
   it('counts the events each other experiment decides differently, with the flows that carry most of them', async () => {
     let n = 0;
@@ -98,7 +119,12 @@ describe('the preview report: cross-experiment disagreement', () => {
   it(`keeps at most ${PREVIEW_DISAGREEMENT_FLOWS} flows per pair, still counting the kept ones exactly and the others outside`, async () => {
     let n = 10_000;
     // Distinct flows (a destination each, none seen before) where only nets denies: HTTPS from 10.0.1.0/24 and 10.0.2.0/24.
-    const flow = (i: number) => trafficEvent(n++, { srcIp: `10.0.${1 + (i % 2)}.${(i >> 1) % 250}`, destIp: `198.18.${Math.floor(i / 250)}.${i % 250}`, destPort: 443 });
+    const flow = (i: number) =>
+      trafficEvent(n++, {
+        srcIp: `10.0.${1 + (i % 2)}.${(i >> 1) % 250}`,
+        destIp: `198.18.${Math.floor(i / 250)}.${i % 250}`,
+        destPort: 443,
+      });
     const before = (await configuration('web', 'ssh')).disagreements?.[0];
     const kept = before?.topFlows.length ?? 0;
     const fill = Array.from({ length: PREVIEW_DISAGREEMENT_FLOWS + 50 }, (_, i) => flow(i));
@@ -111,8 +137,13 @@ describe('the preview report: cross-experiment disagreement', () => {
 
     // At the cap: three more events of the most frequent kept flow count in it; a new flow counts outside.
     const top = full!.topFlows[0];
-    const again = Array.from({ length: 3 }, () => trafficEvent(n++, { srcIp: top.srcIp, destIp: top.destIp, destPort: top.destPort }));
-    seq = await publishTraffic(nc, iso, 'web', [...again, trafficEvent(n++, { srcIp: '10.0.2.251', destIp: '198.51.100.1', destPort: 443 })]);
+    const again = Array.from({ length: 3 }, () =>
+      trafficEvent(n++, { srcIp: top.srcIp, destIp: top.destIp, destPort: top.destPort }),
+    );
+    seq = await publishTraffic(nc, iso, 'web', [
+      ...again,
+      trafficEvent(n++, { srcIp: '10.0.2.251', destIp: '198.51.100.1', destPort: 443 }),
+    ]);
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
     const after = (await configuration('web', 'ssh')).disagreements?.[0];
     expect(after?.topFlows[0]).toEqual({ ...top, count: top.count + 3 });

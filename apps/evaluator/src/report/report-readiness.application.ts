@@ -21,8 +21,17 @@ export class ReportReadiness {
     const held = this.snapshot.state.experimentOf(report.name);
     if (!held) return { ...report, reportEtag: reportEtagOf(report, undefined) };
     const judged = judgedConfiguration(held, report.configurations);
-    const ranges = [...new Set((held.state.readinessGates ?? []).flatMap((g) => (g.noDenyToAllowFrom ? [g.noDenyToAllowFrom] : [])))];
-    const denyToAllowFrom = judged?.report && ranges.length > 0 ? await this.reports.denyToAllowFrom(report.name, judged, ranges) : new Map<string, number>();
+    const ranges = [
+      ...new Set(
+        (held.state.readinessGates ?? []).flatMap((g) =>
+          g.noDenyToAllowFrom ? [g.noDenyToAllowFrom] : [],
+        ),
+      ),
+    ];
+    const denyToAllowFrom =
+      judged?.report && ranges.length > 0
+        ? await this.reports.denyToAllowFrom(report.name, judged, ranges)
+        : new Map<string, number>();
     const readiness = readinessOf(held.state, judged, { denyToAllowFrom });
     return { ...report, readiness, reportEtag: reportEtagOf(report, readiness) };
   }

@@ -48,7 +48,16 @@ export class ReportRepository {
 
   /** The details of these configurations, read at once. */
   async details(ids: number[]): Promise<ReportDetails> {
-    const [rules, sources, ports, transitions, buckets, deadLetters, disagreements, disagreementFlows] = await Promise.all([
+    const [
+      rules,
+      sources,
+      ports,
+      transitions,
+      buckets,
+      deadLetters,
+      disagreements,
+      disagreementFlows,
+    ] = await Promise.all([
       // The margins of the transitions, plus the rule counts stored before 1.2.0 (no longer written).
       this.dataSource.query(
         `SELECT configuration_id, side, priority, action, sum(count) AS count FROM (
@@ -86,7 +95,10 @@ export class ReportRepository {
          FROM preview_time_buckets WHERE configuration_id = ANY($1::int[]) ORDER BY configuration_id, start_time, width_seconds DESC`,
         [ids],
       ) as Promise<BucketRow[]>,
-      this.dataSource.query(`SELECT configuration_id, reason, messages FROM preview_dead_letters WHERE configuration_id = ANY($1::int[])`, [ids]) as Promise<DeadLetterRow[]>,
+      this.dataSource.query(
+        `SELECT configuration_id, reason, messages FROM preview_dead_letters WHERE configuration_id = ANY($1::int[])`,
+        [ids],
+      ) as Promise<DeadLetterRow[]>,
       this.dataSource.query(
         `SELECT configuration_id, other_experiment, other_etag, events, outside FROM preview_disagreements
          WHERE configuration_id = ANY($1::int[]) ORDER BY events DESC, other_experiment, other_etag`,
@@ -104,7 +116,16 @@ export class ReportRepository {
         [ids, PREVIEW_REPORT_TOP],
       ) as Promise<DisagreementFlowRow[]>,
     ]);
-    return { rules, sources, ports, transitions, buckets, deadLetters, disagreements, disagreementFlows };
+    return {
+      rules,
+      sources,
+      ports,
+      transitions,
+      buckets,
+      deadLetters,
+      disagreements,
+      disagreementFlows,
+    };
   }
 
   /** The connections of a configuration's changed flows (its coverage). */
@@ -121,7 +142,11 @@ export class ReportRepository {
    * The deny → allow events from each source range in the judged configuration's flows (the
    * `noDenyToAllowFrom` readiness gates), 0 for a range none came from.
    */
-  async denyToAllowFrom(experiment: string, judged: { livePolicyEtag: string; experimentEtag: string }, ranges: string[]): Promise<Map<string, number>> {
+  async denyToAllowFrom(
+    experiment: string,
+    judged: { livePolicyEtag: string; experimentEtag: string },
+    ranges: string[],
+  ): Promise<Map<string, number>> {
     const denyToAllowFrom = new Map<string, number>();
     const rows: { range: string; count: string }[] = await this.dataSource.query(
       `SELECT r.range, COALESCE(sum(f.count), 0) AS count

@@ -1,4 +1,10 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
 import { TRAFFIC_STREAM } from '@rollout/contracts';
 import { BackgroundLoop, NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
 import { ConsumerInfo, NatsConnection } from 'nats';
@@ -49,16 +55,24 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
         return 'done';
       },
       intervalMs: 1_000,
-      onFailure: (error) => this.logger.warn({ err: error }, 'checking the TRAFFIC stream against the counted sequences failed; retrying'),
+      onFailure: (error) =>
+        this.logger.warn(
+          { err: error },
+          'checking the TRAFFIC stream against the counted sequences failed; retrying',
+        ),
     });
     this.housekeepingRounds = new BackgroundLoop({
       name: PreviewRetention.name,
       turn: () => this.housekeeping(),
       intervalMs: config.PREVIEW_HOUSEKEEPING_INTERVAL_MS,
       firstTurnAfterInterval: true,
-      onFailure: (error) => this.logger.warn({ err: error }, 'preview housekeeping failed; will retry'),
+      onFailure: (error) =>
+        this.logger.warn({ err: error }, 'preview housekeeping failed; will retry'),
       // What this replica read is on record, so drops while every evaluator is stopped are certain.
-      drain: () => this.observeDrops().catch((error: unknown) => this.logger.warn({ err: error }, 'observing TRAFFIC drops at shutdown failed')),
+      drain: () =>
+        this.observeDrops().catch((error: unknown) =>
+          this.logger.warn({ err: error }, 'observing TRAFFIC drops at shutdown failed'),
+        ),
     });
   }
 
@@ -93,8 +107,12 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
   private async observeDrops(): Promise<void> {
     const jsm = await this.connection.jetstreamManager();
     const consumer = await this.consumerInfo();
-    const removedThrough = (await jsm.streams.info(this.namespace.stream(TRAFFIC_STREAM))).state.first_seq - 1;
-    await this.repository.recordDrops({ ackFloor: consumer.ack_floor.stream_seq, delivered: consumer.delivered.stream_seq }, removedThrough);
+    const removedThrough =
+      (await jsm.streams.info(this.namespace.stream(TRAFFIC_STREAM))).state.first_seq - 1;
+    await this.repository.recordDrops(
+      { ackFloor: consumer.ack_floor.stream_seq, delivered: consumer.delivered.stream_seq },
+      removedThrough,
+    );
   }
 
   private async consumerInfo(): Promise<ConsumerInfo> {
@@ -107,7 +125,11 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
     const created = (await jsm.streams.info(this.namespace.stream(TRAFFIC_STREAM))).created;
     const floor = (await this.consumerInfo()).ack_floor.stream_seq;
     const replaced = await this.repository.adoptStream(created, floor);
-    if (replaced) this.logger.warn({ was: replaced, now: created }, 'TRAFFIC was created again: its sequences start over, so the counted ranges of the old stream are dropped');
+    if (replaced)
+      this.logger.warn(
+        { was: replaced, now: created },
+        'TRAFFIC was created again: its sequences start over, so the counted ranges of the old stream are dropped',
+      );
   }
 
   /** Removes the configurations past retention, one at a time while the rounds run. */
@@ -121,7 +143,10 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
     await this.repository.removeOldDrops(cutoff);
     if (expired.length > 0) {
       this.counts.forget(expired);
-      this.logger.log({ configurations: expired.length }, 'removed preview configurations past retention');
+      this.logger.log(
+        { configurations: expired.length },
+        'removed preview configurations past retention',
+      );
     }
   }
 }

@@ -29,7 +29,11 @@ export class RetentionRepository {
     const { ackFloor, delivered } = consumer;
     await this.transaction(async (client) => {
       await client.query(`SELECT pg_advisory_xact_lock(hashtext('preview_traffic_drops'))`);
-      const [{ settled }] = (await client.query<{ settled: string | null }>(`SELECT settled_seq AS settled FROM preview_traffic_stream`)).rows;
+      const [{ settled }] = (
+        await client.query<{ settled: string | null }>(
+          `SELECT settled_seq AS settled FROM preview_traffic_stream`,
+        )
+      ).rows;
       const settledBefore = Math.min(settled === null ? ackFloor : Number(settled), delivered);
       await client.query(
         `WITH mark AS (SELECT COALESCE(max(through_seq), 0) AS seq FROM preview_traffic_drops)
@@ -80,7 +84,9 @@ export class RetentionRepository {
     let replaced: string | undefined;
     await this.transaction(async (client) => {
       await client.query(`SELECT pg_advisory_xact_lock(hashtext('preview_counted'))`);
-      const [known] = (await client.query<{ created: string }>(`SELECT created FROM preview_traffic_stream`)).rows;
+      const [known] = (
+        await client.query<{ created: string }>(`SELECT created FROM preview_traffic_stream`)
+      ).rows;
       if (known?.created === created) return;
       if (known) {
         replaced = known.created;
@@ -99,14 +105,23 @@ export class RetentionRepository {
   /** Merges the counted ranges reaching down to `floor`, unless another replica is at it. */
   async compact(floor: number): Promise<void> {
     await this.transaction(async (client) => {
-      const [{ locked }] = (await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('preview_counted')) AS locked`)).rows;
+      const [{ locked }] = (
+        await client.query<{ locked: boolean }>(
+          `SELECT pg_try_advisory_xact_lock(hashtext('preview_counted')) AS locked`,
+        )
+      ).rows;
       if (locked) await this.merge(client, floor);
     });
   }
 
   /** The configurations without traffic since `cutoff`, oldest first (at most 100). */
   async expiredConfigurations(cutoff: string): Promise<number[]> {
-    const expired = (await this.pool.query<{ id: number }>(`SELECT id FROM preview_configurations WHERE updated_at < $1 ORDER BY updated_at LIMIT 100`, [cutoff])).rows;
+    const expired = (
+      await this.pool.query<{ id: number }>(
+        `SELECT id FROM preview_configurations WHERE updated_at < $1 ORDER BY updated_at LIMIT 100`,
+        [cutoff],
+      )
+    ).rows;
     return expired.map((row) => row.id);
   }
 
@@ -120,15 +135,22 @@ export class RetentionRepository {
       if ((rowCount ?? 0) < DELETE_BATCH) break;
     }
     await this.transaction(async (client) => {
-      const { rowCount } = await client.query(`DELETE FROM preview_configurations WHERE id = $1 AND updated_at < $2`, [id, cutoff]);
+      const { rowCount } = await client.query(
+        `DELETE FROM preview_configurations WHERE id = $1 AND updated_at < $2`,
+        [id, cutoff],
+      );
       if (!rowCount) return; // traffic came back meanwhile: it stays
       await client.query(`DELETE FROM preview_rule_counts WHERE configuration_id = $1`, [id]);
       await client.query(`DELETE FROM preview_transitions WHERE configuration_id = $1`, [id]);
       await client.query(`DELETE FROM preview_time_buckets WHERE configuration_id = $1`, [id]);
       await client.query(`DELETE FROM preview_dead_letters WHERE configuration_id = $1`, [id]);
-      await client.query(`DELETE FROM preview_disagreement_flows WHERE configuration_id = $1`, [id]);
+      await client.query(`DELETE FROM preview_disagreement_flows WHERE configuration_id = $1`, [
+        id,
+      ]);
       await client.query(`DELETE FROM preview_disagreements WHERE configuration_id = $1`, [id]);
-      await client.query(`DELETE FROM preview_versions v WHERE NOT EXISTS (SELECT 1 FROM preview_configurations c WHERE c.version_id = v.id)`);
+      await client.query(
+        `DELETE FROM preview_versions v WHERE NOT EXISTS (SELECT 1 FROM preview_configurations c WHERE c.version_id = v.id)`,
+      );
     });
   }
 
@@ -142,7 +164,12 @@ export class RetentionRepository {
 
   /** Every range reaching down to the floor becomes one `[0, max(floor, its top)]`. */
   private async merge(client: PoolClient, floor: number): Promise<void> {
-    const removed = (await client.query<{ hi: string }>(`DELETE FROM preview_counted WHERE lo <= $1 RETURNING hi`, [floor])).rows;
+    const removed = (
+      await client.query<{ hi: string }>(
+        `DELETE FROM preview_counted WHERE lo <= $1 RETURNING hi`,
+        [floor],
+      )
+    ).rows;
     const top = removed.reduce((max, row) => Math.max(max, Number(row.hi)), floor);
     await client.query(`INSERT INTO preview_counted (lo, hi) VALUES (0, $1)`, [top]);
   }

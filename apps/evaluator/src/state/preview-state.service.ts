@@ -1,5 +1,17 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
-import { EXPERIMENT_STATE_BUCKET, STATE_POSITION_KEY, STATE_VERSION_HEADER, resourceOfStateKey } from '@rollout/contracts';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  Optional,
+} from '@nestjs/common';
+import {
+  EXPERIMENT_STATE_BUCKET,
+  STATE_POSITION_KEY,
+  STATE_VERSION_HEADER,
+  resourceOfStateKey,
+} from '@rollout/contracts';
 import type { ReadinessCheck } from '@rollout/health';
 import { METRICS_REGISTRY } from '@rollout/metrics';
 import { BackgroundLoop, NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
@@ -10,7 +22,8 @@ import { Counter, Gauge, Registry } from 'prom-client';
 const STREAM_NOT_FOUND = 10059;
 
 const isStreamNotFound = (error: unknown) =>
-  (error instanceof NatsError && error.api_error?.err_code === STREAM_NOT_FOUND) || (error instanceof Error && /stream not found/.test(error.message));
+  (error instanceof NatsError && error.api_error?.err_code === STREAM_NOT_FOUND) ||
+  (error instanceof Error && /stream not found/.test(error.message));
 
 /**
  * The evaluator's snapshot of live policies and ACTIVE experiments, and its readiness check.
@@ -26,7 +39,9 @@ const isStreamNotFound = (error: unknown) =>
  * reconnect; applying is idempotent by version.
  */
 @Injectable()
-export class PreviewStateService implements ReadinessCheck, OnApplicationBootstrap, BeforeApplicationShutdown {
+export class PreviewStateService
+  implements ReadinessCheck, OnApplicationBootstrap, BeforeApplicationShutdown
+{
   readonly name = 'snapshot';
   readonly state = new PreviewState();
   private readonly logger = new Logger(PreviewStateService.name);
@@ -64,9 +79,21 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
         registers: [registry],
       });
       this.gauges = {
-        ready: new Gauge({ name: 'evaluator_snapshot_loaded', help: '1 once the snapshot of live policies and experiments is loaded.', registers: [registry] }),
-        policies: new Gauge({ name: 'evaluator_live_policies', help: 'Live policies held.', registers: [registry] }),
-        active: new Gauge({ name: 'evaluator_active_experiments', help: 'ACTIVE experiments being previewed.', registers: [registry] }),
+        ready: new Gauge({
+          name: 'evaluator_snapshot_loaded',
+          help: '1 once the snapshot of live policies and experiments is loaded.',
+          registers: [registry],
+        }),
+        policies: new Gauge({
+          name: 'evaluator_live_policies',
+          help: 'Live policies held.',
+          registers: [registry],
+        }),
+        active: new Gauge({
+          name: 'evaluator_active_experiments',
+          help: 'ACTIVE experiments being previewed.',
+          registers: [registry],
+        }),
       };
     }
   }
@@ -94,8 +121,12 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
 
   private followFailed(error: unknown): void {
     const bucketMissing = isStreamNotFound(error);
-    if (!bucketMissing) this.logger.error({ err: error }, 'following the state bucket failed; starting again');
-    else if (!this.waitingForBucket) this.logger.warn(`${EXPERIMENT_STATE_BUCKET} does not exist yet: waiting for the experiment-service to create it`);
+    if (!bucketMissing)
+      this.logger.error({ err: error }, 'following the state bucket failed; starting again');
+    else if (!this.waitingForBucket)
+      this.logger.warn(
+        `${EXPERIMENT_STATE_BUCKET} does not exist yet: waiting for the experiment-service to create it`,
+      );
     this.waitingForBucket = bucketMissing;
   }
 
@@ -127,20 +158,33 @@ export class PreviewStateService implements ReadinessCheck, OnApplicationBootstr
     const operation = message.headers?.get('KV-Operation');
     let result: ApplyResult;
     if (!resource) {
-      result = { applied: false, problems: [`unknown key ${key.slice(0, 200)} in ${EXPERIMENT_STATE_BUCKET}; ignored`] };
+      result = {
+        applied: false,
+        problems: [`unknown key ${key.slice(0, 200)} in ${EXPERIMENT_STATE_BUCKET}; ignored`],
+      };
     } else if (operation === 'DEL' || operation === 'PURGE') {
       // A key deleted by hand (`nats kv del`) has no version: it is gone whatever was held.
       const version = message.headers?.get(STATE_VERSION_HEADER) || undefined;
-      result = this.state.applyDeletion(resource.kind, resource.name, version === undefined ? undefined : Number(version));
+      result = this.state.applyDeletion(
+        resource.kind,
+        resource.name,
+        version === undefined ? undefined : Number(version),
+      );
     } else {
       try {
         result = this.state.apply(message.json<DomainEvent>());
       } catch {
-        result = { applied: false, problems: [`the value of ${key.slice(0, 200)} is not JSON; ignored`] };
+        result = {
+          applied: false,
+          problems: [`the value of ${key.slice(0, 200)} is not JSON; ignored`],
+        };
       }
     }
-    for (const problem of result.problems) this.logger.error({ key: key.slice(0, 200), seq: message.seq }, problem);
-    this.applied?.inc({ outcome: result.applied ? 'applied' : result.problems.length ? 'rejected' : 'ignored' });
+    for (const problem of result.problems)
+      this.logger.error({ key: key.slice(0, 200), seq: message.seq }, problem);
+    this.applied?.inc({
+      outcome: result.applied ? 'applied' : result.problems.length ? 'rejected' : 'ignored',
+    });
     if (!result.applied) return;
     const counts = this.state.counts;
     this.gauges?.policies.set(counts.policies);

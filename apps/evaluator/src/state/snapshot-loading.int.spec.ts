@@ -19,7 +19,10 @@ let base: string;
 
 const readiness = async () => {
   const response = await fetch(`${base}/readyz`);
-  return { status: response.status, body: (await response.json()) as { checks: Record<string, { status: string; error?: string }> } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { checks: Record<string, { status: string; error?: string }> },
+  };
 };
 
 beforeAll(async () => {
@@ -41,25 +44,41 @@ afterAll(async () => {
 
 describe('before its snapshot of live policies and experiments is loaded', () => {
   it('is not ready and consumes no traffic; once loaded, it evaluates that traffic against the snapshot', async () => {
-    await eventually(async () => ((await readiness()).body.checks.nats.status === 'up' ? true : undefined), { what: 'NATS up' });
+    await eventually(
+      async () => ((await readiness()).body.checks.nats.status === 'up' ? true : undefined),
+      { what: 'NATS up' },
+    );
     const before = await readiness();
     expect(before.status).toBe(503);
-    expect(before.body.checks.snapshot).toEqual({ status: 'down', error: 'waiting for the experiment-service to fill EXPERIMENT_STATE' });
+    expect(before.body.checks.snapshot).toEqual({
+      status: 'down',
+      error: 'waiting for the experiment-service to fill EXPERIMENT_STATE',
+    });
     expect(before.body.checks.nats.status).toBe('up');
     const early = trafficEvent(1, { srcIp: '10.0.1.7' });
     const seq = await publishTraffic(nc, iso, 'web', [early]);
     // Nothing consumes it: the durable consumer still holds it, undelivered.
-    const consumer = await (await nc.jetstreamManager()).consumers.info(iso.ns.stream('TRAFFIC'), 'evaluator');
+    const consumer = await (
+      await nc.jetstreamManager()
+    ).consumers.info(iso.ns.stream('TRAFFIC'), 'evaluator');
     expect(consumer.num_pending + consumer.num_ack_pending).toBe(1);
 
     await world.policy('web', LIVE);
     await world.experiment('web', 'block', BLOCK, 'ACTIVE');
     expect((await readiness()).status).toBe(503);
     await world.markFilled();
-    await eventually(async () => ((await readiness()).status === 200 ? true : undefined), { timeoutMs: 20_000, what: 'ready' });
+    await eventually(async () => ((await readiness()).status === 200 ? true : undefined), {
+      timeoutMs: 20_000,
+      what: 'ready',
+    });
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'early event settled' });
     const [flow] = await allFlows(rpc, world.experimentName('web', 'block'));
-    expect(flow).toMatchObject({ samples: [{ trafficEventId: early.id }], transition: 'ALLOW_TO_DENY', liveResult: { action: 'allow', rulePriority: 100 }, experimentResult: { action: 'deny', rulePriority: 50 } });
+    expect(flow).toMatchObject({
+      samples: [{ trafficEventId: early.id }],
+      transition: 'ALLOW_TO_DENY',
+      liveResult: { action: 'allow', rulePriority: 100 },
+      experimentResult: { action: 'deny', rulePriority: 50 },
+    });
     expect(await deadLetters(nc, iso)).toEqual([]);
   });
 });

@@ -1,6 +1,19 @@
 import type { INestApplication } from '@nestjs/common';
-import { EXPERIMENT_EVENTS_STREAM, EXPERIMENT_SUBJECTS, FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
-import { ServiceProcess, TEST_NATS_URL, TEST_POSTGRES_URL, eventually, startServiceProcess, uniqueName } from '@rollout/testing';
+import {
+  EXPERIMENT_EVENTS_STREAM,
+  EXPERIMENT_SUBJECTS,
+  FirewallRule,
+  PREVIEW_SUBJECTS,
+  PreviewReport,
+} from '@rollout/contracts';
+import {
+  ServiceProcess,
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
+  eventually,
+  startServiceProcess,
+  uniqueName,
+} from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
 import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
@@ -11,7 +24,10 @@ const rule = (priority: number, action: 'allow' | 'deny', ports?: string[]): Fir
   priority,
   direction: 'INGRESS',
   action,
-  match: { srcIpRanges: ['0.0.0.0/0'], ...(ports ? { layer4Configs: [{ ipProtocol: 'tcp', ports }] } : {}) },
+  match: {
+    srcIpRanges: ['0.0.0.0/0'],
+    ...(ports ? { layer4Configs: [{ ipProtocol: 'tcp', ports }] } : {}),
+  },
 });
 
 /**
@@ -29,7 +45,11 @@ describe('a policy and an experiment older than the history stream keeps', () =>
   beforeAll(async () => {
     iso = isolation();
     nc = await connect({ servers: TEST_NATS_URL });
-    experiments = startServiceProcess('experiment-service', { NATS_NAMESPACE: iso.namespace, DATABASE_SCHEMA: schema, EXPERIMENT_EVENTS_MAX_AGE_MS: '2000' });
+    experiments = startServiceProcess('experiment-service', {
+      NATS_NAMESPACE: iso.namespace,
+      DATABASE_SCHEMA: schema,
+      EXPERIMENT_EVENTS_MAX_AGE_MS: '2000',
+    });
   });
 
   afterAll(async () => {
@@ -45,30 +65,57 @@ describe('a policy and an experiment older than the history stream keeps', () =>
 
   it('are still evaluated, exactly, by an evaluator restarted after the history aged out', async () => {
     const rpc = rpcClient(nc, iso);
-    const call = (subject: string, request: object) => rpc.request(subject, { actor: 'test', ...request }, { timeoutMs: 5_000 });
+    const call = (subject: string, request: object) =>
+      rpc.request(subject, { actor: 'test', ...request }, { timeoutMs: 5_000 });
     const policy = 'projects/acme/locations/global/firewallPolicies/web';
     await eventually(
-      () => call(EXPERIMENT_SUBJECTS.createPolicy, { parent: 'projects/acme/locations/global', firewallPolicyId: 'web', firewallPolicy: { rules: [rule(100, 'allow')] } }).then(() => true),
+      () =>
+        call(EXPERIMENT_SUBJECTS.createPolicy, {
+          parent: 'projects/acme/locations/global',
+          firewallPolicyId: 'web',
+          firewallPolicy: { rules: [rule(100, 'allow')] },
+        }).then(() => true),
       { timeoutMs: 30_000, intervalMs: 250, what: 'the experiment-service serving' },
     );
-    await call(EXPERIMENT_SUBJECTS.createExperiment, { parent: policy, experimentId: 'no-ssh', experiment: { firewallPolicy: { rules: [rule(10, 'deny', ['22']), rule(100, 'allow')] } } });
+    await call(EXPERIMENT_SUBJECTS.createExperiment, {
+      parent: policy,
+      experimentId: 'no-ssh',
+      experiment: { firewallPolicy: { rules: [rule(10, 'deny', ['22']), rule(100, 'allow')] } },
+    });
     await call(EXPERIMENT_SUBJECTS.startPreview, { name: `${policy}/experiments/no-ssh` });
     evaluator = await startEvaluator(iso);
     await evaluator.close();
     evaluator = undefined;
 
     const jsm = await nc.jetstreamManager();
-    await eventually(async () => ((await jsm.streams.info(iso.ns.stream(EXPERIMENT_EVENTS_STREAM))).state.messages === 0 ? true : undefined), {
-      timeoutMs: 15_000,
-      what: 'the history aged out',
-    });
+    await eventually(
+      async () =>
+        (await jsm.streams.info(iso.ns.stream(EXPERIMENT_EVENTS_STREAM))).state.messages === 0
+          ? true
+          : undefined,
+      {
+        timeoutMs: 15_000,
+        what: 'the history aged out',
+      },
+    );
 
     evaluator = await startEvaluator(iso);
-    const events = Array.from({ length: 300 }, (_, i) => trafficEvent(i, { protocol: 'tcp', destPort: i % 3 === 0 ? 22 : 443 }));
+    const events = Array.from({ length: 300 }, (_, i) =>
+      trafficEvent(i, { protocol: 'tcp', destPort: i % 3 === 0 ? 22 : 443 }),
+    );
     const seq = await publishTraffic(nc, iso, 'web', events);
-    await eventually(() => settledUpTo(nc, iso, seq), { timeoutMs: 20_000, what: 'the traffic settled' });
+    await eventually(() => settledUpTo(nc, iso, seq), {
+      timeoutMs: 20_000,
+      what: 'the traffic settled',
+    });
     expect(await deadLetters(nc, iso)).toEqual([]);
-    const report = await rpc.request<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: `${policy}/experiments/no-ssh` }, { timeoutMs: 5_000 });
-    expect(report.configurations).toMatchObject([{ evaluated: 300, changed: 100, allowToDeny: 100, unchangedAllow: 200 }]);
+    const report = await rpc.request<PreviewReport>(
+      PREVIEW_SUBJECTS.previewReport,
+      { name: `${policy}/experiments/no-ssh` },
+      { timeoutMs: 5_000 },
+    );
+    expect(report.configurations).toMatchObject([
+      { evaluated: 300, changed: 100, allowToDeny: 100, unchangedAllow: 200 },
+    ]);
   }, 90_000);
 });

@@ -1,6 +1,23 @@
-import { EXPERIMENT_SUBJECTS, FirewallRule, PREVIEW_SUBJECTS, PreviewReport, TRAFFIC_STREAM, TrafficEvent, trafficSubject } from '@rollout/contracts';
+import {
+  EXPERIMENT_SUBJECTS,
+  FirewallRule,
+  PREVIEW_SUBJECTS,
+  PreviewReport,
+  TRAFFIC_STREAM,
+  TrafficEvent,
+  trafficSubject,
+} from '@rollout/contracts';
 import { NatsRpcClient } from '@rollout/nats';
-import { NatsCluster, ServiceProcess, TEST_POSTGRES_URL, eventually, freePorts, startNatsCluster, startServiceProcess, uniqueName } from '@rollout/testing';
+import {
+  NatsCluster,
+  ServiceProcess,
+  TEST_POSTGRES_URL,
+  eventually,
+  freePorts,
+  startNatsCluster,
+  startServiceProcess,
+  uniqueName,
+} from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
 import { TRAFFIC_DURABLE } from '../jetstream';
@@ -13,10 +30,14 @@ const rule = (priority: number, action: 'allow' | 'deny', ports?: string[]): Fir
   priority,
   direction: 'INGRESS',
   action,
-  match: { srcIpRanges: ['0.0.0.0/0'], ...(ports ? { layer4Configs: [{ ipProtocol: 'tcp', ports }] } : {}) },
+  match: {
+    srcIpRanges: ['0.0.0.0/0'],
+    ...(ports ? { layer4Configs: [{ ipProtocol: 'tcp', ports }] } : {}),
+  },
 });
 /** Every fourth event goes to port 22, which `no-ssh` denies; `no-web` denies 443 instead. */
-const event = (n: number): TrafficEvent => trafficEvent(n, { id: `cluster-${n}`, destPort: n % 4 === 0 ? 22 : 443 });
+const event = (n: number): TrafficEvent =>
+  trafficEvent(n, { id: `cluster-${n}`, destPort: n % 4 === 0 ? 22 : 443 });
 
 /**
  * A preview on a 3-node JetStream cluster (every stream and bucket on 3 replicas) survives
@@ -38,10 +59,19 @@ describe('a preview on a NATS cluster that loses a node', () => {
     nc = await connect({ servers: cluster.urls, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
     rpc = new NatsRpcClient(nc, iso.ns);
     const onCluster = { NATS_URL: cluster.urls.join(','), NATS_STREAM_REPLICAS: '3' };
-    services.push(startServiceProcess('experiment-service', { ...onCluster, NATS_NAMESPACE: iso.namespace, DATABASE_SCHEMA: schemas.experiments }));
+    services.push(
+      startServiceProcess('experiment-service', {
+        ...onCluster,
+        NATS_NAMESPACE: iso.namespace,
+        DATABASE_SCHEMA: schemas.experiments,
+      }),
+    );
     evaluatorPorts = await freePorts(2);
     for (const port of evaluatorPorts) {
-      const env = evaluatorEnv({ ...iso, schema: schemas.evaluator }, { ...onCluster, PORT: String(port), EVALUATOR_ACK_WAIT_MS: '5000' });
+      const env = evaluatorEnv(
+        { ...iso, schema: schemas.evaluator },
+        { ...onCluster, PORT: String(port), EVALUATOR_ACK_WAIT_MS: '5000' },
+      );
       services.push(startServiceProcess('evaluator', env));
     }
   }, 60_000);
@@ -52,17 +82,28 @@ describe('a preview on a NATS cluster that loses a node', () => {
     await cluster?.stop();
     const db = new Client({ connectionString: TEST_POSTGRES_URL });
     await db.connect();
-    for (const schema of Object.values(schemas)) await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    for (const schema of Object.values(schemas))
+      await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await db.end();
   });
 
-  const call = (subject: string, request: object) => rpc.request(subject, { actor: 'test', ...request }, { timeoutMs: 5_000 });
-  const ready = (port: number) => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+  const call = (subject: string, request: object) =>
+    rpc.request(subject, { actor: 'test', ...request }, { timeoutMs: 5_000 });
+  const ready = (port: number) =>
+    fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
   const activeExperiments = async (port: number) => {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     return Number(/^evaluator_active_experiments(?:\{[^}]*\})? (\d+)$/m.exec(text)?.[1]);
   };
-  const report = (experiment: string) => rpc.request<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: `${POLICY}/experiments/${experiment}` }, { timeoutMs: 5_000 });
+  const report = (experiment: string) =>
+    rpc.request<PreviewReport>(
+      PREVIEW_SUBJECTS.previewReport,
+      { name: `${POLICY}/experiments/${experiment}` },
+      { timeoutMs: 5_000 },
+    );
 
   /** Publishes as a producer does (Nats-Msg-Id = event id), sending again what a failover refused. */
   async function publish(from: number, to: number): Promise<void> {
@@ -73,7 +114,11 @@ describe('a preview on a NATS cluster that loses a node', () => {
       const failed: number[] = [];
       for (let i = 0; i < pending.length; i += 500) {
         const chunk = pending.slice(i, i + 500);
-        const results = await Promise.allSettled(chunk.map((n) => js.publish(subject, JSON.stringify(event(n)), { msgID: event(n).id, timeout: 2_000 })));
+        const results = await Promise.allSettled(
+          chunk.map((n) =>
+            js.publish(subject, JSON.stringify(event(n)), { msgID: event(n).id, timeout: 2_000 }),
+          ),
+        );
         results.forEach((result, j) => result.status === 'rejected' && failed.push(chunk[j]));
       }
       pending = failed;
@@ -82,54 +127,96 @@ describe('a preview on a NATS cluster that loses a node', () => {
   }
 
   it('counts every event exactly once, applies a startPreview issued during the failover, and needs no restart', async () => {
-    await eventually(() => call(EXPERIMENT_SUBJECTS.createPolicy, { parent: 'projects/acme/locations/global', firewallPolicyId: 'web', firewallPolicy: { rules: [rule(100, 'allow')] } }).then(() => true), {
-      timeoutMs: 40_000,
-      intervalMs: 250,
-      what: 'the experiment-service serving',
+    await eventually(
+      () =>
+        call(EXPERIMENT_SUBJECTS.createPolicy, {
+          parent: 'projects/acme/locations/global',
+          firewallPolicyId: 'web',
+          firewallPolicy: { rules: [rule(100, 'allow')] },
+        }).then(() => true),
+      {
+        timeoutMs: 40_000,
+        intervalMs: 250,
+        what: 'the experiment-service serving',
+      },
+    );
+    await call(EXPERIMENT_SUBJECTS.createExperiment, {
+      parent: POLICY,
+      experimentId: 'no-ssh',
+      experiment: { firewallPolicy: { rules: [rule(10, 'deny', ['22']), rule(100, 'allow')] } },
     });
-    await call(EXPERIMENT_SUBJECTS.createExperiment, { parent: POLICY, experimentId: 'no-ssh', experiment: { firewallPolicy: { rules: [rule(10, 'deny', ['22']), rule(100, 'allow')] } } });
-    await call(EXPERIMENT_SUBJECTS.createExperiment, { parent: POLICY, experimentId: 'no-web', experiment: { firewallPolicy: { rules: [rule(10, 'deny', ['443']), rule(100, 'allow')] } } });
+    await call(EXPERIMENT_SUBJECTS.createExperiment, {
+      parent: POLICY,
+      experimentId: 'no-web',
+      experiment: { firewallPolicy: { rules: [rule(10, 'deny', ['443']), rule(100, 'allow')] } },
+    });
     await call(EXPERIMENT_SUBJECTS.startPreview, { name: `${POLICY}/experiments/no-ssh` });
-    await eventually(async () => ((await Promise.all(evaluatorPorts.map(ready))).every(Boolean) ? true : undefined), { timeoutMs: 40_000, intervalMs: 250, what: 'both evaluators ready' });
+    await eventually(
+      async () =>
+        (await Promise.all(evaluatorPorts.map(ready))).every(Boolean) ? true : undefined,
+      { timeoutMs: 40_000, intervalMs: 250, what: 'both evaluators ready' },
+    );
     const pids = services.map((service) => service.child.pid);
 
     const jsm = await nc.jetstreamManager();
     const streamInfo = await jsm.streams.info(iso.ns.stream(TRAFFIC_STREAM));
     expect(streamInfo.config.num_replicas).toBe(3);
     await publish(0, 20_000);
-    const leader = cluster.node(streamInfo.cluster?.leader ?? (await jsm.streams.info(iso.ns.stream(TRAFFIC_STREAM))).cluster!.leader!);
+    const leader = cluster.node(
+      streamInfo.cluster?.leader ??
+        (await jsm.streams.info(iso.ns.stream(TRAFFIC_STREAM))).cluster!.leader!,
+    );
     await leader.kill();
 
     // While the node is down: more traffic, and a preview started.
-    const started = eventually(() => call(EXPERIMENT_SUBJECTS.startPreview, { name: `${POLICY}/experiments/no-web` }).then(() => true), {
-      timeoutMs: 30_000,
-      intervalMs: 250,
-      what: 'startPreview during the failover',
-    });
+    const started = eventually(
+      () =>
+        call(EXPERIMENT_SUBJECTS.startPreview, { name: `${POLICY}/experiments/no-web` }).then(
+          () => true,
+        ),
+      {
+        timeoutMs: 30_000,
+        intervalMs: 250,
+        what: 'startPreview during the failover',
+      },
+    );
     await publish(20_000, 35_000);
     await started;
     await leader.restart();
-    await eventually(async () => {
-      const active = await Promise.all(evaluatorPorts.map(activeExperiments));
-      if (!active.every((n) => n === 2)) throw new Error(`active experiments by evaluator: ${active.join(', ')}`);
-      return true;
-    }, {
-      timeoutMs: 30_000,
-      intervalMs: 250,
-      what: 'both evaluators previewing the experiment started during the failover',
-    });
+    await eventually(
+      async () => {
+        const active = await Promise.all(evaluatorPorts.map(activeExperiments));
+        if (!active.every((n) => n === 2))
+          throw new Error(`active experiments by evaluator: ${active.join(', ')}`);
+        return true;
+      },
+      {
+        timeoutMs: 30_000,
+        intervalMs: 250,
+        what: 'both evaluators previewing the experiment started during the failover',
+      },
+    );
     await publish(35_000, TOTAL);
 
     await eventually(
       async () => {
         const info = await jsm.consumers.info(iso.ns.stream(TRAFFIC_STREAM), TRAFFIC_DURABLE);
-        return info.num_pending === 0 && info.num_ack_pending === 0 && info.ack_floor.stream_seq >= TOTAL ? true : undefined;
+        return info.num_pending === 0 &&
+          info.num_ack_pending === 0 &&
+          info.ack_floor.stream_seq >= TOTAL
+          ? true
+          : undefined;
       },
       { timeoutMs: 90_000, intervalMs: 500, what: 'every event settled' },
     );
     const noSsh = (await report('no-ssh')).configurations;
     expect(noSsh).toHaveLength(1);
-    expect(noSsh[0]).toMatchObject({ evaluated: TOTAL, changed: TOTAL / 4, allowToDeny: TOTAL / 4, unchangedAllow: (TOTAL * 3) / 4 });
+    expect(noSsh[0]).toMatchObject({
+      evaluated: TOTAL,
+      changed: TOTAL / 4,
+      allowToDeny: TOTAL / 4,
+      unchangedAllow: (TOTAL * 3) / 4,
+    });
     // Started during the failover: in effect for all the traffic after it, and its counts agree with themselves.
     const [noWeb] = (await report('no-web')).configurations;
     expect(noWeb.evaluated).toBeGreaterThanOrEqual(TOTAL - 35_000);
@@ -137,7 +224,9 @@ describe('a preview on a NATS cluster that loses a node', () => {
     expect(noWeb.changed).toBe(noWeb.allowToDeny);
     expect(noWeb.evaluated).toBe(noWeb.allowToDeny + noWeb.unchangedAllow);
 
-    expect(services.map((service) => [service.child.pid, service.child.exitCode])).toEqual(pids.map((pid) => [pid, null]));
+    expect(services.map((service) => [service.child.pid, service.child.exitCode])).toEqual(
+      pids.map((pid) => [pid, null]),
+    );
     expect(await Promise.all(evaluatorPorts.map(ready))).toEqual([true, true]);
   }, 170_000);
 });

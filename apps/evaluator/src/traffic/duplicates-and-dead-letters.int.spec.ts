@@ -52,30 +52,65 @@ describe('duplicates and malformed traffic', () => {
     expect(again.duplicate).toBe(true);
     // One event in two messages of one batch (held back, then released together): evaluated once.
     const twin = trafficEvent(21, { srcIp: '10.0.1.21' });
-    const copies = await Promise.all([js.publish(subject, JSON.stringify(twin), { msgID: `${twin.id}-a` }), js.publish(subject, JSON.stringify(twin), { msgID: `${twin.id}-b` })]);
+    const copies = await Promise.all([
+      js.publish(subject, JSON.stringify(twin), { msgID: `${twin.id}-a` }),
+      js.publish(subject, JSON.stringify(twin), { msgID: `${twin.id}-b` }),
+    ]);
     seq = Math.max(...copies.map((c) => c.seq));
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'copies settled' });
     const after = await report('block');
-    const config = (r: PreviewReport) => r.configurations.find((c) => c.experimentEtag === etags.block)!;
+    const config = (r: PreviewReport) =>
+      r.configurations.find((c) => c.experimentEtag === etags.block)!;
     // The twin counts once if both copies shared a batch, twice otherwise (each message is counted once).
     expect(config(after).evaluated - config(before).evaluated).toBeGreaterThanOrEqual(1);
     expect(config(after).evaluated - config(before).evaluated).toBeLessThanOrEqual(2);
-    const flows = await allFlows(rpc, world.experimentName('web', 'block'), { filter: 'srcIp = 10.0.1.20' });
+    const flows = await allFlows(rpc, world.experimentName('web', 'block'), {
+      filter: 'srcIp = 10.0.1.20',
+    });
     expect(flows.map((f) => f.count)).toEqual([1]);
   });
 
   it('dead-letters each kind of malformed event with its reason, and evaluates every valid event around them', async () => {
     const valid = Array.from({ length: 6 }, (_, i) => trafficEvent(30 + i, { srcIp: '10.0.1.30' }));
     const { id: _id, ...withoutId } = trafficEvent(40);
-    const malformed: { payload: string; policy?: string; reason: string | RegExp; kind: string }[] = [
-      { payload: 'not json {', reason: 'traffic event is not JSON', kind: 'bad_json' },
-      { payload: JSON.stringify(withoutId), reason: "invalid traffic event: event must have required property 'id'", kind: 'invalid_event' },
-      { payload: JSON.stringify(trafficEvent(41, { srcIp: '10.0.0.256' })), reason: 'invalid traffic event: srcIp "10.0.0.256" is not an IP address', kind: 'bad_address' },
-      { payload: JSON.stringify(trafficEvent(42, { destIp: 'fe80::1::2' })), reason: 'invalid traffic event: destIp "fe80::1::2" is not an IP address', kind: 'bad_address' },
-      { payload: JSON.stringify(trafficEvent(43, { protocol: 'http' as never })), reason: /^invalid traffic event: event.protocol must be one of tcp, udp/, kind: 'invalid_event' },
-      { payload: JSON.stringify(trafficEvent(44)), policy: 'nowhere', reason: 'no live policy projects/acme/locations/global/firewallPolicies/nowhere', kind: 'unknown_policy' },
-    ];
-    const countsBefore = Object.fromEntries(await Promise.all(['bad_json', 'invalid_event', 'bad_address', 'unknown_policy'].map(async (k) => [k, await metric('evaluator_dead_letters_total', { reason: k })])));
+    const malformed: { payload: string; policy?: string; reason: string | RegExp; kind: string }[] =
+      [
+        { payload: 'not json {', reason: 'traffic event is not JSON', kind: 'bad_json' },
+        {
+          payload: JSON.stringify(withoutId),
+          reason: "invalid traffic event: event must have required property 'id'",
+          kind: 'invalid_event',
+        },
+        {
+          payload: JSON.stringify(trafficEvent(41, { srcIp: '10.0.0.256' })),
+          reason: 'invalid traffic event: srcIp "10.0.0.256" is not an IP address',
+          kind: 'bad_address',
+        },
+        {
+          payload: JSON.stringify(trafficEvent(42, { destIp: 'fe80::1::2' })),
+          reason: 'invalid traffic event: destIp "fe80::1::2" is not an IP address',
+          kind: 'bad_address',
+        },
+        {
+          payload: JSON.stringify(trafficEvent(43, { protocol: 'http' as never })),
+          reason: /^invalid traffic event: event.protocol must be one of tcp, udp/,
+          kind: 'invalid_event',
+        },
+        {
+          payload: JSON.stringify(trafficEvent(44)),
+          policy: 'nowhere',
+          reason: 'no live policy projects/acme/locations/global/firewallPolicies/nowhere',
+          kind: 'unknown_policy',
+        },
+      ];
+    const countsBefore = Object.fromEntries(
+      await Promise.all(
+        ['bad_json', 'invalid_event', 'bad_address', 'unknown_policy'].map(async (k) => [
+          k,
+          await metric('evaluator_dead_letters_total', { reason: k }),
+        ]),
+      ),
+    );
     const before = await report('block');
     let seq = 0;
     for (let i = 0; i < malformed.length; i++) {
@@ -84,10 +119,13 @@ describe('duplicates and malformed traffic', () => {
       seq = await publishTraffic(nc, iso, bad.policy ?? 'web', [bad.payload]);
     }
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'all settled' });
-    const letters = await eventually(async () => {
-      const found = await deadLetters(nc, iso);
-      return found.length >= malformed.length ? found : undefined;
-    }, { what: 'dead letters' });
+    const letters = await eventually(
+      async () => {
+        const found = await deadLetters(nc, iso);
+        return found.length >= malformed.length ? found : undefined;
+      },
+      { what: 'dead letters' },
+    );
     expect(letters).toHaveLength(malformed.length);
     malformed.forEach((bad, i) => {
       expect(letters[i].data).toBe(bad.payload);
@@ -97,10 +135,13 @@ describe('duplicates and malformed traffic', () => {
     expect(letters[5].subject).toBe(iso.ns.subject('traffic.v1.acme.global.nowhere'));
     for (const kind of ['bad_json', 'invalid_event', 'bad_address', 'unknown_policy']) {
       const expected = malformed.filter((m) => m.kind === kind).length;
-      expect((await metric('evaluator_dead_letters_total', { reason: kind })) - countsBefore[kind]).toBe(expected);
+      expect(
+        (await metric('evaluator_dead_letters_total', { reason: kind })) - countsBefore[kind],
+      ).toBe(expected);
     }
     const after = await report('block');
-    const config = (r: PreviewReport) => r.configurations.find((c) => c.experimentEtag === etags.block)!;
+    const config = (r: PreviewReport) =>
+      r.configurations.find((c) => c.experimentEtag === etags.block)!;
     expect(config(after).evaluated - config(before).evaluated).toBe(valid.length);
   });
 });

@@ -1,5 +1,13 @@
 import type { INestApplication } from '@nestjs/common';
-import { PREVIEW_SUBJECTS, PreviewLogRecord, PreviewReport, ServiceInfo, TRAFFIC_STREAM, serviceInfoSubject, trafficSubject } from '@rollout/contracts';
+import {
+  PREVIEW_SUBJECTS,
+  PreviewLogRecord,
+  PreviewReport,
+  ServiceInfo,
+  TRAFFIC_STREAM,
+  serviceInfoSubject,
+  trafficSubject,
+} from '@rollout/contracts';
 import { trafficV2alphaSubject } from '@rollout/contracts-alpha';
 import { NatsRpcClient } from '@rollout/nats';
 import { previewRecordId } from '@rollout/preview-domain';
@@ -11,7 +19,14 @@ import { metric as metricOf } from '../../test/evaluator-probes';
 import { BLOCK, LIVE } from '../../test/example-policies';
 import { ExperimentWorld } from '../../test/experiment-world';
 import { allFlows, deadLetters, streamRecords } from '../../test/readouts';
-import { publishTraffic, publishTrafficBatches, settledUpTo, toV2alpha, trafficEvent, varied } from '../../test/traffic-publishing';
+import {
+  publishTraffic,
+  publishTrafficBatches,
+  settledUpTo,
+  toV2alpha,
+  trafficEvent,
+  varied,
+} from '../../test/traffic-publishing';
 
 /**
  * Two majors side by side: traffic.v1 (one event per message) and traffic.v2alpha (batches,
@@ -27,12 +42,26 @@ let world: ExperimentWorld;
 const early = trafficEvent(1, { srcIp: '10.0.1.1', destPort: 22 });
 let earlySeq = 0;
 
-const report = (policy: string) => rpc.request<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: world.experimentName(policy, 'block') }, { timeoutMs: 5_000 });
+const report = (policy: string) =>
+  rpc.request<PreviewReport>(
+    PREVIEW_SUBJECTS.previewReport,
+    { name: world.experimentName(policy, 'block') },
+    { timeoutMs: 5_000 },
+  );
 const metric = (name: string, labels: Record<string, string> = {}) => metricOf(app, name, labels);
 /** Every record of a policy's `block` experiment on PREVIEW_LOGS (the complete log). */
-const allLogs = (policy: string) => streamRecords(nc, iso, `preview.v1.logs.acme.global.${policy}.block`);
+const allLogs = (policy: string) =>
+  streamRecords(nc, iso, `preview.v1.logs.acme.global.${policy}.block`);
 /** A record without what names its policy and experiment (the rest must be equal across majors). */
-const content = ({ trafficEventId, eventTime, connection, liveResult, experimentResult, changed, experimentEtag }: PreviewLogRecord) => ({
+const content = ({
+  trafficEventId,
+  eventTime,
+  connection,
+  liveResult,
+  experimentResult,
+  changed,
+  experimentEtag,
+}: PreviewLogRecord) => ({
   trafficEventId,
   eventTime,
   connection,
@@ -60,16 +89,30 @@ beforeAll(async () => {
     max_bytes: 64 * 1024 ** 2,
     duplicate_window: nanos(60_000),
   });
-  earlySeq = (await nc.jetstream().publish(iso.ns.subject(trafficSubject('acme', 'global', 'early')), JSON.stringify(early), { msgID: early.id })).seq;
+  earlySeq = (
+    await nc
+      .jetstream()
+      .publish(iso.ns.subject(trafficSubject('acme', 'global', 'early')), JSON.stringify(early), {
+        msgID: early.id,
+      })
+  ).seq;
   for (const policy of ['early', 'one', 'two', 'mix']) {
     await world.policy(policy, LIVE);
     await world.experiment(policy, 'block', BLOCK, 'ACTIVE');
   }
   app = await startEvaluator(iso);
-  await eventually(() => (['early', 'one', 'two', 'mix'].every((p) => app.get(PreviewStateService).state.viewOf(world.policyName(p))?.active.length === 1) ? true : undefined), {
-    timeoutMs: 20_000,
-    what: 'policies and experiments in force',
-  });
+  await eventually(
+    () =>
+      ['early', 'one', 'two', 'mix'].every(
+        (p) => app.get(PreviewStateService).state.viewOf(world.policyName(p))?.active.length === 1,
+      )
+        ? true
+        : undefined,
+    {
+      timeoutMs: 20_000,
+      what: 'policies and experiments in force',
+    },
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -90,7 +133,13 @@ it('gives the same report and records for events sent as traffic.v1 events and a
   const events = varied(100);
   // Policy `one` takes them one per message (v1), policy `two` in batches of 7 (v2alpha).
   const v1Seq = await publishTraffic(nc, iso, 'one', events);
-  const v2Seq = await publishTrafficBatches(nc, iso, 'two', events, { batchSize: 7, headers: { 'Contract-Version': 'traffic.v2alpha/2.0.0-alpha.1', 'User-Agent': 'acme-exporter/2.3.1' } });
+  const v2Seq = await publishTrafficBatches(nc, iso, 'two', events, {
+    batchSize: 7,
+    headers: {
+      'Contract-Version': 'traffic.v2alpha/2.0.0-alpha.1',
+      'User-Agent': 'acme-exporter/2.3.1',
+    },
+  });
   expect(v2Seq - v1Seq).toBe(Math.ceil(events.length / 7));
   await eventually(() => settledUpTo(nc, iso, v2Seq), { what: 'both majors settled' });
 
@@ -98,18 +147,34 @@ it('gives the same report and records for events sent as traffic.v1 events and a
   const two = await allLogs('two');
   expect(one).toHaveLength(events.length);
   expect(two).toHaveLength(events.length);
-  const byEvent = (records: PreviewLogRecord[]) => records.map(content).sort((a, b) => a.trafficEventId.localeCompare(b.trafficEventId));
+  const byEvent = (records: PreviewLogRecord[]) =>
+    records.map(content).sort((a, b) => a.trafficEventId.localeCompare(b.trafficEventId));
   expect(byEvent(two)).toEqual(byEvent(one));
   // Record ids are the same deterministic function of the event, the experiment and its etag.
-  for (const record of two) expect(record.id).toBe(previewRecordId(record.trafficEventId, world.experimentName('two', 'block'), record.experimentEtag));
+  for (const record of two)
+    expect(record.id).toBe(
+      previewRecordId(
+        record.trafficEventId,
+        world.experimentName('two', 'block'),
+        record.experimentEtag,
+      ),
+    );
   expect(two.filter((r) => r.changed).length).toBeGreaterThan(0);
 
   const [reportOne, reportTwo] = [await report('one'), await report('two')];
   expect(reportTwo.configurations[0].evaluated).toBe(events.length);
   expect(totals(reportTwo)).toEqual(totals(reportOne));
-  const flows = async (policy: string) => (await allFlows(rpc, world.experimentName(policy, 'block'))).map(({ livePolicyEtag: _, ...flow }) => flow);
+  const flows = async (policy: string) =>
+    (await allFlows(rpc, world.experimentName(policy, 'block'))).map(
+      ({ livePolicyEtag: _, ...flow }) => flow,
+    );
   expect(await flows('two')).toEqual(await flows('one'));
-  expect(await metric('evaluator_traffic_client_events_total', { client: 'acme-exporter', contract: 'traffic.v2alpha' })).toBe(events.length);
+  expect(
+    await metric('evaluator_traffic_client_events_total', {
+      client: 'acme-exporter',
+      contract: 'traffic.v2alpha',
+    }),
+  ).toBe(events.length);
 });
 
 it('counts every event once with the majors interleaved, and a batch published again with its Nats-Msg-Id once', async () => {
@@ -138,13 +203,23 @@ it('counts every event once with the majors interleaved, and a batch published a
   expect(configurations.map((c) => c.evaluated)).toEqual([events.length]);
   const flows = await allFlows(rpc, world.experimentName('mix', 'block'));
   expect(flows.reduce((sum, f) => sum + f.count, 0)).toBe(configurations[0].changed);
-  expect((await metric('evaluator_counted_messages_total', { outcome: 'counted' })) - before).toBe(messages);
+  expect((await metric('evaluator_counted_messages_total', { outcome: 'counted' })) - before).toBe(
+    messages,
+  );
   expect(await deadLetters(nc, iso)).toEqual([]);
 });
 
 it('lists traffic.v2alpha beside traffic.v1 among the packages it speaks', async () => {
-  const info = await rpc.request<ServiceInfo>(serviceInfoSubject('evaluator'), {}, { timeoutMs: 5_000 });
-  expect(info.contracts.filter((c) => c.name.startsWith('traffic.')).map(({ name, version }) => ({ name, version }))).toEqual([
+  const info = await rpc.request<ServiceInfo>(
+    serviceInfoSubject('evaluator'),
+    {},
+    { timeoutMs: 5_000 },
+  );
+  expect(
+    info.contracts
+      .filter((c) => c.name.startsWith('traffic.'))
+      .map(({ name, version }) => ({ name, version })),
+  ).toEqual([
     { name: 'traffic.v1', version: '1.0.0' },
     { name: 'traffic.v2alpha', version: '2.0.0-alpha.1' },
   ]);

@@ -1,5 +1,12 @@
 import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
-import { ServiceProcess, TEST_POSTGRES_URL, eventually, freePort, portOpen, startServiceProcess } from '@rollout/testing';
+import {
+  ServiceProcess,
+  TEST_POSTGRES_URL,
+  eventually,
+  freePort,
+  portOpen,
+  startServiceProcess,
+} from '@rollout/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,9 +22,17 @@ import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-pu
  * can be killed) and the machine's Postgres, whose connections to this evaluator are cut as a
  * restart would. Nothing is lost and nothing is counted twice.
  */
-const LIVE: FirewallRule[] = [{ priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['10.0.0.0/8'] } }];
-const BLOCK: FirewallRule[] = [{ priority: 10, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['10.0.1.0/24'] } }, ...LIVE];
-const events = (count: number, offset: number) => Array.from({ length: count }, (_, i) => trafficEvent(offset + i, { srcIp: `10.0.${i % 4}.${(i >> 2) & 255}` }));
+const LIVE: FirewallRule[] = [
+  { priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['10.0.0.0/8'] } },
+];
+const BLOCK: FirewallRule[] = [
+  { priority: 10, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['10.0.1.0/24'] } },
+  ...LIVE,
+];
+const events = (count: number, offset: number) =>
+  Array.from({ length: count }, (_, i) =>
+    trafficEvent(offset + i, { srcIp: `10.0.${i % 4}.${(i >> 2) & 255}` }),
+  );
 
 /** The Postgres backends serving a process: its TCP connections to port 5432, by local port. */
 function postgresClientPorts(pid: number): number[] {
@@ -53,22 +68,42 @@ describe('dependencies restarting mid-stream', () => {
   let natsDir: string | undefined;
   let natsUrl: string;
 
-  const report = () => rpcClient(nc, iso).request<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: world.experimentName('web', 'block') }, { timeoutMs: 10_000 });
-  const evaluated = async () => (await report()).configurations.reduce((sum, c) => sum + c.evaluated, 0);
+  const report = () =>
+    rpcClient(nc, iso).request<PreviewReport>(
+      PREVIEW_SUBJECTS.previewReport,
+      { name: world.experimentName('web', 'block') },
+      { timeoutMs: 10_000 },
+    );
+  const evaluated = async () =>
+    (await report()).configurations.reduce((sum, c) => sum + c.evaluated, 0);
 
   async function startNats(port: number, dir: string) {
-    nats = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], { stdio: 'ignore', env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/usr/local/sbin` } });
-    await eventually(async () => ((await portOpen(port)) ? true : undefined), { what: 'nats-server listening' });
+    nats = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], {
+      stdio: 'ignore',
+      env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/usr/local/sbin` },
+    });
+    await eventually(async () => ((await portOpen(port)) ? true : undefined), {
+      what: 'nats-server listening',
+    });
   }
 
   async function startEvaluator(natsUrlOverride?: string) {
     const port = await freePort();
-    evaluator = startServiceProcess('evaluator', { ...evaluatorEnv(iso, { PORT: String(port) }), ...(natsUrlOverride ? { NATS_URL: natsUrlOverride } : {}) });
-    await eventually(async () => ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined), {
-      timeoutMs: 30_000,
-      intervalMs: 100,
-      what: 'evaluator ready',
+    evaluator = startServiceProcess('evaluator', {
+      ...evaluatorEnv(iso, { PORT: String(port) }),
+      ...(natsUrlOverride ? { NATS_URL: natsUrlOverride } : {}),
     });
+    await eventually(
+      async () =>
+        (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200
+          ? true
+          : undefined,
+      {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+        what: 'evaluator ready',
+      },
+    );
   }
 
   afterEach(async () => {
@@ -98,15 +133,29 @@ describe('dependencies restarting mid-stream', () => {
     await startEvaluator(natsUrl);
 
     await publishTraffic(nc, iso, 'web', events(4_000, 0));
-    await eventually(async () => ((await evaluated()) > 0 ? true : undefined), { what: 'evaluating' });
+    await eventually(async () => ((await evaluated()) > 0 ? true : undefined), {
+      what: 'evaluating',
+    });
     (nats as ChildProcess).kill('SIGKILL');
     await new Promise((resolve) => (nats as ChildProcess).once('exit', resolve));
     await startNats(port, natsDir);
 
-    const last = await eventually(() => publishTraffic(nc, iso, 'web', events(4_000, 4_000)).catch(() => undefined), { timeoutMs: 20_000, what: 'publishing after the restart' });
-    await eventually(() => settledUpTo(nc, iso, last), { timeoutMs: 60_000, intervalMs: 200, what: 'every event settled' });
+    const last = await eventually(
+      () => publishTraffic(nc, iso, 'web', events(4_000, 4_000)).catch(() => undefined),
+      { timeoutMs: 20_000, what: 'publishing after the restart' },
+    );
+    await eventually(() => settledUpTo(nc, iso, last), {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      what: 'every event settled',
+    });
     const [configuration] = (await report()).configurations;
-    expect(configuration).toMatchObject({ evaluated: 8_000, changed: 2_000, allowToDeny: 2_000, unchangedAllow: 6_000 });
+    expect(configuration).toMatchObject({
+      evaluated: 8_000,
+      changed: 2_000,
+      allowToDeny: 2_000,
+      unchangedAllow: 6_000,
+    });
   }, 120_000);
 
   it('rides out its Postgres connections being cut, as a Postgres restart does, and evaluates every event once', async () => {
@@ -120,14 +169,19 @@ describe('dependencies restarting mid-stream', () => {
     await startEvaluator();
 
     const publishing = publishTraffic(nc, iso, 'web', events(20_000, 0));
-    await eventually(async () => ((await evaluated()) > 0 ? true : undefined), { what: 'evaluating' });
+    await eventually(async () => ((await evaluated()) > 0 ? true : undefined), {
+      what: 'evaluating',
+    });
     const admin = new Client({ connectionString: TEST_POSTGRES_URL });
     await admin.connect();
     let cut = 0;
     try {
       for (let round = 0; round < 3; round++) {
         const ports = postgresClientPorts(evaluator!.child.pid as number);
-        const { rowCount } = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE client_port = ANY($1::int[])`, [ports]);
+        const { rowCount } = await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE client_port = ANY($1::int[])`,
+          [ports],
+        );
         cut += rowCount ?? 0;
         await new Promise((resolve) => setTimeout(resolve, 300));
       }
@@ -136,8 +190,17 @@ describe('dependencies restarting mid-stream', () => {
     }
     expect(cut).toBeGreaterThan(0);
     const last = await publishing;
-    await eventually(() => settledUpTo(nc, iso, last), { timeoutMs: 60_000, intervalMs: 200, what: 'every event settled' });
+    await eventually(() => settledUpTo(nc, iso, last), {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      what: 'every event settled',
+    });
     const [configuration] = (await report()).configurations;
-    expect(configuration).toMatchObject({ evaluated: 20_000, changed: 5_000, allowToDeny: 5_000, unchangedAllow: 15_000 });
+    expect(configuration).toMatchObject({
+      evaluated: 20_000,
+      changed: 5_000,
+      allowToDeny: 5_000,
+      unchangedAllow: 15_000,
+    });
   }, 120_000);
 });

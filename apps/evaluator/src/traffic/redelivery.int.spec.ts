@@ -1,5 +1,12 @@
 import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
-import { ServiceProcess, TEST_NATS_URL, eventually, freePort, freePorts, startServiceProcess } from '@rollout/testing';
+import {
+  ServiceProcess,
+  TEST_NATS_URL,
+  eventually,
+  freePort,
+  freePorts,
+  startServiceProcess,
+} from '@rollout/testing';
 import { NatsConnection, connect } from 'nats';
 import { Isolation, cleanUp, evaluatorEnv, isolation, rpcClient } from '../../test/evaluator-app';
 import { ExperimentWorld } from '../../test/experiment-world';
@@ -12,11 +19,23 @@ import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-pu
  * the report and the flows count every event exactly once, PREVIEW_LOGS holds every record, and
  * the record of what was counted stays a few rows.
  */
-const LIVE: FirewallRule[] = [{ priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['10.0.0.0/8'] } }];
-const BLOCK: FirewallRule[] = [{ priority: 10, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['10.0.1.0/24'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] } }, ...LIVE];
+const LIVE: FirewallRule[] = [
+  { priority: 100, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['10.0.0.0/8'] } },
+];
+const BLOCK: FirewallRule[] = [
+  {
+    priority: 10,
+    direction: 'INGRESS',
+    action: 'deny',
+    match: { srcIpRanges: ['10.0.1.0/24'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] },
+  },
+  ...LIVE,
+];
 /** Event i comes from 10.0.(i % 4).x: a quarter of them (10.0.1.x) change from allow to deny. */
 const events = (count: number, offset = 0) =>
-  Array.from({ length: count }, (_, i) => trafficEvent(i + offset, { srcIp: `10.0.${i % 4}.${(i >> 2) & 255}`, destPort: 22 }));
+  Array.from({ length: count }, (_, i) =>
+    trafficEvent(i + offset, { srcIp: `10.0.${i % 4}.${(i >> 2) & 255}`, destPort: 22 }),
+  );
 
 interface Evaluator {
   process: ServiceProcess;
@@ -25,12 +44,21 @@ interface Evaluator {
 
 async function startEvaluator(iso: Isolation, port?: number): Promise<Evaluator> {
   port ??= await freePort();
-  const process = startServiceProcess('evaluator', evaluatorEnv(iso, { PORT: String(port), EVALUATOR_MAX_ACK_PENDING: '6000' }));
-  await eventually(async () => ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined), {
-    timeoutMs: 30_000,
-    intervalMs: 100,
-    what: 'evaluator ready',
-  });
+  const process = startServiceProcess(
+    'evaluator',
+    evaluatorEnv(iso, { PORT: String(port), EVALUATOR_MAX_ACK_PENDING: '6000' }),
+  );
+  await eventually(
+    async () =>
+      (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200
+        ? true
+        : undefined,
+    {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      what: 'evaluator ready',
+    },
+  );
   return { process, port };
 }
 
@@ -41,7 +69,11 @@ async function startEvaluator(iso: Isolation, port?: number): Promise<Evaluator>
  */
 async function countedBy(evaluator: Evaluator): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${evaluator.port}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('evaluator_counted_messages_total{') && l.includes('outcome="counted"'));
+  const line = text
+    .split('\n')
+    .find(
+      (l) => l.startsWith('evaluator_counted_messages_total{') && l.includes('outcome="counted"'),
+    );
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
@@ -51,13 +83,22 @@ describe('effectively once', () => {
   let world: ExperimentWorld;
   const running: Evaluator[] = [];
 
-  const report = () => rpcClient(nc, iso).request<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: world.experimentName('web', 'block') }, { timeoutMs: 10_000 });
+  const report = () =>
+    rpcClient(nc, iso).request<PreviewReport>(
+      PREVIEW_SUBJECTS.previewReport,
+      { name: world.experimentName('web', 'block') },
+      { timeoutMs: 10_000 },
+    );
 
   /** The changed events the flows hold, summed over every flow. */
-  const flowEvents = async () => (await allFlows(rpcClient(nc, iso), world.experimentName('web', 'block'), { pageSize: 1000 })).reduce((sum, f) => sum + f.count, 0);
+  const flowEvents = async () =>
+    (
+      await allFlows(rpcClient(nc, iso), world.experimentName('web', 'block'), { pageSize: 1000 })
+    ).reduce((sum, f) => sum + f.count, 0);
 
   /** Record ids on PREVIEW_LOGS (every message, repeats included). */
-  const streamRecordIds = async () => (await streamRecords(nc, iso, 'preview.v1.logs.acme.global.web.block')).map((r) => r.id);
+  const streamRecordIds = async () =>
+    (await streamRecords(nc, iso, 'preview.v1.logs.acme.global.web.block')).map((r) => r.id);
 
   beforeEach(async () => {
     iso = isolation();
@@ -92,10 +133,21 @@ describe('effectively once', () => {
     expect(beforeKill).toBeLessThan(COUNT);
     const lastSeq = await publishing;
     running.push(await startEvaluator(iso));
-    await eventually(() => settledUpTo(nc, iso, lastSeq), { timeoutMs: 60_000, intervalMs: 200, what: 'every event settled' });
+    await eventually(() => settledUpTo(nc, iso, lastSeq), {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      what: 'every event settled',
+    });
 
     const [configuration] = (await report()).configurations;
-    expect(configuration).toMatchObject({ evaluated: COUNT, changed: COUNT / 4, allowToDeny: COUNT / 4, unchangedAllow: (3 * COUNT) / 4, denyToAllow: 0, unchangedDeny: 0 });
+    expect(configuration).toMatchObject({
+      evaluated: COUNT,
+      changed: COUNT / 4,
+      allowToDeny: COUNT / 4,
+      unchangedAllow: (3 * COUNT) / 4,
+      denyToAllow: 0,
+      unchangedDeny: 0,
+    });
     expect(configuration.experimentRules.find((r) => r.rulePriority === 10)?.count).toBe(COUNT / 4);
     // The changed events, by flow: 10.0.1.0-255 to port 22, each flow counted exactly.
     expect(configuration.flows).toBe(256);
@@ -104,17 +156,31 @@ describe('effectively once', () => {
     const published = await streamRecordIds();
     expect(new Set(published).size).toBe(COUNT);
     // What records the counted messages is merged below the ack floor: a few rows, not one per event or batch.
-    await eventually(async () => ((await tableRows(iso)).preview_counted <= 3 ? true : undefined), { timeoutMs: 10_000, what: 'counted ranges merged' });
+    await eventually(async () => ((await tableRows(iso)).preview_counted <= 3 ? true : undefined), {
+      timeoutMs: 10_000,
+      what: 'counted ranges merged',
+    });
   }, 150_000);
 
   it('shares the work between three replicas and still counts every event exactly once', async () => {
     const COUNT = 30_000;
-    const replicas = await Promise.all((await freePorts(3)).map((port) => startEvaluator(iso, port)));
+    const replicas = await Promise.all(
+      (await freePorts(3)).map((port) => startEvaluator(iso, port)),
+    );
     running.push(...replicas);
     const lastSeq = await publishTraffic(nc, iso, 'web', events(COUNT));
-    await eventually(() => settledUpTo(nc, iso, lastSeq), { timeoutMs: 60_000, intervalMs: 200, what: 'every event settled' });
+    await eventually(() => settledUpTo(nc, iso, lastSeq), {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      what: 'every event settled',
+    });
     const [configuration] = (await report()).configurations;
-    expect(configuration).toMatchObject({ evaluated: COUNT, changed: COUNT / 4, allowToDeny: COUNT / 4, unchangedAllow: (3 * COUNT) / 4 });
+    expect(configuration).toMatchObject({
+      evaluated: COUNT,
+      changed: COUNT / 4,
+      allowToDeny: COUNT / 4,
+      unchangedAllow: (3 * COUNT) / 4,
+    });
     // One event per message: the replicas' counted messages add up to every event, once.
     const shares = await Promise.all(replicas.map(countedBy));
     expect(shares.reduce((a, b) => a + b, 0)).toBe(COUNT);

@@ -5,7 +5,8 @@ import { TRAFFIC_MAJORS } from './traffic-decoder';
 export const MAX_TRAFFIC_CLIENTS = 100;
 
 /** The first product token of a User-Agent (`acme-exporter/2.3.1 (linux)` → `acme-exporter`). */
-const PRODUCT = /^\s*([A-Za-z0-9][A-Za-z0-9._-]{0,62})(?:\/[A-Za-z0-9][A-Za-z0-9.+_-]{0,31})?(?:\s|$)/;
+const PRODUCT =
+  /^\s*([A-Za-z0-9][A-Za-z0-9._-]{0,62})(?:\/[A-Za-z0-9][A-Za-z0-9.+_-]{0,31})?(?:\s|$)/;
 const SERVED = new Set<string>(Object.values(TRAFFIC_MAJORS).map((p) => p.name));
 
 /**
@@ -17,7 +18,10 @@ const SERVED = new Set<string>(Object.values(TRAFFIC_MAJORS).map((p) => p.name))
 export class TrafficClients {
   private readonly names = new Set<string>();
 
-  labels(userAgent: string | undefined, contractVersion: string | undefined): { client: string; contract: string } {
+  labels(
+    userAgent: string | undefined,
+    contractVersion: string | undefined,
+  ): { client: string; contract: string } {
     return { client: this.client(userAgent), contract: contractOf(contractVersion) };
   }
 

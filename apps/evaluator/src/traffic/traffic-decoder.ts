@@ -1,4 +1,10 @@
-import { TRAFFIC_EVENT_SCHEMA, TRAFFIC_PROTOCOLS, TRAFFIC_V1, TrafficEvent, parseContractVersion } from '@rollout/contracts';
+import {
+  TRAFFIC_EVENT_SCHEMA,
+  TRAFFIC_PROTOCOLS,
+  TRAFFIC_V1,
+  TrafficEvent,
+  parseContractVersion,
+} from '@rollout/contracts';
 import {
   TRAFFIC_V2ALPHA,
   TRAFFIC_V2ALPHA_BATCH_SCHEMA,
@@ -70,32 +76,56 @@ const SUPPORTED = Object.values(TRAFFIC_MAJORS)
 export class TrafficDecoder {
   private readonly ajv = new Ajv({ allErrors: false, strict: true });
   private readonly validateV1 = this.ajv.compile<TrafficEvent>(TRAFFIC_EVENT_SCHEMA);
-  private readonly validateBatch = this.ajv.compile<TrafficEventBatch>(TRAFFIC_V2ALPHA_BATCH_SCHEMA);
-  private readonly validateV2alpha = this.ajv.compile<TrafficEventV2alpha>(TRAFFIC_V2ALPHA_EVENT_SCHEMA);
+  private readonly validateBatch = this.ajv.compile<TrafficEventBatch>(
+    TRAFFIC_V2ALPHA_BATCH_SCHEMA,
+  );
+  private readonly validateV2alpha = this.ajv.compile<TrafficEventV2alpha>(
+    TRAFFIC_V2ALPHA_EVENT_SCHEMA,
+  );
 
   /** `subjectPrefix`: the namespaced `traffic.` */
   constructor(private readonly subjectPrefix: string) {}
 
-  decode(subject: string, data: Uint8Array, contractVersion?: string): DecodedMessage | RejectedTraffic {
-    const tokens = subject.startsWith(this.subjectPrefix) ? subject.slice(this.subjectPrefix.length).split('.') : [];
+  decode(
+    subject: string,
+    data: Uint8Array,
+    contractVersion?: string,
+  ): DecodedMessage | RejectedTraffic {
+    const tokens = subject.startsWith(this.subjectPrefix)
+      ? subject.slice(this.subjectPrefix.length).split('.')
+      : [];
     const majorToken = tokens[0] ?? '';
     if (!MAJOR.test(majorToken)) {
-      return { kind: 'bad_subject', reason: `subject ${subject} is not traffic.{major}.{project}.{location}.{firewallPolicy}` };
+      return {
+        kind: 'bad_subject',
+        reason: `subject ${subject} is not traffic.{major}.{project}.{location}.{firewallPolicy}`,
+      };
     }
     if (!(majorToken in TRAFFIC_MAJORS)) {
-      return { kind: 'unknown_major', reason: `unknown major traffic.${majorToken}: this evaluator reads ${SUPPORTED}` };
+      return {
+        kind: 'unknown_major',
+        reason: `unknown major traffic.${majorToken}: this evaluator reads ${SUPPORTED}`,
+      };
     }
     const major = majorToken as TrafficMajor;
     const packageName = TRAFFIC_MAJORS[major].name;
     if (tokens.length !== 4 || tokens.some((token) => token === '')) {
-      return { kind: 'bad_subject', reason: `subject ${subject} is not ${packageName}.{project}.{location}.{firewallPolicy}` };
+      return {
+        kind: 'bad_subject',
+        reason: `subject ${subject} is not ${packageName}.{project}.{location}.{firewallPolicy}`,
+      };
     }
     const key = tokens.slice(1).join('.');
     const result = this.decodeBody(major, key, data, parseContractVersion(contractVersion));
     return isRejected(result) ? { ...result, key } : result;
   }
 
-  private decodeBody(major: TrafficMajor, key: string, data: Uint8Array, declared: ReturnType<typeof parseContractVersion>): DecodedMessage | RejectedTraffic {
+  private decodeBody(
+    major: TrafficMajor,
+    key: string,
+    data: Uint8Array,
+    declared: ReturnType<typeof parseContractVersion>,
+  ): DecodedMessage | RejectedTraffic {
     const packageName = TRAFFIC_MAJORS[major].name;
     if (declared && declared.name !== packageName) {
       return {
@@ -113,7 +143,10 @@ export class TrafficDecoder {
     try {
       raw = JSON.parse(text);
     } catch {
-      return { kind: 'bad_json', reason: major === 'v1' ? 'traffic event is not JSON' : 'traffic event batch is not JSON' };
+      return {
+        kind: 'bad_json',
+        reason: major === 'v1' ? 'traffic event is not JSON' : 'traffic event batch is not JSON',
+      };
     }
     return major === 'v1' ? this.decodeV1(raw, key) : this.decodeV2alpha(raw, key);
   }
@@ -125,7 +158,8 @@ export class TrafficDecoder {
   }
 
   private decodeV2alpha(raw: unknown, key: string): DecodedMessage | RejectedTraffic {
-    if (!this.validateBatch(raw)) return invalid(this.validateBatch.errors, 'batch', 'invalid traffic event batch');
+    if (!this.validateBatch(raw))
+      return invalid(this.validateBatch.errors, 'batch', 'invalid traffic event batch');
     const events: DecodedTraffic[] = [];
     for (let i = 0; i < raw.events.length; i++) {
       const where = `events[${i}]`;
@@ -159,30 +193,56 @@ export function fromV2alpha(event: TrafficEventV2alpha): TrafficEvent {
   return out;
 }
 
-function invalid(errors: ErrorObject[] | null | undefined, root: string, prefix = 'invalid traffic event'): RejectedTraffic {
+function invalid(
+  errors: ErrorObject[] | null | undefined,
+  root: string,
+  prefix = 'invalid traffic event',
+): RejectedTraffic {
   const error = errors?.[0];
-  const where = error?.instancePath ? `${root}${error.instancePath.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.')}` : root;
+  const where = error?.instancePath
+    ? `${root}${error.instancePath.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.')}`
+    : root;
   const message = where.endsWith('.protocol') ? PROTOCOL_MESSAGE : (error?.message ?? 'is invalid');
   return { kind: 'invalid_event', reason: `${prefix}: ${where} ${message}` };
 }
 
-function ready(event: TrafficEvent, key: string, where: string, fields: typeof V1_FIELDS | typeof V2ALPHA_FIELDS): DecodedTraffic | RejectedTraffic {
+function ready(
+  event: TrafficEvent,
+  key: string,
+  where: string,
+  fields: typeof V1_FIELDS | typeof V2ALPHA_FIELDS,
+): DecodedTraffic | RejectedTraffic {
   if (CONTROL.test(event.id)) {
-    return { kind: 'invalid_event', reason: `invalid traffic event: ${where === 'event' ? 'id' : `${where}.id`} contains control characters` };
+    return {
+      kind: 'invalid_event',
+      reason: `invalid traffic event: ${where === 'event' ? 'id' : `${where}.id`} contains control characters`,
+    };
   }
   const timeMs = Date.parse(event.time);
-  if (Number.isNaN(timeMs)) return { kind: 'invalid_event', reason: `invalid traffic event: ${where}.time "${event.time}" is not a date` };
+  if (Number.isNaN(timeMs))
+    return {
+      kind: 'invalid_event',
+      reason: `invalid traffic event: ${where}.time "${event.time}" is not a date`,
+    };
   const connection = parseConnection(event);
   if (!connection) {
     for (const field of ['srcIp', 'destIp'] as const) {
       if (!parseAddress(event[field])) {
         const name = where === 'event' ? fields[field] : `${where}.${fields[field]}`;
-        return { kind: 'bad_address', reason: `invalid traffic event: ${name} "${event[field]}" is not an IP address` };
+        return {
+          kind: 'bad_address',
+          reason: `invalid traffic event: ${name} "${event[field]}" is not an IP address`,
+        };
       }
     }
-    return { kind: 'unevaluable', reason: `invalid traffic event: the engine cannot evaluate ${where === 'event' ? 'it' : where}` };
+    return {
+      kind: 'unevaluable',
+      reason: `invalid traffic event: the engine cannot evaluate ${where === 'event' ? 'it' : where}`,
+    };
   }
   return { event, key, connection, timeMs };
 }
 
-export const isRejected = (decoded: DecodedMessage | DecodedTraffic | RejectedTraffic): decoded is RejectedTraffic => 'kind' in decoded;
+export const isRejected = (
+  decoded: DecodedMessage | DecodedTraffic | RejectedTraffic,
+): decoded is RejectedTraffic => 'kind' in decoded;

@@ -29,7 +29,9 @@ export class TrafficLag {
           return first > floor ? jsm.streams.getMessage(stream, { seq: first }) : undefined;
         })
         .catch(() => undefined);
-      return oldest ? { pendingMessages, oldestPendingTime: oldest.time.toISOString() } : { pendingMessages };
+      return oldest
+        ? { pendingMessages, oldestPendingTime: oldest.time.toISOString() }
+        : { pendingMessages };
     } catch {
       return undefined;
     }

@@ -1,4 +1,10 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  OnApplicationBootstrap,
+  Optional,
+} from '@nestjs/common';
 import { CONTRACT_HEADERS, TRAFFIC_STREAM } from '@rollout/contracts';
 import { METRICS_REGISTRY } from '@rollout/metrics';
 import { BatchConsumer, NATS_CONNECTION, NatsNamespace, Rejection } from '@rollout/nats';
@@ -7,7 +13,11 @@ import { JsMsg, NatsConnection } from 'nats';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { Config, EVALUATOR_CONFIG } from '../config';
 import { TRAFFIC_DURABLE } from '../jetstream';
-import { EvaluatedMessage, LostMessage, PreviewCountsRepository } from '../counting/preview-counts.repository';
+import {
+  EvaluatedMessage,
+  LostMessage,
+  PreviewCountsRepository,
+} from '../counting/preview-counts.repository';
 import { PreviewLogPublisher } from '../preview-logs/preview-log.publisher';
 import { PreviewRetention } from '../retention/preview-retention';
 import { PreviewStateService } from '../state/preview-state.service';
@@ -68,7 +78,12 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
     if (registry) {
       const registers = [registry];
       this.metrics = {
-        events: new Counter({ name: 'evaluator_traffic_events_total', help: 'Traffic events settled, by outcome (evaluated: events, a traffic.v2alpha batch counting each of its events; dead_lettered: messages).', labelNames: ['outcome'], registers }),
+        events: new Counter({
+          name: 'evaluator_traffic_events_total',
+          help: 'Traffic events settled, by outcome (evaluated: events, a traffic.v2alpha batch counting each of its events; dead_lettered: messages).',
+          labelNames: ['outcome'],
+          registers,
+        }),
         deadLetters: new Counter({
           name: 'evaluator_dead_letters_total',
           help: 'Traffic messages sent to deadletter.v1.traffic, by reason (bad_subject, unknown_major, contract_mismatch, bad_json, invalid_event, bad_address, unknown_policy, unevaluable).',
@@ -81,8 +96,17 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
           labelNames: ['client', 'contract'],
           registers,
         }),
-        messages: new Counter({ name: 'evaluator_counted_messages_total', help: 'Traffic messages with ACTIVE experiments, by outcome (counted; duplicate: counted before, by a delivery that crashed or by another replica).', labelNames: ['outcome'], registers }),
-        storeFailures: new Counter({ name: 'evaluator_store_failures_total', help: 'Batches that failed to publish or store and were retried.', registers }),
+        messages: new Counter({
+          name: 'evaluator_counted_messages_total',
+          help: 'Traffic messages with ACTIVE experiments, by outcome (counted; duplicate: counted before, by a delivery that crashed or by another replica).',
+          labelNames: ['outcome'],
+          registers,
+        }),
+        storeFailures: new Counter({
+          name: 'evaluator_store_failures_total',
+          help: 'Batches that failed to publish or store and were retried.',
+          registers,
+        }),
         batchSeconds: new Histogram({
           name: 'evaluator_batch_duration_seconds',
           help: 'Time to evaluate, publish and store one batch of traffic messages.',
@@ -111,7 +135,9 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   onApplicationBootstrap(): void {
-    this.consumer.start(Promise.all([this.snapshot.loaded, this.retention.ready]).then(() => undefined));
+    this.consumer.start(
+      Promise.all([this.snapshot.loaded, this.retention.ready]).then(() => undefined),
+    );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -127,7 +153,10 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
       const contractVersion = message.headers?.get(CONTRACT_HEADERS.contractVersion);
       const result = this.decoder.decode(message.subject, message.data, contractVersion);
       if (this.metrics) {
-        const client = this.clients.labels(message.headers?.get(CONTRACT_HEADERS.userAgent), contractVersion);
+        const client = this.clients.labels(
+          message.headers?.get(CONTRACT_HEADERS.userAgent),
+          contractVersion,
+        );
         this.metrics.clientEvents.inc(client, isRejected(result) ? 1 : result.events.length);
       }
       if (isRejected(result)) rejected.push({ message, ...result });
@@ -139,10 +168,14 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
     /** Dead-lettered messages whose policy has ACTIVE experiments: their reports say what they miss. */
     const lost: LostMessage[] = [];
     const lose = (seq: number, key: string | undefined, kind: RejectKind) => {
-      const targets = key === undefined || counted.has(seq) ? undefined : this.snapshot.state.viewForTraffic(key)?.active;
+      const targets =
+        key === undefined || counted.has(seq)
+          ? undefined
+          : this.snapshot.state.viewForTraffic(key)?.active;
       if (targets?.length) lost.push({ seq, reason: kind, targets });
     };
-    for (const { seq, result } of decoded) if (isRejected(result)) lose(seq, result.key, result.kind);
+    for (const { seq, result } of decoded)
+      if (isRejected(result)) lose(seq, result.key, result.kind);
     /** Event ids evaluated in this batch, by traffic key. */
     const seen = new Map<string, Set<string>>();
     let events = 0;
@@ -154,7 +187,11 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
       const view = this.snapshot.state.viewForTraffic(result.key);
       if (!view) {
         const [project, location, policy] = result.key.split('.');
-        rejected.push({ message, kind: 'unknown_policy', reason: `no live policy projects/${project}/locations/${location}/firewallPolicies/${policy}` });
+        rejected.push({
+          message,
+          kind: 'unknown_policy',
+          reason: `no live policy projects/${project}/locations/${location}/firewallPolicies/${policy}`,
+        });
         events -= result.events.length;
         continue;
       }
@@ -170,7 +207,11 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
         }
         evaluated.push({ seq, evaluations, redelivered: message.redelivered });
       } catch (error) {
-        rejected.push({ message, kind: 'unevaluable', reason: `cannot evaluate: ${error instanceof Error ? error.message : String(error)}` });
+        rejected.push({
+          message,
+          kind: 'unevaluable',
+          reason: `cannot evaluate: ${error instanceof Error ? error.message : String(error)}`,
+        });
         lose(seq, result.key, 'unevaluable');
         events -= result.events.length;
       }
