@@ -7,8 +7,8 @@ import tseslint from 'typescript-eslint';
  * - type:  app → infra, domain, contracts; infra → infra, contracts; domain → domain, contracts;
  *          contracts → contracts only, and no framework or I/O packages; tool → infra, contracts;
  *          test (system tests) → tool, infra, contracts, testing; testing (the test kits
- *          libs/testing and libs/adapter-conformance) → infra, contracts. Only test code (specs,
- *          apps/<app>/test/, libs/<lib>/test/, test/) may import type:testing, so no kit ships.
+ *          libs/testing/*) → infra, contracts. Only test code (specs,
+ *          apps/<app>/test/, libs/<role>/<lib>/test/, test/) may import type:testing, so no kit ships.
  * - scope: a service's projects use only their own scope and `shared`.
  * - stability: a stable contract never depends on an alpha one.
  * - web (the console, bundled for the browser): contracts only, and from them only types.
@@ -76,7 +76,7 @@ const testCodeDepConstraints = depConstraints.map((constraint) =>
 );
 
 /** Where test code lives: specs beside their code, and each project's kits in its test/ folder. */
-const TEST_CODE = ['**/*.spec.ts', 'apps/*/test/**/*.ts', 'libs/*/test/**/*.ts'];
+const TEST_CODE = ['**/*.spec.ts', 'apps/*/test/**/*.ts', 'libs/*/*/test/**/*.ts'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'tmp/**', 'coverage/**', '.nx/**'] },

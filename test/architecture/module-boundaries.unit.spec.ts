@@ -37,7 +37,7 @@ async function boundaryErrors(code: string, file: string): Promise<string[]> {
 
 describe('module boundaries', () => {
   it('lets an app use infra and contracts libs', async () => {
-    const code = `import { NatsRpcClient } from '@rollout/nats';\nimport { SYSTEM_V1 } from '@rollout/contracts';\nexport const x = [NatsRpcClient, SYSTEM_V1];\n`;
+    const code = `import { NatsRpcClient } from '@rollout/platform/nats';\nimport { SYSTEM_V1 } from '@rollout/contracts';\nexport const x = [NatsRpcClient, SYSTEM_V1];\n`;
     expect(await boundaryErrors(code, 'apps/gateway/src/fixture.ts')).toEqual([]);
   });
 
@@ -48,7 +48,7 @@ describe('module boundaries', () => {
   });
 
   it('keeps contracts from depending on infrastructure libs', async () => {
-    const code = `import { loadConfig } from '@rollout/config';\nexport const x = loadConfig;\n`;
+    const code = `import { loadConfig } from '@rollout/platform/config';\nexport const x = loadConfig;\n`;
     const errors = await boundaryErrors(code, 'libs/contracts/src/fixture.ts');
     expect(errors.join('\n')).toMatch(/type:contracts/);
   });
@@ -59,12 +59,12 @@ describe('module boundaries', () => {
   });
 
   describe('test kits (type:testing) stay in test code, so none ships', () => {
-    const kitImport = `import { uniqueName } from '@rollout/testing';\nimport { describeAdapterConformance } from '@rollout/adapter-conformance';\nexport const x = [uniqueName, describeAdapterConformance];\n`;
+    const kitImport = `import { uniqueName } from '@rollout/testing/kit';\nimport { describeAdapterConformance } from '@rollout/testing/adapter-conformance';\nexport const x = [uniqueName, describeAdapterConformance];\n`;
 
     it.each([
       'apps/gateway/src/fixture.ts',
-      'libs/nats/src/fixture.ts',
-      'libs/inspection-domain/src/fixture.ts',
+      'libs/platform/nats/src/fixture.ts',
+      'libs/domain/inspection/src/fixture.ts',
       'tools/launcher/src/fixture.ts',
     ])('forbids them in the shipped code %s', async (file) => {
       const errors = await boundaryErrors(kitImport, file);
@@ -74,8 +74,8 @@ describe('module boundaries', () => {
     it.each([
       'apps/gateway/src/fixture.int.spec.ts',
       'apps/gateway/test/fixture.ts',
-      'libs/nats/src/fixture.int.spec.ts',
-      'libs/inspection-domain/test/fixture.ts',
+      'libs/platform/nats/src/fixture.int.spec.ts',
+      'libs/domain/inspection/test/fixture.ts',
       'tools/launcher/src/fixture.int.spec.ts',
       'test/e2e/fixture.ts',
     ])('allows them in the test code %s', async (file) => {

@@ -25,7 +25,7 @@ import {
   eventually,
   freePort,
   uniqueName,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { ChildProcess, fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

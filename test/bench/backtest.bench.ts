@@ -23,7 +23,7 @@ import {
   TRAFFIC_STREAM,
   trafficSubject,
 } from '@rollout/contracts';
-import { NatsNamespace, NatsRpcClient } from '@rollout/nats';
+import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
 import {
   TEST_NATS_URL,
   TEST_POSTGRES_URL,
@@ -31,7 +31,7 @@ import {
   freePort,
   removeTestResources,
   uniqueName,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { AckPolicy, DeliverPolicy, NatsConnection, connect } from 'nats';
 import type { ChildProcess } from 'node:child_process';
 import { out, startApp, stop } from './support';

@@ -8,8 +8,8 @@
  *   npm run build && npm run bench -- test/bench/console.bench.ts
  */
 import { trafficSubject } from '@rollout/contracts';
-import { NatsNamespace } from '@rollout/nats';
-import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { NatsNamespace } from '@rollout/platform/nats';
+import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
 import { connect } from 'nats';
 import { launch } from '@rollout/launcher';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';

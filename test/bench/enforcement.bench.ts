@@ -20,7 +20,7 @@ import {
   eventually,
   freePort,
   uniqueName,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';

@@ -23,8 +23,8 @@ import {
   parseConnection,
   PROTOCOL_NUMBERS,
   Verdict,
-} from '@rollout/firewall';
-import { Rng, prng } from '@rollout/testing';
+} from '@rollout/domain/firewall';
+import { Rng, prng } from '@rollout/testing/kit';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

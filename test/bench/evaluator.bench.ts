@@ -75,14 +75,14 @@ import {
   TrafficEvent as TrafficEventV2alpha,
   trafficV2alphaSubject,
 } from '@rollout/contracts-alpha';
-import { NatsNamespace, NatsRpcClient } from '@rollout/nats';
+import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
 import {
   TEST_NATS_URL,
   TEST_POSTGRES_URL,
   eventually,
   freePort,
   uniqueName,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { AckPolicy, DeliverPolicy, NatsConnection, connect } from 'nats';
 import { ChildProcess, execSync, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';

@@ -17,8 +17,8 @@
  *   (BENCH_SECONDS=15 BENCH_CLIENTS=32 BENCH_WARM_UP_SECONDS=5 BENCH_BASELINE TEST_NATS_URL=…
  *   TEST_POSTGRES_URL=… to change them)
  */
-import { CreateEventStore1764000000000, EventStore } from '@rollout/event-store';
-import { openDataSource } from '@rollout/postgres';
+import { CreateEventStore1764000000000, EventStore } from '@rollout/platform/event-store';
+import { openDataSource } from '@rollout/platform/postgres';
 import {
   TEST_NATS_URL,
   TEST_POSTGRES_URL,
@@ -26,7 +26,7 @@ import {
   freePort,
   removeTestResources,
   uniqueName,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { execSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -12,7 +12,7 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import { closedLoop, cpuPerRequest, describeLoad, httpClient, out, stop } from './support';
-import { freePort, uniqueName } from '@rollout/testing';
+import { freePort, uniqueName } from '@rollout/testing/kit';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);

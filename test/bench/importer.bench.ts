@@ -21,8 +21,8 @@ import {
   TRAFFIC_STREAM_SUBJECTS,
   TrafficEvent,
 } from '@rollout/contracts';
-import { NatsNamespace, declareJetStream } from '@rollout/nats';
-import { TEST_NATS_URL, prng, uniqueName } from '@rollout/testing';
+import { NatsNamespace, declareJetStream } from '@rollout/platform/nats';
+import { TEST_NATS_URL, prng, uniqueName } from '@rollout/testing/kit';
 import { ImportSummary, importFlows, resolveInputs } from '@rollout/traffic-importer';
 import { NatsConnection, connect } from 'nats';
 import { out } from './support';

@@ -13,7 +13,7 @@ import type { InspectionData, InspectionRuleStep } from '@rollout/contracts';
 import { cpus, loadavg } from 'node:os';
 // A benchmark of the pure engine, with no service around it, has to reach into the domain lib.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { MaskSecrets, RuleDefinition, RuleSet, validateRule } from '@rollout/inspection-domain';
+import { MaskSecrets, RuleDefinition, RuleSet, validateRule } from '@rollout/domain/inspection';
 
 const RULES = 1000;
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);

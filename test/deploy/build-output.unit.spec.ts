@@ -54,7 +54,7 @@ describe('the build output', () => {
     );
   });
 
-  it('holds no test code: no spec, no test kit, nothing from libs/testing or libs/adapter-conformance', () => {
+  it('holds no test code: no spec, no test kit, nothing from libs/testing/kit or libs/testing/adapter-conformance', () => {
     expect(files.filter(isTestCode)).toEqual([]);
   });
 

@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { EXPERIMENT_SUBJECTS } from '@rollout/contracts';
 import { BUS_USERS_FILE, renderBusAuthorization } from '@rollout/launcher';
-import { ActorAssertionSigner, ActorAssertionVerifier, BusUser, parseBusKey } from '@rollout/nats';
+import {
+  ActorAssertionSigner,
+  ActorAssertionVerifier,
+  BusUser,
+  parseBusKey,
+} from '@rollout/platform/nats';
 import {
   K8sObject,
   OVERLAYS,

@@ -1,4 +1,4 @@
-import type { JsonBody } from '@rollout/testing';
+import type { JsonBody } from '@rollout/testing/kit';
 import { spawnSync } from 'node:child_process';
 import { join, posix } from 'node:path';
 import { parseAllDocuments } from 'yaml';

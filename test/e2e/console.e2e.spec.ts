@@ -1,8 +1,8 @@
 import AxeBuilder from '@axe-core/playwright';
 import { PreviewReport, TrafficEvent, trafficSubject } from '@rollout/contracts';
 import { RunningSystem, launch } from '@rollout/launcher';
-import { NatsNamespace } from '@rollout/nats';
-import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { NatsNamespace } from '@rollout/platform/nats';
+import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

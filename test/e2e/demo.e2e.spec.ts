@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { RunningSystem, launch } from '@rollout/launcher';
-import { TEST_NATS_URL } from '@rollout/testing';
+import { TEST_NATS_URL } from '@rollout/testing/kit';
 import { DIST, gatewayApi, isolatedSettings, removeRun } from './support';
 
 /**

@@ -1,5 +1,5 @@
 import { RunningSystem, launch } from '@rollout/launcher';
-import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
 import { JSONCodec, connect } from 'nats';
 import { DIST, gatewayApi, isolatedSettings, removeRun } from './support';
 

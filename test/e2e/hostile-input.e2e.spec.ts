@@ -1,5 +1,5 @@
 import { RunningSystem, SERVICES, ServiceName, launch } from '@rollout/launcher';
-import { Rng, prng } from '@rollout/testing';
+import { Rng, prng } from '@rollout/testing/kit';
 import { Agent, request as httpRequest } from 'node:http';
 import { DIST, removeRun, isolatedSettings } from './support';
 

@@ -1,7 +1,7 @@
 import { PreviewReport, TRAFFIC_STREAM, TrafficEvent, trafficSubject } from '@rollout/contracts';
 import { RunningSystem, SERVICES, ServiceName, launch } from '@rollout/launcher';
-import { NatsNamespace } from '@rollout/nats';
-import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually } from '@rollout/testing';
+import { NatsNamespace } from '@rollout/platform/nats';
+import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
 import { DIST, gatewayApi, isolatedSettings, removeRun } from './support';

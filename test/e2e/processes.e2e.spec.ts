@@ -1,7 +1,7 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { eventually } from '@rollout/testing';
+import { eventually } from '@rollout/testing/kit';
 import { DIST, removeRun, isolatedSettings, processesOf } from './support';
 
 const LAUNCHER = join(DIST, 'tools', 'launcher', 'src', 'main.js');

@@ -12,7 +12,7 @@ import {
   removeTestResources,
   uniqueName,
   JsonBody,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';

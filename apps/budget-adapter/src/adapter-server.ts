@@ -15,9 +15,9 @@ import {
   type AdapterMethod,
   type AdapterStatus,
 } from '@rollout/contracts';
-import { toStatus } from '@rollout/errors';
-import type { ReadinessCheck } from '@rollout/health';
-import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
+import { toStatus } from '@rollout/platform/errors';
+import type { ReadinessCheck } from '@rollout/platform/health';
+import { NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
 import { JSONCodec, headers, type Msg, type NatsConnection, type Subscription } from 'nats';
 import { BudgetAdapter } from './budget/budget-adapter';
 import { BudgetMetrics } from './budget/budget-metrics';

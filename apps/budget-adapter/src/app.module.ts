@@ -1,5 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { serviceModule } from '@rollout/service-kit';
+import { serviceModule } from '@rollout/platform/service-kit';
 import { AdapterServer } from './adapter-server';
 import { BudgetAdapter } from './budget/budget-adapter';
 import { BudgetMetrics } from './budget/budget-metrics';

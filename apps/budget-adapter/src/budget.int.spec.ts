@@ -1,4 +1,4 @@
-import { AdapterTestClient } from '@rollout/adapter-conformance';
+import { AdapterTestClient } from '@rollout/testing/adapter-conformance';
 import type {
   CheckResult,
   CreateSessionResponse,

@@ -1,4 +1,4 @@
-import { baseConfigSchema, databaseConfigSchema } from '@rollout/config';
+import { baseConfigSchema, databaseConfigSchema } from '@rollout/platform/config';
 import { ADAPTER_NAME } from '@rollout/contracts';
 import { z } from 'zod';
 

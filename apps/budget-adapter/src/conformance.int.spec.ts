@@ -1,4 +1,4 @@
-import { describeAdapterConformance } from '@rollout/adapter-conformance';
+import { describeAdapterConformance } from '@rollout/testing/adapter-conformance';
 import { RunningBudgetAdapter, startBudgetAdapter } from '../test/budget-adapter-process';
 
 /** The reference adapter passes the adapter.v1 conformance kit. */

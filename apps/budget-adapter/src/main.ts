@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { loadConfigOrExit } from '@rollout/config';
-import { runService } from '@rollout/service-kit';
+import { loadConfigOrExit } from '@rollout/platform/config';
+import { runService } from '@rollout/platform/service-kit';
 import { AppModule } from './app.module';
 import { configSchema } from './config';
 

@@ -7,7 +7,7 @@ import {
   removeTestResources,
   startServiceProcess,
   uniqueName,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { connect, type NatsConnection } from 'nats';
 
 export interface RunningBudgetAdapter {

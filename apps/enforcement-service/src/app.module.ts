@@ -1,7 +1,7 @@
 import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ENFORCEMENT_V1, SYSTEM_V1 } from '@rollout/contracts';
-import type { EnforcementConfig } from '@rollout/enforcement-domain';
-import { serviceModule } from '@rollout/service-kit';
+import type { EnforcementConfig } from '@rollout/domain/enforcement';
+import { serviceModule } from '@rollout/platform/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from './config';
 import { AdapterClient } from './adapters/adapter-client';
 import { AdapterSessions } from './adapters/adapter-sessions';

@@ -6,7 +6,7 @@ import {
   freePort,
   removeTestResources,
   uniqueName,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -9,7 +9,7 @@ import {
   EnforcementConfig,
   EnforcementConfigError,
   parseEnforcementConfig,
-} from '@rollout/enforcement-domain';
+} from '@rollout/domain/enforcement';
 import { Stats, readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from './config';
 import { parse } from 'yaml';

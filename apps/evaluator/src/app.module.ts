@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { PREVIEW_V1, SYSTEM_V1, TRAFFIC_V1 } from '@rollout/contracts';
 import { TRAFFIC_V2ALPHA } from '@rollout/contracts-alpha';
-import { actorSigningOf, serviceModule } from '@rollout/service-kit';
+import { actorSigningOf, serviceModule } from '@rollout/platform/service-kit';
 import { AUTO_STOP_ASSERTION_TTL_MS, AutoStop } from './auto-stop/auto-stop';
 import { RunCountsRepository } from './auto-stop/run-counts.repository';
 import { BacktestHandlers } from './backtests/backtest.handlers';

@@ -3,7 +3,7 @@ import {
   busSigningKey,
   databaseConfigSchema,
   positiveInt,
-} from '@rollout/config';
+} from '@rollout/platform/config';
 import { PREVIEW_LOGS_STREAM_LIMITS, TRAFFIC_STREAM_LIMITS } from '@rollout/contracts';
 import { z } from 'zod';
 

@@ -6,7 +6,7 @@ import {
   TRAFFIC_STREAM_LIMITS,
   TRAFFIC_STREAM_SUBJECTS,
 } from '@rollout/contracts';
-import type { JetStreamDeclarations } from '@rollout/nats';
+import type { JetStreamDeclarations } from '@rollout/platform/nats';
 import type { Config } from './config';
 
 /** The durable consumer on TRAFFIC that every evaluator replica shares. */

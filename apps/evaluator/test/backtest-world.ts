@@ -1,5 +1,5 @@
 import { BacktestOperation, BacktestRequest, PREVIEW_SUBJECTS } from '@rollout/contracts';
-import { eventually } from '@rollout/testing';
+import { eventually } from '@rollout/testing/kit';
 import type { NatsConnection } from 'nats';
 import { Isolation, rpcClient } from './evaluator-app';
 

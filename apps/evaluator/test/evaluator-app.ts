@@ -1,13 +1,13 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/config';
-import { NatsNamespace, NatsRpcClient } from '@rollout/nats';
-import { startServiceApp } from '@rollout/service-kit';
+import { loadConfig } from '@rollout/platform/config';
+import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
+import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   TEST_NATS_URL,
   TEST_POSTGRES_URL,
   removeTestResources,
   uniqueName,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import type { NatsConnection } from 'nats';
 import { AppModule } from '../src/app.module';
 import { configSchema } from '../src/config';

@@ -1,9 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import { PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
-import { METRICS_REGISTRY } from '@rollout/metrics';
-import { NatsRpcClient } from '@rollout/nats';
-import { PolicyView } from '@rollout/preview-domain';
-import { eventually } from '@rollout/testing';
+import { METRICS_REGISTRY } from '@rollout/platform/metrics';
+import { NatsRpcClient } from '@rollout/platform/nats';
+import { PolicyView } from '@rollout/domain/preview';
+import { eventually } from '@rollout/testing/kit';
 import type { Registry } from 'prom-client';
 import { PreviewStateService } from '../src/state/preview-state.service';
 import { ExperimentWorld } from './experiment-world';

@@ -6,8 +6,12 @@ import {
   PreviewLogBatch,
   PreviewLogRecord,
 } from '@rollout/contracts';
-import { DEAD_LETTER_REASON_HEADER, DEAD_LETTER_STREAM, NatsRpcClient } from '@rollout/nats';
-import { TEST_POSTGRES_URL } from '@rollout/testing';
+import {
+  DEAD_LETTER_REASON_HEADER,
+  DEAD_LETTER_STREAM,
+  NatsRpcClient,
+} from '@rollout/platform/nats';
+import { TEST_POSTGRES_URL } from '@rollout/testing/kit';
 import type { NatsConnection } from 'nats';
 import { Client } from 'pg';
 import type { Isolation } from './evaluator-app';

@@ -6,8 +6,8 @@ import {
   EXPERIMENT_V1,
   SYSTEM_V1,
 } from '@rollout/contracts';
-import { CreateEventStore1764000000000 } from '@rollout/event-store';
-import { serviceModule } from '@rollout/service-kit';
+import { CreateEventStore1764000000000 } from '@rollout/platform/event-store';
+import { serviceModule } from '@rollout/platform/service-kit';
 import type { Config } from './config';
 import { CreateReadModels1764000000001 } from './migrations/1764000000001-read-models';
 import { ExperimentAnalysis1767100000000 } from './migrations/1767100000000-experiment-analysis';

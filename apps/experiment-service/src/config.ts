@@ -1,4 +1,4 @@
-import { baseConfigSchema, databaseConfigSchema, positiveInt } from '@rollout/config';
+import { baseConfigSchema, databaseConfigSchema, positiveInt } from '@rollout/platform/config';
 import { z } from 'zod';
 
 export const configSchema = z.object({

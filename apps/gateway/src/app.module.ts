@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { actorSigningOf, serviceModule } from '@rollout/service-kit';
+import { actorSigningOf, serviceModule } from '@rollout/platform/service-kit';
 import { AuthGuard } from './auth/auth.guard';
 import { Authenticator } from './auth/authenticator';
 import { PrincipalController } from './auth/principal.controller';

@@ -1,4 +1,9 @@
-import { baseConfigSchema, busSigningKey, optionalSecret, positiveInt } from '@rollout/config';
+import {
+  baseConfigSchema,
+  busSigningKey,
+  optionalSecret,
+  positiveInt,
+} from '@rollout/platform/config';
 import { z } from 'zod';
 import { apiKeysSchema } from './auth/api-keys';
 

@@ -1,5 +1,5 @@
-import { ConfigError, loadConfig } from '@rollout/config';
-import { generateBusKeyPair } from '@rollout/nats';
+import { ConfigError, loadConfig } from '@rollout/platform/config';
+import { generateBusKeyPair } from '@rollout/platform/nats';
 import { configSchema } from './config';
 
 const PRODUCTION = {

@@ -1,4 +1,4 @@
-import type { ServiceAppOptions } from '@rollout/service-kit';
+import type { ServiceAppOptions } from '@rollout/platform/service-kit';
 import { AppModule } from './app.module';
 import type { Config } from './config';
 import { configureHttp } from './http/configure-http';

@@ -1,4 +1,4 @@
-import { eventually, uniqueName } from '@rollout/testing';
+import { eventually, uniqueName } from '@rollout/testing/kit';
 import { renameSync, writeFileSync } from 'node:fs';
 import { JSONCodec, Msg, NatsConnection, Subscription } from 'nats';
 import { EnforcementSystem, hoursFromNow, startEnforcementSystem } from './enforcement-system';

@@ -1,4 +1,4 @@
-import type { JsonBody } from '@rollout/testing';
+import type { JsonBody } from '@rollout/testing/kit';
 import { BLAZAR_TOKEN, EnforcementSystem, Reply, hoursFromNow } from './enforcement-system';
 
 /** MaxActiveLeases of 2, so that a few Blazar leases beside the API's reach it. */

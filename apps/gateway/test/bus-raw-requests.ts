@@ -3,7 +3,7 @@ import {
   ActorAssertionSigner,
   ActorClaims,
   parseBusKey,
-} from '@rollout/nats';
+} from '@rollout/platform/nats';
 import { NatsConnection, headers as natsHeaders } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { KEYS, codec } from './bus-security-system';

@@ -1,13 +1,13 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/config';
+import { loadConfig } from '@rollout/platform/config';
 import {
   ActorClaims,
   BusUser,
   generateBusKeyPair,
   inboxPrefixOf,
   natsAuthorizationConfig,
-} from '@rollout/nats';
-import { startServiceApp } from '@rollout/service-kit';
+} from '@rollout/platform/nats';
+import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   NatsServer,
   ServiceProcess,
@@ -17,7 +17,7 @@ import {
   startServiceProcess,
   uniqueName,
   JsonBody,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { JSONCodec, NatsConnection, NatsError, connect } from 'nats';
 import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';

@@ -1,5 +1,5 @@
 import { TRAFFIC_STREAM, trafficSubject } from '@rollout/contracts';
-import { eventually } from '@rollout/testing';
+import { eventually } from '@rollout/testing/kit';
 import { NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { call, connectAs, policyPath } from './bus-security-system';

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/config';
-import { startServiceApp } from '@rollout/service-kit';
+import { loadConfig } from '@rollout/platform/config';
+import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   ServiceProcess,
   TEST_NATS_URL,
@@ -10,7 +10,7 @@ import {
   startServiceProcess,
   uniqueName,
   JsonBody,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';

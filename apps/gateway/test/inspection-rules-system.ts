@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/config';
-import { startServiceApp } from '@rollout/service-kit';
+import { loadConfig } from '@rollout/platform/config';
+import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   REPO_ROOT,
   TEST_NATS_URL,
@@ -9,7 +9,7 @@ import {
   removeTestResources,
   uniqueName,
   JsonBody,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';

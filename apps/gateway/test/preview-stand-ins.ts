@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/config';
+import { loadConfig } from '@rollout/platform/config';
 import {
   EXPERIMENT_SUBJECTS,
   PREVIEW_SUBJECTS,
@@ -8,9 +8,9 @@ import {
   Status,
   StatusError,
 } from '@rollout/contracts';
-import { NatsNamespace } from '@rollout/nats';
-import { startServiceApp } from '@rollout/service-kit';
-import { TEST_NATS_URL, removeTestResources, uniqueName, JsonBody } from '@rollout/testing';
+import { NatsNamespace } from '@rollout/platform/nats';
+import { startServiceApp } from '@rollout/platform/service-kit';
+import { TEST_NATS_URL, removeTestResources, uniqueName, JsonBody } from '@rollout/testing/kit';
 import { JSONCodec, NatsConnection, connect } from 'nats';
 import type { AddressInfo } from 'node:net';
 import { configSchema } from '../src/config';

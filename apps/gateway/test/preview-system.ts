@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/config';
+import { loadConfig } from '@rollout/platform/config';
 import { TRAFFIC_STREAM, TrafficEvent, trafficSubject } from '@rollout/contracts';
-import { NatsNamespace } from '@rollout/nats';
-import { startServiceApp } from '@rollout/service-kit';
+import { NatsNamespace } from '@rollout/platform/nats';
+import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   ServiceProcess,
   TEST_NATS_URL,
@@ -12,7 +12,7 @@ import {
   startServiceProcess,
   uniqueName,
   JsonBody,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';

@@ -1,4 +1,4 @@
-import { TEST_POSTGRES_URL } from '@rollout/testing';
+import { TEST_POSTGRES_URL } from '@rollout/testing/kit';
 import { DataSource } from 'typeorm';
 
 /**

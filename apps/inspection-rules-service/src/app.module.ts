@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { INSPECTION_V1, SYSTEM_V1 } from '@rollout/contracts';
-import { serviceModule } from '@rollout/service-kit';
+import { serviceModule } from '@rollout/platform/service-kit';
 import { INSPECTION_CONFIG, type Config } from './config';
 import { INSPECTION_JETSTREAM } from './events/inspection-events';
 import { InspectionEventsConsumer } from './events/inspection-events.consumer';

@@ -1,4 +1,4 @@
-import { baseConfigSchema, databaseConfigSchema } from '@rollout/config';
+import { baseConfigSchema, databaseConfigSchema } from '@rollout/platform/config';
 import { z } from 'zod';
 
 export const configSchema = z.object({

@@ -1,12 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/config';
-import { startServiceApp } from '@rollout/service-kit';
+import { loadConfig } from '@rollout/platform/config';
+import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   TEST_NATS_URL,
   TEST_POSTGRES_URL,
   removeTestResources,
   uniqueName,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -5,8 +5,8 @@ import {
   InspectionResult,
   inspectionEventSubject,
 } from '@rollout/contracts';
-import { NatsNamespace } from '@rollout/nats';
-import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { NatsNamespace } from '@rollout/platform/nats';
+import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import {
   INSPECTION_DURABLE,

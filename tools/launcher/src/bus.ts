@@ -1,4 +1,4 @@
-import { BusUser, generateBusKeyPair, natsAuthorizationConfig } from '@rollout/nats';
+import { BusUser, generateBusKeyPair, natsAuthorizationConfig } from '@rollout/platform/nats';
 import { randomBytes } from 'node:crypto';
 import { LaunchError } from './processes';
 import { SERVICES, ServiceName } from './settings';

@@ -1,4 +1,4 @@
-import { TEST_POSTGRES_URL, eventually, freePort, uniqueName } from '@rollout/testing';
+import { TEST_POSTGRES_URL, eventually, freePort, uniqueName } from '@rollout/testing/kit';
 import { existsSync } from 'node:fs';
 import { Client } from 'pg';
 import { startParent } from './__fixtures__/spawn-parent';

@@ -1,11 +1,11 @@
-import { TEST_POSTGRES_URL, eventually, freePorts, uniqueName } from '@rollout/testing';
+import { TEST_POSTGRES_URL, eventually, freePorts, uniqueName } from '@rollout/testing/kit';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { EXPERIMENT_SUBJECTS } from '@rollout/contracts';
-import { ActorAssertionSigner, ActorAssertionVerifier, parseBusKey } from '@rollout/nats';
+import { ActorAssertionSigner, ActorAssertionVerifier, parseBusKey } from '@rollout/platform/nats';
 import { LaunchOptions, RunningSystem, launch } from './launcher';
 import { consoleOutput } from './service-logs';
 import { LaunchError, isAlive } from './processes';

@@ -1,8 +1,8 @@
-import { TEST_NATS_URL, eventually, freePort } from '@rollout/testing';
+import { TEST_NATS_URL, eventually, freePort } from '@rollout/testing/kit';
 import { existsSync } from 'node:fs';
 import { connect } from 'nats';
 import { startParent } from './__fixtures__/spawn-parent';
-import { inboxPrefixOf } from '@rollout/nats';
+import { inboxPrefixOf } from '@rollout/platform/nats';
 import { busSetup } from './bus';
 import { ensureNats } from './nats';
 import { LaunchError, StartedDependency, isAlive, portAnswers } from './processes';

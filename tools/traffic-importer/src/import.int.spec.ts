@@ -9,8 +9,8 @@ import {
   TRAFFIC_STREAM_SUBJECTS,
   TrafficEvent,
 } from '@rollout/contracts';
-import { NatsNamespace, declareJetStream } from '@rollout/nats';
-import { TEST_NATS_URL, uniqueName } from '@rollout/testing';
+import { NatsNamespace, declareJetStream } from '@rollout/platform/nats';
+import { TEST_NATS_URL, uniqueName } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { FormatName } from './formats';
 import { ImportOptions, importFlows } from './importer';

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { JetStreamClient, NatsConnection, NatsError } from 'nats';
 import { trafficSubject } from '@rollout/contracts';
-import { NatsNamespace } from '@rollout/nats';
+import { NatsNamespace } from '@rollout/platform/nats';
 import { FORMATS, FormatName } from './formats';
 import type { Input } from './inputs';
 import { PolicyRoute, policyFor } from './policy-routes';

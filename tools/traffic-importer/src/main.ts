@@ -6,7 +6,7 @@
  * not run (bad options, unreadable input, NATS unreachable or refusing the events).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { inboxPrefixOf } from '@rollout/nats';
+import { inboxPrefixOf } from '@rollout/platform/nats';
 import { connect } from 'nats';
 import { FORMAT_NAMES, FormatName } from './formats';
 import { ImportFailed, ImportOptions, ImportSummary, emptySummary, importFlows } from './importer';

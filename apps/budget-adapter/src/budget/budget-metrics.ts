@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { METRICS_REGISTRY } from '@rollout/metrics';
+import { METRICS_REGISTRY } from '@rollout/platform/metrics';
 import { Counter, Histogram, Registry } from 'prom-client';
 import type { Hours } from './budget.repository';
 

@@ -10,7 +10,7 @@ import {
   NATS_MODULE_OPTIONS,
   NatsModuleOptions,
   NatsNamespace,
-} from '@rollout/nats';
+} from '@rollout/platform/nats';
 import {
   ErrorCode,
   JSONCodec,

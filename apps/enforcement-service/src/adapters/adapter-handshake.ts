@@ -1,4 +1,4 @@
-import { AdapterFilterConfig, AdapterStatus, isOk } from '@rollout/enforcement-domain';
+import { AdapterFilterConfig, AdapterStatus, isOk } from '@rollout/domain/enforcement';
 import { AdapterClient } from './adapter-client';
 
 /** Lifecycle calls (Info, Validate, CreateSession, CloseSession) wait at least this long. */

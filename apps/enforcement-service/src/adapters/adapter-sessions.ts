@@ -19,8 +19,8 @@ import {
   QuotaResult,
   ReportRecord,
   sameAdapterFilter,
-} from '@rollout/enforcement-domain';
-import { CLOCK } from '@rollout/service-kit';
+} from '@rollout/domain/enforcement';
+import { CLOCK } from '@rollout/platform/service-kit';
 import { EnforcementConfigSource } from '../enforcement-config';
 import { EnforcementMetrics } from '../leases/enforcement-metrics';
 import { AdapterClient } from './adapter-client';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { inTransaction, poolOf } from '@rollout/postgres';
+import { inTransaction, poolOf } from '@rollout/platform/postgres';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 

@@ -5,9 +5,9 @@ import {
   OnApplicationBootstrap,
   OnModuleDestroy,
 } from '@nestjs/common';
-import { AdapterStatus, Clock, RetryPolicy, isOk, retryDelayMs } from '@rollout/enforcement-domain';
-import { BackgroundLoop } from '@rollout/nats';
-import { CLOCK } from '@rollout/service-kit';
+import { AdapterStatus, Clock, RetryPolicy, isOk, retryDelayMs } from '@rollout/domain/enforcement';
+import { BackgroundLoop } from '@rollout/platform/nats';
+import { CLOCK } from '@rollout/platform/service-kit';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { EnforcementMetrics } from '../leases/enforcement-metrics';
 import { AdapterClient } from './adapter-client';

@@ -8,9 +8,9 @@ import {
   blazarProject,
   parseBlazarCall,
   updateNeedsChecks,
-} from '@rollout/enforcement-domain';
+} from '@rollout/domain/enforcement';
 import { randomUUID } from 'node:crypto';
-import { CLOCK } from '@rollout/service-kit';
+import { CLOCK } from '@rollout/platform/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
 import { LeaseWorkflow, UNCHECKED_UPDATE, isLive } from './lease-workflow';

@@ -7,9 +7,9 @@ import {
   blazarLeaseId,
   blazarProject,
   parseBlazarCall,
-} from '@rollout/enforcement-domain';
+} from '@rollout/domain/enforcement';
 import { randomUUID } from 'node:crypto';
-import { CLOCK } from '@rollout/service-kit';
+import { CLOCK } from '@rollout/platform/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { LeaseWorkflow, isLive } from './lease-workflow';
 import type { LeaseRow } from './ledger-rows';

@@ -6,8 +6,8 @@ import type {
   ChainStep,
   EnforcementContext,
   Hook,
-} from '@rollout/enforcement-domain';
-import { METRICS_REGISTRY } from '@rollout/metrics';
+} from '@rollout/domain/enforcement';
+import { METRICS_REGISTRY } from '@rollout/platform/metrics';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**

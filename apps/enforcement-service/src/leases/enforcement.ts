@@ -6,7 +6,7 @@ import {
   EnforcementConfig,
   ExternalHttpPort,
   buildChain,
-} from '@rollout/enforcement-domain';
+} from '@rollout/domain/enforcement';
 import { AdapterSessions } from '../adapters/adapter-sessions';
 import { EnforcementConfigSource } from '../enforcement-config';
 import { EnforcementMetrics } from './enforcement-metrics';

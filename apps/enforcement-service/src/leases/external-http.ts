@@ -2,7 +2,7 @@ import type {
   ExternalHttpPort,
   ExternalHttpResponse,
   ExternalHook,
-} from '@rollout/enforcement-domain';
+} from '@rollout/domain/enforcement';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { EnforcementMetrics } from './enforcement-metrics';

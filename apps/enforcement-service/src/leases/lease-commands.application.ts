@@ -17,9 +17,9 @@ import {
   leaseFromUpdate,
   newLeaseId,
   updateNeedsChecks,
-} from '@rollout/enforcement-domain';
+} from '@rollout/domain/enforcement';
 import { randomUUID } from 'node:crypto';
-import { CLOCK } from '@rollout/service-kit';
+import { CLOCK } from '@rollout/platform/service-kit';
 import { Enforcement } from './enforcement';
 import { UNCHECKED_UPDATE, LeaseWorkflow, idsOf, isLive } from './lease-workflow';
 import type { LeaseRow } from './ledger-rows';

@@ -10,7 +10,7 @@ import {
   ListLeasesResponse,
   StatusError,
 } from '@rollout/contracts';
-import { checkProject, isLookupId, leaseNotFound } from '@rollout/enforcement-domain';
+import { checkProject, isLookupId, leaseNotFound } from '@rollout/domain/enforcement';
 import type { LeaseRow } from './ledger-rows';
 import { Ledger } from './ledger.repository';
 import { decodePageToken, encodePageToken, pageSizeOf } from './paging';

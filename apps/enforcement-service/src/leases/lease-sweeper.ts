@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import type { Clock, EnforcementContext } from '@rollout/enforcement-domain';
-import { BackgroundLoop } from '@rollout/nats';
-import { CLOCK } from '@rollout/service-kit';
+import type { Clock, EnforcementContext } from '@rollout/domain/enforcement';
+import { BackgroundLoop } from '@rollout/platform/nats';
+import { CLOCK } from '@rollout/platform/service-kit';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { idsOf } from './lease-workflow';
 import { Ledger } from './ledger.repository';

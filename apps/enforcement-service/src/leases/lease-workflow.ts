@@ -8,7 +8,7 @@ import {
   adapterLeaseId,
   isLookupId,
   leaseNotFound,
-} from '@rollout/enforcement-domain';
+} from '@rollout/domain/enforcement';
 import { randomUUID } from 'node:crypto';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';

@@ -10,7 +10,7 @@ import {
   ListLeasesRequest,
   UpdateLeaseRequest,
 } from '@rollout/contracts';
-import { REQUEST_ID_HEADER, requestIdFrom } from '@rollout/logging';
+import { REQUEST_ID_HEADER, requestIdFrom } from '@rollout/platform/logging';
 import { BlazarHooks } from './blazar-hooks.application';
 import { BlazarOnEnd } from './blazar-on-end.application';
 import { LeaseCommands } from './lease-commands.application';

@@ -5,7 +5,7 @@ import type {
   LeaseOrigin,
   LeaseStatus,
 } from '@rollout/contracts';
-import type { Reservation } from '@rollout/enforcement-domain';
+import type { Reservation } from '@rollout/domain/enforcement';
 
 /** A row of `leases`. Reservations are stored in the domain's shape (plugin attributes snake_case). */
 export interface LeaseRow {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { LeaseStatus } from '@rollout/contracts';
-import { inTransaction, poolOf } from '@rollout/postgres';
+import { inTransaction, poolOf } from '@rollout/platform/postgres';
 import type { Pool, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 import type { CountingFacts, DecisionRow, LeaseRow, NewDecision } from './ledger-rows';

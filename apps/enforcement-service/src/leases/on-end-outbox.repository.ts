@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { EnforcementContext, LeaseRequest } from '@rollout/enforcement-domain';
-import { poolOf } from '@rollout/postgres';
+import type { EnforcementContext, LeaseRequest } from '@rollout/domain/enforcement';
+import { poolOf } from '@rollout/platform/postgres';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import type { LedgerTx } from './ledger-tx.repository';

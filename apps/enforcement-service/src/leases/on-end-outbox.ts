@@ -12,9 +12,9 @@ import {
   RetryPolicy,
   mayRetry,
   retryDelayMs,
-} from '@rollout/enforcement-domain';
-import { BackgroundLoop } from '@rollout/nats';
-import { CLOCK } from '@rollout/service-kit';
+} from '@rollout/domain/enforcement';
+import { BackgroundLoop } from '@rollout/platform/nats';
+import { CLOCK } from '@rollout/platform/service-kit';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
 import { EnforcementMetrics } from './enforcement-metrics';

@@ -4,7 +4,7 @@ import {
   ChainStep,
   LeaseRequest,
   reservationToApi,
-} from '@rollout/enforcement-domain';
+} from '@rollout/domain/enforcement';
 import type { DecisionRow, LeaseRow } from './ledger-rows';
 
 export function leaseView(row: LeaseRow): Lease {

@@ -6,8 +6,8 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { EXPERIMENT_SUBJECTS, StatusError } from '@rollout/contracts';
-import { BackgroundLoop, NatsRpcClient } from '@rollout/nats';
-import { PreviewRunCounts, autoStopReason } from '@rollout/preview-domain';
+import { BackgroundLoop, NatsRpcClient } from '@rollout/platform/nats';
+import { PreviewRunCounts, autoStopReason } from '@rollout/domain/preview';
 import { createHash } from 'node:crypto';
 import { Config, EVALUATOR_CONFIG } from '../config';
 import { PreviewStateService } from '../state/preview-state.service';

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { FirewallRule, TRAFFIC_STREAM } from '@rollout/contracts';
-import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually } from '@rollout/testing';
+import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { StatusError } from '@rollout/contracts';
-import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { backtestOperation, startBacktest } from '../../test/backtest-world';
 import { Isolation, cleanUp, isolation, startEvaluator } from '../../test/evaluator-app';

@@ -1,5 +1,5 @@
 import { CONTRACT_HEADERS, TRAFFIC_STREAM } from '@rollout/contracts';
-import { NatsNamespace } from '@rollout/nats';
+import { NatsNamespace } from '@rollout/platform/nats';
 import {
   BacktestTally,
   Evaluation,
@@ -8,7 +8,7 @@ import {
   RequestedWindow,
   aggregateMessages,
   evaluate,
-} from '@rollout/preview-domain';
+} from '@rollout/domain/preview';
 import { AckPolicy, DeliverPolicy, JsMsg, NatsConnection, nanos } from 'nats';
 import { TRAFFIC_DURABLE } from '../jetstream';
 import { TrafficDecoder, isRejected } from '../traffic/traffic-decoder';

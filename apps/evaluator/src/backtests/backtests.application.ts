@@ -6,8 +6,8 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { BacktestOperation, BacktestRequest, StatusError } from '@rollout/contracts';
-import { compilePolicy } from '@rollout/firewall';
-import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
+import { compilePolicy } from '@rollout/domain/firewall';
+import { NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
 import {
   PolicyView,
   backtestView,
@@ -15,7 +15,7 @@ import {
   requestedWindow,
   requireExperimentName,
   trafficKey,
-} from '@rollout/preview-domain';
+} from '@rollout/domain/preview';
 import { NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { Config, EVALUATOR_CONFIG } from '../config';

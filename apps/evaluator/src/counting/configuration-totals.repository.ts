@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigurationTotals, transitionTallies } from '@rollout/preview-domain';
+import { ConfigurationTotals, transitionTallies } from '@rollout/domain/preview';
 import { ConfigurationEntry, Query, compare } from './counting-statements';
 
 /** Each configuration's totals, rule transitions, dead letters and minute buckets, added in the counting transaction. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigurationBatch } from '@rollout/preview-domain';
+import { ConfigurationBatch } from '@rollout/domain/preview';
 import { DataSource } from 'typeorm';
 
 /** Ids of experiment versions and configurations (preview_versions, preview_configurations), created on first sight and cached. */

@@ -1,4 +1,4 @@
-import type { ConfigurationBatch } from '@rollout/preview-domain';
+import type { ConfigurationBatch } from '@rollout/domain/preview';
 
 /** Runs a fixed statement of the counting transaction as a named prepared statement (parsed and planned once per connection). */
 export type Query = (sql: string, params: unknown[]) => Promise<unknown[]>;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PREVIEW_DISAGREEMENT_FLOWS } from '@rollout/contracts';
-import { parseAddress } from '@rollout/firewall';
-import { DisagreementFlow, addressText } from '@rollout/preview-domain';
+import { parseAddress } from '@rollout/domain/firewall';
+import { DisagreementFlow, addressText } from '@rollout/domain/preview';
 import { ConfigurationEntry, Query, compare } from './counting-statements';
 
 /** What other ACTIVE experiments decide differently (preview_disagreements and their flows), written in the counting transaction. */

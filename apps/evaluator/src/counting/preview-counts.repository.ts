@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { poolOf, prepared } from '@rollout/postgres';
+import { poolOf, prepared } from '@rollout/platform/postgres';
 import {
   ConfigurationBatch,
   Evaluation,
@@ -7,7 +7,7 @@ import {
   LostTraffic,
   aggregateMessages,
   sequenceRuns,
-} from '@rollout/preview-domain';
+} from '@rollout/domain/preview';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { Config, EVALUATOR_CONFIG } from '../config';

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { previewRecordId } from '@rollout/preview-domain';
-import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { previewRecordId } from '@rollout/domain/preview';
+import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { Isolation, cleanUp, isolation, startEvaluator } from '../../test/evaluator-app';
 import { inForce } from '../../test/evaluator-probes';

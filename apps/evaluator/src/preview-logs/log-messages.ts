@@ -1,5 +1,5 @@
 import { PREVIEW_LOG_PREFIX, PreviewVerdict, TrafficEvent } from '@rollout/contracts';
-import { RecordKeys, eventJson } from '@rollout/preview-domain';
+import { RecordKeys, eventJson } from '@rollout/domain/preview';
 
 /**
  * Preview-log records as UTF-8, and PREVIEW_LOGS messages: `{"records":[…]}` holding records

@@ -1,5 +1,5 @@
 import type { PreviewLogBatch, TrafficEvent } from '@rollout/contracts';
-import { previewRecord, recordKeys } from '@rollout/preview-domain';
+import { previewRecord, recordKeys } from '@rollout/domain/preview';
 import { MAX_MESSAGE_BYTES, RecordEncoder } from './log-messages';
 
 const EXPERIMENT = 'projects/acme/locations/global/firewallPolicies/web/experiments/lock';

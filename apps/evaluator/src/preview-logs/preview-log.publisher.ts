@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
-import { Evaluation, RecordKeys } from '@rollout/preview-domain';
+import { NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
+import { Evaluation, RecordKeys } from '@rollout/domain/preview';
 import { NatsConnection } from 'nats';
 import { createHash } from 'node:crypto';
 import { RecordBytes, RecordEncoder } from './log-messages';

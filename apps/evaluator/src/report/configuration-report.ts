@@ -4,7 +4,7 @@ import {
   PreviewEvaluatorLag,
   RuleCount,
 } from '@rollout/contracts';
-import { completenessOf, ruleCounts, ruleTransitionsOf } from '@rollout/preview-domain';
+import { completenessOf, ruleCounts, ruleTransitionsOf } from '@rollout/domain/preview';
 import { ConfigurationRow, ReportDetails, RuleCountRow } from './report-rows';
 
 /** The rule counts of one side (0: live, 1: experiment) of a configuration, as the report shows them. */

@@ -6,8 +6,8 @@ import {
   PreviewLogRecord,
   StatusError,
 } from '@rollout/contracts';
-import { NatsRpcClient } from '@rollout/nats';
-import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { NatsRpcClient } from '@rollout/platform/nats';
+import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
 import { inForce as inForceOf, previewReport } from '../../test/evaluator-probes';

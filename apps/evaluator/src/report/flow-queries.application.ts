@@ -17,7 +17,7 @@ import {
   flowSampleRecord,
   parseFlowFilter,
   requireExperimentName,
-} from '@rollout/preview-domain';
+} from '@rollout/domain/preview';
 import { FlowCursor, FlowsRepository } from './flows.repository';
 
 /** previewFlows and the deprecated previewLogs: an experiment's changed flows, page by page (no flows is an empty page, as for the report). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PreviewFlow, PreviewFlowSample } from '@rollout/contracts';
-import { FlowFilterTerm, IMPLIED_PRIORITY, verdictOf } from '@rollout/preview-domain';
+import { FlowFilterTerm, IMPLIED_PRIORITY, verdictOf } from '@rollout/domain/preview';
 import { DataSource } from 'typeorm';
 
 /** Where a page of flows resumes: the configuration, the flow's last_event_time as Postgres writes it, and its id. */

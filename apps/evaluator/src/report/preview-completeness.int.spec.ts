@@ -8,7 +8,7 @@ import {
   STATE_POSITION_KEY,
   TRAFFIC_STREAM,
 } from '@rollout/contracts';
-import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
 import { ExperimentWorld } from '../../test/experiment-world';

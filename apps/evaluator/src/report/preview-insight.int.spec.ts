@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport, PreviewVerdict } from '@rollout/contracts';
-import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually } from '@rollout/testing';
+import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
 import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';

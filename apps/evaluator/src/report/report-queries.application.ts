@@ -6,8 +6,8 @@ import {
   PreviewReport,
   RuleCount,
 } from '@rollout/contracts';
-import { analyzeExperiment } from '@rollout/firewall';
-import { coverageOf, requireExperimentName } from '@rollout/preview-domain';
+import { analyzeExperiment } from '@rollout/domain/firewall';
+import { coverageOf, requireExperimentName } from '@rollout/domain/preview';
 import { PreviewStateService } from '../state/preview-state.service';
 import { TrafficLag } from '../traffic/traffic-lag';
 import { configurationReport, ruleCountsOf } from './configuration-report';

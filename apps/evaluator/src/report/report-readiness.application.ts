@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PreviewReport } from '@rollout/contracts';
-import { judgedConfiguration, readinessOf, reportEtagOf } from '@rollout/preview-domain';
+import { judgedConfiguration, readinessOf, reportEtagOf } from '@rollout/domain/preview';
 import { PreviewStateService } from '../state/preview-state.service';
 import { ReportRepository } from './report.repository';
 

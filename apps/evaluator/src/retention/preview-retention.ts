@@ -6,7 +6,7 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { TRAFFIC_STREAM } from '@rollout/contracts';
-import { BackgroundLoop, NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
+import { BackgroundLoop, NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
 import { ConsumerInfo, NatsConnection } from 'nats';
 import { Config, EVALUATOR_CONFIG } from '../config';
 import { PreviewCountsRepository } from '../counting/preview-counts.repository';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PREVIEW_MINUTE_BUCKETS_HOURS } from '@rollout/contracts';
-import { poolOf } from '@rollout/postgres';
+import { poolOf } from '@rollout/platform/postgres';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
-import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import type { AddressInfo } from 'node:net';
 import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';

@@ -12,10 +12,10 @@ import {
   STATE_VERSION_HEADER,
   resourceOfStateKey,
 } from '@rollout/contracts';
-import type { ReadinessCheck } from '@rollout/health';
-import { METRICS_REGISTRY } from '@rollout/metrics';
-import { BackgroundLoop, NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
-import { ApplyResult, DomainEvent, PreviewState } from '@rollout/preview-domain';
+import type { ReadinessCheck } from '@rollout/platform/health';
+import { METRICS_REGISTRY } from '@rollout/platform/metrics';
+import { BackgroundLoop, NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
+import { ApplyResult, DomainEvent, PreviewState } from '@rollout/domain/preview';
 import { ConsumerMessages, DeliverPolicy, JsMsg, NatsConnection, NatsError } from 'nats';
 import { Counter, Gauge, Registry } from 'prom-client';
 

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { NatsRpcClient } from '@rollout/nats';
-import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { NatsRpcClient } from '@rollout/platform/nats';
+import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import type { AddressInfo } from 'node:net';
 import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';

@@ -13,7 +13,7 @@ import {
   eventually,
   startServiceProcess,
   uniqueName,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
 import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';

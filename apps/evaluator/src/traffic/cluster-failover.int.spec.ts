@@ -7,7 +7,7 @@ import {
   TrafficEvent,
   trafficSubject,
 } from '@rollout/contracts';
-import { NatsRpcClient } from '@rollout/nats';
+import { NatsRpcClient } from '@rollout/platform/nats';
 import {
   NatsCluster,
   ServiceProcess,
@@ -17,7 +17,7 @@ import {
   startNatsCluster,
   startServiceProcess,
   uniqueName,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
 import { TRAFFIC_DURABLE } from '../jetstream';

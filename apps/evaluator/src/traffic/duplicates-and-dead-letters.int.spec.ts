@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { PreviewReport } from '@rollout/contracts';
-import { NatsRpcClient } from '@rollout/nats';
-import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { NatsRpcClient } from '@rollout/platform/nats';
+import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
 import { inForce, metric as metricOf, previewReport } from '../../test/evaluator-probes';

@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { PREVIEW_SUBJECTS, PreviewReport, trafficSubject } from '@rollout/contracts';
 import { trafficV2alphaSubject } from '@rollout/contracts-alpha';
-import { NatsRpcClient } from '@rollout/nats';
-import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { NatsRpcClient } from '@rollout/platform/nats';
+import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
 import { NatsConnection, connect, headers as natsHeaders } from 'nats';
 import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
 import { inForce, metric as metricOf } from '../../test/evaluator-probes';

@@ -9,9 +9,9 @@ import {
   trafficSubject,
 } from '@rollout/contracts';
 import { trafficV2alphaSubject } from '@rollout/contracts-alpha';
-import { NatsRpcClient } from '@rollout/nats';
-import { previewRecordId } from '@rollout/preview-domain';
-import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { NatsRpcClient } from '@rollout/platform/nats';
+import { previewRecordId } from '@rollout/domain/preview';
+import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
 import { NatsConnection, StorageType, connect, nanos } from 'nats';
 import { PreviewStateService } from '../state/preview-state.service';
 import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';

@@ -6,7 +6,7 @@ import {
   freePort,
   portOpen,
   startServiceProcess,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

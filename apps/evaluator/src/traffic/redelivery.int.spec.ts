@@ -6,7 +6,7 @@ import {
   freePort,
   freePorts,
   startServiceProcess,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { Isolation, cleanUp, evaluatorEnv, isolation, rpcClient } from '../../test/evaluator-app';
 import { ExperimentWorld } from '../../test/experiment-world';

@@ -12,7 +12,7 @@ import {
   TrafficEvent as TrafficEventV2alpha,
   TrafficEventBatch,
 } from '@rollout/contracts-alpha';
-import { ParsedConnection, parseAddress, parseConnection } from '@rollout/firewall';
+import { ParsedConnection, parseAddress, parseConnection } from '@rollout/domain/firewall';
 import Ajv, { ErrorObject } from 'ajv';
 
 /** Why a message is dead-lettered; the metric's `reason` label. */

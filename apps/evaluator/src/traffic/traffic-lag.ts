@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PreviewEvaluatorLag, TRAFFIC_STREAM } from '@rollout/contracts';
-import { NATS_CONNECTION, NatsNamespace } from '@rollout/nats';
+import { NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
 import { NatsConnection } from 'nats';
 import { TRAFFIC_DURABLE } from '../jetstream';
 

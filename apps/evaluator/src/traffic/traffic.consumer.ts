@@ -6,9 +6,9 @@ import {
   Optional,
 } from '@nestjs/common';
 import { CONTRACT_HEADERS, TRAFFIC_STREAM } from '@rollout/contracts';
-import { METRICS_REGISTRY } from '@rollout/metrics';
-import { BatchConsumer, NATS_CONNECTION, NatsNamespace, Rejection } from '@rollout/nats';
-import { Evaluation, evaluate } from '@rollout/preview-domain';
+import { METRICS_REGISTRY } from '@rollout/platform/metrics';
+import { BatchConsumer, NATS_CONNECTION, NatsNamespace, Rejection } from '@rollout/platform/nats';
+import { Evaluation, evaluate } from '@rollout/domain/preview';
 import { JsMsg, NatsConnection } from 'nats';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { Config, EVALUATOR_CONFIG } from '../config';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { HistoryEvent } from '@rollout/contracts';
-import { CommandHandler, EventStore, StateCache } from '@rollout/event-store';
+import { CommandHandler, EventStore, StateCache } from '@rollout/platform/event-store';
 import {
   ExperimentDomainEvent,
   ExperimentState,
@@ -12,7 +12,7 @@ import {
   initialExperiment,
   initialPolicy,
   policyView,
-} from '@rollout/experiment-domain';
+} from '@rollout/domain/experiment';
 import { DataSource } from 'typeorm';
 import { EventRelays } from '../relays/event-relays';
 

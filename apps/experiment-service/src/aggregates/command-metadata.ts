@@ -1,5 +1,5 @@
 import { CommandContext, StatusError } from '@rollout/contracts';
-import type { EventMetadata } from '@rollout/event-store';
+import type { EventMetadata } from '@rollout/platform/event-store';
 
 /** Who sent a command and its AIP-155 request id, as its events record them. */
 export function commandMetadata(context: CommandContext): EventMetadata {

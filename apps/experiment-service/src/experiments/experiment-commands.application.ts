@@ -12,7 +12,7 @@ import {
   StatusError,
   UpdateExperimentRequest,
 } from '@rollout/contracts';
-import { analyzeExperiment } from '@rollout/firewall';
+import { analyzeExperiment } from '@rollout/domain/firewall';
 import {
   Clock,
   ExperimentCommand,
@@ -25,10 +25,10 @@ import {
   parseExperimentName,
   parsePolicyName,
   policyView,
-} from '@rollout/experiment-domain';
+} from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
 import { commandMetadata } from '../aggregates/command-metadata';
-import { CLOCK } from '@rollout/service-kit';
+import { CLOCK } from '@rollout/platform/service-kit';
 import { newOperation } from '../operations/operation';
 import { OperationsRepository } from '../operations/operations.repository';
 import { PoliciesRepository } from '../policies/policies.repository';

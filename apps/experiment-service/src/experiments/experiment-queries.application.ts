@@ -6,7 +6,7 @@ import {
   ListExperimentsResponse,
   ListRequest,
 } from '@rollout/contracts';
-import { notFound, parseExperimentName, parsePolicyName } from '@rollout/experiment-domain';
+import { notFound, parseExperimentName, parsePolicyName } from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
 import { parseExperimentFilter } from '../read-models/filter';
 import { decodePageToken, encodePageToken, pageSizeOf } from '../read-models/paging';

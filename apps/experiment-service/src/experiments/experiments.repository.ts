@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ExperimentAnalysis, FirewallPolicyExperiment } from '@rollout/contracts';
-import type { ClaimedWrite } from '@rollout/event-store';
-import { ExperimentState, experimentView } from '@rollout/experiment-domain';
+import type { ClaimedWrite } from '@rollout/platform/event-store';
+import { ExperimentState, experimentView } from '@rollout/domain/experiment';
 import { DataSource, EntityManager } from 'typeorm';
 import type { StateCondition } from '../read-models/filter';
 import { ExperimentRecord } from '../read-models/records';

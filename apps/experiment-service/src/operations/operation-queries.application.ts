@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { GetRequest, Operation, StatusError } from '@rollout/contracts';
-import { notFound } from '@rollout/experiment-domain';
+import { notFound } from '@rollout/domain/experiment';
 import { OperationsRepository } from './operations.repository';
 
 /** Reading the Operation an experiment mutation answered. */

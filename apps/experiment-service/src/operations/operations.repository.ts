@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Operation } from '@rollout/contracts';
-import type { ClaimedWrite } from '@rollout/event-store';
+import type { ClaimedWrite } from '@rollout/platform/event-store';
 import { DataSource } from 'typeorm';
 import { OperationRecord } from '../read-models/records';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FirewallPolicy } from '@rollout/contracts';
-import type { ClaimedWrite } from '@rollout/event-store';
-import { PolicyState, parsePolicyName, policyView } from '@rollout/experiment-domain';
+import type { ClaimedWrite } from '@rollout/platform/event-store';
+import { PolicyState, parsePolicyName, policyView } from '@rollout/domain/experiment';
 import { DataSource } from 'typeorm';
 import { PolicyRecord } from '../read-models/records';
 

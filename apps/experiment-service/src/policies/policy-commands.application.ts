@@ -5,7 +5,7 @@ import {
   FirewallPolicy,
   UpdatePolicyRequest,
 } from '@rollout/contracts';
-import type { Answerer } from '@rollout/event-store';
+import type { Answerer } from '@rollout/platform/event-store';
 import {
   Clock,
   ExperimentDomainEvent,
@@ -18,10 +18,10 @@ import {
   parseParent,
   parsePolicyName,
   policyView,
-} from '@rollout/experiment-domain';
+} from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
 import { commandMetadata } from '../aggregates/command-metadata';
-import { CLOCK } from '@rollout/service-kit';
+import { CLOCK } from '@rollout/platform/service-kit';
 import { ExperimentsRepository } from '../experiments/experiments.repository';
 import { PoliciesRepository } from './policies.repository';
 

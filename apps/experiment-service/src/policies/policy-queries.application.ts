@@ -6,7 +6,7 @@ import {
   ListPoliciesResponse,
   ListRequest,
 } from '@rollout/contracts';
-import { notFound, parseParent, parsePolicyName } from '@rollout/experiment-domain';
+import { notFound, parseParent, parsePolicyName } from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
 import { decodePageToken, encodePageToken, pageSizeOf } from '../read-models/paging';
 import { PoliciesRepository } from './policies.repository';

@@ -8,7 +8,7 @@ import {
   policyEventSubject,
   policyStateKey,
 } from '@rollout/contracts';
-import type { StoredEvent } from '@rollout/event-store';
+import type { StoredEvent } from '@rollout/platform/event-store';
 
 /** `{project, location, policy, experiment?}` of an aggregate's resource name. */
 function idsOf(event: StoredEvent): [string, string, string, string | undefined] {

@@ -1,19 +1,19 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/config';
+import { loadConfig } from '@rollout/platform/config';
 import {
   CreatePolicyRequest,
   EXPERIMENT_EVENTS_STREAM,
   EXPERIMENT_SUBJECTS,
 } from '@rollout/contracts';
-import { NatsNamespace, NatsRpcClient } from '@rollout/nats';
-import { startServiceApp } from '@rollout/service-kit';
+import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
+import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   TEST_NATS_URL,
   TEST_POSTGRES_URL,
   eventually,
   removeTestResources,
   uniqueName,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';

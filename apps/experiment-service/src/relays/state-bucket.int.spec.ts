@@ -1,20 +1,20 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/config';
+import { loadConfig } from '@rollout/platform/config';
 import {
   EXPERIMENT_STATE_BUCKET,
   EXPERIMENT_SUBJECTS,
   STATE_POSITION_KEY,
   STATE_VERSION_HEADER,
 } from '@rollout/contracts';
-import { NatsNamespace, NatsRpcClient } from '@rollout/nats';
-import { startServiceApp } from '@rollout/service-kit';
+import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
+import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   TEST_NATS_URL,
   TEST_POSTGRES_URL,
   eventually,
   removeTestResources,
   uniqueName,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
 import { AppModule } from '../app.module';

@@ -8,7 +8,7 @@ import {
   cursorOfHeaders,
   eventHeaders,
   isAfter,
-} from '@rollout/event-store';
+} from '@rollout/platform/event-store';
 import { Empty, JSONCodec, JetStreamClient, JetStreamManager, NatsError, StoredMsg } from 'nats';
 import { isEnd, publishedEvent, stateKey } from './published-events';
 

@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { StatusError } from '@rollout/contracts';
-import { HealthController } from '@rollout/health';
-import { MetricsController } from '@rollout/metrics';
+import { HealthController } from '@rollout/platform/health';
+import { MetricsController } from '@rollout/platform/metrics';
 import type { FastifyRequest } from 'fastify';
 import { BlazarController } from '../blazar/blazar.controller';
 import { currentHttpClient } from '../http/client-context';

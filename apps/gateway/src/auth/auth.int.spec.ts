@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/config';
-import { startServiceApp } from '@rollout/service-kit';
-import { TEST_NATS_URL, uniqueName } from '@rollout/testing';
+import { loadConfig } from '@rollout/platform/config';
+import { startServiceApp } from '@rollout/platform/service-kit';
+import { TEST_NATS_URL, uniqueName } from '@rollout/testing/kit';
 import type { AddressInfo } from 'node:net';
 import { configSchema } from '../config';
 import { gatewayApp } from '../gateway-app';

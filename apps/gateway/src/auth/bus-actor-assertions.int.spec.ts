@@ -4,7 +4,7 @@ import {
   INSPECTION_RULES_SUBJECTS,
   PREVIEW_SUBJECTS,
 } from '@rollout/contracts';
-import { ACTOR_ASSERTION_HEADER, generateBusKeyPair } from '@rollout/nats';
+import { ACTOR_ASSERTION_HEADER, generateBusKeyPair } from '@rollout/platform/nats';
 import { Msg, MsgHdrs, NatsConnection } from 'nats';
 import {
   ACME_EDITOR,

@@ -6,7 +6,7 @@ import {
   TRAFFIC_STREAM,
   trafficSubject,
 } from '@rollout/contracts';
-import { eventually } from '@rollout/testing';
+import { eventually } from '@rollout/testing/kit';
 import {
   connectAs,
   permissionError,

@@ -7,7 +7,7 @@ import {
   inspectionEventSubject,
   trafficSubject,
 } from '@rollout/contracts';
-import { eventually } from '@rollout/testing';
+import { eventually } from '@rollout/testing/kit';
 import {
   ACME_TOKEN,
   call,

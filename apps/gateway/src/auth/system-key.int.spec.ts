@@ -1,5 +1,5 @@
 import { EXPERIMENT_SUBJECTS } from '@rollout/contracts';
-import { eventually } from '@rollout/testing';
+import { eventually } from '@rollout/testing/kit';
 import { randomUUID } from 'node:crypto';
 import {
   EVALUATOR_KEYS,

@@ -1,4 +1,4 @@
-import { eventually, freePort, startServiceProcess } from '@rollout/testing';
+import { eventually, freePort, startServiceProcess } from '@rollout/testing/kit';
 import {
   P,
   Response,

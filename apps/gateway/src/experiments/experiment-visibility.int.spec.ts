@@ -1,5 +1,5 @@
 import { EXPERIMENT_EVENTS_STREAM } from '@rollout/contracts';
-import { eventually } from '@rollout/testing';
+import { eventually } from '@rollout/testing/kit';
 import { JSONCodec } from 'nats';
 import {
   OTHER_TEAM_TOKEN,

@@ -1,5 +1,5 @@
 import { reportEtagMatters } from '@rollout/contracts';
-import { eventually } from '@rollout/testing';
+import { eventually } from '@rollout/testing/kit';
 import {
   P,
   activeOnReplicas,

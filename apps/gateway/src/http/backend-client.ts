@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { REQUEST_ID_HEADER } from '@rollout/logging';
-import { ClientMetrics } from '@rollout/metrics';
-import { NatsRpcClient } from '@rollout/nats';
+import { REQUEST_ID_HEADER } from '@rollout/platform/logging';
+import { ClientMetrics } from '@rollout/platform/metrics';
+import { NatsRpcClient } from '@rollout/platform/nats';
 import { Config, GATEWAY_CONFIG } from '../config';
 import { currentHttpClient } from './client-context';
 import { DeprecationPolicy } from './deprecations';

@@ -1,6 +1,6 @@
 import { CONTRACT_HEADERS, clientNameOf, parseClientFeatures } from '@rollout/contracts';
-import type { ClientMetrics } from '@rollout/metrics';
-import type { ActorClaims } from '@rollout/nats';
+import type { ClientMetrics } from '@rollout/platform/metrics';
+import type { ActorClaims } from '@rollout/platform/nats';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 

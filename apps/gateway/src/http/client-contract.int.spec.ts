@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/config';
+import { loadConfig } from '@rollout/platform/config';
 import { START_TIME_FEATURE, SYSTEM_V1 } from '@rollout/contracts';
-import { startServiceApp } from '@rollout/service-kit';
+import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   ServiceProcess,
   TEST_NATS_URL,
@@ -10,7 +10,7 @@ import {
   startServiceProcess,
   uniqueName,
   JsonBody,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { configSchema } from '../config';

@@ -9,7 +9,7 @@ import {
   findDeprecatedUses,
   isRefused,
 } from '@rollout/contracts';
-import type { ClientMetrics } from '@rollout/metrics';
+import type { ClientMetrics } from '@rollout/platform/metrics';
 import { currentHttpClient } from './client-context';
 
 /** Where an HTTP client reads about deprecations (the `Link: rel="deprecation"` target). */

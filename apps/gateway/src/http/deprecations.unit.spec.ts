@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { StatusError, definePackage } from '@rollout/contracts';
-import { ClientMetrics } from '@rollout/metrics';
+import { ClientMetrics } from '@rollout/platform/metrics';
 import { Registry } from 'prom-client';
 import { DeprecationPolicy } from './deprecations';
 

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { toStatus } from '@rollout/errors';
+import { toStatus } from '@rollout/platform/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { setIronicHeaders } from './ironic-api.guard';
 import { ironicErrorBody } from './ironic-api';

@@ -1,4 +1,4 @@
-import { eventually } from '@rollout/testing';
+import { eventually } from '@rollout/testing/kit';
 import {
   ADMIN_TOKEN,
   BUILT_INS,

@@ -1,4 +1,4 @@
-import { eventually } from '@rollout/testing';
+import { eventually } from '@rollout/testing/kit';
 import {
   BUILT_INS,
   BUILT_IN_UUID,

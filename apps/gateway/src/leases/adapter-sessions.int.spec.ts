@@ -1,5 +1,5 @@
 import { ADAPTER_V1 } from '@rollout/contracts';
-import { TEST_NATS_URL, eventually, uniqueName } from '@rollout/testing';
+import { TEST_NATS_URL, eventually, uniqueName } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import {
   BLAZAR_LEASE,

@@ -1,4 +1,4 @@
-import { TEST_NATS_URL, eventually } from '@rollout/testing';
+import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import {
   BLAZAR_LEASE,

@@ -5,7 +5,7 @@ import {
   removeTestResources,
   startServiceProcess,
   uniqueName,
-} from '@rollout/testing';
+} from '@rollout/testing/kit';
 import { replaceFile } from '../../test/adapter-double';
 import {
   BLAZAR_TOKEN,

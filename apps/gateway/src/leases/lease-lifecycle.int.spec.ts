@@ -1,4 +1,4 @@
-import { eventually } from '@rollout/testing';
+import { eventually } from '@rollout/testing/kit';
 import {
   BUILT_IN_FILTERS_CHAIN,
   EnforcementSystem,

@@ -1,4 +1,4 @@
-import { eventually } from '@rollout/testing';
+import { eventually } from '@rollout/testing/kit';
 import { EnforcementSystem, sample } from '../../test/enforcement-system';
 import {
   MAX_ATTEMPTS,

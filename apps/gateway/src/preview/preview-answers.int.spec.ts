@@ -4,7 +4,7 @@ import {
   PREVIEW_SUBJECTS,
   StatusError,
 } from '@rollout/contracts';
-import { JsonBody } from '@rollout/testing';
+import { JsonBody } from '@rollout/testing/kit';
 import { OTHER_TEAM_TOKEN } from '../../test/preview-system';
 import {
   answers,

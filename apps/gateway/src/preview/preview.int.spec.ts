@@ -1,5 +1,5 @@
 import { PreviewLogRecord } from '@rollout/contracts';
-import { eventually } from '@rollout/testing';
+import { eventually } from '@rollout/testing/kit';
 import {
   OTHER_TEAM_TOKEN,
   P,

@@ -10,7 +10,11 @@ import {
   StatusError,
   serviceInfoSubject,
 } from '@rollout/contracts';
-import { BUILD_VERSION, PROCESS_START_TIME, describeContracts } from '@rollout/service-kit';
+import {
+  BUILD_VERSION,
+  PROCESS_START_TIME,
+  describeContracts,
+} from '@rollout/platform/service-kit';
 import { BackendClient } from '../http/backend-client';
 import { currentHttpClient } from '../http/client-context';
 

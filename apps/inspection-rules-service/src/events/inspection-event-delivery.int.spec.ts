@@ -1,5 +1,5 @@
-import { DEAD_LETTER_REASON_HEADER, DEAD_LETTER_STREAM } from '@rollout/nats';
-import { eventually } from '@rollout/testing';
+import { DEAD_LETTER_REASON_HEADER, DEAD_LETTER_STREAM } from '@rollout/platform/nats';
+import { eventually } from '@rollout/testing/kit';
 import {
   EventStream,
   TEST_ACTOR,

@@ -5,13 +5,13 @@ import {
   InspectionPhase,
   InspectionResult,
 } from '@rollout/contracts';
-import { fullView } from '@rollout/inspection-domain';
+import { fullView } from '@rollout/domain/inspection';
 import {
   NATS_CONNECTION,
   NatsNamespace,
   PoisonMessageError,
   PullConsumerHost,
-} from '@rollout/nats';
+} from '@rollout/platform/nats';
 import { JsMsg, NatsConnection } from 'nats';
 import { RuleQueries } from '../rules/rule-queries.application';
 import {

@@ -1,4 +1,4 @@
-import { applyJsonPatch } from '@rollout/inspection-domain';
+import { applyJsonPatch } from '@rollout/domain/inspection';
 import {
   EventStream,
   TEST_ACTOR,

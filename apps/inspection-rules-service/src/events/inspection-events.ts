@@ -1,4 +1,4 @@
-import type { JetStreamDeclarations } from '@rollout/nats';
+import type { JetStreamDeclarations } from '@rollout/platform/nats';
 import {
   INSPECTION_PHASES,
   INSPECTION_RESULTS_SUBJECT,

@@ -1,5 +1,5 @@
 import { StatusError } from '@rollout/contracts';
-import { RuleDefinition, validateRule } from '@rollout/inspection-domain';
+import { RuleDefinition, validateRule } from '@rollout/domain/inspection';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 

@@ -12,7 +12,7 @@ import {
   patchRule,
   publicRule,
   validateRule,
-} from '@rollout/inspection-domain';
+} from '@rollout/domain/inspection';
 import { randomUUID } from 'node:crypto';
 import { Config, INSPECTION_CONFIG } from '../config';
 import { parseRulesYaml } from './built-in-rules';

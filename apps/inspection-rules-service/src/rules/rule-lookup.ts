@@ -1,5 +1,5 @@
 import { StatusError } from '@rollout/contracts';
-import type { RuleDefinition } from '@rollout/inspection-domain';
+import type { RuleDefinition } from '@rollout/domain/inspection';
 
 /** The built-in rules, read from their YAML file once at start. */
 export const BUILT_IN_RULES = Symbol('BUILT_IN_RULES');

@@ -15,7 +15,7 @@ import {
   pageRules,
   publicRule,
   publicView,
-} from '@rollout/inspection-domain';
+} from '@rollout/domain/inspection';
 import { Config, INSPECTION_CONFIG } from '../config';
 import { BUILT_IN_RULES, builtInRule, notFound, storedRuleKey } from './rule-lookup';
 import { RulesRepository } from './rules.repository';

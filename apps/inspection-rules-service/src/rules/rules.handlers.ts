@@ -16,7 +16,7 @@ import {
   RuleChangeActor,
   StatusError,
 } from '@rollout/contracts';
-import { REQUEST_ID_HEADER, requestIdFrom } from '@rollout/logging';
+import { REQUEST_ID_HEADER, requestIdFrom } from '@rollout/platform/logging';
 import type { RuleChangeContext } from './rules.repository';
 import { RuleCommands } from './rule-commands.application';
 import { RuleQueries } from './rule-queries.application';

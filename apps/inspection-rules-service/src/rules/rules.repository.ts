@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { InspectionPhase } from '@rollout/contracts';
-import type { RuleDefinition, RuleFields } from '@rollout/inspection-domain';
+import type { RuleDefinition, RuleFields } from '@rollout/domain/inspection';
 import { DataSource, EntityManager } from 'typeorm';
 import { DatabaseError, UNIQUE_VIOLATION, query } from '../database/query';
 

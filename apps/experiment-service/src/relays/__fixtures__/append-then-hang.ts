@@ -3,8 +3,8 @@
  * a live policy's creation to the event store, says so on stdout, and hangs until killed.
  * argv: <postgres url> <schema> <policy name>
  */
-import { CreateEventStore1764000000000, EventStore } from '@rollout/event-store';
-import { openDataSource } from '@rollout/postgres';
+import { CreateEventStore1764000000000, EventStore } from '@rollout/platform/event-store';
+import { openDataSource } from '@rollout/platform/postgres';
 import { CreateReadModels1764000000001 } from '../../migrations/1764000000001-read-models';
 
 async function main() {

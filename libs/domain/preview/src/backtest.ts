@@ -1,0 +1,284 @@
+import {
+  PREVIEW_FLOW_SAMPLES,
+  PREVIEW_MINUTE_BUCKETS_HOURS,
+  PREVIEW_REPORT_TOP,
+  type PreviewConfigurationReport,
+  type PreviewFlow,
+  type PreviewReport,
+  type PreviewTimeBucket,
+  previewLogSubject,
+} from '@rollout/contracts';
+import { analyzeExperiment, type CompiledPolicy } from '@rollout/domain/firewall';
+import type { ConfigurationBatch, FlowTally } from './evaluation';
+import { parseExperimentName } from './names';
+import { recordKeys } from './records';
+import type { HeldVersions, PolicyView } from './state';
+import { coverageOf } from './coverage';
+import {
+  BucketTally,
+  ConfigurationTotals,
+  HOUR_MS,
+  MINUTE_MS,
+  ruleCounts,
+  ruleTransitionsOf,
+  transitionTallies,
+} from './totals';
+
+/**
+ * A backtest replays retained traffic through the live path's evaluate and aggregateMessages, on
+ * a view of its own: the live policy and the one experiment, as held now, whatever its preview
+ * state. The tally adds up the batches the replay aggregates and turns them into a report of the
+ * preview report's shape, all in memory (a backtest writes none of the live report's tables).
+ */
+export function backtestView(
+  experimentName: string,
+  versions: HeldVersions,
+  compile: (policy: { rules?: HeldVersions['liveRules'] }) => CompiledPolicy,
+): PolicyView | undefined {
+  const name = parseExperimentName(experimentName);
+  if (!name) return undefined;
+  return {
+    name: name.policyName,
+    etag: versions.liveEtag,
+    live: compile({ rules: [...versions.liveRules] }),
+    active: [
+      {
+        name: experimentName,
+        etag: versions.experimentEtag,
+        logSubject: previewLogSubject(name.project, name.location, name.policy, name.experiment),
+        policy: compile({ rules: [...versions.experimentRules] }),
+        liveEtag: versions.liveEtag,
+        keys: recordKeys(
+          experimentName,
+          versions.experimentEtag,
+          name.policyName,
+          versions.liveEtag,
+        ),
+      },
+    ],
+  };
+}
+
+/** The replay's running totals: aggregated batches added up, changed flows kept up to `maxFlows`. */
+export class BacktestTally {
+  readonly totals = new ConfigurationTotals();
+  readonly flows = new Map<string, FlowTally>();
+  changedOutsideFlows = 0;
+
+  constructor(private readonly maxFlows: number) {}
+
+  add(batch: ConfigurationBatch): void {
+    const into = this.totals;
+    const from = batch.totals;
+    into.evaluated += from.evaluated;
+    into.changed += from.changed;
+    into.allowToDeny += from.allowToDeny;
+    into.denyToAllow += from.denyToAllow;
+    into.unchangedAllow += from.unchangedAllow;
+    into.unchangedDeny += from.unchangedDeny;
+    into.firstEventMs = Math.min(into.firstEventMs, from.firstEventMs);
+    into.lastEventMs = Math.max(into.lastEventMs, from.lastEventMs);
+    // The engine hands out one verdict object per rule, so one view's verdicts key both maps alike.
+    for (const [live, row] of from.transitions) {
+      let mine = into.transitions.get(live);
+      if (!mine) into.transitions.set(live, (mine = new Map()));
+      for (const [experiment, count] of row)
+        mine.set(experiment, (mine.get(experiment) ?? 0) + count);
+    }
+    for (const [minute, bucket] of from.minutes) addBucket(into.minutes, minute, bucket);
+    for (const [key, flow] of batch.flows) {
+      const kept = this.flows.get(key);
+      if (kept) {
+        kept.count += flow.count;
+        kept.firstMs = Math.min(kept.firstMs, flow.firstMs);
+        kept.lastMs = Math.max(kept.lastMs, flow.lastMs);
+        kept.samples.push(...flow.samples.slice(0, PREVIEW_FLOW_SAMPLES - kept.samples.length));
+      } else if (this.flows.size < this.maxFlows) {
+        this.flows.set(key, { ...flow, samples: [...flow.samples] });
+      } else {
+        this.changedOutsideFlows += flow.count;
+      }
+    }
+  }
+
+  /** The report of the one configuration replayed (none before the first event), and its top changed flows. */
+  report(
+    experimentName: string,
+    versions: HeldVersions,
+  ): { report: PreviewReport; topChangedFlows: PreviewFlow[] } {
+    const { totals } = this;
+    if (totals.evaluated === 0)
+      return { report: { name: experimentName, configurations: [] }, topChangedFlows: [] };
+    const tallies = transitionTallies(totals.transitions);
+    const margin = (side: 'live' | 'experiment') => {
+      const counts = new Map<string, { priority: number; action: string; count: number }>();
+      for (const t of tallies) {
+        const [priority, action] =
+          side === 'live'
+            ? [t.livePriority, t.liveAction]
+            : [t.experimentPriority, t.experimentAction];
+        const key = `${priority}/${action}`;
+        const known = counts.get(key);
+        if (known) known.count += t.count;
+        else counts.set(key, { priority, action, count: t.count });
+      }
+      return ruleCounts([...counts.values()]);
+    };
+    const flows = [...this.flows.values()];
+    const experimentRules = margin('experiment');
+    const configuration: PreviewConfigurationReport = {
+      experimentEtag: versions.experimentEtag,
+      livePolicyEtag: versions.liveEtag,
+      evaluated: totals.evaluated,
+      changed: totals.changed,
+      allowToDeny: totals.allowToDeny,
+      denyToAllow: totals.denyToAllow,
+      unchangedAllow: totals.unchangedAllow,
+      unchangedDeny: totals.unchangedDeny,
+      liveRules: margin('live'),
+      experimentRules,
+      topChangedSources: top(flows, (f) => displayAddress(f.srcIp), compareAddresses).map(
+        ([srcIp, count]) => ({ srcIp, count }),
+      ),
+      topChangedDestinationPorts: top(
+        flows.filter((f) => f.destPort !== undefined),
+        (f) => `${f.protocol}/${f.destPort}`,
+        comparePorts,
+      ).map(([key, count]) => ({
+        protocol: key.slice(0, key.lastIndexOf('/')),
+        destPort: Number(key.slice(key.lastIndexOf('/') + 1)),
+        count,
+      })),
+      flows: flows.length,
+      changedOutsideFlows: this.changedOutsideFlows,
+      ...ruleTransitionsOf(tallies),
+      timeBuckets: timeBuckets(totals),
+      coverage: coverageOf({
+        analysis: analyzeExperiment(
+          { rules: versions.liveRules },
+          { rules: versions.experimentRules },
+          versions.liveEtag,
+        ),
+        experimentRules: versions.experimentRules,
+        flows: flows.map((f) => ({
+          direction: f.direction,
+          srcIp: f.srcIp,
+          destIp: f.destIp,
+          protocol: f.protocol,
+          ...(f.destPort === undefined ? {} : { destPort: f.destPort }),
+        })),
+        changedOutsideFlows: this.changedOutsideFlows,
+        experimentRuleCounts: experimentRules,
+      }),
+      firstEventTime: new Date(totals.firstEventMs).toISOString(),
+      lastEventTime: new Date(totals.lastEventMs).toISOString(),
+    };
+    const topChangedFlows = flows
+      .sort((a, b) => b.count - a.count || b.lastMs - a.lastMs)
+      .slice(0, PREVIEW_REPORT_TOP)
+      .map((f): PreviewFlow => ({
+        experimentEtag: versions.experimentEtag,
+        livePolicyEtag: versions.liveEtag,
+        direction: f.direction,
+        srcIp: displayAddress(f.srcIp),
+        destIp: displayAddress(f.destIp),
+        protocol: f.protocol,
+        ...(f.destPort === undefined ? {} : { destPort: f.destPort }),
+        transition: f.live.action === 'allow' ? 'ALLOW_TO_DENY' : 'DENY_TO_ALLOW',
+        liveResult: f.live,
+        experimentResult: f.experiment,
+        count: f.count,
+        firstEventTime: new Date(f.firstMs).toISOString(),
+        lastEventTime: new Date(f.lastMs).toISOString(),
+        samples: f.samples,
+      }));
+    return { report: { name: experimentName, configurations: [configuration] }, topChangedFlows };
+  }
+}
+
+function addBucket(into: Map<number, BucketTally>, start: number, bucket: BucketTally): void {
+  const known = into.get(start);
+  if (!known) into.set(start, { ...bucket });
+  else {
+    known.evaluated += bucket.evaluated;
+    known.changed += bucket.changed;
+    known.allowToDeny += bucket.allowToDeny;
+    known.denyToAllow += bucket.denyToAllow;
+  }
+}
+
+/** Minute buckets for the PREVIEW_MINUTE_BUCKETS_HOURS before the last event, hour buckets before, oldest first (as the live report rolls them). */
+function timeBuckets(totals: ConfigurationTotals): PreviewTimeBucket[] {
+  const cutoff = totals.lastEventMs - PREVIEW_MINUTE_BUCKETS_HOURS * HOUR_MS;
+  const minutes = new Map<number, BucketTally>();
+  const hours = new Map<number, BucketTally>();
+  for (const [start, bucket] of totals.minutes) {
+    if (start < cutoff) addBucket(hours, start - (start % HOUR_MS), bucket);
+    else addBucket(minutes, start, bucket);
+  }
+  const rows = [
+    ...[...hours].map(([start, b]) => ({ start, width: HOUR_MS, b })),
+    ...[...minutes].map(([start, b]) => ({ start, width: MINUTE_MS, b })),
+  ];
+  return rows
+    .sort((x, y) => x.start - y.start || y.width - x.width)
+    .map(({ start, width, b }) => ({
+      startTime: new Date(start).toISOString(),
+      width: width === MINUTE_MS ? 'MINUTE' : 'HOUR',
+      ...b,
+    }));
+}
+
+/** The PREVIEW_REPORT_TOP keys with the most changed events over the flows, ties in `order`. */
+function top(
+  flows: readonly FlowTally[],
+  keyOf: (flow: FlowTally) => string,
+  order: (a: string, b: string) => number,
+): [string, number][] {
+  const sums = new Map<string, number>();
+  for (const flow of flows) sums.set(keyOf(flow), (sums.get(keyOf(flow)) ?? 0) + flow.count);
+  return [...sums].sort((a, b) => b[1] - a[1] || order(a[0], b[0])).slice(0, PREVIEW_REPORT_TOP);
+}
+
+const comparePorts = (a: string, b: string) => {
+  const [pa, na] = [a.slice(0, a.lastIndexOf('/')), Number(a.slice(a.lastIndexOf('/') + 1))];
+  const [pb, nb] = [b.slice(0, b.lastIndexOf('/')), Number(b.slice(b.lastIndexOf('/') + 1))];
+  return pa < pb ? -1 : pa > pb ? 1 : na - nb;
+};
+
+/** An address's numbers in Postgres' inet order: IPv4 before IPv6, then by value. */
+function addressKey(text: string): number[] {
+  return text.includes(':') ? [6, ...expandIpv6(text)] : [4, ...text.split('.').map(Number)];
+}
+
+function compareAddresses(a: string, b: string): number {
+  const [x, y] = [addressKey(a), addressKey(b)];
+  for (let i = 0; i < Math.max(x.length, y.length); i++)
+    if (x[i] !== y[i]) return (x[i] ?? -1) - (y[i] ?? -1);
+  return 0;
+}
+
+function expandIpv6(text: string): number[] {
+  const [head, tail] = text.split('::');
+  const groups = (part?: string) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
+  const [h, t] = [groups(head), groups(tail)];
+  return tail === undefined
+    ? h
+    : [...h, ...new Array<number>(8 - h.length - t.length).fill(0), ...t];
+}
+
+/** An address as Postgres writes an inet (what previewReport shows): IPv6 in RFC 5952's short form. */
+export function displayAddress(text: string): string {
+  if (!text.includes(':')) return text;
+  const groups = expandIpv6(text);
+  let [best, bestLength] = [-1, 1];
+  for (let i = 0; i < 8;) {
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLength) [best, bestLength] = [i, j - i];
+    i = j === i ? i + 1 : j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (best < 0) return hex.join(':');
+  return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLength).join(':')}`;
+}

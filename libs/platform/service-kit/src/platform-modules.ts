@@ -1,0 +1,86 @@
+import type { DynamicModule, Type } from '@nestjs/common';
+import type { BaseConfig, DatabaseConfig } from '@rollout/platform/config';
+import type { ServiceName } from '@rollout/contracts';
+import { HealthModule, ReadinessCheck } from '@rollout/platform/health';
+import { LoggingModule } from '@rollout/platform/logging';
+import { MetricsModule } from '@rollout/platform/metrics';
+import {
+  JetStreamDeclarations,
+  NatsModule,
+  NatsModuleOptions,
+  NatsReadiness,
+  parseBusKey,
+} from '@rollout/platform/nats';
+import { PostgresModule, PostgresOptions, PostgresReadiness } from '@rollout/platform/postgres';
+import { BUILD_VERSION } from './service-info';
+
+export interface PlatformOptions {
+  /** The process: a ServiceName, or another process built on the kit (e.g. a policy adapter). */
+  service: ServiceName | (string & {});
+  config: BaseConfig & Partial<DatabaseConfig>;
+  jetstream?: JetStreamDeclarations;
+  /** Present for services that own a Postgres schema. */
+  database?: Pick<PostgresOptions, 'migrations' | 'entities'>;
+  /** The service's own readiness checks (providers exported by a global module of the service). */
+  readiness?: Type<ReadinessCheck>[];
+  /** Signs an actor assertion into every call that names its actor: the gateway's, and a system key's (docs/bus-security.md). */
+  actorSigning?: NatsModuleOptions['actorSigning'];
+}
+
+/** Signing with BUS_SIGNING_KEY (validated by the service's config), assertions good for `ttlMs`; none without a key. */
+export function actorSigningOf(
+  signingKey: string | undefined,
+  ttlMs: number,
+): NatsModuleOptions['actorSigning'] {
+  const key = signingKey ? parseBusKey(signingKey) : undefined;
+  return key && { key, ttlMs };
+}
+
+/**
+ * The infrastructure every service imports, wired one way: logs, metrics, the NATS
+ * connection, the service's Postgres schema, and health reporting on both.
+ */
+export function platformModules({
+  service,
+  config,
+  jetstream,
+  database,
+  readiness = [],
+  actorSigning,
+}: PlatformOptions): DynamicModule[] {
+  const checks: Type<ReadinessCheck>[] = [NatsReadiness];
+  const modules: DynamicModule[] = [
+    LoggingModule.forRoot({ service, level: config.LOG_LEVEL }),
+    MetricsModule.forRoot({ service }),
+    NatsModule.forRoot({
+      name: service,
+      version: BUILD_VERSION,
+      servers: config.NATS_URL,
+      user: config.NATS_USER,
+      password: config.NATS_PASSWORD,
+      token: config.NATS_TOKEN,
+      namespace: config.NATS_NAMESPACE,
+      jetstream,
+      replicas: config.NATS_STREAM_REPLICAS,
+      actorSigning,
+    }),
+  ];
+  if (database) {
+    if (!config.DATABASE_URL || !config.DATABASE_SCHEMA || !config.DATABASE_POOL_SIZE) {
+      throw new Error(`${service} declares a database but its config has no DATABASE_* settings`);
+    }
+    modules.push(
+      PostgresModule.forRoot({
+        url: config.DATABASE_URL,
+        password: config.DATABASE_PASSWORD,
+        schema: config.DATABASE_SCHEMA,
+        poolSize: config.DATABASE_POOL_SIZE,
+        applicationName: service,
+        ...database,
+      }),
+    );
+    checks.push(PostgresReadiness);
+  }
+  modules.push(HealthModule.forRoot([...checks, ...readiness]));
+  return modules;
+}

@@ -1,0 +1,155 @@
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { BaseConfig } from '@rollout/platform/config';
+import { ErrorFilter } from '@rollout/platform/errors';
+import { REQUEST_ID_HEADER, RpcRequestLogging, httpRequestId } from '@rollout/platform/logging';
+import { RequestMetrics } from '@rollout/platform/metrics';
+import {
+  ActorAssertionGate,
+  ActorAssertionVerifier,
+  NATS_CONNECTION,
+  NatsNamespace,
+  NatsRpcServer,
+  RpcRequestGate,
+  parseBusKey,
+} from '@rollout/platform/nats';
+import { Logger } from 'nestjs-pino';
+
+/** Longest-lived actor assertion a service accepts, and how far the gateway's clock may be from its own. */
+const ASSERTION_MAX_TTL_MS = 60_000;
+const ASSERTION_CLOCK_SKEW_MS = 5_000;
+
+export interface ServiceAppOptions {
+  name: string;
+  config: Pick<BaseConfig, 'PORT' | 'HOST'> &
+    Partial<Pick<BaseConfig, 'NODE_ENV' | 'BUS_VERIFY_KEYS'>>;
+  module: unknown;
+  /** Serve NATS request/reply handlers (`@MessagePattern`) with the service's queue group. */
+  rpc: boolean;
+  /** Largest request body accepted (bytes); Fastify's default, 1 MiB, when unset. */
+  bodyLimitBytes?: number;
+  /** `configureHttp` registers every body parser itself; Nest's JSON one stays out. */
+  ownBodyParsers?: boolean;
+  /** App-specific HTTP setup (OpenAPI docs, validation, headers) before listening. */
+  configureHttp?: (app: INestApplication) => void | Promise<void>;
+}
+
+/**
+ * Builds and starts a service the one way every service runs, in production and in tests:
+ * pino logging, the error filter, request metrics, NATS request/reply on the shared connection
+ * (queue group = service name; every request gets a request-scoped logger), then HTTP. Use
+ * PORT 0 in tests and read the port from the server.
+ */
+export async function startServiceApp(options: ServiceAppOptions): Promise<INestApplication> {
+  // Fastify: its empty handler costs a fifth of Express's (test/bench/floors.bench.ts).
+  // Nest's own logger stays off until pino takes over, so a failed start is one clean line.
+  const adapter = new FastifyAdapter({
+    bodyLimit: options.bodyLimitBytes,
+    genReqId: httpRequestId,
+  });
+  // Every response names its request, as every log line about it does.
+  adapter.getInstance().addHook('onRequest', (request, reply, done) => {
+    void reply.header(REQUEST_ID_HEADER, request.id);
+    done();
+  });
+  const app = await NestFactory.create(options.module as never, adapter, {
+    logger: false,
+    abortOnError: false,
+    bodyParser: !options.ownBodyParsers,
+  });
+  try {
+    const metrics = app.get(RequestMetrics);
+    adapter.getInstance().addHook('onResponse', (request, reply, done) => {
+      metrics.http(
+        request.method,
+        request.routeOptions.url,
+        reply.statusCode,
+        reply.elapsedTime / 1000,
+      );
+      done();
+    });
+    app.useLogger(app.get(Logger));
+    app.useGlobalFilters(new ErrorFilter());
+    await options.configureHttp?.(app);
+    if (options.rpc) {
+      const strategy = new NatsRpcServer(app.get(NATS_CONNECTION), {
+        queue: options.name,
+        namespace: app.get(NatsNamespace),
+        hooks: [app.get(RpcRequestLogging), metrics],
+        gate: actorGate(options, app.get(Logger), app.get(NatsNamespace)),
+      });
+      app.connectMicroservice({ strategy }, { inheritAppConfig: true });
+      await app.startAllMicroservices();
+    }
+    await app.listen(options.config.PORT, options.config.HOST);
+    return app;
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Every request a service serves must carry the gateway's actor assertion, verified with
+ * BUS_VERIFY_KEYS. Without keys nothing is checked and the service says so at boot; production
+ * refuses to start that way.
+ */
+function actorGate(
+  { name, config }: ServiceAppOptions,
+  logger: Logger,
+  namespace: NatsNamespace,
+): RpcRequestGate | undefined {
+  const keys = (config.BUS_VERIFY_KEYS ?? []).map((text) => parseBusKey(text));
+  if (keys.length === 0) {
+    if (config.NODE_ENV === 'production')
+      throw new Error(
+        "BUS_VERIFY_KEYS must be set in production: every request is checked against the gateway's actor assertion",
+      );
+    logger.warn(
+      `${name}: BUS_VERIFY_KEYS is not set: requests on NATS are served without an actor assertion, as whoever they claim to be (development only)`,
+    );
+    return undefined;
+  }
+  if (keys.some((key) => !key))
+    throw new Error(
+      'BUS_VERIFY_KEYS must be <key id>:<32-byte Ed25519 public key, base64url>, comma-separated',
+    );
+  return new ActorAssertionGate(
+    new ActorAssertionVerifier(
+      keys.filter((key) => key !== undefined),
+      { maxTtlMs: ASSERTION_MAX_TTL_MS, clockSkewMs: ASSERTION_CLOCK_SKEW_MS, namespace },
+    ),
+  );
+}
+
+/**
+ * main.ts of every service: starts it, stops gracefully on SIGTERM/SIGINT within
+ * SHUTDOWN_TIMEOUT_MS, and also when a supervising launcher's IPC channel goes away, so a
+ * killed launcher leaves no orphans. A failure to start is one line on stderr and exit 1.
+ */
+export async function runService(
+  options: ServiceAppOptions & { config: BaseConfig },
+): Promise<void> {
+  const { name, config } = options;
+  let app: INestApplication;
+  try {
+    app = await startServiceApp(options);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`${name}: failed to start: ${reason}\n`);
+    process.exit(1);
+  }
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  app.get(Logger).log(`${name} listening on http://${config.HOST}:${config.PORT}`);
+
+  const forceExit = () => setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS).unref();
+  process.once('SIGTERM', forceExit);
+  process.once('SIGINT', forceExit);
+  if (process.send) {
+    process.once('disconnect', () => {
+      forceExit();
+      void app.close().then(() => process.exit(0));
+    });
+  }
+}
