@@ -1,8 +1,22 @@
 import type { PolicyRef } from '../api/client';
 import { routeHref } from '../router';
 
-/** Project › policy › the page's own name. */
-export function Breadcrumb({ policyRef, last }: { policyRef: PolicyRef; last: string }) {
+/** A page between the policy and this one (the experiment, on its report). */
+export interface Crumb {
+  text: string;
+  href: string;
+}
+
+/** Project › policy › pages between › the page's own name (none on the policy's own page). */
+export function Breadcrumb({
+  policyRef,
+  through = [],
+  last,
+}: {
+  policyRef: PolicyRef;
+  through?: Crumb[];
+  last?: string;
+}) {
   return (
     <nav aria-label="Breadcrumb">
       <ul>
@@ -18,9 +32,18 @@ export function Breadcrumb({ policyRef, last }: { policyRef: PolicyRef; last: st
           </a>
         </li>
         <li>
-          <a href={routeHref({ page: 'policy', ...policyRef })}>{policyRef.policy}</a>
+          {last === undefined ? (
+            policyRef.policy
+          ) : (
+            <a href={routeHref({ page: 'policy', ...policyRef })}>{policyRef.policy}</a>
+          )}
         </li>
-        <li>{last}</li>
+        {through.map((crumb) => (
+          <li key={crumb.href}>
+            <a href={crumb.href}>{crumb.text}</a>
+          </li>
+        ))}
+        {last !== undefined && <li>{last}</li>}
       </ul>
     </nav>
   );

@@ -4,7 +4,7 @@ import type { PolicyRef } from '../api/client';
 import { messageOf } from '../api/errors';
 import { ErrorMessage, formatTime } from '../components/status';
 import { useSession } from '../context';
-import { routeHref } from '../router';
+import { Breadcrumb } from '../components/breadcrumb';
 import { allExperiments, idOf } from './policy';
 
 function EventsTable({ events, caption }: { events: HistoryEvent[]; caption: string }) {
@@ -68,25 +68,7 @@ export function HistoryPage({ policyRef }: { policyRef: PolicyRef }) {
 
   return (
     <>
-      <nav aria-label="Breadcrumb">
-        <ul>
-          <li>
-            <a
-              href={routeHref({
-                page: 'policies',
-                project: policyRef.project,
-                location: policyRef.location,
-              })}
-            >
-              {policyRef.project}
-            </a>
-          </li>
-          <li>
-            <a href={routeHref({ page: 'policy', ...policyRef })}>{policyRef.policy}</a>
-          </li>
-          <li>History</li>
-        </ul>
-      </nav>
+      <Breadcrumb policyRef={policyRef} last="History" />
       <h1>History of {policyRef.policy}</h1>
       <ErrorMessage message={error} />
       {policyEvents && <EventsTable events={policyEvents} caption="The live policy" />}

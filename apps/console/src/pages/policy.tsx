@@ -5,6 +5,7 @@ import { messageOf } from '../api/errors';
 import { RulesTable } from '../components/rules-table';
 import { ErrorMessage, formatTime } from '../components/status';
 import { useSession } from '../context';
+import { Breadcrumb } from '../components/breadcrumb';
 import { routeHref } from '../router';
 
 export const idOf = (name: string) => name.split('/').pop() ?? name;
@@ -53,22 +54,7 @@ export function PolicyPage({ policyRef }: { policyRef: PolicyRef }) {
 
   return (
     <>
-      <nav aria-label="Breadcrumb">
-        <ul>
-          <li>
-            <a
-              href={routeHref({
-                page: 'policies',
-                project: policyRef.project,
-                location: policyRef.location,
-              })}
-            >
-              {policyRef.project}
-            </a>
-          </li>
-          <li>{policyRef.policy}</li>
-        </ul>
-      </nav>
+      <Breadcrumb policyRef={policyRef} />
       <h1>Policy {policyRef.policy}</h1>
       <ErrorMessage message={error} />
       {policy && (

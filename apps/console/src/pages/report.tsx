@@ -9,6 +9,7 @@ import { messageOf } from '../api/errors';
 import { ErrorMessage, formatTime } from '../components/status';
 import { useSession } from '../context';
 import { REPORT_SECTIONS } from '../report/sections';
+import { Breadcrumb } from '../components/breadcrumb';
 import { routeHref } from '../router';
 import { PREVIEW_STATE_LABEL, previewStateOf } from './policy';
 
@@ -69,30 +70,16 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
 
   return (
     <>
-      <nav aria-label="Breadcrumb">
-        <ul>
-          <li>
-            <a
-              href={routeHref({
-                page: 'policies',
-                project: experimentRef.project,
-                location: experimentRef.location,
-              })}
-            >
-              {experimentRef.project}
-            </a>
-          </li>
-          <li>
-            <a href={routeHref({ page: 'policy', ...experimentRef })}>{experimentRef.policy}</a>
-          </li>
-          <li>
-            <a href={routeHref({ page: 'experiment', ...experimentRef })}>
-              {experimentRef.experiment}
-            </a>
-          </li>
-          <li>Report</li>
-        </ul>
-      </nav>
+      <Breadcrumb
+        policyRef={experimentRef}
+        through={[
+          {
+            text: experimentRef.experiment,
+            href: routeHref({ page: 'experiment', ...experimentRef }),
+          },
+        ]}
+        last="Report"
+      />
       <h1>Preview report of {experimentRef.experiment}</h1>
       <p class="report-state">
         {experiment === null
