@@ -111,6 +111,15 @@ describe('a Postgres outage during a preview', () => {
     };
     const evaluated = async () =>
       (await report()).configurations.reduce((sum, c) => sum + c.evaluated, 0);
+    // startPreview answers before the evaluator applies it; traffic ahead of that is not the
+    // preview's (state changes take effect within milliseconds, docs/performance.md).
+    await eventually(
+      async () => {
+        const metrics = await (await fetch(`http://127.0.0.1:${ports.evaluator}/metrics`)).text();
+        return /^evaluator_active_experiments(?:\{[^}]*\})? 1$/m.test(metrics) ? true : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the evaluator holding the preview' },
+    );
     await publish(0, 5_000);
     await eventually(async () => ((await evaluated()) > 0 ? true : undefined), {
       timeoutMs: 30_000,
