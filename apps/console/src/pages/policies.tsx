@@ -1,6 +1,7 @@
 import type { FirewallPolicy } from '@rollout/contracts';
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf } from '../api/errors';
+import { Pager, usePageTokens } from '../components/pager';
 import { ErrorMessage, formatTime } from '../components/status';
 import { useSession } from '../context';
 import { routeHref } from '../router';
@@ -87,23 +88,21 @@ function ProjectChooser({ project, location }: { project?: string; location: str
 
 function PolicyList({ project, location }: { project: string; location: string }) {
   const { api, canEdit } = useSession();
-  // Page tokens of the pages before the current one, to page back without a server cursor.
-  const [tokens, setTokens] = useState<(string | undefined)[]>([undefined]);
+  const pages = usePageTokens();
   const [page, setPage] = useState<{ policies: FirewallPolicy[]; next?: string }>();
   const [error, setError] = useState<string>();
   const [reload, setReload] = useState(0);
-  const current = tokens[tokens.length - 1];
 
   useEffect(() => {
     let live = true;
     setError(undefined);
-    api.listPolicies(project, location, PAGE_SIZE, current).then(
+    api.listPolicies(project, location, PAGE_SIZE, pages.current).then(
       (answer) =>
         live && setPage({ policies: answer.firewallPolicies, next: answer.nextPageToken }),
       (caught: unknown) => live && setError(messageOf(caught)),
     );
     return () => void (live = false);
-  }, [api, project, location, current, reload]);
+  }, [api, project, location, pages.current, reload]);
 
   const idOf = (policy: FirewallPolicy) => policy.name.split('/').pop() ?? policy.name;
   return (
@@ -147,25 +146,7 @@ function PolicyList({ project, location }: { project: string; location: string }
           </table>
         </div>
       )}
-      <nav aria-label="Pages of policies" class="pager">
-        <button
-          type="button"
-          class="secondary"
-          disabled={tokens.length === 1}
-          onClick={() => setTokens(tokens.slice(0, -1))}
-        >
-          Previous page
-        </button>
-        <span>Page {tokens.length}</span>
-        <button
-          type="button"
-          class="secondary"
-          disabled={!page?.next}
-          onClick={() => setTokens([...tokens, page?.next])}
-        >
-          Next page
-        </button>
-      </nav>
+      <Pager label="Pages of policies" pages={pages} next={page?.next} />
       {canEdit && (
         <CreatePolicy
           project={project}

@@ -1,6 +1,7 @@
 import type { PreviewFlow } from '@rollout/contracts';
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf } from '../api/errors';
+import { Pager, usePageTokens } from '../components/pager';
 import { ErrorMessage, formatCount, formatTime } from '../components/status';
 import { useSession } from '../context';
 import { ruleLabel, type ReportSectionProps } from './section';
@@ -27,11 +28,10 @@ export function ChangedFlows({ configuration, experimentRef, revision }: ReportS
   const { api } = useSession();
   const [draft, setDraft] = useState('');
   const [filter, setFilter] = useState('');
-  const [tokens, setTokens] = useState<(string | undefined)[]>([undefined]);
+  const pages = usePageTokens();
   const [page, setPage] = useState<{ flows: PreviewFlow[]; next?: string }>();
   const [opened, setOpened] = useState<Set<string>>(new Set());
   const [error, setError] = useState<string>();
-  const current = tokens[tokens.length - 1];
   // The flows of the chosen configuration only, whatever else the operator filters on.
   const scoped = [
     `experimentEtag = "${configuration.experimentEtag}"`,
@@ -43,7 +43,7 @@ export function ChangedFlows({ configuration, experimentRef, revision }: ReportS
 
   useEffect(() => {
     let live = true;
-    api.previewFlows(experimentRef, scoped, PAGE_SIZE, current).then(
+    api.previewFlows(experimentRef, scoped, PAGE_SIZE, pages.current).then(
       (answer) => {
         if (!live) return;
         setError(undefined);
@@ -52,12 +52,12 @@ export function ChangedFlows({ configuration, experimentRef, revision }: ReportS
       (caught: unknown) => live && setError(messageOf(caught)),
     );
     return () => void (live = false);
-  }, [api, experimentRef, scoped, current, revision]);
+  }, [api, experimentRef, scoped, pages.current, revision]);
 
   const apply = (event: Event) => {
     event.preventDefault();
     setFilter(draft);
-    setTokens([undefined]);
+    pages.restart();
   };
   const toggle = (key: string) => {
     const next = new Set(opened);
@@ -161,30 +161,11 @@ export function ChangedFlows({ configuration, experimentRef, revision }: ReportS
           </table>
         </div>
       )}
-      <nav aria-label="Pages of changed flows" class="pager">
-        <button
-          type="button"
-          class="secondary"
-          disabled={tokens.length === 1}
-          onClick={() => setTokens(tokens.slice(0, -1))}
-        >
-          Previous page
-        </button>
-        <span>
-          Page {tokens.length}
-          {configuration.flows === undefined
-            ? ''
-            : ` of ${formatCount(Math.max(1, Math.ceil(configuration.flows / PAGE_SIZE)))}`}
-        </span>
-        <button
-          type="button"
-          class="secondary"
-          disabled={!page?.next}
-          onClick={() => setTokens([...tokens, page?.next])}
-        >
-          Next page
-        </button>
-      </nav>
+      <Pager label="Pages of changed flows" pages={pages} next={page?.next}>
+        {configuration.flows === undefined
+          ? ''
+          : ` of ${formatCount(Math.max(1, Math.ceil(configuration.flows / PAGE_SIZE)))}`}
+      </Pager>
       {configuration.changedOutsideFlows ? (
         <p class="muted">
           {formatCount(configuration.changedOutsideFlows)} changed events are counted above but

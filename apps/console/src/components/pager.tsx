@@ -1,0 +1,52 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+
+/**
+ * Paging by the API's page tokens: the tokens of the pages before the current one are kept, so
+ * the operator can page back without a server cursor.
+ */
+export function usePageTokens() {
+  const [tokens, setTokens] = useState<(string | undefined)[]>([undefined]);
+  return {
+    /** The token of the page shown (undefined: the first). */
+    current: tokens[tokens.length - 1],
+    /** 1-based number of the page shown. */
+    number: tokens.length,
+    back: () => setTokens(tokens.slice(0, -1)),
+    forward: (next: string) => setTokens([...tokens, next]),
+    restart: () => setTokens([undefined]),
+  };
+}
+
+/** Previous and next page buttons, with the page number (and whatever `children` add to it). */
+export function Pager({
+  label,
+  pages,
+  next,
+  children,
+}: {
+  label: string;
+  pages: ReturnType<typeof usePageTokens>;
+  next: string | undefined;
+  children?: ComponentChildren;
+}) {
+  return (
+    <nav aria-label={label} class="pager">
+      <button type="button" class="secondary" disabled={pages.number === 1} onClick={pages.back}>
+        Previous page
+      </button>
+      <span>
+        Page {pages.number}
+        {children}
+      </span>
+      <button
+        type="button"
+        class="secondary"
+        disabled={!next}
+        onClick={() => next && pages.forward(next)}
+      >
+        Next page
+      </button>
+    </nav>
+  );
+}
