@@ -9,22 +9,7 @@
 import { FirewallRule, Layer4Config } from '../model';
 import { compilePolicy, Connection } from '../engine';
 import { analyzeExperiment, regionMatcher } from '.';
-
-/** mulberry32, so a failure reproduces from its seed. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)];
-  return { int, pick, chance: (p: number) => next() < p };
-}
-type Rng = ReturnType<typeof prng>;
+import { Rng, prng } from '@rollout/testing/kit';
 
 const v4 = (r: Rng) => `10.0.${r.int(4)}.${r.int(256)}`;
 const v6 = (r: Rng) => `2001:db8::${r.int(1024).toString(16)}`;

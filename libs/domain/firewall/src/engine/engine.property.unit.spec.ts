@@ -7,6 +7,7 @@
 import { isIP } from 'node:net';
 import { FirewallRule, Layer4Config, PROTOCOL_NUMBERS } from '../model';
 import { compilePolicy, Connection, parseConnection, Verdict } from '.';
+import { Rng, prng } from '@rollout/testing/kit';
 
 // ---- reference implementation, written straight from the spec -------------------------------
 
@@ -102,22 +103,6 @@ function reference(rules: readonly FirewallRule[], connection: Connection): Verd
 }
 
 // ---- seeded generators ------------------------------------------------------------------------
-
-/** mulberry32: a tiny deterministic PRNG, so a failure reproduces from its seed. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)];
-  return { next, int, pick, chance: (p: number) => next() < p };
-}
-type Rng = ReturnType<typeof prng>;
 
 // Rules and traffic draw from small spaces (4,096 v4 and v6 addresses; ports 0-40) so that
 // random ranges overlap, nest and touch; large policies spread over 65,536 addresses.
