@@ -1,6 +1,7 @@
 import {
   baseConfigSchema,
   busSigningKey,
+  commaSeparated,
   optionalSecret,
   positiveInt,
 } from '@rollout/platform/config';
@@ -44,25 +45,14 @@ export const configSchema = z
      * SHA-256 (hex) of the X-Auth-Token a Blazar deployment sends to /v1/blazar/… (several,
      * comma-separated, to rotate). Unset: that endpoint refuses every call.
      */
-    BLAZAR_AUTH_TOKEN_SHA256: z
-      .string()
-      .default('')
-      .transform((text) =>
-        text
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-      )
-      .pipe(
-        z.array(
-          z
-            .string()
-            .regex(
-              /^[0-9a-f]{64}$/,
-              'must be SHA-256 hashes (64 lower-case hex characters), comma-separated',
-            ),
+    BLAZAR_AUTH_TOKEN_SHA256: commaSeparated(
+      z
+        .string()
+        .regex(
+          /^[0-9a-f]{64}$/,
+          'must be SHA-256 hashes (64 lower-case hex characters), comma-separated',
         ),
-      ),
+    ),
     /**
      * Key that signs page tokens (HMAC-SHA256), the same on every replica. Unset (development
      * only): a random key per process, so tokens end with it.

@@ -30,22 +30,25 @@ const urlWithSchemes = (schemes: string[], example: string) =>
     { message: `must be a URL like ${example}` },
   );
 
-/** One NATS server URL or a comma-separated list of them (a cluster's seed servers). */
-export const natsServers = (fallback: string) =>
+/** Comma-separated values, blanks and spaces around them ignored, each checked by `item`. */
+export const commaSeparated = <T extends z.ZodType<unknown, string>>(item: T, fallback = '') =>
   z
     .string()
     .default(fallback)
-    .transform((value) =>
-      value
+    .transform((text) =>
+      text
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean),
     )
-    .pipe(
-      z
-        .array(urlWithSchemes(['nats', 'tls'], 'nats://127.0.0.1:4222'))
-        .min(1, 'must name at least one server'),
-    );
+    .pipe(z.array(item));
+
+/** One NATS server URL or a comma-separated list of them (a cluster's seed servers). */
+export const natsServers = (fallback: string) =>
+  commaSeparated(urlWithSchemes(['nats', 'tls'], 'nats://127.0.0.1:4222'), fallback).refine(
+    (servers) => servers.length >= 1,
+    'must name at least one server',
+  );
 
 export const postgresUrl = (fallback: string) =>
   urlWithSchemes(['postgres', 'postgresql'], 'postgres://user@127.0.0.1:5432/database').default(
@@ -85,22 +88,11 @@ export const busSigningKey = optionalSecret.pipe(
 );
 
 /** Several bus keys, comma-separated (two while a key is rotated); empty when unset. */
-export const busKeyList = z
-  .string()
-  .default('')
-  .transform((text) =>
-    text
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  )
-  .pipe(
-    z.array(
-      z
-        .string()
-        .regex(
-          BUS_KEY_PATTERN,
-          'must be <key id>:<32-byte Ed25519 public key, base64url>, comma-separated',
-        ),
+export const busKeyList = commaSeparated(
+  z
+    .string()
+    .regex(
+      BUS_KEY_PATTERN,
+      'must be <key id>:<32-byte Ed25519 public key, base64url>, comma-separated',
     ),
-  );
+);
