@@ -20,6 +20,7 @@ import { PreviewInsight1767000000000 } from './migrations/1767000000000-preview-
 import { PreviewCompleteness1767100000000 } from './migrations/1767100000000-preview-completeness';
 import { PreviewDisagreements1767200000000 } from './migrations/1767200000000-preview-disagreements';
 import { PreviewBacktests1767300000000 } from './migrations/1767300000000-preview-backtests';
+import { PreviewCohorts1767400000000 } from './migrations/1767400000000-preview-cohorts';
 import { PreviewLogPublisher } from './preview-logs/preview-log.publisher';
 import { FlowQueries } from './report/flow-queries.application';
 import { FlowsRepository } from './report/flows.repository';
@@ -58,6 +59,7 @@ export class AppModule {
           PreviewCompleteness1767100000000,
           PreviewDisagreements1767200000000,
           PreviewBacktests1767300000000,
+          PreviewCohorts1767400000000,
         ],
       },
       readiness: [PreviewStateService],

@@ -1,5 +1,6 @@
 import {
   baseConfigSchema,
+  booleanFlag,
   busSigningKey,
   databaseConfigSchema,
   positiveInt,
@@ -61,6 +62,12 @@ export const configSchema = z
     TRAFFIC_MAX_BYTES: positiveInt(TRAFFIC_STREAM_LIMITS.maxBytes),
     PREVIEW_LOGS_MAX_AGE_MS: positiveInt(PREVIEW_LOGS_STREAM_LIMITS.maxAgeMs),
     PREVIEW_LOGS_MAX_BYTES: positiveInt(PREVIEW_LOGS_STREAM_LIMITS.maxBytes),
+    /**
+     * Also log one record per event and ACTIVE experiment on the deprecated per-experiment
+     * subjects (preview.v1 before 1.8.0; sunset 2027-12-31), beside the policy's log. Turn off
+     * once no consumer reads them: they multiply PREVIEW_LOGS by the ACTIVE experiments.
+     */
+    PREVIEW_LOGS_PER_EXPERIMENT: booleanFlag(true),
   })
   .superRefine((config, ctx) => {
     if (config.NODE_ENV === 'production' && !config.BUS_SIGNING_KEY) {

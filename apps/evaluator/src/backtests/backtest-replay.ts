@@ -2,16 +2,14 @@ import { CONTRACT_HEADERS, TRAFFIC_STREAM } from '@rollout/contracts';
 import { NatsNamespace } from '@rollout/platform/nats';
 import {
   BacktestTally,
-  Evaluation,
   PolicyView,
   ReplayOutcome,
   RequestedWindow,
-  aggregateMessages,
-  evaluate,
+  evaluateBatch,
 } from '@rollout/domain/preview';
 import { AckPolicy, DeliverPolicy, JsMsg, NatsConnection, nanos } from 'nats';
 import { TRAFFIC_DURABLE } from '../jetstream';
-import { TrafficDecoder, isRejected } from '../traffic/traffic-decoder';
+import { TrafficDecoder } from '../traffic/traffic-decoder';
 
 /** How a replay is throttled, and how it reports. */
 export interface ReplayOptions {
@@ -164,33 +162,25 @@ export class BacktestReplay {
     skipped: Map<string, number>,
   ): void {
     const skip = (reason: string) => skipped.set(reason, (skipped.get(reason) ?? 0) + 1);
-    /** Event ids evaluated in this batch: the same event twice in one batch counts once, as on the live path. */
-    const seen = new Set<string>();
-    const evaluated: { evaluations: Evaluation[]; redelivered: boolean }[] = [];
-    for (const message of messages) {
-      outcome.messagesReplayed++;
-      const result = this.decoder.decode(
-        message.subject,
-        message.data,
-        message.headers?.get(CONTRACT_HEADERS.contractVersion),
-      );
-      if (isRejected(result)) {
-        skip(result.kind);
-        continue;
-      }
-      try {
-        const evaluations: Evaluation[] = [];
-        for (const traffic of result.events) {
-          if (seen.has(traffic.event.id)) continue;
-          seen.add(traffic.event.id);
-          evaluations.push(evaluate(view, traffic));
-        }
-        evaluated.push({ evaluations, redelivered: false });
-        outcome.eventsReplayed += evaluations.length;
-      } catch {
-        skip('unevaluable');
-      }
-    }
-    for (const batch of aggregateMessages(evaluated, [])) tally.add(batch);
+    const batch = evaluateBatch(
+      messages.map((message) => ({
+        seq: message.seq,
+        redelivered: false,
+        decoded: this.decoder.decode(
+          message.subject,
+          message.data,
+          message.headers?.get(CONTRACT_HEADERS.contractVersion),
+        ),
+      })),
+      NOTHING_COUNTED,
+      () => view,
+    );
+    outcome.messagesReplayed += messages.length;
+    outcome.eventsReplayed += batch.evaluatedEvents;
+    for (const { refusal } of batch.refused) skip(refusal.kind);
+    for (const configuration of batch.configurations) tally.add(configuration);
   }
 }
+
+/** A backtest counts nothing in the store: every message is evaluated. */
+const NOTHING_COUNTED: ReadonlySet<number> = new Set();

@@ -1,196 +1,214 @@
 import { Injectable } from '@nestjs/common';
-import { PREVIEW_DISAGREEMENT_FLOWS } from '@rollout/contracts';
-import { parseAddress } from '@rollout/domain/firewall';
-import { DisagreementFlow, addressText } from '@rollout/domain/preview';
-import { ConfigurationEntry, Query, compare } from './counting-statements';
+import { PREVIEW_DISAGREEMENT_FLOWS, PREVIEW_REPORT_TOP } from '@rollout/contracts';
+import { ActiveExperiment, CohortBatch, CohortFlow } from '@rollout/domain/preview';
+import { DataSource } from 'typeorm';
+import type { DisagreementFlowRow, DisagreementRow } from '../report/report-rows';
+import { Query, compare } from './counting-statements';
 
-/** What other ACTIVE experiments decide differently (preview_disagreements and their flows), written in the counting transaction. */
+/**
+ * Cross-experiment disagreement (preview_cohorts, preview_cohort_masks, preview_cohort_flows).
+ * The experiments ACTIVE together on a live policy version are a cohort; a batch adds its events
+ * and distinct connections by outcome mask (bit i: the cohort's i-th configuration denies), where
+ * they do not all agree. Nothing at ingest is per pair: a pair's events and flows are read from
+ * the masks whose two bits differ. Flows are kept per cohort up to PREVIEW_DISAGREEMENT_FLOWS
+ * (first by key, under the cohort's row lock, so exact whatever the replicas); a pair's events
+ * outside them are its events minus its kept flows' counts, so the event counts stay exact.
+ */
 @Injectable()
 export class DisagreementsRepository {
-  /** Kept flow keys of disagreement pairs at their cap, by pair (see keptFlows). */
-  private readonly fullPairs = new Map<string, Set<string>>();
+  /** Cohort ids by their configuration ids (`1,4,9`). */
+  private readonly cohorts = new Map<string, number>();
 
-  /**
-   * Adds what other ACTIVE experiments decide differently (only with two or more on a policy).
-   * Flows are kept per pair up to PREVIEW_DISAGREEMENT_FLOWS, first by key, as the changed flows are;
-   * the configuration's row lock makes the limit exact.
-   */
-  async add(query: Query, entries: ConfigurationEntry[]): Promise<void> {
-    const pairs = entries
-      .flatMap(({ batch, id }) =>
-        [...batch.disagreements.values()].map((tally) => ({
-          id,
-          tally,
-          key: pairKey(id, tally.other.name, tally.other.etag),
-        })),
-      )
-      .sort((a, b) => compare(a.key, b.key));
-    if (pairs.length === 0) return;
-    const kept = (await query(
-      `INSERT INTO preview_disagreements AS d (configuration_id, other_experiment, other_etag, events)
-       SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::bigint[])
-       ON CONFLICT (configuration_id, other_experiment, other_etag) DO UPDATE SET events = d.events + excluded.events
-       RETURNING configuration_id, other_experiment, other_etag, flows`,
-      [
-        pairs.map((p) => p.id),
-        pairs.map((p) => p.tally.other.name),
-        pairs.map((p) => p.tally.other.etag),
-        pairs.map((p) => p.tally.events),
-      ],
-    )) as {
-      configuration_id: number;
-      other_experiment: string;
-      other_etag: string;
-      flows: number;
-    }[];
-    const keptFlows = new Map(
-      kept.map((row) => [
-        pairKey(row.configuration_id, row.other_experiment, row.other_etag),
-        row.flows,
-      ]),
-    );
-    // A pair at its cap keeps the flows it has for good: only those are sent to be updated.
-    const full = new Map<string, Set<string>>();
-    for (const p of pairs)
-      if ((keptFlows.get(p.key) ?? 0) >= PREVIEW_DISAGREEMENT_FLOWS)
-        full.set(p.key, await this.keptFlows(query, p.id, p.tally.other));
-    const outside = new Map<string, number>();
-    const rows = pairs.flatMap(({ id, tally, key }) =>
-      [...tally.flows.values()]
-        .filter((flow) => {
-          const keptSet = full.get(key);
-          if (!keptSet || keptSet.has(disagreementFlowKey(flow))) return true;
-          outside.set(key, (outside.get(key) ?? 0) + flow.count);
-          return false;
-        })
-        .map((flow) => ({ id, other: tally.other, key, flow })),
-    );
-    rows.sort(
-      (a, b) =>
-        compare(a.key, b.key) || compare(disagreementFlowKey(a.flow), disagreementFlowKey(b.flow)),
-    );
-    const columns = (list: typeof rows) => [
-      list.map((_, i) => i + 1),
-      list.map((r) => r.id),
-      list.map((r) => r.other.name),
-      list.map((r) => r.other.etag),
-      list.map((r) => r.flow.direction),
-      list.map((r) => r.flow.srcIp),
-      list.map((r) => r.flow.destIp),
-      list.map((r) => r.flow.protocol),
-      list.map((r) => r.flow.destPort ?? -1),
-      list.map((r) => r.flow.action),
-      list.map((r) => r.flow.count),
-    ];
-    const input = `unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::inet[], $7::inet[], $8::text[], $9::int[], $10::text[], $11::bigint[])
-      AS u(i, c, e, t, d, s, dst, p, port, a, n)`;
-    const known = new Set(
-      rows.length === 0
-        ? []
-        : (
-            (await query(
-              `UPDATE preview_disagreement_flows f SET count = f.count + u.n FROM ${input}
-         WHERE f.configuration_id = u.c AND f.other_experiment = u.e AND f.other_etag = u.t AND f.direction = u.d AND f.src_ip = u.s
-           AND f.dest_ip = u.dst AND f.protocol = u.p AND f.dest_port = u.port AND f.action = u.a
-         RETURNING u.i`,
-              columns(rows),
-            )) as { i: string }[]
-          ).map((row) => Number(row.i) - 1),
-    );
-    const added = new Map<string, number>();
-    const taken = rows.filter((row, i) => {
-      if (known.has(i)) return false;
-      const count = added.get(row.key) ?? 0;
-      if ((keptFlows.get(row.key) ?? 0) + count < PREVIEW_DISAGREEMENT_FLOWS) {
-        added.set(row.key, count + 1);
-        return true;
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Each cohort's id, created on first sight (outside the transaction: ids are stable). */
+  async idsOf(
+    cohorts: readonly CohortBatch[],
+    configurationIds: ReadonlyMap<ActiveExperiment, number>,
+  ): Promise<Map<CohortBatch, number>> {
+    const ids = new Map<CohortBatch, number>();
+    for (const cohort of cohorts) {
+      const members = cohort.targets.map((target) => configurationIds.get(target) as number);
+      const key = members.join(',');
+      let id = this.cohorts.get(key);
+      for (let attempt = 0; id === undefined; attempt++) {
+        const [row]: { id: number }[] = await this.dataSource.query(
+          `WITH created AS (
+             INSERT INTO preview_cohorts (configuration_ids) VALUES ($1::int[]) ON CONFLICT DO NOTHING RETURNING id
+           )
+           SELECT id FROM created UNION ALL SELECT id FROM preview_cohorts WHERE configuration_ids = $1::int[]`,
+          [members],
+        );
+        if (row) this.cohorts.set(key, (id = row.id));
+        else if (attempt >= 5) throw new Error('cannot create or find a preview cohort');
       }
-      outside.set(row.key, (outside.get(row.key) ?? 0) + row.flow.count);
-      return false;
-    });
-    if (taken.length > 0) {
-      await query(
-        `INSERT INTO preview_disagreement_flows (configuration_id, other_experiment, other_etag, direction, src_ip, dest_ip, protocol, dest_port, action, count)
-         SELECT u.c, u.e, u.t, u.d, u.s, u.dst, u.p, u.port, u.a, u.n FROM ${input}`,
-        columns(taken),
-      );
+      ids.set(cohort, id);
     }
-    if (added.size > 0 || outside.size > 0) {
-      const changed = pairs.filter((p) => added.has(p.key) || outside.has(p.key));
-      await query(
-        `UPDATE preview_disagreements d SET flows = d.flows + u.f, outside = d.outside + u.o
-         FROM unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::bigint[]) AS u(c, e, t, f, o)
-         WHERE d.configuration_id = u.c AND d.other_experiment = u.e AND d.other_etag = u.t`,
-        [
-          changed.map((p) => p.id),
-          changed.map((p) => p.tally.other.name),
-          changed.map((p) => p.tally.other.etag),
-          changed.map((p) => added.get(p.key) ?? 0),
-          changed.map((p) => outside.get(p.key) ?? 0),
-        ],
-      );
-    }
+    return ids;
   }
 
-  /** The flows a pair at its cap keeps (read once per process: they never change until retention removes the configuration). */
-  private async keptFlows(
-    query: Query,
-    id: number,
-    other: { name: string; etag: string },
-  ): Promise<Set<string>> {
-    const key = pairKey(id, other.name, other.etag);
-    let flows = this.fullPairs.get(key);
-    if (!flows) {
-      const rows = (await query(
-        `SELECT direction, host(src_ip) AS src, host(dest_ip) AS dst, protocol, dest_port, action FROM preview_disagreement_flows
-         WHERE configuration_id = $1 AND other_experiment = $2 AND other_etag = $3`,
-        [id, other.name, other.etag],
-      )) as {
-        direction: 'INGRESS' | 'EGRESS';
-        src: string;
-        dst: string;
-        protocol: string;
-        dest_port: number;
-        action: 'allow' | 'deny';
-      }[];
-      flows = new Set(
-        rows.map((r) =>
-          disagreementFlowKey({
-            direction: r.direction,
-            srcIp: canonical(r.src),
-            destIp: canonical(r.dst),
-            protocol: r.protocol,
-            ...(r.dest_port >= 0 ? { destPort: r.dest_port } : {}),
-            action: r.action,
-            count: 0,
-          }),
+  /** Adds the batch's cohorts, in the counting transaction (after the configurations are locked). */
+  async add(query: Query, cohorts: ReadonlyMap<CohortBatch, number>): Promise<void> {
+    if (cohorts.size === 0) return;
+    const entries = [...cohorts].sort((a, b) => a[1] - b[1]);
+    const locked = (await query(
+      `SELECT id, flows FROM preview_cohorts WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE`,
+      [entries.map(([, id]) => id)],
+    )) as { id: number; flows: number }[];
+    if (locked.length !== entries.length)
+      throw new Error('a preview cohort was removed by retention meanwhile');
+    const room = new Map(
+      locked.map((row) => [row.id, Math.max(0, PREVIEW_DISAGREEMENT_FLOWS - row.flows)]),
+    );
+    const masks = entries.flatMap(([cohort, id]) =>
+      [...cohort.masks].map(([mask, events]) => ({ id, mask, events })),
+    );
+    await query(
+      `INSERT INTO preview_cohort_masks AS m (cohort_id, mask, events)
+       SELECT * FROM unnest($1::int[], $2::int[], $3::bigint[])
+       ON CONFLICT (cohort_id, mask) DO UPDATE SET events = m.events + excluded.events`,
+      [masks.map((m) => m.id), masks.map((m) => m.mask), masks.map((m) => m.events)],
+    );
+    const rows: FlowRow[] = [];
+    for (const [cohort, id] of entries) {
+      const flows = [...cohort.flows.values()]
+        .map((flow) => ({ id, flow, key: flowKey(flow) }))
+        .sort((a, b) => compare(a.key, b.key));
+      if (flows.length <= (room.get(id) ?? 0)) {
+        rows.push(...flows);
+        continue;
+      }
+      // Near its cap: add to the flows it keeps, take new ones while there is room.
+      const known = new Set(
+        ((await query(UPDATE_KNOWN_FLOWS, flowColumns(flows))) as { i: string }[]).map(
+          (row) => Number(row.i) - 1,
         ),
       );
-      this.fullPairs.set(key, flows);
+      rows.push(...flows.filter((_, i) => !known.has(i)).slice(0, room.get(id) ?? 0));
     }
-    return flows;
+    if (rows.length === 0) return;
+    const inserted = new Map<number, number>();
+    for (const row of (await query(UPSERT_FLOWS, flowColumns(rows))) as {
+      cohort_id: number;
+      inserted: boolean;
+    }[])
+      if (row.inserted) inserted.set(row.cohort_id, (inserted.get(row.cohort_id) ?? 0) + 1);
+    if (inserted.size > 0)
+      await query(
+        `UPDATE preview_cohorts c SET flows = c.flows + u.n FROM unnest($1::int[], $2::int[]) AS u(id, n) WHERE c.id = u.id`,
+        [[...inserted.keys()], [...inserted.values()]],
+      );
   }
 
-  /** Forgets the kept flows of configurations retention removed. */
+  /**
+   * The disagreement of these configurations with every other experiment ACTIVE with them, and
+   * each pair's PREVIEW_REPORT_TOP flows: derived from the cohorts' masks and flows.
+   */
+  async read(
+    configurationIds: readonly number[],
+  ): Promise<{ disagreements: DisagreementRow[]; disagreementFlows: DisagreementFlowRow[] }> {
+    if (configurationIds.length === 0) return { disagreements: [], disagreementFlows: [] };
+    const [disagreements, disagreementFlows] = await Promise.all([
+      this.dataSource.query(
+        `${PAIR_FLOWS},
+         kept AS (SELECT configuration_id, other_id, sum(count) AS kept FROM flows GROUP BY 1, 2),
+         events AS (
+           SELECT p.configuration_id, p.other_id, sum(m.events) AS events
+           FROM pairs p JOIN preview_cohort_masks m ON m.cohort_id = p.cohort_id
+           WHERE ((m.mask >> p.bit) & 1) <> ((m.mask >> p.other_bit) & 1)
+           GROUP BY 1, 2
+         )
+         SELECT e.configuration_id, o.experiment AS other_experiment, v.experiment_etag AS other_etag,
+                e.events, e.events - coalesce(k.kept, 0) AS outside
+         FROM events e
+         LEFT JOIN kept k USING (configuration_id, other_id)
+         JOIN preview_configurations o ON o.id = e.other_id
+         JOIN preview_versions v ON v.id = o.version_id
+         ORDER BY e.events DESC, other_experiment, other_etag`,
+        [configurationIds],
+      ) as Promise<DisagreementRow[]>,
+      this.dataSource.query(
+        `${PAIR_FLOWS}
+         SELECT f.configuration_id, o.experiment AS other_experiment, v.experiment_etag AS other_etag, f.direction,
+                host(f.src_ip) AS src_ip, host(f.dest_ip) AS dest_ip, f.protocol, f.dest_port, f.action, f.count
+         FROM (
+           SELECT *, row_number() OVER (
+             PARTITION BY configuration_id, other_id
+             ORDER BY count DESC, direction, src_ip, dest_ip, protocol, dest_port, action
+           ) AS rank
+           FROM flows
+         ) f
+         JOIN preview_configurations o ON o.id = f.other_id
+         JOIN preview_versions v ON v.id = o.version_id
+         WHERE f.rank <= $2`,
+        [configurationIds, PREVIEW_REPORT_TOP],
+      ) as Promise<DisagreementFlowRow[]>,
+    ]);
+    return { disagreements, disagreementFlows };
+  }
+
+  /** Forgets the cohorts of configurations retention removed. */
   forget(gone: ReadonlySet<number>): void {
-    for (const key of this.fullPairs.keys())
-      if (gone.has(Number(key.slice(0, key.indexOf('\n'))))) this.fullPairs.delete(key);
+    for (const key of this.cohorts.keys())
+      if (key.split(',').some((id) => gone.has(Number(id)))) this.cohorts.delete(key);
   }
 
   forgetAll(): void {
-    this.fullPairs.clear();
+    this.cohorts.clear();
   }
 }
 
-/** An address as the flows write it (addressText), from PostgreSQL's text of an inet. */
-const canonical = (text: string) => {
-  const a = parseAddress(text);
-  return a ? addressText(a.family, a.w0, a.w1, a.w2, a.w3) : text;
-};
+/**
+ * Every ordered pair (configuration of $1, other member) of the cohorts holding a configuration
+ * of $1, with their mask bits, and the pair's flows merged across cohorts by this
+ * configuration's action.
+ */
+const PAIR_FLOWS = `WITH pairs AS (
+  SELECT c.id AS cohort_id, c.configuration_ids[i] AS configuration_id, c.configuration_ids[j] AS other_id,
+         i - 1 AS bit, j - 1 AS other_bit
+  FROM preview_cohorts c
+  CROSS JOIN LATERAL generate_subscripts(c.configuration_ids, 1) AS i
+  CROSS JOIN LATERAL generate_subscripts(c.configuration_ids, 1) AS j
+  WHERE c.configuration_ids && $1::int[] AND c.configuration_ids[i] = ANY($1::int[]) AND i <> j
+),
+flows AS (
+  SELECT p.configuration_id, p.other_id, f.direction, f.src_ip, f.dest_ip, f.protocol, f.dest_port,
+         CASE WHEN (f.mask >> p.bit) & 1 = 1 THEN 'deny' ELSE 'allow' END AS action, sum(f.count) AS count
+  FROM pairs p JOIN preview_cohort_flows f ON f.cohort_id = p.cohort_id
+  WHERE ((f.mask >> p.bit) & 1) <> ((f.mask >> p.other_bit) & 1)
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+)`;
 
-const pairKey = (id: number, experiment: string, etag: string) =>
-  `${String(id).padStart(10, '0')}\n${experiment}\n${etag}`;
+interface FlowRow {
+  id: number;
+  flow: CohortFlow;
+  key: string;
+}
 
-/** A disagreement flow's key columns as text, for a stable order (rows are locked in it). */
-const disagreementFlowKey = (f: DisagreementFlow) =>
-  `${f.direction}|${f.srcIp}|${f.destIp}|${f.protocol}|${f.destPort ?? -1}|${f.action}`;
+/** A cohort flow's key columns as text, for a stable order (rows are locked in it). */
+const flowKey = (f: CohortFlow) =>
+  `${f.direction}|${f.srcIp}|${f.destIp}|${f.protocol}|${f.destPort ?? -1}|${f.mask}`;
+
+const FLOW_INPUT = `unnest($1::int[], $2::text[], $3::inet[], $4::inet[], $5::text[], $6::int[], $7::int[], $8::bigint[])
+  WITH ORDINALITY AS u(c, d, s, t, p, port, m, n, i)`;
+
+const UPDATE_KNOWN_FLOWS = `UPDATE preview_cohort_flows f SET count = f.count + u.n FROM ${FLOW_INPUT}
+  WHERE f.cohort_id = u.c AND f.direction = u.d AND f.src_ip = u.s AND f.dest_ip = u.t AND f.protocol = u.p
+    AND f.dest_port = u.port AND f.mask = u.m
+  RETURNING u.i`;
+
+const UPSERT_FLOWS = `INSERT INTO preview_cohort_flows AS f (cohort_id, direction, src_ip, dest_ip, protocol, dest_port, mask, count)
+  SELECT u.c, u.d, u.s, u.t, u.p, u.port, u.m, u.n FROM ${FLOW_INPUT}
+  ON CONFLICT (cohort_id, direction, src_ip, dest_ip, protocol, dest_port, mask) DO UPDATE SET count = f.count + excluded.count
+  RETURNING f.cohort_id, (xmax = 0) AS inserted`;
+
+const flowColumns = (rows: readonly FlowRow[]) => [
+  rows.map((r) => r.id),
+  rows.map((r) => r.flow.direction),
+  rows.map((r) => r.flow.srcIp),
+  rows.map((r) => r.flow.destIp),
+  rows.map((r) => r.flow.protocol),
+  rows.map((r) => r.flow.destPort ?? -1),
+  rows.map((r) => r.flow.mask),
+  rows.map((r) => r.flow.count),
+];

@@ -1,11 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { poolOf, prepared } from '@rollout/platform/postgres';
 import {
+  BatchOutcome,
+  CohortBatch,
   ConfigurationBatch,
-  Evaluation,
-  EvaluatedTraffic,
-  LostTraffic,
-  aggregateMessages,
   sequenceRuns,
 } from '@rollout/domain/preview';
 import type { Pool } from 'pg';
@@ -16,18 +14,6 @@ import { ConfigurationTotalsRepository } from './configuration-totals.repository
 import { ConfigurationsRepository } from './configurations.repository';
 import { ConfigurationEntry, Query } from './counting-statements';
 import { DisagreementsRepository } from './disagreements.repository';
-
-/** The evaluations of one traffic message (a traffic.v1 event, or a traffic.v2alpha batch). */
-export interface EvaluatedMessage extends EvaluatedTraffic {
-  /** Its TRAFFIC stream sequence: what "counted once" is recorded by. */
-  seq: number;
-  evaluations: Evaluation[];
-}
-
-/** A dead-lettered traffic message the ACTIVE configurations of its policy miss. */
-export interface LostMessage extends LostTraffic {
-  seq: number;
-}
 
 /** Postgres's exclusion_violation: a sequence of the batch was counted meanwhile. */
 const COUNTED_MEANWHILE = '23P01';
@@ -91,16 +77,15 @@ export class PreviewCountsRepository {
   }
 
   /**
-   * Counts these messages and the dead-lettered ones, none of them counted before (see
-   * `counted`). Throws, counting nothing, if another delivery counted one of them meanwhile.
+   * Counts a batch: its evaluated and lost messages (none counted before, see `counted`), its
+   * configurations' tallies and its cohorts' disagreement. Throws, counting nothing, if another
+   * delivery counted one of its messages meanwhile.
    */
   async count(
-    messages: readonly EvaluatedMessage[],
-    lost: readonly LostMessage[] = [],
+    batch: Pick<BatchOutcome, 'configurations' | 'cohorts' | 'countedSeqs'>,
   ): Promise<void> {
-    if (messages.length === 0 && lost.length === 0) return;
-    const batches = aggregateMessages(messages, lost);
-    const ids = await this.configurations.idsOf(batches).catch((error: unknown) => {
+    if (batch.countedSeqs.length === 0) return;
+    const { ids, cohorts } = await this.idsOf(batch).catch((error: unknown) => {
       this.forgetAll();
       throw error;
     });
@@ -109,12 +94,13 @@ export class PreviewCountsRepository {
     try {
       await client.query('BEGIN');
       const query: Query = async (sql, params) => (await client.query(prepared(sql, params))).rows;
-      const runs = sequenceRuns([...messages, ...lost].map((m) => m.seq).sort((a, b) => a - b));
+      const runs = sequenceRuns(batch.countedSeqs);
       await query(
         `INSERT INTO preview_counted (lo, hi) SELECT * FROM unnest($1::bigint[], $2::bigint[])`,
         [runs.map((r) => r[0]), runs.map((r) => r[1])],
       );
-      await this.add(query, batches, ids);
+      await this.add(query, batch.configurations, ids);
+      await this.disagreements.add(query, cohorts);
       await client.query('COMMIT');
     } catch (error) {
       failure = error as Error;
@@ -132,6 +118,14 @@ export class PreviewCountsRepository {
       // A connection that failed mid-transaction may be broken: the pool drops it.
       client.release(failure && !('code' in failure) ? failure : undefined);
     }
+  }
+
+  private async idsOf(batch: Pick<BatchOutcome, 'configurations' | 'cohorts'>): Promise<{
+    ids: Map<ConfigurationBatch['target'], number>;
+    cohorts: Map<CohortBatch, number>;
+  }> {
+    const ids = await this.configurations.idsOf(batch.configurations);
+    return { ids, cohorts: await this.disagreements.idsOf(batch.cohorts, ids) };
   }
 
   private async add(
@@ -158,7 +152,6 @@ export class PreviewCountsRepository {
       locked.map((row) => [row.id, Math.max(0, this.config.EVALUATOR_MAX_FLOWS - row.flows)]),
     );
     const { inserted, outside } = await this.flows.add(query, entries, room);
-    await this.disagreements.add(query, entries);
     await this.totals.add(query, entries, inserted, outside);
   }
 

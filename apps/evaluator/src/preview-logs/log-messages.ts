@@ -1,17 +1,44 @@
 import { PREVIEW_LOG_PREFIX, PreviewVerdict, TrafficEvent } from '@rollout/contracts';
-import { RecordKeys, eventJson } from '@rollout/domain/preview';
+import {
+  POLICY_LOG_TAIL,
+  RecordKeys,
+  ViewLog,
+  eventJson,
+  outcomeJson,
+  policyLogEventJson,
+  policyLogKeys,
+} from '@rollout/domain/preview';
 
 /**
- * Preview-log records as UTF-8, and PREVIEW_LOGS messages: `{"records":[…]}` holding records
- * of one configuration, cut to stay under NATS's 1 MB default payload.
+ * PREVIEW_LOGS messages, cut to stay under NATS's 1 MB default payload: a policy's log (one
+ * record per event, every experiment's verdict in it; see policy-log.ts of the preview domain),
+ * and the deprecated per-experiment records, `{"records":[…]}` of one configuration.
+ */
+
+export const MAX_MESSAGE_BYTES = 768 * 1024;
+
+/** A view's log as whole messages: its head, records joined, its tail. */
+export function policyLogMessages(log: ViewLog): Buffer[] {
+  const keys = policyLogKeys(log.view);
+  const records = log.events.map(
+    (event, i) => policyLogEventJson(keys, event) + outcomeJson(log.outcomes[i]),
+  );
+  const frame = Buffer.byteLength(keys.head) + POLICY_LOG_TAIL.length;
+  return cut(
+    records.map((record) => Buffer.byteLength(record)),
+    frame,
+    (from, to) => Buffer.from(keys.head + records.slice(from, to).join(',') + POLICY_LOG_TAIL),
+  );
+}
+
+/**
+ * Deprecated per-experiment records (PREVIEW_LOGS_PER_EXPERIMENT), as UTF-8.
  *
  * The hot path writes records straight into message buffers from pieces encoded once: per
  * configuration (the experiment, policy and etags), per event (the connection and the live
  * verdict, shared by every experiment's record) and per verdict (the engine shares one verdict
  * object per rule). A record costs a few memory copies; no string is built or encoded per record.
  */
-
-export const MAX_MESSAGE_BYTES = 768 * 1024;
 
 const OPEN = Buffer.from('{"records":[');
 const CLOSE = Buffer.from(']}');
@@ -62,7 +89,7 @@ export class RecordEncoder {
         this.verdict(r.experiment).length +
         (r.changed ? CHANGED : UNCHANGED).length,
     );
-    return cut(lengths, (from, to, size) => {
+    return cut(lengths, OPEN.length + CLOSE.length, (from, to, size) => {
       const message = Buffer.allocUnsafe(size);
       let at = OPEN.copy(message, 0);
       for (let i = from; i < to; i++) {
@@ -104,13 +131,13 @@ export class RecordEncoder {
   }
 }
 
-/** Cuts records (by byte length) into messages of at most MAX_MESSAGE_BYTES; one record always fits. */
+/** Cuts records (by byte length, `frame` the bytes around them) into messages of at most MAX_MESSAGE_BYTES; one record always fits. */
 function cut(
   lengths: readonly number[],
+  frame: number,
   build: (from: number, to: number, size: number) => Buffer,
 ): Buffer[] {
   const messages: Buffer[] = [];
-  const frame = OPEN.length + CLOSE.length;
   let from = 0;
   let size = frame;
   for (let i = 0; i < lengths.length; i++) {

@@ -1,18 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
-import { Evaluation, RecordKeys } from '@rollout/domain/preview';
-import { NatsConnection } from 'nats';
+import { ViewLog, policyLogKeys } from '@rollout/domain/preview';
+import { NatsConnection, PubAck } from 'nats';
 import { createHash } from 'node:crypto';
-import { RecordBytes, RecordEncoder } from './log-messages';
+import { Config, EVALUATOR_CONFIG } from '../config';
+import { RecordBytes, RecordEncoder, policyLogMessages } from './log-messages';
 
 /**
- * Publishes the records of a batch's evaluations to PREVIEW_LOGS, the complete per-event log:
- * one record per event and ACTIVE experiment, in messages of one configuration each.
+ * Publishes a batch's evaluations to PREVIEW_LOGS, the complete per-event log: each policy's
+ * log (one record per event, with the live verdict and every ACTIVE experiment's), and, while
+ * PREVIEW_LOGS_PER_EXPERIMENT is on, the deprecated per-experiment records.
  *
  * It runs before the batch is counted, and the batch is acknowledged only after both: a crash
  * in between has the batch redelivered and published again, so the stream misses no record of a
- * counted event. Message ids are derived from the configuration and the batch's traffic
- * sequences (`preview-log:{configuration}:{batch}:{part}`), so the same batch published again
+ * counted event. Message ids are derived from the configurations and the batch's traffic
+ * sequences (`preview-log:{configurations}:{batch}:{part}`), so the same batch published again
  * within the stream's duplicate window is stored once; a redelivery regrouped into other
  * batches, or one after the window, stores its records again, with the same record `id`s to
  * deduplicate on downstream. A redelivery of a batch already counted publishes nothing (the
@@ -21,52 +23,53 @@ import { RecordBytes, RecordEncoder } from './log-messages';
 @Injectable()
 export class PreviewLogPublisher {
   private readonly encoder = new RecordEncoder();
+  private readonly perExperiment: boolean;
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
     private readonly namespace: NatsNamespace,
-  ) {}
+    @Inject(EVALUATOR_CONFIG) config: Pick<Config, 'PREVIEW_LOGS_PER_EXPERIMENT'>,
+  ) {
+    this.perExperiment = config.PREVIEW_LOGS_PER_EXPERIMENT;
+  }
 
-  /** `seqs`: the traffic stream sequences the evaluations came from. Resolves once JetStream has stored every message. */
-  async publish(evaluations: readonly Evaluation[], seqs: readonly number[]): Promise<void> {
-    const byConfiguration = new Map<
-      string,
-      { subject: string; records: RecordBytes[]; keys: RecordKeys }
-    >();
-    for (const evaluation of evaluations) {
-      const { active } = evaluation.view;
-      if (active.length === 0) continue;
-      const event = this.encoder.event(evaluation.event, evaluation.live);
-      for (let i = 0; i < active.length; i++) {
-        const target = active[i];
-        let group = byConfiguration.get(target.keys.configuration);
-        if (!group)
-          byConfiguration.set(
-            target.keys.configuration,
-            (group = { subject: target.logSubject, records: [], keys: target.keys }),
-          );
-        const experiment = evaluation.experiments[i];
-        group.records.push({
-          event,
-          experiment,
-          changed: experiment.action !== evaluation.live.action,
-        });
-      }
-    }
-    if (byConfiguration.size === 0) return;
-    const batch = digest([...seqs].sort((a, b) => a - b).join(','));
+  /** `seqs`: the traffic stream sequences the batch covers, sorted. Resolves once JetStream has stored every message. */
+  async publish(logs: readonly ViewLog[], seqs: readonly number[]): Promise<void> {
+    if (logs.length === 0) return;
+    const batch = digest(seqs.join(','));
     const js = this.connection.jetstream();
-    const acks: Promise<unknown>[] = [];
-    for (const [configuration, group] of byConfiguration) {
-      const subject = this.namespace.subject(group.subject);
-      const prefix = `preview-log:${digest(configuration)}:${batch}`;
-      this.encoder
-        .runs(group.keys, group.records)
-        .forEach((message, part) =>
-          acks.push(js.publish(subject, message, { msgID: `${prefix}:${part}` })),
-        );
+    const acks: Promise<PubAck>[] = [];
+    for (const log of logs) {
+      const subject = this.namespace.subject(log.view.logSubject);
+      const prefix = `preview-log:${digest(policyLogKeys(log.view).configurations)}:${batch}`;
+      policyLogMessages(log).forEach((message, part) =>
+        acks.push(js.publish(subject, message, { msgID: `${prefix}:${part}` })),
+      );
+      if (this.perExperiment) acks.push(...this.publishPerExperiment(log, batch));
     }
     await Promise.all(acks);
+  }
+
+  /** The deprecated per-experiment records of one view's events, in messages of one configuration each. */
+  private publishPerExperiment(log: ViewLog, batch: string): Promise<PubAck>[] {
+    const js = this.connection.jetstream();
+    const { active } = log.view;
+    const records: RecordBytes[][] = active.map(() => []);
+    for (let e = 0; e < log.events.length; e++) {
+      const outcome = log.outcomes[e];
+      const event = this.encoder.event(log.events[e], outcome.live);
+      for (let i = 0; i < active.length; i++) {
+        const experiment = outcome.experiments[i];
+        records[i].push({ event, experiment, changed: experiment.action !== outcome.live.action });
+      }
+    }
+    return active.flatMap((target, i) => {
+      const subject = this.namespace.subject(target.logSubject);
+      const prefix = `preview-log:${digest(target.keys.configuration)}:${batch}`;
+      return this.encoder
+        .runs(target.keys, records[i])
+        .map((message, part) => js.publish(subject, message, { msgID: `${prefix}:${part}` }));
+    });
   }
 }
 

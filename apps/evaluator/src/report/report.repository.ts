@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { PREVIEW_REPORT_TOP } from '@rollout/contracts';
 import { DataSource } from 'typeorm';
+import { DisagreementsRepository } from '../counting/disagreements.repository';
 import {
   BucketRow,
   ConfigurationRow,
   DeadLetterRow,
-  DisagreementFlowRow,
-  DisagreementRow,
   PortRow,
   ReportDetails,
   RuleCountRow,
@@ -26,7 +25,10 @@ export interface FlowConnection {
 /** The read side of the report's tables: what previewReport and its readiness show. */
 @Injectable()
 export class ReportRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly disagreements: DisagreementsRepository,
+  ) {}
 
   /** An experiment's configurations that evaluated something, newest first, with the TRAFFIC drops seen since each began. */
   async configurations(name: string): Promise<ConfigurationRow[]> {
@@ -55,8 +57,7 @@ export class ReportRepository {
       transitions,
       buckets,
       deadLetters,
-      disagreements,
-      disagreementFlows,
+      { disagreements, disagreementFlows },
     ] = await Promise.all([
       // The margins of the transitions, plus the rule counts stored before 1.2.0 (no longer written).
       this.dataSource.query(
@@ -99,22 +100,7 @@ export class ReportRepository {
         `SELECT configuration_id, reason, messages FROM preview_dead_letters WHERE configuration_id = ANY($1::int[])`,
         [ids],
       ) as Promise<DeadLetterRow[]>,
-      this.dataSource.query(
-        `SELECT configuration_id, other_experiment, other_etag, events, outside FROM preview_disagreements
-         WHERE configuration_id = ANY($1::int[]) ORDER BY events DESC, other_experiment, other_etag`,
-        [ids],
-      ) as Promise<DisagreementRow[]>,
-      this.dataSource.query(
-        `SELECT d.configuration_id, d.other_experiment, d.other_etag, f.direction, host(f.src_ip) AS src_ip, host(f.dest_ip) AS dest_ip,
-                f.protocol, f.dest_port, f.action, f.count
-         FROM preview_disagreements d CROSS JOIN LATERAL (
-           SELECT * FROM preview_disagreement_flows f
-           WHERE f.configuration_id = d.configuration_id AND f.other_experiment = d.other_experiment AND f.other_etag = d.other_etag
-           ORDER BY f.count DESC, f.direction, f.src_ip, f.dest_ip, f.protocol, f.dest_port, f.action LIMIT $2
-         ) f
-         WHERE d.configuration_id = ANY($1::int[])`,
-        [ids, PREVIEW_REPORT_TOP],
-      ) as Promise<DisagreementFlowRow[]>,
+      this.disagreements.read(ids),
     ]);
     return {
       rules,

@@ -144,10 +144,12 @@ export class RetentionRepository {
       await client.query(`DELETE FROM preview_transitions WHERE configuration_id = $1`, [id]);
       await client.query(`DELETE FROM preview_time_buckets WHERE configuration_id = $1`, [id]);
       await client.query(`DELETE FROM preview_dead_letters WHERE configuration_id = $1`, [id]);
-      await client.query(`DELETE FROM preview_disagreement_flows WHERE configuration_id = $1`, [
-        id,
-      ]);
-      await client.query(`DELETE FROM preview_disagreements WHERE configuration_id = $1`, [id]);
+      // A cohort also holds its other members' disagreement with each other: it goes with its last member.
+      await client.query(
+        `DELETE FROM preview_cohorts c WHERE $1 = ANY (c.configuration_ids)
+           AND NOT EXISTS (SELECT 1 FROM preview_configurations p WHERE p.id = ANY (c.configuration_ids))`,
+        [id],
+      );
       await client.query(
         `DELETE FROM preview_versions v WHERE NOT EXISTS (SELECT 1 FROM preview_configurations c WHERE c.version_id = v.id)`,
       );

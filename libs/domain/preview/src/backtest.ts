@@ -6,6 +6,7 @@ import {
   type PreviewFlow,
   type PreviewReport,
   type PreviewTimeBucket,
+  policyPreviewLogSubject,
   previewLogSubject,
 } from '@rollout/contracts';
 import { analyzeExperiment, type CompiledPolicy } from '@rollout/domain/firewall';
@@ -25,7 +26,7 @@ import {
 } from './totals';
 
 /**
- * A backtest replays retained traffic through the live path's evaluate and aggregateMessages, on
+ * A backtest replays retained traffic through the live path's evaluateBatch, on
  * a view of its own: the live policy and the one experiment, as held now, whatever its preview
  * state. The tally adds up the batches the replay aggregates and turns them into a report of the
  * preview report's shape, all in memory (a backtest writes none of the live report's tables).
@@ -41,6 +42,7 @@ export function backtestView(
     name: name.policyName,
     etag: versions.liveEtag,
     live: compile({ rules: [...versions.liveRules] }),
+    logSubject: policyPreviewLogSubject(name.project, name.location, name.policy),
     active: [
       {
         name: experimentName,

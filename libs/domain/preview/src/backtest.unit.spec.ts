@@ -1,7 +1,7 @@
 import type { FirewallRule, TrafficEvent } from '@rollout/contracts';
 import { compilePolicy, parseConnection } from '@rollout/domain/firewall';
 import { BacktestTally, backtestView, displayAddress } from './backtest';
-import { aggregate, evaluate } from './evaluation';
+import { TrafficToEvaluate, evaluateBatch } from './evaluation';
 import type { HeldVersions } from './state';
 
 const NAME = 'projects/acme/locations/global/firewallPolicies/web/experiments/block';
@@ -40,16 +40,15 @@ const traffic = (srcIp: string, time: string, destPort = 22) => {
     srcPort: 40000 + n,
     destPort,
   };
-  return evaluate(view, {
-    event,
-    connection: parseConnection(event)!,
-    timeMs: Date.parse(event.time),
-  });
+  return { event, connection: parseConnection(event)!, timeMs: Date.parse(event.time) };
 };
-const tallyOf = (maxFlows: number, ...batches: ReturnType<typeof traffic>[][]) => {
+const tallyOf = (maxFlows: number, ...batches: TrafficToEvaluate[][]) => {
   const tally = new BacktestTally(maxFlows);
-  for (const batch of batches)
-    for (const configuration of aggregate(batch)) tally.add(configuration);
+  for (const events of batches) {
+    const message = { seq: 1, redelivered: false, decoded: { key: 'acme.global.web', events } };
+    for (const configuration of evaluateBatch([message], new Set(), () => view).configurations)
+      tally.add(configuration);
+  }
   return tally;
 };
 

@@ -1,6 +1,14 @@
 import type { FirewallRule, TrafficEvent } from '@rollout/contracts';
 import { compilePolicy, parseConnection } from '@rollout/domain/firewall';
-import { Evaluation, addressText, aggregate, aggregateMessages, evaluate } from './evaluation';
+import {
+  ConfigurationBatch,
+  RefusedTraffic,
+  TrafficMessage,
+  TrafficToEvaluate,
+  addressText,
+  evaluateBatch,
+  evaluatorOf,
+} from './evaluation';
 import { recordKeys } from './records';
 import type { ActiveExperiment, PolicyView } from './state';
 
@@ -30,6 +38,7 @@ const view = (active: ActiveExperiment[]): PolicyView => ({
   name: POLICY,
   etag: 'L1',
   live: compilePolicy({ rules: [allowTen] }),
+  logSubject: 'preview.v1.logs.acme.global.web',
   active,
 });
 
@@ -49,30 +58,49 @@ const traffic = (overrides: Partial<TrafficEvent> = {}) => {
   return { event, connection: parseConnection(event)!, timeMs: Date.parse(event.time) };
 };
 
-describe('evaluate', () => {
-  it('decides the live policy and each ACTIVE experiment, in the order of the view', () => {
+const KEY = 'acme.global.web';
+let seq = 0;
+const message = (events: TrafficToEvaluate[], redelivered = false): TrafficMessage => ({
+  seq: ++seq,
+  redelivered,
+  decoded: { key: KEY, events },
+});
+/** Evaluates one message of these events against `v`, as the traffic path does. */
+const configurationsOf = (v: PolicyView, events: TrafficToEvaluate[]): ConfigurationBatch[] =>
+  evaluateBatch([message(events)], new Set(), () => v).configurations;
+
+describe('a view evaluator', () => {
+  it('decides the live policy and each ACTIVE experiment in one call, in the order of the view', () => {
     const v = view([experiment('block', [denySsh, allowTen]), experiment('noop', [])]);
-    const e = evaluate(v, traffic());
-    expect(e.live).toEqual({ action: 'allow', rulePriority: 100, implied: false });
-    expect(e.experiments).toEqual([
+    const outcome = evaluatorOf(v).evaluate(traffic().connection);
+    expect(outcome.live).toEqual({ action: 'allow', rulePriority: 100, implied: false });
+    expect(outcome.experiments).toEqual([
       { action: 'deny', rulePriority: 10, implied: false },
       { action: 'deny', rulePriority: null, implied: true },
     ]);
+    expect([outcome.changes, outcome.split, outcome.denyMask]).toEqual([true, false, 0b11]);
+  });
+
+  it('hands out one outcome for connections decided alike, and another for another decision', () => {
+    const evaluator = evaluatorOf(view([experiment('block', [denySsh, allowTen])]));
+    const ssh = evaluator.evaluate(traffic({ srcPort: 1 }).connection);
+    expect(evaluator.evaluate(traffic({ srcPort: 2, srcIp: '10.0.1.9' }).connection)).toBe(ssh);
+    expect(evaluator.evaluate(traffic({ srcIp: '10.0.2.5' }).connection)).not.toBe(ssh);
   });
 });
 
-describe('aggregate', () => {
+describe('evaluating a batch', () => {
   const block = experiment('block', [denySsh, allowTen]);
   const v = view([block]);
 
-  it('counts every evaluation in the totals and only changed ones in flows, one flow per connection without source port', () => {
-    const evaluations: Evaluation[] = [
-      evaluate(v, traffic({ srcPort: 1 })),
-      evaluate(v, traffic({ srcPort: 2 })),
-      evaluate(v, traffic({ srcIp: '10.0.2.5' })), // allowed by both: no flow
-      evaluate(v, traffic({ srcIp: '10.0.1.6' })),
+  it('counts every event in the totals and only changed ones in flows, one flow per connection without source port', () => {
+    const events = [
+      traffic({ srcPort: 1 }),
+      traffic({ srcPort: 2 }),
+      traffic({ srcIp: '10.0.2.5' }), // allowed by both: no flow
+      traffic({ srcIp: '10.0.1.6' }),
     ];
-    const [batch] = aggregate(evaluations);
+    const [batch] = configurationsOf(v, events);
     expect(batch.target).toBe(block);
     expect(batch.totals).toMatchObject({
       evaluated: 4,
@@ -96,8 +124,8 @@ describe('aggregate', () => {
       ['10.0.1.6', '192.0.2.1', 'tcp', 22, 1, 100, 10],
     ]);
     expect(flows[0].samples.map((s) => [s.trafficEventId, s.srcPort])).toEqual([
-      [evaluations[0].event.id, 1],
-      [evaluations[1].event.id, 2],
+      [events[0].event.id, 1],
+      [events[1].event.id, 2],
     ]);
   });
 
@@ -106,18 +134,15 @@ describe('aggregate', () => {
       { priority: 1, direction: 'INGRESS', action: 'allow', match: { srcIpRanges: ['::/0'] } },
     ]);
     const spellings = ['2001:db8::1', '2001:DB8:0:0:0:0:0:1', '2001:db8:0::1'];
-    const evaluations = Array.from({ length: 9 }, (_, i) =>
-      evaluate(
-        view([open]),
-        traffic({
-          srcIp: spellings[i % 3],
-          protocol: i % 2 ? 'tcp' : 6,
-          direction: 'INGRESS',
-          time: `2025-06-01T00:00:0${9 - i}Z`,
-        }),
-      ),
+    const events = Array.from({ length: 9 }, (_, i) =>
+      traffic({
+        srcIp: spellings[i % 3],
+        protocol: i % 2 ? 'tcp' : 6,
+        direction: 'INGRESS',
+        time: `2025-06-01T00:00:0${9 - i}Z`,
+      }),
     );
-    const [batch] = aggregate(evaluations);
+    const [batch] = configurationsOf(view([open]), events);
     expect(batch.flows.size).toBe(1);
     const [flow] = batch.flows.values();
     expect(flow).toMatchObject({
@@ -128,7 +153,7 @@ describe('aggregate', () => {
       lastMs: Date.parse('2025-06-01T00:00:09Z'),
     });
     expect(flow.samples.map((s) => s.trafficEventId)).toEqual(
-      evaluations.slice(0, 5).map((e) => e.event.id),
+      events.slice(0, 5).map((e) => e.event.id),
     );
   });
 
@@ -136,22 +161,23 @@ describe('aggregate', () => {
     const closed = experiment('closed', [
       { priority: 1, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['0.0.0.0/0'] } },
     ]);
-    const [batch] = aggregate(
-      ['10.0.1.5', '::ffff:10.0.1.5', '::ffff:a00:105'].map((srcIp) =>
-        evaluate(view([closed]), traffic({ srcIp })),
-      ),
+    const [batch] = configurationsOf(
+      view([closed]),
+      ['10.0.1.5', '::ffff:10.0.1.5', '::ffff:a00:105'].map((srcIp) => traffic({ srcIp })),
     );
     expect([...batch.flows.values()].map((f) => [f.srcIp, f.count])).toEqual([['10.0.1.5', 3]]);
   });
 
   it('keeps configurations apart: another live policy version is another configuration', () => {
-    const older = experiment('block', [denySsh, allowTen], 'L0');
-    const batches = aggregate([
-      evaluate(view([older]), traffic()),
-      evaluate(v, traffic()),
-      evaluate(v, traffic()),
-    ]);
-    expect(batches.map((b) => [b.target.liveEtag, b.totals.evaluated])).toEqual([
+    const older = view([experiment('block', [denySsh, allowTen], 'L0')]);
+    const messages = [
+      { ...message([traffic()]), decoded: { key: 'acme.global.old', events: [traffic()] } },
+      message([traffic(), traffic()]),
+    ];
+    const { configurations } = evaluateBatch(messages, new Set(), (key) =>
+      key === KEY ? v : older,
+    );
+    expect(configurations.map((b) => [b.target.liveEtag, b.totals.evaluated])).toEqual([
       ['L0', 1],
       ['L1', 2],
     ]);
@@ -159,90 +185,203 @@ describe('aggregate', () => {
 
   it('splits flows by deciding rules and leaves the port out for protocols without one', () => {
     const icmp = traffic({ protocol: 'icmp', destPort: undefined, srcPort: undefined });
-    const [batch] = aggregate([evaluate(view([experiment('noop', [])]), icmp)]);
+    const [batch] = configurationsOf(view([experiment('noop', [])]), [icmp]);
     const [flow] = batch.flows.values();
     expect(flow.destPort).toBeUndefined();
     expect(flow.protocol).toBe('icmp');
     expect(flow.samples).toEqual([{ trafficEventId: icmp.event.id, eventTime: icmp.event.time }]);
   });
-});
 
-describe('aggregateMessages', () => {
-  it('counts the events of redelivered messages and the dead-lettered messages of every ACTIVE configuration of their policy', () => {
-    const block = experiment('block', [denySsh, allowTen]);
-    const noop = experiment('noop', []);
-    const v = view([block, noop]);
-    const batches = aggregateMessages(
-      [
-        { evaluations: [evaluate(v, traffic()), evaluate(v, traffic())], redelivered: true },
-        { evaluations: [evaluate(v, traffic())], redelivered: false },
-      ],
-      [
-        { reason: 'invalid_event', targets: [block, noop] },
-        { reason: 'invalid_event', targets: [block] },
-        { reason: 'bad_json', targets: [block] },
-      ],
+  it('counts minute buckets and the first and last event time of the events, whatever their order', () => {
+    const times = ['2025-06-01T00:01:30Z', '2025-06-01T00:00:10Z', '2025-06-01T00:01:05Z'];
+    const [batch] = configurationsOf(
+      v,
+      times.map((time) => traffic({ time })),
     );
     expect(
-      batches.map((b) => [
+      [...batch.totals.minutes].map(([minute, b]) => [new Date(minute).toISOString(), b.evaluated]),
+    ).toEqual([
+      ['2025-06-01T00:01:00.000Z', 2],
+      ['2025-06-01T00:00:00.000Z', 1],
+    ]);
+    expect([batch.totals.firstEventMs, batch.totals.lastEventMs]).toEqual([
+      Date.parse(times[1]),
+      Date.parse(times[0]),
+    ]);
+  });
+
+  it('evaluates the same event id once per policy in a batch, and skips messages counted before', () => {
+    const again = traffic();
+    const counted = message([traffic(), traffic()]);
+    const outcome = evaluateBatch(
+      [message([again]), message([again]), counted],
+      new Set([counted.seq]),
+      () => v,
+    );
+    expect(outcome.configurations[0].totals.evaluated).toBe(1);
+    expect([outcome.countedMessages, outcome.duplicateMessages, outcome.evaluatedEvents]).toEqual([
+      2, 1, 1,
+    ]);
+    expect(outcome.countedSeqs).not.toContain(counted.seq);
+  });
+
+  it('refuses a message of an unknown policy, counting nothing of it', () => {
+    const outcome = evaluateBatch([message([traffic()])], new Set(), () => undefined);
+    expect(outcome.refused.map((r) => [r.index, r.refusal.kind, r.refusal.reason])).toEqual([
+      [0, 'unknown_policy', 'no live policy projects/acme/locations/global/firewallPolicies/web'],
+    ]);
+    expect([outcome.configurations, outcome.countedSeqs, outcome.settledEvents]).toEqual([
+      [],
+      [],
+      0,
+    ]);
+  });
+
+  it('counts the events of redelivered messages and the refused messages of every ACTIVE configuration of their policy', () => {
+    const noop = experiment('noop', []);
+    const both = view([block, noop]);
+    const refused = (kind: string): TrafficMessage => ({
+      seq: ++seq,
+      redelivered: false,
+      decoded: { kind, reason: `a ${kind}`, key: KEY } satisfies RefusedTraffic,
+    });
+    const outcome = evaluateBatch(
+      [
+        message([traffic(), traffic()], true),
+        message([traffic()]),
+        refused('invalid_event'),
+        refused('bad_json'),
+      ],
+      new Set(),
+      () => both,
+    );
+    expect(
+      outcome.configurations.map((b) => [
         b.target.name,
         b.totals.evaluated,
         b.redelivered,
         Object.fromEntries(b.deadLettered),
       ]),
     ).toEqual([
-      [block.name, 3, 2, { invalid_event: 2, bad_json: 1 }],
-      [noop.name, 3, 2, { invalid_event: 1 }],
+      [block.name, 3, 2, { invalid_event: 1, bad_json: 1 }],
+      [noop.name, 3, 2, { invalid_event: 1, bad_json: 1 }],
     ]);
+    expect(outcome.refused.map((r) => r.index)).toEqual([2, 3]);
+    expect(outcome.countedSeqs).toHaveLength(4);
   });
 
-  it('counts, for each of two ACTIVE experiments, the events the other decides differently, by flow', () => {
-    const block = experiment('block', [denySsh, allowTen]);
+  it('refuses a whole message when the engine cannot evaluate one of its events, tallying none of them', () => {
+    const throwing = experiment('block', []);
+    const broken: PolicyView = {
+      ...view([throwing]),
+      live: {
+        ...compilePolicy({}),
+        evaluateParsed: (c) => {
+          if (c.portKey === 23) throw new RangeError('no telnet here');
+          return compilePolicy({ rules: [allowTen] }).evaluateParsed(c);
+        },
+      },
+    };
+    const outcome = evaluateBatch(
+      [message([traffic(), traffic({ destPort: 23 })]), message([traffic()])],
+      new Set(),
+      () => broken,
+    );
+    expect(outcome.refused.map((r) => [r.index, r.refusal.kind, r.refusal.reason])).toEqual([
+      [0, 'unevaluable', 'cannot evaluate: no telnet here'],
+    ]);
+    expect(outcome.configurations[0].totals.evaluated).toBe(1);
+    expect(Object.fromEntries(outcome.configurations[0].deadLettered)).toEqual({ unevaluable: 1 });
+  });
+
+  it('gives the cohort of two ACTIVE experiments the events and connections they decide differently, by mask', () => {
     const noop = experiment('noop', []);
-    const v = view([block, noop]);
-    const evaluations = [
+    const both = view([block, noop]);
+    const events = [
       traffic(), // both deny: 10.0.1.5 → 22 is blocked by one, implied-denied by the other
       traffic({ srcIp: '10.0.2.5' }),
       traffic({ srcIp: '10.0.2.5' }),
       traffic({ srcIp: '10.0.3.9', destPort: 443 }),
-    ].map((t) => evaluate(v, t));
-    const [blockBatch, noopBatch] = aggregateMessages([{ evaluations, redelivered: false }], []);
-    const summary = (b: ReturnType<typeof aggregateMessages>[number]) =>
-      [...b.disagreements.values()].map((d) => [
-        d.other.name,
-        d.events,
-        [...d.flows.values()].map((f) => [f.srcIp, f.destPort, f.action, f.count]),
-      ]);
-    expect(summary(blockBatch)).toEqual([
-      [
-        noop.name,
-        3,
-        [
-          ['10.0.2.5', 22, 'allow', 2],
-          ['10.0.3.9', 443, 'allow', 1],
-        ],
-      ],
-    ]);
-    expect(summary(noopBatch)).toEqual([
-      [
-        block.name,
-        3,
-        [
-          ['10.0.2.5', 22, 'deny', 2],
-          ['10.0.3.9', 443, 'deny', 1],
-        ],
-      ],
+    ];
+    const { cohorts } = evaluateBatch([message(events)], new Set(), () => both);
+    expect(cohorts).toHaveLength(1);
+    const [cohort] = cohorts;
+    expect(cohort.targets).toEqual([block, noop]);
+    // block allows (bit 0 clear), noop denies (bit 1 set).
+    expect(Object.fromEntries(cohort.masks)).toEqual({ 2: 3 });
+    expect([...cohort.flows.values()].map((f) => [f.srcIp, f.destPort, f.mask, f.count])).toEqual([
+      ['10.0.2.5', 22, 2, 2],
+      ['10.0.3.9', 443, 2, 1],
     ]);
   });
 
-  it('makes a configuration that only lost messages, with nothing evaluated', () => {
-    const block = experiment('block', [denySsh, allowTen]);
-    const [batch] = aggregateMessages([], [{ reason: 'bad_json', targets: [block] }]);
-    expect([
-      batch.totals.evaluated,
-      batch.flows.size,
-      Object.fromEntries(batch.deadLettered),
-    ]).toEqual([0, 0, { bad_json: 1 }]);
+  it('tallies exactly what evaluating every event alone would, for any batch (seeded random traffic)', () => {
+    const experiments = [
+      experiment('block', [denySsh, allowTen]),
+      experiment('noop', []),
+      experiment('open', [
+        {
+          priority: 5,
+          direction: 'INGRESS',
+          action: 'allow',
+          match: { srcIpRanges: ['0.0.0.0/0'] },
+        },
+      ]),
+    ];
+    const v3 = view(experiments);
+    let state = 7;
+    const random = (n: number) => {
+      state = (state * 1103515245 + 12345) & 0x7fffffff;
+      return state % n;
+    };
+    const events = Array.from({ length: 500 }, () =>
+      traffic({
+        srcIp: `10.0.${random(4)}.${random(3)}`,
+        destPort: [22, 443, 23][random(3)],
+        time: `2025-06-01T00:0${random(3)}:${String(random(60)).padStart(2, '0')}Z`,
+      }),
+    );
+    const { configurations, cohorts } = evaluateBatch([message(events)], new Set(), () => v3);
+    experiments.forEach((target, i) => {
+      const expected = { evaluated: 0, changed: 0, flows: new Map<string, number>() };
+      for (const e of events) {
+        const live = v3.live.evaluateParsed(e.connection);
+        const mine = target.policy.evaluateParsed(e.connection);
+        expected.evaluated++;
+        if (live.action === mine.action) continue;
+        expected.changed++;
+        const key = `${e.event.srcIp}|${e.event.destPort}|${live.rulePriority}|${mine.rulePriority}`;
+        expected.flows.set(key, (expected.flows.get(key) ?? 0) + 1);
+      }
+      const batch = configurations[i];
+      expect(batch.target).toBe(target);
+      expect([batch.totals.evaluated, batch.totals.changed]).toEqual([
+        expected.evaluated,
+        expected.changed,
+      ]);
+      const flows = new Map(
+        [...batch.flows.values()].map((f) => [
+          `${f.srcIp}|${f.destPort}|${f.live.rulePriority}|${f.experiment.rulePriority}`,
+          f.count,
+        ]),
+      );
+      expect(flows).toEqual(expected.flows);
+    });
+    // Every pair's disagreement, from the masks, is the events the two decide differently.
+    const [cohort] = cohorts;
+    for (let a = 0; a < 3; a++)
+      for (let b = 0; b < 3; b++) {
+        if (a === b) continue;
+        const expected = events.filter(
+          (e) =>
+            experiments[a].policy.evaluateParsed(e.connection).action !==
+            experiments[b].policy.evaluateParsed(e.connection).action,
+        ).length;
+        const fromMasks = [...cohort.masks]
+          .filter(([mask]) => ((mask >> a) & 1) !== ((mask >> b) & 1))
+          .reduce((sum, [, events]) => sum + events, 0);
+        expect(fromMasks).toBe(expected);
+      }
   });
 });
 

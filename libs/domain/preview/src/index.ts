@@ -11,3 +11,4 @@ export * from './coverage';
 export * from './backtest';
 export * from './backtest-window';
 export * from './counted-sequences';
+export * from './policy-log';

@@ -4,6 +4,7 @@ import {
   FirewallPolicyExperiment,
   FirewallRule,
   PolicyEvent,
+  policyPreviewLogSubject,
   previewLogSubject,
 } from '@rollout/contracts';
 import { CompiledPolicy, compilePolicy } from '@rollout/domain/firewall';
@@ -36,6 +37,8 @@ export interface PolicyView {
   readonly name: string;
   readonly etag: string;
   readonly live: CompiledPolicy;
+  /** Where the policy's preview log goes (policyPreviewLogSubject, not namespaced). */
+  readonly logSubject: string;
   /** The ACTIVE experiments of the policy, by name. */
   readonly active: readonly ActiveExperiment[];
 }
@@ -303,7 +306,13 @@ export class PreviewState {
         keys: recordKeys(experimentName, state.etag, policy.name, live.state.etag),
       });
     }
-    this.views.set(key, { name: policy.name, etag: live.state.etag, live: live.compiled, active });
+    this.views.set(key, {
+      name: policy.name,
+      etag: live.state.etag,
+      live: live.compiled,
+      logSubject: policyPreviewLogSubject(policy.project, policy.location, policy.policy),
+      active,
+    });
     return problems;
   }
 }

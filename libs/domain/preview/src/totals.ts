@@ -9,8 +9,6 @@ import {
 /** The implied rule's stand-in priority in stored rule counts (real priorities are 0-65535). */
 export const IMPLIED_PRIORITY = -1;
 
-const bump = <K>(map: Map<K, number>, key: K) => map.set(key, (map.get(key) ?? 0) + 1);
-
 /**
  * The exact totals of one configuration (experiment etag × live policy etag) over some
  * evaluations: the report's arithmetic. Totals of disjoint sets of evaluations add up (the
@@ -31,8 +29,9 @@ export class ConfigurationTotals {
   firstEventMs = Number.POSITIVE_INFINITY;
   lastEventMs = Number.NEGATIVE_INFINITY;
 
-  add(live: PreviewVerdict, experiment: PreviewVerdict, eventTimeMs: number): void {
-    this.evaluated++;
+  /** Adds `count` events of one minute (any time in it) that live and the experiment decided so. */
+  add(live: PreviewVerdict, experiment: PreviewVerdict, eventTimeMs: number, count = 1): void {
+    this.evaluated += count;
     const minute = eventTimeMs - (eventTimeMs % MINUTE_MS);
     let bucket = this.minutes.get(minute);
     if (!bucket)
@@ -40,26 +39,31 @@ export class ConfigurationTotals {
         minute,
         (bucket = { evaluated: 0, changed: 0, allowToDeny: 0, denyToAllow: 0 }),
       );
-    bucket.evaluated++;
+    bucket.evaluated += count;
     if (live.action === experiment.action) {
-      if (live.action === 'allow') this.unchangedAllow++;
-      else this.unchangedDeny++;
+      if (live.action === 'allow') this.unchangedAllow += count;
+      else this.unchangedDeny += count;
     } else {
-      this.changed++;
-      bucket.changed++;
+      this.changed += count;
+      bucket.changed += count;
       if (live.action === 'allow') {
-        this.allowToDeny++;
-        bucket.allowToDeny++;
+        this.allowToDeny += count;
+        bucket.allowToDeny += count;
       } else {
-        this.denyToAllow++;
-        bucket.denyToAllow++;
+        this.denyToAllow += count;
+        bucket.denyToAllow += count;
       }
     }
     let row = this.transitions.get(live);
     if (!row) this.transitions.set(live, (row = new Map()));
-    bump(row, experiment);
-    if (eventTimeMs < this.firstEventMs) this.firstEventMs = eventTimeMs;
-    if (eventTimeMs > this.lastEventMs) this.lastEventMs = eventTimeMs;
+    row.set(experiment, (row.get(experiment) ?? 0) + count);
+    this.span(eventTimeMs, eventTimeMs);
+  }
+
+  /** Widens the first and last event times to include [firstMs, lastMs]. */
+  span(firstMs: number, lastMs: number): void {
+    if (firstMs < this.firstEventMs) this.firstEventMs = firstMs;
+    if (lastMs > this.lastEventMs) this.lastEventMs = lastMs;
   }
 }
 

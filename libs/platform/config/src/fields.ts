@@ -74,6 +74,13 @@ export const nodeEnv = z
   })
   .default('development');
 
+/** `true` or `false` (nothing else: a typo fails at boot rather than reading as false). */
+export const booleanFlag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .default(fallback ? 'true' : 'false')
+    .transform((value) => value === 'true');
+
 export const optionalSecret = z.string().min(1, 'must not be empty when set').optional();
 
 /** `<key id>:<32-byte Ed25519 key, base64url>`: the form of the bus's actor-assertion keys (docs/bus-security.md). */

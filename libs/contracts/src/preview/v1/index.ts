@@ -11,13 +11,21 @@ import type { TrafficProtocol } from '../../traffic/v1';
  *
  * For every traffic event (traffic.v1) of a live policy, the evaluator evaluates the live
  * policy and every experiment of it whose `previewMetadata.state` is ACTIVE (a no-op experiment
- * previews deleting the live policy), and emits one log record per ACTIVE experiment:
+ * previews deleting the live policy), and logs it:
  *
- * - on JetStream, stream `PREVIEW_LOGS`, subject
- *   `preview.v1.logs.{project}.{location}.{firewallPolicy}.{experiment}`: each message is a
- *   `PreviewLogBatch` (several records of one experiment configuration), with `Nats-Msg-Id`
- *   set, so a message republished after a crash is stored once within the duplicate window;
- *   every record also carries its deterministic `id`, the key to deduplicate on downstream;
+ * - since 1.8.0, ONE record per event on JetStream, stream `PREVIEW_LOGS`, subject
+ *   `preview.v1.logs.{project}.{location}.{firewallPolicy}` (the policy's log): each message is
+ *   a `PolicyPreviewLogBatch` naming the live policy version and the ACTIVE experiments once,
+ *   then each event with the live verdict and every experiment's verdict, in that order. A
+ *   policy's log costs about one record per event whatever the number of ACTIVE experiments;
+ * - deprecated since 1.8.0 (sunset 2027-12-31; the evaluator's PREVIEW_LOGS_PER_EXPERIMENT,
+ *   on by default until then): one record per event and ACTIVE experiment, subject
+ *   `preview.v1.logs.{project}.{location}.{firewallPolicy}.{experiment}`, each message a
+ *   `PreviewLogBatch` (several records of one experiment configuration);
+ * - both with `Nats-Msg-Id` set, so a message republished after a crash is stored once within
+ *   the duplicate window; every record also carries its deterministic `id`, the key to
+ *   deduplicate on downstream. A consumer of `preview.v1.logs.>` tells the two apart by the
+ *   subject's length (three tokens after `logs`: the policy's log);
  * - summed up, exactly, by `previewReport`, and aggregated by flow (changed decisions only)
  *   for `previewFlows`: what the evaluator stores grows with the flows and rules the report
  *   shows, never with the traffic. PREVIEW_LOGS is the complete per-event log (bounded by its
@@ -26,17 +34,25 @@ import type { TrafficProtocol } from '../../traffic/v1';
  * A configuration is one (experiment etag, live policy etag) pair: the versions of the two
  * policies that produced a result. Reports and log pages keep them apart, newest first.
  */
-export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.7.0' };
+export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.8.0' };
 
 export const PREVIEW_LOGS_STREAM = 'PREVIEW_LOGS';
 export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';
 
+/** Deprecated since 1.8.0 (sunset 2027-12-31): one experiment's records; use policyPreviewLogSubject. */
 export const previewLogSubject = (
   project: string,
   location: string,
   firewallPolicy: string,
   experiment: string,
 ) => `preview.v1.logs.${project}.${location}.${firewallPolicy}.${experiment}`;
+
+/** Since 1.8.0: a live policy's preview log, one record per event for all its ACTIVE experiments. */
+export const policyPreviewLogSubject = (
+  project: string,
+  location: string,
+  firewallPolicy: string,
+) => `preview.v1.logs.${project}.${location}.${firewallPolicy}`;
 
 /**
  * Default limits of the PREVIEW_LOGS stream (the evaluator's store keeps its own copy): a
@@ -102,9 +118,53 @@ export interface PreviewLogRecord {
   changed: boolean;
 }
 
-/** The payload of one PREVIEW_LOGS message. */
+/** The payload of one PREVIEW_LOGS message on a deprecated per-experiment subject. */
 export interface PreviewLogBatch {
   records: PreviewLogRecord[];
+}
+
+/**
+ * The payload of one message of a policy's preview log (since 1.8.0): the configurations once,
+ * then one record per event carrying every ACTIVE experiment's verdict.
+ */
+export interface PolicyPreviewLogBatch {
+  /** Always `FirewallPolicyPreviewLog` (experiment.v1's PREVIEW_LOG_PREFIX): messages grep apart from other logs. */
+  logPrefix: typeof PREVIEW_LOG_PREFIX;
+  /** The live policy's resource name. */
+  firewallPolicy: string;
+  livePolicyEtag: string;
+  /** The experiments ACTIVE when the events were evaluated; `experimentResults` follow this order. */
+  experiments: PreviewLogExperiment[];
+  events: PolicyPreviewLogRecord[];
+}
+
+/** An experiment version a policy's log record has a verdict of. */
+export interface PreviewLogExperiment {
+  /** The experiment's resource name. */
+  experiment: string;
+  experimentEtag: string;
+}
+
+/** One traffic event in a policy's preview log. */
+export interface PolicyPreviewLogRecord {
+  /**
+   * Deterministic: derived from trafficEventId, the live policy version and the experiment
+   * versions of the message (evaluating the same event in the same state gives the same id).
+   */
+  id: string;
+  trafficEventId: string;
+  /** The traffic event's `time`, as the producer wrote it. */
+  eventTime: string;
+  connection: PreviewConnection;
+  liveResult: PreviewVerdict;
+  /** One per `experiments` entry, in that order. */
+  experimentResults: PreviewExperimentResult[];
+}
+
+/** An experiment's verdict in a policy's log record, and whether it differs from the live one. */
+export interface PreviewExperimentResult extends PreviewVerdict {
+  /** The experiment's action differs from the live policy's. */
+  changed: boolean;
 }
 
 /**
@@ -361,7 +421,7 @@ export interface PreviewDisagreement {
   events: number;
   /** The PREVIEW_REPORT_TOP flows with the most such events (ties by flow). */
   topFlows: PreviewDisagreementFlow[];
-  /** Events in flows not kept (past PREVIEW_DISAGREEMENT_FLOWS distinct flows for the pair). */
+  /** Of `events`, those in flows not kept (past PREVIEW_DISAGREEMENT_FLOWS distinct flows of the experiments ACTIVE together). */
   eventsOutsideFlows: number;
 }
 
@@ -379,8 +439,12 @@ export interface PreviewDisagreementFlow {
   count: number;
 }
 
-/** Distinct flows kept per pair of experiments for `disagreements`. */
-export const PREVIEW_DISAGREEMENT_FLOWS = 1000;
+/**
+ * Distinct flows (with the pattern of verdicts of the experiments ACTIVE together) kept per set
+ * of experiments ACTIVE together on a live policy version, for `disagreements` (since 1.8.0; a
+ * pair's kept flows are those whose verdicts differ for the pair).
+ */
+export const PREVIEW_DISAGREEMENT_FLOWS = 10_000;
 
 export interface PreviewDeadLetterCount {
   /** The dead-letter reason (`bad_json`, `invalid_event`, `bad_address`, `contract_mismatch`, `unevaluable`). */

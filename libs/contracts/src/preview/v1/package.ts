@@ -1,12 +1,17 @@
 import { definePackage } from '../../packages';
-import { PREVIEW_LOGS_STREAM, PREVIEW_SUBJECTS, previewLogSubject } from './index';
+import {
+  PREVIEW_LOGS_STREAM,
+  PREVIEW_SUBJECTS,
+  policyPreviewLogSubject,
+  previewLogSubject,
+} from './index';
 
 const service = 'evaluator';
 
 /** `preview.v1`: what previewing an experiment did to production traffic. */
 export const PREVIEW_V1_PACKAGE = definePackage({
   name: 'preview.v1',
-  version: '1.7.0',
+  version: '1.8.0',
   stability: 'stable',
   requests: [
     'ListPreviewLogsRequest',
@@ -21,9 +26,16 @@ export const PREVIEW_V1_PACKAGE = definePackage({
     'ListPreviewFlowsResponse',
     'BacktestOperation',
   ],
-  events: ['PreviewLogBatch'],
+  events: ['PreviewLogBatch', 'PolicyPreviewLogBatch'],
   resources: [],
   deprecations: [
+    {
+      target: previewLogSubject('{project}', '{location}', '{firewallPolicy}', '{experiment}'),
+      since: '1.8.0',
+      replacement: policyPreviewLogSubject('{project}', '{location}', '{firewallPolicy}'),
+      date: '2026-11-28',
+      sunset: '2027-12-31',
+    },
     {
       target: PREVIEW_SUBJECTS.previewLogs,
       since: '1.1.0',
@@ -72,6 +84,13 @@ export const PREVIEW_V1_PACKAGE = definePackage({
     },
   ],
   streams: [
+    {
+      subject: policyPreviewLogSubject('{project}', '{location}', '{firewallPolicy}'),
+      stream: PREVIEW_LOGS_STREAM,
+      direction: 'out',
+      service,
+      message: 'PolicyPreviewLogBatch',
+    },
     {
       subject: previewLogSubject('{project}', '{location}', '{firewallPolicy}', '{experiment}'),
       stream: PREVIEW_LOGS_STREAM,
