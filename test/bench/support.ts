@@ -210,3 +210,44 @@ export async function closedLoop(
 
 export const describeLoad = (r: LoadResult, unit: string) =>
   `${r.perSecond.toFixed(0)} ${unit}/s, p50 ${r.p50.toFixed(1)} ms, p90 ${r.p90.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(0)} ms, ${r.count} requests, ${r.failures} failed`;
+
+/** A V8 .cpuprofile (what --cpu-prof writes), as far as self times need it. */
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string }; hitCount?: number }[];
+  samples?: number[];
+  timeDeltas?: number[];
+}
+
+/**
+ * Shares of a CPU profile's sampled time (idle excluded) spent in the self time of the functions
+ * each pattern matches: e.g. `{ gc: /^\(garbage collector\)$/ }`. `sampledMs` is the non-idle
+ * time sampled. A sample lasts until the next one, as DevTools counts it.
+ */
+export function profileShares<K extends string>(
+  path: string,
+  patterns: Record<K, RegExp>,
+): { sampledMs: number; shares: Record<K, number> } {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
+  const selfUs = new Map<number, number>();
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  for (let i = 0; i < samples.length; i++)
+    selfUs.set(samples[i], (selfUs.get(samples[i]) ?? 0) + (deltas[i + 1] ?? 0));
+  let sampled = 0;
+  const matched = Object.fromEntries(Object.keys(patterns).map((key) => [key, 0])) as Record<
+    K,
+    number
+  >;
+  for (const node of profile.nodes) {
+    const name = node.callFrame.functionName;
+    const us = selfUs.get(node.id) ?? 0;
+    if (name === '(idle)') continue;
+    sampled += us;
+    for (const key of Object.keys(patterns) as K[])
+      if (patterns[key].test(name)) matched[key] += us;
+  }
+  const shares = Object.fromEntries(
+    (Object.keys(patterns) as K[]).map((key) => [key, sampled ? matched[key] / sampled : 0]),
+  ) as Record<K, number>;
+  return { sampledMs: sampled / 1000, shares };
+}
