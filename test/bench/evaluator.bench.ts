@@ -116,7 +116,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { LoggedVerdict, VerdictsByExperiment } from './preview-log-reader';
-import { profileShares } from './support';
+import { profileClockUs, profileShares } from './support';
 
 const numberOf = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -603,6 +603,8 @@ async function main() {
     profile?: string;
     readyAt: number;
     cpuAtReady: number;
+    /** When it was ready on the CPU profile's clock: its profile is read from then on. */
+    readyAtUs: number;
   }[] = [];
   let evaluatorPort = 0;
   let evaluatorsStarted = 0;
@@ -624,17 +626,17 @@ async function main() {
   const startEvaluator = async (schema: string, label?: string, root = ROOT) => {
     const port = await freePort();
     evaluatorsStarted++;
-    const profile =
-      PROFILING && label
-        ? `evaluator-${namespace}-${evaluatorsStarted}-${label}.cpuprofile`
-        : undefined;
+    // Named, so that it is found again; only a labelled one is reported (not the first, which declares the streams).
+    const profile = PROFILING
+      ? `evaluator-${namespace}-${evaluatorsStarted}-${label ?? 'streams'}.cpuprofile`
+      : undefined;
     const child = startApp(
       'evaluator',
       { ...evaluatorEnv, DATABASE_SCHEMA: schema, PORT: String(port) },
       root,
       profile,
     );
-    const entry = { child, label, profile, readyAt: 0, cpuAtReady: 0 };
+    const entry = { child, label, profile, readyAt: 0, cpuAtReady: 0, readyAtUs: 0 };
     evaluators.push(entry);
     if (evaluators[0] === entry) evaluatorPort = port;
     entry.readyAt = await eventually(
@@ -649,6 +651,7 @@ async function main() {
       { timeoutMs: 60_000, intervalMs: 10, what: 'evaluator ready' },
     );
     entry.cpuAtReady = cpuOf(child.pid as number);
+    entry.readyAtUs = profileClockUs();
     return entry.readyAt;
   };
   /** The first evaluator, once every one running is checked to be alive. */
@@ -659,22 +662,29 @@ async function main() {
         throw new Error(`the evaluator exited (${child.exitCode ?? child.signalCode})`);
     return evaluators[0].child;
   };
-  /** Stops every evaluator; with BENCH_PROFILE=evaluator, prints what each one's profile shows. */
+  /** The GC and socket-write shares of each profiled evaluator, listed at the end of the summary. */
+  const profiles: SummaryLine[] = [];
+  /**
+   * Stops every evaluator; with BENCH_PROFILE=evaluator, prints what each one's profile shows
+   * from its readiness to its stop (its start-up left out).
+   */
   const stopEvaluators = async () => {
     const stopping = evaluators;
     evaluators = [];
+    const stoppedAtUs = profileClockUs();
     await Promise.all(stopping.map(({ child }) => stop(child)));
-    for (const { label, profile } of stopping) {
-      if (!profile) continue;
+    for (const { label, profile, readyAtUs } of stopping) {
+      if (!profile || !label) continue;
       const path = join(PROFILE_DIR, profile);
       try {
-        const { sampledMs, shares } = profileShares(path, {
-          gc: /^\(garbage collector\)$/,
-          writes: /writev|writeBuffer|_writeGeneric/,
-        });
-        const value = `garbage collection ${(shares.gc * 100).toFixed(1)}%, socket writes ${(shares.writes * 100).toFixed(1)}% of ${(sampledMs / 1000).toFixed(1)} s sampled (idle excluded)`;
+        const { sampledMs, whole, shares } = profileShares(
+          path,
+          { gc: /^\(garbage collector\)$/, writes: /writev|writeBuffer|_writeGeneric/ },
+          { fromUs: readyAtUs, toUs: stoppedAtUs },
+        );
+        const value = `garbage collection ${(shares.gc * 100).toFixed(1)}%, socket writes ${(shares.writes * 100).toFixed(1)}% of ${(sampledMs / 1000).toFixed(1)} s sampled (idle excluded; ${whole ? 'the whole process' : 'from ready to stop'})`;
         out(`    CPU profile of the evaluator (${label}): ${value}; ${path}`);
-        note({ label: `  profile, ${label}`, value });
+        profiles.push({ label: `  ${label}`, value });
       } catch (error) {
         out(`    CPU profile of the evaluator (${label}) not read: ${errorText(error)}`);
       }
@@ -863,11 +873,16 @@ async function main() {
     };
     /** The reports of `ids`, and whether each one's evaluated events add up to `expected`. */
     const reportsOf = async (ids: readonly string[], expected: (id: string) => number) => {
-      const reports = await Promise.all(
-        ids.map((id) =>
-          ask<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: experimentName(id) }),
-        ),
-      );
+      // One at a time: ten reports at once can wait for the evaluator's pool longer than its 2 s connection timeout.
+      const reports: PreviewReport[] = [];
+      let slowestMs = 0;
+      for (const id of ids) {
+        const askedAt = performance.now();
+        reports.push(
+          await ask<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: experimentName(id) }),
+        );
+        slowestMs = Math.max(slowestMs, performance.now() - askedAt);
+      }
       const totals = reports.map((r) => r.configurations.reduce((sum, c) => sum + c.evaluated, 0));
       const exact = totals.every((total, i) => total === expected(ids[i]));
       const sum = (r: PreviewReport, field: 'changed' | 'flows' | 'changedOutsideFlows') =>
@@ -878,7 +893,8 @@ async function main() {
           (r, i) =>
             `${ids[i]}: ${int(totals[i])} evaluated${totals[i] === expected(ids[i]) ? '' : ` (expected ${int(expected(ids[i]))})`}, ${int(sum(r, 'changed'))} changed, flows kept ${hasFlows(r) ? int(sum(r, 'flows')) : 'n/a'}, changed outside flows ${hasFlows(r) ? int(sum(r, 'changedOutsideFlows')) : 'n/a'}`,
         )
-        .join('; ');
+        .join('; ')
+        .concat(`; slowest report read ${slowestMs.toFixed(0)} ms`);
       return {
         reports,
         exact,
@@ -1095,7 +1111,7 @@ async function main() {
         out(
           `  ${k}, traffic.v2alpha batches of ${BATCH}: ${int(r.evaluated)} events/s evaluated${againstV1}; ` +
             `${int(r.settledOnly)} events/s to the last acknowledgement; raw JetStream pull-consume-and-ack of the same batches: ${int(r.rawMessages)} msgs/s (${int(r.raw)} events/s); ` +
-            `${cpuText(r)}${target === undefined ? '' : ` (target ≤ ${target} µs → ${cpuMet ? 'met' : 'NOT met'})`}; ${logsText(r)}; evaluator peak RSS ${r.peakMb.toFixed(0)} MB; totals exact: ${r.exact ? 'yes' : 'NO'}`,
+            `${cpuText(r)}${target === undefined ? '' : ` (evaluator target ≤ ${target} µs → ${cpuMet ? 'met' : 'NOT met'})`}; ${logsText(r)}; evaluator peak RSS ${r.peakMb.toFixed(0)} MB; totals exact: ${r.exact ? 'yes' : 'NO'}`,
         );
         note({
           label: `throughput, ${r.experiments} ACTIVE, traffic.v2alpha ×${BATCH}`,
@@ -1594,6 +1610,10 @@ async function main() {
         out(
           `  ${line.label.padEnd(width)}  ${line.value}${line.target ? ` | target ${line.target}: ${line.met ? 'met' : 'NOT met'}` : ''}`,
         );
+      }
+      if (profiles.length > 0) {
+        out('  CPU profiles of the evaluator (BENCH_PROFILE=evaluator), share of sampled time:');
+        for (const line of profiles) out(`  ${line.label.padEnd(width)}  ${line.value}`);
       }
       const missed = summary.filter((l) => l.target && !l.met).length;
       out(
