@@ -857,7 +857,8 @@ async function main() {
      * if it has one, is empty (doneAt); fails at once if the evaluator exits.
      */
     const settle = async (last: number, schema: string, events: number, backends?: BackendCpu) => {
-      const timeoutMs = Math.max(600_000, events * 2);
+      // At least 100 events/s: with 10 ACTIVE experiments on a busy machine, an evaluator doing per-experiment work per event comes near that.
+      const timeoutMs = Math.max(600_000, events * 10);
       const deadline = performance.now() + timeoutMs;
       let settledAt = 0;
       for (;;) {
