@@ -6,16 +6,36 @@
  * evaluator with the Node options of its Kubernetes config; every measure of the evaluator is
  * taken on a fresh process (its peak RSS, VmHWM, is that scenario's).
  *
- * 1. Throughput: BENCH_EVENTS events (200,000) from BENCH_FLOWS distinct flows (100,000), with 1
- *    ACTIVE experiment, with 1 again as traffic.v2alpha batches of 100 events (the next major,
- *    beside traffic.v1 on the same stream and consumer), and with 3 ACTIVE. For each, the events/s
- *    the evaluator evaluates with its report durable and every preview-log batch on PREVIEW_LOGS,
- *    next to the raw JetStream pull-consume-and-ack rate of the same events measured in the same
- *    run, just before. Targets: ≥ 0.8 × raw with 1 ACTIVE experiment, ≥ 0.6 × raw with 3.
+ * 1. Throughput: BENCH_EVENTS events (200,000) from BENCH_FLOWS distinct flows (100,000), by the
+ *    number K of ACTIVE experiments on the one policy: traffic.v1 with K = 1, 3 and 10, and
+ *    traffic.v2alpha batches of 100 events (the next major, beside traffic.v1 on the same stream
+ *    and consumer) with K = 1 and 10. K = 1 is `flip` (every tenth rule's action flipped); K = 3
+ *    adds `lockdown` (a new deny rule in front) and `noop` (no rules: previews deleting the
+ *    policy); K = 10 adds seven experiments that each flip another tenth of the rules' actions,
+ *    so all ten disagree with each other and with the live policy (they are deleted after the
+ *    K = 10 scenarios: a policy holds at most ten experiments, and the freshness rounds create
+ *    one). For each: the events/s the evaluator evaluates with its report durable and every
+ *    preview log on PREVIEW_LOGS, next to the raw JetStream pull-consume-and-ack rate of the same
+ *    messages measured in the same run, just before; the evaluator's CPU per event and its
+ *    Postgres backends'; the bytes PREVIEW_LOGS grew by per event (its `state.bytes` over the
+ *    scenario, the stream purged first); and cost(K)/cost(1) of the CPU per event, per major.
+ *    Targets: ≥ 0.8 × raw with K = 1, ≥ 0.7 × with 3, ≥ 0.5 × with 10 (traffic.v1); evaluator
+ *    CPU ≤ 10 µs per event with K = 1 and ≤ 20 µs with 10 (traffic.v2alpha); CPU per event with
+ *    K = 10 ≤ 1.5 × that with K = 1; Postgres CPU ≤ 5 µs per event with K = 3 (traffic.v1).
+ *    BENCH_SKIP_V1_K10=1 and BENCH_SKIP_V2ALPHA_K10=1 skip the K = 10 scenarios.
+ *    Every evaluator the bench starts runs with PREVIEW_LOGS_PER_EXPERIMENT=false (only the
+ *    per-policy log, one record per event, on an evaluator that has it; an older one ignores
+ *    the variable); BENCH_PREVIEW_LOGS_PER_EXPERIMENT=true measures the deprecated
+ *    per-experiment records as well.
+ * 1b. More than one core: a backlog of BENCH_EVENTS traffic.v1 events with K = 3, drained by one
+ *    evaluator process and then by two sharing the durable consumer (each time a fresh preview
+ *    schema and the durable recreated, as BENCH_BASELINE does): events/s of both, the scaling
+ *    ratio, and whether the totals are exact. BENCH_SKIP_SCALING=1 skips it.
  * 2. State-change freshness: after startPreview, an experiment update, stopPreview, a live policy
  *    update or a commit returns, how late traffic can still be evaluated against the old state
  *    (probe events published every few ms, their records read back from PREVIEW_LOGS, the
- *    complete per-event log; p50/p99/max). Target: p99 ≤ 200 ms.
+ *    complete per-event log, in either of its shapes; p50/p99/max), on a fresh evaluator with
+ *    flip and lockdown ACTIVE. Target: p99 ≤ 200 ms.
  * 3. Storage: with 3 ACTIVE experiments, BENCH_STORAGE_ROUNDS rounds (4) of BENCH_STORAGE_EVENTS
  *    events (250,000) from 1,000 and then from 100,000 distinct flows (BENCH_STORAGE_FLOWS), each
  *    pass into an empty preview schema. After each round (everything settled), every table of
@@ -42,15 +62,23 @@
  * (application_name = 'evaluator'). A summary block at the end lists every figure with its
  * target, met or NOT met.
  *
+ * BENCH_PROFILE=evaluator runs every evaluator with --cpu-prof (profiles in /tmp/prof, one per
+ * process, named after its scenario) and prints, for each, the share of its sampled CPU time
+ * (idle excluded) in garbage collection (self time of "(garbage collector)") and in socket
+ * writes (self time of functions named like writev, writeBuffer or _writeGeneric).
+ *
  *   npm run bench -- test/bench/evaluator.bench.ts
  *   (BENCH_EVENTS, BENCH_FLOWS, BENCH_FRESHNESS_ROUNDS, BENCH_STORAGE_EVENTS, BENCH_STORAGE_ROUNDS,
  *    BENCH_STORAGE_FLOWS=1000,100000, BENCH_MEMORY_EVENTS, BENCH_MEMORY_FLOWS, BENCH_RULE_FLOWS, BENCH_SKIP_MEMORY=1,
- *    BENCH_SKIP_STORAGE=1, BENCH_BASELINE, BENCH_LOG_LEVEL, BENCH_PROFILE=evaluator, TEST_NATS_URL, TEST_POSTGRES_URL)
+ *    BENCH_SKIP_STORAGE=1, BENCH_SKIP_V1_K10=1, BENCH_SKIP_V2ALPHA_K10=1, BENCH_SKIP_SCALING=1,
+ *    BENCH_PREVIEW_LOGS_PER_EXPERIMENT, BENCH_BASELINE, BENCH_LOG_LEVEL, BENCH_PROFILE=evaluator,
+ *    TEST_NATS_URL, TEST_POSTGRES_URL)
  */
 import {
   CommitRequest,
   CreateExperimentRequest,
   CreatePolicyRequest,
+  DeleteRequest,
   EXPERIMENT_SUBJECTS,
   FirewallPolicy,
   FirewallPolicyExperiment,
@@ -60,8 +88,6 @@ import {
   Operation,
   PREVIEW_LOGS_STREAM,
   PREVIEW_SUBJECTS,
-  PreviewLogBatch,
-  PreviewLogRecord,
   PreviewReport,
   PreviewRequest,
   TRAFFIC_STREAM,
@@ -89,6 +115,8 @@ import { tmpdir } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { LoggedVerdict, VerdictsByExperiment } from './preview-log-reader';
+import { profileClockUs, profileShares } from './support';
 
 const numberOf = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -110,13 +138,25 @@ const SKIP_MEMORY = process.env.BENCH_SKIP_MEMORY === '1';
 /** The share of flows aimed at a rule of the live policy (see flowPool). */
 const RULE_FLOWS = Math.min(1, Number(process.env.BENCH_RULE_FLOWS ?? 0.8));
 const SKIP_STORAGE = process.env.BENCH_SKIP_STORAGE === '1';
+const SKIP_V1_K10 = process.env.BENCH_SKIP_V1_K10 === '1';
+const SKIP_V2ALPHA_K10 = process.env.BENCH_SKIP_V2ALPHA_K10 === '1';
+const SKIP_SCALING = process.env.BENCH_SKIP_SCALING === '1';
+/** The evaluator's PREVIEW_LOGS_PER_EXPERIMENT: false, only the per-policy log (see the header). */
+const PER_EXPERIMENT_LOGS = process.env.BENCH_PREVIEW_LOGS_PER_EXPERIMENT === 'true';
+const PROFILING = process.env.BENCH_PROFILE === 'evaluator';
 /** A git revision whose evaluator runs every throughput scenario again, on the same backlog, for a same-run comparison. */
 const BASELINE = process.env.BENCH_BASELINE;
 /** Events per traffic.v2alpha message. */
 const BATCH = 100;
 const TARGETS = {
-  /** events/s evaluated over raw JetStream pull+ack, by ACTIVE experiments. */
-  ratio: { 1: 0.8, 3: 0.6 } as Record<number, number>,
+  /** events/s evaluated over raw JetStream pull+ack (traffic.v1), by ACTIVE experiments. */
+  ratio: { 1: 0.8, 3: 0.7, 10: 0.5 } as Record<number, number>,
+  /** The evaluator's CPU µs per event, traffic.v2alpha batches, by ACTIVE experiments. */
+  v2alphaCpuUs: { 1: 10, 10: 20 } as Record<number, number>,
+  /** CPU per event with 10 ACTIVE experiments over that with 1, same major, same run. */
+  cpuGrowthAt10: 1.5,
+  /** The evaluator's Postgres backends' CPU µs per event with 3 ACTIVE experiments (traffic.v1). */
+  pgCpuUsAt3: 5,
   /** MB added to the preview schema per million events (over all rounds of the pass) at 1,000 distinct flows. */
   storageMbPerMillion: 20,
   storageAtFlows: 1000,
@@ -126,6 +166,7 @@ const TARGETS = {
   rssMb: 300,
   freshnessP99Ms: 200,
 };
+const PROFILE_DIR = '/tmp/prof';
 const PROBE_EVERY_MS = 4;
 const PROBE_FOR_MS = 400;
 const MB = 1024 ** 2;
@@ -281,11 +322,22 @@ function trafficOf(flows: Flow[], count: number, tag: string): Traffic {
  * TypeScript through a loader would add its compiler to every figure of memory), with the Node
  * options of its Kubernetes config (the evaluator's heap cap).
  */
-function startApp(app: string, env: Record<string, string>, root = ROOT): ChildProcess {
+function startApp(
+  app: string,
+  env: Record<string, string>,
+  root = ROOT,
+  profileName?: string,
+): ChildProcess {
   return spawn(
     process.execPath,
     [
-      ...(process.env.BENCH_PROFILE === app ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []),
+      ...(process.env.BENCH_PROFILE === app
+        ? [
+            '--cpu-prof',
+            `--cpu-prof-dir=${PROFILE_DIR}`,
+            ...(profileName ? [`--cpu-prof-name=${profileName}`] : []),
+          ]
+        : []),
       join(root, `dist/apps/${app}/src/main.js`),
     ],
     {
@@ -532,15 +584,30 @@ async function main() {
   const evaluatorEnv = {
     ...common,
     TRAFFIC_MAX_BYTES: String(Math.max(512 * MB, largest * 800)),
-    PREVIEW_LOGS_MAX_BYTES: String(1024 ** 3),
+    // Purged before each throughput scenario: room for one with 10 ACTIVE experiments logged per experiment.
+    PREVIEW_LOGS_MAX_BYTES: String(Math.max(1024 ** 3, EVENTS * 10 * 1024)),
+    PREVIEW_LOGS_PER_EXPERIMENT: String(PER_EXPERIMENT_LOGS),
   };
   const service = startApp('experiment-service', {
     ...common,
     PORT: String(await freePort()),
     DATABASE_SCHEMA: schemas.experiment,
   });
-  let evaluator: ChildProcess | undefined;
+  /**
+   * The evaluator processes running now (two when they share the durable consumer), each with
+   * when it became ready and its CPU seconds then; the HTTP port of the first.
+   */
+  let evaluators: {
+    child: ChildProcess;
+    label?: string;
+    profile?: string;
+    readyAt: number;
+    cpuAtReady: number;
+    /** When it was ready on the CPU profile's clock: its profile is read from then on. */
+    readyAtUs: number;
+  }[] = [];
   let evaluatorPort = 0;
+  let evaluatorsStarted = 0;
   const nc = await connect({ servers: TEST_NATS_URL });
   const js = nc.jetstream();
   const jsm = await nc.jetstreamManager();
@@ -552,32 +619,76 @@ async function main() {
   const summary: SummaryLine[] = [];
   const note = (line: SummaryLine) => summary.push(line);
 
-  /** A fresh evaluator process on `schema` (this build's, or another's); resolves when it is ready (performance.now()). */
-  const startEvaluator = async (schema: string, root = ROOT) => {
-    evaluatorPort = await freePort();
+  /**
+   * A fresh evaluator process on `schema` (this build's, or another's), beside those running;
+   * resolves when it is ready (performance.now()). `label` names its CPU profile.
+   */
+  const startEvaluator = async (schema: string, label?: string, root = ROOT) => {
+    const port = await freePort();
+    evaluatorsStarted++;
+    // Named, so that it is found again; only a labelled one is reported (not the first, which declares the streams).
+    const profile = PROFILING
+      ? `evaluator-${namespace}-${evaluatorsStarted}-${label ?? 'streams'}.cpuprofile`
+      : undefined;
     const child = startApp(
       'evaluator',
-      { ...evaluatorEnv, DATABASE_SCHEMA: schema, PORT: String(evaluatorPort) },
+      { ...evaluatorEnv, DATABASE_SCHEMA: schema, PORT: String(port) },
       root,
+      profile,
     );
-    evaluator = child;
-    return eventually(
+    const entry = { child, label, profile, readyAt: 0, cpuAtReady: 0, readyAtUs: 0 };
+    evaluators.push(entry);
+    if (evaluators[0] === entry) evaluatorPort = port;
+    entry.readyAt = await eventually(
       async () => {
         if (child.exitCode !== null || child.signalCode !== null)
           throw new Error(`the evaluator exited (${child.exitCode ?? child.signalCode})`);
-        return (await fetch(`http://127.0.0.1:${evaluatorPort}/readyz`).catch(() => undefined))
-          ?.status === 200
+        return (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status ===
+          200
           ? performance.now()
           : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 10, what: 'evaluator ready' },
     );
+    entry.cpuAtReady = cpuOf(child.pid as number);
+    entry.readyAtUs = profileClockUs();
+    return entry.readyAt;
   };
+  /** The first evaluator, once every one running is checked to be alive. */
   const running = (): ChildProcess => {
-    const child = evaluator;
-    if (!child || child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`the evaluator exited (${child?.exitCode ?? child?.signalCode})`);
-    return child;
+    if (evaluators.length === 0) throw new Error('no evaluator running');
+    for (const { child } of evaluators)
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`the evaluator exited (${child.exitCode ?? child.signalCode})`);
+    return evaluators[0].child;
+  };
+  /** The GC and socket-write shares of each profiled evaluator, listed at the end of the summary. */
+  const profiles: SummaryLine[] = [];
+  /**
+   * Stops every evaluator; with BENCH_PROFILE=evaluator, prints what each one's profile shows
+   * from its readiness to its stop (its start-up left out).
+   */
+  const stopEvaluators = async () => {
+    const stopping = evaluators;
+    evaluators = [];
+    const stoppedAtUs = profileClockUs();
+    await Promise.all(stopping.map(({ child }) => stop(child)));
+    for (const { label, profile, readyAtUs } of stopping) {
+      if (!profile || !label) continue;
+      const path = join(PROFILE_DIR, profile);
+      try {
+        const { sampledMs, whole, shares } = profileShares(
+          path,
+          { gc: /^\(garbage collector\)$/, writes: /writev|writeBuffer|_writeGeneric/ },
+          { fromUs: readyAtUs, toUs: stoppedAtUs },
+        );
+        const value = `garbage collection ${(shares.gc * 100).toFixed(1)}%, socket writes ${(shares.writes * 100).toFixed(1)}% of ${(sampledMs / 1000).toFixed(1)} s sampled (idle excluded; ${whole ? 'the whole process' : 'from ready to stop'})`;
+        out(`    CPU profile of the evaluator (${label}): ${value}; ${path}`);
+        profiles.push({ label: `  ${label}`, value });
+      } catch (error) {
+        out(`    CPU profile of the evaluator (${label}) not read: ${errorText(error)}`);
+      }
+    }
   };
 
   // The preview schema, measured whatever its tables are.
@@ -633,7 +744,7 @@ async function main() {
     );
     // The evaluator creates TRAFFIC and PREVIEW_LOGS; start it once to declare them.
     await startEvaluator(schemas.preview);
-    await stop(evaluator);
+    await stopEvaluators();
 
     const random = prng(42);
     const rules = liveRules(random);
@@ -646,11 +757,23 @@ async function main() {
       firewallPolicy: { rules },
       actor: 'bench',
     } satisfies CreatePolicyRequest);
+    /** The live rules with the action flipped of every rule whose index is `tenth` modulo 10. */
+    const flipTenth = (tenth: number) =>
+      rules.map((r, i) =>
+        i % 10 === tenth
+          ? { ...r, action: r.action === 'allow' ? ('deny' as const) : ('allow' as const) }
+          : r,
+      );
+    const createExperiment = (id: string, experimentRules: FirewallRule[]) =>
+      ask<Operation>(EXPERIMENT_SUBJECTS.createExperiment, {
+        parent: policyName,
+        experimentId: id,
+        experiment: { firewallPolicy: { rules: experimentRules } },
+        actor: 'bench',
+      } satisfies CreateExperimentRequest);
     // 1: flips the action of every tenth rule; 2: a new rule in front; 3: the no-op (previews deleting the policy).
     const variants: Record<string, FirewallRule[]> = {
-      flip: rules.map((r, i) =>
-        i % 10 === 0 ? { ...r, action: r.action === 'allow' ? 'deny' : 'allow' } : r,
-      ),
+      flip: flipTenth(0),
       lockdown: [
         {
           priority: 1,
@@ -665,14 +788,8 @@ async function main() {
       ],
       noop: [],
     };
-    for (const [id, experimentRules] of Object.entries(variants)) {
-      await ask<Operation>(EXPERIMENT_SUBJECTS.createExperiment, {
-        parent: policyName,
-        experimentId: id,
-        experiment: { firewallPolicy: { rules: experimentRules } },
-        actor: 'bench',
-      } satisfies CreateExperimentRequest);
-    }
+    for (const [id, experimentRules] of Object.entries(variants))
+      await createExperiment(id, experimentRules);
     /** The experiments previewed now, as far as this bench has made them so. */
     const active = new Set<string>();
     const start = async (id: string) => {
@@ -695,6 +812,30 @@ async function main() {
       for (const id of ids) if (!active.has(id)) await start(id);
     };
     const ALL = ['flip', 'lockdown', 'noop'] as const;
+    /**
+     * With ALL, the ten experiments of the K = 10 scenarios: the seven more each flip another
+     * tenth of the rules' actions. They exist only for those scenarios (a policy holds at most
+     * ten experiments, and each freshness round creates one to commit).
+     */
+    const TENTHS = [1, 2, 3, 4, 5, 6, 7].map((tenth) => `tenth-${tenth}`);
+    const TEN = [...ALL, ...TENTHS];
+    let tenthsExist = false;
+    const createTenths = async () => {
+      if (tenthsExist) return;
+      for (const [i, id] of TENTHS.entries()) await createExperiment(id, flipTenth(i + 1));
+      tenthsExist = true;
+    };
+    const deleteTenths = async () => {
+      if (!tenthsExist) return;
+      for (const id of TENTHS) {
+        if (active.has(id)) await stopPreview(id);
+        await ask<Operation>(EXPERIMENT_SUBJECTS.deleteExperiment, {
+          name: experimentName(id),
+          actor: 'bench',
+        } satisfies DeleteRequest);
+      }
+      tenthsExist = false;
+    };
 
     const stream = ns.stream(TRAFFIC_STREAM);
     const subject = ns.subject(trafficSubject('bench', 'global', 'edge'));
@@ -716,7 +857,8 @@ async function main() {
      * if it has one, is empty (doneAt); fails at once if the evaluator exits.
      */
     const settle = async (last: number, schema: string, events: number, backends?: BackendCpu) => {
-      const timeoutMs = Math.max(600_000, events * 2);
+      // At least 100 events/s: with 10 ACTIVE experiments on a busy machine, an evaluator doing per-experiment work per event comes near that.
+      const timeoutMs = Math.max(600_000, events * 10);
       const deadline = performance.now() + timeoutMs;
       let settledAt = 0;
       for (;;) {
@@ -732,11 +874,16 @@ async function main() {
     };
     /** The reports of `ids`, and whether each one's evaluated events add up to `expected`. */
     const reportsOf = async (ids: readonly string[], expected: (id: string) => number) => {
-      const reports = await Promise.all(
-        ids.map((id) =>
-          ask<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: experimentName(id) }),
-        ),
-      );
+      // One at a time: ten reports at once can wait for the evaluator's pool longer than its 2 s connection timeout.
+      const reports: PreviewReport[] = [];
+      let slowestMs = 0;
+      for (const id of ids) {
+        const askedAt = performance.now();
+        reports.push(
+          await ask<PreviewReport>(PREVIEW_SUBJECTS.previewReport, { name: experimentName(id) }),
+        );
+        slowestMs = Math.max(slowestMs, performance.now() - askedAt);
+      }
       const totals = reports.map((r) => r.configurations.reduce((sum, c) => sum + c.evaluated, 0));
       const exact = totals.every((total, i) => total === expected(ids[i]));
       const sum = (r: PreviewReport, field: 'changed' | 'flows' | 'changedOutsideFlows') =>
@@ -747,7 +894,8 @@ async function main() {
           (r, i) =>
             `${ids[i]}: ${int(totals[i])} evaluated${totals[i] === expected(ids[i]) ? '' : ` (expected ${int(expected(ids[i]))})`}, ${int(sum(r, 'changed'))} changed, flows kept ${hasFlows(r) ? int(sum(r, 'flows')) : 'n/a'}, changed outside flows ${hasFlows(r) ? int(sum(r, 'changedOutsideFlows')) : 'n/a'}`,
         )
-        .join('; ');
+        .join('; ')
+        .concat(`; slowest report read ${slowestMs.toFixed(0)} ms`);
       return {
         reports,
         exact,
@@ -800,37 +948,64 @@ async function main() {
         .join(', ');
     };
     /**
-     * Starts a fresh evaluator on `schema` over a backlog already published (up to `last`), and
-     * measures it until it has evaluated all of it.
+     * Starts `processes` fresh evaluators on `schema`, sharing the durable consumer, over a
+     * backlog already published (up to `last`), and measures them until they have evaluated all
+     * of it: the time from when the first was ready, their CPU summed (each from its own
+     * readiness), the highest peak RSS.
      */
-    const drain = async (schema: string, last: number, events: number, root = ROOT) => {
-      const readyAt = await startEvaluator(schema, root);
-      const cpuAtReady = processStats(running()).cpuSeconds;
+    const drain = async (
+      schema: string,
+      last: number,
+      events: number,
+      {
+        root = ROOT,
+        processes = 1,
+        label,
+      }: { root?: string; processes?: number; label?: string } = {},
+    ) => {
+      const ready = await Promise.all(
+        Array.from({ length: processes }, (_, i) =>
+          startEvaluator(
+            schema,
+            label && processes > 1 ? `${label}-${i + 1}of${processes}` : label,
+            root,
+          ),
+        ),
+      );
+      const readyAt = Math.min(...ready);
       const backends = new BackendCpu(pg);
       await backends.sample();
       const { settledAt, doneAt } = await settle(last, schema, events, backends);
       await backends.sample();
-      const stats = processStats(running());
+      running();
+      const cpuSeconds = evaluators.reduce(
+        (sum, { child, cpuAtReady }) => sum + processStats(child).cpuSeconds - cpuAtReady,
+        0,
+      );
+      const stats = evaluators.map(({ child }) => processStats(child));
       return {
         evaluated: events / ((doneAt - readyAt) / 1000),
         settledOnly: events / ((settledAt - readyAt) / 1000),
-        peakMb: stats.peakMb,
-        rssMb: stats.rssMb,
-        cpuPerEventUs: ((stats.cpuSeconds - cpuAtReady) * 1e6) / events,
+        peakMb: Math.max(...stats.map((s) => s.peakMb)),
+        rssMb: Math.max(...stats.map((s) => s.rssMb)),
+        cpuPerEventUs: (cpuSeconds * 1e6) / events,
         pgCpuPerEventUs: (backends.seconds * 1e6) / events,
+        /** How much later than the first the last process was ready (its wait is in the time). */
+        startLagMs: Math.max(...ready) - readyAt,
       };
     };
     const cpuText = (r: { cpuPerEventUs: number; pgCpuPerEventUs: number }) =>
       `CPU per event: evaluator ${r.cpuPerEventUs.toFixed(1)} µs, its Postgres backends ${r.pgCpuPerEventUs.toFixed(1)} µs`;
 
-    // 1. Throughput, into the main preview schema.
+    // 1. Throughput, into the main preview schema, by ACTIVE experiments.
     out(
       `throughput: ${int(EVENTS)} events per scenario from ${int(Math.min(FLOWS, EVENTS))} distinct flows, one live policy of 1,000 rules`,
     );
     const throughputFlows = flowPool(FLOWS, 1, rules);
+    type Major = 'v1' | 'v2alpha';
     const results: {
       experiments: number;
-      major: 'v1' | 'v2alpha';
+      major: Major;
       raw: number;
       rawMessages: number;
       rawCpuUs: number;
@@ -839,20 +1014,32 @@ async function main() {
       peakMb: number;
       cpuPerEventUs: number;
       pgCpuPerEventUs: number;
+      /** PREVIEW_LOGS `state.bytes` added over the scenario, per event. */
+      logBytesPerEvent: number;
+      logMessages: number;
+      /** The stream's limits discarded some of the scenario's logs: the bytes are a floor. */
+      logsDiscarded: boolean;
       exact: boolean;
       baseline?: number;
     }[] = [];
     const expected: Record<string, number> = {};
-    const scenarios = [
+    const scenarios: { experiments: number; major: Major; ids: readonly string[] }[] = [
       { experiments: 1, major: 'v1', ids: ['flip'] },
       { experiments: 1, major: 'v2alpha', ids: ['flip'] },
       { experiments: 3, major: 'v1', ids: ALL },
-    ] as const;
-    for (const [index, { experiments, major, ids }] of scenarios.entries()) {
+      ...(SKIP_V1_K10 ? [] : [{ experiments: 10, major: 'v1' as const, ids: TEN }]),
+      ...(SKIP_V2ALPHA_K10 ? [] : [{ experiments: 10, major: 'v2alpha' as const, ids: TEN }]),
+    ];
+    const logsStream = ns.stream(PREVIEW_LOGS_STREAM);
+    for (const { experiments, major, ids } of scenarios) {
+      if (experiments === 10) await createTenths();
       await ensureActive(ids);
       for (const id of ids) expected[id] = (expected[id] ?? 0) + EVENTS;
       await purgeTraffic();
-      const traffic = trafficOf(throughputFlows, EVENTS, `s${index}`);
+      await jsm.streams.purge(logsStream);
+      const logsBefore = (await jsm.streams.info(logsStream)).state;
+      const label = `${major}-k${experiments}`;
+      const traffic = trafficOf(throughputFlows, EVENTS, label);
       out(
         `  publishing ${int(EVENTS)} events (${experiments} ACTIVE experiment${experiments > 1 ? 's' : ''}, traffic.${major}${major === 'v2alpha' ? ` in batches of ${BATCH}` : ''})…`,
       );
@@ -864,24 +1051,30 @@ async function main() {
         messages,
       );
       const raw = (rawMessages * EVENTS) / messages;
-      const measured = await drain(schemas.preview, last, EVENTS);
+      const measured = await drain(schemas.preview, last, EVENTS, { label });
+      const logsAfter = (await jsm.streams.info(logsStream)).state;
+      const logs = {
+        logBytesPerEvent: (logsAfter.bytes - logsBefore.bytes) / EVENTS,
+        logMessages: logsAfter.messages - logsBefore.messages,
+        logsDiscarded: logsAfter.first_seq > logsBefore.last_seq + 1,
+      };
       const { exact, describe } = await reportsOf(ids, (id) => expected[id]);
       out(`    ${describe}; ${await metricsLine()}`);
+      await stopEvaluators();
       let baseline: number | undefined;
       if (baselineRoot) {
         // The same backlog again, from its first message, for the other build's evaluator.
-        await stop(evaluator);
         await jsm.consumers.delete(stream, 'evaluator');
         const schema = uniqueName('bench_');
         passSchemas.push(schema);
-        baseline = (await drain(schema, last, EVENTS, baselineRoot)).evaluated;
+        baseline = (
+          await drain(schema, last, EVENTS, { root: baselineRoot, label: `baseline-${label}` })
+        ).evaluated;
         out(
           `    baseline ${BASELINE}: ${int(baseline)} events/s evaluated on the same backlog; this build ${(measured.evaluated / baseline).toFixed(2)} × baseline`,
         );
-        await stop(evaluator);
+        await stopEvaluators();
         await dropSchema(schema);
-        // The last scenario's evaluator stays up for the freshness rounds: this build's.
-        if (index === scenarios.length - 1) await startEvaluator(schemas.preview);
       }
       results.push({
         experiments,
@@ -890,49 +1083,73 @@ async function main() {
         rawMessages,
         rawCpuUs,
         ...measured,
+        ...logs,
         exact,
         baseline,
       });
-      if (index < scenarios.length - 1) await stop(evaluator);
     }
+    await deleteTenths();
     out('');
     out(
       `evaluator end to end: ${int(EVENTS)} traffic events from ${int(Math.min(FLOWS, EVENTS))} distinct flows, one live policy of 1,000 rules (2 shared cores; NATS, Postgres and this load generator included)`,
     );
+    const logsText = (r: (typeof results)[number]) =>
+      `PREVIEW_LOGS ${int(r.logBytesPerEvent)} bytes per event (${int(r.logMessages)} messages${r.logsDiscarded ? '; the stream discarded some: a floor' : ''})`;
     for (const r of results) {
+      const k = `${r.experiments} ACTIVE experiment${r.experiments > 1 ? 's' : ''}`;
+      const logsNote: SummaryLine = {
+        label: `  PREVIEW_LOGS per event`,
+        value: `${int(r.logBytesPerEvent)} bytes (${int(r.logMessages)} messages for ${int(EVENTS)} events)${r.logsDiscarded ? ', a floor: the stream discarded some' : ''}`,
+      };
       if (r.major === 'v2alpha') {
-        // No target of its own: the same work per event, fewer messages; compared with v1's raw rate of one event per message.
-        const v1 = results.find(
-          (v) => v.major === 'v1' && v.experiments === r.experiments,
-        ) as (typeof results)[number];
+        // The same work per event, fewer messages; compared with v1's raw rate of one event per message.
+        const v1 = results.find((v) => v.major === 'v1' && v.experiments === r.experiments);
+        const againstV1 = v1
+          ? ` = ${(r.evaluated / v1.raw).toFixed(2)} × v1 raw (${(r.evaluated / v1.evaluated).toFixed(2)} × v1 evaluated)`
+          : '';
+        const target = TARGETS.v2alphaCpuUs[r.experiments];
+        const cpuMet = target === undefined || r.cpuPerEventUs <= target;
         out(
-          `  ${r.experiments} ACTIVE experiment , traffic.v2alpha batches of ${BATCH}: ${int(r.evaluated)} events/s evaluated = ${(r.evaluated / v1.raw).toFixed(2)} × v1 raw (${(r.evaluated / v1.evaluated).toFixed(2)} × v1 evaluated); ` +
+          `  ${k}, traffic.v2alpha batches of ${BATCH}: ${int(r.evaluated)} events/s evaluated${againstV1}; ` +
             `${int(r.settledOnly)} events/s to the last acknowledgement; raw JetStream pull-consume-and-ack of the same batches: ${int(r.rawMessages)} msgs/s (${int(r.raw)} events/s); ` +
-            `${cpuText(r)}; evaluator peak RSS ${r.peakMb.toFixed(0)} MB; totals exact: ${r.exact ? 'yes' : 'NO'}`,
+            `${cpuText(r)}${target === undefined ? '' : ` (evaluator target ≤ ${target} µs → ${cpuMet ? 'met' : 'NOT met'})`}; ${logsText(r)}; evaluator peak RSS ${r.peakMb.toFixed(0)} MB; totals exact: ${r.exact ? 'yes' : 'NO'}`,
         );
         note({
           label: `throughput, ${r.experiments} ACTIVE, traffic.v2alpha ×${BATCH}`,
-          value: `${int(r.evaluated)} events/s = ${(r.evaluated / v1.raw).toFixed(2)} × v1 raw, ${(r.evaluated / v1.evaluated).toFixed(2)} × v1 evaluated`,
+          value: `${int(r.evaluated)} events/s${againstV1}; raw ${int(r.raw)} events/s`,
+        });
+        note({
+          label: `  evaluator CPU per event`,
+          value: `${r.cpuPerEventUs.toFixed(1)} µs (Postgres backends ${r.pgCpuPerEventUs.toFixed(1)} µs); peak RSS ${r.peakMb.toFixed(0)} MB`,
+          ...(target === undefined ? {} : { target: `≤ ${target} µs`, met: cpuMet }),
+        });
+      } else {
+        const ratio = r.evaluated / r.raw;
+        const target = TARGETS.ratio[r.experiments];
+        out(
+          `  ${k}, traffic.v1: ${int(r.evaluated)} events/s evaluated (report durable, PREVIEW_LOGS published) = ${ratio.toFixed(2)} × raw; ` +
+            `${int(r.settledOnly)} events/s to the last acknowledgement; raw JetStream pull-consume-and-ack of the same events: ${int(r.raw)} msgs/s (${r.rawCpuUs.toFixed(1)} µs of the consuming process's CPU per message); ` +
+            `${cpuText(r)}; ${logsText(r)}; evaluator peak RSS ${r.peakMb.toFixed(0)} MB; totals exact: ${r.exact ? 'yes' : 'NO'}; target ≥ ${target} × raw → ${ratio >= target ? 'met' : 'NOT met'}`,
+        );
+        note({
+          label: `throughput, ${r.experiments} ACTIVE, traffic.v1`,
+          value: `${int(r.evaluated)} events/s = ${ratio.toFixed(2)} × raw (${int(r.raw)} msgs/s)`,
+          target: `≥ ${target} × raw`,
+          met: ratio >= target,
         });
         note({
           label: `  CPU per event, peak RSS`,
-          value: `evaluator ${r.cpuPerEventUs.toFixed(1)} µs, Postgres backends ${r.pgCpuPerEventUs.toFixed(1)} µs; ${r.peakMb.toFixed(0)} MB`,
+          value: `evaluator ${r.cpuPerEventUs.toFixed(1)} µs (raw pull+ack alone: ${r.rawCpuUs.toFixed(1)} µs per message), Postgres backends ${r.pgCpuPerEventUs.toFixed(1)} µs; ${r.peakMb.toFixed(0)} MB`,
         });
-        continue;
+        if (r.experiments === 3)
+          note({
+            label: `  Postgres backends' CPU per event`,
+            value: `${r.pgCpuPerEventUs.toFixed(1)} µs`,
+            target: `≤ ${TARGETS.pgCpuUsAt3} µs`,
+            met: r.pgCpuPerEventUs <= TARGETS.pgCpuUsAt3,
+          });
       }
-      const ratio = r.evaluated / r.raw;
-      const target = TARGETS.ratio[r.experiments];
-      out(
-        `  ${r.experiments} ACTIVE experiment${r.experiments > 1 ? 's' : ' '}: ${int(r.evaluated)} events/s evaluated (report durable, PREVIEW_LOGS published) = ${ratio.toFixed(2)} × raw; ` +
-          `${int(r.settledOnly)} events/s to the last acknowledgement; raw JetStream pull-consume-and-ack of the same events: ${int(r.raw)} msgs/s (${r.rawCpuUs.toFixed(1)} µs of the consuming process's CPU per message); ` +
-          `${cpuText(r)}; evaluator peak RSS ${r.peakMb.toFixed(0)} MB; totals exact: ${r.exact ? 'yes' : 'NO'}; target ≥ ${target} × raw → ${ratio >= target ? 'met' : 'NOT met'}`,
-      );
-      note({
-        label: `throughput, ${r.experiments} ACTIVE, traffic.v1`,
-        value: `${int(r.evaluated)} events/s = ${ratio.toFixed(2)} × raw (${int(r.raw)} msgs/s)`,
-        target: `≥ ${target} × raw`,
-        met: ratio >= target,
-      });
+      note(logsNote);
       if (r.baseline !== undefined) {
         const share = r.evaluated / r.baseline;
         note({
@@ -942,10 +1159,38 @@ async function main() {
           met: share >= 0.9,
         });
       }
-      note({
-        label: `  CPU per event, peak RSS`,
-        value: `evaluator ${r.cpuPerEventUs.toFixed(1)} µs (raw pull+ack alone: ${r.rawCpuUs.toFixed(1)} µs per message), Postgres backends ${r.pgCpuPerEventUs.toFixed(1)} µs; ${r.peakMb.toFixed(0)} MB`,
+    }
+    // cost(K)/cost(1): the CPU per event by ACTIVE experiments, per major.
+    for (const major of ['v1', 'v2alpha'] as const) {
+      const byK = results.filter((r) => r.major === major);
+      const one = byK.find((r) => r.experiments === 1);
+      if (!one || byK.length < 2) continue;
+      const growth = (r: (typeof results)[number]) => ({
+        evaluator: r.cpuPerEventUs / one.cpuPerEventUs,
+        postgres: r.pgCpuPerEventUs / one.pgCpuPerEventUs,
+        both: (r.cpuPerEventUs + r.pgCpuPerEventUs) / (one.cpuPerEventUs + one.pgCpuPerEventUs),
       });
+      out(
+        `  CPU per event by ACTIVE experiments, traffic.${major}${major === 'v2alpha' ? ` ×${BATCH}` : ''}, cost(K)/cost(1): ` +
+          byK
+            .filter((r) => r !== one)
+            .map((r) => {
+              const g = growth(r);
+              return `K=${r.experiments}: evaluator ${r.cpuPerEventUs.toFixed(1)} / ${one.cpuPerEventUs.toFixed(1)} µs = ${g.evaluator.toFixed(2)} ×, Postgres backends ${r.pgCpuPerEventUs.toFixed(1)} / ${one.pgCpuPerEventUs.toFixed(1)} µs = ${g.postgres.toFixed(2)} ×, both ${g.both.toFixed(2)} ×`;
+            })
+            .join('; ') +
+          ` (target at K=10: evaluator ≤ ${TARGETS.cpuGrowthAt10} ×)`,
+      );
+      for (const r of byK.filter((k) => k !== one)) {
+        const g = growth(r);
+        note({
+          label: `CPU per event, ${r.experiments} / 1 ACTIVE, traffic.${major}`,
+          value: `evaluator ${g.evaluator.toFixed(2)} × (${r.cpuPerEventUs.toFixed(1)} / ${one.cpuPerEventUs.toFixed(1)} µs); Postgres backends ${g.postgres.toFixed(2)} ×; both ${g.both.toFixed(2)} ×`,
+          ...(r.experiments === 10
+            ? { target: `≤ ${TARGETS.cpuGrowthAt10} ×`, met: g.evaluator <= TARGETS.cpuGrowthAt10 }
+            : {}),
+        });
+      }
     }
     note({
       label: 'throughput report totals exact',
@@ -954,9 +1199,52 @@ async function main() {
       met: results.every((r) => r.exact),
     });
 
-    // 2. Freshness: the last throughput evaluator keeps running; flip and lockdown ACTIVE, noop stopped.
+    // 1b. More than one core: the same backlog drained by 1 and then 2 evaluator processes.
+    if (!SKIP_SCALING) {
+      await ensureActive(ALL);
+      await purgeTraffic();
+      out('');
+      out(
+        `more than one core: ${int(EVENTS)} traffic.v1 events from ${int(Math.min(FLOWS, EVENTS))} distinct flows, 3 ACTIVE experiments, drained by 1 and then by 2 evaluator processes sharing the durable consumer (each time into a fresh preview schema, the durable recreated)`,
+      );
+      const { last } = await publishAll(nc, subject, trafficOf(throughputFlows, EVENTS, 'scaling'));
+      const runs: { processes: number; evaluated: number; exact: boolean }[] = [];
+      for (const processes of [1, 2]) {
+        await jsm.consumers.delete(stream, 'evaluator').catch(() => undefined);
+        const schema = uniqueName('bench_');
+        passSchemas.push(schema);
+        const measured = await drain(schema, last, EVENTS, {
+          processes,
+          label: `scaling-k3`,
+        });
+        const { exact, describe } = await reportsOf(ALL, () => EVENTS);
+        await stopEvaluators();
+        await dropSchema(schema);
+        out(
+          `  ${processes} process${processes > 1 ? 'es' : ''}: ${int(measured.evaluated)} events/s evaluated, ${int(measured.settledOnly)} to the last acknowledgement${processes > 1 ? ` (the second ready ${measured.startLagMs.toFixed(0)} ms after the first, counted in the time)` : ''}; ${cpuText(measured)} (summed over the processes); peak RSS ${measured.peakMb.toFixed(0)} MB; ${describe}`,
+        );
+        runs.push({ processes, evaluated: measured.evaluated, exact });
+      }
+      const scaling = runs[1].evaluated / runs[0].evaluated;
+      out(`  → 2 processes evaluate ${scaling.toFixed(2)} × what 1 does`);
+      note({
+        label: 'more than one core, 3 ACTIVE, traffic.v1',
+        value: `1 process ${int(runs[0].evaluated)} events/s, 2 processes ${int(runs[1].evaluated)} events/s = ${scaling.toFixed(2)} ×`,
+      });
+      note({
+        label: '  report totals exact with 1 and 2 processes',
+        value: runs.every((r) => r.exact) ? 'yes' : 'NO',
+        target: 'exact',
+        met: runs.every((r) => r.exact),
+      });
+    }
+
+    // 2. Freshness: a fresh evaluator on the main schema; flip and lockdown ACTIVE, noop stopped.
     if (ROUNDS > 0) {
-      await stopPreview('noop');
+      await purgeTraffic();
+      await ensureActive(['flip', 'lockdown']);
+      if (active.has('noop')) await stopPreview('noop');
+      await startEvaluator(schemas.preview, 'freshness');
       const freshness: Record<string, number[]> = {
         startPreview: [],
         update: [],
@@ -964,14 +1252,19 @@ async function main() {
         'live update': [],
         commit: [],
       };
-      const logsStream = ns.stream(PREVIEW_LOGS_STREAM);
+      // The deprecated per-experiment subjects (…edge.{experiment}) and the per-policy one (…edge).
       const logsPrefix = ns.subject(previewLogSubject('bench', 'global', 'edge', ''));
+      const policyLogs = logsPrefix.slice(0, -1);
       const logsLastSeq = async () => (await jsm.streams.info(logsStream)).state.last_seq;
-      /** The PREVIEW_LOGS records after stream sequence `after`, by experiment id, read with an ordered consumer up to the stream's last message now. */
-      const logsAfter = async (after: number): Promise<Map<string, PreviewLogRecord[]>> => {
-        const byExperiment = new Map<string, PreviewLogRecord[]>();
+      /**
+       * The verdicts logged on PREVIEW_LOGS after stream sequence `after`, by experiment id, read
+       * with an ordered consumer up to the stream's last message now: the per-policy log's when
+       * the evaluator publishes it, the per-experiment records' otherwise.
+       */
+      const logsAfter = async (after: number): Promise<Map<string, LoggedVerdict[]>> => {
+        const byExperiment = new VerdictsByExperiment();
         const until = await logsLastSeq();
-        if (until <= after) return byExperiment;
+        if (until <= after) return byExperiment.result();
         const consumer = await js.consumers.get(logsStream, {
           deliver_policy: DeliverPolicy.StartSequence,
           opt_start_seq: after + 1,
@@ -980,20 +1273,15 @@ async function main() {
         const timer = setTimeout(() => messages.stop(), 30_000);
         try {
           for await (const message of messages) {
-            if (message.subject.startsWith(logsPrefix)) {
-              const id = message.subject.slice(logsPrefix.length);
-              byExperiment.set(id, [
-                ...(byExperiment.get(id) ?? []),
-                ...message.json<PreviewLogBatch>().records,
-              ]);
-            }
+            if (message.subject === policyLogs || message.subject.startsWith(logsPrefix))
+              byExperiment.add(message.subject, () => message.json<unknown>());
             if (message.seq >= until || message.info.pending === 0) break;
           }
         } finally {
           clearTimeout(timer);
           messages.stop();
         }
-        return byExperiment;
+        return byExperiment.result();
       };
       /**
        * The records of the probes once they are all on PREVIEW_LOGS: flip is ACTIVE throughout, so
@@ -1046,8 +1334,8 @@ async function main() {
       const staleness = (sent: { id: string; at: number }[], isNew: (id: string) => boolean) =>
         sent.reduce((latest, p) => (isNew(p.id) ? latest : Math.max(latest, p.at)), 0);
       const eventIds = (
-        records: PreviewLogRecord[],
-        keep: (r: PreviewLogRecord) => boolean = () => true,
+        records: LoggedVerdict[],
+        keep: (r: LoggedVerdict) => boolean = () => true,
       ) => new Set(records.filter(keep).map((r) => r.trafficEventId));
       for (let round = 0; round < ROUNDS; round++) {
         // startPreview: new records for lockdown (stopped first, outside the measure).
@@ -1152,12 +1440,11 @@ async function main() {
         target: `≤ ${TARGETS.freshnessP99Ms} ms`,
         met: p99 <= TARGETS.freshnessP99Ms,
       });
+      out(
+        `  evaluator peak RSS over the freshness rounds: ${processStats(running()).peakMb.toFixed(0)} MB`,
+      );
+      await stopEvaluators();
     }
-    const throughputStats = processStats(running());
-    out(
-      `  evaluator peak RSS over the last throughput scenario${ROUNDS > 0 ? ' and the freshness rounds' : ''}: ${throughputStats.peakMb.toFixed(0)} MB`,
-    );
-    await stop(evaluator);
 
     // 3. Storage: 3 ACTIVE experiments, rounds of the same flows, each pass into an empty schema.
     if (!SKIP_STORAGE) {
@@ -1171,8 +1458,8 @@ async function main() {
         out(
           `storage: 3 ACTIVE experiments, ${STORAGE_ROUNDS} rounds of ${int(STORAGE_EVENTS)} events from ${int(flowCount)} distinct flows, into an empty preview schema (VACUUMed after every round; sizes are the sum of pg_total_relation_size over its tables)`,
         );
-        const readyAt = await startEvaluator(schema);
-        const cpuAtReady = processStats(running()).cpuSeconds;
+        const readyAt = await startEvaluator(schema, `storage-${flowCount}`);
+        const cpuAtReady = evaluators[0].cpuAtReady;
         const backends = new BackendCpu(pg);
         await backends.sample();
         await vacuum(schema);
@@ -1271,7 +1558,7 @@ async function main() {
             value: `evaluator ${cpu.cpuPerEventUs.toFixed(1)} µs, Postgres backends ${cpu.pgCpuPerEventUs.toFixed(1)} µs; ${stats.peakMb.toFixed(0)} MB`,
           });
         }
-        await stop(evaluator);
+        await stopEvaluators();
         await dropSchema(schema);
       }
     }
@@ -1294,7 +1581,7 @@ async function main() {
         out(
           `  published in ${((performance.now() - publishedAt) / 1000).toFixed(0)} s; a fresh evaluator on an empty schema evaluates them…`,
         );
-        const measured = await drain(schema, last, MEMORY_EVENTS);
+        const measured = await drain(schema, last, MEMORY_EVENTS, { label: `memory-${major}` });
         const { exact, describe } = await reportsOf(ALL, () => MEMORY_EVENTS);
         const met = measured.peakMb < TARGETS.rssMb;
         out(`  ${describe}`);
@@ -1311,7 +1598,7 @@ async function main() {
           label: `  CPU per event, rate, totals`,
           value: `evaluator ${measured.cpuPerEventUs.toFixed(1)} µs, Postgres backends ${measured.pgCpuPerEventUs.toFixed(1)} µs; ${int(measured.evaluated)} events/s; totals exact ${exact ? 'yes' : 'NO'}`,
         });
-        await stop(evaluator);
+        await stopEvaluators();
         await dropSchema(schema);
       }
     }
@@ -1325,12 +1612,16 @@ async function main() {
           `  ${line.label.padEnd(width)}  ${line.value}${line.target ? ` | target ${line.target}: ${line.met ? 'met' : 'NOT met'}` : ''}`,
         );
       }
+      if (profiles.length > 0) {
+        out('  CPU profiles of the evaluator (BENCH_PROFILE=evaluator), share of sampled time:');
+        for (const line of profiles) out(`  ${line.label.padEnd(width)}  ${line.value}`);
+      }
       const missed = summary.filter((l) => l.target && !l.met).length;
       out(
         `  ${summary.filter((l) => l.target).length - missed} of ${summary.filter((l) => l.target).length} targets met${SKIP_MEMORY ? '; memory scenario skipped (BENCH_SKIP_MEMORY=1)' : ''}${SKIP_STORAGE ? '; storage scenario skipped (BENCH_SKIP_STORAGE=1)' : ''}`,
       );
     }
-    await stop(evaluator);
+    await stopEvaluators();
     await stop(service);
     for (const schema of [...Object.values(schemas), ...passSchemas])
       await dropSchema(schema).catch(() => undefined);

@@ -210,3 +210,60 @@ export async function closedLoop(
 
 export const describeLoad = (r: LoadResult, unit: string) =>
   `${r.perSecond.toFixed(0)} ${unit}/s, p50 ${r.p50.toFixed(1)} ms, p90 ${r.p90.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(0)} ms, ${r.count} requests, ${r.failures} failed`;
+
+/** A V8 .cpuprofile (what --cpu-prof writes), as far as self times need it. */
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string } }[];
+  /** µs on the monotonic clock, as process.hrtime() reads it. */
+  startTime: number;
+  samples?: number[];
+  timeDeltas?: number[];
+}
+
+/** Now on the clock of a CPU profile's timestamps (CLOCK_MONOTONIC, µs). */
+export const profileClockUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * Shares of a CPU profile's sampled time (idle excluded) spent in the self time of the functions
+ * each pattern matches: e.g. `{ gc: /^\(garbage collector\)$/ }`. Only the samples within
+ * `window` (profileClockUs() readings) count, unless none is: then the whole profile (`whole`).
+ * `sampledMs` is the non-idle time counted. A sample lasts until the next one, as DevTools
+ * counts it.
+ */
+export function profileShares<K extends string>(
+  path: string,
+  patterns: Record<K, RegExp>,
+  window?: { fromUs: number; toUs: number },
+): { sampledMs: number; whole: boolean; shares: Record<K, number> } {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  const selfUs = (inWindow: (at: number) => boolean) => {
+    const self = new Map<number, number>();
+    let at = profile.startTime;
+    for (let i = 0; i < samples.length; i++) {
+      at += deltas[i] ?? 0;
+      if (inWindow(at)) self.set(samples[i], (self.get(samples[i]) ?? 0) + (deltas[i + 1] ?? 0));
+    }
+    return self;
+  };
+  let self = window
+    ? selfUs((at) => at >= window.fromUs && at <= window.toUs)
+    : new Map<number, number>();
+  const whole = self.size === 0;
+  if (whole) self = selfUs(() => true);
+  const keys = Object.keys(patterns) as K[];
+  const matched = Object.fromEntries(keys.map((key) => [key, 0])) as Record<K, number>;
+  let sampled = 0;
+  for (const node of profile.nodes) {
+    const name = node.callFrame.functionName;
+    const us = self.get(node.id) ?? 0;
+    if (name === '(idle)') continue;
+    sampled += us;
+    for (const key of keys) if (patterns[key].test(name)) matched[key] += us;
+  }
+  const shares = Object.fromEntries(
+    keys.map((key) => [key, sampled ? matched[key] / sampled : 0]),
+  ) as Record<K, number>;
+  return { sampledMs: sampled / 1000, whole, shares };
+}

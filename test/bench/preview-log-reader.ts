@@ -1,0 +1,114 @@
+/**
+ * Reads PREVIEW_LOGS messages of either shape the evaluator publishes, for the evaluator bench's
+ * freshness probe:
+ * - the per-policy log, `preview.v1.logs.{project}.{location}.{firewallPolicy}`: one record per
+ *   event carrying every ACTIVE experiment's verdict, the experiments (and their etags) once per
+ *   message;
+ * - the deprecated per-experiment records, `preview.v1.logs.{project}.{location}.{firewallPolicy}.{experiment}`,
+ *   a PreviewLogBatch.
+ * Both come down to the (experiment, experimentEtag, livePolicyEtag, trafficEventId) of each
+ * verdict: which state an event was evaluated against.
+ */
+import { PreviewLogBatch } from '@rollout/contracts';
+
+/** One experiment's verdict on one event, as far as the probe needs it. */
+export interface LoggedVerdict {
+  /** The experiment's id (the last segment of its resource name). */
+  experiment: string;
+  experimentEtag: string;
+  livePolicyEtag: string;
+  trafficEventId: string;
+}
+
+/** The payload of a per-policy PREVIEW_LOGS message (only the fields the probe reads). */
+export interface PolicyPreviewLog {
+  firewallPolicy: string;
+  livePolicyEtag: string;
+  experiments: { experiment: string; experimentEtag: string }[];
+  events: { trafficEventId: string }[];
+}
+
+export type LogShape = 'policy' | 'experiment';
+
+const LOGS = 'preview.v1.logs.';
+const lastSegment = (name: string) => name.slice(name.lastIndexOf('/') + 1);
+
+/**
+ * The shape of a PREVIEW_LOGS subject (namespaced or not) by its tokens after
+ * `preview.v1.logs.`: 3 for the per-policy log, 4 for the per-experiment records.
+ */
+export function logShape(subject: string): LogShape | undefined {
+  const at = subject.indexOf(LOGS);
+  if (at < 0) return undefined;
+  const tokens = subject.slice(at + LOGS.length).split('.').length;
+  return tokens === 3 ? 'policy' : tokens === 4 ? 'experiment' : undefined;
+}
+
+/** The verdicts one PREVIEW_LOGS message carries; none for a subject of another shape. */
+export function loggedVerdicts(
+  subject: string,
+  payload: unknown,
+): { shape: LogShape; verdicts: LoggedVerdict[] } | undefined {
+  const shape = logShape(subject);
+  if (shape === 'policy') {
+    const log = payload as PolicyPreviewLog;
+    const experiments = log.experiments.map((e) => ({
+      experiment: lastSegment(e.experiment),
+      experimentEtag: e.experimentEtag,
+    }));
+    return {
+      shape,
+      verdicts: log.events.flatMap((event) =>
+        experiments.map((e) => ({
+          ...e,
+          livePolicyEtag: log.livePolicyEtag,
+          trafficEventId: event.trafficEventId,
+        })),
+      ),
+    };
+  }
+  if (shape === 'experiment') {
+    const experiment = subject.slice(subject.lastIndexOf('.') + 1);
+    return {
+      shape,
+      verdicts: (payload as PreviewLogBatch).records.map((r) => ({
+        experiment,
+        experimentEtag: r.experimentEtag,
+        livePolicyEtag: r.livePolicyEtag,
+        trafficEventId: r.trafficEventId,
+      })),
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Collects the verdicts of a run of messages by experiment id. An evaluator that publishes both
+ * shapes logs every verdict twice: the per-policy log is read when any message has it, the
+ * per-experiment records otherwise.
+ */
+export class VerdictsByExperiment {
+  private readonly byShape: Record<LogShape, Map<string, LoggedVerdict[]>> = {
+    policy: new Map(),
+    experiment: new Map(),
+  };
+  private policySeen = false;
+
+  add(subject: string, payload: () => unknown): void {
+    if (!logShape(subject)) return;
+    const read = loggedVerdicts(subject, payload());
+    if (!read) return;
+    if (read.shape === 'policy') this.policySeen = true;
+    const map = this.byShape[read.shape];
+    for (const verdict of read.verdicts) {
+      const list = map.get(verdict.experiment);
+      if (list) list.push(verdict);
+      else map.set(verdict.experiment, [verdict]);
+    }
+  }
+
+  /** The verdicts by experiment id, of the per-policy log if it was seen. */
+  result(): Map<string, LoggedVerdict[]> {
+    return this.policySeen ? this.byShape.policy : this.byShape.experiment;
+  }
+}
