@@ -6,19 +6,19 @@ import { ErrorFilter } from '@rollout/platform/errors';
 import { REQUEST_ID_HEADER, RpcRequestLogging, httpRequestId } from '@rollout/platform/logging';
 import { RequestMetrics } from '@rollout/platform/metrics';
 import {
+  ASSERTION_CLOCK_SKEW_MS,
+  ASSERTION_MAX_TTL_MS,
   ActorAssertionGate,
   ActorAssertionVerifier,
   NATS_CONNECTION,
   NatsNamespace,
   NatsRpcServer,
   RpcRequestGate,
+  SharedAssertionIds,
   parseBusKey,
 } from '@rollout/platform/nats';
+import type { NatsConnection } from 'nats';
 import { Logger } from 'nestjs-pino';
-
-/** Longest-lived actor assertion a service accepts, and how far the gateway's clock may be from its own. */
-const ASSERTION_MAX_TTL_MS = 60_000;
-const ASSERTION_CLOCK_SKEW_MS = 5_000;
 
 export interface ServiceAppOptions {
   name: string;
@@ -77,7 +77,7 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
         queue: options.name,
         namespace: app.get(NatsNamespace),
         hooks: [app.get(RpcRequestLogging), metrics],
-        gate: actorGate(options, app.get(Logger), app.get(NatsNamespace)),
+        gate: actorGate(options, app.get(Logger), app.get(NatsNamespace), app.get(NATS_CONNECTION)),
       });
       app.connectMicroservice({ strategy }, { inheritAppConfig: true });
       await app.startAllMicroservices();
@@ -92,13 +92,15 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
 
 /**
  * Every request a service serves must carry the gateway's actor assertion, verified with
- * BUS_VERIFY_KEYS. Without keys nothing is checked and the service says so at boot; production
- * refuses to start that way.
+ * BUS_VERIFY_KEYS; a state-changing request's assertion id is remembered in the ASSERTION_IDS
+ * bucket, which every replica shares. Without keys nothing is checked and the service says so
+ * at boot; production refuses to start that way.
  */
 function actorGate(
   { name, config }: ServiceAppOptions,
   logger: Logger,
   namespace: NatsNamespace,
+  connection: NatsConnection,
 ): RpcRequestGate | undefined {
   const keys = (config.BUS_VERIFY_KEYS ?? []).map((text) => parseBusKey(text));
   if (keys.length === 0) {
@@ -120,6 +122,7 @@ function actorGate(
       keys.filter((key) => key !== undefined),
       { maxTtlMs: ASSERTION_MAX_TTL_MS, clockSkewMs: ASSERTION_CLOCK_SKEW_MS, namespace },
     ),
+    { sharedIds: new SharedAssertionIds(connection.jetstream(), namespace), namespace },
   );
 }
 
