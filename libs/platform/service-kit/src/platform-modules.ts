@@ -5,7 +5,6 @@ import { HealthModule, ReadinessCheck } from '@rollout/platform/health';
 import { LoggingModule } from '@rollout/platform/logging';
 import { MetricsModule } from '@rollout/platform/metrics';
 import {
-  ASSERTION_IDS_KV,
   JetStreamDeclarations,
   NatsModule,
   NatsModuleOptions,
@@ -38,19 +37,6 @@ export function actorSigningOf(
 }
 
 /**
- * A service that verifies actor assertions (it has BUS_VERIFY_KEYS) remembers their ids in the
- * ASSERTION_IDS bucket, declared here like the service's own streams until provisioning declares
- * them all.
- */
-function withAssertionIds(
-  jetstream: JetStreamDeclarations | undefined,
-  config: BaseConfig,
-): JetStreamDeclarations | undefined {
-  if (!config.BUS_VERIFY_KEYS?.length) return jetstream;
-  return { ...jetstream, kv: [...(jetstream?.kv ?? []), ASSERTION_IDS_KV] };
-}
-
-/**
  * The infrastructure every service imports, wired one way: logs, metrics, the NATS
  * connection, the service's Postgres schema, and health reporting on both.
  */
@@ -74,7 +60,7 @@ export function platformModules({
       password: config.NATS_PASSWORD,
       token: config.NATS_TOKEN,
       namespace: config.NATS_NAMESPACE,
-      jetstream: withAssertionIds(jetstream, config),
+      jetstream,
       replicas: config.NATS_STREAM_REPLICAS,
       actorSigning,
     }),

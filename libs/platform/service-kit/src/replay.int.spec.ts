@@ -38,7 +38,7 @@ class Previews {
   }
 }
 
-function replicaModule(namespace: string, declareBucket = true) {
+function replicaModule(namespace: string) {
   @Module({
     imports: [
       LoggingModule.forRoot({ service: 'experiment-service', level: 'silent' }),
@@ -47,7 +47,6 @@ function replicaModule(namespace: string, declareBucket = true) {
         name: 'experiment-service',
         servers: [TEST_NATS_URL],
         namespace,
-        jetstream: declareBucket ? { kv: [ASSERTION_IDS_KV] } : undefined,
       }),
     ],
     controllers: [Previews],
@@ -56,11 +55,11 @@ function replicaModule(namespace: string, declareBucket = true) {
   return Replica;
 }
 
-const startReplica = (namespace: string, declareBucket = true) =>
+const startReplica = (namespace: string) =>
   startServiceApp({
     name: 'experiment-service',
     config: { PORT: 0, HOST: '127.0.0.1', BUS_VERIFY_KEYS: [keys.verifyKey] },
-    module: replicaModule(namespace, declareBucket),
+    module: replicaModule(namespace),
     rpc: true,
   });
 
@@ -90,6 +89,7 @@ async function send(nc: NatsConnection, request: ReturnType<typeof signedRequest
 }
 
 let nc: NatsConnection;
+const created: string[] = [];
 const running: INestApplication[] = [];
 
 beforeAll(async () => {
@@ -102,11 +102,14 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
+  // Each run's buckets go with it.
+  const jsm = await nc.jetstreamManager();
+  for (const stream of created) await jsm.streams.delete(stream).catch(() => undefined);
   await nc.close();
 });
 
-async function start(namespace: string, declareBucket = true) {
-  const app = await startReplica(namespace, declareBucket);
+async function start(namespace: string) {
+  const app = await startReplica(namespace);
   running.push(app);
   return app;
 }
@@ -119,6 +122,7 @@ async function stop(app: INestApplication) {
 it('serves a captured command once: another replica, and a replica after a restart, refuse it', async () => {
   const namespace = uniqueName('replay');
   const ns = new NatsNamespace(namespace);
+  created.push(`KV_${ns.bucket(ASSERTION_IDS_KV.bucket)}`);
   const captured = signedRequest(ns, EXPERIMENT_SUBJECTS.stopPreview, { name: 'experiments/e1' });
 
   // Replica 1 serves the command.
@@ -149,8 +153,9 @@ it('serves a captured command once: another replica, and a replica after a resta
 it('refuses a command UNAVAILABLE when its replay check cannot be made, and still serves reads', async () => {
   const namespace = uniqueName('replay');
   const ns = new NatsNamespace(namespace);
-  // A replica whose assertion-id bucket does not exist (provisioning has not run).
-  await start(namespace, false);
+  await start(namespace);
+  // The bucket is gone (deleted, or its stream has lost its quorum): no one can say whether an id was used.
+  await (await nc.jetstreamManager()).streams.delete(`KV_${ns.bucket(ASSERTION_IDS_KV.bucket)}`);
 
   expect(
     (await send(nc, signedRequest(ns, EXPERIMENT_SUBJECTS.stopPreview, { name: 'experiments/e2' })))

@@ -7,6 +7,7 @@ import { REQUEST_ID_HEADER, RpcRequestLogging, httpRequestId } from '@rollout/pl
 import { RequestMetrics } from '@rollout/platform/metrics';
 import {
   ASSERTION_CLOCK_SKEW_MS,
+  ASSERTION_IDS_KV,
   ASSERTION_MAX_TTL_MS,
   ActorAssertionGate,
   ActorAssertionVerifier,
@@ -15,6 +16,7 @@ import {
   NatsRpcServer,
   RpcRequestGate,
   SharedAssertionIds,
+  declareJetStream,
   parseBusKey,
 } from '@rollout/platform/nats';
 import type { NatsConnection } from 'nats';
@@ -23,7 +25,7 @@ import { Logger } from 'nestjs-pino';
 export interface ServiceAppOptions {
   name: string;
   config: Pick<BaseConfig, 'PORT' | 'HOST'> &
-    Partial<Pick<BaseConfig, 'NODE_ENV' | 'BUS_VERIFY_KEYS'>>;
+    Partial<Pick<BaseConfig, 'NODE_ENV' | 'BUS_VERIFY_KEYS' | 'NATS_STREAM_REPLICAS'>>;
   module: unknown;
   /** Serve NATS request/reply handlers (`@MessagePattern`) with the service's queue group. */
   rpc: boolean;
@@ -77,7 +79,12 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
         queue: options.name,
         namespace: app.get(NatsNamespace),
         hooks: [app.get(RpcRequestLogging), metrics],
-        gate: actorGate(options, app.get(Logger), app.get(NatsNamespace), app.get(NATS_CONNECTION)),
+        gate: await actorGate(
+          options,
+          app.get(Logger),
+          app.get(NatsNamespace),
+          app.get(NATS_CONNECTION),
+        ),
       });
       app.connectMicroservice({ strategy }, { inheritAppConfig: true });
       await app.startAllMicroservices();
@@ -96,12 +103,12 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
  * bucket, which every replica shares. Without keys nothing is checked and the service says so
  * at boot; production refuses to start that way.
  */
-function actorGate(
+async function actorGate(
   { name, config }: ServiceAppOptions,
   logger: Logger,
   namespace: NatsNamespace,
   connection: NatsConnection,
-): RpcRequestGate | undefined {
+): Promise<RpcRequestGate | undefined> {
   const keys = (config.BUS_VERIFY_KEYS ?? []).map((text) => parseBusKey(text));
   if (keys.length === 0) {
     if (config.NODE_ENV === 'production')
@@ -117,6 +124,13 @@ function actorGate(
     throw new Error(
       'BUS_VERIFY_KEYS must be <key id>:<32-byte Ed25519 public key, base64url>, comma-separated',
     );
+  // Declared here, by the services that verify, like their streams at boot until a provisioning step declares them all.
+  await declareJetStream(
+    connection,
+    namespace,
+    { kv: [ASSERTION_IDS_KV] },
+    { replicas: config.NATS_STREAM_REPLICAS ?? 1 },
+  );
   return new ActorAssertionGate(
     new ActorAssertionVerifier(
       keys.filter((key) => key !== undefined),
