@@ -88,20 +88,15 @@ export class ActorAssertionGate implements RpcRequestGate {
       );
       checkActor(claims, data);
       checkProjects(claims, data);
-      const until = this.verifier.acceptedUntil(claims);
       const { sharedIds } = this.options;
-      if (sharedIds && isStateChanging(subject, this.namespace)) {
-        const first = sharedIds.firstUse(claims.jti, until);
-        if (typeof first !== 'boolean') {
-          const asserted = claims;
-          return first
-            .then(notReplayed)
-            .catch((refusal: unknown) => this.refused(refusal, subject, asserted));
-        }
-        notReplayed(first);
-      } else {
-        notReplayed(this.processIds.firstUse(claims.jti, until));
-      }
+      const ids =
+        sharedIds && isStateChanging(subject, this.namespace) ? sharedIds : this.processIds;
+      const first = ids.firstUse(claims.jti, this.verifier.acceptedUntil(claims));
+      if (typeof first === 'boolean') return notReplayed(first);
+      const asserted = claims;
+      return first
+        .then(notReplayed)
+        .catch((refusal: unknown) => this.refused(refusal, subject, asserted));
     } catch (refusal) {
       this.refused(refusal, subject, claims);
     }
