@@ -52,6 +52,11 @@ const USERS: BusUser[] = [
     password: password(),
     role: { kind: 'traffic-producer', projects: ['acme'] },
   },
+  {
+    user: 'producer-beta',
+    password: password(),
+    role: { kind: 'traffic-producer', projects: ['beta'] },
+  },
   { user: 'agent', password: password(), role: { kind: 'inspection-agent' } },
   { user: 'admin', password: password(), role: { kind: 'admin' } },
 ];

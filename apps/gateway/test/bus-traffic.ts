@@ -1,4 +1,4 @@
-import { TRAFFIC_STREAM, trafficSubject } from '@rollout/contracts';
+import { TRAFFIC_STREAM, trafficMessageId, trafficSubject } from '@rollout/contracts';
 import { eventually } from '@rollout/testing/kit';
 import { NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
@@ -16,7 +16,7 @@ export const event = (id: string) => ({
   destPort: 22,
 });
 
-/** Publishes traffic with JetStream acks, then waits until the evaluator settled it (read as the operator). */
+/** Publishes traffic as the producers we ship do (Nats-Msg-Id in the project's namespace) with JetStream acks, then waits until the evaluator settled it (read as the operator). */
 export async function sendTraffic(
   nc: NatsConnection,
   project: string,
@@ -29,7 +29,7 @@ export async function sendTraffic(
       await nc
         .jetstream()
         .publish(trafficSubject(project, 'global', policy), JSON.stringify(event(id)), {
-          msgID: id,
+          msgID: trafficMessageId(project, id),
         })
     ).seq;
   const admin = await connectAs('admin');

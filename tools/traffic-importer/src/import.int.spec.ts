@@ -19,7 +19,7 @@ import { parsePolicyRoutes } from './policy-routes';
 
 /**
  * Each format through the real JetStream: events land on traffic.v1.{project}.{location}.{policy}
- * with Nats-Msg-Id = event id, a second import of the same records stores nothing, and bad lines
+ * with Nats-Msg-Id = <project>/<event id>, a second import of the same records stores nothing, and bad lines
  * are counted and reported with their line numbers.
  */
 interface FormatCase {
@@ -308,7 +308,8 @@ describe('rollout-traffic import with JetStream', () => {
       const landed = await eventsOn(policy);
       expect(landed).toHaveLength(good);
       expect(landed[0].event).toEqual({ id: expect.stringMatching(/^flow-/), ...first });
-      expect(landed.every(({ msgId, event }) => msgId === event.id)).toBe(true);
+      // In the project's namespace of message ids: no other project's producer can make it a duplicate.
+      expect(landed.every(({ msgId, event }) => msgId === `acme/${event.id}`)).toBe(true);
 
       const again = await importFlows(nc, await options(format, [path], policy));
       expect(again).toMatchObject({ published: 0, duplicates: good });

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { JetStreamClient, NatsConnection, NatsError } from 'nats';
-import { trafficSubject } from '@rollout/contracts';
+import { trafficMessageId, trafficSubject } from '@rollout/contracts';
 import { NatsNamespace } from '@rollout/platform/nats';
 import { FORMATS, FormatName } from './formats';
 import type { Input } from './inputs';
@@ -162,7 +162,11 @@ export async function importFlows(
             now: new Date(),
             restamp: options.restamp,
           });
-          await publisher.publish(subject, event.id, JSON.stringify(event));
+          await publisher.publish(
+            subject,
+            trafficMessageId(options.project, event.id),
+            JSON.stringify(event),
+          );
         }
         lines.close();
       }

@@ -3,7 +3,7 @@ import type { TrafficEvent } from '@rollout/contracts';
 import type { FlowRecord } from './flow';
 
 /**
- * The event id (and Nats-Msg-Id) of a record: a hash of the subject it goes to and the record
+ * The event id of a record (its Nats-Msg-Id is this id in the project's namespace): a hash of the subject it goes to and the record
  * itself (its format, its text, and the round when a file is replayed more than once), and the
  * salt the import was given, if any. The same record imported again gets the same id, so
  * JetStream stores it once (within the TRAFFIC stream's duplicate window), and the id needs no

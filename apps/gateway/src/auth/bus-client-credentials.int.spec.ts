@@ -46,6 +46,14 @@ describe('a traffic producer credential', () => {
     );
   });
 
+  it('shares no message ids with another project’s: an event id beta’s producer used first is not a duplicate in acme', async () => {
+    await previewing('acme', 'shared');
+    const before = await evaluated('acme', 'shared');
+    await sendTraffic(await connectAs('producer-beta'), 'beta', 'core', ['evt-reused']);
+    await sendTraffic(await connectAs('producer-acme'), 'acme', 'shared', ['evt-reused']);
+    expect(await evaluated('acme', 'shared')).toBe(before + 1);
+  });
+
   it('may not call services, subscribe beyond its replies, or touch JetStream', async () => {
     const producer = await connectAs('producer-acme');
     const admin = await (await connectAs('admin')).jetstreamManager();

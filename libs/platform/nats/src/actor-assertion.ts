@@ -46,6 +46,13 @@ export interface SignedActorClaims extends ActorClaims {
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const KEY_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+/** An assertion id is one KV key token, so it can be remembered where every replica sees it. */
+const ASSERTION_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Longest-lived actor assertion a service accepts, whatever it says. */
+export const ASSERTION_MAX_TTL_MS = 60_000;
+/** How far the gateway's clock may be from a service's. */
+export const ASSERTION_CLOCK_SKEW_MS = 5_000;
 const RAW_KEY = /^[A-Za-z0-9_-]{43}$/;
 
 /** A key in its environment form, `<key id>:<32 bytes, base64url>`. */
@@ -151,14 +158,12 @@ const denied = (why: string, reason: string) =>
 
 /**
  * A service's side: checks the signature (by key id, so several keys are accepted during a
- * rotation), the subject and payload it was signed for, its expiry, and that it was not seen
- * before. Every refusal is PERMISSION_DENIED. Replays are remembered per process until the
- * assertion expires; see docs/bus-security.md for what that means with several replicas.
+ * rotation), the subject and payload it was signed for, and its expiry. Every refusal is
+ * PERMISSION_DENIED. Whether it was seen before is the gate's check (`ActorAssertionGate`),
+ * which remembers assertion ids where every replica sees them.
  */
 export class ActorAssertionVerifier {
   private readonly keys: Map<string, KeyObject>;
-  /** jti → expiry, in arrival order; expiry grows with arrival, give or take the skew. */
-  private readonly seen = new Map<string, number>();
   private readonly now: () => number;
 
   constructor(
@@ -199,10 +204,12 @@ export class ActorAssertionVerifier {
       claims.exp - claims.iat > maxTtlMs
     )
       throw denied('has expired or is not valid yet', 'ACTOR_ASSERTION_EXPIRED');
-    this.forgetExpired(now);
-    if (this.seen.has(claims.jti)) throw denied('was used before', 'ACTOR_ASSERTION_REPLAYED');
-    this.seen.set(claims.jti, claims.exp + clockSkewMs);
     return claims;
+  }
+
+  /** The last moment this assertion is accepted: until then, a second arrival is a replay. */
+  acceptedUntil(claims: SignedActorClaims): number {
+    return claims.exp + this.options.clockSkewMs;
   }
 
   /** A system key speaks only as its service's actor, on its subjects; a gateway key for anyone. */
@@ -216,13 +223,6 @@ export class ActorAssertionVerifier {
       !signer.subjects.some((s) => namespace.subject(s) === subject)
     ) {
       throw denied(`asserts what its key (${claims.kid}) may not`, 'ACTOR_ASSERTION_KEY_SCOPE');
-    }
-  }
-
-  private forgetExpired(now: number) {
-    for (const [jti, expiry] of this.seen) {
-      if (expiry > now) return;
-      this.seen.delete(jti);
     }
   }
 }
@@ -242,6 +242,7 @@ function decodeClaims(body: string): SignedActorClaims | undefined {
     typeof claims === 'object' &&
     claims !== null &&
     [claims.kid, claims.actor, claims.jti, claims.sub, claims.dig].every(text) &&
+    ASSERTION_ID.test(claims.jti as string) &&
     Number.isSafeInteger(claims.iat) &&
     Number.isSafeInteger(claims.exp) &&
     Array.isArray(claims.roles) &&

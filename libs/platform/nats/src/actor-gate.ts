@@ -6,6 +6,8 @@ import {
   ActorAssertionVerifier,
   SignedActorClaims,
 } from './actor-assertion';
+import { AssertionIds, ProcessAssertionIds, isStateChanging } from './assertion-ids';
+import { NatsNamespace } from './namespace';
 
 /** A request as a gate sees it, before any handler. */
 export interface GatedRequest {
@@ -18,9 +20,9 @@ export interface GatedRequest {
   data: unknown;
 }
 
-/** Decides, before the handler, whether a request may run at all; throws a StatusError to refuse it. */
+/** Decides, before the handler, whether a request may run at all; throws (or rejects with) a StatusError to refuse it. */
 export interface RpcRequestGate {
-  admit(request: GatedRequest): void;
+  admit(request: GatedRequest): void | Promise<void>;
 }
 
 const RESOURCE_PROJECT = /^projects\/([^/]+)/;
@@ -45,18 +47,38 @@ export function projectsNamedIn(data: unknown): string[] {
   return projects;
 }
 
+export interface ActorAssertionGateOptions {
+  /** Where a state-changing request's assertion id is remembered: shared by every replica (`SharedAssertionIds`). */
+  sharedIds?: AssertionIds;
+  /** The namespace requests arrive in, so subjects are classified as sent. */
+  namespace?: NatsNamespace;
+  now?: () => number;
+}
+
 /**
  * Every request a service takes carries the gateway's signed actor assertion: the gate
  * refuses, with PERMISSION_DENIED, one without a valid assertion, one whose `actor` field is
- * not the asserted actor, and one naming a project the actor does not have (defence in depth:
- * a gateway route that forgot its project check still cannot cross tenants).
+ * not the asserted actor, one naming a project the actor does not have (defence in depth:
+ * a gateway route that forgot its project check still cannot cross tenants), and one whose
+ * assertion was used before. A state-changing request's assertion id is remembered where
+ * every replica sees it (`sharedIds`, written before the handler runs), so a replay to another
+ * replica or after a restart is refused too; when that memory cannot be reached the request is
+ * refused with UNAVAILABLE. A read's id is remembered by this process only.
  */
 export class ActorAssertionGate implements RpcRequestGate {
   private readonly logger = new Logger('ActorAssertion');
+  private readonly processIds: ProcessAssertionIds;
+  private readonly namespace: NatsNamespace;
 
-  constructor(private readonly verifier: ActorAssertionVerifier) {}
+  constructor(
+    private readonly verifier: ActorAssertionVerifier,
+    private readonly options: ActorAssertionGateOptions = {},
+  ) {
+    this.processIds = new ProcessAssertionIds(options.now);
+    this.namespace = options.namespace ?? new NatsNamespace();
+  }
 
-  admit({ subject, headers, payload, data }: GatedRequest): void {
+  admit({ subject, headers, payload, data }: GatedRequest): void | Promise<void> {
     let claims: SignedActorClaims | undefined;
     try {
       claims = this.verifier.verify(
@@ -66,15 +88,37 @@ export class ActorAssertionGate implements RpcRequestGate {
       );
       checkActor(claims, data);
       checkProjects(claims, data);
+      const { sharedIds } = this.options;
+      const ids =
+        sharedIds && isStateChanging(subject, this.namespace) ? sharedIds : this.processIds;
+      const first = ids.firstUse(claims.jti, this.verifier.acceptedUntil(claims));
+      if (typeof first === 'boolean') return notReplayed(first);
+      const asserted = claims;
+      return first
+        .then(notReplayed)
+        .catch((refusal: unknown) => this.refused(refusal, subject, asserted));
     } catch (refusal) {
-      const reason = refusal instanceof StatusError ? refusal.message : String(refusal);
-      this.logger.warn(
-        { subject, actor: claims?.actor, requestId: claims?.requestId },
-        `request refused: ${reason}`,
-      );
-      throw refusal;
+      this.refused(refusal, subject, claims);
     }
   }
+
+  private refused(refusal: unknown, subject: string, claims?: SignedActorClaims): never {
+    const reason = refusal instanceof StatusError ? refusal.message : String(refusal);
+    this.logger.warn(
+      { subject, actor: claims?.actor, requestId: claims?.requestId },
+      `request refused: ${reason}`,
+    );
+    throw refusal;
+  }
+}
+
+function notReplayed(first: boolean) {
+  if (!first)
+    throw StatusError.withReason(
+      'PERMISSION_DENIED',
+      "The request's actor assertion was used before.",
+      'ACTOR_ASSERTION_REPLAYED',
+    );
 }
 
 function checkActor(claims: SignedActorClaims, data: unknown) {

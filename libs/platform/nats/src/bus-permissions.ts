@@ -14,6 +14,7 @@ import {
   inspectionEventSubject,
   serviceInfoSubject,
 } from '@rollout/contracts';
+import { ASSERTION_IDS_KV } from './assertion-ids';
 import { DEAD_LETTER_STREAM } from './jetstream-setup';
 import { NatsNamespace } from './namespace';
 import { inboxPrefixOf } from './nats-options';
@@ -88,6 +89,20 @@ function readStream(stream: string): string[] {
   ];
 }
 
+/**
+ * What a service that verifies actor assertions needs of the ASSERTION_IDS bucket: to write a
+ * key (create-if-absent, a publish with an expectation), never to read, delete or purge one.
+ * Declaring the bucket at boot (info, create, update of its stream) is the one JetStream right
+ * beyond that, until a provisioning step declares it.
+ */
+function assertionIds(ns: NatsNamespace): string[] {
+  const bucket = ns.bucket(ASSERTION_IDS_KV.bucket);
+  return [
+    `$KV.${bucket}.>`,
+    ...['INFO', 'CREATE', 'UPDATE'].map((api) => `$JS.API.STREAM.${api}.${KV_STREAM(bucket)}`),
+  ];
+}
+
 function service(
   ns: NatsNamespace,
   user: string,
@@ -103,6 +118,7 @@ function service(
         '$JS.API.INFO',
         ...(streams.owned ?? []).flatMap((stream) => ownedStream(ns.stream(stream))),
         ...(streams.read ?? []).flatMap((stream) => readStream(ns.stream(stream))),
+        ...assertionIds(ns),
       ],
     },
     subscribe: {

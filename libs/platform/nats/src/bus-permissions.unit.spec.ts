@@ -31,6 +31,26 @@ describe('bus permissions', () => {
     ).toEqual(['ns1.experiment.v1.experiments.stopPreview']);
   });
 
+  it('lets every service that verifies assertions write assertion ids, and none read or delete them', () => {
+    const kinds = [
+      'experiment-service',
+      'evaluator',
+      'enforcement-service',
+      'inspection-rules-service',
+    ] as const;
+    for (const kind of kinds) {
+      const allowed = busPermissions({ user: kind, role: { kind } }, 'ns1').publish.allow;
+      expect(allowed.filter((s) => s.includes('ASSERTION_IDS'))).toEqual([
+        '$KV.ns1_ASSERTION_IDS.>',
+        '$JS.API.STREAM.INFO.KV_ns1_ASSERTION_IDS',
+        '$JS.API.STREAM.CREATE.KV_ns1_ASSERTION_IDS',
+        '$JS.API.STREAM.UPDATE.KV_ns1_ASSERTION_IDS',
+      ]);
+    }
+    const gateway = busPermissions({ user: 'gateway', role: { kind: 'gateway' } }, 'ns1');
+    expect(JSON.stringify(gateway)).not.toContain('ASSERTION_IDS');
+  });
+
   it('refuses names that would widen a subject: wildcards or dots in users, projects or adapters', () => {
     expect(() => busPermissions({ user: 'a.b', role: { kind: 'gateway' } })).toThrow(
       /NATS user "a.b"/,

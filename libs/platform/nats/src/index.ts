@@ -13,3 +13,4 @@ export * from './nats.module';
 export * from './actor-assertion';
 export * from './actor-gate';
 export * from './bus-permissions';
+export * from './assertion-ids';

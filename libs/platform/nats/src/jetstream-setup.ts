@@ -39,6 +39,8 @@ export interface DurableConsumerDeclaration {
 export interface KvDeclaration {
   bucket: string;
   history?: number;
+  /** Oldest entry kept, in ms (unset: forever). */
+  maxAgeMs?: number;
 }
 
 export interface JetStreamDeclarations {
@@ -104,12 +106,14 @@ export async function declareJetStream(
   const js = connection.jetstream();
   for (const decl of declarations.kv ?? []) {
     const options: Partial<KvOptions> = { history: decl.history ?? 1, replicas };
+    if (decl.maxAgeMs) options.ttl = decl.maxAgeMs;
     await js.views.kv(ns.bucket(decl.bucket), options);
-    // An existing bucket is opened as it is: scale its stream like the others.
+    // An existing bucket is opened as it is: scale its stream like the others, and age it as declared.
     const stream = `KV_${ns.bucket(decl.bucket)}`;
     const { config } = await jsm.streams.info(stream);
-    if (config.num_replicas !== replicas)
-      await jsm.streams.update(stream, { ...config, num_replicas: replicas });
+    const maxAge = nanos(decl.maxAgeMs ?? 0);
+    if (config.num_replicas !== replicas || config.max_age !== maxAge)
+      await jsm.streams.update(stream, { ...config, num_replicas: replicas, max_age: maxAge });
   }
 }
 

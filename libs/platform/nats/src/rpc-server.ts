@@ -115,7 +115,7 @@ export class NatsRpcServer extends ServerNats {
       replyTo: message.reply,
     })) as { id?: string; data?: unknown };
     const context = new NatsContext([message.subject, message.headers]);
-    const refusal = this.refusal(message, packet.data);
+    const refusal = await this.refusal(message, packet.data);
     // An event (no id) expects no reply: a refused one is dropped, as the gate has logged.
     if (packet.id === undefined)
       return refusal ? undefined : this.handleEvent(channel, packet as never, context);
@@ -129,15 +129,17 @@ export class NatsRpcServer extends ServerNats {
     });
   }
 
-  private refusal(message: Msg, data: unknown): StatusError | undefined {
+  private async refusal(message: Msg, data: unknown): Promise<StatusError | undefined> {
     if (!this.rpcOptions.gate) return undefined;
     try {
-      this.rpcOptions.gate.admit({
+      // A state-changing request waits for its replay check; a read is admitted synchronously.
+      const admitted = this.rpcOptions.gate.admit({
         subject: message.subject,
         headers: message.headers,
         payload: message.data,
         data,
       });
+      if (admitted) await admitted;
       return undefined;
     } catch (error) {
       // A gate that fails in an unexpected way still refuses: it fails closed.

@@ -6,24 +6,26 @@ import { ErrorFilter } from '@rollout/platform/errors';
 import { REQUEST_ID_HEADER, RpcRequestLogging, httpRequestId } from '@rollout/platform/logging';
 import { RequestMetrics } from '@rollout/platform/metrics';
 import {
+  ASSERTION_CLOCK_SKEW_MS,
+  ASSERTION_IDS_KV,
+  ASSERTION_MAX_TTL_MS,
   ActorAssertionGate,
   ActorAssertionVerifier,
   NATS_CONNECTION,
   NatsNamespace,
   NatsRpcServer,
   RpcRequestGate,
+  SharedAssertionIds,
+  declareJetStream,
   parseBusKey,
 } from '@rollout/platform/nats';
+import type { NatsConnection } from 'nats';
 import { Logger } from 'nestjs-pino';
-
-/** Longest-lived actor assertion a service accepts, and how far the gateway's clock may be from its own. */
-const ASSERTION_MAX_TTL_MS = 60_000;
-const ASSERTION_CLOCK_SKEW_MS = 5_000;
 
 export interface ServiceAppOptions {
   name: string;
   config: Pick<BaseConfig, 'PORT' | 'HOST'> &
-    Partial<Pick<BaseConfig, 'NODE_ENV' | 'BUS_VERIFY_KEYS'>>;
+    Partial<Pick<BaseConfig, 'NODE_ENV' | 'BUS_VERIFY_KEYS' | 'NATS_STREAM_REPLICAS'>>;
   module: unknown;
   /** Serve NATS request/reply handlers (`@MessagePattern`) with the service's queue group. */
   rpc: boolean;
@@ -77,7 +79,12 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
         queue: options.name,
         namespace: app.get(NatsNamespace),
         hooks: [app.get(RpcRequestLogging), metrics],
-        gate: actorGate(options, app.get(Logger), app.get(NatsNamespace)),
+        gate: await actorGate(
+          options,
+          app.get(Logger),
+          app.get(NatsNamespace),
+          app.get(NATS_CONNECTION),
+        ),
       });
       app.connectMicroservice({ strategy }, { inheritAppConfig: true });
       await app.startAllMicroservices();
@@ -92,14 +99,16 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
 
 /**
  * Every request a service serves must carry the gateway's actor assertion, verified with
- * BUS_VERIFY_KEYS. Without keys nothing is checked and the service says so at boot; production
- * refuses to start that way.
+ * BUS_VERIFY_KEYS; a state-changing request's assertion id is remembered in the ASSERTION_IDS
+ * bucket, which every replica shares. Without keys nothing is checked and the service says so
+ * at boot; production refuses to start that way.
  */
-function actorGate(
+async function actorGate(
   { name, config }: ServiceAppOptions,
   logger: Logger,
   namespace: NatsNamespace,
-): RpcRequestGate | undefined {
+  connection: NatsConnection,
+): Promise<RpcRequestGate | undefined> {
   const keys = (config.BUS_VERIFY_KEYS ?? []).map((text) => parseBusKey(text));
   if (keys.length === 0) {
     if (config.NODE_ENV === 'production')
@@ -115,11 +124,19 @@ function actorGate(
     throw new Error(
       'BUS_VERIFY_KEYS must be <key id>:<32-byte Ed25519 public key, base64url>, comma-separated',
     );
+  // Declared here, by the services that verify, like their streams at boot until a provisioning step declares them all.
+  await declareJetStream(
+    connection,
+    namespace,
+    { kv: [ASSERTION_IDS_KV] },
+    { replicas: config.NATS_STREAM_REPLICAS ?? 1 },
+  );
   return new ActorAssertionGate(
     new ActorAssertionVerifier(
       keys.filter((key) => key !== undefined),
       { maxTtlMs: ASSERTION_MAX_TTL_MS, clockSkewMs: ASSERTION_CLOCK_SKEW_MS, namespace },
     ),
+    { sharedIds: new SharedAssertionIds(connection.jetstream(), namespace), namespace },
   );
 }
 

@@ -12,9 +12,10 @@ import type { ContractPackage } from '@rollout/contracts';
  *
  * Published on `traffic.v2alpha.{project}.{location}.{firewallPolicy}` to the same `TRAFFIC`
  * stream as v1 (it carries `traffic.>`: every major), read by the same durable consumer.
- * Producers set `Nats-Msg-Id` to an id of the batch (e.g. its first event's id, or a batch id);
- * the evaluator never counts one event id twice for one experiment configuration, whichever
- * major or batch it came in.
+ * Producers set `Nats-Msg-Id` to an id of the batch in its project's namespace,
+ * `<project>/<batch id>` (`trafficMessageId` of traffic.v1; e.g. the batch's first event id), so a
+ * retried batch is stored once and no other project's producer can make it a duplicate; a
+ * `Nats-Msg-Id` in another project's namespace than the subject's is never counted, as in v1.
  *
  * A batch is all or nothing: when any event in it is invalid (or the subject names no live
  * policy), the whole message goes to `deadletter.v1.traffic` with a reason naming the event's

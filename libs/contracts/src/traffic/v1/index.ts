@@ -10,9 +10,12 @@ import type { ContractPackage } from '../../packages';
  * one's subjects are `traffic.v1.{project}.{location}.{firewallPolicy}`: the IDs of the live policy's name
  * `projects/{project}/locations/{location}/firewallPolicies/{firewallPolicy}`.
  *
- * Producers set `Nats-Msg-Id` to the event id, so a retried publish is stored once (within the
- * duplicate window); the evaluator also never counts one event id twice for one experiment
- * configuration, whatever the window.
+ * Producers set `Nats-Msg-Id` to the event id in its project's namespace, `<project>/<event id>`
+ * (`trafficMessageId`), so a retried publish is stored once (within the duplicate window) and
+ * no other project's producer can make the event a duplicate by reusing its id. A message whose
+ * `Nats-Msg-Id` names another project than its subject is never counted
+ * (`foreignTrafficMessageId`); a bare event id, as producers written before namespaces set, is
+ * accepted and shares the window with every other bare id. See docs/traffic.md.
  *
  * An event that cannot be evaluated (not JSON, a missing or ill-typed field, a bad address, a
  * subject naming no live policy) is not retried: it goes to `deadletter.v1.traffic` (stream
@@ -54,7 +57,7 @@ export const TRAFFIC_EVENT_ID_MAX_LENGTH = 128;
 
 /** One connection, as a producer publishes it (JSON). Unknown fields are ignored. */
 export interface TrafficEvent {
-  /** Unique per event, at most 128 characters; also the `Nats-Msg-Id`. */
+  /** Unique per event, at most 128 characters; the `Nats-Msg-Id` is `<project>/<id>`. */
   id: string;
   /** When the connection was seen (RFC 3339). */
   time: string;
@@ -99,3 +102,5 @@ export const TRAFFIC_EVENT_SCHEMA = {
     },
   },
 } as const;
+
+export * from './message-id';
