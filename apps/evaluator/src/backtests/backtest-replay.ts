@@ -9,7 +9,7 @@ import {
 } from '@rollout/domain/preview';
 import { AckPolicy, DeliverPolicy, JsMsg, NatsConnection, nanos } from 'nats';
 import { TRAFFIC_DURABLE } from '../jetstream';
-import { TrafficDecoder } from '../traffic/traffic-decoder';
+import { MESSAGE_ID_HEADER, TrafficDecoder } from '../traffic/traffic-decoder';
 
 /** How a replay is throttled, and how it reports. */
 export interface ReplayOptions {
@@ -170,6 +170,7 @@ export class BacktestReplay {
           message.subject,
           message.data,
           message.headers?.get(CONTRACT_HEADERS.contractVersion),
+          message.headers?.get(MESSAGE_ID_HEADER) || undefined,
         ),
       })),
       NOTHING_COUNTED,

@@ -144,4 +144,29 @@ describe('duplicates and malformed traffic', () => {
       r.configurations.find((c) => c.experimentEtag === etags.block)!;
     expect(config(after).evaluated - config(before).evaluated).toBe(valid.length);
   });
+
+  it("dead-letters a message whose Nats-Msg-Id is in another project's namespace, counting nothing of it", async () => {
+    const before = await report('block');
+    const squatter = trafficEvent(50, { srcIp: '10.0.1.50' });
+    const js = nc.jetstream();
+    const subject = iso.ns.subject('traffic.v1.acme.global.web');
+    const { seq } = await js.publish(subject, JSON.stringify(squatter), {
+      msgID: `beta/${squatter.id}`,
+    });
+    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+    const letter = await eventually(
+      async () => (await deadLetters(nc, iso)).find((l) => l.data === JSON.stringify(squatter)),
+      { what: 'its dead letter' },
+    );
+    expect(letter.reason).toMatch(/namespace, not "acme"'s/);
+    expect(await metric('evaluator_dead_letters_total', { reason: 'foreign_message_id' })).toBe(1);
+    const config = (r: PreviewReport) =>
+      r.configurations.find((c) => c.experimentEtag === etags.block)!;
+    const after = await report('block');
+    expect(config(after).evaluated).toBe(config(before).evaluated);
+    expect(config(after).completeness?.deadLettered).toContainEqual({
+      reason: 'foreign_message_id',
+      messages: 1,
+    });
+  });
 });

@@ -3,6 +3,7 @@ import {
   TRAFFIC_PROTOCOLS,
   TRAFFIC_V1,
   TrafficEvent,
+  foreignTrafficMessageId,
   parseContractVersion,
 } from '@rollout/contracts';
 import {
@@ -20,11 +21,15 @@ export type RejectKind =
   | 'bad_subject'
   | 'unknown_major'
   | 'contract_mismatch'
+  | 'foreign_message_id'
   | 'bad_json'
   | 'invalid_event'
   | 'bad_address'
   | 'unknown_policy'
   | 'unevaluable';
+
+/** JetStream's de-duplication header, which producers set to `<project>/<id>` (trafficMessageId). */
+export const MESSAGE_ID_HEADER = 'Nats-Msg-Id';
 
 /** The traffic packages the evaluator reads, by the major token of their subjects. */
 export const TRAFFIC_MAJORS = { v1: TRAFFIC_V1, v2alpha: TRAFFIC_V2ALPHA } as const;
@@ -68,7 +73,8 @@ const SUPPORTED = Object.values(TRAFFIC_MAJORS)
  * Turns one TRAFFIC message into events ready to evaluate, or says why it never will be.
  * The subject's major decides the decoding: `traffic.v1.…` is one event, `traffic.v2alpha.…` a
  * batch (its address fields spelled out); any other major is refused (`unknown_major`). A
- * `Contract-Version` header naming another package than the subject's is refused too.
+ * `Contract-Version` header naming another package than the subject's is refused too, and so is
+ * a `Nats-Msg-Id` in another project's namespace than the subject's (`foreign_message_id`).
  * A batch is all or nothing: one bad event refuses the message, the reason naming its index.
  * The JSON schemas are compiled once (ajv generates validation functions), addresses are
  * parsed once by the engine's parser and reused for every policy the event is evaluated against.
@@ -90,6 +96,7 @@ export class TrafficDecoder {
     subject: string,
     data: Uint8Array,
     contractVersion?: string,
+    messageId?: string,
   ): DecodedMessage | RejectedTraffic {
     const tokens = subject.startsWith(this.subjectPrefix)
       ? subject.slice(this.subjectPrefix.length).split('.')
@@ -116,6 +123,8 @@ export class TrafficDecoder {
       };
     }
     const key = tokens.slice(1).join('.');
+    const foreign = foreignTrafficMessageId(tokens[1], messageId);
+    if (foreign) return { kind: 'foreign_message_id', reason: foreign, key };
     const result = this.decodeBody(major, key, data, parseContractVersion(contractVersion));
     return isRejected(result) ? { ...result, key } : result;
   }

@@ -68,6 +68,16 @@ describe('TrafficDecoder: by the subject major', () => {
     });
   });
 
+  it("refuses a Nats-Msg-Id in another project's namespace, and accepts its own, a bare one or none", () => {
+    const refused = rejected(
+      decoder.decode('ns.traffic.v1.beta.global.web', bytes(v1Event(1)), undefined, 'acme/evt-1'),
+    );
+    expect(refused.kind).toBe('foreign_message_id');
+    expect(refused.reason).toContain('"acme"\'s namespace, not "beta"\'s');
+    for (const id of ['beta/evt-1', 'evt-1', undefined])
+      accepted(decoder.decode('ns.traffic.v1.beta.global.web', bytes(v1Event(1)), undefined, id));
+  });
+
   it('refuses a Contract-Version of another package than the subject, and accepts its own at any version', () => {
     expect(
       rejected(

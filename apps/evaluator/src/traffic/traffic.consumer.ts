@@ -18,7 +18,13 @@ import { PreviewLogPublisher } from '../preview-logs/preview-log.publisher';
 import { PreviewRetention } from '../retention/preview-retention';
 import { PreviewStateService } from '../state/preview-state.service';
 import { TrafficClients } from './traffic-clients';
-import { RejectKind, RejectedTraffic, TrafficDecoder, isRejected } from './traffic-decoder';
+import {
+  MESSAGE_ID_HEADER,
+  RejectKind,
+  RejectedTraffic,
+  TrafficDecoder,
+  isRejected,
+} from './traffic-decoder';
 import { TrafficMetrics } from './traffic.metrics';
 
 interface TrafficRejection extends Rejection {
@@ -100,7 +106,12 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
     const started = performance.now();
     const decoded = messages.map((message): TrafficMessage<RejectedTraffic> => {
       const contractVersion = message.headers?.get(CONTRACT_HEADERS.contractVersion);
-      const result = this.decoder.decode(message.subject, message.data, contractVersion);
+      const result = this.decoder.decode(
+        message.subject,
+        message.data,
+        contractVersion,
+        message.headers?.get(MESSAGE_ID_HEADER) || undefined,
+      );
       if (this.metrics) {
         const client = this.clients.labels(
           message.headers?.get(CONTRACT_HEADERS.userAgent),

@@ -19,7 +19,7 @@ export class TrafficMetrics {
     });
     this.deadLetters = new Counter({
       name: 'evaluator_dead_letters_total',
-      help: 'Traffic messages sent to deadletter.v1.traffic, by reason (bad_subject, unknown_major, contract_mismatch, bad_json, invalid_event, bad_address, unknown_policy, unevaluable).',
+      help: 'Traffic messages sent to deadletter.v1.traffic, by reason (bad_subject, unknown_major, contract_mismatch, foreign_message_id, bad_json, invalid_event, bad_address, unknown_policy, unevaluable).',
       labelNames: ['reason'],
       registers,
     });
