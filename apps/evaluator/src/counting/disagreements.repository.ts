@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { PREVIEW_DISAGREEMENT_FLOWS, PREVIEW_REPORT_TOP } from '@rollout/contracts';
-import { ActiveExperiment, CohortBatch, CohortFlow } from '@rollout/domain/preview';
+import { PREVIEW_DISAGREEMENT_FLOWS } from '@rollout/contracts';
+import {
+  ActiveExperiment,
+  CohortBatch,
+  CohortFlow,
+  PairDisagreement,
+  StoredCohortFlow,
+  pairDisagreements,
+} from '@rollout/domain/preview';
 import { DataSource } from 'typeorm';
 import type { DisagreementFlowRow, DisagreementRow } from '../report/report-rows';
 import { Query, compare } from './counting-statements';
@@ -102,49 +109,76 @@ export class DisagreementsRepository {
 
   /**
    * The disagreement of these configurations with every other experiment ACTIVE with them, and
-   * each pair's PREVIEW_REPORT_TOP flows: derived from the cohorts' masks and flows.
+   * each pair's PREVIEW_REPORT_TOP flows: the cohorts holding them are read as stored, and the
+   * pairs derived from their verdict patterns (pairDisagreements).
    */
   async read(
     configurationIds: readonly number[],
   ): Promise<{ disagreements: DisagreementRow[]; disagreementFlows: DisagreementFlowRow[] }> {
-    if (configurationIds.length === 0) return { disagreements: [], disagreementFlows: [] };
-    const [disagreements, disagreementFlows] = await Promise.all([
+    const none = { disagreements: [], disagreementFlows: [] };
+    if (configurationIds.length === 0) return none;
+    const cohorts = (await this.dataSource.query(
+      `SELECT c.id, c.configuration_ids,
+              coalesce((SELECT json_agg(json_build_object('mask', m.mask, 'events', m.events))
+                        FROM preview_cohort_masks m WHERE m.cohort_id = c.id), '[]') AS masks
+       FROM preview_cohorts c WHERE c.configuration_ids && $1::int[]`,
+      [configurationIds],
+    )) as { id: number; configuration_ids: number[]; masks: { mask: number; events: number }[] }[];
+    if (cohorts.length === 0) return none;
+    const [flows, members] = await Promise.all([
       this.dataSource.query(
-        `${PAIR_FLOWS},
-         kept AS (SELECT configuration_id, other_id, sum(count) AS kept FROM flows GROUP BY 1, 2),
-         events AS (
-           SELECT p.configuration_id, p.other_id, sum(m.events) AS events
-           FROM pairs p JOIN preview_cohort_masks m ON m.cohort_id = p.cohort_id
-           WHERE ((m.mask >> p.bit) & 1) <> ((m.mask >> p.other_bit) & 1)
-           GROUP BY 1, 2
-         )
-         SELECT e.configuration_id, o.experiment AS other_experiment, v.experiment_etag AS other_etag,
-                e.events, e.events - coalesce(k.kept, 0) AS outside
-         FROM events e
-         LEFT JOIN kept k USING (configuration_id, other_id)
-         JOIN preview_configurations o ON o.id = e.other_id
-         JOIN preview_versions v ON v.id = o.version_id
-         ORDER BY e.events DESC, other_experiment, other_etag`,
-        [configurationIds],
-      ) as Promise<DisagreementRow[]>,
+        `SELECT cohort_id, direction, host(src_ip) AS "srcIp", host(dest_ip) AS "destIp", protocol,
+                dest_port AS "destPort", mask, count
+         FROM preview_cohort_flows WHERE cohort_id = ANY($1::int[])`,
+        [cohorts.map((c) => c.id)],
+      ) as Promise<(StoredCohortFlow & { cohort_id: number; count: string })[]>,
       this.dataSource.query(
-        `${PAIR_FLOWS}
-         SELECT f.configuration_id, o.experiment AS other_experiment, v.experiment_etag AS other_etag, f.direction,
-                host(f.src_ip) AS src_ip, host(f.dest_ip) AS dest_ip, f.protocol, f.dest_port, f.action, f.count
-         FROM (
-           SELECT *, row_number() OVER (
-             PARTITION BY configuration_id, other_id
-             ORDER BY count DESC, direction, src_ip, dest_ip, protocol, dest_port, action
-           ) AS rank
-           FROM flows
-         ) f
-         JOIN preview_configurations o ON o.id = f.other_id
-         JOIN preview_versions v ON v.id = o.version_id
-         WHERE f.rank <= $2`,
-        [configurationIds, PREVIEW_REPORT_TOP],
-      ) as Promise<DisagreementFlowRow[]>,
+        `SELECT c.id, c.experiment, v.experiment_etag FROM preview_configurations c
+         JOIN preview_versions v ON v.id = c.version_id WHERE c.id = ANY($1::int[])`,
+        [[...new Set(cohorts.flatMap((c) => c.configuration_ids))]],
+      ) as Promise<{ id: number; experiment: string; experiment_etag: string }[]>,
     ]);
-    return { disagreements, disagreementFlows };
+    const flowsOf = new Map<number, StoredCohortFlow[]>();
+    for (const { cohort_id, count, ...flow } of flows) {
+      let list = flowsOf.get(cohort_id);
+      if (!list) flowsOf.set(cohort_id, (list = []));
+      list.push({ ...flow, count: Number(count) });
+    }
+    const pairs = pairDisagreements(
+      cohorts.map((c) => ({
+        configurationIds: c.configuration_ids,
+        masks: c.masks.map((m) => ({ mask: m.mask, events: Number(m.events) })),
+        flows: flowsOf.get(c.id) ?? [],
+      })),
+      configurationIds,
+    );
+    const names = new Map(members.map((m) => [m.id, m]));
+    // A member retention removed has no name any more: its pairs go with it.
+    const named = pairs.filter((pair) => names.has(pair.otherId));
+    const other = (pair: PairDisagreement) => ({
+      configuration_id: pair.configurationId,
+      other_experiment: names.get(pair.otherId)!.experiment,
+      other_etag: names.get(pair.otherId)!.experiment_etag,
+    });
+    return {
+      disagreements: named.map((pair) => ({
+        ...other(pair),
+        events: String(pair.events),
+        outside: String(pair.outside),
+      })),
+      disagreementFlows: named.flatMap((pair) =>
+        pair.topFlows.map((flow) => ({
+          ...other(pair),
+          direction: flow.direction,
+          src_ip: flow.srcIp,
+          dest_ip: flow.destIp,
+          protocol: flow.protocol,
+          dest_port: flow.destPort,
+          action: flow.action,
+          count: String(flow.count),
+        })),
+      ),
+    };
   }
 
   /** Forgets the cohorts of configurations retention removed. */
@@ -157,27 +191,6 @@ export class DisagreementsRepository {
     this.cohorts.clear();
   }
 }
-
-/**
- * Every ordered pair (configuration of $1, other member) of the cohorts holding a configuration
- * of $1, with their mask bits, and the pair's flows merged across cohorts by this
- * configuration's action.
- */
-const PAIR_FLOWS = `WITH pairs AS (
-  SELECT c.id AS cohort_id, c.configuration_ids[i] AS configuration_id, c.configuration_ids[j] AS other_id,
-         i - 1 AS bit, j - 1 AS other_bit
-  FROM preview_cohorts c
-  CROSS JOIN LATERAL generate_subscripts(c.configuration_ids, 1) AS i
-  CROSS JOIN LATERAL generate_subscripts(c.configuration_ids, 1) AS j
-  WHERE c.configuration_ids && $1::int[] AND c.configuration_ids[i] = ANY($1::int[]) AND i <> j
-),
-flows AS (
-  SELECT p.configuration_id, p.other_id, f.direction, f.src_ip, f.dest_ip, f.protocol, f.dest_port,
-         CASE WHEN (f.mask >> p.bit) & 1 = 1 THEN 'deny' ELSE 'allow' END AS action, sum(f.count) AS count
-  FROM pairs p JOIN preview_cohort_flows f ON f.cohort_id = p.cohort_id
-  WHERE ((f.mask >> p.bit) & 1) <> ((f.mask >> p.other_bit) & 1)
-  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
-)`;
 
 interface FlowRow {
   id: number;

@@ -12,3 +12,4 @@ export * from './backtest';
 export * from './backtest-window';
 export * from './counted-sequences';
 export * from './policy-log';
+export * from './disagreement';
