@@ -58,6 +58,18 @@ export const databaseConfigSchema = (defaultSchema: string) =>
     DATABASE_PASSWORD: optionalSecret,
     DATABASE_SCHEMA: sqlIdentifier(defaultSchema),
     DATABASE_POOL_SIZE: positiveInt(10),
+    /**
+     * TLS to Postgres, as libpq's sslmode: `disable` (the default, a server on this machine),
+     * `require` (encrypted, server not verified) or `verify-full` (the server's certificate must
+     * chain to DATABASE_SSL_ROOT_CERT and name the URL's host). Production: verify-full.
+     */
+    DATABASE_SSL_MODE: z
+      .enum(['disable', 'require', 'verify-full'], {
+        error: 'must be disable, require or verify-full',
+      })
+      .default('disable'),
+    /** PEM file of the CA that signed Postgres's certificate (verify-full; the system's CAs when unset). */
+    DATABASE_SSL_ROOT_CERT: z.string().min(1, 'must not be empty when set').optional(),
   });
 
 export type BaseConfig = z.output<ReturnType<typeof baseConfigSchema>>;
