@@ -4,3 +4,4 @@ export * from './settings';
 export { consoleOutput } from './service-logs';
 export type { ConsoleOutput } from './service-logs';
 export { renderBusAuthorization, BUS_USERS_FILE } from './bus-authorization';
+export { SERVICE_SCHEMAS, removeDatabase, serviceRoleName } from './postgres';
