@@ -11,7 +11,13 @@
  *
  * Run from any service image: node dist/tools/launcher/src/provision-postgres.js
  */
-import { commaSeparated, loadConfig, optionalSecret, postgresUrl } from '@rollout/platform/config';
+import {
+  commaSeparated,
+  loadConfig,
+  optionalSecret,
+  postgresSslMode,
+  postgresUrl,
+} from '@rollout/platform/config';
 import { ServiceRole, pgSslOptions, provisionServiceRoles } from '@rollout/platform/postgres';
 import { Client } from 'pg';
 import { z } from 'zod';
@@ -19,11 +25,7 @@ import { z } from 'zod';
 const provisioningSchema = z.object({
   DATABASE_URL: postgresUrl('postgres://postgres@127.0.0.1:5432/policy_rollout'),
   DATABASE_PASSWORD: optionalSecret,
-  DATABASE_SSL_MODE: z
-    .enum(['disable', 'require', 'verify-full'], {
-      error: 'must be disable, require or verify-full',
-    })
-    .default('disable'),
+  DATABASE_SSL_MODE: postgresSslMode,
   DATABASE_SSL_ROOT_CERT: z.string().min(1).optional(),
   DATABASE_ROLES: commaSeparated(
     z

@@ -7,6 +7,7 @@ import {
   optionalSecret,
   port,
   positiveInt,
+  postgresSslMode,
   postgresUrl,
   sqlIdentifier,
 } from './fields';
@@ -63,11 +64,7 @@ export const databaseConfigSchema = (defaultSchema: string) =>
      * `require` (encrypted, server not verified) or `verify-full` (the server's certificate must
      * chain to DATABASE_SSL_ROOT_CERT and name the URL's host). Production: verify-full.
      */
-    DATABASE_SSL_MODE: z
-      .enum(['disable', 'require', 'verify-full'], {
-        error: 'must be disable, require or verify-full',
-      })
-      .default('disable'),
+    DATABASE_SSL_MODE: postgresSslMode,
     /** PEM file of the CA that signed Postgres's certificate (verify-full; the system's CAs when unset). */
     DATABASE_SSL_ROOT_CERT: z.string().min(1, 'must not be empty when set').optional(),
   });

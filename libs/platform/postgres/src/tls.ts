@@ -33,7 +33,7 @@ export function pgSslOptions(tls: PostgresTls | undefined): false | PgSslOptions
   try {
     ca = readFileSync(tls.rootCert, 'utf8');
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = (error as { message?: string }).message ?? String(error);
     throw new Error(`cannot read the Postgres root certificate ${tls.rootCert}: ${reason}`);
   }
   // pg checks the certificate's name against the URL's host (Node's checkServerIdentity).
