@@ -29,6 +29,8 @@ export interface PostgresOptions {
   /** How long Postgres gets to stop after SIGTERM. */
   stopTimeoutMs: number;
   startTimeoutMs?: number;
+  /** More server settings for an embedded Postgres (tests: TLS). */
+  settings?: Record<string, string>;
 }
 
 /**
@@ -91,7 +93,7 @@ export async function startEmbeddedPostgres(
   options.log(
     `Postgres: nothing answers at ${host}:${port}; starting an embedded Postgres there (data in ${tempDir})`,
   );
-  const spec: EmbeddedPostgresSpec = { host, port, user, tempDir };
+  const spec: EmbeddedPostgresSpec = { host, port, user, tempDir, settings: options.settings };
   const script = siblingScript('embedded-postgres');
   const child = fork(script.path, [JSON.stringify(spec)], {
     execArgv: script.execArgv,
