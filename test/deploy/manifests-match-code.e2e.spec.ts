@@ -5,7 +5,7 @@ import {
   removeTestResources,
   uniqueName,
 } from '@rollout/testing/kit';
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,16 +23,62 @@ import {
 } from './render';
 
 /**
- * The manifests match the code: each Deployment of the dev overlay is started here with
- * exactly the env its manifest gives it (ConfigMap + Secrets; only hosts rewritten to the
- * local NATS and Postgres), the files its volumes mount (written under a temporary directory,
- * and the env paths that name them rewritten to match), the image's entry point and working
- * directory, and its container port; then every probe path the manifest declares must answer
- * 200 on that port.
+ * The manifests match the code: the postgres-roles Job of the dev overlay provisions this run's
+ * database, then each Deployment is started here with exactly the env its manifest gives it
+ * (ConfigMap + Secrets; only hosts rewritten to the local NATS and Postgres, and role names
+ * prefixed with this run's database, since roles belong to the whole server), the files its
+ * volumes mount (written under a temporary directory, and the env paths that name them
+ * rewritten to match), the image's entry point and working directory, and its container port;
+ * then every probe path the manifest declares must answer 200 on that port.
  */
 const rendered = render('dev');
 const database = uniqueName('deploy_');
 const namespace = uniqueName('deploy');
+const roleOfThisRun = (role: string) => `${database}_${role}`;
+
+/** This run's database on the local Postgres, as `user`. */
+function localDatabaseUrl(user: string): string {
+  const local = new URL(TEST_POSTGRES_URL);
+  local.pathname = `/${database}`;
+  local.username = user;
+  return local.toString();
+}
+
+/** Runs the postgres-roles Job's container as its manifest says, on this run's database. */
+function provision(): { status: number | null; output: string; roles: string[] } {
+  const job = named(rendered, 'Job', 'postgres-roles')!;
+  const [container] = job.spec.template.spec.containers;
+  const env: Record<string, string> = { ...plainEnv(rendered, container) };
+  for (const [name, value] of Object.entries(secretEnv(rendered, container)))
+    if (value !== undefined) env[name] = value;
+  env.DATABASE_URL = localDatabaseUrl(new URL(TEST_POSTGRES_URL).username);
+  delete env.DATABASE_PASSWORD; // the local server trusts its superuser
+  const roles = env.DATABASE_ROLES.split(',').map((pair) => pair.split(':')[0]);
+  env.DATABASE_ROLES = env.DATABASE_ROLES.split(',')
+    .map((pair) => `${roleOfThisRun(pair.split(':')[0])}:${pair.split(':')[1]}`)
+    .join(',');
+  for (const role of roles) {
+    const variable = `DATABASE_ROLE_PASSWORD_${role.toUpperCase()}`;
+    env[`DATABASE_ROLE_PASSWORD_${roleOfThisRun(role).toUpperCase()}`] = env[variable];
+    delete env[variable];
+  }
+  // deploy/Dockerfile: the image's WORKDIR is /app, holding dist/ as the repository does.
+  const run = spawnSync(
+    container.command[0] === 'node' ? process.execPath : container.command[0],
+    container.command.slice(1),
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, ...env },
+      encoding: 'utf8',
+    },
+  );
+  return {
+    status: run.status,
+    output: `${run.stdout}${run.stderr}`,
+    roles: roles.map(roleOfThisRun),
+  };
+}
+let provisionedRoles: string[] = [];
 
 function entryPoint(image: string): string {
   // deploy/Dockerfile: main.js -> dist/apps/${APP}/src/main.js, image policy-rollout/${APP}.
@@ -74,11 +120,8 @@ async function problemsOf(deployment: K8sObject, objects = rendered): Promise<st
   delete env.NATS_USER;
   delete env.NATS_PASSWORD;
   env.NATS_NAMESPACE = namespace;
-  if (env.DATABASE_URL) {
-    const local = new URL(TEST_POSTGRES_URL);
-    local.pathname = `/${database}`;
-    env.DATABASE_URL = local.toString();
-  }
+  if (env.DATABASE_URL)
+    env.DATABASE_URL = localDatabaseUrl(roleOfThisRun(new URL(env.DATABASE_URL).username));
   // The mounted ConfigMap and Secret files, at the same paths under a temporary root.
   const files = Object.entries(mountedFiles(objects, deployment.spec.template.spec, container));
   const missing = files.filter(([, content]) => content === null).map(([path]) => path);
@@ -137,12 +180,19 @@ describe('the dev overlay, run against the code', () => {
     await client.connect();
     await client.query(`CREATE DATABASE "${database}"`);
     await client.end();
+    const provisioned = provision();
+    provisionedRoles = provisioned.roles;
+    expect([provisioned.status, provisioned.output]).toEqual([
+      0,
+      expect.stringMatching(/^provisioned /),
+    ]);
   });
 
   afterAll(async () => {
     const client = new Client({ connectionString: TEST_POSTGRES_URL });
     await client.connect();
     await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    for (const role of provisionedRoles) await client.query(`DROP ROLE IF EXISTS "${role}"`);
     await client.end();
     // JetStream reserves each stream's byte limit on disk: leave none behind.
     await removeTestResources({ namespace });
@@ -163,6 +213,36 @@ describe('the dev overlay, run against the code', () => {
     60_000,
   );
 
+  it('has each service that owns a schema migrate it as its own role, which the Job made its owner', async () => {
+    const client = new Client({
+      connectionString: localDatabaseUrl(new URL(TEST_POSTGRES_URL).username),
+    });
+    await client.connect();
+    const found: string[][] = [];
+    const expected: string[][] = [];
+    try {
+      for (const deployment of deployments) {
+        const env = plainEnv(rendered, deployment.spec.template.spec.containers[0]);
+        if (!env.DATABASE_URL) continue;
+        const role = roleOfThisRun(new URL(env.DATABASE_URL).username);
+        // Its migrations ran, as its role: the schema and every table in it are the role's.
+        const { rows } = await client.query(
+          `SELECT pg_get_userbyid(n.nspowner) AS owner,
+                  array_agg(DISTINCT t.tableowner::text) AS tables
+             FROM pg_namespace n JOIN pg_tables t ON t.schemaname = n.nspname
+            WHERE n.nspname = $1 GROUP BY n.nspowner`,
+          [env.DATABASE_SCHEMA],
+        );
+        found.push([env.DATABASE_SCHEMA, rows[0]?.owner, ...(rows[0]?.tables ?? [])]);
+        expected.push([env.DATABASE_SCHEMA, role, role]);
+      }
+    } finally {
+      await client.end();
+    }
+    expect(found).toEqual(expected);
+    expect(found).toHaveLength(5);
+  });
+
   it('catches a manifest whose container port is not the port the service listens on', async () => {
     const gateway = structuredClone(named(rendered, 'Deployment', 'gateway')!);
     gateway.spec.template.spec.containers[0].ports[0].containerPort = 9999;
@@ -173,7 +253,11 @@ describe('the dev overlay, run against the code', () => {
   it('catches a manifest that lacks a variable the code needs in production', async () => {
     const gateway = structuredClone(named(rendered, 'Deployment', 'gateway')!);
     const container = gateway.spec.template.spec.containers[0];
-    container.env = container.env.filter((e: { name: string }) => e.name !== 'AUTH_API_KEYS');
+    // The dev overlay runs as development; production is where the variable is required.
+    container.env = container.env.filter(
+      (e: { name: string }) => e.name !== 'AUTH_API_KEYS' && e.name !== 'NODE_ENV',
+    );
+    container.env.push({ name: 'NODE_ENV', value: 'production' });
     const problems = await problemsOf(gateway);
     expect(problems.join('\n')).toMatch(/AUTH_API_KEYS must configure credentials/);
   }, 60_000);

@@ -1,6 +1,9 @@
+import { writeDevSecrets } from '@rollout/launcher';
 import type { JsonBody } from '@rollout/testing/kit';
 import { spawnSync } from 'node:child_process';
-import { join, posix } from 'node:path';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix, sep } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -14,13 +17,33 @@ export type K8sObject = {
   [key: string]: JsonBody;
 };
 
-/** `kubectl kustomize` of an overlay, parsed. Fails loudly when kubectl is missing. */
+/**
+ * `kubectl kustomize` of an overlay, parsed. Fails loudly when kubectl is missing. The dev
+ * overlay's Secrets are made at deploy time (`npm run deploy:dev-secrets`), so it is rendered
+ * from a copy of deploy/k8s with a fresh set made as that script makes them: never with the
+ * secrets of a developer's cluster.
+ */
 export function render(overlay: Overlay): K8sObject[] {
-  const run = spawnSync(
-    'kubectl',
-    ['kustomize', join(ROOT, 'deploy', 'k8s', 'overlays', overlay)],
-    { encoding: 'utf8' },
-  );
+  if (overlay !== 'dev') return kustomize(join(ROOT, 'deploy', 'k8s'), overlay);
+  const copy = mkdtempSync(join(tmpdir(), 'deploy-k8s-'));
+  const developersSecrets = join(ROOT, 'deploy', 'k8s', 'overlays', 'dev', 'secrets');
+  try {
+    cpSync(join(ROOT, 'deploy', 'k8s'), copy, {
+      recursive: true,
+      filter: (source) =>
+        source !== developersSecrets && !source.startsWith(developersSecrets + sep),
+    });
+    writeDevSecrets(join(copy, 'overlays', 'dev', 'secrets'));
+    return kustomize(copy, overlay);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+function kustomize(k8s: string, overlay: Overlay): K8sObject[] {
+  const run = spawnSync('kubectl', ['kustomize', join(k8s, 'overlays', overlay)], {
+    encoding: 'utf8',
+  });
   if (run.error)
     throw new Error(
       `kubectl is needed to render the manifests (apt-get install kubernetes-client): ${run.error.message}`,

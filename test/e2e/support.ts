@@ -5,6 +5,7 @@ import {
   ServiceName,
   launch,
   readSettings,
+  removeDatabase,
 } from '@rollout/launcher';
 import {
   TEST_POSTGRES_URL,
@@ -15,7 +16,6 @@ import {
 } from '@rollout/testing/kit';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
 
 export const DIST = join(__dirname, '..', '..', 'dist');
 
@@ -57,13 +57,8 @@ export async function startSystem(): Promise<{
  * names both alike). Streams must go: JetStream reserves each stream's byte limit on disk.
  */
 export async function removeRun(run: string): Promise<void> {
-  const client = new Client({ connectionString: TEST_POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${run}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
+  // The database and the services' roles in it, which the launcher made for this run.
+  await removeDatabase(TEST_POSTGRES_URL, run);
   await removeTestResources({ namespace: run });
 }
 

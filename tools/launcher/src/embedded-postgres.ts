@@ -19,6 +19,8 @@ export interface EmbeddedPostgresSpec {
   user: string;
   /** A directory of ours; the cluster goes into `<tempDir>/data`. Removed on exit. */
   tempDir: string;
+  /** More server settings, as `-c name=value` pairs (tests: TLS). */
+  settings?: Record<string, string>;
 }
 
 export interface EmbeddedPostgresReady {
@@ -47,7 +49,13 @@ async function main(): Promise<void> {
     // (initdb takes the last --auth flag.)
     password: 'postgres',
     initdbFlags: ['--auth=trust'],
-    postgresFlags: ['-c', `listen_addresses=${spec.host}`, '-k', dataDir],
+    postgresFlags: [
+      '-c',
+      `listen_addresses=${spec.host}`,
+      '-k',
+      dataDir,
+      ...Object.entries(spec.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    ],
     persistent: true, // the exit handler above removes everything
     // Postgres refuses to run as root: as root, the package runs it as the `postgres` user
     // (which it creates if the machine has none).

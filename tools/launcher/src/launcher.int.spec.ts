@@ -9,6 +9,7 @@ import { ActorAssertionSigner, ActorAssertionVerifier, parseBusKey } from '@roll
 import { LaunchOptions, RunningSystem, launch } from './launcher';
 import { consoleOutput } from './service-logs';
 import { LaunchError, isAlive } from './processes';
+import { removeDatabase, serviceRoleName } from './postgres';
 import { SERVICES, ServiceName, readSettings, withDatabase } from './settings';
 
 /**
@@ -39,8 +40,8 @@ const server = http.createServer((req, res) => {
     return res.end(ready ? '{"status":"ok"}' : '{"status":"starting"}');
   }
   if (req.url === '/env') {
-    const { HOST, PORT, NATS_URL, DATABASE_URL, AUTH_DEV_TOKEN, FAKE_EXTRA, BUS_SIGNING_KEY, BUS_VERIFY_KEYS, NATS_USER } = process.env;
-    return res.end(JSON.stringify({ HOST, PORT, NATS_URL, DATABASE_URL, AUTH_DEV_TOKEN, FAKE_EXTRA, BUS_SIGNING_KEY, BUS_VERIFY_KEYS, NATS_USER }));
+    const { HOST, PORT, NATS_URL, DATABASE_URL, DATABASE_PASSWORD, DATABASE_SCHEMA, AUTH_DEV_TOKEN, FAKE_EXTRA, BUS_SIGNING_KEY, BUS_VERIFY_KEYS, NATS_USER } = process.env;
+    return res.end(JSON.stringify({ HOST, PORT, NATS_URL, DATABASE_URL, DATABASE_PASSWORD, DATABASE_SCHEMA, AUTH_DEV_TOKEN, FAKE_EXTRA, BUS_SIGNING_KEY, BUS_VERIFY_KEYS, NATS_USER }));
   }
   res.writeHead(404);
   res.end();
@@ -80,11 +81,7 @@ describe('launch', () => {
 
   afterAll(async () => {
     for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-    const client = new Client({ connectionString: TEST_POSTGRES_URL });
-    await client.connect();
-    for (const database of databases)
-      await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    await client.end();
+    for (const database of databases) await removeDatabase(TEST_POSTGRES_URL, database);
   });
 
   /** Launch options for one isolated run; the pids of the fake services land in `pidDir`. */
@@ -151,7 +148,9 @@ describe('launch', () => {
       HOST: '127.0.0.1',
       PORT: String(ports.evaluator),
       NATS_URL: options.settings!.natsUrl,
-      DATABASE_URL: options.settings!.databaseUrl,
+      DATABASE_URL: expect.stringContaining(`${serviceRoleName(database, 'preview')}@`),
+      DATABASE_PASSWORD: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/),
+      DATABASE_SCHEMA: 'preview',
       AUTH_DEV_TOKEN: system.devToken,
       FAKE_EXTRA: 'passed through',
       BUS_VERIFY_KEYS: expect.stringMatching(
@@ -165,6 +164,8 @@ describe('launch', () => {
     ).json()) as Record<string, string>;
     expect(gatewayEnv.BUS_VERIFY_KEYS).toBeUndefined();
     expect(gatewayEnv.NATS_USER).toBeUndefined();
+    // The gateway owns no schema: no database credential at all.
+    expect(gatewayEnv.DATABASE_URL).toBeUndefined();
     const signer = new ActorAssertionSigner(parseBusKey(gatewayEnv.BUS_SIGNING_KEY)!, 10_000);
     const verifier = new ActorAssertionVerifier(
       evaluatorEnv.BUS_VERIFY_KEYS.split(',').map((key) => parseBusKey(key)!),
@@ -202,6 +203,18 @@ describe('launch', () => {
     await client.connect(); // the launcher created the database
     await client.end();
     expect(lines).toContain(`Postgres: created the database ${database}`);
+    // The evaluator's credentials open its own schema and no other service's.
+    const evaluatorClient = new Client({
+      connectionString: evaluatorEnv.DATABASE_URL,
+      password: evaluatorEnv.DATABASE_PASSWORD,
+    });
+    await evaluatorClient.connect();
+    const { rows } = await evaluatorClient.query(
+      `SELECT current_user AS who, has_schema_privilege('preview', 'CREATE') AS own,
+              has_schema_privilege('experiment', 'USAGE') AS other`,
+    );
+    await evaluatorClient.end();
+    expect(rows).toEqual([{ who: serviceRoleName(database, 'preview'), own: true, other: false }]);
 
     const pids = recorded();
     expect(system.pids().sort()).toEqual(Object.values(pids).sort());

@@ -5,7 +5,7 @@ import { get as httpGet } from 'node:http';
 import { extname, join } from 'node:path';
 import { busSetup } from './bus';
 import { ensureNats } from './nats';
-import { ensurePostgres } from './postgres';
+import { ensurePostgres, provisionDatabaseRoles } from './postgres';
 import {
   LaunchError,
   Log,
@@ -150,6 +150,7 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
       stopTimeoutMs: settings.stopTimeoutMs,
     });
     if (postgres) dependencies.push(postgres);
+    const databases = await provisionDatabaseRoles(settings.databaseUrl, log);
     signal?.throwIfAborted();
     const nats = await ensureNats(settings.natsUrl, {
       log,
@@ -176,6 +177,7 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
     log(`starting ${SERVICES.map((s) => s.name).join(', ')}`);
     for (const service of mains) {
       const port = settings.ports[service.name];
+      const database = databases[service.name];
       const child = fork(service.main, [], {
         execArgv: [],
         // The IPC channel lets a service notice that the launcher is gone (even SIGKILLed) and
@@ -190,13 +192,19 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
         // stops the services first and NATS/Postgres after them.
         detached: true,
         env: {
-          ...process.env,
-          ...options.extraEnv,
+          ...withoutDatabase({ ...process.env, ...options.extraEnv }),
           HOST: host,
           PORT: String(port),
           NATS_URL: settings.natsUrl,
           NATS_STREAM_REPLICAS: String(streamReplicas),
-          DATABASE_URL: settings.databaseUrl,
+          // Its own role, which owns its schema and nothing else; none for the gateway.
+          ...(database
+            ? {
+                DATABASE_URL: database.url,
+                DATABASE_PASSWORD: database.password,
+                DATABASE_SCHEMA: database.schema,
+              }
+            : {}),
           ...bus.serviceEnv(service.name, nats !== undefined),
           ...(devToken ? { AUTH_DEV_TOKEN: devToken } : {}),
         },
@@ -243,6 +251,15 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
     },
     stop,
   };
+}
+
+/** The environment without the launcher's own (admin) database credentials. */
+function withoutDatabase(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const rest = { ...env };
+  delete rest.DATABASE_URL;
+  delete rest.DATABASE_PASSWORD;
+  delete rest.DATABASE_SCHEMA;
+  return rest;
 }
 
 async function checkPortsFree(host: string, settings: LauncherSettings): Promise<void> {

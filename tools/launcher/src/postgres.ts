@@ -1,8 +1,10 @@
 import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { ServiceRole, provisionServiceRoles } from '@rollout/platform/postgres';
 import type { EmbeddedPostgresReady, EmbeddedPostgresSpec } from './embedded-postgres';
 import {
   LaunchError,
@@ -13,13 +15,22 @@ import {
   siblingScript,
   stopChild,
 } from './processes';
-import { databaseName, hostAndPort, isLoopback, redact, withDatabase } from './settings';
+import {
+  ServiceName,
+  databaseName,
+  hostAndPort,
+  isLoopback,
+  redact,
+  withDatabase,
+} from './settings';
 
 export interface PostgresOptions {
   log: Log;
   /** How long Postgres gets to stop after SIGTERM. */
   stopTimeoutMs: number;
   startTimeoutMs?: number;
+  /** More server settings for an embedded Postgres (tests: TLS). */
+  settings?: Record<string, string>;
 }
 
 /**
@@ -82,7 +93,7 @@ export async function startEmbeddedPostgres(
   options.log(
     `Postgres: nothing answers at ${host}:${port}; starting an embedded Postgres there (data in ${tempDir})`,
   );
-  const spec: EmbeddedPostgresSpec = { host, port, user, tempDir };
+  const spec: EmbeddedPostgresSpec = { host, port, user, tempDir, settings: options.settings };
   const script = siblingScript('embedded-postgres');
   const child = fork(script.path, [JSON.stringify(spec)], {
     execArgv: script.execArgv,
@@ -167,4 +178,90 @@ export function isConnectionRefused(error: unknown): boolean {
 
 function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The schema of each service that owns one (each service's DATABASE_SCHEMA default). */
+export const SERVICE_SCHEMAS: Partial<Record<ServiceName, string>> = {
+  'experiment-service': 'experiment',
+  evaluator: 'preview',
+  'enforcement-service': 'enforcement',
+  'inspection-rules-service': 'inspection',
+};
+
+/**
+ * The role of a service's schema in this database. Roles belong to the whole server, so the
+ * database's name keeps those of two databases (two checkouts, parallel test runs) apart.
+ */
+export function serviceRoleName(database: string, schema: string): string {
+  const role = `${database}_${schema}`;
+  if (role.length > 63)
+    throw new LaunchError(
+      `the database name ${database} is too long for its services' roles (${role} has more than 63 characters): shorten it in DATABASE_URL`,
+    );
+  return role;
+}
+
+/** What a service that owns a schema connects with: its own role, password and schema. */
+export interface ServiceDatabase {
+  url: string;
+  password: string;
+  schema: string;
+}
+
+/**
+ * Provisions, as DATABASE_URL's (admin) user, a role per service that owns only that service's
+ * schema in DATABASE_URL's database (provisionServiceRoles), each with a password new for this
+ * run; returns how each service connects. Idempotent: existing roles get the new passwords.
+ */
+export async function provisionDatabaseRoles(
+  databaseUrl: string,
+  log: Log,
+): Promise<Partial<Record<ServiceName, ServiceDatabase>>> {
+  const database = databaseName(databaseUrl);
+  const services = Object.entries(SERVICE_SCHEMAS) as [ServiceName, string][];
+  const roles = services.map(([, schema]): ServiceRole => ({
+    role: serviceRoleName(database, schema),
+    schema,
+    password: randomBytes(18).toString('base64url'),
+  }));
+  const admin = new Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000 });
+  try {
+    await admin.connect();
+    await provisionServiceRoles(admin, roles);
+  } catch (error) {
+    throw new LaunchError(
+      `cannot give each service its own role in ${redact(databaseUrl)} (the URL's user must be a superuser): ${reason(error)}`,
+    );
+  } finally {
+    await admin.end().catch(() => undefined);
+  }
+  log(
+    `Postgres: each service connects as its own role, owner of its schema only (${roles.map((r) => `${r.role}: ${r.schema}`).join(', ')})`,
+  );
+  return Object.fromEntries(
+    services.map(([service], i) => {
+      const url = new URL(databaseUrl);
+      url.username = roles[i].role;
+      url.password = '';
+      return [
+        service,
+        { url: url.toString(), password: roles[i].password!, schema: roles[i].schema },
+      ];
+    }),
+  );
+}
+
+/** Drops a database the launcher used and its services' roles (tests, which make one per run). */
+export async function removeDatabase(serverUrl: string, database: string): Promise<void> {
+  const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+  await client.connect();
+  try {
+    await client.query(
+      `DROP DATABASE IF EXISTS "${databaseName(withDatabase(serverUrl, database))}" WITH (FORCE)`,
+    );
+    for (const schema of Object.values(SERVICE_SCHEMAS))
+      await client.query(`DROP ROLE IF EXISTS "${serviceRoleName(database, schema)}"`);
+  } finally {
+    await client.end();
+  }
 }

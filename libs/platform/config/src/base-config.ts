@@ -7,6 +7,7 @@ import {
   optionalSecret,
   port,
   positiveInt,
+  postgresSslMode,
   postgresUrl,
   sqlIdentifier,
 } from './fields';
@@ -58,6 +59,14 @@ export const databaseConfigSchema = (defaultSchema: string) =>
     DATABASE_PASSWORD: optionalSecret,
     DATABASE_SCHEMA: sqlIdentifier(defaultSchema),
     DATABASE_POOL_SIZE: positiveInt(10),
+    /**
+     * TLS to Postgres, as libpq's sslmode: `disable` (the default, a server on this machine),
+     * `require` (encrypted, server not verified) or `verify-full` (the server's certificate must
+     * chain to DATABASE_SSL_ROOT_CERT and name the URL's host). Production: verify-full.
+     */
+    DATABASE_SSL_MODE: postgresSslMode,
+    /** PEM file of the CA that signed Postgres's certificate (verify-full; the system's CAs when unset). */
+    DATABASE_SSL_ROOT_CERT: z.string().min(1, 'must not be empty when set').optional(),
   });
 
 export type BaseConfig = z.output<ReturnType<typeof baseConfigSchema>>;

@@ -16,8 +16,24 @@ describe('loadConfig', () => {
       NATS_URL: ['nats://127.0.0.1:4222'],
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/policy_rollout',
       DATABASE_SCHEMA: 'experiment',
+      DATABASE_SSL_MODE: 'disable',
       LOG_LEVEL: 'info',
     });
+  });
+
+  it('takes TLS to Postgres in the modes a service can honour', () => {
+    const config = loadConfig(schema, {
+      DATABASE_SSL_MODE: 'verify-full',
+      DATABASE_SSL_ROOT_CERT: '/etc/postgres-tls/ca.crt',
+    });
+    expect([config.DATABASE_SSL_MODE, config.DATABASE_SSL_ROOT_CERT]).toEqual([
+      'verify-full',
+      '/etc/postgres-tls/ca.crt',
+    ]);
+    // libpq's prefer would fall back to plain TCP without a word: not a mode we offer.
+    expect(() => loadConfig(schema, { DATABASE_SSL_MODE: 'prefer' })).toThrow(
+      'invalid configuration: DATABASE_SSL_MODE must be disable, require or verify-full (got "prefer")',
+    );
   });
 
   it('reads a cluster of NATS servers from a comma-separated list', () => {

@@ -1,14 +1,20 @@
 import { DataSource, MixedList, EntitySchema } from 'typeorm';
-import type { MigrationInterface } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 import type { Pool, PoolClient } from 'pg';
 import { poolOf } from './pool';
+import { PostgresTls, pgSslOptions } from './tls';
 
 export interface PostgresOptions {
   url: string;
   /** Replaces the URL's password (Kubernetes keeps it in a Secret). */
   password?: string;
-  /** The service's own schema: created if missing, the search_path of every connection. */
+  /**
+   * The service's own schema, the search_path of every connection. Provisioned with its role
+   * (service-roles.ts); created here only when missing, which a superuser (tests) may do.
+   */
   schema: string;
+  /** TLS to the server; none when unset. */
+  tls?: PostgresTls;
   poolSize: number;
   applicationName: string;
   migrations: (new () => MigrationInterface)[];
@@ -34,6 +40,7 @@ export async function openDataSource(options: PostgresOptions): Promise<DataSour
     type: 'postgres',
     url: options.url,
     ...(options.password ? { password: options.password } : {}),
+    ssl: pgSslOptions(options.tls),
     schema: options.schema,
     applicationName: options.applicationName,
     poolSize: options.poolSize,
@@ -89,12 +96,31 @@ function redact(url: string): string {
   return parsed.toString();
 }
 
+/**
+ * A service's role owns its provisioned schema and may not create schemas (service-roles.ts),
+ * and Postgres checks that right even for CREATE SCHEMA IF NOT EXISTS: so ask first.
+ */
+async function createSchemaIfMissing(runner: QueryRunner, schema: string): Promise<void> {
+  const found = (await runner.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [
+    schema,
+  ])) as unknown[];
+  if (found.length > 0) return;
+  try {
+    await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `the schema "${schema}" does not exist and this role cannot create it (${reason}): provision it first (docs/security.md)`,
+    );
+  }
+}
+
 async function migrate(dataSource: DataSource, schema: string): Promise<void> {
   const lock = dataSource.createQueryRunner();
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
-    await lock.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await createSchemaIfMissing(lock, schema);
     await dataSource.runMigrations({ transaction: 'each' });
   } finally {
     await lock

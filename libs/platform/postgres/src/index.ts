@@ -1,3 +1,5 @@
 export * from './data-source';
 export * from './postgres.module';
 export * from './pool';
+export * from './service-roles';
+export * from './tls';

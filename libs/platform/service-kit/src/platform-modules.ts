@@ -75,6 +75,10 @@ export function platformModules({
         password: config.DATABASE_PASSWORD,
         schema: config.DATABASE_SCHEMA,
         poolSize: config.DATABASE_POOL_SIZE,
+        tls: {
+          mode: config.DATABASE_SSL_MODE ?? 'disable',
+          rootCert: config.DATABASE_SSL_ROOT_CERT,
+        },
         applicationName: service,
         ...database,
       }),
