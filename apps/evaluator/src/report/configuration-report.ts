@@ -4,7 +4,14 @@ import {
   PreviewEvaluatorLag,
   RuleCount,
 } from '@rollout/contracts';
-import { completenessOf, ruleCounts, ruleTransitionsOf } from '@rollout/domain/preview';
+import {
+  HOUR_MS,
+  MINUTE_MS,
+  completenessOf,
+  reportTimeBuckets,
+  ruleCounts,
+  ruleTransitionsOf,
+} from '@rollout/domain/preview';
 import { ConfigurationRow, ReportDetails, RuleCountRow } from './report-rows';
 
 /** The rule counts of one side (0: live, 1: experiment) of a configuration, as the report shows them. */
@@ -67,14 +74,17 @@ export function configurationReport(
         count: Number(t.count),
       })),
     ),
-    timeBuckets: mine(buckets).map((b) => ({
-      startTime: b.start_time.toISOString(),
-      width: b.width_seconds === 60 ? 'MINUTE' : 'HOUR',
-      evaluated: Number(b.evaluated),
-      changed: Number(b.changed),
-      allowToDeny: Number(b.allow_to_deny),
-      denyToAllow: Number(b.deny_to_allow),
-    })),
+    timeBuckets: reportTimeBuckets(
+      mine(buckets).map((b) => ({
+        startMs: b.start_time.getTime(),
+        widthMs: b.width_seconds === 60 ? MINUTE_MS : HOUR_MS,
+        evaluated: Number(b.evaluated),
+        changed: Number(b.changed),
+        allowToDeny: Number(b.allow_to_deny),
+        denyToAllow: Number(b.deny_to_allow),
+      })),
+      c.last_event_time.getTime(),
+    ),
     disagreements: mine(disagreements).map((d) => ({
       experiment: d.other_experiment,
       experimentEtag: d.other_etag,

@@ -9,5 +9,6 @@ export * from './completeness';
 export * from './readiness';
 export * from './coverage';
 export * from './backtest';
+export * from './time-buckets';
 export * from './backtest-window';
 export * from './counted-sequences';
