@@ -10,5 +10,6 @@ export * from './readiness';
 export * from './coverage';
 export * from './backtest';
 export * from './time-buckets';
+export * from './report';
 export * from './backtest-window';
 export * from './counted-sequences';
