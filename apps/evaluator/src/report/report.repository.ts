@@ -15,56 +15,64 @@ export class ReportRepository {
   }
 
   /**
-   * An experiment's report as stored, in one snapshot of the store (a repeatable-read,
-   * read-only transaction): its configurations, their sections, and what `reading` asks for
-   * besides (coverage's flows, the readiness gates' ranges). Nothing for an experiment that
-   * evaluated nothing.
+   * An experiment's report as stored: its configurations and what they count, then what their
+   * changed flows show and what `reading` asks for besides (coverage's flows, the readiness
+   * gates' ranges). Nothing for an experiment that evaluated nothing.
+   *
+   * The totals and their breakdowns (rule counts, transitions, time buckets, dead letters,
+   * disagreements) are cheap and read in one repeatable-read, read-only transaction, so they add
+   * up as of one moment. The flows' reads scan up to EVALUATOR_MAX_FLOWS rows each: they follow
+   * at once, each on a connection of its own (one connection answering them in turn made the
+   * report a third slower at 40,000 flows), and may include a batch counted meanwhile.
    */
   async read(experiment: string, reading: ReportReading): Promise<ReportRows> {
-    return inTransaction(this.pool, async (client) => {
+    const counts = await inTransaction(this.pool, async (client) => {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
       const configurations = await readConfigurations(client, experiment);
-      if (configurations.length === 0) return noRows();
+      if (configurations.length === 0) return undefined;
       const ids = configurations.map((c) => c.id);
-      const covered = reading.coverageOf
-        ? configurations.find(
-            (c) =>
-              c.experimentEtag === reading.coverageOf?.experimentEtag &&
-              c.livePolicyEtag === reading.coverageOf.livePolicyEtag,
-          )
-        : undefined;
-      const judged = reading.denyToAllowFrom?.judged(configurations);
-      const section = <K extends keyof ReportRows>(sql: string, params: unknown[]) =>
-        rowsOf<ReportRows[K] extends readonly (infer R)[] ? R : never>(client, sql, params);
-      const ruleCounts = await section<'ruleCounts'>(RULE_COUNTS, [ids]);
-      const topSources = await section<'topSources'>(TOP_SOURCES, [ids, PREVIEW_REPORT_TOP]);
-      const topPorts = await section<'topPorts'>(TOP_PORTS, [ids, PREVIEW_REPORT_TOP]);
-      const transitions = await section<'transitions'>(TRANSITIONS, [ids]);
-      const timeBuckets = await section<'timeBuckets'>(TIME_BUCKETS, [ids]);
-      const deadLetters = await section<'deadLetters'>(DEAD_LETTERS, [ids]);
-      const disagreements = await readDisagreements(client, ids);
-      const coverageFlows = covered && (await readChangedConnections(client, covered.id));
-      const denyToAllowFrom =
-        judged && reading.denyToAllowFrom
-          ? await readDenyToAllowFrom(client, judged.id, reading.denyToAllowFrom.ranges)
-          : new Map<string, number>();
       return {
         configurations,
-        ruleCounts,
-        topSources,
-        topPorts,
-        transitions,
-        timeBuckets,
-        deadLetters,
-        disagreements,
-        ...(covered && coverageFlows
-          ? { coverageFlows: { configurationId: covered.id, flows: coverageFlows } }
-          : {}),
-        denyToAllowFrom,
+        ruleCounts: await section<'ruleCounts'>(client, RULE_COUNTS, [ids]),
+        transitions: await section<'transitions'>(client, TRANSITIONS, [ids]),
+        timeBuckets: await section<'timeBuckets'>(client, TIME_BUCKETS, [ids]),
+        deadLetters: await section<'deadLetters'>(client, DEAD_LETTERS, [ids]),
+        disagreements: await readDisagreements(client, ids),
       };
     });
+    if (!counts) return noRows();
+    const { configurations } = counts;
+    const ids = configurations.map((c) => c.id);
+    const covered = reading.coverageOf
+      ? configurations.find(
+          (c) =>
+            c.experimentEtag === reading.coverageOf?.experimentEtag &&
+            c.livePolicyEtag === reading.coverageOf.livePolicyEtag,
+        )
+      : undefined;
+    const judged = reading.denyToAllowFrom?.judged(configurations);
+    const [topSources, topPorts, coverageFlows, denyToAllowFrom] = await Promise.all([
+      section<'topSources'>(this.pool, TOP_SOURCES, [ids, PREVIEW_REPORT_TOP]),
+      section<'topPorts'>(this.pool, TOP_PORTS, [ids, PREVIEW_REPORT_TOP]),
+      covered && readChangedConnections(this.pool, covered.id),
+      judged && reading.denyToAllowFrom
+        ? readDenyToAllowFrom(this.pool, judged.id, reading.denyToAllowFrom.ranges)
+        : new Map<string, number>(),
+    ]);
+    return {
+      ...counts,
+      topSources,
+      topPorts,
+      ...(covered && coverageFlows
+        ? { coverageFlows: { configurationId: covered.id, flows: coverageFlows } }
+        : {}),
+      denyToAllowFrom,
+    };
   }
 }
+
+/** A pooled connection in a transaction, or the pool (a statement on whichever connection is free). */
+type Queryable = Pool | PoolClient;
 
 // The sections' statements. Bigint sums are read `::float8`, which pg hands over as numbers
 // (exact below 2^53), and columns are named as ReportRows names them: rows need no translating.
@@ -109,8 +117,16 @@ const DEAD_LETTERS = `
   SELECT configuration_id AS "configurationId", reason, messages::float8 AS messages
   FROM preview_dead_letters WHERE configuration_id = ANY($1::int[])`;
 
-async function rowsOf<T>(client: PoolClient, sql: string, params: unknown[]): Promise<T[]> {
-  return (await client.query(sql, params)).rows as T[];
+async function rowsOf<T>(db: Queryable, sql: string, params: unknown[]): Promise<T[]> {
+  return (await db.query(sql, params)).rows as T[];
+}
+
+/** The rows of one of ReportRows' sections, as its statement names and types them. */
+async function section<
+  K extends
+    'ruleCounts' | 'topSources' | 'topPorts' | 'transitions' | 'timeBuckets' | 'deadLetters',
+>(db: Queryable, sql: string, params: unknown[]): Promise<ReportRows[K]> {
+  return (await db.query(sql, params)).rows as ReportRows[K];
 }
 
 function noRows(): ReportRows {
@@ -129,11 +145,11 @@ function noRows(): ReportRows {
 
 /** An experiment's configurations that evaluated something, newest first, with the TRAFFIC drops seen since each began. */
 function readConfigurations(
-  client: PoolClient,
+  db: Queryable,
   experiment: string,
 ): Promise<ReportRows['configurations']> {
   return rowsOf(
-    client,
+    db,
     `SELECT c.id, v.experiment_etag AS "experimentEtag", c.live_policy_etag AS "livePolicyEtag",
             c.evaluated::float8 AS evaluated, c.changed::float8 AS changed,
             c.allow_to_deny::float8 AS "allowToDeny", c.deny_to_allow::float8 AS "denyToAllow",
@@ -160,7 +176,7 @@ function readConfigurations(
  * are stored (preview_disagreements and their flows, which the counting transaction writes).
  */
 async function readDisagreements(
-  client: PoolClient,
+  db: Queryable,
   ids: readonly number[],
 ): Promise<ReportRows['disagreements']> {
   const pairs = await rowsOf<{
@@ -170,7 +186,7 @@ async function readDisagreements(
     events: number;
     eventsOutsideFlows: number;
   }>(
-    client,
+    db,
     `SELECT configuration_id AS "configurationId", other_experiment AS experiment, other_etag AS "experimentEtag",
             events::float8 AS events, outside::float8 AS "eventsOutsideFlows"
      FROM preview_disagreements
@@ -190,7 +206,7 @@ async function readDisagreements(
     action: 'allow' | 'deny';
     count: number;
   }>(
-    client,
+    db,
     `SELECT d.configuration_id AS "configurationId", d.other_experiment AS experiment, d.other_etag AS "experimentEtag",
             f.direction, host(f.src_ip) AS "srcIp", host(f.dest_ip) AS "destIp",
             f.protocol, f.dest_port AS "destPort", f.action, f.count::float8 AS count
@@ -231,7 +247,7 @@ async function readDisagreements(
 
 /** The connections of a configuration's changed flows (its coverage). */
 async function readChangedConnections(
-  client: PoolClient,
+  db: Queryable,
   configurationId: number,
 ): Promise<NonNullable<ReportRows['coverageFlows']>['flows']> {
   const rows = await rowsOf<{
@@ -241,7 +257,7 @@ async function readChangedConnections(
     protocol: string;
     destPort: number | null;
   }>(
-    client,
+    db,
     `SELECT direction, host(src_ip) AS "srcIp", host(dest_ip) AS "destIp", protocol, NULLIF(dest_port, -1) AS "destPort"
      FROM preview_flows WHERE configuration_id = $1`,
     [configurationId],
@@ -254,12 +270,12 @@ async function readChangedConnections(
  * `noDenyToAllowFrom` readiness gates), 0 for a range none came from.
  */
 async function readDenyToAllowFrom(
-  client: PoolClient,
+  db: Queryable,
   configurationId: number,
   ranges: readonly string[],
 ): Promise<Map<string, number>> {
   const rows = await rowsOf<{ range: string; count: number }>(
-    client,
+    db,
     `SELECT r.range, COALESCE(sum(f.count), 0)::float8 AS count
        FROM unnest($2::text[]) AS r(range)
        LEFT JOIN preview_flows f
