@@ -26,7 +26,6 @@ import { FlowQueries } from './report/flow-queries.application';
 import { FlowsRepository } from './report/flows.repository';
 import { PreviewHandlers } from './report/preview.handlers';
 import { ReportQueries } from './report/report-queries.application';
-import { ReportReadiness } from './report/report-readiness.application';
 import { ReportRepository } from './report/report.repository';
 import { PreviewRetention } from './retention/preview-retention';
 import { RetentionRepository } from './retention/retention.repository';
@@ -80,7 +79,6 @@ export class AppModule {
         RetentionRepository,
         TrafficConsumer,
         TrafficLag,
-        ReportReadiness,
         AutoStop,
         RunCountsRepository,
         BacktestsRepository,

@@ -4,6 +4,7 @@ import {
   FirewallRule,
   PolicyEvent,
   PreviewState as ContractPreviewState,
+  ReadinessGate,
   STATE_POSITION_KEY,
   STATE_VERSION_HEADER,
   experimentStateKey,
@@ -88,13 +89,14 @@ export class ExperimentWorld {
     );
   }
 
-  /** Creates or changes an experiment (preview state as given); returns its new etag. */
+  /** Creates or changes an experiment (preview state and readiness gates as given); returns its new etag. */
   async experiment(
     policy: string,
     experiment: string,
     rules: FirewallRule[],
     preview?: ContractPreviewState,
     type?: ExperimentEvent['type'],
+    readinessGates?: ReadinessGate[],
   ): Promise<string> {
     const name = this.experimentName(policy, experiment);
     const version = this.next(name);
@@ -126,6 +128,7 @@ export class ExperimentWorld {
               },
             }
           : {}),
+        ...(readinessGates ? { readinessGates } : {}),
         annotations: {},
         etag,
         createTime: T0,

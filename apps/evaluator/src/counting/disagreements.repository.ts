@@ -1,15 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PREVIEW_DISAGREEMENT_FLOWS } from '@rollout/contracts';
-import {
-  ActiveExperiment,
-  CohortBatch,
-  CohortFlow,
-  PairDisagreement,
-  StoredCohortFlow,
-  pairDisagreements,
-} from '@rollout/domain/preview';
+import { ActiveExperiment, CohortBatch, CohortFlow } from '@rollout/domain/preview';
 import { DataSource } from 'typeorm';
-import type { DisagreementFlowRow, DisagreementRow } from '../report/report-rows';
 import { Query, compare } from './counting-statements';
 
 /**
@@ -18,8 +10,8 @@ import { Query, compare } from './counting-statements';
  * and distinct connections by outcome mask (bit i: the cohort's i-th configuration denies), where
  * they do not all agree. Nothing at ingest is per pair: a pair's events and flows are read from
  * the masks whose two bits differ. Flows are kept per cohort up to PREVIEW_DISAGREEMENT_FLOWS
- * (first by key, under the cohort's row lock, so exact whatever the replicas); a pair's events
- * outside them are its events minus its kept flows' counts, so the event counts stay exact.
+ * (first by key, under the cohort's row lock, so exact whatever the replicas). The report reads
+ * the cohorts and derives each pair (readDisagreements, pairDisagreements).
  */
 @Injectable()
 export class DisagreementsRepository {
@@ -105,80 +97,6 @@ export class DisagreementsRepository {
         `UPDATE preview_cohorts c SET flows = c.flows + u.n FROM unnest($1::int[], $2::int[]) AS u(id, n) WHERE c.id = u.id`,
         [[...inserted.keys()], [...inserted.values()]],
       );
-  }
-
-  /**
-   * The disagreement of these configurations with every other experiment ACTIVE with them, and
-   * each pair's PREVIEW_REPORT_TOP flows: the cohorts holding them are read as stored, and the
-   * pairs derived from their verdict patterns (pairDisagreements).
-   */
-  async read(
-    configurationIds: readonly number[],
-  ): Promise<{ disagreements: DisagreementRow[]; disagreementFlows: DisagreementFlowRow[] }> {
-    const none = { disagreements: [], disagreementFlows: [] };
-    if (configurationIds.length === 0) return none;
-    const cohorts = (await this.dataSource.query(
-      `SELECT c.id, c.configuration_ids,
-              coalesce((SELECT json_agg(json_build_object('mask', m.mask, 'events', m.events))
-                        FROM preview_cohort_masks m WHERE m.cohort_id = c.id), '[]') AS masks
-       FROM preview_cohorts c WHERE c.configuration_ids && $1::int[]`,
-      [configurationIds],
-    )) as { id: number; configuration_ids: number[]; masks: { mask: number; events: number }[] }[];
-    if (cohorts.length === 0) return none;
-    const [flows, members] = await Promise.all([
-      this.dataSource.query(
-        `SELECT cohort_id, direction, host(src_ip) AS "srcIp", host(dest_ip) AS "destIp", protocol,
-                dest_port AS "destPort", mask, count
-         FROM preview_cohort_flows WHERE cohort_id = ANY($1::int[])`,
-        [cohorts.map((c) => c.id)],
-      ) as Promise<(StoredCohortFlow & { cohort_id: number; count: string })[]>,
-      this.dataSource.query(
-        `SELECT c.id, c.experiment, v.experiment_etag FROM preview_configurations c
-         JOIN preview_versions v ON v.id = c.version_id WHERE c.id = ANY($1::int[])`,
-        [[...new Set(cohorts.flatMap((c) => c.configuration_ids))]],
-      ) as Promise<{ id: number; experiment: string; experiment_etag: string }[]>,
-    ]);
-    const flowsOf = new Map<number, StoredCohortFlow[]>();
-    for (const { cohort_id, count, ...flow } of flows) {
-      let list = flowsOf.get(cohort_id);
-      if (!list) flowsOf.set(cohort_id, (list = []));
-      list.push({ ...flow, count: Number(count) });
-    }
-    const pairs = pairDisagreements(
-      cohorts.map((c) => ({
-        configurationIds: c.configuration_ids,
-        masks: c.masks.map((m) => ({ mask: m.mask, events: Number(m.events) })),
-        flows: flowsOf.get(c.id) ?? [],
-      })),
-      configurationIds,
-    );
-    const names = new Map(members.map((m) => [m.id, m]));
-    // A member retention removed has no name any more: its pairs go with it.
-    const named = pairs.filter((pair) => names.has(pair.otherId));
-    const other = (pair: PairDisagreement) => ({
-      configuration_id: pair.configurationId,
-      other_experiment: names.get(pair.otherId)!.experiment,
-      other_etag: names.get(pair.otherId)!.experiment_etag,
-    });
-    return {
-      disagreements: named.map((pair) => ({
-        ...other(pair),
-        events: String(pair.events),
-        outside: String(pair.outside),
-      })),
-      disagreementFlows: named.flatMap((pair) =>
-        pair.topFlows.map((flow) => ({
-          ...other(pair),
-          direction: flow.direction,
-          src_ip: flow.srcIp,
-          dest_ip: flow.destIp,
-          protocol: flow.protocol,
-          dest_port: flow.destPort,
-          action: flow.action,
-          count: String(flow.count),
-        })),
-      ),
-    };
   }
 
   /** Forgets the cohorts of configurations retention removed. */

@@ -96,6 +96,24 @@ describe('the preview report: completeness', () => {
     });
   });
 
+  it('counts a trickle of events as they come: none waits for its ack wait and comes back redelivered', async () => {
+    // Batches of 4: the pull asks for more every 2 messages, a request queued right behind the
+    // message it followed. A message left in its batch would be counted only after the ack wait,
+    // as a redelivery.
+    app = await startEvaluator(iso, { EVALUATOR_BATCH_SIZE: '4', EVALUATOR_ACK_WAIT_MS: '2000' });
+    for (let i = 1; i <= 12; i++) {
+      await publishTraffic(nc, iso, 'web', valid(1));
+      await eventually(
+        async () => ((await configuration('web', 'block'))?.evaluated === i ? true : undefined),
+        { what: `event ${i} counted` },
+      );
+    }
+
+    const web = await configuration('web', 'block');
+    expect(web?.evaluated).toBe(12);
+    expect(web?.completeness).toMatchObject({ complete: true, redeliveredEvents: 0 });
+  });
+
   it('says how many messages TRAFFIC dropped before the evaluator read them, while every evaluator was down', async () => {
     const env = { TRAFFIC_MAX_AGE_MS: '1500' };
     app = await startEvaluator(iso, env);

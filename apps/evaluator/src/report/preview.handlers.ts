@@ -11,7 +11,6 @@ import {
 } from '@rollout/contracts';
 import { FlowQueries } from './flow-queries.application';
 import { ReportQueries } from './report-queries.application';
-import { ReportReadiness } from './report-readiness.application';
 
 /** preview.v1 request/reply (queue group `evaluator`): what the gateway's preview routes ask. */
 @Controller()
@@ -19,7 +18,6 @@ export class PreviewHandlers {
   constructor(
     private readonly reports: ReportQueries,
     private readonly flows: FlowQueries,
-    private readonly readiness: ReportReadiness,
   ) {}
 
   /** Deprecated (preview.v1 1.1.0): sample records of the changed flows. */
@@ -34,7 +32,7 @@ export class PreviewHandlers {
   }
 
   @MessagePattern(PREVIEW_SUBJECTS.previewReport)
-  async previewReport(@Payload() request: GetPreviewReportRequest): Promise<PreviewReport> {
-    return this.readiness.complete(await this.reports.report(request));
+  previewReport(@Payload() request: GetPreviewReportRequest): Promise<PreviewReport> {
+    return this.reports.report(request);
   }
 }

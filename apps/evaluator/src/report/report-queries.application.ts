@@ -1,21 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import {
-  ExperimentAnalysis,
-  GetPreviewReportRequest,
-  PreviewCoverage,
-  PreviewReport,
-  RuleCount,
-} from '@rollout/contracts';
+import { ExperimentAnalysis, GetPreviewReportRequest, PreviewReport } from '@rollout/contracts';
 import { analyzeExperiment } from '@rollout/domain/firewall';
-import { coverageOf, requireExperimentName } from '@rollout/domain/preview';
+import {
+  HeldVersions,
+  buildReport,
+  reportReading,
+  requireExperimentName,
+} from '@rollout/domain/preview';
 import { PreviewStateService } from '../state/preview-state.service';
 import { TrafficLag } from '../traffic/traffic-lag';
-import { configurationReport, ruleCountsOf } from './configuration-report';
-import { ConfigurationRow } from './report-rows';
 import { ReportRepository } from './report.repository';
 
 /**
- * previewReport, from the evaluator's Postgres schema.
+ * previewReport, from the evaluator's Postgres schema: one read of the store, the backlog on
+ * TRAFFIC, and the experiment as the evaluator holds it (EXPERIMENT_STATE: its readiness gates
+ * and the rules coverage analyses), folded into the report by buildReport (docs/preview-reports.md,
+ * docs/readiness-gates.md).
  *
  * Whether the experiment exists is the experiment-service's to say (the gateway asks it): an
  * experiment the evaluator has nothing of simply has an empty report here, so a freshly created
@@ -35,39 +35,22 @@ export class ReportQueries {
 
   async report(request: GetPreviewReportRequest): Promise<PreviewReport> {
     const name = requireExperimentName(request?.name, 'name').name;
-    const configurations = await this.reports.configurations(name);
-    if (configurations.length === 0) return { name, configurations: [] };
-    const [details, lag] = await Promise.all([
-      this.reports.details(configurations.map((c) => c.id)),
+    const held = this.snapshot.state.experimentOf(name);
+    const versions = this.snapshot.state.versionsOf(name);
+    const [rows, lag] = await Promise.all([
+      this.reports.read(name, reportReading(held, versions)),
       this.lag.read(),
     ]);
-    const covered = await this.coverage(name, configurations, (id) =>
-      ruleCountsOf(details.rules, id, 1),
-    );
-    return {
-      name,
-      configurations: configurations.map((c) =>
-        configurationReport(c, details, lag, covered?.id === c.id ? covered.coverage : undefined),
-      ),
-    };
+    // Coverage's flows are read only when the configuration of the versions in force is there.
+    const coverage =
+      versions && rows.coverageFlows
+        ? { versions, analysis: this.analysis(name, versions) }
+        : undefined;
+    return buildReport(name, rows, { held, coverage, lag });
   }
 
-  /**
-   * The coverage of the configuration whose experiment and live versions the evaluator holds
-   * now, if it is one of these; its analysis is computed on first use and kept (at most 100).
-   */
-  private async coverage(
-    name: string,
-    configurations: readonly ConfigurationRow[],
-    experimentRuleCounts: (id: number) => RuleCount[],
-  ): Promise<{ id: number; coverage: PreviewCoverage } | undefined> {
-    const held = this.snapshot.state.versionsOf(name);
-    const configuration =
-      held &&
-      configurations.find(
-        (c) => c.experiment_etag === held.experimentEtag && c.live_policy_etag === held.liveEtag,
-      );
-    if (!held || !configuration) return undefined;
+  /** The static analysis of these versions, computed on first use and kept (at most 100). */
+  private analysis(name: string, held: HeldVersions): ExperimentAnalysis {
     const key = `${name}\n${held.experimentEtag}\n${held.liveEtag}`;
     let analysis = this.analyses.get(key);
     if (!analysis) {
@@ -80,22 +63,6 @@ export class ReportQueries {
         this.analyses.delete(this.analyses.keys().next().value as string);
       this.analyses.set(key, analysis);
     }
-    const flows = await this.reports.flowConnections(configuration.id);
-    return {
-      id: configuration.id,
-      coverage: coverageOf({
-        analysis,
-        experimentRules: held.experimentRules,
-        flows: flows.map((f) => ({
-          direction: f.direction,
-          srcIp: f.srcIp,
-          destIp: f.destIp,
-          protocol: f.protocol,
-          ...(f.destPort === null ? {} : { destPort: f.destPort }),
-        })),
-        changedOutsideFlows: Number(configuration.changed_outside_flows),
-        experimentRuleCounts: experimentRuleCounts(configuration.id),
-      }),
-    };
+    return analysis;
   }
 }

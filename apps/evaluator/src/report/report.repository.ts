@@ -1,150 +1,287 @@
 import { Injectable } from '@nestjs/common';
 import { PREVIEW_REPORT_TOP } from '@rollout/contracts';
-import { DataSource } from 'typeorm';
-import { DisagreementsRepository } from '../counting/disagreements.repository';
 import {
-  BucketRow,
-  ConfigurationRow,
-  DeadLetterRow,
-  PortRow,
-  ReportDetails,
-  RuleCountRow,
-  SourceRow,
-  TransitionRow,
-} from './report-rows';
+  ReportReading,
+  ReportRows,
+  StoredCohortFlow,
+  pairDisagreements,
+} from '@rollout/domain/preview';
+import { inTransaction, poolOf } from '@rollout/platform/postgres';
+import type { Pool, PoolClient } from 'pg';
+import { DataSource } from 'typeorm';
 
-/** A flow's connection, as coverage reads it. */
-export interface FlowConnection {
-  direction: 'INGRESS' | 'EGRESS';
-  srcIp: string;
-  destIp: string;
-  protocol: string;
-  destPort: number | null;
-}
-
-/** The read side of the report's tables: what previewReport and its readiness show. */
+/** The read side of the report's tables: what previewReport shows. */
 @Injectable()
 export class ReportRepository {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly disagreements: DisagreementsRepository,
-  ) {}
+  private readonly pool: Pool;
 
-  /** An experiment's configurations that evaluated something, newest first, with the TRAFFIC drops seen since each began. */
-  async configurations(name: string): Promise<ConfigurationRow[]> {
-    const configurations: ConfigurationRow[] = await this.dataSource.query(
-      `SELECT c.id, v.experiment_etag, c.live_policy_etag, c.evaluated, c.changed, c.allow_to_deny, c.deny_to_allow,
-              c.unchanged_allow, c.unchanged_deny, c.flows, c.changed_outside_flows, c.redelivered, c.first_event_time, c.last_event_time,
-              d.dropped, d.undetermined
-       FROM preview_configurations c JOIN preview_versions v ON v.id = c.version_id
-       CROSS JOIN LATERAL (
-         SELECT COALESCE(sum(dropped), 0) AS dropped, COALESCE(sum(undetermined), 0) AS undetermined
-         FROM preview_traffic_drops WHERE observed_at >= c.created_at
-       ) d
-       WHERE c.experiment = $1 AND c.evaluated > 0
-       ORDER BY c.id DESC`,
-      [name],
-    );
-    return configurations;
-  }
-
-  /** The details of these configurations, read at once. */
-  async details(ids: number[]): Promise<ReportDetails> {
-    const [
-      rules,
-      sources,
-      ports,
-      transitions,
-      buckets,
-      deadLetters,
-      { disagreements, disagreementFlows },
-    ] = await Promise.all([
-      // The margins of the transitions, plus the rule counts stored before 1.2.0 (no longer written).
-      this.dataSource.query(
-        `SELECT configuration_id, side, priority, action, sum(count) AS count FROM (
-           SELECT configuration_id, 0 AS side, live_priority AS priority, live_action AS action, count FROM preview_transitions WHERE configuration_id = ANY($1::int[])
-           UNION ALL
-           SELECT configuration_id, 1, experiment_priority, experiment_action, count FROM preview_transitions WHERE configuration_id = ANY($1::int[])
-           UNION ALL
-           SELECT configuration_id, side, priority, action, count FROM preview_rule_counts WHERE configuration_id = ANY($1::int[])
-         ) r GROUP BY configuration_id, side, priority, action`,
-        [ids],
-      ) as Promise<RuleCountRow[]>,
-      this.dataSource.query(
-        `SELECT c.id AS configuration_id, s.src_ip, s.count FROM unnest($1::int[]) AS c(id)
-         CROSS JOIN LATERAL (
-           SELECT host(src_ip) AS src_ip, sum(count) AS count FROM preview_flows WHERE configuration_id = c.id
-           GROUP BY preview_flows.src_ip ORDER BY 2 DESC, preview_flows.src_ip LIMIT $2
-         ) s`,
-        [ids, PREVIEW_REPORT_TOP],
-      ) as Promise<SourceRow[]>,
-      this.dataSource.query(
-        `SELECT c.id AS configuration_id, p.protocol, p.dest_port, p.count FROM unnest($1::int[]) AS c(id)
-         CROSS JOIN LATERAL (
-           SELECT protocol, dest_port, sum(count) AS count FROM preview_flows WHERE configuration_id = c.id AND dest_port >= 0
-           GROUP BY protocol, dest_port ORDER BY 3 DESC, protocol, dest_port LIMIT $2
-         ) p`,
-        [ids, PREVIEW_REPORT_TOP],
-      ) as Promise<PortRow[]>,
-      this.dataSource.query(
-        `SELECT configuration_id, live_priority, live_action, experiment_priority, experiment_action, count
-         FROM preview_transitions WHERE configuration_id = ANY($1::int[])`,
-        [ids],
-      ) as Promise<TransitionRow[]>,
-      this.dataSource.query(
-        `SELECT configuration_id, width_seconds, start_time, evaluated, changed, allow_to_deny, deny_to_allow
-         FROM preview_time_buckets WHERE configuration_id = ANY($1::int[]) ORDER BY configuration_id, start_time, width_seconds DESC`,
-        [ids],
-      ) as Promise<BucketRow[]>,
-      this.dataSource.query(
-        `SELECT configuration_id, reason, messages FROM preview_dead_letters WHERE configuration_id = ANY($1::int[])`,
-        [ids],
-      ) as Promise<DeadLetterRow[]>,
-      this.disagreements.read(ids),
-    ]);
-    return {
-      rules,
-      sources,
-      ports,
-      transitions,
-      buckets,
-      deadLetters,
-      disagreements,
-      disagreementFlows,
-    };
-  }
-
-  /** The connections of a configuration's changed flows (its coverage). */
-  async flowConnections(configurationId: number): Promise<FlowConnection[]> {
-    const flows = (await this.dataSource.query(
-      `SELECT direction, host(src_ip) AS "srcIp", host(dest_ip) AS "destIp", protocol, NULLIF(dest_port, -1) AS "destPort"
-       FROM preview_flows WHERE configuration_id = $1`,
-      [configurationId],
-    )) as FlowConnection[];
-    return flows;
+  constructor(dataSource: DataSource) {
+    this.pool = poolOf(dataSource);
   }
 
   /**
-   * The deny → allow events from each source range in the judged configuration's flows (the
-   * `noDenyToAllowFrom` readiness gates), 0 for a range none came from.
+   * An experiment's report as stored: its configurations and what they count, then what their
+   * changed flows show and what `reading` asks for besides (coverage's flows, the readiness
+   * gates' ranges). Nothing for an experiment that evaluated nothing.
+   *
+   * The totals and their breakdowns (rule counts, transitions, time buckets, dead letters,
+   * disagreements) are cheap and read in one repeatable-read, read-only transaction, so they add
+   * up as of one moment. The flows' reads scan up to EVALUATOR_MAX_FLOWS rows each: they follow
+   * at once, each on a connection of its own (one connection answering them in turn made the
+   * report a third slower at 40,000 flows), and may include a batch counted meanwhile.
    */
-  async denyToAllowFrom(
-    experiment: string,
-    judged: { livePolicyEtag: string; experimentEtag: string },
-    ranges: string[],
-  ): Promise<Map<string, number>> {
-    const denyToAllowFrom = new Map<string, number>();
-    const rows: { range: string; count: string }[] = await this.dataSource.query(
-      `SELECT r.range, COALESCE(sum(f.count), 0) AS count
-         FROM unnest($3::text[]) AS r(range)
-         LEFT JOIN (preview_flows f
-           JOIN preview_configurations c ON c.id = f.configuration_id AND c.experiment = $1 AND c.live_policy_etag = $2
-           JOIN preview_versions v ON v.id = c.version_id AND v.experiment_etag = $4)
-           ON f.live_action = 'deny' AND f.src_ip <<= r.range::inet
-         GROUP BY r.range`,
-      [experiment, judged.livePolicyEtag, ranges, judged.experimentEtag],
-    );
-    for (const row of rows) denyToAllowFrom.set(row.range, Number(row.count));
-    return denyToAllowFrom;
+  async read(experiment: string, reading: ReportReading): Promise<ReportRows> {
+    const counts = await inTransaction(this.pool, async (client) => {
+      await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      const configurations = await readConfigurations(client, experiment);
+      if (configurations.length === 0) return undefined;
+      const ids = configurations.map((c) => c.id);
+      return {
+        configurations,
+        ruleCounts: await section<'ruleCounts'>(client, RULE_COUNTS, [ids]),
+        transitions: await section<'transitions'>(client, TRANSITIONS, [ids]),
+        timeBuckets: await section<'timeBuckets'>(client, TIME_BUCKETS, [ids]),
+        deadLetters: await section<'deadLetters'>(client, DEAD_LETTERS, [ids]),
+        disagreements: await readDisagreements(client, ids),
+      };
+    });
+    if (!counts) return noRows();
+    const { configurations } = counts;
+    const ids = configurations.map((c) => c.id);
+    const covered = reading.coverageOf
+      ? configurations.find(
+          (c) =>
+            c.experimentEtag === reading.coverageOf?.experimentEtag &&
+            c.livePolicyEtag === reading.coverageOf.livePolicyEtag,
+        )
+      : undefined;
+    const judged = reading.denyToAllowFrom?.judged(configurations);
+    const [topSources, topPorts, coverageFlows, denyToAllowFrom] = await Promise.all([
+      section<'topSources'>(this.pool, TOP_SOURCES, [ids, PREVIEW_REPORT_TOP]),
+      section<'topPorts'>(this.pool, TOP_PORTS, [ids, PREVIEW_REPORT_TOP]),
+      covered && readChangedConnections(this.pool, covered.id),
+      judged && reading.denyToAllowFrom
+        ? readDenyToAllowFrom(this.pool, judged.id, reading.denyToAllowFrom.ranges)
+        : new Map<string, number>(),
+    ]);
+    return {
+      ...counts,
+      topSources,
+      topPorts,
+      ...(covered && coverageFlows
+        ? { coverageFlows: { configurationId: covered.id, flows: coverageFlows } }
+        : {}),
+      denyToAllowFrom,
+    };
   }
+}
+
+/** A pooled connection in a transaction, or the pool (a statement on whichever connection is free). */
+type Queryable = Pool | PoolClient;
+
+// The sections' statements. Bigint sums are read `::float8`, which pg hands over as numbers
+// (exact below 2^53), and columns are named as ReportRows names them: rows need no translating.
+
+/** The margins of the transitions, plus the rule counts stored before 1.2.0 (no longer written). */
+const RULE_COUNTS = `
+  SELECT configuration_id AS "configurationId", side, priority, action, sum(count)::float8 AS count FROM (
+    SELECT configuration_id, 0 AS side, live_priority AS priority, live_action AS action, count FROM preview_transitions WHERE configuration_id = ANY($1::int[])
+    UNION ALL
+    SELECT configuration_id, 1, experiment_priority, experiment_action, count FROM preview_transitions WHERE configuration_id = ANY($1::int[])
+    UNION ALL
+    SELECT configuration_id, side, priority, action, count FROM preview_rule_counts WHERE configuration_id = ANY($1::int[])
+  ) r GROUP BY configuration_id, side, priority, action`;
+
+const TOP_SOURCES = `
+  SELECT c.id AS "configurationId", s.src_ip AS "srcIp", s.count FROM unnest($1::int[]) AS c(id)
+  CROSS JOIN LATERAL (
+    SELECT host(src_ip) AS src_ip, sum(count)::float8 AS count FROM preview_flows WHERE configuration_id = c.id
+    GROUP BY preview_flows.src_ip ORDER BY 2 DESC, preview_flows.src_ip LIMIT $2
+  ) s`;
+
+const TOP_PORTS = `
+  SELECT c.id AS "configurationId", p.protocol, p.dest_port AS "destPort", p.count FROM unnest($1::int[]) AS c(id)
+  CROSS JOIN LATERAL (
+    SELECT protocol, dest_port, sum(count)::float8 AS count FROM preview_flows WHERE configuration_id = c.id AND dest_port >= 0
+    GROUP BY protocol, dest_port ORDER BY 3 DESC, protocol, dest_port LIMIT $2
+  ) p`;
+
+const TRANSITIONS = `
+  SELECT configuration_id AS "configurationId", live_priority AS "livePriority", live_action AS "liveAction",
+         experiment_priority AS "experimentPriority", experiment_action AS "experimentAction", count::float8 AS count
+  FROM preview_transitions WHERE configuration_id = ANY($1::int[])`;
+
+const TIME_BUCKETS = `
+  SELECT configuration_id AS "configurationId", width_seconds * 1000 AS "widthMs",
+         (extract(epoch FROM start_time) * 1000)::float8 AS "startMs",
+         evaluated::float8 AS evaluated, changed::float8 AS changed,
+         allow_to_deny::float8 AS "allowToDeny", deny_to_allow::float8 AS "denyToAllow"
+  FROM preview_time_buckets WHERE configuration_id = ANY($1::int[])`;
+
+const DEAD_LETTERS = `
+  SELECT configuration_id AS "configurationId", reason, messages::float8 AS messages
+  FROM preview_dead_letters WHERE configuration_id = ANY($1::int[])`;
+
+async function rowsOf<T>(db: Queryable, sql: string, params: unknown[]): Promise<T[]> {
+  return (await db.query(sql, params)).rows as T[];
+}
+
+/** The rows of one of ReportRows' sections, as its statement names and types them. */
+async function section<
+  K extends
+    'ruleCounts' | 'topSources' | 'topPorts' | 'transitions' | 'timeBuckets' | 'deadLetters',
+>(db: Queryable, sql: string, params: unknown[]): Promise<ReportRows[K]> {
+  return (await db.query(sql, params)).rows as ReportRows[K];
+}
+
+function noRows(): ReportRows {
+  return {
+    configurations: [],
+    ruleCounts: [],
+    topSources: [],
+    topPorts: [],
+    transitions: [],
+    timeBuckets: [],
+    deadLetters: [],
+    disagreements: [],
+    denyToAllowFrom: new Map(),
+  };
+}
+
+/** An experiment's configurations that evaluated something, newest first, with the TRAFFIC drops seen since each began. */
+function readConfigurations(
+  db: Queryable,
+  experiment: string,
+): Promise<ReportRows['configurations']> {
+  return rowsOf(
+    db,
+    `SELECT c.id, v.experiment_etag AS "experimentEtag", c.live_policy_etag AS "livePolicyEtag",
+            c.evaluated::float8 AS evaluated, c.changed::float8 AS changed,
+            c.allow_to_deny::float8 AS "allowToDeny", c.deny_to_allow::float8 AS "denyToAllow",
+            c.unchanged_allow::float8 AS "unchangedAllow", c.unchanged_deny::float8 AS "unchangedDeny",
+            c.flows, c.changed_outside_flows::float8 AS "changedOutsideFlows",
+            c.redelivered::float8 AS "redeliveredEvents",
+            d.dropped::float8 AS "trafficDroppedMessages", d.undetermined::float8 AS "trafficDropUndetermined",
+            c.first_event_time AS "firstEventTime", c.last_event_time AS "lastEventTime"
+     FROM preview_configurations c JOIN preview_versions v ON v.id = c.version_id
+     CROSS JOIN LATERAL (
+       SELECT COALESCE(sum(dropped), 0) AS dropped, COALESCE(sum(undetermined), 0) AS undetermined
+       FROM preview_traffic_drops WHERE observed_at >= c.created_at
+     ) d
+     WHERE c.experiment = $1 AND c.evaluated > 0
+     ORDER BY c.id DESC`,
+    [experiment],
+  );
+}
+
+/**
+ * The disagreement section: for each configuration, every other experiment ACTIVE with it and
+ * the events the two decide differently, with the PREVIEW_REPORT_TOP flows carrying most of
+ * them. The one place that knows how disagreements are stored: the cohorts the counting
+ * transaction writes (preview_cohorts, their verdict patterns and kept flows), read as stored,
+ * each pair derived by the pure pairDisagreements.
+ */
+async function readDisagreements(
+  db: Queryable,
+  ids: readonly number[],
+): Promise<ReportRows['disagreements']> {
+  const cohorts = await rowsOf<{
+    id: number;
+    configurationIds: number[];
+    masks: { mask: number; events: number }[];
+  }>(
+    db,
+    `SELECT c.id, c.configuration_ids AS "configurationIds",
+            coalesce((SELECT json_agg(json_build_object('mask', m.mask, 'events', m.events::float8))
+                      FROM preview_cohort_masks m WHERE m.cohort_id = c.id), '[]') AS masks
+     FROM preview_cohorts c WHERE c.configuration_ids && $1::int[]`,
+    [ids],
+  );
+  if (cohorts.length === 0) return [];
+  const flows = await rowsOf<StoredCohortFlow & { cohortId: number }>(
+    db,
+    `SELECT cohort_id AS "cohortId", direction, host(src_ip) AS "srcIp", host(dest_ip) AS "destIp", protocol,
+            dest_port AS "destPort", mask, count::float8 AS count
+     FROM preview_cohort_flows WHERE cohort_id = ANY($1::int[])`,
+    [cohorts.map((c) => c.id)],
+  );
+  const members = await rowsOf<{ id: number; experiment: string; experimentEtag: string }>(
+    db,
+    `SELECT c.id, c.experiment, v.experiment_etag AS "experimentEtag" FROM preview_configurations c
+     JOIN preview_versions v ON v.id = c.version_id WHERE c.id = ANY($1::int[])`,
+    [[...new Set(cohorts.flatMap((c) => c.configurationIds))]],
+  );
+  const flowsOf = new Map<number, StoredCohortFlow[]>();
+  for (const { cohortId, ...flow } of flows) {
+    let list = flowsOf.get(cohortId);
+    if (!list) flowsOf.set(cohortId, (list = []));
+    list.push(flow);
+  }
+  const names = new Map(members.map((m) => [m.id, m]));
+  return (
+    pairDisagreements(
+      cohorts.map((c) => ({ ...c, flows: flowsOf.get(c.id) ?? [] })),
+      ids,
+    )
+      // A member retention removed has no name any more: its pairs go with it.
+      .filter((pair) => names.has(pair.otherId))
+      .map((pair) => ({
+        configurationId: pair.configurationId,
+        experiment: names.get(pair.otherId)!.experiment,
+        experimentEtag: names.get(pair.otherId)!.experimentEtag,
+        events: pair.events,
+        topFlows: pair.topFlows.map((f) => ({
+          direction: f.direction,
+          srcIp: f.srcIp,
+          destIp: f.destIp,
+          protocol: f.protocol,
+          ...(f.destPort >= 0 ? { destPort: f.destPort } : {}),
+          action: f.action,
+          otherAction: f.action === 'allow' ? ('deny' as const) : ('allow' as const),
+          count: f.count,
+        })),
+        eventsOutsideFlows: pair.outside,
+      }))
+  );
+}
+
+/** The connections of a configuration's changed flows (its coverage). */
+async function readChangedConnections(
+  db: Queryable,
+  configurationId: number,
+): Promise<NonNullable<ReportRows['coverageFlows']>['flows']> {
+  const rows = await rowsOf<{
+    direction: 'INGRESS' | 'EGRESS';
+    srcIp: string;
+    destIp: string;
+    protocol: string;
+    destPort: number | null;
+  }>(
+    db,
+    `SELECT direction, host(src_ip) AS "srcIp", host(dest_ip) AS "destIp", protocol, NULLIF(dest_port, -1) AS "destPort"
+     FROM preview_flows WHERE configuration_id = $1`,
+    [configurationId],
+  );
+  return rows.map(({ destPort, ...flow }) => (destPort === null ? flow : { ...flow, destPort }));
+}
+
+/**
+ * The deny → allow events from each source range in a configuration's flows (the
+ * `noDenyToAllowFrom` readiness gates), 0 for a range none came from.
+ */
+async function readDenyToAllowFrom(
+  db: Queryable,
+  configurationId: number,
+  ranges: readonly string[],
+): Promise<Map<string, number>> {
+  const rows = await rowsOf<{ range: string; count: number }>(
+    db,
+    `SELECT r.range, COALESCE(sum(f.count), 0)::float8 AS count
+       FROM unnest($2::text[]) AS r(range)
+       LEFT JOIN preview_flows f
+         ON f.configuration_id = $1 AND f.live_action = 'deny' AND f.src_ip <<= r.range::inet
+       GROUP BY r.range`,
+    [configurationId, ranges],
+  );
+  return new Map(rows.map((row) => [row.range, row.count]));
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PREVIEW_MINUTE_BUCKETS_HOURS } from '@rollout/contracts';
-import { poolOf } from '@rollout/platform/postgres';
+import { inTransaction, poolOf } from '@rollout/platform/postgres';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 
@@ -27,7 +27,7 @@ export class RetentionRepository {
   /** Records what TRAFFIC removed through `removedThrough` (see PreviewRetention.observeDrops), and the ack floor it was settled to. */
   async recordDrops(consumer: ConsumerPositions, removedThrough: number): Promise<void> {
     const { ackFloor, delivered } = consumer;
-    await this.transaction(async (client) => {
+    await inTransaction(this.pool, async (client) => {
       await client.query(`SELECT pg_advisory_xact_lock(hashtext('preview_traffic_drops'))`);
       const [{ settled }] = (
         await client.query<{ settled: string | null }>(
@@ -82,7 +82,7 @@ export class RetentionRepository {
    */
   async adoptStream(created: string, floor: number): Promise<string | undefined> {
     let replaced: string | undefined;
-    await this.transaction(async (client) => {
+    await inTransaction(this.pool, async (client) => {
       await client.query(`SELECT pg_advisory_xact_lock(hashtext('preview_counted'))`);
       const [known] = (
         await client.query<{ created: string }>(`SELECT created FROM preview_traffic_stream`)
@@ -104,7 +104,7 @@ export class RetentionRepository {
 
   /** Merges the counted ranges reaching down to `floor`, unless another replica is at it. */
   async compact(floor: number): Promise<void> {
-    await this.transaction(async (client) => {
+    await inTransaction(this.pool, async (client) => {
       const [{ locked }] = (
         await client.query<{ locked: boolean }>(
           `SELECT pg_try_advisory_xact_lock(hashtext('preview_counted')) AS locked`,
@@ -134,7 +134,7 @@ export class RetentionRepository {
       );
       if ((rowCount ?? 0) < DELETE_BATCH) break;
     }
-    await this.transaction(async (client) => {
+    await inTransaction(this.pool, async (client) => {
       const { rowCount } = await client.query(
         `DELETE FROM preview_configurations WHERE id = $1 AND updated_at < $2`,
         [id, cutoff],
@@ -174,19 +174,5 @@ export class RetentionRepository {
     ).rows;
     const top = removed.reduce((max, row) => Math.max(max, Number(row.hi)), floor);
     await client.query(`INSERT INTO preview_counted (lo, hi) VALUES (0, $1)`, [top]);
-  }
-
-  private async transaction(work: (client: PoolClient) => Promise<void>): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await work(client);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
   }
 }

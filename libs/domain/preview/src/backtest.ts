@@ -1,11 +1,9 @@
 import {
   PREVIEW_FLOW_SAMPLES,
-  PREVIEW_MINUTE_BUCKETS_HOURS,
   PREVIEW_REPORT_TOP,
   type PreviewConfigurationReport,
   type PreviewFlow,
   type PreviewReport,
-  type PreviewTimeBucket,
   policyPreviewLogSubject,
   previewLogSubject,
 } from '@rollout/contracts';
@@ -15,10 +13,10 @@ import { parseExperimentName } from './names';
 import { recordKeys } from './records';
 import type { HeldVersions, PolicyView } from './state';
 import { coverageOf } from './coverage';
+import { reportTimeBuckets } from './time-buckets';
 import {
   BucketTally,
   ConfigurationTotals,
-  HOUR_MS,
   MINUTE_MS,
   ruleCounts,
   ruleTransitionsOf,
@@ -154,7 +152,14 @@ export class BacktestTally {
       flows: flows.length,
       changedOutsideFlows: this.changedOutsideFlows,
       ...ruleTransitionsOf(tallies),
-      timeBuckets: timeBuckets(totals),
+      timeBuckets: reportTimeBuckets(
+        [...totals.minutes].map(([startMs, bucket]) => ({
+          ...bucket,
+          startMs,
+          widthMs: MINUTE_MS,
+        })),
+        totals.lastEventMs,
+      ),
       coverage: coverageOf({
         analysis: analyzeExperiment(
           { rules: versions.liveRules },
@@ -207,28 +212,6 @@ function addBucket(into: Map<number, BucketTally>, start: number, bucket: Bucket
     known.allowToDeny += bucket.allowToDeny;
     known.denyToAllow += bucket.denyToAllow;
   }
-}
-
-/** Minute buckets for the PREVIEW_MINUTE_BUCKETS_HOURS before the last event, hour buckets before, oldest first (as the live report rolls them). */
-function timeBuckets(totals: ConfigurationTotals): PreviewTimeBucket[] {
-  const cutoff = totals.lastEventMs - PREVIEW_MINUTE_BUCKETS_HOURS * HOUR_MS;
-  const minutes = new Map<number, BucketTally>();
-  const hours = new Map<number, BucketTally>();
-  for (const [start, bucket] of totals.minutes) {
-    if (start < cutoff) addBucket(hours, start - (start % HOUR_MS), bucket);
-    else addBucket(minutes, start, bucket);
-  }
-  const rows = [
-    ...[...hours].map(([start, b]) => ({ start, width: HOUR_MS, b })),
-    ...[...minutes].map(([start, b]) => ({ start, width: MINUTE_MS, b })),
-  ];
-  return rows
-    .sort((x, y) => x.start - y.start || y.width - x.width)
-    .map(({ start, width, b }) => ({
-      startTime: new Date(start).toISOString(),
-      width: width === MINUTE_MS ? 'MINUTE' : 'HOUR',
-      ...b,
-    }));
 }
 
 /** The PREVIEW_REPORT_TOP keys with the most changed events over the flows, ties in `order`. */

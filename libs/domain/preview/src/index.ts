@@ -9,6 +9,8 @@ export * from './completeness';
 export * from './readiness';
 export * from './coverage';
 export * from './backtest';
+export * from './time-buckets';
+export * from './report';
 export * from './backtest-window';
 export * from './counted-sequences';
 export * from './policy-log';

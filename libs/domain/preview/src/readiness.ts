@@ -12,11 +12,11 @@ import { createHash } from 'node:crypto';
 import type { HeldExperiment } from './state';
 
 /** The configuration a report's gates are judged on (see judgedConfiguration). */
-export interface JudgedConfiguration {
+export interface JudgedConfiguration<C = PreviewConfigurationReport> {
   experimentEtag: string;
   livePolicyEtag: string;
-  /** Its counts; undefined while it has counted nothing. */
-  report?: PreviewConfigurationReport;
+  /** Its counts (its row, read before the report is built); undefined while it has counted nothing. */
+  report?: C;
 }
 
 /**
@@ -27,10 +27,12 @@ export interface JudgedConfiguration {
  *   version (it started after the stop), the newest configuration counted;
  * - otherwise (created or updated since its last preview, or gone): none.
  */
-export function judgedConfiguration(
+export function judgedConfiguration<
+  C extends { experimentEtag: string; livePolicyEtag: string } = PreviewConfigurationReport,
+>(
   held: HeldExperiment | undefined,
-  configurations: readonly PreviewConfigurationReport[],
-): JudgedConfiguration | undefined {
+  configurations: readonly C[],
+): JudgedConfiguration<C> | undefined {
   if (!held) return undefined;
   if (held.state.previewMetadata?.state === 'ACTIVE') {
     if (held.liveEtag === undefined) return undefined;

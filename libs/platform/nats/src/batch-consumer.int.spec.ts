@@ -104,6 +104,29 @@ describe('BatchConsumer', () => {
     expect(first.header.get(DEAD_LETTER_REASON_HEADER)).toBe('refused\\u000abad-7');
   });
 
+  it('hands over each message of a trickle as it comes, none left waiting for its ack wait', async () => {
+    // One message at a time, the next published once the last is handed over. The pull asks for
+    // more every 25 messages (a quarter of the 100 it buffers), and that request waits in the
+    // client's queue right behind the message it followed: the message must still be handed over.
+    const handed: { seq: number; redelivered: boolean }[] = [];
+    consumer = new BatchConsumer(nc, ns, options, async (messages) => {
+      handed.push(...messages.map((m) => ({ seq: m.seq, redelivered: m.info.redelivered })));
+      return [];
+    });
+    consumer.start();
+    for (let i = 1; i <= 60; i++) {
+      await publish([`m${i}`]);
+      await eventually(() => (handed.length >= i ? true : undefined), {
+        what: `message ${i} handed over`,
+      });
+    }
+    await eventually(() => settled(60), { what: 'every message settled' });
+
+    expect(handed.filter((m) => m.redelivered)).toEqual([]);
+    expect(handed.map((m) => m.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect((await consumerInfo()).num_redelivered).toBe(0);
+  });
+
   it('hands a failing batch back until the handler succeeds, keeping its messages from redelivery, and counts each try', async () => {
     let failures = 3;
     const retries: number[] = [];

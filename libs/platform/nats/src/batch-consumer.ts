@@ -41,8 +41,9 @@ export interface BatchConsumerOptions {
  * A durable pull consumer read in batches, handled up to `concurrency` at a time.
  *
  * Batching: a batch is handed over when it is full (by messages or bytes); or when no further
- * message is waiting and either nothing else is in flight (an idle consumer answers at once)
- * or it has lingered `lingerMs` (a busy one lets batches grow while the others are handled).
+ * message is waiting (the client buffers none: it handed over every message it received) and
+ * either nothing else is in flight (an idle consumer answers at once) or it has lingered
+ * `lingerMs` (a busy one lets batches grow while the others are handled).
  * The pull buffers at most `2 × maxMessages` messages (a batch being filled while one waits for
  * a slot), and a batch holds at
  * most `maxBytes` of payload, so what is decoded at once stays bounded whatever a message holds.
@@ -118,7 +119,12 @@ export class BatchConsumer {
   }
 
   private async drain(messages: ConsumerMessages): Promise<void> {
+    // What the client still buffers is what it received less what it handed us. (Its
+    // getPending() also counts the pull requests it queues among the messages, every quarter of
+    // the buffer: the last message before one would wait in its batch for its ack wait.)
+    let taken = 0;
     for await (const message of messages) {
+      taken++;
       if (this.batch.length > 0 && this.batchBytes + message.data.length > this.options.maxBytes) {
         await this.freeSlot();
         if (this.batch.length > 0) this.flush();
@@ -128,8 +134,8 @@ export class BatchConsumer {
       if (this.batch.length >= this.options.maxMessages) {
         await this.freeSlot();
         if (this.batch.length > 0) this.flush();
-      } else if (messages.getPending() <= 1) {
-        // getPending() still counts the message in hand: 1 means nothing else is waiting.
+      } else if (messages.getReceived() <= taken) {
+        // Nothing else waiting: an idle consumer answers at once, a busy one lingers.
         if (this.inFlight.size === 0) this.flush();
         else this.linger ??= setTimeout(() => this.lingered(), this.options.lingerMs ?? 20);
       }

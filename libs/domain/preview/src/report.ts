@@ -1,0 +1,222 @@
+import type {
+  ExperimentAnalysis,
+  PreviewConfigurationReport,
+  PreviewDisagreement,
+  PreviewEvaluatorLag,
+  PreviewReport,
+  RuleCount,
+} from '@rollout/contracts';
+import type { PreviewedFlow } from '@rollout/domain/firewall';
+import { completenessOf } from './completeness';
+import { coverageOf } from './coverage';
+import { judgedConfiguration, readinessOf, reportEtagOf } from './readiness';
+import type { HeldExperiment, HeldVersions } from './state';
+import { type CountedBucket, reportTimeBuckets } from './time-buckets';
+import { type TransitionTally, ruleCounts, ruleTransitionsOf } from './totals';
+
+/** Which configuration: its experiment's etag and its live policy's. */
+export interface ConfigurationVersions {
+  experimentEtag: string;
+  livePolicyEtag: string;
+}
+
+/** A configuration as the store holds it, with the TRAFFIC drops seen since it began. */
+export interface ConfigurationRow extends ConfigurationVersions {
+  id: number;
+  evaluated: number;
+  changed: number;
+  allowToDeny: number;
+  denyToAllow: number;
+  unchangedAllow: number;
+  unchangedDeny: number;
+  flows: number;
+  changedOutsideFlows: number;
+  redeliveredEvents: number;
+  trafficDroppedMessages: number;
+  trafficDropUndetermined: number;
+  firstEventTime: Date;
+  lastEventTime: Date;
+}
+
+/** A row of one of a configuration's sections. */
+type Of<T> = T & { configurationId: number };
+
+/** Events a rule decided: `side` 0 is the live policy's rule, 1 the experiment's. */
+export type RuleCountRow = Of<{ side: 0 | 1; priority: number; action: string; count: number }>;
+
+/**
+ * Everything previewReport shows of an experiment, as one read of the store answers it: its
+ * configurations that evaluated something, newest first, and their sections.
+ */
+export interface ReportRows {
+  configurations: ConfigurationRow[];
+  ruleCounts: RuleCountRow[];
+  /** The PREVIEW_REPORT_TOP sources with the most changed events of each configuration's flows, most first. */
+  topSources: Of<{ srcIp: string; count: number }>[];
+  /** The same for destination ports. */
+  topPorts: Of<{ protocol: string; destPort: number; count: number }>[];
+  transitions: Of<TransitionTally>[];
+  timeBuckets: Of<CountedBucket>[];
+  deadLetters: Of<{ reason: string; messages: number }>[];
+  /** The disagreement section of each configuration, most events first. */
+  disagreements: Of<PreviewDisagreement>[];
+  /** The changed flows of the configuration coverage is of (see ReportReading.coverageOf), when it is one of these. */
+  coverageFlows?: Of<{ flows: PreviewedFlow[] }>;
+  /** Deny → allow events of the judged configuration's flows from each `noDenyToAllowFrom` range (0 for none). */
+  denyToAllowFrom: ReadonlyMap<string, number>;
+}
+
+/** What a read of the report needs besides the experiment's name, decided by what the evaluator holds. */
+export interface ReportReading {
+  /** The configuration whose changed flows coverage reads: the one of the versions in force now. */
+  coverageOf?: ConfigurationVersions;
+  /** The `noDenyToAllowFrom` ranges, counted over the flows of the configuration `judged` picks. */
+  denyToAllowFrom?: {
+    ranges: readonly string[];
+    judged<C extends ConfigurationVersions>(configurations: readonly C[]): C | undefined;
+  };
+}
+
+/**
+ * What to read for an experiment's report: coverage's flows only while the evaluator holds both
+ * of its versions, the readiness gates' ranges only when a gate names one.
+ */
+export function reportReading(
+  held: HeldExperiment | undefined,
+  versions: HeldVersions | undefined,
+): ReportReading {
+  const ranges = [
+    ...new Set(
+      (held?.state.readinessGates ?? []).flatMap((g) =>
+        g.noDenyToAllowFrom ? [g.noDenyToAllowFrom] : [],
+      ),
+    ),
+  ];
+  return {
+    ...(versions
+      ? {
+          coverageOf: {
+            experimentEtag: versions.experimentEtag,
+            livePolicyEtag: versions.liveEtag,
+          },
+        }
+      : {}),
+    ...(held && ranges.length > 0
+      ? {
+          denyToAllowFrom: {
+            ranges,
+            judged: (configurations) => judgedConfiguration(held, configurations)?.report,
+          },
+        }
+      : {}),
+  };
+}
+
+/** What the report folds in besides the store's rows. */
+export interface ReportInputs {
+  /** The experiment as the evaluator holds it: its readiness gates are judged (none when not held). */
+  held: HeldExperiment | undefined;
+  /** The versions in force and their static analysis, for the coverage of their configuration. */
+  coverage?: { versions: HeldVersions; analysis: ExperimentAnalysis };
+  /** The evaluators' backlog on TRAFFIC; undefined when it could not be read. */
+  lag: PreviewEvaluatorLag | undefined;
+}
+
+/**
+ * previewReport: the configurations as read, with their completeness and the coverage of the one
+ * in force, then the readiness gates judged on them and the reportEtag.
+ */
+export function buildReport(name: string, rows: ReportRows, inputs: ReportInputs): PreviewReport {
+  const sections = {
+    ruleCounts: byConfiguration(rows.ruleCounts),
+    topSources: byConfiguration(rows.topSources),
+    topPorts: byConfiguration(rows.topPorts),
+    transitions: byConfiguration(rows.transitions),
+    timeBuckets: byConfiguration(rows.timeBuckets),
+    deadLetters: byConfiguration(rows.deadLetters),
+    disagreements: byConfiguration(rows.disagreements),
+  };
+  const configurations = rows.configurations.map((c): PreviewConfigurationReport => {
+    const mine = <T>(section: ReadonlyMap<number, T[]>): T[] => section.get(c.id) ?? [];
+    const rules = mine(sections.ruleCounts);
+    const experimentRules = ruleCountsOf(rules, 1);
+    const coverage =
+      inputs.coverage && rows.coverageFlows?.configurationId === c.id
+        ? coverageOf({
+            analysis: inputs.coverage.analysis,
+            experimentRules: inputs.coverage.versions.experimentRules,
+            flows: rows.coverageFlows.flows,
+            changedOutsideFlows: c.changedOutsideFlows,
+            experimentRuleCounts: experimentRules,
+          })
+        : undefined;
+    return {
+      experimentEtag: c.experimentEtag,
+      livePolicyEtag: c.livePolicyEtag,
+      evaluated: c.evaluated,
+      changed: c.changed,
+      allowToDeny: c.allowToDeny,
+      denyToAllow: c.denyToAllow,
+      unchangedAllow: c.unchangedAllow,
+      unchangedDeny: c.unchangedDeny,
+      liveRules: ruleCountsOf(rules, 0),
+      experimentRules,
+      topChangedSources: mine(sections.topSources).map((s) => ({
+        srcIp: s.srcIp,
+        count: s.count,
+      })),
+      topChangedDestinationPorts: mine(sections.topPorts).map((p) => ({
+        protocol: p.protocol,
+        destPort: p.destPort,
+        count: p.count,
+      })),
+      flows: c.flows,
+      changedOutsideFlows: c.changedOutsideFlows,
+      ...ruleTransitionsOf(mine(sections.transitions)),
+      timeBuckets: reportTimeBuckets(mine(sections.timeBuckets), c.lastEventTime.getTime()),
+      disagreements: mine(sections.disagreements).map(
+        ({ configurationId: _, ...disagreement }) => disagreement,
+      ),
+      ...(coverage ? { coverage } : {}),
+      completeness: completenessOf({
+        deadLettered: mine(sections.deadLetters).map((d) => ({
+          reason: d.reason,
+          messages: d.messages,
+        })),
+        redeliveredEvents: c.redeliveredEvents,
+        trafficDroppedMessages: c.trafficDroppedMessages,
+        trafficDropUndetermined: c.trafficDropUndetermined,
+        lag: inputs.lag,
+      }),
+      firstEventTime: c.firstEventTime.toISOString(),
+      lastEventTime: c.lastEventTime.toISOString(),
+    };
+  });
+  const report = { name, configurations };
+  if (!inputs.held) return { ...report, reportEtag: reportEtagOf(report, undefined) };
+  const readiness = readinessOf(
+    inputs.held.state,
+    judgedConfiguration(inputs.held, configurations),
+    {
+      denyToAllowFrom: rows.denyToAllowFrom,
+    },
+  );
+  return { ...report, readiness, reportEtag: reportEtagOf(report, readiness) };
+}
+
+/** One side's rule counts (0: live, 1: experiment), as the report shows them. */
+function ruleCountsOf(rows: readonly RuleCountRow[], side: 0 | 1): RuleCount[] {
+  return ruleCounts(rows.filter((r) => r.side === side));
+}
+
+function byConfiguration<T extends { configurationId: number }>(
+  rows: readonly T[],
+): Map<number, T[]> {
+  const grouped = new Map<number, T[]>();
+  for (const row of rows) {
+    const list = grouped.get(row.configurationId);
+    if (list) list.push(row);
+    else grouped.set(row.configurationId, [row]);
+  }
+  return grouped;
+}
