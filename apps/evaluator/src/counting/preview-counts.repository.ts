@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { poolOf, prepared } from '@rollout/platform/postgres';
+import { inTransaction, poolOf, prepared } from '@rollout/platform/postgres';
 import {
   BatchOutcome,
   CohortBatch,
@@ -31,10 +31,13 @@ const COUNTED_MEANWHILE = '23P01';
  *   (PreviewRetention), so the table stays a few rows;
  * - per configuration: the totals, the rule transitions (whose margins are the deciding-rule
  *   counts), the minute buckets, and the changed decisions by flow (count, first and last
- *   time, the first few samples).
+ *   time, the first few samples);
+ * - per cohort of experiments ACTIVE together: events and connections by verdict pattern, where
+ *   they disagree (DisagreementsRepository).
  *
  * So a batch's Postgres work grows with the configurations and distinct flows it touches, never
- * with its events. Rows are locked in a fixed order (configurations by id, then flows by key),
+ * with its events. Rows are locked in a fixed order (configurations by id, then flows by key,
+ * then cohorts by id),
  * so two batches queue rather than deadlock; should Postgres abort one anyway, it is retried.
  */
 @Injectable()
@@ -89,22 +92,19 @@ export class PreviewCountsRepository {
       this.forgetAll();
       throw error;
     });
-    const client = await this.pool.connect();
-    let failure: Error | undefined;
     try {
-      await client.query('BEGIN');
-      const query: Query = async (sql, params) => (await client.query(prepared(sql, params))).rows;
-      const runs = sequenceRuns(batch.countedSeqs);
-      await query(
-        `INSERT INTO preview_counted (lo, hi) SELECT * FROM unnest($1::bigint[], $2::bigint[])`,
-        [runs.map((r) => r[0]), runs.map((r) => r[1])],
-      );
-      await this.add(query, batch.configurations, ids);
-      await this.disagreements.add(query, cohorts);
-      await client.query('COMMIT');
+      await inTransaction(this.pool, async (client) => {
+        const query: Query = async (sql, params) =>
+          (await client.query(prepared(sql, params))).rows;
+        const runs = sequenceRuns(batch.countedSeqs);
+        await query(
+          `INSERT INTO preview_counted (lo, hi) SELECT * FROM unnest($1::bigint[], $2::bigint[])`,
+          [runs.map((r) => r[0]), runs.map((r) => r[1])],
+        );
+        await this.add(query, batch.configurations, ids);
+        await this.disagreements.add(query, cohorts);
+      });
     } catch (error) {
-      failure = error as Error;
-      await client.query('ROLLBACK').catch(() => undefined);
       if ((error as { code?: string }).code === COUNTED_MEANWHILE) {
         throw new Error(
           'a message of this batch was counted meanwhile by another delivery; the batch is tried again without it',
@@ -114,9 +114,6 @@ export class PreviewCountsRepository {
       // Ids cached here may name rows retention removed: look them up again on the retry.
       this.forgetAll();
       throw error;
-    } finally {
-      // A connection that failed mid-transaction may be broken: the pool drops it.
-      client.release(failure && !('code' in failure) ? failure : undefined);
     }
   }
 
