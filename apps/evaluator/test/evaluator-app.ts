@@ -5,6 +5,7 @@ import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   TEST_NATS_URL,
   TEST_POSTGRES_URL,
+  provisionFor,
   removeTestResources,
   uniqueName,
 } from '@rollout/testing/kit';
@@ -48,7 +49,9 @@ export async function startEvaluator(
   iso: Isolation,
   extra: Record<string, string> = {},
 ): Promise<INestApplication> {
-  const config = loadConfig(configSchema, evaluatorEnv(iso, extra));
+  const env = evaluatorEnv(iso, extra);
+  await provisionFor('evaluator', env);
+  const config = loadConfig(configSchema, env);
   return startServiceApp({
     name: 'evaluator',
     config,

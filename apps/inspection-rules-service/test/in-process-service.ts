@@ -4,6 +4,7 @@ import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   TEST_NATS_URL,
   TEST_POSTGRES_URL,
+  provisionFor,
   removeTestResources,
   uniqueName,
 } from '@rollout/testing/kit';
@@ -29,6 +30,7 @@ export async function startTestService(builtInYaml: string): Promise<TestService
   const dir = mkdtempSync(join(tmpdir(), 'inspection-rules-'));
   const builtIns = join(dir, 'built-in.yaml');
   writeFileSync(builtIns, builtInYaml);
+  await provisionFor('inspection-rules-service', { NATS_NAMESPACE: namespace });
   const config = loadConfig(configSchema, {
     NATS_URL: TEST_NATS_URL,
     NATS_NAMESPACE: namespace,

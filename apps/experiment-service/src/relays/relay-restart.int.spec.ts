@@ -7,13 +7,7 @@ import {
 } from '@rollout/contracts';
 import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
 import { startServiceApp } from '@rollout/platform/service-kit';
-import {
-  TEST_NATS_URL,
-  TEST_POSTGRES_URL,
-  eventually,
-  removeTestResources,
-  uniqueName,
-} from '@rollout/testing/kit';
+import { eventually, provisionFor, removeTestResources, TEST_NATS_URL, TEST_POSTGRES_URL, uniqueName } from '@rollout/testing/kit';
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -58,6 +52,7 @@ describe('an experiment-service killed between committing events and publishing 
   });
 
   const start = async (): Promise<INestApplication> => {
+    await provisionFor('experiment-service', env);
     const config = loadConfig(configSchema, env);
     return startServiceApp({
       name: 'experiment-service',

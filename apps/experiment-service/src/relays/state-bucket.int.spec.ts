@@ -8,13 +8,7 @@ import {
 } from '@rollout/contracts';
 import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
 import { startServiceApp } from '@rollout/platform/service-kit';
-import {
-  TEST_NATS_URL,
-  TEST_POSTGRES_URL,
-  eventually,
-  removeTestResources,
-  uniqueName,
-} from '@rollout/testing/kit';
+import { eventually, provisionFor, removeTestResources, TEST_NATS_URL, TEST_POSTGRES_URL, uniqueName } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
 import { AppModule } from '../app.module';
@@ -45,6 +39,7 @@ describe('the experiment-service state relay', () => {
   let rpc: NatsRpcClient;
 
   const start = async () => {
+    await provisionFor('experiment-service', env);
     const config = loadConfig(configSchema, env);
     service = await startServiceApp({
       name: 'experiment-service',

@@ -13,22 +13,56 @@ describe('bus permissions', () => {
     });
   });
 
-  it('scopes a service’s JetStream rights to its own streams, namespaced', () => {
+  it('gives no runtime user a JetStream call that creates, changes or deletes a stream, nor a consumer outside the streams it reads', () => {
+    const runtime = [
+      'gateway',
+      'experiment-service',
+      'evaluator',
+      'enforcement-service',
+      'inspection-rules-service',
+    ] as const;
+    for (const kind of runtime) {
+      const allowed = busPermissions({ user: kind, role: { kind } }, 'ns1').publish.allow;
+      expect([
+        kind,
+        allowed.filter((s) => /^\$JS\.API\.STREAM\.(?!INFO\.|MSG\.GET\.)/.test(s)),
+      ]).toEqual([kind, []]);
+      expect([kind, allowed.filter((s) => s.includes('*.*') || s.endsWith('.*.>'))]).toEqual([
+        kind,
+        [],
+      ]);
+    }
+    expect(busPermissions({ user: 'p', role: { kind: 'provisioner' } }).publish.allow).toEqual([
+      '$JS.API.>',
+    ]);
+  });
+
+  it('lets the evaluator consume TRAFFIC through its durable, create filtered consumers of its own only on what it reads, and never write the state bucket', () => {
     const evaluator = busPermissions({ user: 'evaluator', role: { kind: 'evaluator' } }, 'ns1')
       .publish.allow;
-    expect(evaluator).toContain('$JS.API.STREAM.*.ns1_TRAFFIC');
-    expect(evaluator).toContain('$JS.API.STREAM.INFO.KV_ns1_EXPERIMENT_STATE');
+    expect(evaluator).toEqual(
+      expect.arrayContaining([
+        '$JS.API.STREAM.INFO.ns1_TRAFFIC',
+        '$JS.API.CONSUMER.MSG.NEXT.ns1_TRAFFIC.evaluator',
+        '$JS.ACK.ns1_TRAFFIC.evaluator.>',
+        '$JS.API.CONSUMER.CREATE.ns1_TRAFFIC.*.ns1.traffic.>',
+        '$JS.API.CONSUMER.CREATE.KV_ns1_EXPERIMENT_STATE.*.$KV.ns1_EXPERIMENT_STATE.>',
+      ]),
+    );
+    expect(evaluator.filter((s) => s.startsWith('$KV.'))).toEqual([]);
     expect(
-      evaluator.filter(
-        (s) =>
-          s.includes('EXPERIMENT_STATE') &&
-          /STREAM\.\*|DELETE\.KV_ns1_EXPERIMENT_STATE$|PURGE/.test(s),
-      ),
+      evaluator.filter((s) => /CONSUMER\.CREATE\.ns1_(PREVIEW_LOGS|DEAD_LETTERS)/.test(s)),
     ).toEqual([]);
     // Of the experiment service, it calls stopPreview only (auto-stop).
     expect(
       evaluator.filter((s) => s.startsWith('ns1.experiment.v1') || s.startsWith('experiment.v1')),
     ).toEqual(['ns1.experiment.v1.experiments.stopPreview']);
+    const experiments = busPermissions(
+      { user: 'experiment-service', role: { kind: 'experiment-service' } },
+      'ns1',
+    ).publish.allow;
+    expect(experiments).toContain('$KV.ns1_EXPERIMENT_STATE.>');
+    expect(experiments.filter((s) => s.includes('CONSUMER'))).toEqual([]);
   });
 
   it('refuses names that would widen a subject: wildcards or dots in users, projects or adapters', () => {

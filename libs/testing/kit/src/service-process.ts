@@ -13,7 +13,8 @@ export interface ServiceProcess {
 
 /**
  * Runs a service from its own `apps/<app>/src/main.ts` in a child process, exactly as it boots
- * in production, so an integration test of two apps never imports one app into another.
+ * in production, so an integration test of two apps never imports one app into another: first
+ * the provisioning step for its streams (see provisioned-main.ts), then the service.
  * `env` is added to the test's environment; pass NATS_NAMESPACE and DATABASE_SCHEMA to isolate.
  */
 export function startServiceProcess(app: string, env: Record<string, string>): ServiceProcess {
@@ -24,7 +25,8 @@ export function startServiceProcess(app: string, env: Record<string, string>): S
       'reflect-metadata',
       '-r',
       '@swc-node/register',
-      join(REPO_ROOT, 'apps', app, 'src', 'main.ts'),
+      join(__dirname, 'provisioned-main.ts'),
+      app,
     ],
     {
       cwd: REPO_ROOT,
