@@ -94,7 +94,7 @@ const NOT_FOUND = [10059, 10014]; // stream not found, consumer not found
 
 /** How to provision, for the messages of a service that finds something missing. */
 export const HOW_TO_PROVISION =
-  'run the bus provisioning step first (npm start does; in Kubernetes the bus-provision Job; by hand: node dist/tools/provision/src/main.js with an admin NATS user)';
+  'run the bus provisioning step first (npm start does; in Kubernetes the bus-provision Job; by hand: npm run bus:provision, as the provisioner NATS user)';
 
 /**
  * What of `needs` does not exist on the server, each as a sentence naming it; empty when all

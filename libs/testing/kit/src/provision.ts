@@ -1,4 +1,9 @@
-import { JetStreamService, busProvisionOptions, provisionBus } from '@rollout/platform/nats';
+import {
+  JetStreamService,
+  busProvisionOptions,
+  inboxPrefixOf,
+  provisionBus,
+} from '@rollout/platform/nats';
 import { connect } from 'nats';
 import { TEST_NATS_URL } from './servers';
 
@@ -28,7 +33,7 @@ export async function provisionFor(
   if (!JETSTREAM_SERVICES.includes(app)) return;
   const nc = await connect({
     servers: (env.NATS_URL ?? TEST_NATS_URL).split(','),
-    ...credentials,
+    ...(credentials && { ...credentials, inboxPrefix: inboxPrefixOf(credentials.user) }),
   });
   try {
     await provisionBus(nc, {
