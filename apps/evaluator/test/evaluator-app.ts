@@ -1,11 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/platform/config';
-import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
+import { NatsNamespace, NatsRpcClient, provisionFromEnv } from '@rollout/platform/nats';
 import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   TEST_NATS_URL,
   TEST_POSTGRES_URL,
-  provisionFor,
   removeTestResources,
   uniqueName,
 } from '@rollout/testing/kit';
@@ -50,7 +49,7 @@ export async function startEvaluator(
   extra: Record<string, string> = {},
 ): Promise<INestApplication> {
   const env = evaluatorEnv(iso, extra);
-  await provisionFor('evaluator', env);
+  await provisionFromEnv({ ...env, BUS_PROVISION_SERVICES: 'evaluator' });
   const config = loadConfig(configSchema, env);
   return startServiceApp({
     name: 'evaluator',

@@ -5,9 +5,15 @@ import {
   EXPERIMENT_EVENTS_STREAM,
   EXPERIMENT_SUBJECTS,
 } from '@rollout/contracts';
-import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
+import { NatsNamespace, NatsRpcClient, provisionFromEnv } from '@rollout/platform/nats';
 import { startServiceApp } from '@rollout/platform/service-kit';
-import { eventually, provisionFor, removeTestResources, TEST_NATS_URL, TEST_POSTGRES_URL, uniqueName } from '@rollout/testing/kit';
+import {
+  eventually,
+  removeTestResources,
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
+  uniqueName,
+} from '@rollout/testing/kit';
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -52,7 +58,7 @@ describe('an experiment-service killed between committing events and publishing 
   });
 
   const start = async (): Promise<INestApplication> => {
-    await provisionFor('experiment-service', env);
+    await provisionFromEnv({ ...env, BUS_PROVISION_SERVICES: 'experiment-service' });
     const config = loadConfig(configSchema, env);
     return startServiceApp({
       name: 'experiment-service',

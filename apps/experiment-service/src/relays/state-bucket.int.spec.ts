@@ -6,9 +6,15 @@ import {
   STATE_POSITION_KEY,
   STATE_VERSION_HEADER,
 } from '@rollout/contracts';
-import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
+import { NatsNamespace, NatsRpcClient, provisionFromEnv } from '@rollout/platform/nats';
 import { startServiceApp } from '@rollout/platform/service-kit';
-import { eventually, provisionFor, removeTestResources, TEST_NATS_URL, TEST_POSTGRES_URL, uniqueName } from '@rollout/testing/kit';
+import {
+  eventually,
+  removeTestResources,
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
+  uniqueName,
+} from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
 import { AppModule } from '../app.module';
@@ -39,7 +45,7 @@ describe('the experiment-service state relay', () => {
   let rpc: NatsRpcClient;
 
   const start = async () => {
-    await provisionFor('experiment-service', env);
+    await provisionFromEnv({ ...env, BUS_PROVISION_SERVICES: 'experiment-service' });
     const config = loadConfig(configSchema, env);
     service = await startServiceApp({
       name: 'experiment-service',

@@ -1,5 +1,5 @@
 import { commaSeparated, positiveInt } from '@rollout/platform/config';
-import { NatsConnection, NatsError } from 'nats';
+import { NatsConnection, NatsError, connect } from 'nats';
 import { z } from 'zod';
 import {
   BusLimits,
@@ -11,6 +11,7 @@ import {
 } from './bus-topology';
 import { declareJetStream } from './jetstream-setup';
 import { NatsNamespace } from './namespace';
+import { inboxPrefixOf } from './nats-options';
 
 const SERVICES: JetStreamService[] = [
   'experiment-service',
@@ -88,6 +89,30 @@ export async function provisionBus(
     consumers: topology.consumers.map((c) => `${ns.stream(c.stream)}/${c.durable}`),
     buckets: topology.kv.map((b) => ns.bucket(b.bucket)),
   };
+}
+
+/**
+ * The provisioning step as a process runs it: connects as the environment's NATS_URL, NATS_USER
+ * and NATS_PASSWORD (or NATS_TOKEN; the provisioning user's, never a service's) and provisions
+ * what `busProvisionOptions(env)` says.
+ */
+export async function provisionFromEnv(
+  env: NodeJS.ProcessEnv,
+): Promise<Awaited<ReturnType<typeof provisionBus>>> {
+  const options = busProvisionOptions(env);
+  const user = env.NATS_USER || undefined;
+  const nc = await connect({
+    name: 'bus-provision',
+    servers: (env.NATS_URL || 'nats://127.0.0.1:4222').split(',').map((s) => s.trim()),
+    ...(user ? { user, pass: env.NATS_PASSWORD, inboxPrefix: inboxPrefixOf(user) } : {}),
+    token: env.NATS_TOKEN || undefined,
+    timeout: 10_000,
+  });
+  try {
+    return await provisionBus(nc, options);
+  } finally {
+    await nc.close();
+  }
 }
 
 const NOT_FOUND = [10059, 10014]; // stream not found, consumer not found

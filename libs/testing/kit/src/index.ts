@@ -5,7 +5,6 @@
 export { TEST_NATS_URL, TEST_POSTGRES_URL } from './servers';
 export * from './helpers';
 export * from './service-process';
-export * from './provision';
 export * from './nats-cluster';
 export * from './nats-server';
 export * from './prng';
