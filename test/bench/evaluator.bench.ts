@@ -75,7 +75,7 @@ import {
   TrafficEvent as TrafficEventV2alpha,
   trafficV2alphaSubject,
 } from '@rollout/contracts-alpha';
-import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
+import { NatsNamespace, NatsRpcClient, provisionFromEnv } from '@rollout/platform/nats';
 import {
   TEST_NATS_URL,
   TEST_POSTGRES_URL,
@@ -534,6 +534,8 @@ async function main() {
     TRAFFIC_MAX_BYTES: String(Math.max(512 * MB, largest * 800)),
     PREVIEW_LOGS_MAX_BYTES: String(1024 ** 3),
   };
+  // The provisioning step, before the services (docs/bus-security.md).
+  await provisionFromEnv(evaluatorEnv);
   const service = startApp('experiment-service', {
     ...common,
     PORT: String(await freePort()),
@@ -631,9 +633,6 @@ async function main() {
           : undefined,
       { timeoutMs: 60_000, intervalMs: 250, what: 'experiment-service up' },
     );
-    // The evaluator creates TRAFFIC and PREVIEW_LOGS; start it once to declare them.
-    await startEvaluator(schemas.preview);
-    await stop(evaluator);
 
     const random = prng(42);
     const rules = liveRules(random);
