@@ -40,6 +40,7 @@ describe('JetStream declarations', () => {
     const jsm = await nc.jetstreamManager();
     await jsm.streams.delete(ns.stream('ORDERS')).catch(() => undefined);
     await jsm.streams.delete(`KV_${ns.bucket('snapshots')}`).catch(() => undefined);
+    await jsm.streams.delete(`KV_${ns.bucket('expiring')}`).catch(() => undefined);
     await nc.close();
   });
 
@@ -65,6 +66,15 @@ describe('JetStream declarations', () => {
     const jsm = await nc.jetstreamManager();
     expect((await jsm.streams.info(ns.stream('ORDERS'))).config.max_age).toBe(nanos(120_000));
     expect((await jsm.consumers.info(ns.stream('ORDERS'), 'billing')).config.max_deliver).toBe(5);
+  });
+
+  it('gives a bucket the declared time to live, and changes it on an existing bucket', async () => {
+    const jsm = await nc.jetstreamManager();
+    const stream = `KV_${ns.bucket('expiring')}`;
+    await declareJetStream(nc, ns, { kv: [{ bucket: 'expiring', ttlMs: 60_000 }] });
+    expect((await jsm.streams.info(stream)).config.max_age).toBe(nanos(60_000));
+    await declareJetStream(nc, ns, { kv: [{ bucket: 'expiring', ttlMs: 120_000 }] });
+    expect((await jsm.streams.info(stream)).config.max_age).toBe(nanos(120_000));
   });
 });
 
