@@ -23,7 +23,7 @@ import {
   TRAFFIC_STREAM,
   trafficSubject,
 } from '@rollout/contracts';
-import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
+import { NatsNamespace, NatsRpcClient, provisionFromEnv } from '@rollout/platform/nats';
 import {
   TEST_NATS_URL,
   TEST_POSTGRES_URL,
@@ -124,6 +124,8 @@ async function main() {
     ...(process.env.BENCH_BATCH ? { BACKTEST_BATCH_SIZE: process.env.BENCH_BATCH } : {}),
     ...(process.env.BENCH_BUSY_SHARE ? { BACKTEST_BUSY_SHARE: process.env.BENCH_BUSY_SHARE } : {}),
   };
+  // The provisioning step, before the services (docs/bus-security.md).
+  await provisionFromEnv(evaluatorEnv);
   const service = startApp(
     'experiment-service',
     { ...common, PORT: String(await freePort()), DATABASE_SCHEMA: schemas.experiment },

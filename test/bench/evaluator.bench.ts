@@ -101,7 +101,7 @@ import {
   TrafficEvent as TrafficEventV2alpha,
   trafficV2alphaSubject,
 } from '@rollout/contracts-alpha';
-import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
+import { NatsNamespace, NatsRpcClient, provisionFromEnv } from '@rollout/platform/nats';
 import {
   TEST_NATS_URL,
   TEST_POSTGRES_URL,
@@ -588,6 +588,8 @@ async function main() {
     PREVIEW_LOGS_MAX_BYTES: String(Math.max(1024 ** 3, EVENTS * 10 * 1024)),
     PREVIEW_LOGS_PER_EXPERIMENT: String(PER_EXPERIMENT_LOGS),
   };
+  // The provisioning step, before the services (docs/bus-security.md).
+  await provisionFromEnv(evaluatorEnv);
   const service = startApp('experiment-service', {
     ...common,
     PORT: String(await freePort()),
@@ -742,9 +744,6 @@ async function main() {
           : undefined,
       { timeoutMs: 60_000, intervalMs: 250, what: 'experiment-service up' },
     );
-    // The evaluator creates TRAFFIC and PREVIEW_LOGS; start it once to declare them.
-    await startEvaluator(schemas.preview);
-    await stopEvaluators();
 
     const random = prng(42);
     const rules = liveRules(random);

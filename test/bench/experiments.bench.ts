@@ -17,6 +17,7 @@
  *   (BENCH_SECONDS=15 BENCH_CLIENTS=32 BENCH_WARM_UP_SECONDS=5 BENCH_BASELINE TEST_NATS_URL=…
  *   TEST_POSTGRES_URL=… to change them)
  */
+import { provisionFromEnv } from '@rollout/platform/nats';
 import { CreateEventStore1764000000000, EventStore } from '@rollout/platform/event-store';
 import { openDataSource } from '@rollout/platform/postgres';
 import {
@@ -120,6 +121,8 @@ async function startSystem(root?: string) {
   const schema = uniqueName('bench_');
   const port = await freePort();
   const common = { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, HOST: '127.0.0.1' };
+  // The provisioning step, before the services (docs/bus-security.md).
+  await provisionFromEnv({ ...common, BUS_PROVISION_SERVICES: 'experiment-service' });
   const service = startApp(
     'experiment-service',
     {

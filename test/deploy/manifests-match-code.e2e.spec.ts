@@ -186,7 +186,22 @@ describe('the dev overlay, run against the code', () => {
       0,
       expect.stringMatching(/^provisioned /),
     ]);
-  });
+    // The bus-provision Job too, from its manifest, as in a cluster: the services only check
+    // that their streams exist, and are not ready before.
+    const [job] = named(rendered, 'Job', 'bus-provision')!.spec.template.spec.containers;
+    const env: Record<string, string> = {
+      ...plainEnv(rendered, job),
+      NATS_URL: TEST_NATS_URL,
+      NATS_NAMESPACE: namespace,
+    };
+    delete env.NATS_USER;
+    const run = spawnSync(job.command[0], job.command.slice(1), {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, ...env },
+      encoding: 'utf8',
+    });
+    if (run.status !== 0) throw new Error(`the bus-provision Job failed: ${run.stderr}`);
+  }, 60_000);
 
   afterAll(async () => {
     const client = new Client({ connectionString: TEST_POSTGRES_URL });

@@ -237,17 +237,15 @@ describe('the prod overlay', () => {
     ]);
   });
 
-  it('has services use TLS to NATS, replicate their streams on every NATS node, and take secrets only by reference', () => {
+  it('has services use TLS to NATS, the provisioning Job replicate the streams on every NATS node, and secrets only by reference', () => {
     expect(ofKind(objects, 'Secret')).toEqual([]);
     const nodes = named(objects, 'StatefulSet', 'nats')!.spec.replicas;
     for (const deployment of ofKind(objects, 'Deployment')) {
       const env = plainEnv(objects, deployment.spec.template.spec.containers[0]);
       expect(env.NATS_URL).toMatch(/^tls:\/\//);
-      expect([deployment.metadata.name, env.NATS_STREAM_REPLICAS]).toEqual([
-        deployment.metadata.name,
-        String(nodes),
-      ]);
     }
+    const [job] = named(objects, 'Job', 'bus-provision')!.spec.template.spec.containers;
+    expect(plainEnv(objects, job).NATS_STREAM_REPLICAS).toBe(String(nodes));
   });
 
   it('pins every image', () => {

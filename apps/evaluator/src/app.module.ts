@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { PREVIEW_V1, SYSTEM_V1, TRAFFIC_V1 } from '@rollout/contracts';
 import { TRAFFIC_V2ALPHA } from '@rollout/contracts-alpha';
+import { busNeedsOf } from '@rollout/platform/nats';
 import { actorSigningOf, serviceModule } from '@rollout/platform/service-kit';
 import { AUTO_STOP_ASSERTION_TTL_MS, AutoStop } from './auto-stop/auto-stop';
 import { RunCountsRepository } from './auto-stop/run-counts.repository';
@@ -13,7 +14,6 @@ import { ConfigurationTotalsRepository } from './counting/configuration-totals.r
 import { ConfigurationsRepository } from './counting/configurations.repository';
 import { DisagreementsRepository } from './counting/disagreements.repository';
 import { PreviewCountsRepository } from './counting/preview-counts.repository';
-import { evaluatorJetStream } from './jetstream';
 import { CreatePreviewStore1765000000000 } from './migrations/1765000000000-preview-store';
 import { PreviewFlows1766650000000 } from './migrations/1766650000000-preview-flows';
 import { PreviewInsight1767000000000 } from './migrations/1767000000000-preview-insight';
@@ -47,7 +47,7 @@ export class AppModule {
       config,
       configToken: EVALUATOR_CONFIG,
       contracts: [SYSTEM_V1, TRAFFIC_V1, TRAFFIC_V2ALPHA, PREVIEW_V1],
-      jetstream: evaluatorJetStream(config),
+      jetstream: busNeedsOf('evaluator'),
       // Its system key signs auto-stop's stopPreview (the only call it makes).
       actorSigning: actorSigningOf(config.BUS_SIGNING_KEY, AUTO_STOP_ASSERTION_TTL_MS),
       database: {

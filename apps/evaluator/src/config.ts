@@ -5,7 +5,6 @@ import {
   databaseConfigSchema,
   positiveInt,
 } from '@rollout/platform/config';
-import { PREVIEW_LOGS_STREAM_LIMITS, TRAFFIC_STREAM_LIMITS } from '@rollout/contracts';
 import { z } from 'zod';
 
 export const configSchema = z
@@ -25,10 +24,6 @@ export const configSchema = z
     ),
     /** Batches in flight at once in one replica (each its own transaction and connection). */
     EVALUATOR_CONCURRENCY: positiveInt(2).pipe(z.number().max(16, 'must be at most 16')),
-    /** Traffic events handed out and not yet acknowledged, across every replica (the durable consumer's max_ack_pending). */
-    EVALUATOR_MAX_ACK_PENDING: positiveInt(20_000),
-    /** How long a replica may hold an event before JetStream hands it to another. */
-    EVALUATOR_ACK_WAIT_MS: positiveInt(30_000),
     /** Most changed flows kept per configuration; changed events of further flows are counted, in no flow. */
     EVALUATOR_MAX_FLOWS: positiveInt(200_000),
     /** How long a configuration's report and flows are kept after its last traffic (a committed or deleted experiment's too). */
@@ -62,11 +57,6 @@ export const configSchema = z
       .default(0.1),
     /** A backtest whose evaluator has not beaten for this long is failed (its process died). */
     BACKTEST_STALE_MS: positiveInt(30_000),
-    /** Limits of the streams the evaluator creates (see the contracts for the defaults' reasons). */
-    TRAFFIC_MAX_AGE_MS: positiveInt(TRAFFIC_STREAM_LIMITS.maxAgeMs),
-    TRAFFIC_MAX_BYTES: positiveInt(TRAFFIC_STREAM_LIMITS.maxBytes),
-    PREVIEW_LOGS_MAX_AGE_MS: positiveInt(PREVIEW_LOGS_STREAM_LIMITS.maxAgeMs),
-    PREVIEW_LOGS_MAX_BYTES: positiveInt(PREVIEW_LOGS_STREAM_LIMITS.maxBytes),
     /**
      * Also log one record per event and ACTIVE experiment on the deprecated per-experiment
      * subjects (preview.v1 before 1.8.0; sunset 2027-12-31), beside the policy's log. Turn off

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/platform/config';
-import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
+import { NatsNamespace, NatsRpcClient, provisionFromEnv } from '@rollout/platform/nats';
 import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   TEST_NATS_URL,
@@ -48,7 +48,9 @@ export async function startEvaluator(
   iso: Isolation,
   extra: Record<string, string> = {},
 ): Promise<INestApplication> {
-  const config = loadConfig(configSchema, evaluatorEnv(iso, extra));
+  const env = evaluatorEnv(iso, extra);
+  await provisionFromEnv({ ...env, BUS_PROVISION_SERVICES: 'evaluator' });
+  const config = loadConfig(configSchema, env);
   return startServiceApp({
     name: 'evaluator',
     config,

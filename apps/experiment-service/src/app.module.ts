@@ -1,12 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import {
-  EXPERIMENT_EVENTS_STREAM,
-  EXPERIMENT_EVENTS_SUBJECTS,
-  EXPERIMENT_STATE_BUCKET,
-  EXPERIMENT_V1,
-  SYSTEM_V1,
-} from '@rollout/contracts';
+import { EXPERIMENT_V1, SYSTEM_V1 } from '@rollout/contracts';
 import { CreateEventStore1764000000000 } from '@rollout/platform/event-store';
+import { busNeedsOf } from '@rollout/platform/nats';
 import { serviceModule } from '@rollout/platform/service-kit';
 import type { Config } from './config';
 import { CreateReadModels1764000000001 } from './migrations/1764000000001-read-models';
@@ -42,21 +37,7 @@ export class AppModule {
         ],
         entities: [PolicyRecord, ExperimentRecord, OperationRecord],
       },
-      jetstream: {
-        streams: [
-          {
-            name: EXPERIMENT_EVENTS_STREAM,
-            subjects: [EXPERIMENT_EVENTS_SUBJECTS],
-            maxAgeMs: config.EXPERIMENT_EVENTS_MAX_AGE_MS,
-            // JetStream reserves this on disk when the stream is created; domain events are small.
-            maxBytes: 1024 ** 3,
-            // Longer than any relay outage we expect to recover from by republishing.
-            duplicateWindowMs: Math.min(60 * 60 * 1000, config.EXPERIMENT_EVENTS_MAX_AGE_MS),
-          },
-        ],
-        // Current state: the last entry per key, forever (no age or size limit).
-        kv: [{ bucket: EXPERIMENT_STATE_BUCKET, history: 1 }],
-      },
+      jetstream: busNeedsOf('experiment-service'),
       controllers: [PolicyHandlers, ExperimentHandlers, OperationHandlers],
       providers: [
         EventRelays,

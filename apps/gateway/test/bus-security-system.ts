@@ -58,6 +58,7 @@ const USERS: BusUser[] = [
     role: { kind: 'traffic-producer', projects: ['beta'] },
   },
   { user: 'agent', password: password(), role: { kind: 'inspection-agent' } },
+  { user: 'provisioner', password: password(), role: { kind: 'provisioner' } },
   { user: 'admin', password: password(), role: { kind: 'admin' } },
 ];
 export const credentials = (user: string) => ({
@@ -95,6 +96,9 @@ let services: ServiceProcess[] = [];
 let gateway: INestApplication;
 let base: string;
 const connections: NatsConnection[] = [];
+
+/** The server's URL (for a test that starts something of its own on it). */
+export const busServerUrl = () => server.url;
 
 export async function connectAs(user: string): Promise<NatsConnection> {
   const nc = await connect({ servers: server.url, ...credentials(user) });
@@ -165,6 +169,9 @@ export async function startBusSystem(): Promise<void> {
     NATS_URL: server.url,
     NATS_USER: user,
     NATS_PASSWORD: credentials(user).pass,
+    // The provisioning step before each service, with its own user (see provisioned-main.ts).
+    TEST_PROVISION_NATS_USER: 'provisioner',
+    TEST_PROVISION_NATS_PASSWORD: credentials('provisioner').pass,
     BUS_VERIFY_KEYS: `${KEYS.verifyKey},${EVALUATOR_KEYS.verifyKey}`,
   });
   services = [

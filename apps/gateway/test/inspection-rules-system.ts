@@ -1,3 +1,4 @@
+import { provisionFromEnv } from '@rollout/platform/nats';
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/platform/config';
 import { startServiceApp } from '@rollout/platform/service-kit';
@@ -50,6 +51,8 @@ export async function startSystem(builtInYaml: string, env: Record<string, strin
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
   };
+  // The provisioning step first, as in a cluster: the service only checks that its streams exist.
+  await provisionFromEnv({ ...common, BUS_PROVISION_SERVICES: 'inspection-rules-service' });
   const service: ChildProcess = spawn(
     process.execPath,
     [

@@ -1,8 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { INSPECTION_V1, SYSTEM_V1 } from '@rollout/contracts';
+import { busNeedsOf } from '@rollout/platform/nats';
 import { serviceModule } from '@rollout/platform/service-kit';
 import { INSPECTION_CONFIG, type Config } from './config';
-import { INSPECTION_JETSTREAM } from './events/inspection-events';
 import { InspectionEventsConsumer } from './events/inspection-events.consumer';
 import { InspectionResultsRepository } from './events/inspection-results.repository';
 import { CreateInspectionRules1763800000000 } from './migrations/1763800000000-create-inspection-rules';
@@ -24,7 +24,7 @@ export class AppModule {
       config,
       configToken: INSPECTION_CONFIG,
       contracts: [SYSTEM_V1, INSPECTION_V1],
-      jetstream: INSPECTION_JETSTREAM,
+      jetstream: busNeedsOf('inspection-rules-service'),
       database: {
         migrations: [
           CreateInspectionRules1763800000000,

@@ -1,3 +1,4 @@
+import { provisionFromEnv } from '@rollout/platform/nats';
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/platform/config';
 import { startServiceApp } from '@rollout/platform/service-kit';
@@ -29,6 +30,11 @@ export async function startTestService(builtInYaml: string): Promise<TestService
   const dir = mkdtempSync(join(tmpdir(), 'inspection-rules-'));
   const builtIns = join(dir, 'built-in.yaml');
   writeFileSync(builtIns, builtInYaml);
+  await provisionFromEnv({
+    NATS_URL: TEST_NATS_URL,
+    NATS_NAMESPACE: namespace,
+    BUS_PROVISION_SERVICES: 'inspection-rules-service',
+  });
   const config = loadConfig(configSchema, {
     NATS_URL: TEST_NATS_URL,
     NATS_NAMESPACE: namespace,

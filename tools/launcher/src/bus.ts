@@ -9,7 +9,8 @@ import { SERVICES, ServiceName } from './settings';
  * environment (BUS_SIGNING_KEY and BUS_VERIFY_KEYS) or a pair generated for this run; the
  * evaluator signs its auto-stops with a system key of this run; and a
  * NATS server the launcher starts itself gets one user per service, with production's
- * permissions, and an operator user for the nats CLI.
+ * permissions, a provisioning user that creates the streams before the services start, and an
+ * operator user for the nats CLI.
  */
 export interface BusSetup {
   /** Where the keys come from, for the launcher's log. */
@@ -20,6 +21,8 @@ export interface BusSetup {
   natsAuthorization: string;
   /** The operator's NATS user (every permission). */
   operator: { user: string; password: string };
+  /** The provisioning step's NATS user (JetStream's API, no application subject). */
+  provisioner: { user: string; password: string };
 }
 
 const password = () => randomBytes(18).toString('base64url');
@@ -42,9 +45,10 @@ export function busSetup(env: NodeJS.ProcessEnv): BusSetup {
       password: password(),
       role: { kind: s.name },
     })),
+    { user: 'provisioner', password: password(), role: { kind: 'provisioner' } },
     { user: 'operator', password: password(), role: { kind: 'admin' } },
   ];
-  const operator = users[users.length - 1];
+  const [provisioner, operator] = users.slice(-2);
   return {
     keys: fromEnv ? 'environment' : 'generated',
     serviceEnv(service, withNatsUsers) {
@@ -59,5 +63,6 @@ export function busSetup(env: NodeJS.ProcessEnv): BusSetup {
     },
     natsAuthorization: natsAuthorizationConfig(users, env.NATS_NAMESPACE || undefined),
     operator: { user: operator.user, password: operator.password },
+    provisioner: { user: provisioner.user, password: provisioner.password },
   };
 }

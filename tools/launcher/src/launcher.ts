@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { extname, join } from 'node:path';
+import { busProvisionOptions, inboxPrefixOf, provisionBus } from '@rollout/platform/nats';
+import { connect } from 'nats';
 import { busSetup } from './bus';
 import { ensureNats } from './nats';
 import { ensurePostgres, provisionDatabaseRoles } from './postgres';
@@ -173,6 +175,13 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
       `NATS: streams and buckets with ${streamReplicas} replica${streamReplicas === 1 ? '' : 's'} (NATS_STREAM_REPLICAS)`,
     );
     signal?.throwIfAborted();
+    await provision(
+      settings.natsUrl,
+      nats ? bus.provisioner : undefined,
+      { ...process.env, ...options.extraEnv, NATS_STREAM_REPLICAS: String(streamReplicas) },
+      log,
+    );
+    signal?.throwIfAborted();
 
     log(`starting ${SERVICES.map((s) => s.name).join(', ')}`);
     for (const service of mains) {
@@ -196,7 +205,6 @@ export async function launch(options: LaunchOptions = {}): Promise<RunningSystem
           HOST: host,
           PORT: String(port),
           NATS_URL: settings.natsUrl,
-          NATS_STREAM_REPLICAS: String(streamReplicas),
           // Its own role, which owns its schema and nothing else; none for the gateway.
           ...(database
             ? {
@@ -260,6 +268,44 @@ function withoutDatabase(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   delete rest.DATABASE_PASSWORD;
   delete rest.DATABASE_SCHEMA;
   return rest;
+}
+
+/**
+ * The provisioning step, before any service starts (docs/bus-security.md): every stream,
+ * durable consumer and bucket, created or updated to the declared config. On a server the
+ * launcher started, as its provisioning user; on one it found, as NATS_PROVISION_USER if set
+ * (a server without users otherwise).
+ */
+async function provision(
+  natsUrl: string,
+  provisioner: { user: string; password: string } | undefined,
+  env: NodeJS.ProcessEnv,
+  log: Log,
+): Promise<void> {
+  let options;
+  try {
+    options = busProvisionOptions(env);
+  } catch (error) {
+    throw new LaunchError((error as Error).message);
+  }
+  const user = provisioner?.user ?? env.NATS_PROVISION_USER;
+  const pass = provisioner?.password ?? env.NATS_PROVISION_PASSWORD;
+  const nc = await connect({
+    servers: natsUrl,
+    ...(user ? { user, pass, inboxPrefix: inboxPrefixOf(user) } : {}),
+  });
+  try {
+    const done = await provisionBus(nc, options);
+    log(
+      `NATS: provisioned ${done.streams.length} streams, ${done.consumers.length} durable consumers and ${done.buckets.length} bucket(s)${user ? ` as "${user}"` : ''}`,
+    );
+  } catch (error) {
+    throw new LaunchError(
+      `provisioning the streams failed${user ? ` as "${user}"` : ''}: ${(error as Error).message}`,
+    );
+  } finally {
+    await nc.close();
+  }
 }
 
 async function checkPortsFree(host: string, settings: LauncherSettings): Promise<void> {

@@ -218,7 +218,7 @@ class Publisher {
 function describePublishError(error: unknown, options: ImportOptions): string {
   const text = error instanceof Error ? error.message : String(error);
   if (error instanceof NatsError && (error.code === '503' || /no responders/i.test(text))) {
-    return `no JetStream stream takes traffic.v1.${options.project}.${options.location}.*${options.namespace ? ` (namespace ${options.namespace})` : ''}: the evaluator creates the TRAFFIC stream when it starts; is it running?`;
+    return `no JetStream stream takes traffic.v1.${options.project}.${options.location}.*${options.namespace ? ` (namespace ${options.namespace})` : ''}: the bus provisioning step creates the TRAFFIC stream (npm start, the bus-provision Job, npm run bus:provision); has it run?`;
   }
   return `publishing failed: ${text}`;
 }

@@ -5,13 +5,13 @@ import {
   EXPERIMENT_EVENTS_STREAM,
   EXPERIMENT_SUBJECTS,
 } from '@rollout/contracts';
-import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
+import { NatsNamespace, NatsRpcClient, provisionFromEnv } from '@rollout/platform/nats';
 import { startServiceApp } from '@rollout/platform/service-kit';
 import {
-  TEST_NATS_URL,
-  TEST_POSTGRES_URL,
   eventually,
   removeTestResources,
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
   uniqueName,
 } from '@rollout/testing/kit';
 import { ChildProcess, spawn } from 'node:child_process';
@@ -58,6 +58,7 @@ describe('an experiment-service killed between committing events and publishing 
   });
 
   const start = async (): Promise<INestApplication> => {
+    await provisionFromEnv({ ...env, BUS_PROVISION_SERVICES: 'experiment-service' });
     const config = loadConfig(configSchema, env);
     return startServiceApp({
       name: 'experiment-service',

@@ -6,13 +6,13 @@ import {
   STATE_POSITION_KEY,
   STATE_VERSION_HEADER,
 } from '@rollout/contracts';
-import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
+import { NatsNamespace, NatsRpcClient, provisionFromEnv } from '@rollout/platform/nats';
 import { startServiceApp } from '@rollout/platform/service-kit';
 import {
-  TEST_NATS_URL,
-  TEST_POSTGRES_URL,
   eventually,
   removeTestResources,
+  TEST_NATS_URL,
+  TEST_POSTGRES_URL,
   uniqueName,
 } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
@@ -45,6 +45,7 @@ describe('the experiment-service state relay', () => {
   let rpc: NatsRpcClient;
 
   const start = async () => {
+    await provisionFromEnv({ ...env, BUS_PROVISION_SERVICES: 'experiment-service' });
     const config = loadConfig(configSchema, env);
     service = await startServiceApp({
       name: 'experiment-service',

@@ -31,17 +31,6 @@ export const baseConfigSchema = (defaultPort: number) =>
       .string()
       .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be a short lower-case token ([a-z0-9_-])')
       .optional(),
-    /**
-     * Replicas of the JetStream streams and buckets this process declares: 1 on a single
-     * server, 3 on a cluster (JetStream keeps a stream while a majority of its replicas live).
-     */
-    NATS_STREAM_REPLICAS: z.coerce
-      .number({ error: 'must be 1, 3 or 5' })
-      .refine(
-        (n) => [1, 3, 5].includes(n),
-        'must be 1, 3 or 5 (an odd number of replicas, at most 5)',
-      )
-      .default(1),
     SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
     /**
      * Public keys that verify the gateway's actor assertions, `<key id>:<key>` (several during a

@@ -19,7 +19,7 @@ import { NatsNamespace } from './namespace';
 export const ASSERTION_IDS_KV: KvDeclaration = {
   bucket: 'ASSERTION_IDS',
   history: 1,
-  maxAgeMs: ASSERTION_MAX_TTL_MS + 2 * ASSERTION_CLOCK_SKEW_MS,
+  ttlMs: ASSERTION_MAX_TTL_MS + 2 * ASSERTION_CLOCK_SKEW_MS,
 };
 
 /**

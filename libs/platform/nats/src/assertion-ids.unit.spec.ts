@@ -54,7 +54,7 @@ describe('assertion ids', () => {
 
   it('keeps ids for as long as an assertion can be accepted', () => {
     // From iat - skew to exp + skew, exp - iat at most 60 s.
-    expect(ASSERTION_IDS_KV.maxAgeMs).toBe(70_000);
+    expect(ASSERTION_IDS_KV.ttlMs).toBe(70_000);
   });
 
   it("remembers in a process each id until its assertion's end", () => {

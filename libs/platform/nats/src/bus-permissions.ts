@@ -15,6 +15,12 @@ import {
   serviceInfoSubject,
 } from '@rollout/contracts';
 import { ASSERTION_IDS_KV } from './assertion-ids';
+import {
+  INSPECTION_DURABLE,
+  INSPECTION_RESULTS_STREAM,
+  INSPECTION_STREAM,
+  TRAFFIC_DURABLE,
+} from './bus-topology';
 import { DEAD_LETTER_STREAM } from './jetstream-setup';
 import { NatsNamespace } from './namespace';
 import { inboxPrefixOf } from './nats-options';
@@ -33,6 +39,8 @@ export type BusRole =
   | { kind: 'policy-adapter'; adapter: string }
   | { kind: 'traffic-producer'; projects: string[] }
   | { kind: 'inspection-agent' }
+  /** The provisioning step (Kubernetes Job, launcher): JetStream's whole API, no application subject. */
+  | { kind: 'provisioner' }
   /** Operators (the `nats` CLI): everything. Not given to any process of the system. */
   | { kind: 'admin' };
 
@@ -57,50 +65,70 @@ const PROJECT = /^[A-Za-z0-9_-]{1,128}$/;
 
 const KV_STREAM = (bucket: string) => `KV_${bucket}`;
 
-/** Everything a service may do to a stream it owns: create, update, read and delete it, and run consumers on it. */
-function ownedStream(stream: string): string[] {
-  return [
-    `$JS.API.STREAM.*.${stream}`,
-    `$JS.API.STREAM.MSG.*.${stream}`,
-    `$JS.API.DIRECT.GET.${stream}`,
-    `$JS.API.DIRECT.GET.${stream}.>`,
-    `$JS.API.CONSUMER.*.${stream}`,
-    `$JS.API.CONSUMER.*.${stream}.>`,
-    `$JS.API.CONSUMER.*.*.${stream}.>`,
-    `$JS.ACK.${stream}.>`,
-    `$JS.FC.${stream}.>`,
-  ];
+/**
+ * What a runtime user may do to streams, buckets and consumers; nothing of JetStream's API
+ * beyond it. The streams themselves are created, changed and deleted only by the provisioning
+ * step (bus-topology.ts), never by a service: a user that could create or update a stream could
+ * make it capture any subject (JetStream stores what a stream's subjects or sources select,
+ * whatever the configuring user may subscribe to) or republish onto any subject.
+ */
+interface JetStreamAccess {
+  /** Streams it publishes into or reads: their info (the boot check, lag and retention read it). */
+  info?: string[];
+  /** Streams whose stored messages it reads one by one (by sequence or last by subject). */
+  get?: string[];
+  /** The named durable consumers it consumes through, as [stream, durable]. */
+  durables?: [string, string][];
+  /**
+   * Short-lived consumers of its own on a stream it may read anyway, as [stream, filter]: it
+   * may create one only with a filter under `filter` (nats-server 2.9's create subject
+   * `$JS.API.CONSUMER.CREATE.<stream>.<name>.<filter>` carries the filter, which the server
+   * checks against the body), read and delete it. Never on a stream it writes.
+   */
+  ephemeral?: [string, string][];
+  /** Buckets whose entries it puts and deletes (the bucket's writer only). */
+  kvWrite?: string[];
 }
 
-/** Reading a stream another service owns: its info, its messages, and consumers of one's own on it; never changing or deleting it. */
-function readStream(stream: string): string[] {
+function jetStreamAccess({
+  info = [],
+  get = [],
+  durables = [],
+  ephemeral = [],
+  kvWrite = [],
+}: JetStreamAccess) {
   return [
-    `$JS.API.STREAM.INFO.${stream}`,
-    `$JS.API.STREAM.MSG.GET.${stream}`,
-    `$JS.API.DIRECT.GET.${stream}`,
-    `$JS.API.DIRECT.GET.${stream}.>`,
-    `$JS.API.CONSUMER.CREATE.${stream}`,
-    `$JS.API.CONSUMER.CREATE.${stream}.>`,
-    `$JS.API.CONSUMER.INFO.${stream}.>`,
-    `$JS.API.CONSUMER.DELETE.${stream}.>`,
-    `$JS.API.CONSUMER.MSG.NEXT.${stream}.>`,
-    `$JS.ACK.${stream}.>`,
-    `$JS.FC.${stream}.>`,
+    '$JS.API.INFO',
+    ...kvWrite.map((bucket) => `$KV.${bucket}.>`),
+    ...info.map((stream) => `$JS.API.STREAM.INFO.${stream}`),
+    ...get.flatMap((stream) => [
+      `$JS.API.STREAM.MSG.GET.${stream}`,
+      `$JS.API.DIRECT.GET.${stream}`,
+      `$JS.API.DIRECT.GET.${stream}.>`,
+    ]),
+    ...durables.flatMap(([stream, durable]) => [
+      `$JS.API.CONSUMER.INFO.${stream}.${durable}`,
+      `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`,
+      `$JS.ACK.${stream}.${durable}.>`,
+    ]),
+    ...ephemeral.flatMap(([stream, filter]) => [
+      `$JS.API.CONSUMER.CREATE.${stream}.*.${filter}`,
+      `$JS.API.CONSUMER.INFO.${stream}.*`,
+      `$JS.API.CONSUMER.MSG.NEXT.${stream}.*`,
+      `$JS.API.CONSUMER.DELETE.${stream}.*`,
+    ]),
   ];
 }
 
 /**
  * What a service that verifies actor assertions needs of the ASSERTION_IDS bucket: to write a
- * key (create-if-absent, a publish with an expectation), never to read, delete or purge one.
- * Declaring the bucket at boot (info, create, update of its stream) is the one JetStream right
- * beyond that, until a provisioning step declares it.
+ * key (create-if-absent, a publish with an expectation) and to check at boot that the bucket
+ * exists (its stream's info); never to read, delete or purge a key. The provisioning step
+ * declares the bucket (bus-topology.ts).
  */
 function assertionIds(ns: NatsNamespace): string[] {
   const bucket = ns.bucket(ASSERTION_IDS_KV.bucket);
-  return [
-    `$KV.${bucket}.>`,
-    ...['INFO', 'CREATE', 'UPDATE'].map((api) => `$JS.API.STREAM.${api}.${KV_STREAM(bucket)}`),
-  ];
+  return [`$KV.${bucket}.>`, `$JS.API.STREAM.INFO.${KV_STREAM(bucket)}`];
 }
 
 function service(
@@ -109,15 +137,13 @@ function service(
   name: Parameters<typeof serviceInfoSubject>[0],
   served: string[],
   publishes: string[],
-  streams: { owned?: string[]; read?: string[] },
+  jetStream: JetStreamAccess = {},
 ): NatsPermissions {
   return {
     publish: {
       allow: [
         ...publishes.map((s) => ns.subject(s)),
-        '$JS.API.INFO',
-        ...(streams.owned ?? []).flatMap((stream) => ownedStream(ns.stream(stream))),
-        ...(streams.read ?? []).flatMap((stream) => readStream(ns.stream(stream))),
+        ...jetStreamAccess(jetStream),
         ...assertionIds(ns),
       ],
     },
@@ -145,7 +171,9 @@ export function busPermissions(
     throw new Error(`NATS user "${user}" must be 1 to 64 letters, digits, "_" or "-"`);
   const ns = new NatsNamespace(namespace);
   const inbox = `${inboxPrefixOf(user)}.>`;
-  const state = KV_STREAM(ns.bucket(EXPERIMENT_STATE_BUCKET));
+  const bucket = ns.bucket(EXPERIMENT_STATE_BUCKET);
+  const state = KV_STREAM(bucket);
+  const deadLetters = ns.stream(DEAD_LETTER_STREAM.name);
   switch (role.kind) {
     case 'gateway':
       return {
@@ -160,41 +188,45 @@ export function busPermissions(
         },
         subscribe: { allow: [inbox] },
       };
-    case 'experiment-service':
-      // Its relays write the history stream and the state bucket (whose stream is KV_<bucket>).
-      return withExtra(
-        service(
-          ns,
-          user,
-          'experiment-service',
-          Object.values(EXPERIMENT_SUBJECTS),
-          [EXPERIMENT_EVENTS_SUBJECTS],
-          { owned: [EXPERIMENT_EVENTS_STREAM] },
-        ),
-        [`$KV.${ns.bucket(EXPERIMENT_STATE_BUCKET)}.>`, ...ownedStream(state)],
-      );
-    case 'evaluator':
-      // Auto-stop is its one call to another service (stopPreview, with its system key).
-      return withExtra(
-        service(
-          ns,
-          user,
-          'evaluator',
-          Object.values(PREVIEW_SUBJECTS),
-          [PREVIEW_LOGS_SUBJECTS, 'deadletter.v1.>'],
-          { owned: [TRAFFIC_STREAM, PREVIEW_LOGS_STREAM, DEAD_LETTER_STREAM.name] },
-        ),
-        [...readStream(state), ns.subject(EXPERIMENT_SUBJECTS.stopPreview)],
-      );
-    case 'enforcement-service':
+    case 'experiment-service': {
+      // Its relays append to the history stream and write the state bucket (the only writer:
+      // `$KV.<bucket>.>` is its stream's subjects), each resuming from the last message stored.
+      const events = ns.stream(EXPERIMENT_EVENTS_STREAM);
       return service(
         ns,
         user,
-        'enforcement-service',
-        Object.values(ENFORCEMENT_SUBJECTS),
-        ['adapter.v1.>'],
-        {},
+        'experiment-service',
+        Object.values(EXPERIMENT_SUBJECTS),
+        [EXPERIMENT_EVENTS_SUBJECTS],
+        { info: [events, state], get: [events, state], kvWrite: [bucket] },
       );
+    }
+    case 'evaluator': {
+      // Auto-stop is its one call to another service (stopPreview, with its system key). It
+      // reads TRAFFIC through the shared durable, and with a backtest's consumer filtered to
+      // traffic; it follows the state bucket with an ordered consumer, and never writes it.
+      const traffic = ns.stream(TRAFFIC_STREAM);
+      return service(
+        ns,
+        user,
+        'evaluator',
+        Object.values(PREVIEW_SUBJECTS),
+        [PREVIEW_LOGS_SUBJECTS, 'deadletter.v1.>', EXPERIMENT_SUBJECTS.stopPreview],
+        {
+          info: [traffic, ns.stream(PREVIEW_LOGS_STREAM), deadLetters, state],
+          get: [state],
+          durables: [[traffic, TRAFFIC_DURABLE]],
+          ephemeral: [
+            [traffic, ns.subject('traffic.>')],
+            [state, `$KV.${bucket}.>`],
+          ],
+        },
+      );
+    }
+    case 'enforcement-service':
+      return service(ns, user, 'enforcement-service', Object.values(ENFORCEMENT_SUBJECTS), [
+        'adapter.v1.>',
+      ]);
     case 'inspection-rules-service':
       return service(
         ns,
@@ -203,7 +235,10 @@ export function busPermissions(
         Object.values(INSPECTION_RULES_SUBJECTS),
         [INSPECTION_RESULTS_SUBJECT, 'deadletter.v1.>'],
         {
-          owned: ['INSPECTION', 'INSPECTION_RESULTS', DEAD_LETTER_STREAM.name],
+          info: [INSPECTION_STREAM, INSPECTION_RESULTS_STREAM]
+            .map((stream) => ns.stream(stream))
+            .concat(deadLetters),
+          durables: [[ns.stream(INSPECTION_STREAM), INSPECTION_DURABLE]],
         },
       );
     case 'policy-adapter':
@@ -234,13 +269,11 @@ export function busPermissions(
         },
         subscribe: { allow: [inbox] },
       };
+    case 'provisioner':
+      return { publish: { allow: ['$JS.API.>'] }, subscribe: { allow: [inbox] } };
     case 'admin':
       return { publish: { allow: ['>'] }, subscribe: { allow: ['>'] } };
   }
-}
-
-function withExtra(permissions: NatsPermissions, publish: string[]): NatsPermissions {
-  return { ...permissions, publish: { allow: [...permissions.publish.allow, ...publish] } };
 }
 
 /**

@@ -13,25 +13,60 @@ describe('bus permissions', () => {
     });
   });
 
-  it('scopes a service’s JetStream rights to its own streams, namespaced', () => {
+  it('gives no runtime user a JetStream call that creates, changes or deletes a stream, nor a consumer outside the streams it reads', () => {
+    const runtime = [
+      'gateway',
+      'experiment-service',
+      'evaluator',
+      'enforcement-service',
+      'inspection-rules-service',
+    ] as const;
+    for (const kind of runtime) {
+      const allowed = busPermissions({ user: kind, role: { kind } }, 'ns1').publish.allow;
+      expect([
+        kind,
+        allowed.filter((s) => /^\$JS\.API\.STREAM\.(?!INFO\.|MSG\.GET\.)/.test(s)),
+      ]).toEqual([kind, []]);
+      expect([kind, allowed.filter((s) => s.includes('*.*') || s.endsWith('.*.>'))]).toEqual([
+        kind,
+        [],
+      ]);
+    }
+    expect(busPermissions({ user: 'p', role: { kind: 'provisioner' } }).publish.allow).toEqual([
+      '$JS.API.>',
+    ]);
+  });
+
+  it('lets the evaluator consume TRAFFIC through its durable, create filtered consumers of its own only on what it reads, and never write the state bucket', () => {
     const evaluator = busPermissions({ user: 'evaluator', role: { kind: 'evaluator' } }, 'ns1')
       .publish.allow;
-    expect(evaluator).toContain('$JS.API.STREAM.*.ns1_TRAFFIC');
-    expect(evaluator).toContain('$JS.API.STREAM.INFO.KV_ns1_EXPERIMENT_STATE');
+    expect(evaluator).toEqual(
+      expect.arrayContaining([
+        '$JS.API.STREAM.INFO.ns1_TRAFFIC',
+        '$JS.API.CONSUMER.MSG.NEXT.ns1_TRAFFIC.evaluator',
+        '$JS.ACK.ns1_TRAFFIC.evaluator.>',
+        '$JS.API.CONSUMER.CREATE.ns1_TRAFFIC.*.ns1.traffic.>',
+        '$JS.API.CONSUMER.CREATE.KV_ns1_EXPERIMENT_STATE.*.$KV.ns1_EXPERIMENT_STATE.>',
+      ]),
+    );
+    // Its one KV write is an assertion id (the replay check), never the state bucket.
+    expect(evaluator.filter((s) => s.startsWith('$KV.'))).toEqual(['$KV.ns1_ASSERTION_IDS.>']);
     expect(
-      evaluator.filter(
-        (s) =>
-          s.includes('EXPERIMENT_STATE') &&
-          /STREAM\.\*|DELETE\.KV_ns1_EXPERIMENT_STATE$|PURGE/.test(s),
-      ),
+      evaluator.filter((s) => /CONSUMER\.CREATE\.ns1_(PREVIEW_LOGS|DEAD_LETTERS)/.test(s)),
     ).toEqual([]);
     // Of the experiment service, it calls stopPreview only (auto-stop).
     expect(
       evaluator.filter((s) => s.startsWith('ns1.experiment.v1') || s.startsWith('experiment.v1')),
     ).toEqual(['ns1.experiment.v1.experiments.stopPreview']);
+    const experiments = busPermissions(
+      { user: 'experiment-service', role: { kind: 'experiment-service' } },
+      'ns1',
+    ).publish.allow;
+    expect(experiments).toContain('$KV.ns1_EXPERIMENT_STATE.>');
+    expect(experiments.filter((s) => s.includes('CONSUMER'))).toEqual([]);
   });
 
-  it('lets every service that verifies assertions write assertion ids, and none read or delete them', () => {
+  it('lets every service that verifies assertions write assertion ids and check the bucket exists, and none declare, read or delete them', () => {
     const kinds = [
       'experiment-service',
       'evaluator',
@@ -43,8 +78,6 @@ describe('bus permissions', () => {
       expect(allowed.filter((s) => s.includes('ASSERTION_IDS'))).toEqual([
         '$KV.ns1_ASSERTION_IDS.>',
         '$JS.API.STREAM.INFO.KV_ns1_ASSERTION_IDS',
-        '$JS.API.STREAM.CREATE.KV_ns1_ASSERTION_IDS',
-        '$JS.API.STREAM.UPDATE.KV_ns1_ASSERTION_IDS',
       ]);
     }
     const gateway = busPermissions({ user: 'gateway', role: { kind: 'gateway' } }, 'ns1');

@@ -39,8 +39,8 @@ export interface DurableConsumerDeclaration {
 export interface KvDeclaration {
   bucket: string;
   history?: number;
-  /** Oldest entry kept, in ms (unset: forever). */
-  maxAgeMs?: number;
+  /** How long an entry lives, in ms (absent: forever). */
+  ttlMs?: number;
 }
 
 export interface JetStreamDeclarations {
@@ -105,13 +105,16 @@ export async function declareJetStream(
   for (const decl of declarations.consumers ?? []) await ensureConsumer(jsm, ns, decl);
   const js = connection.jetstream();
   for (const decl of declarations.kv ?? []) {
-    const options: Partial<KvOptions> = { history: decl.history ?? 1, replicas };
-    if (decl.maxAgeMs) options.ttl = decl.maxAgeMs;
+    const options: Partial<KvOptions> = {
+      history: decl.history ?? 1,
+      replicas,
+      ...(decl.ttlMs ? { ttl: decl.ttlMs } : {}),
+    };
     await js.views.kv(ns.bucket(decl.bucket), options);
-    // An existing bucket is opened as it is: scale its stream like the others, and age it as declared.
+    // An existing bucket is opened as it is: bring its stream to the declared replicas and TTL.
     const stream = `KV_${ns.bucket(decl.bucket)}`;
     const { config } = await jsm.streams.info(stream);
-    const maxAge = nanos(decl.maxAgeMs ?? 0);
+    const maxAge = nanos(decl.ttlMs ?? 0);
     if (config.num_replicas !== replicas || config.max_age !== maxAge)
       await jsm.streams.update(stream, { ...config, num_replicas: replicas, max_age: maxAge });
   }

@@ -8,7 +8,7 @@ import {
   declareJetStream,
   deadLetterSubject,
 } from './jetstream-setup';
-import { NatsModule } from './nats.module';
+import { NatsModule, NatsReadiness } from './nats.module';
 import { NatsNamespace } from './namespace';
 import { DEAD_LETTER_REASON_HEADER } from './dead-letter';
 import { PoisonMessageError, PullConsumerHost } from './pull-consumer-host';
@@ -40,6 +40,7 @@ describe('JetStream declarations', () => {
     const jsm = await nc.jetstreamManager();
     await jsm.streams.delete(ns.stream('ORDERS')).catch(() => undefined);
     await jsm.streams.delete(`KV_${ns.bucket('snapshots')}`).catch(() => undefined);
+    await jsm.streams.delete(`KV_${ns.bucket('expiring')}`).catch(() => undefined);
     await nc.close();
   });
 
@@ -65,6 +66,74 @@ describe('JetStream declarations', () => {
     const jsm = await nc.jetstreamManager();
     expect((await jsm.streams.info(ns.stream('ORDERS'))).config.max_age).toBe(nanos(120_000));
     expect((await jsm.consumers.info(ns.stream('ORDERS'), 'billing')).config.max_deliver).toBe(5);
+  });
+
+  it('gives a bucket the declared time to live, and changes it on an existing bucket', async () => {
+    const jsm = await nc.jetstreamManager();
+    const stream = `KV_${ns.bucket('expiring')}`;
+    await declareJetStream(nc, ns, { kv: [{ bucket: 'expiring', ttlMs: 60_000 }] });
+    expect((await jsm.streams.info(stream)).config.max_age).toBe(nanos(60_000));
+    await declareJetStream(nc, ns, { kv: [{ bucket: 'expiring', ttlMs: 120_000 }] });
+    expect((await jsm.streams.info(stream)).config.max_age).toBe(nanos(120_000));
+  });
+});
+
+describe('a service whose streams were not provisioned', () => {
+  const ns = new NatsNamespace(uniqueName());
+  let nc: NatsConnection;
+  let app: INestApplication | undefined;
+
+  afterAll(async () => {
+    await app?.close();
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.delete(ns.stream('ORDERS')).catch(() => undefined);
+    await nc.close();
+  });
+
+  it('creates nothing, is not ready while a stream or consumer is missing, naming it and how to provision, and is once it exists', async () => {
+    nc = await connect({ servers: TEST_NATS_URL });
+    @Module({
+      imports: [
+        NatsModule.forRoot({
+          name: 'billing',
+          servers: [TEST_NATS_URL],
+          namespace: ns.prefix,
+          jetstream: {
+            streams: ['ORDERS'],
+            consumers: [{ stream: 'ORDERS', durable: 'billing' }],
+            buckets: [],
+          },
+        }),
+      ],
+    })
+    class BillingModule {}
+    app = await NestFactory.create(BillingModule, { logger: false });
+    await app.init();
+    const readiness = app.get(NatsReadiness);
+    await expect(readiness.check()).rejects.toThrow(
+      `stream ${ns.stream('ORDERS')} missing: run the bus provisioning step first`,
+    );
+    const jsm = await nc.jetstreamManager();
+    await expect(jsm.streams.info(ns.stream('ORDERS'))).rejects.toThrow('stream not found');
+
+    await declareJetStream(nc, ns, {
+      streams: [
+        {
+          name: 'ORDERS',
+          subjects: ['orders.v1.>'],
+          maxAgeMs: 0,
+          maxBytes: -1,
+          duplicateWindowMs: 1000,
+        },
+      ],
+    });
+    await expect(readiness.check()).rejects.toThrow(
+      `durable consumer billing on ${ns.stream('ORDERS')} missing`,
+    );
+    await declareJetStream(nc, ns, {
+      consumers: [{ stream: 'ORDERS', durable: 'billing', ackWaitMs: 5_000, maxDeliver: 3 }],
+    });
+    await expect(readiness.check()).resolves.toBeUndefined();
   });
 });
 
@@ -110,16 +179,9 @@ describe('PullConsumerHost', () => {
           servers: [TEST_NATS_URL],
           namespace,
           jetstream: {
-            streams: [
-              {
-                name: 'ORDERS',
-                subjects: ['orders.v1.>'],
-                maxAgeMs: 60_000,
-                maxBytes: 1_000_000,
-                duplicateWindowMs: 10_000,
-              },
-            ],
-            consumers: [{ stream: 'ORDERS', durable: 'billing', ackWaitMs: 5_000, maxDeliver: 3 }],
+            streams: ['ORDERS', DEAD_LETTER_STREAM.name],
+            consumers: [{ stream: 'ORDERS', durable: 'billing' }],
+            buckets: [],
           },
         }),
       ],
@@ -153,6 +215,20 @@ describe('PullConsumerHost', () => {
 
   beforeAll(async () => {
     nc = await connect({ servers: TEST_NATS_URL });
+    // What the provisioning step does before the service starts.
+    await declareJetStream(nc, ns, {
+      streams: [
+        {
+          name: 'ORDERS',
+          subjects: ['orders.v1.>'],
+          maxAgeMs: 60_000,
+          maxBytes: 1_000_000,
+          duplicateWindowMs: 10_000,
+        },
+        DEAD_LETTER_STREAM,
+      ],
+      consumers: [{ stream: 'ORDERS', durable: 'billing', ackWaitMs: 5_000, maxDeliver: 3 }],
+    });
     app = await start();
   });
 

@@ -1,5 +1,5 @@
 import type { EncodedBusKey } from './actor-assertion';
-import type { JetStreamDeclarations } from './jetstream-setup';
+import type { BusNeeds } from './bus-topology';
 
 /** How a service connects to NATS (NatsModule.forRoot), apart from the module so its users need not import it. */
 export interface NatsModuleOptions {
@@ -12,10 +12,8 @@ export interface NatsModuleOptions {
   password?: string;
   token?: string;
   namespace?: string;
-  /** Streams, durable consumers and KV buckets this service owns or needs. */
-  jetstream?: JetStreamDeclarations;
-  /** Replicas of those streams and buckets (1 on a single server, 3 on a cluster). */
-  replicas?: number;
+  /** Streams, durable consumers and KV buckets this service uses: it is not ready until they exist (provisioning creates them). */
+  jetstream?: BusNeeds;
   /** Fail at boot when the first connection takes longer than this. */
   connectTimeoutMs?: number;
   /** The gateway's key for actor assertions on its RPC calls, and how long each is good for. */

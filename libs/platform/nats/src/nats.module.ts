@@ -10,29 +10,23 @@ import {
 import type { ReadinessCheck } from '@rollout/platform/health';
 import { NatsConnection, connect } from 'nats';
 import { coalesceWrites } from './coalesce-writes';
-import { DEAD_LETTER_STREAM, declareJetStream } from './jetstream-setup';
 import { NatsNamespace } from './namespace';
+import { HOW_TO_PROVISION, missingFromBus } from './provision';
 import { PullConsumerHost } from './pull-consumer-host';
 import { NatsRpcClient } from './rpc-client';
 import { NatsModuleOptions, inboxPrefixOf } from './nats-options';
 import { NATS_CONNECTION, NATS_MODULE_OPTIONS } from './tokens';
 
+/**
+ * Ready while the connection is up and, once, every stream, durable consumer and bucket the
+ * service uses was found (the provisioning step creates them; the service may not).
+ */
 @Injectable()
 export class NatsReadiness implements ReadinessCheck {
   readonly name = 'nats';
-
-  constructor(@Inject(NATS_CONNECTION) private readonly connection: NatsConnection) {}
-
-  async check(): Promise<void> {
-    if (this.connection.isClosed()) throw new Error('connection closed');
-    await this.connection.flush();
-  }
-}
-
-/** Declares JetStream resources at start, and drains the connection last at shutdown. */
-@Injectable()
-export class NatsLifecycle implements OnModuleInit, OnApplicationShutdown {
+  private provisioned = false;
   private readonly logger = new Logger('Nats');
+  private lastMissing = '';
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
@@ -40,22 +34,38 @@ export class NatsLifecycle implements OnModuleInit, OnApplicationShutdown {
     private readonly namespace: NatsNamespace,
   ) {}
 
+  async check(): Promise<void> {
+    if (this.connection.isClosed()) throw new Error('connection closed');
+    await this.connection.flush();
+    await this.checkProvisioned();
+  }
+
+  /** Throws naming what is missing; logs it once per change. */
+  async checkProvisioned(): Promise<void> {
+    const needs = this.options.jetstream;
+    if (this.provisioned || !needs) return;
+    const missing = await missingFromBus(this.connection, this.namespace, needs);
+    const problem = missing.length ? `${missing.join(', ')} missing: ${HOW_TO_PROVISION}` : '';
+    if (problem && problem !== this.lastMissing) this.logger.error(problem);
+    this.lastMissing = problem;
+    if (problem) throw new Error(problem);
+    this.provisioned = true;
+  }
+}
+
+/** Checks at start that the service's JetStream resources exist, and drains the connection last at shutdown. */
+@Injectable()
+export class NatsLifecycle implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Nats');
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
+    private readonly readiness: NatsReadiness,
+  ) {}
+
   async onModuleInit(): Promise<void> {
-    const declarations = this.options.jetstream;
-    if (!declarations) return;
-    const needsDeadLetters = (declarations.consumers ?? []).length > 0;
-    await declareJetStream(
-      this.connection,
-      this.namespace,
-      {
-        ...declarations,
-        streams: [
-          ...(needsDeadLetters ? [DEAD_LETTER_STREAM] : []),
-          ...(declarations.streams ?? []),
-        ],
-      },
-      { replicas: this.options.replicas ?? 1 },
-    );
+    // Not fatal: the service starts unready, and becomes ready once provisioning has run.
+    await this.readiness.checkProvisioned().catch(() => undefined);
     void this.watchStatus();
   }
 

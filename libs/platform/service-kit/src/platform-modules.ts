@@ -5,7 +5,7 @@ import { HealthModule, ReadinessCheck } from '@rollout/platform/health';
 import { LoggingModule } from '@rollout/platform/logging';
 import { MetricsModule } from '@rollout/platform/metrics';
 import {
-  JetStreamDeclarations,
+  BusNeeds,
   NatsModule,
   NatsModuleOptions,
   NatsReadiness,
@@ -18,7 +18,8 @@ export interface PlatformOptions {
   /** The process: a ServiceName, or another process built on the kit (e.g. a policy adapter). */
   service: ServiceName | (string & {});
   config: BaseConfig & Partial<DatabaseConfig>;
-  jetstream?: JetStreamDeclarations;
+  /** The streams, durable consumers and buckets it uses, which the provisioning step creates. */
+  jetstream?: BusNeeds;
   /** Present for services that own a Postgres schema. */
   database?: Pick<PostgresOptions, 'migrations' | 'entities'>;
   /** The service's own readiness checks (providers exported by a global module of the service). */
@@ -61,7 +62,6 @@ export function platformModules({
       token: config.NATS_TOKEN,
       namespace: config.NATS_NAMESPACE,
       jetstream,
-      replicas: config.NATS_STREAM_REPLICAS,
       actorSigning,
     }),
   ];

@@ -6,6 +6,7 @@ import { MetricsModule } from '@rollout/platform/metrics';
 import {
   ACTOR_ASSERTION_HEADER,
   ASSERTION_IDS_KV,
+  declareJetStream,
   ActorAssertionSigner,
   NatsModule,
   NatsNamespace,
@@ -55,13 +56,16 @@ function replicaModule(namespace: string) {
   return Replica;
 }
 
-const startReplica = (namespace: string) =>
-  startServiceApp({
+/** The bucket as the provisioning step declares it (idempotent), then a replica. */
+async function startReplica(namespace: string) {
+  await declareJetStream(nc, new NatsNamespace(namespace), { kv: [ASSERTION_IDS_KV] });
+  return startServiceApp({
     name: 'experiment-service',
     config: { PORT: 0, HOST: '127.0.0.1', BUS_VERIFY_KEYS: [keys.verifyKey] },
     module: replicaModule(namespace),
     rpc: true,
   });
+}
 
 interface Reply {
   response?: unknown;

@@ -7,7 +7,6 @@ import { REQUEST_ID_HEADER, RpcRequestLogging, httpRequestId } from '@rollout/pl
 import { RequestMetrics } from '@rollout/platform/metrics';
 import {
   ASSERTION_CLOCK_SKEW_MS,
-  ASSERTION_IDS_KV,
   ASSERTION_MAX_TTL_MS,
   ActorAssertionGate,
   ActorAssertionVerifier,
@@ -16,7 +15,6 @@ import {
   NatsRpcServer,
   RpcRequestGate,
   SharedAssertionIds,
-  declareJetStream,
   parseBusKey,
 } from '@rollout/platform/nats';
 import type { NatsConnection } from 'nats';
@@ -25,7 +23,7 @@ import { Logger } from 'nestjs-pino';
 export interface ServiceAppOptions {
   name: string;
   config: Pick<BaseConfig, 'PORT' | 'HOST'> &
-    Partial<Pick<BaseConfig, 'NODE_ENV' | 'BUS_VERIFY_KEYS' | 'NATS_STREAM_REPLICAS'>>;
+    Partial<Pick<BaseConfig, 'NODE_ENV' | 'BUS_VERIFY_KEYS'>>;
   module: unknown;
   /** Serve NATS request/reply handlers (`@MessagePattern`) with the service's queue group. */
   rpc: boolean;
@@ -125,12 +123,6 @@ async function actorGate(
       'BUS_VERIFY_KEYS must be <key id>:<32-byte Ed25519 public key, base64url>, comma-separated',
     );
   // Declared here, by the services that verify, like their streams at boot until a provisioning step declares them all.
-  await declareJetStream(
-    connection,
-    namespace,
-    { kv: [ASSERTION_IDS_KV] },
-    { replicas: config.NATS_STREAM_REPLICAS ?? 1 },
-  );
   return new ActorAssertionGate(
     new ActorAssertionVerifier(
       keys.filter((key) => key !== undefined),

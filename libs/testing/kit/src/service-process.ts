@@ -11,21 +11,32 @@ export interface ServiceProcess {
   stop(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
 }
 
+/** The services whose streams, consumers and buckets the provisioning step creates. */
+const JETSTREAM_SERVICES = [
+  'experiment-service',
+  'evaluator',
+  'inspection-rules-service',
+  'enforcement-service',
+];
+
 /**
  * Runs a service from its own `apps/<app>/src/main.ts` in a child process, exactly as it boots
- * in production, so an integration test of two apps never imports one app into another.
+ * in production, so an integration test of two apps never imports one app into another. Before
+ * it, in the same child (a shell that then becomes the service), the provisioning step
+ * (tools/provision) creates what the service uses, with the service's env (NATS_NAMESPACE,
+ * NATS_STREAM_REPLICAS, stream limits) and, on a server with users, as TEST_PROVISION_NATS_USER
+ * and TEST_PROVISION_NATS_PASSWORD.
  * `env` is added to the test's environment; pass NATS_NAMESPACE and DATABASE_SCHEMA to isolate.
  */
 export function startServiceProcess(app: string, env: Record<string, string>): ServiceProcess {
+  const node = `"${process.execPath}" -r reflect-metadata -r @swc-node/register`;
+  const main = `${node} "${join(REPO_ROOT, 'apps', app, 'src', 'main.ts')}"`;
+  const provision =
+    `NATS_USER="$TEST_PROVISION_NATS_USER" NATS_PASSWORD="$TEST_PROVISION_NATS_PASSWORD" ` +
+    `BUS_PROVISION_SERVICES=${app} ${node} "${join(REPO_ROOT, 'tools', 'provision', 'src', 'main.ts')}" >/dev/null`;
   const child = spawn(
-    process.execPath,
-    [
-      '-r',
-      'reflect-metadata',
-      '-r',
-      '@swc-node/register',
-      join(REPO_ROOT, 'apps', app, 'src', 'main.ts'),
-    ],
+    '/bin/sh',
+    ['-c', JETSTREAM_SERVICES.includes(app) ? `${provision} && exec ${main}` : `exec ${main}`],
     {
       cwd: REPO_ROOT,
       env: {

@@ -57,7 +57,7 @@ export const policyPreviewLogSubject = (
 /**
  * Default limits of the PREVIEW_LOGS stream (the evaluator's store keeps its own copy): a
  * week, 1 GiB on a developer machine (PREVIEW_LOGS_MAX_AGE_MS and PREVIEW_LOGS_MAX_BYTES of
- * the evaluator; the Kubernetes deployment keeps 7 days and 50 GiB).
+ * the bus provisioning step; the Kubernetes deployment keeps 7 days and 50 GiB).
  */
 export const PREVIEW_LOGS_STREAM_LIMITS = {
   maxAgeMs: 7 * 24 * 3600 * 1000,

@@ -4,8 +4,8 @@ import type { ContractPackage } from '../../packages';
  * `traffic.v1`: production traffic, one event per connection, published by traffic producers
  * (flow-log exporters, proxies, agents) and consumed by the evaluator.
  *
- * Stream `TRAFFIC` (JetStream, file storage, limits retention), created by the evaluator at
- * boot with the limits below, or those of its TRAFFIC_MAX_AGE_MS and TRAFFIC_MAX_BYTES (the
+ * Stream `TRAFFIC` (JetStream, file storage, limits retention), created by the bus provisioning
+ * step with the limits below, or those of its TRAFFIC_MAX_AGE_MS and TRAFFIC_MAX_BYTES (the
  * Kubernetes deployment keeps 24 hours and 20 GiB), over every traffic major (`traffic.>`); this
  * one's subjects are `traffic.v1.{project}.{location}.{firewallPolicy}`: the IDs of the live policy's name
  * `projects/{project}/locations/{location}/firewallPolicies/{firewallPolicy}`.

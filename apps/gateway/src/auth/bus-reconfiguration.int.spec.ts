@@ -1,0 +1,202 @@
+import {
+  EXPERIMENT_EVENTS_STREAM,
+  EXPERIMENT_STATE_BUCKET,
+  PREVIEW_LOGS_STREAM,
+  TRAFFIC_STREAM,
+  trafficSubject,
+} from '@rollout/contracts';
+import {
+  DEAD_LETTER_STREAM,
+  INSPECTION_RESULTS_STREAM,
+  INSPECTION_STREAM,
+} from '@rollout/platform/nats';
+import { eventually } from '@rollout/testing/kit';
+import { NatsConnection } from 'nats';
+import {
+  connectAs,
+  permissionError,
+  startBusSystem,
+  stopBusSystem,
+  violations,
+} from '../../test/bus-security-system';
+
+// The attacks of an independent review, each with every runtime credential, on a nats-server
+// started with the deployed users and permissions after the provisioning step ran
+// (docs/bus-security.md): no runtime user may reconfigure the bus. Each attempt is refused by
+// the server, and the admin connection then finds every stream, consumer and bucket as
+// provisioned, and nothing stored.
+beforeAll(startBusSystem, 90_000);
+afterAll(stopBusSystem);
+
+const STATE_STREAM = `KV_${EXPERIMENT_STATE_BUCKET}`;
+const STREAMS = [
+  TRAFFIC_STREAM,
+  PREVIEW_LOGS_STREAM,
+  DEAD_LETTER_STREAM.name,
+  EXPERIMENT_EVENTS_STREAM,
+  STATE_STREAM,
+  INSPECTION_STREAM,
+  INSPECTION_RESULTS_STREAM,
+];
+/** The streams each credential reads, on which it may have consumers of its own. */
+const READS: Record<string, string[]> = {
+  evaluator: [TRAFFIC_STREAM, STATE_STREAM],
+  'inspection-rules-service': [INSPECTION_STREAM],
+};
+const RUNTIME_USERS = [
+  'gateway',
+  'experiment-service',
+  'evaluator',
+  'enforcement-service',
+  'inspection-rules-service',
+  'budget-adapter',
+  'producer-acme',
+  'agent',
+];
+
+interface BusState {
+  streams: Record<string, { config: unknown; messages: number; lastSeq: number }>;
+  durables: Record<string, string[]>;
+}
+
+/** What the admin sees: every stream's config and contents, and the durable consumers of each. */
+async function busState(admin: NatsConnection): Promise<BusState> {
+  const jsm = await admin.jetstreamManager();
+  const state: BusState = { streams: {}, durables: {} };
+  for (const info of await jsm.streams.list().next()) {
+    const { name } = info.config;
+    state.streams[name] = {
+      config: info.config,
+      messages: info.state.messages,
+      lastSeq: info.state.last_seq,
+    };
+    state.durables[name] = (await jsm.consumers.list(name).next())
+      .filter((c) => c.config.durable_name)
+      .map((c) => c.name)
+      .sort();
+  }
+  return state;
+}
+
+/** Every reconfiguration the review tried, as JetStream API requests of `user`. */
+function attacks(user: string): { what: string; subject: string; body: unknown }[] {
+  const own = READS[user] ?? [];
+  const list: { what: string; subject: string; body: unknown }[] = [];
+  for (const stream of STREAMS) {
+    list.push(
+      {
+        what: `widen ${stream} to every subject`,
+        subject: `$JS.API.STREAM.UPDATE.${stream}`,
+        body: { name: stream, subjects: ['>'] },
+      },
+      {
+        what: `add republish to ${stream}`,
+        subject: `$JS.API.STREAM.UPDATE.${stream}`,
+        body: {
+          name: stream,
+          subjects: ['traffic.>'],
+          republish: { src: '>', dest: trafficSubject('beta', 'global', 'edge') },
+        },
+      },
+      { what: `purge ${stream}`, subject: `$JS.API.STREAM.PURGE.${stream}`, body: {} },
+      { what: `delete ${stream}`, subject: `$JS.API.STREAM.DELETE.${stream}`, body: {} },
+      {
+        what: `restore over ${stream}`,
+        subject: `$JS.API.STREAM.RESTORE.${stream}`,
+        body: { config: { name: stream, subjects: ['>'] } },
+      },
+      {
+        what: `delete a message of ${stream}`,
+        subject: `$JS.API.STREAM.MSG.DELETE.${stream}`,
+        body: { seq: 1 },
+      },
+      {
+        what: `mirror ${stream}`,
+        subject: `$JS.API.STREAM.CREATE.MIRROR_${stream}`,
+        body: { name: `MIRROR_${stream}`, mirror: { name: stream } },
+      },
+      {
+        what: `source ${stream}`,
+        subject: `$JS.API.STREAM.CREATE.SOURCE_${stream}`,
+        body: { name: `SOURCE_${stream}`, sources: [{ name: stream }] },
+      },
+    );
+    if (own.includes(stream)) continue;
+    list.push(
+      {
+        what: `an ephemeral consumer on ${stream}`,
+        subject: `$JS.API.CONSUMER.CREATE.${stream}`,
+        body: { stream_name: stream, config: { ack_policy: 'none' } },
+      },
+      {
+        what: `a named consumer on ${stream}`,
+        subject: `$JS.API.CONSUMER.CREATE.${stream}.thief.>`,
+        body: { stream_name: stream, config: { name: 'thief', filter_subject: '>' } },
+      },
+      ...[user, ...own].map((name) => ({
+        what: `a durable named ${name} on ${stream}`,
+        subject: `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.${name}`,
+        body: { stream_name: stream, config: { durable_name: name, ack_policy: 'explicit' } },
+      })),
+    );
+  }
+  list.push({
+    what: 'a new stream capturing every subject',
+    subject: '$JS.API.STREAM.CREATE.CAPTURE',
+    body: { name: 'CAPTURE', subjects: ['>'] },
+  });
+  return list;
+}
+
+describe('no runtime credential can reconfigure the bus', () => {
+  let admin: NatsConnection;
+  let before: BusState;
+
+  beforeAll(async () => {
+    admin = await connectAs('admin');
+    before = await busState(admin);
+  });
+
+  it('the provisioning step created every stream, durable consumer and bucket before the services started', () => {
+    expect(Object.keys(before.streams).sort()).toEqual([...STREAMS].sort());
+    expect(before.durables[TRAFFIC_STREAM]).toEqual(['evaluator']);
+    expect(before.durables[INSPECTION_STREAM]).toEqual(['inspection-rules-service']);
+  });
+
+  it.each(RUNTIME_USERS)(
+    '%s: creating, widening, republishing, mirroring, sourcing, purging, deleting or restoring a stream, deleting a message, or a consumer on a stream it does not read: each refused',
+    async (user) => {
+      const nc = await connectAs(user);
+      const refused = await Promise.all(
+        attacks(user).map(async ({ what, subject, body }) => ({
+          what,
+          outcome: await permissionError(() =>
+            nc.request(subject, JSON.stringify(body), { timeout: 5_000 }),
+          ),
+        })),
+      );
+      expect(refused.filter((r) => r.outcome !== 'PERMISSIONS_VIOLATION')).toEqual([]);
+    },
+    60_000,
+  );
+
+  it.each(RUNTIME_USERS.filter((user) => user !== 'experiment-service'))(
+    '%s: writing or deleting an entry of the state bucket, which only the experiment-service writes: refused',
+    async (user) => {
+      const nc = await connectAs(user);
+      const key = `$KV.${EXPERIMENT_STATE_BUCKET}.experiment.v1.policy.acme.global.forged`;
+      nc.publish(key, '{"forged":true}');
+      const headers = (await import('nats')).headers();
+      headers.set('KV-Operation', 'DEL');
+      nc.publish(key, '', { headers });
+      await nc.flush();
+      await eventually(() => (violations(user).includes(`Subject "${key}"`) ? true : undefined), {
+        what: `${user}'s write refused`,
+      });
+    },
+  );
+
+  it('after every attempt, the admin finds the bus as provisioned: same streams and configs, same durables, nothing stored', async () => {
+    expect(await busState(admin)).toEqual(before);
+  });
+});

@@ -1,0 +1,206 @@
+import {
+  EXPERIMENT_EVENTS_STREAM,
+  EXPERIMENT_EVENTS_SUBJECTS,
+  EXPERIMENT_STATE_BUCKET,
+  INSPECTION_PHASES,
+  INSPECTION_RESULTS_SUBJECT,
+  PREVIEW_LOGS_STREAM,
+  PREVIEW_LOGS_STREAM_LIMITS,
+  PREVIEW_LOGS_SUBJECTS,
+  TRAFFIC_STREAM,
+  TRAFFIC_STREAM_LIMITS,
+  TRAFFIC_STREAM_SUBJECTS,
+  inspectionEventSubject,
+} from '@rollout/contracts';
+import { ASSERTION_IDS_KV } from './assertion-ids';
+import {
+  DEAD_LETTER_STREAM,
+  DurableConsumerDeclaration,
+  KvDeclaration,
+  StreamDeclaration,
+} from './jetstream-setup';
+
+/**
+ * The services that use JetStream; the others (gateway, adapters) only request and reply. The
+ * enforcement-service's one use is the ASSERTION_IDS bucket of its replay check.
+ */
+export type JetStreamService =
+  'experiment-service' | 'evaluator' | 'inspection-rules-service' | 'enforcement-service';
+
+/** The durable consumer on TRAFFIC that every evaluator replica shares. */
+export const TRAFFIC_DURABLE = 'evaluator';
+export const INSPECTION_STREAM = 'INSPECTION';
+export const INSPECTION_RESULTS_STREAM = 'INSPECTION_RESULTS';
+/** The durable consumer on INSPECTION that every inspection-rules-service replica shares. */
+export const INSPECTION_DURABLE = 'inspection-rules-service';
+export const INSPECTION_MAX_DELIVER = 5;
+
+/**
+ * The limits an operator may set (the provisioning step reads them from its environment, under
+ * these names in upper snake case: TRAFFIC_MAX_AGE_MS…); defaults in `DEFAULT_BUS_LIMITS`.
+ */
+export interface BusLimits {
+  trafficMaxAgeMs: number;
+  trafficMaxBytes: number;
+  previewLogsMaxAgeMs: number;
+  previewLogsMaxBytes: number;
+  /** How long EXPERIMENT_EVENTS keeps history (current state is the EXPERIMENT_STATE bucket, kept forever). */
+  experimentEventsMaxAgeMs: number;
+  /** How long an evaluator replica may hold a traffic event before JetStream hands it to another. */
+  evaluatorAckWaitMs: number;
+  /** Traffic events handed out and not yet acknowledged, across every evaluator replica. */
+  evaluatorMaxAckPending: number;
+}
+
+export const DEFAULT_BUS_LIMITS: BusLimits = {
+  trafficMaxAgeMs: TRAFFIC_STREAM_LIMITS.maxAgeMs,
+  trafficMaxBytes: TRAFFIC_STREAM_LIMITS.maxBytes,
+  previewLogsMaxAgeMs: PREVIEW_LOGS_STREAM_LIMITS.maxAgeMs,
+  previewLogsMaxBytes: PREVIEW_LOGS_STREAM_LIMITS.maxBytes,
+  experimentEventsMaxAgeMs: 30 * 24 * 3600 * 1000,
+  evaluatorAckWaitMs: 30_000,
+  evaluatorMaxAckPending: 20_000,
+};
+
+/** A declaration and the services whose runtime needs it (to read or write). */
+type Used<T> = T & { usedBy: readonly JetStreamService[] };
+
+export interface BusTopology {
+  streams: Used<StreamDeclaration>[];
+  consumers: Used<DurableConsumerDeclaration>[];
+  kv: Used<KvDeclaration>[];
+}
+
+const TWO_MINUTES = 2 * 60 * 1000;
+const WEEK = 7 * 24 * 3600 * 1000;
+
+/**
+ * Every stream, durable consumer and KV bucket of the system, in one place: the provisioning
+ * step creates or updates them (with its admin credential), the services only check that what
+ * they use exists (their NATS users may not create, change or delete any of it:
+ * docs/bus-security.md). A new stream, consumer or bucket is one entry here, naming the
+ * services that use it.
+ */
+export function busTopology(limits: BusLimits = DEFAULT_BUS_LIMITS): BusTopology {
+  return {
+    streams: [
+      {
+        // Every traffic major (`traffic.>`: v1 and v2alpha beside it); producers only publish.
+        name: TRAFFIC_STREAM,
+        subjects: [TRAFFIC_STREAM_SUBJECTS],
+        maxAgeMs: limits.trafficMaxAgeMs,
+        maxBytes: limits.trafficMaxBytes,
+        // JetStream refuses a duplicate window longer than the stream's max age.
+        duplicateWindowMs: Math.min(
+          TRAFFIC_STREAM_LIMITS.duplicateWindowMs,
+          limits.trafficMaxAgeMs,
+        ),
+        usedBy: ['evaluator'],
+      },
+      {
+        name: PREVIEW_LOGS_STREAM,
+        subjects: [PREVIEW_LOGS_SUBJECTS],
+        maxAgeMs: limits.previewLogsMaxAgeMs,
+        maxBytes: limits.previewLogsMaxBytes,
+        duplicateWindowMs: Math.min(
+          PREVIEW_LOGS_STREAM_LIMITS.duplicateWindowMs,
+          limits.previewLogsMaxAgeMs,
+        ),
+        usedBy: ['evaluator'],
+      },
+      {
+        name: EXPERIMENT_EVENTS_STREAM,
+        subjects: [EXPERIMENT_EVENTS_SUBJECTS],
+        maxAgeMs: limits.experimentEventsMaxAgeMs,
+        // JetStream reserves this on disk when the stream is created; domain events are small.
+        maxBytes: 1024 ** 3,
+        // Longer than any relay outage we expect to recover from by republishing.
+        duplicateWindowMs: Math.min(60 * 60 * 1000, limits.experimentEventsMaxAgeMs),
+        usedBy: ['experiment-service'],
+      },
+      {
+        // Events in, results out; both drop a repeated Nats-Msg-Id within two minutes.
+        name: INSPECTION_STREAM,
+        subjects: INSPECTION_PHASES.map(inspectionEventSubject),
+        maxAgeMs: WEEK,
+        maxBytes: 1024 ** 3,
+        duplicateWindowMs: TWO_MINUTES,
+        usedBy: ['inspection-rules-service'],
+      },
+      {
+        name: INSPECTION_RESULTS_STREAM,
+        subjects: [INSPECTION_RESULTS_SUBJECT],
+        maxAgeMs: WEEK,
+        maxBytes: 1024 ** 3,
+        duplicateWindowMs: TWO_MINUTES,
+        usedBy: ['inspection-rules-service'],
+      },
+      { ...DEAD_LETTER_STREAM, usedBy: ['evaluator', 'inspection-rules-service'] },
+    ],
+    consumers: [
+      {
+        // Filters nothing, so it reads every major. Unlimited deliveries: a malformed event is
+        // dead-lettered at once by the evaluator, so redeliveries only follow a crash or an
+        // outage, and never drop an event.
+        stream: TRAFFIC_STREAM,
+        durable: TRAFFIC_DURABLE,
+        ackWaitMs: limits.evaluatorAckWaitMs,
+        maxDeliver: -1,
+        maxAckPending: limits.evaluatorMaxAckPending,
+        usedBy: ['evaluator'],
+      },
+      {
+        stream: INSPECTION_STREAM,
+        durable: INSPECTION_DURABLE,
+        ackWaitMs: 30_000,
+        maxDeliver: INSPECTION_MAX_DELIVER,
+        usedBy: ['inspection-rules-service'],
+      },
+    ],
+    kv: [
+      // Current state: the last entry per key, forever. The experiment-service writes, the evaluator reads.
+      { bucket: EXPERIMENT_STATE_BUCKET, history: 1, usedBy: ['experiment-service', 'evaluator'] },
+      // Actor-assertion ids of state-changing requests, create-if-absent, kept as long as an
+      // assertion is accepted: a replay on any replica, or after a restart, is refused.
+      {
+        ...ASSERTION_IDS_KV,
+        usedBy: [
+          'experiment-service',
+          'evaluator',
+          'inspection-rules-service',
+          'enforcement-service',
+        ],
+      },
+    ],
+  };
+}
+
+/** What one service checks at boot: the names of the streams, durable consumers and buckets it uses. */
+export interface BusNeeds {
+  streams: string[];
+  consumers: { stream: string; durable: string }[];
+  buckets: string[];
+}
+
+/** The part of the topology some services use (all of it without `services`). */
+export function topologyFor(
+  topology: BusTopology,
+  services?: readonly JetStreamService[],
+): BusTopology {
+  const used = <T extends { usedBy: readonly JetStreamService[] }>(entries: T[]) =>
+    services ? entries.filter((e) => e.usedBy.some((s) => services.includes(s))) : entries;
+  return {
+    streams: used(topology.streams),
+    consumers: used(topology.consumers),
+    kv: used(topology.kv),
+  };
+}
+
+export function busNeedsOf(service: JetStreamService): BusNeeds {
+  const { streams, consumers, kv } = topologyFor(busTopology(), [service]);
+  return {
+    streams: streams.map((s) => s.name),
+    consumers: consumers.map(({ stream, durable }) => ({ stream, durable })),
+    buckets: kv.map((b) => b.bucket),
+  };
+}

@@ -1,0 +1,157 @@
+import { commaSeparated, positiveInt } from '@rollout/platform/config';
+import { NatsConnection, NatsError, connect } from 'nats';
+import { z } from 'zod';
+import {
+  BusLimits,
+  BusNeeds,
+  DEFAULT_BUS_LIMITS,
+  JetStreamService,
+  busTopology,
+  topologyFor,
+} from './bus-topology';
+import { declareJetStream } from './jetstream-setup';
+import { NatsNamespace } from './namespace';
+import { inboxPrefixOf } from './nats-options';
+
+const SERVICES: JetStreamService[] = [
+  'experiment-service',
+  'evaluator',
+  'inspection-rules-service',
+  'enforcement-service',
+];
+
+/** The provisioning step's settings, from its environment (docs/bus-security.md). */
+export const busProvisionConfigSchema = z.object({
+  NATS_NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be a short lower-case token ([a-z0-9_-])')
+    .optional(),
+  NATS_STREAM_REPLICAS: z.coerce
+    .number({ error: 'must be 1, 3 or 5' })
+    .refine((n) => [1, 3, 5].includes(n), 'must be 1, 3 or 5')
+    .default(1),
+  /** Only what these services use (comma-separated); everything when empty. */
+  BUS_PROVISION_SERVICES: commaSeparated(z.enum(SERVICES)),
+  TRAFFIC_MAX_AGE_MS: positiveInt(DEFAULT_BUS_LIMITS.trafficMaxAgeMs),
+  TRAFFIC_MAX_BYTES: positiveInt(DEFAULT_BUS_LIMITS.trafficMaxBytes),
+  PREVIEW_LOGS_MAX_AGE_MS: positiveInt(DEFAULT_BUS_LIMITS.previewLogsMaxAgeMs),
+  PREVIEW_LOGS_MAX_BYTES: positiveInt(DEFAULT_BUS_LIMITS.previewLogsMaxBytes),
+  EXPERIMENT_EVENTS_MAX_AGE_MS: positiveInt(DEFAULT_BUS_LIMITS.experimentEventsMaxAgeMs),
+  EVALUATOR_ACK_WAIT_MS: positiveInt(DEFAULT_BUS_LIMITS.evaluatorAckWaitMs),
+  EVALUATOR_MAX_ACK_PENDING: positiveInt(DEFAULT_BUS_LIMITS.evaluatorMaxAckPending),
+});
+
+export interface BusProvisionOptions {
+  namespace?: string;
+  replicas: number;
+  limits: BusLimits;
+  /** Only what these services use; everything when absent or empty. */
+  services?: JetStreamService[];
+}
+
+/** The provisioning options an environment gives; throws naming each bad variable. */
+export function busProvisionOptions(env: NodeJS.ProcessEnv): BusProvisionOptions {
+  const parsed = busProvisionConfigSchema.safeParse(env);
+  if (!parsed.success)
+    throw new Error(
+      `bus provisioning settings: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`,
+    );
+  const c = parsed.data;
+  return {
+    namespace: c.NATS_NAMESPACE,
+    replicas: c.NATS_STREAM_REPLICAS,
+    services: c.BUS_PROVISION_SERVICES.length > 0 ? c.BUS_PROVISION_SERVICES : undefined,
+    limits: {
+      trafficMaxAgeMs: c.TRAFFIC_MAX_AGE_MS,
+      trafficMaxBytes: c.TRAFFIC_MAX_BYTES,
+      previewLogsMaxAgeMs: c.PREVIEW_LOGS_MAX_AGE_MS,
+      previewLogsMaxBytes: c.PREVIEW_LOGS_MAX_BYTES,
+      experimentEventsMaxAgeMs: c.EXPERIMENT_EVENTS_MAX_AGE_MS,
+      evaluatorAckWaitMs: c.EVALUATOR_ACK_WAIT_MS,
+      evaluatorMaxAckPending: c.EVALUATOR_MAX_ACK_PENDING,
+    },
+  };
+}
+
+/**
+ * Creates every stream, durable consumer and KV bucket of the topology, or updates it to the
+ * declared config: run it again, from anywhere, and nothing changes. Needs a credential that may
+ * use JetStream's whole API (the provisioner's or an operator's); the services' own may not.
+ */
+export async function provisionBus(
+  connection: NatsConnection,
+  { namespace, replicas, limits, services }: BusProvisionOptions,
+): Promise<{ streams: string[]; consumers: string[]; buckets: string[] }> {
+  const topology = topologyFor(busTopology(limits), services?.length ? services : undefined);
+  const ns = new NatsNamespace(namespace);
+  await declareJetStream(connection, ns, topology, { replicas });
+  return {
+    streams: topology.streams.map((s) => ns.stream(s.name)),
+    consumers: topology.consumers.map((c) => `${ns.stream(c.stream)}/${c.durable}`),
+    buckets: topology.kv.map((b) => ns.bucket(b.bucket)),
+  };
+}
+
+/**
+ * The provisioning step as a process runs it: connects as the environment's NATS_URL, NATS_USER
+ * and NATS_PASSWORD (or NATS_TOKEN; the provisioning user's, never a service's) and provisions
+ * what `busProvisionOptions(env)` says.
+ */
+export async function provisionFromEnv(
+  env: NodeJS.ProcessEnv,
+): Promise<Awaited<ReturnType<typeof provisionBus>>> {
+  const options = busProvisionOptions(env);
+  const user = env.NATS_USER || undefined;
+  const nc = await connect({
+    name: 'bus-provision',
+    servers: (env.NATS_URL || 'nats://127.0.0.1:4222').split(',').map((s) => s.trim()),
+    ...(user ? { user, pass: env.NATS_PASSWORD, inboxPrefix: inboxPrefixOf(user) } : {}),
+    token: env.NATS_TOKEN || undefined,
+    timeout: 10_000,
+  });
+  try {
+    return await provisionBus(nc, options);
+  } finally {
+    await nc.close();
+  }
+}
+
+const NOT_FOUND = [10059, 10014]; // stream not found, consumer not found
+
+/** How to provision, for the messages of a service that finds something missing. */
+export const HOW_TO_PROVISION =
+  'run the bus provisioning step first (npm start does; in Kubernetes the bus-provision Job; by hand: npm run bus:provision, as the provisioner NATS user)';
+
+/**
+ * What of `needs` does not exist on the server, each as a sentence naming it; empty when all
+ * is there. Uses only INFO requests, which a service's runtime user may make.
+ */
+export async function missingFromBus(
+  connection: NatsConnection,
+  ns: NatsNamespace,
+  needs: BusNeeds,
+): Promise<string[]> {
+  const jsm = await connection.jetstreamManager({ checkAPI: false });
+  const missing: string[] = [];
+  const exists = async (what: string, info: () => Promise<unknown>) => {
+    try {
+      await info();
+    } catch (error) {
+      const code = error instanceof NatsError ? error.api_error?.err_code : undefined;
+      if (code === undefined || !NOT_FOUND.includes(code)) throw error;
+      missing.push(what);
+    }
+  };
+  for (const stream of needs.streams)
+    await exists(`stream ${ns.stream(stream)}`, () => jsm.streams.info(ns.stream(stream)));
+  for (const bucket of needs.buckets)
+    await exists(`KV bucket ${ns.bucket(bucket)}`, () =>
+      jsm.streams.info(`KV_${ns.bucket(bucket)}`),
+    );
+  for (const { stream, durable } of needs.consumers)
+    if (!missing.includes(`stream ${ns.stream(stream)}`))
+      await exists(`durable consumer ${durable} on ${ns.stream(stream)}`, () =>
+        jsm.consumers.info(ns.stream(stream), durable),
+      );
+  return missing;
+}
