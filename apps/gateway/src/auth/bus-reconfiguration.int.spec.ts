@@ -6,6 +6,7 @@ import {
   trafficSubject,
 } from '@rollout/contracts';
 import {
+  ASSERTION_IDS_KV,
   DEAD_LETTER_STREAM,
   INSPECTION_RESULTS_STREAM,
   INSPECTION_STREAM,
@@ -29,6 +30,8 @@ beforeAll(startBusSystem, 90_000);
 afterAll(stopBusSystem);
 
 const STATE_STREAM = `KV_${EXPERIMENT_STATE_BUCKET}`;
+/** The replay check's bucket: every verifying service writes keys, none may read, purge or delete. */
+const ASSERTION_STREAM = `KV_${ASSERTION_IDS_KV.bucket}`;
 const STREAMS = [
   TRAFFIC_STREAM,
   PREVIEW_LOGS_STREAM,
@@ -37,6 +40,7 @@ const STREAMS = [
   STATE_STREAM,
   INSPECTION_STREAM,
   INSPECTION_RESULTS_STREAM,
+  ASSERTION_STREAM,
 ];
 /** The streams each credential reads, on which it may have consumers of its own. */
 const READS: Record<string, string[]> = {
@@ -140,6 +144,18 @@ function attacks(user: string): { what: string; subject: string; body: unknown }
       })),
     );
   }
+  list.push(
+    {
+      what: `read an assertion id of ${ASSERTION_STREAM}`,
+      subject: `$JS.API.STREAM.MSG.GET.${ASSERTION_STREAM}`,
+      body: { seq: 1 },
+    },
+    {
+      what: `read an assertion id of ${ASSERTION_STREAM} directly`,
+      subject: `$JS.API.DIRECT.GET.${ASSERTION_STREAM}`,
+      body: { seq: 1 },
+    },
+  );
   list.push({
     what: 'a new stream capturing every subject',
     subject: '$JS.API.STREAM.CREATE.CAPTURE',
