@@ -1210,6 +1210,8 @@ async function main() {
       const runs: { processes: number; evaluated: number; exact: boolean }[] = [];
       for (const processes of [1, 2]) {
         await jsm.consumers.delete(stream, 'evaluator').catch(() => undefined);
+        // The evaluator creates no consumer: the provisioning step declares it again, from the first message.
+        await provisionFromEnv(evaluatorEnv);
         const schema = uniqueName('bench_');
         passSchemas.push(schema);
         const measured = await drain(schema, last, EVENTS, {
