@@ -14,10 +14,10 @@ export const configSchema = z
     /**
      * Most traffic messages evaluated and counted in one Postgres transaction. A transaction's
      * rows grow with the distinct flows and rule transitions it carries, which saturate: larger
-     * batches write fewer rows per event (traffic.v1 batches are bounded by EVALUATOR_BATCH_BYTES
-     * first, near 2,000 messages of 250 bytes).
+     * batches write fewer rows per event, but the pull buffers twice this many messages, which
+     * for traffic.v2alpha batches of events is what bounds the evaluator's memory.
      */
-    EVALUATOR_BATCH_SIZE: positiveInt(2_000).pipe(z.number().max(10_000, 'must be at most 10000')),
+    EVALUATOR_BATCH_SIZE: positiveInt(1_000).pipe(z.number().max(10_000, 'must be at most 10000')),
     /** Most traffic payload bytes in one batch (a traffic.v2alpha message holds many events): bounds what one batch decodes at once. */
     EVALUATOR_BATCH_BYTES: positiveInt(512 * 1024).pipe(
       z.number().max(64 * 1024 * 1024, 'must be at most 67108864'),
