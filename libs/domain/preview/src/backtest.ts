@@ -8,7 +8,8 @@ import {
   previewLogSubject,
 } from '@rollout/contracts';
 import { analyzeExperiment, type CompiledPolicy } from '@rollout/domain/firewall';
-import type { ConfigurationBatch, FlowTally } from './evaluation';
+import type { FlowTally } from './flows';
+import type { ConfigurationBatch } from './view-tally';
 import { parseExperimentName } from './names';
 import { recordKeys } from './records';
 import type { HeldVersions, PolicyView } from './state';

@@ -1,7 +1,8 @@
 import type { FirewallRule, TrafficEvent } from '@rollout/contracts';
 import { compilePolicy, parseConnection } from '@rollout/domain/firewall';
 import { BacktestTally, backtestView, displayAddress } from './backtest';
-import { TrafficToEvaluate, evaluateBatch } from './evaluation';
+import { evaluateBatch } from './evaluation';
+import type { TrafficToEvaluate } from './view-tally';
 import type { HeldVersions } from './state';
 
 const NAME = 'projects/acme/locations/global/firewallPolicies/web/experiments/block';

@@ -1,14 +1,9 @@
 import type { FirewallRule, TrafficEvent } from '@rollout/contracts';
 import { compilePolicy, parseConnection } from '@rollout/domain/firewall';
-import {
-  ConfigurationBatch,
-  RefusedTraffic,
-  TrafficMessage,
-  TrafficToEvaluate,
-  addressText,
-  evaluateBatch,
-  evaluatorOf,
-} from './evaluation';
+import { TrafficMessage, RefusedTraffic, evaluateBatch } from './evaluation';
+import { addressText } from './flows';
+import { evaluatorOf } from './outcome';
+import { ConfigurationBatch, TrafficToEvaluate } from './view-tally';
 import { recordKeys } from './records';
 import type { ActiveExperiment, PolicyView } from './state';
 

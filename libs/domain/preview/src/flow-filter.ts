@@ -1,6 +1,6 @@
 import type { PreviewTransition } from '@rollout/contracts';
 import { parseProtocol, parseRange } from '@rollout/domain/firewall';
-import { addressText, protocolName } from './evaluation';
+import { addressText, protocolName } from './flows';
 import { IMPLIED_PRIORITY } from './totals';
 
 /**

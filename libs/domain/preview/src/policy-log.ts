@@ -6,7 +6,7 @@ import {
   type TrafficEvent,
 } from '@rollout/contracts';
 import { createHash } from 'node:crypto';
-import type { Outcome } from './evaluation';
+import type { Outcome } from './outcome';
 import { connectionOf } from './records';
 import type { PolicyView } from './state';
 

@@ -1,0 +1,66 @@
+import type { PreviewFlowSample, PreviewVerdict } from '@rollout/contracts';
+import { NO_PORT, type ParsedConnection } from '@rollout/domain/firewall';
+
+/** Flows: connections without their source port, keyed and written as the store and the report do. */
+
+/** Changed decisions of one flow: the connection without its source port, and both deciding rules. */
+export interface FlowTally extends FlowConnection {
+  live: PreviewVerdict;
+  experiment: PreviewVerdict;
+  count: number;
+  firstMs: number;
+  lastMs: number;
+  /** The first events of the flow, at most PREVIEW_FLOW_SAMPLES. */
+  samples: PreviewFlowSample[];
+}
+
+/** A connection without its source port, as flows write it (canonical addresses, protocol names). */
+export interface FlowConnection {
+  direction: 'INGRESS' | 'EGRESS';
+  /** Canonical text (dotted quad, or eight hex groups). */
+  srcIp: string;
+  destIp: string;
+  /** The protocol's name, or its number for protocols without one. */
+  protocol: string;
+  destPort?: number;
+}
+
+/**
+ * A connection without its source port, as parsed: two connections with equal keys are one flow
+ * (a flow's key adds both deciding rules), so any spelling of one address is one key.
+ */
+export const connectionKey = (c: ParsedConnection) =>
+  `${c.direction}|${c.srcFamily}:${c.s0}:${c.s1}:${c.s2}:${c.s3}|${c.destFamily}:${c.d0}:${c.d1}:${c.d2}:${c.d3}|${c.protocol}|${c.portKey}`;
+
+/** A connection without its source port, as flows write it (canonical addresses, protocol names). */
+export function flowConnection(c: ParsedConnection): FlowConnection {
+  return {
+    direction: c.direction,
+    srcIp: addressText(c.srcFamily, c.s0, c.s1, c.s2, c.s3),
+    destIp: addressText(c.destFamily, c.d0, c.d1, c.d2, c.d3),
+    protocol: protocolName(c.protocol),
+    ...(c.portKey === NO_PORT ? {} : { destPort: c.portKey }),
+  };
+}
+
+/** IANA numbers of the protocols with names in traffic.v1, so `6` and `tcp` are one protocol. */
+const PROTOCOL_NAMES: Record<number, string> = {
+  6: 'tcp',
+  17: 'udp',
+  132: 'sctp',
+  1: 'icmp',
+  58: 'icmpv6',
+  50: 'esp',
+  51: 'ah',
+};
+
+export const protocolName = (protocol: number): string =>
+  PROTOCOL_NAMES[protocol] ?? String(protocol);
+
+/** An address as canonical text: a dotted quad, or eight hex groups (unabbreviated; Postgres reads both). */
+export function addressText(family: 4 | 6, w0: number, w1: number, w2: number, w3: number): string {
+  if (family === 4) return `${w0 >>> 24}.${(w0 >>> 16) & 255}.${(w0 >>> 8) & 255}.${w0 & 255}`;
+  return [w0, w1, w2, w3]
+    .map((w) => `${((w >>> 16) & 0xffff).toString(16)}:${(w & 0xffff).toString(16)}`)
+    .join(':');
+}

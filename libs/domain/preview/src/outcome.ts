@@ -1,0 +1,98 @@
+import type { PreviewVerdict } from '@rollout/contracts';
+import type { ParsedConnection } from '@rollout/domain/firewall';
+import type { PolicyView } from './state';
+
+/**
+ * What every configuration of one policy view decided for a connection: the live verdict, then
+ * one per `view.active`, in that order. Interned per view (one object per distinct list of
+ * verdicts: the engine hands out one verdict object per rule), so tallies key on it by identity.
+ */
+export class Outcome {
+  /** Bit i set when `view.active[i]` denies (the cohort's disagreement mask). */
+  readonly denyMask: number;
+  /** Some experiment decides otherwise than live: a changed flow of that configuration. */
+  readonly changes: boolean;
+  /** Two experiments decide differently: a disagreement within the cohort. */
+  readonly split: boolean;
+  /** Encodings of this outcome, cached by their writers (the preview log). */
+  readonly encoded = new Map<string, string>();
+
+  constructor(
+    /** Numbers the outcomes of one view, in order of appearance. */
+    readonly id: number,
+    readonly live: PreviewVerdict,
+    readonly experiments: readonly PreviewVerdict[],
+  ) {
+    let mask = 0;
+    let changes = false;
+    for (let i = 0; i < experiments.length; i++) {
+      if (experiments[i].action === 'deny' && i < MASK_BITS) mask |= 1 << i;
+      if (experiments[i].action !== live.action) changes = true;
+    }
+    this.denyMask = mask;
+    this.changes = changes;
+    this.split = experiments.some((e) => e.action !== experiments[0].action);
+  }
+}
+
+/** Experiments a disagreement mask covers: AIP-236 allows 10 per policy, a 31-bit mask plenty. */
+export const MASK_BITS = 31;
+
+interface OutcomeNode {
+  next?: Map<PreviewVerdict, OutcomeNode>;
+  outcome?: Outcome;
+}
+
+/** Distinct outcomes a view keeps interned before it starts over (old outcomes stay valid). */
+const MAX_OUTCOMES = 100_000;
+
+/**
+ * Evaluates connections against the live policy and every ACTIVE experiment of one view in one
+ * call. The verdicts go to a reused scratch array, and a trie of the verdict objects finds the
+ * interned outcome: no allocation for an outcome seen before.
+ */
+export class ViewEvaluator {
+  private root: OutcomeNode = {};
+  private outcomes = 0;
+  private readonly scratch: PreviewVerdict[];
+
+  constructor(readonly view: PolicyView) {
+    this.scratch = new Array<PreviewVerdict>(view.active.length);
+  }
+
+  evaluate(connection: ParsedConnection): Outcome {
+    const { active, live } = this.view;
+    const liveVerdict = live.evaluateParsed(connection);
+    let node = this.child(this.root, liveVerdict);
+    for (let i = 0; i < active.length; i++) {
+      const verdict = active[i].policy.evaluateParsed(connection);
+      this.scratch[i] = verdict;
+      node = this.child(node, verdict);
+    }
+    if (!node.outcome) {
+      if (this.outcomes >= MAX_OUTCOMES) {
+        this.root = {};
+        this.outcomes = 0;
+        return this.evaluate(connection);
+      }
+      node.outcome = new Outcome(this.outcomes++, liveVerdict, [...this.scratch]);
+    }
+    return node.outcome;
+  }
+
+  private child(node: OutcomeNode, verdict: PreviewVerdict): OutcomeNode {
+    node.next ??= new Map();
+    let next = node.next.get(verdict);
+    if (!next) node.next.set(verdict, (next = {}));
+    return next;
+  }
+}
+
+const evaluators = new WeakMap<PolicyView, ViewEvaluator>();
+
+/** The evaluator of a view (views are replaced, never mutated, so one per view lives as long as it). */
+export function evaluatorOf(view: PolicyView): ViewEvaluator {
+  let evaluator = evaluators.get(view);
+  if (!evaluator) evaluators.set(view, (evaluator = new ViewEvaluator(view)));
+  return evaluator;
+}

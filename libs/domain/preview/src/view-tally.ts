@@ -1,0 +1,212 @@
+import type { PreviewFlowSample, TrafficEvent } from '@rollout/contracts';
+import { PREVIEW_FLOW_SAMPLES } from '@rollout/contracts';
+import type { ParsedConnection } from '@rollout/domain/firewall';
+import { FlowConnection, FlowTally, connectionKey, flowConnection } from './flows';
+import { Outcome, ViewEvaluator, evaluatorOf } from './outcome';
+import type { ActiveExperiment, PolicyView } from './state';
+import { ConfigurationTotals, MINUTE_MS } from './totals';
+
+/**
+ * What a batch adds, per configuration and per cohort, and how one view's events are tallied
+ * on the way: by outcome and minute, and by distinct connection only where an outcome changes or
+ * splits something, then spread over the view's configurations.
+ */
+
+/** One traffic event, parsed and ready to evaluate. */
+export interface TrafficToEvaluate {
+  event: TrafficEvent;
+  connection: ParsedConnection;
+  /** The event time in ms since the epoch. */
+  timeMs: number;
+}
+
+/** What some evaluations add to one configuration (experiment etag × live policy etag). */
+export class ConfigurationBatch {
+  readonly totals = new ConfigurationTotals();
+  /** Changed decisions by flow key (the connection key and both deciding rules). */
+  readonly flows = new Map<string, FlowTally>();
+  /** Events evaluated from messages JetStream delivered more than once (a crash, a timeout, a replica gone). */
+  redelivered = 0;
+  /** Messages of this configuration's policy dead-lettered while it was ACTIVE, by reason. */
+  readonly deadLettered = new Map<string, number>();
+
+  constructor(readonly target: ActiveExperiment) {}
+}
+
+/**
+ * What a batch adds to the disagreement of the experiments ACTIVE together on one policy view
+ * (two or more): events and distinct connections by outcome mask (bit i: `active[i]` denies),
+ * only where the experiments do not all agree. A pair's disagreement is read from these: the
+ * events whose masks differ in the pair's two bits.
+ */
+export interface CohortBatch {
+  /** The configurations, in mask bit order. */
+  readonly targets: readonly ActiveExperiment[];
+  /** Events by mask. */
+  readonly masks: Map<number, number>;
+  /** By connection key and mask. */
+  readonly flows: Map<string, CohortFlow>;
+}
+
+export interface CohortFlow extends FlowConnection {
+  mask: number;
+  count: number;
+}
+
+/** The events of one view in a batch, in order, with their outcomes: what its preview log holds. */
+export interface ViewLog {
+  readonly view: PolicyView;
+  readonly events: TrafficEvent[];
+  readonly outcomes: Outcome[];
+}
+
+/** Events of one outcome in one minute. */
+interface MinuteTally {
+  minuteMs: number;
+  /** The time of one of them (the totals' first and last event times are widened to it). */
+  atMs: number;
+  count: number;
+}
+
+/** Events of one outcome in a batch. */
+interface OutcomeTally {
+  count: number;
+  firstMs: number;
+  lastMs: number;
+  /** By minute; a batch rarely spans more than two. */
+  minutes: MinuteTally[];
+}
+
+/** Events of one connection (without source port) and outcome in a batch. */
+interface ConnectionTally {
+  key: string;
+  connection: ParsedConnection;
+  outcome: Outcome;
+  count: number;
+  firstMs: number;
+  lastMs: number;
+  samples: PreviewFlowSample[];
+}
+
+/** One view's part of a batch. */
+export class ViewTally implements ViewLog {
+  readonly events: TrafficEvent[] = [];
+  readonly outcomes: Outcome[] = [];
+  readonly evaluator: ViewEvaluator;
+  private readonly byOutcome = new Map<Outcome, OutcomeTally>();
+  /** Only connections whose outcome changes or splits something: flows and disagreement. */
+  private readonly connections = new Map<string, ConnectionTally>();
+  private redelivered = 0;
+
+  constructor(readonly view: PolicyView) {
+    this.evaluator = evaluatorOf(view);
+  }
+
+  add(traffic: TrafficToEvaluate, outcome: Outcome, redelivered: boolean): void {
+    const { timeMs, event } = traffic;
+    this.events.push(event);
+    this.outcomes.push(outcome);
+    if (redelivered) this.redelivered++;
+    let tally = this.byOutcome.get(outcome);
+    if (!tally) {
+      tally = { count: 0, firstMs: timeMs, lastMs: timeMs, minutes: [] };
+      this.byOutcome.set(outcome, tally);
+    }
+    tally.count++;
+    if (timeMs < tally.firstMs) tally.firstMs = timeMs;
+    if (timeMs > tally.lastMs) tally.lastMs = timeMs;
+    const minuteMs = timeMs - (timeMs % MINUTE_MS);
+    let minute = tally.minutes.find((m) => m.minuteMs === minuteMs);
+    if (!minute) tally.minutes.push((minute = { minuteMs, atMs: timeMs, count: 0 }));
+    minute.count++;
+    if (!outcome.changes && !outcome.split) return;
+    const key = `${connectionKey(traffic.connection)}|${outcome.id}`;
+    let connection = this.connections.get(key);
+    if (!connection) {
+      connection = {
+        key,
+        connection: traffic.connection,
+        outcome,
+        count: 0,
+        firstMs: timeMs,
+        lastMs: timeMs,
+        samples: [],
+      };
+      this.connections.set(key, connection);
+    }
+    connection.count++;
+    if (timeMs < connection.firstMs) connection.firstMs = timeMs;
+    if (timeMs > connection.lastMs) connection.lastMs = timeMs;
+    if (connection.samples.length < PREVIEW_FLOW_SAMPLES) {
+      connection.samples.push({
+        trafficEventId: event.id,
+        eventTime: event.time,
+        ...(event.srcPort === undefined ? {} : { srcPort: event.srcPort }),
+      });
+    }
+  }
+
+  /** Adds this view's tallies to each ACTIVE configuration's batch. */
+  spread(batchOf: (target: ActiveExperiment) => ConfigurationBatch): void {
+    const { active } = this.view;
+    for (let i = 0; i < active.length; i++) {
+      const batch = batchOf(active[i]);
+      batch.redelivered += this.redelivered;
+      for (const [outcome, tally] of this.byOutcome) {
+        const experiment = outcome.experiments[i];
+        for (const minute of tally.minutes)
+          batch.totals.add(outcome.live, experiment, minute.atMs, minute.count);
+        batch.totals.span(tally.firstMs, tally.lastMs);
+      }
+      for (const tally of this.connections.values()) {
+        const { outcome } = tally;
+        const experiment = outcome.experiments[i];
+        if (experiment.action === outcome.live.action) continue;
+        const key = `${tally.key.slice(0, tally.key.lastIndexOf('|'))}|${outcome.live.rulePriority}|${experiment.rulePriority}`;
+        const flow = batch.flows.get(key);
+        if (!flow) {
+          batch.flows.set(key, {
+            ...flowConnection(tally.connection),
+            live: outcome.live,
+            experiment,
+            count: tally.count,
+            firstMs: tally.firstMs,
+            lastMs: tally.lastMs,
+            samples: [...tally.samples],
+          });
+          continue;
+        }
+        flow.count += tally.count;
+        if (tally.firstMs < flow.firstMs) flow.firstMs = tally.firstMs;
+        if (tally.lastMs > flow.lastMs) flow.lastMs = tally.lastMs;
+        for (const sample of tally.samples)
+          if (flow.samples.length < PREVIEW_FLOW_SAMPLES) flow.samples.push(sample);
+      }
+    }
+  }
+
+  /** The cohort's disagreement, with two or more ACTIVE experiments. */
+  cohort(): CohortBatch | undefined {
+    if (this.view.active.length < 2) return undefined;
+    const masks = new Map<number, number>();
+    for (const [outcome, tally] of this.byOutcome)
+      if (outcome.split)
+        masks.set(outcome.denyMask, (masks.get(outcome.denyMask) ?? 0) + tally.count);
+    if (masks.size === 0) return undefined;
+    const flows = new Map<string, CohortFlow>();
+    for (const tally of this.connections.values()) {
+      const { outcome } = tally;
+      if (!outcome.split) continue;
+      const key = `${tally.key.slice(0, tally.key.lastIndexOf('|'))}|${outcome.denyMask}`;
+      const flow = flows.get(key);
+      if (flow) flow.count += tally.count;
+      else
+        flows.set(key, {
+          ...flowConnection(tally.connection),
+          mask: outcome.denyMask,
+          count: tally.count,
+        });
+    }
+    return { targets: this.view.active, masks, flows };
+  }
+}
