@@ -3,7 +3,8 @@ import { TEST_POSTGRES_URL, uniqueName } from '@rollout/testing/kit';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { Answerer, CommandHandler } from './command-handler';
-import { ClaimedWrite, EventStore } from './event-store';
+import { ClaimedWrite } from './append-statement';
+import { EventStore } from './event-store';
 import { CreateEventStore1764000000000 } from './migration';
 import { StateCache } from './state-cache';
 

@@ -1,12 +1,7 @@
-import type {
-  ClaimedWrite,
-  EventMetadata,
-  EventStore,
-  EventTransaction,
-  NewEvent,
-  StreamReader,
-} from './event-store';
-import { rememberedResponse } from './event-store';
+import { ClaimedWrite, rememberedResponse } from './append-statement';
+import type { EventStore } from './event-store';
+import type { EventTransaction, StreamReader } from './event-transaction';
+import type { EventMetadata, NewEvent } from './events';
 import type { StateCache } from './state-cache';
 
 export interface CommandHandlerOptions<S extends { version: number }, E> {

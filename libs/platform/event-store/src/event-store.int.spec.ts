@@ -2,7 +2,8 @@ import { openDataSource } from '@rollout/platform/postgres';
 import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, uniqueName } from '@rollout/testing/kit';
 import { NatsConnection, StringCodec, connect, nanos } from 'nats';
 import type { DataSource } from 'typeorm';
-import { EventStore, START } from './event-store';
+import { EventStore } from './event-store';
+import { START } from './events';
 import { CreateEventStore1764000000000 } from './migration';
 import { JetStreamSink, OutboxRelay } from './outbox-relay';
 

@@ -1,3 +1,9 @@
+export type { Cursor, EventMetadata, NewEvent, StoredEvent } from './events';
+export { START, concurrencyConflict } from './events';
+export type { ClaimedWrite } from './append-statement';
+export { rememberedResponse } from './append-statement';
+export type { StreamReader } from './event-transaction';
+export { EventTransaction } from './event-transaction';
 export * from './event-store';
 export * from './command-handler';
 export * from './outbox-relay';

@@ -2,7 +2,8 @@ import type { JetStreamClient, JetStreamManager, MsgHdrs } from 'nats';
 import { headers as natsHeaders } from 'nats';
 import { BackgroundLoop } from '@rollout/platform/nats';
 import type { DataSource } from 'typeorm';
-import { Cursor, EventStore, START, StoredEvent } from './event-store';
+import { EventStore } from './event-store';
+import { Cursor, START, StoredEvent } from './events';
 
 export interface RelayMessage {
   subject: string;
