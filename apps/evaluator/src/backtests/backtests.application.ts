@@ -5,7 +5,12 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { BacktestOperation, BacktestRequest, StatusError } from '@rollout/contracts';
+import {
+  BacktestOperation,
+  BacktestRequest,
+  StatusError,
+  requireExperimentName,
+} from '@rollout/contracts';
 import { compilePolicy } from '@rollout/domain/firewall';
 import { NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
 import {
@@ -13,7 +18,6 @@ import {
   backtestView,
   backtestWindow,
   requestedWindow,
-  requireExperimentName,
   trafficKey,
 } from '@rollout/domain/preview';
 import { NatsConnection } from 'nats';

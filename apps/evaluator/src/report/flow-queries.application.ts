@@ -8,6 +8,7 @@ import {
   PREVIEW_LOGS_MAX_PAGE_SIZE,
   PreviewLogRecord,
   StatusError,
+  requireExperimentName,
 } from '@rollout/contracts';
 import {
   Cursor,
@@ -16,7 +17,6 @@ import {
   encodePageToken,
   flowSampleRecord,
   parseFlowFilter,
-  requireExperimentName,
 } from '@rollout/domain/preview';
 import { FlowCursor, FlowsRepository } from './flows.repository';
 

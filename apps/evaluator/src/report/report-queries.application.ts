@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { ExperimentAnalysis, GetPreviewReportRequest, PreviewReport } from '@rollout/contracts';
-import { analyzeExperiment } from '@rollout/domain/firewall';
 import {
-  HeldVersions,
-  buildReport,
-  reportReading,
+  ExperimentAnalysis,
+  GetPreviewReportRequest,
+  PreviewReport,
   requireExperimentName,
-} from '@rollout/domain/preview';
+} from '@rollout/contracts';
+import { analyzeExperiment } from '@rollout/domain/firewall';
+import { HeldVersions, buildReport, reportReading } from '@rollout/domain/preview';
 import { PreviewStateService } from '../state/preview-state.service';
 import { TrafficLag } from '../traffic/traffic-lag';
 import { ReportRepository } from './report.repository';

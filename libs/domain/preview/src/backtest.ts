@@ -4,13 +4,13 @@ import {
   type PreviewConfigurationReport,
   type PreviewFlow,
   type PreviewReport,
+  parseExperimentName,
   policyPreviewLogSubject,
   previewLogSubject,
 } from '@rollout/contracts';
 import { analyzeExperiment, type CompiledPolicy } from '@rollout/domain/firewall';
 import type { FlowTally } from './flows';
 import type { ConfigurationBatch } from './view-tally';
-import { parseExperimentName } from './names';
 import { recordKeys } from './records';
 import type { HeldVersions, PolicyView } from './state';
 import { coverageOf } from './coverage';

@@ -1,4 +1,4 @@
-export * from './names';
+export * from './traffic-key';
 export * from './state';
 export * from './records';
 export * from './totals';

@@ -1,20 +1,18 @@
 import {
   ExperimentEvent,
+  ExperimentName,
   FirewallPolicy,
   FirewallPolicyExperiment,
   FirewallRule,
   PolicyEvent,
+  PolicyName,
+  parseExperimentName,
+  parsePolicyName,
   policyPreviewLogSubject,
   previewLogSubject,
 } from '@rollout/contracts';
 import { CompiledPolicy, compilePolicy } from '@rollout/domain/firewall';
-import {
-  ExperimentName,
-  PolicyName,
-  parseExperimentName,
-  parsePolicyName,
-  trafficKey,
-} from './names';
+import { trafficKey } from './traffic-key';
 import { RecordKeys, recordKeys } from './records';
 
 /** An experiment being previewed, compiled and ready to evaluate, against one live policy version. */

@@ -1,0 +1,110 @@
+import { StatusError } from '../../status';
+
+/**
+ * The resource names of experiment.v1, parsed and formatted in one place: every service, tool
+ * and domain reads and writes `projects/{project}/locations/{location}/firewallPolicies/
+ * {firewallPolicy}[/experiments/{experiment}]` through this module.
+ */
+
+/** An AIP-122 resource id. */
+export const RESOURCE_ID = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const ID = '[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const PARENT = new RegExp(`^projects/(${ID})/locations/(${ID})$`);
+const POLICY = new RegExp(`^projects/(${ID})/locations/(${ID})/firewallPolicies/(${ID})$`);
+const EXPERIMENT = new RegExp(
+  `^(projects/(${ID})/locations/(${ID})/firewallPolicies/(${ID}))/experiments/(${ID})$`,
+);
+
+export interface ParentName {
+  project: string;
+  location: string;
+}
+export interface PolicyName extends ParentName {
+  name: string;
+  policy: string;
+}
+export interface ExperimentName extends PolicyName {
+  /** The live policy's name. */
+  policyName: string;
+  experiment: string;
+}
+
+export const formatParent = ({ project, location }: ParentName) =>
+  `projects/${project}/locations/${location}`;
+export const formatPolicyName = (ref: ParentName & { policy: string }) =>
+  `${formatParent(ref)}/firewallPolicies/${ref.policy}`;
+export const formatExperimentName = (ref: ParentName & { policy: string; experiment: string }) =>
+  `${formatPolicyName(ref)}/experiments/${ref.experiment}`;
+
+export function parseParent(name: unknown): ParentName | undefined {
+  const m = typeof name === 'string' ? PARENT.exec(name) : null;
+  return m ? { project: m[1], location: m[2] } : undefined;
+}
+
+export function parsePolicyName(name: unknown): PolicyName | undefined {
+  const m = typeof name === 'string' ? POLICY.exec(name) : null;
+  return m ? { name: m[0], project: m[1], location: m[2], policy: m[3] } : undefined;
+}
+
+export function parseExperimentName(name: unknown): ExperimentName | undefined {
+  const m = typeof name === 'string' ? EXPERIMENT.exec(name) : null;
+  return m
+    ? {
+        name: m[0],
+        policyName: m[1],
+        project: m[2],
+        location: m[3],
+        policy: m[4],
+        experiment: m[5],
+      }
+    : undefined;
+}
+
+const PATTERNS = {
+  parent: 'projects/{project}/locations/{location}',
+  policy: 'projects/{project}/locations/{location}/firewallPolicies/{firewallPolicy}',
+  experiment:
+    'projects/{project}/locations/{location}/firewallPolicies/{firewallPolicy}/experiments/{experiment}',
+};
+
+function invalidName(kind: keyof typeof PATTERNS, field: string, value: unknown): StatusError {
+  return StatusError.invalidArgument(
+    `${field} "${String(value ?? '').slice(0, 200)}" is not a valid ${kind === 'parent' ? 'parent' : `${kind} name`}.`,
+    [
+      {
+        field,
+        description: `must be ${PATTERNS[kind]}, each id matching ${RESOURCE_ID.source} (AIP-122)`,
+      },
+    ],
+  );
+}
+
+/** The parts of a request's parent, or INVALID_ARGUMENT naming the request's `field`. */
+export function requireParent(name: unknown, field = 'parent'): ParentName {
+  const parsed = parseParent(name);
+  if (!parsed) throw invalidName('parent', field, name);
+  return parsed;
+}
+
+/** The parts of a request's policy name, or INVALID_ARGUMENT naming the request's `field`. */
+export function requirePolicyName(name: unknown, field = 'name'): PolicyName {
+  const parsed = parsePolicyName(name);
+  if (!parsed) throw invalidName('policy', field, name);
+  return parsed;
+}
+
+/** The parts of a request's experiment name, or INVALID_ARGUMENT naming the request's `field`. */
+export function requireExperimentName(name: unknown, field = 'name'): ExperimentName {
+  const parsed = parseExperimentName(name);
+  if (!parsed) throw invalidName('experiment', field, name);
+  return parsed;
+}
+
+/** A request's resource id, or INVALID_ARGUMENT naming the request's `field`. */
+export function requireResourceId(field: string, id: unknown): string {
+  if (typeof id === 'string' && RESOURCE_ID.test(id)) return id;
+  throw StatusError.invalidArgument(
+    `${field} "${String(id ?? '').slice(0, 200)}" is not a valid resource id.`,
+    [{ field, description: `must match ${RESOURCE_ID.source} (AIP-122)` }],
+  );
+}

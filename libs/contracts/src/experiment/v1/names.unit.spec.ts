@@ -1,0 +1,80 @@
+import { StatusError } from '../../status';
+import {
+  formatExperimentName,
+  parseExperimentName,
+  parsePolicyName,
+  requireExperimentName,
+  requireParent,
+  requireResourceId,
+} from './names';
+
+describe('requireExperimentName', () => {
+  const name = 'projects/acme/locations/global/firewallPolicies/web/experiments/lock';
+
+  it('gives the parts of an experiment name', () => {
+    expect(requireExperimentName(name, 'name')).toEqual({
+      name,
+      policyName: 'projects/acme/locations/global/firewallPolicies/web',
+      project: 'acme',
+      location: 'global',
+      policy: 'web',
+      experiment: 'lock',
+    });
+  });
+
+  it("refuses anything else as INVALID_ARGUMENT on the request's field", () => {
+    for (const bad of [
+      undefined,
+      42,
+      'projects/acme/locations/global/firewallPolicies/web',
+      `${name}/x`,
+    ]) {
+      let thrown: unknown;
+      try {
+        requireExperimentName(bad, 'parent');
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(StatusError);
+      expect((thrown as StatusError).toStatus()).toMatchObject({
+        status: 'INVALID_ARGUMENT',
+        details: [
+          expect.objectContaining({
+            fieldViolations: [expect.objectContaining({ field: 'parent' })],
+          }),
+        ],
+      });
+    }
+  });
+});
+
+describe('resource names', () => {
+  it('formats what it parses', () => {
+    const parts = { project: 'acme', location: 'global', policy: 'web', experiment: 'lock' };
+    const name = formatExperimentName(parts);
+    expect(name).toBe('projects/acme/locations/global/firewallPolicies/web/experiments/lock');
+    expect(parseExperimentName(name)).toMatchObject(parts);
+    expect(parsePolicyName(parseExperimentName(name)?.policyName)).toMatchObject({
+      project: 'acme',
+      policy: 'web',
+    });
+  });
+
+  it('gives undefined, not an error, for a name that is not one (AIP-122 ids only)', () => {
+    for (const bad of [undefined, 7, '', 'projects/Acme/locations/global/firewallPolicies/web'])
+      expect(parsePolicyName(bad)).toBeUndefined();
+    expect(
+      parsePolicyName(`projects/acme/locations/global/firewallPolicies/${'a'.repeat(64)}`),
+    ).toBeUndefined();
+  });
+
+  it('names the field and the expected form when a request holds no valid parent or id', () => {
+    expect(() => requireParent('projects/acme', 'parent')).toThrow(
+      'parent "projects/acme" is not a valid parent.',
+    );
+    expect(() => requireResourceId('experimentId', 'Bad_Id')).toThrow(
+      'experimentId "Bad_Id" is not a valid resource id.',
+    );
+    expect(requireResourceId('experimentId', 'good-id')).toBe('good-id');
+  });
+});
