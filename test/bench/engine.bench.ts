@@ -21,7 +21,7 @@ import {
   ParsedAddress,
   parseAddress,
   parseConnection,
-  PROTOCOL_NUMBERS,
+  RULE_PROTOCOL_NUMBERS,
   Verdict,
 } from '@rollout/domain/firewall';
 import { Rng, prng } from '@rollout/testing/kit';
@@ -237,7 +237,7 @@ export function generateTraffic(r: Rng, rules: FirewallRule[]): Connection[] {
         ? 'tcp'
         : r.chance(0.5)
           ? config.ipProtocol
-          : Number(PROTOCOL_NUMBERS[config.ipProtocol] ?? config.ipProtocol);
+          : Number(RULE_PROTOCOL_NUMBERS[config.ipProtocol] ?? config.ipProtocol);
     let destPort: number | undefined = randomPort(r);
     if (config?.ports?.length) {
       const [low, high = low] = r.pick(config.ports).split('-').map(Number);
@@ -320,7 +320,9 @@ function compileScan(rules: FirewallRule[]) {
         dest: (r.match.destIpRanges ?? []).map(toScanRange),
         l4: (r.match.layer4Configs ?? []).map((c) => ({
           protocol:
-            c.ipProtocol === 'all' ? -1 : Number(PROTOCOL_NUMBERS[c.ipProtocol] ?? c.ipProtocol),
+            c.ipProtocol === 'all'
+              ? -1
+              : Number(RULE_PROTOCOL_NUMBERS[c.ipProtocol] ?? c.ipProtocol),
           ports: (c.ports ?? []).map((p) => {
             const [low, high = low] = p.split('-').map(Number);
             return [low, high] as [number, number];

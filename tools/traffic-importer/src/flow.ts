@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { TrafficProtocol } from '@rollout/contracts';
+import { type TrafficProtocol, protocolNameOf } from '@rollout/contracts';
 
 /** One connection as a flow log describes it, before it becomes a traffic.v1 event. */
 export interface FlowRecord {
@@ -52,20 +52,10 @@ export function guarded(parse: () => LineResult): LineResult {
   }
 }
 
-const PROTOCOL_NAMES: Record<number, TrafficProtocol> = {
-  1: 'icmp',
-  6: 'tcp',
-  17: 'udp',
-  50: 'esp',
-  51: 'ah',
-  58: 'icmpv6',
-  132: 'sctp',
-};
-
 /** The traffic.v1 protocol of an IANA protocol number (a name where traffic.v1 has one). */
 export function protocolOfNumber(value: unknown, field = 'protocol'): TrafficProtocol {
   const number = integer(value, field, 0, 255, 'bad_protocol');
-  return PROTOCOL_NAMES[number] ?? number;
+  return protocolNameOf(number) ?? number;
 }
 
 /** Ports mean something for these protocols only; ICMP logs put type and code there. */

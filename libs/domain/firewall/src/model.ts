@@ -13,6 +13,7 @@ export type {
   RuleAction,
   RuleMatch,
 } from '@rollout/contracts';
+import { PROTOCOL_NUMBERS } from '@rollout/contracts';
 
 export const MIN_PRIORITY = 0;
 export const MAX_PRIORITY = 65535;
@@ -39,15 +40,9 @@ export const PORTED_PROTOCOLS: ReadonlySet<string> = new Set([
   '132',
 ]);
 
-/** IANA protocol numbers of the named protocols (`all` matches every protocol). */
-export const PROTOCOL_NUMBERS: Readonly<Record<string, number | 'all'>> = {
-  icmp: 1,
-  tcp: 6,
-  udp: 17,
-  esp: 50,
-  ah: 51,
-  icmpv6: 58,
-  sctp: 132,
+/** A rule's protocol names: the IANA numbers of the named protocols, and `all` for every protocol. */
+export const RULE_PROTOCOL_NUMBERS: Readonly<Record<string, number | 'all'>> = {
+  ...PROTOCOL_NUMBERS,
   all: 'all',
 };
 

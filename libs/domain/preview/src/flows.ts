@@ -1,4 +1,4 @@
-import type { PreviewFlowSample, PreviewVerdict } from '@rollout/contracts';
+import { type PreviewFlowSample, type PreviewVerdict, protocolNameOf } from '@rollout/contracts';
 import { NO_PORT, type ParsedConnection } from '@rollout/domain/firewall';
 
 /** Flows: connections without their source port, keyed and written as the store and the report do. */
@@ -43,19 +43,9 @@ export function flowConnection(c: ParsedConnection): FlowConnection {
   };
 }
 
-/** IANA numbers of the protocols with names in traffic.v1, so `6` and `tcp` are one protocol. */
-const PROTOCOL_NAMES: Record<number, string> = {
-  6: 'tcp',
-  17: 'udp',
-  132: 'sctp',
-  1: 'icmp',
-  58: 'icmpv6',
-  50: 'esp',
-  51: 'ah',
-};
-
+/** A protocol number as text: its traffic.v1 name where it has one, else the number. */
 export const protocolName = (protocol: number): string =>
-  PROTOCOL_NAMES[protocol] ?? String(protocol);
+  protocolNameOf(protocol) ?? String(protocol);
 
 /** An address as canonical text: a dotted quad, or eight hex groups (unabbreviated; Postgres reads both). */
 export function addressText(family: 4 | 6, w0: number, w1: number, w2: number, w3: number): string {

@@ -51,7 +51,25 @@ export const TRAFFIC_STREAM_LIMITS = {
 
 /** The named protocols; any other is given by its IP protocol number, 0-255. */
 export const TRAFFIC_PROTOCOLS = ['tcp', 'udp', 'icmp', 'icmpv6', 'sctp', 'esp', 'ah'] as const;
-export type TrafficProtocol = (typeof TRAFFIC_PROTOCOLS)[number] | number;
+export type TrafficProtocolName = (typeof TRAFFIC_PROTOCOLS)[number];
+export type TrafficProtocol = TrafficProtocolName | number;
+
+/** IANA numbers of the named protocols: the one table of the services, the importer and the analysis. */
+export const PROTOCOL_NUMBERS: Readonly<Record<TrafficProtocolName, number>> = {
+  icmp: 1,
+  tcp: 6,
+  udp: 17,
+  esp: 50,
+  ah: 51,
+  icmpv6: 58,
+  sctp: 132,
+};
+const PROTOCOL_NAMES = new Map<number, TrafficProtocolName>(
+  TRAFFIC_PROTOCOLS.map((name) => [PROTOCOL_NUMBERS[name], name]),
+);
+/** The name of an IANA protocol number, where it has one (so `6` and `tcp` are one protocol). */
+export const protocolNameOf = (protocol: number): TrafficProtocolName | undefined =>
+  PROTOCOL_NAMES.get(protocol);
 
 export const TRAFFIC_EVENT_ID_MAX_LENGTH = 128;
 

@@ -5,8 +5,7 @@
  * because a rule's range list may mix them; protocol and destination port share one line
  * because a rule's ports depend on the protocol they are listed under.
  */
-import type { AnalysisLayer4, Layer4Config } from '@rollout/contracts';
-import { PROTOCOL_NUMBERS } from '../model';
+import { type AnalysisLayer4, type Layer4Config, protocolNameOf } from '@rollout/contracts';
 import { parseRange } from '../engine/address';
 import { NO_PORT } from '../engine/connection';
 import { portRange, ruleProtocol } from '../engine/tables';
@@ -191,12 +190,6 @@ export function toCidrs(intervals: readonly Interval[]): string[] {
   return out;
 }
 
-const PROTOCOL_NAMES = new Map<number, string>(
-  Object.entries(PROTOCOL_NUMBERS).flatMap(([name, n]) =>
-    typeof n === 'number' ? [[n, name] as [number, string]] : [],
-  ),
-);
-
 /** Protocol numbers as names where they have one, other numbers as runs ("18-49"); every protocol is `all`. */
 function protocolTexts(protocols: readonly number[]): string[] {
   if (protocols.length === 256) return ['all'];
@@ -209,7 +202,7 @@ function protocolTexts(protocols: readonly number[]): string[] {
     runStart = -1;
   };
   for (const p of protocols) {
-    const name = PROTOCOL_NAMES.get(p);
+    const name = protocolNameOf(p);
     if (name !== undefined || p !== previous + 1) closeRun();
     if (name !== undefined) out.push(name);
     else if (runStart < 0) runStart = p;

@@ -4,7 +4,8 @@
  * registry ids. A traffic event is parsed once and then evaluated against the live policy and
  * every experiment.
  */
-import { Direction, PROTOCOL_NUMBERS } from '../model';
+import { PROTOCOL_NUMBERS } from '@rollout/contracts';
+import { Direction } from '../model';
 import { AddressBox, parseAddressInto } from './address';
 
 // A module-local binding: an imported call may compile to a getter call (see compile.ts).
@@ -58,11 +59,8 @@ const EMPTY: readonly string[] = Object.freeze([]);
 const PROTOCOLS = new Map<string, number>();
 for (let n = 0; n <= 255; n++) PROTOCOLS.set(String(n), n);
 for (const [name, n] of Object.entries(PROTOCOL_NUMBERS)) {
-  // `all` is a rule wildcard; a connection always has one concrete protocol.
-  if (typeof n === 'number') {
-    PROTOCOLS.set(name, n);
-    PROTOCOLS.set(name.toUpperCase(), n);
-  }
+  PROTOCOLS.set(name, n);
+  PROTOCOLS.set(name.toUpperCase(), n);
 }
 
 /** The IANA number of a connection's protocol (name, number or numeric text), or undefined when unknown. */

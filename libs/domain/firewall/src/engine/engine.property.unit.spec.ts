@@ -5,7 +5,7 @@
  * that ranges overlap, nest and touch, and matches happen at every depth of the rule list.
  */
 import { isIP } from 'node:net';
-import { FirewallRule, Layer4Config, PROTOCOL_NUMBERS } from '../model';
+import { FirewallRule, Layer4Config, RULE_PROTOCOL_NUMBERS } from '../model';
 import { compilePolicy, Connection, parseConnection, Verdict } from '.';
 import { Rng, prng } from '@rollout/testing/kit';
 
@@ -55,7 +55,7 @@ function inRange(address: { family: 4 | 6; value: bigint }, range: string): bool
 }
 
 const protocolNumber = (p: string | number): number | 'all' =>
-  typeof p === 'number' ? p : p in PROTOCOL_NUMBERS ? PROTOCOL_NUMBERS[p] : Number(p);
+  typeof p === 'number' ? p : p in RULE_PROTOCOL_NUMBERS ? RULE_PROTOCOL_NUMBERS[p] : Number(p);
 
 function l4Matches(config: Layer4Config, connection: Connection): boolean {
   const ruleProtocol = protocolNumber(config.ipProtocol);

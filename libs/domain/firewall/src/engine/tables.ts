@@ -2,7 +2,7 @@
  * Compile-time construction of the engine's tables: rule ranges, ports and protocols read into
  * spans, partitions turned into lookups. Nothing here runs while evaluating.
  */
-import { PROTOCOL_NUMBERS } from '../model';
+import { RULE_PROTOCOL_NUMBERS } from '../model';
 import { parseRange } from './address';
 import { partition, setBit, Span } from './partition';
 
@@ -98,8 +98,8 @@ export function v6Lookup(
 
 /** A rule's protocol (name or number text) as its IANA number; 'all' for the wildcard; undefined when unknown. */
 export function ruleProtocol(text: string): number | 'all' | undefined {
-  const named = Object.prototype.hasOwnProperty.call(PROTOCOL_NUMBERS, text)
-    ? PROTOCOL_NUMBERS[text]
+  const named = Object.prototype.hasOwnProperty.call(RULE_PROTOCOL_NUMBERS, text)
+    ? RULE_PROTOCOL_NUMBERS[text]
     : undefined;
   if (named !== undefined) return named;
   return /^\d{1,3}$/.test(text) && Number(text) <= 255 ? Number(text) : undefined;
