@@ -51,8 +51,9 @@ export const TRAFFIC_STREAM_LIMITS = {
 
 /** The named protocols; any other is given by its IP protocol number, 0-255. */
 export const TRAFFIC_PROTOCOLS = ['tcp', 'udp', 'icmp', 'icmpv6', 'sctp', 'esp', 'ah'] as const;
-export type TrafficProtocolName = (typeof TRAFFIC_PROTOCOLS)[number];
-export type TrafficProtocol = TrafficProtocolName | number;
+export type TrafficProtocol = (typeof TRAFFIC_PROTOCOLS)[number] | number;
+/** Not exported as a type: the generated schemas keep TrafficProtocol as one union. */
+type TrafficProtocolName = (typeof TRAFFIC_PROTOCOLS)[number];
 
 /** IANA numbers of the named protocols: the one table of the services, the importer and the analysis. */
 export const PROTOCOL_NUMBERS: Readonly<Record<TrafficProtocolName, number>> = {
