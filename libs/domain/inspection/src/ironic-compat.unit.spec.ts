@@ -1,7 +1,7 @@
 import type { InspectionData, InspectionRuleStep } from '@rollout/contracts';
 import { fullView, RuleSet } from './engine';
 import { applyJsonPatch } from './json-pointer';
-import { validateRule } from './rule';
+import { validateRule } from './rule-validation';
 import { rule } from '../test/rule-factory';
 
 /** The behaviours of Ironic's rule engine (ironic/common/inspection_rules) a migrated rule relies on. */
