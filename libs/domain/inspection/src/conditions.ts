@@ -17,7 +17,7 @@ export interface ConditionPlugin {
 const value: ParamSpec[] = [{ name: 'value' }];
 const comparison: ParamSpec[] = [
   // One positional argument is Ironic's `values` list itself; several are the values (the seed's `*values`).
-  { name: 'values', variadic: true, singleIsList: true },
+  { name: 'values', variadic: true, singleIsList: true, required: true },
   { name: 'force_strings', keywordOnly: true, default: false },
 ];
 

@@ -60,6 +60,14 @@ describe('conditions', () => {
     expect(holds({ op: 'eq', args: [{ a: [1] }, { a: [1] }] })).toBe(true);
   });
 
+  it('runs a comparison without values that was stored before saving refused it, as before: it holds', () => {
+    const stored = { ...rule({ actions: [{ op: 'log', args: ['hit'] }] }) };
+    stored.conditions = [{ op: 'eq', args: [] }];
+    const result = new RuleSet([stored], { maskSecrets: 'always' }).run('main', { node: {} });
+    expect(result.failure).toBeNull();
+    expect(result.matched).toHaveLength(1);
+  });
+
   it('lt and gt order numbers and strings, and refuse mixed types with a clear message', () => {
     expect(holds({ op: 'lt', args: [1, 2, 3] })).toBe(true);
     expect(holds({ op: 'lt', args: [1, 3, 2] })).toBe(false);

@@ -119,6 +119,26 @@ describe('rule validation', () => {
     expect(violations(input)).toMatch(message);
   });
 
+  it.each([
+    ['args: []', { op: 'eq', args: [] }],
+    ['args: {}', { op: 'eq', args: {} }],
+    ['no args', { op: 'eq' }],
+    ['only force_strings', { op: 'lt', args: { force_strings: true } }],
+    ['inverted, no args', { op: '!gt', args: [] }],
+  ])('refuses a comparison without values (%s), naming values as Ironic does', (_, condition) => {
+    expect(violations({ conditions: [condition], actions: [{ op: 'log', args: ['x'] }] })).toMatch(
+      /conditions\[0\]: (eq|lt|gt) is missing its "values" argument/,
+    );
+  });
+
+  it('accepts an empty list of values given by name or as the one argument, as Ironic does', () => {
+    for (const args of [{ values: [] }, [[]]])
+      expect(
+        validateRule({ conditions: [{ op: 'eq', args }], actions: [{ op: 'log', args: ['x'] }] })
+          .conditions,
+      ).toEqual([{ op: 'eq', args }]);
+  });
+
   it('lets built-in rules use reserved priorities', () => {
     expect(
       validateRule({ priority: -5, actions: [{ op: 'log', args: ['x'] }] }, { builtIn: true })

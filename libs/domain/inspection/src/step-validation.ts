@@ -74,7 +74,7 @@ function validateStep(
         `${name}: with a list first, write args as {values: [...], force_strings: ...} (Ironic and this project read [[...], ...] differently)`,
       );
     }
-    bound = bindArgs(name, plugin.params, args);
+    bound = bindArgs(name, plugin.params, args, true);
     formatted = plugin.formatted;
     const values = bound.values;
     if (
@@ -103,7 +103,7 @@ function validateStep(
       throw new RuleError(`unknown action "${step.op}" (known: ${[...ACTIONS.keys()].join(', ')})`);
     if (phase === 'early' && !action.supportsEarly)
       throw new RuleError(`${step.op} cannot run in the early phase (no node yet)`);
-    bound = bindArgs(step.op, action.params, args);
+    bound = bindArgs(step.op, action.params, args, true);
     formatted = action.formatted;
   }
   if (
