@@ -113,6 +113,18 @@ describe('conditions', () => {
   });
 });
 
+describe('conditions as Ironic evaluates them in Python', () => {
+  it('contains and matches test null as "None", as Python\'s str(None)', () => {
+    expect(holds({ op: 'matches', args: { value: null, regex: 'None' } })).toBe(true);
+    expect(holds({ op: 'contains', args: { value: null, regex: 'on' } })).toBe(true);
+    expect(holds({ op: '!matches', args: { value: null, regex: 'Non' } })).toBe(true);
+    // A missing key reads as null in a condition (this project's reading): the same applies.
+    expect(holds({ op: 'matches', args: ['{inventory[gone]}', 'None'] }, { inventory: {} })).toBe(
+      true,
+    );
+  });
+});
+
 describe('loops on conditions', () => {
   const items = [1, 2, 3];
   const isTwo: InspectionRuleStep = { op: 'eq', args: ['{item}', 2], loop: items };

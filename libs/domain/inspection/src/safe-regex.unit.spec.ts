@@ -47,7 +47,9 @@ describe('safe regexes', () => {
     expect(regexTest('a]', '[]a]+', true)).toBe(true);
     expect(regexTest('vendor dell', '(?P<v>dell)', false)).toBe(true);
     expect(regexTest(42, '^4\\d$', false)).toBe(true);
-    expect(regexTest(null, '.*', false)).toBe(false);
+    // Ironic matches str(value): null is "None".
+    expect(regexTest(null, '.*', false)).toBe(true);
+    expect(regexTest(null, 'None', true)).toBe(true);
   });
 
   it('tries a costly pattern only on values short enough to stay within the budget', () => {
