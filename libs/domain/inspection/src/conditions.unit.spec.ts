@@ -123,6 +123,71 @@ describe('conditions as Ironic evaluates them in Python', () => {
       true,
     );
   });
+
+  it('lt and gt order booleans and numbers as Python: False < True, 0 < True, True == 1', () => {
+    expect(holds({ op: 'lt', args: { values: [false, true] } })).toBe(true);
+    expect(holds({ op: 'lt', args: { values: [0, true] } })).toBe(true);
+    expect(holds({ op: 'lt', args: { values: [true, 1] } })).toBe(false);
+    expect(holds({ op: 'gt', args: { values: [2.5, true, false] } })).toBe(true);
+    expect(holds({ op: 'gt', args: { values: [true, true] } })).toBe(false);
+  });
+
+  it('lt and gt order lists item by item and strings by code point, as Python', () => {
+    expect(
+      holds({
+        op: 'lt',
+        args: {
+          values: [
+            [1, 2],
+            [1, 3],
+            [1, 3, 0],
+          ],
+        },
+      }),
+    ).toBe(true);
+    expect(
+      holds({
+        op: 'lt',
+        args: {
+          values: [
+            [true, 'a'],
+            [1, 'b'],
+          ],
+        },
+      }),
+    ).toBe(true);
+    expect(holds({ op: 'gt', args: { values: [[], [null]] } })).toBe(false);
+    // U+FF01 comes before U+1F600, whose first UTF-16 unit (U+D83D) is lower.
+    expect(holds({ op: 'lt', args: { values: ['\uff01', '\u{1f600}'] } })).toBe(true);
+  });
+
+  it('lt and gt fail the inspection where Python cannot order the values, as in Ironic', () => {
+    expect(failure({ op: 'lt', args: { values: ['4', 5] } })).toMatch(
+      /cannot compare string with number/,
+    );
+    expect(failure({ op: 'gt', args: { values: [true, 'a'] } })).toMatch(
+      /cannot compare boolean with string/,
+    );
+    expect(failure({ op: 'lt', args: { values: [null, null] } })).toMatch(
+      /cannot compare null with null/,
+    );
+    expect(failure({ op: 'lt', args: { values: [{ a: 1 }, { a: 2 }] } })).toMatch(
+      /cannot compare dict with dict/,
+    );
+    expect(
+      failure({
+        op: 'lt',
+        args: {
+          values: [
+            [1, 'a'],
+            [1, 2],
+          ],
+        },
+      }),
+    ).toMatch(/cannot compare string with number/);
+    // As Python's all(): a pair that does not hold ends the check before an incomparable one.
+    expect(holds({ op: 'lt', args: { values: [2, 1, 'x'] } })).toBe(false);
+  });
 });
 
 describe('loops on conditions', () => {
