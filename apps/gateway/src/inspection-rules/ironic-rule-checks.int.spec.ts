@@ -41,4 +41,30 @@ describe('given rules written for Ironic, when they are saved, read back and run
       { op: 'eq', args: { values: [1, 1] } },
     ]);
   });
+
+  it('keeps the key order of dicts in a rule, so a loop item reads as written in Ironic', async () => {
+    const loop = [{ zz: 1, a: 2, m: { y: true, b: null } }];
+    const created = await ironic('POST', '/v1/inspection_rules', {
+      conditions: [{ op: 'is-true', args: { value: true } }],
+      actions: [{ op: 'set-plugin-data', args: { value: 'x-{item}', path: 'out' }, loop }],
+    });
+    expect(created.status).toBe(201);
+    const read = await ironic('GET', `/v1/inspection_rules/${created.body.uuid}`);
+    const action = read.body.actions[0];
+    expect(Object.keys(action.args)).toEqual(['value', 'path']);
+    expect(Object.keys(action.loop[0])).toEqual(['zz', 'a', 'm']);
+    expect(Object.keys(action.loop[0].m)).toEqual(['y', 'b']);
+    const evaluated = await ironic('POST', '/v1/inspection_rules:evaluate', {
+      phase: 'main',
+      node: { uuid: 'n1' },
+      plugin_data: {},
+    });
+    expect(evaluated.body.plugin_data.out).toBe("x-{'zz': 1, 'a': 2, 'm': {'y': True, 'b': None}}");
+    // A patch keeps the order too (the rule is written again as a whole).
+    await ironic('PATCH', `/v1/inspection_rules/${created.body.uuid}`, [
+      { op: 'replace', path: '/priority', value: 3 },
+    ]);
+    const again = await ironic('GET', `/v1/inspection_rules/${created.body.uuid}`);
+    expect(Object.keys(again.body.actions[0].loop[0])).toEqual(['zz', 'a', 'm']);
+  });
 });
