@@ -154,6 +154,20 @@ describe('plugin data paths, split on dots as Ironic', () => {
     ).toMatch(/not a list/);
   });
 
+  it('a slash inside a path is part of a key, as Ironic splits plugin data paths on dots only', () => {
+    // Ironic's set/extend/unset-plugin-data split `path` with split('.'); only node and port
+    // paths (normalize_path) take slashes.
+    const data = { a: { b: 1 }, 'a/b': 2 };
+    const after = run([{ op: 'unset-plugin-data', args: ['a/b'] }], {
+      node: {},
+      plugin_data: data,
+    });
+    expect(after.pluginData).toEqual({ a: { b: 1 } });
+    expect(run([{ op: 'set-plugin-data', args: ['c/d', 1] }], { node: {} }).pluginData).toEqual({
+      'c/d': 1,
+    });
+  });
+
   it('a path starting with / is still a JSON Pointer', () => {
     expect(run([{ op: 'set-plugin-data', args: ['/a/b', 1] }], { node: {} }).pluginData).toEqual({
       a: { b: 1 },
