@@ -42,6 +42,18 @@ describe('given rules written for Ironic, when they are saved, read back and run
     ]);
   });
 
+  it("filters the list by scope with an exact match, as Ironic's database filter", async () => {
+    const uuids: Record<string, string> = {};
+    for (const scope of ['rack-1', 'rack-10', 'RACK-1', null])
+      uuids[String(scope)] = (
+        await ironic('POST', '/v1/inspection_rules', { scope, actions: log })
+      ).body.uuid;
+    const listed = await ironic('GET', '/v1/inspection_rules?scope=rack-1&fields=uuid,scope');
+    expect(listed.body.inspection_rules.map((rule: { uuid: string }) => rule.uuid)).toEqual([
+      uuids['rack-1'],
+    ]);
+  });
+
   it('keeps the key order of dicts in a rule, so a loop item reads as written in Ironic', async () => {
     const loop = [{ zz: 1, a: 2, m: { y: true, b: null } }];
     const created = await ironic('POST', '/v1/inspection_rules', {
