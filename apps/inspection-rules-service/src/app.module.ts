@@ -8,6 +8,7 @@ import { InspectionResultsRepository } from './events/inspection-results.reposit
 import { CreateInspectionRules1763800000000 } from './migrations/1763800000000-create-inspection-rules';
 import { InspectionResultsAsText1763800000001 } from './migrations/1763800000001-inspection-results-as-text';
 import { RuleChanges1763800000002 } from './migrations/1763800000002-rule-changes';
+import { RuleStepsAsJson1763800000003 } from './migrations/1763800000003-rule-steps-as-json';
 import { loadBuiltInRules } from './rules/built-in-rules';
 import { RulesHandlers } from './rules/rules.handlers';
 import { RulesRepository } from './rules/rules.repository';
@@ -30,6 +31,7 @@ export class AppModule {
           CreateInspectionRules1763800000000,
           InspectionResultsAsText1763800000001,
           RuleChanges1763800000002,
+          RuleStepsAsJson1763800000003,
         ],
       },
       controllers: [RulesHandlers],

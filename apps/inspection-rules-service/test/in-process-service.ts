@@ -22,11 +22,14 @@ export interface TestService {
 
 /**
  * Starts the service in-process as production does, on its own NATS namespace and Postgres
- * schema, with the given built-in rules; `close` stops it and removes both.
+ * schema, with the given built-in rules; `close` stops it and removes both. `schema` names a
+ * schema prepared beforehand (an older version's tables, to check a migration).
  */
-export async function startTestService(builtInYaml: string): Promise<TestService> {
+export async function startTestService(
+  builtInYaml: string,
+  schema = uniqueName('it_'),
+): Promise<TestService> {
   const namespace = uniqueName();
-  const schema = uniqueName('it_');
   const dir = mkdtempSync(join(tmpdir(), 'inspection-rules-'));
   const builtIns = join(dir, 'built-in.yaml');
   writeFileSync(builtIns, builtInYaml);

@@ -1,5 +1,6 @@
 import { RuleError } from './errors';
 import { inNet } from './ip';
+import { pythonCompare } from './python-order';
 import { BoundArgs, ParamSpec } from './params';
 import { regexTest } from './safe-regex';
 import { deepEqual, isFalse, isPlainObject, isTrue, pythonStr, typeName } from './values';
@@ -17,7 +18,7 @@ export interface ConditionPlugin {
 const value: ParamSpec[] = [{ name: 'value' }];
 const comparison: ParamSpec[] = [
   // One positional argument is Ironic's `values` list itself; several are the values (the seed's `*values`).
-  { name: 'values', variadic: true, singleIsList: true },
+  { name: 'values', variadic: true, singleIsList: true, required: true },
   { name: 'force_strings', keywordOnly: true, default: false },
 ];
 
@@ -31,25 +32,13 @@ function comparable(values: unknown, forceStrings: unknown): unknown[] | null {
     : values;
 }
 
-/** `lt`/`gt` order numbers with numbers and strings with strings; anything else is an error, as Python's TypeError. */
-function ordered(
-  values: unknown,
-  forceStrings: unknown,
-  holds: (a: number | string, b: number | string) => boolean,
-) {
+/** `lt`/`gt`: every neighbouring pair in Python's order (`holds` reads the comparison's sign). */
+function ordered(values: unknown, forceStrings: unknown, holds: (order: number) => boolean) {
   const list = comparable(values, forceStrings);
   if (!list) return true;
-  for (let i = 1; i < list.length; i++) {
-    const [a, b] = [list[i - 1], list[i]];
-    const ok =
-      (typeof a === 'number' && typeof b === 'number') ||
-      (typeof a === 'string' && typeof b === 'string');
-    if (!ok)
-      throw new RuleError(
-        `cannot compare ${typeName(a)} with ${typeName(b)} (use force_strings to compare as strings)`,
-      );
-    if (!holds(a as number | string, b as number | string)) return false;
-  }
+  // As Python's all(): the first pair that does not hold ends it, before a later pair can fail.
+  for (let i = 1; i < list.length; i++)
+    if (!holds(pythonCompare(list[i - 1], list[i]))) return false;
   return true;
 }
 
@@ -90,13 +79,13 @@ const plugins: ConditionPlugin[] = [
     name: 'lt',
     params: comparison,
     formatted: ['values'],
-    test: (a) => ordered(a.values, a.force_strings, (x, y) => x < y),
+    test: (a) => ordered(a.values, a.force_strings, (order) => order < 0),
   },
   {
     name: 'gt',
     params: comparison,
     formatted: ['values'],
-    test: (a) => ordered(a.values, a.force_strings, (x, y) => x > y),
+    test: (a) => ordered(a.values, a.force_strings, (order) => order > 0),
   },
   {
     name: 'in-net',

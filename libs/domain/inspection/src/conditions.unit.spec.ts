@@ -60,6 +60,14 @@ describe('conditions', () => {
     expect(holds({ op: 'eq', args: [{ a: [1] }, { a: [1] }] })).toBe(true);
   });
 
+  it('runs a comparison without values that was stored before saving refused it, as before: it holds', () => {
+    const stored = { ...rule({ actions: [{ op: 'log', args: ['hit'] }] }) };
+    stored.conditions = [{ op: 'eq', args: [] }];
+    const result = new RuleSet([stored], { maskSecrets: 'always' }).run('main', { node: {} });
+    expect(result.failure).toBeNull();
+    expect(result.matched).toHaveLength(1);
+  });
+
   it('lt and gt order numbers and strings, and refuse mixed types with a clear message', () => {
     expect(holds({ op: 'lt', args: [1, 2, 3] })).toBe(true);
     expect(holds({ op: 'lt', args: [1, 3, 2] })).toBe(false);
@@ -102,6 +110,83 @@ describe('conditions', () => {
   it('! inverts, with or without a space', () => {
     expect(holds({ op: '!eq', args: [1, 2] })).toBe(true);
     expect(holds({ op: '! eq', args: [1, 1] })).toBe(false);
+  });
+});
+
+describe('conditions as Ironic evaluates them in Python', () => {
+  it('contains and matches test null as "None", as Python\'s str(None)', () => {
+    expect(holds({ op: 'matches', args: { value: null, regex: 'None' } })).toBe(true);
+    expect(holds({ op: 'contains', args: { value: null, regex: 'on' } })).toBe(true);
+    expect(holds({ op: '!matches', args: { value: null, regex: 'Non' } })).toBe(true);
+    // A missing key reads as null in a condition (this project's reading): the same applies.
+    expect(holds({ op: 'matches', args: ['{inventory[gone]}', 'None'] }, { inventory: {} })).toBe(
+      true,
+    );
+  });
+
+  it('lt and gt order booleans and numbers as Python: False < True, 0 < True, True == 1', () => {
+    expect(holds({ op: 'lt', args: { values: [false, true] } })).toBe(true);
+    expect(holds({ op: 'lt', args: { values: [0, true] } })).toBe(true);
+    expect(holds({ op: 'lt', args: { values: [true, 1] } })).toBe(false);
+    expect(holds({ op: 'gt', args: { values: [2.5, true, false] } })).toBe(true);
+    expect(holds({ op: 'gt', args: { values: [true, true] } })).toBe(false);
+  });
+
+  it('lt and gt order lists item by item and strings by code point, as Python', () => {
+    expect(
+      holds({
+        op: 'lt',
+        args: {
+          values: [
+            [1, 2],
+            [1, 3],
+            [1, 3, 0],
+          ],
+        },
+      }),
+    ).toBe(true);
+    expect(
+      holds({
+        op: 'lt',
+        args: {
+          values: [
+            [true, 'a'],
+            [1, 'b'],
+          ],
+        },
+      }),
+    ).toBe(true);
+    expect(holds({ op: 'gt', args: { values: [[], [null]] } })).toBe(false);
+    // U+FF01 comes before U+1F600, whose first UTF-16 unit (U+D83D) is lower.
+    expect(holds({ op: 'lt', args: { values: ['\uff01', '\u{1f600}'] } })).toBe(true);
+  });
+
+  it('lt and gt fail the inspection where Python cannot order the values, as in Ironic', () => {
+    expect(failure({ op: 'lt', args: { values: ['4', 5] } })).toMatch(
+      /cannot compare string with number/,
+    );
+    expect(failure({ op: 'gt', args: { values: [true, 'a'] } })).toMatch(
+      /cannot compare boolean with string/,
+    );
+    expect(failure({ op: 'lt', args: { values: [null, null] } })).toMatch(
+      /cannot compare null with null/,
+    );
+    expect(failure({ op: 'lt', args: { values: [{ a: 1 }, { a: 2 }] } })).toMatch(
+      /cannot compare dict with dict/,
+    );
+    expect(
+      failure({
+        op: 'lt',
+        args: {
+          values: [
+            [1, 'a'],
+            [1, 2],
+          ],
+        },
+      }),
+    ).toMatch(/cannot compare string with number/);
+    // As Python's all(): a pair that does not hold ends the check before an incomparable one.
+    expect(holds({ op: 'lt', args: { values: [2, 1, 'x'] } })).toBe(false);
   });
 });
 

@@ -10,5 +10,7 @@ export * from './conditions';
 export * from './actions/types';
 export * from './actions/registry';
 export * from './rule';
+export { type ValidateOptions, validateRule } from './rule-validation';
+export { patchRule } from './rule-patch';
 export * from './engine';
 export * from './listing';

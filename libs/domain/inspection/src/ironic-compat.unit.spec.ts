@@ -1,7 +1,7 @@
 import type { InspectionData, InspectionRuleStep } from '@rollout/contracts';
 import { fullView, RuleSet } from './engine';
 import { applyJsonPatch } from './json-pointer';
-import { validateRule } from './rule';
+import { validateRule } from './rule-validation';
 import { rule } from '../test/rule-factory';
 
 /** The behaviours of Ironic's rule engine (ironic/common/inspection_rules) a migrated rule relies on. */
@@ -152,6 +152,20 @@ describe('plugin data paths, split on dots as Ironic', () => {
       run([{ op: 'extend-plugin-data', args: ['s', 1] }], { node: {}, plugin_data: { s: 'text' } })
         .failure,
     ).toMatch(/not a list/);
+  });
+
+  it('a slash inside a path is part of a key, as Ironic splits plugin data paths on dots only', () => {
+    // Ironic's set/extend/unset-plugin-data split `path` with split('.'); only node and port
+    // paths (normalize_path) take slashes.
+    const data = { a: { b: 1 }, 'a/b': 2 };
+    const after = run([{ op: 'unset-plugin-data', args: ['a/b'] }], {
+      node: {},
+      plugin_data: data,
+    });
+    expect(after.pluginData).toEqual({ a: { b: 1 } });
+    expect(run([{ op: 'set-plugin-data', args: ['c/d', 1] }], { node: {} }).pluginData).toEqual({
+      'c/d': 1,
+    });
   });
 
   it('a path starting with / is still a JSON Pointer', () => {

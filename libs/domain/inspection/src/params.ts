@@ -18,11 +18,26 @@ export interface ParamSpec {
   keywordOnly?: boolean;
   /** Variadic: a single positional argument is the whole list, not one item (Ironic's `values`). */
   singleIsList?: boolean;
+  /**
+   * Variadic: a rule must give it (by name, or as at least one positional argument), as
+   * Ironic's required `values`; checked when a rule is saved (see `bindArgs`).
+   */
+  required?: boolean;
 }
 
 export type BoundArgs = Record<string, unknown>;
 
-export function bindArgs(op: string, params: ParamSpec[], args: unknown): BoundArgs {
+/**
+ * Binds a step's `args` to the op's parameters, or throws naming what is wrong. `strict` (when
+ * a rule is saved) also refuses a required variadic parameter that is not given; rules stored
+ * before that check run as they did (an absent one is an empty list).
+ */
+export function bindArgs(
+  op: string,
+  params: ParamSpec[],
+  args: unknown,
+  strict = false,
+): BoundArgs {
   const bound: BoundArgs = {};
   if (args === undefined || args === null) args = [];
   if (Array.isArray(args)) {
@@ -30,7 +45,8 @@ export function bindArgs(op: string, params: ParamSpec[], args: unknown): BoundA
     let i = 0;
     for (const param of positional) {
       if (param.variadic) {
-        bound[param.name] = param.singleIsList && args.length - i === 1 ? args[i] : args.slice(i);
+        if (i < args.length || !(strict && param.required))
+          bound[param.name] = param.singleIsList && args.length - i === 1 ? args[i] : args.slice(i);
         i = args.length;
       } else if (i < args.length) {
         bound[param.name] = args[i++];
@@ -54,7 +70,7 @@ export function bindArgs(op: string, params: ParamSpec[], args: unknown): BoundA
   }
   for (const param of params) {
     if (Object.hasOwn(bound, param.name)) continue;
-    if (param.variadic) bound[param.name] = [];
+    if (param.variadic && !(strict && param.required)) bound[param.name] = [];
     else if ('default' in param) bound[param.name] = param.default;
     else throw new RuleError(`${op} is missing its "${param.name}" argument`);
   }

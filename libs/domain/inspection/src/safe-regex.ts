@@ -247,11 +247,10 @@ export function compileSafeRegex(pattern: string, fullMatch: boolean): SafeRegex
   return compiled;
 }
 
-/** `contains` (search) and `matches` (full match). Null never matches; other values are matched as text. */
+/** `contains` (search) and `matches` (full match) on the value as text, as Python writes it (`None`, `True`). */
 export function regexTest(value: unknown, pattern: unknown, fullMatch: boolean): boolean {
   if (typeof pattern !== 'string') throw new RuleError('regex must be a string');
-  if (value === null || value === undefined) return false;
-  // What Python's str() gives, as Ironic matches str(value).
+  // What Python's str() gives, as Ironic matches str(value): null is "None".
   const subject = pythonStr(value);
   const { regex, maxSubject } = compileSafeRegex(pattern, fullMatch);
   if (subject.length > maxSubject) {

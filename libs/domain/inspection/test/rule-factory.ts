@@ -1,5 +1,6 @@
 import type { InspectionRuleStep } from '@rollout/contracts';
-import { RuleDefinition, validateRule } from '../src/rule';
+import type { RuleDefinition } from '../src/rule';
+import { validateRule } from '../src/rule-validation';
 
 let sequence = 0;
 
