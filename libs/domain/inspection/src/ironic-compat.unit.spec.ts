@@ -154,7 +154,15 @@ describe('plugin data paths, split on dots as Ironic', () => {
     ).toMatch(/not a list/);
   });
 
-  it('a slash inside a path is part of a key, as Ironic splits plugin data paths on dots only', () => {
+  it('unset-plugin-data with a/b removes the nested key when there is no key named a/b', () => {
+    const after = run([{ op: 'unset-plugin-data', args: ['a/b'] }], {
+      node: {},
+      plugin_data: { a: { b: 1, c: 2 }, d: 3 },
+    });
+    expect(after.pluginData).toEqual({ a: { c: 2 }, d: 3 });
+  });
+
+  it('a slash inside a path is part of a key where that key exists, as Ironic splits plugin data paths on dots only', () => {
     // Ironic's set/extend/unset-plugin-data split `path` with split('.'); only node and port
     // paths (normalize_path) take slashes.
     const data = { a: { b: 1 }, 'a/b': 2 };
