@@ -1,2 +1,3 @@
 export * from './resources';
 export * from './messages';
+export * from './revisions';
