@@ -131,7 +131,7 @@ describe('revisions and rollback', () => {
     expect(second.body.nextPageToken).toBeUndefined();
   });
 
-  it('refuses a rollback with a stale etag, to an unknown revision or without an etag, and changes nothing', async () => {
+  it('refuses a stale etag, an unknown revision or bad input, and changes nothing', async () => {
     const live = await createPolicy('refused', OPEN);
     const updated = await call('PATCH', `${P}/refused`, { rules: OFFICE_ONLY, etag: live.etag });
     const stale = await call('POST', `${P}/refused:rollback`, { revisionId: '1', etag: live.etag });
@@ -143,6 +143,9 @@ describe('revisions and rollback', () => {
     });
     expect(unknown.status).toBe(404);
     expect((await call('POST', `${P}/refused:rollback`, { revisionId: '1' })).status).toBe(400);
+    expect((await call('GET', `${P}/refused:diff`)).status).toBe(400);
+    expect((await call('GET', `${P}/refused/revisions/abc`)).status).toBe(400);
+    expect((await call('GET', `${P}/refused:diff?fromRevision=7`)).status).toBe(404);
     expect((await call('GET', `${P}/refused`)).body).toEqual(updated.body);
     expect((await call('GET', `${P}/refused/revisions`)).body.revisions).toHaveLength(2);
   });
