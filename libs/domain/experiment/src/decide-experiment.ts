@@ -100,6 +100,10 @@ export function decideUpdateExperiment(
   clock: Clock,
 ): ExperimentDomainEvent[] {
   if (!state.exists) throw notFound('Experiment', state.name);
+  if (input.sourceRevision !== undefined)
+    throw StatusError.invalidArgument('sourceRevision is given only when creating an experiment.', [
+      { field: 'experiment.sourceRevision', description: 'creation only' },
+    ]);
   checkEtag('etag', input.etag as string | undefined, state.name, state.version);
   const policyInput = (input.firewallPolicy ?? {}) as Record<string, unknown>;
   const paths =

@@ -202,4 +202,20 @@ describe('an experiment from a revision', () => {
       statusOf(() => experimentFromRevision(body, { revisionId: '1', rules: openSsh }, POLICY)),
     ).toBe('INVALID_ARGUMENT');
   });
+
+  it('given sourceRevision on an update, then INVALID_ARGUMENT: it is for creation only', () => {
+    const experiment = [
+      {
+        type: 'ExperimentCreated',
+        data: { policyName: POLICY, content: { rules: openSsh }, annotations: {}, time: T0 },
+      } as ExperimentDomainEvent,
+    ].reduce(experimentDecider.evolve, experimentDecider.initialState(EXPERIMENT));
+    const update = {
+      type: 'UpdateExperiment' as const,
+      data: { experiment: { sourceRevision: '1' } },
+    };
+    expect(statusOf(() => experimentDecider.decide(update, experiment, at(T1)))).toBe(
+      'INVALID_ARGUMENT',
+    );
+  });
 });
