@@ -18,6 +18,8 @@ import { PoliciesRepository } from './policies/policies.repository';
 import { PolicyHandlers } from './policies/policies.handlers';
 import { PolicyCommands } from './policies/policy-commands.application';
 import { PolicyQueries } from './policies/policy-queries.application';
+import { PolicyRevisions } from './policies/policy-revisions.application';
+import { RevisionHandlers } from './policies/revisions.handlers';
 import { EventRelays } from './relays/event-relays';
 import { ExperimentRecord, OperationRecord, PolicyRecord } from './read-models/records';
 
@@ -38,7 +40,7 @@ export class AppModule {
         entities: [PolicyRecord, ExperimentRecord, OperationRecord],
       },
       jetstream: busNeedsOf('experiment-service'),
-      controllers: [PolicyHandlers, ExperimentHandlers, OperationHandlers],
+      controllers: [PolicyHandlers, ExperimentHandlers, OperationHandlers, RevisionHandlers],
       providers: [
         EventRelays,
         Aggregates,
@@ -47,6 +49,7 @@ export class AppModule {
         OperationsRepository,
         PolicyCommands,
         PolicyQueries,
+        PolicyRevisions,
         ExperimentCommands,
         ExperimentQueries,
         OperationQueries,

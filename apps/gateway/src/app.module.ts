@@ -4,11 +4,14 @@ import { actorSigningOf, serviceModule } from '@rollout/platform/service-kit';
 import { AuthGuard } from './auth/auth.guard';
 import { Authenticator } from './auth/authenticator';
 import { PrincipalController } from './auth/principal.controller';
+import { ProjectsController } from './auth/projects.controller';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { Config, GATEWAY_CONFIG } from './config';
 import { ExperimentsController } from './experiments/experiments.controller';
 import { PoliciesController } from './experiments/policies.controller';
 import { ExperimentsClient } from './experiments/experiments.client';
+import { PolicyRevisionsController } from './experiments/policy-revisions.controller';
+import { PolicyRevisionsClient } from './experiments/policy-revisions.client';
 import { OperationsController } from './operations/operations.controller';
 import { BacktestController } from './preview/backtest.controller';
 import { PreviewController } from './preview/preview.controller';
@@ -38,9 +41,11 @@ export class AppModule {
       ),
       controllers: [
         PrincipalController,
+        ProjectsController,
         ServicesController,
         PoliciesController,
         ExperimentsController,
+        PolicyRevisionsController,
         OperationsController,
         PreviewController,
         BacktestController,
@@ -56,6 +61,7 @@ export class AppModule {
         BackendClient,
         ServicesClient,
         ExperimentsClient,
+        PolicyRevisionsClient,
         PreviewClient,
         InspectionRulesClient,
         LeasesClient,

@@ -59,10 +59,11 @@ export async function call(
   path: string,
   body?: unknown,
   token = TOKEN,
+  headers: Record<string, string> = {},
 ): Promise<Response> {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();

@@ -12,9 +12,11 @@ import {
   initialExperiment,
   initialPolicy,
   policyView,
+  shownRequestId,
 } from '@rollout/domain/experiment';
 import { DataSource } from 'typeorm';
 import { EventRelays } from '../relays/event-relays';
+import type { RecordedMetadata } from './command-metadata';
 
 /**
  * How much of the experiments' last known states to keep, counted as the length of their JSON
@@ -50,18 +52,26 @@ export class Aggregates {
     });
   }
 
-  /** An aggregate's events, as its history shows them. */
+  /**
+   * An aggregate's events, as its history shows them. The stream outlives the resource: a
+   * committed or deleted experiment keeps its history.
+   */
   async history(name: string): Promise<{ events: HistoryEvent[] }> {
     const events = await this.store.readStream(name);
     return {
-      events: events.map((e) => ({
-        type: e.type,
-        time: e.createdAt.toISOString(),
-        version: e.version,
-        actor: e.metadata.actor,
-        ...(e.metadata.requestId ? { requestId: e.metadata.requestId } : {}),
-        ...reasonOf(e.data),
-      })),
+      events: events.map((e) => {
+        const metadata = e.metadata as RecordedMetadata;
+        const requestId = shownRequestId(metadata);
+        return {
+          type: e.type,
+          time: e.createdAt.toISOString(),
+          version: e.version,
+          actor: metadata.actor,
+          ...(requestId ? { requestId } : {}),
+          ...(metadata.requestId ? { commandRequestId: metadata.requestId } : {}),
+          ...reasonOf(e.data),
+        };
+      }),
     };
   }
 }

@@ -1,18 +1,31 @@
 import { CommandContext, StatusError } from '@rollout/contracts';
 import type { EventMetadata } from '@rollout/platform/event-store';
 
-/** Who sent a command and its AIP-155 request id, as its events record them. */
-export function commandMetadata(context: CommandContext): EventMetadata {
-  const requestId = checkRequestId(context.requestId);
-  return { actor: context.actor || 'unknown', ...(requestId ? { requestId } : {}) };
+/** The metadata commands record: the event store's, with the call's x-request-id. */
+export interface RecordedMetadata extends EventMetadata {
+  traceId?: string;
 }
 
-function checkRequestId(requestId: unknown): string | undefined {
+/**
+ * Who sent a command, its AIP-155 request id and the HTTP x-request-id of the call (`traceId`),
+ * as its events record them.
+ */
+export function commandMetadata(context: CommandContext): RecordedMetadata {
+  const requestId = checkRequestId('requestId', context.requestId);
+  const traceId = checkRequestId('traceId', context.traceId);
+  return {
+    actor: context.actor || 'unknown',
+    ...(requestId ? { requestId } : {}),
+    ...(traceId ? { traceId } : {}),
+  };
+}
+
+function checkRequestId(field: string, requestId: unknown): string | undefined {
   if (requestId === undefined || requestId === null || requestId === '') return undefined;
   if (typeof requestId !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(requestId)) {
     throw StatusError.invalidArgument(
-      'requestId must be 1-128 characters of [A-Za-z0-9._:-] (a UUID is best).',
-      [{ field: 'requestId', description: 'invalid' }],
+      `${field} must be 1-128 characters of [A-Za-z0-9._:-] (a UUID is best).`,
+      [{ field, description: 'invalid' }],
     );
   }
   return requestId;

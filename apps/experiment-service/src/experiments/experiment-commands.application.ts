@@ -18,13 +18,16 @@ import {
   ExperimentCommand,
   ExperimentState,
   checkId,
+  checkRevisionId,
   decideCommitExperiment,
   decideExperiment,
+  experimentFromRevision,
   experimentView,
   notFound,
   parseExperimentName,
   parsePolicyName,
   policyView,
+  revisionToRestore,
 } from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
 import { commandMetadata } from '../aggregates/command-metadata';
@@ -32,6 +35,7 @@ import { CLOCK } from '@rollout/platform/service-kit';
 import { newOperation } from '../operations/operation';
 import { OperationsRepository } from '../operations/operations.repository';
 import { PoliciesRepository } from '../policies/policies.repository';
+import { PolicyRevisions } from '../policies/policy-revisions.application';
 import { ExperimentsRepository } from './experiments.repository';
 
 /**
@@ -46,6 +50,7 @@ export class ExperimentCommands {
     private readonly experiments: ExperimentsRepository,
     private readonly policies: PoliciesRepository,
     private readonly operations: OperationsRepository,
+    private readonly revisions: PolicyRevisions,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -53,18 +58,28 @@ export class ExperimentCommands {
     const { name: policyName } = parsePolicyName(request.parent, 'parent');
     const name = `${policyName}/experiments/${checkId('experimentId', request.experimentId)}`;
     const metadata = commandMetadata(request);
+    const body = (request.experiment ?? {}) as Record<string, unknown>;
     return this.aggregates.store.runOnce(metadata.requestId, async (tx) => {
       // One creation per policy at a time, so the experiment count is exact.
       await tx.lock(policyName);
       const policy = await this.aggregates.policies.load(tx, policyName);
       const experimentsOfPolicy = await this.experiments.countOfPolicy(tx.manager, policyName);
-      const decide = (experiment: ExperimentState) =>
+      // Created from a revision (sourceRevision): that revision's rules, e.g. to preview a rollback.
+      const experiment =
+        body.sourceRevision === undefined
+          ? body
+          : experimentFromRevision(
+              body,
+              revisionToRestore(
+                await this.revisions.revisions(policyName, tx),
+                checkRevisionId('experiment.sourceRevision', body.sourceRevision),
+              ),
+              policyName,
+            );
+      const decide = (state: ExperimentState) =>
         decideExperiment(
-          {
-            type: 'CreateExperiment',
-            data: { experiment: request.experiment, policy, experimentsOfPolicy },
-          },
-          experiment,
+          { type: 'CreateExperiment', data: { experiment, policy, experimentsOfPolicy } },
+          state,
           this.clock,
         );
       return this.aggregates.experiments.handleIn(
@@ -143,11 +158,14 @@ export class ExperimentCommands {
     const livePolicyEtag = request.livePolicyEtag ?? request.parentEtag;
     const metadata = commandMetadata(request);
     const { experiments, policies } = this.aggregates;
+    const { etag, evidence } = request;
     return this.aggregates.store.runOnce(metadata.requestId, async (tx) => {
+      // Serialised with rollbacks of the policy, so the second of the two finds its etag moved.
+      await tx.lock(policyName);
       const experiment = await experiments.load(tx, name);
       const policy = await policies.load(tx, policyName);
       const decision = decideCommitExperiment(
-        { type: 'CommitExperiment', data: { etag: request.etag, livePolicyEtag } },
+        { type: 'CommitExperiment', data: { etag, livePolicyEtag, evidence } },
         { experiment, policy },
         this.clock,
       );

@@ -34,4 +34,15 @@ export class PoliciesRepository {
     );
     return rows.map((row) => row.resource);
   }
+
+  /** Projects holding at least one live policy (among `only`, when given), with their counts. */
+  async projects(only?: string[]): Promise<{ projectId: string; policyCount: number }[]> {
+    const rows: { project: string; count: number }[] = await this.dataSource.query(
+      `SELECT split_part(parent, '/', 2) AS project, count(*)::integer AS count FROM policies
+        WHERE $1::text[] IS NULL OR split_part(parent, '/', 2) = ANY($1::text[])
+        GROUP BY 1 ORDER BY 1`,
+      [only ?? null],
+    );
+    return rows.map((row) => ({ projectId: row.project, policyCount: row.count }));
+  }
 }

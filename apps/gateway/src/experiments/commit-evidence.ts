@@ -1,4 +1,9 @@
-import { PreviewReport, StatusError, reportEtagMatters } from '@rollout/contracts';
+import {
+  CommitEvidenceRecord,
+  PreviewReport,
+  StatusError,
+  reportEtagMatters,
+} from '@rollout/contracts';
 
 /** What a commit may ask of the preview report before it goes ahead (docs/readiness-gates.md). */
 export interface CommitEvidence {
@@ -103,4 +108,26 @@ export function checkCommitEvidence(
     }
   }
   return commit.livePolicyEtag ?? readiness.livePolicyEtag;
+}
+
+/** What the commit was checked against, for its revision: the reportEtag and the gates as judged. */
+export function evidenceRecord(
+  report: PreviewReport,
+  evidence: CommitEvidence,
+): CommitEvidenceRecord {
+  return {
+    ...(evidence.reportEtag !== undefined ? { reportEtag: evidence.reportEtag } : {}),
+    ...(report.readiness
+      ? {
+          gates: {
+            required: evidence.requireGates === true,
+            gates: report.readiness.gates.map(({ kind, holds, description }) => ({
+              kind,
+              holds,
+              description,
+            })),
+          },
+        }
+      : {}),
+  };
 }

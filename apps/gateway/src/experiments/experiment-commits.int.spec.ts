@@ -132,7 +132,7 @@ describe('commands that decide on the state the service last saw', () => {
       starts[0].body,
     );
     const history = (await call('GET', `${path}/events`)).body.events.map(
-      (e: { type: string; requestId?: string }) => [e.type, e.requestId],
+      (e: { type: string; commandRequestId?: string }) => [e.type, e.commandRequestId],
     );
     expect(history).toEqual([
       ['ExperimentCreated', undefined],

@@ -112,7 +112,17 @@ export class HistoryEventDto {
   @ApiProperty() time!: string;
   @ApiProperty({ description: "The aggregate's version after the event" }) version!: number;
   @ApiProperty({ description: 'Who asked' }) actor!: string;
-  @ApiPropertyOptional() requestId?: string;
+  @ApiPropertyOptional({
+    example: '5f0c2a7e-1b3d-4c5e-8f9a-0b1c2d3e4f5a',
+    description:
+      'The HTTP x-request-id of the call that caused it (recorded since experiment.v1 1.5.0), else its AIP-155 requestId',
+  })
+  requestId?: string;
+  @ApiPropertyOptional({
+    example: 'rename-1',
+    description: 'The AIP-155 requestId the command carried, when it had one',
+  })
+  commandRequestId?: string;
   @ApiPropertyOptional({
     example: 'stopAfter: 1000 events evaluated, the limit is 1000',
     description: 'Why, when the command said (an automatic stop always does)',

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MAX_EXPERIMENTS_PER_POLICY } from '@rollout/contracts';
-import { IsArray, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsArray, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { ExperimentAnalysisDto } from './experiment-analysis.dto';
 import { ListQueryDto, MutationQueryDto } from './experiment-operations.dto';
 import { FirewallPolicyDto } from './firewall-policy.dto';
@@ -86,6 +86,16 @@ export class ExperimentDto {
   @IsOptional()
   @IsObject()
   firewallPolicy?: FirewallPolicyDto;
+  @ApiPropertyOptional({
+    example: '3',
+    writeOnly: true,
+    description:
+      'Create only: take the rules of this revision of the live policy (instead of firewallPolicy.rules), e.g. to preview a rollback',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[1-9][0-9]{0,9}$/)
+  sourceRevision?: string;
   @ApiPropertyOptional({
     type: PreviewMetadataDto,
     readOnly: true,

@@ -10,7 +10,7 @@ import {
   PREVIEW_SUBJECTS,
   PreviewReport,
 } from '@rollout/contracts';
-import { CommitEvidence, checkCommitEvidence } from './commit-evidence';
+import { CommitEvidence, checkCommitEvidence, evidenceRecord } from './commit-evidence';
 import { BackendClient } from '../http/backend-client';
 
 /** Names a live policy from its HTTP path. */
@@ -31,8 +31,8 @@ export interface Caller {
 
 const parentOf = (p: { project: string; location: string }) =>
   `projects/${p.project}/locations/${p.location}`;
-const policyName = (p: PolicyPath) => `${parentOf(p)}/firewallPolicies/${p.policy}`;
-const experimentName = (p: ExperimentPath) => `${policyName(p)}/experiments/${p.experiment}`;
+export const policyName = (p: PolicyPath) => `${parentOf(p)}/firewallPolicies/${p.policy}`;
+export const experimentName = (p: ExperimentPath) => `${policyName(p)}/experiments/${p.experiment}`;
 
 /**
  * Live firewall policies and their experiments (AIP-236): the gateway names the resource, adds
@@ -157,7 +157,13 @@ export class ExperimentsClient {
   customMethod(
     path: ExperimentPath,
     method: CustomMethod,
-    body: { etag?: string; livePolicyEtag?: string; parentEtag?: string; reason?: string },
+    body: {
+      etag?: string;
+      livePolicyEtag?: string;
+      parentEtag?: string;
+      reason?: string;
+      evidence?: object;
+    },
     caller: Caller,
   ) {
     return this.backend.call<Operation>(
@@ -196,6 +202,7 @@ export class ExperimentsClient {
         ...(body.parentEtag === undefined && livePolicyEtag !== undefined
           ? { livePolicyEtag }
           : {}),
+        evidence: evidenceRecord(report, evidence),
       },
       caller,
     );
@@ -217,7 +224,9 @@ export const CUSTOM_METHODS = {
 } as const;
 export type CustomMethod = keyof typeof CUSTOM_METHODS;
 
-const command = (caller: Caller) => ({
+/** Who asks, the AIP-155 request id, and the HTTP x-request-id its events record (traceId). */
+export const command = (caller: Caller) => ({
   actor: caller.actor,
   ...(caller.commandId ? { requestId: caller.commandId } : {}),
+  ...(caller.traceId ? { traceId: caller.traceId } : {}),
 });

@@ -103,9 +103,9 @@ describe('experiments: create, get, update, delete, preview and commit, with the
     expect(again.body).toEqual(first.body);
     const history = await call('GET', `${P}/retry/experiments/once/events`);
     expect(
-      history.body.events.map((e: { type: string; requestId: string; actor: string }) => [
+      history.body.events.map((e: { type: string; commandRequestId: string; actor: string }) => [
         e.type,
-        e.requestId,
+        e.commandRequestId,
         e.actor,
       ]),
     ).toEqual([['ExperimentCreated', 'req-123', 'test-admin']]);

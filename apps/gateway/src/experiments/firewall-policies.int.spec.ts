@@ -89,7 +89,12 @@ describe('live firewall policies: create, read, update, delete, history', () => 
       ['PolicyCreated', 1, 'test-admin'],
       ['PolicyUpdated', 2, 'test-admin'],
     ]);
-    expect(history[1]).toMatchObject({ requestId: 'rename-1', time: expect.any(String) });
+    // requestId is the call's x-request-id; the AIP-155 id the command carried is commandRequestId.
+    expect(history[1]).toMatchObject({
+      requestId: expect.any(String),
+      commandRequestId: 'rename-1',
+      time: expect.any(String),
+    });
     expect(
       (await call('DELETE', `${P}/lifecycle?etag=${encodeURIComponent(renamed.body.etag)}`)).status,
     ).toBe(200);

@@ -178,6 +178,15 @@ describe('readiness gates, commits bound to the report, and auto-stop, through t
     expect(committed.status).toBe(200);
     expect(committed.body.response.rules).toEqual([denyNet, allowSsh]);
     expect((await call('GET', `${experiment}`)).status).toBe(404);
+    // The revision the commit made says what it was committed on.
+    const [revision] = (await call('GET', `${P}/edge/revisions`)).body.revisions;
+    expect(revision.source).toMatchObject({
+      kind: 'commit',
+      experimentEtag: etag,
+      reportEtag: second.reportEtag,
+      gates: { required: true },
+    });
+    expect(revision.source.gates.gates.filter((g: { holds: boolean }) => g.holds)).toHaveLength(4);
     await eventually(
       async () => ((await activeOnReplicas()).every((n) => n === 0) ? true : undefined),
       { what: 'the committed preview gone from every replica' },

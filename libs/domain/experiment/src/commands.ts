@@ -1,15 +1,21 @@
-import type { Clock, PreviewCommandOptions } from './decide';
+import type { CommitEvidenceRecord } from '@rollout/contracts';
+import type { Clock } from './decide';
 import {
+  PreviewCommandOptions,
   decideCommit,
   decideCreateExperiment,
-  decideCreatePolicy,
   decideDeleteExperiment,
-  decideDeletePolicy,
   decideStartPreview,
   decideStopPreview,
   decideUpdateExperiment,
+} from './decide-experiment';
+import {
+  RevisionToRestore,
+  decideCreatePolicy,
+  decideDeletePolicy,
+  decideRollback,
   decideUpdatePolicy,
-} from './decide';
+} from './decide-policy';
 import type {
   ExperimentDomainEvent,
   ExperimentState,
@@ -25,7 +31,12 @@ import { evolveExperiment, evolvePolicy, initialExperiment, initialPolicy } from
 export type PolicyCommand =
   | { type: 'CreatePolicy'; data: { firewallPolicy: unknown } }
   | { type: 'UpdatePolicy'; data: { firewallPolicy: Record<string, unknown>; updateMask?: string } }
-  | { type: 'DeletePolicy'; data: { etag?: string } };
+  | { type: 'DeletePolicy'; data: { etag?: string } }
+  /** `revision`: the one to restore, read from the policy's stream (undefined: no such revision). */
+  | {
+      type: 'RollbackPolicy';
+      data: { etag?: string; revisionId: string; revision?: RevisionToRestore };
+    };
 
 export type ExperimentCommand =
   /** `policy` and `experimentsOfPolicy`: what the creation depends on, read in the same transaction. */
@@ -41,7 +52,7 @@ export type ExperimentCommand =
 /** Commit spans both aggregates: the experiment ends and the live policy takes its policy. */
 export interface CommitCommand {
   type: 'CommitExperiment';
-  data: { etag?: string; livePolicyEtag?: string };
+  data: { etag?: string; livePolicyEtag?: string; evidence?: CommitEvidenceRecord };
 }
 
 export function decidePolicy(
@@ -56,6 +67,8 @@ export function decidePolicy(
       return decideUpdatePolicy(state, command.data.firewallPolicy, command.data.updateMask, clock);
     case 'DeletePolicy':
       return decideDeletePolicy(state, command.data.etag, clock);
+    case 'RollbackPolicy':
+      return decideRollback(state, command.data, clock);
   }
 }
 

@@ -253,6 +253,7 @@ describe('commit', () => {
             content: { rules: [allowWeb, denyAll] },
             time: T2,
             committedExperiment: EXPERIMENT,
+            source: { kind: 'commit', experimentEtag: etagOf(EXPERIMENT, 3) },
           },
         },
       ],

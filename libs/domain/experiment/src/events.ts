@@ -1,12 +1,25 @@
-import type { PolicyContent, PreviewMetadata } from '@rollout/contracts';
+import type { CommitEvidenceRecord, PolicyContent, PreviewMetadata } from '@rollout/contracts';
 import type { PreviewConditions } from './preview-conditions';
+
+/**
+ * Where a PolicyUpdated came from, beyond `committedExperiment` (recorded since experiment.v1
+ * 1.5.0; an update without it is a plain update, or a commit when `committedExperiment` is set).
+ */
+export type PolicyUpdateSource =
+  | ({ kind: 'commit'; experimentEtag: string } & CommitEvidenceRecord)
+  | { kind: 'rollback'; rolledBackTo: string };
 
 /** What the event store keeps for each aggregate; the domain's whole truth. */
 export type PolicyDomainEvent =
   | { type: 'PolicyCreated'; data: { content: PolicyContent; time: string } }
   | {
       type: 'PolicyUpdated';
-      data: { content: PolicyContent; time: string; committedExperiment?: string };
+      data: {
+        content: PolicyContent;
+        time: string;
+        committedExperiment?: string;
+        source?: PolicyUpdateSource;
+      };
     }
   | { type: 'PolicyDeleted'; data: { time: string } };
 

@@ -1,13 +1,13 @@
 import { StatusError } from '@rollout/contracts';
+import type { Clock } from './decide';
 import {
-  Clock,
   decideCommit,
   decideCreateExperiment,
   decideStartPreview,
   decideStopPreview,
   decideUpdateExperiment,
-  decideUpdatePolicy,
-} from './decide';
+} from './decide-experiment';
+import { decideUpdatePolicy } from './decide-policy';
 import type { ExperimentDomainEvent, PolicyDomainEvent } from './events';
 import { etagOf, evolveExperiment, evolvePolicy, initialExperiment, initialPolicy } from './evolve';
 import { experimentView } from './views';

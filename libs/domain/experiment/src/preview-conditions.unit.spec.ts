@@ -1,5 +1,10 @@
 import { StatusError } from '@rollout/contracts';
-import { Clock, decideCreateExperiment, decideStopPreview, decideUpdateExperiment } from './decide';
+import type { Clock } from './decide';
+import {
+  decideCreateExperiment,
+  decideStopPreview,
+  decideUpdateExperiment,
+} from './decide-experiment';
 import type { ExperimentDomainEvent, PolicyDomainEvent } from './events';
 import { etagOf, evolveExperiment, evolvePolicy, initialExperiment, initialPolicy } from './evolve';
 import { experimentView } from './views';

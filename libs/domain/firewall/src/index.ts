@@ -2,3 +2,4 @@ export * from './model';
 export * from './validation';
 export * from './engine';
 export * from './analysis';
+export * from './diff';

@@ -26,6 +26,7 @@ describe('assertion ids', () => {
       'startPreview',
       'stopPreview',
       'commit',
+      'rollback',
     ]);
     expect(stateChanging(ENFORCEMENT_SUBJECTS)).toEqual([
       'createLease',

@@ -1,3 +1,4 @@
 export * from './resources';
 export * from './messages';
 export * from './names';
+export * from './revisions';

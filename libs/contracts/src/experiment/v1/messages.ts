@@ -1,7 +1,8 @@
 import type { ContractPackage } from '../../packages';
 import type { FirewallPolicy, FirewallPolicyExperiment, PolicyContent } from './resources';
+import type { CommitEvidenceRecord } from './revisions';
 
-export const EXPERIMENT_V1: ContractPackage = { name: 'experiment.v1', version: '1.4.0' };
+export const EXPERIMENT_V1: ContractPackage = { name: 'experiment.v1', version: '1.5.0' };
 
 /** Request/reply subjects served by the experiment-service (queue group experiment-service). */
 export const EXPERIMENT_SUBJECTS = {
@@ -20,6 +21,13 @@ export const EXPERIMENT_SUBJECTS = {
   stopPreview: 'experiment.v1.experiments.stopPreview',
   commit: 'experiment.v1.experiments.commit',
   experimentEvents: 'experiment.v1.experiments.events',
+  /** Since 1.5.0: diffs, revisions and rollback of live policies, and the projects holding them. */
+  experimentDiff: 'experiment.v1.experiments.diff',
+  policyDiff: 'experiment.v1.policies.diff',
+  listRevisions: 'experiment.v1.policies.revisions.list',
+  getRevision: 'experiment.v1.policies.revisions.get',
+  rollback: 'experiment.v1.policies.rollback',
+  listProjects: 'experiment.v1.projects.list',
   getOperation: 'experiment.v1.operations.get',
 } as const;
 
@@ -28,6 +36,11 @@ export interface CommandContext {
   actor: string;
   /** AIP-155 request id: a retry with the same id returns the first result. */
   requestId?: string;
+  /**
+   * The HTTP x-request-id of the call that sent the command (since 1.5.0), recorded on its
+   * events and shown in their history.
+   */
+  traceId?: string;
 }
 
 export interface CreatePolicyRequest extends CommandContext {
@@ -83,6 +96,8 @@ export interface CommitRequest extends CommandContext {
    * @deprecated since 1.1.0: use `livePolicyEtag`.
    */
   parentEtag?: string;
+  /** What the gateway checked the commit against (since 1.5.0), recorded on its revision. */
+  evidence?: CommitEvidenceRecord;
 }
 
 /**

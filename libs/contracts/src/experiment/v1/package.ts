@@ -28,7 +28,7 @@ const service = 'experiment-service';
 /** `experiment.v1`: live firewall policies and their experiments (AIP-236). */
 export const EXPERIMENT_V1_PACKAGE = definePackage({
   name: 'experiment.v1',
-  version: '1.4.0',
+  version: '1.5.0',
   stability: 'stable',
   requests: [
     'CreatePolicyRequest',
@@ -40,6 +40,10 @@ export const EXPERIMENT_V1_PACKAGE = definePackage({
     'UpdateExperimentRequest',
     'PreviewRequest',
     'CommitRequest',
+    'ListRevisionsRequest',
+    'RollbackRequest',
+    'PolicyDiffRequest',
+    'ListProjectsRequest',
   ],
   replies: [
     'ListPoliciesResponse',
@@ -49,9 +53,12 @@ export const EXPERIMENT_V1_PACKAGE = definePackage({
     'PolicyOperation',
     'ExperimentOperation',
     'Empty',
+    'RuleDiff',
+    'ListRevisionsResponse',
+    'ListProjectsResponse',
   ],
   events: ['PolicyEvent', 'ExperimentEvent'],
-  resources: ['FirewallPolicy', 'FirewallPolicyExperiment'],
+  resources: ['FirewallPolicy', 'FirewallPolicyExperiment', 'Revision'],
   deprecations: [
     {
       target: 'CommitRequest.parentEtag',
@@ -98,6 +105,22 @@ export const EXPERIMENT_V1_PACKAGE = definePackage({
       reply: 'ListHistoryEventsResponse',
     },
     { subject: S.getOperation, service, request: 'GetRequest', reply: 'Operation' },
+    { subject: S.experimentDiff, service, request: 'GetRequest', reply: 'RuleDiff' },
+    { subject: S.policyDiff, service, request: 'PolicyDiffRequest', reply: 'RuleDiff' },
+    {
+      subject: S.listRevisions,
+      service,
+      request: 'ListRevisionsRequest',
+      reply: 'ListRevisionsResponse',
+    },
+    { subject: S.getRevision, service, request: 'GetRequest', reply: 'Revision' },
+    { subject: S.rollback, service, request: 'RollbackRequest', reply: 'PolicyOperation' },
+    {
+      subject: S.listProjects,
+      service,
+      request: 'ListProjectsRequest',
+      reply: 'ListProjectsResponse',
+    },
   ],
   streams: [
     {

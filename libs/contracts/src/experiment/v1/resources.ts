@@ -248,7 +248,13 @@ export interface HistoryEvent {
   time: string;
   version: number;
   actor: string;
+  /**
+   * The request id of the call that caused it: its HTTP x-request-id (recorded since 1.5.0), else
+   * the AIP-155 request id the command carried.
+   */
   requestId?: string;
+  /** The AIP-155 request id the command carried, when it had one (since 1.5.0). */
+  commandRequestId?: string;
   /** Why, when the command gave a reason (since 1.4.0: an automatic stopPreview says what tripped it). */
   reason?: string;
 }

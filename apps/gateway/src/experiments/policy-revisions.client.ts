@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import {
+  EXPERIMENT_SUBJECTS as S,
+  ListProjectsResponse,
+  ListRevisionsResponse,
+  Operation,
+  FirewallPolicy,
+  Revision,
+  RuleDiff,
+} from '@rollout/contracts';
+import { BackendClient } from '../http/backend-client';
+import {
+  Caller,
+  ExperimentPath,
+  PolicyPath,
+  command,
+  experimentName,
+  policyName,
+} from './experiments.client';
+
+/** Diffs, revisions and rollback of live policies, and the projects holding them (experiment.v1 1.5.0). */
+@Injectable()
+export class PolicyRevisionsClient {
+  constructor(private readonly backend: BackendClient) {}
+
+  experimentDiff(path: ExperimentPath, traceId?: string) {
+    return this.backend.call<RuleDiff>(S.experimentDiff, { name: experimentName(path) }, traceId);
+  }
+
+  policyDiff(path: PolicyPath, fromRevision: string, toRevision?: string, traceId?: string) {
+    return this.backend.call<RuleDiff>(
+      S.policyDiff,
+      { name: policyName(path), fromRevision, ...(toRevision ? { toRevision } : {}) },
+      traceId,
+    );
+  }
+
+  listRevisions(
+    path: PolicyPath,
+    page: { pageSize?: number; pageToken?: string },
+    traceId?: string,
+  ) {
+    return this.backend.call<ListRevisionsResponse>(
+      S.listRevisions,
+      { name: policyName(path), ...page },
+      traceId,
+    );
+  }
+
+  getRevision(path: PolicyPath, revisionId: string, traceId?: string) {
+    return this.backend.call<Revision>(
+      S.getRevision,
+      { name: `${policyName(path)}/revisions/${revisionId}` },
+      traceId,
+    );
+  }
+
+  rollback(path: PolicyPath, body: { revisionId: string; etag: string }, caller: Caller) {
+    return this.backend.call<Operation<FirewallPolicy>>(
+      S.rollback,
+      { name: policyName(path), ...body, ...command(caller) },
+      caller.traceId,
+    );
+  }
+
+  listProjects(projects: string[] | undefined, traceId?: string) {
+    return this.backend.call<ListProjectsResponse>(
+      S.listProjects,
+      projects ? { projects } : {},
+      traceId,
+    );
+  }
+}

@@ -1,0 +1,87 @@
+import { FirewallRule, StatusError } from '@rollout/contracts';
+import { Clock, checkEtag, masked, notFound, parseContent, parseMask } from './decide';
+import type { PolicyDomainEvent, PolicyState } from './events';
+
+export function decideCreatePolicy(
+  state: PolicyState,
+  input: unknown,
+  clock: Clock,
+): PolicyDomainEvent[] {
+  if (state.exists)
+    throw StatusError.withReason(
+      'ALREADY_EXISTS',
+      `Firewall policy "${state.name}" already exists.`,
+      'ALREADY_EXISTS',
+    );
+  const content = parseContent(input, 'firewallPolicy');
+  return [{ type: 'PolicyCreated', data: { content, time: clock.now().toISOString() } }];
+}
+
+export function decideUpdatePolicy(
+  state: PolicyState,
+  input: Record<string, unknown>,
+  updateMask: string | undefined,
+  clock: Clock,
+): PolicyDomainEvent[] {
+  if (!state.exists) throw notFound('Firewall policy', state.name);
+  checkEtag('etag', input.etag as string | undefined, state.name, state.version);
+  const content = parseContent(
+    masked(state.content, input, parseMask(updateMask), ''),
+    'firewallPolicy',
+  );
+  return [{ type: 'PolicyUpdated', data: { content, time: clock.now().toISOString() } }];
+}
+
+export function decideDeletePolicy(
+  state: PolicyState,
+  etag: string | undefined,
+  clock: Clock,
+): PolicyDomainEvent[] {
+  if (!state.exists) throw notFound('Firewall policy', state.name);
+  checkEtag('etag', etag, state.name, state.version);
+  return [{ type: 'PolicyDeleted', data: { time: clock.now().toISOString() } }];
+}
+
+/** A revision's rules, as the policy's stream holds them (null: an event without a rule body). */
+export interface RevisionToRestore {
+  revisionId: string;
+  rules: FirewallRule[] | null;
+}
+
+/**
+ * Rollback: an older revision's rules become live again, as a new revision (history is never
+ * rewritten). Guarded as a commit is: the policy's current etag is required and must match.
+ */
+export function decideRollback(
+  state: PolicyState,
+  request: { etag?: string; revisionId: string; revision?: RevisionToRestore },
+  clock: Clock,
+): PolicyDomainEvent[] {
+  if (request.etag === undefined || request.etag === '') {
+    throw StatusError.invalidArgument('etag is required to roll back.', [
+      { field: 'etag', description: "required: the live policy's current etag" },
+    ]);
+  }
+  if (!state.exists) throw notFound('Firewall policy', state.name);
+  checkEtag('etag', request.etag, state.name, state.version);
+  const { revision } = request;
+  if (!revision) throw notFound('Revision', `${state.name}/revisions/${request.revisionId}`);
+  if (revision.rules === null) {
+    throw StatusError.withReason(
+      'FAILED_PRECONDITION',
+      `Revision ${revision.revisionId} of "${state.name}" was recorded without its rules, so it cannot be restored.`,
+      'REVISION_WITHOUT_RULES',
+      { resource: state.name, revision: revision.revisionId },
+    );
+  }
+  return [
+    {
+      type: 'PolicyUpdated',
+      data: {
+        content: { ...state.content, rules: revision.rules },
+        time: clock.now().toISOString(),
+        source: { kind: 'rollback', rolledBackTo: revision.revisionId },
+      },
+    },
+  ];
+}

@@ -1,0 +1,149 @@
+import type { FirewallRule, Revision, RevisionSource } from '@rollout/contracts';
+import { StatusError } from '@rollout/contracts';
+import type { PolicyUpdateSource } from './events';
+import { etagOf } from './evolve';
+import type { RevisionToRestore } from './decide-policy';
+
+/** An event of a policy's stream as the store reads it back (any version of its data). */
+export interface StoredPolicyEvent {
+  type: string;
+  version: number;
+  data: unknown;
+  time: string;
+  actor: string;
+  /** The HTTP x-request-id of the call that appended it (recorded since experiment.v1 1.5.0). */
+  traceId?: string;
+  /** The AIP-155 request id of the command. */
+  requestId?: string;
+}
+
+interface RevisionData {
+  content?: { rules?: FirewallRule[] };
+  committedExperiment?: string;
+  source?: PolicyUpdateSource;
+}
+
+const REVISION_EVENTS = new Set(['PolicyCreated', 'PolicyUpdated']);
+
+/** The request id a history shows: the call's x-request-id, else the command's AIP-155 id. */
+export const shownRequestId = (event: { traceId?: string; requestId?: string }) =>
+  event.traceId ?? event.requestId;
+
+function sourceOf(type: string, data: RevisionData): RevisionSource {
+  if (type === 'PolicyCreated') return { kind: 'create' };
+  const source = data.source;
+  if (source?.kind === 'rollback') return { kind: 'rollback', rolledBackTo: source.rolledBackTo };
+  if (data.committedExperiment !== undefined || source?.kind === 'commit') {
+    const evidence = source?.kind === 'commit' ? source : undefined;
+    return {
+      kind: 'commit',
+      ...(data.committedExperiment ? { experiment: data.committedExperiment } : {}),
+      ...(evidence?.experimentEtag ? { experimentEtag: evidence.experimentEtag } : {}),
+      ...(evidence?.reportEtag ? { reportEtag: evidence.reportEtag } : {}),
+      ...(evidence?.gates ? { gates: evidence.gates } : {}),
+    };
+  }
+  return { kind: 'update' };
+}
+
+/**
+ * Every change of a live policy as a revision (AIP-162), oldest first: one per PolicyCreated or
+ * PolicyUpdated, numbered by the event's version so ids stay stable and ordered.
+ */
+export function revisionsOf(policyName: string, events: readonly StoredPolicyEvent[]): Revision[] {
+  return events
+    .filter((event) => REVISION_EVENTS.has(event.type))
+    .map((event) => {
+      const data = (event.data ?? {}) as RevisionData;
+      const requestId = shownRequestId(event);
+      const rules = data.content?.rules;
+      return {
+        name: `${policyName}/revisions/${event.version}`,
+        revisionId: String(event.version),
+        createTime: event.time,
+        actor: event.actor,
+        ...(requestId ? { requestId } : {}),
+        source: sourceOf(event.type, data),
+        etag: etagOf(policyName, event.version),
+        rules: Array.isArray(rules) ? rules : null,
+      };
+    });
+}
+
+/** A revision id as a client sends it: a positive whole number. */
+export function checkRevisionId(field: string, id: unknown): string {
+  if (typeof id !== 'string' || !/^[1-9][0-9]{0,9}$/.test(id)) {
+    throw StatusError.invalidArgument(
+      `${field} "${String(id ?? '').slice(0, 40)}" is not a revision id.`,
+      [{ field, description: 'a revision id: "1", "2", …' }],
+    );
+  }
+  return id;
+}
+
+/** `…/firewallPolicies/{policy}/revisions/{id}` split into the policy and the id. */
+export function parseRevisionName(
+  name: string,
+  field = 'name',
+): { policyName: string; revisionId: string } {
+  const m =
+    /^(projects\/[^/]+\/locations\/[^/]+\/firewallPolicies\/[^/]+)\/revisions\/([^/]+)$/.exec(
+      name ?? '',
+    );
+  if (!m) {
+    throw StatusError.invalidArgument(
+      `${field} "${String(name ?? '').slice(0, 100)}" is not a revision name.`,
+      [{ field, description: '…/firewallPolicies/{policy}/revisions/{revisionId}' }],
+    );
+  }
+  return { policyName: m[1], revisionId: checkRevisionId(field, m[2]) };
+}
+
+/** The revision to restore, or undefined when the policy has none of that id. */
+export function revisionToRestore(
+  revisions: readonly Revision[],
+  revisionId: string,
+): RevisionToRestore | undefined {
+  const revision = revisions.find((each) => each.revisionId === revisionId);
+  return revision && { revisionId: revision.revisionId, rules: revision.rules };
+}
+
+/**
+ * The body of an experiment created from a revision (`sourceRevision`): the revision's rules
+ * stand in for `firewallPolicy.rules`, which may then not be given.
+ */
+export function experimentFromRevision(
+  body: Record<string, unknown>,
+  revision: RevisionToRestore | undefined,
+  policyName: string,
+): Record<string, unknown> {
+  const { sourceRevision, ...rest } = body;
+  const policyInput = (rest.firewallPolicy ?? {}) as Record<string, unknown>;
+  if (policyInput.rules !== undefined) {
+    throw StatusError.invalidArgument(
+      'Give either sourceRevision or firewallPolicy.rules, not both.',
+      [
+        {
+          field: 'experiment.sourceRevision',
+          description: 'cannot be given with firewallPolicy.rules',
+        },
+      ],
+    );
+  }
+  if (!revision)
+    throw StatusError.withReason(
+      'NOT_FOUND',
+      `Revision "${policyName}/revisions/${String(sourceRevision)}" not found.`,
+      'NOT_FOUND',
+      { resource: `${policyName}/revisions/${String(sourceRevision)}` },
+    );
+  if (revision.rules === null) {
+    throw StatusError.withReason(
+      'FAILED_PRECONDITION',
+      `Revision ${revision.revisionId} of "${policyName}" was recorded without its rules.`,
+      'REVISION_WITHOUT_RULES',
+      { resource: policyName, revision: revision.revisionId },
+    );
+  }
+  return { ...rest, firewallPolicy: { ...policyInput, rules: revision.rules } };
+}
