@@ -11,21 +11,22 @@ import {
   PreviewRequest,
   StatusError,
   UpdateExperimentRequest,
+  requireResourceId,
+  requireExperimentName,
+  requirePolicyName,
+  formatExperimentName,
 } from '@rollout/contracts';
 import { analyzeExperiment } from '@rollout/domain/firewall';
 import {
   Clock,
   ExperimentCommand,
   ExperimentState,
-  checkId,
   checkRevisionId,
   decideCommitExperiment,
   decideExperiment,
   experimentFromRevision,
   experimentView,
   notFound,
-  parseExperimentName,
-  parsePolicyName,
   policyView,
   revisionToRestore,
 } from '@rollout/domain/experiment';
@@ -55,8 +56,12 @@ export class ExperimentCommands {
   ) {}
 
   createExperiment(request: CreateExperimentRequest): Promise<Operation<FirewallPolicyExperiment>> {
-    const { name: policyName } = parsePolicyName(request.parent, 'parent');
-    const name = `${policyName}/experiments/${checkId('experimentId', request.experimentId)}`;
+    const policy = requirePolicyName(request.parent, 'parent');
+    const policyName = policy.name;
+    const name = formatExperimentName({
+      ...policy,
+      experiment: requireResourceId('experimentId', request.experimentId),
+    });
     const metadata = commandMetadata(request);
     const body = (request.experiment ?? {}) as Record<string, unknown>;
     return this.aggregates.store.runOnce(metadata.requestId, async (tx) => {
@@ -101,7 +106,7 @@ export class ExperimentCommands {
   }
 
   updateExperiment(request: UpdateExperimentRequest): Promise<Operation<FirewallPolicyExperiment>> {
-    const { name } = parseExperimentName(request.experiment?.name, 'experiment.name');
+    const { name } = requireExperimentName(request.experiment?.name, 'experiment.name');
     const command: ExperimentCommand = {
       type: 'UpdateExperiment',
       data: { experiment: request.experiment, updateMask: request.updateMask },
@@ -112,7 +117,7 @@ export class ExperimentCommands {
   }
 
   deleteExperiment(request: DeleteRequest): Promise<Operation<Record<string, never>>> {
-    const { name } = parseExperimentName(request.name);
+    const { name } = requireExperimentName(request.name);
     return this.experimentCommand(request, 'delete', name, {
       type: 'DeleteExperiment',
       data: { etag: request.etag },
@@ -120,7 +125,7 @@ export class ExperimentCommands {
   }
 
   startPreview(request: PreviewRequest): Promise<Operation<FirewallPolicyExperiment>> {
-    const { name } = parseExperimentName(request.name);
+    const { name } = requireExperimentName(request.name);
     const command: ExperimentCommand = {
       type: 'StartPreview',
       data: { etag: request.etag, reason: request.reason },
@@ -131,7 +136,7 @@ export class ExperimentCommands {
   }
 
   stopPreview(request: PreviewRequest): Promise<Operation<FirewallPolicyExperiment>> {
-    const { name } = parseExperimentName(request.name);
+    const { name } = requireExperimentName(request.name);
     const command: ExperimentCommand = {
       type: 'StopPreview',
       data: { etag: request.etag, reason: request.reason },
@@ -143,7 +148,7 @@ export class ExperimentCommands {
 
   /** Atomically: the live policy takes the experiment's policy, and the experiment is gone. */
   commit(request: CommitRequest): Promise<Operation<FirewallPolicy>> {
-    const { name, policyName } = parseExperimentName(request.name);
+    const { name, policyName } = requireExperimentName(request.name);
     // `parentEtag` is the deprecated name of `livePolicyEtag` (experiment.v1 1.1.0): both mean the same.
     if (
       request.livePolicyEtag !== undefined &&
@@ -212,7 +217,7 @@ export class ExperimentCommands {
         // Only an update changes the rules, so only it analyses them again; other commands keep the stored analysis.
         const analysis =
           view && command.type === 'UpdateExperiment'
-            ? analyze(await this.livePolicy(parseExperimentName(name).policyName), view)
+            ? analyze(await this.livePolicy(requireExperimentName(name).policyName), view)
             : undefined;
         const operation = newOperation(
           verb,

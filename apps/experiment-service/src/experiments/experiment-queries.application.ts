@@ -5,8 +5,10 @@ import {
   HistoryEvent,
   ListExperimentsResponse,
   ListRequest,
+  requireExperimentName,
+  requirePolicyName,
 } from '@rollout/contracts';
-import { notFound, parseExperimentName, parsePolicyName } from '@rollout/domain/experiment';
+import { notFound } from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
 import { parseExperimentFilter } from '../read-models/filter';
 import { decodePageToken, encodePageToken, pageSizeOf } from '../read-models/paging';
@@ -21,14 +23,14 @@ export class ExperimentQueries {
   ) {}
 
   async getExperiment({ name }: GetRequest): Promise<FirewallPolicyExperiment> {
-    parseExperimentName(name);
+    requireExperimentName(name);
     const experiment = await this.experiments.find(name);
     if (!experiment) throw notFound('Experiment', name);
     return experiment;
   }
 
   async listExperiments(request: ListRequest): Promise<ListExperimentsResponse> {
-    const { name: policyName } = parsePolicyName(request.parent, 'parent');
+    const { name: policyName } = requirePolicyName(request.parent, 'parent');
     const conditions = parseExperimentFilter(request.filter);
     const size = pageSizeOf(request.pageSize);
     const query = `${policyName}?${request.filter ?? ''}`;
@@ -42,7 +44,7 @@ export class ExperimentQueries {
   }
 
   experimentEvents({ name }: GetRequest): Promise<{ events: HistoryEvent[] }> {
-    parseExperimentName(name);
+    requireExperimentName(name);
     return this.aggregates.history(name);
   }
 }

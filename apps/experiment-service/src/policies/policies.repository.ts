@@ -1,7 +1,8 @@
+import { requirePolicyName, formatParent } from '@rollout/contracts';
 import { Injectable } from '@nestjs/common';
 import type { FirewallPolicy } from '@rollout/contracts';
 import type { ClaimedWrite } from '@rollout/platform/event-store';
-import { PolicyState, parsePolicyName, policyView } from '@rollout/domain/experiment';
+import { PolicyState, policyView } from '@rollout/domain/experiment';
 import { DataSource } from 'typeorm';
 import { PolicyRecord } from '../read-models/records';
 
@@ -15,10 +16,10 @@ export class PoliciesRepository {
     if (!after.exists)
       return (p) =>
         `DELETE FROM policies WHERE name = ${p(after.name)} AND EXISTS (SELECT 1 FROM claimed)`;
-    const { project, location } = parsePolicyName(after.name);
+    const parent = formatParent(requirePolicyName(after.name));
     return (p) =>
       `INSERT INTO policies (name, parent, resource)
-       SELECT ${p(after.name)}, ${p(`projects/${project}/locations/${location}`)}, ${p(JSON.stringify(policyView(after)))}::jsonb FROM claimed
+       SELECT ${p(after.name)}, ${p(parent)}, ${p(JSON.stringify(policyView(after)))}::jsonb FROM claimed
        ON CONFLICT (name) DO UPDATE SET resource = EXCLUDED.resource`;
   }
 

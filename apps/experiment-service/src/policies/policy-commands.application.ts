@@ -4,6 +4,10 @@ import {
   DeleteRequest,
   FirewallPolicy,
   UpdatePolicyRequest,
+  requireResourceId,
+  requireParent,
+  requirePolicyName,
+  formatPolicyName,
 } from '@rollout/contracts';
 import type { Answerer } from '@rollout/platform/event-store';
 import {
@@ -12,11 +16,8 @@ import {
   ExperimentState,
   PolicyDomainEvent,
   PolicyState,
-  checkId,
   decideExperiment,
   decidePolicy,
-  parseParent,
-  parsePolicyName,
   policyView,
 } from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
@@ -36,9 +37,9 @@ export class PolicyCommands {
   ) {}
 
   createPolicy(request: CreatePolicyRequest): Promise<FirewallPolicy> {
-    const { project, location } = parseParent(request.parent);
-    const id = checkId('firewallPolicyId', request.firewallPolicyId);
-    const name = `projects/${project}/locations/${location}/firewallPolicies/${id}`;
+    const parent = requireParent(request.parent);
+    const policy = requireResourceId('firewallPolicyId', request.firewallPolicyId);
+    const name = formatPolicyName({ ...parent, policy });
     const metadata = commandMetadata(request);
     const decide = (policy: PolicyState) =>
       decidePolicy(
@@ -52,7 +53,7 @@ export class PolicyCommands {
   }
 
   updatePolicy(request: UpdatePolicyRequest): Promise<FirewallPolicy> {
-    const { name } = parsePolicyName(request.firewallPolicy?.name, 'firewallPolicy.name');
+    const { name } = requirePolicyName(request.firewallPolicy?.name, 'firewallPolicy.name');
     const metadata = commandMetadata(request);
     const decide = (policy: PolicyState) =>
       decidePolicy(
@@ -70,7 +71,7 @@ export class PolicyCommands {
 
   /** Deleting a live policy deletes its experiments with it, in the same transaction. */
   deletePolicy(request: DeleteRequest): Promise<Record<string, never>> {
-    const { name } = parsePolicyName(request.name);
+    const { name } = requirePolicyName(request.name);
     const metadata = commandMetadata(request);
     const { policies, experiments } = this.aggregates;
     return this.aggregates.store.runOnce(metadata.requestId, async (tx) => {

@@ -5,8 +5,11 @@ import {
   HistoryEvent,
   ListPoliciesResponse,
   ListRequest,
+  requireParent,
+  requirePolicyName,
+  formatParent,
 } from '@rollout/contracts';
-import { notFound, parseParent, parsePolicyName } from '@rollout/domain/experiment';
+import { notFound } from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
 import { decodePageToken, encodePageToken, pageSizeOf } from '../read-models/paging';
 import { PoliciesRepository } from './policies.repository';
@@ -20,15 +23,14 @@ export class PolicyQueries {
   ) {}
 
   async getPolicy({ name }: GetRequest): Promise<FirewallPolicy> {
-    parsePolicyName(name);
+    requirePolicyName(name);
     const policy = await this.policies.find(name);
     if (!policy) throw notFound('Firewall policy', name);
     return policy;
   }
 
   async listPolicies(request: ListRequest): Promise<ListPoliciesResponse> {
-    const { project, location } = parseParent(request.parent);
-    const parent = `projects/${project}/locations/${location}`;
+    const parent = formatParent(requireParent(request.parent));
     const size = pageSizeOf(request.pageSize);
     const after = decodePageToken(request.pageToken, parent);
     const rows = await this.policies.list(parent, after ?? '', size + 1);
@@ -40,7 +42,7 @@ export class PolicyQueries {
   }
 
   policyEvents({ name }: GetRequest): Promise<{ events: HistoryEvent[] }> {
-    parsePolicyName(name);
+    requirePolicyName(name);
     return this.aggregates.history(name);
   }
 }

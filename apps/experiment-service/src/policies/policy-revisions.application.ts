@@ -10,6 +10,8 @@ import {
   RollbackRequest,
   RuleDiff,
   StatusError,
+  requireExperimentName,
+  requirePolicyName,
 } from '@rollout/contracts';
 import type { EventTransaction } from '@rollout/platform/event-store';
 import {
@@ -18,8 +20,6 @@ import {
   checkRevisionId,
   decidePolicy,
   notFound,
-  parseExperimentName,
-  parsePolicyName,
   parseRevisionName,
   policyView,
   revisionToRestore,
@@ -47,7 +47,7 @@ export class PolicyRevisions {
   ) {}
 
   async listRevisions(request: ListRevisionsRequest): Promise<ListRevisionsResponse> {
-    const { name } = parsePolicyName(request.name);
+    const { name } = requirePolicyName(request.name);
     const size = pageSizeOf(request.pageSize);
     const after = decodePageToken(request.pageToken, `${name}/revisions`);
     const newestFirst = (await this.revisions(name)).reverse();
@@ -72,7 +72,7 @@ export class PolicyRevisions {
 
   /** Two revisions of a live policy; `toRevision` defaults to the current one. */
   async policyDiff(request: PolicyDiffRequest): Promise<RuleDiff> {
-    const { name } = parsePolicyName(request.name);
+    const { name } = requirePolicyName(request.name);
     const fromId = checkRevisionId('fromRevision', request.fromRevision);
     const revisions = await this.revisions(name);
     const toId =
@@ -101,7 +101,7 @@ export class PolicyRevisions {
 
   /** An experiment's rules against its live policy's current rules. */
   async experimentDiff({ name }: GetRequest): Promise<RuleDiff> {
-    const { policyName, experiment: id } = parseExperimentName(name);
+    const { policyName, experiment: id } = requireExperimentName(name);
     const experiment = await this.experiments.find(name);
     if (!experiment) throw notFound('Experiment', name);
     const live = await this.policies.find(policyName);
@@ -128,7 +128,7 @@ export class PolicyRevisions {
    * a commit on one etag, the second to run finds the etag moved and changes nothing).
    */
   rollback(request: RollbackRequest): Promise<Operation<FirewallPolicy>> {
-    const { name } = parsePolicyName(request.name);
+    const { name } = requirePolicyName(request.name);
     const revisionId = checkRevisionId('revisionId', request.revisionId);
     const metadata = commandMetadata(request);
     const { policies } = this.aggregates;

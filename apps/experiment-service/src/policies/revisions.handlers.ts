@@ -9,8 +9,8 @@ import {
   RollbackRequest,
   StatusError,
   EXPERIMENT_SUBJECTS as S,
+  requireResourceId,
 } from '@rollout/contracts';
-import { checkId } from '@rollout/domain/experiment';
 import { PoliciesRepository } from './policies.repository';
 import { PolicyRevisions } from './policy-revisions.application';
 
@@ -45,6 +45,8 @@ export class RevisionHandlers {
       throw StatusError.invalidArgument('projects must be a list of project ids.', [
         { field: 'projects', description: 'a list of project ids' },
       ]);
-    return { projects: await this.policies.projects(only?.map((p) => checkId('projects', p))) };
+    return {
+      projects: await this.policies.projects(only?.map((p) => requireResourceId('projects', p))),
+    };
   }
 }

@@ -9,6 +9,9 @@ import {
   Operation,
   PREVIEW_SUBJECTS,
   PreviewReport,
+  formatExperimentName,
+  formatPolicyName,
+  formatParent,
 } from '@rollout/contracts';
 import { CommitEvidence, checkCommitEvidence, evidenceRecord } from './commit-evidence';
 import { BackendClient } from '../http/backend-client';
@@ -29,11 +32,6 @@ export interface Caller {
   traceId?: string;
 }
 
-const parentOf = (p: { project: string; location: string }) =>
-  `projects/${p.project}/locations/${p.location}`;
-export const policyName = (p: PolicyPath) => `${parentOf(p)}/firewallPolicies/${p.policy}`;
-export const experimentName = (p: ExperimentPath) => `${policyName(p)}/experiments/${p.experiment}`;
-
 /**
  * Live firewall policies and their experiments (AIP-236): the gateway names the resource, adds
  * who is asking, and asks the experiment-service over NATS, which validates and decides.
@@ -50,7 +48,7 @@ export class ExperimentsClient {
   ) {
     return this.backend.call<FirewallPolicy>(
       S.createPolicy,
-      { parent: parentOf(parent), firewallPolicyId, firewallPolicy, ...command(caller) },
+      { parent: formatParent(parent), firewallPolicyId, firewallPolicy, ...command(caller) },
       caller.traceId,
     );
   }
@@ -62,13 +60,17 @@ export class ExperimentsClient {
   ) {
     return this.backend.call<ListPoliciesResponse>(
       S.listPolicies,
-      { parent: parentOf(parent), ...page },
+      { parent: formatParent(parent), ...page },
       traceId,
     );
   }
 
   getPolicy(path: PolicyPath, traceId?: string) {
-    return this.backend.call<FirewallPolicy>(S.getPolicy, { name: policyName(path) }, traceId);
+    return this.backend.call<FirewallPolicy>(
+      S.getPolicy,
+      { name: formatPolicyName(path) },
+      traceId,
+    );
   }
 
   updatePolicy(
@@ -80,7 +82,7 @@ export class ExperimentsClient {
     return this.backend.call<FirewallPolicy>(
       S.updatePolicy,
       {
-        firewallPolicy: { ...firewallPolicy, name: policyName(path) },
+        firewallPolicy: { ...firewallPolicy, name: formatPolicyName(path) },
         updateMask,
         ...command(caller),
       },
@@ -91,7 +93,7 @@ export class ExperimentsClient {
   deletePolicy(path: PolicyPath, etag: string | undefined, caller: Caller) {
     return this.backend.call<Record<string, never>>(
       S.deletePolicy,
-      { name: policyName(path), etag, ...command(caller) },
+      { name: formatPolicyName(path), etag, ...command(caller) },
       caller.traceId,
     );
   }
@@ -99,7 +101,7 @@ export class ExperimentsClient {
   policyEvents(path: PolicyPath, traceId?: string) {
     return this.backend.call<{ events: HistoryEvent[] }>(
       S.policyEvents,
-      { name: policyName(path) },
+      { name: formatPolicyName(path) },
       traceId,
     );
   }
@@ -107,7 +109,7 @@ export class ExperimentsClient {
   createExperiment(path: PolicyPath, experimentId: string, experiment: object, caller: Caller) {
     return this.backend.call<Operation<FirewallPolicyExperiment>>(
       S.createExperiment,
-      { parent: policyName(path), experimentId, experiment, ...command(caller) },
+      { parent: formatPolicyName(path), experimentId, experiment, ...command(caller) },
       caller.traceId,
     );
   }
@@ -119,7 +121,7 @@ export class ExperimentsClient {
   ) {
     return this.backend.call<ListExperimentsResponse>(
       S.listExperiments,
-      { parent: policyName(path), ...query },
+      { parent: formatPolicyName(path), ...query },
       traceId,
     );
   }
@@ -127,7 +129,7 @@ export class ExperimentsClient {
   getExperiment(path: ExperimentPath, traceId?: string) {
     return this.backend.call<FirewallPolicyExperiment>(
       S.getExperiment,
-      { name: experimentName(path) },
+      { name: formatExperimentName(path) },
       traceId,
     );
   }
@@ -140,7 +142,11 @@ export class ExperimentsClient {
   ) {
     return this.backend.call<Operation<FirewallPolicyExperiment>>(
       S.updateExperiment,
-      { experiment: { ...experiment, name: experimentName(path) }, updateMask, ...command(caller) },
+      {
+        experiment: { ...experiment, name: formatExperimentName(path) },
+        updateMask,
+        ...command(caller),
+      },
       caller.traceId,
     );
   }
@@ -148,7 +154,7 @@ export class ExperimentsClient {
   deleteExperiment(path: ExperimentPath, etag: string | undefined, caller: Caller) {
     return this.backend.call<Operation>(
       S.deleteExperiment,
-      { name: experimentName(path), etag, ...command(caller) },
+      { name: formatExperimentName(path), etag, ...command(caller) },
       caller.traceId,
     );
   }
@@ -168,7 +174,7 @@ export class ExperimentsClient {
   ) {
     return this.backend.call<Operation>(
       CUSTOM_METHODS[method],
-      { name: experimentName(path), ...body, ...command(caller) },
+      { name: formatExperimentName(path), ...body, ...command(caller) },
       caller.traceId,
     );
   }
@@ -187,7 +193,7 @@ export class ExperimentsClient {
       return this.customMethod(path, 'commit', body, caller);
     const report = await this.backend.call<PreviewReport>(
       PREVIEW_SUBJECTS.previewReport,
-      { name: experimentName(path) },
+      { name: formatExperimentName(path) },
       caller.traceId,
     );
     const livePolicyEtag = checkCommitEvidence(report, evidence, {
@@ -211,7 +217,7 @@ export class ExperimentsClient {
   experimentEvents(path: ExperimentPath, traceId?: string) {
     return this.backend.call<{ events: HistoryEvent[] }>(
       S.experimentEvents,
-      { name: experimentName(path) },
+      { name: formatExperimentName(path) },
       traceId,
     );
   }

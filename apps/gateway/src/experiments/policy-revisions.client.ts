@@ -7,16 +7,11 @@ import {
   FirewallPolicy,
   Revision,
   RuleDiff,
+  formatExperimentName,
+  formatPolicyName,
 } from '@rollout/contracts';
 import { BackendClient } from '../http/backend-client';
-import {
-  Caller,
-  ExperimentPath,
-  PolicyPath,
-  command,
-  experimentName,
-  policyName,
-} from './experiments.client';
+import { Caller, ExperimentPath, PolicyPath, command } from './experiments.client';
 
 /** Diffs, revisions and rollback of live policies, and the projects holding them (experiment.v1 1.5.0). */
 @Injectable()
@@ -24,13 +19,17 @@ export class PolicyRevisionsClient {
   constructor(private readonly backend: BackendClient) {}
 
   experimentDiff(path: ExperimentPath, traceId?: string) {
-    return this.backend.call<RuleDiff>(S.experimentDiff, { name: experimentName(path) }, traceId);
+    return this.backend.call<RuleDiff>(
+      S.experimentDiff,
+      { name: formatExperimentName(path) },
+      traceId,
+    );
   }
 
   policyDiff(path: PolicyPath, fromRevision: string, toRevision?: string, traceId?: string) {
     return this.backend.call<RuleDiff>(
       S.policyDiff,
-      { name: policyName(path), fromRevision, ...(toRevision ? { toRevision } : {}) },
+      { name: formatPolicyName(path), fromRevision, ...(toRevision ? { toRevision } : {}) },
       traceId,
     );
   }
@@ -42,7 +41,7 @@ export class PolicyRevisionsClient {
   ) {
     return this.backend.call<ListRevisionsResponse>(
       S.listRevisions,
-      { name: policyName(path), ...page },
+      { name: formatPolicyName(path), ...page },
       traceId,
     );
   }
@@ -50,7 +49,7 @@ export class PolicyRevisionsClient {
   getRevision(path: PolicyPath, revisionId: string, traceId?: string) {
     return this.backend.call<Revision>(
       S.getRevision,
-      { name: `${policyName(path)}/revisions/${revisionId}` },
+      { name: `${formatPolicyName(path)}/revisions/${revisionId}` },
       traceId,
     );
   }
@@ -58,7 +57,7 @@ export class PolicyRevisionsClient {
   rollback(path: PolicyPath, body: { revisionId: string; etag: string }, caller: Caller) {
     return this.backend.call<Operation<FirewallPolicy>>(
       S.rollback,
-      { name: policyName(path), ...body, ...command(caller) },
+      { name: formatPolicyName(path), ...body, ...command(caller) },
       caller.traceId,
     );
   }

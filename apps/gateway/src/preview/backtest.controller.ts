@@ -7,7 +7,7 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { BacktestOperation, PREVIEW_SUBJECTS } from '@rollout/contracts';
+import { BacktestOperation, PREVIEW_SUBJECTS, formatExperimentName } from '@rollout/contracts';
 import type { ExperimentPath } from '../experiments/experiments.client';
 import { BackendClient } from '../http/backend-client';
 import { paramBeforeVerb } from '../http/custom-method-route';
@@ -55,7 +55,7 @@ export class BacktestController {
     @Body() body: BacktestBodyDto,
     @RequestId() traceId?: string,
   ): Promise<BacktestOperation> {
-    const name = `projects/${path.project}/locations/${path.location}/firewallPolicies/${path.policy}/experiments/${path.experiment}`;
+    const name = formatExperimentName(path);
     return this.backend.call<BacktestOperation>(
       PREVIEW_SUBJECTS.backtest,
       { name, startTime: body?.startTime, endTime: body?.endTime },

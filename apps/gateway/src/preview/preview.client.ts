@@ -7,12 +7,10 @@ import {
   PREVIEW_SUBJECTS,
   PreviewReport,
   StatusError,
+  formatExperimentName,
 } from '@rollout/contracts';
 import { BackendClient } from '../http/backend-client';
 import type { ExperimentPath } from '../experiments/experiments.client';
-
-const experimentName = (p: ExperimentPath) =>
-  `projects/${p.project}/locations/${p.location}/firewallPolicies/${p.policy}/experiments/${p.experiment}`;
 
 const isNotFound = (error: unknown) => error instanceof StatusError && error.status === 'NOT_FOUND';
 
@@ -30,7 +28,7 @@ export class PreviewClient {
     query: { filter?: string; pageSize?: number; pageToken?: string },
     traceId?: string,
   ) {
-    const parent = experimentName(path);
+    const parent = formatExperimentName(path);
     const answer = this.backend.call<ListPreviewFlowsResponse>(
       PREVIEW_SUBJECTS.previewFlows,
       { parent, ...query },
@@ -45,7 +43,7 @@ export class PreviewClient {
     query: { changedOnly?: boolean; pageSize?: number; pageToken?: string },
     traceId?: string,
   ) {
-    const name = experimentName(path);
+    const name = formatExperimentName(path);
     const answer = this.backend.call<ListPreviewLogsResponse>(
       PREVIEW_SUBJECTS.previewLogs,
       { name, ...query },
@@ -55,7 +53,7 @@ export class PreviewClient {
   }
 
   previewReport(path: ExperimentPath, traceId?: string) {
-    const name = experimentName(path);
+    const name = formatExperimentName(path);
     const answer = this.backend.call<PreviewReport>(
       PREVIEW_SUBJECTS.previewReport,
       { name },

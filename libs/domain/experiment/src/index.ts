@@ -1,4 +1,3 @@
-export * from './names';
 export * from './events';
 export * from './evolve';
 export * from './decide';

@@ -1,3 +1,4 @@
+import { formatPolicyName } from '@rollout/contracts';
 import type { ActiveExperiment, PolicyView } from './state';
 import { Outcome } from './outcome';
 import {
@@ -121,7 +122,7 @@ export function evaluateBatch<R extends RefusedTraffic>(
         index,
         refusal: {
           kind: 'unknown_policy',
-          reason: `no live policy projects/${project}/locations/${location}/firewallPolicies/${policy}`,
+          reason: `no live policy ${formatPolicyName({ project, location, policy })}`,
           key: decoded.key,
         },
       });

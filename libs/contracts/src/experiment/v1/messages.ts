@@ -1,5 +1,6 @@
 import type { ContractPackage } from '../../packages';
 import type { FirewallPolicy, FirewallPolicyExperiment, PolicyContent } from './resources';
+import { formatExperimentName, formatPolicyName } from './names';
 import type { CommitEvidenceRecord } from './revisions';
 
 export const EXPERIMENT_V1: ContractPackage = { name: 'experiment.v1', version: '1.5.0' };
@@ -179,10 +180,10 @@ export function resourceOfStateKey(
   const parts = key.split('.');
   if (parts.length < 2 || `${parts[0]}.${parts[1]}.` !== STATE_KEY_PREFIX) return undefined;
   const [kind, project, location, policy, experiment] = parts.slice(2);
-  const policyName = `projects/${project}/locations/${location}/firewallPolicies/${policy}`;
-  if (kind === 'policy' && parts.length === 6) return { kind, name: policyName };
+  if (kind === 'policy' && parts.length === 6)
+    return { kind, name: formatPolicyName({ project, location, policy }) };
   if (kind === 'experiment' && parts.length === 7)
-    return { kind, name: `${policyName}/experiments/${experiment}` };
+    return { kind, name: formatExperimentName({ project, location, policy, experiment }) };
   return undefined;
 }
 
