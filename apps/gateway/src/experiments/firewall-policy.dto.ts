@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { RESOURCE_ID } from '@rollout/contracts';
 import { MutationQueryDto } from './experiment-operations.dto';
 
 /**
@@ -60,7 +61,7 @@ export class FirewallPolicyDto {
 }
 
 export class CreatePolicyQueryDto extends MutationQueryDto {
-  @ApiProperty({ description: 'AIP-122 id: ^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$' })
+  @ApiProperty({ description: `AIP-122 id: ${RESOURCE_ID.source}` })
   @IsString()
   @MaxLength(63)
   firewallPolicyId!: string;
