@@ -21,6 +21,9 @@ import { PreviewCompleteness1767100000000 } from './migrations/1767100000000-pre
 import { PreviewDisagreements1767200000000 } from './migrations/1767200000000-preview-disagreements';
 import { PreviewBacktests1767300000000 } from './migrations/1767300000000-preview-backtests';
 import { PreviewCohorts1767400000000 } from './migrations/1767400000000-preview-cohorts';
+import { DeadLetters1767500000000 } from './migrations/1767500000000-dead-letters';
+import { DeadLetterHandlers } from './dead-letters/dead-letters.handlers';
+import { DeadLettersRepository } from './dead-letters/dead-letters.repository';
 import { PreviewLogPublisher } from './preview-logs/preview-log.publisher';
 import { FlowQueries } from './report/flow-queries.application';
 import { FlowsRepository } from './report/flows.repository';
@@ -59,13 +62,15 @@ export class AppModule {
           PreviewDisagreements1767200000000,
           PreviewBacktests1767300000000,
           PreviewCohorts1767400000000,
+          DeadLetters1767500000000,
         ],
       },
       readiness: [PreviewStateService],
       imports: [PreviewStateModule],
-      controllers: [PreviewHandlers, BacktestHandlers],
+      controllers: [PreviewHandlers, BacktestHandlers, DeadLetterHandlers],
       providers: [
         PreviewCountsRepository,
+        DeadLettersRepository,
         ConfigurationsRepository,
         ChangedFlowsRepository,
         DisagreementsRepository,
