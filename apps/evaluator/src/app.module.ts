@@ -22,6 +22,7 @@ import { PreviewDisagreements1767200000000 } from './migrations/1767200000000-pr
 import { PreviewBacktests1767300000000 } from './migrations/1767300000000-preview-backtests';
 import { PreviewCohorts1767400000000 } from './migrations/1767400000000-preview-cohorts';
 import { DeadLetters1767500000000 } from './migrations/1767500000000-dead-letters';
+import { PreviewApplied1767600000000 } from './migrations/1767600000000-preview-applied';
 import { DeadLetterHandlers } from './dead-letters/dead-letters.handlers';
 import { DeadLettersRepository } from './dead-letters/dead-letters.repository';
 import { PreviewLogPublisher } from './preview-logs/preview-log.publisher';
@@ -32,13 +33,17 @@ import { ReportQueries } from './report/report-queries.application';
 import { ReportRepository } from './report/report.repository';
 import { PreviewRetention } from './retention/preview-retention';
 import { RetentionRepository } from './retention/retention.repository';
+import { PreviewAppliedRepository } from './state/preview-applied.repository';
 import { PreviewStateService } from './state/preview-state.service';
 import { TrafficConsumer } from './traffic/traffic.consumer';
 import { TrafficLag } from './traffic/traffic-lag';
 
 /** The snapshot is also a readiness check, so HealthModule must see it: a global module. */
 @Global()
-@Module({ providers: [PreviewStateService], exports: [PreviewStateService] })
+@Module({
+  providers: [PreviewStateService, PreviewAppliedRepository],
+  exports: [PreviewStateService, PreviewAppliedRepository],
+})
 class PreviewStateModule {}
 
 @Module({})
@@ -63,6 +68,7 @@ export class AppModule {
           PreviewBacktests1767300000000,
           PreviewCohorts1767400000000,
           DeadLetters1767500000000,
+          PreviewApplied1767600000000,
         ],
       },
       readiness: [PreviewStateService],
