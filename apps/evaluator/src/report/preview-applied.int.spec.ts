@@ -7,6 +7,9 @@ import { inForce, previewReport } from '../../test/evaluator-probes';
 import { BLOCK, LIVE } from '../../test/example-policies';
 import { ExperimentWorld } from '../../test/experiment-world';
 
+/** A second startPreview's start time (the experiment-service stamps each one). */
+const T1 = '2025-06-02T00:00:00.000Z';
+
 /** previewAppliedTime: when this evaluator first applied the experiment's startPreview. */
 let iso: Isolation;
 let nc: NatsConnection;
@@ -34,7 +37,7 @@ afterAll(async () => {
   if (iso) await cleanUp(iso);
 });
 
-it('is absent before startPreview, then the time it was applied, the same across reads and restarts', async () => {
+it('is absent before startPreview, then the time it was applied, the same across reads and restarts, a new one for another startPreview', async () => {
   expect((await report()).previewAppliedTime).toBeUndefined();
 
   const started = Date.now();
@@ -50,4 +53,19 @@ it('is absent before startPreview, then the time it was applied, the same across
   app = await startEvaluator(iso);
   await inForce(app, world, 'web', (view) => view.active.length === 1);
   expect((await report()).previewAppliedTime).toBe(applied);
+
+  // stopPreview keeps it; another startPreview (a new start time) is another preview.
+  await world.experiment('web', 'block', BLOCK, 'SUSPENDED');
+  await inForce(app, world, 'web', (view) => view.active.length === 0);
+  expect((await report()).previewAppliedTime).toBe(applied);
+  const restarted = Date.now();
+  await world.experiment('web', 'block', BLOCK, 'ACTIVE', undefined, undefined, T1);
+  const again = await eventually(
+    async () => {
+      const time = (await report()).previewAppliedTime;
+      return time !== applied ? time : undefined;
+    },
+    { what: 'the new preview applied' },
+  );
+  expect(Date.parse(again as string)).toBeGreaterThanOrEqual(restarted);
 }, 60_000);
