@@ -16,7 +16,8 @@ export class DeadLetterLog {
 
   constructor(intervalMs: number, now: () => number = Date.now) {
     this.summariser = new DeadLetterLogSummariser(now, { intervalMs, maxSamples: 3 });
-    this.timer = setInterval(() => this.write(this.summariser.due()), intervalMs);
+    // Checked every second (or interval, if shorter), so a line comes soon after it is due.
+    this.timer = setInterval(() => this.write(this.summariser.due()), Math.min(intervalMs, 1_000));
     this.timer.unref();
   }
 
