@@ -59,6 +59,13 @@ export class DeadLettersRepository {
         return n < DEAD_LETTER_SAMPLES;
       })
       .reverse();
+    // One writer of a scope's samples at a time (in a fixed order): trimming never deadlocks.
+    const scopes = [...kept.keys()].sort(compare).map((scope) => scope.split('\n'));
+    await query(
+      `SELECT pg_advisory_xact_lock(hashtext('dead_letter_samples/' || p || '/' || l))
+       FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(p, l, i) ORDER BY i`,
+      [scopes.map((s) => s[0]), scopes.map((s) => s[1])],
+    );
     await query(
       `INSERT INTO dead_letter_samples (project, location, policy, reason, detail, time)
        SELECT p, l, f, r, d, now()
@@ -71,7 +78,6 @@ export class DeadLettersRepository {
         samples.map((s) => s.detail),
       ],
     );
-    const scopes = [...kept.keys()].map((scope) => scope.split('\n'));
     await query(
       `DELETE FROM dead_letter_samples WHERE id IN (
          SELECT id FROM (
