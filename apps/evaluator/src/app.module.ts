@@ -21,6 +21,10 @@ import { PreviewCompleteness1767100000000 } from './migrations/1767100000000-pre
 import { PreviewDisagreements1767200000000 } from './migrations/1767200000000-preview-disagreements';
 import { PreviewBacktests1767300000000 } from './migrations/1767300000000-preview-backtests';
 import { PreviewCohorts1767400000000 } from './migrations/1767400000000-preview-cohorts';
+import { DeadLetters1767500000000 } from './migrations/1767500000000-dead-letters';
+import { PreviewApplied1767600000000 } from './migrations/1767600000000-preview-applied';
+import { DeadLetterHandlers } from './dead-letters/dead-letters.handlers';
+import { DeadLettersRepository } from './dead-letters/dead-letters.repository';
 import { PreviewLogPublisher } from './preview-logs/preview-log.publisher';
 import { FlowQueries } from './report/flow-queries.application';
 import { FlowsRepository } from './report/flows.repository';
@@ -29,13 +33,17 @@ import { ReportQueries } from './report/report-queries.application';
 import { ReportRepository } from './report/report.repository';
 import { PreviewRetention } from './retention/preview-retention';
 import { RetentionRepository } from './retention/retention.repository';
+import { PreviewAppliedRepository } from './state/preview-applied.repository';
 import { PreviewStateService } from './state/preview-state.service';
 import { TrafficConsumer } from './traffic/traffic.consumer';
 import { TrafficLag } from './traffic/traffic-lag';
 
 /** The snapshot is also a readiness check, so HealthModule must see it: a global module. */
 @Global()
-@Module({ providers: [PreviewStateService], exports: [PreviewStateService] })
+@Module({
+  providers: [PreviewStateService, PreviewAppliedRepository],
+  exports: [PreviewStateService, PreviewAppliedRepository],
+})
 class PreviewStateModule {}
 
 @Module({})
@@ -59,13 +67,16 @@ export class AppModule {
           PreviewDisagreements1767200000000,
           PreviewBacktests1767300000000,
           PreviewCohorts1767400000000,
+          DeadLetters1767500000000,
+          PreviewApplied1767600000000,
         ],
       },
       readiness: [PreviewStateService],
       imports: [PreviewStateModule],
-      controllers: [PreviewHandlers, BacktestHandlers],
+      controllers: [PreviewHandlers, BacktestHandlers, DeadLetterHandlers],
       providers: [
         PreviewCountsRepository,
+        DeadLettersRepository,
         ConfigurationsRepository,
         ChangedFlowsRepository,
         DisagreementsRepository,

@@ -30,6 +30,8 @@ export const configSchema = z
     PREVIEW_RETENTION_MS: positiveInt(7 * 24 * 3600 * 1000),
     /** How often a replica merges the counted-sequence ranges and removes what retention lets go. */
     PREVIEW_HOUSEKEEPING_INTERVAL_MS: positiveInt(60_000),
+    /** Dead-lettered traffic is logged as one summary line per this interval (docs/operations.md). */
+    EVALUATOR_DEAD_LETTER_LOG_INTERVAL_MS: positiveInt(30_000),
     /** How often a replica checks the ACTIVE experiments' stopAfter and breaker (docs/readiness-gates.md). */
     AUTO_STOP_INTERVAL_MS: positiveInt(5_000),
     /**

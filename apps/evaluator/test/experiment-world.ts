@@ -89,7 +89,7 @@ export class ExperimentWorld {
     );
   }
 
-  /** Creates or changes an experiment (preview state and readiness gates as given); returns its new etag. */
+  /** Creates or changes an experiment (preview state, readiness gates and preview start as given); returns its new etag. */
   async experiment(
     policy: string,
     experiment: string,
@@ -97,6 +97,7 @@ export class ExperimentWorld {
     preview?: ContractPreviewState,
     type?: ExperimentEvent['type'],
     readinessGates?: ReadinessGate[],
+    startTime = T0,
   ): Promise<string> {
     const name = this.experimentName(policy, experiment);
     const version = this.next(name);
@@ -124,7 +125,7 @@ export class ExperimentWorld {
               previewMetadata: {
                 state: preview,
                 logPrefix: 'FirewallPolicyPreviewLog',
-                startTime: T0,
+                startTime,
               },
             }
           : {}),

@@ -26,6 +26,7 @@ import { LeasesClient } from './leases/leases.client';
 import { BlazarController } from './blazar/blazar.controller';
 import { BlazarTokenGuard } from './blazar/blazar-token.guard';
 import { BlazarClient } from './blazar/blazar.client';
+import { DeadLettersController } from './dead-letters/dead-letters.controller';
 
 @Module({})
 export class AppModule {
@@ -52,6 +53,7 @@ export class AppModule {
         InspectionRulesController,
         LeasesController,
         BlazarController,
+        DeadLettersController,
       ],
       providers: [
         Authenticator,

@@ -9,6 +9,7 @@ import {
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { Config, EVALUATOR_CONFIG } from '../config';
+import { DeadLettersRepository } from '../dead-letters/dead-letters.repository';
 import { ChangedFlowsRepository } from './changed-flows.repository';
 import { ConfigurationTotalsRepository } from './configuration-totals.repository';
 import { ConfigurationsRepository } from './configurations.repository';
@@ -33,7 +34,8 @@ const COUNTED_MEANWHILE = '23P01';
  *   counts), the minute buckets, and the changed decisions by flow (count, first and last
  *   time, the first few samples);
  * - per cohort of experiments ACTIVE together: events and connections by verdict pattern, where
- *   they disagree (DisagreementsRepository).
+ *   they disagree (DisagreementsRepository);
+ * - the refused messages of a named policy, by project, policy id and reason (DeadLettersRepository).
  *
  * So a batch's Postgres work grows with the configurations and distinct flows it touches, never
  * with its events. Rows are locked in a fixed order (configurations by id, then flows by key,
@@ -51,6 +53,7 @@ export class PreviewCountsRepository {
     private readonly flows: ChangedFlowsRepository,
     private readonly disagreements: DisagreementsRepository,
     private readonly totals: ConfigurationTotalsRepository,
+    private readonly deadLetters: DeadLettersRepository,
   ) {
     this.pool = poolOf(dataSource);
   }
@@ -80,12 +83,13 @@ export class PreviewCountsRepository {
   }
 
   /**
-   * Counts a batch: its evaluated and lost messages (none counted before, see `counted`), its
+   * Counts a batch: its evaluated and refused messages (none counted before, see `counted`), its
    * configurations' tallies and its cohorts' disagreement. Throws, counting nothing, if another
    * delivery counted one of its messages meanwhile.
    */
   async count(
-    batch: Pick<BatchOutcome, 'configurations' | 'cohorts' | 'countedSeqs'>,
+    batch: Pick<BatchOutcome, 'configurations' | 'cohorts' | 'countedSeqs'> &
+      Partial<Pick<BatchOutcome, 'deadLetters'>>,
   ): Promise<void> {
     if (batch.countedSeqs.length === 0) return;
     const { ids, cohorts } = await this.idsOf(batch).catch((error: unknown) => {
@@ -103,6 +107,7 @@ export class PreviewCountsRepository {
         );
         await this.add(query, batch.configurations, ids);
         await this.disagreements.add(query, cohorts);
+        await this.deadLetters.add(query, batch.deadLetters ?? []);
       });
     } catch (error) {
       if ((error as { code?: string }).code === COUNTED_MEANWHILE) {

@@ -7,13 +7,14 @@ import {
 } from '@rollout/contracts';
 import { analyzeExperiment } from '@rollout/domain/firewall';
 import { HeldVersions, buildReport, reportReading } from '@rollout/domain/preview';
+import { PreviewAppliedRepository } from '../state/preview-applied.repository';
 import { PreviewStateService } from '../state/preview-state.service';
 import { TrafficLag } from '../traffic/traffic-lag';
 import { ReportRepository } from './report.repository';
 
 /**
  * previewReport, from the evaluator's Postgres schema: one read of the store, the backlog on
- * TRAFFIC, and the experiment as the evaluator holds it (EXPERIMENT_STATE: its readiness gates
+ * TRAFFIC, when the evaluator first applied the preview (previewAppliedTime), and the experiment as the evaluator holds it (EXPERIMENT_STATE: its readiness gates
  * and the rules coverage analyses), folded into the report by buildReport (docs/preview-reports.md,
  * docs/readiness-gates.md).
  *
@@ -31,22 +32,25 @@ export class ReportQueries {
     private readonly reports: ReportRepository,
     private readonly lag: TrafficLag,
     private readonly snapshot: PreviewStateService,
+    private readonly appliedTimes: PreviewAppliedRepository,
   ) {}
 
   async report(request: GetPreviewReportRequest): Promise<PreviewReport> {
     const name = requireExperimentName(request?.name, 'name').name;
     const held = this.snapshot.state.experimentOf(name);
     const versions = this.snapshot.state.versionsOf(name);
-    const [rows, lag] = await Promise.all([
+    const [rows, lag, previewAppliedTime] = await Promise.all([
       this.reports.read(name, reportReading(held, versions)),
       this.lag.read(),
+      this.appliedTimes.read(name),
     ]);
     // Coverage's flows are read only when the configuration of the versions in force is there.
     const coverage =
       versions && rows.coverageFlows
         ? { versions, analysis: this.analysis(name, versions) }
         : undefined;
-    return buildReport(name, rows, { held, coverage, lag });
+    const report = buildReport(name, rows, { held, coverage, lag });
+    return previewAppliedTime ? { ...report, previewAppliedTime } : report;
   }
 
   /** The static analysis of these versions, computed on first use and kept (at most 100). */

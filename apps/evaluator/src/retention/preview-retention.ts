@@ -10,6 +10,7 @@ import { BackgroundLoop, NATS_CONNECTION, NatsNamespace } from '@rollout/platfor
 import { ConsumerInfo, NatsConnection } from 'nats';
 import { Config, EVALUATOR_CONFIG } from '../config';
 import { PreviewCountsRepository } from '../counting/preview-counts.repository';
+import { DeadLettersRepository } from '../dead-letters/dead-letters.repository';
 import { TRAFFIC_DURABLE } from '../jetstream';
 import { RetentionRepository } from './retention.repository';
 
@@ -26,7 +27,8 @@ import { RetentionRepository } from './retention.repository';
  * - **Drops.** What TRAFFIC's limits removed before the consumer read it (see observeDrops).
  * - **Retention.** A configuration whose last traffic is older than PREVIEW_RETENTION_MS goes
  *   with its flows and rule counts (so a committed or deleted experiment's report is readable
- *   for that long, then goes), in DELETEs of at most 5,000 rows.
+ *   for that long, then goes), in DELETEs of at most 5,000 rows; so do dead-letter counts and
+ *   samples last recorded before then.
  */
 @Injectable()
 export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -44,6 +46,7 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
     private readonly namespace: NatsNamespace,
     private readonly repository: RetentionRepository,
     private readonly counts: PreviewCountsRepository,
+    private readonly deadLetters: DeadLettersRepository,
     @Inject(EVALUATOR_CONFIG) private readonly config: Config,
   ) {
     this.adoption = new BackgroundLoop({
@@ -141,6 +144,7 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
       await this.repository.removeConfiguration(id, cutoff);
     }
     await this.repository.removeOldDrops(cutoff);
+    await this.deadLetters.removeBefore(cutoff);
     if (expired.length > 0) {
       this.counts.forget(expired);
       this.logger.log(

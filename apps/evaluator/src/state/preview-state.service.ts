@@ -15,9 +15,11 @@ import {
 import type { ReadinessCheck } from '@rollout/platform/health';
 import { METRICS_REGISTRY } from '@rollout/platform/metrics';
 import { BackgroundLoop, NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
+import { CLOCK, Clock } from '@rollout/platform/service-kit';
 import { ApplyResult, DomainEvent, PreviewState } from '@rollout/domain/preview';
 import { ConsumerMessages, DeliverPolicy, JsMsg, NatsConnection, NatsError } from 'nats';
 import { Counter, Gauge, Registry } from 'prom-client';
+import { PreviewAppliedRepository } from './preview-applied.repository';
 
 const STREAM_NOT_FOUND = 10059;
 
@@ -36,7 +38,8 @@ const isStreamNotFound = (error: unknown) =>
  * Until then (the experiment service has not run yet, or is filling the bucket from its event
  * store after an upgrade) traffic waits on its stream rather than meeting an empty snapshot.
  * The ordered consumer recreates itself from the last applied stream sequence after a NATS
- * reconnect; applying is idempotent by version.
+ * reconnect; applying is idempotent by version. The time an experiment's preview is first
+ * applied ACTIVE is recorded (PreviewAppliedRepository: the report's previewAppliedTime).
  */
 @Injectable()
 export class PreviewStateService
@@ -62,6 +65,8 @@ export class PreviewStateService
   constructor(
     @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
     private readonly namespace: NatsNamespace,
+    private readonly appliedTimes: PreviewAppliedRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Optional() @Inject(METRICS_REGISTRY) registry?: Registry,
   ) {
     this.following = new BackgroundLoop({
@@ -117,6 +122,7 @@ export class PreviewStateService
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.following.stop();
+    this.appliedTimes.stop();
   }
 
   private followFailed(error: unknown): void {
@@ -186,9 +192,16 @@ export class PreviewStateService
       outcome: result.applied ? 'applied' : result.problems.length ? 'rejected' : 'ignored',
     });
     if (!result.applied) return;
+    if (resource?.kind === 'experiment') this.noteIfActive(resource.name);
     const counts = this.state.counts;
     this.gauges?.policies.set(counts.policies);
     this.gauges?.active.set(counts.active);
+  }
+
+  private noteIfActive(experiment: string): void {
+    const preview = this.state.experimentOf(experiment)?.state.previewMetadata;
+    if (preview?.state === 'ACTIVE')
+      this.appliedTimes.note(experiment, preview.startTime ?? '', this.clock.now());
   }
 
   private loadedNow(): void {

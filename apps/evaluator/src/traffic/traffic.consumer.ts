@@ -14,6 +14,7 @@ import { Registry } from 'prom-client';
 import { Config, EVALUATOR_CONFIG } from '../config';
 import { TRAFFIC_DURABLE } from '../jetstream';
 import { PreviewCountsRepository } from '../counting/preview-counts.repository';
+import { DeadLetterLog } from '../dead-letters/dead-letter-log';
 import { PreviewLogPublisher } from '../preview-logs/preview-log.publisher';
 import { PreviewRetention } from '../retention/preview-retention';
 import { PreviewStateService } from '../state/preview-state.service';
@@ -47,7 +48,8 @@ interface TrafficRejection extends Rejection {
  * 4. publish each policy's log records to PREVIEW_LOGS (the complete log);
  * 5. count the batch in the store, in one transaction, exactly once per message, with the
  *    messages dead-lettered while their policy had ACTIVE experiments and the events that needed
- *    a redelivery (the report's completeness);
+ *    a redelivery (the report's completeness), and every dead letter of a named policy by
+ *    project, policy id and reason (preview.v1.deadLetters);
  * 6. the consumer then acknowledges every message that was not dead-lettered.
  *
  * A store or stream that fails is retried with the messages kept ours. The same event twice in
@@ -60,6 +62,7 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
   private readonly clients = new TrafficClients();
   private readonly consumer: BatchConsumer;
   private readonly metrics?: TrafficMetrics;
+  private readonly deadLetterLog: DeadLetterLog;
 
   constructor(
     @Inject(NATS_CONNECTION) connection: NatsConnection,
@@ -73,6 +76,7 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
   ) {
     this.decoder = new TrafficDecoder(namespace.subject('traffic.'));
     if (registry) this.metrics = new TrafficMetrics(registry);
+    this.deadLetterLog = new DeadLetterLog(config.EVALUATOR_DEAD_LETTER_LOG_INTERVAL_MS);
     this.consumer = new BatchConsumer(
       connection,
       namespace,
@@ -84,9 +88,17 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
         concurrency: config.EVALUATOR_CONCURRENCY,
         onRetry: () => this.metrics?.storeFailures.inc(),
         onDeadLetter: (rejection) => {
-          this.metrics?.deadLetters.inc({ reason: (rejection as TrafficRejection).kind });
+          const kind = (rejection as TrafficRejection).kind;
+          this.metrics?.deadLetters.inc({ reason: kind });
           this.metrics?.events.inc({ outcome: 'dead_lettered' });
+          this.deadLetterLog.note({
+            subject: rejection.message.subject,
+            reason: kind,
+            detail: rejection.reason,
+          });
         },
+        // One summary line per interval instead (a flood of bad events is a few lines).
+        logEachDeadLetter: false,
       },
       (messages) => this.process(messages),
     );
@@ -100,6 +112,7 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.consumer.stop();
+    this.deadLetterLog.stop();
   }
 
   private async process(messages: JsMsg[]): Promise<TrafficRejection[]> {

@@ -146,4 +146,11 @@ export class PreviewReportDto {
       '{what matters}.{counts}: pass it to commit, which is refused (409 ABORTED) if the first part changed (another configuration judged, or a gate flipped)',
   })
   reportEtag?: string;
+  @ApiPropertyOptional({
+    format: 'date-time',
+    example: '2025-06-01T00:00:01.042Z',
+    description:
+      "When the evaluator first applied the experiment's current preview (its startPreview); events published before it are not the preview's. Absent until then",
+  })
+  previewAppliedTime?: string;
 }

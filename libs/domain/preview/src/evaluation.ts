@@ -42,6 +42,14 @@ export interface RefusedTraffic {
   key?: string;
 }
 
+/** A refused message of a named policy, recorded once (its sequence is counted with it). */
+export interface DeadLetterEntry {
+  /** `{project}.{location}.{firewallPolicy}` from the subject, whether that policy exists or not. */
+  key: string;
+  kind: string;
+  reason: string;
+}
+
 export const isRefused = <R extends RefusedTraffic>(
   decoded: DecodedTrafficMessage | R,
 ): decoded is R => 'kind' in decoded;
@@ -56,7 +64,12 @@ export interface BatchOutcome<R extends RefusedTraffic = RefusedTraffic> {
   logs: ViewLog[];
   /** Messages to dead-letter, by index in the batch, and why. */
   refused: { index: number; refusal: R | RefusedTraffic }[];
-  /** The TRAFFIC sequences the counting transaction records: evaluated and lost messages. */
+  /**
+   * Refused messages whose subject names a policy, not counted before: what the dead-letter
+   * record adds (a subject naming no project is left out: it is in the metrics only).
+   */
+  deadLetters: DeadLetterEntry[];
+  /** The TRAFFIC sequences the counting transaction records: evaluated and refused messages. */
   countedSeqs: number[];
   /** Messages counted by this batch that had ACTIVE experiments. */
   countedMessages: number;
@@ -71,9 +84,10 @@ export interface BatchOutcome<R extends RefusedTraffic = RefusedTraffic> {
 /**
  * Evaluates a batch of decoded TRAFFIC messages against the views in force (`viewOf`, read per
  * message) and tallies it. Messages `counted` before are skipped; a message whose policy is
- * unknown, or whose events the engine cannot evaluate, is refused; a refused message of a policy
- * with ACTIVE experiments is lost to their reports (recorded as dead-lettered, and counted so
- * that a redelivery does not count it twice). The same event id twice for one policy in a
+ * unknown, or whose events the engine cannot evaluate, is refused (and dead-lettered again on
+ * every delivery); a refused message whose subject names a policy is recorded once, its sequence
+ * counted so that a redelivery does not record it twice, and, when that policy has ACTIVE
+ * experiments, it is lost to their reports. The same event id twice for one policy in a
  * batch (a republish, or both majors) is evaluated once.
  */
 export function evaluateBatch<R extends RefusedTraffic>(
@@ -83,6 +97,7 @@ export function evaluateBatch<R extends RefusedTraffic>(
 ): BatchOutcome<R> {
   const refused: BatchOutcome<R>['refused'] = [];
   const countedSeqs: number[] = [];
+  const deadLetters: DeadLetterEntry[] = [];
   const views = new Map<PolicyView, ViewTally>();
   const lost = new Map<ActiveExperiment, Map<string, number>>();
   const seen = new Map<string, Set<string>>();
@@ -91,12 +106,12 @@ export function evaluateBatch<R extends RefusedTraffic>(
   let settledEvents = 0;
   let evaluatedEvents = 0;
 
-  const lose = (seq: number, refusal: RefusedTraffic) => {
-    const targets =
-      refusal.key === undefined || counted.has(seq) ? undefined : viewOf(refusal.key)?.active;
-    if (!targets?.length) return;
+  const refuse = (index: number, seq: number, refusal: R | RefusedTraffic) => {
+    refused.push({ index, refusal });
+    if (refusal.key === undefined || counted.has(seq)) return;
     countedSeqs.push(seq);
-    for (const target of targets) {
+    deadLetters.push({ key: refusal.key, kind: refusal.kind, reason: refusal.reason });
+    for (const target of viewOf(refusal.key)?.active ?? []) {
       let reasons = lost.get(target);
       if (!reasons) lost.set(target, (reasons = new Map()));
       reasons.set(refusal.kind, (reasons.get(refusal.kind) ?? 0) + 1);
@@ -106,26 +121,24 @@ export function evaluateBatch<R extends RefusedTraffic>(
   for (let index = 0; index < messages.length; index++) {
     const { seq, redelivered, decoded } = messages[index];
     if (isRefused(decoded)) {
-      refused.push({ index, refusal: decoded });
-      lose(seq, decoded);
+      refuse(index, seq, decoded);
+      continue;
+    }
+    const view = viewOf(decoded.key);
+    // Before the counted check: a redelivered unknown-policy message (its dead-letter publish
+    // failed) is dead-lettered again, not taken for a counted duplicate.
+    if (!view) {
+      const [project, location, policy] = decoded.key.split('.');
+      refuse(index, seq, {
+        kind: 'unknown_policy',
+        reason: `no live policy ${formatPolicyName({ project, location, policy })}`,
+        key: decoded.key,
+      });
       continue;
     }
     if (counted.has(seq)) {
       duplicateMessages++;
       settledEvents += decoded.events.length;
-      continue;
-    }
-    const view = viewOf(decoded.key);
-    if (!view) {
-      const [project, location, policy] = decoded.key.split('.');
-      refused.push({
-        index,
-        refusal: {
-          kind: 'unknown_policy',
-          reason: `no live policy ${formatPolicyName({ project, location, policy })}`,
-          key: decoded.key,
-        },
-      });
       continue;
     }
     settledEvents += decoded.events.length;
@@ -146,8 +159,7 @@ export function evaluateBatch<R extends RefusedTraffic>(
         reason: `cannot evaluate: ${error instanceof Error ? error.message : String(error)}`,
         key: decoded.key,
       };
-      refused.push({ index, refusal });
-      lose(seq, refusal);
+      refuse(index, seq, refusal);
       settledEvents -= decoded.events.length;
       continue;
     }
@@ -186,6 +198,7 @@ export function evaluateBatch<R extends RefusedTraffic>(
     cohorts,
     logs,
     refused,
+    deadLetters,
     countedSeqs: countedSeqs.sort((a, b) => a - b),
     countedMessages,
     duplicateMessages,

@@ -220,16 +220,46 @@ describe('evaluating a batch', () => {
     expect(outcome.countedSeqs).not.toContain(counted.seq);
   });
 
-  it('refuses a message of an unknown policy, counting nothing of it', () => {
-    const outcome = evaluateBatch([message([traffic()])], new Set(), () => undefined);
+  it('refuses a message of an unknown policy, tallying nothing of it and recording it as a dead letter once', () => {
+    const typo = message([traffic()]);
+    const outcome = evaluateBatch([typo], new Set(), () => undefined);
     expect(outcome.refused.map((r) => [r.index, r.refusal.kind, r.refusal.reason])).toEqual([
       [0, 'unknown_policy', 'no live policy projects/acme/locations/global/firewallPolicies/web'],
     ]);
-    expect([outcome.configurations, outcome.countedSeqs, outcome.settledEvents]).toEqual([
-      [],
-      [],
-      0,
+    expect([outcome.configurations, outcome.settledEvents]).toEqual([[], 0]);
+    expect(outcome.deadLetters).toEqual([
+      {
+        key: KEY,
+        kind: 'unknown_policy',
+        reason: 'no live policy projects/acme/locations/global/firewallPolicies/web',
+      },
     ]);
+    expect(outcome.countedSeqs).toEqual([typo.seq]);
+
+    // Redelivered once recorded (its dead-letter publish failed): dead-lettered again, recorded no more.
+    const again = evaluateBatch([typo], new Set([typo.seq]), () => undefined);
+    expect(again.refused.map((r) => r.refusal.kind)).toEqual(['unknown_policy']);
+    expect([again.deadLetters, again.countedSeqs, again.duplicateMessages]).toEqual([[], [], 0]);
+  });
+
+  it('records refused messages of a named policy, not those whose subject names none', () => {
+    const outcome = evaluateBatch(
+      [
+        { seq: ++seq, redelivered: false, decoded: { kind: 'bad_subject', reason: 'no project' } },
+        {
+          seq: ++seq,
+          redelivered: false,
+          decoded: { kind: 'bad_address', reason: 'not an address', key: KEY },
+        },
+      ],
+      new Set(),
+      () => undefined,
+    );
+    expect(outcome.refused).toHaveLength(2);
+    expect(outcome.deadLetters).toEqual([
+      { key: KEY, kind: 'bad_address', reason: 'not an address' },
+    ]);
+    expect(outcome.countedSeqs).toEqual([seq]);
   });
 
   it('counts the events of redelivered messages and the refused messages of every ACTIVE configuration of their policy', () => {

@@ -18,3 +18,5 @@ export * from './backtest-window';
 export * from './counted-sequences';
 export * from './policy-log';
 export * from './disagreement';
+export * from './dead-letters';
+export * from './dead-letter-log';

@@ -35,6 +35,8 @@ export interface BatchConsumerOptions {
   onRetry?: (error: unknown, attempt: number) => void;
   /** Called with each message dead-lettered (metrics). */
   onDeadLetter?: (rejection: Rejection) => void;
+  /** Log a line per message dead-lettered (default); false when onDeadLetter summarises them. */
+  logEachDeadLetter?: boolean;
 }
 
 /**
@@ -216,10 +218,11 @@ export class BatchConsumer {
       );
       message.term();
       this.options.onDeadLetter?.(rejection);
-      this.logger.warn(
-        { subject: message.subject, seq: message.seq, reason },
-        'message dead-lettered',
-      );
+      if (this.options.logEachDeadLetter !== false)
+        this.logger.warn(
+          { subject: message.subject, seq: message.seq, reason },
+          'message dead-lettered',
+        );
     } catch (error) {
       // Never lose it: it comes back once the dead-letter stream answers again.
       this.logger.error({ err: error, seq: message.seq }, 'dead-letter publish failed');

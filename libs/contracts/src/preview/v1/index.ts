@@ -34,7 +34,7 @@ import type { TrafficProtocol } from '../../traffic/v1';
  * A configuration is one (experiment etag, live policy etag) pair: the versions of the two
  * policies that produced a result. Reports and log pages keep them apart, newest first.
  */
-export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.8.0' };
+export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.9.0' };
 
 export const PREVIEW_LOGS_STREAM = 'PREVIEW_LOGS';
 export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';
@@ -75,6 +75,8 @@ export const PREVIEW_SUBJECTS = {
   backtest: 'preview.v1.backtest',
   /** Since 1.7.0: a backtest's operation. */
   getOperation: 'preview.v1.getOperation',
+  /** Since 1.9.0: the traffic messages dead-lettered for a project (see dead-letters.ts). */
+  deadLetters: 'preview.v1.deadLetters',
 } as const;
 
 /** What a policy decided for one connection. */
@@ -476,6 +478,12 @@ export interface PreviewReport {
    * given a reportEtag is refused (ABORTED) when the first part is no longer the current one.
    */
   reportEtag?: string;
+  /**
+   * When the evaluator first applied the experiment's current preview (its startPreview), RFC
+   * 3339 (since 1.9.0): events published before it are not the preview's. Absent until then.
+   * @format date-time
+   */
+  previewAppliedTime?: string;
 }
 
 /** Which counts the gates were judged on, and each gate's verdict. */
@@ -521,3 +529,5 @@ export const PREVIEW_REPORT_TOP = 20;
 export const PREVIEW_FLOW_SAMPLES = 5;
 export const PREVIEW_LOGS_DEFAULT_PAGE_SIZE = 50;
 export const PREVIEW_LOGS_MAX_PAGE_SIZE = 1000;
+
+export * from './dead-letters';

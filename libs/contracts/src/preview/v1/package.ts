@@ -11,7 +11,7 @@ const service = 'evaluator';
 /** `preview.v1`: what previewing an experiment did to production traffic. */
 export const PREVIEW_V1_PACKAGE = definePackage({
   name: 'preview.v1',
-  version: '1.8.0',
+  version: '1.9.0',
   stability: 'stable',
   requests: [
     'ListPreviewLogsRequest',
@@ -19,12 +19,14 @@ export const PREVIEW_V1_PACKAGE = definePackage({
     'ListPreviewFlowsRequest',
     'BacktestRequest',
     'GetBacktestOperationRequest',
+    'GetDeadLettersRequest',
   ],
   replies: [
     'ListPreviewLogsResponse',
     'PreviewReport',
     'ListPreviewFlowsResponse',
     'BacktestOperation',
+    'DeadLetterSummary',
   ],
   events: ['PreviewLogBatch', 'PolicyPreviewLogBatch'],
   resources: [],
@@ -81,6 +83,12 @@ export const PREVIEW_V1_PACKAGE = definePackage({
       service,
       request: 'GetBacktestOperationRequest',
       reply: 'BacktestOperation',
+    },
+    {
+      subject: PREVIEW_SUBJECTS.deadLetters,
+      service,
+      request: 'GetDeadLettersRequest',
+      reply: 'DeadLetterSummary',
     },
   ],
   streams: [

@@ -1,0 +1,17 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { DeadLetterSummary, GetDeadLettersRequest, PREVIEW_SUBJECTS } from '@rollout/contracts';
+import { deadLetterQuery, deadLetterSummary } from '@rollout/domain/preview';
+import { DeadLettersRepository } from './dead-letters.repository';
+
+/** preview.v1.deadLetters: what the evaluator dead-lettered for a project and location. */
+@Controller()
+export class DeadLetterHandlers {
+  constructor(private readonly deadLetters: DeadLettersRepository) {}
+
+  @MessagePattern(PREVIEW_SUBJECTS.deadLetters)
+  async deadLetterSummary(@Payload() request: GetDeadLettersRequest): Promise<DeadLetterSummary> {
+    const { counts, samples } = await this.deadLetters.read(deadLetterQuery(request));
+    return deadLetterSummary(counts, samples);
+  }
+}

@@ -1,0 +1,96 @@
+import {
+  DEAD_LETTER_SAMPLES,
+  DeadLetterPolicyCount,
+  DeadLetterSample,
+  DeadLetterSummary,
+  GetDeadLettersRequest,
+  StatusError,
+} from '@rollout/contracts';
+import type { DeadLetterEntry } from './evaluation';
+
+/** Where a dead letter is recorded: its subject's project, location and policy id. */
+export interface DeadLetterScope {
+  project: string;
+  location: string;
+  policy: string;
+}
+
+/** Longest policy id and detail kept: a subject or a reason can carry a producer's junk. */
+const MAX_TOKEN = 200;
+const MAX_DETAIL = 500;
+// Postgres refuses NUL in text; other control characters only garble a terminal.
+const CONTROL = /[\u0000-\u001f\u007f]/g;
+
+const clean = (text: string, max: number) => text.replace(CONTROL, '\uFFFD').slice(0, max);
+
+/** An entry's scope and detail as stored (`key` is `{project}.{location}.{firewallPolicy}`). */
+export function deadLetterRecord(
+  entry: DeadLetterEntry,
+): DeadLetterScope & { reason: string; detail: string } {
+  const [project = '', location = '', policy = ''] = entry.key.split('.');
+  return {
+    project: clean(project, MAX_TOKEN),
+    location: clean(location, MAX_TOKEN),
+    policy: clean(policy, MAX_TOKEN),
+    reason: clean(entry.kind, MAX_TOKEN),
+    detail: clean(entry.reason, MAX_DETAIL),
+  };
+}
+
+const PARENT = /^projects\/([^/.\s]+)\/locations\/([^/.\s]+)$/;
+const POLICY = /^[^/.\s]+$/;
+
+/** The project and location (and policy id, if any) a request asks about, or INVALID_ARGUMENT. */
+export function deadLetterQuery(
+  request: GetDeadLettersRequest | undefined,
+): Omit<DeadLetterScope, 'policy'> & { policy?: string } {
+  const match = typeof request?.parent === 'string' ? PARENT.exec(request.parent) : null;
+  if (!match) {
+    throw StatusError.invalidArgument(
+      `"${String(request?.parent ?? '').slice(0, 200)}" is not a project location.`,
+      [{ field: 'parent', description: 'projects/{project}/locations/{location}' }],
+    );
+  }
+  const policy = request?.policy;
+  if (policy !== undefined && policy !== '' && (typeof policy !== 'string' || !POLICY.test(policy)))
+    throw StatusError.invalidArgument(`"${String(policy).slice(0, 200)}" is not a policy id.`, [
+      { field: 'policy', description: 'a firewall policy id, without dots or slashes' },
+    ]);
+  return { project: match[1], location: match[2], policy: policy || undefined };
+}
+
+/** One stored count: a policy id's messages for one reason. */
+export interface DeadLetterCountRow {
+  policy: string;
+  reason: string;
+  messages: number;
+  lastTime: Date;
+}
+
+/** The summary of a project's location from its stored counts and newest samples. */
+export function deadLetterSummary(
+  counts: readonly DeadLetterCountRow[],
+  samples: readonly DeadLetterSample[],
+): DeadLetterSummary {
+  const byPolicy = new Map<string, DeadLetterPolicyCount & { last: number }>();
+  let total = 0;
+  for (const row of counts) {
+    total += row.messages;
+    let entry = byPolicy.get(row.policy);
+    if (!entry) {
+      entry = { policy: row.policy, total: 0, byReason: [], lastTime: '', last: 0 };
+      byPolicy.set(row.policy, entry);
+    }
+    entry.total += row.messages;
+    entry.byReason.push({ reason: row.reason, count: row.messages });
+    entry.last = Math.max(entry.last, row.lastTime.getTime());
+  }
+  const policies = [...byPolicy.values()]
+    .sort((a, b) => b.total - a.total || (a.policy < b.policy ? -1 : 1))
+    .map(({ last, ...entry }) => ({
+      ...entry,
+      byReason: entry.byReason.sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : 1)),
+      lastTime: new Date(last).toISOString(),
+    }));
+  return { total, byPolicy: policies, samples: samples.slice(0, DEAD_LETTER_SAMPLES) };
+}
