@@ -1,9 +1,10 @@
 import type {
+  FirewallPolicy,
   FirewallPolicyExperiment,
   PreviewConfigurationReport,
   PreviewReport,
 } from '@rollout/contracts';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ExperimentRef } from '../api/client';
 import { messageOf } from '../api/errors';
 import { ErrorMessage, formatTime } from '../components/status';
@@ -11,6 +12,7 @@ import { useSession } from '../context';
 import { REPORT_SECTIONS } from '../report/sections';
 import { Breadcrumb } from '../components/breadcrumb';
 import { routeHref } from '../router';
+import { CommitDialog } from './commit-dialog';
 import { PREVIEW_STATE_LABEL, previewStateOf } from './policy';
 
 /** How often the report is read again while the preview is ACTIVE. */
@@ -27,9 +29,11 @@ const revisionOf = (c: PreviewConfigurationReport) =>
  * updates the numbers in place: the chosen configuration, the flow filter and page stay.
  */
 export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) {
-  const { api } = useSession();
+  const { api, canEdit } = useSession();
   const [report, setReport] = useState<PreviewReport>();
   const [experiment, setExperiment] = useState<FirewallPolicyExperiment | null>();
+  const [livePolicy, setLivePolicy] = useState<FirewallPolicy>();
+  const [committing, setCommitting] = useState(false);
   const [chosen, setChosen] = useState<string>();
   const [error, setError] = useState<string>();
   const [refreshedAt, setRefreshedAt] = useState<Date>();
@@ -40,12 +44,14 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
     const load = async () => {
       try {
         // A committed or deleted experiment is gone, but its report stays readable for a while.
-        const [found, answer] = await Promise.all([
+        const [found, answer, policy] = await Promise.all([
           api.getExperiment(experimentRef).catch(() => null),
           api.previewReport(experimentRef),
+          api.getPolicy(experimentRef).catch(() => undefined),
         ]);
         if (!live) return;
         setExperiment(found);
+        setLivePolicy(policy);
         setReport(answer);
         setError(undefined);
         setRefreshedAt(new Date());
@@ -67,6 +73,20 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
   const configuration =
     configurations.find((c) => configurationKey(c) === chosen) ?? configurations[0];
   const state = experiment ? previewStateOf(experiment) : undefined;
+  // A version's rules are known only while it is the current one.
+  const rules = useMemo(
+    () => ({
+      live:
+        livePolicy && livePolicy.etag === configuration?.livePolicyEtag
+          ? livePolicy.rules
+          : undefined,
+      experiment:
+        experiment && experiment.etag === configuration?.experimentEtag
+          ? experiment.firewallPolicy.rules
+          : undefined,
+    }),
+    [livePolicy, experiment, configuration?.livePolicyEtag, configuration?.experimentEtag],
+  );
 
   return (
     <>
@@ -90,8 +110,20 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
                 {state === 'ACTIVE' ? '; the numbers update by themselves.' : '.'}
               </>
             )}{' '}
-        {refreshedAt && <small>Read at {refreshedAt.toLocaleTimeString('en-GB')}.</small>}
+        {refreshedAt && <small>Read at {refreshedAt.toLocaleTimeString('en-GB')}.</small>}{' '}
+        {canEdit && experiment && (
+          <button type="button" class="contrast small" onClick={() => setCommitting(true)}>
+            Commit…
+          </button>
+        )}
       </p>
+      {committing && experiment && (
+        <CommitDialog
+          experimentRef={experimentRef}
+          experiment={experiment}
+          onClose={() => setCommitting(false)}
+        />
+      )}
       <ErrorMessage message={error} />
       {report && configurations.length === 0 && (
         <p>No traffic has been evaluated for this experiment yet.</p>
@@ -129,6 +161,8 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
                 configuration={configuration}
                 experimentRef={experimentRef}
                 revision={revisionOf(configuration)}
+                experiment={experiment}
+                rules={rules}
               />
             </section>
           ))}

@@ -1,6 +1,12 @@
-import type { PreviewConfigurationReport, PreviewReport, PreviewVerdict } from '@rollout/contracts';
+import type {
+  FirewallPolicyExperiment,
+  PreviewConfigurationReport,
+  PreviewReport,
+  PreviewVerdict,
+} from '@rollout/contracts';
 import type { FunctionComponent } from 'preact';
 import type { ExperimentRef } from '../api/client';
+import type { SankeyRules } from './sankey';
 
 /** What every section of the report page is given. */
 export interface ReportSectionProps {
@@ -10,6 +16,10 @@ export interface ReportSectionProps {
   experimentRef: ExperimentRef;
   /** Changes whenever the report's numbers change: sections with data of their own reload on it. */
   revision: string;
+  /** The experiment as it is now; null once committed or deleted, undefined while loading. */
+  experiment?: FirewallPolicyExperiment | null;
+  /** The rules of the configuration's two versions, where they are still known. */
+  rules: SankeyRules;
 }
 
 /**
