@@ -91,12 +91,25 @@ export interface ListProjectsResponse {
 /** What an endpoint this gateway may not have yet answered. */
 export type Availability<T> = { available: true; value: T } | { available: false };
 
-/** The answer, or `available: false` when the gateway does not know the endpoint (404). */
+/**
+ * Whether an error says the gateway lacks the endpoint: 404 for a path it does not route, and
+ * for a custom method it does not know (`…/{id}:diff`) the 400 of a resource name that is not one.
+ */
+export function isUnknownEndpoint(error: unknown): boolean {
+  if (!(error instanceof ApiError)) return false;
+  if (error.httpStatus === 404) return true;
+  return (
+    error.code === 'INVALID_ARGUMENT' &&
+    /:[A-Za-z]+" is not a valid resource name/.test(error.message)
+  );
+}
+
+/** The answer, or `available: false` when the gateway does not know the endpoint. */
 export async function orUnavailable<T>(call: Promise<T>): Promise<Availability<T>> {
   try {
     return { available: true, value: await call };
   } catch (error) {
-    if (error instanceof ApiError && error.httpStatus === 404) return { available: false };
+    if (isUnknownEndpoint(error)) return { available: false };
     throw error;
   }
 }

@@ -9,6 +9,8 @@ import type { ExperimentRef } from '../api/client';
 import { messageOf } from '../api/errors';
 import { ErrorMessage, formatTime } from '../components/status';
 import { useSession } from '../context';
+import { experimentDiff } from '../api/change-api';
+import { useAvailable } from '../changes/use-available';
 import { REPORT_SECTIONS } from '../report/sections';
 import { Breadcrumb } from '../components/breadcrumb';
 import { routeHref } from '../router';
@@ -37,6 +39,7 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
   const [chosen, setChosen] = useState<string>();
   const [error, setError] = useState<string>();
   const [refreshedAt, setRefreshedAt] = useState<Date>();
+  const diff = useAvailable(() => experimentDiff(api, experimentRef), [api, experimentRef]);
 
   useEffect(() => {
     let live = true;
@@ -163,6 +166,7 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
                 revision={revisionOf(configuration)}
                 experiment={experiment}
                 rules={rules}
+                diff={diff}
               />
             </section>
           ))}

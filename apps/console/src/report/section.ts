@@ -6,6 +6,8 @@ import type {
 } from '@rollout/contracts';
 import type { FunctionComponent } from 'preact';
 import type { ExperimentRef } from '../api/client';
+import type { RuleDiff } from '../api/change-api';
+import type { Loaded } from '../changes/use-available';
 import type { SankeyRules } from './sankey';
 
 /** What every section of the report page is given. */
@@ -20,6 +22,8 @@ export interface ReportSectionProps {
   experiment?: FirewallPolicyExperiment | null;
   /** The rules of the configuration's two versions, where they are still known. */
   rules: SankeyRules;
+  /** The experiment's rule diff, read alongside the report (not after it) for the first screen. */
+  diff: Loaded<RuleDiff>;
 }
 
 /**

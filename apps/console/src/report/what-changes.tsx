@@ -1,18 +1,13 @@
-import { experimentDiff } from '../api/change-api';
 import { LoadedView } from '../changes/loaded-view';
 import { RuleDiffView } from '../changes/rule-diff-view';
 import { StaticAnalysis } from '../changes/static-analysis';
-import { useAvailable } from '../changes/use-available';
-import { useSession } from '../context';
 import type { ReportSectionProps } from './section';
 
 /**
  * The first thing the report answers: which rules change (the experiment's diff against its
  * live policy), and what that does to traffic, in words (the static analysis).
  */
-export function WhatChanges({ experimentRef, experiment, configuration }: ReportSectionProps) {
-  const { api } = useSession();
-  const diff = useAvailable(() => experimentDiff(api, experimentRef), [api, experimentRef]);
+export function WhatChanges({ experiment, configuration, diff }: ReportSectionProps) {
   // The analysis is of the experiment as it is now: shown only on the configuration it is of.
   const analysis =
     experiment && experiment.etag === configuration.experimentEtag
