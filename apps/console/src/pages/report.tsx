@@ -47,17 +47,18 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
     const load = async () => {
       try {
         // A committed or deleted experiment is gone, but its report stays readable for a while.
-        const [found, answer, policy] = await Promise.all([
-          api.getExperiment(experimentRef).catch(() => null),
-          api.previewReport(experimentRef),
-          api.getPolicy(experimentRef).catch(() => undefined),
-        ]);
+        const experimentRead = api.getExperiment(experimentRef).catch(() => null);
+        const policyRead = api.getPolicy(experimentRef).catch(() => undefined);
+        // The numbers are shown as soon as they come; the rules (hover text, analysis) follow.
+        const answer = await api.previewReport(experimentRef);
         if (!live) return;
-        setExperiment(found);
-        setLivePolicy(policy);
         setReport(answer);
         setError(undefined);
         setRefreshedAt(new Date());
+        const [found, policy] = await Promise.all([experimentRead, policyRead]);
+        if (!live) return;
+        setExperiment(found);
+        setLivePolicy(policy);
         if (found && previewStateOf(found) === 'ACTIVE') timer = setTimeout(load, REFRESH_MS);
       } catch (caught) {
         if (!live) return;

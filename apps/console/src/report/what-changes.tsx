@@ -29,7 +29,11 @@ export function WhatChanges({ experiment, configuration, diff }: ReportSectionPr
       </div>
       <div>
         <h3>Traffic, by static analysis</h3>
-        <StaticAnalysis analysis={analysis} coverage={configuration.coverage} />
+        {experiment === undefined ? (
+          <p aria-busy="true">Loading…</p>
+        ) : (
+          <StaticAnalysis analysis={analysis} coverage={configuration.coverage} />
+        )}
       </div>
     </div>
   );
