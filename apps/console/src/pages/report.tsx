@@ -148,7 +148,7 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
               ))}
             </select>
           </label>
-          <p class="muted">
+          <p class="muted events-span">
             Events from {formatTime(configuration.firstEventTime)} to{' '}
             {formatTime(configuration.lastEventTime)}.
           </p>
