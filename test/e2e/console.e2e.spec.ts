@@ -68,6 +68,7 @@ const event = (n: number, source?: string): TrafficEvent => {
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
 /** What the page's functions read (this file is compiled without the DOM's types). */
+type Queryable = { document: { querySelector(selector: string): unknown } };
 type Styled = { getComputedStyle(element: unknown): { display: string } };
 type Sized = { scrollWidth: number; clientWidth: number };
 
@@ -429,9 +430,10 @@ describe('the web console', () => {
         const started = Date.now();
         await volumePage.goto(reportUrl);
         await volumePage.locator('[data-metric="changedShare"]').waitFor();
-        await volumePage
-          .locator('#section-what-changes [aria-busy="true"]')
-          .waitFor({ state: 'detached' });
+        await volumePage.waitForFunction(
+          (selector) => !(globalThis as unknown as Queryable).document.querySelector(selector),
+          '#section-what-changes [aria-busy="true"]',
+        );
         firstScreens.push(Date.now() - started);
         expect(await volumePage.locator('[data-metric="changedShare"]').innerText()).toMatch(
           /^300,000 of 1,800,000 events, 17% change verdict, in 100,000 distinct flows\.$/,
@@ -513,6 +515,16 @@ describe('the web console', () => {
     ]);
     await shoot('7-history');
     await expectAccessible('history');
+
+    // The revisions are one link away (their content: console-revisions.e2e.spec.ts).
+    await page.getByRole('link', { name: 'Revisions', exact: true }).click();
+    await page.getByRole('heading', { name: 'Revisions of edge' }).waitFor();
+    await page.waitForFunction(
+      (selector) => !(globalThis as unknown as Queryable).document.querySelector(selector),
+      'main [aria-busy="true"]',
+    );
+    await shoot('8-revisions');
+    await expectAccessible('revisions');
   });
 
   it('kept the token out of every URL and broke no rule of the Content-Security-Policy', () => {
