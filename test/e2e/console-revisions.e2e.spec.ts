@@ -159,8 +159,12 @@ describe('the web console: what a commit changes, revisions, rollback, dead lett
     await expectAccessible('policies with dead letters');
 
     // The real policy has none: no panel on its page.
+    const ownDeadLetters = page.waitForResponse((response) =>
+      response.url().endsWith('/deadLetters?policy=edge'),
+    );
     await page.getByRole('link', { name: 'edge', exact: true }).click();
     await page.getByRole('heading', { name: 'Policy edge' }).waitFor();
+    expect((await (await ownDeadLetters).json()).total).toBe(0);
     await page.getByRole('region', { name: 'Experiments of edge' }).waitFor();
     expect(await page.getByRole('heading', { name: 'Dead letters' }).count()).toBe(0);
   }, 60_000);
