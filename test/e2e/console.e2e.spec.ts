@@ -235,6 +235,17 @@ describe('the web console', () => {
     await page.getByText('Preview started.').waitFor();
     expect(await page.locator('strong.state').innerText()).toBe('previewing');
     await expectAccessible('experiment');
+
+    // Before any traffic, the report already says what the change does.
+    await page.getByRole('link', { name: 'Preview report' }).click();
+    await page.getByText('No traffic has been evaluated for this experiment yet.').waitFor();
+    const regions = page.locator('.what-changes .regions');
+    await regions.waitFor();
+    expect(await regions.innerText()).toMatch(
+      /^INGRESS tcp\/22 from 0\.0\.0\.0\/0 to .*: allow \(rule 1000\) becomes deny \(rule 900\)$/,
+    );
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Experiment block-ssh' }).waitFor();
   });
 
   it('shows the preview report with the numbers of the API, and refreshes in place while ACTIVE', async () => {

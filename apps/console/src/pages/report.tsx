@@ -12,6 +12,7 @@ import { useSession } from '../context';
 import { experimentDiff } from '../api/change-api';
 import { useAvailable } from '../changes/use-available';
 import { REPORT_SECTIONS } from '../report/sections';
+import { RuleChanges } from '../report/what-changes';
 import { Breadcrumb } from '../components/breadcrumb';
 import { routeHref } from '../router';
 import { CommitDialog } from './commit-dialog';
@@ -130,7 +131,13 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
       )}
       <ErrorMessage message={error} />
       {report && configurations.length === 0 && (
-        <p>No traffic has been evaluated for this experiment yet.</p>
+        <>
+          <p>No traffic has been evaluated for this experiment yet.</p>
+          <section aria-labelledby="title-what-changes" class="report-section">
+            <h2 id="title-what-changes">What changes</h2>
+            <RuleChanges experiment={experiment} diff={diff} showAnalysis />
+          </section>
+        </>
       )}
       {configuration && (
         <>

@@ -1,18 +1,27 @@
+import type { FirewallPolicyExperiment, PreviewCoverage } from '@rollout/contracts';
+import type { RuleDiff } from '../api/change-api';
 import { LoadedView } from '../changes/loaded-view';
 import { RuleDiffView } from '../changes/rule-diff-view';
 import { StaticAnalysis } from '../changes/static-analysis';
+import type { Loaded } from '../changes/use-available';
 import type { ReportSectionProps } from './section';
 
 /**
- * The first thing the report answers: which rules change (the experiment's diff against its
- * live policy), and what that does to traffic, in words (the static analysis).
+ * Which rules change (the experiment's diff against its live policy) and what that does to
+ * traffic, in words (the static analysis): known before any traffic is evaluated.
  */
-export function WhatChanges({ experiment, configuration, diff }: ReportSectionProps) {
-  // The analysis is of the experiment as it is now: shown only on the configuration it is of.
-  const analysis =
-    experiment && experiment.etag === configuration.experimentEtag
-      ? experiment.analysis
-      : undefined;
+export function RuleChanges({
+  experiment,
+  diff,
+  showAnalysis,
+  coverage,
+}: {
+  experiment?: FirewallPolicyExperiment | null;
+  diff: Loaded<RuleDiff>;
+  /** The analysis is of the experiment as it is now: false on an older configuration. */
+  showAnalysis: boolean;
+  coverage?: PreviewCoverage;
+}) {
   return (
     <div class="grid what-changes">
       <div>
@@ -32,9 +41,24 @@ export function WhatChanges({ experiment, configuration, diff }: ReportSectionPr
         {experiment === undefined ? (
           <p aria-busy="true">Loading…</p>
         ) : (
-          <StaticAnalysis analysis={analysis} coverage={configuration.coverage} />
+          <StaticAnalysis
+            analysis={showAnalysis ? experiment?.analysis : undefined}
+            coverage={coverage}
+          />
         )}
       </div>
     </div>
+  );
+}
+
+/** The report's first section: what changes, for the configuration shown. */
+export function WhatChanges({ experiment, configuration, diff }: ReportSectionProps) {
+  return (
+    <RuleChanges
+      experiment={experiment}
+      diff={diff}
+      showAnalysis={experiment?.etag === configuration.experimentEtag}
+      coverage={configuration.coverage}
+    />
   );
 }
