@@ -7,9 +7,10 @@ import type {
 
 /**
  * A preview of 100,000 changed flows, as the gateway would answer it, for the console's
- * first-screen measure: seeding that many distinct flows through the evaluator takes minutes on
- * this machine, so the e2e answers the report and its flow pages with these (Playwright's
- * route()); every other call goes to the real system.
+ * first-screen measure: seeding that many distinct flows through the evaluator would add at
+ * least 100,000 published and evaluated events to every run (see docs/console.md), so the e2e
+ * answers the report and its flow pages with these (Playwright's route()); every other call
+ * goes to the real system.
  */
 export const VOLUME_FLOWS = 100_000;
 const EVENTS_PER_FLOW = 3;
