@@ -4,9 +4,10 @@ import { RunningSystem, launch } from '@rollout/launcher';
 import { NatsNamespace } from '@rollout/platform/nats';
 import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, Page, chromium } from 'playwright-core';
+import { VOLUME_FLOWS, volumeFlowsPage, volumeReport } from './console-volume';
 import { DIST, gatewayApi, isolatedSettings, removeRun } from './support';
 
 /** Debian's chromium (apt-get install chromium); Playwright downloads no browser of its own. */
@@ -15,6 +16,15 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTEFACTS = join(__dirname, '..', '..', 'tmp', 'e2e-artefacts', 'console');
 
 const P = '/v1/projects/acme/locations/global/firewallPolicies';
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/**
+ * The endpoints of rule diffs, revisions, dead letters and the project list, which the gateway
+ * of this branch does not serve yet: the console shows "not available" for them, and
+ * console-revisions.e2e.spec.ts checks them once they exist (a custom method this gateway does
+ * not know is a 400: the name with ":diff" is not a valid resource name).
+ */
+const PENDING_ENDPOINTS =
+  /^(404 GET (\S+(\/deadLetters|\/revisions)|\/v1\/projects)|400 GET \S+:diff)(\?|$)/;
 const LIVE_RULES = [
   {
     priority: 1000,
@@ -54,6 +64,14 @@ const event = (n: number, source?: string): TrafficEvent => {
   return { ...base, srcIp: '203.0.113.9', protocol: 'udp', destPort: 53 };
 };
 
+/** A figure this test measures, printed with its output (not asserted: it depends on the machine). */
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+/** What the page's functions read (this file is compiled without the DOM's types). */
+type Queryable = { document: { querySelector(selector: string): unknown } };
+type Styled = { getComputedStyle(element: unknown): { display: string } };
+type Sized = { scrollWidth: number; clientWidth: number };
+
 /** The console, driven in a real browser against the built system started as `npm start` does. */
 describe('the web console', () => {
   let system: RunningSystem;
@@ -65,6 +83,8 @@ describe('the web console', () => {
   /** Whatever the browser reports as an error: CSP violations, failed scripts, uncaught exceptions. */
   const browserErrors: string[] = [];
   const requestedUrls: string[] = [];
+  /** The x-request-id of each API call the console made. */
+  const requestIds: string[] = [];
   /** Answers of 400 and above the browser got: `status method path`. */
   const failedResponses: string[] = [];
   const api = (method: string, path: string, body?: unknown) =>
@@ -96,7 +116,11 @@ describe('the web console', () => {
       (message) => message.type() === 'error' && browserErrors.push(message.text()),
     );
     page.on('pageerror', (error) => browserErrors.push(error.message));
-    page.on('request', (request) => requestedUrls.push(request.url()));
+    page.on('request', (request) => {
+      requestedUrls.push(request.url());
+      if (new URL(request.url()).pathname.startsWith('/v1/'))
+        requestIds.push(request.headers()['x-request-id'] ?? 'none');
+    });
     page.on('response', (response) => {
       if (response.status() >= 400)
         failedResponses.push(
@@ -211,6 +235,17 @@ describe('the web console', () => {
     await page.getByText('Preview started.').waitFor();
     expect(await page.locator('strong.state').innerText()).toBe('previewing');
     await expectAccessible('experiment');
+
+    // Before any traffic, the report already says what the change does.
+    await page.getByRole('link', { name: 'Preview report' }).click();
+    await page.getByText('No traffic has been evaluated for this experiment yet.').waitFor();
+    const regions = page.locator('.what-changes .regions');
+    await regions.waitFor();
+    expect(await regions.innerText()).toMatch(
+      /^INGRESS tcp\/22 from 0\.0\.0\.0\/0 to .*: allow \(rule 1000\) becomes deny \(rule 900\)$/,
+    );
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Experiment block-ssh' }).waitFor();
   });
 
   it('shows the preview report with the numbers of the API, and refreshes in place while ACTIVE', async () => {
@@ -257,6 +292,54 @@ describe('the web console', () => {
     expect(shownCounts.sort()).toEqual(flows.map((f) => f.count).sort());
     await page.locator('canvas').first().waitFor();
 
+    await shoot('4-report-first-screen');
+    // What changes, in words, and how much of the traffic: on the first screen.
+    expect(await page.locator('[data-metric="changedShare"]').innerText()).toMatch(
+      /^30 of 60 events, 50% change verdict, in 3 distinct flows\.$/,
+    );
+    expect(await page.locator('#section-what-changes .regions').innerText()).toMatch(
+      /^INGRESS tcp\/22 from 0\.0\.0\.0\/0 to .*: allow \(rule 1000\) becomes deny \(rule 900\)$/,
+    );
+    const firstScreen = await page.locator('#section-evidence').boundingBox();
+    expect(firstScreen && firstScreen.y < 800).toBe(true);
+    expect(await page.locator('[data-metric="bucketSize"]').innerText()).toMatch(/per minute/);
+    // A changed flow is one line at 1280 px: no wrapped time, nothing clipped.
+    for (const box of await Promise.all((await rows.all()).map((row) => row.boundingBox())))
+      expect(box && box.height < 60).toBe(true);
+    const flowsRegion = page.locator('.table-scroll[aria-label="Changed flows"]');
+    expect(
+      await flowsRegion.evaluate(
+        (element) =>
+          (element as unknown as Sized).scrollWidth - (element as unknown as Sized).clientWidth,
+      ),
+    ).toBeLessThanOrEqual(0);
+
+    // The CSV holds every flow the API lists, with its columns.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV (all pages)' }).click(),
+    ]);
+    const csv = readFileSync((await download.path()) as string, 'utf8')
+      .trim()
+      .split('\r\n');
+    expect(csv[0].split(',').slice(0, 8)).toEqual([
+      'experimentEtag',
+      'livePolicyEtag',
+      'direction',
+      'srcIp',
+      'destIp',
+      'protocol',
+      'destPort',
+      'transition',
+    ]);
+    expect(
+      csv
+        .slice(1)
+        .map((line) => line.split(','))
+        .map((cells) => `${cells[3]} ${cells[14]}`)
+        .sort(),
+    ).toEqual(flows.map((f) => `${f.srcIp} ${f.count}`).sort());
+
     await rows.first().getByRole('button').click();
     const samples = page.locator('tr.samples li');
     expect(await samples.count()).toBeGreaterThan(0);
@@ -301,12 +384,101 @@ describe('the web console', () => {
         what: 'the report fitting 390 px',
       }).catch(() => undefined);
       expect(await overflow()).toBeLessThanOrEqual(0);
+      // The changed flows are cards, one per flow.
+      expect(
+        await page
+          .locator('tr.flow')
+          .first()
+          .evaluate((row) => (globalThis as unknown as Styled).getComputedStyle(row).display),
+      ).toBe('block');
       await shoot('5-report-phone');
       await expectAccessible('report on a phone');
     } finally {
       await page.setViewportSize({ width: 1280, height: 900 });
     }
   });
+
+  it('replays the experiment in a backtest, showing its progress and what it found', async () => {
+    await page.getByRole('button', { name: 'Backtest on retained traffic' }).click();
+    const result = page.locator('[data-metric="backtestChanged"]');
+    await result.waitFor({ timeout: 30_000 });
+    expect(await result.innerText()).toBe(
+      'Backtest: 42 of 72 events, 58% change verdict (42 allow → deny, 0 deny → allow).',
+    );
+    await expectAccessible('backtest result');
+  }, 45_000);
+
+  it(`renders the first screen of a report of ${VOLUME_FLOWS.toLocaleString('en-US')} changed flows, and exports them all`, async () => {
+    const [policy, experiment] = [
+      (await api('GET', `${P}/edge`)).body as { etag: string },
+      (await api('GET', `${P}/edge/experiments/block-ssh`)).body as { etag: string; name: string },
+    ];
+    const etags = { experiment: experiment.etag, live: policy.etag };
+    const reportUrl = `${consoleUrl()}#/projects/acme/locations/global/firewallPolicies/edge/experiments/block-ssh/report`;
+    /** A signed-in browser context whose report and flow pages are the volume's. */
+    const volumeContext = async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      await context.addInitScript(
+        `sessionStorage.setItem('policy-rollout.token', ${JSON.stringify(system.devToken)})`,
+      );
+      // Only the report and its flows are the volume's; every other call reaches the system.
+      await context.route('**/experiments/block-ssh/previewReport', (route) =>
+        route.fulfill({ json: volumeReport(experiment.name, etags) }),
+      );
+      await context.route('**/experiments/block-ssh/previewFlows?*', (route) =>
+        route.fulfill({ json: volumeFlowsPage(new URL(route.request().url()), etags) }),
+      );
+      return context;
+    };
+
+    // A cold page each time (new context: no cache); the first screen is what changes and how
+    // much: the rule diff (or its "not available"), the analysis and the shares.
+    const firstScreens: number[] = [];
+    for (let run = 0; run < 5; run++) {
+      const context = await volumeContext();
+      try {
+        const volumePage = await context.newPage();
+        const started = Date.now();
+        await volumePage.goto(reportUrl);
+        await volumePage.locator('[data-metric="changedShare"]').waitFor();
+        await volumePage.waitForFunction(
+          (selector) => !(globalThis as unknown as Queryable).document.querySelector(selector),
+          '#section-what-changes [aria-busy="true"]',
+        );
+        firstScreens.push(Date.now() - started);
+        expect(await volumePage.locator('[data-metric="changedShare"]').innerText()).toMatch(
+          /^300,000 of 1,800,000 events, 17% change verdict, in 100,000 distinct flows\.$/,
+        );
+      } finally {
+        await context.close();
+      }
+    }
+    const sorted = [...firstScreens].sort((x, y) => x - y);
+    print(
+      `report of ${VOLUME_FLOWS.toLocaleString('en-US')} changed flows, first screen (1280x800): median ${sorted[2]} ms of 5 cold pages (${firstScreens.join(', ')} ms)`,
+    );
+
+    const context = await volumeContext();
+    try {
+      const volumePage = await context.newPage();
+      await volumePage.goto(reportUrl);
+      const exportStarted = Date.now();
+      const [download] = await Promise.all([
+        volumePage.waitForEvent('download', { timeout: 120_000 }),
+        volumePage.getByRole('button', { name: 'Download CSV (all pages)' }).click(),
+      ]);
+      const lines = readFileSync((await download.path()) as string, 'utf8')
+        .trim()
+        .split('\r\n');
+      print(
+        `CSV of ${VOLUME_FLOWS.toLocaleString('en-US')} flows (${VOLUME_FLOWS / 1000} pages) written in ${Date.now() - exportStarted} ms`,
+      );
+      expect(lines).toHaveLength(VOLUME_FLOWS + 1);
+      expect(lines[VOLUME_FLOWS].split(',')[3]).toBe('10.1.134.159');
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
 
   it('commits behind a confirmation showing the gates and the report, and the live policy changes', async () => {
     await page
@@ -325,6 +497,10 @@ describe('the web console', () => {
     expect(await dialog.locator('.gates .gate-passed').count()).toBe(4);
     expect(await dialog.locator('[data-metric="evaluated"]').innerText()).toBe('72');
     expect(await dialog.locator('[data-metric="allowToDeny"]').innerText()).toBe('42');
+    // The commit is bound to the very report shown.
+    expect(await dialog.locator('[data-metric="reportEtag"] code').innerText()).toBe(
+      (await report()).reportEtag,
+    );
     await shoot('6-commit-confirmation');
     await expectAccessible('commit confirmation');
 
@@ -350,13 +526,30 @@ describe('the web console', () => {
     ]);
     await shoot('7-history');
     await expectAccessible('history');
+
+    // The revisions are one link away (their content: console-revisions.e2e.spec.ts).
+    await page.getByRole('link', { name: 'Revisions', exact: true }).click();
+    await page.getByRole('heading', { name: 'Revisions of edge' }).waitFor();
+    await page.waitForFunction(
+      (selector) => !(globalThis as unknown as Queryable).document.querySelector(selector),
+      'main [aria-busy="true"]',
+    );
+    await shoot('8-revisions');
+    await expectAccessible('revisions');
   });
 
   it('kept the token out of every URL and broke no rule of the Content-Security-Policy', () => {
     expect(requestedUrls.length).toBeGreaterThan(0);
     expect(requestedUrls.filter((url) => url.includes(system.devToken as string))).toEqual([]);
     // Only the refused token and the invalid rules, which the test asked for, were answered with an error.
-    expect(failedResponses).toEqual(['401 GET /v1/principal', `400 POST ${P}/edge/experiments`]);
+    expect(failedResponses.filter((answer) => !PENDING_ENDPOINTS.test(answer))).toEqual([
+      '401 GET /v1/principal',
+      `400 POST ${P}/edge/experiments`,
+    ]);
+    // Every call carried a request id of its own.
+    expect(requestIds.length).toBeGreaterThan(10);
+    expect(requestIds.filter((id) => !UUID_V4.test(id))).toEqual([]);
+    expect(new Set(requestIds).size).toBe(requestIds.length);
     expect(browserErrors.filter((text) => !text.startsWith('Failed to load resource'))).toEqual([]);
   });
 });

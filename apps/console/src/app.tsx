@@ -4,7 +4,8 @@ import { messageOf } from './api/errors';
 import { SessionContext } from './context';
 import { ExperimentPage } from './pages/experiment';
 import { NewExperimentPage } from './pages/new-experiment';
-import { HistoryPage } from './pages/history';
+import { ExperimentHistoryPage, HistoryPage } from './pages/history';
+import { RevisionsPage } from './pages/revisions';
 import { PoliciesPage } from './pages/policies';
 import { PolicyPage } from './pages/policy';
 import { ReportPage } from './pages/report';
@@ -156,6 +157,15 @@ function Page({ route }: { route: Route }) {
       );
     case 'history':
       return <HistoryPage key={key} policyRef={policyRefOf(route)} />;
+    case 'revisions':
+      return <RevisionsPage key={key} policyRef={policyRefOf(route)} />;
+    case 'experiment-history':
+      return (
+        <ExperimentHistoryPage
+          key={key}
+          experimentRef={{ ...policyRefOf(route), experiment: route.experiment }}
+        />
+      );
   }
 }
 
@@ -179,5 +189,9 @@ function titleOf(route: Route): string {
       return `Preview report of ${route.experiment}`;
     case 'history':
       return `History of ${route.policy}`;
+    case 'revisions':
+      return `Revisions of ${route.policy}`;
+    case 'experiment-history':
+      return `History of experiment ${route.experiment}`;
   }
 }

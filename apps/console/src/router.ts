@@ -8,7 +8,15 @@ export type Route =
   | { page: 'new-experiment'; project: string; location: string; policy: string }
   | { page: 'experiment'; project: string; location: string; policy: string; experiment: string }
   | { page: 'report'; project: string; location: string; policy: string; experiment: string }
-  | { page: 'history'; project: string; location: string; policy: string };
+  | { page: 'history'; project: string; location: string; policy: string }
+  | { page: 'revisions'; project: string; location: string; policy: string }
+  | {
+      page: 'experiment-history';
+      project: string;
+      location: string;
+      policy: string;
+      experiment: string;
+    };
 
 export const DEFAULT_LOCATION = 'global';
 
@@ -31,11 +39,12 @@ export function parseRoute(hash: string): Route {
   if (!policy) return { page: 'policies', project, location };
   const ref = { project, location, policy };
   if (fourth === 'history') return { page: 'history', ...ref };
+  if (fourth === 'revisions') return { page: 'revisions', ...ref };
   if (fourth === 'newExperiment') return { page: 'new-experiment', ...ref };
   if (fourth === 'experiments' && experiment) {
-    return fifth === 'report'
-      ? { page: 'report', ...ref, experiment }
-      : { page: 'experiment', ...ref, experiment };
+    if (fifth === 'report') return { page: 'report', ...ref, experiment };
+    if (fifth === 'history') return { page: 'experiment-history', ...ref, experiment };
+    return { page: 'experiment', ...ref, experiment };
   }
   return { page: 'policy', ...ref };
 }
@@ -53,6 +62,10 @@ export function routeHref(route: Route): string {
       return policy;
     case 'history':
       return `${policy}/history`;
+    case 'revisions':
+      return `${policy}/revisions`;
+    case 'experiment-history':
+      return `${policy}/experiments/${e(route.experiment)}/history`;
     case 'new-experiment':
       return `${policy}/newExperiment`;
     case 'experiment':

@@ -6,6 +6,14 @@ describe('console routes', () => {
     { page: 'policies', project: 'acme', location: 'europe-west1' },
     { page: 'policy', project: 'acme', location: 'global', policy: 'edge' },
     { page: 'history', project: 'acme', location: 'global', policy: 'edge' },
+    { page: 'revisions', project: 'acme', location: 'global', policy: 'edge' },
+    {
+      page: 'experiment-history',
+      project: 'acme',
+      location: 'global',
+      policy: 'edge',
+      experiment: 'block-ssh',
+    },
     { page: 'new-experiment', project: 'acme', location: 'global', policy: 'edge' },
     {
       page: 'experiment',

@@ -1,4 +1,5 @@
 import type {
+  BacktestOperation,
   FirewallPolicy,
   FirewallPolicyExperiment,
   FirewallRule,
@@ -10,6 +11,7 @@ import type {
   PreviewReport,
 } from '@rollout/contracts';
 import { ApiError, errorFromResponse, networkError } from './errors';
+import { newRequestId } from './request-id';
 
 /** A policy's or an experiment's history (GET …/events). */
 export interface ListHistoryEventsResponse {
@@ -35,14 +37,14 @@ export interface ExperimentRef extends PolicyRef {
   experiment: string;
 }
 
-const segment = encodeURIComponent;
-const policiesPath = (project: string, location: string) =>
+export const segment = encodeURIComponent;
+export const policiesPath = (project: string, location: string) =>
   `/v1/projects/${segment(project)}/locations/${segment(location)}/firewallPolicies`;
-const policyPath = (ref: PolicyRef) =>
+export const policyPath = (ref: PolicyRef) =>
   `${policiesPath(ref.project, ref.location)}/${segment(ref.policy)}`;
-const experimentPath = (ref: ExperimentRef) =>
+export const experimentPath = (ref: ExperimentRef) =>
   `${policyPath(ref)}/experiments/${segment(ref.experiment)}`;
-const query = (params: Record<string, string | number | undefined>) => {
+export const query = (params: Record<string, string | number | undefined>) => {
   const entries = Object.entries(params).filter(
     (entry): entry is [string, string | number] => entry[1] !== undefined && entry[1] !== '',
   );
@@ -61,13 +63,15 @@ export class ApiClient {
     private readonly onUnauthenticated: () => void = () => undefined,
   ) {}
 
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /** One call; a fresh x-request-id each time, so the audit trail names the very call. */
+  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     let response: Response;
     try {
       response = await fetch(path, {
         method,
         headers: {
           authorization: `Bearer ${this.token}`,
+          'x-request-id': newRequestId(),
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -144,10 +148,12 @@ export class ApiClient {
     this.call<Operation<FirewallPolicyExperiment>>('POST', `${experimentPath(ref)}:startPreview`);
   stopPreview = (ref: ExperimentRef) =>
     this.call<Operation<FirewallPolicyExperiment>>('POST', `${experimentPath(ref)}:stopPreview`);
-  commit = (ref: ExperimentRef, etag: string, livePolicyEtag: string) =>
+  /** With the reportEtag the operator read: a report whose verdicts changed since refuses it. */
+  commit = (ref: ExperimentRef, etag: string, livePolicyEtag: string, reportEtag?: string) =>
     this.call<Operation<FirewallPolicy>>('POST', `${experimentPath(ref)}:commit`, {
       etag,
       livePolicyEtag,
+      ...(reportEtag ? { reportEtag } : {}),
     });
   experimentHistory = (ref: ExperimentRef) =>
     this.call<ListHistoryEventsResponse>('GET', `${experimentPath(ref)}/events`);
@@ -159,4 +165,9 @@ export class ApiClient {
       'GET',
       `${experimentPath(ref)}/previewFlows${query({ filter, pageSize, pageToken })}`,
     );
+  backtest = (ref: ExperimentRef) =>
+    this.call<BacktestOperation>('POST', `${experimentPath(ref)}:backtest`, {});
+  /** `operations/{id}` asked again (a backtest's progress and result). */
+  operation = <T>(name: string) =>
+    this.call<T>('GET', `/v1/operations/${segment(name.replace(/^operations\//, ''))}`);
 }

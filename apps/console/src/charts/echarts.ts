@@ -2,9 +2,8 @@
  * The parts of Apache ECharts the console draws with, registered once: importing the whole
  * library would triple the chart chunk. This module is loaded only when a chart is first shown.
  */
-import { HeatmapChart, LineChart, SankeyChart } from 'echarts/charts';
+import { BarChart, HeatmapChart, SankeyChart } from 'echarts/charts';
 import {
-  DataZoomComponent,
   GridComponent,
   LegendComponent,
   TooltipComponent,
@@ -16,12 +15,11 @@ import { CanvasRenderer } from 'echarts/renderers';
 use([
   SankeyChart,
   HeatmapChart,
-  LineChart,
+  BarChart,
   GridComponent,
   TooltipComponent,
   LegendComponent,
   VisualMapComponent,
-  DataZoomComponent,
   CanvasRenderer,
 ]);
 

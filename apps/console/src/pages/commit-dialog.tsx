@@ -2,6 +2,10 @@ import type { FirewallPolicy, FirewallPolicyExperiment, PreviewReport } from '@r
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ExperimentRef } from '../api/client';
 import { messageOf } from '../api/errors';
+import { experimentDiff } from '../api/change-api';
+import { LoadedView } from '../changes/loaded-view';
+import { RuleDiffView } from '../changes/rule-diff-view';
+import { useAvailable } from '../changes/use-available';
 import { ErrorMessage, formatCount } from '../components/status';
 import { useSession } from '../context';
 import { commitGates, currentConfiguration } from '../report/gates';
@@ -26,6 +30,7 @@ export function CommitDialog({
   const [report, setReport] = useState<PreviewReport>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const diff = useAvailable(() => experimentDiff(api, experimentRef), [api, experimentRef]);
 
   useEffect(() => {
     dialog.current?.showModal();
@@ -46,7 +51,7 @@ export function CommitDialog({
     setBusy(true);
     setError(undefined);
     try {
-      await api.commit(experimentRef, experiment.etag, livePolicy.etag);
+      await api.commit(experimentRef, experiment.etag, livePolicy.etag, report?.reportEtag);
       dialog.current?.close();
       window.location.hash = routeHref({ page: 'policy', ...experimentRef });
     } catch (caught) {
@@ -72,6 +77,10 @@ export function CommitDialog({
           )}
           : if either changes meanwhile, nothing is committed.
         </p>
+        <h3>What changes</h3>
+        <LoadedView loaded={diff} what="The rule diff">
+          {(value) => <RuleDiffView diff={value} caption="Rules the commit changes" />}
+        </LoadedView>
         {livePolicy && (
           <>
             <h3>Gates</h3>
@@ -83,8 +92,29 @@ export function CommitDialog({
                   {gate.text}
                 </li>
               ))}
+              {report?.readiness?.gates.map((status) => (
+                <li
+                  key={`readiness:${status.kind}`}
+                  class={status.holds ? 'gate-passed' : 'gate-failed'}
+                  data-gate="readiness"
+                >
+                  <span aria-hidden="true">{status.holds ? '✓' : '✗'}</span>{' '}
+                  <span class="visually-hidden">{status.holds ? 'Holds:' : 'Does not hold:'}</span>{' '}
+                  {status.description}
+                </li>
+              ))}
             </ul>
             <h3>The report you commit on</h3>
+            <p data-metric="reportEtag">
+              {report?.reportEtag ? (
+                <>
+                  Report version <code>{report.reportEtag}</code>: if its verdicts or a gate change
+                  before you confirm, nothing is committed.
+                </>
+              ) : (
+                'The report has no version to bind the commit to.'
+              )}
+            </p>
             {configuration ? (
               <table class="commit-report">
                 <tbody>

@@ -1,13 +1,16 @@
 import type { FirewallPolicyExperiment, HistoryEvent } from '@rollout/contracts';
 import { useEffect, useState } from 'preact/hooks';
-import type { PolicyRef } from '../api/client';
+import type { ExperimentRef, PolicyRef } from '../api/client';
+import { LoadedView } from '../changes/loaded-view';
+import { useAvailable } from '../changes/use-available';
+import { routeHref } from '../router';
 import { messageOf } from '../api/errors';
 import { ErrorMessage, formatTime } from '../components/status';
 import { useSession } from '../context';
 import { Breadcrumb } from '../components/breadcrumb';
 import { allExperiments, idOf } from './policy';
 
-function EventsTable({ events, caption }: { events: HistoryEvent[]; caption: string }) {
+export function EventsTable({ events, caption }: { events: HistoryEvent[]; caption: string }) {
   return (
     <div class="table-scroll" tabIndex={0} role="region" aria-label={caption}>
       <table class="striped history">
@@ -70,6 +73,10 @@ export function HistoryPage({ policyRef }: { policyRef: PolicyRef }) {
     <>
       <Breadcrumb policyRef={policyRef} last="History" />
       <h1>History of {policyRef.policy}</h1>
+      <p>
+        <a href={routeHref({ page: 'revisions', ...policyRef })}>Revisions</a>: each version of the
+        rules, what made it (a commit links to its experiment's history), and rollback.
+      </p>
       <ErrorMessage message={error} />
       {policyEvents && <EventsTable events={policyEvents} caption="The live policy" />}
       {experiments?.map(({ experiment, events }) => (
@@ -84,6 +91,30 @@ export function HistoryPage({ policyRef }: { policyRef: PolicyRef }) {
           The policy has no experiments now; those committed or deleted show in its history above.
         </p>
       )}
+    </>
+  );
+}
+
+/** One experiment's history, reachable after a commit or delete from the policy's revisions. */
+export function ExperimentHistoryPage({ experimentRef }: { experimentRef: ExperimentRef }) {
+  const { api } = useSession();
+  const history = useAvailable(() => api.experimentHistory(experimentRef), [api, experimentRef]);
+  return (
+    <>
+      <Breadcrumb
+        policyRef={experimentRef}
+        through={[{ text: 'Revisions', href: routeHref({ page: 'revisions', ...experimentRef }) }]}
+        last={`${experimentRef.experiment} history`}
+      />
+      <h1>History of experiment {experimentRef.experiment}</h1>
+      <LoadedView
+        loaded={history}
+        what="The history of this experiment (once committed or deleted)"
+      >
+        {(value) => (
+          <EventsTable events={value.events} caption={`Experiment ${experimentRef.experiment}`} />
+        )}
+      </LoadedView>
     </>
   );
 }

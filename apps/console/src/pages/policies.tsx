@@ -5,6 +5,10 @@ import { Pager, usePageTokens } from '../components/pager';
 import { ErrorMessage, formatTime } from '../components/status';
 import { useSession } from '../context';
 import { routeHref } from '../router';
+import { listProjects } from '../api/change-api';
+import { DeadLettersPanel } from '../changes/dead-letters-panel';
+import { projectChoices } from '../changes/project-choices';
+import { useAvailable } from '../changes/use-available';
 import { CreatePolicy } from './create-policy';
 
 const PAGE_SIZE = 20;
@@ -33,10 +37,27 @@ export function PoliciesPage({ project, location }: PoliciesProps) {
   );
 }
 
+/** Stands for "a project not in the list" in the picker. */
+const OTHER = ' other';
+
 function ProjectChooser({ project, location }: { project?: string; location: string }) {
-  const { principal } = useSession();
-  const [chosen, setChosen] = useState(project ?? '');
+  const { api, principal } = useSession();
+  const listed = useAvailable(() => listProjects(api), [api]);
+  const { choices, mayNameOther } = projectChoices(
+    listed.state === 'ready' ? listed.value : undefined,
+    principal,
+  );
+  const [picked, setPicked] = useState(project ?? '');
+  const [typed, setTyped] = useState(project ?? '');
   const [where, setWhere] = useState(location);
+  // A project named before but not listed (a new one) is "another project", typed.
+  const selected = choices.some((choice) => choice.projectId === picked)
+    ? picked
+    : picked === OTHER || (picked && mayNameOther)
+      ? OTHER
+      : (choices[0]?.projectId ?? '');
+  const typing = choices.length === 0 || selected === OTHER;
+  const chosen = typing ? typed : selected;
   const go = (event: Event) => {
     event.preventDefault();
     if (chosen.trim())
@@ -48,29 +69,34 @@ function ProjectChooser({ project, location }: { project?: string; location: str
   };
   return (
     <form class="grid chooser" onSubmit={go} aria-label="Project and location">
-      <label>
-        Project
-        {principal.allProjects ? (
-          <input
-            name="project"
-            value={chosen}
-            required
-            onInput={(event) => setChosen(event.currentTarget.value)}
-          />
-        ) : (
+      {choices.length > 0 && (
+        <label>
+          Project
           <select
             name="project"
-            value={chosen}
-            onChange={(event) => setChosen(event.currentTarget.value)}
+            value={selected}
+            onChange={(event) => setPicked(event.currentTarget.value)}
           >
-            {principal.projects.map((name) => (
-              <option key={name} value={name}>
-                {name}
+            {choices.map((choice) => (
+              <option key={choice.projectId} value={choice.projectId}>
+                {choice.label}
               </option>
             ))}
+            {mayNameOther && <option value={OTHER}>Another project…</option>}
           </select>
-        )}
-      </label>
+        </label>
+      )}
+      {typing && (
+        <label>
+          {choices.length ? 'Project id' : 'Project'}
+          <input
+            name="project-id"
+            value={typed}
+            required
+            onInput={(event) => setTyped(event.currentTarget.value)}
+          />
+        </label>
+      )}
       <label>
         Location
         <input
@@ -111,6 +137,7 @@ function PolicyList({ project, location }: { project: string; location: string }
         Live policies of {project} in {location}
       </h2>
       <ErrorMessage message={error} />
+      <DeadLettersPanel project={project} location={location} />
       {page && (
         <div class="table-scroll" tabIndex={0} role="region" aria-label="Live policies">
           <table class="striped">

@@ -6,6 +6,7 @@ import { RulesTable } from '../components/rules-table';
 import { ErrorMessage, formatTime } from '../components/status';
 import { useSession } from '../context';
 import { Breadcrumb } from '../components/breadcrumb';
+import { DeadLettersPanel } from '../changes/dead-letters-panel';
 import { routeHref } from '../router';
 
 export const idOf = (name: string) => name.split('/').pop() ?? name;
@@ -57,13 +58,19 @@ export function PolicyPage({ policyRef }: { policyRef: PolicyRef }) {
       <Breadcrumb policyRef={policyRef} />
       <h1>Policy {policyRef.policy}</h1>
       <ErrorMessage message={error} />
+      <DeadLettersPanel
+        project={policyRef.project}
+        location={policyRef.location}
+        policy={policyRef.policy}
+      />
       {policy && (
         <>
           <p>
             {policy.displayName ? <strong>{policy.displayName}. </strong> : null}
             {policy.description} Version <code>{policy.etag}</code>, updated{' '}
             {formatTime(policy.updateTime)}.{' '}
-            <a href={routeHref({ page: 'history', ...policyRef })}>History</a>
+            <a href={routeHref({ page: 'history', ...policyRef })}>History</a> ·{' '}
+            <a href={routeHref({ page: 'revisions', ...policyRef })}>Revisions</a>
           </p>
           <RulesTable rules={policy.rules} caption="Live rules" />
         </>

@@ -1,16 +1,21 @@
 import type {
+  FirewallPolicy,
   FirewallPolicyExperiment,
   PreviewConfigurationReport,
   PreviewReport,
 } from '@rollout/contracts';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ExperimentRef } from '../api/client';
 import { messageOf } from '../api/errors';
 import { ErrorMessage, formatTime } from '../components/status';
 import { useSession } from '../context';
+import { experimentDiff } from '../api/change-api';
+import { useAvailable } from '../changes/use-available';
 import { REPORT_SECTIONS } from '../report/sections';
+import { RuleChanges } from '../report/what-changes';
 import { Breadcrumb } from '../components/breadcrumb';
 import { routeHref } from '../router';
+import { CommitDialog } from './commit-dialog';
 import { PREVIEW_STATE_LABEL, previewStateOf } from './policy';
 
 /** How often the report is read again while the preview is ACTIVE. */
@@ -27,12 +32,15 @@ const revisionOf = (c: PreviewConfigurationReport) =>
  * updates the numbers in place: the chosen configuration, the flow filter and page stay.
  */
 export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) {
-  const { api } = useSession();
+  const { api, canEdit } = useSession();
   const [report, setReport] = useState<PreviewReport>();
   const [experiment, setExperiment] = useState<FirewallPolicyExperiment | null>();
+  const [livePolicy, setLivePolicy] = useState<FirewallPolicy>();
+  const [committing, setCommitting] = useState(false);
   const [chosen, setChosen] = useState<string>();
   const [error, setError] = useState<string>();
   const [refreshedAt, setRefreshedAt] = useState<Date>();
+  const diff = useAvailable(() => experimentDiff(api, experimentRef), [api, experimentRef]);
 
   useEffect(() => {
     let live = true;
@@ -40,15 +48,18 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
     const load = async () => {
       try {
         // A committed or deleted experiment is gone, but its report stays readable for a while.
-        const [found, answer] = await Promise.all([
-          api.getExperiment(experimentRef).catch(() => null),
-          api.previewReport(experimentRef),
-        ]);
+        const experimentRead = api.getExperiment(experimentRef).catch(() => null);
+        const policyRead = api.getPolicy(experimentRef).catch(() => undefined);
+        // The numbers are shown as soon as they come; the rules (hover text, analysis) follow.
+        const answer = await api.previewReport(experimentRef);
         if (!live) return;
-        setExperiment(found);
         setReport(answer);
         setError(undefined);
         setRefreshedAt(new Date());
+        const [found, policy] = await Promise.all([experimentRead, policyRead]);
+        if (!live) return;
+        setExperiment(found);
+        setLivePolicy(policy);
         if (found && previewStateOf(found) === 'ACTIVE') timer = setTimeout(load, REFRESH_MS);
       } catch (caught) {
         if (!live) return;
@@ -67,6 +78,20 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
   const configuration =
     configurations.find((c) => configurationKey(c) === chosen) ?? configurations[0];
   const state = experiment ? previewStateOf(experiment) : undefined;
+  // A version's rules are known only while it is the current one.
+  const rules = useMemo(
+    () => ({
+      live:
+        livePolicy && livePolicy.etag === configuration?.livePolicyEtag
+          ? livePolicy.rules
+          : undefined,
+      experiment:
+        experiment && experiment.etag === configuration?.experimentEtag
+          ? experiment.firewallPolicy.rules
+          : undefined,
+    }),
+    [livePolicy, experiment, configuration?.livePolicyEtag, configuration?.experimentEtag],
+  );
 
   return (
     <>
@@ -90,11 +115,29 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
                 {state === 'ACTIVE' ? '; the numbers update by themselves.' : '.'}
               </>
             )}{' '}
-        {refreshedAt && <small>Read at {refreshedAt.toLocaleTimeString('en-GB')}.</small>}
+        {refreshedAt && <small>Read at {refreshedAt.toLocaleTimeString('en-GB')}.</small>}{' '}
+        {canEdit && experiment && (
+          <button type="button" class="contrast small" onClick={() => setCommitting(true)}>
+            Commit…
+          </button>
+        )}
       </p>
+      {committing && experiment && (
+        <CommitDialog
+          experimentRef={experimentRef}
+          experiment={experiment}
+          onClose={() => setCommitting(false)}
+        />
+      )}
       <ErrorMessage message={error} />
       {report && configurations.length === 0 && (
-        <p>No traffic has been evaluated for this experiment yet.</p>
+        <>
+          <p>No traffic has been evaluated for this experiment yet.</p>
+          <section aria-labelledby="title-what-changes" class="report-section">
+            <h2 id="title-what-changes">What changes</h2>
+            <RuleChanges experiment={experiment} diff={diff} showAnalysis />
+          </section>
+        </>
       )}
       {configuration && (
         <>
@@ -112,7 +155,7 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
               ))}
             </select>
           </label>
-          <p class="muted">
+          <p class="muted events-span">
             Events from {formatTime(configuration.firstEventTime)} to{' '}
             {formatTime(configuration.lastEventTime)}.
           </p>
@@ -129,6 +172,9 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
                 configuration={configuration}
                 experimentRef={experimentRef}
                 revision={revisionOf(configuration)}
+                experiment={experiment}
+                rules={rules}
+                diff={diff}
               />
             </section>
           ))}

@@ -4,6 +4,8 @@ import { messageOf } from '../api/errors';
 import { Pager, usePageTokens } from '../components/pager';
 import { ErrorMessage, formatCount, formatTime } from '../components/status';
 import { useSession } from '../context';
+import { connectionText, seenSpan } from './flow-text';
+import { FlowsExport } from './flows-export';
 import { ruleLabel, type ReportSectionProps } from './section';
 
 const PAGE_SIZE = 20;
@@ -85,6 +87,7 @@ export function ChangedFlows({ configuration, experimentRef, revision }: ReportS
           or a range), destPort (=, &gt;=, &lt;=), protocol, direction.
         </small>
       </form>
+      <FlowsExport experimentRef={experimentRef} filter={scoped} />
       <ErrorMessage message={error} />
       {page && (
         <div class="table-scroll" tabIndex={0} role="region" aria-label="Changed flows">
@@ -96,7 +99,7 @@ export function ChangedFlows({ configuration, experimentRef, revision }: ReportS
                 <th scope="col">Live rule</th>
                 <th scope="col">Experiment rule</th>
                 <th scope="col">Events</th>
-                <th scope="col">Seen</th>
+                <th scope="col">Seen (UTC)</th>
                 <th scope="col">Samples</th>
               </tr>
             </thead>
@@ -114,21 +117,25 @@ export function ChangedFlows({ configuration, experimentRef, revision }: ReportS
                 return [
                   <tr key={key} class="flow">
                     <td
+                      data-label="Change"
                       class={flow.transition === 'ALLOW_TO_DENY' ? 'action-deny' : 'action-allow'}
                     >
                       {flow.transition === 'ALLOW_TO_DENY' ? 'allow → deny' : 'deny → allow'}
                     </td>
-                    <td>
-                      {flow.direction} {flow.srcIp} → {flow.destIp} {flow.protocol}
-                      {flow.destPort === undefined ? '' : `:${flow.destPort}`}
+                    <td data-label="Connection">{connectionText(flow)}</td>
+                    <td data-label="Live rule">{ruleLabel(flow.liveResult)}</td>
+                    <td data-label="Experiment rule">{ruleLabel(flow.experimentResult)}</td>
+                    <td data-label="Events" data-metric="flowCount">
+                      {formatCount(flow.count)}
                     </td>
-                    <td>{ruleLabel(flow.liveResult)}</td>
-                    <td>{ruleLabel(flow.experimentResult)}</td>
-                    <td data-metric="flowCount">{formatCount(flow.count)}</td>
-                    <td>
-                      {formatTime(flow.firstEventTime)} – {formatTime(flow.lastEventTime)}
+                    <td
+                      data-label="Seen (UTC)"
+                      class="seen"
+                      title={`${formatTime(flow.firstEventTime)} – ${formatTime(flow.lastEventTime)}`}
+                    >
+                      {seenSpan(flow.firstEventTime, flow.lastEventTime)}
                     </td>
-                    <td>
+                    <td data-label="Samples">
                       <button
                         type="button"
                         class="secondary outline small"

@@ -1,44 +1,19 @@
 import { useMemo } from 'preact/hooks';
 import { Chart } from '../components/chart';
 import { formatCount } from '../components/status';
+import { sankeyOption } from './sankey';
 import { ruleLabel, type ReportSectionProps } from './section';
 
 /** Which rule of the experiment takes over the traffic each live rule decided (a Sankey diagram). */
-export function RuleTransitions({ configuration }: ReportSectionProps) {
+export function RuleTransitions({ configuration, rules }: ReportSectionProps) {
   const transitions = configuration.ruleTransitions ?? [];
-  const option = useMemo(() => {
-    const live = (label: string) => `live ${label}`;
-    const experiment = (label: string) => `experiment ${label}`;
-    const links = transitions.map((t) => ({
-      source: live(ruleLabel(t.live)),
-      target: experiment(ruleLabel(t.experiment)),
-      value: t.count,
-    }));
-    const names = [...new Set(links.flatMap((link) => [link.source, link.target]))];
-    return {
-      animation: false,
-      tooltip: { renderMode: 'richText' },
-      series: [
-        {
-          type: 'sankey',
-          left: 10,
-          right: 10,
-          layoutIterations: 0,
-          emphasis: { focus: 'adjacency' },
-          // The experiment's rules are labelled on their left, so no label runs off a phone's screen.
-          levels: [{ depth: 1, label: { position: 'left' } }],
-          data: names.map((name) => ({ name })),
-          links,
-        },
-      ],
-    };
-  }, [transitions]);
+  const option = useMemo(() => sankeyOption(transitions, rules), [transitions, rules]);
 
   if (!transitions.length) return <p>No rule transitions recorded for this configuration yet.</p>;
   return (
     <>
       <Chart
-        label="Sankey diagram: live deciding rule to experiment deciding rule, by events"
+        label="Sankey diagram: live deciding rule to experiment deciding rule, by events; links that change verdict in red (now denied) or green (now allowed), unchanged ones grey"
         option={option}
         height={Math.max(240, transitions.length * 36)}
       />
@@ -51,6 +26,7 @@ export function RuleTransitions({ configuration }: ReportSectionProps) {
                 <th scope="col">Live rule</th>
                 <th scope="col">Experiment rule</th>
                 <th scope="col">Events</th>
+                <th scope="col">Verdict</th>
               </tr>
             </thead>
             <tbody>
@@ -59,6 +35,15 @@ export function RuleTransitions({ configuration }: ReportSectionProps) {
                   <td>{ruleLabel(t.live)}</td>
                   <td>{ruleLabel(t.experiment)}</td>
                   <td>{formatCount(t.count)}</td>
+                  <td
+                    class={
+                      t.live.action === t.experiment.action ? '' : `action-${t.experiment.action}`
+                    }
+                  >
+                    {t.live.action === t.experiment.action
+                      ? `still ${t.live.action}`
+                      : `${t.live.action} → ${t.experiment.action}`}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -1,6 +1,14 @@
-import type { PreviewConfigurationReport, PreviewReport, PreviewVerdict } from '@rollout/contracts';
+import type {
+  FirewallPolicyExperiment,
+  PreviewConfigurationReport,
+  PreviewReport,
+  PreviewVerdict,
+} from '@rollout/contracts';
 import type { FunctionComponent } from 'preact';
 import type { ExperimentRef } from '../api/client';
+import type { RuleDiff } from '../api/change-api';
+import type { Loaded } from '../changes/use-available';
+import type { SankeyRules } from './sankey';
 
 /** What every section of the report page is given. */
 export interface ReportSectionProps {
@@ -10,6 +18,12 @@ export interface ReportSectionProps {
   experimentRef: ExperimentRef;
   /** Changes whenever the report's numbers change: sections with data of their own reload on it. */
   revision: string;
+  /** The experiment as it is now; null once committed or deleted, undefined while loading. */
+  experiment?: FirewallPolicyExperiment | null;
+  /** The rules of the configuration's two versions, where they are still known. */
+  rules: SankeyRules;
+  /** The experiment's rule diff, read alongside the report (not after it) for the first screen. */
+  diff: Loaded<RuleDiff>;
 }
 
 /**

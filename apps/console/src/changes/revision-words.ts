@@ -1,0 +1,27 @@
+import type { Revision, RevisionSource } from '../api/change-api';
+
+/** An experiment named in a revision, by id (the API may give its full resource name). */
+export const experimentIdOf = (experiment: string) => experiment.split('/').pop() ?? experiment;
+
+/** What made a revision, in words: "commit of experiment block-ssh", "rollback to revision 2". */
+export function revisionSourceText(source: RevisionSource): string {
+  switch (source.kind) {
+    case 'create':
+      return 'policy created';
+    case 'update':
+      return 'rules updated directly';
+    case 'commit':
+      return source.experiment
+        ? `commit of experiment ${experimentIdOf(source.experiment)}`
+        : 'commit of an experiment';
+    case 'rollback':
+      return source.rolledBackTo ? `rollback to revision ${source.rolledBackTo}` : 'rollback';
+    default:
+      return String((source as { kind?: unknown }).kind ?? 'unknown');
+  }
+}
+
+/** The revision in force: the one whose etag is the policy's, else the newest listed. */
+export function currentRevision(revisions: Revision[], policyEtag?: string): Revision | undefined {
+  return revisions.find((r) => r.etag === policyEtag) ?? revisions[0];
+}

@@ -1,0 +1,86 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type Revision, revisionDiff, rollback } from '../api/change-api';
+import type { PolicyRef } from '../api/client';
+import { messageOf } from '../api/errors';
+import { ErrorMessage } from '../components/status';
+import { useSession } from '../context';
+import { LoadedView } from './loaded-view';
+import { RuleDiffView } from './rule-diff-view';
+import { useAvailable } from './use-available';
+
+/**
+ * The confirmation before a rollback: what going back to the target revision changes (the diff
+ * of the current revision to it), and the policy version the rollback is bound to.
+ */
+export function RollbackDialog({
+  policyRef,
+  current,
+  target,
+  policyEtag,
+  onDone,
+  onClose,
+}: {
+  policyRef: PolicyRef;
+  current: Revision;
+  target: Revision;
+  policyEtag: string;
+  onDone: () => void;
+  onClose: () => void;
+}) {
+  const { api } = useSession();
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const diff = useAvailable(
+    () => revisionDiff(api, policyRef, current.revisionId, target.revisionId),
+    [api, policyRef, current.revisionId, target.revisionId],
+  );
+  useEffect(() => dialog.current?.showModal(), []);
+
+  const confirm = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await rollback(api, policyRef, target.revisionId, policyEtag);
+      dialog.current?.close();
+      onDone();
+    } catch (caught) {
+      setError(messageOf(caught));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <dialog ref={dialog} onClose={onClose} aria-labelledby="rollback-title">
+      <article>
+        <h2 id="rollback-title">
+          Roll {policyRef.policy} back to revision {target.revisionId}?
+        </h2>
+        <p>
+          The live rules become those of revision {target.revisionId} again, as a new revision. The
+          rollback is bound to the live version <code>{policyEtag}</code>: if the policy changes
+          meanwhile, nothing is rolled back.
+        </p>
+        <h3>What rolling back changes</h3>
+        <LoadedView loaded={diff} what="The diff between revisions">
+          {(value) => <RuleDiffView diff={value} caption="Rules the rollback changes" />}
+        </LoadedView>
+        <ErrorMessage message={error} />
+        <footer>
+          <button type="button" class="secondary" onClick={() => dialog.current?.close()}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            class="contrast"
+            aria-busy={busy}
+            disabled={busy}
+            onClick={() => void confirm()}
+          >
+            Roll back
+          </button>
+        </footer>
+      </article>
+    </dialog>
+  );
+}
