@@ -8,12 +8,10 @@ import {
   policyPath,
   query,
 } from './client';
-import { ApiError } from './errors';
 
 /**
  * The calls of "know what you commit, and undo it" (rule diffs, revisions, rollback), dead
- * letters and the project list, typed as the HTTP API agreed for them. A gateway that predates
- * them answers 404: `orUnavailable` turns that into a state the pages show instead of an error.
+ * letters and the project list, typed as the HTTP API answers them.
  */
 
 export interface DiffSide {
@@ -86,32 +84,6 @@ export interface DeadLetterSummary {
 
 export interface ListProjectsResponse {
   projects: { projectId: string; policyCount: number }[];
-}
-
-/** What an endpoint this gateway may not have yet answered. */
-export type Availability<T> = { available: true; value: T } | { available: false };
-
-/**
- * Whether an error says the gateway lacks the endpoint: 404 for a path it does not route, and
- * for a custom method it does not know (`…/{id}:diff`) the 400 of a resource name that is not one.
- */
-export function isUnknownEndpoint(error: unknown): boolean {
-  if (!(error instanceof ApiError)) return false;
-  if (error.httpStatus === 404) return true;
-  return (
-    error.code === 'INVALID_ARGUMENT' &&
-    /:[A-Za-z]+" is not a valid resource name/.test(error.message)
-  );
-}
-
-/** The answer, or `available: false` when the gateway does not know the endpoint. */
-export async function orUnavailable<T>(call: Promise<T>): Promise<Availability<T>> {
-  try {
-    return { available: true, value: await call };
-  } catch (error) {
-    if (isUnknownEndpoint(error)) return { available: false };
-    throw error;
-  }
 }
 
 const locationPath = (project: string, location: string) =>

@@ -1,6 +1,4 @@
 import type { DifferingRegion } from '@rollout/contracts';
-import { orUnavailable } from '../api/change-api';
-import { ApiError } from '../api/errors';
 import { newRequestId } from '../api/request-id';
 import { projectChoices } from './project-choices';
 import { currentRevision, revisionSourceText } from './revision-words';
@@ -21,24 +19,6 @@ describe('the request id of each call', () => {
     };
     const fromBytes = newRequestId(allOnes);
     expect(fromBytes).toBe('ffffffff-ffff-4fff-bfff-ffffffffffff');
-  });
-});
-
-describe('endpoints the gateway may not have yet', () => {
-  it('turns a 404 into "not available" and lets any other error through', async () => {
-    expect(await orUnavailable(Promise.resolve(3))).toEqual({ available: true, value: 3 });
-    const missing = new ApiError('Cannot GET', 404, 'NOT_FOUND');
-    expect(await orUnavailable(Promise.reject(missing))).toEqual({ available: false });
-    const unknownVerb = new ApiError(
-      'Name "projects/acme/locations/global/firewallPolicies/edge/experiments/x:diff" is not a valid resource name.',
-      400,
-      'INVALID_ARGUMENT',
-    );
-    expect(await orUnavailable(Promise.reject(unknownVerb))).toEqual({ available: false });
-    const badInput = new ApiError('fromRevision must be a revision id.', 400, 'INVALID_ARGUMENT');
-    await expect(orUnavailable(Promise.reject(badInput))).rejects.toBe(badInput);
-    const denied = new ApiError('No', 403, 'PERMISSION_DENIED');
-    await expect(orUnavailable(Promise.reject(denied))).rejects.toBe(denied);
   });
 });
 

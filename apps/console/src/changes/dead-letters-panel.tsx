@@ -2,7 +2,7 @@ import { type DeadLetterReasonCount, deadLetters } from '../api/change-api';
 import { formatCount, formatTime } from '../components/status';
 import { useSession } from '../context';
 import { LoadedView } from './loaded-view';
-import { useAvailable } from './use-available';
+import { useLoaded } from './use-loaded';
 
 const SAMPLES_SHOWN = 5;
 
@@ -24,7 +24,7 @@ export function DeadLettersPanel({
   policy?: string;
 }) {
   const { api } = useSession();
-  const loaded = useAvailable(
+  const loaded = useLoaded(
     () => deadLetters(api, project, location, policy),
     [api, project, location, policy],
   );
@@ -33,7 +33,7 @@ export function DeadLettersPanel({
   return (
     <section class="dead-letters" aria-labelledby="dead-letters-title">
       <h2 id="dead-letters-title">Dead letters</h2>
-      <LoadedView loaded={loaded} what="The dead-letter summary">
+      <LoadedView loaded={loaded}>
         {(summary) => (
           <>
             <p data-metric="deadLetters">

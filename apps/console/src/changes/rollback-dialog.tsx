@@ -6,7 +6,7 @@ import { ErrorMessage } from '../components/status';
 import { useSession } from '../context';
 import { LoadedView } from './loaded-view';
 import { RuleDiffView } from './rule-diff-view';
-import { useAvailable } from './use-available';
+import { useLoaded } from './use-loaded';
 
 /**
  * The confirmation before a rollback: what going back to the target revision changes (the diff
@@ -31,7 +31,7 @@ export function RollbackDialog({
   const dialog = useRef<HTMLDialogElement>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
-  const diff = useAvailable(
+  const diff = useLoaded(
     () => revisionDiff(api, policyRef, current.revisionId, target.revisionId),
     [api, policyRef, current.revisionId, target.revisionId],
   );
@@ -62,7 +62,7 @@ export function RollbackDialog({
           meanwhile, nothing is rolled back.
         </p>
         <h3>What rolling back changes</h3>
-        <LoadedView loaded={diff} what="The diff between revisions">
+        <LoadedView loaded={diff}>
           {(value) => <RuleDiffView diff={value} caption="Rules the rollback changes" />}
         </LoadedView>
         <ErrorMessage message={error} />

@@ -5,7 +5,7 @@ import { messageOf } from '../api/errors';
 import { experimentDiff } from '../api/change-api';
 import { LoadedView } from '../changes/loaded-view';
 import { RuleDiffView } from '../changes/rule-diff-view';
-import { useAvailable } from '../changes/use-available';
+import { useLoaded } from '../changes/use-loaded';
 import { ErrorMessage, formatCount } from '../components/status';
 import { useSession } from '../context';
 import { commitGates, currentConfiguration } from '../report/gates';
@@ -30,7 +30,7 @@ export function CommitDialog({
   const [report, setReport] = useState<PreviewReport>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const diff = useAvailable(() => experimentDiff(api, experimentRef), [api, experimentRef]);
+  const diff = useLoaded(() => experimentDiff(api, experimentRef), [api, experimentRef]);
 
   useEffect(() => {
     dialog.current?.showModal();
@@ -78,7 +78,7 @@ export function CommitDialog({
           : if either changes meanwhile, nothing is committed.
         </p>
         <h3>What changes</h3>
-        <LoadedView loaded={diff} what="The rule diff">
+        <LoadedView loaded={diff}>
           {(value) => <RuleDiffView diff={value} caption="Rules the commit changes" />}
         </LoadedView>
         {livePolicy && (

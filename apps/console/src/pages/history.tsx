@@ -2,7 +2,7 @@ import type { FirewallPolicyExperiment, HistoryEvent } from '@rollout/contracts'
 import { useEffect, useState } from 'preact/hooks';
 import type { ExperimentRef, PolicyRef } from '../api/client';
 import { LoadedView } from '../changes/loaded-view';
-import { useAvailable } from '../changes/use-available';
+import { useLoaded } from '../changes/use-loaded';
 import { routeHref } from '../router';
 import { messageOf } from '../api/errors';
 import { ErrorMessage, formatTime } from '../components/status';
@@ -98,7 +98,7 @@ export function HistoryPage({ policyRef }: { policyRef: PolicyRef }) {
 /** One experiment's history, reachable after a commit or delete from the policy's revisions. */
 export function ExperimentHistoryPage({ experimentRef }: { experimentRef: ExperimentRef }) {
   const { api } = useSession();
-  const history = useAvailable(() => api.experimentHistory(experimentRef), [api, experimentRef]);
+  const history = useLoaded(() => api.experimentHistory(experimentRef), [api, experimentRef]);
   return (
     <>
       <Breadcrumb
@@ -107,10 +107,7 @@ export function ExperimentHistoryPage({ experimentRef }: { experimentRef: Experi
         last={`${experimentRef.experiment} history`}
       />
       <h1>History of experiment {experimentRef.experiment}</h1>
-      <LoadedView
-        loaded={history}
-        what="The history of this experiment (once committed or deleted)"
-      >
+      <LoadedView loaded={history}>
         {(value) => (
           <EventsTable events={value.events} caption={`Experiment ${experimentRef.experiment}`} />
         )}

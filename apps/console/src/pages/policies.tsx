@@ -8,7 +8,7 @@ import { routeHref } from '../router';
 import { listProjects } from '../api/change-api';
 import { DeadLettersPanel } from '../changes/dead-letters-panel';
 import { projectChoices } from '../changes/project-choices';
-import { useAvailable } from '../changes/use-available';
+import { useLoaded } from '../changes/use-loaded';
 import { CreatePolicy } from './create-policy';
 
 const PAGE_SIZE = 20;
@@ -42,7 +42,7 @@ const OTHER = ' other';
 
 function ProjectChooser({ project, location }: { project?: string; location: string }) {
   const { api, principal } = useSession();
-  const listed = useAvailable(() => listProjects(api), [api]);
+  const listed = useLoaded(() => listProjects(api), [api]);
   const { choices, mayNameOther } = projectChoices(
     listed.state === 'ready' ? listed.value : undefined,
     principal,

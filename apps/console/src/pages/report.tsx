@@ -10,7 +10,7 @@ import { messageOf } from '../api/errors';
 import { ErrorMessage, formatTime } from '../components/status';
 import { useSession } from '../context';
 import { experimentDiff } from '../api/change-api';
-import { useAvailable } from '../changes/use-available';
+import { useLoaded } from '../changes/use-loaded';
 import { REPORT_SECTIONS } from '../report/sections';
 import { RuleChanges } from '../report/what-changes';
 import { Breadcrumb } from '../components/breadcrumb';
@@ -40,7 +40,7 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
   const [chosen, setChosen] = useState<string>();
   const [error, setError] = useState<string>();
   const [refreshedAt, setRefreshedAt] = useState<Date>();
-  const diff = useAvailable(() => experimentDiff(api, experimentRef), [api, experimentRef]);
+  const diff = useLoaded(() => experimentDiff(api, experimentRef), [api, experimentRef]);
 
   useEffect(() => {
     let live = true;

@@ -6,7 +6,7 @@ import { messageOf } from '../api/errors';
 import { LoadedView } from '../changes/loaded-view';
 import { currentRevision, experimentIdOf, revisionSourceText } from '../changes/revision-words';
 import { RollbackDialog } from '../changes/rollback-dialog';
-import { useAvailable } from '../changes/use-available';
+import { useLoaded } from '../changes/use-loaded';
 import { Breadcrumb } from '../components/breadcrumb';
 import { Pager, usePageTokens } from '../components/pager';
 import { ErrorMessage, Notice, formatTime } from '../components/status';
@@ -40,7 +40,7 @@ export function RevisionsPage({ policyRef }: { policyRef: PolicyRef }) {
   const [reload, setReload] = useState(0);
   const [target, setTarget] = useState<Revision>();
   const [current, setCurrent] = useState<Revision>();
-  const listed = useAvailable<ListRevisionsResponse>(
+  const listed = useLoaded<ListRevisionsResponse>(
     () => listRevisions(api, policyRef, pages.current),
     [api, policyRef, pages.current, reload],
   );
@@ -64,7 +64,7 @@ export function RevisionsPage({ policyRef }: { policyRef: PolicyRef }) {
       </p>
       <ErrorMessage message={error} />
       {notice && <Notice>{notice}</Notice>}
-      <LoadedView loaded={listed} what="The list of revisions">
+      <LoadedView loaded={listed}>
         {(value) => (
           <div class="table-scroll" tabIndex={0} role="region" aria-label="Revisions">
             <table class="striped revisions">

@@ -7,7 +7,7 @@ import type {
 import type { FunctionComponent } from 'preact';
 import type { ExperimentRef } from '../api/client';
 import type { RuleDiff } from '../api/change-api';
-import type { Loaded } from '../changes/use-available';
+import type { Loaded } from '../changes/use-loaded';
 import type { SankeyRules } from './sankey';
 
 /** What every section of the report page is given. */

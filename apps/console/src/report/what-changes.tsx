@@ -3,7 +3,7 @@ import type { RuleDiff } from '../api/change-api';
 import { LoadedView } from '../changes/loaded-view';
 import { RuleDiffView } from '../changes/rule-diff-view';
 import { StaticAnalysis } from '../changes/static-analysis';
-import type { Loaded } from '../changes/use-available';
+import type { Loaded } from '../changes/use-loaded';
 import type { ReportSectionProps } from './section';
 
 /**
@@ -26,12 +26,12 @@ export function RuleChanges({
     <div class="grid what-changes">
       <div>
         <h3>Rules</h3>
-        {experiment === null && diff.state === 'unavailable' ? (
+        {experiment === null ? (
           <p class="muted">
             The experiment is gone (committed or deleted): its rules are not held.
           </p>
         ) : (
-          <LoadedView loaded={diff} what="The rule diff">
+          <LoadedView loaded={diff}>
             {(value) => <RuleDiffView diff={value} caption="Rules the experiment changes" />}
           </LoadedView>
         )}
