@@ -121,7 +121,7 @@ export async function importFlows(
     for (let round = 0; round < options.rounds && !stopped(); round++) {
       for (const input of options.inputs) {
         if (stopped()) break;
-        const parser = FORMATS[options.format]();
+        const parser = FORMATS[options.format]({ name: input.name });
         const lines = createInterface({
           input: await input.open((bytes) => (summary.bytesRead += bytes)),
           crlfDelay: Infinity,
@@ -137,15 +137,17 @@ export async function importFlows(
             count(summary.skipped, result.reason);
             continue;
           }
-          if (result.kind === 'bad') {
+          if (result.kind === 'bad' || result.kind === 'unreadable') {
             count(summary.bad, result.reason);
-            if (summary.badLines.length < shown)
+            // An input in another shape is said once, whatever else is shown.
+            if (summary.badLines.length < shown || result.kind === 'unreadable')
               summary.badLines.push({
                 input: input.name,
                 line: lineNumber,
                 reason: result.reason,
                 message: result.message,
               });
+            if (result.kind === 'unreadable') break;
             continue;
           }
           const policy = policyFor(result.flow.destIp, options.routes, options.policy);
