@@ -1,3 +1,4 @@
+import { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +38,7 @@ describe('rollout-traffic import, the command', () => {
   let dir: string;
   const namespace = uniqueName('imc');
   const ns = new NatsNamespace(namespace);
+  const started: ChildProcess[] = [];
   const cli = (args: string[], stdin = '') => runCli(args, env(), stdin);
   const env = () => ({
     NATS_URL: TEST_NATS_URL,
@@ -55,6 +57,9 @@ describe('rollout-traffic import, the command', () => {
   });
 
   afterAll(async () => {
+    // An importer that ignored the interrupt would outlive its failed test.
+    for (const child of started)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await removeImporterBus(nc, ns);
     await nc.close();
     await rm(dir, { recursive: true, force: true });
@@ -205,6 +210,7 @@ describe('rollout-traffic import, the command', () => {
       ['--format', 'zeek', '--project', 'acme', '--policy', 'stdin', '-'],
       env(),
     );
+    started.push(child);
     const result = finished(child);
     // One record, then a pipe that stays open and says nothing.
     child.stdin.write(`${[...ZEEK_HEADER('conn'), zeekLine(1)].join('\n')}\n`);

@@ -3,7 +3,8 @@
  * `rollout-traffic import`: publishes flow logs (AWS and Google Cloud VPC flow logs, Zeek
  * conn.log, Hubble flows, conntrack) as traffic.v1 events. See docs/importers.md. Exit code 0:
  * every line was imported or deliberately skipped; 1: some lines were bad; 2: the import could
- * not run (bad options, unreadable input, NATS unreachable or refusing the events).
+ * not run (bad options, unreadable input, a target policy that is not live, NATS unreachable or
+ * refusing the events).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { FORMAT_NAMES } from './formats';
