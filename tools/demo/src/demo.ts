@@ -6,11 +6,17 @@ import {
   DEMO_LOCATION,
   DEMO_POLICY,
   DEMO_PROJECT,
+  EXPERIMENT_PATH,
   EXPERIMENT_RULES,
   LIVE_RULES,
+  POLICY_PATH,
+  SAMPLE_FLOW_LOG,
   configurationOf,
   reportLine,
+  whereToLook,
 } from './scenario';
+
+export { SAMPLE_FLOW_LOG } from './scenario';
 
 export interface DemoOptions {
   /** The gateway, e.g. http://127.0.0.1:3000. */
@@ -31,9 +37,6 @@ export interface DemoOptions {
 /** Something the demo cannot do, said in one line a person can act on. */
 export class DemoError extends Error {}
 
-const POLICY_PATH = `/v1/projects/${DEMO_PROJECT}/locations/${DEMO_LOCATION}/firewallPolicies/${DEMO_POLICY}`;
-const EXPERIMENT_PATH = `${POLICY_PATH}/experiments/${DEMO_EXPERIMENT}`;
-export const SAMPLE_FLOW_LOG = join('tools', 'demo', 'sample', 'zeek-conn.tsv');
 const IMPORTER = join('dist', 'tools', 'traffic-importer', 'src', 'main.js');
 const REPORT_EVERY_MS = 10_000;
 const FIRST_TRAFFIC_TIMEOUT_MS = 120_000;
@@ -124,21 +127,14 @@ export async function runDemo(options: DemoOptions): Promise<PreviewReport> {
     await sleep(500);
     last = await report(api);
   }
-  const auth = `-H "Authorization: Bearer ${options.token}"`;
   say('');
   say(`Preview of ${DEMO_EXPERIMENT}: ${reportLine(configurationOf(last, etag))}.`);
-  say('Where to look:');
-  say(`  the report:        curl -s ${auth} ${options.gateway}${EXPERIMENT_PATH}/previewReport`);
-  say(
-    `  what would change: curl -s ${auth} -G ${options.gateway}${EXPERIMENT_PATH}/previewFlows --data-urlencode 'filter=transition = ALLOW_TO_DENY'`,
-  );
-  say(`  the API:           ${options.gateway}/docs`);
-  say(
-    `  more traffic:      npx rollout-traffic import --format zeek --project ${DEMO_PROJECT} --policy ${DEMO_POLICY} --restamp ${SAMPLE_FLOW_LOG}`,
-  );
-  say(
-    `  commit it:         curl -s ${auth} -X POST ${options.gateway}${EXPERIMENT_PATH}:commit -d '{"etag":"${etag}"}'`,
-  );
+  for (const line of whereToLook({
+    gateway: options.gateway,
+    token: options.token,
+    experimentEtag: etag,
+  }))
+    say(line);
   return last;
 }
 

@@ -12,6 +12,10 @@ export const DEMO_LOCATION = 'global';
 export const DEMO_POLICY = 'web-edge';
 export const DEMO_EXPERIMENT = 'tighten-ssh-and-db';
 
+export const POLICY_PATH = `/v1/projects/${DEMO_PROJECT}/locations/${DEMO_LOCATION}/firewallPolicies/${DEMO_POLICY}`;
+export const EXPERIMENT_PATH = `${POLICY_PATH}/experiments/${DEMO_EXPERIMENT}`;
+export const SAMPLE_FLOW_LOG = 'tools/demo/sample/zeek-conn.tsv';
+
 const rule = (
   priority: number,
   description: string,
@@ -59,4 +63,32 @@ export function configurationOf(
 export function reportLine(latest: PreviewConfigurationReport | undefined): string {
   if (!latest) return 'no traffic evaluated yet';
   return `${latest.evaluated.toLocaleString('en-US')} connections evaluated, ${latest.changed.toLocaleString('en-US')} would change (${latest.allowToDeny.toLocaleString('en-US')} allowed today would be denied, ${latest.denyToAllow.toLocaleString('en-US')} denied today would be allowed)`;
+}
+
+/**
+ * The demo's last words: the calls that show the report and the changed flows, and commit. Each
+ * curl carries what the gateway needs: the token, and for a body, its type (JSON; any other
+ * type, or none, is 415).
+ */
+export function whereToLook({
+  gateway,
+  token,
+  experimentEtag,
+}: {
+  gateway: string;
+  token: string;
+  experimentEtag: string;
+}): string[] {
+  const auth = `-H "Authorization: Bearer ${token}"`;
+  const json = '-H "Content-Type: application/json"';
+  const experiment = `${gateway}${EXPERIMENT_PATH}`;
+  return [
+    'Where to look:',
+    `  the report:        curl -s ${auth} ${experiment}/previewReport`,
+    `  what would change: curl -s ${auth} -G ${experiment}/previewFlows --data-urlencode 'filter=transition = ALLOW_TO_DENY'`,
+    `  the API:           ${gateway}/docs`,
+    // A salt of its own: the same records again are new traffic, with positions of their own.
+    `  more traffic:      npx rollout-traffic import --format zeek --project ${DEMO_PROJECT} --policy ${DEMO_POLICY} --restamp --id-salt "$(date +%s)" ${SAMPLE_FLOW_LOG}`,
+    `  commit it:         curl -s ${auth} ${json} -X POST ${experiment}:commit -d '{"etag":"${experimentEtag}"}'`,
+  ];
 }

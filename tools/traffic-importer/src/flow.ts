@@ -16,17 +16,24 @@ export interface FlowRecord {
 
 /**
  * What a parser made of one line: a flow; a line that is fine but carries no connection (a
- * header, a reply, a NODATA record), skipped with a reason; or a bad line, with a reason code
- * (counted) and a message (shown for the first few).
+ * header, a reply, a NODATA record), skipped with a reason; a bad line, with a reason code
+ * (counted) and a message (shown for the first few); or an input that is not in the format at
+ * all (a JSON array where lines of JSON are expected), said once with a hint and not read further.
  */
 export type LineResult =
   | { kind: 'flow'; flow: FlowRecord }
   | { kind: 'skip'; reason: string }
-  | { kind: 'bad'; reason: string; message: string };
+  | { kind: 'bad'; reason: string; message: string }
+  | { kind: 'unreadable'; reason: string; message: string };
 
 /** Parses the lines of one input, in order (some formats declare their fields in a header line). */
 export interface FlowParser {
   parse(line: string): LineResult;
+}
+
+/** What a parser may know of its input: its name (`-` for standard input). */
+export interface ParserInput {
+  name: string;
 }
 
 export const skip = (reason: string): LineResult => ({ kind: 'skip', reason });
@@ -62,7 +69,14 @@ export function protocolOfNumber(value: unknown, field = 'protocol'): TrafficPro
 export const hasPorts = (protocol: TrafficProtocol) =>
   protocol === 'tcp' || protocol === 'udp' || protocol === 'sctp';
 
+/** A field the record does not have: said as missing, never as "undefined". */
+function present(value: unknown, field: string): void {
+  if (value === undefined || value === null)
+    throw new BadLine('missing_field', `${field} is missing`);
+}
+
 export function address(value: unknown, field: string): string {
+  present(value, field);
   if (typeof value !== 'string' || isIP(value) === 0)
     throw new BadLine('bad_address', `${field} ${JSON.stringify(value)} is not an IP address`);
   return value;
@@ -80,6 +94,7 @@ export function integer(
   max: number,
   reason: string,
 ): number {
+  present(value, field);
   const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
     throw new BadLine(
@@ -92,6 +107,7 @@ export function integer(
 
 /** A time given as Unix seconds (with a fraction or not), as a number or a string. */
 export function epochSeconds(value: unknown, field: string): Date {
+  present(value, field);
   const seconds = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
   if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0)
     throw new BadLine('bad_time', `${field} ${JSON.stringify(value)} is not a Unix time`);
@@ -100,6 +116,7 @@ export function epochSeconds(value: unknown, field: string): Date {
 
 /** An RFC 3339 time. */
 export function rfc3339(value: unknown, field: string): Date {
+  present(value, field);
   if (
     typeof value !== 'string' ||
     !/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value)
@@ -130,3 +147,33 @@ export function jsonObject(line: string): Record<string, unknown> {
 
 export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * For formats of one JSON object per line: the first line of an input that is a JSON array
+ * (`gcloud logging read --format=json`) or an object printed over several lines (`jq .`) says
+ * the whole input is in another shape, so it is said once, with how to convert it.
+ */
+export function notJsonLines(
+  line: string,
+  {
+    format,
+    oneObjectOf,
+    arrayFrom = '`jq -s`',
+  }: { format: string; oneObjectOf: string; arrayFrom?: string },
+): LineResult | undefined {
+  const convert = `| npx rollout-traffic import --format ${format} … -`;
+  const start = line.trimStart();
+  if (start.startsWith('['))
+    return {
+      kind: 'unreadable',
+      reason: 'json_array',
+      message: `the input is one JSON array (as ${arrayFrom} writes), not one ${oneObjectOf} per line (JSON lines); convert it: jq -c '.[]' <file> ${convert}`,
+    };
+  if (start.trimEnd() === '{')
+    return {
+      kind: 'unreadable',
+      reason: 'pretty_json',
+      message: `the input is JSON printed over several lines (as \`jq .\` writes), not one ${oneObjectOf} per line (JSON lines); convert it: jq -c . <file> ${convert}`,
+    };
+  return undefined;
+}

@@ -1,21 +1,21 @@
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import {
-  TRAFFIC_STREAM,
-  TRAFFIC_STREAM_LIMITS,
-  TRAFFIC_STREAM_SUBJECTS,
-  TrafficEvent,
-} from '@rollout/contracts';
-import { NatsNamespace, declareJetStream } from '@rollout/platform/nats';
+import { TRAFFIC_STREAM, TrafficEvent } from '@rollout/contracts';
+import { NatsNamespace } from '@rollout/platform/nats';
 import { TEST_NATS_URL, uniqueName } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { FormatName } from './formats';
 import { ImportOptions, importFlows } from './importer';
 import { resolveInputs } from './inputs';
 import { parsePolicyRoutes } from './policy-routes';
+import {
+  declareImporterBus,
+  putLivePolicies,
+  removeImporterBus,
+  runCli,
+} from '../test/importer-world';
 
 /**
  * Each format through the real JetStream: events land on traffic.v1.{project}.{location}.{policy}
@@ -231,27 +231,14 @@ describe('rollout-traffic import with JetStream', () => {
 
   beforeAll(async () => {
     nc = await connect({ servers: TEST_NATS_URL });
-    // The evaluator owns TRAFFIC; these tests declare it as the evaluator does, smaller.
-    await declareJetStream(nc, ns, {
-      streams: [
-        {
-          name: TRAFFIC_STREAM,
-          subjects: [TRAFFIC_STREAM_SUBJECTS],
-          maxAgeMs: 3_600_000,
-          maxBytes: 64 * 1024 ** 2,
-          duplicateWindowMs: TRAFFIC_STREAM_LIMITS.duplicateWindowMs,
-        },
-      ],
-    });
+    await declareImporterBus(nc, ns);
+    // The policies the command's tests import into are live (it checks).
+    await putLivePolicies(nc, ns, 'acme', ['cli-stdin', 'cli-file']);
     dir = await mkdtemp(join(tmpdir(), 'traffic-import-'));
   });
 
   afterAll(async () => {
-    await (
-      await nc.jetstreamManager()
-    ).streams
-      .delete(ns.stream(TRAFFIC_STREAM))
-      .catch(() => undefined);
+    await removeImporterBus(nc, ns);
     await nc.close();
     await rm(dir, { recursive: true, force: true });
   });
@@ -343,27 +330,12 @@ describe('rollout-traffic import with JetStream', () => {
   });
 
   describe('the command', () => {
-    const cli = (
-      args: string[],
-      stdin = '',
-    ): Promise<{ code: number | null; stdout: string; stderr: string }> =>
-      new Promise((resolve, reject) => {
-        const child = spawn(
-          process.execPath,
-          ['-r', '@swc-node/register', join(__dirname, 'main.ts'), 'import', ...args],
-          {
-            cwd: join(__dirname, '..', '..', '..'),
-            env: { ...process.env, NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace },
-          },
-        );
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, stdout, stderr }));
-        child.stdin.end(stdin);
-      });
+    const cli = (args: string[], stdin = '') =>
+      runCli(
+        args,
+        { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, XDG_STATE_HOME: join(dir, 'state') },
+        stdin,
+      );
 
     it('exits 0 when every line imports, 1 with bad lines (named by number), 2 when it cannot run', async () => {
       const hubbleCase = CASES.find((c) => c.format === 'hubble')!;
@@ -421,6 +393,7 @@ describe('rollout-traffic import with JetStream', () => {
           'edge',
           '--namespace',
           uniqueName('none'),
+          '--no-check',
           '-',
         ],
         `${CASES.find((c) => c.format === 'hubble')!.lines[0]}\n`,

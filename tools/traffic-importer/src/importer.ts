@@ -1,12 +1,19 @@
-import { createInterface } from 'node:readline';
-import { JetStreamClient, NatsConnection, NatsError } from 'nats';
+import { NatsConnection, NatsError } from 'nats';
 import { trafficMessageId, trafficSubject } from '@rollout/contracts';
 import { NatsNamespace } from '@rollout/platform/nats';
+import { AckedPosition } from './acked-position';
 import { FORMATS, FormatName } from './formats';
 import type { Input } from './inputs';
+import { readLines } from './line-reader';
 import { PolicyRoute, policyFor } from './policy-routes';
+import type { PositionStore } from './positions';
+import { Publisher } from './publisher';
 import { PublishSchedule } from './schedule';
+import { ImportFailed, ImportSummary, emptySummary } from './summary';
 import { eventId, trafficEvent } from './traffic-event';
+
+export { ImportFailed, emptySummary } from './summary';
+export type { BadLineReport, ImportSummary } from './summary';
 
 export interface ImportOptions {
   format: FormatName;
@@ -31,77 +38,69 @@ export interface ImportOptions {
   maxInFlight?: number;
   /** Bad lines reported with their line number; the rest are only counted. */
   badLinesShown?: number;
+  /** Parse, route and count, publishing nothing (and saving no position). */
+  dryRun?: boolean;
+  /** Where each file stands: read to resume, saved once the server has acknowledged. */
+  positions?: PositionStore;
+  /** How often positions are saved while an import runs (and once at its end). */
+  positionsEveryMs?: number;
   signal?: AbortSignal;
 }
-
-export interface BadLineReport {
-  input: string;
-  line: number;
-  reason: string;
-  message: string;
-}
-
-/** What an import did; `progress` is updated as it goes. */
-export interface ImportSummary {
-  lines: number;
-  /** Events JetStream stored. */
-  published: number;
-  /** Events JetStream already held under the same Nats-Msg-Id (a re-import). */
-  duplicates: number;
-  skipped: Record<string, number>;
-  bad: Record<string, number>;
-  badLines: BadLineReport[];
-  /** Bytes read from disk so far (compressed bytes for gzip). */
-  bytesRead: number;
-  elapsedMs: number;
-}
-
-/** An import that could not go on (NATS refused the events); the summary says how far it got. */
-export class ImportFailed extends Error {
-  constructor(
-    message: string,
-    readonly summary: ImportSummary,
-  ) {
-    super(message);
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Shorter waits are let through: a timer per event would cost more than the precision is worth. */
 const MIN_SLEEP_MS = 10;
 
-export function emptySummary(): ImportSummary {
-  return {
-    lines: 0,
-    published: 0,
-    duplicates: 0,
-    skipped: {},
-    bad: {},
-    badLines: [],
-    bytesRead: 0,
-    elapsedMs: 0,
-  };
+/** Waits `ms`, or less when the import is interrupted meanwhile. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
+
+/** Header lines kept with a position, at most (Zeek writes about ten). */
+const HEADER_LINES_KEPT = 64;
+
+const count = (counts: Record<string, number>, reason: string) =>
+  (counts[reason] = (counts[reason] ?? 0) + 1);
 
 /**
  * Reads flow records from the inputs and publishes each as a traffic.v1 event to JetStream, on
  * the subject of its live policy, with a Nats-Msg-Id derived from the record. A bad line is
  * counted and reported, never fatal; a publish JetStream refuses stops the import (ImportFailed).
+ * With positions, a file goes on from where it stood, and its position moves only past lines
+ * the server acknowledged. An interrupt (the signal) stops reading at once, even from a quiet
+ * pipe, waits for what is in flight, and saves.
  */
 export async function importFlows(
-  connection: NatsConnection,
+  /** Unused in a dry run, which needs none. */
+  connection: NatsConnection | undefined,
   options: ImportOptions,
   summary = emptySummary(),
 ): Promise<ImportSummary> {
   const started = Date.now();
+  summary.dryRun = options.dryRun === true;
   const ns = new NatsNamespace(options.namespace);
-  const js = connection.jetstream();
   const schedule = new PublishSchedule({
     ratePerSecond: options.ratePerSecond,
     speed: options.speed,
   });
-  const publisher = new Publisher(js, options.maxInFlight ?? 1024, summary);
+  if (!connection && !options.dryRun)
+    throw new Error('an import that publishes needs a connection');
+  const publisher =
+    options.dryRun || !connection
+      ? undefined
+      : new Publisher(connection.jetstream(), options.maxInFlight ?? 1024, summary);
+  // Positions are saved only of what the server acknowledged: never in a dry run.
+  const saver =
+    options.positions && !options.dryRun
+      ? new PeriodicSave(options.positions, options.positionsEveryMs ?? 1000)
+      : undefined;
   const shown = options.badLinesShown ?? 10;
   const subjects = new Map<string, string>();
   const subjectOf = (policy: string) => {
@@ -113,48 +112,78 @@ export async function importFlows(
       );
     return subject;
   };
-  const count = (counts: Record<string, number>, reason: string) =>
-    (counts[reason] = (counts[reason] ?? 0) + 1);
 
   try {
-    const stopped = () => options.signal?.aborted === true || publisher.failure !== undefined;
+    const stopped = () => options.signal?.aborted === true || publisher?.failure !== undefined;
     for (let round = 0; round < options.rounds && !stopped(); round++) {
       for (const input of options.inputs) {
         if (stopped()) break;
-        const parser = FORMATS[options.format]();
-        const lines = createInterface({
-          input: await input.open((bytes) => (summary.bytesRead += bytes)),
-          crlfDelay: Infinity,
-        });
-        let lineNumber = 0;
-        for await (const line of lines) {
+        const resume = options.positions
+          ? await options.positions.resumeOf(input)
+          : { from: { offset: 0, lines: 0 }, header: [] };
+        summary.alreadyImported += resume.from.lines;
+        const done = new AckedPosition(resume.from);
+        const parser = FORMATS[options.format]({ name: input.name });
+        // A resumed file's header lines are read again first: they say how to read the rest.
+        for (const text of resume.header) parser.parse(text);
+        const headers = resume.header.map((text) => ({ line: 0, text }));
+        if (saver)
+          options.positions?.track(input, resume, () => {
+            const at = done.position;
+            const header = headers.filter(({ line }) => line <= at.lines);
+            return { ...at, header: header.map(({ text }) => text) };
+          });
+        const { offset, lines: linesBefore } = resume.from;
+        const stream = await input.open((bytes) => (summary.bytesRead += bytes), offset);
+        let lineNumber = linesBefore;
+        for await (const { text: line, end } of readLines(stream, offset, options.signal)) {
           lineNumber++;
+          const here = { offset: end, lines: lineNumber };
           if (stopped()) break;
-          if (line.trim() === '') continue;
+          if (line.trim() === '') {
+            done.passed(here);
+            continue;
+          }
           summary.lines++;
           const result = parser.parse(line);
           if (result.kind === 'skip') {
             count(summary.skipped, result.reason);
+            if (result.reason === 'header') {
+              headers.push({ line: lineNumber, text: line });
+              if (headers.length > HEADER_LINES_KEPT) headers.shift();
+            }
+            done.passed(here);
             continue;
           }
-          if (result.kind === 'bad') {
+          if (result.kind === 'bad' || result.kind === 'unreadable') {
             count(summary.bad, result.reason);
-            if (summary.badLines.length < shown)
+            // An input in another shape is said once, whatever else is shown.
+            if (summary.badLines.length < shown || result.kind === 'unreadable')
               summary.badLines.push({
                 input: input.name,
                 line: lineNumber,
                 reason: result.reason,
                 message: result.message,
               });
+            // Not read further, and its position not moved: importing it again says so again.
+            if (result.kind === 'unreadable') break;
+            done.passed(here);
             continue;
           }
           const policy = policyFor(result.flow.destIp, options.routes, options.policy);
           if (!policy) {
             count(summary.skipped, 'no_policy_for_destination');
+            done.passed(here);
+            continue;
+          }
+          count(summary.routed, policy);
+          if (!publisher) {
+            done.passed(here);
             continue;
           }
           const delay = schedule.delayMs(Date.now(), result.flow.time?.getTime());
-          if (delay >= MIN_SLEEP_MS) await sleep(delay);
+          if (delay >= MIN_SLEEP_MS) await sleep(delay, options.signal);
+          if (stopped()) break;
           const subject = subjectOf(policy);
           const event = trafficEvent(result.flow, {
             id: eventId(subject, options.format, line, round, options.idSalt),
@@ -166,52 +195,46 @@ export async function importFlows(
             subject,
             trafficMessageId(options.project, event.id),
             JSON.stringify(event),
+            done.sent(here),
           );
         }
-        lines.close();
+        stream.destroy();
       }
     }
-    await publisher.drained();
+    await publisher?.drained();
   } finally {
     summary.elapsedMs = Date.now() - started;
+    await saver?.stop();
   }
-  if (publisher.failure)
+  if (publisher?.failure)
     throw new ImportFailed(describePublishError(publisher.failure, options), summary);
   return summary;
 }
 
-/** Keeps up to `maxInFlight` publishes awaiting acknowledgement; stops at the first refusal. */
-class Publisher {
-  private inFlight = 0;
-  private wake?: () => void;
-  failure?: unknown;
+/** Saves positions every `everyMs` while an import runs, one save at a time, and once at its end. */
+class PeriodicSave {
+  private saving: Promise<void> = Promise.resolve();
+  private readonly timer: NodeJS.Timeout;
+  private failure?: unknown;
 
   constructor(
-    private readonly js: JetStreamClient,
-    private readonly maxInFlight: number,
-    private readonly summary: ImportSummary,
-  ) {}
-
-  async publish(subject: string, msgID: string, data: string): Promise<void> {
-    while (this.inFlight >= this.maxInFlight)
-      await new Promise<void>((resolve) => (this.wake = resolve));
-    this.inFlight++;
-    this.js
-      .publish(subject, data, { msgID })
-      .then(
-        (ack) => (ack.duplicate ? this.summary.duplicates++ : this.summary.published++),
-        (error: unknown) => (this.failure ??= error),
-      )
-      .finally(() => {
-        this.inFlight--;
-        const wake = this.wake;
-        this.wake = undefined;
-        wake?.();
-      });
+    private readonly positions: PositionStore,
+    everyMs: number,
+  ) {
+    this.timer = setInterval(() => void this.save(), everyMs);
   }
 
-  async drained(): Promise<void> {
-    while (this.inFlight > 0) await new Promise<void>((resolve) => (this.wake = resolve));
+  private save(): Promise<void> {
+    this.saving = this.saving
+      .then(() => this.positions.save())
+      .catch((error: unknown) => void (this.failure ??= error));
+    return this.saving;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.save();
+    if (this.failure) throw this.failure;
   }
 }
 

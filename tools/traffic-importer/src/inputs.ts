@@ -1,17 +1,23 @@
 import { createReadStream } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Readable, Transform, pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 
 /** One input of an import: a file (gzip or not) or standard input. */
 export interface Input {
   /** As shown in reports: the path, or `-` for standard input. */
   name: string;
+  /** The file; undefined for standard input (which has no position to resume from). */
+  path?: string;
   /** Bytes on disk; undefined for standard input. */
   size?: number;
-  /** The input's text, and a count of the bytes read from disk so far (for progress). */
-  open(onBytes: (bytes: number) => void): Promise<Readable>;
+  gzip?: boolean;
+  /**
+   * The input's bytes (decompressed), from byte `from` of them on, and a count of the bytes
+   * read from disk so far (for progress).
+   */
+  open(onBytes: (bytes: number) => void, from?: number): Promise<Readable>;
 }
 
 export class InputError extends Error {}
@@ -30,7 +36,7 @@ export async function resolveInputs(
   const inputs: Input[] = [];
   for (const path of paths) {
     if (path === '-') {
-      inputs.push({ name: '-', open: async () => stdin.setEncoding('utf8') });
+      inputs.push({ name: '-', open: async () => stdin });
       continue;
     }
     const info = await stat(path).catch(() => undefined);
@@ -51,29 +57,45 @@ export async function resolveInputs(
 
 async function fileInput(path: string): Promise<Input> {
   const { size } = await stat(path);
+  const handle = await open(path, 'r');
+  const head = Buffer.alloc(2);
+  await handle.read(head, 0, 2, 0).finally(() => handle.close());
+  const gzip = head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
   return {
     name: path,
+    path,
     size,
-    open: async (onBytes) => {
-      const handle = await open(path, 'r');
-      const head = Buffer.alloc(2);
-      await handle.read(head, 0, 2, 0);
-      await handle.close();
-      const raw = createReadStream(path);
-      const counted = raw.pipe(
-        new Transform({
-          transform(chunk: Buffer, _encoding, done) {
-            onBytes(chunk.length);
-            done(null, chunk);
-          },
-        }),
-      );
-      raw.on('error', (error) => counted.destroy(error));
-      const gzipped = head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
-      if (!gzipped) return counted.setEncoding('utf8');
-      const gunzip = createGunzip();
-      counted.on('error', (error) => gunzip.destroy(error));
-      return counted.pipe(gunzip).setEncoding('utf8');
+    gzip,
+    open: async (onBytes, from = 0) => {
+      // A plain file is read from the offset on; a gzip one is decompressed up to it and that dropped.
+      const raw = createReadStream(path, { start: gzip ? 0 : from });
+      const counted = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          onBytes(chunk.length);
+          done(null, chunk);
+        },
+      });
+      const stages: NodeJS.ReadWriteStream[] = gzip
+        ? [counted, createGunzip(), ...(from > 0 ? [skipBytes(from)] : [])]
+        : [counted];
+      // One pipeline: an error anywhere reaches the reader, and destroying the end closes the file.
+      return pipeline([raw, ...stages], () => undefined) as unknown as Readable;
     },
   };
+}
+
+/** Drops the first `count` bytes of a stream. */
+function skipBytes(count: number): Transform {
+  let left = count;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      if (left >= chunk.length) {
+        left -= chunk.length;
+        return done();
+      }
+      const kept = chunk.subarray(left);
+      left = 0;
+      done(null, kept);
+    },
+  });
 }

@@ -1,4 +1,4 @@
-import type { ImportSummary } from './importer';
+import type { ImportSummary } from './summary';
 
 const number = (value: number) => value.toLocaleString('en-US');
 const total = (counts: Record<string, number>) =>
@@ -20,10 +20,18 @@ export const eventsPerSecond = (summary: ImportSummary) =>
 /** The summary an import prints at its end, for people. */
 export function formatSummary(summary: ImportSummary, inputs: number): string {
   const bad = badLineCount(summary);
+  const read = `${number(summary.lines)} lines from ${inputs} input${inputs === 1 ? '' : 's'} in ${(summary.elapsedMs / 1000).toFixed(1)} s: `;
   const lines = [
-    `${number(summary.lines)} lines from ${inputs} input${inputs === 1 ? '' : 's'} in ${(summary.elapsedMs / 1000).toFixed(1)} s: ` +
-      `${number(summary.published)} events published, ${number(summary.duplicates)} already in the stream (${number(eventsPerSecond(summary))} events/s)`,
+    summary.dryRun
+      ? `${read}dry run, nothing published: ${number(total(summary.routed))} events would be published`
+      : `${read}${number(summary.published)} events published, ${number(summary.duplicates)} already in the stream (${number(eventsPerSecond(summary))} events/s)`,
   ];
+  if (summary.dryRun || Object.keys(summary.routed).length > 1)
+    lines.push(`  by policy: ${byReason(summary.routed) || 'none'}`);
+  if (summary.alreadyImported > 0)
+    lines.push(
+      `  not read again: ${number(summary.alreadyImported)} lines an earlier import published (positions)`,
+    );
   if (total(summary.skipped) > 0) lines.push(`  skipped: ${byReason(summary.skipped)}`);
   if (bad > 0) {
     lines.push(`  bad lines: ${number(bad)} (${byReason(summary.bad)})`);

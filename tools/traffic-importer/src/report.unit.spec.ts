@@ -36,6 +36,24 @@ describe('import report', () => {
     ]);
   });
 
+  it('says what a dry run would publish, per policy, and what positions kept from being read again', () => {
+    const summary = {
+      ...emptySummary(),
+      dryRun: true,
+      lines: 12,
+      routed: { lan: 3, 'dns-servers': 7 },
+      skipped: { dns_log: 2 },
+      alreadyImported: 1_200,
+      elapsedMs: 100,
+    };
+    expect(formatSummary(summary, 2).split('\n')).toEqual([
+      '12 lines from 2 inputs in 0.1 s: dry run, nothing published: 10 events would be published',
+      '  by policy: dns-servers 7, lan 3',
+      '  not read again: 1,200 lines an earlier import published (positions)',
+      '  skipped: dns_log 2',
+    ]);
+  });
+
   it('draws progress against the bytes to read, or counts events alone on a stream', () => {
     const summary = { ...emptySummary(), published: 500, bytesRead: 250, elapsedMs: 2000 };
     expect(formatProgress(summary, 1000, 10)).toBe('[###.......]  25%  500 events, 250 events/s');

@@ -10,6 +10,8 @@ import {
   PREVIEW_LOGS_STREAM,
   PREVIEW_LOGS_SUBJECTS,
   PREVIEW_SUBJECTS,
+  STATE_KEY_PREFIX,
+  STATE_POSITION_KEY,
   TRAFFIC_STREAM,
   inspectionEventSubject,
   serviceInfoSubject,
@@ -256,8 +258,19 @@ export function busPermissions(
           `traffic producer "${user}" needs projects of letters, digits, "_" or "-" (got "${bad ?? ''}")`,
         );
       // Every major of traffic (`traffic.v1`, `traffic.v2alpha`…), for these projects only; the inbox is for JetStream's publish acks.
+      // The importer checks that a target policy is live before publishing (its events would
+      // be dead-lettered otherwise): a direct get of its projects' policy keys in the state
+      // bucket, the key in the request's subject so the server checks it, and of the bucket's
+      // position key (whether it is filled). No other key, no consumer, no stream info.
+      const directGet = (key: string) => `$JS.API.DIRECT.GET.${state}.$KV.${bucket}.${key}`;
       return {
-        publish: { allow: role.projects.map((project) => ns.subject(`traffic.*.${project}.>`)) },
+        publish: {
+          allow: [
+            ...role.projects.map((project) => ns.subject(`traffic.*.${project}.>`)),
+            ...role.projects.map((project) => directGet(`${STATE_KEY_PREFIX}policy.${project}.>`)),
+            directGet(STATE_POSITION_KEY),
+          ],
+        },
         subscribe: { allow: [inbox] },
       };
     }

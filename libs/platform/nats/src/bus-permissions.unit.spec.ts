@@ -1,14 +1,22 @@
 import { busPermissions, natsAuthorizationConfig } from './bus-permissions';
 
 describe('bus permissions', () => {
-  it('lets a traffic producer publish its projects’ traffic of every major, under the namespace, and nothing else', () => {
+  it('lets a traffic producer publish its projects’ traffic of every major, read its projects’ live policy keys and the state bucket’s position, under the namespace, and nothing else', () => {
     expect(
       busPermissions(
         { user: 'producer-a', role: { kind: 'traffic-producer', projects: ['acme', 'beta'] } },
         'ns1',
       ),
     ).toEqual({
-      publish: { allow: ['ns1.traffic.*.acme.>', 'ns1.traffic.*.beta.>'] },
+      publish: {
+        allow: [
+          'ns1.traffic.*.acme.>',
+          'ns1.traffic.*.beta.>',
+          '$JS.API.DIRECT.GET.KV_ns1_EXPERIMENT_STATE.$KV.ns1_EXPERIMENT_STATE.experiment.v1.policy.acme.>',
+          '$JS.API.DIRECT.GET.KV_ns1_EXPERIMENT_STATE.$KV.ns1_EXPERIMENT_STATE.experiment.v1.policy.beta.>',
+          '$JS.API.DIRECT.GET.KV_ns1_EXPERIMENT_STATE.$KV.ns1_EXPERIMENT_STATE.experiment.v1.relay-position',
+        ],
+      },
       subscribe: { allow: ['_INBOX_producer-a.>'] },
     });
   });

@@ -85,6 +85,11 @@ export function awsVpcParser(): FlowParser {
         const direction = record.get('flow-direction');
         if (direction === 'ingress') flow.direction = 'INGRESS';
         else if (direction === 'egress') flow.direction = 'EGRESS';
+        else if (direction !== undefined && direction !== '-')
+          throw new BadLine(
+            'bad_direction',
+            `flow-direction ${JSON.stringify(direction)} is neither ingress nor egress (nor "-")`,
+          );
         return { kind: 'flow', flow };
       }),
   };

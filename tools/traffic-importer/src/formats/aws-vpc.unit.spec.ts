@@ -104,4 +104,25 @@ describe('AWS VPC Flow Logs (text)', () => {
       reason: 'bad_header',
     });
   });
+
+  it('takes flow-direction as ingress, egress or "-" only: anything else is a bad line, not a guess', () => {
+    const header =
+      'version srcaddr dstaddr srcport dstport protocol start end action log-status flow-direction';
+    const line = (direction: string) =>
+      `5 10.0.0.62 198.51.100.9 51000 443 6 1566848875 1566848933 ACCEPT OK ${direction}`;
+    const [, garbage, unset, upper] = parseAll(awsVpcParser(), [
+      header,
+      line('sideways'),
+      line('-'),
+      line('INGRESS'),
+    ]);
+    expect(garbage).toEqual({
+      kind: 'bad',
+      reason: 'bad_direction',
+      message: 'flow-direction "sideways" is neither ingress nor egress (nor "-")',
+    });
+    expect(unset).toMatchObject({ kind: 'flow', flow: { destPort: 443 } });
+    expect(unset.kind === 'flow' && unset.flow.direction).toBeUndefined();
+    expect(upper).toMatchObject({ kind: 'bad', reason: 'bad_direction' });
+  });
 });

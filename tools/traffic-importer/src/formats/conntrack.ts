@@ -63,8 +63,12 @@ export function conntrackParser(): FlowParser {
         };
         if (time) flow.time = time;
         if (hasPorts(protocol)) {
-          if (original.has('sport')) flow.srcPort = port(original.get('sport'), 'sport');
-          if (original.has('dport')) flow.destPort = port(original.get('dport'), 'dport');
+          // conntrack always prints both ports of a TCP, UDP or SCTP tuple: one missing is a cut line.
+          for (const field of ['sport', 'dport'])
+            if (!original.has(field))
+              throw new BadLine('missing_field', `a ${protocol} entry without ${field}=`);
+          flow.srcPort = port(original.get('sport'), 'sport');
+          flow.destPort = port(original.get('dport'), 'dport');
         }
         return { kind: 'flow', flow };
       }),

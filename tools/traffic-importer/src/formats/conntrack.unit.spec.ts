@@ -100,4 +100,20 @@ describe('Linux conntrack (-L and -E)', () => {
       parser.parse('tcp      6 431999 ESTABLISHED src=10.0.0.999 dst=10.0.0.2 sport=1 dport=2'),
     ).toMatchObject({ kind: 'bad', reason: 'bad_address' });
   });
+
+  it('rejects a TCP or UDP entry without dport= or sport= (a cut line), naming what is missing', () => {
+    const parser = conntrackParser();
+    expect(
+      parser.parse('tcp      6 431999 ESTABLISHED src=10.0.0.1 dst=10.0.0.2 sport=40000 [ASSURED]'),
+    ).toEqual({ kind: 'bad', reason: 'missing_field', message: 'a tcp entry without dport=' });
+    expect(parser.parse('udp      17 29 src=10.0.0.1 dst=10.0.0.53 dport=53')).toEqual({
+      kind: 'bad',
+      reason: 'missing_field',
+      message: 'a udp entry without sport=',
+    });
+    // ICMP has no ports: its entry is complete without them.
+    expect(
+      parser.parse('icmp     1 29 src=10.0.0.1 dst=10.0.0.2 type=8 code=0 id=1'),
+    ).toMatchObject({ kind: 'flow', flow: { protocol: 'icmp' } });
+  });
 });

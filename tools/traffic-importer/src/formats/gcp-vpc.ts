@@ -8,6 +8,7 @@ import {
   hasPorts,
   isObject,
   jsonObject,
+  notJsonLines,
   port,
   protocolOfNumber,
   rfc3339,
@@ -16,14 +17,24 @@ import {
 /**
  * Google Cloud VPC Flow Logs as exported from Cloud Logging: one LogEntry per line (a sink to
  * Cloud Storage writes them so; `gcloud logging read --format=json` writes a JSON array, which
- * `jq -c '.[]'` turns into lines). The flow is `jsonPayload.connection` (`src_ip`, `dest_ip`,
+ * `jq -c '.[]'` turns into lines: such an input is said once, with that hint). The flow is `jsonPayload.connection` (`src_ip`, `dest_ip`,
  * `src_port`, `dest_port`, `protocol` as an IANA number), seen by the VM named in
  * `jsonPayload.reporter`: `SRC` reports its egress, `DEST` its ingress.
  */
 export function gcpVpcParser(): FlowParser {
+  let first = true;
   return {
     parse: (line) =>
       guarded((): LineResult => {
+        if (first) {
+          first = false;
+          const shape = notJsonLines(line, {
+            format: 'gcp-vpc',
+            oneObjectOf: 'LogEntry',
+            arrayFrom: '`gcloud logging read --format=json`',
+          });
+          if (shape) return shape;
+        }
         const entry = jsonObject(line);
         const payload = entry.jsonPayload;
         if (!isObject(payload)) throw new BadLine('missing_field', 'no jsonPayload');

@@ -139,4 +139,40 @@ describe('Google Cloud VPC Flow Logs (exported JSON)', () => {
       'bad_json',
     ]);
   });
+
+  it('says once that a gcloud JSON array is not JSON lines, and how to convert it', () => {
+    const parser = gcpVpcParser();
+    const result = parser.parse('[');
+    expect(result).toMatchObject({ kind: 'unreadable', reason: 'json_array' });
+    const message = result.kind === 'unreadable' ? result.message : '';
+    expect(message).toContain('gcloud logging read --format=json');
+    expect(message).toContain("jq -c '.[]' <file> | npx rollout-traffic import --format gcp-vpc");
+    expect(gcpVpcParser().parse('[{"insertId": "1x2y3z", "jsonPayload": {}}]')).toMatchObject({
+      kind: 'unreadable',
+      reason: 'json_array',
+    });
+    expect(gcpVpcParser().parse('{')).toMatchObject({ kind: 'unreadable', reason: 'pretty_json' });
+  });
+
+  it('says a missing field is missing, never "undefined"', () => {
+    const results = [
+      entry({ connection: { dest_ip: '10.0.0.2', protocol: 6 }, reporter: 'SRC' }),
+      entry({ connection: { src_ip: '10.0.0.1', dest_ip: '10.0.0.2' }, reporter: 'SRC' }),
+      entry(
+        { connection: { src_ip: '10.0.0.1', dest_ip: '10.0.0.2', protocol: 6 } },
+        {
+          timestamp: undefined,
+        },
+      ),
+    ].map((line) => gcpVpcParser().parse(line));
+    expect(results).toEqual([
+      { kind: 'bad', reason: 'missing_field', message: 'jsonPayload.connection.src_ip is missing' },
+      {
+        kind: 'bad',
+        reason: 'missing_field',
+        message: 'jsonPayload.connection.protocol is missing',
+      },
+      { kind: 'bad', reason: 'missing_field', message: 'timestamp is missing' },
+    ]);
+  });
 });

@@ -7,6 +7,7 @@ import {
   guarded,
   isObject,
   jsonObject,
+  notJsonLines,
   port,
   rfc3339,
   skip,
@@ -21,9 +22,15 @@ import {
  * not flows (`node_status`, `lost_events`) carry none: both are skipped.
  */
 export function hubbleParser(): FlowParser {
+  let first = true;
   return {
     parse: (line) =>
       guarded((): LineResult => {
+        if (first) {
+          first = false;
+          const shape = notJsonLines(line, { format: 'hubble', oneObjectOf: 'flow' });
+          if (shape) return shape;
+        }
         const response = jsonObject(line);
         const flow = isObject(response.flow)
           ? response.flow

@@ -150,4 +150,22 @@ describe('Cilium Hubble flows (hubble observe -o jsonpb)', () => {
     ).toMatchObject({ kind: 'bad', reason: 'bad_protocol' });
     expect(parser.parse('{}')).toMatchObject({ kind: 'bad', reason: 'missing_field' });
   });
+
+  it('says once that a JSON array is not one flow per line; a missing address is missing, not "undefined"', () => {
+    expect(hubbleParser().parse('[')).toMatchObject({ kind: 'unreadable', reason: 'json_array' });
+    const missing = hubbleParser().parse(
+      JSON.stringify({
+        flow: {
+          time: '2023-03-20T17:22:28.232573613Z',
+          IP: { destination: '10.244.0.125' },
+          l4: { TCP: { destination_port: 80 } },
+        },
+      }),
+    );
+    expect(missing).toEqual({
+      kind: 'bad',
+      reason: 'missing_field',
+      message: 'flow.IP.source is missing',
+    });
+  });
 });

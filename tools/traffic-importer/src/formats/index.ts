@@ -1,11 +1,11 @@
-import type { FlowParser } from '../flow';
+import type { FlowParser, ParserInput } from '../flow';
 import { awsVpcParser } from './aws-vpc';
 import { conntrackParser } from './conntrack';
 import { gcpVpcParser } from './gcp-vpc';
 import { hubbleParser } from './hubble';
 import { zeekJsonParser, zeekTsvParser } from './zeek';
 
-/** Every format the importer reads, by its --format name; each input gets a parser of its own. */
+/** Every format the importer reads, by its --format name; each input gets a parser of its own (given its name). */
 export const FORMATS = {
   'aws-vpc': awsVpcParser,
   'gcp-vpc': gcpVpcParser,
@@ -13,7 +13,7 @@ export const FORMATS = {
   'zeek-json': zeekJsonParser,
   hubble: hubbleParser,
   conntrack: conntrackParser,
-} satisfies Record<string, () => FlowParser>;
+} satisfies Record<string, (input: ParserInput) => FlowParser>;
 
 export type FormatName = keyof typeof FORMATS;
 

@@ -1,13 +1,16 @@
 import { isIP } from 'node:net';
+import { basename } from 'node:path';
 import {
   BadLine,
   FlowParser,
   FlowRecord,
   LineResult,
+  ParserInput,
   address,
   epochSeconds,
   guarded,
   jsonObject,
+  notJsonLines,
   port,
   rfc3339,
   skip,
@@ -55,13 +58,39 @@ function connection(get: (field: string) => ZeekValue): LineResult {
 }
 
 /**
+ * Only conn.log holds connections: dns.log, http.log, ssl.log… share its `id.*` fields (dns.log
+ * even `proto`) and sit in the same day directory. Records of another log are skipped, counted
+ * by their log (`dns_log`).
+ */
+const otherLog = (path: string): LineResult =>
+  skip(`${path.replace(/[^A-Za-z0-9]/g, '_').slice(0, 40)}_log`);
+
+/** The standard Zeek logs other than conn.log, as their files are named (`dns.log`, `dns.00:00:00-01:00:00.log.gz`). */
+const OTHER_ZEEK_LOGS = new Set(
+  (
+    'dce_rpc dhcp dnp3 dns dpd files ftp http intel irc kerberos known_certs known_hosts ' +
+    'known_services loaded_scripts modbus mysql notice ntlm ntp ocsp packet_filter pe radius rdp ' +
+    'reporter rfb sip smb_files smb_mapping smtp snmp socks software ssh ssl stats syslog tunnel ' +
+    'weird x509 capture_loss analyzer quic'
+  ).split(' '),
+);
+
+/** The Zeek log a file's name says it is, when it is one of the others (undefined for conn or any other name). */
+function otherLogOfName(name: string): string | undefined {
+  const path = /^([a-z0-9_]+)\.(?:[^/]*\.)?log(?:\.gz)?$/.exec(basename(name))?.[1];
+  return path !== undefined && OTHER_ZEEK_LOGS.has(path) ? path : undefined;
+}
+
+/**
  * Zeek's ASCII (TSV) writer: `#separator` (an escaped character, `\x09` by default),
- * `#unset_field` (`-`), `#empty_field` (`(empty)`) and `#fields` lines come before the data;
- * `#types`, `#path`, `#open` and `#close` are read past. T and F are booleans.
+ * `#unset_field` (`-`), `#empty_field` (`(empty)`), `#path` (which log: only `conn` is read)
+ * and `#fields` lines come before the data; `#types`, `#open` and `#close` are read past.
+ * T and F are booleans.
  */
 export function zeekTsvParser(): FlowParser {
   let separator = '\t';
   let unset = '-';
+  let path: string | undefined;
   let fields: string[] | undefined;
   let indexOf = new Map<string, number>();
   return {
@@ -78,12 +107,14 @@ export function zeekTsvParser(): FlowParser {
                 String.fromCharCode(parseInt(hex, 16)),
               );
           else if (directive === 'unset_field') unset = rest[0];
+          else if (directive === 'path') path = rest[0];
           else if (directive === 'fields') {
             fields = rest;
             indexOf = new Map(fields.map((name, i) => [name, i]));
           }
           return skip('header');
         }
+        if (path !== undefined && path !== 'conn') return otherLog(path);
         if (!fields) throw new BadLine('no_header', 'a data line before the #fields header');
         const values = line.split(separator);
         if (values.length !== fields.length)
@@ -103,12 +134,25 @@ export function zeekTsvParser(): FlowParser {
   };
 }
 
-/** Zeek's JSON writer (`LogAscii::use_json`): one object per line, the same field names. */
-export function zeekJsonParser(): FlowParser {
+/**
+ * Zeek's JSON writer (`LogAscii::use_json`): one object per line, the same field names. Which
+ * log a record is from is its `_path` field when it has one (streaming exports write it), else
+ * its file's name (`dns.log`): only conn.log records are read.
+ */
+export function zeekJsonParser(input?: ParserInput): FlowParser {
+  const logOfName = input ? otherLogOfName(input.name) : undefined;
+  let first = true;
   return {
     parse: (line) =>
       guarded((): LineResult => {
+        if (first) {
+          first = false;
+          const shape = notJsonLines(line, { format: 'zeek-json', oneObjectOf: 'record' });
+          if (shape) return shape;
+        }
         const record = jsonObject(line);
+        const path = typeof record._path === 'string' ? record._path : logOfName;
+        if (path !== undefined && path !== 'conn') return otherLog(path);
         return connection((field) => record[field] as ZeekValue);
       }),
   };

@@ -98,6 +98,37 @@ describe('Zeek conn.log, TSV', () => {
       message: 'id.orig_h "192.168.4.276" is not an IP address',
     });
   });
+
+  it('reads conn.log only: the records of dns.log, http.log, ssl.log are skipped, counted by log', () => {
+    const other = (path: string, line: string) => {
+      const parser = zeekTsvParser();
+      const header = TSV_HEADER.map((h) => (h === '#path\tconn' ? `#path\t${path}` : h));
+      header.forEach((h) => parser.parse(h));
+      return parser.parse(line);
+    };
+    // dns.log has id.*, and proto too: without #path it would pass for a connection.
+    const dnsLine =
+      '1591367999.305988\tCMdzit1AMNsmfAIiQc\t192.168.4.76\t36844\t192.168.4.1\t53\tudp\t8\t0.06\texample.com';
+    expect(other('dns', dnsLine)).toEqual({ kind: 'skip', reason: 'dns_log' });
+    expect(other('http', 'anything')).toEqual({ kind: 'skip', reason: 'http_log' });
+    expect(other('ssl', 'anything')).toEqual({ kind: 'skip', reason: 'ssl_log' });
+    expect(other('conn', dnsLine)).toMatchObject({ kind: 'bad', reason: 'wrong_field_count' });
+  });
+
+  it('says an unset address is missing, never "undefined"', () => {
+    const parser = zeekTsvParser();
+    TSV_HEADER.forEach((line) => parser.parse(line));
+    expect(
+      parser.parse(
+        '1591367999.305988\tC1\t-\t36844\t192.168.4.1\t53\tudp\tdns\t0.06\t62\t141\tSF\tT\tF\t0\tDd\t2\t118\t2\t197\t-',
+      ),
+    ).toEqual({ kind: 'bad', reason: 'missing_field', message: 'id.orig_h is missing' });
+    expect(
+      parser.parse(
+        '1591367999.305988\tC1\t192.168.4.76\t-\t192.168.4.1\t53\tudp\tdns\t0.06\t62\t141\tSF\tT\tF\t0\tDd\t2\t118\t2\t197\t-',
+      ),
+    ).toEqual({ kind: 'bad', reason: 'missing_field', message: 'id.orig_p is missing' });
+  });
 });
 
 describe('Zeek conn.log, JSON', () => {
@@ -159,5 +190,35 @@ describe('Zeek conn.log, JSON', () => {
         }),
       ),
     ).toMatchObject({ kind: 'bad', reason: 'bad_port' });
+  });
+
+  it('reads conn.log records only: by _path when written, else by the file name', () => {
+    const dns = JSON.stringify({
+      ts: 1591367999.305988,
+      uid: 'C1',
+      'id.orig_h': '192.168.4.76',
+      'id.orig_p': 36844,
+      'id.resp_h': '192.168.4.1',
+      'id.resp_p': 53,
+      proto: 'udp',
+      query: 'example.com',
+    });
+    const withPath = (path: string) => JSON.stringify({ ...JSON.parse(dns), _path: path });
+    expect(zeekJsonParser().parse(withPath('dns'))).toEqual({ kind: 'skip', reason: 'dns_log' });
+    expect(zeekJsonParser().parse(withPath('conn'))).toMatchObject({ kind: 'flow' });
+    expect(zeekJsonParser({ name: '/var/log/zeek/2026-11-25/dns.log' }).parse(dns)).toEqual({
+      kind: 'skip',
+      reason: 'dns_log',
+    });
+    expect(zeekJsonParser({ name: 'logs/http.00:00:00-01:00:00.log.gz' }).parse(dns)).toEqual({
+      kind: 'skip',
+      reason: 'http_log',
+    });
+    // conn.log, and names that are not Zeek's, are read.
+    expect(zeekJsonParser({ name: 'logs/conn.00:00:00-01:00:00.log.gz' }).parse(dns)).toMatchObject(
+      { kind: 'flow' },
+    );
+    expect(zeekJsonParser({ name: 'export.json' }).parse(dns)).toMatchObject({ kind: 'flow' });
+    expect(zeekJsonParser().parse('[')).toMatchObject({ kind: 'unreadable', reason: 'json_array' });
   });
 });
