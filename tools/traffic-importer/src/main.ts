@@ -6,9 +6,9 @@
  * not run (bad options, unreadable input, a target policy that is not live, NATS unreachable or
  * refusing the events).
  */
+import { RESOURCE_ID } from '@rollout/contracts';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { FORMAT_NAMES } from './formats';
-import { RESOURCE_ID } from './policy-routes';
 import { defaultPositionsFile } from './positions';
 import { EXIT_FAILED, fail, runImport } from './run-import';
 

@@ -1,7 +1,5 @@
+import { RESOURCE_ID } from '@rollout/contracts';
 import { isIP } from 'node:net';
-
-/** An AIP-122 resource id, as policy, project and location ids are. */
-export const RESOURCE_ID = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /** Flows to a destination in `cidr` belong to the live policy `policy`. */
 export interface PolicyRoute {
