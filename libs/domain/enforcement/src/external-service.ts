@@ -63,7 +63,8 @@ export const EXTERNAL_DEFAULT_DENIAL = 'External service enforcement filter deni
 export interface BlazarContext {
   user_id: string;
   project_id: string;
-  auth_url?: string;
+  /** Always a string, as Blazar's: Keystone's URL, or `""` when none is known. */
+  auth_url: string;
   region_name: string;
 }
 
@@ -85,13 +86,16 @@ export interface BlazarLease {
   reservations: BlazarReservation[];
 }
 
-/** The seed's context fields, in its order; `auth_url` only when one is known. */
+/**
+ * The seed's context fields, in its order. Blazar always sends `auth_url` as a string (the
+ * identity endpoint of its service catalog; without one it raises and calls no filter), so a
+ * receiver may read it as one: here Blazar's own, else the configured one, else `""`.
+ */
 export function toBlazarContext(context: EnforcementContext, authUrl?: string): BlazarContext {
-  const url = context.authUrl ?? authUrl;
   return {
     user_id: context.userId,
     project_id: context.projectId,
-    ...(url ? { auth_url: url } : {}),
+    auth_url: context.authUrl ?? authUrl ?? '',
     region_name: context.regionName,
   };
 }
