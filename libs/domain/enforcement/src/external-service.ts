@@ -8,6 +8,18 @@ import {
 } from './model';
 import { storableText } from './time';
 
+/**
+ * The HTTP statuses `status_on_error` may name (Envoy ext_authz's setting is an HTTP status too),
+ * each the status of one canonical code of the error model. 403 is the default, as in Envoy.
+ */
+export const STATUS_ON_ERROR: Readonly<Record<number, StatusCode>> = {
+  403: 'PERMISSION_DENIED',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
+
 export interface ExternalHttpResponse {
   status: number;
   /** Parsed JSON body, or undefined when empty or not JSON. */

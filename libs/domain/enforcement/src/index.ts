@@ -3,6 +3,7 @@ export * from './chain';
 export * from './filters';
 export * from './external-service';
 export * from './config';
+export * from './build-chain';
 export * from './time';
 export * from './lease';
 export * from './blazar';
