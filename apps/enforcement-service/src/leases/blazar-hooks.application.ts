@@ -14,7 +14,7 @@ import { CLOCK } from '@rollout/platform/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
 import { LeaseWorkflow, UNCHECKED_UPDATE, isLive } from './lease-workflow';
-import type { LeaseChange } from './ledger-rows';
+import type { LeaseChange } from './ledger-statements';
 
 /**
  * Blazar's check_create and check_update hooks over the same ledger and chain as the API's

@@ -12,8 +12,8 @@ import { randomUUID } from 'node:crypto';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { LeaseWorkflow, isLive } from './lease-workflow';
-import type { LeaseRow } from './ledger-rows';
-import type { LedgerTx } from './ledger-tx.repository';
+import type { LeaseRow } from './ledger-statements';
+import type { LedgerTx } from './ledger.repository';
 import { Ledger } from './ledger.repository';
 import { OnEndOutbox } from './on-end-outbox';
 

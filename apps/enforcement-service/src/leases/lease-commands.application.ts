@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { Enforcement } from './enforcement';
 import { UNCHECKED_UPDATE, LeaseWorkflow, idsOf, isLive } from './lease-workflow';
-import type { LeaseRow } from './ledger-rows';
+import type { LeaseRow } from './ledger-statements';
 import { Ledger } from './ledger.repository';
 import { OnEndOutbox } from './on-end-outbox';
 import { domainLease, leaseView } from './views';

@@ -11,7 +11,7 @@ import {
   StatusError,
 } from '@rollout/contracts';
 import { checkProject, isLookupId, leaseNotFound } from '@rollout/domain/enforcement';
-import type { LeaseRow } from './ledger-rows';
+import type { LeaseRow } from './ledger-statements';
 import { Ledger } from './ledger.repository';
 import { decodePageToken, encodePageToken, pageSizeOf } from './paging';
 import { decisionView, leaseView } from './views';

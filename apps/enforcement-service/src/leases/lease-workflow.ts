@@ -12,8 +12,8 @@ import {
 import { randomUUID } from 'node:crypto';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
-import type { CountingFacts, LeaseRow, NewDecision } from './ledger-rows';
-import type { CountingTx, LedgerTx } from './ledger-tx.repository';
+import type { CountingFacts, LeaseRow, NewDecision } from './ledger-statements';
+import type { CountingTx, LedgerTx } from './ledger.repository';
 import { Ledger } from './ledger.repository';
 import { KeyedQueue } from './project-queue';
 import { decisionRecord } from './views';

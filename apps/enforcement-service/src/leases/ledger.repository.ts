@@ -1,21 +1,137 @@
 import { Injectable } from '@nestjs/common';
 import type { LeaseStatus } from '@rollout/contracts';
 import { inTransaction, poolOf } from '@rollout/platform/postgres';
-import type { Pool, QueryResult } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
-import type { CountingFacts, DecisionRow, LeaseRow, NewDecision } from './ledger-rows';
 import {
-  CountingTx,
+  CountingFacts,
+  DecisionRow,
   LEASE_COLUMNS,
-  LIVE_COUNT,
-  LedgerTx,
-  findBlazarSql,
-  insertDecisionSql,
-  lit,
-  rollback,
-} from './ledger-tx.repository';
+  LeaseChange,
+  LeaseRow,
+  NewDecision,
+  Statement,
+  ledgerStatements as sql,
+} from './ledger-statements';
 
-/** The lease ledger in the service's schema (raw SQL on the service's pg pool). */
+/** Reads and writes within one transaction, on one connection. */
+export class LedgerTx {
+  constructor(protected readonly client: PoolClient) {}
+
+  /** Runs a statement (the ledger's, or another part's such as the on_end outbox) in this transaction. */
+  async execute<T>(statement: Statement): Promise<T[]> {
+    return (await this.client.query(statement.text, statement.values)).rows as T[];
+  }
+
+  async getForUpdate(project: string, leaseId: string): Promise<LeaseRow | undefined> {
+    return (await this.execute<LeaseRow>(sql.getForUpdate(project, leaseId)))[0];
+  }
+
+  /** A Blazar lease by Blazar's id or name: a live one first, else the latest. */
+  async findBlazarForUpdate(
+    project: string,
+    key: { id?: string; name?: string },
+  ): Promise<LeaseRow | undefined> {
+    return (await this.execute<LeaseRow>(sql.findBlazarForUpdate(project, key)))[0];
+  }
+
+  async countLive(project: string, now: Date): Promise<number> {
+    return (await this.execute<{ n: number }>(sql.countLive(project, now)))[0].n;
+  }
+
+  /** Inserts a lease and, in the same statement, the decision about it. */
+  async insertLease(lease: LeaseRow, decision?: NewDecision): Promise<LeaseRow> {
+    return (await this.execute<LeaseRow>(sql.insertLease(lease, decision)))[0];
+  }
+
+  async changeLease(uid: string, change: LeaseChange, decision?: NewDecision): Promise<LeaseRow> {
+    return (await this.execute<LeaseRow>(sql.changeLease(uid, change, decision)))[0];
+  }
+
+  /** Ends a lease and claims its on_end (so it is sent once, by whoever got here first). */
+  async terminate(uid: string, now: Date, reason: string, endTime: Date = now): Promise<LeaseRow> {
+    const [row] = await this.execute<LeaseRow>({
+      text: `UPDATE leases SET status = 'TERMINATED', status_reason = $3, end_time = $4, update_time = $2, on_end_sent = true
+              WHERE uid = $1 RETURNING ${LEASE_COLUMNS}`,
+      values: [uid, now, reason, endTime],
+    });
+    return row;
+  }
+
+  /** Claims the on_end of a lease that ended without it; false when it was sent already. */
+  async claimOnEnd(uid: string): Promise<boolean> {
+    const claimed = await this.client.query(
+      'UPDATE leases SET on_end_sent = true WHERE uid = $1 AND NOT on_end_sent',
+      [uid],
+    );
+    return (claimed.rowCount ?? 0) > 0;
+  }
+
+  async deleteLease(uid: string): Promise<void> {
+    await this.client.query('DELETE FROM leases WHERE uid = $1', [uid]);
+  }
+
+  async insertDecision(decision: NewDecision): Promise<void> {
+    await this.execute(sql.insertDecision(decision));
+  }
+
+  /**
+   * Live leases whose end passed: TERMINATED, with their on_end claimed by this transaction
+   * (SKIP LOCKED, so replicas share the work and never claim a lease twice).
+   */
+  async claimEnded(now: Date, limit: number): Promise<LeaseRow[]> {
+    return this.execute<LeaseRow>({
+      text: `UPDATE leases SET status = 'TERMINATED', status_reason = 'The end date passed.', end_time = end_date, update_time = $1, on_end_sent = true
+              WHERE uid IN (SELECT uid FROM leases WHERE status IN ('PENDING', 'ACTIVE') AND end_date <= $1 ORDER BY end_date LIMIT $2 FOR UPDATE SKIP LOCKED)
+              RETURNING ${LEASE_COLUMNS}`,
+      values: [now, limit],
+    });
+  }
+}
+
+/** A transaction that holds a project's lock; its writes go with its COMMIT. */
+export class CountingTx extends LedgerTx {
+  constructor(
+    client: PoolClient,
+    private readonly onCommit: () => void,
+  ) {
+    super(client);
+  }
+
+  /** Writes, then commits; the results of `statements`, in order. */
+  async commitWith(statements: Statement[]): Promise<QueryResult[]> {
+    const results: QueryResult[] = [];
+    for (const statement of statements)
+      results.push(await this.client.query(statement.text, statement.values));
+    await this.client.query('COMMIT');
+    this.onCommit();
+    return results;
+  }
+
+  insertLeaseSql(lease: LeaseRow, decision?: NewDecision): Statement {
+    return sql.insertLease(lease, decision);
+  }
+
+  changeLeaseSql(uid: string, change: LeaseChange, decision?: NewDecision): Statement {
+    return sql.changeLease(uid, change, decision);
+  }
+
+  insertDecisionSql(decision: NewDecision): Statement {
+    return sql.insertDecision(decision);
+  }
+}
+
+/** Rolls back; a connection that cannot even do that is handed back as broken (the pool drops it). */
+async function rollback(client: PoolClient): Promise<Error | undefined> {
+  try {
+    await client.query('ROLLBACK');
+    return undefined;
+  } catch (error) {
+    return error as Error;
+  }
+}
+
+/** The lease ledger in the service's schema (SQL on the service's pg pool, values bound). */
 @Injectable()
 export class Ledger {
   private readonly pool: Pool;
@@ -29,10 +145,9 @@ export class Ledger {
   }
 
   /**
-   * A decision that counts a project's leases: one round trip opens the transaction, takes the
-   * project's lock (across replicas, until commit; keyed by schema too, so test runs sharing a
-   * database never wait on each other) and reads the facts; `work` decides and commits with
-   * `commitWith`. Anything else rolls back.
+   * A decision that counts a project's leases: opens the transaction, takes the project's lock
+   * (across replicas, until commit) and reads the facts after it; `work` decides and commits
+   * with `commitWith`. Anything else rolls back.
    */
   async counting<T>(
     project: string,
@@ -44,26 +159,19 @@ export class Ledger {
     let committed = false;
     let broken: Error | undefined;
     try {
-      const p = lit(project);
-      const find =
+      await client.query('BEGIN');
+      const tx = new CountingTx(client, () => (committed = true));
+      await tx.execute(sql.lockProject(project));
+      // Read after the lock, each statement with a snapshot that sees what the last holder committed.
+      const found =
         'exists' in probe
-          ? `SELECT uid FROM leases WHERE project = ${p} AND lease_id = ${lit(probe.exists)}`
-          : findBlazarSql(p, lit(probe.blazar.id ?? null), lit(probe.blazar.name ?? null));
-      const results = (await client.query(
-        [
-          `BEGIN`,
-          `SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':leases:' || ${p}, 0))`,
-          find,
-          LIVE_COUNT(project, now),
-        ].join(';\n'),
-      )) as unknown as QueryResult[];
-      const found = results[2].rows[0] as LeaseRow | undefined;
+          ? (await tx.execute<LeaseRow>(sql.leaseUid(project, probe.exists)))[0]
+          : await tx.findBlazarForUpdate(project, probe.blazar);
       const facts: CountingFacts = {
-        live: (results[3].rows[0] as { n: number }).n,
+        live: await tx.countLive(project, now),
         taken: found !== undefined,
         tracked: 'blazar' in probe ? found : undefined,
       };
-      const tx = new CountingTx(client, () => (committed = true));
       return await work(tx, facts);
     } catch (error) {
       if (!committed) broken = await rollback(client);
@@ -74,12 +182,11 @@ export class Ledger {
   }
 
   async get(project: string, leaseId: string): Promise<LeaseRow | undefined> {
-    return (
-      await this.pool.query(
-        `SELECT ${LEASE_COLUMNS} FROM leases WHERE project = $1 AND lease_id = $2`,
-        [project, leaseId],
-      )
-    ).rows[0] as LeaseRow | undefined;
+    const result = await this.pool.query(
+      `SELECT ${LEASE_COLUMNS} FROM leases WHERE project = $1 AND lease_id = $2`,
+      [project, leaseId],
+    );
+    return result.rows[0] as LeaseRow | undefined;
   }
 
   /** A project's leases by id, after `after`, in the given statuses (all when empty). */
@@ -112,7 +219,8 @@ export class Ledger {
   }
 
   async insertDecision(decision: NewDecision): Promise<void> {
-    await this.pool.query(insertDecisionSql(decision));
+    const { text, values } = sql.insertDecision(decision);
+    await this.pool.query(text, values);
   }
 
   /** PENDING leases whose start came: ACTIVE. */

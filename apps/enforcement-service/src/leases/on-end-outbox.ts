@@ -18,9 +18,9 @@ import { CLOCK } from '@rollout/platform/service-kit';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
 import { EnforcementMetrics } from './enforcement-metrics';
-import type { LeaseRow } from './ledger-rows';
+import type { LeaseRow } from './ledger-statements';
 import { Ledger } from './ledger.repository';
-import type { LedgerTx } from './ledger-tx.repository';
+import type { LedgerTx } from './ledger.repository';
 import {
   OnEndEntry,
   OnEndOutboxRepository,

@@ -5,7 +5,7 @@ import {
   LeaseRequest,
   reservationToApi,
 } from '@rollout/domain/enforcement';
-import type { DecisionRow, LeaseRow } from './ledger-rows';
+import type { DecisionRow, LeaseRow } from './ledger-statements';
 
 export function leaseView(row: LeaseRow): Lease {
   return {
