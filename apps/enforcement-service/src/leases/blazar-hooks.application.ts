@@ -3,9 +3,12 @@ import type { BlazarVerdict } from '@rollout/contracts';
 import {
   BlazarLeaseView,
   Clock,
+  UNCHECKED_UPDATE,
   admittedStatus,
   blazarLeaseId,
   blazarProject,
+  decidedStatus,
+  liveExcludingItself,
   parseBlazarCall,
   updateNeedsChecks,
 } from '@rollout/domain/enforcement';
@@ -13,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from './enforcement';
-import { LeaseWorkflow, UNCHECKED_UPDATE, isLive } from './lease-workflow';
+import { LeaseWorkflow, isLive } from './lease-workflow';
 import type { LeaseChange } from './ledger-statements';
 
 /**
@@ -51,13 +54,10 @@ export class BlazarHooks {
         const tracked = facts.tracked && isLive(facts.tracked) ? facts.tracked : undefined;
         const leaseId = tracked?.lease_id ?? randomUUID();
         context.apiLeaseId = leaseId;
-        // Blazar asks again about a lease it already holds (a retry): the new answer replaces the
-        // old one, so that lease does not count against itself.
         const decision = await decide(
-          facts.live - (tracked && tracked.end_date.getTime() > now.getTime() ? 1 : 0),
+          liveExcludingItself(facts.live, tracked && { endDate: tracked.end_date }, now),
         );
-        const status = decision.allowed ? admittedStatus(view.lease, now) : 'ERROR';
-        const reason = decision.denial?.message ?? null;
+        const { status, reason } = decidedStatus(decision, view.lease, now);
         if (tracked) {
           const record = this.workflow.decisionOf(
             tracked.uid,

@@ -4,15 +4,19 @@ import {
   DeleteLeaseRequest,
   EndLeaseRequest,
   Lease,
-  StatusError,
   UpdateLeaseRequest,
 } from '@rollout/contracts';
 import {
   Clock,
+  UNCHECKED_UPDATE,
   admittedStatus,
   checkActor,
   checkProject,
+  checkUpdatable,
+  decidedStatus,
   deniedError,
+  endAction,
+  leaseExists,
   leaseFromCreate,
   leaseFromUpdate,
   newLeaseId,
@@ -21,11 +25,18 @@ import {
 import { randomUUID } from 'node:crypto';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { Enforcement } from './enforcement';
-import { UNCHECKED_UPDATE, LeaseWorkflow, idsOf, isLive } from './lease-workflow';
+import { LeaseWorkflow, idsOf, isLive } from './lease-workflow';
 import type { LeaseRow } from './ledger-statements';
 import { Ledger } from './ledger.repository';
 import { OnEndOutbox } from './on-end-outbox';
 import { domainLease, leaseView } from './views';
+
+/** What the admission rules read of a ledger row. */
+const held = (row: LeaseRow) => ({
+  leaseId: row.lease_id,
+  status: row.status,
+  endDate: row.end_date,
+});
 
 /**
  * The commands on the API's leases (enforcement.v1). Creates of one project are serialised so
@@ -61,16 +72,9 @@ export class LeaseCommands {
       now,
       { exists: leaseId },
       async (tx, facts, decide) => {
-        if (facts.taken) {
-          throw StatusError.withReason(
-            'ALREADY_EXISTS',
-            `Lease ${leaseId} already exists in project ${project}.`,
-            'LEASE_EXISTS',
-            { project, lease: leaseId },
-          );
-        }
+        if (facts.taken) throw leaseExists(project, leaseId);
         const decision = await decide(facts.live);
-        const status = decision.allowed ? admittedStatus(lease, now) : 'ERROR';
+        const { status, reason } = decidedStatus(decision, lease, now);
         const row = this.workflow.newRow(
           uid,
           project,
@@ -78,7 +82,7 @@ export class LeaseCommands {
           'API',
           lease,
           status,
-          decision.denial?.message ?? null,
+          reason,
           actor,
           now,
         );
@@ -109,18 +113,7 @@ export class LeaseCommands {
     const { row, decision, leaseId, change } = await this.ledger.transaction(async (tx) => {
       const current = await this.workflow.lockedLease(tx, project, request.leaseId);
       Object.assign(context, idsOf(current));
-      if (!isLive(current) || current.end_date.getTime() <= now.getTime()) {
-        const state = isLive(current) ? 'ended' : current.status;
-        throw StatusError.withReason(
-          'FAILED_PRECONDITION',
-          `Lease ${current.lease_id} is ${state}; only PENDING and ACTIVE leases can be updated.`,
-          'LEASE_NOT_LIVE',
-          {
-            project,
-            lease: current.lease_id,
-          },
-        );
-      }
+      checkUpdatable(project, held(current), now);
       const before = domainLease(current);
       const next = leaseFromUpdate(
         request.lease,
@@ -178,18 +171,8 @@ export class LeaseCommands {
     const actor = checkActor(request.actor);
     const { row, queued } = await this.ledger.transaction(async (tx) => {
       const current = await this.workflow.lockedLease(tx, project, request.leaseId);
-      if (current.status === 'ERROR') {
-        throw StatusError.withReason(
-          'FAILED_PRECONDITION',
-          `Lease ${current.lease_id} was refused (ERROR) and never started; delete it instead.`,
-          'LEASE_NOT_LIVE',
-          {
-            project,
-            lease: current.lease_id,
-          },
-        );
-      }
-      if (current.status === 'TERMINATED') return { row: current, queued: undefined };
+      if (endAction(project, held(current)) === 'unchanged')
+        return { row: current, queued: undefined };
       const ended = await this.workflow.terminate(tx, current, now, `Ended by ${actor}.`);
       return {
         row: ended,

@@ -6,6 +6,9 @@ import {
   EnforcementContext,
   LeaseRequest,
   adapterLeaseId,
+  decisionRecord,
+  endingOf,
+  isLiveStatus,
   isLookupId,
   leaseNotFound,
 } from '@rollout/domain/enforcement';
@@ -16,12 +19,11 @@ import type { CountingFacts, LeaseRow, NewDecision } from './ledger-statements';
 import type { CountingTx, LedgerTx } from './ledger.repository';
 import { Ledger } from './ledger.repository';
 import { KeyedQueue } from './project-queue';
-import { decisionRecord } from './views';
 
 export type LeaseIds = Pick<EnforcementContext, 'leaseId' | 'apiLeaseId'>;
 type CountingProbe = { exists: string } | { blazar: { id?: string; name?: string } };
 
-export const isLive = (row: LeaseRow) => row.status === 'PENDING' || row.status === 'ACTIVE';
+export const isLive = (row: LeaseRow) => isLiveStatus(row.status);
 
 /** The ids filters get for a lease of the ledger: the adapters' key, and the id users see in the API. */
 export function idsOf(row: LeaseRow): LeaseIds {
@@ -35,14 +37,6 @@ export function idsOf(row: LeaseRow): LeaseIds {
     apiLeaseId: row.lease_id,
   };
 }
-
-/** An update that changes nothing the filters decide on passes without them (see updateNeedsChecks). */
-export const UNCHECKED_UPDATE: ChainDecision = {
-  hook: 'check_update',
-  allowed: true,
-  exempted: false,
-  steps: [],
-};
 
 /**
  * The steps the API's lease use cases and Blazar's hooks share: counting decisions serialised
@@ -166,10 +160,8 @@ export class LeaseWorkflow {
   }
 
   terminate(tx: LedgerTx, row: LeaseRow, now: Date, reason: string): Promise<LeaseRow> {
-    // A lease whose end passed before anyone noticed ended at its end date.
-    if (row.end_date.getTime() <= now.getTime())
-      return tx.terminate(row.uid, now, 'The end date passed.', row.end_date);
-    return tx.terminate(row.uid, now, reason);
+    const ending = endingOf(row.end_date, now, reason);
+    return tx.terminate(row.uid, now, ending.reason, ending.endTime);
   }
 
   async lockedLease(tx: LedgerTx, project: string, leaseId: unknown): Promise<LeaseRow> {

@@ -10,6 +10,7 @@ import {
   EnforcementContext,
   LeaseRequest,
   RetryPolicy,
+  decisionRecord,
   mayRetry,
   retryDelayMs,
 } from '@rollout/domain/enforcement';
@@ -27,7 +28,7 @@ import {
   OutboxRow,
   serialised,
 } from './on-end-outbox.repository';
-import { decisionRecord, domainLease } from './views';
+import { domainLease } from './views';
 
 /** A queued on_end: its row (none when the lease's on_end was queued before) and what it sends. */
 export interface QueuedOnEnd {

@@ -8,6 +8,7 @@ export * from './time';
 export * from './lease';
 export * from './blazar';
 export * from './update-rule';
+export * from './admission';
 export * from './retry';
 export * from './adapters';
 export * from './lease-ids';
