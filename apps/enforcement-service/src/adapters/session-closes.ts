@@ -9,7 +9,7 @@ import { AdapterStatus, Clock, RetryPolicy, isOk, retryDelayMs } from '@rollout/
 import { BackgroundLoop } from '@rollout/platform/nats';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
-import { EnforcementMetrics } from '../leases/enforcement-metrics';
+import { EnforcementMetrics } from '../chain/enforcement-metrics';
 import { AdapterClient } from './adapter-client';
 import { SessionClosesRepository } from './session-closes.repository';
 

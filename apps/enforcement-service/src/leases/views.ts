@@ -1,6 +1,6 @@
 import type { Lease, LeaseDecision } from '@rollout/contracts';
-import { LeaseRequest, reservationToApi } from '@rollout/domain/enforcement';
-import type { DecisionRow, LeaseRow } from './ledger-statements';
+import { reservationToApi } from '@rollout/domain/enforcement';
+import type { DecisionRow, LeaseRow } from '../ledger/ledger-statements';
 
 export function leaseView(row: LeaseRow): Lease {
   return {
@@ -17,15 +17,6 @@ export function leaseView(row: LeaseRow): Lease {
     createTime: row.create_time.toISOString(),
     updateTime: row.update_time.toISOString(),
     ...(row.end_time ? { endTime: row.end_time.toISOString() } : {}),
-  };
-}
-
-export function domainLease(row: LeaseRow): LeaseRequest {
-  return {
-    name: row.name,
-    startDate: row.start_date,
-    endDate: row.end_date,
-    reservations: row.reservations,
   };
 }
 

@@ -13,6 +13,10 @@ import {
   Statement,
   ledgerStatements as sql,
 } from './ledger-statements';
+import { KeyedQueue } from './project-queue';
+
+/** What a counting decision looks up: whether a lease id is taken, or the lease Blazar names. */
+export type CountingProbe = { exists: string } | { blazar: { id?: string; name?: string } };
 
 /** Reads and writes within one transaction, on one connection. */
 export class LedgerTx {
@@ -135,6 +139,7 @@ async function rollback(client: PoolClient): Promise<Error | undefined> {
 @Injectable()
 export class Ledger {
   private readonly pool: Pool;
+  private readonly projects = new KeyedQueue();
 
   constructor(dataSource: DataSource) {
     this.pool = poolOf(dataSource);
@@ -145,14 +150,24 @@ export class Ledger {
   }
 
   /**
-   * A decision that counts a project's leases: opens the transaction, takes the project's lock
-   * (across replicas, until commit) and reads the facts after it; `work` decides and commits
-   * with `commitWith`. Anything else rolls back.
+   * A decision that counts a project's leases, serialised per project: a queue in this process,
+   * and the project's lock across replicas. Opens the transaction, takes the lock (until commit)
+   * and reads the facts after it; `work` decides and commits with `commitWith`. Anything else
+   * rolls back.
    */
-  async counting<T>(
+  counting<T>(
     project: string,
     now: Date,
-    probe: { exists: string } | { blazar: { id?: string; name?: string } },
+    probe: CountingProbe,
+    work: (tx: CountingTx, facts: CountingFacts) => Promise<T>,
+  ): Promise<T> {
+    return this.projects.run(project, () => this.countingNow(project, now, probe, work));
+  }
+
+  private async countingNow<T>(
+    project: string,
+    now: Date,
+    probe: CountingProbe,
     work: (tx: CountingTx, facts: CountingFacts) => Promise<T>,
   ): Promise<T> {
     const client = await this.pool.connect();

@@ -5,7 +5,7 @@ import type {
   LeaseOrigin,
   LeaseStatus,
 } from '@rollout/contracts';
-import type { Reservation } from '@rollout/domain/enforcement';
+import type { LeaseRequest, Reservation } from '@rollout/domain/enforcement';
 
 /** A row of `leases`. Reservations are stored in the domain's shape (plugin attributes snake_case). */
 export interface LeaseRow {
@@ -27,6 +27,16 @@ export interface LeaseRow {
   update_time: Date;
   end_time: Date | null;
   on_end_sent: boolean;
+}
+
+/** The lease of a row as the chain sees it. */
+export function domainLease(row: LeaseRow): LeaseRequest {
+  return {
+    name: row.name,
+    startDate: row.start_date,
+    endDate: row.end_date,
+    reservations: row.reservations,
+  };
 }
 
 export interface DecisionRow {

@@ -17,18 +17,17 @@ import {
 import { BackgroundLoop } from '@rollout/platform/nats';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
-import { Enforcement } from './enforcement';
-import { EnforcementMetrics } from './enforcement-metrics';
-import type { LeaseRow } from './ledger-statements';
-import { Ledger } from './ledger.repository';
-import type { LedgerTx } from './ledger.repository';
+import { Enforcement } from '../chain/enforcement';
+import { EnforcementMetrics } from '../chain/enforcement-metrics';
+import { type LeaseRow, domainLease } from '../ledger/ledger-statements';
+import { Ledger } from '../ledger/ledger.repository';
+import type { LedgerTx } from '../ledger/ledger.repository';
 import {
   OnEndEntry,
   OnEndOutboxRepository,
   OutboxRow,
   serialised,
 } from './on-end-outbox.repository';
-import { domainLease } from './views';
 
 /** A queued on_end: its row (none when the lease's on_end was queued before) and what it sends. */
 export interface QueuedOnEnd {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EnforcementContext, LeaseRequest } from '@rollout/domain/enforcement';
 import { DeliveryQueue, poolOf } from '@rollout/platform/postgres';
 import { DataSource } from 'typeorm';
-import type { LedgerTx } from './ledger.repository';
+import type { LedgerTx } from '../ledger/ledger.repository';
 
 /** An on_end to deliver: everything needed to send it again after a restart. */
 export interface OnEndEntry {
