@@ -104,6 +104,14 @@ const LIVE = `status IN ('PENDING', 'ACTIVE')`;
 const DECISION_COLUMNS =
   'lease_uid, project, lease_id, hook, result, filter, message, exempted, steps, time, actor, user_id, request_id';
 
+/** What a counting decision looks up: whether a lease id is taken, or the lease Blazar names. */
+export type CountingProbe = { exists: string } | { blazar: { id?: string; name?: string } };
+
+const FIND_BLAZAR = `SELECT ${LEASE_COLUMNS} FROM leases
+  WHERE project = $1 AND origin = 'BLAZAR' AND (blazar_id = $2 OR blazar_name = $3)
+  ORDER BY (${LIVE}) DESC, (blazar_id = $2) DESC NULLS LAST, create_time DESC
+  LIMIT 1 FOR UPDATE`;
+
 /** Collects the values of one statement, each named by its `$n` placeholder. */
 class Params {
   readonly values: unknown[] = [];
@@ -197,20 +205,23 @@ export const ledgerStatements = {
 
   /** A Blazar lease by Blazar's id or name, locked: a live one first, else the latest. */
   findBlazarForUpdate(project: string, key: { id?: string; name?: string }): Statement {
-    return {
-      text: `SELECT ${LEASE_COLUMNS} FROM leases
-              WHERE project = $1 AND origin = 'BLAZAR' AND (blazar_id = $2 OR blazar_name = $3)
-              ORDER BY (${LIVE}) DESC, (blazar_id = $2) DESC NULLS LAST, create_time DESC
-              LIMIT 1 FOR UPDATE`,
-      values: [project, key.id ?? null, key.name ?? null],
-    };
+    return { text: FIND_BLAZAR, values: [project, key.id ?? null, key.name ?? null] };
   },
 
-  /** The key of a lease by its id (no lock: a counting decision holds its project's). */
-  leaseUid(project: string, leaseId: string): Statement {
+  /**
+   * What a counting decision reads once it holds its project's lock, in one statement: the live
+   * leases (`live_count`) and the lease it looks up (every column null when there is none).
+   */
+  countingFacts(project: string, now: Date, probe: CountingProbe): Statement {
+    const [find, values] =
+      'exists' in probe
+        ? ['SELECT uid FROM leases WHERE project = $1 AND lease_id = $2', [probe.exists]]
+        : [FIND_BLAZAR, [probe.blazar.id ?? null, probe.blazar.name ?? null]];
     return {
-      text: 'SELECT uid FROM leases WHERE project = $1 AND lease_id = $2',
-      values: [project, leaseId],
+      text: `SELECT found.*, live.n AS live_count
+               FROM (SELECT count(*)::int AS n FROM leases WHERE project = $1 AND ${LIVE} AND end_date > $${values.length + 2}) live
+               LEFT JOIN LATERAL (${find}) found ON true`,
+      values: [project, ...values, now],
     };
   },
 

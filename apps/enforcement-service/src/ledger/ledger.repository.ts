@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { LeaseStatus } from '@rollout/contracts';
-import { inTransaction, poolOf } from '@rollout/platform/postgres';
+import { inTransaction, poolOf, prepared } from '@rollout/platform/postgres';
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 import {
   CountingFacts,
+  CountingProbe,
   DecisionRow,
   LEASE_COLUMNS,
   LeaseChange,
@@ -15,8 +16,7 @@ import {
 } from './ledger-statements';
 import { KeyedQueue } from './project-queue';
 
-/** What a counting decision looks up: whether a lease id is taken, or the lease Blazar names. */
-export type CountingProbe = { exists: string } | { blazar: { id?: string; name?: string } };
+export type { CountingProbe } from './ledger-statements';
 
 /** Reads and writes within one transaction, on one connection. */
 export class LedgerTx {
@@ -24,7 +24,7 @@ export class LedgerTx {
 
   /** Runs a statement (the ledger's, or another part's such as the on_end outbox) in this transaction. */
   async execute<T>(statement: Statement): Promise<T[]> {
-    return (await this.client.query(statement.text, statement.values)).rows as T[];
+    return (await this.client.query(prepared(statement.text, statement.values))).rows as T[];
   }
 
   async getForUpdate(project: string, leaseId: string): Promise<LeaseRow | undefined> {
@@ -106,7 +106,7 @@ export class CountingTx extends LedgerTx {
   async commitWith(statements: Statement[]): Promise<QueryResult[]> {
     const results: QueryResult[] = [];
     for (const statement of statements)
-      results.push(await this.client.query(statement.text, statement.values));
+      results.push(await this.client.query(prepared(statement.text, statement.values)));
     await this.client.query('COMMIT');
     this.onCommit();
     return results;
@@ -177,13 +177,14 @@ export class Ledger {
       await client.query('BEGIN');
       const tx = new CountingTx(client, () => (committed = true));
       await tx.execute(sql.lockProject(project));
-      // Read after the lock, each statement with a snapshot that sees what the last holder committed.
-      const found =
-        'exists' in probe
-          ? (await tx.execute<LeaseRow>(sql.leaseUid(project, probe.exists)))[0]
-          : await tx.findBlazarForUpdate(project, probe.blazar);
+      // Read after the lock: the statement's snapshot sees what the last holder committed.
+      const [read] = await tx.execute<Partial<LeaseRow> & { live_count: number }>(
+        sql.countingFacts(project, now, probe),
+      );
+      const { live_count: live, ...row } = read;
+      const found = row.uid === null ? undefined : (row as LeaseRow);
       const facts: CountingFacts = {
-        live: await tx.countLive(project, now),
+        live,
         taken: found !== undefined,
         tracked: 'blazar' in probe ? found : undefined,
       };
