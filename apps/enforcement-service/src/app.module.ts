@@ -7,19 +7,19 @@ import { AdapterClient } from './adapters/adapter-client';
 import { AdapterSessions } from './adapters/adapter-sessions';
 import { SessionCloses } from './adapters/session-closes';
 import { ENFORCEMENT_CONFIG, EnforcementConfigSource } from './enforcement-config';
-import { EXTERNAL_HTTP, Enforcement } from './leases/enforcement';
-import { EnforcementMetrics } from './leases/enforcement-metrics';
-import { NodeExternalHttp } from './leases/external-http';
+import { EXTERNAL_HTTP, Enforcement } from './chain/enforcement';
+import { EnforcementMetrics } from './chain/enforcement-metrics';
+import { NodeExternalHttp } from './chain/external-http';
 import { BlazarHooks } from './leases/blazar-hooks.application';
 import { BlazarOnEnd } from './leases/blazar-on-end.application';
 import { LeaseSweeper } from './leases/lease-sweeper';
-import { LeaseWorkflow } from './leases/lease-workflow';
+import { LeaseAdmission } from './leases/lease-admission';
 import { LeaseCommands } from './leases/lease-commands.application';
 import { LeaseQueries } from './leases/lease-queries.application';
 import { LeasesHandlers } from './leases/leases.handlers';
-import { Ledger } from './leases/ledger.repository';
-import { OnEndOutbox } from './leases/on-end-outbox';
-import { OnEndOutboxRepository } from './leases/on-end-outbox.repository';
+import { Ledger } from './ledger/ledger.repository';
+import { OnEndOutbox } from './on-end/on-end-outbox';
+import { OnEndOutboxRepository } from './on-end/on-end-outbox.repository';
 import { SessionClosesRepository } from './adapters/session-closes.repository';
 import { CreateLeaseLedger1764300000000 } from './migrations/1764300000000-create-lease-ledger';
 import { CreateDeliveryOutboxes1766700000000 } from './migrations/1766700000000-create-delivery-outboxes';
@@ -64,7 +64,7 @@ export class AppModule {
         Ledger,
         OnEndOutboxRepository,
         OnEndOutbox,
-        LeaseWorkflow,
+        LeaseAdmission,
         LeaseCommands,
         LeaseQueries,
         BlazarHooks,

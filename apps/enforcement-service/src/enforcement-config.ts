@@ -23,6 +23,7 @@ export const ENFORCEMENT_CONFIG = Symbol('ENFORCEMENT_CONFIG');
 export function loadEnforcementConfig(
   path: string,
   env: NodeJS.ProcessEnv = process.env,
+  options: { refuseEmpty?: boolean } = {},
 ): EnforcementConfig {
   let text: string;
   try {
@@ -42,6 +43,10 @@ export function loadEnforcementConfig(
       `ENFORCEMENT_CONFIG_FILE: ${path} is not valid YAML: ${(error as Error).message.split('\n')[0]}`,
     );
   }
+  if (options.refuseEmpty && (document === null || document === undefined))
+    throw new EnforcementConfigError(
+      `ENFORCEMENT_CONFIG_FILE: ${path} is empty (a write in progress?); write the chain, or enabled_filters: [] for none`,
+    );
   try {
     return parseEnforcementConfig(document, env);
   } catch (error) {
@@ -74,7 +79,7 @@ export function loadEnforcementConfigOrExit(service: string, path: string): Enfo
  * The chain config in force, and its reload: on SIGHUP or when the file changes (polled every
  * ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS, which also follows a Kubernetes ConfigMap's symlink
  * swap). A valid file is handed to the listeners (the adapter sessions) and then becomes
- * current; an invalid one is logged and changes nothing. Reloads run one at a time.
+ * current; an invalid or empty one is logged and changes nothing. Reloads run one at a time.
  */
 @Injectable()
 export class EnforcementConfigSource implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -127,7 +132,11 @@ export class EnforcementConfigSource implements OnApplicationBootstrap, OnApplic
     this.reloading = this.reloading.then(async () => {
       let next: EnforcementConfig;
       try {
-        next = loadEnforcementConfig(this.settings.ENFORCEMENT_CONFIG_FILE);
+        // A file rewritten in place can be read between its truncation and its write: read
+        // empty, it would drop every adapter handler (closing its session) until the next read.
+        next = loadEnforcementConfig(this.settings.ENFORCEMENT_CONFIG_FILE, process.env, {
+          refuseEmpty: true,
+        });
       } catch (error) {
         this.logger.error(
           { why, reason: (error as Error).message },

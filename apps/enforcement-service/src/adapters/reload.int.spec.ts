@@ -16,9 +16,10 @@ import { JSONCodec, NatsConnection, connect } from 'nats';
 
 /**
  * SIGHUP reloads the chain file: an adapter handler whose params changed gets a new session and
- * its old one is closed; an invalid file is refused and the service keeps running the old
- * chain; SIGTERM closes the last session. The file watch is set to an hour, so only SIGHUP
- * can reload here. The adapter is a few lines of the raw `nats` client on the real server.
+ * its old one is closed once the new one is open; an invalid (or empty, half written) file is
+ * refused and the service keeps running the old chain; SIGTERM closes the last session. The file
+ * watch is set to an hour, so only SIGHUP can reload here. The adapter is a few lines of the raw
+ * `nats` client on the real server.
  */
 const codec = JSONCodec<Record<string, unknown>>();
 const OK = { code: 200, status: 'OK', message: '', details: [] };
@@ -144,9 +145,28 @@ describe('enforcement-service chain reload', () => {
     expect(sessions.slice(3)).toEqual(['create s3 {"version":3}', 'close s2']);
   });
 
+  it('keeps the session when a reload finds the file empty mid-write: the replacement opens before the old session closes', async () => {
+    // A file rewritten in place (an editor, a copy over the ConfigMap's file) is empty between
+    // its truncation and its write; a reload may land there, then on the written file.
+    const before = sessions.length;
+    writeFileSync(file, '');
+    child.kill('SIGHUP');
+    await eventually(
+      () => (logs.includes('is empty') || sessions.length > before ? true : undefined),
+      { timeoutMs: 15_000, what: 'the reload of the empty file' },
+    );
+    writeFileSync(file, chain(adapter, 4));
+    child.kill('SIGHUP');
+    await eventually(() => (sessions.length === before + 2 ? true : undefined), {
+      timeoutMs: 15_000,
+      what: 'the reload of the written file',
+    });
+    expect(sessions.slice(before)).toEqual(['create s4 {"version":4}', 'close s3']);
+  });
+
   it('closes its session when it stops', async () => {
     child.kill('SIGTERM');
     await once(child, 'exit');
-    expect(sessions.at(-1)).toBe('close s3');
+    expect(sessions.at(-1)).toBe('close s4');
   });
 });

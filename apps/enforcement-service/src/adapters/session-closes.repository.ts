@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { inTransaction, poolOf } from '@rollout/platform/postgres';
-import type { Pool } from 'pg';
+import { DeliveryQueue, poolOf } from '@rollout/platform/postgres';
 import { DataSource } from 'typeorm';
 
 /** A CloseSession not acknowledged yet. */
@@ -8,68 +7,30 @@ export interface PendingClose {
   adapter: string;
   session_id: string;
   handler: string;
-  attempts: number;
 }
 
-/** When to try a pending close again, and why the last attempt failed. */
-export interface CloseRetry {
-  attempts: number;
-  nextAttemptAt: Date;
-  lastError: string;
-}
+/**
+ * How long a replica's claim on a close lasts: longer than a claimed batch takes (each
+ * CloseSession waits at most CLOSE_TIMEOUT_MS), so no close is sent twice at once.
+ */
+const CLAIM_MS = 60_000;
 
-/** `adapter_session_closes`: CloseSession calls to try again, shared by replicas with SKIP LOCKED. */
+/**
+ * `adapter_session_closes`: CloseSession calls to try again, a delivery queue shared by
+ * replicas; a close is kept until the adapter acknowledges it (never abandoned).
+ */
 @Injectable()
-export class SessionClosesRepository {
-  private readonly pool: Pool;
-
+export class SessionClosesRepository extends DeliveryQueue<PendingClose> {
   constructor(dataSource: DataSource) {
-    this.pool = poolOf(dataSource);
-  }
-
-  /** Keeps a close for the retries; a close kept already stays as it is. */
-  async keep(
-    handler: string,
-    adapter: string,
-    sessionId: string,
-    retry: CloseRetry,
-    now: Date,
-  ): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO adapter_session_closes (adapter, session_id, handler, attempts, next_attempt_at, last_error, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (adapter, session_id) DO NOTHING`,
-      [adapter, sessionId, handler, retry.attempts, retry.nextAttemptAt, retry.lastError, now],
+    super(
+      poolOf(dataSource),
+      {
+        name: 'adapter_session_closes',
+        key: ['adapter', 'session_id'],
+        payload: ['handler'],
+        abandons: false,
+      },
+      CLAIM_MS,
     );
-  }
-
-  /**
-   * Tries up to `limit` closes due at `now`, held by this transaction while they are tried: a
-   * close `attempt` settles (undefined) is removed, any other is kept with its next retry.
-   */
-  settleDue(
-    now: Date,
-    limit: number,
-    attempt: (close: PendingClose) => Promise<CloseRetry | undefined>,
-  ): Promise<void> {
-    return inTransaction(this.pool, async (client) => {
-      const due = await client.query<PendingClose>(
-        `SELECT adapter, session_id, handler, attempts FROM adapter_session_closes WHERE next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [now, limit],
-      );
-      for (const row of due.rows) {
-        const retry = await attempt(row);
-        if (retry === undefined) {
-          await client.query(
-            'DELETE FROM adapter_session_closes WHERE adapter = $1 AND session_id = $2',
-            [row.adapter, row.session_id],
-          );
-        } else {
-          await client.query(
-            'UPDATE adapter_session_closes SET attempts = $3, next_attempt_at = $4, last_error = $5 WHERE adapter = $1 AND session_id = $2',
-            [row.adapter, row.session_id, retry.attempts, retry.nextAttemptAt, retry.lastError],
-          );
-        }
-      }
-    });
   }
 }

@@ -9,13 +9,20 @@ import { AdapterStatus, Clock, RetryPolicy, isOk, retryDelayMs } from '@rollout/
 import { BackgroundLoop } from '@rollout/platform/nats';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
-import { EnforcementMetrics } from '../leases/enforcement-metrics';
+import { EnforcementMetrics } from '../chain/enforcement-metrics';
 import { AdapterClient } from './adapter-client';
-import { CloseRetry, SessionClosesRepository } from './session-closes.repository';
+import { SessionClosesRepository } from './session-closes.repository';
 
 /** How long a CloseSession waits for its answer. */
 export const CLOSE_TIMEOUT_MS = 2_000;
-const BATCH = 50;
+/** Closes claimed per pass: tried one by one within the claim (see session-closes.repository). */
+const BATCH = 10;
+
+interface CloseRetry {
+  attempts: number;
+  nextAttemptAt: Date;
+  lastError: string;
+}
 
 /**
  * The adapter's answer to CloseSession: `closed` acknowledged; `unknown` the adapter does not know
@@ -34,7 +41,7 @@ function outcomeOf(status: AdapterStatus | undefined): 'closed' | 'unknown' | 'r
  * config change, shutdown). A CloseSession that is not acknowledged (the adapter is down, slow, or
  * answers an error) is written to `adapter_session_closes` and tried again with back-off, across
  * restarts, until the adapter acknowledges it or says it does not know the session. Replicas
- * share the retries (SKIP LOCKED).
+ * share the retries: each claims due closes for a while (by time, no lock held across the call).
  */
 @Injectable()
 export class SessionCloses implements OnApplicationBootstrap, OnModuleDestroy {
@@ -76,8 +83,13 @@ export class SessionCloses implements OnApplicationBootstrap, OnModuleDestroy {
     const why = await this.attempt(adapter, sessionId);
     if (why === undefined) return;
     try {
-      const now = this.clock.now();
-      await this.closes.keep(handler, adapter, sessionId, this.retryAfter(1, why), now);
+      const retry = this.retryAfter(1, why);
+      await this.closes.enqueue(
+        { adapter, session_id: sessionId, handler },
+        retry.nextAttemptAt,
+        this.clock.now(),
+        retry,
+      );
       this.logger.warn(
         { handler, adapter, session: sessionId, reason: why },
         'CloseSession not acknowledged; will retry',
@@ -90,12 +102,18 @@ export class SessionCloses implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  /** One pass of the retries: every due close, claimed by this replica, tried once. */
+  /** One pass of the retries: every due close claimed by this replica (up to BATCH), tried once. */
   async drainDue(): Promise<void> {
-    await this.closes.settleDue(this.clock.now(), BATCH, async (row) => {
+    const due = await this.closes.claimDue(this.clock.now(), BATCH);
+    for (const row of due) {
+      const key = { adapter: row.adapter, session_id: row.session_id };
       const why = await this.attempt(row.adapter, row.session_id);
-      return why === undefined ? undefined : this.retryAfter(row.attempts + 1, why);
-    });
+      if (why === undefined) await this.closes.done(key);
+      else {
+        const retry = this.retryAfter(row.attempts + 1, why);
+        await this.closes.retryAt(key, retry, retry.nextAttemptAt);
+      }
+    }
   }
 
   private retryAfter(attempts: number, why: string): CloseRetry {

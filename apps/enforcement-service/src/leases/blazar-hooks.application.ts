@@ -3,18 +3,23 @@ import type { BlazarVerdict } from '@rollout/contracts';
 import {
   BlazarLeaseView,
   Clock,
+  UNCHECKED_UPDATE,
   admittedStatus,
   blazarLeaseId,
   blazarProject,
+  decidedStatus,
+  liveExcludingItself,
   parseBlazarCall,
   updateNeedsChecks,
 } from '@rollout/domain/enforcement';
 import { randomUUID } from 'node:crypto';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
-import { Enforcement } from './enforcement';
-import { LeaseWorkflow, UNCHECKED_UPDATE, isLive } from './lease-workflow';
-import type { LeaseChange } from './ledger-rows';
+import { Enforcement } from '../chain/enforcement';
+import { Ledger } from '../ledger/ledger.repository';
+import { LeaseAdmission } from './lease-admission';
+import { decisionOf, isLive, newRow } from './lease-records';
+import type { LeaseChange } from '../ledger/ledger-statements';
 
 /**
  * Blazar's check_create and check_update hooks over the same ledger and chain as the API's
@@ -23,7 +28,8 @@ import type { LeaseChange } from './ledger-rows';
 @Injectable()
 export class BlazarHooks {
   constructor(
-    private readonly workflow: LeaseWorkflow,
+    private readonly admission: LeaseAdmission,
+    private readonly ledger: Ledger,
     private readonly enforcement: Enforcement,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ENFORCEMENT_SERVICE_CONFIG) private readonly config: Config,
@@ -40,7 +46,7 @@ export class BlazarHooks {
     );
     const project = blazarProject(context);
     context.leaseId = blazarLeaseId(view.name, view.id, requestId);
-    const { decision } = await this.workflow.admit(
+    const { decision } = await this.admission.admit(
       project,
       context,
       view.lease,
@@ -51,15 +57,12 @@ export class BlazarHooks {
         const tracked = facts.tracked && isLive(facts.tracked) ? facts.tracked : undefined;
         const leaseId = tracked?.lease_id ?? randomUUID();
         context.apiLeaseId = leaseId;
-        // Blazar asks again about a lease it already holds (a retry): the new answer replaces the
-        // old one, so that lease does not count against itself.
         const decision = await decide(
-          facts.live - (tracked && tracked.end_date.getTime() > now.getTime() ? 1 : 0),
+          liveExcludingItself(facts.live, tracked && { endDate: tracked.end_date }, now),
         );
-        const status = decision.allowed ? admittedStatus(view.lease, now) : 'ERROR';
-        const reason = decision.denial?.message ?? null;
+        const { status, reason } = decidedStatus(decision, view.lease, now);
         if (tracked) {
-          const record = this.workflow.decisionOf(
+          const record = decisionOf(
             tracked.uid,
             project,
             tracked.lease_id,
@@ -78,15 +81,18 @@ export class BlazarHooks {
         } else {
           const uid = randomUUID();
           const row = {
-            ...this.workflow.newRow(
-              uid,
-              project,
-              leaseId,
-              'BLAZAR',
+            ...newRow(
+              {
+                uid: uid,
+                project: project,
+                lease_id: leaseId,
+                origin: 'BLAZAR',
+                creator: context.userId || 'blazar',
+                region_name: this.config.ENFORCEMENT_REGION_NAME,
+              },
               view.lease,
               status,
               reason,
-              context.userId || 'blazar',
               now,
             ),
             blazar_name: view.name ?? null,
@@ -95,14 +101,14 @@ export class BlazarHooks {
           await tx.commitWith([
             tx.insertLeaseSql(
               row,
-              this.workflow.decisionOf(uid, project, leaseId, decision, now, 'blazar', context),
+              decisionOf(uid, project, leaseId, decision, now, 'blazar', context),
             ),
           ]);
         }
         return { row: undefined, decision };
       },
     );
-    if (decision.allowed) await this.workflow.notifyCreated(context, view.lease);
+    if (decision.allowed) await this.enforcement.notifyCreated(context, view.lease);
     return decision.allowed
       ? { allowed: true }
       : { allowed: false, message: decision.denial!.message };
@@ -120,7 +126,7 @@ export class BlazarHooks {
     const project = blazarProject(context);
     context.leaseId = blazarLeaseId(current.name ?? view.name, current.id ?? view.id, requestId);
     const checked = updateNeedsChecks(current.lease, view.lease);
-    const decision = await this.workflow.counting(
+    const decision = await this.ledger.counting(
       project,
       now,
       { blazar: { id: current.id ?? view.id, name: current.name ?? view.name } },
@@ -140,15 +146,7 @@ export class BlazarHooks {
           const subject = existing ?? { uid: randomUUID(), lease_id: '' };
           await tx.commitWith([
             tx.insertDecisionSql(
-              this.workflow.decisionOf(
-                subject.uid,
-                project,
-                subject.lease_id,
-                decision,
-                now,
-                'blazar',
-                context,
-              ),
+              decisionOf(subject.uid, project, subject.lease_id, decision, now, 'blazar', context),
             ),
           ]);
           return decision;
@@ -162,30 +160,25 @@ export class BlazarHooks {
             blazar_id: view.id ?? current.id ?? null,
           };
           const record = checked
-            ? this.workflow.decisionOf(
-                live.uid,
-                project,
-                live.lease_id,
-                decision,
-                now,
-                'blazar',
-                context,
-              )
+            ? decisionOf(live.uid, project, live.lease_id, decision, now, 'blazar', context)
             : undefined;
           await tx.commitWith([tx.changeLeaseSql(live.uid, change, record)]);
         } else {
           // A lease this ledger did not hold: from now on it counts.
           const uid = randomUUID();
           const row = {
-            ...this.workflow.newRow(
-              uid,
-              project,
-              leaseId,
-              'BLAZAR',
+            ...newRow(
+              {
+                uid: uid,
+                project: project,
+                lease_id: leaseId,
+                origin: 'BLAZAR',
+                creator: context.userId || 'blazar',
+                region_name: this.config.ENFORCEMENT_REGION_NAME,
+              },
               view.lease,
               status,
               null,
-              context.userId || 'blazar',
               now,
             ),
             blazar_name: view.name ?? current.name ?? null,
@@ -195,7 +188,7 @@ export class BlazarHooks {
             tx.insertLeaseSql(
               row,
               checked
-                ? this.workflow.decisionOf(uid, project, leaseId, decision, now, 'blazar', context)
+                ? decisionOf(uid, project, leaseId, decision, now, 'blazar', context)
                 : undefined,
             ),
           ]);
@@ -204,7 +197,7 @@ export class BlazarHooks {
       },
     );
     if (decision.allowed && checked)
-      await this.workflow.notifyUpdated(context, current.lease, view.lease);
+      await this.enforcement.notifyUpdated(context, current.lease, view.lease);
     return decision.allowed
       ? { allowed: true }
       : { allowed: false, message: decision.denial!.message };

@@ -11,18 +11,17 @@ import {
 import { randomUUID } from 'node:crypto';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
-import { LeaseWorkflow, isLive } from './lease-workflow';
-import type { LeaseRow } from './ledger-rows';
-import type { LedgerTx } from './ledger-tx.repository';
-import { Ledger } from './ledger.repository';
-import { OnEndOutbox } from './on-end-outbox';
+import type { LeaseRow } from '../ledger/ledger-statements';
+import type { LedgerTx } from '../ledger/ledger.repository';
+import { Ledger } from '../ledger/ledger.repository';
+import { OnEndOutbox } from '../on-end/on-end-outbox';
+import { isLive, newRow, terminate } from './lease-records';
 
 /** Blazar's on_end hook, over the same ledger as the API's leases. */
 @Injectable()
 export class BlazarOnEnd {
   constructor(
     private readonly ledger: Ledger,
-    private readonly workflow: LeaseWorkflow,
     private readonly onEndOutbox: OnEndOutbox,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ENFORCEMENT_SERVICE_CONFIG) private readonly config: Config,
@@ -59,23 +58,25 @@ export class BlazarOnEnd {
     now: Date,
   ): Promise<LeaseRow | undefined> {
     const existing = await tx.findBlazarForUpdate(project, view);
-    if (existing && isLive(existing))
-      return this.workflow.terminate(tx, existing, now, 'Ended by Blazar.');
+    if (existing && isLive(existing)) return terminate(tx, existing, now, 'Ended by Blazar.');
     if (existing?.status === 'TERMINATED')
       return (await tx.claimOnEnd(existing.uid)) ? existing : undefined;
     if (existing) return undefined; // refused at creation: it never started, nothing to refund
     // A lease this ledger never saw (admitted before it tracked Blazar, say): remember it ended,
     // so on_end goes out once.
     return tx.insertLease({
-      ...this.workflow.newRow(
-        randomUUID(),
-        project,
-        randomUUID(),
-        'BLAZAR',
+      ...newRow(
+        {
+          uid: randomUUID(),
+          project: project,
+          lease_id: randomUUID(),
+          origin: 'BLAZAR',
+          creator: context.userId || 'blazar',
+          region_name: this.config.ENFORCEMENT_REGION_NAME,
+        },
         view.lease,
         'TERMINATED',
         'Ended by Blazar.',
-        context.userId || 'blazar',
         now,
       ),
       blazar_name: view.name ?? null,

@@ -4,15 +4,19 @@ import {
   DeleteLeaseRequest,
   EndLeaseRequest,
   Lease,
-  StatusError,
   UpdateLeaseRequest,
 } from '@rollout/contracts';
 import {
   Clock,
+  UNCHECKED_UPDATE,
   admittedStatus,
   checkActor,
   checkProject,
+  checkUpdatable,
+  decidedStatus,
   deniedError,
+  endAction,
+  leaseExists,
   leaseFromCreate,
   leaseFromUpdate,
   newLeaseId,
@@ -20,26 +24,44 @@ import {
 } from '@rollout/domain/enforcement';
 import { randomUUID } from 'node:crypto';
 import { CLOCK } from '@rollout/platform/service-kit';
-import { Enforcement } from './enforcement';
-import { UNCHECKED_UPDATE, LeaseWorkflow, idsOf, isLive } from './lease-workflow';
-import type { LeaseRow } from './ledger-rows';
-import { Ledger } from './ledger.repository';
-import { OnEndOutbox } from './on-end-outbox';
-import { domainLease, leaseView } from './views';
+import { Enforcement } from '../chain/enforcement';
+import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
+import { LeaseAdmission } from './lease-admission';
+import {
+  decisionOf,
+  idsOf,
+  isLive,
+  leaseContext,
+  lockedLease,
+  newRow,
+  terminate,
+} from './lease-records';
+import { type LeaseRow, domainLease } from '../ledger/ledger-statements';
+import { Ledger } from '../ledger/ledger.repository';
+import { OnEndOutbox } from '../on-end/on-end-outbox';
+import { leaseView } from './views';
+
+/** What the admission rules read of a ledger row. */
+const held = (row: LeaseRow) => ({
+  leaseId: row.lease_id,
+  status: row.status,
+  endDate: row.end_date,
+});
 
 /**
  * The commands on the API's leases (enforcement.v1). Creates of one project are serialised so
- * that MaxActiveLeases counts exactly (LeaseWorkflow.admit); each decision is written in the
+ * that MaxActiveLeases counts exactly (LeaseAdmission.admit); each decision is written in the
  * transaction of the change it decided, and on_end goes out once per lease after the end commits.
  */
 @Injectable()
 export class LeaseCommands {
   constructor(
     private readonly ledger: Ledger,
-    private readonly workflow: LeaseWorkflow,
+    private readonly admission: LeaseAdmission,
     private readonly enforcement: Enforcement,
     private readonly onEnd: OnEndOutbox,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ENFORCEMENT_SERVICE_CONFIG) private readonly config: Config,
   ) {}
 
   async create(request: CreateLeaseRequest, requestId: string): Promise<Lease> {
@@ -49,11 +71,11 @@ export class LeaseCommands {
     const leaseId = newLeaseId(request.leaseId, randomUUID);
     const lease = leaseFromCreate(request.lease, leaseId, now);
     const uid = randomUUID();
-    const context = this.workflow.context(project, actor, requestId, {
+    const context = leaseContext(this.config.ENFORCEMENT_REGION_NAME, project, actor, requestId, {
       leaseId: uid,
       apiLeaseId: leaseId,
     });
-    const { row, decision } = await this.workflow.admit(
+    const { row, decision } = await this.admission.admit(
       project,
       context,
       lease,
@@ -61,38 +83,31 @@ export class LeaseCommands {
       now,
       { exists: leaseId },
       async (tx, facts, decide) => {
-        if (facts.taken) {
-          throw StatusError.withReason(
-            'ALREADY_EXISTS',
-            `Lease ${leaseId} already exists in project ${project}.`,
-            'LEASE_EXISTS',
-            { project, lease: leaseId },
-          );
-        }
+        if (facts.taken) throw leaseExists(project, leaseId);
         const decision = await decide(facts.live);
-        const status = decision.allowed ? admittedStatus(lease, now) : 'ERROR';
-        const row = this.workflow.newRow(
-          uid,
-          project,
-          leaseId,
-          'API',
+        const { status, reason } = decidedStatus(decision, lease, now);
+        const row = newRow(
+          {
+            uid: uid,
+            project: project,
+            lease_id: leaseId,
+            origin: 'API',
+            creator: actor,
+            region_name: this.config.ENFORCEMENT_REGION_NAME,
+          },
           lease,
           status,
-          decision.denial?.message ?? null,
-          actor,
+          reason,
           now,
         );
         const [inserted] = await tx.commitWith([
-          tx.insertLeaseSql(
-            row,
-            this.workflow.decisionOf(uid, project, leaseId, decision, now, actor, context),
-          ),
+          tx.insertLeaseSql(row, decisionOf(uid, project, leaseId, decision, now, actor, context)),
         ]);
         return { row: inserted.rows[0] as LeaseRow, decision };
       },
     );
     if (!decision.allowed) throw deniedError(decision, project, leaseId);
-    await this.workflow.notifyCreated(context, lease);
+    await this.enforcement.notifyCreated(context, lease);
     return leaseView(row);
   }
 
@@ -105,22 +120,11 @@ export class LeaseCommands {
     const now = this.clock.now();
     const project = checkProject(request?.project);
     const actor = checkActor(request.actor);
-    const context = this.workflow.context(project, actor, requestId);
+    const context = leaseContext(this.config.ENFORCEMENT_REGION_NAME, project, actor, requestId);
     const { row, decision, leaseId, change } = await this.ledger.transaction(async (tx) => {
-      const current = await this.workflow.lockedLease(tx, project, request.leaseId);
+      const current = await lockedLease(tx, project, request.leaseId);
       Object.assign(context, idsOf(current));
-      if (!isLive(current) || current.end_date.getTime() <= now.getTime()) {
-        const state = isLive(current) ? 'ended' : current.status;
-        throw StatusError.withReason(
-          'FAILED_PRECONDITION',
-          `Lease ${current.lease_id} is ${state}; only PENDING and ACTIVE leases can be updated.`,
-          'LEASE_NOT_LIVE',
-          {
-            project,
-            lease: current.lease_id,
-          },
-        );
-      }
+      checkUpdatable(project, held(current), now);
       const before = domainLease(current);
       const next = leaseFromUpdate(
         request.lease,
@@ -133,19 +137,13 @@ export class LeaseCommands {
       if (checked) {
         const startedAt = process.hrtime.bigint();
         decision = this.enforcement.decided(
-          await this.workflow.countingChain(tx, now).checkUpdate(context, before, next),
+          await this.enforcement
+            .chain({ countActive: (project) => tx.countLive(project, now) })
+            .checkUpdate(context, before, next),
           startedAt,
         );
         await tx.insertDecision(
-          this.workflow.decisionOf(
-            current.uid,
-            project,
-            current.lease_id,
-            decision,
-            now,
-            actor,
-            context,
-          ),
+          decisionOf(current.uid, project, current.lease_id, decision, now, actor, context),
         );
         if (!decision.allowed)
           return { row: current, decision, leaseId: current.lease_id, change: undefined };
@@ -167,7 +165,7 @@ export class LeaseCommands {
       };
     });
     if (!decision.allowed) throw deniedError(decision, project, leaseId);
-    if (change) await this.workflow.notifyUpdated(context, change.before, change.next);
+    if (change) await this.enforcement.notifyUpdated(context, change.before, change.next);
     return leaseView(row);
   }
 
@@ -177,26 +175,22 @@ export class LeaseCommands {
     const project = checkProject(request?.project);
     const actor = checkActor(request.actor);
     const { row, queued } = await this.ledger.transaction(async (tx) => {
-      const current = await this.workflow.lockedLease(tx, project, request.leaseId);
-      if (current.status === 'ERROR') {
-        throw StatusError.withReason(
-          'FAILED_PRECONDITION',
-          `Lease ${current.lease_id} was refused (ERROR) and never started; delete it instead.`,
-          'LEASE_NOT_LIVE',
-          {
-            project,
-            lease: current.lease_id,
-          },
-        );
-      }
-      if (current.status === 'TERMINATED') return { row: current, queued: undefined };
-      const ended = await this.workflow.terminate(tx, current, now, `Ended by ${actor}.`);
+      const current = await lockedLease(tx, project, request.leaseId);
+      if (endAction(project, held(current)) === 'unchanged')
+        return { row: current, queued: undefined };
+      const ended = await terminate(tx, current, now, `Ended by ${actor}.`);
       return {
         row: ended,
         queued: await this.onEnd.queue(
           tx,
           ended,
-          this.workflow.context(project, actor, requestId, idsOf(ended)),
+          leaseContext(
+            this.config.ENFORCEMENT_REGION_NAME,
+            project,
+            actor,
+            requestId,
+            idsOf(ended),
+          ),
           actor,
           now,
         ),
@@ -212,16 +206,22 @@ export class LeaseCommands {
     const project = checkProject(request?.project);
     const actor = checkActor(request.actor);
     const queued = await this.ledger.transaction(async (tx) => {
-      const current = await this.workflow.lockedLease(tx, project, request.leaseId);
+      const current = await lockedLease(tx, project, request.leaseId);
       const ended = isLive(current)
-        ? await this.workflow.terminate(tx, current, now, `Deleted by ${actor}.`)
+        ? await terminate(tx, current, now, `Deleted by ${actor}.`)
         : undefined;
       const queued =
         ended &&
         (await this.onEnd.queue(
           tx,
           ended,
-          this.workflow.context(project, actor, requestId, idsOf(ended)),
+          leaseContext(
+            this.config.ENFORCEMENT_REGION_NAME,
+            project,
+            actor,
+            requestId,
+            idsOf(ended),
+          ),
           actor,
           now,
         ));

@@ -11,8 +11,8 @@ import {
   StatusError,
 } from '@rollout/contracts';
 import { checkProject, isLookupId, leaseNotFound } from '@rollout/domain/enforcement';
-import type { LeaseRow } from './ledger-rows';
-import { Ledger } from './ledger.repository';
+import type { LeaseRow } from '../ledger/ledger-statements';
+import { Ledger } from '../ledger/ledger.repository';
 import { decodePageToken, encodePageToken, pageSizeOf } from './paging';
 import { decisionView, leaseView } from './views';
 

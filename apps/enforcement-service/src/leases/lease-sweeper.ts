@@ -3,9 +3,9 @@ import type { Clock, EnforcementContext } from '@rollout/domain/enforcement';
 import { BackgroundLoop } from '@rollout/platform/nats';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
-import { idsOf } from './lease-workflow';
-import { Ledger } from './ledger.repository';
-import { OnEndOutbox, QueuedOnEnd } from './on-end-outbox';
+import { idsOf } from './lease-records';
+import { Ledger } from '../ledger/ledger.repository';
+import { OnEndOutbox, QueuedOnEnd } from '../on-end/on-end-outbox';
 
 const SWEEP_BATCH = 100;
 

@@ -1,11 +1,6 @@
-import type { DecisionStep, Lease, LeaseDecision } from '@rollout/contracts';
-import {
-  ChainDecision,
-  ChainStep,
-  LeaseRequest,
-  reservationToApi,
-} from '@rollout/domain/enforcement';
-import type { DecisionRow, LeaseRow } from './ledger-rows';
+import type { Lease, LeaseDecision } from '@rollout/contracts';
+import { reservationToApi } from '@rollout/domain/enforcement';
+import type { DecisionRow, LeaseRow } from '../ledger/ledger-statements';
 
 export function leaseView(row: LeaseRow): Lease {
   return {
@@ -25,15 +20,6 @@ export function leaseView(row: LeaseRow): Lease {
   };
 }
 
-export function domainLease(row: LeaseRow): LeaseRequest {
-  return {
-    name: row.name,
-    startDate: row.start_date,
-    endDate: row.end_date,
-    reservations: row.reservations,
-  };
-}
-
 export function decisionView(row: DecisionRow): LeaseDecision {
   return {
     hook: row.hook,
@@ -46,37 +32,5 @@ export function decisionView(row: DecisionRow): LeaseDecision {
     actor: row.actor,
     userId: row.user_id,
     ...(row.request_id ? { requestId: row.request_id } : {}),
-  };
-}
-
-const HOOKS = {
-  check_create: 'CHECK_CREATE',
-  check_update: 'CHECK_UPDATE',
-  on_end: 'ON_END',
-} as const;
-
-export function stepView(step: ChainStep): DecisionStep {
-  return {
-    filter: step.filter,
-    mode: step.mode === 'dryrun' ? 'DRYRUN' : 'ENFORCE',
-    result: step.result.toUpperCase() as DecisionStep['result'],
-    ...(step.message !== undefined ? { message: step.message } : {}),
-  };
-}
-
-/** The ledger's record of one chain decision. */
-export function decisionRecord(decision: ChainDecision) {
-  return {
-    hook: HOOKS[decision.hook],
-    result:
-      decision.hook === 'on_end'
-        ? ('NOTIFIED' as const)
-        : decision.allowed
-          ? ('ALLOWED' as const)
-          : ('DENIED' as const),
-    filter: decision.denial?.filter,
-    message: decision.denial?.message,
-    exempted: decision.exempted,
-    steps: decision.steps.map(stepView),
   };
 }

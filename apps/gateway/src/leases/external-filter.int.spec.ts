@@ -140,7 +140,8 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
     expect(checkCreate.headers['x-auth-token']).toBe('policy-s3cret');
     expect(checkCreate.headers['x-request-id']).toEqual(expect.any(String));
     expect(checkCreate.body).toEqual({
-      context: { user_id: 'alice', project_id: 'ext-204', region_name: 'RegionOne' },
+      // No auth_url configured: still a string, as Blazar always sends one.
+      context: { user_id: 'alice', project_id: 'ext-204', auth_url: '', region_name: 'RegionOne' },
       lease: {
         name: 'nightly',
         start_date: new Date(body.startDate).toISOString(),
@@ -160,6 +161,7 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
     const update = policy.received.at(-1)!;
     expect(update.path).toBe('/v1/check-update');
     expect(Object.keys(update.body)).toEqual(['context', 'current_lease', 'lease']);
+    expect(update.body.context).toMatchObject({ auth_url: '' });
     expect(update.body.current_lease).toMatchObject({
       id: 'wire',
       name: 'nightly',
@@ -173,6 +175,7 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
     const onEnd = policy.received.at(-1)!;
     expect(onEnd.path).toBe('/v1/on-end');
     expect(onEnd.body.lease).toMatchObject({ id: 'wire', name: 'nightly-2' });
+    expect(onEnd.body.context).toMatchObject({ auth_url: '' });
     expect(policy.received.filter((r) => r.path === '/v1/on-end')).toHaveLength(1);
   });
 

@@ -1,15 +1,8 @@
 import { SIZED_RESOURCE_TYPES, type StatusCode } from '@rollout/contracts';
-import { ChainObserver, ConfiguredFilter, EnforcementChain, ScheduleTimeout } from './chain';
-import { ExternalHttpPort, ExternalServiceFilter } from './external-service';
-import {
-  ActiveLeaseCounter,
-  MaxActiveLeasesFilter,
-  MaxLeaseDurationFilter,
-  MaxReservationSizeFilter,
-  SizeLimits,
-} from './filters';
+import { STATUS_ON_ERROR } from './external-service';
+import { SizeLimits } from './filters';
 import { AdapterFilterConfig, parseAdapterFilter } from './adapters/config';
-import { EnforcementFilter, FilterMode } from './model';
+import { FilterMode } from './model';
 
 /**
  * The operator's enforcement config, as parsed from YAML (snake_case like Blazar's options):
@@ -58,18 +51,6 @@ export interface EnforcementConfig {
     statusOnError: StatusCode;
   };
 }
-
-/**
- * The HTTP statuses `status_on_error` may name (Envoy ext_authz's setting is an HTTP status too),
- * each the status of one canonical code of the error model. 403 is the default, as in Envoy.
- */
-export const STATUS_ON_ERROR: Readonly<Record<number, StatusCode>> = {
-  403: 'PERMISSION_DENIED',
-  429: 'RESOURCE_EXHAUSTED',
-  500: 'INTERNAL',
-  503: 'UNAVAILABLE',
-  504: 'DEADLINE_EXCEEDED',
-};
 
 /** A config problem, with the path of the offending setting in its message. */
 export class EnforcementConfigError extends Error {
@@ -307,61 +288,4 @@ function externalToken(
   if (typeof token !== 'string' || token === '')
     fail(`${path}.token`, 'must be a non-empty string (or use token_env)');
   return token;
-}
-
-export interface ChainPorts {
-  activeLeases: ActiveLeaseCounter;
-  http: ExternalHttpPort;
-  /**
-   * The filter of an adapter handler (the service keeps one per handler, with its check cache
-   * and session). Required when the config enables an adapter filter.
-   */
-  adapterFilter?: (config: AdapterFilterConfig) => EnforcementFilter;
-  observer?: ChainObserver;
-  schedule?: ScheduleTimeout;
-}
-
-/** Builds the chain in the configured order. */
-export function buildChain(config: EnforcementConfig, ports: ChainPorts): EnforcementChain {
-  const filters: ConfiguredFilter[] = config.enabledFilters.map((name): ConfiguredFilter => {
-    const adapter = config.adapters[name];
-    if (!adapter)
-      return {
-        filter: makeFilter(name as FilterName, config, ports),
-        mode: config.modes[name as FilterName],
-      };
-    if (!ports.adapterFilter)
-      throw new Error(`the chain enables adapter filter ${name} but no adapter port was given`);
-    return {
-      filter: ports.adapterFilter(adapter),
-      mode: adapter.mode,
-      timeoutMs: adapter.timeoutMs,
-      failurePolicy: adapter.failurePolicy,
-    };
-  });
-  return new EnforcementChain(filters, config.exemptedProjects, {
-    observer: ports.observer,
-    schedule: ports.schedule,
-  });
-}
-
-function makeFilter(name: FilterName, config: EnforcementConfig, ports: ChainPorts) {
-  switch (name) {
-    case 'MaxLeaseDuration':
-      return new MaxLeaseDurationFilter(config.maxLeaseDuration);
-    case 'MaxActiveLeases':
-      return new MaxActiveLeasesFilter(
-        config.maxActiveLeases.limit,
-        config.maxActiveLeases.projectOverrides,
-        ports.activeLeases,
-      );
-    case 'MaxReservationSize':
-      return new MaxReservationSizeFilter(
-        config.maxReservationSize.limits,
-        config.maxReservationSize.projectOverrides,
-      );
-    case 'ExternalService':
-      // parseEnforcementConfig guarantees the settings exist when the filter is enabled.
-      return new ExternalServiceFilter(config.externalService!, ports.http);
-  }
 }

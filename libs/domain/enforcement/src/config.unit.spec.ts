@@ -1,4 +1,5 @@
-import { buildChain, EnforcementConfigError, parseEnforcementConfig } from './config';
+import { buildChain } from './build-chain';
+import { EnforcementConfigError, parseEnforcementConfig } from './config';
 import { EnforcementContext, LeaseRequest } from './model';
 
 const context: EnforcementContext = {

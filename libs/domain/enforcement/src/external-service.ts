@@ -8,6 +8,18 @@ import {
 } from './model';
 import { storableText } from './time';
 
+/**
+ * The HTTP statuses `status_on_error` may name (Envoy ext_authz's setting is an HTTP status too),
+ * each the status of one canonical code of the error model. 403 is the default, as in Envoy.
+ */
+export const STATUS_ON_ERROR: Readonly<Record<number, StatusCode>> = {
+  403: 'PERMISSION_DENIED',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
+
 export interface ExternalHttpResponse {
   status: number;
   /** Parsed JSON body, or undefined when empty or not JSON. */
@@ -63,7 +75,8 @@ export const EXTERNAL_DEFAULT_DENIAL = 'External service enforcement filter deni
 export interface BlazarContext {
   user_id: string;
   project_id: string;
-  auth_url?: string;
+  /** Always a string, as Blazar's: Keystone's URL, or `""` when none is known. */
+  auth_url: string;
   region_name: string;
 }
 
@@ -85,13 +98,16 @@ export interface BlazarLease {
   reservations: BlazarReservation[];
 }
 
-/** The seed's context fields, in its order; `auth_url` only when one is known. */
+/**
+ * The seed's context fields, in its order. Blazar always sends `auth_url` as a string (the
+ * identity endpoint of its service catalog; without one it raises and calls no filter), so a
+ * receiver may read it as one: here Blazar's own, else the configured one, else `""`.
+ */
 export function toBlazarContext(context: EnforcementContext, authUrl?: string): BlazarContext {
-  const url = context.authUrl ?? authUrl;
   return {
     user_id: context.userId,
     project_id: context.projectId,
-    ...(url ? { auth_url: url } : {}),
+    auth_url: context.authUrl ?? authUrl ?? '',
     region_name: context.regionName,
   };
 }

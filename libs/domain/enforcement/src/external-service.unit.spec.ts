@@ -60,7 +60,7 @@ describe('ExternalService', () => {
         timeoutMs: 500,
         hook: 'check-create',
         body: {
-          context: { user_id: 'u1', project_id: 'p1', region_name: 'RegionOne' },
+          context: { user_id: 'u1', project_id: 'p1', auth_url: '', region_name: 'RegionOne' },
           lease: {
             name: 'l1',
             start_date: '2026-11-22T10:00:00.000Z',
@@ -243,6 +243,17 @@ describe('ExternalService', () => {
     });
     expect(Object.keys(sent[0])).toEqual(['user_id', 'project_id', 'auth_url', 'region_name']);
     expect(sent[1]).toMatchObject({ auth_url: 'https://blazar-keystone/v3' });
+  });
+
+  it('sends auth_url as a string on every hook, empty when none is known, as Blazar always sends one', async () => {
+    const { http, requests } = port(async () => ({ status: 204, body: undefined }));
+    const filter = new ExternalServiceFilter(settings, http);
+    await filter.checkCreate(context, lease);
+    await filter.checkUpdate(context, lease, lease);
+    await filter.onEnd(context, lease);
+    const sent = requests.map((r) => (r.body as { context: Record<string, unknown> }).context);
+    expect(sent.map((c) => c.auth_url)).toEqual(['', '', '']);
+    expect(Object.keys(sent[2])).toEqual(['user_id', 'project_id', 'auth_url', 'region_name']);
   });
 
   it("sends the id users see on current_lease and on on-end's lease (as Blazar sends its stored lease), none on check-create", async () => {

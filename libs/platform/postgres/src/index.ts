@@ -3,3 +3,4 @@ export * from './postgres.module';
 export * from './pool';
 export * from './service-roles';
 export * from './tls';
+export * from './delivery-queue';

@@ -1,6 +1,7 @@
 import type { Status } from '@rollout/contracts';
 import { EnforcementChain } from '../chain';
-import { EnforcementConfigError, buildChain, parseEnforcementConfig } from '../config';
+import { buildChain } from '../build-chain';
+import { EnforcementConfigError, parseEnforcementConfig } from '../config';
 import { EnforcementContext, EnforcementFilter, LeaseRequest } from '../model';
 import { AdapterFilter } from './adapter-filter';
 import { CheckCache } from './check-cache';

@@ -1,10 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   ActiveLeaseCounter,
   ChainDecision,
   EnforcementChain,
   EnforcementConfig,
+  EnforcementContext,
   ExternalHttpPort,
+  LeaseRequest,
   buildChain,
 } from '@rollout/domain/enforcement';
 import { AdapterSessions } from '../adapters/adapter-sessions';
@@ -27,6 +29,7 @@ const NO_COUNT: ActiveLeaseCounter = {
  */
 @Injectable()
 export class Enforcement {
+  private readonly logger = new Logger('Leases');
   private notifying?: { config: EnforcementConfig; chain: EnforcementChain };
 
   constructor(
@@ -63,5 +66,27 @@ export class Enforcement {
       this.metrics.chainDuration(decision.hook, Number(process.hrtime.bigint() - startedAt) / 1e9);
     this.metrics.onDecision(decision);
     return decision;
+  }
+
+  /** Filters that follow the lease's life (adapters' reports) hear of a committed create; never throws. */
+  async notifyCreated(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
+    try {
+      await this.onEndChain.notifyCreated(context, lease);
+    } catch (error) {
+      this.logger.warn({ err: error, project: context.projectId }, 'created notification failed');
+    }
+  }
+
+  /** Filters that follow the lease's life (adapters' reports, refunds of a shrink) hear of a committed update; never throws. */
+  async notifyUpdated(
+    context: EnforcementContext,
+    before: LeaseRequest,
+    after: LeaseRequest,
+  ): Promise<void> {
+    try {
+      await this.onEndChain.notifyUpdated(context, before, after);
+    } catch (error) {
+      this.logger.warn({ err: error, project: context.projectId }, 'updated notification failed');
+    }
   }
 }

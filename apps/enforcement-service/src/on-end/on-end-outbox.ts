@@ -10,24 +10,24 @@ import {
   EnforcementContext,
   LeaseRequest,
   RetryPolicy,
+  decisionRecord,
   mayRetry,
   retryDelayMs,
 } from '@rollout/domain/enforcement';
 import { BackgroundLoop } from '@rollout/platform/nats';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
-import { Enforcement } from './enforcement';
-import { EnforcementMetrics } from './enforcement-metrics';
-import type { LeaseRow } from './ledger-rows';
-import { Ledger } from './ledger.repository';
-import type { LedgerTx } from './ledger-tx.repository';
+import { Enforcement } from '../chain/enforcement';
+import { EnforcementMetrics } from '../chain/enforcement-metrics';
+import { type LeaseRow, domainLease } from '../ledger/ledger-statements';
+import { Ledger } from '../ledger/ledger.repository';
+import type { LedgerTx } from '../ledger/ledger.repository';
 import {
   OnEndEntry,
   OnEndOutboxRepository,
   OutboxRow,
   serialised,
 } from './on-end-outbox.repository';
-import { decisionRecord, domainLease } from './views';
 
 /** A queued on_end: its row (none when the lease's on_end was queued before) and what it sends. */
 export interface QueuedOnEnd {
@@ -41,7 +41,7 @@ const BATCH = 50;
  * Delivers on_end at least once to every filter of the chain: the first attempt right after the
  * lease ended, then, for the filters that failed (an ExternalService that answered anything but
  * a 2xx or did not answer, an adapter that was down), retries with exponential back-off until
- * each took it, across restarts and replicas (rows are claimed with SKIP LOCKED). Every attempt
+ * each took it, across restarts and replicas (each claims due rows for a while, by time). Every attempt
  * is recorded as an ON_END decision. After ENFORCEMENT_ON_END_MAX_ATTEMPTS the row is kept as
  * abandoned and counted. Receivers deduplicate by the lease's id (`lease.id`), since a delivery
  * whose acknowledgement was lost is sent again.
@@ -166,7 +166,7 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
     for (const step of decision.steps)
       if (step.result !== 'error') this.metrics.onEndDelivery(step.filter, 'delivered');
     if (!failed.length) {
-      await this.outbox.delivered(row.id);
+      await this.outbox.done({ id: row.id });
       return;
     }
     const attempts = row.attempts + 1;
@@ -180,10 +180,8 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
         'on_end given up after its last attempt',
       );
       await this.outbox.abandon(
-        row.id,
-        attempts,
-        failed.map((s) => s.filter),
-        lastError,
+        { id: row.id },
+        { attempts, lastError, set: { pending: failed.map((s) => s.filter) } },
         now,
       );
       return;
@@ -191,10 +189,8 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
     for (const step of failed) this.metrics.onEndDelivery(step.filter, 'retry');
     const next = new Date(now.getTime() + retryDelayMs(this.policy, attempts));
     await this.outbox.retryAt(
-      row.id,
-      attempts,
-      failed.map((s) => s.filter),
-      lastError,
+      { id: row.id },
+      { attempts, lastError, set: { pending: failed.map((s) => s.filter) } },
       next,
     );
   }
