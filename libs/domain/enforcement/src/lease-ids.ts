@@ -3,14 +3,13 @@ import {
   ENFORCEMENT_FILTER_FAILED_REASON,
   ERROR_DOMAIN,
   LeaseOrigin,
+  RESOURCE_ID,
   StatusError,
 } from '@rollout/contracts';
 import type { ChainDecision } from './chain';
 import type { EnforcementContext } from './model';
 
 const PROJECT = /^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$/;
-/** AIP-122 ids for the leases clients name; the ids the service chooses are UUIDs. */
-const LEASE_ID = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const LOOKUP_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** The project of an API request: a project id (letters, digits, . _ @ : -). */
@@ -44,16 +43,13 @@ export function checkActor(actor: unknown): string {
 /** The id of a new lease: the client's when it names one (AIP-122), else `generated`. */
 export function newLeaseId(requested: unknown, generated: () => string): string {
   if (requested === undefined || requested === null || requested === '') return generated();
-  if (typeof requested === 'string' && LEASE_ID.test(requested)) return requested;
-  throw StatusError.invalidArgument(
-    'leaseId must match ^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$ (AIP-122).',
-    [
-      {
-        field: 'leaseId',
-        description: 'lower-case letters, digits and hyphens, starting with a letter, at most 63',
-      },
-    ],
-  );
+  if (typeof requested === 'string' && RESOURCE_ID.test(requested)) return requested;
+  throw StatusError.invalidArgument(`leaseId must match ${RESOURCE_ID.source} (AIP-122).`, [
+    {
+      field: 'leaseId',
+      description: 'lower-case letters, digits and hyphens, starting with a letter, at most 63',
+    },
+  ]);
 }
 
 /** Whether a lease id could name a lease at all: anything else is simply not found. */
