@@ -1,11 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { minVersion, satisfies } from 'semver';
 
 /**
  * `npm ci` warns EBADENGINE when a locked package wants a newer Node than the project runs on:
  * every package in the lock must accept the oldest Node that package.json's "engines" allows.
  */
+// npm's own range rules (semver ships with npm's dependency tree, without type declarations).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { minVersion, satisfies } = require('semver') as {
+  minVersion(range: string): { version: string } | null;
+  satisfies(version: string, range: string): boolean;
+};
 const ROOT = join(__dirname, '..', '..');
 const readJson = (file: string) => JSON.parse(readFileSync(join(ROOT, file), 'utf8'));
 
