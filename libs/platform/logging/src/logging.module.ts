@@ -12,6 +12,16 @@ export interface LoggingOptions {
 const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
+ * Probes and scrapes are not logged: a launcher or kubelet asks every second, and a service
+ * still starting answers /readyz 503 by design. Under Fastify the middleware sees `url` relative
+ * to where it is mounted; `originalUrl` is the path asked for.
+ */
+export function isQuietRequest(req: IncomingMessage & { originalUrl?: string }): boolean {
+  const path = (req.originalUrl ?? req.url ?? '').split('?')[0];
+  return QUIET_PATHS.has(path);
+}
+
+/**
  * The level of a request's log line: a 4xx is the client's mistake, answered as designed, so it
  * is info like any other answer; only a failure of ours (5xx, or an error thrown) is an error.
  */
@@ -45,7 +55,7 @@ export class LoggingModule {
               ],
               censor: '[redacted]',
             },
-            autoLogging: { ignore: (req: IncomingMessage) => QUIET_PATHS.has(req.url ?? '') },
+            autoLogging: { ignore: isQuietRequest },
             customLogLevel: (_req, res, err) => httpLogLevel(res.statusCode, err),
           },
         }),
