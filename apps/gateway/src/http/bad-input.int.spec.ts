@@ -59,6 +59,14 @@ describe('bad input at the gateway: a clear 4xx, nothing stored', () => {
     ]);
   });
 
+  it('refuses a NUL in a query parameter that the route does not even read', async () => {
+    const ignored = await call('GET', `/v1/services?verbose=a%00b`);
+    expect(ignored.status).toBe(400);
+    expect(violations(ignored.body)).toEqual([
+      { field: 'verbose', description: 'must not contain a NUL character' },
+    ]);
+  });
+
   it('refuses an empty body and a null body on create and update, and creates nothing', async () => {
     for (const body of ['', 'null']) {
       const created = await send('POST', `${P}?firewallPolicyId=empty`, body);

@@ -1,6 +1,14 @@
-import { ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
+import {
+  ArgumentMetadata,
+  CallHandler,
+  ExecutionContext,
+  Injectable,
+  NestInterceptor,
+  ValidationPipe,
+} from '@nestjs/common';
 import { StatusError } from '@rollout/contracts';
 import { FIELD_WORDING, childPath, invalidFields, violationsOf } from '@rollout/platform/errors';
+import type { Observable } from 'rxjs';
 
 /**
  * The first path in a JSON value holding a NUL character, in a string or a key. Postgres
@@ -19,6 +27,26 @@ export function nulPath(value: unknown, path = ''): string | undefined {
   return undefined;
 }
 
+/**
+ * A NUL in a path or query parameter is refused on every route, whether it reads the parameter
+ * or not; inside the route (after its guards), so the route's own error format applies.
+ */
+@Injectable()
+export class NulParametersInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const request = context.switchToHttp().getRequest<{ params?: unknown; query?: unknown }>();
+    for (const parameters of [request.params, request.query]) {
+      const nul = nulPath(parameters);
+      // A repeated query parameter (`?filter=a&filter=b`) is still named `filter`.
+      if (nul !== undefined)
+        throw invalidFields([
+          { field: nul.replace(/\[\d+\]$/, ''), description: FIELD_WORDING.nul },
+        ]);
+    }
+    return next.handle();
+  }
+}
+
 /** Bodies a route reads as it is (YAML text, a JSON Patch array): only their absence is checked. */
 const UNTYPED = new Set<unknown>([Object, Array, String, Number, Boolean]);
 
@@ -26,7 +54,7 @@ export const BODY_REQUIRED = 'The request needs a JSON object as its body.';
 
 /**
  * Validation of every route's body, path and query, inside the route (so a route's own error
- * format applies): no NUL character anywhere, strict DTOs (no unknown field), errors in the
+ * format applies): no NUL character in a body, strict DTOs (no unknown field), errors in the
  * project's wording (`@rollout/platform/errors`), and a body that is there and is an object
  * wherever a route takes one (Nest's pipe would turn an empty or `null` body into `{}`).
  */
@@ -42,14 +70,10 @@ export class GatewayValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'custom') return value;
+    if (metadata.type !== 'body') return super.transform(value, metadata);
     const nul = nulPath(value, metadata.data ?? '');
-    if (nul !== undefined) {
-      // A repeated query parameter (`?filter=a&filter=b`) is still named `filter`.
-      const field = metadata.type === 'query' ? nul.replace(/\[\d+\]$/, '') : nul;
-      throw invalidFields([{ field, description: FIELD_WORDING.nul }]);
-    }
-    if (metadata.type === 'body' && !metadata.data) {
+    if (nul !== undefined) throw invalidFields([{ field: nul, description: FIELD_WORDING.nul }]);
+    if (!metadata.data) {
       const typed = !!metadata.metatype && !UNTYPED.has(metadata.metatype);
       const notObject = typeof value !== 'object' || Array.isArray(value);
       if (value === undefined || value === null || (typed && notObject))
