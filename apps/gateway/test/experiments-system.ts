@@ -133,3 +133,8 @@ export async function stopExperimentsSystem(): Promise<void> {
 export function natsConnection(): NatsConnection {
   return nc;
 }
+
+/** The gateway's base URL, for requests `call` cannot make (raw bodies, other content types). */
+export function gatewayUrl(): string {
+  return base;
+}

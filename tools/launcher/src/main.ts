@@ -5,9 +5,9 @@
  * becomes ready, then only the services' warnings and errors, readable; their full JSON logs go
  * to a file per service. LOG_FORMAT=json passes the JSON through, as machines want it.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { LaunchError, RunningSystem, launch } from './launcher';
+import { removeOwnedFile, writeOwnedFile } from './owned-files';
 import { ConsoleOutput, consoleOutput } from './service-logs';
 import {
   DEV_NATS_OPERATOR_FILE,
@@ -38,11 +38,19 @@ async function main(): Promise<void> {
     ? consoleOutput(resolve(settings.logDir), (line) => process.stderr.write(`${line}\n`))
     : undefined;
   // `npm run demo` (and other local tools) read the development token here while the system runs.
-  const tokenFile = resolve(DEV_TOKEN_FILE);
-  const operatorFile = resolve(DEV_NATS_OPERATOR_FILE);
+  // Another launcher of this checkout may own them: only what this one wrote is removed.
+  const written: { path: string; content: string }[] = [];
+  const leave = (file: string, content: string) => {
+    const path = resolve(file);
+    const outcome = writeOwnedFile(path, content);
+    if (outcome.written) written.push({ path, content });
+    else
+      process.stderr.write(
+        `[launcher] ${file} belongs to the launcher running as pid ${outcome.ownerPid}: left as it is (this one's is printed below)\n`,
+      );
+  };
   const exit = (code: number) => {
-    rmSync(tokenFile, { force: true });
-    rmSync(operatorFile, { force: true });
+    for (const { path, content } of written) removeOwnedFile(path, content);
     void (output?.close() ?? Promise.resolve()).finally(() => process.exit(code));
   };
 
@@ -90,14 +98,9 @@ async function main(): Promise<void> {
     fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
   }
 
-  if (system.devToken) {
-    mkdirSync(dirname(tokenFile), { recursive: true });
-    writeFileSync(tokenFile, `${system.devToken}\n`, { mode: 0o600 });
-  }
-  if (system.natsOperator) {
-    mkdirSync(dirname(operatorFile), { recursive: true });
-    writeFileSync(operatorFile, `${JSON.stringify(system.natsOperator)}\n`, { mode: 0o600 });
-  }
+  if (system.devToken) leave(DEV_TOKEN_FILE, `${system.devToken}\n`);
+  if (system.natsOperator)
+    leave(DEV_NATS_OPERATOR_FILE, `${JSON.stringify(system.natsOperator)}\n`);
 
   console.log(
     [

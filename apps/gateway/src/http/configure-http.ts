@@ -1,4 +1,4 @@
-import { INestApplication, ValidationPipe } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { StatusError } from '@rollout/contracts';
@@ -7,7 +7,9 @@ import { BUILD_VERSION } from '@rollout/platform/service-kit';
 import { Config, GATEWAY_CONFIG } from '../config';
 import { consoleSecurityHeaders, isConsoleRequest, serveConsole } from '../console/serve-console';
 import { runInClientContext } from './client-context';
+import { isCustomMethod, registerBodyParsers } from './body-parsers';
 import { ErrorResponseDto } from './error-response.dto';
+import { GatewayValidationPipe, NulParametersInterceptor } from './input-guards';
 import { BEARER_AUTH, BLAZAR_TOKEN_AUTH } from './openapi-security';
 import { securityHeaders } from './security-headers';
 
@@ -36,19 +38,10 @@ export async function configureHttp(nestApp: INestApplication): Promise<void> {
   });
   if (config.CORS_ORIGINS)
     app.enableCors({ origin: config.CORS_ORIGINS.split(',').map((o) => o.trim()) });
-  // JSON (a custom method such as :startPreview may come with an empty one) and, for Ironic's
-  // rules API, JSON Patch and YAML imports; any other type is 415.
-  const json = fastify.getDefaultJsonParser('error', 'error');
-  fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(
-    ['application/json', 'application/json-patch+json'],
-    { parseAs: 'string' },
-    (request, body, done) => (body === '' ? done(null, {}) : json(request, body as string, done)),
-  );
-  fastify.addContentTypeParser(
-    ['application/yaml', 'application/x-yaml', 'text/yaml'],
-    { parseAs: 'string' },
-    (_request, body, done) => done(null, body),
+  registerBodyParsers(fastify);
+  // The root has no API: it sends a browser to the console and names the API's docs.
+  fastify.get('/', (_request, reply) =>
+    reply.header('link', '</docs>; rel="service-doc"').redirect('/console/', 302),
   );
   const metrics = app.get(ClientMetrics);
   fastify.addHook('preHandler', (request, reply, done) => {
@@ -58,11 +51,12 @@ export async function configureHttp(nestApp: INestApplication): Promise<void> {
         StatusError.invalidArgument(`JSON nested deeper than ${config.JSON_MAX_DEPTH} levels.`),
       );
     }
+    // A custom method (…:backtest) without a body takes its defaults; elsewhere no body is a 400.
+    if (request.body === undefined && isCustomMethod(request.routeOptions.url)) request.body = {};
     runInClientContext(metrics, request.headers, reply.raw, done);
   });
-  app.useGlobalPipes(
-    new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
-  );
+  app.useGlobalPipes(new GatewayValidationPipe());
+  app.useGlobalInterceptors(new NulParametersInterceptor());
   const document = SwaggerModule.createDocument(app, openApiConfig());
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
   await serveConsole(fastify, config.CONSOLE_DIR);

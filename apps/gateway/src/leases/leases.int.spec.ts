@@ -91,11 +91,11 @@ describe('creating leases', () => {
   });
 
   it.each([
-    ['an unknown field', { ...lease(), colour: 'red' }, 'property colour should not exist'],
+    ['an unknown field', { ...lease(), colour: 'red' }, 'colour is an unknown field'],
     [
       'an unknown reservation field',
       { ...lease(), reservations: [{ ...host(1), bogus: 1 }] },
-      'reservations.0.property bogus should not exist',
+      'reservations[0].bogus is an unknown field',
     ],
     [
       'a date that is not one',
@@ -112,7 +112,7 @@ describe('creating leases', () => {
       { ...lease(), reservations: [{ resourceType: 'physical:host', min: 1 }] },
       'reservations[0].max is required for physical:host',
     ],
-    ['no end', { startDate: hoursFromNow(1) }, 'endDate must be a string'],
+    ['no end', { startDate: hoursFromNow(1) }, 'endDate is required'],
   ])('refuses %s with 400 naming the field', async (_, body, message) => {
     const refused = await system.call('POST', `${leases('acme')}?leaseId=bad-input`, body);
     expect(refused.status).toBe(400);

@@ -15,6 +15,36 @@ function unwrapNestMessage(exception: unknown, status: Status): Status {
   return status;
 }
 
+const METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT'] as const;
+
+/** The methods a path is served with, when a request matched no route (a wrong method is 405, not 404). */
+function allowedMethods(request: FastifyRequest): string[] {
+  if (!request.is404 || typeof request.server?.findRoute !== 'function') return [];
+  const url = request.url.split('?')[0];
+  return METHODS.filter((method) => request.server.findRoute({ method, url }) !== null);
+}
+
+const mebibytes = (bytes: number) => `${+(bytes / 1024 / 1024).toFixed(2)} MiB`;
+
+/** What the HTTP stack says in its own words, said so a client knows what to change. */
+function explained(status: Status, request: FastifyRequest, reply: FastifyReply): Status {
+  if (status.code === 413 && request.routeOptions?.bodyLimit) {
+    const limit = request.routeOptions.bodyLimit;
+    const message = `The request body is larger than the limit of ${limit} bytes (${mebibytes(limit)}).`;
+    return { ...status, message };
+  }
+  const allowed = status.code === 404 ? allowedMethods(request) : [];
+  if (allowed.length === 0) return status;
+  void reply.header('allow', allowed.join(', '));
+  const listed = `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}`;
+  return {
+    code: 405,
+    status: 'UNIMPLEMENTED',
+    message: `${request.method} is not allowed here: use ${allowed.length > 1 ? listed : allowed[0]}.`,
+    details: [],
+  };
+}
+
 /** The gateway's only error mapping: everything a client sees is `{ "error": Status }`. */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
@@ -23,15 +53,16 @@ export class HttpErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const response = http.getResponse<FastifyReply>();
+    const request = http.getRequest<FastifyRequest>();
     const { status, errorId } = toStatus(exception);
-    const requestId = http.getRequest<FastifyRequest>().id;
+    const requestId = request.id;
     if (errorId) {
       this.logger.error(
         { err: exception, errorId, requestId },
         status.status === 'UNAVAILABLE' ? 'a dependency is unavailable' : 'unexpected error',
       );
     }
-    const error = unwrapNestMessage(exception, status);
+    const error = explained(unwrapNestMessage(exception, status), request, response);
     if (requestId) {
       error.details = [
         ...error.details,

@@ -1,0 +1,101 @@
+import { StatusError } from '@rollout/contracts';
+import type { ValidationError } from 'class-validator';
+
+/** One bad field of a request, as google.rpc.BadRequest names it. */
+export interface FieldViolation {
+  field: string;
+  description: string;
+}
+
+/**
+ * The project's one wording for a bad field, whichever route or check found it; class-validator's
+ * own phrases ("property x should not exist", "must be shorter than or equal to 63 characters")
+ * never reach a client.
+ */
+export const FIELD_WORDING = {
+  unknown: 'unknown field',
+  required: 'required',
+  nul: 'must not contain a NUL character',
+  notObject: 'must be a JSON object',
+};
+
+/** At most this many violations in one answer: a huge bad body must not make a huger error. */
+const MAX_VIOLATIONS = 20;
+
+const number = (message: string) => message.match(/-?\d+(\.\d+)?/)?.[0] ?? '?';
+const listAfterColon = (message: string) => message.split(':').slice(1).join(':').trim();
+
+/** class-validator constraint name → our wording, from its default message (which holds the numbers). */
+const WORDING: Record<string, (message: string) => string> = {
+  whitelistValidation: () => FIELD_WORDING.unknown,
+  isDefined: () => FIELD_WORDING.required,
+  isNotEmpty: () => 'must not be empty',
+  maxLength: (m) => `must be at most ${number(m)} characters`,
+  minLength: (m) => `must be at least ${number(m)} characters`,
+  max: (m) => `must be at most ${number(m)}`,
+  min: (m) => `must be at least ${number(m)}`,
+  arrayMaxSize: (m) => `must have at most ${number(m)} items`,
+  arrayMinSize: (m) => `must have at least ${number(m)} items`,
+  arrayNotEmpty: () => 'must not be empty',
+  isString: () => 'must be a string',
+  isInt: () => 'must be an integer',
+  isNumber: () => 'must be a number',
+  isNumberString: () => 'must be a number',
+  isBoolean: () => 'must be a boolean',
+  isBooleanString: () => 'must be true or false',
+  isArray: () => 'must be an array',
+  isObject: () => FIELD_WORDING.notObject,
+  nestedValidation: () => FIELD_WORDING.notObject,
+  isEnum: (m) => `must be one of: ${listAfterColon(m)}`,
+  isIn: (m) => `must be one of: ${listAfterColon(m)}`,
+  isPositive: () => 'must be a positive number',
+  isISO8601: () => 'must be an ISO 8601 date and time',
+  isDateString: () => 'must be an ISO 8601 date and time',
+  isRFC3339: () => 'must be an RFC 3339 date and time',
+  isUUID: () => 'must be a UUID',
+  isIP: () => 'must be an IP address',
+  isUrl: () => 'must be a URL',
+  matches: () => 'has an invalid format',
+};
+
+/** `rules[0].match`, `labels["a b"]`: the JSON path of a property below `parent`. */
+export function childPath(parent: string, key: string | number): string {
+  if (typeof key === 'number' || /^\d+$/.test(key)) return `${parent}[${key}]`;
+  if (/^[A-Za-z_$][\w$]*$/.test(key)) return parent ? `${parent}.${key}` : key;
+  return `${parent}[${JSON.stringify(key)}]`;
+}
+
+function describe(error: ValidationError, name: string, message: string): string {
+  if (name !== 'whitelistValidation' && error.value === undefined) return FIELD_WORDING.required;
+  const word = WORDING[name];
+  // A DTO's own message (not class-validator's "<property> must ...") is already meant for people.
+  return word ? word(message) : message.replace(new RegExp(`^${error.property} `), '');
+}
+
+/** Flattens class-validator's tree into field violations, one per field (its first failure). */
+export function violationsOf(errors: ValidationError[], parent = ''): FieldViolation[] {
+  const violations: FieldViolation[] = [];
+  for (const error of errors) {
+    if (violations.length >= MAX_VIOLATIONS) break;
+    const field = childPath(parent, error.property);
+    const [first] = Object.entries(error.constraints ?? {});
+    if (first) violations.push({ field, description: describe(error, first[0], first[1]) });
+    else violations.push(...violationsOf(error.children ?? [], field));
+  }
+  return violations.slice(0, MAX_VIOLATIONS);
+}
+
+/** `colour is an unknown field`, `pageSize must be at most 1000`: a violation as a clause. */
+function clause({ field, description }: FieldViolation): string {
+  const subject = field || 'the body';
+  if (description === FIELD_WORDING.unknown) return `${subject} is an unknown field`;
+  if (description === FIELD_WORDING.required) return `${subject} is required`;
+  return /^(must|has|is) /.test(description)
+    ? `${subject} ${description}`
+    : `${subject}: ${description}`;
+}
+
+/** The INVALID_ARGUMENT every bad field is answered with: its message says what the details name. */
+export function invalidFields(violations: FieldViolation[]): StatusError {
+  return StatusError.invalidArgument(`${violations.map(clause).join('; ')}.`, violations);
+}
