@@ -11,3 +11,4 @@ export * from './enforcement/v1';
 export * from './adapter/v1';
 export * from './registry';
 export * from './flow-connection';
+export * from './paging';

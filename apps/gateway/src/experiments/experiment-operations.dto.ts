@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { LIST_PAGE_SIZES } from '@rollout/contracts';
 import { Type } from 'class-transformer';
 import {
   IsBoolean,
@@ -117,7 +118,11 @@ export class DeleteQueryDto
   etag?: string;
 }
 export class ListQueryDto implements Pick<ListRequest, 'pageSize' | 'pageToken'> {
-  @ApiPropertyOptional({ minimum: 0, maximum: 1000, description: 'Default 50, at most 500' })
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: 1000,
+    description: `Default ${LIST_PAGE_SIZES.default}, at most ${LIST_PAGE_SIZES.max}`,
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
