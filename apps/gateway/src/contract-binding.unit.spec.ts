@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import ts from 'typescript';
 
 /**
  * Every gateway DTO is bound to its wire contract (`implements` a libs/contracts type), so the
@@ -37,6 +38,56 @@ function dtoClasses(): { name: string; bound: boolean }[] {
   );
 }
 
+/**
+ * DTO fields a contract type does not have (`implements` allows extra fields): a create-only
+ * input the experiment body's contract does not declare (it is `unknown` on the wire), Ironic's
+ * `next` link, the `@type` the operation's response adds, and the Blazar payloads' free attributes.
+ */
+const FIELDS_NOT_IN_CONTRACT = [
+  'BacktestResultDto.@type',
+  'ExperimentDto.sourceRevision',
+  'ListInspectionRulesResponseDto.next',
+];
+
+/** Per bound DTO class, the fields it has that its contract type lacks, and the reverse. */
+function fieldDrift(): string[] {
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(__dirname, '../../../tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+  );
+  if (!config) throw new Error('tsconfig.json is unreadable');
+  const program = ts.createProgram(dtoFiles(__dirname), config.options);
+  const checker = program.getTypeChecker();
+  const drift: string[] = [];
+  for (const file of dtoFiles(__dirname)) {
+    ts.forEachChild(program.getSourceFile(file)!, (node) => {
+      if (!ts.isClassDeclaration(node) || !node.name) return;
+      for (const clause of node.heritageClauses ?? []) {
+        if (clause.token !== ts.SyntaxKind.ImplementsKeyword) continue;
+        const types = clause.types.map((type) => checker.getTypeAtLocation(type));
+        const contract = new Set(types.flatMap((type) => type.getProperties().map((p) => p.name)));
+        // A Pick or Omit binds the fields a request DTO shares with its message; the DTO may carry
+        // HTTP-only ones beside them (query spellings the gateway translates), as may a DTO of a
+        // contract that takes any attribute (an index signature).
+        const open =
+          clause.types.some((type) => /\b(Pick|Omit)</.test(type.getText())) ||
+          types.some((type) => type.getStringIndexType() !== undefined);
+        const own = checker
+          .getTypeAtLocation(node)
+          .getProperties()
+          .map((p) => p.name);
+        if (!open)
+          for (const field of own)
+            if (!contract.has(field)) drift.push(`${node.name.text}.${field}`);
+        for (const field of contract)
+          if (!own.includes(field)) drift.push(`${node.name.text} lacks ${field}`);
+      }
+    });
+  }
+  return drift.sort();
+}
+
 describe('gateway DTOs and their contracts', () => {
   it('binds every DTO class but the HTTP-only ones to a contract type', () => {
     const classes = dtoClasses();
@@ -44,5 +95,9 @@ describe('gateway DTOs and their contracts', () => {
     const unbound = classes.filter((dto) => !dto.bound).map((dto) => dto.name);
     expect(unbound.sort()).toEqual(HTTP_ONLY);
     expect(classes.filter((dto) => dto.bound).length / classes.length).toBeGreaterThanOrEqual(0.8);
+  });
+
+  it("gives every bound DTO exactly its contract type's fields, but the few listed", () => {
+    expect(fieldDrift()).toEqual(FIELDS_NOT_IN_CONTRACT);
   });
 });

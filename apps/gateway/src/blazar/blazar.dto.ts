@@ -47,8 +47,16 @@ export class BlazarLeaseDto implements BlazarLeasePayload {
   @ApiPropertyOptional({ description: "Blazar's lease id (update, end)" }) id?: string;
   @ApiProperty({ example: '2020-05-13 00:00', description: 'Naive (UTC) or with an offset' })
   start_date!: string;
-  @ApiProperty({ example: '2020-05-14 23:59', description: 'Also accepted as end_time' })
-  end_date!: string;
+  @ApiPropertyOptional({
+    example: '2020-05-14 23:59',
+    description: 'The end (or end_time): one of them is required',
+  })
+  end_date?: string;
+  @ApiPropertyOptional({
+    example: '2020-05-14 23:59',
+    description: "The end as the Blazar spec's examples spell it: an alias of end_date",
+  })
+  end_time?: string;
   @ApiPropertyOptional({ type: [BlazarReservationDto] }) reservations?: BlazarReservationDto[];
 }
 

@@ -104,7 +104,7 @@ export class ReservationDto implements LeaseReservation {
 }
 
 /** What both create and update may carry. */
-class LeaseFieldsDto implements Partial<LeaseInput> {
+class LeaseFieldsDto implements Partial<Omit<LeaseInput, 'endDate'>> {
   @ApiPropertyOptional({
     example: 'gpu-week',
     maxLength: 255,
