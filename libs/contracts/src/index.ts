@@ -10,3 +10,5 @@ export * from './preview/v1/backtest';
 export * from './enforcement/v1';
 export * from './adapter/v1';
 export * from './registry';
+export * from './flow-connection';
+export * from './paging';

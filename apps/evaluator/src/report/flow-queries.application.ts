@@ -4,20 +4,18 @@ import {
   ListPreviewFlowsResponse,
   ListPreviewLogsRequest,
   ListPreviewLogsResponse,
-  PREVIEW_LOGS_DEFAULT_PAGE_SIZE,
-  PREVIEW_LOGS_MAX_PAGE_SIZE,
+  PREVIEW_PAGE_SIZES,
+  PageCursor,
   PreviewLogRecord,
   StatusError,
-  requireExperimentName,
-} from '@rollout/contracts';
-import {
-  Cursor,
   cursorId,
   decodePageToken,
   encodePageToken,
-  flowSampleRecord,
-  parseFlowFilter,
-} from '@rollout/domain/preview';
+  invalidPageToken,
+  pageSizeOf,
+  requireExperimentName,
+} from '@rollout/contracts';
+import { flowSampleRecord, parseFlowFilter } from '@rollout/domain/preview';
 import { FlowCursor, FlowsRepository } from './flows.repository';
 
 /** previewFlows and the deprecated previewLogs: an experiment's changed flows, page by page (no flows is an empty page, as for the report). */
@@ -33,7 +31,7 @@ export class FlowQueries {
       throw StatusError.invalidArgument(`The filter is not valid: ${filter.error}.`, [
         { field: 'filter', description: filter.error },
       ]);
-    const pageSize = pageSizeOf(request.pageSize);
+    const pageSize = pageSizeOf(request.pageSize, PREVIEW_PAGE_SIZES);
     const query = `flows\n${name}\n${request.filter ?? ''}`;
     const cursor = request.pageToken
       ? flowCursor(decodePageToken(request.pageToken, query))
@@ -52,18 +50,18 @@ export class FlowQueries {
    */
   async listLogs(request: ListPreviewLogsRequest): Promise<ListPreviewLogsResponse> {
     const { name, policyName } = requireExperimentName(request?.name, 'name');
-    const pageSize = pageSizeOf(request.pageSize);
+    const pageSize = pageSizeOf(request.pageSize, PREVIEW_PAGE_SIZES);
     const query = `logs\n${name}`;
     let cursor: (FlowCursor & { s: number }) | undefined;
     if (request.pageToken) {
       const decoded = decodePageToken(request.pageToken, query);
       const flow = flowCursor(decoded);
       const s = decoded?.s;
-      if (!flow || !Number.isSafeInteger(s) || (s as number) < 0) throw badToken();
+      if (!Number.isSafeInteger(s) || (s as number) < 0) throw invalidPageToken();
       cursor = { ...flow, s: s as number };
     }
     const records: PreviewLogRecord[] = [];
-    let next: Cursor | undefined;
+    let next: PageCursor | undefined;
     // Flows hold at most PREVIEW_FLOW_SAMPLES records each: a page of flows as big as the page of records always suffices.
     const entries = await this.flows.page(name, [], cursor, pageSize + 1, true);
     for (const [index, { cursor: at, flow }] of entries.entries()) {
@@ -93,24 +91,6 @@ function flowCursor(decoded: Record<string, unknown> | undefined): FlowCursor {
   const f = cursorId(decoded?.f);
   const t = decoded?.t;
   if (c === undefined || f === undefined || typeof t !== 'string' || !POSTGRES_TIMESTAMP.test(t))
-    throw badToken();
+    throw invalidPageToken();
   return { c, t, f };
-}
-
-const badToken = () =>
-  StatusError.invalidArgument('The page token is not one this query issued.', [
-    {
-      field: 'pageToken',
-      description: 'use the nextPageToken of the previous page of the same query',
-    },
-  ]);
-
-function pageSizeOf(value: unknown): number {
-  if (value === undefined || value === null || value === 0) return PREVIEW_LOGS_DEFAULT_PAGE_SIZE;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    throw StatusError.invalidArgument('pageSize must be a positive integer.', [
-      { field: 'pageSize', description: `1-${PREVIEW_LOGS_MAX_PAGE_SIZE}` },
-    ]);
-  }
-  return Math.min(value, PREVIEW_LOGS_MAX_PAGE_SIZE);
 }

@@ -7,11 +7,12 @@ import {
   ListRequest,
   requireExperimentName,
   requirePolicyName,
+  pageSizeOf,
 } from '@rollout/contracts';
 import { notFound } from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
 import { parseExperimentFilter } from '../read-models/filter';
-import { decodePageToken, encodePageToken, pageSizeOf } from '../read-models/paging';
+import { decodeNamePageToken, encodeNamePageToken } from '../read-models/paging';
 import { ExperimentsRepository } from './experiments.repository';
 
 /** Reading experiments: their projection (with its analysis), and their history from the event store. */
@@ -34,12 +35,14 @@ export class ExperimentQueries {
     const conditions = parseExperimentFilter(request.filter);
     const size = pageSizeOf(request.pageSize);
     const query = `${policyName}?${request.filter ?? ''}`;
-    const after = decodePageToken(request.pageToken, query);
+    const after = decodeNamePageToken(request.pageToken, query);
     const rows = await this.experiments.list(policyName, after ?? '', size + 1, conditions);
     const page = rows.slice(0, size);
     return {
       experiments: page,
-      ...(rows.length > size ? { nextPageToken: encodePageToken(page.at(-1)!.name, query) } : {}),
+      ...(rows.length > size
+        ? { nextPageToken: encodeNamePageToken(query, page.at(-1)!.name) }
+        : {}),
     };
   }
 

@@ -8,10 +8,11 @@ import {
   requireParent,
   requirePolicyName,
   formatParent,
+  pageSizeOf,
 } from '@rollout/contracts';
 import { notFound } from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
-import { decodePageToken, encodePageToken, pageSizeOf } from '../read-models/paging';
+import { decodeNamePageToken, encodeNamePageToken } from '../read-models/paging';
 import { PoliciesRepository } from './policies.repository';
 
 /** Reading live policies: their projection, and their history from the event store. */
@@ -32,12 +33,14 @@ export class PolicyQueries {
   async listPolicies(request: ListRequest): Promise<ListPoliciesResponse> {
     const parent = formatParent(requireParent(request.parent));
     const size = pageSizeOf(request.pageSize);
-    const after = decodePageToken(request.pageToken, parent);
+    const after = decodeNamePageToken(request.pageToken, parent);
     const rows = await this.policies.list(parent, after ?? '', size + 1);
     const page = rows.slice(0, size);
     return {
       firewallPolicies: page,
-      ...(rows.length > size ? { nextPageToken: encodePageToken(page.at(-1)!.name, parent) } : {}),
+      ...(rows.length > size
+        ? { nextPageToken: encodeNamePageToken(parent, page.at(-1)!.name) }
+        : {}),
     };
   }
 

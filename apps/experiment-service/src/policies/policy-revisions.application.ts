@@ -12,6 +12,7 @@ import {
   StatusError,
   requireExperimentName,
   requirePolicyName,
+  pageSizeOf,
 } from '@rollout/contracts';
 import type { EventTransaction } from '@rollout/platform/event-store';
 import {
@@ -32,7 +33,7 @@ import { RecordedMetadata, commandMetadata } from '../aggregates/command-metadat
 import { ExperimentsRepository } from '../experiments/experiments.repository';
 import { newOperation } from '../operations/operation';
 import { OperationsRepository } from '../operations/operations.repository';
-import { decodePageToken, encodePageToken, pageSizeOf } from '../read-models/paging';
+import { decodeNamePageToken, encodeNamePageToken } from '../read-models/paging';
 import { PoliciesRepository } from './policies.repository';
 
 /** Revisions of live policies (AIP-162), read from their event streams; diffs; rollback. */
@@ -49,7 +50,7 @@ export class PolicyRevisions {
   async listRevisions(request: ListRevisionsRequest): Promise<ListRevisionsResponse> {
     const { name } = requirePolicyName(request.name);
     const size = pageSizeOf(request.pageSize);
-    const after = decodePageToken(request.pageToken, `${name}/revisions`);
+    const after = decodeNamePageToken(request.pageToken, `${name}/revisions`);
     const newestFirst = (await this.revisions(name)).reverse();
     const start =
       after === undefined ? 0 : newestFirst.findIndex((r) => r.revisionId === after) + 1;
@@ -58,7 +59,7 @@ export class PolicyRevisions {
     return {
       revisions: page,
       ...(more
-        ? { nextPageToken: encodePageToken(page.at(-1)!.revisionId, `${name}/revisions`) }
+        ? { nextPageToken: encodeNamePageToken(`${name}/revisions`, page.at(-1)!.revisionId) }
         : {}),
     };
   }

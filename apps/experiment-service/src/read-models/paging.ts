@@ -1,36 +1,16 @@
-import { StatusError } from '@rollout/contracts';
+import { decodePageToken, encodePageToken, invalidPageToken } from '@rollout/contracts';
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 500;
+/**
+ * experiment.v1 lists page by name (AIP-158, the shared paging of @rollout/contracts): a token
+ * holds the last name of its page, bound to the list's query (its parent and filter).
+ */
+export const encodeNamePageToken = (query: string, lastName: string): string =>
+  encodePageToken(query, { after: lastName });
 
-export function pageSizeOf(pageSize: number | undefined): number {
-  if (pageSize === undefined || pageSize === 0) return DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(pageSize) || pageSize < 0) {
-    throw StatusError.invalidArgument('pageSize must be a positive integer.', [
-      { field: 'pageSize', description: 'must be a positive integer' },
-    ]);
-  }
-  return Math.min(pageSize, MAX_PAGE_SIZE);
-}
-
-/** Page tokens are opaque: the last name of the page, in a form clients should not build. */
-export function encodePageToken(lastName: string, query: string): string {
-  return Buffer.from(JSON.stringify({ after: lastName, query })).toString('base64url');
-}
-
-/** The name to continue after; a token of another query or not ours is INVALID_ARGUMENT. */
-export function decodePageToken(token: string | undefined, query: string): string | undefined {
-  if (!token) return undefined;
-  try {
-    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as {
-      after?: unknown;
-      query?: unknown;
-    };
-    if (typeof parsed.after === 'string' && parsed.query === query) return parsed.after;
-  } catch {
-    // fall through
-  }
-  throw StatusError.invalidArgument('pageToken is not valid for this request.', [
-    { field: 'pageToken', description: 'use the nextPageToken of the same list request' },
-  ]);
+/** The name to continue after (undefined on the first page); any other token is INVALID_ARGUMENT. */
+export function decodeNamePageToken(token: string | undefined, query: string): string | undefined {
+  const cursor = decodePageToken(token, query);
+  if (cursor === undefined) return undefined;
+  if (typeof cursor.after !== 'string') throw invalidPageToken();
+  return cursor.after;
 }

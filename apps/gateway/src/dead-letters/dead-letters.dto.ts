@@ -1,10 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DEAD_LETTER_SAMPLES } from '@rollout/contracts';
 import { IsOptional, Matches, MaxLength } from 'class-validator';
+import type {
+  DeadLetterPolicyCount,
+  DeadLetterReasonCount,
+  DeadLetterSample,
+  DeadLetterSummary,
+  GetDeadLettersRequest,
+} from '@rollout/contracts';
 
 /** HTTP shapes of preview.v1's deadLetters: the traffic the evaluator dead-lettered, by project. */
 
-export class DeadLettersQueryDto {
+export class DeadLettersQueryDto implements Pick<GetDeadLettersRequest, 'policy'> {
   @ApiPropertyOptional({
     example: 'web-typo',
     description:
@@ -16,7 +23,7 @@ export class DeadLettersQueryDto {
   policy?: string;
 }
 
-export class DeadLetterReasonCountDto {
+export class DeadLetterReasonCountDto implements DeadLetterReasonCount {
   @ApiProperty({
     example: 'unknown_policy',
     description:
@@ -26,7 +33,7 @@ export class DeadLetterReasonCountDto {
   @ApiProperty({ example: 2 }) count!: number;
 }
 
-export class DeadLetterPolicyCountDto {
+export class DeadLetterPolicyCountDto implements DeadLetterPolicyCount {
   @ApiProperty({ example: 'web-typo', description: 'The firewall policy id the subject named' })
   policy!: string;
   @ApiProperty({ example: 2 }) total!: number;
@@ -35,7 +42,7 @@ export class DeadLetterPolicyCountDto {
   @ApiProperty({ format: 'date-time', example: '2026-11-28T21:00:02.000Z' }) lastTime!: string;
 }
 
-export class DeadLetterSampleDto {
+export class DeadLetterSampleDto implements DeadLetterSample {
   @ApiProperty({ format: 'date-time', example: '2026-11-28T21:00:02.000Z' }) time!: string;
   @ApiProperty({ example: 'web-typo' }) policy!: string;
   @ApiProperty({ example: 'unknown_policy' }) reason!: string;
@@ -46,7 +53,7 @@ export class DeadLetterSampleDto {
   detail!: string;
 }
 
-export class DeadLetterSummaryDto {
+export class DeadLetterSummaryDto implements DeadLetterSummary {
   @ApiProperty({ example: 3, description: 'Messages dead-lettered (of `policy` when asked)' })
   total!: number;
   @ApiProperty({ type: [DeadLetterPolicyCountDto], description: 'The most dead-lettered first' })

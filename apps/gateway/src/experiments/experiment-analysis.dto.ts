@@ -1,9 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MAX_DIFFERING_REGIONS } from '@rollout/contracts';
+import type {
+  AnalysisLayer4,
+  AnalysisTarget,
+  AnalysisVerdict,
+  DifferingRegion,
+  Direction,
+  ExperimentAnalysis,
+  RuleAction,
+  ShadowedRule,
+} from '@rollout/contracts';
 
 /** The static analysis of an experiment against the live policy (experiment.v1 1.3.0). */
-export class AnalysisVerdictDto {
-  @ApiProperty({ enum: ['allow', 'deny'] }) action!: string;
+export class AnalysisVerdictDto implements AnalysisVerdict {
+  @ApiProperty({ enum: ['allow', 'deny'] }) action!: RuleAction;
   @ApiProperty({
     type: 'integer',
     nullable: true,
@@ -15,7 +25,7 @@ export class AnalysisVerdictDto {
   })
   implied!: boolean;
 }
-export class AnalysisLayer4Dto {
+export class AnalysisLayer4Dto implements AnalysisLayer4 {
   @ApiProperty({
     example: ['tcp'],
     description: '`all`, protocol names, numbers ("47") or number ranges ("18-49")',
@@ -31,7 +41,7 @@ export class AnalysisLayer4Dto {
   })
   portless?: boolean;
 }
-export class AnalysisTargetDto {
+export class AnalysisTargetDto implements AnalysisTarget {
   @ApiPropertyOptional({
     example: ['web'],
     description: 'The connection carries none of these tags',
@@ -45,8 +55,8 @@ export class AnalysisTargetDto {
   })
   anyTagOf?: string[][];
 }
-export class DifferingRegionDto {
-  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: string;
+export class DifferingRegionDto implements DifferingRegion {
+  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: Direction;
   @ApiProperty({ example: ['10.0.0.0/8'], description: 'CIDR ranges, IPv4 and IPv6' })
   srcIpRanges!: string[];
   @ApiProperty({ example: ['0.0.0.0/0', '::/0'] }) destIpRanges!: string[];
@@ -71,9 +81,9 @@ export class DifferingRegionDto {
   })
   experimentVerdict!: AnalysisVerdictDto;
 }
-export class ShadowedRuleDto {
+export class ShadowedRuleDto implements ShadowedRule {
   @ApiProperty() priority!: number;
-  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: string;
+  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: Direction;
   @ApiProperty({
     type: [Number],
     example: [100, 200],
@@ -82,7 +92,7 @@ export class ShadowedRuleDto {
   })
   coveredBy!: number[];
 }
-export class ExperimentAnalysisDto {
+export class ExperimentAnalysisDto implements ExperimentAnalysis {
   @ApiProperty({ description: "The live policy's etag the experiment was compared with" })
   livePolicyEtag!: string;
   @ApiProperty({

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { LIST_PAGE_SIZES } from '@rollout/contracts';
 import { Type } from 'class-transformer';
 import {
   IsBoolean,
@@ -11,11 +12,25 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import type {
+  CommandContext,
+  CommitRequest,
+  DeleteRequest,
+  HistoryEvent,
+  ListHistoryEventsResponse,
+  ListRequest,
+  Operation,
+  PreviewRequest,
+  UpdatePolicyRequest,
+} from '@rollout/contracts';
 
 /** The options of mutations and lists, the commit body, and what mutations answer. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export class CommitRequestDto {
+export class CommitRequestDto implements Pick<
+  CommitRequest,
+  'etag' | 'livePolicyEtag' | 'parentEtag' | 'requestId'
+> {
   @ApiProperty({ description: "The experiment's current etag (required)" })
   @IsString()
   @IsNotEmpty()
@@ -58,7 +73,7 @@ export class CommitRequestDto {
 }
 
 /** AIP-155 request id, on every mutation. */
-export class MutationQueryDto {
+export class MutationQueryDto implements Pick<CommandContext, 'requestId'> {
   @ApiPropertyOptional({
     description:
       'AIP-155: a retry with the same id returns the first result and does not act twice',
@@ -68,7 +83,10 @@ export class MutationQueryDto {
   @Matches(REQUEST_ID)
   requestId?: string;
 }
-export class StopPreviewQueryDto extends MutationQueryDto {
+export class StopPreviewQueryDto
+  extends MutationQueryDto
+  implements Pick<PreviewRequest, 'requestId' | 'reason'>
+{
   @ApiPropertyOptional({
     description: "Why: recorded on the PreviewStopped event and shown in the experiment's history",
     maxLength: 500,
@@ -78,7 +96,10 @@ export class StopPreviewQueryDto extends MutationQueryDto {
   @MaxLength(500)
   reason?: string;
 }
-export class UpdateQueryDto extends MutationQueryDto {
+export class UpdateQueryDto
+  extends MutationQueryDto
+  implements Pick<UpdatePolicyRequest, 'requestId' | 'updateMask'>
+{
   @ApiPropertyOptional({
     description: 'Comma-separated fields (AIP-134); without it, the fields present in the body',
   })
@@ -87,14 +108,21 @@ export class UpdateQueryDto extends MutationQueryDto {
   @MaxLength(512)
   updateMask?: string;
 }
-export class DeleteQueryDto extends MutationQueryDto {
+export class DeleteQueryDto
+  extends MutationQueryDto
+  implements Pick<DeleteRequest, 'requestId' | 'etag'>
+{
   @ApiPropertyOptional({ description: 'Delete only this version (else 409 ABORTED)' })
   @IsOptional()
   @IsString()
   etag?: string;
 }
-export class ListQueryDto {
-  @ApiPropertyOptional({ minimum: 0, maximum: 1000, description: 'Default 50, at most 500' })
+export class ListQueryDto implements Pick<ListRequest, 'pageSize' | 'pageToken'> {
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: 1000,
+    description: `Default ${LIST_PAGE_SIZES.default}, at most ${LIST_PAGE_SIZES.max}`,
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -107,7 +135,7 @@ export class ListQueryDto {
   pageToken?: string;
 }
 
-export class HistoryEventDto {
+export class HistoryEventDto implements HistoryEvent {
   @ApiProperty({ example: 'PreviewStarted' }) type!: string;
   @ApiProperty() time!: string;
   @ApiProperty({ description: "The aggregate's version after the event" }) version!: number;
@@ -129,10 +157,10 @@ export class HistoryEventDto {
   })
   reason?: string;
 }
-export class HistoryResponseDto {
+export class HistoryResponseDto implements ListHistoryEventsResponse {
   @ApiProperty({ type: [HistoryEventDto] }) events!: HistoryEventDto[];
 }
-export class OperationDto {
+export class OperationDto implements Operation {
   @ApiProperty({ example: 'operations/0b9d6c1e-5f7a-4f0e-9d3c-2b1a0e9f8c7d' }) name!: string;
   @ApiProperty() done!: boolean;
   @ApiProperty({
@@ -140,17 +168,17 @@ export class OperationDto {
     additionalProperties: true,
     description: '@type, verb, target, createTime, endTime',
   })
-  metadata!: object;
+  metadata!: Operation['metadata'];
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
     description: 'The experiment (for commit, the live policy; for delete, Empty)',
   })
-  response?: object;
+  response?: Operation['response'];
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
     description: 'google.rpc.Status',
   })
-  error?: object;
+  error?: Operation['error'];
 }

@@ -4,17 +4,31 @@ import { IsArray, IsObject, IsOptional, IsString, Matches, MaxLength } from 'cla
 import { ExperimentAnalysisDto } from './experiment-analysis.dto';
 import { ListQueryDto, MutationQueryDto } from './experiment-operations.dto';
 import { FirewallPolicyDto } from './firewall-policy.dto';
+import type {
+  CreateExperimentRequest,
+  FirewallPolicyExperiment,
+  ListExperimentsResponse,
+  ListRequest,
+  PREVIEW_LOG_PREFIX,
+  PreviewBreaker,
+  PreviewMetadata,
+  PreviewState,
+  PreviewStopAfter,
+  ReadinessGate,
+} from '@rollout/contracts';
+import type { Writable } from '../contract-binding';
 
 /** HTTP shapes of experiments (experiment.v1); output-only fields sent back are ignored. */
-export class PreviewMetadataDto {
-  @ApiProperty({ enum: ['STATE_UNDEFINED', 'ACTIVE', 'SUSPENDED'] }) state!: string;
-  @ApiProperty({ example: 'FirewallPolicyPreviewLog' }) logPrefix!: string;
+export class PreviewMetadataDto implements PreviewMetadata {
+  @ApiProperty({ enum: ['STATE_UNDEFINED', 'ACTIVE', 'SUSPENDED'] }) state!: PreviewState;
+  @ApiProperty({ type: String, example: 'FirewallPolicyPreviewLog' })
+  logPrefix!: typeof PREVIEW_LOG_PREFIX;
   @ApiPropertyOptional() startTime?: string;
   @ApiPropertyOptional() stopTime?: string;
 }
 
 /** One readiness gate: exactly one field set (docs/readiness-gates.md). */
-export class ReadinessGateDto {
+export class ReadinessGateDto implements ReadinessGate {
   @ApiPropertyOptional({
     example: '24h',
     description:
@@ -47,7 +61,7 @@ export class ReadinessGateDto {
   })
   maxCompletenessLoss?: number;
 }
-export class PreviewStopAfterDto {
+export class PreviewStopAfterDto implements PreviewStopAfter {
   @ApiPropertyOptional({
     example: '24h',
     description: 'Time since the preview started: a whole number of s, m, h or d',
@@ -60,7 +74,7 @@ export class PreviewStopAfterDto {
   })
   evaluatedEvents?: number;
 }
-export class PreviewBreakerDto {
+export class PreviewBreakerDto implements PreviewBreaker {
   @ApiProperty({
     example: 0.01,
     minimum: 0,
@@ -76,7 +90,7 @@ export class PreviewBreakerDto {
   minEvaluated?: number;
 }
 
-export class ExperimentDto {
+export class ExperimentDto implements Writable<FirewallPolicyExperiment> {
   @ApiPropertyOptional({ readOnly: true }) @IsOptional() @IsString() name?: string;
   @ApiPropertyOptional({
     type: FirewallPolicyDto,
@@ -153,7 +167,10 @@ export class ExperimentDto {
   analysis?: ExperimentAnalysisDto;
 }
 
-export class CreateExperimentQueryDto extends MutationQueryDto {
+export class CreateExperimentQueryDto
+  extends MutationQueryDto
+  implements Pick<CreateExperimentRequest, 'requestId' | 'experimentId'>
+{
   @ApiProperty({
     description: `AIP-122 id; at most ${MAX_EXPERIMENTS_PER_POLICY} experiments per policy (the next is 429 RESOURCE_EXHAUSTED)`,
   })
@@ -161,7 +178,10 @@ export class CreateExperimentQueryDto extends MutationQueryDto {
   @MaxLength(63)
   experimentId!: string;
 }
-export class ListExperimentsQueryDto extends ListQueryDto {
+export class ListExperimentsQueryDto
+  extends ListQueryDto
+  implements Pick<ListRequest, 'pageSize' | 'pageToken' | 'filter'>
+{
   @ApiPropertyOptional({
     example: 'previewMetadata.state = ACTIVE',
     description:
@@ -173,7 +193,7 @@ export class ListExperimentsQueryDto extends ListQueryDto {
   filter?: string;
 }
 
-export class ListExperimentsResponseDto {
+export class ListExperimentsResponseDto implements Writable<ListExperimentsResponse> {
   @ApiProperty({ type: [ExperimentDto] }) experiments!: ExperimentDto[];
   @ApiPropertyOptional() nextPageToken?: string;
 }

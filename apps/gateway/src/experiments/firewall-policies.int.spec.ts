@@ -169,4 +169,30 @@ describe('lists of policies and experiments: every item once across pages, filte
     expect(seen.sort()).toEqual(ids);
     expect((await call('GET', `${P}/paged/experiments?pageSize=-1`)).status).toBe(400);
   });
+
+  it('refuses the page token of another list (another filter or parent) with INVALID_ARGUMENT naming pageToken', async () => {
+    await createPolicy('tokens');
+    for (const id of ['t1', 't2', 't3']) await createExperiment('tokens', id);
+    const first = await call('GET', `${P}/tokens/experiments?pageSize=1`);
+    const token = encodeURIComponent(first.body.nextPageToken);
+    const active = encodeURIComponent('previewMetadata.state = ACTIVE');
+    for (const path of [
+      `${P}/tokens/experiments?filter=${active}&pageToken=${token}`,
+      `${P}/paged/experiments?pageToken=${token}`,
+      `${P}?pageToken=${token}`,
+    ]) {
+      const refused = await call('GET', path);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({
+        status: 'INVALID_ARGUMENT',
+        message: 'The page token is not one this query issued.',
+        details: expect.arrayContaining([
+          {
+            '@type': 'type.googleapis.com/google.rpc.BadRequest',
+            fieldViolations: [expect.objectContaining({ field: 'pageToken' })],
+          },
+        ]),
+      });
+    }
+  });
 });

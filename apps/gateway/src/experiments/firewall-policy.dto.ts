@@ -2,12 +2,23 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { RESOURCE_ID } from '@rollout/contracts';
 import { MutationQueryDto } from './experiment-operations.dto';
+import type {
+  CreatePolicyRequest,
+  Direction,
+  FirewallPolicy,
+  FirewallRule,
+  Layer4Config,
+  ListPoliciesResponse,
+  RuleAction,
+  RuleMatch,
+} from '@rollout/contracts';
+import type { Writable } from '../contract-binding';
 
 /**
  * HTTP shapes of live firewall policies (experiment.v1). The gateway checks the outline of a
  * request; the experiment-service checks every rule in depth and names each bad field.
  */
-export class Layer4ConfigDto {
+export class Layer4ConfigDto implements Layer4Config {
   @ApiProperty({
     example: 'tcp',
     description: 'tcp, udp, icmp, icmpv6, sctp, esp, ah, all, or a number 0-255',
@@ -16,7 +27,7 @@ export class Layer4ConfigDto {
   @ApiPropertyOptional({ example: ['443', '8000-8080'], description: 'Only for tcp, udp and sctp' })
   ports?: string[];
 }
-export class RuleMatchDto {
+export class RuleMatchDto implements RuleMatch {
   @ApiPropertyOptional({
     example: ['10.0.0.0/8'],
     description: 'IPv4/IPv6 addresses or CIDR ranges',
@@ -25,11 +36,11 @@ export class RuleMatchDto {
   @ApiPropertyOptional({ example: ['2001:db8::/32'] }) destIpRanges?: string[];
   @ApiPropertyOptional({ type: [Layer4ConfigDto] }) layer4Configs?: Layer4ConfigDto[];
 }
-export class FirewallRuleDto {
+export class FirewallRuleDto implements FirewallRule {
   @ApiProperty({ minimum: 0, maximum: 65535, description: 'Lower wins; unique within a policy' })
   priority!: number;
-  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: string;
-  @ApiProperty({ enum: ['allow', 'deny'] }) action!: string;
+  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: Direction;
+  @ApiProperty({ enum: ['allow', 'deny'] }) action!: RuleAction;
   @ApiProperty({ type: RuleMatchDto }) match!: RuleMatchDto;
   @ApiPropertyOptional() targetTags?: string[];
   @ApiPropertyOptional() description?: string;
@@ -37,7 +48,7 @@ export class FirewallRuleDto {
 }
 
 /** A live policy, as written by a client (create and update) and as returned. */
-export class FirewallPolicyDto {
+export class FirewallPolicyDto implements Writable<FirewallPolicy> {
   @ApiPropertyOptional({
     readOnly: true,
     example: 'projects/acme/locations/global/firewallPolicies/web',
@@ -60,14 +71,17 @@ export class FirewallPolicyDto {
   @ApiPropertyOptional({ readOnly: true }) @IsOptional() @IsString() updateTime?: string;
 }
 
-export class CreatePolicyQueryDto extends MutationQueryDto {
+export class CreatePolicyQueryDto
+  extends MutationQueryDto
+  implements Pick<CreatePolicyRequest, 'requestId' | 'firewallPolicyId'>
+{
   @ApiProperty({ description: `AIP-122 id: ${RESOURCE_ID.source}` })
   @IsString()
   @MaxLength(63)
   firewallPolicyId!: string;
 }
 
-export class ListPoliciesResponseDto {
+export class ListPoliciesResponseDto implements Writable<ListPoliciesResponse> {
   @ApiProperty({ type: [FirewallPolicyDto] }) firewallPolicies!: FirewallPolicyDto[];
   @ApiPropertyOptional() nextPageToken?: string;
 }

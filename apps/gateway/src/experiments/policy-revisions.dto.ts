@@ -1,6 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { FirewallRuleDto } from './firewall-policy.dto';
+import type {
+  ChangedRule,
+  ListProjectsResponse,
+  ListRevisionsResponse,
+  PolicyDiffRequest,
+  ProjectSummary,
+  Revision,
+  RevisionKind,
+  RevisionSource,
+  RollbackRequest,
+  RuleDiff,
+  RuleDiffSide,
+  RuleFieldChange,
+  SemanticDiff,
+  VerdictChange,
+} from '@rollout/contracts';
 
 const REVISION_ID = /^[1-9][0-9]{0,9}$/;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -21,7 +37,7 @@ const SSH_OPEN = {
 };
 const SSH_OFFICE = { ...SSH_OPEN, match: { ...SSH_OPEN.match, srcIpRanges: ['10.0.0.0/8'] } };
 
-export class PolicyDiffQueryDto {
+export class PolicyDiffQueryDto implements Pick<PolicyDiffRequest, 'fromRevision' | 'toRevision'> {
   @ApiProperty({ example: '1', description: 'The revision to compare from (required)' })
   @IsString()
   @Matches(REVISION_ID)
@@ -36,7 +52,10 @@ export class PolicyDiffQueryDto {
   toRevision?: string;
 }
 
-export class RollbackRequestDto {
+export class RollbackRequestDto implements Pick<
+  RollbackRequest,
+  'revisionId' | 'etag' | 'requestId'
+> {
   @ApiProperty({ example: '1', description: 'The revision whose rules become live again' })
   @IsString()
   @Matches(REVISION_ID)
@@ -57,14 +76,14 @@ export class RollbackRequestDto {
   requestId?: string;
 }
 
-export class RuleDiffSideDto {
+export class RuleDiffSideDto implements RuleDiffSide {
   @ApiPropertyOptional({ example: '3', description: 'The revision, when this side is one' })
   revision?: string;
   @ApiProperty({ example: 'Xq3tY7pQ0aL2mN5bV8cR1w' }) etag!: string;
   @ApiProperty({ example: 'live rules (revision 3)' }) label!: string;
 }
 
-export class RuleFieldChangeDto {
+export class RuleFieldChangeDto implements RuleFieldChange {
   @ApiProperty({ example: 'match.srcIpRanges' }) field!: string;
   @ApiPropertyOptional({
     oneOf: ANY_JSON,
@@ -80,14 +99,14 @@ export class RuleFieldChangeDto {
   after?: unknown;
 }
 
-export class ChangedRuleDto {
+export class ChangedRuleDto implements ChangedRule {
   @ApiProperty({ example: 100 }) priority!: number;
   @ApiProperty({ type: FirewallRuleDto, example: SSH_OPEN }) before!: FirewallRuleDto;
   @ApiProperty({ type: FirewallRuleDto, example: SSH_OFFICE }) after!: FirewallRuleDto;
   @ApiProperty({ type: [RuleFieldChangeDto] }) fields!: RuleFieldChangeDto[];
 }
 
-export class VerdictChangeDto {
+export class VerdictChangeDto implements VerdictChange {
   @ApiProperty({ example: 'tcp/22 from 0.0.0.0/0 is now denied, except 10.0.0.0/8' })
   summary!: string;
   @ApiProperty({
@@ -96,10 +115,10 @@ export class VerdictChangeDto {
     description:
       'The region, as the static analysis gives it: direction, srcIpRanges, destIpRanges, layer4Configs, target, liveVerdict, experimentVerdict',
   })
-  region!: object;
+  region!: VerdictChange['region'];
 }
 
-export class SemanticDiffDto {
+export class SemanticDiffDto implements SemanticDiff {
   @ApiProperty({ type: [VerdictChangeDto], description: 'allow → deny' })
   nowDenied!: VerdictChangeDto[];
   @ApiProperty({ type: [VerdictChangeDto], description: 'deny → allow' })
@@ -110,7 +129,7 @@ export class SemanticDiffDto {
   truncated!: boolean;
 }
 
-export class RuleDiffDto {
+export class RuleDiffDto implements RuleDiff {
   @ApiProperty({ type: RuleDiffSideDto }) from!: RuleDiffSideDto;
   @ApiProperty({ type: RuleDiffSideDto }) to!: RuleDiffSideDto;
   @ApiProperty({ type: [FirewallRuleDto] }) added!: FirewallRuleDto[];
@@ -121,8 +140,8 @@ export class RuleDiffDto {
   @ApiProperty({ type: SemanticDiffDto }) semantic!: SemanticDiffDto;
 }
 
-export class RevisionSourceDto {
-  @ApiProperty({ enum: ['create', 'update', 'commit', 'rollback'] }) kind!: string;
+export class RevisionSourceDto implements RevisionSource {
+  @ApiProperty({ enum: ['create', 'update', 'commit', 'rollback'] }) kind!: RevisionKind;
   @ApiPropertyOptional({
     example: 'projects/acme/locations/global/firewallPolicies/edge/experiments/block-ssh',
   })
@@ -136,12 +155,12 @@ export class RevisionSourceDto {
     additionalProperties: true,
     description: 'commit: { required, gates: [{ kind, holds, description }] } as judged then',
   })
-  gates?: object;
+  gates?: RevisionSource['gates'];
   @ApiPropertyOptional({ example: '1', description: 'rollback: the revision restored' })
   rolledBackTo?: string;
 }
 
-export class RevisionDto {
+export class RevisionDto implements Revision {
   @ApiProperty({ example: 'projects/acme/locations/global/firewallPolicies/edge/revisions/3' })
   name!: string;
   @ApiProperty({ example: '3' }) revisionId!: string;
@@ -158,16 +177,16 @@ export class RevisionDto {
   rules!: FirewallRuleDto[] | null;
 }
 
-export class ListRevisionsResponseDto {
+export class ListRevisionsResponseDto implements ListRevisionsResponse {
   @ApiProperty({ type: [RevisionDto], description: 'Newest first' }) revisions!: RevisionDto[];
   @ApiPropertyOptional() nextPageToken?: string;
 }
 
-export class ProjectSummaryDto {
+export class ProjectSummaryDto implements ProjectSummary {
   @ApiProperty({ example: 'acme' }) projectId!: string;
   @ApiProperty({ example: 3 }) policyCount!: number;
 }
 
-export class ListProjectsResponseDto {
+export class ListProjectsResponseDto implements ListProjectsResponse {
   @ApiProperty({ type: [ProjectSummaryDto] }) projects!: ProjectSummaryDto[];
 }

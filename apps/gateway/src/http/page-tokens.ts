@@ -1,11 +1,13 @@
-import { StatusError } from '@rollout/contracts';
+import { invalidPageToken } from '@rollout/contracts';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Page tokens are tamper-evident at the edge: the gateway signs every `nextPageToken` a
  * service returns (HMAC-SHA256) and checks the signature of every `pageToken` a client sends
  * before a service sees it. A forged or altered token is 400, whatever the service would make
- * of it. Services keep their own token formats; clients treat tokens as opaque strings.
+ * of it. Inside is the service's token (the shared paging of @rollout/contracts: a cursor bound
+ * to its query); this layer needs a secret and node:crypto, so it stays here. Clients treat
+ * tokens as opaque strings.
  */
 export class PageTokens {
   private readonly key: Buffer;
@@ -26,12 +28,7 @@ export class PageTokens {
     const given = Buffer.from(token.slice(dot + 1), 'base64url');
     const expected = Buffer.from(this.signature(inner), 'base64url');
     if (dot <= 0 || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw StatusError.invalidArgument('pageToken is not a token this API issued.', [
-        {
-          field: 'pageToken',
-          description: 'must be the nextPageToken of an earlier page, unchanged',
-        },
-      ]);
+      throw invalidPageToken('pageToken is not a token this API issued.');
     }
     return inner;
   }

@@ -15,6 +15,16 @@ import {
   IsString,
   MaxLength,
 } from 'class-validator';
+import type {
+  CreateInspectionRuleRequest,
+  EvaluateInspectionRulesRequest,
+  EvaluateInspectionRulesResponse,
+  InspectionRule,
+  JsonPatchOperation,
+  ListInspectionRulesRequest,
+  ListInspectionRulesResponse,
+} from '@rollout/contracts';
+import type { Writable } from '../contract-binding';
 
 /**
  * HTTP shapes of the Ironic-compatible inspection rules API (snake_case as in Ironic). The
@@ -41,7 +51,7 @@ export class InspectionRuleStepDto implements InspectionRuleStep {
     'any' | 'all' | 'first' | 'last';
 }
 
-export class CreateInspectionRuleDto {
+export class CreateInspectionRuleDto implements Omit<CreateInspectionRuleRequest, 'actor'> {
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsString() uuid?: string;
   @ApiPropertyOptional({ minimum: 0, maximum: 9999, default: 0 })
   @IsOptional()
@@ -67,7 +77,7 @@ export class CreateInspectionRuleDto {
   actions!: InspectionRuleStep[];
 }
 
-export class InspectionRuleDto extends CreateInspectionRuleDto {
+export class InspectionRuleDto extends CreateInspectionRuleDto implements Writable<InspectionRule> {
   @ApiProperty({ format: 'uuid' }) declare uuid: string;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ format: 'date-time', nullable: true }) updated_at!: string | null;
@@ -95,7 +105,7 @@ export class InspectionRuleWithLinksDto extends InspectionRuleDto {
   @ApiProperty({ type: [IronicLinkDto] }) links!: IronicLinkDto[];
 }
 
-export class ListInspectionRulesResponseDto {
+export class ListInspectionRulesResponseDto implements Writable<ListInspectionRulesResponse> {
   @ApiProperty({
     type: [InspectionRuleWithLinksDto],
     description:
@@ -107,7 +117,10 @@ export class ListInspectionRulesResponseDto {
 }
 
 /** Query strings are checked loosely here and read as Ironic reads them in the controller. */
-export class ListInspectionRulesQueryDto {
+export class ListInspectionRulesQueryDto implements Pick<
+  ListInspectionRulesRequest,
+  'marker' | 'phase'
+> {
   @ApiPropertyOptional({
     enum: ['true', 'false'],
     description: 'Include every field (not with `fields`)',
@@ -153,7 +166,7 @@ export class GetInspectionRuleQueryDto {
   fields?: string;
 }
 
-export class EvaluateInspectionRulesDto {
+export class EvaluateInspectionRulesDto implements EvaluateInspectionRulesRequest {
   @ApiPropertyOptional({ enum: INSPECTION_PHASES, default: 'main' })
   @IsOptional()
   @IsIn(INSPECTION_PHASES)
@@ -183,7 +196,7 @@ export class EvaluateInspectionRulesDto {
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(255) scope?: string;
 }
 
-export class EvaluateInspectionRulesResponseDto {
+export class EvaluateInspectionRulesResponseDto implements EvaluateInspectionRulesResponse {
   @ApiProperty({
     type: 'array',
     items: { type: 'object' },
@@ -191,9 +204,9 @@ export class EvaluateInspectionRulesResponseDto {
   })
   matched_rules!: { uuid: string; description: string | null }[];
   @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'JSON patch on the node' })
-  node_patch!: object[];
+  node_patch!: JsonPatchOperation[];
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'JSON patch per port' })
-  port_patches!: Record<string, object[]>;
+  port_patches!: Record<string, JsonPatchOperation[]>;
   @ApiProperty({ type: 'object', additionalProperties: true }) plugin_data!: Record<
     string,
     unknown

@@ -15,12 +15,12 @@ import {
   CreateLeaseDto,
   CreateLeaseQueryDto,
   LeaseDto,
-  ListDecisionsResponseDto,
   ListLeasesQueryDto,
   ListLeasesResponseDto,
   PageQueryDto,
   UpdateLeaseDto,
 } from './leases.dto';
+import { ListDecisionsResponseDto } from './lease-decisions.dto';
 import { LeasePath, LeasesClient } from './leases.client';
 
 /** Plain JSON for the NATS payload: the DTO instance minus undefined fields. */

@@ -16,6 +16,16 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import type {
+  CreateLeaseRequest,
+  Lease,
+  LeaseInput,
+  LeaseOrigin,
+  LeaseReservation,
+  LeaseStatus,
+  ListLeasesRequest,
+  ListLeasesResponse,
+} from '@rollout/contracts';
 
 /**
  * HTTP shapes of enforcement.v1 leases (lowerCamelCase). The gateway checks the outline and
@@ -24,7 +34,7 @@ import {
  */
 const TIMESTAMP_DOC = 'RFC 3339, e.g. 2026-11-22T10:00:00Z (no offset: UTC)';
 
-export class ReservationDto {
+export class ReservationDto implements LeaseReservation {
   @ApiProperty({
     example: 'physical:host',
     description: 'physical:host, virtual:instance, virtual:floatingip, flavor:instance, network, …',
@@ -94,7 +104,7 @@ export class ReservationDto {
 }
 
 /** What both create and update may carry. */
-class LeaseFieldsDto {
+class LeaseFieldsDto implements Partial<Omit<LeaseInput, 'endDate'>> {
   @ApiPropertyOptional({
     example: 'gpu-week',
     maxLength: 255,
@@ -121,7 +131,7 @@ class LeaseFieldsDto {
   reservations?: ReservationDto[];
 }
 
-export class CreateLeaseDto extends LeaseFieldsDto {
+export class CreateLeaseDto extends LeaseFieldsDto implements LeaseInput {
   @ApiProperty({ example: '2026-11-30T00:00:00Z', description: TIMESTAMP_DOC })
   @IsString()
   @MaxLength(64)
@@ -129,7 +139,7 @@ export class CreateLeaseDto extends LeaseFieldsDto {
 }
 
 /** A lease update: the fields present replace the lease's. */
-export class UpdateLeaseDto extends LeaseFieldsDto {
+export class UpdateLeaseDto extends LeaseFieldsDto implements Partial<LeaseInput> {
   @ApiPropertyOptional({ example: '2026-11-30T00:00:00Z', description: TIMESTAMP_DOC })
   @IsOptional()
   @IsString()
@@ -137,7 +147,7 @@ export class UpdateLeaseDto extends LeaseFieldsDto {
   endDate?: string;
 }
 
-export class CreateLeaseQueryDto {
+export class CreateLeaseQueryDto implements Pick<CreateLeaseRequest, 'leaseId'> {
   @ApiPropertyOptional({
     description:
       'AIP-122 id: ^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$; the service chooses one when absent',
@@ -149,7 +159,7 @@ export class CreateLeaseQueryDto {
   leaseId?: string;
 }
 
-export class PageQueryDto {
+export class PageQueryDto implements Pick<ListLeasesRequest, 'pageSize' | 'pageToken'> {
   @ApiPropertyOptional({ minimum: 0, maximum: 1000, description: 'Default 50, at most 500' })
   @IsOptional()
   @Type(() => Number)
@@ -170,7 +180,10 @@ const statusList = ({ value }: { value: unknown }) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-export class ListLeasesQueryDto extends PageQueryDto {
+export class ListLeasesQueryDto
+  extends PageQueryDto
+  implements Pick<ListLeasesRequest, 'pageSize' | 'pageToken'>
+{
   @ApiPropertyOptional({
     enum: LEASE_STATUSES,
     isArray: true,
@@ -193,7 +206,7 @@ export class ListLeasesQueryDto extends PageQueryDto {
   filter?: string;
 }
 
-export class LeaseDto {
+export class LeaseDto implements Lease {
   @ApiProperty({ example: 'gpu-week' }) id!: string;
   @ApiProperty({ example: 'acme' }) project!: string;
   @ApiProperty({ example: 'gpu-week' }) name!: string;
@@ -205,43 +218,17 @@ export class LeaseDto {
     description:
       'PENDING (admitted, not started), ACTIVE, TERMINATED (ended; on_end sent), ERROR (refused)',
   })
-  status!: string;
+  status!: LeaseStatus;
   @ApiPropertyOptional({ description: 'ERROR: the denial message; TERMINATED: how it ended' })
   statusReason?: string;
-  @ApiProperty({ enum: ['API', 'BLAZAR'] }) origin!: string;
+  @ApiProperty({ enum: ['API', 'BLAZAR'] }) origin!: LeaseOrigin;
   @ApiProperty({ description: 'Who created it' }) creator!: string;
   @ApiProperty({ format: 'date-time' }) createTime!: string;
   @ApiProperty({ format: 'date-time' }) updateTime!: string;
   @ApiPropertyOptional({ format: 'date-time' }) endTime?: string;
 }
 
-export class ListLeasesResponseDto {
+export class ListLeasesResponseDto implements ListLeasesResponse {
   @ApiProperty({ type: [LeaseDto] }) leases!: LeaseDto[];
-  @ApiPropertyOptional() nextPageToken?: string;
-}
-
-export class DecisionStepDto {
-  @ApiProperty({ example: 'MaxActiveLeases' }) filter!: string;
-  @ApiProperty({ enum: ['ENFORCE', 'DRYRUN'] }) mode!: string;
-  @ApiProperty({ enum: ['ALLOW', 'DENY', 'WOULD_DENY', 'FAIL_OPEN', 'ERROR'] }) result!: string;
-  @ApiPropertyOptional() message?: string;
-}
-
-export class DecisionDto {
-  @ApiProperty({ enum: ['CHECK_CREATE', 'CHECK_UPDATE', 'ON_END'] }) hook!: string;
-  @ApiProperty({ enum: ['ALLOWED', 'DENIED', 'NOTIFIED'] }) result!: string;
-  @ApiPropertyOptional({ description: 'DENIED: the filter that refused' }) filter?: string;
-  @ApiPropertyOptional({ description: 'DENIED: its message' }) message?: string;
-  @ApiProperty({ description: 'The project is exempted: no filter ran' }) exempted!: boolean;
-  @ApiProperty({ type: [DecisionStepDto] }) steps!: DecisionStepDto[];
-  @ApiProperty({ format: 'date-time' }) time!: string;
-  @ApiProperty({ description: 'Who asked (principal, blazar, or system when the end date passed)' })
-  actor!: string;
-  @ApiProperty() userId!: string;
-  @ApiPropertyOptional() requestId?: string;
-}
-
-export class ListDecisionsResponseDto {
-  @ApiProperty({ type: [DecisionDto] }) decisions!: DecisionDto[];
   @ApiPropertyOptional() nextPageToken?: string;
 }

@@ -4,10 +4,16 @@ import { IsISO8601, IsOptional } from 'class-validator';
 import { PreviewDeadLetterCountDto } from './preview-completeness.dto';
 import { PreviewFlowDto } from './preview-flows.dto';
 import { PreviewReportDto } from './preview-report.dto';
+import type {
+  BacktestOperation,
+  BacktestRequest,
+  BacktestResult,
+  BacktestWindow,
+} from '@rollout/contracts';
 
 /** HTTP shapes of preview.v1 backtests (`:backtest` and its operation). */
 
-export class BacktestBodyDto {
+export class BacktestBodyDto implements Pick<BacktestRequest, 'startTime' | 'endTime'> {
   @ApiPropertyOptional({
     example: '2025-06-01T00:00:00Z',
     description:
@@ -27,7 +33,7 @@ export class BacktestBodyDto {
   endTime?: string;
 }
 
-export class BacktestWindowDto {
+export class BacktestWindowDto implements BacktestWindow {
   @ApiPropertyOptional() requestedStartTime?: string;
   @ApiPropertyOptional() requestedEndTime?: string;
   @ApiPropertyOptional({
@@ -66,7 +72,7 @@ export class BacktestWindowDto {
   summary!: string;
 }
 
-export class BacktestResultDto {
+export class BacktestResultDto implements BacktestResult {
   @ApiProperty({ example: 'type.googleapis.com/policyrollout.preview.v1.BacktestResult' })
   '@type'!: string;
   @ApiProperty({
@@ -83,7 +89,7 @@ export class BacktestResultDto {
   @ApiProperty({ type: BacktestWindowDto }) window!: BacktestWindowDto;
 }
 
-export class BacktestOperationDto {
+export class BacktestOperationDto implements BacktestOperation {
   @ApiProperty({ example: 'operations/backtest-0b9d6c1e-5f7a-4f0e-9d3c-2b1a0e9f8c7d' })
   name!: string;
   @ApiProperty() done!: boolean;
@@ -93,7 +99,7 @@ export class BacktestOperationDto {
     description:
       '@type, verb (backtest), target, createTime, updateTime, endTime, messagesReplayed, eventsReplayed',
   })
-  metadata!: object;
+  metadata!: BacktestOperation['metadata'];
   @ApiPropertyOptional({ type: BacktestResultDto, description: 'Once done: the result' })
   response?: BacktestResultDto;
   @ApiPropertyOptional({
@@ -101,5 +107,5 @@ export class BacktestOperationDto {
     additionalProperties: true,
     description: 'google.rpc.Status, once failed (ABORTED when the evaluator running it stopped)',
   })
-  error?: object;
+  error?: BacktestOperation['error'];
 }

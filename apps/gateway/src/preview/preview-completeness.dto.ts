@@ -1,10 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PREVIEW_DISAGREEMENT_FLOWS, PREVIEW_REPORT_TOP } from '@rollout/contracts';
 import { DifferingRegionDto } from '../experiments/experiment-analysis.dto';
+import type {
+  Direction,
+  PreviewCompleteness,
+  PreviewCoverage,
+  PreviewDeadLetterCount,
+  PreviewDisagreement,
+  PreviewDisagreementFlow,
+  PreviewEvaluatorLag,
+  RuleAction,
+} from '@rollout/contracts';
 
 /** What a preview report's counts miss, and what the change does that no traffic tested. */
 
-export class PreviewDeadLetterCountDto {
+export class PreviewDeadLetterCountDto implements PreviewDeadLetterCount {
   @ApiProperty({
     description:
       'The dead-letter reason (bad_json, invalid_event, bad_address, contract_mismatch, unevaluable)',
@@ -13,7 +23,7 @@ export class PreviewDeadLetterCountDto {
   @ApiProperty() messages!: number;
 }
 
-export class PreviewEvaluatorLagDto {
+export class PreviewEvaluatorLagDto implements PreviewEvaluatorLag {
   @ApiProperty({
     description:
       'TRAFFIC messages (every policy) not yet delivered, or delivered and not yet acknowledged',
@@ -25,7 +35,7 @@ export class PreviewEvaluatorLagDto {
   oldestPendingTime?: string;
 }
 
-export class PreviewCompletenessDto {
+export class PreviewCompletenessDto implements PreviewCompleteness {
   @ApiProperty({
     description:
       'Nothing dead-lettered, nothing known or possibly dropped by TRAFFIC since the first evaluation, nothing left to read',
@@ -61,21 +71,21 @@ export class PreviewCompletenessDto {
   lag?: PreviewEvaluatorLagDto;
 }
 
-export class PreviewDisagreementFlowDto {
-  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: string;
+export class PreviewDisagreementFlowDto implements PreviewDisagreementFlow {
+  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: Direction;
   @ApiProperty() srcIp!: string;
   @ApiProperty() destIp!: string;
   @ApiProperty({ description: 'The protocol name, or its number for protocols without one' })
   protocol!: string;
   @ApiPropertyOptional({ description: 'Absent for connections without ports' }) destPort?: number;
   @ApiProperty({ enum: ['allow', 'deny'], description: "This configuration's experiment's action" })
-  action!: string;
+  action!: RuleAction;
   @ApiProperty({ enum: ['allow', 'deny'], description: "The other experiment's action" })
-  otherAction!: string;
+  otherAction!: RuleAction;
   @ApiProperty() count!: number;
 }
 
-export class PreviewDisagreementDto {
+export class PreviewDisagreementDto implements PreviewDisagreement {
   @ApiProperty({ description: "The other experiment's resource name" }) experiment!: string;
   @ApiProperty() experimentEtag!: string;
   @ApiProperty({
@@ -93,7 +103,7 @@ export class PreviewDisagreementDto {
   eventsOutsideFlows!: number;
 }
 
-export class PreviewCoverageDto {
+export class PreviewCoverageDto implements PreviewCoverage {
   @ApiProperty({
     description: 'false when the analysis hit its work bound: nothing below may be inferred',
   })

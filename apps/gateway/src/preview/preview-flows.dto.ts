@@ -6,6 +6,16 @@ import {
 } from '@rollout/contracts';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import type {
+  Direction,
+  ListPreviewFlowsRequest,
+  ListPreviewFlowsResponse,
+  PreviewFlow,
+  PreviewFlowSample,
+  PreviewTransition,
+  PreviewVerdict,
+  RuleAction,
+} from '@rollout/contracts';
 
 /** HTTP shapes of preview.v1's previewFlows: the changed decisions of an experiment, by flow. */
 
@@ -26,7 +36,10 @@ export const PREVIEW_FLOWS_FILTER_GRAMMAR =
   `At most ${PREVIEW_FLOWS_FILTER_MAX_LENGTH} characters; one the evaluator cannot parse is 400 INVALID_ARGUMENT.`;
 
 /** Paging, the same for every preview list. */
-export class PreviewPageQueryDto {
+export class PreviewPageQueryDto implements Pick<
+  ListPreviewFlowsRequest,
+  'pageSize' | 'pageToken'
+> {
   @ApiPropertyOptional({
     minimum: 0,
     maximum: PREVIEW_LOGS_MAX_PAGE_SIZE,
@@ -49,7 +62,10 @@ export class PreviewPageQueryDto {
   pageToken?: string;
 }
 
-export class PreviewFlowsQueryDto extends PreviewPageQueryDto {
+export class PreviewFlowsQueryDto
+  extends PreviewPageQueryDto
+  implements Pick<ListPreviewFlowsRequest, 'pageSize' | 'pageToken' | 'filter'>
+{
   @ApiPropertyOptional({
     maxLength: PREVIEW_FLOWS_FILTER_MAX_LENGTH,
     example: 'transition = ALLOW_TO_DENY AND ip = "10.0.0.0/8" AND destPort = 22',
@@ -61,8 +77,8 @@ export class PreviewFlowsQueryDto extends PreviewPageQueryDto {
   filter?: string;
 }
 
-export class PreviewVerdictDto {
-  @ApiProperty({ enum: ['allow', 'deny'] }) action!: string;
+export class PreviewVerdictDto implements PreviewVerdict {
+  @ApiProperty({ enum: ['allow', 'deny'] }) action!: RuleAction;
   @ApiProperty({
     type: Number,
     nullable: true,
@@ -72,7 +88,7 @@ export class PreviewVerdictDto {
   @ApiProperty({ description: 'No rule matched: INGRESS deny, EGRESS allow' }) implied!: boolean;
 }
 
-export class PreviewFlowSampleDto {
+export class PreviewFlowSampleDto implements PreviewFlowSample {
   @ApiProperty({ description: 'The traffic event id, to look up in your own flow logs' })
   trafficEventId!: string;
   @ApiProperty({ description: "The event's time, as the producer wrote it (RFC 3339)" })
@@ -81,10 +97,10 @@ export class PreviewFlowSampleDto {
   srcPort?: number;
 }
 
-export class PreviewFlowDto {
+export class PreviewFlowDto implements PreviewFlow {
   @ApiProperty() experimentEtag!: string;
   @ApiProperty() livePolicyEtag!: string;
-  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: string;
+  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: Direction;
   @ApiProperty({ example: '198.51.100.7' }) srcIp!: string;
   @ApiProperty({ example: '10.0.0.5' }) destIp!: string;
   @ApiProperty({
@@ -98,7 +114,7 @@ export class PreviewFlowDto {
     enum: ['ALLOW_TO_DENY', 'DENY_TO_ALLOW'],
     description: 'ALLOW_TO_DENY: the change blocks the flow; DENY_TO_ALLOW: it opens it',
   })
-  transition!: string;
+  transition!: PreviewTransition;
   @ApiProperty({ type: PreviewVerdictDto, description: 'What the live policy decided' })
   liveResult!: PreviewVerdictDto;
   @ApiProperty({ type: PreviewVerdictDto, description: "What the experiment's policy decided" })
@@ -114,7 +130,7 @@ export class PreviewFlowDto {
   samples!: PreviewFlowSampleDto[];
 }
 
-export class ListPreviewFlowsResponseDto {
+export class ListPreviewFlowsResponseDto implements ListPreviewFlowsResponse {
   @ApiProperty({
     type: [PreviewFlowDto],
     description:

@@ -2,10 +2,22 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsOptional } from 'class-validator';
 import { PreviewPageQueryDto, PreviewVerdictDto } from './preview-flows.dto';
+import type {
+  Direction,
+  ListPreviewLogsRequest,
+  ListPreviewLogsResponse,
+  PREVIEW_LOG_PREFIX,
+  PreviewConnection,
+  PreviewLogRecord,
+  TrafficProtocol,
+} from '@rollout/contracts';
 
 /** HTTP shapes of preview.v1's deprecated previewLogs: the sample records of the changed flows. */
 
-export class PreviewLogsQueryDto extends PreviewPageQueryDto {
+export class PreviewLogsQueryDto
+  extends PreviewPageQueryDto
+  implements Pick<ListPreviewLogsRequest, 'pageSize' | 'pageToken' | 'changedOnly'>
+{
   @ApiPropertyOptional({
     deprecated: true,
     example: true,
@@ -18,8 +30,8 @@ export class PreviewLogsQueryDto extends PreviewPageQueryDto {
   changedOnly?: boolean;
 }
 
-export class PreviewConnectionDto {
-  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: string;
+export class PreviewConnectionDto implements PreviewConnection {
+  @ApiProperty({ enum: ['INGRESS', 'EGRESS'] }) direction!: Direction;
   @ApiProperty({ example: '198.51.100.7' }) srcIp!: string;
   @ApiProperty({ example: '10.0.0.5' }) destIp!: string;
   @ApiProperty({
@@ -28,14 +40,15 @@ export class PreviewConnectionDto {
       { type: 'integer', minimum: 0, maximum: 255 },
     ],
   })
-  protocol!: string | number;
+  protocol!: TrafficProtocol;
   @ApiPropertyOptional() srcPort?: number;
   @ApiPropertyOptional({ example: 22 }) destPort?: number;
   @ApiPropertyOptional({ type: [String] }) targetTags?: string[];
 }
 
-export class PreviewLogRecordDto {
-  @ApiProperty({ example: 'FirewallPolicyPreviewLog' }) logPrefix!: string;
+export class PreviewLogRecordDto implements PreviewLogRecord {
+  @ApiProperty({ type: String, example: 'FirewallPolicyPreviewLog' })
+  logPrefix!: typeof PREVIEW_LOG_PREFIX;
   @ApiProperty({
     description: 'Deterministic: from the traffic event id, the experiment and its etag',
   })
@@ -56,7 +69,7 @@ export class PreviewLogRecordDto {
   @ApiProperty() changed!: boolean;
 }
 
-export class ListPreviewLogsResponseDto {
+export class ListPreviewLogsResponseDto implements ListPreviewLogsResponse {
   @ApiProperty({
     type: [PreviewLogRecordDto],
     description:

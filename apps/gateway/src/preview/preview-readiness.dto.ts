@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { PreviewReadiness, ReadinessGateStatus } from '@rollout/contracts';
 
 /** The readiness gates of an experiment, judged on its latest preview. */
 
-export class ReadinessGateStatusDto {
+export class ReadinessGateStatusDto implements ReadinessGateStatus {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
@@ -30,7 +31,7 @@ export class ReadinessGateStatusDto {
   description!: string;
 }
 
-export class PreviewReadinessDto {
+export class PreviewReadinessDto implements PreviewReadiness {
   @ApiProperty({
     description:
       "The experiment's etag as the evaluator holds it now: a commit of another etag with requireGates or reportEtag is refused",

@@ -11,28 +11,38 @@ import {
 } from './preview-completeness.dto';
 import { PreviewVerdictDto } from './preview-flows.dto';
 import { PreviewReadinessDto } from './preview-readiness.dto';
+import type {
+  ChangedDestinationPort,
+  ChangedSource,
+  PreviewConfigurationReport,
+  PreviewReport,
+  PreviewTimeBucket,
+  RuleAction,
+  RuleCount,
+  RuleTransition,
+} from '@rollout/contracts';
 
 /** HTTP shapes of preview.v1's previewReport: exact totals per configuration, and readiness. */
 
-export class RuleCountDto {
+export class RuleCountDto implements RuleCount {
   @ApiProperty({ type: Number, nullable: true }) rulePriority!: number | null;
   @ApiProperty() implied!: boolean;
-  @ApiProperty({ enum: ['allow', 'deny'] }) action!: string;
+  @ApiProperty({ enum: ['allow', 'deny'] }) action!: RuleAction;
   @ApiProperty({ description: 'Events this rule decided' }) count!: number;
 }
 
-export class ChangedSourceDto {
+export class ChangedSourceDto implements ChangedSource {
   @ApiProperty() srcIp!: string;
   @ApiProperty() count!: number;
 }
 
-export class ChangedDestinationPortDto {
+export class ChangedDestinationPortDto implements ChangedDestinationPort {
   @ApiProperty({ example: 'tcp' }) protocol!: string;
   @ApiProperty({ example: 22 }) destPort!: number;
   @ApiProperty() count!: number;
 }
 
-export class RuleTransitionDto {
+export class RuleTransitionDto implements RuleTransition {
   @ApiProperty({ type: PreviewVerdictDto, description: 'The live policy rule that decided' })
   live!: PreviewVerdictDto;
   @ApiProperty({ type: PreviewVerdictDto, description: "The experiment's rule that decided" })
@@ -40,20 +50,20 @@ export class RuleTransitionDto {
   @ApiProperty({ description: 'Events both rules decided' }) count!: number;
 }
 
-export class PreviewTimeBucketDto {
+export class PreviewTimeBucketDto implements PreviewTimeBucket {
   @ApiProperty({
     description:
       'Start of the bucket (RFC 3339); it holds events with a time in [startTime, startTime + width)',
   })
   startTime!: string;
-  @ApiProperty({ enum: ['MINUTE', 'HOUR'] }) width!: string;
+  @ApiProperty({ enum: ['MINUTE', 'HOUR'] }) width!: PreviewTimeBucket['width'];
   @ApiProperty() evaluated!: number;
   @ApiProperty() changed!: number;
   @ApiProperty() allowToDeny!: number;
   @ApiProperty() denyToAllow!: number;
 }
 
-export class PreviewConfigurationReportDto {
+export class PreviewConfigurationReportDto implements PreviewConfigurationReport {
   @ApiProperty() experimentEtag!: string;
   @ApiProperty() livePolicyEtag!: string;
   @ApiProperty({
@@ -127,7 +137,7 @@ export class PreviewConfigurationReportDto {
   @ApiProperty() lastEventTime!: string;
 }
 
-export class PreviewReportDto {
+export class PreviewReportDto implements PreviewReport {
   @ApiProperty() name!: string;
   @ApiProperty({
     type: [PreviewConfigurationReportDto],

@@ -1,10 +1,11 @@
 import type {
   ExperimentAnalysis,
   FirewallRule,
+  FlowConnection,
   PreviewCoverage,
   RuleCount,
 } from '@rollout/contracts';
-import { PreviewedFlow, untouchedRegions } from '@rollout/domain/firewall';
+import { untouchedRegions } from '@rollout/domain/firewall';
 
 /**
  * What the experiment's static analysis says about the traffic previewed in one configuration:
@@ -18,7 +19,7 @@ export function coverageOf(input: {
   analysis: ExperimentAnalysis;
   experimentRules: readonly FirewallRule[];
   /** The configuration's changed flows (all it keeps). */
-  flows: Iterable<PreviewedFlow>;
+  flows: Iterable<FlowConnection<string>>;
   changedOutsideFlows: number;
   /** The configuration's experiment rule counts (the transitions' margin). */
   experimentRuleCounts: readonly RuleCount[];

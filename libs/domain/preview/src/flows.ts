@@ -1,10 +1,15 @@
-import { type PreviewFlowSample, type PreviewVerdict, protocolNameOf } from '@rollout/contracts';
+import {
+  type FlowConnection,
+  type PreviewFlowSample,
+  type PreviewVerdict,
+  protocolNameOf,
+} from '@rollout/contracts';
 import { NO_PORT, type ParsedConnection } from '@rollout/domain/firewall';
 
 /** Flows: connections without their source port, keyed and written as the store and the report do. */
 
 /** Changed decisions of one flow: the connection without its source port, and both deciding rules. */
-export interface FlowTally extends FlowConnection {
+export interface FlowTally extends FlowConnection<string> {
   live: PreviewVerdict;
   experiment: PreviewVerdict;
   count: number;
@@ -12,17 +17,6 @@ export interface FlowTally extends FlowConnection {
   lastMs: number;
   /** The first events of the flow, at most PREVIEW_FLOW_SAMPLES. */
   samples: PreviewFlowSample[];
-}
-
-/** A connection without its source port, as flows write it (canonical addresses, protocol names). */
-export interface FlowConnection {
-  direction: 'INGRESS' | 'EGRESS';
-  /** Canonical text (dotted quad, or eight hex groups). */
-  srcIp: string;
-  destIp: string;
-  /** The protocol's name, or its number for protocols without one. */
-  protocol: string;
-  destPort?: number;
 }
 
 /**
@@ -33,7 +27,7 @@ export const connectionKey = (c: ParsedConnection) =>
   `${c.direction}|${c.srcFamily}:${c.s0}:${c.s1}:${c.s2}:${c.s3}|${c.destFamily}:${c.d0}:${c.d1}:${c.d2}:${c.d3}|${c.protocol}|${c.portKey}`;
 
 /** A connection without its source port, as flows write it (canonical addresses, protocol names). */
-export function flowConnection(c: ParsedConnection): FlowConnection {
+export function flowConnection(c: ParsedConnection): FlowConnection<string> {
   return {
     direction: c.direction,
     srcIp: addressText(c.srcFamily, c.s0, c.s1, c.s2, c.s3),

@@ -7,7 +7,6 @@ export * from './view-tally';
 export * from './outcome';
 export * from './flows';
 export * from './flow-filter';
-export * from './page-token';
 export * from './completeness';
 export * from './readiness';
 export * from './coverage';

@@ -1,4 +1,5 @@
 import type {
+  FlowConnection,
   ExperimentAnalysis,
   PreviewConfigurationReport,
   PreviewDisagreement,
@@ -6,7 +7,6 @@ import type {
   PreviewReport,
   RuleCount,
 } from '@rollout/contracts';
-import type { PreviewedFlow } from '@rollout/domain/firewall';
 import { completenessOf } from './completeness';
 import { coverageOf } from './coverage';
 import { judgedConfiguration, readinessOf, reportEtagOf } from './readiness';
@@ -61,7 +61,7 @@ export interface ReportRows {
   /** The disagreement section of each configuration, most events first. */
   disagreements: Of<PreviewDisagreement>[];
   /** The changed flows of the configuration coverage is of (see ReportReading.coverageOf), when it is one of these. */
-  coverageFlows?: Of<{ flows: PreviewedFlow[] }>;
+  coverageFlows?: Of<{ flows: FlowConnection<string>[] }>;
   /** Deny → allow events of the judged configuration's flows from each `noDenyToAllowFrom` range (0 for none). */
   denyToAllowFrom: ReadonlyMap<string, number>;
 }

@@ -1,7 +1,7 @@
-import type { PreviewFlowSample, TrafficEvent } from '@rollout/contracts';
+import type { FlowConnection, PreviewFlowSample, TrafficEvent } from '@rollout/contracts';
 import { PREVIEW_FLOW_SAMPLES } from '@rollout/contracts';
 import type { ParsedConnection } from '@rollout/domain/firewall';
-import { FlowConnection, FlowTally, connectionKey, flowConnection } from './flows';
+import { FlowTally, connectionKey, flowConnection } from './flows';
 import { Outcome, ViewEvaluator, evaluatorOf } from './outcome';
 import type { ActiveExperiment, PolicyView } from './state';
 import { ConfigurationTotals, MINUTE_MS } from './totals';
@@ -48,7 +48,7 @@ export interface CohortBatch {
   readonly flows: Map<string, CohortFlow>;
 }
 
-export interface CohortFlow extends FlowConnection {
+export interface CohortFlow extends FlowConnection<string> {
   mask: number;
   count: number;
 }

@@ -2,3 +2,4 @@ export * from './resources';
 export * from './messages';
 export * from './names';
 export * from './revisions';
+export type { ListHistoryEventsResponse } from './package';

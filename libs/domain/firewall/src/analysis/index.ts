@@ -1,4 +1,3 @@
 export { analyzeExperiment, ANALYSIS_WORK_LIMIT } from './analyze';
 export type { AnalysisOptions } from './analyze';
 export { regionMatcher, untouchedRegions } from './regions';
-export type { PreviewedFlow } from './regions';

@@ -3,7 +3,7 @@
  * which regions no previewed connection touched (for the preview report: "this change also
  * opens 10.0.0.0/8 tcp:22, which no previewed connection used").
  */
-import type { DifferingRegion } from '@rollout/contracts';
+import type { DifferingRegion, FlowConnection } from '@rollout/contracts';
 import { Connection, parseConnection, ParsedConnection } from '../engine/connection';
 import { addressIntervals, covers, Interval, PORT_KEYS } from './space';
 import { ruleProtocol } from '../engine/tables';
@@ -82,23 +82,13 @@ export function regionMatcher(region: DifferingRegion): (connection: Connection)
   };
 }
 
-/** A previewed connection as the evaluator stores its changed flows (no tags, no source port). */
-export interface PreviewedFlow {
-  direction: 'INGRESS' | 'EGRESS';
-  srcIp: string;
-  destIp: string;
-  /** A protocol name or number text. */
-  protocol: string;
-  destPort?: number;
-}
-
 /**
  * The regions no flow lies in. Flows carry no target tags, so a flow touches a region whatever
  * the region's target condition; a flow that cannot be parsed touches nothing.
  */
 export function untouchedRegions(
   regions: readonly DifferingRegion[],
-  flows: Iterable<PreviewedFlow>,
+  flows: Iterable<FlowConnection<string>>,
 ): DifferingRegion[] {
   const open = regions.map(compileRegion);
   for (const flow of flows) {

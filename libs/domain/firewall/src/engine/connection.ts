@@ -4,22 +4,19 @@
  * registry ids. A traffic event is parsed once and then evaluated against the live policy and
  * every experiment.
  */
-import { PROTOCOL_NUMBERS } from '@rollout/contracts';
+import { type FlowConnection, PROTOCOL_NUMBERS } from '@rollout/contracts';
 import { Direction } from '../model';
 import { AddressBox, parseAddressInto } from './address';
 
 // A module-local binding: an imported call may compile to a getter call (see compile.ts).
 const parseAddressFast = parseAddressInto;
 
-export interface Connection {
-  direction: Direction;
-  srcIp: string;
-  destIp: string;
-  /** A protocol name (tcp, udp, icmp, icmpv6, sctp, esp, ah) or an IP protocol number 0-255, as number or text. */
-  protocol: string | number;
+/**
+ * A connection to evaluate, with its source port; the protocol is a name (tcp, udp, icmp, icmpv6,
+ * sctp, esp, ah) or an IP protocol number 0-255, as number or text.
+ */
+export interface Connection extends FlowConnection<string | number> {
   srcPort?: number;
-  destPort?: number;
-  targetTags?: readonly string[];
 }
 
 /** The port key of a connection without a (valid) destination port: one past the last port. */
