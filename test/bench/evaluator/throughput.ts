@@ -1,5 +1,6 @@
 /** The evaluator bench's scenario 1. Throughput (see evaluator.bench.ts). */
 import { PREVIEW_LOGS_STREAM } from '@rollout/contracts';
+import { provisionFromEnv } from '@rollout/platform/nats';
 import { uniqueName } from '@rollout/testing/kit';
 import { Experiments } from './experiments';
 import { Harness, SummaryLine, cpuText } from './harness';
@@ -19,6 +20,7 @@ import { flowPool, rawRate, trafficOf } from './workload';
 export async function throughput(h: Harness, x: Experiments) {
   const {
     baselineRoot,
+    evaluatorEnv,
     ns,
     schemas,
     passSchemas,
@@ -99,8 +101,10 @@ export async function throughput(h: Harness, x: Experiments) {
     await stopEvaluators();
     let baseline: number | undefined;
     if (baselineRoot) {
-      // The same backlog again, from its first message, for the other build's evaluator.
+      // The same backlog again, from its first message, for the other build's evaluator: the
+      // provisioning step declares the durable again (the evaluator creates none).
       await jsm.consumers.delete(stream, 'evaluator');
+      await provisionFromEnv(evaluatorEnv);
       const schema = uniqueName('bench_');
       passSchemas.push(schema);
       baseline = (
