@@ -80,6 +80,18 @@ export function decodePageToken(
   return c as Record<string, unknown>;
 }
 
+/** Lists paged by a unique text key (a name, an id): the token holds the last key of its page. */
+export const encodeKeyPageToken = (query: string, lastKey: string): string =>
+  encodePageToken(query, { after: lastKey });
+
+/** The key to continue after (undefined on the first page); any other token is INVALID_ARGUMENT. */
+export function decodeKeyPageToken(token: unknown, query: string): string | undefined {
+  const cursor = decodePageToken(token, query);
+  if (cursor === undefined) return undefined;
+  if (typeof cursor.after !== 'string') throw invalidPageToken();
+  return cursor.after;
+}
+
 /** A positive safe integer from a decoded cursor, or undefined. */
 export const cursorId = (value: unknown): number | undefined =>
   Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined;

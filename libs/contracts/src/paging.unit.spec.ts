@@ -2,7 +2,9 @@ import {
   LIST_PAGE_SIZES,
   PREVIEW_PAGE_SIZES,
   cursorId,
+  decodeKeyPageToken,
   decodePageToken,
+  encodeKeyPageToken,
   encodePageToken,
   pageSizeOf,
 } from './paging';
@@ -90,6 +92,17 @@ describe('page tokens', () => {
         ],
       });
     }
+  });
+
+  it('pages a list by its key: the last key of a page, refused for another query or another cursor', () => {
+    expect(decodeKeyPageToken(encodeKeyPageToken(query, 'lease-7'), query)).toBe('lease-7');
+    expect(decodeKeyPageToken(undefined, query)).toBeUndefined();
+    expect(refusal(() => decodeKeyPageToken(encodeKeyPageToken('other', 'x'), query)).status).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(
+      refusal(() => decodeKeyPageToken(encodePageToken(query, { seq: 3 }), query)).status,
+    ).toBe('INVALID_ARGUMENT');
   });
 
   it('reads only positive safe integers as ids', () => {

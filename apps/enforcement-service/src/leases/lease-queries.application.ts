@@ -9,11 +9,13 @@ import {
   ListLeasesRequest,
   ListLeasesResponse,
   StatusError,
+  decodeKeyPageToken,
+  encodeKeyPageToken,
+  pageSizeOf,
 } from '@rollout/contracts';
 import { checkProject, isLookupId, leaseNotFound } from '@rollout/domain/enforcement';
 import type { LeaseRow } from '../ledger/ledger-statements';
 import { Ledger } from '../ledger/ledger.repository';
-import { decodePageToken, encodePageToken, pageSizeOf } from './paging';
 import { decisionView, leaseView } from './views';
 
 /** Reading the leases of the API (enforcement.v1) and their decisions from the ledger. */
@@ -40,14 +42,14 @@ export class LeaseQueries {
     const rows = await this.ledger.list(
       project,
       statuses as LeaseStatus[],
-      decodePageToken(request.pageToken, query),
+      decodeKeyPageToken(request.pageToken, query),
       size + 1,
     );
     const page = rows.slice(0, size);
     return {
       leases: page.map(leaseView),
       ...(rows.length > size
-        ? { nextPageToken: encodePageToken(page[page.length - 1].lease_id, query) }
+        ? { nextPageToken: encodeKeyPageToken(query, page[page.length - 1].lease_id) }
         : {}),
     };
   }
@@ -58,14 +60,14 @@ export class LeaseQueries {
     const query = `${lease.uid}`;
     const rows = await this.ledger.decisions(
       lease.uid,
-      decodePageToken(request.pageToken, query),
+      decodeKeyPageToken(request.pageToken, query),
       size + 1,
     );
     const page = rows.slice(0, size);
     return {
       decisions: page.map(decisionView),
       ...(rows.length > size
-        ? { nextPageToken: encodePageToken(page[page.length - 1].id, query) }
+        ? { nextPageToken: encodeKeyPageToken(query, page[page.length - 1].id) }
         : {}),
     };
   }

@@ -8,11 +8,12 @@ import {
   requireExperimentName,
   requirePolicyName,
   pageSizeOf,
+  decodeKeyPageToken,
+  encodeKeyPageToken,
 } from '@rollout/contracts';
 import { notFound } from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
 import { parseExperimentFilter } from '../read-models/filter';
-import { decodeNamePageToken, encodeNamePageToken } from '../read-models/paging';
 import { ExperimentsRepository } from './experiments.repository';
 
 /** Reading experiments: their projection (with its analysis), and their history from the event store. */
@@ -35,13 +36,13 @@ export class ExperimentQueries {
     const conditions = parseExperimentFilter(request.filter);
     const size = pageSizeOf(request.pageSize);
     const query = `${policyName}?${request.filter ?? ''}`;
-    const after = decodeNamePageToken(request.pageToken, query);
+    const after = decodeKeyPageToken(request.pageToken, query);
     const rows = await this.experiments.list(policyName, after ?? '', size + 1, conditions);
     const page = rows.slice(0, size);
     return {
       experiments: page,
       ...(rows.length > size
-        ? { nextPageToken: encodeNamePageToken(query, page.at(-1)!.name) }
+        ? { nextPageToken: encodeKeyPageToken(query, page.at(-1)!.name) }
         : {}),
     };
   }

@@ -9,10 +9,11 @@ import {
   requirePolicyName,
   formatParent,
   pageSizeOf,
+  decodeKeyPageToken,
+  encodeKeyPageToken,
 } from '@rollout/contracts';
 import { notFound } from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
-import { decodeNamePageToken, encodeNamePageToken } from '../read-models/paging';
 import { PoliciesRepository } from './policies.repository';
 
 /** Reading live policies: their projection, and their history from the event store. */
@@ -33,13 +34,13 @@ export class PolicyQueries {
   async listPolicies(request: ListRequest): Promise<ListPoliciesResponse> {
     const parent = formatParent(requireParent(request.parent));
     const size = pageSizeOf(request.pageSize);
-    const after = decodeNamePageToken(request.pageToken, parent);
+    const after = decodeKeyPageToken(request.pageToken, parent);
     const rows = await this.policies.list(parent, after ?? '', size + 1);
     const page = rows.slice(0, size);
     return {
       firewallPolicies: page,
       ...(rows.length > size
-        ? { nextPageToken: encodeNamePageToken(parent, page.at(-1)!.name) }
+        ? { nextPageToken: encodeKeyPageToken(parent, page.at(-1)!.name) }
         : {}),
     };
   }

@@ -13,6 +13,8 @@ import {
   requireExperimentName,
   requirePolicyName,
   pageSizeOf,
+  decodeKeyPageToken,
+  encodeKeyPageToken,
 } from '@rollout/contracts';
 import type { EventTransaction } from '@rollout/platform/event-store';
 import {
@@ -33,7 +35,6 @@ import { RecordedMetadata, commandMetadata } from '../aggregates/command-metadat
 import { ExperimentsRepository } from '../experiments/experiments.repository';
 import { newOperation } from '../operations/operation';
 import { OperationsRepository } from '../operations/operations.repository';
-import { decodeNamePageToken, encodeNamePageToken } from '../read-models/paging';
 import { PoliciesRepository } from './policies.repository';
 
 /** Revisions of live policies (AIP-162), read from their event streams; diffs; rollback. */
@@ -50,7 +51,7 @@ export class PolicyRevisions {
   async listRevisions(request: ListRevisionsRequest): Promise<ListRevisionsResponse> {
     const { name } = requirePolicyName(request.name);
     const size = pageSizeOf(request.pageSize);
-    const after = decodeNamePageToken(request.pageToken, `${name}/revisions`);
+    const after = decodeKeyPageToken(request.pageToken, `${name}/revisions`);
     const newestFirst = (await this.revisions(name)).reverse();
     const start =
       after === undefined ? 0 : newestFirst.findIndex((r) => r.revisionId === after) + 1;
@@ -59,7 +60,7 @@ export class PolicyRevisions {
     return {
       revisions: page,
       ...(more
-        ? { nextPageToken: encodeNamePageToken(`${name}/revisions`, page.at(-1)!.revisionId) }
+        ? { nextPageToken: encodeKeyPageToken(`${name}/revisions`, page.at(-1)!.revisionId) }
         : {}),
     };
   }
