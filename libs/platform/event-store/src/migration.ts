@@ -37,3 +37,19 @@ export class CreateEventStore1764000000000 implements MigrationInterface {
     await runner.query(`DROP TABLE idempotent_requests, relay_checkpoints, events, event_streams`);
   }
 }
+
+/**
+ * One answer record: an answer kept under its own name too (an Operation's, for GET), so it is
+ * stored once, here, whether or not a request id came with its command (see rememberedAnswer).
+ */
+export class AnswerNames1767200000000 implements MigrationInterface {
+  name = 'AnswerNames1767200000000';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE idempotent_requests ADD COLUMN answer_name text UNIQUE`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE idempotent_requests DROP COLUMN answer_name`);
+  }
+}
