@@ -53,3 +53,29 @@ export class AnswerNames1767200000000 implements MigrationInterface {
     await runner.query(`ALTER TABLE idempotent_requests DROP COLUMN answer_name`);
   }
 }
+
+/**
+ * For a service's migration: moves the answers it kept in a table of its own into the answer
+ * record, under their names. `source` selects them as (name, answer). An answer already kept
+ * under a request id (the same JSON) is only named, so a retry still gets its first answer.
+ */
+export async function adoptNamedAnswers(runner: QueryRunner, source: string): Promise<void> {
+  await runner.query(
+    `UPDATE idempotent_requests r SET answer_name = s.name
+       FROM (${source}) s WHERE r.response ->> 'name' = s.name`,
+  );
+  await runner.query(
+    `INSERT INTO idempotent_requests (request_id, answer_name, response)
+     SELECT s.name, s.name, s.answer FROM (${source}) s
+      WHERE NOT EXISTS (SELECT 1 FROM idempotent_requests r WHERE r.answer_name = s.name)`,
+  );
+}
+
+/** The way back from adoptNamedAnswers: `target` receives them, as (name, answer), first. */
+export async function releaseNamedAnswers(runner: QueryRunner, target: string): Promise<void> {
+  await runner.query(
+    `INSERT INTO ${target} SELECT answer_name, response FROM idempotent_requests WHERE answer_name IS NOT NULL`,
+  );
+  await runner.query(`DELETE FROM idempotent_requests WHERE request_id = answer_name`);
+  await runner.query(`UPDATE idempotent_requests SET answer_name = NULL`);
+}
