@@ -39,7 +39,7 @@ export const operationName = (answer: unknown): string | undefined => {
 };
 
 /**
- * The Operation's JSON as SQL, built on the resource's JSON (and the analysis's) that the
+ * The Operation's JSON as SQL, spliced from the resource's JSON (and the analysis's) that the
  * projection binds in the same statement, so neither is serialized twice.
  */
 export function operationJson(
@@ -47,11 +47,11 @@ export function operationJson(
   resource: string | undefined,
   analysis?: string,
 ): ClaimedWrite {
-  if (resource === undefined) return (p) => `${p(JSON.stringify(operation))}::jsonb`;
-  const envelope = JSON.stringify({
-    ...operation,
-    response: { '@type': operation.response?.['@type'] },
-  });
-  return (p) =>
-    `jsonb_set(${p(envelope)}::jsonb, '{response}', (${p(envelope)}::jsonb -> 'response') || ${p(resource)}::jsonb${analysis ? ` || jsonb_build_object('analysis', ${p(analysis)}::jsonb)` : ''})`;
+  const { response, ...envelope } = operation;
+  if (resource === undefined || resource === '{}')
+    return (p) => `${p(JSON.stringify(operation))}::jsonb`;
+  const head = JSON.stringify(envelope).slice(0, -1);
+  const type = JSON.stringify(response?.['@type']);
+  const json = `${head},"response":{"@type":${type}${analysis ? `,"analysis":${analysis}` : ''},${resource.slice(1)}}`;
+  return (p) => `${p(json)}::jsonb`;
 }

@@ -163,7 +163,7 @@ export class CommandHandler<S extends { version: number }, C, E extends NewEvent
   /** The state after `events`, and the events as stored: each carries the resource after it. */
   private evolve(command: C, before: S, events: E[], metadata: EventMetadata) {
     let after = before;
-    let view = this.aggregate.view(before);
+    let view: V | undefined;
     let resource: string | undefined;
     const stored: StoredEventInput[] = events.map((event) => {
       after = this.aggregate.evolve(after, event);
@@ -171,7 +171,10 @@ export class CommandHandler<S extends { version: number }, C, E extends NewEvent
       resource = view === undefined ? undefined : JSON.stringify(view);
       return { ...event, metadata, ...(resource !== undefined ? { state: resource } : {}) };
     });
-    if (events.length === 0 && view !== undefined) resource = JSON.stringify(view);
+    if (events.length === 0) {
+      view = this.aggregate.view(before);
+      resource = view === undefined ? undefined : JSON.stringify(view);
+    }
     const decided: Decided<S, C, E, V> = { command, before, events, after, view, resource };
     return { decided, stored };
   }
