@@ -18,13 +18,17 @@ export type StoredEventInput = NewEvent & { metadata: EventMetadata; state?: str
 /**
  * Keeps a command's answer, in the one answer record (`idempotent_requests`): under the request
  * id that asked for it, or under its own name when it has one and no request id came (an
- * Operation, which GET /v1/operations/{name} reads back; request ids never hold a `/`). `answer`
- * is the SQL of the answer's JSON, e.g. built on the resource's JSON bound once for the statement.
+ * Operation, which GET /v1/operations/{name} reads back; see EventStore.answerNamed). `answer` is
+ * the SQL of the answer's JSON, e.g. spliced from the resource's JSON already serialized.
  */
 export const rememberedAnswer =
   (key: string, name: string | undefined, answer: ClaimedWrite): ClaimedWrite =>
   (p) =>
-    `INSERT INTO idempotent_requests (request_id, answer_name, response) SELECT ${p(key)}, ${p(name ?? null)}::text, ${answer(p)} FROM claimed`;
+    `INSERT INTO idempotent_requests (request_id, answer_name, response) SELECT ${p(key)}, ${p(nameBeside(key, name))}::text, ${answer(p)} FROM claimed`;
+
+/** The name an answer kept under `key` is found by too: none when it is kept under its name. */
+export const nameBeside = (key: string, name: string | undefined): string | null =>
+  name === undefined || name === key ? null : name;
 
 /** An answer's JSON, serialized here (see rememberedAnswer). */
 export const answerJson =
@@ -61,9 +65,17 @@ export function writesOf(writes: ClaimedWrite[], param: (value: unknown) => stri
 }
 
 /**
+ * An event's metadata as stored, with the resource after it spliced in from its JSON (so that
+ * JSON is not serialized again).
+ */
+export function metadataJson({ metadata, state }: StoredEventInput): string {
+  const json = JSON.stringify(metadata);
+  return state === undefined ? json : `${json.slice(0, -1)},"state":${state}}`;
+}
+
+/**
  * The one-statement append with its writes (see EventStore.appendAtomically); it answers the
- * number of events appended, which is short of `events` when the stream had moved. The last
- * event's state is bound like a write's value, so a write of the same resource shares it.
+ * number of events appended, which is short of `events` when the stream had moved.
  */
 export function appendStatement(
   streamId: string,
@@ -78,19 +90,14 @@ export function appendStatement(
     events.map(() => randomUUID()),
     events.map((e) => e.type),
     events.map((e) => JSON.stringify(e.data)),
-    events.map((e) => JSON.stringify(e.metadata)),
-    events.map((e, i) => (i < events.length - 1 ? (e.state ?? null) : null)),
+    events.map(metadataJson),
   ];
-  const param = binder(values);
-  const last = param(events.at(-1)?.state ?? null);
-  const extra = writesOf(writes, param);
+  const extra = writesOf(writes, binder(values));
   const text = `WITH claimed AS (${claimStream(expectedVersion)}),
        appended AS (
          INSERT INTO events (event_id, stream_id, version, type, data, metadata)
-         SELECT e.event_id, $1, $2::integer + e.ord::integer, e.type, e.data,
-                e.metadata || CASE WHEN s.state IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('state', s.state) END
-           FROM claimed, unnest($4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[], $8::jsonb[]) WITH ORDINALITY AS e(event_id, type, data, metadata, state, ord),
-                LATERAL (SELECT coalesce(e.state, CASE WHEN e.ord = ${events.length} THEN ${last}::jsonb END) AS state) s
+         SELECT e.event_id, $1, $2::integer + e.ord::integer, e.type, e.data, e.metadata
+           FROM claimed, unnest($4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[]) WITH ORDINALITY AS e(event_id, type, data, metadata, ord)
          RETURNING 1
        )${extra}
        SELECT count(*)::integer AS appended FROM appended`;

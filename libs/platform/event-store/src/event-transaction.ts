@@ -5,6 +5,7 @@ import {
   StoredEventInput,
   appendStatement,
   binder,
+  nameBeside,
   claimStream,
   writesOf,
 } from './append-statement';
@@ -19,7 +20,7 @@ import {
 
 export const REPLAY = `SELECT type, data FROM events WHERE stream_id = $1 ORDER BY version`;
 export const PREVIOUS_RESPONSE = `SELECT response FROM idempotent_requests WHERE request_id = $1`;
-export const NAMED_ANSWER = `SELECT response FROM idempotent_requests WHERE answer_name = $1`;
+export const NAMED_ANSWER = `SELECT response FROM idempotent_requests WHERE request_id = $1 OR answer_name = $1 LIMIT 1`;
 
 /** What an aggregate is rebuilt from: an EventTransaction, or the EventStore outside one. */
 export interface StreamReader {
@@ -122,7 +123,7 @@ export class EventTransaction {
   async rememberResponse(key: string, name: string | undefined, response: unknown): Promise<void> {
     await this.manager.query(
       `INSERT INTO idempotent_requests (request_id, answer_name, response) VALUES ($1, $2, $3)`,
-      [key, name ?? null, JSON.stringify(response)],
+      [key, nameBeside(key, name), JSON.stringify(response)],
     );
   }
 }

@@ -46,7 +46,11 @@ export class AnswerNames1767200000000 implements MigrationInterface {
   name = 'AnswerNames1767200000000';
 
   async up(runner: QueryRunner): Promise<void> {
-    await runner.query(`ALTER TABLE idempotent_requests ADD COLUMN answer_name text UNIQUE`);
+    await runner.query(`ALTER TABLE idempotent_requests ADD COLUMN answer_name text`);
+    // Only answers kept under a request id need it: the others are kept under their name.
+    await runner.query(
+      `CREATE UNIQUE INDEX idempotent_requests_by_answer_name ON idempotent_requests (answer_name) WHERE answer_name IS NOT NULL`,
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {
@@ -65,8 +69,8 @@ export async function adoptNamedAnswers(runner: QueryRunner, source: string): Pr
        FROM (${source}) s WHERE r.response ->> 'name' = s.name`,
   );
   await runner.query(
-    `INSERT INTO idempotent_requests (request_id, answer_name, response)
-     SELECT s.name, s.name, s.answer FROM (${source}) s
+    `INSERT INTO idempotent_requests (request_id, response)
+     SELECT s.name, s.answer FROM (${source}) s
       WHERE NOT EXISTS (SELECT 1 FROM idempotent_requests r WHERE r.answer_name = s.name)`,
   );
 }
@@ -74,8 +78,9 @@ export async function adoptNamedAnswers(runner: QueryRunner, source: string): Pr
 /** The way back from adoptNamedAnswers: `target` receives them, as (name, answer), first. */
 export async function releaseNamedAnswers(runner: QueryRunner, target: string): Promise<void> {
   await runner.query(
-    `INSERT INTO ${target} SELECT answer_name, response FROM idempotent_requests WHERE answer_name IS NOT NULL`,
+    `INSERT INTO ${target} SELECT coalesce(answer_name, request_id), response FROM idempotent_requests
+      WHERE answer_name IS NOT NULL OR response ->> 'name' = request_id`,
   );
-  await runner.query(`DELETE FROM idempotent_requests WHERE request_id = answer_name`);
+  await runner.query(`DELETE FROM idempotent_requests WHERE response ->> 'name' = request_id`);
   await runner.query(`UPDATE idempotent_requests SET answer_name = NULL`);
 }
