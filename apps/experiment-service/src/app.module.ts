@@ -1,11 +1,15 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EXPERIMENT_V1, SYSTEM_V1 } from '@rollout/contracts';
-import { CreateEventStore1764000000000 } from '@rollout/platform/event-store';
+import {
+  AnswerNames1767200000000,
+  CreateEventStore1764000000000,
+} from '@rollout/platform/event-store';
 import { busNeedsOf } from '@rollout/platform/nats';
 import { serviceModule } from '@rollout/platform/service-kit';
 import type { Config } from './config';
 import { CreateReadModels1764000000001 } from './migrations/1764000000001-read-models';
 import { ExperimentAnalysis1767100000000 } from './migrations/1767100000000-experiment-analysis';
+import { OneAnswerRecord1767200000001 } from './migrations/1767200000001-one-answer-record';
 import { Aggregates } from './aggregates/aggregates';
 import { ExperimentCommands } from './experiments/experiment-commands.application';
 import { ExperimentQueries } from './experiments/experiment-queries.application';
@@ -21,7 +25,7 @@ import { PolicyQueries } from './policies/policy-queries.application';
 import { PolicyRevisions } from './policies/policy-revisions.application';
 import { RevisionHandlers } from './policies/revisions.handlers';
 import { EventRelays } from './relays/event-relays';
-import { ExperimentRecord, OperationRecord, PolicyRecord } from './read-models/records';
+import { ExperimentRecord, PolicyRecord } from './read-models/records';
 
 @Module({})
 export class AppModule {
@@ -36,8 +40,10 @@ export class AppModule {
           CreateEventStore1764000000000,
           CreateReadModels1764000000001,
           ExperimentAnalysis1767100000000,
+          AnswerNames1767200000000,
+          OneAnswerRecord1767200000001,
         ],
-        entities: [PolicyRecord, ExperimentRecord, OperationRecord],
+        entities: [PolicyRecord, ExperimentRecord],
       },
       jetstream: busNeedsOf('experiment-service'),
       controllers: [PolicyHandlers, ExperimentHandlers, OperationHandlers, RevisionHandlers],

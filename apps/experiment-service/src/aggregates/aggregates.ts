@@ -1,20 +1,33 @@
-import { Injectable } from '@nestjs/common';
-import type { HistoryEvent } from '@rollout/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import type {
+  FirewallPolicy,
+  FirewallPolicyExperiment,
+  HistoryEvent,
+  Operation,
+} from '@rollout/contracts';
 import { CommandHandler, EventStore, StateCache } from '@rollout/platform/event-store';
 import {
+  Clock,
   ExperimentDomainEvent,
   ExperimentState,
   PolicyDomainEvent,
   PolicyState,
-  evolveExperiment,
-  evolvePolicy,
-  experimentView,
-  initialExperiment,
-  initialPolicy,
-  policyView,
   shownRequestId,
 } from '@rollout/domain/experiment';
+import { CLOCK } from '@rollout/platform/service-kit';
 import { DataSource } from 'typeorm';
+import {
+  ExperimentAggregateCommand,
+  experimentAggregate,
+} from '../experiments/experiment-aggregate';
+import { ExperimentsRepository } from '../experiments/experiments.repository';
+import { operationName } from '../operations/operation';
+import { PoliciesRepository } from '../policies/policies.repository';
+import {
+  PolicyAggregateCommand,
+  PolicyAnswer,
+  policyAggregate,
+} from '../policies/policy-aggregate';
 import { EventRelays } from '../relays/event-relays';
 import type { RecordedMetadata } from './command-metadata';
 
@@ -26,30 +39,47 @@ import type { RecordedMetadata } from './command-metadata';
 const EXPERIMENT_STATES_CACHED_JSON_LENGTH = 16 * 1024 * 1024;
 
 /**
- * The event-sourced aggregates, live policies and experiments: their command handlers on the
- * event store, and their history. Each event carries the resource after it, for publication.
+ * The event-sourced aggregates, live policies and experiments: each registered once with its
+ * command handler (decider and projection), and their history. Each event carries the resource
+ * after it, for publication; each command's answer is kept once, in the event store.
  */
 @Injectable()
 export class Aggregates {
   readonly store: EventStore;
-  readonly policies: CommandHandler<PolicyState, PolicyDomainEvent>;
+  readonly policies: CommandHandler<
+    PolicyState,
+    PolicyAggregateCommand,
+    PolicyDomainEvent,
+    FirewallPolicy,
+    PolicyAnswer
+  >;
   /** Experiments' commands decide on the state this replica last saw (see CommandHandler.handle). */
-  readonly experiments: CommandHandler<ExperimentState, ExperimentDomainEvent>;
+  readonly experiments: CommandHandler<
+    ExperimentState,
+    ExperimentAggregateCommand,
+    ExperimentDomainEvent,
+    FirewallPolicyExperiment,
+    Operation
+  >;
 
-  constructor(dataSource: DataSource, relays: EventRelays) {
-    // The relays publish a command's events now rather than at their next poll.
-    this.store = new EventStore(dataSource, { onCommit: () => relays.nudge() });
-    this.policies = new CommandHandler(this.store, {
-      initialState: initialPolicy,
-      evolve: evolvePolicy,
-      published: (state) => (state.exists ? policyView(state) : undefined),
+  constructor(
+    dataSource: DataSource,
+    relays: EventRelays,
+    policies: PoliciesRepository,
+    experiments: ExperimentsRepository,
+    @Inject(CLOCK) clock: Clock,
+  ) {
+    this.store = new EventStore(dataSource, {
+      // The relays publish a command's events now rather than at their next poll.
+      onCommit: () => relays.nudge(),
+      answerName: operationName,
     });
-    this.experiments = new CommandHandler(this.store, {
-      initialState: initialExperiment,
-      evolve: evolveExperiment,
-      published: (state) => (state.exists ? experimentView(state) : undefined),
-      cache: new StateCache(EXPERIMENT_STATES_CACHED_JSON_LENGTH),
-    });
+    this.policies = new CommandHandler(this.store, policyAggregate(policies, clock));
+    const cache = new StateCache<ExperimentState>(EXPERIMENT_STATES_CACHED_JSON_LENGTH);
+    this.experiments = new CommandHandler(
+      this.store,
+      experimentAggregate(experiments, policies, clock, cache),
+    );
   }
 
   /**

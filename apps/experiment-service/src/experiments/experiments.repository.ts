@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ExperimentAnalysis, FirewallPolicyExperiment } from '@rollout/contracts';
 import type { ClaimedWrite } from '@rollout/platform/event-store';
-import { ExperimentState, experimentView } from '@rollout/domain/experiment';
+import type { ExperimentState } from '@rollout/domain/experiment';
 import { DataSource, EntityManager } from 'typeorm';
 import type { StateCondition } from '../read-models/filter';
 import { ExperimentRecord } from '../read-models/records';
@@ -12,17 +12,17 @@ export class ExperimentsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * The experiment's row as `after` has it: gone once it is deleted or committed. `analysis`
-   * replaces the stored one; without it the stored analysis stays (only create and update analyse).
+   * The experiment's row as `after` has it (`resource`: its view's JSON): gone once it is deleted
+   * or committed. `analysis` (JSON) replaces the stored one; without it the stored analysis stays
+   * (only create and update analyse).
    */
-  save(after: ExperimentState, analysis?: ExperimentAnalysis): ClaimedWrite {
-    if (!after.exists)
+  save(after: ExperimentState, resource: string | undefined, analysis?: string): ClaimedWrite {
+    if (!after.exists || resource === undefined)
       return (p) =>
         `DELETE FROM experiments WHERE name = ${p(after.name)} AND EXISTS (SELECT 1 FROM claimed)`;
-    const resource = JSON.stringify(experimentView(after));
     return (p) =>
       `INSERT INTO experiments (name, policy_name, state, resource${analysis ? ', analysis' : ''})
-       SELECT ${p(after.name)}, ${p(after.policyName)}, ${p(after.preview?.state ?? null)}::text, ${p(resource)}::jsonb${analysis ? `, ${p(JSON.stringify(analysis))}::jsonb` : ''} FROM claimed
+       SELECT ${p(after.name)}, ${p(after.policyName)}, ${p(after.preview?.state ?? null)}::text, ${p(resource)}::jsonb${analysis ? `, ${p(analysis)}::jsonb` : ''} FROM claimed
        ON CONFLICT (name) DO UPDATE SET state = EXCLUDED.state, resource = EXCLUDED.resource${analysis ? ', analysis = EXCLUDED.analysis' : ''}`;
   }
 

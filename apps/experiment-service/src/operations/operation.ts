@@ -1,7 +1,8 @@
 import type { Operation } from '@rollout/contracts';
+import type { ClaimedWrite } from '@rollout/platform/event-store';
 import { randomUUID } from 'node:crypto';
 
-/** An experiment mutation's answer: an Operation, done at once (see OperationsRepository). */
+/** An experiment mutation's answer: an Operation, done at once, kept as its command's answer. */
 export function newOperation<T>(
   verb: string,
   target: string,
@@ -29,4 +30,28 @@ export function newOperation<T>(
       ...response,
     },
   };
+}
+
+/** The name an answer is kept under when it is an Operation (see EventStoreOptions.answerName). */
+export const operationName = (answer: unknown): string | undefined => {
+  const name = (answer as { name?: unknown } | null)?.name;
+  return typeof name === 'string' && name.startsWith('operations/') ? name : undefined;
+};
+
+/**
+ * The Operation's JSON as SQL, spliced from the resource's JSON (and the analysis's) that the
+ * projection binds in the same statement, so neither is serialized twice.
+ */
+export function operationJson(
+  operation: Operation,
+  resource: string | undefined,
+  analysis?: string,
+): ClaimedWrite {
+  const { response, ...envelope } = operation;
+  if (resource === undefined || resource === '{}')
+    return (p) => `${p(JSON.stringify(operation))}::jsonb`;
+  const head = JSON.stringify(envelope).slice(0, -1);
+  const type = JSON.stringify(response?.['@type']);
+  const json = `${head},"response":{"@type":${type}${analysis ? `,"analysis":${analysis}` : ''},${resource.slice(1)}}`;
+  return (p) => `${p(json)}::jsonb`;
 }

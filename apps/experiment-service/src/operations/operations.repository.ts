@@ -1,20 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { Operation } from '@rollout/contracts';
-import type { ClaimedWrite } from '@rollout/platform/event-store';
-import { DataSource } from 'typeorm';
-import { OperationRecord } from '../read-models/records';
+import { Aggregates } from '../aggregates/aggregates';
 
-/** The `operations` table: every experiment mutation's answer, kept for GET /v1/operations. */
+/** Every experiment mutation's Operation, kept as its command's answer, for GET /v1/operations. */
 @Injectable()
 export class OperationsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly aggregates: Aggregates) {}
 
-  save(operation: Operation): ClaimedWrite {
-    return (p) =>
-      `INSERT INTO operations (name, operation) SELECT ${p(operation.name)}, ${p(JSON.stringify(operation))}::jsonb FROM claimed`;
-  }
-
-  async find(name: string): Promise<Operation | undefined> {
-    return (await this.dataSource.getRepository(OperationRecord).findOneBy({ name }))?.operation;
+  find(name: string): Promise<Operation | undefined> {
+    return this.aggregates.store.answerNamed<Operation>(name);
   }
 }

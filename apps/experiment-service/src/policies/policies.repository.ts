@@ -2,7 +2,7 @@ import { requirePolicyName, formatParent } from '@rollout/contracts';
 import { Injectable } from '@nestjs/common';
 import type { FirewallPolicy } from '@rollout/contracts';
 import type { ClaimedWrite } from '@rollout/platform/event-store';
-import { PolicyState, policyView } from '@rollout/domain/experiment';
+import type { PolicyState } from '@rollout/domain/experiment';
 import { DataSource } from 'typeorm';
 import { PolicyRecord } from '../read-models/records';
 
@@ -11,15 +11,15 @@ import { PolicyRecord } from '../read-models/records';
 export class PoliciesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The policy's row as `after` has it: gone once the policy is deleted. */
-  save(after: PolicyState): ClaimedWrite {
-    if (!after.exists)
+  /** The policy's row as `after` has it (`resource`: its view's JSON): gone once the policy is deleted. */
+  save(after: PolicyState, resource: string | undefined): ClaimedWrite {
+    if (!after.exists || resource === undefined)
       return (p) =>
         `DELETE FROM policies WHERE name = ${p(after.name)} AND EXISTS (SELECT 1 FROM claimed)`;
     const parent = formatParent(requirePolicyName(after.name));
     return (p) =>
       `INSERT INTO policies (name, parent, resource)
-       SELECT ${p(after.name)}, ${p(parent)}, ${p(JSON.stringify(policyView(after)))}::jsonb FROM claimed
+       SELECT ${p(after.name)}, ${p(parent)}, ${p(resource)}::jsonb FROM claimed
        ON CONFLICT (name) DO UPDATE SET resource = EXCLUDED.resource`;
   }
 

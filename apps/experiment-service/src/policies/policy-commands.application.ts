@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   CreatePolicyRequest,
   DeleteRequest,
@@ -9,121 +9,64 @@ import {
   requirePolicyName,
   formatPolicyName,
 } from '@rollout/contracts';
-import type { Answerer } from '@rollout/platform/event-store';
-import {
-  Clock,
-  ExperimentDomainEvent,
-  ExperimentState,
-  PolicyDomainEvent,
-  PolicyState,
-  decideExperiment,
-  decidePolicy,
-  policyView,
-} from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
 import { commandMetadata } from '../aggregates/command-metadata';
-import { CLOCK } from '@rollout/platform/service-kit';
 import { ExperimentsRepository } from '../experiments/experiments.repository';
-import { PoliciesRepository } from './policies.repository';
 
-/** Creating, updating and deleting live policies: each in one transaction, once per request id. */
+/**
+ * Creating, updating and deleting live policies (see policyAggregate): create and update on one
+ * stream (see CommandHandler.handle); delete, with its experiments, in one transaction.
+ */
 @Injectable()
 export class PolicyCommands {
   constructor(
     private readonly aggregates: Aggregates,
-    private readonly policies: PoliciesRepository,
     private readonly experiments: ExperimentsRepository,
-    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   createPolicy(request: CreatePolicyRequest): Promise<FirewallPolicy> {
     const parent = requireParent(request.parent);
     const policy = requireResourceId('firewallPolicyId', request.firewallPolicyId);
     const name = formatPolicyName({ ...parent, policy });
-    const metadata = commandMetadata(request);
-    const decide = (policy: PolicyState) =>
-      decidePolicy(
-        { type: 'CreatePolicy', data: { firewallPolicy: request.firewallPolicy } },
-        policy,
-        this.clock,
-      );
-    return this.aggregates.store.runOnce(metadata.requestId, (tx) =>
-      this.aggregates.policies.handleIn(tx, name, decide, this.savedPolicy, metadata),
-    );
+    const { firewallPolicy } = request;
+    return this.aggregates.policies.handle(
+      name,
+      { type: 'CreatePolicy', data: { firewallPolicy } },
+      commandMetadata(request),
+    ) as Promise<FirewallPolicy>;
   }
 
   updatePolicy(request: UpdatePolicyRequest): Promise<FirewallPolicy> {
     const { name } = requirePolicyName(request.firewallPolicy?.name, 'firewallPolicy.name');
-    const metadata = commandMetadata(request);
-    const decide = (policy: PolicyState) =>
-      decidePolicy(
-        {
-          type: 'UpdatePolicy',
-          data: { firewallPolicy: request.firewallPolicy, updateMask: request.updateMask },
-        },
-        policy,
-        this.clock,
-      );
-    return this.aggregates.store.runOnce(metadata.requestId, (tx) =>
-      this.aggregates.policies.handleIn(tx, name, decide, this.savedPolicy, metadata),
-    );
+    const { firewallPolicy, updateMask } = request;
+    return this.aggregates.policies.handle(
+      name,
+      { type: 'UpdatePolicy', data: { firewallPolicy, updateMask } },
+      commandMetadata(request),
+    ) as Promise<FirewallPolicy>;
   }
 
   /** Deleting a live policy deletes its experiments with it, in the same transaction. */
   deletePolicy(request: DeleteRequest): Promise<Record<string, never>> {
     const { name } = requirePolicyName(request.name);
     const metadata = commandMetadata(request);
-    const { policies, experiments } = this.aggregates;
-    return this.aggregates.store.runOnce(metadata.requestId, async (tx) => {
+    const { store, policies, experiments } = this.aggregates;
+    return store.runOnce(metadata.requestId, async (tx) => {
       // Serialised with experiment creation, so no experiment is created under a deleted policy.
       await tx.lock(name);
       const policy = await policies.load(tx, name);
-      const events = decidePolicy(
-        { type: 'DeletePolicy', data: { etag: request.etag } },
-        policy,
-        this.clock,
-      );
+      const command = { type: 'DeletePolicy' as const, data: { etag: request.etag } };
+      const events = policies.decide(command, policy);
       // Every stream is read before the first append (see EventTransaction.append).
       const names = await this.experiments.namesOfPolicy(tx.manager, name);
       const cascade = await Promise.all(names.map((each) => experiments.load(tx, each)));
       for (const experiment of cascade) {
-        const deleted = decideExperiment(
-          { type: 'DeleteExperiment', data: {} },
-          experiment,
-          this.clock,
-        );
-        await experiments.append(
-          tx,
-          experiment.name,
-          experiment,
-          deleted,
-          this.deletedExperiment,
-          metadata,
-        );
+        const deleted = { type: 'DeleteExperiment' as const, data: {} };
+        const events = experiments.decide(deleted, experiment);
+        await experiments.append(tx, experiment.name, experiment, events, deleted, metadata);
       }
-      await policies.append(
-        tx,
-        name,
-        policy,
-        events,
-        ({ after }) => ({ response: {}, writes: [this.policies.save(after)] }),
-        metadata,
-      );
+      await policies.append(tx, name, policy, events, command, metadata);
       return {};
     });
   }
-
-  /** The policy as it is after the command, and its projection moved with it. */
-  private readonly savedPolicy: Answerer<PolicyState, PolicyDomainEvent, FirewallPolicy> = ({
-    after,
-  }) => ({
-    response: policyView(after),
-    writes: [this.policies.save(after)],
-  });
-
-  private readonly deletedExperiment: Answerer<ExperimentState, ExperimentDomainEvent, undefined> =
-    ({ after }) => ({
-      response: undefined,
-      writes: [this.experiments.save(after)],
-    });
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   FirewallPolicy,
   GetRequest,
@@ -18,23 +18,16 @@ import {
 } from '@rollout/contracts';
 import type { EventTransaction } from '@rollout/platform/event-store';
 import {
-  Clock,
-  PolicyState,
   checkRevisionId,
-  decidePolicy,
   notFound,
   parseRevisionName,
-  policyView,
   revisionToRestore,
   revisionsOf,
   ruleDiff,
 } from '@rollout/domain/experiment';
-import { CLOCK } from '@rollout/platform/service-kit';
 import { Aggregates } from '../aggregates/aggregates';
 import { RecordedMetadata, commandMetadata } from '../aggregates/command-metadata';
 import { ExperimentsRepository } from '../experiments/experiments.repository';
-import { newOperation } from '../operations/operation';
-import { OperationsRepository } from '../operations/operations.repository';
 import { PoliciesRepository } from './policies.repository';
 
 /** Revisions of live policies (AIP-162), read from their event streams; diffs; rollback. */
@@ -44,8 +37,6 @@ export class PolicyRevisions {
     private readonly aggregates: Aggregates,
     private readonly policies: PoliciesRepository,
     private readonly experiments: ExperimentsRepository,
-    private readonly operations: OperationsRepository,
-    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async listRevisions(request: ListRevisionsRequest): Promise<ListRevisionsResponse> {
@@ -133,31 +124,18 @@ export class PolicyRevisions {
     const { name } = requirePolicyName(request.name);
     const revisionId = checkRevisionId('revisionId', request.revisionId);
     const metadata = commandMetadata(request);
-    const { policies } = this.aggregates;
-    return this.aggregates.store.runOnce(metadata.requestId, async (tx) => {
+    const { store, policies } = this.aggregates;
+    return store.runOnce(metadata.requestId, async (tx) => {
       await tx.lock(name);
       const policy = await policies.load(tx, name);
       const revision = revisionToRestore(await this.revisions(name, tx), revisionId);
-      const events = decidePolicy(
-        { type: 'RollbackPolicy', data: { etag: request.etag, revisionId, revision } },
-        policy,
-        this.clock,
-      );
-      return policies.append(
-        tx,
-        name,
-        policy,
-        events,
-        ({ after }: { after: PolicyState }) => {
-          const operation = newOperation('rollback', name, policyView(after), this.clock.now());
-          return {
-            response: operation,
-            writes: [this.policies.save(after), this.operations.save(operation)],
-          };
-        },
-        metadata,
-      );
-    });
+      const command = {
+        type: 'RollbackPolicy' as const,
+        data: { etag: request.etag, revisionId, revision },
+      };
+      const events = policies.decide(command, policy);
+      return policies.append(tx, name, policy, events, command, metadata);
+    }) as Promise<Operation<FirewallPolicy>>;
   }
 
   /** Every revision of the policy, oldest first; NOT_FOUND when it never existed. */

@@ -2,7 +2,6 @@ import type {
   ExperimentAnalysis,
   FirewallPolicy,
   FirewallPolicyExperiment,
-  Operation,
 } from '@rollout/contracts';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
@@ -23,10 +22,4 @@ export class ExperimentRecord {
   @Column('jsonb') resource!: FirewallPolicyExperiment;
   /** Written at create and update only (see the ExperimentAnalysis migration); null before 1.3.0. */
   @Column('jsonb', { nullable: true }) analysis!: ExperimentAnalysis | null;
-}
-
-@Entity('operations')
-export class OperationRecord {
-  @PrimaryColumn('text') name!: string;
-  @Column('jsonb') operation!: Operation;
 }

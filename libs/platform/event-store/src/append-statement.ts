@@ -4,15 +4,37 @@ import { EventMetadata, NewEvent } from './events';
 /**
  * A write that goes with an append, in the same statement: one data-modifying SQL statement
  * that selects `FROM claimed` (the stream's version row, claimed by the compare-and-set), so it
- * happens only when the append does. `param` binds a value and returns its placeholder.
+ * happens only when the append does. `param` binds a value and returns its placeholder; a string
+ * bound twice in one statement (the resource's JSON, say) is sent once, under one placeholder.
  */
 export type ClaimedWrite = (param: (value: unknown) => string) => string;
 
-/** Remembers the answer to a request id with an append (see EventTransaction.previousResponse). */
-export const rememberedResponse =
-  (requestId: string, response: unknown): ClaimedWrite =>
+/**
+ * An event ready to be stored: its metadata, and `state`, the JSON of the resource after it
+ * (kept in its metadata for publication), serialized once by whoever built it.
+ */
+export type StoredEventInput = NewEvent & { metadata: EventMetadata; state?: string };
+
+/**
+ * Keeps a command's answer, in the one answer record (`idempotent_requests`): under the request
+ * id that asked for it, or under its own name when it has one and no request id came (an
+ * Operation, which GET /v1/operations/{name} reads back; see EventStore.answerNamed). `answer` is
+ * the SQL of the answer's JSON, e.g. spliced from the resource's JSON already serialized.
+ */
+export const rememberedAnswer =
+  (key: string, name: string | undefined, answer: ClaimedWrite): ClaimedWrite =>
   (p) =>
-    `INSERT INTO idempotent_requests (request_id, response) SELECT ${p(requestId)}, ${p(JSON.stringify(response))}::jsonb FROM claimed`;
+    `INSERT INTO idempotent_requests (request_id, answer_name, response) SELECT ${p(key)}, ${p(nameBeside(key, name))}::text, ${answer(p)} FROM claimed`;
+
+/** The name an answer kept under `key` is found by too: none when it is kept under its name. */
+export const nameBeside = (key: string, name: string | undefined): string | null =>
+  name === undefined || name === key ? null : name;
+
+/** An answer's JSON, serialized here (see rememberedAnswer). */
+export const answerJson =
+  (response: unknown): ClaimedWrite =>
+  (p) =>
+    `${p(JSON.stringify(response))}::jsonb`;
 
 /**
  * The compare-and-set on a stream's version row ($1 stream id, $2 expected version, $3 new
@@ -23,14 +45,32 @@ export const claimStream = (expectedVersion: number) =>
     ? `INSERT INTO event_streams (stream_id, version) VALUES ($1, $3) ON CONFLICT DO NOTHING RETURNING stream_id`
     : `UPDATE event_streams SET version = $3 WHERE stream_id = $1 AND version = $2 RETURNING stream_id`;
 
-/** The writes' CTEs after the first one, with their values bound after `values`. */
-export function writesOf(writes: ClaimedWrite[], values: unknown[]): string {
-  const param = (value: unknown) => {
+/** Binds values after `values`; a string already bound keeps its placeholder. */
+export function binder(values: unknown[]): (value: unknown) => string {
+  const bound = new Map<string, string>();
+  return (value) => {
+    const known = typeof value === 'string' ? bound.get(value) : undefined;
+    if (known) return known;
     values.push(value);
-    return `$${values.length}`;
+    const placeholder = `$${values.length}`;
+    if (typeof value === 'string') bound.set(value, placeholder);
+    return placeholder;
   };
+}
+
+/** The writes' CTEs after the first one, bound with `param`. */
+export function writesOf(writes: ClaimedWrite[], param: (value: unknown) => string): string {
   // Every data-modifying CTE runs to completion whether or not the main query reads it.
   return writes.map((write, i) => `, write_${i} AS (${write(param)})`).join('');
+}
+
+/**
+ * An event's metadata as stored, with the resource after it spliced in from its JSON (so that
+ * JSON is not serialized again).
+ */
+export function metadataJson({ metadata, state }: StoredEventInput): string {
+  const json = JSON.stringify(metadata);
+  return state === undefined ? json : `${json.slice(0, -1)},"state":${state}}`;
 }
 
 /**
@@ -40,7 +80,7 @@ export function writesOf(writes: ClaimedWrite[], values: unknown[]): string {
 export function appendStatement(
   streamId: string,
   expectedVersion: number,
-  events: (NewEvent & { metadata: EventMetadata })[],
+  events: StoredEventInput[],
   writes: ClaimedWrite[],
 ): { text: string; values: unknown[] } {
   const values: unknown[] = [
@@ -50,9 +90,9 @@ export function appendStatement(
     events.map(() => randomUUID()),
     events.map((e) => e.type),
     events.map((e) => JSON.stringify(e.data)),
-    events.map((e) => JSON.stringify(e.metadata)),
+    events.map(metadataJson),
   ];
-  const extra = writesOf(writes, values);
+  const extra = writesOf(writes, binder(values));
   const text = `WITH claimed AS (${claimStream(expectedVersion)}),
        appended AS (
          INSERT INTO events (event_id, stream_id, version, type, data, metadata)

@@ -1,21 +1,18 @@
 import { poolOf, prepared } from '@rollout/platform/postgres';
 import type { Pool } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ClaimedWrite, appendStatement } from './append-statement';
-import {
-  Cursor,
-  EventMetadata,
-  EventRow,
-  NewEvent,
-  StoredEvent,
-  concurrencyConflict,
-  toEvent,
-} from './events';
-import { EventTransaction, PREVIOUS_RESPONSE, REPLAY } from './event-transaction';
+import { ClaimedWrite, StoredEventInput, appendStatement } from './append-statement';
+import { Cursor, EventRow, NewEvent, StoredEvent, concurrencyConflict, toEvent } from './events';
+import { EventTransaction, NAMED_ANSWER, PREVIOUS_RESPONSE, REPLAY } from './event-transaction';
 
 export interface EventStoreOptions {
   /** Called once a command's writes are committed (runOnce, appendAtomically): e.g. to wake the relays. */
   onCommit?: () => void;
+  /**
+   * The name an answer is kept under when no request id came with its command (an Operation's
+   * name, for GET); undefined: such an answer is not kept.
+   */
+  answerName?: (answer: unknown) => string | undefined;
 }
 
 /** Postgres event store: the events are the truth; everything else is derived from them. */
@@ -47,11 +44,24 @@ export class EventStore {
       const previous = await tx.previousResponse<T>(requestId);
       if (previous !== undefined) return previous;
       const answer = await work(tx);
-      await tx.rememberResponse(requestId, answer);
+      const name = this.answerName(answer);
+      const key = requestId ?? name;
+      if (key) await tx.rememberResponse(key, name, answer);
       return answer;
     });
     this.options.onCommit?.();
     return result;
+  }
+
+  /** See EventStoreOptions.answerName. */
+  answerName(answer: unknown): string | undefined {
+    return this.options.answerName?.(answer);
+  }
+
+  /** An answer kept under its own name (see EventStoreOptions.answerName). */
+  async answerNamed<T>(name: string): Promise<T | undefined> {
+    return (await this.pool.query<{ response: T }>(prepared(NAMED_ANSWER, [name]))).rows[0]
+      ?.response;
   }
 
   readStream(streamId: string): Promise<StoredEvent[]> {
@@ -80,7 +90,7 @@ export class EventStore {
   async appendAtomically(
     streamId: string,
     expectedVersion: number,
-    events: (NewEvent & { metadata: EventMetadata })[],
+    events: StoredEventInput[],
     writes: ClaimedWrite[] = [],
   ): Promise<void> {
     if (events.length === 0) throw new Error('appendAtomically needs at least one event');

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { ClaimedWrite, appendStatement, claimStream, writesOf } from './append-statement';
+import {
+  ClaimedWrite,
+  StoredEventInput,
+  appendStatement,
+  binder,
+  nameBeside,
+  claimStream,
+  writesOf,
+} from './append-statement';
 import {
   EventMetadata,
   EventRow,
@@ -12,6 +20,7 @@ import {
 
 export const REPLAY = `SELECT type, data FROM events WHERE stream_id = $1 ORDER BY version`;
 export const PREVIOUS_RESPONSE = `SELECT response FROM idempotent_requests WHERE request_id = $1`;
+export const NAMED_ANSWER = `SELECT response FROM idempotent_requests WHERE request_id = $1 OR answer_name = $1 LIMIT 1`;
 
 /** What an aggregate is rebuilt from: an EventTransaction, or the EventStore outside one. */
 export interface StreamReader {
@@ -81,7 +90,7 @@ export class EventTransaction {
   async appendAtomically(
     streamId: string,
     expectedVersion: number,
-    events: (NewEvent & { metadata: EventMetadata })[],
+    events: StoredEventInput[],
     writes: ClaimedWrite[] = [],
   ): Promise<void> {
     if (events.length === 0) throw new Error('appendAtomically needs at least one event');
@@ -94,7 +103,7 @@ export class EventTransaction {
   async write(writes: ClaimedWrite[]): Promise<void> {
     if (writes.length === 0) return;
     const values: unknown[] = [];
-    const extra = writesOf(writes, values);
+    const extra = writesOf(writes, binder(values));
     await this.manager.query(`WITH claimed AS (SELECT 1)${extra} SELECT 1`, values);
   }
 
@@ -110,11 +119,11 @@ export class EventTransaction {
     return rows[0]?.response;
   }
 
-  async rememberResponse(requestId: string | undefined, response: unknown): Promise<void> {
-    if (!requestId) return;
+  /** Keeps a command's answer under `key` (its request id, or its own name: see rememberedAnswer). */
+  async rememberResponse(key: string, name: string | undefined, response: unknown): Promise<void> {
     await this.manager.query(
-      `INSERT INTO idempotent_requests (request_id, response) VALUES ($1, $2)`,
-      [requestId, JSON.stringify(response)],
+      `INSERT INTO idempotent_requests (request_id, answer_name, response) VALUES ($1, $2, $3)`,
+      [key, nameBeside(key, name), JSON.stringify(response)],
     );
   }
 }

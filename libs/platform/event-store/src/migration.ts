@@ -37,3 +37,50 @@ export class CreateEventStore1764000000000 implements MigrationInterface {
     await runner.query(`DROP TABLE idempotent_requests, relay_checkpoints, events, event_streams`);
   }
 }
+
+/**
+ * One answer record: an answer kept under its own name too (an Operation's, for GET), so it is
+ * stored once, here, whether or not a request id came with its command (see rememberedAnswer).
+ */
+export class AnswerNames1767200000000 implements MigrationInterface {
+  name = 'AnswerNames1767200000000';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE idempotent_requests ADD COLUMN answer_name text`);
+    // Only answers kept under a request id need it: the others are kept under their name.
+    await runner.query(
+      `CREATE UNIQUE INDEX idempotent_requests_by_answer_name ON idempotent_requests (answer_name) WHERE answer_name IS NOT NULL`,
+    );
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE idempotent_requests DROP COLUMN answer_name`);
+  }
+}
+
+/**
+ * For a service's migration: moves the answers it kept in a table of its own into the answer
+ * record, under their names. `source` selects them as (name, answer). An answer already kept
+ * under a request id (the same JSON) is only named, so a retry still gets its first answer.
+ */
+export async function adoptNamedAnswers(runner: QueryRunner, source: string): Promise<void> {
+  await runner.query(
+    `UPDATE idempotent_requests r SET answer_name = s.name
+       FROM (${source}) s WHERE r.response ->> 'name' = s.name`,
+  );
+  await runner.query(
+    `INSERT INTO idempotent_requests (request_id, response)
+     SELECT s.name, s.answer FROM (${source}) s
+      WHERE NOT EXISTS (SELECT 1 FROM idempotent_requests r WHERE r.answer_name = s.name)`,
+  );
+}
+
+/** The way back from adoptNamedAnswers: `target` receives them, as (name, answer), first. */
+export async function releaseNamedAnswers(runner: QueryRunner, target: string): Promise<void> {
+  await runner.query(
+    `INSERT INTO ${target} SELECT coalesce(answer_name, request_id), response FROM idempotent_requests
+      WHERE answer_name IS NOT NULL OR response ->> 'name' = request_id`,
+  );
+  await runner.query(`DELETE FROM idempotent_requests WHERE response ->> 'name' = request_id`);
+  await runner.query(`UPDATE idempotent_requests SET answer_name = NULL`);
+}

@@ -1,0 +1,54 @@
+import type { FirewallPolicy, Operation } from '@rollout/contracts';
+import {
+  Clock,
+  PolicyCommand,
+  PolicyDomainEvent,
+  PolicyState,
+  decidePolicy,
+  evolvePolicy,
+  initialPolicy,
+  policyView,
+} from '@rollout/domain/experiment';
+import type { Aggregate } from '@rollout/platform/event-store';
+import { newOperation } from '../operations/operation';
+import type { PoliciesRepository } from './policies.repository';
+
+/** The commands a live policy's events come from; a commit is decided with its experiment. */
+export type PolicyAggregateCommand =
+  PolicyCommand | { type: 'CommitExperiment'; data: { experiment: string } };
+
+/** What a policy command answers: the policy, nothing (delete), or an Operation (rollback, commit). */
+export type PolicyAnswer = FirewallPolicy | Record<string, never> | Operation<FirewallPolicy>;
+
+/** Live policies as an aggregate: the decider, and the projection (the `policies` row) with the answer. */
+export function policyAggregate(
+  policies: PoliciesRepository,
+  clock: Clock,
+): Aggregate<PolicyState, PolicyAggregateCommand, PolicyDomainEvent, FirewallPolicy, PolicyAnswer> {
+  const answer = (command: PolicyAggregateCommand, view: FirewallPolicy | undefined) => {
+    switch (command.type) {
+      case 'DeletePolicy':
+        return {};
+      case 'RollbackPolicy':
+        return newOperation('rollback', view!.name, view!, clock.now());
+      case 'CommitExperiment':
+        return newOperation('commit', command.data.experiment, view!, clock.now());
+      default:
+        return view!;
+    }
+  };
+  return {
+    initialState: initialPolicy,
+    decide: (command, state) => {
+      if (command.type === 'CommitExperiment')
+        throw new Error('a commit is decided with its experiment');
+      return decidePolicy(command, state, clock);
+    },
+    evolve: evolvePolicy,
+    view: (state) => (state.exists ? policyView(state) : undefined),
+    project: ({ command, after, view, resource }) => ({
+      response: answer(command, view),
+      writes: [policies.save(after, resource)],
+    }),
+  };
+}
