@@ -69,10 +69,6 @@ export const REQUESTS = {
 };
 
 export type LeaseMessage = z.output<typeof lease>;
-export type InstanceMessage = z.output<typeof instance>;
-export type CheckMessage = z.output<typeof REQUESTS.handleCheck>;
-export type QuotaMessage = z.output<typeof REQUESTS.handleQuota>;
-export type ReportMessage = z.output<typeof REQUESTS.handleReport>;
 
 /** Parses a request body or throws INVALID_ARGUMENT naming every offending field. */
 export function parseRequest<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {

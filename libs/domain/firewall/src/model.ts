@@ -45,6 +45,3 @@ export const RULE_PROTOCOL_NUMBERS: Readonly<Record<string, number | 'all'>> = {
   ...PROTOCOL_NUMBERS,
   all: 'all',
 };
-
-/** A policy with no rules changes nothing: previewing it previews a deletion. */
-export const NO_OP_POLICY = { rules: [] } as const;

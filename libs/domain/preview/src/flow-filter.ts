@@ -31,8 +31,6 @@ export type FlowFilterTerm =
   | { field: 'direction'; op: Equality; value: 'INGRESS' | 'EGRESS' }
   | { field: 'experimentEtag' | 'livePolicyEtag'; op: Equality; value: string };
 
-export type FlowFilterField = FlowFilterTerm['field'];
-
 export type ParsedFlowFilter = { terms: FlowFilterTerm[] } | { error: string };
 
 export const FLOW_FILTER_MAX_LENGTH = 2000;
