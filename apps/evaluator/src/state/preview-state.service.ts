@@ -14,7 +14,8 @@ import {
 } from '@rollout/contracts';
 import type { ReadinessCheck } from '@rollout/platform/health';
 import { METRICS_REGISTRY } from '@rollout/platform/metrics';
-import { BackgroundLoop, NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
+import { NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
+import { BackgroundLoop } from '@rollout/platform/runtime';
 import { CLOCK, Clock } from '@rollout/platform/service-kit';
 import { ApplyResult, DomainEvent, PreviewState } from '@rollout/domain/preview';
 import { ConsumerMessages, DeliverPolicy, JsMsg, NatsConnection, NatsError } from 'nats';

@@ -6,8 +6,6 @@ export * from './provision';
 export * from './dead-letter';
 export * from './pull-consumer-host';
 export * from './batch-consumer';
-export * from './sleeper';
-export * from './background-loop';
 export * from './rpc-client';
 export * from './rpc-server';
 export * from './nats-options';
