@@ -12,5 +12,4 @@ export * from './nats-options';
 export * from './nats.module';
 export * from './actor-assertion';
 export * from './actor-gate';
-export * from './bus-permissions';
 export * from './assertion-ids';

@@ -14,16 +14,16 @@ import {
   inspectionEventSubject,
   serviceInfoSubject,
 } from '@rollout/contracts';
-import { ASSERTION_IDS_KV } from './assertion-ids';
 import {
+  ASSERTION_IDS_KV,
+  DEAD_LETTER_STREAM,
   INSPECTION_DURABLE,
   INSPECTION_RESULTS_STREAM,
   INSPECTION_STREAM,
+  NatsNamespace,
   TRAFFIC_DURABLE,
-} from './bus-topology';
-import { DEAD_LETTER_STREAM } from './jetstream-setup';
-import { NatsNamespace } from './namespace';
-import { inboxPrefixOf } from './nats-options';
+  inboxPrefixOf,
+} from '@rollout/platform/nats';
 
 /**
  * Who may connect to the bus, one kind per NATS user. Services get one user each; every
