@@ -1,5 +1,6 @@
 export * from './tokens';
 export * from './namespace';
+export * from './kv-subjects';
 export * from './jetstream-setup';
 export * from './bus-topology';
 export * from './provision';
