@@ -3,7 +3,7 @@ import { PREVIEW_V1, SYSTEM_V1, TRAFFIC_V1 } from '@rollout/contracts';
 import { TRAFFIC_V2ALPHA } from '@rollout/contracts-alpha';
 import { busNeedsOf } from '@rollout/platform/nats';
 import { actorSigningOf, serviceModule } from '@rollout/platform/service-kit';
-import { AUTO_STOP_ASSERTION_TTL_MS } from './auto-stop/auto-stop';
+import { AUTO_STOP_ASSERTION_TTL_MS } from './auto-stop/auto-stop.job';
 import { AutoStopModule } from './auto-stop/auto-stop.module';
 import { BacktestsModule } from './backtests/backtests.module';
 import { Config, EVALUATOR_CONFIG } from './config';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AutoStop } from './auto-stop';
+import { AutoStop } from './auto-stop.job';
 import { RunCountsRepository } from './run-counts.repository';
 
 /** Stops previews that reached their end condition. */

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CountingModule } from '../counting/counting.module';
 import { DeadLettersModule } from '../dead-letters/dead-letters.module';
-import { PreviewRetention } from './preview-retention';
+import { PreviewRetention } from './preview-retention.job';
 import { RetentionRepository } from './retention.repository';
 
 /** Trims old preview data and dead letters; the traffic consumer tells it what it wrote. */
