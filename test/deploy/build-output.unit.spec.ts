@@ -7,8 +7,8 @@ import * as ts from 'typescript';
  */
 const ROOT = join(__dirname, '..', '..');
 
-function buildProgram(): ts.Program {
-  const configPath = join(ROOT, 'tsconfig.build.json');
+function buildProgram(configFile = 'tsconfig.build.json'): ts.Program {
+  const configPath = join(ROOT, configFile);
   const config = ts.getParsedCommandLineOfConfigFile(
     configPath,
     {},
@@ -78,5 +78,36 @@ describe('the build output', () => {
       }),
     );
     expect(importsOfTestCode).toEqual([]);
+  });
+});
+
+/** The files a program compiles from the repository (neither declarations nor packages). */
+const compiledFiles = (program: ts.Program) =>
+  program
+    .getSourceFiles()
+    .filter((file) => !file.isDeclarationFile && !program.isSourceFileFromExternalLibrary(file))
+    .map((file) => relative(ROOT, file.fileName));
+
+describe('the image build (deploy/Dockerfile: npm run build:image, tsconfig.image.json)', () => {
+  const files = compiledFiles(buildProgram('tsconfig.image.json'));
+
+  it('holds every service and the programs the Kubernetes jobs run from a service image', () => {
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'apps/budget-adapter/src/main.ts',
+        'apps/enforcement-service/src/main.ts',
+        'apps/evaluator/src/main.ts',
+        'apps/experiment-service/src/main.ts',
+        'apps/gateway/src/main.ts',
+        'apps/inspection-rules-service/src/main.ts',
+        'tools/provision/src/main.ts',
+        'tools/launcher/src/provision-postgres.ts',
+      ]),
+    );
+  });
+
+  it("holds neither the bus permission matrix (every NATS user's rights) nor test code", () => {
+    expect(files.filter((file) => file.startsWith('libs/platform/bus-permissions/'))).toEqual([]);
+    expect(files.filter(isTestCode)).toEqual([]);
   });
 });

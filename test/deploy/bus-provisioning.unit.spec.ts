@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BusUser } from '@rollout/platform/nats';
+import { BusUser } from '@rollout/platform/bus-permissions';
 import { K8sObject, OVERLAYS, ROOT, named, ofKind, plainEnv, render } from './render';
 
 // The bus provisioning step in Kubernetes (docs/bus-security.md): a Job with its own NATS user

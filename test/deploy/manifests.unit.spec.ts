@@ -3,12 +3,8 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { EXPERIMENT_SUBJECTS } from '@rollout/contracts';
 import { BUS_USERS_FILE, renderBusAuthorization } from '@rollout/launcher';
-import {
-  ActorAssertionSigner,
-  ActorAssertionVerifier,
-  BusUser,
-  parseBusKey,
-} from '@rollout/platform/nats';
+import { BusUser } from '@rollout/platform/bus-permissions';
+import { ActorAssertionSigner, ActorAssertionVerifier, parseBusKey } from '@rollout/platform/nats';
 import {
   K8sObject,
   OVERLAYS,

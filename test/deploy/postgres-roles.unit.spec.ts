@@ -98,7 +98,7 @@ describe.each(OVERLAYS)('Postgres in the %s overlay', (overlay) => {
         key: 'password',
       });
     }
-    // Its program is in every image (deploy/Dockerfile copies the whole build).
+    // Its program is in every image (deploy/Dockerfile builds it with the services: tsconfig.image.json).
     expect(container.command).toEqual(['node', 'dist/tools/launcher/src/provision-postgres.js']);
     expect(existsSync(join(ROOT, 'tools', 'launcher', 'src', 'provision-postgres.ts'))).toBe(true);
     expect(container.image).toMatch(/^policy-rollout\/experiment-service(:|$)/);

@@ -10,6 +10,7 @@ import {
   experimentStateKey,
   policyStateKey,
 } from '@rollout/contracts';
+import { kvSubject } from '@rollout/platform/nats';
 import { Empty, JSONCodec, NatsConnection, headers as natsHeaders } from 'nats';
 import { randomUUID } from 'node:crypto';
 import type { Isolation } from './evaluator-app';
@@ -49,7 +50,7 @@ export class ExperimentWorld {
     headers.set('Event-Position', '1');
     await this.nc
       .jetstream()
-      .publish(`$KV.${this.bucket}.${STATE_POSITION_KEY}`, Empty, { headers });
+      .publish(kvSubject(this.bucket, STATE_POSITION_KEY), Empty, { headers });
   }
 
   private get bucket(): string {
@@ -159,13 +160,13 @@ export class ExperimentWorld {
     headers.set(STATE_VERSION_HEADER, String(event.version));
     await this.nc
       .jetstream()
-      .publish(`$KV.${this.bucket}.${key}`, codec.encode(event), { headers });
+      .publish(kvSubject(this.bucket, key), codec.encode(event), { headers });
   }
 
   private async remove(key: string, version: number) {
     const headers = natsHeaders();
     headers.set('KV-Operation', 'DEL');
     headers.set(STATE_VERSION_HEADER, String(version));
-    await this.nc.jetstream().publish(`$KV.${this.bucket}.${key}`, Empty, { headers });
+    await this.nc.jetstream().publish(kvSubject(this.bucket, key), Empty, { headers });
   }
 }

@@ -1,12 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/platform/config';
-import {
-  ActorClaims,
-  BusUser,
-  generateBusKeyPair,
-  inboxPrefixOf,
-  natsAuthorizationConfig,
-} from '@rollout/platform/nats';
+import { BusUser, natsAuthorizationConfig } from '@rollout/platform/bus-permissions';
+import { ActorClaims, generateBusKeyPair, inboxPrefixOf } from '@rollout/platform/nats';
 import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   NatsServer,

@@ -1,4 +1,5 @@
-import { BusUser, generateBusKeyPair, natsAuthorizationConfig } from '@rollout/platform/nats';
+import { BusUser, natsAuthorizationConfig } from '@rollout/platform/bus-permissions';
+import { generateBusKeyPair } from '@rollout/platform/nats';
 import { randomBytes } from 'node:crypto';
 import { LaunchError } from './processes';
 import { SERVICES, ServiceName } from './settings';

@@ -2,12 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXPERIMENT_STATE_BUCKET, policyStateKey } from '@rollout/contracts';
-import {
-  BusUser,
-  NatsNamespace,
-  inboxPrefixOf,
-  natsAuthorizationConfig,
-} from '@rollout/platform/nats';
+import { BusUser, natsAuthorizationConfig } from '@rollout/platform/bus-permissions';
+import { NatsNamespace, inboxPrefixOf } from '@rollout/platform/nats';
 import { NatsServer, startNatsServer } from '@rollout/testing/kit';
 import { Empty, NatsConnection, NatsError, connect } from 'nats';
 import { declareImporterBus, eventsOn, putLivePolicies, runCli } from '../test/importer-world';

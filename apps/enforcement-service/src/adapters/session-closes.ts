@@ -6,7 +6,7 @@ import {
   OnModuleDestroy,
 } from '@nestjs/common';
 import { AdapterStatus, Clock, RetryPolicy, isOk, retryDelayMs } from '@rollout/domain/enforcement';
-import { BackgroundLoop } from '@rollout/platform/nats';
+import { BackgroundLoop } from '@rollout/platform/runtime';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { EnforcementMetrics } from '../chain/enforcement-metrics';

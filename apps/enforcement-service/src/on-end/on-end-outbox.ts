@@ -14,7 +14,7 @@ import {
   mayRetry,
   retryDelayMs,
 } from '@rollout/domain/enforcement';
-import { BackgroundLoop } from '@rollout/platform/nats';
+import { BackgroundLoop } from '@rollout/platform/runtime';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from '../chain/enforcement';

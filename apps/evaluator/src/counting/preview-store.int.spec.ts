@@ -7,7 +7,7 @@ import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../
 import { ExperimentWorld } from '../../test/experiment-world';
 import { allFlows, tableRows } from '../../test/readouts';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
-import { PreviewRetention } from '../retention/preview-retention';
+import { PreviewRetention } from '../retention/preview-retention.job';
 
 /**
  * What the preview store keeps: it grows with the distinct flows, not with the traffic; a

@@ -14,7 +14,14 @@ import {
 } from '@rollout/contracts';
 import type { ReadinessCheck } from '@rollout/platform/health';
 import { METRICS_REGISTRY } from '@rollout/platform/metrics';
-import { BackgroundLoop, NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
+import {
+  NATS_CONNECTION,
+  NatsNamespace,
+  kvAllKeys,
+  kvKeyOf,
+  kvStream,
+} from '@rollout/platform/nats';
+import { BackgroundLoop } from '@rollout/platform/runtime';
 import { CLOCK, Clock } from '@rollout/platform/service-kit';
 import { ApplyResult, DomainEvent, PreviewState } from '@rollout/domain/preview';
 import { ConsumerMessages, DeliverPolicy, JsMsg, NatsConnection, NatsError } from 'nats';
@@ -138,11 +145,10 @@ export class PreviewStateService
 
   private async follow(): Promise<void> {
     const bucket = this.namespace.bucket(EXPERIMENT_STATE_BUCKET);
-    const prefix = `$KV.${bucket}.`;
-    const stream = `KV_${bucket}`;
+    const stream = kvStream(bucket);
     await (await this.connection.jetstreamManager()).streams.info(stream);
     const consumer = await this.connection.jetstream().consumers.get(stream, {
-      filterSubjects: `${prefix}>`,
+      filterSubjects: kvAllKeys(bucket),
       deliver_policy: DeliverPolicy.LastPerSubject,
     });
     // A short expiry: missed heartbeats (a NATS restart) and failed re-creations retry within seconds.
@@ -150,7 +156,7 @@ export class PreviewStateService
     this.messages = messages;
     if (!this.following.isRunning) messages.stop();
     for await (const message of messages) {
-      this.applyEntry(message.subject.slice(prefix.length), message);
+      this.applyEntry(kvKeyOf(bucket, message.subject), message);
       if (this.filled && message.info.pending === 0) this.loadedNow();
     }
   }

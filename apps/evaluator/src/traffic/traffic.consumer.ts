@@ -16,7 +16,7 @@ import { TRAFFIC_DURABLE } from '../jetstream';
 import { PreviewCountsRepository } from '../counting/preview-counts.repository';
 import { DeadLetterLog } from '../dead-letters/dead-letter-log';
 import { PreviewLogPublisher } from '../preview-logs/preview-log.publisher';
-import { PreviewRetention } from '../retention/preview-retention';
+import { PreviewRetention } from '../retention/preview-retention.job';
 import { PreviewStateService } from '../state/preview-state.service';
 import { TrafficClients } from './traffic-clients';
 import {

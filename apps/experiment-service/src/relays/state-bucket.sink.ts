@@ -9,6 +9,7 @@ import {
   eventHeaders,
   isAfter,
 } from '@rollout/platform/event-store';
+import { kvStream, kvSubject } from '@rollout/platform/nats';
 import { Empty, JSONCodec, JetStreamClient, JetStreamManager, NatsError, StoredMsg } from 'nats';
 import { isEnd, publishedEvent, stateKey } from './published-events';
 
@@ -143,7 +144,7 @@ export class StateBucketSink implements RelaySink {
   /** The key's last entry (a value or a delete marker), or undefined when it has none. */
   private async last(key: string): Promise<StoredMsg | undefined> {
     try {
-      return await this.jsm.streams.getMessage(`KV_${this.bucket}`, {
+      return await this.jsm.streams.getMessage(kvStream(this.bucket), {
         last_by_subj: this.subject(key),
       });
     } catch (error) {
@@ -154,6 +155,6 @@ export class StateBucketSink implements RelaySink {
   }
 
   private subject(key: string): string {
-    return `$KV.${this.bucket}.${key}`;
+    return kvSubject(this.bucket, key);
   }
 }

@@ -1,23 +1,15 @@
-import { CanActivate, ExecutionContext, Injectable, Type } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { StatusError } from '@rollout/contracts';
-import { HealthController } from '@rollout/platform/health';
-import { MetricsController } from '@rollout/platform/metrics';
+import { IS_PUBLIC_ROUTE } from '@rollout/platform/health';
 import type { FastifyRequest } from 'fastify';
-import { BlazarController } from '../blazar/blazar.controller';
 import { currentHttpClient } from '../http/client-context';
 import { ACCEPTS_X_AUTH_TOKEN, AuthenticatedRequest, REQUIRED_ROLE } from './auth.decorators';
 import { Authenticator } from './authenticator';
 import { Role, canSeeProject, hasRole } from './principal';
 
 /**
- * Probes and metrics stay open: the kubelet and Prometheus carry no tokens. Blazar's endpoint
- * authenticates its caller itself, by X-Auth-Token (BlazarTokenGuard).
- */
-const PUBLIC_CONTROLLERS: Type[] = [HealthController, MetricsController, BlazarController];
-
-/**
- * Every route needs a valid bearer token (401, without saying which part was wrong), the role
+ * Every route but those marked `@Public()` (probes, metrics, Blazar's endpoint) needs a valid bearer token (401, without saying which part was wrong), the role
  * it asks for (403), and, when it names a project, that project among the principal's
  * (404, so that another team's projects are not revealed).
  */
@@ -29,7 +21,13 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
-    if (context.getType() !== 'http' || PUBLIC_CONTROLLERS.includes(context.getClass()))
+    if (
+      context.getType() !== 'http' ||
+      this.reflector.getAllAndOverride<boolean>(IS_PUBLIC_ROUTE, [
+        context.getHandler(),
+        context.getClass(),
+      ])
+    )
       return true;
     const request = context.switchToHttp().getRequest<FastifyRequest & AuthenticatedRequest>();
     const openstackToken = request.headers['x-auth-token'];

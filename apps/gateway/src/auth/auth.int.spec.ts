@@ -75,6 +75,39 @@ describe('gateway authentication and limits', () => {
     }
   });
 
+  it("leaves Blazar's endpoint to its own X-Auth-Token check, not the bearer token", async () => {
+    const response = await fetch(`${base}/v1/blazar/check-create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+      'A valid X-Auth-Token is required.',
+    );
+  });
+
+  it('refuses an anonymous caller on every documented route but Blazar', async () => {
+    const document = (await (await get('/docs/openapi.json')).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const checked: string[] = [];
+    for (const [template, operations] of Object.entries(document.paths)) {
+      if (template.startsWith('/v1/blazar/')) continue;
+      const path = template.replace(/\{[^}]+\}/g, 'alpha');
+      for (const method of Object.keys(operations)) {
+        const response = await fetch(`${base}${path}`, { method: method.toUpperCase() });
+        expect({ route: `${method} ${template}`, status: response.status }).toEqual({
+          route: `${method} ${template}`,
+          status: 401,
+        });
+        checked.push(`${method} ${template}`);
+      }
+    }
+    expect(checked).toContain('get /v1/services');
+    expect(checked.length).toBeGreaterThan(20);
+  });
+
   it('rate-limits each principal on its own with 429 and Retry-After', async () => {
     const statuses = [];
     for (let i = 0; i < 5; i++) statuses.push((await get('/v1/services', 'burst-token')).status);

@@ -7,6 +7,7 @@ import {
   ApiSecurity,
   ApiTags,
 } from '@nestjs/swagger';
+import { Public } from '@rollout/platform/health';
 import type { FastifyReply } from 'fastify';
 import { BLAZAR_TOKEN_AUTH } from '../http/openapi-security';
 import { RequestId } from '../http/request-id.decorator';
@@ -24,6 +25,8 @@ type BlazarPayload = Record<string, unknown>;
  * project and lease name or id), so MaxActiveLeases counts them and on-end releases them.
  * Authenticated by `X-Auth-Token`, not by a bearer token.
  */
+// No bearer token: BlazarTokenGuard authenticates Blazar by its X-Auth-Token.
+@Public()
 @ApiTags('blazar')
 @ApiSecurity(BLAZAR_TOKEN_AUTH)
 @ApiResponse({ status: 400, description: 'INVALID_ARGUMENT: a bad field, named' })

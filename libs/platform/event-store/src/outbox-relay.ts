@@ -1,6 +1,6 @@
 import type { JetStreamClient, JetStreamManager, MsgHdrs } from 'nats';
 import { headers as natsHeaders } from 'nats';
-import { BackgroundLoop } from '@rollout/platform/nats';
+import { BackgroundLoop } from '@rollout/platform/runtime';
 import type { DataSource } from 'typeorm';
 import { EventStore } from './event-store';
 import { Cursor, START, StoredEvent } from './events';

@@ -12,6 +12,7 @@ import {
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { Public } from './public-route';
 import { ReadinessCheck, ReadinessReport, runReadinessChecks } from './readiness';
 
 export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
@@ -26,6 +27,8 @@ export class DrainState implements BeforeApplicationShutdown {
   }
 }
 
+/** Open: the kubelet carries no token. */
+@Public()
 @ApiExcludeController()
 @Controller()
 export class HealthController {

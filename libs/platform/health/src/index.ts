@@ -1,2 +1,3 @@
 export * from './readiness';
+export * from './public-route';
 export * from './health.module';

@@ -1,11 +1,14 @@
 import { Controller, DynamicModule, Get, Header, Inject, Injectable, Module } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { Public } from '@rollout/platform/health';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ClientMetrics } from './client-metrics';
 import { METRICS_REGISTRY } from './tokens';
 
 export { METRICS_REGISTRY };
 
+/** Open: Prometheus scrapes without a token. */
+@Public()
 @ApiExcludeController()
 @Controller()
 export class MetricsController {

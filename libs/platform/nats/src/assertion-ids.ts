@@ -8,6 +8,7 @@ import {
 import { JetStreamClient, NatsError, headers } from 'nats';
 import { ASSERTION_CLOCK_SKEW_MS, ASSERTION_MAX_TTL_MS } from './actor-assertion';
 import type { KvDeclaration } from './jetstream-setup';
+import { kvSubject } from './kv-subjects';
 import { NatsNamespace } from './namespace';
 
 /**
@@ -44,6 +45,7 @@ export const READ_ONLY_SUBJECTS: ReadonlySet<string> = new Set([
   PREVIEW_SUBJECTS.previewReport,
   PREVIEW_SUBJECTS.previewFlows,
   PREVIEW_SUBJECTS.getOperation,
+  PREVIEW_SUBJECTS.deadLetters,
   ENFORCEMENT_SUBJECTS.getLease,
   ENFORCEMENT_SUBJECTS.listLeases,
   ENFORCEMENT_SUBJECTS.listDecisions,
@@ -105,7 +107,7 @@ export class SharedAssertionIds implements AssertionIds {
     namespace: NatsNamespace,
     private readonly timeoutMs = 2_000,
   ) {
-    this.prefix = `$KV.${namespace.bucket(ASSERTION_IDS_KV.bucket)}.`;
+    this.prefix = kvSubject(namespace.bucket(ASSERTION_IDS_KV.bucket), '');
   }
 
   async firstUse(jti: string): Promise<boolean> {

@@ -1,9 +1,8 @@
 import { Logger } from '@nestjs/common';
+import { BackgroundLoop, Sleeper } from '@rollout/platform/runtime';
 import { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import { publishDeadLetter } from './dead-letter';
 import { NatsNamespace } from './namespace';
-import { BackgroundLoop } from './background-loop';
-import { Sleeper } from './sleeper';
 
 /** A message of a batch that will never succeed, and why: it goes to the dead-letter subject. */
 export interface Rejection {

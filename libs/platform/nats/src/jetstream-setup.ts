@@ -11,6 +11,7 @@ import {
   StreamConfig,
   nanos,
 } from 'nats';
+import { kvStream } from './kv-subjects';
 import { NatsNamespace } from './namespace';
 
 /** A stream as the code that owns it declares it; names and subjects are namespaced on use. */
@@ -112,7 +113,7 @@ export async function declareJetStream(
     };
     await js.views.kv(ns.bucket(decl.bucket), options);
     // An existing bucket is opened as it is: bring its stream to the declared replicas and TTL.
-    const stream = `KV_${ns.bucket(decl.bucket)}`;
+    const stream = kvStream(ns.bucket(decl.bucket));
     const { config } = await jsm.streams.info(stream);
     const maxAge = nanos(decl.ttlMs ?? 0);
     if (config.num_replicas !== replicas || config.max_age !== maxAge)

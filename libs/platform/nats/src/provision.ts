@@ -10,6 +10,7 @@ import {
   topologyFor,
 } from './bus-topology';
 import { declareJetStream } from './jetstream-setup';
+import { kvStream } from './kv-subjects';
 import { NatsNamespace } from './namespace';
 import { inboxPrefixOf } from './nats-options';
 
@@ -146,7 +147,7 @@ export async function missingFromBus(
     await exists(`stream ${ns.stream(stream)}`, () => jsm.streams.info(ns.stream(stream)));
   for (const bucket of needs.buckets)
     await exists(`KV bucket ${ns.bucket(bucket)}`, () =>
-      jsm.streams.info(`KV_${ns.bucket(bucket)}`),
+      jsm.streams.info(kvStream(ns.bucket(bucket))),
     );
   for (const { stream, durable } of needs.consumers)
     if (!missing.includes(`stream ${ns.stream(stream)}`))

@@ -7,9 +7,9 @@ import {
   Optional,
 } from '@nestjs/common';
 import { METRICS_REGISTRY } from '@rollout/platform/metrics';
+import { BackgroundLoop } from '@rollout/platform/runtime';
 import { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import { Counter, Registry } from 'prom-client';
-import { BackgroundLoop } from './background-loop';
 import { publishDeadLetter } from './dead-letter';
 import { NatsNamespace } from './namespace';
 import { NATS_CONNECTION } from './tokens';

@@ -16,16 +16,18 @@ import {
   inspectionEventSubject,
   serviceInfoSubject,
 } from '@rollout/contracts';
-import { ASSERTION_IDS_KV } from './assertion-ids';
 import {
+  ASSERTION_IDS_KV,
+  DEAD_LETTER_STREAM,
   INSPECTION_DURABLE,
   INSPECTION_RESULTS_STREAM,
   INSPECTION_STREAM,
+  NatsNamespace,
   TRAFFIC_DURABLE,
-} from './bus-topology';
-import { DEAD_LETTER_STREAM } from './jetstream-setup';
-import { NatsNamespace } from './namespace';
-import { inboxPrefixOf } from './nats-options';
+  inboxPrefixOf,
+  kvAllKeys,
+  kvStream,
+} from '@rollout/platform/nats';
 
 /**
  * Who may connect to the bus, one kind per NATS user. Services get one user each; every
@@ -65,8 +67,6 @@ export interface NatsPermissions {
 const USER = /^[A-Za-z0-9_-]{1,64}$/;
 const PROJECT = /^[A-Za-z0-9_-]{1,128}$/;
 
-const KV_STREAM = (bucket: string) => `KV_${bucket}`;
-
 /**
  * What a runtime user may do to streams, buckets and consumers; nothing of JetStream's API
  * beyond it. The streams themselves are created, changed and deleted only by the provisioning
@@ -101,7 +101,7 @@ function jetStreamAccess({
 }: JetStreamAccess) {
   return [
     '$JS.API.INFO',
-    ...kvWrite.map((bucket) => `$KV.${bucket}.>`),
+    ...kvWrite.map(kvAllKeys),
     ...info.map((stream) => `$JS.API.STREAM.INFO.${stream}`),
     ...get.flatMap((stream) => [
       `$JS.API.STREAM.MSG.GET.${stream}`,
@@ -130,7 +130,7 @@ function jetStreamAccess({
  */
 function assertionIds(ns: NatsNamespace): string[] {
   const bucket = ns.bucket(ASSERTION_IDS_KV.bucket);
-  return [`$KV.${bucket}.>`, `$JS.API.STREAM.INFO.${KV_STREAM(bucket)}`];
+  return [kvAllKeys(bucket), `$JS.API.STREAM.INFO.${kvStream(bucket)}`];
 }
 
 function service(
@@ -174,7 +174,7 @@ export function busPermissions(
   const ns = new NatsNamespace(namespace);
   const inbox = `${inboxPrefixOf(user)}.>`;
   const bucket = ns.bucket(EXPERIMENT_STATE_BUCKET);
-  const state = KV_STREAM(bucket);
+  const state = kvStream(bucket);
   const deadLetters = ns.stream(DEAD_LETTER_STREAM.name);
   switch (role.kind) {
     case 'gateway':
@@ -220,7 +220,7 @@ export function busPermissions(
           durables: [[traffic, TRAFFIC_DURABLE]],
           ephemeral: [
             [traffic, ns.subject('traffic.>')],
-            [state, `$KV.${bucket}.>`],
+            [state, kvAllKeys(bucket)],
           ],
         },
       );

@@ -6,7 +6,8 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { TRAFFIC_STREAM } from '@rollout/contracts';
-import { BackgroundLoop, NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
+import { NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
+import { BackgroundLoop } from '@rollout/platform/runtime';
 import { ConsumerInfo, NatsConnection } from 'nats';
 import { Config, EVALUATOR_CONFIG } from '../config';
 import { PreviewCountsRepository } from '../counting/preview-counts.repository';

@@ -6,7 +6,8 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { EXPERIMENT_SUBJECTS, StatusError } from '@rollout/contracts';
-import { BackgroundLoop, NatsRpcClient } from '@rollout/platform/nats';
+import { NatsRpcClient } from '@rollout/platform/nats';
+import { BackgroundLoop } from '@rollout/platform/runtime';
 import { PreviewRunCounts, autoStopReason } from '@rollout/domain/preview';
 import { createHash } from 'node:crypto';
 import { Config, EVALUATOR_CONFIG } from '../config';

@@ -1,4 +1,11 @@
+import { JetStreamService, busNeedsOf } from '@rollout/platform/nats';
 import { busPermissions, natsAuthorizationConfig } from './bus-permissions';
+
+const SERVICES: JetStreamService[] = [
+  'experiment-service',
+  'evaluator',
+  'inspection-rules-service',
+];
 
 describe('bus permissions', () => {
   it('lets a traffic producer publish its projects’ traffic of every major, read its projects’ live policy keys and the state bucket’s position, under the namespace, and nothing else', () => {
@@ -119,5 +126,22 @@ describe('bus permissions', () => {
         { user: 'agent', password: '$lower; include x', role: { kind: 'inspection-agent' } },
       ]),
     ).toThrow(/\$UPPER_CASE_NAME/);
+  });
+
+  it("lets each service's NATS user check what the bus topology says it needs at boot", () => {
+    for (const service of SERVICES) {
+      const allowed = busPermissions({ user: service, role: { kind: service } }, 'ns1').publish
+        .allow;
+      const needs = busNeedsOf(service);
+      const wanted = [
+        ...needs.streams.map((s) => `$JS.API.STREAM.INFO.ns1_${s}`),
+        ...needs.buckets.map((b) => `$JS.API.STREAM.INFO.KV_ns1_${b}`),
+        ...needs.consumers.flatMap(({ stream, durable }) => [
+          `$JS.API.CONSUMER.INFO.ns1_${stream}.${durable}`,
+          `$JS.API.CONSUMER.MSG.NEXT.ns1_${stream}.${durable}`,
+        ]),
+      ];
+      expect([service, wanted.filter((s) => !allowed.includes(s))]).toEqual([service, []]);
+    }
   });
 });

@@ -1,0 +1,9 @@
+import { Module } from '@nestjs/common';
+import { AutoStop } from './auto-stop.job';
+import { RunCountsRepository } from './run-counts.repository';
+
+/** Stops previews that reached their end condition. */
+@Module({
+  providers: [AutoStop, RunCountsRepository],
+})
+export class AutoStopModule {}

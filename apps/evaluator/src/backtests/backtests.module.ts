@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { BacktestHandlers } from './backtest.handlers';
+import { Backtests } from './backtests.application';
+import { BacktestsRepository } from './backtests.repository';
+
+/** Backtests: an experiment replayed against stored traffic. */
+@Module({
+  controllers: [BacktestHandlers],
+  providers: [Backtests, BacktestsRepository],
+})
+export class BacktestsModule {}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { BackendModule } from '../http/backend.module';
+import { BlazarTokenGuard } from './blazar-token.guard';
+import { BlazarClient } from './blazar.client';
+import { BlazarController } from './blazar.controller';
+
+/** Blazar's external enforcement endpoint, authenticated by its own X-Auth-Token. */
+@Module({
+  imports: [BackendModule],
+  controllers: [BlazarController],
+  providers: [BlazarClient, BlazarTokenGuard],
+})
+export class BlazarModule {}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { BackendModule } from '../http/backend.module';
+import { ExperimentsClient } from './experiments.client';
+import { ExperimentsController } from './experiments.controller';
+import { PoliciesController } from './policies.controller';
+import { PolicyRevisionsClient } from './policy-revisions.client';
+import { PolicyRevisionsController } from './policy-revisions.controller';
+
+/** Firewall policies, their experiments and revisions; the projects listing reads revisions. */
+@Module({
+  imports: [BackendModule],
+  controllers: [PoliciesController, ExperimentsController, PolicyRevisionsController],
+  providers: [ExperimentsClient, PolicyRevisionsClient],
+  exports: [PolicyRevisionsClient],
+})
+export class ExperimentsModule {}

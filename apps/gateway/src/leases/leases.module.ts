@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { BackendModule } from '../http/backend.module';
+import { LeasesClient } from './leases.client';
+import { LeasesController } from './leases.controller';
+
+/** Leases and their enforcement. */
+@Module({
+  imports: [BackendModule],
+  controllers: [LeasesController],
+  providers: [LeasesClient],
+})
+export class LeasesModule {}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { BackendModule } from '../http/backend.module';
+import { BacktestController } from './backtest.controller';
+import { PreviewClient } from './preview.client';
+import { PreviewController } from './preview.controller';
+
+/** Preview reports, flows and logs, and backtests (the evaluator's preview.v1). */
+@Module({
+  imports: [BackendModule],
+  controllers: [PreviewController, BacktestController],
+  providers: [PreviewClient],
+})
+export class PreviewModule {}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { BackendModule } from '../http/backend.module';
+import { ServicesClient } from './services.client';
+import { ServicesController } from './services.controller';
+
+/** `/v1/services`: each service's contracts and version. */
+@Module({
+  imports: [BackendModule],
+  controllers: [ServicesController],
+  providers: [ServicesClient],
+})
+export class ServicesModule {}

@@ -1,0 +1,2 @@
+export * from './sleeper';
+export * from './background-loop';
