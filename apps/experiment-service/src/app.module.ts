@@ -24,7 +24,7 @@ import { PolicyCommands } from './policies/policy-commands.application';
 import { PolicyQueries } from './policies/policy-queries.application';
 import { PolicyRevisions } from './policies/policy-revisions.application';
 import { RevisionHandlers } from './policies/revisions.handlers';
-import { EventRelays } from './relays/event-relays';
+import { EventRelays } from './relays/event-relays.job';
 import { ExperimentRecord, PolicyRecord } from './read-models/records';
 
 @Module({})

@@ -25,7 +25,7 @@ import { EnforcementConfigSource } from '../enforcement-config';
 import { EnforcementMetrics } from '../chain/enforcement-metrics';
 import { AdapterClient } from './adapter-client';
 import { NO_STATUS, Target, describeStatus, handshake, lostSession } from './adapter-handshake';
-import { SessionCloses } from './session-closes';
+import { SessionCloses } from './session-closes.job';
 
 /** A handler without a session tries again at most this often (an adapter that was down comes back). */
 const RETRY_INTERVAL_MS = 5_000;

@@ -14,7 +14,7 @@ import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import type { LeaseRow } from '../ledger/ledger-statements';
 import type { LedgerTx } from '../ledger/ledger.repository';
 import { Ledger } from '../ledger/ledger.repository';
-import { OnEndOutbox } from '../on-end/on-end-outbox';
+import { OnEndOutbox } from '../on-end/on-end-outbox.job';
 import { isLive, newRow, terminate } from './lease-records';
 
 /** Blazar's on_end hook, over the same ledger as the API's leases. */

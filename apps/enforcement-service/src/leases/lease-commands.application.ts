@@ -38,7 +38,7 @@ import {
 } from './lease-records';
 import { type LeaseRow, domainLease } from '../ledger/ledger-statements';
 import { Ledger } from '../ledger/ledger.repository';
-import { OnEndOutbox } from '../on-end/on-end-outbox';
+import { OnEndOutbox } from '../on-end/on-end-outbox.job';
 import { leaseView } from './views';
 
 /** What the admission rules read of a ledger row. */

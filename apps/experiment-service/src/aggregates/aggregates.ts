@@ -28,7 +28,7 @@ import {
   PolicyAnswer,
   policyAggregate,
 } from '../policies/policy-aggregate';
-import { EventRelays } from '../relays/event-relays';
+import { EventRelays } from '../relays/event-relays.job';
 import type { RecordedMetadata } from './command-metadata';
 
 /**

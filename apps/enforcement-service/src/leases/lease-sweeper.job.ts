@@ -5,7 +5,7 @@ import { CLOCK } from '@rollout/platform/service-kit';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { idsOf } from './lease-records';
 import { Ledger } from '../ledger/ledger.repository';
-import { OnEndOutbox, QueuedOnEnd } from '../on-end/on-end-outbox';
+import { OnEndOutbox, QueuedOnEnd } from '../on-end/on-end-outbox.job';
 
 const SWEEP_BATCH = 100;
 
