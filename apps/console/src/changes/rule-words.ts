@@ -1,4 +1,15 @@
-import type { AnalysisVerdict, DifferingRegion, FirewallRule } from '@rollout/contracts';
+import type {
+  AnalysisVerdict,
+  DifferingRegion,
+  FirewallRule,
+  PreviewVerdict,
+} from '@rollout/contracts';
+
+/** A deciding rule in a few words: "rule 300 (allow)", or "implied deny". */
+export const ruleLabel = (verdict: Pick<PreviewVerdict, 'rulePriority' | 'implied' | 'action'>) =>
+  verdict.implied || verdict.rulePriority === null
+    ? `implied ${verdict.action}`
+    : `rule ${verdict.rulePriority} (${verdict.action})`;
 
 /**
  * Rules and analysed regions of traffic in words, as an operator reads them: what a rule

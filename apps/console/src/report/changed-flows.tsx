@@ -6,7 +6,8 @@ import { ErrorMessage, formatCount, formatTime } from '../components/status';
 import { useSession } from '../context';
 import { connectionText, seenSpan } from './flow-text';
 import { FlowsExport } from './flows-export';
-import { ruleLabel, type ReportSectionProps } from './section';
+import { ruleLabel } from '../changes/rule-words';
+import type { ReportSectionProps } from './section';
 
 const PAGE_SIZE = 20;
 

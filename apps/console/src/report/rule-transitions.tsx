@@ -2,7 +2,8 @@ import { useMemo } from 'preact/hooks';
 import { Chart } from '../components/chart';
 import { formatCount } from '../components/status';
 import { sankeyOption } from './sankey';
-import { ruleLabel, type ReportSectionProps } from './section';
+import { ruleLabel } from '../changes/rule-words';
+import type { ReportSectionProps } from './section';
 
 /** Which rule of the experiment takes over the traffic each live rule decided (a Sankey diagram). */
 export function RuleTransitions({ configuration, rules }: ReportSectionProps) {

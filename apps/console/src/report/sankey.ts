@@ -1,6 +1,5 @@
 import type { FirewallRule, RuleTransition, PreviewVerdict } from '@rollout/contracts';
-import { describeRule } from '../changes/rule-words';
-import { ruleLabel } from './section';
+import { describeRule, ruleLabel } from '../changes/rule-words';
 import { VERDICT_COLOURS } from './time-buckets';
 
 /** The rules of each side, when known, to say on hover what a node's rule matches. */

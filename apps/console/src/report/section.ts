@@ -2,7 +2,6 @@ import type {
   FirewallPolicyExperiment,
   PreviewConfigurationReport,
   PreviewReport,
-  PreviewVerdict,
 } from '@rollout/contracts';
 import type { FunctionComponent } from 'preact';
 import type { ExperimentRef } from '../api/client';
@@ -35,8 +34,3 @@ export interface ReportSection {
   title: string;
   component: FunctionComponent<ReportSectionProps>;
 }
-
-export const ruleLabel = (verdict: Pick<PreviewVerdict, 'rulePriority' | 'implied' | 'action'>) =>
-  verdict.implied || verdict.rulePriority === null
-    ? `implied ${verdict.action}`
-    : `rule ${verdict.rulePriority} (${verdict.action})`;

@@ -1,7 +1,6 @@
 import type { ContractPackage } from '../../packages';
 import type { FirewallPolicy, FirewallPolicyExperiment, PolicyContent } from './resources';
 import { formatExperimentName, formatPolicyName } from './names';
-import type { CommitEvidenceRecord } from './revisions';
 
 export const EXPERIMENT_V1: ContractPackage = { name: 'experiment.v1', version: '1.5.0' };
 
@@ -31,6 +30,19 @@ export const EXPERIMENT_SUBJECTS = {
   listProjects: 'experiment.v1.projects.list',
   getOperation: 'experiment.v1.operations.get',
 } as const;
+
+/** The readiness gates a commit was checked against, as the preview report judged them. */
+export interface CommitGateEvidence {
+  /** The commit asked that every gate hold (requireGates). */
+  required: boolean;
+  gates: { kind: string; holds: boolean; description: string }[];
+}
+
+/** What a commit was made on, as the gateway checked it; recorded with the commit. */
+export interface CommitEvidenceRecord {
+  reportEtag?: string;
+  gates?: CommitGateEvidence;
+}
 
 /** Who asked, carried on every mutation and recorded on its events. */
 export interface CommandContext {

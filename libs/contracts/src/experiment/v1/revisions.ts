@@ -2,7 +2,7 @@
  * `experiment.v1` 1.5.0: rule diffs, revisions of live policies (AIP-162) and their rollback,
  * and the projects that hold policies.
  */
-import type { CommandContext } from './messages';
+import type { CommandContext, CommitGateEvidence } from './messages';
 import type { DifferingRegion, FirewallRule } from './resources';
 
 /** One side of a diff: a revision of the live policy, or an experiment. */
@@ -56,19 +56,6 @@ export interface RuleDiff {
   changed: ChangedRule[];
   unchangedCount: number;
   semantic: SemanticDiff;
-}
-
-/** The readiness gates a commit was checked against, as the preview report judged them. */
-export interface CommitGateEvidence {
-  /** The commit asked that every gate hold (requireGates). */
-  required: boolean;
-  gates: { kind: string; holds: boolean; description: string }[];
-}
-
-/** What a commit was made on, as the gateway checked it; recorded with the commit. */
-export interface CommitEvidenceRecord {
-  reportEtag?: string;
-  gates?: CommitGateEvidence;
 }
 
 export type RevisionKind = 'create' | 'update' | 'commit' | 'rollback';
