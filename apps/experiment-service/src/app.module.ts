@@ -10,21 +10,9 @@ import type { Config } from './config';
 import { CreateReadModels1764000000001 } from './migrations/1764000000001-read-models';
 import { ExperimentAnalysis1767100000000 } from './migrations/1767100000000-experiment-analysis';
 import { OneAnswerRecord1767200000001 } from './migrations/1767200000001-one-answer-record';
-import { Aggregates } from './aggregates/aggregates';
-import { ExperimentCommands } from './experiments/experiment-commands.application';
-import { ExperimentQueries } from './experiments/experiment-queries.application';
-import { ExperimentHandlers } from './experiments/experiments.handlers';
-import { ExperimentsRepository } from './experiments/experiments.repository';
-import { OperationQueries } from './operations/operation-queries.application';
-import { OperationHandlers } from './operations/operations.handlers';
-import { OperationsRepository } from './operations/operations.repository';
-import { PoliciesRepository } from './policies/policies.repository';
-import { PolicyHandlers } from './policies/policies.handlers';
-import { PolicyCommands } from './policies/policy-commands.application';
-import { PolicyQueries } from './policies/policy-queries.application';
-import { PolicyRevisions } from './policies/policy-revisions.application';
-import { RevisionHandlers } from './policies/revisions.handlers';
-import { EventRelays } from './relays/event-relays.job';
+import { ExperimentsModule } from './experiments/experiments.module';
+import { OperationsModule } from './operations/operations.module';
+import { PoliciesModule } from './policies/policies.module';
 import { ExperimentRecord, PolicyRecord } from './read-models/records';
 
 @Module({})
@@ -46,20 +34,7 @@ export class AppModule {
         entities: [PolicyRecord, ExperimentRecord],
       },
       jetstream: busNeedsOf('experiment-service'),
-      controllers: [PolicyHandlers, ExperimentHandlers, OperationHandlers, RevisionHandlers],
-      providers: [
-        EventRelays,
-        Aggregates,
-        PoliciesRepository,
-        ExperimentsRepository,
-        OperationsRepository,
-        PolicyCommands,
-        PolicyQueries,
-        PolicyRevisions,
-        ExperimentCommands,
-        ExperimentQueries,
-        OperationQueries,
-      ],
+      imports: [PoliciesModule, ExperimentsModule, OperationsModule],
     });
   }
 }

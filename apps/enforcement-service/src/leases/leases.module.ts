@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { LedgerModule } from '../ledger/ledger.module';
+import { OnEndModule } from '../on-end/on-end.module';
+import { BlazarHooks } from './blazar-hooks.application';
+import { BlazarOnEnd } from './blazar-on-end.application';
+import { LeaseAdmission } from './lease-admission';
+import { LeaseCommands } from './lease-commands.application';
+import { LeaseQueries } from './lease-queries.application';
+import { LeaseSweeper } from './lease-sweeper.job';
+import { LeasesHandlers } from './leases.handlers';
+
+/** Leases (enforcement.v1) and Blazar's enforcement hooks, decided through the chain. */
+@Module({
+  imports: [LedgerModule, OnEndModule],
+  controllers: [LeasesHandlers],
+  providers: [LeaseAdmission, LeaseCommands, LeaseQueries, BlazarHooks, BlazarOnEnd, LeaseSweeper],
+})
+export class LeasesModule {}
