@@ -20,27 +20,11 @@ import { DisagreementsRepository } from './disagreements.repository';
 const COUNTED_MEANWHILE = '23P01';
 
 /**
- * The preview store's write side (the counting transaction). One call adds what a batch of traffic messages did to the
- * report, in ONE transaction:
- *
- * - the TRAFFIC stream sequences the batch covers, as ranges, in `preview_counted`. Its
- *   exclusion constraint lets no sequence in twice, so a message is counted exactly once
- *   whatever the redeliveries, crashes and replicas. The traffic path leaves out what `counted`
- *   finds counted before it evaluates; a message counted by another delivery in between makes
- *   the insert wait for that transaction, then fail, and the whole batch is handed back: its
- *   next try finds the message counted. Ranges below the consumer's ack floor are merged
- *   (PreviewRetention), so the table stays a few rows;
- * - per configuration: the totals, the rule transitions (whose margins are the deciding-rule
- *   counts), the minute buckets, and the changed decisions by flow (count, first and last
- *   time, the first few samples);
- * - per cohort of experiments ACTIVE together: events and connections by verdict pattern, where
- *   they disagree (DisagreementsRepository);
- * - the refused messages of a named policy, by project, policy id and reason (DeadLettersRepository).
- *
- * So a batch's Postgres work grows with the configurations and distinct flows it touches, never
- * with its events. Rows are locked in a fixed order (configurations by id, then flows by key,
- * then cohorts by id),
- * so two batches queue rather than deadlock; should Postgres abort one anyway, it is retried.
+ * The counting transaction: one per batch, adding the batch's TRAFFIC sequences to
+ * `preview_counted` (whose exclusion constraint admits a sequence once, so a message counts once
+ * whatever the redeliveries and replicas), its tallies per configuration and cohort, and its
+ * dead letters. Its work grows with the configurations and flows a batch touches, not with its
+ * events; rows are locked in a fixed order so concurrent batches queue rather than deadlock.
  */
 @Injectable()
 export class PreviewCountsRepository {

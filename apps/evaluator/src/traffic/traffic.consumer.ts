@@ -33,28 +33,10 @@ interface TrafficRejection extends Rejection {
 }
 
 /**
- * The traffic path, in one direction: decode → skip what is counted → evaluate and tally (the
- * preview domain's evaluateBatch) → publish → count → acknowledge. TRAFFIC is read by the durable pull consumer every replica
- * shares, in batches (BatchConsumer: pulling, lingering, concurrency, dead-lettering and
- * acknowledging), once the snapshot of live policies and experiments is loaded and the store's
- * counted sequences are known to belong to this TRAFFIC stream. For each batch:
- *
- * 1. decode every message by its subject's major (`traffic.v1`: one event; `traffic.v2alpha`: a
- *    batch of events, all or nothing); a malformed one is dead-lettered with its reason;
- * 2. skip the messages the store has counted already (a redelivery after a crash);
- * 3. evaluate each event once against the live policy and every ACTIVE experiment, and tally
- *    the batch by outcome, minute and distinct connection (evaluateBatch, a pure function of the
- *    preview domain, on the state in force when each message is reached);
- * 4. publish each policy's log records to PREVIEW_LOGS (the complete log);
- * 5. count the batch in the store, in one transaction, exactly once per message, with the
- *    messages dead-lettered while their policy had ACTIVE experiments and the events that needed
- *    a redelivery (the report's completeness), and every dead letter of a named policy by
- *    project, policy id and reason (preview.v1.deadLetters);
- * 6. the consumer then acknowledges every message that was not dead-lettered.
- *
- * A store or stream that fails is retried with the messages kept ours. The same event twice in
- * one batch (a republish, or one event sent in both majors) is evaluated once; the publisher's
- * `User-Agent` and `Contract-Version` are counted (evaluator_traffic_client_events_total).
+ * The traffic path, one way: decode → skip what is counted → evaluateBatch → publish → count →
+ * acknowledge, on the durable pull consumer every replica shares. Counting is the one
+ * transaction that makes a message count exactly once (a redelivery is skipped, not counted
+ * twice); a failing store or stream keeps the messages ours and is retried.
  */
 @Injectable()
 export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
