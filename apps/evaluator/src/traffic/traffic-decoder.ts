@@ -15,6 +15,7 @@ import {
 } from '@rollout/contracts-alpha';
 import { ParsedConnection, parseAddress, parseConnection } from '@rollout/domain/firewall';
 import Ajv, { ErrorObject } from 'ajv';
+import { fromV2alpha } from './traffic-v2alpha';
 
 /** Why a message is dead-lettered; the metric's `reason` label. */
 export type RejectKind =
@@ -185,22 +186,6 @@ export class TrafficDecoder {
 /** How each major names the address fields, for reasons in the producer's own terms. */
 const V1_FIELDS = { srcIp: 'srcIp', destIp: 'destIp' } as const;
 const V2ALPHA_FIELDS = { srcIp: 'sourceIp', destIp: 'destinationIp' } as const;
-
-/** A traffic.v2alpha event in the v1 shape (fields spelled as v1 does; nothing else differs). */
-export function fromV2alpha(event: TrafficEventV2alpha): TrafficEvent {
-  const out: TrafficEvent = {
-    id: event.id,
-    time: event.time,
-    direction: event.direction,
-    srcIp: event.sourceIp,
-    destIp: event.destinationIp,
-    protocol: event.protocol,
-  };
-  if (event.sourcePort !== undefined) out.srcPort = event.sourcePort;
-  if (event.destinationPort !== undefined) out.destPort = event.destinationPort;
-  if (event.targetTags !== undefined) out.targetTags = event.targetTags;
-  return out;
-}
 
 function invalid(
   errors: ErrorObject[] | null | undefined,

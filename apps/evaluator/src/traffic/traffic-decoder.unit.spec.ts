@@ -1,5 +1,6 @@
 import { accepted, bytes, rejected, v1Event, v2Event } from '../../test/traffic-messages';
-import { TrafficDecoder, fromV2alpha } from './traffic-decoder';
+import { TrafficDecoder } from './traffic-decoder';
+import { fromV2alpha } from './traffic-v2alpha';
 
 const decoder = new TrafficDecoder('ns.traffic.');
 

@@ -1,5 +1,6 @@
 import { JetStreamService, busNeedsOf } from '@rollout/platform/nats';
-import { busPermissions, natsAuthorizationConfig } from './bus-permissions';
+import { natsAuthorizationConfig } from './authorization-config';
+import { busPermissions } from './bus-permissions';
 
 const SERVICES: JetStreamService[] = [
   'experiment-service',

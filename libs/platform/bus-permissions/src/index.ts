@@ -1,1 +1,2 @@
 export * from './bus-permissions';
+export * from './authorization-config';
