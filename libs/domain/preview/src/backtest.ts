@@ -12,7 +12,7 @@ import { analyzeExperiment, type CompiledPolicy } from '@rollout/domain/firewall
 import type { FlowTally } from './flows';
 import type { ConfigurationBatch } from './view-tally';
 import { recordKeys } from './records';
-import type { HeldVersions, PolicyView } from './state';
+import type { HeldVersions, PolicyView } from './views';
 import { coverageOf } from './coverage';
 import { reportTimeBuckets } from './time-buckets';
 import {

@@ -3,7 +3,7 @@ import { compilePolicy, parseConnection } from '@rollout/domain/firewall';
 import { BacktestTally, backtestView, displayAddress } from './backtest';
 import { evaluateBatch } from './evaluation';
 import type { TrafficToEvaluate } from './view-tally';
-import type { HeldVersions } from './state';
+import type { HeldVersions } from './views';
 
 const NAME = 'projects/acme/locations/global/firewallPolicies/web/experiments/block';
 const allowTen: FirewallRule = {

@@ -1,5 +1,5 @@
 import { formatPolicyName } from '@rollout/contracts';
-import type { ActiveExperiment, PolicyView } from './state';
+import type { ActiveExperiment, PolicyView } from './views';
 import { Outcome } from './outcome';
 import {
   CohortBatch,

@@ -5,7 +5,7 @@ import { addressText } from './flows';
 import { evaluatorOf } from './outcome';
 import { ConfigurationBatch, TrafficToEvaluate } from './view-tally';
 import { recordKeys } from './records';
-import type { ActiveExperiment, PolicyView } from './state';
+import type { ActiveExperiment, PolicyView } from './views';
 
 const POLICY = 'projects/acme/locations/global/firewallPolicies/web';
 const allowTen: FirewallRule = {

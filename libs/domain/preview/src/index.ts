@@ -1,5 +1,6 @@
 export * from './traffic-key';
 export * from './state';
+export * from './views';
 export * from './records';
 export * from './totals';
 export * from './evaluation';

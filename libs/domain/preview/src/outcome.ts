@@ -1,6 +1,6 @@
 import type { PreviewVerdict } from '@rollout/contracts';
 import type { ParsedConnection } from '@rollout/domain/firewall';
-import type { PolicyView } from './state';
+import type { PolicyView } from './views';
 
 /**
  * What every configuration of one policy view decided for a connection: the live verdict, then

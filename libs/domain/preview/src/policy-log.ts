@@ -8,7 +8,7 @@ import {
 import { createHash } from 'node:crypto';
 import type { Outcome } from './outcome';
 import { connectionOf } from './records';
-import type { PolicyView } from './state';
+import type { PolicyView } from './views';
 
 /**
  * A policy's preview log (preview.v1 since 1.8.0): one record per event carrying the live verdict

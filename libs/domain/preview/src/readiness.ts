@@ -9,7 +9,7 @@ import {
   durationSeconds,
 } from '@rollout/contracts';
 import { createHash } from 'node:crypto';
-import type { HeldExperiment } from './state';
+import type { HeldExperiment } from './views';
 
 /** The configuration a report's gates are judged on (see judgedConfiguration). */
 export interface JudgedConfiguration<C = PreviewConfigurationReport> {

@@ -11,7 +11,7 @@ import {
   readinessOf,
   reportEtagOf,
 } from './readiness';
-import type { HeldExperiment } from './state';
+import type { HeldExperiment } from './views';
 
 const NAME = 'projects/acme/locations/global/firewallPolicies/edge/experiments/tighten';
 const noFacts = { denyToAllowFrom: new Map<string, number>() };

@@ -10,7 +10,7 @@ import type {
 import { completenessOf } from './completeness';
 import { coverageOf } from './coverage';
 import { judgedConfiguration, readinessOf, reportEtagOf } from './readiness';
-import type { HeldExperiment, HeldVersions } from './state';
+import type { HeldExperiment, HeldVersions } from './views';
 import { type CountedBucket, reportTimeBuckets } from './time-buckets';
 import { type TransitionTally, ruleCounts, ruleTransitionsOf } from './totals';
 

@@ -1,7 +1,7 @@
 import { FirewallPolicyExperiment, FirewallRule } from '@rollout/contracts';
 import { analyzeExperiment } from '@rollout/domain/firewall';
 import { ConfigurationRow, ReportRows, buildReport, reportReading } from './report';
-import type { HeldExperiment, HeldVersions } from './state';
+import type { HeldExperiment, HeldVersions } from './views';
 import { HOUR_MS, MINUTE_MS } from './totals';
 
 const NAME = 'projects/acme/locations/global/firewallPolicies/edge/experiments/tighten';

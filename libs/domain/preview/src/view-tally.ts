@@ -3,7 +3,7 @@ import { PREVIEW_FLOW_SAMPLES } from '@rollout/contracts';
 import type { ParsedConnection } from '@rollout/domain/firewall';
 import { FlowTally, connectionKey, flowConnection } from './flows';
 import { Outcome, ViewEvaluator, evaluatorOf } from './outcome';
-import type { ActiveExperiment, PolicyView } from './state';
+import type { ActiveExperiment, PolicyView } from './views';
 import { ConfigurationTotals, MINUTE_MS } from './totals';
 
 /**
