@@ -1,5 +1,5 @@
 import { type DecisionStep, type LeaseStatus, StatusError } from '@rollout/contracts';
-import type { ChainDecision, ChainStep } from './chain';
+import type { ChainDecision, ChainStep } from './chain-decision';
 import { admittedStatus } from './lease';
 import type { LeaseRequest } from './model';
 

@@ -10,7 +10,7 @@ import {
   leaseExists,
   liveExcludingItself,
 } from './admission';
-import type { ChainDecision } from './chain';
+import type { ChainDecision } from './chain-decision';
 import type { LeaseRequest } from './model';
 
 const now = new Date('2026-12-01T12:00:00Z');

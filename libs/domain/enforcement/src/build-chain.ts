@@ -1,4 +1,5 @@
-import { ChainObserver, ConfiguredFilter, EnforcementChain, ScheduleTimeout } from './chain';
+import { ConfiguredFilter, EnforcementChain, ScheduleTimeout } from './chain';
+import type { ChainObserver } from './chain-decision';
 import { EnforcementConfig, FilterName } from './config';
 import { ExternalHttpPort, ExternalServiceFilter } from './external-service';
 import {

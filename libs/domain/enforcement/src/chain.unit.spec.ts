@@ -1,4 +1,5 @@
-import { ChainStep, EnforcementChain, ScheduleTimeout } from './chain';
+import { EnforcementChain, ScheduleTimeout } from './chain';
+import type { ChainStep } from './chain-decision';
 import { EnforcementContext, EnforcementFilter, FilterResult, Hook, LeaseRequest } from './model';
 
 const context: EnforcementContext = {

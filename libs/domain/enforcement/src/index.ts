@@ -1,5 +1,6 @@
 export * from './model';
 export * from './chain';
+export * from './chain-decision';
 export * from './filters';
 export * from './external-service';
 export * from './config';

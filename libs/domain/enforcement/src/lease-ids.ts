@@ -6,7 +6,7 @@ import {
   RESOURCE_ID,
   StatusError,
 } from '@rollout/contracts';
-import type { ChainDecision } from './chain';
+import type { ChainDecision } from './chain-decision';
 import type { EnforcementContext } from './model';
 
 const PROJECT = /^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$/;
