@@ -1,10 +1,8 @@
-import type {
-  DifferingRegion,
-  PREVIEW_LOG_PREFIX,
-  ReadinessGate,
-} from '../../experiment/v1/resources';
+import type { DifferingRegion } from '../../experiment/v1/resources';
 import type { ContractPackage } from '../../packages';
-import type { TrafficProtocol } from '../../traffic/v1';
+import type { PreviewDisagreement } from './disagreements';
+import type { PreviewVerdict } from './logs';
+import type { PreviewReadiness } from './readiness';
 
 /**
  * `preview.v1`: what previewing a firewall policy experiment did to production traffic.
@@ -79,126 +77,6 @@ export const PREVIEW_SUBJECTS = {
   deadLetters: 'preview.v1.deadLetters',
 } as const;
 
-/** What a policy decided for one connection. */
-export interface PreviewVerdict {
-  action: 'allow' | 'deny';
-  /** The deciding rule's priority; null when no rule matched (`implied`). */
-  rulePriority: number | null;
-  /** No rule matched: the implied rule decided (INGRESS deny, EGRESS allow). */
-  implied: boolean;
-}
-
-/** The connection that was evaluated: the traffic event minus its id and time. */
-export interface PreviewConnection {
-  direction: 'INGRESS' | 'EGRESS';
-  srcIp: string;
-  destIp: string;
-  protocol: TrafficProtocol;
-  srcPort?: number;
-  destPort?: number;
-  targetTags?: string[];
-}
-
-export interface PreviewLogRecord {
-  /** Always `FirewallPolicyPreviewLog` (experiment.v1's PREVIEW_LOG_PREFIX): records grep apart from other logs. */
-  logPrefix: typeof PREVIEW_LOG_PREFIX;
-  /** Deterministic: derived from trafficEventId, experiment and experimentEtag only. */
-  id: string;
-  /** The experiment's resource name. */
-  experiment: string;
-  /** The live policy's resource name. */
-  firewallPolicy: string;
-  experimentEtag: string;
-  livePolicyEtag: string;
-  trafficEventId: string;
-  /** The traffic event's `time`, as the producer wrote it. */
-  eventTime: string;
-  connection: PreviewConnection;
-  liveResult: PreviewVerdict;
-  experimentResult: PreviewVerdict;
-  /** The two actions differ. */
-  changed: boolean;
-}
-
-/** The payload of one PREVIEW_LOGS message on a deprecated per-experiment subject. */
-export interface PreviewLogBatch {
-  records: PreviewLogRecord[];
-}
-
-/**
- * The payload of one message of a policy's preview log (since 1.8.0): the configurations once,
- * then one record per event carrying every ACTIVE experiment's verdict.
- */
-export interface PolicyPreviewLogBatch {
-  /** Always `FirewallPolicyPreviewLog` (experiment.v1's PREVIEW_LOG_PREFIX): messages grep apart from other logs. */
-  logPrefix: typeof PREVIEW_LOG_PREFIX;
-  /** The live policy's resource name. */
-  firewallPolicy: string;
-  livePolicyEtag: string;
-  /** The experiments ACTIVE when the events were evaluated; `experimentResults` follow this order. */
-  experiments: PreviewLogExperiment[];
-  events: PolicyPreviewLogRecord[];
-}
-
-/** An experiment version a policy's log record has a verdict of. */
-export interface PreviewLogExperiment {
-  /** The experiment's resource name. */
-  experiment: string;
-  experimentEtag: string;
-}
-
-/** One traffic event in a policy's preview log. */
-export interface PolicyPreviewLogRecord {
-  /**
-   * Deterministic: derived from trafficEventId, the live policy version and the experiment
-   * versions of the message (evaluating the same event in the same state gives the same id).
-   */
-  id: string;
-  trafficEventId: string;
-  /** The traffic event's `time`, as the producer wrote it. */
-  eventTime: string;
-  connection: PreviewConnection;
-  liveResult: PreviewVerdict;
-  /** One per `experiments` entry, in that order. */
-  experimentResults: PreviewExperimentResult[];
-}
-
-/** An experiment's verdict in a policy's log record, and whether it differs from the live one. */
-export interface PreviewExperimentResult extends PreviewVerdict {
-  /** The experiment's action differs from the live policy's. */
-  changed: boolean;
-}
-
-/**
- * Deprecated since 1.1.0 (use `ListPreviewFlowsRequest`): the evaluator no longer stores a
- * record per event. previewLogs lists the sample records of the changed flows (see
- * `PreviewFlow.samples`), rebuilt as they were logged; unchanged decisions are counted in the
- * report and logged on PREVIEW_LOGS, not listed here.
- */
-export interface ListPreviewLogsRequest {
-  /** `projects/{p}/locations/{l}/firewallPolicies/{f}/experiments/{e}` */
-  name: string;
-  /**
-   * Only records whose verdict changed. Every listed record has changed since 1.1.0, whatever
-   * this says.
-   * @deprecated since 1.1.0: use `ListPreviewFlowsRequest.filter`.
-   */
-  changedOnly?: boolean;
-  /** Default 50, at most 1000. */
-  pageSize?: number;
-  /** `nextPageToken` of the previous page of the same query. */
-  pageToken?: string;
-}
-
-/**
- * Newest configuration first, and within a configuration the flow seen last first, its samples
- * oldest first; no record appears on two pages of one listing.
- */
-export interface ListPreviewLogsResponse {
-  previewLogs: PreviewLogRecord[];
-  nextPageToken?: string;
-}
-
 export interface GetPreviewReportRequest {
   name: string;
 }
@@ -252,69 +130,6 @@ export interface PreviewTimeBucket {
 export const PREVIEW_MINUTE_BUCKETS_HOURS = 6;
 /** Rule transitions a report lists, most frequent first (`ruleTransitionsOmitted` counts the rest). */
 export const PREVIEW_REPORT_TRANSITIONS = 500;
-
-/**
- * Changed decisions of one configuration aggregated by flow: the connection without its source
- * port (direction, addresses, protocol, destination port) and the two deciding rules.
- */
-export interface PreviewFlow {
-  experimentEtag: string;
-  livePolicyEtag: string;
-  direction: 'INGRESS' | 'EGRESS';
-  srcIp: string;
-  destIp: string;
-  /** The protocol's name (`tcp`, `udp`, …), or its number for protocols without one. */
-  protocol: string;
-  /** Absent for connections without ports. */
-  destPort?: number;
-  transition: PreviewTransition;
-  liveResult: PreviewVerdict;
-  experimentResult: PreviewVerdict;
-  /** Events of this flow (all of them, exactly). */
-  count: number;
-  /** Earliest and latest event time of the flow (RFC 3339). */
-  firstEventTime: string;
-  lastEventTime: string;
-  /** The first events of the flow (at most PREVIEW_FLOW_SAMPLES), to look up in your own flow logs. */
-  samples: PreviewFlowSample[];
-}
-
-/** allow → deny (the change blocks the flow) or deny → allow (it opens it). */
-export type PreviewTransition = 'ALLOW_TO_DENY' | 'DENY_TO_ALLOW';
-
-export interface PreviewFlowSample {
-  trafficEventId: string;
-  /** The event's `time`, as the producer wrote it. */
-  eventTime: string;
-  srcPort?: number;
-}
-
-/**
- * AIP-132 list of the changed flows of an experiment, newest configuration first, then the flow
- * seen last first.
- *
- * `filter` (AIP-160, a conjunction): terms joined by `AND`, each `field = value`, `field != value`,
- * or for ports `destPort >= n` / `destPort <= n`. Fields: `transition` (`ALLOW_TO_DENY`,
- * `DENY_TO_ALLOW`), `liveRule` and `experimentRule` (a priority, or `implied`), `srcIp`,
- * `destIp` and `ip` (either side; an address or a CIDR range, which matches the addresses in it),
- * `destPort`, `protocol`, `direction`, `experimentEtag`, `livePolicyEtag`. Values may be quoted.
- * Example: `transition = ALLOW_TO_DENY AND ip = "10.0.0.0/8" AND destPort = 22`.
- */
-export interface ListPreviewFlowsRequest {
-  /** The experiment: `projects/{p}/locations/{l}/firewallPolicies/{f}/experiments/{e}` */
-  parent: string;
-  /** @maxLength 2000 */
-  filter?: string;
-  /** Default 50, at most 1000. */
-  pageSize?: number;
-  /** `nextPageToken` of the previous page of the same query. */
-  pageToken?: string;
-}
-
-export interface ListPreviewFlowsResponse {
-  previewFlows: PreviewFlow[];
-  nextPageToken?: string;
-}
 
 /** Exact totals for one (experiment etag, live policy etag) configuration. */
 export interface PreviewConfigurationReport {
@@ -414,40 +229,6 @@ export interface PreviewCoverage {
   shadowedRules: number[];
 }
 
-/** Another ACTIVE experiment that decides some of this configuration's events differently. */
-export interface PreviewDisagreement {
-  /** The other experiment's resource name. */
-  experiment: string;
-  experimentEtag: string;
-  /** Events (while both were ACTIVE) the two experiments decide differently. */
-  events: number;
-  /** The PREVIEW_REPORT_TOP flows with the most such events (ties by flow). */
-  topFlows: PreviewDisagreementFlow[];
-  /** Of `events`, those in flows not kept (past PREVIEW_DISAGREEMENT_FLOWS distinct flows of the experiments ACTIVE together). */
-  eventsOutsideFlows: number;
-}
-
-/** A connection, without its source port, the two experiments decide differently. */
-export interface PreviewDisagreementFlow {
-  direction: 'INGRESS' | 'EGRESS';
-  srcIp: string;
-  destIp: string;
-  protocol: string;
-  /** Absent for connections without ports. */
-  destPort?: number;
-  /** This configuration's experiment's action; the other experiment's is the opposite. */
-  action: 'allow' | 'deny';
-  otherAction: 'allow' | 'deny';
-  count: number;
-}
-
-/**
- * Distinct flows (with the pattern of verdicts of the experiments ACTIVE together) kept per set
- * of experiments ACTIVE together on a live policy version, for `disagreements` (since 1.8.0; a
- * pair's kept flows are those whose verdicts differ for the pair).
- */
-export const PREVIEW_DISAGREEMENT_FLOWS = 10_000;
-
 export interface PreviewDeadLetterCount {
   /** The dead-letter reason (`bad_json`, `invalid_event`, `bad_address`, `contract_mismatch`, `unevaluable`). */
   reason: string;
@@ -486,37 +267,6 @@ export interface PreviewReport {
   previewAppliedTime?: string;
 }
 
-/** Which counts the gates were judged on, and each gate's verdict. */
-export interface PreviewReadiness {
-  /**
-   * The experiment's etag as the evaluator holds it now. A commit of another etag is refused:
-   * the gates were judged on another version (or the evaluator has not seen the latest yet).
-   */
-  currentExperimentEtag: string;
-  /**
-   * The configuration judged: while the preview is ACTIVE, the experiment's current version
-   * against the current live policy; once it was stopped, the newest configuration counted.
-   * Absent when the current version of the experiment has no preview (created or updated since).
-   */
-  experimentEtag?: string;
-  livePolicyEtag?: string;
-  /** Every gate holds (true when there are none). */
-  ready: boolean;
-  gates: ReadinessGateStatus[];
-}
-
-export interface ReadinessGateStatus {
-  /** The gate as the experiment carries it. */
-  gate: ReadinessGate;
-  /** Its one field's name: minPreviewDuration, minEvaluated, maxAllowToDenyShare, noDenyToAllowFrom, maxCompletenessLoss. */
-  kind: string;
-  /** The current value, in the gate's unit: seconds, events, a share (0-1), events, messages. */
-  value: number;
-  holds: boolean;
-  /** One sentence with the value and the limit. */
-  description: string;
-}
-
 const REPORT_ETAG = /^([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{16})$/;
 
 /** The "what matters" part of a reportEtag (`{what matters}.{counts}`), or undefined when the text is not one. */
@@ -531,3 +281,7 @@ export const PREVIEW_LOGS_DEFAULT_PAGE_SIZE = 50;
 export const PREVIEW_LOGS_MAX_PAGE_SIZE = 1000;
 
 export * from './dead-letters';
+export * from './logs';
+export * from './flows';
+export * from './disagreements';
+export * from './readiness';
