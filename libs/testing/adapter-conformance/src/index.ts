@@ -1,2 +1,3 @@
 export * from './adapter-client';
 export * from './conformance';
+export * from './options';
