@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import type { PreviewReport } from '@rollout/contracts';
+import { type PreviewReport, formatParent } from '@rollout/contracts';
 import {
   DEMO_EXPERIMENT,
   DEMO_LOCATION,
@@ -9,6 +9,7 @@ import {
   EXPERIMENT_PATH,
   EXPERIMENT_RULES,
   LIVE_RULES,
+  POLICY_NAME,
   POLICY_PATH,
   SAMPLE_FLOW_LOG,
   configurationOf,
@@ -62,7 +63,7 @@ export async function runDemo(options: DemoOptions): Promise<PreviewReport> {
   }
   await api(
     'POST',
-    `/v1/projects/${DEMO_PROJECT}/locations/${DEMO_LOCATION}/firewallPolicies?firewallPolicyId=${DEMO_POLICY}`,
+    `/v1/${formatParent({ project: DEMO_PROJECT, location: DEMO_LOCATION })}/firewallPolicies?firewallPolicyId=${DEMO_POLICY}`,
     {
       displayName: 'Web tier edge',
       description: 'Created by npm run demo',
@@ -70,7 +71,7 @@ export async function runDemo(options: DemoOptions): Promise<PreviewReport> {
     },
   );
   say(
-    `Created the live policy projects/${DEMO_PROJECT}/locations/${DEMO_LOCATION}/firewallPolicies/${DEMO_POLICY}: ${LIVE_RULES.length} rules (web from anywhere, SSH from the VPN and, legacy, from anywhere, Postgres from 10.20.0.0/16, DNS).`,
+    `Created the live policy ${POLICY_NAME}: ${LIVE_RULES.length} rules (web from anywhere, SSH from the VPN and, legacy, from anywhere, Postgres from 10.20.0.0/16, DNS).`,
   );
   await api('POST', `${POLICY_PATH}/experiments?experimentId=${DEMO_EXPERIMENT}`, {
     firewallPolicy: { rules: EXPERIMENT_RULES },

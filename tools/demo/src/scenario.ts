@@ -1,4 +1,10 @@
-import type { FirewallRule, PreviewConfigurationReport, PreviewReport } from '@rollout/contracts';
+import {
+  type FirewallRule,
+  type PreviewConfigurationReport,
+  type PreviewReport,
+  formatExperimentName,
+  formatPolicyName,
+} from '@rollout/contracts';
 
 /**
  * What `npm run demo` creates: a live policy of a small web tier as teams write them, and an
@@ -12,8 +18,10 @@ export const DEMO_LOCATION = 'global';
 export const DEMO_POLICY = 'web-edge';
 export const DEMO_EXPERIMENT = 'tighten-ssh-and-db';
 
-export const POLICY_PATH = `/v1/projects/${DEMO_PROJECT}/locations/${DEMO_LOCATION}/firewallPolicies/${DEMO_POLICY}`;
-export const EXPERIMENT_PATH = `${POLICY_PATH}/experiments/${DEMO_EXPERIMENT}`;
+const DEMO_REF = { project: DEMO_PROJECT, location: DEMO_LOCATION, policy: DEMO_POLICY };
+export const POLICY_NAME = formatPolicyName(DEMO_REF);
+export const POLICY_PATH = `/v1/${POLICY_NAME}`;
+export const EXPERIMENT_PATH = `/v1/${formatExperimentName({ ...DEMO_REF, experiment: DEMO_EXPERIMENT })}`;
 export const SAMPLE_FLOW_LOG = 'tools/demo/sample/zeek-conn.tsv';
 
 const rule = (

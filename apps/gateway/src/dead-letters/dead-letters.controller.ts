@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { DeadLetterSummary, PREVIEW_SUBJECTS } from '@rollout/contracts';
+import { DeadLetterSummary, PREVIEW_SUBJECTS, formatParent } from '@rollout/contracts';
 import { BackendClient } from '../http/backend-client';
 import { RequestId } from '../http/request-id.decorator';
 import {
@@ -42,7 +42,7 @@ export class DeadLettersController {
   ): Promise<DeadLetterSummary> {
     return this.backend.call<DeadLetterSummary>(
       PREVIEW_SUBJECTS.deadLetters,
-      { parent: `projects/${project}/locations/${location}`, policy: query.policy },
+      { parent: formatParent({ project, location }), policy: query.policy },
       traceId,
     );
   }

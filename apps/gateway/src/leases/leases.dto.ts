@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { LEASE_STATUSES } from '@rollout/contracts';
+import { LEASE_STATUSES, RESOURCE_ID } from '@rollout/contracts';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -149,8 +149,7 @@ export class UpdateLeaseDto extends LeaseFieldsDto implements Partial<LeaseInput
 
 export class CreateLeaseQueryDto implements Pick<CreateLeaseRequest, 'leaseId'> {
   @ApiPropertyOptional({
-    description:
-      'AIP-122 id: ^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$; the service chooses one when absent',
+    description: `AIP-122 id: ${RESOURCE_ID.source}; the service chooses one when absent`,
     example: 'gpu-week',
   })
   @IsOptional()
