@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { ExperimentsRepository } from '../experiments/experiments.repository';
-import { PoliciesRepository } from '../policies/policies.repository';
+import { ExperimentsRepository } from './experiments.repository';
+import { PoliciesRepository } from './policies.repository';
 import { RelaysModule } from '../relays/relays.module';
 import { Aggregates } from './aggregates';
 

@@ -16,18 +16,11 @@ import {
 } from '@rollout/domain/experiment';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { DataSource } from 'typeorm';
-import {
-  ExperimentAggregateCommand,
-  experimentAggregate,
-} from '../experiments/experiment-aggregate';
-import { ExperimentsRepository } from '../experiments/experiments.repository';
-import { operationName } from '../operations/operation';
-import { PoliciesRepository } from '../policies/policies.repository';
-import {
-  PolicyAggregateCommand,
-  PolicyAnswer,
-  policyAggregate,
-} from '../policies/policy-aggregate';
+import { ExperimentAggregateCommand, experimentAggregate } from './experiment-aggregate';
+import { ExperimentsRepository } from './experiments.repository';
+import { operationName } from './operation';
+import { PoliciesRepository } from './policies.repository';
+import { PolicyAggregateCommand, PolicyAnswer, policyAggregate } from './policy-aggregate';
 import { EventRelays } from '../relays/event-relays.job';
 import type { RecordedMetadata } from './command-metadata';
 

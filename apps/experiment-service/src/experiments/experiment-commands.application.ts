@@ -27,7 +27,7 @@ import { CLOCK } from '@rollout/platform/service-kit';
 import { Aggregates } from '../aggregates/aggregates';
 import { commandMetadata } from '../aggregates/command-metadata';
 import { PolicyRevisions } from '../policies/policy-revisions.application';
-import { ExperimentsRepository } from './experiments.repository';
+import { ExperimentsRepository } from '../aggregates/experiments.repository';
 
 /**
  * The commands on experiments; each answers an Operation (see experimentAggregate). A command on

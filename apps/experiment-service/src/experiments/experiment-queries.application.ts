@@ -14,7 +14,7 @@ import {
 import { notFound } from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
 import { parseExperimentFilter } from '../read-models/filter';
-import { ExperimentsRepository } from './experiments.repository';
+import { ExperimentsRepository } from '../aggregates/experiments.repository';
 
 /** Reading experiments: their projection (with its analysis), and their history from the event store. */
 @Injectable()

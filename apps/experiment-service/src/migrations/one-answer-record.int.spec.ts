@@ -6,7 +6,7 @@ import {
 import { openDataSource } from '@rollout/platform/postgres';
 import { TEST_POSTGRES_URL, uniqueName } from '@rollout/testing/kit';
 import type { DataSource, MigrationInterface } from 'typeorm';
-import { operationName } from '../operations/operation';
+import { operationName } from '../aggregates/operation';
 import { CreateReadModels1764000000001 } from './1764000000001-read-models';
 import { ExperimentAnalysis1767100000000 } from './1767100000000-experiment-analysis';
 import { OneAnswerRecord1767200000001 } from './1767200000001-one-answer-record';

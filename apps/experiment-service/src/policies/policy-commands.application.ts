@@ -11,7 +11,7 @@ import {
 } from '@rollout/contracts';
 import { Aggregates } from '../aggregates/aggregates';
 import { commandMetadata } from '../aggregates/command-metadata';
-import { ExperimentsRepository } from '../experiments/experiments.repository';
+import { ExperimentsRepository } from '../aggregates/experiments.repository';
 
 /**
  * Creating, updating and deleting live policies (see policyAggregate): create and update on one

@@ -14,7 +14,7 @@ import {
 } from '@rollout/contracts';
 import { notFound } from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
-import { PoliciesRepository } from './policies.repository';
+import { PoliciesRepository } from '../aggregates/policies.repository';
 
 /** Reading live policies: their projection, and their history from the event store. */
 @Injectable()

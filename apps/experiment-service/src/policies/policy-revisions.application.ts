@@ -27,8 +27,8 @@ import {
 } from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
 import { RecordedMetadata, commandMetadata } from '../aggregates/command-metadata';
-import { ExperimentsRepository } from '../experiments/experiments.repository';
-import { PoliciesRepository } from './policies.repository';
+import { ExperimentsRepository } from '../aggregates/experiments.repository';
+import { PoliciesRepository } from '../aggregates/policies.repository';
 
 /** Revisions of live policies (AIP-162), read from their event streams; diffs; rollback. */
 @Injectable()

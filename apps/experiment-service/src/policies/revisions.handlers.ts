@@ -11,7 +11,7 @@ import {
   EXPERIMENT_SUBJECTS as S,
   requireResourceId,
 } from '@rollout/contracts';
-import { PoliciesRepository } from './policies.repository';
+import { PoliciesRepository } from '../aggregates/policies.repository';
 import { PolicyRevisions } from './policy-revisions.application';
 
 /** experiment.v1 (1.5.0) request/reply: revisions, diffs and rollback of live policies; projects. */

@@ -10,7 +10,7 @@ import {
   policyView,
 } from '@rollout/domain/experiment';
 import type { Aggregate } from '@rollout/platform/event-store';
-import { newOperation } from '../operations/operation';
+import { newOperation } from './operation';
 import type { PoliciesRepository } from './policies.repository';
 
 /** The commands a live policy's events come from; a commit is decided with its experiment. */

@@ -20,8 +20,8 @@ import {
   policyView,
 } from '@rollout/domain/experiment';
 import type { Aggregate, Decided, StateCache } from '@rollout/platform/event-store';
-import { newOperation, operationJson } from '../operations/operation';
-import type { PoliciesRepository } from '../policies/policies.repository';
+import { newOperation, operationJson } from './operation';
+import type { PoliciesRepository } from './policies.repository';
 import type { ExperimentsRepository } from './experiments.repository';
 
 /** The commands an experiment's events come from; a commit is decided with its live policy. */
