@@ -1,4 +1,10 @@
-import type { FirewallPolicy, FirewallRule } from '@rollout/contracts';
+import type {
+  DeadLetterSummary,
+  FirewallPolicy,
+  ListProjectsResponse,
+  ListRevisionsResponse,
+  RuleDiff,
+} from '@rollout/contracts';
 import {
   type ApiClient,
   type ExperimentRef,
@@ -13,78 +19,6 @@ import {
  * The calls of "know what you commit, and undo it" (rule diffs, revisions, rollback), dead
  * letters and the project list, typed as the HTTP API answers them.
  */
-
-export interface DiffSide {
-  revision?: string;
-  etag: string;
-  label: string;
-}
-export interface ChangedField {
-  field: string;
-  before: unknown;
-  after: unknown;
-}
-export interface ChangedRule {
-  priority: number;
-  before: FirewallRule;
-  after: FirewallRule;
-  fields: ChangedField[];
-}
-export interface SemanticChange {
-  summary: string;
-  region: object;
-}
-export interface RuleDiff {
-  from: DiffSide;
-  to: DiffSide;
-  added: FirewallRule[];
-  removed: FirewallRule[];
-  changed: ChangedRule[];
-  unchangedCount: number;
-  semantic: { nowDenied: SemanticChange[]; nowAllowed: SemanticChange[]; truncated: boolean };
-}
-
-export interface RevisionSource {
-  kind: 'create' | 'update' | 'commit' | 'rollback';
-  experiment?: string;
-  experimentEtag?: string;
-  reportEtag?: string;
-  gates?: object;
-  rolledBackTo?: string;
-}
-export interface Revision {
-  name: string;
-  revisionId: string;
-  createTime: string;
-  actor: string;
-  requestId?: string;
-  source: RevisionSource;
-  etag: string;
-  rules: FirewallRule[] | null;
-}
-export interface ListRevisionsResponse {
-  revisions: Revision[];
-  nextPageToken?: string;
-}
-
-export interface DeadLetterReasonCount {
-  reason: string;
-  count: number;
-}
-export interface DeadLetterSummary {
-  total: number;
-  byPolicy: {
-    policy: string;
-    total: number;
-    byReason: DeadLetterReasonCount[];
-    lastTime: string;
-  }[];
-  samples: { time: string; policy: string; reason: string; detail: string }[];
-}
-
-export interface ListProjectsResponse {
-  projects: { projectId: string; policyCount: number }[];
-}
 
 const locationPath = (project: string, location: string) =>
   policiesPath(project, location).replace(/\/firewallPolicies$/, '');

@@ -1,4 +1,5 @@
-import { type DeadLetterReasonCount, deadLetters } from '../api/change-api';
+import type { DeadLetterReasonCount } from '@rollout/contracts';
+import { deadLetters } from '../api/change-api';
 import { formatCount, formatTime } from '../components/status';
 import { useSession } from '../context';
 import { LoadedView } from './loaded-view';

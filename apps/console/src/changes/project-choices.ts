@@ -1,4 +1,4 @@
-import type { ListProjectsResponse } from '../api/change-api';
+import type { ListProjectsResponse } from '@rollout/contracts';
 import type { Principal } from '../api/client';
 
 export interface ProjectChoice {

@@ -1,4 +1,4 @@
-import type { Revision, RevisionSource } from '../api/change-api';
+import type { Revision, RevisionSource } from '@rollout/contracts';
 
 /** An experiment named in a revision, by id (the API may give its full resource name). */
 export const experimentIdOf = (experiment: string) => experiment.split('/').pop() ?? experiment;

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type Revision, revisionDiff, rollback } from '../api/change-api';
+import type { Revision } from '@rollout/contracts';
+import { revisionDiff, rollback } from '../api/change-api';
 import type { PolicyRef } from '../api/client';
 import { messageOf } from '../api/errors';
 import { ErrorMessage } from '../components/status';

@@ -1,5 +1,5 @@
 import type { FirewallRule } from '@rollout/contracts';
-import type { RuleDiff } from '../api/change-api';
+import type { RuleDiff } from '@rollout/contracts';
 import { describeRule, formatFieldValue } from './rule-words';
 
 type Row =

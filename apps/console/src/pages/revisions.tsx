@@ -1,6 +1,7 @@
 import type { FirewallPolicy } from '@rollout/contracts';
 import { useEffect, useState } from 'preact/hooks';
-import { type ListRevisionsResponse, type Revision, listRevisions } from '../api/change-api';
+import type { ListRevisionsResponse, Revision } from '@rollout/contracts';
+import { listRevisions } from '../api/change-api';
 import type { PolicyRef } from '../api/client';
 import { messageOf } from '../api/errors';
 import { LoadedView } from '../changes/loaded-view';

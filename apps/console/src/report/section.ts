@@ -2,10 +2,10 @@ import type {
   FirewallPolicyExperiment,
   PreviewConfigurationReport,
   PreviewReport,
+  RuleDiff,
 } from '@rollout/contracts';
 import type { FunctionComponent } from 'preact';
 import type { ExperimentRef } from '../api/client';
-import type { RuleDiff } from '../api/change-api';
 import type { Loaded } from '../changes/use-loaded';
 import type { SankeyRules } from './sankey';
 

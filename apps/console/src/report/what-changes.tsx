@@ -1,5 +1,5 @@
 import type { FirewallPolicyExperiment, PreviewCoverage } from '@rollout/contracts';
-import type { RuleDiff } from '../api/change-api';
+import type { RuleDiff } from '@rollout/contracts';
 import { LoadedView } from '../changes/loaded-view';
 import { RuleDiffView } from '../changes/rule-diff-view';
 import { StaticAnalysis } from '../changes/static-analysis';
