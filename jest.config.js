@@ -10,9 +10,6 @@ const moduleNameMapper = Object.fromEntries(
   Object.entries(paths).map(([alias, [target]]) => [`^${alias}$`, `<rootDir>/${target}`]),
 );
 
-/** Required by @fastify/static (Swagger UI's assets). */
-const ESM_ONLY = ['content-disposition'];
-
 /** @returns {import('jest').Config} */
 const level = (/** @type {string} */ displayName, extra = {}) => ({
   displayName,
@@ -21,13 +18,7 @@ const level = (/** @type {string} */ displayName, extra = {}) => ({
   testMatch: [`<rootDir>/{apps,libs,tools,test}/**/*.${displayName}.spec.ts`],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false }],
-    // ESM-only packages that CommonJS ones require (Node ≥ 20.19 loads them natively, Jest not).
-    [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: [
-      '@swc/jest',
-      { swcrc: false, module: { type: 'commonjs' } },
-    ],
   },
-  transformIgnorePatterns: [`^(?!.*/node_modules/(${ESM_ONLY.join('|')})/).*/node_modules/`],
   moduleNameMapper,
   // The build output mirrors the sources (and has its own package.json); tests use sources.
   modulePathIgnorePatterns: ['<rootDir>/dist'],
