@@ -1,11 +1,7 @@
-import type { INestApplication } from '@nestjs/common';
-import { NatsRpcClient } from '@rollout/platform/nats';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../test/evaluator-app';
+import { eventually } from '@rollout/testing/kit';
+import { evaluatorSystem } from '../test/evaluator-system';
 import { inForce as inForceOf, previewReport } from '../test/evaluator-probes';
 import { BLOCK, LIVE, exampleEvents } from '../test/example-policies';
-import { ExperimentWorld } from '../test/experiment-world';
 import { allFlows } from '../test/readouts';
 import { publishTraffic, settledUpTo, trafficEvent } from '../test/traffic-publishing';
 
@@ -13,48 +9,35 @@ import { publishTraffic, settledUpTo, trafficEvent } from '../test/traffic-publi
  * The evaluator in-process on its own namespace and schema; the experiment service's domain
  * events are published by the test exactly as its relay publishes them.
  */
-let iso: Isolation;
-let nc: NatsConnection;
-let app: INestApplication;
-let rpc: NatsRpcClient;
-let world: ExperimentWorld;
 
-const report = (experiment: string) => previewReport(rpc, world, experiment);
+const report = (experiment: string) => previewReport(system.rpc, system.world, experiment);
 const inForce: (policy: string, ready: Parameters<typeof inForceOf>[3]) => Promise<unknown> = (
   policy,
   ready,
-) => inForceOf(app, world, policy, ready);
+) => inForceOf(system.app, system.world, policy, ready);
 
-beforeAll(async () => {
-  iso = isolation();
-  nc = await connect({ servers: TEST_NATS_URL });
-  rpc = rpcClient(nc, iso);
-  world = new ExperimentWorld(nc, iso);
-  await world.createBucket();
-  // A first configuration (the first live and experiment versions) that counted one changed event.
-  await world.policy('web', LIVE);
-  await world.experiment('web', 'block', BLOCK, 'ACTIVE');
-  app = await startEvaluator(iso);
-  const seq = await publishTraffic(nc, iso, 'web', [trafficEvent(1, { srcIp: '10.0.1.7' })]);
-  await eventually(() => settledUpTo(nc, iso, seq), { what: 'first configuration counted' });
-}, 30_000);
-
-afterAll(async () => {
-  await app?.close();
-  await nc?.close();
-  if (iso) await cleanUp(iso);
-});
+const system = evaluatorSystem(
+  async ({ world }) => {
+    // A first configuration (the first live and experiment versions) that counted one changed event.
+    await world.policy('web', LIVE);
+    await world.experiment('web', 'block', BLOCK, 'ACTIVE');
+  },
+  async ({ iso, nc }) => {
+    const seq = await publishTraffic(nc, iso, 'web', [trafficEvent(1, { srcIp: '10.0.1.7' })]);
+    await eventually(() => settledUpTo(nc, iso, seq), { what: 'first configuration counted' });
+  },
+);
 
 describe('evaluating traffic', () => {
   let liveEtag: string;
   const etags: Record<string, string> = {};
 
   beforeAll(async () => {
-    liveEtag = await world.policy('web', LIVE);
-    etags.block = await world.experiment('web', 'block', BLOCK, 'ACTIVE');
-    etags.noop = await world.experiment('web', 'noop', [], 'ACTIVE');
-    await world.experiment('web', 'draft', BLOCK);
-    await world.experiment('web', 'paused', BLOCK, 'SUSPENDED');
+    liveEtag = await system.world.policy('web', LIVE);
+    etags.block = await system.world.experiment('web', 'block', BLOCK, 'ACTIVE');
+    etags.noop = await system.world.experiment('web', 'noop', [], 'ACTIVE');
+    await system.world.experiment('web', 'draft', BLOCK);
+    await system.world.experiment('web', 'paused', BLOCK, 'SUSPENDED');
   });
 
   const events = exampleEvents();
@@ -66,8 +49,8 @@ describe('evaluating traffic', () => {
         view.etag === liveEtag &&
         view.active.map((e) => e.etag).join() === `${etags.block},${etags.noop}`,
     );
-    const seq = await publishTraffic(nc, iso, 'web', events);
-    await eventually(() => settledUpTo(nc, iso, seq), { what: 'events settled' });
+    const seq = await publishTraffic(system.nc, system.iso, 'web', events);
+    await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'events settled' });
 
     // The report of this configuration: exactly these five evaluations.
     const { configurations } = await report('block');
@@ -132,7 +115,7 @@ describe('evaluating traffic', () => {
       // The other ACTIVE experiment (noop: implied deny) decides two of these events differently.
       disagreements: [
         {
-          experiment: world.experimentName('web', 'noop'),
+          experiment: system.world.experimentName('web', 'noop'),
           experimentEtag: etags.noop,
           events: 2,
           topFlows: [
@@ -187,9 +170,9 @@ describe('evaluating traffic', () => {
     expect(configurations.slice(1).map((c) => [c.evaluated, c.changed])).toEqual([[1, 1]]);
 
     // Only the changed decision is kept, as a flow, with the event as its sample.
-    const blockFlows = (await allFlows(rpc, world.experimentName('web', 'block'))).filter(
-      (f) => f.experimentEtag === etags.block,
-    );
+    const blockFlows = (
+      await allFlows(system.rpc, system.world.experimentName('web', 'block'))
+    ).filter((f) => f.experimentEtag === etags.block);
     expect(blockFlows).toEqual([
       {
         experimentEtag: etags.block,
@@ -224,7 +207,7 @@ describe('evaluating traffic', () => {
         c.flows,
       ]),
     ).toEqual([[etags.noop, 5, 3, 0, 1, 1, 3]]);
-    const noopFlows = await allFlows(rpc, world.experimentName('web', 'noop'));
+    const noopFlows = await allFlows(system.rpc, system.world.experimentName('web', 'noop'));
     expect(
       noopFlows.map((f) => [f.srcIp, f.destPort, f.transition, f.experimentResult.implied]).sort(),
     ).toEqual(
@@ -238,11 +221,11 @@ describe('evaluating traffic', () => {
     // Never-started and suspended experiments: no report, no flows.
     // Their readiness is judged on nothing (they have no gates, so they are ready) and the reportEtag digests the empty report.
     expect(await report('paused')).toEqual({
-      name: world.experimentName('web', 'paused'),
+      name: system.world.experimentName('web', 'paused'),
       configurations: [],
       readiness: expect.objectContaining({ ready: true, gates: [] }),
       reportEtag: expect.stringMatching(/^[\w-]{16}\.[\w-]{16}$/),
     });
-    expect(await allFlows(rpc, world.experimentName('web', 'draft'))).toEqual([]);
+    expect(await allFlows(system.rpc, system.world.experimentName('web', 'draft'))).toEqual([]);
   });
 });

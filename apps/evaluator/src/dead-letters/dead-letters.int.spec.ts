@@ -1,70 +1,52 @@
-import type { INestApplication } from '@nestjs/common';
 import { DeadLetterSummary, PREVIEW_SUBJECTS } from '@rollout/contracts';
-import { DEAD_LETTER_STREAM, NatsRpcClient, provisionFromEnv } from '@rollout/platform/nats';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import {
-  Isolation,
-  cleanUp,
-  evaluatorEnv,
-  isolation,
-  rpcClient,
-  startEvaluator,
-} from '../../test/evaluator-app';
+import { DEAD_LETTER_STREAM, provisionFromEnv } from '@rollout/platform/nats';
+import { eventually } from '@rollout/testing/kit';
+import { evaluatorEnv } from '../../test/evaluator-app';
 import { inForce } from '../../test/evaluator-probes';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { LIVE } from '../../test/example-policies';
-import { ExperimentWorld } from '../../test/experiment-world';
 import { deadLetters } from '../../test/readouts';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 /** preview.v1.deadLetters: the traffic the evaluator refused, by project, policy id and reason. */
-let iso: Isolation;
-let nc: NatsConnection;
-let app: INestApplication;
-let rpc: NatsRpcClient;
-let world: ExperimentWorld;
+const system = evaluatorSystem(
+  async ({ world }) => {
+    await world.policy('web', LIVE);
+  },
+  async ({ app, world }) => {
+    await inForce(app, world, 'web', () => true);
+  },
+);
 
 const summary = (parent: string, policy?: string) =>
-  rpc.request<DeadLetterSummary>(
+  system.rpc.request<DeadLetterSummary>(
     PREVIEW_SUBJECTS.deadLetters,
     { parent, ...(policy ? { policy } : {}) },
     { timeoutMs: 5_000 },
   );
 const ACME = 'projects/acme/locations/global';
 
-beforeAll(async () => {
-  iso = isolation();
-  nc = await connect({ servers: TEST_NATS_URL });
-  rpc = rpcClient(nc, iso);
-  world = new ExperimentWorld(nc, iso);
-  await world.createBucket();
-  await world.policy('web', LIVE);
-  app = await startEvaluator(iso);
-  await inForce(app, world, 'web', () => true);
-}, 30_000);
-
-afterAll(async () => {
-  await app?.close();
-  await nc?.close();
-  if (iso) await cleanUp(iso);
-});
-
 describe('dead letters by project', () => {
   it('counts a typo in the policy id as unknown_policy, per policy and reason, with recent samples', async () => {
     let n = 0;
-    await publishTraffic(nc, iso, 'web-typo', [
+    await publishTraffic(system.nc, system.iso, 'web-typo', [
       trafficEvent(n++),
       trafficEvent(n++),
       trafficEvent(n++),
     ]);
-    await publishTraffic(nc, iso, 'web', [trafficEvent(n++, { srcIp: '10.0.0.300' }), '{nope']);
+    await publishTraffic(system.nc, system.iso, 'web', [
+      trafficEvent(n++, { srcIp: '10.0.0.300' }),
+      '{nope',
+    ]);
     // Another project's typo, and a subject that names no project: neither is acme's.
-    await publishTraffic(nc, iso, 'web', [trafficEvent(n++)], {
+    await publishTraffic(system.nc, system.iso, 'web', [trafficEvent(n++)], {
       project: 'other',
       location: 'global',
     });
-    const seq = (await nc.jetstream().publish(iso.ns.subject('traffic.v1.acme'), '{}')).seq;
-    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+    const seq = (
+      await system.nc.jetstream().publish(system.iso.ns.subject('traffic.v1.acme'), '{}')
+    ).seq;
+    await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'settled' });
 
     const all = await summary(ACME);
     expect(all.total).toBe(5);
@@ -103,8 +85,8 @@ describe('dead letters by project', () => {
   it('keeps the newest 20 samples of a project location, and counts every message', async () => {
     const before = (await summary(ACME)).total;
     const events = Array.from({ length: 30 }, (_, i) => trafficEvent(100 + i));
-    const seq = await publishTraffic(nc, iso, 'web-typo-2', events);
-    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+    const seq = await publishTraffic(system.nc, system.iso, 'web-typo-2', events);
+    await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'settled' });
     const after = await summary(ACME);
     expect(after.total - before).toBe(30);
     expect(after.samples).toHaveLength(20);
@@ -112,19 +94,23 @@ describe('dead letters by project', () => {
   });
 
   it('records a message redelivered while the dead-letter stream is away once, and dead-letters it once', async () => {
-    const jsm = await nc.jetstreamManager();
-    await jsm.streams.delete(iso.ns.stream(DEAD_LETTER_STREAM.name));
-    await publishTraffic(nc, iso, 'web-typo-3', [trafficEvent(200), trafficEvent(201)]);
+    const jsm = await system.nc.jetstreamManager();
+    await jsm.streams.delete(system.iso.ns.stream(DEAD_LETTER_STREAM.name));
+    await publishTraffic(system.nc, system.iso, 'web-typo-3', [
+      trafficEvent(200),
+      trafficEvent(201),
+    ]);
     // Each publish to the missing stream fails and the message comes back a second later.
     await eventually(
       async () => ((await summary(ACME, 'web-typo-3')).total > 0 ? true : undefined),
       { what: 'recorded' },
     );
     await new Promise((resolve) => setTimeout(resolve, 2_500));
-    await provisionFromEnv({ ...evaluatorEnv(iso), BUS_PROVISION_SERVICES: 'evaluator' });
+    await provisionFromEnv({ ...evaluatorEnv(system.iso), BUS_PROVISION_SERVICES: 'evaluator' });
     await eventually(
       async () =>
-        (await deadLetters(nc, iso)).filter((d) => d.subject.endsWith('web-typo-3')).length === 2
+        (await deadLetters(system.nc, system.iso)).filter((d) => d.subject.endsWith('web-typo-3'))
+          .length === 2
           ? true
           : undefined,
       { what: 'dead-lettered', timeoutMs: 20_000 },

@@ -1,4 +1,3 @@
-import type { INestApplication } from '@nestjs/common';
 import {
   ListPreviewFlowsResponse,
   ListPreviewLogsResponse,
@@ -6,66 +5,54 @@ import {
   PreviewLogRecord,
   StatusError,
 } from '@rollout/contracts';
-import { NatsRpcClient } from '@rollout/platform/nats';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
+import { eventually } from '@rollout/testing/kit';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { inForce as inForceOf, previewReport } from '../../test/evaluator-probes';
 import { BLOCK, LIVE, exampleEvents, rule } from '../../test/example-policies';
-import { ExperimentWorld } from '../../test/experiment-world';
 import { allFlows, streamRecords } from '../../test/readouts';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 /** previewFlows and the deprecated previewLogs over two configurations of one experiment. */
-let iso: Isolation;
-let nc: NatsConnection;
-let app: INestApplication;
-let rpc: NatsRpcClient;
-let world: ExperimentWorld;
 
 const logs = (
   experiment: string,
   query: { changedOnly?: boolean; pageSize?: number; pageToken?: string } = {},
 ) =>
-  rpc.request<ListPreviewLogsResponse>(
+  system.rpc.request<ListPreviewLogsResponse>(
     PREVIEW_SUBJECTS.previewLogs,
-    { name: world.experimentName('web', experiment), ...query },
+    { name: system.world.experimentName('web', experiment), ...query },
     { timeoutMs: 5_000 },
   );
-const report = (experiment: string) => previewReport(rpc, world, experiment);
+const report = (experiment: string) => previewReport(system.rpc, system.world, experiment);
 const inForce: (policy: string, ready: Parameters<typeof inForceOf>[3]) => Promise<unknown> = (
   policy,
   ready,
-) => inForceOf(app, world, policy, ready);
+) => inForceOf(system.app, system.world, policy, ready);
 
-beforeAll(async () => {
-  iso = isolation();
-  nc = await connect({ servers: TEST_NATS_URL });
-  rpc = rpcClient(nc, iso);
-  world = new ExperimentWorld(nc, iso);
-  await world.createBucket();
-  // An older configuration with changed flows of its own.
-  const liveEtag = await world.policy('web', LIVE);
-  await world.experiment('web', 'block', BLOCK, 'ACTIVE');
-  app = await startEvaluator(iso);
-  await inForce('web', (view) => view.etag === liveEtag && view.active.length === 1);
-  const seq = await publishTraffic(nc, iso, 'web', [
-    ...exampleEvents(),
-    trafficEvent(20, { srcIp: '10.0.1.20' }),
-  ]);
-  await eventually(() => settledUpTo(nc, iso, seq), { what: 'older configuration counted' });
-}, 30_000);
-
-afterAll(async () => {
-  await app?.close();
-  await nc?.close();
-  if (iso) await cleanUp(iso);
-});
+/** The live policy's etag the evaluator starts on. */
+let liveEtag = '';
+const system = evaluatorSystem(
+  async ({ world }) => {
+    // An older configuration with changed flows of its own.
+    liveEtag = await world.policy('web', LIVE);
+    await world.experiment('web', 'block', BLOCK, 'ACTIVE');
+  },
+  async ({ iso, nc }) => {
+    await inForce('web', (view) => view.etag === liveEtag && view.active.length === 1);
+    const seq = await publishTraffic(nc, iso, 'web', [
+      ...exampleEvents(),
+      trafficEvent(20, { srcIp: '10.0.1.20' }),
+    ]);
+    await eventually(() => settledUpTo(nc, iso, seq), { what: 'older configuration counted' });
+  },
+);
 
 describe('listing changed flows', () => {
   it('lists flows newest configuration first, filtered and paged, and the deprecated previewLogs as their samples', async () => {
     // A new live policy version starts a new configuration.
-    const newLive = await world.policy('web', [rule(300, 'deny', { srcIpRanges: ['0.0.0.0/0'] })]);
+    const newLive = await system.world.policy('web', [
+      rule(300, 'deny', { srcIpRanges: ['0.0.0.0/0'] }),
+    ]);
     await inForce('web', (view) => view.etag === newLive);
     const fresh = Array.from({ length: 30 }, (_, i) =>
       trafficEvent(70 + i, {
@@ -73,12 +60,12 @@ describe('listing changed flows', () => {
         destPort: i % 2 ? 22 : 443,
       }),
     );
-    const seq = await publishTraffic(nc, iso, 'web', fresh);
-    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
-    const parent = world.experimentName('web', 'block');
+    const seq = await publishTraffic(system.nc, system.iso, 'web', fresh);
+    await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'settled' });
+    const parent = system.world.experimentName('web', 'block');
 
-    const everything = await allFlows(rpc, parent, { pageSize: 1000 });
-    const paged = await allFlows(rpc, parent, { pageSize: 3 });
+    const everything = await allFlows(system.rpc, parent, { pageSize: 1000 });
+    const paged = await allFlows(system.rpc, parent, { pageSize: 3 });
     expect(paged).toEqual(everything);
     // Newest configuration first, and in each the flow seen last first.
     const firstOld = paged.findIndex((f) => f.livePolicyEtag !== newLive);
@@ -94,7 +81,8 @@ describe('listing changed flows', () => {
       fresh.filter((e) => !(e.srcIp.startsWith('10.0.1.') && e.destPort === 22)).length,
     );
 
-    const filtered = async (filter: string) => allFlows(rpc, parent, { filter, pageSize: 2 });
+    const filtered = async (filter: string) =>
+      allFlows(system.rpc, parent, { filter, pageSize: 2 });
     expect(await filtered(`transition = DENY_TO_ALLOW AND livePolicyEtag = "${newLive}"`)).toEqual(
       opened,
     );
@@ -123,7 +111,9 @@ describe('listing changed flows', () => {
     );
     expect(records.every((r) => r.changed)).toBe(true);
     const logged = new Map(
-      (await streamRecords(nc, iso, 'preview.v1.logs.acme.global.web.block')).map((r) => [r.id, r]),
+      (await streamRecords(system.nc, system.iso, 'preview.v1.logs.acme.global.web.block')).map(
+        (r) => [r.id, r],
+      ),
     );
     for (const record of records) {
       const { connection, ...rest } = logged.get(record.id) as PreviewLogRecord;
@@ -138,8 +128,8 @@ describe('listing changed flows', () => {
   });
 
   it('refuses a bad filter, a bad page token and a malformed name; an experiment with nothing has an empty report and no flows', async () => {
-    const parent = world.experimentName('web', 'block');
-    const page = await rpc.request<ListPreviewFlowsResponse>(
+    const parent = system.world.experimentName('web', 'block');
+    const page = await system.rpc.request<ListPreviewFlowsResponse>(
       PREVIEW_SUBJECTS.previewFlows,
       { parent, pageSize: 1 },
       { timeoutMs: 5_000 },
@@ -150,7 +140,7 @@ describe('listing changed flows', () => {
         (e: StatusError) => [e.status, e.message],
       );
     const flows = (query: Record<string, unknown>) =>
-      rpc.request(PREVIEW_SUBJECTS.previewFlows, { parent, ...query }, { timeoutMs: 5_000 });
+      system.rpc.request(PREVIEW_SUBJECTS.previewFlows, { parent, ...query }, { timeoutMs: 5_000 });
     expect(await error(flows({ filter: 'destPort = 70000' }))).toEqual([
       'INVALID_ARGUMENT',
       'The filter is not valid: destPort must be a port 0-65535, not "70000".',
@@ -168,7 +158,7 @@ describe('listing changed flows', () => {
     expect(
       (
         await error(
-          rpc.request(
+          system.rpc.request(
             PREVIEW_SUBJECTS.previewReport,
             { name: 'projects/acme' },
             { timeoutMs: 5_000 },
@@ -179,7 +169,7 @@ describe('listing changed flows', () => {
     expect(
       (
         await error(
-          rpc.request(
+          system.rpc.request(
             PREVIEW_SUBJECTS.previewFlows,
             { parent: 'projects/acme' },
             { timeoutMs: 5_000 },
@@ -189,12 +179,12 @@ describe('listing changed flows', () => {
     ).toBe('INVALID_ARGUMENT');
     // No readiness for an experiment the evaluator does not hold.
     expect(await report('missing')).toEqual({
-      name: world.experimentName('web', 'missing'),
+      name: system.world.experimentName('web', 'missing'),
       configurations: [],
       reportEtag: expect.stringMatching(/^[\w-]{16}\.[\w-]{16}$/),
     });
     expect(await logs('missing')).toEqual({ previewLogs: [] });
-    expect(await flows({ parent: world.experimentName('web', 'missing') })).toEqual({
+    expect(await flows({ parent: system.world.experimentName('web', 'missing') })).toEqual({
       previewFlows: [],
     });
   });

@@ -1,53 +1,39 @@
-import type { INestApplication } from '@nestjs/common';
 import { PreviewReport } from '@rollout/contracts';
-import { NatsRpcClient } from '@rollout/platform/nats';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
+import { eventually } from '@rollout/testing/kit';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { inForce, metric as metricOf, previewReport } from '../../test/evaluator-probes';
 import { BLOCK, LIVE } from '../../test/example-policies';
-import { ExperimentWorld } from '../../test/experiment-world';
 import { allFlows, deadLetters } from '../../test/readouts';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 /** Traffic.v1 as producers get it wrong: the same event twice, and malformed events among valid ones. */
-let iso: Isolation;
-let nc: NatsConnection;
-let app: INestApplication;
-let rpc: NatsRpcClient;
-let world: ExperimentWorld;
 const etags: Record<string, string> = {};
 
-const report = (experiment: string) => previewReport(rpc, world, experiment);
-const metric = (name: string, labels: Record<string, string> = {}) => metricOf(app, name, labels);
+const report = (experiment: string) => previewReport(system.rpc, system.world, experiment);
+const metric = (name: string, labels: Record<string, string> = {}) =>
+  metricOf(system.app, name, labels);
 
-beforeAll(async () => {
-  iso = isolation();
-  nc = await connect({ servers: TEST_NATS_URL });
-  rpc = rpcClient(nc, iso);
-  world = new ExperimentWorld(nc, iso);
-  await world.createBucket();
-  const liveEtag = await world.policy('web', LIVE);
-  etags.block = await world.experiment('web', 'block', BLOCK, 'ACTIVE');
-  app = await startEvaluator(iso);
-  await inForce(app, world, 'web', (view) => view.etag === liveEtag && view.active.length === 1);
-}, 30_000);
-
-afterAll(async () => {
-  await app?.close();
-  await nc?.close();
-  if (iso) await cleanUp(iso);
-});
+/** The live policy's etag the evaluator starts on. */
+let liveEtag = '';
+const system = evaluatorSystem(
+  async ({ world }) => {
+    liveEtag = await world.policy('web', LIVE);
+    etags.block = await world.experiment('web', 'block', BLOCK, 'ACTIVE');
+  },
+  async ({ app, world }) => {
+    await inForce(app, world, 'web', (view) => view.etag === liveEtag && view.active.length === 1);
+  },
+);
 
 describe('duplicates and malformed traffic', () => {
   it('counts an event published again with the same Nats-Msg-Id once, and one seen twice in a batch once', async () => {
     const event = trafficEvent(20, { srcIp: '10.0.1.20' });
-    let seq = await publishTraffic(nc, iso, 'web', [event]);
-    await eventually(() => settledUpTo(nc, iso, seq), { what: 'first copy settled' });
+    let seq = await publishTraffic(system.nc, system.iso, 'web', [event]);
+    await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'first copy settled' });
     const before = await report('block');
     // A producer retrying within the stream's duplicate window: JetStream stores it once.
-    const js = nc.jetstream();
-    const subject = iso.ns.subject('traffic.v1.acme.global.web');
+    const js = system.nc.jetstream();
+    const subject = system.iso.ns.subject('traffic.v1.acme.global.web');
     const again = await js.publish(subject, JSON.stringify(event), { msgID: event.id });
     expect(again.duplicate).toBe(true);
     // One event in two messages of one batch (held back, then released together): evaluated once.
@@ -57,14 +43,14 @@ describe('duplicates and malformed traffic', () => {
       js.publish(subject, JSON.stringify(twin), { msgID: `${twin.id}-b` }),
     ]);
     seq = Math.max(...copies.map((c) => c.seq));
-    await eventually(() => settledUpTo(nc, iso, seq), { what: 'copies settled' });
+    await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'copies settled' });
     const after = await report('block');
     const config = (r: PreviewReport) =>
       r.configurations.find((c) => c.experimentEtag === etags.block)!;
     // The twin counts once if both copies shared a batch, twice otherwise (each message is counted once).
     expect(config(after).evaluated - config(before).evaluated).toBeGreaterThanOrEqual(1);
     expect(config(after).evaluated - config(before).evaluated).toBeLessThanOrEqual(2);
-    const flows = await allFlows(rpc, world.experimentName('web', 'block'), {
+    const flows = await allFlows(system.rpc, system.world.experimentName('web', 'block'), {
       filter: 'srcIp = 10.0.1.20',
     });
     expect(flows.map((f) => f.count)).toEqual([1]);
@@ -114,14 +100,14 @@ describe('duplicates and malformed traffic', () => {
     const before = await report('block');
     let seq = 0;
     for (let i = 0; i < malformed.length; i++) {
-      seq = await publishTraffic(nc, iso, 'web', [valid[i]]);
+      seq = await publishTraffic(system.nc, system.iso, 'web', [valid[i]]);
       const bad = malformed[i];
-      seq = await publishTraffic(nc, iso, bad.policy ?? 'web', [bad.payload]);
+      seq = await publishTraffic(system.nc, system.iso, bad.policy ?? 'web', [bad.payload]);
     }
-    await eventually(() => settledUpTo(nc, iso, seq), { what: 'all settled' });
+    await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'all settled' });
     const letters = await eventually(
       async () => {
-        const found = await deadLetters(nc, iso);
+        const found = await deadLetters(system.nc, system.iso);
         return found.length >= malformed.length ? found : undefined;
       },
       { what: 'dead letters' },
@@ -132,7 +118,7 @@ describe('duplicates and malformed traffic', () => {
       if (typeof bad.reason === 'string') expect(letters[i].reason).toBe(bad.reason);
       else expect(letters[i].reason).toMatch(bad.reason);
     });
-    expect(letters[5].subject).toBe(iso.ns.subject('traffic.v1.acme.global.nowhere'));
+    expect(letters[5].subject).toBe(system.iso.ns.subject('traffic.v1.acme.global.nowhere'));
     for (const kind of ['bad_json', 'invalid_event', 'bad_address', 'unknown_policy']) {
       const expected = malformed.filter((m) => m.kind === kind).length;
       expect(
@@ -148,14 +134,15 @@ describe('duplicates and malformed traffic', () => {
   it("dead-letters a message whose Nats-Msg-Id is in another project's namespace, counting nothing of it", async () => {
     const before = await report('block');
     const squatter = trafficEvent(50, { srcIp: '10.0.1.50' });
-    const js = nc.jetstream();
-    const subject = iso.ns.subject('traffic.v1.acme.global.web');
+    const js = system.nc.jetstream();
+    const subject = system.iso.ns.subject('traffic.v1.acme.global.web');
     const { seq } = await js.publish(subject, JSON.stringify(squatter), {
       msgID: `beta/${squatter.id}`,
     });
-    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+    await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'settled' });
     const letter = await eventually(
-      async () => (await deadLetters(nc, iso)).find((l) => l.data === JSON.stringify(squatter)),
+      async () =>
+        (await deadLetters(system.nc, system.iso)).find((l) => l.data === JSON.stringify(squatter)),
       { what: 'its dead letter' },
     );
     expect(letter.reason).toMatch(/namespace, not "acme"'s/);
