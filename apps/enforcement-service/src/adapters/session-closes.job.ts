@@ -6,9 +6,10 @@ import {
   OnModuleDestroy,
 } from '@nestjs/common';
 import { AdapterStatus, Clock, RetryPolicy, isOk, retryDelayMs } from '@rollout/domain/enforcement';
-import { BackgroundLoop } from '@rollout/platform/runtime';
+import type { BackgroundLoop } from '@rollout/platform/runtime';
 import { CLOCK } from '@rollout/platform/service-kit';
-import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
+import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
+import { deliveryRetries } from '../delivery-retries';
 import { EnforcementMetrics } from '../chain/enforcement-metrics';
 import { AdapterClient } from './adapter-client';
 import { SessionClosesRepository } from './session-closes.repository';
@@ -56,18 +57,12 @@ export class SessionCloses implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ENFORCEMENT_SERVICE_CONFIG) config: Config,
   ) {
-    this.policy = {
-      baseMs: config.ENFORCEMENT_RETRY_BASE_MS,
-      maxMs: config.ENFORCEMENT_RETRY_MAX_MS,
-      maxAttempts: Number.POSITIVE_INFINITY,
-    };
-    this.retries = new BackgroundLoop({
-      name: 'SessionCloses',
-      turn: () => this.drainDue(),
-      intervalMs: config.ENFORCEMENT_RETRY_POLL_INTERVAL_MS,
-      firstTurnAfterInterval: true,
-      maxFailureDelayMs: BACKGROUND_MAX_FAILURE_DELAY_MS,
-    });
+    ({ policy: this.policy, loop: this.retries } = deliveryRetries(
+      'SessionCloses',
+      config,
+      Number.POSITIVE_INFINITY,
+      () => this.drainDue(),
+    ));
   }
 
   onApplicationBootstrap(): void {

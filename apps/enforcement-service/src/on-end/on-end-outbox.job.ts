@@ -14,9 +14,10 @@ import {
   mayRetry,
   retryDelayMs,
 } from '@rollout/domain/enforcement';
-import { BackgroundLoop } from '@rollout/platform/runtime';
+import type { BackgroundLoop } from '@rollout/platform/runtime';
 import { CLOCK } from '@rollout/platform/service-kit';
-import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
+import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
+import { deliveryRetries } from '../delivery-retries';
 import { Enforcement } from '../chain/enforcement';
 import { EnforcementMetrics } from '../chain/enforcement-metrics';
 import { type LeaseRow, domainLease } from '../ledger/ledger-statements';
@@ -60,18 +61,12 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ENFORCEMENT_SERVICE_CONFIG) config: Config,
   ) {
-    this.policy = {
-      baseMs: config.ENFORCEMENT_RETRY_BASE_MS,
-      maxMs: config.ENFORCEMENT_RETRY_MAX_MS,
-      maxAttempts: config.ENFORCEMENT_ON_END_MAX_ATTEMPTS,
-    };
-    this.retries = new BackgroundLoop({
-      name: 'OnEndOutbox',
-      turn: () => this.drainDue(),
-      intervalMs: config.ENFORCEMENT_RETRY_POLL_INTERVAL_MS,
-      firstTurnAfterInterval: true,
-      maxFailureDelayMs: BACKGROUND_MAX_FAILURE_DELAY_MS,
-    });
+    ({ policy: this.policy, loop: this.retries } = deliveryRetries(
+      'OnEndOutbox',
+      config,
+      config.ENFORCEMENT_ON_END_MAX_ATTEMPTS,
+      () => this.drainDue(),
+    ));
   }
 
   onApplicationBootstrap(): void {
