@@ -1,40 +1,14 @@
-import AxeBuilder from '@axe-core/playwright';
-import { PreviewReport, TrafficEvent, trafficSubject } from '@rollout/contracts';
-import { RunningSystem, launch } from '@rollout/launcher';
-import { NatsNamespace } from '@rollout/platform/nats';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { PreviewReport, TrafficEvent } from '@rollout/contracts';
+import { eventually } from '@rollout/testing/kit';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, Page, chromium } from 'playwright-core';
 import { VOLUME_FLOWS, volumeFlowsPage, volumeReport } from './console-volume';
-import { DIST, gatewayApi, isolatedSettings, removeRun } from './support';
+import { BLOCK_SSH, LIVE_RULES, P, consoleWorld } from './console-world';
 
-/** Debian's chromium (apt-get install chromium); Playwright downloads no browser of its own. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Screenshots of every page, kept as test artefacts (tmp/ is not committed). */
 const ARTEFACTS = join(__dirname, '..', '..', 'tmp', 'e2e-artefacts', 'console');
 
-const P = '/v1/projects/acme/locations/global/firewallPolicies';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const LIVE_RULES = [
-  {
-    priority: 1000,
-    direction: 'INGRESS',
-    action: 'allow',
-    match: {
-      srcIpRanges: ['0.0.0.0/0'],
-      layer4Configs: [{ ipProtocol: 'tcp', ports: ['22', '443'] }],
-    },
-  },
-];
-const BLOCK_SSH = {
-  priority: 900,
-  direction: 'INGRESS',
-  action: 'deny',
-  match: { srcIpRanges: ['0.0.0.0/0'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] },
-};
-
 /**
  * Traffic against the live policy: every 6 events, three SSH connections from three sources
  * (allowed live, denied by the experiment), two HTTPS (allowed by both) and one DNS over UDP
@@ -66,93 +40,19 @@ type Sized = { scrollWidth: number; clientWidth: number };
 
 /** The console, driven in a real browser against the built system started as `npm start` does. */
 describe('the web console', () => {
-  let system: RunningSystem;
-  let database: string;
-  let ns: NatsNamespace;
-  let nc: NatsConnection;
-  let browser: Browser;
-  let page: Page;
-  /** Whatever the browser reports as an error: CSP violations, failed scripts, uncaught exceptions. */
-  const browserErrors: string[] = [];
-  const requestedUrls: string[] = [];
-  /** The x-request-id of each API call the console made. */
-  const requestIds: string[] = [];
-  /** Answers of 400 and above the browser got: `status method path`. */
-  const failedResponses: string[] = [];
-  const api = (method: string, path: string, body?: unknown) =>
-    gatewayApi(system)(method, path, body);
-  const consoleUrl = () => `${system.urls.gateway}/console/`;
-
-  beforeAll(async () => {
-    mkdirSync(ARTEFACTS, { recursive: true });
-    const isolated = await isolatedSettings();
-    database = isolated.database;
-    ns = new NatsNamespace(isolated.namespace);
-    system = await launch({
-      settings: isolated.settings,
-      distRoot: DIST,
-      extraEnv: { NATS_NAMESPACE: isolated.namespace, LOG_LEVEL: 'silent' },
-      log: () => undefined,
-    });
-    nc = await connect({ servers: TEST_NATS_URL });
-    // Root (CI) cannot use chromium's sandbox.
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-dev-shm-usage'],
-    });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    // A wait that fails, fails well within the test's own timeout, saying what it waited for.
-    page.setDefaultTimeout(10_000);
-    page.on(
-      'console',
-      (message) => message.type() === 'error' && browserErrors.push(message.text()),
-    );
-    page.on('pageerror', (error) => browserErrors.push(error.message));
-    page.on('request', (request) => {
-      requestedUrls.push(request.url());
-      if (new URL(request.url()).pathname.startsWith('/v1/'))
-        requestIds.push(request.headers()['x-request-id'] ?? 'none');
-    });
-    page.on('response', (response) => {
-      if (response.status() >= 400)
-        failedResponses.push(
-          `${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`,
-        );
-    });
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await nc?.close();
-    await system?.stop();
-    if (database) await removeRun(database);
-  }, 60_000);
-
-  async function publish(events: TrafficEvent[]) {
-    const js = nc.jetstream();
-    const subject = ns.subject(trafficSubject('acme', 'global', 'edge'));
-    await Promise.all(events.map((e) => js.publish(subject, JSON.stringify(e), { msgID: e.id })));
-  }
+  const world = consoleWorld({ artefacts: ARTEFACTS, height: 900 });
+  const { api, shoot, expectAccessible, browserErrors, failedResponses } = world;
+  const publish = (events: TrafficEvent[]) => world.publish(events);
+  const consoleUrl = () => `${world.system.urls.gateway}/console/`;
   const report = async () =>
     (await api('GET', `${P}/edge/experiments/block-ssh/previewReport`)).body as PreviewReport;
   const metric = async (name: string) =>
     Number(
-      (await page.locator(`[data-metric="${name}"]`).first().innerText()).replace(/[^\d]/g, ''),
-    );
-  const shoot = (name: string) =>
-    page.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: true });
-  async function expectAccessible(what: string) {
-    const { violations } = await new AxeBuilder({ page })
-      .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-      .analyze();
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect({
-      what,
-      violations: serious.map(
-        (v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`,
+      (await world.page.locator(`[data-metric="${name}"]`).first().innerText()).replace(
+        /[^\d]/g,
+        '',
       ),
-    }).toEqual({ what, violations: [] });
-  }
+    );
 
   it('is served at /console with a Content-Security-Policy that allows no inline script', async () => {
     const response = await fetch(consoleUrl());
@@ -162,44 +62,46 @@ describe('the web console', () => {
     expect(csp).toContain("style-src 'self'");
     expect(csp).not.toContain('unsafe-inline');
     expect(await response.text()).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
-    const bare = await fetch(`${system.urls.gateway}/console`, { redirect: 'manual' });
+    const bare = await fetch(`${world.system.urls.gateway}/console`, { redirect: 'manual' });
     expect(bare.status).toBe(301);
     expect(bare.headers.get('location')).toBe('/console/');
   });
 
   it('refuses a bad token with a sentence, and shows the signed-in token’s name, roles and projects', async () => {
-    await page.goto(consoleUrl());
-    await page.getByLabel('Bearer token').fill('not-a-token');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    const alert = page.getByRole('alert');
+    await world.page.goto(consoleUrl());
+    await world.page.getByLabel('Bearer token').fill('not-a-token');
+    await world.page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = world.page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.innerText()).toMatch(/^The gateway does not accept this token \(401\)/);
     await shoot('1-sign-in-refused');
     await expectAccessible('sign-in');
 
     // By keyboard: Enter in the field signs in.
-    await page.getByLabel('Bearer token').fill(system.devToken as string);
-    await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Policies' }).waitFor();
-    expect(await page.locator('.whoami').innerText()).toMatch(
+    await world.page.getByLabel('Bearer token').fill(world.system.devToken as string);
+    await world.page.keyboard.press('Enter');
+    await world.page.getByRole('heading', { name: 'Policies' }).waitFor();
+    expect(await world.page.locator('.whoami').innerText()).toMatch(
       /development-admin\s+admin · all projects/,
     );
-    expect(await page.evaluate('Object.values(sessionStorage)')).toEqual([system.devToken]);
-    expect(await page.evaluate('Object.values(localStorage)')).toEqual([]);
+    expect(await world.page.evaluate('Object.values(sessionStorage)')).toEqual([
+      world.system.devToken,
+    ]);
+    expect(await world.page.evaluate('Object.values(localStorage)')).toEqual([]);
   });
 
   it('creates a live policy and lists it with its rules', async () => {
-    await page.getByRole('textbox', { name: 'Project' }).fill('acme');
-    await page.getByRole('button', { name: 'Show policies' }).click();
-    await page.getByRole('heading', { name: 'Live policies of acme in global' }).waitFor();
-    await page.getByText('Create a live policy').click();
-    await page.getByLabel('Policy id').fill('edge');
-    await page.getByLabel('Display name').fill('Edge');
-    await page.getByLabel('Rules (JSON)').fill(JSON.stringify(LIVE_RULES));
-    await page.getByRole('button', { name: 'Create policy' }).click();
-    await page.getByRole('link', { name: 'edge' }).click();
-    await page.getByRole('heading', { name: 'Policy edge' }).waitFor();
-    const row = page.getByRole('region', { name: 'Live rules' }).locator('tbody tr');
+    await world.page.getByRole('textbox', { name: 'Project' }).fill('acme');
+    await world.page.getByRole('button', { name: 'Show policies' }).click();
+    await world.page.getByRole('heading', { name: 'Live policies of acme in global' }).waitFor();
+    await world.page.getByText('Create a live policy').click();
+    await world.page.getByLabel('Policy id').fill('edge');
+    await world.page.getByLabel('Display name').fill('Edge');
+    await world.page.getByLabel('Rules (JSON)').fill(JSON.stringify(LIVE_RULES));
+    await world.page.getByRole('button', { name: 'Create policy' }).click();
+    await world.page.getByRole('link', { name: 'edge' }).click();
+    await world.page.getByRole('heading', { name: 'Policy edge' }).waitFor();
+    const row = world.page.getByRole('region', { name: 'Live rules' }).locator('tbody tr');
     await row.first().waitFor();
     expect(await row.allInnerTexts()).toEqual([
       expect.stringMatching(/^1000\s+INGRESS\s+allow\s+0\.0\.0\.0\/0\s+any\s+tcp:22,443/),
@@ -209,35 +111,35 @@ describe('the web console', () => {
   });
 
   it('creates an experiment from the live policy, showing the API’s validation error beside the rule', async () => {
-    await page.getByRole('button', { name: 'New experiment from the live policy' }).click();
-    await page.getByLabel('Experiment id').fill('block-ssh');
-    const rules = page.getByLabel(/^Rules \(JSON/);
+    await world.page.getByRole('button', { name: 'New experiment from the live policy' }).click();
+    await world.page.getByLabel('Experiment id').fill('block-ssh');
+    const rules = world.page.getByLabel(/^Rules \(JSON/);
     expect(JSON.parse(await rules.inputValue())).toEqual(LIVE_RULES);
     await rules.fill(JSON.stringify([...LIVE_RULES, { ...BLOCK_SSH, priority: 1000 }]));
-    await page.getByRole('button', { name: 'Create experiment' }).click();
-    await page.getByRole('alert').waitFor();
-    const problem = page.locator('tr[data-rule-index="1"] .rule-problem');
+    await world.page.getByRole('button', { name: 'Create experiment' }).click();
+    await world.page.getByRole('alert').waitFor();
+    const problem = world.page.locator('tr[data-rule-index="1"] .rule-problem');
     expect(await problem.innerText()).toMatch(/^priority: .*1000/);
     await shoot('3-experiment-invalid');
 
     await rules.fill(JSON.stringify([BLOCK_SSH, ...LIVE_RULES]));
-    await page.getByRole('button', { name: 'Create experiment' }).click();
-    await page.getByRole('heading', { name: 'Experiment block-ssh' }).waitFor();
-    await page.getByRole('button', { name: 'Start preview' }).click();
-    await page.getByText('Preview started.').waitFor();
-    expect(await page.locator('strong.state').innerText()).toBe('previewing');
+    await world.page.getByRole('button', { name: 'Create experiment' }).click();
+    await world.page.getByRole('heading', { name: 'Experiment block-ssh' }).waitFor();
+    await world.page.getByRole('button', { name: 'Start preview' }).click();
+    await world.page.getByText('Preview started.').waitFor();
+    expect(await world.page.locator('strong.state').innerText()).toBe('previewing');
     await expectAccessible('experiment');
 
     // Before any traffic, the report already says what the change does.
-    await page.getByRole('link', { name: 'Preview report' }).click();
-    await page.getByText('No traffic has been evaluated for this experiment yet.').waitFor();
-    const regions = page.locator('.what-changes .regions');
+    await world.page.getByRole('link', { name: 'Preview report' }).click();
+    await world.page.getByText('No traffic has been evaluated for this experiment yet.').waitFor();
+    const regions = world.page.locator('.what-changes .regions');
     await regions.waitFor();
     expect(await regions.innerText()).toMatch(
       /^INGRESS tcp\/22 from 0\.0\.0\.0\/0 to .*: allow \(rule 1000\) becomes deny \(rule 900\)$/,
     );
-    await page.goBack();
-    await page.getByRole('heading', { name: 'Experiment block-ssh' }).waitFor();
+    await world.page.goBack();
+    await world.page.getByRole('heading', { name: 'Experiment block-ssh' }).waitFor();
   });
 
   it('shows the preview report with the numbers of the API, and refreshes in place while ACTIVE', async () => {
@@ -247,9 +149,9 @@ describe('the web console', () => {
       { timeoutMs: 30_000, what: 'the preview counting 60 events' },
     );
 
-    await page.getByRole('link', { name: 'Preview report' }).click();
-    await page.getByRole('heading', { name: 'Preview report of block-ssh' }).waitFor();
-    await page.locator('[data-metric="evaluated"]').waitFor();
+    await world.page.getByRole('link', { name: 'Preview report' }).click();
+    await world.page.getByRole('heading', { name: 'Preview report of block-ssh' }).waitFor();
+    await world.page.locator('[data-metric="evaluated"]').waitFor();
     const [configuration] = (await report()).configurations;
     expect(configuration).toMatchObject({
       evaluated: 60,
@@ -268,37 +170,39 @@ describe('the web console', () => {
     ] as const) {
       expect({ name, shown: await metric(name) }).toEqual({ name, shown: configuration[name] });
     }
-    expect(await page.locator('[data-metric="complete"]').innerText()).toBe(
+    expect(await world.page.locator('[data-metric="complete"]').innerText()).toBe(
       configuration.completeness?.summary,
     );
     const flows = (await api('GET', `${P}/edge/experiments/block-ssh/previewFlows`)).body
       .previewFlows as { srcIp: string; count: number; samples: { trafficEventId: string }[] }[];
     expect(flows).toHaveLength(3);
-    const rows = page.getByRole('region', { name: 'Changed flows' }).locator('tbody tr.flow');
+    const rows = world.page.getByRole('region', { name: 'Changed flows' }).locator('tbody tr.flow');
     await eventually(async () => ((await rows.count()) === 3 ? true : undefined), {
       what: 'three changed flows in the table',
     });
-    const shownCounts = (await page.locator('[data-metric="flowCount"]').allInnerTexts()).map(
+    const shownCounts = (await world.page.locator('[data-metric="flowCount"]').allInnerTexts()).map(
       Number,
     );
     expect(shownCounts.sort()).toEqual(flows.map((f) => f.count).sort());
-    await page.locator('canvas').first().waitFor();
+    await world.page.locator('canvas').first().waitFor();
 
     await shoot('4-report-first-screen');
     // What changes, in words, and how much of the traffic: on the first screen.
-    expect(await page.locator('[data-metric="changedShare"]').innerText()).toMatch(
+    expect(await world.page.locator('[data-metric="changedShare"]').innerText()).toMatch(
       /^30 of 60 events, 50% change verdict, in 3 distinct flows\.$/,
     );
-    expect(await page.locator('#section-what-changes .regions').innerText()).toMatch(
+    expect(await world.page.locator('#section-what-changes .regions').innerText()).toMatch(
       /^INGRESS tcp\/22 from 0\.0\.0\.0\/0 to .*: allow \(rule 1000\) becomes deny \(rule 900\)$/,
     );
-    const firstScreen = await page.locator('#section-evidence').boundingBox();
+    const firstScreen = await world.page.locator('#section-evidence').boundingBox();
     expect(firstScreen && firstScreen.y < 800).toBe(true);
-    expect(await page.locator('[data-metric="bucketSize"]').innerText()).toMatch(/per minute/);
+    expect(await world.page.locator('[data-metric="bucketSize"]').innerText()).toMatch(
+      /per minute/,
+    );
     // A changed flow is one line at 1280 px: no wrapped time, nothing clipped.
     for (const box of await Promise.all((await rows.all()).map((row) => row.boundingBox())))
       expect(box && box.height < 60).toBe(true);
-    const flowsRegion = page.locator('.table-scroll[aria-label="Changed flows"]');
+    const flowsRegion = world.page.locator('.table-scroll[aria-label="Changed flows"]');
     expect(
       await flowsRegion.evaluate(
         (element) =>
@@ -308,8 +212,8 @@ describe('the web console', () => {
 
     // The CSV holds every flow the API lists, with its columns.
     const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      page.getByRole('button', { name: 'Download CSV (all pages)' }).click(),
+      world.page.waitForEvent('download'),
+      world.page.getByRole('button', { name: 'Download CSV (all pages)' }).click(),
     ]);
     const csv = readFileSync((await download.path()) as string, 'utf8')
       .trim()
@@ -333,7 +237,7 @@ describe('the web console', () => {
     ).toEqual(flows.map((f) => `${f.srcIp} ${f.count}`).sort());
 
     await rows.first().getByRole('button').click();
-    const samples = page.locator('tr.samples li');
+    const samples = world.page.locator('tr.samples li');
     expect(await samples.count()).toBeGreaterThan(0);
     const shownSample = await samples.first().locator('code').innerText();
     expect(flows.flatMap((f) => f.samples.map((s) => s.trafficEventId))).toContain(shownSample);
@@ -341,8 +245,8 @@ describe('the web console', () => {
     await expectAccessible('report');
 
     // The operator narrows the flows; more traffic arrives; the numbers move, the filter stays.
-    await page.getByLabel('Filter', { exact: true }).fill('srcIp = 198.51.100.1');
-    await page.getByRole('button', { name: 'Apply' }).click();
+    await world.page.getByLabel('Filter', { exact: true }).fill('srcIp = 198.51.100.1');
+    await world.page.getByRole('button', { name: 'Apply' }).click();
     await eventually(async () => ((await rows.count()) === 1 ? true : undefined), {
       what: 'the filtered flow',
     });
@@ -354,7 +258,7 @@ describe('the web console', () => {
     await eventually(async () => ((await metric('flowCount')) === 22 ? true : undefined), {
       what: 'the filtered flow refreshing',
     });
-    expect(await page.getByLabel('Filter', { exact: true }).inputValue()).toBe(
+    expect(await world.page.getByLabel('Filter', { exact: true }).inputValue()).toBe(
       'srcIp = 198.51.100.1',
     );
     expect(await rows.count()).toBe(1);
@@ -362,12 +266,12 @@ describe('the web console', () => {
 
   it('fits a 390 px phone screen without scrolling sideways', async () => {
     // Run in the page (strings: this file is compiled without the DOM's types).
-    await page.setViewportSize({ width: 390, height: 844 });
+    await world.page.setViewportSize({ width: 390, height: 844 });
     try {
-      await page.locator('canvas').first().waitFor();
+      await world.page.locator('canvas').first().waitFor();
       // The charts follow a resize a frame or two later: the page must settle to the width.
       const overflow = () =>
-        page.evaluate<number>(
+        world.page.evaluate<number>(
           'document.documentElement.scrollWidth - document.documentElement.clientWidth',
         );
       await eventually(async () => ((await overflow()) <= 0 ? true : undefined), {
@@ -378,7 +282,7 @@ describe('the web console', () => {
       expect(await overflow()).toBeLessThanOrEqual(0);
       // The changed flows are cards, one per flow.
       expect(
-        await page
+        await world.page
           .locator('tr.flow')
           .first()
           .evaluate((row) => (globalThis as unknown as Styled).getComputedStyle(row).display),
@@ -386,13 +290,13 @@ describe('the web console', () => {
       await shoot('5-report-phone');
       await expectAccessible('report on a phone');
     } finally {
-      await page.setViewportSize({ width: 1280, height: 900 });
+      await world.page.setViewportSize({ width: 1280, height: 900 });
     }
   });
 
   it('replays the experiment in a backtest, showing its progress and what it found', async () => {
-    await page.getByRole('button', { name: 'Backtest on retained traffic' }).click();
-    const result = page.locator('[data-metric="backtestChanged"]');
+    await world.page.getByRole('button', { name: 'Backtest on retained traffic' }).click();
+    const result = world.page.locator('[data-metric="backtestChanged"]');
     await result.waitFor({ timeout: 30_000 });
     expect(await result.innerText()).toBe(
       'Backtest: 42 of 72 events, 58% change verdict (42 allow → deny, 0 deny → allow).',
@@ -409,11 +313,11 @@ describe('the web console', () => {
     const reportUrl = `${consoleUrl()}#/projects/acme/locations/global/firewallPolicies/edge/experiments/block-ssh/report`;
     /** A signed-in browser context whose report and flow pages are the volume's. */
     const volumeContext = async () => {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const context = await world.browser.newContext({ viewport: { width: 1280, height: 800 } });
       await context.addInitScript(
-        `sessionStorage.setItem('policy-rollout.token', ${JSON.stringify(system.devToken)})`,
+        `sessionStorage.setItem('policy-rollout.token', ${JSON.stringify(world.system.devToken)})`,
       );
-      // Only the report and its flows are the volume's; every other call reaches the system.
+      // Only the report and its flows are the volume's; every other call reaches the world.system.
       await context.route('**/experiments/block-ssh/previewReport', (route) =>
         route.fulfill({ json: volumeReport(experiment.name, etags) }),
       );
@@ -473,18 +377,18 @@ describe('the web console', () => {
   }, 180_000);
 
   it('commits behind a confirmation showing the gates and the report, and the live policy changes', async () => {
-    await page
+    await world.page
       .getByRole('navigation', { name: 'Breadcrumb' })
       .getByRole('link', { name: 'block-ssh' })
       .click();
     // The confirmation opens and closes by keyboard (Escape cancels it).
-    await page.getByRole('button', { name: 'Commit…' }).focus();
-    await page.keyboard.press('Enter');
-    const dialog = page.getByRole('dialog');
+    await world.page.getByRole('button', { name: 'Commit…' }).focus();
+    await world.page.keyboard.press('Enter');
+    const dialog = world.page.getByRole('dialog');
     await dialog.waitFor();
-    await page.keyboard.press('Escape');
+    await world.page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
-    await page.getByRole('button', { name: 'Commit…' }).click();
+    await world.page.getByRole('button', { name: 'Commit…' }).click();
     await dialog.locator('[data-metric="evaluated"]').waitFor();
     expect(await dialog.locator('.gates .gate-passed').count()).toBe(4);
     expect(await dialog.locator('[data-metric="evaluated"]').innerText()).toBe('72');
@@ -497,17 +401,17 @@ describe('the web console', () => {
     await expectAccessible('commit confirmation');
 
     await dialog.getByRole('button', { name: 'Commit', exact: true }).click();
-    await page.getByRole('heading', { name: 'Policy edge' }).waitFor();
-    await page.getByRole('region', { name: 'Live rules' }).getByText('900').waitFor();
+    await world.page.getByRole('heading', { name: 'Policy edge' }).waitFor();
+    await world.page.getByRole('region', { name: 'Live rules' }).getByText('900').waitFor();
     expect((await api('GET', `${P}/edge`)).body.rules).toEqual([BLOCK_SSH, ...LIVE_RULES]);
-    expect(await page.getByRole('region', { name: 'Experiments of edge' }).innerText()).toContain(
-      'No experiments',
-    );
+    expect(
+      await world.page.getByRole('region', { name: 'Experiments of edge' }).innerText(),
+    ).toContain('No experiments');
   });
 
   it('shows the history of the policy with actor and time', async () => {
-    await page.getByRole('link', { name: 'History' }).click();
-    const policyHistory = page.getByRole('region', { name: 'The live policy' });
+    await world.page.getByRole('link', { name: 'History' }).click();
+    const policyHistory = world.page.getByRole('region', { name: 'The live policy' });
     await policyHistory.waitFor();
     const rows = await policyHistory.locator('tbody tr').allInnerTexts();
     expect(rows).toEqual([
@@ -520,9 +424,9 @@ describe('the web console', () => {
     await expectAccessible('history');
 
     // The revisions are one link away (their content: console-revisions.e2e.spec.ts).
-    await page.getByRole('link', { name: 'Revisions', exact: true }).click();
-    await page.getByRole('heading', { name: 'Revisions of edge' }).waitFor();
-    await page.waitForFunction(
+    await world.page.getByRole('link', { name: 'Revisions', exact: true }).click();
+    await world.page.getByRole('heading', { name: 'Revisions of edge' }).waitFor();
+    await world.page.waitForFunction(
       (selector) => !(globalThis as unknown as Queryable).document.querySelector(selector),
       'main [aria-busy="true"]',
     );
@@ -531,11 +435,17 @@ describe('the web console', () => {
   });
 
   it('kept the token out of every URL and broke no rule of the Content-Security-Policy', () => {
+    const requestedUrls = world.requests.map((r) => r.url);
     expect(requestedUrls.length).toBeGreaterThan(0);
-    expect(requestedUrls.filter((url) => url.includes(system.devToken as string))).toEqual([]);
+    expect(requestedUrls.filter((url) => url.includes(world.system.devToken as string))).toEqual(
+      [],
+    );
     // Only the refused token and the invalid rules, which the test asked for, were answered with an error.
     expect(failedResponses).toEqual(['401 GET /v1/principal', `400 POST ${P}/edge/experiments`]);
     // Every call carried a request id of its own.
+    const requestIds = world.requests
+      .filter((r) => r.path.startsWith('/v1/'))
+      .map((r) => r.requestId ?? 'none');
     expect(requestIds.length).toBeGreaterThan(10);
     expect(requestIds.filter((id) => !UUID_V4.test(id))).toEqual([]);
     expect(new Set(requestIds).size).toBe(requestIds.length);
