@@ -18,12 +18,14 @@ export interface EvaluatorSystem {
 
 /**
  * The one system of a spec file: its own namespace and schema, a NATS connection, the state
- * bucket that `given` fills before the evaluator starts, then the evaluator and `started` (e.g.
- * waiting until the state is in force); everything closed and removed after the file.
+ * bucket that `given` fills before the evaluator starts, then the evaluator (with `env` beside
+ * the test settings) and `started` (e.g. waiting until the state is in force); everything closed
+ * and removed after the file (or the `describe` it is called in).
  */
 export function evaluatorSystem(
   given: (system: Omit<EvaluatorSystem, 'app'>) => Promise<void> = async () => undefined,
   started: (system: EvaluatorSystem) => Promise<void> = async () => undefined,
+  env: Record<string, string> = {},
 ): EvaluatorSystem {
   const system = {} as EvaluatorSystem;
   beforeAll(async () => {
@@ -33,7 +35,7 @@ export function evaluatorSystem(
     system.world = new ExperimentWorld(system.nc, system.iso);
     await system.world.createBucket();
     await given(system);
-    system.app = await startEvaluator(system.iso);
+    system.app = await startEvaluator(system.iso, env);
     await started(system);
   }, 30_000);
   afterAll(async () => {

@@ -1,10 +1,7 @@
-import type { INestApplication } from '@nestjs/common';
 import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport, PreviewVerdict } from '@rollout/contracts';
-import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
+import { TEST_POSTGRES_URL, eventually } from '@rollout/testing/kit';
 import { Client } from 'pg';
-import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
-import { ExperimentWorld } from '../../test/experiment-world';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 const rule = (
@@ -38,31 +35,15 @@ const verdict = (rulePriority: number, action: 'allow' | 'deny'): PreviewVerdict
 
 /** What the report adds for an operator: which rule takes which traffic over, and when. */
 describe('the preview report: rule transitions and time buckets', () => {
-  let iso: Isolation;
-  let nc: NatsConnection;
-  let app: INestApplication;
-  let world: ExperimentWorld;
-
-  beforeAll(async () => {
-    iso = isolation();
-    nc = await connect({ servers: TEST_NATS_URL });
-    world = new ExperimentWorld(nc, iso);
-    await world.createBucket();
+  const system = evaluatorSystem(async ({ world }) => {
     await world.policy('web', LIVE);
     await world.experiment('web', 'block', BLOCK, 'ACTIVE');
-    app = await startEvaluator(iso);
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await nc?.close();
-    await cleanUp(iso);
   });
 
   const report = () =>
-    rpcClient(nc, iso).request<PreviewReport>(
+    system.rpc.request<PreviewReport>(
       PREVIEW_SUBJECTS.previewReport,
-      { name: world.experimentName('web', 'block') },
+      { name: system.world.experimentName('web', 'block') },
       { timeoutMs: 5_000 },
     );
 
@@ -88,8 +69,8 @@ describe('the preview report: rule transitions and time buckets', () => {
       ssh(T0 + 8 * HOUR + 30_000),
       https(T0 + 8 * HOUR + 61_000),
     ];
-    const seq = await publishTraffic(nc, iso, 'web', events);
-    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+    const seq = await publishTraffic(system.nc, system.iso, 'web', events);
+    await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'settled' });
 
     const configuration = await eventually(
       async () => {
@@ -158,8 +139,8 @@ describe('the preview report: rule transitions and time buckets', () => {
     await db.connect();
     try {
       await db.query(
-        `INSERT INTO "${iso.schema}".preview_rule_counts (configuration_id, side, priority, action, count)
-         SELECT id, 0, 100, 'allow', 7 FROM "${iso.schema}".preview_configurations`,
+        `INSERT INTO "${system.iso.schema}".preview_rule_counts (configuration_id, side, priority, action, count)
+         SELECT id, 0, 100, 'allow', 7 FROM "${system.iso.schema}".preview_configurations`,
       );
     } finally {
       await db.end();

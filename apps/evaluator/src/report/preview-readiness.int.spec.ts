@@ -1,14 +1,11 @@
-import type { INestApplication } from '@nestjs/common';
 import {
   FirewallRule,
   PREVIEW_SUBJECTS,
   PreviewReport,
   ReadinessGateStatus,
 } from '@rollout/contracts';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
-import { ExperimentWorld } from '../../test/experiment-world';
+import { eventually } from '@rollout/testing/kit';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 const rule = (priority: number, action: 'allow' | 'deny', srcIpRange: string): FirewallRule => ({
@@ -24,31 +21,15 @@ const GATES = [{ noDenyToAllowFrom: '10.0.9.0/25' }, { noDenyToAllowFrom: '192.1
 
 /** The readiness gates as the report judges them on the store's flows: deny → allow from a range. */
 describe('the preview report: readiness', () => {
-  let iso: Isolation;
-  let nc: NatsConnection;
-  let app: INestApplication;
-  let world: ExperimentWorld;
-
-  beforeAll(async () => {
-    iso = isolation();
-    nc = await connect({ servers: TEST_NATS_URL });
-    world = new ExperimentWorld(nc, iso);
-    await world.createBucket();
+  const system = evaluatorSystem(async ({ world }) => {
     await world.policy('web', LIVE);
     await world.experiment('web', 'open', OPEN, 'ACTIVE', undefined, GATES);
-    app = await startEvaluator(iso);
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await nc?.close();
-    await cleanUp(iso);
   });
 
   const report = () =>
-    rpcClient(nc, iso).request<PreviewReport>(
+    system.rpc.request<PreviewReport>(
       PREVIEW_SUBJECTS.previewReport,
-      { name: world.experimentName('web', 'open') },
+      { name: system.world.experimentName('web', 'open') },
       { timeoutMs: 5_000 },
     );
   const values = (gates: ReadinessGateStatus[] | undefined) =>
@@ -57,14 +38,14 @@ describe('the preview report: readiness', () => {
   it('counts the deny → allow events of the judged configuration from each range, while ACTIVE and once stopped', async () => {
     let n = 0;
     const from = (srcIp: string) => trafficEvent(n++, { srcIp });
-    const seq = await publishTraffic(nc, iso, 'web', [
+    const seq = await publishTraffic(system.nc, system.iso, 'web', [
       from('10.0.9.1'),
       from('10.0.9.1'),
       from('10.0.9.7'),
       from('10.0.9.200'), // deny → allow, outside 10.0.9.0/25
       from('10.0.1.1'), // allowed by both
     ]);
-    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+    await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'settled' });
 
     const active = await report();
     expect(active.configurations[0]).toMatchObject({ evaluated: 5, denyToAllow: 4 });
@@ -75,7 +56,14 @@ describe('the preview report: readiness', () => {
     ]);
 
     // Stopped: the configuration of the version that was ACTIVE is still the one judged.
-    const stoppedEtag = await world.experiment('web', 'open', OPEN, 'SUSPENDED', undefined, GATES);
+    const stoppedEtag = await system.world.experiment(
+      'web',
+      'open',
+      OPEN,
+      'SUSPENDED',
+      undefined,
+      GATES,
+    );
     const stopped = await eventually(async () => {
       const found = await report();
       return found.readiness?.currentExperimentEtag === stoppedEtag ? found : undefined;
@@ -85,7 +73,14 @@ describe('the preview report: readiness', () => {
     expect(stopped.reportEtag).toBe(active.reportEtag);
 
     // Updated: nothing of the new version is counted, so no configuration is judged.
-    const updatedEtag = await world.experiment('web', 'open', OPEN, undefined, undefined, GATES);
+    const updatedEtag = await system.world.experiment(
+      'web',
+      'open',
+      OPEN,
+      undefined,
+      undefined,
+      GATES,
+    );
     const updated = await eventually(async () => {
       const found = await report();
       return found.readiness?.currentExperimentEtag === updatedEtag ? found : undefined;

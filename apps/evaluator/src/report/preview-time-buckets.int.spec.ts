@@ -1,10 +1,7 @@
-import type { INestApplication } from '@nestjs/common';
 import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
+import { eventually } from '@rollout/testing/kit';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { finished, startBacktest } from '../../test/backtest-world';
-import { ExperimentWorld } from '../../test/experiment-world';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 const LIVE: FirewallRule[] = [
@@ -21,44 +18,32 @@ const at = (ms: number) => new Date(ms).toISOString();
 
 /** The time buckets as the report shows them, whether housekeeping has rolled the store's old minutes up or not. */
 describe('the preview report: time buckets', () => {
-  let iso: Isolation;
-  let nc: NatsConnection;
-  let app: INestApplication;
-  let world: ExperimentWorld;
-
-  beforeAll(async () => {
-    iso = isolation();
-    nc = await connect({ servers: TEST_NATS_URL });
-    world = new ExperimentWorld(nc, iso);
-    await world.createBucket();
-    await world.policy('web', LIVE);
-    await world.experiment('web', 'block', BLOCK, 'ACTIVE');
+  const system = evaluatorSystem(
+    async ({ world }) => {
+      await world.policy('web', LIVE);
+      await world.experiment('web', 'block', BLOCK, 'ACTIVE');
+    },
+    undefined,
     // No housekeeping round while the test runs: the store keeps every minute it counted.
-    app = await startEvaluator(iso, { PREVIEW_HOUSEKEEPING_INTERVAL_MS: String(HOUR) });
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await nc?.close();
-    await cleanUp(iso);
-  });
+    { PREVIEW_HOUSEKEEPING_INTERVAL_MS: String(HOUR) },
+  );
 
   it('shows the minutes more than 6 hours before the last event as hours at once, as a backtest of the same traffic does', async () => {
     let n = 0;
     const event = (time: number, srcIp: string) =>
       trafficEvent(n++, { srcIp, destPort: 22, time: at(time) });
-    const seq = await publishTraffic(nc, iso, 'web', [
+    const seq = await publishTraffic(system.nc, system.iso, 'web', [
       event(T0, '10.0.1.1'),
       event(T0 + 90_000, '10.0.2.1'),
       event(T0 + HOUR - 1_000, '10.0.2.2'),
       event(T0 + 8 * HOUR, '10.0.1.2'),
       event(T0 + 8 * HOUR + 61_000, '10.0.2.3'),
     ]);
-    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+    await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'settled' });
 
-    const name = world.experimentName('web', 'block');
+    const name = system.world.experimentName('web', 'block');
     const [live] = (
-      await rpcClient(nc, iso).request<PreviewReport>(
+      await system.rpc.request<PreviewReport>(
         PREVIEW_SUBJECTS.previewReport,
         { name },
         { timeoutMs: 5_000 },
@@ -91,7 +76,11 @@ describe('the preview report: time buckets', () => {
       },
     ]);
 
-    const backtest = await finished(nc, iso, (await startBacktest(nc, iso, { name })).name);
+    const backtest = await finished(
+      system.nc,
+      system.iso,
+      (await startBacktest(system.nc, system.iso, { name })).name,
+    );
     expect(backtest.response?.report.configurations[0].timeBuckets).toEqual(live.timeBuckets);
   });
 });
