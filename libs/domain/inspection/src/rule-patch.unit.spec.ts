@@ -1,22 +1,10 @@
 import { applyJsonPatch } from './json-pointer';
-import type { RuleDefinition } from './rule';
+import { STORED_SENSITIVE_RULE } from '../test/rule-factory';
 import { patchRule } from './rule-patch';
 import { RuleError } from './errors';
 
 describe('rules as patched', () => {
-  const stored: RuleDefinition = {
-    uuid: '7d7b2c0e-0000-4000-8000-000000000001',
-    created_at: '2026-01-01T00:00:00.000Z',
-    updated_at: null,
-    priority: 1,
-    description: 'bmc',
-    scope: null,
-    sensitive: true,
-    phase: 'main',
-    conditions: [{ op: 'is-true', args: ['{node.auto_discovered}'] }],
-    actions: [{ op: 'set-attribute', args: ['/driver_info/ipmi_password', 'x'] }],
-    built_in: false,
-  };
+  const stored = STORED_SENSITIVE_RULE;
 
   it('applies every RFC 6902 operation to a copy', () => {
     const original = { a: { b: 1 }, list: [1, 2] };

@@ -29,3 +29,18 @@ export function rule(
     built_in: fields.built_in ?? false,
   };
 }
+
+/** A stored sensitive rule (it sets a BMC password), as the service reads it back. */
+export const STORED_SENSITIVE_RULE: RuleDefinition = {
+  uuid: '7d7b2c0e-0000-4000-8000-000000000001',
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: null,
+  priority: 1,
+  description: 'bmc',
+  scope: null,
+  sensitive: true,
+  phase: 'main',
+  conditions: [{ op: 'is-true', args: ['{node.auto_discovered}'] }],
+  actions: [{ op: 'set-attribute', args: ['/driver_info/ipmi_password', 'x'] }],
+  built_in: false,
+};
