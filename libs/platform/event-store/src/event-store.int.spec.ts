@@ -3,12 +3,26 @@ import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually, uniqueName } from '@rollo
 import { NatsConnection, StringCodec, connect, nanos } from 'nats';
 import type { DataSource } from 'typeorm';
 import { EventStore } from './event-store';
-import { START } from './events';
+import type { EventTransaction } from './event-transaction';
+import { EventMetadata, NewEvent, START } from './events';
 import { CreateEventStore1764000000000 } from './migration';
 import { JetStreamSink, OutboxRelay } from './outbox-relay';
 
 const schema = uniqueName('it_');
 const meta = { actor: 'tester' };
+/** Appends `events` with one metadata, in `tx`. */
+const append = (
+  tx: EventTransaction,
+  streamId: string,
+  expectedVersion: number,
+  events: NewEvent[],
+  metadata: EventMetadata,
+) =>
+  tx.appendAtomically(
+    streamId,
+    expectedVersion,
+    events.map((event) => ({ ...event, metadata })),
+  );
 let dataSource: DataSource;
 let store: EventStore;
 
@@ -31,7 +45,8 @@ afterAll(async () => {
 describe('appending', () => {
   it('appends in order and reads the stream back', async () => {
     await store.transaction((tx) =>
-      tx.append(
+      append(
+        tx,
         'order-1',
         0,
         [
@@ -42,7 +57,7 @@ describe('appending', () => {
       ),
     );
     await store.transaction((tx) =>
-      tx.append('order-1', 2, [{ type: 'Shipped', data: {} }], { actor: 'bob', requestId: 'r1' }),
+      append(tx, 'order-1', 2, [{ type: 'Shipped', data: {} }], { actor: 'bob', requestId: 'r1' }),
     );
     const events = await store.readStream('order-1');
     expect(events.map((e) => [e.type, e.version, e.metadata.actor])).toEqual([
@@ -53,11 +68,11 @@ describe('appending', () => {
   });
 
   it('lets exactly one of 50 concurrent appends at the same version win', async () => {
-    await store.transaction((tx) => tx.append('order-2', 0, [{ type: 'Placed', data: {} }], meta));
+    await store.transaction((tx) => append(tx, 'order-2', 0, [{ type: 'Placed', data: {} }], meta));
     const results = await Promise.allSettled(
       Array.from({ length: 50 }, (_, i) =>
         store.transaction((tx) =>
-          tx.append('order-2', 1, [{ type: 'Amended', data: { i } }], meta),
+          append(tx, 'order-2', 1, [{ type: 'Amended', data: { i } }], meta),
         ),
       ),
     );
@@ -70,18 +85,18 @@ describe('appending', () => {
   it('lets only one of concurrent creations of a stream win', async () => {
     const results = await Promise.allSettled(
       Array.from({ length: 10 }, () =>
-        store.transaction((tx) => tx.append('order-3', 0, [{ type: 'Placed', data: {} }], meta)),
+        store.transaction((tx) => append(tx, 'order-3', 0, [{ type: 'Placed', data: {} }], meta)),
       ),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
   });
 
   it('rolls the whole transaction back when one stream of it conflicts', async () => {
-    await store.transaction((tx) => tx.append('order-4', 0, [{ type: 'Placed', data: {} }], meta));
+    await store.transaction((tx) => append(tx, 'order-4', 0, [{ type: 'Placed', data: {} }], meta));
     await expect(
       store.transaction(async (tx) => {
-        await tx.append('order-5', 0, [{ type: 'Placed', data: {} }], meta);
-        await tx.append('order-4', 0, [{ type: 'Placed', data: {} }], meta);
+        await append(tx, 'order-5', 0, [{ type: 'Placed', data: {} }], meta);
+        await append(tx, 'order-4', 0, [{ type: 'Placed', data: {} }], meta);
       }),
     ).rejects.toMatchObject({ status: 'ABORTED' });
     expect(await store.readStream('order-5')).toEqual([]);
@@ -96,11 +111,11 @@ describe('reading the global log', () => {
     const slowMayCommit = new Promise<void>((r) => (releaseSlow = r));
     // The slow transaction takes its position first, then commits last.
     const slow = store.transaction(async (tx) => {
-      await tx.append('late-1', 0, [{ type: 'Late', data: {} }], meta);
+      await append(tx, 'late-1', 0, [{ type: 'Late', data: {} }], meta);
       await slowMayCommit;
     });
     await new Promise((r) => setTimeout(r, 100));
-    await store.transaction((tx) => tx.append('early-1', 0, [{ type: 'Early', data: {} }], meta));
+    await store.transaction((tx) => append(tx, 'early-1', 0, [{ type: 'Early', data: {} }], meta));
 
     // While the slow one is open, the early event is not handed out: reading it would move
     // the cursor past the late event's position.
@@ -160,7 +175,8 @@ describe('the outbox relay', () => {
 
   it('publishes every committed event once, in order per stream, even after a crash before the checkpoint', async () => {
     await store.transaction((tx) =>
-      tx.append(
+      append(
+        tx,
         'cart-1',
         0,
         [
@@ -183,7 +199,7 @@ describe('the outbox relay', () => {
     // ...then a fresh relay starts from its (absent) checkpoint and publishes everything again.
     const running = relay();
     running.start();
-    await store.transaction((tx) => tx.append('cart-1', 2, [{ type: 'C', data: {} }], meta));
+    await store.transaction((tx) => append(tx, 'cart-1', 2, [{ type: 'C', data: {} }], meta));
     running.nudge();
     const carts = await eventually(async () => {
       const all = (await published()).filter((m) => m.startsWith('cart-1'));
@@ -197,7 +213,7 @@ describe('the outbox relay', () => {
 
   it('lets only one relay publish at a time', async () => {
     const [a, b] = [relay(), relay()];
-    await store.transaction((tx) => tx.append('cart-2', 0, [{ type: 'A', data: {} }], meta));
+    await store.transaction((tx) => append(tx, 'cart-2', 0, [{ type: 'A', data: {} }], meta));
     const counts = await Promise.all([a.publishBatch(), b.publishBatch()]);
     expect(counts.filter((n) => n > 0)).toHaveLength(1);
   });
@@ -227,10 +243,10 @@ describe('the outbox relay', () => {
       return out;
     };
     try {
-      await store.transaction((tx) => tx.append('pipe-1', 0, [{ type: 'A', data: {} }], meta));
-      await store.transaction((tx) => tx.append('pipe-2', 0, [{ type: 'Big', data: {} }], meta));
-      await store.transaction((tx) => tx.append('pipe-1', 1, [{ type: 'B', data: {} }], meta));
-      await store.transaction((tx) => tx.append('pipe-3', 0, [{ type: 'C', data: {} }], meta));
+      await store.transaction((tx) => append(tx, 'pipe-1', 0, [{ type: 'A', data: {} }], meta));
+      await store.transaction((tx) => append(tx, 'pipe-2', 0, [{ type: 'Big', data: {} }], meta));
+      await store.transaction((tx) => append(tx, 'pipe-1', 1, [{ type: 'B', data: {} }], meta));
+      await store.transaction((tx) => append(tx, 'pipe-3', 0, [{ type: 'C', data: {} }], meta));
       await expect(into.publishBatch()).rejects.toThrow(/size/i);
       expect(await stored()).toEqual(['pipe-1:1']);
       await jsm.streams.update(limited, { max_msg_size: 4096 });

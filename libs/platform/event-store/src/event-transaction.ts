@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import {
   ClaimedWrite,
@@ -6,17 +5,9 @@ import {
   appendStatement,
   binder,
   nameBeside,
-  claimStream,
   writesOf,
 } from './append-statement';
-import {
-  EventMetadata,
-  EventRow,
-  NewEvent,
-  StoredEvent,
-  concurrencyConflict,
-  toEvent,
-} from './events';
+import { EventRow, NewEvent, StoredEvent, concurrencyConflict, toEvent } from './events';
 
 export const REPLAY = `SELECT type, data FROM events WHERE stream_id = $1 ORDER BY version`;
 export const PREVIOUS_RESPONSE = `SELECT response FROM idempotent_requests WHERE request_id = $1`;
@@ -49,43 +40,11 @@ export class EventTransaction {
   }
 
   /**
-   * Appends `events` if the stream is still at `expectedVersion` (0: a new stream), in one
-   * statement (one round trip). The version row is the lock: a concurrent append of the same
-   * version waits for this transaction and then finds the version moved, so exactly one wins.
-   * Callers read every stream they append to before their first write in the transaction;
-   * that keeps transaction ids increasing along each stream, which the global log relies on.
-   */
-  async append(
-    streamId: string,
-    expectedVersion: number,
-    events: NewEvent[],
-    metadata: EventMetadata,
-  ): Promise<StoredEvent[]> {
-    if (events.length === 0) return [];
-    const claim = claimStream(expectedVersion);
-    const rows: EventRow[] = await this.manager.query(
-      `WITH claimed AS (${claim})
-       INSERT INTO events (event_id, stream_id, version, type, data, metadata)
-       SELECT e.event_id, $1, $2::integer + e.ord::integer, e.type, e.data, $7::jsonb
-         FROM claimed, unnest($4::uuid[], $5::text[], $6::jsonb[]) WITH ORDINALITY AS e(event_id, type, data, ord)
-       RETURNING *`,
-      [
-        streamId,
-        expectedVersion,
-        expectedVersion + events.length,
-        events.map(() => randomUUID()),
-        events.map((e) => e.type),
-        events.map((e) => JSON.stringify(e.data)),
-        JSON.stringify(metadata),
-      ],
-    );
-    if (rows.length !== events.length) throw concurrencyConflict(streamId);
-    return rows.map(toEvent).sort((a, b) => a.version - b.version);
-  }
-
-  /**
-   * As EventStore.appendAtomically, in this transaction (whose other writes commit with it).
-   * Read the stream first, as for `append`.
+   * As EventStore.appendAtomically, in this transaction (whose other writes commit with it). The
+   * stream's version row is the lock: a concurrent append of the same version waits for this
+   * transaction and then finds the version moved, so exactly one wins. Callers read every stream
+   * they append to before their first write in the transaction; that keeps transaction ids
+   * increasing along each stream, which the global log relies on.
    */
   async appendAtomically(
     streamId: string,

@@ -19,10 +19,14 @@ async function main() {
   const time = new Date().toISOString();
   const state = { name, rules: [], etag: 'x', createTime: time, updateTime: time };
   await new EventStore(dataSource).transaction((tx) =>
-    tx.append(name, 0, [{ type: 'PolicyCreated', data: { content: { rules: [] }, time } }], {
-      actor: 'doomed',
-      state,
-    }),
+    tx.appendAtomically(name, 0, [
+      {
+        type: 'PolicyCreated',
+        data: { content: { rules: [] }, time },
+        metadata: { actor: 'doomed' },
+        state: JSON.stringify(state),
+      },
+    ]),
   );
   process.stdout.write('appended\n');
   setInterval(() => undefined, 1_000);
