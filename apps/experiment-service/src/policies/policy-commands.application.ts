@@ -57,7 +57,7 @@ export class PolicyCommands {
       const policy = await policies.load(tx, name);
       const command = { type: 'DeletePolicy' as const, data: { etag: request.etag } };
       const events = policies.decide(command, policy);
-      // Every stream is read before the first append (see EventTransaction.append).
+      // Every stream is read before the first append (see EventTransaction.appendAtomically).
       const names = await this.experiments.namesOfPolicy(tx.manager, name);
       const cascade = await Promise.all(names.map((each) => experiments.load(tx, each)));
       for (const experiment of cascade) {

@@ -122,7 +122,7 @@ export class CommandHandler<S extends { version: number }, C, E extends NewEvent
 
   /**
    * In a transaction, appends `events`, decided for `command` on `before` (read in this
-   * transaction before its first append, see EventTransaction.append), with the projection's writes.
+   * transaction before its first append, see EventTransaction.appendAtomically), with the projection's writes.
    */
   async append(
     tx: EventTransaction,
