@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { BlazarVerdict } from '@rollout/contracts';
+import type { BlazarVerdict, LeaseStatus } from '@rollout/contracts';
 import {
   BlazarLeaseView,
   Clock,
@@ -19,7 +19,7 @@ import { Enforcement } from '../chain/enforcement';
 import { Ledger } from '../ledger/ledger.repository';
 import { LeaseAdmission } from './lease-admission';
 import { decisionOf, isLive, newRow } from './lease-records';
-import type { LeaseChange } from '../ledger/ledger-statements';
+import type { LeaseChange, LeaseRow } from '../ledger/ledger-statements';
 
 /**
  * Blazar's check_create and check_update hooks over the same ledger and chain as the API's
@@ -80,24 +80,10 @@ export class BlazarHooks {
           ]);
         } else {
           const uid = randomUUID();
-          const row = {
-            ...newRow(
-              {
-                uid: uid,
-                project: project,
-                lease_id: leaseId,
-                origin: 'BLAZAR',
-                creator: context.userId || 'blazar',
-                region_name: this.config.ENFORCEMENT_REGION_NAME,
-              },
-              view.lease,
-              status,
-              reason,
-              now,
-            ),
-            blazar_name: view.name ?? null,
-            blazar_id: view.id ?? null,
-          };
+          const row = this.newBlazarRow({ uid, project, leaseId }, context, view, now, {
+            status,
+            reason,
+          });
           await tx.commitWith([
             tx.insertLeaseSql(
               row,
@@ -166,24 +152,12 @@ export class BlazarHooks {
         } else {
           // A lease this ledger did not hold: from now on it counts.
           const uid = randomUUID();
-          const row = {
-            ...newRow(
-              {
-                uid: uid,
-                project: project,
-                lease_id: leaseId,
-                origin: 'BLAZAR',
-                creator: context.userId || 'blazar',
-                region_name: this.config.ENFORCEMENT_REGION_NAME,
-              },
-              view.lease,
-              status,
-              null,
-              now,
-            ),
-            blazar_name: view.name ?? current.name ?? null,
-            blazar_id: view.id ?? current.id ?? null,
-          };
+          const row = this.newBlazarRow({ uid, project, leaseId }, context, view, now, {
+            status,
+            reason: null,
+            name: current.name,
+            id: current.id,
+          });
           await tx.commitWith([
             tx.insertLeaseSql(
               row,
@@ -201,6 +175,29 @@ export class BlazarHooks {
     return decision.allowed
       ? { allowed: true }
       : { allowed: false, message: decision.denial!.message };
+  }
+
+  /** A Blazar lease this ledger starts to hold; Blazar's name and id, else those it had before. */
+  private newBlazarRow(
+    ids: { uid: string; project: string; leaseId: string },
+    context: { userId?: string },
+    view: BlazarLeaseView,
+    now: Date,
+    known: { status: LeaseStatus; reason: string | null; name?: string | null; id?: string | null },
+  ): LeaseRow {
+    const origin = {
+      uid: ids.uid,
+      project: ids.project,
+      lease_id: ids.leaseId,
+      origin: 'BLAZAR' as const,
+      creator: context.userId || 'blazar',
+      region_name: this.config.ENFORCEMENT_REGION_NAME,
+    };
+    return {
+      ...newRow(origin, view.lease, known.status, known.reason, now),
+      blazar_name: view.name ?? known.name ?? null,
+      blazar_id: view.id ?? known.id ?? null,
+    };
   }
 
   private change(view: BlazarLeaseView, now: Date): Omit<LeaseChange, 'status' | 'status_reason'> {
