@@ -9,6 +9,14 @@ export default defineConfig({
   root: here,
   base: '/console/',
   logLevel: 'warn',
+  // The console shares the contracts' resource-name grammar (formatPolicyName and kin).
+  resolve: {
+    alias: {
+      '@rollout/contracts': fileURLToPath(
+        new URL('../../libs/contracts/src/index.ts', import.meta.url),
+      ),
+    },
+  },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
     outDir: fileURLToPath(new URL('../../dist/apps/console', import.meta.url)),
@@ -18,5 +26,10 @@ export default defineConfig({
     target: 'es2022',
     // The charts' chunk (ECharts, about 600 kB) is loaded only when a chart is first drawn.
     chunkSizeWarningLimit: 700,
+    rolldownOptions: {
+      // The contracts' modules only declare (their top-level calls build subject tables): the
+      // console keeps what it imports, the names module, not every package's registry.
+      treeshake: { moduleSideEffects: (id) => !id.includes('/libs/contracts/') },
+    },
   },
 });

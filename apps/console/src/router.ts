@@ -1,3 +1,5 @@
+import { escapedName } from './api/client';
+
 /**
  * The console's pages, addressed by the URL's fragment (#/…), so that the gateway serves one
  * index.html and the browser's back button and bookmarks work. Fragments hold resource ids only.
@@ -51,12 +53,9 @@ export function parseRoute(hash: string): Route {
 
 /** The fragment of a route: the inverse of parseRoute. */
 export function routeHref(route: Route): string {
-  const e = encodeURIComponent;
   if (route.page === 'policies')
-    return route.project
-      ? `#/projects/${e(route.project)}/locations/${e(route.location)}/firewallPolicies`
-      : '#/';
-  const policy = `#/projects/${e(route.project)}/locations/${e(route.location)}/firewallPolicies/${e(route.policy)}`;
+    return route.project ? `#/${escapedName.policies(route.project, route.location)}` : '#/';
+  const policy = `#/${escapedName.policy(route)}`;
   switch (route.page) {
     case 'policy':
       return policy;
@@ -64,13 +63,13 @@ export function routeHref(route: Route): string {
       return `${policy}/history`;
     case 'revisions':
       return `${policy}/revisions`;
-    case 'experiment-history':
-      return `${policy}/experiments/${e(route.experiment)}/history`;
     case 'new-experiment':
       return `${policy}/newExperiment`;
     case 'experiment':
-      return `${policy}/experiments/${e(route.experiment)}`;
+      return `#/${escapedName.experiment(route)}`;
+    case 'experiment-history':
+      return `#/${escapedName.experiment(route)}/history`;
     case 'report':
-      return `${policy}/experiments/${e(route.experiment)}/report`;
+      return `#/${escapedName.experiment(route)}/report`;
   }
 }

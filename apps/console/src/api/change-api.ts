@@ -10,7 +10,7 @@ import {
   type ExperimentRef,
   type PolicyRef,
   experimentPath,
-  policiesPath,
+  parentPath,
   policyPath,
   query,
 } from './client';
@@ -19,9 +19,6 @@ import {
  * The calls of "know what you commit, and undo it" (rule diffs, revisions, rollback), dead
  * letters and the project list, typed as the HTTP API answers them.
  */
-
-const locationPath = (project: string, location: string) =>
-  policiesPath(project, location).replace(/\/firewallPolicies$/, '');
 
 export const experimentDiff = (api: ApiClient, ref: ExperimentRef) =>
   api.call<RuleDiff>('GET', `${experimentPath(ref)}:diff`);
@@ -47,7 +44,7 @@ export const rollback = (api: ApiClient, ref: PolicyRef, revisionId: string, eta
 export const deadLetters = (api: ApiClient, project: string, location: string, policy?: string) =>
   api.call<DeadLetterSummary>(
     'GET',
-    `${locationPath(project, location)}/deadLetters${query({ policy })}`,
+    `${parentPath(project, location)}/deadLetters${query({ policy })}`,
   );
 
 export const listProjects = (api: ApiClient) =>

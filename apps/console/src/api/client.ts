@@ -9,6 +9,15 @@ import type {
   ListPreviewFlowsResponse,
   Operation,
   PreviewReport,
+  ExperimentName,
+  ParentName,
+  PolicyName,
+} from '@rollout/contracts';
+import {
+  formatExperimentName,
+  formatParent,
+  formatPolicies,
+  formatPolicyName,
 } from '@rollout/contracts';
 import { ApiError, errorFromResponse, networkError } from './errors';
 import { newRequestId } from './request-id';
@@ -26,24 +35,33 @@ export interface Principal {
   allProjects: boolean;
 }
 
-/** A policy's place: the parent of its name (`projects/{p}/locations/{l}`). */
-export interface PolicyRef {
-  project: string;
-  location: string;
-  policy: string;
-}
-
-export interface ExperimentRef extends PolicyRef {
-  experiment: string;
-}
+/** A policy's place: the parts of its name (`projects/{p}/locations/{l}/firewallPolicies/{f}`). */
+export type PolicyRef = Pick<PolicyName, 'project' | 'location' | 'policy'>;
+export type ExperimentRef = Pick<ExperimentName, 'project' | 'location' | 'policy' | 'experiment'>;
 
 export const segment = encodeURIComponent;
+/** Each id escaped: a valid id is unchanged, a mistyped one (from a URL) cannot change the path. */
+const escaped = <T extends ParentName>(ref: T): T =>
+  Object.fromEntries(
+    Object.entries(ref).map(([key, id]) => [key, segment(String(id))]),
+  ) as unknown as T;
+
+/**
+ * Resource names with escaped ids, formatted by the contracts' names module: the API path after
+ * `/v1/` and the console's fragment after `#/`.
+ */
+export const escapedName = {
+  parent: (project: string, location: string) => formatParent(escaped({ project, location })),
+  policies: (project: string, location: string) => formatPolicies(escaped({ project, location })),
+  policy: (ref: PolicyRef) => formatPolicyName(escaped(ref)),
+  experiment: (ref: ExperimentRef) => formatExperimentName(escaped(ref)),
+};
+export const parentPath = (project: string, location: string) =>
+  `/v1/${escapedName.parent(project, location)}`;
 export const policiesPath = (project: string, location: string) =>
-  `/v1/projects/${segment(project)}/locations/${segment(location)}/firewallPolicies`;
-export const policyPath = (ref: PolicyRef) =>
-  `${policiesPath(ref.project, ref.location)}/${segment(ref.policy)}`;
-export const experimentPath = (ref: ExperimentRef) =>
-  `${policyPath(ref)}/experiments/${segment(ref.experiment)}`;
+  `/v1/${escapedName.policies(project, location)}`;
+export const policyPath = (ref: PolicyRef) => `/v1/${escapedName.policy(ref)}`;
+export const experimentPath = (ref: ExperimentRef) => `/v1/${escapedName.experiment(ref)}`;
 export const query = (params: Record<string, string | number | undefined>) => {
   const entries = Object.entries(params).filter(
     (entry): entry is [string, string | number] => entry[1] !== undefined && entry[1] !== '',

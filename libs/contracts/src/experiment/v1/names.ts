@@ -31,8 +31,10 @@ export interface ExperimentName extends PolicyName {
 
 export const formatParent = ({ project, location }: ParentName) =>
   `projects/${project}/locations/${location}`;
+/** The collection of a parent's policies (the list and create path). */
+export const formatPolicies = (ref: ParentName) => `${formatParent(ref)}/firewallPolicies`;
 export const formatPolicyName = (ref: ParentName & { policy: string }) =>
-  `${formatParent(ref)}/firewallPolicies/${ref.policy}`;
+  `${formatPolicies(ref)}/${ref.policy}`;
 export const formatExperimentName = (ref: ParentName & { policy: string; experiment: string }) =>
   `${formatPolicyName(ref)}/experiments/${ref.experiment}`;
 
