@@ -12,10 +12,8 @@ import {
   ExperimentCommand,
   ExperimentDomainEvent,
   ExperimentState,
-  decideExperiment,
-  evolveExperiment,
+  experimentDecider,
   experimentView,
-  initialExperiment,
   notFound,
   policyView,
 } from '@rollout/domain/experiment';
@@ -74,13 +72,13 @@ export function experimentAggregate(
     return analyze(live, view);
   };
   return {
-    initialState: initialExperiment,
+    initialState: experimentDecider.initialState,
     decide: (command, state) => {
       if (command.type === 'CommitExperiment')
         throw new Error('a commit is decided with its policy');
-      return decideExperiment(command, state, clock);
+      return experimentDecider.decide(command, state, clock);
     },
-    evolve: evolveExperiment,
+    evolve: experimentDecider.evolve,
     view: (state) => (state.exists ? experimentView(state) : undefined),
     cache,
     async project(decided) {

@@ -4,9 +4,7 @@ import {
   PolicyCommand,
   PolicyDomainEvent,
   PolicyState,
-  decidePolicy,
-  evolvePolicy,
-  initialPolicy,
+  policyDecider,
   policyView,
 } from '@rollout/domain/experiment';
 import type { Aggregate } from '@rollout/platform/event-store';
@@ -38,13 +36,13 @@ export function policyAggregate(
     }
   };
   return {
-    initialState: initialPolicy,
+    initialState: policyDecider.initialState,
     decide: (command, state) => {
       if (command.type === 'CommitExperiment')
         throw new Error('a commit is decided with its experiment');
-      return decidePolicy(command, state, clock);
+      return policyDecider.decide(command, state, clock);
     },
-    evolve: evolvePolicy,
+    evolve: policyDecider.evolve,
     view: (state) => (state.exists ? policyView(state) : undefined),
     project: ({ command, after, view, resource }) => ({
       response: answer(command, view),

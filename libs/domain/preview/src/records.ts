@@ -161,7 +161,3 @@ export function flowSampleRecord(
     changed: true,
   };
 }
-
-/** A record as one text line, starting with the log prefix (for text log sinks). */
-export const recordLine = (record: PreviewLogRecord) =>
-  `${PREVIEW_LOG_PREFIX} ${JSON.stringify(record)}`;

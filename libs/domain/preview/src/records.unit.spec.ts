@@ -6,7 +6,6 @@ import {
   previewRecordId,
   recordJson,
   recordKeys,
-  recordLine,
 } from './records';
 
 const EXPERIMENT = 'projects/acme/locations/global/firewallPolicies/web/experiments/lock';
@@ -76,14 +75,6 @@ describe('preview log records', () => {
     );
     expect(a.id).toBe(id);
     expect(b.id).toBe(id);
-  });
-
-  it('writes text lines that start with the log prefix', () => {
-    expect(
-      recordLine(
-        previewRecord(event, { name: EXPERIMENT, etag: 'E1', liveEtag: 'L1' }, POLICY, allow, deny),
-      ),
-    ).toMatch(/^FirewallPolicyPreviewLog \{"logPrefix":"FirewallPolicyPreviewLog",/);
   });
 });
 
