@@ -17,19 +17,14 @@ import { RetentionRepository } from './retention.repository';
 
 /**
  * Keeps the preview store bounded, in the background of every replica:
- *
- * - **Counted sequences.** Every TRAFFIC sequence at or below the durable consumer's ack floor
- *   has been settled for good (JetStream never delivers it again), so the ranges there merge
- *   into one row `[0, floor]`: `preview_counted` stays a few rows whatever the traffic.
- *   At start it also checks that the ranges belong to the TRAFFIC stream as it is now (by its
- *   creation time): a stream deleted and created again starts its sequences over, so the ranges
- *   are dropped; a store that has none yet (new, or upgraded from the per-event store) starts
- *   at the consumer's ack floor. Traffic is consumed only after this check.
- * - **Drops.** What TRAFFIC's limits removed before the consumer read it (see observeDrops).
- * - **Retention.** A configuration whose last traffic is older than PREVIEW_RETENTION_MS goes
- *   with its flows and rule counts (so a committed or deleted experiment's report is readable
- *   for that long, then goes), in DELETEs of at most 5,000 rows; so do dead-letter counts and
- *   samples last recorded before then.
+ * - counted sequences at or below the durable consumer's ack floor are settled for good
+ *   (JetStream never delivers them again), so they merge into one range and `preview_counted`
+ *   stays a few rows. At start the ranges are checked against the TRAFFIC stream as it is now (a
+ *   stream created again starts its sequences over); traffic is consumed only after that;
+ * - drops: what TRAFFIC's limits removed before the consumer read it (see observeDrops);
+ * - retention: a configuration whose last traffic is older than PREVIEW_RETENTION_MS goes with
+ *   its flows and rule counts, as do older dead-letter counts and samples, in DELETEs of at most
+ *   5,000 rows.
  */
 @Injectable()
 export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
