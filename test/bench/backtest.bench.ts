@@ -4,7 +4,6 @@
  * evaluator stopped, then times how fast a fresh one drains it: A without a backtest, B with one
  * over everything TRAFFIC holds, C without again (A and C bracket B so machine drift shows), D a
  * backtest alone (its replay rate). Target: B ≥ 0.8 × (A + C) / 2.
- *
  *   npm run bench -- test/bench/backtest.bench.ts
  *   (BENCH_EVENTS, BENCH_RULES, BENCH_PAUSE_MS, BENCH_BATCH, BENCH_BUSY_SHARE)
  */

@@ -16,15 +16,13 @@ import { TRAFFIC_DURABLE } from '../jetstream';
 import { RetentionRepository } from './retention.repository';
 
 /**
- * Keeps the preview store bounded, in the background of every replica:
- * - counted sequences at or below the durable consumer's ack floor are settled for good
- *   (JetStream never delivers them again), so they merge into one range and `preview_counted`
- *   stays a few rows. At start the ranges are checked against the TRAFFIC stream as it is now (a
- *   stream created again starts its sequences over); traffic is consumed only after that;
- * - drops: what TRAFFIC's limits removed before the consumer read it (see observeDrops);
- * - retention: a configuration whose last traffic is older than PREVIEW_RETENTION_MS goes with
- *   its flows and rule counts, as do older dead-letter counts and samples, in DELETEs of at most
- *   5,000 rows.
+ * Keeps the preview store bounded, on every replica. Counted sequences at or below the durable
+ * consumer's ack floor are settled for good (JetStream never delivers them again), so they merge
+ * into one range and `preview_counted` stays a few rows; at start the ranges are checked against
+ * the TRAFFIC stream as it is now (one created again starts its sequences over), before any
+ * traffic is consumed. A configuration whose last traffic is older than PREVIEW_RETENTION_MS goes
+ * with its flows and rule counts, as do older dead-letter rows, at most 5,000 rows per DELETE.
+ * Drops: see observeDrops.
  */
 @Injectable()
 export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -94,14 +92,12 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /**
-   * TRAFFIC removes its oldest messages past its age or size limit, read or not. With S the
-   * consumer's ack floor at the last observation (any replica's, kept in Postgres: everything
-   * up to it was settled) and D its delivered sequence now, a removed message above D was
-   * dropped unread for sure, one between S and D was read or dropped: this observation cannot
-   * tell (undetermined). Each sequence is recorded once (`through_seq`: the highest sequence an
-   * observation covered). Observations run at start before the consumer does, at every round,
-   * and at shutdown, so what went while every evaluator was stopped is found for sure. A drop is
-   * the stream's, never a policy's: its subject is gone with it.
+   * TRAFFIC removes its oldest messages past its limits, read or not. With S the ack floor at the
+   * last observation (kept in Postgres, whichever replica made it) and D the delivered sequence
+   * now, a removed message above D was dropped unread for sure; one between S and D may have been
+   * read (undetermined). Each sequence is recorded once (`through_seq`). Observations run at
+   * start before the consumer, at every round and at shutdown, so what went while every evaluator
+   * was stopped is found for sure. A drop is the stream's, never a policy's: its subject is gone.
    */
   private async observeDrops(): Promise<void> {
     const jsm = await this.connection.jetstreamManager();

@@ -1,12 +1,11 @@
 /**
  * Static analysis of an experiment against the live policy: which experiment rules are shadowed
- * (decide no connection at all) and, as disjoint regions, where the two policies give different
- * actions; exact, with the engine's semantics (docs/firewall-matching.md). A decision diagram over
- * source → destination → protocol/port → tags: at each level the dimension is cut into intervals
- * by the candidate rules' bounds, and intervals with the same candidates are refined together. A
- * policy's candidates stop at its first rule matching everything left, a refinement is computed
- * once per distinct (level, candidates), and equal sub-regions merge. Work is bounded
- * (ANALYSIS_WORK_LIMIT).
+ * (decide no connection) and, as disjoint regions, where the two policies give different actions;
+ * exact, with the engine's semantics (docs/firewall-matching.md). A decision diagram over source
+ * → destination → protocol/port → tags: each level is cut into intervals by the candidate rules'
+ * bounds, and intervals with the same candidates are refined together. A policy's candidates stop
+ * at its first rule matching everything left, a refinement is computed once per distinct (level,
+ * candidates), and equal sub-regions merge. Work is bounded (ANALYSIS_WORK_LIMIT).
  */
 import type {
   DifferingRegion,

@@ -113,13 +113,12 @@ function find6(lookup: Lookup, k0: number, k1: number, k2: number, k3: number): 
 
 /**
  * The rules of one direction, compiled. A plain bit-vector classifier (AND the four dimensions'
- * sets, the lowest set bit decides) slows down with size when sets are dense: a rule that
- * matches any source (or a /8) sits in every source set, so most words of the AND hold
- * candidates, each a cache miss in a table of megabytes. So the rules are split by the more
- * selective address dimension X (usually the remote side): the few rules broad in X form a
- * bit-vector classifier small enough to stay in cache; the rest keep, per interval of X, the
- * sorted handful of rules covering it, walked in priority order against the other dimensions.
- * The broad group's first match bounds the walk, and the better of the two decides.
+ * sets, the lowest set bit decides) slows down with size when sets are dense: a rule matching
+ * any source (or a /8) sits in every source set, so most words of the AND hold candidates, each a
+ * cache miss in a table of megabytes. So the rules are split by the more selective address
+ * dimension X (usually the remote side): the few broad in X form a bit-vector classifier small
+ * enough to stay in cache; the rest keep, per interval of X, the sorted handful covering it,
+ * walked in priority order. The broad group's first match bounds that walk.
  */
 class DirectionIndex {
   /** Broad group: rule sets (see SetPool) and verdicts by group rule number. */
