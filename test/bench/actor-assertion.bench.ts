@@ -1,12 +1,9 @@
 /**
  * What a signed request costs: signing (the gateway), verifying and the replay check (the
- * service's gate), before and now. Before, every assertion id was remembered by the process that
- * saw it (a read still is); now a state-changing request's id is written create-if-absent to
- * the shared ASSERTION_IDS bucket before its handler runs. Next to the floors of the same run: a
- * raw NATS request/reply round trip, and a raw JetStream publish (what the KV write is).
- *
- *   npm run bench -- test/bench/actor-assertion.bench.ts
- *   (BENCH_REQUESTS=2000 BENCH_IN_FLIGHT=32 to change them)
+ * service's gate), with the replay check per process (as reads still do) and in the shared
+ * ASSERTION_IDS bucket (create-if-absent before a state-changing handler runs). Next to the same
+ * run's floors: a raw NATS request/reply, and a raw JetStream publish (what the KV write is).
+ *   npm run bench -- test/bench/actor-assertion.bench.ts   (BENCH_REQUESTS, BENCH_IN_FLIGHT)
  */
 import { EXPERIMENT_SUBJECTS } from '@rollout/contracts';
 import {

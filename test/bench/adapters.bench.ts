@@ -1,23 +1,11 @@
 /**
- * Adapter filters (adapter.v1 over NATS): what the check cache saves, in the same run.
- *
- The enforcement-service runs from main.ts with the chain [MaxLeaseDuration, bench adapter];
- * the bench adapter runs in its own process (a fork of this file) on the real NATS. A check
- * result is only reused for the lease it was given about, so the cached decisions are Blazar
- * asking again about one lease per project (`POST /v1/blazar/check-create`, `cached-*`, results
- * reusable), and the others are new leases created through the API for projects whose results
- * are valid 0 ms (`uncached-*`: every check a round trip); both are check_create decisions of
- * the same chain, in the same run:
- * 1. chain level: one client, one decision at a time; the cost of the chain itself is read from
- *    the service's own histogram (enforcement_chain_duration_seconds, timed around the chain in
- *    the service), so the gateway and the ledger write do not drown it. This is the figure the
- *    target is about;
- * 2. throughput: decisions/s from concurrent HTTP clients, and CPU per decision.
- *
- * Target: a warm cached decision at least 5× cheaper than one with an adapter round trip.
- *
- *   npm run bench -- test/bench/adapters.bench.ts
- *   (BENCH_SECONDS=10 BENCH_CLIENTS=32 TEST_NATS_URL=… TEST_POSTGRES_URL=… to change them)
+ * What the adapter check cache saves, in the same run: the enforcement-service (chain
+ * [MaxLeaseDuration, bench adapter]) and the adapter as processes on real NATS. A result is
+ * reused only for its own lease, so cached decisions are Blazar asking again about one lease per
+ * project (`cached-*`); uncached ones are new leases whose results are valid 0 ms. Target: a warm
+ * cached decision ≥ 5× cheaper, timed by the service's own chain histogram so that the gateway and
+ * the ledger write do not drown it.
+ *   npm run bench -- test/bench/adapters.bench.ts   (BENCH_SECONDS, BENCH_CLIENTS)
  */
 import {
   TEST_NATS_URL,

@@ -1,19 +1,11 @@
 /**
- * What a backtest costs the live evaluator (docs/backtest.md). One experiment-service and one
- * evaluator process (from main.ts), a live policy of BENCH_RULES rules (200) with one ACTIVE
- * experiment (every tenth rule's action flipped) and one never started (a new rule in front),
- * which is backtested. Each round publishes BENCH_EVENTS traffic.v1 events (100,000, from 20,000
- * flows) while the evaluator is stopped, then starts it and times how fast it drains the backlog:
- *
- *   A. without a backtest;  B. with a backtest of everything TRAFFIC holds started at once;
- *   C. without again (A and C bracket B, so a drift of the machine shows);
- *   D. a backtest alone, the evaluator idle: the replay rate on its own.
- *
- * It prints the live events/s of each round, B against the mean of A and C, the backtest's replay
- * rate (events / (endTime - createTime) of its operation) in B and D, and the floor: the raw
- * JetStream pull-consume-and-ack rate of the same messages. Target: B ≥ 0.8 × (A + C) / 2.
- *
- *   npm run bench -- test/bench/backtest.bench.ts   (BENCH_EVENTS, BENCH_RULES, BENCH_PAUSE_MS, BENCH_BATCH, BENCH_BUSY_SHARE)
+ * What a backtest costs the live evaluator (docs/backtest.md): a live policy with one ACTIVE
+ * experiment and one never started, which is backtested. Each round publishes a backlog with the
+ * evaluator stopped, then times how fast a fresh one drains it: A without a backtest, B with one
+ * over everything TRAFFIC holds, C without again (A and C bracket B so machine drift shows), D a
+ * backtest alone (its replay rate). Target: B ≥ 0.8 × (A + C) / 2.
+ *   npm run bench -- test/bench/backtest.bench.ts
+ *   (BENCH_EVENTS, BENCH_RULES, BENCH_PAUSE_MS, BENCH_BATCH, BENCH_BUSY_SHARE)
  */
 import {
   BacktestOperation,

@@ -1,11 +1,8 @@
 /**
- * The console's time to first report render on this machine: from asking the browser for the
- * report page (signed in, a cold page each time, the built console served by the gateway) to
- * its first screen (what changes and how much: the rule diff or its "not available", the
- * analysis, the shares), and to the first chart drawn. A preview of 5,000 events, median of
- * 7 runs in Debian's chromium. Also prints the size of what the browser downloads, and saves
- * the report's first screen (1280x800) as tmp/bench/console-report.png (the picture in
- * docs/console.md).
+ * The console's time to first report render: from asking for the report page (signed in, cold,
+ * the built console served by the gateway) to its first screen and to its first chart; median of
+ * 7 runs over a 5,000-event preview in Debian's chromium. Saves the first screen as
+ * tmp/bench/console-report.png (the picture in docs/console.md).
  *
  *   npm run build && npm run bench -- test/bench/console.bench.ts
  */

@@ -1,18 +1,11 @@
 /**
- * Enforcement decisions through the gateway: lease creates (each one check_create of the whole
- * chain, written to the ledger with its decision in one transaction) from 32 concurrent HTTP
- * clients over 64 projects, first with the built-in filters (MaxLeaseDuration,
- * MaxReservationSize, MaxActiveLeases), then with ExternalService added, pointing at a local
- * stub HTTP service that allows everything. Next to them, in the same run, the gateway's bare
- * round trip (GET /v1/services/enforcement-service: HTTP, auth, NATS request/reply, no
- * decision). The gateway and the enforcement-service run as their own processes from main.ts,
- * as in production. Prints decisions/s and p50/p99 latency, and the CPU time every part of the
- * system (gateway, service, Postgres, the NATS server, the load generator) spends per request,
- * with the rate the machine's cores could sustain at that cost.
- * Target on a 2-core machine: ≥ 2,000 decisions/s with p99 ≤ 20 ms with the built-in filters.
+ * Enforcement decisions through the gateway: lease creates (check_create of the whole chain and
+ * the ledger write, one transaction) from 32 clients over 64 projects, with the built-in filters
+ * and then with ExternalService pointed at an allow-all stub, next to the gateway's bare round
+ * trip in the same run, with the CPU every process spends per request. Target on 2 cores:
+ * ≥ 2,000 decisions/s, p99 ≤ 20 ms with the built-in filters.
  *
- *   npm run bench -- test/bench/enforcement.bench.ts
- *   (BENCH_SECONDS=10 BENCH_CLIENTS=32 TEST_NATS_URL=… TEST_POSTGRES_URL=… to change them)
+ *   npm run bench -- test/bench/enforcement.bench.ts   (BENCH_SECONDS, BENCH_CLIENTS)
  */
 import {
   TEST_NATS_URL,

@@ -1,21 +1,11 @@
 /**
- * Experiment commands through the gateway: startPreview/stopPreview across 100 experiments
- * (10 live policies × 10), 32 concurrent HTTP clients, each client owning its experiments so
- * no command loses a compare-and-set race. Prints commands/s and p50/p99 latency, next to the
- * raw event-store append rate (one compare-and-set append each, as the commands use the store,
- * 32 at a time) measured in the same run on the same Postgres, and the CPU time every part of
- * the system spends per command, with the rate the machine's cores could sustain at that cost.
- * The gateway and the experiment-service run as their own processes from main.ts, as in
- * production.
- * Target on a 2-core machine: ≥ 1,000 commands/s with p99 ≤ 50 ms.
- *
- * BENCH_BASELINE=<git revision> also runs the same commands against that revision's
- * experiment-service (from a temporary worktree, behind a gateway of its own), side by side with
- * this build's and measured in turn (baseline, this, this, baseline): the same-run ratio.
- *
+ * Experiment commands through the gateway: startPreview/stopPreview over 100 experiments from 32
+ * clients, each owning its experiments so no command loses a compare-and-set race; next to the
+ * raw event-store append rate (same concurrency, Postgres and run). Target on 2 cores: ≥ 1,000
+ * commands/s, p99 ≤ 50 ms. BENCH_BASELINE=<git revision> runs that revision's experiment-service
+ * beside this one, measured in turn (baseline, this, this, baseline).
  *   npm run bench -- test/bench/experiments.bench.ts
- *   (BENCH_SECONDS=15 BENCH_CLIENTS=32 BENCH_WARM_UP_SECONDS=5 BENCH_BASELINE TEST_NATS_URL=…
- *   TEST_POSTGRES_URL=… to change them)
+ *   (BENCH_SECONDS, BENCH_CLIENTS, BENCH_WARM_UP_SECONDS, BENCH_BASELINE)
  */
 import { provisionFromEnv } from '@rollout/platform/nats';
 import { CreateEventStore1764000000000, EventStore } from '@rollout/platform/event-store';

@@ -1,13 +1,6 @@
 /**
- * The servers of floors.bench.ts: the HTTP platforms with nothing to do, so their own cost per
- * request can be measured. `node floor-server.ts <kind>` listens on PORT and says `ready` on
- * its IPC channel:
- *   node          node:http answering a constant
- *   express       NestJS 11 on Express answering a constant
- *   fastify       NestJS 11 on Fastify (the services' platform) answering a constant
- *   express-nats  / fastify-nats: the same, each request making one NATS request (the hop to a
- *                 service) to the `responder`
- *   responder     raw nats.js answering `floor.echo` with an empty message
+ * The servers of floors.bench.ts, each doing nothing but answer, so the platform's own cost per
+ * request shows: `node floor-server.ts <kind>` listens on PORT and says `ready` on its IPC channel.
  */
 import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';

@@ -1,13 +1,10 @@
 /**
- * What the platform costs with nothing to do: request rate and server CPU per request of
- * empty HTTP handlers (node:http, NestJS on Express, and NestJS on Fastify — the services'
- * platform), then of handlers that make one NATS request each, the gateway → service hop with
- * no work on either side. Same client, same 32 connections, same run, as experiments.bench.ts
- * and enforcement.bench.ts. These are ceilings: a gateway route that authenticates, validates,
- * logs and asks a service that writes to Postgres can only be slower than its empty floor.
+ * What the platform costs with nothing to do: request rate and server CPU per request of empty
+ * handlers (node:http, NestJS on Express, NestJS on Fastify), then of handlers making one NATS
+ * request each (the gateway → service hop). Same client and load as the other HTTP benches:
+ * these are ceilings no real route can beat.
  *
- *   npm run bench -- test/bench/floors.bench.ts
- *   (BENCH_SECONDS=5 BENCH_CLIENTS=32 to change them)
+ *   npm run bench -- test/bench/floors.bench.ts   (BENCH_SECONDS, BENCH_CLIENTS)
  */
 import { ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';

@@ -1,14 +1,10 @@
 /**
- * The flow-log importer on a Zeek conn.log of BENCH_LINES lines (1,000,000; TSV, written once
- * to a temporary file from a seeded generator, 5,000 distinct hosts talking on a dozen ports):
- * the events/s `importFlows` (what `rollout-traffic import` runs) publishes to JetStream, reading
- * and parsing the file, deriving each Nats-Msg-Id and waiting for every acknowledgement, next to
- * the floor measured in the same run and process: the raw JetStream publish rate of the same
- * events (already parsed and serialised, with the same ids and the same window of publishes in
- * flight). Each side gets a fresh TRAFFIC stream of its own, deleted afterwards; the rounds
- * (BENCH_ROUNDS, 2) alternate raw and importer so drift on a shared machine hits both.
+ * The flow-log importer on a seeded Zeek conn.log of BENCH_LINES lines: the events/s
+ * `importFlows` publishes (reading, parsing, ids, every ack awaited), next to the raw JetStream
+ * publish rate of the same events already serialised, with the same ids and publish window. Each
+ * side gets a fresh TRAFFIC stream; rounds alternate raw and importer so drift hits both.
  *
- *   npm run bench -- test/bench/importer.bench.ts
+ *   npm run bench -- test/bench/importer.bench.ts   (BENCH_LINES, BENCH_ROUNDS)
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';

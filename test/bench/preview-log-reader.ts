@@ -1,13 +1,8 @@
 /**
- * Reads PREVIEW_LOGS messages of either shape the evaluator publishes, for the evaluator bench's
- * freshness probe:
- * - the per-policy log, `preview.v1.logs.{project}.{location}.{firewallPolicy}`: one record per
- *   event carrying every ACTIVE experiment's verdict, the experiments (and their etags) once per
- *   message;
- * - the deprecated per-experiment records, `preview.v1.logs.{project}.{location}.{firewallPolicy}.{experiment}`,
- *   a PreviewLogBatch.
- * Both come down to the (experiment, experimentEtag, livePolicyEtag, trafficEventId) of each
- * verdict: which state an event was evaluated against.
+ * Reads either shape of PREVIEW_LOGS message for the evaluator bench's freshness probe: the
+ * per-policy log (one record per event, the experiments and their etags once per message) and the
+ * deprecated per-experiment PreviewLogBatch. Both come down to which state each verdict was
+ * evaluated against: (experiment, experimentEtag, livePolicyEtag, trafficEventId).
  */
 import { PreviewLogBatch } from '@rollout/contracts';
 

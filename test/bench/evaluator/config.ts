@@ -24,7 +24,7 @@ export const SKIP_STORAGE = process.env.BENCH_SKIP_STORAGE === '1';
 export const SKIP_V1_K10 = process.env.BENCH_SKIP_V1_K10 === '1';
 export const SKIP_V2ALPHA_K10 = process.env.BENCH_SKIP_V2ALPHA_K10 === '1';
 export const SKIP_SCALING = process.env.BENCH_SKIP_SCALING === '1';
-/** The evaluator's PREVIEW_LOGS_PER_EXPERIMENT: false, only the per-policy log (see the header). */
+/** The evaluator's PREVIEW_LOGS_PER_EXPERIMENT; false measures only the per-policy log. */
 export const PER_EXPERIMENT_LOGS = process.env.BENCH_PREVIEW_LOGS_PER_EXPERIMENT === 'true';
 export const PROFILING = process.env.BENCH_PROFILE === 'evaluator';
 /** A git revision whose evaluator runs every throughput scenario again, on the same backlog, for a same-run comparison. */

@@ -1,4 +1,8 @@
-/** The evaluator bench's scenario 2. Freshness (see evaluator.bench.ts). */
+/**
+ * Scenario 2: after a state change returns (startPreview, an update, stopPreview, a live policy
+ * update, a commit), how late traffic is still evaluated against the old state, read from the
+ * probe events' records on PREVIEW_LOGS.
+ */
 import {
   CommitRequest,
   CreateExperimentRequest,

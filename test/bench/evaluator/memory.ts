@@ -1,4 +1,4 @@
-/** The evaluator bench's scenario 4. Memory (see evaluator.bench.ts). */
+/** Scenario 4: the evaluator's peak RSS over BENCH_MEMORY_EVENTS events, per traffic major. */
 import { uniqueName } from '@rollout/testing/kit';
 import { Experiments } from './experiments';
 import { Harness, cpuText } from './harness';

@@ -1,4 +1,7 @@
-/** The evaluator bench's scenario 1b. More than one core (see evaluator.bench.ts). */
+/**
+ * Scenario 1b: a K = 3 backlog drained by one evaluator process, then by two sharing the durable
+ * consumer.
+ */
 import { provisionFromEnv } from '@rollout/platform/nats';
 import { uniqueName } from '@rollout/testing/kit';
 import { Experiments } from './experiments';

@@ -1,4 +1,8 @@
-/** The evaluator bench's scenario 3. Storage (see evaluator.bench.ts). */
+/**
+ * Scenario 3: with 3 ACTIVE experiments, rounds of events into an empty preview schema, once per
+ * flow count; after each round every table is VACUUMed and sized, so later rounds show whether
+ * growth is flat once the flows repeat.
+ */
 import { PreviewReport } from '@rollout/contracts';
 import { uniqueName } from '@rollout/testing/kit';
 import { Experiments } from './experiments';

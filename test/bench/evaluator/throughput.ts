@@ -1,4 +1,8 @@
-/** The evaluator bench's scenario 1. Throughput (see evaluator.bench.ts). */
+/**
+ * Scenario 1: events/s by the number K of ACTIVE experiments (traffic.v1 with K = 1, 3, 10;
+ * traffic.v2alpha batches of 100 with K = 1, 10), next to the raw pull+ack rate of the same
+ * messages measured just before, on the same stream and consumer.
+ */
 import { PREVIEW_LOGS_STREAM } from '@rollout/contracts';
 import { provisionFromEnv } from '@rollout/platform/nats';
 import { uniqueName } from '@rollout/testing/kit';

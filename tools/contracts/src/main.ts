@@ -1,6 +1,5 @@
 /**
- * `npm run contracts` (generate) and `npm run contracts:check` (CI): see
- * docs/contracts.md.
+ * `npm run contracts` (generate) and `npm run contracts:check` (CI): see docs/contracts.md.
  *
  *   generate  regenerate the JSON Schemas, the lock, the AsyncAPI and OpenAPI documents
  *   check     regenerate in memory; fail when a committed file is stale, a package is invalid,

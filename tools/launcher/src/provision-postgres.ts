@@ -1,13 +1,8 @@
 /**
  * The Postgres provisioning step of Kubernetes (the `postgres-roles` Job, before the services,
- * as migrations are): as an admin, gives each service its own role owning only its own schema
- * (provisionServiceRoles), the same step the launcher runs for `npm start`. Idempotent.
- *
- *   DATABASE_URL       the admin's URL (a superuser), on the services' database
- *   DATABASE_PASSWORD  the admin's password (replaces the URL's)
- *   DATABASE_SSL_MODE, DATABASE_SSL_ROOT_CERT   as the services' (disable, require, verify-full)
- *   DATABASE_ROLES     role:schema pairs, comma-separated (experiment:experiment,preview:preview)
- *   DATABASE_ROLE_PASSWORD_<ROLE>  a role's password (role in upper case); unset: left as it is
+ * as migrations are): as an admin (DATABASE_URL: a superuser), gives each service its own role
+ * owning only its own schema, the same step the launcher runs for `npm start`. Idempotent. A
+ * role's password comes from DATABASE_ROLE_PASSWORD_<ROLE> (upper case); unset, it is left as is.
  *
  * Run from any service image: node dist/tools/launcher/src/provision-postgres.js
  */

@@ -1,13 +1,9 @@
 /**
- * A tiny watchdog process that runs one command (nats-server) on behalf of the launcher and
- * makes sure it never outlives the launcher.
- *
- * The trick: the launcher forks this script with an IPC channel. The kernel closes that
- * channel when the launcher exits for any reason, SIGKILL included, and Node then emits
- * 'disconnect' here; we stop the command (SIGTERM, SIGKILL after a grace period), remove the
- * command's temporary directory (the launcher can no longer do it) and exit. A normal stop is
- * a SIGTERM from the launcher, which stops the command the same way. When the command exits
- * by itself, so does the watchdog, with the command's exit code, so the launcher sees it.
+ * Runs one command (nats-server) for the launcher so that it never outlives the launcher: the
+ * launcher forks this script with an IPC channel, which the kernel closes when the launcher exits
+ * for any reason, SIGKILL included; on 'disconnect' the command is stopped (SIGTERM, then
+ * SIGKILL) and its temporary directory removed, which the launcher can no longer do. When the
+ * command exits by itself the watchdog exits with its code, so the launcher sees it.
  *
  * argv[2]: JSON WatchdogSpec. Messages to the parent: { pid } once the command is spawned.
  */

@@ -2,19 +2,11 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * From a row per (experiment version, event) to storage that grows with what the report shows:
- *
- * - `preview_flows`: changed decisions by flow (the connection without its source port, and
- *   both deciding rules) with a count, first and last time and a few samples. Unchanged
- *   decisions are only counted (preview_configurations, preview_rule_counts). fillfactor 80
- *   leaves room on each page, so adding to a flow is a HOT update (no index entry written).
- * - `preview_counted`: the TRAFFIC sequences counted, as ranges that no two rows share (the
- *   exclusion constraint), merged below the consumer's ack floor: the exactly-once record.
- * - `preview_traffic_stream`: which TRAFFIC stream those sequences belong to (its creation
- *   time), so a stream deleted and created again does not look counted.
- *
- * Existing stores keep their totals and rule counts; their changed records become flows, and
- * the per-event rows, the outbox and the changed sources/ports tables (now read from the
- * flows) go.
+ * `preview_flows` (changed decisions by flow; fillfactor 80 leaves room on each page, so adding
+ * to a flow is a HOT update), `preview_counted` (the TRAFFIC sequences counted, as ranges no two
+ * rows share: the exactly-once record) and `preview_traffic_stream` (which TRAFFIC stream those
+ * sequences belong to). Existing stores keep their totals and rule counts; their changed records
+ * become flows, and the per-event rows, the outbox and the changed sources/ports tables go.
  */
 export class PreviewFlows1766650000000 implements MigrationInterface {
   name = 'PreviewFlows1766650000000';

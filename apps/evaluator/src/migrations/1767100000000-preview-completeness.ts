@@ -2,17 +2,12 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * What the report's completeness (preview.v1 1.3.0) reads, each growing with what it shows:
- *
- * - `preview_configurations.redelivered`: events counted from messages JetStream delivered more
- *   than once; `created_at`: since when the configuration's report runs (rows that exist get the
- *   migration's time, the best there is);
- * - `preview_dead_letters`: messages of the policy dead-lettered while the configuration was
- *   ACTIVE, by reason (rows: the reasons seen);
- * - `preview_traffic_drops`: messages TRAFFIC removed by its limits before the evaluator read
- *   them (`dropped`), or that it may have removed unread (`undetermined`), as housekeeping
- *   observed them (rows: one per observation that found some, kept for the retention period);
- *   `preview_traffic_stream.settled_seq`: the consumer's ack floor at the last observation, so
- *   the next one, whichever replica makes it, knows what was read for sure.
+ * `preview_configurations.redelivered` and `created_at` (existing rows get the migration's time,
+ * the best there is); `preview_dead_letters` by reason while ACTIVE; `preview_traffic_drops`,
+ * what TRAFFIC's limits removed before the evaluator read it (`dropped`) or may have
+ * (`undetermined`), one row per observation that found some; and
+ * `preview_traffic_stream.settled_seq`, the ack floor at the last observation, so the next one,
+ * whichever replica makes it, knows what was read for sure.
  */
 export class PreviewCompleteness1767100000000 implements MigrationInterface {
   name = 'PreviewCompleteness1767100000000';

@@ -7,18 +7,13 @@ import { Config, EVALUATOR_CONFIG } from '../config';
 import { RecordBytes, RecordEncoder, policyLogMessages } from './log-messages';
 
 /**
- * Publishes a batch's evaluations to PREVIEW_LOGS, the complete per-event log: each policy's
- * log (one record per event, with the live verdict and every ACTIVE experiment's), and, while
- * PREVIEW_LOGS_PER_EXPERIMENT is on, the deprecated per-experiment records.
- *
- * It runs before the batch is counted, and the batch is acknowledged only after both: a crash
- * in between has the batch redelivered and published again, so the stream misses no record of a
- * counted event. Message ids are derived from the configurations and the batch's traffic
- * sequences (`preview-log:{configurations}:{batch}:{part}`), so the same batch published again
- * within the stream's duplicate window is stored once; a redelivery regrouped into other
- * batches, or one after the window, stores its records again, with the same record `id`s to
- * deduplicate on downstream. A redelivery of a batch already counted publishes nothing (the
- * traffic path skips counted messages before evaluating them).
+ * Publishes a batch's evaluations to PREVIEW_LOGS: each policy's log and, while
+ * PREVIEW_LOGS_PER_EXPERIMENT is on, the deprecated per-experiment records. It runs before the
+ * batch is counted and acked, so a crash in between republishes it and the stream misses no
+ * record of a counted event. Message ids derive from the configurations and the batch's traffic
+ * sequences, so a republished batch is stored once within the duplicate window; a redelivery
+ * regrouped into other batches, or after the window, stores its records again with the same
+ * record `id`s to deduplicate on downstream. A batch already counted publishes nothing.
  */
 @Injectable()
 export class PreviewLogPublisher {

@@ -13,15 +13,13 @@ import { TrafficLag } from '../traffic/traffic-lag';
 import { ReportRepository } from './report.repository';
 
 /**
- * previewReport, from the evaluator's Postgres schema: one read of the store, the backlog on
- * TRAFFIC, when the evaluator first applied the preview (previewAppliedTime), and the experiment as the evaluator holds it (EXPERIMENT_STATE: its readiness gates
- * and the rules coverage analyses), folded into the report by buildReport (docs/preview-reports.md,
- * docs/readiness-gates.md).
+ * previewReport: one read of the store, the TRAFFIC backlog, previewAppliedTime and the
+ * experiment as the evaluator holds it, folded by buildReport (docs/preview-reports.md).
  *
- * Whether the experiment exists is the experiment-service's to say (the gateway asks it): an
- * experiment the evaluator has nothing of simply has an empty report here, so a freshly created
- * experiment is never reported missing while its events are on their way, and the report of a
- * committed or deleted one stays readable until retention removes it.
+ * Whether the experiment exists is the experiment-service's to say (the gateway asks it): one the
+ * evaluator has nothing of has an empty report here, so a freshly created experiment is never
+ * reported missing while its events are on their way, and a committed or deleted one's report
+ * stays readable until retention removes it.
  */
 @Injectable()
 export class ReportQueries {

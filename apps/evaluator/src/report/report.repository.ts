@@ -17,15 +17,11 @@ export class ReportRepository {
   }
 
   /**
-   * An experiment's report as stored: its configurations and what they count, then what their
-   * changed flows show and what `reading` asks for besides (coverage's flows, the readiness
-   * gates' ranges). Nothing for an experiment that evaluated nothing.
-   *
-   * The totals and their breakdowns (rule counts, transitions, time buckets, dead letters,
-   * disagreements) are cheap and read in one repeatable-read, read-only transaction, so they add
-   * up as of one moment. The flows' reads scan up to EVALUATOR_MAX_FLOWS rows each: they follow
-   * at once, each on a connection of its own (one connection answering them in turn made the
-   * report a third slower at 40,000 flows), and may include a batch counted meanwhile.
+   * An experiment's report as stored; nothing for an experiment that evaluated nothing. The
+   * totals and their breakdowns are cheap and read in one repeatable-read, read-only transaction,
+   * so they add up as of one moment. The flows' reads scan up to EVALUATOR_MAX_FLOWS rows each:
+   * they run at once, each on a connection of its own (one connection answering them in turn made
+   * the report a third slower at 40,000 flows), and may include a batch counted meanwhile.
    */
   async read(experiment: string, reading: ReportReading): Promise<ReportRows> {
     const counts = await inTransaction(this.pool, async (client) => {

@@ -16,20 +16,13 @@ import { TRAFFIC_DURABLE } from '../jetstream';
 import { RetentionRepository } from './retention.repository';
 
 /**
- * Keeps the preview store bounded, in the background of every replica:
- *
- * - **Counted sequences.** Every TRAFFIC sequence at or below the durable consumer's ack floor
- *   has been settled for good (JetStream never delivers it again), so the ranges there merge
- *   into one row `[0, floor]`: `preview_counted` stays a few rows whatever the traffic.
- *   At start it also checks that the ranges belong to the TRAFFIC stream as it is now (by its
- *   creation time): a stream deleted and created again starts its sequences over, so the ranges
- *   are dropped; a store that has none yet (new, or upgraded from the per-event store) starts
- *   at the consumer's ack floor. Traffic is consumed only after this check.
- * - **Drops.** What TRAFFIC's limits removed before the consumer read it (see observeDrops).
- * - **Retention.** A configuration whose last traffic is older than PREVIEW_RETENTION_MS goes
- *   with its flows and rule counts (so a committed or deleted experiment's report is readable
- *   for that long, then goes), in DELETEs of at most 5,000 rows; so do dead-letter counts and
- *   samples last recorded before then.
+ * Keeps the preview store bounded, on every replica. Counted sequences at or below the durable
+ * consumer's ack floor are settled for good (JetStream never delivers them again), so they merge
+ * into one range and `preview_counted` stays a few rows; at start the ranges are checked against
+ * the TRAFFIC stream as it is now (one created again starts its sequences over), before any
+ * traffic is consumed. A configuration whose last traffic is older than PREVIEW_RETENTION_MS goes
+ * with its flows and rule counts, as do older dead-letter rows, at most 5,000 rows per DELETE.
+ * Drops: see observeDrops.
  */
 @Injectable()
 export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -99,14 +92,12 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /**
-   * TRAFFIC removes its oldest messages past its age or size limit, read or not. With S the
-   * consumer's ack floor at the last observation (any replica's, kept in Postgres: everything
-   * up to it was settled) and D its delivered sequence now, a removed message above D was
-   * dropped unread for sure, one between S and D was read or dropped: this observation cannot
-   * tell (undetermined). Each sequence is recorded once (`through_seq`: the highest sequence an
-   * observation covered). Observations run at start before the consumer does, at every round,
-   * and at shutdown, so what went while every evaluator was stopped is found for sure. A drop is
-   * the stream's, never a policy's: its subject is gone with it.
+   * TRAFFIC removes its oldest messages past its limits, read or not. With S the ack floor at the
+   * last observation (kept in Postgres, whichever replica made it) and D the delivered sequence
+   * now, a removed message above D was dropped unread for sure; one between S and D may have been
+   * read (undetermined). Each sequence is recorded once (`through_seq`). Observations run at
+   * start before the consumer, at every round and at shutdown, so what went while every evaluator
+   * was stopped is found for sure. A drop is the stream's, never a policy's: its subject is gone.
    */
   private async observeDrops(): Promise<void> {
     const jsm = await this.connection.jetstreamManager();

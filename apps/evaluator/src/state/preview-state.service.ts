@@ -36,17 +36,12 @@ const isStreamNotFound = (error: unknown) =>
 
 /**
  * The evaluator's snapshot of live policies and ACTIVE experiments, and its readiness check.
- *
- * One ordered consumer on the EXPERIMENT_STATE bucket does both jobs: it starts with the last
- * entry of every key (DeliverPolicy.LastPerSubject; each value carries its aggregate's full
- * state, so that is the whole snapshot), then follows the entries the experiment service's
- * state relay writes. The service is ready, and traffic consumption starts, once the bucket's
- * position key says it was filled and the entries pending at creation have all been applied.
- * Until then (the experiment service has not run yet, or is filling the bucket from its event
- * store after an upgrade) traffic waits on its stream rather than meeting an empty snapshot.
- * The ordered consumer recreates itself from the last applied stream sequence after a NATS
- * reconnect; applying is idempotent by version. The time an experiment's preview is first
- * applied ACTIVE is recorded (PreviewAppliedRepository: the report's previewAppliedTime).
+ * One ordered consumer on EXPERIMENT_STATE starts with the last entry of every key (each value
+ * carries its aggregate's full state: that is the whole snapshot) and then follows the state
+ * relay's writes. Traffic consumption waits until the bucket's position key says it was filled
+ * and the entries pending at creation are applied, so traffic never meets an empty snapshot
+ * while the experiment service has not run yet or is filling the bucket after an upgrade.
+ * Applying is idempotent by version, so the consumer can restart from its last sequence.
  */
 @Injectable()
 export class PreviewStateService

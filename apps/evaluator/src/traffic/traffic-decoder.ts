@@ -71,14 +71,11 @@ const SUPPORTED = Object.values(TRAFFIC_MAJORS)
   .join(', ');
 
 /**
- * Turns one TRAFFIC message into events ready to evaluate, or says why it never will be.
- * The subject's major decides the decoding: `traffic.v1.…` is one event, `traffic.v2alpha.…` a
- * batch (its address fields spelled out); any other major is refused (`unknown_major`). A
- * `Contract-Version` header naming another package than the subject's is refused too, and so is
- * a `Nats-Msg-Id` in another project's namespace than the subject's (`foreign_message_id`).
- * A batch is all or nothing: one bad event refuses the message, the reason naming its index.
- * The JSON schemas are compiled once (ajv generates validation functions), addresses are
- * parsed once by the engine's parser and reused for every policy the event is evaluated against.
+ * Turns one TRAFFIC message into events ready to evaluate, or says why it never will be. The
+ * subject's major decides the decoding; an unknown major, a `Contract-Version` naming another
+ * package, or a `Nats-Msg-Id` in another project's namespace is refused, and a batch is all or
+ * nothing. Schemas are compiled once (ajv generates validation functions), and addresses are
+ * parsed once and reused for every policy the event is evaluated against.
  */
 export class TrafficDecoder {
   private readonly ajv = new Ajv({ allErrors: false, strict: true });

@@ -8,14 +8,11 @@ import { DeprecationPolicy } from './deprecations';
 import { PageTokens } from './page-tokens';
 
 /**
- * The gateway's one way to call a service: NATS request/reply with the configured deadline
- * and the caller's request id. Failures arrive as StatusErrors (UNAVAILABLE when nobody
- * serves the subject, DEADLINE_EXCEEDED when too slow, or the service's own Status).
- * The NATS client sends the gateway's identity; the features the HTTP client declared travel
- * on as `Client-Features`, and deprecated fields in the request are reported (or refused) first.
- * Page tokens are signed here, on their way out, and checked here, on their way back in.
- * The authenticated caller travels as a signed actor assertion (when BUS_SIGNING_KEY is set),
- * which services check before acting.
+ * The gateway's one way to call a service: NATS request/reply with the configured deadline and
+ * the caller's request id; failures arrive as StatusErrors (UNAVAILABLE when nobody serves the
+ * subject). On the way it forwards the HTTP client's features (`Client-Features`), reports or
+ * refuses deprecated request fields, signs page tokens out and checks them back in, and sends the
+ * caller as a signed actor assertion (with BUS_SIGNING_KEY), which services check before acting.
  */
 @Injectable()
 export class BackendClient {

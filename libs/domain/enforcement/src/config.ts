@@ -5,22 +5,10 @@ import { AdapterFilterConfig, parseAdapterFilter } from './adapters/config';
 import { FilterMode } from './model';
 
 /**
- * The operator's enforcement config, as parsed from YAML (snake_case like Blazar's options):
- *
- *   enabled_filters: [MaxLeaseDuration, MaxActiveLeases]
- *   exempted_projects: [admin]
- *   filters:
- *     MaxLeaseDuration: { max_lease_duration: 86400, mode: dryrun }
- *     MaxActiveLeases: { max_active_leases: 5, project_overrides: { big: 20 } }
- *     MaxReservationSize: { limits: { "physical:host": 4 }, project_overrides: { big: { "physical:host": 16 } } }
- *     ExternalService: { endpoint: "http://policy:8080/", token_env: POLICY_TOKEN, auth: bearer, timeout_ms: 2000, allow_on_error: false,
- *                        auth_url: "https://keystone:5000/v3", status_on_error: 503 }
- *
- * Any other entry of `filters` with an `adapter` key is an adapter filter (see
- * adapters/config.ts), enabled by listing its name in `enabled_filters` like a built-in.
- *
- * ExternalService takes its token from `token` or, better (a ConfigMap is no place for a
- * secret), from the environment variable named by `token_env`.
+ * The operator's enforcement config, as parsed from YAML (snake_case like Blazar's options; an
+ * example in docs/enforcement.md). Any other entry of `filters` with an `adapter` key is an
+ * adapter filter (adapters/config.ts). ExternalService takes its token from `token` or, better
+ * (a ConfigMap is no place for a secret), from the environment variable named by `token_env`.
  */
 export type FilterName =
   'MaxLeaseDuration' | 'MaxActiveLeases' | 'MaxReservationSize' | 'ExternalService';

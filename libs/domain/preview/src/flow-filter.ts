@@ -4,20 +4,10 @@ import { addressText, protocolName } from './flows';
 import { IMPLIED_PRIORITY } from './totals';
 
 /**
- * previewFlows' `filter`: the conjunctive subset of AIP-160 a flow list needs. Terms are joined by
- * `AND`; each is `field op value`, the value bare or "quoted" (with \" and \\ escapes).
- *
- * | field | operators | value |
- * | --- | --- | --- |
- * | transition | = != | ALLOW_TO_DENY, DENY_TO_ALLOW |
- * | liveRule, experimentRule | = != < <= > >= | a priority 0-65535, or `implied` (= and != only) |
- * | srcIp, destIp, ip (either side) | = != (`:` as =) | an address, or a CIDR range matching the addresses in it |
- * | destPort | = != < <= > >= | 0-65535 |
- * | protocol | = != | a name (tcp, udp, …) or a number 0-255 |
- * | direction | = != | INGRESS, EGRESS |
- * | experimentEtag, livePolicyEtag | = != | an etag |
- *
- * Parsing is pure: the store turns the terms into SQL with bound parameters.
+ * previewFlows' `filter`: the conjunctive subset of AIP-160 a flow list needs (fields and values:
+ * ListPreviewFlowsRequest; operators: FlowFilterTerm). Terms are joined by `AND`, each
+ * `field op value` with the value bare or "quoted" (\" and \\ escapes); `:` is `=` for
+ * addresses. Parsing is pure: the store turns the terms into SQL with bound parameters.
  */
 export type Equality = '=' | '!=';
 export type Comparison = Equality | '<' | '<=' | '>' | '>=';

@@ -41,23 +41,18 @@ export interface BatchConsumerOptions {
 /**
  * A durable pull consumer read in batches, handled up to `concurrency` at a time.
  *
- * Batching: a batch is handed over when it is full (by messages or bytes); or when no further
- * message is waiting (the client buffers none: it handed over every message it received) and
- * either nothing else is in flight (an idle consumer answers at once) or it has lingered
- * `lingerMs` (a busy one lets batches grow while the others are handled).
- * The pull buffers at most `2 × maxMessages` messages (a batch being filled while one waits for
- * a slot), and a batch holds at
- * most `maxBytes` of payload, so what is decoded at once stays bounded whatever a message holds.
+ * A batch is handed over when full (by messages or `maxBytes` of payload), or when the client
+ * holds no further message and either nothing else is in flight (an idle consumer answers at
+ * once) or it has lingered `lingerMs` (a busy one lets batches grow). The pull buffers at most
+ * `2 × maxMessages`, so what is decoded at once stays bounded whatever a message holds.
  *
- * Settling: after the handler resolves, its rejections go to `deadletter.v1.<stream>` and are
- * terminated (a failed dead-letter publish is redelivered a second later, never lost), and
- * every other message is acknowledged. A handler that throws is retried with back-off while
- * "in progress" acks keep its messages from being redelivered elsewhere; on stop they are
- * handed back (nak) for redelivery. Consumption restarts after any failure of the pull itself.
+ * Rejections go to `deadletter.v1.<stream>` and are terminated (a failed dead-letter publish is
+ * redelivered, never lost); the rest are acked. A handler that throws is retried with back-off
+ * while "in progress" acks keep its messages here; on stop they are nak'ed for redelivery.
  */
 export class BatchConsumer {
   private readonly logger: Logger;
-  /** Pulls again after a failed or ended pull; its pauses share the sleeper with the batches' back-offs, so stop() cuts both short. */
+  /** Pulls again after a failed or ended pull. */
   private readonly consuming: BackgroundLoop;
   private messages?: ConsumerMessages;
   private readonly inFlight = new Set<Promise<void>>();

@@ -28,15 +28,11 @@ const OWNED_KINDS: Record<string, string> = {
 
 /**
  * Gives each service its own login role owning its own schema, and nothing else, in the
- * database `client` is connected to (as a superuser: provisioning, never a service). Idempotent:
- * run at every start by the launcher and by the Kubernetes provisioning Job.
- *
- * - the role logs in, is no superuser and may create neither roles nor databases;
- * - it may connect to this database, which PUBLIC may no longer do, nor create temporary tables;
- * - it owns its schema (so its migrations create tables there) and every table, view and
- *   sequence already in it (an install from before roles per service, where one role owned all);
- * - PUBLIC has no right on any service schema, and may not create in `public`; so no service
- *   sees another's schema, even by name.
+ * database `client` is connected to (as a superuser). Idempotent: run at every start by the
+ * launcher and by the Kubernetes provisioning Job. A role also takes over every table, view and
+ * sequence already in its schema (an install from before roles per service, where one role owned
+ * all), and PUBLIC loses its rights on the service schemas, on `public` and to connect, so no
+ * service sees another's schema, even by name.
  */
 export async function provisionServiceRoles(
   client: ClientBase,

@@ -1,26 +1,13 @@
 import type { ContractPackage } from '@rollout/contracts';
 
 /**
- * `traffic.v2alpha`: the next major of production traffic, served beside `traffic.v1`.
- *
- * What breaks compared with `traffic.v1`, deliberately:
- * - one message carries a batch of events (`TrafficEventBatch`, 1 to 1,000 of them) instead of one;
- * - the abbreviated address fields are spelled out: `srcIp` → `sourceIp`, `destIp` →
- *   `destinationIp`, `srcPort` → `sourcePort`, `destPort` → `destinationPort`.
- * Everything else (ids, time, direction, protocol, target tags, their constraints) is as in v1,
- * and so are the results: an event evaluates to the same records whichever major carried it.
- *
- * Published on `traffic.v2alpha.{project}.{location}.{firewallPolicy}` to the same `TRAFFIC`
- * stream as v1 (it carries `traffic.>`: every major), read by the same durable consumer.
- * Producers set `Nats-Msg-Id` to an id of the batch in its project's namespace,
- * `<project>/<batch id>` (`trafficMessageId` of traffic.v1; e.g. the batch's first event id), so a
- * retried batch is stored once and no other project's producer can make it a duplicate; a
- * `Nats-Msg-Id` in another project's namespace than the subject's is never counted, as in v1.
- *
- * A batch is all or nothing: when any event in it is invalid (or the subject names no live
- * policy), the whole message goes to `deadletter.v1.traffic` with a reason naming the event's
- * index (`invalid traffic event: events[3].sourceIp …`), so the dead letter is the producer's
- * own message, ready to fix and publish again.
+ * `traffic.v2alpha`: the next major of production traffic, on the same `TRAFFIC` stream and
+ * durable consumer as `traffic.v1`. What breaks, deliberately: a message carries a batch of 1 to
+ * 1,000 events, and the address fields are spelled out (`srcIp` → `sourceIp`, `destPort` →
+ * `destinationPort`…). Everything else, results included, is as in v1; `Nats-Msg-Id` is a batch
+ * id through `trafficMessageId`. A batch is all or nothing: when any event is invalid the whole
+ * message is dead-lettered, with a reason naming the event's index (`events[3].sourceIp …`), so
+ * the dead letter is the producer's own message, ready to fix and publish again.
  */
 export const TRAFFIC_V2ALPHA: ContractPackage = {
   name: 'traffic.v2alpha',

@@ -3,25 +3,15 @@ import type { StatusDetail, Status } from '../../status';
 
 /**
  * `adapter.v1`: the contract between the enforcement-service and an out-of-process policy
- * adapter (Mixer's adapter model: Info, Validate, CreateSession, CloseSession, HandleCheck,
- * HandleQuota, HandleReport).
- *
- * Wire: plain JSON over NATS core request/reply (no NestJS `{pattern, data, id}` packet: an
- * adapter is a third-party process, possibly not written for Node). The request body is the
- * request message, the reply body is the reply message. Every reply carries a `status`
- * (`AdapterStatus`) instead of failing the request: an adapter always answers, and answers
- * `INVALID_ARGUMENT` to a body it cannot parse. `Contract-Version` (`adapter.v1/<version>`, this package's) and
- * `User-Agent` travel in NATS headers of every call, never in payloads.
- *
- * Subjects: `adapter.v1.{adapter}.{method}`, prefixed by the process's NATS namespace like every
- * other subject. An adapter subscribes to each with the queue group `{adapter}`, so replicas
- * share requests (and share their session state, e.g. in a database).
- *
- * Lifecycle (what the caller does): `Info`; `Validate` a config; `CreateSession` with it (the
- * same config may return the same session id: the adapter counts references); `Handle*` with
- * the session id; `CloseSession` when the handler's config changes or the caller stops. An
- * adapter answers `Handle*` on an unknown or closed session with `FAILED_PRECONDITION`. An
- * adapter that is not session based receives `adapterConfig` with every `Handle*` call instead.
+ * adapter (Mixer's adapter model). Plain JSON over NATS request/reply, no NestJS packet: an
+ * adapter is a third-party process, possibly not written for Node. Every reply carries a `status`
+ * instead of failing the request (`INVALID_ARGUMENT` to a body it cannot parse);
+ * `Contract-Version` and `User-Agent` travel in headers. An adapter subscribes to
+ * `adapter.v1.{adapter}.{method}` in queue group `{adapter}`, so replicas share requests (and
+ * must share session state). The caller calls `Info`, `Validate`s a config, `CreateSession` with
+ * it (one config may return the same session: the adapter counts references), `Handle*`, and
+ * `CloseSession` when the config changes or it stops; `Handle*` on an unknown or closed session
+ * answers `FAILED_PRECONDITION`. A sessionless adapter gets `adapterConfig` with every call.
  */
 export const ADAPTER_V1: ContractPackage = { name: 'adapter.v1', version: '1.2.0' };
 

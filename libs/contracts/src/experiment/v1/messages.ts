@@ -114,32 +114,17 @@ export interface CommitRequest extends CommandContext {
 }
 
 /**
- * Domain events of experiment.v1 — the evaluator's input.
+ * Domain events of experiment.v1, the evaluator's input, on stream `EXPERIMENT_EVENTS` (30 days):
+ * published by the experiment-service's outbox relay once per event id (`Nats-Msg-Id` = `id`), in
+ * version order per aggregate and commit order overall, with headers `Event-Type` and
+ * `Event-Tx`/`Event-Position` (the event's place in the service's global log). PolicyUpdated is
+ * also published when an experiment is committed into the policy, and a policy's deletion follows
+ * ExperimentDeleted for each of its experiments.
  *
- * Stream `EXPERIMENT_EVENTS` (JetStream, file storage, limits retention, 30 days), subjects:
- * - `experiment.v1.events.policy.{project}.{location}.{firewallPolicy}`: PolicyCreated,
- *   PolicyUpdated (also when an experiment is committed into it), PolicyDeleted;
- * - `experiment.v1.events.experiment.{project}.{location}.{firewallPolicy}.{experiment}`:
- *   ExperimentCreated, ExperimentUpdated, PreviewStarted, PreviewStopped, ExperimentCommitted,
- *   ExperimentDeleted.
- * (Ids are AIP-122, so they are valid NATS tokens. Tests prefix subjects and the stream name
- * with their NATS_NAMESPACE.)
- *
- * Delivery: published by the experiment-service's outbox relay after the transaction that
- * appended them committed; once per event id (header `Nats-Msg-Id` = `id`), in version order
- * per aggregate (and in commit order overall). Headers also carry `Event-Type`, and
- * `Event-Tx`/`Event-Position` (the event's place in the service's global log).
- *
- * Payload (JSON): `PolicyEvent` or `ExperimentEvent` below. Each carries the aggregate's full
- * resource after the event in `state` (absent after PolicyDeleted, ExperimentCommitted and
- * ExperimentDeleted), so a consumer needs no other read to hold its snapshot:
- * - live policy `subject` = `state` after every policy event, removed on PolicyDeleted;
- * - an experiment is previewed while `state.previewMetadata.state === 'ACTIVE'`; any other
- *   state, ExperimentCommitted or ExperimentDeleted takes it out of the preview. A policy's
- *   deletion is preceded by ExperimentDeleted for each of its experiments.
- * A consumer stays idempotent by ignoring an event whose `version` is not above the version
- * it already holds for that `subject`. The stream is history, with limits: current state is in
- * the `EXPERIMENT_STATE` bucket below.
+ * Each event carries the aggregate's full resource after it in `state` (absent after
+ * PolicyDeleted, ExperimentCommitted and ExperimentDeleted), so a consumer needs no other read;
+ * it stays idempotent by ignoring an event whose `version` is not above the one it holds for that
+ * `subject`. The stream is history, with limits: current state is in `EXPERIMENT_STATE`.
  */
 export const EXPERIMENT_EVENTS_STREAM = 'EXPERIMENT_EVENTS';
 export const EXPERIMENT_EVENTS_SUBJECTS = 'experiment.v1.events.>';
@@ -156,20 +141,13 @@ export const experimentEventSubject = (
 ) => `experiment.v1.events.experiment.${project}.${location}.${firewallPolicy}.${experiment}`;
 
 /**
- * Current state of experiment.v1 (since 1.2.0): JetStream KV bucket `EXPERIMENT_STATE`, which
- * keeps the last entry per key forever (history 1, no age or size limit), unlike the history
- * stream above. Read current state from here, never from `EXPERIMENT_EVENTS`.
- * - key `experiment.v1.policy.{project}.{location}.{firewallPolicy}`: a live policy;
- * - key `experiment.v1.experiment.{project}.{location}.{firewallPolicy}.{experiment}`: an experiment.
- * Each value is the aggregate's last event (`PolicyEvent` / `ExperimentEvent`, with `state`),
- * and deleting a policy, deleting an experiment or committing it deletes its key (a KV delete
- * marker: operation `DEL`). Every entry, delete markers included, carries the header
- * `Aggregate-Version` (the version of the event it reflects) and the event's `Event-Tx` /
- * `Event-Position`. Written by the experiment-service's state relay in commit order, compare-and-set
- * on the key's revision and never with a version below the one held, so an entry never goes back.
- * - key `experiment.v1.relay-position`: written once the bucket holds every committed event up
- *   to its `Event-Tx`/`Event-Position` headers. Until it exists the bucket is still being filled
- *   (a new bucket, or one filled from the event store at upgrade) and must not be read as complete.
+ * Current state of experiment.v1 (since 1.2.0): KV bucket `EXPERIMENT_STATE`, the last entry per
+ * key kept forever, unlike the history stream above. Each value is the aggregate's last event
+ * (with `state`); deleting or committing deletes its key (a `DEL` marker). Every entry, markers
+ * included, carries `Aggregate-Version` and the event's `Event-Tx`/`Event-Position`, and is
+ * written compare-and-set in commit order, never below the version held, so it never goes back.
+ * The bucket is complete only once `experiment.v1.relay-position` exists (a new bucket, or one
+ * filled from the event store at upgrade, is still being filled). See docs/architecture.md.
  */
 export const EXPERIMENT_STATE_BUCKET = 'EXPERIMENT_STATE';
 export const STATE_KEY_PREFIX = 'experiment.v1.';

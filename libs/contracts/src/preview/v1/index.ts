@@ -5,29 +5,13 @@ import type { PreviewVerdict } from './logs';
 import type { PreviewReadiness } from './readiness';
 
 /**
- * `preview.v1`: what previewing a firewall policy experiment did to production traffic.
- *
- * For every traffic event (traffic.v1) of a live policy, the evaluator evaluates the live
- * policy and every experiment of it whose `previewMetadata.state` is ACTIVE (a no-op experiment
- * previews deleting the live policy), and logs it:
- *
- * - since 1.8.0, ONE record per event on JetStream, stream `PREVIEW_LOGS`, subject
- *   `preview.v1.logs.{project}.{location}.{firewallPolicy}` (the policy's log): each message is
- *   a `PolicyPreviewLogBatch` naming the live policy version and the ACTIVE experiments once,
- *   then each event with the live verdict and every experiment's verdict, in that order. A
- *   policy's log costs about one record per event whatever the number of ACTIVE experiments;
- * - deprecated since 1.8.0 (sunset 2027-12-31; the evaluator's PREVIEW_LOGS_PER_EXPERIMENT,
- *   on by default until then): one record per event and ACTIVE experiment, subject
- *   `preview.v1.logs.{project}.{location}.{firewallPolicy}.{experiment}`, each message a
- *   `PreviewLogBatch` (several records of one experiment configuration);
- * - both with `Nats-Msg-Id` set, so a message republished after a crash is stored once within
- *   the duplicate window; every record also carries its deterministic `id`, the key to
- *   deduplicate on downstream. A consumer of `preview.v1.logs.>` tells the two apart by the
- *   subject's length (three tokens after `logs`: the policy's log);
- * - summed up, exactly, by `previewReport`, and aggregated by flow (changed decisions only)
- *   for `previewFlows`: what the evaluator stores grows with the flows and rules the report
- *   shows, never with the traffic. PREVIEW_LOGS is the complete per-event log (bounded by its
- *   own limits); the flows are the aggregated view.
+ * `preview.v1`: what previewing a firewall policy experiment did to production traffic. Every
+ * traffic event of a live policy is evaluated against the policy and each ACTIVE experiment of
+ * it (a no-op experiment previews deleting the policy) and logged on `PREVIEW_LOGS`: one record
+ * per event on the policy's log, and (deprecated) one per event and experiment; a consumer of
+ * `preview.v1.logs.>` tells them apart by the subject's length. Each record's deterministic `id`
+ * is the key to deduplicate on downstream. What the evaluator stores for `previewReport` and
+ * `previewFlows` grows with the flows and rules, never with the traffic.
  *
  * A configuration is one (experiment etag, live policy etag) pair: the versions of the two
  * policies that produced a result. Reports and log pages keep them apart, newest first.

@@ -1,26 +1,13 @@
 import type { ContractPackage } from '../../packages';
 
 /**
- * `traffic.v1`: production traffic, one event per connection, published by traffic producers
- * (flow-log exporters, proxies, agents) and consumed by the evaluator.
- *
- * Stream `TRAFFIC` (JetStream, file storage, limits retention), created by the bus provisioning
- * step with the limits below, or those of its TRAFFIC_MAX_AGE_MS and TRAFFIC_MAX_BYTES (the
- * Kubernetes deployment keeps 24 hours and 20 GiB), over every traffic major (`traffic.>`); this
- * one's subjects are `traffic.v1.{project}.{location}.{firewallPolicy}`: the IDs of the live policy's name
- * `projects/{project}/locations/{location}/firewallPolicies/{firewallPolicy}`.
- *
- * Producers set `Nats-Msg-Id` to the event id in its project's namespace, `<project>/<event id>`
- * (`trafficMessageId`), so a retried publish is stored once (within the duplicate window) and
- * no other project's producer can make the event a duplicate by reusing its id. A message whose
- * `Nats-Msg-Id` names another project than its subject is never counted
- * (`foreignTrafficMessageId`); a bare event id, as producers written before namespaces set, is
- * accepted and shares the window with every other bare id. See docs/traffic.md.
- *
- * An event that cannot be evaluated (not JSON, a missing or ill-typed field, a bad address, a
- * subject naming no live policy) is not retried: it goes to `deadletter.v1.traffic` (stream
- * `DEAD_LETTERS`) with the reason in the `Dead-Letter-Reason` header and its original subject in
- * `Dead-Letter-Subject`, and the evaluator keeps consuming.
+ * `traffic.v1`: production traffic, one event per connection, from producers (flow-log
+ * exporters, proxies, agents) to the evaluator, on stream `TRAFFIC` (every traffic major) with
+ * subject `traffic.v1.{project}.{location}.{firewallPolicy}`, the IDs of the live policy's name.
+ * Producers set `Nats-Msg-Id` to `trafficMessageId`, so a retried publish is stored once and no
+ * other project can make the event a duplicate. An event that cannot be evaluated is not retried:
+ * it goes to `deadletter.v1.traffic` with the reason in `Dead-Letter-Reason` and its subject in
+ * `Dead-Letter-Subject`. See docs/traffic.md.
  */
 export const TRAFFIC_V1: ContractPackage = { name: 'traffic.v1', version: '1.0.0' };
 

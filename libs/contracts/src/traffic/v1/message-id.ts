@@ -1,12 +1,9 @@
 /**
- * The `Nats-Msg-Id` of a traffic message (either major): the message's id in its project's own
- * namespace, `<project>/<id>` (`<id>`: the event's id in v1, the batch's id in v2alpha).
- *
- * The TRAFFIC stream drops a message whose `Nats-Msg-Id` it stored in the last two minutes,
- * whichever subject carried it: producers of every project share that window. Within its own
- * namespace, one project's ids can never make another project's event a duplicate. A project
- * token is letters, digits, `_` and `-` (producer credentials are issued for no other), so the
- * first `/` ends it.
+ * The `Nats-Msg-Id` of a traffic message (either major): `<project>/<id>`, the event's or
+ * batch's id in its project's own namespace. TRAFFIC drops an id it stored in the last two
+ * minutes whatever the subject, so producers of every project share that window; namespaced, one
+ * project's ids can never make another's event a duplicate. A project token has no `/` (producer
+ * credentials are issued for no other), so the first `/` ends it.
  */
 export const trafficMessageId = (project: string, id: string): string => `${project}/${id}`;
 

@@ -1,20 +1,11 @@
 /**
  * Static analysis of an experiment against the live policy: which experiment rules are shadowed
- * (decide no connection at all) and where in the connection space the two policies give
- * different actions, as disjoint regions. Exact, with the engine's semantics (see compile.ts):
- * per direction the enabled rules in priority order, first match decides, implied rules last;
- * source and destination ranges of both families (host bits ignored, IPv4-mapped IPv6 read as
- * IPv4), protocols with their
- * ports (a protocol without ports also matches connections without a port; `all` matches
- * everything), and target tags (a tagged rule matches a connection carrying any of its tags).
- *
- * Method: a decision diagram over the dimensions source → destination → protocol/port → tags.
- * At each level the dimension is cut into elementary intervals by the candidate rules' bounds,
- * and intervals covered by the same candidates form one group, refined further with only those
- * candidates. A policy's candidates stop at its first rule that matches everything left to
- * refine, since nothing after it can decide there. The result of a refinement depends only on
- * the level and the candidates, so it is computed once per distinct candidate list; sub-regions
- * equal below a level merge their intervals at that level. Work is bounded (ANALYSIS_WORK_LIMIT).
+ * (decide no connection) and, as disjoint regions, where the two policies give different actions;
+ * exact, with the engine's semantics (docs/firewall-matching.md). A decision diagram over source
+ * → destination → protocol/port → tags: each level is cut into intervals by the candidate rules'
+ * bounds, and intervals with the same candidates are refined together. A policy's candidates stop
+ * at its first rule matching everything left, a refinement is computed once per distinct (level,
+ * candidates), and equal sub-regions merge. Work is bounded (ANALYSIS_WORK_LIMIT).
  */
 import type {
   DifferingRegion,

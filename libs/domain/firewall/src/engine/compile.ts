@@ -1,19 +1,10 @@
 /**
- * The compiled firewall policy. Semantics (GCP firewall policies): the enabled rules of the
- * connection's direction are tried in priority order (lower first) and the first that matches
- * decides; a rule matches when its source ranges, destination ranges, layer-4 configs and
- * target tags all match (an empty list matches everything); with no match the implied rule of
- * the direction decides (INGRESS deny, EGRESS allow).
- *
- * Design: per direction, rules are numbered in priority order and each dimension (source
- * address, destination address, protocol+port, target tags) is cut into elementary intervals,
- * found with one lookup (radix bucket, then a short binary search). Each interval carries what
- * matches all of it: for the rules that are broad in the selective address dimension, a bitset
- * (a bit-vector classifier: AND the four sets, the lowest set bit decides); for the others, a
- * short sorted list walked in priority order against cached port and tag sets (see
- * DirectionIndex). Decisions allocate nothing and cost about the same at 10 and 10,000 rules.
- * Memory grows with rules × distinct intervals: about 0.3 MB for a realistic 1,000-rule
- * policy, 7 MB for 10,000 rules (see stats.bytes).
+ * The compiled firewall policy (semantics: docs/firewall-matching.md). Per direction, rules are
+ * numbered in priority order and each dimension is cut into elementary intervals found with one
+ * lookup (radix bucket, then a short binary search), each carrying what matches all of it (see
+ * DirectionIndex). Decisions allocate nothing and cost about the same at 10 and 10,000 rules;
+ * memory grows with rules × distinct intervals: about 0.3 MB for a realistic 1,000-rule policy,
+ * 7 MB for 10,000 rules (see stats.bytes).
  */
 import { FirewallRule } from '../model';
 import {
@@ -121,24 +112,13 @@ function find6(lookup: Lookup, k0: number, k1: number, k2: number, k3: number): 
 }
 
 /**
- * The rules of one direction, compiled.
- *
- * A plain bit-vector classifier slows down with size when sets are dense: a rule that matches
- * any source (or a /8) sits in every source set, so the AND of the four sets has candidates
- * in most words, and each candidate word costs cache misses in a table of many megabytes. So
- * the rules are split by the more selective address dimension X (the one where fewer rules
- * are broad, usually the remote side):
- *
- * - the broad group (wildcards and wide ranges in X, a few percent of a large policy) is a
- *   bit-vector classifier as described above, small enough to stay in cache;
- * - the narrow group keeps, per interval of X, the sorted list of its rules whose ranges cover
- *   it: a handful, even at 10,000 rules. The decision walks that list in priority order and
- *   tests each rule against the other dimensions: the other address dimension Y (its own
- *   interval list, merged along, or a set of the rules that match every Y address), and the
- *   port and tag sets, which are few and stay in cache.
- *
- * The first match of the broad group bounds the walk: the narrow group only looks at rules
- * before it, and the better of the two decides.
+ * The rules of one direction, compiled. A plain bit-vector classifier (AND the four dimensions'
+ * sets, the lowest set bit decides) slows down with size when sets are dense: a rule matching
+ * any source (or a /8) sits in every source set, so most words of the AND hold candidates, each a
+ * cache miss in a table of megabytes. So the rules are split by the more selective address
+ * dimension X (usually the remote side): the few broad in X form a bit-vector classifier small
+ * enough to stay in cache; the rest keep, per interval of X, the sorted handful covering it,
+ * walked in priority order. The broad group's first match bounds that walk.
  */
 class DirectionIndex {
   /** Broad group: rule sets (see SetPool) and verdicts by group rule number. */
