@@ -1,16 +1,6 @@
-import { eventually, uniqueName } from '@rollout/testing/kit';
-import { renameSync, writeFileSync } from 'node:fs';
-import { JSONCodec, Msg, NatsConnection, Subscription } from 'nats';
-import { EnforcementSystem, hoursFromNow, startEnforcementSystem } from './enforcement-system';
-
-/**
- * Replaces the chain file atomically, as a ConfigMap update does: a file written in place can be
- * polled while truncated, and an empty file is the default chain, without the adapter filter.
- */
-export function replaceFile(path: string, text: string): void {
-  writeFileSync(`${path}.next`, text);
-  renameSync(`${path}.next`, path);
-}
+import { TEST_NATS_URL, eventually, uniqueName } from '@rollout/testing/kit';
+import { JSONCodec, Msg, NatsConnection, Subscription, connect } from 'nats';
+import { EnforcementSystem, Reply, enforcementSystem, hoursFromNow } from './enforcement-system';
 
 /**
  * Adapter filters (adapter.v1 over NATS) through the gateway. A small adapter written here with
@@ -178,35 +168,56 @@ export const LEASE = {
   reservations: [{ resourceType: 'physical:host', min: 1, max: 1 }],
 };
 /** One Blazar lease (by its name), which Blazar may ask about again: the same lease for the check cache. */
-export const BLAZAR_LEASE = {
+const BLAZAR_LEASE = {
   name: 'probe',
   start_date: LEASE.startDate,
   end_date: LEASE.endDate,
   reservations: [{ resource_type: 'physical:host', min: 1, max: 1 }],
 };
 
+export interface ProbeSystem extends EnforcementSystem {
+  nc: NatsConnection;
+  /** The adapter the probe filter calls, its first session open once the system has started. */
+  adapter: TestAdapter;
+  /** Creates LEASE in `project` through the API, under a new id (`id`). */
+  create(project: string): Promise<Reply & { id: string }>;
+  /** Asks check-create about BLAZAR_LEASE in `project`, as Blazar does. */
+  ask(project: string): Promise<Reply>;
+}
+
 /**
  * A system whose chain runs the probe filter on a TestAdapter started here, its first session
- * open. The namespace is only known once the service runs, so the chain points at the adapter
- * through a reload.
+ * open, with `env` beside the settings. The namespace is only known once the service runs, so
+ * the chain points at the adapter through a reload.
  */
-export async function startProbeSystem(
-  nc: NatsConnection,
-): Promise<{ system: EnforcementSystem; adapter: TestAdapter }> {
-  const system = await startEnforcementSystem(chain('nobody-yet', { v: 0 }, 'closed'), {
-    ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS: '100',
-  });
-  try {
-    const adapter = new TestAdapter(nc, system.namespace, uniqueName('probe-'));
-    adapter.start();
-    replaceFile(system.configFile, chain(adapter.name, { v: 1 }, 'closed'));
-    await eventually(() => (adapter.sessions.length === 1 ? true : undefined), {
-      timeoutMs: 15_000,
-      what: 'the first session',
+export function probeSystem(env: Record<string, string> = {}): ProbeSystem {
+  const system = enforcementSystem<ProbeSystem>(
+    chain('nobody-yet', { v: 0 }, 'closed'),
+    { ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS: '100', ...env },
+    {
+      async given(system) {
+        system.nc = await connect({ servers: TEST_NATS_URL });
+      },
+      async started(system) {
+        system.adapter = new TestAdapter(system.nc, system.namespace, uniqueName('probe-'));
+        system.adapter.start();
+        system.reload(chain(system.adapter.name, { v: 1 }, 'closed'));
+        await eventually(() => (system.adapter.sessions.length === 1 ? true : undefined), {
+          timeoutMs: 15_000,
+          what: 'the first session',
+        });
+      },
+      async closed(system) {
+        system.adapter?.release();
+        await system.nc?.close();
+      },
+    },
+  );
+  system.create = (project) => system.createLease(project, LEASE);
+  system.ask = (project) =>
+    system.blazar('check-create', {
+      context: { user_id: 'alice', project_id: project },
+      lease: BLAZAR_LEASE,
     });
-    return { system, adapter };
-  } catch (error) {
-    await system.close();
-    throw error;
-  }
+  return system;
 }

@@ -1,6 +1,6 @@
 import { IncomingMessage, Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EnforcementSystem, hoursFromNow, startEnforcementSystem } from './enforcement-system';
+import { hoursFromNow, policySystem } from './enforcement-system';
 
 interface Received {
   path: string;
@@ -21,7 +21,7 @@ interface OnEndScript {
  * A real HTTP policy service for Blazar's hooks: it denies project ext-deny, fails for ext-error,
  * and answers on-end by each project's script.
  */
-export async function startPolicyService() {
+async function startPolicyService() {
   const received: Received[] = [];
   const onEnd = new Map<string, OnEndScript>();
   const server: Server = createServer((req, res) => {
@@ -75,31 +75,24 @@ filters:
     status_on_error: 503
 `;
 
-export const lease = () => ({
+const lease = () => ({
   name: 'hooks',
   startDate: hoursFromNow(1),
   endDate: hoursFromNow(3),
   reservations: [{ resourceType: 'physical:host', min: 1, max: 1 }],
 });
 
-export type PolicyService = Awaited<ReturnType<typeof startPolicyService>>;
-
 /** The policy service and the system whose ExternalService calls it, on_end retried quickly. */
-export async function startHooksSystem(): Promise<{
-  policy: PolicyService;
-  system: EnforcementSystem;
-}> {
-  const policy = await startPolicyService();
-  try {
-    const system = await startEnforcementSystem(chain(policy.url), {
+export function hooksSystem() {
+  return policySystem(
+    startPolicyService,
+    chain,
+    {
       ENFORCEMENT_RETRY_POLL_INTERVAL_MS: '100',
       ENFORCEMENT_RETRY_BASE_MS: '200',
       ENFORCEMENT_RETRY_MAX_MS: '1000',
       ENFORCEMENT_ON_END_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
-    });
-    return { policy, system };
-  } catch (error) {
-    await policy.close();
-    throw error;
-  }
+    },
+    lease,
+  );
 }

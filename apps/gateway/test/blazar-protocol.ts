@@ -1,22 +1,26 @@
 import type { JsonBody } from '@rollout/testing/kit';
-import { BLAZAR_TOKEN, EnforcementSystem, Reply, hoursFromNow } from './enforcement-system';
+import { EnforcementSystem, enforcementSystem, hoursFromNow } from './enforcement-system';
 
 /** MaxActiveLeases of 2, so that a few Blazar leases beside the API's reach it. */
-export const BLAZAR_CHAIN = `
+const BLAZAR_CHAIN = `
 enabled_filters: [MaxLeaseDuration, MaxActiveLeases]
 filters:
   MaxLeaseDuration: { max_lease_duration: 86400 }
   MaxActiveLeases: { max_active_leases: 2 }
 `;
 
-/** A call to /v1/blazar/<hook> as Blazar makes it; `token` null: no X-Auth-Token at all. */
-export const callBlazar = (
-  system: EnforcementSystem,
-  hook: string,
-  body: unknown,
-  token: string | null = BLAZAR_TOKEN,
-): Promise<Reply> =>
-  system.call('POST', `/v1/blazar/${hook}`, body, token === null ? {} : { 'x-auth-token': token });
+export interface BlazarSystem extends EnforcementSystem {
+  /** The project's leases as the API lists them (the ledger's copy of Blazar's). */
+  ledger(project: string): Promise<Array<Record<string, JsonBody>>>;
+}
+
+/** The system of a spec file that Blazar calls, under BLAZAR_CHAIN, with its ledger read. */
+export function blazarSystem(): BlazarSystem {
+  const system = enforcementSystem<BlazarSystem>(BLAZAR_CHAIN);
+  system.ledger = async (project) =>
+    (await system.call('GET', `/v1/projects/${project}/leases?pageSize=100`)).body.leases;
+  return system;
+}
 
 /** Blazar's date format (naive, UTC) for a time `hours` from now. */
 export const naive = (hours: number) =>
@@ -54,9 +58,3 @@ export const hostLease = (name: string, hours = 2, extra: Record<string, unknown
   ],
   ...extra,
 });
-
-/** The project's leases as the API lists them (the ledger's copy of Blazar's). */
-export const ledgerOf = async (system: EnforcementSystem, project: string) =>
-  (await system.call('GET', `/v1/projects/${project}/leases?pageSize=100`)).body.leases as Array<
-    Record<string, JsonBody>
-  >;

@@ -1,6 +1,6 @@
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hoursFromNow } from './enforcement-system';
+import { hoursFromNow, policySystem } from './enforcement-system';
 
 interface Received {
   path: string;
@@ -15,7 +15,7 @@ export const TIMEOUT_MS = 300;
  * payload's context, so one service covers every outcome: 204, 403 with {"message"}, 403 with
  * {"error"}, 403 without a body, 500, a redirect, a timeout; once closed, connection refused.
  */
-export async function startPolicyServer() {
+async function startPolicyServer() {
   const received: Received[] = [];
   const hanging: ServerResponse[] = [];
   const server: Server = createServer((req, res) => {
@@ -73,7 +73,7 @@ export async function startPolicyServer() {
   };
 }
 
-export const chain = (endpoint: string, allowOnError: boolean) => `
+const chain = (endpoint: string, allowOnError: boolean) => `
 enabled_filters: [MaxLeaseDuration, ExternalService]
 filters:
   MaxLeaseDuration: { max_lease_duration: 86400 }
@@ -90,3 +90,16 @@ export const lease = () => ({
   endDate: hoursFromNow(3),
   reservations: [{ resourceType: 'virtual:floatingip', amount: 1, networkId: 'ext-net' }],
 });
+
+/** The token the filter sends the policy server. */
+export const POLICY_TOKEN = 'policy-s3cret';
+
+/** The policy server and the system whose ExternalService filter calls it. */
+export function externalServiceSystem(allowOnError: boolean) {
+  return policySystem(
+    startPolicyServer,
+    (url) => chain(url, allowOnError),
+    { POLICY_SERVICE_TOKEN: POLICY_TOKEN },
+    lease,
+  );
+}

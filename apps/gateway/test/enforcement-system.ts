@@ -12,7 +12,7 @@ import {
   JsonBody,
 } from '@rollout/testing/kit';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ import { gatewayApp } from '../src/gateway-app';
 export const ADMIN_TOKEN = 'leases-admin-token';
 /** An editor of project `other` only. */
 export const OTHER_TEAM_TOKEN = 'leases-other-team-token';
-export const BLAZAR_TOKEN = 'blazar-service-token';
+const BLAZAR_TOKEN = 'blazar-service-token';
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -35,20 +35,25 @@ export interface EnforcementSystem {
   base: string;
   /** The NATS namespace of this run (adapters answer on its subjects). */
   namespace: string;
-  /** The filter chain file the service watches (rewrite it to reload). */
-  configFile: string;
+  /** Replaces the filter chain the service watches, as a ConfigMap update does. */
+  reload(chainYaml: string): void;
   call(
     method: string,
     path: string,
     body?: unknown,
     headers?: Record<string, string>,
   ): Promise<Reply>;
+  /** A call to /v1/blazar/<hook> as Blazar makes it; `token` null: no X-Auth-Token at all. */
+  blazar(hook: string, body: unknown, token?: string | null): Promise<Reply>;
+  /** Creates `lease` in `project` through the API, under an id of its own (`id`). */
+  createLease(project: string, lease: object): Promise<Reply & { id: string }>;
   /** The enforcement-service's Prometheus metrics. */
   metrics(): Promise<string>;
   /** Stops the enforcement-service (SIGTERM, a graceful shutdown). */
   stopService(): Promise<void>;
   /** Starts the enforcement-service again on the same schema, namespace and settings. */
   startService(): Promise<void>;
+  /** Stops everything and removes what the run made; closing again does nothing. */
   close(): Promise<void>;
 }
 
@@ -57,7 +62,7 @@ export interface EnforcementSystem {
  * (apps never import each other), on a NATS namespace and a Postgres schema of their own, with
  * the given filter chain file.
  */
-export async function startEnforcementSystem(
+async function startEnforcementSystem(
   enforcementYaml: string,
   env: Record<string, string> = {},
 ): Promise<EnforcementSystem> {
@@ -130,24 +135,109 @@ export async function startEnforcementSystem(
       },
     );
   await serving();
+  let leasesCreated = 0;
+  let closed: Promise<void> | undefined;
   return {
     base,
     namespace,
-    configFile,
+    // Atomically: a file written in place can be polled while truncated, and an empty file is
+    // the default chain.
+    reload(chainYaml) {
+      writeFileSync(`${configFile}.next`, chainYaml);
+      renameSync(`${configFile}.next`, configFile);
+    },
     call,
+    blazar: (hook, body, token = BLAZAR_TOKEN) =>
+      call('POST', `/v1/blazar/${hook}`, body, token === null ? {} : { 'x-auth-token': token }),
+    async createLease(project, lease) {
+      const id = `lease-${++leasesCreated}`;
+      return { ...(await call('POST', `/v1/projects/${project}/leases?leaseId=${id}`, lease)), id };
+    },
     metrics: async () => (await fetch(`http://127.0.0.1:${servicePort}/metrics`)).text(),
     stopService: () => service.stop(),
     async startService() {
       service = startServiceProcess('enforcement-service', serviceEnv);
       await serving();
     },
-    async close() {
-      await gateway?.close();
-      await service.stop();
-      rmSync(dir, { recursive: true, force: true });
-      await removeTestResources({ schema, namespace });
+    close() {
+      closed ??= (async () => {
+        await gateway?.close();
+        await service.stop();
+        rmSync(dir, { recursive: true, force: true });
+        await removeTestResources({ schema, namespace });
+      })();
+      return closed;
     },
   };
+}
+
+/** What a kit does around the system of `enforcementSystem`, on the handle it fills in. */
+export interface AroundSystem<S extends EnforcementSystem> {
+  /** Before the system starts (e.g. a policy service the chain names). */
+  given?(system: S): Promise<void>;
+  /** Once the system serves (e.g. an adapter the chain is then pointed at). */
+  started?(system: S): Promise<void>;
+  /** After the system is closed. */
+  closed?(system: S): Promise<void>;
+}
+
+/**
+ * The one system of a spec file (or of the `describe` it is called in): started before its
+ * tests with the filter chain `chain` (or the chain `given` makes possible) and `env` beside the
+ * test settings, closed after them. The handle is filled in by the hooks; a kit gives it its own
+ * members (`S`) in `around`.
+ */
+export function enforcementSystem<S extends EnforcementSystem = EnforcementSystem>(
+  chain: string | ((system: S) => string),
+  env: Record<string, string> = {},
+  around: AroundSystem<S> = {},
+): S {
+  const system = {} as S;
+  beforeAll(async () => {
+    await around.given?.(system);
+    const chainYaml = typeof chain === 'string' ? chain : chain(system);
+    Object.assign(system, await startEnforcementSystem(chainYaml, env));
+    await around.started?.(system);
+  }, 60_000);
+  afterAll(async () => {
+    await system.close?.();
+    await around.closed?.(system);
+  });
+  return system;
+}
+
+/** A server a filter of the chain calls (a policy service): its base URL, and its end. */
+interface PolicyServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface PolicySystem<P extends PolicyServer> extends EnforcementSystem {
+  policy: P;
+  /** Creates the kit's lease in `project` through the API, under a new id (`id`). */
+  create(project: string): Promise<Reply & { id: string }>;
+}
+
+/**
+ * A system whose chain, made from its URL, calls the server `startPolicy` starts before it (and
+ * which is closed after it); `create` makes leases shaped by `lease`.
+ */
+export function policySystem<P extends PolicyServer>(
+  startPolicy: () => Promise<P>,
+  chain: (policyUrl: string) => string,
+  env: Record<string, string>,
+  lease: () => object,
+): PolicySystem<P> {
+  const system = enforcementSystem<PolicySystem<P>>(({ policy }) => chain(policy.url), env, {
+    async given(system) {
+      system.policy = await startPolicy();
+    },
+    async closed({ policy }) {
+      await policy?.close();
+    },
+  });
+  system.create = (project) => system.createLease(project, lease());
+  return system;
 }
 
 /** A date `hours` from now, whole seconds, RFC 3339. */

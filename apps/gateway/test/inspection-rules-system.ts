@@ -32,14 +32,12 @@ const API_KEYS = JSON.stringify([
   },
 ]);
 
-export type TestSystem = Awaited<ReturnType<typeof startSystem>>;
-
 /**
  * The gateway runs in-process; the inspection-rules-service runs from its own main.ts in a
  * child process (apps never import each other), on the same NATS namespace. Its log lines
  * (stdout) are kept, to check what they say.
  */
-export async function startSystem(builtInYaml: string, env: Record<string, string>) {
+async function startSystem(builtInYaml: string, env: Record<string, string>) {
   const namespace = uniqueName();
   const schema = uniqueName('it_');
   const dir = mkdtempSync(join(tmpdir(), 'inspection-rules-'));
@@ -112,7 +110,7 @@ export async function startSystem(builtInYaml: string, env: Record<string, strin
 }
 
 export const BUILT_IN_UUID = '11111111-1111-4111-8111-111111111111';
-export const BUILT_INS = `
+const BUILT_INS = `
 - uuid: ${BUILT_IN_UUID}
   description: built-in tagger
   priority: 10000
@@ -149,17 +147,19 @@ export interface Rule {
 }
 
 /** One call to the gateway as an HTTP client makes it; Ironic's error body is read as its fault. */
-export async function callApi(
+async function callApi(
   base: string,
   method: string,
   path: string,
   body?: unknown,
   contentType = 'application/json',
   token: string | null = ADMIN_TOKEN,
+  headers: Record<string, string> = {},
 ) {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: {
+      ...headers,
       ...(token ? { authorization: `Bearer ${token}` } : {}),
       ...(body !== undefined ? { 'content-type': contentType } : {}),
     },
@@ -183,7 +183,7 @@ export const IRONIC_HEADERS = {
 };
 
 /** One call as an Ironic client makes it (admin token, its headers); the fault read as `callApi` does. */
-export async function callIronic(
+async function callIronic(
   base: string,
   method: string,
   path: string,
@@ -212,3 +212,58 @@ export const logRule = (description: string, priority: number) => ({
   priority,
   actions: [{ op: 'log', args: [description] }],
 });
+
+/** What a spec file's inspection rules run in: filled in by the hooks `inspectionRulesSystem` registers. */
+export interface InspectionRulesSystem {
+  /** The gateway's URL. */
+  base: string;
+  /** The service's Postgres schema. */
+  schema: string;
+  /** What the service has logged so far. */
+  logs(): string;
+  /** A call as an HTTP client makes it, with the admin token unless `token` says otherwise. */
+  call: (
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType?: string,
+    token?: string | null,
+    headers?: Record<string, string>,
+  ) => ReturnType<typeof callApi>;
+  /** Creates `rule` (201) or answers why not. */
+  create: (rule: object) => ReturnType<typeof callApi>;
+  /** A call as python-ironicclient makes it: `headers` instead of IRONIC_HEADERS. */
+  ironic: (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ) => ReturnType<typeof callIronic>;
+}
+
+/**
+ * The one system of a spec file (or of the `describe` it is called in): the gateway and the
+ * inspection-rules-service with BUILT_INS and `env`, started before its tests and removed after
+ * them.
+ */
+export function inspectionRulesSystem(
+  env: Record<string, string> = { INSPECTION_DEFAULT_SCOPE: 'lab', LOG_LEVEL: 'debug' },
+): InspectionRulesSystem {
+  let running: Awaited<ReturnType<typeof startSystem>> | undefined;
+  const system: InspectionRulesSystem = {
+    base: '',
+    schema: '',
+    logs: () => running?.logs() ?? '',
+    call: (method, path, body, contentType, token, headers) =>
+      callApi(system.base, method, path, body, contentType, token, headers),
+    create: (rule) => system.call('POST', '/v1/inspection_rules', rule),
+    ironic: (method, path, body, headers) => callIronic(system.base, method, path, body, headers),
+  };
+  beforeAll(async () => {
+    running = await startSystem(BUILT_INS, env);
+    system.base = running.base;
+    system.schema = running.schema;
+  }, 60_000);
+  afterAll(() => running?.close(), 30_000);
+  return system;
+}

@@ -1,5 +1,5 @@
-import { BLAZAR_TOKEN, EnforcementSystem, hoursFromNow } from '../../test/enforcement-system';
-import { PolicyService, lease, startHooksSystem } from '../../test/blazar-policy-service';
+import { hoursFromNow } from '../../test/enforcement-system';
+import { hooksSystem } from '../../test/blazar-policy-service';
 
 /**
  * Blazar's hooks as Blazar runs them, against a policy service started here (real HTTP, real
@@ -7,26 +7,11 @@ import { PolicyService, lease, startHooksSystem } from '../../test/blazar-policy
  * denials with their configured status.
  */
 describe('Blazar hooks: given an ExternalService filter, the calls it makes', () => {
-  let policy: PolicyService;
-  let system: EnforcementSystem;
-  let n = 0;
-  const create = (project: string) =>
-    system.call('POST', `/v1/projects/${project}/leases?leaseId=h-${++n}`, lease());
-  const blazar = (hook: string, body: unknown) =>
-    system.call('POST', `/v1/blazar/${hook}`, body, { 'x-auth-token': BLAZAR_TOKEN });
-
-  beforeAll(async () => {
-    ({ policy, system } = await startHooksSystem());
-  }, 60_000);
-
-  afterAll(async () => {
-    await system?.close();
-    await policy?.close();
-  });
+  const system = hooksSystem();
 
   it("posts each hook to <endpoint>/v1/<hook>, with the seed's context fields, auth_url included", async () => {
-    expect((await create('hooks')).status).toBe(200);
-    const call = policy.received.at(-1)!;
+    expect((await system.create('hooks')).status).toBe(200);
+    const call = system.policy.received.at(-1)!;
     expect(call.path).toBe('/v1/check-create');
     expect(call.headers['x-auth-token']).toBe('policy-token');
     expect(call.body.context).toEqual({
@@ -38,7 +23,7 @@ describe('Blazar hooks: given an ExternalService filter, the calls it makes', ()
   });
 
   it('answers a failing service with its own reason and the configured status, and a policy denial with PERMISSION_DENIED', async () => {
-    const failed = await create('ext-error');
+    const failed = await system.create('ext-error');
     expect(failed.status).toBe(503);
     expect(failed.body.error).toMatchObject({
       status: 'UNAVAILABLE',
@@ -48,7 +33,7 @@ describe('Blazar hooks: given an ExternalService filter, the calls it makes', ()
       reason: 'ENFORCEMENT_FILTER_FAILED',
       metadata: { filter: 'ExternalService', hook: 'check_create' },
     });
-    const denied = await create('ext-deny');
+    const denied = await system.create('ext-deny');
     expect(denied.status).toBe(403);
     expect(denied.body.error).toMatchObject({
       status: 'PERMISSION_DENIED',
@@ -80,9 +65,9 @@ describe('Blazar hooks: given an ExternalService filter, the calls it makes', ()
 
     it("passes Blazar's own auth_url on to the policy service", async () => {
       expect(
-        (await blazar('check-create', { context, lease: blazarLease('via-blazar') })).status,
+        (await system.blazar('check-create', { context, lease: blazarLease('via-blazar') })).status,
       ).toBe(204);
-      expect(policy.received.at(-1)!.body.context).toEqual({
+      expect(system.policy.received.at(-1)!.body.context).toEqual({
         user_id: 'u-1',
         project_id: 'blazar-hooks',
         auth_url: 'https://blazar-keystone/v3',
@@ -91,21 +76,21 @@ describe('Blazar hooks: given an ExternalService filter, the calls it makes', ()
     });
 
     it('answers a check-update that only renames without asking anyone, and asks for a real change', async () => {
-      const calls = policy.received.length;
-      const renamed = await blazar('check-update', {
+      const calls = system.policy.received.length;
+      const renamed = await system.blazar('check-update', {
         context,
         current_lease: blazarLease('via-blazar'),
         lease: blazarLease('via-blazar-2'),
       });
       expect(renamed.status).toBe(204);
-      expect(policy.received.length).toBe(calls);
-      const longer = await blazar('check-update', {
+      expect(system.policy.received.length).toBe(calls);
+      const longer = await system.blazar('check-update', {
         context,
         current_lease: blazarLease('via-blazar-2'),
         lease: blazarLease('via-blazar-2', naive(hoursFromNow(5))),
       });
       expect(longer.status).toBe(204);
-      expect(policy.received.at(-1)!.path).toBe('/v1/check-update');
+      expect(system.policy.received.at(-1)!.path).toBe('/v1/check-update');
     });
   });
 });

@@ -6,12 +6,7 @@ import {
   startServiceProcess,
   uniqueName,
 } from '@rollout/testing/kit';
-import { replaceFile } from '../../test/adapter-double';
-import {
-  BLAZAR_TOKEN,
-  EnforcementSystem,
-  startEnforcementSystem,
-} from '../../test/enforcement-system';
+import { enforcementSystem } from '../../test/enforcement-system';
 
 /**
  * The reference budget adapter (apps/budget-adapter, from its main.ts, its own Postgres schema)
@@ -19,7 +14,6 @@ import {
  * acme 30, bravo 15, charlie 20, delta 25; every lease here is 1 host for exactly 10 hours.
  */
 describe('adapter filters: the budget adapter', () => {
-  let system: EnforcementSystem;
   let budget: ServiceProcess;
   const name = uniqueName('budget-');
   const schema = uniqueName('it_budget_');
@@ -46,12 +40,12 @@ filters:
     failure_policy: closed
     timeout_ms: 2000
 `;
+  // The service first (its namespace), then the adapter on it, then the chain.
+  const system = enforcementSystem(chain('nobody-yet'), {
+    ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS: '100',
+  });
 
   beforeAll(async () => {
-    // As above: the service first (its namespace), then the adapter on it, then the chain.
-    system = await startEnforcementSystem(chain('nobody-yet'), {
-      ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS: '100',
-    });
     const port = await freePort();
     budget = startServiceProcess('budget-adapter', {
       NATS_NAMESPACE: system.namespace,
@@ -66,7 +60,7 @@ filters:
         (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined,
       { timeoutMs: 30_000, intervalMs: 200, what: 'budget-adapter ready' },
     );
-    replaceFile(system.configFile, chain(name));
+    system.reload(chain(name));
     // A project without a budget passes once the handler has its session.
     await eventually(async () => ((await create('unlimited')).status === 200 ? true : undefined), {
       timeoutMs: 20_000,
@@ -76,7 +70,6 @@ filters:
   }, 90_000);
 
   afterAll(async () => {
-    await system?.close();
     await budget?.stop();
     await removeTestResources({ schema });
   });
@@ -123,13 +116,7 @@ filters:
       lease: blazarLease,
     };
     for (let i = 0; i < 2; i++)
-      expect(
-        (
-          await system.call('POST', '/v1/blazar/check-create', body, {
-            'x-auth-token': BLAZAR_TOKEN,
-          })
-        ).status,
-      ).toBe(204);
+      expect((await system.blazar('check-create', body)).status).toBe(204);
     // 20 host-hours: charged once, 10 are left for exactly one more lease.
     expect((await create('charlie')).status).toBe(200);
     expect((await create('charlie')).status).toBe(403);

@@ -1,34 +1,13 @@
 import {
-  BUILT_INS,
   BUILT_IN_UUID,
   Rule,
-  TestSystem,
-  callApi,
-  callIronic,
+  inspectionRulesSystem,
   logRule,
-  startSystem,
 } from '../../test/inspection-rules-system';
 
 describe("given Ironic's API shape on inspection rules, when rules are written, listed and paged, then bodies, fields and pages are Ironic's", () => {
-  let apps: TestSystem;
-
-  beforeAll(async () => {
-    apps = await startSystem(BUILT_INS, { INSPECTION_DEFAULT_SCOPE: 'lab', LOG_LEVEL: 'debug' });
-  }, 60_000);
-
-  afterAll(async () => {
-    await apps?.close();
-  }, 30_000);
-
-  const call = (
-    method: string,
-    path: string,
-    body?: unknown,
-    contentType?: string,
-    token?: string | null,
-  ) => callApi(apps.base, method, path, body, contentType, token);
-  const ironic = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
-    callIronic(apps.base, method, path, body, headers);
+  const system = inspectionRulesSystem();
+  const { call, ironic } = system;
 
   beforeAll(async () => {
     expect((await call('DELETE', '/v1/inspection_rules')).status).toBe(204);
@@ -174,7 +153,7 @@ describe("given Ironic's API shape on inspection rules, when rules are written, 
     const first = await ironic('GET', '/v1/inspection_rules?limit=2');
     expect((first.body.inspection_rules as Rule[]).map((r) => r.uuid)).toEqual(uuids.slice(0, 2));
     expect(first.body.next).toBe(
-      `${apps.base}/v1/inspection_rules?sort_key=id&sort_dir=asc&fields=uuid,priority,phase,description&limit=2&marker=${uuids[1]}`,
+      `${system.base}/v1/inspection_rules?sort_key=id&sort_dir=asc&fields=uuid,priority,phase,description&limit=2&marker=${uuids[1]}`,
     );
     // python-ironicclient follows `next` as it is.
     const second = await ironic(

@@ -1,14 +1,9 @@
+import { hoursFromNow, sample } from '../../test/enforcement-system';
 import {
-  EnforcementSystem,
-  hoursFromNow,
-  sample,
-  startEnforcementSystem,
-} from '../../test/enforcement-system';
-import {
+  POLICY_TOKEN,
   TIMEOUT_MS,
-  chain,
+  externalServiceSystem,
   lease,
-  startPolicyServer,
 } from '../../test/enforcement-external-service';
 
 /**
@@ -43,26 +38,10 @@ const ERRORS: Array<[string, string, string]> = [
 const REFUSED = 'External service call to check-create failed: connection refused.';
 
 describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOnError) => {
-  let policy: Awaited<ReturnType<typeof startPolicyServer>>;
-  let system: EnforcementSystem;
-  let n = 0;
-  const create = (project: string) =>
-    system.call('POST', `/v1/projects/${project}/leases?leaseId=l-${++n}`, lease());
-
-  beforeAll(async () => {
-    policy = await startPolicyServer();
-    system = await startEnforcementSystem(chain(policy.url, allowOnError), {
-      POLICY_SERVICE_TOKEN: 'policy-s3cret',
-    });
-  }, 60_000);
-
-  afterAll(async () => {
-    await system?.close();
-    await policy?.close();
-  });
+  const system = externalServiceSystem(allowOnError);
 
   it('204 allows', async () => {
-    const created = await create('ext-204');
+    const created = await system.create('ext-204');
     expect(created.status).toBe(200);
     expect(created.body.status).toBe('PENDING');
   });
@@ -70,7 +49,7 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
   it.each(DENIALS)(
     '%s denies with that message, whatever allow_on_error says',
     async (_, project, message) => {
-      const refused = await create(project);
+      const refused = await system.create(project);
       expect(refused.status).toBe(403);
       expect(refused.body.error).toMatchObject({ status: 'PERMISSION_DENIED', message });
       expect(refused.body.error.details[0]).toMatchObject({
@@ -78,7 +57,7 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
         metadata: { filter: 'ExternalService' },
       });
       expect(
-        (await system.call('GET', `/v1/projects/${project}/leases/l-${n}`)).body,
+        (await system.call('GET', `/v1/projects/${project}/leases/${refused.id}`)).body,
       ).toMatchObject({ status: 'ERROR', statusReason: message });
     },
   );
@@ -90,9 +69,9 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
         hook: 'check_create',
         filter: 'ExternalService',
       });
-      const answer = await create(project);
+      const answer = await system.create(project);
       const decisions = (
-        await system.call('GET', `/v1/projects/${project}/leases/l-${n}/decisions`)
+        await system.call('GET', `/v1/projects/${project}/leases/${answer.id}/decisions`)
       ).body.decisions;
       const after = sample(await system.metrics(), 'enforcement_fail_open_total', {
         hook: 'check_create',
@@ -135,9 +114,9 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
     const body = lease();
     const created = await system.call('POST', '/v1/projects/ext-204/leases?leaseId=wire', body);
     expect(created.status).toBe(200);
-    const checkCreate = policy.received.at(-1)!;
+    const checkCreate = system.policy.received.at(-1)!;
     expect(checkCreate.path).toBe('/v1/check-create');
-    expect(checkCreate.headers['x-auth-token']).toBe('policy-s3cret');
+    expect(checkCreate.headers['x-auth-token']).toBe(POLICY_TOKEN);
     expect(checkCreate.headers['x-request-id']).toEqual(expect.any(String));
     expect(checkCreate.body).toEqual({
       // No auth_url configured: still a string, as Blazar always sends one.
@@ -158,7 +137,7 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
         })
       ).status,
     ).toBe(200);
-    const update = policy.received.at(-1)!;
+    const update = system.policy.received.at(-1)!;
     expect(update.path).toBe('/v1/check-update');
     expect(Object.keys(update.body)).toEqual(['context', 'current_lease', 'lease']);
     expect(update.body.context).toMatchObject({ auth_url: '' });
@@ -172,11 +151,11 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
     );
     expect(update.body.lease).not.toHaveProperty('id');
     expect((await system.call('POST', '/v1/projects/ext-204/leases/wire:end')).status).toBe(200);
-    const onEnd = policy.received.at(-1)!;
+    const onEnd = system.policy.received.at(-1)!;
     expect(onEnd.path).toBe('/v1/on-end');
     expect(onEnd.body.lease).toMatchObject({ id: 'wire', name: 'nightly-2' });
     expect(onEnd.body.context).toMatchObject({ auth_url: '' });
-    expect(policy.received.filter((r) => r.path === '/v1/on-end')).toHaveLength(1);
+    expect(system.policy.received.filter((r) => r.path === '/v1/on-end')).toHaveLength(1);
   });
 
   it('runs no filter and calls no external service for an update that only renames, or sends back what the lease holds (as Blazar)', async () => {
@@ -184,7 +163,7 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
     expect(
       (await system.call('POST', '/v1/projects/ext-204/leases?leaseId=rename-only', body)).status,
     ).toBe(200);
-    const calls = policy.received.length;
+    const calls = system.policy.received.length;
     const renamed = await system.call('PATCH', '/v1/projects/ext-204/leases/rename-only', {
       name: 'renamed',
     });
@@ -196,7 +175,7 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
       reservations: body.reservations,
     });
     expect(same.status).toBe(200);
-    expect(policy.received.length).toBe(calls);
+    expect(system.policy.received.length).toBe(calls);
     const decisions = (
       await system.call('GET', '/v1/projects/ext-204/leases/rename-only/decisions')
     ).body.decisions;
@@ -208,16 +187,20 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
         })
       ).status,
     ).toBe(200);
-    expect(policy.received.at(-1)!.path).toBe('/v1/check-update');
+    expect(system.policy.received.at(-1)!.path).toBe('/v1/check-update');
   });
 
   it('records an on_end the service fails, and never lets it block the end', async () => {
-    expect((await create('ext-on-end-fails')).status).toBe(200);
-    const ended = await system.call('POST', `/v1/projects/ext-on-end-fails/leases/l-${n}:end`);
+    const created = await system.create('ext-on-end-fails');
+    expect(created.status).toBe(200);
+    const ended = await system.call(
+      'POST',
+      `/v1/projects/ext-on-end-fails/leases/${created.id}:end`,
+    );
     expect(ended.status).toBe(200);
     expect(ended.body.status).toBe('TERMINATED');
     const decisions = (
-      await system.call('GET', `/v1/projects/ext-on-end-fails/leases/l-${n}/decisions`)
+      await system.call('GET', `/v1/projects/ext-on-end-fails/leases/${created.id}/decisions`)
     ).body.decisions;
     expect(decisions[1]).toMatchObject({ hook: 'ON_END', result: 'NOTIFIED' });
     expect(decisions[1].steps).toContainEqual({
@@ -229,10 +212,11 @@ describe.each([false, true])('ExternalService with allow_on_error: %s', (allowOn
   });
 
   it(`connection refused is an error: ${allowOnError ? 'allowed and counted as fail-open' : 'denied'}`, async () => {
-    await policy.close();
-    const answer = await create('ext-refused');
-    const decisions = (await system.call('GET', `/v1/projects/ext-refused/leases/l-${n}/decisions`))
-      .body.decisions;
+    await system.policy.close();
+    const answer = await system.create('ext-refused');
+    const decisions = (
+      await system.call('GET', `/v1/projects/ext-refused/leases/${answer.id}/decisions`)
+    ).body.decisions;
     if (allowOnError) {
       expect(answer.status).toBe(200);
       expect(decisions[0].steps[1]).toEqual({

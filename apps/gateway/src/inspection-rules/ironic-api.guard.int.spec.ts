@@ -1,37 +1,24 @@
 import {
   ADMIN_TOKEN,
-  BUILT_INS,
   EDITOR_TOKEN,
   IRONIC_HEADERS,
   Rule,
-  TestSystem,
-  callIronic,
+  inspectionRulesSystem,
   logRule,
-  startSystem,
 } from '../../test/inspection-rules-system';
 
 describe("given Ironic's API shape on inspection rules, when a client sends its headers, then versions, tokens and errors answer as Ironic", () => {
-  let apps: TestSystem;
-
-  beforeAll(async () => {
-    apps = await startSystem(BUILT_INS, { INSPECTION_DEFAULT_SCOPE: 'lab', LOG_LEVEL: 'debug' });
-  }, 60_000);
-
-  afterAll(async () => {
-    await apps?.close();
-  }, 30_000);
-
-  const ironic = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
-    callIronic(apps.base, method, path, body, headers);
+  const system = inspectionRulesSystem();
+  const { ironic } = system;
 
   it('creates with 201, a Location naming the rule, links, and the version headers', async () => {
     const created = await ironic('POST', '/v1/inspection_rules', logRule('located', 3));
     expect(created.status).toBe(201);
     const { uuid } = created.body as Rule;
-    expect(created.headers.get('location')).toBe(`${apps.base}/v1/inspection_rules/${uuid}`);
+    expect(created.headers.get('location')).toBe(`${system.base}/v1/inspection_rules/${uuid}`);
     expect(created.body.links).toEqual([
-      { href: `${apps.base}/v1/inspection_rules/${uuid}`, rel: 'self' },
-      { href: `${apps.base}/inspection_rules/${uuid}`, rel: 'bookmark' },
+      { href: `${system.base}/v1/inspection_rules/${uuid}`, rel: 'self' },
+      { href: `${system.base}/inspection_rules/${uuid}`, rel: 'bookmark' },
     ]);
     expect(created.headers.get('x-openstack-ironic-api-version')).toBe('1.96');
     expect(created.headers.get('x-openstack-ironic-api-minimum-version')).toBe('1.1');
@@ -49,24 +36,24 @@ describe("given Ironic's API shape on inspection rules, when a client sends its 
   });
 
   it('takes the token as OpenStack clients send it, in X-Auth-Token', async () => {
-    const response = await fetch(`${apps.base}/v1/inspection_rules`, {
+    const response = await fetch(`${system.base}/v1/inspection_rules`, {
       headers: { ...IRONIC_HEADERS, 'x-auth-token': ADMIN_TOKEN },
     });
     expect(response.status).toBe(200);
-    const refused = await fetch(`${apps.base}/v1/inspection_rules`, {
+    const refused = await fetch(`${system.base}/v1/inspection_rules`, {
       headers: { ...IRONIC_HEADERS, 'x-auth-token': EDITOR_TOKEN },
     });
     expect(refused.status).toBe(403);
     expect(
       (
-        await fetch(`${apps.base}/v1/inspection_rules`, {
+        await fetch(`${system.base}/v1/inspection_rules`, {
           headers: { ...IRONIC_HEADERS, 'x-auth-token': 'wrong' },
         })
       ).status,
     ).toBe(401);
     // Elsewhere the gateway still wants a bearer token.
     expect(
-      (await fetch(`${apps.base}/v1/services`, { headers: { 'x-auth-token': ADMIN_TOKEN } }))
+      (await fetch(`${system.base}/v1/services`, { headers: { 'x-auth-token': ADMIN_TOKEN } }))
         .status,
     ).toBe(401);
   });

@@ -1,32 +1,12 @@
 import {
-  BUILT_INS,
   BUILT_IN_UUID,
   EDITOR_TOKEN,
   Rule,
-  TestSystem,
-  callApi,
-  startSystem,
+  inspectionRulesSystem,
 } from '../../test/inspection-rules-system';
 
 describe('given the inspection rules API through the gateway, when rules are created, read and listed', () => {
-  let apps: TestSystem;
-
-  beforeAll(async () => {
-    apps = await startSystem(BUILT_INS, { INSPECTION_DEFAULT_SCOPE: 'lab', LOG_LEVEL: 'debug' });
-  }, 60_000);
-
-  afterAll(async () => {
-    await apps?.close();
-  }, 30_000);
-
-  const call = (
-    method: string,
-    path: string,
-    body?: unknown,
-    contentType?: string,
-    token?: string | null,
-  ) => callApi(apps.base, method, path, body, contentType, token);
-  const create = (rule: object) => call('POST', '/v1/inspection_rules', rule);
+  const { call, create } = inspectionRulesSystem();
 
   it.each([
     ['GET', '/v1/inspection_rules', undefined],

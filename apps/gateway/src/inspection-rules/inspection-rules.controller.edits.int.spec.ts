@@ -1,31 +1,7 @@
-import {
-  BUILT_INS,
-  BUILT_IN_UUID,
-  Rule,
-  TestSystem,
-  callApi,
-  startSystem,
-} from '../../test/inspection-rules-system';
+import { BUILT_IN_UUID, Rule, inspectionRulesSystem } from '../../test/inspection-rules-system';
 
 describe('given the inspection rules API through the gateway, when rules are patched, deleted, evaluated and imported', () => {
-  let apps: TestSystem;
-
-  beforeAll(async () => {
-    apps = await startSystem(BUILT_INS, { INSPECTION_DEFAULT_SCOPE: 'lab', LOG_LEVEL: 'debug' });
-  }, 60_000);
-
-  afterAll(async () => {
-    await apps?.close();
-  }, 30_000);
-
-  const call = (
-    method: string,
-    path: string,
-    body?: unknown,
-    contentType?: string,
-    token?: string | null,
-  ) => callApi(apps.base, method, path, body, contentType, token);
-  const create = (rule: object) => call('POST', '/v1/inspection_rules', rule);
+  const { call, create } = inspectionRulesSystem();
 
   it('patches a rule with JSON Patch and refuses forbidden changes with 400', async () => {
     const { body: rule } = await create({

@@ -1,25 +1,16 @@
 import { eventually } from '@rollout/testing/kit';
 import {
   BUILT_IN_FILTERS_CHAIN,
-  EnforcementSystem,
+  enforcementSystem,
   hoursFromNow,
   host,
   lease,
   leases,
   sample,
-  startEnforcementSystem,
 } from '../../test/enforcement-system';
 
 /** Updating, ending and exempting leases through the gateway, decided by the built-in filters. */
-let system: EnforcementSystem;
-
-beforeAll(async () => {
-  system = await startEnforcementSystem(BUILT_IN_FILTERS_CHAIN);
-}, 60_000);
-
-afterAll(async () => {
-  await system?.close();
-});
+const system = enforcementSystem(BUILT_IN_FILTERS_CHAIN);
 
 describe('updating leases', () => {
   it('applies an update the filters allow, and records both decisions', async () => {

@@ -1,33 +1,14 @@
 import { eventually } from '@rollout/testing/kit';
 import {
-  BUILT_INS,
   BUILT_IN_UUID,
   DISCOVERY_RULE,
   Rule,
-  TestSystem,
-  callApi,
-  startSystem,
+  inspectionRulesSystem,
 } from '../../test/inspection-rules-system';
 
 describe('sensitive inspection rules through the gateway', () => {
-  let apps: TestSystem;
-
-  beforeAll(async () => {
-    apps = await startSystem(BUILT_INS, { INSPECTION_DEFAULT_SCOPE: 'lab', LOG_LEVEL: 'debug' });
-  }, 60_000);
-
-  afterAll(async () => {
-    await apps?.close();
-  }, 30_000);
-
-  const call = (
-    method: string,
-    path: string,
-    body?: unknown,
-    contentType?: string,
-    token?: string | null,
-  ) => callApi(apps.base, method, path, body, contentType, token);
-  const create = (rule: object) => call('POST', '/v1/inspection_rules', rule);
+  const system = inspectionRulesSystem();
+  const { call, create } = system;
 
   let uuid: string;
 
@@ -158,12 +139,14 @@ describe('sensitive inspection rules through the gateway', () => {
     // The rules did log (so the logs are being read), with the sensitive rule's message hidden.
     await eventually(
       async () =>
-        apps.logs().includes('plain message from a rule that is not sensitive') ? true : undefined,
+        system.logs().includes('plain message from a rule that is not sensitive')
+          ? true
+          : undefined,
       {
         what: 'the rule log line',
       },
     );
-    expect(apps.logs()).toContain('logged a message (hidden: the rule is sensitive)');
-    expect(apps.logs()).not.toMatch(/pa\$\$w0rd|calvin_secret_path/);
+    expect(system.logs()).toContain('logged a message (hidden: the rule is sensitive)');
+    expect(system.logs()).not.toMatch(/pa\$\$w0rd|calvin_secret_path/);
   });
 });

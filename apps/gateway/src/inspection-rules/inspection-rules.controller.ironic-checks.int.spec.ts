@@ -1,18 +1,8 @@
-import { BUILT_INS, TestSystem, callIronic, startSystem } from '../../test/inspection-rules-system';
+import { inspectionRulesSystem } from '../../test/inspection-rules-system';
 
 describe('given rules written for Ironic, when they are saved, read back and run through the gateway, then they are checked and kept as Ironic checks and keeps them', () => {
-  let apps: TestSystem;
+  const { ironic } = inspectionRulesSystem({});
 
-  beforeAll(async () => {
-    apps = await startSystem(BUILT_INS, {});
-  }, 60_000);
-
-  afterAll(async () => {
-    await apps?.close();
-  }, 30_000);
-
-  const ironic = (method: string, path: string, body?: unknown) =>
-    callIronic(apps.base, method, path, body);
   const log = [{ op: 'log', args: ['x'] }];
 
   it('refuses a comparison without values on create and on patch with 400 naming values, and keeps the rule', async () => {

@@ -1,14 +1,8 @@
+import { hoursFromNow } from '../../test/enforcement-system';
 import {
-  EnforcementSystem,
-  startEnforcementSystem,
-  hoursFromNow,
-} from '../../test/enforcement-system';
-import {
-  BLAZAR_CHAIN,
   blazarContext as context,
-  callBlazar,
+  blazarSystem,
   hostLease,
-  ledgerOf,
   naive,
 } from '../../test/blazar-protocol';
 
@@ -18,18 +12,7 @@ import {
  * Admitted leases are tracked in the ledger, so MaxActiveLeases counts them beside the API's and
  * on-end releases them.
  */
-let system: EnforcementSystem;
-const blazar = (hook: string, body: unknown, token?: string | null) =>
-  callBlazar(system, hook, body, token);
-const ledger = (project: string) => ledgerOf(system, project);
-
-beforeAll(async () => {
-  system = await startEnforcementSystem(BLAZAR_CHAIN);
-}, 60_000);
-
-afterAll(async () => {
-  await system?.close();
-});
+const system = blazarSystem();
 
 describe('authentication', () => {
   it.each([
@@ -37,7 +20,7 @@ describe('authentication', () => {
     ['a wrong token', 'not-the-token'],
     ['the hash instead of the token', '0'.repeat(64)],
   ])('refuses %s with 401', async (_, token) => {
-    const answer = await blazar(
+    const answer = await system.blazar(
       'check-create',
       { context: context('p-auth'), lease: hostLease('x') },
       token,
@@ -59,9 +42,9 @@ describe('check-create', () => {
   it("answers 204 to the spec's own payload (naive dates, end_time, allocations) and tracks the lease", async () => {
     const lease = { ...hostLease('spec-lease'), end_time: naive(5) } as Record<string, unknown>;
     delete lease.end_date;
-    const answer = await blazar('check-create', { context: context('p-spec'), lease });
+    const answer = await system.blazar('check-create', { context: context('p-spec'), lease });
     expect(answer).toEqual({ status: 204, body: {} });
-    const [tracked] = await ledger('p-spec');
+    const [tracked] = await system.ledger('p-spec');
     expect(tracked).toMatchObject({
       name: 'spec-lease',
       origin: 'BLAZAR',
@@ -85,15 +68,17 @@ describe('check-create', () => {
       start_date: '2031-01-01T02:00:00+02:00',
       end_date: '2031-01-01T10:00:00+02:00',
     });
-    expect((await blazar('check-create', { context: context('p-zoned'), lease })).status).toBe(204);
-    expect((await ledger('p-zoned'))[0]).toMatchObject({
+    expect(
+      (await system.blazar('check-create', { context: context('p-zoned'), lease })).status,
+    ).toBe(204);
+    expect((await system.ledger('p-zoned'))[0]).toMatchObject({
       startDate: '2031-01-01T00:00:00.000Z',
       endDate: '2031-01-01T08:00:00.000Z',
     });
   });
 
   it('answers 403 with only {"message"} when a filter denies', async () => {
-    const answer = await blazar('check-create', {
+    const answer = await system.blazar('check-create', {
       context: context('p-long'),
       lease: hostLease('too-long', 48),
     });
@@ -104,18 +89,23 @@ describe('check-create', () => {
           'Lease duration of 172800 seconds must be less than or equal to the maximum lease duration of 86400 seconds.',
       },
     });
-    expect((await ledger('p-long'))[0]).toMatchObject({ status: 'ERROR', origin: 'BLAZAR' });
+    expect((await system.ledger('p-long'))[0]).toMatchObject({ status: 'ERROR', origin: 'BLAZAR' });
   });
 
   it('counts Blazar leases with the API ones against MaxActiveLeases, and on-end releases them', async () => {
     const p = 'p-count';
     expect(
-      (await blazar('check-create', { context: context(p), lease: hostLease('b-1') })).status,
+      (await system.blazar('check-create', { context: context(p), lease: hostLease('b-1') }))
+        .status,
     ).toBe(204);
     expect(
-      (await blazar('check-create', { context: context(p), lease: hostLease('b-2') })).status,
+      (await system.blazar('check-create', { context: context(p), lease: hostLease('b-2') }))
+        .status,
     ).toBe(204);
-    const third = await blazar('check-create', { context: context(p), lease: hostLease('b-3') });
+    const third = await system.blazar('check-create', {
+      context: context(p),
+      lease: hostLease('b-3'),
+    });
     expect(third).toEqual({
       status: 403,
       body: { message: `Project ${p} already has 2 pending or active leases; the maximum is 2.` },
@@ -125,32 +115,36 @@ describe('check-create', () => {
     });
     expect(viaApi.status).toBe(403);
 
-    expect((await blazar('on-end', { context: context(p), lease: hostLease('b-1') })).status).toBe(
-      204,
-    );
-    const released = (await ledger(p)).find((l) => l.name === 'b-1' && l.status !== 'ERROR');
+    expect(
+      (await system.blazar('on-end', { context: context(p), lease: hostLease('b-1') })).status,
+    ).toBe(204);
+    const released = (await system.ledger(p)).find((l) => l.name === 'b-1' && l.status !== 'ERROR');
     expect(released).toMatchObject({ status: 'TERMINATED', statusReason: 'Ended by Blazar.' });
     expect(
-      (await blazar('check-create', { context: context(p), lease: hostLease('b-3') })).status,
+      (await system.blazar('check-create', { context: context(p), lease: hostLease('b-3') }))
+        .status,
     ).toBe(204);
   });
 
   it('treats a repeated check-create of a lease it holds as a re-check, not a second lease', async () => {
     const p = 'p-retry';
     expect(
-      (await blazar('check-create', { context: context(p), lease: hostLease('same') })).status,
+      (await system.blazar('check-create', { context: context(p), lease: hostLease('same') }))
+        .status,
     ).toBe(204);
     expect(
-      (await blazar('check-create', { context: context(p), lease: hostLease('same') })).status,
+      (await system.blazar('check-create', { context: context(p), lease: hostLease('same') }))
+        .status,
     ).toBe(204);
     expect(
-      (await blazar('check-create', { context: context(p), lease: hostLease('other') })).status,
+      (await system.blazar('check-create', { context: context(p), lease: hostLease('other') }))
+        .status,
     ).toBe(204);
-    expect((await ledger(p)).filter((l) => l.status === 'PENDING')).toHaveLength(2);
+    expect((await system.ledger(p)).filter((l) => l.status === 'PENDING')).toHaveLength(2);
   });
 
   it('names a bad field with 400', async () => {
-    const answer = await blazar('check-create', {
+    const answer = await system.blazar('check-create', {
       context: { user_id: 'u' },
       lease: { name: 'x', start_date: 'tomorrow', end_date: naive(2) },
     });

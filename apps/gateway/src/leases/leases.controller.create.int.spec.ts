@@ -1,24 +1,15 @@
 import {
   BUILT_IN_FILTERS_CHAIN,
-  EnforcementSystem,
+  enforcementSystem,
   OTHER_TEAM_TOKEN,
   hoursFromNow,
   host,
   lease,
   leases,
-  startEnforcementSystem,
 } from '../../test/enforcement-system';
 
 /** Creating leases through the gateway, decided by the built-in filters. */
-let system: EnforcementSystem;
-
-beforeAll(async () => {
-  system = await startEnforcementSystem(BUILT_IN_FILTERS_CHAIN);
-}, 60_000);
-
-afterAll(async () => {
-  await system?.close();
-});
+const system = enforcementSystem(BUILT_IN_FILTERS_CHAIN);
 
 describe('creating leases', () => {
   it('admits a lease every filter allows: PENDING, as written, readable again', async () => {

@@ -1,45 +1,18 @@
 import { eventually } from '@rollout/testing/kit';
-import {
-  ADMIN_TOKEN,
-  BUILT_INS,
-  Rule,
-  TestSystem,
-  startSystem,
-} from '../../test/inspection-rules-system';
+import { Rule, inspectionRulesSystem } from '../../test/inspection-rules-system';
 import { readRuleChanges } from '../../test/rule-changes-table';
 
 describe('inspection rule changes through the gateway', () => {
-  let apps: TestSystem;
-
-  beforeAll(async () => {
-    apps = await startSystem(BUILT_INS, { INSPECTION_DEFAULT_SCOPE: 'lab', LOG_LEVEL: 'debug' });
-  }, 60_000);
-
-  afterAll(async () => {
-    await apps?.close();
-  }, 30_000);
+  const system = inspectionRulesSystem();
 
   it('records who changed which rule, under which request id, and logs both', async () => {
-    const send = async (
+    const send = (
       method: string,
       path: string,
       requestId: string,
       body?: unknown,
-      contentType = 'application/json',
-    ) => {
-      const response = await fetch(`${apps.base}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${ADMIN_TOKEN}`,
-          'x-request-id': requestId,
-          ...(body !== undefined ? { 'content-type': contentType } : {}),
-        },
-        body:
-          body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : undefined };
-    };
+      contentType?: string,
+    ) => system.call(method, path, body, contentType, undefined, { 'x-request-id': requestId });
     const created = await send('POST', '/v1/inspection_rules', 'req-audit-create', {
       actions: [{ op: 'log', args: ['audited'] }],
     });
@@ -83,19 +56,19 @@ describe('inspection rule changes through the gateway', () => {
       ).status,
     ).toBe(400);
 
-    expect(await readRuleChanges(apps.schema, uuid)).toEqual([
+    expect(await readRuleChanges(system.schema, uuid)).toEqual([
       { change: 'created', actor: 'admin', request_id: 'req-audit-create' },
       { change: 'updated', actor: 'admin', request_id: 'req-audit-patch' },
       { change: 'deleted', actor: 'admin', request_id: 'req-audit-delete' },
     ]);
-    expect(await readRuleChanges(apps.schema, importedUuid)).toEqual([
+    expect(await readRuleChanges(system.schema, importedUuid)).toEqual([
       { change: 'imported', actor: 'admin', request_id: 'req-audit-import' },
       { change: 'deleted', actor: 'admin', request_id: 'req-audit-delete-all' },
     ]);
 
     // Each change is logged with its actor and the request id.
     const lines = () =>
-      apps
+      system
         .logs()
         .split('\n')
         .filter((line) => line.startsWith('{'))

@@ -1,10 +1,7 @@
-import { EnforcementSystem, startEnforcementSystem } from '../../test/enforcement-system';
 import {
-  BLAZAR_CHAIN,
   blazarContext as context,
-  callBlazar,
+  blazarSystem,
   hostLease,
-  ledgerOf,
   naive,
 } from '../../test/blazar-protocol';
 
@@ -12,29 +9,19 @@ import {
  * Blazar's check-update and on-end at /v1/blazar/…: the ledger's copy of a Blazar lease follows
  * an allowed update, and on_end goes out once per lease.
  */
-let system: EnforcementSystem;
-const blazar = (hook: string, body: unknown) => callBlazar(system, hook, body);
-const ledger = (project: string) => ledgerOf(system, project);
-
-beforeAll(async () => {
-  system = await startEnforcementSystem(BLAZAR_CHAIN);
-}, 60_000);
-
-afterAll(async () => {
-  await system?.close();
-});
+const system = blazarSystem();
 
 describe('check-update', () => {
   it('allows an update the filters allow and the ledger follows; a denied one changes nothing', async () => {
     const p = 'p-update';
     const current = hostLease('grow', 2);
-    expect((await blazar('check-create', { context: context(p), lease: current })).status).toBe(
-      204,
-    );
-    const [before] = await ledger(p);
+    expect(
+      (await system.blazar('check-create', { context: context(p), lease: current })).status,
+    ).toBe(204);
+    const [before] = await system.ledger(p);
 
     const tooLong = { ...current, id: 'blazar-uuid-1', end_date: naive(60) };
-    const refused = await blazar('check-update', {
+    const refused = await system.blazar('check-update', {
       context: context(p),
       current_lease: { ...current, id: 'blazar-uuid-1' },
       lease: tooLong,
@@ -43,19 +30,19 @@ describe('check-update', () => {
     expect(refused.body.message).toMatch(
       /^Lease duration of \d+ seconds must be less than or equal to the maximum lease duration of 86400 seconds\.$/,
     );
-    expect(await ledger(p)).toEqual([before]);
+    expect(await system.ledger(p)).toEqual([before]);
 
     const longer = { ...current, id: 'blazar-uuid-1', end_date: naive(10) };
     expect(
       (
-        await blazar('check-update', {
+        await system.blazar('check-update', {
           context: context(p),
           current_lease: { ...current, id: 'blazar-uuid-1' },
           lease: longer,
         })
       ).status,
     ).toBe(204);
-    const [after] = await ledger(p);
+    const [after] = await system.ledger(p);
     expect(after.id).toBe(before.id);
     expect(after.endDate).toBe(new Date(`${naive(10).replace(' ', 'T')}:00Z`).toISOString());
     const decisions = (await system.call('GET', `/v1/projects/${p}/leases/${after.id}/decisions`))
@@ -76,13 +63,14 @@ describe('on-end', () => {
   it('sends on_end once per lease, however often Blazar says it ended', async () => {
     const p = 'p-end';
     expect(
-      (await blazar('check-create', { context: context(p), lease: hostLease('once') })).status,
+      (await system.blazar('check-create', { context: context(p), lease: hostLease('once') }))
+        .status,
     ).toBe(204);
     for (let i = 0; i < 3; i++)
       expect(
-        (await blazar('on-end', { context: context(p), lease: hostLease('once') })).status,
+        (await system.blazar('on-end', { context: context(p), lease: hostLease('once') })).status,
       ).toBe(204);
-    const [lease] = await ledger(p);
+    const [lease] = await system.ledger(p);
     expect(lease.status).toBe('TERMINATED');
     const hooks = (
       await system.call('GET', `/v1/projects/${p}/leases/${lease.id}/decisions`)
@@ -93,12 +81,12 @@ describe('on-end', () => {
   it('remembers the end of a lease it never saw, so on_end goes out once for it too', async () => {
     const p = 'p-unknown';
     expect(
-      (await blazar('on-end', { context: context(p), lease: hostLease('stranger') })).status,
+      (await system.blazar('on-end', { context: context(p), lease: hostLease('stranger') })).status,
     ).toBe(204);
     expect(
-      (await blazar('on-end', { context: context(p), lease: hostLease('stranger') })).status,
+      (await system.blazar('on-end', { context: context(p), lease: hostLease('stranger') })).status,
     ).toBe(204);
-    const [lease] = await ledger(p);
+    const [lease] = await system.ledger(p);
     expect(lease).toMatchObject({ status: 'TERMINATED', origin: 'BLAZAR' });
     expect(
       (await system.call('GET', `/v1/projects/${p}/leases/${lease.id}/decisions`)).body.decisions,

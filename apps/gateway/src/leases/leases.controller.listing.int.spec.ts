@@ -1,26 +1,17 @@
 import {
   BUILT_IN_FILTERS_CHAIN,
-  EnforcementSystem,
+  enforcementSystem,
   host,
   lease,
   leases,
   sample,
-  startEnforcementSystem,
 } from '../../test/enforcement-system';
 
 /**
  * MaxActiveLeases counting under concurrency, listing, and the decisions' metrics, through the
  * gateway under the built-in filters.
  */
-let system: EnforcementSystem;
-
-beforeAll(async () => {
-  system = await startEnforcementSystem(BUILT_IN_FILTERS_CHAIN);
-}, 60_000);
-
-afterAll(async () => {
-  await system?.close();
-});
+const system = enforcementSystem(BUILT_IN_FILTERS_CHAIN);
 
 describe('MaxActiveLeases under concurrency', () => {
   it('admits exactly 5 of 20 concurrent creates in one project, refuses the other 15, and frees a slot when one ends', async () => {
