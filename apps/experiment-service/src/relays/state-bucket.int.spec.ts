@@ -122,7 +122,7 @@ describe('the experiment-service state relay', () => {
     });
     const [last] = (
       await system.db.query(
-        `SELECT tx_id::text, position::text FROM "${schema}".events ORDER BY tx_id DESC, position DESC LIMIT 1`,
+        `SELECT tx_id::text, position::text FROM "${schema}".events ORDER BY events.tx_id DESC, events.position DESC LIMIT 1`,
       )
     ).rows;
     const position = await (
