@@ -7,7 +7,7 @@ import type {
   QuotaResult,
   ReportInstance,
 } from '@rollout/contracts';
-import { budgetAdapterSystem } from '../test/budget-adapter-system';
+import { budgetAdapterSystem } from '../../test/budget-adapter-system';
 
 const HOUR = 3_600_000;
 const START = Date.parse('2030-01-01T00:00:00Z');
