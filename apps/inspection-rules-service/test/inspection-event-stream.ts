@@ -79,9 +79,15 @@ export interface EventStream {
   close(): Promise<void>;
 }
 
-/** The service started with the seed's rules, and a client of its event and result streams. */
-export async function startEventStream(): Promise<EventStream> {
-  const apps = await startTestService(SEED_BUILT_INS);
+/**
+ * The service started with `builtIns` (the seed's rules unless given) on `schema`, and a client of
+ * its event and result streams.
+ */
+export async function startEventStream(
+  builtIns = SEED_BUILT_INS,
+  schema?: string,
+): Promise<EventStream> {
+  const apps = await startTestService(builtIns, schema);
   const ns = new NatsNamespace(apps.namespace);
   const nc = await connect({ servers: TEST_NATS_URL });
   const publish = async (phase: InspectionPhase, event: unknown, msgID?: string) =>

@@ -1,7 +1,7 @@
 import { openDataSource } from '@rollout/platform/postgres';
-import { TEST_POSTGRES_URL, removeTestResources, uniqueName } from '@rollout/testing/kit';
-import { TestService, startTestService } from '../../test/in-process-service';
+import { TEST_POSTGRES_URL } from '@rollout/testing/kit';
 import { TEST_ACTOR } from '../../test/inspection-event-stream';
+import { inspectionRulesServiceSystem } from '../../test/inspection-rules-service-system';
 import { RuleCommands } from '../rules/rule-commands.application';
 import { RuleQueries } from '../rules/rule-queries.application';
 import { CreateInspectionRules1763800000000 } from './1763800000000-create-inspection-rules';
@@ -11,10 +11,7 @@ import { RuleChanges1763800000002 } from './1763800000002-rule-changes';
 const OLD_RULE = '0d0d0d0d-0000-4000-8000-000000000001';
 
 describe('given rules stored by the previous version (jsonb), when the service starts on them, then they still read and run, and new rules keep their key order', () => {
-  const schema = uniqueName('it_');
-  let service: TestService | undefined;
-
-  beforeAll(async () => {
+  const system = inspectionRulesServiceSystem('[]', async (schema) => {
     // The schema as the previous version left it, with one rule in it.
     const previous = await openDataSource({
       url: TEST_POSTGRES_URL,
@@ -42,20 +39,14 @@ describe('given rules stored by the previous version (jsonb), when the service s
       ],
     );
     await previous.destroy();
-    service = await startTestService('[]', schema);
-  }, 60_000);
-
-  afterAll(async () => {
-    if (service) await service.close();
-    else await removeTestResources({ schema });
-  }, 30_000);
+  });
 
   it('reads and runs the old rule (its keys in the order jsonb kept), and keeps the order of a new one', async () => {
-    const queries = service!.app.get(RuleQueries);
+    const queries = system.apps.app.get(RuleQueries);
     const old = await queries.get(OLD_RULE);
     // jsonb had already sorted the keys (shorter first): that order cannot come back.
     expect(Object.keys(old.actions![0].args as object)).toEqual(['path', 'value']);
-    await service!.app.get(RuleCommands).create(
+    await system.apps.app.get(RuleCommands).create(
       {
         priority: 0,
         actions: [

@@ -1,16 +1,8 @@
 import { describeAdapterConformance } from '@rollout/testing/adapter-conformance';
-import { RunningBudgetAdapter, startBudgetAdapter } from '../test/budget-adapter-process';
+import { budgetAdapterSystem } from '../test/budget-adapter-system';
 
 /** The reference adapter passes the adapter.v1 conformance kit. */
-let adapter: RunningBudgetAdapter;
-
-beforeAll(async () => {
-  adapter = await startBudgetAdapter({ ADAPTER_NAME: 'acme-budget' });
-}, 90_000);
-
-afterAll(async () => {
-  await adapter?.close();
-});
+const adapter = budgetAdapterSystem({ ADAPTER_NAME: 'acme-budget' });
 
 describeAdapterConformance({
   connection: () => adapter.nc,

@@ -1,23 +1,11 @@
 import { DEAD_LETTER_REASON_HEADER, DEAD_LETTER_STREAM } from '@rollout/platform/nats';
 import { eventually } from '@rollout/testing/kit';
-import {
-  EventStream,
-  TEST_ACTOR,
-  dellEvent,
-  startEventStream,
-} from '../../test/inspection-event-stream';
+import { TEST_ACTOR, dellEvent } from '../../test/inspection-event-stream';
+import { inspectionRulesServiceSystem } from '../../test/inspection-rules-service-system';
 import { RuleCommands } from '../rules/rule-commands.application';
 
 describe('given inspection events over JetStream, when one comes again or is malformed, then each id has one result and bad ones are dead-lettered', () => {
-  let stream: EventStream;
-
-  beforeAll(async () => {
-    stream = await startEventStream();
-  });
-
-  afterAll(async () => {
-    await stream?.close();
-  });
+  const stream = inspectionRulesServiceSystem();
 
   it('publishes one result per event id, even when the event comes again after the rules changed', async () => {
     await stream.publish('main', dellEvent('evt-again'), 'evt-again');

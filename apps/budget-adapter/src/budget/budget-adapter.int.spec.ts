@@ -7,7 +7,7 @@ import type {
   QuotaResult,
   ReportInstance,
 } from '@rollout/contracts';
-import { RunningBudgetAdapter, startBudgetAdapter } from '../test/budget-adapter-process';
+import { budgetAdapterSystem } from '../../test/budget-adapter-system';
 
 const HOUR = 3_600_000;
 const START = Date.parse('2030-01-01T00:00:00Z');
@@ -18,12 +18,11 @@ const config = {
   default: { 'physical:host': 20, 'virtual:instance': 100 },
 };
 
-let adapter: RunningBudgetAdapter;
+const adapter = budgetAdapterSystem();
 let client: AdapterTestClient;
 let sessionId: string;
 
 beforeAll(async () => {
-  adapter = await startBudgetAdapter();
   client = new AdapterTestClient(adapter.nc, 'budget', {
     namespace: adapter.namespace,
     timeoutMs: 10_000,
@@ -34,10 +33,6 @@ beforeAll(async () => {
   });
   expect(created.body.status.status).toBe('OK');
   sessionId = created.body.sessionId;
-}, 90_000);
-
-afterAll(async () => {
-  await adapter?.close();
 });
 
 /** A lease of `hosts` hosts for `hours` hours from START. */

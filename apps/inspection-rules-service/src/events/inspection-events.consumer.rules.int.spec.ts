@@ -1,22 +1,10 @@
 import { applyJsonPatch } from '@rollout/domain/inspection';
-import {
-  EventStream,
-  TEST_ACTOR,
-  dellEvent,
-  startEventStream,
-} from '../../test/inspection-event-stream';
+import { TEST_ACTOR, dellEvent } from '../../test/inspection-event-stream';
+import { inspectionRulesServiceSystem } from '../../test/inspection-rules-service-system';
 import { RuleCommands } from '../rules/rule-commands.application';
 
 describe("given the seed's rules, when inspection events arrive, then their results say what the rules did", () => {
-  let stream: EventStream;
-
-  beforeAll(async () => {
-    stream = await startEventStream();
-  });
-
-  afterAll(async () => {
-    await stream?.close();
-  });
+  const stream = inspectionRulesServiceSystem();
 
   it("runs the seed's Dell example on an event and publishes its node changes", async () => {
     await stream.publish('main', dellEvent('evt-dell'), 'evt-dell');

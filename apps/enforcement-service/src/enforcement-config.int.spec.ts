@@ -1,17 +1,9 @@
-import {
-  REPO_ROOT,
-  TEST_NATS_URL,
-  TEST_POSTGRES_URL,
-  eventually,
-  freePort,
-  removeTestResources,
-  uniqueName,
-} from '@rollout/testing/kit';
-import { spawn } from 'node:child_process';
+import { freePort, removeTestResources, uniqueName } from '@rollout/testing/kit';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ready, spawnEnforcementService } from '../test/enforcement-service-system';
 
 /**
  * The filter chain file is validated at boot: a bad one stops the service before it connects
@@ -20,38 +12,13 @@ import { join } from 'node:path';
  */
 const dir = mkdtempSync(join(tmpdir(), 'enforcement-boot-'));
 
-function boot(env: Record<string, string>) {
-  const child = spawn(
-    process.execPath,
-    [
-      '-r',
-      'reflect-metadata',
-      '-r',
-      '@swc-node/register',
-      join(REPO_ROOT, 'apps/enforcement-service/src/main.ts'),
-    ],
-    {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH,
-        NATS_URL: TEST_NATS_URL,
-        DATABASE_URL: TEST_POSTGRES_URL,
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'silent',
-        ...env,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return { child, stderr: () => stderr };
-}
-
 async function failsWith(yaml: string | undefined, expected: string) {
   const file = join(dir, `${uniqueName('c')}.yaml`);
   if (yaml !== undefined) writeFileSync(file, yaml);
-  const { child, stderr } = boot({ ENFORCEMENT_CONFIG_FILE: file, NATS_URL: 'nats://127.0.0.1:1' });
+  const { child, stderr } = spawnEnforcementService({
+    ENFORCEMENT_CONFIG_FILE: file,
+    NATS_URL: 'nats://127.0.0.1:1',
+  });
   const [code] = await once(child, 'exit');
   expect(code).toBe(1);
   const line = `enforcement-service: ${expected.replace('$FILE', file)}`;
@@ -109,25 +76,16 @@ describe('enforcement-service boot', () => {
     const schema = uniqueName('it_');
     const namespace = uniqueName();
     const port = await freePort();
-    const { child } = boot({
+    const service = spawnEnforcementService({
       PORT: String(port),
       DATABASE_SCHEMA: schema,
       NATS_NAMESPACE: namespace,
     });
     try {
-      await eventually(
-        async () =>
-          (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined,
-        {
-          timeoutMs: 25_000,
-          intervalMs: 200,
-          what: 'enforcement-service ready',
-        },
-      );
+      await ready(port);
     } finally {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
+      await service.stop();
       await removeTestResources({ schema, namespace });
     }
-  });
+  }, 60_000);
 });

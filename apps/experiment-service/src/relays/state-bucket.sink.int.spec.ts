@@ -1,69 +1,28 @@
-import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/platform/config';
 import {
   EXPERIMENT_STATE_BUCKET,
   EXPERIMENT_SUBJECTS,
   STATE_POSITION_KEY,
   STATE_VERSION_HEADER,
 } from '@rollout/contracts';
-import { NatsNamespace, NatsRpcClient, provisionFromEnv } from '@rollout/platform/nats';
-import { startServiceApp } from '@rollout/platform/service-kit';
-import {
-  eventually,
-  removeTestResources,
-  TEST_NATS_URL,
-  TEST_POSTGRES_URL,
-  uniqueName,
-} from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import { Client } from 'pg';
-import { AppModule } from '../app.module';
-import { configSchema } from '../config';
+import { eventually } from '@rollout/testing/kit';
+import { experimentServiceSystem } from '../../test/experiment-service-system';
 
 /**
  * The EXPERIMENT_STATE bucket against the event store it is written from: one entry per
  * aggregate, at its last version, however the bucket came to be empty or behind.
  */
 describe('the experiment-service state relay', () => {
-  const namespace = uniqueName();
-  const schema = uniqueName('it_');
-  const bucket = `${namespace}_${EXPERIMENT_STATE_BUCKET}`;
-  const stream = `KV_${bucket}`;
-  const env = {
-    NATS_URL: TEST_NATS_URL,
-    NATS_NAMESPACE: namespace,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: TEST_POSTGRES_URL,
-    DATABASE_SCHEMA: schema,
-  };
   const parent = 'projects/acme/locations/global';
-  let nc: NatsConnection;
-  let db: Client;
-  let service: INestApplication | undefined;
-  let rpc: NatsRpcClient;
-
-  const start = async () => {
-    await provisionFromEnv({ ...env, BUS_PROVISION_SERVICES: 'experiment-service' });
-    const config = loadConfig(configSchema, env);
-    service = await startServiceApp({
-      name: 'experiment-service',
-      config,
-      module: AppModule.forRoot(config),
-      rpc: true,
-    });
-  };
-  const stop = async () => {
-    await service?.close();
-    service = undefined;
-  };
+  const system = experimentServiceSystem(given);
+  const { schema } = system;
+  const bucket = `${system.namespace}_${EXPERIMENT_STATE_BUCKET}`;
+  const stream = `KV_${bucket}`;
   const call = <T>(subject: string, request: object) =>
-    rpc.request<T>(subject, { actor: 'test', ...request }, { timeoutMs: 5_000 });
+    system.rpc.request<T>(subject, { actor: 'test', ...request }, { timeoutMs: 5_000 });
 
   /** `key → operation@version` of every key in the bucket, delete markers included. */
   async function entries(): Promise<Record<string, string | undefined>> {
-    const jsm = await nc.jetstreamManager();
+    const jsm = await system.nc.jetstreamManager();
     const info = await jsm.streams.info(stream);
     const out: Record<string, string | undefined> = {};
     for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
@@ -79,7 +38,7 @@ describe('the experiment-service state relay', () => {
 
   /** What the event store says the bucket must hold. */
   async function expected(): Promise<Record<string, string>> {
-    const { rows } = await db.query<{ stream_id: string; version: number; type: string }>(
+    const { rows } = await system.db.query<{ stream_id: string; version: number; type: string }>(
       `SELECT DISTINCT ON (stream_id) stream_id, version, type FROM "${schema}".events ORDER BY stream_id, version DESC`,
     );
     const out: Record<string, string> = {};
@@ -109,12 +68,9 @@ describe('the experiment-service state relay', () => {
       { timeoutMs: 20_000, what: 'the bucket matching the event store' },
     );
 
-  beforeAll(async () => {
-    nc = await connect({ servers: TEST_NATS_URL });
-    rpc = new NatsRpcClient(nc, new NatsNamespace(namespace));
-    db = new Client({ connectionString: TEST_POSTGRES_URL });
-    await db.connect();
-    await start();
+  /** The service started on three policies and two experiments, one of each deleted. */
+  async function given() {
+    await system.start();
     const rules = [
       {
         priority: 100,
@@ -146,15 +102,7 @@ describe('the experiment-service state relay', () => {
       name: `${parent}/firewallPolicies/db/experiments/dropped`,
     });
     await call(EXPERIMENT_SUBJECTS.deletePolicy, { name: `${parent}/firewallPolicies/gone` });
-  }, 60_000);
-
-  afterAll(async () => {
-    await stop();
-    await nc?.close();
-    await db?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db?.end();
-    await removeTestResources({ namespace });
-  });
+  }
 
   it('holds the last version of every aggregate, deleted ones as delete markers, and says up to where', async () => {
     const held = await caughtUp();
@@ -164,7 +112,7 @@ describe('the experiment-service state relay', () => {
       'experiment.v1.experiment.acme.global.db.dropped': 'DEL@2',
       'experiment.v1.policy.acme.global.gone': 'DEL@2',
     });
-    const kv = await nc.jetstream().views.kv(bucket);
+    const kv = await system.nc.jetstream().views.kv(bucket);
     expect(
       (await kv.get('experiment.v1.experiment.acme.global.web.tighten'))?.json(),
     ).toMatchObject({
@@ -173,12 +121,12 @@ describe('the experiment-service state relay', () => {
       state: { previewMetadata: { state: 'ACTIVE' } },
     });
     const [last] = (
-      await db.query(
-        `SELECT tx_id::text, position::text FROM "${schema}".events ORDER BY tx_id DESC, position DESC LIMIT 1`,
+      await system.db.query(
+        `SELECT tx_id::text, position::text FROM "${schema}".events ORDER BY events.tx_id DESC, events.position DESC LIMIT 1`,
       )
     ).rows;
     const position = await (
-      await nc.jetstreamManager()
+      await system.nc.jetstreamManager()
     ).streams.getMessage(stream, { last_by_subj: `$KV.${bucket}.${STATE_POSITION_KEY}` });
     expect([position.header?.get('Event-Tx'), position.header?.get('Event-Position')]).toEqual([
       last.tx_id,
@@ -188,12 +136,12 @@ describe('the experiment-service state relay', () => {
 
   it('written again from the first event (its checkpoint and position lost), changes no entry', async () => {
     await caughtUp();
-    await stop();
-    const jsm = await nc.jetstreamManager();
+    await system.stop();
+    const jsm = await system.nc.jetstreamManager();
     const before = (await jsm.streams.info(stream)).state.last_seq;
     await jsm.streams.purge(stream, { filter: `$KV.${bucket}.${STATE_POSITION_KEY}` });
-    await db.query(`DELETE FROM "${schema}".relay_checkpoints`);
-    await start();
+    await system.db.query(`DELETE FROM "${schema}".relay_checkpoints`);
+    await system.start();
     await eventually(
       () =>
         jsm.streams
@@ -207,9 +155,9 @@ describe('the experiment-service state relay', () => {
 
   it('fills a bucket that is gone (an upgrade from before it existed) from the event store, while it runs', async () => {
     const held = await caughtUp();
-    await stop();
-    await (await nc.jetstreamManager()).streams.delete(stream);
-    await start();
+    await system.stop();
+    await (await system.nc.jetstreamManager()).streams.delete(stream);
+    await system.start();
     expect(await caughtUp()).toEqual(held);
     // And follows new commands from there.
     await call(EXPERIMENT_SUBJECTS.deletePolicy, { name: `${parent}/firewallPolicies/db` });

@@ -1,76 +1,27 @@
-import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/platform/config';
 import {
   CreatePolicyRequest,
   EXPERIMENT_EVENTS_STREAM,
   EXPERIMENT_SUBJECTS,
 } from '@rollout/contracts';
-import { NatsNamespace, NatsRpcClient, provisionFromEnv } from '@rollout/platform/nats';
-import { startServiceApp } from '@rollout/platform/service-kit';
-import {
-  eventually,
-  removeTestResources,
-  TEST_NATS_URL,
-  TEST_POSTGRES_URL,
-  uniqueName,
-} from '@rollout/testing/kit';
-import { ChildProcess, spawn } from 'node:child_process';
+import { eventually, startServiceProcess, TEST_POSTGRES_URL } from '@rollout/testing/kit';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { connect, JSONCodec, NatsConnection } from 'nats';
-import { Client } from 'pg';
-import { AppModule } from '../app.module';
-import { configSchema } from '../config';
-
-const ROOT = join(__dirname, '..', '..', '..', '..');
+import { JSONCodec } from 'nats';
+import { experimentServiceSystem } from '../../test/experiment-service-system';
 
 /**
  * kill -9 between append and publish: the events are the outbox, so the next start publishes
  * every committed event, and each exactly once.
  */
 describe('an experiment-service killed between committing events and publishing them', () => {
-  const namespace = uniqueName();
-  const schema = uniqueName('it_');
-  const stream = `${namespace}_${EXPERIMENT_EVENTS_STREAM}`;
-  const env = {
-    NATS_URL: TEST_NATS_URL,
-    NATS_NAMESPACE: namespace,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: TEST_POSTGRES_URL,
-    DATABASE_SCHEMA: schema,
-  };
-  let nc: NatsConnection;
-  let db: Client;
-
-  beforeAll(async () => {
-    nc = await connect({ servers: TEST_NATS_URL });
-    db = new Client({ connectionString: TEST_POSTGRES_URL });
-    await db.connect();
-  });
-
-  afterAll(async () => {
-    await nc.close();
-    await removeTestResources({ namespace });
-    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.end();
-  });
-
-  const start = async (): Promise<INestApplication> => {
-    await provisionFromEnv({ ...env, BUS_PROVISION_SERVICES: 'experiment-service' });
-    const config = loadConfig(configSchema, env);
-    return startServiceApp({
-      name: 'experiment-service',
-      config,
-      module: AppModule.forRoot(config),
-      rpc: true,
-    });
-  };
+  const system = experimentServiceSystem();
+  const { schema } = system;
+  const stream = `${system.namespace}_${EXPERIMENT_EVENTS_STREAM}`;
 
   /** Event ids in the JetStream stream, in stream order (optionally only those of one aggregate). */
   async function published(name?: string): Promise<string[]> {
-    const jsm = await nc.jetstreamManager();
+    const jsm = await system.nc.jetstreamManager();
     const info = await jsm.streams.info(stream).catch(() => undefined);
     const codec = JSONCodec<{ id: string; subject: string }>();
     const ids: string[] = [];
@@ -82,13 +33,16 @@ describe('an experiment-service killed between committing events and publishing 
   }
 
   const committed = async (): Promise<string[]> =>
-    (await db.query(`SELECT event_id FROM "${schema}".events ORDER BY tx_id, position`)).rows.map(
-      (r) => r.event_id,
-    );
+    (
+      await system.db.query(`SELECT event_id FROM "${schema}".events ORDER BY tx_id, position`)
+    ).rows.map((r) => r.event_id);
 
   const checkpointed = async () =>
-    (await db.query(`SELECT 1 FROM "${schema}".relay_checkpoints`).catch(() => ({ rows: [] }))).rows
-      .length
+    (
+      await system.db
+        .query(`SELECT 1 FROM "${schema}".relay_checkpoints`)
+        .catch(() => ({ rows: [] }))
+    ).rows.length
       ? true
       : undefined;
 
@@ -120,45 +74,32 @@ describe('an experiment-service killed between committing events and publishing 
     await once(doomed, 'exit');
     expect(await published(policy)).toEqual([]);
 
-    let service = await start();
+    await system.start();
     const delivered = await eventually(async () => {
       const ids = await published(policy);
       return ids.length ? ids : undefined;
     });
     expect(delivered).toEqual(
       (
-        await db.query(`SELECT event_id FROM "${schema}".events WHERE stream_id = $1`, [policy])
+        await system.db.query(`SELECT event_id FROM "${schema}".events WHERE stream_id = $1`, [
+          policy,
+        ])
       ).rows.map((r) => r.event_id),
     );
-    await service.close();
+    await system.stop();
 
     // Forget the checkpoint, as a crash right after publishing would: nothing is published twice.
-    await db.query(`DELETE FROM "${schema}".relay_checkpoints`);
-    service = await start();
+    await system.db.query(`DELETE FROM "${schema}".relay_checkpoints`);
+    await system.start();
     await eventually(checkpointed, { what: 'the relay caught up again' });
-    await service.close();
+    await system.stop();
     expect(await published(policy)).toEqual(delivered);
   }, 60_000);
 
   it('the real service killed with -9 under load: after a restart every committed event is in the stream once, in commit order', async () => {
-    const child: ChildProcess = spawn(
-      process.execPath,
-      [
-        '-r',
-        'reflect-metadata',
-        '-r',
-        '@swc-node/register',
-        join(ROOT, 'apps/experiment-service/src/main.ts'),
-      ],
-      {
-        cwd: ROOT,
-        env: { ...process.env, ...env },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
-    );
-    const rpc = new NatsRpcClient(nc, new NatsNamespace(namespace));
+    const service = startServiceProcess('experiment-service', system.env);
     const create = (i: number) =>
-      rpc.request(
+      system.rpc.request(
         EXPERIMENT_SUBJECTS.createPolicy,
         {
           parent: 'projects/acme/locations/load',
@@ -185,13 +126,12 @@ describe('an experiment-service killed between committing events and publishing 
     await eventually(async () => ((await committed()).length >= 50 ? true : undefined), {
       what: 'commands committed',
     });
-    child.kill('SIGKILL');
-    await once(child, 'exit');
+    await service.stop('SIGKILL');
     const outcomes = await Promise.all(inFlight);
     expect(outcomes).toContain('ok');
 
     const events = await committed();
-    const service = await start();
+    await system.start();
     const stored = await eventually(
       async () => {
         const ids = await published();
@@ -199,7 +139,7 @@ describe('an experiment-service killed between committing events and publishing 
       },
       { timeoutMs: 20_000, what: 'every committed event published' },
     );
-    await service.close();
+    await system.stop();
     // The stream holds exactly the committed events (this file's, both tests), in commit order.
     expect(stored).toEqual(events);
   }, 90_000);

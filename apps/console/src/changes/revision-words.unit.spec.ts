@@ -1,0 +1,32 @@
+import { currentRevision, revisionSourceText } from './revision-words';
+
+describe('revisions', () => {
+  const revision = (revisionId: string, etag: string) => ({
+    name: `projects/acme/locations/global/firewallPolicies/edge/revisions/${revisionId}`,
+    revisionId,
+    createTime: '2026-11-28T21:00:00Z',
+    actor: 'someone',
+    source: { kind: 'update' as const },
+    etag,
+    rules: [],
+  });
+
+  it('say what made them', () => {
+    expect(
+      revisionSourceText({
+        kind: 'commit',
+        experiment: 'projects/acme/locations/global/firewallPolicies/edge/experiments/block-ssh',
+      }),
+    ).toBe('commit of experiment block-ssh');
+    expect(revisionSourceText({ kind: 'rollback', rolledBackTo: '2' })).toBe(
+      'rollback to revision 2',
+    );
+    expect(revisionSourceText({ kind: 'create' })).toBe('policy created');
+  });
+
+  it('take the one with the policy’s etag as current, else the newest', () => {
+    const list = [revision('3', 'c'), revision('2', 'b')];
+    expect(currentRevision(list, 'b')?.revisionId).toBe('2');
+    expect(currentRevision(list, 'unknown')?.revisionId).toBe('3');
+  });
+});
