@@ -1,8 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/platform/config';
 import { BusUser, natsAuthorizationConfig } from '@rollout/platform/bus-permissions';
 import { ActorClaims, generateBusKeyPair, inboxPrefixOf } from '@rollout/platform/nats';
-import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   NatsServer,
   ServiceProcess,
@@ -15,9 +13,7 @@ import {
 } from '@rollout/testing/kit';
 import { JSONCodec, NatsConnection, NatsError, connect } from 'nats';
 import { createHash, randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { configSchema } from '../src/config';
-import { gatewayApp } from '../src/gateway-app';
+import { startGateway } from './experiments-system';
 
 // The system the bus security specs run on: a NATS server with the deployed users and
 // permissions, every service as its own NATS user, and the gateway.
@@ -55,6 +51,17 @@ const USERS: BusUser[] = [
   { user: 'agent', password: password(), role: { kind: 'inspection-agent' } },
   { user: 'provisioner', password: password(), role: { kind: 'provisioner' } },
   { user: 'admin', password: password(), role: { kind: 'admin' } },
+];
+/** Who connects while the system runs: the services, the gateway and the credentials handed out. */
+export const RUNTIME_USERS = [
+  'gateway',
+  'experiment-service',
+  'evaluator',
+  'enforcement-service',
+  'inspection-rules-service',
+  'budget-adapter',
+  'producer-acme',
+  'agent',
 ];
 export const credentials = (user: string) => ({
   user,
@@ -200,22 +207,14 @@ export function busSecuritySystem(): BusSecuritySystem {
         DATABASE_SCHEMA: schemas.budget,
       }),
     ];
-    const config = loadConfig(configSchema, {
+    ({ app: gateway, url: base } = await startGateway({
       NATS_URL: url,
       NATS_USER: 'gateway',
       NATS_PASSWORD: credentials('gateway').pass,
       BUS_SIGNING_KEY: KEYS.signingKey,
       BUS_ASSERTION_TTL_MS: '20000',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
       AUTH_API_KEYS: JSON.stringify(API_KEYS),
-      RATE_LIMIT_PER_SECOND: '10000',
-      RATE_LIMIT_BURST: '10000',
-      RPC_TIMEOUT_MS: '10000',
-    });
-    gateway = await startServiceApp(gatewayApp(config));
-    base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
+    }));
     for (const service of [
       'experiment-service',
       'evaluator',

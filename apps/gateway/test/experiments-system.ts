@@ -101,6 +101,27 @@ export async function counterSample(
 }
 
 /**
+ * The gateway in-process on the test NATS server, on a free port, quiet and without a rate limit
+ * to speak of, with `settings` over those; answers it and its base URL.
+ */
+export async function startGateway(
+  settings: Record<string, string>,
+): Promise<{ app: INestApplication; url: string }> {
+  const config = loadConfig(configSchema, {
+    NATS_URL: TEST_NATS_URL,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_SECOND: '10000',
+    RATE_LIMIT_BURST: '10000',
+    RPC_TIMEOUT_MS: '10000',
+    ...settings,
+  });
+  const app = await startServiceApp(gatewayApp(config));
+  return { app, url: `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}` };
+}
+
+/**
  * The one system of a spec file: the experiment-service (its own process) and the gateway,
  * and a NATS connection; everything stopped and removed after the file (or the `describe` it
  * is called in).
@@ -157,19 +178,10 @@ export function experimentsSystem(): ExperimentsSystem {
       DATABASE_SCHEMA: system.schema,
       DATABASE_POOL_SIZE: '20',
     });
-    const config = loadConfig(configSchema, {
-      NATS_URL: TEST_NATS_URL,
+    ({ app: gateway, url: system.url } = await startGateway({
       NATS_NAMESPACE: system.namespace,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
       AUTH_API_KEYS: JSON.stringify(API_KEYS),
-      RATE_LIMIT_PER_SECOND: '10000',
-      RATE_LIMIT_BURST: '10000',
-      RPC_TIMEOUT_MS: '10000',
-    });
-    gateway = await startServiceApp(gatewayApp(config));
-    system.url = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
+    }));
     await eventually(
       async () =>
         (await system.call('GET', '/v1/services/experiment-service')).status === 200

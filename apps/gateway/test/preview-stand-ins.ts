@@ -1,5 +1,4 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/platform/config';
 import {
   EXPERIMENT_SUBJECTS,
   PREVIEW_SUBJECTS,
@@ -9,13 +8,9 @@ import {
   StatusError,
 } from '@rollout/contracts';
 import { NatsNamespace } from '@rollout/platform/nats';
-import { startServiceApp } from '@rollout/platform/service-kit';
 import { TEST_NATS_URL, removeTestResources, uniqueName, JsonBody } from '@rollout/testing/kit';
 import { JSONCodec, NatsConnection, connect } from 'nats';
-import type { AddressInfo } from 'node:net';
-import { configSchema } from '../src/config';
-import { gatewayApp } from '../src/gateway-app';
-import { counterSample } from './experiments-system';
+import { counterSample, startGateway } from './experiments-system';
 import { API_KEYS, P, TOKEN } from './preview-system';
 
 // What the gateway itself does with the evaluator's answers, whatever the evaluator holds:
@@ -139,19 +134,11 @@ export function previewStandIns(): PreviewStandIns {
       });
     }
     await nc.flush();
-    const config = loadConfig(configSchema, {
-      NATS_URL: TEST_NATS_URL,
+    ({ app: gateway, url: base } = await startGateway({
       NATS_NAMESPACE: namespace,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
       AUTH_API_KEYS: API_KEYS,
-      RATE_LIMIT_PER_SECOND: '10000',
-      RATE_LIMIT_BURST: '10000',
       RPC_TIMEOUT_MS: '5000',
-    });
-    gateway = await startServiceApp(gatewayApp(config));
-    base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
+    }));
   }, 30_000);
   afterAll(async () => {
     await gateway?.close();

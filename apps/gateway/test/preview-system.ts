@@ -1,8 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/platform/config';
 import { TRAFFIC_STREAM, TrafficEvent, trafficSubject } from '@rollout/contracts';
 import { NatsNamespace } from '@rollout/platform/nats';
-import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   ServiceProcess,
   TEST_NATS_URL,
@@ -15,9 +13,7 @@ import {
 } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { configSchema } from '../src/config';
-import { gatewayApp } from '../src/gateway-app';
+import { startGateway } from './experiments-system';
 
 // Previewing through the gateway against real traffic: the gateway in-process, the
 // experiment-service and the evaluator from their own main.ts in child processes (apps never
@@ -176,19 +172,10 @@ function unstartedPreviewSystem({ evaluators = 1, evaluatorEnv = {} }: PreviewSy
         }),
       ),
     ];
-    const config = loadConfig(configSchema, {
-      NATS_URL: TEST_NATS_URL,
+    ({ app: gateway, url: base } = await startGateway({
       NATS_NAMESPACE: namespace,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
       AUTH_API_KEYS: API_KEYS,
-      RATE_LIMIT_PER_SECOND: '10000',
-      RATE_LIMIT_BURST: '10000',
-      RPC_TIMEOUT_MS: '10000',
-    });
-    gateway = await startServiceApp(gatewayApp(config));
-    base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
+    }));
     for (const service of ['experiment-service', 'evaluator']) {
       await eventually(
         async () =>
