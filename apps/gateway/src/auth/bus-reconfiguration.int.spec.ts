@@ -13,7 +13,7 @@ import {
 } from '@rollout/platform/nats';
 import { eventually } from '@rollout/testing/kit';
 import { NatsConnection } from 'nats';
-import { busSecuritySystem, permissionError } from '../../test/bus-security-system';
+import { RUNTIME_USERS, busSecuritySystem, permissionError } from '../../test/bus-security-system';
 
 // The attacks of an independent review, each with every runtime credential, on a nats-server
 // started with the deployed users and permissions after the provisioning step ran
@@ -40,16 +40,6 @@ const READS: Record<string, string[]> = {
   evaluator: [TRAFFIC_STREAM, STATE_STREAM],
   'inspection-rules-service': [INSPECTION_STREAM],
 };
-const RUNTIME_USERS = [
-  'gateway',
-  'experiment-service',
-  'evaluator',
-  'enforcement-service',
-  'inspection-rules-service',
-  'budget-adapter',
-  'producer-acme',
-  'agent',
-];
 
 interface BusState {
   streams: Record<string, { config: unknown; messages: number; lastSeq: number }>;

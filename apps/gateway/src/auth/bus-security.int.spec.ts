@@ -10,6 +10,7 @@ import {
 import { eventually } from '@rollout/testing/kit';
 import {
   ACME_TOKEN,
+  RUNTIME_USERS,
   busSecuritySystem,
   codec,
   hostLease,
@@ -85,17 +86,7 @@ describe('allowed paths, each user with only its own permissions', () => {
   });
 
   it('no service nor the gateway was refused anything it does, so the permissions are enough to run on', () => {
-    for (const user of [
-      'gateway',
-      'experiment-service',
-      'evaluator',
-      'enforcement-service',
-      'inspection-rules-service',
-      'budget-adapter',
-      'producer-acme',
-      'agent',
-    ])
-      expect(violations(user)).toBe('');
+    for (const user of RUNTIME_USERS) expect(violations(user)).toBe('');
   });
 });
 
