@@ -1,8 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/platform/config';
 import { BusUser, natsAuthorizationConfig } from '@rollout/platform/bus-permissions';
 import { ActorClaims, generateBusKeyPair, inboxPrefixOf } from '@rollout/platform/nats';
-import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   NatsServer,
   ServiceProcess,
@@ -15,9 +13,7 @@ import {
 } from '@rollout/testing/kit';
 import { JSONCodec, NatsConnection, NatsError, connect } from 'nats';
 import { createHash, randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { configSchema } from '../src/config';
-import { gatewayApp } from '../src/gateway-app';
+import { startGateway } from './experiments-system';
 
 // The system the bus security specs run on: a NATS server with the deployed users and
 // permissions, every service as its own NATS user, and the gateway.
@@ -56,6 +52,17 @@ const USERS: BusUser[] = [
   { user: 'provisioner', password: password(), role: { kind: 'provisioner' } },
   { user: 'admin', password: password(), role: { kind: 'admin' } },
 ];
+/** Who connects while the system runs: the services, the gateway and the credentials handed out. */
+export const RUNTIME_USERS = [
+  'gateway',
+  'experiment-service',
+  'evaluator',
+  'enforcement-service',
+  'inspection-rules-service',
+  'budget-adapter',
+  'producer-acme',
+  'agent',
+];
 export const credentials = (user: string) => ({
   user,
   pass: USERS.find((u) => u.user === user)!.password,
@@ -74,51 +81,14 @@ export const ACME_EDITOR: ActorClaims = {
   roles: ['editor'],
   projects: ['acme'],
 };
-const schemas = {
-  experiment: uniqueName('it_'),
-  preview: uniqueName('it_'),
-  enforcement: uniqueName('it_'),
-  inspection: uniqueName('it_'),
-  budget: uniqueName('it_'),
-};
 export const policyPath = (project: string, policy: string) =>
   `/v1/projects/${project}/locations/global/firewallPolicies/${policy}`;
 export const policyName = (project: string, policy: string) =>
   policyPath(project, policy).slice('/v1/'.length);
 
-let server: NatsServer;
-let services: ServiceProcess[] = [];
-let gateway: INestApplication;
-let base: string;
-const connections: NatsConnection[] = [];
-
-/** The server's URL (for a test that starts something of its own on it). */
-export const busServerUrl = () => server.url;
-
-export async function connectAs(user: string): Promise<NatsConnection> {
-  const nc = await connect({ servers: server.url, ...credentials(user) });
-  connections.push(nc);
-  return nc;
-}
-
 interface Response<T = Record<string, JsonBody>> {
   status: number;
   body: T;
-}
-
-export async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-  token = ADMIN_TOKEN,
-): Promise<Response> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : {} };
 }
 
 /** What nats.js reports when the server refuses a publish, a request or a JetStream API call. */
@@ -133,22 +103,6 @@ export async function permissionError(action: () => Promise<unknown>): Promise<s
   return undefined;
 }
 
-/** The server's own record of the violations of one user. */
-export const violations = (user: string) =>
-  server
-    .log()
-    .split('\n')
-    .filter((line) => line.includes('Violation') && line.includes(`User "${user}"`))
-    .join('\n');
-
-/** A call made to set a test up, which must succeed. */
-export async function callOk(method: string, path: string, body?: unknown, token?: string) {
-  const response = await call(method, path, body, token);
-  if (response.status >= 300)
-    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
-  return response;
-}
-
 /** A lease of one host an hour from now, for an hour. */
 export const hostLease = (name: string) => ({
   name,
@@ -157,78 +111,129 @@ export const hostLease = (name: string) => ({
   reservations: [{ resourceType: 'physical:host', min: 1, max: 1 }],
 });
 
-/** Starts the NATS server with the deployed users, the services as their own users, and the gateway. */
-export async function startBusSystem(): Promise<void> {
-  server = await startNatsServer(natsAuthorizationConfig(USERS));
-  const env = (user: string) => ({
-    NATS_URL: server.url,
-    NATS_USER: user,
-    NATS_PASSWORD: credentials(user).pass,
-    // The provisioning step before each service, with its own user (see provisioned-main.ts).
-    TEST_PROVISION_NATS_USER: 'provisioner',
-    TEST_PROVISION_NATS_PASSWORD: credentials('provisioner').pass,
-    BUS_VERIFY_KEYS: `${KEYS.verifyKey},${EVALUATOR_KEYS.verifyKey}`,
-  });
-  services = [
-    startServiceProcess('experiment-service', {
-      ...env('experiment-service'),
-      DATABASE_SCHEMA: schemas.experiment,
-    }),
-    startServiceProcess('evaluator', {
-      ...env('evaluator'),
-      BUS_SIGNING_KEY: EVALUATOR_KEYS.signingKey,
-      AUTO_STOP_INTERVAL_MS: '500',
-      DATABASE_SCHEMA: schemas.preview,
-      TRAFFIC_MAX_BYTES: String(64 * 1024 ** 2),
-      PREVIEW_LOGS_MAX_BYTES: String(64 * 1024 ** 2),
-    }),
-    startServiceProcess('enforcement-service', {
-      ...env('enforcement-service'),
-      DATABASE_SCHEMA: schemas.enforcement,
-    }),
-    startServiceProcess('inspection-rules-service', {
-      ...env('inspection-rules-service'),
-      DATABASE_SCHEMA: schemas.inspection,
-    }),
-    startServiceProcess('budget-adapter', {
-      ...env('budget-adapter'),
-      DATABASE_SCHEMA: schemas.budget,
-    }),
-  ];
-  const config = loadConfig(configSchema, {
-    NATS_URL: server.url,
-    NATS_USER: 'gateway',
-    NATS_PASSWORD: credentials('gateway').pass,
-    BUS_SIGNING_KEY: KEYS.signingKey,
-    BUS_ASSERTION_TTL_MS: '20000',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    AUTH_API_KEYS: JSON.stringify(API_KEYS),
-    RATE_LIMIT_PER_SECOND: '10000',
-    RATE_LIMIT_BURST: '10000',
-    RPC_TIMEOUT_MS: '10000',
-  });
-  gateway = await startServiceApp(gatewayApp(config));
-  base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
-  for (const service of [
-    'experiment-service',
-    'evaluator',
-    'enforcement-service',
-    'inspection-rules-service',
-  ]) {
-    await eventually(
-      async () =>
-        (await call('GET', `/v1/services/${service}`)).status === 200 ? true : undefined,
-      { timeoutMs: 60_000, intervalMs: 250, what: `${service} serving` },
-    );
-  }
+/** What a spec file's bus, services and gateway run in; the helpers may be taken apart at its top. */
+export interface BusSecuritySystem {
+  /** A connection as one of the deployed users, closed after the file. */
+  connectAs(user: string): Promise<NatsConnection>;
+  call(method: string, path: string, body?: unknown, token?: string): Promise<Response>;
+  /** A call made to set a test up, which must succeed. */
+  callOk(method: string, path: string, body?: unknown, token?: string): Promise<Response>;
+  /** The server's own record of the violations of one user. */
+  violations(user: string): string;
 }
 
-export async function stopBusSystem(): Promise<void> {
-  await Promise.all(connections.map((nc) => nc.close()));
-  await gateway?.close();
-  await Promise.all(services.map((s) => s.stop()));
-  await server?.stop();
-  await Promise.all(Object.values(schemas).map((schema) => removeTestResources({ schema })));
+/**
+ * The one system of a spec file: the NATS server with the deployed users, the services as
+ * their own users and the gateway; everything stopped and removed after the file (or the
+ * `describe` it is called in).
+ */
+export function busSecuritySystem(): BusSecuritySystem {
+  const schemas = {
+    experiment: uniqueName('it_'),
+    preview: uniqueName('it_'),
+    enforcement: uniqueName('it_'),
+    inspection: uniqueName('it_'),
+    budget: uniqueName('it_'),
+  };
+  let server: NatsServer | undefined;
+  let services: ServiceProcess[] = [];
+  let gateway: INestApplication | undefined;
+  let base: string;
+  const connections: NatsConnection[] = [];
+  const bus: BusSecuritySystem = {
+    async connectAs(user) {
+      const nc = await connect({ servers: server!.url, ...credentials(user) });
+      connections.push(nc);
+      return nc;
+    },
+    async call(method, path, body, token = ADMIN_TOKEN) {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : {} };
+    },
+    async callOk(method, path, body, token) {
+      const response = await bus.call(method, path, body, token);
+      if (response.status >= 300)
+        throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+      return response;
+    },
+    violations: (user) =>
+      server!
+        .log()
+        .split('\n')
+        .filter((line) => line.includes('Violation') && line.includes(`User "${user}"`))
+        .join('\n'),
+  };
+
+  beforeAll(async () => {
+    server = await startNatsServer(natsAuthorizationConfig(USERS));
+    const { url } = server;
+    const env = (user: string) => ({
+      NATS_URL: url,
+      NATS_USER: user,
+      NATS_PASSWORD: credentials(user).pass,
+      // The provisioning step before each service, with its own user (see provisioned-main.ts).
+      TEST_PROVISION_NATS_USER: 'provisioner',
+      TEST_PROVISION_NATS_PASSWORD: credentials('provisioner').pass,
+      BUS_VERIFY_KEYS: `${KEYS.verifyKey},${EVALUATOR_KEYS.verifyKey}`,
+    });
+    services = [
+      startServiceProcess('experiment-service', {
+        ...env('experiment-service'),
+        DATABASE_SCHEMA: schemas.experiment,
+      }),
+      startServiceProcess('evaluator', {
+        ...env('evaluator'),
+        BUS_SIGNING_KEY: EVALUATOR_KEYS.signingKey,
+        AUTO_STOP_INTERVAL_MS: '500',
+        DATABASE_SCHEMA: schemas.preview,
+        TRAFFIC_MAX_BYTES: String(64 * 1024 ** 2),
+        PREVIEW_LOGS_MAX_BYTES: String(64 * 1024 ** 2),
+      }),
+      startServiceProcess('enforcement-service', {
+        ...env('enforcement-service'),
+        DATABASE_SCHEMA: schemas.enforcement,
+      }),
+      startServiceProcess('inspection-rules-service', {
+        ...env('inspection-rules-service'),
+        DATABASE_SCHEMA: schemas.inspection,
+      }),
+      startServiceProcess('budget-adapter', {
+        ...env('budget-adapter'),
+        DATABASE_SCHEMA: schemas.budget,
+      }),
+    ];
+    ({ app: gateway, url: base } = await startGateway({
+      NATS_URL: url,
+      NATS_USER: 'gateway',
+      NATS_PASSWORD: credentials('gateway').pass,
+      BUS_SIGNING_KEY: KEYS.signingKey,
+      BUS_ASSERTION_TTL_MS: '20000',
+      AUTH_API_KEYS: JSON.stringify(API_KEYS),
+    }));
+    for (const service of [
+      'experiment-service',
+      'evaluator',
+      'enforcement-service',
+      'inspection-rules-service',
+    ]) {
+      await eventually(
+        async () =>
+          (await bus.call('GET', `/v1/services/${service}`)).status === 200 ? true : undefined,
+        { timeoutMs: 60_000, intervalMs: 250, what: `${service} serving` },
+      );
+    }
+  }, 90_000);
+  afterAll(async () => {
+    await Promise.all(connections.map((nc) => nc.close()));
+    await gateway?.close();
+    await Promise.all(services.map((s) => s.stop()));
+    await server?.stop();
+    await Promise.all(Object.values(schemas).map((schema) => removeTestResources({ schema })));
+  });
+  return bus;
 }

@@ -16,13 +16,10 @@ import type { AddressInfo } from 'node:net';
 import { configSchema } from '../src/config';
 import { gatewayApp } from '../src/gateway-app';
 
-/**
- * AIP-236 through the gateway: the gateway in-process, the experiment-service from its own
- * main.ts in a child process (apps never import each other), on one NATS namespace and a
- * Postgres schema of their own (one per test file).
- */
-export const namespace = uniqueName();
-export const schema = uniqueName('it_');
+// AIP-236 through the gateway: the gateway in-process, the experiment-service from its own
+// main.ts in a child process (apps never import each other), on one NATS namespace and a
+// Postgres schema of their own.
+
 export const TOKEN = 'experiments-test-token';
 /** An editor of another team's project only. */
 export const OTHER_TEAM_TOKEN = 'other-team-token';
@@ -44,97 +41,161 @@ export const rule = (priority: number, action = 'deny') => ({
   match: { srcIpRanges: ['0.0.0.0/0'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] },
 });
 
-let gateway: INestApplication;
-let service: ServiceProcess;
-let base: string;
-let nc: NatsConnection;
+export const idsOf = (experiments: { name: string }[] = []) =>
+  experiments.map((e) => e.name.split('/').at(-1));
 
 export interface Response<T = Record<string, JsonBody>> {
   status: number;
   body: T;
 }
 
-export async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-  token = TOKEN,
-  headers: Record<string, string> = {},
-): Promise<Response> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : {} };
+/**
+ * What a spec file's gateway and experiment-service run in. The helpers are bound at once (a
+ * spec may take them apart at its top); `nc` and `url` are filled in by the hooks
+ * `experimentsSystem` registers.
+ */
+export interface ExperimentsSystem {
+  namespace: string;
+  schema: string;
+  /** The test's own NATS connection, to read the streams. */
+  nc: NatsConnection;
+  /** The gateway's base URL, for requests `call` cannot make (raw bodies, other content types). */
+  url: string;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+    headers?: Record<string, string>,
+  ): Promise<Response>;
+  /** As `call`, with the answer's headers. */
+  reply(
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+    headers?: Record<string, string>,
+  ): Promise<Response & { headers: Headers }>;
+  createPolicy(id: string, rules?: unknown[]): Promise<Record<string, JsonBody>>;
+  /** Answers the experiment (the create operation's response). */
+  createExperiment(policy: string, id: string, rules?: unknown[]): Promise<JsonBody>;
+  /** The value of one sample of a gateway counter, 0 when it has none with these labels. */
+  sample(metric: string, labels: Record<string, string>): Promise<number>;
 }
 
-export async function createPolicy(id: string, rules: unknown[] = []) {
-  const created = await call('POST', `${P}?firewallPolicyId=${id}`, { displayName: id, rules });
-  expect(created.status).toBe(200);
-  return created.body;
+/** The value of one sample of the counter `metric` of the gateway at `url`, 0 when it has none with these labels. */
+export async function counterSample(
+  url: string,
+  metric: string,
+  labels: Record<string, string>,
+): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith(`${metric}{`) &&
+        Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)),
+    );
+  return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
-export async function createExperiment(policy: string, id: string, rules: unknown[] = [rule(100)]) {
-  const created = await call('POST', `${P}/${policy}/experiments?experimentId=${id}`, {
-    firewallPolicy: { rules },
-  });
-  expect(created.status).toBe(200);
-  return created.body.response;
-}
-
-export const idsOf = (experiments: { name: string }[] = []) =>
-  experiments.map((e) => e.name.split('/').at(-1));
-
-/** Starts the experiment-service (its own process) and the gateway, and connects to NATS. */
-export async function startExperimentsSystem(): Promise<void> {
-  const common = {
+/**
+ * The gateway in-process on the test NATS server, on a free port, quiet and without a rate limit
+ * to speak of, with `settings` over those; answers it and its base URL.
+ */
+export async function startGateway(
+  settings: Record<string, string>,
+): Promise<{ app: INestApplication; url: string }> {
+  const config = loadConfig(configSchema, {
     NATS_URL: TEST_NATS_URL,
-    NATS_NAMESPACE: namespace,
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
-  };
-  service = startServiceProcess('experiment-service', {
-    NATS_NAMESPACE: namespace,
-    DATABASE_SCHEMA: schema,
-    DATABASE_POOL_SIZE: '20',
-  });
-  const gatewayConfig = loadConfig(configSchema, {
-    ...common,
-    AUTH_API_KEYS: JSON.stringify(API_KEYS),
     RATE_LIMIT_PER_SECOND: '10000',
     RATE_LIMIT_BURST: '10000',
     RPC_TIMEOUT_MS: '10000',
+    ...settings,
   });
-  gateway = await startServiceApp(gatewayApp(gatewayConfig));
-  base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
-  await eventually(
-    async () =>
-      (await call('GET', '/v1/services/experiment-service')).status === 200 ? true : undefined,
-    {
-      timeoutMs: 25_000,
-      intervalMs: 200,
-      what: 'experiment-service serving',
+  const app = await startServiceApp(gatewayApp(config));
+  return { app, url: `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}` };
+}
+
+/**
+ * The one system of a spec file: the experiment-service (its own process) and the gateway,
+ * and a NATS connection; everything stopped and removed after the file (or the `describe` it
+ * is called in).
+ */
+export function experimentsSystem(): ExperimentsSystem {
+  let gateway: INestApplication | undefined;
+  let service: ServiceProcess | undefined;
+  // `nc` and `url` come with the hooks.
+  const system = {
+    namespace: uniqueName(),
+    schema: uniqueName('it_'),
+    async reply(method, path, body, token = TOKEN, headers = {}) {
+      const response = await fetch(`${system.url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          ...headers,
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: text ? JSON.parse(text) : {},
+      };
     },
-  );
-  nc = await connect({ servers: TEST_NATS_URL });
-}
+    async call(...request) {
+      const { status, body } = await system.reply(...request);
+      return { status, body };
+    },
+    async createPolicy(id, rules = []) {
+      const created = await system.call('POST', `${P}?firewallPolicyId=${id}`, {
+        displayName: id,
+        rules,
+      });
+      expect(created.status).toBe(200);
+      return created.body;
+    },
+    async createExperiment(policy, id, rules = [rule(100)]) {
+      const created = await system.call('POST', `${P}/${policy}/experiments?experimentId=${id}`, {
+        firewallPolicy: { rules },
+      });
+      expect(created.status).toBe(200);
+      return created.body.response;
+    },
+    sample: (metric, labels) => counterSample(system.url, metric, labels),
+  } as ExperimentsSystem;
 
-export async function stopExperimentsSystem(): Promise<void> {
-  await gateway?.close();
-  await service?.stop();
-  await nc?.close();
-  await removeTestResources({ schema, namespace });
-}
-
-/** The test's own NATS connection, to read the streams. */
-export function natsConnection(): NatsConnection {
-  return nc;
-}
-
-/** The gateway's base URL, for requests `call` cannot make (raw bodies, other content types). */
-export function gatewayUrl(): string {
-  return base;
+  beforeAll(async () => {
+    service = startServiceProcess('experiment-service', {
+      NATS_NAMESPACE: system.namespace,
+      DATABASE_SCHEMA: system.schema,
+      DATABASE_POOL_SIZE: '20',
+    });
+    ({ app: gateway, url: system.url } = await startGateway({
+      NATS_NAMESPACE: system.namespace,
+      AUTH_API_KEYS: JSON.stringify(API_KEYS),
+    }));
+    await eventually(
+      async () =>
+        (await system.call('GET', '/v1/services/experiment-service')).status === 200
+          ? true
+          : undefined,
+      { timeoutMs: 25_000, intervalMs: 200, what: 'experiment-service serving' },
+    );
+    system.nc = await connect({ servers: TEST_NATS_URL });
+  }, 60_000);
+  afterAll(async () => {
+    await gateway?.close();
+    await service?.stop();
+    await system.nc?.close();
+    await removeTestResources({ schema: system.schema, namespace: system.namespace });
+  });
+  return system;
 }

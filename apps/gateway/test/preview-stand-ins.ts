@@ -1,5 +1,4 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/platform/config';
 import {
   EXPERIMENT_SUBJECTS,
   PREVIEW_SUBJECTS,
@@ -9,22 +8,16 @@ import {
   StatusError,
 } from '@rollout/contracts';
 import { NatsNamespace } from '@rollout/platform/nats';
-import { startServiceApp } from '@rollout/platform/service-kit';
 import { TEST_NATS_URL, removeTestResources, uniqueName, JsonBody } from '@rollout/testing/kit';
 import { JSONCodec, NatsConnection, connect } from 'nats';
-import type { AddressInfo } from 'node:net';
-import { configSchema } from '../src/config';
-import { gatewayApp } from '../src/gateway-app';
+import { counterSample, startGateway } from './experiments-system';
 import { API_KEYS, P, TOKEN } from './preview-system';
 
-/**
- * What the gateway itself does with the evaluator's answers, whatever the evaluator holds:
- * stand-ins answer the evaluator's and the experiment-service's subjects on the real NATS
- * server, in a namespace of their own, as those services do (the NestJS transport's packets,
- * in their queue groups), and record what they were asked.
- */
-const standInNamespace = uniqueName();
-const standInNs = new NatsNamespace(standInNamespace);
+// What the gateway itself does with the evaluator's answers, whatever the evaluator holds:
+// stand-ins answer the evaluator's and the experiment-service's subjects on the real NATS
+// server, in a namespace of their own, as those services do (the NestJS transport's packets,
+// in their queue groups), and record what they were asked.
+
 const codec = JSONCodec<unknown>();
 export const name = 'projects/acme/locations/global/firewallPolicies/edge/experiments/block-ssh';
 export const path = `${P}/edge/experiments/block-ssh`;
@@ -69,13 +62,6 @@ export const notFound = StatusError.withReason(
 ).toStatus();
 
 type Answer = { response: unknown } | { err: Status };
-/** What each subject answers (set per test) and what it was asked. */
-export const answers = new Map<string, (data: unknown) => Answer>();
-const asked = new Map<string, unknown[]>();
-export const askedOn = (subject: string) => asked.get(subject) ?? [];
-let standInNc: NatsConnection;
-let standInGateway: INestApplication;
-let standInBase: string;
 
 const standIns: [subject: string, queue: string][] = [
   [EXPERIMENT_SUBJECTS.getExperiment, 'experiment-service'],
@@ -84,88 +70,91 @@ const standIns: [subject: string, queue: string][] = [
   [PREVIEW_SUBJECTS.previewReport, 'evaluator'],
 ];
 
-export async function get(
-  url: string,
-  token = TOKEN,
-): Promise<{ status: number; headers: Headers; body: JsonBody }> {
-  const response = await fetch(`${standInBase}${url}`, {
-    headers: { authorization: `Bearer ${token}`, 'user-agent': 'audit-cli/1.0.0' },
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: text ? JSON.parse(text) : {},
-  };
+/** The stand-ins and the gateway before them; the helpers may be taken apart at a spec's top. */
+export interface PreviewStandIns {
+  /** What each subject answers, set per test (getExperiment answers an experiment of etag E2 unless a test sets it). */
+  answers: Map<string, (data: unknown) => Answer>;
+  /** What a subject was asked in this test. */
+  askedOn(subject: string): unknown[];
+  /** A GET through the gateway from the audit-cli client. */
+  get(url: string, token?: string): Promise<{ status: number; headers: Headers; body: JsonBody }>;
+  /** The value of one sample of a gateway counter, 0 when it has none with these labels. */
+  sample(metric: string, labels: Record<string, string>): Promise<number>;
+  /** The gateway's address of `route`, for what a test reads without a token. */
+  url(route: string): string;
 }
 
-/** The value of one sample of a gateway counter, 0 when it has none with these labels. */
-export async function sample(metric: string, labels: Record<string, string>): Promise<number> {
-  const text = await (await fetch(`${standInBase}/metrics`)).text();
-  const line = text
-    .split('\n')
-    .find(
-      (l) =>
-        l.startsWith(`${metric}{`) &&
-        Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)),
-    );
-  return line ? Number(line.split(' ').at(-1)) : 0;
-}
-
-/** Starts the stand-ins, then a gateway on their namespace. */
-export async function startStandIns(): Promise<void> {
-  standInNc = await connect({ servers: TEST_NATS_URL });
-  for (const [subject, queue] of standIns) {
-    standInNc.subscribe(standInNs.subject(subject), {
-      queue,
-      callback: (_error, msg) => {
-        const packet = codec.decode(msg.data) as { id?: string; data?: unknown };
-        asked.set(subject, [...askedOn(subject), packet.data]);
-        const answer = answers.get(subject)?.(packet.data) ?? {
-          err: StatusError.withReason(
-            'INTERNAL',
-            `no answer set for ${subject}`,
-            'TEST',
-          ).toStatus(),
-        };
-        msg.respond(codec.encode({ id: packet.id, isDisposed: true, ...answer }));
-      },
-    });
-  }
-  await standInNc.flush();
-  const config = loadConfig(configSchema, {
-    NATS_URL: TEST_NATS_URL,
-    NATS_NAMESPACE: standInNamespace,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    AUTH_API_KEYS: API_KEYS,
-    RATE_LIMIT_PER_SECOND: '10000',
-    RATE_LIMIT_BURST: '10000',
-    RPC_TIMEOUT_MS: '5000',
-  });
-  standInGateway = await startServiceApp(gatewayApp(config));
-  standInBase = `http://127.0.0.1:${(standInGateway.getHttpServer().address() as AddressInfo).port}`;
-}
-
-export async function stopStandIns(): Promise<void> {
-  await standInGateway?.close();
-  await standInNc?.close();
-  await removeTestResources({ namespace: standInNamespace });
-}
-
-/** Forgets what was asked, and answers getExperiment with an experiment of etag E2. */
-export function resetStandIns(): void {
-  answers.clear();
-  asked.clear();
-  answers.set(EXPERIMENT_SUBJECTS.getExperiment, (data) => ({
-    response: {
-      name: (data as { name: string }).name,
-      firewallPolicy: { rules: [] },
-      etag: 'E2',
+/**
+ * The one system of a spec file: the stand-ins, then a gateway on their namespace, removed
+ * after the file (or the `describe` it is called in). Before each test they forget what they
+ * were asked and answer getExperiment with an experiment of etag E2.
+ */
+export function previewStandIns(): PreviewStandIns {
+  const namespace = uniqueName();
+  const ns = new NatsNamespace(namespace);
+  const asked = new Map<string, unknown[]>();
+  let nc: NatsConnection | undefined;
+  let gateway: INestApplication | undefined;
+  let base: string;
+  const standIn: PreviewStandIns = {
+    answers: new Map(),
+    askedOn: (subject) => asked.get(subject) ?? [],
+    async get(url, token = TOKEN) {
+      const response = await fetch(`${base}${url}`, {
+        headers: { authorization: `Bearer ${token}`, 'user-agent': 'audit-cli/1.0.0' },
+      });
+      const text = await response.text();
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: text ? JSON.parse(text) : {},
+      };
     },
-  }));
-}
+    sample: (metric, labels) => counterSample(base, metric, labels),
+    url: (route) => `${base}${route}`,
+  };
 
-/** The stand-in gateway's address, for what a test reads without a token. */
-export const standInGatewayUrl = (route: string) => `${standInBase}${route}`;
+  beforeAll(async () => {
+    nc = await connect({ servers: TEST_NATS_URL });
+    for (const [subject, queue] of standIns) {
+      nc.subscribe(ns.subject(subject), {
+        queue,
+        callback: (_error, msg) => {
+          const packet = codec.decode(msg.data) as { id?: string; data?: unknown };
+          asked.set(subject, [...standIn.askedOn(subject), packet.data]);
+          const answer = standIn.answers.get(subject)?.(packet.data) ?? {
+            err: StatusError.withReason(
+              'INTERNAL',
+              `no answer set for ${subject}`,
+              'TEST',
+            ).toStatus(),
+          };
+          msg.respond(codec.encode({ id: packet.id, isDisposed: true, ...answer }));
+        },
+      });
+    }
+    await nc.flush();
+    ({ app: gateway, url: base } = await startGateway({
+      NATS_NAMESPACE: namespace,
+      AUTH_API_KEYS: API_KEYS,
+      RPC_TIMEOUT_MS: '5000',
+    }));
+  }, 30_000);
+  afterAll(async () => {
+    await gateway?.close();
+    await nc?.close();
+    await removeTestResources({ namespace });
+  });
+  beforeEach(() => {
+    standIn.answers.clear();
+    asked.clear();
+    standIn.answers.set(EXPERIMENT_SUBJECTS.getExperiment, (data) => ({
+      response: {
+        name: (data as { name: string }).name,
+        firewallPolicy: { rules: [] },
+        etag: 'E2',
+      },
+    }));
+  });
+  return standIn;
+}

@@ -1,8 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/platform/config';
 import { TRAFFIC_STREAM, TrafficEvent, trafficSubject } from '@rollout/contracts';
 import { NatsNamespace } from '@rollout/platform/nats';
-import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   ServiceProcess,
   TEST_NATS_URL,
@@ -15,18 +13,12 @@ import {
 } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { configSchema } from '../src/config';
-import { gatewayApp } from '../src/gateway-app';
+import { startGateway } from './experiments-system';
 
-/**
- * Previewing through the gateway against real traffic: the gateway in-process, the
- * experiment-service and the evaluator from their own main.ts in child processes (apps never
- * import each other), on one NATS namespace, each with its own Postgres schema (one per test file).
- */
-export const namespace = uniqueName();
-const ns = new NatsNamespace(namespace);
-const schemas = { experiment: uniqueName('it_'), preview: uniqueName('it_') };
+// Previewing through the gateway against real traffic: the gateway in-process, the
+// experiment-service and the evaluator from their own main.ts in child processes (apps never
+// import each other), on one NATS namespace, each with its own Postgres schema.
+
 export const TOKEN = 'preview-test-token';
 /** An editor of another team's project only. */
 export const OTHER_TEAM_TOKEN = 'preview-other-team-token';
@@ -52,137 +44,161 @@ export const denyNet = {
   match: { srcIpRanges: ['10.0.1.0/24'] },
 };
 
-let gateway: INestApplication;
-let services: ServiceProcess[] = [];
-let base: string;
-let nc: NatsConnection;
-let evaluatorPorts: number[] = [];
-
-export async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-  token = TOKEN,
-): Promise<{ status: number; body: JsonBody }> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : {} };
+/** What a spec file's gateway, experiment-service and evaluators run in; the helpers may be taken apart at its top. */
+export interface PreviewSystem {
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+  ): Promise<{ status: number; body: JsonBody }>;
+  /** An INGRESS connection to 192.0.2.1, `spacingMs` after the previous one in event time. */
+  trafficEvent(srcIp: string, options?: { destPort?: number; spacingMs?: number }): TrafficEvent;
+  /** Publishes as a traffic producer does; answers the stream sequence of the last one. */
+  publishTraffic(policy: string, events: TrafficEvent[]): Promise<number>;
+  /** Publishes, then resolves once the evaluator has settled them all. */
+  sendTraffic(policy: string, events: TrafficEvent[]): Promise<void>;
+  /** ACTIVE experiments each evaluator replica holds, from its /metrics. */
+  activeOnReplicas(): Promise<number[]>;
 }
 
-let sent = 0;
-/** An INGRESS connection to 192.0.2.1, `spacingMs` after the previous one in event time. */
-export function trafficEvent(
-  srcIp: string,
-  { destPort = 22, spacingMs = 1000 }: { destPort?: number; spacingMs?: number } = {},
-): TrafficEvent {
-  const id = `${namespace}-${sent++}`;
-  return {
-    id,
-    time: new Date(Date.UTC(2025, 5, 1, 12, 0, 0) + sent * spacingMs).toISOString(),
-    direction: 'INGRESS',
-    srcIp,
-    destIp: '192.0.2.1',
-    protocol: 'tcp',
-    destPort,
-  };
-}
-
-/** Publishes as a traffic producer does; answers the stream sequence of the last one. */
-export async function publishTraffic(policy: string, events: TrafficEvent[]): Promise<number> {
-  const js = nc.jetstream();
-  let last = 0;
-  for (const e of events)
-    last = (
-      await js.publish(ns.subject(trafficSubject('acme', 'global', policy)), JSON.stringify(e), {
-        msgID: e.id,
-      })
-    ).seq;
-  return last;
-}
-
-/** Publishes, then resolves once the evaluator has settled them all. */
-export async function sendTraffic(policy: string, events: TrafficEvent[]): Promise<void> {
-  const last = await publishTraffic(policy, events);
-  await eventually(
-    async () => {
-      const info = await (
-        await nc.jetstreamManager()
-      ).consumers.info(ns.stream(TRAFFIC_STREAM), 'evaluator');
-      return info.ack_floor.stream_seq >= last && info.num_ack_pending === 0 ? true : undefined;
-    },
-    { what: 'traffic settled' },
-  );
-}
-
-/** ACTIVE experiments each evaluator replica holds, from its /metrics. */
-export async function activeOnReplicas(): Promise<number[]> {
-  return Promise.all(
-    evaluatorPorts.map(async (port) => {
-      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      return Number(/^evaluator_active_experiments(?:\{[^}]*\})? (\d+)$/m.exec(metrics)?.[1] ?? -1);
-    }),
-  );
+export interface PreviewSystemOptions {
+  /** Evaluator replicas, sharing the traffic. */
+  evaluators?: number;
+  /** Settings of every evaluator beside the test ones. */
+  evaluatorEnv?: Record<string, string>;
 }
 
 /**
- * Starts the experiment-service, `evaluators` evaluator replicas (sharing the traffic, each with
- * `evaluatorEnv`) and the gateway, and connects to NATS.
+ * The one system of a spec file: the experiment-service, the evaluators and the gateway, and a
+ * NATS connection; everything stopped and removed after the file (or the `describe` it is
+ * called in).
  */
-export async function startPreviewSystem({
-  evaluators = 1,
-  evaluatorEnv = {},
-}: { evaluators?: number; evaluatorEnv?: Record<string, string> } = {}): Promise<void> {
-  evaluatorPorts = await freePorts(evaluators);
-  services = [
-    startServiceProcess('experiment-service', {
-      NATS_NAMESPACE: namespace,
-      DATABASE_SCHEMA: schemas.experiment,
-    }),
-    ...evaluatorPorts.map((port) =>
-      startServiceProcess('evaluator', {
-        NATS_NAMESPACE: namespace,
-        DATABASE_SCHEMA: schemas.preview,
-        PORT: String(port),
-        TRAFFIC_MAX_BYTES: String(64 * 1024 ** 2),
-        PREVIEW_LOGS_MAX_BYTES: String(64 * 1024 ** 2),
-        ...evaluatorEnv,
-      }),
-    ),
-  ];
-  const config = loadConfig(configSchema, {
-    NATS_URL: TEST_NATS_URL,
-    NATS_NAMESPACE: namespace,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    AUTH_API_KEYS: API_KEYS,
-    RATE_LIMIT_PER_SECOND: '10000',
-    RATE_LIMIT_BURST: '10000',
-    RPC_TIMEOUT_MS: '10000',
-  });
-  gateway = await startServiceApp(gatewayApp(config));
-  base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
-  for (const service of ['experiment-service', 'evaluator']) {
-    await eventually(
-      async () =>
-        (await call('GET', `/v1/services/${service}`)).status === 200 ? true : undefined,
-      { timeoutMs: 40_000, intervalMs: 200, what: `${service} serving` },
-    );
-  }
-  nc = await connect({ servers: TEST_NATS_URL });
+export function previewSystem(options: PreviewSystemOptions = {}): PreviewSystem {
+  const { system, start, stop } = unstartedPreviewSystem(options);
+  beforeAll(start, 60_000);
+  afterAll(stop);
+  return system;
 }
 
-export async function stopPreviewSystem(): Promise<void> {
-  await gateway?.close();
-  await Promise.all(services.map((s) => s.stop()));
-  await nc?.close();
-  await removeTestResources({ schema: schemas.experiment, namespace });
-  await removeTestResources({ schema: schemas.preview });
+function unstartedPreviewSystem({ evaluators = 1, evaluatorEnv = {} }: PreviewSystemOptions) {
+  const namespace = uniqueName();
+  const ns = new NatsNamespace(namespace);
+  const schemas = { experiment: uniqueName('it_'), preview: uniqueName('it_') };
+  let gateway: INestApplication | undefined;
+  let services: ServiceProcess[] = [];
+  let base: string;
+  let nc: NatsConnection | undefined;
+  let evaluatorPorts: number[] = [];
+  let sent = 0;
+
+  const system: PreviewSystem = {
+    async call(method, path, body, token = TOKEN) {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : {} };
+    },
+    trafficEvent(srcIp, { destPort = 22, spacingMs = 1000 } = {}) {
+      const id = `${namespace}-${sent++}`;
+      return {
+        id,
+        time: new Date(Date.UTC(2025, 5, 1, 12, 0, 0) + sent * spacingMs).toISOString(),
+        direction: 'INGRESS',
+        srcIp,
+        destIp: '192.0.2.1',
+        protocol: 'tcp',
+        destPort,
+      };
+    },
+    async publishTraffic(policy, events) {
+      const js = nc!.jetstream();
+      let last = 0;
+      for (const e of events)
+        last = (
+          await js.publish(
+            ns.subject(trafficSubject('acme', 'global', policy)),
+            JSON.stringify(e),
+            { msgID: e.id },
+          )
+        ).seq;
+      return last;
+    },
+    async sendTraffic(policy, events) {
+      const last = await system.publishTraffic(policy, events);
+      await eventually(
+        async () => {
+          const info = await (
+            await nc!.jetstreamManager()
+          ).consumers.info(ns.stream(TRAFFIC_STREAM), 'evaluator');
+          return info.ack_floor.stream_seq >= last && info.num_ack_pending === 0 ? true : undefined;
+        },
+        { what: 'traffic settled' },
+      );
+    },
+    activeOnReplicas() {
+      return Promise.all(
+        evaluatorPorts.map(async (port) => {
+          const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+          return Number(
+            /^evaluator_active_experiments(?:\{[^}]*\})? (\d+)$/m.exec(metrics)?.[1] ?? -1,
+          );
+        }),
+      );
+    },
+  };
+
+  async function start(): Promise<void> {
+    evaluatorPorts = await freePorts(evaluators);
+    services = [
+      startServiceProcess('experiment-service', {
+        NATS_NAMESPACE: namespace,
+        DATABASE_SCHEMA: schemas.experiment,
+      }),
+      ...evaluatorPorts.map((port) =>
+        startServiceProcess('evaluator', {
+          NATS_NAMESPACE: namespace,
+          DATABASE_SCHEMA: schemas.preview,
+          PORT: String(port),
+          TRAFFIC_MAX_BYTES: String(64 * 1024 ** 2),
+          PREVIEW_LOGS_MAX_BYTES: String(64 * 1024 ** 2),
+          ...evaluatorEnv,
+        }),
+      ),
+    ];
+    ({ app: gateway, url: base } = await startGateway({
+      NATS_NAMESPACE: namespace,
+      AUTH_API_KEYS: API_KEYS,
+    }));
+    for (const service of ['experiment-service', 'evaluator']) {
+      await eventually(
+        async () =>
+          (await system.call('GET', `/v1/services/${service}`)).status === 200 ? true : undefined,
+        { timeoutMs: 40_000, intervalMs: 200, what: `${service} serving` },
+      );
+    }
+    nc = await connect({ servers: TEST_NATS_URL });
+  }
+
+  async function stop(): Promise<void> {
+    await gateway?.close();
+    await Promise.all(services.map((s) => s.stop()));
+    await nc?.close();
+    await removeTestResources({ schema: schemas.experiment, namespace });
+    await removeTestResources({ schema: schemas.preview });
+  }
+
+  return { system, start, stop };
 }
+
+// The dead-letters spec still starts a system of its own in its hooks, with these.
+const startedByHand = unstartedPreviewSystem({});
+export const { call, sendTraffic, trafficEvent } = startedByHand.system;
+export const startPreviewSystem = startedByHand.start;
+export const stopPreviewSystem = startedByHand.stop;

@@ -10,23 +10,18 @@ import {
   ACME_EDITOR,
   ACME_TOKEN,
   KEYS,
-  call,
-  callOk,
+  busSecuritySystem,
   codec,
-  connectAs,
   hostLease,
   policyName,
   policyPath,
-  startBusSystem,
-  stopBusSystem,
 } from '../../test/bus-security-system';
 import { rawRequest, signedAs, signer } from '../../test/bus-raw-requests';
 import { allowSsh } from '../../test/bus-traffic';
 
 // Requests sent straight onto the bus with forged, replayed, expired or mis-signed actor
 // assertions are refused by every service and change nothing, whatever NATS lets through.
-beforeAll(startBusSystem, 90_000);
-afterAll(stopBusSystem);
+const { call, callOk, connectAs } = busSecuritySystem();
 
 describe('actor assertions, checked by every service whatever NATS lets through', () => {
   let operator: NatsConnection;

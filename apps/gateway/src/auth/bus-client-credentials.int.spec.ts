@@ -7,19 +7,14 @@ import {
   trafficSubject,
 } from '@rollout/contracts';
 import { eventually } from '@rollout/testing/kit';
-import {
-  connectAs,
-  permissionError,
-  startBusSystem,
-  stopBusSystem,
-  violations,
-} from '../../test/bus-security-system';
-import { evaluated, event, previewing, sendTraffic } from '../../test/bus-traffic';
+import { busSecuritySystem, permissionError } from '../../test/bus-security-system';
+import { busTraffic, event } from '../../test/bus-traffic';
 
 // The credentials handed out of the system (traffic producers, inspection agents), on the
 // deployed bus: each may publish its own input and nothing else.
-beforeAll(startBusSystem, 90_000);
-afterAll(stopBusSystem);
+const bus = busSecuritySystem();
+const { connectAs, violations } = bus;
+const { evaluated, previewing, sendTraffic } = busTraffic(bus);
 
 describe('a traffic producer credential', () => {
   it('cannot move another project’s preview counts', async () => {

@@ -13,21 +13,14 @@ import {
 } from '@rollout/platform/nats';
 import { eventually } from '@rollout/testing/kit';
 import { NatsConnection } from 'nats';
-import {
-  connectAs,
-  permissionError,
-  startBusSystem,
-  stopBusSystem,
-  violations,
-} from '../../test/bus-security-system';
+import { RUNTIME_USERS, busSecuritySystem, permissionError } from '../../test/bus-security-system';
 
 // The attacks of an independent review, each with every runtime credential, on a nats-server
 // started with the deployed users and permissions after the provisioning step ran
 // (docs/bus-security.md): no runtime user may reconfigure the bus. Each attempt is refused by
 // the server, and the admin connection then finds every stream, consumer and bucket as
 // provisioned, and nothing stored.
-beforeAll(startBusSystem, 90_000);
-afterAll(stopBusSystem);
+const { connectAs, violations } = busSecuritySystem();
 
 const STATE_STREAM = `KV_${EXPERIMENT_STATE_BUCKET}`;
 /** The replay check's bucket: every verifying service writes keys, none may read, purge or delete. */
@@ -47,16 +40,6 @@ const READS: Record<string, string[]> = {
   evaluator: [TRAFFIC_STREAM, STATE_STREAM],
   'inspection-rules-service': [INSPECTION_STREAM],
 };
-const RUNTIME_USERS = [
-  'gateway',
-  'experiment-service',
-  'evaluator',
-  'enforcement-service',
-  'inspection-rules-service',
-  'budget-adapter',
-  'producer-acme',
-  'agent',
-];
 
 interface BusState {
   streams: Record<string, { config: unknown; messages: number; lastSeq: number }>;

@@ -10,22 +10,20 @@ import {
 import { eventually } from '@rollout/testing/kit';
 import {
   ACME_TOKEN,
-  call,
+  RUNTIME_USERS,
+  busSecuritySystem,
   codec,
-  connectAs,
   hostLease,
   permissionError,
   policyPath,
-  startBusSystem,
-  stopBusSystem,
-  violations,
 } from '../../test/bus-security-system';
-import { allowSsh, evaluated, previewing, sendTraffic } from '../../test/bus-traffic';
+import { allowSsh, busTraffic } from '../../test/bus-traffic';
 
 // Least privilege on the bus (docs/bus-security.md), on a nats-server started with the deployed
 // users and permissions: every path the system uses works, and each service may do no more.
-beforeAll(startBusSystem, 90_000);
-afterAll(stopBusSystem);
+const bus = busSecuritySystem();
+const { call, connectAs, violations } = bus;
+const { evaluated, previewing, sendTraffic } = busTraffic(bus);
 
 describe('allowed paths, each user with only its own permissions', () => {
   it('a project editor changes its policies through the gateway, and its producer moves its preview counts', async () => {
@@ -88,17 +86,7 @@ describe('allowed paths, each user with only its own permissions', () => {
   });
 
   it('no service nor the gateway was refused anything it does, so the permissions are enough to run on', () => {
-    for (const user of [
-      'gateway',
-      'experiment-service',
-      'evaluator',
-      'enforcement-service',
-      'inspection-rules-service',
-      'budget-adapter',
-      'producer-acme',
-      'agent',
-    ])
-      expect(violations(user)).toBe('');
+    for (const user of RUNTIME_USERS) expect(violations(user)).toBe('');
   });
 });
 

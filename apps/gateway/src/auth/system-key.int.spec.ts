@@ -3,23 +3,21 @@ import { eventually } from '@rollout/testing/kit';
 import { randomUUID } from 'node:crypto';
 import {
   EVALUATOR_KEYS,
-  call,
-  connectAs,
+  busSecuritySystem,
   permissionError,
   policyName,
   policyPath,
-  startBusSystem,
-  stopBusSystem,
 } from '../../test/bus-security-system';
 import { rawRequest, signedAs, signer } from '../../test/bus-raw-requests';
-import { allowSsh, sendTraffic } from '../../test/bus-traffic';
+import { allowSsh, busTraffic } from '../../test/bus-traffic';
 
 /**
  * The evaluator's system key (docs/bus-security.md, "System keys") on the deployed bus: its
  * auto-stop works with every service checking assertions, and the key asserts nothing else.
  */
-beforeAll(startBusSystem, 90_000);
-afterAll(stopBusSystem);
+const bus = busSecuritySystem();
+const { call, connectAs } = bus;
+const { sendTraffic } = busTraffic(bus);
 
 const system = { actor: 'system:evaluator', roles: ['editor'], projects: ['acme'] };
 

@@ -1,20 +1,9 @@
 import { eventually } from '@rollout/testing/kit';
-import {
-  OTHER_TEAM_TOKEN,
-  P,
-  allowSsh,
-  call,
-  denyNet,
-  publishTraffic,
-  startPreviewSystem,
-  stopPreviewSystem,
-  trafficEvent as event,
-} from '../../test/preview-system';
+import { OTHER_TEAM_TOKEN, P, allowSsh, denyNet, previewSystem } from '../../test/preview-system';
 
 /** `:backtest` answers an operation that `GET /v1/operations/{id}` follows. */
 describe('backtesting an experiment through the gateway', () => {
-  beforeAll(() => startPreviewSystem(), 60_000);
-  afterAll(stopPreviewSystem);
+  const { call, publishTraffic, trafficEvent: event } = previewSystem();
 
   const experiment = `${P}/edge/experiments/block-ssh`;
 

@@ -1,16 +1,8 @@
 import { eventually } from '@rollout/testing/kit';
-import {
-  P,
-  allowSsh,
-  call,
-  denyNet,
-  startPreviewSystem,
-  stopPreviewSystem,
-} from '../../test/preview-system';
+import { P, allowSsh, denyNet, previewSystem } from '../../test/preview-system';
 
 describe('the preview report says when the evaluator applied startPreview', () => {
-  beforeAll(() => startPreviewSystem(), 60_000);
-  afterAll(stopPreviewSystem);
+  const { call } = previewSystem();
 
   const experiment = `${P}/edge/experiments/block-net`;
 

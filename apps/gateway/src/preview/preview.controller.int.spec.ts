@@ -1,16 +1,8 @@
 import { PreviewLogRecord } from '@rollout/contracts';
 import { eventually } from '@rollout/testing/kit';
-import {
-  OTHER_TEAM_TOKEN,
-  P,
-  allowSsh,
-  call,
-  denyNet,
-  sendTraffic,
-  startPreviewSystem,
-  stopPreviewSystem,
-  trafficEvent as event,
-} from '../../test/preview-system';
+import { OTHER_TEAM_TOKEN, P, allowSsh, denyNet, previewSystem } from '../../test/preview-system';
+
+const { call, sendTraffic, trafficEvent: event } = previewSystem();
 
 async function allLogs(path: string, changedOnly = false): Promise<PreviewLogRecord[]> {
   const records: PreviewLogRecord[] = [];
@@ -28,9 +20,6 @@ async function allLogs(path: string, changedOnly = false): Promise<PreviewLogRec
 }
 
 describe('previewing an experiment against traffic, through the gateway', () => {
-  beforeAll(() => startPreviewSystem(), 60_000);
-  afterAll(stopPreviewSystem);
-
   const experiment = `${P}/edge/experiments/block-ssh`;
 
   beforeAll(async () => {

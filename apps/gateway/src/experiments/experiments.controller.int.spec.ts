@@ -1,15 +1,6 @@
-import {
-  P,
-  call,
-  createExperiment,
-  createPolicy,
-  rule,
-  startExperimentsSystem,
-  stopExperimentsSystem,
-} from '../../test/experiments-system';
+import { P, experimentsSystem, rule } from '../../test/experiments-system';
 
-beforeAll(startExperimentsSystem, 60_000);
-afterAll(stopExperimentsSystem);
+const { call, createExperiment, createPolicy } = experimentsSystem();
 
 describe('experiments: create, get, update, delete, preview and commit, with their errors', () => {
   beforeAll(async () => {

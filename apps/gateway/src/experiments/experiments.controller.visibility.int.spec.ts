@@ -1,21 +1,10 @@
 import { EXPERIMENT_EVENTS_STREAM } from '@rollout/contracts';
 import { eventually } from '@rollout/testing/kit';
 import { JSONCodec } from 'nats';
-import {
-  OTHER_TEAM_TOKEN,
-  P,
-  call,
-  createExperiment,
-  createPolicy,
-  namespace,
-  natsConnection,
-  rule,
-  startExperimentsSystem,
-  stopExperimentsSystem,
-} from '../../test/experiments-system';
+import { OTHER_TEAM_TOKEN, P, experimentsSystem, rule } from '../../test/experiments-system';
 
-beforeAll(startExperimentsSystem, 60_000);
-afterAll(stopExperimentsSystem);
+const system = experimentsSystem();
+const { call, createExperiment, createPolicy } = system;
 
 describe('tenancy', () => {
   it("another team sees none of a project's policies, experiments, operations or history, and changes nothing", async () => {
@@ -72,7 +61,7 @@ describe('domain events on JetStream', () => {
     await createPolicy('published');
     await createExperiment('published', 'exp');
     await call('POST', `${P}/published/experiments/exp:startPreview`);
-    const stream = `${namespace}_${EXPERIMENT_EVENTS_STREAM}`;
+    const stream = `${system.namespace}_${EXPERIMENT_EVENTS_STREAM}`;
     const codec = JSONCodec<{
       id: string;
       type: string;
@@ -80,7 +69,7 @@ describe('domain events on JetStream', () => {
       state?: { previewMetadata?: { state: string } };
     }>();
     const events = await eventually(async () => {
-      const jsm = await natsConnection().jetstreamManager();
+      const jsm = await system.nc.jetstreamManager();
       const info = await jsm.streams.info(stream);
       const found = [];
       for (let seq = 1; seq <= info.state.last_seq; seq++) {

@@ -1,20 +1,6 @@
-import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/platform/config';
 import { START_TIME_FEATURE, SYSTEM_V1 } from '@rollout/contracts';
-import { startServiceApp } from '@rollout/platform/service-kit';
-import {
-  ServiceProcess,
-  TEST_NATS_URL,
-  eventually,
-  removeTestResources,
-  startServiceProcess,
-  uniqueName,
-  JsonBody,
-} from '@rollout/testing/kit';
-import { createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { configSchema } from '../config';
-import { gatewayApp } from '../gateway-app';
+import { JsonBody } from '@rollout/testing/kit';
+import { P, experimentsSystem, rule } from '../../test/experiments-system';
 
 /**
  * The runtime side of the compatibility policy through the gateway, with the experiment-service
@@ -22,112 +8,18 @@ import { gatewayApp } from '../gateway-app';
  * (experiment.v1 CommitRequest.parentEtag) answered with Deprecation/Sunset/Link and counted,
  * and the system.v1 start-time feature sent only to a client that declares it.
  */
-const namespace = uniqueName();
-const schema = uniqueName('it_');
-const TOKEN = 'client-contract-test-token';
-const API_KEYS = [
-  {
-    name: 'test-admin',
-    sha256: createHash('sha256').update(TOKEN).digest('hex'),
-    roles: ['admin'],
-    projects: '*',
-  },
-];
-const P = '/v1/projects/acme/locations/global/firewallPolicies';
-const rule = (priority: number) => ({
-  priority,
-  direction: 'INGRESS',
-  action: 'deny',
-  match: { srcIpRanges: ['0.0.0.0/0'] },
-});
+const { reply, createPolicy, createExperiment, sample } = experimentsSystem();
 
-let gateway: INestApplication;
-let service: ServiceProcess;
-let base: string;
-
-interface Reply {
-  status: number;
-  headers: Headers;
-  body: Record<string, JsonBody>;
-}
-
-async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<Reply> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      'content-type': 'application/json',
-      'user-agent': 'acme-cli/2.0.1',
-      ...headers,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : {} };
-}
-
-/** The value of one sample of a gateway counter, 0 when it has none with these labels. */
-async function sample(name: string, labels: Record<string, string>): Promise<number> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const line = text
-    .split('\n')
-    .find(
-      (l) =>
-        l.startsWith(`${name}{`) &&
-        Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)),
-    );
-  return line ? Number(line.split(' ').at(-1)) : 0;
-}
+/** A call from the acme-cli client, with the answer's headers. */
+const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  reply(method, path, body, undefined, { 'user-agent': 'acme-cli/2.0.1', ...headers });
 
 /** A live policy and an experiment of it, ready to commit. */
 async function candidate(policy: string) {
-  const live = (await call('POST', `${P}?firewallPolicyId=${policy}`, { rules: [rule(10)] })).body;
-  const experiment = (
-    await call('POST', `${P}/${policy}/experiments?experimentId=candidate`, {
-      firewallPolicy: { rules: [rule(3)] },
-    })
-  ).body.response;
+  const live = await createPolicy(policy, [rule(10)]);
+  const experiment = await createExperiment(policy, 'candidate', [rule(3)]);
   return { live, experiment, commit: `${P}/${policy}/experiments/candidate:commit` };
 }
-
-beforeAll(async () => {
-  service = startServiceProcess('experiment-service', {
-    NATS_NAMESPACE: namespace,
-    DATABASE_SCHEMA: schema,
-    DATABASE_POOL_SIZE: '5',
-  });
-  const config = loadConfig(configSchema, {
-    NATS_URL: TEST_NATS_URL,
-    NATS_NAMESPACE: namespace,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    AUTH_API_KEYS: JSON.stringify(API_KEYS),
-    RPC_TIMEOUT_MS: '10000',
-  });
-  gateway = await startServiceApp(gatewayApp(config));
-  base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
-  await eventually(
-    async () =>
-      (await call('GET', '/v1/services/experiment-service')).status === 200 ? true : undefined,
-    {
-      timeoutMs: 25_000,
-      intervalMs: 200,
-      what: 'experiment-service serving',
-    },
-  );
-}, 60_000);
-
-afterAll(async () => {
-  await gateway?.close();
-  await service?.stop();
-  await removeTestResources({ schema, namespace });
-});
 
 describe('a deprecated field over HTTP', () => {
   it('parentEtag still works, and the answer says it is deprecated (Deprecation, Sunset, Link) and it is counted', async () => {

@@ -1,10 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/platform/config';
-import { startServiceApp } from '@rollout/platform/service-kit';
-import { TEST_NATS_URL, uniqueName } from '@rollout/testing/kit';
-import type { AddressInfo } from 'node:net';
+import { uniqueName } from '@rollout/testing/kit';
+import { startGateway } from '../../test/experiments-system';
 import { configSchema } from '../config';
-import { gatewayApp } from '../gateway-app';
 import { sha256 } from './api-keys';
 
 describe('gateway authentication and limits', () => {
@@ -12,12 +10,8 @@ describe('gateway authentication and limits', () => {
   let base: string;
 
   beforeAll(async () => {
-    const config = loadConfig(configSchema, {
-      NATS_URL: TEST_NATS_URL,
+    ({ app, url: base } = await startGateway({
       NATS_NAMESPACE: uniqueName(),
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
       AUTH_API_KEYS: JSON.stringify([
         {
           name: 'reader',
@@ -34,9 +28,7 @@ describe('gateway authentication and limits', () => {
       ]),
       RATE_LIMIT_PER_SECOND: '1',
       RATE_LIMIT_BURST: '3',
-    });
-    app = await startServiceApp(gatewayApp(config));
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    }));
   });
 
   afterAll(async () => {

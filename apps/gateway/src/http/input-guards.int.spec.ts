@@ -1,20 +1,13 @@
-import {
-  P,
-  TOKEN,
-  call,
-  gatewayUrl,
-  startExperimentsSystem,
-  stopExperimentsSystem,
-} from '../../test/experiments-system';
+import { P, TOKEN, experimentsSystem } from '../../test/experiments-system';
 
-beforeAll(startExperimentsSystem, 60_000);
-afterAll(stopExperimentsSystem);
+const system = experimentsSystem();
+const { call } = system;
 
 const violations = (body: { error?: { details?: { fieldViolations?: unknown[] }[] } }) =>
   body.error?.details?.find((detail) => detail.fieldViolations)?.fieldViolations;
 
 async function send(method: string, path: string, body?: string, contentType = 'application/json') {
-  const response = await fetch(`${gatewayUrl()}${path}`, {
+  const response = await fetch(`${system.url}${path}`, {
     method,
     redirect: 'manual',
     headers: { authorization: `Bearer ${TOKEN}`, 'content-type': contentType },

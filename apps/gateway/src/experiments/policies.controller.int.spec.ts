@@ -1,16 +1,6 @@
-import {
-  P,
-  call,
-  createExperiment,
-  createPolicy,
-  idsOf,
-  rule,
-  startExperimentsSystem,
-  stopExperimentsSystem,
-} from '../../test/experiments-system';
+import { P, experimentsSystem, idsOf, rule } from '../../test/experiments-system';
 
-beforeAll(startExperimentsSystem, 60_000);
-afterAll(stopExperimentsSystem);
+const { call, createExperiment, createPolicy } = experimentsSystem();
 
 describe('live firewall policies: create, read, update, delete, history', () => {
   it('creates, reads, updates with the etag, and refuses a stale etag', async () => {

@@ -1,16 +1,12 @@
 import { reportEtagMatters } from '@rollout/contracts';
 import { eventually } from '@rollout/testing/kit';
-import {
-  P,
-  activeOnReplicas,
-  allowSsh,
-  call,
-  denyNet,
-  sendTraffic,
-  startPreviewSystem,
-  stopPreviewSystem,
-  trafficEvent,
-} from '../../test/preview-system';
+import { P, allowSsh, denyNet, previewSystem } from '../../test/preview-system';
+
+// Two evaluator replicas share the traffic and both run auto-stop, as in production.
+const { call, sendTraffic, trafficEvent, activeOnReplicas } = previewSystem({
+  evaluators: 2,
+  evaluatorEnv: { AUTO_STOP_INTERVAL_MS: '200' },
+});
 
 /** One INGRESS ssh connection a minute apart in event time. */
 const event = (srcIp: string) => trafficEvent(srcIp, { spacingMs: 60_000 });
@@ -35,13 +31,6 @@ const REQUEST_INFO = expect.objectContaining({
 });
 
 describe('readiness gates, commits bound to the report, and auto-stop, through the gateway', () => {
-  // Two evaluator replicas share the traffic and both run auto-stop, as in production.
-  beforeAll(
-    () => startPreviewSystem({ evaluators: 2, evaluatorEnv: { AUTO_STOP_INTERVAL_MS: '200' } }),
-    60_000,
-  );
-  afterAll(stopPreviewSystem);
-
   it('refuses a bad gate, naming the field', async () => {
     expect((await call('POST', `${P}?firewallPolicyId=edge`, { rules: [allowSsh] })).status).toBe(
       200,

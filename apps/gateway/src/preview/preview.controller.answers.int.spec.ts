@@ -7,25 +7,16 @@ import {
 import { JsonBody } from '@rollout/testing/kit';
 import { OTHER_TEAM_TOKEN } from '../../test/preview-system';
 import {
-  answers,
-  askedOn,
   configuration,
   flow,
-  get,
   name,
   notFound,
   path,
-  resetStandIns,
-  sample,
-  standInGatewayUrl,
-  startStandIns,
-  stopStandIns,
+  previewStandIns,
 } from '../../test/preview-stand-ins';
 
 describe('previewFlows, deleted experiments and the deprecated previewLogs, against stand-in services', () => {
-  beforeAll(startStandIns, 30_000);
-  afterAll(stopStandIns);
-  beforeEach(resetStandIns);
+  const { answers, askedOn, get, sample, url } = previewStandIns();
 
   it('previewFlows passes parent, filter, pageSize and pageToken through and returns the page, its token sealed', async () => {
     const filter = 'transition = ALLOW_TO_DENY AND ip = "10.0.0.0/8" AND destPort = 22';
@@ -169,7 +160,7 @@ describe('previewFlows, deleted experiments and the deprecated previewLogs, agai
     expect(await uses(PREVIEW_SUBJECTS.previewLogs)).toBe(before.subject + 2);
     expect(await uses('ListPreviewLogsRequest.changedOnly')).toBe(before.changedOnly + 1);
 
-    const document: JsonBody = await (await fetch(standInGatewayUrl('/docs/openapi.json'))).json();
+    const document: JsonBody = await (await fetch(url('/docs/openapi.json'))).json();
     const operations = (route: string) =>
       document.paths[
         `/v1/projects/{project}/locations/{location}/firewallPolicies/{policy}/experiments/{experiment}/${route}`

@@ -1,15 +1,6 @@
-import {
-  OTHER_TEAM_TOKEN,
-  P,
-  call,
-  createExperiment,
-  createPolicy,
-  startExperimentsSystem,
-  stopExperimentsSystem,
-} from '../../test/experiments-system';
+import { OTHER_TEAM_TOKEN, P, experimentsSystem } from '../../test/experiments-system';
 
-beforeAll(startExperimentsSystem, 60_000);
-afterAll(stopExperimentsSystem);
+const { call, createExperiment, createPolicy } = experimentsSystem();
 
 const ssh = (priority: number, action: 'allow' | 'deny', srcIpRanges: string[]) => ({
   priority,

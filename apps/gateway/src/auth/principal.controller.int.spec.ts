@@ -1,10 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/platform/config';
-import { startServiceApp } from '@rollout/platform/service-kit';
-import { TEST_NATS_URL, uniqueName } from '@rollout/testing/kit';
-import type { AddressInfo } from 'node:net';
-import { configSchema } from '../config';
-import { gatewayApp } from '../gateway-app';
+import { uniqueName } from '@rollout/testing/kit';
+import { startGateway } from '../../test/experiments-system';
 import { sha256 } from './api-keys';
 
 describe('GET /v1/principal', () => {
@@ -18,19 +14,13 @@ describe('GET /v1/principal', () => {
       roles,
       projects,
     });
-    const config = loadConfig(configSchema, {
-      NATS_URL: TEST_NATS_URL,
+    ({ app, url: base } = await startGateway({
       NATS_NAMESPACE: uniqueName(),
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
       AUTH_API_KEYS: JSON.stringify([
         key('team-editor', ['editor'], ['alpha', 'beta']),
         key('auditor', ['viewer'], '*'),
       ]),
-    });
-    app = await startServiceApp(gatewayApp(config));
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    }));
   });
 
   afterAll(async () => {

@@ -1,19 +1,8 @@
 import { eventually, freePort, startServiceProcess } from '@rollout/testing/kit';
-import {
-  P,
-  Response,
-  call,
-  createExperiment,
-  createPolicy,
-  namespace,
-  rule,
-  schema,
-  startExperimentsSystem,
-  stopExperimentsSystem,
-} from '../../test/experiments-system';
+import { P, Response, experimentsSystem, rule } from '../../test/experiments-system';
 
-beforeAll(startExperimentsSystem, 60_000);
-afterAll(stopExperimentsSystem);
+const system = experimentsSystem();
+const { call, createExperiment, createPolicy } = system;
 
 describe('commit', () => {
   it('copies the experiment into the live policy atomically and deletes the experiment; twice is 404', async () => {
@@ -160,8 +149,8 @@ describe('commands that decide on the state the service last saw', () => {
   it('with two replicas, every command acts on the latest state whichever replica the other one used', async () => {
     const port = await freePort();
     const replica = startServiceProcess('experiment-service', {
-      NATS_NAMESPACE: namespace,
-      DATABASE_SCHEMA: schema,
+      NATS_NAMESPACE: system.namespace,
+      DATABASE_SCHEMA: system.schema,
       DATABASE_POOL_SIZE: '4',
       PORT: String(port),
     });
