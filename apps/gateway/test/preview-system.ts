@@ -196,9 +196,3 @@ function unstartedPreviewSystem({ evaluators = 1, evaluatorEnv = {} }: PreviewSy
 
   return { system, start, stop };
 }
-
-// The dead-letters spec still starts a system of its own in its hooks, with these.
-const startedByHand = unstartedPreviewSystem({});
-export const { call, sendTraffic, trafficEvent } = startedByHand.system;
-export const startPreviewSystem = startedByHand.start;
-export const stopPreviewSystem = startedByHand.stop;

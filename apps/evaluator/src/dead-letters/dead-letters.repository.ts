@@ -66,9 +66,11 @@ export class DeadLettersRepository {
        FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(p, l, i) ORDER BY i`,
       [scopes.map((s) => s[0]), scopes.map((s) => s[1])],
     );
+    // Stamped under the lock (clock_timestamp, not the transaction's start): a batch that waited
+    // for it must not list as newer than the one it waited for.
     await query(
       `INSERT INTO dead_letter_samples (project, location, policy, reason, detail, time)
-       SELECT p, l, f, r, d, now()
+       SELECT p, l, f, r, d, clock_timestamp()
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS t(p, l, f, r, d)`,
       [
         samples.map((s) => s.project),

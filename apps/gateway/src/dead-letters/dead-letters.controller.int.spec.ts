@@ -1,19 +1,9 @@
-import {
-  OTHER_TEAM_TOKEN,
-  P,
-  allowSsh,
-  call,
-  sendTraffic,
-  startPreviewSystem,
-  stopPreviewSystem,
-  trafficEvent as event,
-} from '../../test/preview-system';
+import { OTHER_TEAM_TOKEN, P, allowSsh, previewSystem } from '../../test/preview-system';
 
 const DEAD_LETTERS = '/v1/projects/acme/locations/global/deadLetters';
 
 describe('dead letters, through the gateway', () => {
-  beforeAll(() => startPreviewSystem(), 60_000);
-  afterAll(stopPreviewSystem);
+  const { call, sendTraffic, trafficEvent: event } = previewSystem();
 
   beforeAll(async () => {
     expect((await call('POST', `${P}?firewallPolicyId=edge`, { rules: [allowSsh] })).status).toBe(
