@@ -13,7 +13,7 @@ import {
 } from '@rollout/testing/kit';
 import { JSONCodec, NatsConnection, NatsError, connect } from 'nats';
 import { createHash, randomBytes } from 'node:crypto';
-import { startGateway } from './experiments-system';
+import { startGateway } from './gateway';
 
 // The system the bus security specs run on: a NATS server with the deployed users and
 // permissions, every service as its own NATS user, and the gateway.

@@ -1,9 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/platform/config';
-import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   ServiceProcess,
-  TEST_NATS_URL,
   eventually,
   freePort,
   removeTestResources,
@@ -13,11 +10,9 @@ import {
 } from '@rollout/testing/kit';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configSchema } from '../src/config';
-import { gatewayApp } from '../src/gateway-app';
+import { startGateway } from './gateway';
 
 export const ADMIN_TOKEN = 'leases-admin-token';
 /** An editor of project `other` only. */
@@ -83,13 +78,10 @@ async function startEnforcementSystem(
   };
   let service: ServiceProcess = startServiceProcess('enforcement-service', serviceEnv);
   let gateway: INestApplication | undefined;
+  let base: string;
   try {
-    const config = loadConfig(configSchema, {
-      NATS_URL: TEST_NATS_URL,
+    ({ app: gateway, url: base } = await startGateway({
       NATS_NAMESPACE: namespace,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
       AUTH_API_KEYS: JSON.stringify([
         { name: 'alice', sha256: sha256(ADMIN_TOKEN), roles: ['admin'], projects: '*' },
         {
@@ -100,16 +92,11 @@ async function startEnforcementSystem(
         },
       ]),
       BLAZAR_AUTH_TOKEN_SHA256: sha256(BLAZAR_TOKEN),
-      RATE_LIMIT_PER_SECOND: '10000',
-      RATE_LIMIT_BURST: '10000',
-      RPC_TIMEOUT_MS: '10000',
-    });
-    gateway = await startServiceApp(gatewayApp(config));
+    }));
   } catch (error) {
     await service.stop();
     throw error;
   }
-  const base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
   const call = async (
     method: string,
     path: string,

@@ -1,6 +1,4 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/platform/config';
-import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   ServiceProcess,
   TEST_NATS_URL,
@@ -12,9 +10,7 @@ import {
 } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { configSchema } from '../src/config';
-import { gatewayApp } from '../src/gateway-app';
+import { startGateway } from './gateway';
 
 // AIP-236 through the gateway: the gateway in-process, the experiment-service from its own
 // main.ts in a child process (apps never import each other), on one NATS namespace and a
@@ -98,27 +94,6 @@ export async function counterSample(
         Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)),
     );
   return line ? Number(line.split(' ').at(-1)) : 0;
-}
-
-/**
- * The gateway in-process on the test NATS server, on a free port, quiet and without a rate limit
- * to speak of, with `settings` over those; answers it and its base URL.
- */
-export async function startGateway(
-  settings: Record<string, string>,
-): Promise<{ app: INestApplication; url: string }> {
-  const config = loadConfig(configSchema, {
-    NATS_URL: TEST_NATS_URL,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_SECOND: '10000',
-    RATE_LIMIT_BURST: '10000',
-    RPC_TIMEOUT_MS: '10000',
-    ...settings,
-  });
-  const app = await startServiceApp(gatewayApp(config));
-  return { app, url: `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}` };
 }
 
 /**

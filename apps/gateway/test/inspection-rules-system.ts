@@ -1,7 +1,4 @@
 import { provisionFromEnv } from '@rollout/platform/nats';
-import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/platform/config';
-import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   REPO_ROOT,
   TEST_NATS_URL,
@@ -13,12 +10,10 @@ import {
 } from '@rollout/testing/kit';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sha256 } from '../src/auth/api-keys';
-import { configSchema } from '../src/config';
-import { gatewayApp } from '../src/gateway-app';
+import { startGateway } from './gateway';
 
 export const ADMIN_TOKEN = 'inspection-admin-token';
 export const EDITOR_TOKEN = 'inspection-editor-token';
@@ -77,14 +72,10 @@ async function startSystem(builtInYaml: string, env: Record<string, string>) {
   service.stdout?.on('data', (chunk: Buffer) => {
     logs += chunk.toString('utf8');
   });
-  const config = loadConfig(configSchema, {
-    ...common,
+  const { app: gateway, url: base } = await startGateway({
+    NATS_NAMESPACE: namespace,
     AUTH_API_KEYS: API_KEYS,
-    RATE_LIMIT_PER_SECOND: '10000',
-    RATE_LIMIT_BURST: '10000',
   });
-  const gateway: INestApplication = await startServiceApp(gatewayApp(config));
-  const base = `http://127.0.0.1:${(gateway.getHttpServer().address() as AddressInfo).port}`;
   await eventually(
     async () => {
       const response = await fetch(`${base}/v1/services/inspection-rules-service`, {

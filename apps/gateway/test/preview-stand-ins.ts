@@ -10,7 +10,8 @@ import {
 import { NatsNamespace } from '@rollout/platform/nats';
 import { TEST_NATS_URL, removeTestResources, uniqueName, JsonBody } from '@rollout/testing/kit';
 import { JSONCodec, NatsConnection, connect } from 'nats';
-import { counterSample, startGateway } from './experiments-system';
+import { counterSample } from './experiments-system';
+import { startGateway } from './gateway';
 import { API_KEYS, P, TOKEN } from './preview-system';
 
 // What the gateway itself does with the evaluator's answers, whatever the evaluator holds:

@@ -13,7 +13,7 @@ import {
 } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { createHash } from 'node:crypto';
-import { startGateway } from './experiments-system';
+import { startGateway } from './gateway';
 
 // Previewing through the gateway against real traffic: the gateway in-process, the
 // experiment-service and the evaluator from their own main.ts in child processes (apps never

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/platform/config';
 import { uniqueName } from '@rollout/testing/kit';
-import { startGateway } from '../../test/experiments-system';
+import { startGateway } from '../../test/gateway';
 import { configSchema } from '../config';
 import { sha256 } from './api-keys';
 

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { uniqueName } from '@rollout/testing/kit';
-import { startGateway } from '../../test/experiments-system';
+import { startGateway } from '../../test/gateway';
 import { sha256 } from './api-keys';
 
 describe('GET /v1/principal', () => {

@@ -1,30 +1,21 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@rollout/platform/config';
-import { startServiceApp } from '@rollout/platform/service-kit';
-import { TEST_NATS_URL, uniqueName } from '@rollout/testing/kit';
+import { uniqueName } from '@rollout/testing/kit';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configSchema } from '../config';
-import { gatewayApp } from '../gateway-app';
+import { startGateway } from '../../test/gateway';
 
 describe('the console served by the gateway', () => {
   const built = mkdtempSync(join(tmpdir(), 'console-'));
   const started: INestApplication[] = [];
 
   const start = async (consoleDir: string) => {
-    const config = loadConfig(configSchema, {
-      NATS_URL: TEST_NATS_URL,
+    const { app, url } = await startGateway({
       NATS_NAMESPACE: uniqueName(),
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
       CONSOLE_DIR: consoleDir,
     });
-    const app = await startServiceApp(gatewayApp(config));
     started.push(app);
-    return `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    return url;
   };
 
   beforeAll(() => {
