@@ -35,9 +35,11 @@ const verdict = (rulePriority: number, action: 'allow' | 'deny'): PreviewVerdict
 
 /** What the report adds for an operator: which rule takes which traffic over, and when. */
 describe('the preview report: rule transitions and time buckets', () => {
-  const system = evaluatorSystem(async ({ world }) => {
-    await world.policy('web', LIVE);
-    await world.experiment('web', 'block', BLOCK, 'ACTIVE');
+  const system = evaluatorSystem({
+    given: async ({ world }) => {
+      await world.policy('web', LIVE);
+      await world.experiment('web', 'block', BLOCK, 'ACTIVE');
+    },
   });
 
   const report = () =>

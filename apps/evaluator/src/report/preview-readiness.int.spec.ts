@@ -21,9 +21,11 @@ const GATES = [{ noDenyToAllowFrom: '10.0.9.0/25' }, { noDenyToAllowFrom: '192.1
 
 /** The readiness gates as the report judges them on the store's flows: deny → allow from a range. */
 describe('the preview report: readiness', () => {
-  const system = evaluatorSystem(async ({ world }) => {
-    await world.policy('web', LIVE);
-    await world.experiment('web', 'open', OPEN, 'ACTIVE', undefined, GATES);
+  const system = evaluatorSystem({
+    given: async ({ world }) => {
+      await world.policy('web', LIVE);
+      await world.experiment('web', 'open', OPEN, 'ACTIVE', undefined, GATES);
+    },
   });
 
   const report = () =>
