@@ -27,7 +27,7 @@ import {
 /**
  * Two majors side by side: traffic.v1 (one event per message) and traffic.v2alpha (batches,
  * spelled-out address fields) on one TRAFFIC stream, read by one durable consumer, give the
- * same results (majors-dead-letters.int.spec.ts: what either refuses).
+ * same results (traffic.consumer.majors-dead-letters.int.spec.ts: what either refuses).
  */
 /** Published to TRAFFIC before the evaluator ever ran, when TRAFFIC took traffic.v1.> only. */
 const early = trafficEvent(1, { srcIp: '10.0.1.1', destPort: 22 });

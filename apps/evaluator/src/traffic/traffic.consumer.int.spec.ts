@@ -1,9 +1,9 @@
 import { eventually } from '@rollout/testing/kit';
-import { evaluatorSystem } from '../test/evaluator-system';
-import { inForce as inForceOf, previewReport } from '../test/evaluator-probes';
-import { BLOCK, LIVE, exampleEvents } from '../test/example-policies';
-import { allFlows } from '../test/readouts';
-import { publishTraffic, settledUpTo, trafficEvent } from '../test/traffic-publishing';
+import { evaluatorSystem } from '../../test/evaluator-system';
+import { inForce as inForceOf, previewReport } from '../../test/evaluator-probes';
+import { BLOCK, LIVE, exampleEvents } from '../../test/example-policies';
+import { allFlows } from '../../test/readouts';
+import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 /**
  * The evaluator in-process on its own namespace and schema; the experiment service's domain
