@@ -25,7 +25,7 @@ export interface EvaluatorSystem {
 export interface EvaluatorSystemOptions {
   /** Writes the state the evaluator finds when it starts. */
   given?: (system: EvaluatorSystem) => Promise<void>;
-  /** Runs once the evaluator has started, e.g. waiting until the state is in force. */
+  /** Runs once the evaluator has started (not with `eachTest`), e.g. waiting until the state is in force. */
   started?: (system: EvaluatorSystem) => Promise<void>;
   /** The evaluator's settings beside the test settings. */
   env?: Record<string, string>;
@@ -34,9 +34,10 @@ export interface EvaluatorSystemOptions {
    * yet: the experiment-service is still writing it) or `none`.
    */
   bucket?: 'filled' | 'filling' | 'none';
-  /** `false`: no evaluator is started for the tests; each starts its own (`start`, or a process). */
-  startEvaluator?: boolean;
-  /** A system of its own for each test rather than one for the file (or `describe`). */
+  /**
+   * A system of its own for each test, which starts its evaluator itself (`start` with the
+   * settings it tests, or a process), rather than one system and evaluator for the file.
+   */
   eachTest?: boolean;
 }
 
@@ -51,7 +52,6 @@ export function evaluatorSystem({
   started,
   env = {},
   bucket = 'filled',
-  startEvaluator: startsEvaluator = true,
   eachTest = false,
 }: EvaluatorSystemOptions = {}): EvaluatorSystem {
   let running: INestApplication | undefined;
@@ -83,7 +83,7 @@ export function evaluatorSystem({
     system.world = new ExperimentWorld(system.nc, system.iso);
     if (bucket !== 'none') await system.world.createBucket({ filled: bucket === 'filled' });
     await given?.(system);
-    if (!startsEvaluator) return;
+    if (eachTest) return;
     await system.start();
     await started?.(system);
   };

@@ -33,7 +33,6 @@ const flowEvent = (f: number, n: number) =>
 describe('preview storage', () => {
   const system = evaluatorSystem({
     eachTest: true,
-    startEvaluator: false,
     env: { PREVIEW_HOUSEKEEPING_INTERVAL_MS: '3600000' },
     given: async ({ world }) => {
       await world.policy('web', LIVE);

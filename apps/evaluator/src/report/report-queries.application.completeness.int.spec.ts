@@ -25,7 +25,6 @@ const valid = (count: number) => Array.from({ length: count }, () => trafficEven
 describe('the preview report: completeness', () => {
   const system = evaluatorSystem({
     eachTest: true,
-    startEvaluator: false,
     given: async ({ world }) => {
       await world.policy('web', LIVE);
       await world.experiment('web', 'block', BLOCK, 'ACTIVE');

@@ -33,7 +33,7 @@ const rule = (priority: number, action: 'allow' | 'deny', ports?: string[]): Fir
 describe('a policy and an experiment older than the history stream keeps', () => {
   const system = evaluatorSystem({
     bucket: 'none',
-    startEvaluator: false,
+    eachTest: true,
     given: async ({ iso, onClose }) => {
       const schema = uniqueName('it_');
       const experiments = startServiceProcess('experiment-service', {

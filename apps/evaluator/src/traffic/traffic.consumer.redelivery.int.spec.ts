@@ -48,7 +48,6 @@ async function countedBy(evaluator: EvaluatorProcess): Promise<number> {
 describe('effectively once', () => {
   const system = evaluatorSystem({
     eachTest: true,
-    startEvaluator: false,
     given: async ({ world }) => {
       await world.policy('web', LIVE);
       await world.experiment('web', 'block', BLOCK, 'ACTIVE');
