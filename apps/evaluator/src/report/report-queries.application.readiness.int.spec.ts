@@ -1,10 +1,6 @@
-import {
-  FirewallRule,
-  PREVIEW_SUBJECTS,
-  PreviewReport,
-  ReadinessGateStatus,
-} from '@rollout/contracts';
+import { FirewallRule, ReadinessGateStatus } from '@rollout/contracts';
 import { eventually } from '@rollout/testing/kit';
+import { previewReport } from '../../test/evaluator-probes';
 import { evaluatorSystem } from '../../test/evaluator-system';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
@@ -28,12 +24,7 @@ describe('the preview report: readiness', () => {
     },
   });
 
-  const report = () =>
-    system.rpc.request<PreviewReport>(
-      PREVIEW_SUBJECTS.previewReport,
-      { name: system.world.experimentName('web', 'open') },
-      { timeoutMs: 5_000 },
-    );
+  const report = () => previewReport(system.rpc, system.world, 'open');
   const values = (gates: ReadinessGateStatus[] | undefined) =>
     gates?.map((g) => [g.gate.noDenyToAllowFrom, g.value, g.holds]);
 
