@@ -3,9 +3,13 @@ import { loadConfig } from '@rollout/platform/config';
 import { NatsNamespace, NatsRpcClient, provisionFromEnv } from '@rollout/platform/nats';
 import { startServiceApp } from '@rollout/platform/service-kit';
 import {
+  ServiceProcess,
   TEST_NATS_URL,
   TEST_POSTGRES_URL,
+  eventually,
+  freePort,
   removeTestResources,
+  startServiceProcess,
   uniqueName,
 } from '@rollout/testing/kit';
 import type { NatsConnection } from 'nats';
@@ -57,6 +61,32 @@ export async function startEvaluator(
     module: AppModule.forRoot(config),
     rpc: true,
   });
+}
+
+export interface EvaluatorProcess {
+  process: ServiceProcess;
+  port: number;
+}
+
+/** An evaluator as it runs in production (from main.ts, a process of its own) on this isolation, once it is ready. */
+export async function startEvaluatorProcess(
+  iso: Isolation,
+  extra: Record<string, string> = {},
+  port?: number,
+): Promise<EvaluatorProcess> {
+  port ??= await freePort();
+  const process = startServiceProcess(
+    'evaluator',
+    evaluatorEnv(iso, { ...extra, PORT: String(port) }),
+  );
+  await eventually(
+    async () =>
+      (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200
+        ? true
+        : undefined,
+    { timeoutMs: 30_000, intervalMs: 100, what: 'evaluator ready' },
+  );
+  return { process, port };
 }
 
 export const rpcClient = (nc: NatsConnection, iso: Isolation) => new NatsRpcClient(nc, iso.ns);

@@ -1,15 +1,16 @@
-import { INestApplication, Logger } from '@nestjs/common';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import { Isolation, cleanUp, isolation, startEvaluator } from '../../test/evaluator-app';
+import { Logger } from '@nestjs/common';
+import { eventually } from '@rollout/testing/kit';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { LIVE } from '../../test/example-policies';
-import { ExperimentWorld } from '../../test/experiment-world';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 /** The evaluator's log of dead-lettered traffic: a flood of bad events is a few lines, not one each. */
-let iso: Isolation;
-let nc: NatsConnection;
-let app: INestApplication;
+const system = evaluatorSystem({
+  given: async ({ world }) => {
+    await world.policy('web', LIVE);
+  },
+  env: { EVALUATOR_DEAD_LETTER_LOG_INTERVAL_MS: '2000' },
+});
 /** Every WARN line the evaluator's loggers write (observed, still written). */
 const warn = jest.spyOn(Logger.prototype, 'warn');
 
@@ -18,23 +19,10 @@ const deadLetterLines = () =>
     args.some((a) => typeof a === 'string' && /dead-lettered/.test(a)),
   );
 
-beforeAll(async () => {
-  iso = isolation();
-  nc = await connect({ servers: TEST_NATS_URL });
-  const world = new ExperimentWorld(nc, iso);
-  await world.createBucket();
-  await world.policy('web', LIVE);
-  app = await startEvaluator(iso, { EVALUATOR_DEAD_LETTER_LOG_INTERVAL_MS: '2000' });
-}, 30_000);
-
-afterAll(async () => {
-  warn.mockRestore();
-  await app?.close();
-  await nc?.close();
-  if (iso) await cleanUp(iso);
-});
+afterAll(() => warn.mockRestore());
 
 it('logs 1,000 dead-lettered events as a handful of summary lines with counts per reason and 3 samples', async () => {
+  const { nc, iso } = system;
   warn.mockClear();
   const typos = Array.from({ length: 800 }, (_, i) => trafficEvent(i));
   const bad = Array.from({ length: 200 }, (_, i) =>

@@ -1,5 +1,4 @@
 import { eventually } from '@rollout/testing/kit';
-import { startEvaluator } from '../../test/evaluator-app';
 import { evaluatorSystem } from '../../test/evaluator-system';
 import { inForce, previewReport } from '../../test/evaluator-probes';
 import { BLOCK, LIVE } from '../../test/example-policies';
@@ -8,15 +7,15 @@ import { BLOCK, LIVE } from '../../test/example-policies';
 const T1 = '2025-06-02T00:00:00.000Z';
 
 /** previewAppliedTime: when this evaluator first applied the experiment's startPreview. */
-const system = evaluatorSystem(
-  async ({ world }) => {
+const system = evaluatorSystem({
+  given: async ({ world }) => {
     await world.policy('web', LIVE);
     await world.experiment('web', 'block', BLOCK);
   },
-  async ({ app, world }) => {
+  started: async ({ app, world }) => {
     await inForce(app, world, 'web', () => true);
   },
-);
+});
 
 const report = () => previewReport(system.rpc, system.world, 'block');
 
@@ -32,8 +31,7 @@ it('is absent before startPreview, then the time it was applied, the same across
   expect((await report()).previewAppliedTime).toBe(applied);
 
   // A restart applies the same ACTIVE state again: the first time stays.
-  await system.app?.close();
-  system.app = await startEvaluator(system.iso);
+  await system.start();
   await inForce(system.app, system.world, 'web', (view) => view.active.length === 1);
   expect((await report()).previewAppliedTime).toBe(applied);
 

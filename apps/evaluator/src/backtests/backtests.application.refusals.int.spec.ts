@@ -1,11 +1,8 @@
-import type { INestApplication } from '@nestjs/common';
 import { StatusError } from '@rollout/contracts';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
+import { eventually } from '@rollout/testing/kit';
 import { backtestOperation, startBacktest } from '../../test/backtest-world';
-import { Isolation, cleanUp, isolation, startEvaluator } from '../../test/evaluator-app';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { BLOCK, LIVE } from '../../test/example-policies';
-import { ExperimentWorld } from '../../test/experiment-world';
 import { PreviewStateService } from '../state/preview-state.service';
 
 const failure = (promise: Promise<unknown>) =>
@@ -15,32 +12,21 @@ const failure = (promise: Promise<unknown>) =>
   );
 
 describe('backtests: what is refused', () => {
-  let iso: Isolation;
-  let nc: NatsConnection;
-  let app: INestApplication;
-  let world: ExperimentWorld;
-
-  beforeAll(async () => {
-    iso = isolation();
-    nc = await connect({ servers: TEST_NATS_URL });
-    world = new ExperimentWorld(nc, iso);
-    await world.createBucket();
-    await world.policy('web', LIVE);
-    // `draft` was never started: the live path counts nothing for it.
-    await world.experiment('web', 'draft', BLOCK);
-    app = await startEvaluator(iso);
-    await eventually(() => (app.get(PreviewStateService).isLoaded ? true : undefined), {
-      what: 'the snapshot loaded',
-    });
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await nc?.close();
-    await cleanUp(iso);
+  const system = evaluatorSystem({
+    given: async ({ world }) => {
+      await world.policy('web', LIVE);
+      // `draft` was never started: the live path counts nothing for it.
+      await world.experiment('web', 'draft', BLOCK);
+    },
+    started: async ({ app }) => {
+      await eventually(() => (app.get(PreviewStateService).isLoaded ? true : undefined), {
+        what: 'the snapshot loaded',
+      });
+    },
   });
 
   it('refuses an experiment it does not hold (never created, committed or deleted), a bad window and a bad name', async () => {
+    const { app, nc, iso, world } = system;
     await world.experiment('web', 'gone', BLOCK);
     await world.endExperiment('web', 'gone');
     await eventually(

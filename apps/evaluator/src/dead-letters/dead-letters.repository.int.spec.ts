@@ -9,14 +9,14 @@ import { deadLetters } from '../../test/readouts';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 /** preview.v1.deadLetters: the traffic the evaluator refused, by project, policy id and reason. */
-const system = evaluatorSystem(
-  async ({ world }) => {
+const system = evaluatorSystem({
+  given: async ({ world }) => {
     await world.policy('web', LIVE);
   },
-  async ({ app, world }) => {
+  started: async ({ app, world }) => {
     await inForce(app, world, 'web', () => true);
   },
-);
+});
 
 const summary = (parent: string, policy?: string) =>
   system.rpc.request<DeadLetterSummary>(

@@ -1,14 +1,7 @@
-import type { INestApplication } from '@nestjs/common';
-import {
-  FirewallRule,
-  PREVIEW_DISAGREEMENT_FLOWS,
-  PREVIEW_SUBJECTS,
-  PreviewReport,
-} from '@rollout/contracts';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
-import { ExperimentWorld } from '../../test/experiment-world';
+import { FirewallRule, PREVIEW_DISAGREEMENT_FLOWS } from '@rollout/contracts';
+import { eventually } from '@rollout/testing/kit';
+import { previewReport } from '../../test/evaluator-probes';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 const rule = (
@@ -30,38 +23,18 @@ const BLOCK_NETS = [rule(40, 'deny', { srcIpRanges: ['10.0.1.0/24', '10.0.2.0/24
 
 /** Two ACTIVE experiments on one policy: each report lists where the other decides differently. */
 describe('the preview report: cross-experiment disagreement', () => {
-  let iso: Isolation;
-  let nc: NatsConnection;
-  let app: INestApplication;
-  let world: ExperimentWorld;
-
-  beforeAll(async () => {
-    iso = isolation();
-    nc = await connect({ servers: TEST_NATS_URL });
-    world = new ExperimentWorld(nc, iso);
-    await world.createBucket();
-    await world.policy('web', LIVE);
-    await world.experiment('web', 'ssh', BLOCK_SSH, 'ACTIVE');
-    await world.experiment('web', 'nets', BLOCK_NETS, 'ACTIVE');
-    await world.policy('api', LIVE);
-    await world.experiment('api', 'alone', BLOCK_SSH, 'ACTIVE');
-    app = await startEvaluator(iso);
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await nc?.close();
-    await cleanUp(iso);
+  const system = evaluatorSystem({
+    given: async ({ world }) => {
+      await world.policy('web', LIVE);
+      await world.experiment('web', 'ssh', BLOCK_SSH, 'ACTIVE');
+      await world.experiment('web', 'nets', BLOCK_NETS, 'ACTIVE');
+      await world.policy('api', LIVE);
+      await world.experiment('api', 'alone', BLOCK_SSH, 'ACTIVE');
+    },
   });
 
   const configuration = async (policy: string, experiment: string) =>
-    (
-      await rpcClient(nc, iso).request<PreviewReport>(
-        PREVIEW_SUBJECTS.previewReport,
-        { name: world.experimentName(policy, experiment) },
-        { timeoutMs: 5_000 },
-      )
-    ).configurations[0];
+    (await previewReport(system.rpc, system.world, experiment, policy)).configurations[0];
 
   it('counts the events each other experiment decides differently, with the flows that carry most of them', async () => {
     let n = 0;
@@ -78,9 +51,9 @@ describe('the preview report: cross-experiment disagreement', () => {
       // Both allow.
       event('10.0.3.1', 22),
     ];
-    await publishTraffic(nc, iso, 'api', [event('10.0.2.9', 22)]);
-    const seq = await publishTraffic(nc, iso, 'web', events);
-    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+    await publishTraffic(system.nc, system.iso, 'api', [event('10.0.2.9', 22)]);
+    const seq = await publishTraffic(system.nc, system.iso, 'web', events);
+    await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'settled' });
 
     const ssh = await configuration('web', 'ssh');
     const nets = await configuration('web', 'nets');
@@ -96,7 +69,7 @@ describe('the preview report: cross-experiment disagreement', () => {
     });
     expect(ssh.disagreements).toEqual([
       {
-        experiment: world.experimentName('web', 'nets'),
+        experiment: system.world.experimentName('web', 'nets'),
         experimentEtag: nets.experimentEtag,
         events: 4,
         topFlows: [flow('10.0.1.5', 443, 'allow', 3), flow('10.0.2.9', 22, 'allow', 1)],
@@ -105,7 +78,7 @@ describe('the preview report: cross-experiment disagreement', () => {
     ]);
     expect(nets.disagreements).toEqual([
       {
-        experiment: world.experimentName('web', 'ssh'),
+        experiment: system.world.experimentName('web', 'ssh'),
         experimentEtag: ssh.experimentEtag,
         events: 4,
         topFlows: [flow('10.0.1.5', 443, 'deny', 3), flow('10.0.2.9', 22, 'deny', 1)],
@@ -128,8 +101,8 @@ describe('the preview report: cross-experiment disagreement', () => {
     const before = (await configuration('web', 'ssh')).disagreements?.[0];
     const kept = before?.topFlows.length ?? 0;
     const fill = Array.from({ length: PREVIEW_DISAGREEMENT_FLOWS + 50 }, (_, i) => flow(i));
-    let seq = await publishTraffic(nc, iso, 'web', fill);
-    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+    let seq = await publishTraffic(system.nc, system.iso, 'web', fill);
+    await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'settled' });
     const full = (await configuration('web', 'ssh')).disagreements?.[0];
     expect(full?.events).toBe((before?.events ?? 0) + fill.length);
     const outsideAtCap = full?.eventsOutsideFlows ?? 0;
@@ -140,11 +113,11 @@ describe('the preview report: cross-experiment disagreement', () => {
     const again = Array.from({ length: 3 }, () =>
       trafficEvent(n++, { srcIp: top.srcIp, destIp: top.destIp, destPort: top.destPort }),
     );
-    seq = await publishTraffic(nc, iso, 'web', [
+    seq = await publishTraffic(system.nc, system.iso, 'web', [
       ...again,
       trafficEvent(n++, { srcIp: '10.0.2.251', destIp: '198.51.100.1', destPort: 443 }),
     ]);
-    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
+    await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'settled' });
     const after = (await configuration('web', 'ssh')).disagreements?.[0];
     expect(after?.topFlows[0]).toEqual({ ...top, count: top.count + 3 });
     expect(after?.eventsOutsideFlows).toBe(outsideAtCap + 1);

@@ -1,10 +1,6 @@
-import {
-  FirewallRule,
-  PREVIEW_SUBJECTS,
-  PreviewReport,
-  ReadinessGateStatus,
-} from '@rollout/contracts';
+import { FirewallRule, ReadinessGateStatus } from '@rollout/contracts';
 import { eventually } from '@rollout/testing/kit';
+import { previewReport } from '../../test/evaluator-probes';
 import { evaluatorSystem } from '../../test/evaluator-system';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
@@ -21,17 +17,14 @@ const GATES = [{ noDenyToAllowFrom: '10.0.9.0/25' }, { noDenyToAllowFrom: '192.1
 
 /** The readiness gates as the report judges them on the store's flows: deny → allow from a range. */
 describe('the preview report: readiness', () => {
-  const system = evaluatorSystem(async ({ world }) => {
-    await world.policy('web', LIVE);
-    await world.experiment('web', 'open', OPEN, 'ACTIVE', undefined, GATES);
+  const system = evaluatorSystem({
+    given: async ({ world }) => {
+      await world.policy('web', LIVE);
+      await world.experiment('web', 'open', OPEN, 'ACTIVE', undefined, GATES);
+    },
   });
 
-  const report = () =>
-    system.rpc.request<PreviewReport>(
-      PREVIEW_SUBJECTS.previewReport,
-      { name: system.world.experimentName('web', 'open') },
-      { timeoutMs: 5_000 },
-    );
+  const report = () => previewReport(system.rpc, system.world, 'open');
   const values = (gates: ReadinessGateStatus[] | undefined) =>
     gates?.map((g) => [g.gate.noDenyToAllowFrom, g.value, g.holds]);
 

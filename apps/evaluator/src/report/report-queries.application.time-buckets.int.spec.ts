@@ -18,15 +18,14 @@ const at = (ms: number) => new Date(ms).toISOString();
 
 /** The time buckets as the report shows them, whether housekeeping has rolled the store's old minutes up or not. */
 describe('the preview report: time buckets', () => {
-  const system = evaluatorSystem(
-    async ({ world }) => {
+  const system = evaluatorSystem({
+    given: async ({ world }) => {
       await world.policy('web', LIVE);
       await world.experiment('web', 'block', BLOCK, 'ACTIVE');
     },
-    undefined,
     // No housekeeping round while the test runs: the store keeps every minute it counted.
-    { PREVIEW_HOUSEKEEPING_INTERVAL_MS: String(HOUR) },
-  );
+    env: { PREVIEW_HOUSEKEEPING_INTERVAL_MS: String(HOUR) },
+  });
 
   it('shows the minutes more than 6 hours before the last event as hours at once, as a backtest of the same traffic does', async () => {
     let n = 0;

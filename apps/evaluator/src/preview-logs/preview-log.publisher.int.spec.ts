@@ -1,46 +1,32 @@
-import type { INestApplication } from '@nestjs/common';
 import { previewRecordId } from '@rollout/domain/preview';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import { Isolation, cleanUp, isolation, startEvaluator } from '../../test/evaluator-app';
+import { eventually } from '@rollout/testing/kit';
 import { inForce } from '../../test/evaluator-probes';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { BLOCK, LIVE, exampleEvents } from '../../test/example-policies';
-import { ExperimentWorld } from '../../test/experiment-world';
 import { streamRecords } from '../../test/readouts';
 import { publishTraffic, settledUpTo } from '../../test/traffic-publishing';
 
 /** PREVIEW_LOGS, the complete per-event log: what the evaluator publishes for every event it evaluates. */
-let iso: Isolation;
-let nc: NatsConnection;
-let app: INestApplication;
-let world: ExperimentWorld;
 let liveEtag: string;
 const etags: Record<string, string> = {};
 const events = exampleEvents();
-
-beforeAll(async () => {
-  iso = isolation();
-  nc = await connect({ servers: TEST_NATS_URL });
-  world = new ExperimentWorld(nc, iso);
-  await world.createBucket();
-  liveEtag = await world.policy('web', LIVE);
-  etags.block = await world.experiment('web', 'block', BLOCK, 'ACTIVE');
-  etags.noop = await world.experiment('web', 'noop', [], 'ACTIVE');
-  await world.experiment('web', 'draft', BLOCK);
-  app = await startEvaluator(iso);
-  await inForce(app, world, 'web', (view) => view.etag === liveEtag && view.active.length === 2);
-  const seq = await publishTraffic(nc, iso, 'web', events);
-  await eventually(() => settledUpTo(nc, iso, seq), { what: 'events settled' });
-}, 30_000);
-
-afterAll(async () => {
-  await app?.close();
-  await nc?.close();
-  if (iso) await cleanUp(iso);
+const system = evaluatorSystem({
+  given: async ({ world }) => {
+    liveEtag = await world.policy('web', LIVE);
+    etags.block = await world.experiment('web', 'block', BLOCK, 'ACTIVE');
+    etags.noop = await world.experiment('web', 'noop', [], 'ACTIVE');
+    await world.experiment('web', 'draft', BLOCK);
+  },
+  started: async ({ app, nc, iso, world }) => {
+    await inForce(app, world, 'web', (view) => view.etag === liveEtag && view.active.length === 2);
+    const seq = await publishTraffic(nc, iso, 'web', events);
+    await eventually(() => settledUpTo(nc, iso, seq), { what: 'events settled' });
+  },
 });
 
 describe('the complete log', () => {
   it('publishes every record, changed or not, to PREVIEW_LOGS on its experiment subject: the complete log', async () => {
+    const { nc, iso, world } = system;
     const ids = new Set(events.map((e) => e.id));
     for (const experiment of ['block', 'noop']) {
       const published = await eventually(

@@ -7,21 +7,20 @@ import {
   TrafficEvent,
   trafficSubject,
 } from '@rollout/contracts';
-import { NatsRpcClient } from '@rollout/platform/nats';
+import type { NatsRpcClient } from '@rollout/platform/nats';
 import {
   NatsCluster,
   ServiceProcess,
-  TEST_POSTGRES_URL,
   eventually,
   freePorts,
+  removeTestResources,
   startNatsCluster,
   startServiceProcess,
   uniqueName,
 } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
-import { Client } from 'pg';
 import { TRAFFIC_DURABLE } from '../jetstream';
-import { Isolation, evaluatorEnv, isolation } from '../../test/evaluator-app';
+import { Isolation, evaluatorEnv, isolation, rpcClient } from '../../test/evaluator-app';
 import { trafficEvent } from '../../test/traffic-publishing';
 
 const TOTAL = 50_000;
@@ -57,7 +56,7 @@ describe('a preview on a NATS cluster that loses a node', () => {
     cluster = await startNatsCluster(3);
     iso = isolation();
     nc = await connect({ servers: cluster.urls, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
-    rpc = new NatsRpcClient(nc, iso.ns);
+    rpc = rpcClient(nc, iso);
     const onCluster = { NATS_URL: cluster.urls.join(','), NATS_STREAM_REPLICAS: '3' };
     services.push(
       startServiceProcess('experiment-service', {
@@ -80,11 +79,7 @@ describe('a preview on a NATS cluster that loses a node', () => {
     await Promise.all(services.map((service) => service.stop()));
     await nc?.close().catch(() => undefined);
     await cluster?.stop();
-    const db = new Client({ connectionString: TEST_POSTGRES_URL });
-    await db.connect();
-    for (const schema of Object.values(schemas))
-      await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.end();
+    for (const schema of Object.values(schemas)) await removeTestResources({ schema });
   });
 
   const call = (subject: string, request: object) =>

@@ -1,9 +1,7 @@
-import type { INestApplication } from '@nestjs/common';
-import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
-import { ExperimentWorld } from '../../test/experiment-world';
+import { FirewallRule } from '@rollout/contracts';
+import { eventually } from '@rollout/testing/kit';
+import { previewReport } from '../../test/evaluator-probes';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 const rule = (
@@ -37,38 +35,20 @@ const EXPERIMENT = [
 
 /** The experiment's static analysis against the previewed traffic: what no connection tested. */
 describe('the preview report: coverage', () => {
-  let iso: Isolation;
-  let nc: NatsConnection;
-  let app: INestApplication;
-  let world: ExperimentWorld;
-
-  beforeAll(async () => {
-    iso = isolation();
-    nc = await connect({ servers: TEST_NATS_URL });
-    world = new ExperimentWorld(nc, iso);
-    await world.createBucket();
-    await world.policy('web', LIVE);
-    await world.experiment('web', 'tighten', EXPERIMENT, 'ACTIVE');
-    app = await startEvaluator(iso);
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await nc?.close();
-    await cleanUp(iso);
+  const system = evaluatorSystem({
+    given: async ({ world }) => {
+      await world.policy('web', LIVE);
+      await world.experiment('web', 'tighten', EXPERIMENT, 'ACTIVE');
+    },
   });
 
   it('lists the differing regions no previewed connection touched, the rules that decided nothing and the shadowed ones', async () => {
-    const seq = await publishTraffic(nc, iso, 'web', [
+    const seq = await publishTraffic(system.nc, system.iso, 'web', [
       trafficEvent(1, { srcIp: '10.0.1.5', destPort: 22 }),
       trafficEvent(2, { srcIp: '10.0.2.5', destPort: 22 }),
     ]);
-    await eventually(() => settledUpTo(nc, iso, seq), { what: 'settled' });
-    const report = await rpcClient(nc, iso).request<PreviewReport>(
-      PREVIEW_SUBJECTS.previewReport,
-      { name: world.experimentName('web', 'tighten') },
-      { timeoutMs: 5_000 },
-    );
+    await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'settled' });
+    const report = await previewReport(system.rpc, system.world, 'tighten');
     const { coverage } = report.configurations[0];
     expect(coverage).toMatchObject({
       complete: true,

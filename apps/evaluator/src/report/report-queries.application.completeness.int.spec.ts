@@ -1,17 +1,13 @@
-import type { INestApplication } from '@nestjs/common';
 import {
   EXPERIMENT_STATE_BUCKET,
   FirewallRule,
-  PREVIEW_SUBJECTS,
   PreviewConfigurationReport,
-  PreviewReport,
   STATE_POSITION_KEY,
   TRAFFIC_STREAM,
 } from '@rollout/contracts';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
-import { ExperimentWorld } from '../../test/experiment-world';
+import { eventually } from '@rollout/testing/kit';
+import { previewReport } from '../../test/evaluator-probes';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 const LIVE: FirewallRule[] = [
@@ -27,44 +23,26 @@ const valid = (count: number) => Array.from({ length: count }, () => trafficEven
 
 /** Whether a report's counts are all of its policy's traffic: what was dead-lettered, dropped, or is still to read. */
 describe('the preview report: completeness', () => {
-  let iso: Isolation;
-  let nc: NatsConnection;
-  let app: INestApplication | undefined;
-  let world: ExperimentWorld;
+  const system = evaluatorSystem({
+    eachTest: true,
+    given: async ({ world }) => {
+      await world.policy('web', LIVE);
+      await world.experiment('web', 'block', BLOCK, 'ACTIVE');
+      await world.policy('api', LIVE);
+      await world.experiment('api', 'clean', BLOCK, 'ACTIVE');
+      await world.policy('quiet', LIVE);
+    },
+  });
 
   const configuration = async (
     policy: string,
     experiment: string,
   ): Promise<PreviewConfigurationReport | undefined> =>
-    (
-      await rpcClient(nc, iso).request<PreviewReport>(
-        PREVIEW_SUBJECTS.previewReport,
-        { name: world.experimentName(policy, experiment) },
-        { timeoutMs: 5_000 },
-      )
-    ).configurations[0];
-
-  beforeEach(async () => {
-    iso = isolation();
-    nc = await connect({ servers: TEST_NATS_URL });
-    world = new ExperimentWorld(nc, iso);
-    await world.createBucket();
-    await world.policy('web', LIVE);
-    await world.experiment('web', 'block', BLOCK, 'ACTIVE');
-    await world.policy('api', LIVE);
-    await world.experiment('api', 'clean', BLOCK, 'ACTIVE');
-    await world.policy('quiet', LIVE);
-  });
-
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-    await nc.close();
-    await cleanUp(iso);
-  });
+    (await previewReport(system.rpc, system.world, experiment, policy)).configurations[0];
 
   it("counts the dead letters of the experiment's policy by reason, and calls a report without loss complete", async () => {
-    app = await startEvaluator(iso);
+    const { nc, iso } = system;
+    await system.start();
     await publishTraffic(nc, iso, 'web', [...valid(5), 'not json', '{"id":"x"}', 'neither']);
     await publishTraffic(nc, iso, 'quiet', ['not json either']); // no ACTIVE experiment: no report misses it
     await publishTraffic(nc, iso, 'gone', valid(1)); // unknown_policy: no report at all
@@ -97,10 +75,11 @@ describe('the preview report: completeness', () => {
   });
 
   it('counts a trickle of events as they come: none waits for its ack wait and comes back redelivered', async () => {
+    const { nc, iso } = system;
     // Batches of 4: the pull asks for more every 2 messages, a request queued right behind the
     // message it followed. A message left in its batch would be counted only after the ack wait,
     // as a redelivery.
-    app = await startEvaluator(iso, { EVALUATOR_BATCH_SIZE: '4', EVALUATOR_ACK_WAIT_MS: '2000' });
+    await system.start({ EVALUATOR_BATCH_SIZE: '4', EVALUATOR_ACK_WAIT_MS: '2000' });
     for (let i = 1; i <= 12; i++) {
       await publishTraffic(nc, iso, 'web', valid(1));
       await eventually(
@@ -115,12 +94,12 @@ describe('the preview report: completeness', () => {
   });
 
   it('says how many messages TRAFFIC dropped before the evaluator read them, while every evaluator was down', async () => {
+    const { nc, iso } = system;
     const env = { TRAFFIC_MAX_AGE_MS: '1500' };
-    app = await startEvaluator(iso, env);
+    await system.start(env);
     let last = await publishTraffic(nc, iso, 'web', valid(5));
     await eventually(() => settledUpTo(nc, iso, last), { what: 'the first five settled' });
-    await app.close();
-    app = undefined;
+    await system.stop();
 
     // Ten messages age out of TRAFFIC with nobody reading.
     await publishTraffic(nc, iso, 'web', valid(10));
@@ -136,7 +115,7 @@ describe('the preview report: completeness', () => {
       },
     );
 
-    app = await startEvaluator(iso, env);
+    await system.start(env);
     last = await publishTraffic(nc, iso, 'web', valid(3));
     await eventually(() => settledUpTo(nc, iso, last), { what: 'the last three settled' });
     const web = await configuration('web', 'block');
@@ -151,17 +130,18 @@ describe('the preview report: completeness', () => {
   });
 
   it("reports the evaluator's backlog while it has messages left to read", async () => {
-    app = await startEvaluator(iso);
+    const { nc, iso, world } = system;
+    await system.start();
     let last = await publishTraffic(nc, iso, 'web', valid(2));
     await eventually(() => settledUpTo(nc, iso, last), { what: 'settled' });
-    await app.close();
+    await system.stop();
     // Without its position key the bucket is not known to be filled: a new evaluator answers
     // report requests but reads no traffic until the key is back.
     const bucket = iso.ns.bucket(EXPERIMENT_STATE_BUCKET);
     const jsm = await nc.jetstreamManager();
     await jsm.streams.purge(`KV_${bucket}`, { filter: `$KV.${bucket}.${STATE_POSITION_KEY}` });
     last = await publishTraffic(nc, iso, 'api', valid(7));
-    app = await startEvaluator(iso);
+    await system.start();
 
     const waiting = await configuration('web', 'block');
     expect(waiting?.completeness?.complete).toBe(false);

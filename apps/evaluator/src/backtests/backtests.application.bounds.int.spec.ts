@@ -1,11 +1,8 @@
-import type { INestApplication } from '@nestjs/common';
 import { FirewallRule, TRAFFIC_STREAM } from '@rollout/contracts';
-import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
+import { TEST_POSTGRES_URL, eventually } from '@rollout/testing/kit';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { Isolation, cleanUp, isolation, startEvaluator } from '../../test/evaluator-app';
-import { ExperimentWorld } from '../../test/experiment-world';
+import { EvaluatorSystem, evaluatorSystem } from '../../test/evaluator-system';
 import { publishTraffic, trafficEvent } from '../../test/traffic-publishing';
 import { backtestOperation, finished, startBacktest } from '../../test/backtest-world';
 
@@ -19,33 +16,16 @@ const BLOCK: FirewallRule[] = [
 
 /** What bounds a backtest: what TRAFFIC still retains, and the life of the process running it. */
 describe('backtest bounds', () => {
-  let nc: NatsConnection;
-  beforeAll(async () => {
-    nc = await connect({ servers: TEST_NATS_URL });
-  });
-  afterAll(async () => {
-    await nc?.close();
-  });
-
-  async function world(iso: Isolation): Promise<ExperimentWorld> {
-    const made = new ExperimentWorld(nc, iso);
-    await made.createBucket();
-    await made.policy('web', LIVE);
-    await made.experiment('web', 'block', BLOCK, 'SUSPENDED');
-    return made;
-  }
+  const given = async ({ world }: EvaluatorSystem) => {
+    await world.policy('web', LIVE);
+    await world.experiment('web', 'block', BLOCK, 'SUSPENDED');
+  };
 
   describe('on a TRAFFIC with a max age', () => {
-    const iso = isolation();
-    let app: INestApplication;
-    afterAll(async () => {
-      await app?.close();
-      await cleanUp(iso);
-    });
+    const system = evaluatorSystem({ given, env: { TRAFFIC_MAX_AGE_MS: '2000' } });
 
     it('replays what is left and says that older traffic is gone; its consumer is deleted after', async () => {
-      const experiments = await world(iso);
-      app = await startEvaluator(iso, { TRAFFIC_MAX_AGE_MS: '2000' });
+      const { nc, iso, world: experiments } = system;
       const jsm = await nc.jetstreamManager();
       const stream = iso.ns.stream(TRAFFIC_STREAM);
       await publishTraffic(nc, iso, 'web', [
@@ -91,18 +71,14 @@ describe('backtest bounds', () => {
   });
 
   describe('when the evaluator running it stops', () => {
-    const iso = isolation();
-    // One message a batch, 200 ms apart: a backtest of 30 messages runs for about 6 s.
-    const slow = { BACKTEST_BATCH_SIZE: '1', BACKTEST_PAUSE_MS: '200', BACKTEST_STALE_MS: '1500' };
-    let app: INestApplication | undefined;
-    afterAll(async () => {
-      await app?.close();
-      await cleanUp(iso);
+    const system = evaluatorSystem({
+      given,
+      // One message a batch, 200 ms apart: a backtest of 30 messages runs for about 6 s.
+      env: { BACKTEST_BATCH_SIZE: '1', BACKTEST_PAUSE_MS: '200', BACKTEST_STALE_MS: '1500' },
     });
 
     it('fails its running and queued backtests (ABORTED), never leaving them running; a new process answers them so', async () => {
-      const experiments = await world(iso);
-      app = await startEvaluator(iso, slow);
+      const { nc, iso, world: experiments } = system;
       await publishTraffic(
         nc,
         iso,
@@ -122,8 +98,7 @@ describe('backtest bounds', () => {
         { what: 'the backtest under way' },
       );
 
-      await app.close();
-      app = await startEvaluator(iso, slow);
+      await system.start();
 
       for (const operation of [running, queued]) {
         const after = await backtestOperation(nc, iso, operation.name);
@@ -140,6 +115,7 @@ describe('backtest bounds', () => {
     });
 
     it('fails a backtest whose process died (its heartbeat stopped) at the next look', async () => {
+      const { nc, iso } = system;
       const id = randomUUID();
       const pg = new Client({ connectionString: TEST_POSTGRES_URL });
       await pg.connect();

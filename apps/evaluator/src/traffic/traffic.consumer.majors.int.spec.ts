@@ -1,6 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
 import {
-  PREVIEW_SUBJECTS,
   PreviewLogRecord,
   PreviewReport,
   ServiceInfo,
@@ -9,15 +7,13 @@ import {
   trafficSubject,
 } from '@rollout/contracts';
 import { trafficV2alphaSubject } from '@rollout/contracts-alpha';
-import { NatsRpcClient } from '@rollout/platform/nats';
 import { previewRecordId } from '@rollout/domain/preview';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, StorageType, connect, nanos } from 'nats';
+import { eventually } from '@rollout/testing/kit';
+import { StorageType, nanos } from 'nats';
 import { PreviewStateService } from '../state/preview-state.service';
-import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
-import { metric as metricOf } from '../../test/evaluator-probes';
+import { metric as metricOf, previewReport } from '../../test/evaluator-probes';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { BLOCK, LIVE } from '../../test/example-policies';
-import { ExperimentWorld } from '../../test/experiment-world';
 import { allFlows, deadLetters, streamRecords } from '../../test/readouts';
 import {
   publishTraffic,
@@ -31,27 +27,18 @@ import {
 /**
  * Two majors side by side: traffic.v1 (one event per message) and traffic.v2alpha (batches,
  * spelled-out address fields) on one TRAFFIC stream, read by one durable consumer, give the
- * same results (majors-dead-letters.int.spec.ts: what either refuses).
+ * same results (traffic.consumer.majors-dead-letters.int.spec.ts: what either refuses).
  */
-let iso: Isolation;
-let nc: NatsConnection;
-let app: INestApplication;
-let rpc: NatsRpcClient;
-let world: ExperimentWorld;
 /** Published to TRAFFIC before the evaluator ever ran, when TRAFFIC took traffic.v1.> only. */
 const early = trafficEvent(1, { srcIp: '10.0.1.1', destPort: 22 });
 let earlySeq = 0;
 
-const report = (policy: string) =>
-  rpc.request<PreviewReport>(
-    PREVIEW_SUBJECTS.previewReport,
-    { name: world.experimentName(policy, 'block') },
-    { timeoutMs: 5_000 },
-  );
-const metric = (name: string, labels: Record<string, string> = {}) => metricOf(app, name, labels);
+const report = (policy: string) => previewReport(system.rpc, system.world, 'block', policy);
+const metric = (name: string, labels: Record<string, string> = {}) =>
+  metricOf(system.app, name, labels);
 /** Every record of a policy's `block` experiment on PREVIEW_LOGS (the complete log). */
 const allLogs = (policy: string) =>
-  streamRecords(nc, iso, `preview.v1.logs.acme.global.${policy}.block`);
+  streamRecords(system.nc, system.iso, `preview.v1.logs.acme.global.${policy}.block`);
 /** A record without what names its policy and experiment (the rest must be equal across majors). */
 const content = ({
   trafficEventId,
@@ -73,55 +60,49 @@ const content = ({
 /** A configuration's totals without its live policy's etag (each policy has its own). */
 const totals = (r: PreviewReport) => r.configurations.map(({ livePolicyEtag: _, ...rest }) => rest);
 
-beforeAll(async () => {
-  iso = isolation();
-  nc = await connect({ servers: TEST_NATS_URL });
-  rpc = rpcClient(nc, iso);
-  world = new ExperimentWorld(nc, iso);
-  await world.createBucket();
-  // TRAFFIC as an earlier evaluator created it: traffic.v1 only, with an event waiting in it.
-  const jsm = await nc.jetstreamManager();
-  await jsm.streams.add({
-    name: iso.ns.stream(TRAFFIC_STREAM),
-    subjects: [iso.ns.subject('traffic.v1.>')],
-    storage: StorageType.File,
-    max_age: nanos(3600_000),
-    max_bytes: 64 * 1024 ** 2,
-    duplicate_window: nanos(60_000),
-  });
-  earlySeq = (
-    await nc
-      .jetstream()
-      .publish(iso.ns.subject(trafficSubject('acme', 'global', 'early')), JSON.stringify(early), {
-        msgID: early.id,
-      })
-  ).seq;
-  for (const policy of ['early', 'one', 'two', 'mix']) {
-    await world.policy(policy, LIVE);
-    await world.experiment(policy, 'block', BLOCK, 'ACTIVE');
-  }
-  app = await startEvaluator(iso);
-  await eventually(
-    () =>
-      ['early', 'one', 'two', 'mix'].every(
-        (p) => app.get(PreviewStateService).state.viewOf(world.policyName(p))?.active.length === 1,
-      )
-        ? true
-        : undefined,
-    {
-      timeoutMs: 20_000,
-      what: 'policies and experiments in force',
-    },
-  );
-}, 60_000);
-
-afterAll(async () => {
-  await app?.close();
-  await nc?.close();
-  if (iso) await cleanUp(iso);
+const system = evaluatorSystem({
+  given: async ({ nc, iso, world }) => {
+    // TRAFFIC as an earlier evaluator created it: traffic.v1 only, with an event waiting in it.
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.add({
+      name: iso.ns.stream(TRAFFIC_STREAM),
+      subjects: [iso.ns.subject('traffic.v1.>')],
+      storage: StorageType.File,
+      max_age: nanos(3600_000),
+      max_bytes: 64 * 1024 ** 2,
+      duplicate_window: nanos(60_000),
+    });
+    earlySeq = (
+      await nc
+        .jetstream()
+        .publish(iso.ns.subject(trafficSubject('acme', 'global', 'early')), JSON.stringify(early), {
+          msgID: early.id,
+        })
+    ).seq;
+    for (const policy of ['early', 'one', 'two', 'mix']) {
+      await world.policy(policy, LIVE);
+      await world.experiment(policy, 'block', BLOCK, 'ACTIVE');
+    }
+  },
+  started: async ({ app, world }) => {
+    await eventually(
+      () =>
+        ['early', 'one', 'two', 'mix'].every(
+          (p) =>
+            app.get(PreviewStateService).state.viewOf(world.policyName(p))?.active.length === 1,
+        )
+          ? true
+          : undefined,
+      {
+        timeoutMs: 20_000,
+        what: 'policies and experiments in force',
+      },
+    );
+  },
 });
 
 it('updates a TRAFFIC stream of traffic.v1 only in place to every major, keeping its events', async () => {
+  const { nc, iso } = system;
   const info = await (await nc.jetstreamManager()).streams.info(iso.ns.stream(TRAFFIC_STREAM));
   expect(info.config.subjects).toEqual([iso.ns.subject('traffic.>')]);
   expect(info.state.first_seq).toBe(earlySeq);
@@ -130,6 +111,7 @@ it('updates a TRAFFIC stream of traffic.v1 only in place to every major, keeping
 });
 
 it('gives the same report and records for events sent as traffic.v1 events and as traffic.v2alpha batches', async () => {
+  const { nc, iso, world, rpc } = system;
   const events = varied(100);
   // Policy `one` takes them one per message (v1), policy `two` in batches of 7 (v2alpha).
   const v1Seq = await publishTraffic(nc, iso, 'one', events);
@@ -178,6 +160,7 @@ it('gives the same report and records for events sent as traffic.v1 events and a
 });
 
 it('counts every event once with the majors interleaved, and a batch published again with its Nats-Msg-Id once', async () => {
+  const { nc, iso, world, rpc } = system;
   const events = varied(300);
   const before = await metric('evaluator_counted_messages_total', { outcome: 'counted' });
   const js = nc.jetstream();
@@ -210,6 +193,7 @@ it('counts every event once with the majors interleaved, and a batch published a
 });
 
 it('lists traffic.v2alpha beside traffic.v1 among the packages it speaks', async () => {
+  const { rpc } = system;
   const info = await rpc.request<ServiceInfo>(
     serviceInfoSubject('evaluator'),
     {},

@@ -1,14 +1,7 @@
-import type { INestApplication } from '@nestjs/common';
-import {
-  PREVIEW_SUBJECTS,
-  PreviewReport,
-  PreviewVerdict,
-  TRAFFIC_STREAM,
-} from '@rollout/contracts';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
-import { ExperimentWorld } from '../../test/experiment-world';
+import { PreviewVerdict, TRAFFIC_STREAM } from '@rollout/contracts';
+import { eventually } from '@rollout/testing/kit';
+import { previewReport } from '../../test/evaluator-probes';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { tableRows } from '../../test/readouts';
 import {
   publishTraffic,
@@ -44,47 +37,31 @@ function knownTraffic(first: number) {
 }
 
 describe('backtests: an experiment replayed over the traffic TRAFFIC retains', () => {
-  let iso: Isolation;
-  let nc: NatsConnection;
-  let app: INestApplication;
-  let world: ExperimentWorld;
   let lastOfFirstSet: number;
-
-  beforeAll(async () => {
-    iso = isolation();
-    nc = await connect({ servers: TEST_NATS_URL });
-    world = new ExperimentWorld(nc, iso);
-    await world.createBucket();
-    await world.policy('web', LIVE);
-    await world.policy('other', LIVE);
-    // `draft` was never started: the live path counts nothing for it. `watch` is ACTIVE with the same rules.
-    await world.experiment('web', 'draft', BLOCK);
-    await world.experiment('web', 'watch', BLOCK, 'ACTIVE');
-    app = await startEvaluator(iso);
-    const { v1, v2alpha } = knownTraffic(0);
-    await publishTraffic(nc, iso, 'web', v1);
-    await publishTrafficBatches(nc, iso, 'web', v2alpha);
-    await publishTraffic(nc, iso, 'web', ['{not json']);
-    lastOfFirstSet = await publishTraffic(nc, iso, 'other', [
-      trafficEvent(7, { srcIp: '10.0.1.1' }),
-    ]);
-    await eventually(() => settledUpTo(nc, iso, lastOfFirstSet), { what: 'settled' });
+  const system = evaluatorSystem({
+    given: async ({ world }) => {
+      await world.policy('web', LIVE);
+      await world.policy('other', LIVE);
+      // `draft` was never started: the live path counts nothing for it. `watch` is ACTIVE with the same rules.
+      await world.experiment('web', 'draft', BLOCK);
+      await world.experiment('web', 'watch', BLOCK, 'ACTIVE');
+    },
+    started: async ({ nc, iso }) => {
+      const { v1, v2alpha } = knownTraffic(0);
+      await publishTraffic(nc, iso, 'web', v1);
+      await publishTrafficBatches(nc, iso, 'web', v2alpha);
+      await publishTraffic(nc, iso, 'web', ['{not json']);
+      lastOfFirstSet = await publishTraffic(nc, iso, 'other', [
+        trafficEvent(7, { srcIp: '10.0.1.1' }),
+      ]);
+      await eventually(() => settledUpTo(nc, iso, lastOfFirstSet), { what: 'settled' });
+    },
   });
 
-  afterAll(async () => {
-    await app?.close();
-    await nc?.close();
-    await cleanUp(iso);
-  });
-
-  const liveReport = (experiment: string) =>
-    rpcClient(nc, iso).request<PreviewReport>(
-      PREVIEW_SUBJECTS.previewReport,
-      { name: world.experimentName('web', experiment) },
-      { timeoutMs: 5_000 },
-    );
+  const liveReport = (experiment: string) => previewReport(system.rpc, system.world, experiment);
 
   it('counts exactly what the live path would, into a report of its own, leaving the live counts as they were', async () => {
+    const { nc, iso, world } = system;
     const before = {
       rows: await tableRows(iso),
       draft: await liveReport('draft'),
@@ -187,6 +164,7 @@ describe('backtests: an experiment replayed over the traffic TRAFFIC retains', (
   });
 
   it('replays only the window asked for, by the time TRAFFIC stored each message, and says when it starts before what TRAFFIC retains', async () => {
+    const { nc, iso, world } = system;
     const jsm = await nc.jetstreamManager();
     const storedAt = async (seq: number) =>
       (await jsm.streams.getMessage(iso.ns.stream(TRAFFIC_STREAM), { seq })).time.toISOString();

@@ -1,6 +1,7 @@
-import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport, PreviewVerdict } from '@rollout/contracts';
+import { FirewallRule, PreviewVerdict } from '@rollout/contracts';
 import { TEST_POSTGRES_URL, eventually } from '@rollout/testing/kit';
 import { Client } from 'pg';
+import { previewReport } from '../../test/evaluator-probes';
 import { evaluatorSystem } from '../../test/evaluator-system';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
@@ -35,17 +36,14 @@ const verdict = (rulePriority: number, action: 'allow' | 'deny'): PreviewVerdict
 
 /** What the report adds for an operator: which rule takes which traffic over, and when. */
 describe('the preview report: rule transitions and time buckets', () => {
-  const system = evaluatorSystem(async ({ world }) => {
-    await world.policy('web', LIVE);
-    await world.experiment('web', 'block', BLOCK, 'ACTIVE');
+  const system = evaluatorSystem({
+    given: async ({ world }) => {
+      await world.policy('web', LIVE);
+      await world.experiment('web', 'block', BLOCK, 'ACTIVE');
+    },
   });
 
-  const report = () =>
-    system.rpc.request<PreviewReport>(
-      PREVIEW_SUBJECTS.previewReport,
-      { name: system.world.experimentName('web', 'block') },
-      { timeoutMs: 5_000 },
-    );
+  const report = () => previewReport(system.rpc, system.world, 'block');
 
   it('counts events by (live rule → experiment rule) and by time, minute buckets rolled into hours and bounded by retention', async () => {
     let n = 0;

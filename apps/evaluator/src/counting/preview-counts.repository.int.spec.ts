@@ -1,10 +1,8 @@
-import type { INestApplication } from '@nestjs/common';
-import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
-import { TEST_NATS_URL, TEST_POSTGRES_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
+import { FirewallRule } from '@rollout/contracts';
+import { TEST_POSTGRES_URL, eventually } from '@rollout/testing/kit';
 import { Client } from 'pg';
-import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
-import { ExperimentWorld } from '../../test/experiment-world';
+import { previewReport } from '../../test/evaluator-probes';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { allFlows, tableRows } from '../../test/readouts';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 import { PreviewRetention } from '../retention/preview-retention.job';
@@ -33,37 +31,23 @@ const flowEvent = (f: number, n: number) =>
   trafficEvent(n, { srcIp: `10.0.${Math.floor(f / 250)}.${f % 250}`, destPort: f % 2 ? 80 : 22 });
 
 describe('preview storage', () => {
-  let iso: Isolation;
-  let nc: NatsConnection;
-  let world: ExperimentWorld;
-  let app: INestApplication;
+  const system = evaluatorSystem({
+    eachTest: true,
+    env: { PREVIEW_HOUSEKEEPING_INTERVAL_MS: '3600000' },
+    given: async ({ world }) => {
+      await world.policy('web', LIVE);
+      await world.experiment('web', 'block', BLOCK, 'ACTIVE');
+      await world.experiment('web', 'noop', [], 'ACTIVE');
+    },
+  });
 
   const report = (experiment: string) =>
-    rpcClient(nc, iso).request<PreviewReport>(
-      PREVIEW_SUBJECTS.previewReport,
-      { name: world.experimentName('web', experiment) },
-      { timeoutMs: 10_000 },
-    );
-  const housekeeping = () => app.get(PreviewRetention).housekeeping();
-
-  beforeEach(async () => {
-    iso = isolation();
-    nc = await connect({ servers: TEST_NATS_URL });
-    world = new ExperimentWorld(nc, iso);
-    await world.createBucket();
-    await world.policy('web', LIVE);
-    await world.experiment('web', 'block', BLOCK, 'ACTIVE');
-    await world.experiment('web', 'noop', [], 'ACTIVE');
-  });
-
-  afterEach(async () => {
-    await app?.close();
-    await nc.close();
-    await cleanUp(iso);
-  });
+    previewReport(system.rpc, system.world, experiment, 'web', 10_000);
+  const housekeeping = () => system.app.get(PreviewRetention).housekeeping();
 
   it('stops growing once the flows repeat: the same 1,000 flows ten times over add no row to any table', async () => {
-    app = await startEvaluator(iso, { PREVIEW_HOUSEKEEPING_INTERVAL_MS: '3600000' });
+    const { nc, iso, world, rpc } = system;
+    await system.start();
     const rows: Record<string, number>[] = [];
     let n = 0;
     for (let round = 0; round < 10; round++) {
@@ -106,7 +90,7 @@ describe('preview storage', () => {
       changedOutsideFlows: 0,
     });
     expect(noop).toMatchObject({ evaluated: 10_000, changed: 10_000, flows: 1000 });
-    const flows = await allFlows(rpcClient(nc, iso), world.experimentName('web', 'block'), {
+    const flows = await allFlows(rpc, world.experimentName('web', 'block'), {
       pageSize: 1000,
     });
     expect(flows).toHaveLength(500);
@@ -114,10 +98,8 @@ describe('preview storage', () => {
   }, 120_000);
 
   it('keeps at most EVALUATOR_MAX_FLOWS flows per configuration, counting the changed events of others outside them', async () => {
-    app = await startEvaluator(iso, {
-      EVALUATOR_MAX_FLOWS: '40',
-      PREVIEW_HOUSEKEEPING_INTERVAL_MS: '3600000',
-    });
+    const { nc, iso, world, rpc } = system;
+    await system.start({ EVALUATOR_MAX_FLOWS: '40' });
     // 30 flows first, then 100 more (30 of them again) in one go: 10 more fit.
     let seq = await publishTraffic(
       nc,
@@ -140,7 +122,7 @@ describe('preview storage', () => {
       flows: 40,
       changedOutsideFlows: 60,
     });
-    const flows = await allFlows(rpcClient(nc, iso), world.experimentName('web', 'block'));
+    const flows = await allFlows(rpc, world.experimentName('web', 'block'));
     expect(flows).toHaveLength(40);
     expect(flows.reduce((sum, f) => sum + f.count, 0) + block.changedOutsideFlows!).toBe(
       block.changed,
@@ -148,10 +130,8 @@ describe('preview storage', () => {
   }, 60_000);
 
   it('removes a configuration whose last traffic is past retention, with its flows and rule counts, in short deletes', async () => {
-    app = await startEvaluator(iso, {
-      PREVIEW_RETENTION_MS: String(3600_000),
-      PREVIEW_HOUSEKEEPING_INTERVAL_MS: '3600000',
-    });
+    const { nc, iso, world } = system;
+    await system.start({ PREVIEW_RETENTION_MS: String(3600_000) });
     let n = 0;
     let seq = await publishTraffic(
       nc,

@@ -1,11 +1,11 @@
-import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
+import { FirewallRule } from '@rollout/contracts';
 import {
   ServiceProcess,
+  TEST_NATS_URL,
   TEST_POSTGRES_URL,
   eventually,
   freePort,
   portOpen,
-  startServiceProcess,
 } from '@rollout/testing/kit';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
@@ -13,7 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NatsConnection, connect } from 'nats';
 import { Client } from 'pg';
-import { Isolation, cleanUp, evaluatorEnv, isolation, rpcClient } from '../../test/evaluator-app';
+import {
+  Isolation,
+  cleanUp,
+  isolation,
+  rpcClient,
+  startEvaluatorProcess,
+} from '../../test/evaluator-app';
+import { previewReport } from '../../test/evaluator-probes';
 import { ExperimentWorld } from '../../test/experiment-world';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
@@ -68,12 +75,7 @@ describe('dependencies restarting mid-stream', () => {
   let natsDir: string | undefined;
   let natsUrl: string;
 
-  const report = () =>
-    rpcClient(nc, iso).request<PreviewReport>(
-      PREVIEW_SUBJECTS.previewReport,
-      { name: world.experimentName('web', 'block') },
-      { timeoutMs: 10_000 },
-    );
+  const report = () => previewReport(rpcClient(nc, iso), world, 'block', 'web', 10_000);
   const evaluated = async () =>
     (await report()).configurations.reduce((sum, c) => sum + c.evaluated, 0);
 
@@ -88,22 +90,9 @@ describe('dependencies restarting mid-stream', () => {
   }
 
   async function startEvaluator(natsUrlOverride?: string) {
-    const port = await freePort();
-    evaluator = startServiceProcess('evaluator', {
-      ...evaluatorEnv(iso, { PORT: String(port) }),
-      ...(natsUrlOverride ? { NATS_URL: natsUrlOverride } : {}),
-    });
-    await eventually(
-      async () =>
-        (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200
-          ? true
-          : undefined,
-      {
-        timeoutMs: 30_000,
-        intervalMs: 100,
-        what: 'evaluator ready',
-      },
-    );
+    evaluator = (
+      await startEvaluatorProcess(iso, natsUrlOverride ? { NATS_URL: natsUrlOverride } : {})
+    ).process;
   }
 
   afterEach(async () => {
@@ -161,7 +150,7 @@ describe('dependencies restarting mid-stream', () => {
   it('rides out its Postgres connections being cut, as a Postgres restart does, and evaluates every event once', async () => {
     iso = isolation();
     natsUrl = '';
-    nc = await connect({ servers: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222' });
+    nc = await connect({ servers: TEST_NATS_URL });
     world = new ExperimentWorld(nc, iso);
     await world.createBucket();
     await world.policy('web', LIVE);

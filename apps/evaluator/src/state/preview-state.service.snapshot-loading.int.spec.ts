@@ -1,60 +1,31 @@
-import type { INestApplication } from '@nestjs/common';
-import { NatsRpcClient } from '@rollout/platform/nats';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import type { AddressInfo } from 'node:net';
-import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
+import { eventually } from '@rollout/testing/kit';
+import { readiness as readinessOf } from '../../test/evaluator-probes';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { BLOCK, LIVE } from '../../test/example-policies';
-import { ExperimentWorld } from '../../test/experiment-world';
 import { allFlows, deadLetters } from '../../test/readouts';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
-/** The evaluator in-process, started while the experiment-service is still filling EXPERIMENT_STATE. */
-let iso: Isolation;
-let nc: NatsConnection;
-let app: INestApplication;
-let rpc: NatsRpcClient;
-let world: ExperimentWorld;
-let base: string;
-
-const readiness = async () => {
-  const response = await fetch(`${base}/readyz`);
-  return {
-    status: response.status,
-    body: (await response.json()) as { checks: Record<string, { status: string; error?: string }> },
-  };
-};
-
-beforeAll(async () => {
-  iso = isolation();
-  nc = await connect({ servers: TEST_NATS_URL });
-  rpc = rpcClient(nc, iso);
-  world = new ExperimentWorld(nc, iso);
-  // The bucket exists but its position key does not: the experiment-service is still filling it.
-  await world.createBucket({ filled: false });
-  app = await startEvaluator(iso);
-  base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-}, 30_000);
-
-afterAll(async () => {
-  await app?.close();
-  await nc?.close();
-  if (iso) await cleanUp(iso);
-});
+/**
+ * The evaluator in-process, started while the experiment-service is still filling EXPERIMENT_STATE
+ * (the bucket exists, its position key does not).
+ */
+const system = evaluatorSystem({ bucket: 'filling' });
+const readiness = () => readinessOf(system.app);
 
 describe('before its snapshot of live policies and experiments is loaded', () => {
   it('is not ready and consumes no traffic; once loaded, it evaluates that traffic against the snapshot', async () => {
+    const { nc, iso, world, rpc } = system;
     await eventually(
-      async () => ((await readiness()).body.checks.nats.status === 'up' ? true : undefined),
+      async () => ((await readiness()).checks.nats.status === 'up' ? true : undefined),
       { what: 'NATS up' },
     );
     const before = await readiness();
     expect(before.status).toBe(503);
-    expect(before.body.checks.snapshot).toEqual({
+    expect(before.checks.snapshot).toEqual({
       status: 'down',
       error: 'waiting for the experiment-service to fill EXPERIMENT_STATE',
     });
-    expect(before.body.checks.nats.status).toBe('up');
+    expect(before.checks.nats.status).toBe('up');
     const early = trafficEvent(1, { srcIp: '10.0.1.7' });
     const seq = await publishTraffic(nc, iso, 'web', [early]);
     // Nothing consumes it: the durable consumer still holds it, undelivered.

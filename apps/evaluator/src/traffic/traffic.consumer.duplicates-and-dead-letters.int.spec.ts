@@ -15,15 +15,15 @@ const metric = (name: string, labels: Record<string, string> = {}) =>
 
 /** The live policy's etag the evaluator starts on. */
 let liveEtag = '';
-const system = evaluatorSystem(
-  async ({ world }) => {
+const system = evaluatorSystem({
+  given: async ({ world }) => {
     liveEtag = await world.policy('web', LIVE);
     etags.block = await world.experiment('web', 'block', BLOCK, 'ACTIVE');
   },
-  async ({ app, world }) => {
+  started: async ({ app, world }) => {
     await inForce(app, world, 'web', (view) => view.etag === liveEtag && view.active.length === 1);
   },
-);
+});
 
 describe('duplicates and malformed traffic', () => {
   it('counts an event published again with the same Nats-Msg-Id once, and one seen twice in a batch once', async () => {

@@ -1,15 +1,8 @@
-import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
-import {
-  ServiceProcess,
-  TEST_NATS_URL,
-  eventually,
-  freePort,
-  freePorts,
-  startServiceProcess,
-} from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import { Isolation, cleanUp, evaluatorEnv, isolation, rpcClient } from '../../test/evaluator-app';
-import { ExperimentWorld } from '../../test/experiment-world';
+import { FirewallRule } from '@rollout/contracts';
+import { eventually, freePorts } from '@rollout/testing/kit';
+import { EvaluatorProcess, startEvaluatorProcess } from '../../test/evaluator-app';
+import { previewReport } from '../../test/evaluator-probes';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { allFlows, streamRecords, tableRows } from '../../test/readouts';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
@@ -37,37 +30,12 @@ const events = (count: number, offset = 0) =>
     trafficEvent(i + offset, { srcIp: `10.0.${i % 4}.${(i >> 2) & 255}`, destPort: 22 }),
   );
 
-interface Evaluator {
-  process: ServiceProcess;
-  port: number;
-}
-
-async function startEvaluator(iso: Isolation, port?: number): Promise<Evaluator> {
-  port ??= await freePort();
-  const process = startServiceProcess(
-    'evaluator',
-    evaluatorEnv(iso, { PORT: String(port), EVALUATOR_MAX_ACK_PENDING: '6000' }),
-  );
-  await eventually(
-    async () =>
-      (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200
-        ? true
-        : undefined,
-    {
-      timeoutMs: 30_000,
-      intervalMs: 100,
-      what: 'evaluator ready',
-    },
-  );
-  return { process, port };
-}
-
 /**
  * Traffic messages this replica counted. Not the events it settled: under load a batch can be
  * redelivered to a second replica while the first still works on it, and both settle it; only
  * one of them counts it.
  */
-async function countedBy(evaluator: Evaluator): Promise<number> {
+async function countedBy(evaluator: EvaluatorProcess): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${evaluator.port}/metrics`)).text();
   const line = text
     .split('\n')
@@ -78,47 +46,42 @@ async function countedBy(evaluator: Evaluator): Promise<number> {
 }
 
 describe('effectively once', () => {
-  let iso: Isolation;
-  let nc: NatsConnection;
-  let world: ExperimentWorld;
-  const running: Evaluator[] = [];
-
-  const report = () =>
-    rpcClient(nc, iso).request<PreviewReport>(
-      PREVIEW_SUBJECTS.previewReport,
-      { name: world.experimentName('web', 'block') },
-      { timeoutMs: 10_000 },
+  const system = evaluatorSystem({
+    eachTest: true,
+    given: async ({ world }) => {
+      await world.policy('web', LIVE);
+      await world.experiment('web', 'block', BLOCK, 'ACTIVE');
+    },
+  });
+  /** An evaluator process on this test's system, stopped with it. */
+  const startEvaluator = async (port?: number) => {
+    const evaluator = await startEvaluatorProcess(
+      system.iso,
+      { EVALUATOR_MAX_ACK_PENDING: '6000' },
+      port,
     );
+    system.onClose(() => evaluator.process.stop());
+    return evaluator;
+  };
+
+  const report = () => previewReport(system.rpc, system.world, 'block', 'web', 10_000);
 
   /** The changed events the flows hold, summed over every flow. */
   const flowEvents = async () =>
     (
-      await allFlows(rpcClient(nc, iso), world.experimentName('web', 'block'), { pageSize: 1000 })
+      await allFlows(system.rpc, system.world.experimentName('web', 'block'), { pageSize: 1000 })
     ).reduce((sum, f) => sum + f.count, 0);
 
   /** Record ids on PREVIEW_LOGS (every message, repeats included). */
   const streamRecordIds = async () =>
-    (await streamRecords(nc, iso, 'preview.v1.logs.acme.global.web.block')).map((r) => r.id);
-
-  beforeEach(async () => {
-    iso = isolation();
-    nc = await connect({ servers: TEST_NATS_URL });
-    world = new ExperimentWorld(nc, iso);
-    await world.createBucket();
-    await world.policy('web', LIVE);
-    await world.experiment('web', 'block', BLOCK, 'ACTIVE');
-  });
-
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map((e) => e.process.stop()));
-    await nc.close();
-    await cleanUp(iso);
-  });
+    (await streamRecords(system.nc, system.iso, 'preview.v1.logs.acme.global.web.block')).map(
+      (r) => r.id,
+    );
 
   it('counts 100,000 events exactly once when an evaluator is killed with SIGKILL mid-stream and restarted', async () => {
+    const { nc, iso } = system;
     const COUNT = 100_000;
-    const first = await startEvaluator(iso);
-    running.push(first);
+    const first = await startEvaluator();
     const publishing = publishTraffic(nc, iso, 'web', events(COUNT));
     // Kill it while it is busy: some batches committed, others in flight, many not yet taken.
     const beforeKill = await eventually(
@@ -129,10 +92,9 @@ describe('effectively once', () => {
       { timeoutMs: 60_000, intervalMs: 20, what: 'a quarter evaluated' },
     );
     await first.process.stop('SIGKILL');
-    running.splice(0);
     expect(beforeKill).toBeLessThan(COUNT);
     const lastSeq = await publishing;
-    running.push(await startEvaluator(iso));
+    await startEvaluator();
     // Seconds alone; a loaded CI machine has taken over a minute, and a batch whose ack wait
     // (30 s) runs out there is redelivered, so the bound leaves room for that.
     await eventually(() => settledUpTo(nc, iso, lastSeq), {
@@ -165,11 +127,9 @@ describe('effectively once', () => {
   }, 240_000);
 
   it('shares the work between three replicas and still counts every event exactly once', async () => {
+    const { nc, iso } = system;
     const COUNT = 30_000;
-    const replicas = await Promise.all(
-      (await freePorts(3)).map((port) => startEvaluator(iso, port)),
-    );
-    running.push(...replicas);
+    const replicas = await Promise.all((await freePorts(3)).map((port) => startEvaluator(port)));
     const lastSeq = await publishTraffic(nc, iso, 'web', events(COUNT));
     // Seconds alone; a loaded CI machine has taken over a minute, and a batch whose ack wait
     // (30 s) runs out there is redelivered, so the bound leaves room for that.

@@ -1,10 +1,7 @@
-import type { INestApplication } from '@nestjs/common';
-import { FirewallRule, PREVIEW_SUBJECTS, PreviewReport } from '@rollout/contracts';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import type { AddressInfo } from 'node:net';
-import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
-import { ExperimentWorld } from '../../test/experiment-world';
+import { FirewallRule } from '@rollout/contracts';
+import { eventually } from '@rollout/testing/kit';
+import { previewReport, readiness as readinessOf } from '../../test/evaluator-probes';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { deadLetters } from '../../test/readouts';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
@@ -16,45 +13,15 @@ const DENY_ALL: FirewallRule[] = [
 ];
 
 describe('the evaluator and the EXPERIMENT_STATE bucket', () => {
-  let iso: Isolation;
-  let nc: NatsConnection;
-  let app: INestApplication;
-  let base: string;
-  let world: ExperimentWorld;
-
-  const readiness = async () => {
-    const response = await fetch(`${base}/readyz`);
-    return {
-      ready: response.ok,
-      ...((await response.json()) as {
-        checks: Record<string, { status: string; error?: string }>;
-      }),
-    };
-  };
+  const system = evaluatorSystem({ bucket: 'none' });
+  const readiness = () => readinessOf(system.app);
   const report = (policy: string, experiment: string) =>
-    rpcClient(nc, iso).request<PreviewReport>(
-      PREVIEW_SUBJECTS.previewReport,
-      { name: world.experimentName(policy, experiment) },
-      { timeoutMs: 5_000 },
-    );
+    previewReport(system.rpc, system.world, experiment, policy);
   const evaluated = async (policy: string, experiment: string) =>
     (await report(policy, experiment)).configurations.reduce((sum, c) => sum + c.evaluated, 0);
 
-  beforeAll(async () => {
-    iso = isolation();
-    nc = await connect({ servers: TEST_NATS_URL });
-    world = new ExperimentWorld(nc, iso);
-    app = await startEvaluator(iso);
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await nc?.close();
-    await cleanUp(iso);
-  });
-
   it('waits for the experiment-service to fill the bucket, holding traffic on its stream rather than dead-lettering it', async () => {
+    const { nc, iso, world } = system;
     await eventually(
       async () => ((await readiness()).checks.nats?.status === 'up' ? true : undefined),
       { what: 'NATS up' },
@@ -86,6 +53,7 @@ describe('the evaluator and the EXPERIMENT_STATE bucket', () => {
   });
 
   it('applies delete markers: a committed or deleted experiment stops counting, a deleted policy stops taking traffic', async () => {
+    const { nc, iso, world } = system;
     await world.experiment('web', 'other', DENY_ALL, 'ACTIVE');
     await world.endExperiment('web', 'lockdown');
     await eventually(

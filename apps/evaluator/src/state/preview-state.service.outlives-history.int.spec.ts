@@ -1,4 +1,3 @@
-import type { INestApplication } from '@nestjs/common';
 import {
   EXPERIMENT_EVENTS_STREAM,
   EXPERIMENT_SUBJECTS,
@@ -7,16 +6,12 @@ import {
   PreviewReport,
 } from '@rollout/contracts';
 import {
-  ServiceProcess,
-  TEST_NATS_URL,
-  TEST_POSTGRES_URL,
   eventually,
+  removeTestResources,
   startServiceProcess,
   uniqueName,
 } from '@rollout/testing/kit';
-import { NatsConnection, connect } from 'nats';
-import { Client } from 'pg';
-import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { deadLetters } from '../../test/readouts';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
@@ -36,35 +31,25 @@ const rule = (priority: number, action: 'allow' | 'deny', ports?: string[]): Fir
  * evaluator restarts, because it reads them from the EXPERIMENT_STATE bucket.
  */
 describe('a policy and an experiment older than the history stream keeps', () => {
-  let iso: Isolation;
-  let nc: NatsConnection;
-  let experiments: ServiceProcess;
-  let evaluator: INestApplication | undefined;
-  const schema = uniqueName('it_');
-
-  beforeAll(async () => {
-    iso = isolation();
-    nc = await connect({ servers: TEST_NATS_URL });
-    experiments = startServiceProcess('experiment-service', {
-      NATS_NAMESPACE: iso.namespace,
-      DATABASE_SCHEMA: schema,
-      EXPERIMENT_EVENTS_MAX_AGE_MS: '2000',
-    });
-  });
-
-  afterAll(async () => {
-    await evaluator?.close();
-    await experiments?.stop();
-    await nc?.close();
-    await cleanUp(iso);
-    const db = new Client({ connectionString: TEST_POSTGRES_URL });
-    await db.connect();
-    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.end();
+  const system = evaluatorSystem({
+    bucket: 'none',
+    eachTest: true,
+    given: async ({ iso, onClose }) => {
+      const schema = uniqueName('it_');
+      const experiments = startServiceProcess('experiment-service', {
+        NATS_NAMESPACE: iso.namespace,
+        DATABASE_SCHEMA: schema,
+        EXPERIMENT_EVENTS_MAX_AGE_MS: '2000',
+      });
+      onClose(async () => {
+        await experiments.stop();
+        await removeTestResources({ schema });
+      });
+    },
   });
 
   it('are still evaluated, exactly, by an evaluator restarted after the history aged out', async () => {
-    const rpc = rpcClient(nc, iso);
+    const { nc, iso, rpc } = system;
     const call = (subject: string, request: object) =>
       rpc.request(subject, { actor: 'test', ...request }, { timeoutMs: 5_000 });
     const policy = 'projects/acme/locations/global/firewallPolicies/web';
@@ -83,9 +68,8 @@ describe('a policy and an experiment older than the history stream keeps', () =>
       experiment: { firewallPolicy: { rules: [rule(10, 'deny', ['22']), rule(100, 'allow')] } },
     });
     await call(EXPERIMENT_SUBJECTS.startPreview, { name: `${policy}/experiments/no-ssh` });
-    evaluator = await startEvaluator(iso);
-    await evaluator.close();
-    evaluator = undefined;
+    await system.start();
+    await system.stop();
 
     const jsm = await nc.jetstreamManager();
     await eventually(
@@ -99,7 +83,7 @@ describe('a policy and an experiment older than the history stream keeps', () =>
       },
     );
 
-    evaluator = await startEvaluator(iso);
+    await system.start();
     const events = Array.from({ length: 300 }, (_, i) =>
       trafficEvent(i, { protocol: 'tcp', destPort: i % 3 === 0 ? 22 : 443 }),
     );

@@ -31,13 +31,13 @@ const inForce: (policy: string, ready: Parameters<typeof inForceOf>[3]) => Promi
 
 /** The live policy's etag the evaluator starts on. */
 let liveEtag = '';
-const system = evaluatorSystem(
-  async ({ world }) => {
+const system = evaluatorSystem({
+  given: async ({ world }) => {
     // An older configuration with changed flows of its own.
     liveEtag = await world.policy('web', LIVE);
     await world.experiment('web', 'block', BLOCK, 'ACTIVE');
   },
-  async ({ iso, nc }) => {
+  started: async ({ iso, nc }) => {
     await inForce('web', (view) => view.etag === liveEtag && view.active.length === 1);
     const seq = await publishTraffic(nc, iso, 'web', [
       ...exampleEvents(),
@@ -45,7 +45,7 @@ const system = evaluatorSystem(
     ]);
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'older configuration counted' });
   },
-);
+});
 
 describe('listing changed flows', () => {
   it('lists flows newest configuration first, filtered and paged, and the deprecated previewLogs as their samples', async () => {

@@ -1,13 +1,10 @@
-import type { INestApplication } from '@nestjs/common';
-import { PREVIEW_SUBJECTS, PreviewReport, trafficSubject } from '@rollout/contracts';
+import { trafficSubject } from '@rollout/contracts';
 import { trafficV2alphaSubject } from '@rollout/contracts-alpha';
-import { NatsRpcClient } from '@rollout/platform/nats';
-import { TEST_NATS_URL, eventually } from '@rollout/testing/kit';
-import { NatsConnection, connect, headers as natsHeaders } from 'nats';
-import { Isolation, cleanUp, isolation, rpcClient, startEvaluator } from '../../test/evaluator-app';
-import { inForce, metric as metricOf } from '../../test/evaluator-probes';
+import { eventually } from '@rollout/testing/kit';
+import { headers as natsHeaders } from 'nats';
+import { inForce, metric as metricOf, previewReport } from '../../test/evaluator-probes';
+import { evaluatorSystem } from '../../test/evaluator-system';
 import { BLOCK, LIVE } from '../../test/example-policies';
-import { ExperimentWorld } from '../../test/experiment-world';
 import { deadLetters, streamRecords } from '../../test/readouts';
 import {
   publishTrafficBatches,
@@ -18,45 +15,30 @@ import {
 } from '../../test/traffic-publishing';
 
 /** What the majors refuse: an unknown major, a Contract-Version of another package, a batch with a bad event. */
-let iso: Isolation;
-let nc: NatsConnection;
-let app: INestApplication;
-let rpc: NatsRpcClient;
-let world: ExperimentWorld;
-
-const report = (policy: string) =>
-  rpc.request<PreviewReport>(
-    PREVIEW_SUBJECTS.previewReport,
-    { name: world.experimentName(policy, 'block') },
-    { timeoutMs: 5_000 },
-  );
-const metric = (name: string, labels: Record<string, string> = {}) => metricOf(app, name, labels);
-/** Every record of a policy's `block` experiment on PREVIEW_LOGS (the complete log). */
-const allLogs = (policy: string) =>
-  streamRecords(nc, iso, `preview.v1.logs.acme.global.${policy}.block`);
-
-beforeAll(async () => {
-  iso = isolation();
-  nc = await connect({ servers: TEST_NATS_URL });
-  rpc = rpcClient(nc, iso);
-  world = new ExperimentWorld(nc, iso);
-  await world.createBucket();
-  const liveEtag = await world.policy('two', LIVE);
-  await world.experiment('two', 'block', BLOCK, 'ACTIVE');
-  app = await startEvaluator(iso);
-  await inForce(app, world, 'two', (view) => view.etag === liveEtag && view.active.length === 1);
-  // Traffic counted before: the report of `two` has its configuration.
-  const seq = await publishTrafficBatches(nc, iso, 'two', varied(100), { batchSize: 7 });
-  await eventually(() => settledUpTo(nc, iso, seq), { what: 'earlier traffic settled' });
-}, 60_000);
-
-afterAll(async () => {
-  await app?.close();
-  await nc?.close();
-  if (iso) await cleanUp(iso);
+/** The live policy's etag the evaluator starts on. */
+let liveEtag = '';
+const system = evaluatorSystem({
+  given: async ({ world }) => {
+    liveEtag = await world.policy('two', LIVE);
+    await world.experiment('two', 'block', BLOCK, 'ACTIVE');
+  },
+  started: async ({ app, nc, iso, world }) => {
+    await inForce(app, world, 'two', (view) => view.etag === liveEtag && view.active.length === 1);
+    // Traffic counted before: the report of `two` has its configuration.
+    const seq = await publishTrafficBatches(nc, iso, 'two', varied(100), { batchSize: 7 });
+    await eventually(() => settledUpTo(nc, iso, seq), { what: 'earlier traffic settled' });
+  },
 });
 
+const report = (policy: string) => previewReport(system.rpc, system.world, 'block', policy);
+const metric = (name: string, labels: Record<string, string> = {}) =>
+  metricOf(system.app, name, labels);
+/** Every record of a policy's `block` experiment on PREVIEW_LOGS (the complete log). */
+const allLogs = (policy: string) =>
+  streamRecords(system.nc, system.iso, `preview.v1.logs.acme.global.${policy}.block`);
+
 it('dead-letters an unknown major, a Contract-Version of another package and a batch with a bad event, with their reasons, and carries on', async () => {
+  const { nc, iso } = system;
   const js = nc.jetstream();
   const publish = async (subject: string, body: unknown, headers: Record<string, string> = {}) => {
     const hdrs = natsHeaders();

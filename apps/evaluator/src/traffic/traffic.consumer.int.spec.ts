@@ -1,9 +1,9 @@
 import { eventually } from '@rollout/testing/kit';
-import { evaluatorSystem } from '../test/evaluator-system';
-import { inForce as inForceOf, previewReport } from '../test/evaluator-probes';
-import { BLOCK, LIVE, exampleEvents } from '../test/example-policies';
-import { allFlows } from '../test/readouts';
-import { publishTraffic, settledUpTo, trafficEvent } from '../test/traffic-publishing';
+import { evaluatorSystem } from '../../test/evaluator-system';
+import { inForce as inForceOf, previewReport } from '../../test/evaluator-probes';
+import { BLOCK, LIVE, exampleEvents } from '../../test/example-policies';
+import { allFlows } from '../../test/readouts';
+import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
 /**
  * The evaluator in-process on its own namespace and schema; the experiment service's domain
@@ -16,17 +16,17 @@ const inForce: (policy: string, ready: Parameters<typeof inForceOf>[3]) => Promi
   ready,
 ) => inForceOf(system.app, system.world, policy, ready);
 
-const system = evaluatorSystem(
-  async ({ world }) => {
+const system = evaluatorSystem({
+  given: async ({ world }) => {
     // A first configuration (the first live and experiment versions) that counted one changed event.
     await world.policy('web', LIVE);
     await world.experiment('web', 'block', BLOCK, 'ACTIVE');
   },
-  async ({ iso, nc }) => {
+  started: async ({ iso, nc }) => {
     const seq = await publishTraffic(nc, iso, 'web', [trafficEvent(1, { srcIp: '10.0.1.7' })]);
     await eventually(() => settledUpTo(nc, iso, seq), { what: 'first configuration counted' });
   },
-);
+});
 
 describe('evaluating traffic', () => {
   let liveEtag: string;
