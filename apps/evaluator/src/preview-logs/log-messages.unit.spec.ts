@@ -4,10 +4,10 @@ import {
   PolicyView,
   ViewLog,
   evaluatorOf,
-  policyLogBatch,
   previewRecord,
   recordKeys,
 } from '@rollout/domain/preview';
+import { policyLogBatch } from '../../test/policy-log-reference';
 import { MAX_MESSAGE_BYTES, RecordEncoder, policyLogMessages } from './log-messages';
 
 const EXPERIMENT = 'projects/acme/locations/global/firewallPolicies/web/experiments/lock';

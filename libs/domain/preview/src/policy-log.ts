@@ -1,10 +1,4 @@
-import {
-  PREVIEW_LOG_PREFIX,
-  type PolicyPreviewLogBatch,
-  type PolicyPreviewLogRecord,
-  type PreviewVerdict,
-  type TrafficEvent,
-} from '@rollout/contracts';
+import { PREVIEW_LOG_PREFIX, type PreviewVerdict, type TrafficEvent } from '@rollout/contracts';
 import { createHash } from 'node:crypto';
 import type { Outcome } from './outcome';
 import { connectionOf } from './records';
@@ -78,34 +72,3 @@ export function outcomeJson(outcome: Outcome): string {
 
 const verdictJson = (v: PreviewVerdict) =>
   `{"action":"${v.action}","rulePriority":${v.rulePriority},"implied":${v.implied}}`;
-
-/** The message as an object: what the JSON pieces above write (the reference the tests parse against). */
-export function policyLogBatch(
-  view: PolicyView,
-  events: readonly TrafficEvent[],
-  outcomes: readonly Outcome[],
-): PolicyPreviewLogBatch {
-  const { idPrefix } = policyLogKeys(view);
-  const verdict = (v: PreviewVerdict): PreviewVerdict => ({
-    action: v.action,
-    rulePriority: v.rulePriority,
-    implied: v.implied,
-  });
-  return {
-    logPrefix: PREVIEW_LOG_PREFIX,
-    firewallPolicy: view.name,
-    livePolicyEtag: view.etag,
-    experiments: view.active.map((t) => ({ experiment: t.name, experimentEtag: t.etag })),
-    events: events.map((event, i): PolicyPreviewLogRecord => ({
-      id: `${idPrefix}.${event.id}`,
-      trafficEventId: event.id,
-      eventTime: event.time,
-      connection: connectionOf(event),
-      liveResult: verdict(outcomes[i].live),
-      experimentResults: outcomes[i].experiments.map((v) => ({
-        ...verdict(v),
-        changed: v.action !== outcomes[i].live.action,
-      })),
-    })),
-  };
-}
