@@ -12,7 +12,6 @@ export interface JwtSettings {
   audience: string;
   /** PEM public key (RS256, ES256) or a shared secret (HS256). */
   key: string;
-  /** Tolerated clock skew. */
   leewaySeconds?: number;
 }
 

@@ -23,7 +23,6 @@ type BlazarPayload = Record<string, unknown>;
  * its ExternalServiceFilter endpoint (`external_service_base_endpoint = https://…/v1/blazar/`):
  * 204 allows, 403 `{"message"}` refuses. Leases admitted here are tracked in the ledger (by
  * project and lease name or id), so MaxActiveLeases counts them and on-end releases them.
- * Authenticated by `X-Auth-Token`, not by a bearer token.
  */
 // No bearer token: BlazarTokenGuard authenticates Blazar by its X-Auth-Token.
 @Public()

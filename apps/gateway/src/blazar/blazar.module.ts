@@ -4,7 +4,6 @@ import { BlazarTokenGuard } from './blazar-token.guard';
 import { BlazarClient } from './blazar.client';
 import { BlazarController } from './blazar.controller';
 
-/** Blazar's external enforcement endpoint, authenticated by its own X-Auth-Token. */
 @Module({
   imports: [BackendModule],
   controllers: [BlazarController],

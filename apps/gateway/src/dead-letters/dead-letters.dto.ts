@@ -9,8 +9,6 @@ import type {
   GetDeadLettersRequest,
 } from '@rollout/contracts';
 
-/** HTTP shapes of preview.v1's deadLetters: the traffic the evaluator dead-lettered, by project. */
-
 export class DeadLettersQueryDto implements Pick<GetDeadLettersRequest, 'policy'> {
   @ApiPropertyOptional({
     example: 'web-typo',

@@ -24,7 +24,6 @@ import type {
   UpdatePolicyRequest,
 } from '@rollout/contracts';
 
-/** The options of mutations and lists, the commit body, and what mutations answer. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export class CommitRequestDto implements Pick<

@@ -23,7 +23,6 @@ import {
 import { ListDecisionsResponseDto } from './lease-decisions.dto';
 import { LeasePath, LeasesClient } from './leases.client';
 
-/** Plain JSON for the NATS payload: the DTO instance minus undefined fields. */
 const plain = (dto: object): object => JSON.parse(JSON.stringify(dto));
 
 /**
@@ -136,7 +135,6 @@ export class LeasesController {
     return this.leases.update(path, plain(lease), { actor: principal.name, traceId });
   }
 
-  // AIP-136 custom method: the colon is escaped so Express matches it literally.
   @Post(`${paramBeforeVerb('lease')}::end`)
   @HttpCode(200)
   @ApiParam({ name: 'lease' })

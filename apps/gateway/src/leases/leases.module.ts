@@ -3,7 +3,6 @@ import { BackendModule } from '../http/backend.module';
 import { LeasesClient } from './leases.client';
 import { LeasesController } from './leases.controller';
 
-/** Leases and their enforcement. */
 @Module({
   imports: [BackendModule],
   controllers: [LeasesController],

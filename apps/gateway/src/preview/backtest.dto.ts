@@ -11,8 +11,6 @@ import type {
   BacktestWindow,
 } from '@rollout/contracts';
 
-/** HTTP shapes of preview.v1 backtests (`:backtest` and its operation). */
-
 export class BacktestBodyDto implements Pick<BacktestRequest, 'startTime' | 'endTime'> {
   @ApiPropertyOptional({
     example: '2025-06-01T00:00:00Z',

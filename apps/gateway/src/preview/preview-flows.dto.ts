@@ -17,8 +17,6 @@ import type {
   RuleAction,
 } from '@rollout/contracts';
 
-/** HTTP shapes of preview.v1's previewFlows: the changed decisions of an experiment, by flow. */
-
 /** ListPreviewFlowsRequest.filter's bound (`@maxLength` in the contract). */
 export const PREVIEW_FLOWS_FILTER_MAX_LENGTH = 2000;
 

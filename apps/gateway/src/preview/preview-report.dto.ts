@@ -22,8 +22,6 @@ import type {
   RuleTransition,
 } from '@rollout/contracts';
 
-/** HTTP shapes of preview.v1's previewReport: exact totals per configuration, and readiness. */
-
 export class RuleCountDto implements RuleCount {
   @ApiProperty({ type: Number, nullable: true }) rulePriority!: number | null;
   @ApiProperty() implied!: boolean;

@@ -4,7 +4,6 @@ import { BacktestController } from './backtest.controller';
 import { PreviewClient } from './preview.client';
 import { PreviewController } from './preview.controller';
 
-/** Preview reports, flows and logs, and backtests (the evaluator's preview.v1). */
 @Module({
   imports: [BackendModule],
   controllers: [PreviewController, BacktestController],

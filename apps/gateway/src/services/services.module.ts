@@ -3,7 +3,6 @@ import { BackendModule } from '../http/backend.module';
 import { ServicesClient } from './services.client';
 import { ServicesController } from './services.controller';
 
-/** `/v1/services`: each service's contracts and version. */
 @Module({
   imports: [BackendModule],
   controllers: [ServicesController],
