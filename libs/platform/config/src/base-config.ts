@@ -12,7 +12,6 @@ import {
   sqlIdentifier,
 } from './fields';
 
-/** Variables every service reads. */
 export const baseConfigSchema = (defaultPort: number) =>
   z.object({
     NODE_ENV: nodeEnv,

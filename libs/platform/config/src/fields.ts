@@ -55,11 +55,7 @@ export const postgresUrl = (fallback: string) =>
     fallback,
   );
 
-/**
- * TLS to Postgres, as libpq's sslmode: `disable` (a server on this machine), `require`
- * (encrypted, the server not verified) or `verify-full` (its certificate checked against a CA,
- * and its name against the URL's host).
- */
+/** libpq's sslmode (see POSTGRES_SSL_MODES). */
 export const postgresSslMode = z
   .enum(['disable', 'require', 'verify-full'], { error: 'must be disable, require or verify-full' })
   .default('disable');

@@ -10,7 +10,6 @@ export interface RelayMessage {
   payload: Uint8Array;
 }
 
-/** Where a relay publishes committed events. */
 export interface RelaySink {
   /**
    * Where to resume at start, given the relay's checkpoint: the sink may know better (what it

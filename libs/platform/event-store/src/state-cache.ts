@@ -16,7 +16,6 @@ export class StateCache<S extends { version: number }> {
       throw new Error(`StateCache maxWeight must be positive, got ${maxWeight}`);
   }
 
-  /** The weight of the states held. */
   get weight(): number {
     return this.held;
   }

@@ -27,7 +27,6 @@ export class DrainState implements BeforeApplicationShutdown {
   }
 }
 
-/** Open: the kubelet carries no token. */
 @Public()
 @ApiExcludeController()
 @Controller()

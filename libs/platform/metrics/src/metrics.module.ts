@@ -7,7 +7,6 @@ import { METRICS_REGISTRY } from './tokens';
 
 export { METRICS_REGISTRY };
 
-/** Open: Prometheus scrapes without a token. */
 @Public()
 @ApiExcludeController()
 @Controller()

@@ -22,11 +22,9 @@ export interface BatchConsumerOptions {
   /** Stream and durable pull consumer as declared (un-namespaced). */
   stream: string;
   durable: string;
-  /** Most messages in one batch. */
   maxMessages: number;
   /** Most payload bytes in one batch (a message bigger than this is a batch of its own). */
   maxBytes: number;
-  /** Batches handled at once. */
   concurrency: number;
   /** How long a partial batch waits for more messages while other batches are in flight. */
   lingerMs?: number;

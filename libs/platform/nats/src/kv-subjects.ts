@@ -5,7 +5,6 @@
  * those subjects here, never by hand.
  */
 
-/** The stream that holds a bucket. */
 export const kvStream = (bucket: string): string => `KV_${bucket}`;
 
 /** The subject of one key's entries (`>` or `*` in `key` make a wildcard). */
@@ -14,7 +13,6 @@ export const kvSubject = (bucket: string, key: string): string => `$KV.${bucket}
 /** Every key of a bucket: the bucket stream's subjects. */
 export const kvAllKeys = (bucket: string): string => kvSubject(bucket, '>');
 
-/** The key a message of the bucket's stream is stored under. */
 export function kvKeyOf(bucket: string, subject: string): string {
   const prefix = kvSubject(bucket, '');
   if (!subject.startsWith(prefix))

@@ -31,7 +31,6 @@ export interface PullConsumerRegistration {
   durable: string;
   /** Must match the durable consumer's `max_deliver`: the last failed try dead-letters. */
   maxDeliver: number;
-  /** Messages fetched per pull. */
   batch?: number;
   /** Back-off before a failed message is redelivered. */
   retryDelayMs?: number;

@@ -13,7 +13,6 @@ export interface PostgresOptions {
    * (service-roles.ts); created here only when missing, which a superuser (tests) may do.
    */
   schema: string;
-  /** TLS to the server; none when unset. */
   tls?: PostgresTls;
   poolSize: number;
   applicationName: string;

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Sleeper } from './sleeper';
 
-/** The pauses of a loop: `wakeAll` ends every pending one at once. Tests pass their own to step through pauses without waiting. */
+/** Tests pass their own pauses to step through them without waiting. */
 export interface Pauses {
   sleep(ms: number): Promise<void>;
   wakeAll(): void;
@@ -14,11 +14,9 @@ export interface Pauses {
 export type TurnOutcome = 'more' | 'idle' | 'done';
 
 export interface BackgroundLoopOptions {
-  /** The logger's name, which says whose loop it is in the logs. */
   name: string;
   /** One turn of the work; throwing counts as a failure and backs off. */
   turn(): Promise<TurnOutcome | void>;
-  /** The pause after a turn. */
   intervalMs: number;
   /** A periodic job waits one interval before its first turn; by default the first turn runs at start. */
   firstTurnAfterInterval?: boolean;
