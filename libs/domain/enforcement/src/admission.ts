@@ -110,7 +110,6 @@ export function stepRecord(step: ChainStep): DecisionStep {
   };
 }
 
-/** The ledger's record of one chain decision. */
 export function decisionRecord(decision: ChainDecision) {
   return {
     hook: HOOKS[decision.hook],

@@ -94,7 +94,6 @@ function leaseAt(value: unknown, field: string, problems: Violations): BlazarLea
   };
 }
 
-/** The filter context of a Blazar call. */
 export function contextFromBlazar(
   value: unknown,
   requestId: string,

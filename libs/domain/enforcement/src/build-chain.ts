@@ -24,7 +24,6 @@ export interface ChainPorts {
   schedule?: ScheduleTimeout;
 }
 
-/** Builds the chain in the configured order. */
 export function buildChain(config: EnforcementConfig, ports: ChainPorts): EnforcementChain {
   const filters: ConfiguredFilter[] = config.enabledFilters.map((name): ConfiguredFilter => {
     const adapter = config.adapters[name];

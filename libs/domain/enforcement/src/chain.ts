@@ -41,7 +41,6 @@ export interface ChainOptions {
   schedule?: ScheduleTimeout;
 }
 
-/** A filter that did not answer within its `timeoutMs`. */
 export class FilterTimeoutError extends Error {
   override readonly name = 'FilterTimeoutError';
   constructor(filter: string, ms: number) {

@@ -38,7 +38,6 @@ export type Scope = Partial<Record<RootName, unknown>>;
 /** Whether a missing key reads as null (conditions) or is a rule error naming the path (actions). */
 export type MissingKeys = 'null' | 'error';
 
-/** What a compiled argument reads from while it runs. */
 export interface Reader {
   readonly scope: Scope;
   /** Whether values under a key naming a secret read `***` (`mask_secrets`). */
@@ -357,7 +356,6 @@ export function compileArguments(
   return keys.length ? new CompiledArgument(Kind.Dict, args, null, [], children, keys) : null;
 }
 
-/** Runs a compiled argument over the reader's scope. */
 export function resolveArgument(
   arg: CompiledArgument,
   reader: Reader,

@@ -91,8 +91,6 @@ export function grantOutcome(
   };
 }
 
-// ------------------------------------------------------------------ wire views
-
 export function toAdapterContext(context: EnforcementContext): AdapterContext {
   return {
     userId: context.userId,

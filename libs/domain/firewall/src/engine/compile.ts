@@ -48,7 +48,6 @@ export interface CompiledPolicyStats {
   readonly rules: number;
   /** Distinct rule sets stored (see the design note). */
   readonly sets: number;
-  /** Bytes held by the lookup tables. */
   readonly bytes: number;
 }
 
@@ -133,7 +132,6 @@ class DirectionIndex {
   private readonly lists: Int32Array;
   private readonly narrowVerdicts: readonly Verdict[];
   private readonly narrowRank: Int32Array;
-  /** Is X the source? Else the destination. */
   private readonly xIsSrc: boolean;
   /** Offsets of the narrow rules that match every IPv4 / IPv6 address of Y. */
   private readonly yAll4: number;
@@ -194,7 +192,6 @@ class DirectionIndex {
     const narrowPool = new SetPool(narrowRank.length);
     const listPool = new ListPool();
 
-    // Projections of a direction-wide rule set onto the groups.
     const broadScratch = broadPool.newSet();
     const narrowScratch = narrowPool.newSet();
     const listScratch = new Int32Array(Math.max(1, narrowRank.length));
@@ -228,7 +225,6 @@ class DirectionIndex {
         length,
       );
     };
-    // Ports and tags: a set in each group.
     const setLabel = (set: Int32Array) => {
       project(set, undefined);
       return labels.id(broadPool.intern(broadScratch), narrowPool.intern(narrowScratch), 0);
@@ -341,7 +337,6 @@ class DirectionIndex {
   }
 
   decide(c: ParsedConnection): Verdict {
-    // One lookup per dimension gives each group's share of it.
     const srcEntries = c.srcFamily === 4 ? this.src4.entries : this.src6.entries;
     const s =
       c.srcFamily === 4
