@@ -1,5 +1,3 @@
-/** Small value helpers over JSON data (what rules, nodes and inventories are made of). */
-
 export type JsonObject = Record<string, unknown>;
 
 export function isPlainObject(value: unknown): value is JsonObject {

@@ -9,7 +9,6 @@ export interface DeadLetterLogSample {
 export interface DeadLetterLogSummary {
   /** Messages dead-lettered in the interval. */
   total: number;
-  /** Per reason. */
   byReason: Record<string, number>;
   /** The interval's first few. */
   samples: DeadLetterLogSample[];
@@ -21,7 +20,6 @@ export interface DeadLetterLogSummary {
 export interface DeadLetterLogOptions {
   /** The longest an interval runs before its summary is due. */
   intervalMs: number;
-  /** Samples a summary shows. */
   maxSamples: number;
 }
 
