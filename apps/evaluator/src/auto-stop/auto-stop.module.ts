@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { AutoStop } from './auto-stop.job';
 import { RunCountsRepository } from './run-counts.repository';
 
-/** Stops previews that reached their end condition. */
 @Module({
   providers: [AutoStop, RunCountsRepository],
 })

@@ -11,7 +11,6 @@ import { AckPolicy, DeliverPolicy, JsMsg, NatsConnection, nanos } from 'nats';
 import { TRAFFIC_DURABLE } from '../jetstream';
 import { MESSAGE_ID_HEADER, TrafficDecoder } from '../traffic/traffic-decoder';
 
-/** How a replay is throttled, and how it reports. */
 export interface ReplayOptions {
   /** Most TRAFFIC messages fetched and evaluated at once. */
   batchSize: number;
@@ -28,7 +27,6 @@ export interface ReplayOptions {
   stopping: () => boolean;
 }
 
-/** The replay stopped because the process is stopping. */
 export class ReplayStopped extends Error {}
 
 /** An ephemeral consumer left behind by a crash goes by itself after this long without a pull. */

@@ -3,7 +3,6 @@ import { BacktestHandlers } from './backtest.handlers';
 import { Backtests } from './backtests.application';
 import { BacktestsRepository } from './backtests.repository';
 
-/** Backtests: an experiment replayed against stored traffic. */
 @Module({
   controllers: [BacktestHandlers],
   providers: [Backtests, BacktestsRepository],

@@ -6,7 +6,6 @@ import { PreviewHandlers } from './preview.handlers';
 import { ReportQueries } from './report-queries.application';
 import { ReportRepository } from './report.repository';
 
-/** The preview report, flows and logs queries (preview.v1). */
 @Module({
   imports: [TrafficModule],
   controllers: [PreviewHandlers],

@@ -11,7 +11,6 @@ const DELETE_BATCH = 5_000;
 export interface ConsumerPositions {
   /** Its ack floor: everything up to it was settled. */
   ackFloor: number;
-  /** The last sequence it delivered. */
   delivered: number;
 }
 

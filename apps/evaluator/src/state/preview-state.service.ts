@@ -54,7 +54,6 @@ export class PreviewStateService
   /** Whether the bucket's position key was seen: the bucket has been filled. */
   private filled = false;
   private markLoaded!: () => void;
-  /** Resolves once the snapshot is loaded. */
   readonly loaded = new Promise<void>((resolve) => (this.markLoaded = resolve));
   /** Follows the bucket, starting again a second after the consumer fails or ends. */
   private readonly following: BackgroundLoop;
