@@ -13,8 +13,6 @@ import {
 import type { LedgerTx } from '../ledger/ledger.repository';
 import type { LeaseRow, NewDecision } from '../ledger/ledger-statements';
 
-/** The rows and contexts the lease use cases write and pass to the chain. */
-
 export type LeaseIds = Pick<EnforcementContext, 'leaseId' | 'apiLeaseId'>;
 
 export const isLive = (row: LeaseRow) => isLiveStatus(row.status);

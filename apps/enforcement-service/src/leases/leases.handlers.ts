@@ -19,7 +19,6 @@ import { LeaseQueries } from './lease-queries.application';
 /** The caller's request id (NATS header), for the filter context and the decision record. */
 const requestId = (ctx: NatsContext) => requestIdFrom(ctx.getHeaders()?.get(REQUEST_ID_HEADER));
 
-/** enforcement.v1 request/reply: one handler per subject, each a call into a use case. */
 @Controller()
 export class LeasesHandlers {
   constructor(

@@ -9,7 +9,6 @@ import { LeaseQueries } from './lease-queries.application';
 import { LeaseSweeper } from './lease-sweeper.job';
 import { LeasesHandlers } from './leases.handlers';
 
-/** Leases (enforcement.v1) and Blazar's enforcement hooks, decided through the chain. */
 @Module({
   imports: [LedgerModule, OnEndModule],
   controllers: [LeasesHandlers],

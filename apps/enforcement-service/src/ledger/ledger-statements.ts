@@ -92,7 +92,6 @@ export interface CountingFacts {
   tracked?: LeaseRow;
 }
 
-/** A statement and its bind parameters. */
 export interface Statement {
   text: string;
   values: unknown[];

@@ -3,7 +3,6 @@ import { LedgerModule } from '../ledger/ledger.module';
 import { OnEndOutbox } from './on-end-outbox.job';
 import { OnEndOutboxRepository } from './on-end-outbox.repository';
 
-/** The durable outbox of on_end hooks, delivered and retried after a lease ends. */
 @Module({
   imports: [LedgerModule],
   providers: [OnEndOutboxRepository, OnEndOutbox],

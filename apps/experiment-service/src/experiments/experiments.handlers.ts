@@ -13,7 +13,6 @@ import {
 import { ExperimentCommands } from './experiment-commands.application';
 import { ExperimentQueries } from './experiment-queries.application';
 
-/** experiment.v1 request/reply on experiments: one handler per subject, each a call into a use case. */
 @Controller()
 export class ExperimentHandlers {
   constructor(

@@ -5,7 +5,6 @@ import { ExperimentCommands } from './experiment-commands.application';
 import { ExperimentQueries } from './experiment-queries.application';
 import { ExperimentHandlers } from './experiments.handlers';
 
-/** Experiments (AIP-236): their commands, from create to commit, and queries. */
 @Module({
   imports: [AggregatesModule, PoliciesModule],
   controllers: [ExperimentHandlers],

@@ -3,7 +3,6 @@ import { GetRequest, Operation, StatusError } from '@rollout/contracts';
 import { notFound } from '@rollout/domain/experiment';
 import { OperationsRepository } from './operations.repository';
 
-/** Reading the Operation an experiment mutation answered. */
 @Injectable()
 export class OperationQueries {
   constructor(private readonly operations: OperationsRepository) {}

@@ -3,7 +3,6 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { EXPERIMENT_SUBJECTS as S, GetRequest } from '@rollout/contracts';
 import { OperationQueries } from './operation-queries.application';
 
-/** experiment.v1 request/reply on operations. */
 @Controller()
 export class OperationHandlers {
   constructor(private readonly queries: OperationQueries) {}

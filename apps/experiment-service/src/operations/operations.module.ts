@@ -4,7 +4,6 @@ import { OperationQueries } from './operation-queries.application';
 import { OperationHandlers } from './operations.handlers';
 import { OperationsRepository } from './operations.repository';
 
-/** Long-running operations (AIP-151): the answers commands kept, by name. */
 @Module({
   imports: [AggregatesModule],
   controllers: [OperationHandlers],

@@ -11,7 +11,6 @@ import {
 import { PolicyCommands } from './policy-commands.application';
 import { PolicyQueries } from './policy-queries.application';
 
-/** experiment.v1 request/reply on live policies: one handler per subject, each a call into a use case. */
 @Controller()
 export class PolicyHandlers {
   constructor(

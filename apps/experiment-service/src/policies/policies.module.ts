@@ -6,7 +6,6 @@ import { PolicyQueries } from './policy-queries.application';
 import { PolicyRevisions } from './policy-revisions.application';
 import { RevisionHandlers } from './revisions.handlers';
 
-/** Live policies: their commands and queries, revisions, diffs and rollback (experiment.v1). */
 @Module({
   imports: [AggregatesModule],
   controllers: [PolicyHandlers, RevisionHandlers],

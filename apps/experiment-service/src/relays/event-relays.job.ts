@@ -66,7 +66,6 @@ export class EventRelays implements OnApplicationBootstrap, OnApplicationShutdow
     for (const each of this.relays) each.start();
   }
 
-  /** Publish now rather than at the next poll (called after an append). */
   nudge(): void {
     for (const each of this.relays) each.nudge();
   }

@@ -3,7 +3,6 @@ import { RulesModule } from '../rules/rules.module';
 import { InspectionEventsConsumer } from './inspection-events.consumer';
 import { InspectionResultsRepository } from './inspection-results.repository';
 
-/** Inspection events in, each run through the rules, results out. */
 @Module({
   imports: [RulesModule],
   providers: [InspectionResultsRepository, InspectionEventsConsumer],

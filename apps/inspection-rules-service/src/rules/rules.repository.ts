@@ -162,7 +162,6 @@ export class RulesRepository {
     });
   }
 
-  /** Deletes every stored rule; returns the uuids deleted. */
   async deleteAll(change: RuleChangeContext): Promise<string[]> {
     return this.dataSource.transaction(async (manager) => {
       const [rows] = await query<[{ uuid: string }[], number]>(
