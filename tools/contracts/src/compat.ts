@@ -45,7 +45,6 @@ function kindOfValue(value: unknown): Kind {
   return typeof value as Kind;
 }
 
-/** Compares one package's old and new schemas. */
 class SchemaComparison {
   private readonly seen = new Set<string>();
 

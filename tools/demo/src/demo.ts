@@ -27,7 +27,6 @@ export interface DemoOptions {
   /** NATS credentials for the importer, when the server has users. */
   natsUser?: { user: string; password: string };
   namespace?: string;
-  /** How long to stream traffic. */
   seconds: number;
   ratePerSecond: number;
   /** The repository: the built importer and the bundled flow log are found from here. */

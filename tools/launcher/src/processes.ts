@@ -21,7 +21,6 @@ export class LaunchError extends Error {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Whether something accepts TCP connections at host:port. */
 export function portAnswers(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = tcpConnect({ host, port });

@@ -9,7 +9,6 @@ export interface ConsoleOutput {
   dir: string;
   /** For `launch`'s `serviceOutput`. */
   serviceOutput(service: ServiceName, chunk: string): void;
-  /** Flushes and closes the files. */
   close(): Promise<void>;
 }
 

@@ -114,7 +114,6 @@ export function epochSeconds(value: unknown, field: string): Date {
   return validDate(new Date(Math.round(seconds * 1000)), value, field);
 }
 
-/** An RFC 3339 time. */
 export function rfc3339(value: unknown, field: string): Date {
   present(value, field);
   if (

@@ -34,7 +34,6 @@ export interface ImportOptions {
   /** Mixed into every event id, so that importing the same records again is new traffic. */
   idSalt?: string;
   namespace?: string;
-  /** Most publishes awaiting their acknowledgement. */
   maxInFlight?: number;
   /** Bad lines reported with their line number; the rest are only counted. */
   badLinesShown?: number;

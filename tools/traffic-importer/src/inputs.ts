@@ -84,7 +84,6 @@ async function fileInput(path: string): Promise<Input> {
   };
 }
 
-/** Drops the first `count` bytes of a stream. */
 function skipBytes(count: number): Transform {
   let left = count;
   return new Transform({

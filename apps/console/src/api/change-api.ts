@@ -15,11 +15,6 @@ import {
   query,
 } from './client';
 
-/**
- * The calls of "know what you commit, and undo it" (rule diffs, revisions, rollback), dead
- * letters and the project list, typed as the HTTP API answers them.
- */
-
 export const experimentDiff = (api: ApiClient, ref: ExperimentRef) =>
   api.call<RuleDiff>('GET', `${experimentPath(ref)}:diff`);
 

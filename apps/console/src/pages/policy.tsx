@@ -33,7 +33,6 @@ export async function allExperiments(
   return experiments;
 }
 
-/** A live policy: its rules, and its experiments with their preview state. */
 export function PolicyPage({ policyRef }: { policyRef: PolicyRef }) {
   const { api, canEdit } = useSession();
   const [policy, setPolicy] = useState<FirewallPolicy>();

@@ -9,7 +9,6 @@ import type { ExperimentRef } from '../api/client';
 import type { Loaded } from '../changes/use-loaded';
 import type { SankeyRules } from './sankey';
 
-/** What every section of the report page is given. */
 export interface ReportSectionProps {
   report: PreviewReport;
   /** The configuration (experiment etag × live policy etag) the operator is looking at. */
