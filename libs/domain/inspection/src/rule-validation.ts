@@ -3,8 +3,6 @@ import { MAX_TEXT, RuleFields, USER_PRIORITY } from './rule';
 import { validateSteps } from './step-validation';
 import { isPlainObject } from './values';
 
-// Checking a rule as a client wrote it (create, import, the result of a PATCH).
-
 const EDITABLE = [
   'uuid',
   'priority',

@@ -8,8 +8,6 @@ import { MAX_LOOP_ITEMS, MAX_STEPS } from './rule';
 import { compileSafeRegex } from './safe-regex';
 import { isPlainObject } from './values';
 
-// Checking one condition or action of a rule: its op, arguments, loop and templates.
-
 const STEP_KEYS = ['op', 'args', 'loop', 'multiple'];
 /** What `early` rules may read: there is no node yet. */
 const EARLY_ROOTS = ['inventory', 'plugin_data', 'item'];

@@ -107,8 +107,6 @@ export const covers = (intervals: readonly Interval[], key: bigint) =>
 export const intervalsKey = (intervals: readonly Interval[]) =>
   intervals.map((i) => `${i.first.toString(16)}-${i.last.toString(16)}`).join(',');
 
-// ---- back to text --------------------------------------------------------------------------
-
 function ipv4Text(value: bigint): string {
   const n = Number(value);
   return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
