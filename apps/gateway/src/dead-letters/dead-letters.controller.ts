@@ -8,6 +8,7 @@ import {
   DeadLetterSummaryDto,
   DeadLettersQueryDto,
 } from './dead-letters.dto';
+import { LOCATION_ROUTE } from '../http/resource-routes';
 
 /**
  * The traffic the evaluator dead-lettered for a project (preview.v1.deadLetters), so that a
@@ -20,7 +21,7 @@ import {
 @ApiResponse({ status: 400, description: 'INVALID_ARGUMENT: a bad policy id' })
 @ApiResponse({ status: 404, description: 'NOT_FOUND: a project the principal may not see' })
 @ApiResponse({ status: 503, description: 'UNAVAILABLE: the evaluator is not running' })
-@Controller('v1/projects/:project/locations/:location')
+@Controller(LOCATION_ROUTE)
 export class DeadLettersController {
   constructor(private readonly backend: BackendClient) {}
 

@@ -28,6 +28,7 @@ import {
   UpdateQueryDto,
 } from './experiment-operations.dto';
 import { ExperimentPath, ExperimentsClient, PolicyPath } from './experiments.client';
+import { EXPERIMENTS_ROUTE } from '../http/resource-routes';
 
 /**
  * Experiments of a live policy (AIP-236). Mutations answer with an Operation (AIP-151) whose
@@ -41,11 +42,11 @@ import { ExperimentPath, ExperimentsClient, PolicyPath } from './experiments.cli
   description: 'INVALID_ARGUMENT: a bad field, id, filter or page token',
 })
 @ApiResponse({ status: 404, description: 'NOT_FOUND' })
-@Controller('v1/projects/:project/locations/:location/firewallPolicies')
+@Controller(EXPERIMENTS_ROUTE)
 export class ExperimentsController {
   constructor(private readonly experiments: ExperimentsClient) {}
 
-  @Post(':policy/experiments')
+  @Post()
   @ApiParam({ name: 'policy' })
   @ApiOperation({
     summary: 'Create an experiment holding a new version of the policy (at most 10 per policy)',
@@ -72,7 +73,7 @@ export class ExperimentsController {
     );
   }
 
-  @Get(':policy/experiments')
+  @Get()
   @ApiParam({ name: 'policy' })
   @ApiOperation({
     summary: 'List experiments, by name; filter e.g. previewMetadata.state = ACTIVE',
@@ -90,7 +91,7 @@ export class ExperimentsController {
     );
   }
 
-  @Get(':policy/experiments/:experiment')
+  @Get(':experiment')
   @ApiOperation({ summary: 'Get an experiment, with its preview state' })
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
@@ -99,7 +100,7 @@ export class ExperimentsController {
     return this.experiments.getExperiment(path, traceId);
   }
 
-  @Patch(':policy/experiments/:experiment')
+  @Patch(':experiment')
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOperation({
@@ -124,7 +125,7 @@ export class ExperimentsController {
     );
   }
 
-  @Delete(':policy/experiments/:experiment')
+  @Delete(':experiment')
   @ApiOperation({
     summary:
       'Delete an experiment (the live policy is untouched); an etag, when given, must be current',
@@ -147,7 +148,7 @@ export class ExperimentsController {
   }
 
   // Custom methods (AIP-136): `::` is a literal colon to Fastify's router (see paramBeforeVerb).
-  @Post(`:policy/experiments/${paramBeforeVerb('experiment')}::startPreview`)
+  @Post(`${paramBeforeVerb('experiment')}::startPreview`)
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOperation({
@@ -169,7 +170,7 @@ export class ExperimentsController {
     );
   }
 
-  @Post(`:policy/experiments/${paramBeforeVerb('experiment')}::stopPreview`)
+  @Post(`${paramBeforeVerb('experiment')}::stopPreview`)
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOperation({ summary: 'Stop previewing: state SUSPENDED, stopTime now' })
@@ -189,7 +190,7 @@ export class ExperimentsController {
     );
   }
 
-  @Post(`:policy/experiments/${paramBeforeVerb('experiment')}::commit`)
+  @Post(`${paramBeforeVerb('experiment')}::commit`)
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOperation({
@@ -228,7 +229,7 @@ export class ExperimentsController {
     );
   }
 
-  @Get(':policy/experiments/:experiment/events')
+  @Get(':experiment/events')
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOperation({ summary: "The experiment's history: type, time, version, actor, request id" })

@@ -23,6 +23,7 @@ import {
   ListPoliciesResponseDto,
 } from './firewall-policy.dto';
 import { ExperimentsClient, PolicyPath } from './experiments.client';
+import { POLICIES_ROUTE } from '../http/resource-routes';
 
 /** Operation ids published when these routes were in ExperimentsController: clients use them. */
 const publishedOperationId = (method: string) => `ExperimentsController_${method}`;
@@ -36,7 +37,7 @@ const publishedOperationId = (method: string) => `ExperimentsController_${method
   description: 'INVALID_ARGUMENT: a bad field, id, filter or page token',
 })
 @ApiResponse({ status: 404, description: 'NOT_FOUND' })
-@Controller('v1/projects/:project/locations/:location/firewallPolicies')
+@Controller(POLICIES_ROUTE)
 export class PoliciesController {
   constructor(private readonly experiments: ExperimentsClient) {}
 

@@ -9,7 +9,6 @@ import {
 } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
-import { paramBeforeVerb } from '../http/custom-method-route';
 import { RequestId } from '../http/request-id.decorator';
 import { caller } from './command-caller';
 import { ListQueryDto, OperationDto } from './experiment-operations.dto';
@@ -22,6 +21,7 @@ import {
   RollbackRequestDto,
   RuleDiffDto,
 } from './policy-revisions.dto';
+import { POLICY_ROUTE, experimentVerbRoute, policyVerbRoute } from '../http/resource-routes';
 
 /**
  * Know what you commit, and undo it: the rule diff of an experiment or between revisions
@@ -34,11 +34,11 @@ import {
 @ApiParam({ name: 'policy' })
 @ApiResponse({ status: 400, description: 'INVALID_ARGUMENT: a bad revision id or page token' })
 @ApiResponse({ status: 404, description: 'NOT_FOUND' })
-@Controller('v1/projects/:project/locations/:location/firewallPolicies')
+@Controller()
 export class PolicyRevisionsController {
   constructor(private readonly revisions: PolicyRevisionsClient) {}
 
-  @Get(`:policy/experiments/${paramBeforeVerb('experiment')}::diff`)
+  @Get(experimentVerbRoute('diff'))
   @ApiParam({ name: 'experiment' })
   @ApiOperation({
     summary: "The experiment's rules against its live policy's current rules",
@@ -50,7 +50,7 @@ export class PolicyRevisionsController {
     return this.revisions.experimentDiff(path, traceId);
   }
 
-  @Get(`${paramBeforeVerb('policy')}::diff`)
+  @Get(policyVerbRoute('diff'))
   @ApiOperation({
     summary: 'The rules of one revision of the live policy against another',
     description: 'toRevision defaults to the current revision.',
@@ -68,7 +68,7 @@ export class PolicyRevisionsController {
     return this.revisions.policyDiff(path, query.fromRevision, query.toRevision, traceId);
   }
 
-  @Get(':policy/revisions')
+  @Get(`${POLICY_ROUTE}/revisions`)
   @ApiOperation({ summary: 'Every change of the live policy, newest first (AIP-162)' })
   @ApiOkResponse({ type: ListRevisionsResponseDto })
   listRevisions(
@@ -83,7 +83,7 @@ export class PolicyRevisionsController {
     );
   }
 
-  @Get(':policy/revisions/:revisionId')
+  @Get(`${POLICY_ROUTE}/revisions/:revisionId`)
   @ApiParam({ name: 'revisionId', example: '3' })
   @ApiOperation({ summary: 'One revision of the live policy, with its rules and source' })
   @ApiOkResponse({ type: RevisionDto })
@@ -91,7 +91,7 @@ export class PolicyRevisionsController {
     return this.revisions.getRevision(path, path.revisionId, traceId);
   }
 
-  @Post(`${paramBeforeVerb('policy')}::rollback`)
+  @Post(policyVerbRoute('rollback'))
   @ApiOperation({
     summary: "Make an older revision's rules live again, as a new revision",
     description:

@@ -10,9 +10,9 @@ import {
 import { BacktestOperation, PREVIEW_SUBJECTS, formatExperimentName } from '@rollout/contracts';
 import type { ExperimentPath } from '../experiments/experiments.client';
 import { BackendClient } from '../http/backend-client';
-import { paramBeforeVerb } from '../http/custom-method-route';
 import { RequestId } from '../http/request-id.decorator';
 import { BacktestBodyDto, BacktestOperationDto } from './backtest.dto';
+import { experimentVerbRoute } from '../http/resource-routes';
 
 /**
  * `:backtest` (AIP-136 custom method): the evaluator replays the traffic TRAFFIC still retains
@@ -22,11 +22,11 @@ import { BacktestBodyDto, BacktestOperationDto } from './backtest.dto';
 @ApiTags('firewall policies')
 @ApiParam({ name: 'project' })
 @ApiParam({ name: 'location' })
-@Controller('v1/projects/:project/locations/:location/firewallPolicies')
+@Controller()
 export class BacktestController {
   constructor(private readonly backend: BackendClient) {}
 
-  @Post(`:policy/experiments/${paramBeforeVerb('experiment')}::backtest`)
+  @Post(experimentVerbRoute('backtest'))
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOperation({

@@ -10,6 +10,7 @@ import {
 import { ListPreviewLogsResponseDto, PreviewLogsQueryDto } from './preview-logs.dto';
 import { PreviewReportDto } from './preview-report.dto';
 import { PreviewClient } from './preview.client';
+import { EXPERIMENT_ROUTE } from '../http/resource-routes';
 
 /**
  * The results of previewing an experiment against production traffic (AIP-236), kept by the
@@ -33,9 +34,7 @@ import { PreviewClient } from './preview.client';
   status: 503,
   description: 'UNAVAILABLE: the evaluator is not running, or still loading',
 })
-@Controller(
-  'v1/projects/:project/locations/:location/firewallPolicies/:policy/experiments/:experiment',
-)
+@Controller(EXPERIMENT_ROUTE)
 export class PreviewController {
   constructor(private readonly preview: PreviewClient) {}
 

@@ -35,8 +35,11 @@ export const formatParent = ({ project, location }: ParentName) =>
 export const formatPolicies = (ref: ParentName) => `${formatParent(ref)}/firewallPolicies`;
 export const formatPolicyName = (ref: ParentName & { policy: string }) =>
   `${formatPolicies(ref)}/${ref.policy}`;
+/** The collection of a policy's experiments. */
+export const formatExperiments = (ref: ParentName & { policy: string }) =>
+  `${formatPolicyName(ref)}/experiments`;
 export const formatExperimentName = (ref: ParentName & { policy: string; experiment: string }) =>
-  `${formatPolicyName(ref)}/experiments/${ref.experiment}`;
+  `${formatExperiments(ref)}/${ref.experiment}`;
 
 export function parseParent(name: unknown): ParentName | undefined {
   const m = typeof name === 'string' ? PARENT.exec(name) : null;
