@@ -11,6 +11,3 @@ export const caller = (
   commandId,
   traceId,
 });
-
-/** Plain JSON for the NATS payload: the DTO instance minus undefined fields. */
-export const plain = (dto: object): object => JSON.parse(JSON.stringify(dto));

@@ -11,7 +11,8 @@ import { CurrentPrincipal } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { paramBeforeVerb } from '../http/custom-method-route';
 import { RequestId } from '../http/request-id.decorator';
-import { caller, plain } from './command-caller';
+import { plain } from '../http/plain';
+import { caller } from './command-caller';
 import {
   ExperimentDto,
   CreateExperimentQueryDto,

@@ -10,7 +10,8 @@ import {
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { RequestId } from '../http/request-id.decorator';
-import { caller, plain } from './command-caller';
+import { plain } from '../http/plain';
+import { caller } from './command-caller';
 import {
   DeleteQueryDto,
   HistoryResponseDto,

@@ -10,6 +10,7 @@ import {
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { paramBeforeVerb } from '../http/custom-method-route';
+import { plain } from '../http/plain';
 import { RequestId } from '../http/request-id.decorator';
 import {
   CreateLeaseDto,
@@ -22,8 +23,6 @@ import {
 } from './leases.dto';
 import { ListDecisionsResponseDto } from './lease-decisions.dto';
 import { LeasePath, LeasesClient } from './leases.client';
-
-const plain = (dto: object): object => JSON.parse(JSON.stringify(dto));
 
 /**
  * Leases (reservations of resources for a time), each create, update and end decided by the
