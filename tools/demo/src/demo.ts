@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { type PreviewReport, formatParent } from '@rollout/contracts';
+import { type PreviewReport, formatPolicies } from '@rollout/contracts';
 import {
   DEMO_EXPERIMENT,
   DEMO_LOCATION,
@@ -62,7 +62,7 @@ export async function runDemo(options: DemoOptions): Promise<PreviewReport> {
   }
   await api(
     'POST',
-    `/v1/${formatParent({ project: DEMO_PROJECT, location: DEMO_LOCATION })}/firewallPolicies?firewallPolicyId=${DEMO_POLICY}`,
+    `/v1/${formatPolicies({ project: DEMO_PROJECT, location: DEMO_LOCATION })}?firewallPolicyId=${DEMO_POLICY}`,
     {
       displayName: 'Web tier edge',
       description: 'Created by npm run demo',

@@ -12,6 +12,8 @@ import {
   StatusError,
   requireExperimentName,
   requirePolicyName,
+  requireRevisionName,
+  formatRevisionName,
   pageSizeOf,
   decodeKeyPageToken,
   encodeKeyPageToken,
@@ -20,7 +22,6 @@ import type { EventTransaction } from '@rollout/platform/event-store';
 import {
   checkRevisionId,
   notFound,
-  parseRevisionName,
   revisionToRestore,
   revisionsOf,
   ruleDiff,
@@ -57,7 +58,7 @@ export class PolicyRevisions {
   }
 
   async getRevision({ name }: GetRequest): Promise<Revision> {
-    const { policyName, revisionId } = parseRevisionName(name);
+    const { policyName, revisionId } = requireRevisionName(name);
     const revision = (await this.revisions(policyName)).find((r) => r.revisionId === revisionId);
     if (!revision) throw notFound('Revision', name);
     return revision;
@@ -74,7 +75,7 @@ export class PolicyRevisions {
         : checkRevisionId('toRevision', request.toRevision);
     const side = (id: string | undefined) => {
       const revision = revisions.find((r) => r.revisionId === id);
-      if (!revision) throw notFound('Revision', `${name}/revisions/${id ?? ''}`);
+      if (!revision) throw notFound('Revision', formatRevisionName(name, id ?? ''));
       if (revision.rules === null)
         throw StatusError.withReason(
           'FAILED_PRECONDITION',

@@ -9,6 +9,7 @@ import {
   RuleDiff,
   formatExperimentName,
   formatPolicyName,
+  formatRevisionName,
 } from '@rollout/contracts';
 import { BackendClient } from '../http/backend-client';
 import { Caller, ExperimentPath, PolicyPath, command } from './experiments.client';
@@ -49,7 +50,7 @@ export class PolicyRevisionsClient {
   getRevision(path: PolicyPath, revisionId: string, traceId?: string) {
     return this.backend.call<Revision>(
       S.getRevision,
-      { name: `${formatPolicyName(path)}/revisions/${revisionId}` },
+      { name: formatRevisionName(formatPolicyName(path), revisionId) },
       traceId,
     );
   }

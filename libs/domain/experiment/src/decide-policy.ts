@@ -1,4 +1,4 @@
-import { FirewallRule, StatusError } from '@rollout/contracts';
+import { FirewallRule, StatusError, formatRevisionName } from '@rollout/contracts';
 import { Clock, checkEtag, masked, notFound, parseContent, parseMask } from './decide';
 import type { PolicyDomainEvent, PolicyState } from './events';
 
@@ -65,7 +65,7 @@ export function decideRollback(
   if (!state.exists) throw notFound('Firewall policy', state.name);
   checkEtag('etag', request.etag, state.name, state.version);
   const { revision } = request;
-  if (!revision) throw notFound('Revision', `${state.name}/revisions/${request.revisionId}`);
+  if (!revision) throw notFound('Revision', formatRevisionName(state.name, request.revisionId));
   if (revision.rules === null) {
     throw StatusError.withReason(
       'FAILED_PRECONDITION',

@@ -1,5 +1,5 @@
 import type { FirewallRule, Revision, RevisionSource } from '@rollout/contracts';
-import { StatusError } from '@rollout/contracts';
+import { REVISION_ID, StatusError, formatRevisionName } from '@rollout/contracts';
 import type { PolicyUpdateSource } from './events';
 import { etagOf } from './evolve';
 import type { RevisionToRestore } from './decide-policy';
@@ -58,7 +58,7 @@ export function revisionsOf(policyName: string, events: readonly StoredPolicyEve
       const requestId = shownRequestId(event);
       const rules = data.content?.rules;
       return {
-        name: `${policyName}/revisions/${event.version}`,
+        name: formatRevisionName(policyName, event.version),
         revisionId: String(event.version),
         createTime: event.time,
         actor: event.actor,
@@ -72,31 +72,13 @@ export function revisionsOf(policyName: string, events: readonly StoredPolicyEve
 
 /** A revision id as a client sends it: a positive whole number. */
 export function checkRevisionId(field: string, id: unknown): string {
-  if (typeof id !== 'string' || !/^[1-9][0-9]{0,9}$/.test(id)) {
+  if (typeof id !== 'string' || !REVISION_ID.test(id)) {
     throw StatusError.invalidArgument(
       `${field} "${String(id ?? '').slice(0, 40)}" is not a revision id.`,
       [{ field, description: 'a revision id: "1", "2", …' }],
     );
   }
   return id;
-}
-
-/** `…/firewallPolicies/{policy}/revisions/{id}` split into the policy and the id. */
-export function parseRevisionName(
-  name: string,
-  field = 'name',
-): { policyName: string; revisionId: string } {
-  const m =
-    /^(projects\/[^/]+\/locations\/[^/]+\/firewallPolicies\/[^/]+)\/revisions\/([^/]+)$/.exec(
-      name ?? '',
-    );
-  if (!m) {
-    throw StatusError.invalidArgument(
-      `${field} "${String(name ?? '').slice(0, 100)}" is not a revision name.`,
-      [{ field, description: '…/firewallPolicies/{policy}/revisions/{revisionId}' }],
-    );
-  }
-  return { policyName: m[1], revisionId: checkRevisionId(field, m[2]) };
 }
 
 /** The revision to restore, or undefined when the policy has none of that id. */
@@ -133,9 +115,9 @@ export function experimentFromRevision(
   if (!revision)
     throw StatusError.withReason(
       'NOT_FOUND',
-      `Revision "${policyName}/revisions/${String(sourceRevision)}" not found.`,
+      `Revision "${formatRevisionName(policyName, String(sourceRevision))}" not found.`,
       'NOT_FOUND',
-      { resource: `${policyName}/revisions/${String(sourceRevision)}` },
+      { resource: formatRevisionName(policyName, String(sourceRevision)) },
     );
   if (revision.rules === null) {
     throw StatusError.withReason(

@@ -14,6 +14,12 @@ const POLICY = new RegExp(`^projects/(${ID})/locations/(${ID})/firewallPolicies/
 const EXPERIMENT = new RegExp(
   `^(projects/(${ID})/locations/(${ID})/firewallPolicies/(${ID}))/experiments/(${ID})$`,
 );
+/** A revision id is the version of the policy's event it was made by: 1, 2, … */
+const REVISION_NUMBER = '[1-9][0-9]{0,9}';
+export const REVISION_ID = new RegExp(`^${REVISION_NUMBER}$`);
+const REVISION = new RegExp(
+  `^(projects/(${ID})/locations/(${ID})/firewallPolicies/(${ID}))/revisions/(${REVISION_NUMBER})$`,
+);
 
 export interface ParentName {
   project: string;
@@ -28,6 +34,11 @@ export interface ExperimentName extends PolicyName {
   policyName: string;
   experiment: string;
 }
+export interface RevisionName extends PolicyName {
+  /** The live policy's name. */
+  policyName: string;
+  revisionId: string;
+}
 
 export const formatParent = ({ project, location }: ParentName) =>
   `projects/${project}/locations/${location}`;
@@ -40,6 +51,9 @@ export const formatExperiments = (ref: ParentName & { policy: string }) =>
   `${formatPolicyName(ref)}/experiments`;
 export const formatExperimentName = (ref: ParentName & { policy: string; experiment: string }) =>
   `${formatExperiments(ref)}/${ref.experiment}`;
+/** A revision of the live policy named `policyName`. */
+export const formatRevisionName = (policyName: string, revisionId: string | number) =>
+  `${policyName}/revisions/${revisionId}`;
 
 export function parseParent(name: unknown): ParentName | undefined {
   const m = typeof name === 'string' ? PARENT.exec(name) : null;
@@ -65,11 +79,27 @@ export function parseExperimentName(name: unknown): ExperimentName | undefined {
     : undefined;
 }
 
+export function parseRevisionName(name: unknown): RevisionName | undefined {
+  const m = typeof name === 'string' ? REVISION.exec(name) : null;
+  return m
+    ? {
+        name: m[0],
+        policyName: m[1],
+        project: m[2],
+        location: m[3],
+        policy: m[4],
+        revisionId: m[5],
+      }
+    : undefined;
+}
+
 const PATTERNS = {
   parent: 'projects/{project}/locations/{location}',
   policy: 'projects/{project}/locations/{location}/firewallPolicies/{firewallPolicy}',
   experiment:
     'projects/{project}/locations/{location}/firewallPolicies/{firewallPolicy}/experiments/{experiment}',
+  revision:
+    'projects/{project}/locations/{location}/firewallPolicies/{firewallPolicy}/revisions/{revisionId}',
 };
 
 function invalidName(kind: keyof typeof PATTERNS, field: string, value: unknown): StatusError {
@@ -78,7 +108,7 @@ function invalidName(kind: keyof typeof PATTERNS, field: string, value: unknown)
     [
       {
         field,
-        description: `must be ${PATTERNS[kind]}, each id matching ${RESOURCE_ID.source} (AIP-122)`,
+        description: `must be ${PATTERNS[kind]}, each id matching ${RESOURCE_ID.source} (AIP-122)${kind === 'revision' ? ', the revision id a number from 1' : ''}`,
       },
     ],
   );
@@ -102,6 +132,13 @@ export function requirePolicyName(name: unknown, field = 'name'): PolicyName {
 export function requireExperimentName(name: unknown, field = 'name'): ExperimentName {
   const parsed = parseExperimentName(name);
   if (!parsed) throw invalidName('experiment', field, name);
+  return parsed;
+}
+
+/** The parts of a request's revision name, or INVALID_ARGUMENT naming the request's `field`. */
+export function requireRevisionName(name: unknown, field = 'name'): RevisionName {
+  const parsed = parseRevisionName(name);
+  if (!parsed) throw invalidName('revision', field, name);
   return parsed;
 }
 

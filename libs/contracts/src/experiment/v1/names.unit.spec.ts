@@ -1,11 +1,13 @@
 import { StatusError } from '../../status';
 import {
   formatExperimentName,
+  formatRevisionName,
   parseExperimentName,
   parsePolicyName,
   requireExperimentName,
   requireParent,
   requireResourceId,
+  requireRevisionName,
 } from './names';
 
 describe('requireExperimentName', () => {
@@ -76,5 +78,29 @@ describe('resource names', () => {
       'experimentId "Bad_Id" is not a valid resource id.',
     );
     expect(requireResourceId('experimentId', 'good-id')).toBe('good-id');
+  });
+});
+
+describe('revision names', () => {
+  const policyName = 'projects/acme/locations/global/firewallPolicies/web';
+
+  it('formats what it parses: the live policy and the revision id', () => {
+    const name = formatRevisionName(policyName, 3);
+    expect(name).toBe(`${policyName}/revisions/3`);
+    expect(requireRevisionName(name)).toEqual({
+      name,
+      policyName,
+      project: 'acme',
+      location: 'global',
+      policy: 'web',
+      revisionId: '3',
+    });
+  });
+
+  it('refuses a revision id that is not a number from 1, naming the form', () => {
+    for (const id of ['0', 'abc', '01', '-1', '3/x'])
+      expect(() => requireRevisionName(`${policyName}/revisions/${id}`, 'name')).toThrow(
+        `name "${policyName}/revisions/${id}" is not a valid revision name.`,
+      );
   });
 });
