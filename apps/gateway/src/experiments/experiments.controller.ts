@@ -9,7 +9,6 @@ import {
 } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
-import { paramBeforeVerb } from '../http/custom-method-route';
 import { RequestId } from '../http/request-id.decorator';
 import { plain } from '../http/plain';
 import { caller } from './command-caller';
@@ -29,7 +28,7 @@ import {
   UpdateQueryDto,
 } from './experiment-operations.dto';
 import { ExperimentPath, ExperimentsClient, PolicyPath } from './experiments.client';
-import { EXPERIMENTS_ROUTE } from '../http/resource-routes';
+import { EXPERIMENTS_ROUTE, EXPERIMENT_ROUTE, experimentVerbRoute } from '../http/resource-routes';
 
 /**
  * Experiments of a live policy (AIP-236). Mutations answer with an Operation (AIP-151) whose
@@ -43,11 +42,11 @@ import { EXPERIMENTS_ROUTE } from '../http/resource-routes';
   description: 'INVALID_ARGUMENT: a bad field, id, filter or page token',
 })
 @ApiResponse({ status: 404, description: 'NOT_FOUND' })
-@Controller(EXPERIMENTS_ROUTE)
+@Controller()
 export class ExperimentsController {
   constructor(private readonly experiments: ExperimentsClient) {}
 
-  @Post()
+  @Post(EXPERIMENTS_ROUTE)
   @ApiParam({ name: 'policy' })
   @ApiOperation({
     summary: 'Create an experiment holding a new version of the policy (at most 10 per policy)',
@@ -74,7 +73,7 @@ export class ExperimentsController {
     );
   }
 
-  @Get()
+  @Get(EXPERIMENTS_ROUTE)
   @ApiParam({ name: 'policy' })
   @ApiOperation({
     summary: 'List experiments, by name; filter e.g. previewMetadata.state = ACTIVE',
@@ -92,7 +91,7 @@ export class ExperimentsController {
     );
   }
 
-  @Get(':experiment')
+  @Get(EXPERIMENT_ROUTE)
   @ApiOperation({ summary: 'Get an experiment, with its preview state' })
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
@@ -101,7 +100,7 @@ export class ExperimentsController {
     return this.experiments.getExperiment(path, traceId);
   }
 
-  @Patch(':experiment')
+  @Patch(EXPERIMENT_ROUTE)
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOperation({
@@ -126,7 +125,7 @@ export class ExperimentsController {
     );
   }
 
-  @Delete(':experiment')
+  @Delete(EXPERIMENT_ROUTE)
   @ApiOperation({
     summary:
       'Delete an experiment (the live policy is untouched); an etag, when given, must be current',
@@ -149,7 +148,7 @@ export class ExperimentsController {
   }
 
   // Custom methods (AIP-136): `::` is a literal colon to Fastify's router (see paramBeforeVerb).
-  @Post(`${paramBeforeVerb('experiment')}::startPreview`)
+  @Post(experimentVerbRoute('startPreview'))
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOperation({
@@ -171,7 +170,7 @@ export class ExperimentsController {
     );
   }
 
-  @Post(`${paramBeforeVerb('experiment')}::stopPreview`)
+  @Post(experimentVerbRoute('stopPreview'))
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOperation({ summary: 'Stop previewing: state SUSPENDED, stopTime now' })
@@ -191,7 +190,7 @@ export class ExperimentsController {
     );
   }
 
-  @Post(`${paramBeforeVerb('experiment')}::commit`)
+  @Post(experimentVerbRoute('commit'))
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOperation({
@@ -230,7 +229,7 @@ export class ExperimentsController {
     );
   }
 
-  @Get(':experiment/events')
+  @Get(`${EXPERIMENT_ROUTE}/events`)
   @ApiParam({ name: 'policy' })
   @ApiParam({ name: 'experiment' })
   @ApiOperation({ summary: "The experiment's history: type, time, version, actor, request id" })

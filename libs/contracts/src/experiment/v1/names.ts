@@ -114,33 +114,19 @@ function invalidName(kind: keyof typeof PATTERNS, field: string, value: unknown)
   );
 }
 
-/** The parts of a request's parent, or INVALID_ARGUMENT naming the request's `field`. */
-export function requireParent(name: unknown, field = 'parent'): ParentName {
-  const parsed = parseParent(name);
-  if (!parsed) throw invalidName('parent', field, name);
-  return parsed;
-}
+/** A parser that refuses what its parse does not take: INVALID_ARGUMENT naming the request's `field`. */
+const required =
+  <T>(kind: keyof typeof PATTERNS, parse: (name: unknown) => T | undefined, defaultField: string) =>
+  (name: unknown, field = defaultField): T => {
+    const parsed = parse(name);
+    if (!parsed) throw invalidName(kind, field, name);
+    return parsed;
+  };
 
-/** The parts of a request's policy name, or INVALID_ARGUMENT naming the request's `field`. */
-export function requirePolicyName(name: unknown, field = 'name'): PolicyName {
-  const parsed = parsePolicyName(name);
-  if (!parsed) throw invalidName('policy', field, name);
-  return parsed;
-}
-
-/** The parts of a request's experiment name, or INVALID_ARGUMENT naming the request's `field`. */
-export function requireExperimentName(name: unknown, field = 'name'): ExperimentName {
-  const parsed = parseExperimentName(name);
-  if (!parsed) throw invalidName('experiment', field, name);
-  return parsed;
-}
-
-/** The parts of a request's revision name, or INVALID_ARGUMENT naming the request's `field`. */
-export function requireRevisionName(name: unknown, field = 'name'): RevisionName {
-  const parsed = parseRevisionName(name);
-  if (!parsed) throw invalidName('revision', field, name);
-  return parsed;
-}
+export const requireParent = required('parent', parseParent, 'parent');
+export const requirePolicyName = required('policy', parsePolicyName, 'name');
+export const requireExperimentName = required('experiment', parseExperimentName, 'name');
+export const requireRevisionName = required('revision', parseRevisionName, 'name');
 
 /** A request's resource id, or INVALID_ARGUMENT naming the request's `field`. */
 export function requireResourceId(field: string, id: unknown): string {
