@@ -7,7 +7,14 @@
  *
  *   npm run bench -- test/bench/evaluator.bench.ts
  */
-import { ROUNDS, SKIP_MEMORY, SKIP_SCALING, SKIP_STORAGE, out } from './evaluator/config';
+import {
+  ROUNDS,
+  SKIP_MEMORY,
+  SKIP_SCALING,
+  SKIP_STORAGE,
+  WINDOWS_MS,
+  out,
+} from './evaluator/config';
 import { setUpExperiments } from './evaluator/experiments';
 import { freshness } from './evaluator/freshness';
 import { openHarness } from './evaluator/harness';
@@ -15,6 +22,7 @@ import { memory } from './evaluator/memory';
 import { scaling } from './evaluator/scaling';
 import { storage } from './evaluator/storage';
 import { throughput } from './evaluator/throughput';
+import { windows } from './evaluator/windows';
 
 async function main() {
   const harness = await openHarness();
@@ -23,6 +31,7 @@ async function main() {
     const experiments = await setUpExperiments(harness);
     await throughput(harness, experiments);
     if (!SKIP_SCALING) await scaling(harness, experiments);
+    if (WINDOWS_MS.length > 0) await windows(harness, experiments);
     if (ROUNDS > 0) await freshness(harness, experiments);
     if (!SKIP_STORAGE) await storage(harness, experiments);
     if (!SKIP_MEMORY) await memory(harness, experiments);

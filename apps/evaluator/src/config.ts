@@ -22,8 +22,16 @@ export const configSchema = z
     EVALUATOR_BATCH_BYTES: positiveInt(512 * 1024).pipe(
       z.number().max(64 * 1024 * 1024, 'must be at most 67108864'),
     ),
-    /** Batches in flight at once in one replica (each its own transaction and connection). */
-    EVALUATOR_CONCURRENCY: positiveInt(2).pipe(z.number().max(16, 'must be at most 16')),
+    /** Batches in flight at once in one replica: evaluated, or waiting for their window's commit. */
+    EVALUATOR_CONCURRENCY: positiveInt(4).pipe(z.number().max(16, 'must be at most 16')),
+    /**
+     * Longest a counting window stays open: batches evaluated meanwhile are counted in one
+     * transaction and acknowledged after it (docs/preview-reports.md). The report lags traffic by
+     * about this much more than the transaction itself.
+     */
+    EVALUATOR_WINDOW_MS: positiveInt(250).pipe(z.number().max(10_000, 'must be at most 10000')),
+    /** Most evaluated events in one counting window: a window this full is counted at once. */
+    EVALUATOR_WINDOW_EVENTS: positiveInt(20_000),
     /** Most changed flows kept per configuration; changed events of further flows are counted, in no flow. */
     EVALUATOR_MAX_FLOWS: positiveInt(200_000),
     /** How long a configuration's report and flows are kept after its last traffic (a committed or deleted experiment's too). */

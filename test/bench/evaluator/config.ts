@@ -24,6 +24,11 @@ export const SKIP_STORAGE = process.env.BENCH_SKIP_STORAGE === '1';
 export const SKIP_V1_K10 = process.env.BENCH_SKIP_V1_K10 === '1';
 export const SKIP_V2ALPHA_K10 = process.env.BENCH_SKIP_V2ALPHA_K10 === '1';
 export const SKIP_SCALING = process.env.BENCH_SKIP_SCALING === '1';
+/** EVALUATOR_WINDOW_MS values the window sweep drains the same backlog with (empty: no sweep). */
+export const WINDOWS_MS = (process.env.BENCH_WINDOWS_MS ?? '1,250,1000')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
 /** The evaluator's PREVIEW_LOGS_PER_EXPERIMENT; false measures only the per-policy log. */
 export const PER_EXPERIMENT_LOGS = process.env.BENCH_PREVIEW_LOGS_PER_EXPERIMENT === 'true';
 export const PROFILING = process.env.BENCH_PROFILE === 'evaluator';

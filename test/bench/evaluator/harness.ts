@@ -50,6 +50,15 @@ export interface SummaryLine {
 export const cpuText = (r: { cpuPerEventUs: number; pgCpuPerEventUs: number }) =>
   `CPU per event: evaluator ${r.cpuPerEventUs.toFixed(1)} µs, its Postgres backends ${r.pgCpuPerEventUs.toFixed(1)} µs`;
 
+/** Rows written per counting transaction (window), per batch and per event. */
+export const countingText = (
+  c: { windows: number; batches: number; rows: number },
+  events: number,
+) =>
+  Number.isNaN(c.windows)
+    ? 'counting windows: not reported by this build'
+    : `${c.windows} counting transactions for ${c.batches} batches (${(c.batches / c.windows).toFixed(1)} batches per window): ${Math.round(c.rows / c.windows)} rows written per window, ${Math.round(c.rows / c.batches)} per batch, ${(c.rows / events).toFixed(3)} per event`;
+
 export async function openHarness() {
   out('building (the services run from dist/, as in production)…');
   execSync('npm run build', { cwd: ROOT, stdio: 'ignore' });
@@ -115,7 +124,12 @@ export async function openHarness() {
    * A fresh evaluator process on `schema` (this build's, or another's), beside those running;
    * resolves when it is ready (performance.now()). `label` names its CPU profile.
    */
-  const startEvaluator = async (schema: string, label?: string, root = ROOT) => {
+  const startEvaluator = async (
+    schema: string,
+    label?: string,
+    root = ROOT,
+    env: Record<string, string> = {},
+  ) => {
     const port = await freePort();
     evaluatorsStarted++;
     // Named, so that it is found again; only a labelled one is reported (not the first, which declares the streams).
@@ -124,7 +138,7 @@ export async function openHarness() {
       : undefined;
     const child = startApp(
       'evaluator',
-      { ...evaluatorEnv, DATABASE_SCHEMA: schema, PORT: String(port) },
+      { ...evaluatorEnv, ...env, DATABASE_SCHEMA: schema, PORT: String(port) },
       root,
       profile,
     );
@@ -261,6 +275,19 @@ export async function openHarness() {
       await sleep(25);
     }
   };
+  /** The first evaluator's counting transactions (windows), batches and rows written, from its metrics. */
+  const countingOf = async () => {
+    const metrics = await fetch(`http://127.0.0.1:${evaluatorPort}/metrics`)
+      .then((r) => r.text())
+      .catch(() => '');
+    const value = (name: string) =>
+      Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? NaN);
+    return {
+      windows: value('evaluator_counting_windows_total'),
+      batches: value('evaluator_counting_batches_total'),
+      rows: value('evaluator_counting_rows_total'),
+    };
+  };
   const metricsLine = async () => {
     const metrics = await (
       await fetch(`http://127.0.0.1:${evaluatorPort}/metrics`)
@@ -290,7 +317,8 @@ export async function openHarness() {
       root = ROOT,
       processes = 1,
       label,
-    }: { root?: string; processes?: number; label?: string } = {},
+      env,
+    }: { root?: string; processes?: number; label?: string; env?: Record<string, string> } = {},
   ) => {
     const ready = await Promise.all(
       Array.from({ length: processes }, (_, i) =>
@@ -298,6 +326,7 @@ export async function openHarness() {
           schema,
           label && processes > 1 ? `${label}-${i + 1}of${processes}` : label,
           root,
+          env,
         ),
       ),
     );
@@ -312,7 +341,10 @@ export async function openHarness() {
       0,
     );
     const stats = evaluators.map(({ child }) => processStats(child));
+    const counting = await countingOf();
     return {
+      /** Counting transactions, the batches they counted and the rows they wrote (a baseline build before windows reports none). */
+      counting,
       evaluated: events / ((doneAt - readyAt) / 1000),
       settledOnly: events / ((settledAt - readyAt) / 1000),
       peakMb: Math.max(...stats.map((s) => s.peakMb)),

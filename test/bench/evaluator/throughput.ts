@@ -7,7 +7,7 @@ import { PREVIEW_LOGS_STREAM } from '@rollout/contracts';
 import { provisionFromEnv } from '@rollout/platform/nats';
 import { uniqueName } from '@rollout/testing/kit';
 import { Experiments } from './experiments';
-import { Harness, SummaryLine, cpuText } from './harness';
+import { Harness, SummaryLine, countingText, cpuText } from './harness';
 import {
   BASELINE,
   BATCH,
@@ -102,6 +102,11 @@ export async function throughput(h: Harness, x: Experiments) {
     };
     const { exact, describe } = await reportsOf(ids, (id) => expected[id]);
     out(`    ${describe}; ${await metricsLine()}`);
+    out(`    ${countingText(measured.counting, EVENTS)}`);
+    note({
+      label: `  Postgres rows written, ${label}`,
+      value: countingText(measured.counting, EVENTS),
+    });
     await stopEvaluators();
     let baseline: number | undefined;
     if (baselineRoot) {

@@ -3,22 +3,24 @@ import { DeadLettersModule } from '../dead-letters/dead-letters.module';
 import { ChangedFlowsRepository } from './changed-flows.repository';
 import { ConfigurationTotalsRepository } from './configuration-totals.repository';
 import { ConfigurationsRepository } from './configurations.repository';
+import { CountingWindows } from './counting-windows';
 import { DisagreementsRepository } from './disagreements.repository';
 import { PreviewCountsRepository } from './preview-counts.repository';
 
 /**
- * The preview counts (a batch's dead letters are written with them); only PreviewCountsRepository
- * is used outside, the rest are its parts.
+ * The preview counts (a window's dead letters are written with them); only CountingWindows and
+ * PreviewCountsRepository are used outside, the rest are their parts.
  */
 @Module({
   imports: [DeadLettersModule],
   providers: [
     PreviewCountsRepository,
+    CountingWindows,
     ConfigurationsRepository,
     ChangedFlowsRepository,
     DisagreementsRepository,
     ConfigurationTotalsRepository,
   ],
-  exports: [PreviewCountsRepository],
+  exports: [PreviewCountsRepository, CountingWindows],
 })
 export class CountingModule {}

@@ -20,7 +20,7 @@ import { DisagreementsRepository } from './disagreements.repository';
 const COUNTED_MEANWHILE = '23P01';
 
 /**
- * The counting transaction: one per batch, adding the batch's TRAFFIC sequences to
+ * The counting transaction: one per window of batches (CountingWindows), adding the batch's TRAFFIC sequences to
  * `preview_counted` (whose exclusion constraint admits a sequence once, so a message counts once
  * whatever the redeliveries and replicas), its tallies per configuration and cohort, and its
  * dead letters. Its work grows with the configurations and flows a batch touches, not with its
@@ -67,23 +67,28 @@ export class PreviewCountsRepository {
   }
 
   /**
-   * Counts a batch: its evaluated and refused messages (none counted before, see `counted`), its
-   * configurations' tallies and its cohorts' disagreement. Throws, counting nothing, if another
-   * delivery counted one of its messages meanwhile.
+   * Counts a batch (or a window of them): its evaluated and refused messages (none counted before,
+   * see `counted`), its configurations' tallies and its cohorts' disagreement. Throws, counting
+   * nothing, if another delivery counted one of its messages meanwhile. Resolves with the rows the
+   * transaction inserted or updated.
    */
   async count(
     batch: Pick<BatchOutcome, 'configurations' | 'cohorts' | 'countedSeqs'> &
       Partial<Pick<BatchOutcome, 'deadLetters'>>,
-  ): Promise<void> {
-    if (batch.countedSeqs.length === 0) return;
+  ): Promise<{ rows: number }> {
+    let rows = 0;
+    if (batch.countedSeqs.length === 0) return { rows };
     const { ids, cohorts } = await this.idsOf(batch).catch((error: unknown) => {
       this.forgetAll();
       throw error;
     });
     try {
       await inTransaction(this.pool, async (client) => {
-        const query: Query = async (sql, params) =>
-          (await client.query(prepared(sql, params))).rows;
+        const query: Query = async (sql, params) => {
+          const result = await client.query(prepared(sql, params));
+          if (result.command !== 'SELECT') rows += result.rowCount ?? 0;
+          return result.rows;
+        };
         const runs = sequenceRuns(batch.countedSeqs);
         await query(
           `INSERT INTO preview_counted (lo, hi) SELECT * FROM unnest($1::bigint[], $2::bigint[])`,
@@ -93,6 +98,7 @@ export class PreviewCountsRepository {
         await this.disagreements.add(query, cohorts);
         await this.deadLetters.add(query, batch.deadLetters ?? []);
       });
+      return { rows };
     } catch (error) {
       if ((error as { code?: string }).code === COUNTED_MEANWHILE) {
         throw new Error(

@@ -13,6 +13,7 @@ import { JsMsg, NatsConnection } from 'nats';
 import { Registry } from 'prom-client';
 import { Config, EVALUATOR_CONFIG } from '../config';
 import { TRAFFIC_DURABLE } from '../jetstream';
+import { CountingWindows } from '../counting/counting-windows';
 import { PreviewCountsRepository } from '../counting/preview-counts.repository';
 import { DeadLetterLog } from '../dead-letters/dead-letter-log';
 import { PreviewLogPublisher } from '../preview-logs/preview-log.publisher';
@@ -33,10 +34,10 @@ interface TrafficRejection extends Rejection {
 }
 
 /**
- * The traffic path, one way: decode → skip what is counted → evaluateBatch → publish → count →
- * acknowledge, on the durable pull consumer every replica shares. Counting is the one
- * transaction that makes a message count exactly once (a redelivery is skipped, not counted
- * twice); a failing store or stream keeps the messages ours and is retried.
+ * The traffic path, one way: decode → skip what is counted → evaluateBatch → publish → count
+ * with its window → acknowledge, on the durable pull consumer every replica shares. Counting is
+ * the one transaction per window that makes a message count exactly once (a redelivery is
+ * skipped, not counted twice); a failing store or stream keeps the messages ours and is retried.
  */
 @Injectable()
 export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -51,6 +52,7 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
     namespace: NatsNamespace,
     private readonly snapshot: PreviewStateService,
     private readonly store: PreviewCountsRepository,
+    private readonly windows: CountingWindows,
     private readonly publisher: PreviewLogPublisher,
     private readonly retention: PreviewRetention,
     @Inject(EVALUATOR_CONFIG) config: Config,
@@ -97,7 +99,11 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
     this.deadLetterLog.stop();
   }
 
-  private async process(messages: JsMsg[]): Promise<TrafficRejection[]> {
+  private process(messages: JsMsg[]): Promise<TrafficRejection[]> {
+    return this.windows.track(() => this.evaluate(messages));
+  }
+
+  private async evaluate(messages: JsMsg[]): Promise<TrafficRejection[]> {
     const started = performance.now();
     const decoded = messages.map((message): TrafficMessage<RejectedTraffic> => {
       const contractVersion = message.headers?.get(CONTRACT_HEADERS.contractVersion);
@@ -121,7 +127,7 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
     const state = this.snapshot.state;
     const batch = evaluateBatch(decoded, counted, (key) => state.viewForTraffic(key));
     await this.publisher.publish(batch.logs, batch.countedSeqs);
-    await this.store.count(batch);
+    await this.windows.count(batch);
     if (this.metrics) {
       this.metrics.messages.inc({ outcome: 'counted' }, batch.countedMessages);
       if (batch.duplicateMessages)

@@ -1,5 +1,4 @@
 import {
-  PREVIEW_FLOW_SAMPLES,
   PREVIEW_REPORT_TOP,
   type PreviewConfigurationReport,
   type PreviewFlow,
@@ -9,14 +8,13 @@ import {
   previewLogSubject,
 } from '@rollout/contracts';
 import { analyzeExperiment, type CompiledPolicy } from '@rollout/domain/firewall';
-import type { FlowTally } from './flows';
+import { addToFlow, type FlowTally } from './flows';
 import type { ConfigurationBatch } from './view-tally';
 import { recordKeys } from './records';
 import type { HeldVersions, PolicyView } from './views';
 import { coverageOf } from './coverage';
 import { reportTimeBuckets } from './time-buckets';
 import {
-  BucketTally,
   ConfigurationTotals,
   MINUTE_MS,
   ruleCounts,
@@ -69,36 +67,13 @@ export class BacktestTally {
   constructor(private readonly maxFlows: number) {}
 
   add(batch: ConfigurationBatch): void {
-    const into = this.totals;
-    const from = batch.totals;
-    into.evaluated += from.evaluated;
-    into.changed += from.changed;
-    into.allowToDeny += from.allowToDeny;
-    into.denyToAllow += from.denyToAllow;
-    into.unchangedAllow += from.unchangedAllow;
-    into.unchangedDeny += from.unchangedDeny;
-    into.firstEventMs = Math.min(into.firstEventMs, from.firstEventMs);
-    into.lastEventMs = Math.max(into.lastEventMs, from.lastEventMs);
-    // The engine hands out one verdict object per rule, so one view's verdicts key both maps alike.
-    for (const [live, row] of from.transitions) {
-      let mine = into.transitions.get(live);
-      if (!mine) into.transitions.set(live, (mine = new Map()));
-      for (const [experiment, count] of row)
-        mine.set(experiment, (mine.get(experiment) ?? 0) + count);
-    }
-    for (const [minute, bucket] of from.minutes) addBucket(into.minutes, minute, bucket);
+    this.totals.addAll(batch.totals);
     for (const [key, flow] of batch.flows) {
       const kept = this.flows.get(key);
-      if (kept) {
-        kept.count += flow.count;
-        kept.firstMs = Math.min(kept.firstMs, flow.firstMs);
-        kept.lastMs = Math.max(kept.lastMs, flow.lastMs);
-        kept.samples.push(...flow.samples.slice(0, PREVIEW_FLOW_SAMPLES - kept.samples.length));
-      } else if (this.flows.size < this.maxFlows) {
+      if (kept) addToFlow(kept, flow);
+      else if (this.flows.size < this.maxFlows)
         this.flows.set(key, { ...flow, samples: [...flow.samples] });
-      } else {
-        this.changedOutsideFlows += flow.count;
-      }
+      else this.changedOutsideFlows += flow.count;
     }
   }
 
@@ -201,17 +176,6 @@ export class BacktestTally {
         samples: f.samples,
       }));
     return { report: { name: experimentName, configurations: [configuration] }, topChangedFlows };
-  }
-}
-
-function addBucket(into: Map<number, BucketTally>, start: number, bucket: BucketTally): void {
-  const known = into.get(start);
-  if (!known) into.set(start, { ...bucket });
-  else {
-    known.evaluated += bucket.evaluated;
-    known.changed += bucket.changed;
-    known.allowToDeny += bucket.allowToDeny;
-    known.denyToAllow += bucket.denyToAllow;
   }
 }
 

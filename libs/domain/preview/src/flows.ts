@@ -1,4 +1,5 @@
 import {
+  PREVIEW_FLOW_SAMPLES,
   type FlowConnection,
   type PreviewFlowSample,
   type PreviewVerdict,
@@ -17,6 +18,20 @@ export interface FlowTally extends FlowConnection<string> {
   lastMs: number;
   /** The first events of the flow, at most PREVIEW_FLOW_SAMPLES. */
   samples: PreviewFlowSample[];
+}
+
+/** Adds a later tally of the same flow: counts, first and last times, samples up to PREVIEW_FLOW_SAMPLES. */
+export function addToFlow(
+  into: FlowTally,
+  from: Pick<FlowTally, 'count' | 'firstMs' | 'lastMs' | 'samples'>,
+): void {
+  into.count += from.count;
+  if (from.firstMs < into.firstMs) into.firstMs = from.firstMs;
+  if (from.lastMs > into.lastMs) into.lastMs = from.lastMs;
+  for (const sample of from.samples) {
+    if (into.samples.length >= PREVIEW_FLOW_SAMPLES) break;
+    into.samples.push(sample);
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ export * from './views';
 export * from './records';
 export * from './totals';
 export * from './evaluation';
+export * from './counting-window';
 export * from './view-tally';
 export * from './outcome';
 export * from './flows';

@@ -60,6 +60,33 @@ export class ConfigurationTotals {
     this.span(eventTimeMs, eventTimeMs);
   }
 
+  /** Adds the totals of other evaluations (disjoint from these: each evaluation is added once). */
+  addAll(other: ConfigurationTotals): void {
+    this.evaluated += other.evaluated;
+    this.changed += other.changed;
+    this.allowToDeny += other.allowToDeny;
+    this.denyToAllow += other.denyToAllow;
+    this.unchangedAllow += other.unchangedAllow;
+    this.unchangedDeny += other.unchangedDeny;
+    for (const [live, theirs] of other.transitions) {
+      let row = this.transitions.get(live);
+      if (!row) this.transitions.set(live, (row = new Map()));
+      for (const [experiment, count] of theirs)
+        row.set(experiment, (row.get(experiment) ?? 0) + count);
+    }
+    for (const [minute, theirs] of other.minutes) {
+      const bucket = this.minutes.get(minute);
+      if (!bucket) this.minutes.set(minute, { ...theirs });
+      else {
+        bucket.evaluated += theirs.evaluated;
+        bucket.changed += theirs.changed;
+        bucket.allowToDeny += theirs.allowToDeny;
+        bucket.denyToAllow += theirs.denyToAllow;
+      }
+    }
+    this.span(other.firstEventMs, other.lastEventMs);
+  }
+
   /** Widens the first and last event times to include [firstMs, lastMs]. */
   span(firstMs: number, lastMs: number): void {
     if (firstMs < this.firstEventMs) this.firstEventMs = firstMs;

@@ -1,7 +1,7 @@
 import type { FlowConnection, PreviewFlowSample, TrafficEvent } from '@rollout/contracts';
 import { PREVIEW_FLOW_SAMPLES } from '@rollout/contracts';
 import type { ParsedConnection } from '@rollout/domain/firewall';
-import { FlowTally, connectionKey, flowConnection } from './flows';
+import { FlowTally, addToFlow, connectionKey, flowConnection } from './flows';
 import { Outcome, ViewEvaluator, evaluatorOf } from './outcome';
 import type { ActiveExperiment, PolicyView } from './views';
 import { ConfigurationTotals, MINUTE_MS } from './totals';
@@ -31,6 +31,19 @@ export class ConfigurationBatch {
   readonly deadLettered = new Map<string, number>();
 
   constructor(readonly target: ActiveExperiment) {}
+
+  /** Adds what other evaluations (of other messages) add to the same configuration. */
+  addAll(other: ConfigurationBatch): void {
+    this.totals.addAll(other.totals);
+    for (const [key, flow] of other.flows) {
+      const known = this.flows.get(key);
+      if (known) addToFlow(known, flow);
+      else this.flows.set(key, { ...flow, samples: [...flow.samples] });
+    }
+    this.redelivered += other.redelivered;
+    for (const [reason, count] of other.deadLettered)
+      this.deadLettered.set(reason, (this.deadLettered.get(reason) ?? 0) + count);
+  }
 }
 
 /**
@@ -164,7 +177,8 @@ export class ViewTally implements ViewLog {
         if (experiment.action === outcome.live.action) continue;
         const key = `${tally.key.slice(0, tally.key.lastIndexOf('|'))}|${outcome.live.rulePriority}|${experiment.rulePriority}`;
         const flow = batch.flows.get(key);
-        if (!flow) {
+        if (flow) addToFlow(flow, tally);
+        else
           batch.flows.set(key, {
             ...flowConnection(tally.connection),
             live: outcome.live,
@@ -174,13 +188,6 @@ export class ViewTally implements ViewLog {
             lastMs: tally.lastMs,
             samples: [...tally.samples],
           });
-          continue;
-        }
-        flow.count += tally.count;
-        if (tally.firstMs < flow.firstMs) flow.firstMs = tally.firstMs;
-        if (tally.lastMs > flow.lastMs) flow.lastMs = tally.lastMs;
-        for (const sample of tally.samples)
-          if (flow.samples.length < PREVIEW_FLOW_SAMPLES) flow.samples.push(sample);
       }
     }
   }
