@@ -17,6 +17,7 @@ import { PreviewBacktests1767300000000 } from './migrations/1767300000000-previe
 import { PreviewCohorts1767400000000 } from './migrations/1767400000000-preview-cohorts';
 import { DeadLetters1767500000000 } from './migrations/1767500000000-dead-letters';
 import { PreviewApplied1767600000000 } from './migrations/1767600000000-preview-applied';
+import { PreviewOutcomes1767700000000 } from './migrations/1767700000000-preview-outcomes';
 import { ReportModule } from './report/report.module';
 import { PreviewStateModule } from './state/preview-state.module';
 import { PreviewStateService } from './state/preview-state.service';
@@ -45,6 +46,7 @@ export class AppModule {
           PreviewCohorts1767400000000,
           DeadLetters1767500000000,
           PreviewApplied1767600000000,
+          PreviewOutcomes1767700000000,
         ],
       },
       readiness: [PreviewStateService],

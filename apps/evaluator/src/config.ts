@@ -23,7 +23,7 @@ export const configSchema = z
       z.number().max(64 * 1024 * 1024, 'must be at most 67108864'),
     ),
     /** Batches in flight at once in one replica: evaluated, or waiting for their window's commit. */
-    EVALUATOR_CONCURRENCY: positiveInt(4).pipe(z.number().max(16, 'must be at most 16')),
+    EVALUATOR_CONCURRENCY: positiveInt(8).pipe(z.number().max(16, 'must be at most 16')),
     /**
      * Longest a counting window stays open: batches evaluated meanwhile are counted in one
      * transaction and acknowledged after it (docs/preview-reports.md). The report lags traffic by

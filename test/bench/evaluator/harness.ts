@@ -281,7 +281,7 @@ export async function openHarness() {
       .then((r) => r.text())
       .catch(() => '');
     const value = (name: string) =>
-      Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? NaN);
+      Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(metrics)?.[1] ?? NaN);
     return {
       windows: value('evaluator_counting_windows_total'),
       batches: value('evaluator_counting_batches_total'),

@@ -177,7 +177,7 @@ export class BacktestReplay {
     outcome.messagesReplayed += messages.length;
     outcome.eventsReplayed += batch.evaluatedEvents;
     for (const { refusal } of batch.refused) skip(refusal.kind);
-    for (const configuration of batch.configurations) tally.add(configuration);
+    tally.add(batch);
   }
 }
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigurationTotals, transitionTallies } from '@rollout/domain/preview';
+import { ConfigurationTotals } from '@rollout/domain/preview';
 import { ConfigurationEntry, Query, compare } from './counting-statements';
 
-/** Each configuration's totals, rule transitions, dead letters and minute buckets, added in the counting transaction. */
+/** Each configuration's totals, dead letters and minute buckets, added in the counting transaction (its rule transitions are its cohorts' outcomes). */
 @Injectable()
 export class ConfigurationTotalsRepository {
   /** `inserted` and `outside`: the flows each configuration took in this batch, and the changed events left outside them. */
@@ -42,48 +42,29 @@ export class ConfigurationTotalsRepository {
         entries.map(({ batch }) => batch.redelivered),
       ],
     );
-    const transitions: [number, number, string, number, string, number][] = [];
     const minutes: [number, number, number, number, number, number][] = [];
     const deadLetters: [number, string, number][] = [];
     for (const { batch, id } of entries) {
       for (const [reason, count] of batch.deadLettered) deadLetters.push([id, reason, count]);
-      for (const t of transitionTallies(batch.totals.transitions)) {
-        transitions.push([
-          id,
-          t.livePriority,
-          t.liveAction,
-          t.experimentPriority,
-          t.experimentAction,
-          t.count,
-        ]);
-      }
       for (const [start, b] of batch.totals.minutes)
         minutes.push([id, start, b.evaluated, b.changed, b.allowToDeny, b.denyToAllow]);
     }
-    transitions.sort(
-      (a, b) =>
-        a[0] - b[0] || a[1] - b[1] || compare(a[2], b[2]) || a[3] - b[3] || compare(a[4], b[4]),
-    );
     minutes.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     deadLetters.sort((a, b) => a[0] - b[0] || compare(a[1], b[1]));
-    // One statement for all three (a data-modifying WITH runs whether or not it is read).
+    // One statement for both (a data-modifying WITH runs whether or not it is read).
     await query(
-      `WITH transitions AS (
-         INSERT INTO preview_transitions AS t (configuration_id, live_priority, live_action, experiment_priority, experiment_action, count)
-         SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::int[], $5::text[], $6::bigint[])
-         ON CONFLICT (configuration_id, live_priority, live_action, experiment_priority, experiment_action) DO UPDATE SET count = t.count + excluded.count
-       ), dead_letters AS (
+      `WITH dead_letters AS (
          INSERT INTO preview_dead_letters AS d (configuration_id, reason, messages)
-         SELECT * FROM unnest($13::int[], $14::text[], $15::bigint[])
+         SELECT * FROM unnest($7::int[], $8::text[], $9::bigint[])
          ON CONFLICT (configuration_id, reason) DO UPDATE SET messages = d.messages + excluded.messages
        )
        INSERT INTO preview_time_buckets AS b (configuration_id, width_seconds, start_time, evaluated, changed, allow_to_deny, deny_to_allow)
        SELECT u.c, 60, to_timestamp(u.s / 1000.0), u.e, u.ch, u.ad, u.da
-       FROM unnest($7::int[], $8::float8[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[]) AS u(c, s, e, ch, ad, da)
+       FROM unnest($1::int[], $2::float8[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[]) AS u(c, s, e, ch, ad, da)
        ON CONFLICT (configuration_id, width_seconds, start_time) DO UPDATE SET
          evaluated = b.evaluated + excluded.evaluated, changed = b.changed + excluded.changed,
          allow_to_deny = b.allow_to_deny + excluded.allow_to_deny, deny_to_allow = b.deny_to_allow + excluded.deny_to_allow`,
-      [...transpose(transitions, 6), ...transpose(minutes, 6), ...transpose(deadLetters, 3)],
+      [...transpose(minutes, 6), ...transpose(deadLetters, 3)],
     );
   }
 }

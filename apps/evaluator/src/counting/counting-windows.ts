@@ -13,7 +13,8 @@ interface Waiter {
 /**
  * Group commit of the traffic path: batches evaluated while a counting transaction runs wait in
  * the next window, and each window is counted in one transaction, once it is EVALUATOR_WINDOW_MS
- * old, holds EVALUATOR_WINDOW_EVENTS events, or every batch in flight waits in it. One window is
+ * old, holds EVALUATOR_WINDOW_EVENTS events, or holds half of EVALUATOR_CONCURRENCY batches (the
+ * other half is evaluated meanwhile, so evaluating never waits for counting). One window is
  * counted at a time per replica; a batch resolves when its window is committed (then, and only
  * then, its messages are acknowledged) and rejects with its window's error, to be tried again.
  */
@@ -25,8 +26,6 @@ export class CountingWindows {
   private timer?: NodeJS.Timeout;
   /** The window being counted, while its transaction runs. */
   private counting?: CountingWindow;
-  /** Batches between `enter` and the end of their `count`. */
-  private inFlight = 0;
 
   private readonly metrics?: { windows: Counter; batches: Counter; rows: Counter };
 
@@ -57,17 +56,6 @@ export class CountingWindows {
     }
   }
 
-  /** Runs one batch's work; the window knows a batch is on its way and may wait for it. */
-  async track<T>(work: () => Promise<T>): Promise<T> {
-    this.inFlight++;
-    try {
-      return await work();
-    } finally {
-      this.inFlight--;
-      this.commitIfDue();
-    }
-  }
-
   /** Counts a batch with its window: resolves once the window is committed. */
   count(batch: WindowedBatch): Promise<void> {
     if (batch.countedSeqs.length === 0) return Promise.resolve();
@@ -93,8 +81,8 @@ export class CountingWindows {
     const due =
       age >= this.config.EVALUATOR_WINDOW_MS ||
       this.open.events >= this.config.EVALUATOR_WINDOW_EVENTS ||
-      // No batch can join: every one in flight waits here, and no other may start.
-      (waiting >= this.inFlight && waiting >= this.config.EVALUATOR_CONCURRENCY);
+      // Half the batches in flight wait here: the other half is evaluated while this one is counted.
+      waiting >= Math.max(1, Math.floor(this.config.EVALUATOR_CONCURRENCY / 2));
     if (!due) {
       this.timer ??= setTimeout(
         () => {

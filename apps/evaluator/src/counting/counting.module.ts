@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { DeadLettersModule } from '../dead-letters/dead-letters.module';
 import { ChangedFlowsRepository } from './changed-flows.repository';
+import { CohortsRepository } from './cohorts.repository';
 import { ConfigurationTotalsRepository } from './configuration-totals.repository';
 import { ConfigurationsRepository } from './configurations.repository';
 import { CountingWindows } from './counting-windows';
-import { DisagreementsRepository } from './disagreements.repository';
 import { PreviewCountsRepository } from './preview-counts.repository';
 
 /**
@@ -18,7 +18,7 @@ import { PreviewCountsRepository } from './preview-counts.repository';
     CountingWindows,
     ConfigurationsRepository,
     ChangedFlowsRepository,
-    DisagreementsRepository,
+    CohortsRepository,
     ConfigurationTotalsRepository,
   ],
   exports: [PreviewCountsRepository, CountingWindows],

@@ -13,8 +13,8 @@ import { DeadLettersRepository } from '../dead-letters/dead-letters.repository';
 import { ChangedFlowsRepository } from './changed-flows.repository';
 import { ConfigurationTotalsRepository } from './configuration-totals.repository';
 import { ConfigurationsRepository } from './configurations.repository';
+import { CohortsRepository } from './cohorts.repository';
 import { ConfigurationEntry, Query } from './counting-statements';
-import { DisagreementsRepository } from './disagreements.repository';
 
 /** Postgres's exclusion_violation: a sequence of the batch was counted meanwhile. */
 const COUNTED_MEANWHILE = '23P01';
@@ -35,7 +35,7 @@ export class PreviewCountsRepository {
     @Inject(EVALUATOR_CONFIG) private readonly config: Config,
     private readonly configurations: ConfigurationsRepository,
     private readonly flows: ChangedFlowsRepository,
-    private readonly disagreements: DisagreementsRepository,
+    private readonly cohorts: CohortsRepository,
     private readonly totals: ConfigurationTotalsRepository,
     private readonly deadLetters: DeadLettersRepository,
   ) {
@@ -95,7 +95,7 @@ export class PreviewCountsRepository {
           [runs.map((r) => r[0]), runs.map((r) => r[1])],
         );
         await this.add(query, batch.configurations, ids);
-        await this.disagreements.add(query, cohorts);
+        await this.cohorts.add(query, cohorts);
         await this.deadLetters.add(query, batch.deadLetters ?? []);
       });
       return { rows };
@@ -117,7 +117,7 @@ export class PreviewCountsRepository {
     cohorts: Map<CohortBatch, number>;
   }> {
     const ids = await this.configurations.idsOf(batch.configurations);
-    return { ids, cohorts: await this.disagreements.idsOf(batch.cohorts, ids) };
+    return { ids, cohorts: await this.cohorts.idsOf(batch.cohorts, ids) };
   }
 
   private async add(
@@ -151,11 +151,11 @@ export class PreviewCountsRepository {
   forget(configurationIds: readonly number[]): void {
     const gone = new Set(configurationIds);
     this.configurations.forget(gone);
-    this.disagreements.forget(gone);
+    this.cohorts.forget(gone);
   }
 
   private forgetAll(): void {
     this.configurations.forgetAll();
-    this.disagreements.forgetAll();
+    this.cohorts.forgetAll();
   }
 }

@@ -72,12 +72,29 @@ export class ReportRepository {
 // The sections' statements. Bigint sums are read `::float8`, which pg hands over as numbers
 // (exact below 2^53), and columns are named as ReportRows names them: rows need no translating.
 
+/**
+ * Each configuration's rule transitions: its column of the outcomes of every cohort it was in,
+ * plus the transitions stored per configuration before outcomes were (no longer written).
+ */
+const TRANSITION_ROWS = `
+  SELECT m.id AS configuration_id, o.live_priority, o.live_action,
+         o.experiment_priorities[m.position] AS experiment_priority,
+         CASE substr(o.experiment_actions, m.position, 1) WHEN 'd' THEN 'deny' ELSE 'allow' END AS experiment_action,
+         o.count
+  FROM (SELECT c.id AS cohort_id, ids.id, array_position(c.configuration_ids, ids.id) AS position
+        FROM unnest($1::int[]) AS ids(id) JOIN preview_cohorts c ON c.configuration_ids @> ARRAY[ids.id]) m
+  JOIN preview_outcomes o ON o.cohort_id = m.cohort_id
+  UNION ALL
+  SELECT configuration_id, live_priority, live_action, experiment_priority, experiment_action, count
+  FROM preview_transitions WHERE configuration_id = ANY($1::int[])`;
+
 /** The margins of the transitions, plus the rule counts stored before 1.2.0 (no longer written). */
 const RULE_COUNTS = `
+  WITH t AS (${TRANSITION_ROWS})
   SELECT configuration_id AS "configurationId", side, priority, action, sum(count)::float8 AS count FROM (
-    SELECT configuration_id, 0 AS side, live_priority AS priority, live_action AS action, count FROM preview_transitions WHERE configuration_id = ANY($1::int[])
+    SELECT configuration_id, 0 AS side, live_priority AS priority, live_action AS action, count FROM t
     UNION ALL
-    SELECT configuration_id, 1, experiment_priority, experiment_action, count FROM preview_transitions WHERE configuration_id = ANY($1::int[])
+    SELECT configuration_id, 1, experiment_priority, experiment_action, count FROM t
     UNION ALL
     SELECT configuration_id, side, priority, action, count FROM preview_rule_counts WHERE configuration_id = ANY($1::int[])
   ) r GROUP BY configuration_id, side, priority, action`;
@@ -98,8 +115,9 @@ const TOP_PORTS = `
 
 const TRANSITIONS = `
   SELECT configuration_id AS "configurationId", live_priority AS "livePriority", live_action AS "liveAction",
-         experiment_priority AS "experimentPriority", experiment_action AS "experimentAction", count::float8 AS count
-  FROM preview_transitions WHERE configuration_id = ANY($1::int[])`;
+         experiment_priority AS "experimentPriority", experiment_action AS "experimentAction", sum(count)::float8 AS count
+  FROM (${TRANSITION_ROWS}) t
+  GROUP BY configuration_id, live_priority, live_action, experiment_priority, experiment_action`;
 
 const TIME_BUCKETS = `
   SELECT configuration_id AS "configurationId", width_seconds * 1000 AS "widthMs",

@@ -99,11 +99,7 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
     this.deadLetterLog.stop();
   }
 
-  private process(messages: JsMsg[]): Promise<TrafficRejection[]> {
-    return this.windows.track(() => this.evaluate(messages));
-  }
-
-  private async evaluate(messages: JsMsg[]): Promise<TrafficRejection[]> {
+  private async process(messages: JsMsg[]): Promise<TrafficRejection[]> {
     const started = performance.now();
     const decoded = messages.map((message): TrafficMessage<RejectedTraffic> => {
       const contractVersion = message.headers?.get(CONTRACT_HEADERS.contractVersion);

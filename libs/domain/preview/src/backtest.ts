@@ -9,18 +9,14 @@ import {
 } from '@rollout/contracts';
 import { analyzeExperiment, type CompiledPolicy } from '@rollout/domain/firewall';
 import { addToFlow, type FlowTally } from './flows';
+import type { BatchOutcome } from './evaluation';
+import { memberTransitions, type StoredOutcome } from './outcome';
 import type { ConfigurationBatch } from './view-tally';
 import { recordKeys } from './records';
 import type { HeldVersions, PolicyView } from './views';
 import { coverageOf } from './coverage';
 import { reportTimeBuckets } from './time-buckets';
-import {
-  ConfigurationTotals,
-  MINUTE_MS,
-  ruleCounts,
-  ruleTransitionsOf,
-  transitionTallies,
-} from './totals';
+import { ConfigurationTotals, MINUTE_MS, ruleCounts, ruleTransitionsOf } from './totals';
 
 /**
  * A backtest replays retained traffic through the live path's evaluateBatch, on
@@ -62,11 +58,24 @@ export function backtestView(
 export class BacktestTally {
   readonly totals = new ConfigurationTotals();
   readonly flows = new Map<string, FlowTally>();
+  /** Events by outcome (live, then the replayed experiment's verdict). */
+  private readonly outcomes = new Map<string, StoredOutcome>();
   changedOutsideFlows = 0;
 
   constructor(private readonly maxFlows: number) {}
 
-  add(batch: ConfigurationBatch): void {
+  /** Adds what a batch evaluated for the replayed experiment, the one ACTIVE configuration of its view. */
+  add(batch: Pick<BatchOutcome, 'configurations' | 'cohorts'>): void {
+    for (const cohort of batch.cohorts)
+      for (const [key, outcome] of cohort.outcomes) {
+        const known = this.outcomes.get(key);
+        if (known) known.count += outcome.count;
+        else this.outcomes.set(key, { ...outcome });
+      }
+    for (const configuration of batch.configurations) this.addConfiguration(configuration);
+  }
+
+  private addConfiguration(batch: ConfigurationBatch): void {
     this.totals.addAll(batch.totals);
     for (const [key, flow] of batch.flows) {
       const kept = this.flows.get(key);
@@ -85,7 +94,7 @@ export class BacktestTally {
     const { totals } = this;
     if (totals.evaluated === 0)
       return { report: { name: experimentName, configurations: [] }, topChangedFlows: [] };
-    const tallies = transitionTallies(totals.transitions);
+    const tallies = memberTransitions(this.outcomes.values(), 0);
     const margin = (side: 'live' | 'experiment') => {
       const counts = new Map<string, { priority: number; action: string; count: number }>();
       for (const t of tallies) {

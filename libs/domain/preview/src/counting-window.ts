@@ -41,7 +41,16 @@ export class CountingWindow {
       const targets = from.targets.map((target) => this.configurationOf(target).target);
       const key = targets.map((target) => target.keys.configuration).join('\n');
       let into = this.cohorts.get(key);
-      if (!into) this.cohorts.set(key, (into = { targets, masks: new Map(), flows: new Map() }));
+      if (!into)
+        this.cohorts.set(
+          key,
+          (into = { targets, outcomes: new Map(), masks: new Map(), flows: new Map() }),
+        );
+      for (const [outcomeKey, outcome] of from.outcomes) {
+        const known = into.outcomes.get(outcomeKey);
+        if (known) known.count += outcome.count;
+        else into.outcomes.set(outcomeKey, { ...outcome });
+      }
       for (const [mask, events] of from.masks)
         into.masks.set(mask, (into.masks.get(mask) ?? 0) + events);
       for (const [flowKey, flow] of from.flows) {

@@ -2,7 +2,7 @@ import type { FirewallRule, TrafficEvent } from '@rollout/contracts';
 import { compilePolicy, parseConnection } from '@rollout/domain/firewall';
 import { TrafficMessage, RefusedTraffic, evaluateBatch } from './evaluation';
 import { addressText } from './flows';
-import { evaluatorOf } from './outcome';
+import { evaluatorOf, memberTransitions } from './outcome';
 import { ConfigurationBatch, TrafficToEvaluate } from './view-tally';
 import { recordKeys } from './records';
 import type { ActiveExperiment, PolicyView } from './views';
@@ -367,12 +367,20 @@ describe('evaluating a batch', () => {
       }),
     );
     const { configurations, cohorts } = evaluateBatch([message(events)], new Set(), () => v3);
+    const [cohort] = cohorts;
     experiments.forEach((target, i) => {
-      const expected = { evaluated: 0, changed: 0, flows: new Map<string, number>() };
+      const expected = {
+        evaluated: 0,
+        changed: 0,
+        flows: new Map<string, number>(),
+        transitions: new Map<string, number>(),
+      };
       for (const e of events) {
         const live = v3.live.evaluateParsed(e.connection);
         const mine = target.policy.evaluateParsed(e.connection);
         expected.evaluated++;
+        const transition = `${live.rulePriority ?? -1}${live.action}>${mine.rulePriority ?? -1}${mine.action}`;
+        expected.transitions.set(transition, (expected.transitions.get(transition) ?? 0) + 1);
         if (live.action === mine.action) continue;
         expected.changed++;
         const key = `${e.event.srcIp}|${e.event.destPort}|${live.rulePriority}|${mine.rulePriority}`;
@@ -391,9 +399,16 @@ describe('evaluating a batch', () => {
         ]),
       );
       expect(flows).toEqual(expected.flows);
+      // The configuration's rule transitions, derived from the cohort's outcomes as the report reads them.
+      const derived = new Map(
+        memberTransitions(cohort.outcomes.values(), i).map((t) => [
+          `${t.livePriority}${t.liveAction}>${t.experimentPriority}${t.experimentAction}`,
+          t.count,
+        ]),
+      );
+      expect(derived).toEqual(expected.transitions);
     });
     // Every pair's disagreement, from the masks, is the events the two decide differently.
-    const [cohort] = cohorts;
     for (let a = 0; a < 3; a++)
       for (let b = 0; b < 3; b++) {
         if (a === b) continue;

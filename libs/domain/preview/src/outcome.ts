@@ -1,6 +1,7 @@
 import type { PreviewVerdict } from '@rollout/contracts';
 import type { ParsedConnection } from '@rollout/domain/firewall';
 import type { PolicyView } from './views';
+import { IMPLIED_PRIORITY, type TransitionTally } from './totals';
 
 /**
  * What every configuration of one policy view decided for a connection: the live verdict, then
@@ -95,4 +96,65 @@ export function evaluatorOf(view: PolicyView): ViewEvaluator {
   let evaluator = evaluators.get(view);
   if (!evaluator) evaluators.set(view, (evaluator = new ViewEvaluator(view)));
   return evaluator;
+}
+
+/** An outcome as stored: both deciding rules of every configuration (IMPLIED_PRIORITY for implied), and its events. */
+export interface StoredOutcome {
+  readonly key: string;
+  readonly livePriority: number;
+  readonly liveAction: 'allow' | 'deny';
+  /** Per configuration of the cohort, in order. */
+  readonly experimentPriorities: readonly number[];
+  /** Per configuration, `a` (allow) or `d` (deny). */
+  readonly experimentActions: string;
+  count: number;
+}
+
+const storedOutcomes = new WeakMap<Outcome, Omit<StoredOutcome, 'count'>>();
+
+/** An outcome's stored columns, built once per interned outcome (equal verdicts, equal key). */
+export function storedOutcome(outcome: Outcome): Omit<StoredOutcome, 'count'> {
+  let stored = storedOutcomes.get(outcome);
+  if (!stored) {
+    const priority = (v: PreviewVerdict) => v.rulePriority ?? IMPLIED_PRIORITY;
+    const livePriority = priority(outcome.live);
+    const experimentPriorities = outcome.experiments.map(priority);
+    const experimentActions = outcome.experiments.map((v) => v.action[0]).join('');
+    stored = {
+      key: `${livePriority}${outcome.live.action[0]}|${experimentPriorities.join(',')}|${experimentActions}`,
+      livePriority,
+      liveAction: outcome.live.action,
+      experimentPriorities,
+      experimentActions,
+    };
+    storedOutcomes.set(outcome, stored);
+  }
+  return stored;
+}
+
+/**
+ * One member's rule transitions, derived from its cohort's outcomes (its column, `position`):
+ * what the report shows, whatever the cohort's size.
+ */
+export function memberTransitions(
+  outcomes: Iterable<StoredOutcome>,
+  position: number,
+): TransitionTally[] {
+  const merged = new Map<string, TransitionTally>();
+  for (const outcome of outcomes) {
+    const experimentPriority = outcome.experimentPriorities[position];
+    const experimentAction = outcome.experimentActions[position] === 'd' ? 'deny' : 'allow';
+    const key = `${outcome.livePriority}${outcome.liveAction}|${experimentPriority}${experimentAction}`;
+    const known = merged.get(key);
+    if (known) known.count += outcome.count;
+    else
+      merged.set(key, {
+        livePriority: outcome.livePriority,
+        liveAction: outcome.liveAction,
+        experimentPriority,
+        experimentAction,
+        count: outcome.count,
+      });
+  }
+  return [...merged.values()];
 }

@@ -11,7 +11,8 @@ export const IMPLIED_PRIORITY = -1;
 
 /**
  * The exact totals of one configuration (experiment etag × live policy etag) over some
- * evaluations: the report's arithmetic. Totals of disjoint sets of evaluations add up (the
+ * evaluations: the report's arithmetic (its rule transitions are its cohorts' outcomes,
+ * `memberTransitions`). Totals of disjoint sets of evaluations add up (the
  * store adds each transaction's totals to what it holds), so the report is exact whatever the
  * batching, as long as each evaluation is added once.
  */
@@ -22,8 +23,6 @@ export class ConfigurationTotals {
   denyToAllow = 0;
   unchangedAllow = 0;
   unchangedDeny = 0;
-  /** Rule transitions (live verdict → experiment verdict → events); their margins are the rule counts. */
-  readonly transitions = new Map<PreviewVerdict, Map<PreviewVerdict, number>>();
   /** Counts by the minute of the event time (its start, in ms since the epoch). */
   readonly minutes = new Map<number, BucketTally>();
   firstEventMs = Number.POSITIVE_INFINITY;
@@ -54,9 +53,6 @@ export class ConfigurationTotals {
         bucket.denyToAllow += count;
       }
     }
-    let row = this.transitions.get(live);
-    if (!row) this.transitions.set(live, (row = new Map()));
-    row.set(experiment, (row.get(experiment) ?? 0) + count);
     this.span(eventTimeMs, eventTimeMs);
   }
 
@@ -68,12 +64,6 @@ export class ConfigurationTotals {
     this.denyToAllow += other.denyToAllow;
     this.unchangedAllow += other.unchangedAllow;
     this.unchangedDeny += other.unchangedDeny;
-    for (const [live, theirs] of other.transitions) {
-      let row = this.transitions.get(live);
-      if (!row) this.transitions.set(live, (row = new Map()));
-      for (const [experiment, count] of theirs)
-        row.set(experiment, (row.get(experiment) ?? 0) + count);
-    }
     for (const [minute, theirs] of other.minutes) {
       const bucket = this.minutes.get(minute);
       if (!bucket) this.minutes.set(minute, { ...theirs });
@@ -112,32 +102,6 @@ export interface TransitionTally {
   experimentPriority: number;
   experimentAction: 'allow' | 'deny';
   count: number;
-}
-
-/**
- * Rule transitions merged by (priorities, actions). The engine hands out one shared verdict
- * object per rule, so counting by object identity costs no key building on the hot path.
- */
-export function transitionTallies(
-  transitions: ReadonlyMap<PreviewVerdict, ReadonlyMap<PreviewVerdict, number>>,
-): TransitionTally[] {
-  const merged = new Map<string, TransitionTally>();
-  for (const [live, row] of transitions) {
-    for (const [experiment, count] of row) {
-      const tally: TransitionTally = {
-        livePriority: live.rulePriority ?? IMPLIED_PRIORITY,
-        liveAction: live.action,
-        experimentPriority: experiment.rulePriority ?? IMPLIED_PRIORITY,
-        experimentAction: experiment.action,
-        count,
-      };
-      const key = `${tally.livePriority}/${tally.liveAction}/${tally.experimentPriority}/${tally.experimentAction}`;
-      const known = merged.get(key);
-      if (known) known.count += count;
-      else merged.set(key, tally);
-    }
-  }
-  return [...merged.values()];
 }
 
 /** A stored rule as the report shows it. */

@@ -1,11 +1,6 @@
 import { PREVIEW_REPORT_TRANSITIONS, type PreviewVerdict } from '@rollout/contracts';
-import {
-  ConfigurationTotals,
-  type TransitionTally,
-  ruleCounts,
-  ruleTransitionsOf,
-  transitionTallies,
-} from './totals';
+import { Outcome, memberTransitions, storedOutcome } from './outcome';
+import { ConfigurationTotals, type TransitionTally, ruleCounts, ruleTransitionsOf } from './totals';
 
 const allow = (rulePriority: number | null): PreviewVerdict => ({
   action: 'allow',
@@ -18,6 +13,17 @@ const deny = (rulePriority: number | null): PreviewVerdict => ({
   implied: rulePriority === null,
 });
 const at = (s: number) => Date.parse('2025-01-01T00:00:00Z') + s * 1000;
+/** A one-experiment cohort's outcomes, one event each (equal verdicts merged as the store merges them). */
+const outcomesOf = (...decisions: [PreviewVerdict, PreviewVerdict][]) => {
+  const outcomes = new Map<string, ReturnType<typeof storedOutcome> & { count: number }>();
+  for (const [live, experiment] of decisions) {
+    const stored = storedOutcome(new Outcome(0, live, [experiment]));
+    const known = outcomes.get(stored.key);
+    if (known) known.count++;
+    else outcomes.set(stored.key, { ...stored, count: 1 });
+  }
+  return outcomes.values();
+};
 const outcome = (
   live: PreviewVerdict,
   experiment: PreviewVerdict,
@@ -47,11 +53,11 @@ describe('ConfigurationTotals', () => {
   });
 
   it('counts rule transitions, the implied rules apart by action, and shows stored rule counts most frequent first', () => {
-    const totals = new ConfigurationTotals();
-    totals.add(...outcome(allow(10), deny(null)));
-    totals.add(...outcome(allow(null), deny(null)));
-    totals.add(...outcome(allow(10), deny(null)));
-    expect(transitionTallies(totals.transitions)).toEqual([
+    const transitions = memberTransitions(
+      outcomesOf([allow(10), deny(null)], [allow(null), deny(null)], [allow(10), deny(null)]),
+      0,
+    );
+    expect(transitions).toEqual([
       {
         livePriority: 10,
         liveAction: 'allow',
@@ -85,35 +91,46 @@ describe('ConfigurationTotals', () => {
   });
 
   it('merges equal rules however many verdict objects stand for them', () => {
-    const transitions = new Map([
-      [
-        allow(7),
-        new Map([
-          [deny(1), 2],
-          [deny(1), 3],
-        ]),
-      ],
-      [allow(7), new Map([[deny(1), 1]])],
-    ]);
-    expect(transitionTallies(transitions)).toEqual([
+    expect(memberTransitions(outcomesOf([allow(7), deny(1)], [allow(7), deny(1)]), 0)).toEqual([
       {
         livePriority: 7,
         liveAction: 'allow',
         experimentPriority: 1,
         experimentAction: 'deny',
-        count: 6,
+        count: 2,
       },
     ]);
   });
 
+  it('reads one member of a larger cohort by its column', () => {
+    const outcome = new Outcome(0, allow(7), [deny(1), allow(7), deny(null)]);
+    const outcomes = [{ ...storedOutcome(outcome), count: 4 }];
+    expect(memberTransitions(outcomes, 1)).toEqual([
+      {
+        livePriority: 7,
+        liveAction: 'allow',
+        experimentPriority: 7,
+        experimentAction: 'allow',
+        count: 4,
+      },
+    ]);
+    expect(memberTransitions(outcomes, 2)[0]).toMatchObject({
+      experimentPriority: -1,
+      experimentAction: 'deny',
+    });
+  });
+
   it('counts rule transitions whose margins by action are the verdict counts', () => {
+    const decisions: [PreviewVerdict, PreviewVerdict][] = [
+      [allow(10), deny(5)],
+      [allow(10), deny(5)],
+      [allow(10), allow(10)],
+      [deny(null), allow(7)],
+      [deny(null), deny(null)],
+    ];
     const totals = new ConfigurationTotals();
-    totals.add(...outcome(allow(10), deny(5)));
-    totals.add(...outcome(allow(10), deny(5)));
-    totals.add(...outcome(allow(10), allow(10)));
-    totals.add(...outcome(deny(null), allow(7)));
-    totals.add(...outcome(deny(null), deny(null)));
-    const cells = transitionTallies(totals.transitions);
+    for (const [live, experiment] of decisions) totals.add(...outcome(live, experiment));
+    const cells = memberTransitions(outcomesOf(...decisions), 0);
     expect(cells).toEqual([
       {
         livePriority: 10,

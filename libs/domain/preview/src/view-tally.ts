@@ -2,7 +2,7 @@ import type { FlowConnection, PreviewFlowSample, TrafficEvent } from '@rollout/c
 import { PREVIEW_FLOW_SAMPLES } from '@rollout/contracts';
 import type { ParsedConnection } from '@rollout/domain/firewall';
 import { FlowTally, addToFlow, connectionKey, flowConnection } from './flows';
-import { Outcome, ViewEvaluator, evaluatorOf } from './outcome';
+import { Outcome, StoredOutcome, ViewEvaluator, evaluatorOf, storedOutcome } from './outcome';
 import type { ActiveExperiment, PolicyView } from './views';
 import { ConfigurationTotals, MINUTE_MS } from './totals';
 
@@ -47,14 +47,19 @@ export class ConfigurationBatch {
 }
 
 /**
- * What a batch adds to the disagreement of the experiments ACTIVE together on one policy view
- * (two or more): events and distinct connections by outcome mask (bit i: `active[i]` denies),
- * only where the experiments do not all agree. A pair's disagreement is read from these: the
- * events whose masks differ in the pair's two bits.
+ * What a batch adds to the experiments ACTIVE together on one policy view, its cohort: events by
+ * outcome (the deciding rules of the live policy and of each configuration), from which each
+ * configuration's rule transitions are derived when the report is read, so the rows a batch
+ * writes grow with its distinct outcomes, not with the cohort's size; and, with two or more
+ * experiments, their disagreement: events and distinct connections by outcome mask (bit i:
+ * `active[i]` denies), only where they do not all agree. A pair's disagreement is read from
+ * these: the events whose masks differ in the pair's two bits.
  */
 export interface CohortBatch {
-  /** The configurations, in mask bit order. */
+  /** The configurations, in mask bit (and outcome column) order. */
   readonly targets: readonly ActiveExperiment[];
+  /** Events by outcome, keyed by `StoredOutcome.key`. */
+  readonly outcomes: Map<string, StoredOutcome>;
   /** Events by mask. */
   readonly masks: Map<number, number>;
   /** By connection key and mask. */
@@ -192,14 +197,19 @@ export class ViewTally implements ViewLog {
     }
   }
 
-  /** The cohort's disagreement, with two or more ACTIVE experiments. */
+  /** The cohort's events by outcome and, with two or more ACTIVE experiments, their disagreement. */
   cohort(): CohortBatch | undefined {
-    if (this.view.active.length < 2) return undefined;
+    if (this.byOutcome.size === 0) return undefined;
+    const outcomes = new Map<string, StoredOutcome>();
     const masks = new Map<number, number>();
-    for (const [outcome, tally] of this.byOutcome)
+    for (const [outcome, tally] of this.byOutcome) {
+      const stored = storedOutcome(outcome);
+      const known = outcomes.get(stored.key);
+      if (known) known.count += tally.count;
+      else outcomes.set(stored.key, { ...stored, count: tally.count });
       if (outcome.split)
         masks.set(outcome.denyMask, (masks.get(outcome.denyMask) ?? 0) + tally.count);
-    if (masks.size === 0) return undefined;
+    }
     const flows = new Map<string, CohortFlow>();
     for (const tally of this.connections.values()) {
       const { outcome } = tally;
@@ -214,6 +224,6 @@ export class ViewTally implements ViewLog {
           count: tally.count,
         });
     }
-    return { targets: this.view.active, masks, flows };
+    return { targets: this.view.active, outcomes, masks, flows };
   }
 }

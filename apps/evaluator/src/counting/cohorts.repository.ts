@@ -5,16 +5,19 @@ import { DataSource } from 'typeorm';
 import { Query, compare } from './counting-statements';
 
 /**
- * Cross-experiment disagreement (preview_cohorts, preview_cohort_masks, preview_cohort_flows).
- * The experiments ACTIVE together on a live policy version are a cohort; a batch adds its events
- * and distinct connections by outcome mask (bit i: the cohort's i-th configuration denies), where
- * they do not all agree. Nothing at ingest is per pair: a pair's events and flows are read from
- * the masks whose two bits differ. Flows are kept per cohort up to PREVIEW_DISAGREEMENT_FLOWS
- * (first by key, under the cohort's row lock, so exact whatever the replicas). The report reads
- * the cohorts and derives each pair (readDisagreements, pairDisagreements).
+ * What is counted per cohort (preview_cohorts, preview_outcomes, preview_cohort_masks,
+ * preview_cohort_flows). The experiments ACTIVE together on a live policy version are a cohort;
+ * a window adds its events by outcome (every member's deciding rule: each member's rule
+ * transitions are derived from them on read) and, where the members do not all agree, its events
+ * and distinct connections by outcome mask (bit i: the cohort's i-th configuration denies).
+ * Nothing at ingest is per member or per pair: a pair's events and flows are read from the masks
+ * whose two bits differ. Flows are kept per cohort up to PREVIEW_DISAGREEMENT_FLOWS (first by
+ * key, under the cohort's row lock, so exact whatever the replicas). The report reads the
+ * cohorts and derives each member's transitions and each pair (readDisagreements,
+ * pairDisagreements).
  */
 @Injectable()
-export class DisagreementsRepository {
+export class CohortsRepository {
   /** Cohort ids by their configuration ids (`1,4,9`). */
   private readonly cohorts = new Map<string, number>();
 
@@ -62,11 +65,34 @@ export class DisagreementsRepository {
     const masks = entries.flatMap(([cohort, id]) =>
       [...cohort.masks].map(([mask, events]) => ({ id, mask, events })),
     );
+    const outcomes = entries.flatMap(([cohort, id]) =>
+      [...cohort.outcomes.values()]
+        .sort((a, b) => compare(a.key, b.key))
+        .map((outcome) => ({ id, outcome })),
+    );
+    // One statement for both (a data-modifying WITH runs whether or not it is read).
     await query(
-      `INSERT INTO preview_cohort_masks AS m (cohort_id, mask, events)
+      `WITH outcomes AS (
+         INSERT INTO preview_outcomes AS o (cohort_id, live_priority, live_action, experiment_priorities, experiment_actions, count)
+         SELECT u.c, u.lp, u.la, string_to_array(u.ep, ',')::int[], u.ea, u.n
+         FROM unnest($4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bigint[]) AS u(c, lp, la, ep, ea, n)
+         ON CONFLICT (cohort_id, live_priority, live_action, experiment_priorities, experiment_actions)
+           DO UPDATE SET count = o.count + excluded.count
+       )
+       INSERT INTO preview_cohort_masks AS m (cohort_id, mask, events)
        SELECT * FROM unnest($1::int[], $2::int[], $3::bigint[])
        ON CONFLICT (cohort_id, mask) DO UPDATE SET events = m.events + excluded.events`,
-      [masks.map((m) => m.id), masks.map((m) => m.mask), masks.map((m) => m.events)],
+      [
+        masks.map((m) => m.id),
+        masks.map((m) => m.mask),
+        masks.map((m) => m.events),
+        outcomes.map((o) => o.id),
+        outcomes.map((o) => o.outcome.livePriority),
+        outcomes.map((o) => o.outcome.liveAction),
+        outcomes.map((o) => o.outcome.experimentPriorities.join(',')),
+        outcomes.map((o) => o.outcome.experimentActions),
+        outcomes.map((o) => o.outcome.count),
+      ],
     );
     const rows: FlowRow[] = [];
     for (const [cohort, id] of entries) {

@@ -1,0 +1,29 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Events by outcome per cohort (the experiments ACTIVE together on a live policy version, one or
+ * more): the deciding rule of the live policy and of each member, in the cohort's order. Each
+ * member's rule transitions are derived from them when the report is read, so what a counting
+ * transaction writes grows with the distinct outcomes it saw, not with the cohort's size. They go
+ * with their cohort. preview_transitions, written per configuration before, is only read now.
+ */
+export class PreviewOutcomes1767700000000 implements MigrationInterface {
+  name = 'PreviewOutcomes1767700000000';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
+      CREATE TABLE preview_outcomes (
+        cohort_id int NOT NULL REFERENCES preview_cohorts (id) ON DELETE CASCADE,
+        live_priority int NOT NULL,
+        live_action text NOT NULL,
+        experiment_priorities int[] NOT NULL,
+        experiment_actions text NOT NULL,
+        count bigint NOT NULL,
+        PRIMARY KEY (cohort_id, live_priority, live_action, experiment_priorities, experiment_actions)
+      ) WITH (fillfactor = 80)`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TABLE preview_outcomes`);
+  }
+}
