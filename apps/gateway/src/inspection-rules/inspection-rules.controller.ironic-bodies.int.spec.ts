@@ -109,6 +109,35 @@ describe("given Ironic's API shape on inspection rules, when rules are written, 
     ).toBe(before);
   });
 
+  it('a one-rule import that is refused says so as any import does: "1 of 1 rules refused … Rule 0:"', async () => {
+    const before = ((await ironic('GET', '/v1/inspection_rules')).body.inspection_rules as Rule[])
+      .length;
+    const json = await call('POST', '/v1/inspection_rules:import', [
+      { description: 'bad op', actions: [{ op: 'explode' }] },
+    ]);
+    expect(json.status).toBe(400);
+    expect(json.fault?.faultstring).toMatch(
+      /^1 of 1 rules refused, none imported\. Rule 0: .*unknown action "explode"/,
+    );
+    const yaml = await call(
+      'POST',
+      '/v1/inspection_rules:import',
+      '- description: none\n  actions: ~\n',
+      'application/yaml',
+    );
+    expect(yaml.status).toBe(400);
+    expect(yaml.fault?.faultstring).toMatch(
+      /^1 of 1 rules refused, none imported\. Rule 0: .*actions/,
+    );
+    // A create still answers with the rule's own error, as Ironic's POST does.
+    const created = await call('POST', '/v1/inspection_rules', { actions: [{ op: 'explode' }] });
+    expect(created.status).toBe(400);
+    expect(created.fault?.faultstring).toMatch(/^Invalid inspection rule: .*explode/);
+    expect(
+      ((await ironic('GET', '/v1/inspection_rules')).body.inspection_rules as Rule[]).length,
+    ).toBe(before);
+  });
+
   it("runs Ironic's trait and capability actions and dotted plugin data paths, in the node patch", async () => {
     const created = await ironic('POST', '/v1/inspection_rules', {
       description: 'traits',
