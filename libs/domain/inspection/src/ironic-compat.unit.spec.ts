@@ -162,6 +162,27 @@ describe('plugin data paths, split on dots as Ironic', () => {
     expect(after.pluginData).toEqual({ a: { c: 2 }, d: 3 });
   });
 
+  it.each(['a/b', 'a.b', 'a/b/'])(
+    'unset-plugin-data %s removes a dict it empties, one level up, as a.b does',
+    (path) => {
+      const after = (plugin_data: Record<string, unknown>) =>
+        run([{ op: 'unset-plugin-data', args: [path] }], { node: {}, plugin_data }).pluginData;
+      expect(after({ a: { b: 1 }, keep: 1 })).toEqual({ keep: 1 });
+      expect(after({ a: { b: 1, c: 2 } })).toEqual({ a: { c: 2 } });
+      expect(after({ a: { c: 2 } })).toEqual({ a: { c: 2 } });
+    },
+  );
+
+  it('unset-plugin-data x/a/b removes only the emptied a, as x.a.b does', () => {
+    for (const path of ['x/a/b', 'x.a.b'])
+      expect(
+        run([{ op: 'unset-plugin-data', args: [path] }], {
+          node: {},
+          plugin_data: { x: { a: { b: 1 } } },
+        }).pluginData,
+      ).toEqual({ x: {} });
+  });
+
   it('a slash inside a path is part of a key where that key exists, as Ironic splits plugin data paths on dots only', () => {
     // Ironic's set/extend/unset-plugin-data split `path` with split('.'); only node and port
     // paths (normalize_path) take slashes.
