@@ -518,6 +518,44 @@ describe('conditions, as Ironic evaluates them', () => {
     expect(holds({ op: 'is-empty', args: ['{inventory[missing]}'] })).toBe(true);
   });
 
+  it('is-empty: a lookup that finds nothing makes the whole value null, so it counts as empty', () => {
+    const data = {
+      node: { driver_info: {} },
+      inventory: { disks: [{ name: 'sda' }], model: 'X1', bmc: null },
+      plugin_data: {},
+    };
+    const empty = (value: unknown, extra: Partial<InspectionRuleStep> = {}) =>
+      holds({ op: 'is-empty', args: [value], ...extra }, data);
+    for (const value of [
+      '{inventory[missing]}',
+      '{inventory[missing][deeper]}',
+      '{node.driver_info[ipmi_address]}',
+      '{node.no_such_attribute}',
+      '{plugin_data[bmc_address]}',
+      'prefix-{inventory[missing]}-suffix',
+      '{inventory[disks][5]}',
+      '{inventory[disks][0][size]}',
+      '{inventory[model][x]}',
+      '{inventory[bmc][address]}',
+    ])
+      expect([value, empty(value)]).toEqual([value, true]);
+    expect(holds({ op: 'is-empty', args: { value: '{inventory[missing]}' } }, data)).toBe(true);
+    expect(empty('{item[missing]}', { loop: [{ a: 1 }] })).toBe(true);
+    expect(empty('{item}', { loop: ['{inventory[missing]}'] })).toBe(true);
+    expect(holds({ op: '!is-empty', args: ['{inventory[missing]}'] }, data)).toBe(false);
+    // Not inside a list or a dict: that holds a null, and is not empty.
+    expect(empty(['{inventory[missing]}'])).toBe(false);
+    expect(empty({ k: '{inventory[missing]}' })).toBe(false);
+    // A missing loop source is an error, not an empty value; so is a missing key in an action.
+    const loopMissing = run([{ op: 'log', args: ['x'] }], data, [
+      { op: 'is-empty', args: ['{item}'], loop: '{inventory[missing]}' },
+    ]);
+    expect(loopMissing.failure).toMatch(/loop must give a list or a dict, got null/);
+    expect(
+      run([{ op: 'set-plugin-data', args: ['x', '{inventory[missing]}'] }], data).failure,
+    ).toMatch(/\{inventory\[missing\]\} does not exist/);
+  });
+
   it('is-true and is-false read strings as Ironic: any case, no spaces around', () => {
     expect(holds({ op: 'is-true', args: ['YES'] })).toBe(true);
     expect(holds({ op: 'is-true', args: [' true'] })).toBe(false);
