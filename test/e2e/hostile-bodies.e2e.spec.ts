@@ -4,7 +4,8 @@ import { DIST, isolatedSettings, removeRun } from './support';
 /**
  * Every route the gateway documents (read from its generated OpenAPI document, so a route added
  * later is covered the day it appears) gets the bodies and parameters that used to slip through:
- * a NUL character in a path parameter, a query parameter, a body value or key; an empty body,
+ * a NUL character in a path parameter, a query parameter, a body value or key; an unpaired UTF-16
+ * surrogate in a body value or key (a JSON Patch's too) or, encoded, in a path; an empty body,
  * `null`, an array, a string, a number, wrongly typed fields, an oversized body, a type that is not
  * JSON. Nothing may answer 5xx, and nothing may be stored: the policies, experiments, leases and
  * inspection rules read the same afterwards, etags included.
@@ -58,6 +59,28 @@ const BODIES: { what: string; body: string; contentType?: string; refused: boole
   },
   { what: 'a NUL in a key', body: '{"a\\u0000b": 1}', refused: true },
   {
+    // JSON.stringify writes each lone surrogate as its escape (`"\\ud800"`), as a client would.
+    what: 'an unpaired UTF-16 surrogate in values',
+    body: JSON.stringify({
+      displayName: 'a\ud800b',
+      description: '\udc00',
+      rules: [{ priority: 1, description: 'x\ud83d' }],
+      firewallPolicy: { displayName: '\ud800', rules: [{ priority: 1, description: '\ud800' }] },
+      annotations: { owner: '\ud800' },
+      etag: '\ud800',
+      startDate: '\ude00',
+      conditions: [{ op: '\ud800' }],
+      actions: [{ op: 'log', args: ['\ud800'] }],
+    }),
+    refused: true,
+  },
+  { what: 'an unpaired UTF-16 surrogate in a key', body: '{"a\\ud800b": 1}', refused: true },
+  {
+    what: 'an unpaired UTF-16 surrogate in a JSON Patch value',
+    body: JSON.stringify([{ op: 'replace', path: '/description', value: '\ud800' }]),
+    refused: true,
+  },
+  {
     what: 'wrongly typed fields',
     body: JSON.stringify({ displayName: 7, rules: 'x', firewallPolicy: 3, reservations: {} }),
     refused: false,
@@ -72,9 +95,14 @@ const BODIES: { what: string; body: string; contentType?: string; refused: boole
 
 const isCustomMethod = (path: string) => /\}?:[A-Za-z]+$/.test(path);
 
+/** A lone surrogate as a client can put it in a path: its UTF-8-style bytes, percent-encoded. */
+const ENCODED_SURROGATE = '%ED%A0%80';
+
 function fill(op: Operation, override: Record<string, string> = {}): string {
   return op.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
-    encodeURIComponent(override[name] ?? SEED_IDS[name] ?? 'ghost').replace(/%2500/g, '%00'),
+    encodeURIComponent(override[name] ?? SEED_IDS[name] ?? 'ghost')
+      .replace(/%2500/g, '%00')
+      .replace(/%25ED%25A0%2580/g, ENCODED_SURROGATE),
   );
 }
 
@@ -83,12 +111,20 @@ function probesOf(op: Operation): Probe[] {
   const withRequired = (path: string) =>
     op.requiredQuery.length ? `${path}?${op.requiredQuery.map((q) => `${q}=hb`).join('&')}` : path;
   for (const param of op.params)
-    probes.push({
-      what: `a NUL in the path parameter ${param}`,
-      method: op.method,
-      path: withRequired(fill(op, { [param]: 'a%00b' })),
-      refused: true,
-    });
+    probes.push(
+      {
+        what: `a NUL in the path parameter ${param}`,
+        method: op.method,
+        path: withRequired(fill(op, { [param]: 'a%00b' })),
+        refused: true,
+      },
+      {
+        what: `an encoded lone surrogate in the path parameter ${param}`,
+        method: op.method,
+        path: withRequired(fill(op, { [param]: `a${ENCODED_SURROGATE}b` })),
+        refused: true,
+      },
+    );
   // A route that changes state gets its NUL query on a resource that does not exist, so that
   // even a route which ignores its query string stores nothing.
   if (op.method === 'GET' || op.params.length > 0) {

@@ -9,7 +9,7 @@ import { consoleSecurityHeaders, isConsoleRequest, serveConsole } from '../conso
 import { runInClientContext } from './client-context';
 import { isCustomMethod, registerBodyParsers } from './body-parsers';
 import { ErrorResponseDto } from './error-response.dto';
-import { GatewayValidationPipe, NulParametersInterceptor } from './input-guards';
+import { GatewayValidationPipe, UnfitParametersInterceptor } from './input-guards';
 import { BEARER_AUTH, BLAZAR_TOKEN_AUTH } from './openapi-security';
 import { securityHeaders } from './security-headers';
 
@@ -56,7 +56,7 @@ export async function configureHttp(nestApp: INestApplication): Promise<void> {
     runInClientContext(metrics, request.headers, reply.raw, done);
   });
   app.useGlobalPipes(new GatewayValidationPipe());
-  app.useGlobalInterceptors(new NulParametersInterceptor());
+  app.useGlobalInterceptors(new UnfitParametersInterceptor());
   const document = SwaggerModule.createDocument(app, openApiConfig());
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
   await serveConsole(fastify, config.CONSOLE_DIR);

@@ -39,6 +39,70 @@ describe('bad input at the gateway: a clear 4xx, nothing stored', () => {
     expect((await call('GET', `${P}/nul`)).status).toBe(404);
   });
 
+  it('refuses an unpaired UTF-16 surrogate in a display name, a rule description, annotations or a PATCH body, naming the field, and stores nothing', async () => {
+    const unpaired = 'must not contain an unpaired UTF-16 surrogate';
+    const refusal = async (method: string, path: string, body: string) => {
+      const answer = await send(method, path, body);
+      return { status: answer.status, violations: violations(answer.body) };
+    };
+    expect(
+      await refusal('POST', `${P}?firewallPolicyId=lone`, '{"displayName":"a\\ud800b"}'),
+    ).toEqual({
+      status: 400,
+      violations: [{ field: 'displayName', description: unpaired }],
+    });
+    expect(
+      await refusal(
+        'POST',
+        `${P}?firewallPolicyId=lone`,
+        '{"rules":[{"priority":1,"description":"\\udc00"}]}',
+      ),
+    ).toEqual({
+      status: 400,
+      violations: [{ field: 'rules[0].description', description: unpaired }],
+    });
+    expect((await call('GET', `${P}/lone`)).status).toBe(404);
+
+    expect(
+      (await call('POST', `${P}?firewallPolicyId=kept`, { displayName: 'kept 😀' })).status,
+    ).toBe(200);
+    const kept = await call('GET', `${P}/kept`);
+    expect(kept.body.displayName).toBe('kept 😀');
+    expect(
+      await refusal('PATCH', `${P}/kept?updateMask=displayName`, '{"displayName":"\\ud83d"}'),
+    ).toEqual({ status: 400, violations: [{ field: 'displayName', description: unpaired }] });
+    const experiments = `${P}/kept/experiments`;
+    expect(
+      await refusal(
+        'POST',
+        `${experiments}?experimentId=lone`,
+        '{"firewallPolicy":{"rules":[]},"annotations":{"owner":"\\ud800"}}',
+      ),
+    ).toEqual({ status: 400, violations: [{ field: 'annotations.owner', description: unpaired }] });
+    expect(
+      await refusal(
+        'POST',
+        `${experiments}?experimentId=lone`,
+        '{"firewallPolicy":{"rules":[]},"annotations":{"\\ud800":"v"}}',
+      ),
+    ).toEqual({
+      status: 400,
+      violations: [{ field: 'annotations["\\ud800"]', description: unpaired }],
+    });
+    expect((await call('GET', `${experiments}/lone`)).status).toBe(404);
+    expect(await call('GET', `${P}/kept`)).toEqual(kept);
+  });
+
+  it('answers a path that is not UTF-8 once decoded (an encoded lone surrogate) 400 in the error model', async () => {
+    const answer = await send('GET', `${P}/%ED%A0%80`);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({
+      code: 400,
+      status: 'INVALID_ARGUMENT',
+      message: 'The request path is not valid percent-encoded UTF-8.',
+    });
+  });
+
   it('refuses a NUL character in a path or query parameter, naming it', async () => {
     const inPath = await call('GET', `${P}/a%00b`);
     expect(inPath.status).toBe(400);

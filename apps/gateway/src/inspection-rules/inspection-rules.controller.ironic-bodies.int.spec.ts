@@ -109,6 +109,75 @@ describe("given Ironic's API shape on inspection rules, when rules are written, 
     ).toBe(before);
   });
 
+  it('a one-rule import that is refused says so as any import does: "1 of 1 rules refused … Rule 0:"', async () => {
+    const before = ((await ironic('GET', '/v1/inspection_rules')).body.inspection_rules as Rule[])
+      .length;
+    const json = await call('POST', '/v1/inspection_rules:import', [
+      { description: 'bad op', actions: [{ op: 'explode' }] },
+    ]);
+    expect(json.status).toBe(400);
+    expect(json.fault?.faultstring).toMatch(
+      /^1 of 1 rules refused, none imported\. Rule 0: .*unknown action "explode"/,
+    );
+    const yaml = await call(
+      'POST',
+      '/v1/inspection_rules:import',
+      '- description: none\n  actions: ~\n',
+      'application/yaml',
+    );
+    expect(yaml.status).toBe(400);
+    expect(yaml.fault?.faultstring).toMatch(
+      /^1 of 1 rules refused, none imported\. Rule 0: .*actions/,
+    );
+    // A create still answers with the rule's own error, as Ironic's POST does.
+    const created = await call('POST', '/v1/inspection_rules', { actions: [{ op: 'explode' }] });
+    expect(created.status).toBe(400);
+    expect(created.fault?.faultstring).toMatch(/^Invalid inspection rule: .*explode/);
+    expect(
+      ((await ironic('GET', '/v1/inspection_rules')).body.inspection_rules as Rule[]).length,
+    ).toBe(before);
+  });
+
+  it('refuses an unpaired UTF-16 surrogate anywhere in a rule, naming the field, on create, patch and import (JSON or YAML)', async () => {
+    const before = (await call('GET', '/v1/inspection_rules?detail=true')).body;
+    const created = await call('POST', '/v1/inspection_rules', {
+      description: 'rack \ud800',
+      actions: [{ op: 'log', args: ['x'] }],
+    });
+    expect(created.status).toBe(400);
+    expect(created.fault?.faultstring).toBe(
+      'description must not contain an unpaired UTF-16 surrogate.',
+    );
+    const imported = await call('POST', '/v1/inspection_rules:import', [
+      { actions: [{ op: 'log', args: ['\udc00'] }] },
+    ]);
+    expect(imported.status).toBe(400);
+    expect(imported.fault?.faultstring).toBe(
+      '[0].actions[0].args[0] must not contain an unpaired UTF-16 surrogate.',
+    );
+    // YAML's own escape: only the service, once it has read the YAML, can see it.
+    const yaml = await call(
+      'POST',
+      '/v1/inspection_rules:import',
+      '- description: "rack \\ud800"\n  actions: [{op: log, args: [x]}]\n',
+      'application/yaml',
+    );
+    expect(yaml.status).toBe(400);
+    expect(yaml.fault?.faultstring).toBe(
+      '1 of 1 rules refused, none imported. Rule 0: Invalid inspection rule: description: must not contain unpaired UTF-16 surrogates.',
+    );
+    const rule = await call('POST', '/v1/inspection_rules', logRule('surrogates', 5));
+    const patched = await call('PATCH', `/v1/inspection_rules/${rule.body.uuid}`, [
+      { op: 'replace', path: '/description', value: '\ud83d' },
+    ]);
+    expect(patched.status).toBe(400);
+    expect(patched.fault?.faultstring).toBe(
+      '[0].value must not contain an unpaired UTF-16 surrogate.',
+    );
+    await call('DELETE', `/v1/inspection_rules/${rule.body.uuid}`);
+    expect((await call('GET', '/v1/inspection_rules?detail=true')).body).toEqual(before);
+  });
+
   it("runs Ironic's trait and capability actions and dotted plugin data paths, in the node patch", async () => {
     const created = await ironic('POST', '/v1/inspection_rules', {
       description: 'traits',

@@ -35,13 +35,15 @@ describe('given inspection events over JetStream, when one comes again or is mal
     );
     // NUL in an id: refused up front, rather than failing to store five times.
     await stream.publish('main', { id: 'evt-\u0000' });
+    // An unpaired surrogate in an id (`"\ud800"` in the JSON): refused, not stored as U+FFFD.
+    await stream.publish('main', '{"id":"evt-\\ud800"}');
     const letters = await eventually(
       async () => {
         const jsm = await stream.nc.jetstreamManager();
         const info = await jsm.streams
           .info(stream.ns.stream(DEAD_LETTER_STREAM.name))
           .catch(() => undefined);
-        if (!info || info.state.messages < 4) return undefined;
+        if (!info || info.state.messages < 5) return undefined;
         const reasons: string[] = [];
         for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
           const stored = await jsm.streams.getMessage(stream.ns.stream(DEAD_LETTER_STREAM.name), {
@@ -51,12 +53,15 @@ describe('given inspection events over JetStream, when one comes again or is mal
         }
         return reasons;
       },
-      { what: 'two dead letters' },
+      { what: 'five dead letters' },
     );
     expect(letters[0]).toBe('inspection event is not JSON');
     expect(letters[1]).toMatch(/invalid inspection event: .*id.*ports/);
     expect(letters[2]).toBe('inspection event is not UTF-8');
     expect(letters[3]).toBe('invalid inspection event: id: must not contain control characters');
+    expect(letters[4]).toBe(
+      'invalid inspection event: id: must not contain an unpaired UTF-16 surrogate',
+    );
     await stream.publish('main', { ...dellEvent('evt-later'), node: { auto_discovered: false } });
     expect((await stream.resultOf('evt-later')).eventId).toBe('evt-later');
   });

@@ -1,3 +1,4 @@
+import { FIELD_WORDING, textProblem } from '@rollout/platform/errors';
 import { z } from 'zod';
 
 export {
@@ -11,12 +12,17 @@ const object = z.record(z.string(), z.unknown());
 
 /** What an inspection agent publishes; anything else is dead-lettered with the reason. */
 export const inspectionEventSchema = z.object({
-  // Control characters have no place in an id (and Postgres text cannot hold NUL).
+  // Control characters have no place in an id (and Postgres text cannot hold NUL); an unpaired
+  // surrogate would be stored as U+FFFD, making two ids one.
   id: z
     .string()
     .min(1)
     .max(256)
-    .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters'),
+    .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
+    .refine(
+      (id) => textProblem(id) !== FIELD_WORDING.unpairedSurrogate,
+      FIELD_WORDING.unpairedSurrogate,
+    ),
   node: object.nullable().optional(),
   ports: z.array(object).max(10_000).default([]),
   port_groups: z.array(object).max(10_000).default([]),

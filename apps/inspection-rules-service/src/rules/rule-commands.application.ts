@@ -144,8 +144,10 @@ export class RuleCommands {
         });
         rules.push({ ...fields, uuid: fields.uuid ?? randomUUID() });
       } catch (error) {
+        // An import names each refused rule ("1 of 1 rules refused, … Rule 0: …"), even its only
+        // one; a create answers with the rule's own error, as Ironic's POST does.
         if (
-          inputs.length > 1 &&
+          kind === 'imported' &&
           error instanceof StatusError &&
           error.status === 'INVALID_ARGUMENT'
         )

@@ -79,7 +79,7 @@ describe('node attribute paths, as Ironic reads them', () => {
       run([{ op: 'set-attribute', args: ['/driver', { name: 'ipmi' }] }], {
         node: { driver: 'ipmi' },
       }).failure,
-    ).toMatch(/node \/driver is a string: it cannot be set to a dict/);
+    ).toMatch(/A string is required in field driver, not a dict/);
     expect(
       run([{ op: 'set-attribute', args: ['/properties', 'none'] }], { node: { properties: {} } })
         .failure,
@@ -87,6 +87,87 @@ describe('node attribute paths, as Ironic reads them', () => {
     expect(
       run([{ op: 'set-attribute', args: ['/driver/x', 1] }], { node: { driver: 'ipmi' } }).failure,
     ).toMatch(/node \/driver is a string, not a dict/);
+  });
+
+  const setOn = (path: string, value: unknown, node: Record<string, unknown> = { uuid: 'n1' }) => {
+    const result = run([{ op: 'set-attribute', args: { path, value } }], { node });
+    return result.failure ?? fullView(result).node_patch;
+  };
+
+  it.each([
+    [false, 'False'],
+    [true, 'True'],
+    [5, '5'],
+    [-3, '-3'],
+    [1.5, '1.5'],
+    [0.1, '0.1'],
+    [1e-5, '1e-05'],
+    [2.5e-7, '2.5e-07'],
+    [1e21, '1000000000000000000000'],
+    ['ipmi', 'ipmi'],
+  ])('set-attribute /name of %j stores %j, as str() in oslo String.coerce', (value, stored) => {
+    expect(setOn('/name', value)).toEqual([{ op: 'add', path: '/name', value: stored }]);
+  });
+
+  it.each([
+    'name',
+    'driver',
+    'description',
+    'owner',
+    'lessee',
+    'resource_class',
+    'conductor_group',
+    'boot_interface',
+    'deploy_interface',
+    'firmware_interface',
+    'vendor_interface',
+    'maintenance_reason',
+    'protected_reason',
+    'retired_reason',
+    'last_error',
+    'fault',
+    'provision_state',
+    'power_state',
+    'boot_mode',
+    'shard',
+    'parent_node',
+    'instance_name',
+    'health',
+    'reservation',
+  ])('the string field %s takes a number or a boolean as Python writes it', (field) => {
+    expect(setOn(`/${field}`, 7)).toEqual([{ op: 'add', path: `/${field}`, value: '7' }]);
+    expect(setOn(field, false, { [field]: 'before' })).toEqual([
+      { op: 'add', path: `/${field}`, value: 'False' },
+    ]);
+  });
+
+  it('a string field takes null (it is nullable), and refuses a dict or a list as oslo does', () => {
+    expect(setOn('/driver', null, { driver: 'ipmi' })).toEqual([
+      { op: 'add', path: '/driver', value: null },
+    ]);
+    expect(setOn('/driver', { a: 1 })).toMatch(/A string is required in field driver, not a dict/);
+    expect(setOn('/name', ['a'])).toMatch(/A string is required in field name, not a list/);
+  });
+
+  it("coerces only the node object's own string fields: values inside dict fields and other fields keep their type", () => {
+    expect(setOn('/driver_info/port', 623, { driver_info: {} })).toEqual([
+      { op: 'add', path: '/driver_info/port', value: 623 },
+    ]);
+    expect(setOn('/extra/name', false, { extra: {} })).toEqual([
+      { op: 'add', path: '/extra/name', value: false },
+    ]);
+    expect(setOn('/maintenance', true, { maintenance: false })).toEqual([
+      { op: 'add', path: '/maintenance', value: true },
+    ]);
+    expect(setOn('/custom_field', 5)).toEqual([{ op: 'add', path: '/custom_field', value: 5 }]);
+  });
+
+  it('a template giving a number is stored as its text in a string field', () => {
+    const result = run([{ op: 'set-attribute', args: ['/name', '{inventory[cpu][count]}'] }], {
+      node: {},
+      inventory: { cpu: { count: 8 } },
+    });
+    expect(fullView(result).node_patch).toEqual([{ op: 'add', path: '/name', value: '8' }]);
   });
 
   it('del-attribute of a path that does not exist is an error, as Ironic (KeyError)', () => {
@@ -160,6 +241,27 @@ describe('plugin data paths, split on dots as Ironic', () => {
       plugin_data: { a: { b: 1, c: 2 }, d: 3 },
     });
     expect(after.pluginData).toEqual({ a: { c: 2 }, d: 3 });
+  });
+
+  it.each(['a/b', 'a.b', 'a/b/'])(
+    'unset-plugin-data %s removes a dict it empties, one level up, as a.b does',
+    (path) => {
+      const after = (plugin_data: Record<string, unknown>) =>
+        run([{ op: 'unset-plugin-data', args: [path] }], { node: {}, plugin_data }).pluginData;
+      expect(after({ a: { b: 1 }, keep: 1 })).toEqual({ keep: 1 });
+      expect(after({ a: { b: 1, c: 2 } })).toEqual({ a: { c: 2 } });
+      expect(after({ a: { c: 2 } })).toEqual({ a: { c: 2 } });
+    },
+  );
+
+  it('unset-plugin-data x/a/b removes only the emptied a, as x.a.b does', () => {
+    for (const path of ['x/a/b', 'x.a.b'])
+      expect(
+        run([{ op: 'unset-plugin-data', args: [path] }], {
+          node: {},
+          plugin_data: { x: { a: { b: 1 } } },
+        }).pluginData,
+      ).toEqual({ x: {} });
   });
 
   it('a slash inside a path is part of a key where that key exists, as Ironic splits plugin data paths on dots only', () => {
@@ -414,6 +516,44 @@ describe('conditions, as Ironic evaluates them', () => {
     for (const value of [' ', 'none', 0, false, [0]])
       expect(holds({ op: 'is-empty', args: [value] })).toBe(false);
     expect(holds({ op: 'is-empty', args: ['{inventory[missing]}'] })).toBe(true);
+  });
+
+  it('is-empty: a lookup that finds nothing makes the whole value null, so it counts as empty', () => {
+    const data = {
+      node: { driver_info: {} },
+      inventory: { disks: [{ name: 'sda' }], model: 'X1', bmc: null },
+      plugin_data: {},
+    };
+    const empty = (value: unknown, extra: Partial<InspectionRuleStep> = {}) =>
+      holds({ op: 'is-empty', args: [value], ...extra }, data);
+    for (const value of [
+      '{inventory[missing]}',
+      '{inventory[missing][deeper]}',
+      '{node.driver_info[ipmi_address]}',
+      '{node.no_such_attribute}',
+      '{plugin_data[bmc_address]}',
+      'prefix-{inventory[missing]}-suffix',
+      '{inventory[disks][5]}',
+      '{inventory[disks][0][size]}',
+      '{inventory[model][x]}',
+      '{inventory[bmc][address]}',
+    ])
+      expect([value, empty(value)]).toEqual([value, true]);
+    expect(holds({ op: 'is-empty', args: { value: '{inventory[missing]}' } }, data)).toBe(true);
+    expect(empty('{item[missing]}', { loop: [{ a: 1 }] })).toBe(true);
+    expect(empty('{item}', { loop: ['{inventory[missing]}'] })).toBe(true);
+    expect(holds({ op: '!is-empty', args: ['{inventory[missing]}'] }, data)).toBe(false);
+    // Not inside a list or a dict: that holds a null, and is not empty.
+    expect(empty(['{inventory[missing]}'])).toBe(false);
+    expect(empty({ k: '{inventory[missing]}' })).toBe(false);
+    // A missing loop source is an error, not an empty value; so is a missing key in an action.
+    const loopMissing = run([{ op: 'log', args: ['x'] }], data, [
+      { op: 'is-empty', args: ['{item}'], loop: '{inventory[missing]}' },
+    ]);
+    expect(loopMissing.failure).toMatch(/loop must give a list or a dict, got null/);
+    expect(
+      run([{ op: 'set-plugin-data', args: ['x', '{inventory[missing]}'] }], data).failure,
+    ).toMatch(/\{inventory\[missing\]\} does not exist/);
   });
 
   it('is-true and is-false read strings as Ironic: any case, no spaces around', () => {

@@ -38,13 +38,30 @@ export function invalid(prefix: string, violations: Violation[]): StatusError {
   );
 }
 
-/** Whether a string or a key anywhere in the value holds a NUL character (Postgres JSON refuses them). */
-function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(hasNul);
-  if (isPlainObject(value))
-    return Object.entries(value).some(([k, v]) => k.includes('\u0000') || hasNul(v));
-  return false;
+/** A high surrogate without its low one, or a low one without its high one. */
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * What makes a string or a key anywhere in the value unstorable, or undefined: a NUL character
+ * (Postgres JSON refuses them) or an unpaired UTF-16 surrogate (not Unicode text: Postgres JSON
+ * refuses `"\ud800"`, and UTF-8 cannot carry it). YAML imports reach here with either.
+ */
+function unstorableText(value: unknown): string | undefined {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) return 'must not contain NUL characters';
+    if (UNPAIRED_SURROGATE.test(value)) return 'must not contain unpaired UTF-16 surrogates';
+    return undefined;
+  }
+  const children = Array.isArray(value)
+    ? value
+    : isPlainObject(value)
+      ? Object.entries(value).flat()
+      : [];
+  for (const child of children) {
+    const problem = unstorableText(child);
+    if (problem) return problem;
+  }
+  return undefined;
 }
 
 /**
@@ -109,7 +126,8 @@ export function validateRule(input: unknown, options: ValidateOptions = {}): Rul
   if (Array.isArray(input.actions) && input.actions.length === 0)
     add('actions', 'must not be empty');
   for (const field of ['description', 'scope', 'conditions', 'actions'] as const) {
-    if (hasNul(input[field])) add(field, 'must not contain NUL characters');
+    const problem = unstorableText(input[field]);
+    if (problem) add(field, problem);
   }
   if (violations.length) throw invalid('Invalid inspection rule', violations);
   const scope =

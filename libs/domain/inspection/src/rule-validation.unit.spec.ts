@@ -113,6 +113,15 @@ describe('rule validation', () => {
       { description: 'nul\u0000', actions: [{ op: 'log', args: ['x\u0000'] }] },
       /description: must not contain NUL characters; actions: must not contain NUL/,
     ],
+    [
+      {
+        description: 'a\ud800',
+        scope: '\udc00b',
+        conditions: [{ op: 'eq', args: { values: ['\ud83d\ude00', '\ud83d'] } }],
+        actions: [{ op: 'log', args: { '\ude00': 'x' } }],
+      },
+      /description: must not contain unpaired UTF-16 surrogates; scope: must not contain unpaired UTF-16 surrogates; conditions: must not contain unpaired UTF-16 surrogates; actions: must not contain unpaired UTF-16 surrogates/,
+    ],
     [{ steps: [], actions: [{ op: 'log', args: ['x'] }] }, /steps: unknown field/],
     [[{ actions: [] }], /must be a JSON object/],
   ])('refuses %j, naming the problem', (input, message) => {
@@ -137,6 +146,11 @@ describe('rule validation', () => {
         validateRule({ conditions: [{ op: 'eq', args }], actions: [{ op: 'log', args: ['x'] }] })
           .conditions,
       ).toEqual([{ op: 'eq', args }]);
+  });
+
+  it('takes text outside the Basic Multilingual Plane (a surrogate pair)', () => {
+    const rule = { description: 'rack 😀', actions: [{ op: 'log', args: ['\ud83d\ude00'] }] };
+    expect(validateRule(rule)).toMatchObject(rule);
   });
 
   it('lets built-in rules use reserved priorities', () => {

@@ -94,7 +94,20 @@ export function pythonStr(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === null || value === undefined) return 'None';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
-  if (typeof value === 'number')
-    return Number.isFinite(value) ? String(value) : value > 0 ? 'inf' : value < 0 ? '-inf' : 'nan';
+  if (typeof value === 'number') return pythonNumber(value);
   return pythonRepr(value);
+}
+
+/**
+ * Python's `str` of a JSON number: a whole number as the `int` Python's JSON reader makes of
+ * it (every digit), any other as a `float`'s repr: the shortest digits that read back (as
+ * JavaScript's), in exponent form below 1e-4 with at least two exponent digits (`1e-05`).
+ */
+function pythonNumber(value: number): string {
+  if (!Number.isFinite(value)) return value > 0 ? 'inf' : value < 0 ? '-inf' : 'nan';
+  if (Number.isInteger(value)) return BigInt(value).toString();
+  const [digits, exponent] = value.toExponential().split('e');
+  const power = Number(exponent);
+  if (power >= -4) return String(value);
+  return `${digits}e-${String(-power).padStart(2, '0')}`;
 }

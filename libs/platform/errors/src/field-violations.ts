@@ -16,8 +16,24 @@ export const FIELD_WORDING = {
   unknown: 'unknown field',
   required: 'required',
   nul: 'must not contain a NUL character',
+  unpairedSurrogate: 'must not contain an unpaired UTF-16 surrogate',
   notObject: 'must be a JSON object',
 };
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * What makes a text unfit for any field, in the project's wording, or undefined: a NUL
+ * character (Postgres refuses U+0000 in text and jsonb) or an unpaired UTF-16 surrogate
+ * (`"\ud800"` in JSON: not Unicode text, which Postgres refuses in jsonb and UTF-8 cannot
+ * carry).
+ */
+export function textProblem(text: string): string | undefined {
+  if (text.includes('\u0000')) return FIELD_WORDING.nul;
+  if (UNPAIRED_SURROGATE.test(text)) return FIELD_WORDING.unpairedSurrogate;
+  return undefined;
+}
 
 /** At most this many violations in one answer: a huge bad body must not make a huger error. */
 const MAX_VIOLATIONS = 20;

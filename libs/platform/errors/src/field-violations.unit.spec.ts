@@ -1,5 +1,5 @@
 import type { ValidationError } from 'class-validator';
-import { invalidFields, violationsOf } from './field-violations';
+import { invalidFields, textProblem, violationsOf } from './field-violations';
 
 const error = (
   property: string,
@@ -57,5 +57,24 @@ describe("class-validator's errors in the project's one wording", () => {
       status: 'INVALID_ARGUMENT',
       message: 'colour is an unknown field; pageSize must be at most 1000.',
     });
+  });
+
+  it.each([
+    ['a lone high surrogate', 'a\ud800b', 'must not contain an unpaired UTF-16 surrogate'],
+    ['a lone low surrogate', '\udc00', 'must not contain an unpaired UTF-16 surrogate'],
+    ['a reversed pair', '\ude00\ud83d', 'must not contain an unpaired UTF-16 surrogate'],
+    ['a NUL', 'a\u0000', 'must not contain a NUL character'],
+  ])('says what makes a text unfit for any field: %s', (_, text, problem) => {
+    expect(textProblem(text)).toBe(problem);
+  });
+
+  it('finds nothing wrong with ordinary text, astral characters (surrogate pairs) included', () => {
+    expect(['', 'plain', 'ünïcödé', '😀 rack 7', '\ud83d\ude00'].map(textProblem)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { StatusError } from '@rollout/contracts';
 import type { BaseConfig } from '@rollout/platform/config';
 import { ErrorFilter } from '@rollout/platform/errors';
 import { REQUEST_ID_HEADER, RpcRequestLogging, httpRequestId } from '@rollout/platform/logging';
@@ -17,6 +18,7 @@ import {
   SharedAssertionIds,
   parseBusKey,
 } from '@rollout/platform/nats';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { NatsConnection } from 'nats';
 import { Logger } from 'nestjs-pino';
 
@@ -47,6 +49,16 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
   const adapter = new FastifyAdapter({
     bodyLimit: options.bodyLimitBytes,
     genReqId: httpRequestId,
+    // What the router refuses before any route runs (a path that is not UTF-8 once
+    // percent-decoded, such as an encoded lone surrogate) is answered in the one error model.
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      const status = StatusError.invalidArgument(
+        error.code === 'FST_ERR_BAD_URL'
+          ? 'The request path is not valid percent-encoded UTF-8.'
+          : error.message,
+      ).toStatus();
+      void reply.code(status.code).send({ error: status });
+    },
   });
   // Every response names its request, as every log line about it does.
   adapter.getInstance().addHook('onRequest', (request, reply, done) => {
