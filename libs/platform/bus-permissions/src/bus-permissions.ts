@@ -206,7 +206,8 @@ export function busPermissions(
     case 'evaluator': {
       // Auto-stop is its one call to another service (stopPreview, with its system key). It
       // reads TRAFFIC through the shared durable, and with a backtest's consumer filtered to
-      // traffic; it follows the state bucket with an ordered consumer, and never writes it.
+      // traffic; it follows the state bucket with an ordered consumer, and never writes it. A
+      // report's lag gets the oldest unread TRAFFIC message by sequence: one it reads anyway.
       const traffic = ns.stream(TRAFFIC_STREAM);
       return service(
         ns,
@@ -216,7 +217,7 @@ export function busPermissions(
         [PREVIEW_LOGS_SUBJECTS, 'deadletter.v1.>', EXPERIMENT_SUBJECTS.stopPreview],
         {
           info: [traffic, ns.stream(PREVIEW_LOGS_STREAM), deadLetters, state],
-          get: [state],
+          get: [state, traffic],
           durables: [[traffic, TRAFFIC_DURABLE]],
           ephemeral: [
             [traffic, ns.subject('traffic.>')],
