@@ -36,7 +36,7 @@ describe('what the postgres-roles Job provisions, from its environment', () => {
       /DATABASE_ROLES must be role:schema pairs of lower-case SQL identifiers/,
     );
     expect(() => provisioningFrom({ ...env, DATABASE_SSL_MODE: 'prefer' })).toThrow(
-      /DATABASE_SSL_MODE must be disable, require or verify-full/,
+      /DATABASE_SSL_MODE must be disable, require, verify-ca or verify-full/,
     );
   });
 
