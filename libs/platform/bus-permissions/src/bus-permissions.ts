@@ -11,7 +11,6 @@ import {
   PREVIEW_LOGS_SUBJECTS,
   PREVIEW_SUBJECTS,
   STATE_KEY_PREFIX,
-  STATE_POSITION_KEY,
   TRAFFIC_STREAM,
   inspectionEventSubject,
   serviceInfoSubject,
@@ -261,15 +260,15 @@ export function busPermissions(
       // Every major of traffic (`traffic.v1`, `traffic.v2alpha`…), for these projects only; the inbox is for JetStream's publish acks.
       // The importer checks that a target policy is live before publishing (its events would
       // be dead-lettered otherwise): a direct get of its projects' policy keys in the state
-      // bucket, the key in the request's subject so the server checks it, and of the bucket's
-      // position key (whether it is filled). No other key, no consumer, no stream info.
+      // bucket, the key in the request's subject so the server checks it. No other key: not the
+      // relay's position key, which moves with every project's changes (a global activity
+      // counter in its headers, sequence and time); no consumer, no stream info.
       const directGet = (key: string) => `$JS.API.DIRECT.GET.${state}.$KV.${bucket}.${key}`;
       return {
         publish: {
           allow: [
             ...role.projects.map((project) => ns.subject(`traffic.*.${project}.>`)),
             ...role.projects.map((project) => directGet(`${STATE_KEY_PREFIX}policy.${project}.>`)),
-            directGet(STATE_POSITION_KEY),
           ],
         },
         subscribe: { allow: [inbox] },
