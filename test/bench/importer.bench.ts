@@ -6,6 +6,7 @@
  *
  *   npm run bench -- test/bench/importer.bench.ts   (BENCH_LINES, BENCH_ROUNDS)
  */
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -213,6 +214,7 @@ async function main(): Promise<void> {
           policy: 'edge',
           routes: [],
           defaultDirection: 'INGRESS',
+          idKey: randomBytes(32),
           restamp: false,
           rounds: 1,
           namespace,

@@ -1,4 +1,4 @@
-import { baseConfigSchema, databaseConfigSchema } from '@rollout/platform/config';
+import { baseConfigSchema, checkDatabaseTls, databaseConfigSchema } from '@rollout/platform/config';
 import { ADAPTER_NAME } from '@rollout/contracts';
 import { z } from 'zod';
 
@@ -9,7 +9,7 @@ const nonNegativeInt = (fallback: number) =>
     .min(0, 'must be an integer ≥ 0')
     .default(fallback);
 
-export const configSchema = z.object({
+const settings = z.object({
   ...baseConfigSchema(3010).shape,
   ...databaseConfigSchema('budget_adapter').shape,
   /** The adapter's name: its subjects are `adapter.v1.<name>.*`, its queue group `<name>`. */
@@ -24,6 +24,9 @@ export const configSchema = z.object({
   /** `validDuration` (ms) of quota grants. */
   BUDGET_QUOTA_VALID_DURATION_MS: nonNegativeInt(60_000),
 });
+
+/** Production refuses a Postgres connection whose server is not verified (checkDatabaseTls). */
+export const configSchema = settings.superRefine(checkDatabaseTls);
 
 export type Config = z.output<typeof configSchema>;
 export const BUDGET_ADAPTER_CONFIG = Symbol('BUDGET_ADAPTER_CONFIG');

@@ -1,7 +1,12 @@
-import { baseConfigSchema, databaseConfigSchema, positiveInt } from '@rollout/platform/config';
+import {
+  baseConfigSchema,
+  checkDatabaseTls,
+  databaseConfigSchema,
+  positiveInt,
+} from '@rollout/platform/config';
 import { z } from 'zod';
 
-export const configSchema = z.object({
+const settings = z.object({
   ...baseConfigSchema(3003).shape,
   ...databaseConfigSchema('enforcement').shape,
   /**
@@ -31,6 +36,9 @@ export const configSchema = z.object({
   ENFORCEMENT_RETRY_MAX_MS: positiveInt(300_000),
   ENFORCEMENT_ON_END_MAX_ATTEMPTS: positiveInt(20),
 });
+
+/** Production refuses a Postgres connection whose server is not verified (checkDatabaseTls). */
+export const configSchema = settings.superRefine(checkDatabaseTls);
 
 export type Config = z.output<typeof configSchema>;
 export const ENFORCEMENT_SERVICE_CONFIG = Symbol('ENFORCEMENT_SERVICE_CONFIG');

@@ -2,6 +2,7 @@ import {
   baseConfigSchema,
   booleanFlag,
   busSigningKey,
+  checkDatabaseTls,
   databaseConfigSchema,
   positiveInt,
 } from '@rollout/platform/config';
@@ -75,6 +76,7 @@ export const configSchema = z
     PREVIEW_LOGS_PER_EXPERIMENT: booleanFlag(true),
   })
   .superRefine((config, ctx) => {
+    checkDatabaseTls(config, ctx);
     if (config.NODE_ENV === 'production' && !config.BUS_SIGNING_KEY) {
       ctx.addIssue({
         code: 'custom',

@@ -1,7 +1,7 @@
-import { baseConfigSchema, databaseConfigSchema } from '@rollout/platform/config';
+import { baseConfigSchema, checkDatabaseTls, databaseConfigSchema } from '@rollout/platform/config';
 import { z } from 'zod';
 
-export const configSchema = z.object({
+const settings = z.object({
   ...baseConfigSchema(3004).shape,
   ...databaseConfigSchema('inspection').shape,
   /** YAML file of built-in inspection rules, read once at start. */
@@ -16,6 +16,9 @@ export const configSchema = z.object({
     .enum(['always', 'never', 'sensitive'], { error: 'must be always, never or sensitive' })
     .default('always'),
 });
+
+/** Production refuses a Postgres connection whose server is not verified (checkDatabaseTls). */
+export const configSchema = settings.superRefine(checkDatabaseTls);
 
 export type Config = z.output<typeof configSchema>;
 export const INSPECTION_CONFIG = Symbol('INSPECTION_CONFIG');

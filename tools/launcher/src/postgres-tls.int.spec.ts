@@ -132,6 +132,14 @@ describe('TLS to Postgres', () => {
     );
   });
 
+  it('connects with verify-ca to the server its CA signed under any name, and refuses another CA', async () => {
+    const source = await open('127.0.0.1', { mode: 'verify-ca', rootCert: ours.ca });
+    expect(await encrypted(source)).toBe(true);
+    await expect(open('127.0.0.1', { mode: 'verify-ca', rootCert: stranger.ca })).rejects.toThrow(
+      /cannot connect to Postgres at .*: (Error: )?unable to verify the first certificate/,
+    );
+  });
+
   it('encrypts without verifying under require, and speaks plain TCP when disabled', async () => {
     expect(await encrypted(await open('127.0.0.1', { mode: 'require' }))).toBe(true);
     expect(await encrypted(await open('127.0.0.1', { mode: 'disable' }))).toBe(false);

@@ -2,18 +2,27 @@
  * The Postgres provisioning step of Kubernetes (the `postgres-roles` Job, before the services,
  * as migrations are): as an admin (DATABASE_URL: a superuser), gives each service its own role
  * owning only its own schema, the same step the launcher runs for `npm start`. Idempotent. A
- * role's password comes from DATABASE_ROLE_PASSWORD_<ROLE> (upper case); unset, it is left as is.
+ * role's password comes from DATABASE_ROLE_PASSWORD_<ROLE> (upper case, printable ASCII); unset,
+ * it is left as is. It reaches Postgres as a SCRAM verifier, and is never printed: the line says
+ * whether each password was set, kept, or reset because it was not the provisioned one.
  *
  * Run from any service image: node dist/tools/launcher/src/provision-postgres.js
  */
 import {
+  ConfigError,
   commaSeparated,
   loadConfig,
   optionalSecret,
   postgresSslMode,
   postgresUrl,
 } from '@rollout/platform/config';
-import { ServiceRole, pgSslOptions, provisionServiceRoles } from '@rollout/platform/postgres';
+import {
+  PasswordOutcome,
+  ServiceRole,
+  passwordProblem,
+  pgSslOptions,
+  provisionServiceRoles,
+} from '@rollout/platform/postgres';
 import { Client } from 'pg';
 import { z } from 'zod';
 
@@ -51,23 +60,35 @@ export function provisioningFrom(env: Record<string, string | undefined>): Provi
     },
     roles: config.DATABASE_ROLES.map((pair) => {
       const [role, schema] = pair.split(':');
-      const password = env[`DATABASE_ROLE_PASSWORD_${role.toUpperCase()}`] || undefined;
+      const variable = `DATABASE_ROLE_PASSWORD_${role.toUpperCase()}`;
+      const password = env[variable] || undefined;
+      const problem = password === undefined ? undefined : passwordProblem(password);
+      if (problem) throw new ConfigError([`${variable} ${problem} (value hidden)`]);
       return { role, schema, ...(password ? { password } : {}) };
     }),
   };
 }
+
+const SAID: Record<PasswordOutcome, string> = {
+  set: ' (password set)',
+  kept: ' (password kept: it is the provisioned one)',
+  reset:
+    ' (password reset: it was not the provisioned one; changed since the last provisioning, or a new one is provisioned)',
+  untouched: '',
+};
 
 /** Provisions the roles; resolves with the line to print. */
 export async function provisionPostgres(env: Record<string, string | undefined>): Promise<string> {
   const { client: options, roles } = provisioningFrom(env);
   const client = new Client({ ...options, connectionTimeoutMillis: 10_000 });
   await client.connect();
+  let provisioned;
   try {
-    await provisionServiceRoles(client, roles);
+    provisioned = await provisionServiceRoles(client, roles);
   } finally {
     await client.end().catch(() => undefined);
   }
-  return `provisioned ${roles.map((r) => `role ${r.role}, owner of schema ${r.schema}${r.password ? ' (password set)' : ''}`).join('; ')}`;
+  return `provisioned ${provisioned.map((r) => `role ${r.role}, owner of schema ${r.schema}${SAID[r.password]}`).join('; ')}`;
 }
 
 if (require.main === module) {

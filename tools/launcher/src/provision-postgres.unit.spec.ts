@@ -36,7 +36,16 @@ describe('what the postgres-roles Job provisions, from its environment', () => {
       /DATABASE_ROLES must be role:schema pairs of lower-case SQL identifiers/,
     );
     expect(() => provisioningFrom({ ...env, DATABASE_SSL_MODE: 'prefer' })).toThrow(
-      /DATABASE_SSL_MODE must be disable, require or verify-full/,
+      /DATABASE_SSL_MODE must be disable, require, verify-ca or verify-full/,
     );
+  });
+
+  it('refuses a role password Postgres would normalise before hashing, without printing it', () => {
+    const refusal = () =>
+      provisioningFrom({ ...env, DATABASE_ROLE_PASSWORD_EXPERIMENT: 'pässwört-secret' });
+    expect(refusal).toThrow(
+      /DATABASE_ROLE_PASSWORD_EXPERIMENT must be printable ASCII .*\(value hidden\)/,
+    );
+    expect(refusal).not.toThrow(/pässwört-secret/);
   });
 });

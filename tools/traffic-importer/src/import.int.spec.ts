@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,9 @@ interface FormatCase {
   /** The event of the first good record, without its id. */
   first: Omit<TrafficEvent, 'id'>;
 }
+
+/** The installation's event id key, one for the file: a re-import gets the same ids. */
+const ID_KEY = randomBytes(32);
 
 const ZEEK_FIELDS =
   '#fields\tts\tuid\tid.orig_h\tid.orig_p\tid.resp_h\tid.resp_p\tproto\tlocal_orig\tlocal_resp';
@@ -274,6 +278,7 @@ describe('rollout-traffic import with JetStream', () => {
       defaultDirection: 'INGRESS',
       restamp: false,
       rounds: 1,
+      idKey: ID_KEY,
       namespace,
     }));
 

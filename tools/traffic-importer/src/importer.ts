@@ -33,6 +33,8 @@ export interface ImportOptions {
   rounds: number;
   /** Mixed into every event id, so that importing the same records again is new traffic. */
   idSalt?: string;
+  /** The installation's secret key that event ids are keyed with (`loadIdKey`). */
+  idKey: Uint8Array;
   namespace?: string;
   maxInFlight?: number;
   /** Bad lines reported with their line number; the rest are only counted. */
@@ -185,7 +187,7 @@ export async function importFlows(
           if (stopped()) break;
           const subject = subjectOf(policy);
           const event = trafficEvent(result.flow, {
-            id: eventId(subject, options.format, line, round, options.idSalt),
+            id: eventId(options.idKey, subject, options.format, line, round, options.idSalt),
             defaultDirection: options.defaultDirection,
             now: new Date(),
             restamp: options.restamp,

@@ -1,9 +1,4 @@
-import {
-  EXPERIMENT_STATE_BUCKET,
-  STATE_KEY_PREFIX,
-  STATE_POSITION_KEY,
-  policyStateKey,
-} from '@rollout/contracts';
+import { EXPERIMENT_STATE_BUCKET, STATE_KEY_PREFIX, policyStateKey } from '@rollout/contracts';
 import { NatsNamespace } from '@rollout/platform/nats';
 import { Empty, NatsConnection, NatsError } from 'nats';
 
@@ -13,8 +8,6 @@ export interface PolicyCheck {
   missing: string[];
   /** The project's live policies in that location, when this credential may list them. */
   known?: string[];
-  /** The bucket has no position key yet: it is still being filled, so a missing key proves nothing. */
-  filling: boolean;
 }
 
 export class PolicyCheckError extends Error {}
@@ -25,10 +18,10 @@ const GET_TIMEOUT_MS = 5_000;
 /**
  * Reads the live policies' keys in the experiment-service's state bucket (EXPERIMENT_STATE,
  * key `experiment.v1.policy.{project}.{location}.{policy}`), one direct get by subject per
- * policy: a traffic producer's credential may read its projects' policy keys and the bucket's
- * position key, nothing else (libs/platform/nats bus-permissions). Listing the project's
- * policies needs a consumer, which only broader credentials may create: without it the list is
- * left out.
+ * policy: a traffic producer's credential may read its projects' policy keys, nothing else
+ * (libs/platform/bus-permissions): not the relay's position key, which would tell it how busy
+ * every other project is. Listing the project's policies needs a consumer, which only broader
+ * credentials may create: without it the list is left out.
  */
 export async function checkPolicies(
   connection: NatsConnection,
@@ -59,9 +52,8 @@ export async function checkPolicies(
   for (const policy of target.policies)
     if (!(await last(policyStateKey(target.project, target.location, policy))))
       missing.push(policy);
-  if (missing.length === 0) return { missing, filling: false };
-  const filling = (await last(STATE_POSITION_KEY)) === undefined;
-  return { missing, filling, known: await listPolicies(connection, bucket, target) };
+  if (missing.length === 0) return { missing };
+  return { missing, known: await listPolicies(connection, bucket, target) };
 }
 
 async function listPolicies(
@@ -105,10 +97,6 @@ export function unknownPolicyMessage(
   const lines = [
     `project "${project}" (location ${location}) has no live policy ${names}: its events would be dead-lettered (unknown_policy), so nothing was published.`,
   ];
-  if (check.filling)
-    lines.push(
-      'The state bucket is still being filled from the event store (it has no position key yet): try again in a moment.',
-    );
   if (check.known)
     lines.push(
       check.known.length > 0
@@ -116,7 +104,7 @@ export function unknownPolicyMessage(
         : `It has no live policy there (check --project and --location).`,
     );
   lines.push(
-    'Check --project, --location, --policy and --policy-map; --no-check skips this check.',
+    'Check --project, --location, --policy and --policy-map; --no-check skips this check. (A state bucket created moments ago, on a new install, may still be filling: then try again in a moment.)',
   );
   return lines.join('\n');
 }

@@ -1,4 +1,13 @@
-import { appendFile, copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import {
+  appendFile,
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readFile,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -41,6 +50,8 @@ describe('rollout-traffic import: positions', () => {
   const ns = new NatsNamespace(namespace);
   const positionsFile = () => join(dir, 'positions.json');
   const importInto = (policy: string, path: string, ...extra: string[]) =>
+    importWith(positionsFile(), policy, path, ...extra);
+  const importWith = (positions: string, policy: string, path: string, ...extra: string[]) =>
     runCli(
       [
         '--format',
@@ -50,7 +61,7 @@ describe('rollout-traffic import: positions', () => {
         '--policy',
         policy,
         '--positions',
-        positionsFile(),
+        positions,
         ...extra,
         path,
       ],
@@ -62,7 +73,7 @@ describe('rollout-traffic import: positions', () => {
   beforeAll(async () => {
     nc = await connect({ servers: TEST_NATS_URL });
     await declareImporterBus(nc, ns);
-    await putLivePolicies(nc, ns, 'acme', ['grow', 'other', 'gz', 'refused']);
+    await putLivePolicies(nc, ns, 'acme', ['grow', 'other', 'gz', 'refused', 'salted']);
     dir = await mkdtemp(join(tmpdir(), 'traffic-positions-'));
   });
 
@@ -113,6 +124,46 @@ describe('rollout-traffic import: positions', () => {
         entry.name === path && entry.target.includes('"policy":"grow"'),
     );
     expect(mine).toHaveLength(1);
+  });
+
+  it("salts event ids with a secret key of the installation, kept beside its positions (0600): its own re-imports deduplicate, another installation's ids differ", async () => {
+    const path = join(dir, 'salted.log');
+    await writeFile(path, `${[...HEADER, ...lines(11, 13)].join('\n')}\n`);
+    expect((await importInto('salted', path)).stdout).toContain('3 events published');
+    const key = join(dir, 'id-key');
+    expect((await stat(key)).mode & 0o777).toBe(0o600);
+    expect(await readFile(key, 'utf8')).toMatch(/^[0-9a-f]{64}\n$/);
+    // Imported again by this installation (positions reset), within the duplicate window: the same ids.
+    expect((await importInto('salted', path, '--reset-positions')).stdout).toContain(
+      '0 events published, 3 already in the stream',
+    );
+    // By another installation (its own positions and key): other ids, so a producer who guesses
+    // a record cannot squat its id without the key.
+    const elsewhere = join(dir, 'elsewhere');
+    await mkdir(elsewhere);
+    const other = await importWith(join(elsewhere, 'positions.json'), 'salted', path);
+    expect(other.stdout).toContain('3 events published, 0 already in the stream');
+    expect(await readFile(join(elsewhere, 'id-key'), 'utf8')).not.toBe(await readFile(key, 'utf8'));
+    expect(await ports('salted')).toEqual([11, 12, 13, 11, 12, 13]);
+  });
+
+  it('refuses a key file others may read, and a dry run makes no key', async () => {
+    const path = join(dir, 'dry.log');
+    await writeFile(path, `${[...HEADER, ...lines(21, 21)].join('\n')}\n`);
+    const fresh = join(dir, 'fresh');
+    await mkdir(fresh);
+    const dry = await importWith(join(fresh, 'positions.json'), 'salted', path, '--dry-run');
+    expect(dry.code).toBe(0);
+    await expect(stat(join(fresh, 'id-key'))).rejects.toMatchObject({ code: 'ENOENT' });
+
+    const open = join(dir, 'open');
+    await mkdir(open);
+    await writeFile(join(open, 'id-key'), `${'ab'.repeat(32)}\n`, { mode: 0o644 });
+    const refused = await importWith(join(open, 'positions.json'), 'salted', path);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `the event id key ${join(open, 'id-key')} may be read by others (mode 644): chmod 600 it`,
+    );
   });
 
   it('resumes a gzip file by its decompressed offset', async () => {

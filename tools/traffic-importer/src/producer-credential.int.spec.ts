@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EXPERIMENT_STATE_BUCKET, policyStateKey } from '@rollout/contracts';
+import { EXPERIMENT_STATE_BUCKET, STATE_POSITION_KEY, policyStateKey } from '@rollout/contracts';
 import { BusUser, natsAuthorizationConfig } from '@rollout/platform/bus-permissions';
 import { NatsNamespace, inboxPrefixOf } from '@rollout/platform/nats';
 import { NatsServer, startNatsServer } from '@rollout/testing/kit';
@@ -11,7 +11,8 @@ import { declareImporterBus, eventsOn, putLivePolicies, runCli } from '../test/i
 /**
  * The policy check with a traffic producer's own credential, on a NATS server with the
  * deployed permissions: it may read its projects' policy keys in the state bucket (so the
- * check works), and no other project's, no experiment, nor any key through the body-form get.
+ * check works), and no other project's, no experiment, not the relay's position key (which
+ * moves with every project's changes), nor any key through the body-form get.
  */
 jest.setTimeout(120_000);
 
@@ -84,9 +85,11 @@ describe('the policy check with a traffic producer credential', () => {
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('project "acme" (location global) has no live policy "edgee"');
     expect(typo.stderr).not.toContain('Its live policies');
+    // The check of a missing policy reads nothing more than the policy's key.
+    expect(server.log()).not.toContain('Violation - User "producer-acme", Subject "$JS.API.DIRECT');
   });
 
-  it('may not read another project’s policy, an experiment, or any key by the body-form get', async () => {
+  it('may not read another project’s policy, an experiment, the relay’s position, or any key by the body-form get', async () => {
     const get = (subject: string, body: Uint8Array = Empty) =>
       producer.request(subject, body, { timeout: 5_000 }).then(
         () => 'read',
@@ -100,6 +103,7 @@ describe('the policy check with a traffic producer credential', () => {
     expect(await get(keyed('experiment.v1.experiment.acme.global.edge.x'))).toBe(
       'PERMISSIONS_VIOLATION',
     );
+    expect(await get(keyed(STATE_POSITION_KEY))).toBe('PERMISSIONS_VIOLATION');
     expect(await get(`$JS.API.DIRECT.GET.${stream}`, new TextEncoder().encode('{"seq":1}'))).toBe(
       'PERMISSIONS_VIOLATION',
     );

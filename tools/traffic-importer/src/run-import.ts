@@ -2,6 +2,7 @@ import { inboxPrefixOf } from '@rollout/platform/nats';
 import { NatsConnection, connect } from 'nats';
 import type { FormatName } from './formats';
 import { ImportFailed, ImportSummary, emptySummary, importFlows } from './importer';
+import { IdKeyError, idKeyFileBeside, loadIdKey } from './id-key';
 import { InputError, resolveInputs } from './inputs';
 import { PolicyCheckError, checkPolicies, unknownPolicyMessage } from './policy-check';
 import { PolicyRoute, PolicyRouteError, parsePolicyRoutes } from './policy-routes';
@@ -147,6 +148,16 @@ export async function runImport(paths: string[], options: ImportCommandOptions):
   }
   if (inputs.some((input) => input.name === '-'))
     say('standard input keeps no position: all it sends is published, whatever was sent before');
+  const idKeyFile = idKeyFileBeside(options.positions);
+  // Like positions, a dry run or a --repeat import saves none (every round is new traffic anyway).
+  const create = !options.dryRun && options.repeat === 1;
+  const idKey = await loadIdKey(idKeyFile, { create }).catch((error: unknown) =>
+    fail(error instanceof IdKeyError ? error.message : String(error)),
+  );
+  if (idKey.created)
+    say(
+      `event ids are keyed with a new secret of this installation, ${idKeyFile} (mode 0600): keep it with the positions`,
+    );
 
   const summary: ImportSummary = emptySummary();
   const totalBytes = inputs.every((input) => input.size !== undefined)
@@ -178,6 +189,7 @@ export async function runImport(paths: string[], options: ImportCommandOptions):
         restamp: options.restamp,
         rounds: options.repeat,
         idSalt: options.idSalt,
+        idKey: idKey.key,
         namespace: options.namespace,
         dryRun: options.dryRun,
         positions,

@@ -1,22 +1,25 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { TrafficEvent } from '@rollout/contracts';
 import type { FlowRecord } from './flow';
 
 /**
- * The event id of a record (its Nats-Msg-Id is this id in the project's namespace): a hash of the subject it goes to and the record
- * itself (its format, its text, and the round when a file is replayed more than once), and the
- * salt the import was given, if any. The same record imported again gets the same id, so
- * JetStream stores it once (within the TRAFFIC stream's duplicate window), and the id needs no
- * state in the importer; a salt makes a deliberate replay new traffic.
+ * The event id of a record (its Nats-Msg-Id is this id in the project's namespace): an
+ * HMAC-SHA-256, keyed with the installation's secret key (`loadIdKey`), of the subject it goes to
+ * and the record itself (its format, its text, and the round when a file is replayed more than
+ * once), and the salt the import was given, if any. The same record imported again from this
+ * installation gets the same id, so JetStream stores it once (within the TRAFFIC stream's
+ * duplicate window); a producer who can guess a record cannot compute its id to squat it. A salt
+ * makes a deliberate replay new traffic.
  */
 export function eventId(
+  key: Uint8Array,
   subject: string,
   format: string,
   line: string,
   round = 0,
   salt = '',
 ): string {
-  const hash = createHash('sha256')
+  const hash = createHmac('sha256', key)
     .update(subject)
     .update('\n')
     .update(format)

@@ -1,5 +1,8 @@
 import { TRAFFIC_EVENT_ID_MAX_LENGTH } from '@rollout/contracts';
+import { createHash } from 'node:crypto';
 import { eventId, trafficEvent } from './traffic-event';
+
+const KEY = Buffer.alloc(32, 7);
 
 describe('traffic events from flow records', () => {
   const flow = {
@@ -12,20 +15,30 @@ describe('traffic events from flow records', () => {
   };
 
   it('derives the id from the subject, the format and the record, and from the round and salt of a replay', () => {
-    const id = eventId('traffic.v1.acme.global.edge', 'zeek', 'line 1');
+    const id = eventId(KEY, 'traffic.v1.acme.global.edge', 'zeek', 'line 1');
     expect(id).toMatch(/^flow-[A-Za-z0-9_-]{32}$/);
     expect(id.length).toBeLessThanOrEqual(TRAFFIC_EVENT_ID_MAX_LENGTH);
-    expect(eventId('traffic.v1.acme.global.edge', 'zeek', 'line 1')).toBe(id);
-    expect(eventId('traffic.v1.acme.global.edge', 'zeek', 'line 1', 0)).toBe(id);
+    expect(eventId(KEY, 'traffic.v1.acme.global.edge', 'zeek', 'line 1')).toBe(id);
+    expect(eventId(KEY, 'traffic.v1.acme.global.edge', 'zeek', 'line 1', 0)).toBe(id);
     const others = [
-      eventId('traffic.v1.acme.global.edge', 'zeek', 'line 2'),
-      eventId('traffic.v1.acme.global.other', 'zeek', 'line 1'),
-      eventId('traffic.v1.acme.global.edge', 'zeek-json', 'line 1'),
-      eventId('traffic.v1.acme.global.edge', 'zeek', 'line 1', 1),
-      eventId('traffic.v1.acme.global.edge', 'zeek', 'line 1', 0, 'run-2'),
-      eventId('traffic.v1.acme.global.edge', 'zeek', 'line 1', 1, 'run-2'),
+      eventId(KEY, 'traffic.v1.acme.global.edge', 'zeek', 'line 2'),
+      eventId(KEY, 'traffic.v1.acme.global.other', 'zeek', 'line 1'),
+      eventId(KEY, 'traffic.v1.acme.global.edge', 'zeek-json', 'line 1'),
+      eventId(KEY, 'traffic.v1.acme.global.edge', 'zeek', 'line 1', 1),
+      eventId(KEY, 'traffic.v1.acme.global.edge', 'zeek', 'line 1', 0, 'run-2'),
+      eventId(KEY, 'traffic.v1.acme.global.edge', 'zeek', 'line 1', 1, 'run-2'),
     ];
     expect(new Set([id, ...others]).size).toBe(7);
+  });
+
+  it("keys the id with the installation's secret: nobody without it can compute a record's id", () => {
+    const id = eventId(KEY, 'traffic.v1.acme.global.edge', 'zeek', 'line 1');
+    expect(eventId(Buffer.alloc(32, 8), 'traffic.v1.acme.global.edge', 'zeek', 'line 1')).not.toBe(
+      id,
+    );
+    // Not the plain hash of what a producer could guess.
+    const unsalted = `flow-${createHash('sha256').update('traffic.v1.acme.global.edge\nzeek\nline 1').digest('base64url').slice(0, 32)}`;
+    expect(id).not.toBe(unsalted);
   });
 
   it("keeps the record's time and direction, or takes the defaults", () => {

@@ -4,7 +4,11 @@ import { NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
 import { NatsConnection } from 'nats';
 import { TRAFFIC_DURABLE } from '../jetstream';
 
-/** The evaluators' backlog on TRAFFIC, read from the durable consumer they share. */
+/**
+ * The evaluators' backlog on TRAFFIC, read from the durable consumer they share. It makes only
+ * the requests the evaluator's NATS user may make (docs/bus-security.md): the durable's info,
+ * TRAFFIC's info, and a get of the one message it is about to read anyway.
+ */
 @Injectable()
 export class TrafficLag {
   constructor(
@@ -15,22 +19,24 @@ export class TrafficLag {
   /** Undefined when JetStream cannot say (the report then says the backlog is unknown). */
   async read(): Promise<PreviewEvaluatorLag | undefined> {
     try {
-      const jsm = await this.connection.jetstreamManager();
+      const jsm = await this.connection.jetstreamManager({ checkAPI: false });
       const stream = this.namespace.stream(TRAFFIC_STREAM);
       const consumer = await jsm.consumers.info(stream, TRAFFIC_DURABLE);
       const pendingMessages = consumer.num_pending + consumer.num_ack_pending;
       if (pendingMessages === 0) return { pendingMessages };
-      // The first message above the ack floor is the oldest not settled; if TRAFFIC removed it, its first message is.
+      // The first message above the ack floor is the oldest not settled; if TRAFFIC removed it,
+      // its first message is, whose time the stream's info gives.
       const floor = consumer.ack_floor.stream_seq + 1;
       const oldest = await jsm.streams
         .getMessage(stream, { seq: floor })
+        .then((message) => message.time)
         .catch(async () => {
-          const first = (await jsm.streams.info(stream)).state.first_seq;
-          return first > floor ? jsm.streams.getMessage(stream, { seq: first }) : undefined;
+          const { first_seq, first_ts } = (await jsm.streams.info(stream)).state;
+          return first_seq > floor ? new Date(first_ts) : undefined;
         })
         .catch(() => undefined);
-      return oldest
-        ? { pendingMessages, oldestPendingTime: oldest.time.toISOString() }
+      return oldest && !Number.isNaN(oldest.getTime())
+        ? { pendingMessages, oldestPendingTime: oldest.toISOString() }
         : { pendingMessages };
     } catch {
       return undefined;

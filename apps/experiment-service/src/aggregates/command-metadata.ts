@@ -8,16 +8,26 @@ export interface RecordedMetadata extends EventMetadata {
 
 /**
  * Who sent a command, its AIP-155 request id and the HTTP x-request-id of the call (`traceId`),
- * as its events record them.
+ * as its events record them. A command that names no actor is refused: every event says who
+ * caused it (the actor gate has checked a named actor against the request's assertion).
  */
 export function commandMetadata(context: CommandContext): RecordedMetadata {
+  const actor = checkActor((context as { actor?: unknown }).actor);
   const requestId = checkRequestId('requestId', context.requestId);
   const traceId = checkRequestId('traceId', context.traceId);
   return {
-    actor: context.actor || 'unknown',
+    actor,
     ...(requestId ? { requestId } : {}),
     ...(traceId ? { traceId } : {}),
   };
+}
+
+function checkActor(actor: unknown): string {
+  if (typeof actor !== 'string' || actor === '' || actor.length > 255)
+    throw StatusError.invalidArgument('actor is required.', [
+      { field: 'actor', description: 'required' },
+    ]);
+  return actor;
 }
 
 function checkRequestId(field: string, requestId: unknown): string | undefined {

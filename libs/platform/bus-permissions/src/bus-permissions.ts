@@ -11,7 +11,6 @@ import {
   PREVIEW_LOGS_SUBJECTS,
   PREVIEW_SUBJECTS,
   STATE_KEY_PREFIX,
-  STATE_POSITION_KEY,
   TRAFFIC_STREAM,
   inspectionEventSubject,
   serviceInfoSubject,
@@ -206,7 +205,8 @@ export function busPermissions(
     case 'evaluator': {
       // Auto-stop is its one call to another service (stopPreview, with its system key). It
       // reads TRAFFIC through the shared durable, and with a backtest's consumer filtered to
-      // traffic; it follows the state bucket with an ordered consumer, and never writes it.
+      // traffic; it follows the state bucket with an ordered consumer, and never writes it. A
+      // report's lag gets the oldest unread TRAFFIC message by sequence: one it reads anyway.
       const traffic = ns.stream(TRAFFIC_STREAM);
       return service(
         ns,
@@ -216,7 +216,7 @@ export function busPermissions(
         [PREVIEW_LOGS_SUBJECTS, 'deadletter.v1.>', EXPERIMENT_SUBJECTS.stopPreview],
         {
           info: [traffic, ns.stream(PREVIEW_LOGS_STREAM), deadLetters, state],
-          get: [state],
+          get: [state, traffic],
           durables: [[traffic, TRAFFIC_DURABLE]],
           ephemeral: [
             [traffic, ns.subject('traffic.>')],
@@ -260,15 +260,15 @@ export function busPermissions(
       // Every major of traffic (`traffic.v1`, `traffic.v2alpha`…), for these projects only; the inbox is for JetStream's publish acks.
       // The importer checks that a target policy is live before publishing (its events would
       // be dead-lettered otherwise): a direct get of its projects' policy keys in the state
-      // bucket, the key in the request's subject so the server checks it, and of the bucket's
-      // position key (whether it is filled). No other key, no consumer, no stream info.
+      // bucket, the key in the request's subject so the server checks it. No other key: not the
+      // relay's position key, which moves with every project's changes (a global activity
+      // counter in its headers, sequence and time); no consumer, no stream info.
       const directGet = (key: string) => `$JS.API.DIRECT.GET.${state}.$KV.${bucket}.${key}`;
       return {
         publish: {
           allow: [
             ...role.projects.map((project) => ns.subject(`traffic.*.${project}.>`)),
             ...role.projects.map((project) => directGet(`${STATE_KEY_PREFIX}policy.${project}.>`)),
-            directGet(STATE_POSITION_KEY),
           ],
         },
         subscribe: { allow: [inbox] },

@@ -9,7 +9,7 @@ const SERVICES: JetStreamService[] = [
 ];
 
 describe('bus permissions', () => {
-  it('lets a traffic producer publish its projects’ traffic of every major, read its projects’ live policy keys and the state bucket’s position, under the namespace, and nothing else', () => {
+  it('lets a traffic producer publish its projects’ traffic of every major, read its projects’ live policy keys, under the namespace, and nothing else (not the relay’s position key)', () => {
     expect(
       busPermissions(
         { user: 'producer-a', role: { kind: 'traffic-producer', projects: ['acme', 'beta'] } },
@@ -22,7 +22,6 @@ describe('bus permissions', () => {
           'ns1.traffic.*.beta.>',
           '$JS.API.DIRECT.GET.KV_ns1_EXPERIMENT_STATE.$KV.ns1_EXPERIMENT_STATE.experiment.v1.policy.acme.>',
           '$JS.API.DIRECT.GET.KV_ns1_EXPERIMENT_STATE.$KV.ns1_EXPERIMENT_STATE.experiment.v1.policy.beta.>',
-          '$JS.API.DIRECT.GET.KV_ns1_EXPERIMENT_STATE.$KV.ns1_EXPERIMENT_STATE.experiment.v1.relay-position',
         ],
       },
       subscribe: { allow: ['_INBOX_producer-a.>'] },

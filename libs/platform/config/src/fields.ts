@@ -57,7 +57,9 @@ export const postgresUrl = (fallback: string) =>
 
 /** libpq's sslmode (see POSTGRES_SSL_MODES). */
 export const postgresSslMode = z
-  .enum(['disable', 'require', 'verify-full'], { error: 'must be disable, require or verify-full' })
+  .enum(['disable', 'require', 'verify-ca', 'verify-full'], {
+    error: 'must be disable, require, verify-ca or verify-full',
+  })
   .default('disable');
 
 /** A lower-case SQL identifier, safe to interpolate as a schema name. */

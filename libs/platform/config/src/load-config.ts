@@ -7,9 +7,12 @@ export class ConfigError extends Error {
   }
 }
 
+/** A URL's password, which a message never shows (`postgres://user:***@host/db`). */
+const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:)[^/?#@]*@/i;
+
 function describeValue(value: unknown): string {
   if (value === undefined) return 'it is not set';
-  const text = String(value);
+  const text = String(value).replace(URL_PASSWORD, '$1***@');
   return `got "${text.length > 60 ? `${text.slice(0, 57)}...` : text}"`;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigSchema, databaseConfigSchema } from './base-config';
+import { baseConfigSchema, checkDatabaseTls, databaseConfigSchema } from './base-config';
 import { ConfigError, loadConfig } from './load-config';
 
 const schema = z.object({
@@ -32,7 +32,7 @@ describe('loadConfig', () => {
     ]);
     // libpq's prefer would fall back to plain TCP without a word: not a mode we offer.
     expect(() => loadConfig(schema, { DATABASE_SSL_MODE: 'prefer' })).toThrow(
-      'invalid configuration: DATABASE_SSL_MODE must be disable, require or verify-full (got "prefer")',
+      'invalid configuration: DATABASE_SSL_MODE must be disable, require, verify-ca or verify-full (got "prefer")',
     );
   });
 
@@ -79,5 +79,76 @@ describe('loadConfig', () => {
     const config = loadConfig(schema, { PORT: '', NATS_NAMESPACE: '' });
     expect(config.PORT).toBe(3001);
     expect(config.NATS_NAMESPACE).toBeUndefined();
+  });
+
+  it('never echoes the password of a URL', () => {
+    expect(() =>
+      loadConfig(schema, { DATABASE_URL: 'mysql://app:hunter2-secret@db:3306/app' }),
+    ).toThrow(/DATABASE_URL .* \(got "mysql:\/\/app:\*\*\*@db:3306\/app"\)/);
+    expect(() =>
+      loadConfig(schema, { DATABASE_URL: 'mysql://app:hunter2-secret@db:3306/app' }),
+    ).not.toThrow(/hunter2/);
+  });
+});
+
+describe('TLS to Postgres in production', () => {
+  // As every service with a database declares its config.
+  const service = schema.superRefine(checkDatabaseTls);
+  const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://app@db:5432/app' };
+  const problems = (env: Record<string, string>) => {
+    try {
+      loadConfig(service, env);
+      return '';
+    } catch (error) {
+      return (error as ConfigError).message;
+    }
+  };
+
+  it("refuses every mode that does not verify the server's certificate", () => {
+    for (const mode of ['disable', 'require'])
+      expect(problems({ ...production, DATABASE_SSL_MODE: mode })).toContain(
+        `DATABASE_SSL_MODE must be verify-full or verify-ca in production (TLS with the server's certificate verified) (got "${mode}")`,
+      );
+    // Unset is disable.
+    expect(problems(production)).toContain('DATABASE_SSL_MODE must be verify-full or verify-ca');
+    for (const mode of ['verify-full', 'verify-ca'])
+      expect(problems({ ...production, DATABASE_SSL_MODE: mode })).toBe('');
+  });
+
+  it('refuses a URL that would set TLS itself, over DATABASE_SSL_MODE', () => {
+    for (const query of [
+      'sslmode=disable',
+      'ssl=0',
+      'sslmode=no-verify',
+      'sslrootcert=/x&sslmode=require',
+    ])
+      expect(
+        problems({
+          ...production,
+          DATABASE_SSL_MODE: 'verify-full',
+          DATABASE_URL: `postgres://app:secret-pw@db:5432/app?${query}`,
+        }),
+      ).toMatch(/DATABASE_URL must not set ssl[\w, ]* in production: TLS is DATABASE_SSL_MODE's/);
+    expect(
+      problems({
+        ...production,
+        DATABASE_SSL_MODE: 'verify-full',
+        DATABASE_URL: 'postgres://app:secret-pw@db:5432/app?sslmode=disable',
+      }),
+    ).not.toContain('secret-pw');
+    expect(
+      problems({
+        ...production,
+        DATABASE_SSL_MODE: 'verify-full',
+        DATABASE_URL: 'postgres://app@db:5432/app?application_name=x',
+      }),
+    ).toBe('');
+  });
+
+  it('leaves development and tests as they are', () => {
+    expect(
+      problems({ NODE_ENV: 'development', DATABASE_URL: 'postgres://app@db/app?sslmode=disable' }),
+    ).toBe('');
+    expect(problems({ NODE_ENV: 'test' })).toBe('');
   });
 });

@@ -4,3 +4,4 @@ export * from './pool';
 export * from './service-roles';
 export * from './tls';
 export * from './delivery-queue';
+export * from './scram';

@@ -2,6 +2,7 @@ import { TEST_POSTGRES_URL, uniqueName } from '@rollout/testing/kit';
 import { Client } from 'pg';
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { openDataSource } from './data-source';
+import { scramVerifierMatches } from './scram';
 import { ServiceRole, provisionServiceRoles } from './service-roles';
 
 class CreateNotes1700000000000 implements MigrationInterface {
@@ -17,14 +18,16 @@ class CreateNotes1700000000000 implements MigrationInterface {
 /** Two services, each with its own role and schema, in a database of this run. */
 describe('a Postgres role per service', () => {
   const database = uniqueName('it_roles_');
+  /** Another database on the same server, made before the roles: none of them may connect to it. */
+  const other = `${database}_other`;
   const roles: ServiceRole[] = [
     { role: `${database}_alpha`, schema: 'alpha', password: 'alpha-secret' },
     { role: `${database}_beta`, schema: 'beta', password: 'beta-secret' },
   ];
   const [alpha, beta] = roles;
-  const urlOf = (user: string, password?: string) => {
+  const urlOf = (user: string, password?: string, name = database) => {
     const url = new URL(TEST_POSTGRES_URL);
-    url.pathname = `/${database}`;
+    url.pathname = `/${name}`;
     url.username = user;
     url.password = password ?? '';
     return url.toString();
@@ -45,6 +48,7 @@ describe('a Postgres role per service', () => {
     const server = new Client({ connectionString: TEST_POSTGRES_URL });
     await server.connect();
     await server.query(`CREATE DATABASE "${database}"`);
+    await server.query(`CREATE DATABASE "${other}"`);
     await server.end();
     admin = new Client({ connectionString: urlOf(new URL(TEST_POSTGRES_URL).username) });
     await admin.connect();
@@ -63,6 +67,7 @@ describe('a Postgres role per service', () => {
     const server = new Client({ connectionString: TEST_POSTGRES_URL });
     await server.connect();
     await server.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await server.query(`DROP DATABASE IF EXISTS "${other}" WITH (FORCE)`);
     for (const { role } of roles) await server.query(`DROP ROLE IF EXISTS "${role}"`);
     await server.end();
   });
@@ -126,5 +131,80 @@ describe('a Postgres role per service', () => {
     ).rejects.toThrow(
       /the schema "unprovisioned" does not exist and this role cannot create it \(permission denied for database .*\): provision it first/,
     );
+  });
+
+  /** Whether `role` may log in with `password`, to `name`: undefined when it may, else why not. */
+  const loginRefusal = async (role: string, password: string, name = database) => {
+    const client = new Client({ connectionString: urlOf(role, password, name) });
+    try {
+      await client.connect();
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  };
+
+  it.each(['postgres', 'template1', 'another database of the server'])(
+    "refuses a service's role a connection to %s: it connects to its own database only",
+    async (name) => {
+      const target = name.startsWith('another') ? other : name;
+      expect(await loginRefusal(alpha.role, alpha.password!, target)).toBe(
+        `permission denied for database "${target}"`,
+      );
+      expect(await loginRefusal(alpha.role, alpha.password!)).toBeUndefined();
+    },
+  );
+
+  // The test server trusts connections from 127.0.0.1 whatever their password, so a password is
+  // checked against the verifier Postgres stores, with SCRAM's own computation (scram.ts, whose
+  // verifiers are those Postgres computes: scram.unit.spec.ts).
+  const storedVerifier = async (role: string) =>
+    (
+      await admin.query<{ stored: string }>(
+        'SELECT rolpassword AS stored FROM pg_authid WHERE rolname = $1',
+        [role],
+      )
+    ).rows[0].stored;
+
+  it('sends passwords as SCRAM verifiers, never as themselves; a role that changed its own password has it reset, and is told apart', async () => {
+    // Postgres lets any role change its own password (ALTER ROLE has no privilege to withhold it):
+    const [alphaSource] = opened;
+    await alphaSource.query(`ALTER ROLE CURRENT_USER PASSWORD 'changed-by-alpha'`);
+    expect(scramVerifierMatches(await storedVerifier(alpha.role), 'changed-by-alpha')).toBe(true);
+
+    // The next provisioning run finds it, and sets the provisioned password again.
+    const sent: string[] = [];
+    const capturing = new Client({ connectionString: urlOf(new URL(TEST_POSTGRES_URL).username) });
+    await capturing.connect();
+    const query = capturing.query.bind(capturing) as (...args: unknown[]) => Promise<unknown>;
+    capturing.query = ((...args: unknown[]) => {
+      const [statement] = args;
+      sent.push(typeof statement === 'string' ? statement : JSON.stringify(statement));
+      if (args.length > 1) sent.push(JSON.stringify(args[1]));
+      return query(...args);
+    }) as typeof capturing.query;
+    try {
+      expect(await provisionServiceRoles(capturing, roles)).toEqual([
+        { role: alpha.role, schema: 'alpha', password: 'reset' },
+        { role: beta.role, schema: 'beta', password: 'kept' },
+      ]);
+    } finally {
+      await capturing.end();
+    }
+    for (const secret of ['alpha-secret', 'beta-secret', 'changed-by-alpha'])
+      expect(sent.filter((statement) => statement.includes(secret))).toEqual([]);
+    const setting = sent.filter((statement) => statement.includes(' PASSWORD '));
+    expect(setting).toEqual([
+      expect.stringMatching(
+        new RegExp(`^ALTER ROLE "${alpha.role}" PASSWORD 'SCRAM-SHA-256\\$4096:[^']+'$`),
+      ),
+    ]);
+    // Postgres keeps the verifier as sent, and it is the provisioned password's.
+    const stored = await storedVerifier(alpha.role);
+    expect(setting[0]).toBe(`ALTER ROLE "${alpha.role}" PASSWORD '${stored}'`);
+    expect(scramVerifierMatches(stored, alpha.password!)).toBe(true);
+    expect(scramVerifierMatches(stored, 'changed-by-alpha')).toBe(false);
   });
 });

@@ -1,11 +1,28 @@
 import type { ClientBase } from 'pg';
+import { scramVerifier, scramVerifierMatches } from './scram';
 
 /** One service's Postgres identity: the role it logs in as and the one schema that role owns. */
 export interface ServiceRole {
   role: string;
   schema: string;
-  /** Set (or reset) the role's password; unset: leave it as it is (CloudNativePG sets it). */
+  /**
+   * The role's password: set, as a SCRAM-SHA-256 verifier, unless the role's stored verifier is
+   * already one of it. Unset: leave it as it is (CloudNativePG sets it). Printable ASCII.
+   */
   password?: string;
+}
+
+/**
+ * What provisioning did to a role's password: `set` (it had none), `kept` (it was the provisioned
+ * one), `reset` (it was another: changed since the last run, by the role itself or by hand, or a
+ * new password is provisioned), `untouched` (none given).
+ */
+export type PasswordOutcome = 'set' | 'kept' | 'reset' | 'untouched';
+
+export interface ProvisionedRole {
+  role: string;
+  schema: string;
+  password: PasswordOutcome;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -32,12 +49,15 @@ const OWNED_KINDS: Record<string, string> = {
  * launcher and by the Kubernetes provisioning Job. A role also takes over every table, view and
  * sequence already in its schema (an install from before roles per service, where one role owned
  * all), and PUBLIC loses its rights on the service schemas, on `public` and to connect, so no
- * service sees another's schema, even by name.
+ * service sees another's schema, even by name. PUBLIC (and the roles) lose `CONNECT` on every
+ * other database of the server too (`postgres`, `template1`…): a role connects to its own only.
+ * Passwords travel as SCRAM verifiers, never as themselves; a role's password that is not the
+ * provisioned one (Postgres lets every role change its own) is reset, and said so.
  */
 export async function provisionServiceRoles(
   client: ClientBase,
   roles: readonly ServiceRole[],
-): Promise<void> {
+): Promise<ProvisionedRole[]> {
   const duplicate = (key: 'role' | 'schema') =>
     roles.find((r, i) => roles.findIndex((other) => other[key] === r[key]) !== i);
   const twice = duplicate('role') ?? duplicate('schema');
@@ -51,8 +71,9 @@ export async function provisionServiceRoles(
       'database',
       ((await client.query('SELECT current_database() AS name')).rows[0] as { name: string }).name,
     );
-    await client.query(`REVOKE ALL ON DATABASE ${database} FROM PUBLIC`);
+    await changeDatabaseAcl(client, `REVOKE ALL ON DATABASE ${database} FROM PUBLIC`);
     await client.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
+    const provisioned: ProvisionedRole[] = [];
     for (const { role, schema, password } of roles) {
       const r = identifier('role', role);
       const s = identifier('schema', schema);
@@ -72,18 +93,94 @@ export async function provisionServiceRoles(
           `the role ${role} exists with more than a service may have (superuser, createrole, createdb or bypassrls); drop those first`,
         );
       else await client.query(`ALTER ROLE ${r} LOGIN`);
-      if (password !== undefined)
-        await client.query(`ALTER ROLE ${r} PASSWORD ${client.escapeLiteral(password)}`);
-      await client.query(`GRANT CONNECT ON DATABASE ${database} TO ${r}`);
+      provisioned.push({ role, schema, password: await setPassword(client, role, password) });
+      await changeDatabaseAcl(client, `GRANT CONNECT ON DATABASE ${database} TO ${r}`);
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${s} AUTHORIZATION ${r}`);
       await client.query(`ALTER SCHEMA ${s} OWNER TO ${r}`);
       await client.query(`REVOKE ALL ON SCHEMA ${s} FROM PUBLIC`);
       await takeOwnership(client, schema, role);
     }
+    await revokeOtherDatabases(
+      client,
+      roles.map(({ role }) => role),
+    );
     await client.query('COMMIT');
+    return provisioned;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * Sets the role's password as a SCRAM-SHA-256 verifier computed here (so neither the statement
+ * nor Postgres's statement log holds the password), unless its stored verifier is already one of
+ * this password.
+ */
+async function setPassword(
+  client: ClientBase,
+  role: string,
+  password: string | undefined,
+): Promise<PasswordOutcome> {
+  if (password === undefined) return 'untouched';
+  const { rows } = await client.query<{ stored: string | null }>(
+    'SELECT rolpassword AS stored FROM pg_authid WHERE rolname = $1',
+    [role],
+  );
+  const stored = rows[0]?.stored ?? null;
+  if (scramVerifierMatches(stored, password)) return 'kept';
+  const verifier = scramVerifier(password);
+  await client.query(
+    `ALTER ROLE ${identifier('role', role)} PASSWORD ${client.escapeLiteral(verifier)}`,
+  );
+  return stored === null ? 'set' : 'reset';
+}
+
+/**
+ * Takes `CONNECT` on every other database of the server from PUBLIC and from these roles, where
+ * one of them still has it (a database dropped meanwhile is skipped). Superusers keep connecting
+ * anywhere; another role that needs one of those databases must be granted `CONNECT` there.
+ */
+async function revokeOtherDatabases(client: ClientBase, roles: string[]): Promise<void> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT d.datname AS name FROM pg_database d
+      WHERE d.datname <> current_database() AND d.datallowconn
+        AND EXISTS (SELECT 1 FROM unnest($1::text[]) AS r(name)
+                     WHERE has_database_privilege(r.name, d.oid, 'CONNECT'))
+      ORDER BY 1`,
+    [roles],
+  );
+  const from = ['PUBLIC', ...roles.map((role) => identifier('role', role))].join(', ');
+  for (const { name } of rows)
+    await changeDatabaseAcl(
+      client,
+      `REVOKE CONNECT ON DATABASE ${client.escapeIdentifier(name)} FROM ${from}`,
+    );
+}
+
+const UNDEFINED_DATABASE = '3D000';
+const ACL_ATTEMPTS = 5;
+
+/**
+ * A GRANT or REVOKE on a database, in a savepoint: another transaction changing the same
+ * database's privileges at once (a second provisioning run of another database, say) makes
+ * Postgres refuse it with "tuple concurrently updated", so it is tried again on what that one
+ * committed; a database dropped meanwhile needs nothing.
+ */
+async function changeDatabaseAcl(client: ClientBase, sql: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await client.query('SAVEPOINT database_acl');
+    try {
+      await client.query(sql);
+      await client.query('RELEASE SAVEPOINT database_acl');
+      return;
+    } catch (error) {
+      await client.query('ROLLBACK TO SAVEPOINT database_acl');
+      const { code, message } = error as { code?: string; message?: string };
+      if (code === UNDEFINED_DATABASE) return;
+      if (attempt < ACL_ATTEMPTS && /tuple concurrently updated/.test(message ?? '')) continue;
+      throw error;
+    }
   }
 }
 

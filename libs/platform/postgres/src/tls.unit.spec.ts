@@ -27,6 +27,16 @@ describe('the TLS a service asks of Postgres', () => {
     expect(pgSslOptions({ mode: 'verify-full' })).toEqual({ rejectUnauthorized: true });
   });
 
+  it('verifies the chain but not the name under verify-ca', () => {
+    const options = pgSslOptions({ mode: 'verify-ca', rootCert: ca });
+    expect(options).toEqual({
+      rejectUnauthorized: true,
+      ca: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+      checkServerIdentity: expect.any(Function),
+    });
+    expect(options && options.checkServerIdentity?.()).toBeUndefined();
+  });
+
   it('fails at boot, naming the file, when the root certificate cannot be read', () => {
     expect(() => pgSslOptions({ mode: 'verify-full', rootCert: join(dir, 'missing.crt') })).toThrow(
       `cannot read the Postgres root certificate ${join(dir, 'missing.crt')}: ENOENT`,
@@ -35,7 +45,7 @@ describe('the TLS a service asks of Postgres', () => {
 
   it('refuses a root certificate that would not be checked', () => {
     expect(() => pgSslOptions({ mode: 'require', rootCert: ca })).toThrow(
-      'a Postgres root certificate is checked only with verify-full (the mode is require)',
+      'a Postgres root certificate is checked only with verify-full or verify-ca (the mode is require)',
     );
   });
 });
