@@ -1,4 +1,4 @@
-import { PreviewLogBatch, PreviewLogRecord } from '@rollout/contracts';
+import { CompactPolicyPreviewLog, PreviewLogBatch, PreviewLogRecord } from '@rollout/contracts';
 import { PolicyPreviewLog, VerdictsByExperiment, logShape } from './preview-log-reader';
 
 const policy = 'projects/bench/locations/global/firewallPolicies/edge';
@@ -31,6 +31,26 @@ const perPolicy: PolicyPreviewLog = {
   })),
 } as PolicyPreviewLog;
 
+const compact: CompactPolicyPreviewLog = {
+  logPrefix: 'FirewallPolicyPreviewLog',
+  firewallPolicy: policy,
+  livePolicyEtag: 'live-3',
+  experiments: perPolicy.experiments,
+  idPrefix: 'Qm9yZWFs',
+  outcomes: [['a1000', 'a1000', 'D1000']],
+  events: ['e1', 'e2'].map((id) => [
+    0,
+    id,
+    '2026-11-28T00:00:00Z',
+    'I',
+    '10.0.0.1',
+    '192.168.0.1',
+    'tcp',
+    null,
+    22,
+  ]),
+};
+
 const record = (trafficEventId: string, experiment: string): PreviewLogRecord => ({
   logPrefix: 'FirewallPolicyPreviewLog',
   id: `${trafficEventId}-${experiment}`,
@@ -51,6 +71,8 @@ const perExperiment = (experiment: string): PreviewLogBatch => ({
 
 describe('the bench’s PREVIEW_LOGS reader', () => {
   it('tells the shapes apart by the tokens after preview.v1.logs, namespaced or not', () => {
+    expect(logShape('bench-x.preview.v1.logs.bench.global.edge._policy.compact')).toBe('compact');
+    expect(logShape('preview.v1.logs.bench.global.edge._policy.other')).toBeUndefined();
     expect(logShape('bench-x.preview.v1.logs.bench.global.edge')).toBe('policy');
     expect(logShape('preview.v1.logs.bench.global.edge.flip')).toBe('experiment');
     expect(logShape('bench-x.traffic.v1.bench.global.edge')).toBeUndefined();
@@ -101,5 +123,21 @@ describe('the bench’s PREVIEW_LOGS reader', () => {
         .get('flip')
         ?.map((v) => v.livePolicyEtag),
     ).toEqual(['live-2', 'live-2']);
+  });
+
+  it('maps the compact log like the per-policy one, and prefers it to every other shape', () => {
+    const reader = new VerdictsByExperiment();
+    reader.add('ns.preview.v1.logs.bench.global.edge.flip', () => perExperiment('flip'));
+    reader.add('ns.preview.v1.logs.bench.global.edge', () => perPolicy);
+    reader.add('ns.preview.v1.logs.bench.global.edge._policy.compact', () => compact);
+    expect(
+      reader
+        .result()
+        .get('lockdown')
+        ?.map((v) => [v.trafficEventId, v.experimentEtag, v.livePolicyEtag]),
+    ).toEqual([
+      ['e1', 'lockdown-3', 'live-3'],
+      ['e2', 'lockdown-3', 'live-3'],
+    ]);
   });
 });

@@ -74,6 +74,12 @@ export const configSchema = z
      * once no consumer reads them: they multiply PREVIEW_LOGS by the ACTIVE experiments.
      */
     PREVIEW_LOGS_PER_EXPERIMENT: booleanFlag(true),
+    /**
+     * Also log each policy's log as PolicyPreviewLogBatch on its deprecated subject (preview.v1
+     * 1.8.0 to 1.9.0; sunset 2027-12-31), beside the compact log, for consumers that have not
+     * moved to CompactPolicyPreviewLog: about four times the bytes of the compact log.
+     */
+    PREVIEW_LOGS_POLICY_JSON: booleanFlag(false),
   })
   .superRefine((config, ctx) => {
     checkDatabaseTls(config, ctx);

@@ -9,7 +9,8 @@ import { Outcome, PolicyView, connectionOf, policyLogKeys } from '@rollout/domai
 
 /**
  * A policy's preview-log message as an object, built plainly: what the domain's JSON pieces
- * (policyLogMessages) must write, the reference the log specs parse their output against.
+ * (policyLogMessages) must write and what a compact message (compactPolicyLogMessages) must
+ * expand to (expandCompactPolicyPreviewLog), the reference the log specs check their output against.
  */
 export function policyLogBatch(
   view: PolicyView,

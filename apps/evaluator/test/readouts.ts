@@ -66,6 +66,27 @@ export async function streamRecords(
   return records;
 }
 
+/** The payloads of every PREVIEW_LOGS message on one subject (not namespaced), parsed as JSON, in stream order. */
+export async function streamPayloads<T>(
+  nc: NatsConnection,
+  iso: Isolation,
+  subject: string,
+): Promise<T[]> {
+  const jsm = await nc.jetstreamManager();
+  const stream = iso.ns.stream(PREVIEW_LOGS_STREAM);
+  const info = await jsm.streams.info(stream);
+  const payloads: T[] = [];
+  for (
+    let seq = info.state.first_seq;
+    info.state.messages > 0 && seq <= info.state.last_seq;
+    seq++
+  ) {
+    const message = await jsm.streams.getMessage(stream, { seq });
+    if (message.subject === iso.ns.subject(subject)) payloads.push(message.json<T>());
+  }
+  return payloads;
+}
+
 /** Every flow previewFlows lists for this query, page by page. */
 export async function allFlows(
   rpc: NatsRpcClient,

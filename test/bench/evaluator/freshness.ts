@@ -53,15 +53,17 @@ export async function freshness(h: Harness, x: Experiments) {
     'live update': [],
     commit: [],
   };
-  // The deprecated per-experiment subjects (…edge.{experiment}) and the per-policy one (…edge).
+  // The per-policy log's subjects (…edge._policy.compact, and …edge with PREVIEW_LOGS_POLICY_JSON)
+  // and the deprecated per-experiment ones (…edge.{experiment}).
   const logsPrefix = ns.subject(previewLogSubject('bench', 'global', 'edge', ''));
   const policyLogs = logsPrefix.slice(0, -1);
   const logsStream = ns.stream(PREVIEW_LOGS_STREAM);
   const logsLastSeq = async () => (await jsm.streams.info(logsStream)).state.last_seq;
   /**
    * The verdicts logged on PREVIEW_LOGS after stream sequence `after`, by experiment id, read
-   * with an ordered consumer up to the stream's last message now: the per-policy log's when
-   * the evaluator publishes it, the per-experiment records' otherwise.
+   * with an ordered consumer up to the stream's last message now: the compact per-policy log's
+   * when the evaluator publishes it (an older baseline's PolicyPreviewLogBatch log, else the
+   * per-experiment records, otherwise).
    */
   const logsAfter = async (after: number): Promise<Map<string, LoggedVerdict[]>> => {
     const byExperiment = new VerdictsByExperiment();

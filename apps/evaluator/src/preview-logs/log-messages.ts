@@ -1,8 +1,14 @@
 import { PREVIEW_LOG_PREFIX, PreviewVerdict, TrafficEvent } from '@rollout/contracts';
 import {
+  COMPACT_POLICY_LOG_EVENTS,
+  COMPACT_POLICY_LOG_TAIL,
+  Outcome,
   POLICY_LOG_TAIL,
   RecordKeys,
   ViewLog,
+  compactEventRow,
+  compactOutcomeJson,
+  compactPolicyLogHead,
   eventJson,
   outcomeJson,
   policyLogEventJson,
@@ -11,13 +17,98 @@ import {
 
 /**
  * PREVIEW_LOGS messages, cut to stay under NATS's 1 MB default payload: a policy's log (one
- * record per event, every experiment's verdict in it; see policy-log.ts of the preview domain),
- * and the deprecated per-experiment records, `{"records":[…]}` of one configuration.
+ * record per event, every experiment's verdict in it), compact (the default; see
+ * compact-policy-log.ts of the preview domain) or as the deprecated PolicyPreviewLogBatch (see
+ * policy-log.ts), and the deprecated per-experiment records, `{"records":[…]}` of one
+ * configuration.
  */
 
 export const MAX_MESSAGE_BYTES = 768 * 1024;
 
-/** A view's log as whole messages: its head, records joined, its tail. */
+/**
+ * A view's compact log (CompactPolicyPreviewLog) as whole messages of at most MAX_MESSAGE_BYTES:
+ * each names the outcomes of its own events, numbered in order of first appearance. Written
+ * straight into each message's buffer from the cached pieces: per event one string (its row) is
+ * built; outcome entries and the head are shared.
+ */
+export function compactPolicyLogMessages(log: ViewLog): Buffer[] {
+  const { events, outcomes } = log;
+  const head = compactPolicyLogHead(log.view);
+  const frame =
+    Buffer.byteLength(head) + COMPACT_POLICY_LOG_EVENTS.length + COMPACT_POLICY_LOG_TAIL.length;
+  const rows = new Array<string>(events.length);
+  /** Each event's outcome index in its message. */
+  const indexes = new Uint32Array(events.length);
+  const messages: Buffer[] = [];
+  let from = 0;
+  let size = frame;
+  let order: Outcome[] = [];
+  let indexOf = new Map<Outcome, number>();
+  for (let i = 0; i < events.length; i++) {
+    const row = (rows[i] = compactEventRow(events[i]));
+    const rowBytes = Buffer.byteLength(row) + 1; // and its `[`
+    const outcome = outcomes[i];
+    let index = indexOf.get(outcome);
+    let extra = rowBytes + (i > from ? 1 : 0);
+    if (index === undefined) {
+      extra += compactOutcomeJson(outcome).length + (order.length > 0 ? 1 : 0);
+      index = order.length;
+    }
+    extra += indexText(index).length;
+    if (i > from && size + extra > MAX_MESSAGE_BYTES) {
+      messages.push(compactMessage(head, order, rows, indexes, from, i, size));
+      from = i;
+      order = [];
+      indexOf = new Map();
+      index = 0;
+      size = frame + rowBytes + compactOutcomeJson(outcome).length + indexText(0).length;
+    } else {
+      size += extra;
+    }
+    if (index === order.length) {
+      order.push(outcome);
+      indexOf.set(outcome, index);
+    }
+    indexes[i] = index;
+  }
+  if (events.length > from)
+    messages.push(compactMessage(head, order, rows, indexes, from, events.length, size));
+  return messages;
+}
+
+function compactMessage(
+  head: string,
+  order: readonly Outcome[],
+  rows: readonly string[],
+  indexes: Uint32Array,
+  from: number,
+  to: number,
+  size: number,
+): Buffer {
+  const message = Buffer.allocUnsafe(size);
+  let at = message.write(head, 0);
+  for (let o = 0; o < order.length; o++) {
+    if (o > 0) message[at++] = COMMA;
+    at += message.write(compactOutcomeJson(order[o]), at, 'latin1');
+  }
+  at += message.write(COMPACT_POLICY_LOG_EVENTS, at, 'latin1');
+  for (let i = from; i < to; i++) {
+    if (i > from) message[at++] = COMMA;
+    message[at++] = OPEN_ROW;
+    at += message.write(indexText(indexes[i]), at, 'latin1');
+    at += message.write(rows[i], at);
+  }
+  at += message.write(COMPACT_POLICY_LOG_TAIL, at, 'latin1');
+  if (at !== size) throw new Error(`compact preview log message of ${at} bytes, ${size} planned`);
+  return message;
+}
+
+const OPEN_ROW = 0x5b;
+/** Outcome indexes as text, made once each. */
+const indexTexts: string[] = [];
+const indexText = (index: number) => (indexTexts[index] ??= String(index));
+
+/** A view's log as deprecated PolicyPreviewLogBatch messages: its head, records joined, its tail. */
 export function policyLogMessages(log: ViewLog): Buffer[] {
   const keys = policyLogKeys(log.view);
   const records = log.events.map(

@@ -1,14 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
+import { compactLogSubjectOf } from '@rollout/contracts';
 import { ViewLog, policyLogKeys } from '@rollout/domain/preview';
 import { NatsConnection, PubAck } from 'nats';
 import { createHash } from 'node:crypto';
 import { Config, EVALUATOR_CONFIG } from '../config';
-import { RecordBytes, RecordEncoder, policyLogMessages } from './log-messages';
+import {
+  RecordBytes,
+  RecordEncoder,
+  compactPolicyLogMessages,
+  policyLogMessages,
+} from './log-messages';
 
 /**
- * Publishes a batch's evaluations to PREVIEW_LOGS: each policy's log and, while
- * PREVIEW_LOGS_PER_EXPERIMENT is on, the deprecated per-experiment records. It runs before the
+ * Publishes a batch's evaluations to PREVIEW_LOGS: each policy's compact log, while
+ * PREVIEW_LOGS_POLICY_JSON is on the same log as deprecated PolicyPreviewLogBatch messages, and
+ * while PREVIEW_LOGS_PER_EXPERIMENT is on the deprecated per-experiment records. It runs before the
  * batch is counted and acked, so a crash in between republishes it and the stream misses no
  * record of a counted event. Message ids derive from the configurations and the batch's traffic
  * sequences, so a republished batch is stored once within the duplicate window; a redelivery
@@ -19,13 +26,16 @@ import { RecordBytes, RecordEncoder, policyLogMessages } from './log-messages';
 export class PreviewLogPublisher {
   private readonly encoder = new RecordEncoder();
   private readonly perExperiment: boolean;
+  private readonly policyJson: boolean;
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
     private readonly namespace: NatsNamespace,
-    @Inject(EVALUATOR_CONFIG) config: Pick<Config, 'PREVIEW_LOGS_PER_EXPERIMENT'>,
+    @Inject(EVALUATOR_CONFIG)
+    config: Pick<Config, 'PREVIEW_LOGS_PER_EXPERIMENT' | 'PREVIEW_LOGS_POLICY_JSON'>,
   ) {
     this.perExperiment = config.PREVIEW_LOGS_PER_EXPERIMENT;
+    this.policyJson = config.PREVIEW_LOGS_POLICY_JSON;
   }
 
   /** `seqs`: the traffic stream sequences the batch covers, sorted. Resolves once JetStream has stored every message. */
@@ -35,11 +45,22 @@ export class PreviewLogPublisher {
     const js = this.connection.jetstream();
     const acks: Promise<PubAck>[] = [];
     for (const log of logs) {
-      const subject = this.namespace.subject(log.view.logSubject);
-      const prefix = `preview-log:${digest(policyLogKeys(log.view).configurations)}:${batch}`;
-      policyLogMessages(log).forEach((message, part) =>
-        acks.push(js.publish(subject, message, { msgID: `${prefix}:${part}` })),
+      const configurations = digest(policyLogKeys(log.view).configurations);
+      const compact = this.namespace.subject(compactLogSubjectOf(log.view.logSubject));
+      compactPolicyLogMessages(log).forEach((message, part) =>
+        acks.push(
+          js.publish(compact, message, {
+            msgID: `preview-log-compact:${configurations}:${batch}:${part}`,
+          }),
+        ),
       );
+      if (this.policyJson) {
+        const subject = this.namespace.subject(log.view.logSubject);
+        const prefix = `preview-log:${configurations}:${batch}`;
+        policyLogMessages(log).forEach((message, part) =>
+          acks.push(js.publish(subject, message, { msgID: `${prefix}:${part}` })),
+        );
+      }
       if (this.perExperiment) acks.push(...this.publishPerExperiment(log, batch));
     }
     await Promise.all(acks);

@@ -18,6 +18,7 @@ export * from './report';
 export * from './backtest-window';
 export * from './counted-sequences';
 export * from './policy-log';
+export * from './compact-policy-log';
 export * from './disagreement';
 export * from './dead-letters';
 export * from './dead-letter-log';

@@ -8,15 +8,17 @@ import type { PreviewReadiness } from './readiness';
  * `preview.v1`: what previewing a firewall policy experiment did to production traffic. Every
  * traffic event of a live policy is evaluated against the policy and each ACTIVE experiment of
  * it (a no-op experiment previews deleting the policy) and logged on `PREVIEW_LOGS`: one record
- * per event on the policy's log, and (deprecated) one per event and experiment; a consumer of
- * `preview.v1.logs.>` tells them apart by the subject's length. Each record's deterministic `id`
+ * per event on the policy's log (compact since 1.10.0, `….{firewallPolicy}._policy.compact`;
+ * as PolicyPreviewLogBatch, deprecated, on `….{firewallPolicy}`), and (deprecated) one per event
+ * and experiment (`….{firewallPolicy}.{experiment}`); a consumer of `preview.v1.logs.>` tells
+ * them apart by the subject's length (5, 3 and 4 tokens after `logs`). Each record's deterministic `id`
  * is the key to deduplicate on downstream. What the evaluator stores for `previewReport` and
  * `previewFlows` grows with the flows and rules, never with the traffic.
  *
  * A configuration is one (experiment etag, live policy etag) pair: the versions of the two
  * policies that produced a result. Reports and log pages keep them apart, newest first.
  */
-export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.9.0' };
+export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.10.0' };
 
 export const PREVIEW_LOGS_STREAM = 'PREVIEW_LOGS';
 export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';
@@ -29,7 +31,11 @@ export const previewLogSubject = (
   experiment: string,
 ) => `preview.v1.logs.${project}.${location}.${firewallPolicy}.${experiment}`;
 
-/** Since 1.8.0: a live policy's preview log, one record per event for all its ACTIVE experiments. */
+/**
+ * Since 1.8.0: a live policy's preview log, one record per event for all its ACTIVE experiments.
+ * Deprecated since 1.10.0 (sunset 2027-12-31): the same log in about a quarter of the bytes is on
+ * compactPolicyPreviewLogSubject; the evaluator publishes this one only with PREVIEW_LOGS_POLICY_JSON.
+ */
 export const policyPreviewLogSubject = (
   project: string,
   location: string,
@@ -266,6 +272,7 @@ export const PREVIEW_LOGS_MAX_PAGE_SIZE = 1000;
 
 export * from './dead-letters';
 export * from './logs';
+export * from './compact-log';
 export * from './flows';
 export * from './disagreements';
 export * from './readiness';

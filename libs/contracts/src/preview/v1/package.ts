@@ -1,4 +1,5 @@
 import { definePackage } from '../../packages';
+import { compactPolicyPreviewLogSubject } from './compact-log';
 import {
   PREVIEW_LOGS_STREAM,
   PREVIEW_SUBJECTS,
@@ -11,7 +12,7 @@ const service = 'evaluator';
 /** `preview.v1`: what previewing an experiment did to production traffic. */
 export const PREVIEW_V1_PACKAGE = definePackage({
   name: 'preview.v1',
-  version: '1.9.0',
+  version: '1.10.0',
   stability: 'stable',
   requests: [
     'ListPreviewLogsRequest',
@@ -28,9 +29,17 @@ export const PREVIEW_V1_PACKAGE = definePackage({
     'BacktestOperation',
     'DeadLetterSummary',
   ],
-  events: ['PreviewLogBatch', 'PolicyPreviewLogBatch'],
+  events: ['PreviewLogBatch', 'PolicyPreviewLogBatch', 'CompactPolicyPreviewLog'],
   resources: [],
   deprecations: [
+    {
+      // The same log, compact: the evaluator publishes this one only with PREVIEW_LOGS_POLICY_JSON.
+      target: policyPreviewLogSubject('{project}', '{location}', '{firewallPolicy}'),
+      since: '1.10.0',
+      replacement: compactPolicyPreviewLogSubject('{project}', '{location}', '{firewallPolicy}'),
+      date: '2026-12-07',
+      sunset: '2027-12-31',
+    },
     {
       target: previewLogSubject('{project}', '{location}', '{firewallPolicy}', '{experiment}'),
       since: '1.8.0',
@@ -92,6 +101,13 @@ export const PREVIEW_V1_PACKAGE = definePackage({
     },
   ],
   streams: [
+    {
+      subject: compactPolicyPreviewLogSubject('{project}', '{location}', '{firewallPolicy}'),
+      stream: PREVIEW_LOGS_STREAM,
+      direction: 'out',
+      service,
+      message: 'CompactPolicyPreviewLog',
+    },
     {
       subject: policyPreviewLogSubject('{project}', '{location}', '{firewallPolicy}'),
       stream: PREVIEW_LOGS_STREAM,
