@@ -6,10 +6,12 @@ import tseslint from 'typescript-eslint';
  * Architecture rules (docs/architecture.md, "Libraries and boundaries"), enforced on two tag axes:
  * - type:  app → infra, domain, contracts; infra → infra, contracts; domain → domain, contracts;
  *          contracts → contracts only, and no framework or I/O packages; tool → infra, contracts;
- *          test (system tests) → tool, infra, contracts, testing; testing (the test kits
+ *          test (system tests) → tool, infra, domain (benchmarks time its pure stages alone),
+ *          contracts, testing; testing (the test kits
  *          libs/testing/*) → infra, contracts. Only test code (specs,
  *          apps/<app>/test/, libs/<role>/<lib>/test/, test/) may import type:testing, so no kit ships.
- * - scope: a service's projects use only their own scope and `shared`.
+ * - scope: a service's projects use only their own scope and `shared`; the system tests
+ *   (`scope:system`) any.
  * - stability: a stable contract never depends on an alpha one.
  * - web (the console, bundled for the browser): contracts only, and from them only types.
  */
@@ -39,7 +41,13 @@ const depConstraints = [
   },
   {
     sourceTag: 'type:test',
-    onlyDependOnLibsWithTags: ['type:tool', 'type:infra', 'type:contracts', 'type:testing'],
+    onlyDependOnLibsWithTags: [
+      'type:tool',
+      'type:infra',
+      'type:domain',
+      'type:contracts',
+      'type:testing',
+    ],
   },
   { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
   { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
@@ -55,6 +63,8 @@ const depConstraints = [
   },
   { sourceTag: 'stability:stable', notDependOnLibsWithTags: ['stability:alpha'] },
   { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+  // The system tests (test/) look at the whole system: every scope.
+  { sourceTag: 'scope:system', onlyDependOnLibsWithTags: ['scope:*'] },
   ...['gateway', 'experiment', 'evaluator', 'enforcement', 'inspection', 'console'].map(
     (scope) => ({
       sourceTag: `scope:${scope}`,

@@ -173,8 +173,11 @@ export async function setUpExperiments({ ask }: Harness) {
       return `${id}: previewFlows failed (${errorText(error)})`;
     }
   };
+  /** An experiment's rules, as created (the K = 10 scenarios' seven more flip another tenth each). */
+  const rulesOf = (id: string): FirewallRule[] => variants[id] ?? flipTenth(TENTHS.indexOf(id) + 1);
   return {
     rules,
+    rulesOf,
     policyName,
     experimentName,
     active,

@@ -19,6 +19,7 @@ import {
   int,
   out,
 } from './config';
+import { decompositionText, stageCosts } from './stages';
 import { flowPool, rawRate, trafficOf } from './workload';
 
 export async function throughput(h: Harness, x: Experiments) {
@@ -39,7 +40,7 @@ export async function throughput(h: Harness, x: Experiments) {
     metricsLine,
     drain,
   } = h;
-  const { rules, ensureActive, ALL, TEN, createTenths, deleteTenths, reportsOf } = x;
+  const { rules, rulesOf, ensureActive, ALL, TEN, createTenths, deleteTenths, reportsOf } = x;
   out(
     `throughput: ${int(EVENTS)} events per scenario from ${int(Math.min(FLOWS, EVENTS))} distinct flows, one live policy of 1,000 rules`,
   );
@@ -108,6 +109,20 @@ export async function throughput(h: Harness, x: Experiments) {
       value: countingText(measured.counting, EVENTS),
     });
     await stopEvaluators();
+    const stages = stageCosts(
+      major,
+      traffic,
+      rules,
+      ids.map((id) => ({ id, rules: rulesOf(id) })),
+    );
+    const decomposition = decompositionText(
+      stages,
+      (rawCpuUs * messages) / EVENTS,
+      measured.cpuPerEventUs,
+      measured.pgCpuPerEventUs,
+    );
+    out(`    decomposition: ${decomposition}`);
+    note({ label: `  decomposition, ${label} (µs per event)`, value: decomposition });
     let baseline: number | undefined;
     if (baselineRoot) {
       // The same backlog again, from its first message, for the other build's evaluator: the

@@ -169,6 +169,21 @@ export async function publishAll(
   return { first, last, messages: traffic.count };
 }
 
+/** A traffic.v1 event in traffic.v2alpha's spelling (address fields spelled out). */
+export const toV2alpha = ({
+  srcIp,
+  destIp,
+  srcPort,
+  destPort,
+  ...rest
+}: TrafficEvent): TrafficEventV2alpha => ({
+  ...rest,
+  sourceIp: srcIp,
+  destinationIp: destIp,
+  sourcePort: srcPort,
+  destinationPort: destPort,
+});
+
 /** traffic.v2alpha: the same events in batches of `size`, address fields spelled out, 50 batches in parallel. */
 export async function publishBatches(
   nc: NatsConnection,
@@ -177,19 +192,6 @@ export async function publishBatches(
   size: number,
 ): Promise<{ first: number; last: number; messages: number }> {
   const js = nc.jetstream();
-  const toV2alpha = ({
-    srcIp,
-    destIp,
-    srcPort,
-    destPort,
-    ...rest
-  }: TrafficEvent): TrafficEventV2alpha => ({
-    ...rest,
-    sourceIp: srcIp,
-    destinationIp: destIp,
-    sourcePort: srcPort,
-    destinationPort: destPort,
-  });
   let first = Number.MAX_SAFE_INTEGER;
   let last = 0;
   let messages = 0;

@@ -2,14 +2,15 @@ import { CONTRACT_HEADERS, TRAFFIC_STREAM } from '@rollout/contracts';
 import { NatsNamespace } from '@rollout/platform/nats';
 import {
   BacktestTally,
+  evaluateBatch,
+  MESSAGE_ID_HEADER,
   PolicyView,
   ReplayOutcome,
   RequestedWindow,
-  evaluateBatch,
+  TrafficDecoder,
 } from '@rollout/domain/preview';
 import { AckPolicy, DeliverPolicy, JsMsg, NatsConnection, nanos } from 'nats';
 import { TRAFFIC_DURABLE } from '../jetstream';
-import { MESSAGE_ID_HEADER, TrafficDecoder } from '../traffic/traffic-decoder';
 
 export interface ReplayOptions {
   /** Most TRAFFIC messages fetched and evaluated at once. */

@@ -1,5 +1,5 @@
 import { parseContractVersion } from '@rollout/contracts';
-import { TRAFFIC_MAJORS } from './traffic-decoder';
+import { TRAFFIC_MAJORS } from '@rollout/domain/preview';
 
 /** Distinct client names counted before the rest are counted as `other` (bounded labels). */
 export const MAX_TRAFFIC_CLIENTS = 100;

@@ -8,7 +8,15 @@ import {
 import { CONTRACT_HEADERS, TRAFFIC_STREAM } from '@rollout/contracts';
 import { METRICS_REGISTRY } from '@rollout/platform/metrics';
 import { BatchConsumer, NATS_CONNECTION, NatsNamespace, Rejection } from '@rollout/platform/nats';
-import { TrafficMessage, evaluateBatch } from '@rollout/domain/preview';
+import {
+  MESSAGE_ID_HEADER,
+  RejectKind,
+  RejectedTraffic,
+  TrafficDecoder,
+  TrafficMessage,
+  evaluateBatch,
+  isRejected,
+} from '@rollout/domain/preview';
 import { JsMsg, NatsConnection } from 'nats';
 import { Registry } from 'prom-client';
 import { Config, EVALUATOR_CONFIG } from '../config';
@@ -20,13 +28,6 @@ import { PreviewLogPublisher } from '../preview-logs/preview-log.publisher';
 import { PreviewRetention } from '../retention/preview-retention.job';
 import { PreviewStateService } from '../state/preview-state.service';
 import { TrafficClients } from './traffic-clients';
-import {
-  MESSAGE_ID_HEADER,
-  RejectKind,
-  RejectedTraffic,
-  TrafficDecoder,
-  isRejected,
-} from './traffic-decoder';
 import { TrafficMetrics } from './traffic.metrics';
 
 interface TrafficRejection extends Rejection {

@@ -1,4 +1,6 @@
 export * from './traffic-key';
+export * from './traffic-decoder';
+export * from './traffic-v2alpha';
 export * from './state';
 export * from './views';
 export * from './records';

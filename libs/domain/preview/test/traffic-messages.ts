@@ -1,6 +1,6 @@
 import { TrafficEvent } from '@rollout/contracts';
 import { TrafficEvent as TrafficEventV2alpha } from '@rollout/contracts-alpha';
-import { DecodedMessage, RejectedTraffic, isRejected } from '../src/traffic/traffic-decoder';
+import { DecodedMessage, RejectedTraffic, isRejected } from '../src/traffic-decoder';
 
 /** Test helpers for the traffic decoder: messages as bytes, one event in both majors' spelling, and what decoding gave. */
 

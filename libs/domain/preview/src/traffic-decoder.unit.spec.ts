@@ -1,4 +1,4 @@
-import { accepted, bytes, rejected, v1Event, v2Event } from '../../test/traffic-messages';
+import { accepted, bytes, rejected, v1Event, v2Event } from '../test/traffic-messages';
 import { TrafficDecoder } from './traffic-decoder';
 import { fromV2alpha } from './traffic-v2alpha';
 
