@@ -12,7 +12,7 @@ import {
   SKIP_MEMORY,
   SKIP_SCALING,
   SKIP_STORAGE,
-  WINDOWS_MS,
+  WINDOW_CONCURRENCY,
   out,
 } from './evaluator/config';
 import { setUpExperiments } from './evaluator/experiments';
@@ -31,7 +31,7 @@ async function main() {
     const experiments = await setUpExperiments(harness);
     await throughput(harness, experiments);
     if (!SKIP_SCALING) await scaling(harness, experiments);
-    if (WINDOWS_MS.length > 0) await windows(harness, experiments);
+    if (WINDOW_CONCURRENCY.length > 0) await windows(harness, experiments);
     if (ROUNDS > 0) await freshness(harness, experiments);
     if (!SKIP_STORAGE) await storage(harness, experiments);
     if (!SKIP_MEMORY) await memory(harness, experiments);

@@ -24,8 +24,8 @@ export const SKIP_STORAGE = process.env.BENCH_SKIP_STORAGE === '1';
 export const SKIP_V1_K10 = process.env.BENCH_SKIP_V1_K10 === '1';
 export const SKIP_V2ALPHA_K10 = process.env.BENCH_SKIP_V2ALPHA_K10 === '1';
 export const SKIP_SCALING = process.env.BENCH_SKIP_SCALING === '1';
-/** EVALUATOR_WINDOW_MS values the window sweep drains the same backlog with (empty: no sweep). */
-export const WINDOWS_MS = (process.env.BENCH_WINDOWS_MS ?? '1,250,1000')
+/** EVALUATOR_CONCURRENCY values the window sweep drains the same backlog with (empty: no sweep). */
+export const WINDOW_CONCURRENCY = (process.env.BENCH_WINDOW_CONCURRENCY ?? '2,8,16')
   .split(',')
   .map(Number)
   .filter((n) => n > 0);
