@@ -7,8 +7,6 @@
  *   npm run bench -- test/bench/engine.bench.ts   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_SEED)
  */
 import type { FirewallRule, Layer4Config } from '@rollout/contracts';
-// A benchmark of the pure engine, with no service around it, has to reach into the domain lib.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import {
   compilePolicy,
   Connection,

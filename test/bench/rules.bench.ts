@@ -8,8 +8,6 @@
  */
 import type { InspectionData, InspectionRuleStep } from '@rollout/contracts';
 import { cpus, loadavg } from 'node:os';
-// A benchmark of the pure engine, with no service around it, has to reach into the domain lib.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { MaskSecrets, RuleDefinition, RuleSet, validateRule } from '@rollout/domain/inspection';
 
 const RULES = 1000;
