@@ -9,9 +9,10 @@ import {
   RetentionPolicy,
   StorageType,
   StreamConfig,
+  DiscardPolicy,
   nanos,
 } from 'nats';
-import { kvStream } from './kv-subjects';
+import { kvAllKeys, kvStream } from './kv-subjects';
 import { NatsNamespace } from './namespace';
 
 /** A stream as the code that owns it declares it; names and subjects are namespaced on use. */
@@ -42,6 +43,13 @@ export interface KvDeclaration {
   history?: number;
   /** How long an entry lives, in ms (absent: forever). */
   ttlMs?: number;
+  /**
+   * A bucket whose keys are written once and never changed: its stream is declared with the
+   * stream API (the KV view would allow rollups), one entry per key that no later write may
+   * replace (discard new per subject), no rollup, delete or purge, values of at most
+   * `maxMsgSize` bytes counting headers, and at most `maxBytes`/`maxMsgs` held (discard new).
+   */
+  writeOnce?: { maxMsgSize: number; maxBytes: number; maxMsgs: number };
 }
 
 export interface JetStreamDeclarations {
@@ -106,6 +114,10 @@ export async function declareJetStream(
   for (const decl of declarations.consumers ?? []) await ensureConsumer(jsm, ns, decl);
   const js = connection.jetstream();
   for (const decl of declarations.kv ?? []) {
+    if (decl.writeOnce) {
+      await ensureStream(jsm, writeOnceBucketConfig(decl, ns, replicas));
+      continue;
+    }
     const options: Partial<KvOptions> = {
       history: decl.history ?? 1,
       replicas,
@@ -119,6 +131,40 @@ export async function declareJetStream(
     if (config.num_replicas !== replicas || config.max_age !== maxAge)
       await jsm.streams.update(stream, { ...config, num_replicas: replicas, max_age: maxAge });
   }
+}
+
+/**
+ * The stream of a write-once bucket, as the KV convention names it (`KV_<bucket>`, subjects
+ * `$KV.<bucket>.>`), so that a key is still a publish on `$KV.<bucket>.<key>`.
+ */
+export function writeOnceBucketConfig(
+  decl: KvDeclaration,
+  ns: NatsNamespace,
+  replicas: number,
+): Partial<StreamConfig> & { name: string } {
+  const limits = decl.writeOnce;
+  if (!limits) throw new Error(`bucket ${decl.bucket} is not declared write-once`);
+  const bucket = ns.bucket(decl.bucket);
+  const maxAgeMs = decl.ttlMs ?? 0;
+  return {
+    name: kvStream(bucket),
+    subjects: [kvAllKeys(bucket)],
+    num_replicas: replicas,
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: nanos(maxAgeMs),
+    max_msgs_per_subject: decl.history ?? 1,
+    max_msg_size: limits.maxMsgSize,
+    max_bytes: limits.maxBytes,
+    max_msgs: limits.maxMsgs,
+    discard: DiscardPolicy.New,
+    discard_new_per_subject: true,
+    allow_rollup_hdrs: false,
+    deny_delete: true,
+    deny_purge: true,
+    allow_direct: false,
+    duplicate_window: nanos(Math.min(maxAgeMs || 120_000, 120_000)),
+  };
 }
 
 async function ensureStream(
