@@ -95,6 +95,8 @@ export function busTopology(limits: BusLimits = DEFAULT_BUS_LIMITS): BusTopology
           TRAFFIC_STREAM_LIMITS.duplicateWindowMs,
           limits.trafficMaxAgeMs,
         ),
+        // A backtest reads its window with direct gets.
+        allowDirect: true,
         usedBy: ['evaluator'],
       },
       {

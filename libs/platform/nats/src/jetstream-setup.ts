@@ -27,6 +27,8 @@ export interface StreamDeclaration {
   duplicateWindowMs: number;
   retention?: RetentionPolicy;
   storage?: StorageType;
+  /** Whether its messages may be read with direct gets (a reader without a consumer of its own). */
+  allowDirect?: boolean;
 }
 
 export interface DurableConsumerDeclaration {
@@ -92,6 +94,7 @@ function streamConfig(
     max_age: nanos(decl.maxAgeMs),
     max_bytes: decl.maxBytes,
     duplicate_window: nanos(decl.duplicateWindowMs),
+    allow_direct: decl.allowDirect ?? false,
   };
 }
 
@@ -121,6 +124,8 @@ export async function declareJetStream(
     const options: Partial<KvOptions> = {
       history: decl.history ?? 1,
       replicas,
+      // Readers follow a bucket with direct gets, never with a consumer of their own.
+      allow_direct: true,
       ...(decl.ttlMs ? { ttl: decl.ttlMs } : {}),
     };
     await js.views.kv(ns.bucket(decl.bucket), options);
