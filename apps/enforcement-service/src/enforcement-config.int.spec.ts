@@ -1,4 +1,5 @@
-import { freePort, removeTestResources, uniqueName } from '@rollout/testing/kit';
+import { provisionFromEnv } from '@rollout/platform/nats';
+import { TEST_NATS_URL, freePort, removeTestResources, uniqueName } from '@rollout/testing/kit';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,6 +77,12 @@ describe('enforcement-service boot', () => {
     const schema = uniqueName('it_');
     const namespace = uniqueName();
     const port = await freePort();
+    // What it uses of the bus (the replay check's bucket), as the provisioning step declares it.
+    await provisionFromEnv({
+      NATS_URL: TEST_NATS_URL,
+      NATS_NAMESPACE: namespace,
+      BUS_PROVISION_SERVICES: 'enforcement-service',
+    });
     const service = spawnEnforcementService({
       PORT: String(port),
       DATABASE_SCHEMA: schema,
