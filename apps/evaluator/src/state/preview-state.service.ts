@@ -67,8 +67,8 @@ export class PreviewStateService
   private waitingForBucket = false;
   /** The stream sequence of the last entry applied. */
   private appliedSeq = 0;
-  /** The bucket's last sequence when the reader first found it: the snapshot to load. */
-  private snapshotSeq?: number;
+  /** Whether the next turn first compares the stream's last sequence with the one applied. */
+  private recheckStream = true;
   private writes?: Subscription;
   private readonly bucket: string;
   private readonly reader: DirectReader;
@@ -145,6 +145,8 @@ export class PreviewStateService
   }
 
   private followFailed(error: unknown): void {
+    // Look at the bucket's stream again before reading on: it may have been made again.
+    this.recheckStream = true;
     const bucketMissing = isStreamNotFound(error);
     if (!bucketMissing)
       this.logger.error({ err: error }, 'following the state bucket failed; starting again');
@@ -157,9 +159,12 @@ export class PreviewStateService
 
   /** Applies every entry after the last one applied, in sequence order, until there is none. */
   private async follow(): Promise<void> {
-    if (this.snapshotSeq === undefined) {
+    if (this.recheckStream) {
       const jsm = await this.connection.jetstreamManager({ checkAPI: false });
-      this.snapshotSeq = (await jsm.streams.info(this.reader.stream)).state.last_seq;
+      const { last_seq } = (await jsm.streams.info(this.reader.stream)).state;
+      // A bucket made again (lost with its data) numbers from 1: read it from its start.
+      if (last_seq < this.appliedSeq) this.appliedSeq = 0;
+      this.recheckStream = false;
     }
     const allKeys = kvAllKeys(this.bucket);
     for (;;) {
@@ -169,7 +174,8 @@ export class PreviewStateService
       this.applyEntry(kvKeyOf(this.bucket, entry.subject), entry);
       this.appliedSeq = entry.seq;
     }
-    if (this.filled && this.appliedSeq >= this.snapshotSeq) this.loadedNow();
+    // Caught up: every entry there when it started is applied.
+    if (this.filled) this.loadedNow();
   }
 
   private applyEntry(key: string, message: StoredEntry): void {
