@@ -17,8 +17,9 @@ export const ASSERTION_ID_ENTRY_BYTES = `NATS/1.0\r\n${EXPECT_NOTHING_HEADER}: 0
 /** Commands per second, across every service, the bucket is sized for (five times the 1,000/s we plan for). */
 export const ASSERTION_IDS_DESIGN_RATE = 5_000;
 /**
- * What one id takes in the store, at most: the stored record's 30 bytes of framing and hash, its
- * subject (`$KV.<namespace>_ASSERTION_IDS.<uuid>`, at most 87 bytes) and the header block.
+ * What one id takes in the store, at most: the stored record's 34 bytes of framing and hash
+ * (measured), its subject (`$KV.<namespace>_ASSERTION_IDS.<uuid>`, at most 87 bytes) and the
+ * header block.
  */
 export const ASSERTION_ID_STORED_BYTES = 192;
 const ASSERTION_IDS_MAX_AGE_MS = ASSERTION_MAX_TTL_MS + 2 * ASSERTION_CLOCK_SKEW_MS;
