@@ -67,6 +67,12 @@ export class PreviewStateService
   private waitingForBucket = false;
   /** The stream sequence of the last entry applied. */
   private appliedSeq = 0;
+  /**
+   * The bucket stream's last sequence when the follower first found it (its leader says so): the
+   * snapshot is loaded once that entry, or a later one, is applied. A direct get may be answered
+   * by a replica that is behind, so "nothing more" alone does not say the snapshot is complete.
+   */
+  private snapshotSeq?: number;
   /** Whether the next turn first compares the stream's last sequence with the one applied. */
   private recheckStream = true;
   private writes?: Subscription;
@@ -164,6 +170,7 @@ export class PreviewStateService
       const { last_seq } = (await jsm.streams.info(this.reader.stream)).state;
       // A bucket made again (lost with its data) numbers from 1: read it from its start.
       if (last_seq < this.appliedSeq) this.appliedSeq = 0;
+      this.snapshotSeq ??= last_seq;
       this.recheckStream = false;
     }
     const allKeys = kvAllKeys(this.bucket);
@@ -175,7 +182,7 @@ export class PreviewStateService
       this.appliedSeq = entry.seq;
     }
     // Caught up: every entry there when it started is applied.
-    if (this.filled) this.loadedNow();
+    if (this.filled && this.appliedSeq >= (this.snapshotSeq ?? 0)) this.loadedNow();
   }
 
   private applyEntry(key: string, message: StoredEntry): void {
