@@ -1,8 +1,10 @@
 /**
  * What a signed request costs: signing (the gateway), verifying and the replay check (the
  * service's gate), with the replay check per process (as reads still do) and in the shared
- * ASSERTION_IDS bucket (create-if-absent before a state-changing handler runs). Next to the same
- * run's floors: a raw NATS request/reply, and a raw JetStream publish (what the KV write is).
+ * ASSERTION_IDS bucket (create-if-absent before a state-changing handler runs), the bucket as the
+ * KV view made it and as it is declared now (write-once). Next to the same run's floors: a raw
+ * NATS request/reply, and a raw JetStream publish (what the KV write is). Last, what one id
+ * takes in the write-once bucket, and what the bucket holds at 1,000 commands/s.
  *   npm run bench -- test/bench/actor-assertion.bench.ts   (BENCH_REQUESTS, BENCH_IN_FLIGHT)
  */
 import { EXPERIMENT_SUBJECTS } from '@rollout/contracts';
@@ -65,6 +67,8 @@ const row = (label: string, f: Figures, floor?: Figures) =>
 async function main(): Promise<void> {
   const namespace = uniqueName('assertion-bench');
   const ns = new NatsNamespace(namespace);
+  /** The bucket as the KV view made it before it was declared write-once. */
+  const kvViewNs = new NatsNamespace(`${namespace}kv`);
   const nc: NatsConnection = await connect({ servers: TEST_NATS_URL });
   const service: NatsConnection = await connect({ servers: TEST_NATS_URL });
   const keys = generateBusKeyPair('bench');
@@ -87,8 +91,15 @@ async function main(): Promise<void> {
       },
     ],
   });
+  await declareJetStream(service, kvViewNs, {
+    kv: [{ ...ASSERTION_IDS_KV, writeOnce: undefined }],
+  });
   const gates = {
     before: new ActorAssertionGate(verifier(), { namespace: ns }),
+    kvView: new ActorAssertionGate(verifier(), {
+      namespace: ns,
+      sharedIds: new SharedAssertionIds(service.jetstream(), kvViewNs),
+    }),
     now: new ActorAssertionGate(verifier(), {
       namespace: ns,
       sharedIds: new SharedAssertionIds(service.jetstream(), ns),
@@ -126,6 +137,7 @@ async function main(): Promise<void> {
     });
   serve('floor.echo');
   serve('before', gates.before);
+  serve('kv-view', gates.kvView);
   serve('now', gates.now);
   await service.flush();
   const signed = (i: number) => {
@@ -155,7 +167,8 @@ async function main(): Promise<void> {
       (i) => js.publish(ns.subject('floor.x'), body(i)),
     ],
     ['signed request, replay check before (per process)', (i) => request('before', i)],
-    ['signed request, replay check now (shared KV create)', (i) => request('now', i)],
+    ['signed request, replay check shared, KV view bucket (before)', (i) => request('kv-view', i)],
+    ['signed request, replay check shared, write-once (now)', (i) => request('now', i)],
   ];
   const rounds = kinds.map((): Figures[] => []);
   let offset = 0;
@@ -198,7 +211,19 @@ async function main(): Promise<void> {
   await service.close();
   const admin = await connect({ servers: TEST_NATS_URL });
   const jsm = await admin.jetstreamManager();
-  for (const stream of [ns.stream('FLOOR'), `KV_${ns.bucket(ASSERTION_IDS_KV.bucket)}`])
+  const held = (await jsm.streams.info(`KV_${ns.bucket(ASSERTION_IDS_KV.bucket)}`)).state;
+  const perId = held.bytes / held.messages;
+  const at1000 = (ASSERTION_IDS_KV.ttlMs! / 1000) * 1000;
+  out(
+    `write-once bucket: ${held.messages} ids, ${held.bytes} bytes, ${perId.toFixed(0)} bytes an id (subject $KV.${ns.bucket(ASSERTION_IDS_KV.bucket)}.<uuid>); ` +
+      `at 1,000 commands/s, ${at1000} ids over ${ASSERTION_IDS_KV.ttlMs! / 1000} s: ${((at1000 * perId) / 1e6).toFixed(1)} MB ` +
+      `(bound ${ASSERTION_IDS_KV.writeOnce!.maxBytes} bytes)`,
+  );
+  for (const stream of [
+    ns.stream('FLOOR'),
+    `KV_${ns.bucket(ASSERTION_IDS_KV.bucket)}`,
+    `KV_${kvViewNs.bucket(ASSERTION_IDS_KV.bucket)}`,
+  ])
     await jsm.streams.delete(stream);
   await admin.close();
 }

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ENFORCEMENT_V1, SYSTEM_V1 } from '@rollout/contracts';
 import type { EnforcementConfig } from '@rollout/domain/enforcement';
+import { busNeedsOf } from '@rollout/platform/nats';
 import { serviceModule } from '@rollout/platform/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from './config';
 import { ChainModule } from './chain/chain.module';
@@ -18,6 +19,8 @@ export class AppModule {
       config,
       configToken: ENFORCEMENT_SERVICE_CONFIG,
       contracts: [SYSTEM_V1, ENFORCEMENT_V1],
+      // Its one JetStream use: the ASSERTION_IDS bucket of its replay check.
+      jetstream: busNeedsOf('enforcement-service'),
       database: {
         migrations: [CreateLeaseLedger1764300000000, CreateDeliveryOutboxes1766700000000],
       },

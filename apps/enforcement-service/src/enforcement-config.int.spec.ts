@@ -1,4 +1,11 @@
-import { freePort, removeTestResources, uniqueName } from '@rollout/testing/kit';
+import { provisionFromEnv } from '@rollout/platform/nats';
+import {
+  TEST_NATS_URL,
+  eventually,
+  freePort,
+  removeTestResources,
+  uniqueName,
+} from '@rollout/testing/kit';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,7 +79,7 @@ describe('enforcement-service boot', () => {
     await failsWith(undefined, 'ENFORCEMENT_CONFIG_FILE: cannot read $FILE: no such file');
   });
 
-  it('starts with the default chain when no file is configured', async () => {
+  it('starts with the default chain when no file is configured, unready until the bus has what it uses', async () => {
     const schema = uniqueName('it_');
     const namespace = uniqueName();
     const port = await freePort();
@@ -82,6 +89,22 @@ describe('enforcement-service boot', () => {
       NATS_NAMESPACE: namespace,
     });
     try {
+      // It checks the bus too: the replay check's bucket, which the provisioning step declares.
+      const unready = await eventually(
+        async () => {
+          const response = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+          if (response?.status !== 503) return undefined;
+          const body = (await response.json()) as { checks: { nats?: { error?: string } } };
+          return body.checks.nats?.error;
+        },
+        { timeoutMs: 30_000, what: 'the missing bucket named' },
+      );
+      expect(unready).toContain(`KV bucket ${namespace}_ASSERTION_IDS missing`);
+      await provisionFromEnv({
+        NATS_URL: TEST_NATS_URL,
+        NATS_NAMESPACE: namespace,
+        BUS_PROVISION_SERVICES: 'enforcement-service',
+      });
       await ready(port);
     } finally {
       await service.stop();

@@ -299,6 +299,9 @@ async function provision(
     log(
       `NATS: provisioned ${done.streams.length} streams, ${done.consumers.length} durable consumers and ${done.buckets.length} bucket(s)${user ? ` as "${user}"` : ''}`,
     );
+    // A fresh server is created from scratch every run; what was repaired is worth a line each.
+    for (const change of done.changes.filter((c) => !c.startsWith('created ')))
+      log(`NATS: ${change}`);
   } catch (error) {
     throw new LaunchError(
       `provisioning the streams failed${user ? ` as "${user}"` : ''}: ${(error as Error).message}`,

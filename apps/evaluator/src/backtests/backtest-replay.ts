@@ -1,5 +1,5 @@
 import { CONTRACT_HEADERS, TRAFFIC_STREAM } from '@rollout/contracts';
-import { NatsNamespace } from '@rollout/platform/nats';
+import { DirectReader, NatsNamespace, StoredEntry } from '@rollout/platform/nats';
 import {
   BacktestTally,
   evaluateBatch,
@@ -9,7 +9,7 @@ import {
   RequestedWindow,
   TrafficDecoder,
 } from '@rollout/domain/preview';
-import { AckPolicy, DeliverPolicy, JsMsg, NatsConnection, nanos } from 'nats';
+import { NatsConnection } from 'nats';
 import { TRAFFIC_DURABLE } from '../jetstream';
 
 export interface ReplayOptions {
@@ -30,16 +30,18 @@ export interface ReplayOptions {
 
 export class ReplayStopped extends Error {}
 
-/** An ephemeral consumer left behind by a crash goes by itself after this long without a pull. */
-const INACTIVE_THRESHOLD_MS = 60_000;
+/** Ranges of TRAFFIC read side by side, each one get at a time. */
+const READ_LANES = 8;
 
 /**
  * Reads a policy's traffic back from TRAFFIC and evaluates it as the live path does (its decoder,
  * then evaluate and aggregateMessages of the preview domain) against a backtest's own view.
  *
- * One ephemeral pull consumer without acks, filtered to `traffic.*.{project}.{location}.{policy}`
- * (every major the decoder reads, one filter subject as NATS 2.9 allows), starting at the window's
- * start; it is deleted at the end. The replay stops at the window's end (stream time) or at the
+ * It reads with direct gets, no consumer (the evaluator's NATS user may create none,
+ * docs/bus-security.md): each the next message on `traffic.*.{project}.{location}.{policy}`
+ * (every major the decoder reads) after the last one read, from the first message stored at or
+ * after the window's start (found by bisecting sequences), in eight disjoint ranges of sequences
+ * read side by side. The replay stops at the window's end (stream time) or at the
  * stream's last sequence when it started, whichever comes first. Batches are fetched one at a
  * time, each at most `batchSize` messages, with a pause between them that, while the live
  * consumer has a backlog, leaves it at least `1 - busyShare` of the process.
@@ -55,7 +57,6 @@ export class BacktestReplay {
   }
 
   async run(
-    id: string,
     view: PolicyView,
     trafficKey: string,
     window: RequestedWindow,
@@ -82,59 +83,80 @@ export class BacktestReplay {
     )
       return { tally, outcome };
 
-    const name = `backtest-${id}`;
-    const info = await jsm.consumers.add(stream, {
-      name,
-      ack_policy: AckPolicy.None,
-      filter_subject: this.namespace.subject(`traffic.*.${trafficKey}`),
-      ...(window.startMs === undefined
-        ? { deliver_policy: DeliverPolicy.All }
-        : {
-            deliver_policy: DeliverPolicy.StartTime,
-            opt_start_time: new Date(window.startMs).toISOString(),
-          }),
-      inactive_threshold: nanos(INACTIVE_THRESHOLD_MS),
-      mem_storage: true,
-    });
-    try {
-      const consumer = await this.connection.jetstream().consumers.get(stream, name);
-      let pending = info.num_pending;
-      let ended = false;
-      while (pending > 0 && !ended) {
-        if (options.stopping()) throw new ReplayStopped();
-        const busyFrom = performance.now();
-        const messages: JsMsg[] = [];
-        for await (const message of await consumer.fetch({
-          max_messages: Math.min(options.batchSize, pending),
-          expires: 5_000,
-        }))
-          messages.push(message);
-        if (messages.length === 0) break;
-        pending = messages[messages.length - 1].info.pending;
-        const inWindow: JsMsg[] = [];
-        for (const message of messages) {
-          const storedMs = Math.floor(message.info.timestampNanos / 1e6);
-          if (
-            message.seq > state.last_seq ||
-            (window.endMs !== undefined && storedMs > window.endMs)
-          ) {
-            ended = true;
-            break;
-          }
-          if (window.startMs !== undefined && storedMs < window.startMs) continue;
-          inWindow.push(message);
-          outcome.replayedStartMs ??= storedMs;
-          outcome.replayedEndMs = storedMs;
+    const reader = new DirectReader(this.connection, stream);
+    const filter = this.namespace.subject(`traffic.*.${trafficKey}`);
+    const from =
+      window.startMs === undefined
+        ? state.first_seq
+        : await this.firstStoredFrom(
+            reader,
+            filter,
+            state.first_seq,
+            state.last_seq,
+            window.startMs,
+          );
+    // Disjoint ranges of sequences read side by side: a get is a round trip, and several in
+    // flight keep the server busy where one would wait on each.
+    const span = Math.max(1, Math.ceil((state.last_seq - from + 1) / READ_LANES));
+    const lanes = Array.from({ length: READ_LANES }, (_, k) => ({
+      next: from + k * span,
+      last: Math.min(state.last_seq, from + (k + 1) * span - 1),
+      done: false,
+    })).filter((lane) => lane.next <= lane.last);
+    const readLane = async (lane: (typeof lanes)[number], most: number) => {
+      const read: StoredEntry[] = [];
+      while (read.length < most) {
+        const message = await reader.next(lane.next, filter);
+        if (
+          !message ||
+          message.seq > lane.last ||
+          (window.endMs !== undefined && message.storedMs > window.endMs)
+        ) {
+          lane.done = true;
+          break;
         }
-        this.evaluate(view, inWindow, tally, outcome, skipped);
-        const busyMs = performance.now() - busyFrom;
-        await options.onProgress(outcome.messagesReplayed, outcome.eventsReplayed);
-        await this.pause(stream, busyMs, options);
+        lane.next = message.seq + 1;
+        if (window.startMs === undefined || message.storedMs >= window.startMs) read.push(message);
       }
-    } finally {
-      await jsm.consumers.delete(stream, name).catch(() => undefined);
+      return read;
+    };
+    for (;;) {
+      const open = lanes.filter((lane) => !lane.done);
+      if (open.length === 0) break;
+      if (options.stopping()) throw new ReplayStopped();
+      const busyFrom = performance.now();
+      const most = Math.max(1, Math.ceil(options.batchSize / open.length));
+      const inWindow = (await Promise.all(open.map((lane) => readLane(lane, most))))
+        .flat()
+        .sort((a, b) => a.seq - b.seq);
+      for (const { storedMs } of inWindow) {
+        outcome.replayedStartMs = Math.min(outcome.replayedStartMs ?? storedMs, storedMs);
+        outcome.replayedEndMs = Math.max(outcome.replayedEndMs ?? storedMs, storedMs);
+      }
+      this.evaluate(view, inWindow, tally, outcome, skipped);
+      const busyMs = performance.now() - busyFrom;
+      await options.onProgress(outcome.messagesReplayed, outcome.eventsReplayed);
+      if (lanes.some((lane) => !lane.done)) await this.pause(stream, busyMs, options);
     }
     return { tally, outcome };
+  }
+
+  /** The sequence of the first message on `filter` stored at or after `startMs` (past `last` when none is). */
+  private async firstStoredFrom(
+    reader: DirectReader,
+    filter: string,
+    first: number,
+    last: number,
+    startMs: number,
+  ): Promise<number> {
+    let [low, high] = [first, last + 1];
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2);
+      const message = await reader.next(middle, filter);
+      if (!message || message.seq > last || message.storedMs >= startMs) high = middle;
+      else low = message.seq + 1;
+    }
+    return low;
   }
 
   /**
@@ -155,7 +177,7 @@ export class BacktestReplay {
   /** Decodes and evaluates one batch as the live consumer does, and adds it to the tally. */
   private evaluate(
     view: PolicyView,
-    messages: readonly JsMsg[],
+    messages: readonly StoredEntry[],
     tally: BacktestTally,
     outcome: ReplayOutcome,
     skipped: Map<string, number>,
@@ -168,8 +190,8 @@ export class BacktestReplay {
         decoded: this.decoder.decode(
           message.subject,
           message.data,
-          message.headers?.get(CONTRACT_HEADERS.contractVersion),
-          message.headers?.get(MESSAGE_ID_HEADER) || undefined,
+          message.headers.get(CONTRACT_HEADERS.contractVersion) || undefined,
+          message.headers.get(MESSAGE_ID_HEADER) || undefined,
         ),
       })),
       NOTHING_COUNTED,

@@ -133,7 +133,6 @@ export class Backtests implements OnApplicationBootstrap, BeforeApplicationShutd
     const run = async () => {
       try {
         const { tally, outcome } = await this.replay.run(
-          id,
           view as PolicyView,
           trafficKey(name),
           window,

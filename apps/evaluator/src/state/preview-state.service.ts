@@ -15,8 +15,10 @@ import {
 import type { ReadinessCheck } from '@rollout/platform/health';
 import { METRICS_REGISTRY } from '@rollout/platform/metrics';
 import {
+  DirectReader,
   NATS_CONNECTION,
   NatsNamespace,
+  StoredEntry,
   kvAllKeys,
   kvKeyOf,
   kvStream,
@@ -24,7 +26,7 @@ import {
 import { BackgroundLoop } from '@rollout/platform/runtime';
 import { CLOCK, Clock } from '@rollout/platform/service-kit';
 import { ApplyResult, DomainEvent, PreviewState } from '@rollout/domain/preview';
-import { ConsumerMessages, DeliverPolicy, JsMsg, NatsConnection, NatsError } from 'nats';
+import { NatsConnection, NatsError, Subscription } from 'nats';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { PreviewAppliedRepository } from './preview-applied.repository';
 
@@ -36,12 +38,16 @@ const isStreamNotFound = (error: unknown) =>
 
 /**
  * The evaluator's snapshot of live policies and ACTIVE experiments, and its readiness check.
- * One ordered consumer on EXPERIMENT_STATE starts with the last entry of every key (each value
- * carries its aggregate's full state: that is the whole snapshot) and then follows the state
- * relay's writes. Traffic consumption waits until the bucket's position key says it was filled
- * and the entries pending at creation are applied, so traffic never meets an empty snapshot
- * while the experiment service has not run yet or is filling the bucket after an upgrade.
- * Applying is idempotent by version, so the consumer can restart from its last sequence.
+ * It follows EXPERIMENT_STATE without a consumer of its own (its NATS user may create none,
+ * docs/bus-security.md): direct gets read the bucket's stream in sequence order, each the next
+ * entry after the last one applied, which starts with the last entry of every key (history 1;
+ * each value carries its aggregate's full state: that is the whole snapshot) and then follows
+ * the state relay's writes. A plain subscription to the bucket's subjects only wakes the reader
+ * when a write lands; the reader also looks every second, so a write whose notice was lost (a
+ * reconnect) is read all the same, by sequence. Traffic consumption waits until the bucket's
+ * position key says it was filled and every entry there at start is applied, so traffic never
+ * meets an empty snapshot while the experiment service has not run yet or is filling the bucket
+ * after an upgrade. Applying is idempotent by version.
  */
 @Injectable()
 export class PreviewStateService
@@ -55,11 +61,23 @@ export class PreviewStateService
   private filled = false;
   private markLoaded!: () => void;
   readonly loaded = new Promise<void>((resolve) => (this.markLoaded = resolve));
-  /** Follows the bucket, starting again a second after the consumer fails or ends. */
+  /** Reads the bucket's new entries, when woken by a write and every second. */
   private readonly following: BackgroundLoop;
   /** Whether the last failure was the bucket not existing yet (said once, not every second). */
   private waitingForBucket = false;
-  private messages?: ConsumerMessages;
+  /** The stream sequence of the last entry applied. */
+  private appliedSeq = 0;
+  /**
+   * The bucket stream's last sequence when the follower first found it (its leader says so): the
+   * snapshot is loaded once that entry, or a later one, is applied. A direct get may be answered
+   * by a replica that is behind, so "nothing more" alone does not say the snapshot is complete.
+   */
+  private snapshotSeq?: number;
+  /** Whether the next turn first compares the stream's last sequence with the one applied. */
+  private recheckStream = true;
+  private writes?: Subscription;
+  private readonly bucket: string;
+  private readonly reader: DirectReader;
   private readonly applied?: Counter<'outcome'>;
   private readonly gauges?: { ready: Gauge; policies: Gauge; active: Gauge };
 
@@ -74,9 +92,10 @@ export class PreviewStateService
       name: PreviewStateService.name,
       turn: () => this.follow(),
       intervalMs: 1_000,
-      interrupt: () => this.messages?.stop(),
       onFailure: (error) => this.followFailed(error),
     });
+    this.bucket = this.namespace.bucket(EXPERIMENT_STATE_BUCKET);
+    this.reader = new DirectReader(this.connection, kvStream(this.bucket));
     if (registry) {
       this.applied = new Counter({
         name: 'evaluator_state_events_total',
@@ -118,15 +137,22 @@ export class PreviewStateService
   }
 
   onApplicationBootstrap(): void {
+    // Only a nudge: what was written is read back by sequence.
+    this.writes = this.connection.subscribe(kvAllKeys(this.bucket), {
+      callback: () => this.following.wake(),
+    });
     this.following.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.writes?.unsubscribe();
     await this.following.stop();
     this.appliedTimes.stop();
   }
 
   private followFailed(error: unknown): void {
+    // Look at the bucket's stream again before reading on: it may have been made again.
+    this.recheckStream = true;
     const bucketMissing = isStreamNotFound(error);
     if (!bucketMissing)
       this.logger.error({ err: error }, 'following the state bucket failed; starting again');
@@ -137,25 +163,29 @@ export class PreviewStateService
     this.waitingForBucket = bucketMissing;
   }
 
+  /** Applies every entry after the last one applied, in sequence order, until there is none. */
   private async follow(): Promise<void> {
-    const bucket = this.namespace.bucket(EXPERIMENT_STATE_BUCKET);
-    const stream = kvStream(bucket);
-    await (await this.connection.jetstreamManager()).streams.info(stream);
-    const consumer = await this.connection.jetstream().consumers.get(stream, {
-      filterSubjects: kvAllKeys(bucket),
-      deliver_policy: DeliverPolicy.LastPerSubject,
-    });
-    // A short expiry: missed heartbeats (a NATS restart) and failed re-creations retry within seconds.
-    const messages = await consumer.consume({ max_messages: 512, expires: 5_000 });
-    this.messages = messages;
-    if (!this.following.isRunning) messages.stop();
-    for await (const message of messages) {
-      this.applyEntry(kvKeyOf(bucket, message.subject), message);
-      if (this.filled && message.info.pending === 0) this.loadedNow();
+    if (this.recheckStream) {
+      const jsm = await this.connection.jetstreamManager({ checkAPI: false });
+      const { last_seq } = (await jsm.streams.info(this.reader.stream)).state;
+      // A bucket made again (lost with its data) numbers from 1: read it from its start.
+      if (last_seq < this.appliedSeq) this.appliedSeq = 0;
+      this.snapshotSeq ??= last_seq;
+      this.recheckStream = false;
     }
+    const allKeys = kvAllKeys(this.bucket);
+    for (;;) {
+      if (!this.following.isRunning) return;
+      const entry = await this.reader.next(this.appliedSeq + 1, allKeys);
+      if (!entry) break;
+      this.applyEntry(kvKeyOf(this.bucket, entry.subject), entry);
+      this.appliedSeq = entry.seq;
+    }
+    // Caught up: every entry there when it started is applied.
+    if (this.filled && this.appliedSeq >= (this.snapshotSeq ?? 0)) this.loadedNow();
   }
 
-  private applyEntry(key: string, message: JsMsg): void {
+  private applyEntry(key: string, message: StoredEntry): void {
     if (key === STATE_POSITION_KEY) {
       this.filled = true;
       return;
@@ -178,7 +208,9 @@ export class PreviewStateService
       );
     } else {
       try {
-        result = this.state.apply(message.json<DomainEvent>());
+        result = this.state.apply(
+          JSON.parse(new TextDecoder().decode(message.data)) as DomainEvent,
+        );
       } catch {
         result = {
           applied: false,

@@ -76,28 +76,18 @@ const PROJECT = /^[A-Za-z0-9_-]{1,128}$/;
 interface JetStreamAccess {
   /** Streams it publishes into or reads: their info (the boot check, lag and retention read it). */
   info?: string[];
-  /** Streams whose stored messages it reads one by one (by sequence or last by subject). */
+  /**
+   * Streams whose stored messages it reads one by one (by sequence, next or last by subject):
+   * how a service follows a stream without a consumer of its own.
+   */
   get?: string[];
   /** The named durable consumers it consumes through, as [stream, durable]. */
   durables?: [string, string][];
-  /**
-   * Short-lived consumers of its own on a stream it may read anyway, as [stream, filter]: it
-   * may create one only with a filter under `filter` (nats-server 2.9's create subject
-   * `$JS.API.CONSUMER.CREATE.<stream>.<name>.<filter>` carries the filter, which the server
-   * checks against the body), read and delete it. Never on a stream it writes.
-   */
-  ephemeral?: [string, string][];
   /** Buckets whose entries it puts and deletes (the bucket's writer only). */
   kvWrite?: string[];
 }
 
-function jetStreamAccess({
-  info = [],
-  get = [],
-  durables = [],
-  ephemeral = [],
-  kvWrite = [],
-}: JetStreamAccess) {
+function jetStreamAccess({ info = [], get = [], durables = [], kvWrite = [] }: JetStreamAccess) {
   return [
     '$JS.API.INFO',
     ...kvWrite.map(kvAllKeys),
@@ -111,12 +101,6 @@ function jetStreamAccess({
       `$JS.API.CONSUMER.INFO.${stream}.${durable}`,
       `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`,
       `$JS.ACK.${stream}.${durable}.>`,
-    ]),
-    ...ephemeral.flatMap(([stream, filter]) => [
-      `$JS.API.CONSUMER.CREATE.${stream}.*.${filter}`,
-      `$JS.API.CONSUMER.INFO.${stream}.*`,
-      `$JS.API.CONSUMER.MSG.NEXT.${stream}.*`,
-      `$JS.API.CONSUMER.DELETE.${stream}.*`,
     ]),
   ];
 }
@@ -139,6 +123,8 @@ function service(
   served: string[],
   publishes: string[],
   jetStream: JetStreamAccess = {},
+  /** Subjects it listens to besides its requests (already namespaced): a bucket's writes, say. */
+  listens: string[] = [],
 ): NatsPermissions {
   return {
     publish: {
@@ -151,6 +137,7 @@ function service(
     subscribe: {
       allow: [
         ...[...served, serviceInfoSubject(name)].map((s) => ns.subject(s)),
+        ...listens,
         `${inboxPrefixOf(user)}.>`,
       ],
     },
@@ -204,9 +191,10 @@ export function busPermissions(
     }
     case 'evaluator': {
       // Auto-stop is its one call to another service (stopPreview, with its system key). It
-      // reads TRAFFIC through the shared durable, and with a backtest's consumer filtered to
-      // traffic; it follows the state bucket with an ordered consumer, and never writes it. A
-      // report's lag gets the oldest unread TRAFFIC message by sequence: one it reads anyway.
+      // reads TRAFFIC through the shared durable, and a backtest's window with direct gets; it
+      // follows the state bucket with direct gets, woken by the bucket's writes, which it
+      // hears on the bucket's subjects, and never writes it. It creates no consumer. A report's
+      // lag gets the oldest unread TRAFFIC message by sequence: one it reads anyway.
       const traffic = ns.stream(TRAFFIC_STREAM);
       return service(
         ns,
@@ -218,11 +206,8 @@ export function busPermissions(
           info: [traffic, ns.stream(PREVIEW_LOGS_STREAM), deadLetters, state],
           get: [state, traffic],
           durables: [[traffic, TRAFFIC_DURABLE]],
-          ephemeral: [
-            [traffic, ns.subject('traffic.>')],
-            [state, kvAllKeys(bucket)],
-          ],
         },
+        [kvAllKeys(bucket)],
       );
     }
     case 'enforcement-service':

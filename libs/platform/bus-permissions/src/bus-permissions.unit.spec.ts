@@ -28,7 +28,7 @@ describe('bus permissions', () => {
     });
   });
 
-  it('gives no runtime user a JetStream call that creates, changes or deletes a stream, nor a consumer outside the streams it reads', () => {
+  it('gives no runtime user a JetStream call that creates, changes or deletes a stream or a consumer', () => {
     const runtime = [
       'gateway',
       'experiment-service',
@@ -42,6 +42,15 @@ describe('bus permissions', () => {
         kind,
         allowed.filter((s) => /^\$JS\.API\.STREAM\.(?!INFO\.|MSG\.GET\.)/.test(s)),
       ]).toEqual([kind, []]);
+      // Of consumers, only the info of a named durable and the next message from it.
+      expect([
+        kind,
+        allowed.filter((s) => /^\$JS\.API\.CONSUMER\.(?!INFO\.|MSG\.NEXT\.)/.test(s)),
+      ]).toEqual([kind, []]);
+      expect([kind, allowed.filter((s) => /^\$JS\.API\.CONSUMER\..*\*/.test(s))]).toEqual([
+        kind,
+        [],
+      ]);
       expect([kind, allowed.filter((s) => s.includes('*.*') || s.endsWith('.*.>'))]).toEqual([
         kind,
         [],
@@ -52,23 +61,23 @@ describe('bus permissions', () => {
     ]);
   });
 
-  it('lets the evaluator consume TRAFFIC through its durable, create filtered consumers of its own only on what it reads, and never write the state bucket', () => {
-    const evaluator = busPermissions({ user: 'evaluator', role: { kind: 'evaluator' } }, 'ns1')
-      .publish.allow;
+  it('lets the evaluator consume TRAFFIC through its durable, read TRAFFIC and the state bucket with direct gets, and never write the state bucket', () => {
+    const permissions = busPermissions({ user: 'evaluator', role: { kind: 'evaluator' } }, 'ns1');
+    const evaluator = permissions.publish.allow;
     expect(evaluator).toEqual(
       expect.arrayContaining([
         '$JS.API.STREAM.INFO.ns1_TRAFFIC',
+        '$JS.API.CONSUMER.INFO.ns1_TRAFFIC.evaluator',
         '$JS.API.CONSUMER.MSG.NEXT.ns1_TRAFFIC.evaluator',
         '$JS.ACK.ns1_TRAFFIC.evaluator.>',
-        '$JS.API.CONSUMER.CREATE.ns1_TRAFFIC.*.ns1.traffic.>',
-        '$JS.API.CONSUMER.CREATE.KV_ns1_EXPERIMENT_STATE.*.$KV.ns1_EXPERIMENT_STATE.>',
+        '$JS.API.DIRECT.GET.ns1_TRAFFIC',
+        '$JS.API.DIRECT.GET.KV_ns1_EXPERIMENT_STATE',
       ]),
     );
+    expect(permissions.subscribe.allow).toContain('$KV.ns1_EXPERIMENT_STATE.>');
     // Its one KV write is an assertion id (the replay check), never the state bucket.
     expect(evaluator.filter((s) => s.startsWith('$KV.'))).toEqual(['$KV.ns1_ASSERTION_IDS.>']);
-    expect(
-      evaluator.filter((s) => /CONSUMER\.CREATE\.ns1_(PREVIEW_LOGS|DEAD_LETTERS)/.test(s)),
-    ).toEqual([]);
+    expect(evaluator.filter((s) => /CONSUMER\.(?!INFO\.|MSG\.NEXT\.)/.test(s))).toEqual([]);
     // Of the experiment service, it calls stopPreview only (auto-stop).
     expect(
       evaluator.filter((s) => s.startsWith('ns1.experiment.v1') || s.startsWith('experiment.v1')),

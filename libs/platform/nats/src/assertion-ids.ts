@@ -11,16 +11,37 @@ import type { KvDeclaration } from './jetstream-setup';
 import { kvSubject } from './kv-subjects';
 import { NatsNamespace } from './namespace';
 
+/** The header block of the gate's create-if-absent write, the only thing an id's entry holds. */
+const EXPECT_NOTHING_HEADER = 'Nats-Expected-Last-Subject-Sequence';
+export const ASSERTION_ID_ENTRY_BYTES = `NATS/1.0\r\n${EXPECT_NOTHING_HEADER}: 0\r\n\r\n`.length;
+/** Commands per second, across every service, the bucket is sized for (five times the 1,000/s we plan for). */
+export const ASSERTION_IDS_DESIGN_RATE = 5_000;
+/**
+ * What one id takes in the store, at most: the stored record's 34 bytes of framing and hash
+ * (measured), its subject (`$KV.<namespace>_ASSERTION_IDS.<uuid>`, at most 87 bytes) and the
+ * header block.
+ */
+export const ASSERTION_ID_STORED_BYTES = 192;
+const ASSERTION_IDS_MAX_AGE_MS = ASSERTION_MAX_TTL_MS + 2 * ASSERTION_CLOCK_SKEW_MS;
+const ASSERTION_IDS_MAX_MSGS = (ASSERTION_IDS_DESIGN_RATE * ASSERTION_IDS_MAX_AGE_MS) / 1000;
+
 /**
  * The ids of the actor assertions that state-changing requests used, one key each, shared by
  * every replica of every service that verifies assertions. A key lives as long as an assertion
  * can be accepted: from `iat - skew` to `exp + skew`, at most the longest lifetime plus twice
- * the skew (nats-server 2.9 has no per-message TTL, so the bucket's max age says it).
+ * the skew (nats-server 2.9 has no per-message TTL, so the bucket's max age says it). Written
+ * once: no rollup, delete or purge, no second entry on a key, an empty value only, and at most
+ * the ids of `ASSERTION_IDS_DESIGN_RATE` commands a second over the max age (docs/bus-security.md).
  */
 export const ASSERTION_IDS_KV: KvDeclaration = {
   bucket: 'ASSERTION_IDS',
   history: 1,
-  ttlMs: ASSERTION_MAX_TTL_MS + 2 * ASSERTION_CLOCK_SKEW_MS,
+  ttlMs: ASSERTION_IDS_MAX_AGE_MS,
+  writeOnce: {
+    maxMsgSize: ASSERTION_ID_ENTRY_BYTES,
+    maxMsgs: ASSERTION_IDS_MAX_MSGS,
+    maxBytes: ASSERTION_IDS_MAX_MSGS * ASSERTION_ID_STORED_BYTES,
+  },
 };
 
 /**
@@ -112,7 +133,7 @@ export class SharedAssertionIds implements AssertionIds {
 
   async firstUse(jti: string): Promise<boolean> {
     const expectNothing = headers();
-    expectNothing.set('Nats-Expected-Last-Subject-Sequence', '0');
+    expectNothing.set(EXPECT_NOTHING_HEADER, '0');
     try {
       await this.js.publish(this.prefix + jti, EMPTY, {
         headers: expectNothing,

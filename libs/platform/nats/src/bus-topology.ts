@@ -16,6 +16,7 @@ import { ASSERTION_IDS_KV } from './assertion-ids';
 import {
   DEAD_LETTER_STREAM,
   DurableConsumerDeclaration,
+  JetStreamDeclarations,
   KvDeclaration,
   StreamDeclaration,
 } from './jetstream-setup';
@@ -95,6 +96,8 @@ export function busTopology(limits: BusLimits = DEFAULT_BUS_LIMITS): BusTopology
           TRAFFIC_STREAM_LIMITS.duplicateWindowMs,
           limits.trafficMaxAgeMs,
         ),
+        // A backtest reads its window with direct gets.
+        allowDirect: true,
         usedBy: ['evaluator'],
       },
       {
@@ -175,11 +178,16 @@ export function busTopology(limits: BusLimits = DEFAULT_BUS_LIMITS): BusTopology
   };
 }
 
-/** What one service checks at boot: the names of the streams, durable consumers and buckets it uses. */
+/**
+ * What one service checks, at boot and then periodically: the names of the streams, durable
+ * consumers and buckets it uses, and (`declared`) their declarations, whose fields that matter
+ * it compares with the bus.
+ */
 export interface BusNeeds {
   streams: string[];
   consumers: { stream: string; durable: string }[];
   buckets: string[];
+  declared?: JetStreamDeclarations;
 }
 
 /** The part of the topology some services use (all of it without `services`). */
@@ -202,5 +210,6 @@ export function busNeedsOf(service: JetStreamService): BusNeeds {
     streams: streams.map((s) => s.name),
     consumers: consumers.map(({ stream, durable }) => ({ stream, durable })),
     buckets: kv.map((b) => b.bucket),
+    declared: { streams, consumers, kv },
   };
 }

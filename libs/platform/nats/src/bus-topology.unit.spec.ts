@@ -3,10 +3,19 @@ import { busProvisionOptions } from './provision';
 
 describe('the bus topology', () => {
   it('names what each service checks at boot', () => {
-    expect(busNeedsOf('evaluator')).toEqual({
+    expect(busNeedsOf('evaluator')).toMatchObject({
       streams: ['TRAFFIC', 'PREVIEW_LOGS', 'DEAD_LETTERS'],
       consumers: [{ stream: 'TRAFFIC', durable: 'evaluator' }],
       buckets: ['EXPERIMENT_STATE', 'ASSERTION_IDS'],
+    });
+    // With their declarations, whose fields that matter the service compares with the bus.
+    expect(busNeedsOf('evaluator').declared?.consumers?.map((c) => c.durable)).toEqual([
+      'evaluator',
+    ]);
+    expect(busNeedsOf('enforcement-service')).toMatchObject({
+      streams: [],
+      consumers: [],
+      buckets: ['ASSERTION_IDS'],
     });
   });
 

@@ -14,3 +14,4 @@ export * from './nats.module';
 export * from './actor-assertion';
 export * from './actor-gate';
 export * from './assertion-ids';
+export * from './direct-reader';

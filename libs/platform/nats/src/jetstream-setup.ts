@@ -9,9 +9,10 @@ import {
   RetentionPolicy,
   StorageType,
   StreamConfig,
+  DiscardPolicy,
   nanos,
 } from 'nats';
-import { kvStream } from './kv-subjects';
+import { kvAllKeys, kvStream } from './kv-subjects';
 import { NatsNamespace } from './namespace';
 
 /** A stream as the code that owns it declares it; names and subjects are namespaced on use. */
@@ -26,6 +27,8 @@ export interface StreamDeclaration {
   duplicateWindowMs: number;
   retention?: RetentionPolicy;
   storage?: StorageType;
+  /** Whether its messages may be read with direct gets (a reader without a consumer of its own). */
+  allowDirect?: boolean;
 }
 
 export interface DurableConsumerDeclaration {
@@ -42,6 +45,13 @@ export interface KvDeclaration {
   history?: number;
   /** How long an entry lives, in ms (absent: forever). */
   ttlMs?: number;
+  /**
+   * A bucket whose keys are written once and never changed: its stream is declared with the
+   * stream API (the KV view would allow rollups), one entry per key that no later write may
+   * replace (discard new per subject), no rollup, delete or purge, values of at most
+   * `maxMsgSize` bytes counting headers, and at most `maxBytes`/`maxMsgs` held (discard new).
+   */
+  writeOnce?: { maxMsgSize: number; maxBytes: number; maxMsgs: number };
 }
 
 export interface JetStreamDeclarations {
@@ -63,14 +73,12 @@ export function deadLetterSubject(stream: string): string {
   return `deadletter.v1.${stream.toLowerCase()}`;
 }
 
-const ALREADY_IN_USE = 10058; // JSStreamNameExistErr: same name, different config
-const CONSUMER_EXISTS = 10148; // JSConsumerAlreadyExists with a different config
-
 function apiErrorCode(error: unknown): number | undefined {
   return error instanceof NatsError ? error.api_error?.err_code : undefined;
 }
 
-function streamConfig(
+/** A stream's config as declared (namespaced); what provisioning applies. */
+export function streamConfig(
   decl: StreamDeclaration,
   ns: NatsNamespace,
   replicas: number,
@@ -84,74 +92,255 @@ function streamConfig(
     max_age: nanos(decl.maxAgeMs),
     max_bytes: decl.maxBytes,
     duplicate_window: nanos(decl.duplicateWindowMs),
+    allow_direct: decl.allowDirect ?? false,
   };
 }
 
 /**
- * Declares streams, durable consumers and KV buckets so that running it again, from any
- * replica, is harmless: an existing stream is updated to the declared config (replicas
- * included: JetStream scales a stream up or down in place), a bucket's replicas likewise.
- * Consumers inherit their stream's replicas. Uses only nats-server 2.9 features (one filter
- * subject per consumer).
+ * The stream of a write-once bucket, as the KV convention names it (`KV_<bucket>`, subjects
+ * `$KV.<bucket>.>`), so that a key is still a publish on `$KV.<bucket>.<key>`.
  */
-export async function declareJetStream(
-  connection: NatsConnection,
+export function writeOnceBucketConfig(
+  decl: KvDeclaration,
   ns: NatsNamespace,
-  declarations: JetStreamDeclarations,
-  { replicas = 1 }: { replicas?: number } = {},
-): Promise<void> {
-  const jsm = await connection.jetstreamManager();
-  for (const decl of declarations.streams ?? [])
-    await ensureStream(jsm, streamConfig(decl, ns, replicas));
-  for (const decl of declarations.consumers ?? []) await ensureConsumer(jsm, ns, decl);
-  const js = connection.jetstream();
-  for (const decl of declarations.kv ?? []) {
-    const options: Partial<KvOptions> = {
-      history: decl.history ?? 1,
-      replicas,
-      ...(decl.ttlMs ? { ttl: decl.ttlMs } : {}),
-    };
-    await js.views.kv(ns.bucket(decl.bucket), options);
-    // An existing bucket is opened as it is: bring its stream to the declared replicas and TTL.
-    const stream = kvStream(ns.bucket(decl.bucket));
-    const { config } = await jsm.streams.info(stream);
-    const maxAge = nanos(decl.ttlMs ?? 0);
-    if (config.num_replicas !== replicas || config.max_age !== maxAge)
-      await jsm.streams.update(stream, { ...config, num_replicas: replicas, max_age: maxAge });
-  }
+  replicas: number,
+): Partial<StreamConfig> & { name: string } {
+  const limits = decl.writeOnce;
+  if (!limits) throw new Error(`bucket ${decl.bucket} is not declared write-once`);
+  const bucket = ns.bucket(decl.bucket);
+  const maxAgeMs = decl.ttlMs ?? 0;
+  return {
+    name: kvStream(bucket),
+    subjects: [kvAllKeys(bucket)],
+    num_replicas: replicas,
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: nanos(maxAgeMs),
+    max_msgs_per_subject: decl.history ?? 1,
+    max_msg_size: limits.maxMsgSize,
+    max_bytes: limits.maxBytes,
+    max_msgs: limits.maxMsgs,
+    discard: DiscardPolicy.New,
+    discard_new_per_subject: true,
+    allow_rollup_hdrs: false,
+    deny_delete: true,
+    deny_purge: true,
+    allow_direct: false,
+    duplicate_window: nanos(Math.min(maxAgeMs || 120_000, 120_000)),
+  };
 }
 
-async function ensureStream(
-  jsm: JetStreamManager,
-  config: Partial<StreamConfig> & { name: string },
-) {
-  try {
-    await jsm.streams.add(config);
-  } catch (error) {
-    if (apiErrorCode(error) !== ALREADY_IN_USE) throw error;
-    await jsm.streams.update(config.name, config);
-  }
-}
-
-async function ensureConsumer(
-  jsm: JetStreamManager,
-  ns: NatsNamespace,
+/** A durable's config as declared (namespaced); what provisioning applies. */
+export function consumerConfig(
   decl: DurableConsumerDeclaration,
-) {
-  const stream = ns.stream(decl.stream);
-  const config: Partial<ConsumerConfig> = {
+  ns: NatsNamespace,
+): Partial<ConsumerConfig> & { durable_name: string } {
+  return {
     durable_name: decl.durable,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     ack_wait: nanos(decl.ackWaitMs),
     max_deliver: decl.maxDeliver,
     max_ack_pending: decl.maxAckPending ?? 1000,
-    ...(decl.filterSubject ? { filter_subject: ns.subject(decl.filterSubject) } : {}),
+    filter_subject: decl.filterSubject ? ns.subject(decl.filterSubject) : '',
   };
-  try {
-    await jsm.consumers.add(stream, config);
-  } catch (error) {
-    if (apiErrorCode(error) !== CONSUMER_EXISTS) throw error;
-    await jsm.consumers.update(stream, decl.durable, config);
+}
+
+/** The fields of a KV bucket (one made by the KV view) that provisioning and readiness hold it to. */
+export function kvBucketConfig(
+  decl: KvDeclaration,
+  ns: NatsNamespace,
+  replicas: number,
+): Partial<StreamConfig> & { name: string } {
+  if (decl.writeOnce) return writeOnceBucketConfig(decl, ns, replicas);
+  const bucket = ns.bucket(decl.bucket);
+  return {
+    name: kvStream(bucket),
+    subjects: [kvAllKeys(bucket)],
+    num_replicas: replicas,
+    max_age: nanos(decl.ttlMs ?? 0),
+    max_msgs_per_subject: decl.history ?? 1,
+    allow_direct: true,
+  };
+}
+
+/** A field whose value differs from the declared one. */
+export interface FieldDrift {
+  field: string;
+  actual: unknown;
+  declared: unknown;
+}
+
+const NANOS_FIELDS = new Set(['max_age', 'duplicate_window', 'ack_wait']);
+/** What a consumer cannot have changed in place (nats-server 2.9 refuses, or ignores, the update). */
+const RECREATED_CONSUMER_FIELDS = new Set([
+  'deliver_policy',
+  'ack_policy',
+  'filter_subject',
+  'deliver_subject',
+  'opt_start_seq',
+  'opt_start_time',
+]);
+
+const normalized = (value: unknown) => (value === undefined || value === null ? '' : value);
+
+/** The declared fields (`only` of them, when given) whose actual value differs, each with both values. */
+export function configDrift(
+  declared: object,
+  actual: object,
+  only?: readonly string[],
+): FieldDrift[] {
+  const have = actual as Record<string, unknown>;
+  const drift: FieldDrift[] = [];
+  for (const [field, value] of Object.entries(declared)) {
+    if (value === undefined || (only && !only.includes(field))) continue;
+    if (JSON.stringify(normalized(have[field])) !== JSON.stringify(normalized(value)))
+      drift.push({ field, actual: have[field], declared: value });
   }
+  return drift;
+}
+
+/** A push consumer (it has a delivery subject) where a pull durable is declared. */
+export function pushDrift(actual: Partial<ConsumerConfig>): FieldDrift[] {
+  return actual.deliver_subject
+    ? [{ field: 'deliver_subject', actual: actual.deliver_subject, declared: '(pull)' }]
+    : [];
+}
+
+function shown(field: string, value: unknown): string {
+  if (value === undefined || value === null || value === '') return '(none)';
+  if (NANOS_FIELDS.has(field) && typeof value === 'number') return `${value / 1e6} ms`;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** `field actual → declared`, for each drifted field, comma-separated. */
+export function describeDrift(drift: readonly FieldDrift[]): string {
+  return drift
+    .map(
+      ({ field, actual, declared }) =>
+        `${field} ${shown(field, actual)} → ${shown(field, declared)}`,
+    )
+    .join(', ');
+}
+
+/**
+ * Declares streams, durable consumers and KV buckets, and brings what drifted back to the
+ * declaration; running it again, from any replica, changes nothing. An existing stream is
+ * updated to the declared config (replicas included: JetStream scales a stream up or down in
+ * place); a stream is never removed, so a change nats-server refuses to make in place fails,
+ * naming it. A durable whose deliver policy, ack policy, filter or push delivery drifted is
+ * removed and created again (nats-server 2.9 cannot update those); its other fields are updated.
+ * Consumers inherit their stream's replicas. Uses only nats-server 2.9 features (one filter
+ * subject per consumer). Returns what it changed, one sentence each.
+ */
+export async function declareJetStream(
+  connection: NatsConnection,
+  ns: NatsNamespace,
+  declarations: JetStreamDeclarations,
+  { replicas = 1 }: { replicas?: number } = {},
+): Promise<string[]> {
+  const jsm = await connection.jetstreamManager();
+  const changes: string[] = [];
+  for (const decl of declarations.streams ?? [])
+    await ensureStream(jsm, streamConfig(decl, ns, replicas), 'stream', changes);
+  for (const decl of declarations.consumers ?? []) await ensureConsumer(jsm, ns, decl, changes);
+  const js = connection.jetstream();
+  for (const decl of declarations.kv ?? []) {
+    const config = kvBucketConfig(decl, ns, replicas);
+    if (decl.writeOnce) {
+      await ensureStream(jsm, config, `bucket ${ns.bucket(decl.bucket)}, stream`, changes);
+      continue;
+    }
+    const existed = await jsm.streams.info(config.name).then(
+      () => true,
+      (error: unknown) => {
+        if (apiErrorCode(error) === STREAM_NOT_FOUND) return false;
+        throw error;
+      },
+    );
+    await js.views.kv(ns.bucket(decl.bucket), {
+      history: decl.history ?? 1,
+      replicas,
+      // Readers follow a bucket with direct gets, never with a consumer of their own.
+      allow_direct: true,
+      ...(decl.ttlMs ? { ttl: decl.ttlMs } : {}),
+    } satisfies Partial<KvOptions>);
+    if (!existed) {
+      changes.push(`created bucket ${ns.bucket(decl.bucket)}`);
+      continue;
+    }
+    // An existing bucket is opened as it is: bring its stream to the declaration.
+    const { config: actual } = await jsm.streams.info(config.name);
+    const drift = configDrift(config, actual);
+    if (drift.length === 0) continue;
+    await jsm.streams.update(config.name, { ...actual, ...config });
+    changes.push(`updated bucket ${ns.bucket(decl.bucket)}: ${describeDrift(drift)}`);
+  }
+  return changes;
+}
+
+const STREAM_NOT_FOUND = 10059;
+const CONSUMER_NOT_FOUND = 10014;
+
+async function ensureStream(
+  jsm: JetStreamManager,
+  config: Partial<StreamConfig> & { name: string },
+  what: string,
+  changes: string[],
+) {
+  let actual: StreamConfig;
+  try {
+    actual = (await jsm.streams.info(config.name)).config;
+  } catch (error) {
+    if (apiErrorCode(error) !== STREAM_NOT_FOUND) throw error;
+    await jsm.streams.add(config);
+    changes.push(`created ${what} ${config.name}`);
+    return;
+  }
+  const drift = configDrift(config, actual);
+  if (drift.length === 0) return;
+  try {
+    await jsm.streams.update(config.name, { ...actual, ...config });
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `${what} ${config.name} cannot be brought back to its declaration in place (${describeDrift(drift)}): ${why}. A stream is never removed by provisioning, as its messages would go: remove it by hand (nats stream rm ${config.name}) and provision again`,
+    );
+  }
+  changes.push(`updated ${what} ${config.name}: ${describeDrift(drift)}`);
+}
+
+async function ensureConsumer(
+  jsm: JetStreamManager,
+  ns: NatsNamespace,
+  decl: DurableConsumerDeclaration,
+  changes: string[],
+) {
+  const stream = ns.stream(decl.stream);
+  const declared = consumerConfig(decl, ns);
+  // No filter is no filter_subject at all: nats.js would put an empty one in the create subject.
+  const { filter_subject: filter, ...unfiltered } = declared;
+  const config = filter ? declared : unfiltered;
+  const what = `durable consumer ${decl.durable} on ${stream}`;
+  let actual: ConsumerConfig;
+  try {
+    actual = (await jsm.consumers.info(stream, decl.durable)).config;
+  } catch (error) {
+    if (apiErrorCode(error) !== CONSUMER_NOT_FOUND) throw error;
+    await jsm.consumers.add(stream, config);
+    changes.push(`created ${what}`);
+    return;
+  }
+  const drift = [...configDrift(declared, actual), ...pushDrift(actual)];
+  if (drift.length === 0) return;
+  if (drift.some((d) => RECREATED_CONSUMER_FIELDS.has(d.field))) {
+    await jsm.consumers.delete(stream, decl.durable);
+    await jsm.consumers.add(stream, config);
+    changes.push(
+      `recreated ${what}: ${describeDrift(drift)} (deliver policy, ack policy, filter and push delivery cannot be updated in place; it starts again from the declared deliver policy)`,
+    );
+    return;
+  }
+  await jsm.consumers.update(stream, decl.durable, config);
+  changes.push(`updated ${what}: ${describeDrift(drift)}`);
 }

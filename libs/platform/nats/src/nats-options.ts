@@ -12,8 +12,10 @@ export interface NatsModuleOptions {
   password?: string;
   token?: string;
   namespace?: string;
-  /** Streams, durable consumers and KV buckets this service uses: it is not ready until they exist (provisioning creates them). */
+  /** Streams, durable consumers and KV buckets this service uses: it is not ready unless they exist as declared (provisioning creates them). */
   jetstream?: BusNeeds;
+  /** How often it compares the bus with the declared topology (default TOPOLOGY_CHECK_INTERVAL_MS, 10 s). */
+  topologyCheckIntervalMs?: number;
   /** Fail at boot when the first connection takes longer than this. */
   connectTimeoutMs?: number;
   /** The gateway's key for actor assertions on its RPC calls, and how long each is good for. */

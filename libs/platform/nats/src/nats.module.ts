@@ -11,22 +11,28 @@ import type { ReadinessCheck } from '@rollout/platform/health';
 import { NatsConnection, connect } from 'nats';
 import { coalesceWrites } from './coalesce-writes';
 import { NatsNamespace } from './namespace';
-import { HOW_TO_PROVISION, missingFromBus } from './provision';
+import { busDrift } from './provision';
 import { PullConsumerHost } from './pull-consumer-host';
 import { NatsRpcClient } from './rpc-client';
 import { NatsModuleOptions, inboxPrefixOf } from './nats-options';
 import { NATS_CONNECTION, NATS_MODULE_OPTIONS } from './tokens';
 
+/** How often a service compares the bus with the declared topology, by default. */
+export const TOPOLOGY_CHECK_INTERVAL_MS = 10_000;
+
 /**
- * Ready while the connection is up and, once, every stream, durable consumer and bucket the
- * service uses was found (the provisioning step creates them; the service may not).
+ * Ready while the connection is up and the streams, durable consumers and buckets the service
+ * uses are as declared: they exist (the provisioning step creates them; the service may not)
+ * and the fields that matter are the declared ones (busDrift). The comparison runs at start and
+ * then every `topologyCheckIntervalMs`; while something is missing or drifted, every readiness
+ * check compares again, so a repair is seen at once.
  */
 @Injectable()
 export class NatsReadiness implements ReadinessCheck {
   readonly name = 'nats';
-  private provisioned = false;
   private readonly logger = new Logger('Nats');
-  private lastMissing = '';
+  /** What the last comparison found ('' when all was as declared); undefined before the first. */
+  private problem?: string;
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
@@ -37,35 +43,56 @@ export class NatsReadiness implements ReadinessCheck {
   async check(): Promise<void> {
     if (this.connection.isClosed()) throw new Error('connection closed');
     await this.connection.flush();
-    await this.checkProvisioned();
+    if (this.problem !== '') await this.checkTopology();
+    if (this.problem) throw new Error(this.problem);
   }
 
-  /** Throws naming what is missing; logs it once per change. */
-  async checkProvisioned(): Promise<void> {
+  /** Compares the bus with the declared topology; logs what differs once per change. */
+  async checkTopology(): Promise<void> {
     const needs = this.options.jetstream;
-    if (this.provisioned || !needs) return;
-    const missing = await missingFromBus(this.connection, this.namespace, needs);
-    const problem = missing.length ? `${missing.join(', ')} missing: ${HOW_TO_PROVISION}` : '';
-    if (problem && problem !== this.lastMissing) this.logger.error(problem);
-    this.lastMissing = problem;
-    if (problem) throw new Error(problem);
-    this.provisioned = true;
+    if (!needs) {
+      this.problem = '';
+      return;
+    }
+    let problem: string;
+    try {
+      problem = (await busDrift(this.connection, this.namespace, needs)).join('; ');
+    } catch (error) {
+      problem = `cannot compare the bus with the declared topology: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    if (problem && problem !== this.problem) this.logger.error(problem);
+    else if (!problem && this.problem) this.logger.log('the bus is as declared');
+    this.problem = problem;
   }
 }
 
-/** Checks at start that the service's JetStream resources exist, and drains the connection last at shutdown. */
+/**
+ * Compares the bus with the declared topology at start and periodically, and drains the
+ * connection last at shutdown.
+ */
 @Injectable()
 export class NatsLifecycle implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Nats');
+  private watching?: NodeJS.Timeout;
+  private comparing?: Promise<void>;
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
+    @Inject(NATS_MODULE_OPTIONS) private readonly options: NatsModuleOptions,
     private readonly readiness: NatsReadiness,
   ) {}
 
   async onModuleInit(): Promise<void> {
     // Not fatal: the service starts unready, and becomes ready once provisioning has run.
-    await this.readiness.checkProvisioned().catch(() => undefined);
+    await this.readiness.checkTopology();
+    if (this.options.jetstream) {
+      this.watching = setInterval(() => {
+        this.comparing ??= this.readiness.checkTopology().finally(() => {
+          this.comparing = undefined;
+        });
+      }, this.options.topologyCheckIntervalMs ?? TOPOLOGY_CHECK_INTERVAL_MS);
+      this.watching.unref();
+    }
     void this.watchStatus();
   }
 
@@ -83,6 +110,8 @@ export class NatsLifecycle implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.watching);
+    await this.comparing;
     if (!this.connection.isClosed()) await this.connection.drain();
   }
 }
