@@ -1,5 +1,5 @@
-import { ConfigError, loadConfig } from '@rollout/platform/config';
 import { generateBusKeyPair } from '@rollout/platform/nats';
+import { configProblems, describePostgresTlsInProduction } from '@rollout/testing/kit';
 import { configSchema } from './config';
 
 const PRODUCTION = {
@@ -7,14 +7,7 @@ const PRODUCTION = {
   BUS_VERIFY_KEYS: generateBusKeyPair('gw').verifyKey,
   DATABASE_SSL_MODE: 'verify-full',
 };
-const problems = (env: Record<string, string>) => {
-  try {
-    loadConfig(configSchema, env);
-    return '';
-  } catch (error) {
-    return (error as ConfigError).message;
-  }
-};
+const problems = (env: Record<string, string>) => configProblems(configSchema, env);
 
 describe('evaluator config: its system key for auto-stop', () => {
   it('is required in production', () => {
@@ -31,18 +24,7 @@ describe('evaluator config: its system key for auto-stop', () => {
   });
 });
 
-describe('evaluator config: TLS to Postgres', () => {
-  it("is refused in production unless the server's certificate is verified", () => {
-    const signed = {
-      ...PRODUCTION,
-      BUS_SIGNING_KEY: generateBusKeyPair('system.evaluator').signingKey,
-    };
-    expect(problems({ ...signed, DATABASE_SSL_MODE: 'disable' })).toContain(
-      'DATABASE_SSL_MODE must be verify-full or verify-ca in production',
-    );
-    expect(
-      problems({ ...signed, DATABASE_URL: 'postgres://preview@db:5432/app?sslmode=disable' }),
-    ).toContain('DATABASE_URL must not set sslmode in production');
-    expect(problems(signed)).toBe('');
-  });
+describePostgresTlsInProduction('evaluator', configSchema, {
+  BUS_VERIFY_KEYS: PRODUCTION.BUS_VERIFY_KEYS,
+  BUS_SIGNING_KEY: generateBusKeyPair('system.evaluator').signingKey,
 });

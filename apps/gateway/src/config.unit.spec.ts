@@ -1,5 +1,6 @@
-import { ConfigError, loadConfig } from '@rollout/platform/config';
+import { loadConfig } from '@rollout/platform/config';
 import { generateBusKeyPair } from '@rollout/platform/nats';
+import { configProblems } from '@rollout/testing/kit';
 import { configSchema } from './config';
 
 const PRODUCTION = {
@@ -9,14 +10,7 @@ const PRODUCTION = {
   ]),
   PAGE_TOKEN_SECRET: 'page-secret',
 };
-const problems = (env: Record<string, string>) => {
-  try {
-    loadConfig(configSchema, env);
-    return '';
-  } catch (error) {
-    return (error as ConfigError).message;
-  }
-};
+const problems = (env: Record<string, string>) => configProblems(configSchema, env);
 
 describe('gateway config: the actor assertion key', () => {
   it('is required in production, and taken in its <key id>:<seed> form', () => {

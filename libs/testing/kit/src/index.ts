@@ -8,3 +8,4 @@ export * from './service-process';
 export * from './nats-cluster';
 export * from './nats-server';
 export * from './prng';
+export * from './config-checks';
