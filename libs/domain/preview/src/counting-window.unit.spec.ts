@@ -1,24 +1,11 @@
 import type { FirewallRule, TrafficEvent } from '@rollout/contracts';
-import { compilePolicy, parseConnection } from '@rollout/domain/firewall';
+import { parseConnection } from '@rollout/domain/firewall';
 import { CountingWindow } from './counting-window';
 import { TrafficMessage, evaluateBatch } from './evaluation';
-import { recordKeys } from './records';
 import type { ConfigurationBatch } from './view-tally';
-import type { ActiveExperiment, PolicyView } from './views';
+import type { PolicyView } from './views';
+import { activeExperiment, allowTen, denySsh, policyView } from '../test/example-views';
 
-const POLICY = 'projects/acme/locations/global/firewallPolicies/web';
-const allowTen: FirewallRule = {
-  priority: 100,
-  direction: 'INGRESS',
-  action: 'allow',
-  match: { srcIpRanges: ['10.0.0.0/8'] },
-};
-const denySsh: FirewallRule = {
-  priority: 10,
-  direction: 'INGRESS',
-  action: 'deny',
-  match: { srcIpRanges: ['10.0.1.0/24'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] },
-};
 const openAll: FirewallRule = {
   priority: 5,
   direction: 'INGRESS',
@@ -27,25 +14,12 @@ const openAll: FirewallRule = {
 };
 
 // Every call compiles anew: two views of one state are two sets of objects, as after a state change.
-const experiment = (id: string, rules: FirewallRule[]): ActiveExperiment => ({
-  name: `${POLICY}/experiments/${id}`,
-  etag: `${id}-E1`,
-  logSubject: `preview.v1.logs.acme.global.web.${id}`,
-  policy: compilePolicy({ rules }),
-  liveEtag: 'L1',
-  keys: recordKeys(`${POLICY}/experiments/${id}`, `${id}-E1`, POLICY, 'L1'),
-});
-const view = (): PolicyView => ({
-  name: POLICY,
-  etag: 'L1',
-  live: compilePolicy({ rules: [allowTen] }),
-  logSubject: 'preview.v1.logs.acme.global.web',
-  active: [
-    experiment('block', [denySsh, allowTen]),
-    experiment('noop', []),
-    experiment('open', [openAll]),
-  ],
-});
+const view = (): PolicyView =>
+  policyView([
+    activeExperiment('block', [denySsh, allowTen]),
+    activeExperiment('noop', []),
+    activeExperiment('open', [openAll]),
+  ]);
 
 let state = 11;
 const random = (n: number) => {

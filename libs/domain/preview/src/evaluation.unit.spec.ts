@@ -1,41 +1,14 @@
-import type { FirewallRule, TrafficEvent } from '@rollout/contracts';
+import type { TrafficEvent } from '@rollout/contracts';
 import { compilePolicy, parseConnection } from '@rollout/domain/firewall';
 import { TrafficMessage, RefusedTraffic, evaluateBatch } from './evaluation';
 import { addressText } from './flows';
 import { evaluatorOf, memberTransitions } from './outcome';
 import { ConfigurationBatch, TrafficToEvaluate } from './view-tally';
-import { recordKeys } from './records';
-import type { ActiveExperiment, PolicyView } from './views';
+import type { PolicyView } from './views';
+import { activeExperiment, allowTen, denySsh, policyView } from '../test/example-views';
 
-const POLICY = 'projects/acme/locations/global/firewallPolicies/web';
-const allowTen: FirewallRule = {
-  priority: 100,
-  direction: 'INGRESS',
-  action: 'allow',
-  match: { srcIpRanges: ['10.0.0.0/8'] },
-};
-const denySsh: FirewallRule = {
-  priority: 10,
-  direction: 'INGRESS',
-  action: 'deny',
-  match: { srcIpRanges: ['10.0.1.0/24'], layer4Configs: [{ ipProtocol: 'tcp', ports: ['22'] }] },
-};
-
-const experiment = (id: string, rules: FirewallRule[], liveEtag = 'L1'): ActiveExperiment => ({
-  name: `${POLICY}/experiments/${id}`,
-  etag: `${id}-E1`,
-  logSubject: `preview.v1.logs.acme.global.web.${id}`,
-  policy: compilePolicy({ rules }),
-  liveEtag,
-  keys: recordKeys(`${POLICY}/experiments/${id}`, `${id}-E1`, POLICY, liveEtag),
-});
-const view = (active: ActiveExperiment[]): PolicyView => ({
-  name: POLICY,
-  etag: 'L1',
-  live: compilePolicy({ rules: [allowTen] }),
-  logSubject: 'preview.v1.logs.acme.global.web',
-  active,
-});
+const experiment = activeExperiment;
+const view = policyView;
 
 let n = 0;
 const traffic = (overrides: Partial<TrafficEvent> = {}) => {
