@@ -1,8 +1,35 @@
-/** Scenario 4: the evaluator's peak RSS over BENCH_MEMORY_EVENTS events, per traffic major. */
+/**
+ * Scenario 4: the evaluator's peak RSS over BENCH_MEMORY_EVENTS events, per traffic major, while
+ * operators churn (unless BENCH_MEMORY_CHURN=0): experiments made and previewed one after another
+ * beside the three that count, a third of them committed, every sixth commit rolled back, the
+ * rest stopped and deleted; so views, configurations and cohorts are replaced all along, and
+ * what the evaluator keeps of them must be forgotten.
+ */
+import {
+  CommitRequest,
+  DeleteRequest,
+  EXPERIMENT_SUBJECTS,
+  FirewallPolicy,
+  FirewallPolicyExperiment,
+  GetRequest,
+  Operation,
+  PreviewRequest,
+  RollbackRequest,
+} from '@rollout/contracts';
 import { uniqueName } from '@rollout/testing/kit';
 import { Experiments } from './experiments';
 import { Harness, cpuText } from './harness';
-import { BATCH, MEMORY_EVENTS, MEMORY_FLOWS, TARGETS, int, out } from './config';
+import {
+  BATCH,
+  MEMORY_CHURN,
+  MEMORY_EVENTS,
+  MEMORY_FLOWS,
+  TARGETS,
+  errorText,
+  int,
+  out,
+  sleep,
+} from './config';
 import { flowPool, trafficOf } from './workload';
 
 export async function memory(h: Harness, x: Experiments) {
@@ -24,7 +51,10 @@ export async function memory(h: Harness, x: Experiments) {
     out(
       `  published in ${((performance.now() - publishedAt) / 1000).toFixed(0)} s; a fresh evaluator on an empty schema evaluates them…`,
     );
+    const churn = MEMORY_CHURN ? churning(h, x, major) : undefined;
     const measured = await drain(schema, last, MEMORY_EVENTS, { label: `memory-${major}` });
+    const churned = await churn?.stop();
+    if (churned) out(`  meanwhile: ${churned}`);
     const { exact, describe } = await reportsOf(ALL, () => MEMORY_EVENTS);
     const met = measured.peakMb < TARGETS.rssMb;
     out(`  ${describe}`);
@@ -44,4 +74,77 @@ export async function memory(h: Harness, x: Experiments) {
     await stopEvaluators();
     await dropSchema(schema);
   }
+}
+
+/** Operators' churn on the bench policy until stopped: what it did, or the first error it met. */
+function churning(h: Harness, x: Experiments, tag: string) {
+  const { ask } = h;
+  const counts = { previewed: 0, committed: 0, rolledBack: 0, deleted: 0 };
+  let running = true;
+  let failure: string | undefined;
+  const loop = (async () => {
+    for (let i = 0; running; i++) {
+      const id = `churn-${tag}-${i}`;
+      const name = x.experimentName(id);
+      await ask<Operation>(EXPERIMENT_SUBJECTS.createExperiment, {
+        parent: x.policyName,
+        experimentId: id,
+        experiment: { firewallPolicy: { rules: x.rulesOf(`tenth-${1 + (i % 7)}`) } },
+        actor: 'bench',
+      });
+      await ask<Operation>(EXPERIMENT_SUBJECTS.startPreview, {
+        name,
+        actor: 'bench',
+      } satisfies PreviewRequest);
+      counts.previewed++;
+      await sleep(150);
+      if (i % 3 === 2) {
+        const experiment = await ask<FirewallPolicyExperiment>(EXPERIMENT_SUBJECTS.getExperiment, {
+          name,
+        } satisfies GetRequest);
+        const policy = await ask<FirewallPolicy>(EXPERIMENT_SUBJECTS.getPolicy, {
+          name: x.policyName,
+        } satisfies GetRequest);
+        await ask<Operation>(EXPERIMENT_SUBJECTS.commit, {
+          name,
+          etag: experiment.etag,
+          livePolicyEtag: policy.etag,
+          actor: 'bench',
+        } satisfies CommitRequest);
+        counts.committed++;
+        if (counts.committed % 6 === 0) {
+          const live = await ask<FirewallPolicy>(EXPERIMENT_SUBJECTS.getPolicy, {
+            name: x.policyName,
+          } satisfies GetRequest);
+          await ask<Operation>(EXPERIMENT_SUBJECTS.rollback, {
+            name: x.policyName,
+            revisionId: '1',
+            etag: live.etag as string,
+            actor: 'bench',
+          } satisfies RollbackRequest);
+          counts.rolledBack++;
+        }
+      } else {
+        await ask<Operation>(EXPERIMENT_SUBJECTS.stopPreview, {
+          name,
+          actor: 'bench',
+        } satisfies PreviewRequest);
+        await ask<Operation>(EXPERIMENT_SUBJECTS.deleteExperiment, {
+          name,
+          actor: 'bench',
+        } satisfies DeleteRequest);
+        counts.deleted++;
+      }
+    }
+  })().catch((error: unknown) => {
+    failure = errorText(error);
+  });
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      const done = `${counts.previewed} experiments previewed, ${counts.committed} committed, ${counts.rolledBack} of those rolled back, ${counts.deleted} stopped and deleted`;
+      return failure ? `${done}; then the churn stopped: ${failure}` : done;
+    },
+  };
 }

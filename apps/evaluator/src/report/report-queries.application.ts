@@ -24,7 +24,10 @@ import { ReportRepository } from './report.repository';
 @Injectable()
 export class ReportQueries {
   /** Analyses of held (experiment etag, live etag) pairs: computed once, they never change. */
-  private readonly analyses = new Map<string, ExperimentAnalysis>();
+  private readonly analyses = new Map<
+    string,
+    { experiment: string; analysis: ExperimentAnalysis }
+  >();
 
   constructor(
     private readonly reports: ReportRepository,
@@ -51,20 +54,31 @@ export class ReportQueries {
     return previewAppliedTime ? { ...report, previewAppliedTime } : report;
   }
 
-  /** The static analysis of these versions, computed on first use and kept (at most 100). */
+  /**
+   * The static analysis of these versions, computed on first use and kept while they are the
+   * versions held (at most 100): one of an experiment updated, committed or deleted, or of a
+   * live version replaced, is forgotten when the next one is computed.
+   */
   private analysis(name: string, held: HeldVersions): ExperimentAnalysis {
-    const key = `${name}\n${held.experimentEtag}\n${held.liveEtag}`;
-    let analysis = this.analyses.get(key);
+    const key = analysisKey(name, held);
+    let analysis = this.analyses.get(key)?.analysis;
     if (!analysis) {
       analysis = analyzeExperiment(
         { rules: held.liveRules },
         { rules: held.experimentRules },
         held.liveEtag,
       );
+      for (const [kept, { experiment }] of this.analyses) {
+        const versions = this.snapshot.state.versionsOf(experiment);
+        if (!versions || analysisKey(experiment, versions) !== kept) this.analyses.delete(kept);
+      }
       if (this.analyses.size >= 100)
         this.analyses.delete(this.analyses.keys().next().value as string);
-      this.analyses.set(key, analysis);
+      this.analyses.set(key, { experiment: name, analysis });
     }
     return analysis;
   }
 }
+
+const analysisKey = (experiment: string, versions: HeldVersions) =>
+  `${experiment}\n${versions.experimentEtag}\n${versions.liveEtag}`;

@@ -102,24 +102,32 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
 
   private async process(messages: JsMsg[]): Promise<TrafficRejection[]> {
     const started = performance.now();
+    // Each header read once per message, the client labels and their counter once per batch.
+    const clientEvents = this.metrics ? new Map<string, number>() : undefined;
     const decoded = messages.map((message): TrafficMessage<RejectedTraffic> => {
-      const contractVersion = message.headers?.get(CONTRACT_HEADERS.contractVersion);
+      const headers = message.headers;
+      const contractVersion = headers?.get(CONTRACT_HEADERS.contractVersion);
       const result = this.decoder.decode(
         message.subject,
         message.data,
         contractVersion,
-        message.headers?.get(MESSAGE_ID_HEADER) || undefined,
+        headers?.get(MESSAGE_ID_HEADER) || undefined,
       );
-      if (this.metrics) {
-        const client = this.clients.labels(
-          message.headers?.get(CONTRACT_HEADERS.userAgent),
-          contractVersion,
-        );
-        this.metrics.clientEvents.inc(client, isRejected(result) ? 1 : result.events.length);
+      if (clientEvents) {
+        const client = `${headers?.get(CONTRACT_HEADERS.userAgent) ?? ''}\n${contractVersion ?? ''}`;
+        const events = isRejected(result) ? 1 : result.events.length;
+        clientEvents.set(client, (clientEvents.get(client) ?? 0) + events);
       }
-      // JsMsg.seq parses the reply subject on every read: read it once.
       return { seq: message.seq, redelivered: message.redelivered, decoded: result };
     });
+    if (this.metrics && clientEvents)
+      for (const [client, events] of clientEvents) {
+        const [userAgent, contractVersion] = client.split('\n');
+        this.metrics.clientEvents.inc(
+          this.clients.labels(userAgent || undefined, contractVersion || undefined),
+          events,
+        );
+      }
     const counted = await this.store.counted(decoded.map((m) => m.seq));
     const state = this.snapshot.state;
     const batch = evaluateBatch(decoded, counted, (key) => state.viewForTraffic(key));
