@@ -1,6 +1,6 @@
 import { FirewallRule, PREVIEW_DISAGREEMENT_FLOWS } from '@rollout/contracts';
 import { eventually } from '@rollout/testing/kit';
-import { previewReport } from '../../test/evaluator-probes';
+import { inForce, previewReport } from '../../test/evaluator-probes';
 import { evaluatorSystem } from '../../test/evaluator-system';
 import { publishTraffic, settledUpTo, trafficEvent } from '../../test/traffic-publishing';
 
@@ -122,5 +122,29 @@ describe('the preview report: cross-experiment disagreement', () => {
     expect(after?.topFlows[0]).toEqual({ ...top, count: top.count + 3 });
     expect(after?.eventsOutsideFlows).toBe(outsideAtCap + 1);
     expect(after?.events).toBe((full?.events ?? 0) + 4);
+  });
+
+  it('adds a pair up across the cohorts it was in, merging its flows', async () => {
+    const before = (await configuration('web', 'ssh')).disagreements?.[0];
+    const top = before!.topFlows[0];
+    // A third experiment starts: ssh and nets go on in a new cohort, with flows of its own.
+    await system.world.experiment('web', 'third', LIVE, 'ACTIVE');
+    await inForce(system.app, system.world, 'web', (view) => view.active.length === 3);
+    let n = 20_000;
+    const seq = await publishTraffic(
+      system.nc,
+      system.iso,
+      'web',
+      Array.from({ length: 2 }, () =>
+        trafficEvent(n++, { srcIp: top.srcIp, destIp: top.destIp, destPort: top.destPort }),
+      ),
+    );
+    await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'settled' });
+    const after = (await configuration('web', 'ssh')).disagreements?.find(
+      (pair) => pair.experiment === before!.experiment,
+    );
+    expect(after?.events).toBe(before!.events + 2);
+    expect(after?.topFlows[0]).toEqual({ ...top, count: top.count + 2 });
+    expect(after?.eventsOutsideFlows).toBe(before!.eventsOutsideFlows);
   });
 });

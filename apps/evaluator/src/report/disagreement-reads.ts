@@ -1,12 +1,20 @@
-import { ReportRows, StoredCohortFlow, pairDisagreements } from '@rollout/domain/preview';
+import { PREVIEW_REPORT_TOP } from '@rollout/contracts';
+import {
+  PairDisagreementFlow,
+  ReportRows,
+  StoredPairFlows,
+  pairDisagreements,
+} from '@rollout/domain/preview';
 import { Queryable, rowsOf } from './rows';
 
 /**
  * The disagreement section: for each configuration, every other experiment ACTIVE with it and
  * the events the two decide differently, with the PREVIEW_REPORT_TOP flows carrying most of
  * them. The one place that knows how disagreements are stored: the cohorts the counting
- * transaction writes (preview_cohorts, their verdict patterns and kept flows), read as stored,
- * each pair derived by the pure pairDisagreements.
+ * transaction writes (preview_cohorts, their verdict patterns and kept flows). Each pair's events
+ * are derived from the patterns by the pure pairDisagreements; its flows are aggregated over
+ * the cohorts by Postgres, which hands over only each pair's top flows and their total, so a
+ * report's memory does not grow with the cohorts an experiment has been in.
  */
 export async function readDisagreements(
   db: Queryable,
@@ -25,31 +33,16 @@ export async function readDisagreements(
     [ids],
   );
   if (cohorts.length === 0) return [];
-  const flows = await rowsOf<StoredCohortFlow & { cohortId: number }>(
-    db,
-    `SELECT cohort_id AS "cohortId", direction, host(src_ip) AS "srcIp", host(dest_ip) AS "destIp", protocol,
-            dest_port AS "destPort", mask, count::float8 AS count
-     FROM preview_cohort_flows WHERE cohort_id = ANY($1::int[])`,
-    [cohorts.map((c) => c.id)],
-  );
+  const flows = await readPairFlows(db, ids);
   const members = await rowsOf<{ id: number; experiment: string; experimentEtag: string }>(
     db,
     `SELECT c.id, c.experiment, v.experiment_etag AS "experimentEtag" FROM preview_configurations c
      JOIN preview_versions v ON v.id = c.version_id WHERE c.id = ANY($1::int[])`,
     [[...new Set(cohorts.flatMap((c) => c.configurationIds))]],
   );
-  const flowsOf = new Map<number, StoredCohortFlow[]>();
-  for (const { cohortId, ...flow } of flows) {
-    let list = flowsOf.get(cohortId);
-    if (!list) flowsOf.set(cohortId, (list = []));
-    list.push(flow);
-  }
   const names = new Map(members.map((m) => [m.id, m]));
   return (
-    pairDisagreements(
-      cohorts.map((c) => ({ ...c, flows: flowsOf.get(c.id) ?? [] })),
-      ids,
-    )
+    pairDisagreements(cohorts, ids, flows)
       // A member retention removed has no name any more: its pairs go with it.
       .filter((pair) => names.has(pair.otherId))
       .map((pair) => ({
@@ -70,4 +63,49 @@ export async function readDisagreements(
         eventsOutsideFlows: pair.outside,
       }))
   );
+}
+
+/**
+ * Each pair's flows over every cohort holding both: the cohorts' flows whose two bits differ,
+ * with this configuration's action, summed by connection and action; the pair's total, and its
+ * PREVIEW_REPORT_TOP flows, most events first, ties by connection (as text, byte order) then
+ * action.
+ */
+async function readPairFlows(db: Queryable, ids: readonly number[]): Promise<StoredPairFlows[]> {
+  const rows = await rowsOf<
+    PairDisagreementFlow & { configurationId: number; otherId: number; kept: number }
+  >(
+    db,
+    `WITH pairs AS (
+       SELECT c.id AS cohort_id, m.id AS configuration_id, (m.pos - 1)::int AS i, o.id AS other_id, (o.pos - 1)::int AS j
+       FROM preview_cohorts c
+       CROSS JOIN LATERAL unnest(c.configuration_ids) WITH ORDINALITY AS m(id, pos)
+       CROSS JOIN LATERAL unnest(c.configuration_ids) WITH ORDINALITY AS o(id, pos)
+       WHERE c.configuration_ids && $1::int[] AND m.id = ANY($1::int[]) AND o.id <> m.id
+     ), flows AS (
+       SELECT p.configuration_id, p.other_id, f.direction, host(f.src_ip) AS src_ip, host(f.dest_ip) AS dest_ip,
+              f.protocol, f.dest_port, CASE WHEN (f.mask >> p.i) & 1 = 1 THEN 'deny' ELSE 'allow' END AS action,
+              sum(f.count)::float8 AS count
+       FROM pairs p JOIN preview_cohort_flows f ON f.cohort_id = p.cohort_id
+       WHERE (f.mask >> p.i) & 1 <> (f.mask >> p.j) & 1
+       GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+     ), ranked AS (
+       SELECT *, sum(count) OVER pair AS kept,
+              row_number() OVER (pair ORDER BY count DESC, direction COLLATE "C", src_ip COLLATE "C",
+                                 dest_ip COLLATE "C", protocol COLLATE "C", dest_port, action COLLATE "C") AS rank
+       FROM flows WINDOW pair AS (PARTITION BY configuration_id, other_id)
+     )
+     SELECT configuration_id AS "configurationId", other_id AS "otherId", direction, src_ip AS "srcIp",
+            dest_ip AS "destIp", protocol, dest_port AS "destPort", action, count, kept
+     FROM ranked WHERE rank <= $2 ORDER BY configuration_id, other_id, rank`,
+    [ids, PREVIEW_REPORT_TOP],
+  );
+  const pairs = new Map<string, StoredPairFlows & { top: PairDisagreementFlow[] }>();
+  for (const { configurationId, otherId, kept, ...flow } of rows) {
+    const key = `${configurationId},${otherId}`;
+    let pair = pairs.get(key);
+    if (!pair) pairs.set(key, (pair = { configurationId, otherId, kept, top: [] }));
+    pair.top.push(flow);
+  }
+  return [...pairs.values()];
 }

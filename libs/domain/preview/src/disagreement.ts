@@ -1,5 +1,3 @@
-import { PREVIEW_REPORT_TOP } from '@rollout/contracts';
-
 /**
  * Cross-experiment disagreement, read from cohorts: the experiments ACTIVE together on a live
  * policy version, whose events the traffic path tallies by verdict pattern (bit i set: the
@@ -8,22 +6,34 @@ import { PREVIEW_REPORT_TOP } from '@rollout/contracts';
  * derived here, when a report is read, and nothing at ingest is per pair.
  */
 
-/** A cohort as stored: its configurations in bit order, events by pattern, and its kept flows. */
+/** A cohort as stored: its configurations in bit order, and its events by pattern. */
 export interface StoredCohort {
   configurationIds: readonly number[];
   masks: readonly { mask: number; events: number }[];
-  flows: readonly StoredCohortFlow[];
 }
 
-export interface StoredCohortFlow {
+/**
+ * A pair's flows as the store aggregates them over every cohort holding both (the cohorts keep
+ * their disagreeing connections by pattern; the pair's are those whose two bits differ, with this
+ * configuration's action): the events in all of them (`kept`) and the PREVIEW_REPORT_TOP with
+ * most events, most first, ties by connection then action.
+ */
+export interface StoredPairFlows {
+  configurationId: number;
+  otherId: number;
+  kept: number;
+  top: readonly PairDisagreementFlow[];
+}
+
+export interface PairDisagreementFlow {
   direction: 'INGRESS' | 'EGRESS';
   srcIp: string;
   destIp: string;
   protocol: string;
   /** -1 for connections without ports. */
   destPort: number;
-  mask: number;
   count: number;
+  action: 'allow' | 'deny';
 }
 
 /** What configuration `configurationId` and another member (`otherId`) decide differently. */
@@ -34,83 +44,41 @@ export interface PairDisagreement {
   /** Of `events`, those in flows the cohorts did not keep. */
   outside: number;
   /** The PREVIEW_REPORT_TOP flows with most such events (`action`: this configuration's). */
-  topFlows: PairDisagreementFlow[];
-}
-
-export interface PairDisagreementFlow extends Omit<StoredCohortFlow, 'mask'> {
-  action: 'allow' | 'deny';
+  topFlows: readonly PairDisagreementFlow[];
 }
 
 const bit = (mask: number, i: number) => (mask >>> i) & 1;
 
-/** Every pair (one of `configurationIds`, another member of a cohort holding it), most events first. */
+/**
+ * Every pair (one of `configurationIds`, another member of a cohort holding it) that disagrees
+ * on some event, most events first: its events from the cohorts' patterns, its flows as stored.
+ */
 export function pairDisagreements(
   cohorts: readonly StoredCohort[],
   configurationIds: readonly number[],
-  top = PREVIEW_REPORT_TOP,
+  flows: readonly StoredPairFlows[] = [],
 ): PairDisagreement[] {
   const wanted = new Set(configurationIds);
-  const pairs = new Map<string, PairDisagreement & { flows: Map<string, PairDisagreementFlow> }>();
-  const pairOf = (configurationId: number, otherId: number) => {
-    const key = `${configurationId},${otherId}`;
-    let pair = pairs.get(key);
-    if (!pair)
-      pairs.set(
-        key,
-        (pair = {
-          configurationId,
-          otherId,
-          events: 0,
-          outside: 0,
-          topFlows: [],
-          flows: new Map(),
-        }),
-      );
-    return pair;
-  };
-  for (const { configurationIds: members, masks, flows } of cohorts) {
+  const events = new Map<string, { configurationId: number; otherId: number; events: number }>();
+  for (const { configurationIds: members, masks } of cohorts) {
     members.forEach((configurationId, i) => {
       if (!wanted.has(configurationId)) return;
       members.forEach((otherId, j) => {
         if (i === j) return;
-        const pair = pairOf(configurationId, otherId);
-        for (const { mask, events } of masks)
-          if (bit(mask, i) !== bit(mask, j)) pair.events += events;
-        for (const flow of flows) {
-          if (bit(flow.mask, i) === bit(flow.mask, j)) continue;
-          const action = bit(flow.mask, i) ? 'deny' : 'allow';
-          const key = `${flow.direction}|${flow.srcIp}|${flow.destIp}|${flow.protocol}|${flow.destPort}|${action}`;
-          const known = pair.flows.get(key);
-          if (known) known.count += flow.count;
-          else {
-            const { mask: _mask, ...connection } = flow;
-            pair.flows.set(key, { ...connection, action });
-          }
-        }
+        const key = `${configurationId},${otherId}`;
+        let pair = events.get(key);
+        if (!pair) events.set(key, (pair = { configurationId, otherId, events: 0 }));
+        for (const { mask, events: n } of masks)
+          if (bit(mask, i) !== bit(mask, j)) pair.events += n;
       });
     });
   }
-  return [...pairs.values()]
-    .filter((pair) => pair.events > 0)
-    .map(({ flows, ...pair }) => {
-      const all = [...flows.values()];
-      const kept = all.reduce((sum, flow) => sum + flow.count, 0);
-      return {
-        ...pair,
-        outside: pair.events - kept,
-        topFlows: all.sort(byCountThenFlow).slice(0, top),
-      };
+  const flowsOf = new Map(flows.map((f) => [`${f.configurationId},${f.otherId}`, f]));
+  return [...events.entries()]
+    .filter(([, pair]) => pair.events > 0)
+    .map(([key, pair]) => {
+      const stored = flowsOf.get(key);
+      return { ...pair, outside: pair.events - (stored?.kept ?? 0), topFlows: stored?.top ?? [] };
     })
     .sort((a, b) => b.events - a.events || a.otherId - b.otherId);
 }
-
-const byCountThenFlow = (a: PairDisagreementFlow, b: PairDisagreementFlow) =>
-  b.count - a.count ||
-  compare(a.direction, b.direction) ||
-  compare(a.srcIp, b.srcIp) ||
-  compare(a.destIp, b.destIp) ||
-  compare(a.protocol, b.protocol) ||
-  a.destPort - b.destPort ||
-  compare(a.action, b.action);
-
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
