@@ -2,6 +2,7 @@ export * from './tokens';
 export * from './namespace';
 export * from './kv-subjects';
 export * from './jetstream-setup';
+export * from './topology-drift';
 export * from './bus-topology';
 export * from './provision';
 export * from './dead-letter';

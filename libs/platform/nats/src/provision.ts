@@ -9,17 +9,10 @@ import {
   busTopology,
   topologyFor,
 } from './bus-topology';
-import {
-  configDrift,
-  consumerConfig,
-  declareJetStream,
-  describeDrift,
-  kvBucketConfig,
-  pushDrift,
-  streamConfig,
-} from './jetstream-setup';
+import { consumerConfig, declareJetStream, kvBucketConfig, streamConfig } from './jetstream-setup';
 import { kvStream } from './kv-subjects';
 import { NatsNamespace } from './namespace';
+import { configDrift, describeDrift, pushDrift } from './topology-drift';
 import { inboxPrefixOf } from './nats-options';
 
 const SERVICES: JetStreamService[] = [
