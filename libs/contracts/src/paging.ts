@@ -1,4 +1,9 @@
-import { PREVIEW_LOGS_DEFAULT_PAGE_SIZE, PREVIEW_LOGS_MAX_PAGE_SIZE } from './preview/v1';
+import {
+  PREVIEW_LOGS_DEFAULT_PAGE_SIZE,
+  PREVIEW_LOGS_MAX_PAGE_SIZE,
+  PREVIEW_REPORT_DEFAULT_PAGE_SIZE,
+  PREVIEW_REPORT_MAX_PAGE_SIZE,
+} from './preview/v1';
 import { StatusError } from './status';
 
 /**
@@ -17,6 +22,11 @@ export const LIST_PAGE_SIZES: PageSizes = { default: 50, max: 500 };
 export const PREVIEW_PAGE_SIZES: PageSizes = {
   default: PREVIEW_LOGS_DEFAULT_PAGE_SIZE,
   max: PREVIEW_LOGS_MAX_PAGE_SIZE,
+};
+/** previewReport's configurations. */
+export const PREVIEW_REPORT_PAGE_SIZES: PageSizes = {
+  default: PREVIEW_REPORT_DEFAULT_PAGE_SIZE,
+  max: PREVIEW_REPORT_MAX_PAGE_SIZE,
 };
 
 export function pageSizeOf(value: unknown, sizes: PageSizes = LIST_PAGE_SIZES): number {

@@ -2,11 +2,22 @@ import { Injectable } from '@nestjs/common';
 import {
   ExperimentAnalysis,
   GetPreviewReportRequest,
+  PREVIEW_REPORT_PAGE_BYTES,
+  PREVIEW_REPORT_PAGE_SIZES,
   PreviewReport,
+  decodePageToken,
+  encodePageToken,
+  invalidPageToken,
+  pageSizeOf,
   requireExperimentName,
 } from '@rollout/contracts';
 import { analyzeExperiment } from '@rollout/domain/firewall';
-import { HeldVersions, buildReport, reportReading } from '@rollout/domain/preview';
+import {
+  HeldVersions,
+  buildReport,
+  configurationsWithin,
+  reportReading,
+} from '@rollout/domain/preview';
 import { PreviewAppliedRepository } from '../state/preview-applied.repository';
 import { PreviewStateService } from '../state/preview-state.service';
 import { TrafficLag } from '../traffic/traffic-lag';
@@ -38,20 +49,39 @@ export class ReportQueries {
 
   async report(request: GetPreviewReportRequest): Promise<PreviewReport> {
     const name = requireExperimentName(request?.name, 'name').name;
-    const held = this.snapshot.state.experimentOf(name);
+    const size = pageSizeOf(request?.pageSize, PREVIEW_REPORT_PAGE_SIZES);
+    const before = reportCursor(request?.pageToken, name);
+    const first = before === undefined;
+    // Readiness is judged on the first page only: the configuration it judges is among the newest.
+    const held = first ? this.snapshot.state.experimentOf(name) : undefined;
     const versions = this.snapshot.state.versionsOf(name);
-    const [rows, lag, previewAppliedTime] = await Promise.all([
-      this.reports.read(name, reportReading(held, versions)),
+    const [page, lag, previewAppliedTime] = await Promise.all([
+      this.reports.read(name, reportReading(held, versions), { before, size }),
       this.lag.read(),
-      this.appliedTimes.read(name),
+      first ? this.appliedTimes.read(name) : undefined,
     ]);
     // Coverage's flows are read only when the configuration of the versions in force is there.
     const coverage =
-      versions && rows.coverageFlows
+      versions && page.rows.coverageFlows
         ? { versions, analysis: this.analysis(name, versions) }
         : undefined;
-    const report = buildReport(name, rows, { held, coverage, lag });
-    return previewAppliedTime ? { ...report, previewAppliedTime } : report;
+    const inputs = { held, coverage, lag };
+    let rows = page.rows;
+    let report = buildReport(name, rows, inputs);
+    const fits = configurationsWithin(report.configurations, PREVIEW_REPORT_PAGE_BYTES);
+    if (fits < rows.configurations.length) {
+      rows = { ...rows, configurations: rows.configurations.slice(0, fits) };
+      report = buildReport(name, rows, inputs);
+    }
+    const last = rows.configurations.at(-1);
+    const more = page.more || fits < page.rows.configurations.length;
+    const nextPageToken = more && last ? encodePageToken(name, { before: last.id }) : undefined;
+    if (!first) return { name, configurations: report.configurations, nextPageToken };
+    return {
+      ...report,
+      ...(nextPageToken ? { nextPageToken } : {}),
+      ...(previewAppliedTime ? { previewAppliedTime } : {}),
+    };
   }
 
   /**
@@ -78,6 +108,14 @@ export class ReportQueries {
     }
     return analysis;
   }
+}
+
+/** The configuration id a page token continues below; undefined for the first page. */
+function reportCursor(token: unknown, experiment: string): number | undefined {
+  const cursor = decodePageToken(token, experiment);
+  if (cursor === undefined) return undefined;
+  if (!Number.isSafeInteger(cursor.before)) throw invalidPageToken();
+  return cursor.before as number;
 }
 
 const analysisKey = (experiment: string, versions: HeldVersions) =>

@@ -23,10 +23,17 @@ export class ReportRepository {
    * they run at once, each on a connection of its own (one connection answering them in turn made
    * the report a third slower at 40,000 flows), and may include a batch counted meanwhile.
    */
-  async read(experiment: string, reading: ReportReading): Promise<ReportRows> {
+  async read(
+    experiment: string,
+    reading: ReportReading,
+    page: ReportPage,
+  ): Promise<ReportPageRows> {
+    let more = false;
     const counts = await inTransaction(this.pool, async (client) => {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      const configurations = await readConfigurations(client, experiment);
+      const configurations = await readConfigurations(client, experiment, page);
+      more = configurations.length > page.size;
+      if (more) configurations.length = page.size;
       if (configurations.length === 0) return undefined;
       const ids = configurations.map((c) => c.id);
       return {
@@ -38,7 +45,7 @@ export class ReportRepository {
         disagreements: await readDisagreements(client, ids),
       };
     });
-    if (!counts) return noRows();
+    if (!counts) return { rows: noRows(), more };
     const { configurations } = counts;
     const ids = configurations.map((c) => c.id);
     const covered = reading.coverageOf
@@ -57,7 +64,7 @@ export class ReportRepository {
         ? readDenyToAllowFrom(this.pool, judged.id, reading.denyToAllowFrom.ranges)
         : new Map<string, number>(),
     ]);
-    return {
+    const rows = {
       ...counts,
       topSources,
       topPorts,
@@ -66,7 +73,20 @@ export class ReportRepository {
         : {}),
       denyToAllowFrom,
     };
+    return { rows, more };
   }
+}
+
+/** Which configurations a read covers: at most `size`, those older than `before` when given. */
+export interface ReportPage {
+  before?: number;
+  size: number;
+}
+
+/** A page's rows, and whether older configurations follow. */
+export interface ReportPageRows {
+  rows: ReportRows;
+  more: boolean;
 }
 
 // The sections' statements. Bigint sums are read `::float8`, which pg hands over as numbers
@@ -152,10 +172,14 @@ function noRows(): ReportRows {
   };
 }
 
-/** An experiment's configurations that evaluated something, newest first, with the TRAFFIC drops seen since each began. */
+/**
+ * A page of an experiment's configurations that evaluated something, newest first, with the
+ * TRAFFIC drops seen since each began; one more than the page holds says whether more follow.
+ */
 function readConfigurations(
   db: Queryable,
   experiment: string,
+  page: ReportPage,
 ): Promise<ReportRows['configurations']> {
   return rowsOf(
     db,
@@ -172,9 +196,9 @@ function readConfigurations(
        SELECT COALESCE(sum(dropped), 0) AS dropped, COALESCE(sum(undetermined), 0) AS undetermined
        FROM preview_traffic_drops WHERE observed_at >= c.created_at
      ) d
-     WHERE c.experiment = $1 AND c.evaluated > 0
-     ORDER BY c.id DESC`,
-    [experiment],
+     WHERE c.experiment = $1 AND c.evaluated > 0 AND ($2::int IS NULL OR c.id < $2)
+     ORDER BY c.id DESC LIMIT $3`,
+    [experiment, page.before ?? null, page.size + 1],
   );
 }
 

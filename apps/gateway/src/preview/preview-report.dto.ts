@@ -1,9 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   PREVIEW_MINUTE_BUCKETS_HOURS,
+  PREVIEW_REPORT_DEFAULT_PAGE_SIZE,
+  PREVIEW_REPORT_MAX_PAGE_SIZE,
+  PREVIEW_REPORT_PAGE_BYTES,
   PREVIEW_REPORT_TOP,
   PREVIEW_REPORT_TRANSITIONS,
 } from '@rollout/contracts';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import {
   PreviewCompletenessDto,
   PreviewCoverageDto,
@@ -14,6 +19,7 @@ import { PreviewReadinessDto } from './preview-readiness.dto';
 import type {
   ChangedDestinationPort,
   ChangedSource,
+  GetPreviewReportRequest,
   PreviewConfigurationReport,
   PreviewReport,
   PreviewTimeBucket,
@@ -126,6 +132,11 @@ export class PreviewConfigurationReportDto implements PreviewConfigurationReport
   })
   disagreements?: PreviewDisagreementDto[];
   @ApiPropertyOptional({
+    example: 3,
+    description: `Experiments left out of disagreements, past the ${PREVIEW_REPORT_TOP} that disagree on most events`,
+  })
+  disagreementsOmitted?: number;
+  @ApiPropertyOptional({
     type: PreviewCoverageDto,
     description:
       "The experiment's static analysis against this configuration's traffic; only for the configuration of the experiment and live versions in force now",
@@ -139,19 +150,23 @@ export class PreviewReportDto implements PreviewReport {
   @ApiProperty() name!: string;
   @ApiProperty({
     type: [PreviewConfigurationReportDto],
-    description: 'Exact totals per (experiment etag, live policy etag), newest first',
+    description: `Exact totals per (experiment etag, live policy etag), newest first: a page of at most pageSize, and at most ${PREVIEW_REPORT_PAGE_BYTES / 1024} KiB of them (always one)`,
   })
   configurations!: PreviewConfigurationReportDto[];
   @ApiPropertyOptional({
+    description: 'Where the older configurations continue; absent on the last page',
+  })
+  nextPageToken?: string;
+  @ApiPropertyOptional({
     type: PreviewReadinessDto,
     description:
-      "The experiment's readiness gates judged on its latest preview; absent when the evaluator does not hold the experiment",
+      "The experiment's readiness gates judged on its latest preview; absent when the evaluator does not hold the experiment, and on pages after the first",
   })
   readiness?: PreviewReadinessDto;
   @ApiPropertyOptional({
     example: 'q3Zr1c8mB0xw2T5k.Yb1m9Qe4c0VnR2sW',
     description:
-      '{what matters}.{counts}: pass it to commit, which is refused (409 ABORTED) if the first part changed (another configuration judged, or a gate flipped)',
+      '{what matters}.{counts}: pass it to commit, which is refused (409 ABORTED) if the first part changed (another configuration judged, or a gate flipped); first page only',
   })
   reportEtag?: string;
   @ApiPropertyOptional({
@@ -161,4 +176,31 @@ export class PreviewReportDto implements PreviewReport {
       "When the evaluator first applied the experiment's current preview (its startPreview); events published before it are not the preview's. Absent until then",
   })
   previewAppliedTime?: string;
+}
+
+/** previewReport's paging: configurations, newest first. */
+export class PreviewReportQueryDto implements Pick<
+  GetPreviewReportRequest,
+  'pageSize' | 'pageToken'
+> {
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: PREVIEW_REPORT_MAX_PAGE_SIZE,
+    description: `Configurations per page: default ${PREVIEW_REPORT_DEFAULT_PAGE_SIZE}, at most ${PREVIEW_REPORT_MAX_PAGE_SIZE}`,
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(PREVIEW_REPORT_MAX_PAGE_SIZE)
+  pageSize?: number;
+
+  @ApiPropertyOptional({
+    maxLength: 256,
+    description: 'The nextPageToken of the previous page',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  pageToken?: string;
 }

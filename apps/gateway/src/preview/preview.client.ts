@@ -52,11 +52,15 @@ export class PreviewClient {
     return this.ofExisting(name, answer, (page) => page.previewLogs.length > 0, traceId);
   }
 
-  previewReport(path: ExperimentPath, traceId?: string) {
+  previewReport(
+    path: ExperimentPath,
+    page: { pageSize?: number; pageToken?: string } = {},
+    traceId?: string,
+  ) {
     const name = formatExperimentName(path);
     const answer = this.backend.call<PreviewReport>(
       PREVIEW_SUBJECTS.previewReport,
-      { name },
+      { name, ...page },
       traceId,
     );
     return this.ofExisting(name, answer, (report) => report.configurations.length > 0, traceId);

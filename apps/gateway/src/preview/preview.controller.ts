@@ -8,7 +8,7 @@ import {
   PreviewFlowsQueryDto,
 } from './preview-flows.dto';
 import { ListPreviewLogsResponseDto, PreviewLogsQueryDto } from './preview-logs.dto';
-import { PreviewReportDto } from './preview-report.dto';
+import { PreviewReportDto, PreviewReportQueryDto } from './preview-report.dto';
 import { PreviewClient } from './preview.client';
 import { EXPERIMENT_ROUTE } from '../http/resource-routes';
 
@@ -89,9 +89,19 @@ export class PreviewController {
   @ApiOperation({
     summary:
       'Exact totals per (experiment etag, live policy etag): outcomes, deciding rules, top changed sources and ports, flows kept',
+    description:
+      'Configurations newest first, a page at a time (pageSize, pageToken): the first page carries the readiness gates and the reportEtag.',
   })
   @ApiOkResponse({ type: PreviewReportDto })
-  previewReport(@Param() path: ExperimentPath, @RequestId() traceId?: string) {
-    return this.preview.previewReport(path, traceId);
+  previewReport(
+    @Param() path: ExperimentPath,
+    @Query() query: PreviewReportQueryDto,
+    @RequestId() traceId?: string,
+  ) {
+    return this.preview.previewReport(
+      path,
+      { pageSize: query.pageSize, pageToken: query.pageToken },
+      traceId,
+    );
   }
 }

@@ -1,3 +1,4 @@
+import { PREVIEW_REPORT_TOP } from '@rollout/contracts';
 import type {
   FlowConnection,
   ExperimentAnalysis,
@@ -174,9 +175,7 @@ export function buildReport(name: string, rows: ReportRows, inputs: ReportInputs
       changedOutsideFlows: c.changedOutsideFlows,
       ...ruleTransitionsOf(mine(sections.transitions)),
       timeBuckets: reportTimeBuckets(mine(sections.timeBuckets), c.lastEventTime.getTime()),
-      disagreements: mine(sections.disagreements).map(
-        ({ configurationId: _, ...disagreement }) => disagreement,
-      ),
+      ...disagreementsOf(mine(sections.disagreements)),
       ...(coverage ? { coverage } : {}),
       completeness: completenessOf({
         deadLettered: mine(sections.deadLetters).map((d) => ({
@@ -202,6 +201,37 @@ export function buildReport(name: string, rows: ReportRows, inputs: ReportInputs
     },
   );
   return { ...report, readiness, reportEtag: reportEtagOf(report, readiness) };
+}
+
+/**
+ * How many of a page's configurations (newest first) fit in `bytes` as JSON: at least one, so a
+ * page always moves on.
+ */
+export function configurationsWithin(
+  configurations: readonly PreviewConfigurationReport[],
+  bytes: number,
+): number {
+  let total = 0;
+  for (let i = 0; i < configurations.length; i++) {
+    total += Buffer.byteLength(JSON.stringify(configurations[i]));
+    if (total > bytes) return Math.max(1, i);
+  }
+  return configurations.length;
+}
+
+/**
+ * The PREVIEW_REPORT_TOP experiments that disagree with a configuration on most events (rows come
+ * most first), and how many more do: an experiment previewed beside hundreds of others over its
+ * life still has a report that fits in a reply.
+ */
+function disagreementsOf(
+  rows: readonly Of<PreviewDisagreement>[],
+): Pick<PreviewConfigurationReport, 'disagreements' | 'disagreementsOmitted'> {
+  const disagreements = rows
+    .slice(0, PREVIEW_REPORT_TOP)
+    .map(({ configurationId: _, ...disagreement }) => disagreement);
+  const omitted = rows.length - disagreements.length;
+  return omitted > 0 ? { disagreements, disagreementsOmitted: omitted } : { disagreements };
 }
 
 /** One side's rule counts (0: live, 1: experiment), as the report shows them. */

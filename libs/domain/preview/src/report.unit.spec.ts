@@ -1,6 +1,12 @@
 import { FirewallPolicyExperiment, FirewallRule } from '@rollout/contracts';
 import { analyzeExperiment } from '@rollout/domain/firewall';
-import { ConfigurationRow, ReportRows, buildReport, reportReading } from './report';
+import {
+  ConfigurationRow,
+  ReportRows,
+  buildReport,
+  configurationsWithin,
+  reportReading,
+} from './report';
 import type { HeldExperiment, HeldVersions } from './views';
 import { HOUR_MS, MINUTE_MS } from './totals';
 
@@ -217,6 +223,39 @@ describe('buildReport', () => {
       ],
     });
     expect(report.reportEtag).toMatch(/^[\w-]{16}\.[\w-]{16}$/);
+  });
+});
+
+describe('buildReport: bounds', () => {
+  it('lists the 20 experiments disagreeing on most events and counts the others', () => {
+    const disagreements = Array.from({ length: 23 }, (_, i) => ({
+      configurationId: 1,
+      experiment: `${NAME}-other-${i}`,
+      experimentEtag: `O${i}`,
+      events: 100 - i,
+      topFlows: [],
+      eventsOutsideFlows: 0,
+    }));
+    const [only] = buildReport(NAME, rows({ configurations: [configuration(1)], disagreements }), {
+      held: undefined,
+      lag: undefined,
+    }).configurations;
+    expect(only.disagreements?.map((d) => d.events)).toEqual(
+      Array.from({ length: 20 }, (_, i) => 100 - i),
+    );
+    expect(only.disagreementsOmitted).toBe(3);
+  });
+
+  it('fits configurations in a page by their bytes as JSON, always at least one', () => {
+    const report = buildReport(
+      NAME,
+      rows({ configurations: [configuration(3), configuration(2), configuration(1)] }),
+      { held: undefined, lag: undefined },
+    );
+    const one = JSON.stringify(report.configurations[0]).length;
+    expect(configurationsWithin(report.configurations, 10 * one)).toBe(3);
+    expect(configurationsWithin(report.configurations, 2 * one)).toBe(2);
+    expect(configurationsWithin(report.configurations, 1)).toBe(1);
   });
 });
 

@@ -165,8 +165,18 @@ export class NatsRpcServer extends ServerNats {
   ): (response: unknown) => unknown {
     const publish = super.getPublisher(message, id, ctx);
     return (response) => {
-      const result = publish(response);
-      const packet = response as { isDisposed?: boolean; err?: unknown };
+      let packet = response as { isDisposed?: boolean; err?: unknown };
+      let result: unknown;
+      try {
+        result = publish(packet);
+      } catch (error) {
+        // An answer over the server's max_payload would never arrive: the caller would wait
+        // out its timeout. Answer why instead.
+        if ((error as { code?: string })?.code !== 'MAX_PAYLOAD_EXCEEDED') throw error;
+        this.logger.error({ subject: message.subject }, 'the reply exceeds the bus message limit');
+        packet = { err: replyTooLarge(), isDisposed: true };
+        result = publish(packet);
+      }
       if (packet.isDisposed || packet.err !== undefined)
         this.settle(message, packet.err !== undefined);
       return result;
@@ -193,6 +203,13 @@ export class NatsRpcServer extends ServerNats {
     });
   }
 }
+
+const replyTooLarge = () =>
+  StatusError.withReason(
+    'RESOURCE_EXHAUSTED',
+    'The answer is larger than one bus message carries; ask for a smaller page.',
+    'REPLY_TOO_LARGE',
+  ).toStatus();
 
 function endAll(scopes: RpcRequestScope[], failed: boolean) {
   for (const scope of scopes) scope.end?.(failed);

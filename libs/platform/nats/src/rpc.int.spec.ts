@@ -44,6 +44,12 @@ class EchoController {
     );
   }
 
+  /** An answer of `bytes` characters. */
+  @MessagePattern('echo.v1.big')
+  big(@Payload() data: { bytes: number }) {
+    return { text: 'x'.repeat(data.bytes) };
+  }
+
   @MessagePattern('echo.v1.slow')
   async slow() {
     await new Promise((r) => setTimeout(r, 1_000));
@@ -140,6 +146,20 @@ describe('NATS request/reply between services', () => {
     expect(error.status).toBe('INTERNAL');
     expect(error.message).toMatch(/error id [0-9a-f-]{36}/);
     expect(error.message).not.toContain('secrets');
+  });
+
+  it('says an answer is larger than the bus carries (RESOURCE_EXHAUSTED), rather than leave the caller to time out', async () => {
+    const error = await failure(
+      rpc.request('echo.v1.big', { bytes: 2 * 1024 * 1024 }, { timeoutMs: 30_000 }),
+    );
+    expect(error.toStatus()).toMatchObject({ status: 'RESOURCE_EXHAUSTED' });
+    expect(error.message).toContain('smaller page');
+    // The service still answers.
+    await expect(
+      rpc.request('echo.v1.say', { text: 'still here' }, { timeoutMs: 2_000 }),
+    ).resolves.toEqual({
+      text: 'still here',
+    });
   });
 
   it('is UNAVAILABLE at once when nobody serves the subject', async () => {

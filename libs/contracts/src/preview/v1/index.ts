@@ -18,7 +18,7 @@ import type { PreviewReadiness } from './readiness';
  * A configuration is one (experiment etag, live policy etag) pair: the versions of the two
  * policies that produced a result. Reports and log pages keep them apart, newest first.
  */
-export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.10.0' };
+export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.11.0' };
 
 export const PREVIEW_LOGS_STREAM = 'PREVIEW_LOGS';
 export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';
@@ -69,6 +69,14 @@ export const PREVIEW_SUBJECTS = {
 
 export interface GetPreviewReportRequest {
   name: string;
+  /**
+   * Most configurations on this page (since 1.11.0): absent or 0 is
+   * PREVIEW_REPORT_PAGE_SIZES.default, more than the maximum is the maximum. A page also stops
+   * before PREVIEW_REPORT_PAGE_BYTES of configurations (it always holds one).
+   */
+  pageSize?: number;
+  /** The nextPageToken of the previous page (since 1.11.0); absent for the first page. */
+  pageToken?: string;
 }
 
 export interface RuleCount {
@@ -166,6 +174,11 @@ export interface PreviewConfigurationReport {
    */
   disagreements?: PreviewDisagreement[];
   /**
+   * Experiments left out of `disagreements` (since 1.11.0), past the PREVIEW_REPORT_TOP that
+   * disagree on most events.
+   */
+  disagreementsOmitted?: number;
+  /**
    * The experiment's static analysis against this configuration's traffic (since 1.5.0): only
    * for the configuration of the experiment and live policy versions in force now (the rules of
    * older versions are not held).
@@ -236,16 +249,24 @@ export interface PreviewEvaluatorLag {
 export interface PreviewReport {
   /** The experiment's resource name. */
   name: string;
-  /** Newest configuration first; empty before the first evaluated event. */
+  /**
+   * Newest configuration first; empty before the first evaluated event. Since 1.11.0 a page of
+   * them (see GetPreviewReportRequest.pageSize): an experiment updated or previewed across many
+   * live versions has more than one reply may carry.
+   */
   configurations: PreviewConfigurationReport[];
+  /** Where the older configurations continue (since 1.11.0); absent on the last page. */
+  nextPageToken?: string;
   /**
    * The experiment's readiness gates judged on its latest preview (since 1.6.0). Absent when the
-   * evaluator does not hold the experiment (committed, deleted, or not yet known).
+   * evaluator does not hold the experiment (committed, deleted, or not yet known), and on pages
+   * after the first (the configuration judged is always on the first: it is among the newest).
    */
   readiness?: PreviewReadiness;
   /**
    * `{what matters}.{counts}` (since 1.6.0): the first part changes when the judged configuration
-   * or any gate's verdict changes, the second whenever a count of the report changes. A commit
+   * or any gate's verdict changes, the second whenever a count of the report's first page
+   * changes (since 1.11.0: only the first page carries it). A commit
    * given a reportEtag is refused (ABORTED) when the first part is no longer the current one.
    */
   reportEtag?: string;
@@ -265,6 +286,14 @@ export function reportEtagMatters(etag: unknown): string | undefined {
 }
 
 export const PREVIEW_REPORT_TOP = 20;
+/** previewReport's page sizes, in configurations (since 1.11.0). */
+export const PREVIEW_REPORT_DEFAULT_PAGE_SIZE = 10;
+export const PREVIEW_REPORT_MAX_PAGE_SIZE = 50;
+/**
+ * Most bytes of configurations (as JSON) on one page of previewReport (since 1.11.0): the reply
+ * stays within the bus's 1 MiB message limit whatever the page size.
+ */
+export const PREVIEW_REPORT_PAGE_BYTES = 768 * 1024;
 /** Sample events kept per flow. */
 export const PREVIEW_FLOW_SAMPLES = 5;
 export const PREVIEW_LOGS_DEFAULT_PAGE_SIZE = 50;
