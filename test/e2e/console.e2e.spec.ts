@@ -418,7 +418,7 @@ describe('the web console', () => {
       expect.stringMatching(
         /^1\s+PolicyCreated\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\s+development-admin/,
       ),
-      expect.stringMatching(/^2\s+PolicyUpdated\s+.*development-admin/),
+      expect.stringMatching(/^2\s+PolicyCommitted\s+.*development-admin/),
     ]);
     await shoot('7-history');
     await expectAccessible('history');

@@ -10,9 +10,11 @@ import type { Config } from './config';
 import { CreateReadModels1764000000001 } from './migrations/1764000000001-read-models';
 import { ExperimentAnalysis1767100000000 } from './migrations/1767100000000-experiment-analysis';
 import { OneAnswerRecord1767200000001 } from './migrations/1767200000001-one-answer-record';
+import { CommitReview1767300000000 } from './migrations/1767300000000-commit-review';
 import { ExperimentsModule } from './experiments/experiments.module';
 import { OperationsModule } from './operations/operations.module';
 import { PoliciesModule } from './policies/policies.module';
+import { ProjectsModule } from './projects/projects.module';
 import { ExperimentRecord, PolicyRecord } from './read-models/records';
 
 @Module({})
@@ -30,11 +32,12 @@ export class AppModule {
           ExperimentAnalysis1767100000000,
           AnswerNames1767200000000,
           OneAnswerRecord1767200000001,
+          CommitReview1767300000000,
         ],
         entities: [PolicyRecord, ExperimentRecord],
       },
       jetstream: busNeedsOf('experiment-service'),
-      imports: [PoliciesModule, ExperimentsModule, OperationsModule],
+      imports: [PoliciesModule, ExperimentsModule, OperationsModule, ProjectsModule],
     });
   }
 }

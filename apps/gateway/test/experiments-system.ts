@@ -19,6 +19,8 @@ import { startGateway } from './gateway';
 export const TOKEN = 'experiments-test-token';
 /** An editor of another team's project only. */
 export const OTHER_TEAM_TOKEN = 'other-team-token';
+/** A second principal with the editor role on acme: a reviewer of test-admin's commits. */
+export const ACME_EDITOR_TOKEN = 'acme-editor-token';
 const apiKey = (name: string, token: string, roles: string[], projects: string[] | '*') => ({
   name,
   sha256: createHash('sha256').update(token).digest('hex'),
@@ -28,6 +30,7 @@ const apiKey = (name: string, token: string, roles: string[], projects: string[]
 const API_KEYS = [
   apiKey('test-admin', TOKEN, ['admin'], '*'),
   apiKey('other-team', OTHER_TEAM_TOKEN, ['editor'], ['other']),
+  apiKey('acme-editor', ACME_EDITOR_TOKEN, ['editor'], ['acme']),
 ];
 export const P = '/v1/projects/acme/locations/global/firewallPolicies';
 export const rule = (priority: number, action = 'deny') => ({

@@ -60,7 +60,7 @@ export async function runDemo(options: DemoOptions): Promise<PreviewReport> {
       `Replaced the live policy ${DEMO_POLICY} of project ${DEMO_PROJECT} from an earlier demo (its experiments went with it).`,
     );
   }
-  await api(
+  const live = await api(
     'POST',
     `/v1/${formatPolicies({ project: DEMO_PROJECT, location: DEMO_LOCATION })}?firewallPolicyId=${DEMO_POLICY}`,
     {
@@ -72,8 +72,10 @@ export async function runDemo(options: DemoOptions): Promise<PreviewReport> {
   say(
     `Created the live policy ${POLICY_NAME}: ${LIVE_RULES.length} rules (web from anywhere, SSH from the VPN and, legacy, from anywhere, Postgres from 10.20.0.0/16, DNS).`,
   );
+  // A copy of the whole live resource with the rules changed: a commit replaces all of it.
+  const { displayName, description } = live.body as { displayName?: string; description?: string };
   await api('POST', `${POLICY_PATH}/experiments?experimentId=${DEMO_EXPERIMENT}`, {
-    firewallPolicy: { rules: EXPERIMENT_RULES },
+    firewallPolicy: { displayName, description, rules: EXPERIMENT_RULES },
     annotations: {
       ticket: 'DEMO-1',
       why: 'security review: no SSH from the internet, Postgres from the app subnet only',

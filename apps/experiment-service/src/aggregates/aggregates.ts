@@ -12,6 +12,8 @@ import {
   ExperimentState,
   PolicyDomainEvent,
   PolicyState,
+  historyDetails,
+  historyType,
   shownRequestId,
 } from '@rollout/domain/experiment';
 import { CLOCK } from '@rollout/platform/service-kit';
@@ -86,21 +88,15 @@ export class Aggregates {
         const metadata = e.metadata as RecordedMetadata;
         const requestId = shownRequestId(metadata);
         return {
-          type: e.type,
+          type: historyType(e.type, e.data),
           time: e.createdAt.toISOString(),
           version: e.version,
           actor: metadata.actor,
           ...(requestId ? { requestId } : {}),
           ...(metadata.requestId ? { commandRequestId: metadata.requestId } : {}),
-          ...reasonOf(e.data),
+          ...historyDetails(e.data),
         };
       }),
     };
   }
 }
-
-/** The reason a command gave, recorded in its event's data (PreviewStarted, PreviewStopped). */
-const reasonOf = (data: unknown): { reason?: string } => {
-  const reason = (data as { reason?: unknown } | null)?.reason;
-  return typeof reason === 'string' ? { reason } : {};
-};

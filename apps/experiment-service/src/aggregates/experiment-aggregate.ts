@@ -39,6 +39,7 @@ const VERBS: Record<ExperimentAggregateCommand['type'], string> = {
   StartPreview: 'startPreview',
   StopPreview: 'stopPreview',
   CommitExperiment: 'commit',
+  ApproveCommit: 'approveCommit',
 };
 
 /**
@@ -74,7 +75,7 @@ export function experimentAggregate(
   return {
     initialState: experimentDecider.initialState,
     decide: (command, state) => {
-      if (command.type === 'CommitExperiment')
+      if (command.type === 'CommitExperiment' || command.type === 'ApproveCommit')
         throw new Error('a commit is decided with its policy');
       return experimentDecider.decide(command, state, clock);
     },

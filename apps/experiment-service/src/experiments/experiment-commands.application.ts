@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   CommandContext,
+  ApproveCommitRequest,
   CommitRequest,
   CreateExperimentRequest,
+  ProposeCommitRequest,
   DeleteRequest,
   FirewallPolicy,
   FirewallPolicyExperiment,
@@ -16,8 +18,13 @@ import {
   formatExperimentName,
 } from '@rollout/contracts';
 import {
+  Caller,
   Clock,
+  CommitCommand,
   ExperimentCommand,
+  decideProposeCommit,
+  experimentView,
+  shownRequestId,
   checkRevisionId,
   decideCommitExperiment,
   experimentFromRevision,
@@ -28,6 +35,11 @@ import { Aggregates } from '../aggregates/aggregates';
 import { commandMetadata } from '../aggregates/command-metadata';
 import { PolicyRevisions } from '../policies/policy-revisions.application';
 import { ExperimentsRepository } from '../aggregates/experiments.repository';
+import { ProjectSettingsRepository } from '../projects/project-settings.repository';
+import { newOperation } from '../aggregates/operation';
+import { RecordedMetadata } from '../aggregates/command-metadata';
+import type { EventTransaction } from '@rollout/platform/event-store';
+import { CommitProposalsRepository } from './commit-proposals.repository';
 
 /**
  * The commands on experiments; each answers an Operation (see experimentAggregate). A command on
@@ -40,6 +52,8 @@ export class ExperimentCommands {
     private readonly aggregates: Aggregates,
     private readonly experiments: ExperimentsRepository,
     private readonly revisions: PolicyRevisions,
+    private readonly settings: ProjectSettingsRepository,
+    private readonly proposals: CommitProposalsRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -55,21 +69,26 @@ export class ExperimentCommands {
       await tx.lock(policyName.name);
       const policy = await policies.load(tx, policyName.name);
       const experimentsOfPolicy = await this.experiments.countOfPolicy(tx.manager, policy.name);
-      // Created from a revision (sourceRevision): that revision's rules, e.g. to preview a rollback.
+      // A copy of the live policy, or of a revision (sourceRevision), e.g. to preview a rollback.
+      const revision =
+        body.sourceRevision === undefined
+          ? undefined
+          : revisionToRestore(
+              await this.revisions.revisions(policy.name, tx),
+              checkRevisionId('experiment.sourceRevision', body.sourceRevision),
+            );
       const experiment =
         body.sourceRevision === undefined
           ? body
-          : experimentFromRevision(
-              body,
-              revisionToRestore(
-                await this.revisions.revisions(policy.name, tx),
-                checkRevisionId('experiment.sourceRevision', body.sourceRevision),
-              ),
-              policy.name,
-            );
+          : experimentFromRevision(body, revision, policy.name);
       const command = {
         type: 'CreateExperiment' as const,
-        data: { experiment, policy, experimentsOfPolicy },
+        data: {
+          experiment,
+          policy,
+          experimentsOfPolicy,
+          ...(revision?.content ? { source: revision.content } : {}),
+        },
       };
       return experiments.handleIn(tx, name, command, metadata);
     }) as Promise<Operation<FirewallPolicyExperiment>>;
@@ -101,38 +120,88 @@ export class ExperimentCommands {
     return this.command(request, name, { type: 'StopPreview', data: { etag, reason } });
   }
 
-  /** Atomically: the live policy takes the experiment's policy, and the experiment is gone. */
+  /**
+   * Atomically: the live policy takes the experiment's whole resource, and the experiment is
+   * gone. Refused in a project that requires review (proposeCommit, approveCommit).
+   */
   commit(request: CommitRequest): Promise<Operation<FirewallPolicy>> {
+    const livePolicyEtag = livePolicyEtagOf(request);
+    const { etag, evidence, reason } = request;
+    return this.commitCommand(request, (requireReview) => ({
+      type: 'CommitExperiment',
+      data: { etag, livePolicyEtag, evidence, reason, requireReview },
+    })) as Promise<Operation<FirewallPolicy>>;
+  }
+
+  /**
+   * Records a commit proposal for the experiment as it is, for another editor to approve; answers
+   * the experiment with its `commitProposal`.
+   */
+  proposeCommit(request: ProposeCommitRequest): Promise<Operation<FirewallPolicyExperiment>> {
     const { name, policyName } = requireExperimentName(request.name);
-    // `parentEtag` is the deprecated name of `livePolicyEtag` (experiment.v1 1.1.0): both mean the same.
-    if (
-      request.livePolicyEtag !== undefined &&
-      request.parentEtag !== undefined &&
-      request.livePolicyEtag !== request.parentEtag
-    ) {
-      throw StatusError.invalidArgument(
-        'livePolicyEtag and its deprecated name parentEtag differ: send livePolicyEtag only.',
-        [{ field: 'parentEtag', description: 'deprecated: use livePolicyEtag' }],
-      );
-    }
-    const livePolicyEtag = request.livePolicyEtag ?? request.parentEtag;
     const metadata = commandMetadata(request);
+    const { etag, evidence, reason, livePolicyEtag } = request;
     const { store, experiments, policies } = this.aggregates;
-    const { etag, evidence } = request;
     return store.runOnce(metadata.requestId, async (tx) => {
-      // Serialised with rollbacks of the policy, so the second of the two finds its etag moved.
       await tx.lock(policyName);
       const experiment = await experiments.load(tx, name);
       const policy = await policies.load(tx, policyName);
-      const command = {
-        type: 'CommitExperiment' as const,
-        data: { etag, livePolicyEtag, evidence },
-      };
+      const proposal = decideProposeCommit(
+        experiment,
+        policy,
+        { etag, livePolicyEtag, evidence, reason },
+        callerOf(metadata),
+        this.clock,
+      );
+      await this.proposals.save(name, proposal, tx.manager);
+      const view = { ...experimentView(experiment), commitProposal: proposal };
+      return newOperation('proposeCommit', name, view, this.clock.now());
+    });
+  }
+
+  /** Approves the experiment's commit proposal (another principal than its proposer), and commits. */
+  approveCommit(request: ApproveCommitRequest): Promise<Operation<FirewallPolicy>> {
+    const { etag, evidence, livePolicyEtag } = request;
+    return this.commitCommand(request, async (_requireReview, approver, tx) => ({
+      type: 'ApproveCommit',
+      data: {
+        etag,
+        livePolicyEtag,
+        evidence,
+        approver,
+        proposal: await this.proposals.find(request.name, tx.manager),
+      },
+    })) as Promise<Operation<FirewallPolicy>>;
+  }
+
+  /**
+   * A commit or an approval: decided on the experiment and its live policy together, under the
+   * policy's lock (so of a commit and a rollback on one etag, the second finds it moved), with
+   * the project's review setting read in the same transaction.
+   */
+  private commitCommand(
+    request: CommandContext & { name: string },
+    commandOf: (
+      requireReview: boolean,
+      caller: Caller,
+      tx: EventTransaction,
+    ) => CommitCommand | Promise<CommitCommand>,
+  ): Promise<unknown> {
+    const { name, policyName, project } = requireExperimentName(request.name);
+    const metadata = commandMetadata(request);
+    const { store, experiments, policies } = this.aggregates;
+    return store.runOnce(metadata.requestId, async (tx) => {
+      await tx.lock(policyName);
+      const experiment = await experiments.load(tx, name);
+      const policy = await policies.load(tx, policyName);
+      const settings = await this.settings.settings(project, tx.manager);
+      const command = await commandOf(settings.requireCommitReview, callerOf(metadata), tx);
       const decision = decideCommitExperiment(command, { experiment, policy }, this.clock);
       await experiments.append(tx, name, experiment, decision.experiment, command, metadata);
+      await this.proposals.remove(name, tx.manager);
       const committed = { type: 'CommitExperiment' as const, data: { experiment: name } };
       return policies.append(tx, policyName, policy, decision.policy, committed, metadata);
-    }) as Promise<Operation<FirewallPolicy>>;
+    });
   }
 
   /** A command on one experiment; a decision that changes nothing answers with the experiment as it is. */
@@ -144,4 +213,25 @@ export class ExperimentCommands {
     const metadata = commandMetadata(request);
     return this.aggregates.experiments.handle(name, command, metadata) as Promise<Operation<T>>;
   }
+}
+
+/** `parentEtag` is the deprecated name of `livePolicyEtag` (experiment.v1 1.1.0): both mean the same. */
+function livePolicyEtagOf(request: CommitRequest): string | undefined {
+  if (
+    request.livePolicyEtag !== undefined &&
+    request.parentEtag !== undefined &&
+    request.livePolicyEtag !== request.parentEtag
+  ) {
+    throw StatusError.invalidArgument(
+      'livePolicyEtag and its deprecated name parentEtag differ: send livePolicyEtag only.',
+      [{ field: 'parentEtag', description: 'deprecated: use livePolicyEtag' }],
+    );
+  }
+  return request.livePolicyEtag ?? request.parentEtag;
+}
+
+/** Who sent a command, as a review records them: the principal and the call's request id. */
+function callerOf(metadata: RecordedMetadata): Caller {
+  const requestId = shownRequestId(metadata);
+  return { actor: metadata.actor, ...(requestId ? { requestId } : {}) };
 }

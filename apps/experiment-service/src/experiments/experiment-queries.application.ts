@@ -15,6 +15,7 @@ import { notFound } from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
 import { parseExperimentFilter } from '../read-models/filter';
 import { ExperimentsRepository } from '../aggregates/experiments.repository';
+import { CommitProposalsRepository } from './commit-proposals.repository';
 
 /** Reading experiments: their projection (with its analysis), and their history from the event store. */
 @Injectable()
@@ -22,13 +23,18 @@ export class ExperimentQueries {
   constructor(
     private readonly aggregates: Aggregates,
     private readonly experiments: ExperimentsRepository,
+    private readonly proposals: CommitProposalsRepository,
   ) {}
 
   async getExperiment({ name }: GetRequest): Promise<FirewallPolicyExperiment> {
     requireExperimentName(name);
     const experiment = await this.experiments.find(name);
     if (!experiment) throw notFound('Experiment', name);
-    return experiment;
+    // A proposal made on another version of the experiment was dropped by the change.
+    const proposal = await this.proposals.find(name);
+    return proposal?.experimentEtag === experiment.etag
+      ? { ...experiment, commitProposal: proposal }
+      : experiment;
   }
 
   async listExperiments(request: ListRequest): Promise<ListExperimentsResponse> {

@@ -1,7 +1,9 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
+  ApproveCommitRequest,
   CommitRequest,
+  ProposeCommitRequest,
   CreateExperimentRequest,
   DeleteRequest,
   EXPERIMENT_SUBJECTS as S,
@@ -43,6 +45,12 @@ export class ExperimentHandlers {
   }
   @MessagePattern(S.commit) commit(@Payload() r: CommitRequest) {
     return this.commands.commit(r);
+  }
+  @MessagePattern(S.proposeCommit) proposeCommit(@Payload() r: ProposeCommitRequest) {
+    return this.commands.proposeCommit(r);
+  }
+  @MessagePattern(S.approveCommit) approveCommit(@Payload() r: ApproveCommitRequest) {
+    return this.commands.approveCommit(r);
   }
   @MessagePattern(S.experimentEvents) experimentEvents(@Payload() r: GetRequest) {
     return this.queries.experimentEvents(r);

@@ -22,6 +22,7 @@ import type { EventTransaction } from '@rollout/platform/event-store';
 import {
   checkRevisionId,
   notFound,
+  revisionContent,
   revisionToRestore,
   revisionsOf,
   ruleDiff,
@@ -87,13 +88,13 @@ export class PolicyRevisions {
         revision: revision.revisionId,
         etag: revision.etag,
         label: `revision ${revision.revisionId} (${revision.source.kind})`,
-        rules: revision.rules,
+        content: revisionContent(revision)!,
       };
     };
     return ruleDiff(side(fromId), side(toId));
   }
 
-  /** An experiment's rules against its live policy's current rules. */
+  /** An experiment's whole resource against its live policy's as it is now. */
   async experimentDiff({ name }: GetRequest): Promise<RuleDiff> {
     const { policyName, experiment: id } = requireExperimentName(name);
     const experiment = await this.experiments.find(name);
@@ -105,13 +106,13 @@ export class PolicyRevisions {
       {
         ...(current ? { revision: current.revisionId } : {}),
         etag: live.etag,
-        label: current ? `live rules (revision ${current.revisionId})` : 'live rules',
-        rules: live.rules,
+        label: current ? `live policy (revision ${current.revisionId})` : 'live policy',
+        content: live,
       },
       {
         etag: experiment.etag,
         label: `experiment ${id}`,
-        rules: experiment.firewallPolicy.rules,
+        content: experiment.firewallPolicy,
       },
     );
   }
@@ -132,7 +133,7 @@ export class PolicyRevisions {
       const revision = revisionToRestore(await this.revisions(name, tx), revisionId);
       const command = {
         type: 'RollbackPolicy' as const,
-        data: { etag: request.etag, revisionId, revision },
+        data: { etag: request.etag, revisionId, revision, reason: request.reason },
       };
       const events = policies.decide(command, policy);
       return policies.append(tx, name, policy, events, command, metadata);

@@ -14,7 +14,9 @@ import {
 } from 'class-validator';
 import type {
   CommandContext,
+  ApproveCommitRequest,
   CommitRequest,
+  ProposeCommitRequest,
   DeleteRequest,
   HistoryEvent,
   ListHistoryEventsResponse,
@@ -28,7 +30,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export class CommitRequestDto implements Pick<
   CommitRequest,
-  'etag' | 'livePolicyEtag' | 'parentEtag' | 'requestId'
+  'etag' | 'livePolicyEtag' | 'parentEtag' | 'requestId' | 'reason'
 > {
   @ApiProperty({ description: "The experiment's current etag (required)" })
   @IsString()
@@ -64,6 +66,58 @@ export class CommitRequestDto implements Pick<
   @ApiPropertyOptional({
     description:
       "The preview report's reportEtag the decision was made on: refuse (409 ABORTED) if its configuration or a gate's verdict changed since",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  reportEtag?: string;
+  @ApiPropertyOptional({
+    example: 'SEC-42: no SSH from the internet',
+    description:
+      "Since experiment.v1 1.6.0: why, kept in the revision and its history entry with the experiment's annotations (at most 1000 characters)",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  reason?: string;
+}
+
+/** proposeCommit takes what a commit takes; the commit happens at approveCommit. */
+export class ProposeCommitRequestDto
+  extends CommitRequestDto
+  implements Pick<ProposeCommitRequest, 'etag' | 'livePolicyEtag' | 'requestId' | 'reason'> {}
+
+/** approveCommit: the experiment's etag after the proposal, and the report the approver read. */
+export class ApproveCommitRequestDto implements Pick<
+  ApproveCommitRequest,
+  'etag' | 'livePolicyEtag' | 'requestId'
+> {
+  @ApiProperty({
+    description:
+      "The experiment's current etag, the one its proposal gave it (required): an experiment changed since is 409 ABORTED",
+  })
+  @IsString()
+  @IsNotEmpty()
+  etag!: string;
+  @ApiPropertyOptional({ description: "The live policy's current etag" })
+  @IsOptional()
+  @IsString()
+  livePolicyEtag?: string;
+  @ApiPropertyOptional({
+    description: 'AIP-155: a retry with the same id returns the first result',
+  })
+  @IsOptional()
+  @Matches(REQUEST_ID)
+  requestId?: string;
+  @ApiPropertyOptional({
+    description: 'Refuse unless every readiness gate holds in the preview report now (as commit)',
+  })
+  @IsOptional()
+  @IsBoolean()
+  requireGates?: boolean;
+  @ApiPropertyOptional({
+    description:
+      "The preview report's reportEtag the approver read: refuse (409 ABORTED) if the report changed since; kept in the revision",
   })
   @IsOptional()
   @IsString()
@@ -135,7 +189,12 @@ export class ListQueryDto implements Pick<ListRequest, 'pageSize' | 'pageToken'>
 }
 
 export class HistoryEventDto implements HistoryEvent {
-  @ApiProperty({ example: 'PreviewStarted' }) type!: string;
+  @ApiProperty({
+    example: 'PolicyCommitted',
+    description:
+      'The event: PolicyCreated, PolicyUpdated, PolicyCommitted (a commit), PolicyRolledBack (a rollback), PolicyDeleted; ExperimentCreated, ExperimentUpdated, PreviewStarted, PreviewStopped, ExperimentCommitted, ExperimentDeleted. A commit and a rollback are published as PolicyUpdated on the bus; the history names them (since experiment.v1 1.6.0)',
+  })
+  type!: string;
   @ApiProperty() time!: string;
   @ApiProperty({ description: "The aggregate's version after the event" }) version!: number;
   @ApiProperty({ description: 'Who asked' }) actor!: string;
@@ -152,9 +211,18 @@ export class HistoryEventDto implements HistoryEvent {
   commandRequestId?: string;
   @ApiPropertyOptional({
     example: 'stopAfter: 1000 events evaluated, the limit is 1000',
-    description: 'Why, when the command said (an automatic stop always does)',
+    description:
+      'Why, when the command said (an automatic stop always does; a commit or rollback when given one)',
   })
   reason?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { ticket: 'SEC-42' },
+    description:
+      "Since experiment.v1 1.6.0, a commit (PolicyCommitted): the experiment's annotations",
+  })
+  annotations?: Record<string, string>;
 }
 export class HistoryResponseDto implements ListHistoryEventsResponse {
   @ApiProperty({ type: [HistoryEventDto] }) events!: HistoryEventDto[];

@@ -5,6 +5,7 @@ import { ExperimentAnalysisDto } from './experiment-analysis.dto';
 import { ListQueryDto, MutationQueryDto } from './experiment-operations.dto';
 import { FirewallPolicyDto } from './firewall-policy.dto';
 import type {
+  CommitProposal,
   CreateExperimentRequest,
   FirewallPolicyExperiment,
   ListExperimentsResponse,
@@ -90,12 +91,22 @@ export class PreviewBreakerDto implements PreviewBreaker {
   minEvaluated?: number;
 }
 
+export class CommitProposalDto implements CommitProposal {
+  @ApiProperty({ description: "The experiment's etag the proposal was made on" })
+  experimentEtag!: string;
+  @ApiProperty({ example: 'alice' }) proposer!: string;
+  @ApiProperty({ format: 'date-time' }) proposeTime!: string;
+  @ApiPropertyOptional({ example: 'propose-7f3a' }) requestId?: string;
+  @ApiPropertyOptional({ example: 'SEC-42: no SSH from the internet' }) reason?: string;
+  @ApiPropertyOptional() reportEtag?: string;
+}
+
 export class ExperimentDto implements Writable<FirewallPolicyExperiment> {
   @ApiPropertyOptional({ readOnly: true }) @IsOptional() @IsString() name?: string;
   @ApiPropertyOptional({
     type: FirewallPolicyDto,
     description:
-      "The full policy under test; its name is the live policy's (filled in when omitted)",
+      "The full policy under test; its name is the live policy's (filled in when omitted). At creation, every field but the rules that is not given (displayName, description) is copied from the live policy (or from sourceRevision), so a commit replaces only what the experiment changes",
   })
   @IsOptional()
   @IsObject()
@@ -104,7 +115,7 @@ export class ExperimentDto implements Writable<FirewallPolicyExperiment> {
     example: '3',
     writeOnly: true,
     description:
-      'Create only: take the rules of this revision of the live policy (instead of firewallPolicy.rules), e.g. to preview a rollback',
+      'Create only: start as a copy of this revision of the live policy (its display name, description and rules; firewallPolicy.rules may then not be given), e.g. to preview a rollback',
   })
   @IsOptional()
   @IsString()
@@ -165,6 +176,15 @@ export class ExperimentDto implements Writable<FirewallPolicyExperiment> {
   @IsOptional()
   @IsObject()
   analysis?: ExperimentAnalysisDto;
+  @ApiPropertyOptional({
+    type: CommitProposalDto,
+    readOnly: true,
+    description:
+      'Since experiment.v1 1.6.0, on GET: the commit proposed for this version of the experiment, waiting for another editor’s approveCommit',
+  })
+  @IsOptional()
+  @IsObject()
+  commitProposal?: CommitProposalDto;
 }
 
 export class CreateExperimentQueryDto

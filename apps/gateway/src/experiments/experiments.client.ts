@@ -159,7 +159,7 @@ export class ExperimentsClient {
     );
   }
 
-  /** startPreview, stopPreview or commit (AIP-136 custom methods). */
+  /** startPreview, stopPreview, commit, proposeCommit or approveCommit (AIP-136 custom methods). */
   customMethod(
     path: ExperimentPath,
     method: CustomMethod,
@@ -185,12 +185,13 @@ export class ExperimentsClient {
    */
   async commit(
     path: ExperimentPath,
-    body: { etag?: string; livePolicyEtag?: string; parentEtag?: string },
+    body: { etag?: string; livePolicyEtag?: string; parentEtag?: string; reason?: string },
     evidence: CommitEvidence,
     caller: Caller,
+    method: 'commit' | 'proposeCommit' | 'approveCommit' = 'commit',
   ) {
     if (!evidence.requireGates && evidence.reportEtag === undefined)
-      return this.customMethod(path, 'commit', body, caller);
+      return this.customMethod(path, method, body, caller);
     const report = await this.backend.call<PreviewReport>(
       PREVIEW_SUBJECTS.previewReport,
       { name: formatExperimentName(path) },
@@ -202,7 +203,7 @@ export class ExperimentsClient {
     });
     return this.customMethod(
       path,
-      'commit',
+      method,
       {
         ...body,
         ...(body.parentEtag === undefined && livePolicyEtag !== undefined
@@ -227,6 +228,8 @@ export const CUSTOM_METHODS = {
   startPreview: S.startPreview,
   stopPreview: S.stopPreview,
   commit: S.commit,
+  proposeCommit: S.proposeCommit,
+  approveCommit: S.approveCommit,
 } as const;
 export type CustomMethod = keyof typeof CUSTOM_METHODS;
 

@@ -61,7 +61,7 @@ describe('commit', () => {
     const history = (await call('GET', `${P}/race/events`)).body.events.map(
       (e: { type: string }) => e.type,
     );
-    expect(history).toEqual(['PolicyCreated', 'PolicyUpdated']);
+    expect(history).toEqual(['PolicyCreated', 'PolicyCommitted']);
   });
 
   it('50 concurrent updates with the same etag: one wins', async () => {

@@ -5,12 +5,18 @@ import { ExperimentsController } from './experiments.controller';
 import { PoliciesController } from './policies.controller';
 import { PolicyRevisionsClient } from './policy-revisions.client';
 import { PolicyRevisionsController } from './policy-revisions.controller';
+import { ProjectSettingsClient, ProjectSettingsController } from './project-settings.controller';
 
 /** Firewall policies, their experiments and revisions; the projects listing reads revisions. */
 @Module({
   imports: [BackendModule],
-  controllers: [PoliciesController, ExperimentsController, PolicyRevisionsController],
-  providers: [ExperimentsClient, PolicyRevisionsClient],
+  controllers: [
+    PoliciesController,
+    ExperimentsController,
+    PolicyRevisionsController,
+    ProjectSettingsController,
+  ],
+  providers: [ExperimentsClient, PolicyRevisionsClient, ProjectSettingsClient],
   exports: [PolicyRevisionsClient],
 })
 export class ExperimentsModule {}

@@ -55,7 +55,11 @@ export class PolicyRevisionsClient {
     );
   }
 
-  rollback(path: PolicyPath, body: { revisionId: string; etag: string }, caller: Caller) {
+  rollback(
+    path: PolicyPath,
+    body: { revisionId: string; etag: string; reason?: string },
+    caller: Caller,
+  ) {
     return this.backend.call<Operation<FirewallPolicy>>(
       S.rollback,
       { name: formatPolicyName(path), ...body, ...command(caller) },

@@ -22,14 +22,22 @@ describe('rule diff', () => {
     const diff = await call('GET', `${P}/diffed/experiments/office-ssh:diff`);
     expect(diff.status).toBe(200);
     expect(diff.body).toMatchObject({
-      from: { revision: '1', etag: live.etag, label: 'live rules (revision 1)' },
+      from: { revision: '1', etag: live.etag, label: 'live policy (revision 1)' },
       to: { etag: experiment.etag, label: 'experiment office-ssh' },
       added: [OFFICE_ONLY[1]],
       removed: [],
       changed: [
         {
           priority: 100,
-          fields: [{ field: 'match.srcIpRanges', before: ['0.0.0.0/0'], after: ['10.0.0.0/8'] }],
+          fields: [
+            {
+              field: 'match.srcIpRanges',
+              before: ['0.0.0.0/0'],
+              after: ['10.0.0.0/8'],
+              removedElements: ['0.0.0.0/0'],
+              addedElements: ['10.0.0.0/8'],
+            },
+          ],
         },
       ],
       unchangedCount: 0,
@@ -213,7 +221,7 @@ describe('audit', () => {
     ]);
     const policyHistory = await call('GET', `${P}/audited/events`);
     expect(policyHistory.body.events.at(-1)).toMatchObject({
-      type: 'PolicyUpdated',
+      type: 'PolicyCommitted',
       requestId: 'trace-commit',
     });
   });

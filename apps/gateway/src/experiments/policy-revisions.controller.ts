@@ -41,9 +41,10 @@ export class PolicyRevisionsController {
   @Get(experimentVerbRoute('diff'))
   @ApiParam({ name: 'experiment' })
   @ApiOperation({
-    summary: "The experiment's rules against its live policy's current rules",
+    summary:
+      "The experiment's whole resource against its live policy's, as a commit would change it",
     description:
-      'Rules added, removed and changed field by field (matched by priority), and in `semantic` the regions of traffic whose verdict changes, in words.',
+      'The policy fields that differ (`policyFields`), rules added, removed and changed field by field (matched by priority, compared after normalisation: equivalent rewrites are `rewritten`, not changed; list fields element by element), and in `semantic` the regions of traffic whose verdict changes, in words.',
   })
   @ApiOkResponse({ type: RuleDiffDto })
   experimentDiff(@Param() path: ExperimentPath, @RequestId() traceId?: string) {
@@ -93,9 +94,9 @@ export class PolicyRevisionsController {
 
   @Post(policyVerbRoute('rollback'))
   @ApiOperation({
-    summary: "Make an older revision's rules live again, as a new revision",
+    summary: "Make an older revision's whole resource live again, as a new revision",
     description:
-      "Atomic and guarded by the live policy's etag as commit is; history is never rewritten.",
+      "Display name, description and rules. Atomic and guarded by the live policy's etag as commit is; history is never rewritten.",
   })
   @ApiBody({ type: RollbackRequestDto })
   @ApiOkResponse({
@@ -115,7 +116,11 @@ export class PolicyRevisionsController {
   ) {
     return this.revisions.rollback(
       path,
-      { revisionId: body.revisionId, etag: body.etag },
+      {
+        revisionId: body.revisionId,
+        etag: body.etag,
+        ...(body.reason ? { reason: body.reason } : {}),
+      },
       caller(principal, body.requestId, traceId),
     );
   }

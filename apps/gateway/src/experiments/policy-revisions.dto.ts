@@ -3,6 +3,8 @@ import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-vali
 import { FirewallRuleDto } from './firewall-policy.dto';
 import type {
   ChangedRule,
+  CommitReview,
+  RewrittenRule,
   ListProjectsResponse,
   ListRevisionsResponse,
   PolicyDiffRequest,
@@ -54,9 +56,13 @@ export class PolicyDiffQueryDto implements Pick<PolicyDiffRequest, 'fromRevision
 
 export class RollbackRequestDto implements Pick<
   RollbackRequest,
-  'revisionId' | 'etag' | 'requestId'
+  'revisionId' | 'etag' | 'requestId' | 'reason'
 > {
-  @ApiProperty({ example: '1', description: 'The revision whose rules become live again' })
+  @ApiProperty({
+    example: '1',
+    description:
+      'The revision whose whole resource (display name, description, rules) becomes live again',
+  })
   @IsString()
   @Matches(REVISION_ID)
   revisionId!: string;
@@ -74,13 +80,22 @@ export class RollbackRequestDto implements Pick<
   @IsOptional()
   @Matches(REQUEST_ID)
   requestId?: string;
+  @ApiPropertyOptional({
+    example: 'INC-7: SSH blocked for the on-call bastion',
+    description:
+      'Since experiment.v1 1.6.0: why, kept in the revision and its history entry (at most 1000 characters)',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  reason?: string;
 }
 
 export class RuleDiffSideDto implements RuleDiffSide {
   @ApiPropertyOptional({ example: '3', description: 'The revision, when this side is one' })
   revision?: string;
   @ApiProperty({ example: 'Xq3tY7pQ0aL2mN5bV8cR1w' }) etag!: string;
-  @ApiProperty({ example: 'live rules (revision 3)' }) label!: string;
+  @ApiProperty({ example: 'live policy (revision 3)' }) label!: string;
 }
 
 export class RuleFieldChangeDto implements RuleFieldChange {
@@ -97,6 +112,40 @@ export class RuleFieldChangeDto implements RuleFieldChange {
     description: 'Absent: the field is not set',
   })
   after?: unknown;
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['tcp/22'],
+    description:
+      'Since experiment.v1 1.6.0, a list field: the elements only `before` has, in normal form (CIDR blocks, `proto/ports`, tags)',
+  })
+  removedElements?: string[];
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['tcp/2222'],
+    description: 'Since experiment.v1 1.6.0, a list field: the elements only `after` has',
+  })
+  addedElements?: string[];
+}
+
+export class RewrittenRuleDto implements RewrittenRule {
+  @ApiProperty({ example: 100 }) priority!: number;
+  @ApiProperty({
+    type: FirewallRuleDto,
+    example: {
+      ...SSH_OPEN,
+      match: { ...SSH_OPEN.match, layer4Configs: [{ ipProtocol: 'tcp', ports: ['22', '443'] }] },
+    },
+  })
+  before!: FirewallRuleDto;
+  @ApiProperty({
+    type: FirewallRuleDto,
+    example: {
+      ...SSH_OPEN,
+      disabled: false,
+      match: { ...SSH_OPEN.match, layer4Configs: [{ ipProtocol: '6', ports: ['443', '22'] }] },
+    },
+  })
+  after!: FirewallRuleDto;
 }
 
 export class ChangedRuleDto implements ChangedRule {
@@ -132,12 +181,40 @@ export class SemanticDiffDto implements SemanticDiff {
 export class RuleDiffDto implements RuleDiff {
   @ApiProperty({ type: RuleDiffSideDto }) from!: RuleDiffSideDto;
   @ApiProperty({ type: RuleDiffSideDto }) to!: RuleDiffSideDto;
+  @ApiPropertyOptional({
+    type: [RuleFieldChangeDto],
+    example: [{ field: 'description', before: 'Internet edge', after: 'Internet edge, no SSH' }],
+    description:
+      "Since experiment.v1 1.6.0: the policy's own fields that differ (displayName, description, any later field); a commit replaces them too",
+  })
+  policyFields?: RuleFieldChangeDto[];
   @ApiProperty({ type: [FirewallRuleDto] }) added!: FirewallRuleDto[];
   @ApiProperty({ type: [FirewallRuleDto] }) removed!: FirewallRuleDto[];
   @ApiProperty({ type: [ChangedRuleDto], description: 'Matched by priority, field by field' })
   changed!: ChangedRuleDto[];
-  @ApiProperty({ example: 4 }) unchangedCount!: number;
+  @ApiProperty({
+    example: 4,
+    description: 'Rules that mean the same on both sides, rewritten ones included',
+  })
+  unchangedCount!: number;
+  @ApiPropertyOptional({
+    type: [RewrittenRuleDto],
+    description:
+      'Since experiment.v1 1.6.0: unchanged rules written differently (ranges or ports reordered, "6" for "tcp", defaults spelled out): nothing to review',
+  })
+  rewritten?: RewrittenRuleDto[];
   @ApiProperty({ type: SemanticDiffDto }) semantic!: SemanticDiffDto;
+}
+
+export class CommitReviewDto implements CommitReview {
+  @ApiProperty({ example: 'alice' }) proposer!: string;
+  @ApiPropertyOptional({ example: 'propose-7f3a' }) proposerRequestId?: string;
+  @ApiProperty({ format: 'date-time' }) proposeTime!: string;
+  @ApiProperty({ example: 'bob' }) approver!: string;
+  @ApiPropertyOptional({ example: 'approve-91c2' }) approverRequestId?: string;
+  @ApiProperty({ format: 'date-time' }) approveTime!: string;
+  @ApiPropertyOptional({ description: 'The reportEtag the proposal was bound to' })
+  proposedReportEtag?: string;
 }
 
 export class RevisionSourceDto implements RevisionSource {
@@ -158,6 +235,24 @@ export class RevisionSourceDto implements RevisionSource {
   gates?: RevisionSource['gates'];
   @ApiPropertyOptional({ example: '1', description: 'rollback: the revision restored' })
   rolledBackTo?: string;
+  @ApiPropertyOptional({
+    example: 'SEC-42: no SSH from the internet',
+    description: 'Since experiment.v1 1.6.0, commit and rollback: why, as the caller gave it',
+  })
+  reason?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { ticket: 'SEC-42' },
+    description: "Since experiment.v1 1.6.0, commit: the experiment's annotations",
+  })
+  annotations?: Record<string, string>;
+  @ApiPropertyOptional({
+    type: CommitReviewDto,
+    description:
+      'Since experiment.v1 1.6.0, a reviewed commit: who proposed and who approved it, with their request ids',
+  })
+  review?: CommitReviewDto;
 }
 
 export class RevisionDto implements Revision {
@@ -169,6 +264,16 @@ export class RevisionDto implements Revision {
   @ApiPropertyOptional({ description: 'The HTTP x-request-id of the change' }) requestId?: string;
   @ApiProperty({ type: RevisionSourceDto }) source!: RevisionSourceDto;
   @ApiProperty({ description: "The policy's etag right after this revision" }) etag!: string;
+  @ApiPropertyOptional({
+    example: 'Internet edge',
+    description: 'Since experiment.v1 1.6.0: the live display name from this revision on',
+  })
+  displayName?: string;
+  @ApiPropertyOptional({
+    example: 'Web tier, SSH from the VPN only',
+    description: 'Since experiment.v1 1.6.0: the live description from this revision on',
+  })
+  description?: string;
   @ApiProperty({
     type: [FirewallRuleDto],
     nullable: true,

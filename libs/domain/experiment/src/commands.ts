@@ -1,7 +1,10 @@
-import type { CommitEvidenceRecord } from '@rollout/contracts';
+import type { CommitProposal, PolicyContent } from '@rollout/contracts';
 import type { Clock } from './decide';
 import {
+  Caller,
+  CommitOptions,
   PreviewCommandOptions,
+  decideApproveCommit,
   decideCommit,
   decideCreateExperiment,
   decideDeleteExperiment,
@@ -35,25 +38,38 @@ export type PolicyCommand =
   /** `revision`: the one to restore, read from the policy's stream (undefined: no such revision). */
   | {
       type: 'RollbackPolicy';
-      data: { etag?: string; revisionId: string; revision?: RevisionToRestore };
+      data: { etag?: string; revisionId: string; revision?: RevisionToRestore; reason?: string };
     };
 
 export type ExperimentCommand =
-  /** `policy` and `experimentsOfPolicy`: what the creation depends on, read in the same transaction. */
+  /**
+   * `policy` and `experimentsOfPolicy`: what the creation depends on, read in the same
+   * transaction; `source`: the resource the experiment is a copy of (default: the live policy's).
+   */
   | {
       type: 'CreateExperiment';
-      data: { experiment: unknown; policy: PolicyState; experimentsOfPolicy: number };
+      data: {
+        experiment: unknown;
+        policy: PolicyState;
+        experimentsOfPolicy: number;
+        source?: PolicyContent;
+      };
     }
   | { type: 'UpdateExperiment'; data: { experiment: Record<string, unknown>; updateMask?: string } }
   | { type: 'DeleteExperiment'; data: { etag?: string } }
   | { type: 'StartPreview'; data?: PreviewCommandOptions }
   | { type: 'StopPreview'; data?: PreviewCommandOptions };
 
-/** Commit spans both aggregates: the experiment ends and the live policy takes its policy. */
-export interface CommitCommand {
-  type: 'CommitExperiment';
-  data: { etag?: string; livePolicyEtag?: string; evidence?: CommitEvidenceRecord };
-}
+/**
+ * Commit spans both aggregates: the experiment ends and the live policy takes its resource. An
+ * approval of a proposal (decideProposeCommit) commits as well.
+ */
+export type CommitCommand =
+  | { type: 'CommitExperiment'; data: CommitOptions }
+  | {
+      type: 'ApproveCommit';
+      data: CommitOptions & { approver: Caller; proposal?: CommitProposal };
+    };
 
 export function decidePolicy(
   command: PolicyCommand,
@@ -85,6 +101,7 @@ export function decideExperiment(
         command.data.experimentsOfPolicy,
         command.data.experiment,
         clock,
+        command.data.source,
       );
     case 'UpdateExperiment':
       return decideUpdateExperiment(state, command.data.experiment, command.data.updateMask, clock);
@@ -102,6 +119,15 @@ export function decideCommitExperiment(
   state: { experiment: ExperimentState; policy: PolicyState },
   clock: Clock,
 ): { experiment: ExperimentDomainEvent[]; policy: PolicyDomainEvent[] } {
+  if (command.type === 'ApproveCommit')
+    return decideApproveCommit(
+      state.experiment,
+      state.policy,
+      command.data,
+      command.data.approver,
+      command.data.proposal,
+      clock,
+    );
   return decideCommit(state.experiment, state.policy, command.data, clock);
 }
 

@@ -1,4 +1,10 @@
-import { CommitEvidenceRecord, MAX_EXPERIMENTS_PER_POLICY, StatusError } from '@rollout/contracts';
+import {
+  CommitEvidenceRecord,
+  CommitProposal,
+  MAX_EXPERIMENTS_PER_POLICY,
+  PolicyContent,
+  StatusError,
+} from '@rollout/contracts';
 import {
   Clock,
   checkEtag,
@@ -13,6 +19,7 @@ import type {
   ExperimentState,
   PolicyDomainEvent,
   PolicyState,
+  PolicyUpdateSource,
 } from './events';
 import {
   PREVIEW_CONDITION_FIELDS,
@@ -21,12 +28,19 @@ import {
   parsePreviewConditions,
 } from './preview-conditions';
 
+/**
+ * Creation: the experiment starts as a copy of its source (the live policy, or the revision given
+ * as `sourceRevision`), so a commit of an experiment that sets only rules keeps the live display
+ * name and description: every field of the policy but its rules that the body does not give is
+ * the source's. Rules are always the body's (none given: no rules).
+ */
 export function decideCreateExperiment(
   state: ExperimentState,
   policy: PolicyState,
   experimentsOfPolicy: number,
   input: unknown,
   clock: Clock,
+  source: PolicyContent = policy.content,
 ): ExperimentDomainEvent[] {
   if (!policy.exists) throw notFound('Firewall policy', policy.name);
   if (state.exists)
@@ -46,7 +60,8 @@ export function decideCreateExperiment(
   const body = (input ?? {}) as Record<string, unknown>;
   const policyInput = (body.firewallPolicy ?? {}) as Record<string, unknown>;
   checkPolicyName(policyInput.name, policy.name);
-  const content = parseContent(policyInput, 'experiment.firewallPolicy');
+  const { rules: _sourceRules, ...inherited } = source;
+  const content = parseContent({ ...inherited, ...policyInput }, 'experiment.firewallPolicy');
   const annotations = parseAnnotations(body.annotations);
   const conditions = parsePreviewConditions(body);
   return [
@@ -218,15 +233,44 @@ export function decideStopPreview(
   ];
 }
 
-/** Commit: the experiment's policy becomes the live policy, and the experiment is gone. */
-export function decideCommit(
+/** What a commit asks, beyond its etags: why, and what the gateway checked it against. */
+export interface CommitOptions {
+  etag?: string;
+  livePolicyEtag?: string;
+  evidence?: CommitEvidenceRecord;
+  reason?: string;
+  /** The project requires review: a commit is then a proposal another editor approves. */
+  requireReview?: boolean;
+}
+
+/** Who asked, as the command's metadata records it: the principal and the call's request id. */
+export interface Caller {
+  actor: string;
+  requestId?: string;
+}
+
+const MAX_COMMIT_REASON = 1000;
+
+function commitReason(reason: unknown): { reason?: string } {
+  if (reason === undefined || reason === null || reason === '') return {};
+  if (typeof reason !== 'string' || reason.length > MAX_COMMIT_REASON) {
+    throw StatusError.invalidArgument(
+      `reason must be a string of at most ${MAX_COMMIT_REASON} characters.`,
+      [{ field: 'reason', description: `at most ${MAX_COMMIT_REASON} characters` }],
+    );
+  }
+  return { reason };
+}
+
+/** The checks every way to commit shares: both etags, and both resources still there. */
+function checkCommittable(
   experiment: ExperimentState,
   policy: PolicyState,
-  request: { etag?: string; livePolicyEtag?: string; evidence?: CommitEvidenceRecord },
-  clock: Clock,
-): { experiment: ExperimentDomainEvent[]; policy: PolicyDomainEvent[] } {
+  request: { etag?: string; livePolicyEtag?: string },
+  verb: string,
+) {
   if (request.etag === undefined || request.etag === '') {
-    throw StatusError.invalidArgument('etag is required to commit.', [
+    throw StatusError.invalidArgument(`etag is required to ${verb}.`, [
       { field: 'etag', description: 'required' },
     ]);
   }
@@ -234,7 +278,14 @@ export function decideCommit(
   if (!policy.exists) throw notFound('Firewall policy', policy.name);
   checkEtag('etag', request.etag, experiment.name, experiment.version);
   checkEtag('livePolicyEtag', request.livePolicyEtag, policy.name, policy.version);
-  const time = clock.now().toISOString();
+}
+
+/** The commit's events: the experiment ends and the live policy takes its whole resource. */
+function commitEvents(
+  experiment: ExperimentState,
+  source: Extract<PolicyUpdateSource, { kind: 'commit' }>,
+  time: string,
+): { experiment: ExperimentDomainEvent[]; policy: PolicyDomainEvent[] } {
   return {
     experiment: [{ type: 'ExperimentCommitted', data: { time } }],
     policy: [
@@ -244,9 +295,123 @@ export function decideCommit(
           content: experiment.content,
           time,
           committedExperiment: experiment.name,
-          source: { kind: 'commit', experimentEtag: request.etag, ...request.evidence },
+          source,
         },
       },
     ],
   };
+}
+
+const someAnnotations = (annotations: Record<string, string>) =>
+  Object.keys(annotations).length ? { annotations } : {};
+
+/**
+ * Commit (AIP-236): the experiment's whole resource becomes the live policy, and the experiment
+ * is gone. The revision keeps why (`reason`) and the experiment's annotations. In a project that
+ * requires review, a commit alone is refused: proposeCommit, then another editor's approveCommit.
+ */
+export function decideCommit(
+  experiment: ExperimentState,
+  policy: PolicyState,
+  request: CommitOptions,
+  clock: Clock,
+): { experiment: ExperimentDomainEvent[]; policy: PolicyDomainEvent[] } {
+  checkCommittable(experiment, policy, request, 'commit');
+  const reason = commitReason(request.reason);
+  if (request.requireReview) {
+    throw StatusError.withReason(
+      'FAILED_PRECONDITION',
+      `The project of "${policy.name}" requires review: propose the commit (proposeCommit) for another editor to approve (approveCommit).`,
+      'REVIEW_REQUIRED',
+      { resource: experiment.name },
+    );
+  }
+  return commitEvents(
+    experiment,
+    {
+      kind: 'commit',
+      experimentEtag: request.etag!,
+      ...request.evidence,
+      ...reason,
+      ...someAnnotations(experiment.annotations),
+    },
+    clock.now().toISOString(),
+  );
+}
+
+/**
+ * proposeCommit: a commit for another editor to approve, bound to the experiment's etag (any
+ * change of the experiment drops it) and to the report the proposer saw. It is not an event of
+ * the experiment: an event would move its etag, and so start a new preview configuration.
+ */
+export function decideProposeCommit(
+  experiment: ExperimentState,
+  policy: PolicyState,
+  request: CommitOptions,
+  proposer: Caller,
+  clock: Clock,
+): CommitProposal {
+  checkCommittable(experiment, policy, request, 'propose a commit');
+  const reportEtag = request.evidence?.reportEtag;
+  return {
+    experimentEtag: request.etag!,
+    proposer: proposer.actor,
+    proposeTime: clock.now().toISOString(),
+    ...(proposer.requestId ? { requestId: proposer.requestId } : {}),
+    ...commitReason(request.reason),
+    ...(reportEtag ? { reportEtag } : {}),
+  };
+}
+
+/**
+ * approveCommit: another principal than the proposer approves the proposal made on the
+ * experiment as it stands, and the commit happens; the revision keeps the proposer, the
+ * approver and both calls' request ids.
+ */
+export function decideApproveCommit(
+  experiment: ExperimentState,
+  policy: PolicyState,
+  request: CommitOptions,
+  approver: Caller,
+  proposal: CommitProposal | undefined,
+  clock: Clock,
+): { experiment: ExperimentDomainEvent[]; policy: PolicyDomainEvent[] } {
+  checkCommittable(experiment, policy, request, 'approve a commit');
+  if (!proposal || proposal.experimentEtag !== request.etag) {
+    throw StatusError.withReason(
+      'FAILED_PRECONDITION',
+      `This version of experiment "${experiment.name}" has no commit proposal to approve (a change of the experiment drops it).`,
+      'NO_COMMIT_PROPOSAL',
+      { resource: experiment.name },
+    );
+  }
+  if (proposal.proposer === approver.actor) {
+    throw StatusError.withReason(
+      'PERMISSION_DENIED',
+      'The proposer of a commit cannot approve it: another editor must.',
+      'SELF_APPROVAL',
+      { resource: experiment.name, proposer: proposal.proposer },
+    );
+  }
+  const time = clock.now().toISOString();
+  return commitEvents(
+    experiment,
+    {
+      kind: 'commit',
+      experimentEtag: request.etag!,
+      ...request.evidence,
+      ...(proposal.reason ? { reason: proposal.reason } : {}),
+      ...someAnnotations(experiment.annotations),
+      review: {
+        proposer: proposal.proposer,
+        ...(proposal.requestId ? { proposerRequestId: proposal.requestId } : {}),
+        proposeTime: proposal.proposeTime,
+        approver: approver.actor,
+        ...(approver.requestId ? { approverRequestId: approver.requestId } : {}),
+        approveTime: time,
+        ...(proposal.reportEtag ? { proposedReportEtag: proposal.reportEtag } : {}),
+      },
+    },
+    time,
+  );
 }

@@ -1,4 +1,4 @@
-import { FirewallRule, StatusError, formatRevisionName } from '@rollout/contracts';
+import { PolicyContent, StatusError, formatRevisionName } from '@rollout/contracts';
 import { Clock, checkEtag, masked, notFound, parseContent, parseMask } from './decide';
 import type { PolicyDomainEvent, PolicyState } from './events';
 
@@ -42,19 +42,22 @@ export function decideDeletePolicy(
   return [{ type: 'PolicyDeleted', data: { time: clock.now().toISOString() } }];
 }
 
-/** A revision's rules, as the policy's stream holds them (null: an event without a rule body). */
+/**
+ * A revision's whole resource as the policy's stream holds it (displayName, description, rules
+ * and any later field); null for an event recorded without a rule body.
+ */
 export interface RevisionToRestore {
   revisionId: string;
-  rules: FirewallRule[] | null;
+  content: PolicyContent | null;
 }
 
 /**
- * Rollback: an older revision's rules become live again, as a new revision (history is never
- * rewritten). Guarded as a commit is: the policy's current etag is required and must match.
+ * Rollback: an older revision's whole resource becomes live again, as a new revision (history is
+ * never rewritten). Guarded as a commit is: the policy's current etag is required and must match.
  */
 export function decideRollback(
   state: PolicyState,
-  request: { etag?: string; revisionId: string; revision?: RevisionToRestore },
+  request: { etag?: string; revisionId: string; revision?: RevisionToRestore; reason?: string },
   clock: Clock,
 ): PolicyDomainEvent[] {
   if (request.etag === undefined || request.etag === '') {
@@ -64,9 +67,16 @@ export function decideRollback(
   }
   if (!state.exists) throw notFound('Firewall policy', state.name);
   checkEtag('etag', request.etag, state.name, state.version);
+  if (
+    request.reason !== undefined &&
+    (typeof request.reason !== 'string' || request.reason.length > 1000)
+  )
+    throw StatusError.invalidArgument('reason must be a string of at most 1000 characters.', [
+      { field: 'reason', description: 'at most 1000 characters' },
+    ]);
   const { revision } = request;
   if (!revision) throw notFound('Revision', formatRevisionName(state.name, request.revisionId));
-  if (revision.rules === null) {
+  if (revision.content === null) {
     throw StatusError.withReason(
       'FAILED_PRECONDITION',
       `Revision ${revision.revisionId} of "${state.name}" was recorded without its rules, so it cannot be restored.`,
@@ -78,9 +88,13 @@ export function decideRollback(
     {
       type: 'PolicyUpdated',
       data: {
-        content: { ...state.content, rules: revision.rules },
+        content: revision.content,
         time: clock.now().toISOString(),
-        source: { kind: 'rollback', rolledBackTo: revision.revisionId },
+        source: {
+          kind: 'rollback',
+          rolledBackTo: revision.revisionId,
+          ...(request.reason ? { reason: request.reason } : {}),
+        },
       },
     },
   ];

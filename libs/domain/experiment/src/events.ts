@@ -1,4 +1,9 @@
-import type { CommitEvidenceRecord, PolicyContent, PreviewMetadata } from '@rollout/contracts';
+import type {
+  CommitEvidenceRecord,
+  CommitReview,
+  PolicyContent,
+  PreviewMetadata,
+} from '@rollout/contracts';
 import type { PreviewConditions } from './preview-conditions';
 
 /**
@@ -6,8 +11,15 @@ import type { PreviewConditions } from './preview-conditions';
  * 1.5.0; an update without it is a plain update, or a commit when `committedExperiment` is set).
  */
 export type PolicyUpdateSource =
-  | ({ kind: 'commit'; experimentEtag: string } & CommitEvidenceRecord)
-  | { kind: 'rollback'; rolledBackTo: string };
+  | ({
+      kind: 'commit';
+      experimentEtag: string;
+      /** Since 1.6.0: why, the experiment's annotations, and the review when there was one. */
+      reason?: string;
+      annotations?: Record<string, string>;
+      review?: CommitReview;
+    } & CommitEvidenceRecord)
+  | { kind: 'rollback'; rolledBackTo: string; reason?: string };
 
 /** What the event store keeps for each aggregate; the domain's whole truth. */
 export type PolicyDomainEvent =

@@ -1,4 +1,4 @@
-import type { FirewallRule, Revision, RevisionSource } from '@rollout/contracts';
+import type { PolicyContent, Revision, RevisionSource } from '@rollout/contracts';
 import { REVISION_ID, StatusError, formatRevisionName } from '@rollout/contracts';
 import type { PolicyUpdateSource } from './events';
 import { etagOf } from './evolve';
@@ -18,7 +18,7 @@ export interface StoredPolicyEvent {
 }
 
 interface RevisionData {
-  content?: { rules?: FirewallRule[] };
+  content?: Partial<PolicyContent>;
   committedExperiment?: string;
   source?: PolicyUpdateSource;
 }
@@ -32,7 +32,12 @@ export const shownRequestId = (event: { traceId?: string; requestId?: string }) 
 function sourceOf(type: string, data: RevisionData): RevisionSource {
   if (type === 'PolicyCreated') return { kind: 'create' };
   const source = data.source;
-  if (source?.kind === 'rollback') return { kind: 'rollback', rolledBackTo: source.rolledBackTo };
+  if (source?.kind === 'rollback')
+    return {
+      kind: 'rollback',
+      rolledBackTo: source.rolledBackTo,
+      ...(source.reason ? { reason: source.reason } : {}),
+    };
   if (data.committedExperiment !== undefined || source?.kind === 'commit') {
     const evidence = source?.kind === 'commit' ? source : undefined;
     return {
@@ -41,6 +46,9 @@ function sourceOf(type: string, data: RevisionData): RevisionSource {
       ...(evidence?.experimentEtag ? { experimentEtag: evidence.experimentEtag } : {}),
       ...(evidence?.reportEtag ? { reportEtag: evidence.reportEtag } : {}),
       ...(evidence?.gates ? { gates: evidence.gates } : {}),
+      ...(evidence?.reason ? { reason: evidence.reason } : {}),
+      ...(evidence?.annotations ? { annotations: evidence.annotations } : {}),
+      ...(evidence?.review ? { review: evidence.review } : {}),
     };
   }
   return { kind: 'update' };
@@ -56,7 +64,8 @@ export function revisionsOf(policyName: string, events: readonly StoredPolicyEve
     .map((event) => {
       const data = (event.data ?? {}) as RevisionData;
       const requestId = shownRequestId(event);
-      const rules = data.content?.rules;
+      const content = data.content;
+      const rules = content?.rules;
       return {
         name: formatRevisionName(policyName, event.version),
         revisionId: String(event.version),
@@ -65,6 +74,8 @@ export function revisionsOf(policyName: string, events: readonly StoredPolicyEve
         ...(requestId ? { requestId } : {}),
         source: sourceOf(event.type, data),
         etag: etagOf(policyName, event.version),
+        ...(typeof content?.displayName === 'string' ? { displayName: content.displayName } : {}),
+        ...(typeof content?.description === 'string' ? { description: content.description } : {}),
         rules: Array.isArray(rules) ? rules : null,
       };
     });
@@ -81,18 +92,30 @@ export function checkRevisionId(field: string, id: unknown): string {
   return id;
 }
 
+/** A revision's whole resource: every field of it but its identity, or null without rules. */
+export function revisionContent(revision: Revision): PolicyContent | null {
+  if (revision.rules === null) return null;
+  const { displayName, description, rules } = revision;
+  return {
+    ...(displayName !== undefined ? { displayName } : {}),
+    ...(description !== undefined ? { description } : {}),
+    rules,
+  };
+}
+
 /** The revision to restore, or undefined when the policy has none of that id. */
 export function revisionToRestore(
   revisions: readonly Revision[],
   revisionId: string,
 ): RevisionToRestore | undefined {
   const revision = revisions.find((each) => each.revisionId === revisionId);
-  return revision && { revisionId: revision.revisionId, rules: revision.rules };
+  return revision && { revisionId: revision.revisionId, content: revisionContent(revision) };
 }
 
 /**
- * The body of an experiment created from a revision (`sourceRevision`): the revision's rules
- * stand in for `firewallPolicy.rules`, which may then not be given.
+ * The body of an experiment created from a revision (`sourceRevision`): the revision's whole
+ * resource (display name, description, rules) stands in for `firewallPolicy`; its rules may then
+ * not be given, and a display name or description given replaces the revision's.
  */
 export function experimentFromRevision(
   body: Record<string, unknown>,
@@ -119,7 +142,7 @@ export function experimentFromRevision(
       'NOT_FOUND',
       { resource: formatRevisionName(policyName, String(sourceRevision)) },
     );
-  if (revision.rules === null) {
+  if (revision.content === null) {
     throw StatusError.withReason(
       'FAILED_PRECONDITION',
       `Revision ${revision.revisionId} of "${policyName}" was recorded without its rules.`,
@@ -127,5 +150,29 @@ export function experimentFromRevision(
       { resource: policyName, revision: revision.revisionId },
     );
   }
-  return { ...rest, firewallPolicy: { ...policyInput, rules: revision.rules } };
+  return { ...rest, firewallPolicy: { ...revision.content, ...policyInput } };
+}
+
+/**
+ * How a policy's history names an event: a commit and a rollback by what they are, though both
+ * are stored (and published) as PolicyUpdated; every other event by its type.
+ */
+export function historyType(type: string, data: unknown): string {
+  if (type !== 'PolicyUpdated') return type;
+  const kind = sourceOf(type, (data ?? {}) as RevisionData).kind;
+  return kind === 'commit' ? 'PolicyCommitted' : kind === 'rollback' ? 'PolicyRolledBack' : type;
+}
+
+/** The why an event records: a command's reason, and a commit's annotations. */
+export function historyDetails(data: unknown): {
+  reason?: string;
+  annotations?: Record<string, string>;
+} {
+  const record = (data ?? {}) as { reason?: unknown; source?: PolicyUpdateSource };
+  const reason = typeof record.reason === 'string' ? record.reason : record.source?.reason;
+  const annotations = record.source?.kind === 'commit' ? record.source.annotations : undefined;
+  return {
+    ...(typeof reason === 'string' ? { reason } : {}),
+    ...(annotations ? { annotations } : {}),
+  };
 }

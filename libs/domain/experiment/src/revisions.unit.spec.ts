@@ -32,7 +32,7 @@ const closedSsh = [rule(100, 'deny')];
 
 const created: PolicyDomainEvent = {
   type: 'PolicyCreated',
-  data: { content: { rules: openSsh }, time: T0 },
+  data: { content: { displayName: 'Edge', description: 'v1', rules: openSsh }, time: T0 },
 };
 const updated: PolicyDomainEvent = {
   type: 'PolicyUpdated',
@@ -131,14 +131,14 @@ describe('revisions of a live policy', () => {
 });
 
 describe('rollback', () => {
-  it('given two revisions, when rolled back to the first with the current etag, then its rules are live as a new revision', () => {
+  it('given two revisions, when rolled back to the first with the current etag, then its whole resource is live as a new revision', () => {
     const policy = givenPolicy(created, updated);
     const events = policy.whenRolledBack('1', etagOf(POLICY, 2));
     expect(events).toEqual([
       {
         type: 'PolicyUpdated',
         data: {
-          content: { rules: openSsh },
+          content: { displayName: 'Edge', description: 'v1', rules: openSsh },
           time: T1,
           source: { kind: 'rollback', rolledBackTo: '1' },
         },
@@ -178,7 +178,7 @@ describe('rollback', () => {
       data: {
         etag: etagOf(POLICY, 2),
         revisionId: '1',
-        revision: { revisionId: '1', rules: null },
+        revision: { revisionId: '1', content: null },
       },
     };
     expect(statusOf(() => policyDecider.decide(command, state, at(T1)))).toBe(
@@ -188,18 +188,29 @@ describe('rollback', () => {
 });
 
 describe('an experiment from a revision', () => {
-  it('given sourceRevision, then the revision rules stand in for the experiment rules', () => {
+  it("given sourceRevision, then the revision's whole resource stands in for the experiment's policy", () => {
     const body = { sourceRevision: '1', annotations: { why: 'preview rollback' } };
-    expect(experimentFromRevision(body, { revisionId: '1', rules: openSsh }, POLICY)).toEqual({
+    const revision = { revisionId: '1', content: { displayName: 'Edge', rules: openSsh } };
+    expect(experimentFromRevision(body, revision, POLICY)).toEqual({
       annotations: { why: 'preview rollback' },
-      firewallPolicy: { rules: openSsh },
+      firewallPolicy: { displayName: 'Edge', rules: openSsh },
+    });
+  });
+
+  it('given sourceRevision and a description, then the description replaces the revision one', () => {
+    const body = { sourceRevision: '1', firewallPolicy: { description: 'undo SEC-42' } };
+    const revision = { revisionId: '1', content: { description: 'v1', rules: openSsh } };
+    expect(experimentFromRevision(body, revision, POLICY)).toEqual({
+      firewallPolicy: { description: 'undo SEC-42', rules: openSsh },
     });
   });
 
   it('given rules as well, then INVALID_ARGUMENT', () => {
     const body = { sourceRevision: '1', firewallPolicy: { rules: closedSsh } };
     expect(
-      statusOf(() => experimentFromRevision(body, { revisionId: '1', rules: openSsh }, POLICY)),
+      statusOf(() =>
+        experimentFromRevision(body, { revisionId: '1', content: { rules: openSsh } }, POLICY),
+      ),
     ).toBe('INVALID_ARGUMENT');
   });
 
@@ -217,5 +228,30 @@ describe('an experiment from a revision', () => {
     expect(statusOf(() => experimentDecider.decide(update, experiment, at(T1)))).toBe(
       'INVALID_ARGUMENT',
     );
+  });
+});
+
+describe('an experiment from the live policy', () => {
+  const live = [created].reduce(policyDecider.evolve, policyDecider.initialState(POLICY));
+  const create = (experiment: unknown) =>
+    experimentDecider.decide(
+      { type: 'CreateExperiment', data: { experiment, policy: live, experimentsOfPolicy: 0 } },
+      experimentDecider.initialState(EXPERIMENT),
+      at(T1),
+    );
+
+  it('given a body with rules only, then it starts with the live display name and description', () => {
+    const [event] = create({ firewallPolicy: { rules: closedSsh } });
+    expect(event).toMatchObject({
+      type: 'ExperimentCreated',
+      data: { content: { displayName: 'Edge', description: 'v1', rules: closedSsh } },
+    });
+  });
+
+  it('given a display name in the body, then it replaces the live one and the description is kept', () => {
+    const [event] = create({ firewallPolicy: { displayName: 'Edge (tight)', rules: [] } });
+    expect(event).toMatchObject({
+      data: { content: { displayName: 'Edge (tight)', description: 'v1', rules: [] } },
+    });
   });
 });

@@ -2,7 +2,7 @@ import type { ContractPackage } from '../../packages';
 import type { FirewallPolicy, FirewallPolicyExperiment, PolicyContent } from './resources';
 import { formatExperimentName, formatPolicyName } from './names';
 
-export const EXPERIMENT_V1: ContractPackage = { name: 'experiment.v1', version: '1.5.0' };
+export const EXPERIMENT_V1: ContractPackage = { name: 'experiment.v1', version: '1.6.0' };
 
 /** Request/reply subjects served by the experiment-service (queue group experiment-service). */
 export const EXPERIMENT_SUBJECTS = {
@@ -28,6 +28,11 @@ export const EXPERIMENT_SUBJECTS = {
   getRevision: 'experiment.v1.policies.revisions.get',
   rollback: 'experiment.v1.policies.rollback',
   listProjects: 'experiment.v1.projects.list',
+  /** Since 1.6.0: reviewed commits and the project settings that ask for them. */
+  proposeCommit: 'experiment.v1.experiments.proposeCommit',
+  approveCommit: 'experiment.v1.experiments.approveCommit',
+  getProjectSettings: 'experiment.v1.projects.settings.get',
+  updateProjectSettings: 'experiment.v1.projects.settings.update',
   getOperation: 'experiment.v1.operations.get',
 } as const;
 
@@ -111,6 +116,64 @@ export interface CommitRequest extends CommandContext {
   parentEtag?: string;
   /** What the gateway checked the commit against (since 1.5.0), recorded on its revision. */
   evidence?: CommitEvidenceRecord;
+  /**
+   * Why (since 1.6.0), kept in the revision and its history entry with the experiment's
+   * annotations.
+   * @maxLength 1000
+   */
+  reason?: string;
+}
+
+/**
+ * Proposes to commit an experiment in a project that requires review (since 1.6.0), for another
+ * editor to approve. The proposal is bound to the experiment's etag, which it does not move (so
+ * the preview's counts go on): any change of the experiment drops it.
+ */
+export interface ProposeCommitRequest extends CommandContext {
+  name: string;
+  /** The experiment's current etag (required). */
+  etag?: string;
+  /** The live policy's current etag: the proposal is for that version of it. */
+  livePolicyEtag?: string;
+  /** What the gateway checked the proposal against (its reportEtag, its gates). */
+  evidence?: CommitEvidenceRecord;
+  /**
+   * Why, kept in the revision once approved.
+   * @maxLength 1000
+   */
+  reason?: string;
+}
+
+/**
+ * Approves a proposed commit, and commits (since 1.6.0). The approver is another principal
+ * than the proposer; `etag` is the experiment's current etag, the one the proposal was made on.
+ */
+export interface ApproveCommitRequest extends CommandContext {
+  name: string;
+  /** The experiment's current etag, the one the proposal was made on (required). */
+  etag?: string;
+  livePolicyEtag?: string;
+  /** What the gateway checked the approval against: the reportEtag the approver saw. */
+  evidence?: CommitEvidenceRecord;
+}
+
+/** `projects/{project}/settings` (since 1.6.0): how a project's policies may change. */
+export interface ProjectSettings {
+  name: string;
+  /**
+   * A commit is a proposal that another editor approves (proposeCommit, approveCommit);
+   * commit alone is refused. Default false.
+   */
+  requireCommitReview: boolean;
+  etag: string;
+  /** @format date-time */
+  updateTime?: string;
+}
+
+export interface UpdateProjectSettingsRequest extends CommandContext {
+  settings: { name: string; etag?: string; requireCommitReview?: boolean };
+  /** `requireCommitReview`; absent: every field given. */
+  updateMask?: string;
 }
 
 /**

@@ -28,7 +28,7 @@ const service = 'experiment-service';
 /** `experiment.v1`: live firewall policies and their experiments (AIP-236). */
 export const EXPERIMENT_V1_PACKAGE = definePackage({
   name: 'experiment.v1',
-  version: '1.5.0',
+  version: '1.6.0',
   stability: 'stable',
   requests: [
     'CreatePolicyRequest',
@@ -44,6 +44,9 @@ export const EXPERIMENT_V1_PACKAGE = definePackage({
     'RollbackRequest',
     'PolicyDiffRequest',
     'ListProjectsRequest',
+    'ProposeCommitRequest',
+    'ApproveCommitRequest',
+    'UpdateProjectSettingsRequest',
   ],
   replies: [
     'ListPoliciesResponse',
@@ -58,7 +61,7 @@ export const EXPERIMENT_V1_PACKAGE = definePackage({
     'ListProjectsResponse',
   ],
   events: ['PolicyEvent', 'ExperimentEvent'],
-  resources: ['FirewallPolicy', 'FirewallPolicyExperiment', 'Revision'],
+  resources: ['FirewallPolicy', 'FirewallPolicyExperiment', 'Revision', 'ProjectSettings'],
   deprecations: [
     {
       target: 'CommitRequest.parentEtag',
@@ -120,6 +123,25 @@ export const EXPERIMENT_V1_PACKAGE = definePackage({
       service,
       request: 'ListProjectsRequest',
       reply: 'ListProjectsResponse',
+    },
+    {
+      subject: S.proposeCommit,
+      service,
+      request: 'ProposeCommitRequest',
+      reply: 'ExperimentOperation',
+    },
+    {
+      subject: S.approveCommit,
+      service,
+      request: 'ApproveCommitRequest',
+      reply: 'PolicyOperation',
+    },
+    { subject: S.getProjectSettings, service, request: 'GetRequest', reply: 'ProjectSettings' },
+    {
+      subject: S.updateProjectSettings,
+      service,
+      request: 'UpdateProjectSettingsRequest',
+      reply: 'ProjectSettings',
     },
   ],
   streams: [

@@ -79,6 +79,25 @@ export interface FirewallPolicyExperiment {
   stopAfter?: PreviewStopAfter;
   /** Stop the preview by itself when it blocks too much of the traffic (since 1.4.0). */
   breaker?: PreviewBreaker;
+  /**
+   * Output only, on GET (since 1.6.0): the commit proposed for review of this version of the
+   * experiment, waiting for another editor's approveCommit. Any change of the experiment drops it.
+   */
+  commitProposal?: CommitProposal;
+}
+
+/** A commit proposed in a project that requires review. */
+export interface CommitProposal {
+  /** The experiment's etag the proposal was made on. */
+  experimentEtag: string;
+  proposer: string;
+  /** @format date-time */
+  proposeTime: string;
+  /** The x-request-id (else the AIP-155 request id) of the proposeCommit call. */
+  requestId?: string;
+  reason?: string;
+  /** The reportEtag the proposer saw, if the proposal gave one. */
+  reportEtag?: string;
 }
 
 /**
@@ -257,6 +276,8 @@ export interface HistoryEvent {
   commandRequestId?: string;
   /** Why, when the command gave a reason (since 1.4.0: an automatic stopPreview says what tripped it). */
   reason?: string;
+  /** A commit: the experiment's annotations, as the revision keeps them (since 1.6.0). */
+  annotations?: Record<string, string>;
 }
 
 export interface ListPoliciesResponse {

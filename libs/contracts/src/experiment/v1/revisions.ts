@@ -15,11 +15,34 @@ export interface RuleDiffSide {
   label: string;
 }
 
-/** One field of a rule that differs between the two sides ("action", "match.srcIpRanges"). */
+/**
+ * One field that differs between the two sides: of a rule ("action", "match.srcIpRanges") or of
+ * the policy itself ("displayName", "description").
+ */
 export interface RuleFieldChange {
   field: string;
+  /** As written on the `from` side; absent when the field is not set there. */
   before?: unknown;
+  /** As written on the `to` side; absent when the field is not set there. */
   after?: unknown;
+  /**
+   * A list field (since 1.6.0): the elements only `from` has, in normal form (CIDR blocks,
+   * `tcp/22`, tags), so a reviewer reads `- "22" + "2222"` rather than two whole lists.
+   */
+  removedElements?: string[];
+  /** A list field (since 1.6.0): the elements only `to` has, in normal form. */
+  addedElements?: string[];
+}
+
+/**
+ * A rule written differently on the two sides that means the same (since 1.6.0): its ranges or
+ * ports reordered, merged or split, a protocol number for its name, a default spelled out. It is
+ * counted in `unchangedCount` and is never a change to review.
+ */
+export interface RewrittenRule {
+  priority: number;
+  before: FirewallRule;
+  after: FirewallRule;
 }
 
 /** A rule present on both sides (same priority) with different fields. */
@@ -47,14 +70,25 @@ export interface SemanticDiff {
   truncated: boolean;
 }
 
-/** Rules matched by priority (unique per policy): added, removed, changed field by field. */
+/**
+ * The whole resource compared: the policy's own fields in `policyFields`, its rules matched by
+ * priority (unique per policy): added, removed, changed field by field after normalisation.
+ */
 export interface RuleDiff {
   from: RuleDiffSide;
   to: RuleDiffSide;
+  /**
+   * The policy's fields other than its rules that differ (since 1.6.0): displayName,
+   * description, and any field the policy gains later. Empty when they are the same.
+   */
+  policyFields?: RuleFieldChange[];
   added: FirewallRule[];
   removed: FirewallRule[];
   changed: ChangedRule[];
+  /** Rules that mean the same on both sides, rewritten ones included. */
   unchangedCount: number;
+  /** The unchanged rules that are written differently (since 1.6.0). */
+  rewritten?: RewrittenRule[];
   semantic: SemanticDiff;
 }
 
@@ -71,8 +105,30 @@ export interface RevisionSource {
   reportEtag?: string;
   /** commit: the readiness gates it was checked against, if it asked (since 1.5.0). */
   gates?: CommitGateEvidence;
-  /** rollback: the revision id whose rules were restored. */
+  /** rollback: the revision id whose resource was restored. */
   rolledBackTo?: string;
+  /** commit and rollback: why, as the caller gave it (since 1.6.0). */
+  reason?: string;
+  /** commit: the experiment's annotations when it was committed, e.g. a ticket (since 1.6.0). */
+  annotations?: Record<string, string>;
+  /** commit: who proposed and who approved it, when the project requires review (since 1.6.0). */
+  review?: CommitReview;
+}
+
+/** A reviewed commit: the proposal and its approval, each with who and the call that made it. */
+export interface CommitReview {
+  proposer: string;
+  /** The x-request-id (else the AIP-155 request id) of the proposeCommit call. */
+  proposerRequestId?: string;
+  /** @format date-time */
+  proposeTime: string;
+  approver: string;
+  /** The x-request-id (else the AIP-155 request id) of the approveCommit call. */
+  approverRequestId?: string;
+  /** @format date-time */
+  approveTime: string;
+  /** The reportEtag the proposal was bound to, if it gave one. */
+  proposedReportEtag?: string;
 }
 
 /** `…/firewallPolicies/{policy}/revisions/{revisionId}`: one change of a live policy. */
@@ -88,6 +144,10 @@ export interface Revision {
   source: RevisionSource;
   /** The policy's etag right after this revision. */
   etag: string;
+  /** The live display name from this revision on, when it had one (listed since 1.6.0). */
+  displayName?: string;
+  /** The live description from this revision on, when it had one (listed since 1.6.0). */
+  description?: string;
   /** The live rules from this revision on; null if the stored event holds no rule body. */
   rules: FirewallRule[] | null;
 }
@@ -105,13 +165,18 @@ export interface ListRevisionsResponse {
   nextPageToken?: string;
 }
 
-/** Makes the rules of an older revision live again, as a new revision. */
+/** Makes the whole resource of an older revision live again, as a new revision. */
 export interface RollbackRequest extends CommandContext {
   /** The policy. */
   name: string;
   revisionId: string;
   /** The policy's current etag (required): as commit's livePolicyEtag, else ABORTED. */
   etag: string;
+  /**
+   * Why (since 1.6.0), kept in the revision and its history entry.
+   * @maxLength 1000
+   */
+  reason?: string;
 }
 
 /** The diff between two revisions of a live policy. */

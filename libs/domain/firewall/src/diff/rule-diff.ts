@@ -1,5 +1,12 @@
-import type { ChangedRule, FirewallRule, RuleFieldChange } from '@rollout/contracts';
+import type {
+  ChangedRule,
+  FirewallRule,
+  PolicyContent,
+  RewrittenRule,
+  RuleFieldChange,
+} from '@rollout/contracts';
 import { canonicalJson } from '@rollout/contracts';
+import { normalizeRule } from './normalize';
 
 /** What two rule lists differ in, matched by priority (unique within a policy). */
 export interface StructuralDiff {
@@ -7,12 +14,13 @@ export interface StructuralDiff {
   removed: FirewallRule[];
   changed: ChangedRule[];
   unchangedCount: number;
+  rewritten: RewrittenRule[];
 }
 
 const byPriority = (a: FirewallRule, b: FirewallRule) => a.priority - b.priority;
 
-/** A rule's fields as dotted paths: the match's fields one by one, the others as they are. */
-function fieldsOf(rule: FirewallRule): Map<string, unknown> {
+/** A rule's fields as written, by dotted path: the match's fields one by one, the others as they are. */
+function writtenFields(rule: FirewallRule): Map<string, unknown> {
   const fields = new Map<string, unknown>();
   for (const [key, value] of Object.entries(rule)) {
     if (key === 'priority' || value === undefined) continue;
@@ -24,21 +32,49 @@ function fieldsOf(rule: FirewallRule): Map<string, unknown> {
   return fields;
 }
 
-/** The fields of two rules of the same priority that differ, by name; an absent field is left out. */
+/** The elements of a list field on each side only, or nothing when the field is not a list. */
+function elementChanges(
+  before: unknown,
+  after: unknown,
+): Pick<RuleFieldChange, 'removedElements' | 'addedElements'> {
+  if (!Array.isArray(before) && !Array.isArray(after)) return {};
+  const from = new Set((Array.isArray(before) ? before : []).map(elementText));
+  const to = new Set((Array.isArray(after) ? after : []).map(elementText));
+  return {
+    removedElements: [...from].filter((element) => !to.has(element)),
+    addedElements: [...to].filter((element) => !from.has(element)),
+  };
+}
+
+const elementText = (element: unknown) =>
+  typeof element === 'string' ? element : canonicalJson(element);
+
+/**
+ * The fields of two rules of the same priority that differ once normalised, by name: `before`
+ * and `after` as written (absent where not set), and for a list field the elements each side
+ * alone has, in normal form.
+ */
 export function changedFields(before: FirewallRule, after: FirewallRule): RuleFieldChange[] {
-  const a = fieldsOf(before);
-  const b = fieldsOf(after);
+  const a = normalizeRule(before);
+  const b = normalizeRule(after);
+  const writtenA = writtenFields(before);
+  const writtenB = writtenFields(after);
   const names = [...new Set([...a.keys(), ...b.keys()])].sort();
   return names
     .filter((name) => canonicalJson(a.get(name) ?? null) !== canonicalJson(b.get(name) ?? null))
     .map((field) => ({
       field,
-      ...(a.has(field) ? { before: a.get(field) } : {}),
-      ...(b.has(field) ? { after: b.get(field) } : {}),
+      ...(writtenA.has(field) ? { before: writtenA.get(field) } : {}),
+      ...(writtenB.has(field) ? { after: writtenB.get(field) } : {}),
+      ...elementChanges(a.get(field), b.get(field)),
     }));
 }
 
-/** Rules added, removed and changed from `from` to `to`, each list by priority. */
+/**
+ * Rules added, removed and changed from `from` to `to`, each list by priority. A rule that
+ * means the same on both sides is unchanged; if it is written differently it is also listed in
+ * `rewritten`, never in `changed`.
+ */
 export function diffRules(
   from: readonly FirewallRule[],
   to: readonly FirewallRule[],
@@ -48,13 +84,44 @@ export function diffRules(
   const added = to.filter((rule) => !before.has(rule.priority)).sort(byPriority);
   const removed = from.filter((rule) => !after.has(rule.priority)).sort(byPriority);
   const changed: ChangedRule[] = [];
+  const rewritten: RewrittenRule[] = [];
   let unchangedCount = 0;
   for (const rule of [...to].sort(byPriority)) {
     const old = before.get(rule.priority);
     if (!old) continue;
     const fields = changedFields(old, rule);
-    if (fields.length === 0) unchangedCount++;
-    else changed.push({ priority: rule.priority, before: old, after: rule, fields });
+    if (fields.length > 0) {
+      changed.push({ priority: rule.priority, before: old, after: rule, fields });
+      continue;
+    }
+    unchangedCount++;
+    if (canonicalJson(old) !== canonicalJson(rule))
+      rewritten.push({ priority: rule.priority, before: old, after: rule });
   }
-  return { added, removed, changed, unchangedCount };
+  return { added, removed, changed, unchangedCount, rewritten };
+}
+
+/**
+ * The policy's own fields that differ, every field but its rules (which `diffRules` compares):
+ * whatever fields the policy has, so one it gains later is compared with no change here. An
+ * empty string is the same as an absent field.
+ */
+export function diffPolicyFields(from: PolicyContent, to: PolicyContent): RuleFieldChange[] {
+  const set = (content: PolicyContent) =>
+    new Map(
+      Object.entries(content).filter(
+        ([key, value]) => key !== 'rules' && value !== undefined && value !== null && value !== '',
+      ),
+    );
+  const a = set(from);
+  const b = set(to);
+  const names = [...new Set([...a.keys(), ...b.keys()])].sort();
+  return names
+    .filter((name) => canonicalJson(a.get(name) ?? null) !== canonicalJson(b.get(name) ?? null))
+    .map((field) => ({
+      field,
+      ...(a.has(field) ? { before: a.get(field) } : {}),
+      ...(b.has(field) ? { after: b.get(field) } : {}),
+      ...elementChanges(a.get(field), b.get(field)),
+    }));
 }
