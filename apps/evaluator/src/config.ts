@@ -15,13 +15,21 @@ export const configSchema = z
     /**
      * Most traffic messages evaluated and counted in one Postgres transaction. A transaction's
      * rows grow with the distinct flows and rule transitions it carries, which saturate: larger
-     * batches write fewer rows per event, but the pull buffers twice this many messages, which
-     * for traffic.v2alpha batches of events is what bounds the evaluator's memory.
+     * batches write fewer rows per event. The pull asks for at most twice this many messages,
+     * and for no more than EVALUATOR_HELD_BYTES leaves room for.
      */
     EVALUATOR_BATCH_SIZE: positiveInt(1_000).pipe(z.number().max(10_000, 'must be at most 10000')),
     /** Most traffic payload bytes in one batch (a traffic.v2alpha message holds many events): bounds what one batch decodes at once. */
     EVALUATOR_BATCH_BYTES: positiveInt(512 * 1024).pipe(
       z.number().max(64 * 1024 * 1024, 'must be at most 67108864'),
+    ),
+    /**
+     * Most traffic payload bytes one replica holds at once: pulled and not yet acknowledged,
+     * in the pull's buffer, a batch being filled or batches in flight. Each pull asks for what
+     * fits, so memory stays bounded whatever a traffic.v2alpha message holds.
+     */
+    EVALUATOR_HELD_BYTES: positiveInt(32 * 1024 * 1024).pipe(
+      z.number().max(1024 * 1024 * 1024, 'must be at most 1073741824'),
     ),
     /** Batches in flight at once in one replica: evaluated, or waiting for their window's commit. */
     EVALUATOR_CONCURRENCY: positiveInt(8).pipe(z.number().max(16, 'must be at most 16')),

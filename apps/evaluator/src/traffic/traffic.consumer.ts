@@ -70,6 +70,7 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
         durable: TRAFFIC_DURABLE,
         maxMessages: config.EVALUATOR_BATCH_SIZE,
         maxBytes: config.EVALUATOR_BATCH_BYTES,
+        maxHeldBytes: config.EVALUATOR_HELD_BYTES,
         concurrency: config.EVALUATOR_CONCURRENCY,
         onRetry: () => this.metrics?.storeFailures.inc(),
         onDeadLetter: (rejection) => {

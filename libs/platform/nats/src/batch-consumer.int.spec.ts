@@ -104,6 +104,32 @@ describe('BatchConsumer', () => {
     expect(first.header.get(DEAD_LETTER_REASON_HEADER)).toBe('refused\\u000abad-7');
   });
 
+  it('holds no more than maxHeldBytes of payload pulled and not yet settled, however many messages wait', async () => {
+    const KIB = 1024;
+    const handled: number[] = [];
+    let highest = 0;
+    consumer = new BatchConsumer(
+      nc,
+      ns,
+      { ...options, maxMessages: 50, maxBytes: 4 * KIB, maxHeldBytes: 16 * KIB },
+      async (messages: JsMsg[]): Promise<Rejection[]> => {
+        // What the server has handed out and not had acknowledged: this process's share of the stream.
+        highest = Math.max(highest, (await consumerInfo()).num_ack_pending);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        handled.push(messages.length);
+        return [];
+      },
+    );
+    await publish(Array.from({ length: 200 }, (_, i) => `${i}`.padEnd(KIB, '.')));
+    consumer.start();
+    await eventually(() => settled(200), { what: 'every message settled' });
+
+    expect(handled.reduce((sum, n) => sum + n, 0)).toBe(200);
+    // 16 KiB of 1 KiB messages, and the first pull's, sized before any message was seen.
+    expect(highest).toBeGreaterThan(1);
+    expect(highest).toBeLessThanOrEqual(16);
+  });
+
   it('hands over each message of a trickle as it comes, none left waiting for its ack wait', async () => {
     // One message at a time, the next published once the last is handed over. The pull asks for
     // more every 25 messages (a quarter of the 100 it buffers), and that request waits in the

@@ -25,6 +25,12 @@ export interface BatchConsumerOptions {
   maxMessages: number;
   /** Most payload bytes in one batch (a message bigger than this is a batch of its own). */
   maxBytes: number;
+  /**
+   * Most payload bytes held at once: pulled and not yet settled, whether still in the client's
+   * buffer, in the batch being filled or in batches in flight (default 32 MiB). Each pull asks
+   * for what fits, at the largest message size seen; a message may exceed it only alone.
+   */
+  maxHeldBytes?: number;
   concurrency: number;
   /** How long a partial batch waits for more messages while other batches are in flight. */
   lingerMs?: number;
@@ -41,8 +47,10 @@ export interface BatchConsumerOptions {
  *
  * A batch is handed over when full (by messages or `maxBytes` of payload), or when the client
  * holds no further message and either nothing else is in flight (an idle consumer answers at
- * once) or it has lingered `lingerMs` (a busy one lets batches grow). The pull buffers at most
- * `2 × maxMessages`, so what is decoded at once stays bounded whatever a message holds.
+ * once) or it has lingered `lingerMs` (a busy one lets batches grow). Pulls are fetches of at
+ * most `2 × maxMessages` messages and of what `maxHeldBytes` leaves room for, so what the
+ * process holds stays bounded in bytes whatever a message holds (nats-server 2.9 stalls
+ * byte-bounded pulls: the bound is kept here, by the number of messages each fetch asks for).
  *
  * Rejections go to `deadletter.v1.<stream>` and are terminated (a failed dead-letter publish is
  * redelivered, never lost); the rest are acked. A handler that throws is retried with back-off
@@ -56,6 +64,10 @@ export class BatchConsumer {
   private readonly inFlight = new Set<Promise<void>>();
   private batch: JsMsg[] = [];
   private batchBytes = 0;
+  /** Payload bytes pulled and not yet settled (see maxHeldBytes). */
+  private heldBytes = 0;
+  /** The largest payload seen (0: none yet). */
+  private largestSeen = 0;
   private linger?: NodeJS.Timeout;
   private slotFreed?: () => void;
   /** The pull loop's and the backing-off batches' pauses, which stop() cuts short. */
@@ -98,13 +110,44 @@ export class BatchConsumer {
   private async consume(): Promise<void> {
     const stream = this.namespace.stream(this.options.stream);
     const consumer = await this.connection.jetstream().consumers.get(stream, this.options.durable);
-    // Bounded by messages, not bytes: nats.js 2.x pulls by bytes in requests of 100 messages
-    // and, on nats-server 2.9, new messages then wait for the request to expire.
-    const messages = await consumer.consume({ max_messages: this.options.maxMessages * 2 });
-    this.messages = messages;
-    if (!this.running) messages.stop();
     this.logger.log(`consuming ${stream} with durable consumer ${this.options.durable}`);
-    await this.drain(messages);
+    while (this.running) {
+      await this.roomToPull();
+      if (!this.running) break;
+      // Bounded by messages, not bytes: nats.js 2.x pulls by bytes in requests of 100 messages
+      // and, on nats-server 2.9, new messages then wait for the request to expire.
+      const messages = await consumer.fetch({
+        max_messages: this.pullSize(),
+        expires: PULL_EXPIRES_MS,
+      });
+      this.messages = messages;
+      if (!this.running) messages.stop();
+      await this.drain(messages);
+    }
+  }
+
+  private get maxHeldBytes(): number {
+    return this.options.maxHeldBytes ?? 32 * 1024 * 1024;
+  }
+
+  /** What each message of the next fetch is assumed to weigh. */
+  private get messageWeight(): number {
+    return this.largestSeen || FIRST_MESSAGE_GUESS;
+  }
+
+  /** Messages the next fetch may ask for: what the held bytes leave room for, at least one. */
+  private pullSize(): number {
+    const room = Math.floor((this.maxHeldBytes - this.heldBytes) / this.messageWeight);
+    return Math.max(1, Math.min(this.options.maxMessages * 2, room));
+  }
+
+  /** Waits while what is held leaves no room for one more message (a lone batch still goes). */
+  private async roomToPull(): Promise<void> {
+    while (this.heldBytes + this.messageWeight > this.maxHeldBytes && this.running) {
+      if (this.batch.length > 0 && this.inFlight.size < this.options.concurrency) this.flush();
+      if (this.inFlight.size === 0) return;
+      await new Promise<void>((resolve) => (this.slotFreed = resolve));
+    }
   }
 
   private async settleTaken(): Promise<void> {
@@ -119,6 +162,8 @@ export class BatchConsumer {
     let taken = 0;
     for await (const message of messages) {
       taken++;
+      this.heldBytes += message.data.length;
+      if (message.data.length > this.largestSeen) this.largestSeen = message.data.length;
       if (this.batch.length > 0 && this.batchBytes + message.data.length > this.options.maxBytes) {
         await this.freeSlot();
         if (this.batch.length > 0) this.flush();
@@ -134,7 +179,6 @@ export class BatchConsumer {
         else this.linger ??= setTimeout(() => this.lingered(), this.options.lingerMs ?? 20);
       }
     }
-    if (this.batch.length > 0) this.flush();
   }
 
   private lingered(): void {
@@ -148,6 +192,7 @@ export class BatchConsumer {
     if (this.linger) clearTimeout(this.linger);
     this.linger = undefined;
     const batch = this.batch;
+    const bytes = this.batchBytes;
     this.batch = [];
     this.batchBytes = 0;
     const task = this.settle(batch)
@@ -155,6 +200,7 @@ export class BatchConsumer {
         this.logger.error({ err: error }, 'a batch failed; its messages will be redelivered'),
       )
       .finally(() => {
+        this.heldBytes -= bytes;
         this.inFlight.delete(task);
         this.slotFreed?.();
         // Nothing else in flight: a lingering partial batch need not wait any longer.
@@ -222,6 +268,11 @@ export class BatchConsumer {
     }
   }
 }
+
+/** How long a fetch waits for messages on an idle stream before the next one is asked. */
+const PULL_EXPIRES_MS = 5_000;
+/** What each message of the first fetch is assumed to weigh, before any is seen. */
+const FIRST_MESSAGE_GUESS = 16 * 1024;
 
 /**
  * One delivery per stream sequence, the latest kept. A message whose ack wait ran out while it
