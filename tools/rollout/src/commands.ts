@@ -40,6 +40,8 @@ export interface Io {
   err: (text: string) => void;
   /** Colour on stdout (a TTY without NO_COLOR, and not --no-color). */
   colour: boolean;
+  /** Progress while waiting (a backtest, a preview): on a terminal only, so pipelines log results. */
+  progress: (line: string) => void;
 }
 
 export interface Connection {
@@ -56,7 +58,7 @@ export interface OutputOptions {
 }
 
 const api = (c: Connection, io: Io) =>
-  new PolicyApi(new Gateway({ url: c.gateway, token: c.token }), (line) => io.err(`${line}\n`));
+  new PolicyApi(new Gateway({ url: c.gateway, token: c.token }), io.progress);
 
 const live = (policy: FirewallPolicy): NormalisedPolicy => normalisePolicy(policy);
 

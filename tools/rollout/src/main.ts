@@ -62,6 +62,9 @@ function io(command: Command): Io {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
     colour: color && Boolean(process.stdout.isTTY) && !env.NO_COLOR,
+    progress: (line) => {
+      if (process.stderr.isTTY) process.stderr.write(`${line}\n`);
+    },
   };
 }
 
