@@ -8,7 +8,7 @@ import { parse, stringify } from 'yaml';
 import { RunningSystem, launch } from '@rollout/launcher';
 import { TrafficEvent, trafficSubject } from '@rollout/contracts';
 import { NatsNamespace } from '@rollout/platform/nats';
-import { JsonBody, TEST_NATS_URL, freePorts } from '@rollout/testing/kit';
+import { JsonBody, TEST_NATS_URL, eventually, freePorts } from '@rollout/testing/kit';
 import { DIST, gatewayApi, isolatedSettings, removeRun } from './support';
 
 /**
@@ -52,6 +52,7 @@ describe('rollout, the command line', () => {
   let nc: NatsConnection;
   let dir: string;
   let api: ReturnType<typeof gatewayApi>;
+  let namespace: string;
 
   const rollout = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
     new Promise((resolve, reject) => {
@@ -81,6 +82,7 @@ describe('rollout, the command line', () => {
   beforeAll(async () => {
     const isolated = await isolatedSettings();
     database = isolated.database;
+    namespace = isolated.namespace;
     system = await launch({
       settings: isolated.settings,
       distRoot: DIST,
@@ -286,6 +288,101 @@ describe('rollout, the command line', () => {
     ).revisions;
     expect(afterRollback[0].source).toMatchObject({ kind: 'rollback', rolledBackTo: '1' });
   }, 240_000);
+
+  it('previews live when asked: the live impact, the gates as the service judges them, the reportEtag bound; a direct rollback', async () => {
+    const WEB = 'projects/acme/locations/global/firewallPolicies/web';
+    const rules = [
+      {
+        priority: 100,
+        direction: 'INGRESS',
+        action: 'allow',
+        match: {
+          srcIpRanges: ['0.0.0.0/0'],
+          layer4Configs: [{ ipProtocol: 'tcp', ports: ['22', '443'] }],
+        },
+      },
+    ];
+    expect(
+      (
+        await api(
+          'POST',
+          '/v1/projects/acme/locations/global/firewallPolicies?firewallPolicyId=web',
+          { rules },
+        )
+      ).status,
+    ).toBe(200);
+    // The experiment plan updates keeps its gates: the service judges them on the preview.
+    const gated = await api('POST', `/v1/${WEB}/experiments?experimentId=rollout`, {
+      firewallPolicy: { rules },
+      readinessGates: [{ minEvaluated: 6 }],
+    });
+    expect(gated.status).toBe(200);
+    expect((await rollout(['export', WEB, '-o', 'web.yaml'])).code).toBe(0);
+    writeFileSync(
+      file('web.yaml'),
+      readFileSync(file('web.yaml'), 'utf8').replace(/^ *- "22"\n/m, ''),
+    );
+
+    const planning = rollout([
+      'plan',
+      'web.yaml',
+      '--preview',
+      '8s',
+      '--json',
+      '--out',
+      'web.plan.json',
+    ]);
+    // Traffic once the evaluator applies the preview: what the live preview counts.
+    await eventually(
+      async () =>
+        (await api('GET', `/v1/${WEB}/experiments/rollout/previewReport`)).body.previewAppliedTime
+          ? true
+          : undefined,
+      { timeoutMs: 30_000, intervalMs: 100, what: 'the preview applied' },
+    );
+    const subject = new NatsNamespace(namespace).subject(trafficSubject('acme', 'global', 'web'));
+    await Promise.all(
+      Array.from({ length: 12 }, (_, n) => ({ ...event(n), id: `web-${n}` })).map((e) =>
+        nc.jetstream().publish(subject, JSON.stringify(e), { msgID: e.id }),
+      ),
+    );
+    const planned = await planning;
+    expect({ code: planned.code, stderr: planned.stderr }).toEqual({ code: 2, stderr: '' });
+    const model = JSON.parse(planned.stdout) as Record<string, JsonBody>;
+    expect(validate(model) ? [] : validate.errors).toEqual([]);
+    expect(model.impact.map((i: { source: string }) => i.source)).toEqual(['backtest', 'preview']);
+    expect(model.impact[1]).toMatchObject({
+      evaluated: 12,
+      allowToDeny: 6,
+      denyToAllow: 0,
+      newlyDeniedFlows: 3,
+      flowsComplete: true,
+    });
+    expect(model.readiness).toMatchObject({
+      ready: true,
+      gates: [{ kind: 'minEvaluated', holds: true }],
+    });
+    const sealed = JSON.parse(readFileSync(file('web.plan.json'), 'utf8'));
+    expect(sealed.body.reportEtag).toBe(model.readiness.reportEtag);
+
+    const applied = await rollout(['apply', 'web.plan.json', '--reason', 'close SSH (SEC-42)']);
+    expect(applied.code).toBe(0);
+    const [newest] = JSON.parse((await rollout(['history', WEB, '--json'])).stdout).revisions;
+    expect(newest.source).toMatchObject({ kind: 'commit', reportEtag: model.readiness.reportEtag });
+    // The gateway records a reason once its commit takes one; until then the CLI says it did not send it.
+    if (newest.reason === undefined)
+      expect(applied.stderr).toBe(
+        'note: this gateway records no reason on commit yet; --reason was not sent.\n',
+      );
+    else expect(newest.reason).toBe('close SSH (SEC-42)');
+
+    const direct = await rollout(['rollback', 'web', '--project', 'acme', '--to', '1']);
+    expect(direct.code).toBe(0);
+    expect(direct.stdout).toContain(`Rolled ${WEB} back to revision 1`);
+    expect((await api('GET', `/v1/${WEB}`)).body.rules).toEqual(
+      (await api('GET', `/v1/${WEB}/revisions/1`)).body.rules,
+    );
+  }, 120_000);
 
   it('refuses hostile input and an unreachable gateway with one clear line and exit 1, changing nothing', async () => {
     const before = await livePolicy();

@@ -4,6 +4,7 @@ import { canonicalJson } from '@rollout/contracts';
 import type {
   BacktestOperation,
   FirewallPolicy,
+  FirewallPolicyExperiment,
   Operation,
   PreviewReport,
 } from '@rollout/contracts';
@@ -98,22 +99,33 @@ export async function driftCommand(
   const parsed = await readPolicyFile(file);
   const name = targetPolicy(options.policy ?? parsed.name, file, c);
   const policy = await api(c, io).getPolicy(name);
-  const diff = diffPolicies(live(policy), parsed.policy);
-  const model: PlanModel = {
+  const model = baseModel('drift', name, policy, { file }, parsed.policy);
+  model.exitCode = exitCodeOf(model);
+  print(model, options, io);
+  return model.exitCode;
+}
+
+/** The model before any traffic is measured: the live policy, the target, their diff. */
+function baseModel(
+  command: PlanModel['command'],
+  name: string,
+  policy: FirewallPolicy,
+  target: PlanModel['target'],
+  content: NormalisedPolicy,
+): PlanModel {
+  const diff = diffPolicies(live(policy), content);
+  return {
     schemaVersion: PLAN_SCHEMA_VERSION,
-    command: 'drift',
+    command,
     policy: name,
     livePolicyEtag: policy.etag,
-    target: { file },
+    target,
     changes: hasChanges(diff),
     diff,
     impact: [],
     thresholds: [],
     exitCode: 0,
   };
-  model.exitCode = exitCodeOf(model);
-  print(model, options, io);
-  return model.exitCode;
 }
 
 function targetPolicy(reference: string | undefined, file: string, c: Connection) {
@@ -131,13 +143,16 @@ export interface PlanOptions extends OutputOptions, Thresholds {
   previewMs?: number;
 }
 
-/** Backtest (and, when asked, preview live) an experiment; the impacts and the report after. */
+/**
+ * Backtests (and, when asked, previews live) an experiment: the impacts, the report after, and
+ * the experiment's etag after (a preview moves it: a commit names the version it ends at).
+ */
 async function measure(
   policyApi: PolicyApi,
   experiment: string,
   etag: string,
   previewMs: number | undefined,
-): Promise<{ impact: Impact[]; report: PreviewReport }> {
+): Promise<{ impact: Impact[]; report: PreviewReport; etag: string }> {
   let report = await policyApi.reportFor(experiment, etag);
   const backtest: BacktestOperation = await policyApi.backtest(experiment);
   const result = backtest.response!;
@@ -155,26 +170,88 @@ async function measure(
       backtest.name,
     ),
   ];
-  if (previewMs !== undefined) {
-    report = await policyApi.preview(experiment, previewMs);
-    const configuration = report.configurations.find((c) => c.experimentEtag === etag);
-    const flows = configuration
-      ? await policyApi.flows(
-          experiment,
-          configuration.experimentEtag,
-          configuration.livePolicyEtag,
-        )
-      : [];
-    impact.push(
-      impactOf('preview', configuration, flows, {
-        ...(configuration
-          ? { startTime: configuration.firstEventTime, endTime: configuration.lastEventTime }
-          : {}),
-        summary: configuration?.completeness?.summary ?? 'No event was previewed.',
-      }),
+  if (previewMs === undefined) return { impact, report, etag };
+  const preview = await policyApi.preview(experiment, previewMs);
+  report = preview.report;
+  const configuration = report.configurations.find(
+    (c) => c.experimentEtag === preview.previewedEtag,
+  );
+  const flows = configuration
+    ? await policyApi.flows(experiment, configuration.experimentEtag, configuration.livePolicyEtag)
+    : [];
+  impact.push(
+    impactOf('preview', configuration, flows, {
+      ...(configuration
+        ? { startTime: configuration.firstEventTime, endTime: configuration.lastEventTime }
+        : {}),
+      summary: configuration?.completeness?.summary ?? 'No event was previewed.',
+    }),
+  );
+  return { impact, report, etag: preview.etag };
+}
+
+/** What plan and rollback --plan share: the live policy, what it would become, and how. */
+interface Change {
+  command: 'plan' | 'rollback';
+  name: string;
+  policy: FirewallPolicy;
+  target: PlanModel['target'];
+  content: NormalisedPolicy;
+  /** The experiment holding `content`, made or updated. */
+  experiment: () => Promise<FirewallPolicyExperiment>;
+  /** What apply will send, besides the etags every plan binds. */
+  binding: (report: PreviewReport) => Partial<PlanBinding>;
+  previewMs?: number;
+}
+
+/**
+ * Diffs, and when something changes, measures the change on traffic through an experiment
+ * (backtest, preview), reads the service's sentences and gates, writes the plan file, prints.
+ */
+async function planChange(
+  change: Change,
+  options: OutputOptions & Thresholds & { out: string },
+  policyApi: PolicyApi,
+  c: Connection,
+  io: Io,
+): Promise<number> {
+  const { name, policy } = change;
+  const model = baseModel(change.command, name, policy, change.target, change.content);
+  let binding: Omit<PlanBinding, 'model' | 'createTime' | 'planFileVersion'> = {
+    kind: 'none',
+    gateway: c.gateway,
+    policy: name,
+    livePolicyEtag: policy.etag,
+  };
+  if (model.changes) {
+    const experiment = await change.experiment();
+    const { impact, report, etag } = await measure(
+      policyApi,
+      experiment.name,
+      experiment.etag,
+      change.previewMs,
     );
+    model.experiment = { name: experiment.name, etag };
+    model.impact = impact;
+    model.semantic = semanticOf((await policyApi.ruleDiff(experiment.name)).semantic);
+    model.readiness = readinessOf(report.readiness, report.reportEtag);
+    model.thresholds = checkThresholds(impact, options);
+    binding = {
+      ...binding,
+      experiment: experiment.name,
+      experimentEtag: etag,
+      ...change.binding(report),
+    };
   }
-  return { impact, report };
+  model.exitCode = exitCodeOf(model);
+  model.planFile = options.out;
+  await writePlanFile(
+    options.out,
+    { planFileVersion: 1, createTime: new Date().toISOString(), ...binding, model },
+    c.planKey,
+  );
+  print(model, options, io);
+  return model.exitCode;
 }
 
 export async function planCommand(
@@ -187,57 +264,28 @@ export async function planCommand(
   const name = targetPolicy(options.policy ?? parsed.name, file, c);
   const policyApi = api(c, io);
   const policy = await policyApi.getPolicy(name);
-  const diff = diffPolicies(live(policy), parsed.policy);
-  const model: PlanModel = {
-    schemaVersion: PLAN_SCHEMA_VERSION,
-    command: 'plan',
-    policy: name,
-    livePolicyEtag: policy.etag,
-    target: { file },
-    changes: hasChanges(diff),
-    diff,
-    impact: [],
-    thresholds: [],
-    exitCode: 0,
-  };
-  let binding: Omit<PlanBinding, 'model' | 'createTime' | 'planFileVersion'> = {
-    kind: 'none',
-    gateway: c.gateway,
-    policy: name,
-    livePolicyEtag: policy.etag,
-  };
-  if (model.changes) {
-    const experiment = await policyApi.putExperiment(name, options.experiment, parsed.policy, (e) =>
-      sameContent(normalisePolicy(e.firewallPolicy), parsed.policy),
-    );
-    model.experiment = { name: experiment.name, etag: experiment.etag };
-    const { impact, report } = await measure(
-      policyApi,
-      experiment.name,
-      experiment.etag,
-      options.previewMs,
-    );
-    model.impact = impact;
-    model.semantic = semanticOf((await policyApi.ruleDiff(experiment.name)).semantic);
-    model.readiness = readinessOf(report.readiness, report.reportEtag);
-    model.thresholds = checkThresholds(impact, options);
-    binding = {
-      ...binding,
-      kind: 'commit',
-      experiment: experiment.name,
-      experimentEtag: experiment.etag,
-      ...(report.reportEtag ? { reportEtag: report.reportEtag } : {}),
-    };
-  }
-  model.exitCode = exitCodeOf(model);
-  model.planFile = options.out;
-  await writePlanFile(
-    options.out,
-    { planFileVersion: 1, createTime: new Date().toISOString(), ...binding, model },
-    c.planKey,
+  return planChange(
+    {
+      command: 'plan',
+      name,
+      policy,
+      target: { file },
+      content: parsed.policy,
+      experiment: () =>
+        policyApi.putExperiment(name, options.experiment, parsed.policy, (e) =>
+          sameContent(normalisePolicy(e.firewallPolicy), parsed.policy),
+        ),
+      binding: (report) => ({
+        kind: 'commit',
+        ...(report.reportEtag ? { reportEtag: report.reportEtag } : {}),
+      }),
+      previewMs: options.previewMs,
+    },
+    options,
+    policyApi,
+    c,
+    io,
   );
-  print(model, options, io);
-  return model.exitCode;
 }
 
 export interface RollbackOptions extends OutputOptions, Thresholds {
@@ -260,7 +308,7 @@ export async function rollbackCommand(
     policyApi.getPolicy(name),
     policyApi.getRevision(name, options.to),
   ]);
-  if (!options.plan) {
+  if (!options.plan)
     return rollback(
       policyApi,
       name,
@@ -270,64 +318,28 @@ export async function rollbackCommand(
       `rollback-${policy.etag}-${options.to}`,
       io,
     );
-  }
   if (revision.rules === null)
     throw new CliError(`revision ${options.to} of ${name} holds no rules: it cannot be restored.`);
-  // A rollback restores the rules only; the display name and description stay.
-  const target = normalisePolicy({
-    displayName: policy.displayName,
-    description: policy.description,
-    rules: revision.rules,
-  });
-  const diff = diffPolicies(live(policy), target);
-  const model: PlanModel = {
-    schemaVersion: PLAN_SCHEMA_VERSION,
-    command: 'rollback',
-    policy: name,
-    livePolicyEtag: policy.etag,
-    target: { revision: options.to },
-    changes: hasChanges(diff),
-    diff,
-    impact: [],
-    thresholds: [],
-    exitCode: 0,
-  };
-  let binding: Omit<PlanBinding, 'model' | 'createTime' | 'planFileVersion'> = {
-    kind: 'none',
-    gateway: c.gateway,
-    policy: name,
-    livePolicyEtag: policy.etag,
-  };
-  if (model.changes) {
-    const experiment = await policyApi.experimentFromRevision(name, options.experiment, options.to);
-    model.experiment = { name: experiment.name, etag: experiment.etag };
-    const { impact, report } = await measure(
-      policyApi,
-      experiment.name,
-      experiment.etag,
-      undefined,
-    );
-    model.impact = impact;
-    model.semantic = semanticOf((await policyApi.ruleDiff(experiment.name)).semantic);
-    model.readiness = readinessOf(report.readiness, report.reportEtag);
-    model.thresholds = checkThresholds(impact, options);
-    binding = {
-      ...binding,
-      kind: 'rollback',
-      revisionId: options.to,
-      experiment: experiment.name,
-      experimentEtag: experiment.etag,
-    };
-  }
-  model.exitCode = exitCodeOf(model);
-  model.planFile = options.out;
-  await writePlanFile(
-    options.out,
-    { planFileVersion: 1, createTime: new Date().toISOString(), ...binding, model },
-    c.planKey,
+  return planChange(
+    {
+      command: 'rollback',
+      name,
+      policy,
+      target: { revision: options.to },
+      // A rollback restores the rules only; the display name and description stay.
+      content: normalisePolicy({
+        displayName: policy.displayName,
+        description: policy.description,
+        rules: revision.rules,
+      }),
+      experiment: () => policyApi.experimentFromRevision(name, options.experiment, options.to),
+      binding: () => ({ kind: 'rollback', revisionId: options.to }),
+    },
+    options,
+    policyApi,
+    c,
+    io,
   );
-  print(model, options, io);
-  return model.exitCode;
 }
 
 /** AIP-155 request id from the plan: applying the same plan again acts once. */

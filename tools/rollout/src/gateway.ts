@@ -32,14 +32,14 @@ export interface GatewayOptions {
 
 /** One line from a Status: its message, then each field violation and unmet precondition. */
 export function describeStatus(status: Status): string {
-  const parts = [status.message];
+  const parts: string[] = [];
   for (const detail of status.details) {
     if (detail['@type'] === 'type.googleapis.com/google.rpc.BadRequest')
       parts.push(...detail.fieldViolations.map((v) => `${v.field}: ${v.description}`));
     if (detail['@type'] === 'type.googleapis.com/google.rpc.PreconditionFailure')
       parts.push(...detail.violations.map((v) => `${v.subject}: ${v.description}`));
   }
-  return parts.join('; ');
+  return parts.length ? `${status.message} ${parts.join('; ')}` : status.message;
 }
 
 export class Gateway {

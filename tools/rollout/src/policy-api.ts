@@ -141,15 +141,21 @@ export class PolicyApi {
     return this.gateway.get<RuleDiff>(`/v1/${experiment}:diff`);
   }
 
-  /** Previews the experiment live for `ms`, then stops it; the report as it then stands. */
-  async preview(experiment: string, ms: number): Promise<PreviewReport> {
-    await this.gateway.post(`/v1/${experiment}:startPreview`);
+  /**
+   * Previews the experiment live for `ms`, then stops it. Starting and stopping are changes of
+   * the experiment: the answer names the version previewed and the version it ends at (the one
+   * a commit must name), with the report once the evaluator holds that last version.
+   */
+  async preview(experiment: string, ms: number) {
+    const started = await this.gateway.post<Operation>(`/v1/${experiment}:startPreview`);
     this.progress(`live preview: ${Math.round(ms / 1000)} s`);
     await sleep(ms);
-    await this.gateway.post(
+    const stopped = await this.gateway.post<Operation>(
       `/v1/${experiment}:stopPreview?reason=${encodeURIComponent('rollout plan: preview window over')}`,
     );
-    return this.report(experiment);
+    const previewedEtag = (started.response as unknown as FirewallPolicyExperiment).etag;
+    const etag = (stopped.response as unknown as FirewallPolicyExperiment).etag;
+    return { previewedEtag, etag, report: await this.reportFor(experiment, etag) };
   }
 
   /** The changed flows of one configuration, every page (at most `max`). */
@@ -187,25 +193,27 @@ export class PolicyApi {
    * OpenAPI document says: the one place that decides whether `--reason` is sent.
    */
   async acceptsReason(verb: 'commit' | 'rollback'): Promise<boolean> {
-    try {
-      const document = await this.gateway.get<OpenApi>('/docs/openapi.json');
-      const path = Object.keys(document.paths ?? {}).find((p) => p.endsWith(`:${verb}`));
-      const schema =
-        path && document.paths?.[path]?.post?.requestBody?.content?.['application/json']?.schema;
-      const ref = schema && '$ref' in schema ? schema.$ref?.split('/').pop() : undefined;
-      const body = ref ? document.components?.schemas?.[ref] : schema;
-      return Boolean(body && 'properties' in body && body.properties?.reason);
-    } catch {
-      return false;
-    }
+    const document = await this.gateway.get<OpenApi>('/docs/openapi.json').catch(() => undefined);
+    return document ? requestBodyHasReason(document, verb) : false;
   }
+}
+
+/** Whether an OpenAPI document's request body for `POST …:{verb}` has a `reason` property. */
+export function requestBodyHasReason(document: OpenApi, verb: 'commit' | 'rollback'): boolean {
+  const path = Object.keys(document.paths ?? {}).find((p) => p.endsWith(`:${verb}`));
+  const schema = path
+    ? document.paths?.[path]?.post?.requestBody?.content?.['application/json']?.schema
+    : undefined;
+  const ref = schema?.$ref?.split('/').pop();
+  const body = ref ? document.components?.schemas?.[ref] : schema;
+  return Boolean(body?.properties?.reason);
 }
 
 interface OpenApiSchema {
   $ref?: string;
   properties?: Record<string, unknown>;
 }
-interface OpenApi {
+export interface OpenApi {
   paths?: Record<
     string,
     { post?: { requestBody?: { content?: Record<string, { schema?: OpenApiSchema }> } } }
