@@ -377,7 +377,7 @@ async function rollback(
   return finish(operation, `Rolled ${name} back to revision ${revisionId}`, io);
 }
 
-function finish(operation: Operation, done: string, io: Io): number {
+export function finish(operation: Operation, done: string, io: Io): number {
   if (!operation.done) {
     io.out(`Submitted for review: ${operation.name} waits for approval; nothing is live yet.\n`);
     return EXIT.SUBMITTED_FOR_REVIEW;
@@ -388,7 +388,7 @@ function finish(operation: Operation, done: string, io: Io): number {
 }
 
 /** A refusal that asks for a review rather than says no: the service's words are passed on. */
-const isReviewAnswer = (error: CliError) => /REVIEW|APPROV/i.test(error.reason ?? '');
+export const isReviewAnswer = (error: CliError) => /REVIEW|APPROV/i.test(error.reason ?? '');
 
 export async function applyCommand(
   planPath: string,

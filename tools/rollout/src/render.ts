@@ -133,8 +133,16 @@ function impactLines(impact: Impact): string[] {
   return lines;
 }
 
+/** Groups shown for people, the most changed first; `--json` has every one. */
+export const MAX_GROUPS_SHOWN = 20;
+
 function groupRows(groups: ImpactGroup[]): string[][] {
-  return groups.map((g) => [g.key, count(g.allowToDeny), count(g.denyToAllow), count(g.flows)]);
+  const rows = groups
+    .slice(0, MAX_GROUPS_SHOWN)
+    .map((g) => [g.key, count(g.allowToDeny), count(g.denyToAllow), count(g.flows)]);
+  if (groups.length > MAX_GROUPS_SHOWN)
+    rows.push([`… ${groups.length - MAX_GROUPS_SHOWN} more (--json)`, '', '', '']);
+  return rows;
 }
 
 const thresholdText = (t: ThresholdResult) => {
@@ -253,6 +261,9 @@ function mdTable(header: string[], rows: string[][]): string[] {
   ];
 }
 
+/** Diff lines a Markdown comment shows: GitHub refuses comments over 65,536 characters. */
+export const MAX_MARKDOWN_DIFF_LINES = 400;
+
 /** For a pull-request comment: the diff in a `diff` block (GitHub colours + and -), tables for the rest. */
 export function renderMarkdown(model: PlanModel): string {
   const out: string[] = [];
@@ -265,12 +276,19 @@ export function renderMarkdown(model: PlanModel): string {
   );
   if (!model.changes) out.push(model.command === 'drift' ? '**No drift.**' : '**No changes.**');
   else {
+    const lines = diffLines(model.diff);
     out.push('```diff');
-    for (const line of diffLines(model.diff))
+    for (const line of lines.slice(0, MAX_MARKDOWN_DIFF_LINES))
       out.push(
         `${line.sign === '~' ? '!' : line.sign}${'    '.repeat(line.depth)} ${line.sign === '~' ? '~ ' : ''}${line.text}`,
       );
-    out.push('```', '', `**${diffSummary(model.diff)}**`);
+    out.push('```');
+    if (lines.length > MAX_MARKDOWN_DIFF_LINES)
+      out.push(
+        '',
+        `_${lines.length - MAX_MARKDOWN_DIFF_LINES} more diff lines are not shown here (a comment holds at most 65,536 characters): the whole diff is in the plan file and in \`--json\`._`,
+      );
+    out.push('', `**${diffSummary(model.diff)}**`);
   }
   if (model.semantic) {
     out.push('', "#### What it changes, in the service's words", '');

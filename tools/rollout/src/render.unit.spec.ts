@@ -13,7 +13,14 @@ import {
   impactOf,
   sourcePrefix,
 } from './plan-model';
-import { diffLines, renderJson, renderMarkdown, renderText } from './render';
+import {
+  MAX_GROUPS_SHOWN,
+  MAX_MARKDOWN_DIFF_LINES,
+  diffLines,
+  renderJson,
+  renderMarkdown,
+  renderText,
+} from './render';
 
 const schema = JSON.parse(
   readFileSync(join(__dirname, '..', 'plan-output.schema.json'), 'utf8'),
@@ -215,5 +222,34 @@ describe('exit codes', () => {
     expect(cut).toMatchObject({ newlyDeniedFlows: 1, flowsComplete: false });
     const [result] = checkThresholds([cut], { maxNewlyDeniedFlows: 0 });
     expect(result).toMatchObject({ exceeded: true, lowerBound: true });
+  });
+});
+
+describe('a large plan, said for people', () => {
+  it('cuts the Markdown diff and the groups to what a pull-request comment holds, saying how much is left out', () => {
+    const many = (action: 'allow' | 'deny') =>
+      normalisePolicy({
+        rules: Array.from({ length: 1000 }, (_, i) => ({
+          priority: i,
+          direction: 'INGRESS' as const,
+          action,
+          match: { srcIpRanges: [`10.0.${i % 256}.0/24`] },
+        })),
+      });
+    const manyFlows = Array.from({ length: 50 }, (_, i) =>
+      flow(`198.51.${i}.7`, 1000 + i, 1, 'ALLOW_TO_DENY'),
+    );
+    const big: PlanModel = {
+      ...model(),
+      diff: diffPolicies(many('allow'), many('deny')),
+      impact: [impactOf('backtest', configuration, manyFlows, { summary: '' })],
+    };
+    const markdown = renderMarkdown(big);
+    expect(markdown.length).toBeLessThan(65_536);
+    expect(markdown).toContain(
+      `_${2000 - MAX_MARKDOWN_DIFF_LINES} more diff lines are not shown here`,
+    );
+    expect(markdown).toContain(`| … ${50 - MAX_GROUPS_SHOWN} more (--json) |`);
+    expect(JSON.parse(renderJson(big)).impact[0].byPort).toHaveLength(50);
   });
 });
