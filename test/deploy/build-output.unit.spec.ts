@@ -49,6 +49,7 @@ describe('the build output', () => {
         'apps/inspection-rules-service/src',
         'tools/demo/src',
         'tools/launcher/src',
+        'tools/rollout/src',
         'tools/traffic-importer/src',
       ]),
     );

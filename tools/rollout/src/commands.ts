@@ -1,0 +1,507 @@
+import { writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '@rollout/contracts';
+import type {
+  BacktestOperation,
+  FirewallPolicy,
+  FirewallPolicyExperiment,
+  Operation,
+  PreviewReport,
+} from '@rollout/contracts';
+import { diffPolicies, hasChanges } from './diff';
+import { CliError, Gateway } from './gateway';
+import { PolicyApi, policyName } from './policy-api';
+import {
+  FileFormat,
+  NormalisedPolicy,
+  formatPolicyFile,
+  normalisePolicy,
+  readPolicyFile,
+} from './policy-file';
+import { PlanBinding, readPlanFile, writePlanFile } from './plan-file';
+import {
+  EXIT,
+  Impact,
+  PLAN_SCHEMA_VERSION,
+  PlanModel,
+  Thresholds,
+  checkThresholds,
+  exitCodeOf,
+  impactOf,
+  readinessOf,
+  semanticOf,
+} from './plan-model';
+import { renderJson, renderMarkdown, renderText } from './render';
+
+/**
+ * The subcommands. Each returns its exit code; main.ts prints a CliError as one line and exits 1.
+ */
+export interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** Colour on stdout (a TTY without NO_COLOR, and not --no-color). */
+  colour: boolean;
+  /** Progress while waiting (a backtest, a preview): on a terminal only, so pipelines log results. */
+  progress: (line: string) => void;
+}
+
+export interface Connection {
+  gateway: string;
+  token?: string;
+  project?: string;
+  location: string;
+  planKey?: string;
+}
+
+export interface OutputOptions {
+  json?: boolean;
+  markdown?: boolean;
+}
+
+const api = (c: Connection, io: Io) =>
+  new PolicyApi(new Gateway({ url: c.gateway, token: c.token }), io.progress);
+
+const live = (policy: FirewallPolicy): NormalisedPolicy => normalisePolicy(policy);
+
+const sameContent = (a: NormalisedPolicy, b: NormalisedPolicy) =>
+  canonicalJson(normalisePolicy(a)) === canonicalJson(normalisePolicy(b));
+
+function print(model: PlanModel, output: OutputOptions, io: Io) {
+  if (output.json) io.out(renderJson(model));
+  else if (output.markdown) io.out(renderMarkdown(model));
+  else io.out(renderText(model, { colour: io.colour }));
+}
+
+export async function exportCommand(
+  reference: string,
+  options: { format: FileFormat; output?: string },
+  c: Connection,
+  io: Io,
+): Promise<number> {
+  const name = policyName(reference, c.project, c.location);
+  const policy = await api(c, io).getPolicy(name);
+  const text = formatPolicyFile(name, live(policy), options.format);
+  if (options.output) {
+    await writeFile(options.output, text);
+    io.err(
+      `Wrote ${name} (etag ${policy.etag}, ${policy.rules.length} rules) to ${options.output}.\n`,
+    );
+  } else io.out(text);
+  return EXIT.OK;
+}
+
+export async function driftCommand(
+  file: string,
+  options: OutputOptions & { policy?: string },
+  c: Connection,
+  io: Io,
+): Promise<number> {
+  const parsed = await readPolicyFile(file);
+  const name = targetPolicy(options.policy ?? parsed.name, file, c);
+  const policy = await api(c, io).getPolicy(name);
+  const model = baseModel('drift', name, policy, { file }, parsed.policy);
+  model.exitCode = exitCodeOf(model);
+  print(model, options, io);
+  return model.exitCode;
+}
+
+/** The model before any traffic is measured: the live policy, the target, their diff. */
+function baseModel(
+  command: PlanModel['command'],
+  name: string,
+  policy: FirewallPolicy,
+  target: PlanModel['target'],
+  content: NormalisedPolicy,
+): PlanModel {
+  const diff = diffPolicies(live(policy), content);
+  return {
+    schemaVersion: PLAN_SCHEMA_VERSION,
+    command,
+    policy: name,
+    livePolicyEtag: policy.etag,
+    target,
+    changes: hasChanges(diff),
+    diff,
+    impact: [],
+    thresholds: [],
+    exitCode: 0,
+  };
+}
+
+function targetPolicy(reference: string | undefined, file: string, c: Connection) {
+  if (!reference)
+    throw new CliError(
+      `${file} does not name its policy: give --policy (rollout export writes the name).`,
+    );
+  return policyName(reference, c.project, c.location);
+}
+
+export interface PlanOptions extends OutputOptions, Thresholds {
+  policy?: string;
+  experiment: string;
+  out: string;
+  previewMs?: number;
+}
+
+/**
+ * Backtests (and, when asked, previews live) an experiment: the impacts, the report after, and
+ * the experiment's etag after (a preview moves it: a commit names the version it ends at).
+ */
+async function measure(
+  policyApi: PolicyApi,
+  experiment: string,
+  etag: string,
+  previewMs: number | undefined,
+): Promise<{ impact: Impact[]; report: PreviewReport; etag: string }> {
+  let report = await policyApi.reportFor(experiment, etag);
+  const backtest: BacktestOperation = await policyApi.backtest(experiment);
+  const result = backtest.response!;
+  const window = result.window;
+  const impact: Impact[] = [
+    impactOf(
+      'backtest',
+      result.report.configurations[0],
+      result.topChangedFlows,
+      {
+        ...(window.replayedStartTime ? { startTime: window.replayedStartTime } : {}),
+        ...(window.replayedEndTime ? { endTime: window.replayedEndTime } : {}),
+        summary: window.summary,
+      },
+      backtest.name,
+    ),
+  ];
+  if (previewMs === undefined) return { impact, report, etag };
+  const preview = await policyApi.preview(experiment, previewMs);
+  report = preview.report;
+  const configuration = report.configurations.find(
+    (c) => c.experimentEtag === preview.previewedEtag,
+  );
+  const flows = configuration
+    ? await policyApi.flows(experiment, configuration.experimentEtag, configuration.livePolicyEtag)
+    : [];
+  impact.push(
+    impactOf('preview', configuration, flows, {
+      ...(configuration
+        ? { startTime: configuration.firstEventTime, endTime: configuration.lastEventTime }
+        : {}),
+      summary: configuration?.completeness?.summary ?? 'No event was previewed.',
+    }),
+  );
+  return { impact, report, etag: preview.etag };
+}
+
+/** What plan and rollback --plan share: the live policy, what it would become, and how. */
+interface Change {
+  command: 'plan' | 'rollback';
+  name: string;
+  policy: FirewallPolicy;
+  target: PlanModel['target'];
+  content: NormalisedPolicy;
+  /** The experiment holding `content`, made or updated. */
+  experiment: () => Promise<FirewallPolicyExperiment>;
+  /** What apply will send, besides the etags every plan binds. */
+  binding: (report: PreviewReport) => Partial<PlanBinding>;
+  previewMs?: number;
+}
+
+/**
+ * Diffs, and when something changes, measures the change on traffic through an experiment
+ * (backtest, preview), reads the service's sentences and gates, writes the plan file, prints.
+ */
+async function planChange(
+  change: Change,
+  options: OutputOptions & Thresholds & { out: string },
+  policyApi: PolicyApi,
+  c: Connection,
+  io: Io,
+): Promise<number> {
+  const { name, policy } = change;
+  const model = baseModel(change.command, name, policy, change.target, change.content);
+  let binding: Omit<PlanBinding, 'model' | 'createTime' | 'planFileVersion'> = {
+    kind: 'none',
+    gateway: c.gateway,
+    policy: name,
+    livePolicyEtag: policy.etag,
+  };
+  if (model.changes) {
+    const experiment = await change.experiment();
+    const { impact, report, etag } = await measure(
+      policyApi,
+      experiment.name,
+      experiment.etag,
+      change.previewMs,
+    );
+    model.experiment = { name: experiment.name, etag };
+    model.impact = impact;
+    model.semantic = semanticOf((await policyApi.ruleDiff(experiment.name)).semantic);
+    model.readiness = readinessOf(report.readiness, report.reportEtag);
+    model.thresholds = checkThresholds(impact, options);
+    binding = {
+      ...binding,
+      experiment: experiment.name,
+      experimentEtag: etag,
+      ...change.binding(report),
+    };
+  }
+  model.exitCode = exitCodeOf(model);
+  model.planFile = options.out;
+  await writePlanFile(
+    options.out,
+    { planFileVersion: 1, createTime: new Date().toISOString(), ...binding, model },
+    c.planKey,
+  );
+  print(model, options, io);
+  return model.exitCode;
+}
+
+export async function planCommand(
+  file: string,
+  options: PlanOptions,
+  c: Connection,
+  io: Io,
+): Promise<number> {
+  const parsed = await readPolicyFile(file);
+  const name = targetPolicy(options.policy ?? parsed.name, file, c);
+  const policyApi = api(c, io);
+  const policy = await policyApi.getPolicy(name);
+  return planChange(
+    {
+      command: 'plan',
+      name,
+      policy,
+      target: { file },
+      content: parsed.policy,
+      experiment: () =>
+        policyApi.putExperiment(name, options.experiment, parsed.policy, (e) =>
+          sameContent(normalisePolicy(e.firewallPolicy), parsed.policy),
+        ),
+      binding: (report) => ({
+        kind: 'commit',
+        ...(report.reportEtag ? { reportEtag: report.reportEtag } : {}),
+      }),
+      previewMs: options.previewMs,
+    },
+    options,
+    policyApi,
+    c,
+    io,
+  );
+}
+
+export interface RollbackOptions extends OutputOptions, Thresholds {
+  to: string;
+  plan?: boolean;
+  out: string;
+  experiment: string;
+  reason?: string;
+}
+
+export async function rollbackCommand(
+  reference: string,
+  options: RollbackOptions,
+  c: Connection,
+  io: Io,
+): Promise<number> {
+  const name = policyName(reference, c.project, c.location);
+  const policyApi = api(c, io);
+  const [policy, revision] = await Promise.all([
+    policyApi.getPolicy(name),
+    policyApi.getRevision(name, options.to),
+  ]);
+  if (!options.plan)
+    return rollback(
+      policyApi,
+      name,
+      options.to,
+      policy.etag,
+      options.reason,
+      `rollback-${policy.etag}-${options.to}`,
+      io,
+    );
+  if (revision.rules === null)
+    throw new CliError(`revision ${options.to} of ${name} holds no rules: it cannot be restored.`);
+  return planChange(
+    {
+      command: 'rollback',
+      name,
+      policy,
+      target: { revision: options.to },
+      // A rollback restores the rules only; the display name and description stay.
+      content: normalisePolicy({
+        displayName: policy.displayName,
+        description: policy.description,
+        rules: revision.rules,
+      }),
+      experiment: () => policyApi.experimentFromRevision(name, options.experiment, options.to),
+      binding: () => ({ kind: 'rollback', revisionId: options.to }),
+    },
+    options,
+    policyApi,
+    c,
+    io,
+  );
+}
+
+/** AIP-155 request id from the plan: applying the same plan again acts once. */
+const planRequestId = (plan: PlanBinding) =>
+  `rollout-${createHash('sha256').update(canonicalJson(plan)).digest('hex').slice(0, 40)}`;
+
+async function withReason(
+  policyApi: PolicyApi,
+  verb: 'commit' | 'rollback',
+  reason: string | undefined,
+  io: Io,
+) {
+  if (!reason) return {};
+  if (await policyApi.acceptsReason(verb)) return { reason };
+  io.err(`note: this gateway records no reason on ${verb} yet; --reason was not sent.\n`);
+  return {};
+}
+
+async function rollback(
+  policyApi: PolicyApi,
+  name: string,
+  revisionId: string,
+  etag: string,
+  reason: string | undefined,
+  requestId: string,
+  io: Io,
+): Promise<number> {
+  const body = {
+    revisionId,
+    etag,
+    requestId: requestId.slice(0, 128),
+    ...(await withReason(policyApi, 'rollback', reason, io)),
+  };
+  const operation = await policyApi.gateway.post<Operation>(`/v1/${name}:rollback`, body);
+  return finish(operation, `Rolled ${name} back to revision ${revisionId}`, io);
+}
+
+export function finish(operation: Operation, done: string, io: Io): number {
+  if (!operation.done) {
+    io.out(`Submitted for review: ${operation.name} waits for approval; nothing is live yet.\n`);
+    return EXIT.SUBMITTED_FOR_REVIEW;
+  }
+  const policy = operation.response as unknown as FirewallPolicy | undefined;
+  io.out(`${done}: the live policy's etag is now ${policy?.etag ?? '(unknown)'}.\n`);
+  return EXIT.OK;
+}
+
+/** A refusal that asks for a review rather than says no: the service's words are passed on. */
+export const isReviewAnswer = (error: CliError) => /REVIEW|APPROV/i.test(error.reason ?? '');
+
+export async function applyCommand(
+  planPath: string,
+  options: { reason?: string },
+  c: Connection,
+  io: Io,
+): Promise<number> {
+  const plan = await readPlanFile(planPath, c.planKey);
+  if (plan.gateway.replace(/\/+$/, '') !== c.gateway.replace(/\/+$/, ''))
+    io.err(
+      `note: ${planPath} was planned against ${plan.gateway}; applying through ${c.gateway}.\n`,
+    );
+  if (plan.kind === 'none') {
+    io.out(`Nothing to apply: the plan found no changes to ${plan.policy}.\n`);
+    return EXIT.OK;
+  }
+  const policyApi = api(c, io);
+  try {
+    if (plan.kind === 'rollback') {
+      const code = await rollback(
+        policyApi,
+        plan.policy,
+        plan.revisionId!,
+        plan.livePolicyEtag,
+        options.reason,
+        planRequestId(plan),
+        io,
+      );
+      // The experiment only served to preview the rollback.
+      if (plan.experiment)
+        await policyApi.gateway.delete(`/v1/${plan.experiment}`).catch(() => undefined);
+      return code;
+    }
+    const body = {
+      etag: plan.experimentEtag,
+      livePolicyEtag: plan.livePolicyEtag,
+      ...(plan.reportEtag ? { reportEtag: plan.reportEtag } : {}),
+      requestId: planRequestId(plan),
+      ...(await withReason(policyApi, 'commit', options.reason, io)),
+    };
+    const operation = await policyApi.gateway.post<Operation>(
+      `/v1/${plan.experiment}:commit`,
+      body,
+    );
+    return finish(operation, `Applied ${plan.experiment} to ${plan.policy}`, io);
+  } catch (error) {
+    if (!(error instanceof CliError) || !error.status) throw error;
+    if (isReviewAnswer(error)) {
+      io.out(`Submitted for review: ${error.status.message}\n`);
+      return EXIT.SUBMITTED_FOR_REVIEW;
+    }
+    const moved = await whatMoved(policyApi, plan);
+    throw new CliError(
+      `the service refused the plan, nothing changed: ${error.message}${moved.length ? `. Since the plan: ${moved.join('; ')}` : ''}. Make a new plan.`,
+      error.status,
+    );
+  }
+}
+
+/** What changed since the plan, read again, to say why the service refused it. */
+export async function whatMoved(policyApi: PolicyApi, plan: PlanBinding): Promise<string[]> {
+  const moved: string[] = [];
+  const policy = await policyApi.getPolicy(plan.policy).catch(() => undefined);
+  if (!policy) moved.push(`the live policy ${plan.policy} is gone`);
+  else if (policy.etag !== plan.livePolicyEtag)
+    moved.push(`the live policy moved from etag ${plan.livePolicyEtag} to ${policy.etag}`);
+  if (plan.experiment && plan.kind === 'commit') {
+    const experiment = await policyApi.findExperiment(plan.experiment).catch(() => undefined);
+    if (!experiment) moved.push(`the experiment ${plan.experiment} is gone (committed or deleted)`);
+    else if (experiment.etag !== plan.experimentEtag)
+      moved.push(`the experiment moved from etag ${plan.experimentEtag} to ${experiment.etag}`);
+    else if (plan.reportEtag) {
+      const report = await policyApi.report(plan.experiment).catch(() => undefined);
+      const matters = (etag?: string) => etag?.split('.')[0];
+      if (report && matters(report.reportEtag) !== matters(plan.reportEtag))
+        moved.push(`the report moved from ${plan.reportEtag} to ${report.reportEtag ?? 'none'}`);
+    }
+  }
+  return moved;
+}
+
+export async function historyCommand(
+  reference: string,
+  options: { json?: boolean; limit: number },
+  c: Connection,
+  io: Io,
+): Promise<number> {
+  const name = policyName(reference, c.project, c.location);
+  const { revisions } = await api(c, io).listRevisions(name, options.limit);
+  if (options.json) {
+    io.out(
+      `${JSON.stringify({ policy: name, revisions: revisions.map(({ rules: _rules, ...r }) => r) }, null, 2)}\n`,
+    );
+    return EXIT.OK;
+  }
+  const rows = revisions.map((r) => {
+    const s = r.source;
+    const what =
+      s.kind === 'commit'
+        ? `commit of ${s.experiment?.split('/').pop() ?? '?'}`
+        : s.kind === 'rollback'
+          ? `rollback to ${s.rolledBackTo}`
+          : s.kind;
+    const reason = (r as { reason?: string }).reason ?? '';
+    return [r.revisionId, r.createTime, r.actor, what, reason, r.requestId ?? ''];
+  });
+  const header = ['revision', 'time', 'actor', 'change', 'reason', 'request id'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
+  io.out(`${name}\n${[line(header), ...rows.map(line)].join('\n')}\n`);
+  return EXIT.OK;
+}

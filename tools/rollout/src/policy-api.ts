@@ -1,0 +1,222 @@
+import { RESOURCE_ID } from '@rollout/contracts';
+import type {
+  BacktestOperation,
+  FirewallPolicy,
+  FirewallPolicyExperiment,
+  Operation,
+  PreviewFlow,
+  PreviewReport,
+  Revision,
+  RuleDiff,
+} from '@rollout/contracts';
+import { CliError, Gateway } from './gateway';
+import type { NormalisedPolicy } from './policy-file';
+
+/**
+ * The gateway calls the commands make, by resource. Nothing here decides: every check is the
+ * service's, this only asks and waits.
+ */
+const POLICY_NAME = /^projects\/([^/]+)\/locations\/([^/]+)\/firewallPolicies\/([^/]+)$/;
+
+/** A policy given as its full name, or as an id with --project (and --location). */
+export function policyName(reference: string, project?: string, location = 'global'): string {
+  if (POLICY_NAME.test(reference)) return reference;
+  if (!RESOURCE_ID.test(reference))
+    throw new CliError(
+      `"${reference}" is not a policy: give projects/P/locations/L/firewallPolicies/ID, or the id with --project.`,
+    );
+  if (!project)
+    throw new CliError(`which project is "${reference}" in? Give --project (or ROLLOUT_PROJECT).`);
+  return `projects/${project}/locations/${location}/firewallPolicies/${reference}`;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface Progress {
+  (line: string): void;
+}
+
+export class PolicyApi {
+  constructor(
+    readonly gateway: Gateway,
+    private readonly progress: Progress = () => undefined,
+  ) {}
+
+  getPolicy(name: string) {
+    return this.gateway.get<FirewallPolicy>(`/v1/${name}`);
+  }
+
+  async findExperiment(name: string): Promise<FirewallPolicyExperiment | undefined> {
+    try {
+      return await this.gateway.get<FirewallPolicyExperiment>(`/v1/${name}`);
+    } catch (error) {
+      if (error instanceof CliError && error.status?.status === 'NOT_FOUND') return undefined;
+      throw error;
+    }
+  }
+
+  /** The experiment holding `content`: created, updated (the whole policy), or as it is. */
+  async putExperiment(
+    policy: string,
+    id: string,
+    content: NormalisedPolicy,
+    same: (experiment: FirewallPolicyExperiment) => boolean,
+  ): Promise<FirewallPolicyExperiment> {
+    const name = `${policy}/experiments/${id}`;
+    const existing = await this.findExperiment(name);
+    const firewallPolicy = { name: policy, ...content };
+    if (!existing) {
+      const operation = await this.gateway.post<Operation>(
+        `/v1/${policy}/experiments?experimentId=${id}`,
+        { firewallPolicy },
+      );
+      return operation.response as unknown as FirewallPolicyExperiment;
+    }
+    if (same(existing)) return existing;
+    const operation = await this.gateway.patch<Operation>(`/v1/${name}?updateMask=firewallPolicy`, {
+      firewallPolicy,
+      etag: existing.etag,
+    });
+    return operation.response as unknown as FirewallPolicyExperiment;
+  }
+
+  /** A new experiment holding an older revision's rules (a rollback previewed first). */
+  async experimentFromRevision(policy: string, id: string, revisionId: string) {
+    const name = `${policy}/experiments/${id}`;
+    const existing = await this.findExperiment(name);
+    if (existing)
+      await this.gateway.delete(`/v1/${name}?etag=${encodeURIComponent(existing.etag)}`);
+    const operation = await this.gateway.post<Operation>(
+      `/v1/${policy}/experiments?experimentId=${id}`,
+      { sourceRevision: revisionId },
+    );
+    return operation.response as unknown as FirewallPolicyExperiment;
+  }
+
+  report(experiment: string) {
+    return this.gateway.get<PreviewReport>(`/v1/${experiment}/previewReport`);
+  }
+
+  /**
+   * Waits until the evaluator holds this version of the experiment (its report says so), so
+   * that a backtest replays the version planned and not the one before.
+   */
+  async reportFor(experiment: string, etag: string, timeoutMs = 60_000): Promise<PreviewReport> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        const report = await this.report(experiment);
+        if (report.readiness?.currentExperimentEtag === etag) return report;
+      } catch (error) {
+        // The evaluator may not have seen the experiment's creation yet.
+        if (!(error instanceof CliError) || error.status?.status !== 'NOT_FOUND') throw error;
+      }
+      if (Date.now() > deadline)
+        throw new CliError(
+          `the evaluator has not taken up ${experiment} (etag ${etag}) after ${timeoutMs / 1000} s: is it running?`,
+        );
+      await sleep(100);
+    }
+  }
+
+  async backtest(experiment: string): Promise<BacktestOperation> {
+    let operation = await this.gateway.post<BacktestOperation>(`/v1/${experiment}:backtest`);
+    let last = 0;
+    while (!operation.done) {
+      await sleep(200);
+      operation = await this.gateway.get<BacktestOperation>(`/v1/${operation.name}`);
+      if (Date.now() - last > 2000) {
+        last = Date.now();
+        this.progress(`backtest: ${operation.metadata.eventsReplayed} events replayed`);
+      }
+    }
+    if (operation.error)
+      throw new CliError(
+        `the backtest failed: ${operation.error.status}: ${operation.error.message}`,
+      );
+    return operation;
+  }
+
+  ruleDiff(experiment: string) {
+    return this.gateway.get<RuleDiff>(`/v1/${experiment}:diff`);
+  }
+
+  /**
+   * Previews the experiment live for `ms`, then stops it. Starting and stopping are changes of
+   * the experiment: the answer names the version previewed and the version it ends at (the one
+   * a commit must name), with the report once the evaluator holds that last version.
+   */
+  async preview(experiment: string, ms: number) {
+    const started = await this.gateway.post<Operation>(`/v1/${experiment}:startPreview`);
+    this.progress(`live preview: ${Math.round(ms / 1000)} s`);
+    await sleep(ms);
+    const stopped = await this.gateway.post<Operation>(
+      `/v1/${experiment}:stopPreview?reason=${encodeURIComponent('rollout plan: preview window over')}`,
+    );
+    const previewedEtag = (started.response as unknown as FirewallPolicyExperiment).etag;
+    const etag = (stopped.response as unknown as FirewallPolicyExperiment).etag;
+    return { previewedEtag, etag, report: await this.reportFor(experiment, etag) };
+  }
+
+  /** The changed flows of one configuration, every page (at most `max`). */
+  async flows(experiment: string, experimentEtag: string, livePolicyEtag: string, max = 10_000) {
+    const flows: PreviewFlow[] = [];
+    let pageToken: string | undefined;
+    do {
+      const query = new URLSearchParams({ pageSize: '1000' });
+      if (pageToken) query.set('pageToken', pageToken);
+      const page = await this.gateway.get<{ previewFlows: PreviewFlow[]; nextPageToken?: string }>(
+        `/v1/${experiment}/previewFlows?${query}`,
+      );
+      flows.push(
+        ...page.previewFlows.filter(
+          (f) => f.experimentEtag === experimentEtag && f.livePolicyEtag === livePolicyEtag,
+        ),
+      );
+      pageToken = page.nextPageToken;
+    } while (pageToken && flows.length < max);
+    return flows;
+  }
+
+  getRevision(policy: string, revisionId: string) {
+    return this.gateway.get<Revision>(`/v1/${policy}/revisions/${revisionId}`);
+  }
+
+  listRevisions(policy: string, pageSize: number) {
+    return this.gateway.get<{ revisions: Revision[] }>(
+      `/v1/${policy}/revisions?pageSize=${pageSize}`,
+    );
+  }
+
+  /**
+   * Whether the gateway's request body for a verb (`commit`, `rollback`) has a `reason`, as its
+   * OpenAPI document says: the one place that decides whether `--reason` is sent.
+   */
+  async acceptsReason(verb: 'commit' | 'rollback'): Promise<boolean> {
+    const document = await this.gateway.get<OpenApi>('/docs/openapi.json').catch(() => undefined);
+    return document ? requestBodyHasReason(document, verb) : false;
+  }
+}
+
+/** Whether an OpenAPI document's request body for `POST …:{verb}` has a `reason` property. */
+export function requestBodyHasReason(document: OpenApi, verb: 'commit' | 'rollback'): boolean {
+  const path = Object.keys(document.paths ?? {}).find((p) => p.endsWith(`:${verb}`));
+  const schema = path
+    ? document.paths?.[path]?.post?.requestBody?.content?.['application/json']?.schema
+    : undefined;
+  const ref = schema?.$ref?.split('/').pop();
+  const body = ref ? document.components?.schemas?.[ref] : schema;
+  return Boolean(body?.properties?.reason);
+}
+
+interface OpenApiSchema {
+  $ref?: string;
+  properties?: Record<string, unknown>;
+}
+export interface OpenApi {
+  paths?: Record<
+    string,
+    { post?: { requestBody?: { content?: Record<string, { schema?: OpenApiSchema }> } } }
+  >;
+  components?: { schemas?: Record<string, OpenApiSchema> };
+}
