@@ -18,6 +18,10 @@ export const STORAGE_FLOWS = (process.env.BENCH_STORAGE_FLOWS ?? '1000,100000')
 export const MEMORY_EVENTS = numberOf('BENCH_MEMORY_EVENTS', 2_000_000);
 export const MEMORY_FLOWS = numberOf('BENCH_MEMORY_FLOWS', 100_000);
 export const SKIP_MEMORY = process.env.BENCH_SKIP_MEMORY === '1';
+/** The traffic majors the memory scenario drains (comma-separated). */
+export const MEMORY_MAJORS = (process.env.BENCH_MEMORY_MAJORS ?? 'v1,v2alpha')
+  .split(',')
+  .filter((major): major is 'v1' | 'v2alpha' => major === 'v1' || major === 'v2alpha');
 /** Operators' churn beside the memory scenario (experiments made, previewed, committed, rolled back, deleted). */
 export const MEMORY_CHURN = process.env.BENCH_MEMORY_CHURN !== '0';
 /** The share of flows aimed at a rule of the live policy (see flowPool). */

@@ -24,6 +24,7 @@ import {
   MEMORY_CHURN,
   MEMORY_EVENTS,
   MEMORY_FLOWS,
+  MEMORY_MAJORS,
   TARGETS,
   errorText,
   int,
@@ -37,7 +38,7 @@ export async function memory(h: Harness, x: Experiments) {
   const { rules, ensureActive, ALL, reportsOf } = x;
   await ensureActive(ALL);
   const flows = flowPool(MEMORY_FLOWS, 3, rules);
-  for (const major of ['v1', 'v2alpha'] as const) {
+  for (const major of MEMORY_MAJORS) {
     const schema = uniqueName('bench_');
     passSchemas.push(schema);
     await purgeTraffic();
