@@ -13,6 +13,7 @@ import { OneAnswerRecord1767200000001 } from './migrations/1767200000001-one-ans
 import { ExperimentsModule } from './experiments/experiments.module';
 import { OperationsModule } from './operations/operations.module';
 import { PoliciesModule } from './policies/policies.module';
+import { StateModule } from './state/state.module';
 import { ExperimentRecord, PolicyRecord } from './read-models/records';
 
 @Module({})
@@ -34,7 +35,7 @@ export class AppModule {
         entities: [PolicyRecord, ExperimentRecord],
       },
       jetstream: busNeedsOf('experiment-service'),
-      imports: [PoliciesModule, ExperimentsModule, OperationsModule],
+      imports: [PoliciesModule, ExperimentsModule, OperationsModule, StateModule],
     });
   }
 }

@@ -28,7 +28,7 @@ const service = 'experiment-service';
 /** `experiment.v1`: live firewall policies and their experiments (AIP-236). */
 export const EXPERIMENT_V1_PACKAGE = definePackage({
   name: 'experiment.v1',
-  version: '1.5.0',
+  version: '1.6.0',
   stability: 'stable',
   requests: [
     'CreatePolicyRequest',
@@ -44,6 +44,7 @@ export const EXPERIMENT_V1_PACKAGE = definePackage({
     'RollbackRequest',
     'PolicyDiffRequest',
     'ListProjectsRequest',
+    'GetStatePositionRequest',
   ],
   replies: [
     'ListPoliciesResponse',
@@ -56,6 +57,7 @@ export const EXPERIMENT_V1_PACKAGE = definePackage({
     'RuleDiff',
     'ListRevisionsResponse',
     'ListProjectsResponse',
+    'StatePosition',
   ],
   events: ['PolicyEvent', 'ExperimentEvent'],
   resources: ['FirewallPolicy', 'FirewallPolicyExperiment', 'Revision'],
@@ -120,6 +122,12 @@ export const EXPERIMENT_V1_PACKAGE = definePackage({
       service,
       request: 'ListProjectsRequest',
       reply: 'ListProjectsResponse',
+    },
+    {
+      subject: S.statePosition,
+      service,
+      request: 'GetStatePositionRequest',
+      reply: 'StatePosition',
     },
   ],
   streams: [
