@@ -51,6 +51,13 @@ export interface PreviewSystem {
     path: string,
     body?: unknown,
     token?: string,
+  ): Promise<{ status: number; body: JsonBody }>;
+  /** As call, with the response's headers. */
+  respond(
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
   ): Promise<{ status: number; body: JsonBody; headers: Headers }>;
   /** An INGRESS connection to 192.0.2.1, `spacingMs` after the previous one in event time. */
   trafficEvent(srcIp: string, options?: { destPort?: number; spacingMs?: number }): TrafficEvent;
@@ -99,7 +106,11 @@ function unstartedPreviewSystem({
   let sent = 0;
 
   const system: PreviewSystem = {
-    async call(method, path, body, token = TOKEN) {
+    async call(method, path, body, token) {
+      const { status, body: answer } = await system.respond(method, path, body, token);
+      return { status, body: answer };
+    },
+    async respond(method, path, body, token = TOKEN) {
       const response = await fetch(`${base}${path}`, {
         method,
         headers: {

@@ -23,7 +23,7 @@ describe('read your own writes across services', () => {
     await client.end();
   });
 
-  const { call, publishTraffic, trafficEvent } = previewSystem({
+  const { call, respond, publishTraffic, trafficEvent } = previewSystem({
     experimentEnv: { DATABASE_URL: databaseUrl.toString() },
   });
 
@@ -91,7 +91,7 @@ describe('read your own writes across services', () => {
       await relayLock.query(`SELECT pg_advisory_lock(hashtext('relay:EXPERIMENT_STATE'))`);
       expect((await create('held')).status).toBe(200);
 
-      const backtest = await call('POST', `${experiments}/held:backtest`);
+      const backtest = await respond('POST', `${experiments}/held:backtest`);
       expect(backtest.status).toBe(503);
       expect(backtest.headers.get('retry-after')).toBe('1');
       expect(backtest.body.error).toMatchObject({
