@@ -49,6 +49,14 @@ export const configSchema = z
     PREVIEW_HOUSEKEEPING_INTERVAL_MS: positiveInt(60_000),
     /** Dead-lettered traffic is logged as one summary line per this interval (docs/operations.md). */
     EVALUATOR_DEAD_LETTER_LOG_INTERVAL_MS: positiveInt(30_000),
+    /**
+     * Longest a read that must see the changes answered before it (`State-After`, docs/api.md
+     * "Read your own writes") waits for them to reach this replica's snapshot; then it is
+     * UNAVAILABLE with a retry hint. Keep it under the gateway's RPC_TIMEOUT_MS.
+     */
+    EVALUATOR_STATE_WAIT_MS: positiveInt(2_000).pipe(
+      z.number().max(60_000, 'must be at most 60000'),
+    ),
     /** How often a replica checks the ACTIVE experiments' stopAfter and breaker (docs/readiness-gates.md). */
     AUTO_STOP_INTERVAL_MS: positiveInt(5_000),
     /**

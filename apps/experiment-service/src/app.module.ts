@@ -15,6 +15,7 @@ import { ExperimentsModule } from './experiments/experiments.module';
 import { OperationsModule } from './operations/operations.module';
 import { PoliciesModule } from './policies/policies.module';
 import { ProjectsModule } from './projects/projects.module';
+import { StateModule } from './state/state.module';
 import { ExperimentRecord, PolicyRecord } from './read-models/records';
 
 @Module({})
@@ -37,7 +38,7 @@ export class AppModule {
         entities: [PolicyRecord, ExperimentRecord],
       },
       jetstream: busNeedsOf('experiment-service'),
-      imports: [PoliciesModule, ExperimentsModule, OperationsModule, ProjectsModule],
+      imports: [PoliciesModule, ExperimentsModule, OperationsModule, ProjectsModule, StateModule],
     });
   }
 }

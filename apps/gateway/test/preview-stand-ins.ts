@@ -66,6 +66,8 @@ type Answer = { response: unknown } | { err: Status };
 
 const standIns: [subject: string, queue: string][] = [
   [EXPERIMENT_SUBJECTS.getExperiment, 'experiment-service'],
+  // Asked before each evaluator read (read your own writes): an empty log, nothing to wait for.
+  [EXPERIMENT_SUBJECTS.statePosition, 'experiment-service'],
   [PREVIEW_SUBJECTS.previewFlows, 'evaluator'],
   [PREVIEW_SUBJECTS.previewLogs, 'evaluator'],
   [PREVIEW_SUBJECTS.previewReport, 'evaluator'],
@@ -149,6 +151,9 @@ export function previewStandIns(): PreviewStandIns {
   beforeEach(() => {
     standIn.answers.clear();
     asked.clear();
+    standIn.answers.set(EXPERIMENT_SUBJECTS.statePosition, () => ({
+      response: { txId: '0', position: '0' },
+    }));
     standIn.answers.set(EXPERIMENT_SUBJECTS.getExperiment, (data) => ({
       response: {
         name: (data as { name: string }).name,

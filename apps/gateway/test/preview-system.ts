@@ -52,6 +52,13 @@ export interface PreviewSystem {
     body?: unknown,
     token?: string,
   ): Promise<{ status: number; body: JsonBody }>;
+  /** As call, with the response's headers. */
+  respond(
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+  ): Promise<{ status: number; body: JsonBody; headers: Headers }>;
   /** An INGRESS connection to 192.0.2.1, `spacingMs` after the previous one in event time. */
   trafficEvent(srcIp: string, options?: { destPort?: number; spacingMs?: number }): TrafficEvent;
   /** Publishes as a traffic producer does; answers the stream sequence of the last one. */
@@ -67,6 +74,8 @@ export interface PreviewSystemOptions {
   evaluators?: number;
   /** Settings of every evaluator beside the test ones. */
   evaluatorEnv?: Record<string, string>;
+  /** Settings of the experiment-service beside the test ones (e.g. a DATABASE_URL of its own). */
+  experimentEnv?: Record<string, string>;
 }
 
 /**
@@ -81,7 +90,11 @@ export function previewSystem(options: PreviewSystemOptions = {}): PreviewSystem
   return system;
 }
 
-function unstartedPreviewSystem({ evaluators = 1, evaluatorEnv = {} }: PreviewSystemOptions) {
+function unstartedPreviewSystem({
+  evaluators = 1,
+  evaluatorEnv = {},
+  experimentEnv = {},
+}: PreviewSystemOptions) {
   const namespace = uniqueName();
   const ns = new NatsNamespace(namespace);
   const schemas = { experiment: uniqueName('it_'), preview: uniqueName('it_') };
@@ -93,7 +106,11 @@ function unstartedPreviewSystem({ evaluators = 1, evaluatorEnv = {} }: PreviewSy
   let sent = 0;
 
   const system: PreviewSystem = {
-    async call(method, path, body, token = TOKEN) {
+    async call(method, path, body, token) {
+      const { status, body: answer } = await system.respond(method, path, body, token);
+      return { status, body: answer };
+    },
+    async respond(method, path, body, token = TOKEN) {
       const response = await fetch(`${base}${path}`, {
         method,
         headers: {
@@ -103,7 +120,11 @@ function unstartedPreviewSystem({ evaluators = 1, evaluatorEnv = {} }: PreviewSy
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : {} };
+      return {
+        status: response.status,
+        body: text ? JSON.parse(text) : {},
+        headers: response.headers,
+      };
     },
     trafficEvent(srcIp, { destPort = 22, spacingMs = 1000 } = {}) {
       const id = `${namespace}-${sent++}`;
@@ -160,6 +181,7 @@ function unstartedPreviewSystem({ evaluators = 1, evaluatorEnv = {} }: PreviewSy
       startServiceProcess('experiment-service', {
         NATS_NAMESPACE: namespace,
         DATABASE_SCHEMA: schemas.experiment,
+        ...experimentEnv,
       }),
       ...evaluatorPorts.map((port) =>
         startServiceProcess('evaluator', {

@@ -16,6 +16,7 @@ import {
   reportLine,
   whereToLook,
 } from './scenario';
+import { disagreement } from './same-system';
 
 export { SAMPLE_FLOW_LOG } from './scenario';
 
@@ -52,6 +53,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function runDemo(options: DemoOptions): Promise<PreviewReport> {
   const { say } = options;
   const api = gatewayClient(options.gateway, options.token);
+
+  // Before anything changes: traffic sent where the gateway's services do not listen is lost.
+  const problem = await disagreement(options, (path) => api('GET', path));
+  if (problem) throw new DemoError(`${problem}; nothing was changed`);
 
   const existing = await api('GET', POLICY_PATH);
   if (existing.status === 200) {

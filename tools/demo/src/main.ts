@@ -1,11 +1,13 @@
 /**
  * `npm run demo`, with the system running (`npm start` in another terminal): a sample project
- * whose preview fills within a minute (see docs/importers.md, "The demo"). Settings: GATEWAY_URL
- * (default http://127.0.0.1:$GATEWAY_PORT, port 3000), TOKEN (default: the development token
- * `npm start` wrote to tmp/dev-token), NATS_URL, NATS_USER and NATS_PASSWORD (default: the
- * operator user of a NATS server `npm start` started itself, from tmp/dev-nats-operator.json),
- * NATS_NAMESPACE, DEMO_SECONDS (60), DEMO_RATE (100 events/s).
+ * whose preview fills within a minute (see docs/importers.md, "The demo"). Settings: GATEWAY_URL,
+ * NATS_URL and NATS_NAMESPACE (default: those of the instance `npm start` runs, from
+ * tmp/instance.json; else http://127.0.0.1:$GATEWAY_PORT, port 3000, nats://127.0.0.1:4222 and
+ * none), TOKEN (default: the development token `npm start` wrote to tmp/dev-token), NATS_USER
+ * and NATS_PASSWORD (default: the operator user of a NATS server `npm start` started itself,
+ * from tmp/dev-nats-operator.json), DEMO_SECONDS (60), DEMO_RATE (100 events/s).
  */
+import { readLocalInstance } from '@rollout/platform/config';
 import { existsSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { DemoError, runDemo } from './demo';
@@ -53,14 +55,17 @@ function natsUser(): { user: string; password: string } | undefined {
 async function main(): Promise<void> {
   if (!existsSync(join(ROOT, 'dist', 'tools', 'traffic-importer', 'src', 'main.js')))
     fail('the build is missing: npm start builds it');
+  const instance = readLocalInstance(ROOT);
   await runDemo({
     gateway: (
-      process.env.GATEWAY_URL || `http://127.0.0.1:${process.env.GATEWAY_PORT || 3000}`
+      process.env.GATEWAY_URL ||
+      instance?.gateway ||
+      `http://127.0.0.1:${process.env.GATEWAY_PORT || 3000}`
     ).replace(/\/$/, ''),
     token: token(),
-    natsUrl: process.env.NATS_URL || 'nats://127.0.0.1:4222',
+    natsUrl: process.env.NATS_URL || instance?.natsUrl || 'nats://127.0.0.1:4222',
     natsUser: natsUser(),
-    namespace: process.env.NATS_NAMESPACE || undefined,
+    namespace: (process.env.NATS_NAMESPACE ?? instance?.namespace) || undefined,
     seconds: positiveInteger('DEMO_SECONDS', 60),
     ratePerSecond: positiveInteger('DEMO_RATE', 100),
     root: ROOT,
@@ -68,12 +73,13 @@ async function main(): Promise<void> {
   });
 }
 
+// One line, never a stack: what went wrong is said in the error's message.
 main().catch((error: unknown) =>
   fail(
     error instanceof DemoError
       ? error.message
       : error instanceof Error
-        ? (error.stack ?? error.message)
+        ? error.message.split('\n')[0]
         : String(error),
   ),
 );

@@ -6,6 +6,7 @@
  * to a file per service. LOG_FORMAT=json passes the JSON through, as machines want it.
  */
 import { resolve } from 'node:path';
+import { LOCAL_INSTANCE_FILE, LocalInstance } from '@rollout/platform/config';
 import { LaunchError, RunningSystem, launch } from './launcher';
 import { removeOwnedFile, writeOwnedFile } from './owned-files';
 import { ConsoleOutput, consoleOutput } from './service-logs';
@@ -14,7 +15,10 @@ import {
   DEV_TOKEN_FILE,
   LauncherSettings,
   SettingsError,
+  databaseName,
+  hostAndPort,
   readSettings,
+  redact,
 } from './settings';
 
 function fail(line: string): never {
@@ -98,6 +102,15 @@ async function main(): Promise<void> {
     fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
   }
 
+  // Where the demo and the importer find this instance by default (the first launcher of a checkout).
+  const instance: LocalInstance = {
+    gateway: system.urls.gateway,
+    natsUrl: settings.natsUrl,
+    namespace: process.env.NATS_NAMESPACE ?? '',
+    database: databaseName(settings.databaseUrl),
+    pid: process.pid,
+  };
+  leave(LOCAL_INSTANCE_FILE, `${JSON.stringify(instance, null, 2)}\n`);
   if (system.devToken) leave(DEV_TOKEN_FILE, `${system.devToken}\n`);
   if (system.natsOperator)
     leave(DEV_NATS_OPERATOR_FILE, `${JSON.stringify(system.natsOperator)}\n`);
@@ -109,6 +122,8 @@ async function main(): Promise<void> {
       `  API:   ${system.urls.gateway}/v1/services`,
       `  Docs:  ${system.urls.docs}`,
       `  Console: ${system.urls.gateway}/console`,
+      `  NATS:  ${redact(settings.natsUrl)}, namespace ${instance.namespace ? `"${instance.namespace}"` : 'none'} (NATS_NAMESPACE)`,
+      `  Postgres: database "${instance.database}" on ${Object.values(hostAndPort(settings.databaseUrl, 5432)).join(':')} (DATABASE_URL)`,
       ...(system.devToken
         ? [
             `  Token: ${system.devToken}   (development admin; send "Authorization: Bearer <token>")`,
@@ -129,6 +144,10 @@ async function main(): Promise<void> {
         : []),
       '',
       '  Try it: npm run demo (in another terminal) fills a sample preview within a minute.',
+      written.some((w) => w.path === resolve(LOCAL_INSTANCE_FILE))
+        ? `  The demo and rollout-traffic import find this instance in ${LOCAL_INSTANCE_FILE}.`
+        : `  Another launcher owns ${LOCAL_INSTANCE_FILE}: give the demo and the importer GATEWAY_URL=${system.urls.gateway} NATS_URL=${redact(settings.natsUrl)} NATS_NAMESPACE=${instance.namespace}`,
+      `  Remove this instance's streams, buckets, database and roles once stopped: npm run teardown -- --namespace ${instance.namespace ? instance.namespace : "''"} --database ${instance.database}`,
       '',
       'Ctrl-C stops everything.',
       '',

@@ -108,6 +108,23 @@ describe('rollout-traffic import, the command', () => {
     expect(await eventsOn(nc, ns, 'edgee')).toHaveLength(1);
   });
 
+  it('in a namespace with no system, says which namespace it tried and where the policy is live instead', async () => {
+    const line = `${[...ZEEK_HEADER('conn'), zeekLine(2)].join('\n')}\n`;
+    const elsewhere = uniqueName('imc_other');
+    const wrong = await runCli(
+      ['--format', 'zeek', '--project', 'acme', '--policy', 'edge', '-'],
+      { ...env(), NATS_NAMESPACE: elsewhere },
+      line,
+    );
+    expect(wrong.code).toBe(2);
+    const said = wrong.stderr.trim().split('\n').pop();
+    expect(said).toContain(`tried namespace "${elsewhere}" (--namespace / NATS_NAMESPACE)`);
+    expect(said).toContain(`there is no state bucket (stream KV_${elsewhere}_EXPERIMENT_STATE)`);
+    expect(said).toContain(`the live policy acme/global/edge is under namespace "${namespace}"`);
+    expect(said).toContain('nothing was published');
+    expect(said).not.toContain('--no-check');
+  });
+
   it('reads only conn.log of a Zeek day directory, counting the other logs as skipped by log', async () => {
     const day = join(dir, 'zeek-day');
     await mkdir(day);

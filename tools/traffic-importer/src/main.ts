@@ -7,10 +7,25 @@
  * refusing the events).
  */
 import { RESOURCE_ID } from '@rollout/contracts';
+import { LOCAL_INSTANCE_FILE, readLocalInstance } from '@rollout/platform/config';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { extname, join } from 'node:path';
 import { FORMAT_NAMES } from './formats';
 import { defaultPositionsFile } from './positions';
 import { EXIT_FAILED, fail, runImport } from './run-import';
+
+/**
+ * The instance `npm start` of this checkout runs, if any (tmp/instance.json): its NATS and
+ * namespace are the defaults after NATS_URL and NATS_NAMESPACE, so the import command the demo
+ * and the README print reaches it as it is. Built: dist/tools/traffic-importer/src → the
+ * repository; from the sources: tools/traffic-importer/src → the repository.
+ */
+const localInstance = readLocalInstance(
+  join(
+    __dirname,
+    ...(extname(__filename) === '.js' ? ['..', '..', '..', '..'] : ['..', '..', '..']),
+  ),
+);
 
 function resourceId(what: string) {
   return (value: string) => {
@@ -101,13 +116,13 @@ program
   )
   .option(
     '--nats-url <urls>',
-    'NATS server(s), comma-separated (NATS_USER, NATS_PASSWORD, NATS_TOKEN authenticate)',
-    process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    `NATS server(s), comma-separated (NATS_USER, NATS_PASSWORD, NATS_TOKEN authenticate; default: NATS_URL, else the one of the instance npm start runs, from ${LOCAL_INSTANCE_FILE})`,
+    process.env.NATS_URL ?? localInstance?.natsUrl ?? 'nats://127.0.0.1:4222',
   )
   .option(
     '--namespace <prefix>',
-    'subject prefix of an isolated deployment (NATS_NAMESPACE)',
-    process.env.NATS_NAMESPACE,
+    `subject prefix of an isolated deployment (default: NATS_NAMESPACE, else the one of the instance npm start runs, from ${LOCAL_INSTANCE_FILE})`,
+    process.env.NATS_NAMESPACE ?? (localInstance?.namespace || undefined),
   )
   .option(
     '--no-check',

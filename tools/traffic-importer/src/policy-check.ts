@@ -1,6 +1,6 @@
 import { EXPERIMENT_STATE_BUCKET, STATE_KEY_PREFIX, policyStateKey } from '@rollout/contracts';
 import { NatsNamespace } from '@rollout/platform/nats';
-import { Empty, NatsConnection, NatsError } from 'nats';
+import { Empty, ErrorCode, NatsConnection, NatsError } from 'nats';
 
 /** What the state bucket says of the policies an import targets. */
 export interface PolicyCheck {
@@ -10,10 +10,20 @@ export interface PolicyCheck {
   known?: string[];
 }
 
-export class PolicyCheckError extends Error {}
+export class PolicyCheckError extends Error {
+  /** Whether skipping the check (--no-check) would help: not when the target is the wrong deployment. */
+  constructor(
+    message: string,
+    readonly skippable = true,
+  ) {
+    super(message);
+  }
+}
 
 const LIST_TIMEOUT_MS = 5_000;
 const GET_TIMEOUT_MS = 5_000;
+/** A first direct get not answered by then asks whether the stream is there at all. */
+const FIRST_TRY_MS = 1_000;
 
 /**
  * Reads the live policies' keys in the experiment-service's state bucket (EXPERIMENT_STATE,
@@ -30,14 +40,24 @@ export async function checkPolicies(
   const bucket = new NatsNamespace(target.namespace).bucket(EXPERIMENT_STATE_BUCKET);
   const stream = `KV_${bucket}`;
   // The key is in the request's subject (not its body), so permissions can name the keys.
+  // A direct get of a stream that does not exist is not answered at all (a wrong namespace):
+  // when the first try is not answered soon, the stream's info says whether it is there (a
+  // credential that may not ask is refused, which costs nothing more), then the get is tried
+  // again for as long as a slow server needs.
+  const get = (key: string, timeout: number) =>
+    connection.request(`$JS.API.DIRECT.GET.${stream}.$KV.${bucket}.${key}`, Empty, { timeout });
   const last = async (key: string) => {
     let reply;
     try {
-      reply = await connection.request(`$JS.API.DIRECT.GET.${stream}.$KV.${bucket}.${key}`, Empty, {
-        timeout: GET_TIMEOUT_MS,
+      reply = await get(key, FIRST_TRY_MS).catch(async (error: unknown) => {
+        if (!(error instanceof NatsError && error.code === ErrorCode.Timeout)) throw error;
+        if (await streamAbsent(connection, stream)) throw NO_STREAM;
+        return get(key, GET_TIMEOUT_MS);
       });
     } catch (error) {
-      throw new PolicyCheckError(describe(error, stream));
+      if (isUnanswered(error))
+        throw new PolicyCheckError(await noStateBucket(connection, target, stream, error), false);
+      throw new PolicyCheckError(describe(error));
     }
     const status = reply.headers?.code ?? 0;
     if (status === 404) return undefined;
@@ -79,10 +99,115 @@ async function listPolicies(
   }
 }
 
-function describe(error: unknown, stream: string): string {
+/** Said when the stream's info shows the state bucket is not there. */
+const NO_STREAM = new NatsError('stream not found', ErrorCode.NoResponders);
+const STREAM_NOT_FOUND = 10059;
+
+/** Whether the stream's info says it does not exist; false when it exists or cannot be asked (permissions). */
+async function streamAbsent(connection: NatsConnection, stream: string): Promise<boolean> {
+  try {
+    const reply = await connection.request(`$JS.API.STREAM.INFO.${stream}`, Empty, {
+      timeout: FIRST_TRY_MS,
+    });
+    const answer = JSON.parse(new TextDecoder().decode(reply.data)) as {
+      error?: { err_code?: number };
+    };
+    return answer.error?.err_code === STREAM_NOT_FOUND;
+  } catch {
+    return false;
+  }
+}
+
+/** No stream answers the direct get (no responders, or its info says it is not there), or nothing answered it in time. */
+function isUnanswered(error: unknown): boolean {
+  return (
+    error instanceof NatsError &&
+    (error.code === ErrorCode.NoResponders || error.code === ErrorCode.Timeout)
+  );
+}
+
+/** The namespaces ('' for none) that hold a state bucket on this server; undefined when this credential may not list streams. */
+async function namespacesWithState(connection: NatsConnection): Promise<string[] | undefined> {
+  const suffix = `${EXPERIMENT_STATE_BUCKET}`;
+  try {
+    const jsm = await connection.jetstreamManager({ timeout: LIST_TIMEOUT_MS });
+    const found: string[] = [];
+    for await (const name of jsm.streams.names()) {
+      if (name === `KV_${suffix}`) found.push('');
+      else if (name.startsWith('KV_') && name.endsWith(`_${suffix}`))
+        found.push(name.slice('KV_'.length, -`_${suffix}`.length));
+    }
+    return found.sort();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Namespaces named in one message at most. */
+const LISTED = 5;
+/** Namespaces whose state bucket is asked for the target policy at most. */
+const ASKED = 100;
+
+/** Those of `namespaces` whose state bucket holds the first target policy live. */
+async function namespacesHolding(
+  connection: NatsConnection,
+  namespaces: string[],
+  target: { project: string; location: string; policies: string[] },
+): Promise<string[]> {
+  const key = policyStateKey(target.project, target.location, target.policies[0] ?? '');
+  const holding: string[] = [];
+  for (const namespace of namespaces.slice(0, ASKED)) {
+    const bucket = new NatsNamespace(namespace || undefined).bucket(EXPERIMENT_STATE_BUCKET);
+    const reply = await connection
+      .request(`$JS.API.DIRECT.GET.KV_${bucket}.$KV.${bucket}.${key}`, Empty, {
+        timeout: GET_TIMEOUT_MS,
+      })
+      .catch(() => undefined);
+    const operation = reply?.headers?.get('KV-Operation');
+    if (reply && (reply.headers?.code ?? 0) < 300 && operation !== 'DEL' && operation !== 'PURGE')
+      holding.push(namespace);
+  }
+  return holding;
+}
+
+const named = (namespace: string) => (namespace ? `namespace "${namespace}"` : 'no namespace');
+
+/**
+ * Says which namespace was tried and what the server holds instead: the usual cause is a
+ * namespace other than the system's (a second instance, a test run's), and importing anyway
+ * would publish where no evaluator reads.
+ */
+async function noStateBucket(
+  connection: NatsConnection,
+  target: { namespace?: string; project: string; location: string; policies: string[] },
+  stream: string,
+  error: unknown,
+): Promise<string> {
+  const tried = `${named(target.namespace ?? '')} (--namespace / NATS_NAMESPACE)`;
+  const how =
+    error instanceof NatsError && error.code === ErrorCode.Timeout
+      ? `nothing answered a read of its state bucket (stream ${stream})`
+      : `there is no state bucket (stream ${stream}) on this server`;
+  const found = await namespacesWithState(connection);
+  const holding = found && (await namespacesHolding(connection, found, target));
+  const listed = (namespaces: string[]) =>
+    namespaces.length > LISTED
+      ? `${namespaces.slice(0, LISTED).map(named).join(', ')} and ${namespaces.length - LISTED} more`
+      : namespaces.map(named).join(', ');
+  const policy = `${target.project}/${target.location}/${target.policies[0]}`;
+  const what =
+    found === undefined
+      ? 'this NATS user may not list the streams there are'
+      : found.length === 0
+        ? 'no namespace on this server has one: has the bus provisioning step run (npm start, the bus-provision Job, npm run bus:provision)?'
+        : holding && holding.length > 0
+          ? `the live policy ${policy} is under ${listed(holding)}`
+          : `no namespace here has the live policy ${policy}; the system runs here under ${listed(found)}`;
+  return `tried ${tried}: ${how}; ${what}. Set --namespace to the system's (npm start prints it); nothing was published`;
+}
+
+function describe(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  if (error instanceof NatsError && error.code === '503')
-    return `the state bucket (stream ${stream}) is not there to read: has the bus provisioning step run (npm start, the bus-provision Job, npm run bus:provision)?`;
   if (error instanceof NatsError && error.isPermissionError())
     return `this NATS user may not read the state bucket's policy keys (${text}): its credential predates the read a traffic producer is given (docs/bus-security.md)`;
   return `reading the state bucket failed: ${text}`;

@@ -86,7 +86,9 @@ async function checkTargets(
   const check = await checkPolicies(connection, { ...target, policies }).catch((error: unknown) =>
     error instanceof PolicyCheckError
       ? fail(
-          `cannot check that the target policies exist: ${error.message}; --no-check skips the check`,
+          error.skippable
+            ? `cannot check that the target policies exist: ${error.message}; --no-check skips the check`
+            : error.message,
         )
       : Promise.reject(error),
   );

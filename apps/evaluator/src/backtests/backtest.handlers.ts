@@ -1,20 +1,29 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Ctx, MessagePattern, NatsContext, Payload } from '@nestjs/microservices';
 import {
   BacktestOperation,
   BacktestRequest,
   GetBacktestOperationRequest,
   PREVIEW_SUBJECTS,
 } from '@rollout/contracts';
+import { StateFence } from '../state/state-fence';
 import { Backtests } from './backtests.application';
 
 /** preview.v1 backtests (queue group `evaluator`): start one, and read its operation. */
 @Controller()
 export class BacktestHandlers {
-  constructor(private readonly backtests: Backtests) {}
+  constructor(
+    private readonly backtests: Backtests,
+    private readonly fence: StateFence,
+  ) {}
 
+  /** Started once the snapshot holds the changes answered before it: an experiment just created is found. */
   @MessagePattern(PREVIEW_SUBJECTS.backtest)
-  backtest(@Payload() request: BacktestRequest): Promise<BacktestOperation> {
+  async backtest(
+    @Payload() request: BacktestRequest,
+    @Ctx() context: NatsContext,
+  ): Promise<BacktestOperation> {
+    await this.fence.passed(context);
     return this.backtests.start(request);
   }
 

@@ -9,7 +9,11 @@ import {
 import {
   EXPERIMENT_STATE_BUCKET,
   STATE_POSITION_KEY,
+  STATE_START,
   STATE_VERSION_HEADER,
+  StatePosition,
+  isAtOrAfter,
+  parseStatePosition,
   resourceOfStateKey,
 } from '@rollout/contracts';
 import type { ReadinessCheck } from '@rollout/platform/health';
@@ -76,6 +80,13 @@ export class PreviewStateService
   /** Whether the next turn first compares the stream's last sequence with the one applied. */
   private recheckStream = true;
   private writes?: Subscription;
+  /**
+   * The last event of the experiment-service's log this snapshot holds: the greatest
+   * `Event-Tx`/`Event-Position` of the entries applied (the relay writes in log order).
+   */
+  private reached: StatePosition = STATE_START;
+  /** Reads waiting for a position (see appliedThrough). */
+  private readonly waiting = new Set<{ position: StatePosition; done: () => void }>();
   private readonly bucket: string;
   private readonly reader: DirectReader;
   private readonly applied?: Counter<'outcome'>;
@@ -121,6 +132,37 @@ export class PreviewStateService
         }),
       };
     }
+  }
+
+  /** Where in the experiment-service's log the snapshot stands (see StatePosition). */
+  get position(): StatePosition {
+    return this.reached;
+  }
+
+  /**
+   * Resolves true once every change up to `position` of the experiment-service's log is applied
+   * (at once when it is already), false after `timeoutMs` if it is not: a read that must see
+   * the writes answered before it waits here (docs/api.md, "Read your own writes").
+   */
+  appliedThrough(position: StatePosition, timeoutMs: number): Promise<boolean> {
+    if (isAtOrAfter(this.reached, position)) return Promise.resolve(true);
+    // The write it waits for may have landed before its notice: look now rather than in a second.
+    this.following.wake();
+    return new Promise((resolve) => {
+      const waiter = {
+        position,
+        done: () => {
+          clearTimeout(timer);
+          this.waiting.delete(waiter);
+          resolve(true);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiting.delete(waiter);
+        resolve(false);
+      }, timeoutMs);
+      this.waiting.add(waiter);
+    });
   }
 
   get isLoaded(): boolean {
@@ -169,7 +211,10 @@ export class PreviewStateService
       const jsm = await this.connection.jetstreamManager({ checkAPI: false });
       const { last_seq } = (await jsm.streams.info(this.reader.stream)).state;
       // A bucket made again (lost with its data) numbers from 1: read it from its start.
-      if (last_seq < this.appliedSeq) this.appliedSeq = 0;
+      if (last_seq < this.appliedSeq) {
+        this.appliedSeq = 0;
+        this.reached = STATE_START;
+      }
       this.snapshotSeq ??= last_seq;
       this.recheckStream = false;
     }
@@ -180,9 +225,20 @@ export class PreviewStateService
       if (!entry) break;
       this.applyEntry(kvKeyOf(this.bucket, entry.subject), entry);
       this.appliedSeq = entry.seq;
+      this.advance(entry);
     }
     // Caught up: every entry there when it started is applied.
     if (this.filled && this.appliedSeq >= (this.snapshotSeq ?? 0)) this.loadedNow();
+  }
+
+  /** Moves the log position held to the entry's (the position key's too), and wakes the reads it satisfies. */
+  private advance(entry: StoredEntry): void {
+    const at = parseStatePosition(
+      `${entry.headers?.get('Event-Tx') ?? ''}.${entry.headers?.get('Event-Position') ?? ''}`,
+    );
+    if (!at || isAtOrAfter(this.reached, at)) return;
+    this.reached = at;
+    for (const waiter of this.waiting) if (isAtOrAfter(at, waiter.position)) waiter.done();
   }
 
   private applyEntry(key: string, message: StoredEntry): void {

@@ -1,4 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  EXPERIMENT_SUBJECTS,
+  PREVIEW_SUBJECTS,
+  STATE_AFTER_HEADER,
+  StatePosition,
+  formatStatePosition,
+} from '@rollout/contracts';
 import { REQUEST_ID_HEADER } from '@rollout/platform/logging';
 import { ClientMetrics } from '@rollout/platform/metrics';
 import { NatsRpcClient } from '@rollout/platform/nats';
@@ -8,11 +15,26 @@ import { DeprecationPolicy } from './deprecations';
 import { PageTokens } from './page-tokens';
 
 /**
+ * The calls answered from the state the experiment-service relays (EXPERIMENT_STATE), which
+ * must see every change answered before them: each first asks where the experiment-service's
+ * log stands and sends it as `State-After`, and the evaluator answers once it holds the state up
+ * to there (docs/api.md, "Read your own writes"). A backtest's operation is the evaluator's own.
+ */
+const READS_OF_RELAYED_STATE: ReadonlySet<string> = new Set([
+  PREVIEW_SUBJECTS.backtest,
+  PREVIEW_SUBJECTS.previewReport,
+  PREVIEW_SUBJECTS.previewFlows,
+  PREVIEW_SUBJECTS.previewLogs,
+  PREVIEW_SUBJECTS.deadLetters,
+]);
+
+/**
  * The gateway's one way to call a service: NATS request/reply with the configured deadline and
  * the caller's request id; failures arrive as StatusErrors (UNAVAILABLE when nobody serves the
  * subject). On the way it forwards the HTTP client's features (`Client-Features`), reports or
  * refuses deprecated request fields, signs page tokens out and checks them back in, and sends the
- * caller as a signed actor assertion (with BUS_SIGNING_KEY), which services check before acting.
+ * caller as a signed actor assertion (with BUS_SIGNING_KEY), which services check before acting,
+ * and makes a read of the relayed state see the caller's writes (READS_OF_RELAYED_STATE).
  */
 @Injectable()
 export class BackendClient {
@@ -36,12 +58,21 @@ export class BackendClient {
   async call<T>(subject: string, data: unknown, requestId?: string): Promise<T> {
     this.deprecations.check(subject, data);
     const client = currentHttpClient();
-    const reply = await this.rpc.request<T>(subject, this.pageTokens.openRequest(data), {
-      timeoutMs: this.config.RPC_TIMEOUT_MS,
-      headers: requestId ? { [REQUEST_ID_HEADER]: requestId } : undefined,
-      features: client?.features,
-      actor: client?.actor && { ...client.actor, ...(requestId ? { requestId } : {}) },
-    });
+    const headers: Record<string, string> = requestId ? { [REQUEST_ID_HEADER]: requestId } : {};
+    const actor = client?.actor && { ...client.actor, ...(requestId ? { requestId } : {}) };
+    const send = <R>(to: string, body: unknown) =>
+      this.rpc.request<R>(to, body, {
+        timeoutMs: this.config.RPC_TIMEOUT_MS,
+        headers,
+        features: client?.features,
+        actor,
+      });
+    if (READS_OF_RELAYED_STATE.has(subject)) {
+      // Asked now, after every command this client was answered: the position covers them all.
+      const position = await send<StatePosition>(EXPERIMENT_SUBJECTS.statePosition, {});
+      headers[STATE_AFTER_HEADER] = formatStatePosition(position);
+    }
+    const reply = await send<T>(subject, this.pageTokens.openRequest(data));
     return this.pageTokens.sealReply(reply);
   }
 }

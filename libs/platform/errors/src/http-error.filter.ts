@@ -45,6 +45,19 @@ function explained(status: Status, request: FastifyRequest, reply: FastifyReply)
   };
 }
 
+/**
+ * A service's retry hint (ErrorInfo metadata `retryAfterSeconds`, e.g. an evaluator that has not
+ * yet seen a change), said to HTTP clients the standard way too: `Retry-After`.
+ */
+function retryAfterSeconds(status: Status): string | undefined {
+  for (const detail of status.details)
+    if (detail['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo') {
+      const seconds = detail.metadata?.retryAfterSeconds;
+      if (seconds && /^[0-9]{1,6}$/.test(seconds)) return seconds;
+    }
+  return undefined;
+}
+
 /** The gateway's only error mapping: everything a client sees is `{ "error": Status }`. */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
@@ -70,6 +83,9 @@ export class HttpErrorFilter implements ExceptionFilter {
       ];
     }
     const body: ErrorResponse = { error };
+    const retryAfter = retryAfterSeconds(error);
+    if (retryAfter !== undefined && !response.getHeader('retry-after'))
+      void response.header('Retry-After', retryAfter);
     if (!response.sent) void response.status(error.code).send(body);
   }
 }

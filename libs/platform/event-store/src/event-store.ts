@@ -2,7 +2,15 @@ import { poolOf, prepared } from '@rollout/platform/postgres';
 import type { Pool } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ClaimedWrite, StoredEventInput, appendStatement } from './append-statement';
-import { Cursor, EventRow, NewEvent, StoredEvent, concurrencyConflict, toEvent } from './events';
+import {
+  Cursor,
+  EventRow,
+  NewEvent,
+  START,
+  StoredEvent,
+  concurrencyConflict,
+  toEvent,
+} from './events';
 import { EventTransaction, NAMED_ANSWER, PREVIOUS_RESPONSE, REPLAY } from './event-transaction';
 
 export interface EventStoreOptions {
@@ -120,5 +128,21 @@ export class EventStore {
       [after.txId, after.position, limit],
     );
     return rows.map(toEvent);
+  }
+
+  /**
+   * The last committed event's place in the global log (START when there is none). Every
+   * command answered before this is called is at or before it, and readAll reaches it once the
+   * transactions running now have ended: a reader of the relayed log that has reached it has
+   * every change answered so far (read your writes across services).
+   */
+  async head(): Promise<Cursor> {
+    const { rows } = await this.pool.query<{ tx_id: string; position: string }>(
+      prepared(
+        `SELECT tx_id::text, position::text FROM events ORDER BY tx_id DESC, position DESC LIMIT 1`,
+        [],
+      ),
+    );
+    return rows[0] ? { txId: rows[0].tx_id, position: rows[0].position } : START;
   }
 }

@@ -5,6 +5,7 @@ export * from './jetstream-setup';
 export * from './topology-drift';
 export * from './bus-topology';
 export * from './provision';
+export * from './deprovision';
 export * from './dead-letter';
 export * from './pull-consumer-host';
 export * from './batch-consumer';

@@ -3,3 +3,4 @@ export * from './messages';
 export * from './names';
 export * from './revisions';
 export type { ListHistoryEventsResponse } from './package';
+export * from './state-position';

@@ -2,7 +2,7 @@ import type { ContractPackage } from '../../packages';
 import type { FirewallPolicy, FirewallPolicyExperiment, PolicyContent } from './resources';
 import { formatExperimentName, formatPolicyName } from './names';
 
-export const EXPERIMENT_V1: ContractPackage = { name: 'experiment.v1', version: '1.6.0' };
+export const EXPERIMENT_V1: ContractPackage = { name: 'experiment.v1', version: '1.7.0' };
 
 /** Request/reply subjects served by the experiment-service (queue group experiment-service). */
 export const EXPERIMENT_SUBJECTS = {
@@ -34,6 +34,8 @@ export const EXPERIMENT_SUBJECTS = {
   getProjectSettings: 'experiment.v1.projects.settings.get',
   updateProjectSettings: 'experiment.v1.projects.settings.update',
   getOperation: 'experiment.v1.operations.get',
+  /** Since 1.7.0: where the event log stands, for reads that must see every change answered (state-position.ts). */
+  statePosition: 'experiment.v1.state.position',
 } as const;
 
 /** The readiness gates a commit was checked against, as the preview report judged them. */

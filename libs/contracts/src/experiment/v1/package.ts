@@ -28,7 +28,7 @@ const service = 'experiment-service';
 /** `experiment.v1`: live firewall policies and their experiments (AIP-236). */
 export const EXPERIMENT_V1_PACKAGE = definePackage({
   name: 'experiment.v1',
-  version: '1.6.0',
+  version: '1.7.0',
   stability: 'stable',
   requests: [
     'CreatePolicyRequest',
@@ -47,6 +47,7 @@ export const EXPERIMENT_V1_PACKAGE = definePackage({
     'ProposeCommitRequest',
     'ApproveCommitRequest',
     'UpdateProjectSettingsRequest',
+    'GetStatePositionRequest',
   ],
   replies: [
     'ListPoliciesResponse',
@@ -59,6 +60,7 @@ export const EXPERIMENT_V1_PACKAGE = definePackage({
     'RuleDiff',
     'ListRevisionsResponse',
     'ListProjectsResponse',
+    'StatePosition',
   ],
   events: ['PolicyEvent', 'ExperimentEvent'],
   resources: ['FirewallPolicy', 'FirewallPolicyExperiment', 'Revision', 'ProjectSettings'],
@@ -142,6 +144,12 @@ export const EXPERIMENT_V1_PACKAGE = definePackage({
       service,
       request: 'UpdateProjectSettingsRequest',
       reply: 'ProjectSettings',
+    },
+    {
+      subject: S.statePosition,
+      service,
+      request: 'GetStatePositionRequest',
+      reply: 'StatePosition',
     },
   ],
   streams: [

@@ -1,0 +1,49 @@
+/**
+ * `npm run teardown -- --namespace <prefix> --database <name>`: see teardown.ts. Settings:
+ * NATS_URL, DATABASE_URL (the server, as a superuser), NATS_USER and NATS_PASSWORD (a user that
+ * may delete streams, on a server with users).
+ */
+import { parseArgs } from 'node:util';
+import { join } from 'node:path';
+import { readLocalInstance } from '@rollout/platform/config';
+import { TeardownRefused, instanceToRemove, teardown } from './teardown';
+import { DEFAULT_DATABASE_URL, DEFAULT_NATS_URL } from './settings';
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+function fail(line: string): never {
+  process.stderr.write(`teardown: ${line}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  let values: { namespace?: string; database?: string };
+  try {
+    ({ values } = parseArgs({
+      options: { namespace: { type: 'string' }, database: { type: 'string' } },
+      strict: true,
+    }));
+  } catch (error) {
+    return fail(`${(error as Error).message}; nothing was removed`);
+  }
+  const databaseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  const instance = instanceToRemove(values, databaseUrl, readLocalInstance(ROOT));
+  const lines = await teardown(instance, {
+    natsUrl: process.env.NATS_URL || DEFAULT_NATS_URL,
+    databaseUrl,
+    natsUser: process.env.NATS_USER
+      ? { user: process.env.NATS_USER, password: process.env.NATS_PASSWORD ?? '' }
+      : undefined,
+  });
+  for (const line of lines) process.stdout.write(`${line}\n`);
+}
+
+main().catch((error: unknown) =>
+  fail(
+    error instanceof TeardownRefused
+      ? error.message
+      : error instanceof Error
+        ? error.message
+        : String(error),
+  ),
+);

@@ -1,0 +1,97 @@
+/**
+ * `npm run teardown`: removes one instance of the system (README, "A second instance"): the
+ * streams and buckets of its NATS namespace, its Postgres database and its services' roles.
+ * It names nothing by default: an instance is said in full or nothing is removed.
+ */
+import { LocalInstance } from '@rollout/platform/config';
+import { inboxPrefixOf, removeBus } from '@rollout/platform/nats';
+import { connect } from 'nats';
+import { removeDatabase } from './postgres';
+import { SettingsError, databaseName, redact, withDatabase } from './settings';
+
+/** What the command line named; undefined: not named. */
+export interface TeardownRequest {
+  /** NATS_NAMESPACE of the instance; '' names the instance without a namespace. */
+  namespace?: string;
+  database?: string;
+}
+
+export interface TeardownServers {
+  natsUrl: string;
+  /** A superuser's URL on the instance's Postgres server (any database of it). */
+  databaseUrl: string;
+  natsUser?: { user: string; password: string };
+}
+
+/** Why nothing was removed, in one line. */
+export class TeardownRefused extends Error {}
+
+/**
+ * The instance to remove, checked: both its namespace and its database must be named, and it
+ * must not be the one this checkout's launcher runs now.
+ */
+export function instanceToRemove(
+  request: TeardownRequest,
+  databaseUrl: string,
+  running: LocalInstance | undefined,
+): { namespace: string; database: string } {
+  const { namespace, database } = request;
+  if (namespace === undefined || database === undefined)
+    throw new TeardownRefused(
+      "name the instance to remove: --namespace <NATS_NAMESPACE> ('' for none) and --database <name> (npm start prints both); nothing was removed",
+    );
+  try {
+    databaseName(withDatabase(databaseUrl, database));
+  } catch (error) {
+    throw new TeardownRefused(
+      `${error instanceof SettingsError ? error.message.replace('DATABASE_URL', '--database') : String(error)}; nothing was removed`,
+    );
+  }
+  if (running && running.namespace === namespace && running.database === database)
+    throw new TeardownRefused(
+      `that instance is running (npm start, pid ${running.pid}): stop it first; nothing was removed`,
+    );
+  return { namespace, database };
+}
+
+/** Removes the instance's streams and buckets, then its database and roles; answers what it did, a line each. */
+export async function teardown(
+  instance: { namespace: string; database: string },
+  servers: TeardownServers,
+): Promise<string[]> {
+  const { natsUser } = servers;
+  let nc;
+  try {
+    nc = await connect({
+      servers: servers.natsUrl,
+      ...(natsUser
+        ? {
+            user: natsUser.user,
+            pass: natsUser.password,
+            inboxPrefix: inboxPrefixOf(natsUser.user),
+          }
+        : {}),
+    });
+  } catch (error) {
+    throw new TeardownRefused(
+      `cannot reach NATS at ${redact(servers.natsUrl)}: ${error instanceof Error ? error.message : String(error)}; nothing was removed`,
+    );
+  }
+  const where = instance.namespace ? `namespace "${instance.namespace}"` : 'no namespace';
+  const lines: string[] = [];
+  try {
+    const bus = await removeBus(nc, instance.namespace || undefined);
+    lines.push(
+      bus.removed.length > 0
+        ? `NATS ${redact(servers.natsUrl)}, ${where}: removed ${bus.removed.join(', ')}`
+        : `NATS ${redact(servers.natsUrl)}, ${where}: no stream or bucket of the system was there`,
+    );
+  } finally {
+    await nc.close();
+  }
+  await removeDatabase(servers.databaseUrl, instance.database);
+  lines.push(
+    `Postgres ${redact(withDatabase(servers.databaseUrl, instance.database))}: the database and its services' roles are gone`,
+  );
+  return lines;
+}
