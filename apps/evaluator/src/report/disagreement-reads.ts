@@ -1,5 +1,6 @@
 import { PREVIEW_REPORT_TOP } from '@rollout/contracts';
 import {
+  PairDisagreement,
   PairDisagreementFlow,
   ReportRows,
   StoredPairFlows,
@@ -13,8 +14,9 @@ import { Queryable, rowsOf } from './rows';
  * them. The one place that knows how disagreements are stored: the cohorts the counting
  * transaction writes (preview_cohorts, their verdict patterns and kept flows). Each pair's events
  * are derived from the patterns by the pure pairDisagreements; its flows are aggregated over
- * the cohorts by Postgres, which hands over only each pair's top flows and their total, so a
- * report's memory does not grow with the cohorts an experiment has been in.
+ * the cohorts by Postgres, which hands over only each pair's top flows and their total, and only
+ * for the pairs the report lists, so a report's work and memory do not grow with the cohorts and
+ * experiments an experiment has been previewed beside.
  */
 export async function readDisagreements(
   db: Queryable,
@@ -33,7 +35,6 @@ export async function readDisagreements(
     [ids],
   );
   if (cohorts.length === 0) return [];
-  const flows = await readPairFlows(db, ids);
   const members = await rowsOf<{ id: number; experiment: string; experimentEtag: string }>(
     db,
     `SELECT c.id, c.experiment, v.experiment_etag AS "experimentEtag" FROM preview_configurations c
@@ -41,28 +42,39 @@ export async function readDisagreements(
     [[...new Set(cohorts.flatMap((c) => c.configurationIds))]],
   );
   const names = new Map(members.map((m) => [m.id, m]));
-  return (
-    pairDisagreements(cohorts, ids, flows)
-      // A member retention removed has no name any more: its pairs go with it.
-      .filter((pair) => names.has(pair.otherId))
-      .map((pair) => ({
-        configurationId: pair.configurationId,
-        experiment: names.get(pair.otherId)!.experiment,
-        experimentEtag: names.get(pair.otherId)!.experimentEtag,
-        events: pair.events,
-        topFlows: pair.topFlows.map((f) => ({
-          direction: f.direction,
-          srcIp: f.srcIp,
-          destIp: f.destIp,
-          protocol: f.protocol,
-          ...(f.destPort >= 0 ? { destPort: f.destPort } : {}),
-          action: f.action,
-          otherAction: f.action === 'allow' ? ('deny' as const) : ('allow' as const),
-          count: f.count,
-        })),
-        eventsOutsideFlows: pair.outside,
-      }))
-  );
+  // A member retention removed has no name any more: its pairs go with it.
+  const named = (pair: { otherId: number }) => names.has(pair.otherId);
+  // Flows only for the pairs a report lists (events come from the patterns alone).
+  const flows = await readPairFlows(db, listedPairs(pairDisagreements(cohorts, ids).filter(named)));
+  return pairDisagreements(cohorts, ids, flows)
+    .filter(named)
+    .map((pair) => ({
+      configurationId: pair.configurationId,
+      experiment: names.get(pair.otherId)!.experiment,
+      experimentEtag: names.get(pair.otherId)!.experimentEtag,
+      events: pair.events,
+      topFlows: pair.topFlows.map((f) => ({
+        direction: f.direction,
+        srcIp: f.srcIp,
+        destIp: f.destIp,
+        protocol: f.protocol,
+        ...(f.destPort >= 0 ? { destPort: f.destPort } : {}),
+        action: f.action,
+        otherAction: f.action === 'allow' ? ('deny' as const) : ('allow' as const),
+        count: f.count,
+      })),
+      eventsOutsideFlows: pair.outside,
+    }));
+}
+
+/** The PREVIEW_REPORT_TOP pairs of each configuration a report lists (pairs come most events first). */
+function listedPairs(pairs: readonly PairDisagreement[]): PairDisagreement[] {
+  const listed = new Map<number, number>();
+  return pairs.filter((pair) => {
+    const n = listed.get(pair.configurationId) ?? 0;
+    listed.set(pair.configurationId, n + 1);
+    return n < PREVIEW_REPORT_TOP;
+  });
 }
 
 /**
@@ -71,7 +83,11 @@ export async function readDisagreements(
  * PREVIEW_REPORT_TOP flows, most events first, ties by connection (as text, byte order) then
  * action.
  */
-async function readPairFlows(db: Queryable, ids: readonly number[]): Promise<StoredPairFlows[]> {
+async function readPairFlows(
+  db: Queryable,
+  pairs: readonly PairDisagreement[],
+): Promise<StoredPairFlows[]> {
+  if (pairs.length === 0) return [];
   const rows = await rowsOf<
     PairDisagreementFlow & { configurationId: number; otherId: number; kept: number }
   >(
@@ -81,7 +97,9 @@ async function readPairFlows(db: Queryable, ids: readonly number[]): Promise<Sto
        FROM preview_cohorts c
        CROSS JOIN LATERAL unnest(c.configuration_ids) WITH ORDINALITY AS m(id, pos)
        CROSS JOIN LATERAL unnest(c.configuration_ids) WITH ORDINALITY AS o(id, pos)
-       WHERE c.configuration_ids && $1::int[] AND m.id = ANY($1::int[]) AND o.id <> m.id
+       JOIN unnest($1::int[], $3::int[]) AS w(configuration_id, other_id)
+         ON w.configuration_id = m.id AND w.other_id = o.id
+       WHERE c.configuration_ids && $1::int[]
      ), flows AS (
        SELECT p.configuration_id, p.other_id, f.direction, host(f.src_ip) AS src_ip, host(f.dest_ip) AS dest_ip,
               f.protocol, f.dest_port, CASE WHEN (f.mask >> p.i) & 1 = 1 THEN 'deny' ELSE 'allow' END AS action,
@@ -98,14 +116,14 @@ async function readPairFlows(db: Queryable, ids: readonly number[]): Promise<Sto
      SELECT configuration_id AS "configurationId", other_id AS "otherId", direction, src_ip AS "srcIp",
             dest_ip AS "destIp", protocol, dest_port AS "destPort", action, count, kept
      FROM ranked WHERE rank <= $2 ORDER BY configuration_id, other_id, rank`,
-    [ids, PREVIEW_REPORT_TOP],
+    [pairs.map((p) => p.configurationId), PREVIEW_REPORT_TOP, pairs.map((p) => p.otherId)],
   );
-  const pairs = new Map<string, StoredPairFlows & { top: PairDisagreementFlow[] }>();
+  const stored = new Map<string, StoredPairFlows & { top: PairDisagreementFlow[] }>();
   for (const { configurationId, otherId, kept, ...flow } of rows) {
     const key = `${configurationId},${otherId}`;
-    let pair = pairs.get(key);
-    if (!pair) pairs.set(key, (pair = { configurationId, otherId, kept, top: [] }));
+    let pair = stored.get(key);
+    if (!pair) stored.set(key, (pair = { configurationId, otherId, kept, top: [] }));
     pair.top.push(flow);
   }
-  return [...pairs.values()];
+  return [...stored.values()];
 }
