@@ -28,7 +28,7 @@ export const configSchema = z
      * in the pull's buffer, a batch being filled or batches in flight. Each pull asks for what
      * fits, so memory stays bounded whatever a traffic.v2alpha message holds.
      */
-    EVALUATOR_HELD_BYTES: positiveInt(32 * 1024 * 1024).pipe(
+    EVALUATOR_HELD_BYTES: positiveInt(8 * 1024 * 1024).pipe(
       z.number().max(1024 * 1024 * 1024, 'must be at most 1073741824'),
     ),
     /** Batches in flight at once in one replica: evaluated, or waiting for their window's commit. */

@@ -27,7 +27,7 @@ export interface BatchConsumerOptions {
   maxBytes: number;
   /**
    * Most payload bytes held at once: pulled and not yet settled, whether still in the client's
-   * buffer, in the batch being filled or in batches in flight (default 32 MiB). Each pull asks
+   * buffer, in the batch being filled or in batches in flight (default 8 MiB). Each pull asks
    * for what fits, at the largest message size seen; a message may exceed it only alone.
    */
   maxHeldBytes?: number;
@@ -127,7 +127,7 @@ export class BatchConsumer {
   }
 
   private get maxHeldBytes(): number {
-    return this.options.maxHeldBytes ?? 32 * 1024 * 1024;
+    return this.options.maxHeldBytes ?? 8 * 1024 * 1024;
   }
 
   /** What each message of the next fetch is assumed to weigh. */
