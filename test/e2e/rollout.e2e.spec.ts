@@ -300,8 +300,12 @@ describe('rollout, the command line', () => {
     expect({ code: rolledBack.code, stderr: rolledBack.stderr }).toEqual({ code: 0, stderr: '' });
     const revision1 = (await api('GET', `/v1/${POLICY}/revisions/1`)).body;
     const now = await livePolicy();
-    expect(now.rules).toEqual(revision1.rules);
-    expect(now.description).toBe('changed by hand'); // a rollback restores the rules only
+    // The whole resource of revision 1, as the plan's diff said: the hand-made description goes.
+    expect(rollbackModel.diff.fields.map((f: { field: string }) => f.field)).toEqual([
+      'description',
+    ]);
+    expect(now).toMatchObject({ displayName: revision1.displayName, rules: revision1.rules });
+    expect(now.description).toBe(revision1.description);
     const afterRollback = JSON.parse(
       (await rollout(['history', POLICY, '--json'])).stdout,
     ).revisions;

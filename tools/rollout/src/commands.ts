@@ -326,10 +326,10 @@ export async function rollbackCommand(
       name,
       policy,
       target: { revision: options.to },
-      // A rollback restores the rules only; the display name and description stay.
+      // :rollback restores the revision's whole resource (experiment.v1 1.6.0), so the plan diffs it.
       content: normalisePolicy({
-        displayName: policy.displayName,
-        description: policy.description,
+        displayName: revision.displayName,
+        description: revision.description,
         rules: revision.rules,
       }),
       experiment: () => policyApi.experimentFromRevision(name, options.experiment, options.to),
