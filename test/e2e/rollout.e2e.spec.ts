@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,9 +16,23 @@ import { DIST, gatewayApi, isolatedSettings, removeRun } from './support';
  * `rollout`, the pipeline's command line, against the built system started as `npm start`
  * starts it: export → edit → plan (exit 2, the impact the backtest's report says over HTTP) →
  * apply → drift (exit 0) → a concurrent change → the stale plan refused (exit 1, nothing
- * changed) → a rollback planned and applied. Then what a hostile or unlucky pipeline meets.
+ * changed) → a rollback planned and applied. A project that requires review: apply proposes,
+ * another editor approves. Then what a hostile or unlucky pipeline meets.
  */
 const POLICY = 'projects/acme/locations/global/firewallPolicies/edge';
+/** The pipeline (admin), and a second editor of the project that requires review. */
+const PIPELINE_TOKEN = 'rollout-e2e-pipeline';
+const REVIEWER_TOKEN = 'rollout-e2e-reviewer';
+const apiKey = (name: string, token: string, roles: string[], projects: string[] | '*') => ({
+  name,
+  sha256: createHash('sha256').update(token).digest('hex'),
+  roles,
+  projects,
+});
+const API_KEYS = [
+  apiKey('pipeline', PIPELINE_TOKEN, ['admin'], '*'),
+  apiKey('reviewer', REVIEWER_TOKEN, ['editor'], ['secure']),
+];
 const SCHEMA = JSON.parse(
   readFileSync(join(__dirname, '..', '..', 'tools', 'rollout', 'plan-output.schema.json'), 'utf8'),
 ) as object;
@@ -64,7 +79,7 @@ describe('rollout, the command line', () => {
           env: {
             ...process.env,
             ROLLOUT_GATEWAY_URL: system.urls.gateway,
-            ROLLOUT_TOKEN: system.devToken,
+            ROLLOUT_TOKEN: PIPELINE_TOKEN,
             ...env,
           },
         },
@@ -86,10 +101,14 @@ describe('rollout, the command line', () => {
     system = await launch({
       settings: isolated.settings,
       distRoot: DIST,
-      extraEnv: { NATS_NAMESPACE: isolated.namespace, LOG_LEVEL: 'silent' },
+      extraEnv: {
+        NATS_NAMESPACE: isolated.namespace,
+        LOG_LEVEL: 'silent',
+        AUTH_API_KEYS: JSON.stringify(API_KEYS),
+      },
       log: () => undefined,
     });
-    api = gatewayApi(system);
+    api = gatewayApi(system, PIPELINE_TOKEN);
     dir = mkdtempSync(join(tmpdir(), 'rollout-e2e-'));
     const created = await api(
       'POST',
@@ -281,8 +300,12 @@ describe('rollout, the command line', () => {
     expect({ code: rolledBack.code, stderr: rolledBack.stderr }).toEqual({ code: 0, stderr: '' });
     const revision1 = (await api('GET', `/v1/${POLICY}/revisions/1`)).body;
     const now = await livePolicy();
-    expect(now.rules).toEqual(revision1.rules);
-    expect(now.description).toBe('changed by hand'); // a rollback restores the rules only
+    // The whole resource of revision 1, as the plan's diff said: the hand-made description goes.
+    expect(rollbackModel.diff.fields.map((f: { field: string }) => f.field)).toEqual([
+      'description',
+    ]);
+    expect(now).toMatchObject({ displayName: revision1.displayName, rules: revision1.rules });
+    expect(now.description).toBe(revision1.description);
     const afterRollback = JSON.parse(
       (await rollout(['history', POLICY, '--json'])).stdout,
     ).revisions;
@@ -368,13 +391,12 @@ describe('rollout, the command line', () => {
     const applied = await rollout(['apply', 'web.plan.json', '--reason', 'close SSH (SEC-42)']);
     expect(applied.code).toBe(0);
     const [newest] = JSON.parse((await rollout(['history', WEB, '--json'])).stdout).revisions;
-    expect(newest.source).toMatchObject({ kind: 'commit', reportEtag: model.readiness.reportEtag });
-    // The gateway records a reason once its commit takes one; until then the CLI says it did not send it.
-    if (newest.reason === undefined)
-      expect(applied.stderr).toBe(
-        'note: this gateway records no reason on commit yet; --reason was not sent.\n',
-      );
-    else expect(newest.reason).toBe('close SSH (SEC-42)');
+    expect(applied.stderr).toBe('');
+    expect(newest.source).toMatchObject({
+      kind: 'commit',
+      reportEtag: model.readiness.reportEtag,
+      reason: 'close SSH (SEC-42)',
+    });
 
     const direct = await rollout(['rollback', 'web', '--project', 'acme', '--to', '1']);
     expect(direct.code).toBe(0);
@@ -383,6 +405,124 @@ describe('rollout, the command line', () => {
       (await api('GET', `/v1/${WEB}/revisions/1`)).body.rules,
     );
   }, 120_000);
+
+  it('where the project requires review: apply proposes (exit 4), the proposer cannot approve, another editor approves', async () => {
+    const SECURE = 'projects/secure/locations/global/firewallPolicies/edge';
+    const EXPERIMENT = `${SECURE}/experiments/rollout`;
+    const secure = async () => (await api('GET', `/v1/${SECURE}`)).body;
+    const rules = [
+      {
+        priority: 100,
+        direction: 'INGRESS',
+        action: 'allow',
+        match: {
+          srcIpRanges: ['0.0.0.0/0'],
+          layer4Configs: [{ ipProtocol: 'tcp', ports: ['22', '443'] }],
+        },
+      },
+    ];
+    const created = await api(
+      'POST',
+      '/v1/projects/secure/locations/global/firewallPolicies?firewallPolicyId=edge',
+      { displayName: 'edge', rules },
+    );
+    expect(created.status).toBe(200);
+    const subject = new NatsNamespace(namespace).subject(
+      trafficSubject('secure', 'global', 'edge'),
+    );
+    await Promise.all(
+      Array.from({ length: 12 }, (_, n) => ({ ...event(n), id: `secure-${n}` })).map((e) =>
+        nc.jetstream().publish(subject, JSON.stringify(e), { msgID: e.id }),
+      ),
+    );
+    const settings = await api('PATCH', '/v1/projects/secure/settings', {
+      requireCommitReview: true,
+    });
+    expect(settings.body).toMatchObject({ requireCommitReview: true });
+
+    expect((await rollout(['export', SECURE, '-o', 'secure.yaml'])).code).toBe(0);
+    writeFileSync(
+      file('secure.yaml'),
+      readFileSync(file('secure.yaml'), 'utf8').replace(/^ *- "22"\n/m, ''),
+    );
+    const planned = await rollout(['plan', 'secure.yaml', '--json', '--out', 'secure.plan.json']);
+    expect({ code: planned.code, stderr: planned.stderr }).toEqual({ code: 2, stderr: '' });
+    const model = JSON.parse(planned.stdout) as Record<string, JsonBody>;
+    const before = await secure();
+
+    // Apply proposes exactly the plan, with its reason: exit 4, nothing live yet.
+    const reason = 'SEC-42: no SSH from the internet';
+    const proposed = await rollout(['apply', 'secure.plan.json', '--reason', reason]);
+    expect({ code: proposed.code, stderr: proposed.stderr }).toEqual({ code: 4, stderr: '' });
+    expect(proposed.stdout).toBe(
+      `Submitted for review as the commit proposal of ${EXPERIMENT} (etag ${model.experiment.etag}) by pipeline; another editor approves with \`rollout approve secure.plan.json\`. Nothing is live yet.\n`,
+    );
+    expect(await secure()).toEqual(before);
+    expect((await api('GET', `/v1/${EXPERIMENT}`)).body.commitProposal).toMatchObject({
+      experimentEtag: model.experiment.etag,
+      proposer: 'pipeline',
+      reason,
+      reportEtag: model.readiness.reportEtag,
+    });
+
+    // The proposer's own approval: one line, exit 1, nothing changed.
+    const self = await rollout(['approve', 'secure.plan.json']);
+    expect(self).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'rollout: the service refused the approval, nothing changed: PERMISSION_DENIED (HTTP 403): The proposer of a commit cannot approve it: another editor must.\n',
+    });
+    expect(await secure()).toEqual(before);
+
+    // Another editor approves the plan they read: live, with the reason, proposer and approver.
+    const approved = await rollout(['approve', 'secure.plan.json'], {
+      ROLLOUT_TOKEN: REVIEWER_TOKEN,
+    });
+    expect({ code: approved.code, stderr: approved.stderr }).toEqual({ code: 0, stderr: '' });
+    const after = await secure();
+    expect(approved.stdout).toBe(
+      `Approved and applied ${EXPERIMENT} to ${SECURE}, proposed by pipeline (${JSON.stringify(reason)}): the live policy's etag is now ${after.etag}.\n`,
+    );
+    expect(after.etag).not.toBe(before.etag);
+    expect(await rollout(['drift', 'secure.yaml'])).toMatchObject({ code: 0 });
+    const [revision] = (await api('GET', `/v1/${SECURE}/revisions?pageSize=1`)).body.revisions;
+    expect(revision).toMatchObject({
+      actor: 'reviewer',
+      etag: after.etag,
+      source: {
+        kind: 'commit',
+        experimentEtag: model.experiment.etag,
+        reportEtag: model.readiness.reportEtag,
+        reason,
+        review: { proposer: 'pipeline', approver: 'reviewer' },
+      },
+    });
+    const history = await rollout(['history', SECURE]);
+    expect(history.stdout).toContain('commit of rollout, proposed by pipeline');
+
+    // A proposal whose live policy moved before the approval: refused, saying what moved.
+    writeFileSync(
+      file('secure.yaml'),
+      readFileSync(file('secure.yaml'), 'utf8').replace(/^displayName: .*$/m, 'displayName: tier'),
+    );
+    expect((await rollout(['plan', 'secure.yaml', '--out', 'moved.plan.json'])).code).toBe(2);
+    expect((await rollout(['apply', 'moved.plan.json'])).code).toBe(4);
+    const patched = await api('PATCH', `/v1/${SECURE}?updateMask=description`, {
+      description: 'changed by hand',
+      etag: after.etag,
+    });
+    expect(patched.status).toBe(200);
+    const handEdited = await secure();
+    const moved = await rollout(['approve', 'moved.plan.json'], { ROLLOUT_TOKEN: REVIEWER_TOKEN });
+    expect(moved.code).toBe(1);
+    expect(moved.stderr.trim().split('\n')).toHaveLength(1);
+    expect(moved.stderr).toContain('rollout: the service refused the approval, nothing changed: ');
+    expect(moved.stderr).toContain(
+      `the live policy moved from etag ${after.etag} to ${handEdited.etag}`,
+    );
+    expect(await secure()).toEqual(handEdited);
+  }, 180_000);
 
   it('refuses hostile input and an unreachable gateway with one clear line and exit 1, changing nothing', async () => {
     const before = await livePolicy();

@@ -10,7 +10,7 @@ import type {
 } from '@rollout/contracts';
 import { diffPolicies, hasChanges } from './diff';
 import { CliError, Gateway } from './gateway';
-import { PolicyApi, policyName } from './policy-api';
+import { CommitBody, PolicyApi, policyName } from './policy-api';
 import {
   FileFormat,
   NormalisedPolicy,
@@ -326,10 +326,10 @@ export async function rollbackCommand(
       name,
       policy,
       target: { revision: options.to },
-      // A rollback restores the rules only; the display name and description stay.
+      // :rollback restores the revision's whole resource (experiment.v1 1.6.0), so the plan diffs it.
       content: normalisePolicy({
-        displayName: policy.displayName,
-        description: policy.description,
+        displayName: revision.displayName,
+        description: revision.description,
         rules: revision.rules,
       }),
       experiment: () => policyApi.experimentFromRevision(name, options.experiment, options.to),
@@ -342,21 +342,16 @@ export async function rollbackCommand(
   );
 }
 
-/** AIP-155 request id from the plan: applying the same plan again acts once. */
-const planRequestId = (plan: PlanBinding) =>
-  `rollout-${createHash('sha256').update(canonicalJson(plan)).digest('hex').slice(0, 40)}`;
-
-async function withReason(
-  policyApi: PolicyApi,
-  verb: 'commit' | 'rollback',
-  reason: string | undefined,
-  io: Io,
-) {
-  if (!reason) return {};
-  if (await policyApi.acceptsReason(verb)) return { reason };
-  io.err(`note: this gateway records no reason on ${verb} yet; --reason was not sent.\n`);
-  return {};
-}
+/**
+ * AIP-155 request id from the plan: applying the same plan again acts once. The service keeps
+ * one answer per request id whatever the method, so a proposal and its approval each have their
+ * own (an approval under the proposal's id would be answered with the proposal). A refused call
+ * keeps no answer: another editor's approval after a refused one acts.
+ */
+const planRequestId = (plan: PlanBinding, verb?: 'proposeCommit' | 'approveCommit') => {
+  const digest = createHash('sha256').update(canonicalJson(plan)).digest('hex').slice(0, 40);
+  return verb ? `rollout-${verb}-${digest}` : `rollout-${digest}`;
+};
 
 async function rollback(
   policyApi: PolicyApi,
@@ -371,24 +366,77 @@ async function rollback(
     revisionId,
     etag,
     requestId: requestId.slice(0, 128),
-    ...(await withReason(policyApi, 'rollback', reason, io)),
+    ...(reason ? { reason } : {}),
   };
   const operation = await policyApi.gateway.post<Operation>(`/v1/${name}:rollback`, body);
-  return finish(operation, `Rolled ${name} back to revision ${revisionId}`, io);
+  return applied(operation, `Rolled ${name} back to revision ${revisionId}`, io);
 }
 
-export function finish(operation: Operation, done: string, io: Io): number {
-  if (!operation.done) {
-    io.out(`Submitted for review: ${operation.name} waits for approval; nothing is live yet.\n`);
-    return EXIT.SUBMITTED_FOR_REVIEW;
-  }
+/** A commit, approval or rollback done: its answer is the live policy. */
+export function applied(operation: Operation, done: string, io: Io): number {
   const policy = operation.response as unknown as FirewallPolicy | undefined;
   io.out(`${done}: the live policy's etag is now ${policy?.etag ?? '(unknown)'}.\n`);
   return EXIT.OK;
 }
 
-/** A refusal that asks for a review rather than says no: the service's words are passed on. */
-export const isReviewAnswer = (error: CliError) => /REVIEW|APPROV/i.test(error.reason ?? '');
+/** What apply says once the service holds the plan as a commit proposal: nothing is live yet. */
+export function submittedForReview(experiment: FirewallPolicyExperiment, planPath: string): string {
+  const proposal = experiment.commitProposal;
+  const etag = proposal?.experimentEtag ?? experiment.etag;
+  const by = proposal ? ` by ${proposal.proposer}` : '';
+  return `Submitted for review as the commit proposal of ${experiment.name} (etag ${etag})${by}; another editor approves with \`rollout approve ${planPath}\`. Nothing is live yet.\n`;
+}
+
+/**
+ * A refused apply or approval in one line: the service's words, what moved since the plan (read
+ * again), and what to do next. Nothing was changed by it.
+ */
+export function refusal(
+  action: 'plan' | 'approval',
+  error: CliError,
+  moved: string[],
+  planPath: string,
+): CliError {
+  const since = moved.length ? `. Since the plan: ${moved.join('; ')}` : '';
+  const next =
+    error.reason === 'SELF_APPROVAL'
+      ? '' // the service's words already say another editor must
+      : error.reason === 'NO_COMMIT_PROPOSAL' && !moved.length
+        ? ` Propose it first: rollout apply ${planPath}.`
+        : ' Make a new plan.';
+  return new CliError(
+    `the service refused the ${action}, nothing changed: ${error.message.replace(/\.$/, '')}${since}.${next}`,
+    error.status,
+  );
+}
+
+async function refused(
+  action: 'plan' | 'approval',
+  error: unknown,
+  policyApi: PolicyApi,
+  plan: PlanBinding,
+  planPath: string,
+): Promise<unknown> {
+  if (!(error instanceof CliError) || !error.status) return error;
+  return refusal(action, error, await whatMoved(policyApi, plan), planPath);
+}
+
+/** The plan file, its digest checked; a note when it was planned through another gateway. */
+async function openPlanFile(planPath: string, c: Connection, io: Io): Promise<PlanBinding> {
+  const plan = await readPlanFile(planPath, c.planKey);
+  if (plan.gateway.replace(/\/+$/, '') !== c.gateway.replace(/\/+$/, ''))
+    io.err(`note: ${planPath} was planned against ${plan.gateway}; using ${c.gateway}.\n`);
+  return plan;
+}
+
+/** The versions a plan binds, as a commit and a proposal send them. */
+const commitBody = (plan: PlanBinding, requestId: string, reason?: string): CommitBody => ({
+  etag: plan.experimentEtag!,
+  livePolicyEtag: plan.livePolicyEtag,
+  ...(plan.reportEtag ? { reportEtag: plan.reportEtag } : {}),
+  requestId,
+  ...(reason ? { reason } : {}),
+});
 
 export async function applyCommand(
   planPath: string,
@@ -396,11 +444,7 @@ export async function applyCommand(
   c: Connection,
   io: Io,
 ): Promise<number> {
-  const plan = await readPlanFile(planPath, c.planKey);
-  if (plan.gateway.replace(/\/+$/, '') !== c.gateway.replace(/\/+$/, ''))
-    io.err(
-      `note: ${planPath} was planned against ${plan.gateway}; applying through ${c.gateway}.\n`,
-    );
+  const plan = await openPlanFile(planPath, c, io);
   if (plan.kind === 'none') {
     io.out(`Nothing to apply: the plan found no changes to ${plan.policy}.\n`);
     return EXIT.OK;
@@ -422,29 +466,62 @@ export async function applyCommand(
         await policyApi.gateway.delete(`/v1/${plan.experiment}`).catch(() => undefined);
       return code;
     }
-    const body = {
-      etag: plan.experimentEtag,
-      livePolicyEtag: plan.livePolicyEtag,
-      ...(plan.reportEtag ? { reportEtag: plan.reportEtag } : {}),
-      requestId: planRequestId(plan),
-      ...(await withReason(policyApi, 'commit', options.reason, io)),
-    };
-    const operation = await policyApi.gateway.post<Operation>(
-      `/v1/${plan.experiment}:commit`,
-      body,
-    );
-    return finish(operation, `Applied ${plan.experiment} to ${plan.policy}`, io);
-  } catch (error) {
-    if (!(error instanceof CliError) || !error.status) throw error;
-    if (isReviewAnswer(error)) {
-      io.out(`Submitted for review: ${error.status.message}\n`);
-      return EXIT.SUBMITTED_FOR_REVIEW;
+    const experiment = plan.experiment!;
+    const body = commitBody(plan, planRequestId(plan), options.reason);
+    try {
+      const operation = await policyApi.commitVerb(experiment, 'commit', body);
+      return applied(operation, `Applied ${experiment} to ${plan.policy}`, io);
+    } catch (error) {
+      if (!(error instanceof CliError) || error.reason !== 'REVIEW_REQUIRED') throw error;
     }
-    const moved = await whatMoved(policyApi, plan);
+    // The project requires review: the same versions and reason, proposed for another editor.
+    const proposed = await policyApi.commitVerb(experiment, 'proposeCommit', {
+      ...body,
+      requestId: planRequestId(plan, 'proposeCommit'),
+    });
+    io.out(submittedForReview(proposed.response as unknown as FirewallPolicyExperiment, planPath));
+    return EXIT.SUBMITTED_FOR_REVIEW;
+  } catch (error) {
+    throw await refused('plan', error, policyApi, plan, planPath);
+  }
+}
+
+/**
+ * Approves the commit proposed for a plan (by another principal than the proposer), bound to the
+ * plan's versions and its reportEtag: what the approver approves is the plan they read.
+ */
+export async function approveCommand(planPath: string, c: Connection, io: Io): Promise<number> {
+  const plan = await openPlanFile(planPath, c, io);
+  if (plan.kind === 'none')
     throw new CliError(
-      `the service refused the plan, nothing changed: ${error.message}${moved.length ? `. Since the plan: ${moved.join('; ')}` : ''}. Make a new plan.`,
-      error.status,
+      `${planPath} plans no change to ${plan.policy}: there is nothing to approve.`,
     );
+  if (plan.kind === 'rollback')
+    throw new CliError(
+      `${planPath} plans a rollback, which is not reviewed: apply it with rollout apply ${planPath}.`,
+    );
+  const policyApi = api(c, io);
+  const experiment = plan.experiment!;
+  // Only to say who proposed it and why: whether there is a proposal is the service's to check.
+  const found = await policyApi.findExperiment(experiment).catch(() => undefined);
+  const proposal =
+    found?.commitProposal?.experimentEtag === plan.experimentEtag
+      ? found?.commitProposal
+      : undefined;
+  try {
+    // No reason: an approval records the proposal's.
+    const body = commitBody(plan, planRequestId(plan, 'approveCommit'));
+    const operation = await policyApi.commitVerb(experiment, 'approveCommit', body);
+    const proposed = proposal
+      ? `, proposed by ${proposal.proposer}${proposal.reason ? ` (${JSON.stringify(proposal.reason)})` : ''}`
+      : '';
+    return applied(
+      operation,
+      `Approved and applied ${experiment} to ${plan.policy}${proposed}`,
+      io,
+    );
+  } catch (error) {
+    throw await refused('approval', error, policyApi, plan, planPath);
   }
 }
 
@@ -492,8 +569,8 @@ export async function historyCommand(
         : s.kind === 'rollback'
           ? `rollback to ${s.rolledBackTo}`
           : s.kind;
-    const reason = (r as { reason?: string }).reason ?? '';
-    return [r.revisionId, r.createTime, r.actor, what, reason, r.requestId ?? ''];
+    const review = s.review ? `, proposed by ${s.review.proposer}` : '';
+    return [r.revisionId, r.createTime, r.actor, what + review, s.reason ?? '', r.requestId ?? ''];
   });
   const header = ['revision', 'time', 'actor', 'change', 'reason', 'request id'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));

@@ -42,6 +42,10 @@ export function describeStatus(status: Status): string {
   return parts.length ? `${status.message} ${parts.join('; ')}` : status.message;
 }
 
+/** The error a gateway's Status answer is, as every command reports it. */
+export const refusedWith = (status: Status) =>
+  new CliError(`${status.status} (HTTP ${status.code}): ${describeStatus(status)}`, status);
+
 export class Gateway {
   readonly url: string;
 
@@ -91,11 +95,7 @@ export class Gateway {
     }
     if (response.ok) return parsed as T;
     const status = (parsed as { error?: unknown }).error;
-    if (isStatus(status))
-      throw new CliError(
-        `${status.status} (HTTP ${status.code}): ${describeStatus(status)}`,
-        status,
-      );
+    if (isStatus(status)) throw refusedWith(status);
     throw new CliError(`the gateway answered ${method} ${path} with HTTP ${response.status}`);
   }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * `rollout`: policy as code for pipelines (docs/rollout-cli.md). export, plan, apply, drift,
- * history and rollback, over the gateway's HTTP API with a token from the environment. Exit
+ * `rollout`: policy as code for pipelines (docs/rollout-cli.md). export, plan, apply, approve,
+ * drift, history and rollback, over the gateway's HTTP API with a token from the environment. Exit
  * codes as `terraform plan -detailed-exitcode`: 0 no change, 1 error, 2 changes (or drift); 3
  * changes past a --max-… threshold; 4 submitted for review.
  */
@@ -10,6 +10,7 @@ import {
   Connection,
   Io,
   applyCommand,
+  approveCommand,
   driftCommand,
   exportCommand,
   historyCommand,
@@ -178,13 +179,21 @@ thresholdOptions(
 program
   .command('apply')
   .description(
-    'Commit exactly what a plan file planned; refused when the live policy, the experiment or the report moved since.',
+    'Commit exactly what a plan file planned (where the project requires review, propose it: exit 4); refused when the live policy, the experiment or the report moved since.',
   )
   .argument('<planfile>', 'the plan file rollout plan wrote')
-  .option('--reason <text>', 'why, recorded with the change where the gateway takes a reason')
+  .option('--reason <text>', "why, recorded in the revision and the policy's history")
   .action(
     run((c, io, file: string, options: { reason?: string }) => applyCommand(file, options, c, io)),
   );
+
+program
+  .command('approve')
+  .description(
+    "Approve the commit another editor proposed with rollout apply (the project requires review): bound to the plan's versions and reportEtag. Exit 0 applied, 1 refused (the proposer's own approval, or anything moved).",
+  )
+  .argument('<planfile>', 'the plan file the proposal was made from')
+  .action(run((c, io, file: string) => approveCommand(file, c, io)));
 
 outputOptions(
   program
@@ -227,7 +236,7 @@ thresholdOptions(
       )
       .option('--experiment <id>', 'the experiment that previews the rollback', 'rollout-rollback')
       .option('--out <file>', 'where to write the plan file', 'rollout.plan.json')
-      .option('--reason <text>', 'why, recorded where the gateway takes a reason'),
+      .option('--reason <text>', "why, recorded in the revision and the policy's history"),
   ),
 ).action(
   run((c, io, policy: string, options: Parameters<typeof rollbackCommand>[1]) =>

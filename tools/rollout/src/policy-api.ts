@@ -189,34 +189,21 @@ export class PolicyApi {
   }
 
   /**
-   * Whether the gateway's request body for a verb (`commit`, `rollback`) has a `reason`, as its
-   * OpenAPI document says: the one place that decides whether `--reason` is sent.
+   * A commit of the experiment, its proposal or its approval (AIP-136 custom methods), with the
+   * versions a plan binds: the service's etag checks refuse it when any of them moved.
    */
-  async acceptsReason(verb: 'commit' | 'rollback'): Promise<boolean> {
-    const document = await this.gateway.get<OpenApi>('/docs/openapi.json').catch(() => undefined);
-    return document ? requestBodyHasReason(document, verb) : false;
+  commitVerb(experiment: string, verb: CommitVerb, body: CommitBody) {
+    return this.gateway.post<Operation>(`/v1/${experiment}:${verb}`, body);
   }
 }
 
-/** Whether an OpenAPI document's request body for `POST …:{verb}` has a `reason` property. */
-export function requestBodyHasReason(document: OpenApi, verb: 'commit' | 'rollback'): boolean {
-  const path = Object.keys(document.paths ?? {}).find((p) => p.endsWith(`:${verb}`));
-  const schema = path
-    ? document.paths?.[path]?.post?.requestBody?.content?.['application/json']?.schema
-    : undefined;
-  const ref = schema?.$ref?.split('/').pop();
-  const body = ref ? document.components?.schemas?.[ref] : schema;
-  return Boolean(body?.properties?.reason);
-}
+export type CommitVerb = 'commit' | 'proposeCommit' | 'approveCommit';
 
-interface OpenApiSchema {
-  $ref?: string;
-  properties?: Record<string, unknown>;
-}
-export interface OpenApi {
-  paths?: Record<
-    string,
-    { post?: { requestBody?: { content?: Record<string, { schema?: OpenApiSchema }> } } }
-  >;
-  components?: { schemas?: Record<string, OpenApiSchema> };
+/** What `:commit` and `:proposeCommit` take; `:approveCommit` takes it without the reason. */
+export interface CommitBody {
+  etag: string;
+  livePolicyEtag: string;
+  reportEtag?: string;
+  requestId: string;
+  reason?: string;
 }
