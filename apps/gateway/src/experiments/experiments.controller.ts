@@ -242,7 +242,7 @@ export class ExperimentsController {
   @ApiOperation({
     summary: 'Propose to commit the experiment, for another editor to approve',
     description:
-      'Where the project requires review (GET /v1/projects/{project}/settings), a commit is a proposal: it is recorded on the experiment (`commitProposal`; its etag moves) and bound to the experiment as it is now: any update drops it. Checked as commit is (etags, requireGates, reportEtag). See docs/api.md#reviewed-commits.',
+      'Where the project requires review (GET /v1/projects/{project}/settings), a commit is a proposal: it is recorded on the experiment (`commitProposal`, shown on GET; the etag does not move) and bound to the experiment as it is now: any update drops it. Checked as commit is (etags, requireGates, reportEtag). See docs/api.md#reviewed-commits.',
   })
   @ApiBody({ type: ProposeCommitRequestDto })
   @ApiOkResponse({
