@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PREVIEW_REPORT_TOP } from '@rollout/contracts';
-import { ReportReading, ReportRows } from '@rollout/domain/preview';
+import { ReportReading, ReportRows, ruleCountMargins } from '@rollout/domain/preview';
 import { inTransaction, poolOf } from '@rollout/platform/postgres';
 import type { Pool } from 'pg';
 import { readDisagreements } from './disagreement-reads';
@@ -36,10 +36,12 @@ export class ReportRepository {
       if (more) configurations.length = page.size;
       if (configurations.length === 0) return undefined;
       const ids = configurations.map((c) => c.id);
+      const transitions = await section<'transitions'>(client, TRANSITIONS, [ids]);
+      const legacyRuleCounts = await section<'ruleCounts'>(client, LEGACY_RULE_COUNTS, [ids]);
       return {
         configurations,
-        ruleCounts: await section<'ruleCounts'>(client, RULE_COUNTS, [ids]),
-        transitions: await section<'transitions'>(client, TRANSITIONS, [ids]),
+        ruleCounts: ruleCountMargins(transitions, legacyRuleCounts),
+        transitions,
         timeBuckets: await section<'timeBuckets'>(client, TIME_BUCKETS, [ids]),
         deadLetters: await section<'deadLetters'>(client, DEAD_LETTERS, [ids]),
         disagreements: await readDisagreements(client, ids),
@@ -108,16 +110,10 @@ const TRANSITION_ROWS = `
   SELECT configuration_id, live_priority, live_action, experiment_priority, experiment_action, count
   FROM preview_transitions WHERE configuration_id = ANY($1::int[])`;
 
-/** The margins of the transitions, plus the rule counts stored before 1.2.0 (no longer written). */
-const RULE_COUNTS = `
-  WITH t AS (${TRANSITION_ROWS})
-  SELECT configuration_id AS "configurationId", side, priority, action, sum(count)::float8 AS count FROM (
-    SELECT configuration_id, 0 AS side, live_priority AS priority, live_action AS action, count FROM t
-    UNION ALL
-    SELECT configuration_id, 1, experiment_priority, experiment_action, count FROM t
-    UNION ALL
-    SELECT configuration_id, side, priority, action, count FROM preview_rule_counts WHERE configuration_id = ANY($1::int[])
-  ) r GROUP BY configuration_id, side, priority, action`;
+/** The rule counts stored before 1.2.0 (no longer written); the rest are the transitions' margins. */
+const LEGACY_RULE_COUNTS = `
+  SELECT configuration_id AS "configurationId", side, priority, action, count::float8 AS count
+  FROM preview_rule_counts WHERE configuration_id = ANY($1::int[])`;
 
 const TOP_SOURCES = `
   SELECT c.id AS "configurationId", s.src_ip AS "srcIp", s.count FROM unnest($1::int[]) AS c(id)

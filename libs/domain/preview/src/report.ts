@@ -234,6 +234,37 @@ function disagreementsOf(
   return omitted > 0 ? { disagreements, disagreementsOmitted: omitted } : { disagreements };
 }
 
+/**
+ * Each configuration's rule counts, derived on read: the margins of its rule transitions (the
+ * live rule's side 0, the experiment rule's side 1), plus the rule counts stored before
+ * transitions were (`legacy`, no longer written), summed by rule.
+ */
+export function ruleCountMargins(
+  transitions: readonly Of<TransitionTally>[],
+  legacy: readonly RuleCountRow[] = [],
+): RuleCountRow[] {
+  const sums = new Map<string, RuleCountRow>();
+  const add = (row: RuleCountRow) => {
+    const key = `${row.configurationId} ${row.side} ${row.priority} ${row.action}`;
+    const sum = sums.get(key);
+    if (sum) sum.count += row.count;
+    else sums.set(key, { ...row });
+  };
+  for (const t of transitions) {
+    const { configurationId, count } = t;
+    add({ configurationId, side: 0, priority: t.livePriority, action: t.liveAction, count });
+    add({
+      configurationId,
+      side: 1,
+      priority: t.experimentPriority,
+      action: t.experimentAction,
+      count,
+    });
+  }
+  legacy.forEach(add);
+  return [...sums.values()];
+}
+
 /** One side's rule counts (0: live, 1: experiment), as the report shows them. */
 function ruleCountsOf(rows: readonly RuleCountRow[], side: 0 | 1): RuleCount[] {
   return ruleCounts(rows.filter((r) => r.side === side));

@@ -6,6 +6,7 @@ import {
   buildReport,
   configurationsWithin,
   reportReading,
+  ruleCountMargins,
 } from './report';
 import type { HeldExperiment, HeldVersions } from './views';
 import { HOUR_MS, MINUTE_MS } from './totals';
@@ -256,6 +257,51 @@ describe('buildReport: bounds', () => {
     expect(configurationsWithin(report.configurations, 10 * one)).toBe(3);
     expect(configurationsWithin(report.configurations, 2 * one)).toBe(2);
     expect(configurationsWithin(report.configurations, 1)).toBe(1);
+  });
+});
+
+describe('ruleCountMargins', () => {
+  it("derives each configuration's rule counts from its transitions, adding what was stored before transitions were", () => {
+    const margins = ruleCountMargins(
+      [
+        {
+          configurationId: 1,
+          livePriority: 100,
+          liveAction: 'allow',
+          experimentPriority: 10,
+          experimentAction: 'deny',
+          count: 2,
+        },
+        {
+          configurationId: 1,
+          livePriority: 100,
+          liveAction: 'allow',
+          experimentPriority: 100,
+          experimentAction: 'allow',
+          count: 8,
+        },
+        {
+          configurationId: 2,
+          livePriority: -1,
+          liveAction: 'deny',
+          experimentPriority: -1,
+          experimentAction: 'deny',
+          count: 3,
+        },
+      ],
+      [{ configurationId: 1, side: 0, priority: 100, action: 'allow', count: 5 }],
+    );
+    const byKey = (r: { configurationId: number; side: number; priority: number }) =>
+      `${r.configurationId}/${r.side}/${r.priority}`;
+    expect(margins.map((r) => [byKey(r), r.action, r.count]).sort()).toEqual(
+      [
+        ['1/0/100', 'allow', 15],
+        ['1/1/10', 'deny', 2],
+        ['1/1/100', 'allow', 8],
+        ['2/0/-1', 'deny', 3],
+        ['2/1/-1', 'deny', 3],
+      ].sort(),
+    );
   });
 });
 
