@@ -1,4 +1,5 @@
 import type { FirewallRule, RuleDiff, RuleFieldChange } from '@rollout/contracts';
+import { Fragment } from 'preact';
 import { describeRule, diffCountsText, formatFieldValue } from './rule-words';
 
 type Row =
@@ -43,18 +44,22 @@ export function FieldChange({ change }: { change: RuleFieldChange }) {
       <li data-field={change.field}>
         {change.field}:{' '}
         {removed.map((element) => (
-          <del key={`-${element}`}>
-            <span aria-hidden="true">− </span>
-            <span class="visually-hidden">removed </span>
-            {element}{' '}
-          </del>
+          <Fragment key={`-${element}`}>
+            <del>
+              <span aria-hidden="true">− </span>
+              <span class="visually-hidden">removed </span>
+              {element}
+            </del>{' '}
+          </Fragment>
         ))}
         {added.map((element) => (
-          <ins key={`+${element}`}>
-            <span aria-hidden="true">+ </span>
-            <span class="visually-hidden">added </span>
-            {element}{' '}
-          </ins>
+          <Fragment key={`+${element}`}>
+            <ins>
+              <span aria-hidden="true">+ </span>
+              <span class="visually-hidden">added </span>
+              {element}
+            </ins>{' '}
+          </Fragment>
         ))}
       </li>
     );

@@ -128,7 +128,7 @@ export function CommitDialog({
         {proposal && (
           <p class="proposal" data-metric="commitProposal">
             Proposed by <strong>{proposal.proposer}</strong> at {formatTime(proposal.proposeTime)}
-            {proposal.reason ? <>: “{proposal.reason}”</> : '.'}{' '}
+            {proposal.reason ? <>: “{proposal.reason}”.</> : '.'}{' '}
             {canApprove
               ? 'Approving commits it, checked against the report you read now.'
               : 'It waits for another editor’s approval; you cannot approve your own proposal.'}

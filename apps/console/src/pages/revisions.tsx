@@ -125,7 +125,7 @@ function CompareRevisions({
   );
   return (
     <section aria-labelledby="compare-title" class="compare-revisions">
-      <h2 id="compare-title">Compare two revisions</h2>
+      <h2 id="compare-title">Compare any two</h2>
       <form
         class="grid"
         onSubmit={(event) => {
