@@ -77,12 +77,15 @@ export function processesOf(namespace: string): number[] {
     .map(Number);
 }
 
-/** Calls the gateway of a running system with its development token; the answer's status and JSON body. */
-export function gatewayApi(system: RunningSystem) {
+/**
+ * Calls the gateway of a running system with its development token (or `token`, where keys are
+ * configured and there is none); the answer's status and JSON body.
+ */
+export function gatewayApi(system: RunningSystem, token = system.devToken) {
   return async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${system.urls.gateway}${path}`, {
       method,
-      headers: { authorization: `Bearer ${system.devToken}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.status, body: (await response.json()) as Record<string, JsonBody> };
