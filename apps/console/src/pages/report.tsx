@@ -151,7 +151,7 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
       {configuration && (
         <>
           <label class="configuration">
-            Configuration (experiment version × live policy version)
+            Configuration (experiment etag × live policy etag)
             <select
               value={configurationKey(configuration)}
               onChange={(event) => setChosen(event.currentTarget.value)}
