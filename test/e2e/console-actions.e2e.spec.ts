@@ -240,6 +240,25 @@ describe('the web console: every API action of a change, reviewed', () => {
     }
   }, 60_000);
 
+  it('moves the project picker with the address (back, forward, a pasted link)', async () => {
+    await api('POST', '/v1/projects/beta/locations/global/firewallPolicies?firewallPolicyId=web', {
+      rules: LIVE_RULES,
+    });
+    const picker = world.page.getByRole('combobox', { name: 'Project' });
+    await at('/projects/beta/locations/global/firewallPolicies');
+    await world.page.getByRole('heading', { name: 'Live policies of beta in global' }).waitFor();
+    await world.page
+      .getByRole('option', { name: 'beta (1 policy)' })
+      .waitFor({ state: 'attached' });
+    expect(await picker.inputValue()).toBe('beta');
+    await at('/projects/acme/locations/global/firewallPolicies');
+    await world.page.getByRole('heading', { name: 'Live policies of acme in global' }).waitFor();
+    expect(await picker.inputValue()).toBe('acme');
+    await world.page.goBack();
+    await world.page.getByRole('heading', { name: 'Live policies of beta in global' }).waitFor();
+    expect(await picker.inputValue()).toBe('beta');
+  });
+
   it('made no call the gateway refused and no script error', () => {
     expect(failedResponses).toEqual([]);
     expect(browserErrors).toEqual([]);
