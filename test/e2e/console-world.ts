@@ -67,13 +67,18 @@ export function consoleWorld(options: {
   artefacts: string;
   height: number;
   token?: boolean;
+  /** More of the services' environment (API keys of several principals, say). */
+  extraEnv?: Record<string, string>;
+  /** The admin token of the page and of `api`, where configured keys leave no development one. */
+  adminToken?: string;
 }): ConsoleWorld {
   let database: string | undefined;
   const world = {
     browserErrors: [] as string[],
     requests: [] as PageRequest[],
     failedResponses: [] as string[],
-    api: (method, path, body) => gatewayApi(world.system)(method, path, body),
+    api: (method, path, body) =>
+      gatewayApi(world.system, options.adminToken ?? world.system.devToken)(method, path, body),
     shoot: (name) =>
       world.page.screenshot({ path: join(options.artefacts, `${name}.png`), fullPage: true }),
     async expectAccessible(what) {
@@ -103,7 +108,11 @@ export function consoleWorld(options: {
     world.system = await launch({
       settings: isolated.settings,
       distRoot: DIST,
-      extraEnv: { NATS_NAMESPACE: isolated.namespace, LOG_LEVEL: 'silent' },
+      extraEnv: {
+        NATS_NAMESPACE: isolated.namespace,
+        LOG_LEVEL: 'silent',
+        ...options.extraEnv,
+      },
       log: () => undefined,
     });
     world.nc = await connect({ servers: TEST_NATS_URL });
@@ -117,7 +126,9 @@ export function consoleWorld(options: {
     });
     if (options.token)
       await context.addInitScript(
-        `sessionStorage.setItem('policy-rollout.token', ${JSON.stringify(world.system.devToken)})`,
+        `sessionStorage.setItem('policy-rollout.token', ${JSON.stringify(
+          options.adminToken ?? world.system.devToken,
+        )})`,
       );
     const page = (world.page = await context.newPage());
     // A wait that fails, fails well within the test's own timeout, saying what it waited for.

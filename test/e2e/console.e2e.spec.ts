@@ -133,7 +133,12 @@ describe('the web console', () => {
     // Before any traffic, the report already says what the change does.
     await world.page.getByRole('link', { name: 'Preview report' }).click();
     await world.page.getByText('No traffic has been evaluated for this experiment yet.').waitFor();
-    const regions = world.page.locator('.what-changes .regions');
+    // The regions sit behind a disclosure, one line saying how many.
+    expect(await world.page.locator('[data-metric="differingRegions"]').innerText()).toBe(
+      '1 region of traffic change verdict: 1 closed, 0 opened.',
+    );
+    await world.page.getByText('The regions that change verdict').click();
+    const regions = world.page.locator('.what-changes ul.regions');
     await regions.waitFor();
     expect(await regions.innerText()).toMatch(
       /^INGRESS tcp\/22 from 0\.0\.0\.0\/0 to .*: allow \(rule 1000\) becomes deny \(rule 900\)$/,
@@ -191,9 +196,21 @@ describe('the web console', () => {
     expect(await world.page.locator('[data-metric="changedShare"]').innerText()).toMatch(
       /^30 of 60 events, 50% change verdict, in 3 distinct flows\.$/,
     );
-    expect(await world.page.locator('#section-what-changes .regions').innerText()).toMatch(
-      /^INGRESS tcp\/22 from 0\.0\.0\.0\/0 to .*: allow \(rule 1000\) becomes deny \(rule 900\)$/,
+    expect(await world.page.locator('[data-metric="headline"]').innerText()).toBe(
+      '30 of 60 previewed events, 50% change verdict: 30 allow → deny, 0 deny → allow.',
     );
+    // At 1280x800 the counts, the sentences and the commit button are above the fold; the
+    // static analysis is one line, its regions behind a disclosure.
+    for (const what of [
+      world.page.locator('[data-metric="headline"]'),
+      world.page.locator('#section-what-changes .semantic li').first(),
+      world.page.locator('[data-metric="differingRegions"]'),
+      world.page.getByRole('button', { name: 'Commit…' }),
+    ]) {
+      const box = await what.boundingBox();
+      expect(box && box.y + box.height <= 800).toBe(true);
+    }
+    expect(await world.page.locator('#section-what-changes ul.regions').isVisible()).toBe(false);
     const firstScreen = await world.page.locator('#section-evidence').boundingBox();
     expect(firstScreen && firstScreen.y < 800).toBe(true);
     expect(await world.page.locator('[data-metric="bucketSize"]').innerText()).toMatch(

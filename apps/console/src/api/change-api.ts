@@ -2,7 +2,10 @@ import type {
   DeadLetterSummary,
   FirewallPolicy,
   ListProjectsResponse,
+  FirewallPolicyExperiment,
   ListRevisionsResponse,
+  Operation,
+  ProjectSettings,
   RuleDiff,
 } from '@rollout/contracts';
 import {
@@ -13,6 +16,7 @@ import {
   parentPath,
   policyPath,
   query,
+  segment,
 } from './client';
 
 export const experimentDiff = (api: ApiClient, ref: ExperimentRef) =>
@@ -33,8 +37,38 @@ export const listRevisions = (api: ApiClient, ref: PolicyRef, pageToken?: string
   );
 
 /** Etag-guarded like a commit: a policy changed meanwhile refuses it. */
-export const rollback = (api: ApiClient, ref: PolicyRef, revisionId: string, etag: string) =>
-  api.call<FirewallPolicy>('POST', `${policyPath(ref)}:rollback`, { revisionId, etag });
+export const rollback = (
+  api: ApiClient,
+  ref: PolicyRef,
+  revisionId: string,
+  etag: string,
+  reason?: string,
+) =>
+  api.call<FirewallPolicy>('POST', `${policyPath(ref)}:rollback`, {
+    revisionId,
+    etag,
+    ...(reason ? { reason } : {}),
+  });
+
+/**
+ * A rollback previewed before it is made: an experiment holding the revision's whole resource,
+ * whose diff, backtest and preview say what going back would do.
+ */
+export const experimentFromRevision = (
+  api: ApiClient,
+  ref: PolicyRef,
+  experimentId: string,
+  sourceRevision: string,
+) =>
+  api.call<Operation<FirewallPolicyExperiment>>(
+    'POST',
+    `${policyPath(ref)}/experiments${query({ experimentId })}`,
+    { sourceRevision },
+  );
+
+/** Whether the project requires a second editor's approval of every commit. */
+export const projectSettings = (api: ApiClient, project: string) =>
+  api.call<ProjectSettings>('GET', `/v1/projects/${segment(project)}/settings`);
 
 export const deadLetters = (api: ApiClient, project: string, location: string, policy?: string) =>
   api.call<DeadLetterSummary>(

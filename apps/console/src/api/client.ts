@@ -35,6 +35,15 @@ export interface Principal {
   allProjects: boolean;
 }
 
+/** What a commit (or its proposal, or approval) is bound to, and why it is made. */
+export interface CommitBinding {
+  etag: string;
+  livePolicyEtag: string;
+  reportEtag?: string;
+  /** Free text kept in the revision; empty: none. */
+  reason?: string;
+}
+
 /** A policy's place: the parts of its name (`projects/{p}/locations/{l}/firewallPolicies/{f}`). */
 export type PolicyRef = Pick<PolicyName, 'project' | 'location' | 'policy'>;
 export type ExperimentRef = Pick<ExperimentName, 'project' | 'location' | 'policy' | 'experiment'>;
@@ -166,13 +175,26 @@ export class ApiClient {
     this.call<Operation<FirewallPolicyExperiment>>('POST', `${experimentPath(ref)}:startPreview`);
   stopPreview = (ref: ExperimentRef) =>
     this.call<Operation<FirewallPolicyExperiment>>('POST', `${experimentPath(ref)}:stopPreview`);
-  /** With the reportEtag the operator read: a report whose verdicts changed since refuses it. */
-  commit = (ref: ExperimentRef, etag: string, livePolicyEtag: string, reportEtag?: string) =>
-    this.call<Operation<FirewallPolicy>>('POST', `${experimentPath(ref)}:commit`, {
-      etag,
-      livePolicyEtag,
-      ...(reportEtag ? { reportEtag } : {}),
-    });
+  /**
+   * With the reportEtag the operator read: a report whose verdicts changed since refuses it.
+   * `verb` is `commit`, or `proposeCommit`/`approveCommit` where the project requires review
+   * (the same body: an approval is checked against the report its approver read).
+   */
+  commit = (
+    ref: ExperimentRef,
+    bound: CommitBinding,
+    verb: 'commit' | 'proposeCommit' | 'approveCommit' = 'commit',
+  ) =>
+    this.call<Operation<FirewallPolicy | FirewallPolicyExperiment>>(
+      'POST',
+      `${experimentPath(ref)}:${verb}`,
+      {
+        etag: bound.etag,
+        livePolicyEtag: bound.livePolicyEtag,
+        ...(bound.reportEtag ? { reportEtag: bound.reportEtag } : {}),
+        ...(bound.reason ? { reason: bound.reason } : {}),
+      },
+    );
   experimentHistory = (ref: ExperimentRef) =>
     this.call<ListHistoryEventsResponse>('GET', `${experimentPath(ref)}/events`);
 

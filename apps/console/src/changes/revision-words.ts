@@ -25,3 +25,15 @@ export function revisionSourceText(source: RevisionSource): string {
 export function currentRevision(revisions: Revision[], policyEtag?: string): Revision | undefined {
   return revisions.find((r) => r.etag === policyEtag) ?? revisions[0];
 }
+
+/**
+ * The id of the experiment that previews a rollback to a revision: "rollback-to-3-" and a
+ * suffix, so that previewing the same rollback twice makes two experiments rather than a clash.
+ * Always a valid AIP-122 id (lower case, at most 63 characters).
+ */
+export const rollbackPreviewId = (revisionId: string, suffix: string) =>
+  `rollback-to-${revisionId}-${suffix}`
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .slice(0, 63)
+    .replace(/-+$/, '');

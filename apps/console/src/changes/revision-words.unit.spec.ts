@@ -1,4 +1,4 @@
-import { currentRevision, revisionSourceText } from './revision-words';
+import { currentRevision, revisionSourceText, rollbackPreviewId } from './revision-words';
 
 describe('revisions', () => {
   const revision = (revisionId: string, etag: string) => ({
@@ -28,5 +28,11 @@ describe('revisions', () => {
     const list = [revision('3', 'c'), revision('2', 'b')];
     expect(currentRevision(list, 'b')?.revisionId).toBe('2');
     expect(currentRevision(list, 'unknown')?.revisionId).toBe('3');
+  });
+
+  it('names a rollback preview with a valid experiment id, unique per suffix', () => {
+    expect(rollbackPreviewId('3', 'lz4k2a')).toBe('rollback-to-3-lz4k2a');
+    const long = rollbackPreviewId('12', 'X'.repeat(80));
+    expect(long).toMatch(/^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/);
   });
 });

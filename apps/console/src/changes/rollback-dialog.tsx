@@ -32,6 +32,7 @@ export function RollbackDialog({
   const dialog = useRef<HTMLDialogElement>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
+  const [reason, setReason] = useState('');
   const diff = useLoaded(
     () => revisionDiff(api, policyRef, current.revisionId, target.revisionId),
     [api, policyRef, current.revisionId, target.revisionId],
@@ -42,7 +43,7 @@ export function RollbackDialog({
     setBusy(true);
     setError(undefined);
     try {
-      await rollback(api, policyRef, target.revisionId, policyEtag);
+      await rollback(api, policyRef, target.revisionId, policyEtag, reason.trim());
       dialog.current?.close();
       onDone();
     } catch (caught) {
@@ -58,14 +59,23 @@ export function RollbackDialog({
           Roll {policyRef.policy} back to revision {target.revisionId}?
         </h2>
         <p>
-          The live rules become those of revision {target.revisionId} again, as a new revision. The
-          rollback is bound to the live version <code>{policyEtag}</code>: if the policy changes
-          meanwhile, nothing is rolled back.
+          The whole resource of revision {target.revisionId} (display name, description and rules)
+          becomes live again, as a new revision. The rollback is bound to the live policy’s etag{' '}
+          <code>{policyEtag}</code>: if the policy changes meanwhile, nothing is rolled back.
         </p>
         <h3>What rolling back changes</h3>
         <LoadedView loaded={diff}>
           {(value) => <RuleDiffView diff={value} caption="Rules the rollback changes" />}
         </LoadedView>
+        <label>
+          Reason (kept in the revision and its history)
+          <textarea
+            rows={2}
+            maxLength={1_000}
+            value={reason}
+            onInput={(event) => setReason(event.currentTarget.value)}
+          />
+        </label>
         <ErrorMessage message={error} />
         <footer>
           <button type="button" class="secondary" onClick={() => dialog.current?.close()}>

@@ -1,28 +1,98 @@
-import type { FirewallRule } from '@rollout/contracts';
-import type { RuleDiff } from '@rollout/contracts';
-import { describeRule, formatFieldValue } from './rule-words';
+import type { FirewallRule, RuleDiff, RuleFieldChange } from '@rollout/contracts';
+import { Fragment } from 'preact';
+import { describeRule, diffCountsText, formatFieldValue } from './rule-words';
 
 type Row =
-  | { kind: 'added' | 'removed'; priority: number; rule: FirewallRule }
+  | { kind: 'added' | 'removed' | 'rewritten'; priority: number; rule: FirewallRule }
   | { kind: 'changed'; priority: number; change: RuleDiff['changed'][number] };
 
-const SIGN = { added: '+', removed: '−', changed: '~' };
+const SIGN = { added: '+', removed: '−', changed: '~', rewritten: '=' };
+const WORD = {
+  added: 'added',
+  removed: 'removed',
+  changed: 'changed',
+  rewritten: 'unchanged (rewritten)',
+};
 
-/** Added, removed and changed rules in one list, by priority (the order they are matched in). */
+/**
+ * Added, removed, changed and rewritten rules in one list, by priority (the order they are
+ * matched in). A rewritten rule means what it meant, so it is listed to explain the new wording,
+ * never as a change.
+ */
 const rowsOf = (diff: RuleDiff): Row[] =>
   [
     ...diff.added.map((rule): Row => ({ kind: 'added', priority: rule.priority, rule })),
     ...diff.removed.map((rule): Row => ({ kind: 'removed', priority: rule.priority, rule })),
     ...diff.changed.map((change): Row => ({ kind: 'changed', priority: change.priority, change })),
+    ...(diff.rewritten ?? []).map((rewritten): Row => ({
+      kind: 'rewritten',
+      priority: rewritten.priority,
+      rule: rewritten.after,
+    })),
   ].sort((a, b) => a.priority - b.priority || a.kind.localeCompare(b.kind));
 
+/**
+ * One changed field: a list field element by element (what only the old side has struck
+ * through, what only the new side has in bold), so a reviewer reads what moved rather than two
+ * whole lists; any other field as before → after.
+ */
+export function FieldChange({ change }: { change: RuleFieldChange }) {
+  if (change.removedElements || change.addedElements) {
+    const removed = change.removedElements ?? [];
+    const added = change.addedElements ?? [];
+    return (
+      <li data-field={change.field}>
+        {change.field}:{' '}
+        {removed.map((element) => (
+          <Fragment key={`-${element}`}>
+            <del>
+              <span aria-hidden="true">− </span>
+              <span class="visually-hidden">removed </span>
+              {element}
+            </del>{' '}
+          </Fragment>
+        ))}
+        {added.map((element) => (
+          <Fragment key={`+${element}`}>
+            <ins>
+              <span aria-hidden="true">+ </span>
+              <span class="visually-hidden">added </span>
+              {element}
+            </ins>{' '}
+          </Fragment>
+        ))}
+      </li>
+    );
+  }
+  return (
+    <li data-field={change.field}>
+      {change.field}: <del>{formatFieldValue(change.before)}</del> →{' '}
+      <ins>{formatFieldValue(change.after)}</ins>
+    </li>
+  );
+}
+
 /** What the change does to traffic, in words: regions now denied, regions now allowed. */
-export function SemanticSummary({ semantic }: { semantic: RuleDiff['semantic'] }) {
+export function SemanticSummary({
+  semantic,
+  rulesChange = true,
+}: {
+  semantic: RuleDiff['semantic'];
+  /** False when no rule is added, removed or changed: then nothing can change verdict. */
+  rulesChange?: boolean;
+}) {
   const items = [
     ...semantic.nowDenied.map((s) => ({ ...s, kind: 'denied' })),
     ...semantic.nowAllowed.map((s) => ({ ...s, kind: 'allowed' })),
   ];
-  if (!items.length) return <p>No traffic changes verdict: the rules differ only in form.</p>;
+  if (!items.length)
+    return (
+      <p>
+        {rulesChange
+          ? 'No traffic changes verdict: the rules differ only in form.'
+          : 'No traffic changes verdict.'}
+      </p>
+    );
   return (
     <ul class="semantic">
       {items.map((item) => (
@@ -35,18 +105,39 @@ export function SemanticSummary({ semantic }: { semantic: RuleDiff['semantic'] }
   );
 }
 
-/** A rule diff: added rules green, removed red, changed ones field by field, then in words. */
-export function RuleDiffView({ diff, caption }: { diff: RuleDiff; caption?: string }) {
+/**
+ * A diff of the whole resource: the policy's own fields (display name, description) first, then
+ * added rules green, removed red, changed ones field by field, rewritten ones said to be
+ * unchanged, then what it does in words (unless `semantic` is false: the caller shows it).
+ */
+export function RuleDiffView({
+  diff,
+  caption,
+  semantic = true,
+}: {
+  diff: RuleDiff;
+  caption?: string;
+  semantic?: boolean;
+}) {
   const rows = rowsOf(diff);
+  const policyFields = diff.policyFields ?? [];
+  const rulesChange = diff.added.length + diff.removed.length + diff.changed.length > 0;
   return (
     <div class="rule-diff">
-      <p>
+      <p data-metric="diffCounts">
         From <strong>{diff.from.label}</strong> to <strong>{diff.to.label}</strong>:{' '}
-        <span data-metric="diffAdded">{diff.added.length}</span> added,{' '}
-        <span data-metric="diffRemoved">{diff.removed.length}</span> removed,{' '}
-        <span data-metric="diffChanged">{diff.changed.length}</span> changed, {diff.unchangedCount}{' '}
-        unchanged.
+        {diffCountsText(diff)}.
       </p>
+      {policyFields.length > 0 && (
+        <div class="diff policy-fields" data-diff="policyFields">
+          <p>The policy’s own fields:</p>
+          <ul class="fields">
+            {policyFields.map((change) => (
+              <FieldChange key={change.field} change={change} />
+            ))}
+          </ul>
+        </div>
+      )}
       {rows.length > 0 && (
         <div class="table-scroll" tabIndex={0} role="region" aria-label={caption ?? 'Rule diff'}>
           <table class="diff">
@@ -62,17 +153,14 @@ export function RuleDiffView({ diff, caption }: { diff: RuleDiff; caption?: stri
                 <tr key={`${row.kind}:${row.priority}`} class={`diff-${row.kind}`}>
                   <td>
                     <span aria-hidden="true">{SIGN[row.kind]} </span>
-                    {row.kind}
+                    {WORD[row.kind]}
                   </td>
                   <td>{row.priority}</td>
                   <td>
                     {row.kind === 'changed' ? (
                       <ul class="fields">
                         {row.change.fields.map((field) => (
-                          <li key={field.field}>
-                            {field.field}: <del>{formatFieldValue(field.before)}</del> →{' '}
-                            <ins>{formatFieldValue(field.after)}</ins>
-                          </li>
+                          <FieldChange key={field.field} change={field} />
                         ))}
                       </ul>
                     ) : (
@@ -85,7 +173,7 @@ export function RuleDiffView({ diff, caption }: { diff: RuleDiff; caption?: stri
           </table>
         </div>
       )}
-      <SemanticSummary semantic={diff.semantic} />
+      {semantic && <SemanticSummary semantic={diff.semantic} rulesChange={rulesChange} />}
     </div>
   );
 }

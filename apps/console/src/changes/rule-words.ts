@@ -3,6 +3,7 @@ import type {
   DifferingRegion,
   FirewallRule,
   PreviewVerdict,
+  RuleDiff,
 } from '@rollout/contracts';
 
 /** A deciding rule in a few words: "rule 300 (allow)", or "implied deny". */
@@ -77,3 +78,22 @@ export function describeRegion(region: DifferingRegion): string {
 /** Whether a region's change opens traffic (deny → allow) or closes it. */
 export const regionOpens = (region: DifferingRegion) =>
   region.liveVerdict.action === 'deny' && region.experimentVerdict.action === 'allow';
+
+const plural = (count: number, one: string, many = `${one}s`) =>
+  `${count} ${count === 1 ? one : many}`;
+
+/**
+ * A diff's counts in words: "1 policy field changed, 1 rule added, 0 removed, 0 changed,
+ * 2 unchanged (1 only rewritten)". Policy fields are named only when some differ.
+ */
+export function diffCountsText(diff: RuleDiff): string {
+  const fields = diff.policyFields?.length ?? 0;
+  const rewritten = diff.rewritten?.length ?? 0;
+  return [
+    ...(fields ? [`${plural(fields, 'policy field')} changed`] : []),
+    `${plural(diff.added.length, 'rule')} added`,
+    `${diff.removed.length} removed`,
+    `${diff.changed.length} changed`,
+    `${diff.unchangedCount} unchanged${rewritten ? ` (${rewritten} only rewritten)` : ''}`,
+  ].join(', ');
+}

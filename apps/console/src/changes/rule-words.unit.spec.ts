@@ -1,5 +1,11 @@
 import type { DifferingRegion } from '@rollout/contracts';
-import { describeRegion, describeRule, formatFieldValue, regionOpens } from './rule-words';
+import {
+  describeRegion,
+  describeRule,
+  diffCountsText,
+  formatFieldValue,
+  regionOpens,
+} from './rule-words';
 
 describe('rules and regions in words', () => {
   it('says what a rule matches', () => {
@@ -33,5 +39,34 @@ describe('rules and regions in words', () => {
       'INGRESS tcp/22 from 0.0.0.0/0 to anywhere: allow (rule 1000) becomes deny (rule 900)',
     );
     expect(regionOpens(region)).toBe(false);
+  });
+
+  it('counts a diff in words, naming policy fields and rewritten rules only when there are some', () => {
+    const rule = {
+      priority: 100,
+      direction: 'INGRESS' as const,
+      action: 'allow' as const,
+      match: { srcIpRanges: ['10.0.0.0/8'] },
+    };
+    const diff = {
+      from: { etag: 'P1', label: 'live policy (revision 1)' },
+      to: { etag: 'E1', label: 'experiment e' },
+      added: [],
+      removed: [],
+      changed: [],
+      unchangedCount: 2,
+      semantic: { nowDenied: [], nowAllowed: [], truncated: false },
+    };
+    expect(diffCountsText(diff)).toBe('0 rules added, 0 removed, 0 changed, 2 unchanged');
+    expect(
+      diffCountsText({
+        ...diff,
+        added: [{ ...rule, priority: 50 }],
+        policyFields: [{ field: 'description', before: 'a' }],
+        rewritten: [{ priority: 100, before: rule, after: rule }],
+      }),
+    ).toBe(
+      '1 policy field changed, 1 rule added, 0 removed, 0 changed, 2 unchanged (1 only rewritten)',
+    );
   });
 });

@@ -1,10 +1,49 @@
-import type { ExperimentAnalysis, PreviewCoverage } from '@rollout/contracts';
+import type { DifferingRegion, ExperimentAnalysis, PreviewCoverage } from '@rollout/contracts';
 import { describeRegion, regionOpens } from './rule-words';
+
+const closing = (regions: DifferingRegion[]) =>
+  regions.filter((region) => !regionOpens(region)).length;
+
+/**
+ * Regions of traffic behind a disclosure: a policy change easily makes a dozen CIDR blocks,
+ * which would push what the operator decides on (the counts, the sentences) off the screen.
+ */
+function Regions({
+  summary,
+  regions,
+  coloured = false,
+}: {
+  summary: string;
+  regions: DifferingRegion[];
+  coloured?: boolean;
+}) {
+  return (
+    <details class="regions-disclosure">
+      <summary>
+        {summary} ({regions.length})
+      </summary>
+      <ul class="regions">
+        {regions.map((region) => {
+          const text = describeRegion(region);
+          return (
+            <li
+              key={text}
+              class={coloured ? (regionOpens(region) ? 'diff-allowed' : 'diff-denied') : undefined}
+            >
+              {text}
+            </li>
+          );
+        })}
+      </ul>
+    </details>
+  );
+}
 
 /**
  * The static analysis in words: where the experiment and the live policy decide differently
  * (the experiment's `analysis`), its rules that can never decide, and from the report's
- * coverage the differing regions no previewed traffic touched.
+ * coverage the differing regions no previewed traffic touched: each one line, its regions
+ * behind a disclosure.
  */
 export function StaticAnalysis({
   analysis,
@@ -34,19 +73,10 @@ export function StaticAnalysis({
               ? 'The experiment decides every connection as the live policy does.'
               : `${regions.length + analysis.regionsOmitted} region${
                   regions.length + analysis.regionsOmitted === 1 ? '' : 's'
-                } of traffic change verdict${analysis.regionsOmitted ? ` (${analysis.regionsOmitted} not listed)` : ''}:`}
+                } of traffic change verdict${analysis.regionsOmitted ? ` (${analysis.regionsOmitted} not listed)` : ''}: ${closing(regions)} closed, ${regions.length - closing(regions)} opened.`}
           </p>
           {regions.length > 0 && (
-            <ul class="regions">
-              {regions.map((region) => {
-                const text = describeRegion(region);
-                return (
-                  <li key={text} class={regionOpens(region) ? 'diff-allowed' : 'diff-denied'}>
-                    {text}
-                  </li>
-                );
-              })}
-            </ul>
+            <Regions summary="The regions that change verdict" regions={regions} coloured />
           )}
         </>
       )}
@@ -67,12 +97,7 @@ export function StaticAnalysis({
             {coverage?.exact ? '' : ' (or too little is known to be sure)'}: the preview says
             nothing about them.
           </p>
-          <ul class="regions">
-            {untouched.map((region) => {
-              const text = describeRegion(region);
-              return <li key={text}>{text}</li>;
-            })}
-          </ul>
+          <Regions summary="The regions no previewed traffic touched" regions={untouched} />
         </>
       )}
     </div>

@@ -1,34 +1,50 @@
-import type { FirewallPolicy, FirewallPolicyExperiment, PreviewReport } from '@rollout/contracts';
+import type {
+  FirewallPolicy,
+  FirewallPolicyExperiment,
+  PreviewReport,
+  ProjectSettings,
+} from '@rollout/contracts';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ExperimentRef } from '../api/client';
 import { messageOf } from '../api/errors';
-import { experimentDiff } from '../api/change-api';
+import { experimentDiff, projectSettings } from '../api/change-api';
 import { LoadedView } from '../changes/loaded-view';
 import { RuleDiffView } from '../changes/rule-diff-view';
 import { useLoaded } from '../changes/use-loaded';
-import { ErrorMessage, formatCount } from '../components/status';
+import { ErrorMessage, Notice, formatCount, formatTime } from '../components/status';
 import { useSession } from '../context';
 import { commitGates, currentConfiguration } from '../report/gates';
 import { routeHref } from '../router';
 
+/** The most a reason may hold (the API's bound). */
+const REASON_MAX = 1_000;
+
 /**
- * The confirmation before a commit: the gates and the numbers of the report the operator is
- * committing on, and the two etags the commit is bound to (a change meanwhile makes it fail).
+ * The confirmation before a commit: the whole change (policy fields and rules), the gates and
+ * the numbers of the report the operator is committing on, the two etags the commit is bound to
+ * (a change meanwhile makes it fail), and a reason kept in the revision. Where the project
+ * requires review, it proposes the commit instead, and another editor approves a proposal here.
  */
 export function CommitDialog({
   experimentRef,
   experiment,
   onClose,
+  onProposed,
 }: {
   experimentRef: ExperimentRef;
   experiment: FirewallPolicyExperiment;
   onClose: () => void;
+  /** The experiment as the proposal left it (with its commitProposal). */
+  onProposed?: (experiment: FirewallPolicyExperiment) => void;
 }) {
-  const { api } = useSession();
+  const { api, principal } = useSession();
   const dialog = useRef<HTMLDialogElement>(null);
   const [livePolicy, setLivePolicy] = useState<FirewallPolicy>();
   const [report, setReport] = useState<PreviewReport>();
+  const [settings, setSettings] = useState<ProjectSettings | null>();
+  const [reason, setReason] = useState('');
   const [error, setError] = useState<string>();
+  const [proposed, setProposed] = useState<string>();
   const [busy, setBusy] = useState(false);
   const diff = useLoaded(() => experimentDiff(api, experimentRef), [api, experimentRef]);
 
@@ -37,21 +53,49 @@ export function CommitDialog({
     Promise.all([
       api.getPolicy(experimentRef),
       api.previewReport(experimentRef).catch(() => undefined),
+      // Unknown settings are not a reason to refuse: the commit then says what is required.
+      projectSettings(api, experimentRef.project).catch(() => null),
     ]).then(
-      ([policy, found]) => {
+      ([policy, found, project]) => {
         setLivePolicy(policy);
         setReport(found);
+        setSettings(project);
       },
       (caught: unknown) => setError(messageOf(caught)),
     );
   }, [api, experimentRef]);
+
+  // A proposal counts only for the version it was made on: any change of the experiment drops it.
+  const proposal =
+    experiment.commitProposal?.experimentEtag === experiment.etag
+      ? experiment.commitProposal
+      : undefined;
+  const reviewRequired = settings?.requireCommitReview === true;
+  const canApprove = proposal !== undefined && proposal.proposer !== principal.name;
+  const verb = canApprove ? 'approveCommit' : reviewRequired ? 'proposeCommit' : 'commit';
 
   const commit = async () => {
     if (!livePolicy) return;
     setBusy(true);
     setError(undefined);
     try {
-      await api.commit(experimentRef, experiment.etag, livePolicy.etag, report?.reportEtag);
+      const operation = await api.commit(
+        experimentRef,
+        {
+          etag: experiment.etag,
+          livePolicyEtag: livePolicy.etag,
+          reportEtag: report?.reportEtag,
+          // An approval carries no reason of its own: the proposal's is the one recorded.
+          reason: verb === 'approveCommit' ? undefined : reason.trim(),
+        },
+        verb,
+      );
+      if (verb === 'proposeCommit') {
+        setBusy(false);
+        setProposed('Proposed. Another editor approves it here, on this experiment.');
+        onProposed?.(operation.response as FirewallPolicyExperiment);
+        return;
+      }
       dialog.current?.close();
       window.location.hash = routeHref({ page: 'policy', ...experimentRef });
     } catch (caught) {
@@ -65,18 +109,37 @@ export function CommitDialog({
   return (
     <dialog ref={dialog} onClose={onClose} aria-labelledby="commit-title">
       <article>
-        <h2 id="commit-title">Commit {experimentRef.experiment}?</h2>
+        <h2 id="commit-title">
+          {canApprove ? 'Approve the commit of' : reviewRequired ? 'Propose to commit' : 'Commit'}{' '}
+          {experimentRef.experiment}?
+        </h2>
         <p>
-          Its rules become the live rules of {experimentRef.policy} and the experiment is removed.
-          The commit is bound to experiment version <code>{experiment.etag}</code>
+          Its whole resource (display name, description and rules) becomes the live policy{' '}
+          {experimentRef.policy} and the experiment is removed. The commit is bound to the
+          experiment’s etag <code>{experiment.etag}</code>
           {livePolicy && (
             <>
               {' '}
-              and live version <code>{livePolicy.etag}</code>
+              and the live policy’s etag <code>{livePolicy.etag}</code>
             </>
           )}
           : if either changes meanwhile, nothing is committed.
         </p>
+        {proposal && (
+          <p class="proposal" data-metric="commitProposal">
+            Proposed by <strong>{proposal.proposer}</strong> at {formatTime(proposal.proposeTime)}
+            {proposal.reason ? <>: “{proposal.reason}”.</> : '.'}{' '}
+            {canApprove
+              ? 'Approving commits it, checked against the report you read now.'
+              : 'It waits for another editor’s approval; you cannot approve your own proposal.'}
+          </p>
+        )}
+        {reviewRequired && !canApprove && (
+          <p class="warning" data-metric="reviewRequired">
+            This project requires review: confirming proposes the commit, and it happens when
+            another editor approves it.
+          </p>
+        )}
         <h3>What changes</h3>
         <LoadedView loaded={diff}>
           {(value) => <RuleDiffView diff={value} caption="Rules the commit changes" />}
@@ -108,11 +171,11 @@ export function CommitDialog({
             <p data-metric="reportEtag">
               {report?.reportEtag ? (
                 <>
-                  Report version <code>{report.reportEtag}</code>: if its verdicts or a gate change
+                  Report etag <code>{report.reportEtag}</code>: if its verdicts or a gate change
                   before you confirm, nothing is committed.
                 </>
               ) : (
-                'The report has no version to bind the commit to.'
+                'The report has no etag to bind the commit to.'
               )}
             </p>
             {configuration ? (
@@ -139,11 +202,24 @@ export function CommitDialog({
                 </tbody>
               </table>
             ) : (
-              <p>The report has no numbers for these two versions.</p>
+              <p>The report has no numbers for these two etags.</p>
             )}
           </>
         )}
+        {!canApprove && (
+          <label>
+            Reason (kept in the revision and its history)
+            <textarea
+              rows={2}
+              maxLength={REASON_MAX}
+              value={reason}
+              placeholder="SEC-42: no SSH from the internet"
+              onInput={(event) => setReason(event.currentTarget.value)}
+            />
+          </label>
+        )}
         <ErrorMessage message={error} />
+        {proposed && <Notice>{proposed}</Notice>}
         <footer>
           <button type="button" class="secondary" onClick={() => dialog.current?.close()}>
             Cancel
@@ -152,10 +228,10 @@ export function CommitDialog({
             type="button"
             class="contrast"
             aria-busy={busy}
-            disabled={busy || !livePolicy}
+            disabled={busy || !livePolicy || settings === undefined || proposed !== undefined}
             onClick={() => void commit()}
           >
-            Commit
+            {canApprove ? 'Approve' : reviewRequired ? 'Propose commit' : 'Commit'}
           </button>
         </footer>
       </article>

@@ -13,7 +13,7 @@ import { PREVIEW_STATE_LABEL, previewStateOf } from './policy';
 
 /** An experiment: edit its rules, preview it, delete it, or commit it behind a confirmation. */
 export function ExperimentPage({ experimentRef }: { experimentRef: ExperimentRef }) {
-  const { api, canEdit } = useSession();
+  const { api, canEdit, principal } = useSession();
   const [experiment, setExperiment] = useState<FirewallPolicyExperiment>();
   const [text, setText] = useState('');
   const [violations, setViolations] = useState<FieldViolation[]>([]);
@@ -76,6 +76,11 @@ export function ExperimentPage({ experimentRef }: { experimentRef: ExperimentRef
     );
   }
   const state = previewStateOf(experiment);
+  const proposal =
+    experiment.commitProposal?.experimentEtag === experiment.etag
+      ? experiment.commitProposal
+      : undefined;
+  const canApprove = proposal !== undefined && proposal.proposer !== principal.name;
   const edited = text !== rulesText(experiment.firewallPolicy.rules);
   return (
     <>
@@ -92,11 +97,19 @@ export function ExperimentPage({ experimentRef }: { experimentRef: ExperimentRef
         {experiment.previewMetadata?.stopTime
           ? `, stopped ${formatTime(experiment.previewMetadata.stopTime)}`
           : ''}
-        . Version <code>{experiment.etag}</code>.{' '}
-        {state !== 'STATE_UNDEFINED' && (
-          <a href={routeHref({ page: 'report', ...experimentRef })}>Preview report</a>
-        )}
+        . Etag <code>{experiment.etag}</code>.{' '}
+        {/* The report answers before any preview: the diff, the analysis and the backtest. */}
+        <a href={routeHref({ page: 'report', ...experimentRef })}>
+          {state === 'STATE_UNDEFINED' ? 'What it changes, and backtest' : 'Preview report'}
+        </a>
       </p>
+      {proposal && (
+        <p class="proposal" data-metric="commitProposal">
+          Commit proposed by <strong>{proposal.proposer}</strong>
+          {proposal.reason ? <>: “{proposal.reason}”</> : ''}; it waits for{' '}
+          {proposal.proposer === principal.name ? 'another editor’s' : 'your'} approval.
+        </p>
+      )}
       {canEdit && (
         <div class="actions" role="group" aria-label="Preview">
           {state === 'ACTIVE' ? (
@@ -123,7 +136,7 @@ export function ExperimentPage({ experimentRef }: { experimentRef: ExperimentRef
             disabled={busy || edited}
             onClick={() => setCommitting(true)}
           >
-            Commit…
+            {canApprove ? 'Approve…' : 'Commit…'}
           </button>
           <button type="button" class="secondary outline" disabled={busy} onClick={remove}>
             Delete
@@ -143,6 +156,7 @@ export function ExperimentPage({ experimentRef }: { experimentRef: ExperimentRef
           experimentRef={experimentRef}
           experiment={experiment}
           onClose={() => setCommitting(false)}
+          onProposed={setExperiment}
         />
       )}
     </>

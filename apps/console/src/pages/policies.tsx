@@ -50,6 +50,12 @@ function ProjectChooser({ project, location }: { project?: string; location: str
   const [picked, setPicked] = useState(project ?? '');
   const [typed, setTyped] = useState(project ?? '');
   const [where, setWhere] = useState(location);
+  // The address is the truth: back, forward or a pasted link move the picker with it.
+  useEffect(() => {
+    setPicked(project ?? '');
+    setTyped(project ?? '');
+    setWhere(location);
+  }, [project, location]);
   // A project named before but not listed (a new one) is "another project", typed.
   const selected = choices.some((choice) => choice.projectId === picked)
     ? picked

@@ -13,6 +13,7 @@ import { experimentDiff } from '../api/change-api';
 import { useLoaded } from '../changes/use-loaded';
 import { REPORT_SECTIONS } from '../report/sections';
 import { RuleChanges } from '../report/what-changes';
+import { BacktestSection } from '../report/backtest-section';
 import { Breadcrumb } from '../components/breadcrumb';
 import { routeHref } from '../router';
 import { CommitDialog } from './commit-dialog';
@@ -32,7 +33,7 @@ const revisionOf = (c: PreviewConfigurationReport) =>
  * updates the numbers in place: the chosen configuration, the flow filter and page stay.
  */
 export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) {
-  const { api, canEdit } = useSession();
+  const { api, canEdit, principal } = useSession();
   const [report, setReport] = useState<PreviewReport>();
   const [experiment, setExperiment] = useState<FirewallPolicyExperiment | null>();
   const [livePolicy, setLivePolicy] = useState<FirewallPolicy>();
@@ -118,7 +119,10 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
         {refreshedAt && <small>Read at {refreshedAt.toLocaleTimeString('en-GB')}.</small>}{' '}
         {canEdit && experiment && (
           <button type="button" class="contrast small" onClick={() => setCommitting(true)}>
-            Commit…
+            {experiment.commitProposal?.experimentEtag === experiment.etag &&
+            experiment.commitProposal.proposer !== principal.name
+              ? 'Approve…'
+              : 'Commit…'}
           </button>
         )}
       </p>
@@ -127,6 +131,7 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
           experimentRef={experimentRef}
           experiment={experiment}
           onClose={() => setCommitting(false)}
+          onProposed={setExperiment}
         />
       )}
       <ErrorMessage message={error} />
@@ -137,12 +142,16 @@ export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) 
             <h2 id="title-what-changes">What changes</h2>
             <RuleChanges experiment={experiment} diff={diff} showAnalysis />
           </section>
+          <section aria-labelledby="title-backtest" class="report-section">
+            <h2 id="title-backtest">Backtest on retained traffic</h2>
+            <BacktestSection experimentRef={experimentRef} experiment={experiment} />
+          </section>
         </>
       )}
       {configuration && (
         <>
           <label class="configuration">
-            Configuration (experiment version × live policy version)
+            Configuration (experiment etag × live policy etag)
             <select
               value={configurationKey(configuration)}
               onChange={(event) => setChosen(event.currentTarget.value)}

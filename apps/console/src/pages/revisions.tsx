@@ -1,13 +1,20 @@
 import type { FirewallPolicy } from '@rollout/contracts';
 import { useEffect, useState } from 'preact/hooks';
 import type { ListRevisionsResponse, Revision } from '@rollout/contracts';
-import { listRevisions } from '../api/change-api';
+import { experimentFromRevision, listRevisions, revisionDiff } from '../api/change-api';
 import type { PolicyRef } from '../api/client';
 import { messageOf } from '../api/errors';
 import { LoadedView } from '../changes/loaded-view';
-import { currentRevision, experimentIdOf, revisionSourceText } from '../changes/revision-words';
+import {
+  currentRevision,
+  experimentIdOf,
+  revisionSourceText,
+  rollbackPreviewId,
+} from '../changes/revision-words';
 import { RollbackDialog } from '../changes/rollback-dialog';
+import { RuleDiffView } from '../changes/rule-diff-view';
 import { useLoaded } from '../changes/use-loaded';
+import { RulesTable } from '../components/rules-table';
 import { Breadcrumb } from '../components/breadcrumb';
 import { Pager, usePageTokens } from '../components/pager';
 import { ErrorMessage, Notice, formatTime } from '../components/status';
@@ -31,7 +38,117 @@ function Source({ policyRef, revision }: { policyRef: PolicyRef; revision: Revis
   );
 }
 
-/** A policy's revisions, newest first, each restorable behind a confirmation. */
+/** One revision's whole resource: what was live from it on, and why it was made. */
+function RevisionResource({ revision }: { revision: Revision }) {
+  return (
+    <section aria-labelledby="revision-title" class="revision-resource">
+      <h2 id="revision-title">Revision {revision.revisionId}</h2>
+      <dl>
+        <dt>Display name</dt>
+        <dd data-field="displayName">{revision.displayName || '(none)'}</dd>
+        <dt>Description</dt>
+        <dd data-field="description">{revision.description || '(none)'}</dd>
+        <dt>Made by</dt>
+        <dd>
+          {revision.actor}, {revisionSourceText(revision.source)}, {formatTime(revision.createTime)}
+        </dd>
+        {revision.source.reason && (
+          <>
+            <dt>Reason</dt>
+            <dd data-field="reason">{revision.source.reason}</dd>
+          </>
+        )}
+        {revision.source.review && (
+          <>
+            <dt>Review</dt>
+            <dd>
+              proposed by {revision.source.review.proposer}, approved by{' '}
+              {revision.source.review.approver}
+            </dd>
+          </>
+        )}
+      </dl>
+      {revision.rules === null ? (
+        <p>The rules of this revision were not recorded.</p>
+      ) : (
+        <RulesTable rules={revision.rules} caption={`Rules of revision ${revision.revisionId}`} />
+      )}
+    </section>
+  );
+}
+
+/** What going from one revision to another changes: the whole resource, then in words. */
+function ComparedRevisions({
+  policyRef,
+  from,
+  to,
+}: {
+  policyRef: PolicyRef;
+  from: string;
+  to: string;
+}) {
+  const { api } = useSession();
+  const compared = useLoaded(
+    () => revisionDiff(api, policyRef, from, to),
+    [api, policyRef, from, to],
+  );
+  return (
+    <LoadedView loaded={compared}>
+      {(value) => <RuleDiffView diff={value} caption={`Rules from revision ${from} to ${to}`} />}
+    </LoadedView>
+  );
+}
+
+/** Any two revisions compared: what going from one to the other changes. */
+function CompareRevisions({
+  policyRef,
+  revisions,
+}: {
+  policyRef: PolicyRef;
+  revisions: Revision[];
+}) {
+  const ids = revisions.map((revision) => revision.revisionId);
+  const [from, setFrom] = useState(ids[1] ?? ids[0] ?? '');
+  const [to, setTo] = useState(ids[0] ?? '');
+  const [asked, setAsked] = useState<{ from: string; to: string }>();
+  const choice = (label: string, value: string, set: (id: string) => void) => (
+    <label>
+      {label}
+      <select value={value} onChange={(event) => set(event.currentTarget.value)}>
+        {ids.map((id) => (
+          <option key={id} value={id}>
+            revision {id}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <section aria-labelledby="compare-title" class="compare-revisions">
+      <h2 id="compare-title">Compare any two</h2>
+      <form
+        class="grid"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setAsked({ from, to });
+        }}
+      >
+        {choice('From', from, setFrom)}
+        {choice('To', to, setTo)}
+        <button type="submit" class="secondary">
+          Compare
+        </button>
+      </form>
+      {asked && <ComparedRevisions policyRef={policyRef} {...asked} />}
+    </section>
+  );
+}
+
+/**
+ * A policy's revisions, newest first: each one's whole resource on demand, any two compared, a
+ * rollback previewed as an experiment (its diff, backtest and preview) or made behind a
+ * confirmation.
+ */
 export function RevisionsPage({ policyRef }: { policyRef: PolicyRef }) {
   const { api, canEdit } = useSession();
   const pages = usePageTokens();
@@ -41,6 +158,22 @@ export function RevisionsPage({ policyRef }: { policyRef: PolicyRef }) {
   const [reload, setReload] = useState(0);
   const [target, setTarget] = useState<Revision>();
   const [current, setCurrent] = useState<Revision>();
+  const [shown, setShown] = useState<Revision>();
+  const [previewing, setPreviewing] = useState<string>();
+
+  /** An experiment holding the revision's whole resource, then its report. */
+  const previewRollback = async (revision: Revision) => {
+    setPreviewing(revision.revisionId);
+    setError(undefined);
+    try {
+      const experiment = rollbackPreviewId(revision.revisionId, Date.now().toString(36));
+      await experimentFromRevision(api, policyRef, experiment, revision.revisionId);
+      window.location.hash = routeHref({ page: 'report', ...policyRef, experiment });
+    } catch (caught) {
+      setError(messageOf(caught));
+      setPreviewing(undefined);
+    }
+  };
   const listed = useLoaded<ListRevisionsResponse>(
     () => listRevisions(api, policyRef, pages.current),
     [api, policyRef, pages.current, reload],
@@ -77,7 +210,7 @@ export function RevisionsPage({ policyRef }: { policyRef: PolicyRef }) {
                   <th scope="col">Made by</th>
                   <th scope="col">Request id</th>
                   <th scope="col">Rules</th>
-                  <th scope="col">Rollback</th>
+                  <th scope="col">Actions</th>
                 </tr>
               </thead>
               <tbody>
@@ -91,19 +224,41 @@ export function RevisionsPage({ policyRef }: { policyRef: PolicyRef }) {
                     </td>
                     <td>{revision.requestId ? <code>{revision.requestId}</code> : '–'}</td>
                     <td>{revision.rules === null ? 'not recorded' : revision.rules.length}</td>
-                    <td>
+                    <td class="row-actions">
+                      <button
+                        type="button"
+                        class="secondary outline small"
+                        aria-pressed={shown?.revisionId === revision.revisionId}
+                        onClick={() => setShown(revision)}
+                      >
+                        View {revision.revisionId}
+                      </button>
                       {revision.revisionId === current?.revisionId ? (
-                        'current'
-                      ) : canEdit && revision.rules !== null && current && policy ? (
-                        <button
-                          type="button"
-                          class="secondary outline small"
-                          onClick={() => setTarget(revision)}
-                        >
-                          Roll back to {revision.revisionId}…
-                        </button>
+                        <span> current</span>
                       ) : (
-                        '–'
+                        canEdit &&
+                        revision.rules !== null &&
+                        current &&
+                        policy && (
+                          <>
+                            <button
+                              type="button"
+                              class="secondary outline small"
+                              aria-busy={previewing === revision.revisionId}
+                              disabled={previewing !== undefined}
+                              onClick={() => void previewRollback(revision)}
+                            >
+                              Preview rollback to {revision.revisionId}
+                            </button>
+                            <button
+                              type="button"
+                              class="secondary outline small"
+                              onClick={() => setTarget(revision)}
+                            >
+                              Roll back to {revision.revisionId}…
+                            </button>
+                          </>
+                        )
                       )}
                     </td>
                   </tr>
@@ -118,6 +273,10 @@ export function RevisionsPage({ policyRef }: { policyRef: PolicyRef }) {
         pages={pages}
         next={listed.state === 'ready' ? listed.value.nextPageToken : undefined}
       />
+      {shown && <RevisionResource revision={shown} />}
+      {listed.state === 'ready' && listed.value.revisions.length > 1 && (
+        <CompareRevisions policyRef={policyRef} revisions={listed.value.revisions} />
+      )}
       {target && current && policy && (
         <RollbackDialog
           policyRef={policyRef}

@@ -1,53 +1,91 @@
-import type { FirewallPolicyExperiment, PreviewCoverage } from '@rollout/contracts';
-import type { RuleDiff } from '@rollout/contracts';
+import type {
+  FirewallPolicyExperiment,
+  PreviewConfigurationReport,
+  PreviewCoverage,
+  RuleDiff,
+} from '@rollout/contracts';
 import { LoadedView } from '../changes/loaded-view';
-import { RuleDiffView } from '../changes/rule-diff-view';
+import { RuleDiffView, SemanticSummary } from '../changes/rule-diff-view';
 import { StaticAnalysis } from '../changes/static-analysis';
 import type { Loaded } from '../changes/use-loaded';
+import { formatCount } from '../components/status';
+import { shareText } from './evidence';
 import type { ReportSectionProps } from './section';
 
+/** The previewed traffic's answer in one line: how much changes verdict, and which way. */
+function Headline({ configuration: c }: { configuration: PreviewConfigurationReport }) {
+  return (
+    <p class="headline" data-metric="headline">
+      <strong>{shareText(c.changed, c.evaluated, 'previewed events')}</strong> change verdict:{' '}
+      <span class="diff-denied-text">{formatCount(c.allowToDeny)} allow → deny</span>,{' '}
+      <span class="diff-allowed-text">{formatCount(c.denyToAllow)} deny → allow</span>.
+    </p>
+  );
+}
+
 /**
- * Which rules change (the experiment's diff against its live policy) and what that does to
- * traffic, in words (the static analysis): known before any traffic is evaluated.
+ * What the change does, in the order an operator decides on it: how much previewed traffic
+ * changes verdict and what is now denied or allowed, in sentences, first; then which rules and
+ * fields change, and the static analysis one line per finding (its regions behind a
+ * disclosure). Known before any traffic is evaluated, except the counts.
  */
 export function RuleChanges({
   experiment,
   diff,
   showAnalysis,
   coverage,
+  configuration,
 }: {
   experiment?: FirewallPolicyExperiment | null;
   diff: Loaded<RuleDiff>;
   /** The analysis is of the experiment as it is now: false on an older configuration. */
   showAnalysis: boolean;
   coverage?: PreviewCoverage;
+  configuration?: PreviewConfigurationReport;
 }) {
   return (
-    <div class="grid what-changes">
-      <div>
-        <h3>Rules</h3>
-        {experiment === null ? (
-          <p class="muted">
-            The experiment is gone (committed or deleted): its rules are not held.
-          </p>
-        ) : (
-          <LoadedView loaded={diff}>
-            {(value) => <RuleDiffView diff={value} caption="Rules the experiment changes" />}
-          </LoadedView>
-        )}
+    <>
+      {configuration && <Headline configuration={configuration} />}
+      {experiment !== null && diff.state === 'ready' && (
+        <SemanticSummary
+          semantic={diff.value.semantic}
+          rulesChange={
+            diff.value.added.length + diff.value.removed.length + diff.value.changed.length > 0
+          }
+        />
+      )}
+      <div class="grid what-changes">
+        <div>
+          <h3>Rules and fields</h3>
+          {experiment === null ? (
+            <p class="muted">
+              The experiment is gone (committed or deleted): its rules are not held.
+            </p>
+          ) : (
+            <LoadedView loaded={diff}>
+              {(value) => (
+                <RuleDiffView
+                  diff={value}
+                  caption="Rules the experiment changes"
+                  semantic={false}
+                />
+              )}
+            </LoadedView>
+          )}
+        </div>
+        <div>
+          <h3>Traffic, by static analysis</h3>
+          {experiment === undefined ? (
+            <p aria-busy="true">Loading…</p>
+          ) : (
+            <StaticAnalysis
+              analysis={showAnalysis ? experiment?.analysis : undefined}
+              coverage={coverage}
+            />
+          )}
+        </div>
       </div>
-      <div>
-        <h3>Traffic, by static analysis</h3>
-        {experiment === undefined ? (
-          <p aria-busy="true">Loading…</p>
-        ) : (
-          <StaticAnalysis
-            analysis={showAnalysis ? experiment?.analysis : undefined}
-            coverage={coverage}
-          />
-        )}
-      </div>
-    </div>
+    </>
   );
 }
 
@@ -59,6 +97,7 @@ export function WhatChanges({ experiment, configuration, diff }: ReportSectionPr
       diff={diff}
       showAnalysis={experiment?.etag === configuration.experimentEtag}
       coverage={configuration.coverage}
+      configuration={configuration}
     />
   );
 }
