@@ -3,6 +3,7 @@ import { compilePolicy, parseConnection } from '@rollout/domain/firewall';
 import { TrafficMessage, RefusedTraffic, evaluateBatch } from './evaluation';
 import { addressText } from './flows';
 import { evaluatorOf, memberTransitions } from './outcome';
+import { ruleCountMargins } from './report';
 import { ConfigurationBatch, TrafficToEvaluate } from './view-tally';
 import type { PolicyView } from './views';
 import { activeExperiment, allowTen, denySsh, policyView } from '../test/example-views';
@@ -347,6 +348,11 @@ describe('evaluating a batch', () => {
         changed: 0,
         flows: new Map<string, number>(),
         transitions: new Map<string, number>(),
+        ruleCounts: new Map<string, number>(),
+      };
+      const countRule = (side: number, priority: number | null, action: string) => {
+        const key = `${side}:${priority ?? -1}${action}`;
+        expected.ruleCounts.set(key, (expected.ruleCounts.get(key) ?? 0) + 1);
       };
       for (const e of events) {
         const live = v3.live.evaluateParsed(e.connection);
@@ -354,6 +360,8 @@ describe('evaluating a batch', () => {
         expected.evaluated++;
         const transition = `${live.rulePriority ?? -1}${live.action}>${mine.rulePriority ?? -1}${mine.action}`;
         expected.transitions.set(transition, (expected.transitions.get(transition) ?? 0) + 1);
+        countRule(0, live.rulePriority, live.action);
+        countRule(1, mine.rulePriority, mine.action);
         if (live.action === mine.action) continue;
         expected.changed++;
         const key = `${e.event.srcIp}|${e.event.destPort}|${live.rulePriority}|${mine.rulePriority}`;
@@ -380,6 +388,13 @@ describe('evaluating a batch', () => {
         ]),
       );
       expect(derived).toEqual(expected.transitions);
+      // And its rule counts (liveRules, experimentRules), the margins of those transitions.
+      const margins = ruleCountMargins(
+        memberTransitions(cohort.outcomes.values(), i).map((t) => ({ ...t, configurationId: i })),
+      );
+      expect(new Map(margins.map((r) => [`${r.side}:${r.priority}${r.action}`, r.count]))).toEqual(
+        expected.ruleCounts,
+      );
     });
     // Every pair's disagreement, from the masks, is the events the two decide differently.
     for (let a = 0; a < 3; a++)
