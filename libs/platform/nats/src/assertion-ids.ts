@@ -62,6 +62,7 @@ export const READ_ONLY_SUBJECTS: ReadonlySet<string> = new Set([
   EXPERIMENT_SUBJECTS.listRevisions,
   EXPERIMENT_SUBJECTS.getRevision,
   EXPERIMENT_SUBJECTS.listProjects,
+  EXPERIMENT_SUBJECTS.getProjectSettings,
   EXPERIMENT_SUBJECTS.statePosition,
   PREVIEW_SUBJECTS.previewLogs,
   PREVIEW_SUBJECTS.previewReport,

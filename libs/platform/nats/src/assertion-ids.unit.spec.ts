@@ -27,6 +27,9 @@ describe('assertion ids', () => {
       'stopPreview',
       'commit',
       'rollback',
+      'proposeCommit',
+      'approveCommit',
+      'updateProjectSettings',
     ]);
     expect(stateChanging(ENFORCEMENT_SUBJECTS)).toEqual([
       'createLease',
