@@ -132,30 +132,23 @@ const TOP_PORTS = `
   ) p`;
 
 /**
- * The blocks with the most changed events, exact over the flows: each flow's source and
- * destination masked to /24 and /16 (IPv4) or /64 and /48 (IPv6), summed per block, and the top
- * of each (configuration, side, prefix length). One statement, one scan of the flows.
+ * The blocks with the most changed events, exact over the flows: the flows summed per source and
+ * per destination address first (so a block's distinct addresses are a count of rows, not a
+ * DISTINCT), then each address masked to /24 and /16 (IPv4) or /64 and /48 (IPv6) and summed per
+ * block, and the top of each (configuration, side, prefix length). One statement for the section.
  */
 const TOP_PREFIXES = `
-  WITH f AS MATERIALIZED (
-    SELECT configuration_id, src_ip, dest_ip, count,
-           network(set_masklen(src_ip, CASE family(src_ip) WHEN 4 THEN 24 ELSE 64 END)) AS src_narrow,
-           network(set_masklen(src_ip, CASE family(src_ip) WHEN 4 THEN 16 ELSE 48 END)) AS src_wide,
-           network(set_masklen(dest_ip, CASE family(dest_ip) WHEN 4 THEN 24 ELSE 64 END)) AS dest_narrow,
-           network(set_masklen(dest_ip, CASE family(dest_ip) WHEN 4 THEN 16 ELSE 48 END)) AS dest_wide
-    FROM preview_flows WHERE configuration_id = ANY($1::int[])
+  WITH addresses AS (
+    SELECT configuration_id, 'source' AS side, src_ip AS ip, sum(count) AS count, count(*) AS flows
+    FROM preview_flows WHERE configuration_id = ANY($1::int[]) GROUP BY configuration_id, src_ip
+    UNION ALL
+    SELECT configuration_id, 'destination', dest_ip, sum(count), count(*)
+    FROM preview_flows WHERE configuration_id = ANY($1::int[]) GROUP BY configuration_id, dest_ip
   ), blocks AS (
-    SELECT configuration_id, 'source' AS side, src_narrow AS prefix, sum(count) AS count, count(*) AS flows,
-           count(DISTINCT src_ip) AS addresses FROM f GROUP BY configuration_id, src_narrow
-    UNION ALL
-    SELECT configuration_id, 'source', src_wide, sum(count), count(*), count(DISTINCT src_ip) FROM f
-    GROUP BY configuration_id, src_wide
-    UNION ALL
-    SELECT configuration_id, 'destination', dest_narrow, sum(count), count(*), count(DISTINCT dest_ip) FROM f
-    GROUP BY configuration_id, dest_narrow
-    UNION ALL
-    SELECT configuration_id, 'destination', dest_wide, sum(count), count(*), count(DISTINCT dest_ip) FROM f
-    GROUP BY configuration_id, dest_wide
+    SELECT configuration_id, side, network(set_masklen(ip, CASE family(ip) WHEN 4 THEN l.v4 ELSE l.v6 END)) AS prefix,
+           sum(count) AS count, sum(flows) AS flows, count(*) AS addresses
+    FROM addresses CROSS JOIN (VALUES (24, 64), (16, 48)) AS l(v4, v6)
+    GROUP BY configuration_id, side, prefix
   )
   SELECT configuration_id AS "configurationId", side, text(prefix) AS prefix, masklen(prefix) AS "prefixLength",
          count::float8 AS count, flows::int AS flows, addresses::int AS addresses
