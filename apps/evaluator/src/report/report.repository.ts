@@ -58,9 +58,10 @@ export class ReportRepository {
         )
       : undefined;
     const judged = reading.denyToAllowFrom?.judged(configurations);
-    const [topSources, topPorts, coverageFlows, denyToAllowFrom] = await Promise.all([
+    const [topSources, topPorts, topPrefixes, coverageFlows, denyToAllowFrom] = await Promise.all([
       section<'topSources'>(this.pool, TOP_SOURCES, [ids, PREVIEW_REPORT_TOP]),
       section<'topPorts'>(this.pool, TOP_PORTS, [ids, PREVIEW_REPORT_TOP]),
+      section<'topPrefixes'>(this.pool, TOP_PREFIXES, [ids, PREVIEW_REPORT_TOP]),
       covered && readChangedConnections(this.pool, covered.id),
       judged && reading.denyToAllowFrom
         ? readDenyToAllowFrom(this.pool, judged.id, reading.denyToAllowFrom.ranges)
@@ -70,6 +71,7 @@ export class ReportRepository {
       ...counts,
       topSources,
       topPorts,
+      topPrefixes,
       ...(covered && coverageFlows
         ? { coverageFlows: { configurationId: covered.id, flows: coverageFlows } }
         : {}),
@@ -129,6 +131,32 @@ const TOP_PORTS = `
     GROUP BY protocol, dest_port ORDER BY 3 DESC, protocol, dest_port LIMIT $2
   ) p`;
 
+/**
+ * The blocks with the most changed events, exact over the flows: the flows summed per source and
+ * per destination address first (so a block's distinct addresses are a count of rows, not a
+ * DISTINCT), then each address masked to /24 and /16 (IPv4) or /64 and /48 (IPv6) and summed per
+ * block, and the top of each (configuration, side, prefix length). One statement for the section.
+ */
+const TOP_PREFIXES = `
+  WITH addresses AS (
+    SELECT configuration_id, 'source' AS side, src_ip AS ip, sum(count) AS count, count(*) AS flows
+    FROM preview_flows WHERE configuration_id = ANY($1::int[]) GROUP BY configuration_id, src_ip
+    UNION ALL
+    SELECT configuration_id, 'destination', dest_ip, sum(count), count(*)
+    FROM preview_flows WHERE configuration_id = ANY($1::int[]) GROUP BY configuration_id, dest_ip
+  ), blocks AS (
+    SELECT configuration_id, side, network(set_masklen(ip, CASE family(ip) WHEN 4 THEN l.v4 ELSE l.v6 END)) AS prefix,
+           sum(count) AS count, sum(flows) AS flows, count(*) AS addresses
+    FROM addresses CROSS JOIN (VALUES (24, 64), (16, 48)) AS l(v4, v6)
+    GROUP BY configuration_id, side, prefix
+  )
+  SELECT configuration_id AS "configurationId", side, text(prefix) AS prefix, masklen(prefix) AS "prefixLength",
+         count::float8 AS count, flows::int AS flows, addresses::int AS addresses
+  FROM (SELECT *, row_number() OVER (PARTITION BY configuration_id, side, masklen(prefix)
+                                     ORDER BY count DESC, prefix) AS rank FROM blocks) ranked
+  WHERE rank <= $2
+  ORDER BY configuration_id, side, family(prefix), masklen(prefix) DESC, count DESC, prefix`;
+
 const TRANSITIONS = `
   SELECT configuration_id AS "configurationId", live_priority AS "livePriority", live_action AS "liveAction",
          experiment_priority AS "experimentPriority", experiment_action AS "experimentAction", sum(count)::float8 AS count
@@ -149,7 +177,13 @@ const DEAD_LETTERS = `
 /** The rows of one of ReportRows' sections, as its statement names and types them. */
 async function section<
   K extends
-    'ruleCounts' | 'topSources' | 'topPorts' | 'transitions' | 'timeBuckets' | 'deadLetters',
+    | 'ruleCounts'
+    | 'topSources'
+    | 'topPorts'
+    | 'topPrefixes'
+    | 'transitions'
+    | 'timeBuckets'
+    | 'deadLetters',
 >(db: Queryable, sql: string, params: unknown[]): Promise<ReportRows[K]> {
   return (await db.query(sql, params)).rows as ReportRows[K];
 }
@@ -160,6 +194,7 @@ function noRows(): ReportRows {
     ruleCounts: [],
     topSources: [],
     topPorts: [],
+    topPrefixes: [],
     transitions: [],
     timeBuckets: [],
     deadLetters: [],
@@ -198,7 +233,7 @@ function readConfigurations(
   );
 }
 
-/** The connections of a configuration's changed flows (its coverage). */
+/** The connections of a configuration's changed flows and their events (its coverage and changedByRegion). */
 async function readChangedConnections(
   db: Queryable,
   configurationId: number,
@@ -209,9 +244,11 @@ async function readChangedConnections(
     destIp: string;
     protocol: string;
     destPort: number | null;
+    count: number;
   }>(
     db,
-    `SELECT direction, host(src_ip) AS "srcIp", host(dest_ip) AS "destIp", protocol, NULLIF(dest_port, -1) AS "destPort"
+    `SELECT direction, host(src_ip) AS "srcIp", host(dest_ip) AS "destIp", protocol, NULLIF(dest_port, -1) AS "destPort",
+            count::float8 AS count
      FROM preview_flows WHERE configuration_id = $1`,
     [configurationId],
   );

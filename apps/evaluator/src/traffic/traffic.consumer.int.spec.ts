@@ -76,6 +76,14 @@ describe('evaluating traffic', () => {
       ],
       topChangedSources: [{ srcIp: '10.0.1.5', count: 1 }],
       topChangedDestinationPorts: [{ protocol: 'tcp', destPort: 22, count: 1 }],
+      topChangedSourcePrefixes: [
+        { prefix: '10.0.1.0/24', prefixLength: 24, count: 1, flows: 1, addresses: 1 },
+        { prefix: '10.0.0.0/16', prefixLength: 16, count: 1, flows: 1, addresses: 1 },
+      ],
+      topChangedDestinationPrefixes: [
+        { prefix: '192.0.2.0/24', prefixLength: 24, count: 1, flows: 1, addresses: 1 },
+        { prefix: '192.0.0.0/16', prefixLength: 16, count: 1, flows: 1, addresses: 1 },
+      ],
       flows: 1,
       changedOutsideFlows: 0,
       ruleTransitions: [
@@ -152,6 +160,15 @@ describe('evaluating traffic', () => {
         exact: true,
         unmatchedExperimentRules: [],
         shadowedRules: [],
+        changedByRegion: [
+          {
+            summary: 'tcp/22 from 10.0.1.0/24 is now denied',
+            action: 'deny',
+            events: 1,
+            flows: 1,
+            sources: 1,
+          },
+        ],
       },
       completeness: {
         complete: true,
@@ -162,6 +179,16 @@ describe('evaluating traffic', () => {
         trafficDroppedMessages: 0,
         trafficDropUndetermined: 0,
         lag: { pendingMessages: 0 },
+      },
+      // The live policy's own rules: both decided something, so none is unused.
+      liveRuleUsage: {
+        livePolicyEtag: 'web-L2',
+        rules: [
+          { rulePriority: 100, action: 'allow', hits: 3 },
+          { rulePriority: 200, action: 'deny', hits: 1 },
+        ],
+        impliedHits: 1,
+        unusedRules: [],
       },
       firstEventTime: events[0].time,
       lastEventTime: events[4].time,

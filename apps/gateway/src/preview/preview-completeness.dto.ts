@@ -4,6 +4,7 @@ import { DifferingRegionDto } from '../experiments/experiment-analysis.dto';
 import type {
   Direction,
   PreviewCompleteness,
+  ChangedRegionTraffic,
   PreviewCoverage,
   PreviewDeadLetterCount,
   PreviewDisagreement,
@@ -103,6 +104,27 @@ export class PreviewDisagreementDto implements PreviewDisagreement {
   eventsOutsideFlows!: number;
 }
 
+export class ChangedRegionTrafficDto implements ChangedRegionTraffic {
+  @ApiProperty({
+    example: 'tcp/22 from 0.0.0.0/0 is now denied',
+    description: "The experiment diff's sentence for the region",
+  })
+  summary!: string;
+  @ApiProperty({
+    enum: ['allow', 'deny'],
+    example: 'deny',
+    description:
+      "The experiment's verdict in the region: deny for now denied, allow for now allowed",
+  })
+  action!: 'allow' | 'deny';
+  @ApiProperty({ example: 592, description: 'Changed events of the kept flows in the region' })
+  events!: number;
+  @ApiProperty({ example: 64, description: 'Kept changed flows in the region' })
+  flows!: number;
+  @ApiProperty({ example: 61, description: 'Distinct source addresses of those flows' })
+  sources!: number;
+}
+
 export class PreviewCoverageDto implements PreviewCoverage {
   @ApiProperty({
     description: 'false when the analysis hit its work bound: nothing below may be inferred',
@@ -137,4 +159,10 @@ export class PreviewCoverageDto implements PreviewCoverage {
     description: 'Priorities of the experiment rules the analysis found shadowed',
   })
   shadowedRules!: number[];
+  @ApiPropertyOptional({
+    type: [ChangedRegionTrafficDto],
+    description:
+      'Each listed differing region, in the diff\'s words and order, with the changed traffic in it ("tcp/22 from 0.0.0.0/0 is now denied: 592 events from 61 sources"). Counted over the kept flows: exact when changedOutsideFlows is 0. Flows carry no target tags, so a region\'s target condition is not applied',
+  })
+  changedByRegion?: ChangedRegionTrafficDto[];
 }

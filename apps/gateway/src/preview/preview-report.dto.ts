@@ -18,7 +18,10 @@ import { PreviewVerdictDto } from './preview-flows.dto';
 import { PreviewReadinessDto } from './preview-readiness.dto';
 import type {
   ChangedDestinationPort,
+  ChangedPrefix,
   ChangedSource,
+  LiveRuleHits,
+  LiveRuleUsage,
   GetPreviewReportRequest,
   PreviewConfigurationReport,
   PreviewReport,
@@ -44,6 +47,53 @@ export class ChangedDestinationPortDto implements ChangedDestinationPort {
   @ApiProperty({ example: 'tcp' }) protocol!: string;
   @ApiProperty({ example: 22 }) destPort!: number;
   @ApiProperty() count!: number;
+}
+
+export class ChangedPrefixDto implements ChangedPrefix {
+  @ApiProperty({ example: '203.0.113.0/24', description: 'The block, in CIDR notation' })
+  prefix!: string;
+  @ApiProperty({ example: 24, description: 'Its prefix length: 24 or 16 (IPv4), 64 or 48 (IPv6)' })
+  prefixLength!: number;
+  @ApiProperty({ example: 592, description: 'Events in the block whose verdict changed' })
+  count!: number;
+  @ApiProperty({ example: 64, description: 'Distinct changed flows in the block' })
+  flows!: number;
+  @ApiProperty({
+    example: 61,
+    description:
+      'Distinct addresses of the block the changed events came from (sources) or went to (destinations)',
+  })
+  addresses!: number;
+}
+
+export class LiveRuleHitsDto implements LiveRuleHits {
+  @ApiProperty({ example: 1000 }) rulePriority!: number;
+  @ApiProperty({ enum: ['allow', 'deny'] }) action!: RuleAction;
+  @ApiProperty({ example: 98324, description: 'Events this rule decided (0: an unused rule)' })
+  hits!: number;
+  @ApiPropertyOptional({
+    description: 'The rule is disabled: it decides nothing, and is not listed as unused',
+  })
+  disabled?: boolean;
+}
+
+export class LiveRuleUsageDto implements LiveRuleUsage {
+  @ApiProperty({ example: 'W/"3"', description: 'The live policy version the rules are of' })
+  livePolicyEtag!: string;
+  @ApiProperty({ type: [LiveRuleHitsDto], description: 'Every rule of that version, by priority' })
+  rules!: LiveRuleHitsDto[];
+  @ApiProperty({
+    example: 12,
+    description: 'Events the implied rules decided (no rule of the policy matched)',
+  })
+  impliedHits!: number;
+  @ApiProperty({
+    type: [Number],
+    example: [2000],
+    description:
+      'Priorities of the enabled rules that decided no event ("unused rules", as GCP Firewall Insights calls them): candidates for removal',
+  })
+  unusedRules!: number[];
 }
 
 export class RuleTransitionDto implements RuleTransition {
@@ -99,6 +149,16 @@ export class PreviewConfigurationReportDto implements PreviewConfigurationReport
     description: `The ${PREVIEW_REPORT_TOP} destination ports with the most changed verdicts (events without a port are not ranked), over the flows kept`,
   })
   topChangedDestinationPorts!: ChangedDestinationPortDto[];
+  @ApiPropertyOptional({
+    type: [ChangedPrefixDto],
+    description: `The source blocks with the most changed events: the ${PREVIEW_REPORT_TOP} largest of each of /24 and /16 (IPv4) and /64 and /48 (IPv6), by prefix length then most first, exact over the flows kept`,
+  })
+  topChangedSourcePrefixes?: ChangedPrefixDto[];
+  @ApiPropertyOptional({
+    type: [ChangedPrefixDto],
+    description: `The same for destination blocks (${PREVIEW_REPORT_TOP} of each prefix length)`,
+  })
+  topChangedDestinationPrefixes?: ChangedPrefixDto[];
   @ApiPropertyOptional({ description: 'Distinct changed flows kept for previewFlows' })
   flows?: number;
   @ApiPropertyOptional({
@@ -142,6 +202,12 @@ export class PreviewConfigurationReportDto implements PreviewConfigurationReport
       "The experiment's static analysis against this configuration's traffic; only for the configuration of the experiment and live versions in force now",
   })
   coverage?: PreviewCoverageDto;
+  @ApiPropertyOptional({
+    type: LiveRuleUsageDto,
+    description:
+      "The live policy's own rule usage: every rule of the live version with the events it decided in this configuration, and the enabled ones that decided none; only for the configuration of the versions in force now (a backtest's: over the whole retained window)",
+  })
+  liveRuleUsage?: LiveRuleUsageDto;
   @ApiProperty() firstEventTime!: string;
   @ApiProperty() lastEventTime!: string;
 }

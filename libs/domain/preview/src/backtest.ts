@@ -14,7 +14,7 @@ import { memberTransitions, type StoredOutcome } from './outcome';
 import type { ConfigurationBatch } from './view-tally';
 import { recordKeys } from './records';
 import type { HeldVersions, PolicyView } from './views';
-import { coverageOf } from './coverage';
+import { coverageOf, liveRuleUsageOf } from './coverage';
 import { reportTimeBuckets } from './time-buckets';
 import { ConfigurationTotals, MINUTE_MS, ruleCounts, ruleTransitionsOf } from './totals';
 
@@ -111,6 +111,7 @@ export class BacktestTally {
     };
     const flows = [...this.flows.values()];
     const experimentRules = margin('experiment');
+    const liveRules = margin('live');
     const configuration: PreviewConfigurationReport = {
       experimentEtag: versions.experimentEtag,
       livePolicyEtag: versions.liveEtag,
@@ -120,7 +121,7 @@ export class BacktestTally {
       denyToAllow: totals.denyToAllow,
       unchangedAllow: totals.unchangedAllow,
       unchangedDeny: totals.unchangedDeny,
-      liveRules: margin('live'),
+      liveRules,
       experimentRules,
       topChangedSources: top(flows, (f) => displayAddress(f.srcIp), compareAddresses).map(
         ([srcIp, count]) => ({ srcIp, count }),
@@ -158,9 +159,16 @@ export class BacktestTally {
           destIp: f.destIp,
           protocol: f.protocol,
           ...(f.destPort === undefined ? {} : { destPort: f.destPort }),
+          count: f.count,
         })),
         changedOutsideFlows: this.changedOutsideFlows,
         experimentRuleCounts: experimentRules,
+      }),
+      // A backtest reads the whole retained window: this is the live policy's usage over it.
+      liveRuleUsage: liveRuleUsageOf({
+        livePolicyEtag: versions.liveEtag,
+        liveRules: versions.liveRules,
+        liveRuleCounts: liveRules,
       }),
       firstEventTime: new Date(totals.firstEventMs).toISOString(),
       lastEventTime: new Date(totals.lastEventMs).toISOString(),

@@ -1,5 +1,6 @@
 import { PREVIEW_REPORT_TOP } from '@rollout/contracts';
 import type {
+  ChangedPrefix,
   FlowConnection,
   ExperimentAnalysis,
   PreviewConfigurationReport,
@@ -9,7 +10,7 @@ import type {
   RuleCount,
 } from '@rollout/contracts';
 import { completenessOf } from './completeness';
-import { coverageOf } from './coverage';
+import { coverageOf, liveRuleUsageOf } from './coverage';
 import { judgedConfiguration, readinessOf, reportEtagOf } from './readiness';
 import type { HeldExperiment, HeldVersions } from './views';
 import { type CountedBucket, reportTimeBuckets } from './time-buckets';
@@ -56,13 +57,18 @@ export interface ReportRows {
   topSources: Of<{ srcIp: string; count: number }>[];
   /** The same for destination ports. */
   topPorts: Of<{ protocol: string; destPort: number; count: number }>[];
+  /**
+   * The PREVIEW_REPORT_TOP source and destination blocks of each prefix length with the most
+   * changed events of each configuration's flows, by prefix length then most first.
+   */
+  topPrefixes: Of<ChangedPrefix & { side: 'source' | 'destination' }>[];
   transitions: Of<TransitionTally>[];
   timeBuckets: Of<CountedBucket>[];
   deadLetters: Of<{ reason: string; messages: number }>[];
   /** The disagreement section of each configuration, most events first. */
   disagreements: Of<PreviewDisagreement>[];
   /** The changed flows of the configuration coverage is of (see ReportReading.coverageOf), when it is one of these. */
-  coverageFlows?: Of<{ flows: FlowConnection<string>[] }>;
+  coverageFlows?: Of<{ flows: (FlowConnection<string> & { count: number })[] }>;
   /** Deny → allow events of the judged configuration's flows from each `noDenyToAllowFrom` range (0 for none). */
   denyToAllowFrom: ReadonlyMap<string, number>;
 }
@@ -132,6 +138,7 @@ export function buildReport(name: string, rows: ReportRows, inputs: ReportInputs
     ruleCounts: byConfiguration(rows.ruleCounts),
     topSources: byConfiguration(rows.topSources),
     topPorts: byConfiguration(rows.topPorts),
+    topPrefixes: byConfiguration(rows.topPrefixes),
     transitions: byConfiguration(rows.transitions),
     timeBuckets: byConfiguration(rows.timeBuckets),
     deadLetters: byConfiguration(rows.deadLetters),
@@ -141,12 +148,26 @@ export function buildReport(name: string, rows: ReportRows, inputs: ReportInputs
     const mine = <T>(section: ReadonlyMap<number, T[]>): T[] => section.get(c.id) ?? [];
     const rules = mine(sections.ruleCounts);
     const experimentRules = ruleCountsOf(rules, 1);
+    const liveRules = ruleCountsOf(rules, 0);
+    const covered = rows.coverageFlows?.configurationId === c.id ? rows.coverageFlows : undefined;
+    const inForce = inputs.coverage && covered;
+    const prefixes = mine(sections.topPrefixes);
+    const prefixesOf = (side: 'source' | 'destination'): ChangedPrefix[] =>
+      prefixes
+        .filter((p) => p.side === side)
+        .map(({ prefix, prefixLength, count, flows, addresses }) => ({
+          prefix,
+          prefixLength,
+          count,
+          flows,
+          addresses,
+        }));
     const coverage =
-      inputs.coverage && rows.coverageFlows?.configurationId === c.id
+      inputs.coverage && inForce
         ? coverageOf({
             analysis: inputs.coverage.analysis,
             experimentRules: inputs.coverage.versions.experimentRules,
-            flows: rows.coverageFlows.flows,
+            flows: covered.flows,
             changedOutsideFlows: c.changedOutsideFlows,
             experimentRuleCounts: experimentRules,
           })
@@ -160,7 +181,7 @@ export function buildReport(name: string, rows: ReportRows, inputs: ReportInputs
       denyToAllow: c.denyToAllow,
       unchangedAllow: c.unchangedAllow,
       unchangedDeny: c.unchangedDeny,
-      liveRules: ruleCountsOf(rules, 0),
+      liveRules,
       experimentRules,
       topChangedSources: mine(sections.topSources).map((s) => ({
         srcIp: s.srcIp,
@@ -171,12 +192,23 @@ export function buildReport(name: string, rows: ReportRows, inputs: ReportInputs
         destPort: p.destPort,
         count: p.count,
       })),
+      topChangedSourcePrefixes: prefixesOf('source'),
+      topChangedDestinationPrefixes: prefixesOf('destination'),
       flows: c.flows,
       changedOutsideFlows: c.changedOutsideFlows,
       ...ruleTransitionsOf(mine(sections.transitions)),
       timeBuckets: reportTimeBuckets(mine(sections.timeBuckets), c.lastEventTime.getTime()),
       ...disagreementsOf(mine(sections.disagreements)),
       ...(coverage ? { coverage } : {}),
+      ...(inputs.coverage && inForce
+        ? {
+            liveRuleUsage: liveRuleUsageOf({
+              livePolicyEtag: c.livePolicyEtag,
+              liveRules: inputs.coverage.versions.liveRules,
+              liveRuleCounts: liveRules,
+            }),
+          }
+        : {}),
       completeness: completenessOf({
         deadLettered: mine(sections.deadLetters).map((d) => ({
           reason: d.reason,

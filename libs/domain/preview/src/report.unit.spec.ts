@@ -49,6 +49,7 @@ function rows(overrides: Partial<ReportRows> = {}): ReportRows {
     ruleCounts: [],
     topSources: [],
     topPorts: [],
+    topPrefixes: [],
     transitions: [],
     timeBuckets: [],
     deadLetters: [],
@@ -117,6 +118,26 @@ describe('buildReport', () => {
           { configurationId: 2, side: 1, priority: 100, action: 'allow', count: 8 },
         ],
         topSources: [{ configurationId: 2, srcIp: '10.0.1.1', count: 2 }],
+        topPrefixes: [
+          {
+            configurationId: 2,
+            side: 'source',
+            prefix: '10.0.1.0/24',
+            prefixLength: 24,
+            count: 2,
+            flows: 1,
+            addresses: 1,
+          },
+          {
+            configurationId: 2,
+            side: 'destination',
+            prefix: '192.0.0.0/16',
+            prefixLength: 16,
+            count: 2,
+            flows: 1,
+            addresses: 1,
+          },
+        ],
         timeBuckets: [
           // Older than 6 hours before the last event: rolled into the hour bucket.
           {
@@ -161,7 +182,13 @@ describe('buildReport', () => {
         coverageFlows: {
           configurationId: 2,
           flows: [
-            { direction: 'INGRESS', srcIp: '10.0.1.1', destIp: '192.0.2.1', protocol: 'tcp' },
+            {
+              direction: 'INGRESS',
+              srcIp: '10.0.1.1',
+              destIp: '192.0.2.1',
+              protocol: 'tcp',
+              count: 2,
+            },
           ],
         },
       }),
@@ -184,12 +211,36 @@ describe('buildReport', () => {
         { rulePriority: 10, count: 2 },
       ],
       topChangedSources: [{ srcIp: '10.0.1.1', count: 2 }],
+      topChangedSourcePrefixes: [
+        { prefix: '10.0.1.0/24', prefixLength: 24, count: 2, flows: 1, addresses: 1 },
+      ],
+      topChangedDestinationPrefixes: [
+        { prefix: '192.0.0.0/16', prefixLength: 16, count: 2, flows: 1, addresses: 1 },
+      ],
       timeBuckets: [
         { startTime: '2026-11-24T00:00:00.000Z', width: 'HOUR', evaluated: 9 },
         { startTime: '2026-11-24T08:00:00.000Z', width: 'MINUTE', evaluated: 1 },
       ],
       disagreements: [{ experiment: `${NAME}-other`, experimentEtag: 'O1', events: 2 }],
-      coverage: { untouchedRegions: [], unmatchedExperimentRules: [] },
+      coverage: {
+        untouchedRegions: [],
+        unmatchedExperimentRules: [],
+        changedByRegion: [
+          {
+            summary: 'all traffic from 10.0.1.0/24 is now denied',
+            action: 'deny',
+            events: 2,
+            flows: 1,
+            sources: 1,
+          },
+        ],
+      },
+      liveRuleUsage: {
+        livePolicyEtag: 'L1',
+        rules: [{ rulePriority: 100, action: 'allow', hits: 10 }],
+        impliedHits: 0,
+        unusedRules: [],
+      },
       completeness: { complete: true },
     });
     expect(newest.disagreements?.[0]).not.toHaveProperty('configurationId');
@@ -202,6 +253,8 @@ describe('buildReport', () => {
       completeness: { complete: false, deadLetteredMessages: 3 },
     });
     expect(oldest).not.toHaveProperty('coverage');
+    expect(oldest).not.toHaveProperty('liveRuleUsage');
+    expect(oldest.topChangedSourcePrefixes).toEqual([]);
   });
 
   it('judges the readiness gates on the configuration of the ACTIVE version, with the deny → allow counts read for it', () => {

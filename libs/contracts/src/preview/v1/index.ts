@@ -18,7 +18,7 @@ import type { PreviewReadiness } from './readiness';
  * A configuration is one (experiment etag, live policy etag) pair: the versions of the two
  * policies that produced a result. Reports and log pages keep them apart, newest first.
  */
-export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.11.0' };
+export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.12.0' };
 
 export const PREVIEW_LOGS_STREAM = 'PREVIEW_LOGS';
 export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';
@@ -100,6 +100,67 @@ export interface ChangedDestinationPort {
 }
 
 /**
+ * Changed traffic of one address block (since 1.12.0): a /24 or /16 of IPv4, a /64 or /48 of
+ * IPv6, counted exactly over the kept flows.
+ */
+export interface ChangedPrefix {
+  /** The block, in CIDR notation ("203.0.113.0/24", "2001:db8::/48"). */
+  prefix: string;
+  /** Its prefix length: 24 or 16 (IPv4), 64 or 48 (IPv6). */
+  prefixLength: number;
+  /** Events in the block whose verdict changed. */
+  count: number;
+  /** Distinct changed flows in the block. */
+  flows: number;
+  /** Distinct addresses of the block the changed events came from (sources) or went to (destinations). */
+  addresses: number;
+}
+
+/**
+ * A region of the static analysis where live and experiment decide differently, in the words of
+ * the experiment's diff, and the changed traffic of this configuration that lies in it (since
+ * 1.12.0): "tcp/22 from 0.0.0.0/0 is now denied: 592 events from 61 sources".
+ */
+export interface ChangedRegionTraffic {
+  /** The diff's sentence for the region ("tcp/22 from 0.0.0.0/0 is now denied"). */
+  summary: string;
+  /** The experiment's verdict in the region: `deny` for now denied, `allow` for now allowed. */
+  action: 'allow' | 'deny';
+  /** Changed events of the kept flows in the region. */
+  events: number;
+  /** Kept changed flows in the region. */
+  flows: number;
+  /** Distinct source addresses of those flows. */
+  sources: number;
+}
+
+/** How often one rule of the live policy decided traffic (since 1.12.0). */
+export interface LiveRuleHits {
+  rulePriority: number;
+  action: 'allow' | 'deny';
+  /** Events this rule decided (0: an unused rule). */
+  hits: number;
+  /** The rule is disabled: it cannot decide anything, and is not listed as unused. */
+  disabled?: boolean;
+}
+
+/**
+ * The live policy's own rule usage (since 1.12.0): every rule of the live version in force, with
+ * the events it decided in this configuration, and the enabled ones that decided none ("unused
+ * rules", as GCP Firewall Insights calls them).
+ */
+export interface LiveRuleUsage {
+  /** The live policy version the rules are of (this configuration's). */
+  livePolicyEtag: string;
+  /** Every rule of that version, by priority. */
+  rules: LiveRuleHits[];
+  /** Events the implied rules decided (no rule of the policy matched). */
+  impliedHits: number;
+  /** Priorities of the enabled rules that decided no event: candidates for removal. */
+  unusedRules: number[];
+}
+
+/**
  * Events decided by one live policy rule and one experiment rule (since 1.2.0): a cell of the
  * rule-transition matrix. Its margins are `liveRules` and `experimentRules`; summed by the two
  * actions, the verdict matrix (`unchangedAllow`, `allowToDeny`, `denyToAllow`, `unchangedDeny`).
@@ -149,6 +210,13 @@ export interface PreviewConfigurationReport {
   topChangedSources: ChangedSource[];
   /** The 20 destination ports with the most changed verdicts (events without a port are not ranked), over the flows kept. */
   topChangedDestinationPorts: ChangedDestinationPort[];
+  /**
+   * The source blocks with the most changed events (since 1.12.0): the 20 largest of each of /24
+   * and /16 (IPv4) and /64 and /48 (IPv6), by prefix length then most first, over the flows kept.
+   */
+  topChangedSourcePrefixes?: ChangedPrefix[];
+  /** The same for destination blocks (since 1.12.0). */
+  topChangedDestinationPrefixes?: ChangedPrefix[];
   /** Distinct changed flows kept for previewFlows. */
   flows?: number;
   /**
@@ -184,6 +252,12 @@ export interface PreviewConfigurationReport {
    * older versions are not held).
    */
   coverage?: PreviewCoverage;
+  /**
+   * The live policy's own rule usage in this configuration (since 1.12.0): only for the
+   * configuration of the versions in force now, like `coverage` (the evaluator holds the rules of
+   * the live version in force only).
+   */
+  liveRuleUsage?: LiveRuleUsage;
   /** Earliest and latest traffic event time seen (RFC 3339). */
   firstEventTime: string;
   lastEventTime: string;
@@ -230,6 +304,12 @@ export interface PreviewCoverage {
   unmatchedExperimentRules: number[];
   /** Priorities of the experiment rules the analysis found shadowed (they can never decide). */
   shadowedRules: number[];
+  /**
+   * Each listed differing region with the changed traffic in it (since 1.12.0), in the analysis's
+   * order (the diff's sentences). Counted over the kept flows: exact when `changedOutsideFlows`
+   * is 0. Flows carry no target tags, so a region's target condition is not applied.
+   */
+  changedByRegion?: ChangedRegionTraffic[];
 }
 
 export interface PreviewDeadLetterCount {

@@ -101,3 +101,37 @@ export function untouchedRegions(
   const untouched = new Set(open.map((m) => m.region));
   return regions.filter((r) => untouched.has(r));
 }
+
+/** The changed traffic that lies in one region: its events, its flows and their distinct sources. */
+export interface RegionTraffic {
+  events: number;
+  flows: number;
+  sources: number;
+}
+
+/**
+ * For each region, in order, the flows that lie in it, their events (`count`, 1 when absent) and
+ * their distinct source addresses (any spelling of an address counts once). As in
+ * untouchedRegions, flows carry no target tags, so a region's target condition is not applied,
+ * and a flow that cannot be parsed lies in no region.
+ */
+export function regionTraffic(
+  regions: readonly DifferingRegion[],
+  flows: Iterable<FlowConnection<string> & { count?: number }>,
+): RegionTraffic[] {
+  const matchers = regions.map(compileRegion);
+  const tallies = regions.map(() => ({ events: 0, flows: 0, sources: new Set<bigint>() }));
+  if (matchers.length === 0) return [];
+  for (const flow of flows) {
+    const parsed = parseConnection(flow);
+    if (!parsed) continue;
+    for (let i = 0; i < matchers.length; i++) {
+      if (!inMatcher(matchers[i], parsed, false)) continue;
+      const tally = tallies[i];
+      tally.events += flow.count ?? 1;
+      tally.flows += 1;
+      tally.sources.add(addressKey(parsed.srcFamily, parsed.s0, parsed.s1, parsed.s2, parsed.s3));
+    }
+  }
+  return tallies.map((t) => ({ events: t.events, flows: t.flows, sources: t.sources.size }));
+}
