@@ -14,7 +14,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JSONCodec, Msg, NatsConnection, connect } from 'nats';
+import { JSONCodec, Msg, NatsConnection, Subscription, connect } from 'nats';
 
 export interface EnforcementProcess {
   child: ChildProcess;
@@ -88,6 +88,9 @@ export interface EnforcementServiceSystem {
   sessions: string[];
   /** Answers every CloseSession the adapter holds, with OK. */
   releaseCloses(): void;
+  /** Takes the adapter off the bus: every call to it finds no responder until `adapterUp`. */
+  adapterDown(): Promise<void>;
+  adapterUp(): Promise<void>;
   service: EnforcementProcess;
 }
 
@@ -135,6 +138,25 @@ filters:
   system.releaseCloses = () => {
     for (const msg of held.splice(0)) msg.respond(codec.encode({ status: OK_STATUS }));
   };
+  let subscription: Subscription | undefined;
+  system.adapterUp = async () => {
+    subscription = system.nc.subscribe(`${system.namespace}.adapter.v1.${adapter}.*`, {
+      callback: (_error, msg) => {
+        const reply = answer(
+          msg.subject.slice(msg.subject.lastIndexOf('.') + 1),
+          codec.decode(msg.data),
+        );
+        if (reply === 'hold') held.push(msg);
+        else msg.respond(codec.encode(reply));
+      },
+    });
+    await system.nc.flush();
+  };
+  system.adapterDown = async () => {
+    subscription?.unsubscribe();
+    subscription = undefined;
+    await system.nc.flush();
+  };
 
   function answer(method: string, body: Record<string, unknown>): Record<string, unknown> | 'hold' {
     switch (method) {
@@ -157,17 +179,7 @@ filters:
 
   beforeAll(async () => {
     system.nc = await connect({ servers: TEST_NATS_URL });
-    system.nc.subscribe(`${system.namespace}.adapter.v1.${adapter}.*`, {
-      callback: (_error, msg) => {
-        const reply = answer(
-          msg.subject.slice(msg.subject.lastIndexOf('.') + 1),
-          codec.decode(msg.data),
-        );
-        if (reply === 'hold') held.push(msg);
-        else msg.respond(codec.encode(reply));
-      },
-    });
-    await system.nc.flush();
+    await system.adapterUp();
     system.writeChain(1);
     const settings = { NATS_NAMESPACE: system.namespace, DATABASE_SCHEMA: system.schema };
     await provisionFromEnv({

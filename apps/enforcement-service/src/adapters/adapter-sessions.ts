@@ -55,16 +55,23 @@ export class AdapterNotReadyError extends Error {
 /**
  * The chain's adapter handlers and their sessions (Mixer's model), and the filters' adapter port.
  * A handler opens at boot or when a reload changes it, and a refused one gets no requests (its
- * failure policy applies) until a later attempt succeeds; an old session closes once its
- * replacement is in place, and every session at shutdown.
+ * failure policy applies) until a later attempt succeeds. A changed handler is make before break:
+ * while its replacement cannot open (the adapter is down, or refuses the new config) the old
+ * session keeps serving and the replacement is tried again every 5 s; the old session closes once
+ * the replacement is open. Every session closes at shutdown.
  */
 @Injectable()
 export class AdapterSessions
   implements AdapterCalls, OnApplicationBootstrap, BeforeApplicationShutdown
 {
   private readonly logger = new Logger('AdapterSessions');
+  /** The handlers requests go to, by name. */
   private handlers = new Map<string, Handler>();
+  /** Replacements that could not open yet, by name; their old handler serves meanwhile. */
+  private replacements = new Map<string, Handler>();
   private applying: Promise<void> = Promise.resolve();
+  private retryTimer?: NodeJS.Timeout;
+  private stopped = false;
 
   constructor(
     private readonly client: AdapterClient,
@@ -80,9 +87,12 @@ export class AdapterSessions
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
     await this.applying;
-    const all = [...this.handlers.values()];
+    const all = [...this.handlers.values(), ...this.replacements.values()];
     this.handlers = new Map();
+    this.replacements = new Map();
     await Promise.all(all.map((h) => this.close(h)));
   }
 
@@ -90,12 +100,20 @@ export class AdapterSessions
   filterFor(config: AdapterFilterConfig): AdapterFilter {
     const handler = this.handlers.get(config.name);
     if (handler && sameAdapterFilter(handler.config, config)) return handler.filter;
+    const waiting = this.replacements.get(config.name);
+    // The old handler serves until its replacement opens, its check cache with it.
+    if (handler && waiting && sameAdapterFilter(waiting.config, config)) return handler.filter;
     return this.newHandler(config).filter;
   }
 
   /** Brings the handlers in line with `config`; one apply at a time. */
   apply(config: EnforcementConfig): Promise<void> {
-    this.applying = this.applying.then(() => this.applyNow(config));
+    return this.serialized(() => this.applyNow(config));
+  }
+
+  /** Handlers and replacements change only here, one step at a time. */
+  private serialized(step: () => Promise<void>): Promise<void> {
+    this.applying = this.applying.then(step);
     return this.applying;
   }
 
@@ -104,21 +122,61 @@ export class AdapterSessions
       .map((name) => config.adapters[name])
       .filter((c): c is AdapterFilterConfig => c !== undefined);
     const next = new Map<string, Handler>();
-    const opening: Promise<void>[] = [];
+    const waiting = new Map<string, Handler>();
+    const opening: Handler[] = [];
     for (const c of wanted) {
-      const existing = this.handlers.get(c.name);
-      if (existing && sameAdapterFilter(existing.config, c)) {
-        next.set(c.name, existing);
+      const serving = this.handlers.get(c.name);
+      if (serving && sameAdapterFilter(serving.config, c)) {
+        next.set(c.name, serving);
         continue;
       }
-      const handler = this.newHandler(c);
-      next.set(c.name, handler);
-      opening.push(this.open(handler));
+      const pending = this.replacements.get(c.name);
+      opening.push(pending && sameAdapterFilter(pending.config, c) ? pending : this.newHandler(c));
     }
-    await Promise.all(opening);
-    const old = [...this.handlers.values()].filter((h) => next.get(h.config.name) !== h);
+    await Promise.all(opening.map((h) => this.open(h)));
+    for (const handler of opening) {
+      const serving = this.handlers.get(handler.config.name);
+      if (handler.target || !serving?.target) next.set(handler.config.name, handler);
+      else {
+        next.set(handler.config.name, serving);
+        waiting.set(handler.config.name, handler);
+      }
+    }
+    const kept = new Set([...next.values(), ...waiting.values()]);
+    const old = [...this.handlers.values(), ...this.replacements.values()].filter(
+      (h) => !kept.has(h),
+    );
     this.handlers = next;
+    this.replacements = waiting;
     await Promise.all(old.map((h) => this.close(h)));
+    this.retryReplacementsLater();
+  }
+
+  /** Opens the waiting replacements it can; each that opens takes over and its old handler closes. */
+  private async promoteNow(): Promise<void> {
+    const waiting = [...this.replacements.values()];
+    await Promise.all(waiting.map((h) => this.open(h)));
+    const old: Handler[] = [];
+    for (const handler of waiting) {
+      const { name } = handler.config;
+      if (!handler.target || this.replacements.get(name) !== handler) continue;
+      this.replacements.delete(name);
+      const serving = this.handlers.get(name);
+      this.handlers.set(name, handler);
+      if (serving) old.push(serving);
+    }
+    await Promise.all(old.map((h) => this.close(h)));
+    this.retryReplacementsLater();
+  }
+
+  /** Replacements are tried again without waiting for a request: the old session must not stay for good. */
+  private retryReplacementsLater(): void {
+    if (this.stopped || this.retryTimer || this.replacements.size === 0) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (!this.stopped) void this.serialized(() => this.promoteNow());
+    }, RETRY_INTERVAL_MS);
+    this.retryTimer.unref();
   }
 
   private newHandler(config: AdapterFilterConfig): Handler {
@@ -193,9 +251,15 @@ export class AdapterSessions
 
   /** The handler's target, trying to open a session again when the last attempt is old enough. */
   private async target(name: string): Promise<{ handler: Handler; target: Target }> {
-    const handler = this.handlers.get(name);
+    let handler = this.handlers.get(name);
     if (!handler) throw new AdapterNotReadyError(`Adapter filter ${name} is not configured.`);
-    if (!handler.target && !handler.closed && this.clock.now().getTime() >= handler.retryAt)
+    const now = this.clock.now().getTime();
+    const waiting = this.replacements.get(name);
+    if (!handler.target && waiting) {
+      // The old session was lost while its replacement waits: the replacement is what to open.
+      if (now >= waiting.retryAt) await this.serialized(() => this.promoteNow());
+      handler = this.handlers.get(name) ?? handler;
+    } else if (!handler.target && !handler.closed && now >= handler.retryAt)
       await this.open(handler);
     if (!handler.target)
       throw new AdapterNotReadyError(handler.failure ?? `Adapter filter ${name} has no session.`);

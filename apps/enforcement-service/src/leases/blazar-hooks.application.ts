@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { BlazarVerdict, LeaseStatus } from '@rollout/contracts';
 import {
   BlazarLeaseView,
+  ChainDecision,
   Clock,
   UNCHECKED_UPDATE,
   admittedStatus,
@@ -46,54 +47,53 @@ export class BlazarHooks {
     );
     const project = blazarProject(context);
     context.leaseId = blazarLeaseId(view.name, view.id, requestId);
-    const { decision } = await this.admission.admit(
-      project,
-      context,
-      view.lease,
-      'blazar',
-      now,
-      { blazar: view },
-      async (tx, facts, decide) => {
-        const tracked = facts.tracked && isLive(facts.tracked) ? facts.tracked : undefined;
-        const leaseId = tracked?.lease_id ?? randomUUID();
-        context.apiLeaseId = leaseId;
-        const decision = await decide(
-          liveExcludingItself(facts.live, tracked && { endDate: tracked.end_date }, now),
-        );
-        const { status, reason } = decidedStatus(decision, view.lease, now);
-        if (tracked) {
-          const record = decisionOf(
-            tracked.uid,
-            project,
-            tracked.lease_id,
-            decision,
+    let admitted = false;
+    let decision: ChainDecision;
+    try {
+      decision = await this.ledger.underProjectLock(
+        project,
+        now,
+        { blazar: view },
+        async (tx, facts) => {
+          const tracked = facts.tracked && isLive(facts.tracked) ? facts.tracked : undefined;
+          const leaseId = tracked?.lease_id ?? randomUUID();
+          context.apiLeaseId = leaseId;
+          const live = liveExcludingItself(
+            facts.live,
+            tracked && { endDate: tracked.end_date },
             now,
-            'blazar',
-            context,
           );
-          await tx.commitWith([
-            tx.changeLeaseSql(
+          const decision = await this.admission.checkCreate(context, view.lease, live);
+          admitted = decision.allowed;
+          const { status, reason } = decidedStatus(decision, view.lease, now);
+          if (tracked) {
+            const change = { ...this.change(view, now), status, status_reason: reason };
+            const record = decisionOf(
               tracked.uid,
-              { ...this.change(view, now), status, status_reason: reason },
-              record,
-            ),
-          ]);
-        } else {
-          const uid = randomUUID();
-          const row = this.newBlazarRow({ uid, project, leaseId }, context, view, now, {
-            status,
-            reason,
-          });
-          await tx.commitWith([
-            tx.insertLeaseSql(
-              row,
-              decisionOf(uid, project, leaseId, decision, now, 'blazar', context),
-            ),
-          ]);
-        }
-        return { row: undefined, decision };
-      },
-    );
+              project,
+              tracked.lease_id,
+              decision,
+              now,
+              'blazar',
+              context,
+            );
+            await tx.changeLease(tracked.uid, change, record);
+          } else {
+            const uid = randomUUID();
+            const row = this.newBlazarRow({ uid, project, leaseId }, context, view, now, {
+              status,
+              reason,
+            });
+            const record = decisionOf(uid, project, leaseId, decision, now, 'blazar', context);
+            await tx.insertLease(row, record);
+          }
+          return decision;
+        },
+      );
+    } catch (error) {
+      if (admitted) await this.admission.aborted(error, context, view.lease, 'blazar', now);
+      throw error;
+    }
     if (decision.allowed) await this.enforcement.notifyCreated(context, view.lease);
     return decision.allowed
       ? { allowed: true }
@@ -112,7 +112,7 @@ export class BlazarHooks {
     const project = blazarProject(context);
     context.leaseId = blazarLeaseId(current.name ?? view.name, current.id ?? view.id, requestId);
     const checked = updateNeedsChecks(current.lease, view.lease);
-    const decision = await this.ledger.counting(
+    const decision = await this.ledger.underProjectLock(
       project,
       now,
       { blazar: { id: current.id ?? view.id, name: current.name ?? view.name } },
@@ -130,11 +130,9 @@ export class BlazarHooks {
         }
         if (!decision.allowed) {
           const subject = existing ?? { uid: randomUUID(), lease_id: '' };
-          await tx.commitWith([
-            tx.insertDecisionSql(
-              decisionOf(subject.uid, project, subject.lease_id, decision, now, 'blazar', context),
-            ),
-          ]);
+          await tx.insertDecision(
+            decisionOf(subject.uid, project, subject.lease_id, decision, now, 'blazar', context),
+          );
           return decision;
         }
         const status = admittedStatus(view.lease, now);
@@ -148,7 +146,7 @@ export class BlazarHooks {
           const record = checked
             ? decisionOf(live.uid, project, live.lease_id, decision, now, 'blazar', context)
             : undefined;
-          await tx.commitWith([tx.changeLeaseSql(live.uid, change, record)]);
+          await tx.changeLease(live.uid, change, record);
         } else {
           // A lease this ledger did not hold: from now on it counts.
           const uid = randomUUID();
@@ -158,14 +156,12 @@ export class BlazarHooks {
             name: current.name,
             id: current.id,
           });
-          await tx.commitWith([
-            tx.insertLeaseSql(
-              row,
-              checked
-                ? decisionOf(uid, project, leaseId, decision, now, 'blazar', context)
-                : undefined,
-            ),
-          ]);
+          await tx.insertLease(
+            row,
+            checked
+              ? decisionOf(uid, project, leaseId, decision, now, 'blazar', context)
+              : undefined,
+          );
         }
         return decision;
       },

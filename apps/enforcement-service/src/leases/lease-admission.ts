@@ -2,14 +2,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ChainDecision, EnforcementContext, LeaseRequest } from '@rollout/domain/enforcement';
 import { randomUUID } from 'node:crypto';
 import { Enforcement } from '../chain/enforcement';
-import type { CountingFacts } from '../ledger/ledger-statements';
-import { CountingProbe, CountingTx, Ledger } from '../ledger/ledger.repository';
+import { Ledger } from '../ledger/ledger.repository';
 import { decisionOf } from './lease-records';
 
 /**
- * Create decisions (the API's creates and Blazar's check_create): MaxActiveLeases answered from
- * the count read after the project's lock. If anything fails after the checks passed, the
- * filters hear the create was aborted, so that budget-keeping filters can refund.
+ * The two halves of a create decision (the API's creates and Blazar's check_create) around the
+ * use case's own unit of work: the chain with MaxActiveLeases answered from the count read under
+ * the project's lock, and, when a create the filters admitted could not be written, the abort
+ * that lets budget-keeping filters refund.
  */
 @Injectable()
 export class LeaseAdmission {
@@ -20,53 +20,31 @@ export class LeaseAdmission {
     private readonly enforcement: Enforcement,
   ) {}
 
-  async admit<T>(
-    project: string,
+  /** The chain's check_create, `live` being the project's live leases counted under its lock. */
+  async checkCreate(
     context: EnforcementContext,
     lease: LeaseRequest,
-    actor: string,
-    now: Date,
-    probe: CountingProbe,
-    work: (
-      tx: CountingTx,
-      facts: CountingFacts,
-      decide: (live: number) => Promise<ChainDecision>,
-    ) => Promise<{ row: T; decision: ChainDecision }>,
-  ): Promise<{ row: T; decision: ChainDecision }> {
-    let admitted = false;
-    try {
-      return await this.ledger.counting(project, now, probe, (tx, facts) =>
-        work(tx, facts, async (live) => {
-          const startedAt = process.hrtime.bigint();
-          const decision = this.enforcement.decided(
-            await this.enforcement
-              .chain({ countActive: async () => live })
-              .checkCreate(context, lease),
-            startedAt,
-          );
-          admitted = decision.allowed;
-          return decision;
-        }),
-      );
-    } catch (error) {
-      if (admitted) {
-        this.logger.warn(
-          { err: error, project },
-          'create failed after the checks passed; sending on_end',
-        );
-        await this.notifyAborted(context, lease, actor, now);
-      }
-      throw error;
-    }
+    live: number,
+  ): Promise<ChainDecision> {
+    const startedAt = process.hrtime.bigint();
+    return this.enforcement.decided(
+      await this.enforcement.chain({ countActive: async () => live }).checkCreate(context, lease),
+      startedAt,
+    );
   }
 
   /** An admitted create that could not be written: filters give back what they took (no lease, nothing to retry); never throws. */
-  private async notifyAborted(
+  async aborted(
+    error: unknown,
     context: EnforcementContext,
     lease: LeaseRequest,
     actor: string,
     now: Date,
   ): Promise<void> {
+    this.logger.warn(
+      { err: error, project: context.projectId },
+      'create failed after the checks passed; sending on_end',
+    );
     try {
       const decision = this.enforcement.decided(
         await this.enforcement.onEndChain.abortCreate(context, lease),
@@ -74,9 +52,9 @@ export class LeaseAdmission {
       await this.ledger.insertDecision(
         decisionOf(randomUUID(), context.projectId, '', decision, now, actor, context),
       );
-    } catch (error) {
+    } catch (failure) {
       this.logger.error(
-        { err: error, project: context.projectId },
+        { err: failure, project: context.projectId },
         'recording an aborted create failed',
       );
     }

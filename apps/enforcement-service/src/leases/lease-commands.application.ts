@@ -7,6 +7,7 @@ import {
   UpdateLeaseRequest,
 } from '@rollout/contracts';
 import {
+  ChainDecision,
   Clock,
   UNCHECKED_UPDATE,
   admittedStatus,
@@ -50,7 +51,7 @@ const held = (row: LeaseRow) => ({
 
 /**
  * The commands on the API's leases (enforcement.v1). Creates of one project are serialised so
- * that MaxActiveLeases counts exactly (LeaseAdmission.admit); each decision is written in the
+ * that MaxActiveLeases counts exactly (Ledger.underProjectLock); each decision is written in the
  * transaction of the change it decided, and on_end goes out once per lease after the end commits.
  */
 @Injectable()
@@ -75,37 +76,41 @@ export class LeaseCommands {
       leaseId: uid,
       apiLeaseId: leaseId,
     });
-    const { row, decision } = await this.admission.admit(
-      project,
-      context,
-      lease,
-      actor,
-      now,
-      { exists: leaseId },
-      async (tx, facts, decide) => {
-        if (facts.taken) throw leaseExists(project, leaseId);
-        const decision = await decide(facts.live);
-        const { status, reason } = decidedStatus(decision, lease, now);
-        const row = newRow(
-          {
-            uid: uid,
-            project: project,
-            lease_id: leaseId,
-            origin: 'API',
-            creator: actor,
-            region_name: this.config.ENFORCEMENT_REGION_NAME,
-          },
-          lease,
-          status,
-          reason,
-          now,
-        );
-        const [inserted] = await tx.commitWith([
-          tx.insertLeaseSql(row, decisionOf(uid, project, leaseId, decision, now, actor, context)),
-        ]);
-        return { row: inserted.rows[0] as LeaseRow, decision };
-      },
-    );
+    let admitted = false;
+    let written: { row: LeaseRow; decision: ChainDecision };
+    try {
+      written = await this.ledger.underProjectLock(
+        project,
+        now,
+        { exists: leaseId },
+        async (tx, facts) => {
+          if (facts.taken) throw leaseExists(project, leaseId);
+          const decision = await this.admission.checkCreate(context, lease, facts.live);
+          admitted = decision.allowed;
+          const { status, reason } = decidedStatus(decision, lease, now);
+          const row = newRow(
+            {
+              uid,
+              project,
+              lease_id: leaseId,
+              origin: 'API',
+              creator: actor,
+              region_name: this.config.ENFORCEMENT_REGION_NAME,
+            },
+            lease,
+            status,
+            reason,
+            now,
+          );
+          const record = decisionOf(uid, project, leaseId, decision, now, actor, context);
+          return { row: await tx.insertLease(row, record), decision };
+        },
+      );
+    } catch (error) {
+      if (admitted) await this.admission.aborted(error, context, lease, actor, now);
+      throw error;
+    }
+    const { row, decision } = written;
     if (!decision.allowed) throw deniedError(decision, project, leaseId);
     await this.enforcement.notifyCreated(context, lease);
     return leaseView(row);

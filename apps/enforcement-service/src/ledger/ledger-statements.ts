@@ -231,6 +231,75 @@ export const ledgerStatements = {
     };
   },
 
+  /** Ends a lease and claims its on_end. */
+  terminate(uid: string, now: Date, reason: string, endTime: Date): Statement {
+    return {
+      text: `UPDATE leases SET status = 'TERMINATED', status_reason = $3, end_time = $4, update_time = $2, on_end_sent = true
+              WHERE uid = $1 RETURNING ${LEASE_COLUMNS}`,
+      values: [uid, now, reason, endTime],
+    };
+  },
+
+  /** Claims the on_end of a lease that ended without it; no row when it was sent already. */
+  claimOnEnd(uid: string): Statement {
+    return {
+      text: 'UPDATE leases SET on_end_sent = true WHERE uid = $1 AND NOT on_end_sent',
+      values: [uid],
+    };
+  },
+
+  deleteLease(uid: string): Statement {
+    return { text: 'DELETE FROM leases WHERE uid = $1', values: [uid] };
+  },
+
+  /** Live leases whose end passed, TERMINATED with their on_end claimed (SKIP LOCKED: replicas share the work). */
+  claimEnded(now: Date, limit: number): Statement {
+    return {
+      text: `UPDATE leases SET status = 'TERMINATED', status_reason = 'The end date passed.', end_time = end_date, update_time = $1, on_end_sent = true
+              WHERE uid IN (SELECT uid FROM leases WHERE ${LIVE} AND end_date <= $1 ORDER BY end_date LIMIT $2 FOR UPDATE SKIP LOCKED)
+              RETURNING ${LEASE_COLUMNS}`,
+      values: [now, limit],
+    };
+  },
+
+  get(project: string, leaseId: string): Statement {
+    return {
+      text: `SELECT ${LEASE_COLUMNS} FROM leases WHERE project = $1 AND lease_id = $2`,
+      values: [project, leaseId],
+    };
+  },
+
+  /** A project's leases by id, after `after`, in the given statuses (all when empty). */
+  list(
+    project: string,
+    statuses: LeaseStatus[],
+    after: string | undefined,
+    limit: number,
+  ): Statement {
+    return {
+      text: `SELECT ${LEASE_COLUMNS} FROM leases
+        WHERE project = $1 AND (cardinality($2::text[]) = 0 OR status = ANY($2)) AND ($3::text IS NULL OR lease_id > $3)
+        ORDER BY lease_id LIMIT $4`,
+      values: [project, statuses, after ?? null, limit],
+    };
+  },
+
+  decisions(leaseUid: string, after: string | undefined, limit: number): Statement {
+    return {
+      text: `SELECT id::text, hook, result, filter, message, exempted, steps, time, actor, user_id, request_id FROM decisions
+        WHERE lease_uid = $1 AND ($2::bigint IS NULL OR decisions.id > $2) ORDER BY decisions.id LIMIT $3`,
+      values: [leaseUid, after ?? null, limit],
+    };
+  },
+
+  /** PENDING leases whose start came: ACTIVE. */
+  activateStarted(now: Date): Statement {
+    return {
+      text: `UPDATE leases SET status = 'ACTIVE', update_time = $1 WHERE status = 'PENDING' AND start_date <= $1 AND end_date > $1`,
+      values: [now],
+    };
+  },
+
   /** Takes a project's lock until the transaction ends (keyed by schema too: test runs share a database). */
   lockProject(project: string): Statement {
     return {
