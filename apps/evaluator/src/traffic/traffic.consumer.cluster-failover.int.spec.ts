@@ -152,6 +152,15 @@ describe('a preview on a NATS cluster that loses a node', () => {
       // Generous: on a loaded machine the cluster elects and the followers catch up slowly.
       { timeoutMs: 90_000, intervalMs: 250, what: 'both evaluators ready' },
     );
+    // Ready is not yet previewing: the startPreview reaches the evaluators through the state
+    // relay, and events evaluated before it applied are not the preview's (previewAppliedTime).
+    await eventually(
+      async () =>
+        (await Promise.all(evaluatorPorts.map(activeExperiments))).every((n) => n === 1)
+          ? true
+          : undefined,
+      { timeoutMs: 30_000, intervalMs: 250, what: 'both evaluators previewing no-ssh' },
+    );
     const pids = services.map((service) => service.child.pid);
 
     const jsm = await nc.jetstreamManager();

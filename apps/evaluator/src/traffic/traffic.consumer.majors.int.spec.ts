@@ -58,7 +58,12 @@ const content = ({
   experimentEtag,
 });
 /** A configuration's totals without its live policy's etag (each policy has its own). */
-const totals = (r: PreviewReport) => r.configurations.map(({ livePolicyEtag: _, ...rest }) => rest);
+/** A report's configurations without what names the live policy version (the policies differ). */
+const totals = (r: PreviewReport) =>
+  r.configurations.map(({ livePolicyEtag: _, liveRuleUsage, ...rest }) => ({
+    ...rest,
+    ...(liveRuleUsage ? { liveRuleUsage: { ...liveRuleUsage, livePolicyEtag: undefined } } : {}),
+  }));
 
 const system = evaluatorSystem({
   given: async ({ nc, iso, world }) => {
