@@ -1,7 +1,7 @@
 import { TrafficEvent } from '@rollout/contracts';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { LIVE_RULES, P, consoleWorld } from './console-world';
+import { LIVE_RULES, P, consoleWorld, sidewaysOverflow } from './console-world';
 
 /**
  * What the API can do, done in the console (issue 41): the whole-resource diff (policy fields,
@@ -234,6 +234,19 @@ describe('the web console: every API action of a change, reviewed', () => {
       await expectAccessible('rollback preview at 390 px');
       await at('/projects/acme/locations/global/firewallPolicies/edge/revisions');
       await world.page.getByRole('region', { name: 'Compare any two' }).waitFor();
+      // Each revision a card: its request id and its buttons within the screen, no sideways scroll.
+      const revisions = world.page.getByRole('region', { name: 'Revisions' });
+      await revisions.locator('tr[data-revision]').first().waitFor();
+      expect(
+        await sidewaysOverflow(
+          world.page,
+          '[aria-label="Revisions"], tr[data-revision], tr[data-revision] td',
+        ),
+      ).toEqual([]);
+      expect(
+        await revisions.locator('tr[data-revision="2"] td[data-label="Request id"]').innerText(),
+      ).toMatch(/^[0-9a-f-]{36}$/);
+      await shoot('5-revisions-phone');
       await expectAccessible('revisions at 390 px');
     } finally {
       await world.page.setViewportSize({ width: 1280, height: 800 });

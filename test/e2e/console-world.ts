@@ -164,3 +164,36 @@ export function consoleWorld(options: {
 
   return world;
 }
+
+/**
+ * What a phone user would find cut off or have to scroll sideways for: the page wider than the
+ * screen, and each element of `selector` that sticks out of the screen or out of its own box
+ * (a word too long for its card). Empty when everything fits. Run in the page as a string: these
+ * files are compiled without the DOM's types.
+ */
+export function sidewaysOverflow(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const root = document.documentElement;
+    const width = root.clientWidth;
+    const found = root.scrollWidth > width ? ['the page: ' + root.scrollWidth + ' px wide'] : [];
+    document.querySelectorAll(${JSON.stringify(selector)}).forEach((element) => {
+      const box = element.getBoundingClientRect();
+      const name = element.tagName.toLowerCase() + '.' + element.className + ' "' +
+        element.textContent.trim().slice(0, 40) + '"';
+      if (box.left < -0.5 || box.right > width + 0.5)
+        found.push(name + ': ' + Math.round(box.left) + '–' + Math.round(box.right) + ' px');
+      if (element.scrollWidth > element.clientWidth + 1)
+        found.push(name + ': content ' + element.scrollWidth + ' px in ' + element.clientWidth);
+    });
+    return found;
+  })()`);
+}
+
+/** Two boxes of the page overlap (each named by a selector of one element). */
+export function overlapping(page: Page, first: string, second: string): Promise<boolean> {
+  return page.evaluate<boolean>(`(() => {
+    const [a, b] = [${JSON.stringify(first)}, ${JSON.stringify(second)}].map((selector) =>
+      document.querySelector(selector).getBoundingClientRect());
+    return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  })()`);
+}

@@ -1,9 +1,16 @@
-import { PreviewReport, TrafficEvent } from '@rollout/contracts';
+import { ListPreviewFlowsResponse, PreviewReport, TrafficEvent } from '@rollout/contracts';
 import { eventually } from '@rollout/testing/kit';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VOLUME_FLOWS, volumeFlowsPage, volumeReport } from './console-volume';
-import { BLOCK_SSH, LIVE_RULES, P, consoleWorld } from './console-world';
+import {
+  BLOCK_SSH,
+  LIVE_RULES,
+  P,
+  consoleWorld,
+  overlapping,
+  sidewaysOverflow,
+} from './console-world';
 
 /** Screenshots of every page, kept as test artefacts (tmp/ is not committed). */
 const ARTEFACTS = join(__dirname, '..', '..', 'tmp', 'e2e-artefacts', 'console');
@@ -29,6 +36,10 @@ const event = (n: number, source?: string): TrafficEvent => {
   if (kind < 5) return { ...base, srcIp: '203.0.113.9', protocol: 'tcp', destPort: 443 };
   return { ...base, srcIp: '203.0.113.9', protocol: 'udp', destPort: 53 };
 };
+
+/** The longest words a flow card shows: an IPv6 address and a 64-character event id. */
+const LONG_SOURCE = '2001:db8:85a3:1f2e:3d4c:8a2e:370:7334';
+const LONG_EVENT_ID = `sample-${'0123456789abcdef'.repeat(4)}`;
 
 /** A figure this test measures, printed with its output (not asserted: it depends on the machine). */
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -284,30 +295,61 @@ describe('the web console', () => {
   it('fits a 390 px phone screen without scrolling sideways', async () => {
     // Run in the page (strings: this file is compiled without the DOM's types).
     await world.page.setViewportSize({ width: 390, height: 844 });
+    // IPv6 addresses and a long event id: the longest words a flow card holds.
+    await world.page.route('**/experiments/block-ssh/previewFlows?*', async (route) => {
+      const response = await route.fetch();
+      const page = (await response.json()) as ListPreviewFlowsResponse;
+      const previewFlows = page.previewFlows.map((flow) => ({
+        ...flow,
+        srcIp: LONG_SOURCE,
+        destIp: LONG_SOURCE.replace(/7334$/, '22'),
+        samples: flow.samples.map((sample, n) => ({
+          ...sample,
+          trafficEventId: `${LONG_EVENT_ID}${n}`,
+        })),
+      }));
+      await route.fulfill({ response, json: { ...page, previewFlows } });
+    });
     try {
+      await world.page.reload();
       await world.page.locator('canvas').first().waitFor();
+      const cards = world.page.locator('tr.flow');
+      await cards.first().getByText(LONG_SOURCE).waitFor();
+      await cards.first().getByRole('button', { name: /^Show/ }).click();
+      await world.page.locator('tr.samples code').getByText(LONG_EVENT_ID).first().waitFor();
       // The charts follow a resize a frame or two later: the page must settle to the width.
-      const overflow = () =>
-        world.page.evaluate<number>(
-          'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      const cut = () =>
+        sidewaysOverflow(
+          world.page,
+          '[aria-label="Changed flows"], tr.flow, tr.flow td, tr.samples td, .chart, .chart-legend',
         );
-      await eventually(async () => ((await overflow()) <= 0 ? true : undefined), {
+      await eventually(async () => ((await cut()).length === 0 ? true : undefined), {
         timeoutMs: 5_000,
         intervalMs: 100,
         what: 'the report fitting 390 px',
       }).catch(() => undefined);
-      expect(await overflow()).toBeLessThanOrEqual(0);
+      expect(await cut()).toEqual([]);
       // The changed flows are cards, one per flow.
       expect(
-        await world.page
-          .locator('tr.flow')
+        await cards
           .first()
           .evaluate((row) => (globalThis as unknown as Styled).getComputedStyle(row).display),
       ).toBe('block');
+      // The legend of the bars stays clear of the chart and its axes.
+      await world.page.locator('.changes-over-time .chart-legend').waitFor();
+      expect(
+        await overlapping(
+          world.page,
+          '.changes-over-time .chart-legend',
+          '.changes-over-time .chart',
+        ),
+      ).toBe(false);
       await shoot('5-report-phone');
       await expectAccessible('report on a phone');
     } finally {
+      await world.page.unroute('**/experiments/block-ssh/previewFlows?*');
       await world.page.setViewportSize({ width: 1280, height: 900 });
+      await world.page.reload();
     }
   });
 

@@ -201,7 +201,7 @@ export function RevisionsPage({ policyRef }: { policyRef: PolicyRef }) {
       <LoadedView loaded={listed}>
         {(value) => (
           <div class="table-scroll" tabIndex={0} role="region" aria-label="Revisions">
-            <table class="striped revisions">
+            <table class="striped revisions cards">
               <thead>
                 <tr>
                   <th scope="col">Revision</th>
@@ -216,15 +216,21 @@ export function RevisionsPage({ policyRef }: { policyRef: PolicyRef }) {
               <tbody>
                 {value.revisions.map((revision) => (
                   <tr key={revision.name} data-revision={revision.revisionId}>
-                    <td>{revision.revisionId}</td>
-                    <td class="seen">{formatTime(revision.createTime)}</td>
-                    <td>{revision.actor}</td>
-                    <td>
+                    <td data-label="Revision">{revision.revisionId}</td>
+                    <td data-label="Time" class="seen">
+                      {formatTime(revision.createTime)}
+                    </td>
+                    <td data-label="Actor">{revision.actor}</td>
+                    <td data-label="Made by">
                       <Source policyRef={policyRef} revision={revision} />
                     </td>
-                    <td>{revision.requestId ? <code>{revision.requestId}</code> : '–'}</td>
-                    <td>{revision.rules === null ? 'not recorded' : revision.rules.length}</td>
-                    <td class="row-actions">
+                    <td data-label="Request id">
+                      {revision.requestId ? <code>{revision.requestId}</code> : '–'}
+                    </td>
+                    <td data-label="Rules">
+                      {revision.rules === null ? 'not recorded' : revision.rules.length}
+                    </td>
+                    <td data-label="Actions" class="row-actions">
                       <button
                         type="button"
                         class="secondary outline small"

@@ -92,7 +92,7 @@ export function ChangedFlows({ configuration, experimentRef, revision }: ReportS
       <ErrorMessage message={error} />
       {page && (
         <div class="table-scroll" tabIndex={0} role="region" aria-label="Changed flows">
-          <table class="striped flows">
+          <table class="striped flows cards">
             <thead>
               <tr>
                 <th scope="col">Change</th>

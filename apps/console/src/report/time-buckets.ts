@@ -21,6 +21,13 @@ export function bucketLabels(buckets: Pick<PreviewTimeBucket, 'startTime'>[]): s
   });
 }
 
+/** The bars' series, bottom up, with their colours: drawn by the chart and listed in its legend. */
+export const TIME_BUCKET_SERIES = [
+  { name: 'allow → deny', color: VERDICT_COLOURS.deny },
+  { name: 'deny → allow', color: VERDICT_COLOURS.allow },
+  { name: 'unchanged', color: VERDICT_COLOURS.unchanged },
+] as const;
+
 /**
  * Verdicts per bucket as stacked bars on one axis: allow → deny and deny → allow in the
  * verdicts' colours, the unchanged rest in grey, so a bar's height is the bucket's events.
@@ -38,8 +45,10 @@ export function timeBucketsOption(buckets: PreviewTimeBucket[]) {
   return {
     animation: false,
     tooltip: { trigger: 'axis', renderMode: 'richText' },
-    legend: { top: 0 },
-    grid: { left: 8, right: 8, top: 36, bottom: 8, containLabel: true },
+    // The legend is the page's (ChangesOverTime): on the canvas, a phone's width wraps it onto
+    // the axis name; in the page it wraps above the chart instead.
+    legend: { show: false },
+    grid: { left: 8, right: 8, top: 28, bottom: 8, containLabel: true },
     xAxis: {
       type: 'category',
       data: bucketLabels(buckets),
@@ -48,9 +57,9 @@ export function timeBucketsOption(buckets: PreviewTimeBucket[]) {
     },
     yAxis: { type: 'value', name: 'events', minInterval: 1 },
     series: [
-      bar('allow → deny', VERDICT_COLOURS.deny, (b) => b.allowToDeny),
-      bar('deny → allow', VERDICT_COLOURS.allow, (b) => b.denyToAllow),
-      bar('unchanged', VERDICT_COLOURS.unchanged, (b) => b.evaluated - b.changed),
+      bar(TIME_BUCKET_SERIES[0].name, TIME_BUCKET_SERIES[0].color, (b) => b.allowToDeny),
+      bar(TIME_BUCKET_SERIES[1].name, TIME_BUCKET_SERIES[1].color, (b) => b.denyToAllow),
+      bar(TIME_BUCKET_SERIES[2].name, TIME_BUCKET_SERIES[2].color, (b) => b.evaluated - b.changed),
     ],
   };
 }

@@ -1,5 +1,10 @@
 import type { PreviewTimeBucket } from '@rollout/contracts';
-import { bucketLabels, bucketSizeLabel, timeBucketsOption } from './time-buckets';
+import {
+  TIME_BUCKET_SERIES,
+  bucketLabels,
+  bucketSizeLabel,
+  timeBucketsOption,
+} from './time-buckets';
 
 const bucket = (startTime: string, width: 'MINUTE' | 'HOUR' = 'MINUTE'): PreviewTimeBucket => ({
   startTime,
@@ -30,6 +35,11 @@ describe('verdicts over time', () => {
       ['bar', 'events', [1, 1]],
       ['bar', 'events', [6, 6]],
     ]);
+    // The legend is listed in the page, so the canvas keeps no legend to lay over an axis.
+    expect(option.legend.show).toBe(false);
+    expect(option.series.map((s) => [s.name, s.itemStyle.color])).toEqual(
+      TIME_BUCKET_SERIES.map((series) => [series.name, series.color]),
+    );
     expect(bucketLabels([bucket('2026-11-28T23:59:00Z'), bucket('2026-11-29T00:00:00Z')])).toEqual([
       '11-28 23:59',
       '11-29 00:00',
