@@ -1,7 +1,7 @@
 import type { ServiceAppOptions } from '@rollout/platform/service-kit';
 import { AppModule } from './app.module';
 import type { Config } from './config';
-import { configureHttp } from './http/configure-http';
+import { configureHttp } from './configure-http';
 
 /** How the gateway runs, in main.ts and in the tests that start it in-process. */
 export function gatewayApp(config: Config): ServiceAppOptions & { config: Config } {

@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const modules: GatewayModules = {
     appModule: load('app.module') as GatewayModules['appModule'],
     config: load('config') as GatewayModules['config'],
-    http: load('http/configure-http') as GatewayModules['http'],
+    http: load('configure-http') as GatewayModules['http'],
   };
   // The defaults: the document does not depend on deployment settings.
   const config = modules.config.configSchema.parse({ NODE_ENV: 'development' });

@@ -8,7 +8,8 @@ import { messageOf } from '../api/errors';
 import { ErrorMessage, formatTime } from '../components/status';
 import { useSession } from '../context';
 import { Breadcrumb } from '../components/breadcrumb';
-import { allExperiments, idOf } from './policy';
+import { idOf } from '../names';
+import { allExperiments } from './policy';
 
 export function EventsTable({ events, caption }: { events: HistoryEvent[]; caption: string }) {
   return (

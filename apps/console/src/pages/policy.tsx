@@ -7,9 +7,9 @@ import { ErrorMessage, formatTime } from '../components/status';
 import { useSession } from '../context';
 import { Breadcrumb } from '../components/breadcrumb';
 import { DeadLettersPanel } from '../changes/dead-letters-panel';
+import { idOf } from '../names';
 import { routeHref } from '../router';
 
-export const idOf = (name: string) => name.split('/').pop() ?? name;
 export const previewStateOf = (experiment: FirewallPolicyExperiment) =>
   experiment.previewMetadata?.state ?? 'STATE_UNDEFINED';
 export const PREVIEW_STATE_LABEL: Record<string, string> = {

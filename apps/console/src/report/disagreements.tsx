@@ -1,5 +1,5 @@
 import { formatCount } from '../components/status';
-import { idOf } from '../pages/policy';
+import { idOf } from '../names';
 import type { ReportSectionProps } from './section';
 
 /** Other ACTIVE experiments of the policy that decide some of these events differently (preview.v1 1.4.0). */

@@ -19,7 +19,7 @@ import {
   NatsError,
   headers as natsHeaders,
 } from 'nats';
-import { EnforcementMetrics } from '../chain/enforcement-metrics';
+import { EnforcementMetrics } from '../metrics/enforcement-metrics';
 
 const codec = JSONCodec<unknown>();
 

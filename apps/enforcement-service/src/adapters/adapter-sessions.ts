@@ -22,7 +22,7 @@ import {
 } from '@rollout/domain/enforcement';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { EnforcementConfigSource } from '../enforcement-config';
-import { EnforcementMetrics } from '../chain/enforcement-metrics';
+import { EnforcementMetrics } from '../metrics/enforcement-metrics';
 import { AdapterClient } from './adapter-client';
 import { NO_STATUS, Target, describeStatus, handshake, lostSession } from './adapter-handshake';
 import { SessionCloses } from './session-closes.job';

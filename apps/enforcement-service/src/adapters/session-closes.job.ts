@@ -10,7 +10,7 @@ import type { BackgroundLoop } from '@rollout/platform/runtime';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { deliveryRetries } from '../delivery-retries';
-import { EnforcementMetrics } from '../chain/enforcement-metrics';
+import { EnforcementMetrics } from '../metrics/enforcement-metrics';
 import { AdapterClient } from './adapter-client';
 import { SessionClosesRepository } from './session-closes.repository';
 

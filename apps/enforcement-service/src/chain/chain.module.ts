@@ -6,7 +6,7 @@ import { SessionCloses } from '../adapters/session-closes.job';
 import { SessionClosesRepository } from '../adapters/session-closes.repository';
 import { ENFORCEMENT_CONFIG, EnforcementConfigSource } from '../enforcement-config';
 import { EXTERNAL_HTTP, Enforcement } from './enforcement';
-import { EnforcementMetrics } from './enforcement-metrics';
+import { EnforcementMetrics } from '../metrics/enforcement-metrics';
 import { NodeExternalHttp } from './external-http';
 
 /** Closes the external service's keep-alive connections at shutdown. */

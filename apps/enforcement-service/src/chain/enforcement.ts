@@ -11,7 +11,7 @@ import {
 } from '@rollout/domain/enforcement';
 import { AdapterSessions } from '../adapters/adapter-sessions';
 import { EnforcementConfigSource } from '../enforcement-config';
-import { EnforcementMetrics } from './enforcement-metrics';
+import { EnforcementMetrics } from '../metrics/enforcement-metrics';
 
 export const EXTERNAL_HTTP = Symbol('EXTERNAL_HTTP');
 

@@ -5,7 +5,7 @@ import type {
 } from '@rollout/domain/enforcement';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { EnforcementMetrics } from './enforcement-metrics';
+import { EnforcementMetrics } from '../metrics/enforcement-metrics';
 
 /** Bodies beyond this are cut off: a denial message needs no more. */
 const MAX_BODY_BYTES = 64 * 1024;

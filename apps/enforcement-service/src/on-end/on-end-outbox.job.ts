@@ -19,7 +19,7 @@ import { CLOCK } from '@rollout/platform/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { deliveryRetries } from '../delivery-retries';
 import { Enforcement } from '../chain/enforcement';
-import { EnforcementMetrics } from '../chain/enforcement-metrics';
+import { EnforcementMetrics } from '../metrics/enforcement-metrics';
 import { type LeaseRow, domainLease } from '../ledger/ledger-statements';
 import { Ledger } from '../ledger/ledger.repository';
 import type { LedgerTx } from '../ledger/ledger.repository';

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { PREVIEW_FLOW_SAMPLES } from '@rollout/contracts';
 import { FlowTally, IMPLIED_PRIORITY } from '@rollout/domain/preview';
-import { ConfigurationEntry, Query, compare } from './counting-statements';
+import { Query, compare } from '../statements';
+import { ConfigurationEntry } from './counting-statements';
 
 /** The changed flows of each configuration (preview_flows), written in the counting transaction. */
 @Injectable()

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PREVIEW_DISAGREEMENT_FLOWS } from '@rollout/contracts';
 import { ActiveExperiment, CohortBatch, CohortFlow } from '@rollout/domain/preview';
 import { DataSource } from 'typeorm';
-import { Query, compare } from './counting-statements';
+import { Query, compare } from '../statements';
 
 /**
  * What is counted per cohort (preview_cohorts, preview_outcomes, preview_cohort_masks,

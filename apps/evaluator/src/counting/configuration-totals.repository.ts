@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigurationTotals } from '@rollout/domain/preview';
-import { ConfigurationEntry, Query, compare } from './counting-statements';
+import { Query, compare } from '../statements';
+import { ConfigurationEntry } from './counting-statements';
 
 /** Each configuration's totals, dead letters and minute buckets, added in the counting transaction (its rule transitions are its cohorts' outcomes). */
 @Injectable()

@@ -14,7 +14,8 @@ import { ChangedFlowsRepository } from './changed-flows.repository';
 import { ConfigurationTotalsRepository } from './configuration-totals.repository';
 import { ConfigurationsRepository } from './configurations.repository';
 import { CohortsRepository } from './cohorts.repository';
-import { ConfigurationEntry, Query } from './counting-statements';
+import { Query } from '../statements';
+import { ConfigurationEntry } from './counting-statements';
 
 /** Postgres's exclusion_violation: a sequence of the batch was counted meanwhile. */
 const COUNTED_MEANWHILE = '23P01';

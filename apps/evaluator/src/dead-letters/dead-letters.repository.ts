@@ -9,7 +9,7 @@ import {
 } from '@rollout/domain/preview';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { Query, compare } from '../counting/counting-statements';
+import { Query, compare } from '../statements';
 
 type Scope = Omit<DeadLetterScope, 'policy'> & { policy?: string };
 

@@ -6,8 +6,9 @@ import { PoliciesController } from './policies.controller';
 import { PolicyRevisionsClient } from './policy-revisions.client';
 import { PolicyRevisionsController } from './policy-revisions.controller';
 import { ProjectSettingsClient, ProjectSettingsController } from './project-settings.controller';
+import { ProjectsController } from './projects.controller';
 
-/** Firewall policies, their experiments and revisions; the projects listing reads revisions. */
+/** Firewall policies, their experiments and revisions, and the projects that hold them. */
 @Module({
   imports: [BackendModule],
   controllers: [
@@ -15,8 +16,8 @@ import { ProjectSettingsClient, ProjectSettingsController } from './project-sett
     ExperimentsController,
     PolicyRevisionsController,
     ProjectSettingsController,
+    ProjectsController,
   ],
   providers: [ExperimentsClient, PolicyRevisionsClient, ProjectSettingsClient],
-  exports: [PolicyRevisionsClient],
 })
 export class ExperimentsModule {}

@@ -4,14 +4,14 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { StatusError } from '@rollout/contracts';
 import { ClientMetrics } from '@rollout/platform/metrics';
 import { BUILD_VERSION } from '@rollout/platform/service-kit';
-import { Config, GATEWAY_CONFIG } from '../config';
-import { consoleSecurityHeaders, isConsoleRequest, serveConsole } from '../console/serve-console';
-import { runInClientContext } from './client-context';
-import { isCustomMethod, registerBodyParsers } from './body-parsers';
-import { ErrorResponseDto } from './error-response.dto';
-import { GatewayValidationPipe, UnfitParametersInterceptor } from './input-guards';
-import { BEARER_AUTH, BLAZAR_TOKEN_AUTH } from './openapi-security';
-import { securityHeaders } from './security-headers';
+import { Config, GATEWAY_CONFIG } from './config';
+import { consoleSecurityHeaders, isConsoleRequest, serveConsole } from './console/serve-console';
+import { runInClientContext } from './http/client-context';
+import { isCustomMethod, registerBodyParsers } from './http/body-parsers';
+import { ErrorResponseDto } from './http/error-response.dto';
+import { GatewayValidationPipe, UnfitParametersInterceptor } from './http/input-guards';
+import { BEARER_AUTH, BLAZAR_TOKEN_AUTH } from './http/openapi-security';
+import { securityHeaders } from './http/security-headers';
 
 function depthOf(value: unknown, limit: number, depth = 0): number {
   if (depth > limit || typeof value !== 'object' || value === null) return depth;

@@ -1,10 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequestId } from '../http/request-id.decorator';
-import { PolicyRevisionsClient } from '../experiments/policy-revisions.client';
-import { ListProjectsResponseDto } from '../experiments/policy-revisions.dto';
-import { CurrentPrincipal, RequireRole } from './auth.decorators';
-import type { Principal } from './principal';
+import { CurrentPrincipal, RequireRole } from '../auth/auth.decorators';
+import type { Principal } from '../auth/principal';
+import { PolicyRevisionsClient } from './policy-revisions.client';
+import { ListProjectsResponseDto } from './policy-revisions.dto';
 
 /** The projects a principal may see that hold a live policy: the console's project picker. */
 @ApiTags('auth')
