@@ -1,5 +1,6 @@
 export * from './status';
 export * from './canonical-json';
+export * from './clock';
 export * from './packages';
 export * from './system/v1';
 export * from './inspection/v1';

@@ -4,6 +4,7 @@ import {
   StatusError,
   type AdapterInfo,
   type CheckResult,
+  type Clock,
   type CloseSessionResponse,
   type CreateSessionResponse,
   type HandleReportResponse,
@@ -21,7 +22,7 @@ import {
 import { BudgetConfig, budgetOf, configKey, parseBudgetConfig } from './budget-config';
 import { BudgetRepository, Hours } from './budget.repository';
 import { BudgetMetrics } from './budget-metrics';
-import { CLOCK, type Clock } from '@rollout/platform/service-kit';
+import { CLOCK } from '@rollout/platform/service-kit';
 import { BUDGET_ADAPTER_CONFIG, type Config } from '../config';
 import { LeaseMessage, REQUESTS, parseRequest } from './requests';
 

@@ -5,6 +5,7 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
+import type { Clock } from '@rollout/contracts';
 import {
   AdapterCalls,
   AdapterFilter,
@@ -13,7 +14,6 @@ import {
   AdapterStatus,
   CheckCache,
   CheckResult,
-  Clock,
   EnforcementConfig,
   QuotaRequest,
   QuotaResult,

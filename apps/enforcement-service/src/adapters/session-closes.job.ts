@@ -5,8 +5,9 @@ import {
   OnApplicationBootstrap,
   OnModuleDestroy,
 } from '@nestjs/common';
-import { AdapterStatus, Clock, RetryPolicy, isOk, retryDelayMs } from '@rollout/domain/enforcement';
-import type { BackgroundLoop } from '@rollout/platform/runtime';
+import type { Clock } from '@rollout/contracts';
+import { AdapterStatus, RetryPolicy, isOk } from '@rollout/domain/enforcement';
+import { backoffMs, type BackgroundLoop } from '@rollout/platform/runtime';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { deliveryRetries } from '../delivery-retries';
@@ -114,7 +115,7 @@ export class SessionCloses implements OnApplicationBootstrap, OnModuleDestroy {
   private retryAfter(attempts: number, why: string): CloseRetry {
     return {
       attempts,
-      nextAttemptAt: new Date(this.clock.now().getTime() + retryDelayMs(this.policy, attempts)),
+      nextAttemptAt: new Date(this.clock.now().getTime() + backoffMs(attempts, this.policy)),
       lastError: why,
     };
   }

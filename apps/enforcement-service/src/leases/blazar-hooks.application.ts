@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { BlazarVerdict, LeaseStatus } from '@rollout/contracts';
+import type { BlazarVerdict, Clock, LeaseStatus } from '@rollout/contracts';
 import {
   BlazarLeaseView,
   ChainDecision,
-  Clock,
   UNCHECKED_UPDATE,
   admittedStatus,
   blazarLeaseId,

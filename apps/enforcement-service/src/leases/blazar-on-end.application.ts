@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { BlazarVerdict } from '@rollout/contracts';
+import type { BlazarVerdict, Clock } from '@rollout/contracts';
 import {
   BlazarLeaseView,
-  Clock,
   EnforcementContext,
   blazarLeaseId,
   blazarProject,

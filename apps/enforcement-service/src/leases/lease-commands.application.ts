@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  type Clock,
   CreateLeaseRequest,
   DeleteLeaseRequest,
   EndLeaseRequest,
@@ -8,7 +9,6 @@ import {
 } from '@rollout/contracts';
 import {
   ChainDecision,
-  Clock,
   UNCHECKED_UPDATE,
   admittedStatus,
   checkActor,

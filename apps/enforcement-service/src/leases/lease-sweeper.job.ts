@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import type { Clock, EnforcementContext } from '@rollout/domain/enforcement';
+import type { Clock } from '@rollout/contracts';
+import type { EnforcementContext } from '@rollout/domain/enforcement';
 import { BackgroundLoop } from '@rollout/platform/runtime';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';

@@ -5,16 +5,15 @@ import {
   OnApplicationBootstrap,
   OnModuleDestroy,
 } from '@nestjs/common';
+import type { Clock } from '@rollout/contracts';
 import {
-  Clock,
   EnforcementContext,
   LeaseRequest,
   RetryPolicy,
   decisionRecord,
   mayRetry,
-  retryDelayMs,
 } from '@rollout/domain/enforcement';
-import type { BackgroundLoop } from '@rollout/platform/runtime';
+import { backoffMs, type BackgroundLoop } from '@rollout/platform/runtime';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { deliveryRetries } from '../delivery-retries';
@@ -182,7 +181,7 @@ export class OnEndOutbox implements OnApplicationBootstrap, OnModuleDestroy {
       return;
     }
     for (const step of failed) this.metrics.onEndDelivery(step.filter, 'retry');
-    const next = new Date(now.getTime() + retryDelayMs(this.policy, attempts));
+    const next = new Date(now.getTime() + backoffMs(attempts, this.policy));
     await this.outbox.retryAt(
       { id: row.id },
       { attempts, lastError, set: { pending: failed.map((s) => s.filter) } },

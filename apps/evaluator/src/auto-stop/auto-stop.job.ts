@@ -5,9 +5,15 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { EXPERIMENT_SUBJECTS, StatusError } from '@rollout/contracts';
+import {
+  EXPERIMENT_SUBJECTS,
+  StatusError,
+  requireExperimentName,
+  type Clock,
+} from '@rollout/contracts';
 import { NatsRpcClient } from '@rollout/platform/nats';
 import { BackgroundLoop } from '@rollout/platform/runtime';
+import { CLOCK } from '@rollout/platform/service-kit';
 import { PreviewRunCounts, autoStopReason } from '@rollout/domain/preview';
 import { createHash } from 'node:crypto';
 import { Config, EVALUATOR_CONFIG } from '../config';
@@ -43,10 +49,11 @@ export class AutoStop implements OnApplicationBootstrap, BeforeApplicationShutdo
     private readonly snapshot: PreviewStateService,
     private readonly rpc: NatsRpcClient,
     @Inject(EVALUATOR_CONFIG) config: Config,
+    @Inject(CLOCK) clock: Clock,
   ) {
     this.rounds = new BackgroundLoop({
       name: AutoStop.name,
-      turn: () => this.round(new Date()),
+      turn: () => this.round(clock.now()),
       intervalMs: config.AUTO_STOP_INTERVAL_MS,
       onFailure: (error) => this.logger.warn({ err: error }, 'auto-stop round failed; will retry'),
     });
@@ -84,7 +91,7 @@ export class AutoStop implements OnApplicationBootstrap, BeforeApplicationShutdo
     const requestId = `auto-stop:${createHash('sha256').update(`${name}@${etag}`).digest('hex').slice(0, 40)}`;
     try {
       // Signed with the evaluator's system key when it has one (docs/bus-security.md, system keys).
-      const project = name.split('/')[1];
+      const { project } = requireExperimentName(name);
       await this.rpc.request(
         EXPERIMENT_SUBJECTS.stopPreview,
         { name, etag, reason, actor: AUTO_STOP_ACTOR, requestId },

@@ -9,17 +9,12 @@ import {
   BacktestOperation,
   BacktestRequest,
   StatusError,
+  formatPolicyKey,
   requireExperimentName,
 } from '@rollout/contracts';
 import { compilePolicy } from '@rollout/domain/firewall';
 import { NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
-import {
-  PolicyView,
-  backtestView,
-  backtestWindow,
-  requestedWindow,
-  trafficKey,
-} from '@rollout/domain/preview';
+import { PolicyView, backtestView, backtestWindow, requestedWindow } from '@rollout/domain/preview';
 import { NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { Config, EVALUATOR_CONFIG } from '../config';
@@ -134,7 +129,7 @@ export class Backtests implements OnApplicationBootstrap, BeforeApplicationShutd
       try {
         const { tally, outcome } = await this.replay.run(
           view as PolicyView,
-          trafficKey(name),
+          formatPolicyKey(name),
           window,
           {
             batchSize: this.config.BACKTEST_BATCH_SIZE,

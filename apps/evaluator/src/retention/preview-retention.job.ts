@@ -5,9 +5,10 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { TRAFFIC_STREAM } from '@rollout/contracts';
+import { TRAFFIC_STREAM, type Clock } from '@rollout/contracts';
 import { NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
 import { BackgroundLoop } from '@rollout/platform/runtime';
+import { CLOCK } from '@rollout/platform/service-kit';
 import { ConsumerInfo, NatsConnection } from 'nats';
 import { Config, EVALUATOR_CONFIG } from '../config';
 import { PreviewCountsRepository } from '../counting/preview-counts.repository';
@@ -42,6 +43,7 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
     private readonly counts: PreviewCountsRepository,
     private readonly deadLetters: DeadLettersRepository,
     @Inject(EVALUATOR_CONFIG) private readonly config: Config,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.adoption = new BackgroundLoop({
       name: PreviewRetention.name,
@@ -129,7 +131,9 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
 
   /** Removes the configurations past retention, one at a time while the rounds run. */
   private async expire(): Promise<void> {
-    const cutoff = new Date(Date.now() - this.config.PREVIEW_RETENTION_MS).toISOString();
+    const cutoff = new Date(
+      this.clock.now().getTime() - this.config.PREVIEW_RETENTION_MS,
+    ).toISOString();
     const expired = await this.repository.expiredConfigurations(cutoff);
     for (const id of expired) {
       if (!this.housekeepingRounds.isRunning) return;

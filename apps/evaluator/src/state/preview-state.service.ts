@@ -7,6 +7,7 @@ import {
   Optional,
 } from '@nestjs/common';
 import {
+  type Clock,
   EXPERIMENT_STATE_BUCKET,
   STATE_POSITION_KEY,
   STATE_START,
@@ -28,7 +29,7 @@ import {
   kvStream,
 } from '@rollout/platform/nats';
 import { BackgroundLoop } from '@rollout/platform/runtime';
-import { CLOCK, Clock } from '@rollout/platform/service-kit';
+import { CLOCK } from '@rollout/platform/service-kit';
 import { ApplyResult, DomainEvent, PreviewState } from '@rollout/domain/preview';
 import { NatsConnection, NatsError, Subscription } from 'nats';
 import { Counter, Gauge, Registry } from 'prom-client';
@@ -294,7 +295,7 @@ export class PreviewStateService
 
   private loadedNow(): void {
     if (this.loadedAt !== undefined) return;
-    this.loadedAt = Date.now();
+    this.loadedAt = this.clock.now().getTime();
     this.gauges?.ready.set(1);
     const counts = this.state.counts;
     this.logger.log({ ...counts }, 'snapshot of live policies and experiments loaded');

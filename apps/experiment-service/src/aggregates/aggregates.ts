@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type {
+  Clock,
   FirewallPolicy,
   FirewallPolicyExperiment,
   HistoryEvent,
@@ -7,7 +8,6 @@ import type {
 } from '@rollout/contracts';
 import { CommandHandler, EventStore, StateCache } from '@rollout/platform/event-store';
 import {
-  Clock,
   ExperimentDomainEvent,
   ExperimentState,
   PolicyDomainEvent,

@@ -1,4 +1,5 @@
 import type {
+  Clock,
   ExperimentAnalysis,
   FirewallPolicy,
   FirewallPolicyExperiment,
@@ -7,7 +8,6 @@ import type {
 import { requireExperimentName } from '@rollout/contracts';
 import { analyzeExperiment } from '@rollout/domain/firewall';
 import {
-  Clock,
   CommitCommand,
   ExperimentCommand,
   ExperimentDomainEvent,

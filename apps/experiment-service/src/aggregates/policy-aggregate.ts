@@ -1,6 +1,5 @@
-import type { FirewallPolicy, Operation } from '@rollout/contracts';
+import type { Clock, FirewallPolicy, Operation } from '@rollout/contracts';
 import {
-  Clock,
   PolicyCommand,
   PolicyDomainEvent,
   PolicyState,

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   CommandContext,
   ApproveCommitRequest,
+  Clock,
   CommitRequest,
   CreateExperimentRequest,
   ProposeCommitRequest,
@@ -19,7 +20,6 @@ import {
 } from '@rollout/contracts';
 import {
   Caller,
-  Clock,
   CommitCommand,
   ExperimentCommand,
   decideProposeCommit,

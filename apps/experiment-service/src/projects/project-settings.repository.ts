@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  type Clock,
   GetRequest,
   ProjectSettings,
   StatusError,
   UpdateProjectSettingsRequest,
   requireResourceId,
 } from '@rollout/contracts';
-import { Clock, checkEtag, etagOf } from '@rollout/domain/experiment';
+import { checkEtag, etagOf } from '@rollout/domain/experiment';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { DataSource, EntityManager } from 'typeorm';
 import { commandMetadata } from '../aggregates/command-metadata';

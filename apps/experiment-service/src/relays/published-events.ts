@@ -5,6 +5,8 @@ import {
   PolicyEvent,
   experimentEventSubject,
   experimentStateKey,
+  parseExperimentName,
+  parsePolicyName,
   policyEventSubject,
   policyStateKey,
 } from '@rollout/contracts';
@@ -12,10 +14,11 @@ import type { StoredEvent } from '@rollout/platform/event-store';
 
 /** `{project, location, policy, experiment?}` of an aggregate's resource name. */
 function idsOf(event: StoredEvent): [string, string, string, string | undefined] {
-  const [project, location, policy, experiment] = event.streamId
-    .split('/')
-    .filter((_, i) => i % 2 === 1);
-  return [project, location, policy, experiment];
+  const experiment = parseExperimentName(event.streamId);
+  const name = experiment ?? parsePolicyName(event.streamId);
+  // Every stream is a policy's or an experiment's (their commands require the name): another is a bug, not a message to publish.
+  if (!name) throw new Error(`event stream "${event.streamId}" is not a policy or experiment name`);
+  return [name.project, name.location, name.policy, experiment?.experiment];
 }
 
 /** The subject an event is published on (see experiment.v1's domain events). */

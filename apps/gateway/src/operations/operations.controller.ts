@@ -1,6 +1,12 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { EXPERIMENT_SUBJECTS, Operation, PREVIEW_SUBJECTS, StatusError } from '@rollout/contracts';
+import {
+  EXPERIMENT_SUBJECTS,
+  Operation,
+  PREVIEW_SUBJECTS,
+  StatusError,
+  projectOfName,
+} from '@rollout/contracts';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import { Principal, canSeeProject } from '../auth/principal';
 import { BackendClient } from '../http/backend-client';
@@ -42,7 +48,7 @@ export class OperationsController {
     );
     // The path names no project, so tenancy is checked on the operation's target: another
     // team's operation is as absent as one that never existed.
-    const project = /^projects\/([^/]+)\//.exec(found.metadata?.target ?? '')?.[1];
+    const project = projectOfName(found.metadata?.target);
     if (!project || !canSeeProject(principal, project))
       throw StatusError.withReason(
         'NOT_FOUND',

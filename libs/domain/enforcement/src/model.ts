@@ -53,11 +53,6 @@ export type FilterMode = 'enforce' | 'dryrun';
 /** What a filter that fails (throws, times out) means for a check: refuse (`closed`) or allow (`open`). */
 export type FailurePolicy = 'open' | 'closed';
 
-/** Time is injected, never read ad hoc, so tests are exact. */
-export interface Clock {
-  now(): Date;
-}
-
 /**
  * A filter denies by returning this; allowing is returning nothing. `failure` marks a denial
  * caused by the filter failing to decide (its service errored, timed out or answered nonsense)

@@ -1,5 +1,4 @@
-import type { CommitProposal, PolicyContent } from '@rollout/contracts';
-import type { Clock } from './decide';
+import type { Clock, CommitProposal, PolicyContent } from '@rollout/contracts';
 import {
   Caller,
   CommitOptions,

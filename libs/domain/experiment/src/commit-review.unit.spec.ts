@@ -1,6 +1,6 @@
 import { CommitProposal, StatusError } from '@rollout/contracts';
 import { decideCommitExperiment, experimentDecider, policyDecider } from './commands';
-import type { Clock } from './decide';
+import type { Clock } from '@rollout/contracts';
 import { decideProposeCommit } from './decide-experiment';
 import { etagOf } from './evolve';
 

@@ -2,18 +2,11 @@ import {
   CommitEvidenceRecord,
   CommitProposal,
   MAX_EXPERIMENTS_PER_POLICY,
+  Clock,
   PolicyContent,
   StatusError,
 } from '@rollout/contracts';
-import {
-  Clock,
-  checkEtag,
-  masked,
-  notFound,
-  parseAnnotations,
-  parseContent,
-  parseMask,
-} from './decide';
+import { checkEtag, masked, notFound, parseAnnotations, parseContent, parseMask } from './decide';
 import type {
   ExperimentDomainEvent,
   ExperimentState,

@@ -1,5 +1,5 @@
-import { PolicyContent, StatusError, formatRevisionName } from '@rollout/contracts';
-import { Clock, checkEtag, masked, notFound, parseContent, parseMask } from './decide';
+import { Clock, PolicyContent, StatusError, formatRevisionName } from '@rollout/contracts';
+import { checkEtag, masked, notFound, parseContent, parseMask } from './decide';
 import type { PolicyDomainEvent, PolicyState } from './events';
 
 export function decideCreatePolicy(

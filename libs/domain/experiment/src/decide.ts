@@ -2,11 +2,6 @@ import { PolicyContent, StatusError } from '@rollout/contracts';
 import { validatePolicyContent } from '@rollout/domain/firewall';
 import { etagOf } from './evolve';
 
-/** Time is given, never read: decisions are exact in tests. */
-export interface Clock {
-  now(): Date;
-}
-
 const MAX_ANNOTATIONS = 64;
 const MAX_ANNOTATION_KEY = 63;
 const MAX_ANNOTATIONS_BYTES = 16 * 1024;

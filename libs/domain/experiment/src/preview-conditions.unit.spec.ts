@@ -1,5 +1,5 @@
 import { StatusError } from '@rollout/contracts';
-import type { Clock } from './decide';
+import type { Clock } from '@rollout/contracts';
 import {
   decideCreateExperiment,
   decideStopPreview,

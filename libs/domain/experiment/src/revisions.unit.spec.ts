@@ -6,7 +6,7 @@ import {
   experimentDecider,
   policyDecider,
 } from './commands';
-import type { Clock } from './decide';
+import type { Clock } from '@rollout/contracts';
 import type { ExperimentDomainEvent, PolicyDomainEvent } from './events';
 import { etagOf } from './evolve';
 import {

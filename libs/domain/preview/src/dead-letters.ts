@@ -4,7 +4,10 @@ import {
   DeadLetterSample,
   DeadLetterSummary,
   GetDeadLettersRequest,
+  POLICY_KEY_ID,
   StatusError,
+  parseKeyParent,
+  parsePolicyKey,
 } from '@rollout/contracts';
 import type { DeadLetterEntry } from './evaluation';
 
@@ -27,7 +30,11 @@ const clean = (text: string, max: number) => text.replace(CONTROL, '\uFFFD').sli
 export function deadLetterRecord(
   entry: DeadLetterEntry,
 ): DeadLetterScope & { reason: string; detail: string } {
-  const [project = '', location = '', policy = ''] = entry.key.split('.');
+  const { project, location, policy } = parsePolicyKey(entry.key) ?? {
+    project: '',
+    location: '',
+    policy: '',
+  };
   return {
     project: clean(project, MAX_TOKEN),
     location: clean(location, MAX_TOKEN),
@@ -37,26 +44,27 @@ export function deadLetterRecord(
   };
 }
 
-const PARENT = /^projects\/([^/.\s]+)\/locations\/([^/.\s]+)$/;
-const POLICY = /^[^/.\s]+$/;
-
 /** The project and location (and policy id, if any) a request asks about, or INVALID_ARGUMENT. */
 export function deadLetterQuery(
   request: GetDeadLettersRequest | undefined,
 ): Omit<DeadLetterScope, 'policy'> & { policy?: string } {
-  const match = typeof request?.parent === 'string' ? PARENT.exec(request.parent) : null;
-  if (!match) {
+  const parent = parseKeyParent(request?.parent);
+  if (!parent) {
     throw StatusError.invalidArgument(
       `"${String(request?.parent ?? '').slice(0, 200)}" is not a project location.`,
       [{ field: 'parent', description: 'projects/{project}/locations/{location}' }],
     );
   }
   const policy = request?.policy;
-  if (policy !== undefined && policy !== '' && (typeof policy !== 'string' || !POLICY.test(policy)))
+  if (
+    policy !== undefined &&
+    policy !== '' &&
+    (typeof policy !== 'string' || !POLICY_KEY_ID.test(policy))
+  )
     throw StatusError.invalidArgument(`"${String(policy).slice(0, 200)}" is not a policy id.`, [
       { field: 'policy', description: 'a firewall policy id, without dots or slashes' },
     ]);
-  return { project: match[1], location: match[2], policy: policy || undefined };
+  return { ...parent, policy: policy || undefined };
 }
 
 /** One stored count: a policy id's messages for one reason. */

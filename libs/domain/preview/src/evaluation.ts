@@ -1,4 +1,4 @@
-import { formatPolicyName } from '@rollout/contracts';
+import { formatPolicyName, parsePolicyKey } from '@rollout/contracts';
 import type { ActiveExperiment, PolicyView } from './views';
 import { Outcome } from './outcome';
 import {
@@ -128,10 +128,10 @@ export function evaluateBatch<R extends RefusedTraffic>(
     // Before the counted check: a redelivered unknown-policy message (its dead-letter publish
     // failed) is dead-lettered again, not taken for a counted duplicate.
     if (!view) {
-      const [project, location, policy] = decoded.key.split('.');
+      const ids = parsePolicyKey(decoded.key);
       refuse(index, seq, {
         kind: 'unknown_policy',
-        reason: `no live policy ${formatPolicyName({ project, location, policy })}`,
+        reason: `no live policy ${ids ? formatPolicyName(ids) : decoded.key}`,
         key: decoded.key,
       });
       continue;

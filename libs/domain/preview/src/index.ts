@@ -1,4 +1,3 @@
-export * from './traffic-key';
 export * from './traffic-decoder';
 export * from './traffic-v2alpha';
 export * from './state';

@@ -5,13 +5,13 @@ import {
   FirewallPolicyExperiment,
   PolicyEvent,
   PolicyName,
+  formatPolicyKey,
   parseExperimentName,
   parsePolicyName,
   policyPreviewLogSubject,
   previewLogSubject,
 } from '@rollout/contracts';
 import { CompiledPolicy, compilePolicy } from '@rollout/domain/firewall';
-import { trafficKey } from './traffic-key';
 import { recordKeys } from './records';
 import type { ActiveExperiment, HeldExperiment, HeldVersions, PolicyView } from './views';
 
@@ -72,7 +72,7 @@ export class PreviewState {
 
   viewOf(policyName: string): PolicyView | undefined {
     const name = parsePolicyName(policyName);
-    return name ? this.views.get(trafficKey(name)) : undefined;
+    return name ? this.views.get(formatPolicyKey(name)) : undefined;
   }
 
   /** Whether the experiment exists now (in any preview state). */
@@ -219,7 +219,7 @@ export class PreviewState {
   }
 
   private rebuild(policy: PolicyName): string[] {
-    const key = trafficKey(policy);
+    const key = formatPolicyKey(policy);
     const live = this.policies.get(policy.name);
     const problems: string[] = [];
     if (!live?.state) {

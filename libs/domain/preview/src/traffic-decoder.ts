@@ -4,6 +4,7 @@ import {
   TRAFFIC_V1,
   TrafficEvent,
   foreignTrafficMessageId,
+  formatPolicyKey,
   parseContractVersion,
 } from '@rollout/contracts';
 import {
@@ -120,7 +121,7 @@ export class TrafficDecoder {
         reason: `subject ${subject} is not ${packageName}.{project}.{location}.{firewallPolicy}`,
       };
     }
-    const key = tokens.slice(1).join('.');
+    const key = formatPolicyKey({ project: tokens[1], location: tokens[2], policy: tokens[3] });
     const foreign = foreignTrafficMessageId(tokens[1], messageId);
     if (foreign) return { kind: 'foreign_message_id', reason: foreign, key };
     const result = this.decodeBody(major, key, data, parseContractVersion(contractVersion));

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { StatusError } from '@rollout/contracts';
+import { StatusError, projectOfName } from '@rollout/contracts';
 import type { MsgHdrs } from 'nats';
 import {
   ACTOR_ASSERTION_HEADER,
@@ -25,8 +25,6 @@ export interface RpcRequestGate {
   admit(request: GatedRequest): void | Promise<void>;
 }
 
-const RESOURCE_PROJECT = /^projects\/([^/]+)/;
-
 /**
  * The projects a request names, wherever the contracts put them: `project` (leases),
  * `name` or `parent` resource names `projects/{project}/…` (AIP resources), Blazar's
@@ -38,8 +36,8 @@ export function projectsNamedIn(data: unknown): string[] {
   const projects: string[] = [];
   if (typeof fields.project === 'string') projects.push(fields.project);
   for (const name of [fields.name, fields.parent]) {
-    const match = typeof name === 'string' ? RESOURCE_PROJECT.exec(name) : null;
-    if (match) projects.push(match[1]);
+    const project = projectOfName(name);
+    if (project) projects.push(project);
   }
   const context = fields.context as Record<string, unknown> | null | undefined;
   if (typeof context === 'object' && context !== null && typeof context.project_id === 'string')

@@ -1,8 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { BackgroundLoop, Sleeper } from '@rollout/platform/runtime';
+import { BackgroundLoop, Sleeper, backoffMs } from '@rollout/platform/runtime';
 import { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import { publishDeadLetter } from './dead-letter';
 import { NatsNamespace } from './namespace';
+
+/** Between retries of a batch whose handler failed: 100 ms, doubling, at most 5 s. */
+const HANDLER_RETRY_BACKOFF = { baseMs: 100, maxMs: 5_000 };
 
 /** A message of a batch that will never succeed, and why: it goes to the dead-letter subject. */
 export interface Rejection {
@@ -239,7 +242,7 @@ export class BatchConsumer {
         if (!this.running) return undefined;
         // Keep the messages ours while the handler cannot succeed, rather than have them redelivered.
         for (const message of batch) message.working();
-        await this.sleeper.sleep(Math.min(5_000, 100 * 2 ** attempt));
+        await this.sleeper.sleep(backoffMs(attempt + 1, HANDLER_RETRY_BACKOFF));
       }
     }
   }

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Sleeper } from './sleeper';
+import { backoffMs } from './backoff';
 
 /** Tests pass their own pauses to step through them without waiting. */
 export interface Pauses {
@@ -120,10 +121,10 @@ export class BackgroundLoop {
 
   private failureDelay(failures: number): number {
     const first = this.options.failureDelayMs ?? this.options.intervalMs;
-    return Math.min(
-      first * 2 ** (failures - 1),
-      Math.max(first, this.options.maxFailureDelayMs ?? first),
-    );
+    return backoffMs(failures, {
+      baseMs: first,
+      maxMs: Math.max(first, this.options.maxFailureDelayMs ?? first),
+    });
   }
 
   private async pause(ms: number): Promise<void> {

@@ -1,2 +1,3 @@
 export * from './sleeper';
 export * from './background-loop';
+export * from './backoff';

@@ -20,6 +20,14 @@ export const REVISION_ID = new RegExp(`^${REVISION_NUMBER}$`);
 const REVISION = new RegExp(
   `^(projects/(${ID})/locations/(${ID})/firewallPolicies/(${ID}))/revisions/(${REVISION_NUMBER})$`,
 );
+/** Any id of a name's `projects/{project}` segment: a tenancy check reads it before the name is parsed. */
+const PROJECT_OF_NAME = /^projects\/([^/]+)/;
+/** A subject token: no dot, slash or space (NATS splits on dots; the names module on slashes). */
+const TOKEN = '[^/.\\s]+';
+/** A policy id as the dot form takes it: one subject token. */
+export const POLICY_KEY_ID = new RegExp(`^${TOKEN}$`);
+const POLICY_KEY = new RegExp(`^(${TOKEN})\\.(${TOKEN})\\.(${TOKEN})$`);
+const KEY_PARENT = new RegExp(`^projects/(${TOKEN})/locations/(${TOKEN})$`);
 
 export interface ParentName {
   project: string;
@@ -29,6 +37,8 @@ export interface PolicyName extends ParentName {
   name: string;
   policy: string;
 }
+/** A policy's ids, without its name: the parts of the dot form. */
+export type PolicyIds = ParentName & { policy: string };
 export interface ExperimentName extends PolicyName {
   /** The live policy's name. */
   policyName: string;
@@ -77,6 +87,36 @@ export function parseExperimentName(name: unknown): ExperimentName | undefined {
         experiment: m[5],
       }
     : undefined;
+}
+
+/**
+ * The project a resource name is under (`projects/{project}` or `projects/{project}/…`), of any
+ * kind of resource and whether or not the rest is a valid name: what a tenancy check reads
+ * before, or without, parsing the name itself, so it takes any id the name carries.
+ */
+export function projectOfName(name: unknown): string | undefined {
+  return (typeof name === 'string' ? PROJECT_OF_NAME.exec(name) : null)?.[1];
+}
+
+/**
+ * The dot form `{project}.{location}.{firewallPolicy}` of a policy's ids: the tail of its traffic
+ * subjects, and how the evaluator keys a live policy and a dead letter.
+ */
+export const formatPolicyKey = (ref: PolicyIds) => `${ref.project}.${ref.location}.${ref.policy}`;
+
+/**
+ * The ids of a dot-form key. Its tokens are a subject's, as a producer sent them (a typo'd id is
+ * recorded, not dropped), so any three non-empty tokens are taken, not only AIP-122 ids.
+ */
+export function parsePolicyKey(key: unknown): PolicyIds | undefined {
+  const m = typeof key === 'string' ? POLICY_KEY.exec(key) : null;
+  return m ? { project: m[1], location: m[2], policy: m[3] } : undefined;
+}
+
+/** A parent whose ids are subject tokens rather than AIP-122 ids: what a dot-form key's records are asked by. */
+export function parseKeyParent(name: unknown): ParentName | undefined {
+  const m = typeof name === 'string' ? KEY_PARENT.exec(name) : null;
+  return m ? { project: m[1], location: m[2] } : undefined;
 }
 
 export function parseRevisionName(name: unknown): RevisionName | undefined {

@@ -1,9 +1,13 @@
 import { StatusError } from '../../status';
 import {
   formatExperimentName,
+  formatPolicyKey,
   formatRevisionName,
   parseExperimentName,
+  parseKeyParent,
+  parsePolicyKey,
   parsePolicyName,
+  projectOfName,
   requireExperimentName,
   requireParent,
   requireResourceId,
@@ -102,5 +106,62 @@ describe('revision names', () => {
       expect(() => requireRevisionName(`${policyName}/revisions/${id}`, 'name')).toThrow(
         `name "${policyName}/revisions/${id}" is not a valid revision name.`,
       );
+  });
+});
+
+describe('the project of a name', () => {
+  it('reads the project segment of any resource name, whatever id it holds', () => {
+    expect(projectOfName('projects/acme/locations/global/firewallPolicies/web')).toBe('acme');
+    expect(projectOfName('projects/acme/settings')).toBe('acme');
+    expect(projectOfName('projects/acme')).toBe('acme');
+    // A gate must see the project a request names even when the name is not valid.
+    expect(projectOfName('projects/Other_Team/locations/x')).toBe('Other_Team');
+  });
+
+  it('gives undefined for what names no project', () => {
+    for (const none of [undefined, 7, '', 'projects/', 'operations/op-1', 'x/projects/acme'])
+      expect(projectOfName(none)).toBeUndefined();
+  });
+});
+
+describe('the dot form of a policy', () => {
+  it('formats what it parses', () => {
+    const ids = { project: 'acme', location: 'global', policy: 'web' };
+    expect(formatPolicyKey(ids)).toBe('acme.global.web');
+    expect(parsePolicyKey('acme.global.web')).toEqual(ids);
+  });
+
+  it("takes a producer's typo'd ids, as a subject carries them", () => {
+    expect(parsePolicyKey('Acme.global.web_typo')).toEqual({
+      project: 'Acme',
+      location: 'global',
+      policy: 'web_typo',
+    });
+  });
+
+  it('gives undefined for anything but three non-empty tokens', () => {
+    for (const bad of [
+      undefined,
+      7,
+      '',
+      'acme.global',
+      'acme..web',
+      'acme.global.web.x',
+      'a/b.c.d',
+    ])
+      expect(parsePolicyKey(bad)).toBeUndefined();
+  });
+
+  it('reads a parent of subject tokens, and nothing more', () => {
+    expect(parseKeyParent('projects/Acme/locations/global')).toEqual({
+      project: 'Acme',
+      location: 'global',
+    });
+    for (const bad of [
+      'projects/acme',
+      'projects/a.b/locations/global',
+      'projects/acme/locations/',
+    ])
+      expect(parseKeyParent(bad)).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
-import { canonicalJson } from '@rollout/contracts';
+import { Clock, canonicalJson } from '@rollout/contracts';
 import { createHash } from 'node:crypto';
-import { Clock, EnforcementContext, EnforcementFilter, FilterResult, LeaseRequest } from '../model';
+import { EnforcementContext, EnforcementFilter, FilterResult, LeaseRequest } from '../model';
 import { storableText } from '../time';
 import { CheckCache, checkCacheKey } from './check-cache';
 import {
