@@ -116,7 +116,8 @@ async function startEnforcementSystem(
       async () =>
         (await call('GET', '/v1/services/enforcement-service')).status === 200 ? true : undefined,
       {
-        timeoutMs: 25_000,
+        // Generous: the service process boots through the TypeScript loader, slow on a loaded machine.
+        timeoutMs: 50_000,
         intervalMs: 200,
         what: 'enforcement-service serving',
       },
@@ -185,7 +186,7 @@ export function enforcementSystem<S extends EnforcementSystem = EnforcementSyste
     const chainYaml = typeof chain === 'string' ? chain : chain(system);
     Object.assign(system, await startEnforcementSystem(chainYaml, env));
     await around.started?.(system);
-  }, 60_000);
+  }, 90_000);
   afterAll(async () => {
     await system.close?.();
     await around.closed?.(system);
