@@ -1,5 +1,6 @@
 import { TrafficEvent } from '@rollout/contracts';
 import { createHash } from 'node:crypto';
+import { eventually } from '@rollout/testing/kit';
 import { join } from 'node:path';
 import { LIVE_RULES, P, consoleWorld, sidewaysOverflow } from './console-world';
 
@@ -258,18 +259,24 @@ describe('the web console: every API action of a change, reviewed', () => {
       rules: LIVE_RULES,
     });
     const picker = world.page.getByRole('combobox', { name: 'Project' });
+    // The picker follows the page's address on the render after it (an effect), as a user sees it settle.
+    const pickerShows = (project: string) =>
+      eventually(async () => ((await picker.inputValue()) === project ? true : undefined), {
+        timeoutMs: 5_000,
+        what: `the project picker showing ${project}`,
+      });
     await at('/projects/beta/locations/global/firewallPolicies');
     await world.page.getByRole('heading', { name: 'Live policies of beta in global' }).waitFor();
     await world.page
       .getByRole('option', { name: 'beta (1 policy)' })
       .waitFor({ state: 'attached' });
-    expect(await picker.inputValue()).toBe('beta');
+    await pickerShows('beta');
     await at('/projects/acme/locations/global/firewallPolicies');
     await world.page.getByRole('heading', { name: 'Live policies of acme in global' }).waitFor();
-    expect(await picker.inputValue()).toBe('acme');
+    await pickerShows('acme');
     await world.page.goBack();
     await world.page.getByRole('heading', { name: 'Live policies of beta in global' }).waitFor();
-    expect(await picker.inputValue()).toBe('beta');
+    await pickerShows('beta');
   });
 
   it('made no call the gateway refused and no script error', () => {
