@@ -18,6 +18,7 @@ import { PreviewCohorts1767400000000 } from './migrations/1767400000000-preview-
 import { DeadLetters1767500000000 } from './migrations/1767500000000-dead-letters';
 import { PreviewApplied1767600000000 } from './migrations/1767600000000-preview-applied';
 import { PreviewOutcomes1767700000000 } from './migrations/1767700000000-preview-outcomes';
+import { PreviewOutcomeFlows1767800000000 } from './migrations/1767800000000-preview-outcome-flows';
 import { ReportModule } from './report/report.module';
 import { PreviewStateModule } from './state/preview-state.module';
 import { PreviewStateService } from './state/preview-state.service';
@@ -47,6 +48,7 @@ export class AppModule {
           DeadLetters1767500000000,
           PreviewApplied1767600000000,
           PreviewOutcomes1767700000000,
+          PreviewOutcomeFlows1767800000000,
         ],
       },
       readiness: [PreviewStateService],

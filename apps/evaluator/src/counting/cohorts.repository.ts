@@ -1,20 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { PREVIEW_DISAGREEMENT_FLOWS } from '@rollout/contracts';
+import { PREVIEW_FLOW_SAMPLES } from '@rollout/contracts';
 import { ActiveExperiment, CohortBatch, CohortFlow } from '@rollout/domain/preview';
 import { DataSource } from 'typeorm';
 import { Query, compare } from '../statements';
 
 /**
  * What is counted per cohort (preview_cohorts, preview_outcomes, preview_cohort_masks,
- * preview_cohort_flows). The experiments ACTIVE together on a live policy version are a cohort;
- * a window adds its events by outcome (every member's deciding rule: each member's rule
- * transitions are derived from them on read) and, where the members do not all agree, its events
- * and distinct connections by outcome mask (bit i: the cohort's i-th configuration denies).
- * Nothing at ingest is per member or per pair: a pair's events and flows are read from the masks
- * whose two bits differ. Flows are kept per cohort up to PREVIEW_DISAGREEMENT_FLOWS (first by
- * key, under the cohort's row lock, so exact whatever the replicas). The report reads the
- * cohorts and derives each member's transitions and each pair (readDisagreements,
- * pairDisagreements).
+ * preview_outcome_flows): the experiments ACTIVE together on a live policy version. A window adds
+ * its events by outcome (the deciding rule of live and of every member), the connections some
+ * member changes or the members split on by outcome, and, where the members do not all agree, its
+ * events by outcome mask (bit i: the cohort's i-th configuration denies). Nothing at ingest is
+ * per member or per pair: each member's transitions and changed flows and each pair's
+ * disagreement are derived when the report is read (configuration-flows.ts, disagreement-reads.ts).
  */
 @Injectable()
 export class CohortsRepository {
@@ -49,8 +46,16 @@ export class CohortsRepository {
     return ids;
   }
 
-  /** Adds the batch's cohorts, in the counting transaction (after the configurations are locked). */
-  async add(query: Query, cohorts: ReadonlyMap<CohortBatch, number>): Promise<void> {
+  /**
+   * Adds the batch's cohorts, in the counting transaction (after the configurations are locked).
+   * A cohort keeps up to `maxFlows` flows (first by key, under its row lock, so exact whatever the
+   * replicas); the events of flows past that are counted by outcome, as outside the flows.
+   */
+  async add(
+    query: Query,
+    cohorts: ReadonlyMap<CohortBatch, number>,
+    maxFlows: number,
+  ): Promise<void> {
     if (cohorts.size === 0) return;
     const entries = [...cohorts].sort((a, b) => a[1] - b[1]);
     const locked = (await query(
@@ -59,9 +64,7 @@ export class CohortsRepository {
     )) as { id: number; flows: number }[];
     if (locked.length !== entries.length)
       throw new Error('a preview cohort was removed by retention meanwhile');
-    const room = new Map(
-      locked.map((row) => [row.id, Math.max(0, PREVIEW_DISAGREEMENT_FLOWS - row.flows)]),
-    );
+    const room = new Map(locked.map((row) => [row.id, Math.max(0, maxFlows - row.flows)]));
     const masks = entries.flatMap(([cohort, id]) =>
       [...cohort.masks].map(([mask, events]) => ({ id, mask, events })),
     );
@@ -70,31 +73,19 @@ export class CohortsRepository {
         .sort((a, b) => compare(a.key, b.key))
         .map((outcome) => ({ id, outcome })),
     );
-    // One statement for both (a data-modifying WITH runs whether or not it is read).
-    await query(
-      `WITH outcomes AS (
-         INSERT INTO preview_outcomes AS o (cohort_id, live_priority, live_action, experiment_priorities, experiment_actions, count)
-         SELECT u.c, u.lp, u.la, string_to_array(u.ep, ',')::int[], u.ea, u.n
-         FROM unnest($4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bigint[]) AS u(c, lp, la, ep, ea, n)
-         ON CONFLICT (cohort_id, live_priority, live_action, experiment_priorities, experiment_actions)
-           DO UPDATE SET count = o.count + excluded.count
-       )
-       INSERT INTO preview_cohort_masks AS m (cohort_id, mask, events)
-       SELECT * FROM unnest($1::int[], $2::int[], $3::bigint[])
-       ON CONFLICT (cohort_id, mask) DO UPDATE SET events = m.events + excluded.events`,
-      [
-        masks.map((m) => m.id),
-        masks.map((m) => m.mask),
-        masks.map((m) => m.events),
-        outcomes.map((o) => o.id),
-        outcomes.map((o) => o.outcome.livePriority),
-        outcomes.map((o) => o.outcome.liveAction),
-        outcomes.map((o) => o.outcome.experimentPriorities.join(',')),
-        outcomes.map((o) => o.outcome.experimentActions),
-        outcomes.map((o) => o.outcome.count),
-      ],
-    );
+    await query(UPSERT_OUTCOMES_AND_MASKS, [
+      masks.map((m) => m.id),
+      masks.map((m) => m.mask),
+      masks.map((m) => m.events),
+      outcomes.map((o) => o.id),
+      outcomes.map((o) => o.outcome.livePriority),
+      outcomes.map((o) => o.outcome.liveAction),
+      outcomes.map((o) => o.outcome.experimentPriorities.join(',')),
+      outcomes.map((o) => o.outcome.experimentActions),
+      outcomes.map((o) => o.outcome.count),
+    ]);
     const rows: FlowRow[] = [];
+    const outside: FlowRow[] = [];
     for (const [cohort, id] of entries) {
       const flows = [...cohort.flows.values()]
         .map((flow) => ({ id, flow, key: flowKey(flow) }))
@@ -109,8 +100,12 @@ export class CohortsRepository {
           (row) => Number(row.i) - 1,
         ),
       );
-      rows.push(...flows.filter((_, i) => !known.has(i)).slice(0, room.get(id) ?? 0));
+      const unknown = flows.filter((_, i) => !known.has(i));
+      const taken = room.get(id) ?? 0;
+      rows.push(...unknown.slice(0, taken));
+      outside.push(...unknown.slice(taken));
     }
+    if (outside.length > 0) await query(ADD_OUTSIDE, outsideColumns(outside));
     if (rows.length === 0) return;
     const inserted = new Map<number, number>();
     for (const row of (await query(UPSERT_FLOWS, flowColumns(rows))) as {
@@ -142,22 +137,65 @@ interface FlowRow {
   key: string;
 }
 
-/** A cohort flow's key columns as text, for a stable order (rows are locked in it). */
+/** A flow's key columns as text, for a stable order (rows are locked in it). */
 const flowKey = (f: CohortFlow) =>
-  `${f.direction}|${f.srcIp}|${f.destIp}|${f.protocol}|${f.destPort ?? -1}|${f.mask}`;
+  `${f.direction}|${f.srcIp}|${f.destIp}|${f.protocol}|${f.destPort ?? -1}|${f.outcome.key}`;
 
-const FLOW_INPUT = `unnest($1::int[], $2::text[], $3::inet[], $4::inet[], $5::text[], $6::int[], $7::int[], $8::bigint[])
-  WITH ORDINALITY AS u(c, d, s, t, p, port, m, n, i)`;
+// One statement for both (a data-modifying WITH runs whether or not it is read).
+const UPSERT_OUTCOMES_AND_MASKS = `WITH outcomes AS (
+    INSERT INTO preview_outcomes AS o (cohort_id, live_priority, live_action, experiment_priorities, experiment_actions, count)
+    SELECT u.c, u.lp, u.la, string_to_array(u.ep, ',')::int[], u.ea, u.n
+    FROM unnest($4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bigint[]) AS u(c, lp, la, ep, ea, n)
+    ON CONFLICT (cohort_id, live_priority, live_action, experiment_priorities, experiment_actions)
+      DO UPDATE SET count = o.count + excluded.count
+  )
+  INSERT INTO preview_cohort_masks AS m (cohort_id, mask, events)
+  SELECT * FROM unnest($1::int[], $2::int[], $3::bigint[])
+  ON CONFLICT (cohort_id, mask) DO UPDATE SET events = m.events + excluded.events`;
 
-const UPDATE_KNOWN_FLOWS = `UPDATE preview_cohort_flows f SET count = f.count + u.n FROM ${FLOW_INPUT}
+const FLOW_INPUT = `unnest($1::int[], $2::text[], $3::inet[], $4::inet[], $5::text[], $6::int[], $7::int[], $8::text[], $9::text[],
+    $10::text[], $11::int[], $12::bigint[], $13::float8[], $14::float8[], $15::jsonb[])
+  WITH ORDINALITY AS u(c, d, s, t, p, port, lp, la, ep, ea, m, n, f, l, samples, i)`;
+
+/** A flow's samples with new ones appended, the first PREVIEW_FLOW_SAMPLES kept (nothing to do once full). */
+const MERGED_SAMPLES = (
+  added: string,
+) => `CASE WHEN jsonb_array_length(f.samples) >= ${PREVIEW_FLOW_SAMPLES} THEN f.samples
+      ELSE (SELECT jsonb_agg(e ORDER BY i) FROM jsonb_array_elements(f.samples || ${added}) WITH ORDINALITY AS s(e, i) WHERE i <= ${PREVIEW_FLOW_SAMPLES}) END`;
+
+/** Adds to the flows that exist; returns the (1-based) input positions it found. */
+const UPDATE_KNOWN_FLOWS = `UPDATE preview_outcome_flows f SET
+    count = f.count + u.n,
+    first_event_time = LEAST(f.first_event_time, to_timestamp(u.f / 1000.0)),
+    last_event_time = GREATEST(f.last_event_time, to_timestamp(u.l / 1000.0)),
+    samples = ${MERGED_SAMPLES('u.samples')}
+  FROM ${FLOW_INPUT}
   WHERE f.cohort_id = u.c AND f.direction = u.d AND f.src_ip = u.s AND f.dest_ip = u.t AND f.protocol = u.p
-    AND f.dest_port = u.port AND f.mask = u.m
+    AND f.dest_port = u.port AND f.live_priority = u.lp AND f.live_action = u.la
+    AND f.experiment_priorities = string_to_array(u.ep, ',')::int[] AND f.experiment_actions = u.ea
   RETURNING u.i`;
 
-const UPSERT_FLOWS = `INSERT INTO preview_cohort_flows AS f (cohort_id, direction, src_ip, dest_ip, protocol, dest_port, mask, count)
-  SELECT u.c, u.d, u.s, u.t, u.p, u.port, u.m, u.n FROM ${FLOW_INPUT}
-  ON CONFLICT (cohort_id, direction, src_ip, dest_ip, protocol, dest_port, mask) DO UPDATE SET count = f.count + excluded.count
+const UPSERT_FLOWS = `INSERT INTO preview_outcome_flows AS f (cohort_id, direction, src_ip, dest_ip, protocol, dest_port, live_priority,
+    live_action, experiment_priorities, experiment_actions, mask, count, first_event_time, last_event_time, samples)
+  SELECT u.c, u.d, u.s, u.t, u.p, u.port, u.lp, u.la, string_to_array(u.ep, ',')::int[], u.ea, u.m, u.n,
+         to_timestamp(u.f / 1000.0), to_timestamp(u.l / 1000.0), u.samples
+  FROM ${FLOW_INPUT}
+  ON CONFLICT (cohort_id, direction, src_ip, dest_ip, protocol, dest_port, live_priority, live_action, experiment_priorities,
+               experiment_actions)
+  DO UPDATE SET
+    count = f.count + excluded.count,
+    first_event_time = LEAST(f.first_event_time, excluded.first_event_time),
+    last_event_time = GREATEST(f.last_event_time, excluded.last_event_time),
+    samples = ${MERGED_SAMPLES('excluded.samples')}
   RETURNING f.cohort_id, (xmax = 0) AS inserted`;
+
+/** The events of flows a full cohort could not keep, added to their outcomes. */
+const ADD_OUTSIDE = `UPDATE preview_outcomes o SET outside = o.outside + u.n
+  FROM (SELECT c, lp, la, ep, ea, sum(n) AS n
+        FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS u(c, lp, la, ep, ea, n)
+        GROUP BY c, lp, la, ep, ea) u
+  WHERE o.cohort_id = u.c AND o.live_priority = u.lp AND o.live_action = u.la
+    AND o.experiment_priorities = string_to_array(u.ep, ',')::int[] AND o.experiment_actions = u.ea`;
 
 const flowColumns = (rows: readonly FlowRow[]) => [
   rows.map((r) => r.id),
@@ -166,6 +204,22 @@ const flowColumns = (rows: readonly FlowRow[]) => [
   rows.map((r) => r.flow.destIp),
   rows.map((r) => r.flow.protocol),
   rows.map((r) => r.flow.destPort ?? -1),
+  rows.map((r) => r.flow.outcome.livePriority),
+  rows.map((r) => r.flow.outcome.liveAction),
+  rows.map((r) => r.flow.outcome.experimentPriorities.join(',')),
+  rows.map((r) => r.flow.outcome.experimentActions),
   rows.map((r) => r.flow.mask),
+  rows.map((r) => r.flow.count),
+  rows.map((r) => r.flow.firstMs),
+  rows.map((r) => r.flow.lastMs),
+  rows.map((r) => JSON.stringify(r.flow.samples)),
+];
+
+const outsideColumns = (rows: readonly FlowRow[]) => [
+  rows.map((r) => r.id),
+  rows.map((r) => r.flow.outcome.livePriority),
+  rows.map((r) => r.flow.outcome.liveAction),
+  rows.map((r) => r.flow.outcome.experimentPriorities.join(',')),
+  rows.map((r) => r.flow.outcome.experimentActions),
   rows.map((r) => r.flow.count),
 ];

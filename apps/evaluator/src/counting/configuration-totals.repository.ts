@@ -1,18 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigurationTotals } from '@rollout/domain/preview';
+import { ConfigurationBatch, ConfigurationTotals } from '@rollout/domain/preview';
 import { Query, compare } from '../statements';
-import { ConfigurationEntry } from './counting-statements';
 
-/** Each configuration's totals, dead letters and minute buckets, added in the counting transaction (its rule transitions are its cohorts' outcomes). */
+/** Each configuration's totals, dead letters and minute buckets, added in the counting transaction (its rule transitions and flows are its cohorts'). */
 @Injectable()
 export class ConfigurationTotalsRepository {
-  /** `inserted` and `outside`: the flows each configuration took in this batch, and the changed events left outside them. */
-  async add(
-    query: Query,
-    entries: ConfigurationEntry[],
-    inserted: Map<number, number>,
-    outside: Map<number, number>,
-  ): Promise<void> {
+  async add(query: Query, entries: { batch: ConfigurationBatch; id: number }[]): Promise<void> {
     const column = <T>(pick: (t: ConfigurationTotals, id: number) => T) =>
       entries.map(({ batch, id }) => pick(batch.totals, id));
     await query(
@@ -22,10 +15,9 @@ export class ConfigurationTotalsRepository {
            unchanged_allow = c.unchanged_allow + u.unchanged_allow, unchanged_deny = c.unchanged_deny + u.unchanged_deny,
            first_event_time = LEAST(c.first_event_time, to_timestamp(u.first_ms / 1000.0)),
            last_event_time = GREATEST(c.last_event_time, to_timestamp(u.last_ms / 1000.0)),
-           flows = c.flows + u.flows, changed_outside_flows = c.changed_outside_flows + u.outside,
            redelivered = c.redelivered + u.redelivered, updated_at = now()
-         FROM unnest($1::int[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::float8[], $9::float8[], $10::int[], $11::bigint[], $12::bigint[])
-           AS u(id, evaluated, changed, allow_to_deny, deny_to_allow, unchanged_allow, unchanged_deny, first_ms, last_ms, flows, outside, redelivered)
+         FROM unnest($1::int[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::float8[], $9::float8[], $10::bigint[])
+           AS u(id, evaluated, changed, allow_to_deny, deny_to_allow, unchanged_allow, unchanged_deny, first_ms, last_ms, redelivered)
          WHERE c.id = u.id`,
       [
         column((_, id) => id),
@@ -38,8 +30,6 @@ export class ConfigurationTotalsRepository {
         // NULL (LEAST and GREATEST skip it) for a configuration that only lost messages in this batch.
         column((t) => (t.evaluated ? t.firstEventMs : null)),
         column((t) => (t.evaluated ? t.lastEventMs : null)),
-        column((_, id) => inserted.get(id) ?? 0),
-        column((_, id) => outside.get(id) ?? 0),
         entries.map(({ batch }) => batch.redelivered),
       ],
     );

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { DeadLettersModule } from '../dead-letters/dead-letters.module';
-import { ChangedFlowsRepository } from './changed-flows.repository';
 import { CohortsRepository } from './cohorts.repository';
 import { ConfigurationTotalsRepository } from './configuration-totals.repository';
 import { ConfigurationsRepository } from './configurations.repository';
@@ -17,7 +16,6 @@ import { PreviewCountsRepository } from './preview-counts.repository';
     PreviewCountsRepository,
     CountingWindows,
     ConfigurationsRepository,
-    ChangedFlowsRepository,
     CohortsRepository,
     ConfigurationTotalsRepository,
   ],

@@ -9,7 +9,7 @@ import { PreviewRetention } from '../retention/preview-retention.job';
 
 /**
  * What the preview store keeps: it grows with the distinct flows, not with the traffic; a
- * configuration keeps at most EVALUATOR_MAX_FLOWS flows; and retention removes what is past
+ * set of experiments ACTIVE together keeps at most EVALUATOR_MAX_FLOWS flows; and retention removes what is past
  * PREVIEW_RETENTION_MS. Housekeeping is run by the test (its own loop waits an hour here).
  */
 const LIVE: FirewallRule[] = [
@@ -73,8 +73,9 @@ describe('preview storage', () => {
     for (const later of rows.slice(1))
       expect(withoutBuckets(later)).toEqual(withoutBuckets(rows[0]));
     expect(rows.at(-1)?.preview_time_buckets).toBe(2 * Math.ceil(10_000 / 60));
+    // One flow row per connection whichever of the two experiments change it: 1,000, not 500 + 1,000.
     expect(rows[0]).toMatchObject({
-      preview_flows: 1500,
+      preview_outcome_flows: 1000,
       preview_counted: 1,
       preview_configurations: 2,
     });
@@ -97,7 +98,7 @@ describe('preview storage', () => {
     expect(flows.every((f) => f.count === 10 && f.samples.length === 5)).toBe(true);
   }, 120_000);
 
-  it('keeps at most EVALUATOR_MAX_FLOWS flows per configuration, counting the changed events of others outside them', async () => {
+  it('keeps at most EVALUATOR_MAX_FLOWS flows per set of experiments ACTIVE together, counting the changed events of others outside them', async () => {
     const { nc, iso, world, rpc } = system;
     await system.start({ EVALUATOR_MAX_FLOWS: '40' });
     // 30 flows first, then 100 more (30 of them again) in one go: 10 more fit.
@@ -180,10 +181,13 @@ describe('preview storage', () => {
       await housekeeping();
       const remaining = await report('block');
       expect(remaining.configurations.map((c) => [c.evaluated, c.flows])).toEqual([[10, 10]]);
+      // Its flows are shared with noop, whose cohort it was in: they stay with noop, and no
+      // flow is left in a cohort all of whose configurations are gone.
       const left = (
         await pg.query(
-          `SELECT count(*) AS n FROM "${iso.schema}".preview_flows WHERE configuration_id = $1`,
-          [old.id],
+          `SELECT count(*) AS n FROM "${iso.schema}".preview_outcome_flows f
+           JOIN "${iso.schema}".preview_cohorts c ON c.id = f.cohort_id
+           WHERE NOT EXISTS (SELECT 1 FROM "${iso.schema}".preview_configurations p WHERE p.id = ANY (c.configuration_ids))`,
         )
       ).rows[0];
       expect(Number(left.n)).toBe(0);

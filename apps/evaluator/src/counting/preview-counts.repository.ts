@@ -10,12 +10,10 @@ import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { Config, EVALUATOR_CONFIG } from '../config';
 import { DeadLettersRepository } from '../dead-letters/dead-letters.repository';
-import { ChangedFlowsRepository } from './changed-flows.repository';
 import { ConfigurationTotalsRepository } from './configuration-totals.repository';
 import { ConfigurationsRepository } from './configurations.repository';
 import { CohortsRepository } from './cohorts.repository';
 import { Query } from '../statements';
-import { ConfigurationEntry } from './counting-statements';
 
 /** Postgres's exclusion_violation: a sequence of the batch was counted meanwhile. */
 const COUNTED_MEANWHILE = '23P01';
@@ -35,7 +33,6 @@ export class PreviewCountsRepository {
     dataSource: DataSource,
     @Inject(EVALUATOR_CONFIG) private readonly config: Config,
     private readonly configurations: ConfigurationsRepository,
-    private readonly flows: ChangedFlowsRepository,
     private readonly cohorts: CohortsRepository,
     private readonly totals: ConfigurationTotalsRepository,
     private readonly deadLetters: DeadLettersRepository,
@@ -96,7 +93,7 @@ export class PreviewCountsRepository {
           [runs.map((r) => r[0]), runs.map((r) => r[1])],
         );
         await this.add(query, batch.configurations, ids);
-        await this.cohorts.add(query, cohorts);
+        await this.cohorts.add(query, cohorts, this.config.EVALUATOR_MAX_FLOWS);
         await this.deadLetters.add(query, batch.deadLetters ?? []);
       });
       return { rows };
@@ -126,26 +123,19 @@ export class PreviewCountsRepository {
     batches: ConfigurationBatch[],
     ids: Map<ConfigurationBatch['target'], number>,
   ): Promise<void> {
-    const entries: ConfigurationEntry[] = batches
+    const entries = batches
       .map((batch) => ({ batch, id: ids.get(batch.target) as number }))
       .sort((a, b) => a.id - b.id);
     // Configurations first, in id order: concurrent batches of one configuration queue here, not deadlock later.
-    const locked = (await query(
-      `SELECT id, flows FROM preview_configurations WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE`,
+    const locked = await query(
+      `SELECT id FROM preview_configurations WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE`,
       [entries.map((e) => e.id)],
-    )) as {
-      id: number;
-      flows: number;
-    }[];
+    );
     if (locked.length !== entries.length) {
       // Retention removed a configuration this replica still had cached: count again, from scratch.
       throw new Error('a preview configuration was removed by retention meanwhile');
     }
-    const room = new Map(
-      locked.map((row) => [row.id, Math.max(0, this.config.EVALUATOR_MAX_FLOWS - row.flows)]),
-    );
-    const { inserted, outside } = await this.flows.add(query, entries, room);
-    await this.totals.add(query, entries, inserted, outside);
+    await this.totals.add(query, entries);
   }
 
   /** Forgets cached ids after retention removed configurations (they are created again if traffic comes). */

@@ -1,4 +1,4 @@
-import { FirewallRule, PREVIEW_DISAGREEMENT_FLOWS } from '@rollout/contracts';
+import { FirewallRule } from '@rollout/contracts';
 import { eventually } from '@rollout/testing/kit';
 import { inForce, previewReport } from '../../test/evaluator-probes';
 import { evaluatorSystem } from '../../test/evaluator-system';
@@ -21,9 +21,13 @@ const BLOCK_SSH = [
 /** Blocks all of 10.0.1.0/24 and 10.0.2.0/24. */
 const BLOCK_NETS = [rule(40, 'deny', { srcIpRanges: ['10.0.1.0/24', '10.0.2.0/24'] }), ...LIVE];
 
+/** Flows a cohort keeps here (EVALUATOR_MAX_FLOWS), small enough to fill. */
+const MAX_FLOWS = 1000;
+
 /** Two ACTIVE experiments on one policy: each report lists where the other decides differently. */
 describe('the preview report: cross-experiment disagreement', () => {
   const system = evaluatorSystem({
+    env: { EVALUATOR_MAX_FLOWS: String(MAX_FLOWS) },
     given: async ({ world }) => {
       await world.policy('web', LIVE);
       await world.experiment('web', 'ssh', BLOCK_SSH, 'ACTIVE');
@@ -89,7 +93,7 @@ describe('the preview report: cross-experiment disagreement', () => {
     expect((await configuration('api', 'alone')).disagreements).toEqual([]);
   });
 
-  it(`keeps at most ${PREVIEW_DISAGREEMENT_FLOWS} flows per pair, still counting the kept ones exactly and the others outside`, async () => {
+  it(`keeps at most ${MAX_FLOWS} flows for experiments ACTIVE together, still counting the kept ones exactly and the others outside`, async () => {
     let n = 10_000;
     // Distinct flows (a destination each, none seen before) where only nets denies: HTTPS from 10.0.1.0/24 and 10.0.2.0/24.
     const flow = (i: number) =>
@@ -99,14 +103,18 @@ describe('the preview report: cross-experiment disagreement', () => {
         destPort: 443,
       });
     const before = (await configuration('web', 'ssh')).disagreements?.[0];
-    const kept = before?.topFlows.length ?? 0;
-    const fill = Array.from({ length: PREVIEW_DISAGREEMENT_FLOWS + 50 }, (_, i) => flow(i));
+    // Every flow the two keep so far is one nets changes: the cohort's flows are nets' flows.
+    const keptBefore = (await configuration('web', 'nets')).flows ?? 0;
+    const fill = Array.from({ length: MAX_FLOWS + 50 }, (_, i) => flow(i));
     let seq = await publishTraffic(system.nc, system.iso, 'web', fill);
     await eventually(() => settledUpTo(system.nc, system.iso, seq), { what: 'settled' });
     const full = (await configuration('web', 'ssh')).disagreements?.[0];
     expect(full?.events).toBe((before?.events ?? 0) + fill.length);
     const outsideAtCap = full?.eventsOutsideFlows ?? 0;
-    expect(outsideAtCap).toBe(fill.length - (PREVIEW_DISAGREEMENT_FLOWS - kept));
+    expect(outsideAtCap).toBe(fill.length - (MAX_FLOWS - keptBefore));
+    // The same flows are left out of nets' own changed flows.
+    const nets = await configuration('web', 'nets');
+    expect([nets.flows, nets.changedOutsideFlows]).toEqual([MAX_FLOWS, outsideAtCap]);
 
     // At the cap: three more events of the most frequent kept flow count in it; a new flow counts outside.
     const top = full!.topFlows[0];

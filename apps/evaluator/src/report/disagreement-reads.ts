@@ -12,7 +12,7 @@ import { Queryable, rowsOf } from './rows';
  * The disagreement section: for each configuration, every other experiment ACTIVE with it and
  * the events the two decide differently, with the PREVIEW_REPORT_TOP flows carrying most of
  * them. The one place that knows how disagreements are stored: the cohorts the counting
- * transaction writes (preview_cohorts, their verdict patterns and kept flows). Each pair's events
+ * transaction writes (preview_cohorts, their verdict patterns and flows by outcome). Each pair's events
  * are derived from the patterns by the pure pairDisagreements; its flows are aggregated over
  * the cohorts by Postgres, which hands over only each pair's top flows and their total, and only
  * for the pairs the report lists, so a report's work and memory do not grow with the cohorts and
@@ -104,7 +104,11 @@ async function readPairFlows(
        SELECT p.configuration_id, p.other_id, f.direction, host(f.src_ip) AS src_ip, host(f.dest_ip) AS dest_ip,
               f.protocol, f.dest_port, CASE WHEN (f.mask >> p.i) & 1 = 1 THEN 'deny' ELSE 'allow' END AS action,
               sum(f.count)::float8 AS count
-       FROM pairs p JOIN preview_cohort_flows f ON f.cohort_id = p.cohort_id
+       FROM pairs p JOIN (
+         SELECT cohort_id, direction, src_ip, dest_ip, protocol, dest_port, mask, count FROM preview_outcome_flows
+         UNION ALL -- flows kept by mask alone before flows were kept by outcome
+         SELECT cohort_id, direction, src_ip, dest_ip, protocol, dest_port, mask, count FROM preview_cohort_flows
+       ) f ON f.cohort_id = p.cohort_id
        WHERE (f.mask >> p.i) & 1 <> (f.mask >> p.j) & 1
        GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
      ), ranked AS (

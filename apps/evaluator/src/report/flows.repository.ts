@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { PreviewFlow, PreviewFlowSample } from '@rollout/contracts';
+import { PREVIEW_FLOW_SAMPLES, PreviewFlow, PreviewFlowSample } from '@rollout/contracts';
 import { FlowFilterTerm, IMPLIED_PRIORITY, verdictOf } from '@rollout/domain/preview';
 import { DataSource } from 'typeorm';
+import { configurationFlows, flowSamples } from './flow-statements';
 
 /** Where a page of flows resumes: the configuration, the flow's last_event_time as Postgres writes it, and its id. */
 export interface FlowCursor {
@@ -37,7 +38,7 @@ interface FlowRow {
   samples: PreviewFlowSample[];
 }
 
-/** The changed flows (preview_flows) as previewFlows and previewLogs list them. */
+/** The changed flows (derived from the cohorts' flows, see flow-statements.ts) as previewFlows and previewLogs list them. */
 @Injectable()
 export class FlowsRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -54,7 +55,7 @@ export class FlowsRepository {
     inclusive = false,
   ): Promise<FlowPageEntry[]> {
     const params: unknown[] = [name];
-    const where: string[] = ['c.experiment = $1'];
+    const where: string[] = [];
     const param = (value: unknown) => `$${params.push(value)}`;
     for (const term of terms) where.push(condition(term, param));
     if (cursor) {
@@ -63,16 +64,20 @@ export class FlowsRepository {
         `(f.configuration_id < ${c} OR (f.configuration_id = ${c} AND (f.last_event_time, f.id) ${inclusive ? '<=' : '<'} (${t}::timestamptz, ${f}::bigint)))`,
       );
     }
+    const configurations = `ARRAY(SELECT id FROM preview_configurations WHERE experiment = $1)`;
     const rows: FlowRow[] = await this.dataSource.query(
-      `SELECT f.configuration_id, f.id, f.last_event_time::text AS last_text, v.experiment_etag, c.live_policy_etag, f.direction,
-              host(f.src_ip) AS src_ip, host(f.dest_ip) AS dest_ip, f.protocol, f.dest_port, f.live_rule, f.experiment_rule, f.live_action,
-              f.count, f.first_event_time, f.last_event_time, f.samples
-       FROM preview_flows f
-       JOIN preview_configurations c ON c.id = f.configuration_id
-       JOIN preview_versions v ON v.id = c.version_id
-       WHERE ${where.join(' AND ')}
-       ORDER BY f.configuration_id DESC, f.last_event_time DESC, f.id DESC
-       LIMIT ${param(limit)}`,
+      `SELECT page.*, ${flowSamples('page.row_ids')} AS samples FROM (
+         SELECT f.configuration_id, f.id, f.row_ids, f.last_event_time::text AS last_text, v.experiment_etag, c.live_policy_etag,
+                f.direction, host(f.src_ip) AS src_ip, host(f.dest_ip) AS dest_ip, f.protocol, f.dest_port, f.live_rule,
+                f.experiment_rule, f.live_action, f.count, f.first_event_time, f.last_event_time
+         FROM (${configurationFlows(configurations, true)}) f
+         JOIN preview_configurations c ON c.id = f.configuration_id
+         JOIN preview_versions v ON v.id = c.version_id
+         ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY f.configuration_id DESC, f.last_event_time DESC, f.id DESC
+         LIMIT ${param(limit)}
+       ) page
+       ORDER BY page.configuration_id DESC, page.last_event_time DESC, page.id DESC`,
       params,
     );
     return rows.map((row) => ({
@@ -82,7 +87,7 @@ export class FlowsRepository {
   }
 }
 
-/** One filter term as SQL over preview_flows f and preview_configurations c / preview_versions v, values bound. */
+/** One filter term as SQL over a configuration's flows f and preview_configurations c / preview_versions v, values bound. */
 function condition(term: FlowFilterTerm, param: (value: unknown) => string): string {
   const not = (sql: string) => (term.op === '!=' ? `NOT (${sql})` : sql);
   switch (term.field) {
@@ -138,6 +143,6 @@ function flowOf(row: FlowRow): PreviewFlow {
     count: Number(row.count),
     firstEventTime: row.first_event_time.toISOString(),
     lastEventTime: row.last_event_time.toISOString(),
-    samples: row.samples,
+    samples: row.samples.slice(0, PREVIEW_FLOW_SAMPLES),
   };
 }

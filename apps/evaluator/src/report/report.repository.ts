@@ -4,6 +4,7 @@ import { ReportReading, ReportRows, ruleCountMargins } from '@rollout/domain/pre
 import { inTransaction, poolOf } from '@rollout/platform/postgres';
 import type { Pool } from 'pg';
 import { readDisagreements } from './disagreement-reads';
+import { configurationFlows, configurationOutside, memberFlowRows } from './flow-statements';
 import { Queryable, rowsOf } from './rows';
 import { DataSource } from 'typeorm';
 
@@ -36,6 +37,7 @@ export class ReportRepository {
       if (more) configurations.length = page.size;
       if (configurations.length === 0) return undefined;
       const ids = configurations.map((c) => c.id);
+      await addFlowCounts(client, configurations);
       const transitions = await section<'transitions'>(client, TRANSITIONS, [ids]);
       const legacyRuleCounts = await section<'ruleCounts'>(client, LEGACY_RULE_COUNTS, [ids]);
       return {
@@ -118,18 +120,18 @@ const LEGACY_RULE_COUNTS = `
   FROM preview_rule_counts WHERE configuration_id = ANY($1::int[])`;
 
 const TOP_SOURCES = `
-  SELECT c.id AS "configurationId", s.src_ip AS "srcIp", s.count FROM unnest($1::int[]) AS c(id)
-  CROSS JOIN LATERAL (
-    SELECT host(src_ip) AS src_ip, sum(count)::float8 AS count FROM preview_flows WHERE configuration_id = c.id
-    GROUP BY preview_flows.src_ip ORDER BY 2 DESC, preview_flows.src_ip LIMIT $2
-  ) s`;
+  SELECT configuration_id AS "configurationId", host(src_ip) AS "srcIp", count::float8 AS count
+  FROM (SELECT configuration_id, src_ip, sum(count) AS count,
+               row_number() OVER (PARTITION BY configuration_id ORDER BY sum(count) DESC, src_ip) AS rank
+        FROM (${memberFlowRows('$1::int[]')}) f GROUP BY configuration_id, src_ip) ranked
+  WHERE rank <= $2 ORDER BY configuration_id, rank`;
 
 const TOP_PORTS = `
-  SELECT c.id AS "configurationId", p.protocol, p.dest_port AS "destPort", p.count FROM unnest($1::int[]) AS c(id)
-  CROSS JOIN LATERAL (
-    SELECT protocol, dest_port, sum(count)::float8 AS count FROM preview_flows WHERE configuration_id = c.id AND dest_port >= 0
-    GROUP BY protocol, dest_port ORDER BY 3 DESC, protocol, dest_port LIMIT $2
-  ) p`;
+  SELECT configuration_id AS "configurationId", protocol, dest_port AS "destPort", count::float8 AS count
+  FROM (SELECT configuration_id, protocol, dest_port, sum(count) AS count,
+               row_number() OVER (PARTITION BY configuration_id ORDER BY sum(count) DESC, protocol, dest_port) AS rank
+        FROM (${memberFlowRows('$1::int[]')}) f WHERE dest_port >= 0 GROUP BY configuration_id, protocol, dest_port) ranked
+  WHERE rank <= $2 ORDER BY configuration_id, rank`;
 
 /**
  * The blocks with the most changed events, exact over the flows: the flows summed per source and
@@ -138,12 +140,13 @@ const TOP_PORTS = `
  * block, and the top of each (configuration, side, prefix length). One statement for the section.
  */
 const TOP_PREFIXES = `
-  WITH addresses AS (
+  WITH flows AS (${configurationFlows('$1::int[]')}),
+  addresses AS (
     SELECT configuration_id, 'source' AS side, src_ip AS ip, sum(count) AS count, count(*) AS flows
-    FROM preview_flows WHERE configuration_id = ANY($1::int[]) GROUP BY configuration_id, src_ip
+    FROM flows GROUP BY configuration_id, src_ip
     UNION ALL
     SELECT configuration_id, 'destination', dest_ip, sum(count), count(*)
-    FROM preview_flows WHERE configuration_id = ANY($1::int[]) GROUP BY configuration_id, dest_ip
+    FROM flows GROUP BY configuration_id, dest_ip
   ), blocks AS (
     SELECT configuration_id, side, network(set_masklen(ip, CASE family(ip) WHEN 4 THEN l.v4 ELSE l.v6 END)) AS prefix,
            sum(count) AS count, sum(flows) AS flows, count(*) AS addresses
@@ -218,7 +221,7 @@ function readConfigurations(
             c.evaluated::float8 AS evaluated, c.changed::float8 AS changed,
             c.allow_to_deny::float8 AS "allowToDeny", c.deny_to_allow::float8 AS "denyToAllow",
             c.unchanged_allow::float8 AS "unchangedAllow", c.unchanged_deny::float8 AS "unchangedDeny",
-            c.flows, c.changed_outside_flows::float8 AS "changedOutsideFlows",
+            c.changed_outside_flows::float8 AS "changedOutsideFlows",
             c.redelivered::float8 AS "redeliveredEvents",
             d.dropped::float8 AS "trafficDroppedMessages", d.undetermined::float8 AS "trafficDropUndetermined",
             c.first_event_time AS "firstEventTime", c.last_event_time AS "lastEventTime"
@@ -231,6 +234,31 @@ function readConfigurations(
      ORDER BY c.id DESC LIMIT $3`,
     [experiment, page.before ?? null, page.size + 1],
   );
+}
+
+/**
+ * Each configuration's distinct changed flows, and the changed events outside them: counted over
+ * its cohorts' flows and outcomes (plus what was counted outside per configuration before).
+ */
+async function addFlowCounts(
+  db: Queryable,
+  configurations: ReportRows['configurations'],
+): Promise<void> {
+  const rows = await rowsOf<{ id: number; flows: number; outside: number }>(
+    db,
+    `SELECT ids.id, COALESCE(f.flows, 0)::int AS flows, COALESCE(o.outside, 0)::float8 AS outside
+     FROM unnest($1::int[]) AS ids(id)
+     LEFT JOIN (SELECT configuration_id, count(*) AS flows FROM (${configurationFlows('$1::int[]')}) f
+                GROUP BY configuration_id) f ON f.configuration_id = ids.id
+     LEFT JOIN (${configurationOutside('$1::int[]')}) o ON o.configuration_id = ids.id`,
+    [configurations.map((c) => c.id)],
+  );
+  const counts = new Map(rows.map((row) => [row.id, row]));
+  for (const configuration of configurations) {
+    const count = counts.get(configuration.id);
+    configuration.flows = count?.flows ?? 0;
+    configuration.changedOutsideFlows += count?.outside ?? 0;
+  }
 }
 
 /** The connections of a configuration's changed flows and their events (its coverage and changedByRegion). */
@@ -249,7 +277,7 @@ async function readChangedConnections(
     db,
     `SELECT direction, host(src_ip) AS "srcIp", host(dest_ip) AS "destIp", protocol, NULLIF(dest_port, -1) AS "destPort",
             count::float8 AS count
-     FROM preview_flows WHERE configuration_id = $1`,
+     FROM (${configurationFlows('ARRAY[$1::int]')}) f`,
     [configurationId],
   );
   return rows.map(({ destPort, ...flow }) => (destPort === null ? flow : { ...flow, destPort }));
@@ -268,8 +296,8 @@ async function readDenyToAllowFrom(
     db,
     `SELECT r.range, COALESCE(sum(f.count), 0)::float8 AS count
        FROM unnest($2::text[]) AS r(range)
-       LEFT JOIN preview_flows f
-         ON f.configuration_id = $1 AND f.live_action = 'deny' AND f.src_ip <<= r.range::inet
+       LEFT JOIN (${memberFlowRows('ARRAY[$1::int]')}) f
+         ON f.live_action = 'deny' AND f.src_ip <<= r.range::inet
        GROUP BY r.range`,
     [configurationId, ranges],
   );

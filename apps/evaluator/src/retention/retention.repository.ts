@@ -126,9 +126,14 @@ export class RetentionRepository {
 
   /** Removes a configuration with everything it holds, unless traffic came back since `cutoff`. */
   async removeConfiguration(id: number, cutoff: string): Promise<void> {
+    // The flows of the cohorts that go with it, in slices (a cohort may hold EVALUATOR_MAX_FLOWS).
     for (;;) {
       const { rowCount } = await this.pool.query(
-        `DELETE FROM preview_flows WHERE ctid = ANY(ARRAY(SELECT ctid FROM preview_flows WHERE configuration_id = $1 LIMIT ${DELETE_BATCH}))`,
+        `DELETE FROM preview_outcome_flows WHERE ctid = ANY(ARRAY(
+           SELECT f.ctid FROM preview_cohorts c JOIN preview_outcome_flows f ON f.cohort_id = c.id
+           WHERE $1 = ANY (c.configuration_ids)
+             AND NOT EXISTS (SELECT 1 FROM preview_configurations p WHERE p.id = ANY (c.configuration_ids) AND p.id <> $1)
+           LIMIT ${DELETE_BATCH}))`,
         [id],
       );
       if ((rowCount ?? 0) < DELETE_BATCH) break;

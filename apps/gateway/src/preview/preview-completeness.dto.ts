@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { PREVIEW_DISAGREEMENT_FLOWS, PREVIEW_REPORT_TOP } from '@rollout/contracts';
+import { PREVIEW_REPORT_TOP } from '@rollout/contracts';
 import { DifferingRegionDto } from '../experiments/experiment-analysis.dto';
 import type {
   Direction,
@@ -99,7 +99,8 @@ export class PreviewDisagreementDto implements PreviewDisagreement {
   })
   topFlows!: PreviewDisagreementFlowDto[];
   @ApiProperty({
-    description: `Events in flows not kept (past ${PREVIEW_DISAGREEMENT_FLOWS} distinct flows for the pair)`,
+    description:
+      'Events in flows not kept (past the distinct flows the evaluator keeps for the experiments ACTIVE together, EVALUATOR_MAX_FLOWS)',
   })
   eventsOutsideFlows!: number;
 }

@@ -163,7 +163,7 @@ export class PreviewConfigurationReportDto implements PreviewConfigurationReport
   flows?: number;
   @ApiPropertyOptional({
     description:
-      'Changed events whose flow is not kept, because the configuration already had the most flows the evaluator keeps (EVALUATOR_MAX_FLOWS): counted in the totals above, in no flow',
+      'Changed events whose flow is not kept, because the evaluator already kept the most flows it keeps (EVALUATOR_MAX_FLOWS) for the experiments ACTIVE together with this one (before preview.v1 1.13.0: for this configuration alone): counted in the totals above, in no flow',
   })
   changedOutsideFlows?: number;
   @ApiPropertyOptional({

@@ -11,7 +11,7 @@ import { analyzeExperiment, type CompiledPolicy } from '@rollout/domain/firewall
 import { addToFlow, type FlowTally } from './flows';
 import type { BatchOutcome } from './evaluation';
 import { memberTransitions, type StoredOutcome } from './outcome';
-import type { ConfigurationBatch } from './view-tally';
+import { memberFlows } from './view-tally';
 import { recordKeys } from './records';
 import type { HeldVersions, PolicyView } from './views';
 import { coverageOf, liveRuleUsageOf } from './coverage';
@@ -66,24 +66,23 @@ export class BacktestTally {
 
   /** Adds what a batch evaluated for the replayed experiment, the one ACTIVE configuration of its view. */
   add(batch: Pick<BatchOutcome, 'configurations' | 'cohorts'>): void {
-    for (const cohort of batch.cohorts)
+    for (const cohort of batch.cohorts) {
       for (const [key, outcome] of cohort.outcomes) {
         const known = this.outcomes.get(key);
         if (known) known.count += outcome.count;
         else this.outcomes.set(key, { ...outcome });
       }
-    for (const configuration of batch.configurations) this.addConfiguration(configuration);
+      for (const flow of memberFlows(cohort.flows.values(), 0)) this.addFlow(flow);
+    }
+    for (const configuration of batch.configurations) this.totals.addAll(configuration.totals);
   }
 
-  private addConfiguration(batch: ConfigurationBatch): void {
-    this.totals.addAll(batch.totals);
-    for (const [key, flow] of batch.flows) {
-      const kept = this.flows.get(key);
-      if (kept) addToFlow(kept, flow);
-      else if (this.flows.size < this.maxFlows)
-        this.flows.set(key, { ...flow, samples: [...flow.samples] });
-      else this.changedOutsideFlows += flow.count;
-    }
+  private addFlow(flow: FlowTally): void {
+    const key = `${flow.direction}|${flow.srcIp}|${flow.destIp}|${flow.protocol}|${flow.destPort}|${flow.live.rulePriority}|${flow.experiment.rulePriority}`;
+    const kept = this.flows.get(key);
+    if (kept) addToFlow(kept, flow);
+    else if (this.flows.size < this.maxFlows) this.flows.set(key, flow);
+    else this.changedOutsideFlows += flow.count;
   }
 
   /** The report of the one configuration replayed (none before the first event), and its top changed flows. */

@@ -1,4 +1,5 @@
 import type { BatchOutcome, DeadLetterEntry } from './evaluation';
+import { addToFlow } from './flows';
 import { type CohortBatch, ConfigurationBatch } from './view-tally';
 import type { ActiveExperiment } from './views';
 
@@ -55,8 +56,8 @@ export class CountingWindow {
         into.masks.set(mask, (into.masks.get(mask) ?? 0) + events);
       for (const [flowKey, flow] of from.flows) {
         const known = into.flows.get(flowKey);
-        if (known) known.count += flow.count;
-        else into.flows.set(flowKey, { ...flow });
+        if (known) addToFlow(known, flow);
+        else into.flows.set(flowKey, { ...flow, samples: [...flow.samples] });
       }
     }
   }

@@ -52,7 +52,6 @@ const message = (seq: number, events: number): TrafficMessage => ({
 const plain = (batch: ConfigurationBatch) => ({
   configuration: batch.target.keys.configuration,
   totals: { ...batch.totals, minutes: [...batch.totals.minutes] },
-  flows: [...batch.flows].sort(([a], [b]) => a.localeCompare(b)),
   redelivered: batch.redelivered,
 });
 

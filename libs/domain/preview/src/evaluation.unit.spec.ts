@@ -1,10 +1,10 @@
 import type { TrafficEvent } from '@rollout/contracts';
 import { compilePolicy, parseConnection } from '@rollout/domain/firewall';
 import { TrafficMessage, RefusedTraffic, evaluateBatch } from './evaluation';
-import { addressText } from './flows';
+import { FlowTally, addressText } from './flows';
 import { evaluatorOf, memberTransitions } from './outcome';
 import { ruleCountMargins } from './report';
-import { ConfigurationBatch, TrafficToEvaluate } from './view-tally';
+import { ConfigurationBatch, TrafficToEvaluate, memberFlows } from './view-tally';
 import type { PolicyView } from './views';
 import { activeExperiment, allowTen, denySsh, policyView } from '../test/example-views';
 
@@ -37,6 +37,9 @@ const message = (events: TrafficToEvaluate[], redelivered = false): TrafficMessa
 /** Evaluates one message of these events against `v`, as the traffic path does. */
 const configurationsOf = (v: PolicyView, events: TrafficToEvaluate[]): ConfigurationBatch[] =>
   evaluateBatch([message(events)], new Set(), () => v).configurations;
+/** The changed flows of `v`'s first configuration, derived from its cohort's flows as the report reads them. */
+const flowsOf = (v: PolicyView, events: TrafficToEvaluate[]): FlowTally[] =>
+  memberFlows(evaluateBatch([message(events)], new Set(), () => v).cohorts[0].flows.values(), 0);
 
 describe('a view evaluator', () => {
   it('decides the live policy and each ACTIVE experiment in one call, in the order of the view', () => {
@@ -77,7 +80,7 @@ describe('evaluating a batch', () => {
       allowToDeny: 3,
       unchangedAllow: 1,
     });
-    const flows = [...batch.flows.values()];
+    const flows = flowsOf(v, events);
     expect(
       flows.map((f) => [
         f.srcIp,
@@ -111,9 +114,9 @@ describe('evaluating a batch', () => {
         time: `2025-06-01T00:00:0${9 - i}Z`,
       }),
     );
-    const [batch] = configurationsOf(view([open]), events);
-    expect(batch.flows.size).toBe(1);
-    const [flow] = batch.flows.values();
+    const flows = flowsOf(view([open]), events);
+    expect(flows).toHaveLength(1);
+    const [flow] = flows;
     expect(flow).toMatchObject({
       srcIp: '2001:db8:0:0:0:0:0:1',
       protocol: 'tcp',
@@ -130,11 +133,11 @@ describe('evaluating a batch', () => {
     const closed = experiment('closed', [
       { priority: 1, direction: 'INGRESS', action: 'deny', match: { srcIpRanges: ['0.0.0.0/0'] } },
     ]);
-    const [batch] = configurationsOf(
+    const flows = flowsOf(
       view([closed]),
       ['10.0.1.5', '::ffff:10.0.1.5', '::ffff:a00:105'].map((srcIp) => traffic({ srcIp })),
     );
-    expect([...batch.flows.values()].map((f) => [f.srcIp, f.count])).toEqual([['10.0.1.5', 3]]);
+    expect(flows.map((f) => [f.srcIp, f.count])).toEqual([['10.0.1.5', 3]]);
   });
 
   it('keeps configurations apart: another live policy version is another configuration', () => {
@@ -154,8 +157,7 @@ describe('evaluating a batch', () => {
 
   it('splits flows by deciding rules and leaves the port out for protocols without one', () => {
     const icmp = traffic({ protocol: 'icmp', destPort: undefined, srcPort: undefined });
-    const [batch] = configurationsOf(view([experiment('noop', [])]), [icmp]);
-    const [flow] = batch.flows.values();
+    const [flow] = flowsOf(view([experiment('noop', [])]), [icmp]);
     expect(flow.destPort).toBeUndefined();
     expect(flow.protocol).toBe('icmp');
     expect(flow.samples).toEqual([{ trafficEventId: icmp.event.id, eventTime: icmp.event.time }]);
@@ -308,7 +310,9 @@ describe('evaluating a batch', () => {
     expect(cohort.targets).toEqual([block, noop]);
     // block allows (bit 0 clear), noop denies (bit 1 set).
     expect(Object.fromEntries(cohort.masks)).toEqual({ 2: 3 });
+    // Its flows are every connection one of them changes or they split on, once, by outcome.
     expect([...cohort.flows.values()].map((f) => [f.srcIp, f.destPort, f.mask, f.count])).toEqual([
+      ['10.0.1.5', 22, 3, 1],
       ['10.0.2.5', 22, 2, 2],
       ['10.0.3.9', 443, 2, 1],
     ]);
@@ -373,8 +377,9 @@ describe('evaluating a batch', () => {
         expected.evaluated,
         expected.changed,
       ]);
+      // Its changed flows, derived from the cohort's flows as the report reads them.
       const flows = new Map(
-        [...batch.flows.values()].map((f) => [
+        memberFlows(cohort.flows.values(), i).map((f) => [
           `${f.srcIp}|${f.destPort}|${f.live.rulePriority}|${f.experiment.rulePriority}`,
           f.count,
         ]),

@@ -22,7 +22,7 @@ export interface FlowTally extends FlowConnection<string> {
 
 /** Adds a later tally of the same flow: counts, first and last times, samples up to PREVIEW_FLOW_SAMPLES. */
 export function addToFlow(
-  into: FlowTally,
+  into: Pick<FlowTally, 'count' | 'firstMs' | 'lastMs' | 'samples'>,
   from: Pick<FlowTally, 'count' | 'firstMs' | 'lastMs' | 'samples'>,
 ): void {
   into.count += from.count;

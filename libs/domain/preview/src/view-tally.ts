@@ -4,12 +4,13 @@ import type { ParsedConnection } from '@rollout/domain/firewall';
 import { FlowTally, addToFlow, connectionKey, flowConnection } from './flows';
 import { Outcome, StoredOutcome, ViewEvaluator, evaluatorOf, storedOutcome } from './outcome';
 import type { ActiveExperiment, PolicyView } from './views';
-import { ConfigurationTotals, MINUTE_MS } from './totals';
+import { ConfigurationTotals, MINUTE_MS, verdictOf } from './totals';
 
 /**
  * What a batch adds, per configuration and per cohort, and how one view's events are tallied
  * on the way: by outcome and minute, and by distinct connection only where an outcome changes or
- * splits something, then spread over the view's configurations.
+ * splits something. Totals are spread over the view's configurations; outcomes and flows are the
+ * cohort's, written once whatever its size.
  */
 
 /** One traffic event, parsed and ready to evaluate. */
@@ -23,8 +24,6 @@ export interface TrafficToEvaluate {
 /** What some evaluations add to one configuration (experiment etag × live policy etag). */
 export class ConfigurationBatch {
   readonly totals = new ConfigurationTotals();
-  /** Changed decisions by flow key (the connection key and both deciding rules). */
-  readonly flows = new Map<string, FlowTally>();
   /** Events evaluated from messages JetStream delivered more than once (a crash, a timeout, a replica gone). */
   redelivered = 0;
   /** Messages of this configuration's policy dead-lettered while it was ACTIVE, by reason. */
@@ -35,11 +34,6 @@ export class ConfigurationBatch {
   /** Adds what other evaluations (of other messages) add to the same configuration. */
   addAll(other: ConfigurationBatch): void {
     this.totals.addAll(other.totals);
-    for (const [key, flow] of other.flows) {
-      const known = this.flows.get(key);
-      if (known) addToFlow(known, flow);
-      else this.flows.set(key, { ...flow, samples: [...flow.samples] });
-    }
     this.redelivered += other.redelivered;
     for (const [reason, count] of other.deadLettered)
       this.deadLettered.set(reason, (this.deadLettered.get(reason) ?? 0) + count);
@@ -47,13 +41,14 @@ export class ConfigurationBatch {
 }
 
 /**
- * What a batch adds to the experiments ACTIVE together on one policy view, its cohort: events by
- * outcome (the deciding rules of the live policy and of each configuration), from which each
- * configuration's rule transitions are derived when the report is read, so the rows a batch
- * writes grow with its distinct outcomes, not with the cohort's size; and, with two or more
- * experiments, their disagreement: events and distinct connections by outcome mask (bit i:
- * `active[i]` denies), only where they do not all agree. A pair's disagreement is read from
- * these: the events whose masks differ in the pair's two bits.
+ * What a batch adds to the experiments ACTIVE together on one policy view, its cohort, keyed by
+ * outcome (the deciding rules of the live policy and of each configuration) so that nothing a
+ * batch writes grows with the cohort's size: its events by outcome, from which each
+ * configuration's rule transitions are derived when the report is read; its changed or split
+ * connections by outcome, one flow whichever configurations it changes, from which each
+ * configuration's changed flows (`memberFlows`) and each pair's disagreeing flows are derived;
+ * and, with two or more experiments, its events by outcome mask (bit i: `active[i]` denies) where
+ * they do not all agree.
  */
 export interface CohortBatch {
   /** The configurations, in mask bit (and outcome column) order. */
@@ -62,13 +57,52 @@ export interface CohortBatch {
   readonly outcomes: Map<string, StoredOutcome>;
   /** Events by mask. */
   readonly masks: Map<number, number>;
-  /** By connection key and mask. */
+  /** By connection key and `StoredOutcome.key`. */
   readonly flows: Map<string, CohortFlow>;
 }
 
+/** One connection (without source port) of one outcome: what some configuration changes, or the cohort splits on. */
 export interface CohortFlow extends FlowConnection<string> {
-  mask: number;
+  readonly outcome: Omit<StoredOutcome, 'count'>;
+  /** The outcome's deny mask (bit i: the cohort's i-th configuration denies). */
+  readonly mask: number;
   count: number;
+  firstMs: number;
+  lastMs: number;
+  /** The first events of the flow, at most PREVIEW_FLOW_SAMPLES. */
+  samples: PreviewFlowSample[];
+}
+
+/**
+ * One member's changed flows, derived from its cohort's flows (its column, `position`): the flows
+ * whose outcome it decides otherwise than live, merged by connection and both deciding rules.
+ */
+export function memberFlows(flows: Iterable<CohortFlow>, position: number): FlowTally[] {
+  const merged = new Map<string, FlowTally>();
+  for (const flow of flows) {
+    const { outcome } = flow;
+    const experimentAction = outcome.experimentActions[position] === 'd' ? 'deny' : 'allow';
+    if (experimentAction === outcome.liveAction) continue;
+    const experimentPriority = outcome.experimentPriorities[position];
+    const key = `${flow.direction}|${flow.srcIp}|${flow.destIp}|${flow.protocol}|${flow.destPort}|${outcome.livePriority}|${experimentPriority}`;
+    const known = merged.get(key);
+    if (known) addToFlow(known, flow);
+    else
+      merged.set(key, {
+        direction: flow.direction,
+        srcIp: flow.srcIp,
+        destIp: flow.destIp,
+        protocol: flow.protocol,
+        ...(flow.destPort === undefined ? {} : { destPort: flow.destPort }),
+        live: verdictOf(outcome.livePriority, outcome.liveAction),
+        experiment: verdictOf(experimentPriority, experimentAction),
+        count: flow.count,
+        firstMs: flow.firstMs,
+        lastMs: flow.lastMs,
+        samples: [...flow.samples],
+      });
+  }
+  return [...merged.values()];
 }
 
 /** The events of one view in a batch, in order, with their outcomes: what its preview log holds. */
@@ -176,24 +210,6 @@ export class ViewTally implements ViewLog {
           batch.totals.add(outcome.live, experiment, minute.atMs, minute.count);
         batch.totals.span(tally.firstMs, tally.lastMs);
       }
-      for (const tally of this.connections.values()) {
-        const { outcome } = tally;
-        const experiment = outcome.experiments[i];
-        if (experiment.action === outcome.live.action) continue;
-        const key = `${tally.key.slice(0, tally.key.lastIndexOf('|'))}|${outcome.live.rulePriority}|${experiment.rulePriority}`;
-        const flow = batch.flows.get(key);
-        if (flow) addToFlow(flow, tally);
-        else
-          batch.flows.set(key, {
-            ...flowConnection(tally.connection),
-            live: outcome.live,
-            experiment,
-            count: tally.count,
-            firstMs: tally.firstMs,
-            lastMs: tally.lastMs,
-            samples: [...tally.samples],
-          });
-      }
     }
   }
 
@@ -212,16 +228,19 @@ export class ViewTally implements ViewLog {
     }
     const flows = new Map<string, CohortFlow>();
     for (const tally of this.connections.values()) {
-      const { outcome } = tally;
-      if (!outcome.split) continue;
-      const key = `${tally.key.slice(0, tally.key.lastIndexOf('|'))}|${outcome.denyMask}`;
+      const outcome = storedOutcome(tally.outcome);
+      const key = `${tally.key.slice(0, tally.key.lastIndexOf('|'))}|${outcome.key}`;
       const flow = flows.get(key);
-      if (flow) flow.count += tally.count;
+      if (flow) addToFlow(flow, tally);
       else
         flows.set(key, {
           ...flowConnection(tally.connection),
-          mask: outcome.denyMask,
+          outcome,
+          mask: tally.outcome.denyMask,
           count: tally.count,
+          firstMs: tally.firstMs,
+          lastMs: tally.lastMs,
+          samples: tally.samples,
         });
     }
     return { targets: this.view.active, outcomes, masks, flows };

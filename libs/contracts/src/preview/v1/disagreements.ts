@@ -7,7 +7,10 @@ export interface PreviewDisagreement {
   events: number;
   /** The PREVIEW_REPORT_TOP flows with the most such events (ties by flow). */
   topFlows: PreviewDisagreementFlow[];
-  /** Of `events`, those in flows not kept (past PREVIEW_DISAGREEMENT_FLOWS distinct flows of the experiments ACTIVE together). */
+  /**
+   * Of `events`, those in flows not kept: past the evaluator's EVALUATOR_MAX_FLOWS distinct flows
+   * of the experiments ACTIVE together (since 1.13.0; PREVIEW_DISAGREEMENT_FLOWS before).
+   */
   eventsOutsideFlows: number;
 }
 
@@ -27,7 +30,7 @@ export interface PreviewDisagreementFlow {
 
 /**
  * Distinct flows (with the pattern of verdicts of the experiments ACTIVE together) kept per set
- * of experiments ACTIVE together on a live policy version, for `disagreements` (since 1.8.0; a
- * pair's kept flows are those whose verdicts differ for the pair).
+ * of experiments ACTIVE together on a live policy version, for `disagreements` (1.8.0 to 1.12.0;
+ * since 1.13.0 these flows are kept with the changed flows, up to the evaluator's EVALUATOR_MAX_FLOWS).
  */
 export const PREVIEW_DISAGREEMENT_FLOWS = 10_000;

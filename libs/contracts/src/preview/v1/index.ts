@@ -18,7 +18,7 @@ import type { PreviewReadiness } from './readiness';
  * A configuration is one (experiment etag, live policy etag) pair: the versions of the two
  * policies that produced a result. Reports and log pages keep them apart, newest first.
  */
-export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.12.0' };
+export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.13.0' };
 
 export const PREVIEW_LOGS_STREAM = 'PREVIEW_LOGS';
 export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';
@@ -220,8 +220,9 @@ export interface PreviewConfigurationReport {
   /** Distinct changed flows kept for previewFlows. */
   flows?: number;
   /**
-   * Changed events whose flow is not kept, because the configuration already had the most flows
-   * the evaluator keeps (EVALUATOR_MAX_FLOWS): counted in the totals above, in no flow.
+   * Changed events whose flow is not kept, because the evaluator already kept the most flows it
+   * keeps (EVALUATOR_MAX_FLOWS) for the experiments ACTIVE together with this one (since 1.13.0;
+   * for this configuration alone before): counted in the totals above, in no flow.
    */
   changedOutsideFlows?: number;
   /**
