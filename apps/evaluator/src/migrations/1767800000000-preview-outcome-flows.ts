@@ -35,6 +35,10 @@ export class PreviewOutcomeFlows1767800000000 implements MigrationInterface {
         PRIMARY KEY (cohort_id, direction, src_ip, dest_ip, protocol, dest_port, live_priority, live_action,
                      experiment_priorities, experiment_actions)
       ) WITH (fillfactor = 80)`);
+    // A merged flow's page cursor and samples name its rows by id.
+    await runner.query(
+      `CREATE UNIQUE INDEX preview_outcome_flows_id ON preview_outcome_flows (id)`,
+    );
     await runner.query(`ALTER TABLE preview_outcomes ADD COLUMN outside bigint NOT NULL DEFAULT 0`);
     await runner.query(`
       INSERT INTO preview_cohorts (configuration_ids)

@@ -1,7 +1,9 @@
 /**
  * Each configuration's changed flows, derived from the flows its cohorts keep by outcome
  * (preview_outcome_flows): a cohort's row is one of member i's flows when i decides otherwise
- * than live, with i's deciding rule. `ids` is an SQL expression of the configuration ids.
+ * than live (bit i of the outcome's deny mask against the live action; an integer test, cheaper
+ * than the actions' text), with i's deciding rule. `ids` is an SQL expression of the
+ * configuration ids.
  */
 
 /** The cohorts each configuration was in, and its position (1-based) in each. */
@@ -18,7 +20,7 @@ export const memberFlowRows = (ids: string) => `
          f.live_priority AS live_rule, f.experiment_priorities[m.position] AS experiment_rule, f.live_action,
          f.count, f.first_event_time, f.last_event_time
   FROM (${memberships(ids)}) m JOIN preview_outcome_flows f ON f.cohort_id = m.cohort_id
-  WHERE substr(f.experiment_actions, m.position, 1) <> left(f.live_action, 1)`;
+  WHERE (f.mask >> (m.position - 1)) & 1 <> (f.live_action = 'deny')::int`;
 
 /**
  * Each configuration's flows, merged by connection and both deciding rules (outcomes differing
