@@ -44,10 +44,6 @@ export class Enforcement {
     return this.built.chain;
   }
 
-  get filterNames(): string[] {
-    return this.source.current.enabledFilters;
-  }
-
   /** `liveLeases`: the project's live leases, counted under its lock (MaxActiveLeases). */
   async checkCreate(
     context: EnforcementContext,
