@@ -3,9 +3,11 @@
  * the ledger write, one transaction) from 32 clients over 64 projects, with the built-in filters
  * and then with ExternalService pointed at an allow-all stub, next to the gateway's bare round
  * trip in the same run, with the CPU every process spends per request. Target on 2 cores:
- * ≥ 2,000 decisions/s, p99 ≤ 20 ms with the built-in filters.
+ * ≥ 2,000 decisions/s, p99 ≤ 20 ms with the built-in filters. BENCH_BASELINE=<git revision>
+ * runs that revision's enforcement-service in turn with this one (baseline, this, this,
+ * baseline) on the built-in filters, behind the same gateway.
  *
- *   npm run bench -- test/bench/enforcement.bench.ts   (BENCH_SECONDS, BENCH_CLIENTS)
+ *   npm run bench -- test/bench/enforcement.bench.ts   (BENCH_SECONDS, BENCH_CLIENTS, BENCH_BASELINE)
  */
 import {
   TEST_NATS_URL,
@@ -14,8 +16,8 @@ import {
   freePort,
   uniqueName,
 } from '@rollout/testing/kit';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,6 +28,7 @@ import {
   LoadResult,
   NATS_SERVER,
   POSTGRES,
+  ROOT,
   closedLoop,
   cpuPerRequest,
   describeCpu,
@@ -40,6 +43,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const PROJECTS = 64;
 const TOKEN = 'bench-token';
+const BASELINE = process.env.BENCH_BASELINE;
 
 const BUILT_IN = `
 enabled_filters: [MaxLeaseDuration, MaxReservationSize, MaxActiveLeases]
@@ -53,7 +57,19 @@ const withExternal = (endpoint: string) =>
   ExternalService: { endpoint: "${endpoint}", token: stub-token, timeout_ms: 2000 }
 `.replace('MaxActiveLeases]', 'MaxActiveLeases, ExternalService]');
 
-const startApp = (app: string, env: Record<string, string>) => startMain(app, env, 'enforcement');
+const startApp = (app: string, env: Record<string, string>, root?: string) =>
+  startMain(app, env, 'enforcement', root);
+
+/** The sources of `revision` in a temporary directory sharing node_modules; returns its root. */
+function checkOut(revision: string): string {
+  const root = mkdtempSync(join(tmpdir(), 'enforcement-bench-baseline-'));
+  out(`checking out baseline ${revision} in ${root}…`);
+  execSync(`git archive ${JSON.stringify(revision)} | tar -x -C ${JSON.stringify(root)}`, {
+    cwd: ROOT,
+  });
+  symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+  return root;
+}
 const cpuParts = ([gateway, service, postgres, nats, load]: number[]): [string, number][] => [
   ['gateway', gateway],
   ['enforcement-service', service],
@@ -89,6 +105,8 @@ async function main() {
   const namespace = uniqueName('bench');
   const schemas = [uniqueName('bench_'), uniqueName('bench_')];
   const dir = mkdtempSync(join(tmpdir(), 'enforcement-bench-'));
+  const baselineRoot = BASELINE ? checkOut(BASELINE) : undefined;
+  if (BASELINE) schemas.push(...[0, 1, 2, 3].map(() => uniqueName('bench_')));
   const gatewayPort = await freePort();
   const common = { NATS_URL: TEST_NATS_URL, NATS_NAMESPACE: namespace, HOST: '127.0.0.1' };
   const gateway = startApp('gateway', {
@@ -103,17 +121,21 @@ async function main() {
   const base = `http://127.0.0.1:${gatewayPort}`;
   const { call, destroy } = httpClient(base, TOKEN, CLIENTS);
 
-  const startService = async (yaml: string, schema: string) => {
+  const startService = async (yaml: string, schema: string, root?: string) => {
     const file = join(dir, `${schema}.yaml`);
     writeFileSync(file, yaml);
-    const service = startApp('enforcement-service', {
-      ...common,
-      PORT: String(await freePort()),
-      DATABASE_URL: TEST_POSTGRES_URL,
-      DATABASE_SCHEMA: schema,
-      DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '16',
-      ENFORCEMENT_CONFIG_FILE: file,
-    });
+    const service = startApp(
+      'enforcement-service',
+      {
+        ...common,
+        PORT: String(await freePort()),
+        DATABASE_URL: TEST_POSTGRES_URL,
+        DATABASE_SCHEMA: schema,
+        DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '16',
+        ENFORCEMENT_CONFIG_FILE: file,
+      },
+      root,
+    );
     await eventually(
       async () =>
         (await call('GET', '/v1/services/enforcement-service').catch(() => 0)) === 200
@@ -157,6 +179,27 @@ async function main() {
     out(
       `enforcement decisions through the gateway (${CLIENTS} clients, ${PROJECTS} projects, ${SECONDS} s each)`,
     );
+    if (baselineRoot) {
+      // Each in turn behind the same gateway, so neither gains from going first or last.
+      const turns = [baselineRoot, undefined, undefined, baselineRoot];
+      const rates = { baseline: 0, current: 0 };
+      for (const [i, root] of turns.entries()) {
+        const service = await startService(BUILT_IN, schemas[2 + i], root);
+        services.push(service);
+        await run(2, create, 200);
+        const result = await run(SECONDS, create, 200);
+        await stop(service);
+        rates[root ? 'baseline' : 'current'] += result.perSecond;
+        line(
+          `${root ? `baseline ${BASELINE}` : 'this build'}, built-in filters`,
+          result,
+          'decisions',
+        );
+      }
+      out(
+        `  this build: ${(rates.current / rates.baseline).toFixed(2)} × baseline (decisions/s over both runs of each)`,
+      );
+    }
     const builtIn = await startService(BUILT_IN, schemas[0]);
     services.push(builtIn);
     await run(2, create, 200); // warm-up: JIT, pools
@@ -192,6 +235,7 @@ async function main() {
     await stop(gateway);
     await stub.close();
     rmSync(dir, { recursive: true, force: true });
+    if (baselineRoot) rmSync(baselineRoot, { recursive: true, force: true });
     const client = new Client({ connectionString: TEST_POSTGRES_URL });
     await client.connect();
     for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

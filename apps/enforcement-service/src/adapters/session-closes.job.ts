@@ -1,31 +1,15 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Clock } from '@rollout/contracts';
-import { AdapterStatus, RetryPolicy, isOk } from '@rollout/domain/enforcement';
-import { backoffMs, type BackgroundLoop } from '@rollout/platform/runtime';
+import { AdapterStatus, isOk } from '@rollout/domain/enforcement';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
-import { deliveryRetries } from '../delivery-retries';
+import { Attempted, DeliveryJob } from '../delivery-job';
 import { EnforcementMetrics } from '../metrics/enforcement-metrics';
 import { AdapterClient } from './adapter-client';
-import { SessionClosesRepository } from './session-closes.repository';
+import { PendingClose, SessionClosesRepository } from './session-closes.repository';
 
 /** How long a CloseSession waits for its answer. */
 export const CLOSE_TIMEOUT_MS = 2_000;
-/** Closes claimed per pass: tried one by one within the claim (see session-closes.repository). */
-const BATCH = 10;
-
-interface CloseRetry {
-  attempts: number;
-  nextAttemptAt: Date;
-  lastError: string;
-}
-
 /**
  * The adapter's answer to CloseSession: `closed` acknowledged; `unknown` the adapter does not know
  * the session (adapter.v1 answers FAILED_PRECONDITION, or NOT_FOUND, for a session it never made,
@@ -46,48 +30,35 @@ function outcomeOf(status: AdapterStatus | undefined): 'closed' | 'unknown' | 'r
  * share the retries: each claims due closes for a while (by time, no lock held across the call).
  */
 @Injectable()
-export class SessionCloses implements OnApplicationBootstrap, OnModuleDestroy {
+export class SessionCloses extends DeliveryJob<PendingClose> {
   private readonly logger = new Logger('AdapterSessions');
-  private readonly policy: RetryPolicy;
-  private readonly retries: BackgroundLoop;
 
   constructor(
     private readonly closes: SessionClosesRepository,
     private readonly client: AdapterClient,
     private readonly metrics: EnforcementMetrics,
-    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) clock: Clock,
     @Inject(ENFORCEMENT_SERVICE_CONFIG) config: Config,
   ) {
-    ({ policy: this.policy, loop: this.retries } = deliveryRetries(
-      'SessionCloses',
-      config,
-      Number.POSITIVE_INFINITY,
-      () => this.drainDue(),
-    ));
-  }
-
-  onApplicationBootstrap(): void {
-    this.retries.start();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.retries.stop();
+    // Ten closes a pass, tried one by one within their claim (see session-closes.repository).
+    super(closes, clock, config, {
+      name: 'SessionCloses',
+      maxAttempts: Number.POSITIVE_INFINITY,
+      batch: 10,
+      batchesPerPass: 1,
+    });
   }
 
   /** CloseSession now; when it is not acknowledged, kept for the retries. Never throws. */
   async close(handler: string, adapter: string, sessionId: string): Promise<void> {
-    const why = await this.attempt(adapter, sessionId);
-    if (why === undefined) return;
+    const close: PendingClose = { adapter, sessionId, handler, attempts: 0 };
+    const { failure } = await this.attempt(close);
+    if (failure === undefined) return;
     try {
-      const retry = this.retryAfter(1, why);
-      await this.closes.enqueue(
-        { adapter, session_id: sessionId, handler },
-        retry.nextAttemptAt,
-        this.clock.now(),
-        retry,
-      );
+      const retry = { attempts: 1, lastError: failure };
+      await this.closes.enqueue(close, retry, this.nextAttemptAt(1), this.clock.now());
       this.logger.warn(
-        { handler, adapter, session: sessionId, reason: why },
+        { handler, adapter, session: sessionId, reason: failure },
         'CloseSession not acknowledged; will retry',
       );
     } catch (error) {
@@ -98,32 +69,10 @@ export class SessionCloses implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  /** One pass of the retries: every due close claimed by this replica (up to BATCH), tried once. */
-  async drainDue(): Promise<void> {
-    const due = await this.closes.claimDue(this.clock.now(), BATCH);
-    for (const row of due) {
-      const key = { adapter: row.adapter, session_id: row.session_id };
-      const why = await this.attempt(row.adapter, row.session_id);
-      if (why === undefined) await this.closes.done(key);
-      else {
-        const retry = this.retryAfter(row.attempts + 1, why);
-        await this.closes.retryAt(key, retry, retry.nextAttemptAt);
-      }
-    }
-  }
-
-  private retryAfter(attempts: number, why: string): CloseRetry {
-    return {
-      attempts,
-      nextAttemptAt: new Date(this.clock.now().getTime() + backoffMs(attempts, this.policy)),
-      lastError: why,
-    };
-  }
-
-  /** One CloseSession; undefined when the session is closed for good, else why not. */
-  private async attempt(adapter: string, sessionId: string): Promise<string | undefined> {
+  /** One CloseSession: delivered when the session is closed for good, else why not. */
+  protected async attempt({ adapter, sessionId }: PendingClose): Promise<Attempted> {
     let outcome: 'closed' | 'unknown' | 'retry';
-    let why: string | undefined;
+    let failure: string | undefined;
     try {
       const reply = await this.client.call<{ status?: AdapterStatus }>(
         adapter,
@@ -133,13 +82,13 @@ export class SessionCloses implements OnApplicationBootstrap, OnModuleDestroy {
       );
       outcome = outcomeOf(reply.status);
       if (outcome === 'retry')
-        why =
+        failure =
           `CloseSession answered ${reply.status?.status ?? 'no status'} ${reply.status?.message ?? ''}`.trim();
     } catch (error) {
       outcome = 'retry';
-      why = error instanceof Error ? error.message : String(error);
+      failure = error instanceof Error ? error.message : String(error);
     }
     this.metrics.sessionClose(adapter, outcome);
-    return why;
+    return { failure };
   }
 }

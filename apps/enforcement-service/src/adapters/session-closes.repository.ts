@@ -1,9 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { DeliveryQueue, poolOf } from '@rollout/platform/postgres';
 import { DataSource } from 'typeorm';
+import type { DeliveryStore, Retry } from '../delivery-job';
 
 /** A CloseSession not acknowledged yet. */
 export interface PendingClose {
+  adapter: string;
+  sessionId: string;
+  handler: string;
+  attempts: number;
+}
+
+interface CloseRow {
   adapter: string;
   session_id: string;
   handler: string;
@@ -15,14 +23,18 @@ export interface PendingClose {
  */
 const CLAIM_MS = 60_000;
 
+const keyOf = (close: PendingClose) => ({ adapter: close.adapter, session_id: close.sessionId });
+
 /**
  * `adapter_session_closes`: CloseSession calls to try again, a delivery queue shared by
  * replicas; a close is kept until the adapter acknowledges it (never abandoned).
  */
 @Injectable()
-export class SessionClosesRepository extends DeliveryQueue<PendingClose> {
+export class SessionClosesRepository implements DeliveryStore<PendingClose> {
+  private readonly table: DeliveryQueue<CloseRow>;
+
   constructor(dataSource: DataSource) {
-    super(
+    this.table = new DeliveryQueue(
       poolOf(dataSource),
       {
         name: 'adapter_session_closes',
@@ -32,5 +44,34 @@ export class SessionClosesRepository extends DeliveryQueue<PendingClose> {
       },
       CLAIM_MS,
     );
+  }
+
+  /** A close that failed its first attempt, tried again at `at`. */
+  async enqueue(close: PendingClose, retry: Retry, at: Date, now: Date): Promise<void> {
+    await this.table.enqueue({ ...keyOf(close), handler: close.handler }, at, now, {
+      attempts: retry.attempts,
+      lastError: retry.lastError,
+    });
+  }
+
+  async claimDue(now: Date, limit: number): Promise<PendingClose[]> {
+    return (await this.table.claimDue(now, limit)).map((row) => ({
+      adapter: row.adapter,
+      sessionId: row.session_id,
+      handler: row.handler,
+      attempts: row.attempts,
+    }));
+  }
+
+  done(close: PendingClose): Promise<void> {
+    return this.table.done(keyOf(close));
+  }
+
+  retryAt(close: PendingClose, { attempts, lastError }: Retry, at: Date): Promise<void> {
+    return this.table.retryAt(keyOf(close), { attempts, lastError }, at);
+  }
+
+  abandon(): Promise<void> {
+    throw new Error('adapter_session_closes keeps every close until it is acknowledged');
   }
 }

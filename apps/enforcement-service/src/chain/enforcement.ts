@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
-  ActiveLeaseCounter,
   ChainDecision,
   EnforcementChain,
   EnforcementConfig,
@@ -15,22 +14,14 @@ import { EnforcementMetrics } from '../metrics/enforcement-metrics';
 
 export const EXTERNAL_HTTP = Symbol('EXTERNAL_HTTP');
 
-const NO_COUNT: ActiveLeaseCounter = {
-  countActive: async () => {
-    throw new Error('no lease count outside a counting transaction');
-  },
-};
-
 /**
- * The configured chain. The filters are cheap objects; a chain is put together per decision
- * so that MaxActiveLeases counts inside that decision's transaction (after its project lock),
- * from the config in force (it may be reloaded). Adapter filters are the sessions' own, which
- * hold their check caches.
+ * The configured chain, built again when the config is reloaded. Adapter filters are the
+ * sessions' own, which hold their check caches. Every decision is counted and every check timed.
  */
 @Injectable()
 export class Enforcement {
   private readonly logger = new Logger('Leases');
-  private notifying?: { config: EnforcementConfig; chain: EnforcementChain };
+  private built?: { config: EnforcementConfig; chain: EnforcementChain };
 
   constructor(
     private readonly source: EnforcementConfigSource,
@@ -39,31 +30,58 @@ export class Enforcement {
     private readonly adapters: AdapterSessions,
   ) {}
 
-  /** The chain with MaxActiveLeases counting through `counter`. */
-  chain(counter: ActiveLeaseCounter): EnforcementChain {
-    return buildChain(this.source.current, {
-      activeLeases: counter,
-      http: this.http,
-      observer: this.metrics,
-      adapterFilter: (config) => this.adapters.filterFor(config),
-    });
-  }
-
-  /** The chain for notifications (on_end, created, updated), which counts nothing. */
-  get onEndChain(): EnforcementChain {
+  private get chain(): EnforcementChain {
     const config = this.source.current;
-    if (this.notifying?.config !== config) this.notifying = { config, chain: this.chain(NO_COUNT) };
-    return this.notifying.chain;
+    if (this.built?.config !== config)
+      this.built = {
+        config,
+        chain: buildChain(config, {
+          http: this.http,
+          observer: this.metrics,
+          adapterFilter: (adapter) => this.adapters.filterFor(adapter),
+        }),
+      };
+    return this.built.chain;
   }
 
-  get filterNames(): string[] {
-    return this.source.current.enabledFilters;
+  /** `liveLeases`: the project's live leases, counted under its lock (MaxActiveLeases). */
+  async checkCreate(
+    context: EnforcementContext,
+    lease: LeaseRequest,
+    liveLeases: number,
+  ): Promise<ChainDecision> {
+    const startedAt = process.hrtime.bigint();
+    return this.timed(await this.chain.checkCreate(context, lease, liveLeases), startedAt);
   }
 
-  /** Counts a decision; with `startedAt` (process.hrtime.bigint() before the chain ran), times the chain too. */
-  decided(decision: ChainDecision, startedAt?: bigint): ChainDecision {
-    if (startedAt !== undefined)
-      this.metrics.chainDuration(decision.hook, Number(process.hrtime.bigint() - startedAt) / 1e9);
+  async checkUpdate(
+    context: EnforcementContext,
+    before: LeaseRequest,
+    after: LeaseRequest,
+  ): Promise<ChainDecision> {
+    const startedAt = process.hrtime.bigint();
+    return this.timed(await this.chain.checkUpdate(context, before, after), startedAt);
+  }
+
+  /** An admitted create that could not be written: filters give back what they took. */
+  async abortCreate(context: EnforcementContext, lease: LeaseRequest): Promise<ChainDecision> {
+    return this.counted(await this.chain.abortCreate(context, lease));
+  }
+
+  async onEnd(
+    context: EnforcementContext,
+    lease: LeaseRequest,
+    only?: readonly string[],
+  ): Promise<ChainDecision> {
+    return this.counted(await this.chain.onEnd(context, lease, only));
+  }
+
+  private timed(decision: ChainDecision, startedAt: bigint): ChainDecision {
+    this.metrics.chainDuration(decision.hook, Number(process.hrtime.bigint() - startedAt) / 1e9);
+    return this.counted(decision);
+  }
+
+  private counted(decision: ChainDecision): ChainDecision {
     this.metrics.onDecision(decision);
     return decision;
   }
@@ -71,7 +89,7 @@ export class Enforcement {
   /** Filters that follow the lease's life (adapters' reports) hear of a committed create; never throws. */
   async notifyCreated(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
     try {
-      await this.onEndChain.notifyCreated(context, lease);
+      await this.chain.notifyCreated(context, lease);
     } catch (error) {
       this.logger.warn({ err: error, project: context.projectId }, 'created notification failed');
     }
@@ -84,7 +102,7 @@ export class Enforcement {
     after: LeaseRequest,
   ): Promise<void> {
     try {
-      await this.onEndChain.notifyUpdated(context, before, after);
+      await this.chain.notifyUpdated(context, before, after);
     } catch (error) {
       this.logger.warn({ err: error, project: context.projectId }, 'updated notification failed');
     }

@@ -1,15 +1,17 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { BlazarVerdict, Clock, LeaseStatus } from '@rollout/contracts';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { BlazarVerdict, Clock } from '@rollout/contracts';
 import {
-  BlazarLeaseView,
+  BlazarHookCall,
   ChainDecision,
+  Hook,
   UNCHECKED_UPDATE,
-  admittedStatus,
-  blazarLeaseId,
-  blazarProject,
-  decidedStatus,
+  blazarSubject,
+  decideBlazarCreate,
+  decideBlazarEnd,
+  decideBlazarUpdate,
   liveExcludingItself,
-  parseBlazarCall,
+  readBlazarHook,
+  recordOf,
   updateNeedsChecks,
 } from '@rollout/domain/enforcement';
 import { randomUUID } from 'node:crypto';
@@ -17,86 +19,54 @@ import { CLOCK } from '@rollout/platform/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
 import { Enforcement } from '../chain/enforcement';
 import { Ledger } from '../ledger/ledger.repository';
-import { LeaseAdmission } from './lease-admission';
-import { decisionOf, isLive, newRow } from './lease-records';
-import type { LeaseChange, LeaseRow } from '../ledger/ledger-statements';
+import { OnEndOutbox } from '../on-end/on-end-outbox.job';
+
+const verdictOf = (decision: ChainDecision): BlazarVerdict =>
+  decision.allowed ? { allowed: true } : { allowed: false, message: decision.denial!.message };
 
 /**
- * Blazar's check_create and check_update hooks over the same ledger and chain as the API's
- * leases: Blazar's leases are tracked by Blazar's name (or id) and count like the API's.
+ * Blazar's check_create, check_update and on_end hooks over the same ledger and chain as the
+ * API's leases: Blazar's leases are tracked by Blazar's name (or id) and count like the API's.
  */
 @Injectable()
 export class BlazarHooks {
+  private readonly logger = new Logger('Leases');
+
   constructor(
-    private readonly admission: LeaseAdmission,
     private readonly ledger: Ledger,
     private readonly enforcement: Enforcement,
+    private readonly onEndOutbox: OnEndOutbox,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ENFORCEMENT_SERVICE_CONFIG) private readonly config: Config,
   ) {}
 
   /** Blazar asks before creating a lease; an admitted one is tracked (keyed by its name) and counts. */
   async checkCreate(payload: unknown, requestId: string): Promise<BlazarVerdict> {
-    const now = this.clock.now();
-    const { context, lease: view } = parseBlazarCall(
-      payload,
-      false,
-      requestId,
-      this.config.ENFORCEMENT_REGION_NAME,
-    );
-    const project = blazarProject(context);
-    context.leaseId = blazarLeaseId(view.name, view.id, requestId);
+    const call = this.read(payload, 'check_create', requestId);
+    const { context, view, now } = call;
     let admitted = false;
     let decision: ChainDecision;
     try {
       decision = await this.ledger.underProjectLock(
-        project,
+        call.project,
         now,
-        { blazar: view },
-        async (tx, facts) => {
-          const tracked = facts.tracked && isLive(facts.tracked) ? facts.tracked : undefined;
-          const leaseId = tracked?.lease_id ?? randomUUID();
+        { blazar: call.key },
+        async (unit, facts) => {
+          const { live, leaseId } = blazarSubject(call, facts.tracked);
           context.apiLeaseId = leaseId;
-          const live = liveExcludingItself(
-            facts.live,
-            tracked && { endDate: tracked.end_date },
-            now,
-          );
-          const decision = await this.admission.checkCreate(context, view.lease, live);
+          const count = liveExcludingItself(facts.live, live, now);
+          const decision = await this.enforcement.checkCreate(context, view.lease, count);
           admitted = decision.allowed;
-          const { status, reason } = decidedStatus(decision, view.lease, now);
-          if (tracked) {
-            const change = { ...this.change(view, now), status, status_reason: reason };
-            const record = decisionOf(
-              tracked.uid,
-              project,
-              tracked.lease_id,
-              decision,
-              now,
-              'blazar',
-              context,
-            );
-            await tx.changeLease(tracked.uid, change, record);
-          } else {
-            const uid = randomUUID();
-            const row = this.newBlazarRow({ uid, project, leaseId }, context, view, now, {
-              status,
-              reason,
-            });
-            const record = decisionOf(uid, project, leaseId, decision, now, 'blazar', context);
-            await tx.insertLease(row, record);
-          }
+          await unit.apply(decideBlazarCreate(call, live, decision).changes);
           return decision;
         },
       );
     } catch (error) {
-      if (admitted) await this.admission.aborted(error, context, view.lease, 'blazar', now);
+      if (admitted) await this.abortCreate(error, call);
       throw error;
     }
     if (decision.allowed) await this.enforcement.notifyCreated(context, view.lease);
-    return decision.allowed
-      ? { allowed: true }
-      : { allowed: false, message: decision.denial!.message };
+    return verdictOf(decision);
   }
 
   /**
@@ -104,106 +74,71 @@ export class BlazarHooks {
    * tracking it). A change of nothing the filters decide on passes without them, as in Blazar.
    */
   async checkUpdate(payload: unknown, requestId: string): Promise<BlazarVerdict> {
-    const now = this.clock.now();
-    const call = parseBlazarCall(payload, true, requestId, this.config.ENFORCEMENT_REGION_NAME);
-    const { context, lease: view } = call;
+    const call = this.read(payload, 'check_update', requestId);
+    const { context, view, now } = call;
     const current = call.current!;
-    const project = blazarProject(context);
-    context.leaseId = blazarLeaseId(current.name ?? view.name, current.id ?? view.id, requestId);
     const checked = updateNeedsChecks(current.lease, view.lease);
     const decision = await this.ledger.underProjectLock(
-      project,
+      call.project,
       now,
-      { blazar: { id: current.id ?? view.id, name: current.name ?? view.name } },
-      async (tx, facts) => {
-        const existing = facts.tracked;
-        const live = existing && isLive(existing) ? existing : undefined;
-        const leaseId = live?.lease_id ?? randomUUID();
-        context.apiLeaseId = leaseId;
-        let decision = UNCHECKED_UPDATE;
-        if (checked) {
-          const chain = this.enforcement.chain({ countActive: async () => facts.live });
-          decision = this.enforcement.decided(
-            await chain.checkUpdate(context, current.lease, view.lease),
-          );
-        }
-        if (!decision.allowed) {
-          const subject = existing ?? { uid: randomUUID(), lease_id: '' };
-          await tx.insertDecision(
-            decisionOf(subject.uid, project, subject.lease_id, decision, now, 'blazar', context),
-          );
-          return decision;
-        }
-        const status = admittedStatus(view.lease, now);
-        if (live) {
-          const change = {
-            ...this.change(view, now),
-            status,
-            status_reason: null,
-            blazar_id: view.id ?? current.id ?? null,
-          };
-          const record = checked
-            ? decisionOf(live.uid, project, live.lease_id, decision, now, 'blazar', context)
-            : undefined;
-          await tx.changeLease(live.uid, change, record);
-        } else {
-          // A lease this ledger did not hold: from now on it counts.
-          const uid = randomUUID();
-          const row = this.newBlazarRow({ uid, project, leaseId }, context, view, now, {
-            status,
-            reason: null,
-            name: current.name,
-            id: current.id,
-          });
-          await tx.insertLease(
-            row,
-            checked
-              ? decisionOf(uid, project, leaseId, decision, now, 'blazar', context)
-              : undefined,
-          );
-        }
+      { blazar: call.key },
+      async (unit, facts) => {
+        context.apiLeaseId = blazarSubject(call, facts.tracked).leaseId;
+        const decision = checked
+          ? await this.enforcement.checkUpdate(context, current.lease, view.lease)
+          : UNCHECKED_UPDATE;
+        await unit.apply(decideBlazarUpdate(call, facts.tracked, checked, decision).changes);
         return decision;
       },
     );
     if (decision.allowed && checked)
       await this.enforcement.notifyUpdated(context, current.lease, view.lease);
-    return decision.allowed
-      ? { allowed: true }
-      : { allowed: false, message: decision.denial!.message };
+    return verdictOf(decision);
   }
 
-  /** A Blazar lease this ledger starts to hold; Blazar's name and id, else those it had before. */
-  private newBlazarRow(
-    ids: { uid: string; project: string; leaseId: string },
-    context: { userId?: string },
-    view: BlazarLeaseView,
-    now: Date,
-    known: { status: LeaseStatus; reason: string | null; name?: string | null; id?: string | null },
-  ): LeaseRow {
-    const origin = {
-      uid: ids.uid,
-      project: ids.project,
-      lease_id: ids.leaseId,
-      origin: 'BLAZAR' as const,
-      creator: context.userId || 'blazar',
-      region_name: this.config.ENFORCEMENT_REGION_NAME,
-    };
-    return {
-      ...newRow(origin, view.lease, known.status, known.reason, now),
-      blazar_name: view.name ?? known.name ?? null,
-      blazar_id: view.id ?? known.id ?? null,
-    };
+  /** Blazar says a lease ends: the ledger releases it and on_end goes out, once per lease. */
+  async onEnd(payload: unknown, requestId: string): Promise<BlazarVerdict> {
+    const call = this.read(payload, 'on_end', requestId);
+    const { context, view, now } = call;
+    const queued = await this.ledger.unitOfWork(async (unit) => {
+      const existing = await unit.lockBlazarLease(call.project, call.key);
+      const { changes, ended } = decideBlazarEnd(call, existing);
+      await unit.apply(changes);
+      if (!ended) return undefined;
+      context.apiLeaseId = ended.leaseId;
+      // Blazar's view of the lease is what its filters hear about, as Blazar sends it.
+      return this.onEndOutbox.queue(unit, ended, context, 'blazar', now, view.lease);
+    });
+    await this.onEndOutbox.deliver(queued);
+    return { allowed: true };
   }
 
-  private change(view: BlazarLeaseView, now: Date): Omit<LeaseChange, 'status' | 'status_reason'> {
-    return {
-      name: view.lease.name,
-      start_date: view.lease.startDate,
-      end_date: view.lease.endDate,
-      reservations: view.lease.reservations,
-      update_time: now,
-      blazar_name: view.name ?? null,
-      blazar_id: view.id ?? null,
-    };
+  /** The prelude every hook shares. */
+  private read(payload: unknown, hook: Hook, requestId: string): BlazarHookCall {
+    return readBlazarHook(
+      payload,
+      hook,
+      requestId,
+      this.config.ENFORCEMENT_REGION_NAME,
+      this.clock.now(),
+      { uid: randomUUID(), leaseId: randomUUID() },
+    );
+  }
+
+  /** An admitted create that could not be written: filters give back what they took; never throws. */
+  private async abortCreate(error: unknown, call: BlazarHookCall): Promise<void> {
+    const { project } = call;
+    this.logger.warn(
+      { err: error, project },
+      'create failed after the checks passed; sending on_end',
+    );
+    try {
+      const decision = await this.enforcement.abortCreate(call.context, call.view.lease);
+      await this.ledger.record(
+        recordOf({ uid: randomUUID(), project, leaseId: '' }, decision, call),
+      );
+    } catch (failure) {
+      this.logger.error({ err: failure, project }, 'recording an aborted create failed');
+    }
   }
 }

@@ -1,119 +1,103 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   type Clock,
   CreateLeaseRequest,
   DeleteLeaseRequest,
   EndLeaseRequest,
-  Lease,
+  Lease as ApiLease,
   UpdateLeaseRequest,
 } from '@rollout/contracts';
 import {
   ChainDecision,
+  EnforcementContext,
+  HookCall,
+  Lease,
+  LeaseRequest,
   UNCHECKED_UPDATE,
-  admittedStatus,
   checkActor,
   checkProject,
-  checkUpdatable,
-  decidedStatus,
+  contextOf,
+  decideCreate,
+  decideDelete,
+  decideEnd,
+  decideUpdate,
   deniedError,
-  endAction,
+  isLookupId,
   leaseExists,
   leaseFromCreate,
-  leaseFromUpdate,
+  leaseNotFound,
   newLeaseId,
-  updateNeedsChecks,
+  proposeUpdate,
+  recordOf,
 } from '@rollout/domain/enforcement';
 import { randomUUID } from 'node:crypto';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { Enforcement } from '../chain/enforcement';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
-import { LeaseAdmission } from './lease-admission';
-import {
-  decisionOf,
-  idsOf,
-  isLive,
-  leaseContext,
-  lockedLease,
-  newRow,
-  terminate,
-} from './lease-records';
-import { type LeaseRow, domainLease } from '../ledger/ledger-statements';
-import { Ledger } from '../ledger/ledger.repository';
+import { Ledger, LedgerUnit } from '../ledger/ledger.repository';
 import { OnEndOutbox } from '../on-end/on-end-outbox.job';
 import { leaseView } from './views';
 
-/** What the admission rules read of a ledger row. */
-const held = (row: LeaseRow) => ({
-  leaseId: row.lease_id,
-  status: row.status,
-  endDate: row.end_date,
-});
-
 /**
- * The commands on the API's leases (enforcement.v1). Creates of one project are serialised so
- * that MaxActiveLeases counts exactly (Ledger.underProjectLock); each decision is written in the
- * transaction of the change it decided, and on_end goes out once per lease after the end commits.
+ * The commands on the API's leases (enforcement.v1), each read top to bottom: the facts under
+ * a lock, the chain, the decider, the write, then the notifications once it committed. Creates
+ * of one project are serialised so that MaxActiveLeases counts exactly; each decision is written
+ * in the unit of work of the change it decided, and on_end goes out once per lease.
  */
 @Injectable()
 export class LeaseCommands {
+  private readonly logger = new Logger('Leases');
+
   constructor(
     private readonly ledger: Ledger,
-    private readonly admission: LeaseAdmission,
     private readonly enforcement: Enforcement,
     private readonly onEnd: OnEndOutbox,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ENFORCEMENT_SERVICE_CONFIG) private readonly config: Config,
   ) {}
 
-  async create(request: CreateLeaseRequest, requestId: string): Promise<Lease> {
+  async create(request: CreateLeaseRequest, requestId: string): Promise<ApiLease> {
     const now = this.clock.now();
     const project = checkProject(request?.project);
     const actor = checkActor(request.actor);
     const leaseId = newLeaseId(request.leaseId, randomUUID);
     const lease = leaseFromCreate(request.lease, leaseId, now);
     const uid = randomUUID();
-    const context = leaseContext(this.config.ENFORCEMENT_REGION_NAME, project, actor, requestId, {
-      leaseId: uid,
+    const regionName = this.config.ENFORCEMENT_REGION_NAME;
+    const context: EnforcementContext = {
+      userId: actor,
+      projectId: project,
+      regionName,
+      requestId,
+      adapterLeaseId: uid,
       apiLeaseId: leaseId,
-    });
+    };
+    const call: HookCall = { actor, context, now };
+    const ids = { uid, leaseId, project, origin: 'API' as const, creator: actor, regionName };
     let admitted = false;
-    let written: { row: LeaseRow; decision: ChainDecision };
+    let outcome: { written: Lease; decision: ChainDecision };
     try {
-      written = await this.ledger.underProjectLock(
+      outcome = await this.ledger.underProjectLock(
         project,
         now,
         { exists: leaseId },
-        async (tx, facts) => {
+        async (unit, facts) => {
           if (facts.taken) throw leaseExists(project, leaseId);
-          const decision = await this.admission.checkCreate(context, lease, facts.live);
+          const decision = await this.enforcement.checkCreate(context, lease, facts.live);
           admitted = decision.allowed;
-          const { status, reason } = decidedStatus(decision, lease, now);
-          const row = newRow(
-            {
-              uid,
-              project,
-              lease_id: leaseId,
-              origin: 'API',
-              creator: actor,
-              region_name: this.config.ENFORCEMENT_REGION_NAME,
-            },
-            lease,
-            status,
-            reason,
-            now,
-          );
-          const record = decisionOf(uid, project, leaseId, decision, now, actor, context);
-          return { row: await tx.insertLease(row, record), decision };
+          const decided = decideCreate(ids, lease, decision, call);
+          await unit.apply(decided.changes);
+          return { written: decided.lease, decision };
         },
       );
     } catch (error) {
-      if (admitted) await this.admission.aborted(error, context, lease, actor, now);
+      if (admitted) await this.abortCreate(error, call, lease);
       throw error;
     }
-    const { row, decision } = written;
+    const { written, decision } = outcome;
     if (!decision.allowed) throw deniedError(decision, project, leaseId);
     await this.enforcement.notifyCreated(context, lease);
-    return leaseView(row);
+    return leaseView(written);
   }
 
   /**
@@ -121,88 +105,43 @@ export class LeaseCommands {
    * that changes neither dates nor reservations runs no filter (Blazar's rule, see
    * updateNeedsChecks) and leaves no decision.
    */
-  async update(request: UpdateLeaseRequest, requestId: string): Promise<Lease> {
+  async update(request: UpdateLeaseRequest, requestId: string): Promise<ApiLease> {
     const now = this.clock.now();
     const project = checkProject(request?.project);
     const actor = checkActor(request.actor);
-    const context = leaseContext(this.config.ENFORCEMENT_REGION_NAME, project, actor, requestId);
-    const { row, decision, leaseId, change } = await this.ledger.transaction(async (tx) => {
-      const current = await lockedLease(tx, project, request.leaseId);
-      Object.assign(context, idsOf(current));
-      checkUpdatable(project, held(current), now);
-      const before = domainLease(current);
-      const next = leaseFromUpdate(
-        request.lease,
-        before,
-        current.start_date.getTime() <= now.getTime(),
-        now,
-      );
-      const checked = updateNeedsChecks(before, next);
-      let decision = UNCHECKED_UPDATE;
-      if (checked) {
-        const startedAt = process.hrtime.bigint();
-        decision = this.enforcement.decided(
-          await this.enforcement
-            .chain({ countActive: (project) => tx.countLive(project, now) })
-            .checkUpdate(context, before, next),
-          startedAt,
-        );
-        await tx.insertDecision(
-          decisionOf(current.uid, project, current.lease_id, decision, now, actor, context),
-        );
-        if (!decision.allowed)
-          return { row: current, decision, leaseId: current.lease_id, change: undefined };
-      }
-      const updated = await tx.changeLease(current.uid, {
-        name: next.name,
-        start_date: next.startDate,
-        end_date: next.endDate,
-        reservations: next.reservations,
-        status: admittedStatus(next, now),
-        status_reason: null,
-        update_time: now,
-      });
-      return {
-        row: updated,
-        decision,
-        leaseId: current.lease_id,
-        change: checked ? { before, next } : undefined,
-      };
+    const { decided, decision, context, proposed } = await this.ledger.unitOfWork(async (unit) => {
+      const current = await this.locked(unit, project, request.leaseId);
+      const context = this.contextOf(current, actor, requestId);
+      const proposed = proposeUpdate(current, request.lease, now);
+      const decision = proposed.checked
+        ? await this.enforcement.checkUpdate(context, proposed.before, proposed.next)
+        : UNCHECKED_UPDATE;
+      const decided = decideUpdate(current, proposed, decision, { actor, context, now });
+      await unit.apply(decided.changes);
+      return { decided, decision, context, proposed };
     });
-    if (!decision.allowed) throw deniedError(decision, project, leaseId);
-    if (change) await this.enforcement.notifyUpdated(context, change.before, change.next);
-    return leaseView(row);
+    if (!decision.allowed) throw deniedError(decision, project, decided.lease.leaseId);
+    if (proposed.checked)
+      await this.enforcement.notifyUpdated(context, proposed.before, proposed.next);
+    return leaseView(decided.lease);
   }
 
   /** TERMINATED now, and on_end (once). Ending an ended lease changes nothing. */
-  async end(request: EndLeaseRequest, requestId: string): Promise<Lease> {
+  async end(request: EndLeaseRequest, requestId: string): Promise<ApiLease> {
     const now = this.clock.now();
     const project = checkProject(request?.project);
     const actor = checkActor(request.actor);
-    const { row, queued } = await this.ledger.transaction(async (tx) => {
-      const current = await lockedLease(tx, project, request.leaseId);
-      if (endAction(project, held(current)) === 'unchanged')
-        return { row: current, queued: undefined };
-      const ended = await terminate(tx, current, now, `Ended by ${actor}.`);
+    const { lease, queued } = await this.ledger.unitOfWork(async (unit) => {
+      const current = await this.locked(unit, project, request.leaseId);
+      const { changes, lease, ended } = decideEnd(current, `Ended by ${actor}.`, now);
+      await unit.apply(changes);
       return {
-        row: ended,
-        queued: await this.onEnd.queue(
-          tx,
-          ended,
-          leaseContext(
-            this.config.ENFORCEMENT_REGION_NAME,
-            project,
-            actor,
-            requestId,
-            idsOf(ended),
-          ),
-          actor,
-          now,
-        ),
+        lease,
+        queued: ended && (await this.queueOnEnd(unit, ended, actor, requestId, now)),
       };
     });
     await this.onEnd.deliver(queued);
-    return leaseView(row);
+    return leaseView(lease);
   }
 
   /** Deletes the lease; a live one is ended first (on_end). Its decisions stay in the ledger. */
@@ -210,30 +149,49 @@ export class LeaseCommands {
     const now = this.clock.now();
     const project = checkProject(request?.project);
     const actor = checkActor(request.actor);
-    const queued = await this.ledger.transaction(async (tx) => {
-      const current = await lockedLease(tx, project, request.leaseId);
-      const ended = isLive(current)
-        ? await terminate(tx, current, now, `Deleted by ${actor}.`)
-        : undefined;
-      const queued =
-        ended &&
-        (await this.onEnd.queue(
-          tx,
-          ended,
-          leaseContext(
-            this.config.ENFORCEMENT_REGION_NAME,
-            project,
-            actor,
-            requestId,
-            idsOf(ended),
-          ),
-          actor,
-          now,
-        ));
-      await tx.deleteLease(current.uid);
-      return queued;
+    const queued = await this.ledger.unitOfWork(async (unit) => {
+      const current = await this.locked(unit, project, request.leaseId);
+      const { changes, ended } = decideDelete(current, `Deleted by ${actor}.`, now);
+      await unit.apply(changes);
+      return ended && this.queueOnEnd(unit, ended, actor, requestId, now);
     });
     await this.onEnd.deliver(queued);
     return {};
+  }
+
+  private contextOf(lease: Lease, actor: string, requestId: string): EnforcementContext {
+    return contextOf(lease, {
+      userId: actor,
+      regionName: this.config.ENFORCEMENT_REGION_NAME,
+      requestId,
+    });
+  }
+
+  private queueOnEnd(unit: LedgerUnit, ended: Lease, actor: string, requestId: string, now: Date) {
+    return this.onEnd.queue(unit, ended, this.contextOf(ended, actor, requestId), actor, now);
+  }
+
+  /** The lease, locked for this unit of work; NOT_FOUND when there is none. */
+  private async locked(unit: LedgerUnit, project: string, leaseId: unknown): Promise<Lease> {
+    const lease = isLookupId(leaseId) ? await unit.lockLease(project, leaseId) : undefined;
+    if (!lease) throw leaseNotFound(project, leaseId);
+    return lease;
+  }
+
+  /** An admitted create that could not be written: filters give back what they took; never throws. */
+  private async abortCreate(error: unknown, call: HookCall, lease: LeaseRequest): Promise<void> {
+    const project = call.context.projectId;
+    this.logger.warn(
+      { err: error, project },
+      'create failed after the checks passed; sending on_end',
+    );
+    try {
+      const decision = await this.enforcement.abortCreate(call.context, lease);
+      await this.ledger.record(
+        recordOf({ uid: randomUUID(), project, leaseId: '' }, decision, call),
+      );
+    } catch (failure) {
+      this.logger.error({ err: failure, project }, 'recording an aborted create failed');
+    }
   }
 }

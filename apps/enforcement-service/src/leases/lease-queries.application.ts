@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   GetLeaseRequest,
   LEASE_STATUSES,
-  Lease,
+  Lease as ApiLease,
   LeaseStatus,
   ListDecisionsRequest,
   ListDecisionsResponse,
@@ -13,8 +13,7 @@ import {
   encodeKeyPageToken,
   pageSizeOf,
 } from '@rollout/contracts';
-import { checkProject, isLookupId, leaseNotFound } from '@rollout/domain/enforcement';
-import type { LeaseRow } from '../ledger/ledger-statements';
+import { type Lease, checkProject, isLookupId, leaseNotFound } from '@rollout/domain/enforcement';
 import { Ledger } from '../ledger/ledger.repository';
 import { decisionView, leaseView } from './views';
 
@@ -23,7 +22,7 @@ import { decisionView, leaseView } from './views';
 export class LeaseQueries {
   constructor(private readonly ledger: Ledger) {}
 
-  async get(request: GetLeaseRequest): Promise<Lease> {
+  async get(request: GetLeaseRequest): Promise<ApiLease> {
     return leaseView(await this.find(request));
   }
 
@@ -49,7 +48,7 @@ export class LeaseQueries {
     return {
       leases: page.map(leaseView),
       ...(rows.length > size
-        ? { nextPageToken: encodeKeyPageToken(query, page[page.length - 1].lease_id) }
+        ? { nextPageToken: encodeKeyPageToken(query, page[page.length - 1].leaseId) }
         : {}),
     };
   }
@@ -72,12 +71,12 @@ export class LeaseQueries {
     };
   }
 
-  private async find(request: { project: string; leaseId: string }): Promise<LeaseRow> {
+  private async find(request: { project: string; leaseId: string }): Promise<Lease> {
     const project = checkProject(request?.project);
-    const row = isLookupId(request.leaseId)
+    const lease = isLookupId(request.leaseId)
       ? await this.ledger.get(project, request.leaseId)
       : undefined;
-    if (!row) throw leaseNotFound(project, request.leaseId);
-    return row;
+    if (!lease) throw leaseNotFound(project, request.leaseId);
+    return lease;
   }
 }

@@ -1,10 +1,9 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { Clock } from '@rollout/contracts';
-import type { EnforcementContext } from '@rollout/domain/enforcement';
+import { contextOf } from '@rollout/domain/enforcement';
 import { BackgroundLoop } from '@rollout/platform/runtime';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config, ENFORCEMENT_SERVICE_CONFIG } from '../config';
-import { idsOf } from './lease-records';
 import { Ledger } from '../ledger/ledger.repository';
 import { OnEndOutbox, QueuedOnEnd } from '../on-end/on-end-outbox.job';
 
@@ -43,18 +42,16 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     const now = this.clock.now();
     await this.ledger.activateStarted(now);
     for (;;) {
-      const queued = await this.ledger.transaction(async (tx) => {
-        const ended = await tx.claimEnded(now, SWEEP_BATCH);
+      const queued = await this.ledger.unitOfWork(async (unit) => {
+        const ended = await unit.claimEnded(now, SWEEP_BATCH);
         const queued: Array<QueuedOnEnd | undefined> = [];
-        for (const row of ended) {
-          const context: EnforcementContext = {
-            userId: row.creator,
-            projectId: row.project,
-            regionName: row.region_name,
-            requestId: `end-date-${row.uid}`,
-            ...idsOf(row),
-          };
-          queued.push(await this.onEnd.queue(tx, row, context, 'system', now));
+        for (const lease of ended) {
+          const context = contextOf(lease, {
+            userId: lease.creator,
+            regionName: lease.regionName,
+            requestId: `end-date-${lease.uid}`,
+          });
+          queued.push(await this.onEnd.queue(unit, lease, context, 'system', now));
         }
         return queued;
       });

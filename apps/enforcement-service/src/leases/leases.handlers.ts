@@ -12,7 +12,6 @@ import {
 } from '@rollout/contracts';
 import { REQUEST_ID_HEADER, requestIdFrom } from '@rollout/platform/logging';
 import { BlazarHooks } from './blazar-hooks.application';
-import { BlazarOnEnd } from './blazar-on-end.application';
 import { LeaseCommands } from './lease-commands.application';
 import { LeaseQueries } from './lease-queries.application';
 
@@ -25,7 +24,6 @@ export class LeasesHandlers {
     private readonly commands: LeaseCommands,
     private readonly queries: LeaseQueries,
     private readonly blazar: BlazarHooks,
-    private readonly blazarEnd: BlazarOnEnd,
   ) {}
 
   @MessagePattern(S.createLease) create(@Payload() r: CreateLeaseRequest, @Ctx() c: NatsContext) {
@@ -62,6 +60,6 @@ export class LeasesHandlers {
     return this.blazar.checkUpdate(r, requestId(c));
   }
   @MessagePattern(S.blazarOnEnd) blazarOnEnd(@Payload() r: unknown, @Ctx() c: NatsContext) {
-    return this.blazarEnd.onEnd(r, requestId(c));
+    return this.blazar.onEnd(r, requestId(c));
   }
 }

@@ -2,8 +2,6 @@ import { Module } from '@nestjs/common';
 import { LedgerModule } from '../ledger/ledger.module';
 import { OnEndModule } from '../on-end/on-end.module';
 import { BlazarHooks } from './blazar-hooks.application';
-import { BlazarOnEnd } from './blazar-on-end.application';
-import { LeaseAdmission } from './lease-admission';
 import { LeaseCommands } from './lease-commands.application';
 import { LeaseQueries } from './lease-queries.application';
 import { LeaseSweeper } from './lease-sweeper.job';
@@ -12,6 +10,6 @@ import { LeasesHandlers } from './leases.handlers';
 @Module({
   imports: [LedgerModule, OnEndModule],
   controllers: [LeasesHandlers],
-  providers: [LeaseAdmission, LeaseCommands, LeaseQueries, BlazarHooks, BlazarOnEnd, LeaseSweeper],
+  providers: [LeaseCommands, LeaseQueries, BlazarHooks, LeaseSweeper],
 })
 export class LeasesModule {}

@@ -1,36 +1,36 @@
-import type { Lease, LeaseDecision } from '@rollout/contracts';
-import { reservationToApi } from '@rollout/domain/enforcement';
-import type { DecisionRow, LeaseRow } from '../ledger/ledger-statements';
+import type { Lease as ApiLease, LeaseDecision } from '@rollout/contracts';
+import { type Lease, reservationToApi } from '@rollout/domain/enforcement';
+import type { StoredDecision } from '../ledger/ledger.repository';
 
-export function leaseView(row: LeaseRow): Lease {
+export function leaseView(lease: Lease): ApiLease {
   return {
-    id: row.lease_id,
-    project: row.project,
-    name: row.name,
-    startDate: row.start_date.toISOString(),
-    endDate: row.end_date.toISOString(),
-    reservations: row.reservations.map(reservationToApi),
-    status: row.status,
-    ...(row.status_reason ? { statusReason: row.status_reason } : {}),
-    origin: row.origin,
-    creator: row.creator,
-    createTime: row.create_time.toISOString(),
-    updateTime: row.update_time.toISOString(),
-    ...(row.end_time ? { endTime: row.end_time.toISOString() } : {}),
+    id: lease.leaseId,
+    project: lease.project,
+    name: lease.name,
+    startDate: lease.startDate.toISOString(),
+    endDate: lease.endDate.toISOString(),
+    reservations: lease.reservations.map(reservationToApi),
+    status: lease.status,
+    ...(lease.statusReason ? { statusReason: lease.statusReason } : {}),
+    origin: lease.origin,
+    creator: lease.creator,
+    createTime: lease.createTime.toISOString(),
+    updateTime: lease.updateTime.toISOString(),
+    ...(lease.endTime ? { endTime: lease.endTime.toISOString() } : {}),
   };
 }
 
-export function decisionView(row: DecisionRow): LeaseDecision {
+export function decisionView(decision: StoredDecision): LeaseDecision {
   return {
-    hook: row.hook,
-    result: row.result,
-    ...(row.filter ? { filter: row.filter } : {}),
-    ...(row.message ? { message: row.message } : {}),
-    exempted: row.exempted,
-    steps: row.steps,
-    time: row.time.toISOString(),
-    actor: row.actor,
-    userId: row.user_id,
-    ...(row.request_id ? { requestId: row.request_id } : {}),
+    hook: decision.hook,
+    result: decision.result,
+    ...(decision.filter ? { filter: decision.filter } : {}),
+    ...(decision.message ? { message: decision.message } : {}),
+    exempted: decision.exempted,
+    steps: decision.steps,
+    time: decision.time.toISOString(),
+    actor: decision.actor,
+    userId: decision.userId,
+    ...(decision.requestId ? { requestId: decision.requestId } : {}),
   };
 }

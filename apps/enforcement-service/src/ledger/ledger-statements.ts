@@ -5,7 +5,7 @@ import type {
   LeaseOrigin,
   LeaseStatus,
 } from '@rollout/contracts';
-import type { LeaseRequest, Reservation } from '@rollout/domain/enforcement';
+import type { DecisionRecord, Lease, LedgerChange, Reservation } from '@rollout/domain/enforcement';
 
 /** A row of `leases`. Reservations are stored in the domain's shape (plugin attributes snake_case). */
 export interface LeaseRow {
@@ -29,13 +29,26 @@ export interface LeaseRow {
   on_end_sent: boolean;
 }
 
-/** The lease of a row as the chain sees it. */
-export function domainLease(row: LeaseRow): LeaseRequest {
+export function leaseOfRow(row: LeaseRow): Lease {
   return {
+    uid: row.uid,
+    leaseId: row.lease_id,
+    project: row.project,
+    origin: row.origin,
+    blazarName: row.blazar_name,
+    blazarId: row.blazar_id,
     name: row.name,
     startDate: row.start_date,
     endDate: row.end_date,
     reservations: row.reservations,
+    status: row.status,
+    statusReason: row.status_reason,
+    creator: row.creator,
+    regionName: row.region_name,
+    createTime: row.create_time,
+    updateTime: row.update_time,
+    endTime: row.end_time,
+    onEndSent: row.on_end_sent,
   };
 }
 
@@ -53,33 +66,25 @@ export interface DecisionRow {
   request_id: string | null;
 }
 
-export interface NewDecision {
-  leaseUid: string;
-  project: string;
-  leaseId: string;
-  hook: DecisionHook;
-  result: DecisionResult;
-  filter?: string;
-  message?: string;
-  exempted: boolean;
-  steps: DecisionStep[];
-  time: Date;
-  actor: string;
-  userId: string;
-  requestId?: string;
-}
+/** A decision read back from the ledger, for the API's list of a lease's decisions. */
+export type StoredDecision = Omit<DecisionRecord, 'leaseUid' | 'project' | 'leaseId'> & {
+  id: string;
+};
 
-/** The part of a lease an update or a re-admission changes. */
-export interface LeaseChange {
-  name: string;
-  start_date: Date;
-  end_date: Date;
-  reservations: Reservation[];
-  status: LeaseStatus;
-  status_reason: string | null;
-  update_time: Date;
-  blazar_name?: string | null;
-  blazar_id?: string | null;
+export function decisionOfRow(row: DecisionRow): StoredDecision {
+  return {
+    id: row.id,
+    hook: row.hook,
+    result: row.result,
+    ...(row.filter !== null ? { filter: row.filter } : {}),
+    ...(row.message !== null ? { message: row.message } : {}),
+    exempted: row.exempted,
+    steps: row.steps,
+    time: row.time,
+    actor: row.actor,
+    userId: row.user_id,
+    ...(row.request_id !== null ? { requestId: row.request_id } : {}),
+  };
 }
 
 /** What a counting decision knows when its transaction opens. */
@@ -89,7 +94,7 @@ export interface CountingFacts {
   /** `exists`: whether the lease id is taken. */
   taken: boolean;
   /** `blazar`: the lease Blazar names, a live one first. */
-  tracked?: LeaseRow;
+  tracked?: Lease;
 }
 
 export interface Statement {
@@ -123,28 +128,28 @@ class Params {
   }
 }
 
-const leaseValues = (l: LeaseRow) => [
+const leaseValues = (l: Lease) => [
   l.uid,
   l.project,
-  l.lease_id,
+  l.leaseId,
   l.origin,
-  l.blazar_name,
-  l.blazar_id,
+  l.blazarName,
+  l.blazarId,
   l.name,
-  l.start_date,
-  l.end_date,
+  l.startDate,
+  l.endDate,
   JSON.stringify(l.reservations),
   l.status,
-  l.status_reason,
+  l.statusReason,
   l.creator,
-  l.region_name,
-  l.create_time,
-  l.update_time,
-  l.end_time,
-  l.on_end_sent,
+  l.regionName,
+  l.createTime,
+  l.updateTime,
+  l.endTime,
+  l.onEndSent,
 ];
 
-const decisionValues = (d: NewDecision) => [
+const decisionValues = (d: DecisionRecord) => [
   d.leaseUid,
   d.project,
   d.leaseId,
@@ -160,46 +165,46 @@ const decisionValues = (d: NewDecision) => [
   d.requestId ?? null,
 ];
 
-const decisionInsert = (p: Params, d: NewDecision) =>
+const decisionInsert = (p: Params, d: DecisionRecord) =>
   `INSERT INTO decisions (${DECISION_COLUMNS}) VALUES (${p.list(decisionValues(d))})`;
 
-/** A lease write and the decision about it, as one statement returning the lease. */
-function withDecision(p: Params, write: string, decision?: NewDecision): Statement {
-  const text = decision
-    ? `WITH lease AS (${write}), decision AS (${decisionInsert(p, decision)}) SELECT * FROM lease`
-    : write;
+/** A lease write and the decision about it, as one statement. */
+function withDecision(p: Params, write: string, decision?: DecisionRecord): Statement {
+  const text = decision ? `WITH lease AS (${write}) ${decisionInsert(p, decision)}` : write;
   return { text, values: p.values };
 }
 
 /** The statements of the lease ledger, every value a bind parameter. */
 export const ledgerStatements = {
-  insertDecision(d: NewDecision): Statement {
+  insertDecision(d: DecisionRecord): Statement {
     const p = new Params();
     return { text: decisionInsert(p, d), values: p.values };
   },
 
-  insertLease(lease: LeaseRow, decision?: NewDecision): Statement {
+  /** One write a decider asked for. */
+  change(change: LedgerChange): Statement {
     const p = new Params();
-    const write = `INSERT INTO leases (${LEASE_COLUMNS}) VALUES (${p.list(leaseValues(lease))}) RETURNING ${LEASE_COLUMNS}`;
-    return withDecision(p, write, decision);
-  },
-
-  changeLease(uid: string, c: LeaseChange, decision?: NewDecision): Statement {
-    const p = new Params();
-    const write = `UPDATE leases SET name = ${p.add(c.name)}, start_date = ${p.add(c.start_date)}, end_date = ${p.add(c.end_date)},
-            reservations = ${p.add(JSON.stringify(c.reservations))}, status = ${p.add(c.status)},
-            status_reason = ${p.add(c.status_reason)}, update_time = ${p.add(c.update_time)},
-            blazar_name = COALESCE(${p.add(c.blazar_name ?? null)}, blazar_name), blazar_id = COALESCE(${p.add(c.blazar_id ?? null)}, blazar_id)
-          WHERE uid = ${p.add(uid)} RETURNING ${LEASE_COLUMNS}`;
-    return withDecision(p, write, decision);
-  },
-
-  /** PENDING and ACTIVE leases of a project whose end is ahead. */
-  countLive(project: string, now: Date): Statement {
-    return {
-      text: `SELECT count(*)::int AS n FROM leases WHERE project = $1 AND ${LIVE} AND end_date > $2`,
-      values: [project, now],
-    };
+    switch (change.kind) {
+      case 'add':
+        return withDecision(
+          p,
+          `INSERT INTO leases (${LEASE_COLUMNS}) VALUES (${p.list(leaseValues(change.lease))})`,
+          change.decision,
+        );
+      case 'save': {
+        const l = change.lease;
+        const write = `UPDATE leases SET name = ${p.add(l.name)}, start_date = ${p.add(l.startDate)}, end_date = ${p.add(l.endDate)},
+            reservations = ${p.add(JSON.stringify(l.reservations))}, status = ${p.add(l.status)},
+            status_reason = ${p.add(l.statusReason)}, update_time = ${p.add(l.updateTime)}, end_time = ${p.add(l.endTime)},
+            on_end_sent = ${p.add(l.onEndSent)}, blazar_name = ${p.add(l.blazarName)}, blazar_id = ${p.add(l.blazarId)}
+          WHERE uid = ${p.add(l.uid)}`;
+        return withDecision(p, write, change.decision);
+      }
+      case 'record':
+        return { text: decisionInsert(p, change.decision), values: p.values };
+      case 'remove':
+        return { text: 'DELETE FROM leases WHERE uid = $1', values: [change.uid] };
+    }
   },
 
   /** A Blazar lease by Blazar's id or name, locked: a live one first, else the latest. */
@@ -229,27 +234,6 @@ export const ledgerStatements = {
       text: `SELECT ${LEASE_COLUMNS} FROM leases WHERE project = $1 AND lease_id = $2 FOR UPDATE`,
       values: [project, leaseId],
     };
-  },
-
-  /** Ends a lease and claims its on_end. */
-  terminate(uid: string, now: Date, reason: string, endTime: Date): Statement {
-    return {
-      text: `UPDATE leases SET status = 'TERMINATED', status_reason = $3, end_time = $4, update_time = $2, on_end_sent = true
-              WHERE uid = $1 RETURNING ${LEASE_COLUMNS}`,
-      values: [uid, now, reason, endTime],
-    };
-  },
-
-  /** Claims the on_end of a lease that ended without it; no row when it was sent already. */
-  claimOnEnd(uid: string): Statement {
-    return {
-      text: 'UPDATE leases SET on_end_sent = true WHERE uid = $1 AND NOT on_end_sent',
-      values: [uid],
-    };
-  },
-
-  deleteLease(uid: string): Statement {
-    return { text: 'DELETE FROM leases WHERE uid = $1', values: [uid] };
   },
 
   /** Live leases whose end passed, TERMINATED with their on_end claimed (SKIP LOCKED: replicas share the work). */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { LeaseStatus } from '@rollout/contracts';
+import type { DecisionRecord, Lease, LedgerChange } from '@rollout/domain/enforcement';
 import { inTransaction, poolOf, prepared } from '@rollout/platform/postgres';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
@@ -7,76 +8,52 @@ import {
   CountingFacts,
   CountingProbe,
   DecisionRow,
-  LeaseChange,
   LeaseRow,
-  NewDecision,
   Statement,
+  StoredDecision,
+  decisionOfRow,
+  leaseOfRow,
   ledgerStatements as sql,
 } from './ledger-statements';
 import { KeyedQueue } from './project-queue';
 
-export type { CountingProbe } from './ledger-statements';
+export type { CountingFacts, CountingProbe, StoredDecision } from './ledger-statements';
 
 /** Reads and writes within one transaction, on one connection. */
-export class LedgerTx {
+export class LedgerUnit {
   constructor(private readonly client: PoolClient) {}
 
-  /** Runs a statement (the ledger's, or another part's such as the on_end outbox) in this transaction. */
+  /** Runs a statement (the ledger's, or another part's such as the on_end outbox) in this unit. */
   async execute<T>(statement: Statement): Promise<T[]> {
     return (await this.client.query(prepared(statement.text, statement.values))).rows as T[];
   }
 
-  async getForUpdate(project: string, leaseId: string): Promise<LeaseRow | undefined> {
-    return (await this.execute<LeaseRow>(sql.getForUpdate(project, leaseId)))[0];
+  /** The lease, locked until the unit ends. */
+  async lockLease(project: string, leaseId: string): Promise<Lease | undefined> {
+    const [row] = await this.execute<LeaseRow>(sql.getForUpdate(project, leaseId));
+    return row && leaseOfRow(row);
   }
 
-  /** A Blazar lease by Blazar's id or name: a live one first, else the latest. */
-  async findBlazarForUpdate(
+  /** A Blazar lease by Blazar's id or name, locked: a live one first, else the latest. */
+  async lockBlazarLease(
     project: string,
     key: { id?: string; name?: string },
-  ): Promise<LeaseRow | undefined> {
-    return (await this.execute<LeaseRow>(sql.findBlazarForUpdate(project, key)))[0];
+  ): Promise<Lease | undefined> {
+    const [row] = await this.execute<LeaseRow>(sql.findBlazarForUpdate(project, key));
+    return row && leaseOfRow(row);
   }
 
-  async countLive(project: string, now: Date): Promise<number> {
-    return (await this.execute<{ n: number }>(sql.countLive(project, now)))[0].n;
-  }
-
-  /** Inserts a lease and, in the same statement, the decision about it. */
-  async insertLease(lease: LeaseRow, decision?: NewDecision): Promise<LeaseRow> {
-    return (await this.execute<LeaseRow>(sql.insertLease(lease, decision)))[0];
-  }
-
-  async changeLease(uid: string, change: LeaseChange, decision?: NewDecision): Promise<LeaseRow> {
-    return (await this.execute<LeaseRow>(sql.changeLease(uid, change, decision)))[0];
-  }
-
-  /** Ends a lease and claims its on_end (so it is sent once, by whoever got here first). */
-  async terminate(uid: string, now: Date, reason: string, endTime: Date = now): Promise<LeaseRow> {
-    return (await this.execute<LeaseRow>(sql.terminate(uid, now, reason, endTime)))[0];
-  }
-
-  /** Claims the on_end of a lease that ended without it; false when it was sent already. */
-  async claimOnEnd(uid: string): Promise<boolean> {
-    const { text, values } = sql.claimOnEnd(uid);
-    return ((await this.client.query(text, values)).rowCount ?? 0) > 0;
-  }
-
-  async deleteLease(uid: string): Promise<void> {
-    const { text, values } = sql.deleteLease(uid);
-    await this.client.query(text, values);
-  }
-
-  async insertDecision(decision: NewDecision): Promise<void> {
-    await this.execute(sql.insertDecision(decision));
+  /** Writes what a decider decided, in its order. */
+  async apply(changes: readonly LedgerChange[]): Promise<void> {
+    for (const change of changes) await this.execute(sql.change(change));
   }
 
   /**
-   * Live leases whose end passed: TERMINATED, with their on_end claimed by this transaction
-   * (SKIP LOCKED, so replicas share the work and never claim a lease twice).
+   * Live leases whose end passed: TERMINATED, with their on_end claimed by this unit (SKIP
+   * LOCKED, so replicas share the work and never claim a lease twice).
    */
-  async claimEnded(now: Date, limit: number): Promise<LeaseRow[]> {
-    return this.execute<LeaseRow>(sql.claimEnded(now, limit));
+  async claimEnded(now: Date, limit: number): Promise<Lease[]> {
+    return (await this.execute<LeaseRow>(sql.claimEnded(now, limit))).map(leaseOfRow);
   }
 }
 
@@ -90,9 +67,9 @@ export class Ledger {
     this.pool = poolOf(dataSource);
   }
 
-  /** Runs `work` in one transaction, committed when it returns and rolled back when it throws. */
-  transaction<T>(work: (tx: LedgerTx) => Promise<T>): Promise<T> {
-    return inTransaction(this.pool, (client) => work(new LedgerTx(client)));
+  /** A unit of work: committed when `work` returns, rolled back when it throws. */
+  unitOfWork<T>(work: (unit: LedgerUnit) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, (client) => work(new LedgerUnit(client)));
   }
 
   /**
@@ -104,18 +81,18 @@ export class Ledger {
     project: string,
     now: Date,
     probe: CountingProbe,
-    work: (tx: LedgerTx, facts: CountingFacts) => Promise<T>,
+    work: (unit: LedgerUnit, facts: CountingFacts) => Promise<T>,
   ): Promise<T> {
     return this.projects.run(project, () =>
-      this.transaction(async (tx) => {
-        await tx.execute(sql.lockProject(project));
+      this.unitOfWork(async (unit) => {
+        await unit.execute(sql.lockProject(project));
         // Read after the lock: the statement's snapshot sees what the last holder committed.
-        const [read] = await tx.execute<Partial<LeaseRow> & { live_count: number }>(
+        const [read] = await unit.execute<Partial<LeaseRow> & { live_count: number }>(
           sql.countingFacts(project, now, probe),
         );
         const { live_count: live, ...row } = read;
-        const found = row.uid === null ? undefined : (row as LeaseRow);
-        return work(tx, {
+        const found = row.uid === null ? undefined : leaseOfRow(row as LeaseRow);
+        return work(unit, {
           live,
           taken: found !== undefined,
           tracked: 'blazar' in probe ? found : undefined,
@@ -124,9 +101,10 @@ export class Ledger {
     );
   }
 
-  async get(project: string, leaseId: string): Promise<LeaseRow | undefined> {
+  async get(project: string, leaseId: string): Promise<Lease | undefined> {
     const { text, values } = sql.get(project, leaseId);
-    return (await this.pool.query(text, values)).rows[0] as LeaseRow | undefined;
+    const [row] = (await this.pool.query<LeaseRow>(text, values)).rows;
+    return row && leaseOfRow(row);
   }
 
   /** A project's leases by id, after `after`, in the given statuses (all when empty). */
@@ -135,21 +113,21 @@ export class Ledger {
     statuses: LeaseStatus[],
     after: string | undefined,
     limit: number,
-  ): Promise<LeaseRow[]> {
+  ): Promise<Lease[]> {
     const { text, values } = sql.list(project, statuses, after, limit);
-    return (await this.pool.query(text, values)).rows as LeaseRow[];
+    return (await this.pool.query<LeaseRow>(text, values)).rows.map(leaseOfRow);
   }
 
   async decisions(
     leaseUid: string,
     after: string | undefined,
     limit: number,
-  ): Promise<DecisionRow[]> {
+  ): Promise<StoredDecision[]> {
     const { text, values } = sql.decisions(leaseUid, after, limit);
-    return (await this.pool.query(text, values)).rows as DecisionRow[];
+    return (await this.pool.query<DecisionRow>(text, values)).rows.map(decisionOfRow);
   }
 
-  async insertDecision(decision: NewDecision): Promise<void> {
+  async record(decision: DecisionRecord): Promise<void> {
     const { text, values } = sql.insertDecision(decision);
     await this.pool.query(text, values);
   }

@@ -1,11 +1,22 @@
-import { type DecisionStep, type LeaseStatus, StatusError } from '@rollout/contracts';
+import {
+  type DecisionHook,
+  type DecisionResult,
+  type DecisionStep,
+  type LeaseInput,
+  type LeaseOrigin,
+  type LeaseStatus,
+  StatusError,
+} from '@rollout/contracts';
+import { type BlazarLeaseView, parseBlazarCall } from './blazar';
 import type { ChainDecision, ChainStep } from './chain-decision';
-import { admittedStatus } from './lease';
-import type { LeaseRequest } from './model';
+import { admittedStatus, leaseFromUpdate } from './lease';
+import { adapterLeaseId, blazarLeaseId, blazarProject } from './lease-ids';
+import type { EnforcementContext, Hook, Lease, LeaseRequest } from './model';
+import { updateNeedsChecks } from './update-rule';
 
 /**
  * What the ledger does with a lease, decided from what it holds and what the chain said: pure
- * rules, the service only reads the facts and writes the outcome.
+ * rules and one decider per hook, the service only reads the facts and writes the outcome.
  */
 
 /** A lease that counts against its project's limits and can still change or end. */
@@ -124,4 +135,348 @@ export function decisionRecord(decision: ChainDecision) {
     exempted: decision.exempted,
     steps: decision.steps.map(stepRecord),
   };
+}
+
+/** A decision as the ledger keeps it, about the lease `leaseUid` (`leaseId` in the API). */
+export interface DecisionRecord {
+  leaseUid: string;
+  project: string;
+  leaseId: string;
+  hook: DecisionHook;
+  result: DecisionResult;
+  filter?: string;
+  message?: string;
+  exempted: boolean;
+  steps: DecisionStep[];
+  time: Date;
+  actor: string;
+  userId: string;
+  requestId?: string;
+}
+
+/** A hook's caller: the actor its decisions name and the filters' context of the call. */
+export interface HookCall {
+  actor: string;
+  context: EnforcementContext;
+  now: Date;
+}
+
+type Subject = Pick<Lease, 'uid' | 'project' | 'leaseId'>;
+
+export function recordOf(
+  subject: Subject,
+  decision: ChainDecision,
+  call: HookCall,
+): DecisionRecord {
+  return {
+    leaseUid: subject.uid,
+    project: subject.project,
+    leaseId: subject.leaseId,
+    ...decisionRecord(decision),
+    time: call.now,
+    actor: call.actor,
+    userId: call.context.userId,
+    requestId: call.context.requestId,
+  };
+}
+
+/** One write of a hook's unit of work; a decision goes in the same statement as its lease. */
+export type LedgerChange =
+  | { kind: 'add'; lease: Lease; decision?: DecisionRecord }
+  | { kind: 'save'; lease: Lease; decision?: DecisionRecord }
+  | { kind: 'record'; decision: DecisionRecord }
+  | { kind: 'remove'; uid: string };
+
+/** What a hook decided: its writes in order and the lease after them. */
+export interface Decided<L extends Lease | undefined = Lease> {
+  changes: LedgerChange[];
+  lease: L;
+  /** The lease this hook ended: its on_end is queued in the same unit of work. */
+  ended?: Lease;
+}
+
+/** The ids and bookkeeping of a lease the ledger starts to hold. */
+export interface NewLease {
+  uid: string;
+  leaseId: string;
+  project: string;
+  origin: LeaseOrigin;
+  creator: string;
+  regionName: string;
+  blazarName?: string | null;
+  blazarId?: string | null;
+}
+
+export function newLease(
+  ids: NewLease,
+  request: LeaseRequest,
+  status: LeaseStatus,
+  statusReason: string | null,
+  now: Date,
+): Lease {
+  return {
+    ...ids,
+    blazarName: ids.blazarName ?? null,
+    blazarId: ids.blazarId ?? null,
+    ...requestOf(request),
+    status,
+    statusReason,
+    createTime: now,
+    updateTime: now,
+    endTime: null,
+    onEndSent: false,
+  };
+}
+
+/** What the filters see of a lease: never its ids or bookkeeping. */
+export function requestOf(lease: LeaseRequest): LeaseRequest {
+  const { name, startDate, endDate, reservations } = lease;
+  return { name, startDate, endDate, reservations };
+}
+
+/** The filters' context of a call about a lease the ledger holds, with both of its ids. */
+export function contextOf(
+  lease: Lease,
+  call: Pick<EnforcementContext, 'userId' | 'regionName' | 'requestId'>,
+): EnforcementContext {
+  return {
+    ...call,
+    projectId: lease.project,
+    adapterLeaseId: adapterLeaseId(lease),
+    apiLeaseId: lease.leaseId,
+  };
+}
+
+/** A hook that ends `lease`: one write, and its on_end queued with it. */
+const ending = (kind: 'add' | 'save', lease: Lease): Decided => ({
+  changes: [{ kind, lease }],
+  lease,
+  ended: lease,
+});
+
+/** A lease ended now (or at its end date, when that passed unnoticed), its on_end claimed. */
+function endedLease(lease: Lease, reason: string, now: Date): Lease {
+  const ending = endingOf(lease.endDate, now, reason);
+  return {
+    ...lease,
+    status: 'TERMINATED',
+    statusReason: ending.reason,
+    endTime: ending.endTime,
+    updateTime: now,
+    onEndSent: true,
+  };
+}
+
+/** check_create of the API: the lease is kept either way, admitted or as ERROR with the denial. */
+export function decideCreate(
+  ids: NewLease,
+  request: LeaseRequest,
+  decision: ChainDecision,
+  call: HookCall,
+): Decided {
+  const { status, reason } = decidedStatus(decision, request, call.now);
+  const lease = newLease(ids, request, status, reason, call.now);
+  return {
+    changes: [{ kind: 'add', lease, decision: recordOf(lease, decision, call) }],
+    lease,
+  };
+}
+
+/** An update the API asks for: what the filters see before and after, and whether they run. */
+export interface ProposedUpdate {
+  before: LeaseRequest;
+  next: LeaseRequest;
+  checked: boolean;
+}
+
+export function proposeUpdate(
+  current: Lease,
+  input: LeaseInput | undefined,
+  now: Date,
+): ProposedUpdate {
+  checkUpdatable(current.project, current, now);
+  const before = requestOf(current);
+  const started = current.startDate.getTime() <= now.getTime();
+  const next = leaseFromUpdate(input, before, started, now);
+  return { before, next, checked: updateNeedsChecks(before, next) };
+}
+
+/** check_update of the API: a refusal leaves the lease as it was; an unchecked update records nothing. */
+export function decideUpdate(
+  current: Lease,
+  proposed: ProposedUpdate,
+  decision: ChainDecision,
+  call: HookCall,
+): Decided {
+  if (!decision.allowed)
+    return {
+      changes: [{ kind: 'record', decision: recordOf(current, decision, call) }],
+      lease: current,
+    };
+  const lease: Lease = {
+    ...current,
+    ...proposed.next,
+    status: admittedStatus(proposed.next, call.now),
+    statusReason: null,
+    updateTime: call.now,
+  };
+  const record = proposed.checked ? recordOf(current, decision, call) : undefined;
+  return { changes: [{ kind: 'save', lease, decision: record }], lease };
+}
+
+/** Ending a lease of the API: TERMINATED now with its on_end, or nothing when it ended already. */
+export function decideEnd(current: Lease, reason: string, now: Date): Decided {
+  if (endAction(current.project, current) === 'unchanged') return { changes: [], lease: current };
+  return ending('save', endedLease(current, reason, now));
+}
+
+/** Deleting a lease: a live one ends first (its on_end goes out); its decisions stay. */
+export function decideDelete(current: Lease, reason: string, now: Date): Decided {
+  const ended = isLiveStatus(current.status) ? endedLease(current, reason, now) : undefined;
+  return {
+    changes: [{ kind: 'remove', uid: current.uid }],
+    lease: ended ?? current,
+    ended,
+  };
+}
+
+/** A Blazar hook's call: its context, the lease Blazar sent, and the ids a new lease would get. */
+export interface BlazarHookCall extends HookCall {
+  project: string;
+  view: BlazarLeaseView;
+  /** check-update: the lease as it was. */
+  current?: BlazarLeaseView;
+  /** Blazar's id and name of the lease, as it was before an update: what the ledger finds it by. */
+  key: { id?: string; name?: string };
+  fresh: { uid: string; leaseId: string };
+  regionName: string;
+}
+
+/** The prelude of every Blazar hook: the payload read, its project checked, the lease's adapter id. */
+export function readBlazarHook(
+  payload: unknown,
+  hook: Hook,
+  requestId: string,
+  regionName: string,
+  now: Date,
+  fresh: BlazarHookCall['fresh'],
+): BlazarHookCall {
+  const withCurrent = hook === 'check_update';
+  const {
+    context,
+    lease: view,
+    current,
+  } = parseBlazarCall(payload, withCurrent, requestId, regionName);
+  const project = blazarProject(context);
+  const key = { id: current?.id ?? view.id, name: current?.name ?? view.name };
+  context.adapterLeaseId = blazarLeaseId(key.name, key.id, requestId);
+  return { actor: 'blazar', context, now, project, view, current, key, fresh, regionName };
+}
+
+/** The lease a Blazar hook is about, when the ledger holds it live; else a fresh API id for it. */
+export function blazarSubject(
+  call: BlazarHookCall,
+  tracked: Lease | undefined,
+): { live?: Lease; leaseId: string } {
+  const live = tracked && isLiveStatus(tracked.status) ? tracked : undefined;
+  return { live, leaseId: live?.leaseId ?? call.fresh.leaseId };
+}
+
+/** A lease following what Blazar sent: its request, and Blazar's name and id when sent. */
+function followBlazar(lease: Lease, view: BlazarLeaseView, now: Date): Lease {
+  return {
+    ...lease,
+    ...requestOf(view.lease),
+    updateTime: now,
+    blazarName: view.name ?? lease.blazarName,
+    blazarId: view.id ?? lease.blazarId,
+  };
+}
+
+/** A Blazar lease the ledger starts to hold; Blazar's name and id, else those it had before. */
+function newBlazarLease(
+  call: BlazarHookCall,
+  status: LeaseStatus,
+  reason: string | null,
+  before?: BlazarLeaseView,
+): Lease {
+  const { view } = call;
+  return newLease(
+    {
+      ...call.fresh,
+      project: call.project,
+      origin: 'BLAZAR',
+      creator: call.context.userId || 'blazar',
+      regionName: call.regionName,
+      blazarName: view.name ?? before?.name ?? null,
+      blazarId: view.id ?? before?.id ?? null,
+    },
+    view.lease,
+    status,
+    reason,
+    call.now,
+  );
+}
+
+/** Blazar's check_create: an admitted lease is tracked (a retry replaces its earlier answer) and counts. */
+export function decideBlazarCreate(
+  call: BlazarHookCall,
+  live: Lease | undefined,
+  decision: ChainDecision,
+): Decided {
+  const { status, reason } = decidedStatus(decision, call.view.lease, call.now);
+  const lease = live
+    ? { ...followBlazar(live, call.view, call.now), status, statusReason: reason }
+    : newBlazarLease(call, status, reason);
+  const record = recordOf(lease, decision, call);
+  return { changes: [{ kind: live ? 'save' : 'add', lease, decision: record }], lease };
+}
+
+/**
+ * Blazar's check_update: when allowed the ledger's copy follows, or starts tracking a lease it
+ * did not hold; a refusal is recorded against the lease (or none) and changes nothing.
+ */
+export function decideBlazarUpdate(
+  call: BlazarHookCall,
+  tracked: Lease | undefined,
+  checked: boolean,
+  decision: ChainDecision,
+): Decided<Lease | undefined> {
+  const { live } = blazarSubject(call, tracked);
+  const current = call.current!;
+  if (!decision.allowed) {
+    const subject = tracked ?? { uid: call.fresh.uid, project: call.project, leaseId: '' };
+    return {
+      changes: [{ kind: 'record', decision: recordOf(subject, decision, call) }],
+      lease: tracked,
+    };
+  }
+  const status = admittedStatus(call.view.lease, call.now);
+  const lease = live
+    ? {
+        ...followBlazar(live, call.view, call.now),
+        status,
+        statusReason: null,
+        blazarId: call.view.id ?? current.id ?? live.blazarId,
+      }
+    : newBlazarLease(call, status, null, current);
+  const record = checked ? recordOf(lease, decision, call) : undefined;
+  return { changes: [{ kind: live ? 'save' : 'add', lease, decision: record }], lease };
+}
+
+/**
+ * Blazar's on_end: the ledger releases the lease and its on_end goes out, once per lease. A lease
+ * refused at creation never started; one the ledger never saw is remembered as ended.
+ */
+export function decideBlazarEnd(call: BlazarHookCall, existing: Lease | undefined): Decided {
+  if (existing && isLiveStatus(existing.status))
+    return ending('save', endedLease(existing, 'Ended by Blazar.', call.now));
+  if (existing?.status === 'TERMINATED' && !existing.onEndSent)
+    return ending('save', { ...existing, onEndSent: true });
+  if (existing) return { changes: [], lease: existing };
+  return ending('add', {
+    ...newBlazarLease(call, 'TERMINATED', 'Ended by Blazar.'),
+    endTime: call.now,
+    onEndSent: true,
+  });
 }

@@ -2,18 +2,12 @@ import { ConfiguredFilter, EnforcementChain, ScheduleTimeout } from './chain';
 import type { ChainObserver } from './chain-decision';
 import { EnforcementConfig, FilterName } from './config';
 import { ExternalHttpPort, ExternalServiceFilter } from './external-service';
-import {
-  ActiveLeaseCounter,
-  MaxActiveLeasesFilter,
-  MaxLeaseDurationFilter,
-  MaxReservationSizeFilter,
-} from './filters';
+import { MaxActiveLeasesFilter, MaxLeaseDurationFilter, MaxReservationSizeFilter } from './filters';
 import { AdapterFilterConfig } from './adapters/config';
 import { EnforcementFilter } from './model';
 
 /** What the chain's filters reach outside the domain, given by the service. */
 export interface ChainPorts {
-  activeLeases: ActiveLeaseCounter;
   http: ExternalHttpPort;
   /**
    * The filter of an adapter handler (the service keeps one per handler, with its check cache
@@ -55,7 +49,6 @@ function makeFilter(name: FilterName, config: EnforcementConfig, ports: ChainPor
       return new MaxActiveLeasesFilter(
         config.maxActiveLeases.limit,
         config.maxActiveLeases.projectOverrides,
-        ports.activeLeases,
       );
     case 'MaxReservationSize':
       return new MaxReservationSizeFilter(

@@ -77,11 +77,15 @@ export class EnforcementChain {
     return this.exempted.has(projectId);
   }
 
-  checkCreate(context: EnforcementContext, lease: LeaseRequest): Promise<ChainDecision> {
+  checkCreate(
+    context: EnforcementContext,
+    lease: LeaseRequest,
+    liveLeases: number,
+  ): Promise<ChainDecision> {
     return this.runChecks(
       'check_create',
       context,
-      (f) => f.checkCreate(context, lease),
+      (f) => f.checkCreate(context, lease, liveLeases),
       (f) => f.onAborted?.(context, lease),
     );
   }

@@ -48,7 +48,7 @@ describe('the enforcement chain', () => {
       })),
       [],
     );
-    const decision = await chain.checkCreate(context, lease);
+    const decision = await chain.checkCreate(context, lease, 0);
     expect(decision.allowed).toBe(true);
     expect(calls).toEqual(['C', 'A', 'B']);
     expect(decision.steps.map((s) => s.result)).toEqual(['allow', 'allow', 'allow']);
@@ -80,7 +80,7 @@ describe('the enforcement chain', () => {
       [{ filter: scripted('Ext', failing, calls), mode: 'enforce' }],
       [],
     );
-    const decision = await chain.checkCreate(context, lease);
+    const decision = await chain.checkCreate(context, lease, 0);
     expect(decision.denial).toEqual({
       filter: 'Ext',
       message: failing.message,
@@ -93,7 +93,7 @@ describe('the enforcement chain', () => {
       [{ filter: scripted('Ext', failing, calls), mode: 'dryrun' }],
       [],
     );
-    expect(await dryrun.checkCreate(context, lease)).toMatchObject({
+    expect(await dryrun.checkCreate(context, lease, 0)).toMatchObject({
       allowed: true,
       steps: [{ result: 'would_deny' }],
     });
@@ -119,14 +119,14 @@ describe('the enforcement chain', () => {
       [{ filter: scripted('A', { message: 'no' }, calls), mode: 'enforce' }],
       ['p1'],
     );
-    expect(await chain.checkCreate(context, lease)).toMatchObject({
+    expect(await chain.checkCreate(context, lease, 0)).toMatchObject({
       allowed: true,
       exempted: true,
       steps: [],
     });
     expect(await chain.onEnd(context, lease)).toMatchObject({ allowed: true, exempted: true });
     expect(calls).toEqual([]);
-    const other = await chain.checkCreate({ ...context, projectId: 'p2' }, lease);
+    const other = await chain.checkCreate({ ...context, projectId: 'p2' }, lease, 0);
     expect(other.allowed).toBe(false);
   });
 
@@ -139,7 +139,7 @@ describe('the enforcement chain', () => {
       ],
       [],
     );
-    const decision = await chain.checkCreate(context, lease);
+    const decision = await chain.checkCreate(context, lease, 0);
     expect(decision.allowed).toBe(true);
     expect(decision.steps).toEqual([
       { filter: 'A', mode: 'dryrun', result: 'would_deny', message: 'A would refuse' },
@@ -156,7 +156,7 @@ describe('the enforcement chain', () => {
       ],
       [],
     );
-    const decision = await chain.checkCreate(context, lease);
+    const decision = await chain.checkCreate(context, lease, 0);
     expect(decision.allowed).toBe(false);
     expect(decision.denial).toEqual({
       filter: 'A',
@@ -172,7 +172,7 @@ describe('the enforcement chain', () => {
       [{ filter: scripted('A', { failOpen: 'timeout' }, []), mode: 'enforce' }],
       [],
     );
-    const decision = await chain.checkCreate(context, lease);
+    const decision = await chain.checkCreate(context, lease, 0);
     expect(decision.allowed).toBe(true);
     expect(decision.steps).toEqual([
       { filter: 'A', mode: 'enforce', result: 'fail_open', message: 'timeout' },
@@ -209,7 +209,7 @@ describe('the enforcement chain', () => {
         },
       },
     );
-    const decision = await chain.checkCreate(context, lease);
+    const decision = await chain.checkCreate(context, lease, 0);
     expect(decision.denial).toEqual({ filter: 'A', message: 'no' });
     expect(seen).toEqual([
       ['check_create', { filter: 'A', mode: 'enforce', result: 'deny', message: 'no' }],
@@ -243,7 +243,7 @@ describe('the enforcement chain', () => {
         [],
         { schedule: timers.schedule },
       );
-      const pending = chain.checkCreate(context, lease);
+      const pending = chain.checkCreate(context, lease, 0);
       await nextTick();
       expect(timers.pending.map((t) => t.ms)).toEqual([250]);
       timers.expire();
@@ -270,7 +270,7 @@ describe('the enforcement chain', () => {
         [],
         { schedule: timers.schedule },
       );
-      const pending = chain.checkCreate(context, lease);
+      const pending = chain.checkCreate(context, lease, 0);
       await nextTick();
       timers.expire();
       const decision = await pending;
@@ -283,7 +283,7 @@ describe('the enforcement chain', () => {
         [{ filter: scripted('A', new Error('down'), []), mode: 'enforce', failurePolicy: 'open' }],
         [],
       );
-      expect((await chain.checkCreate(context, lease)).steps).toEqual([
+      expect((await chain.checkCreate(context, lease, 0)).steps).toEqual([
         { filter: 'A', mode: 'enforce', result: 'fail_open', message: 'down' },
       ]);
     });
@@ -295,7 +295,7 @@ describe('the enforcement chain', () => {
         [],
         { schedule: timers.schedule },
       );
-      expect((await chain.checkCreate(context, lease)).allowed).toBe(true);
+      expect((await chain.checkCreate(context, lease, 0)).allowed).toBe(true);
       expect(timers.pending.every((t) => t.cancelled)).toBe(true);
     });
 
@@ -331,7 +331,7 @@ describe('the enforcement chain', () => {
     };
     for (const timeoutMs of [undefined, 100]) {
       const chain = new EnforcementChain([{ filter: broken, mode: 'enforce', timeoutMs }], []);
-      expect((await chain.checkCreate(context, lease)).denial).toEqual({
+      expect((await chain.checkCreate(context, lease, 0)).denial).toEqual({
         filter: 'Sync',
         message: 'Enforcement filter Sync failed.',
         failure: { status: 'PERMISSION_DENIED' },

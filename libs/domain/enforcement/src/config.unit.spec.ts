@@ -15,7 +15,6 @@ const lease: LeaseRequest = {
   reservations: [{ resourceType: 'physical:host', min: 1, max: 6 }],
 };
 const ports = {
-  activeLeases: { countActive: async () => 0 },
   http: { post: async () => ({ status: 204, body: undefined }) },
 };
 
@@ -41,11 +40,11 @@ describe('enforcement config', () => {
     });
     const chain = buildChain(config, ports);
     expect(chain.filterNames).toEqual(['MaxReservationSize', 'MaxLeaseDuration']);
-    const decision = await chain.checkCreate(context, lease);
+    const decision = await chain.checkCreate(context, lease, 0);
     expect(decision.denial?.filter).toBe('MaxReservationSize');
-    const admin = await chain.checkCreate({ ...context, projectId: 'admin' }, lease);
+    const admin = await chain.checkCreate({ ...context, projectId: 'admin' }, lease, 0);
     expect(admin).toMatchObject({ allowed: true, exempted: true });
-    const fits = await chain.checkCreate(context, { ...lease, reservations: [] });
+    const fits = await chain.checkCreate(context, { ...lease, reservations: [] }, 0);
     expect(fits.allowed).toBe(true);
     expect(fits.steps.map((s) => s.result)).toEqual(['allow', 'would_deny']);
   });
@@ -111,7 +110,7 @@ describe('enforcement config', () => {
       ports,
     );
     expect(chain.filterNames).toEqual([]);
-    expect((await chain.checkCreate(context, lease)).allowed).toBe(true);
+    expect((await chain.checkCreate(context, lease, 0)).allowed).toBe(true);
     expect(parseEnforcementConfig(null).enabledFilters).toEqual([]);
   });
 

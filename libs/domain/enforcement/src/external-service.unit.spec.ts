@@ -259,7 +259,7 @@ describe('ExternalService', () => {
   it("sends the id users see on current_lease and on on-end's lease (as Blazar sends its stored lease), none on check-create", async () => {
     const { http, requests } = port(async () => ({ status: 204, body: undefined }));
     const filter = new ExternalServiceFilter(settings, http);
-    const withId = { ...context, apiLeaseId: 'gpu-week', leaseId: 'ledger-uid' };
+    const withId = { ...context, apiLeaseId: 'gpu-week', adapterLeaseId: 'ledger-uid' };
     await filter.checkCreate(withId, lease);
     await filter.checkUpdate(withId, lease, lease);
     await filter.onEnd(withId, lease);

@@ -9,7 +9,11 @@ import {
 /** Base for filters that only check; on_end is a no-op for them. */
 abstract class CheckOnlyFilter implements EnforcementFilter {
   abstract readonly name: string;
-  abstract checkCreate(context: EnforcementContext, lease: LeaseRequest): Promise<FilterResult>;
+  abstract checkCreate(
+    context: EnforcementContext,
+    lease: LeaseRequest,
+    liveLeases: number,
+  ): Promise<FilterResult>;
   abstract checkUpdate(
     context: EnforcementContext,
     current: LeaseRequest,
@@ -55,11 +59,6 @@ export class MaxLeaseDurationFilter extends CheckOnlyFilter {
   }
 }
 
-/** Port: how many of a project's leases are PENDING or ACTIVE (the ledger answers it). */
-export interface ActiveLeaseCounter {
-  countActive(projectId: string): Promise<number>;
-}
-
 /**
  * At most N PENDING or ACTIVE leases per project. The count excludes the lease being created, so
  * the caller must serialize creates per project (the ledger does) for the limit to hold under
@@ -71,14 +70,16 @@ export class MaxActiveLeasesFilter extends CheckOnlyFilter {
   constructor(
     private readonly limit: number,
     private readonly projectOverrides: Readonly<Record<string, number>>,
-    private readonly counter: ActiveLeaseCounter,
   ) {
     super();
   }
 
-  async checkCreate(context: EnforcementContext): Promise<FilterResult> {
+  async checkCreate(
+    context: EnforcementContext,
+    _lease: LeaseRequest,
+    active: number,
+  ): Promise<FilterResult> {
     const limit = this.projectOverrides[context.projectId] ?? this.limit;
-    const active = await this.counter.countActive(context.projectId);
     if (active >= limit) {
       return {
         message: `Project ${context.projectId} already has ${active} pending or active leases; the maximum is ${limit}.`,

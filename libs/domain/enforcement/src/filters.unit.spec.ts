@@ -53,25 +53,23 @@ describe('MaxLeaseDuration', () => {
 });
 
 describe('MaxActiveLeases', () => {
-  const counter = (active: Record<string, number>) => ({
-    countActive: async (project: string) => active[project] ?? 0,
-  });
+  const lease = leaseOf(3600);
 
   it('allows while the project is under its limit and denies at the limit', async () => {
-    const filter = new MaxActiveLeasesFilter(2, {}, counter({ p1: 1, p2: 2 }));
-    expect(await filter.checkCreate(context)).toBeUndefined();
-    expect(await filter.checkCreate({ ...context, projectId: 'p2' })).toEqual({
+    const filter = new MaxActiveLeasesFilter(2, {});
+    expect(await filter.checkCreate(context, lease, 1)).toBeUndefined();
+    expect(await filter.checkCreate({ ...context, projectId: 'p2' }, lease, 2)).toEqual({
       message: 'Project p2 already has 2 pending or active leases; the maximum is 2.',
     });
   });
 
   it('uses the per-project override', async () => {
-    const filter = new MaxActiveLeasesFilter(2, { p1: 5 }, counter({ p1: 4 }));
-    expect(await filter.checkCreate(context)).toBeUndefined();
+    const filter = new MaxActiveLeasesFilter(2, { p1: 5 });
+    expect(await filter.checkCreate(context, lease, 4)).toBeUndefined();
   });
 
   it('does not count against updates', async () => {
-    const filter = new MaxActiveLeasesFilter(1, {}, counter({ p1: 3 }));
+    const filter = new MaxActiveLeasesFilter(1, {});
     expect(await filter.checkUpdate()).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import type { StatusCode } from '@rollout/contracts';
+import type { LeaseOrigin, LeaseStatus, StatusCode } from '@rollout/contracts';
 
 /** Who is asking, and where (Blazar's filter `context`). */
 export interface EnforcementContext {
@@ -8,10 +8,10 @@ export interface EnforcementContext {
   regionName: string;
   requestId: string;
   /**
-   * The ledger's id of the lease the call is about, when there is one (adapters key quota and
-   * reports by it). Never sent to an ExternalService.
+   * The id adapters key quota and reports by: the ledger's `uid` for a lease of the API, Blazar's
+   * name for Blazar's. Never sent to an ExternalService.
    */
-  leaseId?: string;
+  adapterLeaseId?: string;
   /**
    * The lease's id as users see it in this service's API (`/v1/projects/{project}/leases/{id}`),
    * when the lease has one: sent to adapters as `apiId` and to an ExternalService as the lease's
@@ -48,6 +48,28 @@ export interface LeaseRequest {
   reservations: Reservation[];
 }
 
+/**
+ * A lease the ledger holds. Its two ids differ: `leaseId` is the API's
+ * (`/v1/projects/{project}/leases/{leaseId}`), `uid` the ledger's own, which decisions and the
+ * on_end outbox refer to and adapters key an API lease by.
+ */
+export interface Lease extends LeaseRequest {
+  uid: string;
+  leaseId: string;
+  project: string;
+  origin: LeaseOrigin;
+  blazarName: string | null;
+  blazarId: string | null;
+  status: LeaseStatus;
+  statusReason: string | null;
+  creator: string;
+  regionName: string;
+  createTime: Date;
+  updateTime: Date;
+  endTime: Date | null;
+  onEndSent: boolean;
+}
+
 export type Hook = 'check_create' | 'check_update' | 'on_end';
 export type FilterMode = 'enforce' | 'dryrun';
 /** What a filter that fails (throws, times out) means for a check: refuse (`closed`) or allow (`open`). */
@@ -79,7 +101,12 @@ export type FilterResult = Denial | FailOpen | void;
  */
 export interface EnforcementFilter {
   readonly name: string;
-  checkCreate(context: EnforcementContext, lease: LeaseRequest): Promise<FilterResult>;
+  /** `liveLeases`: the project's PENDING and ACTIVE leases, counted under its lock, this one excluded. */
+  checkCreate(
+    context: EnforcementContext,
+    lease: LeaseRequest,
+    liveLeases: number,
+  ): Promise<FilterResult>;
   checkUpdate(
     context: EnforcementContext,
     current: LeaseRequest,

@@ -41,7 +41,7 @@ export class AdapterFailureError extends Error {
 
 /** The id the adapter knows the lease by: the ledger's, else (no lease yet) the request's. */
 const leaseIdOf = (context: EnforcementContext): string =>
-  context.leaseId ?? `request:${context.requestId}`;
+  context.adapterLeaseId ?? `request:${context.requestId}`;
 
 const DEFAULT_DENIAL = (adapter: string) => `Adapter ${adapter} denied the request.`;
 

@@ -20,7 +20,7 @@ const context: EnforcementContext = {
   projectId: 'p1',
   regionName: 'RegionOne',
   requestId: 'r1',
-  leaseId: 'lease-uid-1',
+  adapterLeaseId: 'lease-uid-1',
 };
 const lease: LeaseRequest = {
   name: 'l1',
@@ -211,7 +211,7 @@ describe('adapter filters in the chain', () => {
       ],
       [],
     );
-    const decision = await chain.checkCreate(context, lease);
+    const decision = await chain.checkCreate(context, lease, 0);
     expect(decision.denial).toEqual({ filter: 'Deny', message: 'no' });
     expect(adapter.reports.map((r) => [r.kind, r.at])).toEqual([
       ['ended', '2026-12-01T00:00:00.000Z'],
@@ -276,7 +276,6 @@ describe('adapter filters in the chain', () => {
       onEnd: async () => undefined,
     };
     const chain = buildChain(config, {
-      activeLeases: { countActive: async () => 0 },
       http: { post: async () => ({ status: 204, body: undefined }) },
       adapterFilter: () => hanging,
       schedule: (_ms, fire) => {
@@ -285,7 +284,7 @@ describe('adapter filters in the chain', () => {
       },
     });
     expect(chain.filterNames).toEqual(['MaxLeaseDuration', 'budget']);
-    const decision = await chain.checkCreate(context, lease);
+    const decision = await chain.checkCreate(context, lease, 0);
     expect(decision.allowed).toBe(true);
     expect(decision.steps[1]).toEqual({
       filter: 'budget',
