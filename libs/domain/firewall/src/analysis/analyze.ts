@@ -12,22 +12,12 @@ import type {
   Direction,
   ExperimentAnalysis,
   FirewallRule,
+  RuleMatch,
   ShadowedRule,
 } from '@rollout/contracts';
 import { MAX_DIFFERING_REGIONS } from '@rollout/contracts';
-import {
-  addressIntervals,
-  ADDRESS_END,
-  bridgeUnreachable,
-  Interval,
-  intervalsKey,
-  LAYER4_END,
-  layer4Intervals,
-  normalize,
-  toCidrs,
-  toLayer4,
-  UNREACHABLE,
-} from './space';
+import { MATCH_FIELD_NAMES, MATCH_FIELDS } from '../match-fields';
+import { bridgeUnreachable, Interval, intervalsKey, normalize, UNREACHABLE } from './space';
 import { intersectTagCells, TagCell, tagCellKey, tagCells, toTarget } from './tags';
 
 /**
@@ -37,17 +27,24 @@ import { intersectTagCells, TagCell, tagCellKey, tagCells, toTarget } from './ta
  */
 export const ANALYSIS_WORK_LIMIT = 500_000;
 
-const DIMENSIONS = 3; // source, destination, protocol/port; tags are the leaf
-const LINE_END = [ADDRESS_END, ADDRESS_END, LAYER4_END];
+/** The levels of the diagram, one per match field in the table's order; target tags are the leaf. */
+const LEVELS = MATCH_FIELD_NAMES;
+const DIMENSIONS = LEVELS.length;
+
+type Keys = Partial<Record<keyof RuleMatch, Interval[]>>;
+
+/** The keys a rule's match field matches on its dimension. */
+const keysOf = (rule: FirewallRule, name: keyof RuleMatch): Interval[] =>
+  (MATCH_FIELDS[name].keys as (value: unknown) => Interval[])(rule.match?.[name]);
 
 interface PreparedRule {
   /** 0: the first list (live), 1: the second (experiment). */
   side: 0 | 1;
   priority: number;
   action: 'allow' | 'deny';
-  /** Per dimension: the keys it matches, and whether that is the whole line. */
-  intervals: Interval[][];
-  full: boolean[];
+  /** Per match field: the keys it matches, and whether that is the whole line. */
+  keys: Required<Keys>;
+  full: Record<keyof RuleMatch, boolean>;
   tags: readonly string[] | undefined;
   /** Per level: does the rule match everything in the dimensions from that level on? */
   universalFrom: boolean[];
@@ -56,7 +53,7 @@ interface PreparedRule {
 /** A region below some level: the intervals of the levels refined so far (from the bottom up). */
 interface SubRegion {
   id: number;
-  dims: (Interval[] | undefined)[];
+  keys: Keys;
   target: TagCell;
   live: number;
   experiment: number;
@@ -122,19 +119,20 @@ class DirectionAnalysis {
 
   /** Cuts dimension `level` into groups of intervals with the same candidates, refines each, merges equal sub-regions. */
   private split(level: number, candidates: number[]): SubRegion[] {
+    const name = LEVELS[level];
+    const { end, dimension } = MATCH_FIELDS[name];
     const always: number[] = [];
     const events: { at: bigint; rule: number; delta: 1 | -1 }[] = [];
-    const end = LINE_END[level];
     for (const i of candidates) {
       const rule = this.rules[i];
-      if (rule.full[level]) always.push(i);
+      if (rule.full[name]) always.push(i);
       else
-        for (const { first, last } of rule.intervals[level]) {
+        for (const { first, last } of rule.keys[name]) {
           events.push({ at: first, rule: i, delta: 1 });
           if (last + 1n < end) events.push({ at: last + 1n, rule: i, delta: -1 });
         }
     }
-    const addresses = level < 2;
+    const addresses = dimension === 'source' || dimension === 'destination';
     if (addresses) {
       // A segment boundary on each side of the unreachable keys, so that no group holds only them.
       events.push(
@@ -193,9 +191,11 @@ class DirectionAnalysis {
     }
     this.spend(merged.size);
     return [...merged.values()].map(({ sub, intervals }) => {
-      const dims = [...sub.dims];
-      dims[level] = addresses ? bridgeUnreachable(normalize(intervals)) : normalize(intervals);
-      return this.intern(dims, sub.target, sub.live, sub.experiment);
+      const keys = {
+        ...sub.keys,
+        [name]: addresses ? bridgeUnreachable(normalize(intervals)) : normalize(intervals),
+      };
+      return this.intern(keys, sub.target, sub.live, sub.experiment);
     });
   }
 
@@ -212,14 +212,7 @@ class DirectionAnalysis {
         if (!cell) continue;
         this.onPair(live.decider, experiment.decider);
         if (this.keep(live.decider, experiment.decider)) {
-          regions.push(
-            this.intern(
-              new Array(DIMENSIONS).fill(undefined),
-              cell,
-              live.decider,
-              experiment.decider,
-            ),
-          );
+          regions.push(this.intern({}, cell, live.decider, experiment.decider));
         }
       }
     }
@@ -227,16 +220,15 @@ class DirectionAnalysis {
     return regions;
   }
 
-  private intern(
-    dims: (Interval[] | undefined)[],
-    target: TagCell,
-    live: number,
-    experiment: number,
-  ): SubRegion {
-    const key = `${dims.map((d) => (d ? intervalsKey(d) : '')).join('|')}|${tagCellKey(target)}|${live}|${experiment}`;
+  private intern(keys: Keys, target: TagCell, live: number, experiment: number): SubRegion {
+    const dims = LEVELS.map((name) => {
+      const line = keys[name];
+      return line ? intervalsKey(line) : '';
+    });
+    const key = `${dims.join('|')}|${tagCellKey(target)}|${live}|${experiment}`;
     let region = this.interned.get(key);
     if (!region) {
-      region = { id: this.interned.size, dims, target, live, experiment };
+      region = { id: this.interned.size, keys, target, live, experiment };
       this.interned.set(key, region);
     }
     return region;
@@ -262,24 +254,24 @@ function prepare(
     .filter(({ rule }) => !rule.disabled && rule.direction === direction)
     .sort((a, b) => a.rule.priority - b.rule.priority || a.order - b.order)
     .map(({ rule }) => {
-      const intervals = [
-        addressIntervals(rule.match?.srcIpRanges),
-        addressIntervals(rule.match?.destIpRanges),
-        layer4Intervals(rule.match?.layer4Configs),
-      ];
-      const full = intervals.map(
-        (list, d) => list.length === 1 && list[0].first === 0n && list[0].last === LINE_END[d] - 1n,
-      );
+      const keys = {} as Required<Keys>;
+      const full = {} as Record<keyof RuleMatch, boolean>;
+      for (const name of LEVELS) {
+        const list = keysOf(rule, name);
+        keys[name] = list;
+        full[name] =
+          list.length === 1 && list[0].first === 0n && list[0].last === MATCH_FIELDS[name].end - 1n;
+      }
       const tags = rule.targetTags?.length ? rule.targetTags : undefined;
       const universalFrom = Array.from(
         { length: DIMENSIONS + 1 },
-        (_, level) => !tags && full.slice(level).every(Boolean),
+        (_, level) => !tags && LEVELS.slice(level).every((name) => full[name]),
       );
       return {
         side,
         priority: rule.priority,
         action: rule.action,
-        intervals,
+        keys,
         full,
         tags,
         universalFrom,
@@ -333,11 +325,13 @@ export function analyzeExperiment(
       regionsFound += found.length;
       // Only listed regions are written out: the text of the others would be thrown away.
       for (const region of found.slice(0, Math.max(0, maxRegions - regions.length))) {
+        const parts = LEVELS.map((name) => MATCH_FIELDS[name].region(region.keys[name]!));
         regions.push({
           direction,
-          srcIpRanges: toCidrs(region.dims[0]!),
-          destIpRanges: toCidrs(region.dims[1]!),
-          layer4Configs: toLayer4(region.dims[2]!),
+          ...(Object.assign({}, ...parts) as Pick<
+            DifferingRegion,
+            'srcIpRanges' | 'destIpRanges' | 'layer4Configs'
+          >),
           ...toTarget(region.target),
           liveVerdict: verdictOf(region.live),
           experimentVerdict: verdictOf(region.experiment),
@@ -393,9 +387,7 @@ function coveringRules(
   // Only rules that share some connection with rule k can decide in its place.
   const higher = rules
     .slice(0, k)
-    .filter((rule) =>
-      rule.intervals.every((intervals, d) => overlaps(intervals, rules[k].intervals[d])),
-    )
+    .filter((rule) => LEVELS.every((name) => overlaps(rule.keys[name], rules[k].keys[name])))
     .map((rule) => ({ ...rule, side: 0 as const }));
   const deciders = new Set<number>();
   const analysis = new DirectionAnalysis(

@@ -6,6 +6,7 @@
  * memory grows with rules × distinct intervals: about 0.3 MB for a realistic 1,000-rule policy,
  * 7 MB for 10,000 rules (see stats.bytes).
  */
+import { layer4Of, rangesOn } from '../match-fields';
 import { FirewallRule } from '../model';
 import {
   Connection,
@@ -164,11 +165,11 @@ class DirectionIndex {
     const n = rules.length;
     const words = Math.max(1, Math.ceil(n / 32));
     const src = addressDimension(
-      rules.map((r) => r.match?.srcIpRanges),
+      rules.map((r) => rangesOn(r, 'source')),
       words,
     );
     const dest = addressDimension(
-      rules.map((r) => r.match?.destIpRanges),
+      rules.map((r) => rangesOn(r, 'destination')),
       words,
     );
     const count = (flags: boolean[]) => flags.reduce((sum, f) => sum + (f ? 1 : 0), 0);
@@ -258,7 +259,7 @@ class DirectionIndex {
     const untagged = new Int32Array(words);
     const tagged = new Map<string, number[]>();
     rules.forEach((rule, i) => {
-      const configs = rule.match?.layer4Configs ?? [];
+      const configs = layer4Of(rule) ?? [];
       const protocols = configs.map((c) => ruleProtocol(c.ipProtocol));
       if (configs.length === 0 || protocols.includes('all')) setBit(l4Always, i);
       else {
