@@ -7,11 +7,14 @@
  */
 import { isIP } from 'node:net';
 import {
+  type AnalysisTarget,
   type DifferingRegion,
+  type FlowConnection,
   type FirewallRule,
   type Layer4Config,
   MATCH_FIELD_WORDS,
   type RuleMatch,
+  type SecureTag,
 } from '@rollout/contracts';
 import {
   ADDRESS_END,
@@ -22,6 +25,7 @@ import {
   toCidrs,
   toLayer4,
 } from './analysis/space';
+import { type TagCell, toTarget } from './analysis/tags';
 import { normalLayer4, normalRanges } from './diff/normal-forms';
 import { describeRanges, layer4Text } from './diff/region-words';
 import { NAMED_PROTOCOLS, PORTED_PROTOCOLS } from './model';
@@ -29,6 +33,10 @@ import { isObject, Violations } from './violations';
 
 /** Dimensions that are lines of integer keys: the engine looks a key up, the analysis cuts intervals. */
 export type LineDimension = 'source' | 'destination' | 'layer4';
+/** Dimensions of labels a connection carries any set of: a rule with labels matches a connection carrying one. */
+export type LabelDimension = 'sourceTags';
+/** The connection attributes that carry a label dimension's labels. */
+export type LabelAttribute = keyof Pick<FlowConnection, 'srcSecureTags'>;
 
 /** A field's part of a verdict-change sentence: "from 10.0.0.0/8", and what it leaves out. */
 export interface SummaryPart {
@@ -38,26 +46,42 @@ export interface SummaryPart {
   preposition?: string;
 }
 
-interface MatchField<Value> {
+interface FieldBase<Value> {
   /** The wire type, as the API reference says it. */
   readonly type: string;
   /** How a rule's value and a region's part read (the console reads the same words). */
   readonly words: { rule(value: Value): string; region(region: DifferingRegion): string };
-  readonly dimension: LineDimension;
-  /** The end of the dimension's line: its keys are 0 to end - 1. */
-  readonly end: bigint;
   /** The value as the policy stores it, or undefined with the problems added to `out`. */
   validate(value: unknown, path: string, out: Violations): Value | undefined;
-  /** The keys of the dimension the value matches; absent or empty: the whole line. */
-  keys(value: Value | undefined): Interval[];
-  /** A differing region's part for the keys of the dimension it holds. */
-  region(keys: readonly Interval[]): Partial<DifferingRegion>;
   /** The value as a reviewer compares it (see normalizeRule). */
   normal(value: Value | undefined): string[];
   /** The field's part of a verdict change's sentence. */
   summary(region: DifferingRegion): SummaryPart;
 }
 
+export interface LineField<Value> extends FieldBase<Value> {
+  readonly kind: 'line';
+  readonly dimension: LineDimension;
+  /** The end of the dimension's line: its keys are 0 to end - 1. */
+  readonly end: bigint;
+  /** The keys of the dimension the value matches; absent or empty: the whole line. */
+  keys(value: Value | undefined): Interval[];
+  /** A differing region's part for the keys of the dimension it holds. */
+  region(keys: readonly Interval[]): Partial<DifferingRegion>;
+}
+
+export interface LabelField<Value> extends FieldBase<Value> {
+  readonly kind: 'labels';
+  readonly dimension: LabelDimension;
+  readonly attribute: LabelAttribute;
+  /** The labels the value names; absent or empty: every connection. */
+  labels(value: Value | undefined): string[] | undefined;
+  /** A differing region's part for a cell of label sets (see analysis/tags), and that part read back. */
+  region(cell: TagCell): Partial<DifferingRegion>;
+  condition(region: DifferingRegion): AnalysisTarget | undefined;
+}
+
+type MatchField<Value> = LineField<Value> | LabelField<Value>;
 type MatchFields = { readonly [Field in keyof Required<RuleMatch>]: MatchField<RuleMatch[Field]> };
 
 /** An IPv4/IPv6 address or CIDR range ("10.0.0.0/8", "2001:db8::/32", "192.0.2.7"). */
@@ -101,6 +125,16 @@ function layer4Config(value: unknown, path: string, out: Violations): Layer4Conf
   return { ipProtocol: String(protocol), ...(ports ? { ports } : {}) };
 }
 
+/** GCP's limit of source secure tags per rule. */
+const MAX_SECURE_TAGS = 256;
+const SECURE_TAG_FIELDS: ReadonlySet<string> = new Set(['name']);
+/** GCP returns a tag's `state` (EFFECTIVE, INEFFECTIVE); a client may echo it back. */
+const SECURE_TAG_OUTPUT_ONLY: ReadonlySet<string> = new Set(['state']);
+/** Printable, without spaces: `tagValues/123`, `k8s:app=web`, `reserved:host`. */
+const SECURE_TAG_NAME = /^[\x21-\x7e]{1,256}$/;
+const SECURE_TAG_PROBLEM =
+  'must be a tag value (tagValues/123) or a workload label (k8s:app=web): 1-256 printable characters, no spaces';
+
 const rangeProblem = (range: unknown) =>
   isIpRange(range) ? undefined : 'must be an IPv4 or IPv6 address or CIDR range';
 
@@ -110,6 +144,7 @@ function addressField(
   preposition: string,
 ): MatchField<string[] | undefined> {
   return {
+    kind: 'line',
     type: 'list of IPv4/IPv6 addresses or CIDR ranges; empty: every address',
     words: MATCH_FIELD_WORDS[regionField],
     dimension,
@@ -130,6 +165,7 @@ export const MATCH_FIELDS: MatchFields = {
   srcIpRanges: addressField('source', 'srcIpRanges', 'from'),
   destIpRanges: addressField('destination', 'destIpRanges', 'to'),
   layer4Configs: {
+    kind: 'line',
     type: 'list of {ipProtocol, ports}; empty: every protocol and port',
     words: MATCH_FIELD_WORDS.layer4Configs,
     dimension: 'layer4',
@@ -146,12 +182,53 @@ export const MATCH_FIELDS: MatchFields = {
     normal: normalLayer4,
     summary: (region) => ({ text: layer4Text(region.layer4Configs) }),
   },
+  srcSecureTags: {
+    kind: 'labels',
+    type: 'list of {name}: tag values (tagValues/123) or workload labels (k8s:app=web); empty: any source',
+    words: MATCH_FIELD_WORDS.srcSecureTags,
+    dimension: 'sourceTags',
+    attribute: 'srcSecureTags',
+    validate: (value, path, out) => {
+      if (value === undefined) return undefined;
+      if (!Array.isArray(value)) return (void out.add(path, 'must be a list'), undefined);
+      if (value.length > MAX_SECURE_TAGS)
+        return (void out.add(path, `at most ${MAX_SECURE_TAGS} tags`), undefined);
+      return value.flatMap((tag, i): SecureTag[] => {
+        const at = `${path}[${i}]`;
+        if (!isObject(tag)) return (out.add(at, 'must be an object with a name'), []);
+        out.unknownFields(tag, SECURE_TAG_FIELDS, at, SECURE_TAG_OUTPUT_ONLY);
+        if (typeof tag.name !== 'string' || !SECURE_TAG_NAME.test(tag.name))
+          return (out.add(`${at}.name`, SECURE_TAG_PROBLEM), []);
+        return [{ name: tag.name }];
+      });
+    },
+    labels: (value) => value?.map((tag) => tag.name),
+    region: (cell) => {
+      const { target } = toTarget(cell);
+      return target ? { srcSecureTags: target } : {};
+    },
+    condition: (region) => region.srcSecureTags,
+    normal: (value) => [...new Set((value ?? []).map((tag) => tag.name))].sort(),
+    summary: (region) => ({ text: MATCH_FIELD_WORDS.srcSecureTags.region(region) }),
+  },
 };
 
 export const MATCH_FIELD_NAMES = Object.keys(MATCH_FIELDS) as (keyof RuleMatch)[];
 
+/** The match fields of line dimensions, in the analysis's order (source, destination, layer 4). */
+export const LINE_FIELDS = MATCH_FIELD_NAMES.flatMap((name) => {
+  const field = MATCH_FIELDS[name];
+  return field.kind === 'line' ? [{ name, field: field as LineField<unknown> }] : [];
+});
+
+/** The match fields of label dimensions. */
+export const LABEL_FIELDS = MATCH_FIELD_NAMES.flatMap((name) => {
+  const field = MATCH_FIELDS[name];
+  return field.kind === 'labels' ? [{ name, field: field as LabelField<unknown> }] : [];
+});
+
 /** The match field that spans a dimension. */
-function spanning(dimension: LineDimension): keyof RuleMatch {
+function spanning(dimension: LineDimension | LabelDimension): keyof RuleMatch {
   const name = MATCH_FIELD_NAMES.find((field) => MATCH_FIELDS[field].dimension === dimension);
   if (!name) throw new Error(`no match field spans the ${dimension} dimension`);
   return name;
@@ -167,6 +244,12 @@ export function rangesOn(
   dimension: 'source' | 'destination',
 ): readonly string[] | undefined {
   return rule.match?.[dimension === 'source' ? SOURCE : DESTINATION] as string[] | undefined;
+}
+
+/** The labels a rule names on a label dimension (absent or empty: any). */
+export function tagsOn(rule: FirewallRule, dimension: LabelDimension): string[] | undefined {
+  const name = spanning(dimension);
+  return (MATCH_FIELDS[name] as LabelField<unknown>).labels(rule.match?.[name]);
 }
 
 /** The layer-4 configs a rule names (absent or empty: every protocol and port). */

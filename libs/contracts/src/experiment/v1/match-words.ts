@@ -1,4 +1,4 @@
-import type { DifferingRegion, Layer4Config, RuleMatch } from './resources';
+import type { AnalysisTarget, DifferingRegion, Layer4Config, RuleMatch } from './resources';
 
 const ranges = (values?: readonly string[]) => (values?.length ? values.join(', ') : 'anywhere');
 
@@ -18,6 +18,14 @@ function regionProtocols(region: DifferingRegion): string {
     })
     .join(', ');
   return text || 'any protocol';
+}
+
+function regionSourceTags(condition: AnalysisTarget | undefined): string {
+  const parts = [
+    ...(condition?.anyTagOf ?? []).map((tags) => tags.join(' or ')),
+    ...(condition?.tagsAbsent?.length ? [`none of ${condition.tagsAbsent.join(', ')}`] : []),
+  ];
+  return parts.length ? `with source tags ${parts.join(' and ')}` : '';
 }
 
 /**
@@ -40,6 +48,11 @@ export const MATCH_FIELD_WORDS: {
   destIpRanges: {
     rule: (value) => `to ${ranges(value)}`,
     region: (region) => `to ${ranges(region.destIpRanges)}`,
+  },
+  srcSecureTags: {
+    rule: (value) =>
+      value?.length ? `with source tag ${value.map((tag) => tag.name).join(' or ')}` : '',
+    region: (region) => regionSourceTags(region.srcSecureTags),
   },
 };
 

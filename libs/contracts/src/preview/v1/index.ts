@@ -18,7 +18,7 @@ import type { PreviewReadiness } from './readiness';
  * A configuration is one (experiment etag, live policy etag) pair: the versions of the two
  * policies that produced a result. Reports and log pages keep them apart, newest first.
  */
-export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.12.0' };
+export const PREVIEW_V1: ContractPackage = { name: 'preview.v1', version: '1.13.0' };
 
 export const PREVIEW_LOGS_STREAM = 'PREVIEW_LOGS';
 export const PREVIEW_LOGS_SUBJECTS = 'preview.v1.logs.>';

@@ -12,7 +12,7 @@ const service = 'evaluator';
 /** `preview.v1`: what previewing an experiment did to production traffic. */
 export const PREVIEW_V1_PACKAGE = definePackage({
   name: 'preview.v1',
-  version: '1.12.0',
+  version: '1.13.0',
   stability: 'stable',
   requests: [
     'ListPreviewLogsRequest',
