@@ -117,7 +117,8 @@ export default tseslint.config(
   },
   {
     // The console ships to browsers: of the contracts' runtime code only the resource-name
-    // formatters, so that the grammar has one home (the bundle keeps them alone, vite.config.mjs).
+    // formatters and the match fields' words, so that each has one home (the bundle keeps them
+    // alone, vite.config.mjs).
     files: ['apps/console/src/**/*.ts', 'apps/console/src/**/*.tsx'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -132,9 +133,11 @@ export default tseslint.config(
                 'formatPolicies',
                 'formatPolicyName',
                 'formatExperimentName',
+                'matchWords',
+                'regionMatchWords',
               ],
               message:
-                'The console imports types from the contracts, and at runtime only the name formatters.',
+                'The console imports types from the contracts, and at runtime only the name formatters and the match words.',
             },
           ],
         },

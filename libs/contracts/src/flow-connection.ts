@@ -3,7 +3,7 @@ import type { TrafficEvent, TrafficProtocol } from './traffic/v1';
 
 /**
  * The one shape of a connection: which way it went, between which addresses, over which
- * protocol and destination port, to or from which tagged instance. Traffic events and preview
+ * protocol and destination port, from which tagged source, to or from which tagged instance. Traffic events and preview
  * logs carry the protocol as a name or a number (`TrafficProtocol`); flows, keyed without the
  * source port and tags, carry its name text (`FlowConnection<string>`); the firewall engine
  * takes either (`FlowConnection<string | number>`).
@@ -18,6 +18,8 @@ export interface FlowConnection<Protocol extends string | number = TrafficProtoc
   destPort?: number;
   /** Network tags of the instance the connection reached (INGRESS) or left (EGRESS). */
   targetTags?: readonly string[];
+  /** Secure tags (or workload labels) of the connection's source, as rules' `srcSecureTags` name them. */
+  srcSecureTags?: readonly string[];
 }
 
 /**

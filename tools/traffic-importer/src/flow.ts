@@ -12,6 +12,8 @@ export interface FlowRecord {
   protocol: TrafficProtocol;
   srcPort?: number;
   destPort?: number;
+  /** The source's workload labels (Hubble's `source.labels`), for rules' `srcSecureTags`. */
+  srcSecureTags?: string[];
 }
 
 /**

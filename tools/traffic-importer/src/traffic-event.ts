@@ -52,5 +52,6 @@ export function trafficEvent(
   };
   if (flow.srcPort !== undefined) event.srcPort = flow.srcPort;
   if (flow.destPort !== undefined) event.destPort = flow.destPort;
+  if (flow.srcSecureTags?.length) event.srcSecureTags = flow.srcSecureTags;
   return event;
 }

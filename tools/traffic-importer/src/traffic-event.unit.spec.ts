@@ -41,6 +41,21 @@ describe('traffic events from flow records', () => {
     expect(id).not.toBe(unsalted);
   });
 
+  it("carries the source's tags, and leaves an empty list out", () => {
+    const options = {
+      id: 'e1',
+      defaultDirection: 'INGRESS' as const,
+      now: new Date(),
+      restamp: false,
+    };
+    expect(
+      trafficEvent({ ...flow, srcSecureTags: ['k8s:app=api'] }, options).srcSecureTags,
+    ).toEqual(['k8s:app=api']);
+    expect(trafficEvent({ ...flow, srcSecureTags: [] }, options)).not.toHaveProperty(
+      'srcSecureTags',
+    );
+  });
+
   it("keeps the record's time and direction, or takes the defaults", () => {
     const now = new Date('2026-11-25T10:00:00Z');
     expect(

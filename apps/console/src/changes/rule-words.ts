@@ -1,9 +1,11 @@
-import type {
-  AnalysisVerdict,
-  DifferingRegion,
-  FirewallRule,
-  PreviewVerdict,
-  RuleDiff,
+import {
+  type AnalysisVerdict,
+  type DifferingRegion,
+  type FirewallRule,
+  type PreviewVerdict,
+  type RuleDiff,
+  matchWords,
+  regionMatchWords,
 } from '@rollout/contracts';
 
 /** A deciding rule in a few words: "rule 300 (allow)", or "implied deny". */
@@ -17,22 +19,10 @@ export const ruleLabel = (verdict: Pick<PreviewVerdict, 'rulePriority' | 'implie
  * matches (hover text of the Sankey's nodes, the diff's rows) and what a region's change does.
  */
 
-const ranges = (values?: string[]) => (values?.length ? values.join(', ') : 'anywhere');
-
-function protocolsOf(rule: FirewallRule): string {
-  const configs = rule.match.layer4Configs ?? [];
-  if (!configs.length) return 'all protocols';
-  return configs
-    .map((l4) => (l4.ports?.length ? `${l4.ipProtocol}/${l4.ports.join(',')}` : l4.ipProtocol))
-    .join(', ');
-}
-
 /** "INGRESS deny tcp/22 from 0.0.0.0/0 to anywhere" (with target tags and "disabled" when so). */
 export function describeRule(rule: FirewallRule): string {
   const tags = rule.targetTags?.length ? `, on instances tagged ${rule.targetTags.join(', ')}` : '';
-  return `${rule.direction} ${rule.action} ${protocolsOf(rule)} from ${ranges(
-    rule.match.srcIpRanges,
-  )} to ${ranges(rule.match.destIpRanges)}${tags}${rule.disabled ? ' (disabled)' : ''}`;
+  return `${rule.direction} ${rule.action} ${matchWords(rule.match)}${tags}${rule.disabled ? ' (disabled)' : ''}`;
 }
 
 /** A rule field's value in a diff: lists joined, objects as compact JSON, absence said. */
@@ -50,22 +40,13 @@ const verdictText = (verdict: AnalysisVerdict) =>
     : `${verdict.action} (rule ${verdict.rulePriority})`;
 
 function regionTraffic(region: DifferingRegion): string {
-  const l4 = region.layer4Configs
-    .map((config) => {
-      const protocols = config.ipProtocols.join('/');
-      if (!config.ports?.length) return protocols === 'all' ? 'any protocol' : protocols;
-      return `${protocols}/${config.ports.join(',')}${config.portless ? ' (and portless)' : ''}`;
-    })
-    .join(', ');
   const tags = region.target?.anyTagOf?.length
     ? `, to instances tagged ${region.target.anyTagOf.map((any) => any.join(' or ')).join(' and ')}`
     : '';
   const untagged = region.target?.tagsAbsent?.length
     ? `, to instances not tagged ${region.target.tagsAbsent.join(', ')}`
     : '';
-  return `${region.direction} ${l4 || 'any protocol'} from ${ranges(region.srcIpRanges)} to ${ranges(
-    region.destIpRanges,
-  )}${tags}${untagged}`;
+  return `${region.direction} ${regionMatchWords(region)}${tags}${untagged}`;
 }
 
 /** "INGRESS tcp/22 from 0.0.0.0/0 to anywhere: allow (rule 1000) becomes deny (rule 900)". */

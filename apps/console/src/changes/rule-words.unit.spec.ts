@@ -21,6 +21,19 @@ describe('rules and regions in words', () => {
         targetTags: ['web'],
       }),
     ).toBe('INGRESS deny tcp/22 from 0.0.0.0/0 to anywhere, on instances tagged web');
+    expect(
+      describeRule({
+        priority: 800,
+        direction: 'INGRESS',
+        action: 'allow',
+        match: {
+          layer4Configs: [{ ipProtocol: 'tcp', ports: ['5432'] }],
+          srcSecureTags: [{ name: 'k8s:app=api' }, { name: 'tagValues/1' }],
+        },
+      }),
+    ).toBe(
+      'INGRESS allow tcp/5432 from anywhere to anywhere with source tag k8s:app=api or tagValues/1',
+    );
     expect(formatFieldValue(['22', '443'])).toBe('22, 443');
     expect(formatFieldValue(undefined)).toBe('(none)');
     expect(formatFieldValue({ a: 1 })).toBe('{"a":1}');
@@ -39,6 +52,14 @@ describe('rules and regions in words', () => {
       'INGRESS tcp/22 from 0.0.0.0/0 to anywhere: allow (rule 1000) becomes deny (rule 900)',
     );
     expect(regionOpens(region)).toBe(false);
+    expect(
+      describeRegion({
+        ...region,
+        srcSecureTags: { anyTagOf: [['k8s:app=api']], tagsAbsent: ['k8s:app=web'] },
+      }),
+    ).toBe(
+      'INGRESS tcp/22 from 0.0.0.0/0 to anywhere with source tags k8s:app=api and none of k8s:app=web: allow (rule 1000) becomes deny (rule 900)',
+    );
   });
 
   it('counts a diff in words, naming policy fields and rewritten rules only when there are some', () => {

@@ -209,7 +209,7 @@ it('lists traffic.v2alpha beside traffic.v1 among the packages it speaks', async
       .filter((c) => c.name.startsWith('traffic.'))
       .map(({ name, version }) => ({ name, version })),
   ).toEqual([
-    { name: 'traffic.v1', version: '1.0.0' },
-    { name: 'traffic.v2alpha', version: '2.0.0-alpha.1' },
+    { name: 'traffic.v1', version: '1.1.0' },
+    { name: 'traffic.v2alpha', version: '2.1.0-alpha.1' },
   ]);
 });

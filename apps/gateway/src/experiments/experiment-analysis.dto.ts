@@ -70,6 +70,11 @@ export class DifferingRegionDto implements DifferingRegion {
     description: 'Absent: whatever target tags the connection carries',
   })
   target?: AnalysisTargetDto;
+  @ApiPropertyOptional({
+    type: AnalysisTargetDto,
+    description: 'Absent: whatever source secure tags the connection carries',
+  })
+  srcSecureTags?: AnalysisTargetDto;
   @ApiProperty({
     type: AnalysisVerdictDto,
     description: 'The live policy rule that decides every connection of the region',

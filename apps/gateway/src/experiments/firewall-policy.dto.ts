@@ -11,6 +11,7 @@ import type {
   ListPoliciesResponse,
   RuleAction,
   RuleMatch,
+  SecureTag,
 } from '@rollout/contracts';
 import type { Writable } from '../contract-binding';
 
@@ -27,6 +28,13 @@ export class Layer4ConfigDto implements Layer4Config {
   @ApiPropertyOptional({ example: ['443', '8000-8080'], description: 'Only for tcp, udp and sctp' })
   ports?: string[];
 }
+export class SecureTagDto implements SecureTag {
+  @ApiProperty({
+    example: 'tagValues/281484836404786',
+    description: 'A tag value, or a workload label as a flow log reports it (k8s:app=web)',
+  })
+  name!: string;
+}
 export class RuleMatchDto implements RuleMatch {
   @ApiPropertyOptional({
     example: ['10.0.0.0/8'],
@@ -35,6 +43,11 @@ export class RuleMatchDto implements RuleMatch {
   srcIpRanges?: string[];
   @ApiPropertyOptional({ example: ['2001:db8::/32'] }) destIpRanges?: string[];
   @ApiPropertyOptional({ type: [Layer4ConfigDto] }) layer4Configs?: Layer4ConfigDto[];
+  @ApiPropertyOptional({
+    type: [SecureTagDto],
+    description: "The connection's source carries at least one of these; empty: any source",
+  })
+  srcSecureTags?: SecureTagDto[];
 }
 export class FirewallRuleDto implements FirewallRule {
   @ApiProperty({ minimum: 0, maximum: 65535, description: 'Lower wins; unique within a policy' })

@@ -44,6 +44,7 @@ export class PreviewConnectionDto implements PreviewConnection {
   @ApiPropertyOptional() srcPort?: number;
   @ApiPropertyOptional({ example: 22 }) destPort?: number;
   @ApiPropertyOptional({ type: [String] }) targetTags?: string[];
+  @ApiPropertyOptional({ type: [String], example: ['k8s:app=api'] }) srcSecureTags?: string[];
 }
 
 export class PreviewLogRecordDto implements PreviewLogRecord {

@@ -77,9 +77,44 @@ describe('validatePolicyContent', () => {
       'firewallPolicy.rules[0].match.layer4Configs[0].ports[0]',
     ],
     ['unknown field', rule({ colour: 'red' }), 'firewallPolicy.rules[0].colour'],
+    [
+      'source tag',
+      rule({ match: { srcSecureTags: [{ name: 'k8s:app = web' }] } }),
+      'firewallPolicy.rules[0].match.srcSecureTags[0].name',
+    ],
+    [
+      'source tag field',
+      rule({ match: { srcSecureTags: [{ name: 'tagValues/1', colour: 'red' }] } }),
+      'firewallPolicy.rules[0].match.srcSecureTags[0].colour',
+    ],
   ])('names the field of a bad %s', (_, bad, field) => {
     const { violations } = validatePolicyContent({ rules: [bad] }, 'firewallPolicy');
     expect(violations.map((v) => v.field)).toEqual([field]);
+  });
+});
+
+describe('source secure tags', () => {
+  it("keeps tag values and workload labels, and drops GCP's output-only state", () => {
+    const { content, violations } = validatePolicyContent(
+      {
+        rules: [
+          rule({
+            match: {
+              srcSecureTags: [
+                { name: 'tagValues/281484836404786', state: 'EFFECTIVE' },
+                { name: 'k8s:app=web' },
+              ],
+            },
+          }),
+        ],
+      },
+      'firewallPolicy',
+    );
+    expect(violations).toEqual([]);
+    expect(content?.rules[0].match.srcSecureTags).toEqual([
+      { name: 'tagValues/281484836404786' },
+      { name: 'k8s:app=web' },
+    ]);
   });
 });
 

@@ -56,10 +56,13 @@ export function compactOutcomeJson(outcome: Outcome): string {
 export function compactEventRow(event: TrafficEvent): string {
   const json = JSON.stringify;
   let row = `,${json(event.id)},${json(event.time)},"${event.direction === 'INGRESS' ? 'I' : 'E'}",${json(event.srcIp)},${json(event.destIp)},${typeof event.protocol === 'number' ? event.protocol : json(event.protocol)}`;
-  const { srcPort, destPort, targetTags } = event;
-  if (srcPort !== undefined || destPort !== undefined || targetTags !== undefined)
+  const { srcPort, destPort, targetTags, srcSecureTags } = event;
+  const sourceTags = srcSecureTags !== undefined;
+  if (srcPort !== undefined || destPort !== undefined || targetTags !== undefined || sourceTags)
     row += `,${srcPort ?? 'null'}`;
-  if (destPort !== undefined || targetTags !== undefined) row += `,${destPort ?? 'null'}`;
-  if (targetTags !== undefined) row += `,${json(targetTags)}`;
+  if (destPort !== undefined || targetTags !== undefined || sourceTags)
+    row += `,${destPort ?? 'null'}`;
+  if (targetTags !== undefined || sourceTags) row += `,${targetTags ? json(targetTags) : 'null'}`;
+  if (sourceTags) row += `,${json(srcSecureTags)}`;
   return `${row}]`;
 }

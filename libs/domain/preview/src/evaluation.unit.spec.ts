@@ -324,6 +324,12 @@ describe('evaluating a batch', () => {
       experiment('noop', []),
       experiment('open', [
         {
+          priority: 4,
+          direction: 'INGRESS',
+          action: 'deny',
+          match: { srcSecureTags: [{ name: 'k8s:app=scanner' }] },
+        },
+        {
           priority: 5,
           direction: 'INGRESS',
           action: 'allow',
@@ -342,8 +348,21 @@ describe('evaluating a batch', () => {
         srcIp: `10.0.${random(4)}.${random(3)}`,
         destPort: [22, 443, 23][random(3)],
         time: `2025-06-01T00:0${random(3)}:${String(random(60)).padStart(2, '0')}Z`,
+        // The generator's low bits repeat with a short period: the choice reads high ones.
+        srcSecureTags: [
+          [],
+          ['k8s:app=scanner'],
+          ['k8s:app=web', 'k8s:app=scanner'],
+          ['k8s:app=web'],
+        ][Math.floor(random(4000) / 1000)],
       }),
     );
+    // Source tags decide some events, or the draw would not exercise them.
+    const byTag = events.filter(
+      (e) => experiments[2].policy.evaluateParsed(e.connection).rulePriority === 4,
+    ).length;
+    expect(byTag).toBeGreaterThan(100);
+    expect(byTag).toBeLessThan(400);
     const { configurations, cohorts } = evaluateBatch([message(events)], new Set(), () => v3);
     const [cohort] = cohorts;
     experiments.forEach((target, i) => {

@@ -68,6 +68,7 @@ export function connectionOf(event: TrafficEvent): PreviewConnection {
   if (event.srcPort !== undefined) connection.srcPort = event.srcPort;
   if (event.destPort !== undefined) connection.destPort = event.destPort;
   if (event.targetTags !== undefined) connection.targetTags = event.targetTags;
+  if (event.srcSecureTags !== undefined) connection.srcSecureTags = event.srcSecureTags;
   return connection;
 }
 

@@ -14,5 +14,6 @@ export function fromV2alpha(event: TrafficEventV2alpha): TrafficEvent {
   if (event.sourcePort !== undefined) out.srcPort = event.sourcePort;
   if (event.destinationPort !== undefined) out.destPort = event.destinationPort;
   if (event.targetTags !== undefined) out.targetTags = event.targetTags;
+  if (event.sourceSecureTags !== undefined) out.srcSecureTags = event.sourceSecureTags;
   return out;
 }

@@ -19,7 +19,9 @@ import {
  * (`IP`, `l4`, `traffic_direction`, `is_reply`, `source_port`); the lowerCamelCase JSON names
  * (`trafficDirection`, `isReply`, `sourcePort`) of other protobuf printers are read too.
  * Replies (`is_reply`) are the other half of a connection already seen, and responses that are
- * not flows (`node_status`, `lost_events`) carry none: both are skipped.
+ * not flows (`node_status`, `lost_events`) carry none: both are skipped. The source endpoint's
+ * labels (`source.labels`, `k8s:app=web`) become the event's `srcSecureTags`, which rules match
+ * with `match.srcSecureTags` (the first 64 that traffic.v1 can carry).
  */
 export function hubbleParser(): FlowParser {
   let first = true;
@@ -78,11 +80,29 @@ export function hubbleParser(): FlowParser {
             `flow.l4 holds none of TCP, UDP, SCTP, ICMPv4, ICMPv6 (${Object.keys(l4).join(', ') || 'nothing'})`,
           );
         }
+        const labels = sourceLabels(flow.source);
+        if (labels.length) record.srcSecureTags = labels;
         const direction = pick(flow, 'traffic_direction', 'trafficDirection');
         if (direction === 'INGRESS' || direction === 'EGRESS') record.direction = direction;
         return { kind: 'flow', flow: record };
       }),
   };
+}
+
+/** traffic.v1's bounds on srcSecureTags. */
+const MAX_SOURCE_LABELS = 64;
+const MAX_LABEL_LENGTH = 256;
+
+function sourceLabels(source: unknown): string[] {
+  if (!isObject(source) || !Array.isArray(source.labels)) return [];
+  return [
+    ...new Set(
+      source.labels.filter(
+        (label): label is string =>
+          typeof label === 'string' && label.length > 0 && label.length <= MAX_LABEL_LENGTH,
+      ),
+    ),
+  ].slice(0, MAX_SOURCE_LABELS);
 }
 
 /** The value of a protobuf field under its proto name or its lowerCamelCase JSON name. */

@@ -53,8 +53,32 @@ describe('Cilium Hubble flows (hubble observe -o jsonpb)', () => {
         protocol: 'tcp',
         srcPort: 49168,
         destPort: 80,
+        srcSecureTags: ['k8s:app=tiefighter'],
       },
     });
+  });
+
+  it("carries the source's labels, deduplicated, as srcSecureTags (none when the source has none)", () => {
+    const parser = hubbleParser();
+    const flow = {
+      IP: { source: '10.244.1.92', destination: '10.244.0.125' },
+      l4: { TCP: { source_port: 49168, destination_port: 5432 } },
+    };
+    const labels = [
+      'k8s:app=api',
+      'k8s:io.kubernetes.pod.namespace=shop',
+      'k8s:app=api',
+      '',
+      'x'.repeat(257),
+    ];
+    expect(parser.parse(response({ ...flow, source: { identity: 1, labels } }))).toMatchObject({
+      flow: { srcSecureTags: ['k8s:app=api', 'k8s:io.kubernetes.pod.namespace=shop'] },
+    });
+    const many = Array.from({ length: 70 }, (_, i) => `k8s:label${i}=x`);
+    const capped = parser.parse(response({ ...flow, source: { labels: many } }));
+    expect(capped.kind === 'flow' && capped.flow.srcSecureTags).toEqual(many.slice(0, 64));
+    const bare = parser.parse(response({ ...flow, source: { identity: 2 } }));
+    expect(bare.kind === 'flow' && bare.flow.srcSecureTags).toBeUndefined();
   });
 
   it('reads UDP, ICMPv4 and ICMPv6, IPv6 addresses, and lowerCamelCase field names', () => {
@@ -86,6 +110,7 @@ describe('Cilium Hubble flows (hubble observe -o jsonpb)', () => {
         srcIp: '10.244.1.92',
         destIp: '10.244.0.125',
         protocol: 'icmp',
+        srcSecureTags: ['k8s:app=tiefighter'],
       },
     });
     expect(

@@ -11,7 +11,7 @@ import type { ContractPackage } from '@rollout/contracts';
  */
 export const TRAFFIC_V2ALPHA: ContractPackage = {
   name: 'traffic.v2alpha',
-  version: '2.0.0-alpha.1',
+  version: '2.1.0-alpha.1',
 };
 
 /** The major as it appears in the subject (`traffic.v2alpha.…`). */
@@ -81,6 +81,11 @@ export interface TrafficEvent {
    * @maxItems 64
    */
   targetTags?: string[];
+  /**
+   * `srcSecureTags` in traffic.v1: secure tags or workload labels of the connection's source.
+   * @maxItems 64
+   */
+  sourceSecureTags?: string[];
 }
 
 /** Events published together in one message (all or nothing: see the package). */
@@ -122,6 +127,11 @@ export const TRAFFIC_V2ALPHA_EVENT_SCHEMA = {
       type: 'array',
       maxItems: 64,
       items: { type: 'string', minLength: 1, maxLength: 63 },
+    },
+    sourceSecureTags: {
+      type: 'array',
+      maxItems: 64,
+      items: { type: 'string', minLength: 1, maxLength: 256 },
     },
   },
 } as const;

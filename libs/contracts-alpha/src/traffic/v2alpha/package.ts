@@ -4,7 +4,7 @@ import { trafficV2alphaSubject } from './index';
 /** `traffic.v2alpha`: traffic events in batches, with spelled-out address fields; beside traffic.v1. */
 export const TRAFFIC_V2ALPHA_PACKAGE = definePackage({
   name: 'traffic.v2alpha',
-  version: '2.0.0-alpha.1',
+  version: '2.1.0-alpha.1',
   stability: 'alpha',
   requests: [],
   replies: [],

@@ -76,7 +76,7 @@ describe('traffic.v2alpha', () => {
       name: TRAFFIC_V2ALPHA_PACKAGE.name,
       version: TRAFFIC_V2ALPHA_PACKAGE.version,
     });
-    expect(formatContractVersion(TRAFFIC_V2ALPHA)).toBe('traffic.v2alpha/2.0.0-alpha.1');
+    expect(formatContractVersion(TRAFFIC_V2ALPHA)).toBe('traffic.v2alpha/2.1.0-alpha.1');
     expect(parseContractVersion(formatContractVersion(TRAFFIC_V2ALPHA))).toEqual(TRAFFIC_V2ALPHA);
     expect(trafficV2alphaSubject('acme', 'global', 'edge')).toBe(
       'traffic.v2alpha.acme.global.edge',

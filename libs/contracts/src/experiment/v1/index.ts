@@ -1,4 +1,5 @@
 export * from './resources';
+export * from './match-words';
 export * from './messages';
 export * from './names';
 export * from './revisions';

@@ -2,7 +2,7 @@ import type { ContractPackage } from '../../packages';
 import type { FirewallPolicy, FirewallPolicyExperiment, PolicyContent } from './resources';
 import { formatExperimentName, formatPolicyName } from './names';
 
-export const EXPERIMENT_V1: ContractPackage = { name: 'experiment.v1', version: '1.7.0' };
+export const EXPERIMENT_V1: ContractPackage = { name: 'experiment.v1', version: '1.8.0' };
 
 /** Request/reply subjects served by the experiment-service (queue group experiment-service). */
 export const EXPERIMENT_SUBJECTS = {

@@ -28,7 +28,7 @@ const service = 'experiment-service';
 /** `experiment.v1`: live firewall policies and their experiments (AIP-236). */
 export const EXPERIMENT_V1_PACKAGE = definePackage({
   name: 'experiment.v1',
-  version: '1.7.0',
+  version: '1.8.0',
   stability: 'stable',
   requests: [
     'CreatePolicyRequest',

@@ -10,10 +10,20 @@ export interface Layer4Config {
   ports?: string[];
 }
 
+/**
+ * A secure tag, as GCP firewall policies name one: a tag value (`tagValues/281484836404786`), or
+ * a workload label as a flow log reports it (Hubble: `k8s:app=web`).
+ */
+export interface SecureTag {
+  name: string;
+}
+
 export interface RuleMatch {
   srcIpRanges?: string[];
   destIpRanges?: string[];
   layer4Configs?: Layer4Config[];
+  /** The connection's source carries at least one of these; empty: any source. */
+  srcSecureTags?: SecureTag[];
 }
 
 export interface FirewallRule {
@@ -211,7 +221,7 @@ export interface AnalysisTarget {
 
 /**
  * A set of connections (direction × source ranges × destination ranges × protocols/ports ×
- * target tags) on which the live policy and the experiment give different actions, each decided
+ * source tags × target tags) on which the live policy and the experiment give different actions, each decided
  * by the one rule named (the same rule decides every connection of the region).
  */
 export interface DifferingRegion {
@@ -223,6 +233,8 @@ export interface DifferingRegion {
   layer4Configs: AnalysisLayer4[];
   /** Absent: whatever tags the connection carries. */
   target?: AnalysisTarget;
+  /** The condition on the source's secure tags; absent: whatever source tags the connection carries. */
+  srcSecureTags?: AnalysisTarget;
   liveVerdict: AnalysisVerdict;
   experimentVerdict: AnalysisVerdict;
 }

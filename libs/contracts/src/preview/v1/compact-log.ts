@@ -31,9 +31,9 @@ export type PreviewLogOutcome = PreviewVerdictToken[];
 
 /**
  * One traffic event: `[outcome, trafficEventId, eventTime, direction, srcIp, destIp, protocol,
- * srcPort, destPort, targetTags]`, `outcome` the index of its outcome in the message's `outcomes`
- * and direction `I` for INGRESS, `E` for EGRESS. Trailing elements that are absent are left out;
- * an absent port followed by a present element is null.
+ * srcPort, destPort, targetTags, srcSecureTags]`, `outcome` the index of its outcome in the
+ * message's `outcomes` and direction `I` for INGRESS, `E` for EGRESS. Trailing elements that are
+ * absent are left out; an absent port or target tags followed by a present element is null.
  */
 export type CompactPreviewLogEvent = [
   number,
@@ -45,6 +45,7 @@ export type CompactPreviewLogEvent = [
   TrafficProtocol,
   (number | null)?,
   (number | null)?,
+  (string[] | null)?,
   string[]?,
 ];
 
@@ -124,7 +125,8 @@ export function compactRowConnection(row: CompactPreviewLogEvent): PreviewConnec
   };
   if (row[7] !== undefined && row[7] !== null) connection.srcPort = row[7];
   if (row[8] !== undefined && row[8] !== null) connection.destPort = row[8];
-  if (row[9] !== undefined) connection.targetTags = row[9];
+  if (row[9] !== undefined && row[9] !== null) connection.targetTags = row[9];
+  if (row[10] !== undefined) connection.srcSecureTags = row[10];
   return connection;
 }
 

@@ -21,6 +21,8 @@ export interface PreviewConnection {
   srcPort?: number;
   destPort?: number;
   targetTags?: string[];
+  /** Since 1.13.0. */
+  srcSecureTags?: string[];
 }
 
 export interface PreviewLogRecord {

@@ -9,7 +9,7 @@ import type { ContractPackage } from '../../packages';
  * it goes to `deadletter.v1.traffic` with the reason in `Dead-Letter-Reason` and its subject in
  * `Dead-Letter-Subject`. See docs/traffic.md.
  */
-export const TRAFFIC_V1: ContractPackage = { name: 'traffic.v1', version: '1.0.0' };
+export const TRAFFIC_V1: ContractPackage = { name: 'traffic.v1', version: '1.1.0' };
 
 export const TRAFFIC_STREAM = 'TRAFFIC';
 /** The subjects of this major. */
@@ -76,6 +76,12 @@ export interface TrafficEvent {
   destPort?: number;
   /** Network tags of the instance the connection reached (INGRESS) or left (EGRESS). */
   targetTags?: string[];
+  /**
+   * Since 1.1.0: secure tags of the connection's source (`tagValues/123`), or its workload
+   * labels as a flow log reports them (Hubble: `k8s:app=web`); rules match them with
+   * `match.srcSecureTags`.
+   */
+  srcSecureTags?: string[];
 }
 
 const RFC_3339 =
@@ -105,6 +111,11 @@ export const TRAFFIC_EVENT_SCHEMA = {
       type: 'array',
       maxItems: 64,
       items: { type: 'string', minLength: 1, maxLength: 63 },
+    },
+    srcSecureTags: {
+      type: 'array',
+      maxItems: 64,
+      items: { type: 'string', minLength: 1, maxLength: 256 },
     },
   },
 } as const;

@@ -4,7 +4,7 @@ import { TRAFFIC_STREAM, trafficSubject } from './index';
 /** `traffic.v1`: production traffic, one event per connection, for the evaluator. */
 export const TRAFFIC_V1_PACKAGE = definePackage({
   name: 'traffic.v1',
-  version: '1.0.0',
+  version: '1.1.0',
   stability: 'stable',
   requests: [],
   replies: [],

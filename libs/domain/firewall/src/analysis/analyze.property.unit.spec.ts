@@ -40,6 +40,9 @@ function l4(r: Rng): Layer4Config {
   return { ipProtocol, ports };
 }
 
+// A source tag named like a target tag: the two dimensions must stay apart.
+const SOURCE_TAGS = ['tagValues/1', 'k8s:app=web', 'web'];
+
 const list = <T>(r: Rng, pEmpty: number, max: number, item: () => T): T[] | undefined =>
   r.chance(pEmpty)
     ? r.chance(0.5)
@@ -55,6 +58,7 @@ function policy(r: Rng, count: number): FirewallRule[] {
     const destIpRanges = list(r, 0.5, 2, () => range(r));
     const layer4Configs = list(r, 0.25, 2, () => l4(r));
     const targetTags = list(r, 0.7, 2, () => r.pick(['web', 'db', 'ssh']));
+    const srcSecureTags = list(r, 0.7, 2, () => ({ name: r.pick(SOURCE_TAGS) }));
     return {
       priority,
       direction: r.chance(0.6) ? 'INGRESS' : 'EGRESS',
@@ -63,6 +67,7 @@ function policy(r: Rng, count: number): FirewallRule[] {
         ...(srcIpRanges ? { srcIpRanges } : {}),
         ...(destIpRanges ? { destIpRanges } : {}),
         ...(layer4Configs ? { layer4Configs } : {}),
+        ...(srcSecureTags ? { srcSecureTags } : {}),
       },
       ...(targetTags ? { targetTags } : {}),
       ...(r.chance(0.1) ? { disabled: true } : {}),
@@ -92,6 +97,7 @@ function connection(r: Rng): Connection {
           : v6(r)
       : v4(r);
   const tags = Array.from({ length: r.int(3) }, () => r.pick(['web', 'db', 'ssh', 'other']));
+  const sourceTags = Array.from({ length: r.int(3) }, () => r.pick([...SOURCE_TAGS, 'other']));
   return {
     direction: r.chance(0.6) ? 'INGRESS' : 'EGRESS',
     srcIp: address(),
@@ -99,12 +105,14 @@ function connection(r: Rng): Connection {
     protocol: r.pick(['tcp', 'udp', 'icmp', 47, 6, 'esp']),
     ...(r.chance(0.9) ? { destPort: r.chance(0.05) ? 65535 : r.int(24) } : {}),
     ...(tags.length ? { targetTags: tags } : {}),
+    ...(sourceTags.length ? { srcSecureTags: sourceTags } : {}),
   };
 }
 
 describe('differing regions against the engine', () => {
   it('hold exactly the connections the two policies decide differently (300 seeded pairs × 200 connections)', () => {
     let differing = 0;
+    let bySourceTags = 0;
     let agreeing = 0;
     let shadowed = 0;
     let covered = 0;
@@ -150,6 +158,7 @@ describe('differing regions against the engine', () => {
           differing++;
           if (holding.length !== 1) fail('decided differently, not in exactly one region');
           const [region] = holding;
+          if (region.srcSecureTags) bySourceTags++;
           if (
             region.liveVerdict.rulePriority !== a.rulePriority ||
             region.experimentVerdict.rulePriority !== b.rulePriority
@@ -178,6 +187,7 @@ describe('differing regions against the engine', () => {
     }
     // The draw must exercise both outcomes and shadowed rules that match traffic, or agreement proves little.
     expect(differing).toBeGreaterThan(3000);
+    expect(bySourceTags).toBeGreaterThan(300);
     expect(agreeing).toBeGreaterThan(20000);
     expect(shadowed).toBeGreaterThan(20);
     expect(covered).toBeGreaterThan(300);

@@ -1,9 +1,11 @@
 /**
  * Static analysis of an experiment against the live policy: which experiment rules are shadowed
  * (decide no connection) and, as disjoint regions, where the two policies give different actions;
- * exact, with the engine's semantics (docs/firewall-matching.md). A decision diagram over source
- * → destination → protocol/port → tags: each level is cut into intervals by the candidate rules'
- * bounds, and intervals with the same candidates are refined together. A policy's candidates stop
+ * exact, with the engine's semantics (docs/firewall-matching.md). A decision diagram over the
+ * match fields' dimensions (match-fields.ts: source → destination → protocol/port → source tags),
+ * then target tags: each level is cut into intervals by the candidate rules'
+ * bounds, and intervals with the same candidates are refined together; each label dimension
+ * (source tags) is cut into cells of label sets where the same candidates match. A policy's candidates stop
  * at its first rule matching everything left, a refinement is computed once per distinct (level,
  * candidates), and equal sub-regions merge. Work is bounded (ANALYSIS_WORK_LIMIT).
  */
@@ -12,22 +14,12 @@ import type {
   Direction,
   ExperimentAnalysis,
   FirewallRule,
+  RuleMatch,
   ShadowedRule,
 } from '@rollout/contracts';
 import { MAX_DIFFERING_REGIONS } from '@rollout/contracts';
-import {
-  addressIntervals,
-  ADDRESS_END,
-  bridgeUnreachable,
-  Interval,
-  intervalsKey,
-  LAYER4_END,
-  layer4Intervals,
-  normalize,
-  toCidrs,
-  toLayer4,
-  UNREACHABLE,
-} from './space';
+import { LABEL_FIELDS, LINE_FIELDS } from '../match-fields';
+import { bridgeUnreachable, Interval, intervalsKey, normalize, UNREACHABLE } from './space';
 import { intersectTagCells, TagCell, tagCellKey, tagCells, toTarget } from './tags';
 
 /**
@@ -37,17 +29,25 @@ import { intersectTagCells, TagCell, tagCellKey, tagCells, toTarget } from './ta
  */
 export const ANALYSIS_WORK_LIMIT = 500_000;
 
-const DIMENSIONS = 3; // source, destination, protocol/port; tags are the leaf
-const LINE_END = [ADDRESS_END, ADDRESS_END, LAYER4_END];
+/** The levels of the diagram: the line fields', then the label fields'; target tags are the leaf. */
+const LINES = LINE_FIELDS.length;
+const DIMENSIONS = LINES + LABEL_FIELDS.length;
+
+type Keys = Partial<Record<keyof RuleMatch, Interval[]>>;
+type Cells = Partial<Record<keyof RuleMatch, TagCell>>;
+
+const EVERY_LABEL_SET: TagCell = { absent: [], anyOf: [] };
 
 interface PreparedRule {
   /** 0: the first list (live), 1: the second (experiment). */
   side: 0 | 1;
   priority: number;
   action: 'allow' | 'deny';
-  /** Per dimension: the keys it matches, and whether that is the whole line. */
-  intervals: Interval[][];
-  full: boolean[];
+  /** Per match field: the keys it matches, and whether that is the whole line. */
+  keys: Keys;
+  full: Partial<Record<keyof RuleMatch, boolean>>;
+  /** Per label field (LABEL_FIELDS' order): the labels it names, sorted; undefined: any. */
+  labels: (readonly string[] | undefined)[];
   tags: readonly string[] | undefined;
   /** Per level: does the rule match everything in the dimensions from that level on? */
   universalFrom: boolean[];
@@ -56,7 +56,8 @@ interface PreparedRule {
 /** A region below some level: the intervals of the levels refined so far (from the bottom up). */
 interface SubRegion {
   id: number;
-  dims: (Interval[] | undefined)[];
+  keys: Keys;
+  cells: Cells;
   target: TagCell;
   live: number;
   experiment: number;
@@ -115,26 +116,32 @@ class DirectionAnalysis {
     const key = candidates.join(',');
     const known = this.memo[level].get(key);
     if (known) return known;
-    const result = level === DIMENSIONS ? this.leaf(candidates) : this.split(level, candidates);
+    const result =
+      level === DIMENSIONS
+        ? this.leaf(candidates)
+        : level < LINES
+          ? this.split(level, candidates)
+          : this.splitLabels(level, candidates);
     this.memo[level].set(key, result);
     return result;
   }
 
   /** Cuts dimension `level` into groups of intervals with the same candidates, refines each, merges equal sub-regions. */
   private split(level: number, candidates: number[]): SubRegion[] {
+    const { name, field } = LINE_FIELDS[level];
+    const { end, dimension } = field;
     const always: number[] = [];
     const events: { at: bigint; rule: number; delta: 1 | -1 }[] = [];
-    const end = LINE_END[level];
     for (const i of candidates) {
       const rule = this.rules[i];
-      if (rule.full[level]) always.push(i);
+      if (rule.full[name]) always.push(i);
       else
-        for (const { first, last } of rule.intervals[level]) {
+        for (const { first, last } of rule.keys[name]!) {
           events.push({ at: first, rule: i, delta: 1 });
           if (last + 1n < end) events.push({ at: last + 1n, rule: i, delta: -1 });
         }
     }
-    const addresses = level < 2;
+    const addresses = dimension === 'source' || dimension === 'destination';
     if (addresses) {
       // A segment boundary on each side of the unreachable keys, so that no group holds only them.
       events.push(
@@ -193,10 +200,68 @@ class DirectionAnalysis {
     }
     this.spend(merged.size);
     return [...merged.values()].map(({ sub, intervals }) => {
-      const dims = [...sub.dims];
-      dims[level] = addresses ? bridgeUnreachable(normalize(intervals)) : normalize(intervals);
-      return this.intern(dims, sub.target, sub.live, sub.experiment);
+      const keys = {
+        ...sub.keys,
+        [name]: addresses ? bridgeUnreachable(normalize(intervals)) : normalize(intervals),
+      };
+      return this.intern(keys, sub.cells, sub.target, sub.live, sub.experiment);
     });
+  }
+
+  /** Cuts label dimension `level` into cells where the same candidates match, and refines each. */
+  private splitLabels(level: number, candidates: number[]): SubRegion[] {
+    const { name } = LABEL_FIELDS[level - LINES];
+    const regions: SubRegion[] = [];
+    for (const { cell, rules } of this.labelCells(level, EVERY_LABEL_SET, candidates)) {
+      for (const sub of this.refine(level + 1, this.truncate(level + 1, rules)))
+        regions.push(
+          this.intern(
+            sub.keys,
+            { ...sub.cells, [name]: cell },
+            sub.target,
+            sub.live,
+            sub.experiment,
+          ),
+        );
+    }
+    this.spend(regions.length + 1);
+    return regions;
+  }
+
+  /**
+   * Splits `cell` until every candidate either matches all of a part or none of it: a rule with
+   * labels S matches where the connection carries one of S. A side's candidates after one that
+   * matches all the rest of the space do not matter, and are not split on.
+   */
+  private labelCells(
+    level: number,
+    cell: TagCell,
+    candidates: number[],
+  ): { cell: TagCell; rules: number[] }[] {
+    this.spend(candidates.length);
+    const index = level - LINES;
+    const stopped = [false, false];
+    const rules: number[] = [];
+    for (const i of candidates) {
+      const rule = this.rules[i];
+      if (stopped[rule.side]) continue;
+      const labels = rule.labels[index];
+      if (labels) {
+        if (labels.every((label) => cell.absent.includes(label))) continue;
+        const surely = cell.anyOf.some((clause) => clause.every((label) => labels.includes(label)));
+        if (!surely) {
+          const inside = intersectTagCells(cell, { absent: [], anyOf: [labels] })!;
+          const outside = intersectTagCells(cell, { absent: labels, anyOf: [] })!;
+          return [
+            ...this.labelCells(level, inside, candidates),
+            ...this.labelCells(level, outside, candidates),
+          ];
+        }
+      }
+      rules.push(i);
+      if (rule.universalFrom[level + 1]) stopped[rule.side] = true;
+    }
+    return [{ cell, rules }];
   }
 
   /** The tag cells of both sides, intersected: each non-empty intersection has one deciding rule per side. */
@@ -212,14 +277,7 @@ class DirectionAnalysis {
         if (!cell) continue;
         this.onPair(live.decider, experiment.decider);
         if (this.keep(live.decider, experiment.decider)) {
-          regions.push(
-            this.intern(
-              new Array(DIMENSIONS).fill(undefined),
-              cell,
-              live.decider,
-              experiment.decider,
-            ),
-          );
+          regions.push(this.intern({}, {}, cell, live.decider, experiment.decider));
         }
       }
     }
@@ -228,15 +286,26 @@ class DirectionAnalysis {
   }
 
   private intern(
-    dims: (Interval[] | undefined)[],
+    keys: Keys,
+    cells: Cells,
     target: TagCell,
     live: number,
     experiment: number,
   ): SubRegion {
-    const key = `${dims.map((d) => (d ? intervalsKey(d) : '')).join('|')}|${tagCellKey(target)}|${live}|${experiment}`;
+    const dims = [
+      ...LINE_FIELDS.map(({ name }) => {
+        const line = keys[name];
+        return line ? intervalsKey(line) : '';
+      }),
+      ...LABEL_FIELDS.map(({ name }) => {
+        const labelCell = cells[name];
+        return labelCell ? tagCellKey(labelCell) : '';
+      }),
+    ];
+    const key = `${dims.join('|')}|${tagCellKey(target)}|${live}|${experiment}`;
     let region = this.interned.get(key);
     if (!region) {
-      region = { id: this.interned.size, dims, target, live, experiment };
+      region = { id: this.interned.size, keys, cells, target, live, experiment };
       this.interned.set(key, region);
     }
     return region;
@@ -262,25 +331,32 @@ function prepare(
     .filter(({ rule }) => !rule.disabled && rule.direction === direction)
     .sort((a, b) => a.rule.priority - b.rule.priority || a.order - b.order)
     .map(({ rule }) => {
-      const intervals = [
-        addressIntervals(rule.match?.srcIpRanges),
-        addressIntervals(rule.match?.destIpRanges),
-        layer4Intervals(rule.match?.layer4Configs),
-      ];
-      const full = intervals.map(
-        (list, d) => list.length === 1 && list[0].first === 0n && list[0].last === LINE_END[d] - 1n,
-      );
+      const keys: Keys = {};
+      const full: Partial<Record<keyof RuleMatch, boolean>> = {};
+      for (const { name, field } of LINE_FIELDS) {
+        const list = field.keys(rule.match?.[name]);
+        keys[name] = list;
+        full[name] = list.length === 1 && list[0].first === 0n && list[0].last === field.end - 1n;
+      }
+      const labels = LABEL_FIELDS.map(({ name, field }) => {
+        const named = field.labels(rule.match?.[name]);
+        return named?.length ? [...new Set(named)].sort() : undefined;
+      });
       const tags = rule.targetTags?.length ? rule.targetTags : undefined;
       const universalFrom = Array.from(
         { length: DIMENSIONS + 1 },
-        (_, level) => !tags && full.slice(level).every(Boolean),
+        (_, level) =>
+          !tags &&
+          LINE_FIELDS.slice(level).every(({ name }) => full[name]) &&
+          labels.slice(Math.max(0, level - LINES)).every((named) => !named),
       );
       return {
         side,
         priority: rule.priority,
         action: rule.action,
-        intervals,
+        keys,
         full,
+        labels,
         tags,
         universalFrom,
       };
@@ -333,11 +409,18 @@ export function analyzeExperiment(
       regionsFound += found.length;
       // Only listed regions are written out: the text of the others would be thrown away.
       for (const region of found.slice(0, Math.max(0, maxRegions - regions.length))) {
+        const parts = [
+          ...LINE_FIELDS.map(({ name, field }) => field.region(region.keys[name]!)),
+          ...LABEL_FIELDS.map(({ name, field }) =>
+            field.region(region.cells[name] ?? EVERY_LABEL_SET),
+          ),
+        ];
         regions.push({
           direction,
-          srcIpRanges: toCidrs(region.dims[0]!),
-          destIpRanges: toCidrs(region.dims[1]!),
-          layer4Configs: toLayer4(region.dims[2]!),
+          ...(Object.assign({}, ...parts) as Pick<
+            DifferingRegion,
+            'srcIpRanges' | 'destIpRanges' | 'layer4Configs' | 'srcSecureTags'
+          >),
           ...toTarget(region.target),
           liveVerdict: verdictOf(region.live),
           experimentVerdict: verdictOf(region.experiment),
@@ -394,7 +477,7 @@ function coveringRules(
   const higher = rules
     .slice(0, k)
     .filter((rule) =>
-      rule.intervals.every((intervals, d) => overlaps(intervals, rules[k].intervals[d])),
+      LINE_FIELDS.every(({ name }) => overlaps(rule.keys[name]!, rules[k].keys[name]!)),
     )
     .map((rule) => ({ ...rule, side: 0 as const }));
   const deciders = new Set<number>();

@@ -3,7 +3,8 @@
  * which regions no previewed connection touched (for the preview report: "this change also
  * opens 10.0.0.0/8 tcp:22, which no previewed connection used").
  */
-import type { DifferingRegion, FlowConnection } from '@rollout/contracts';
+import type { AnalysisTarget, DifferingRegion, FlowConnection } from '@rollout/contracts';
+import { LABEL_FIELDS } from '../match-fields';
 import { Connection, parseConnection, ParsedConnection } from '../engine/connection';
 import { addressIntervals, covers, Interval, PORT_KEYS } from './space';
 import { ruleProtocol } from '../engine/tables';
@@ -63,11 +64,18 @@ function inMatcher(m: RegionMatcher, c: ParsedConnection, checkTarget: boolean):
   if (keys !== 'all' && !covers(keys, BigInt(c.portKey))) return false;
   if (!covers(m.src, addressKey(c.srcFamily, c.s0, c.s1, c.s2, c.s3))) return false;
   if (!covers(m.dest, addressKey(c.destFamily, c.d0, c.d1, c.d2, c.d3))) return false;
-  const target = m.region.target;
-  if (!checkTarget || !target) return true;
-  const tags = c.targetTags;
-  if (target.tagsAbsent?.some((t) => tags.includes(t))) return false;
-  return (target.anyTagOf ?? []).every((clause) => clause.some((t) => tags.includes(t)));
+  if (!checkTarget) return true;
+  for (const { field } of LABEL_FIELDS) {
+    const condition = field.condition(m.region);
+    if (condition && !carries(condition, c[field.attribute])) return false;
+  }
+  return !m.region.target || carries(m.region.target, c.targetTags);
+}
+
+/** Whether a connection's tags satisfy a region's condition on them. */
+function carries(condition: AnalysisTarget, tags: readonly string[]): boolean {
+  if (condition.tagsAbsent?.some((t) => tags.includes(t))) return false;
+  return (condition.anyTagOf ?? []).every((clause) => clause.some((t) => tags.includes(t)));
 }
 
 /**
@@ -83,8 +91,8 @@ export function regionMatcher(region: DifferingRegion): (connection: Connection)
 }
 
 /**
- * The regions no flow lies in. Flows carry no target tags, so a flow touches a region whatever
- * the region's target condition; a flow that cannot be parsed touches nothing.
+ * The regions no flow lies in. Flows carry no tags, so a flow touches a region whatever the
+ * region's conditions on target and source tags; a flow that cannot be parsed touches nothing.
  */
 export function untouchedRegions(
   regions: readonly DifferingRegion[],
@@ -112,7 +120,7 @@ export interface RegionTraffic {
 /**
  * For each region, in order, the flows that lie in it, their events (`count`, 1 when absent) and
  * their distinct source addresses (any spelling of an address counts once). As in
- * untouchedRegions, flows carry no target tags, so a region's target condition is not applied,
+ * untouchedRegions, flows carry no tags, so a region's tag conditions are not applied,
  * and a flow that cannot be parsed lies in no region.
  */
 export function regionTraffic(

@@ -1,5 +1,6 @@
 export { changedFields, diffPolicyFields, diffRules } from './rule-diff';
 export type { StructuralDiff } from './rule-diff';
-export { normalLayer4, normalRanges, normalizeRule } from './normalize';
+export { normalizeRule } from './normalize';
 export type { NormalRule } from './normalize';
-export { describeRanges, layer4Text, summarize, verdictChanges } from './verdict-changes';
+export { describeRanges, layer4Text } from './region-words';
+export { summarize, verdictChanges } from './verdict-changes';

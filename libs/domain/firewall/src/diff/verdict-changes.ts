@@ -1,23 +1,17 @@
-import type {
-  AnalysisLayer4,
-  AnalysisTarget,
-  DifferingRegion,
-  FirewallRule,
-  SemanticDiff,
-  VerdictChange,
+import {
+  type AnalysisTarget,
+  type DifferingRegion,
+  type FirewallRule,
+  type SemanticDiff,
+  type VerdictChange,
+  MATCH_FIELD_WORDS,
+  type RuleMatch,
 } from '@rollout/contracts';
 import { analyzeExperiment } from '../analysis/analyze';
-import {
-  ADDRESS_END,
-  Interval,
-  V6_BASE,
-  addressIntervals,
-  normalize,
-  toCidrs,
-} from '../analysis/space';
+import { MATCH_FIELDS } from '../match-fields';
 
-/** CIDR blocks named in a summary before "and N more". */
-const MAX_NAMED_RANGES = 5;
+/** The match fields in the order a sentence says them. */
+const SENTENCE = Object.keys(MATCH_FIELD_WORDS) as (keyof RuleMatch)[];
 
 /**
  * The regions of traffic whose verdict changes from `from` to `to`, allow→deny and deny→allow,
@@ -45,33 +39,19 @@ export function verdictChanges(
 /** "tcp/22 from 0.0.0.0/0 is now denied, except 10.0.0.0/8" */
 export function summarize(region: DifferingRegion): string {
   const verdict = region.experimentVerdict.action === 'deny' ? 'denied' : 'allowed';
-  const source = describeRanges(region.srcIpRanges);
-  const destination = describeRanges(region.destIpRanges);
+  const fields = SENTENCE.map((name) => MATCH_FIELDS[name].summary(region));
   const parts = [
     region.direction === 'EGRESS' ? 'outgoing' : '',
-    layer4Text(region.layer4Configs),
-    source.everything ? '' : `from ${source.text}`,
-    destination.everything ? '' : `to ${destination.text}`,
+    ...fields.map((field) => field.text),
     targetText(region.target),
     `is now ${verdict}`,
   ].filter(Boolean);
+  const excepted = fields.filter((field) => field.except);
   const exceptions =
-    source.except && destination.except
-      ? `from ${source.except}; to ${destination.except}`
-      : source.except || destination.except;
+    excepted.length > 1
+      ? excepted.map((field) => `${field.preposition} ${field.except}`).join('; ')
+      : excepted[0]?.except;
   return `${parts.join(' ')}${exceptions ? `, except ${exceptions}` : ''}`;
-}
-
-/** "tcp/22", "tcp/22,443 and udp", "all traffic". */
-export function layer4Text(configs: readonly AnalysisLayer4[]): string {
-  if (configs.length === 1 && configs[0].ipProtocols.join() === 'all' && !configs[0].ports)
-    return 'all traffic';
-  const texts = configs.flatMap((config) =>
-    config.ipProtocols.map((protocol) =>
-      config.ports ? `${protocol}/${config.ports.join(',')}` : protocol,
-    ),
-  );
-  return joinWords(texts);
 }
 
 function targetText(target: AnalysisTarget | undefined): string {
@@ -81,73 +61,4 @@ function targetText(target: AnalysisTarget | undefined): string {
     ...(target.tagsAbsent?.length ? [`not tagged ${target.tagsAbsent.join(' or ')}`] : []),
   ];
   return parts.length ? `to instances ${parts.join(' and ')}` : '';
-}
-
-function joinWords(words: readonly string[]): string {
-  if (words.length <= 1) return words.join('');
-  return `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
-}
-
-function namedRanges(cidrs: readonly string[]): string {
-  if (cidrs.length <= MAX_NAMED_RANGES) return joinWords(cidrs);
-  return `${cidrs.slice(0, MAX_NAMED_RANGES).join(', ')} and ${cidrs.length - MAX_NAMED_RANGES} more`;
-}
-
-/** The smallest CIDR block holding every key of `intervals` (all of one family, non-empty). */
-function coveringBlock(intervals: readonly Interval[], base: bigint): Interval {
-  const first = intervals[0].first - base;
-  const last = intervals[intervals.length - 1].last - base;
-  const bits = BigInt((first ^ last).toString(2).length - (first === last ? 1 : 0));
-  const start = (first >> bits) << bits;
-  return { first: base + start, last: base + start + (1n << bits) - 1n };
-}
-
-function subtract(block: Interval, intervals: readonly Interval[]): Interval[] {
-  const out: Interval[] = [];
-  let next = block.first;
-  for (const { first, last } of intervals) {
-    if (first > next) out.push({ first: next, last: first - 1n });
-    next = last + 1n;
-  }
-  if (next <= block.last) out.push({ first: next, last: block.last });
-  return out;
-}
-
-/**
- * Address ranges in words: per family, either the blocks themselves or, when fewer, the block
- * covering them with the exceptions ("0.0.0.0/0", except "10.0.0.0/8").
- */
-export function describeRanges(cidrs: readonly string[]): {
-  everything: boolean;
-  text: string;
-  except: string;
-} {
-  const keys = addressIntervals(cidrs);
-  if (keys.length === 1 && keys[0].first === 0n && keys[0].last === ADDRESS_END - 1n)
-    return { everything: true, text: 'anywhere', except: '' };
-  const texts: string[] = [];
-  const exceptions: string[] = [];
-  const families = [
-    { base: 0n, end: V6_BASE - 1n },
-    { base: V6_BASE, end: ADDRESS_END - 1n },
-  ];
-  for (const { base, end } of families) {
-    const family = normalize(
-      keys
-        .filter((k) => k.last >= base && k.first <= end)
-        .map((k) => ({
-          first: k.first < base ? base : k.first,
-          last: k.last > end ? end : k.last,
-        })),
-    );
-    if (family.length === 0) continue;
-    const listed = toCidrs(family);
-    const block = coveringBlock(family, base);
-    const holes = toCidrs(subtract(block, family));
-    if (holes.length > 0 && holes.length < listed.length) {
-      texts.push(toCidrs([block])[0]);
-      exceptions.push(...holes);
-    } else texts.push(...listed);
-  }
-  return { everything: false, text: namedRanges(texts), except: namedRanges(exceptions) };
 }

@@ -6,6 +6,7 @@
  * memory grows with rules × distinct intervals: about 0.3 MB for a realistic 1,000-rule policy,
  * 7 MB for 10,000 rules (see stats.bytes).
  */
+import { layer4Of, rangesOn, tagsOn } from '../match-fields';
 import { FirewallRule } from '../model';
 import {
   Connection,
@@ -142,17 +143,9 @@ class DirectionIndex {
   private readonly dest6: Lookup;
   /** By protocol number: the port partition (NO_PORT is the last key) of rules naming that protocol. */
   private readonly ports: Lookup[];
-  /** Set offsets (broad, narrow) of the untagged rules, and per tag of the untagged rules plus that tag's. */
-  private readonly untaggedBroad: number;
-  private readonly untaggedNarrow: number;
-  private readonly tagSets: Map<string, [number, number]>;
-  /** The same per-tag offsets by registry id (see registerTag): broad at 2·id, narrow at 2·id+1; -1 when not named. */
-  private readonly tagSetsById: Int32Array;
-  /** Registry ids of this direction's tags are all below this. */
-  private readonly tagEpoch: number;
-  private readonly hasTags: boolean;
-  /** Offset pairs of a connection's second and further known tags (reused: evaluation is synchronous). */
-  private extraTags = new Int32Array(16);
+  /** The rules a connection's target tags admit, and those its source tags admit. */
+  private readonly targetTags: LabelSets;
+  private readonly sourceTags: LabelSets;
   readonly sets: number;
   readonly bytes: number;
 
@@ -164,11 +157,11 @@ class DirectionIndex {
     const n = rules.length;
     const words = Math.max(1, Math.ceil(n / 32));
     const src = addressDimension(
-      rules.map((r) => r.match?.srcIpRanges),
+      rules.map((r) => rangesOn(r, 'source')),
       words,
     );
     const dest = addressDimension(
-      rules.map((r) => r.match?.destIpRanges),
+      rules.map((r) => rangesOn(r, 'destination')),
       words,
     );
     const count = (flags: boolean[]) => flags.reduce((sum, f) => sum + (f ? 1 : 0), 0);
@@ -255,10 +248,8 @@ class DirectionIndex {
 
     const l4Always = new Int32Array(words);
     const portSpans = new Map<number, Span[]>();
-    const untagged = new Int32Array(words);
-    const tagged = new Map<string, number[]>();
     rules.forEach((rule, i) => {
-      const configs = rule.match?.layer4Configs ?? [];
+      const configs = layer4Of(rule) ?? [];
       const protocols = configs.map((c) => ruleProtocol(c.ipProtocol));
       if (configs.length === 0 || protocols.includes('all')) setBit(l4Always, i);
       else {
@@ -275,13 +266,6 @@ class DirectionIndex {
             if (range) list.push({ rule: i, first: range[0], end: range[1] + 1 });
           }
         });
-      }
-      const tags = rule.targetTags ?? [];
-      if (tags.length === 0) setBit(untagged, i);
-      for (const tag of new Set(tags)) {
-        const list = tagged.get(tag) ?? [];
-        list.push(i);
-        tagged.set(tag, list);
       }
     });
     const anyProtocol = radixLookup(
@@ -300,26 +284,20 @@ class DirectionIndex {
       );
     }
 
-    const untaggedLabel = setLabel(untagged) * 3;
-    this.untaggedBroad = labels.values[untaggedLabel];
-    this.untaggedNarrow = labels.values[untaggedLabel + 1];
-    this.tagSets = new Map();
-    const byId: [number, number, number][] = [];
-    for (const [tag, members] of tagged) {
-      const set = untagged.slice();
-      for (const rule of members) setBit(set, rule);
+    const offsetsOf = (set: Int32Array): [number, number] => {
       const label = setLabel(set) * 3;
-      const offsets: [number, number] = [labels.values[label], labels.values[label + 1]];
-      this.tagSets.set(tag, offsets);
-      byId.push([registerTag(tag), ...offsets]);
-    }
-    this.tagEpoch = byId.reduce((max, [id]) => Math.max(max, id + 1), 0);
-    this.tagSetsById = new Int32Array(this.tagEpoch * 2).fill(-1);
-    for (const [id, broad, narrow] of byId) {
-      this.tagSetsById[id * 2] = broad;
-      this.tagSetsById[id * 2 + 1] = narrow;
-    }
-    this.hasTags = tagged.size > 0;
+      return [labels.values[label], labels.values[label + 1]];
+    };
+    this.targetTags = new LabelSets(
+      rules.map((rule) => rule.targetTags),
+      words,
+      offsetsOf,
+    );
+    this.sourceTags = new LabelSets(
+      rules.map((rule) => tagsOn(rule, 'sourceTags')),
+      words,
+      offsetsOf,
+    );
 
     this.broadSets = broadPool.seal();
     this.broadAggregateWords = broadPool.aggregateWords;
@@ -332,7 +310,8 @@ class DirectionIndex {
       this.broadSets.byteLength +
       this.narrowSets.byteLength +
       this.lists.byteLength +
-      this.tagSetsById.byteLength +
+      this.targetTags.bytes +
+      this.sourceTags.bytes +
       lookups.reduce((sum, l) => sum + l.entries.byteLength + l.buckets.byteLength, 0);
   }
 
@@ -349,54 +328,32 @@ class DirectionIndex {
         : find6(this.dest6, c.d0 ^ SIGN, c.d1 ^ SIGN, c.d2 ^ SIGN, c.d3 ^ SIGN);
     const portEntries = this.ports[c.protocol];
     const p = find(portEntries, c.portKey, c.portKey);
-    // Tags: the untagged rules, plus the rules of every tag the connection carries. One known
-    // tag (the common case) is a precomputed set; more are ORed in, word by word or bit by bit.
-    let tagBroad = this.untaggedBroad;
-    let tagNarrow = this.untaggedNarrow;
-    let extra = 0;
-    if (this.hasTags) {
-      // Registry ids index an array; they cover this policy unless it was compiled after the
-      // connection was parsed and named new tags: then the names are looked up instead.
-      const ids = c.tagIds !== undefined && c.tagEpoch >= this.tagEpoch ? c.tagIds : undefined;
-      const count = ids !== undefined ? ids.length : c.targetTags.length;
-      let known = 0;
-      for (let i = 0; i < count; i++) {
-        let broad = -1;
-        let narrow = -1;
-        if (ids !== undefined) {
-          const id = ids[i];
-          if (id < this.tagEpoch) {
-            broad = this.tagSetsById[id * 2];
-            narrow = this.tagSetsById[id * 2 + 1];
-          }
-        } else {
-          const offsets = this.tagSets.get(c.targetTags[i]);
-          if (offsets !== undefined) {
-            broad = offsets[0];
-            narrow = offsets[1];
-          }
-        }
-        if (broad < 0) continue;
-        if (known++ === 0) {
-          tagBroad = broad;
-          tagNarrow = narrow;
-        } else {
-          if (extra * 2 === this.extraTags.length) {
-            const grown = new Int32Array(extra * 4);
-            grown.set(this.extraTags);
-            this.extraTags = grown;
-          }
-          this.extraTags[extra * 2] = broad;
-          this.extraTags[extra * 2 + 1] = narrow;
-          extra++;
-        }
-      }
-    }
-
+    // Tags: per label dimension, the rules without labels plus those of each label the
+    // connection carries. One known label (the common case) is one precomputed set; more are ORed in.
+    const targets = this.targetTags;
+    const tagCount = targets.resolve(c.targetTags, c.tagIds, c.tagEpoch);
+    const tagOffsets = targets.offsets;
+    const sources = this.sourceTags;
+    const sourceCount = sources.resolve(c.srcSecureTags, c.srcTagIds, c.tagEpoch);
+    const sourceOffsets = sources.offsets;
     const broad =
-      extra === 0
-        ? this.scan(srcEntries[s], destEntries[d], portEntries.entries[p], tagBroad)
-        : this.scanTags(srcEntries[s], destEntries[d], portEntries.entries[p], tagBroad, extra);
+      tagCount === 1 && sourceCount === 1
+        ? this.scan(
+            srcEntries[s],
+            destEntries[d],
+            portEntries.entries[p],
+            tagOffsets[0],
+            sourceOffsets[0],
+          )
+        : this.scanLabels(
+            srcEntries[s],
+            destEntries[d],
+            portEntries.entries[p],
+            tagOffsets,
+            tagCount,
+            sourceOffsets,
+            sourceCount,
+          );
     const bound = broad < 0 ? 0x7fffffff : this.broadRank[broad];
 
     // The narrow group: walk X's list in priority order, up to the broad group's match.
@@ -409,7 +366,6 @@ class DirectionIndex {
     const sets = this.narrowSets;
     const A = this.narrowAggregateWords;
     const portSet = portEntries.entries[p + 1] + A;
-    const tagSet = tagNarrow + A;
     const yAllSet = yAll + A;
     let j = yEntries[y + 1];
     const yEnd = j + yEntries[y + 2];
@@ -421,12 +377,8 @@ class DirectionIndex {
       const word = r >>> 5;
       const bit = 1 << (r & 31);
       // Cheapest test first: tag sets are few and stay in cache; port sets and Y lists may not.
-      if ((sets[tagSet + word] & bit) === 0) {
-        let tagged = false;
-        for (let k = 0; k < extra && !tagged; k++)
-          tagged = (sets[this.extraTags[k * 2 + 1] + A + word] & bit) !== 0;
-        if (!tagged) continue;
-      }
+      if (!admits(sets, A, tagOffsets, tagCount, word, bit)) continue;
+      if (!admits(sets, A, sourceOffsets, sourceCount, word, bit)) continue;
       if ((sets[portSet + word] & bit) === 0) continue;
       if ((sets[yAllSet + word] & bit) === 0) {
         // Not a rule for every Y address: is it among the rules of the connection's Y interval?
@@ -438,16 +390,16 @@ class DirectionIndex {
     return broad < 0 ? this.implied : this.broadVerdicts[broad];
   }
 
-  /** The broad group's lowest rule number in the intersection of four sets (given by offset), or -1. */
-  private scan(s: number, d: number, p: number, t: number): number {
+  /** The broad group's lowest rule number in the intersection of five sets (given by offset), or -1. */
+  private scan(s: number, d: number, p: number, t: number, u: number): number {
     const table = this.broadSets;
     const A = this.broadAggregateWords;
     for (let a = 0; a < A; a++) {
-      let candidates = table[s + a] & table[d + a] & table[p + a] & table[t + a];
+      let candidates = table[s + a] & table[d + a] & table[p + a] & table[t + a] & table[u + a];
       while (candidates !== 0) {
         const low = candidates & -candidates;
         const w = A + (a << 5) + 31 - Math.clz32(low);
-        const hit = table[s + w] & table[d + w] & table[p + w] & table[t + w];
+        const hit = table[s + w] & table[d + w] & table[p + w] & table[t + w] & table[u + w];
         if (hit !== 0) return ((w - A) << 5) + 31 - Math.clz32(hit & -hit);
         candidates ^= low;
       }
@@ -455,31 +407,153 @@ class DirectionIndex {
     return -1;
   }
 
-  /** As scan, with the tag dimension the union of `t` and the broad sets of the first `extra` extraTags. */
-  private scanTags(s: number, d: number, p: number, t: number, extra: number): number {
+  /** As scan, each label dimension the union of the broad sets of its offset pairs. */
+  private scanLabels(
+    s: number,
+    d: number,
+    p: number,
+    tags: Int32Array,
+    tagCount: number,
+    sources: Int32Array,
+    sourceCount: number,
+  ): number {
     const table = this.broadSets;
-    const more = this.extraTags;
     const A = this.broadAggregateWords;
     for (let a = 0; a < A; a++) {
       let candidates = table[s + a] & table[d + a] & table[p + a];
       if (candidates === 0) continue;
-      let tagWord = table[t + a];
-      for (let k = 0; k < extra; k++) tagWord |= table[more[k * 2] + a];
-      candidates &= tagWord;
+      candidates &= union(table, tags, tagCount, a) & union(table, sources, sourceCount, a);
       while (candidates !== 0) {
         const low = candidates & -candidates;
         const w = A + (a << 5) + 31 - Math.clz32(low);
         let hit = table[s + w] & table[d + w] & table[p + w];
         if (hit !== 0) {
-          let tagBits = table[t + w];
-          for (let k = 0; k < extra; k++) tagBits |= table[more[k * 2] + w];
-          hit &= tagBits;
+          hit &= union(table, tags, tagCount, w) & union(table, sources, sourceCount, w);
           if (hit !== 0) return ((w - A) << 5) + 31 - Math.clz32(hit & -hit);
         }
         candidates ^= low;
       }
     }
     return -1;
+  }
+}
+
+/** Word `w` of the union of the broad sets of `count` offset pairs. */
+function union(table: Int32Array, offsets: Int32Array, count: number, w: number): number {
+  let word = 0;
+  for (let k = 0; k < count; k++) word |= table[offsets[k * 2] + w];
+  return word;
+}
+
+/** Whether narrow rule bit `bit` of word `word` is in one of the narrow sets of `count` offset pairs. */
+function admits(
+  sets: Int32Array,
+  A: number,
+  offsets: Int32Array,
+  count: number,
+  word: number,
+  bit: number,
+): boolean {
+  for (let k = 0; k < count; k++)
+    if ((sets[offsets[k * 2 + 1] + A + word] & bit) !== 0) return true;
+  return false;
+}
+
+/**
+ * One label dimension of a direction (target tags, source tags): the set offsets (broad,
+ * narrow) of the rules without labels, and per label of those plus the rules naming it, by name
+ * and by registry id (see registerTag).
+ */
+class LabelSets {
+  /** Offset pairs of the sets a connection's labels admit, written by resolve (reused: evaluation is synchronous). */
+  offsets = new Int32Array(16);
+  readonly bytes: number;
+  private readonly unlabelledBroad: number;
+  private readonly unlabelledNarrow: number;
+  private readonly byName = new Map<string, [number, number]>();
+  /** Broad at 2·id, narrow at 2·id+1; -1 when no rule names the label. */
+  private readonly byId: Int32Array;
+  /** Registry ids of the labels named here are all below this. */
+  private readonly epoch: number;
+
+  constructor(
+    ruleLabels: readonly (readonly string[] | undefined)[],
+    words: number,
+    offsetsOf: (set: Int32Array) => [number, number],
+  ) {
+    const unlabelled = new Int32Array(words);
+    const members = new Map<string, number[]>();
+    ruleLabels.forEach((labels, rule) => {
+      if (!labels?.length) setBit(unlabelled, rule);
+      for (const label of new Set(labels)) {
+        const list = members.get(label) ?? [];
+        list.push(rule);
+        members.set(label, list);
+      }
+    });
+    [this.unlabelledBroad, this.unlabelledNarrow] = offsetsOf(unlabelled);
+    const byId: [number, number, number][] = [];
+    for (const [label, rules] of members) {
+      const set = unlabelled.slice();
+      for (const rule of rules) setBit(set, rule);
+      const offsets = offsetsOf(set);
+      this.byName.set(label, offsets);
+      byId.push([registerTag(label), ...offsets]);
+    }
+    this.epoch = byId.reduce((max, [id]) => Math.max(max, id + 1), 0);
+    this.byId = new Int32Array(this.epoch * 2).fill(-1);
+    for (const [id, broad, narrow] of byId) {
+      this.byId[id * 2] = broad;
+      this.byId[id * 2 + 1] = narrow;
+    }
+    this.offsets[0] = this.unlabelledBroad;
+    this.offsets[1] = this.unlabelledNarrow;
+    this.bytes = this.byId.byteLength;
+  }
+
+  /**
+   * Writes into `offsets` the set pairs of the labels a connection carries that some rule names
+   * (the unlabelled rules' pair when none); returns how many, at least 1. Registry ids index an
+   * array; they cover this policy unless it was compiled after the connection was parsed and
+   * named new labels: then the names are looked up instead.
+   */
+  resolve(names: readonly string[], ids: Int32Array | undefined, idEpoch: number): number {
+    if (this.epoch === 0) return 1;
+    const byId = ids !== undefined && idEpoch >= this.epoch ? ids : undefined;
+    const count = byId !== undefined ? byId.length : names.length;
+    let known = 0;
+    for (let i = 0; i < count; i++) {
+      let broad = -1;
+      let narrow = -1;
+      if (byId !== undefined) {
+        const id = byId[i];
+        if (id < this.epoch) {
+          broad = this.byId[id * 2];
+          narrow = this.byId[id * 2 + 1];
+        }
+      } else {
+        const offsets = this.byName.get(names[i]);
+        if (offsets !== undefined) {
+          broad = offsets[0];
+          narrow = offsets[1];
+        }
+      }
+      if (broad < 0) continue;
+      if (known * 2 === this.offsets.length) {
+        const grown = new Int32Array(known * 4);
+        grown.set(this.offsets);
+        this.offsets = grown;
+      }
+      this.offsets[known * 2] = broad;
+      this.offsets[known * 2 + 1] = narrow;
+      known++;
+    }
+    if (known === 0) {
+      this.offsets[0] = this.unlabelledBroad;
+      this.offsets[1] = this.unlabelledNarrow;
+      return 1;
+    }
+    return known;
   }
 }
 

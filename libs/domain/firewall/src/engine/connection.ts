@@ -1,7 +1,7 @@
 /**
  * A connection as the engine sees it, and its normalisation: protocol names and numbers to one
- * IANA number, addresses to 32-bit words, the destination port to a lookup key, target tags to
- * registry ids. A traffic event is parsed once and then evaluated against the live policy and
+ * IANA number, addresses to 32-bit words, the destination port to a lookup key, target and
+ * source tags to registry ids. A traffic event is parsed once and then evaluated against the live policy and
  * every experiment.
  */
 import { type FlowConnection, PROTOCOL_NUMBERS } from '@rollout/contracts';
@@ -47,7 +47,9 @@ export class ParsedConnection {
   targetTags: readonly string[] = EMPTY;
   /** The tags as ids in the registry of tags compiled policies name (see registerTag); unknown tags left out. */
   tagIds: Int32Array | undefined = undefined;
-  /** How many tags the registry held when the tags were resolved (a policy compiled later may name more). */
+  srcSecureTags: readonly string[] = EMPTY;
+  srcTagIds: Int32Array | undefined = undefined;
+  /** How many tags the registry held when both tag lists were resolved (a policy compiled later may name more). */
   tagEpoch = 0;
 }
 
@@ -156,13 +158,17 @@ export function parseConnectionInto(
   if (!Array.isArray(tags)) return false;
   out.targetTags = tags;
   out.tagIds = resolveTagIds ? resolveTags(tags) : undefined;
+  const sourceTags = connection.srcSecureTags ?? EMPTY;
+  if (!Array.isArray(sourceTags)) return false;
+  out.srcSecureTags = sourceTags;
+  out.srcTagIds = resolveTagIds && sourceTags.length ? resolveTags(sourceTags) : undefined;
   out.tagEpoch = TAG_IDS.size;
   return true;
 }
 
 /**
  * Normalises a connection once; undefined when it cannot be evaluated: an unknown direction,
- * a malformed address, an unknown protocol or tags that are not a list (a caller
+ * a malformed address, an unknown protocol or tags (target or source) that are not a list (a caller
  * dead-letters such an event; connectionProblem says why).
  */
 export function parseConnection(connection: Connection): ParsedConnection | undefined {
@@ -180,5 +186,7 @@ export function connectionProblem(connection: Connection): string | undefined {
     return 'protocol must be tcp, udp, icmp, icmpv6, sctp, esp, ah or a number 0-255';
   if (connection.targetTags !== undefined && !Array.isArray(connection.targetTags))
     return 'targetTags must be a list';
+  if (connection.srcSecureTags !== undefined && !Array.isArray(connection.srcSecureTags))
+    return 'srcSecureTags must be a list';
   return undefined;
 }

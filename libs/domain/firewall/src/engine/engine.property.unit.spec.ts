@@ -95,6 +95,11 @@ function reference(rules: readonly FirewallRule[], connection: Connection): Verd
     if (m.layer4Configs?.length && !m.layer4Configs.some((c) => l4Matches(c, connection))) continue;
     if (rule.targetTags?.length && !rule.targetTags.some((t) => connection.targetTags?.includes(t)))
       continue;
+    if (
+      m.srcSecureTags?.length &&
+      !m.srcSecureTags.some((t) => connection.srcSecureTags?.includes(t.name))
+    )
+      continue;
     return { action: rule.action, rulePriority: rule.priority, implied: false };
   }
   return connection.direction === 'INGRESS'
@@ -130,6 +135,8 @@ function range(r: Rng, shape: Shape): string {
 
 const PROTOCOLS = ['tcp', 'udp', 'icmp', 'icmpv6', 'sctp', 'esp', '6', '17', '1', '47', '132'];
 const TAGS = ['web', 'db', 'ssh', 'mail'];
+// Source tags share names with target tags on purpose: the two dimensions must stay apart.
+const SOURCE_TAGS = ['tagValues/1', 'tagValues/2', 'k8s:app=web', 'web'];
 
 function l4(r: Rng): Layer4Config {
   if (r.chance(0.08)) return { ipProtocol: 'all' };
@@ -160,6 +167,7 @@ function policy(r: Rng, count: number, shape: Shape): FirewallRule[] {
     const destIpRanges = list(r, shape === 'narrow' ? 0.8 : 0.4, 2, () => range(r, shape));
     const layer4Configs = list(r, 0.2, 2, () => l4(r));
     const targetTags = list(r, 0.7, 2, () => r.pick(TAGS));
+    const srcSecureTags = list(r, 0.7, 2, () => ({ name: r.pick(SOURCE_TAGS) }));
     return {
       priority,
       direction: r.chance(0.6) ? 'INGRESS' : 'EGRESS',
@@ -168,6 +176,7 @@ function policy(r: Rng, count: number, shape: Shape): FirewallRule[] {
         ...(srcIpRanges ? { srcIpRanges } : {}),
         ...(destIpRanges ? { destIpRanges } : {}),
         ...(layer4Configs ? { layer4Configs } : {}),
+        ...(srcSecureTags ? { srcSecureTags } : {}),
       },
       ...(targetTags ? { targetTags } : {}),
       ...(r.chance(0.1) ? { disabled: true } : {}),
@@ -180,6 +189,7 @@ function connection(r: Rng): Connection {
   const address = () =>
     family6 ? (r.chance(0.05) ? `::ffff:10.0.${r.int(16)}.${r.int(256)}` : v6(r)) : v4(r);
   const tags = Array.from({ length: r.int(4) }, () => r.pick([...TAGS, 'other']));
+  const sourceTags = Array.from({ length: r.int(4) }, () => r.pick([...SOURCE_TAGS, 'other']));
   return {
     direction: r.chance(0.6) ? 'INGRESS' : 'EGRESS',
     srcIp: address(),
@@ -189,6 +199,7 @@ function connection(r: Rng): Connection {
     ...(r.chance(0.9) ? { destPort: r.chance(0.05) ? 65530 + r.int(6) : r.int(45) } : {}),
     ...(r.chance(0.3) ? { srcPort: r.int(65536) } : {}),
     ...(tags.length ? { targetTags: tags } : r.chance(0.5) ? { targetTags: [] } : {}),
+    ...(sourceTags.length ? { srcSecureTags: sourceTags } : {}),
   };
 }
 

@@ -1,0 +1,75 @@
+import type { AnalysisTarget, DifferingRegion, Layer4Config, RuleMatch } from './resources';
+
+const ranges = (values?: readonly string[]) => (values?.length ? values.join(', ') : 'anywhere');
+
+function ruleProtocols(configs: readonly Layer4Config[] | undefined): string {
+  if (!configs?.length) return 'all protocols';
+  return configs
+    .map((l4) => (l4.ports?.length ? `${l4.ipProtocol}/${l4.ports.join(',')}` : l4.ipProtocol))
+    .join(', ');
+}
+
+function regionProtocols(region: DifferingRegion): string {
+  const text = region.layer4Configs
+    .map((config) => {
+      const protocols = config.ipProtocols.join('/');
+      if (!config.ports?.length) return protocols === 'all' ? 'any protocol' : protocols;
+      return `${protocols}/${config.ports.join(',')}${config.portless ? ' (and portless)' : ''}`;
+    })
+    .join(', ');
+  return text || 'any protocol';
+}
+
+function regionSourceTags(condition: AnalysisTarget | undefined): string {
+  const parts = [
+    ...(condition?.anyTagOf ?? []).map((tags) => tags.join(' or ')),
+    ...(condition?.tagsAbsent?.length ? [`none of ${condition.tagsAbsent.join(', ')}`] : []),
+  ];
+  return parts.length ? `with source tags ${parts.join(' and ')}` : '';
+}
+
+/**
+ * How each match field reads in words, for a rule's value and for its part of a differing
+ * region, in the order a sentence says them. Keyed by every field of RuleMatch (the type
+ * refuses a field without words); the console and the firewall's descriptors read it. An
+ * empty phrase is left out of the sentence.
+ */
+export const MATCH_FIELD_WORDS: {
+  readonly [Field in keyof Required<RuleMatch>]: {
+    rule(value: RuleMatch[Field]): string;
+    region(region: DifferingRegion): string;
+  };
+} = {
+  layer4Configs: { rule: ruleProtocols, region: regionProtocols },
+  srcIpRanges: {
+    rule: (value) => `from ${ranges(value)}`,
+    region: (region) => `from ${ranges(region.srcIpRanges)}`,
+  },
+  destIpRanges: {
+    rule: (value) => `to ${ranges(value)}`,
+    region: (region) => `to ${ranges(region.destIpRanges)}`,
+  },
+  srcSecureTags: {
+    rule: (value) =>
+      value?.length ? `with source tag ${value.map((tag) => tag.name).join(' or ')}` : '',
+    region: (region) => regionSourceTags(region.srcSecureTags),
+  },
+};
+
+/** A rule's match in words: "tcp/22 from 0.0.0.0/0 to anywhere". */
+export function matchWords(match: RuleMatch): string {
+  return Object.entries(MATCH_FIELD_WORDS)
+    .map(([field, words]) =>
+      (words.rule as (value: unknown) => string)(match[field as keyof RuleMatch]),
+    )
+    .filter(Boolean)
+    .join(' ');
+}
+
+/** The traffic of a region in words, its target tags aside: "INGRESS tcp/22 from 0.0.0.0/0 to anywhere". */
+export function regionMatchWords(region: DifferingRegion): string {
+  return Object.values(MATCH_FIELD_WORDS)
+    .map((words) => words.region(region))
+    .filter(Boolean)
+    .join(' ');
+}
