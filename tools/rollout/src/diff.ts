@@ -56,7 +56,12 @@ export interface DiffSummary {
   policyFieldsChanged: number;
 }
 
-const LIST_FIELDS = ['targetTags', 'match.srcIpRanges', 'match.destIpRanges'];
+const LIST_FIELDS = [
+  'targetTags',
+  'match.srcIpRanges',
+  'match.destIpRanges',
+  'match.srcSecureTags',
+];
 const RULE_FIELD_ORDER = [
   'description',
   'direction',
@@ -66,6 +71,7 @@ const RULE_FIELD_ORDER = [
   'match.srcIpRanges',
   'match.destIpRanges',
   'match.layer4Configs',
+  'match.srcSecureTags',
 ];
 
 function ruleFields(rule: FirewallRule): Map<string, unknown> {
@@ -79,6 +85,7 @@ function ruleFields(rule: FirewallRule): Map<string, unknown> {
     'match.srcIpRanges': rule.match.srcIpRanges,
     'match.destIpRanges': rule.match.destIpRanges,
     'match.layer4Configs': rule.match.layer4Configs,
+    'match.srcSecureTags': rule.match.srcSecureTags?.map((tag) => tag.name),
   };
   for (const name of RULE_FIELD_ORDER) if (flat[name] !== undefined) fields.set(name, flat[name]);
   return fields;

@@ -96,4 +96,27 @@ describe('the whole-resource diff', () => {
     });
     expect(diff.unchangedRules).toBe(0);
   });
+
+  it('diffs source secure tags by name, element by element', () => {
+    const tagged = (names: string[]) =>
+      normalisePolicy({
+        rules: [
+          { ...ssh, match: { ...ssh.match, srcSecureTags: names.map((name) => ({ name })) } },
+        ],
+      });
+    const diff = diffPolicies(
+      tagged(['k8s:app=web', 'tagValues/1']),
+      tagged(['tagValues/1', 'tagValues/2']),
+    );
+    expect(diff.rules[0].fields.map((f) => [f.field, f.kind, f.elements])).toEqual([
+      [
+        'match.srcSecureTags',
+        'changed',
+        [
+          { kind: 'removed', element: 'k8s:app=web' },
+          { kind: 'added', element: 'tagValues/2' },
+        ],
+      ],
+    ]);
+  });
 });

@@ -36,7 +36,9 @@ const RULE_FIELDS = [
   'targetTags',
   'match',
 ];
-const MATCH_FIELDS = ['srcIpRanges', 'destIpRanges', 'layer4Configs'];
+const MATCH_FIELDS = ['srcIpRanges', 'destIpRanges', 'layer4Configs', 'srcSecureTags'];
+/** GCP's `state` is output only: a file exported from GCP may carry it, and it is dropped. */
+const SECURE_TAG_FIELDS = ['name', 'state'];
 const L4_FIELDS = ['ipProtocol', 'ports'];
 
 const PROTOCOL_NAMES = new Map<string, string>(
@@ -89,6 +91,11 @@ export function normaliseRule(rule: FirewallRule): FirewallRule {
   if (src.length) match.srcIpRanges = src;
   if (dest.length) match.destIpRanges = dest;
   if (l4.length) match.layer4Configs = l4;
+  // Tag values and workload labels are case-sensitive: sorted and deduplicated, never lowered.
+  const secureTags = [
+    ...new Set((rule.match?.srcSecureTags ?? []).map((tag) => tag.name.trim())),
+  ].sort();
+  if (secureTags.length) match.srcSecureTags = secureTags.map((name) => ({ name }));
   const tags = [...new Set((rule.targetTags ?? []).map((t) => t.trim()))].sort();
   return {
     priority: rule.priority,
@@ -202,6 +209,18 @@ function parseRule(value: unknown, path: string, p: Problems): FirewallRule | un
       return [
         { ipProtocol: String(config.ipProtocol), ports: strings(config.ports, `${at}.ports`, p) },
       ];
+    });
+  const secureTags = match.srcSecureTags ?? [];
+  if (!Array.isArray(secureTags)) p.add(`${path}.match.srcSecureTags`, 'must be a list');
+  else
+    rule.match.srcSecureTags = secureTags.flatMap((tag, i) => {
+      const at = `${path}.match.srcSecureTags[${i}]`;
+      if (!isObject(tag) || typeof tag.name !== 'string') {
+        p.add(at, 'must be a mapping with name (tagValues/… or a workload label)');
+        return [];
+      }
+      unknownFields(tag, SECURE_TAG_FIELDS, at, p);
+      return [{ name: tag.name }];
     });
   return rule;
 }

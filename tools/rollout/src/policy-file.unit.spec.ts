@@ -83,6 +83,36 @@ describe('policy files', () => {
     expect(formatPolicyFile(NAME, policy, 'yaml')).toMatch(/^kind: FirewallPolicy\nname: projects/);
   });
 
+  it("keeps source secure tags: sorted and deduplicated by name, case kept, GCP's output-only state dropped, round-tripped", () => {
+    const text = [
+      'kind: FirewallPolicy',
+      'rules:',
+      '  - priority: 100',
+      '    direction: INGRESS',
+      '    action: allow',
+      '    match:',
+      '      srcSecureTags: [{ name: "k8s:app=Web" }, { name: tagValues/123, state: EFFECTIVE }, { name: "k8s:app=Web" }]',
+    ].join('\n');
+    const { policy } = parsePolicyFile(text, 'edge.yaml');
+    const normalised = normalisePolicy(policy);
+    expect(normalised.rules[0].match.srcSecureTags).toEqual([
+      { name: 'k8s:app=Web' },
+      { name: 'tagValues/123' },
+    ]);
+    const exported = formatPolicyFile(NAME, normalised, 'yaml');
+    expect(normalisePolicy(parsePolicyFile(exported, 'edge.yaml').policy)).toEqual(normalised);
+    expect(
+      refusal(
+        text
+          .replace('state: EFFECTIVE', 'colour: blue')
+          .replace('{ name: "k8s:app=Web" }]', '"web"]'),
+      ),
+    ).toBe(
+      'edge.yaml is not a valid policy file: rules[0].match.srcSecureTags[1].colour: unknown field; ' +
+        'rules[0].match.srcSecureTags[2]: must be a mapping with name (tagValues/… or a workload label)',
+    );
+  });
+
   it('refuses a file that is not a policy, saying what a policy file is', () => {
     expect(refusal('just: [a, mapping')).toMatch(/^edge.yaml is not YAML or JSON/);
     expect(refusal('- 1\n- 2\n')).toBe(
