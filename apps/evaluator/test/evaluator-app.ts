@@ -84,7 +84,8 @@ export async function startEvaluatorProcess(
       (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200
         ? true
         : undefined,
-    { timeoutMs: 30_000, intervalMs: 100, what: 'evaluator ready' },
+    // Three replicas compiling at once on a loaded 2-core machine took over 30 s to be ready.
+    { timeoutMs: 60_000, intervalMs: 100, what: 'evaluator ready' },
   );
   return { process, port };
 }
