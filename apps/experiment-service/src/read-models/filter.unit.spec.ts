@@ -40,6 +40,9 @@ describe('listExperiments filter (AIP-160 subset)', () => {
     expect(refusal('previewMetadata.state = ACTIVE OR previewMetadata.state = X').message).toBe(
       'filter cannot read "previewMetadata.state = ACTIVE OR previewMetadata.state = X".',
     );
+    expect(refusal('previewMetadata.state = ACTIVE"').message).toBe(
+      'filter cannot read "previewMetadata.state = ACTIVE"".',
+    );
     expect(refusal('previewMetadata.state = DELETED').message).toBe(
       'filter unknown state DELETED.',
     );

@@ -39,6 +39,7 @@ describe('listLeases filter (AIP-160 subset)', () => {
       cannotRead('status = ACTIVE AND status = ERROR'),
     );
     expect(refusal(' ').violations).toEqual(cannotRead(''));
+    expect(refusal('status = "ACTIVE').violations).toEqual(cannotRead('status = "ACTIVE'));
     expect(refusal(`status = ${'A'.repeat(100)}`).violations).toEqual(
       cannotRead(`status = ${'A'.repeat(100)}`.slice(0, 60)),
     );
