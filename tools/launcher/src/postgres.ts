@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { ServiceRole, provisionServiceRoles } from '@rollout/platform/postgres';
 import type { EmbeddedPostgresReady, EmbeddedPostgresSpec } from './embedded-postgres';
+import { DATABASE_EXISTS, SERVER_ANSWERS } from './postgres-statements';
 import {
   LaunchError,
   Log,
@@ -47,7 +48,7 @@ export async function ensurePostgres(
   const adminUrl = withDatabase(databaseUrl, 'postgres');
   let started: StartedDependency | undefined;
   try {
-    await query(adminUrl, 'SELECT 1');
+    await query(adminUrl, SERVER_ANSWERS);
     log(`Postgres: using the server at ${redact(adminUrl)}`);
   } catch (error) {
     if (!isConnectionRefused(error)) {
@@ -144,7 +145,7 @@ export async function startEmbeddedPostgres(
 }
 
 async function createDatabaseIfMissing(adminUrl: string, name: string, log: Log): Promise<void> {
-  const rows = await query(adminUrl, 'SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+  const rows = await query(adminUrl, DATABASE_EXISTS, [name]);
   if (rows > 0) return;
   try {
     // `name` matches [a-z_][a-z0-9_]* (databaseName), so it is safe to quote as an identifier.

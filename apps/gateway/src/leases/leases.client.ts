@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import {
   ENFORCEMENT_SUBJECTS as S,
+  FilterTerm,
+  filterTerms,
   LEASE_STATUSES,
   Lease,
   LeaseInput,
@@ -27,17 +29,24 @@ export interface LeaseCaller {
  * else is INVALID_ARGUMENT naming `filter`.
  */
 export function statusesFromFilter(filter: string): LeaseStatus[] {
-  const terms = filter.split(/\s+OR\s+/i);
-  return terms.map((term) => {
-    const match = /^\s*status\s*=\s*"?([A-Z]+)"?\s*$/.exec(term);
-    if (!match || !(LEASE_STATUSES as readonly string[]).includes(match[1])) {
+  const statuses: LeaseStatus[] = [];
+  for (const term of filterTerms(filter, { keyword: 'OR', anyCase: true })) {
+    const status = 'error' in term ? undefined : leaseStatus(term);
+    if (!status) {
       throw StatusError.invalidArgument(
         `filter supports status = ${LEASE_STATUSES.join('|')} joined by OR.`,
-        [{ field: 'filter', description: `cannot read "${term.trim().slice(0, 60)}"` }],
+        [{ field: 'filter', description: `cannot read "${term.text.slice(0, 60)}"` }],
       );
     }
-    return match[1] as LeaseStatus;
-  });
+    statuses.push(status);
+  }
+  return statuses;
+}
+
+function leaseStatus({ field, op, value }: FilterTerm): LeaseStatus | undefined {
+  return field === 'status' && op === '=' && (LEASE_STATUSES as readonly string[]).includes(value)
+    ? (value as LeaseStatus)
+    : undefined;
 }
 
 /** Leases: the gateway adds who asks and forwards to the enforcement-service, which decides. */

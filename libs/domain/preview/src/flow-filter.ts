@@ -1,12 +1,11 @@
-import type { PreviewTransition } from '@rollout/contracts';
+import { filterTerms, type FilterOperator, type PreviewTransition } from '@rollout/contracts';
 import { parseProtocol, parseRange } from '@rollout/domain/firewall';
 import { addressText, protocolName } from './flows';
 import { IMPLIED_PRIORITY } from './totals';
 
 /**
  * previewFlows' `filter`: the conjunctive subset of AIP-160 a flow list needs (fields and values:
- * ListPreviewFlowsRequest; operators: FlowFilterTerm). Terms are joined by `AND`, each
- * `field op value` with the value bare or "quoted" (\" and \\ escapes); `:` is `=` for
+ * ListPreviewFlowsRequest; operators: FlowFilterTerm), terms joined by `AND`; `:` is `=` for
  * addresses. Parsing is pure: the store turns the terms into SQL with bound parameters.
  */
 export type Equality = '=' | '!=';
@@ -25,7 +24,6 @@ export type ParsedFlowFilter = { terms: FlowFilterTerm[] } | { error: string };
 
 export const FLOW_FILTER_MAX_LENGTH = 2000;
 
-const OPERATORS = ['!=', '<=', '>=', '=', '<', '>', ':'] as const;
 const EQUALITY: readonly string[] = ['=', '!='];
 
 export function parseFlowFilter(text: string | undefined): ParsedFlowFilter {
@@ -34,52 +32,18 @@ export function parseFlowFilter(text: string | undefined): ParsedFlowFilter {
   if (text.length > FLOW_FILTER_MAX_LENGTH)
     return { error: `filter is longer than ${FLOW_FILTER_MAX_LENGTH} characters` };
   const terms: FlowFilterTerm[] = [];
-  let at = 0;
-  const skipSpaces = () => {
-    while (at < text.length && /\s/.test(text[at])) at++;
-  };
-  for (;;) {
-    skipSpaces();
-    const field = /^[A-Za-z][A-Za-z0-9_]*/.exec(text.slice(at))?.[0];
-    if (!field) return { error: `expected a field name at position ${at + 1}` };
-    at += field.length;
-    skipSpaces();
-    const op = OPERATORS.find((o) => text.startsWith(o, at));
-    if (!op) return { error: `expected an operator (=, !=, <, <=, >, >=) after ${field}` };
-    at += op.length;
-    skipSpaces();
-    let value = '';
-    if (text[at] === '"') {
-      let closed = false;
-      for (at++; at < text.length; at++) {
-        if (text[at] === '\\' && at + 1 < text.length) value += text[++at];
-        else if (text[at] === '"') {
-          closed = true;
-          at++;
-          break;
-        } else value += text[at];
-      }
-      if (!closed) return { error: `unterminated quoted value for ${field}` };
-    } else {
-      const bare = /^[^\s"]+/.exec(text.slice(at))?.[0];
-      if (!bare) return { error: `expected a value after ${field} ${op}` };
-      value = bare;
-      at += bare.length;
-    }
-    const term = parseTerm(field, op, value);
+  for (const read of filterTerms(text, { keyword: 'AND' })) {
+    if ('error' in read) return { error: read.error };
+    const term = parseTerm(read.field, read.op, read.value);
     if ('error' in term) return term;
     terms.push(term);
-    skipSpaces();
-    if (at >= text.length) return { terms };
-    if (!/^AND(\s|$)/.test(text.slice(at)))
-      return { error: `expected AND at position ${at + 1} (terms are joined by AND)` };
-    at += 3;
   }
+  return { terms };
 }
 
 function parseTerm(
   field: string,
-  op: (typeof OPERATORS)[number],
+  op: FilterOperator,
   value: string,
 ): FlowFilterTerm | { error: string } {
   const equality = (): Equality | undefined =>

@@ -3,7 +3,7 @@ import { TEST_POSTGRES_URL, uniqueName } from '@rollout/testing/kit';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { Aggregate, CommandHandler } from './command-handler';
-import { ClaimedWrite } from './append-statement';
+import { ClaimedWrite } from './event-statements';
 import { EventStore } from './event-store';
 import { AnswerNames1767200000000, CreateEventStore1764000000000 } from './migration';
 import { StateCache } from './state-cache';

@@ -1,4 +1,4 @@
-import { ClaimedWrite, StoredEventInput, answerJson, rememberedAnswer } from './append-statement';
+import { ClaimedWrite, StoredEventInput, answerJson, rememberedAnswer } from './event-statements';
 import type { EventStore } from './event-store';
 import type { EventTransaction, StreamReader } from './event-transaction';
 import type { EventMetadata, NewEvent } from './events';

@@ -1,7 +1,16 @@
 import { poolOf, prepared } from '@rollout/platform/postgres';
 import type { Pool } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ClaimedWrite, StoredEventInput, appendStatement } from './append-statement';
+import {
+  ClaimedWrite,
+  HEAD,
+  NAMED_ANSWER,
+  PREVIOUS_RESPONSE,
+  READ_ALL,
+  REPLAY,
+  StoredEventInput,
+  appendStatement,
+} from './event-statements';
 import {
   Cursor,
   EventRow,
@@ -11,7 +20,7 @@ import {
   concurrencyConflict,
   toEvent,
 } from './events';
-import { EventTransaction, NAMED_ANSWER, PREVIOUS_RESPONSE, REPLAY } from './event-transaction';
+import { EventTransaction } from './event-transaction';
 
 export interface EventStoreOptions {
   /** Called once a command's writes are committed (runOnce, appendAtomically): e.g. to wake the relays. */
@@ -119,14 +128,7 @@ export class EventStore {
     limit: number,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<StoredEvent[]> {
-    const rows: EventRow[] = await manager.query(
-      `SELECT * FROM events
-        WHERE (tx_id, position) > ($1::xid8, $2::bigint)
-          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
-        ORDER BY tx_id, position
-        LIMIT $3`,
-      [after.txId, after.position, limit],
-    );
+    const rows: EventRow[] = await manager.query(READ_ALL, [after.txId, after.position, limit]);
     return rows.map(toEvent);
   }
 
@@ -137,12 +139,7 @@ export class EventStore {
    * every change answered so far (read your writes across services).
    */
   async head(): Promise<Cursor> {
-    const { rows } = await this.pool.query<{ tx_id: string; position: string }>(
-      prepared(
-        `SELECT tx_id::text, position::text FROM events ORDER BY tx_id DESC, position DESC LIMIT 1`,
-        [],
-      ),
-    );
+    const { rows } = await this.pool.query<{ tx_id: string; position: string }>(prepared(HEAD, []));
     return rows[0] ? { txId: rows[0].tx_id, position: rows[0].position } : START;
   }
 }

@@ -1,17 +1,17 @@
 import type { EntityManager } from 'typeorm';
 import {
   ClaimedWrite,
+  PREVIOUS_RESPONSE,
+  READ_STREAM,
+  REMEMBER_RESPONSE,
+  REPLAY,
   StoredEventInput,
+  TRANSACTION_LOCK,
   appendStatement,
-  binder,
   nameBeside,
-  writesOf,
-} from './append-statement';
+  writesStatement,
+} from './event-statements';
 import { EventRow, NewEvent, StoredEvent, concurrencyConflict, toEvent } from './events';
-
-export const REPLAY = `SELECT type, data FROM events WHERE stream_id = $1 ORDER BY version`;
-export const PREVIOUS_RESPONSE = `SELECT response FROM idempotent_requests WHERE request_id = $1`;
-export const NAMED_ANSWER = `SELECT response FROM idempotent_requests WHERE request_id = $1 OR answer_name = $1 LIMIT 1`;
 
 /** What an aggregate is rebuilt from: an EventTransaction, or the EventStore outside one. */
 export interface StreamReader {
@@ -23,10 +23,7 @@ export class EventTransaction {
   constructor(readonly manager: EntityManager) {}
 
   async readStream(streamId: string): Promise<StoredEvent[]> {
-    const rows: EventRow[] = await this.manager.query(
-      `SELECT * FROM events WHERE stream_id = $1 ORDER BY version`,
-      [streamId],
-    );
+    const rows: EventRow[] = await this.manager.query(READ_STREAM, [streamId]);
     return rows.map(toEvent);
   }
 
@@ -61,14 +58,13 @@ export class EventTransaction {
   /** Runs `writes` outside an append (their `claimed` always holds), in one statement. */
   async write(writes: ClaimedWrite[]): Promise<void> {
     if (writes.length === 0) return;
-    const values: unknown[] = [];
-    const extra = writesOf(writes, binder(values));
-    await this.manager.query(`WITH claimed AS (SELECT 1)${extra} SELECT 1`, values);
+    const { text, values } = writesStatement(writes);
+    await this.manager.query(text, values);
   }
 
   /** Holds transactions that lock the same key back until this one ends. */
   async lock(key: string): Promise<void> {
-    await this.manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [key]);
+    await this.manager.query(TRANSACTION_LOCK, [key]);
   }
 
   /** The first answer to an AIP-155 request id, if it was already handled. */
@@ -80,9 +76,10 @@ export class EventTransaction {
 
   /** Keeps a command's answer under `key` (its request id, or its own name: see rememberedAnswer). */
   async rememberResponse(key: string, name: string | undefined, response: unknown): Promise<void> {
-    await this.manager.query(
-      `INSERT INTO idempotent_requests (request_id, answer_name, response) VALUES ($1, $2, $3)`,
-      [key, nameBeside(key, name), JSON.stringify(response)],
-    );
+    await this.manager.query(REMEMBER_RESPONSE, [
+      key,
+      nameBeside(key, name),
+      JSON.stringify(response),
+    ]);
   }
 }

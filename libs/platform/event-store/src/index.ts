@@ -1,7 +1,7 @@
 export type { Cursor, EventMetadata, NewEvent, StoredEvent } from './events';
 export { START, concurrencyConflict } from './events';
-export type { ClaimedWrite, StoredEventInput } from './append-statement';
-export { answerJson, rememberedAnswer } from './append-statement';
+export type { ClaimedWrite, StoredEventInput } from './event-statements';
+export { answerJson, rememberedAnswer } from './event-statements';
 export type { StreamReader } from './event-transaction';
 export { EventTransaction } from './event-transaction';
 export * from './event-store';

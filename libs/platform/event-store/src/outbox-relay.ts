@@ -4,6 +4,7 @@ import { BackgroundLoop } from '@rollout/platform/runtime';
 import type { DataSource } from 'typeorm';
 import { EventStore } from './event-store';
 import { Cursor, START, StoredEvent } from './events';
+import { RELAY_CHECKPOINT, RELAY_LOCK, SAVE_RELAY_CHECKPOINT } from './event-statements';
 
 export interface RelayMessage {
   subject: string;
@@ -99,13 +100,12 @@ export class OutboxRelay {
       // republishes, which is recovered from the stream's last message or dropped by JetStream
       // as a duplicate. The checkpoint is read by the next statement, whose snapshot is taken
       // after the lock, so it sees the previous holder's last checkpoint.
-      const [{ locked }]: { locked: boolean }[] = await manager.query(
-        `SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked, set_config('synchronous_commit', 'off', true)`,
-        [`relay:${this.options.name}`],
-      );
+      const [{ locked }]: { locked: boolean }[] = await manager.query(RELAY_LOCK, [
+        `relay:${this.options.name}`,
+      ]);
       if (!locked) return { published: 0 };
       const [checkpoint]: { tx_id: string; position: string }[] = await manager.query(
-        `SELECT tx_id::text, position::text FROM relay_checkpoints WHERE name = $1`,
+        RELAY_CHECKPOINT,
         [this.options.name],
       );
       let cursor: Cursor = checkpoint
@@ -119,11 +119,7 @@ export class OutboxRelay {
       const outcome = await this.options.sink.publish(events, events.length < this.batchSize);
       const last = events[outcome.published - 1];
       if (last) {
-        await manager.query(
-          `INSERT INTO relay_checkpoints (name, tx_id, position) VALUES ($1, $2::xid8, $3)
-           ON CONFLICT (name) DO UPDATE SET tx_id = EXCLUDED.tx_id, position = EXCLUDED.position`,
-          [this.options.name, last.txId, last.position],
-        );
+        await manager.query(SAVE_RELAY_CHECKPOINT, [this.options.name, last.txId, last.position]);
       }
       return outcome;
     });

@@ -2,6 +2,7 @@ import { DataSource, MixedList, EntitySchema } from 'typeorm';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import type { Pool, PoolClient } from 'pg';
 import { poolOf } from './pool';
+import { MIGRATIONS_LOCK, MIGRATIONS_UNLOCK, SCHEMA_EXISTS } from './postgres-statements';
 import { PostgresTls, pgSslOptions } from './tls';
 
 export interface PostgresOptions {
@@ -100,9 +101,7 @@ function redact(url: string): string {
  * and Postgres checks that right even for CREATE SCHEMA IF NOT EXISTS: so ask first.
  */
 async function createSchemaIfMissing(runner: QueryRunner, schema: string): Promise<void> {
-  const found = (await runner.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [
-    schema,
-  ])) as unknown[];
+  const found = (await runner.query(SCHEMA_EXISTS, [schema])) as unknown[];
   if (found.length > 0) return;
   try {
     await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
@@ -118,13 +117,11 @@ async function migrate(dataSource: DataSource, schema: string): Promise<void> {
   const lock = dataSource.createQueryRunner();
   await lock.connect();
   try {
-    await lock.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
+    await lock.query(MIGRATIONS_LOCK, [`migrations:${schema}`]);
     await createSchemaIfMissing(lock, schema);
     await dataSource.runMigrations({ transaction: 'each' });
   } finally {
-    await lock
-      .query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${schema}`])
-      .catch(() => undefined);
+    await lock.query(MIGRATIONS_UNLOCK, [`migrations:${schema}`]).catch(() => undefined);
     await lock.release();
   }
 }

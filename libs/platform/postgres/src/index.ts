@@ -3,5 +3,5 @@ export * from './postgres.module';
 export * from './pool';
 export * from './service-roles';
 export * from './tls';
-export * from './delivery-queue';
+export * from './delivery-queue.repository';
 export * from './scram';

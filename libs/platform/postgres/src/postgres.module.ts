@@ -2,6 +2,7 @@ import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from
 import type { ReadinessCheck } from '@rollout/platform/health';
 import { DataSource } from 'typeorm';
 import { PostgresOptions, openDataSource } from './data-source';
+import { READINESS_PROBE } from './postgres-statements';
 
 @Injectable()
 export class PostgresReadiness implements ReadinessCheck {
@@ -10,7 +11,7 @@ export class PostgresReadiness implements ReadinessCheck {
   constructor(private readonly dataSource: DataSource) {}
 
   async check(): Promise<void> {
-    await this.dataSource.query('SELECT 1');
+    await this.dataSource.query(READINESS_PROBE);
   }
 }
 

@@ -1,4 +1,12 @@
 import type { ClientBase } from 'pg';
+import {
+  CURRENT_DATABASE,
+  OTHER_CONNECTABLE_DATABASES,
+  PROVISIONING_LOCK,
+  RELATIONS_OWNED_BY_OTHERS,
+  ROLE_POWERS,
+  STORED_PASSWORD,
+} from './postgres-statements';
 import { scramVerifier, scramVerifierMatches } from './scram';
 
 /** One service's Postgres identity: the role it logs in as and the one schema that role owns. */
@@ -65,11 +73,10 @@ export async function provisionServiceRoles(
 
   await client.query('BEGIN');
   try {
-    // Two provisioning runs at once (replicas of a Job, two launchers) take turns.
-    await client.query(`SELECT pg_advisory_xact_lock(hashtext('provision service roles'))`);
+    await client.query(PROVISIONING_LOCK);
     const database = identifier(
       'database',
-      ((await client.query('SELECT current_database() AS name')).rows[0] as { name: string }).name,
+      ((await client.query(CURRENT_DATABASE)).rows[0] as { name: string }).name,
     );
     await changeDatabaseAcl(client, `REVOKE ALL ON DATABASE ${database} FROM PUBLIC`);
     await client.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
@@ -82,10 +89,7 @@ export async function provisionServiceRoles(
         rolcreaterole: boolean;
         rolcreatedb: boolean;
         rolbypassrls: boolean;
-      }>(
-        'SELECT rolsuper, rolcreaterole, rolcreatedb, rolbypassrls FROM pg_roles WHERE rolname = $1',
-        [role],
-      );
+      }>(ROLE_POWERS, [role]);
       const [found] = existing.rows;
       if (!found) await client.query(`CREATE ROLE ${r} LOGIN`);
       else if (found.rolsuper || found.rolcreaterole || found.rolcreatedb || found.rolbypassrls)
@@ -123,10 +127,7 @@ async function setPassword(
   password: string | undefined,
 ): Promise<PasswordOutcome> {
   if (password === undefined) return 'untouched';
-  const { rows } = await client.query<{ stored: string | null }>(
-    'SELECT rolpassword AS stored FROM pg_authid WHERE rolname = $1',
-    [role],
-  );
+  const { rows } = await client.query<{ stored: string | null }>(STORED_PASSWORD, [role]);
   const stored = rows[0]?.stored ?? null;
   if (scramVerifierMatches(stored, password)) return 'kept';
   const verifier = scramVerifier(password);
@@ -142,14 +143,7 @@ async function setPassword(
  * anywhere; another role that needs one of those databases must be granted `CONNECT` there.
  */
 async function revokeOtherDatabases(client: ClientBase, roles: string[]): Promise<void> {
-  const { rows } = await client.query<{ name: string }>(
-    `SELECT d.datname AS name FROM pg_database d
-      WHERE d.datname <> current_database() AND d.datallowconn
-        AND EXISTS (SELECT 1 FROM unnest($1::text[]) AS r(name)
-                     WHERE has_database_privilege(r.name, d.oid, 'CONNECT'))
-      ORDER BY 1`,
-    [roles],
-  );
+  const { rows } = await client.query<{ name: string }>(OTHER_CONNECTABLE_DATABASES, [roles]);
   const from = ['PUBLIC', ...roles.map((role) => identifier('role', role))].join(', ');
   for (const { name } of rows)
     await changeDatabaseAcl(
@@ -186,16 +180,10 @@ async function changeDatabaseAcl(client: ClientBase, sql: string): Promise<void>
 
 /** What another role created in the schema becomes the service's (a sequence follows its table). */
 async function takeOwnership(client: ClientBase, schema: string, role: string): Promise<void> {
-  const { rows } = await client.query<{ name: string; kind: string }>(
-    `SELECT c.relname AS name, c.relkind AS kind
-       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relowner <> $2::regrole
-        AND c.relkind IN ('r', 'p', 'f', 'v', 'm', 'S')
-        AND NOT (c.relkind = 'S' AND EXISTS (
-          SELECT 1 FROM pg_depend d WHERE d.objid = c.oid AND d.deptype IN ('a', 'i')))
-      ORDER BY c.relkind <> 'r'`,
-    [schema, role],
-  );
+  const { rows } = await client.query<{ name: string; kind: string }>(RELATIONS_OWNED_BY_OTHERS, [
+    schema,
+    role,
+  ]);
   for (const { name, kind } of rows) {
     const quoted = `"${schema}"."${name.replace(/"/g, '""')}"`;
     await client.query(`ALTER ${OWNED_KINDS[kind]} ${quoted} OWNER TO "${role}"`);

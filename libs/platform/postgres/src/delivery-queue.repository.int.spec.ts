@@ -1,6 +1,6 @@
 import { TEST_POSTGRES_URL, removeTestResources, uniqueName } from '@rollout/testing/kit';
 import { Pool } from 'pg';
-import { DeliveryQueue } from './delivery-queue';
+import { DeliveryQueue } from './delivery-queue.repository';
 
 /** A claim's rows come in no particular order. */
 const byTopic = <T extends { topic: string }>(rows: T[]) =>

@@ -45,6 +45,13 @@ export const claimStream = (expectedVersion: number) =>
     ? `INSERT INTO event_streams (stream_id, version) VALUES ($1, $3) ON CONFLICT DO NOTHING RETURNING stream_id`
     : `UPDATE event_streams SET version = $3 WHERE stream_id = $1 AND version = $2 RETURNING stream_id`;
 
+/** `writes` alone, outside an append: their `claimed` always holds. */
+export function writesStatement(writes: ClaimedWrite[]): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const extra = writesOf(writes, binder(values));
+  return { text: `WITH claimed AS (SELECT 1)${extra} SELECT 1`, values };
+}
+
 /** Binds values after `values`; a string already bound keeps its placeholder. */
 export function binder(values: unknown[]): (value: unknown) => string {
   const bound = new Map<string, string>();
@@ -103,3 +110,24 @@ export function appendStatement(
        SELECT count(*)::integer AS appended FROM appended`;
   return { text, values };
 }
+
+export const READ_STREAM = `SELECT * FROM events WHERE stream_id = $1 ORDER BY version`;
+export const REPLAY = `SELECT type, data FROM events WHERE stream_id = $1 ORDER BY version`;
+export const PREVIOUS_RESPONSE = `SELECT response FROM idempotent_requests WHERE request_id = $1`;
+export const NAMED_ANSWER = `SELECT response FROM idempotent_requests WHERE request_id = $1 OR answer_name = $1 LIMIT 1`;
+export const REMEMBER_RESPONSE = `INSERT INTO idempotent_requests (request_id, answer_name, response) VALUES ($1, $2, $3)`;
+export const TRANSACTION_LOCK = `SELECT pg_advisory_xact_lock(hashtext($1))`;
+
+/** Only transactions older than every running one: see EventStore.readAll. */
+export const READ_ALL = `SELECT * FROM events
+        WHERE (tx_id, position) > ($1::xid8, $2::bigint)
+          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY tx_id, position
+        LIMIT $3`;
+export const HEAD = `SELECT tx_id::text, position::text FROM events ORDER BY tx_id DESC, position DESC LIMIT 1`;
+
+/** The relay's lock, and a commit without fsync: see OutboxRelay.publishBatch. */
+export const RELAY_LOCK = `SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked, set_config('synchronous_commit', 'off', true)`;
+export const RELAY_CHECKPOINT = `SELECT tx_id::text, position::text FROM relay_checkpoints WHERE name = $1`;
+export const SAVE_RELAY_CHECKPOINT = `INSERT INTO relay_checkpoints (name, tx_id, position) VALUES ($1, $2::xid8, $3)
+           ON CONFLICT (name) DO UPDATE SET tx_id = EXCLUDED.tx_id, position = EXCLUDED.position`;
