@@ -12,6 +12,7 @@ import {
   INSPECTION_RESULTS_STREAM,
   INSPECTION_STREAM,
   TRAFFIC_DURABLE,
+  kvDeletionHeaders,
 } from '@rollout/platform/nats';
 import { eventually } from '@rollout/testing/kit';
 import { NatsConnection } from 'nats';
@@ -274,9 +275,7 @@ describe('no runtime credential can reconfigure the bus', () => {
       const nc = await connectAs(user);
       const key = `$KV.${EXPERIMENT_STATE_BUCKET}.experiment.v1.policy.acme.global.forged`;
       nc.publish(key, '{"forged":true}');
-      const headers = (await import('nats')).headers();
-      headers.set('KV-Operation', 'DEL');
-      nc.publish(key, '', { headers });
+      nc.publish(key, '', { headers: kvDeletionHeaders() });
       await nc.flush();
       await eventually(() => (violations(user).includes(`Subject "${key}"`) ? true : undefined), {
         what: `${user}'s write refused`,

@@ -1,6 +1,7 @@
 export * from './tokens';
 export * from './namespace';
 export * from './kv-subjects';
+export * from './kv-bucket';
 export * from './jetstream-setup';
 export * from './topology-drift';
 export * from './bus-topology';
