@@ -4,7 +4,11 @@ import { parse } from 'yaml';
 import { EXPERIMENT_SUBJECTS } from '@rollout/contracts';
 import { BUS_USERS_FILE, renderBusAuthorization } from '@rollout/launcher';
 import { BusUser } from '@rollout/platform/bus-permissions';
-import { ActorAssertionSigner, ActorAssertionVerifier, parseBusKey } from '@rollout/platform/nats';
+import {
+  ActorAssertionSigner,
+  ActorAssertionVerifier,
+  parseBusKey,
+} from '@rollout/platform/bus-security';
 import {
   K8sObject,
   OVERLAYS,

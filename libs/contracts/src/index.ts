@@ -13,3 +13,4 @@ export * from './adapter/v1';
 export * from './registry';
 export * from './flow-connection';
 export * from './paging';
+export * from './bus';

@@ -8,7 +8,7 @@
  * clients already use them); `--force` makes new ones. Nothing in the repository is a credential.
  */
 import { BusUser } from '@rollout/platform/bus-permissions';
-import { generateBusKeyPair } from '@rollout/platform/nats';
+import { generateBusKeyPair } from '@rollout/platform/bus-security';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -11,8 +11,9 @@ import {
   TRAFFIC_STREAM_LIMITS,
   TRAFFIC_STREAM_SUBJECTS,
   inspectionEventSubject,
+  ASSERTION_CLOCK_SKEW_MS,
+  ASSERTION_MAX_TTL_MS,
 } from '@rollout/contracts';
-import { ASSERTION_IDS_KV } from './assertion-ids';
 import {
   DEAD_LETTER_STREAM,
   DurableConsumerDeclaration,
@@ -20,6 +21,39 @@ import {
   KvDeclaration,
   StreamDeclaration,
 } from './jetstream-setup';
+
+/** The header block of the gate's create-if-absent write, the only thing an id's entry holds. */
+const EXPECT_NOTHING_HEADER = 'Nats-Expected-Last-Subject-Sequence';
+export const ASSERTION_ID_ENTRY_BYTES = `NATS/1.0\r\n${EXPECT_NOTHING_HEADER}: 0\r\n\r\n`.length;
+/** Commands per second, across every service, the bucket is sized for (five times the 1,000/s we plan for). */
+export const ASSERTION_IDS_DESIGN_RATE = 5_000;
+/**
+ * What one id takes in the store, at most: the stored record's 34 bytes of framing and hash
+ * (measured), its subject (`$KV.<namespace>_ASSERTION_IDS.<uuid>`, at most 87 bytes) and the
+ * header block.
+ */
+export const ASSERTION_ID_STORED_BYTES = 192;
+const ASSERTION_IDS_MAX_AGE_MS = ASSERTION_MAX_TTL_MS + 2 * ASSERTION_CLOCK_SKEW_MS;
+const ASSERTION_IDS_MAX_MSGS = (ASSERTION_IDS_DESIGN_RATE * ASSERTION_IDS_MAX_AGE_MS) / 1000;
+
+/**
+ * The ids of the actor assertions that state-changing requests used, one key each, shared by
+ * every replica of every service that verifies assertions. A key lives as long as an assertion
+ * can be accepted: from `iat - skew` to `exp + skew`, at most the longest lifetime plus twice
+ * the skew (nats-server 2.9 has no per-message TTL, so the bucket's max age says it). Written
+ * once: no rollup, delete or purge, no second entry on a key, an empty value only, and at most
+ * the ids of `ASSERTION_IDS_DESIGN_RATE` commands a second over the max age (docs/bus-security.md).
+ */
+export const ASSERTION_IDS_KV: KvDeclaration = {
+  bucket: 'ASSERTION_IDS',
+  history: 1,
+  ttlMs: ASSERTION_IDS_MAX_AGE_MS,
+  writeOnce: {
+    maxMsgSize: ASSERTION_ID_ENTRY_BYTES,
+    maxMsgs: ASSERTION_IDS_MAX_MSGS,
+    maxBytes: ASSERTION_IDS_MAX_MSGS * ASSERTION_ID_STORED_BYTES,
+  },
+};
 
 /**
  * The services that use JetStream; the others (gateway, adapters) only request and reply. The

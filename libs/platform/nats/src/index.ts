@@ -14,7 +14,4 @@ export * from './rpc-client';
 export * from './rpc-server';
 export * from './nats-options';
 export * from './nats.module';
-export * from './actor-assertion';
-export * from './actor-gate';
-export * from './assertion-ids';
 export * from './direct-reader';

@@ -4,13 +4,8 @@ import type { ServiceName } from '@rollout/contracts';
 import { HealthModule, ReadinessCheck } from '@rollout/platform/health';
 import { LoggingModule } from '@rollout/platform/logging';
 import { MetricsModule } from '@rollout/platform/metrics';
-import {
-  BusNeeds,
-  NatsModule,
-  NatsModuleOptions,
-  NatsReadiness,
-  parseBusKey,
-} from '@rollout/platform/nats';
+import { ActorAssertionSigner, parseBusKey } from '@rollout/platform/bus-security';
+import { ActorSigner, BusNeeds, NatsModule, NatsReadiness } from '@rollout/platform/nats';
 import { PostgresModule, PostgresOptions, PostgresReadiness } from '@rollout/platform/postgres';
 import { BUILD_VERSION } from './service-info';
 
@@ -25,16 +20,16 @@ export interface PlatformOptions {
   /** The service's own readiness checks (providers exported by a global module of the service). */
   readiness?: Type<ReadinessCheck>[];
   /** Signs an actor assertion into every call that names its actor: the gateway's, and a system key's (docs/bus-security.md). */
-  actorSigning?: NatsModuleOptions['actorSigning'];
+  actorSigner?: ActorSigner;
 }
 
 /** Signing with BUS_SIGNING_KEY (validated by the service's config), assertions good for `ttlMs`; none without a key. */
-export function actorSigningOf(
+export function actorSignerOf(
   signingKey: string | undefined,
   ttlMs: number,
-): NatsModuleOptions['actorSigning'] {
+): ActorSigner | undefined {
   const key = signingKey ? parseBusKey(signingKey) : undefined;
-  return key && { key, ttlMs };
+  return key && new ActorAssertionSigner(key, ttlMs);
 }
 
 /**
@@ -47,7 +42,7 @@ export function platformModules({
   jetstream,
   database,
   readiness = [],
-  actorSigning,
+  actorSigner,
 }: PlatformOptions): DynamicModule[] {
   const checks: Type<ReadinessCheck>[] = [NatsReadiness];
   const modules: DynamicModule[] = [
@@ -62,7 +57,7 @@ export function platformModules({
       token: config.NATS_TOKEN,
       namespace: config.NATS_NAMESPACE,
       jetstream,
-      actorSigning,
+      actorSigner,
     }),
   ];
   if (database) {

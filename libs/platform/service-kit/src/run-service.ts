@@ -1,23 +1,23 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { StatusError } from '@rollout/contracts';
+import { StatusError, ASSERTION_CLOCK_SKEW_MS, ASSERTION_MAX_TTL_MS } from '@rollout/contracts';
 import type { BaseConfig } from '@rollout/platform/config';
 import { ErrorFilter } from '@rollout/platform/errors';
 import { REQUEST_ID_HEADER, RpcRequestLogging, httpRequestId } from '@rollout/platform/logging';
 import { RequestMetrics } from '@rollout/platform/metrics';
 import {
-  ASSERTION_CLOCK_SKEW_MS,
-  ASSERTION_MAX_TTL_MS,
-  ActorAssertionGate,
-  ActorAssertionVerifier,
   NATS_CONNECTION,
   NatsNamespace,
   NatsRpcServer,
   RpcRequestGate,
+} from '@rollout/platform/nats';
+import {
+  ActorAssertionGate,
+  ActorAssertionVerifier,
   SharedAssertionIds,
   parseBusKey,
-} from '@rollout/platform/nats';
+} from '@rollout/platform/bus-security';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { NatsConnection } from 'nats';
 import { Logger } from 'nestjs-pino';

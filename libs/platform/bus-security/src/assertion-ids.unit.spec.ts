@@ -5,8 +5,8 @@ import {
   PREVIEW_SUBJECTS,
   serviceInfoSubject,
 } from '@rollout/contracts';
-import { ASSERTION_IDS_KV, ProcessAssertionIds, isStateChanging } from './assertion-ids';
-import { NatsNamespace } from './namespace';
+import { ASSERTION_IDS_KV, NatsNamespace } from '@rollout/platform/nats';
+import { ProcessAssertionIds, isStateChanging } from './assertion-ids';
 
 describe('assertion ids', () => {
   const namespace = new NatsNamespace('t1');
