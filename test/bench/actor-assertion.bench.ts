@@ -12,8 +12,9 @@ import {
   ACTOR_ASSERTION_HEADER,
   ASSERTION_CLOCK_SKEW_MS,
   ASSERTION_MAX_TTL_MS,
+  ASSERTION_IDS_KV,
 } from '@rollout/contracts';
-import { ASSERTION_IDS_KV, NatsNamespace, declareJetStream } from '@rollout/platform/nats';
+import { NatsNamespace, declareJetStream } from '@rollout/platform/nats';
 import {
   ActorAssertionGate,
   ActorAssertionSigner,

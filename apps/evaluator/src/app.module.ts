@@ -1,7 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { PREVIEW_V1, SYSTEM_V1, TRAFFIC_V1 } from '@rollout/contracts';
+import { PREVIEW_V1, SYSTEM_V1, TRAFFIC_V1, busNeedsOf } from '@rollout/contracts';
 import { TRAFFIC_V2ALPHA } from '@rollout/contracts-alpha';
-import { busNeedsOf } from '@rollout/platform/nats';
 import { actorSignerOf, serviceModule } from '@rollout/platform/service-kit';
 import { AUTO_STOP_ASSERTION_TTL_MS } from './auto-stop/auto-stop.job';
 import { AutoStopModule } from './auto-stop/auto-stop.module';

@@ -4,8 +4,9 @@ import {
   INSPECTION_RULES_SUBJECTS,
   PREVIEW_SUBJECTS,
   ACTOR_ASSERTION_HEADER,
+  ASSERTION_IDS_KV,
 } from '@rollout/contracts';
-import { ASSERTION_IDS_KV, kvStream, kvSubject } from '@rollout/platform/nats';
+import { kvStream, kvSubject } from '@rollout/platform/nats';
 import { generateBusKeyPair } from '@rollout/platform/bus-security';
 import { Msg, MsgHdrs, NatsConnection, NatsError, headers as natsHeaders } from 'nats';
 import { randomUUID } from 'node:crypto';

@@ -4,16 +4,14 @@ import {
   PREVIEW_LOGS_STREAM,
   TRAFFIC_STREAM,
   trafficSubject,
-} from '@rollout/contracts';
-import {
   ASSERTION_IDS_KV,
   DEAD_LETTER_STREAM,
   INSPECTION_DURABLE,
   INSPECTION_RESULTS_STREAM,
   INSPECTION_STREAM,
   TRAFFIC_DURABLE,
-  kvDeletionHeaders,
-} from '@rollout/platform/nats';
+} from '@rollout/contracts';
+import { kvDeletionHeaders } from '@rollout/platform/nats';
 import { eventually } from '@rollout/testing/kit';
 import { NatsConnection } from 'nats';
 import { RUNTIME_USERS, busSecuritySystem, permissionError } from '../../test/bus-security-system';

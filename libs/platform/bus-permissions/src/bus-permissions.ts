@@ -14,19 +14,14 @@ import {
   TRAFFIC_STREAM,
   inspectionEventSubject,
   serviceInfoSubject,
-} from '@rollout/contracts';
-import {
   ASSERTION_IDS_KV,
   DEAD_LETTER_STREAM,
   INSPECTION_DURABLE,
   INSPECTION_RESULTS_STREAM,
   INSPECTION_STREAM,
-  NatsNamespace,
   TRAFFIC_DURABLE,
-  inboxPrefixOf,
-  kvAllKeys,
-  kvStream,
-} from '@rollout/platform/nats';
+} from '@rollout/contracts';
+import { NatsNamespace, inboxPrefixOf, kvAllKeys, kvStream } from '@rollout/platform/nats';
 
 /**
  * Who may connect to the bus, one kind per NATS user. Services get one user each; every

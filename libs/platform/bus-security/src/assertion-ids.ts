@@ -1,5 +1,5 @@
-import { READ_ONLY_SUBJECTS, StatusError } from '@rollout/contracts';
-import { ASSERTION_IDS_KV, NatsNamespace, kvSubject } from '@rollout/platform/nats';
+import { READ_ONLY_SUBJECTS, StatusError, ASSERTION_IDS_KV } from '@rollout/contracts';
+import { NatsNamespace, kvSubject } from '@rollout/platform/nats';
 import { JetStreamClient, NatsError, headers } from 'nats';
 
 const EXPECT_NOTHING_HEADER = 'Nats-Expected-Last-Subject-Sequence';

@@ -4,8 +4,9 @@ import {
   INSPECTION_RULES_SUBJECTS,
   PREVIEW_SUBJECTS,
   serviceInfoSubject,
+  ASSERTION_IDS_KV,
 } from '@rollout/contracts';
-import { ASSERTION_IDS_KV, NatsNamespace } from '@rollout/platform/nats';
+import { NatsNamespace } from '@rollout/platform/nats';
 import { ProcessAssertionIds, isStateChanging } from './assertion-ids';
 
 describe('assertion ids', () => {

@@ -1,5 +1,5 @@
 import { NatsConnection, NatsError } from 'nats';
-import { busTopology } from './bus-topology';
+import { busTopology } from '@rollout/contracts';
 import { kvStream } from './kv-subjects';
 import { NatsNamespace } from './namespace';
 

@@ -4,7 +4,6 @@ export * from './kv-subjects';
 export * from './kv-bucket';
 export * from './jetstream-setup';
 export * from './topology-drift';
-export * from './bus-topology';
 export * from './provision';
 export * from './deprovision';
 export * from './dead-letter';

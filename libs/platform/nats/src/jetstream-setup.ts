@@ -12,67 +12,15 @@ import {
   DiscardPolicy,
   nanos,
 } from 'nats';
+import type {
+  DurableConsumerDeclaration,
+  JetStreamDeclarations,
+  KvDeclaration,
+  StreamDeclaration,
+} from '@rollout/contracts';
 import { kvAllKeys, kvStream } from './kv-subjects';
 import { RECREATED_CONSUMER_FIELDS, configDrift, describeDrift, pushDrift } from './topology-drift';
 import { NatsNamespace } from './namespace';
-
-/** A stream as the code that owns it declares it; names and subjects are namespaced on use. */
-export interface StreamDeclaration {
-  name: string;
-  subjects: string[];
-  /** Oldest message kept, in ms (0 = forever). */
-  maxAgeMs: number;
-  /** Bytes kept (-1 = unlimited). */
-  maxBytes: number;
-  /** Window in which a repeated Nats-Msg-Id is dropped as a duplicate, in ms. */
-  duplicateWindowMs: number;
-  retention?: RetentionPolicy;
-  storage?: StorageType;
-  /** Whether its messages may be read with direct gets (a reader without a consumer of its own). */
-  allowDirect?: boolean;
-}
-
-export interface DurableConsumerDeclaration {
-  stream: string;
-  durable: string;
-  filterSubject?: string;
-  ackWaitMs: number;
-  maxDeliver: number;
-  maxAckPending?: number;
-}
-
-export interface KvDeclaration {
-  bucket: string;
-  history?: number;
-  /** How long an entry lives, in ms (absent: forever). */
-  ttlMs?: number;
-  /**
-   * A bucket whose keys are written once and never changed: its stream is declared with the
-   * stream API (the KV view would allow rollups), one entry per key that no later write may
-   * replace (discard new per subject), no rollup, delete or purge, values of at most
-   * `maxMsgSize` bytes counting headers, and at most `maxBytes`/`maxMsgs` held (discard new).
-   */
-  writeOnce?: { maxMsgSize: number; maxBytes: number; maxMsgs: number };
-}
-
-export interface JetStreamDeclarations {
-  streams?: StreamDeclaration[];
-  consumers?: DurableConsumerDeclaration[];
-  kv?: KvDeclaration[];
-}
-
-/** Where poison messages go: `deadletter.v1.<stream>`, kept in this stream for inspection. */
-export const DEAD_LETTER_STREAM: StreamDeclaration = {
-  name: 'DEAD_LETTERS',
-  subjects: ['deadletter.v1.>'],
-  maxAgeMs: 14 * 24 * 3600 * 1000,
-  maxBytes: 1024 ** 3,
-  duplicateWindowMs: 2 * 60 * 1000,
-};
-
-export function deadLetterSubject(stream: string): string {
-  return `deadletter.v1.${stream.toLowerCase()}`;
-}
 
 function apiErrorCode(error: unknown): number | undefined {
   return error instanceof NatsError ? error.api_error?.err_code : undefined;
@@ -88,8 +36,8 @@ export function streamConfig(
     num_replicas: replicas,
     name: ns.stream(decl.name),
     subjects: decl.subjects.map((s) => ns.subject(s)),
-    retention: decl.retention ?? RetentionPolicy.Limits,
-    storage: decl.storage ?? StorageType.File,
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
     max_age: nanos(decl.maxAgeMs),
     max_bytes: decl.maxBytes,
     duplicate_window: nanos(decl.duplicateWindowMs),

@@ -2,12 +2,8 @@ import { Injectable, INestApplication, Module, OnModuleInit } from '@nestjs/comm
 import { NestFactory } from '@nestjs/core';
 import { TEST_NATS_URL, eventually, uniqueName } from '@rollout/testing/kit';
 import { JSONCodec, JsMsg, NatsConnection, connect, nanos } from 'nats';
-import {
-  DEAD_LETTER_STREAM,
-  JetStreamDeclarations,
-  declareJetStream,
-  deadLetterSubject,
-} from './jetstream-setup';
+import { DEAD_LETTER_STREAM, JetStreamDeclarations, deadLetterSubject } from '@rollout/contracts';
+import { declareJetStream } from './jetstream-setup';
 import { NatsModule, NatsReadiness } from './nats.module';
 import { NatsNamespace } from './namespace';
 import { DEAD_LETTER_REASON_HEADER } from './dead-letter';

@@ -1,4 +1,4 @@
-import type { BusNeeds } from './bus-topology';
+import type { BusNeeds } from '@rollout/contracts';
 import type { ActorClaims } from '@rollout/contracts';
 
 /** Signs who a call is made for into its `Actor-Assertion` header (bus security's signer). */

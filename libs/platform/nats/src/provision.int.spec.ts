@@ -3,7 +3,12 @@ import { NestFactory } from '@nestjs/core';
 import { TRAFFIC_STREAM } from '@rollout/contracts';
 import { TEST_NATS_URL, eventually, uniqueName } from '@rollout/testing/kit';
 import { AckPolicy, DeliverPolicy, NatsConnection, connect, nanos } from 'nats';
-import { ASSERTION_IDS_KV, DEFAULT_BUS_LIMITS, TRAFFIC_DURABLE, busNeedsOf } from './bus-topology';
+import {
+  ASSERTION_IDS_KV,
+  DEFAULT_BUS_LIMITS,
+  TRAFFIC_DURABLE,
+  busNeedsOf,
+} from '@rollout/contracts';
 import { kvStream } from './kv-subjects';
 import { NatsModule, NatsReadiness } from './nats.module';
 import { NatsNamespace } from './namespace';

@@ -8,7 +8,7 @@ import {
   JetStreamService,
   busTopology,
   topologyFor,
-} from './bus-topology';
+} from '@rollout/contracts';
 import { consumerConfig, declareJetStream, kvBucketConfig, streamConfig } from './jetstream-setup';
 import { kvStream } from './kv-subjects';
 import { NatsNamespace } from './namespace';

@@ -5,7 +5,8 @@ import { HealthModule, ReadinessCheck } from '@rollout/platform/health';
 import { LoggingModule } from '@rollout/platform/logging';
 import { MetricsModule } from '@rollout/platform/metrics';
 import { ActorAssertionSigner, parseBusKey } from '@rollout/platform/bus-security';
-import { ActorSigner, BusNeeds, NatsModule, NatsReadiness } from '@rollout/platform/nats';
+import { ActorSigner, NatsModule, NatsReadiness } from '@rollout/platform/nats';
+import { BusNeeds } from '@rollout/contracts';
 import { PostgresModule, PostgresOptions, PostgresReadiness } from '@rollout/platform/postgres';
 import { BUILD_VERSION } from './service-info';
 

@@ -1,14 +1,9 @@
 import { Controller, INestApplication, Module } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { EXPERIMENT_SUBJECTS, ACTOR_ASSERTION_HEADER } from '@rollout/contracts';
+import { EXPERIMENT_SUBJECTS, ACTOR_ASSERTION_HEADER, ASSERTION_IDS_KV } from '@rollout/contracts';
 import { LoggingModule } from '@rollout/platform/logging';
 import { MetricsModule } from '@rollout/platform/metrics';
-import {
-  ASSERTION_IDS_KV,
-  declareJetStream,
-  NatsModule,
-  NatsNamespace,
-} from '@rollout/platform/nats';
+import { declareJetStream, NatsModule, NatsNamespace } from '@rollout/platform/nats';
 import {
   ActorAssertionSigner,
   generateBusKeyPair,

@@ -2,25 +2,81 @@ import {
   EXPERIMENT_EVENTS_STREAM,
   EXPERIMENT_EVENTS_SUBJECTS,
   EXPERIMENT_STATE_BUCKET,
+} from '../experiment/v1';
+import {
   INSPECTION_PHASES,
   INSPECTION_RESULTS_SUBJECT,
+  inspectionEventSubject,
+} from '../inspection/v1';
+import {
   PREVIEW_LOGS_STREAM,
   PREVIEW_LOGS_STREAM_LIMITS,
   PREVIEW_LOGS_SUBJECTS,
-  TRAFFIC_STREAM,
-  TRAFFIC_STREAM_LIMITS,
-  TRAFFIC_STREAM_SUBJECTS,
-  inspectionEventSubject,
-  ASSERTION_CLOCK_SKEW_MS,
-  ASSERTION_MAX_TTL_MS,
-} from '@rollout/contracts';
-import {
-  DEAD_LETTER_STREAM,
-  DurableConsumerDeclaration,
-  JetStreamDeclarations,
-  KvDeclaration,
-  StreamDeclaration,
-} from './jetstream-setup';
+} from '../preview/v1';
+import { TRAFFIC_STREAM, TRAFFIC_STREAM_LIMITS, TRAFFIC_STREAM_SUBJECTS } from '../traffic/v1';
+import { ASSERTION_CLOCK_SKEW_MS, ASSERTION_MAX_TTL_MS } from './security';
+
+/*
+ * The bus's shape as data: every stream, durable consumer and KV bucket, and which service uses
+ * each. It is not a message contract (no golden, no lock): the provisioning step applies it,
+ * services check the bus against the part they use, and the permissions are drawn from it.
+ */
+
+/** A stream as the code that owns it declares it; names and subjects are namespaced on use. */
+export interface StreamDeclaration {
+  name: string;
+  subjects: string[];
+  /** Oldest message kept, in ms (0 = forever). */
+  maxAgeMs: number;
+  /** Bytes kept (-1 = unlimited). */
+  maxBytes: number;
+  /** Window in which a repeated Nats-Msg-Id is dropped as a duplicate, in ms. */
+  duplicateWindowMs: number;
+  /** Whether its messages may be read with direct gets (a reader without a consumer of its own). */
+  allowDirect?: boolean;
+}
+
+export interface DurableConsumerDeclaration {
+  stream: string;
+  durable: string;
+  filterSubject?: string;
+  ackWaitMs: number;
+  maxDeliver: number;
+  maxAckPending?: number;
+}
+
+export interface KvDeclaration {
+  bucket: string;
+  history?: number;
+  /** How long an entry lives, in ms (absent: forever). */
+  ttlMs?: number;
+  /**
+   * A bucket whose keys are written once and never changed: its stream is declared with the
+   * stream API (the KV view would allow rollups), one entry per key that no later write may
+   * replace (discard new per subject), no rollup, delete or purge, values of at most
+   * `maxMsgSize` bytes counting headers, and at most `maxBytes`/`maxMsgs` held (discard new).
+   */
+  writeOnce?: { maxMsgSize: number; maxBytes: number; maxMsgs: number };
+}
+
+export interface JetStreamDeclarations {
+  streams?: StreamDeclaration[];
+  consumers?: DurableConsumerDeclaration[];
+  kv?: KvDeclaration[];
+}
+
+/** Where poison messages go: `deadletter.v1.<stream>`, kept in this stream for inspection. */
+export const DEAD_LETTER_STREAM: StreamDeclaration = {
+  name: 'DEAD_LETTERS',
+  subjects: ['deadletter.v1.>'],
+  maxAgeMs: 14 * 24 * 3600 * 1000,
+  maxBytes: 1024 ** 3,
+  duplicateWindowMs: 2 * 60 * 1000,
+};
+
+export function deadLetterSubject(stream: string): string {
+  return `deadletter.v1.${stream.toLowerCase()}`;
+}
 
 /** The header block of the gate's create-if-absent write, the only thing an id's entry holds. */
 const EXPECT_NOTHING_HEADER = 'Nats-Expected-Last-Subject-Sequence';
