@@ -14,7 +14,8 @@ import {
   ASSERTION_MAX_TTL_MS,
   ASSERTION_IDS_KV,
 } from '@rollout/contracts';
-import { NatsNamespace, declareJetStream } from '@rollout/platform/nats';
+import { NatsNamespace } from '@rollout/platform/nats';
+import { declareJetStream } from '@rollout/provision';
 import {
   ActorAssertionGate,
   ActorAssertionSigner,

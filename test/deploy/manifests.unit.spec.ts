@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { EXPERIMENT_SUBJECTS } from '@rollout/contracts';
 import { BUS_USERS_FILE, renderBusAuthorization } from '@rollout/launcher';
-import { BusUser } from '@rollout/platform/bus-permissions';
+import { BusUser } from '@rollout/provision';
 import {
   ActorAssertionSigner,
   ActorAssertionVerifier,

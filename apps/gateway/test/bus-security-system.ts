@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { BusUser, natsAuthorizationConfig } from '@rollout/platform/bus-permissions';
+import { BusUser, natsAuthorizationConfig } from '@rollout/provision';
 import { generateBusKeyPair } from '@rollout/platform/bus-security';
 import { ActorClaims } from '@rollout/contracts';
 import { inboxPrefixOf } from '@rollout/platform/nats';

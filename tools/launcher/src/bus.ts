@@ -1,4 +1,4 @@
-import { BusUser, natsAuthorizationConfig } from '@rollout/platform/bus-permissions';
+import { BusUser, natsAuthorizationConfig } from '@rollout/provision';
 import { generateBusKeyPair } from '@rollout/platform/bus-security';
 import { randomBytes } from 'node:crypto';
 import { LaunchError } from './processes';

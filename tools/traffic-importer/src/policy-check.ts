@@ -29,7 +29,7 @@ const FIRST_TRY_MS = 1_000;
  * Reads the live policies' keys in the experiment-service's state bucket (EXPERIMENT_STATE,
  * key `experiment.v1.policy.{project}.{location}.{policy}`), one direct get by subject per
  * policy: a traffic producer's credential may read its projects' policy keys, nothing else
- * (libs/platform/bus-permissions): not the relay's position key, which would tell it how busy
+ * (tools/provision/src/bus-permissions.ts): not the relay's position key, which would tell it how busy
  * every other project is. Listing the project's policies needs a consumer, which only broader
  * credentials may create: without it the list is left out.
  */

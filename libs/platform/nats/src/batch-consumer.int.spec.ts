@@ -3,7 +3,7 @@ import { JsMsg, NatsConnection, connect } from 'nats';
 import { BatchConsumer, BatchConsumerOptions, Rejection } from './batch-consumer';
 import { DEAD_LETTER_REASON_HEADER } from './dead-letter';
 import { DEAD_LETTER_STREAM, deadLetterSubject } from '@rollout/contracts';
-import { declareJetStream } from './jetstream-setup';
+import { createDeclared } from '../test/create-declared';
 import { NatsNamespace } from './namespace';
 
 /** The batch consumer against the real server: batching, dead letters, retries and stopping. */
@@ -39,7 +39,7 @@ describe('BatchConsumer', () => {
   beforeEach(async () => {
     nc = await connect({ servers: TEST_NATS_URL });
     ns = new NatsNamespace(uniqueName());
-    await declareJetStream(nc, ns, {
+    await createDeclared(nc, ns, {
       streams: [
         {
           name: 'ORDERS',

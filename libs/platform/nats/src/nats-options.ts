@@ -27,7 +27,7 @@ export interface NatsModuleOptions {
   actorSigner?: ActorSigner;
 }
 
-/** The inbox prefix of a NATS user, `_INBOX_<user>`: the one its permissions let it subscribe under (see bus-permissions). */
+/** The inbox prefix of a NATS user, `_INBOX_<user>`: the one its permissions let it subscribe under (see tools/provision/src/bus-permissions.ts). */
 export function inboxPrefixOf(user: string): string {
   return `_INBOX_${user}`;
 }

@@ -3,7 +3,8 @@ import { MessagePattern } from '@nestjs/microservices';
 import { EXPERIMENT_SUBJECTS, ACTOR_ASSERTION_HEADER, ASSERTION_IDS_KV } from '@rollout/contracts';
 import { LoggingModule } from '@rollout/platform/logging';
 import { MetricsModule } from '@rollout/platform/metrics';
-import { declareJetStream, NatsModule, NatsNamespace } from '@rollout/platform/nats';
+import { NatsModule, NatsNamespace } from '@rollout/platform/nats';
+import { declareJetStream } from '@rollout/provision';
 import {
   ActorAssertionSigner,
   generateBusKeyPair,

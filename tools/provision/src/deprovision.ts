@@ -1,7 +1,6 @@
-import { NatsConnection, NatsError } from 'nats';
 import { busTopology } from '@rollout/contracts';
-import { kvStream } from './kv-subjects';
-import { NatsNamespace } from './namespace';
+import { NatsNamespace, kvStream } from '@rollout/platform/nats';
+import { NatsConnection, NatsError } from 'nats';
 
 const STREAM_NOT_FOUND = 10059;
 
