@@ -6,8 +6,8 @@ import {
   OnApplicationShutdown,
 } from '@nestjs/common';
 import { EXPERIMENT_EVENTS_STREAM, EXPERIMENT_STATE_BUCKET } from '@rollout/contracts';
-import { EventStore, JetStreamSink, OutboxRelay, RelaySink } from '@rollout/platform/event-store';
-import { KvWriter, NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
+import { EventStore, OutboxRelay, RelaySink } from '@rollout/platform/event-store';
+import { KvWriter, NATS_CONNECTION, NatsNamespace, JetStreamSink } from '@rollout/platform/nats';
 import { JSONCodec, NatsConnection } from 'nats';
 import { DataSource } from 'typeorm';
 import { eventSubject, publishedEvent } from './published-events';

@@ -1,15 +1,12 @@
 import { STATE_POSITION_KEY, STATE_VERSION_HEADER } from '@rollout/contracts';
+import { Cursor, RelaySink, START, StoredEvent, isAfter } from '@rollout/platform/event-store';
 import {
-  Cursor,
-  RelaySink,
-  START,
-  StoredEvent,
+  KvWriter,
+  isKvRevisionConflict,
   cursorHeaders,
   cursorOfHeaders,
   eventHeaders,
-  isAfter,
-} from '@rollout/platform/event-store';
-import { KvWriter, isKvRevisionConflict } from '@rollout/platform/nats';
+} from '@rollout/platform/nats';
 import { Empty, JSONCodec } from 'nats';
 import { isEnd, publishedEvent, stateKey } from './published-events';
 

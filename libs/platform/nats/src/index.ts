@@ -21,6 +21,8 @@ export { PoisonMessageError, PullConsumerHost } from './pull-consumer-host';
 export type { BatchConsumerOptions, BatchHandler, Rejection } from './batch-consumer';
 export { BatchConsumer } from './batch-consumer';
 export { DEAD_LETTER_REASON_HEADER } from './dead-letter';
+export type { JetStreamSinkOptions, RelayMessage } from './jetstream-sink';
+export { JetStreamSink, cursorHeaders, cursorOfHeaders, eventHeaders } from './jetstream-sink';
 export type { StoredEntry } from './direct-reader';
 export { DirectReader } from './direct-reader';
 
