@@ -66,7 +66,7 @@ export function generateBusKeyPair(keyId: string): { signingKey: string; verifyK
 
 const digest = (payload: Uint8Array) => createHash('sha256').update(payload).digest('base64url');
 
-/** The gateway's side: signs the claims for one request. */
+/** The HTTP edge's side: signs the claims for one request. */
 export class ActorAssertionSigner {
   private readonly keyId: string;
   private readonly privateKey: KeyObject;
@@ -101,7 +101,7 @@ export class ActorAssertionSigner {
   }
 }
 
-/** The system signer (SYSTEM_SIGNERS) a key id names, undefined for a gateway key; a `system.` id of no known service names nothing it may do. */
+/** The system signer (SYSTEM_SIGNERS) a key id names, undefined for the edge's key; a `system.` id of no known service names nothing it may do. */
 export function systemSignerOf(keyId: string): SystemSigner | 'unknown' | undefined {
   if (!keyId.startsWith('system.')) return undefined;
   const service = keyId.split('.')[1];
@@ -111,7 +111,7 @@ export function systemSignerOf(keyId: string): SystemSigner | 'unknown' | undefi
 export interface VerifierOptions {
   /** Longest lifetime accepted, whatever the assertion says: bounds how long replays are remembered. */
   maxTtlMs: number;
-  /** Tolerated difference between the gateway's clock and ours. */
+  /** Tolerated difference between the signer's clock and ours. */
   clockSkewMs: number;
   /** The namespace requests arrive in, so a system key's subjects match as sent. */
   namespace?: NatsNamespace;
@@ -177,7 +177,7 @@ export class ActorAssertionVerifier {
     return claims.exp + this.options.clockSkewMs;
   }
 
-  /** A system key speaks only as its service's actor, on its subjects; a gateway key for anyone. */
+  /** A system key speaks only as its service's actor, on its subjects; the edge's key for anyone. */
   private checkScope(claims: SignedActorClaims, subject: string) {
     const signer = systemSignerOf(claims.kid);
     if (signer === undefined) return;

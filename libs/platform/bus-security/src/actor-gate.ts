@@ -33,10 +33,10 @@ export interface ActorAssertionGateOptions {
 }
 
 /**
- * Every request a service takes carries the gateway's signed actor assertion: the gate
+ * Every request a service takes carries the HTTP edge's signed actor assertion: the gate
  * refuses, with PERMISSION_DENIED, one without a valid assertion, one whose `actor` field is
  * not the asserted actor, one naming a project the actor does not have (defence in depth:
- * a gateway route that forgot its project check still cannot cross tenants), and one whose
+ * an HTTP route that forgot its project check still cannot cross tenants), and one whose
  * assertion was used before. A state-changing request's assertion id is remembered where
  * every replica sees it (`sharedIds`, written before the handler runs), so a replay to another
  * replica or after a restart is refused too; when that memory cannot be reached the request is

@@ -10,7 +10,7 @@ export interface ActorSigner {
 export interface NatsModuleOptions {
   /** Client name shown by the server (the service name); also the `User-Agent` name of RPC calls. */
   name: string;
-  /** Build version, the `User-Agent` version of RPC calls (`gateway/0.1.0`). */
+  /** Build version, the `User-Agent` version of RPC calls (`<name>/0.1.0`). */
   version?: string;
   servers: string[];
   user?: string;
@@ -23,7 +23,7 @@ export interface NatsModuleOptions {
   topologyCheckIntervalMs?: number;
   /** Fail at boot when the first connection takes longer than this. */
   connectTimeoutMs?: number;
-  /** Signs actor assertions into the RPC calls that name an actor (the gateway's, a system key's). */
+  /** Signs actor assertions into the RPC calls that name an actor (the HTTP edge's, a system key's). */
   actorSigner?: ActorSigner;
 }
 

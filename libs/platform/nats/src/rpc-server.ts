@@ -39,7 +39,7 @@ export interface RpcRequestScope {
  * What runs around every request the server takes: request-scoped logging, request metrics.
  * It lives in the transport because a Nest interceptor costs an AsyncResource and an rxjs
  * pipeline per request each, which three of them made a tenth of a service's CPU
- * (test/bench/enforcement.bench.ts profiles).
+ * (the lease benchmark's profiles, test/bench).
  */
 export interface RpcRequestHook {
   begin(request: RpcRequestInfo): RpcRequestScope;

@@ -20,7 +20,7 @@ export interface PlatformOptions {
   database?: Pick<PostgresOptions, 'migrations' | 'entities'>;
   /** The service's own readiness checks (providers exported by a global module of the service). */
   readiness?: Type<ReadinessCheck>[];
-  /** Signs an actor assertion into every call that names its actor: the gateway's, and a system key's (docs/bus-security.md). */
+  /** Signs an actor assertion into every call that names its actor: with the HTTP edge's key, or a system key (docs/bus-security.md). */
   actorSigner?: ActorSigner;
 }
 
