@@ -5,11 +5,13 @@ import tseslint from 'typescript-eslint';
 /**
  * Architecture rules (docs/architecture.md, "Libraries and boundaries"), enforced on two tag axes:
  * - type:  app → infra, domain, contracts; infra → infra, contracts; domain → domain, contracts;
- *          contracts → contracts only, and no framework or I/O packages; tool → infra, contracts;
+ *          contracts → contracts only, and no framework or I/O packages; tool → tool, infra,
+ *          contracts;
  *          test (system tests) → tool, infra, domain (benchmarks time its pure stages alone),
  *          contracts, testing; testing (the test kits
  *          libs/testing/*) → infra, contracts. Only test code (specs,
- *          apps/<app>/test/, libs/<role>/<lib>/test/, test/) may import type:testing, so no kit ships.
+ *          apps/<app>/test/, libs/<role>/<lib>/test/, test/) may import type:testing, so no kit
+ *          ships, and type:tool, so that a test provisions the bus as a deployment does.
  * - scope: a service's projects use only their own scope and `shared`; the system tests
  *   (`scope:system`) any.
  * - stability: a stable contract never depends on an alpha one.
@@ -33,7 +35,10 @@ const depConstraints = [
     sourceTag: 'type:app',
     onlyDependOnLibsWithTags: ['type:infra', 'type:domain', 'type:contracts'],
   },
-  { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
+  {
+    sourceTag: 'type:tool',
+    onlyDependOnLibsWithTags: ['type:tool', 'type:infra', 'type:contracts'],
+  },
   {
     sourceTag: 'type:web',
     onlyDependOnLibsWithTags: ['type:contracts'],
@@ -73,14 +78,21 @@ const depConstraints = [
   ),
 ];
 
-/** Test code of any project may also use the test kits (type:testing); the code it ships may not. */
+/**
+ * Test code of any project may also use the test kits (type:testing) and, but in the browser's
+ * code, the tools (a test provisions the bus as a deployment does); the code it ships may not.
+ */
 const testCodeDepConstraints = depConstraints.map((constraint) =>
-  constraint.sourceTag.startsWith('type:') &&
-  constraint.onlyDependOnLibsWithTags &&
-  !constraint.onlyDependOnLibsWithTags.includes('type:testing')
+  constraint.sourceTag.startsWith('type:') && constraint.onlyDependOnLibsWithTags
     ? {
         ...constraint,
-        onlyDependOnLibsWithTags: [...constraint.onlyDependOnLibsWithTags, 'type:testing'],
+        onlyDependOnLibsWithTags: [
+          ...new Set([
+            ...constraint.onlyDependOnLibsWithTags,
+            'type:testing',
+            ...(constraint.sourceTag === 'type:web' ? [] : ['type:tool']),
+          ]),
+        ],
       }
     : constraint,
 );

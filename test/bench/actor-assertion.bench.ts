@@ -7,21 +7,23 @@
  * takes in the write-once bucket, and what the bucket holds at 1,000 commands/s.
  *   npm run bench -- test/bench/actor-assertion.bench.ts   (BENCH_REQUESTS, BENCH_IN_FLIGHT)
  */
-import { EXPERIMENT_SUBJECTS } from '@rollout/contracts';
 import {
+  EXPERIMENT_SUBJECTS,
   ACTOR_ASSERTION_HEADER,
   ASSERTION_CLOCK_SKEW_MS,
-  ASSERTION_IDS_KV,
   ASSERTION_MAX_TTL_MS,
+  ASSERTION_IDS_KV,
+} from '@rollout/contracts';
+import { NatsNamespace } from '@rollout/platform/nats';
+import { declareJetStream } from '@rollout/provision';
+import {
   ActorAssertionGate,
   ActorAssertionSigner,
   ActorAssertionVerifier,
-  NatsNamespace,
   SharedAssertionIds,
-  declareJetStream,
   generateBusKeyPair,
   parseBusKey,
-} from '@rollout/platform/nats';
+} from '@rollout/platform/bus-security';
 import { TEST_NATS_URL, uniqueName } from '@rollout/testing/kit';
 import { NatsConnection, connect, headers as natsHeaders } from 'nats';
 import { out, percentile } from './support';

@@ -15,7 +15,8 @@ import {
   TRAFFIC_STREAM,
   trafficSubject,
 } from '@rollout/contracts';
-import { NatsNamespace, NatsRpcClient, provisionFromEnv } from '@rollout/platform/nats';
+import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
+import { provisionFromEnv } from '@rollout/provision';
 import {
   TEST_NATS_URL,
   TEST_POSTGRES_URL,

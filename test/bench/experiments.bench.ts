@@ -7,7 +7,7 @@
  *   npm run bench -- test/bench/experiments.bench.ts
  *   (BENCH_SECONDS, BENCH_CLIENTS, BENCH_WARM_UP_SECONDS, BENCH_BASELINE)
  */
-import { provisionFromEnv } from '@rollout/platform/nats';
+import { provisionFromEnv } from '@rollout/provision';
 import { CreateEventStore1764000000000, EventStore } from '@rollout/platform/event-store';
 import { openDataSource } from '@rollout/platform/postgres';
 import {

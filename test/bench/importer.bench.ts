@@ -18,7 +18,8 @@ import {
   TRAFFIC_STREAM_SUBJECTS,
   TrafficEvent,
 } from '@rollout/contracts';
-import { NatsNamespace, declareJetStream } from '@rollout/platform/nats';
+import { NatsNamespace } from '@rollout/platform/nats';
+import { declareJetStream } from '@rollout/provision';
 import { TEST_NATS_URL, prng, uniqueName } from '@rollout/testing/kit';
 import { ImportSummary, importFlows, resolveInputs } from '@rollout/traffic-importer';
 import { NatsConnection, connect } from 'nats';

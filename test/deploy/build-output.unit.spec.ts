@@ -89,10 +89,10 @@ const compiledFiles = (program: ts.Program) =>
     .filter((file) => !file.isDeclarationFile && !program.isSourceFileFromExternalLibrary(file))
     .map((file) => relative(ROOT, file.fileName));
 
-describe('the image build (deploy/Dockerfile: npm run build:image, tsconfig.image.json)', () => {
+describe('the service image build (deploy/Dockerfile: npm run build:image, tsconfig.image.json)', () => {
   const files = compiledFiles(buildProgram('tsconfig.image.json'));
 
-  it('holds every service and the programs the Kubernetes jobs run from a service image', () => {
+  it('holds every service and the program the database roles Job runs from a service image', () => {
     expect(files).toEqual(
       expect.arrayContaining([
         'apps/budget-adapter/src/main.ts',
@@ -101,14 +101,23 @@ describe('the image build (deploy/Dockerfile: npm run build:image, tsconfig.imag
         'apps/experiment-service/src/main.ts',
         'apps/gateway/src/main.ts',
         'apps/inspection-rules-service/src/main.ts',
-        'tools/provision/src/main.ts',
         'tools/launcher/src/provision-postgres.ts',
       ]),
     );
   });
 
-  it("holds neither the bus permission matrix (every NATS user's rights) nor test code", () => {
-    expect(files.filter((file) => file.startsWith('libs/platform/bus-permissions/'))).toEqual([]);
+  it('holds neither the bus provisioning step (its settings, the permission matrix of every NATS user) nor test code', () => {
+    expect(files.filter((file) => file.startsWith('tools/provision/'))).toEqual([]);
+    expect(files.filter(isTestCode)).toEqual([]);
+  });
+});
+
+describe('the bus provisioning image build (APP=bus-provision: npm run build:provision-image)', () => {
+  const files = compiledFiles(buildProgram('tsconfig.provision-image.json'));
+
+  it('holds the provisioning step and no service', () => {
+    expect(files).toContain('tools/provision/src/main.ts');
+    expect(files.filter((file) => file.startsWith('apps/'))).toEqual([]);
     expect(files.filter(isTestCode)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BusUser } from '@rollout/platform/bus-permissions';
+import { BusUser } from '@rollout/provision';
 import { K8sObject, OVERLAYS, ROOT, named, ofKind, plainEnv, render } from './render';
 
 // The bus provisioning step in Kubernetes (docs/bus-security.md): a Job with its own NATS user
@@ -26,6 +26,8 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
     expect(job).toBeDefined();
     const [container] = job!.spec.template.spec.containers;
     expect(container.command).toEqual(['node', 'dist/tools/provision/src/main.js']);
+    // Its own image: the service images do not hold the provisioning step.
+    expect(container.image).toMatch(/^policy-rollout\/bus-provision:/);
     expect(existsSync(join(ROOT, 'tools', 'provision', 'src', 'main.ts'))).toBe(true);
     expect(plainEnv(objects, container).NATS_USER).toBe('provisioner');
     expect(secretKeysOf(container)).toEqual(['nats-users/PROVISIONER_NATS_PASSWORD']);

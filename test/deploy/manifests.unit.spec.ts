@@ -3,8 +3,12 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { EXPERIMENT_SUBJECTS } from '@rollout/contracts';
 import { BUS_USERS_FILE, renderBusAuthorization } from '@rollout/launcher';
-import { BusUser } from '@rollout/platform/bus-permissions';
-import { ActorAssertionSigner, ActorAssertionVerifier, parseBusKey } from '@rollout/platform/nats';
+import { BusUser } from '@rollout/provision';
+import {
+  ActorAssertionSigner,
+  ActorAssertionVerifier,
+  parseBusKey,
+} from '@rollout/platform/bus-security';
 import {
   K8sObject,
   OVERLAYS,

@@ -5,13 +5,10 @@ import {
   TrafficEvent,
   inspectionEventSubject,
   trafficSubject,
+  DEAD_LETTER_STREAM,
 } from '@rollout/contracts';
 import { RunningSystem, SERVICES, ServiceName, launch } from '@rollout/launcher';
-import {
-  DEAD_LETTER_REASON_HEADER,
-  DEAD_LETTER_STREAM,
-  NatsNamespace,
-} from '@rollout/platform/nats';
+import { DEAD_LETTER_REASON_HEADER, NatsNamespace } from '@rollout/platform/nats';
 import { Rng, TEST_NATS_URL, prng, JsonBody } from '@rollout/testing/kit';
 import { JsMsg, NatsConnection, PubAck, connect } from 'nats';
 import { DIST, isolatedSettings, processesOf, removeRun } from './support';

@@ -1,7 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ENFORCEMENT_V1, SYSTEM_V1 } from '@rollout/contracts';
+import { ENFORCEMENT_V1, SYSTEM_V1, busNeedsOf } from '@rollout/contracts';
 import type { EnforcementConfig } from '@rollout/domain/enforcement';
-import { busNeedsOf } from '@rollout/platform/nats';
 import { serviceModule } from '@rollout/platform/service-kit';
 import { Config, ENFORCEMENT_SERVICE_CONFIG } from './config';
 import { ChainModule } from './chain/chain.module';

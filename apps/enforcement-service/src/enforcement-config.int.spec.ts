@@ -1,4 +1,4 @@
-import { provisionFromEnv } from '@rollout/platform/nats';
+import { provisionFromEnv } from '@rollout/provision';
 import {
   TEST_NATS_URL,
   eventually,

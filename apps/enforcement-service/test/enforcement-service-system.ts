@@ -1,5 +1,5 @@
 import { type AdapterStatus, OK_STATUS } from '@rollout/contracts';
-import { provisionFromEnv } from '@rollout/platform/nats';
+import { provisionFromEnv } from '@rollout/provision';
 import {
   REPO_ROOT,
   TEST_NATS_URL,

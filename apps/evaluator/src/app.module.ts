@@ -1,8 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { PREVIEW_V1, SYSTEM_V1, TRAFFIC_V1 } from '@rollout/contracts';
+import { PREVIEW_V1, SYSTEM_V1, TRAFFIC_V1, busNeedsOf } from '@rollout/contracts';
 import { TRAFFIC_V2ALPHA } from '@rollout/contracts-alpha';
-import { busNeedsOf } from '@rollout/platform/nats';
-import { actorSigningOf, serviceModule } from '@rollout/platform/service-kit';
+import { actorSignerOf, serviceModule } from '@rollout/platform/service-kit';
 import { AUTO_STOP_ASSERTION_TTL_MS } from './auto-stop/auto-stop.job';
 import { AutoStopModule } from './auto-stop/auto-stop.module';
 import { BacktestsModule } from './backtests/backtests.module';
@@ -35,7 +34,7 @@ export class AppModule {
       contracts: [SYSTEM_V1, TRAFFIC_V1, TRAFFIC_V2ALPHA, PREVIEW_V1],
       jetstream: busNeedsOf('evaluator'),
       // Its system key signs auto-stop's stopPreview (the only call it makes).
-      actorSigning: actorSigningOf(config.BUS_SIGNING_KEY, AUTO_STOP_ASSERTION_TTL_MS),
+      actorSigner: actorSignerOf(config.BUS_SIGNING_KEY, AUTO_STOP_ASSERTION_TTL_MS),
       database: {
         migrations: [
           CreatePreviewStore1765000000000,

@@ -1,4 +1,4 @@
-import { generateBusKeyPair } from '@rollout/platform/nats';
+import { generateBusKeyPair } from '@rollout/platform/bus-security';
 import { configProblems, describePostgresTlsInProduction } from '@rollout/testing/kit';
 import { configSchema } from './config';
 

@@ -10,7 +10,7 @@ import {
   experimentStateKey,
   policyStateKey,
 } from '@rollout/contracts';
-import { kvSubject } from '@rollout/platform/nats';
+import { kvDeletionHeaders, kvSubject } from '@rollout/platform/nats';
 import { Empty, JSONCodec, NatsConnection, headers as natsHeaders } from 'nats';
 import { randomUUID } from 'node:crypto';
 import type { Isolation } from './evaluator-app';
@@ -164,8 +164,7 @@ export class ExperimentWorld {
   }
 
   private async remove(key: string, version: number) {
-    const headers = natsHeaders();
-    headers.set('KV-Operation', 'DEL');
+    const headers = kvDeletionHeaders();
     headers.set(STATE_VERSION_HEADER, String(version));
     await this.nc.jetstream().publish(kvSubject(this.bucket, key), Empty, { headers });
   }

@@ -5,12 +5,9 @@ import {
   PreviewFlow,
   PreviewLogBatch,
   PreviewLogRecord,
-} from '@rollout/contracts';
-import {
-  DEAD_LETTER_REASON_HEADER,
   DEAD_LETTER_STREAM,
-  NatsRpcClient,
-} from '@rollout/platform/nats';
+} from '@rollout/contracts';
+import { DEAD_LETTER_REASON_HEADER, NatsRpcClient } from '@rollout/platform/nats';
 import { TEST_POSTGRES_URL } from '@rollout/testing/kit';
 import type { NatsConnection } from 'nats';
 import { Client } from 'pg';

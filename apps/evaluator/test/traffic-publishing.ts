@@ -1,10 +1,9 @@
-import { TRAFFIC_STREAM, TrafficEvent, trafficSubject } from '@rollout/contracts';
+import { TRAFFIC_DURABLE, TRAFFIC_STREAM, TrafficEvent, trafficSubject } from '@rollout/contracts';
 import {
   TrafficEvent as TrafficEventV2alpha,
   trafficV2alphaSubject,
 } from '@rollout/contracts-alpha';
 import { NatsConnection, headers as natsHeaders } from 'nats';
-import { TRAFFIC_DURABLE } from '../src/jetstream';
 import type { Isolation } from './evaluator-app';
 import { T0 } from './experiment-world';
 

@@ -1,10 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { EXPERIMENT_V1, SYSTEM_V1 } from '@rollout/contracts';
+import { EXPERIMENT_V1, SYSTEM_V1, busNeedsOf } from '@rollout/contracts';
 import {
   AnswerNames1767200000000,
   CreateEventStore1764000000000,
 } from '@rollout/platform/event-store';
-import { busNeedsOf } from '@rollout/platform/nats';
 import { serviceModule } from '@rollout/platform/service-kit';
 import type { Config } from './config';
 import { CreateReadModels1764000000001 } from './migrations/1764000000001-read-models';

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/platform/config';
-import { NatsNamespace, NatsRpcClient, provisionFromEnv } from '@rollout/platform/nats';
+import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
+import { provisionFromEnv } from '@rollout/provision';
 import { startServiceApp } from '@rollout/platform/service-kit';
 import {
   TEST_NATS_URL,

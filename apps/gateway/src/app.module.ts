@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { actorSigningOf, serviceModule } from '@rollout/platform/service-kit';
+import { actorSignerOf, serviceModule } from '@rollout/platform/service-kit';
 import { AuthModule } from './auth/auth.module';
 import { BlazarModule } from './blazar/blazar.module';
 import { Config, GATEWAY_CONFIG } from './config';
@@ -19,7 +19,7 @@ export class AppModule {
       service: 'gateway',
       config,
       configToken: GATEWAY_CONFIG,
-      actorSigning: actorSigningOf(
+      actorSigner: actorSignerOf(
         config.BUS_SIGNING_KEY,
         config.BUS_ASSERTION_TTL_MS ?? Math.min(60_000, config.RPC_TIMEOUT_MS + 10_000),
       ),

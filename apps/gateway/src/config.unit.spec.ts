@@ -1,5 +1,5 @@
 import { loadConfig } from '@rollout/platform/config';
-import { generateBusKeyPair } from '@rollout/platform/nats';
+import { generateBusKeyPair } from '@rollout/platform/bus-security';
 import { configProblems } from '@rollout/testing/kit';
 import { configSchema } from './config';
 

@@ -1,9 +1,5 @@
-import {
-  ACTOR_ASSERTION_HEADER,
-  ActorAssertionSigner,
-  ActorClaims,
-  parseBusKey,
-} from '@rollout/platform/nats';
+import { ActorAssertionSigner, parseBusKey } from '@rollout/platform/bus-security';
+import { ACTOR_ASSERTION_HEADER, ActorClaims } from '@rollout/contracts';
 import { NatsConnection, headers as natsHeaders } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { KEYS, codec } from './bus-security-system';

@@ -1,6 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
-import { BusUser, natsAuthorizationConfig } from '@rollout/platform/bus-permissions';
-import { ActorClaims, generateBusKeyPair, inboxPrefixOf } from '@rollout/platform/nats';
+import { BusUser, natsAuthorizationConfig } from '@rollout/provision';
+import { generateBusKeyPair } from '@rollout/platform/bus-security';
+import { ActorClaims } from '@rollout/contracts';
+import { inboxPrefixOf } from '@rollout/platform/nats';
 import {
   NatsServer,
   ServiceProcess,

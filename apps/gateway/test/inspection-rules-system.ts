@@ -1,4 +1,4 @@
-import { provisionFromEnv } from '@rollout/platform/nats';
+import { provisionFromEnv } from '@rollout/provision';
 import {
   REPO_ROOT,
   TEST_NATS_URL,

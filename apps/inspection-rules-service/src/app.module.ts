@@ -1,6 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { INSPECTION_V1, SYSTEM_V1 } from '@rollout/contracts';
-import { busNeedsOf } from '@rollout/platform/nats';
+import { INSPECTION_V1, SYSTEM_V1, busNeedsOf } from '@rollout/contracts';
 import { serviceModule } from '@rollout/platform/service-kit';
 import { INSPECTION_CONFIG, type Config } from './config';
 import { InspectionEventsModule } from './events/inspection-events.module';

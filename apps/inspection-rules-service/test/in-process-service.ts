@@ -1,4 +1,4 @@
-import { provisionFromEnv } from '@rollout/platform/nats';
+import { provisionFromEnv } from '@rollout/provision';
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@rollout/platform/config';
 import { startServiceApp } from '@rollout/platform/service-kit';

@@ -14,3 +14,4 @@ export * from './registry';
 export * from './flow-connection';
 export * from './paging';
 export * from './filter';
+export * from './bus';

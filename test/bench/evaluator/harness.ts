@@ -5,7 +5,8 @@
  */
 import { TRAFFIC_STREAM, trafficSubject } from '@rollout/contracts';
 import { trafficV2alphaSubject } from '@rollout/contracts-alpha';
-import { NatsNamespace, NatsRpcClient, provisionFromEnv } from '@rollout/platform/nats';
+import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
+import { provisionFromEnv } from '@rollout/provision';
 import {
   TEST_NATS_URL,
   TEST_POSTGRES_URL,

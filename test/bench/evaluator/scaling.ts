@@ -2,7 +2,7 @@
  * Scenario 1b: a K = 3 backlog drained by one evaluator process, then by two sharing the durable
  * consumer.
  */
-import { provisionFromEnv } from '@rollout/platform/nats';
+import { provisionFromEnv } from '@rollout/provision';
 import { uniqueName } from '@rollout/testing/kit';
 import { Experiments } from './experiments';
 import { Harness, cpuText } from './harness';

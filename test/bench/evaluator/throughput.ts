@@ -4,7 +4,7 @@
  * messages measured just before, on the same stream and consumer.
  */
 import { PREVIEW_LOGS_STREAM } from '@rollout/contracts';
-import { provisionFromEnv } from '@rollout/platform/nats';
+import { provisionFromEnv } from '@rollout/provision';
 import { uniqueName } from '@rollout/testing/kit';
 import { Experiments } from './experiments';
 import { Harness, SummaryLine, countingText, cpuText } from './harness';

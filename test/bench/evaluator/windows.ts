@@ -6,7 +6,7 @@
  * concurrency is what sets its size: 2 → windows of 1 batch (a transaction per batch, as before
  * windows), 8 (the default) → 4, 16 → 8.
  */
-import { provisionFromEnv } from '@rollout/platform/nats';
+import { provisionFromEnv } from '@rollout/provision';
 import { uniqueName } from '@rollout/testing/kit';
 import { Experiments } from './experiments';
 import { Harness, countingText, cpuText } from './harness';

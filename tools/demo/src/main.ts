@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   await runDemo({
     gateway: (
       process.env.GATEWAY_URL ||
-      instance?.gateway ||
+      instance?.apiUrl ||
       `http://127.0.0.1:${process.env.GATEWAY_PORT || 3000}`
     ).replace(/\/$/, ''),
     token: token(),

@@ -2,10 +2,10 @@
  * `npm run bus:authorization`: writes nats-server's users and permissions for Kubernetes
  * (`deploy/k8s/base/nats/authorization.conf`) from the list of NATS users and their roles
  * (`deploy/k8s/base/nats/bus-users.json`), so the permissions deployed are the ones the code
- * and its tests define (`busPermissions` in libs/platform/bus-permissions). `--check` fails when the file is not
+ * and its tests define (`busPermissions` in tools/provision). `--check` fails when the file is not
  * what the list gives. How to add a producer's credential: docs/bus-security.md.
  */
-import { BusUser, natsAuthorizationConfig } from '@rollout/platform/bus-permissions';
+import { BusUser, natsAuthorizationConfig } from '@rollout/provision';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 

@@ -1,5 +1,5 @@
-import { BusUser, natsAuthorizationConfig } from '@rollout/platform/bus-permissions';
-import { generateBusKeyPair } from '@rollout/platform/nats';
+import { BusUser, natsAuthorizationConfig } from '@rollout/provision';
+import { generateBusKeyPair } from '@rollout/platform/bus-security';
 import { randomBytes } from 'node:crypto';
 import { LaunchError } from './processes';
 import { SERVICES, ServiceName } from './settings';

@@ -7,8 +7,8 @@
  * Postgres role and password per service. Files already there are kept (the database and the
  * clients already use them); `--force` makes new ones. Nothing in the repository is a credential.
  */
-import { BusUser } from '@rollout/platform/bus-permissions';
-import { generateBusKeyPair } from '@rollout/platform/nats';
+import { BusUser } from '@rollout/provision';
+import { generateBusKeyPair } from '@rollout/platform/bus-security';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

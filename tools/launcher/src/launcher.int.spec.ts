@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { EXPERIMENT_SUBJECTS } from '@rollout/contracts';
-import { ActorAssertionSigner, ActorAssertionVerifier, parseBusKey } from '@rollout/platform/nats';
+import {
+  ActorAssertionSigner,
+  ActorAssertionVerifier,
+  parseBusKey,
+} from '@rollout/platform/bus-security';
 import { LaunchOptions, RunningSystem, launch } from './launcher';
 import { consoleOutput } from './service-logs';
 import { LaunchError, isAlive } from './processes';

@@ -104,7 +104,7 @@ async function main(): Promise<void> {
 
   // Where the demo and the importer find this instance by default (the first launcher of a checkout).
   const instance: LocalInstance = {
-    gateway: system.urls.gateway,
+    apiUrl: system.urls.gateway,
     natsUrl: settings.natsUrl,
     namespace: process.env.NATS_NAMESPACE ?? '',
     database: databaseName(settings.databaseUrl),

@@ -1,4 +1,5 @@
-import { DEFAULT_BUS_LIMITS, provisionBus, removeBus } from '@rollout/platform/nats';
+import { provisionBus, removeBus } from '@rollout/provision';
+import { DEFAULT_BUS_LIMITS } from '@rollout/contracts';
 import {
   REPO_ROOT,
   TEST_NATS_URL,

@@ -4,7 +4,8 @@
  * It names nothing by default: an instance is said in full or nothing is removed.
  */
 import { LocalInstance } from '@rollout/platform/config';
-import { inboxPrefixOf, removeBus } from '@rollout/platform/nats';
+import { inboxPrefixOf } from '@rollout/platform/nats';
+import { removeBus } from '@rollout/provision';
 import { connect } from 'nats';
 import { removeDatabase } from './postgres';
 import { SettingsError, databaseName, redact, withDatabase } from './settings';

@@ -3,7 +3,7 @@ import { TeardownRefused, instanceToRemove } from './teardown';
 describe('which instance npm run teardown removes', () => {
   const url = 'postgres://postgres@127.0.0.1:5432/policy_rollout';
   const running = {
-    gateway: 'http://127.0.0.1:3000',
+    apiUrl: 'http://127.0.0.1:3000',
     natsUrl: 'nats://127.0.0.1:4222',
     namespace: '',
     database: 'policy_rollout',

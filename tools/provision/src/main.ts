@@ -5,7 +5,7 @@
  * provisioning user (NATS_USER, NATS_PASSWORD): no service's user may create a stream. The other
  * variables it reads: provisionFromEnv. Exit code 0: provisioned; 1: it could not (on stderr).
  */
-import { provisionFromEnv, provisioningReport } from '@rollout/platform/nats';
+import { provisionFromEnv, provisioningReport } from './provision';
 
 provisionFromEnv(process.env).then(
   (provisioned) => process.stdout.write(`${provisioningReport(provisioned).join('\n')}\n`),

@@ -1,5 +1,5 @@
 import { EXPERIMENT_STATE_BUCKET, STATE_KEY_PREFIX, policyStateKey } from '@rollout/contracts';
-import { NatsNamespace } from '@rollout/platform/nats';
+import { NatsNamespace, isKvDeletion, kvOperationOf } from '@rollout/platform/nats';
 import { Empty, ErrorCode, NatsConnection, NatsError } from 'nats';
 
 /** What the state bucket says of the policies an import targets. */
@@ -29,7 +29,7 @@ const FIRST_TRY_MS = 1_000;
  * Reads the live policies' keys in the experiment-service's state bucket (EXPERIMENT_STATE,
  * key `experiment.v1.policy.{project}.{location}.{policy}`), one direct get by subject per
  * policy: a traffic producer's credential may read its projects' policy keys, nothing else
- * (libs/platform/bus-permissions): not the relay's position key, which would tell it how busy
+ * (tools/provision/src/bus-permissions.ts): not the relay's position key, which would tell it how busy
  * every other project is. Listing the project's policies needs a consumer, which only broader
  * credentials may create: without it the list is left out.
  */
@@ -65,8 +65,7 @@ export async function checkPolicies(
       throw new PolicyCheckError(
         `reading the state bucket failed: ${status} ${reply.headers?.description ?? ''}`.trim(),
       );
-    const operation = reply.headers?.get('KV-Operation');
-    return operation === 'DEL' || operation === 'PURGE' ? undefined : reply;
+    return isKvDeletion(kvOperationOf(reply.headers)) ? undefined : reply;
   };
   const missing: string[] = [];
   for (const policy of target.policies)
@@ -163,8 +162,7 @@ async function namespacesHolding(
         timeout: GET_TIMEOUT_MS,
       })
       .catch(() => undefined);
-    const operation = reply?.headers?.get('KV-Operation');
-    if (reply && (reply.headers?.code ?? 0) < 300 && operation !== 'DEL' && operation !== 'PURGE')
+    if (reply && (reply.headers?.code ?? 0) < 300 && !isKvDeletion(kvOperationOf(reply.headers)))
       holding.push(namespace);
   }
   return holding;

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXPERIMENT_STATE_BUCKET, STATE_POSITION_KEY, policyStateKey } from '@rollout/contracts';
-import { BusUser, natsAuthorizationConfig } from '@rollout/platform/bus-permissions';
+import { BusUser, natsAuthorizationConfig } from '@rollout/provision';
 import { NatsNamespace, inboxPrefixOf } from '@rollout/platform/nats';
 import { NatsServer, startNatsServer } from '@rollout/testing/kit';
 import { Empty, NatsConnection, NatsError, connect } from 'nats';

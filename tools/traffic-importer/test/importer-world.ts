@@ -9,7 +9,8 @@ import {
   TrafficEvent,
   policyStateKey,
 } from '@rollout/contracts';
-import { NatsNamespace, declareJetStream } from '@rollout/platform/nats';
+import { NatsNamespace } from '@rollout/platform/nats';
+import { declareJetStream } from '@rollout/provision';
 import { JSONCodec, NatsConnection } from 'nats';
 
 /** What the importer's specs share: a TRAFFIC stream and a state bucket of their own namespace, and the command. */

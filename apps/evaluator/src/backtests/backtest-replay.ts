@@ -10,7 +10,7 @@ import {
   TrafficDecoder,
 } from '@rollout/domain/preview';
 import { NatsConnection } from 'nats';
-import { TRAFFIC_DURABLE } from '../jetstream';
+import { TRAFFIC_DURABLE } from '@rollout/contracts';
 
 export interface ReplayOptions {
   /** Most TRAFFIC messages fetched and evaluated at once. */

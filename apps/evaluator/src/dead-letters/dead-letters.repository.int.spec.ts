@@ -1,5 +1,5 @@
-import { DeadLetterSummary, PREVIEW_SUBJECTS } from '@rollout/contracts';
-import { DEAD_LETTER_STREAM, provisionFromEnv } from '@rollout/platform/nats';
+import { DeadLetterSummary, PREVIEW_SUBJECTS, DEAD_LETTER_STREAM } from '@rollout/contracts';
+import { provisionFromEnv } from '@rollout/provision';
 import { eventually } from '@rollout/testing/kit';
 import { evaluatorEnv } from '../../test/evaluator-app';
 import { inForce } from '../../test/evaluator-probes';

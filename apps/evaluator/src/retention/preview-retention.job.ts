@@ -13,7 +13,7 @@ import { ConsumerInfo, NatsConnection } from 'nats';
 import { Config, EVALUATOR_CONFIG } from '../config';
 import { PreviewCountsRepository } from '../counting/preview-counts.repository';
 import { DeadLettersRepository } from '../dead-letters/dead-letters.repository';
-import { TRAFFIC_DURABLE } from '../jetstream';
+import { TRAFFIC_DURABLE } from '@rollout/contracts';
 import { RetentionRepository } from './retention.repository';
 
 /**

@@ -20,13 +20,11 @@ import {
 import type { ReadinessCheck } from '@rollout/platform/health';
 import { METRICS_REGISTRY } from '@rollout/platform/metrics';
 import {
-  DirectReader,
+  KvEntry,
+  KvFollower,
   NATS_CONNECTION,
   NatsNamespace,
-  StoredEntry,
-  kvAllKeys,
-  kvKeyOf,
-  kvStream,
+  isKvDeletion,
 } from '@rollout/platform/nats';
 import { BackgroundLoop } from '@rollout/platform/runtime';
 import { CLOCK } from '@rollout/platform/service-kit';
@@ -88,14 +86,13 @@ export class PreviewStateService
   private reached: StatePosition = STATE_START;
   /** Reads waiting for a position (see appliedThrough). */
   private readonly waiting = new Set<{ position: StatePosition; done: () => void }>();
-  private readonly bucket: string;
-  private readonly reader: DirectReader;
+  private readonly bucket: KvFollower;
   private readonly applied?: Counter<'outcome'>;
   private readonly gauges?: { ready: Gauge; policies: Gauge; active: Gauge };
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
-    private readonly namespace: NatsNamespace,
+    @Inject(NATS_CONNECTION) connection: NatsConnection,
+    namespace: NatsNamespace,
     private readonly appliedTimes: PreviewAppliedRepository,
     @Inject(CLOCK) private readonly clock: Clock,
     @Optional() @Inject(METRICS_REGISTRY) registry?: Registry,
@@ -106,8 +103,7 @@ export class PreviewStateService
       intervalMs: 1_000,
       onFailure: (error) => this.followFailed(error),
     });
-    this.bucket = this.namespace.bucket(EXPERIMENT_STATE_BUCKET);
-    this.reader = new DirectReader(this.connection, kvStream(this.bucket));
+    this.bucket = new KvFollower(connection, namespace.bucket(EXPERIMENT_STATE_BUCKET));
     if (registry) {
       this.applied = new Counter({
         name: 'evaluator_state_events_total',
@@ -181,9 +177,7 @@ export class PreviewStateService
 
   onApplicationBootstrap(): void {
     // Only a nudge: what was written is read back by sequence.
-    this.writes = this.connection.subscribe(kvAllKeys(this.bucket), {
-      callback: () => this.following.wake(),
-    });
+    this.writes = this.bucket.onWrite(() => this.following.wake());
     this.following.start();
   }
 
@@ -209,23 +203,21 @@ export class PreviewStateService
   /** Applies every entry after the last one applied, in sequence order, until there is none. */
   private async follow(): Promise<void> {
     if (this.recheckStream) {
-      const jsm = await this.connection.jetstreamManager({ checkAPI: false });
-      const { last_seq } = (await jsm.streams.info(this.reader.stream)).state;
+      const lastRevision = await this.bucket.lastRevision();
       // A bucket made again (lost with its data) numbers from 1: read it from its start.
-      if (last_seq < this.appliedSeq) {
+      if (lastRevision < this.appliedSeq) {
         this.appliedSeq = 0;
         this.reached = STATE_START;
       }
-      this.snapshotSeq ??= last_seq;
+      this.snapshotSeq ??= lastRevision;
       this.recheckStream = false;
     }
-    const allKeys = kvAllKeys(this.bucket);
     for (;;) {
       if (!this.following.isRunning) return;
-      const entry = await this.reader.next(this.appliedSeq + 1, allKeys);
+      const entry = await this.bucket.next(this.appliedSeq);
       if (!entry) break;
-      this.applyEntry(kvKeyOf(this.bucket, entry.subject), entry);
-      this.appliedSeq = entry.seq;
+      this.applyEntry(entry);
+      this.appliedSeq = entry.revision;
       this.advance(entry);
     }
     // Caught up: every entry there when it started is applied.
@@ -233,7 +225,7 @@ export class PreviewStateService
   }
 
   /** Moves the log position held to the entry's (the position key's too), and wakes the reads it satisfies. */
-  private advance(entry: StoredEntry): void {
+  private advance(entry: KvEntry): void {
     const at = parseStatePosition(
       `${entry.headers?.get('Event-Tx') ?? ''}.${entry.headers?.get('Event-Position') ?? ''}`,
     );
@@ -242,22 +234,22 @@ export class PreviewStateService
     for (const waiter of this.waiting) if (isAtOrAfter(at, waiter.position)) waiter.done();
   }
 
-  private applyEntry(key: string, message: StoredEntry): void {
+  private applyEntry(entry: KvEntry): void {
+    const { key } = entry;
     if (key === STATE_POSITION_KEY) {
       this.filled = true;
       return;
     }
     const resource = resourceOfStateKey(key);
-    const operation = message.headers?.get('KV-Operation');
     let result: ApplyResult;
     if (!resource) {
       result = {
         applied: false,
         problems: [`unknown key ${key.slice(0, 200)} in ${EXPERIMENT_STATE_BUCKET}; ignored`],
       };
-    } else if (operation === 'DEL' || operation === 'PURGE') {
+    } else if (isKvDeletion(entry.operation)) {
       // A key deleted by hand (`nats kv del`) has no version: it is gone whatever was held.
-      const version = message.headers?.get(STATE_VERSION_HEADER) || undefined;
+      const version = entry.headers?.get(STATE_VERSION_HEADER) || undefined;
       result = this.state.applyDeletion(
         resource.kind,
         resource.name,
@@ -265,9 +257,7 @@ export class PreviewStateService
       );
     } else {
       try {
-        result = this.state.apply(
-          JSON.parse(new TextDecoder().decode(message.data)) as DomainEvent,
-        );
+        result = this.state.apply(JSON.parse(new TextDecoder().decode(entry.value)) as DomainEvent);
       } catch {
         result = {
           applied: false,
@@ -276,7 +266,7 @@ export class PreviewStateService
       }
     }
     for (const problem of result.problems)
-      this.logger.error({ key: key.slice(0, 200), seq: message.seq }, problem);
+      this.logger.error({ key: key.slice(0, 200), seq: entry.revision }, problem);
     this.applied?.inc({
       outcome: result.applied ? 'applied' : result.problems.length ? 'rejected' : 'ignored',
     });

@@ -1,11 +1,6 @@
-import { TRAFFIC_STREAM, trafficSubject } from '@rollout/contracts';
-import { BusUser, natsAuthorizationConfig } from '@rollout/platform/bus-permissions';
-import {
-  DEFAULT_BUS_LIMITS,
-  NatsNamespace,
-  inboxPrefixOf,
-  provisionBus,
-} from '@rollout/platform/nats';
+import { TRAFFIC_STREAM, trafficSubject, DEFAULT_BUS_LIMITS } from '@rollout/contracts';
+import { NatsNamespace, inboxPrefixOf } from '@rollout/platform/nats';
+import { provisionBus, BusUser, natsAuthorizationConfig } from '@rollout/provision';
 import { NatsServer, startNatsServer } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
 import { TrafficLag } from './traffic-lag';

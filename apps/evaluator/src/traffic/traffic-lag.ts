@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PreviewEvaluatorLag, TRAFFIC_STREAM } from '@rollout/contracts';
 import { NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
 import { NatsConnection } from 'nats';
-import { TRAFFIC_DURABLE } from '../jetstream';
+import { TRAFFIC_DURABLE } from '@rollout/contracts';
 
 /**
  * The evaluators' backlog on TRAFFIC, read from the durable consumer they share. It makes only

@@ -19,7 +19,7 @@ import {
   uniqueName,
 } from '@rollout/testing/kit';
 import { NatsConnection, connect } from 'nats';
-import { TRAFFIC_DURABLE } from '../jetstream';
+import { TRAFFIC_DURABLE } from '@rollout/contracts';
 import { Isolation, evaluatorEnv, isolation, rpcClient } from '../../test/evaluator-app';
 import { trafficEvent } from '../../test/traffic-publishing';
 

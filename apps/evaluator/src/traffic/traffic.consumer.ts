@@ -20,7 +20,7 @@ import {
 import { JsMsg, NatsConnection } from 'nats';
 import { Registry } from 'prom-client';
 import { Config, EVALUATOR_CONFIG } from '../config';
-import { TRAFFIC_DURABLE } from '../jetstream';
+import { TRAFFIC_DURABLE } from '@rollout/contracts';
 import { CountingWindows } from '../counting/counting-windows';
 import { PreviewCountsRepository } from '../counting/preview-counts.repository';
 import { DeadLetterLog } from '../dead-letters/dead-letter-log';

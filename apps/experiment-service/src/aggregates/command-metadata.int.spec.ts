@@ -1,11 +1,10 @@
-import { EXPERIMENT_SUBJECTS, StatusError } from '@rollout/contracts';
+import { EXPERIMENT_SUBJECTS, StatusError, ActorClaims } from '@rollout/contracts';
+import { NatsNamespace, NatsRpcClient } from '@rollout/platform/nats';
 import {
-  ActorClaims,
-  NatsNamespace,
-  NatsRpcClient,
+  ActorAssertionSigner,
   generateBusKeyPair,
   parseBusKey,
-} from '@rollout/platform/nats';
+} from '@rollout/platform/bus-security';
 import { experimentServiceSystem } from '../../test/experiment-service-system';
 
 /**
@@ -29,7 +28,7 @@ describe('the actor a command is recorded as', () => {
     const client = (signingKey: string) =>
       new NatsRpcClient(system.nc, new NatsNamespace(system.namespace), {
         name: 'test',
-        actorSigning: { key: parseBusKey(signingKey)!, ttlMs: 10_000 },
+        actorSigner: new ActorAssertionSigner(parseBusKey(signingKey)!, 10_000),
       });
     gateway = client(GATEWAY.signingKey);
     evaluator = client(EVALUATOR.signingKey);

@@ -6,8 +6,8 @@ import {
   OnApplicationShutdown,
 } from '@nestjs/common';
 import { EXPERIMENT_EVENTS_STREAM, EXPERIMENT_STATE_BUCKET } from '@rollout/contracts';
-import { EventStore, JetStreamSink, OutboxRelay, RelaySink } from '@rollout/platform/event-store';
-import { NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
+import { EventStore, OutboxRelay, RelaySink } from '@rollout/platform/event-store';
+import { KvWriter, NATS_CONNECTION, NatsNamespace, JetStreamSink } from '@rollout/platform/nats';
 import { JSONCodec, NatsConnection } from 'nats';
 import { DataSource } from 'typeorm';
 import { eventSubject, publishedEvent } from './published-events';
@@ -60,7 +60,7 @@ export class EventRelays implements OnApplicationBootstrap, OnApplicationShutdow
       relay(EXPERIMENT_EVENTS_STREAM, history),
       relay(
         EXPERIMENT_STATE_BUCKET,
-        new StateBucketSink(js, jsm, ns.bucket(EXPERIMENT_STATE_BUCKET)),
+        new StateBucketSink(new KvWriter(js, jsm, ns.bucket(EXPERIMENT_STATE_BUCKET))),
       ),
     ];
     for (const each of this.relays) each.start();

@@ -4,6 +4,7 @@ import {
   STATE_POSITION_KEY,
   STATE_VERSION_HEADER,
 } from '@rollout/contracts';
+import { kvOperationOf } from '@rollout/platform/nats';
 import { eventually } from '@rollout/testing/kit';
 import { experimentServiceSystem } from '../../test/experiment-service-system';
 
@@ -30,8 +31,7 @@ describe('the experiment-service state relay', () => {
       if (!message) continue; // replaced by a later entry of its key
       const key = message.subject.slice(`$KV.${bucket}.`.length);
       if (key === STATE_POSITION_KEY) continue;
-      out[key] =
-        `${message.header?.get('KV-Operation') || 'PUT'}@${message.header?.get(STATE_VERSION_HEADER)}`;
+      out[key] = `${kvOperationOf(message.header)}@${message.header?.get(STATE_VERSION_HEADER)}`;
     }
     return out;
   }

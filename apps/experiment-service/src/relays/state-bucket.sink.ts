@@ -1,20 +1,15 @@
 import { STATE_POSITION_KEY, STATE_VERSION_HEADER } from '@rollout/contracts';
+import { Cursor, RelaySink, START, StoredEvent, isAfter } from '@rollout/platform/event-store';
 import {
-  Cursor,
-  RelaySink,
-  START,
-  StoredEvent,
+  KvWriter,
+  isKvRevisionConflict,
   cursorHeaders,
   cursorOfHeaders,
   eventHeaders,
-  isAfter,
-} from '@rollout/platform/event-store';
-import { kvStream, kvSubject } from '@rollout/platform/nats';
-import { Empty, JSONCodec, JetStreamClient, JetStreamManager, NatsError, StoredMsg } from 'nats';
+} from '@rollout/platform/nats';
+import { Empty, JSONCodec } from 'nats';
 import { isEnd, publishedEvent, stateKey } from './published-events';
 
-const NO_MESSAGE_FOUND = 10037;
-const WRONG_LAST_SEQUENCE = 10071;
 const codec = JSONCodec();
 /** Keys whose version and revision are remembered (about 100 bytes each). */
 const HELD_KEYS = 100_000;
@@ -47,17 +42,12 @@ export class StateBucketSink implements RelaySink {
    */
   private readonly held = new Map<string, Held>();
 
-  constructor(
-    private readonly js: JetStreamClient,
-    private readonly jsm: JetStreamManager,
-    /** The bucket's name on the server (namespaced). */
-    private readonly bucket: string,
-  ) {}
+  constructor(private readonly bucket: KvWriter) {}
 
   async resumeFrom(): Promise<Cursor> {
-    const entry = await this.last(STATE_POSITION_KEY);
-    this.position = cursorOfHeaders(entry?.header);
-    this.positionRevision = entry?.seq ?? 0;
+    const entry = await this.bucket.last(STATE_POSITION_KEY);
+    this.position = cursorOfHeaders(entry?.headers);
+    this.positionRevision = entry?.revision ?? 0;
     this.reached = this.position ?? START;
     return this.reached;
   }
@@ -84,12 +74,11 @@ export class StateBucketSink implements RelaySink {
       if (caughtUp && (!this.position || isAfter(this.reached, this.position))) {
         // Compare-and-set too: a bucket deleted and created again meanwhile fails it, and the
         // relay then starts again from the position the new bucket has (none: a full refill).
-        const ack = await this.js.publish(this.subject(STATE_POSITION_KEY), Empty, {
+        this.positionRevision = await this.bucket.put(STATE_POSITION_KEY, Empty, {
           headers: cursorHeaders(this.reached),
-          expect: { lastSubjectSequence: this.positionRevision },
+          expectRevision: this.positionRevision,
         });
         this.position = this.reached;
-        this.positionRevision = ack.seq;
       }
       return { published: events.length };
     } catch (error) {
@@ -104,21 +93,14 @@ export class StateBucketSink implements RelaySink {
     if (held.version >= event.version) return;
     const headers = eventHeaders(event);
     headers.set(STATE_VERSION_HEADER, String(event.version));
-    const end = isEnd(event);
-    if (end) headers.set('KV-Operation', 'DEL');
+    const write = { headers, expectRevision: held.revision };
     try {
-      const ack = await this.js.publish(
-        this.subject(key),
-        end ? Empty : codec.encode(publishedEvent(event)),
-        {
-          headers,
-          expect: { lastSubjectSequence: held.revision },
-        },
-      );
-      this.remember(key, { version: event.version, revision: ack.seq });
+      const revision = isEnd(event)
+        ? await this.bucket.delete(key, write)
+        : await this.bucket.put(key, codec.encode(publishedEvent(event)), write);
+      this.remember(key, { version: event.version, revision });
     } catch (error) {
-      const code = error instanceof NatsError ? error.api_error?.err_code : undefined;
-      if (!again || code !== WRONG_LAST_SEQUENCE) throw error;
+      if (!again || !isKvRevisionConflict(error)) throw error;
       // The relay of another replica wrote the key since this one did: read it, and try again.
       await this.write(key, event, await this.read(key), false);
     }
@@ -126,9 +108,9 @@ export class StateBucketSink implements RelaySink {
 
   /** What a key holds, read from the bucket (for a key this process has not written yet). */
   private async read(key: string): Promise<Held> {
-    const entry = await this.last(key);
+    const entry = await this.bucket.last(key);
     const held = entry
-      ? { version: Number(entry.header?.get(STATE_VERSION_HEADER)) || 0, revision: entry.seq }
+      ? { version: Number(entry.headers?.get(STATE_VERSION_HEADER)) || 0, revision: entry.revision }
       : { version: 0, revision: 0 };
     this.remember(key, held);
     return held;
@@ -139,22 +121,5 @@ export class StateBucketSink implements RelaySink {
     this.held.set(key, held);
     // The least recently written go first (a Map iterates in insertion order).
     if (this.held.size > HELD_KEYS) this.held.delete(this.held.keys().next().value as string);
-  }
-
-  /** The key's last entry (a value or a delete marker), or undefined when it has none. */
-  private async last(key: string): Promise<StoredMsg | undefined> {
-    try {
-      return await this.jsm.streams.getMessage(kvStream(this.bucket), {
-        last_by_subj: this.subject(key),
-      });
-    } catch (error) {
-      if (error instanceof NatsError && error.api_error?.err_code === NO_MESSAGE_FOUND)
-        return undefined;
-      throw error;
-    }
-  }
-
-  private subject(key: string): string {
-    return kvSubject(this.bucket, key);
   }
 }

@@ -3,14 +3,11 @@ import {
   EXPERIMENT_SUBJECTS,
   INSPECTION_RULES_SUBJECTS,
   PREVIEW_SUBJECTS,
-} from '@rollout/contracts';
-import {
   ACTOR_ASSERTION_HEADER,
   ASSERTION_IDS_KV,
-  generateBusKeyPair,
-  kvStream,
-  kvSubject,
-} from '@rollout/platform/nats';
+} from '@rollout/contracts';
+import { kvStream, kvSubject } from '@rollout/platform/nats';
+import { generateBusKeyPair } from '@rollout/platform/bus-security';
 import { Msg, MsgHdrs, NatsConnection, NatsError, headers as natsHeaders } from 'nats';
 import { randomUUID } from 'node:crypto';
 import {

@@ -4,15 +4,14 @@ import {
   PREVIEW_LOGS_STREAM,
   TRAFFIC_STREAM,
   trafficSubject,
-} from '@rollout/contracts';
-import {
   ASSERTION_IDS_KV,
   DEAD_LETTER_STREAM,
   INSPECTION_DURABLE,
   INSPECTION_RESULTS_STREAM,
   INSPECTION_STREAM,
   TRAFFIC_DURABLE,
-} from '@rollout/platform/nats';
+} from '@rollout/contracts';
+import { kvDeletionHeaders } from '@rollout/platform/nats';
 import { eventually } from '@rollout/testing/kit';
 import { NatsConnection } from 'nats';
 import { RUNTIME_USERS, busSecuritySystem, permissionError } from '../../test/bus-security-system';
@@ -274,9 +273,7 @@ describe('no runtime credential can reconfigure the bus', () => {
       const nc = await connectAs(user);
       const key = `$KV.${EXPERIMENT_STATE_BUCKET}.experiment.v1.policy.acme.global.forged`;
       nc.publish(key, '{"forged":true}');
-      const headers = (await import('nats')).headers();
-      headers.set('KV-Operation', 'DEL');
-      nc.publish(key, '', { headers });
+      nc.publish(key, '', { headers: kvDeletionHeaders() });
       await nc.flush();
       await eventually(() => (violations(user).includes(`Subject "${key}"`) ? true : undefined), {
         what: `${user}'s write refused`,

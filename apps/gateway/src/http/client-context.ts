@@ -1,6 +1,10 @@
-import { CONTRACT_HEADERS, clientNameOf, parseClientFeatures } from '@rollout/contracts';
+import {
+  CONTRACT_HEADERS,
+  clientNameOf,
+  parseClientFeatures,
+  type ActorClaims,
+} from '@rollout/contracts';
 import type { ClientMetrics } from '@rollout/platform/metrics';
-import type { ActorClaims } from '@rollout/platform/nats';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 

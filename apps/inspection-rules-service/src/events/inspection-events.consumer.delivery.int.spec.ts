@@ -1,4 +1,5 @@
-import { DEAD_LETTER_REASON_HEADER, DEAD_LETTER_STREAM } from '@rollout/platform/nats';
+import { DEAD_LETTER_REASON_HEADER } from '@rollout/platform/nats';
+import { DEAD_LETTER_STREAM } from '@rollout/contracts';
 import { eventually } from '@rollout/testing/kit';
 import { TEST_ACTOR, dellEvent } from '../../test/inspection-event-stream';
 import { inspectionRulesServiceSystem } from '../../test/inspection-rules-service-system';

@@ -6,7 +6,7 @@ export {
   INSPECTION_MAX_DELIVER,
   INSPECTION_RESULTS_STREAM,
   INSPECTION_STREAM,
-} from '@rollout/platform/nats';
+} from '@rollout/contracts';
 
 const object = z.record(z.string(), z.unknown());
 

@@ -32,7 +32,7 @@ export const baseConfigSchema = (defaultPort: number) =>
       .optional(),
     SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
     /**
-     * Public keys that verify the gateway's actor assertions, `<key id>:<key>` (several during a
+     * Public keys that verify the actor assertions of the HTTP edge and of system keys, `<key id>:<key>` (several during a
      * rotation). A service serving requests refuses every request without a valid assertion;
      * unset, it checks none (development only: refused at boot in production).
      */

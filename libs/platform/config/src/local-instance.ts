@@ -10,8 +10,8 @@ export const LOCAL_INSTANCE_FILE = join('tmp', 'instance.json');
 
 /** One running instance of the system on this machine, as its launcher describes it. */
 export interface LocalInstance {
-  /** The gateway's base URL, e.g. http://127.0.0.1:3000. */
-  gateway: string;
+  /** The base URL of its HTTP API, e.g. http://127.0.0.1:3000. */
+  apiUrl: string;
   natsUrl: string;
   /** NATS_NAMESPACE of its services ('' for none). */
   namespace: string;
@@ -28,7 +28,7 @@ export function readLocalInstance(root: string): LocalInstance | undefined {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<LocalInstance>;
     if (
-      typeof parsed.gateway !== 'string' ||
+      typeof parsed.apiUrl !== 'string' ||
       typeof parsed.natsUrl !== 'string' ||
       typeof parsed.namespace !== 'string' ||
       typeof parsed.database !== 'string' ||

@@ -46,7 +46,7 @@ function explained(status: Status, request: FastifyRequest, reply: FastifyReply)
 }
 
 /**
- * A service's retry hint (ErrorInfo metadata `retryAfterSeconds`, e.g. an evaluator that has not
+ * A service's retry hint (ErrorInfo metadata `retryAfterSeconds`, e.g. a service that has not
  * yet seen a change), said to HTTP clients the standard way too: `Retry-After`.
  */
 function retryAfterSeconds(status: Status): string | undefined {
@@ -58,7 +58,7 @@ function retryAfterSeconds(status: Status): string | undefined {
   return undefined;
 }
 
-/** The gateway's only error mapping: everything a client sees is `{ "error": Status }`. */
+/** The HTTP edge's only error mapping: everything a client sees is `{ "error": Status }`. */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpErrorFilter');

@@ -5,7 +5,7 @@ import { toStatus } from './to-status';
 
 /**
  * The services' only error mapping: every handler failure crosses NATS as a Status, which
- * the gateway passes on unchanged. Unexpected errors are logged here with their error id.
+ * the HTTP edge passes on unchanged. Unexpected errors are logged here with their error id.
  */
 @Catch()
 export class RpcErrorFilter implements RpcExceptionFilter<unknown> {

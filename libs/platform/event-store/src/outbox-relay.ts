@@ -1,15 +1,8 @@
-import type { JetStreamClient, JetStreamManager, MsgHdrs } from 'nats';
-import { headers as natsHeaders } from 'nats';
 import { BackgroundLoop } from '@rollout/platform/runtime';
 import type { DataSource } from 'typeorm';
 import { EventStore } from './event-store';
 import { Cursor, START, StoredEvent } from './events';
 import { RELAY_CHECKPOINT, RELAY_LOCK, SAVE_RELAY_CHECKPOINT } from './event-statements';
-
-export interface RelayMessage {
-  subject: string;
-  payload: Uint8Array;
-}
 
 export interface RelaySink {
   /**
@@ -43,8 +36,8 @@ export interface OutboxRelayOptions {
  * Publishes committed events to a sink (a JetStream stream, a KV bucket): the events table is
  * the outbox. Each batch runs in a transaction holding an advisory lock (one relay of a name at
  * a time across replicas), publishes in global order, then moves the checkpoint. A crash
- * between publish and checkpoint publishes again, which each sink makes harmless (JetStreamSink
- * by `Nats-Msg-Id`, the state bucket by version). After a failed batch the sink is asked again
+ * between publish and checkpoint publishes again, which each sink makes harmless (a stream sink
+ * by message id, the state bucket by version). After a failed batch the sink is asked again
  * where to resume. Order per aggregate holds because an append's compare-and-set succeeds only
  * on a version that was committed before the appending transaction took its id (at its first
  * write), so it always has a later transaction id than the append it follows.
@@ -131,98 +124,7 @@ export class OutboxRelay {
   }
 }
 
-export interface JetStreamSinkOptions {
-  /**
-   * The stream the messages land in (as named on the server). At start the relay resumes
-   * after the last event found there when that is ahead of its checkpoint, so a checkpoint
-   * lost to a crash never republishes, even after the duplicate window. Only valid when this
-   * relay is the stream's one publisher.
-   */
-  stream?: string;
-  toMessage(event: StoredEvent): RelayMessage;
-}
-
-/**
- * A stream sink: each event one message, `Nats-Msg-Id` = event id, so JetStream's duplicate
- * window drops what a restarted relay publishes again, and `Event-Tx`/`Event-Position` headers
- * from which a lost checkpoint is recovered.
- */
-export class JetStreamSink implements RelaySink {
-  constructor(
-    private readonly js: JetStreamClient,
-    private readonly options: JetStreamSinkOptions,
-    private readonly jsm?: JetStreamManager,
-  ) {}
-
-  async resumeFrom(checkpoint: Cursor): Promise<Cursor> {
-    const published = await this.lastPublished();
-    return published && isAfter(published, checkpoint) ? published : checkpoint;
-  }
-
-  /**
-   * Publishes without waiting for each acknowledgement in turn: the
-   * first alone, then every other one at once, each expecting the one before it as the
-   * stream's last message (`Nats-Expected-Last-Msg-Id`). So when one fails, every one after
-   * it fails too and nothing lands out of order. JetStream drops a republished event as a
-   * duplicate before it checks that expectation, so starting again after a crash works too.
-   * Returns how many of the first events were stored, and the first failure.
-   */
-  async publish(events: StoredEvent[]): Promise<{ published: number; error?: unknown }> {
-    const publish = (event: StoredEvent, previous?: StoredEvent) => {
-      const message = this.options.toMessage(event);
-      return this.js.publish(message.subject, message.payload, {
-        msgID: event.eventId,
-        headers: eventHeaders(event),
-        ...(previous ? { expect: { lastMsgID: previous.eventId } } : {}),
-      });
-    };
-    if (events.length === 0) return { published: 0 };
-    try {
-      await publish(events[0]);
-    } catch (error) {
-      return { published: 0, error };
-    }
-    const rest = await Promise.allSettled(
-      events.slice(1).map((event, i) => publish(event, events[i])),
-    );
-    const failed = rest.findIndex((result) => result.status === 'rejected');
-    if (failed === -1) return { published: events.length };
-    return { published: failed + 1, error: (rest[failed] as PromiseRejectedResult).reason };
-  }
-
-  /** The cursor of the last event in the stream, or undefined when it is empty or unknown. */
-  private async lastPublished(): Promise<Cursor | undefined> {
-    if (!this.jsm || !this.options.stream) return undefined;
-    const info = await this.jsm.streams.info(this.options.stream);
-    if (info.state.last_seq === 0 || info.state.messages === 0) return undefined;
-    const message = await this.jsm.streams.getMessage(this.options.stream, {
-      seq: info.state.last_seq,
-    });
-    return cursorOfHeaders(message.header);
-  }
-}
-
-/** `Event-Type`, and the event's place in the global log: `Event-Tx`, `Event-Position`. */
-export function eventHeaders(event: StoredEvent): MsgHdrs {
-  const headers = cursorHeaders(event);
-  headers.set('Event-Type', event.type);
-  return headers;
-}
-
-/** A place in the global log as headers (`Event-Tx`, `Event-Position`); cursorOfHeaders reads it back. */
-export function cursorHeaders(cursor: Cursor): MsgHdrs {
-  const headers = natsHeaders();
-  headers.set('Event-Tx', cursor.txId);
-  headers.set('Event-Position', cursor.position);
-  return headers;
-}
-
-export function cursorOfHeaders(headers: MsgHdrs | undefined): Cursor | undefined {
-  const txId = headers?.get('Event-Tx');
-  const position = headers?.get('Event-Position');
-  return txId && position ? { txId, position } : undefined;
-}
-
+/** Whether cursor `a` is later in the global log than `b`. */
 export function isAfter(a: Cursor, b: Cursor): boolean {
   const [ta, tb] = [BigInt(a.txId), BigInt(b.txId)];
   return ta !== tb ? ta > tb : BigInt(a.position) > BigInt(b.position);

@@ -2,7 +2,8 @@ import { TEST_NATS_URL, eventually, uniqueName } from '@rollout/testing/kit';
 import { JsMsg, NatsConnection, connect } from 'nats';
 import { BatchConsumer, BatchConsumerOptions, Rejection } from './batch-consumer';
 import { DEAD_LETTER_REASON_HEADER } from './dead-letter';
-import { DEAD_LETTER_STREAM, declareJetStream, deadLetterSubject } from './jetstream-setup';
+import { DEAD_LETTER_STREAM, deadLetterSubject } from '@rollout/contracts';
+import { createDeclared } from '../test/create-declared';
 import { NatsNamespace } from './namespace';
 
 /** The batch consumer against the real server: batching, dead letters, retries and stopping. */
@@ -38,7 +39,7 @@ describe('BatchConsumer', () => {
   beforeEach(async () => {
     nc = await connect({ servers: TEST_NATS_URL });
     ns = new NatsNamespace(uniqueName());
-    await declareJetStream(nc, ns, {
+    await createDeclared(nc, ns, {
       streams: [
         {
           name: 'ORDERS',

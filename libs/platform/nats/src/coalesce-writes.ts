@@ -31,7 +31,7 @@ function isProtocolHandler(candidate: unknown): candidate is ProtocolHandler {
  * CPU. Under load many such callbacks run in one turn of the event loop: flushing at
  * `setImmediate`, the check phase right after them, sends all their messages in one write.
  * A message waits for no timer, a full buffer (`pendingLimit`) is still written at once, and
- * order is kept. Measured with test/bench/enforcement.bench.ts: 40–50% more gateway round
+ * order is kept. Measured with the lease benchmark (test/bench): 40–50% more HTTP round
  * trips per second, and about a quarter less service CPU per lease decision.
  *
  * Returns false, changing nothing, when the client is not the nats.js 2.x this expects.

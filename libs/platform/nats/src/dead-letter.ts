@@ -1,5 +1,5 @@
 import { JsMsg, NatsConnection, headers as natsHeaders } from 'nats';
-import { deadLetterSubject } from './jetstream-setup';
+import { deadLetterSubject } from '@rollout/contracts';
 import { NatsNamespace } from './namespace';
 
 export const DEAD_LETTER_REASON_HEADER = 'Dead-Letter-Reason';

@@ -1,82 +1,15 @@
 import { Injectable, INestApplication, Module, OnModuleInit } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { TEST_NATS_URL, eventually, uniqueName } from '@rollout/testing/kit';
-import { JSONCodec, JsMsg, NatsConnection, connect, nanos } from 'nats';
-import {
-  DEAD_LETTER_STREAM,
-  JetStreamDeclarations,
-  declareJetStream,
-  deadLetterSubject,
-} from './jetstream-setup';
+import { JSONCodec, JsMsg, NatsConnection, connect } from 'nats';
+import { DEAD_LETTER_STREAM, deadLetterSubject } from '@rollout/contracts';
+import { createDeclared } from '../test/create-declared';
 import { NatsModule, NatsReadiness } from './nats.module';
 import { NatsNamespace } from './namespace';
 import { DEAD_LETTER_REASON_HEADER } from './dead-letter';
 import { PoisonMessageError, PullConsumerHost } from './pull-consumer-host';
 
 const codec = JSONCodec<{ n: number; kind?: 'ok' | 'poison' | 'flaky' | 'broken' | 'slow' }>();
-
-describe('JetStream declarations', () => {
-  let nc: NatsConnection;
-  const ns = new NatsNamespace(uniqueName());
-  const declarations: JetStreamDeclarations = {
-    streams: [
-      {
-        name: 'ORDERS',
-        subjects: ['orders.v1.>'],
-        maxAgeMs: 60_000,
-        maxBytes: 1_000_000,
-        duplicateWindowMs: 10_000,
-      },
-    ],
-    consumers: [{ stream: 'ORDERS', durable: 'billing', ackWaitMs: 5_000, maxDeliver: 3 }],
-    kv: [{ bucket: 'snapshots' }],
-  };
-
-  beforeAll(async () => {
-    nc = await connect({ servers: TEST_NATS_URL });
-  });
-
-  afterAll(async () => {
-    const jsm = await nc.jetstreamManager();
-    await jsm.streams.delete(ns.stream('ORDERS')).catch(() => undefined);
-    await jsm.streams.delete(`KV_${ns.bucket('snapshots')}`).catch(() => undefined);
-    await jsm.streams.delete(`KV_${ns.bucket('expiring')}`).catch(() => undefined);
-    await nc.close();
-  });
-
-  it('creates streams, consumers and buckets, and running it again changes nothing', async () => {
-    await declareJetStream(nc, ns, declarations);
-    await declareJetStream(nc, ns, declarations);
-    const jsm = await nc.jetstreamManager();
-    const stream = await jsm.streams.info(ns.stream('ORDERS'));
-    expect(stream.config.subjects).toEqual([ns.subject('orders.v1.>')]);
-    const consumer = await jsm.consumers.info(ns.stream('ORDERS'), 'billing');
-    expect(consumer.config.max_deliver).toBe(3);
-    const kv = await nc.jetstream().views.kv(ns.bucket('snapshots'));
-    await kv.put('k', 'v');
-    expect((await kv.get('k'))?.string()).toBe('v');
-  });
-
-  it('updates an existing stream and consumer to a changed declaration', async () => {
-    await declareJetStream(nc, ns, declarations);
-    await declareJetStream(nc, ns, {
-      streams: [{ ...declarations.streams![0], maxAgeMs: 120_000 }],
-      consumers: [{ ...declarations.consumers![0], maxDeliver: 5 }],
-    });
-    const jsm = await nc.jetstreamManager();
-    expect((await jsm.streams.info(ns.stream('ORDERS'))).config.max_age).toBe(nanos(120_000));
-    expect((await jsm.consumers.info(ns.stream('ORDERS'), 'billing')).config.max_deliver).toBe(5);
-  });
-
-  it('gives a bucket the declared time to live, and changes it on an existing bucket', async () => {
-    const jsm = await nc.jetstreamManager();
-    const stream = `KV_${ns.bucket('expiring')}`;
-    await declareJetStream(nc, ns, { kv: [{ bucket: 'expiring', ttlMs: 60_000 }] });
-    expect((await jsm.streams.info(stream)).config.max_age).toBe(nanos(60_000));
-    await declareJetStream(nc, ns, { kv: [{ bucket: 'expiring', ttlMs: 120_000 }] });
-    expect((await jsm.streams.info(stream)).config.max_age).toBe(nanos(120_000));
-  });
-});
 
 describe('a service whose streams were not provisioned', () => {
   const ns = new NatsNamespace(uniqueName());
@@ -116,7 +49,7 @@ describe('a service whose streams were not provisioned', () => {
     const jsm = await nc.jetstreamManager();
     await expect(jsm.streams.info(ns.stream('ORDERS'))).rejects.toThrow('stream not found');
 
-    await declareJetStream(nc, ns, {
+    await createDeclared(nc, ns, {
       streams: [
         {
           name: 'ORDERS',
@@ -130,7 +63,7 @@ describe('a service whose streams were not provisioned', () => {
     await expect(readiness.check()).rejects.toThrow(
       `durable consumer billing on ${ns.stream('ORDERS')} missing`,
     );
-    await declareJetStream(nc, ns, {
+    await createDeclared(nc, ns, {
       consumers: [{ stream: 'ORDERS', durable: 'billing', ackWaitMs: 5_000, maxDeliver: 3 }],
     });
     await expect(readiness.check()).resolves.toBeUndefined();
@@ -216,7 +149,7 @@ describe('PullConsumerHost', () => {
   beforeAll(async () => {
     nc = await connect({ servers: TEST_NATS_URL });
     // What the provisioning step does before the service starts.
-    await declareJetStream(nc, ns, {
+    await createDeclared(nc, ns, {
       streams: [
         {
           name: 'ORDERS',

@@ -11,7 +11,7 @@ import type { ReadinessCheck } from '@rollout/platform/health';
 import { NatsConnection, connect } from 'nats';
 import { coalesceWrites } from './coalesce-writes';
 import { NatsNamespace } from './namespace';
-import { busDrift } from './provision';
+import { busDrift } from './bus-drift';
 import { PullConsumerHost } from './pull-consumer-host';
 import { NatsRpcClient } from './rpc-client';
 import { NatsModuleOptions, inboxPrefixOf } from './nats-options';

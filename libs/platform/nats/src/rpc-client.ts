@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  ACTOR_ASSERTION_HEADER,
+  ActorClaims,
   CONTRACT_HEADERS,
   CONTRACT_PACKAGES,
   Status,
@@ -10,9 +12,8 @@ import {
 } from '@rollout/contracts';
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, JSONCodec, NatsConnection, NatsError, headers as natsHeaders } from 'nats';
-import { ACTOR_ASSERTION_HEADER, ActorAssertionSigner, ActorClaims } from './actor-assertion';
 import { NatsNamespace } from './namespace';
-import type { NatsModuleOptions } from './nats-options';
+import type { ActorSigner, NatsModuleOptions } from './nats-options';
 import { NATS_CONNECTION, NATS_MODULE_OPTIONS } from './tokens';
 
 const codec = JSONCodec<unknown>();
@@ -46,17 +47,16 @@ interface NestReplyPacket {
 export class NatsRpcClient {
   /** `User-Agent` of every call: the process's NATS client name and build version. */
   private readonly userAgent: string;
-  private readonly signer?: ActorAssertionSigner;
+  private readonly signer?: ActorSigner;
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
     private readonly namespace: NatsNamespace,
     @Inject(NATS_MODULE_OPTIONS)
-    options: Pick<NatsModuleOptions, 'name' | 'version' | 'actorSigning'> = { name: 'unknown' },
+    options: Pick<NatsModuleOptions, 'name' | 'version' | 'actorSigner'> = { name: 'unknown' },
   ) {
     this.userAgent = options.version ? `${options.name}/${options.version}` : options.name;
-    if (options.actorSigning)
-      this.signer = new ActorAssertionSigner(options.actorSigning.key, options.actorSigning.ttlMs);
+    this.signer = options.actorSigner;
   }
 
   /**

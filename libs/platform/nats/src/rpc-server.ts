@@ -2,7 +2,6 @@ import { NatsContext, ServerNats } from '@nestjs/microservices';
 import { NO_MESSAGE_HANDLER } from '@nestjs/microservices/constants';
 import { StatusError } from '@rollout/contracts';
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from 'nats';
-import type { RpcRequestGate } from './actor-gate';
 import { NatsNamespace } from './namespace';
 
 /** A request as the transport's hooks see it. */
@@ -10,6 +9,22 @@ export interface RpcRequestInfo {
   /** The subject it came on (with the namespace). */
   subject: string;
   headers?: MsgHdrs;
+}
+
+/** A request as a gate sees it, before any handler. */
+export interface GatedRequest {
+  /** The subject it came on (namespace included). */
+  subject: string;
+  headers?: MsgHdrs;
+  /** The payload as it arrived, bytes. */
+  payload: Uint8Array;
+  /** The handler's argument (the packet's `data`), decoded. */
+  data: unknown;
+}
+
+/** Decides, before the handler, whether a request may run at all; throws (or rejects with) a StatusError to refuse it. */
+export interface RpcRequestGate {
+  admit(request: GatedRequest): void | Promise<void>;
 }
 
 /** One request's stay in a hook: from arrival until its final reply is out. */
@@ -24,7 +39,7 @@ export interface RpcRequestScope {
  * What runs around every request the server takes: request-scoped logging, request metrics.
  * It lives in the transport because a Nest interceptor costs an AsyncResource and an rxjs
  * pipeline per request each, which three of them made a tenth of a service's CPU
- * (test/bench/enforcement.bench.ts profiles).
+ * (the lease benchmark's profiles, test/bench).
  */
 export interface RpcRequestHook {
   begin(request: RpcRequestInfo): RpcRequestScope;

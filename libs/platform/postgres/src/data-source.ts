@@ -53,7 +53,7 @@ export async function openDataSource(options: PostgresOptions): Promise<DataSour
     extra: {
       options: `-c search_path=${options.schema}`,
       // A Postgres that does not answer (a failover in progress) fails a command within the
-      // gateway's RPC timeout, as UNAVAILABLE, instead of holding it until the caller gives up.
+      // caller's RPC timeout, as UNAVAILABLE, instead of holding it until the caller gives up.
       connectionTimeoutMillis: 2_000,
     },
   });

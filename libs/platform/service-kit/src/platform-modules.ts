@@ -4,13 +4,9 @@ import type { ServiceName } from '@rollout/contracts';
 import { HealthModule, ReadinessCheck } from '@rollout/platform/health';
 import { LoggingModule } from '@rollout/platform/logging';
 import { MetricsModule } from '@rollout/platform/metrics';
-import {
-  BusNeeds,
-  NatsModule,
-  NatsModuleOptions,
-  NatsReadiness,
-  parseBusKey,
-} from '@rollout/platform/nats';
+import { ActorAssertionSigner, parseBusKey } from '@rollout/platform/bus-security';
+import { ActorSigner, NatsModule, NatsReadiness } from '@rollout/platform/nats';
+import { BusNeeds } from '@rollout/contracts';
 import { PostgresModule, PostgresOptions, PostgresReadiness } from '@rollout/platform/postgres';
 import { BUILD_VERSION } from './service-info';
 
@@ -24,17 +20,17 @@ export interface PlatformOptions {
   database?: Pick<PostgresOptions, 'migrations' | 'entities'>;
   /** The service's own readiness checks (providers exported by a global module of the service). */
   readiness?: Type<ReadinessCheck>[];
-  /** Signs an actor assertion into every call that names its actor: the gateway's, and a system key's (docs/bus-security.md). */
-  actorSigning?: NatsModuleOptions['actorSigning'];
+  /** Signs an actor assertion into every call that names its actor: with the HTTP edge's key, or a system key (docs/bus-security.md). */
+  actorSigner?: ActorSigner;
 }
 
 /** Signing with BUS_SIGNING_KEY (validated by the service's config), assertions good for `ttlMs`; none without a key. */
-export function actorSigningOf(
+export function actorSignerOf(
   signingKey: string | undefined,
   ttlMs: number,
-): NatsModuleOptions['actorSigning'] {
+): ActorSigner | undefined {
   const key = signingKey ? parseBusKey(signingKey) : undefined;
-  return key && { key, ttlMs };
+  return key && new ActorAssertionSigner(key, ttlMs);
 }
 
 /**
@@ -47,7 +43,7 @@ export function platformModules({
   jetstream,
   database,
   readiness = [],
-  actorSigning,
+  actorSigner,
 }: PlatformOptions): DynamicModule[] {
   const checks: Type<ReadinessCheck>[] = [NatsReadiness];
   const modules: DynamicModule[] = [
@@ -62,7 +58,7 @@ export function platformModules({
       token: config.NATS_TOKEN,
       namespace: config.NATS_NAMESPACE,
       jetstream,
-      actorSigning,
+      actorSigner,
     }),
   ];
   if (database) {

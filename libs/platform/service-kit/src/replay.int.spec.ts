@@ -1,18 +1,15 @@
 import { Controller, INestApplication, Module } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { EXPERIMENT_SUBJECTS } from '@rollout/contracts';
+import { EXPERIMENT_SUBJECTS, ACTOR_ASSERTION_HEADER, ASSERTION_IDS_KV } from '@rollout/contracts';
 import { LoggingModule } from '@rollout/platform/logging';
 import { MetricsModule } from '@rollout/platform/metrics';
+import { NatsModule, NatsNamespace } from '@rollout/platform/nats';
+import { declareJetStream } from '@rollout/provision';
 import {
-  ACTOR_ASSERTION_HEADER,
-  ASSERTION_IDS_KV,
-  declareJetStream,
   ActorAssertionSigner,
-  NatsModule,
-  NatsNamespace,
   generateBusKeyPair,
   parseBusKey,
-} from '@rollout/platform/nats';
+} from '@rollout/platform/bus-security';
 import { TEST_NATS_URL, uniqueName } from '@rollout/testing/kit';
 import { JSONCodec, NatsConnection, connect, headers as natsHeaders } from 'nats';
 import { startServiceApp } from './run-service';

@@ -1,23 +1,23 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { StatusError } from '@rollout/contracts';
+import { StatusError, ASSERTION_CLOCK_SKEW_MS, ASSERTION_MAX_TTL_MS } from '@rollout/contracts';
 import type { BaseConfig } from '@rollout/platform/config';
 import { ErrorFilter } from '@rollout/platform/errors';
 import { REQUEST_ID_HEADER, RpcRequestLogging, httpRequestId } from '@rollout/platform/logging';
 import { RequestMetrics } from '@rollout/platform/metrics';
 import {
-  ASSERTION_CLOCK_SKEW_MS,
-  ASSERTION_MAX_TTL_MS,
-  ActorAssertionGate,
-  ActorAssertionVerifier,
   NATS_CONNECTION,
   NatsNamespace,
   NatsRpcServer,
   RpcRequestGate,
+} from '@rollout/platform/nats';
+import {
+  ActorAssertionGate,
+  ActorAssertionVerifier,
   SharedAssertionIds,
   parseBusKey,
-} from '@rollout/platform/nats';
+} from '@rollout/platform/bus-security';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { NatsConnection } from 'nats';
 import { Logger } from 'nestjs-pino';
@@ -108,7 +108,7 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
 }
 
 /**
- * Every request a service serves must carry the gateway's actor assertion, verified with
+ * Every request a service serves must carry a signed actor assertion, verified with
  * BUS_VERIFY_KEYS; a state-changing request's assertion id is remembered in the ASSERTION_IDS
  * bucket, which every replica shares. Without keys nothing is checked and the service says so
  * at boot; production refuses to start that way.
@@ -123,7 +123,7 @@ async function actorGate(
   if (keys.length === 0) {
     if (config.NODE_ENV === 'production')
       throw new Error(
-        "BUS_VERIFY_KEYS must be set in production: every request is checked against the gateway's actor assertion",
+        "BUS_VERIFY_KEYS must be set in production: every request's actor assertion is checked against them",
       );
     logger.warn(
       `${name}: BUS_VERIFY_KEYS is not set: requests on NATS are served without an actor assertion, as whoever they claim to be (development only)`,

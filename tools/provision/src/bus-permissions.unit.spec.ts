@@ -1,4 +1,4 @@
-import { JetStreamService, busNeedsOf } from '@rollout/platform/nats';
+import { JetStreamService, busNeedsOf } from '@rollout/contracts';
 import { natsAuthorizationConfig } from './authorization-config';
 import { busPermissions } from './bus-permissions';
 

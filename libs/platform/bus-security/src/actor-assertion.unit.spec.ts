@@ -1,14 +1,17 @@
-import { EXPERIMENT_SUBJECTS, StatusError } from '@rollout/contracts';
-import { headers as natsHeaders } from 'nats';
 import {
   ACTOR_ASSERTION_HEADER,
+  ActorClaims,
+  EXPERIMENT_SUBJECTS,
+  StatusError,
+} from '@rollout/contracts';
+import { NatsNamespace } from '@rollout/platform/nats';
+import { headers as natsHeaders } from 'nats';
+import {
   ActorAssertionSigner,
   ActorAssertionVerifier,
-  ActorClaims,
   generateBusKeyPair,
   parseBusKey,
 } from './actor-assertion';
-import { NatsNamespace } from './namespace';
 import { ActorAssertionGate, projectsNamedIn } from './actor-gate';
 
 const key = (text: string) => parseBusKey(text)!;

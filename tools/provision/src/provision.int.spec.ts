@@ -1,13 +1,15 @@
 import { INestApplication, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { TRAFFIC_STREAM } from '@rollout/contracts';
+import {
+  ASSERTION_IDS_KV,
+  DEFAULT_BUS_LIMITS,
+  TRAFFIC_DURABLE,
+  TRAFFIC_STREAM,
+  busNeedsOf,
+} from '@rollout/contracts';
+import { NatsModule, NatsNamespace, NatsReadiness, kvStream } from '@rollout/platform/nats';
 import { TEST_NATS_URL, eventually, uniqueName } from '@rollout/testing/kit';
 import { AckPolicy, DeliverPolicy, NatsConnection, connect, nanos } from 'nats';
-import { ASSERTION_IDS_KV } from './assertion-ids';
-import { DEFAULT_BUS_LIMITS, TRAFFIC_DURABLE, busNeedsOf } from './bus-topology';
-import { kvStream } from './kv-subjects';
-import { NatsModule, NatsReadiness } from './nats.module';
-import { NatsNamespace } from './namespace';
 import { ProvisionedBus, provisionBus, provisioningReport } from './provision';
 
 // The provisioning step brings a drifted bus back to the declared topology and says what it

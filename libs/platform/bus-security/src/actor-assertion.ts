@@ -1,4 +1,4 @@
-import { EXPERIMENT_SUBJECTS, StatusError } from '@rollout/contracts';
+import { ActorClaims, SYSTEM_SIGNERS, StatusError, SystemSigner } from '@rollout/contracts';
 import {
   KeyObject,
   createHash,
@@ -9,23 +9,7 @@ import {
   sign,
   verify,
 } from 'node:crypto';
-import { NatsNamespace } from './namespace';
-
-/**
- * The NATS header carrying the gateway's signed statement of who is calling. Services refuse a
- * request without a valid one (when they are given keys), whatever NATS let through.
- */
-export const ACTOR_ASSERTION_HEADER = 'Actor-Assertion';
-
-/** Who the gateway authenticated, as it vouches for them to a service. */
-export interface ActorClaims {
-  actor: string;
-  roles: string[];
-  /** Projects the actor may act on, or '*' for all. */
-  projects: '*' | string[];
-  /** The HTTP request id, so a service's logs tie back to the gateway's. */
-  requestId?: string;
-}
+import { NatsNamespace } from '@rollout/platform/nats';
 
 /** What is signed: the claims, and what binds them to one request for a short time. */
 export interface SignedActorClaims extends ActorClaims {
@@ -49,10 +33,6 @@ const KEY_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 /** An assertion id is one KV key token, so it can be remembered where every replica sees it. */
 const ASSERTION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
-/** Longest-lived actor assertion a service accepts, whatever it says. */
-export const ASSERTION_MAX_TTL_MS = 60_000;
-/** How far the gateway's clock may be from a service's. */
-export const ASSERTION_CLOCK_SKEW_MS = 5_000;
 const RAW_KEY = /^[A-Za-z0-9_-]{43}$/;
 
 /** A key in its environment form, `<key id>:<32 bytes, base64url>`. */
@@ -86,7 +66,7 @@ export function generateBusKeyPair(keyId: string): { signingKey: string; verifyK
 
 const digest = (payload: Uint8Array) => createHash('sha256').update(payload).digest('base64url');
 
-/** The gateway's side: signs the claims for one request. */
+/** The HTTP edge's side: signs the claims for one request. */
 export class ActorAssertionSigner {
   private readonly keyId: string;
   private readonly privateKey: KeyObject;
@@ -121,22 +101,7 @@ export class ActorAssertionSigner {
   }
 }
 
-/** What a service's own signing key may assert: its system actor, on these subjects only. */
-export interface SystemSigner {
-  actor: string;
-  subjects: readonly string[];
-}
-
-/**
- * Services that call other services by themselves, with what their keys may say. A key whose id
- * is `system.<service>` (or `system.<service>.<suffix>`, for rotation) is such a key: the
- * evaluator may stop a preview as `system:evaluator`, and assert nothing else.
- */
-export const SYSTEM_SIGNERS: Readonly<Record<string, SystemSigner>> = {
-  evaluator: { actor: 'system:evaluator', subjects: [EXPERIMENT_SUBJECTS.stopPreview] },
-};
-
-/** The system signer a key id names, undefined for a gateway key; a `system.` id of no known service names nothing it may do. */
+/** The system signer (SYSTEM_SIGNERS) a key id names, undefined for the edge's key; a `system.` id of no known service names nothing it may do. */
 export function systemSignerOf(keyId: string): SystemSigner | 'unknown' | undefined {
   if (!keyId.startsWith('system.')) return undefined;
   const service = keyId.split('.')[1];
@@ -146,7 +111,7 @@ export function systemSignerOf(keyId: string): SystemSigner | 'unknown' | undefi
 export interface VerifierOptions {
   /** Longest lifetime accepted, whatever the assertion says: bounds how long replays are remembered. */
   maxTtlMs: number;
-  /** Tolerated difference between the gateway's clock and ours. */
+  /** Tolerated difference between the signer's clock and ours. */
   clockSkewMs: number;
   /** The namespace requests arrive in, so a system key's subjects match as sent. */
   namespace?: NatsNamespace;
@@ -212,7 +177,7 @@ export class ActorAssertionVerifier {
     return claims.exp + this.options.clockSkewMs;
   }
 
-  /** A system key speaks only as its service's actor, on its subjects; a gateway key for anyone. */
+  /** A system key speaks only as its service's actor, on its subjects; the edge's key for anyone. */
   private checkScope(claims: SignedActorClaims, subject: string) {
     const signer = systemSignerOf(claims.kid);
     if (signer === undefined) return;

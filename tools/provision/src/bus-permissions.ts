@@ -14,19 +14,14 @@ import {
   TRAFFIC_STREAM,
   inspectionEventSubject,
   serviceInfoSubject,
-} from '@rollout/contracts';
-import {
   ASSERTION_IDS_KV,
   DEAD_LETTER_STREAM,
   INSPECTION_DURABLE,
   INSPECTION_RESULTS_STREAM,
   INSPECTION_STREAM,
-  NatsNamespace,
   TRAFFIC_DURABLE,
-  inboxPrefixOf,
-  kvAllKeys,
-  kvStream,
-} from '@rollout/platform/nats';
+} from '@rollout/contracts';
+import { NatsNamespace, inboxPrefixOf, kvAllKeys, kvStream } from '@rollout/platform/nats';
 
 /**
  * Who may connect to the bus, one kind per NATS user. Services get one user each; every
@@ -69,7 +64,7 @@ const PROJECT = /^[A-Za-z0-9_-]{1,128}$/;
 /**
  * What a runtime user may do to streams, buckets and consumers; nothing of JetStream's API
  * beyond it. The streams themselves are created, changed and deleted only by the provisioning
- * step (bus-topology.ts), never by a service: a user that could create or update a stream could
+ * step (libs/contracts/src/bus/topology.ts), never by a service: a user that could create or update a stream could
  * make it capture any subject (JetStream stores what a stream's subjects or sources select,
  * whatever the configuring user may subscribe to) or republish onto any subject.
  */
@@ -109,7 +104,7 @@ function jetStreamAccess({ info = [], get = [], durables = [], kvWrite = [] }: J
  * What a service that verifies actor assertions needs of the ASSERTION_IDS bucket: to write a
  * key (create-if-absent, a publish with an expectation) and to check at boot that the bucket
  * exists (its stream's info); never to read, delete or purge a key. The provisioning step
- * declares the bucket (bus-topology.ts).
+ * declares the bucket (libs/contracts/src/bus/topology.ts).
  */
 function assertionIds(ns: NatsNamespace): string[] {
   const bucket = ns.bucket(ASSERTION_IDS_KV.bucket);

@@ -2,24 +2,114 @@ import {
   EXPERIMENT_EVENTS_STREAM,
   EXPERIMENT_EVENTS_SUBJECTS,
   EXPERIMENT_STATE_BUCKET,
+} from '../experiment/v1';
+import {
   INSPECTION_PHASES,
   INSPECTION_RESULTS_SUBJECT,
+  inspectionEventSubject,
+} from '../inspection/v1';
+import {
   PREVIEW_LOGS_STREAM,
   PREVIEW_LOGS_STREAM_LIMITS,
   PREVIEW_LOGS_SUBJECTS,
-  TRAFFIC_STREAM,
-  TRAFFIC_STREAM_LIMITS,
-  TRAFFIC_STREAM_SUBJECTS,
-  inspectionEventSubject,
-} from '@rollout/contracts';
-import { ASSERTION_IDS_KV } from './assertion-ids';
-import {
-  DEAD_LETTER_STREAM,
-  DurableConsumerDeclaration,
-  JetStreamDeclarations,
-  KvDeclaration,
-  StreamDeclaration,
-} from './jetstream-setup';
+} from '../preview/v1';
+import { TRAFFIC_STREAM, TRAFFIC_STREAM_LIMITS, TRAFFIC_STREAM_SUBJECTS } from '../traffic/v1';
+import { ASSERTION_CLOCK_SKEW_MS, ASSERTION_MAX_TTL_MS } from './security';
+
+/*
+ * The bus's shape as data: every stream, durable consumer and KV bucket, and which service uses
+ * each. It is not a message contract (no golden, no lock): the provisioning step applies it,
+ * services check the bus against the part they use, and the permissions are drawn from it.
+ */
+
+/** A stream as the code that owns it declares it; names and subjects are namespaced on use. */
+export interface StreamDeclaration {
+  name: string;
+  subjects: string[];
+  /** Oldest message kept, in ms (0 = forever). */
+  maxAgeMs: number;
+  /** Bytes kept (-1 = unlimited). */
+  maxBytes: number;
+  /** Window in which a repeated Nats-Msg-Id is dropped as a duplicate, in ms. */
+  duplicateWindowMs: number;
+  /** Whether its messages may be read with direct gets (a reader without a consumer of its own). */
+  allowDirect?: boolean;
+}
+
+export interface DurableConsumerDeclaration {
+  stream: string;
+  durable: string;
+  filterSubject?: string;
+  ackWaitMs: number;
+  maxDeliver: number;
+  maxAckPending?: number;
+}
+
+export interface KvDeclaration {
+  bucket: string;
+  history?: number;
+  /** How long an entry lives, in ms (absent: forever). */
+  ttlMs?: number;
+  /**
+   * A bucket whose keys are written once and never changed: its stream is declared with the
+   * stream API (the KV view would allow rollups), one entry per key that no later write may
+   * replace (discard new per subject), no rollup, delete or purge, values of at most
+   * `maxMsgSize` bytes counting headers, and at most `maxBytes`/`maxMsgs` held (discard new).
+   */
+  writeOnce?: { maxMsgSize: number; maxBytes: number; maxMsgs: number };
+}
+
+export interface JetStreamDeclarations {
+  streams?: StreamDeclaration[];
+  consumers?: DurableConsumerDeclaration[];
+  kv?: KvDeclaration[];
+}
+
+/** Where poison messages go: `deadletter.v1.<stream>`, kept in this stream for inspection. */
+export const DEAD_LETTER_STREAM: StreamDeclaration = {
+  name: 'DEAD_LETTERS',
+  subjects: ['deadletter.v1.>'],
+  maxAgeMs: 14 * 24 * 3600 * 1000,
+  maxBytes: 1024 ** 3,
+  duplicateWindowMs: 2 * 60 * 1000,
+};
+
+export function deadLetterSubject(stream: string): string {
+  return `deadletter.v1.${stream.toLowerCase()}`;
+}
+
+/** The header block of the gate's create-if-absent write, the only thing an id's entry holds. */
+const EXPECT_NOTHING_HEADER = 'Nats-Expected-Last-Subject-Sequence';
+export const ASSERTION_ID_ENTRY_BYTES = `NATS/1.0\r\n${EXPECT_NOTHING_HEADER}: 0\r\n\r\n`.length;
+/** Commands per second, across every service, the bucket is sized for (five times the 1,000/s we plan for). */
+export const ASSERTION_IDS_DESIGN_RATE = 5_000;
+/**
+ * What one id takes in the store, at most: the stored record's 34 bytes of framing and hash
+ * (measured), its subject (`$KV.<namespace>_ASSERTION_IDS.<uuid>`, at most 87 bytes) and the
+ * header block.
+ */
+export const ASSERTION_ID_STORED_BYTES = 192;
+const ASSERTION_IDS_MAX_AGE_MS = ASSERTION_MAX_TTL_MS + 2 * ASSERTION_CLOCK_SKEW_MS;
+const ASSERTION_IDS_MAX_MSGS = (ASSERTION_IDS_DESIGN_RATE * ASSERTION_IDS_MAX_AGE_MS) / 1000;
+
+/**
+ * The ids of the actor assertions that state-changing requests used, one key each, shared by
+ * every replica of every service that verifies assertions. A key lives as long as an assertion
+ * can be accepted: from `iat - skew` to `exp + skew`, at most the longest lifetime plus twice
+ * the skew (nats-server 2.9 has no per-message TTL, so the bucket's max age says it). Written
+ * once: no rollup, delete or purge, no second entry on a key, an empty value only, and at most
+ * the ids of `ASSERTION_IDS_DESIGN_RATE` commands a second over the max age (docs/bus-security.md).
+ */
+export const ASSERTION_IDS_KV: KvDeclaration = {
+  bucket: 'ASSERTION_IDS',
+  history: 1,
+  ttlMs: ASSERTION_IDS_MAX_AGE_MS,
+  writeOnce: {
+    maxMsgSize: ASSERTION_ID_ENTRY_BYTES,
+    maxMsgs: ASSERTION_IDS_MAX_MSGS,
+    maxBytes: ASSERTION_IDS_MAX_MSGS * ASSERTION_ID_STORED_BYTES,
+  },
+};
 
 /**
  * The services that use JetStream; the others (gateway, adapters) only request and reply. The

@@ -4,9 +4,10 @@ import {
   INSPECTION_RULES_SUBJECTS,
   PREVIEW_SUBJECTS,
   serviceInfoSubject,
+  ASSERTION_IDS_KV,
 } from '@rollout/contracts';
-import { ASSERTION_IDS_KV, ProcessAssertionIds, isStateChanging } from './assertion-ids';
-import { NatsNamespace } from './namespace';
+import { NatsNamespace } from '@rollout/platform/nats';
+import { ProcessAssertionIds, isStateChanging } from './assertion-ids';
 
 describe('assertion ids', () => {
   const namespace = new NatsNamespace('t1');

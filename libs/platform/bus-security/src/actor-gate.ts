@@ -1,29 +1,8 @@
 import { Logger } from '@nestjs/common';
-import { StatusError, projectOfName } from '@rollout/contracts';
-import type { MsgHdrs } from 'nats';
-import {
-  ACTOR_ASSERTION_HEADER,
-  ActorAssertionVerifier,
-  SignedActorClaims,
-} from './actor-assertion';
+import { ACTOR_ASSERTION_HEADER, StatusError, projectOfName } from '@rollout/contracts';
+import { GatedRequest, NatsNamespace, RpcRequestGate } from '@rollout/platform/nats';
+import { ActorAssertionVerifier, SignedActorClaims } from './actor-assertion';
 import { AssertionIds, ProcessAssertionIds, isStateChanging } from './assertion-ids';
-import { NatsNamespace } from './namespace';
-
-/** A request as a gate sees it, before any handler. */
-export interface GatedRequest {
-  /** The subject it came on (namespace included). */
-  subject: string;
-  headers?: MsgHdrs;
-  /** The payload as it arrived, bytes. */
-  payload: Uint8Array;
-  /** The handler's argument (the packet's `data`), decoded. */
-  data: unknown;
-}
-
-/** Decides, before the handler, whether a request may run at all; throws (or rejects with) a StatusError to refuse it. */
-export interface RpcRequestGate {
-  admit(request: GatedRequest): void | Promise<void>;
-}
 
 /**
  * The projects a request names, wherever the contracts put them: `project` (leases),
@@ -54,10 +33,10 @@ export interface ActorAssertionGateOptions {
 }
 
 /**
- * Every request a service takes carries the gateway's signed actor assertion: the gate
+ * Every request a service takes carries the HTTP edge's signed actor assertion: the gate
  * refuses, with PERMISSION_DENIED, one without a valid assertion, one whose `actor` field is
  * not the asserted actor, one naming a project the actor does not have (defence in depth:
- * a gateway route that forgot its project check still cannot cross tenants), and one whose
+ * an HTTP route that forgot its project check still cannot cross tenants), and one whose
  * assertion was used before. A state-changing request's assertion id is remembered where
  * every replica sees it (`sharedIds`, written before the handler runs), so a replay to another
  * replica or after a restart is refused too; when that memory cannot be reached the request is

@@ -1,7 +1,6 @@
+import { busTopology } from '@rollout/contracts';
+import { NatsNamespace, kvStream } from '@rollout/platform/nats';
 import { NatsConnection, NatsError } from 'nats';
-import { busTopology } from './bus-topology';
-import { kvStream } from './kv-subjects';
-import { NatsNamespace } from './namespace';
 
 const STREAM_NOT_FOUND = 10059;
 

@@ -1,0 +1,2 @@
+export * from './security';
+export * from './topology';

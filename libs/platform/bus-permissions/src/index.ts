@@ -1,2 +1,0 @@
-export * from './bus-permissions';
-export * from './authorization-config';
