@@ -1,41 +1,14 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import * as ts from 'typescript';
+import { root, shippedSources } from './source-files';
 
 /**
  * A folder is a room: its files may lean on other rooms, but two rooms that lean on each other
  * are one room split in two, and a newcomer cannot tell which one a piece belongs to. This reads
  * every relative import of the shipped and tested sources and fails on any cycle between folders.
  */
-const root = join(__dirname, '..', '..');
-const sourceRoots = ['apps/*/src', 'libs/*/src', 'libs/*/*/src', 'tools/*/src'];
 const extensions = ['.ts', '.tsx'];
-
-function expand(pattern: string): string[] {
-  return pattern.split('/').reduce<string[]>(
-    (dirs, part) =>
-      dirs.flatMap((dir) =>
-        part === '*'
-          ? readdirSync(join(root, dir), { withFileTypes: true })
-              .filter((e) => e.isDirectory())
-              .map((e) => join(dir, e.name))
-          : existsSync(join(root, dir, part))
-            ? [join(dir, part)]
-            : [],
-      ),
-    [''],
-  );
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sourceFiles(path);
-    return extensions.some((ext) => entry.name.endsWith(ext)) && !entry.name.endsWith('.d.ts')
-      ? [path]
-      : [];
-  });
-}
 
 /** The file a relative specifier names, as the compiler would find it; undefined for non-code. */
 function resolveImport(from: string, specifier: string): string | undefined {
@@ -141,10 +114,7 @@ function explain(component: string[], { edges, reasons }: FolderGraph): string {
 
 // Specs stay out: a spec tests its folder's code from outside it, and an integration spec boots
 // the whole app; what a newcomer must find a room for is the code itself.
-const files = sourceRoots
-  .flatMap(expand)
-  .flatMap(sourceFiles)
-  .filter((file) => !/\.spec\.tsx?$/.test(file));
+const files = shippedSources();
 
 describe('folder cycles', () => {
   it('finds a cycle between two sibling folders, also through a folder inside one of them', () => {

@@ -1,43 +1,18 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import * as ts from 'typescript';
+import { root, shippedSources } from './source-files';
 
 /**
  * SQL lives where a newcomer looks for it: in repositories and their statements files, so a
  * schema change reads the files named for it and no others. Migrations write SQL by nature.
  * Checked: the statements that read or change rows, keywords in capitals as the code writes them.
  */
-const root = join(__dirname, '..', '..');
-const sourceRoots = ['apps/*/src', 'libs/*/src', 'libs/*/*/src', 'tools/*/src'];
 
 const SQL_HOME = /(\.repository|statements|-reads)\.ts$/;
 const MIGRATION = /(^|\/)migrations\/|(^|[/.-])migration\.ts$/;
 const ROW_STATEMENT =
   /^\s*\(?\s*(SELECT\s[\s\S]*|INSERT\s+INTO\s|UPDATE\s+\S+\s+(\S+\s+)?SET\s|DELETE\s+FROM\s|WITH\s+(RECURSIVE\s+)?\w+\s+AS\s*(NOT\s+)?(MATERIALIZED\s*)?\()/;
-
-function expand(pattern: string): string[] {
-  return pattern.split('/').reduce<string[]>(
-    (dirs, part) =>
-      dirs.flatMap((dir) =>
-        part === '*'
-          ? readdirSync(join(root, dir), { withFileTypes: true })
-              .filter((e) => e.isDirectory())
-              .map((e) => join(dir, e.name))
-          : existsSync(join(root, dir, part))
-            ? [join(dir, part)]
-            : [],
-      ),
-    [''],
-  );
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sourceFiles(path);
-    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
-  });
-}
 
 /** The string and template literals of `source` that are row statements, with their lines. */
 function rowStatements(fileName: string, source: string): string[] {
@@ -62,10 +37,7 @@ function rowStatements(fileName: string, source: string): string[] {
 
 const mayHoldSql = (file: string) => SQL_HOME.test(basename(file)) || MIGRATION.test(file);
 
-const files = sourceRoots
-  .flatMap(expand)
-  .flatMap(sourceFiles)
-  .filter((file) => !/\.spec\.tsx?$/.test(file));
+const files = shippedSources();
 
 describe('SQL homes', () => {
   it('finds row statements in strings and templates, and not English that starts alike', () => {
