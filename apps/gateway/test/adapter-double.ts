@@ -202,8 +202,9 @@ export function probeSystem(env: Record<string, string> = {}): ProbeSystem {
         system.adapter = new TestAdapter(system.nc, system.namespace, uniqueName('probe-'));
         system.adapter.start();
         system.reload(chain(system.adapter.name, { v: 1 }, 'closed'));
+        // The reload is read on the service's next config poll; in a loaded full run that took over 15 s.
         await eventually(() => (system.adapter.sessions.length === 1 ? true : undefined), {
-          timeoutMs: 15_000,
+          timeoutMs: 45_000,
           what: 'the first session',
         });
       },
