@@ -201,10 +201,12 @@ export function probeSystem(env: Record<string, string> = {}): ProbeSystem {
       async started(system) {
         system.adapter = new TestAdapter(system.nc, system.namespace, uniqueName('probe-'));
         system.adapter.start();
+        // The subscription reaches the server before the reload does: a handshake that found no
+        // adapter is only tried again at the next request, and none comes before this wait.
+        await system.nc.flush();
         system.reload(chain(system.adapter.name, { v: 1 }, 'closed'));
-        // The reload is read on the service's next config poll; in a loaded full run that took over 15 s.
         await eventually(() => (system.adapter.sessions.length === 1 ? true : undefined), {
-          timeoutMs: 45_000,
+          timeoutMs: 15_000,
           what: 'the first session',
         });
       },
