@@ -10,19 +10,14 @@ interface Applied {
 }
 
 /**
- * When the evaluator first applied each experiment's current preview (the report's
- * `previewAppliedTime`), in `preview_applied`. The first replica to write a preview's time
- * keeps it: applying the same preview again (a restart, another replica) changes nothing, a new
- * startPreview (a new start time) replaces it. Writes leave the state bucket's consumer at once
- * and are retried every second until Postgres takes them.
+ * The report's `previewAppliedTime`: the first replica to write a preview's time keeps it, a new
+ * startPreview replaces it. Writes leave the state follower at once and retry every second.
  */
 @Injectable()
 export class PreviewAppliedRepository {
   private readonly logger = new Logger(PreviewAppliedRepository.name);
   private readonly pool: Pool;
-  /** Times not yet written, by experiment name. */
   private readonly pending = new Map<string, Applied>();
-  /** The preview start each experiment's time was written for, by this process. */
   private readonly written = new Map<string, string>();
   private writing?: Promise<void>;
   private retry?: NodeJS.Timeout;
@@ -31,7 +26,6 @@ export class PreviewAppliedRepository {
     this.pool = poolOf(dataSource);
   }
 
-  /** The experiment's preview `previewStart` is ACTIVE in the evaluator's state as of `appliedTime`. */
   note(experiment: string, previewStart: string, appliedTime: Date): void {
     if (this.written.get(experiment) === previewStart) return;
     if (this.pending.get(experiment)?.previewStart === previewStart) return;
@@ -46,7 +40,6 @@ export class PreviewAppliedRepository {
     return rows[0]?.applied_time.toISOString();
   }
 
-  /** Waits for the writes under way (shutdown, tests). */
   async settled(): Promise<void> {
     while (this.writing) await this.writing;
   }
@@ -68,7 +61,6 @@ export class PreviewAppliedRepository {
       })
       .finally(() => {
         this.writing = undefined;
-        // Noted while the last write ran: write it now.
         if (this.pending.size > 0 && !this.retry) this.write();
       });
   }

@@ -30,8 +30,9 @@ import { BackgroundLoop } from '@rollout/platform/runtime';
 import { CLOCK } from '@rollout/platform/service-kit';
 import { ApplyResult, DomainEvent, PreviewState } from '@rollout/domain/preview';
 import { NatsConnection, NatsError, Subscription } from 'nats';
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { PreviewAppliedRepository } from './preview-applied.repository';
+import { StateMetrics } from './state.metrics';
 
 const STREAM_NOT_FOUND = 10059;
 
@@ -40,17 +41,11 @@ const isStreamNotFound = (error: unknown) =>
   (error instanceof Error && /stream not found/.test(error.message));
 
 /**
- * The evaluator's snapshot of live policies and ACTIVE experiments, and its readiness check.
- * It follows EXPERIMENT_STATE without a consumer of its own (its NATS user may create none,
- * docs/bus-security.md): direct gets read the bucket's stream in sequence order, each the next
- * entry after the last one applied, which starts with the last entry of every key (history 1;
- * each value carries its aggregate's full state: that is the whole snapshot) and then follows
- * the state relay's writes. A plain subscription to the bucket's subjects only wakes the reader
- * when a write lands; the reader also looks every second, so a write whose notice was lost (a
- * reconnect) is read all the same, by sequence. Traffic consumption waits until the bucket's
- * position key says it was filled and every entry there at start is applied, so traffic never
- * meets an empty snapshot while the experiment service has not run yet or is filling the bucket
- * after an upgrade. Applying is idempotent by version.
+ * The snapshot of live policies and ACTIVE experiments. It follows EXPERIMENT_STATE by direct
+ * gets in sequence order, without a consumer (its NATS user may create none, docs/bus-security.md);
+ * history 1 and full-state values make the bucket the whole snapshot. Writes only wake the reader,
+ * which also polls every second, so a notice lost in a reconnect loses no entry. Traffic waits for
+ * the position key and every entry present at start, so it never meets a half-filled snapshot.
  */
 @Injectable()
 export class PreviewStateService
@@ -60,35 +55,26 @@ export class PreviewStateService
   readonly state = new PreviewState();
   private readonly logger = new Logger(PreviewStateService.name);
   private loadedAt?: number;
-  /** Whether the bucket's position key was seen: the bucket has been filled. */
+  /** The bucket's position key was seen: the bucket has been filled. */
   private filled = false;
   private markLoaded!: () => void;
   readonly loaded = new Promise<void>((resolve) => (this.markLoaded = resolve));
-  /** Reads the bucket's new entries, when woken by a write and every second. */
   private readonly following: BackgroundLoop;
-  /** Whether the last failure was the bucket not existing yet (said once, not every second). */
+  /** The bucket is missing: said once, not every second. */
   private waitingForBucket = false;
-  /** The stream sequence of the last entry applied. */
   private appliedSeq = 0;
   /**
-   * The bucket stream's last sequence when the follower first found it (its leader says so): the
-   * snapshot is loaded once that entry, or a later one, is applied. A direct get may be answered
-   * by a replica that is behind, so "nothing more" alone does not say the snapshot is complete.
+   * The stream's last sequence (from its leader) when first found: a direct get may be answered
+   * by a lagging replica, so "nothing more" alone does not say the snapshot is complete.
    */
   private snapshotSeq?: number;
-  /** Whether the next turn first compares the stream's last sequence with the one applied. */
   private recheckStream = true;
   private writes?: Subscription;
-  /**
-   * The last event of the experiment-service's log this snapshot holds: the greatest
-   * `Event-Tx`/`Event-Position` of the entries applied (the relay writes in log order).
-   */
+  /** The greatest `Event-Tx`/`Event-Position` applied (the relay writes in log order). */
   private reached: StatePosition = STATE_START;
-  /** Reads waiting for a position (see appliedThrough). */
   private readonly waiting = new Set<{ position: StatePosition; done: () => void }>();
   private readonly bucket: KvFollower;
-  private readonly applied?: Counter<'outcome'>;
-  private readonly gauges?: { ready: Gauge; policies: Gauge; active: Gauge };
+  private readonly metrics?: StateMetrics;
 
   constructor(
     @Inject(NATS_CONNECTION) connection: NatsConnection,
@@ -104,43 +90,14 @@ export class PreviewStateService
       onFailure: (error) => this.followFailed(error),
     });
     this.bucket = new KvFollower(connection, namespace.bucket(EXPERIMENT_STATE_BUCKET));
-    if (registry) {
-      this.applied = new Counter({
-        name: 'evaluator_state_events_total',
-        help: 'EXPERIMENT_STATE entries received, by outcome (applied; ignored: an old version; rejected).',
-        labelNames: ['outcome'],
-        registers: [registry],
-      });
-      this.gauges = {
-        ready: new Gauge({
-          name: 'evaluator_snapshot_loaded',
-          help: '1 once the snapshot of live policies and experiments is loaded.',
-          registers: [registry],
-        }),
-        policies: new Gauge({
-          name: 'evaluator_live_policies',
-          help: 'Live policies held.',
-          registers: [registry],
-        }),
-        active: new Gauge({
-          name: 'evaluator_active_experiments',
-          help: 'ACTIVE experiments being previewed.',
-          registers: [registry],
-        }),
-      };
-    }
+    if (registry) this.metrics = new StateMetrics(registry);
   }
 
-  /** Where in the experiment-service's log the snapshot stands (see StatePosition). */
   get position(): StatePosition {
     return this.reached;
   }
 
-  /**
-   * Resolves true once every change up to `position` of the experiment-service's log is applied
-   * (at once when it is already), false after `timeoutMs` if it is not: a read that must see
-   * the writes answered before it waits here (docs/api.md, "Read your own writes").
-   */
+  /** False after `timeoutMs` if `position` is not applied by then (docs/api.md, "Read your own writes"). */
   appliedThrough(position: StatePosition, timeoutMs: number): Promise<boolean> {
     if (isAtOrAfter(this.reached, position)) return Promise.resolve(true);
     // The write it waits for may have landed before its notice: look now rather than in a second.
@@ -200,7 +157,6 @@ export class PreviewStateService
     this.waitingForBucket = bucketMissing;
   }
 
-  /** Applies every entry after the last one applied, in sequence order, until there is none. */
   private async follow(): Promise<void> {
     if (this.recheckStream) {
       const lastRevision = await this.bucket.lastRevision();
@@ -220,11 +176,9 @@ export class PreviewStateService
       this.appliedSeq = entry.revision;
       this.advance(entry);
     }
-    // Caught up: every entry there when it started is applied.
     if (this.filled && this.appliedSeq >= (this.snapshotSeq ?? 0)) this.loadedNow();
   }
 
-  /** Moves the log position held to the entry's (the position key's too), and wakes the reads it satisfies. */
   private advance(entry: KvEntry): void {
     const at = parseStatePosition(
       `${entry.headers?.get('Event-Tx') ?? ''}.${entry.headers?.get('Event-Position') ?? ''}`,
@@ -267,14 +221,14 @@ export class PreviewStateService
     }
     for (const problem of result.problems)
       this.logger.error({ key: key.slice(0, 200), seq: entry.revision }, problem);
-    this.applied?.inc({
+    this.metrics?.applied.inc({
       outcome: result.applied ? 'applied' : result.problems.length ? 'rejected' : 'ignored',
     });
     if (!result.applied) return;
     if (resource?.kind === 'experiment') this.noteIfActive(resource.name);
     const counts = this.state.counts;
-    this.gauges?.policies.set(counts.policies);
-    this.gauges?.active.set(counts.active);
+    this.metrics?.policies.set(counts.policies);
+    this.metrics?.active.set(counts.active);
   }
 
   private noteIfActive(experiment: string): void {
@@ -286,7 +240,7 @@ export class PreviewStateService
   private loadedNow(): void {
     if (this.loadedAt !== undefined) return;
     this.loadedAt = this.clock.now().getTime();
-    this.gauges?.ready.set(1);
+    this.metrics?.ready.set(1);
     const counts = this.state.counts;
     this.logger.log({ ...counts }, 'snapshot of live policies and experiments loaded');
     this.markLoaded();

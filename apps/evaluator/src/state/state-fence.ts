@@ -9,15 +9,11 @@ import {
 import { Config, EVALUATOR_CONFIG } from '../config';
 import { PreviewStateService } from './preview-state.service';
 
-/** What a read answered UNAVAILABLE tells its client to wait before trying again. */
 const RETRY_AFTER_SECONDS = 1;
 
 /**
- * Read your own writes: a request carrying `State-After` (the experiment-service's log position
- * the gateway read before it) is answered only once the snapshot holds every change up to
- * there, so a backtest or a report asked right after a create finds what the create made. Past
- * EVALUATOR_STATE_WAIT_MS it is UNAVAILABLE with a retry hint, never a NOT_FOUND for something
- * that exists. A request without the header is answered from the snapshot as it stands.
+ * Read your own writes: a request with `State-After` waits until the snapshot holds that log
+ * position, then is UNAVAILABLE with a retry hint, never a NOT_FOUND for something that exists.
  */
 @Injectable()
 export class StateFence {
