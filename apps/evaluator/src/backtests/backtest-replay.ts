@@ -13,38 +13,25 @@ import { NatsConnection } from 'nats';
 import { TRAFFIC_DURABLE } from '@rollout/contracts';
 
 export interface ReplayOptions {
-  /** Most TRAFFIC messages fetched and evaluated at once. */
   batchSize: number;
-  /** Pause between batches while the live consumer has nothing to read. */
   pauseMs: number;
-  /** While it has a backlog, the most of this process's time the replay takes (0-1): it pauses for the rest. */
+  /** 0-1: the replay's share of the process while the live consumer has a backlog. */
   busyShare: number;
-  /** Live messages waiting or in flight above which the live consumer has a backlog (more than it takes in at once). */
+  /** Live messages pending above which the live consumer has a backlog. */
   backlogAbove: number;
   maxFlows: number;
-  /** Called after every batch with the counts so far. */
   onProgress: (messages: number, events: number) => Promise<void>;
-  /** True once the replay should give up (the process is stopping). */
   stopping: () => boolean;
 }
 
 export class ReplayStopped extends Error {}
 
-/** Ranges of TRAFFIC read side by side, each one get at a time. */
 const READ_LANES = 8;
 
 /**
- * Reads a policy's traffic back from TRAFFIC and evaluates it as the live path does (its decoder,
- * then evaluate and aggregateMessages of the preview domain) against a backtest's own view.
- *
- * It reads with direct gets, no consumer (the evaluator's NATS user may create none,
- * docs/bus-security.md): each the next message on `traffic.*.{project}.{location}.{policy}`
- * (every major the decoder reads) after the last one read, from the first message stored at or
- * after the window's start (found by bisecting sequences), in eight disjoint ranges of sequences
- * read side by side. The replay stops at the window's end (stream time) or at the
- * stream's last sequence when it started, whichever comes first. Batches are fetched one at a
- * time, each at most `batchSize` messages, with a pause between them that, while the live
- * consumer has a backlog, leaves it at least `1 - busyShare` of the process.
+ * Evaluates a policy's traffic from TRAFFIC as the live path does, against a backtest's view.
+ * Direct gets, no consumer (the evaluator's NATS user may create none, docs/bus-security.md),
+ * from the window's start found by bisecting sequences, up to the stream's last sequence at start.
  */
 export class BacktestReplay {
   private readonly decoder: TrafficDecoder;
@@ -141,7 +128,6 @@ export class BacktestReplay {
     return { tally, outcome };
   }
 
-  /** The sequence of the first message on `filter` stored at or after `startMs` (past `last` when none is). */
   private async firstStoredFrom(
     reader: DirectReader,
     filter: string,
@@ -159,10 +145,6 @@ export class BacktestReplay {
     return low;
   }
 
-  /**
-   * Leaves the live consumer its share: while it has a backlog, the replay pauses so that its own
-   * work takes at most `busyShare` of the time; otherwise it only pauses `pauseMs` (or yields).
-   */
   private async pause(stream: string, busyMs: number, options: ReplayOptions): Promise<void> {
     const jsm = await this.connection.jetstreamManager();
     const live = await jsm.consumers.info(stream, TRAFFIC_DURABLE).catch(() => undefined);
@@ -174,7 +156,6 @@ export class BacktestReplay {
     await new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
   }
 
-  /** Decodes and evaluates one batch as the live consumer does, and adds it to the tally. */
   private evaluate(
     view: PolicyView,
     messages: readonly StoredEntry[],
@@ -204,5 +185,4 @@ export class BacktestReplay {
   }
 }
 
-/** A backtest counts nothing in the store: every message is evaluated. */
 const NOTHING_COUNTED: ReadonlySet<number> = new Set();

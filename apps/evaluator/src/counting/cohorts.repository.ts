@@ -5,22 +5,18 @@ import { DataSource } from 'typeorm';
 import { Query, compare } from '../statements';
 
 /**
- * What is counted per cohort (preview_cohorts, preview_outcomes, preview_cohort_masks,
- * preview_outcome_flows): the experiments ACTIVE together on a live policy version. A window adds
- * its events by outcome (the deciding rule of live and of every member), the connections some
- * member changes or the members split on by outcome, and, where the members do not all agree, its
- * events by outcome mask (bit i: the cohort's i-th configuration denies). Nothing at ingest is
- * per member or per pair: each member's transitions and changed flows and each pair's
- * disagreement are derived when the report is read (configuration-flows.ts, disagreement-reads.ts).
+ * Counts per cohort (the experiments ACTIVE together on a live policy version), never per member
+ * or pair: those are derived when the report is read (disagreement-reads.ts). Mask bit i: the
+ * cohort's i-th configuration denies.
  */
 @Injectable()
 export class CohortsRepository {
-  /** Cohort ids by their configuration ids (`1,4,9`). */
+  /** By configuration ids (`1,4,9`). */
   private readonly cohorts = new Map<string, number>();
 
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Each cohort's id, created on first sight (outside the transaction: ids are stable). */
+  /** Outside the transaction: ids are stable. */
   async idsOf(
     cohorts: readonly CohortBatch[],
     configurationIds: ReadonlyMap<ActiveExperiment, number>,
@@ -46,11 +42,7 @@ export class CohortsRepository {
     return ids;
   }
 
-  /**
-   * Adds the batch's cohorts, in the counting transaction (after the configurations are locked).
-   * A cohort keeps up to `maxFlows` flows (first by key, under its row lock, so exact whatever the
-   * replicas); the events of flows past that are counted by outcome, as outside the flows.
-   */
+  /** The first `maxFlows` flows by key, under the cohort's row lock: exact whatever the replicas. */
   async add(
     query: Query,
     cohorts: ReadonlyMap<CohortBatch, number>,
@@ -120,7 +112,6 @@ export class CohortsRepository {
       );
   }
 
-  /** Forgets the cohorts of configurations retention removed. */
   forget(gone: ReadonlySet<number>): void {
     for (const key of this.cohorts.keys())
       if (key.split(',').some((id) => gone.has(Number(id)))) this.cohorts.delete(key);
@@ -137,7 +128,7 @@ interface FlowRow {
   key: string;
 }
 
-/** A flow's key columns as text, for a stable order (rows are locked in it). */
+/** Rows are locked in this order. */
 const flowKey = (f: CohortFlow) =>
   `${f.direction}|${f.srcIp}|${f.destIp}|${f.protocol}|${f.destPort ?? -1}|${f.outcome.key}`;
 
@@ -157,13 +148,12 @@ const FLOW_INPUT = `unnest($1::int[], $2::text[], $3::inet[], $4::inet[], $5::te
     $10::text[], $11::int[], $12::bigint[], $13::float8[], $14::float8[], $15::jsonb[])
   WITH ORDINALITY AS u(c, d, s, t, p, port, lp, la, ep, ea, m, n, f, l, samples, i)`;
 
-/** A flow's samples with new ones appended, the first PREVIEW_FLOW_SAMPLES kept (nothing to do once full). */
 const MERGED_SAMPLES = (
   added: string,
 ) => `CASE WHEN jsonb_array_length(f.samples) >= ${PREVIEW_FLOW_SAMPLES} THEN f.samples
       ELSE (SELECT jsonb_agg(e ORDER BY i) FROM jsonb_array_elements(f.samples || ${added}) WITH ORDINALITY AS s(e, i) WHERE i <= ${PREVIEW_FLOW_SAMPLES}) END`;
 
-/** Adds to the flows that exist; returns the (1-based) input positions it found. */
+/** Returns the 1-based input positions it found. */
 const UPDATE_KNOWN_FLOWS = `UPDATE preview_outcome_flows f SET
     count = f.count + u.n,
     first_event_time = LEAST(f.first_event_time, to_timestamp(u.f / 1000.0)),
@@ -189,7 +179,6 @@ const UPSERT_FLOWS = `INSERT INTO preview_outcome_flows AS f (cohort_id, directi
     samples = ${MERGED_SAMPLES('excluded.samples')}
   RETURNING f.cohort_id, (xmax = 0) AS inserted`;
 
-/** The events of flows a full cohort could not keep, added to their outcomes. */
 const ADD_OUTSIDE = `UPDATE preview_outcomes o SET outside = o.outside + u.n
   FROM (SELECT c, lp, la, ep, ea, sum(n) AS n
         FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS u(c, lp, la, ep, ea, n)

@@ -15,21 +15,12 @@ import {
   policyLogKeys,
 } from '@rollout/domain/preview';
 
-/**
- * PREVIEW_LOGS messages, cut to stay under NATS's 1 MB default payload: a policy's log (one
- * record per event, every experiment's verdict in it), compact (the default; see
- * compact-policy-log.ts of the preview domain) or as the deprecated PolicyPreviewLogBatch (see
- * policy-log.ts), and the deprecated per-experiment records, `{"records":[…]}` of one
- * configuration.
- */
-
+/** Under NATS's 1 MB default payload. */
 export const MAX_MESSAGE_BYTES = 768 * 1024;
 
 /**
- * A view's compact log (CompactPolicyPreviewLog) as whole messages of at most MAX_MESSAGE_BYTES:
- * each names the outcomes of its own events, numbered in order of first appearance. Written
- * straight into each message's buffer from the cached pieces: per event one string (its row) is
- * built; outcome entries and the head are shared.
+ * Each message numbers its own events' outcomes in order of first appearance. Written straight
+ * into the buffers from cached pieces: only one string per event is built.
  */
 export function compactPolicyLogMessages(log: ViewLog): Buffer[] {
   const { events, outcomes } = log;
@@ -37,7 +28,6 @@ export function compactPolicyLogMessages(log: ViewLog): Buffer[] {
   const frame =
     Buffer.byteLength(head) + COMPACT_POLICY_LOG_EVENTS.length + COMPACT_POLICY_LOG_TAIL.length;
   const rows = new Array<string>(events.length);
-  /** Each event's outcome index in its message. */
   const indexes = new Uint32Array(events.length);
   const messages: Buffer[] = [];
   let from = 0;
@@ -104,11 +94,9 @@ function compactMessage(
 }
 
 const OPEN_ROW = 0x5b;
-/** Outcome indexes as text, made once each. */
 const indexTexts: string[] = [];
 const indexText = (index: number) => (indexTexts[index] ??= String(index));
 
-/** A view's log as deprecated PolicyPreviewLogBatch messages: its head, records joined, its tail. */
 export function policyLogMessages(log: ViewLog): Buffer[] {
   const keys = policyLogKeys(log.view);
   const records = log.events.map(
@@ -123,12 +111,8 @@ export function policyLogMessages(log: ViewLog): Buffer[] {
 }
 
 /**
- * Deprecated per-experiment records (PREVIEW_LOGS_PER_EXPERIMENT), as UTF-8.
- *
- * The hot path writes records straight into message buffers from pieces encoded once: per
- * configuration (the experiment, policy and etags), per event (the connection and the live
- * verdict, shared by every experiment's record) and per verdict (the engine shares one verdict
- * object per rule). A record costs a few memory copies; no string is built or encoded per record.
+ * Deprecated per-experiment records, copied into the buffers from pieces encoded once per
+ * configuration, event and verdict (the engine shares one per rule): no string per record.
  */
 
 const OPEN = Buffer.from('{"records":[');
@@ -137,15 +121,13 @@ const COMMA = 0x2c;
 const CHANGED = Buffer.from(',"changed":true}');
 const UNCHANGED = Buffer.from(',"changed":false}');
 
-/** The UTF-8 of one event's part of its records. */
 export interface EventBytes {
-  /** The event id, escaped for a JSON string. */
+  /** Escaped for a JSON string. */
   readonly id: Buffer;
   /** From the trafficEventId value to `"experimentResult":` */
   readonly body: Buffer;
 }
 
-/** What a record needs besides its configuration. */
 export interface RecordBytes {
   event: EventBytes;
   experiment: PreviewVerdict;
@@ -168,7 +150,6 @@ export class RecordEncoder {
     return { id: Buffer.from(json.escapedId), body: Buffer.from(json.body) };
   }
 
-  /** Message-sized runs of the records of one configuration, each a whole message. */
   runs(keys: RecordKeys, records: readonly RecordBytes[]): Buffer[] {
     const { open, head } = this.configuration(keys);
     const fixed = open.length + head.length;
@@ -222,7 +203,7 @@ export class RecordEncoder {
   }
 }
 
-/** Cuts records (by byte length, `frame` the bytes around them) into messages of at most MAX_MESSAGE_BYTES; one record always fits. */
+/** One record always fits, even past MAX_MESSAGE_BYTES. */
 function cut(
   lengths: readonly number[],
   frame: number,

@@ -17,7 +17,6 @@ import {
 import { Queryable, rowsOf } from './rows';
 import { DataSource } from 'typeorm';
 
-/** The read side of the report's tables: what previewReport shows. */
 @Injectable()
 export class ReportRepository {
   private readonly pool: Pool;
@@ -27,11 +26,8 @@ export class ReportRepository {
   }
 
   /**
-   * An experiment's report as stored; nothing for an experiment that evaluated nothing. The
-   * totals and their breakdowns are cheap and read in one repeatable-read, read-only transaction,
-   * so they add up as of one moment. The flows' reads scan up to EVALUATOR_MAX_FLOWS rows each:
-   * they run at once, each on a connection of its own (one connection answering them in turn made
-   * the report a third slower at 40,000 flows), and may include a batch counted meanwhile.
+   * The totals share one repeatable-read transaction so they add up; the flows' reads run at once
+   * on connections of their own (one connection made the report a third slower at 40,000 flows).
    */
   async read(
     experiment: string,
@@ -92,19 +88,16 @@ export class ReportRepository {
   }
 }
 
-/** Which configurations a read covers: at most `size`, those older than `before` when given. */
 export interface ReportPage {
   before?: number;
   size: number;
 }
 
-/** A page's rows, and whether older configurations follow. */
 export interface ReportPageRows {
   rows: ReportRows;
   more: boolean;
 }
 
-/** The rows of one of ReportRows' sections, as its statement names and types them. */
 async function section<
   K extends
     | 'ruleCounts'
@@ -133,10 +126,7 @@ function noRows(): ReportRows {
   };
 }
 
-/**
- * A page of an experiment's configurations that evaluated something, newest first, with the
- * TRAFFIC drops seen since each began; one more than the page holds says whether more follow.
- */
+/** Reads one more than the page holds, to say whether more follow. */
 function readConfigurations(
   db: Queryable,
   experiment: string,
@@ -163,10 +153,6 @@ function readConfigurations(
   );
 }
 
-/**
- * Each configuration's distinct changed flows, and the changed events outside them: counted over
- * its cohorts' flows and outcomes (plus what was counted outside per configuration before).
- */
 async function addFlowCounts(
   db: Queryable,
   configurations: ReportRows['configurations'],
@@ -188,7 +174,6 @@ async function addFlowCounts(
   }
 }
 
-/** The connections of a configuration's changed flows and their events (its coverage and changedByRegion). */
 async function readChangedConnections(
   db: Queryable,
   configurationId: number,
@@ -210,10 +195,6 @@ async function readChangedConnections(
   return rows.map(({ destPort, ...flow }) => (destPort === null ? flow : { ...flow, destPort }));
 }
 
-/**
- * The deny → allow events from each source range in a configuration's flows (the
- * `noDenyToAllowFrom` readiness gates), 0 for a range none came from.
- */
 async function readDenyToAllowFrom(
   db: Queryable,
   configurationId: number,

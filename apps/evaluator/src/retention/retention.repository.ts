@@ -4,17 +4,14 @@ import { inTransaction, poolOf } from '@rollout/platform/postgres';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 
-/** Rows removed per statement: each DELETE is short, whatever there is to remove. */
+/** Keeps each DELETE short, whatever there is to remove. */
 const DELETE_BATCH = 5_000;
 
-/** The consumer's positions on TRAFFIC an observation of drops starts from. */
 export interface ConsumerPositions {
-  /** Its ack floor: everything up to it was settled. */
   ackFloor: number;
   delivered: number;
 }
 
-/** The SQL of PreviewRetention: counted ranges, TRAFFIC drops, time buckets and expired configurations. */
 @Injectable()
 export class RetentionRepository {
   private readonly pool: Pool;
@@ -23,7 +20,6 @@ export class RetentionRepository {
     this.pool = poolOf(dataSource);
   }
 
-  /** Records what TRAFFIC removed through `removedThrough` (see PreviewRetention.observeDrops), and the ack floor it was settled to. */
   async recordDrops(consumer: ConsumerPositions, removedThrough: number): Promise<void> {
     const { ackFloor, delivered } = consumer;
     await inTransaction(this.pool, async (client) => {
@@ -46,11 +42,8 @@ export class RetentionRepository {
   }
 
   /**
-   * Minute buckets more than PREVIEW_MINUTE_BUCKETS_HOURS before their configuration's last
-   * event become hour buckets, and hour buckets older than the retention period go: a
-   * configuration holds at most about 360 minute and 168 hour buckets (7 days), whatever its
-   * traffic. Moving and adding happen in one statement, so no event is lost or counted twice,
-   * even beside a batch adding to the same minute.
+   * Bounds a configuration to about 360 minute and 168 hour buckets whatever its traffic; one
+   * statement moves and adds, so no event is lost or counted twice beside a concurrent batch.
    */
   async rollUp(retentionMs: number): Promise<void> {
     await this.pool.query(
@@ -74,11 +67,7 @@ export class RetentionRepository {
     );
   }
 
-  /**
-   * Adopts the TRAFFIC stream created at `created`: a store without one starts its counted
-   * ranges at `floor`; one that knew another drops its ranges and drops. Answers the creation
-   * time it knew then, if it was another.
-   */
+  /** Answers the stream creation time the store knew before, if it was another. */
   async adoptStream(created: string, floor: number): Promise<string | undefined> {
     let replaced: string | undefined;
     await inTransaction(this.pool, async (client) => {
@@ -101,7 +90,6 @@ export class RetentionRepository {
     return replaced;
   }
 
-  /** Merges the counted ranges reaching down to `floor`, unless another replica is at it. */
   async compact(floor: number): Promise<void> {
     await inTransaction(this.pool, async (client) => {
       const [{ locked }] = (
@@ -113,7 +101,6 @@ export class RetentionRepository {
     });
   }
 
-  /** The configurations without traffic since `cutoff`, oldest first (at most 100). */
   async expiredConfigurations(cutoff: string): Promise<number[]> {
     const expired = (
       await this.pool.query<{ id: number }>(
@@ -124,9 +111,8 @@ export class RetentionRepository {
     return expired.map((row) => row.id);
   }
 
-  /** Removes a configuration with everything it holds, unless traffic came back since `cutoff`. */
   async removeConfiguration(id: number, cutoff: string): Promise<void> {
-    // The flows of the cohorts that go with it, in slices (a cohort may hold EVALUATOR_MAX_FLOWS).
+    // In slices: a cohort may hold EVALUATOR_MAX_FLOWS flows.
     for (;;) {
       const { rowCount } = await this.pool.query(
         `DELETE FROM preview_outcome_flows WHERE ctid = ANY(ARRAY(
@@ -160,7 +146,7 @@ export class RetentionRepository {
     });
   }
 
-  /** Observations of drops older than `cutoff`; the newest stays: its through_seq is the mark the next one counts from. */
+  /** The newest stays: the next observation counts from its through_seq. */
   async removeOldDrops(cutoff: string): Promise<void> {
     await this.pool.query(
       `DELETE FROM preview_traffic_drops WHERE observed_at < $1 AND through_seq < (SELECT max(through_seq) FROM preview_traffic_drops)`,
@@ -168,7 +154,6 @@ export class RetentionRepository {
     );
   }
 
-  /** Every range reaching down to the floor becomes one `[0, max(floor, its top)]`. */
   private async merge(client: PoolClient, floor: number): Promise<void> {
     const removed = (
       await client.query<{ hi: string }>(
