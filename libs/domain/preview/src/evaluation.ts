@@ -10,20 +10,13 @@ import {
 } from './view-tally';
 
 /**
- * The traffic path's pure steps. Every event is decoded once and evaluated once per
- * configuration of its policy (`ViewEvaluator.evaluate`: one call, the live verdict and one per
- * ACTIVE experiment, interned as an `Outcome`). A batch is then tallied by outcome, minute and
- * distinct connection, and only those tallies are spread over the configurations: per-experiment
- * work grows with the distinct outcomes and connections of a batch, never with its events, and
- * nothing at ingest grows with pairs of experiments (their disagreement is read from the
- * cohort's outcome masks, see `CohortBatch`).
+ * Per-experiment work grows with a batch's distinct outcomes and connections, never its events;
+ * nothing at ingest grows with pairs of experiments (see `CohortBatch`).
  */
 
-/** One TRAFFIC message as evaluateBatch takes it: decoded (or refused) by its major. */
 export interface TrafficMessage<R extends RefusedTraffic = RefusedTraffic> {
-  /** Its TRAFFIC stream sequence: what "counted once" is recorded by. */
+  /** What "counted once" is recorded by. */
   seq: number;
-  /** JetStream delivered it before. */
   redelivered: boolean;
   decoded: DecodedTrafficMessage | R;
 }
@@ -34,17 +27,15 @@ export interface DecodedTrafficMessage {
   events: readonly TrafficToEvaluate[];
 }
 
-/** A message that will never be evaluated, and why (the dead-letter reason). */
 export interface RefusedTraffic {
   kind: string;
   reason: string;
-  /** `{project}.{location}.{firewallPolicy}` when the subject names one: whose report misses it. */
+  /** Whose report misses it, when the subject names a policy. */
   key?: string;
 }
 
-/** A refused message of a named policy, recorded once (its sequence is counted with it). */
 export interface DeadLetterEntry {
-  /** `{project}.{location}.{firewallPolicy}` from the subject, whether that policy exists or not. */
+  /** Whether that policy exists or not. */
   key: string;
   kind: string;
   reason: string;
@@ -54,41 +45,26 @@ export const isRefused = <R extends RefusedTraffic>(
   decoded: DecodedTrafficMessage | R,
 ): decoded is R => 'kind' in decoded;
 
-/** What one batch of traffic messages does, before anything is written. */
 export interface BatchOutcome<R extends RefusedTraffic = RefusedTraffic> {
-  /** Per configuration: what the counting transaction adds. */
   configurations: ConfigurationBatch[];
-  /** Per cohort of two or more ACTIVE experiments: what their disagreement adds. */
   cohorts: CohortBatch[];
-  /** Per view: the events evaluated, for the preview log. */
   logs: ViewLog[];
-  /** Messages to dead-letter, by index in the batch, and why. */
   refused: { index: number; refusal: R | RefusedTraffic }[];
-  /**
-   * Refused messages whose subject names a policy, not counted before: what the dead-letter
-   * record adds (a subject naming no project is left out: it is in the metrics only).
-   */
+  /** A subject naming no project is in the metrics only. */
   deadLetters: DeadLetterEntry[];
-  /** The TRAFFIC sequences the counting transaction records: evaluated and refused messages. */
+  /** Evaluated and refused alike. */
   countedSeqs: number[];
-  /** Messages counted by this batch that had ACTIVE experiments. */
   countedMessages: number;
-  /** Messages skipped because the store had counted them already. */
   duplicateMessages: number;
-  /** Events settled as evaluated (those of a message with no ACTIVE experiment included). */
+  /** Including those of a message with no ACTIVE experiment. */
   settledEvents: number;
-  /** Events evaluated against ACTIVE experiments (the same event twice in the batch once). */
+  /** The same event twice in the batch counts once. */
   evaluatedEvents: number;
 }
 
 /**
- * Evaluates a batch of decoded TRAFFIC messages against the views in force (`viewOf`, read per
- * message) and tallies it. Messages `counted` before are skipped; a message whose policy is
- * unknown, or whose events the engine cannot evaluate, is refused (and dead-lettered again on
- * every delivery); a refused message whose subject names a policy is recorded once, its sequence
- * counted so that a redelivery does not record it twice, and, when that policy has ACTIVE
- * experiments, it is lost to their reports. The same event id twice for one policy in a
- * batch (a republish, or both majors) is evaluated once.
+ * A refused message is dead-lettered again on every delivery but recorded once (its sequence is
+ * counted). The same event id twice in a batch (a republish, or both majors) is evaluated once.
  */
 export function evaluateBatch<R extends RefusedTraffic>(
   messages: readonly TrafficMessage<R>[],

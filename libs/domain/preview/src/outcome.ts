@@ -3,23 +3,17 @@ import type { ParsedConnection } from '@rollout/domain/firewall';
 import type { PolicyView } from './views';
 import { IMPLIED_PRIORITY, type TransitionTally } from './totals';
 
-/**
- * What every configuration of one policy view decided for a connection: the live verdict, then
- * one per `view.active`, in that order. Interned per view (one object per distinct list of
- * verdicts: the engine hands out one verdict object per rule), so tallies key on it by identity.
- */
+/** The live verdict then one per `view.active`, interned per view so tallies key on identity. */
 export class Outcome {
-  /** Bit i set when `view.active[i]` denies (the cohort's disagreement mask). */
+  /** Bit i: `view.active[i]` denies. */
   readonly denyMask: number;
-  /** Some experiment decides otherwise than live: a changed flow of that configuration. */
+  /** Some experiment decides otherwise than live. */
   readonly changes: boolean;
-  /** Two experiments decide differently: a disagreement within the cohort. */
+  /** Two experiments decide differently. */
   readonly split: boolean;
-  /** Encodings of this outcome, cached by their writers (the preview log). */
   readonly encoded = new Map<string, string>();
 
   constructor(
-    /** Numbers the outcomes of one view, in order of appearance. */
     readonly id: number,
     readonly live: PreviewVerdict,
     readonly experiments: readonly PreviewVerdict[],
@@ -36,7 +30,7 @@ export class Outcome {
   }
 }
 
-/** Experiments a disagreement mask covers: AIP-236 allows 10 per policy, a 31-bit mask plenty. */
+/** AIP-236 allows 10 experiments per policy: 31 bits are plenty. */
 export const MASK_BITS = 31;
 
 interface OutcomeNode {
@@ -44,14 +38,10 @@ interface OutcomeNode {
   outcome?: Outcome;
 }
 
-/** Distinct outcomes a view keeps interned before it starts over (old outcomes stay valid). */
+/** Then it starts over; old outcomes stay valid. */
 const MAX_OUTCOMES = 100_000;
 
-/**
- * Evaluates connections against the live policy and every ACTIVE experiment of one view in one
- * call. The verdicts go to a reused scratch array, and a trie of the verdict objects finds the
- * interned outcome: no allocation for an outcome seen before.
- */
+/** A reused scratch array and a trie of verdict objects: no allocation for an outcome seen before. */
 export class ViewEvaluator {
   private root: OutcomeNode = {};
   private outcomes = 0;
@@ -91,28 +81,26 @@ export class ViewEvaluator {
 
 const evaluators = new WeakMap<PolicyView, ViewEvaluator>();
 
-/** The evaluator of a view (views are replaced, never mutated, so one per view lives as long as it). */
+/** Views are replaced, never mutated, so one evaluator per view lives as long as it. */
 export function evaluatorOf(view: PolicyView): ViewEvaluator {
   let evaluator = evaluators.get(view);
   if (!evaluator) evaluators.set(view, (evaluator = new ViewEvaluator(view)));
   return evaluator;
 }
 
-/** An outcome as stored: both deciding rules of every configuration (IMPLIED_PRIORITY for implied), and its events. */
+/** IMPLIED_PRIORITY stands for an implied rule. */
 export interface StoredOutcome {
   readonly key: string;
   readonly livePriority: number;
   readonly liveAction: 'allow' | 'deny';
-  /** Per configuration of the cohort, in order. */
   readonly experimentPriorities: readonly number[];
-  /** Per configuration, `a` (allow) or `d` (deny). */
+  /** `a` or `d` per configuration. */
   readonly experimentActions: string;
   count: number;
 }
 
 const storedOutcomes = new WeakMap<Outcome, Omit<StoredOutcome, 'count'>>();
 
-/** An outcome's stored columns, built once per interned outcome (equal verdicts, equal key). */
 export function storedOutcome(outcome: Outcome): Omit<StoredOutcome, 'count'> {
   let stored = storedOutcomes.get(outcome);
   if (!stored) {
@@ -132,10 +120,6 @@ export function storedOutcome(outcome: Outcome): Omit<StoredOutcome, 'count'> {
   return stored;
 }
 
-/**
- * One member's rule transitions, derived from its cohort's outcomes (its column, `position`):
- * what the report shows, whatever the cohort's size.
- */
 export function memberTransitions(
   outcomes: Iterable<StoredOutcome>,
   position: number,

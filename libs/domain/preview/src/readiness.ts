@@ -11,21 +11,15 @@ import {
 import { createHash } from 'node:crypto';
 import type { HeldExperiment } from './views';
 
-/** The configuration a report's gates are judged on (see judgedConfiguration). */
 export interface JudgedConfiguration<C = PreviewConfigurationReport> {
   experimentEtag: string;
   livePolicyEtag: string;
-  /** Its counts (its row, read before the report is built); undefined while it has counted nothing. */
   report?: C;
 }
 
 /**
- * Which counts are evidence for committing the experiment as it is now:
- * - ACTIVE: its current version against the current live policy (nothing counted yet is no evidence);
- * - stopped (its last event PreviewStopped, so its policy is the one previewed): the newest
- *   configuration of the version that was ACTIVE, or, when this evaluator did not see that
- *   version (it started after the stop), the newest configuration counted;
- * - otherwise (created or updated since its last preview, or gone): none.
+ * The counts that are evidence for committing the experiment as it is now: none once it was
+ * updated since its preview; after a stop, the newest counted when this evaluator never saw it ACTIVE.
  */
 export function judgedConfiguration<
   C extends { experimentEtag: string; livePolicyEtag: string } = PreviewConfigurationReport,
@@ -42,7 +36,6 @@ export function judgedConfiguration<
     return { experimentEtag: held.state.etag, livePolicyEtag: held.liveEtag, report };
   }
   if (held.lastEvent !== 'PreviewStopped') return undefined;
-  // Configurations come newest first.
   const report =
     held.previewedEtag === undefined
       ? configurations[0]
@@ -54,25 +47,19 @@ export function judgedConfiguration<
     : undefined;
 }
 
-/** What the gates are judged on, besides the configuration's own counts. */
 export interface GateFacts {
-  /** Deny→allow events of the kept flows from each `noDenyToAllowFrom` range. */
   denyToAllowFrom: ReadonlyMap<string, number>;
 }
 
 const percent = (share: number) => `${Number((share * 100).toPrecision(6))}%`;
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** The one field a gate sets (validated when the experiment was written). */
+/** Validated when the experiment was written. */
 export function gateKind(gate: ReadinessGate): keyof ReadinessGate {
   return Object.keys(gate)[0] as keyof ReadinessGate;
 }
 
-/**
- * One gate's value and verdict on a configuration's counts. Gates that cap something
- * (allow→deny share, deny→allow from a range, loss) need at least one evaluated event to hold:
- * no evidence is not evidence of safety.
- */
+/** A capping gate needs one evaluated event to hold: no evidence is not evidence of safety. */
 export function judgeGate(
   gate: ReadinessGate,
   report: PreviewConfigurationReport | undefined,
@@ -156,7 +143,6 @@ export function judgeGate(
   }
 }
 
-/** The readiness of an experiment's report: the configuration judged, and each gate on it. */
 export function readinessOf(
   experiment: FirewallPolicyExperiment,
   judged: JudgedConfiguration | undefined,
@@ -187,12 +173,7 @@ export function readinessOf(
 const digest = (value: unknown) =>
   createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 16);
 
-/**
- * `{what matters}.{counts}`. What matters: the configuration judged (experiment etag, live
- * policy etag) and each gate with its verdict, so it changes with a new configuration or a gate
- * flipping, never with counts alone. Counts: every configuration's totals and completeness, and
- * every gate's value.
- */
+/** `{what matters}.{counts}`: the first part changes with the judged configuration or a verdict, never with counts. */
 export function reportEtagOf(
   report: Pick<PreviewReport, 'configurations'>,
   readiness: PreviewReadiness | undefined,
@@ -226,16 +207,11 @@ export function reportEtagOf(
   return `${matters}.${counts}`;
 }
 
-/** What one preview run (the experiment's current etag, every live policy version) counted. */
 export interface PreviewRunCounts {
   evaluated: number;
   allowToDeny: number;
 }
 
-/**
- * Why an ACTIVE experiment should stop now, or undefined: the breaker first (the preview blocks
- * too much), then stopAfter's event count, then its duration since previewMetadata.startTime.
- */
 export function autoStopReason(
   experiment: FirewallPolicyExperiment,
   run: PreviewRunCounts,

@@ -9,33 +9,22 @@ import {
 } from '@rollout/contracts';
 import { createHash } from 'node:crypto';
 
-/**
- * Preview log records, written straight to JSON text: a record is written once per event and
- * ACTIVE experiment, so everything that does not depend on the event is prepared once per
- * configuration (RecordKeys), and everything that depends only on the event once per event.
- */
+/** One record per event and experiment: what does not depend on the event is prepared once. */
 
-/** What a configuration (experiment version × live policy version) contributes to each record. */
 export interface RecordKeys {
-  /** Identifies the experiment version: `${experiment}\n${etag}`. */
+  /** `${experiment}\n${etag}` */
   readonly version: string;
-  /** Identifies the configuration: `${experiment}\n${etag}\n${liveEtag}`. */
+  /** `${experiment}\n${etag}\n${liveEtag}` */
   readonly configuration: string;
-  /** The record id's prefix, a digest of experiment and etag. */
   readonly idPrefix: string;
   /** JSON from `,"experiment"` to `"trafficEventId":` */
   readonly head: string;
 }
 
-/** The digest of an experiment version that prefixes the ids of its records. */
 export const recordIdPrefix = (experiment: string, experimentEtag: string) =>
   createHash('sha256').update(`${experiment}\n${experimentEtag}`).digest('base64url').slice(0, 22);
 
-/**
- * A log record's id: a function of the traffic event id, the experiment and the experiment's
- * etag only, so evaluating the same event again (a redelivery, another replica, a restart)
- * gives the same id, whichever live policy version was in force. `{digest}.{traffic event id}`.
- */
+/** Not of the live policy version: evaluating an event again (redelivery, replica) gives the same id. */
 export const previewRecordId = (
   trafficEventId: string,
   experiment: string,
@@ -57,7 +46,6 @@ export function recordKeys(
   };
 }
 
-/** The evaluated connection: the event without id and time, optional fields only when present. */
 export function connectionOf(event: TrafficEvent): PreviewConnection {
   const connection: PreviewConnection = {
     direction: event.direction,
@@ -75,9 +63,8 @@ export function connectionOf(event: TrafficEvent): PreviewConnection {
 const verdictJson = (v: PreviewVerdict) =>
   `{"action":"${v.action}","rulePriority":${v.rulePriority},"implied":${v.implied}}`;
 
-/** The part of every record of one event that does not depend on the experiment. */
 export interface EventJson {
-  /** The event id as it sits inside a JSON string (escaped, no quotes). */
+  /** Escaped, no quotes. */
   readonly escapedId: string;
   /** JSON from the trafficEventId value to `"experimentResult":` */
   readonly body: string;
@@ -91,7 +78,7 @@ export function eventJson(event: TrafficEvent, live: PreviewVerdict): EventJson 
   };
 }
 
-/** One record as JSON; parsing it gives exactly the PreviewLogRecord of previewRecord(). */
+/** Parses to exactly previewRecord()'s object. */
 export function recordJson(
   keys: RecordKeys,
   event: EventJson,
@@ -101,7 +88,6 @@ export function recordJson(
   return `{"logPrefix":"${PREVIEW_LOG_PREFIX}","id":"${keys.idPrefix}.${event.escapedId}"${keys.head}${event.body}${verdictJson(experiment)},"changed":${changed}}`;
 }
 
-/** The record as an object (what recordJson writes). */
 export function previewRecord(
   event: TrafficEvent,
   target: { name: string; etag: string; liveEtag: string },
@@ -133,7 +119,7 @@ export function previewRecord(
   };
 }
 
-/** The record a changed flow's sample was logged as (a flow keeps no target tags, so neither does this). */
+/** A flow keeps no target tags, so neither does this. */
 export function flowSampleRecord(
   experiment: string,
   firewallPolicy: string,

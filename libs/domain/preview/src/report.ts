@@ -16,13 +16,11 @@ import type { HeldExperiment, HeldVersions } from './views';
 import { type CountedBucket, reportTimeBuckets } from './time-buckets';
 import { type TransitionTally, ruleCounts, ruleTransitionsOf } from './totals';
 
-/** Which configuration: its experiment's etag and its live policy's. */
 export interface ConfigurationVersions {
   experimentEtag: string;
   livePolicyEtag: string;
 }
 
-/** A configuration as the store holds it, with the TRAFFIC drops seen since it began. */
 export interface ConfigurationRow extends ConfigurationVersions {
   id: number;
   evaluated: number;
@@ -40,54 +38,33 @@ export interface ConfigurationRow extends ConfigurationVersions {
   lastEventTime: Date;
 }
 
-/** A row of one of a configuration's sections. */
 type Of<T> = T & { configurationId: number };
 
-/** Events a rule decided: `side` 0 is the live policy's rule, 1 the experiment's. */
+/** `side` 0 is the live policy's rule, 1 the experiment's. */
 export type RuleCountRow = Of<{ side: 0 | 1; priority: number; action: string; count: number }>;
 
-/**
- * Everything previewReport shows of an experiment, as one read of the store answers it: its
- * configurations that evaluated something, newest first, and their sections.
- */
 export interface ReportRows {
   configurations: ConfigurationRow[];
   ruleCounts: RuleCountRow[];
-  /** The PREVIEW_REPORT_TOP sources with the most changed events of each configuration's flows, most first. */
   topSources: Of<{ srcIp: string; count: number }>[];
-  /** The same for destination ports. */
   topPorts: Of<{ protocol: string; destPort: number; count: number }>[];
-  /**
-   * The PREVIEW_REPORT_TOP source and destination blocks of each prefix length with the most
-   * changed events of each configuration's flows, by prefix length then most first.
-   */
   topPrefixes: Of<ChangedPrefix & { side: 'source' | 'destination' }>[];
   transitions: Of<TransitionTally>[];
   timeBuckets: Of<CountedBucket>[];
   deadLetters: Of<{ reason: string; messages: number }>[];
-  /** The disagreement section of each configuration, most events first. */
   disagreements: Of<PreviewDisagreement>[];
-  /** The changed flows of the configuration coverage is of (see ReportReading.coverageOf), when it is one of these. */
   coverageFlows?: Of<{ flows: (FlowConnection<string> & { count: number })[] }>;
-  /** Deny → allow events of the judged configuration's flows from each `noDenyToAllowFrom` range (0 for none). */
   denyToAllowFrom: ReadonlyMap<string, number>;
 }
 
-/** What a read of the report needs besides the experiment's name, decided by what the evaluator holds. */
 export interface ReportReading {
-  /** The configuration whose changed flows coverage reads: the one of the versions in force now. */
   coverageOf?: ConfigurationVersions;
-  /** The `noDenyToAllowFrom` ranges, counted over the flows of the configuration `judged` picks. */
   denyToAllowFrom?: {
     ranges: readonly string[];
     judged<C extends ConfigurationVersions>(configurations: readonly C[]): C | undefined;
   };
 }
 
-/**
- * What to read for an experiment's report: coverage's flows only while the evaluator holds both
- * of its versions, the readiness gates' ranges only when a gate names one.
- */
 export function reportReading(
   held: HeldExperiment | undefined,
   versions: HeldVersions | undefined,
@@ -119,20 +96,13 @@ export function reportReading(
   };
 }
 
-/** What the report folds in besides the store's rows. */
 export interface ReportInputs {
-  /** The experiment as the evaluator holds it: its readiness gates are judged (none when not held). */
   held: HeldExperiment | undefined;
-  /** The versions in force and their static analysis, for the coverage of their configuration. */
   coverage?: { versions: HeldVersions; analysis: ExperimentAnalysis };
-  /** The evaluators' backlog on TRAFFIC; undefined when it could not be read. */
+  /** Undefined when it could not be read. */
   lag: PreviewEvaluatorLag | undefined;
 }
 
-/**
- * previewReport: the configurations as read, with their completeness and the coverage of the one
- * in force, then the readiness gates judged on them and the reportEtag.
- */
 export function buildReport(name: string, rows: ReportRows, inputs: ReportInputs): PreviewReport {
   const sections = {
     ruleCounts: byConfiguration(rows.ruleCounts),
@@ -235,10 +205,7 @@ export function buildReport(name: string, rows: ReportRows, inputs: ReportInputs
   return { ...report, readiness, reportEtag: reportEtagOf(report, readiness) };
 }
 
-/**
- * How many of a page's configurations (newest first) fit in `bytes` as JSON: at least one, so a
- * page always moves on.
- */
+/** At least one, so a page always moves on. */
 export function configurationsWithin(
   configurations: readonly PreviewConfigurationReport[],
   bytes: number,
@@ -251,11 +218,7 @@ export function configurationsWithin(
   return configurations.length;
 }
 
-/**
- * The PREVIEW_REPORT_TOP experiments that disagree with a configuration on most events (rows come
- * most first), and how many more do: an experiment previewed beside hundreds of others over its
- * life still has a report that fits in a reply.
- */
+/** Top N and a count of the rest, so hundreds of experiments over a life still fit in a reply. */
 function disagreementsOf(
   rows: readonly Of<PreviewDisagreement>[],
 ): Pick<PreviewConfigurationReport, 'disagreements' | 'disagreementsOmitted'> {
@@ -266,11 +229,7 @@ function disagreementsOf(
   return omitted > 0 ? { disagreements, disagreementsOmitted: omitted } : { disagreements };
 }
 
-/**
- * Each configuration's rule counts, derived on read: the margins of its rule transitions (the
- * live rule's side 0, the experiment rule's side 1), plus the rule counts stored before
- * transitions were (`legacy`, no longer written), summed by rule.
- */
+/** Transitions' margins plus `legacy` rule counts stored before transitions were (no longer written). */
 export function ruleCountMargins(
   transitions: readonly Of<TransitionTally>[],
   legacy: readonly RuleCountRow[] = [],
@@ -297,7 +256,6 @@ export function ruleCountMargins(
   return [...sums.values()];
 }
 
-/** One side's rule counts (0: live, 1: experiment), as the report shows them. */
 function ruleCountsOf(rows: readonly RuleCountRow[], side: 0 | 1): RuleCount[] {
   return ruleCounts(rows.filter((r) => r.side === side));
 }

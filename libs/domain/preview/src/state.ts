@@ -17,38 +17,28 @@ import type { ActiveExperiment, HeldExperiment, HeldVersions, PolicyView } from 
 
 interface Held<S> {
   version: number;
-  /** Absent once deleted (or committed, for an experiment). */
   state?: S;
   compiled?: CompiledPolicy;
-  /** The type of the event it was last set by (undefined after a delete marker). */
   lastEvent?: string;
-  /** Its etag when last seen ACTIVE, as long as its policy has not changed since. */
+  /** Cleared when its policy changes. */
   previewedEtag?: string;
 }
 
 export type DomainEvent = PolicyEvent | ExperimentEvent;
 
 export interface ApplyResult {
-  /** False when the event was already held (an older or repeated version) or is not ours. */
   applied: boolean;
-  /** Why a policy could not be compiled (it is then left out: an unknown policy, or no preview). */
   problems: string[];
 }
 
 /**
- * The evaluator's view of experiment.v1: live policies and the experiments of each, built from
- * the entries of the EXPERIMENT_STATE bucket (each an aggregate's last domain event, which
- * carries its full state, or a delete marker).
- * Applying an event is idempotent and order-tolerant across aggregates: an event whose version
- * is not above the held version of its aggregate changes nothing. Policies are compiled when
- * they change, never on the traffic path.
+ * Idempotent and order-tolerant: an event not above its aggregate's held version changes nothing.
+ * Policies are compiled when they change, never on the traffic path.
  */
 export class PreviewState {
   private readonly policies = new Map<string, Held<FirewallPolicy>>();
   private readonly experiments = new Map<string, Held<FirewallPolicyExperiment>>();
-  /** Experiment names by live policy name. */
   private readonly experimentsOf = new Map<string, Set<string>>();
-  /** Views by traffic key `{project}.{location}.{firewallPolicy}`. */
   private readonly views = new Map<string, PolicyView>();
 
   constructor(
@@ -65,7 +55,6 @@ export class PreviewState {
       : this.applyExperiment(event as ExperimentEvent);
   }
 
-  /** The view for a traffic subject's tail `{project}.{location}.{firewallPolicy}`, if that live policy exists. */
   viewForTraffic(key: string): PolicyView | undefined {
     return this.views.get(key);
   }
@@ -75,7 +64,6 @@ export class PreviewState {
     return name ? this.views.get(formatPolicyKey(name)) : undefined;
   }
 
-  /** Whether the experiment exists now (in any preview state). */
   hasExperiment(name: string): boolean {
     return this.experiments.get(name)?.state !== undefined;
   }
@@ -92,7 +80,6 @@ export class PreviewState {
     };
   }
 
-  /** The names of the ACTIVE experiments that may stop by themselves (stopAfter or breaker). */
   autoStopping(): string[] {
     const names: string[] = [];
     for (const [name, held] of this.experiments) {
@@ -113,10 +100,7 @@ export class PreviewState {
     return { policies: this.views.size, experiments, active };
   }
 
-  /**
-   * A delete marker of the state bucket: the aggregate is gone (deleted, or committed) as of
-   * `version`. Without a version (a key deleted by hand) it is gone whatever version is held.
-   */
+  /** Without a version (a key deleted by hand) it is gone whatever version is held. */
   applyDeletion(kind: 'policy' | 'experiment', name: string, version?: number): ApplyResult {
     const at = Number.isSafeInteger(version) ? version : undefined;
     return kind === 'policy'
@@ -201,10 +185,6 @@ export class PreviewState {
     };
   }
 
-  /**
-   * The experiment's rules and its live policy's, as held now (whatever the experiment's preview
-   * state); undefined once either is deleted or committed. The report compares them with traffic.
-   */
   versionsOf(experimentName: string): HeldVersions | undefined {
     const experiment = this.experiments.get(experimentName)?.state;
     const name = parseExperimentName(experimentName);

@@ -6,32 +6,19 @@ import { Outcome, StoredOutcome, ViewEvaluator, evaluatorOf, storedOutcome } fro
 import type { ActiveExperiment, PolicyView } from './views';
 import { ConfigurationTotals, MINUTE_MS, verdictOf } from './totals';
 
-/**
- * What a batch adds, per configuration and per cohort, and how one view's events are tallied
- * on the way: by outcome and minute, and by distinct connection only where an outcome changes or
- * splits something. Totals are spread over the view's configurations; outcomes and flows are the
- * cohort's, written once whatever its size.
- */
-
-/** One traffic event, parsed and ready to evaluate. */
 export interface TrafficToEvaluate {
   event: TrafficEvent;
   connection: ParsedConnection;
-  /** The event time in ms since the epoch. */
   timeMs: number;
 }
 
-/** What some evaluations add to one configuration (experiment etag × live policy etag). */
 export class ConfigurationBatch {
   readonly totals = new ConfigurationTotals();
-  /** Events evaluated from messages JetStream delivered more than once (a crash, a timeout, a replica gone). */
   redelivered = 0;
-  /** Messages of this configuration's policy dead-lettered while it was ACTIVE, by reason. */
   readonly deadLettered = new Map<string, number>();
 
   constructor(readonly target: ActiveExperiment) {}
 
-  /** Adds what other evaluations (of other messages) add to the same configuration. */
   addAll(other: ConfigurationBatch): void {
     this.totals.addAll(other.totals);
     this.redelivered += other.redelivered;
@@ -41,42 +28,27 @@ export class ConfigurationBatch {
 }
 
 /**
- * What a batch adds to the experiments ACTIVE together on one policy view, its cohort, keyed by
- * outcome (the deciding rules of the live policy and of each configuration) so that nothing a
- * batch writes grows with the cohort's size: its events by outcome, from which each
- * configuration's rule transitions are derived when the report is read; its changed or split
- * connections by outcome, one flow whichever configurations it changes, from which each
- * configuration's changed flows (`memberFlows`) and each pair's disagreeing flows are derived;
- * and, with two or more experiments, its events by outcome mask (bit i: `active[i]` denies) where
- * they do not all agree.
+ * Keyed by outcome so nothing a batch writes grows with the cohort's size: each member's
+ * transitions and flows and each pair's disagreement are derived on read. Mask bit i: `active[i]` denies.
  */
 export interface CohortBatch {
-  /** The configurations, in mask bit (and outcome column) order. */
+  /** In mask bit (and outcome column) order. */
   readonly targets: readonly ActiveExperiment[];
-  /** Events by outcome, keyed by `StoredOutcome.key`. */
   readonly outcomes: Map<string, StoredOutcome>;
-  /** Events by mask. */
   readonly masks: Map<number, number>;
-  /** By connection key and `StoredOutcome.key`. */
   readonly flows: Map<string, CohortFlow>;
 }
 
-/** One connection (without source port) of one outcome: what some configuration changes, or the cohort splits on. */
 export interface CohortFlow extends FlowConnection<string> {
   readonly outcome: Omit<StoredOutcome, 'count'>;
-  /** The outcome's deny mask (bit i: the cohort's i-th configuration denies). */
   readonly mask: number;
   count: number;
   firstMs: number;
   lastMs: number;
-  /** The first events of the flow, at most PREVIEW_FLOW_SAMPLES. */
   samples: PreviewFlowSample[];
 }
 
-/**
- * One member's changed flows, derived from its cohort's flows (its column, `position`): the flows
- * whose outcome it decides otherwise than live, merged by connection and both deciding rules.
- */
+/** Merged by connection and both deciding rules. */
 export function memberFlows(flows: Iterable<CohortFlow>, position: number): FlowTally[] {
   const merged = new Map<string, FlowTally>();
   for (const flow of flows) {
@@ -105,22 +77,19 @@ export function memberFlows(flows: Iterable<CohortFlow>, position: number): Flow
   return [...merged.values()];
 }
 
-/** The events of one view in a batch, in order, with their outcomes: what its preview log holds. */
 export interface ViewLog {
   readonly view: PolicyView;
   readonly events: TrafficEvent[];
   readonly outcomes: Outcome[];
 }
 
-/** Events of one outcome in one minute. */
 interface MinuteTally {
   minuteMs: number;
-  /** The time of one of them (the totals' first and last event times are widened to it). */
+  /** The totals' first and last event times are widened to it. */
   atMs: number;
   count: number;
 }
 
-/** Events of one outcome in a batch. */
 interface OutcomeTally {
   count: number;
   firstMs: number;
@@ -129,7 +98,6 @@ interface OutcomeTally {
   minutes: MinuteTally[];
 }
 
-/** Events of one connection (without source port) and outcome in a batch. */
 interface ConnectionTally {
   key: string;
   connection: ParsedConnection;
@@ -140,13 +108,11 @@ interface ConnectionTally {
   samples: PreviewFlowSample[];
 }
 
-/** One view's part of a batch. */
 export class ViewTally implements ViewLog {
   readonly events: TrafficEvent[] = [];
   readonly outcomes: Outcome[] = [];
   readonly evaluator: ViewEvaluator;
   private readonly byOutcome = new Map<Outcome, OutcomeTally>();
-  /** Only connections whose outcome changes or splits something: flows and disagreement. */
   private readonly connections = new Map<string, ConnectionTally>();
   private redelivered = 0;
 
@@ -198,7 +164,6 @@ export class ViewTally implements ViewLog {
     }
   }
 
-  /** Adds this view's tallies to each ACTIVE configuration's batch. */
   spread(batchOf: (target: ActiveExperiment) => ConfigurationBatch): void {
     const { active } = this.view;
     for (let i = 0; i < active.length; i++) {
@@ -213,7 +178,6 @@ export class ViewTally implements ViewLog {
     }
   }
 
-  /** The cohort's events by outcome and, with two or more ACTIVE experiments, their disagreement. */
   cohort(): CohortBatch | undefined {
     if (this.byOutcome.size === 0) return undefined;
     const outcomes = new Map<string, StoredOutcome>();
