@@ -15,15 +15,12 @@ import { ConfigurationsRepository } from './configurations.repository';
 import { CohortsRepository } from './cohorts.repository';
 import { Query } from '../statements';
 
-/** Postgres's exclusion_violation: a sequence of the batch was counted meanwhile. */
+/** exclusion_violation: a sequence of the batch was counted meanwhile. */
 const COUNTED_MEANWHILE = '23P01';
 
 /**
- * The counting transaction: one per window of batches (CountingWindows), adding the batch's TRAFFIC sequences to
- * `preview_counted` (whose exclusion constraint admits a sequence once, so a message counts once
- * whatever the redeliveries and replicas), its tallies per configuration and cohort, and its
- * dead letters. Its work grows with the configurations and flows a batch touches, not with its
- * events; rows are locked in a fixed order so concurrent batches queue rather than deadlock.
+ * `preview_counted`'s exclusion constraint admits a sequence once, so a message counts once
+ * whatever the redeliveries and replicas; rows are locked in a fixed order so batches queue, not deadlock.
  */
 @Injectable()
 export class PreviewCountsRepository {
@@ -40,10 +37,7 @@ export class PreviewCountsRepository {
     this.pool = poolOf(dataSource);
   }
 
-  /**
-   * The sequences among these that are counted already: a redelivery after a crash skips the
-   * evaluation and its preview logs. `count` stays safe without it: the constraint decides.
-   */
+  /** Spares a redelivery its evaluation and logs; `count` is safe without it (the constraint decides). */
   async counted(seqs: readonly number[]): Promise<Set<number>> {
     const counted = new Set<number>();
     if (seqs.length === 0) return counted;
@@ -64,12 +58,7 @@ export class PreviewCountsRepository {
     return counted;
   }
 
-  /**
-   * Counts a batch (or a window of them): its evaluated and refused messages (none counted before,
-   * see `counted`), its configurations' tallies and its cohorts' disagreement. Throws, counting
-   * nothing, if another delivery counted one of its messages meanwhile. Resolves with the rows the
-   * transaction inserted or updated.
-   */
+  /** Throws, counting nothing, if another delivery counted one of its messages meanwhile. */
   async count(
     batch: Pick<BatchOutcome, 'configurations' | 'cohorts' | 'countedSeqs'> &
       Partial<Pick<BatchOutcome, 'deadLetters'>>,
@@ -138,7 +127,6 @@ export class PreviewCountsRepository {
     await this.totals.add(query, entries);
   }
 
-  /** Forgets cached ids after retention removed configurations (they are created again if traffic comes). */
   forget(configurationIds: readonly number[]): void {
     const gone = new Set(configurationIds);
     this.configurations.forget(gone);

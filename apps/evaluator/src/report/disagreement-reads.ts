@@ -9,14 +9,8 @@ import {
 import { Queryable, rowsOf } from './rows';
 
 /**
- * The disagreement section: for each configuration, every other experiment ACTIVE with it and
- * the events the two decide differently, with the PREVIEW_REPORT_TOP flows carrying most of
- * them. The one place that knows how disagreements are stored: the cohorts the counting
- * transaction writes (preview_cohorts, their verdict patterns and flows by outcome). Each pair's events
- * are derived from the patterns by the pure pairDisagreements; its flows are aggregated over
- * the cohorts by Postgres, which hands over only each pair's top flows and their total, and only
- * for the pairs the report lists, so a report's work and memory do not grow with the cohorts and
- * experiments an experiment has been previewed beside.
+ * Postgres hands over only the listed pairs' top flows and totals, so a report's work and memory
+ * do not grow with the experiments an experiment has been previewed beside.
  */
 export async function readDisagreements(
   db: Queryable,
@@ -44,7 +38,6 @@ export async function readDisagreements(
   const names = new Map(members.map((m) => [m.id, m]));
   // A member retention removed has no name any more: its pairs go with it.
   const named = (pair: { otherId: number }) => names.has(pair.otherId);
-  // Flows only for the pairs a report lists (events come from the patterns alone).
   const flows = await readPairFlows(db, listedPairs(pairDisagreements(cohorts, ids).filter(named)));
   return pairDisagreements(cohorts, ids, flows)
     .filter(named)
@@ -67,7 +60,6 @@ export async function readDisagreements(
     }));
 }
 
-/** The PREVIEW_REPORT_TOP pairs of each configuration a report lists (pairs come most events first). */
 function listedPairs(pairs: readonly PairDisagreement[]): PairDisagreement[] {
   const listed = new Map<number, number>();
   return pairs.filter((pair) => {
@@ -77,12 +69,7 @@ function listedPairs(pairs: readonly PairDisagreement[]): PairDisagreement[] {
   });
 }
 
-/**
- * Each pair's flows over every cohort holding both: the cohorts' flows whose two bits differ,
- * with this configuration's action, summed by connection and action; the pair's total, and its
- * PREVIEW_REPORT_TOP flows, most events first, ties by connection (as text, byte order) then
- * action.
- */
+/** Ties by connection as text in byte order, then action. */
 async function readPairFlows(
   db: Queryable,
   pairs: readonly PairDisagreement[],

@@ -1,20 +1,14 @@
 /**
- * Each configuration's changed flows, derived from the flows its cohorts keep by outcome
- * (preview_outcome_flows): a cohort's row is one of member i's flows when i decides otherwise
- * than live (bit i of the outcome's deny mask against the live action; an integer test, cheaper
- * than the actions' text), with i's deciding rule. `ids` is an SQL expression of the
- * configuration ids.
+ * A cohort's flow is member i's when bit i of its deny mask differs from the live action (an
+ * integer test, cheaper than the actions' text). `ids` is an SQL expression.
  */
 
-/** The cohorts each configuration was in, and its position (1-based) in each. */
+/** Positions are 1-based. */
 const memberships = (ids: string) => `
   SELECT c.id AS cohort_id, m.id AS configuration_id, array_position(c.configuration_ids, m.id) AS position
   FROM unnest(${ids}) AS m(id) JOIN preview_cohorts c ON c.configuration_ids @> ARRAY[m.id]`;
 
-/**
- * One row per cohort row a configuration changes, not merged: enough for sums. The columns are
- * named as a configuration's flows are.
- */
+/** Not merged: enough for sums. */
 export const memberFlowRows = (ids: string) => `
   SELECT m.configuration_id, f.id, f.direction, f.src_ip, f.dest_ip, f.protocol, f.dest_port,
          f.live_priority AS live_rule, f.experiment_priorities[m.position] AS experiment_rule, f.live_action,
@@ -22,11 +16,7 @@ export const memberFlowRows = (ids: string) => `
   FROM (${memberships(ids)}) m JOIN preview_outcome_flows f ON f.cohort_id = m.cohort_id
   WHERE (f.mask >> (m.position - 1)) & 1 <> (f.live_action = 'deny')::int`;
 
-/**
- * Each configuration's flows, merged by connection and both deciding rules (outcomes differing
- * only in other members' rules, or other cohorts, are one flow): a flow's id is its first row's,
- * which no later row changes; `row_ids` lists its rows, for its samples, when asked for.
- */
+/** Merged by connection and both deciding rules; a flow's id is its first row's, which no later row changes. */
 export const configurationFlows = (ids: string, withRowIds = false) => `
   SELECT configuration_id, direction, src_ip, dest_ip, protocol, dest_port, live_rule, experiment_rule, live_action,
          min(id) AS id, ${withRowIds ? 'array_agg(id ORDER BY id)' : 'NULL::bigint[]'} AS row_ids, sum(count) AS count,
@@ -34,15 +24,10 @@ export const configurationFlows = (ids: string, withRowIds = false) => `
   FROM (${memberFlowRows(ids)}) r
   GROUP BY configuration_id, direction, src_ip, dest_ip, protocol, dest_port, live_rule, experiment_rule, live_action`;
 
-/** A merged flow's samples: its rows' samples, oldest row first (the caller keeps the first few). */
 export const flowSamples = (rowIds: string) => `
   (SELECT jsonb_path_query_array(jsonb_agg(s.samples ORDER BY s.id), '$[*][*]')
    FROM preview_outcome_flows s WHERE s.id = ANY(${rowIds}))`;
 
-/**
- * The changed events each configuration's cohorts could not keep in a flow: the outcomes'
- * `outside` where the configuration decides otherwise than live.
- */
 export const configurationOutside = (ids: string) => `
   SELECT m.configuration_id, sum(o.outside) AS outside
   FROM (${memberships(ids)}) m JOIN preview_outcomes o ON o.cohort_id = m.cohort_id

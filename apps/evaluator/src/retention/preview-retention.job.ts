@@ -17,23 +17,16 @@ import { TRAFFIC_DURABLE } from '@rollout/contracts';
 import { RetentionRepository } from './retention.repository';
 
 /**
- * Keeps the preview store bounded, on every replica. Counted sequences at or below the durable
- * consumer's ack floor are settled for good (JetStream never delivers them again), so they merge
- * into one range and `preview_counted` stays a few rows; at start the ranges are checked against
- * the TRAFFIC stream as it is now (one created again starts its sequences over), before any
- * traffic is consumed. A configuration whose last traffic is older than PREVIEW_RETENTION_MS goes
- * with its flows and rule counts, as do older dead-letter rows, at most 5,000 rows per DELETE.
- * Drops: see observeDrops.
+ * Keeps the preview store bounded. Sequences at or below the ack floor are never delivered again,
+ * so they merge into one range; before any traffic the ranges are checked against the TRAFFIC
+ * stream, since one created again starts its sequences over.
  */
 @Injectable()
 export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(PreviewRetention.name);
   private markReady!: () => void;
-  /** Resolves once the counted ranges are known to belong to the current TRAFFIC stream. */
   readonly ready = new Promise<void>((resolve) => (this.markReady = resolve));
-  /** Checks the counted ranges against the TRAFFIC stream until that succeeds once. */
   private readonly adoption: BackgroundLoop;
-  /** Housekeeping rounds, once adopted; at stop, a last observation of drops. */
   private readonly housekeepingRounds: BackgroundLoop;
 
   constructor(
@@ -85,7 +78,7 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
     await this.housekeepingRounds.stop();
   }
 
-  /** One round: merge counted ranges, note what TRAFFIC dropped, roll time buckets up, remove expired configurations. Exposed for tests. */
+  /** Exposed for tests. */
   async housekeeping(): Promise<void> {
     await this.repository.compact((await this.consumerInfo()).ack_floor.stream_seq);
     await this.observeDrops();
@@ -94,12 +87,10 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /**
-   * TRAFFIC removes its oldest messages past its limits, read or not. With S the ack floor at the
-   * last observation (kept in Postgres, whichever replica made it) and D the delivered sequence
-   * now, a removed message above D was dropped unread for sure; one between S and D may have been
-   * read (undetermined). Each sequence is recorded once (`through_seq`). Observations run at
-   * start before the consumer, at every round and at shutdown, so what went while every evaluator
-   * was stopped is found for sure. A drop is the stream's, never a policy's: its subject is gone.
+   * With S the last observed ack floor and D the delivered sequence now, a removed message above D
+   * was dropped unread for sure; one between S and D may have been read. Observing at start and at
+   * shutdown catches what went while every evaluator was stopped. A dropped subject is gone, so a
+   * drop is the stream's, never a policy's.
    */
   private async observeDrops(): Promise<void> {
     const jsm = await this.connection.jetstreamManager();
@@ -129,7 +120,6 @@ export class PreviewRetention implements OnApplicationBootstrap, BeforeApplicati
       );
   }
 
-  /** Removes the configurations past retention, one at a time while the rounds run. */
   private async expire(): Promise<void> {
     const cutoff = new Date(
       this.clock.now().getTime() - this.config.PREVIEW_RETENTION_MS,

@@ -18,7 +18,7 @@ import { ParsedConnection, parseAddress, parseConnection } from '@rollout/domain
 import Ajv, { ErrorObject } from 'ajv';
 import { fromV2alpha } from './traffic-v2alpha';
 
-/** Why a message is dead-lettered; the metric's `reason` label. */
+/** The dead-letter metric's `reason` label. */
 export type RejectKind =
   | 'bad_subject'
   | 'unknown_major'
@@ -30,14 +30,13 @@ export type RejectKind =
   | 'unknown_policy'
   | 'unevaluable';
 
-/** JetStream's de-duplication header, which producers set to `<project>/<id>` (trafficMessageId). */
+/** Producers set it to `<project>/<id>` (trafficMessageId). */
 export const MESSAGE_ID_HEADER = 'Nats-Msg-Id';
 
-/** The traffic packages the evaluator reads, by the major token of their subjects. */
 export const TRAFFIC_MAJORS = { v1: TRAFFIC_V1, v2alpha: TRAFFIC_V2ALPHA } as const;
 export type TrafficMajor = keyof typeof TRAFFIC_MAJORS;
 
-/** One event ready to evaluate, whichever major carried it (in the v1 shape the store and the records use). */
+/** In the v1 shape whichever major carried it. */
 export interface DecodedTraffic {
   event: TrafficEvent;
   /** `{project}.{location}.{firewallPolicy}` from the subject. */
@@ -46,7 +45,6 @@ export interface DecodedTraffic {
   timeMs: number;
 }
 
-/** One TRAFFIC message: a v1 message holds one event, a v2alpha batch several. */
 export interface DecodedMessage {
   major: TrafficMajor;
   /** `{project}.{location}.{firewallPolicy}` from the subject. */
@@ -57,13 +55,13 @@ export interface DecodedMessage {
 export interface RejectedTraffic {
   kind: RejectKind;
   reason: string;
-  /** `{project}.{location}.{firewallPolicy}` when the subject names one: whose report misses the message. */
+  /** Whose report misses the message, when the subject names a policy. */
   key?: string;
 }
 
 // fatal: bad UTF-8 is refused, never read as U+FFFD (two different ids could become one).
 const decoder = new TextDecoder('utf-8', { fatal: true });
-/** Control characters (NUL cannot be stored by Postgres) have no place in an event id. */
+/** Postgres cannot store NUL. */
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const PROTOCOL_MESSAGE = `must be one of ${TRAFFIC_PROTOCOLS.join(', ')} or a protocol number 0-255`;
 const MAJOR = /^v\d+(?:(?:alpha|beta)\d*)?$/;
@@ -71,13 +69,7 @@ const SUPPORTED = Object.values(TRAFFIC_MAJORS)
   .map((p) => p.name)
   .join(', ');
 
-/**
- * Turns one TRAFFIC message into events ready to evaluate, or says why it never will be. The
- * subject's major decides the decoding; an unknown major, a `Contract-Version` naming another
- * package, or a `Nats-Msg-Id` in another project's namespace is refused, and a batch is all or
- * nothing. Schemas are compiled once (ajv generates validation functions), and addresses are
- * parsed once and reused for every policy the event is evaluated against.
- */
+/** A batch is all or nothing; addresses are parsed once for every policy the event meets. */
 export class TrafficDecoder {
   private readonly ajv = new Ajv({ allErrors: false, strict: true });
   private readonly validateV1 = this.ajv.compile<TrafficEvent>(TRAFFIC_EVENT_SCHEMA);
