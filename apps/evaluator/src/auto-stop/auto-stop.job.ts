@@ -20,28 +20,21 @@ import { Config, EVALUATOR_CONFIG } from '../config';
 import { PreviewStateService } from '../state/preview-state.service';
 import { RunCountsRepository } from './run-counts.repository';
 
-/** Who an automatic stop is recorded as, in the experiment's history. */
 export const AUTO_STOP_ACTOR = 'system:evaluator';
 const STOP_TIMEOUT_MS = 10_000;
-/** How long its signed stopPreview stays good: past the call's timeout, within the 60 s services accept. */
+/** Past the call's timeout, within the 60 s services accept. */
 export const AUTO_STOP_ASSERTION_TTL_MS = STOP_TIMEOUT_MS + 10_000;
 
 /**
- * Stops previews by themselves (an experiment's `stopAfter` and `breaker`, experiment.v1 1.4.0):
- * every AUTO_STOP_INTERVAL_MS, each replica reads what the current run of every ACTIVE experiment
- * that has either counted (one query), and asks the experiment-service to stopPreview the ones
- * past a limit, as an ordinary command whose actor is `system:evaluator` and whose reason says
- * which limit.
- *
- * Safe with several replicas: the stop names the experiment version judged (`etag`, so a run
- * started again meanwhile is never stopped by a stale decision) and carries a request id derived
- * from that version, so replicas asking at once get one PreviewStopped event and the same answer.
+ * `stopAfter` and `breaker` (experiment.v1 1.4.0). Safe with several replicas: the stop names the
+ * etag judged, so a restarted run is never stopped by a stale decision, and its request id derives
+ * from it, so replicas asking at once get one PreviewStopped.
  */
 @Injectable()
 export class AutoStop implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(AutoStop.name);
   private readonly rounds: BackgroundLoop;
-  /** The version of each experiment this replica stopped already: its snapshot may show it ACTIVE a little longer. */
+  /** The snapshot may show a stopped experiment ACTIVE a little longer. */
   private readonly stopped = new Map<string, string>();
 
   constructor(
@@ -67,7 +60,6 @@ export class AutoStop implements OnApplicationBootstrap, BeforeApplicationShutdo
     await this.rounds.stop();
   }
 
-  /** One look at every ACTIVE experiment with a stopAfter or a breaker. */
   async round(now: Date): Promise<void> {
     const candidates = this.snapshot.state
       .autoStopping()
@@ -90,7 +82,6 @@ export class AutoStop implements OnApplicationBootstrap, BeforeApplicationShutdo
   private async stop(name: string, etag: string, reason: string): Promise<void> {
     const requestId = `auto-stop:${createHash('sha256').update(`${name}@${etag}`).digest('hex').slice(0, 40)}`;
     try {
-      // Signed with the evaluator's system key when it has one (docs/bus-security.md, system keys).
       const { project } = requireExperimentName(name);
       await this.rpc.request(
         EXPERIMENT_SUBJECTS.stopPreview,
@@ -102,7 +93,7 @@ export class AutoStop implements OnApplicationBootstrap, BeforeApplicationShutdo
       );
       this.logger.log({ experiment: name, reason }, 'preview stopped by itself');
     } catch (error) {
-      // ABORTED or NOT_FOUND: the experiment moved on (updated, stopped, committed) since the snapshot showed it; nothing to stop.
+      // ABORTED or NOT_FOUND: the experiment moved on since the snapshot showed it.
       if (!(
         error instanceof StatusError &&
         (error.status === 'ABORTED' || error.status === 'NOT_FOUND')

@@ -24,17 +24,12 @@ import { TrafficLag } from '../traffic/traffic-lag';
 import { ReportRepository } from './report.repository';
 
 /**
- * previewReport: one read of the store, the TRAFFIC backlog, previewAppliedTime and the
- * experiment as the evaluator holds it, folded by buildReport (docs/preview-reports.md).
- *
- * Whether the experiment exists is the experiment-service's to say (the gateway asks it): one the
- * evaluator has nothing of has an empty report here, so a freshly created experiment is never
- * reported missing while its events are on their way, and a committed or deleted one's report
- * stays readable until retention removes it.
+ * Whether the experiment exists is the experiment-service's to say: an unknown one has an empty
+ * report here, so a fresh one is never missing while its events are on their way.
  */
 @Injectable()
 export class ReportQueries {
-  /** Analyses of held (experiment etag, live etag) pairs: computed once, they never change. */
+  /** By (experiment etag, live etag): they never change. */
   private readonly analyses = new Map<
     string,
     { experiment: string; analysis: ExperimentAnalysis }
@@ -84,11 +79,7 @@ export class ReportQueries {
     };
   }
 
-  /**
-   * The static analysis of these versions, computed on first use and kept while they are the
-   * versions held (at most 100): one of an experiment updated, committed or deleted, or of a
-   * live version replaced, is forgotten when the next one is computed.
-   */
+  /** Kept while they are the versions held (at most 100). */
   private analysis(name: string, held: HeldVersions): ExperimentAnalysis {
     const key = analysisKey(name, held);
     let analysis = this.analyses.get(key)?.analysis;
@@ -110,7 +101,6 @@ export class ReportQueries {
   }
 }
 
-/** The configuration id a page token continues below; undefined for the first page. */
 function reportCursor(token: unknown, experiment: string): number | undefined {
   const cursor = decodePageToken(token, experiment);
   if (cursor === undefined) return undefined;

@@ -1,15 +1,8 @@
 import { configurationFlows, memberFlowRows } from './flow-statements';
 
-/**
- * The report sections' statements, each reading a page of configurations (`$1`, their ids). Bigint
- * sums are read `::float8`, which pg hands over as numbers (exact below 2^53), and columns are
- * named as ReportRows names them: rows need no translating.
- */
+/** Bigint sums are read `::float8`, which pg hands over as numbers (exact below 2^53). */
 
-/**
- * Each configuration's rule transitions: its column of the outcomes of every cohort it was in,
- * plus the transitions stored per configuration before outcomes were (no longer written).
- */
+/** Plus the transitions stored per configuration before outcomes were (no longer written). */
 const TRANSITION_ROWS = `
   SELECT m.id AS configuration_id, o.live_priority, o.live_action,
          o.experiment_priorities[m.position] AS experiment_priority,
@@ -22,7 +15,7 @@ const TRANSITION_ROWS = `
   SELECT configuration_id, live_priority, live_action, experiment_priority, experiment_action, count
   FROM preview_transitions WHERE configuration_id = ANY($1::int[])`;
 
-/** The rule counts stored before 1.2.0 (no longer written); the rest are the transitions' margins. */
+/** Stored before 1.2.0, no longer written. */
 export const LEGACY_RULE_COUNTS = `
   SELECT configuration_id AS "configurationId", side, priority, action, count::float8 AS count
   FROM preview_rule_counts WHERE configuration_id = ANY($1::int[])`;
@@ -41,12 +34,7 @@ export const TOP_PORTS = `
         FROM (${memberFlowRows('$1::int[]')}) f WHERE dest_port >= 0 GROUP BY configuration_id, protocol, dest_port) ranked
   WHERE rank <= $2 ORDER BY configuration_id, rank`;
 
-/**
- * The blocks with the most changed events, exact over the flows: the flows summed per source and
- * per destination address first (so a block's distinct addresses are a count of rows, not a
- * DISTINCT), then each address masked to /24 and /16 (IPv4) or /64 and /48 (IPv6) and summed per
- * block, and the top of each (configuration, side, prefix length). One statement for the section.
- */
+/** Summed per address before masking, so a block's distinct addresses are a count of rows, not a DISTINCT. */
 export const TOP_PREFIXES = `
   WITH flows AS (${configurationFlows('$1::int[]')}),
   addresses AS (

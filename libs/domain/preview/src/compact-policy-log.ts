@@ -4,17 +4,13 @@ import { policyLogKeys } from './policy-log';
 import type { PolicyView } from './views';
 
 /**
- * A policy's compact preview log (preview.v1's CompactPolicyPreviewLog since 1.10.0), written as
- * JSON text from pieces prepared once: per view (the message's head up to its outcomes), per
- * outcome (its verdict tokens, shared by every event of that outcome and cached on it), and per
- * event (its row without the outcome's index, which depends on the message). A message is
- * `head`, the outcomes of its events joined by commas, COMPACT_POLICY_LOG_EVENTS, the rows
- * (`[` + index + eventRow) joined by commas, and COMPACT_POLICY_LOG_TAIL.
+ * CompactPolicyPreviewLog (preview.v1 1.10.0) from pieces prepared once per view, outcome and
+ * event: `head`, outcomes, COMPACT_POLICY_LOG_EVENTS, rows (`[` + index + eventRow), COMPACT_POLICY_LOG_TAIL.
  */
 
 const heads = new WeakMap<PolicyView, string>();
 
-/** JSON from the message's `{` to `"outcomes":[` inclusive. */
+/** Up to `"outcomes":[` inclusive. */
 export function compactPolicyLogHead(view: PolicyView): string {
   let head = heads.get(view);
   if (head === undefined) {
@@ -28,14 +24,12 @@ export function compactPolicyLogHead(view: PolicyView): string {
   return head;
 }
 
-/** Between the last outcome and the first row. */
 export const COMPACT_POLICY_LOG_EVENTS = '],"events":[';
-/** After the last row. */
 export const COMPACT_POLICY_LOG_TAIL = ']}';
 
 const OUTCOME_JSON = 'compact-policy-log';
 
-/** An outcome's entry in `outcomes`: `["a100","D10",…]`, ASCII; cached on the outcome. */
+/** `["a100","D10",…]`, ASCII. */
 export function compactOutcomeJson(outcome: Outcome): string {
   let json = outcome.encoded.get(OUTCOME_JSON);
   if (json === undefined) {
@@ -49,10 +43,7 @@ export function compactOutcomeJson(outcome: Outcome): string {
   return json;
 }
 
-/**
- * An event's row after its outcome's index: from the comma before its id to its closing `]`
- * (`,"evt-1","2026-11-25T09:41:07Z","I","198.51.100.7","10.0.0.5","tcp",51512,22]`).
- */
+/** `,"evt-1","2026-11-25T09:41:07Z","I","198.51.100.7","10.0.0.5","tcp",51512,22]` */
 export function compactEventRow(event: TrafficEvent): string {
   const json = JSON.stringify;
   let row = `,${json(event.id)},${json(event.time)},"${event.direction === 'INGRESS' ? 'I' : 'E'}",${json(event.srcIp)},${json(event.destIp)},${typeof event.protocol === 'number' ? event.protocol : json(event.protocol)}`;

@@ -9,22 +9,14 @@ import type {
 import { regionTraffic, summarize } from '@rollout/domain/firewall';
 
 /**
- * What the experiment's static analysis says about the traffic previewed in one configuration:
- * the regions where live and experiment differ that no previewed connection touched ("this change
- * also opens 10.0.0.0/8 tcp:22, which no connection used"), and the experiment's rules that
- * decided nothing. Every connection in a differing region has its verdict changed, so the changed
- * flows are the connections that can touch one; events outside the kept flows make "untouched"
- * uncertain, and `exact` says so. The same pass counts each region's changed traffic, so the
- * diff's sentences carry who they hit ("tcp/22 from 0.0.0.0/0 is now denied: 592 events from 61
- * sources").
+ * Every connection in a differing region is changed, so only changed flows can touch one; events
+ * outside the kept flows make "untouched" uncertain, and `exact` says so.
  */
 export function coverageOf(input: {
   analysis: ExperimentAnalysis;
   experimentRules: readonly FirewallRule[];
-  /** The configuration's changed flows (all it keeps), with their changed events. */
   flows: Iterable<FlowConnection<string> & { count: number }>;
   changedOutsideFlows: number;
-  /** The configuration's experiment rule counts (the transitions' margin). */
   experimentRuleCounts: readonly RuleCount[];
 }): PreviewCoverage {
   const { analysis } = input;
@@ -51,11 +43,7 @@ export function coverageOf(input: {
   };
 }
 
-/**
- * The live policy's own rule usage: each rule of the live version with the events it decided
- * (`liveRuleCounts`, the transitions' live margin), and the enabled rules that decided none. A
- * disabled rule decides nothing by design, so it is marked rather than called unused.
- */
+/** A disabled rule decides nothing by design, so it is marked rather than called unused. */
 export function liveRuleUsageOf(input: {
   livePolicyEtag: string;
   liveRules: readonly FirewallRule[];

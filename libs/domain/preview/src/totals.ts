@@ -6,16 +6,10 @@ import {
   type RuleTransition,
 } from '@rollout/contracts';
 
-/** The implied rule's stand-in priority in stored rule counts (real priorities are 0-65535). */
+/** Real priorities are 0-65535. */
 export const IMPLIED_PRIORITY = -1;
 
-/**
- * The exact totals of one configuration (experiment etag × live policy etag) over some
- * evaluations: the report's arithmetic (its rule transitions are its cohorts' outcomes,
- * `memberTransitions`). Totals of disjoint sets of evaluations add up (the
- * store adds each transaction's totals to what it holds), so the report is exact whatever the
- * batching, as long as each evaluation is added once.
- */
+/** Totals of disjoint evaluations add up, so the report is exact whatever the batching. */
 export class ConfigurationTotals {
   evaluated = 0;
   changed = 0;
@@ -23,12 +17,10 @@ export class ConfigurationTotals {
   denyToAllow = 0;
   unchangedAllow = 0;
   unchangedDeny = 0;
-  /** Counts by the minute of the event time (its start, in ms since the epoch). */
   readonly minutes = new Map<number, BucketTally>();
   firstEventMs = Number.POSITIVE_INFINITY;
   lastEventMs = Number.NEGATIVE_INFINITY;
 
-  /** Adds `count` events of one minute (any time in it) that live and the experiment decided so. */
   add(live: PreviewVerdict, experiment: PreviewVerdict, eventTimeMs: number, count = 1): void {
     this.evaluated += count;
     const minute = eventTimeMs - (eventTimeMs % MINUTE_MS);
@@ -56,7 +48,7 @@ export class ConfigurationTotals {
     this.span(eventTimeMs, eventTimeMs);
   }
 
-  /** Adds the totals of other evaluations (disjoint from these: each evaluation is added once). */
+  /** Each evaluation must be added once. */
   addAll(other: ConfigurationTotals): void {
     this.evaluated += other.evaluated;
     this.changed += other.changed;
@@ -77,7 +69,6 @@ export class ConfigurationTotals {
     this.span(other.firstEventMs, other.lastEventMs);
   }
 
-  /** Widens the first and last event times to include [firstMs, lastMs]. */
   span(firstMs: number, lastMs: number): void {
     if (firstMs < this.firstEventMs) this.firstEventMs = firstMs;
     if (lastMs > this.lastEventMs) this.lastEventMs = lastMs;
@@ -87,7 +78,6 @@ export class ConfigurationTotals {
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 
-/** What one time bucket counts. */
 export interface BucketTally {
   evaluated: number;
   changed: number;
@@ -95,7 +85,6 @@ export interface BucketTally {
   denyToAllow: number;
 }
 
-/** A rule transition as stored: both deciding rules (priority IMPLIED_PRIORITY for implied) and actions. */
 export interface TransitionTally {
   livePriority: number;
   liveAction: 'allow' | 'deny';
@@ -104,7 +93,6 @@ export interface TransitionTally {
   count: number;
 }
 
-/** A stored rule as the report shows it. */
 export function verdictOf(priority: number, action: string): PreviewVerdict {
   return {
     action: action as 'allow' | 'deny',
@@ -113,7 +101,6 @@ export function verdictOf(priority: number, action: string): PreviewVerdict {
   };
 }
 
-/** Stored rule counts as the report shows them: most frequent first, then by priority. */
 export function ruleCounts(
   rows: readonly { priority: number; action: string; count: number }[],
 ): RuleCount[] {
@@ -132,7 +119,7 @@ export function ruleCounts(
     );
 }
 
-/** The report's rule transitions: the PREVIEW_REPORT_TRANSITIONS most frequent cells (ties by rules, then actions), and how many are left out. */
+/** Ties by rules, then actions. */
 export function ruleTransitionsOf(
   tallies: readonly TransitionTally[],
 ): Pick<PreviewConfigurationReport, 'ruleTransitions' | 'ruleTransitionsOmitted'> {
