@@ -22,25 +22,20 @@ import { PreviewStateService } from '../state/preview-state.service';
 import { BacktestReplay, ReplayStopped } from './backtest-replay';
 import { BacktestsRepository } from './backtests.repository';
 
-/** Beats per stale period: a backtest is failed after missing about six heartbeats. */
+/** A backtest is failed after missing about six heartbeats. */
 const BEATS_PER_STALE_PERIOD = 6;
 const OPERATION =
   /^operations\/backtest-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
 /**
- * Starts backtests and runs them, one at a time per evaluator process (later ones wait their
- * turn), each replay throttled (BacktestReplay). The experiment and live policy are taken as this
- * evaluator holds them when the backtest is asked for. A process that stops fails the backtests
- * it had not finished (ABORTED); one that dies stops beating, and its backtests are failed once
- * BACKTEST_STALE_MS has passed, by whichever replica looks first. Backtests never resume.
+ * One backtest at a time per process. Backtests never resume: a stopping process fails its own,
+ * and a dead one's are failed past BACKTEST_STALE_MS by whichever replica looks first.
  */
 @Injectable()
 export class Backtests implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(Backtests.name);
-  /** This process, in preview_backtests.runner. */
   private readonly runner = randomUUID();
   private readonly replay: BacktestReplay;
-  /** The backtests of this process, run one after the other. */
   private queue: Promise<void> = Promise.resolve();
   private stopping = false;
   private timer?: NodeJS.Timeout;
@@ -86,7 +81,6 @@ export class Backtests implements OnApplicationBootstrap, BeforeApplicationShutd
     return operation;
   }
 
-  /** Checks the request, records the operation and queues the backtest; answers the operation, not yet done. */
   async start(request: BacktestRequest): Promise<BacktestOperation> {
     const name = requireExperimentName(request?.name, 'name');
     const window = requestedWindow(request);
@@ -104,7 +98,7 @@ export class Backtests implements OnApplicationBootstrap, BeforeApplicationShutd
       );
     const versions = this.snapshot.state.versionsOf(name.name);
     if (!versions) {
-      // Committing an experiment deletes it (AIP-236): a committed experiment is not found, like a deleted one.
+      // Committing an experiment deletes it (AIP-236).
       throw StatusError.withReason(
         'NOT_FOUND',
         `Experiment "${name.name}" not found (a committed or deleted experiment has nothing to backtest).`,

@@ -20,14 +20,10 @@ interface BacktestRow {
 const COLUMNS =
   'id, experiment, done, messages_replayed, events_replayed, response, error, create_time, update_time, end_time';
 
-/** Why a backtest whose evaluator went away failed: it is never resumed, only started again. */
 export const RUNNER_GONE =
   'The evaluator running this backtest stopped before it finished; start the backtest again.';
 
-/**
- * Backtest operations in the evaluator's schema (preview_backtests), apart from the live report.
- * Times are Postgres' own, so every replica reads the same heartbeat clock.
- */
+/** Times are Postgres' own, so every replica reads the same heartbeat clock. */
 @Injectable()
 export class BacktestsRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -40,7 +36,7 @@ export class BacktestsRepository {
     return operationOf(row);
   }
 
-  /** Progress of a running backtest; its heartbeat too. */
+  /** Also the heartbeat. */
   async progress(id: string, messages: number, events: number): Promise<void> {
     await this.dataSource.query(
       `UPDATE preview_backtests SET messages_replayed = $2, events_replayed = $3, update_time = now() WHERE id = $1 AND NOT done`,
@@ -63,10 +59,6 @@ export class BacktestsRepository {
     );
   }
 
-  /**
-   * Heartbeat of this process's backtests (queued ones too), failing those whose process stopped
-   * beating for `staleMs` (it died), and forgetting those done more than `retentionMs` ago.
-   */
   async housekeep(runner: string, staleMs: number, retentionMs: number): Promise<void> {
     await this.dataSource.query(
       `UPDATE preview_backtests SET update_time = now() WHERE runner = $1 AND NOT done`,
@@ -79,7 +71,6 @@ export class BacktestsRepository {
     );
   }
 
-  /** Fails every backtest `runner` has not finished: the process is stopping. */
   async abandon(runner: string): Promise<void> {
     await this.dataSource.query(
       `UPDATE preview_backtests SET done = true, error = $2, update_time = now(), end_time = now() WHERE runner = $1 AND NOT done`,
@@ -87,7 +78,7 @@ export class BacktestsRepository {
     );
   }
 
-  /** The operation of backtest `id` (failed first if its process stopped beating), if there is one. */
+  /** Fails it first if its process stopped beating. */
   async get(id: string, staleMs: number): Promise<BacktestOperation | undefined> {
     await this.failStale(staleMs, id);
     const [row]: BacktestRow[] = await this.dataSource.query(

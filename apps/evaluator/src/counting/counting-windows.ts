@@ -11,12 +11,8 @@ interface Waiter {
 }
 
 /**
- * Group commit of the traffic path: batches evaluated while a counting transaction runs wait in
- * the next window, and each window is counted in one transaction, once it is EVALUATOR_WINDOW_MS
- * old, holds EVALUATOR_WINDOW_EVENTS events, or holds half of EVALUATOR_CONCURRENCY batches (the
- * other half is evaluated meanwhile, so evaluating never waits for counting). One window is
- * counted at a time per replica; a batch resolves when its window is committed (then, and only
- * then, its messages are acknowledged) and rejects with its window's error, to be tried again.
+ * Group commit: one window counted at a time per replica; a batch's messages are acknowledged
+ * only once its window is committed.
  */
 @Injectable()
 export class CountingWindows {
@@ -24,7 +20,6 @@ export class CountingWindows {
   private waiters: Waiter[] = [];
   private openedAt = 0;
   private timer?: NodeJS.Timeout;
-  /** The window being counted, while its transaction runs. */
   private counting?: CountingWindow;
 
   private readonly metrics?: { windows: Counter; batches: Counter; rows: Counter };
@@ -56,7 +51,6 @@ export class CountingWindows {
     }
   }
 
-  /** Counts a batch with its window: resolves once the window is committed. */
   count(batch: WindowedBatch): Promise<void> {
     if (batch.countedSeqs.length === 0) return Promise.resolve();
     if (this.open.overlaps(batch.countedSeqs) || this.counting?.overlaps(batch.countedSeqs)) {

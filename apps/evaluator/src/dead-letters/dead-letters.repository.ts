@@ -13,11 +13,7 @@ import { Query, compare } from '../statements';
 
 type Scope = Omit<DeadLetterScope, 'policy'> & { policy?: string };
 
-/**
- * The dead-letter record: counts per (project, location, policy id, reason) and the newest
- * DEAD_LETTER_SAMPLES per project and location. `add` runs inside the counting transaction,
- * which records the messages' sequences too, so a redelivery adds nothing twice.
- */
+/** `add` runs inside the counting transaction, so a redelivery adds nothing twice. */
 @Injectable()
 export class DeadLettersRepository {
   private readonly pool: Pool;
@@ -126,7 +122,6 @@ export class DeadLettersRepository {
     };
   }
 
-  /** Retention: counts and samples last recorded before `cutoff` go. */
   async removeBefore(cutoff: string): Promise<void> {
     await this.pool.query(`DELETE FROM dead_letter_counts WHERE last_time < $1`, [cutoff]);
     await this.pool.query(`DELETE FROM dead_letter_samples WHERE time < $1`, [cutoff]);

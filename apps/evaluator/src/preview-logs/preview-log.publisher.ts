@@ -13,14 +13,9 @@ import {
 } from './log-messages';
 
 /**
- * Publishes a batch's evaluations to PREVIEW_LOGS: each policy's compact log, while
- * PREVIEW_LOGS_POLICY_JSON is on the same log as deprecated PolicyPreviewLogBatch messages, and
- * while PREVIEW_LOGS_PER_EXPERIMENT is on the deprecated per-experiment records. It runs before the
- * batch is counted and acked, so a crash in between republishes it and the stream misses no
- * record of a counted event. Message ids derive from the configurations and the batch's traffic
- * sequences, so a republished batch is stored once within the duplicate window; a redelivery
- * regrouped into other batches, or after the window, stores its records again with the same
- * record `id`s to deduplicate on downstream. A batch already counted publishes nothing.
+ * Runs before the batch is counted, so a crash republishes it and no counted event misses its
+ * record. Message ids derive from the traffic sequences (stored once within the duplicate window);
+ * past it, records repeat with the same `id`s for downstream to deduplicate.
  */
 @Injectable()
 export class PreviewLogPublisher {
@@ -38,7 +33,7 @@ export class PreviewLogPublisher {
     this.policyJson = config.PREVIEW_LOGS_POLICY_JSON;
   }
 
-  /** `seqs`: the traffic stream sequences the batch covers, sorted. Resolves once JetStream has stored every message. */
+  /** `seqs` sorted. Resolves once JetStream has stored every message. */
   async publish(logs: readonly ViewLog[], seqs: readonly number[]): Promise<void> {
     if (logs.length === 0) return;
     const batch = digest(seqs.join(','));
@@ -66,7 +61,6 @@ export class PreviewLogPublisher {
     await Promise.all(acks);
   }
 
-  /** The deprecated per-experiment records of one view's events, in messages of one configuration each. */
   private publishPerExperiment(log: ViewLog, batch: string): Promise<PubAck>[] {
     const js = this.connection.jetstream();
     const { active } = log.view;

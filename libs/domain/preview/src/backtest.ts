@@ -18,12 +18,7 @@ import { coverageOf, liveRuleUsageOf } from './coverage';
 import { reportTimeBuckets } from './time-buckets';
 import { ConfigurationTotals, MINUTE_MS, ruleCounts, ruleTransitionsOf } from './totals';
 
-/**
- * A backtest replays retained traffic through the live path's evaluateBatch, on
- * a view of its own: the live policy and the one experiment, as held now, whatever its preview
- * state. The tally adds up the batches the replay aggregates and turns them into a report of the
- * preview report's shape, all in memory (a backtest writes none of the live report's tables).
- */
+/** The live policy and the one experiment as held now, whatever its preview state. */
 export function backtestView(
   experimentName: string,
   versions: HeldVersions,
@@ -54,17 +49,15 @@ export function backtestView(
   };
 }
 
-/** The replay's running totals: aggregated batches added up, changed flows kept up to `maxFlows`. */
+/** In memory: a backtest writes none of the live report's tables. */
 export class BacktestTally {
   readonly totals = new ConfigurationTotals();
   readonly flows = new Map<string, FlowTally>();
-  /** Events by outcome (live, then the replayed experiment's verdict). */
   private readonly outcomes = new Map<string, StoredOutcome>();
   changedOutsideFlows = 0;
 
   constructor(private readonly maxFlows: number) {}
 
-  /** Adds what a batch evaluated for the replayed experiment, the one ACTIVE configuration of its view. */
   add(batch: Pick<BatchOutcome, 'configurations' | 'cohorts'>): void {
     for (const cohort of batch.cohorts) {
       for (const [key, outcome] of cohort.outcomes) {
@@ -85,7 +78,6 @@ export class BacktestTally {
     else this.changedOutsideFlows += flow.count;
   }
 
-  /** The report of the one configuration replayed (none before the first event), and its top changed flows. */
   report(
     experimentName: string,
     versions: HeldVersions,
@@ -195,7 +187,6 @@ export class BacktestTally {
   }
 }
 
-/** The PREVIEW_REPORT_TOP keys with the most changed events over the flows, ties in `order`. */
 function top(
   flows: readonly FlowTally[],
   keyOf: (flow: FlowTally) => string,
@@ -212,7 +203,7 @@ const comparePorts = (a: string, b: string) => {
   return pa < pb ? -1 : pa > pb ? 1 : na - nb;
 };
 
-/** An address's numbers in Postgres' inet order: IPv4 before IPv6, then by value. */
+/** Postgres' inet order: IPv4 before IPv6, then by value. */
 function addressKey(text: string): number[] {
   return text.includes(':') ? [6, ...expandIpv6(text)] : [4, ...text.split('.').map(Number)];
 }
@@ -233,7 +224,7 @@ function expandIpv6(text: string): number[] {
     : [...h, ...new Array<number>(8 - h.length - t.length).fill(0), ...t];
 }
 
-/** An address as Postgres writes an inet (what previewReport shows): IPv6 in RFC 5952's short form. */
+/** As Postgres writes an inet: IPv6 in RFC 5952's short form. */
 export function displayAddress(text: string): string {
   if (!text.includes(':')) return text;
   const groups = expandIpv6(text);

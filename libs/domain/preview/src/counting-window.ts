@@ -3,21 +3,16 @@ import { addToFlow } from './flows';
 import { type CohortBatch, ConfigurationBatch } from './view-tally';
 import type { ActiveExperiment } from './views';
 
-/** What one counting transaction writes. */
 export type Counting = Pick<
   BatchOutcome,
   'configurations' | 'cohorts' | 'countedSeqs' | 'deadLetters'
 >;
 
-/** What a batch brings to a window. */
 export type WindowedBatch = Counting & Pick<BatchOutcome, 'evaluatedEvents'>;
 
 /**
- * Batches counted in one transaction (group commit). Tallies of disjoint messages add up, so a
- * window counts exactly what its batches would one by one, in rows that grow with the distinct
- * configurations, flows and transitions of the window rather than with its batches. Views are
- * replaced on every state change, so one window may see a configuration through several of them:
- * it is merged by its versions (`keys.configuration`), never counted as two.
+ * Tallies of disjoint messages add up, so a window counts exactly what its batches would. A window
+ * may see a configuration through several views: it is merged by `keys.configuration`.
  */
 export class CountingWindow {
   private readonly configurations = new Map<string, ConfigurationBatch>();
@@ -27,7 +22,7 @@ export class CountingWindow {
   batches = 0;
   events = 0;
 
-  /** Some sequence of these is in the window already: a redelivery that overtook its first delivery. */
+  /** A redelivery that overtook its first delivery. */
   overlaps(countedSeqs: readonly number[]): boolean {
     return countedSeqs.some((seq) => this.seqs.has(seq));
   }

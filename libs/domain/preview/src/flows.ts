@@ -7,20 +7,16 @@ import {
 } from '@rollout/contracts';
 import { NO_PORT, type ParsedConnection } from '@rollout/domain/firewall';
 
-/** Flows: connections without their source port, keyed and written as the store and the report do. */
-
-/** Changed decisions of one flow: the connection without its source port, and both deciding rules. */
+/** A flow: a connection without its source port, and both deciding rules. */
 export interface FlowTally extends FlowConnection<string> {
   live: PreviewVerdict;
   experiment: PreviewVerdict;
   count: number;
   firstMs: number;
   lastMs: number;
-  /** The first events of the flow, at most PREVIEW_FLOW_SAMPLES. */
   samples: PreviewFlowSample[];
 }
 
-/** Adds a later tally of the same flow: counts, first and last times, samples up to PREVIEW_FLOW_SAMPLES. */
 export function addToFlow(
   into: Pick<FlowTally, 'count' | 'firstMs' | 'lastMs' | 'samples'>,
   from: Pick<FlowTally, 'count' | 'firstMs' | 'lastMs' | 'samples'>,
@@ -34,14 +30,10 @@ export function addToFlow(
   }
 }
 
-/**
- * A connection without its source port, as parsed: two connections with equal keys are one flow
- * (a flow's key adds both deciding rules), so any spelling of one address is one key.
- */
+/** From the parsed connection, so any spelling of one address is one key. */
 export const connectionKey = (c: ParsedConnection) =>
   `${c.direction}|${c.srcFamily}:${c.s0}:${c.s1}:${c.s2}:${c.s3}|${c.destFamily}:${c.d0}:${c.d1}:${c.d2}:${c.d3}|${c.protocol}|${c.portKey}`;
 
-/** A connection without its source port, as flows write it (canonical addresses, protocol names). */
 export function flowConnection(c: ParsedConnection): FlowConnection<string> {
   return {
     direction: c.direction,
@@ -52,11 +44,10 @@ export function flowConnection(c: ParsedConnection): FlowConnection<string> {
   };
 }
 
-/** A protocol number as text: its traffic.v1 name where it has one, else the number. */
 export const protocolName = (protocol: number): string =>
   protocolNameOf(protocol) ?? String(protocol);
 
-/** An address as canonical text: a dotted quad, or eight hex groups (unabbreviated; Postgres reads both). */
+/** Eight hex groups unabbreviated for IPv6: Postgres reads it. */
 export function addressText(family: 4 | 6, w0: number, w1: number, w2: number, w3: number): string {
   if (family === 4) return `${w0 >>> 24}.${(w0 >>> 16) & 255}.${(w0 >>> 8) & 255}.${w0 & 255}`;
   return [w0, w1, w2, w3]

@@ -4,21 +4,13 @@ import type { Outcome } from './outcome';
 import { connectionOf } from './records';
 import type { PolicyView } from './views';
 
-/**
- * A policy's preview log (preview.v1 since 1.8.0): one record per event carrying the live verdict
- * and every ACTIVE experiment's, in messages that name the configurations once. Written straight
- * to JSON text from pieces prepared once: per view (the message's head and the record id's
- * prefix), per outcome (the verdicts, shared by every event of that outcome), and per event (its
- * id, time and connection, written once whatever the number of experiments).
- */
+/** preview.v1 1.8.0's PolicyPreviewLogBatch, from pieces prepared once per view, outcome and event. */
 
-/** What a view contributes to each message and record of its log. */
 export interface PolicyLogKeys {
-  /** The record id's prefix: a digest of the live policy version and the experiment versions. */
+  /** A digest of the live policy version and the experiment versions. */
   readonly idPrefix: string;
-  /** JSON from the message's `{` to `"events":[` */
+  /** Up to `"events":[` */
   readonly head: string;
-  /** Identifies the view's configurations, for message ids. */
   readonly configurations: string;
 }
 
@@ -46,10 +38,9 @@ export function policyLogKeys(view: PolicyView): PolicyLogKeys {
   return keys;
 }
 
-/** The end of every message: after the last record. */
 export const POLICY_LOG_TAIL = ']}';
 
-/** A record's event part: from `{` to `"liveResult":`, exclusive. */
+/** Up to `"liveResult":`, exclusive. */
 export function policyLogEventJson(keys: PolicyLogKeys, event: TrafficEvent): string {
   const id = JSON.stringify(event.id);
   return `{"id":"${keys.idPrefix}.${id.slice(1, -1)}","trafficEventId":${id},"eventTime":${JSON.stringify(event.time)},"connection":${JSON.stringify(connectionOf(event))},`;
@@ -57,7 +48,7 @@ export function policyLogEventJson(keys: PolicyLogKeys, event: TrafficEvent): st
 
 const OUTCOME_JSON = 'policy-log';
 
-/** A record's verdicts: from `"liveResult":` to the record's closing `}`; cached on the outcome. */
+/** From `"liveResult":` to the record's closing `}`. */
 export function outcomeJson(outcome: Outcome): string {
   let json = outcome.encoded.get(OUTCOME_JSON);
   if (json === undefined) {
