@@ -1,10 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * The preview store: log records (which are also the record of processed event ids, so the
- * counters are updated in the same transaction that proves an event new) and the report
- * counters per configuration (experiment × experiment etag × live policy etag).
- */
+/** Log records double as the processed-event record: counters move in the transaction that proves an event new. */
 export class CreatePreviewStore1765000000000 implements MigrationInterface {
   name = 'CreatePreviewStore1765000000000';
 
@@ -76,7 +72,6 @@ export class CreatePreviewStore1765000000000 implements MigrationInterface {
         count bigint NOT NULL,
         PRIMARY KEY (configuration_id, protocol, dest_port)
       )`);
-    // Batches of new records committed but not yet acknowledged by PREVIEW_LOGS.
     await runner.query(`
       CREATE TABLE preview_log_outbox (
         id bigserial PRIMARY KEY,

@@ -1,12 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * From a row per (experiment version, event) to storage that grows with what the report shows:
- * `preview_flows` (changed decisions by flow; fillfactor 80 leaves room on each page, so adding
- * to a flow is a HOT update), `preview_counted` (the TRAFFIC sequences counted, as ranges no two
- * rows share: the exactly-once record) and `preview_traffic_stream` (which TRAFFIC stream those
- * sequences belong to). Existing stores keep their totals and rule counts; their changed records
- * become flows, and the per-event rows, the outbox and the changed sources/ports tables go.
+ * Storage that grows with what the report shows, not per event. Fillfactor 80 makes adding to a
+ * flow a HOT update; `preview_counted`'s disjoint ranges are the exactly-once record.
  */
 export class PreviewFlows1766650000000 implements MigrationInterface {
   name = 'PreviewFlows1766650000000';

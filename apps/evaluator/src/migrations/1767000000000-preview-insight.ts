@@ -1,15 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * What the report adds in preview.v1 1.2.0, each growing with what it shows:
- *
- * - `preview_transitions`: events by (live deciding rule → experiment deciding rule) per
- *   configuration; priority -1 is the implied rule. Rows: the pairs of rules traffic met. Its
- *   margins are the rule counts, so `preview_rule_counts` is no longer written: what it holds
- *   (counts from before this migration) is added to the margins in the report.
- * - `preview_time_buckets`: evaluated and changed events by event time per configuration,
- *   a minute wide (`width_seconds` 60) near the configuration's last event and an hour wide
- *   (3600) before, rolled up and bounded by the retention period (PreviewRetention).
+ * preview.v1 1.2.0. Transitions' margins are the rule counts, so `preview_rule_counts` is no
+ * longer written; time buckets are minutes near the last event, hours before (PreviewRetention).
  */
 export class PreviewInsight1767000000000 implements MigrationInterface {
   name = 'PreviewInsight1767000000000';

@@ -1,13 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * What the report's completeness (preview.v1 1.3.0) reads, each growing with what it shows:
- * `preview_configurations.redelivered` and `created_at` (existing rows get the migration's time,
- * the best there is); `preview_dead_letters` by reason while ACTIVE; `preview_traffic_drops`,
- * what TRAFFIC's limits removed before the evaluator read it (`dropped`) or may have
- * (`undetermined`), one row per observation that found some; and
- * `preview_traffic_stream.settled_seq`, the ack floor at the last observation, so the next one,
- * whichever replica makes it, knows what was read for sure.
+ * preview.v1 1.3.0's completeness. Existing rows get the migration's time as `created_at`, the best
+ * there is; `settled_seq` lets the next drop observation, on any replica, know what was read.
  */
 export class PreviewCompleteness1767100000000 implements MigrationInterface {
   name = 'PreviewCompleteness1767100000000';

@@ -1,12 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * Cross-experiment disagreement (preview.v1 1.3.0): with two or more ACTIVE experiments on one
- * policy, the events each other experiment decides differently, per configuration, and their
- * flows (the connection without source port, and this configuration's action), at most
- * PREVIEW_DISAGREEMENT_FLOWS per pair: rows grow with the pairs and their distinct flows, never
- * with the traffic.
- */
+/** preview.v1 1.3.0: rows grow with the pairs and their distinct flows, never with the traffic. */
 export class PreviewDisagreements1767200000000 implements MigrationInterface {
   name = 'PreviewDisagreements1767200000000';
 

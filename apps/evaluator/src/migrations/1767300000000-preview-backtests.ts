@@ -1,11 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * Backtests (preview.v1 1.7.0): one row per backtest operation, its progress and, once done, its
- * result or error as JSON. Apart from the live report's tables, which a backtest never writes.
- * `runner` names the evaluator process running it; `update_time` is its heartbeat, so a backtest
- * whose process died is found and failed.
- */
+/** preview.v1 1.7.0: `update_time` is the heartbeat, so a backtest whose process died is failed. */
 export class PreviewBacktests1767300000000 implements MigrationInterface {
   name = 'PreviewBacktests1767300000000';
 

@@ -1,15 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Cross-experiment disagreement by cohort (preview.v1 1.8.0): the experiments ACTIVE together on
- * one live policy version form a cohort (its configurations, in bit order); a batch adds its
- * events and distinct connections by outcome mask (bit i: the cohort's i-th experiment denies),
- * only where the experiments do not all agree. A pair's disagreement is read from these (the
- * masks whose two bits differ), so ingest grows with the cohort's masks and distinct flows, never
- * with pairs of experiments. Flows are kept per cohort up to PREVIEW_DISAGREEMENT_FLOWS.
- *
- * The per-pair tables of 1767200000000 go: their counts cannot be spread back into masks, so a
- * preview running across the upgrade counts its disagreement afresh from it (docs/preview-reports.md).
+ * preview.v1 1.8.0: ingest grows with a cohort's masks, never with pairs. Per-pair counts cannot be
+ * spread back into masks, so a preview across the upgrade counts disagreement afresh.
  */
 export class PreviewCohorts1767400000000 implements MigrationInterface {
   name = 'PreviewCohorts1767400000000';

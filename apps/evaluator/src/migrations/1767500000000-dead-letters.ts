@@ -1,11 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * Dead letters by project (preview.v1 1.9.0): counts per (project, location, policy id, reason),
- * whether that policy exists or not, and the last DEAD_LETTER_SAMPLES per project and location.
- * Each is recorded in the counting transaction with its TRAFFIC sequence (preview_counted), so a
- * redelivery records nothing twice; counts whose last time is past PREVIEW_RETENTION_MS go.
- */
+/** preview.v1 1.9.0: by policy id whether that policy exists or not. */
 export class DeadLetters1767500000000 implements MigrationInterface {
   name = 'DeadLetters1767500000000';
 

@@ -1,10 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * When the evaluator first applied each experiment's preview (the report's previewAppliedTime,
- * preview.v1 1.9.0), keyed by the preview's start time: applying the same preview again (a
- * restart, another replica) keeps the first time; another startPreview replaces it.
- */
+/** preview.v1 1.9.0: keyed by the preview's start time, so a restart keeps the first time. */
 export class PreviewApplied1767600000000 implements MigrationInterface {
   name = 'PreviewApplied1767600000000';
 

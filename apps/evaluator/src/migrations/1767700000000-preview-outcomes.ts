@@ -1,11 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Events by outcome per cohort (the experiments ACTIVE together on a live policy version, one or
- * more): the deciding rule of the live policy and of each member, in the cohort's order. Each
- * member's rule transitions are derived from them when the report is read, so what a counting
- * transaction writes grows with the distinct outcomes it saw, not with the cohort's size. They go
- * with their cohort. preview_transitions, written per configuration before, is only read now.
+ * Writes grow with the distinct outcomes, not the cohort's size: transitions are derived on read.
+ * preview_transitions is only read now.
  */
 export class PreviewOutcomes1767700000000 implements MigrationInterface {
   name = 'PreviewOutcomes1767700000000';

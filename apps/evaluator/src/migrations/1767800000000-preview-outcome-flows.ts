@@ -1,14 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Flows by cohort and outcome (preview_outcome_flows): a connection some member of a cohort
- * changes, or the members split on, is one row whichever members it concerns; each member's
- * changed flows and each pair's disagreeing flows are derived from them when read, so what a
- * counting transaction writes does not grow with the cohort's size. The flows kept per
- * configuration (preview_flows) move in as flows of one-member cohorts (same ids, so page tokens
- * stay valid); the cohorts' mask-only flows (preview_cohort_flows) are only read now. A cohort
- * keeps up to EVALUATOR_MAX_FLOWS flows; the events of the rest are counted by outcome
- * (preview_outcomes.outside).
+ * One row per flow whichever members it concerns, so writes do not grow with the cohort's size.
+ * preview_flows move in as one-member cohorts with the same ids, so page tokens stay valid.
  */
 export class PreviewOutcomeFlows1767800000000 implements MigrationInterface {
   name = 'PreviewOutcomeFlows1767800000000';
