@@ -1,9 +1,4 @@
-/**
- * What the repositories that write in one counting transaction share: the counts' own and the
- * dead letters', which the window writes with them.
- */
-
-/** Runs a fixed statement of the counting transaction as a named prepared statement (parsed and planned once per connection). */
+/** A named prepared statement: parsed and planned once per connection. */
 export type Query = (sql: string, params: unknown[]) => Promise<unknown[]>;
 
 /** Key columns compared as Postgres's C collation would: rows are locked in this order. */

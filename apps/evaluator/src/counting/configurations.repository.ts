@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { ConfigurationBatch } from '@rollout/domain/preview';
 import { DataSource } from 'typeorm';
 
-/** Ids of experiment versions and configurations (preview_versions, preview_configurations), created on first sight and cached. */
 @Injectable()
 export class ConfigurationsRepository {
   private readonly versions = new Map<string, number>();
@@ -10,7 +9,7 @@ export class ConfigurationsRepository {
 
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Each batch's configuration id, created on first sight (outside the transaction: ids are stable). */
+  /** Outside the transaction: ids are stable. */
   async idsOf(batches: ConfigurationBatch[]): Promise<Map<ConfigurationBatch['target'], number>> {
     const ids = new Map<ConfigurationBatch['target'], number>();
     for (const { target } of batches) {
@@ -60,7 +59,6 @@ export class ConfigurationsRepository {
     }
   }
 
-  /** Forgets the ids of configurations retention removed (they are created again if traffic comes). */
   forget(gone: ReadonlySet<number>): void {
     for (const [key, id] of this.configurations) if (gone.has(id)) this.configurations.delete(key);
     this.versions.clear();

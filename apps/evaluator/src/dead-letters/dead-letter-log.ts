@@ -1,14 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { DeadLetterLogSample, DeadLetterLogSummariser } from '@rollout/domain/preview';
 
-/** The evaluator's dead-letter log lines, for `grep` in docs/operations.md. */
+/** docs/operations.md greps for it. */
 export const DEAD_LETTER_LOG_MESSAGE = 'traffic messages dead-lettered';
 
-/**
- * One WARN line per interval for the traffic messages dead-lettered in it (counts per reason and
- * the first 3), instead of one per message: a flood of bad events stays a few lines. A timer
- * writes the tail of an interval that no further dead letter closes; `stop` writes what is left.
- */
+/** One WARN line per interval, not per message: a flood of bad events stays a few lines. */
 export class DeadLetterLog {
   private readonly logger = new Logger('DeadLetters');
   private readonly summariser: DeadLetterLogSummariser;

@@ -18,12 +18,10 @@ import {
 import { flowSampleRecord, parseFlowFilter } from '@rollout/domain/preview';
 import { FlowCursor, FlowsRepository } from './flows.repository';
 
-/** previewFlows and the deprecated previewLogs: an experiment's changed flows, page by page (no flows is an empty page, as for the report). */
 @Injectable()
 export class FlowQueries {
   constructor(private readonly flows: FlowsRepository) {}
 
-  /** Changed flows, newest configuration first, then the flow seen last first. */
   async listFlows(request: ListPreviewFlowsRequest): Promise<ListPreviewFlowsResponse> {
     const name = requireExperimentName(request?.parent, 'parent').name;
     const filter = parseFlowFilter(request.filter);
@@ -44,10 +42,7 @@ export class FlowQueries {
     return response;
   }
 
-  /**
-   * Deprecated: the sample records of the changed flows, rebuilt as they were logged (PREVIEW_LOGS
-   * has every record). Flows in previewFlows' order, each flow's samples oldest first.
-   */
+  /** Deprecated: PREVIEW_LOGS has every record; this rebuilds the flows' samples. */
   async listLogs(request: ListPreviewLogsRequest): Promise<ListPreviewLogsResponse> {
     const { name, policyName } = requireExperimentName(request?.name, 'name');
     const pageSize = pageSizeOf(request.pageSize, PREVIEW_PAGE_SIZES);

@@ -4,14 +4,12 @@ import { FlowFilterTerm, IMPLIED_PRIORITY, verdictOf } from '@rollout/domain/pre
 import { DataSource } from 'typeorm';
 import { configurationFlows, flowSamples } from './flow-statements';
 
-/** Where a page of flows resumes: the configuration, the flow's last_event_time as Postgres writes it, and its id. */
 export interface FlowCursor {
   c: number;
   t: string;
   f: number;
 }
 
-/** A flow of a page, with the cursor that points at it. */
 export interface FlowPageEntry {
   cursor: FlowCursor;
   flow: PreviewFlow;
@@ -20,7 +18,7 @@ export interface FlowPageEntry {
 interface FlowRow {
   configuration_id: number;
   id: string;
-  /** last_event_time as Postgres writes it (microseconds kept), for the page cursor. */
+  /** As Postgres writes it: microseconds kept. */
   last_text: string;
   experiment_etag: string;
   live_policy_etag: string;
@@ -38,15 +36,11 @@ interface FlowRow {
   samples: PreviewFlowSample[];
 }
 
-/** The changed flows (derived from the cohorts' flows, see flow-statements.ts) as previewFlows and previewLogs list them. */
 @Injectable()
 export class FlowsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /**
-   * A page of flows in list order from a cursor. `inclusive`: the cursor's flow itself comes
-   * first (previewLogs resumes inside a flow's samples).
-   */
+  /** `inclusive`: previewLogs resumes inside the cursor's flow. */
   async page(
     name: string,
     terms: FlowFilterTerm[],
@@ -87,7 +81,6 @@ export class FlowsRepository {
   }
 }
 
-/** One filter term as SQL over a configuration's flows f and preview_configurations c / preview_versions v, values bound. */
 function condition(term: FlowFilterTerm, param: (value: unknown) => string): string {
   const not = (sql: string) => (term.op === '!=' ? `NOT (${sql})` : sql);
   switch (term.field) {

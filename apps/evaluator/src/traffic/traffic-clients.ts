@@ -1,7 +1,7 @@
 import { parseContractVersion } from '@rollout/contracts';
 import { TRAFFIC_MAJORS } from '@rollout/domain/preview';
 
-/** Distinct client names counted before the rest are counted as `other` (bounded labels). */
+/** Keeps the metric's labels bounded: later names count as `other`. */
 export const MAX_TRAFFIC_CLIENTS = 100;
 
 /** The first product token of a User-Agent (`acme-exporter/2.3.1 (linux)` → `acme-exporter`). */
@@ -9,12 +9,7 @@ const PRODUCT =
   /^\s*([A-Za-z0-9][A-Za-z0-9._-]{0,62})(?:\/[A-Za-z0-9][A-Za-z0-9.+_-]{0,31})?(?:\s|$)/;
 const SERVED = new Set<string>(Object.values(TRAFFIC_MAJORS).map((p) => p.name));
 
-/**
- * The labels a traffic message is counted under: its publisher (the User-Agent's product
- * name) and contract (the traffic package its Contract-Version declares). Every value is
- * bounded: absent or malformed headers and packages this evaluator does not read are
- * `unknown`, and client names beyond the first MAX_TRAFFIC_CLIENTS are `other`.
- */
+/** Every label value is bounded: absent, malformed or unread values are `unknown`. */
 export class TrafficClients {
   private readonly names = new Set<string>();
 

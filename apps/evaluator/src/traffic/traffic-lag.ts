@@ -4,11 +4,7 @@ import { NATS_CONNECTION, NatsNamespace } from '@rollout/platform/nats';
 import { NatsConnection } from 'nats';
 import { TRAFFIC_DURABLE } from '@rollout/contracts';
 
-/**
- * The evaluators' backlog on TRAFFIC, read from the durable consumer they share. It makes only
- * the requests the evaluator's NATS user may make (docs/bus-security.md): the durable's info,
- * TRAFFIC's info, and a get of the one message it is about to read anyway.
- */
+/** Only requests the evaluator's NATS user may make (docs/bus-security.md). */
 @Injectable()
 export class TrafficLag {
   constructor(

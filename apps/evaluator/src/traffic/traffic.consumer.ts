@@ -35,10 +35,8 @@ interface TrafficRejection extends Rejection {
 }
 
 /**
- * The traffic path, one way: decode → skip what is counted → evaluateBatch → publish → count
- * with its window → acknowledge, on the durable pull consumer every replica shares. Counting is
- * the one transaction per window that makes a message count exactly once (a redelivery is
- * skipped, not counted twice); a failing store or stream keeps the messages ours and is retried.
+ * decode → skip what is counted → evaluateBatch → publish → count → acknowledge. A failing store
+ * or stream keeps the messages unacknowledged, so they are retried.
  */
 @Injectable()
 export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {

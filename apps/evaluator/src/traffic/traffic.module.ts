@@ -5,7 +5,6 @@ import { RetentionModule } from '../retention/retention.module';
 import { TrafficLag } from './traffic-lag';
 import { TrafficConsumer } from './traffic.consumer';
 
-/** Evaluates the traffic stream; reports read how far behind it is (TrafficLag). */
 @Module({
   imports: [CountingModule, PreviewLogsModule, RetentionModule],
   providers: [TrafficConsumer, TrafficLag],

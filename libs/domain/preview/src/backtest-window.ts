@@ -1,6 +1,6 @@
 import { type BacktestRequest, type BacktestWindow, StatusError } from '@rollout/contracts';
 
-/** The stream-time window a backtest asks for, in ms since the epoch (absent: unbounded on that side). */
+/** Absent: unbounded on that side. */
 export interface RequestedWindow {
   startMs?: number;
   endMs?: number;
@@ -8,7 +8,6 @@ export interface RequestedWindow {
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
-/** The window of a backtest request, or INVALID_ARGUMENT naming the field at fault. */
 export function requestedWindow(
   request: Pick<BacktestRequest, 'startTime' | 'endTime'>,
 ): RequestedWindow {
@@ -32,26 +31,22 @@ export function requestedWindow(
   return { startMs, endMs };
 }
 
-/** What the replay met: the stream at its start, and what it read. */
 export interface ReplayOutcome {
   requested: RequestedWindow;
-  /** TRAFFIC's oldest retained message when the replay started (time absent: the stream was empty). */
+  /** Absent when the stream was empty. */
   retainedStartMs?: number;
   retainedStartSequence: number;
   lastSequence: number;
-  /** Stream times of the first and last message replayed. */
   replayedStartMs?: number;
   replayedEndMs?: number;
   messagesReplayed: number;
   eventsReplayed: number;
-  /** Messages skipped, by reason (the live path's dead-letter reasons). */
   skipped: ReadonlyMap<string, number>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** The window a backtest replayed and what bounds it, in fields and in a sentence or three. */
 export function backtestWindow(outcome: ReplayOutcome): BacktestWindow {
   const { requested, retainedStartMs } = outcome;
   const skipped = [...outcome.skipped]

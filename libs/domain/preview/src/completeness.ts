@@ -4,7 +4,6 @@ import type {
   PreviewEvaluatorLag,
 } from '@rollout/contracts';
 
-/** What a configuration's completeness is made of, as stored and observed. */
 export interface CompletenessFacts {
   deadLettered: readonly PreviewDeadLetterCount[];
   redeliveredEvents: number;
@@ -16,11 +15,7 @@ export interface CompletenessFacts {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/**
- * Whether a configuration's counts are complete, and a sentence that says so plainly: every
- * loss or unknown named, in the order an operator should look at them. Redeliveries are
- * reported, never a loss: each message is counted once whatever its deliveries.
- */
+/** Redeliveries are reported, never a loss: each message is counted once. */
 export function completenessOf(facts: CompletenessFacts): PreviewCompleteness {
   const deadLettered = [...facts.deadLettered].sort(
     (a, b) => b.messages - a.messages || a.reason.localeCompare(b.reason),

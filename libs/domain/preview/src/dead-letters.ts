@@ -11,7 +11,6 @@ import {
 } from '@rollout/contracts';
 import type { DeadLetterEntry } from './evaluation';
 
-/** Where a dead letter is recorded: its subject's project, location and policy id. */
 export interface DeadLetterScope {
   project: string;
   location: string;
@@ -26,7 +25,6 @@ const CONTROL = /[\u0000-\u001f\u007f]/g;
 
 const clean = (text: string, max: number) => text.replace(CONTROL, '\uFFFD').slice(0, max);
 
-/** An entry's scope and detail as stored (`key` is `{project}.{location}.{firewallPolicy}`). */
 export function deadLetterRecord(
   entry: DeadLetterEntry,
 ): DeadLetterScope & { reason: string; detail: string } {
@@ -44,7 +42,6 @@ export function deadLetterRecord(
   };
 }
 
-/** The project and location (and policy id, if any) a request asks about, or INVALID_ARGUMENT. */
 export function deadLetterQuery(
   request: GetDeadLettersRequest | undefined,
 ): Omit<DeadLetterScope, 'policy'> & { policy?: string } {
@@ -67,7 +64,6 @@ export function deadLetterQuery(
   return { ...parent, policy: policy || undefined };
 }
 
-/** One stored count: a policy id's messages for one reason. */
 export interface DeadLetterCountRow {
   policy: string;
   reason: string;
@@ -75,7 +71,6 @@ export interface DeadLetterCountRow {
   lastTime: Date;
 }
 
-/** The summary of a project's location from its stored counts and newest samples. */
 export function deadLetterSummary(
   counts: readonly DeadLetterCountRow[],
   samples: readonly DeadLetterSample[],

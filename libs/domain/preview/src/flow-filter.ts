@@ -3,11 +3,7 @@ import { parseProtocol, parseRange } from '@rollout/domain/firewall';
 import { addressText, protocolName } from './flows';
 import { IMPLIED_PRIORITY } from './totals';
 
-/**
- * previewFlows' `filter`: the conjunctive subset of AIP-160 a flow list needs (fields and values:
- * ListPreviewFlowsRequest; operators: FlowFilterTerm), terms joined by `AND`; `:` is `=` for
- * addresses. Parsing is pure: the store turns the terms into SQL with bound parameters.
- */
+/** The conjunctive subset of AIP-160 a flow list needs; `:` is `=` for addresses. */
 export type Equality = '=' | '!=';
 export type Comparison = Equality | '<' | '<=' | '>' | '>=';
 
@@ -121,7 +117,7 @@ function integer(text: string, min: number, max: number): number | undefined {
   return n >= min && n <= max ? n : undefined;
 }
 
-/** An address or CIDR range as canonical CIDR text: the network address (host bits cleared) and its prefix. */
+/** Host bits cleared. */
 function cidr(text: string): string | undefined {
   const range = parseRange(text);
   if (!range) return undefined;

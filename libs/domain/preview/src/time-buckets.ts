@@ -1,19 +1,13 @@
 import { PREVIEW_MINUTE_BUCKETS_HOURS, type PreviewTimeBucket } from '@rollout/contracts';
 import { type BucketTally, HOUR_MS, MINUTE_MS } from './totals';
 
-/** A time bucket as counted: a minute wide, or an hour wide once rolled up. */
 export interface CountedBucket extends BucketTally {
   startMs: number;
   /** MINUTE_MS or HOUR_MS. */
   widthMs: number;
 }
 
-/**
- * The report's time buckets: a minute wide for the PREVIEW_MINUTE_BUCKETS_HOURS before the last
- * event, an hour wide before that, oldest first (an hour before the minute it starts with).
- * Older minutes are rolled into their hour here, whoever counted them: the live store rolls
- * them up only at its next housekeeping round, a backtest never, and both answer alike.
- */
+/** Rolls older minutes up here: the store does so only at housekeeping, a backtest never. */
 export function reportTimeBuckets(
   buckets: Iterable<CountedBucket>,
   lastEventMs: number,
