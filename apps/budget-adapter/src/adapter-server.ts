@@ -23,10 +23,7 @@ import { BudgetAdapter } from './budget/budget-adapter';
 import { BudgetMetrics } from './budget/budget-metrics';
 import { BUDGET_ADAPTER_CONFIG, type Config } from './config';
 
-/**
- * The handler table: one adapter.v1 method per subject. Copy this file to write an adapter:
- * every reply is the method's JSON message, with a `status` even when the call failed.
- */
+/** Copy this file to write an adapter: every reply is the method's JSON message, with a `status` even on failure. */
 const HANDLERS: Record<AdapterMethod, (adapter: BudgetAdapter, body: unknown) => unknown> = {
   info: (adapter) => adapter.info(),
   validate: (adapter, body) => adapter.validate(body),
@@ -37,7 +34,6 @@ const HANDLERS: Record<AdapterMethod, (adapter: BudgetAdapter, body: unknown) =>
   handleReport: (adapter, body) => adapter.handleReport(body),
 };
 
-/** The reply of a failed call: the method's message with its status and empty values. */
 function failure(method: AdapterMethod, status: AdapterStatus): Record<string, unknown> {
   switch (method) {
     case 'createSession':
@@ -53,10 +49,7 @@ function failure(method: AdapterMethod, status: AdapterStatus): Record<string, u
 
 const codec = JSONCodec();
 
-/**
- * Serves adapter.v1 on the process's NATS connection: plain JSON request/reply on
- * `adapter.v1.<name>.<method>` (namespaced), queue group `<name>` so replicas share the work.
- */
+/** Queue group `<name>`, so replicas share the work. */
 @Injectable()
 export class AdapterServer
   implements OnApplicationBootstrap, BeforeApplicationShutdown, ReadinessCheck
@@ -95,7 +88,6 @@ export class AdapterServer
       throw new Error('not subscribed to the adapter subjects');
   }
 
-  /** Stops taking requests and answers those under way before the connection closes. */
   async beforeApplicationShutdown(): Promise<void> {
     await Promise.all(this.subscriptions.map((s) => s.drain().catch(() => undefined)));
     await Promise.all([...this.inFlight]);

@@ -25,7 +25,6 @@ const settings = z.object({
   BUDGET_QUOTA_VALID_DURATION_MS: nonNegativeInt(60_000),
 });
 
-/** Production refuses a Postgres connection whose server is not verified (checkDatabaseTls). */
 export const configSchema = settings.superRefine(checkDatabaseTls);
 
 export type Config = z.output<typeof configSchema>;

@@ -10,7 +10,7 @@ import { CreateDeliveryOutboxes1766700000000 } from './migrations/1766700000000-
 
 @Module({})
 export class AppModule {
-  /** `enforcement` is the validated filter chain file (main.ts reads it before anything connects). */
+  /** `enforcement` is validated by main.ts before anything connects. */
   static forRoot(config: Config, enforcement: EnforcementConfig): DynamicModule {
     return serviceModule({
       module: AppModule,

@@ -4,20 +4,17 @@ import { type RetryPolicy, mayRetry } from '@rollout/domain/enforcement';
 import { BackgroundLoop, backoffMs } from '@rollout/platform/runtime';
 import { BACKGROUND_MAX_FAILURE_DELAY_MS, Config } from './config';
 
-/** One attempt's result: delivered (no `failure`), or why not and to whom it is still owed. */
 export interface Attempted {
   failure?: string;
   owed?: string[];
 }
 
-/** How an item that was not delivered goes on. */
 export interface Retry {
   attempts: number;
   lastError: string;
   owed?: string[];
 }
 
-/** A durable delivery's table, in the job's terms: items claimed by time, then settled. */
 export interface DeliveryStore<Item> {
   claimDue(now: Date, limit: number): Promise<Item[]>;
   done(item: Item): Promise<void>;
@@ -31,15 +28,11 @@ export interface DeliveryJobOptions {
   name: string;
   maxAttempts: number;
   batch: number;
-  /** Batches claimed per pass at most: a pass that finds more goes on at the next. */
+  /** A pass that finds more goes on at the next. */
   batchesPerPass: number;
 }
 
-/**
- * The shell of the service's durable deliveries (the on_end outbox, the adapter session closes):
- * a loop that claims the due items every poll interval and tries each once, and what follows a
- * try: done, tried again with exponential back-off, or given up after the last attempt.
- */
+/** The on_end outbox and the adapter session closes: claim due items by time, try each once, back off or give up. */
 export abstract class DeliveryJob<Item extends { attempts: number }>
   implements OnApplicationBootstrap, OnModuleDestroy
 {
@@ -74,7 +67,6 @@ export abstract class DeliveryJob<Item extends { attempts: number }>
     await this.loop.stop();
   }
 
-  /** One pass: the due items this replica claims, each tried once and settled. */
   async drainDue(): Promise<void> {
     const { batch, batchesPerPass } = this.options;
     for (let batches = 0; batches < batchesPerPass; batches++) {
@@ -89,7 +81,6 @@ export abstract class DeliveryJob<Item extends { attempts: number }>
 
   protected async afterPass(): Promise<void> {}
 
-  /** Done, tried again later, or given up; what it came to. */
   protected async settle(item: Item, attempted: Attempted): Promise<Settled> {
     if (attempted.failure === undefined) {
       await this.store.done(item);

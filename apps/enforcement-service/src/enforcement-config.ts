@@ -16,10 +16,6 @@ import { parse } from 'yaml';
 
 export const ENFORCEMENT_CONFIG = Symbol('ENFORCEMENT_CONFIG');
 
-/**
- * Reads and validates the filter chain file. Every problem is one line naming the file and the
- * setting, e.g. `invalid enforcement config in /etc/…/enforcement.yaml: enabled_filters[1]: unknown filter "Quota"`.
- */
 export function loadEnforcementConfig(
   path: string,
   env: NodeJS.ProcessEnv = process.env,
@@ -62,7 +58,7 @@ export function loadEnforcementConfig(
   }
 }
 
-/** For main.ts: the config, or one line on stderr and exit 1 before anything connects. */
+/** For main.ts: exits before anything connects. */
 export function loadEnforcementConfigOrExit(service: string, path: string): EnforcementConfig {
   try {
     return loadEnforcementConfig(path);
@@ -75,12 +71,7 @@ export function loadEnforcementConfigOrExit(service: string, path: string): Enfo
   }
 }
 
-/**
- * The chain config in force, and its reload: on SIGHUP or when the file changes (polled every
- * ENFORCEMENT_CONFIG_WATCH_INTERVAL_MS, which also follows a Kubernetes ConfigMap's symlink
- * swap). A valid file is handed to the listeners (the adapter sessions) and then becomes
- * current; an invalid or empty one is logged and changes nothing. Reloads run one at a time.
- */
+/** Polling follows a Kubernetes ConfigMap's symlink swap too; an invalid or empty file changes nothing. */
 @Injectable()
 export class EnforcementConfigSource implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('EnforcementConfig');
@@ -108,7 +99,6 @@ export class EnforcementConfigSource implements OnApplicationBootstrap, OnApplic
     return this.config;
   }
 
-  /** Called with each new valid config before it becomes current. */
   onChange(listener: (config: EnforcementConfig) => Promise<void>): void {
     this.listeners.push(listener);
   }
@@ -127,13 +117,11 @@ export class EnforcementConfigSource implements OnApplicationBootstrap, OnApplic
     unwatchFile(this.settings.ENFORCEMENT_CONFIG_FILE, this.onFileChange);
   }
 
-  /** Reads the file again; resolves when the reload (or its refusal) is done. */
   reload(why: string): Promise<void> {
     this.reloading = this.reloading.then(async () => {
       let next: EnforcementConfig;
       try {
-        // A file rewritten in place can be read between its truncation and its write: read
-        // empty, it would drop every adapter handler (closing its session) until the next read.
+        // A file rewritten in place may be read empty: that would drop every adapter handler until the next read.
         next = loadEnforcementConfig(this.settings.ENFORCEMENT_CONFIG_FILE, process.env, {
           refuseEmpty: true,
         });

@@ -4,12 +4,11 @@ import { z } from 'zod';
 const settings = z.object({
   ...baseConfigSchema(3004).shape,
   ...databaseConfigSchema('inspection').shape,
-  /** YAML file of built-in inspection rules, read once at start. */
   INSPECTION_BUILT_IN_RULES: z
     .string()
     .min(1)
     .default('apps/inspection-rules-service/built-in-rules.yaml'),
-  /** Scope given to user rules created without one; unset = no scope (applies to every node). */
+  /** Unset: user rules without a scope apply to every node. */
   INSPECTION_DEFAULT_SCOPE: z.string().min(1).max(255).optional(),
   /** Whether rules see secrets (`always` masks them, `sensitive` shows them to sensitive rules only). */
   INSPECTION_MASK_SECRETS: z
@@ -17,7 +16,6 @@ const settings = z.object({
     .default('always'),
 });
 
-/** Production refuses a Postgres connection whose server is not verified (checkDatabaseTls). */
 export const configSchema = settings.superRefine(checkDatabaseTls);
 
 export type Config = z.output<typeof configSchema>;

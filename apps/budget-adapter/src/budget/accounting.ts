@@ -3,17 +3,13 @@ import { budgetOf, type BudgetConfig } from './budget-config';
 
 const HOUR_MS = 3_600_000;
 
-/** The part of a lease the budget looks at. */
 export interface LeaseTimes {
   startDate: Date;
   endDate: Date;
   reservations: readonly AdapterReservation[];
 }
 
-/**
- * How many units a reservation holds: hosts up to `max` (or exactly `min`); other types their
- * `amount` (else `max`, `min`); 1 when none is set.
- */
+/** Hosts up to `max` (or exactly `min`); other types their `amount` (else `max`, `min`); 1 when none is set. */
 export function reservationUnits(r: AdapterReservation): number {
   const size =
     r.resourceType === 'physical:host'
@@ -22,11 +18,7 @@ export function reservationUnits(r: AdapterReservation): number {
   return typeof size === 'number' && Number.isFinite(size) ? Math.max(0, size) : 1;
 }
 
-/**
- * The resource-hours a lease holds per resource type from its start until `until` (default:
- * its end), rounded up to whole hours per type (30 minutes of one host is one host-hour), as
- * the enforcement-service counts what it asks for.
- */
+/** Rounded up to whole hours per type, as the enforcement-service counts what it asks for. */
 export function resourceHours(
   lease: LeaseTimes,
   until: Date = lease.endDate,
@@ -41,10 +33,7 @@ export function resourceHours(
   );
 }
 
-/**
- * What to grant of one quota: best effort grants whatever is left (≥ 0, at most the amount);
- * otherwise all of it or nothing. A type without a budget is not limited.
- */
+/** Best effort grants whatever is left; otherwise all of it or nothing. A type without a budget is not limited. */
 export function grantAmount(
   asked: { amount: number; bestEffort: boolean },
   budget: number | undefined,
@@ -56,12 +45,11 @@ export function grantAmount(
   return left >= asked.amount ? asked.amount : 0;
 }
 
-/** The charge of a lease's type after it ended at `at`: what it used, rounded up, never more than charged. */
+/** What it used, rounded up, never more than charged. */
 export function chargeAfterEnd(charged: number, used: number): number {
   return Math.max(0, Math.min(charged, used));
 }
 
-/** The first of the lease's resource types whose project budget is spent, with the denial message. */
 export function overBudget(
   config: BudgetConfig,
   project: string,

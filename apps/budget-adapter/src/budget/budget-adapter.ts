@@ -39,10 +39,7 @@ export function leaseKey(lease: LeaseMessage): string {
   return lease.id ?? `name:${lease.name ?? ''}`;
 }
 
-/**
- * The budget adapter's seven calls (adapter.v1), transport-free: each takes the parsed JSON
- * body and returns the reply, or throws a StatusError the server turns into the reply's status.
- */
+/** Transport-free: a StatusError thrown here becomes the reply's status. */
 @Injectable()
 export class BudgetAdapter {
   private readonly logger = new Logger('BudgetAdapter');
@@ -171,7 +168,6 @@ export class BudgetAdapter {
               ]),
             );
           }
-          // updated: the new lease replaces the old one for accounting.
           const now = resourceHours(lease);
           return Object.fromEntries(
             [...new Set([...Object.keys(charged), ...Object.keys(now)])].map((type) => [
@@ -193,7 +189,6 @@ export class BudgetAdapter {
     throw StatusError.invalidArgument(`Invalid budget config: ${text}.`, parsed.violations);
   }
 
-  /** The config a Handle* call runs under: its session's, or (no session) the one it carries. */
   private async resolve(request: {
     sessionId?: string;
     adapterConfig?: Record<string, unknown>;

@@ -2,12 +2,9 @@ import { canonicalJson } from '@rollout/contracts';
 import { createHash } from 'node:crypto';
 
 /**
- * The budget adapter's own config (`adapterConfig`, the handler's `params`): resource-hours per
- * resource type, per project, with a default for projects not listed.
- *
+ * Resource-hours per type and project, with a default for projects not listed; a type with no
+ * budget for a project is not limited.
  *   { "budgets": { "acme": { "physical:host": 100 } }, "default": { "physical:host": 10 } }
- *
- * A resource type with no budget for a project (neither its own nor the default) is not limited.
  */
 export interface BudgetConfig {
   budgets: Record<string, Record<string, number>>;
@@ -50,7 +47,7 @@ function limits(raw: unknown, field: string, violations: FieldViolation[]): Reco
   return out;
 }
 
-/** Validates an `adapterConfig`; every problem names its field (`adapterConfig.budgets.acme.physical:host`). */
+/** Every problem names its field (`adapterConfig.budgets.acme.physical:host`). */
 export function parseBudgetConfig(raw: unknown, prefix = 'adapterConfig'): ParsedBudgetConfig {
   const violations: FieldViolation[] = [];
   if (!isPlainObject(raw))
@@ -81,7 +78,6 @@ export function parseBudgetConfig(raw: unknown, prefix = 'adapterConfig'): Parse
     : { ok: true, config: { budgets, default: defaults } };
 }
 
-/** A project's budget of one resource type, or undefined when that type is not limited. */
 export function budgetOf(
   config: BudgetConfig,
   project: string,
@@ -92,7 +88,6 @@ export function budgetOf(
     : config.default[resourceType];
 }
 
-/** What identifies a session: the hash of the config's canonical JSON. */
 export function configKey(raw: unknown): string {
   return createHash('sha256').update(canonicalJson(raw)).digest('hex');
 }

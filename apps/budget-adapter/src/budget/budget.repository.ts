@@ -5,24 +5,19 @@ import { DataSource, EntityManager } from 'typeorm';
 
 export interface OpenedSession {
   sessionId: string;
-  /** CreateSessions of this config not yet closed, this one included. */
+  /** CreateSessions not yet closed, this one included. */
   refs: number;
 }
 
 export type ClosedSession = { found: false } | { found: true; refs: number };
 
-/** Per resource type, resource-hours. */
 export type Hours = Record<string, number>;
 
-/**
- * Postgres access of the budget adapter (its own schema, raw SQL). Every change to a project's
- * charges runs in a transaction holding the project's row lock.
- */
+/** Every change to a project's charges runs in a transaction holding the project's row lock. */
 @Injectable()
 export class BudgetRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** A session for this config: the open one (one more reference) or a new one. */
   async openSession(configKey: string, config: unknown, now: Date): Promise<OpenedSession> {
     const id = `s-${randomBytes(12).toString('hex')}`;
     const rows: { id: string; refs: number }[] = await this.dataSource.query(
@@ -35,7 +30,6 @@ export class BudgetRepository {
     return { sessionId: rows[0].id, refs: rows[0].refs };
   }
 
-  /** One reference fewer; the session is gone when none is left. */
   async closeSession(sessionId: string, now: Date): Promise<ClosedSession> {
     return this.dataSource.transaction(async (manager) => {
       const rows: { refs: number }[] = await manager.query(
@@ -55,7 +49,6 @@ export class BudgetRepository {
     });
   }
 
-  /** The config of an open session, or undefined. */
   async sessionConfig(sessionId: string): Promise<unknown> {
     const rows: { config: unknown }[] = await this.dataSource.query(
       'SELECT config FROM sessions WHERE id = $1',
@@ -69,7 +62,6 @@ export class BudgetRepository {
     return Number(rows[0].n);
   }
 
-  /** A project's spend of each of these types (0 when nothing is charged). */
   async spent(
     project: string,
     resourceTypes: readonly string[],
@@ -85,11 +77,7 @@ export class BudgetRepository {
     return out;
   }
 
-  /**
-   * Grants a quota request once per dedup id: under the project's lock, the first answer to
-   * `dedupId` is returned as it was; otherwise `decide` sees the project's spend, its grants are
-   * charged to the lease and its answer is stored.
-   */
+  /** Under the project's lock, the first answer to `dedupId` is returned as it was: a retry is charged once. */
   async grantOnce(
     project: string,
     leaseKey: string,
@@ -123,10 +111,7 @@ export class BudgetRepository {
     });
   }
 
-  /**
-   * Recharges a lease under the project's lock: `recharge` sees what the lease is charged per
-   * type and returns the new charges (types left out keep theirs). Returns the change in hours.
-   */
+  /** Types `recharge` leaves out keep their charge; returns the change in hours. */
   async recharge(
     project: string,
     leaseKey: string,

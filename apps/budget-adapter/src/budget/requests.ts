@@ -1,11 +1,7 @@
 import { StatusError } from '@rollout/contracts';
 import { z } from 'zod';
 
-/**
- * The adapter.v1 requests as this adapter reads them: what it needs is checked, the rest is
- * ignored (a newer caller may send more). A request that does not parse is INVALID_ARGUMENT
- * naming the field.
- */
+/** What the adapter needs is checked, the rest ignored (a newer caller may send more). */
 const json = z.record(z.string(), z.unknown());
 const isoTime = z.iso.datetime({
   offset: true,
@@ -70,7 +66,6 @@ export const REQUESTS = {
 
 export type LeaseMessage = z.output<typeof lease>;
 
-/** Parses a request body or throws INVALID_ARGUMENT naming every offending field. */
 export function parseRequest<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;

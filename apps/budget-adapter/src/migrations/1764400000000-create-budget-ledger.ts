@@ -1,15 +1,9 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The budget adapter's state.
- * - `sessions`: one per distinct config (by the hash of its canonical JSON), with the number
- *   of CreateSessions not yet closed; the row goes when the last one closes.
- * - `projects`: one row per project, locked by every change to the project's charges, so
- *   concurrent grants never spend the same budget twice (replicas included).
- * - `lease_charges`: resource-hours each lease is charged, per resource type; a project's spend
- *   of a type is their sum. Grants add to it; reports of ended or updated leases lower it.
- * - `quota_grants`: the answer to each quota request by its dedup id: a retry gets the same
- *   answer and is charged once.
+ * `projects` rows are locked by every change to a project's charges, so concurrent grants (replicas
+ * included) never spend the same budget twice; `quota_grants` keeps each answer by dedup id, so a
+ * retry is charged once.
  */
 export class CreateBudgetLedger1764400000000 implements MigrationInterface {
   name = 'CreateBudgetLedger1764400000000';

@@ -32,7 +32,7 @@ export type AdapterMethod =
   | 'handleQuota'
   | 'handleReport';
 
-/** The adapter could not be asked: nobody serves its subject, it was too slow, or it answered garbage. */
+/** Nobody serves its subject, it was too slow, or it answered garbage. */
 export class AdapterCallError extends Error {
   override readonly name = 'AdapterCallError';
   constructor(
@@ -43,7 +43,6 @@ export class AdapterCallError extends Error {
   }
 }
 
-/** NATS subject of an adapter method: `adapter.v1.{adapter}.{method}` in the process's namespace. */
 export function adapterSubject(
   namespace: NatsNamespace,
   adapter: string,
@@ -53,11 +52,8 @@ export function adapterSubject(
 }
 
 /**
- * The one place the service talks to adapters: plain JSON request/reply on the process's NATS
- * connection, every call with the `Contract-Version` (adapter.v1 as this build knows it) and
- * `User-Agent` (this service and its version) headers the contract promises. No responders is "adapter down" at once; no answer within `timeoutMs` is a
- * timeout; both reject with AdapterCallError, and the filter's failure policy decides. Every
- * call's latency and every error are measured by adapter and method.
+ * Every call carries the `Contract-Version` and `User-Agent` headers the contract promises. No
+ * responders is "adapter down" at once; both that and a timeout reject with AdapterCallError.
  */
 @Injectable()
 export class AdapterClient {

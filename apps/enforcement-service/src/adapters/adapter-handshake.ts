@@ -12,13 +12,9 @@ interface InfoReply {
   sessionBased?: boolean;
 }
 
-/** Where a handler's requests go: its session, or its config with every call (adapters without sessions). */
 export type Target = { sessionId: string } | { adapterConfig: Record<string, unknown> };
 
-/**
- * Info, Validate, then CreateSession when the adapter is session based: the handler's target,
- * or why the adapter refused it. A call that fails throws (AdapterCallError).
- */
+/** A call that fails throws (AdapterCallError); a refusal is returned. */
 export async function handshake(
   client: AdapterClient,
   config: AdapterFilterConfig,
@@ -49,15 +45,11 @@ export async function handshake(
   return { sessionId: created.sessionId };
 }
 
-/**
- * adapter.v1: a Handle* call on a session the adapter does not know (never created, closed,
- * or lost with its state) is answered FAILED_PRECONDITION, and nothing else is.
- */
+/** adapter.v1 answers FAILED_PRECONDITION, and only it, for a session the adapter does not know. */
 export function lostSession(status: AdapterStatus | undefined): boolean {
   return status?.status === 'FAILED_PRECONDITION';
 }
 
-/** What a reply without a status counts as. */
 export const NO_STATUS: AdapterStatus = {
   code: 13,
   status: 'INTERNAL',

@@ -29,10 +29,7 @@ import { SessionCloses } from './session-closes.job';
 
 /** A handler without a session tries again at most this often (an adapter that was down comes back). */
 const RETRY_INTERVAL_MS = 5_000;
-/**
- * Handle* calls wait this much longer than the filter's timeout_ms: the chain's own timer is
- * the one that gives up (and names the filter), the NATS request is cleaned up just after.
- */
+/** The chain's own timer is the one that gives up (and names the filter); the NATS request is cleaned up just after. */
 const CALL_SLACK_MS = 100;
 
 interface Handler {
@@ -40,34 +37,27 @@ interface Handler {
   filter: AdapterFilter;
   cache: CheckCache;
   target?: Target;
-  /** Why the handler gets no requests (Validate or CreateSession refused, adapter down). */
   failure?: string;
   retryAt: number;
   opening?: Promise<void>;
   closed: boolean;
 }
 
-/** Thrown to the chain when a handler has no valid session: the failure policy applies. */
 export class AdapterNotReadyError extends Error {
   override readonly name = 'AdapterNotReadyError';
 }
 
 /**
- * The chain's adapter handlers and their sessions (Mixer's model), and the filters' adapter port.
- * A handler opens at boot or when a reload changes it, and a refused one gets no requests (its
- * failure policy applies) until a later attempt succeeds. A changed handler is make before break:
- * while its replacement cannot open (the adapter is down, or refuses the new config) the old
- * session keeps serving and the replacement is tried again every 5 s; the old session closes once
- * the replacement is open. Every session closes at shutdown.
+ * Mixer's model. A changed handler is make before break: while its replacement cannot open
+ * (adapter down, or refusing the new config) the old session keeps serving and the replacement is
+ * retried every 5 s; the old session closes once the replacement is open.
  */
 @Injectable()
 export class AdapterSessions
   implements AdapterCalls, OnApplicationBootstrap, BeforeApplicationShutdown
 {
   private readonly logger = new Logger('AdapterSessions');
-  /** The handlers requests go to, by name. */
   private handlers = new Map<string, Handler>();
-  /** Replacements that could not open yet, by name; their old handler serves meanwhile. */
   private replacements = new Map<string, Handler>();
   private applying: Promise<void> = Promise.resolve();
   private retryTimer?: NodeJS.Timeout;
@@ -96,7 +86,7 @@ export class AdapterSessions
     await Promise.all(all.map((h) => this.close(h)));
   }
 
-  /** The filter of a handler; a config the sessions do not hold (yet) gets a filter with no session. */
+  /** A config the sessions do not hold (yet) gets a filter with no session. */
   filterFor(config: AdapterFilterConfig): AdapterFilter {
     const handler = this.handlers.get(config.name);
     if (handler && sameAdapterFilter(handler.config, config)) return handler.filter;
@@ -106,12 +96,10 @@ export class AdapterSessions
     return this.newHandler(config).filter;
   }
 
-  /** Brings the handlers in line with `config`; one apply at a time. */
   apply(config: EnforcementConfig): Promise<void> {
     return this.serialized(() => this.applyNow(config));
   }
 
-  /** Handlers and replacements change only here, one step at a time. */
   private serialized(step: () => Promise<void>): Promise<void> {
     this.applying = this.applying.then(step);
     return this.applying;
@@ -152,7 +140,6 @@ export class AdapterSessions
     this.retryReplacementsLater();
   }
 
-  /** Opens the waiting replacements it can; each that opens takes over and its old handler closes. */
   private async promoteNow(): Promise<void> {
     const waiting = [...this.replacements.values()];
     await Promise.all(waiting.map((h) => this.open(h)));
@@ -169,7 +156,7 @@ export class AdapterSessions
     this.retryReplacementsLater();
   }
 
-  /** Replacements are tried again without waiting for a request: the old session must not stay for good. */
+  /** Without waiting for a request: the old session must not stay for good. */
   private retryReplacementsLater(): void {
     if (this.stopped || this.retryTimer || this.replacements.size === 0) return;
     this.retryTimer = setTimeout(() => {
@@ -191,7 +178,7 @@ export class AdapterSessions
     return { config, filter, cache, retryAt: 0, closed: false };
   }
 
-  /** Info, Validate, CreateSession (when session based). Never throws: a failure is kept on the handler. */
+  /** Never throws: a failure is kept on the handler. */
   private open(handler: Handler): Promise<void> {
     if (handler.opening) return handler.opening;
     handler.opening = this.establish(handler).finally(() => (handler.opening = undefined));
@@ -249,7 +236,6 @@ export class AdapterSessions
     this.metrics.sessionEvent(handler.config.name, 'closed');
   }
 
-  /** The handler's target, trying to open a session again when the last attempt is old enough. */
   private async target(name: string): Promise<{ handler: Handler; target: Target }> {
     let handler = this.handlers.get(name);
     if (!handler) throw new AdapterNotReadyError(`Adapter filter ${name} is not configured.`);
@@ -298,8 +284,7 @@ export class AdapterSessions
       handler.config.timeoutMs + CALL_SLACK_MS,
     );
     if ('sessionId' in target && lostSession(reply.status)) {
-      // The adapter no longer knows the session (it lost its state, or it was closed under a
-      // call in flight): this call fails by policy, and the next one opens a session again.
+      // The adapter lost the session (its state, or closed under a call in flight): the next call opens a new one.
       if (handler.target === target) {
         handler.target = undefined;
         handler.failure = `Adapter ${handler.config.adapter} no longer knows session ${target.sessionId}: ${describeStatus(reply.status)}`;

@@ -8,13 +8,8 @@ import { EnforcementMetrics } from '../metrics/enforcement-metrics';
 import { AdapterClient } from './adapter-client';
 import { PendingClose, SessionClosesRepository } from './session-closes.repository';
 
-/** How long a CloseSession waits for its answer. */
 export const CLOSE_TIMEOUT_MS = 2_000;
-/**
- * The adapter's answer to CloseSession: `closed` acknowledged; `unknown` the adapter does not know
- * the session (adapter.v1 answers FAILED_PRECONDITION, or NOT_FOUND, for a session it never made,
- * closed already, or lost with its state), so nothing is left open; `retry` anything else.
- */
+/** adapter.v1 answers FAILED_PRECONDITION or NOT_FOUND for a session it never made, closed, or lost: nothing is left open. */
 function outcomeOf(status: AdapterStatus | undefined): 'closed' | 'unknown' | 'retry' {
   if (isOk(status)) return 'closed';
   return status?.status === 'FAILED_PRECONDITION' || status?.status === 'NOT_FOUND'
@@ -23,11 +18,8 @@ function outcomeOf(status: AdapterStatus | undefined): 'closed' | 'unknown' | 'r
 }
 
 /**
- * Closes adapter sessions so that none stays open at the adapter once its handler moved on (a
- * config change, shutdown). A CloseSession that is not acknowledged (the adapter is down, slow, or
- * answers an error) is written to `adapter_session_closes` and tried again with back-off, across
- * restarts, until the adapter acknowledges it or says it does not know the session. Replicas
- * share the retries: each claims due closes for a while (by time, no lock held across the call).
+ * So that no session stays open at the adapter once its handler moved on. An unacknowledged close
+ * is retried from `adapter_session_closes` across restarts, replicas claiming due rows by time.
  */
 @Injectable()
 export class SessionCloses extends DeliveryJob<PendingClose> {
@@ -49,7 +41,7 @@ export class SessionCloses extends DeliveryJob<PendingClose> {
     });
   }
 
-  /** CloseSession now; when it is not acknowledged, kept for the retries. Never throws. */
+  /** Never throws. */
   async close(handler: string, adapter: string, sessionId: string): Promise<void> {
     const close: PendingClose = { adapter, sessionId, handler, attempts: 0 };
     const { failure } = await this.attempt(close);
@@ -69,7 +61,6 @@ export class SessionCloses extends DeliveryJob<PendingClose> {
     }
   }
 
-  /** One CloseSession: delivered when the session is closed for good, else why not. */
   protected async attempt({ adapter, sessionId }: PendingClose): Promise<Attempted> {
     let outcome: 'closed' | 'unknown' | 'retry';
     let failure: string | undefined;

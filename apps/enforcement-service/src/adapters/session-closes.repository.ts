@@ -3,7 +3,6 @@ import { DeliveryQueue, poolOf } from '@rollout/platform/postgres';
 import { DataSource } from 'typeorm';
 import type { DeliveryStore, Retry } from '../delivery-job';
 
-/** A CloseSession not acknowledged yet. */
 export interface PendingClose {
   adapter: string;
   sessionId: string;
@@ -17,18 +16,11 @@ interface CloseRow {
   handler: string;
 }
 
-/**
- * How long a replica's claim on a close lasts: longer than a claimed batch takes (each
- * CloseSession waits at most CLOSE_TIMEOUT_MS), so no close is sent twice at once.
- */
+/** Longer than a claimed batch takes (each close waits CLOSE_TIMEOUT_MS at most), so no close is sent twice at once. */
 const CLAIM_MS = 60_000;
 
 const keyOf = (close: PendingClose) => ({ adapter: close.adapter, session_id: close.sessionId });
 
-/**
- * `adapter_session_closes`: CloseSession calls to try again, a delivery queue shared by
- * replicas; a close is kept until the adapter acknowledges it (never abandoned).
- */
 @Injectable()
 export class SessionClosesRepository implements DeliveryStore<PendingClose> {
   private readonly table: DeliveryQueue<CloseRow>;
@@ -46,7 +38,6 @@ export class SessionClosesRepository implements DeliveryStore<PendingClose> {
     );
   }
 
-  /** A close that failed its first attempt, tried again at `at`. */
   async enqueue(close: PendingClose, retry: Retry, at: Date, now: Date): Promise<void> {
     await this.table.enqueue({ ...keyOf(close), handler: close.handler }, at, now, {
       attempts: retry.attempts,

@@ -9,7 +9,6 @@ import { EXTERNAL_HTTP, Enforcement } from './enforcement';
 import { EnforcementMetrics } from '../metrics/enforcement-metrics';
 import { NodeExternalHttp } from './external-http';
 
-/** Closes the external service's keep-alive connections at shutdown. */
 class ExternalHttpLifecycle implements OnApplicationShutdown {
   constructor(@Inject(EXTERNAL_HTTP) private readonly http: NodeExternalHttp) {}
   onApplicationShutdown(): void {
@@ -17,10 +16,7 @@ class ExternalHttpLifecycle implements OnApplicationShutdown {
   }
 }
 
-/**
- * The filter chain as its file configures it (reloaded on change), with its out-of-process
- * adapters' sessions: global, as every decision of the service runs through it.
- */
+/** Global: every decision of the service runs through the chain. */
 @Global()
 @Module({})
 export class ChainModule {

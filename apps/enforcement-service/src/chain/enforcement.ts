@@ -14,10 +14,7 @@ import { EnforcementMetrics } from '../metrics/enforcement-metrics';
 
 export const EXTERNAL_HTTP = Symbol('EXTERNAL_HTTP');
 
-/**
- * The configured chain, built again when the config is reloaded. Adapter filters are the
- * sessions' own, which hold their check caches. Every decision is counted and every check timed.
- */
+/** Built again when the config is reloaded; adapter filters are the sessions' own, which hold their check caches. */
 @Injectable()
 export class Enforcement {
   private readonly logger = new Logger('Leases');
@@ -44,7 +41,7 @@ export class Enforcement {
     return this.built.chain;
   }
 
-  /** `liveLeases`: the project's live leases, counted under its lock (MaxActiveLeases). */
+  /** `liveLeases` are counted under the project's lock (MaxActiveLeases). */
   async checkCreate(
     context: EnforcementContext,
     lease: LeaseRequest,
@@ -63,7 +60,6 @@ export class Enforcement {
     return this.timed(await this.chain.checkUpdate(context, before, after), startedAt);
   }
 
-  /** An admitted create that could not be written: filters give back what they took. */
   async abortCreate(context: EnforcementContext, lease: LeaseRequest): Promise<ChainDecision> {
     return this.counted(await this.chain.abortCreate(context, lease));
   }
@@ -86,7 +82,7 @@ export class Enforcement {
     return decision;
   }
 
-  /** Filters that follow the lease's life (adapters' reports) hear of a committed create; never throws. */
+  /** Never throws. */
   async notifyCreated(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
     try {
       await this.chain.notifyCreated(context, lease);
@@ -95,7 +91,7 @@ export class Enforcement {
     }
   }
 
-  /** Filters that follow the lease's life (adapters' reports, refunds of a shrink) hear of a committed update; never throws. */
+  /** Never throws. */
   async notifyUpdated(
     context: EnforcementContext,
     before: LeaseRequest,

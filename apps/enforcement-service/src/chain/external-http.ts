@@ -41,11 +41,7 @@ function parseBody(buffer: Buffer): unknown {
   }
 }
 
-/**
- * The ExternalService filter's HTTP client: keep-alive connections, one deadline for the whole
- * exchange (connect, send, answer, body), redirects never followed (a 3xx is just a status),
- * and latency recorded for every call.
- */
+/** One deadline for the whole exchange (connect, send, answer, body); a 3xx is just a status, never followed. */
 export class NodeExternalHttp implements ExternalHttpPort {
   private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 128 });
   private readonly httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 128 });

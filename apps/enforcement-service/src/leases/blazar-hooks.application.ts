@@ -24,10 +24,7 @@ import { OnEndOutbox } from '../on-end/on-end-outbox.job';
 const verdictOf = (decision: ChainDecision): BlazarVerdict =>
   decision.allowed ? { allowed: true } : { allowed: false, message: decision.denial!.message };
 
-/**
- * Blazar's check_create, check_update and on_end hooks over the same ledger and chain as the
- * API's leases: Blazar's leases are tracked by Blazar's name (or id) and count like the API's.
- */
+/** Blazar's leases are tracked by Blazar's name (or id) and count like the API's. */
 @Injectable()
 export class BlazarHooks {
   private readonly logger = new Logger('Leases');
@@ -40,7 +37,6 @@ export class BlazarHooks {
     @Inject(ENFORCEMENT_SERVICE_CONFIG) private readonly config: Config,
   ) {}
 
-  /** Blazar asks before creating a lease; an admitted one is tracked (keyed by its name) and counts. */
   async checkCreate(payload: unknown, requestId: string): Promise<BlazarVerdict> {
     const call = this.read(payload, 'check_create', requestId);
     const { context, view, now } = call;
@@ -69,10 +65,7 @@ export class BlazarHooks {
     return verdictOf(decision);
   }
 
-  /**
-   * Blazar asks before changing a lease; when allowed, the ledger's copy follows (or starts
-   * tracking it). A change of nothing the filters decide on passes without them, as in Blazar.
-   */
+  /** A change of nothing the filters decide on passes without them, as in Blazar. */
   async checkUpdate(payload: unknown, requestId: string): Promise<BlazarVerdict> {
     const call = this.read(payload, 'check_update', requestId);
     const { context, view, now } = call;
@@ -96,7 +89,6 @@ export class BlazarHooks {
     return verdictOf(decision);
   }
 
-  /** Blazar says a lease ends: the ledger releases it and on_end goes out, once per lease. */
   async onEnd(payload: unknown, requestId: string): Promise<BlazarVerdict> {
     const call = this.read(payload, 'on_end', requestId);
     const { context, view, now } = call;
@@ -113,7 +105,6 @@ export class BlazarHooks {
     return { allowed: true };
   }
 
-  /** The prelude every hook shares. */
   private read(payload: unknown, hook: Hook, requestId: string): BlazarHookCall {
     return readBlazarHook(
       payload,
@@ -125,7 +116,7 @@ export class BlazarHooks {
     );
   }
 
-  /** An admitted create that could not be written: filters give back what they took; never throws. */
+  /** Never throws. */
   private async abortCreate(error: unknown, call: BlazarHookCall): Promise<void> {
     const { project } = call;
     this.logger.warn(

@@ -38,12 +38,7 @@ import { Ledger, LedgerUnit } from '../ledger/ledger.repository';
 import { OnEndOutbox } from '../on-end/on-end-outbox.job';
 import { leaseView } from './views';
 
-/**
- * The commands on the API's leases (enforcement.v1), each read top to bottom: the facts under
- * a lock, the chain, the decider, the write, then the notifications once it committed. Creates
- * of one project are serialised so that MaxActiveLeases counts exactly; each decision is written
- * in the unit of work of the change it decided, and on_end goes out once per lease.
- */
+/** Creates of one project are serialised so that MaxActiveLeases counts exactly; on_end goes out once per lease. */
 @Injectable()
 export class LeaseCommands {
   private readonly logger = new Logger('Leases');
@@ -100,11 +95,7 @@ export class LeaseCommands {
     return leaseView(written);
   }
 
-  /**
-   * The fields present replace the lease's; a refusal leaves it exactly as it was. An update
-   * that changes neither dates nor reservations runs no filter (Blazar's rule, see
-   * updateNeedsChecks) and leaves no decision.
-   */
+  /** An update that changes neither dates nor reservations runs no filter (see updateNeedsChecks) and leaves no decision. */
   async update(request: UpdateLeaseRequest, requestId: string): Promise<ApiLease> {
     const now = this.clock.now();
     const project = checkProject(request?.project);
@@ -126,7 +117,6 @@ export class LeaseCommands {
     return leaseView(decided.lease);
   }
 
-  /** TERMINATED now, and on_end (once). Ending an ended lease changes nothing. */
   async end(request: EndLeaseRequest, requestId: string): Promise<ApiLease> {
     const now = this.clock.now();
     const project = checkProject(request?.project);
@@ -144,7 +134,6 @@ export class LeaseCommands {
     return leaseView(lease);
   }
 
-  /** Deletes the lease; a live one is ended first (on_end). Its decisions stay in the ledger. */
   async delete(request: DeleteLeaseRequest, requestId: string): Promise<Record<string, never>> {
     const now = this.clock.now();
     const project = checkProject(request?.project);
@@ -171,14 +160,13 @@ export class LeaseCommands {
     return this.onEnd.queue(unit, ended, this.contextOf(ended, actor, requestId), actor, now);
   }
 
-  /** The lease, locked for this unit of work; NOT_FOUND when there is none. */
   private async locked(unit: LedgerUnit, project: string, leaseId: unknown): Promise<Lease> {
     const lease = isLookupId(leaseId) ? await unit.lockLease(project, leaseId) : undefined;
     if (!lease) throw leaseNotFound(project, leaseId);
     return lease;
   }
 
-  /** An admitted create that could not be written: filters give back what they took; never throws. */
+  /** Never throws. */
   private async abortCreate(error: unknown, call: HookCall, lease: LeaseRequest): Promise<void> {
     const project = call.context.projectId;
     this.logger.warn(

@@ -17,7 +17,6 @@ import { type Lease, checkProject, isLookupId, leaseNotFound } from '@rollout/do
 import { Ledger } from '../ledger/ledger.repository';
 import { decisionView, leaseView } from './views';
 
-/** Reading the leases of the API (enforcement.v1) and their decisions from the ledger. */
 @Injectable()
 export class LeaseQueries {
   constructor(private readonly ledger: Ledger) {}

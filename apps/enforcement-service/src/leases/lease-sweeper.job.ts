@@ -9,7 +9,6 @@ import { OnEndOutbox, QueuedOnEnd } from '../on-end/on-end-outbox.job';
 
 const SWEEP_BATCH = 100;
 
-/** Follows the leases' dates in the background: starts leases whose start came, ends those whose end passed (on_end for each). */
 @Injectable()
 export class LeaseSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly loop: BackgroundLoop;
@@ -37,7 +36,7 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     await this.loop.stop();
   }
 
-  /** One sweep: ended leases are claimed in batches (SKIP LOCKED), so replicas share the work. */
+  /** SKIP LOCKED, so replicas share the work. */
   async sweep(): Promise<void> {
     const now = this.clock.now();
     await this.ledger.activateStarted(now);

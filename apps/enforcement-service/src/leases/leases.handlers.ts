@@ -15,7 +15,6 @@ import { BlazarHooks } from './blazar-hooks.application';
 import { LeaseCommands } from './lease-commands.application';
 import { LeaseQueries } from './lease-queries.application';
 
-/** The caller's request id (NATS header), for the filter context and the decision record. */
 const requestId = (ctx: NatsContext) => requestIdFrom(ctx.getHeaders()?.get(REQUEST_ID_HEADER));
 
 @Controller()

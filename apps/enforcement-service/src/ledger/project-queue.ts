@@ -1,7 +1,6 @@
 /**
- * Runs tasks one at a time per key, in arrival order, within this process. The ledger's
- * advisory lock serialises replicas; this keeps a burst on one project from tying up one pool
- * connection per waiting request on that lock.
+ * The ledger's advisory lock serialises replicas; this keeps a burst on one project from tying up
+ * one pool connection per waiting request on that lock.
  */
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<unknown>>();

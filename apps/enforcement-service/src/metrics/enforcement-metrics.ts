@@ -10,11 +10,7 @@ import type {
 import { METRICS_REGISTRY } from '@rollout/platform/metrics';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-/**
- * The chain's observability: every filter step counted by hook, filter and result (dryrun
- * would-denials and fail-opens included) and logged when it is not a plain allow; each
- * decision of the chain as a whole; and the latency of every call to the external service.
- */
+/** Steps that are not a plain allow are logged too (dryrun would-denials, fail-opens). */
 @Injectable()
 export class EnforcementMetrics implements ChainObserver, AdapterFilterObserver {
   private readonly logger = new Logger('Enforcement');

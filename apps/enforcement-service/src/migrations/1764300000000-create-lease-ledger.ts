@@ -1,11 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The lease ledger and its decisions. `leases` holds every lease the chain decided about (made
- * through the API or admitted for a Blazar deployment, keyed there by Blazar's name and id);
- * PENDING and ACTIVE ones count against MaxActiveLeases. `on_end_sent` makes on_end once per
- * lease whoever ends it (a user, deletion, the end date, Blazar). `decisions` is the audit
- * trail; it has no foreign key, so a deleted lease's decisions stay.
+ * `on_end_sent` makes on_end once per lease whoever ends it (a user, deletion, the end date,
+ * Blazar). `decisions` has no foreign key, so a deleted lease's decisions stay.
  */
 export class CreateLeaseLedger1764300000000 implements MigrationInterface {
   name = 'CreateLeaseLedger1764300000000';

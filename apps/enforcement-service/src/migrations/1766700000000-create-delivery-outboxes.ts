@@ -1,16 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * What must still reach someone outside, kept across restarts.
- *
- * `on_end_outbox`: one row per ended lease whose on_end some filter has not yet taken, written in
- * the transaction that ended the lease. `pending` names those filters (NULL: every filter, not
- * tried yet); `next_attempt_at` is when it is tried next (also the claim of the replica trying
- * it now); a row whose bound of attempts ran out keeps `abandoned_at` for the operator.
- *
- * `adapter_session_closes`: adapter sessions whose CloseSession was not acknowledged (the adapter
- * was down when the config changed or the service stopped), retried until the adapter
- * acknowledges it or says it does not know the session.
+ * `on_end_outbox.pending`: the filters still owed (NULL: all, not tried yet); `next_attempt_at`
+ * is also the trying replica's claim. `adapter_session_closes` is never abandoned.
  */
 export class CreateDeliveryOutboxes1766700000000 implements MigrationInterface {
   name = 'CreateDeliveryOutboxes1766700000000';

@@ -18,13 +18,9 @@ import { OnEndDue, OnEndOutboxRepository } from './on-end-outbox.repository';
 export type { OnEndDue as QueuedOnEnd } from './on-end-outbox.repository';
 
 /**
- * Delivers on_end at least once to every filter of the chain: the first attempt right after the
- * lease ended, then, for the filters that failed (an ExternalService that answered anything but
- * a 2xx or did not answer, an adapter that was down), retries with exponential back-off until
- * each took it, across restarts and replicas. Every attempt is recorded as an ON_END decision.
- * After ENFORCEMENT_ON_END_MAX_ATTEMPTS the row is kept as abandoned and counted. Receivers
- * deduplicate by the lease's id (`lease.id`), since a delivery whose acknowledgement was lost is
- * sent again.
+ * At least once to every filter, retried with back-off across restarts and replicas until each
+ * took it, then kept as abandoned. Receivers deduplicate by `lease.id`, since a delivery whose
+ * acknowledgement was lost is sent again.
  */
 @Injectable()
 export class OnEndOutbox extends DeliveryJob<OnEndDue> {
@@ -46,11 +42,7 @@ export class OnEndOutbox extends DeliveryJob<OnEndDue> {
     });
   }
 
-  /**
-   * Queues the on_end of a lease in the unit of work that ends it, so an ended lease always has
-   * its on_end queued, whatever happens next; once per lease (a second end queues nothing).
-   * `request` is what the filters hear about (Blazar's own view on its on-end).
-   */
+  /** In the unit of work that ends the lease, so an ended lease always has its on_end queued; once per lease. */
   queue(
     unit: LedgerUnit,
     lease: Lease,
@@ -73,7 +65,7 @@ export class OnEndOutbox extends DeliveryJob<OnEndDue> {
     );
   }
 
-  /** The first attempt of a queued on_end, right after its commit (the row is claimed for it). Never throws. */
+  /** Never throws. */
   async deliver(queued: OnEndDue | undefined): Promise<void> {
     if (!queued) return;
     try {

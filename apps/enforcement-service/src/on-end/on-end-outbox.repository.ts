@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import type { DeliveryStore, Retry } from '../delivery-job';
 import type { LedgerUnit } from '../ledger/ledger.repository';
 
-/** An on_end to deliver: everything needed to send it again after a restart. */
+/** Everything needed to send it again after a restart. */
 export interface OnEndEntry {
   leaseUid: string;
   project: string;
@@ -15,14 +15,13 @@ export interface OnEndEntry {
   lease: LeaseRequest;
 }
 
-/** A queued on_end, claimed: still owed to the filters in `pending` (all when null). */
+/** Still owed to the filters in `pending` (all when null). */
 export interface OnEndDue extends OnEndEntry {
   id: string;
   pending: string[] | null;
   attempts: number;
 }
 
-/** A row of `on_end_outbox`. */
 interface OutboxRow {
   id: string;
   lease_uid: string;
@@ -35,7 +34,6 @@ interface OutboxRow {
   attempts: number;
 }
 
-/** The lease as the outbox keeps it (dates as ISO text). */
 type StoredLease = Omit<LeaseRequest, 'startDate' | 'endDate'> & {
   startDate: string;
   endDate: string;
@@ -74,10 +72,6 @@ function dueOfRow(row: OutboxRow): OnEndDue {
   };
 }
 
-/**
- * The on_end outbox table as a delivery queue: one row per ended lease, written in the unit of
- * work that ends it, claimed by replicas for CLAIM_MS while they try it.
- */
 @Injectable()
 export class OnEndOutboxRepository implements DeliveryStore<OnEndDue> {
   private readonly table: DeliveryQueue<Omit<OutboxRow, 'attempts'>>;
@@ -96,10 +90,7 @@ export class OnEndOutboxRepository implements DeliveryStore<OnEndDue> {
     );
   }
 
-  /**
-   * Queues a lease's on_end in the unit of work that ends it, claimed for CLAIM_MS by its first
-   * attempt; the queued on_end, or undefined when the lease's on_end was queued before.
-   */
+  /** Undefined when the lease's on_end was queued before. */
   async queue(unit: LedgerUnit, entry: OnEndEntry, now: Date): Promise<OnEndDue | undefined> {
     const [queued] = await unit.execute<{ id: string }>(
       this.table.enqueueStatement(

@@ -26,18 +26,10 @@ import { PolicyAggregateCommand, PolicyAnswer, policyAggregate } from './policy-
 import { EventRelays } from '../relays/event-relays.job';
 import type { RecordedMetadata } from './command-metadata';
 
-/**
- * How much of the experiments' last known states to keep, counted as the length of their JSON
- * (a state takes about two to four times that in memory). An experiment of a few rules is
- * under 1 KB, so thousands fit; one of 1,000 rules can pass 100 KB.
- */
+/** Counted as JSON length (about 2-4× that in memory): a few-rule experiment is under 1 KB, a 1,000-rule one can pass 100 KB. */
 const EXPERIMENT_STATES_CACHED_JSON_LENGTH = 16 * 1024 * 1024;
 
-/**
- * The event-sourced aggregates, live policies and experiments: each registered once with its
- * command handler (decider and projection), and their history. Each event carries the resource
- * after it, for publication; each command's answer is kept once, in the event store.
- */
+/** Each event carries the resource after it, for publication; each command's answer is kept once, in the event store. */
 @Injectable()
 export class Aggregates {
   readonly store: EventStore;
@@ -77,10 +69,7 @@ export class Aggregates {
     );
   }
 
-  /**
-   * An aggregate's events, as its history shows them. The stream outlives the resource: a
-   * committed or deleted experiment keeps its history.
-   */
+  /** A committed or deleted experiment keeps its history. */
   async history(name: string): Promise<{ events: HistoryEvent[] }> {
     const events = await this.store.readStream(name);
     return {

@@ -1,16 +1,11 @@
 import { CommandContext, StatusError } from '@rollout/contracts';
 import type { EventMetadata } from '@rollout/platform/event-store';
 
-/** The metadata commands record: the event store's, with the call's x-request-id. */
 export interface RecordedMetadata extends EventMetadata {
   traceId?: string;
 }
 
-/**
- * Who sent a command, its AIP-155 request id and the HTTP x-request-id of the call (`traceId`),
- * as its events record them. A command that names no actor is refused: every event says who
- * caused it (the actor gate has checked a named actor against the request's assertion).
- */
+/** A command that names no actor is refused: every event says who caused it (the actor gate checked the name). */
 export function commandMetadata(context: CommandContext): RecordedMetadata {
   const actor = checkActor((context as { actor?: unknown }).actor);
   const requestId = checkRequestId('requestId', context.requestId);

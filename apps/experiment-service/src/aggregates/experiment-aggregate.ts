@@ -22,7 +22,6 @@ import { newOperation, operationJson } from './operation';
 import type { PoliciesRepository } from './policies.repository';
 import type { ExperimentsRepository } from './experiments.repository';
 
-/** The commands an experiment's events come from; a commit is decided with its live policy. */
 export type ExperimentAggregateCommand = ExperimentCommand | CommitCommand;
 
 type ExperimentDecided = Decided<
@@ -42,10 +41,6 @@ const VERBS: Record<ExperimentAggregateCommand['type'], string> = {
   ApproveCommit: 'approveCommit',
 };
 
-/**
- * Experiments as an aggregate: the decider, and the projection (the `experiments` row) with the
- * answer, an Operation holding the experiment as it is after the command.
- */
 export function experimentAggregate(
   experiments: ExperimentsRepository,
   policies: PoliciesRepository,
@@ -58,7 +53,6 @@ export function experimentAggregate(
   FirewallPolicyExperiment,
   Operation
 > {
-  /** The experiment compared with the live policy (see analyzeExperiment). */
   const analysisOf = async ({
     command,
     view,

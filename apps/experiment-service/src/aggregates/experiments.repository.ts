@@ -6,16 +6,11 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { StateCondition } from '../read-models/filter';
 import { ExperimentRecord } from '../read-models/records';
 
-/** The `experiments` projection: one row per experiment, written with its events. */
 @Injectable()
 export class ExperimentsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /**
-   * The experiment's row as `after` has it (`resource`: its view's JSON): gone once it is deleted
-   * or committed. `analysis` (JSON) replaces the stored one; without it the stored analysis stays
-   * (only create and update analyse).
-   */
+  /** Without `analysis` the stored one stays (only create and update analyse). */
   save(after: ExperimentState, resource: string | undefined, analysis?: string): ClaimedWrite {
     if (!after.exists || resource === undefined)
       return (p) =>
@@ -43,7 +38,6 @@ export class ExperimentsRepository {
     return record ? withAnalysis(record) : undefined;
   }
 
-  /** Up to `limit` experiments of a policy named after `after` and in the states asked for, by name. */
   async list(
     policyName: string,
     after: string,
@@ -65,7 +59,6 @@ export class ExperimentsRepository {
   }
 }
 
-/** The experiment as clients read it: its projection, with the analysis stored beside it. */
 function withAnalysis(record: {
   resource: FirewallPolicyExperiment;
   analysis: ExperimentAnalysis | null;

@@ -2,7 +2,6 @@ import type { Operation } from '@rollout/contracts';
 import type { ClaimedWrite } from '@rollout/platform/event-store';
 import { randomUUID } from 'node:crypto';
 
-/** An experiment mutation's answer: an Operation, done at once, kept as its command's answer. */
 export function newOperation<T>(
   verb: string,
   target: string,
@@ -38,10 +37,7 @@ export const operationName = (answer: unknown): string | undefined => {
   return typeof name === 'string' && name.startsWith('operations/') ? name : undefined;
 };
 
-/**
- * The Operation's JSON as SQL, spliced from the resource's JSON (and the analysis's) that the
- * projection binds in the same statement, so neither is serialized twice.
- */
+/** Spliced from the JSON the projection binds in the same statement, so nothing is serialized twice. */
 export function operationJson(
   operation: Operation,
   resource: string | undefined,

@@ -6,12 +6,10 @@ import type { PolicyState } from '@rollout/domain/experiment';
 import { DataSource } from 'typeorm';
 import { PolicyRecord } from '../read-models/records';
 
-/** The `policies` projection: one row per live policy, written with its events. */
 @Injectable()
 export class PoliciesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The policy's row as `after` has it (`resource`: its view's JSON): gone once the policy is deleted. */
   save(after: PolicyState, resource: string | undefined): ClaimedWrite {
     if (!after.exists || resource === undefined)
       return (p) =>
@@ -27,7 +25,6 @@ export class PoliciesRepository {
     return (await this.dataSource.getRepository(PolicyRecord).findOneBy({ name }))?.resource;
   }
 
-  /** Up to `limit` policies of `parent` named after `after`, by name. */
   async list(parent: string, after: string, limit: number): Promise<FirewallPolicy[]> {
     const rows: { resource: FirewallPolicy }[] = await this.dataSource.query(
       `SELECT resource FROM policies WHERE parent = $1 AND name > $2 ORDER BY name LIMIT $3`,
@@ -36,7 +33,6 @@ export class PoliciesRepository {
     return rows.map((row) => row.resource);
   }
 
-  /** Projects holding at least one live policy (among `only`, when given), with their counts. */
   async projects(only?: string[]): Promise<{ projectId: string; policyCount: number }[]> {
     const rows: { project: string; count: number }[] = await this.dataSource.query(
       `SELECT split_part(parent, '/', 2) AS project, count(*)::integer AS count FROM policies

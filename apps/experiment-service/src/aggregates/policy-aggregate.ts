@@ -10,14 +10,11 @@ import type { Aggregate } from '@rollout/platform/event-store';
 import { newOperation } from './operation';
 import type { PoliciesRepository } from './policies.repository';
 
-/** The commands a live policy's events come from; a commit is decided with its experiment. */
 export type PolicyAggregateCommand =
   PolicyCommand | { type: 'CommitExperiment'; data: { experiment: string } };
 
-/** What a policy command answers: the policy, nothing (delete), or an Operation (rollback, commit). */
 export type PolicyAnswer = FirewallPolicy | Record<string, never> | Operation<FirewallPolicy>;
 
-/** Live policies as an aggregate: the decider, and the projection (the `policies` row) with the answer. */
 export function policyAggregate(
   policies: PoliciesRepository,
   clock: Clock,

@@ -2,10 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { CommitProposal } from '@rollout/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 
-/**
- * The commit proposal waiting on each experiment (one at most: a new one replaces it). A
- * proposal for another etag than the experiment's is stale and never shown or approved.
- */
+/** One at most per experiment; a proposal for another etag than the experiment's is stale, never shown or approved. */
 @Injectable()
 export class CommitProposalsRepository {
   constructor(private readonly dataSource: DataSource) {}

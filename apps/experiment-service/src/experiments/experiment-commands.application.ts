@@ -41,11 +41,7 @@ import { RecordedMetadata } from '../aggregates/command-metadata';
 import type { EventTransaction } from '@rollout/platform/event-store';
 import { CommitProposalsRepository } from './commit-proposals.repository';
 
-/**
- * The commands on experiments; each answers an Operation (see experimentAggregate). A command on
- * one experiment is one statement (see CommandHandler.handle); create and commit, which read the
- * live policy too, run in one transaction, once per request id.
- */
+/** Create and commit read the live policy too: they run in one transaction, once per request id. */
 @Injectable()
 export class ExperimentCommands {
   constructor(
@@ -120,10 +116,7 @@ export class ExperimentCommands {
     return this.command(request, name, { type: 'StopPreview', data: { etag, reason } });
   }
 
-  /**
-   * Atomically: the live policy takes the experiment's whole resource, and the experiment is
-   * gone. Refused in a project that requires review (proposeCommit, approveCommit).
-   */
+  /** Refused in a project that requires review (proposeCommit, approveCommit). */
   commit(request: CommitRequest): Promise<Operation<FirewallPolicy>> {
     const livePolicyEtag = livePolicyEtagOf(request);
     const { etag, evidence, reason } = request;
@@ -133,10 +126,6 @@ export class ExperimentCommands {
     })) as Promise<Operation<FirewallPolicy>>;
   }
 
-  /**
-   * Records a commit proposal for the experiment as it is, for another editor to approve; answers
-   * the experiment with its `commitProposal`.
-   */
   proposeCommit(request: ProposeCommitRequest): Promise<Operation<FirewallPolicyExperiment>> {
     const { name, policyName } = requireExperimentName(request.name);
     const metadata = commandMetadata(request);
@@ -159,7 +148,6 @@ export class ExperimentCommands {
     });
   }
 
-  /** Approves the experiment's commit proposal (another principal than its proposer), and commits. */
   approveCommit(request: ApproveCommitRequest): Promise<Operation<FirewallPolicy>> {
     const { etag, evidence, livePolicyEtag } = request;
     return this.commitCommand(request, async (_requireReview, approver, tx) => ({
@@ -174,11 +162,7 @@ export class ExperimentCommands {
     })) as Promise<Operation<FirewallPolicy>>;
   }
 
-  /**
-   * A commit or an approval: decided on the experiment and its live policy together, under the
-   * policy's lock (so of a commit and a rollback on one etag, the second finds it moved), with
-   * the project's review setting read in the same transaction.
-   */
+  /** Under the policy's lock, so of a commit and a rollback on one etag, the second finds it moved. */
   private commitCommand(
     request: CommandContext & { name: string },
     commandOf: (
@@ -204,7 +188,6 @@ export class ExperimentCommands {
     });
   }
 
-  /** A command on one experiment; a decision that changes nothing answers with the experiment as it is. */
   private command<T>(
     request: CommandContext,
     name: string,
@@ -230,7 +213,6 @@ function livePolicyEtagOf(request: CommitRequest): string | undefined {
   return request.livePolicyEtag ?? request.parentEtag;
 }
 
-/** Who sent a command, as a review records them: the principal and the call's request id. */
 function callerOf(metadata: RecordedMetadata): Caller {
   const requestId = shownRequestId(metadata);
   return { actor: metadata.actor, ...(requestId ? { requestId } : {}) };

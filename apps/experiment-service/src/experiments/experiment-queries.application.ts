@@ -17,7 +17,6 @@ import { parseExperimentFilter } from '../read-models/filter';
 import { ExperimentsRepository } from '../aggregates/experiments.repository';
 import { CommitProposalsRepository } from './commit-proposals.repository';
 
-/** Reading experiments: their projection (with its analysis), and their history from the event store. */
 @Injectable()
 export class ExperimentQueries {
   constructor(

@@ -1,10 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * The static analysis of each experiment (experiment.v1 1.3.0), computed at create and update.
- * A column of its own, not part of `resource`: the other commands rewrite the resource from the
- * experiment's state, which does not hold the analysis, and must leave it as it is.
- */
+/** Not part of `resource`: the other commands rewrite the resource from state, which does not hold the analysis. */
 export class ExperimentAnalysis1767100000000 implements MigrationInterface {
   name = 'ExperimentAnalysis1767100000000';
 

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { Operation } from '@rollout/contracts';
 import { Aggregates } from '../aggregates/aggregates';
 
-/** Every experiment mutation's Operation, kept as its command's answer, for GET /v1/operations. */
 @Injectable()
 export class OperationsRepository {
   constructor(private readonly aggregates: Aggregates) {}

@@ -13,10 +13,6 @@ import { Aggregates } from '../aggregates/aggregates';
 import { commandMetadata } from '../aggregates/command-metadata';
 import { ExperimentsRepository } from '../aggregates/experiments.repository';
 
-/**
- * Creating, updating and deleting live policies (see policyAggregate): create and update on one
- * stream (see CommandHandler.handle); delete, with its experiments, in one transaction.
- */
 @Injectable()
 export class PolicyCommands {
   constructor(
@@ -46,7 +42,6 @@ export class PolicyCommands {
     ) as Promise<FirewallPolicy>;
   }
 
-  /** Deleting a live policy deletes its experiments with it, in the same transaction. */
   deletePolicy(request: DeleteRequest): Promise<Record<string, never>> {
     const { name } = requirePolicyName(request.name);
     const metadata = commandMetadata(request);

@@ -16,7 +16,6 @@ import { notFound } from '@rollout/domain/experiment';
 import { Aggregates } from '../aggregates/aggregates';
 import { PoliciesRepository } from '../aggregates/policies.repository';
 
-/** Reading live policies: their projection, and their history from the event store. */
 @Injectable()
 export class PolicyQueries {
   constructor(

@@ -32,7 +32,7 @@ import { RecordedMetadata, commandMetadata } from '../aggregates/command-metadat
 import { ExperimentsRepository } from '../aggregates/experiments.repository';
 import { PoliciesRepository } from '../aggregates/policies.repository';
 
-/** Revisions of live policies (AIP-162), read from their event streams; diffs; rollback. */
+/** AIP-162 revisions, read from the policies' event streams. */
 @Injectable()
 export class PolicyRevisions {
   constructor(
@@ -65,7 +65,6 @@ export class PolicyRevisions {
     return revision;
   }
 
-  /** Two revisions of a live policy; `toRevision` defaults to the current one. */
   async policyDiff(request: PolicyDiffRequest): Promise<RuleDiff> {
     const { name } = requirePolicyName(request.name);
     const fromId = checkRevisionId('fromRevision', request.fromRevision);
@@ -94,7 +93,6 @@ export class PolicyRevisions {
     return ruleDiff(side(fromId), side(toId));
   }
 
-  /** An experiment's whole resource against its live policy's as it is now. */
   async experimentDiff({ name }: GetRequest): Promise<RuleDiff> {
     const { policyName, experiment: id } = requireExperimentName(name);
     const experiment = await this.experiments.find(name);
@@ -117,11 +115,7 @@ export class PolicyRevisions {
     );
   }
 
-  /**
-   * Makes an older revision's rules live as a new revision, atomically and guarded by the
-   * policy's etag as a commit is (the policy is locked as a commit locks it, so of a rollback and
-   * a commit on one etag, the second to run finds the etag moved and changes nothing).
-   */
+  /** Locked as a commit locks the policy: of a rollback and a commit on one etag, the second finds the etag moved. */
   rollback(request: RollbackRequest): Promise<Operation<FirewallPolicy>> {
     const { name } = requirePolicyName(request.name);
     const revisionId = checkRevisionId('revisionId', request.revisionId);
@@ -140,7 +134,6 @@ export class PolicyRevisions {
     }) as Promise<Operation<FirewallPolicy>>;
   }
 
-  /** Every revision of the policy, oldest first; NOT_FOUND when it never existed. */
   async revisions(name: string, tx?: EventTransaction): Promise<Revision[]> {
     const events = await (tx ?? this.aggregates.store).readStream(name);
     if (events.length === 0) throw notFound('Firewall policy', name);

@@ -28,7 +28,6 @@ export class ProjectSettingsRepository {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** A project's settings; the defaults (review off) when they were never changed. */
   async settings(project: string, manager?: EntityManager): Promise<ProjectSettings> {
     return view(project, await this.row(project, manager ?? this.dataSource.manager));
   }
@@ -45,7 +44,6 @@ export class ProjectSettingsRepository {
     return this.settings(projectOf(name, 'name'));
   }
 
-  /** Sets the fields of the mask (or those given), guarded by the etag when one is given. */
   async update(request: UpdateProjectSettingsRequest): Promise<ProjectSettings> {
     commandMetadata(request);
     const input = (request.settings ?? {}) as Record<string, unknown>;

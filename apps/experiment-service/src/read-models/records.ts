@@ -5,7 +5,6 @@ import type {
 } from '@rollout/contracts';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/** Read models: projections of the events, updated in the same transaction as the append. */
 @Entity('policies')
 export class PolicyRecord {
   @PrimaryColumn('text') name!: string;

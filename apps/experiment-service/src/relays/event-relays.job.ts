@@ -15,11 +15,7 @@ import { StateBucketSink } from './state-bucket.sink';
 
 const codec = JSONCodec();
 
-/**
- * The two relays of the event store, each with its own checkpoint and lock, so that one
- * failing never holds the other up: history into the EXPERIMENT_EVENTS stream, current state
- * into the EXPERIMENT_STATE bucket.
- */
+/** Each relay has its own checkpoint and lock, so one failing never holds the other up. */
 @Injectable()
 export class EventRelays implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(EventRelays.name);

@@ -12,11 +12,10 @@ import {
 } from '@rollout/contracts';
 import type { StoredEvent } from '@rollout/platform/event-store';
 
-/** `{project, location, policy, experiment?}` of an aggregate's resource name. */
 function idsOf(event: StoredEvent): [string, string, string, string | undefined] {
   const experiment = parseExperimentName(event.streamId);
   const name = experiment ?? parsePolicyName(event.streamId);
-  // Every stream is a policy's or an experiment's (their commands require the name): another is a bug, not a message to publish.
+  // Their commands require the name: another stream is a bug, not a message to publish.
   if (!name) throw new Error(`event stream "${event.streamId}" is not a policy or experiment name`);
   return [name.project, name.location, name.policy, experiment?.experiment];
 }
@@ -29,7 +28,6 @@ export function eventSubject(event: StoredEvent): string {
     : experimentEventSubject(project, location, policy, experiment);
 }
 
-/** The key of an aggregate's current state in the EXPERIMENT_STATE bucket. */
 export function stateKey(event: StoredEvent): string {
   const [project, location, policy, experiment] = idsOf(event);
   return experiment === undefined
@@ -41,7 +39,6 @@ export function stateKey(event: StoredEvent): string {
 export const isEnd = (event: StoredEvent) =>
   ['PolicyDeleted', 'ExperimentDeleted', 'ExperimentCommitted'].includes(event.type);
 
-/** The published form: the event and the aggregate's state after it (replayed in order). */
 export function publishedEvent(event: StoredEvent): PolicyEvent | ExperimentEvent {
   return {
     id: event.eventId,

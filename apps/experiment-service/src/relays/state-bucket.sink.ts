@@ -14,32 +14,22 @@ const codec = JSONCodec();
 /** Keys whose version and revision are remembered (about 100 bytes each). */
 const HELD_KEYS = 100_000;
 
-/** A key's version (0: none) and its last revision (0: no entry). */
 interface Held {
   version: number;
   revision: number;
 }
 
 /**
- * Writes each aggregate's current state into the EXPERIMENT_STATE KV bucket (see experiment.v1):
- * its last event as the value, or a delete marker once it is deleted or committed. A key never
- * goes back: a write is compare-and-set on the key's last revision and skipped when the key
- * already holds that version or a later one, so a batch written again after a crash, or by a
- * replica that lost its lock meanwhile, changes nothing. The bucket is its own checkpoint: the
- * relay resumes from its position key, and from the first event when the key is absent (a new
- * bucket, or an upgrade from before the bucket existed), which fills it from the event store.
+ * A key never goes back: a write is compare-and-set on the key's last revision and skipped when
+ * the key holds that version or later, so a batch rewritten after a crash, or by a replica that
+ * lost its lock, changes nothing. Without a position key (new bucket) the relay refills from the
+ * first event.
  */
 export class StateBucketSink implements RelaySink {
-  /** Where the bucket's position key stands, as this process last read or wrote it, and its revision. */
   private position?: Cursor;
   private positionRevision = 0;
-  /** The last event this sink holds in the bucket. */
   private reached: Cursor = START;
-  /**
-   * What keys hold, as this process last wrote or read them: a write needs the key's revision,
-   * and reading it for every write would double the relay's cost. A compare-and-set that fails
-   * says an entry is out of date (another replica's relay wrote the key): it is read again.
-   */
+  /** Reading a key's revision for every write would double the relay's cost; a failed compare-and-set re-reads it. */
   private readonly held = new Map<string, Held>();
 
   constructor(private readonly bucket: KvWriter) {}
@@ -56,7 +46,6 @@ export class StateBucketSink implements RelaySink {
     events: StoredEvent[],
     caughtUp: boolean,
   ): Promise<{ published: number; error?: unknown }> {
-    // Only the last event of each aggregate in the batch is current state (in commit order).
     const latest = new Map<string, StoredEvent>();
     for (const event of events) {
       latest.delete(event.streamId);
@@ -72,8 +61,7 @@ export class StateBucketSink implements RelaySink {
       const last = events[events.length - 1];
       if (last) this.reached = { txId: last.txId, position: last.position };
       if (caughtUp && (!this.position || isAfter(this.reached, this.position))) {
-        // Compare-and-set too: a bucket deleted and created again meanwhile fails it, and the
-        // relay then starts again from the position the new bucket has (none: a full refill).
+        // Compare-and-set: a bucket recreated meanwhile fails it, and the relay restarts from its position (a full refill).
         this.positionRevision = await this.bucket.put(STATE_POSITION_KEY, Empty, {
           headers: cursorHeaders(this.reached),
           expectRevision: this.positionRevision,
@@ -82,8 +70,7 @@ export class StateBucketSink implements RelaySink {
       }
       return { published: events.length };
     } catch (error) {
-      // Written again from the position key, which no write above has moved past, and with
-      // every key read again: a failed compare-and-set means the cache is wrong.
+      // A failed compare-and-set means the cache is wrong.
       this.held.clear();
       return { published: 0, error };
     }
@@ -106,7 +93,6 @@ export class StateBucketSink implements RelaySink {
     }
   }
 
-  /** What a key holds, read from the bucket (for a key this process has not written yet). */
   private async read(key: string): Promise<Held> {
     const entry = await this.bucket.last(key);
     const held = entry

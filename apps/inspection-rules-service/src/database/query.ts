@@ -1,9 +1,8 @@
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 
 /**
- * A database error without the query and its parameters, which hold rule contents and
- * inspection data (secrets included): TypeORM puts both on its errors, and whoever logs the
- * error would print them. The Postgres error code stays, for the callers that look at it.
+ * TypeORM puts the query and its parameters (rule contents, inspection secrets) on its errors,
+ * and whoever logs the error would print them; the Postgres error code stays.
  */
 export class DatabaseError extends Error {
   constructor(
@@ -17,7 +16,6 @@ export class DatabaseError extends Error {
 
 export const UNIQUE_VIOLATION = '23505';
 
-/** Runs one SQL statement; a failure comes back as a DatabaseError. */
 export async function query<T>(
   runner: DataSource | EntityManager,
   sql: string,

@@ -25,10 +25,8 @@ import { InspectionResultsRepository } from './inspection-results.repository';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Runs each inspection event's phase rules and publishes one result per event id. The first
- * result computed for an id is stored; a redelivery (or a second replica racing on the same
- * id) republishes that stored result with the same Nats-Msg-Id, so consumers of results never
- * see two different answers for one event, even if the rules changed in between.
+ * A redelivery (or a replica racing on the same id) republishes the first stored result with the
+ * same Nats-Msg-Id, so consumers never see two answers for one event, even if the rules changed.
  */
 @Injectable()
 export class InspectionEventsConsumer implements OnModuleInit {

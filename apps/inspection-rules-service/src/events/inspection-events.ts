@@ -12,8 +12,7 @@ const object = z.record(z.string(), z.unknown());
 
 /** What an inspection agent publishes; anything else is dead-lettered with the reason. */
 export const inspectionEventSchema = z.object({
-  // Control characters have no place in an id (and Postgres text cannot hold NUL); an unpaired
-  // surrogate would be stored as U+FFFD, making two ids one.
+  // Postgres text cannot hold NUL; an unpaired surrogate would be stored as U+FFFD, making two ids one.
   id: z
     .string()
     .min(1)

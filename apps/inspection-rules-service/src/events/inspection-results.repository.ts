@@ -3,7 +3,6 @@ import type { InspectionResult } from '@rollout/contracts';
 import { DataSource } from 'typeorm';
 import { query } from '../database/query';
 
-/** The one result of each inspection event id, as published. */
 @Injectable()
 export class InspectionResultsRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -17,7 +16,6 @@ export class InspectionResultsRepository {
     return rows[0] && (JSON.parse(rows[0].result) as InspectionResult);
   }
 
-  /** Stores the result unless one is stored already, and returns the stored one: the first writer wins. */
   async keepFirst(result: InspectionResult): Promise<InspectionResult> {
     await query(
       this.dataSource,

@@ -1,11 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * Rules keep conditions and actions as JSON columns (as Ironic does), `seq` records creation
- * order for equal priorities. Every change to the rules bumps `rules_revision` in the same
- * transaction, so every replica notices and reloads its compiled rule set. `inspection_results`
- * holds the one result of each event id, so a redelivered event republishes the same result.
- */
+/** Every rule change bumps `rules_revision` in the same transaction, so every replica reloads its compiled rule set. */
 export class CreateInspectionRules1763800000000 implements MigrationInterface {
   name = 'CreateInspectionRules1763800000000';
 

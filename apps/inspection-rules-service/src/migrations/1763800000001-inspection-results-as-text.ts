@@ -1,10 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * Inspection results are kept as the JSON text that was published: Postgres `jsonb` refuses
- * the NUL characters that real inventories carry (DMI strings padded with NULs), which made
- * such events fail to store.
- */
+/** `jsonb` refuses the NUL characters real inventories carry (DMI strings padded with NULs). */
 export class InspectionResultsAsText1763800000001 implements MigrationInterface {
   name = 'InspectionResultsAsText1763800000001';
 

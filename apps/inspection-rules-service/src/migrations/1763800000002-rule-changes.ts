@@ -1,10 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * The audit trail of rule changes: who (the actor the gateway authenticated) created, imported,
- * changed or deleted which rule, under which request id, and when. Written in the transaction
- * of the change itself; kept when the rule is deleted.
- */
+/** Written in the transaction of the change itself; kept when the rule is deleted. */
 export class RuleChanges1763800000002 implements MigrationInterface {
   name = 'RuleChanges1763800000002';
 

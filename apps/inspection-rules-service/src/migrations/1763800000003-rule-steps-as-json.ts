@@ -1,10 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Conditions and actions are kept as `json`, the text as written, not `jsonb`: jsonb sorts
- * the keys of every dict, and Ironic keeps them as written (a dict interpolated into a string
- * reads `{'zz': 1, 'a': 2}`, not `{'a': 2, 'zz': 1}`). Rows stored before keep the order jsonb
- * gave them: the order as written is gone.
+ * `json`, not `jsonb`: jsonb sorts dict keys, and Ironic keeps them as written (an interpolated dict
+ * reads `{'zz': 1, 'a': 2}`). Rows stored before keep jsonb's order.
  */
 export class RuleStepsAsJson1763800000003 implements MigrationInterface {
   name = 'RuleStepsAsJson1763800000003';

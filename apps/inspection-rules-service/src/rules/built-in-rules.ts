@@ -22,7 +22,6 @@ export function parseRulesYaml(text: string): unknown {
   }
 }
 
-/** Reads and validates the built-in rules file; any problem stops the service at start. */
 export function loadBuiltInRules(path: string): RuleDefinition[] {
   let text: string;
   try {

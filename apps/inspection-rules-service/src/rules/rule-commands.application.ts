@@ -69,7 +69,6 @@ function duplicate(uuid: string): StatusError {
   );
 }
 
-/** Creating, importing, patching and deleting stored rules; built-in rules never change. */
 @Injectable()
 export class RuleCommands {
   private readonly logger = new Logger('InspectionRules');
@@ -80,7 +79,6 @@ export class RuleCommands {
     @Inject(INSPECTION_CONFIG) private readonly config: Config,
   ) {}
 
-  /** `rule`: the rule fields, without the request's actor. */
   async create(
     rule: Omit<CreateInspectionRuleRequest, 'actor'>,
     change: RuleChangeContext,
@@ -89,7 +87,6 @@ export class RuleCommands {
     return created;
   }
 
-  /** Imports a list of rules, all or nothing. */
   async import(
     request: ImportInspectionRulesRequest,
     change: RuleChangeContext,
@@ -124,7 +121,6 @@ export class RuleCommands {
     this.changed('deleted', [key], change);
   }
 
-  /** Deletes every stored rule; built-ins stay. */
   async deleteAll(change: RuleChangeContext): Promise<void> {
     const deleted = await this.repository.deleteAll(change);
     this.changed('deleted', deleted, change);
@@ -144,8 +140,7 @@ export class RuleCommands {
         });
         rules.push({ ...fields, uuid: fields.uuid ?? randomUUID() });
       } catch (error) {
-        // An import names each refused rule ("1 of 1 rules refused, … Rule 0: …"), even its only
-        // one; a create answers with the rule's own error, as Ironic's POST does.
+        // A create answers with the rule's own error, as Ironic's POST does.
         if (
           kind === 'imported' &&
           error instanceof StatusError &&
@@ -176,7 +171,7 @@ export class RuleCommands {
     return created.map((rule) => publicRule(rule));
   }
 
-  /** Logs a rule change with its actor; the request-scoped logger adds the request id (reqId). */
+  /** The request-scoped logger adds the request id (reqId). */
   private changed(kind: RuleChangeKind, uuids: string[], change: RuleChangeContext) {
     this.logger.log(
       { actor: change.actor, change: kind, rules: uuids },

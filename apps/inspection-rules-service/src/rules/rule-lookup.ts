@@ -1,7 +1,6 @@
 import { StatusError } from '@rollout/contracts';
 import type { RuleDefinition } from '@rollout/domain/inspection';
 
-/** The built-in rules, read from their YAML file once at start. */
 export const BUILT_IN_RULES = Symbol('BUILT_IN_RULES');
 
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

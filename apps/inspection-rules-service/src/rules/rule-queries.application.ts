@@ -20,11 +20,7 @@ import { Config, INSPECTION_CONFIG } from '../config';
 import { BUILT_IN_RULES, builtInRule, notFound, storedRuleKey } from './rule-lookup';
 import { RulesRepository } from './rules.repository';
 
-/**
- * Reading the rules (built-ins from the YAML file plus the stored ones) and running the engine
- * over them. The compiled rule set is rebuilt when the stored rules' revision moves, which every
- * replica sees, so an event never runs against a stale set for long.
- */
+/** The compiled rule set is rebuilt when the stored rules' revision moves, which every replica sees. */
 @Injectable()
 export class RuleQueries {
   private readonly logger = new Logger('InspectionRules');
@@ -64,7 +60,6 @@ export class RuleQueries {
     return page.map((rule) => publicRule(rule, request.detail === true));
   }
 
-  /** What the phase's rules would do to this data, with sensitive values hidden. */
   async evaluate(
     phase: InspectionPhase,
     data: InspectionData,

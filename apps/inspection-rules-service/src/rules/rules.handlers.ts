@@ -21,7 +21,6 @@ import type { RuleChangeContext } from './rules.repository';
 import { RuleCommands } from './rule-commands.application';
 import { RuleQueries } from './rule-queries.application';
 
-/** Who changes rules (the `actor` the gateway sends), and the caller's request id (NATS header). */
 function changeContext(request: RuleChangeActor | undefined, ctx: NatsContext): RuleChangeContext {
   const actor = request?.actor;
   if (
@@ -40,7 +39,6 @@ function changeContext(request: RuleChangeActor | undefined, ctx: NatsContext): 
   return { actor: actor ?? 'unknown', ...(header ? { requestId: requestIdFrom(header) } : {}) };
 }
 
-/** The rules API over NATS request/reply (the gateway's backend). */
 @Controller()
 export class RulesHandlers {
   constructor(

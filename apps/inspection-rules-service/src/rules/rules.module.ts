@@ -7,7 +7,6 @@ import { RuleQueries } from './rule-queries.application';
 import { RulesHandlers } from './rules.handlers';
 import { RulesRepository } from './rules.repository';
 
-/** The rules: their NATS handlers, commands and queries; inspection events run them (RuleQueries). */
 @Module({
   controllers: [RulesHandlers],
   providers: [

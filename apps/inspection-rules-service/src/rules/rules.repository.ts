@@ -4,7 +4,6 @@ import type { RuleDefinition, RuleFields } from '@rollout/domain/inspection';
 import { DataSource, EntityManager } from 'typeorm';
 import { DatabaseError, UNIQUE_VIOLATION, query } from '../database/query';
 
-/** A stored rule's row: the rule's fields, its times as Postgres returns them. */
 type Row = Omit<RuleDefinition, 'created_at' | 'updated_at' | 'built_in'> & {
   created_at: Date;
   updated_at: Date | null;
@@ -24,7 +23,6 @@ function toRule(row: Row): RuleDefinition {
 
 export class DuplicateRuleError extends Error {}
 
-/** Who changed rules, under which request: recorded in `rule_changes` with every change. */
 export interface RuleChangeContext {
   actor: string;
   requestId?: string;
@@ -40,7 +38,6 @@ export interface RuleChangeRecord {
   time: Date;
 }
 
-/** User rules in the service's schema (raw SQL: one table, JSON columns). */
 @Injectable()
 export class RulesRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -175,7 +172,6 @@ export class RulesRepository {
     });
   }
 
-  /** The recorded changes of one rule, oldest first. */
   async changes(uuid: string): Promise<RuleChangeRecord[]> {
     return query<RuleChangeRecord[]>(
       this.dataSource,

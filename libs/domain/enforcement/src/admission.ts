@@ -14,12 +14,8 @@ import { adapterLeaseId, blazarLeaseId, blazarProject } from './lease-ids';
 import type { EnforcementContext, Hook, Lease, LeaseRequest } from './model';
 import { updateNeedsChecks } from './update-rule';
 
-/**
- * What the ledger does with a lease, decided from what it holds and what the chain said: pure
- * rules and one decider per hook, the service only reads the facts and writes the outcome.
- */
+/** Pure decisions, one per hook: the service only reads the facts and writes the outcome. */
 
-/** A lease that counts against its project's limits and can still change or end. */
 export const isLiveStatus = (status: LeaseStatus): boolean =>
   status === 'PENDING' || status === 'ACTIVE';
 
@@ -31,7 +27,6 @@ export const UNCHECKED_UPDATE: ChainDecision = {
   steps: [],
 };
 
-/** A lease the chain decided on: admitted (PENDING or ACTIVE by its start), or kept as ERROR with the reason. */
 export function decidedStatus(
   decision: ChainDecision,
   lease: LeaseRequest,
@@ -69,7 +64,6 @@ export function checkUpdatable(project: string, lease: HeldLease, now: Date): vo
   );
 }
 
-/** Ending a lease: `end` it, or leave it (`unchanged`, ended already); a refused (ERROR) lease never started. */
 export function endAction(project: string, lease: HeldLease): 'end' | 'unchanged' {
   if (lease.status === 'ERROR') {
     throw StatusError.withReason(
@@ -93,11 +87,7 @@ export function endingOf(
     : { reason, endTime: now };
 }
 
-/**
- * The live leases a Blazar check_create counts: Blazar asking again about a lease it already
- * holds (a retry) gets a new answer that replaces the old, so that lease does not count against
- * itself.
- */
+/** Blazar asking again about a lease it holds (a retry) gets an answer that replaces the old one, so it does not count against itself. */
 export function liveExcludingItself(
   live: number,
   tracked: { endDate: Date } | undefined,
@@ -154,7 +144,6 @@ export interface DecisionRecord {
   requestId?: string;
 }
 
-/** A hook's caller: the actor its decisions name and the filters' context of the call. */
 export interface HookCall {
   actor: string;
   context: EnforcementContext;
@@ -180,14 +169,12 @@ export function recordOf(
   };
 }
 
-/** One write of a hook's unit of work; a decision goes in the same statement as its lease. */
 export type LedgerChange =
   | { kind: 'add'; lease: Lease; decision?: DecisionRecord }
   | { kind: 'save'; lease: Lease; decision?: DecisionRecord }
   | { kind: 'record'; decision: DecisionRecord }
   | { kind: 'remove'; uid: string };
 
-/** What a hook decided: its writes in order and the lease after them. */
 export interface Decided<L extends Lease | undefined = Lease> {
   changes: LedgerChange[];
   lease: L;
@@ -195,7 +182,6 @@ export interface Decided<L extends Lease | undefined = Lease> {
   ended?: Lease;
 }
 
-/** The ids and bookkeeping of a lease the ledger starts to hold. */
 export interface NewLease {
   uid: string;
   leaseId: string;
@@ -234,7 +220,6 @@ export function requestOf(lease: LeaseRequest): LeaseRequest {
   return { name, startDate, endDate, reservations };
 }
 
-/** The filters' context of a call about a lease the ledger holds, with both of its ids. */
 export function contextOf(
   lease: Lease,
   call: Pick<EnforcementContext, 'userId' | 'regionName' | 'requestId'>,
@@ -247,14 +232,12 @@ export function contextOf(
   };
 }
 
-/** A hook that ends `lease`: one write, and its on_end queued with it. */
 const ending = (kind: 'add' | 'save', lease: Lease): Decided => ({
   changes: [{ kind, lease }],
   lease,
   ended: lease,
 });
 
-/** A lease ended now (or at its end date, when that passed unnoticed), its on_end claimed. */
 function endedLease(lease: Lease, reason: string, now: Date): Lease {
   const ending = endingOf(lease.endDate, now, reason);
   return {
@@ -267,7 +250,6 @@ function endedLease(lease: Lease, reason: string, now: Date): Lease {
   };
 }
 
-/** check_create of the API: the lease is kept either way, admitted or as ERROR with the denial. */
 export function decideCreate(
   ids: NewLease,
   request: LeaseRequest,
@@ -282,7 +264,6 @@ export function decideCreate(
   };
 }
 
-/** An update the API asks for: what the filters see before and after, and whether they run. */
 export interface ProposedUpdate {
   before: LeaseRequest;
   next: LeaseRequest;
@@ -301,7 +282,6 @@ export function proposeUpdate(
   return { before, next, checked: updateNeedsChecks(before, next) };
 }
 
-/** check_update of the API: a refusal leaves the lease as it was; an unchecked update records nothing. */
 export function decideUpdate(
   current: Lease,
   proposed: ProposedUpdate,
@@ -324,13 +304,11 @@ export function decideUpdate(
   return { changes: [{ kind: 'save', lease, decision: record }], lease };
 }
 
-/** Ending a lease of the API: TERMINATED now with its on_end, or nothing when it ended already. */
 export function decideEnd(current: Lease, reason: string, now: Date): Decided {
   if (endAction(current.project, current) === 'unchanged') return { changes: [], lease: current };
   return ending('save', endedLease(current, reason, now));
 }
 
-/** Deleting a lease: a live one ends first (its on_end goes out); its decisions stay. */
 export function decideDelete(current: Lease, reason: string, now: Date): Decided {
   const ended = isLiveStatus(current.status) ? endedLease(current, reason, now) : undefined;
   return {
@@ -340,11 +318,9 @@ export function decideDelete(current: Lease, reason: string, now: Date): Decided
   };
 }
 
-/** A Blazar hook's call: its context, the lease Blazar sent, and the ids a new lease would get. */
 export interface BlazarHookCall extends HookCall {
   project: string;
   view: BlazarLeaseView;
-  /** check-update: the lease as it was. */
   current?: BlazarLeaseView;
   /** Blazar's id and name of the lease, as it was before an update: what the ledger finds it by. */
   key: { id?: string; name?: string };
@@ -352,7 +328,6 @@ export interface BlazarHookCall extends HookCall {
   regionName: string;
 }
 
-/** The prelude of every Blazar hook: the payload read, its project checked, the lease's adapter id. */
 export function readBlazarHook(
   payload: unknown,
   hook: Hook,
@@ -373,7 +348,6 @@ export function readBlazarHook(
   return { actor: 'blazar', context, now, project, view, current, key, fresh, regionName };
 }
 
-/** The lease a Blazar hook is about, when the ledger holds it live; else a fresh API id for it. */
 export function blazarSubject(
   call: BlazarHookCall,
   tracked: Lease | undefined,
@@ -382,7 +356,6 @@ export function blazarSubject(
   return { live, leaseId: live?.leaseId ?? call.fresh.leaseId };
 }
 
-/** A lease following what Blazar sent: its request, and Blazar's name and id when sent. */
 function followBlazar(lease: Lease, view: BlazarLeaseView, now: Date): Lease {
   return {
     ...lease,
@@ -393,7 +366,6 @@ function followBlazar(lease: Lease, view: BlazarLeaseView, now: Date): Lease {
   };
 }
 
-/** A Blazar lease the ledger starts to hold; Blazar's name and id, else those it had before. */
 function newBlazarLease(
   call: BlazarHookCall,
   status: LeaseStatus,
@@ -418,7 +390,6 @@ function newBlazarLease(
   );
 }
 
-/** Blazar's check_create: an admitted lease is tracked (a retry replaces its earlier answer) and counts. */
 export function decideBlazarCreate(
   call: BlazarHookCall,
   live: Lease | undefined,
@@ -432,10 +403,7 @@ export function decideBlazarCreate(
   return { changes: [{ kind: live ? 'save' : 'add', lease, decision: record }], lease };
 }
 
-/**
- * Blazar's check_update: when allowed the ledger's copy follows, or starts tracking a lease it
- * did not hold; a refusal is recorded against the lease (or none) and changes nothing.
- */
+/** A refusal is recorded against the lease (or none) and changes nothing. */
 export function decideBlazarUpdate(
   call: BlazarHookCall,
   tracked: Lease | undefined,
@@ -464,10 +432,7 @@ export function decideBlazarUpdate(
   return { changes: [{ kind: live ? 'save' : 'add', lease, decision: record }], lease };
 }
 
-/**
- * Blazar's on_end: the ledger releases the lease and its on_end goes out, once per lease. A lease
- * refused at creation never started; one the ledger never saw is remembered as ended.
- */
+/** A lease refused at creation never started; one the ledger never saw is remembered as ended. */
 export function decideBlazarEnd(call: BlazarHookCall, existing: Lease | undefined): Decided {
   if (existing && isLiveStatus(existing.status))
     return ending('save', endedLease(existing, 'Ended by Blazar.', call.now));

@@ -3,12 +3,10 @@ import { Violations } from './lease';
 import { EnforcementContext, LeaseRequest, Reservation } from './model';
 import { parseTimestamp, unstorableTextAt } from './time';
 
-/** A lease as Blazar sent it, in the domain's terms, with what the ledger keys it by. */
 export interface BlazarLeaseView {
   lease: LeaseRequest;
-  /** Blazar's lease id, when sent (update, end). */
   id?: string;
-  /** Blazar's lease name, unique within a project: the ledger's key. */
+  /** Unique within a project: the ledger's key. */
   name?: string;
 }
 
@@ -126,11 +124,10 @@ export function contextFromBlazar(
 export interface BlazarCall {
   context: EnforcementContext;
   lease: BlazarLeaseView;
-  /** check-update only. */
   current?: BlazarLeaseView;
 }
 
-/** Reads a Blazar payload (`{context, lease}`, plus `current_lease` for check-update); INVALID_ARGUMENT naming each bad field. */
+/** INVALID_ARGUMENT naming each bad field. */
 export function parseBlazarCall(
   payload: unknown,
   withCurrent: boolean,

@@ -6,13 +6,9 @@ import { MaxActiveLeasesFilter, MaxLeaseDurationFilter, MaxReservationSizeFilter
 import { AdapterFilterConfig } from './adapters/config';
 import { EnforcementFilter } from './model';
 
-/** What the chain's filters reach outside the domain, given by the service. */
 export interface ChainPorts {
   http: ExternalHttpPort;
-  /**
-   * The filter of an adapter handler (the service keeps one per handler, with its check cache
-   * and session). Required when the config enables an adapter filter.
-   */
+  /** Required when the config enables an adapter filter. */
   adapterFilter?: (config: AdapterFilterConfig) => EnforcementFilter;
   observer?: ChainObserver;
   schedule?: ScheduleTimeout;

@@ -14,20 +14,13 @@ import type { ChainDecision, ChainObserver, ChainStep } from './chain-decision';
 export interface ConfiguredFilter {
   filter: EnforcementFilter;
   mode: FilterMode;
-  /**
-   * Longest wait for this filter on any hook. Unset: the filter bounds itself (the built-ins
-   * are local, ExternalService has its own HTTP timeout). Remote filters (adapters over NATS)
-   * set it so that a lease check never waits longer than this on them.
-   */
+  /** Unset: the filter bounds itself. Remote filters (adapters over NATS) set it so a check never waits longer on them. */
   timeoutMs?: number;
-  /**
-   * What a filter that throws or times out means: `closed` (default) refuses the request,
-   * `open` lets it pass and records a `fail_open` step.
-   */
+  /** `closed` (default) refuses when the filter throws or times out; `open` passes and records `fail_open`. */
   failurePolicy?: FailurePolicy;
 }
 
-/** Starts a timer; returns its cancel function. Injected so tests need no real waiting. */
+/** Injected so tests need no real waiting. */
 export type ScheduleTimeout = (ms: number, fire: () => void) => () => void;
 
 export const realTimeout: ScheduleTimeout = (ms, fire) => {
@@ -48,11 +41,7 @@ export class FilterTimeoutError extends Error {
   }
 }
 
-/**
- * Runs the configured filters in order. The first denial of an enforcing filter stops the chain;
- * dryrun denials are recorded as `would_deny` and the chain goes on. Exempted projects skip every
- * filter, on_end included. Every hook of every filter is awaited, so filters may be remote.
- */
+/** Dryrun denials are recorded as `would_deny` and the chain goes on; exempted projects skip every filter, on_end included. */
 export class EnforcementChain {
   private readonly exempted: ReadonlySet<string>;
   private readonly observer?: ChainObserver;
@@ -103,13 +92,11 @@ export class EnforcementChain {
     );
   }
 
-  /** After an admitted create was committed: filters that want to know are told, best effort. */
   async notifyCreated(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
     if (this.isExempted(context.projectId)) return;
     await this.tellEach((f) => f.onCreated?.(context, lease));
   }
 
-  /** After an admitted update was committed: filters that want to know are told, best effort. */
   async notifyUpdated(
     context: EnforcementContext,
     before: LeaseRequest,
@@ -119,21 +106,14 @@ export class EnforcementChain {
     await this.tellEach((f) => f.onUpdated?.(context, before, after));
   }
 
-  /**
-   * An admitted create could not be written: filters that took something give it back
-   * (`onAborted`), the others hear `on_end` as before. Recorded like an on_end notification.
-   */
+  /** Filters that took something give it back (`onAborted`); the others hear `on_end`. */
   async abortCreate(context: EnforcementContext, lease: LeaseRequest): Promise<ChainDecision> {
     return this.notifyEach(context, (f) =>
       f.onAborted ? f.onAborted(context, lease) : f.onEnd(context, lease),
     );
   }
 
-  /**
-   * A notification: every filter (or every one named in `only`) is told, failures and timeouts
-   * are recorded as `error` steps and never propagate, and the returned decision is always
-   * `allowed`. Delivering it until each filter took it is the caller's duty (the on_end outbox).
-   */
+  /** Failures are recorded as `error` steps and never propagate; redelivery is the caller's duty (the on_end outbox). */
   onEnd(
     context: EnforcementContext,
     lease: LeaseRequest,
@@ -186,8 +166,7 @@ export class EnforcementChain {
     for (const configured of this.filters) {
       const { filter, mode } = configured;
       let step: ChainStep;
-      // What the user is told when this step refuses: the filter's denial, or its own account of
-      // its failure; a thrown error's reason is for the operator's log only.
+      // A thrown error's reason is for the operator's log only.
       let denial: NonNullable<ChainDecision['denial']> = {
         filter: filter.name,
         message: `Enforcement filter ${filter.name} failed.`,
@@ -241,7 +220,6 @@ export class EnforcementChain {
     return decision;
   }
 
-  /** Calls a notification on each filter (bounded by its timeout); failures are swallowed. */
   private async tellEach(
     run: (filter: EnforcementFilter) => Promise<void> | undefined,
     filters: readonly ConfiguredFilter[] = this.filters,
@@ -256,7 +234,6 @@ export class EnforcementChain {
     }
   }
 
-  /** Runs one hook of a filter, giving up after its `timeoutMs` when it has one. */
   private bounded<T>(configured: ConfiguredFilter, call: () => Promise<T>): Promise<T> {
     const ms = configured.timeoutMs;
     if (ms === undefined) return call();

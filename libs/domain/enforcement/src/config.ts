@@ -5,10 +5,8 @@ import { AdapterFilterConfig, parseAdapterFilter } from './adapters/config';
 import { FilterMode } from './model';
 
 /**
- * The operator's enforcement config, as parsed from YAML (snake_case like Blazar's options; an
- * example in docs/enforcement.md). Any other entry of `filters` with an `adapter` key is an
- * adapter filter (adapters/config.ts). ExternalService takes its token from `token` or, better
- * (a ConfigMap is no place for a secret), from the environment variable named by `token_env`.
+ * Snake_case like Blazar's options (example in docs/enforcement.md). ExternalService's token
+ * should come from `token_env`: a ConfigMap is no place for a secret.
  */
 export type FilterName =
   'MaxLeaseDuration' | 'MaxActiveLeases' | 'MaxReservationSize' | 'ExternalService';
@@ -20,11 +18,9 @@ export const FILTER_NAMES: readonly FilterName[] = [
 ];
 
 export interface EnforcementConfig {
-  /** Built-in filter names and adapter filter (handler) names, in chain order. */
   enabledFilters: string[];
   exemptedProjects: string[];
   modes: Record<FilterName, FilterMode>;
-  /** Adapter filters by handler name, every one defined (enabled or not). */
   adapters: Record<string, AdapterFilterConfig>;
   maxLeaseDuration: number;
   maxActiveLeases: { limit: number; projectOverrides: Record<string, number> };
@@ -40,7 +36,6 @@ export interface EnforcementConfig {
   };
 }
 
-/** A config problem, with the path of the offending setting in its message. */
 export class EnforcementConfigError extends Error {
   override readonly name = 'EnforcementConfigError';
 }
@@ -115,17 +110,12 @@ function mode(v: unknown, path: string): FilterMode {
   return v;
 }
 
-/**
- * Validates a parsed YAML document; throws EnforcementConfigError naming the bad setting.
- * `env` resolves ExternalService's `token_env`.
- */
 export function parseEnforcementConfig(
   raw: unknown,
   env: Readonly<Record<string, string | undefined>> = {},
 ): EnforcementConfig {
   const root = objectAt(raw, '(root)', ['enabled_filters', 'exempted_projects', 'filters']);
   const enabled = stringList(root['enabled_filters'], 'enabled_filters');
-  // Entries of `filters` with an `adapter` key are adapter filters; the rest are the built-ins.
   const rawFilters = root['filters'];
   const adapters: Record<string, AdapterFilterConfig> = {};
   const builtIn: Obj = {};
@@ -178,8 +168,7 @@ export function parseEnforcementConfig(
     exemptedProjects: stringList(root['exempted_projects'], 'exempted_projects'),
     modes,
     adapters,
-    // Required when the filter is enabled; checked whenever present, so a bad value never waits
-    // quietly for the day someone enables the filter.
+    // Checked whenever present, so a bad value never waits quietly for the day someone enables the filter.
     maxLeaseDuration:
       isOn('MaxLeaseDuration') || mld['max_lease_duration'] !== undefined
         ? nonNegativeInt(mld['max_lease_duration'], 'filters.MaxLeaseDuration.max_lease_duration')
@@ -204,8 +193,7 @@ export function parseEnforcementConfig(
   };
   if (isOn('ExternalService')) config.externalService = parseExternal(ext, env);
   else if (Object.keys(ext).some((key) => key !== 'mode')) {
-    // Validated too (a typo must not wait for the day it is enabled), except the token's
-    // variable, which an operator may only provide where the filter is on.
+    // The token's variable is exempt: an operator may only provide it where the filter is on.
     parseExternal({ ...ext, token: 'unused', token_env: undefined }, env);
   }
   return config;

@@ -8,10 +8,7 @@ import {
 } from './model';
 import { storableText } from './time';
 
-/**
- * The HTTP statuses `status_on_error` may name (Envoy ext_authz's setting is an HTTP status too),
- * each the status of one canonical code of the error model. 403 is the default, as in Envoy.
- */
+/** Envoy ext_authz's `status_on_error` is an HTTP status too; 403 is the default, as in Envoy. */
 export const STATUS_ON_ERROR: Readonly<Record<number, StatusCode>> = {
   403: 'PERMISSION_DENIED',
   429: 'RESOURCE_EXHAUSTED',
@@ -22,16 +19,14 @@ export const STATUS_ON_ERROR: Readonly<Record<number, StatusCode>> = {
 
 export interface ExternalHttpResponse {
   status: number;
-  /** Parsed JSON body, or undefined when empty or not JSON. */
   body: unknown;
 }
 
 export type ExternalHook = 'check-create' | 'check-update' | 'on-end';
 
 /**
- * Port for the one HTTP call the filter makes. The adapter must not follow redirects, must give up
- * after `timeoutMs`, and rejects on transport errors and timeouts with an Error whose message is
- * fit for the user (e.g. "connection refused", "no answer within 2000 ms": no address, no stack).
+ * The adapter must not follow redirects, and rejects on transport errors and timeouts with a
+ * message fit for the user ("no answer within 2000 ms": no address, no stack).
  */
 export interface ExternalHttpPort {
   post(
@@ -42,11 +37,7 @@ export interface ExternalHttpPort {
 }
 
 export interface ExternalServiceSettings {
-  /**
-   * The service's base URL. Hooks are posted in the seed's form, `…/v1/check-create`: the hook
-   * name is appended to an endpoint whose path already ends in `/v1/`, and `v1/<hook>` to any
-   * other (see hookUrl).
-   */
+  /** `v1/<hook>` is appended unless the path already ends in `/v1/` (see hookUrl). */
   endpoint: string;
   /** `x-auth-token` sends `X-Auth-Token: <token>`, `bearer` sends `Authorization: Bearer <token>`. */
   auth: 'x-auth-token' | 'bearer';
@@ -55,11 +46,7 @@ export interface ExternalServiceSettings {
   allowOnError: boolean;
   /** Keystone's URL for the context's `auth_url` (Blazar's own context wins when it sent one). */
   authUrl?: string;
-  /**
-   * What a refusal because the service failed (error status, redirect, timeout, transport error)
-   * is answered with, as Envoy ext_authz's `status_on_error`; a 403 from the service is a policy
-   * denial and is always PERMISSION_DENIED.
-   */
+  /** A 403 from the service is a policy denial and always PERMISSION_DENIED; this answers the service failing. */
   statusOnError: StatusCode;
 }
 
@@ -99,9 +86,8 @@ export interface BlazarLease {
 }
 
 /**
- * The seed's context fields, in its order. Blazar always sends `auth_url` as a string (the
- * identity endpoint of its service catalog; without one it raises and calls no filter), so a
- * receiver may read it as one: here Blazar's own, else the configured one, else `""`.
+ * Blazar always sends `auth_url` as a string (without an identity endpoint it calls no filter), so
+ * a receiver may read it as one: Blazar's own, else the configured one, else `""`.
  */
 export function toBlazarContext(context: EnforcementContext, authUrl?: string): BlazarContext {
   return {
@@ -116,17 +102,13 @@ export function toBlazarLease(lease: LeaseRequest, id?: string): BlazarLease {
   return {
     ...(id ? { id } : {}),
     name: lease.name,
-    // ISO 8601 in UTC with `Z`, whatever form the dates came in.
     start_date: lease.startDate.toISOString(),
     end_date: lease.endDate.toISOString(),
     reservations: lease.reservations.map(toBlazarReservation),
   };
 }
 
-/**
- * Ids and bookkeeping of the ledger or of Blazar's database: never sent to an external service
- * (Blazar's spec: "UUIDs and other internal bookkeeping attributes will not be sent").
- */
+/** Blazar's spec: "UUIDs and other internal bookkeeping attributes will not be sent". */
 export const BOOKKEEPING_FIELDS: ReadonlySet<string> = new Set([
   'id',
   'lease_id',
@@ -157,7 +139,6 @@ function toBlazarReservation(r: Reservation): BlazarReservation {
   return out;
 }
 
-/** Delegates each hook to an HTTP service speaking Blazar's external enforcement protocol. */
 export class ExternalServiceFilter implements EnforcementFilter {
   readonly name = 'ExternalService';
 
@@ -191,10 +172,7 @@ export class ExternalServiceFilter implements EnforcementFilter {
     );
   }
 
-  /**
-   * Any answer but a 2xx is a failure, thrown so that the caller retries (the service's on_end
-   * outbox); the lease's `id` lets the receiver drop a repeat.
-   */
+  /** Any answer but a 2xx is thrown so that the on_end outbox retries; the lease's `id` lets the receiver drop a repeat. */
   async onEnd(context: EnforcementContext, lease: LeaseRequest): Promise<void> {
     const response = await this.post(
       'on-end',
@@ -227,7 +205,6 @@ export class ExternalServiceFilter implements EnforcementFilter {
     return this.onError(`External service answered ${path} with HTTP ${response.status}.`);
   }
 
-  /** The service could not decide: fail open when allowed, else a refusal marked as a failure. */
   private onError(reason: string): FilterResult {
     return this.settings.allowOnError
       ? { failOpen: reason }

@@ -6,7 +6,6 @@ import {
   Reservation,
 } from './model';
 
-/** Base for filters that only check; on_end is a no-op for them. */
 abstract class CheckOnlyFilter implements EnforcementFilter {
   abstract readonly name: string;
   abstract checkCreate(
@@ -24,7 +23,6 @@ abstract class CheckOnlyFilter implements EnforcementFilter {
   }
 }
 
-/** Denies leases longer than `max_lease_duration` seconds (0 = no limit). */
 export class MaxLeaseDurationFilter extends CheckOnlyFilter {
   readonly name = 'MaxLeaseDuration';
 
@@ -36,7 +34,6 @@ export class MaxLeaseDurationFilter extends CheckOnlyFilter {
     return this.check(lease);
   }
 
-  /** On update the new dates are what is measured. */
   async checkUpdate(
     _context: EnforcementContext,
     _current: LeaseRequest,
@@ -47,8 +44,7 @@ export class MaxLeaseDurationFilter extends CheckOnlyFilter {
 
   private check(lease: LeaseRequest): FilterResult {
     if (this.maxSeconds === 0) return;
-    // Compared exactly (a lease 0.5 s too long is too long), reported in whole seconds rounded
-    // up so the message never reads "3600 must be less than or equal to 3600".
+    // Compared exactly, reported rounded up so the message never reads "3600 must be less than or equal to 3600".
     const milliseconds = lease.endDate.getTime() - lease.startDate.getTime();
     if (milliseconds > this.maxSeconds * 1000) {
       const seconds = Math.ceil(milliseconds / 1000);
@@ -59,11 +55,7 @@ export class MaxLeaseDurationFilter extends CheckOnlyFilter {
   }
 }
 
-/**
- * At most N PENDING or ACTIVE leases per project. The count excludes the lease being created, so
- * the caller must serialize creates per project (the ledger does) for the limit to hold under
- * concurrency. Updates do not change the count and always pass.
- */
+/** The count excludes the lease being created, so the ledger serializes creates per project for the limit to hold. */
 export class MaxActiveLeasesFilter extends CheckOnlyFilter {
   readonly name = 'MaxActiveLeases';
 
@@ -108,7 +100,6 @@ export function reservationSize(reservation: Reservation): number | undefined {
 
 export type SizeLimits = Readonly<Record<string, number>>;
 
-/** Per resource type maximum size of one reservation, with per-project overrides. */
 export class MaxReservationSizeFilter extends CheckOnlyFilter {
   readonly name = 'MaxReservationSize';
 

@@ -12,7 +12,7 @@ import type { EnforcementContext } from './model';
 const PROJECT = /^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$/;
 const LOOKUP_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
-/** The project of an API request: a project id (letters, digits, . _ @ : -). */
+/** Letters, digits, . _ @ : - */
 export function checkProject(project: unknown): string {
   if (typeof project !== 'string' || !PROJECT.test(project)) {
     throw StatusError.invalidArgument(
@@ -57,10 +57,7 @@ export function isLookupId(leaseId: unknown): leaseId is string {
   return typeof leaseId === 'string' && LOOKUP_ID.test(leaseId);
 }
 
-/**
- * The id adapters know a Blazar lease by (quota and reports are keyed by it): its name (or id),
- * which every Blazar call carries alike.
- */
+/** Its name (or id), which every Blazar call carries alike. */
 export function blazarLeaseId(
   name: string | undefined,
   id: string | undefined,
@@ -69,7 +66,6 @@ export function blazarLeaseId(
   return `blazar:${name ?? id ?? requestId}`;
 }
 
-/** The id adapters know a lease of the ledger by: its uid for leases of this API, Blazar's key for Blazar's. */
 export function adapterLeaseId(lease: {
   origin: LeaseOrigin;
   uid: string;
@@ -90,11 +86,7 @@ export function leaseNotFound(project: string, leaseId: unknown): StatusError {
   );
 }
 
-/**
- * A refusal carrying the filter's own message; the ErrorInfo names the filter. A policy denial
- * is PERMISSION_DENIED / ENFORCEMENT_DENIED; a filter that could not decide is
- * ENFORCEMENT_FILTER_FAILED with the filter's status for errors (`status_on_error`).
- */
+/** A filter that could not decide answers ENFORCEMENT_FILTER_FAILED with its `status_on_error`. */
 export function deniedError(
   decision: ChainDecision,
   project: string,

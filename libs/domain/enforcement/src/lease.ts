@@ -37,7 +37,6 @@ export interface FieldViolation {
   description: string;
 }
 
-/** Collects every problem of a request, so one answer names them all. */
 export class Violations {
   readonly list: FieldViolation[] = [];
   add(field: string, description: string): void {
@@ -174,10 +173,7 @@ function checkKnownFields(input: object, problems: Violations): void {
     );
 }
 
-/**
- * A new lease from the API: `startDate` omitted (or "now") means now, and may not be more than
- * START_GRACE_MS in the past; `endDate` after the start and in the future.
- */
+/** `startDate` omitted (or "now") means now, and may be at most START_GRACE_MS in the past. */
 export function leaseFromCreate(
   input: LeaseInput | undefined,
   defaultName: string,
@@ -204,10 +200,7 @@ export function leaseFromCreate(
   return { name, startDate: startDate!, endDate: endDate!, reservations: reservations! };
 }
 
-/**
- * The lease an update asks for: the fields present replace the current ones. A started lease
- * keeps its start; the new end must be after the start and in the future.
- */
+/** A started lease keeps its start. */
 export function leaseFromUpdate(
   input: LeaseInput | undefined,
   current: LeaseRequest,
@@ -243,7 +236,6 @@ function datesInOrder(start: Date, end: Date, now: Date, problems: Violations): 
   else if (end.getTime() <= now.getTime()) problems.add('endDate', 'must be in the future');
 }
 
-/** PENDING until the start, ACTIVE from it. */
 export function admittedStatus(lease: LeaseRequest, now: Date): LeaseStatus {
   return lease.startDate.getTime() <= now.getTime() ? 'ACTIVE' : 'PENDING';
 }
@@ -251,7 +243,6 @@ export function admittedStatus(lease: LeaseRequest, now: Date): LeaseStatus {
 const camelOf = (snake: string): string =>
   CAMEL_OF[snake] ?? snake.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
-/** A domain reservation as the API shows it (lowerCamelCase). */
 export function reservationToApi(r: Reservation): LeaseReservation {
   const out: Record<string, unknown> = { resourceType: r.resourceType };
   if (r.min !== undefined) out.min = r.min;

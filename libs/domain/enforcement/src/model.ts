@@ -7,30 +7,17 @@ export interface EnforcementContext {
   projectId: string;
   regionName: string;
   requestId: string;
-  /**
-   * The id adapters key quota and reports by: the ledger's `uid` for a lease of the API, Blazar's
-   * name for Blazar's. Never sent to an ExternalService.
-   */
+  /** The ledger's `uid` for a lease of the API, Blazar's name for Blazar's. Never sent to an ExternalService. */
   adapterLeaseId?: string;
-  /**
-   * The lease's id as users see it in this service's API (`/v1/projects/{project}/leases/{id}`),
-   * when the lease has one: sent to adapters as `apiId` and to an ExternalService as the lease's
-   * `id`, so their records can be matched to the API.
-   */
+  /** Sent to adapters as `apiId` and to an ExternalService as `id`, so their records match the API. */
   apiLeaseId?: string;
-  /** Keystone's URL, when Blazar sent one in its context: an ExternalService receives it as `auth_url`. */
+  /** Sent to an ExternalService as `auth_url`. */
   authUrl?: string;
-  /**
-   * on_end only: when the lease ended (ISO 8601), so that a notification sent again later (a
-   * retry) still reports the moment the lease stopped using its resources, not the retry's.
-   */
+  /** on_end only (ISO 8601): a retried notification still reports when the lease stopped, not the retry's time. */
   endedAt?: string;
 }
 
-/**
- * One reservation of a lease. `physical:host` sizes by `max`, the virtual types by `amount`;
- * plugin-specific attributes (e.g. `network_id`) travel in `extra` untouched.
- */
+/** Plugin-specific attributes (e.g. `network_id`) travel in `extra` untouched. */
 export interface Reservation {
   resourceType: string;
   min?: number;
@@ -48,11 +35,7 @@ export interface LeaseRequest {
   reservations: Reservation[];
 }
 
-/**
- * A lease the ledger holds. Its two ids differ: `leaseId` is the API's
- * (`/v1/projects/{project}/leases/{leaseId}`), `uid` the ledger's own, which decisions and the
- * on_end outbox refer to and adapters key an API lease by.
- */
+/** `leaseId` is the API's; `uid` the ledger's own, which decisions and the on_end outbox refer to. */
 export interface Lease extends LeaseRequest {
   uid: string;
   leaseId: string;
@@ -72,33 +55,22 @@ export interface Lease extends LeaseRequest {
 
 export type Hook = 'check_create' | 'check_update' | 'on_end';
 export type FilterMode = 'enforce' | 'dryrun';
-/** What a filter that fails (throws, times out) means for a check: refuse (`closed`) or allow (`open`). */
 export type FailurePolicy = 'open' | 'closed';
 
-/**
- * A filter denies by returning this; allowing is returning nothing. `failure` marks a denial
- * caused by the filter failing to decide (its service errored, timed out or answered nonsense)
- * rather than by its policy; `status` is the canonical code the caller answers with.
- */
+/** `failure` marks a denial by a filter that failed to decide (error, timeout, nonsense) rather than by its policy. */
 export interface Denial {
   message: string;
   failure?: { status: StatusCode };
 }
 
-/**
- * A filter that could not decide (e.g. its remote service failed) and was configured to fail open
- * reports it so the chain can count it; the request passes.
- */
+/** A filter configured to fail open reports its failure so the chain can count it; the request passes. */
 export interface FailOpen {
   failOpen: string;
 }
 
 export type FilterResult = Denial | FailOpen | void;
 
-/**
- * Every hook is async so that a filter may be remote (HTTP, another process over NATS):
- * the chain awaits each in turn.
- */
+/** Every hook is async so that a filter may be remote (HTTP, NATS). */
 export interface EnforcementFilter {
   readonly name: string;
   /** `liveLeases`: the project's PENDING and ACTIVE leases, counted under its lock, this one excluded. */
@@ -113,13 +85,9 @@ export interface EnforcementFilter {
     lease: LeaseRequest,
   ): Promise<FilterResult>;
   onEnd(context: EnforcementContext, lease: LeaseRequest): Promise<void>;
-  /** Optional notifications after the ledger committed an admitted create or update. */
   onCreated?(context: EnforcementContext, lease: LeaseRequest): Promise<void>;
   onUpdated?(context: EnforcementContext, before: LeaseRequest, after: LeaseRequest): Promise<void>;
-  /**
-   * Optional: a create (no `current`) or an update this filter allowed was not carried out (a
-   * later filter refused it, or writing it failed): undo what the check took (e.g. quota).
-   */
+  /** A create or update this filter allowed was not carried out: undo what the check took (e.g. quota). */
   onAborted?(
     context: EnforcementContext,
     lease: LeaseRequest,

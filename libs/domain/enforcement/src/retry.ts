@@ -2,11 +2,10 @@
 export interface RetryPolicy {
   baseMs: number;
   maxMs: number;
-  /** Attempts in all, the first included; after the last one the notification is given up. */
+  /** The first included. */
   maxAttempts: number;
 }
 
-/** Whether another attempt is allowed after `attempts` failed ones. */
 export function mayRetry(policy: RetryPolicy, attempts: number): boolean {
   return attempts < policy.maxAttempts;
 }

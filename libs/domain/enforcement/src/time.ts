@@ -1,12 +1,7 @@
-/**
- * Timestamps as Blazar and our clients write them: ISO 8601 / RFC 3339 with `T` or a space,
- * seconds and fractions optional (Blazar's own API format is `2020-05-13 00:00`), and an offset
- * (`Z`, `+02:00`, `+0200`, `+02`) or none, which means UTC (Blazar's naive datetimes are UTC).
- */
+/** Blazar's own format is `2020-05-13 00:00`; no offset means UTC (Blazar's naive datetimes are UTC). */
 const TIMESTAMP =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
 
-/** The instant a timestamp names, or undefined when it is not one of the accepted forms. */
 export function parseTimestamp(text: string): Date | undefined {
   const m = TIMESTAMP.exec(text.trim());
   if (!m) return undefined;
@@ -32,10 +27,7 @@ export function parseTimestamp(text: string): Date | undefined {
   return new Date(utc - offsetMinutes * 60_000);
 }
 
-/**
- * Text Postgres cannot store (NUL) or JSON cannot carry faithfully (unpaired UTF-16
- * surrogates): refused at the edge of the domain rather than failing in the database.
- */
+/** NUL (Postgres) and unpaired surrogates (JSON) are refused at the edge rather than failing in the database. */
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export function isStorableText(text: string): boolean {
@@ -61,7 +53,7 @@ export function unstorableTextAt(value: unknown, path: string, depth = 0): strin
   return undefined;
 }
 
-/** Untrusted text (e.g. an external service's message) made safe to store and show: bounded, no NUL, no lone surrogates. */
+/** For untrusted text such as an external service's message. */
 export function storableText(text: string, maxLength = 1024): string {
   const cleaned = text.replace(new RegExp(UNSTORABLE.source, 'g'), '\ufffd');
   return cleaned.length > maxLength ? `${cleaned.slice(0, maxLength - 1)}…` : cleaned;

@@ -1,9 +1,6 @@
 /**
- * One descriptor per match field of a rule (`match.*`): its wire type, how it is checked, the
- * dimension of the connection space it spans (the engine compiles and the analysis cuts along
- * these dimensions), its normal form for reviews, and how it reads in words. Validation, the
- * compiler, the analysis, the rule diff and the verdict changes read this table, and the type
- * refuses a field of RuleMatch without its row.
+ * One descriptor per match field of a rule: validation, the compiler, the analysis, the rule
+ * diff and the verdict changes all read this table, and the type refuses a field without its row.
  */
 import { isIP } from 'node:net';
 import {
@@ -35,7 +32,6 @@ import { isObject, Violations } from './violations';
 export type LineDimension = 'source' | 'destination' | 'layer4';
 /** Dimensions of labels a connection carries any set of: a rule with labels matches a connection carrying one. */
 export type LabelDimension = 'sourceTags';
-/** The connection attributes that carry a label dimension's labels. */
 export type LabelAttribute = keyof Pick<FlowConnection, 'srcSecureTags'>;
 
 /** A field's part of a verdict-change sentence: "from 10.0.0.0/8", and what it leaves out. */
@@ -47,26 +43,21 @@ export interface SummaryPart {
 }
 
 interface FieldBase<Value> {
-  /** The wire type, as the API reference says it. */
   readonly type: string;
-  /** How a rule's value and a region's part read (the console reads the same words). */
+  /** The console reads the same words. */
   readonly words: { rule(value: Value): string; region(region: DifferingRegion): string };
-  /** The value as the policy stores it, or undefined with the problems added to `out`. */
   validate(value: unknown, path: string, out: Violations): Value | undefined;
   /** The value as a reviewer compares it (see normalizeRule). */
   normal(value: Value | undefined): string[];
-  /** The field's part of a verdict change's sentence. */
   summary(region: DifferingRegion): SummaryPart;
 }
 
 export interface LineField<Value> extends FieldBase<Value> {
   readonly kind: 'line';
   readonly dimension: LineDimension;
-  /** The end of the dimension's line: its keys are 0 to end - 1. */
   readonly end: bigint;
   /** The keys of the dimension the value matches; absent or empty: the whole line. */
   keys(value: Value | undefined): Interval[];
-  /** A differing region's part for the keys of the dimension it holds. */
   region(keys: readonly Interval[]): Partial<DifferingRegion>;
 }
 
@@ -74,7 +65,6 @@ export interface LabelField<Value> extends FieldBase<Value> {
   readonly kind: 'labels';
   readonly dimension: LabelDimension;
   readonly attribute: LabelAttribute;
-  /** The labels the value names; absent or empty: every connection. */
   labels(value: Value | undefined): string[] | undefined;
   /** A differing region's part for a cell of label sets (see analysis/tags), and that part read back. */
   region(cell: TagCell): Partial<DifferingRegion>;
@@ -84,7 +74,6 @@ export interface LabelField<Value> extends FieldBase<Value> {
 type MatchField<Value> = LineField<Value> | LabelField<Value>;
 type MatchFields = { readonly [Field in keyof Required<RuleMatch>]: MatchField<RuleMatch[Field]> };
 
-/** An IPv4/IPv6 address or CIDR range ("10.0.0.0/8", "2001:db8::/32", "192.0.2.7"). */
 export function isIpRange(value: unknown): boolean {
   if (typeof value !== 'string' || value.length > 64) return false;
   const [address, prefix, extra] = value.split('/');
@@ -215,19 +204,16 @@ export const MATCH_FIELDS: MatchFields = {
 
 export const MATCH_FIELD_NAMES = Object.keys(MATCH_FIELDS) as (keyof RuleMatch)[];
 
-/** The match fields of line dimensions, in the analysis's order (source, destination, layer 4). */
 export const LINE_FIELDS = MATCH_FIELD_NAMES.flatMap((name) => {
   const field = MATCH_FIELDS[name];
   return field.kind === 'line' ? [{ name, field: field as LineField<unknown> }] : [];
 });
 
-/** The match fields of label dimensions. */
 export const LABEL_FIELDS = MATCH_FIELD_NAMES.flatMap((name) => {
   const field = MATCH_FIELDS[name];
   return field.kind === 'labels' ? [{ name, field: field as LabelField<unknown> }] : [];
 });
 
-/** The match field that spans a dimension. */
 function spanning(dimension: LineDimension | LabelDimension): keyof RuleMatch {
   const name = MATCH_FIELD_NAMES.find((field) => MATCH_FIELDS[field].dimension === dimension);
   if (!name) throw new Error(`no match field spans the ${dimension} dimension`);
@@ -238,7 +224,6 @@ const SOURCE = spanning('source');
 const DESTINATION = spanning('destination');
 const LAYER4 = spanning('layer4');
 
-/** The address ranges a rule names on an address dimension (absent or empty: every address). */
 export function rangesOn(
   rule: FirewallRule,
   dimension: 'source' | 'destination',
@@ -246,11 +231,9 @@ export function rangesOn(
   return rule.match?.[dimension === 'source' ? SOURCE : DESTINATION] as string[] | undefined;
 }
 
-/** The labels a rule names on a label dimension (absent or empty: any). */
 export function tagsOn(rule: FirewallRule, dimension: LabelDimension): string[] | undefined {
   const name = spanning(dimension);
   return (MATCH_FIELDS[name] as LabelField<unknown>).labels(rule.match?.[name]);
 }
 
-/** The layer-4 configs a rule names (absent or empty: every protocol and port). */
 export const layer4Of = (rule: FirewallRule) => rule.match?.[LAYER4] as Layer4Config[] | undefined;

@@ -1,10 +1,4 @@
-/**
- * The firewall policy model, as GCP firewall policies have it: ordered rules (lower priority
- * wins, priorities unique in a policy), each matching direction, source/destination ranges
- * (IPv4 and IPv6) and layer-4 protocols/ports, with an allow or deny action. The wire shapes
- * live in the contracts (experiment.v1); this file holds what the domain knows about them.
- * Validation is in validation.ts; an evaluation engine belongs in its own file beside them.
- */
+/** GCP firewall policy semantics: lower priority wins, priorities unique; wire shapes in the contracts (experiment.v1). */
 export type {
   Direction,
   FirewallRule,
@@ -40,7 +34,6 @@ export const PORTED_PROTOCOLS: ReadonlySet<string> = new Set([
   '132',
 ]);
 
-/** A rule's protocol names: the IANA numbers of the named protocols, and `all` for every protocol. */
 export const RULE_PROTOCOL_NUMBERS: Readonly<Record<string, number | 'all'>> = {
   ...PROTOCOL_NUMBERS,
   all: 'all',

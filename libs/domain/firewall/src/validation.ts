@@ -63,10 +63,6 @@ function rule(value: unknown, path: string, out: Violations): FirewallRule | und
   };
 }
 
-/**
- * Checks a policy as a user wrote it, wherever it appears (live, or inside an experiment):
- * every problem is reported with its field path; output-only fields are ignored.
- */
 export function validatePolicyContent(
   input: unknown,
   path: string,

@@ -22,14 +22,11 @@ import {
 } from './wire';
 
 export interface AdapterFilterSettings {
-  /** The handler: the filter's name in the chain config. */
   name: string;
-  /** The adapter's name (its NATS subjects carry it). */
   adapter: string;
   templates: readonly AdapterTemplate[];
 }
 
-/** Told of every cache lookup (metrics). Must not throw. */
 export interface AdapterFilterObserver {
   onCacheLookup(handler: string, hit: boolean): void;
 }
@@ -39,7 +36,6 @@ export class AdapterFailureError extends Error {
   override readonly name = 'AdapterFailureError';
 }
 
-/** The id the adapter knows the lease by: the ledger's, else (no lease yet) the request's. */
 const leaseIdOf = (context: EnforcementContext): string =>
   context.adapterLeaseId ?? `request:${context.requestId}`;
 
@@ -51,16 +47,10 @@ function denialOf(adapter: string, status: AdapterStatus): string {
 }
 
 /**
- * A filter backed by an out-of-process adapter (Mixer's model):
- * - check_create / check_update: HandleCheck (through the check cache), then, when the handler
- *   has the quota template, HandleQuota for the resource-hours the lease adds;
- * - after the ledger committed: HandleReport `created` / `updated`; on end: `ended` at the
- *   moment the quota stops being used; when a create or update this filter allowed is not
- *   carried out: `ended` at the lease's start (full refund) or `updated` back to the old lease.
- * Reports go to handlers with the report or quota template, best effort.
- *
- * Transport failures and failure statuses are thrown: the chain applies the filter's failure
- * policy and its `timeoutMs`. Other non-OK statuses are denials with the adapter's message.
+ * Mixer's model: HandleCheck (through the check cache), then HandleQuota for the resource-hours a
+ * lease adds; HandleReport once the ledger committed, or to hand quota back when a create or
+ * update this filter allowed is not carried out. Transport failures and failure statuses are
+ * thrown (the chain's failure policy applies); other non-OK statuses are denials.
  */
 export class AdapterFilter implements EnforcementFilter {
   readonly name: string;
@@ -113,7 +103,6 @@ export class AdapterFilter implements EnforcementFilter {
     await this.report(context, { kind: 'updated', lease: after, at: this.clock.now() });
   }
 
-  /** A create this filter allowed did not happen: everything returns; an update: back to the old lease. */
   async onAborted(
     context: EnforcementContext,
     lease: LeaseRequest,
@@ -187,8 +176,7 @@ export class AdapterFilter implements EnforcementFilter {
     try {
       result = await this.calls.quota(this.name, instance, request);
     } catch (error) {
-      // The adapter may have granted before the answer was lost: hand it back (its dedup id
-      // makes a late grant and this return meet on the same record). Not awaited.
+      // The adapter may have granted before the answer was lost: the dedup id makes a late grant and this return meet.
       void this.onAborted(context, lease, current).catch(() => undefined);
       throw error;
     }
@@ -214,10 +202,7 @@ export class AdapterFilter implements EnforcementFilter {
     return undefined;
   }
 
-  /**
-   * The same lease asking the same thing gets the same id, so a retried request (a re-sent
-   * Blazar check-create, a repeated call) is granted once.
-   */
+  /** A retried request (a re-sent Blazar check-create) gets the same id, so it is granted once. */
   private dedupId(context: EnforcementContext, instance: AdapterInstance): string {
     const { requestId: _requestId, userId: _userId, ...where } = instance.context;
     const subject = leaseIdOf(context);

@@ -2,12 +2,8 @@ import { canonicalJson } from '@rollout/contracts';
 import { AdapterInstance, CheckResult } from './wire';
 
 /**
- * What identifies a check for the cache: the handler, the hook and the instance without its
- * request id (which differs on every call). The lease's `id` stays in the key: a result is
- * reused only for the lease it was given about (Blazar asking again about one lease), never for
- * another lease of the same shape, since an adapter may decide on the lease itself. `apiId` is
- * left out: it is another name of the same lease, and a Blazar lease refused once gets a new one
- * when Blazar asks again.
+ * The request id (new on every call) is left out, and so is `apiId`: Blazar gives a refused lease a
+ * new one when it asks again. The lease's `id` stays in: an adapter may decide on the lease itself.
  */
 export function checkCacheKey(handler: string, instance: AdapterInstance): string {
   const { requestId: _requestId, ...context } = instance.context;
@@ -25,15 +21,10 @@ interface Entry {
 export interface CheckCacheOptions {
   /** Entries kept at most; the oldest goes first. */
   maxEntries?: number;
-  /** Milliseconds since an epoch (the injected clock). */
   now: () => number;
 }
 
-/**
- * Check results by (handler, instance), reused while both limits hold: until `validDuration`
- * ms after the answer and for `validUseCount` more checks (the smallest of each across the
- * results stored together). Denials are cached like allows; failures are never stored.
- */
+/** Denials are cached like allows; failures are never stored. */
 export class CheckCache {
   private readonly entries = new Map<string, Entry>();
   private readonly maxEntries: number;
@@ -48,7 +39,6 @@ export class CheckCache {
     return this.entries.size;
   }
 
-  /** The cached result, consuming one use; undefined when absent, expired or used up. */
   take(key: string): CheckResult | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
@@ -61,11 +51,7 @@ export class CheckCache {
     return entry.result;
   }
 
-  /**
-   * Stores a result; with several (e.g. the answers of one check from more than one call),
-   * the first status is kept and the validity is the minimum of each limit across all of them.
-   * Nothing is stored when either limit is 0 or not a positive number.
-   */
+  /** With several results, the first status is kept and each limit is the minimum; a 0 limit stores nothing. */
   put(key: string, results: readonly CheckResult[]): void {
     if (!results.length) return;
     const duration = Math.min(...results.map((r) => finiteOrZero(r.validDuration)));

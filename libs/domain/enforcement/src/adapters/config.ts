@@ -2,18 +2,8 @@ import { canonicalJson, isAdapterName } from '@rollout/contracts';
 import { ADAPTER_TEMPLATES, AdapterTemplate } from './wire';
 import { FailurePolicy, FilterMode } from '../model';
 
-/**
- * An adapter filter in the chain config: any entry of `filters` with an `adapter` key,
- *
- *   acme-budget-quota:
- *     adapter: acme-budget          # the adapter's name (its NATS subjects carry it)
- *     params: { currency: hours }   # the adapter's own config, sent in Validate / CreateSession
- *     templates: [check, quota, report]
- *     failure_policy: closed        # what an adapter that is down, slow or broken means
- *     timeout_ms: 500               # a lease check never waits on it longer
- */
+/** Any entry of `filters` with an `adapter` key (example in docs/enforcement.md). */
 export interface AdapterFilterConfig {
-  /** The handler's name: the key under `filters`, the name in `enabled_filters`. */
   name: string;
   adapter: string;
   params: Record<string, unknown>;
@@ -38,7 +28,6 @@ export const HANDLER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,62}$/;
 
 type Fail = (path: string, problem: string) => never;
 
-/** Validates one adapter filter entry; `fail` throws the config error naming `path`. */
 export function parseAdapterFilter(
   name: string,
   raw: Record<string, unknown>,

@@ -15,10 +15,7 @@ export function reservationUnits(r: Reservation): number {
   return reservationSize(r) ?? r.amount ?? r.max ?? r.min ?? 1;
 }
 
-/**
- * The resource-hours a lease holds, per resource type: units × duration, rounded up to whole
- * hours per type (a 30-minute lease of one host costs one host-hour).
- */
+/** Rounded up to whole hours per type: a 30-minute lease of one host costs one host-hour. */
 export function resourceHours(lease: LeaseRequest): Record<string, number> {
   const ms = Math.max(0, lease.endDate.getTime() - lease.startDate.getTime());
   const unitMs: Record<string, number> = {};
@@ -29,11 +26,7 @@ export function resourceHours(lease: LeaseRequest): Record<string, number> {
   );
 }
 
-/**
- * What to ask an adapter for: on create, the lease's resource-hours; on update, only what it
- * grows by per type (shrinking is returned through a report once the update is committed).
- * Types asking for nothing are left out; an empty result means no quota call is needed.
- */
+/** On update, only the growth per type: shrinking is returned through a report once committed. */
 export function quotaAmounts(lease: LeaseRequest, current?: LeaseRequest): Record<string, number> {
   const next = resourceHours(lease);
   const before = current ? resourceHours(current) : {};
@@ -59,16 +52,11 @@ export function quotaRequest(
 }
 
 export interface GrantOutcome {
-  /** Denial message when some type was granted less than asked (and was not best effort). */
   denial?: string;
-  /** Types granted something, which must be returned when the lease is not admitted. */
   granted: Record<string, number>;
 }
 
-/**
- * Reads a quota answer: a type granted less than its amount (and not best effort) refuses
- * the lease, naming what was asked and granted; a type missing from the answer counts as 0.
- */
+/** A type granted less than asked (and not best effort) refuses the lease; a type missing from the answer counts as 0. */
 export function grantOutcome(
   adapter: string,
   request: QuotaRequest,
@@ -118,10 +106,7 @@ export function toAdapterLease(lease: LeaseRequest, id: string, apiId?: string):
   return out;
 }
 
-/**
- * When a lease's quota stops being used: at its end (or now, when ended early), never before
- * its start (a lease that never started returns everything) nor after its end.
- */
+/** Never before the lease's start (a lease that never started returns everything) nor after its end. */
 export function endedAt(lease: LeaseRequest, now: Date): Date {
   const t = Math.min(Math.max(now.getTime(), lease.startDate.getTime()), lease.endDate.getTime());
   return new Date(t);

@@ -1,13 +1,8 @@
 /**
- * Static analysis of an experiment against the live policy: which experiment rules are shadowed
- * (decide no connection) and, as disjoint regions, where the two policies give different actions;
- * exact, with the engine's semantics (docs/firewall-matching.md). A decision diagram over the
- * match fields' dimensions (match-fields.ts: source → destination → protocol/port → source tags),
- * then target tags: each level is cut into intervals by the candidate rules'
- * bounds, and intervals with the same candidates are refined together; each label dimension
- * (source tags) is cut into cells of label sets where the same candidates match. A policy's candidates stop
- * at its first rule matching everything left, a refinement is computed once per distinct (level,
- * candidates), and equal sub-regions merge. Work is bounded (ANALYSIS_WORK_LIMIT).
+ * Static analysis of an experiment against the live policy, exact with the engine's semantics
+ * (docs/firewall-matching.md): shadowed experiment rules, and disjoint regions where the actions
+ * differ. A decision diagram over the match fields' dimensions; a refinement is computed once per
+ * distinct (level, candidates) and equal sub-regions merge.
  */
 import type {
   DifferingRegion,
@@ -22,14 +17,9 @@ import { LABEL_FIELDS, LINE_FIELDS } from '../match-fields';
 import { bridgeUnreachable, Interval, intervalsKey, normalize, UNREACHABLE } from './space';
 import { intersectTagCells, TagCell, tagCellKey, tagCells, toTarget } from './tags';
 
-/**
- * Work units (candidates looked at, interval bounds swept, regions built) per analysis, at most;
- * beyond it the analysis stops and says it is incomplete. About a second of CPU here, so a
- * pathological policy cannot hold the experiment service's event loop for long.
- */
+/** About a second of CPU here, so a pathological policy cannot hold the service's event loop for long. */
 export const ANALYSIS_WORK_LIMIT = 500_000;
 
-/** The levels of the diagram: the line fields', then the label fields'; target tags are the leaf. */
 const LINES = LINE_FIELDS.length;
 const DIMENSIONS = LINES + LABEL_FIELDS.length;
 
@@ -39,21 +29,16 @@ type Cells = Partial<Record<keyof RuleMatch, TagCell>>;
 const EVERY_LABEL_SET: TagCell = { absent: [], anyOf: [] };
 
 interface PreparedRule {
-  /** 0: the first list (live), 1: the second (experiment). */
   side: 0 | 1;
   priority: number;
   action: 'allow' | 'deny';
-  /** Per match field: the keys it matches, and whether that is the whole line. */
   keys: Keys;
   full: Partial<Record<keyof RuleMatch, boolean>>;
-  /** Per label field (LABEL_FIELDS' order): the labels it names, sorted; undefined: any. */
   labels: (readonly string[] | undefined)[];
   tags: readonly string[] | undefined;
-  /** Per level: does the rule match everything in the dimensions from that level on? */
   universalFrom: boolean[];
 }
 
-/** A region below some level: the intervals of the levels refined so far (from the bottom up). */
 interface SubRegion {
   id: number;
   keys: Keys;
@@ -65,7 +50,6 @@ interface SubRegion {
 
 class WorkLimitExceeded extends Error {}
 
-/** One direction's rules of both sides, with the memo of refinements. */
 class DirectionAnalysis {
   private readonly memo = Array.from(
     { length: DIMENSIONS + 1 },
@@ -75,11 +59,8 @@ class DirectionAnalysis {
 
   constructor(
     readonly rules: readonly PreparedRule[],
-    /** Which verdict pairs make a region (by rule index, -1 for the implied rule). */
     private readonly keep: (live: number, experiment: number) => boolean,
-    /** Called for every pair of deciding rules that share a non-empty cell. */
     private readonly onPair: (live: number, experiment: number) => void,
-    /** Skip boxes where the second side has no candidate (it would decide only by its implied rule). */
     private readonly needSecond: boolean,
     private readonly budget: { work: number },
   ) {}
@@ -126,7 +107,6 @@ class DirectionAnalysis {
     return result;
   }
 
-  /** Cuts dimension `level` into groups of intervals with the same candidates, refines each, merges equal sub-regions. */
   private split(level: number, candidates: number[]): SubRegion[] {
     const { name, field } = LINE_FIELDS[level];
     const { end, dimension } = field;
@@ -189,7 +169,6 @@ class DirectionAnalysis {
     }
     addSegment(start, end - 1n);
 
-    // Sub-regions are interned, so equal ones below this level are one object: merge by id.
     const merged = new Map<number, { sub: SubRegion; intervals: Interval[] }>();
     for (const group of groups.values()) {
       for (const sub of this.refine(level + 1, group.candidates)) {
@@ -208,7 +187,6 @@ class DirectionAnalysis {
     });
   }
 
-  /** Cuts label dimension `level` into cells where the same candidates match, and refines each. */
   private splitLabels(level: number, candidates: number[]): SubRegion[] {
     const { name } = LABEL_FIELDS[level - LINES];
     const regions: SubRegion[] = [];
@@ -229,9 +207,8 @@ class DirectionAnalysis {
   }
 
   /**
-   * Splits `cell` until every candidate either matches all of a part or none of it: a rule with
-   * labels S matches where the connection carries one of S. A side's candidates after one that
-   * matches all the rest of the space do not matter, and are not split on.
+   * Splits `cell` until every candidate matches all of a part or none of it. A side's candidates
+   * after one that matches all the rest of the space do not matter, and are not split on.
    */
   private labelCells(
     level: number,
@@ -366,15 +343,10 @@ function prepare(
 const IMPLIED = { INGRESS: 'deny', EGRESS: 'allow' } as const;
 
 export interface AnalysisOptions {
-  /** Regions listed at most; the others are counted. */
   maxRegions?: number;
 }
 
-/**
- * Compares an experiment's rules with the live policy's: the experiment rules that decide no
- * connection (with the rules that decide in their place) and the regions of the connection
- * space where the two give different actions.
- */
+/** The experiment rules that decide no connection, and the regions where live and experiment actions differ. */
 export function analyzeExperiment(
   live: { rules?: readonly FirewallRule[] },
   experiment: { rules?: readonly FirewallRule[] },
@@ -455,7 +427,6 @@ export function analyzeExperiment(
   };
 }
 
-/** Whether two sorted, disjoint interval lists share a key. */
 function overlaps(a: readonly Interval[], b: readonly Interval[]): boolean {
   let i = 0;
   let j = 0;
@@ -473,7 +444,6 @@ function coveringRules(
   k: number,
   budget: { work: number },
 ): number[] {
-  // Only rules that share some connection with rule k can decide in its place.
   const higher = rules
     .slice(0, k)
     .filter((rule) =>

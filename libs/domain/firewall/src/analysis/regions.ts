@@ -1,15 +1,10 @@
-/**
- * Testing connections against differing regions: whether a connection lies in a region, and
- * which regions no previewed connection touched (for the preview report: "this change also
- * opens 10.0.0.0/8 tcp:22, which no previewed connection used").
- */
+/** For the preview report: "this change also opens 10.0.0.0/8 tcp:22, which no previewed connection used". */
 import type { AnalysisTarget, DifferingRegion, FlowConnection } from '@rollout/contracts';
 import { LABEL_FIELDS } from '../match-fields';
 import { Connection, parseConnection, ParsedConnection } from '../engine/connection';
 import { addressIntervals, covers, Interval, PORT_KEYS } from './space';
 import { ruleProtocol } from '../engine/tables';
 
-/** A region compiled for testing connections. */
 interface RegionMatcher {
   region: DifferingRegion;
   src: Interval[];
@@ -25,7 +20,6 @@ function addressKey(family: 4 | 6, w0: number, w1: number, w2: number, w3: numbe
   return V6 + ((BigInt(w0) << 96n) | (BigInt(w1) << 64n) | (BigInt(w2) << 32n) | BigInt(w3));
 }
 
-/** `all`, a name, a number or a number range ("18-49") as inclusive protocol numbers. */
 function protocolRange(text: string): [number, number] {
   const [low, high] = text.split('-');
   if (high !== undefined) return [Number(low), Number(high)];
@@ -72,16 +66,11 @@ function inMatcher(m: RegionMatcher, c: ParsedConnection, checkTarget: boolean):
   return !m.region.target || carries(m.region.target, c.targetTags);
 }
 
-/** Whether a connection's tags satisfy a region's condition on them. */
 function carries(condition: AnalysisTarget, tags: readonly string[]): boolean {
   if (condition.tagsAbsent?.some((t) => tags.includes(t))) return false;
   return (condition.anyTagOf ?? []).every((clause) => clause.some((t) => tags.includes(t)));
 }
 
-/**
- * A test of whether a connection lies in the region (its tags included), compiled once; false for
- * a connection that cannot be parsed.
- */
 export function regionMatcher(region: DifferingRegion): (connection: Connection) => boolean {
   const matcher = compileRegion(region);
   return (connection) => {
@@ -90,10 +79,7 @@ export function regionMatcher(region: DifferingRegion): (connection: Connection)
   };
 }
 
-/**
- * The regions no flow lies in. Flows carry no tags, so a flow touches a region whatever the
- * region's conditions on target and source tags; a flow that cannot be parsed touches nothing.
- */
+/** Flows carry no tags, so a flow touches a region whatever its tag conditions; an unparseable flow touches nothing. */
 export function untouchedRegions(
   regions: readonly DifferingRegion[],
   flows: Iterable<FlowConnection<string>>,
@@ -110,19 +96,13 @@ export function untouchedRegions(
   return regions.filter((r) => untouched.has(r));
 }
 
-/** The changed traffic that lies in one region: its events, its flows and their distinct sources. */
 export interface RegionTraffic {
   events: number;
   flows: number;
   sources: number;
 }
 
-/**
- * For each region, in order, the flows that lie in it, their events (`count`, 1 when absent) and
- * their distinct source addresses (any spelling of an address counts once). As in
- * untouchedRegions, flows carry no tags, so a region's tag conditions are not applied,
- * and a flow that cannot be parsed lies in no region.
- */
+/** Any spelling of a source address counts once; tag conditions are not applied, as in untouchedRegions. */
 export function regionTraffic(
   regions: readonly DifferingRegion[],
   flows: Iterable<FlowConnection<string> & { count?: number }>,

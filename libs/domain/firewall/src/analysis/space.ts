@@ -1,9 +1,6 @@
 /**
- * The dimensions static analysis cuts the connection space along, as integer lines with
- * inclusive intervals over BigInt, and their conversion back to what users write: CIDR ranges,
- * protocols and port ranges. Addresses of both families share one line (IPv4 first, then IPv6)
- * because a rule's range list may mix them; protocol and destination port share one line
- * because a rule's ports depend on the protocol they are listed under.
+ * Both address families share one line (IPv4 first) because a rule's range list may mix them;
+ * protocol and port share one because a rule's ports are listed under a protocol.
  */
 import { type AnalysisLayer4, type Layer4Config, protocolNameOf } from '@rollout/contracts';
 import { parseRange } from '../engine/address';
@@ -20,9 +17,8 @@ export interface Interval {
 export const V6_BASE = 1n << 32n;
 export const ADDRESS_END = V6_BASE + (1n << 128n);
 /**
- * IPv6 keys no connection has: an IPv4-mapped address (::ffff:0:0/96) is read as the IPv4 address
- * it maps (see parseAddressInto). Regions never consist of these keys alone, may include them
- * where that saves CIDR blocks, and never list a block inside them (its text would read as IPv4).
+ * IPv6 keys no connection has (IPv4-mapped addresses read as IPv4, see parseAddressInto). Regions
+ * may include them where that saves CIDR blocks, but never list a block inside them.
  */
 export const UNREACHABLE: Interval = {
   first: V6_BASE + (0xffffn << 32n),
@@ -39,15 +35,11 @@ export function bridgeUnreachable(intervals: readonly Interval[]): Interval[] {
 
 /** Port keys per protocol: 0-65535, then NO_PORT (a connection without a destination port). */
 export const PORT_KEYS = BigInt(NO_PORT + 1);
-/** Layer-4 key = protocol × PORT_KEYS + port key. */
 export const LAYER4_END = 256n * PORT_KEYS;
 
 export const fullLine = (end: bigint): Interval[] => [{ first: 0n, last: end - 1n }];
 
-/**
- * The address keys a rule's range list matches: every address when the list is empty, as the
- * engine has it; a range that does not parse matches nothing. Host bits are ignored (parseRange).
- */
+/** An empty list matches every address, as in the engine; a range that does not parse matches nothing. */
 export function addressIntervals(ranges: readonly string[] | undefined): Interval[] {
   if (!ranges || ranges.length === 0) return fullLine(ADDRESS_END);
   const intervals: Interval[] = [];
@@ -60,11 +52,7 @@ export function addressIntervals(ranges: readonly string[] | undefined): Interva
   return normalize(intervals);
 }
 
-/**
- * The layer-4 keys a rule matches: every key with no configs or an `all` config; a protocol
- * without ports matches all its port keys, connections without a port included; a port range
- * matches only those ports of its protocol.
- */
+/** A protocol without ports matches all its port keys, connections without a port included. */
 export function layer4Intervals(configs: readonly Layer4Config[] | undefined): Interval[] {
   if (!configs || configs.length === 0) return fullLine(LAYER4_END);
   const intervals: Interval[] = [];
@@ -85,7 +73,6 @@ export function layer4Intervals(configs: readonly Layer4Config[] | undefined): I
   return normalize(intervals);
 }
 
-/** Sorted, with overlapping and adjacent intervals merged. */
 export function normalize(intervals: readonly Interval[]): Interval[] {
   const sorted = [...intervals].sort((a, b) =>
     a.first < b.first ? -1 : a.first > b.first ? 1 : 0,
@@ -143,10 +130,7 @@ function ipv6Text(value: bigint): string {
 
 const bitLength = (value: bigint) => value.toString(2).length;
 
-/**
- * The fewest CIDR blocks covering exactly [first, last] of one family (offsets within the family),
- * leaving out blocks for which `skip` says so.
- */
+/** The fewest CIDR blocks covering exactly [first, last] of one family, minus those `skip` rejects. */
 function cidrsOf(
   first: bigint,
   last: bigint,
@@ -169,7 +153,6 @@ function cidrsOf(
 const insideUnreachable = (first: bigint, last: bigint) =>
   first + V6_BASE >= UNREACHABLE.first && last + V6_BASE <= UNREACHABLE.last;
 
-/** Address keys as CIDR ranges, IPv4 first. */
 export function toCidrs(intervals: readonly Interval[]): string[] {
   const out: string[] = [];
   for (const { first, last } of intervals) {
@@ -210,7 +193,6 @@ function protocolTexts(protocols: readonly number[]): string[] {
   return out;
 }
 
-/** Layer-4 keys as configs: protocols with the same port set share one. */
 export function toLayer4(intervals: readonly Interval[]): AnalysisLayer4[] {
   // Port keys by protocol: each interval (sorted) cut at protocol bounds, so protocols come in order.
   const portsByProtocol = new Map<number, Interval[]>();

@@ -1,22 +1,17 @@
 /**
- * The target-tag dimension. A connection carries any set of tags; a tagged rule matches when the
- * connection carries one of its tags, an untagged rule always. So which rule of a side decides
- * depends only on which of the side's tags the connection carries, and the tag sets where a
- * given rule decides are exactly: "none of the tags of the tagged rules before it, and (if it is
- * tagged) at least one of its other tags". A cell keeps that form: tags absent, and clauses
- * "at least one of". Intersecting two cells keeps it too, and a cell is empty exactly when a
- * clause has no tag left outside the absent ones (the other tags can then be chosen freely).
+ * A tagged rule matches when the connection carries one of its tags, so the tag sets where a rule
+ * decides are: "none of the tags of the tagged rules before it, and at least one of its own". A
+ * cell keeps that form (absent tags, clauses "at least one of"); it is empty exactly when a
+ * clause has no tag left outside the absent ones.
  */
 import type { AnalysisTarget } from '@rollout/contracts';
 
 export interface TagCell {
-  /** Sorted. */
   absent: readonly string[];
-  /** Each sorted, none contained in another, sorted by their text. */
   anyOf: readonly (readonly string[])[];
 }
 
-/** A side's candidates (in priority order) split into the tag cells where each decides; decider -1 is the implied rule. */
+/** Decider -1 is the implied rule. */
 export function tagCells(
   candidates: readonly { index: number; tags: readonly string[] | undefined }[],
 ): { cell: TagCell; decider: number }[] {
@@ -36,7 +31,6 @@ export function tagCells(
   return cells;
 }
 
-/** The tag sets in both cells, or undefined when there are none. */
 export function intersectTagCells(a: TagCell, b: TagCell): TagCell | undefined {
   const absent = [...new Set([...a.absent, ...b.absent])].sort();
   const excluded = new Set(absent);
@@ -63,7 +57,6 @@ export function intersectTagCells(a: TagCell, b: TagCell): TagCell | undefined {
 export const tagCellKey = (cell: TagCell) =>
   `${cell.absent.join(',')}/${cell.anyOf.map((c) => c.join(',')).join(';')}`;
 
-/** The wire form: absent when the cell holds every tag set. */
 export function toTarget(cell: TagCell): { target?: AnalysisTarget } {
   if (cell.absent.length === 0 && cell.anyOf.length === 0) return {};
   return {

@@ -10,7 +10,6 @@ import { NO_PORT } from '../engine/connection';
 
 const EVERY_ADDRESS = toCidrs(addressIntervals(undefined));
 
-/** Address ranges as the CIDR blocks they cover, sorted (absent or empty: every address). */
 export function normalRanges(ranges: readonly string[] | undefined): string[] {
   if (!ranges || ranges.length === 0) return EVERY_ADDRESS;
   return toCidrs(addressIntervals(ranges));
@@ -18,7 +17,6 @@ export function normalRanges(ranges: readonly string[] | undefined): string[] {
 
 const protocolText = (protocol: number) => protocolNameOf(protocol) ?? String(protocol);
 
-/** Layer-4 configs as `proto` / `proto/ports` texts, in protocol then port order (absent: `all`). */
 export function normalLayer4(configs: FirewallRule['match']['layer4Configs']): string[] {
   const intervals = layer4Intervals(configs);
   if (intervals.length === 1 && intervals[0].first === 0n && intervals[0].last === LAYER4_END - 1n)

@@ -2,19 +2,14 @@ import type { FirewallRule } from '@rollout/contracts';
 import { MATCH_FIELD_NAMES, MATCH_FIELDS } from '../match-fields';
 
 /**
- * A rule's fields as a reviewer compares them: two rules that match the same connections the
- * same way have the same normal form, however they were written. List fields are sets (sorted
- * text, no duplicates); address ranges are the CIDR blocks of the addresses they cover (so
- * `10.0.0.0/9` + `10.128.0.0/9` is `10.0.0.0/8`, and an absent list is every address);
- * protocols are named where they have a name (`"6"` is `tcp`) and listed with their ports
- * (`tcp/22`, `tcp/8000-8080`, `tcp` for every port, `all`); a field set to its default
- * (`disabled: false`, `targetTags: []`, an empty description) is absent.
+ * Two rules that match the same connections the same way have the same normal form: list fields
+ * are sets, address ranges are the CIDR blocks they cover, protocols are named, and a field set
+ * to its default is absent.
  */
 export type NormalRule = Map<string, string | string[]>;
 
 const sortedSet = (values: readonly string[]) => [...new Set(values)].sort();
 
-/** The rule's fields but its priority (the diff's key), by dotted path, in normal form. */
 export function normalizeRule(rule: FirewallRule): NormalRule {
   const fields: NormalRule = new Map();
   fields.set('action', rule.action);

@@ -33,7 +33,6 @@ function namedRanges(cidrs: readonly string[]): string {
   return `${cidrs.slice(0, MAX_NAMED_RANGES).join(', ')} and ${cidrs.length - MAX_NAMED_RANGES} more`;
 }
 
-/** The smallest CIDR block holding every key of `intervals` (all of one family, non-empty). */
 function coveringBlock(intervals: readonly Interval[], base: bigint): Interval {
   const first = intervals[0].first - base;
   const last = intervals[intervals.length - 1].last - base;
@@ -53,10 +52,7 @@ function subtract(block: Interval, intervals: readonly Interval[]): Interval[] {
   return out;
 }
 
-/**
- * Address ranges in words: per family, either the blocks themselves or, when fewer, the block
- * covering them with the exceptions ("0.0.0.0/0", except "10.0.0.0/8").
- */
+/** Per family, the blocks themselves or, when fewer, the covering block with exceptions. */
 export function describeRanges(cidrs: readonly string[]): {
   everything: boolean;
   text: string;

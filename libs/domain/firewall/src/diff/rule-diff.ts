@@ -19,7 +19,6 @@ export interface StructuralDiff {
 
 const byPriority = (a: FirewallRule, b: FirewallRule) => a.priority - b.priority;
 
-/** A rule's fields as written, by dotted path: the match's fields one by one, the others as they are. */
 function writtenFields(rule: FirewallRule): Map<string, unknown> {
   const fields = new Map<string, unknown>();
   for (const [key, value] of Object.entries(rule)) {
@@ -32,7 +31,6 @@ function writtenFields(rule: FirewallRule): Map<string, unknown> {
   return fields;
 }
 
-/** The elements of a list field on each side only, or nothing when the field is not a list. */
 function elementChanges(
   before: unknown,
   after: unknown,
@@ -49,11 +47,7 @@ function elementChanges(
 const elementText = (element: unknown) =>
   typeof element === 'string' ? element : canonicalJson(element);
 
-/**
- * The fields of two rules of the same priority that differ once normalised, by name: `before`
- * and `after` as written (absent where not set), and for a list field the elements each side
- * alone has, in normal form.
- */
+/** For a list field, also the elements each side alone has, in normal form. */
 export function changedFields(before: FirewallRule, after: FirewallRule): RuleFieldChange[] {
   const a = normalizeRule(before);
   const b = normalizeRule(after);
@@ -70,11 +64,7 @@ export function changedFields(before: FirewallRule, after: FirewallRule): RuleFi
     }));
 }
 
-/**
- * Rules added, removed and changed from `from` to `to`, each list by priority. A rule that
- * means the same on both sides is unchanged; if it is written differently it is also listed in
- * `rewritten`, never in `changed`.
- */
+/** A rule that means the same but is written differently is listed in `rewritten`, never in `changed`. */
 export function diffRules(
   from: readonly FirewallRule[],
   to: readonly FirewallRule[],
@@ -102,9 +92,8 @@ export function diffRules(
 }
 
 /**
- * The policy's own fields that differ, every field but its rules (which `diffRules` compares):
- * whatever fields the policy has, so one it gains later is compared with no change here. An
- * empty string is the same as an absent field.
+ * Every field but the rules, whatever fields the policy has, so one it gains later is compared
+ * with no change here. An empty string is the same as an absent field.
  */
 export function diffPolicyFields(from: PolicyContent, to: PolicyContent): RuleFieldChange[] {
   const set = (content: PolicyContent) =>

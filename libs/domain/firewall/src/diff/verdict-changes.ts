@@ -13,10 +13,6 @@ import { MATCH_FIELDS } from '../match-fields';
 /** The match fields in the order a sentence says them. */
 const SENTENCE = Object.keys(MATCH_FIELD_WORDS) as (keyof RuleMatch)[];
 
-/**
- * The regions of traffic whose verdict changes from `from` to `to`, allow→deny and deny→allow,
- * each with a sentence a person reads. The regions are the static analysis's (exact, disjoint).
- */
 export function verdictChanges(
   from: readonly FirewallRule[],
   to: readonly FirewallRule[],

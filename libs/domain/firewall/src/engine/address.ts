@@ -1,12 +1,8 @@
 /**
- * IP address and CIDR parsing for the engine. Traffic addresses are parsed on the hot path
- * (once per event), so the parser walks the characters itself instead of splitting strings or
- * going through BigInt: an address becomes one (IPv4) or four (IPv6) unsigned 32-bit words.
- * It accepts exactly what node's `net.isIP` accepts (the validator of rule ranges), so a rule
- * that passed validation always compiles and a traffic address is judged by the same grammar.
+ * The hot-path parser walks characters instead of splitting strings or using BigInt, and accepts
+ * exactly what node's `net.isIP` accepts (the rule validator), so a valid rule always compiles.
  */
 
-/** A parsed IP address: IPv4 in `w0`; IPv6 as four big-endian 32-bit words `w0..w3` (unsigned). */
 export interface ParsedAddress {
   readonly family: 4 | 6;
   readonly w0: number;
@@ -15,11 +11,7 @@ export interface ParsedAddress {
   readonly w3: number;
 }
 
-/**
- * The one concrete shape behind ParsedAddress. A class (rather than object literals) keeps a
- * single hidden class, so every property read on the hot path is monomorphic; it is mutable
- * only so that `evaluate` can parse into reused scratch instances without allocating.
- */
+/** One class keeps every hot-path property read monomorphic; mutable so `evaluate` can reuse scratch instances. */
 export class AddressBox implements ParsedAddress {
   family: 4 | 6 = 4;
   w0 = 0;
@@ -64,7 +56,6 @@ function parseV4(text: string, start: number, end: number): number {
   return value * 256 + octet;
 }
 
-/** Hex digit values by character code (-1: not a hex digit): one load per character. */
 const HEX = new Int8Array(128).fill(-1);
 for (let c = 0; c < 10; c++) HEX[48 + c] = c;
 for (let c = 0; c < 6; c++) HEX[97 + c] = HEX[65 + c] = 10 + c;
@@ -76,7 +67,6 @@ function parseV6(text: string, out: AddressBox): boolean {
   let end = text.length;
   const zone = text.indexOf('%');
   if (zone >= 0) {
-    // A zone id ("fe80::1%eth0") ends the address; node accepts it, matching ignores it.
     if (zone === end - 1) return false;
     for (let z = zone + 1; z < end; z++) if (!isZoneChar(text.charCodeAt(z))) return false;
     end = zone;
@@ -139,9 +129,8 @@ function groupAt(g: number, gap: number, missing: number): number {
 }
 
 /**
- * Parses into `out` (reused by the caller); false when the text is not an IP address. An
- * IPv4-mapped IPv6 address (`::ffff:192.0.2.7`, RFC 4291 2.5.5.2) is the IPv4 address it maps:
- * dual-stack sockets report IPv4 peers that way, and the packet on the wire was IPv4.
+ * An IPv4-mapped IPv6 address (RFC 4291 2.5.5.2) is the IPv4 address it maps: dual-stack sockets
+ * report IPv4 peers that way.
  */
 export function parseAddressInto(text: string, out: AddressBox): boolean {
   if (!parseAddressAsWritten(text, out)) return false;
@@ -170,16 +159,11 @@ function parseAddressAsWritten(text: string, out: AddressBox): boolean {
   return parseV6(text, out);
 }
 
-/**
- * Parses an IPv4 or IPv6 address ("192.0.2.7", "2001:db8::1"); undefined when the text is not
- * one, so a caller can reject the traffic event that carries it.
- */
 export function parseAddress(text: string): ParsedAddress | undefined {
   const out = new AddressBox();
   return parseAddressInto(text, out) ? out : undefined;
 }
 
-/** An address range as inclusive bounds over the family's number line; compile-time only. */
 export interface AddressRange {
   family: 4 | 6;
   first: bigint;
@@ -197,10 +181,8 @@ export function addressToBigInt(address: ParsedAddress): bigint {
 }
 
 /**
- * A CIDR range ("10.0.0.0/8") or a plain address (a /32 or /128); undefined when malformed.
- * Host bits set below the prefix ("10.1.2.3/8") are ignored: the range is the whole network.
- * A range inside ::ffff:0:0/96 (prefix 96 or longer) is the IPv4 range it maps, as addresses
- * are; a shorter IPv6 prefix stays IPv6 and so never matches an IPv4-mapped address.
+ * Host bits below the prefix are ignored. A range inside ::ffff:0:0/96 (prefix ≥ 96) is the IPv4
+ * range it maps; a shorter IPv6 prefix never matches an IPv4-mapped address.
  */
 export function parseRange(text: string): AddressRange | undefined {
   if (typeof text !== 'string') return undefined;

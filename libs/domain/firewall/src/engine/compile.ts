@@ -1,10 +1,6 @@
 /**
- * The compiled firewall policy (semantics: docs/firewall-matching.md). Per direction, rules are
- * numbered in priority order and each dimension is cut into elementary intervals found with one
- * lookup (radix bucket, then a short binary search), each carrying what matches all of it (see
- * DirectionIndex). Decisions allocate nothing and cost about the same at 10 and 10,000 rules;
- * memory grows with rules × distinct intervals: about 0.3 MB for a realistic 1,000-rule policy,
- * 7 MB for 10,000 rules (see stats.bytes).
+ * The compiled firewall policy (semantics: docs/firewall-matching.md). Decisions allocate nothing
+ * and cost about the same at 10 and 10,000 rules; memory: about 0.3 MB for 1,000 rules, 7 MB for 10,000.
  */
 import { layer4Of, rangesOn, tagsOn } from '../match-fields';
 import { FirewallRule } from '../model';
@@ -31,9 +27,7 @@ import {
   v6Lookup,
 } from './tables';
 
-// Module-local bindings of the imports used on every decision. Transpilers that emulate live
-// ES bindings in CommonJS (swc, used by Jest and the benchmarks) turn an imported name into a
-// getter call, which V8 does not always inline; a local const is a plain value.
+// swc's CommonJS output turns an imported name into a getter call V8 does not always inline.
 const parseConnectionFast = parseConnectionInto;
 const SIGN = SIGN_BIT;
 
@@ -45,9 +39,7 @@ export interface Verdict {
 }
 
 export interface CompiledPolicyStats {
-  /** Enabled rules, both directions. */
   readonly rules: number;
-  /** Distinct rule sets stored (see the design note). */
   readonly sets: number;
   readonly bytes: number;
 }
@@ -60,7 +52,6 @@ export interface CompiledPolicy {
   readonly stats: CompiledPolicyStats;
 }
 
-/** The implied rules; Verdicts are shared frozen objects, so a decision allocates nothing. */
 const IMPLIED_INGRESS: Verdict = Object.freeze({
   action: 'deny',
   rulePriority: null,
@@ -112,22 +103,17 @@ function find6(lookup: Lookup, k0: number, k1: number, k2: number, k3: number): 
 }
 
 /**
- * The rules of one direction, compiled. A plain bit-vector classifier (AND the four dimensions'
- * sets, the lowest set bit decides) slows down with size when sets are dense: a rule matching
- * any source (or a /8) sits in every source set, so most words of the AND hold candidates, each a
- * cache miss in a table of megabytes. So the rules are split by the more selective address
- * dimension X (usually the remote side): the few broad in X form a bit-vector classifier small
- * enough to stay in cache; the rest keep, per interval of X, the sorted handful covering it,
- * walked in priority order. The broad group's first match bounds that walk.
+ * A plain bit-vector classifier slows down with dense sets (a broad rule sits in every set, each
+ * AND word a cache miss), so the rules are split on the more selective address dimension X: the
+ * few broad in X form a small bit-vector classifier; the rest keep, per X interval, the sorted
+ * handful covering it, walked in priority order up to the broad group's first match.
  */
 class DirectionIndex {
-  /** Broad group: rule sets (see SetPool) and verdicts by group rule number. */
   private readonly broadSets: Int32Array;
   private readonly broadAggregateWords: number;
   private readonly broadVerdicts: readonly Verdict[];
   /** Direction-wide priority rank of each broad rule, to compare with narrow matches. */
   private readonly broadRank: Int32Array;
-  /** Narrow group: port, tag and "every Y address" sets, interval lists, verdicts and ranks. */
   private readonly narrowSets: Int32Array;
   private readonly narrowAggregateWords: number;
   private readonly lists: Int32Array;
@@ -143,7 +129,6 @@ class DirectionIndex {
   private readonly dest6: Lookup;
   /** By protocol number: the port partition (NO_PORT is the last key) of rules naming that protocol. */
   private readonly ports: Lookup[];
-  /** The rules a connection's target tags admit, and those its source tags admit. */
   private readonly targetTags: LabelSets;
   private readonly sourceTags: LabelSets;
   readonly sets: number;
@@ -168,7 +153,6 @@ class DirectionIndex {
     this.xIsSrc = count(src.broad) <= count(dest.broad);
     const isBroad = this.xIsSrc ? src.broad : dest.broad;
 
-    // Each group numbers its rules in priority order, as the direction does.
     const groupIndex = new Int32Array(n);
     const broadRank: number[] = [];
     const narrowRank: number[] = [];
@@ -208,8 +192,7 @@ class DirectionIndex {
       return listLength;
     };
     const labels = new Labels();
-    // Address intervals: the broad rules as a set; the narrow ones as a list (without the
-    // rules that match every address of the family: those are one shared set, yAll*).
+    // The narrow rules matching every address of the family are one shared set (yAll*), not listed.
     const addressLabel = (always: Int32Array) => (set: Int32Array) => {
       const length = project(set, always);
       return labels.id(
@@ -328,8 +311,7 @@ class DirectionIndex {
         : find6(this.dest6, c.d0 ^ SIGN, c.d1 ^ SIGN, c.d2 ^ SIGN, c.d3 ^ SIGN);
     const portEntries = this.ports[c.protocol];
     const p = find(portEntries, c.portKey, c.portKey);
-    // Tags: per label dimension, the rules without labels plus those of each label the
-    // connection carries. One known label (the common case) is one precomputed set; more are ORed in.
+    // One known label (the common case) is one precomputed set; more are ORed in.
     const targets = this.targetTags;
     const tagCount = targets.resolve(c.targetTags, c.tagIds, c.tagEpoch);
     const tagOffsets = targets.offsets;
@@ -356,7 +338,6 @@ class DirectionIndex {
           );
     const bound = broad < 0 ? 0x7fffffff : this.broadRank[broad];
 
-    // The narrow group: walk X's list in priority order, up to the broad group's match.
     const xEntries = this.xIsSrc ? srcEntries : destEntries;
     const x = this.xIsSrc ? s : d;
     const yEntries = this.xIsSrc ? destEntries : srcEntries;
@@ -407,7 +388,6 @@ class DirectionIndex {
     return -1;
   }
 
-  /** As scan, each label dimension the union of the broad sets of its offset pairs. */
   private scanLabels(
     s: number,
     d: number,
@@ -438,14 +418,12 @@ class DirectionIndex {
   }
 }
 
-/** Word `w` of the union of the broad sets of `count` offset pairs. */
 function union(table: Int32Array, offsets: Int32Array, count: number, w: number): number {
   let word = 0;
   for (let k = 0; k < count; k++) word |= table[offsets[k * 2] + w];
   return word;
 }
 
-/** Whether narrow rule bit `bit` of word `word` is in one of the narrow sets of `count` offset pairs. */
 function admits(
   sets: Int32Array,
   A: number,
@@ -459,11 +437,7 @@ function admits(
   return false;
 }
 
-/**
- * One label dimension of a direction (target tags, source tags): the set offsets (broad,
- * narrow) of the rules without labels, and per label of those plus the rules naming it, by name
- * and by registry id (see registerTag).
- */
+/** One label dimension of a direction: set offsets (broad, narrow) of the unlabelled rules plus those naming each label. */
 class LabelSets {
   /** Offset pairs of the sets a connection's labels admit, written by resolve (reused: evaluation is synchronous). */
   offsets = new Int32Array(16);
@@ -512,10 +486,8 @@ class LabelSets {
   }
 
   /**
-   * Writes into `offsets` the set pairs of the labels a connection carries that some rule names
-   * (the unlabelled rules' pair when none); returns how many, at least 1. Registry ids index an
-   * array; they cover this policy unless it was compiled after the connection was parsed and
-   * named new labels: then the names are looked up instead.
+   * Returns how many set pairs it wrote into `offsets`, at least 1. Registry ids are only trusted
+   * below `epoch`: a policy compiled after the connection was parsed falls back to names.
    */
   resolve(names: readonly string[], ids: Int32Array | undefined, idEpoch: number): number {
     if (this.epoch === 0) return 1;
@@ -586,11 +558,7 @@ class Compiled implements CompiledPolicy {
   }
 }
 
-/**
- * Compiles a policy (already validated, see validatePolicyContent) for evaluation. Disabled
- * rules are left out; the rest are ordered by priority (input order breaks a tie, which a
- * valid policy never has). Compile once per policy version and reuse for every event.
- */
+/** Compiles a validated policy (see validatePolicyContent) once per version; disabled rules are left out. */
 export function compilePolicy(policy: { rules?: readonly FirewallRule[] }): CompiledPolicy {
   const enabled = (policy.rules ?? [])
     .map((rule, order) => ({ rule, order }))

@@ -1,9 +1,4 @@
-/**
- * A connection as the engine sees it, and its normalisation: protocol names and numbers to one
- * IANA number, addresses to 32-bit words, the destination port to a lookup key, target and
- * source tags to registry ids. A traffic event is parsed once and then evaluated against the live policy and
- * every experiment.
- */
+/** A traffic event is parsed once (protocols to IANA numbers, tags to registry ids), then evaluated against every policy. */
 import { type FlowConnection, PROTOCOL_NUMBERS } from '@rollout/contracts';
 import { Direction } from '../model';
 import { AddressBox, parseAddressInto } from './address';
@@ -11,22 +6,14 @@ import { AddressBox, parseAddressInto } from './address';
 // A module-local binding: an imported call may compile to a getter call (see compile.ts).
 const parseAddressFast = parseAddressInto;
 
-/**
- * A connection to evaluate, with its source port; the protocol is a name (tcp, udp, icmp, icmpv6,
- * sctp, esp, ah) or an IP protocol number 0-255, as number or text.
- */
+/** The protocol is a name (tcp, udp, icmp, icmpv6, sctp, esp, ah) or an IP protocol number 0-255. */
 export interface Connection extends FlowConnection<string | number> {
   srcPort?: number;
 }
 
-/** The port key of a connection without a (valid) destination port: one past the last port. */
 export const NO_PORT = 65536;
 
-/**
- * A connection parsed once (see parseConnection), ready to be evaluated against many policies.
- * The addresses sit in the object itself, not in nested objects: a decision reads them with
- * no extra pointer hop. Build it only with parseConnection.
- */
+/** The addresses sit in the object itself: a decision reads them with no extra pointer hop. */
 export class ParsedConnection {
   direction: Direction = 'INGRESS';
   /** Source address: family, then IPv4 in s0 or IPv6 as four big-endian unsigned words. */
@@ -40,7 +27,6 @@ export class ParsedConnection {
   d1 = 0;
   d2 = 0;
   d3 = 0;
-  /** IANA protocol number, 0-255. */
   protocol = 0;
   /** The destination port, or NO_PORT when the connection has none (then only rules without ports match). */
   portKey = NO_PORT;
@@ -62,7 +48,6 @@ for (const [name, n] of Object.entries(PROTOCOL_NUMBERS)) {
   PROTOCOLS.set(name.toUpperCase(), n);
 }
 
-/** The IANA number of a connection's protocol (name, number or numeric text), or undefined when unknown. */
 export function parseProtocol(protocol: string | number): number | undefined {
   if (typeof protocol === 'number')
     return Number.isInteger(protocol) && protocol >= 0 && protocol <= 255 ? protocol : undefined;
@@ -83,10 +68,8 @@ export function portKey(destPort: number | undefined): number {
 }
 
 /**
- * Every target tag some compiled policy names, numbered once for the process. A connection's
- * tags are resolved to these numbers when it is parsed, so evaluating it against the live
- * policy and each experiment indexes arrays instead of hashing the tag strings once per
- * policy. It only grows: its size is bounded by the distinct tags users write in policies.
+ * Every tag some compiled policy names, numbered once for the process, so evaluation indexes
+ * arrays instead of hashing tags once per policy. Bounded by the distinct tags users write.
  */
 const TAG_IDS = new Map<string, number>();
 
@@ -113,11 +96,7 @@ function resolveTags(tags: readonly string[]): Int32Array {
 
 const scratch = new AddressBox();
 
-/**
- * Parses `connection` into `out` (reused by evaluate, fresh for parseConnection); false when it
- * cannot be evaluated (see connectionProblem). Tag ids are resolved only when asked: a
- * connection evaluated once needs no ids, its tags are looked up by name.
- */
+/** Tag ids are resolved only when asked: a connection evaluated once looks its tags up by name. */
 export function parseConnectionInto(
   connection: Connection,
   out: ParsedConnection,
@@ -166,17 +145,12 @@ export function parseConnectionInto(
   return true;
 }
 
-/**
- * Normalises a connection once; undefined when it cannot be evaluated: an unknown direction,
- * a malformed address, an unknown protocol or tags (target or source) that are not a list (a caller
- * dead-letters such an event; connectionProblem says why).
- */
+/** Undefined when it cannot be evaluated (the caller dead-letters; connectionProblem says why). */
 export function parseConnection(connection: Connection): ParsedConnection | undefined {
   const out = new ParsedConnection();
   return parseConnectionInto(connection, out, true) ? out : undefined;
 }
 
-/** Why a connection cannot be evaluated, for a dead-letter reason; undefined when it can. */
 export function connectionProblem(connection: Connection): string | undefined {
   if (connection.direction !== 'INGRESS' && connection.direction !== 'EGRESS')
     return 'direction must be INGRESS or EGRESS';

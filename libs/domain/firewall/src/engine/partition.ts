@@ -1,16 +1,8 @@
-/**
- * Compile-time building blocks: rule sets as bitsets over rules numbered in priority order
- * (bit i = the i-th rule, so the lowest set bit is the first match), rule lists (sorted rule
- * numbers), pools that store each distinct set or list once, and the partition of one matching
- * dimension (an address family, or the ports of one protocol) into elementary intervals, each
- * labelled with what matches every key inside it.
- */
+/** Rule sets are bitsets over rules in priority order: the lowest set bit is the first match. */
 
 /**
- * Distinct rule sets of one group of rules. A stored set is `aggregateWords` words of aggregate
- * (bit j says whether word j is non-zero, so a scan skips 32 words, 1,024 rules, with one AND)
- * followed by `words` words of bits. Aggregate and bits sit side by side because a decision
- * usually ends in the first words: one cache line then serves both.
+ * A stored set is aggregate words (bit j: word j is non-zero, so a scan skips 1,024 rules with one
+ * AND) then bit words, side by side because a decision usually ends in the first words.
  */
 export class SetPool {
   readonly words: number;
@@ -64,7 +56,6 @@ export class SetPool {
   }
 }
 
-/** Distinct sorted lists of rule numbers, stored once each, end to end in one array. */
 export class ListPool {
   private readonly items: number[] = [];
   private readonly byHash = new Map<number, number[]>();
@@ -106,7 +97,6 @@ export const setBit = (set: Int32Array, rule: number) => {
 export const hasBit = (set: Int32Array, rule: number) =>
   (set[rule >>> 5] & (1 << (rule & 31))) !== 0;
 
-/** Rule `rule` matches every key in [first, end). Keys are integers below 2^32 (ranks stand in for IPv6). */
 export interface Span {
   rule: number;
   first: number;
@@ -123,11 +113,8 @@ export interface Partition {
 const RULE_BITS = 2 ** 17; // rules per direction ≤ 65,536 (priorities are unique 0-65535)
 
 /**
- * Sweeps the spans over [0, size): at each interval boundary the covering rules change, and
- * `label` turns the set in force (a bitset over all rules) into a label, equal labels for
- * equal contents. `always` holds the rules that match every key of this dimension. Overlapping
- * spans of one rule are counted, so a rule leaves the set only when its last covering span
- * ends. Adjacent intervals with the same label are merged, which keeps lookups short.
+ * Overlapping spans of one rule are counted, so a rule leaves the set only when its last covering
+ * span ends; adjacent intervals with the same label merge, which keeps lookups short.
  */
 export function partition(
   spans: readonly Span[],

@@ -1,7 +1,3 @@
-/**
- * Compile-time construction of the engine's tables: rule ranges, ports and protocols read into
- * spans, partitions turned into lookups. Nothing here runs while evaluating.
- */
 import { RULE_PROTOCOL_NUMBERS } from '../model';
 import { parseRange } from './address';
 import { partition, setBit, Span } from './partition';
@@ -10,21 +6,15 @@ import { partition, setBit, Span } from './partition';
 export const SIGN = 0x80000000;
 export const V4_SIZE = 2 ** 32;
 const V6_END = 1n << 128n;
-/** Port keys are 0-65535 plus NO_PORT: 17 bits. */
 export const PORT_BITS = 17;
-/**
- * A range this wide or wider (IPv4 /12, IPv6 /32) makes its rule "broad" in that dimension.
- * Only speed depends on it: it decides which rules go to the bit-vector group (see DirectionIndex).
- */
+/** Only speed depends on this threshold: it picks the bit-vector group (see DirectionIndex). */
 const BROAD_V4 = 2n ** 20n;
 const BROAD_V6 = 2n ** 96n;
 
 /**
- * One dimension's lookup. `entries` holds, per elementary interval, its start key (one word;
- * four for IPv6, then padding) and its label: the broad group's set offset, the narrow group's
- * offset (a list or a set) and list length. The last step of a search and the label share a
- * cache line. For IPv4 and ports a radix table over the top bits of the key narrows the binary
- * search to the few intervals of one bucket.
+ * Per elementary interval: its start key (four words for IPv6) and label (broad set offset,
+ * narrow offset, list length), sharing a cache line with the search's last step. For IPv4 and
+ * ports a radix table narrows the binary search to one bucket.
  */
 export interface Lookup {
   readonly entries: Int32Array;
@@ -34,7 +24,6 @@ export interface Lookup {
   readonly shift: number;
 }
 
-/** Labels of intervals: three numbers each (broad set offset, narrow offset, narrow list length), deduplicated. */
 export class Labels {
   readonly values: number[] = [];
   /** broad offset → (narrow offset · 2^17 + list length) → label id; numeric keys, no string building. */
@@ -96,7 +85,6 @@ export function v6Lookup(
   return { entries, count: p.starts.length, buckets: Int32Array.of(0, 0), shift: 0 };
 }
 
-/** A rule's protocol (name or number text) as its IANA number; 'all' for the wildcard; undefined when unknown. */
 export function ruleProtocol(text: string): number | 'all' | undefined {
   const named = Object.prototype.hasOwnProperty.call(RULE_PROTOCOL_NUMBERS, text)
     ? RULE_PROTOCOL_NUMBERS[text]
@@ -105,7 +93,6 @@ export function ruleProtocol(text: string): number | 'all' | undefined {
   return /^\d{1,3}$/.test(text) && Number(text) <= 255 ? Number(text) : undefined;
 }
 
-/** "443" or "8000-8080" as inclusive bounds; undefined when malformed (then the range matches nothing). */
 export function portRange(text: string): [number, number] | undefined {
   const m = typeof text === 'string' ? /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text) : null;
   if (!m) return undefined;
@@ -114,18 +101,13 @@ export function portRange(text: string): [number, number] | undefined {
   return low <= high && high <= 65535 ? [low, high] : undefined;
 }
 
-/** IPv6 ranges of one dimension, before their bounds are ranked into numbers for the sweep. */
 export interface WideSpan {
   rule: number;
   first: bigint;
   end: bigint;
 }
 
-/**
- * Partitions IPv6 ranges: the distinct bounds are sorted once and replaced by their ranks, so
- * the sweep runs on small numbers, and the interval starts are mapped back to addresses. The
- * bounds sort as fixed-width hex text: a native string sort, far cheaper than BigInt compares.
- */
+/** The bounds sort as fixed-width hex text: a native string sort, far cheaper than BigInt compares. */
 export function partition6(
   spans: readonly WideSpan[],
   always: Int32Array,
@@ -146,9 +128,8 @@ export function partition6(
   return { starts: result.starts.map((r) => BigInt(`0x${distinct[r]}`)), labels: result.labels };
 }
 
-/** The address ranges of one rule in one dimension, as the sweep wants them. */
 export interface AddressDimension {
-  /** Rules that match every IPv4 / IPv6 address here: an empty list, or a /0 among the ranges. */
+  /** An empty list, or a /0 among the ranges. */
   always4: Int32Array;
   always6: Int32Array;
   spans4: Span[];
