@@ -28,11 +28,11 @@ export interface ActorAssertionGateOptions {
 }
 
 /**
- * Also refuses an `actor` field that is not the asserted actor and a project the actor lacks
- * (defence in depth: a route that forgot its project check still cannot cross tenants). A
- * state-changing request's id is remembered where every replica sees it, before the handler
- * runs, so replays to another replica or after a restart are refused; that memory unreachable,
- * the request is UNAVAILABLE. A read's id is remembered by this process only.
+ * Refuses (PERMISSION_DENIED) an invalid assertion, an `actor` that is not the asserted one and
+ * a project the actor lacks (defence in depth: a route that forgot its project check still
+ * cannot cross tenants). A state-changing request's id is remembered where every replica sees
+ * it, before the handler runs, so replays to another replica or after a restart are refused;
+ * that memory unreachable, the request is UNAVAILABLE. A read's id is remembered locally only.
  */
 export class ActorAssertionGate implements RpcRequestGate {
   private readonly logger = new Logger('ActorAssertion');

@@ -72,7 +72,9 @@ export function checkDatabaseTls(
     parameters = [...new URL(config.DATABASE_URL).searchParams.keys()].filter((name) =>
       URL_TLS_PARAMETER.test(name),
     );
-  } catch {}
+  } catch {
+    // A URL that does not parse was refused by its own field.
+  }
   if (parameters.length > 0)
     ctx.addIssue({
       code: 'custom',

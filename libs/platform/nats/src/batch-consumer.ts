@@ -189,6 +189,7 @@ export class BatchConsumer {
     const batch = onePerSequence(delivered);
     const rejections = await this.handleUntilDone(batch);
     if (!rejections) {
+      // Stopping while the handler still fails: handed back for redelivery.
       for (const message of batch) message.nak();
       return;
     }
@@ -231,6 +232,7 @@ export class BatchConsumer {
           'message dead-lettered',
         );
     } catch (error) {
+      // Never lost: redelivered once the dead-letter stream answers again.
       this.logger.error({ err: error, seq: message.seq }, 'dead-letter publish failed');
       message.nak(1_000);
     }

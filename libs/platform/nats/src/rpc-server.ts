@@ -24,7 +24,7 @@ export interface RpcRequestGate {
 export interface RpcRequestScope {
   /** Wraps the handler, e.g. to give it an async context. */
   run?<T>(handle: () => T): T;
-  /** `failed`: the final reply carries an error, or the request was dropped. */
+  /** Once the final reply is out (`failed`: it carries an error) or the request was dropped. */
   end?(failed: boolean): void;
 }
 
@@ -127,6 +127,7 @@ export class NatsRpcServer extends ServerNats {
   private async refusal(message: Msg, data: unknown): Promise<StatusError | undefined> {
     if (!this.rpcOptions.gate) return undefined;
     try {
+      // A state-changing request waits for its replay check; a read is admitted synchronously.
       const admitted = this.rpcOptions.gate.admit({
         subject: message.subject,
         headers: message.headers,
@@ -136,7 +137,7 @@ export class NatsRpcServer extends ServerNats {
       if (admitted) await admitted;
       return undefined;
     } catch (error) {
-      // Fails closed.
+      // An unexpected failure still refuses: the gate fails closed.
       return error instanceof StatusError
         ? error
         : StatusError.withReason(
