@@ -26,25 +26,19 @@ import type {
 } from './events';
 import { evolveExperiment, evolvePolicy, initialExperiment, initialPolicy } from './evolve';
 
-/**
- * The aggregates as deciders (emmett style): `decide(command, state, clock)` → events, and
- * `evolve(state, event)` → state. Inputs are what a client sent; decide validates them.
- */
+/** emmett-style deciders; inputs are what a client sent, and decide validates them. */
 export type PolicyCommand =
   | { type: 'CreatePolicy'; data: { firewallPolicy: unknown } }
   | { type: 'UpdatePolicy'; data: { firewallPolicy: Record<string, unknown>; updateMask?: string } }
   | { type: 'DeletePolicy'; data: { etag?: string } }
-  /** `revision`: the one to restore, read from the policy's stream (undefined: no such revision). */
+  /** read from the policy's stream; undefined: no such revision. */
   | {
       type: 'RollbackPolicy';
       data: { etag?: string; revisionId: string; revision?: RevisionToRestore; reason?: string };
     };
 
 export type ExperimentCommand =
-  /**
-   * `policy` and `experimentsOfPolicy`: what the creation depends on, read in the same
-   * transaction; `source`: the resource the experiment is a copy of (default: the live policy's).
-   */
+  /** `policy` and `experimentsOfPolicy` are read in the same transaction; `source` defaults to the live policy's resource. */
   | {
       type: 'CreateExperiment';
       data: {
@@ -59,10 +53,7 @@ export type ExperimentCommand =
   | { type: 'StartPreview'; data?: PreviewCommandOptions }
   | { type: 'StopPreview'; data?: PreviewCommandOptions };
 
-/**
- * Commit spans both aggregates: the experiment ends and the live policy takes its resource. An
- * approval of a proposal (decideProposeCommit) commits as well.
- */
+/** Spans both aggregates. An approval of a proposal (decideProposeCommit) commits as well. */
 export type CommitCommand =
   | { type: 'CommitExperiment'; data: CommitOptions }
   | {

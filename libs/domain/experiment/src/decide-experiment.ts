@@ -22,10 +22,8 @@ import {
 } from './preview-conditions';
 
 /**
- * Creation: the experiment starts as a copy of its source (the live policy, or the revision given
- * as `sourceRevision`), so a commit of an experiment that sets only rules keeps the live display
- * name and description: every field of the policy but its rules that the body does not give is
- * the source's. Rules are always the body's (none given: no rules).
+ * A copy of its source (the live policy, or `sourceRevision`), so committing an experiment
+ * that sets only rules keeps the live display name and description. Rules are always the body's.
  */
 export function decideCreateExperiment(
   state: ExperimentState,
@@ -85,7 +83,6 @@ function checkPolicyName(given: unknown, live: string) {
   }
 }
 
-/** Only conditions that are set go into an event. */
 const someConditions = (conditions: PreviewConditions) =>
   Object.keys(conditions).length ? { conditions } : {};
 
@@ -175,7 +172,7 @@ export function decideDeleteExperiment(
   return [{ type: 'ExperimentDeleted', data: { time: clock.now().toISOString() } }];
 }
 
-/** What startPreview and stopPreview may add (experiment.v1 1.4.0): the version acted on, and why. */
+/** experiment.v1 1.4.0. */
 export interface PreviewCommandOptions {
   etag?: string;
   reason?: string;
@@ -226,17 +223,15 @@ export function decideStopPreview(
   ];
 }
 
-/** What a commit asks, beyond its etags: why, and what the gateway checked it against. */
 export interface CommitOptions {
   etag?: string;
   livePolicyEtag?: string;
   evidence?: CommitEvidenceRecord;
   reason?: string;
-  /** The project requires review: a commit is then a proposal another editor approves. */
+  /** A commit is then a proposal another editor approves. */
   requireReview?: boolean;
 }
 
-/** Who asked, as the command's metadata records it: the principal and the call's request id. */
 export interface Caller {
   actor: string;
   requestId?: string;
@@ -255,7 +250,6 @@ function commitReason(reason: unknown): { reason?: string } {
   return { reason };
 }
 
-/** The checks every way to commit shares: both etags, and both resources still there. */
 function checkCommittable(
   experiment: ExperimentState,
   policy: PolicyState,
@@ -273,7 +267,6 @@ function checkCommittable(
   checkEtag('livePolicyEtag', request.livePolicyEtag, policy.name, policy.version);
 }
 
-/** The commit's events: the experiment ends and the live policy takes its whole resource. */
 function commitEvents(
   experiment: ExperimentState,
   source: Extract<PolicyUpdateSource, { kind: 'commit' }>,
@@ -298,11 +291,7 @@ function commitEvents(
 const someAnnotations = (annotations: Record<string, string>) =>
   Object.keys(annotations).length ? { annotations } : {};
 
-/**
- * Commit (AIP-236): the experiment's whole resource becomes the live policy, and the experiment
- * is gone. The revision keeps why (`reason`) and the experiment's annotations. In a project that
- * requires review, a commit alone is refused: proposeCommit, then another editor's approveCommit.
- */
+/** AIP-236. In a project that requires review, a commit alone is refused: proposeCommit, then approveCommit. */
 export function decideCommit(
   experiment: ExperimentState,
   policy: PolicyState,
@@ -333,9 +322,8 @@ export function decideCommit(
 }
 
 /**
- * proposeCommit: a commit for another editor to approve, bound to the experiment's etag (any
- * change of the experiment drops it) and to the report the proposer saw. It is not an event of
- * the experiment: an event would move its etag, and so start a new preview configuration.
+ * Bound to the experiment's etag (any change drops it) and to the report the proposer saw. Not
+ * an event of the experiment: that would move its etag and so start a new preview configuration.
  */
 export function decideProposeCommit(
   experiment: ExperimentState,
@@ -356,11 +344,7 @@ export function decideProposeCommit(
   };
 }
 
-/**
- * approveCommit: another principal than the proposer approves the proposal made on the
- * experiment as it stands, and the commit happens; the revision keeps the proposer, the
- * approver and both calls' request ids.
- */
+/** The approver must be another principal than the proposer. */
 export function decideApproveCommit(
   experiment: ExperimentState,
   policy: PolicyState,

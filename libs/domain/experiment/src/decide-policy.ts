@@ -42,19 +42,13 @@ export function decideDeletePolicy(
   return [{ type: 'PolicyDeleted', data: { time: clock.now().toISOString() } }];
 }
 
-/**
- * A revision's whole resource as the policy's stream holds it (displayName, description, rules
- * and any later field); null for an event recorded without a rule body.
- */
+/** null for an event recorded without a rule body. */
 export interface RevisionToRestore {
   revisionId: string;
   content: PolicyContent | null;
 }
 
-/**
- * Rollback: an older revision's whole resource becomes live again, as a new revision (history is
- * never rewritten). Guarded as a commit is: the policy's current etag is required and must match.
- */
+/** As a new revision: history is never rewritten. Guarded as a commit is (etag required). */
 export function decideRollback(
   state: PolicyState,
   request: { etag?: string; revisionId: string; revision?: RevisionToRestore; reason?: string },

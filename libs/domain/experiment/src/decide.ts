@@ -6,7 +6,6 @@ const MAX_ANNOTATIONS = 64;
 const MAX_ANNOTATION_KEY = 63;
 const MAX_ANNOTATIONS_BYTES = 16 * 1024;
 
-/** A resource that does not exist (or no longer does). */
 export function notFound(what: string, name: string): StatusError {
   return StatusError.withReason('NOT_FOUND', `${what} "${name}" not found.`, 'NOT_FOUND', {
     resource: name,
@@ -62,7 +61,7 @@ export function parseAnnotations(input: unknown): Record<string, string> {
   return input as Record<string, string>;
 }
 
-/** Applies an update mask (AIP-134); without one, every field present in the input is updated. */
+/** AIP-134; without a mask, every field present in the input is updated. */
 export function masked(
   current: PolicyContent,
   input: Record<string, unknown>,

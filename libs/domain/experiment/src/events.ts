@@ -6,22 +6,18 @@ import type {
 } from '@rollout/contracts';
 import type { PreviewConditions } from './preview-conditions';
 
-/**
- * Where a PolicyUpdated came from, beyond `committedExperiment` (recorded since experiment.v1
- * 1.5.0; an update without it is a plain update, or a commit when `committedExperiment` is set).
- */
+/** Since experiment.v1 1.5.0; without it, a plain update, or a commit when `committedExperiment` is set. */
 export type PolicyUpdateSource =
   | ({
       kind: 'commit';
       experimentEtag: string;
-      /** Since 1.6.0: why, the experiment's annotations, and the review when there was one. */
+      /** Since 1.6.0. */
       reason?: string;
       annotations?: Record<string, string>;
       review?: CommitReview;
     } & CommitEvidenceRecord)
   | { kind: 'rollback'; rolledBackTo: string; reason?: string };
 
-/** What the event store keeps for each aggregate; the domain's whole truth. */
 export type PolicyDomainEvent =
   | { type: 'PolicyCreated'; data: { content: PolicyContent; time: string } }
   | {
@@ -77,7 +73,7 @@ export interface ExperimentState {
   policyName?: string;
   content: PolicyContent;
   annotations: Record<string, string>;
-  /** Readiness gates, stopAfter and breaker (experiment.v1 1.4.0); absent when none. */
+  /** experiment.v1 1.4.0. */
   conditions?: PreviewConditions;
   preview?: PreviewMetadata;
   createTime?: string;

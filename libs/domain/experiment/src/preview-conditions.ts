@@ -8,10 +8,7 @@ import {
 } from '@rollout/contracts';
 import { isIpRange } from '@rollout/domain/firewall';
 
-/**
- * What an experiment asks of its preview (experiment.v1 1.4.0): readiness gates checked before a
- * commit that requires them, and when the evaluator stops the preview by itself.
- */
+/** experiment.v1 1.4.0. */
 export interface PreviewConditions {
   readinessGates?: ReadinessGate[];
   stopAfter?: PreviewStopAfter;
@@ -31,7 +28,6 @@ const isShare = (value: unknown) =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1;
 const DURATION = 'a whole number of s, m, h or d, above zero ("86400s", "90m", "24h", "7d")';
 
-/** Each gate kind and what its value must be; undefined when the value is fine. */
 const GATE_CHECKS: Record<keyof ReadinessGate, (value: unknown) => string | undefined> = {
   minPreviewDuration: (v) => (durationSeconds(v) ? undefined : `must be ${DURATION}`),
   minEvaluated: (v) => (isCount(v, 1) ? undefined : 'must be a whole number of events, at least 1'),
@@ -120,10 +116,7 @@ function breakerViolations(input: unknown, field: string): Violation[] {
   return violations;
 }
 
-/**
- * The conditions of an experiment body (create, or update of `fields`), or INVALID_ARGUMENT
- * naming every bad field. `current` keeps what an update leaves out; null or absent clears a field.
- */
+/** `current` keeps what an update leaves out; null or absent clears a field. */
 export function parsePreviewConditions(
   body: Record<string, unknown>,
   fields: readonly PreviewConditionField[] = PREVIEW_CONDITION_FIELDS,

@@ -4,16 +4,15 @@ import type { PolicyUpdateSource } from './events';
 import { etagOf } from './evolve';
 import type { RevisionToRestore } from './decide-policy';
 
-/** An event of a policy's stream as the store reads it back (any version of its data). */
+/** Any version of its data. */
 export interface StoredPolicyEvent {
   type: string;
   version: number;
   data: unknown;
   time: string;
   actor: string;
-  /** The HTTP x-request-id of the call that appended it (recorded since experiment.v1 1.5.0). */
+  /** Recorded since experiment.v1 1.5.0. */
   traceId?: string;
-  /** The AIP-155 request id of the command. */
   requestId?: string;
 }
 
@@ -25,7 +24,6 @@ interface RevisionData {
 
 const REVISION_EVENTS = new Set(['PolicyCreated', 'PolicyUpdated']);
 
-/** The request id a history shows: the call's x-request-id, else the command's AIP-155 id. */
 export const shownRequestId = (event: { traceId?: string; requestId?: string }) =>
   event.traceId ?? event.requestId;
 
@@ -54,10 +52,7 @@ function sourceOf(type: string, data: RevisionData): RevisionSource {
   return { kind: 'update' };
 }
 
-/**
- * Every change of a live policy as a revision (AIP-162), oldest first: one per PolicyCreated or
- * PolicyUpdated, numbered by the event's version so ids stay stable and ordered.
- */
+/** AIP-162; numbered by the event's version so ids stay stable and ordered. */
 export function revisionsOf(policyName: string, events: readonly StoredPolicyEvent[]): Revision[] {
   return events
     .filter((event) => REVISION_EVENTS.has(event.type))
@@ -81,7 +76,6 @@ export function revisionsOf(policyName: string, events: readonly StoredPolicyEve
     });
 }
 
-/** A revision id as a client sends it: a positive whole number. */
 export function checkRevisionId(field: string, id: unknown): string {
   if (typeof id !== 'string' || !REVISION_ID.test(id)) {
     throw StatusError.invalidArgument(
@@ -92,7 +86,6 @@ export function checkRevisionId(field: string, id: unknown): string {
   return id;
 }
 
-/** A revision's whole resource: every field of it but its identity, or null without rules. */
 export function revisionContent(revision: Revision): PolicyContent | null {
   if (revision.rules === null) return null;
   const { displayName, description, rules } = revision;
@@ -103,7 +96,6 @@ export function revisionContent(revision: Revision): PolicyContent | null {
   };
 }
 
-/** The revision to restore, or undefined when the policy has none of that id. */
 export function revisionToRestore(
   revisions: readonly Revision[],
   revisionId: string,
@@ -112,11 +104,7 @@ export function revisionToRestore(
   return revision && { revisionId: revision.revisionId, content: revisionContent(revision) };
 }
 
-/**
- * The body of an experiment created from a revision (`sourceRevision`): the revision's whole
- * resource (display name, description, rules) stands in for `firewallPolicy`; its rules may then
- * not be given, and a display name or description given replaces the revision's.
- */
+/** The revision's resource stands in for `firewallPolicy`; a display name or description given replaces the revision's. */
 export function experimentFromRevision(
   body: Record<string, unknown>,
   revision: RevisionToRestore | undefined,
@@ -153,17 +141,13 @@ export function experimentFromRevision(
   return { ...rest, firewallPolicy: { ...revision.content, ...policyInput } };
 }
 
-/**
- * How a policy's history names an event: a commit and a rollback by what they are, though both
- * are stored (and published) as PolicyUpdated; every other event by its type.
- */
+/** A commit and a rollback are both stored (and published) as PolicyUpdated. */
 export function historyType(type: string, data: unknown): string {
   if (type !== 'PolicyUpdated') return type;
   const kind = sourceOf(type, (data ?? {}) as RevisionData).kind;
   return kind === 'commit' ? 'PolicyCommitted' : kind === 'rollback' ? 'PolicyRolledBack' : type;
 }
 
-/** The why an event records: a command's reason, and a commit's annotations. */
 export function historyDetails(data: unknown): {
   reason?: string;
   annotations?: Record<string, string>;

@@ -1,21 +1,15 @@
 import type { PolicyContent, RuleDiff, RuleDiffSide } from '@rollout/contracts';
 import { diffPolicyFields, diffRules, verdictChanges } from '@rollout/domain/firewall';
 
-/** What a resource holds as a name, a version and times: what a commit does not carry over. */
 const IDENTITY_FIELDS = new Set(['name', 'etag', 'createTime', 'updateTime']);
 
-/** The part of a policy a commit or a rollback replaces: every field but its identity. */
 export function contentOf(resource: PolicyContent): PolicyContent {
   return Object.fromEntries(
     Object.entries(resource).filter(([key]) => !IDENTITY_FIELDS.has(key)),
   ) as unknown as PolicyContent;
 }
 
-/**
- * The diff clients read, of the whole resource from one side to the other: the policy's own
- * fields that differ, the rules added, removed and changed (matched by priority, compared after
- * normalisation) and the regions of traffic whose verdict changes.
- */
+/** Rules are matched by priority and compared after normalisation. */
 export function ruleDiff(
   from: RuleDiffSide & { content: PolicyContent },
   to: RuleDiffSide & { content: PolicyContent },

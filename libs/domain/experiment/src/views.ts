@@ -2,7 +2,6 @@ import type { FirewallPolicy, FirewallPolicyExperiment } from '@rollout/contract
 import type { ExperimentState, PolicyState } from './events';
 import { etagOf } from './evolve';
 
-/** The resources clients see, from the aggregates' state. */
 export function policyView(state: PolicyState): FirewallPolicy {
   return {
     name: state.name,

@@ -8,21 +8,21 @@ import { deepEqual, isFalse, isPlainObject, isTrue, pythonStr, typeName } from '
 export interface ConditionPlugin {
   name: string;
   params: ParamSpec[];
-  /** The argument that is a regex, checked for safety when a rule is saved (unless interpolated). */
+  /** Checked for safety when a rule is saved, unless interpolated. */
   regex?: { param: string; fullMatch: boolean };
-  /** The arguments Ironic interpolates outside a loop (its FORMATTED_ARGS); the others are used as written. */
+  /** Ironic's FORMATTED_ARGS. */
   formatted: readonly string[];
   test(args: BoundArgs): boolean;
 }
 
 const value: ParamSpec[] = [{ name: 'value' }];
 const comparison: ParamSpec[] = [
-  // One positional argument is Ironic's `values` list itself; several are the values (the seed's `*values`).
+  // One positional argument is Ironic's `values` list itself; several are the values.
   { name: 'values', variadic: true, singleIsList: true, required: true },
   { name: 'force_strings', keywordOnly: true, default: false },
 ];
 
-/** Ironic's SimpleOperator: `values` must be a list; fewer than two values always hold. */
+/** Ironic's SimpleOperator: fewer than two values always hold. */
 function comparable(values: unknown, forceStrings: unknown): unknown[] | null {
   if (!Array.isArray(values))
     throw new RuleError(`expected a list for 'values', got ${typeName(values)}`);
@@ -32,7 +32,6 @@ function comparable(values: unknown, forceStrings: unknown): unknown[] | null {
     : values;
 }
 
-/** `lt`/`gt`: every neighbouring pair in Python's order (`holds` reads the comparison's sign). */
 function ordered(values: unknown, forceStrings: unknown, holds: (order: number) => boolean) {
   const list = comparable(values, forceStrings);
   if (!list) return true;
@@ -42,7 +41,7 @@ function ordered(values: unknown, forceStrings: unknown, holds: (order: number) 
   return true;
 }
 
-/** Python's `value in values`: an item of a list, a key of a dict, a substring of a string. */
+/** Python's `in`: an item of a list, a key of a dict, a substring of a string. */
 function oneOf(item: unknown, values: unknown): boolean {
   if (Array.isArray(values)) return values.some((v) => deepEqual(v, item));
   if (isPlainObject(values)) return typeof item === 'string' && Object.hasOwn(values, item);
@@ -59,7 +58,7 @@ const plugins: ConditionPlugin[] = [
     formatted: ['value'],
     test: (a) => a.value === null || a.value === undefined,
   },
-  // Ironic: str(value) in ("", "None", "[]", "{}"), so those strings are empty too.
+  // Ironic: str(value) in ("", "None", "[]", "{}").
   {
     name: 'is-empty',
     params: value,
@@ -119,7 +118,6 @@ export const CONDITIONS: ReadonlyMap<string, ConditionPlugin> = new Map(
   plugins.map((p) => [p.name, p]),
 );
 
-/** `!eq`, `! eq` → { name: 'eq', inverted: true }. */
 export function parseConditionOp(op: string): { name: string; inverted: boolean } {
   const match = /^(!\s*)?([a-z][a-z-]*)$/.exec(op.trim());
   if (!match) throw new RuleError(`unknown condition ${JSON.stringify(op)}`);

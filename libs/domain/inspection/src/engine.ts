@@ -32,7 +32,7 @@ export interface EngineOptions {
 
 export interface RecordedOperation {
   operation: JsonPatchOperation;
-  /** Written by a sensitive rule: its value is hidden wherever a person reads it. */
+  /** Its value is hidden wherever a person reads it. */
   sensitive: boolean;
 }
 
@@ -42,7 +42,6 @@ export interface EngineLog {
   message: string;
 }
 
-/** Everything a run decided; `publicView`/`resultView` say how each audience sees it. */
 export interface EngineResult {
   matched: (MatchedInspectionRule & { sensitive: boolean })[];
   nodePatch: RecordedOperation[];
@@ -50,30 +49,29 @@ export interface EngineResult {
   pluginData: JsonObject;
   sensitivePluginDataPaths: string[][];
   failure: string | null;
-  /** Ready to log: a sensitive rule's messages are replaced by a notice. */
+  /** A sensitive rule's messages are replaced by a notice. */
   logs: EngineLog[];
 }
 
 type RuleLike = Pick<RuleDefinition, 'uuid' | 'description' | 'sensitive'>;
 
-/** A condition or action with its op looked up and its arguments compiled once, not per event. */
+/** Compiled once, not per event. */
 interface CompiledStep {
   step: InspectionRuleStep;
   args: BoundArgs;
-  /** Interpolates the arguments; null when they hold no `{…}` and `args` is used as is. */
   resolve: CompiledArgument | null;
-  /** The same in a loop, where Ironic interpolates every argument, not only its formatted ones. */
+  /** In a loop Ironic interpolates every argument, not only its formatted ones. */
   resolveInLoop: CompiledArgument | null;
-  /** The loop's list or dict, or how to interpolate it; null for no loop (an empty one is no loop). */
+  /** null for no loop (an empty one is no loop). */
   loop: unknown[] | JsonObject | CompiledArgument | null;
-  /** Comparisons compare loop items as strings, as Ironic forces `force_strings` in loops. */
+  /** Ironic forces `force_strings` in loops. */
   forceStringsInLoop: boolean;
 }
 
 interface CompiledCondition extends CompiledStep {
   plugin: ConditionPlugin;
   inverted: boolean;
-  /** Same condition (op, arguments, loop) → same id, and the same result while the data is unchanged. */
+  /** Same condition → same id, and the same result while the data is unchanged. */
   id: number;
 }
 
@@ -83,11 +81,10 @@ interface CompiledAction extends CompiledStep {
 
 interface CompiledRule {
   rule: RuleDefinition;
-  /** Whether the rule reads secrets as `***` (`mask_secrets` and whether it is sensitive). */
   mask: boolean;
   conditions: CompiledCondition[];
   actions: CompiledAction[];
-  /** A rule that cannot be compiled fails when it runs, like any other rule error. */
+  /** Fails when it runs, like any other rule error. */
   error?: unknown;
 }
 
@@ -118,7 +115,7 @@ function compileStep(
   };
 }
 
-/** `ids` numbers the distinct conditions of a rule set: many rules share conditions. */
+/** Many rules share conditions. */
 function compile(
   rule: RuleDefinition,
   ids: Map<string, number>,
@@ -161,10 +158,7 @@ function compile(
 
 class Stop extends Error {}
 
-/**
- * The rules of every phase, ordered once (higher priority first, then creation order) and
- * compiled once, so running an event costs only the matching.
- */
+/** Ordered and compiled once, so running an event costs only the matching. */
 export class RuleSet {
   private readonly byPhase = new Map<InspectionPhase, CompiledRule[]>();
   private readonly conditionCount: number;
@@ -179,7 +173,7 @@ export class RuleSet {
     this.conditionCount = ids.size;
   }
 
-  /** Runs the phase's rules that apply to the data's scope; a `fail` or a rule error stops the run. */
+  /** A `fail` or a rule error stops the run. */
   run(phase: InspectionPhase, data: InspectionData): EngineResult {
     const run = new Run(phase, data, this.conditionCount);
     const scope = data.scope ?? null;
@@ -196,19 +190,14 @@ class Run implements ActionContext, Reader {
   readonly node: JsonObject | null;
   readonly ports: JsonObject[];
   readonly pluginData: JsonObject;
-  /** What `{…}` names: the working copies, so later rules (and loop iterations) see earlier changes. */
+  /** Working copies, so later rules (and loop iterations) see earlier changes. */
   readonly scope: Scope;
-  /** Whether the current rule reads secrets as `***` (`mask_secrets`). */
   mask = true;
   private rule!: RuleLike;
-  /**
-   * Condition results, per condition id and mask setting (`id * 2 + mask`): `known` holds the
-   * data generation a result was computed in; any write starts a new generation.
-   */
+  /** Per condition id and mask (`id * 2 + mask`): the data generation of a result; any write starts a new one. */
   private readonly known: Uint32Array;
   private readonly results: Uint8Array;
   private generation = 1;
-  /** Masked copies of lists and dicts since the data last changed, and of the inventory's. */
   private readonly maskedCopies = new Map<object, unknown>();
   private readonly stableMaskedCopies = new Map<object, unknown>();
 
@@ -219,7 +208,6 @@ class Run implements ActionContext, Reader {
   ) {
     this.known = new Uint32Array(conditionCount * 2);
     this.results = new Uint8Array(conditionCount * 2);
-    // Working copies: actions change these, and later rules see the changes.
     const early = phase === 'early';
     this.node = early ? null : cloneJson(data.node ?? null);
     this.ports = early ? [] : cloneJson(data.ports ?? []);
@@ -245,12 +233,11 @@ class Run implements ActionContext, Reader {
     };
   }
 
-  /** Returns false when the run must stop. */
   apply(compiled: CompiledRule): boolean {
     const { rule } = compiled;
     this.rule = rule;
     this.mask = compiled.mask;
-    // Which check runs, so a failure can name it (a sensitive rule's failure names only that).
+    // So a failure can name its check (a sensitive rule's names only that).
     let where = '';
     try {
       if (compiled.error) throw compiled.error;
@@ -286,10 +273,7 @@ class Run implements ActionContext, Reader {
     return copy;
   }
 
-  /**
-   * The items to loop over (a copy: actions may change the list they loop over), or null for
-   * no loop. A dict is looped over once, with the dict as the item, as Ironic does.
-   */
+  /** A copy: actions may change the list they loop over. A dict is one item, as in Ironic. */
   private loopItems(compiled: CompiledStep, missing: MissingKeys): unknown[] | null {
     const { loop } = compiled;
     if (loop === null) return null;
@@ -308,11 +292,7 @@ class Run implements ActionContext, Reader {
       : compiled.args;
   }
 
-  /**
-   * Arguments inside a loop, as Ironic: every argument is interpolated, a string argument
-   * whose result holds a template again (a loop item such as `{inventory[bmc_address]}`) is
-   * interpolated once more, and comparisons compare as strings.
-   */
+  /** As Ironic: a result that holds a template again (`{inventory[bmc_address]}`) is interpolated once more. */
   private loopArgs(compiled: CompiledStep, missing: MissingKeys): BoundArgs {
     const args = compiled.resolveInLoop
       ? { ...(resolveArgument(compiled.resolveInLoop, this, missing) as BoundArgs) }
@@ -340,7 +320,6 @@ class Run implements ActionContext, Reader {
     return result;
   }
 
-  /** Any write may change what a condition or a masked copy sees. */
   private changed(): void {
     this.generation++;
     this.maskedCopies.clear();
@@ -350,7 +329,6 @@ class Run implements ActionContext, Reader {
     const { step, plugin, inverted } = compiled;
     const items = this.loopItems(compiled, 'null');
     if (!items) return plugin.test(this.args(compiled, 'null')) !== inverted;
-    // Inversion applies to each item before the results are combined.
     const withItem = (item: unknown) => {
       this.scope.item = item;
       return plugin.test(this.loopArgs(compiled, 'null')) !== inverted;
@@ -448,7 +426,6 @@ function view(result: EngineResult, hide: boolean): EvaluateInspectionRulesRespo
       : result.pluginData;
   if (hide) {
     for (const tokens of result.sensitivePluginDataPaths) {
-      // A path removed again later has nothing to hide.
       if (getAt(pluginData, tokens) !== undefined) setAt(pluginData, tokens, MASK, false);
     }
   }
@@ -463,12 +440,12 @@ function view(result: EngineResult, hide: boolean): EvaluateInspectionRulesRespo
   };
 }
 
-/** For people (the `:evaluate` API): values written by sensitive rules read `***`. */
+/** For people (the `:evaluate` API). */
 export function publicView(result: EngineResult): EvaluateInspectionRulesResponse {
   return view(result, true);
 }
 
-/** For the machinery that applies the changes (inspection results on NATS): real values. */
+/** For the machinery that applies the changes. */
 export function fullView(result: EngineResult): EvaluateInspectionRulesResponse {
   return view(result, false);
 }

@@ -10,12 +10,9 @@ import {
 import { isPlainObject, pythonStr, setOwn } from './values';
 
 /**
- * Python-format-like interpolation of rule arguments, as in Ironic: `{node.driver_info[ipmi_address]}`,
- * `{inventory[interfaces][0][mac_address]}`, `{item}`; `{{`/`}}` are literal braces; `!r`/`!s`
- * and format specs from an allow-list (python-format.ts). Only lookups exist — no attribute
- * of anything but the node, no calls — so a hostile rule cannot run code.
- * An argument that is exactly one `{…}` keeps the value's type (lists and dicts pass through).
- * Arguments are compiled once per rule set; running one is a few property reads.
+ * Ironic's Python-format interpolation of rule arguments. Only lookups exist (no attribute of
+ * anything but the node, no calls), so a hostile rule cannot run code. An argument that is
+ * exactly one `{…}` keeps the value's type.
  */
 
 export const MAX_TEMPLATE_LENGTH = 4096;
@@ -32,39 +29,32 @@ export const ROOT_NAMES = [
 ] as const;
 export type RootName = (typeof ROOT_NAMES)[number];
 
-/** What `{…}` can name while a phase's rules run (absent in `early`: node, ports, port_groups; outside loops: item). */
 export type Scope = Partial<Record<RootName, unknown>>;
 
-/** Whether a missing key reads as null (conditions) or is a rule error naming the path (actions). */
 export type MissingKeys = 'null' | 'error';
 
 export interface Reader {
   readonly scope: Scope;
-  /** Whether values under a key naming a secret read `***` (`mask_secrets`). */
   readonly mask: boolean;
-  /**
-   * A copy of a list or dict with its secrets masked, cached while the data is unchanged
-   * (`stable`: for good, as rules never change the inventory).
-   */
+  /** Cached while the data is unchanged (`stable`: for good, as rules never change the inventory). */
   masked(value: object, stable: boolean): unknown;
 }
 
 interface Key {
   name: string;
-  /** The index when the key is an integer (negative counts from the end of a list). */
+  /** Negative counts from the end of a list. */
   index: number | null;
   secret: boolean;
-  /** A name every object inherits (`constructor`, `__proto__`): only an own property counts. */
+  /** `constructor`, `__proto__`: only an own property counts. */
   inherited: boolean;
 }
 
 interface Lookup {
   source: string;
-  /** Null when the name is none of ROOT_NAMES: then the lookup finds nothing. */
+  /** Null when the name is none of ROOT_NAMES: the lookup then finds nothing. */
   root: RootName | null;
   name: string;
   keys: Key[];
-  /** `!r` / `!s` and `:spec`: the value then reads as text, formatted as Python would. */
   conversion: Conversion | null;
   spec: FormatSpec | null;
 }
@@ -113,10 +103,7 @@ export function parseTemplate(text: string): Template {
   return template;
 }
 
-/**
- * A key as Python's format reads it: `[0]` is the integer 0 (a list index; a dict has no
- * integer keys in JSON), anything else is a string key, `[-1]` included (no counting from the end).
- */
+/** As Python's format: `[0]` is the integer 0, anything else a string key, `[-1]` included. */
 function key(name: string, attribute: boolean): Key {
   return {
     name,
@@ -126,7 +113,7 @@ function key(name: string, attribute: boolean): Key {
   };
 }
 
-/** Where the field name ends: at the first `!` or `:` outside brackets, as Python's parser. */
+/** As Python's parser: the first `!` or `:` outside brackets. */
 function fieldEnd(source: string): number {
   let depth = 0;
   for (let i = 0; i < source.length; i++) {
@@ -151,7 +138,6 @@ function parseLookup(source: string): Lookup {
     );
     rest = rest.includes(':') ? rest.slice(rest.indexOf(':')) : '';
   }
-  // An empty spec (`{x:}`) is Python's plain str().
   if (rest.startsWith(':') && rest.length > 1) spec = parseFormatSpec(rest.slice(1), source);
   const head = /^[A-Za-z_][A-Za-z0-9_]*/.exec(field);
   if (!head) throw new RuleError(`{${source}} must start with one of ${ROOT_NAMES.join(', ')}`);
@@ -188,13 +174,11 @@ function parseLookup(source: string): Lookup {
   return { source, root, name: head[0], keys, conversion, spec };
 }
 
-/** The text of a template without lookups (`a{{2}}` → `a{2}`), or null when it has some. */
 export function literalText(text: string): string | null {
   const { parts } = parseTemplate(text);
   return parts.every((part) => typeof part === 'string') ? parts.join('') : null;
 }
 
-/** Root names a template reads (for validating a rule against its phase). */
 export function templateRoots(text: string): string[] {
   return parseTemplate(text)
     .parts.filter((p): p is Lookup => typeof p !== 'string')
@@ -202,7 +186,7 @@ export function templateRoots(text: string): string[] {
 }
 
 function lookup(reader: Reader, ref: Lookup): unknown {
-  // Only the scope's own names: `{constructor}` is a missing key, not an inherited property.
+  // `{constructor}` is a missing key, not an inherited property.
   if (ref.root === null) return undefined;
   const { mask, scope } = reader;
   let current = scope[ref.root];
@@ -215,7 +199,7 @@ function lookup(reader: Reader, ref: Lookup): unknown {
       current = current[k.index];
       continue;
     }
-    // `[0]` on a dict asks for the integer key 0, which JSON has not.
+    // JSON dicts have no integer keys.
     if (k.index !== null) return undefined;
     const object = current as Record<string, unknown>;
     current = k.inherited && !Object.hasOwn(object, k.name) ? undefined : object[k.name];
@@ -237,35 +221,24 @@ function resolve(reader: Reader, ref: Lookup, missing: MissingKeys): unknown {
 }
 
 const enum Kind {
-  /** A literal (a string with only `{{`/`}}` escapes). */
   Literal,
-  /** Exactly one `{…}`: the value keeps its type. */
   Whole,
-  /** Text with `{…}` inside. */
   Text,
-  /** A list with something to interpolate inside. */
   List,
-  /** A dict with something to interpolate inside. */
   Dict,
-  /** A dict with templates in its keys. */
   TemplatedDict,
 }
 
-/**
- * A compiled argument. One class for every kind, and one function that runs them: the hot
- * path sees a single object shape and no per-rule closures, so it stays fast over many rules.
- */
+/** One class for every kind: the hot path sees a single object shape and no per-rule closures. */
 export class CompiledArgument {
   constructor(
     readonly kind: Kind,
-    /** The literal, or the list or dict as written. */
     readonly value: unknown,
     readonly ref: Lookup | null = null,
     readonly parts: (string | Lookup)[] = [],
     /** List: per item (null = as written); Dict: per key in `keys`. */
     readonly children: (CompiledArgument | null)[] = [],
     readonly keys: string[] = [],
-    /** TemplatedDict: per key in `keys`, its template (null = as written). */
     readonly keyTemplates: (CompiledArgument | null)[] = [],
   ) {}
 }
@@ -279,10 +252,7 @@ function compileString(text: string): CompiledArgument | null {
   return new CompiledArgument(Kind.Text, text, null, parts);
 }
 
-/**
- * Compiles an argument (a string, or strings inside lists and dicts), or gives null when it
- * holds nothing to interpolate and is used as it is.
- */
+/** Null when there is nothing to interpolate. */
 export function compileArgument(value: unknown): CompiledArgument | null {
   if (typeof value === 'string') return compileString(value);
   if (Array.isArray(value)) {
@@ -292,7 +262,7 @@ export function compileArgument(value: unknown): CompiledArgument | null {
       : new CompiledArgument(Kind.List, value, null, [], items);
   }
   if (isPlainObject(value)) {
-    // Keys are interpolated too (`{"{item[name]}": …}`), as Ironic formats them.
+    // Ironic formats keys too.
     const templatedKeys = Object.keys(value).some((key) => compileString(key) !== null);
     if (templatedKeys) {
       const keys = Object.keys(value);
@@ -320,7 +290,7 @@ export function compileArgument(value: unknown): CompiledArgument | null {
   return null;
 }
 
-/** Compiles text that Ironic would format if it could: text that is no template is used as written. */
+/** Text that is no template is used as written, as Ironic does when formatting fails. */
 export function compileLenient(value: unknown): CompiledArgument | null {
   try {
     return compileArgument(value);
@@ -331,8 +301,7 @@ export function compileLenient(value: unknown): CompiledArgument | null {
 }
 
 /**
- * Compiles an op's bound arguments. `formatted`: the arguments Ironic interpolates outside a
- * loop (the others are used as written, braces included); null in a loop, where Ironic
+ * `formatted`: the arguments Ironic interpolates outside a loop; null in a loop, where Ironic
  * formats every argument and keeps as written what does not format.
  */
 export function compileArguments(
@@ -374,9 +343,9 @@ export function resolveArgument(
           continue;
         }
         const found = resolve(reader, part, missing);
-        // A missing key in a condition makes the whole argument null rather than a half-built string.
+        // Null rather than a half-built string.
         if (found === undefined) return null;
-        // Text reads as Python's str.format writes it: None, True, ['a', 1].
+        // As Python's str.format writes it: None, True, ['a', 1].
         out += pythonStr(found);
         if (out.length > MAX_RESULT_LENGTH)
           throw new RuleError(`interpolated argument longer than ${MAX_RESULT_LENGTH}`);
@@ -392,7 +361,7 @@ export function resolveArgument(
       return out;
     }
     case Kind.Dict: {
-      // A spread copies own properties as data (a `__proto__` key included), keeping the shape.
+      // A spread copies own properties as data (a `__proto__` key included).
       const out: Record<string, unknown> = { ...(arg.value as Record<string, unknown>) };
       for (let i = 0; i < arg.keys.length; i++)
         setOwn(

@@ -56,10 +56,6 @@ export function parseAddress(text: string): Address | undefined {
   return value === undefined ? undefined : { family: 4, value };
 }
 
-/**
- * Whether `address` lies in `subnet` (CIDR, IPv4 or IPv6). An address or a subnet that is not
- * one (null, a hostname) is a rule error, as in Ironic.
- */
 const subnets = new Map<string, { net: Address; shift: bigint }>();
 
 function parseSubnet(subnet: string): { net: Address; shift: bigint } {
@@ -79,7 +75,7 @@ function parseSubnet(subnet: string): { net: Address; shift: bigint } {
   return parsed;
 }
 
-/** Addresses repeat across the rules of an event (the BMC address, ...): parse each once. */
+/** Addresses repeat across the rules of an event: parse each once. */
 const addresses = new Map<string, Address | null>();
 
 function cachedAddress(text: string): Address | undefined {
@@ -97,8 +93,7 @@ export function inNet(address: unknown, subnet: unknown): boolean {
   if (typeof subnet !== 'string')
     throw new RuleError('in-net needs a subnet string such as 10.0.0.0/8');
   const { net, shift } = parseSubnet(subnet);
-  // As Ironic (netaddr): an address that is not one is an error, never a silent non-match
-  // that `!in-net` would turn into a match.
+  // As Ironic (netaddr): an error, never a silent non-match that `!in-net` would turn into a match.
   const parsed = typeof address === 'string' ? cachedAddress(address) : undefined;
   if (!parsed)
     throw new RuleError(

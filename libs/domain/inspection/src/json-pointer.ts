@@ -4,10 +4,7 @@ import { deepEqual, cloneJson, isPlainObject } from './values';
 
 const pointers = new Map<string, readonly string[]>();
 
-/**
- * RFC 6901 tokens of a pointer; `relaxed` also accepts `a/b` (plugin data paths). The tokens
- * are shared (rules use the same paths for every event): never change them.
- */
+/** `relaxed` also accepts `a/b`. The tokens are shared across events: never change them. */
 export function parsePointer(pointer: string, relaxed = false): string[] {
   if (typeof pointer !== 'string') throw new RuleError('path must be a string');
   if (!pointer.startsWith('/') && (!relaxed || pointer === ''))
@@ -44,7 +41,6 @@ export function getAt(root: unknown, tokens: string[]): unknown {
   return current;
 }
 
-/** Sets a value, creating missing objects on the way (as Ironic's plugin data actions do). */
 export function setAt(
   root: Record<string, unknown>,
   tokens: string[],
@@ -78,7 +74,6 @@ export function setAt(
   }
 }
 
-/** Removes a value; returns whether there was one. */
 export function removeAt(root: unknown, tokens: string[]): boolean {
   const parent = getAt(root, tokens.slice(0, -1));
   const last = tokens[tokens.length - 1];
@@ -93,7 +88,7 @@ export function removeAt(root: unknown, tokens: string[]): boolean {
   return false;
 }
 
-/** Applies an RFC 6902 patch to a copy of a JSON object; any problem is a RuleError. */
+/** Any problem is a RuleError. */
 export function applyJsonPatch(
   document: Record<string, unknown>,
   patch: unknown,

@@ -6,7 +6,7 @@ import {
 } from '@rollout/contracts';
 import type { RuleDefinition } from './rule';
 
-/** Ironic's `[api] max_limit`: a list never returns more, whatever `limit` asks. */
+/** Ironic's `[api] max_limit`. */
 export const MAX_LIST_LIMIT = 1000;
 
 type Sortable = string | number | boolean | null;
@@ -19,11 +19,7 @@ function compareValues(a: Sortable, b: Sortable): number {
   return a < b ? -1 : 1;
 }
 
-/**
- * One page of rules as Ironic lists them: `rules` come in creation order (`sort_key=id`), are
- * sorted by `sort_key` (ties keep creation order), and the page starts after `marker` and holds
- * at most `limit` rules. A marker that names no listed rule is NOT_FOUND, as in Ironic.
- */
+/** As Ironic: ties keep creation order, and a marker naming no listed rule is NOT_FOUND. */
 export function pageRules(
   rules: readonly RuleDefinition[],
   request: Pick<ListInspectionRulesRequest, 'limit' | 'marker' | 'sort_key' | 'sort_dir'>,
@@ -55,7 +51,7 @@ export function pageRules(
   return sorted.slice(start, start + limit);
 }
 
-/** Refuses what Ironic refuses, with Ironic's messages. */
+/** With Ironic's messages. */
 function checkPaging(
   request: Pick<ListInspectionRulesRequest, 'limit' | 'marker' | 'sort_key' | 'sort_dir'>,
 ): void {

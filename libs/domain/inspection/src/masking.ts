@@ -10,7 +10,6 @@ export function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key);
 }
 
-/** A copy in which every value under a key naming a secret, at any depth, reads `***`. */
 export function maskSecrets<T>(value: T): T {
   if (Array.isArray(value)) return value.map((item) => maskSecrets(item)) as T;
   if (!isPlainObject(value)) return value;
@@ -25,7 +24,6 @@ export function maskSecrets<T>(value: T): T {
   return masked as T;
 }
 
-/** Whether a rule sees secrets under the `mask_secrets` setting. */
 export function seesSecrets(mode: MaskSecrets, ruleIsSensitive: boolean): boolean {
   return mode === 'never' || (mode === 'sensitive' && ruleIsSensitive);
 }

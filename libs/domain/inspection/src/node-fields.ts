@@ -1,10 +1,7 @@
 import { RuleError } from './errors';
 import { isPlainObject, pythonStr } from './values';
 
-/**
- * The fields Ironic's Node object (`ironic/objects/node.py`) types as strings, each an
- * oslo.versionedobjects `StringField(nullable=True)`.
- */
+/** Ironic's Node object (`ironic/objects/node.py`): each a nullable oslo.versionedobjects `StringField`. */
 export const NODE_STRING_FIELDS: ReadonlySet<string> = new Set([
   'name',
   'driver',
@@ -44,12 +41,9 @@ export const NODE_STRING_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * What Ironic stores when a value is set on a top-level node field (`setattr(node, field,
- * value)`), for the string fields: oslo.versionedobjects' `String.coerce`, which takes
- * numbers, booleans (a Python `int`) and strings as `str(value)` writes them (`5` → `"5"`,
- * `1.5` → `"1.5"`, `false` → `"False"`), keeps null (the fields are nullable), and refuses
- * anything else with its own words ("A string is required in field name, not a dict").
- * Other fields keep the value as it is.
+ * oslo.versionedobjects' `String.coerce`, as Ironic's `setattr(node, field, value)` applies it:
+ * numbers and booleans as `str(value)` writes them (`false` → `"False"`), null kept, anything
+ * else refused in its own words.
  */
 export function coerceNodeField(field: string, value: unknown): unknown {
   if (!NODE_STRING_FIELDS.has(field) || value === null) return value;

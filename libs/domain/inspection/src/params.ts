@@ -1,37 +1,23 @@
 import { RuleError } from './errors';
 import { isPlainObject } from './values';
 
-/**
- * The parameters an op declares (as a Python signature in Ironic): positional ones, an
- * optional variadic one (`*values`), keyword-only ones with defaults (`force_strings`, `unique`).
- * `args` may be a list (positional) or a dict (by name).
- */
+/** As a Python signature in Ironic; `args` may be a list (positional) or a dict (by name). */
 export interface ParamSpec {
   name: string;
-  /** Absent → required unless a default is given. */
   default?: unknown;
-  /** Collects the remaining positional arguments into a list (`*values`). */
+  /** `*values`. */
   variadic?: boolean;
-  /** Fewest items a variadic parameter takes. */
   minItems?: number;
-  /** Only given by name in dict args. */
   keywordOnly?: boolean;
-  /** Variadic: a single positional argument is the whole list, not one item (Ironic's `values`). */
+  /** A single positional argument is the whole list (Ironic's `values`). */
   singleIsList?: boolean;
-  /**
-   * Variadic: a rule must give it (by name, or as at least one positional argument), as
-   * Ironic's required `values`; checked when a rule is saved (see `bindArgs`).
-   */
+  /** As Ironic's required `values`; checked when a rule is saved. */
   required?: boolean;
 }
 
 export type BoundArgs = Record<string, unknown>;
 
-/**
- * Binds a step's `args` to the op's parameters, or throws naming what is wrong. `strict` (when
- * a rule is saved) also refuses a required variadic parameter that is not given; rules stored
- * before that check run as they did (an absent one is an empty list).
- */
+/** `strict` (rule saved) also refuses a missing required variadic; rules stored before that check run as they did. */
 export function bindArgs(
   op: string,
   params: ParamSpec[],

@@ -1,10 +1,6 @@
 import { RuleError } from './errors';
 
-/**
- * The paths rules name, read as Ironic reads them. Parsed paths are shared (rules use the
- * same paths for every event): never change the returned lists.
- */
-
+/** Parsed paths are shared across events: never change the returned lists. */
 const attributePaths = new Map<string, readonly string[]>();
 const pluginDataPaths = new Map<string, readonly string[]>();
 
@@ -26,11 +22,7 @@ function cached(
   return parts as string[];
 }
 
-/**
- * A node or port attribute path (Ironic's `normalize_path`): with a `/` anywhere it is split
- * on slashes once leading and trailing ones are stripped (`/driver_info/ipmi_address`,
- * `driver_info/ipmi_address`), otherwise on dots (`driver_info.ipmi_address`).
- */
+/** Ironic's `normalize_path`: with a `/` anywhere, split on slashes; otherwise on dots. */
 export function attributePath(path: unknown): string[] {
   if (typeof path !== 'string') throw new RuleError('path must be a string');
   return cached(attributePaths, path, () =>
@@ -38,17 +30,14 @@ export function attributePath(path: unknown): string[] {
   );
 }
 
-/** A plugin data path: its keys, and whether it was written as a JSON Pointer. */
 export interface PluginDataPath {
   parts: string[];
   pointer: boolean;
 }
 
 /**
- * A plugin data path: split on dots, as Ironic does (`a.b` is `b` inside `a`). A path starting
- * with `/` is a JSON Pointer, as this project read every plugin data path before, with its
- * earlier meaning (list indexes and `-` included); Ironic would make it one key named `/a/b`,
- * which no rule wants.
+ * Split on dots, as Ironic. A leading `/` is a JSON Pointer, as this project read every plugin
+ * data path before; Ironic would make it one key named `/a/b`, which no rule wants.
  */
 export function pluginDataPath(path: unknown): PluginDataPath {
   if (typeof path !== 'string') throw new RuleError('path must be a string');
@@ -65,7 +54,6 @@ export function pluginDataPath(path: unknown): PluginDataPath {
   return { parts, pointer };
 }
 
-/** The RFC 6901 pointer of a list of keys. */
 export function toPointer(parts: readonly string[]): string {
   return parts.map((part) => `/${part.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }

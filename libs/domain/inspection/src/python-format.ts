@@ -2,11 +2,8 @@ import { RuleError } from './errors';
 import { isPlainObject, pythonRepr, pythonStr, typeName } from './values';
 
 /**
- * The part of Python's format mini-language a rule may use after a lookup, as in Ironic's
- * `str.format` (`{inventory[cpu][count]:>4}`, `{node.name!r}`): conversions `!s` and `!r`, and
- * specs `[[fill]align][sign][#][0][width][,|_][.precision][type]` with the types
- * `s d n c b o x X e E f F g G %`. Anything else is refused when the rule is saved. Formatting
- * only rearranges the value's text: it never reads an attribute or calls anything.
+ * The part of Python's format mini-language Ironic's `str.format` gives a rule; anything else
+ * is refused when the rule is saved. Formatting never reads an attribute or calls anything.
  */
 export interface FormatSpec {
   fill: string;
@@ -119,7 +116,7 @@ function pad(text: string, spec: FormatSpec, defaultAlign: '<' | '>', sign = '')
   return left + sign + text + spec.fill.repeat(missing - left.length);
 }
 
-/** `format(value, spec)` after the conversion, as Python would give it; a mismatch is a rule error, as Python's. */
+/** A mismatch is a rule error, as Python's. */
 export function pythonFormat(
   value: unknown,
   conversion: Conversion | null,

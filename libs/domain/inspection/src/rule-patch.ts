@@ -7,11 +7,8 @@ import { isPlainObject } from './values';
 const HIDDEN = /^\/(conditions|actions)(\/|$)/;
 
 /**
- * Applies a JSON Patch (RFC 6902, as Ironic's PATCH) to a stored rule and checks the result:
- * read-only fields unchanged, `sensitive` never back to false, then the same validation as a
- * create. Returns the new editable fields, or throws INVALID_ARGUMENT. A sensitive rule's
- * conditions and actions cannot be read through a patch (`test`, or `copy`/`move` from them),
- * and problems are reported without their content.
+ * As Ironic's PATCH, then the create's validation. A sensitive rule's steps cannot be read
+ * through a patch (`test`, or `copy`/`move` from them), and problems omit their content.
  */
 export function patchRule(before: RuleDefinition, patch: unknown): RuleFields {
   const hide = before.sensitive;
@@ -32,11 +29,11 @@ export function patchRule(before: RuleDefinition, patch: unknown): RuleFields {
   }
   let after: Record<string, unknown>;
   try {
-    // Every field, the read-only ones included (changing them is refused below).
+    // The read-only fields included: changing them is refused below.
     after = applyJsonPatch({ ...before }, patch);
   } catch (error) {
     if (!(error instanceof RuleError)) throw error;
-    // The messages name paths of the rule (`/actions/3/args/1 does not exist`): not for sensitive rules.
+    // The messages name paths of the rule: not for sensitive rules.
     throw invalid('Invalid patch', [
       { field: 'patch', description: hide ? 'does not apply to this rule' : error.message },
     ]);

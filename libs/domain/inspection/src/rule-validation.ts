@@ -13,21 +13,17 @@ const EDITABLE = [
   'conditions',
   'actions',
 ];
-/** Fields the service sets; a client may not (a patch must leave them as they are). */
+/** A patch must leave these as they are. */
 export const READ_ONLY = ['built_in', 'created_at', 'updated_at'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type Violation = { field: string; description: string };
 
 export interface ValidateOptions {
-  /** Built-in rules may use the reserved priorities (negative and ≥ 10000). */
+  /** Negative and ≥ 10000 priorities are reserved for built-in rules. */
   builtIn?: boolean;
-  /** Scope given to a rule created without one (`default_scope`). */
   defaultScope?: string | null;
-  /**
-   * The rule is sensitive and its stored conditions and actions are in the input (a PATCH):
-   * problems found in them are named without their content.
-   */
+  /** A sensitive rule's stored steps are in the input (a PATCH): problems omit their content. */
   hideSteps?: boolean;
 }
 
@@ -38,14 +34,9 @@ export function invalid(prefix: string, violations: Violation[]): StatusError {
   );
 }
 
-/** A high surrogate without its low one, or a low one without its high one. */
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/**
- * What makes a string or a key anywhere in the value unstorable, or undefined: a NUL character
- * (Postgres JSON refuses them) or an unpaired UTF-16 surrogate (not Unicode text: Postgres JSON
- * refuses `"\ud800"`, and UTF-8 cannot carry it). YAML imports reach here with either.
- */
+/** Postgres JSON refuses NUL and unpaired surrogates; YAML imports reach here with either. */
 function unstorableText(value: unknown): string | undefined {
   if (typeof value === 'string') {
     if (value.includes('\u0000')) return 'must not contain NUL characters';
@@ -64,10 +55,6 @@ function unstorableText(value: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * Checks a rule as a client wrote it and returns it with defaults filled in, or throws
- * INVALID_ARGUMENT naming every problem (field path and what is wrong).
- */
 export function validateRule(input: unknown, options: ValidateOptions = {}): RuleFields {
   const violations: Violation[] = [];
   const add = (field: string, description: string) => violations.push({ field, description });

@@ -1,13 +1,12 @@
 import type { InspectionRule, InspectionRuleStep } from '@rollout/contracts';
 import { isPlainObject } from './values';
 
-/** A stored or built-in rule: the contract's rule with its conditions and actions (never masked here). */
+/** Never masked here. */
 export interface RuleDefinition extends Omit<InspectionRule, 'conditions' | 'actions'> {
   conditions: InspectionRuleStep[];
   actions: InspectionRuleStep[];
 }
 
-/** The fields a client sets (create, import, or the result of a PATCH). */
 export type RuleFields = Omit<RuleDefinition, 'created_at' | 'updated_at' | 'built_in' | 'uuid'> & {
   uuid?: string;
 };
@@ -17,7 +16,7 @@ export const MAX_STEPS = 100;
 export const MAX_LOOP_ITEMS = 1000;
 export const MAX_TEXT = 255;
 
-/** Higher priority first; equal priorities in creation order (ties keep the given order). */
+/** Ties keep the given order. */
 export function orderRules<T extends Pick<RuleDefinition, 'priority' | 'created_at'>>(
   rules: readonly T[],
 ): T[] {
@@ -27,11 +26,7 @@ export function orderRules<T extends Pick<RuleDefinition, 'priority' | 'created_
     .map(({ rule }) => rule);
 }
 
-/**
- * A condition or action as Ironic echoes it: `op` and `args` always, `loop` only when it
- * holds something, and a looping condition's `multiple` (`any` when not given); an action's
- * `multiple`, or a condition's without a loop, means nothing and is left out.
- */
+/** As Ironic echoes it: `loop` only when non-empty, `multiple` only on a looping condition. */
 function echoedStep(step: InspectionRuleStep, isCondition: boolean): InspectionRuleStep {
   const echoed: InspectionRuleStep = { op: step.op, args: step.args ?? [] };
   const loops = Array.isArray(step.loop)
@@ -46,7 +41,6 @@ function echoedStep(step: InspectionRuleStep, isCondition: boolean): InspectionR
   return echoed;
 }
 
-/** The rule as reads return it: a sensitive rule's conditions and actions are null. */
 export function publicRule(rule: RuleDefinition, detail = true): InspectionRule {
   const { conditions, actions, ...summary } = rule;
   if (!detail) return summary;

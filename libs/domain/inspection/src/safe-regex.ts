@@ -1,24 +1,17 @@
 import { RuleError } from './errors';
 import { pythonStr } from './values';
 
-/** Longest pattern and longest subject a rule may use. */
 export const MAX_PATTERN_LENGTH = 512;
 export const MAX_SUBJECT_LENGTH = 16_384;
-/**
- * Most backtracking paths one regex test may explore (start positions × choices of every
- * quantifier and alternation): around ten milliseconds of matching at worst.
- */
+/** Backtracking paths one test may explore: around ten milliseconds of matching at worst. */
 export const REGEX_PATH_BUDGET = 10_000_000;
-/** A pattern must stay within the budget on subjects of at least this length to be accepted. */
 export const MIN_REGEX_SUBJECT = 32;
 
 export interface SafeRegex {
   regex: RegExp;
-  /** Longest subject the pattern may be tried on within the budget. */
   maxSubject: number;
 }
 
-/** Paths through a piece of pattern, as a function of the subject length, and whether it has choices. */
 interface Piece {
   paths: (n: number) => number;
   choice: boolean;
@@ -27,12 +20,10 @@ interface Piece {
 const ONE: Piece = { paths: () => 1, choice: false };
 
 /**
- * Reads a rule's regex (Python syntax, as in Ironic) into a JavaScript one and bounds what it
- * can cost in a backtracking engine. Backreferences are refused; so is a repeated group that
- * holds a repetition or an alternation (`(a+)+`, `(a|b)*`: exponential). What is left has a
- * number of backtracking paths polynomial in the subject length (`a?a?a?…` and `.*a.*b.*c`
- * included); that number, computed from the pattern, gives the longest subject the pattern
- * may be tried on, so every test has a bounded cost.
+ * Python regex (as Ironic) to JavaScript, with a bounded cost in a backtracking engine:
+ * backreferences and repeated groups holding a repetition or alternation (`(a+)+`) are
+ * refused. What is left has paths polynomial in the subject length, which bounds the longest
+ * subject a pattern may be tried on.
  */
 class PatternReader {
   private i = 0;
@@ -98,7 +89,6 @@ class PatternReader {
       const plain = /^\?(?::|=|!|<=|<!)/.exec(rest);
       if (rest.startsWith('?P=')) throw new RuleError('regex backreferences are not allowed');
       if (rest.startsWith('?#')) {
-        // A Python comment: dropped.
         const end = this.src.indexOf(')', this.i);
         if (end < 0) throw new RuleError('invalid regex: unbalanced parenthesis');
         this.i = end + 1;
@@ -154,7 +144,6 @@ class PatternReader {
     return /^\{(\d+)(,(\d*))?\}/.exec(this.src.slice(i, i + 24));
   }
 
-  /** Applies a quantifier, if one follows, to the piece just read. */
   private quantified(piece: Piece): Piece {
     const c = this.src[this.i];
     let min: number;
@@ -185,7 +174,6 @@ class PatternReader {
     }
     this.out += text;
     if (!piece.choice) {
-      // How many times the piece repeats is the only choice.
       return min === max
         ? ONE
         : { paths: (n) => Math.max(1, Math.min(max, n) - min + 1), choice: true };
@@ -200,10 +188,7 @@ class PatternReader {
 
 const caches = { search: new Map<string, SafeRegex>(), full: new Map<string, SafeRegex>() };
 
-/**
- * Compiles a rule's regex for a search (`contains`) or a full match (`matches`), or throws a
- * RuleError saying why it is refused. A leading `(?i)`/`(?s)`/`(?m)` group sets the flags.
- */
+/** Throws a RuleError saying why a pattern is refused. */
 export function compileSafeRegex(pattern: string, fullMatch: boolean): SafeRegex {
   const cache = fullMatch ? caches.full : caches.search;
   const cached = cache.get(pattern);
@@ -220,7 +205,7 @@ export function compileSafeRegex(pattern: string, fullMatch: boolean): SafeRegex
   }
   const reader = new PatternReader(body);
   const piece = reader.read();
-  // A full match starts only at the beginning (sticky) and must reach the end.
+  // A full match starts only at the beginning (sticky).
   const paths = (n: number) => (fullMatch ? 1 : n + 1) * piece.paths(n);
   if (paths(MIN_REGEX_SUBJECT) > REGEX_PATH_BUDGET) {
     throw new RuleError(
@@ -247,10 +232,9 @@ export function compileSafeRegex(pattern: string, fullMatch: boolean): SafeRegex
   return compiled;
 }
 
-/** `contains` (search) and `matches` (full match) on the value as text, as Python writes it (`None`, `True`). */
 export function regexTest(value: unknown, pattern: unknown, fullMatch: boolean): boolean {
   if (typeof pattern !== 'string') throw new RuleError('regex must be a string');
-  // What Python's str() gives, as Ironic matches str(value): null is "None".
+  // Ironic matches str(value): null is "None".
   const subject = pythonStr(value);
   const { regex, maxSubject } = compileSafeRegex(pattern, fullMatch);
   if (subject.length > maxSubject) {

@@ -9,7 +9,6 @@ import { compileSafeRegex } from './safe-regex';
 import { isPlainObject } from './values';
 
 const STEP_KEYS = ['op', 'args', 'loop', 'multiple'];
-/** What `early` rules may read: there is no node yet. */
 const EARLY_ROOTS = ['inventory', 'plugin_data', 'item'];
 
 export function validateSteps(
@@ -84,8 +83,7 @@ function validateStep(
         `${name}: one argument is the list of values to compare (as Ironic's values), got ${JSON.stringify(values)}`,
       );
     }
-    // A regex is checked here unless it is interpolated from the data (then when it runs). Outside
-    // a loop Ironic uses it as written; in a loop it formats it, keeping it as written when that fails.
+    // An interpolated regex is checked when it runs.
     const pattern = plugin.regex && bound[plugin.regex.param];
     let literal: string | null = null;
     if (typeof pattern === 'string') {
@@ -121,8 +119,7 @@ function validateStep(
     }
   }
   const allowed: readonly string[] = phase === 'early' ? EARLY_ROOTS : ROOT_NAMES;
-  // What gets interpolated: the formatted arguments, and in a loop every argument (those
-  // Ironic would not format are kept as written when they are no template).
+  // In a loop every argument is interpolated (Ironic keeps what it cannot format as written).
   const strict = [formatted.map((name) => bound[name]), typeof loop === 'string' ? loop : []];
   const lenient = loops
     ? Object.entries(bound)
@@ -146,7 +143,7 @@ function validateStep(
   }
 }
 
-/** The text of a template without lookups, null when it has some, undefined when it is no template (used as written). */
+/** undefined when it is no template (used as written). */
 function lenientLiteral(text: string): string | null | undefined {
   try {
     return literalText(text);

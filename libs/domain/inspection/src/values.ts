@@ -19,7 +19,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-/** Sets an own property, so that a `__proto__` key of JSON data stays plain data. */
+/** So that a `__proto__` key of JSON data stays plain data. */
 export function setOwn(target: JsonObject, key: string, value: unknown): void {
   if (key === '__proto__')
     Object.defineProperty(target, key, {
@@ -31,19 +31,18 @@ export function setOwn(target: JsonObject, key: string, value: unknown): void {
   else target[key] = value;
 }
 
-/** A deep copy of JSON data (structuredClone keeps own `__proto__` keys as plain data). */
+/** structuredClone keeps own `__proto__` keys as plain data. */
 export function cloneJson<T>(value: T): T {
   return typeof value === 'object' && value !== null ? structuredClone(value) : value;
 }
 
-/** How a value reads inside a larger string: strings as they are, the rest as JSON. */
 export function stringify(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === undefined) return 'null';
   return JSON.stringify(value);
 }
 
-/** `yes`/`true` (any case, no spaces around, as Ironic), `true`, non-zero numbers. */
+/** As Ironic: any case, no spaces around. */
 export function isTrue(value: unknown): boolean {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'number') return value !== 0;
@@ -51,7 +50,7 @@ export function isTrue(value: unknown): boolean {
   return false;
 }
 
-/** `no`/`false` (any case, no spaces around), `false`, 0, null. A random string is neither true nor false. */
+/** A random string is neither true nor false. */
 export function isFalse(value: unknown): boolean {
   if (value === null || value === undefined) return true;
   if (typeof value === 'boolean') return !value;
@@ -67,7 +66,6 @@ export function typeName(value: unknown): string {
   return typeof value;
 }
 
-/** Python's `repr` of JSON data (what `str` shows inside lists and dicts). */
 export function pythonRepr(value: unknown): string {
   if (typeof value === 'string') {
     const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
@@ -86,10 +84,7 @@ export function pythonRepr(value: unknown): string {
   return pythonStr(value);
 }
 
-/**
- * Python's `str` of JSON data, which Ironic's conditions compare and match against:
- * `None`, `True`/`False`, `[1, 'a']`, `{'k': 'v'}`.
- */
+/** What Ironic's conditions compare and match against. */
 export function pythonStr(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === null || value === undefined) return 'None';
@@ -98,11 +93,7 @@ export function pythonStr(value: unknown): string {
   return pythonRepr(value);
 }
 
-/**
- * Python's `str` of a JSON number: a whole number as the `int` Python's JSON reader makes of
- * it (every digit), any other as a `float`'s repr: the shortest digits that read back (as
- * JavaScript's), in exponent form below 1e-4 with at least two exponent digits (`1e-05`).
- */
+/** An integer with every digit, as Python's JSON reader keeps it; any other as a float's repr (`1e-05`). */
 function pythonNumber(value: number): string {
   if (!Number.isFinite(value)) return value > 0 ? 'inf' : value < 0 ? '-inf' : 'nan';
   if (Number.isInteger(value)) return BigInt(value).toString();

@@ -11,37 +11,34 @@ import {
 } from 'node:crypto';
 import { NatsNamespace } from '@rollout/platform/nats';
 
-/** What is signed: the claims, and what binds them to one request for a short time. */
 export interface SignedActorClaims extends ActorClaims {
-  /** Key id: which signing key, so keys can be rotated. */
+  /** Key id, so keys can be rotated. */
   kid: string;
-  /** Issued and expiry times, ms since the epoch. */
+  /** ms since the epoch. */
   iat: number;
   exp: number;
-  /** Unique per request: a second arrival of the same assertion is a replay. */
+  /** A second arrival of the same jti is a replay. */
   jti: string;
-  /** The subject the request was sent on (namespace included): an assertion is good for one subject. */
+  /** Namespace included: an assertion is good for one subject. */
   sub: string;
-  /** SHA-256 (base64url) of the request's payload: an assertion is good for one payload. */
+  /** SHA-256 (base64url) of the payload: an assertion is good for one payload. */
   dig: string;
 }
 
-// Ed25519 keys are 32 raw bytes; these DER prefixes make them PKCS#8 / SPKI for node:crypto.
+// These DER prefixes make 32 raw Ed25519 bytes PKCS#8 / SPKI for node:crypto.
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const KEY_ID = /^[A-Za-z0-9_.-]{1,64}$/;
-/** An assertion id is one KV key token, so it can be remembered where every replica sees it. */
+/** One KV key token, so it can be remembered where every replica sees it. */
 const ASSERTION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 const RAW_KEY = /^[A-Za-z0-9_-]{43}$/;
 
-/** A key in its environment form, `<key id>:<32 bytes, base64url>`. */
 export interface EncodedBusKey {
   keyId: string;
   key: string;
 }
 
-/** Parses `<key id>:<base64url>`, the form of BUS_SIGNING_KEY and of each BUS_VERIFY_KEYS entry. */
 export function parseBusKey(text: string): EncodedBusKey | undefined {
   const colon = text.indexOf(':');
   const keyId = text.slice(0, colon);
@@ -49,7 +46,7 @@ export function parseBusKey(text: string): EncodedBusKey | undefined {
   return colon > 0 && KEY_ID.test(keyId) && RAW_KEY.test(key) ? { keyId, key } : undefined;
 }
 
-/** A new Ed25519 key pair in environment form (the launcher's and the tests' keys; `docs/bus-security.md` shows the same with openssl). */
+/** `docs/bus-security.md` shows the same with openssl. */
 export function generateBusKeyPair(keyId: string): { signingKey: string; verifyKey: string } {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const seed = privateKey
@@ -66,7 +63,6 @@ export function generateBusKeyPair(keyId: string): { signingKey: string; verifyK
 
 const digest = (payload: Uint8Array) => createHash('sha256').update(payload).digest('base64url');
 
-/** The HTTP edge's side: signs the claims for one request. */
 export class ActorAssertionSigner {
   private readonly keyId: string;
   private readonly privateKey: KeyObject;
@@ -84,7 +80,6 @@ export class ActorAssertionSigner {
     });
   }
 
-  /** The header value for a request of `payload` bytes on `subject` (as sent, namespace included). */
   sign(subject: string, payload: Uint8Array, claims: ActorClaims): string {
     const iat = this.now();
     const signed: SignedActorClaims = {
@@ -101,7 +96,7 @@ export class ActorAssertionSigner {
   }
 }
 
-/** The system signer (SYSTEM_SIGNERS) a key id names, undefined for the edge's key; a `system.` id of no known service names nothing it may do. */
+/** undefined for the edge's key; a `system.` id of no known service names nothing it may do. */
 export function systemSignerOf(keyId: string): SystemSigner | 'unknown' | undefined {
   if (!keyId.startsWith('system.')) return undefined;
   const service = keyId.split('.')[1];
@@ -109,11 +104,10 @@ export function systemSignerOf(keyId: string): SystemSigner | 'unknown' | undefi
 }
 
 export interface VerifierOptions {
-  /** Longest lifetime accepted, whatever the assertion says: bounds how long replays are remembered. */
+  /** Whatever the assertion says: bounds how long replays are remembered. */
   maxTtlMs: number;
-  /** Tolerated difference between the signer's clock and ours. */
   clockSkewMs: number;
-  /** The namespace requests arrive in, so a system key's subjects match as sent. */
+  /** So a system key's subjects match as sent. */
   namespace?: NatsNamespace;
   now?: () => number;
 }
@@ -121,12 +115,7 @@ export interface VerifierOptions {
 const denied = (why: string, reason: string) =>
   StatusError.withReason('PERMISSION_DENIED', `The request's actor assertion ${why}.`, reason);
 
-/**
- * A service's side: checks the signature (by key id, so several keys are accepted during a
- * rotation), the subject and payload it was signed for, and its expiry. Every refusal is
- * PERMISSION_DENIED. Whether it was seen before is the gate's check (`ActorAssertionGate`),
- * which remembers assertion ids where every replica sees them.
- */
+/** Several keys are accepted during a rotation. Replays are the gate's check (`ActorAssertionGate`). */
 export class ActorAssertionVerifier {
   private readonly keys: Map<string, KeyObject>;
   private readonly now: () => number;
@@ -172,12 +161,12 @@ export class ActorAssertionVerifier {
     return claims;
   }
 
-  /** The last moment this assertion is accepted: until then, a second arrival is a replay. */
+  /** Until then, a second arrival is a replay. */
   acceptedUntil(claims: SignedActorClaims): number {
     return claims.exp + this.options.clockSkewMs;
   }
 
-  /** A system key speaks only as its service's actor, on its subjects; the edge's key for anyone. */
+  /** A system key speaks only as its service's actor, on its subjects. */
   private checkScope(claims: SignedActorClaims, subject: string) {
     const signer = systemSignerOf(claims.kid);
     if (signer === undefined) return;

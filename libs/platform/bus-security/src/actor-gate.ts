@@ -4,11 +4,7 @@ import { GatedRequest, NatsNamespace, RpcRequestGate } from '@rollout/platform/n
 import { ActorAssertionVerifier, SignedActorClaims } from './actor-assertion';
 import { AssertionIds, ProcessAssertionIds, isStateChanging } from './assertion-ids';
 
-/**
- * The projects a request names, wherever the contracts put them: `project` (leases),
- * `name` or `parent` resource names `projects/{project}/…` (AIP resources), Blazar's
- * `context.project_id`. Read here, once for every service, so no handler has to.
- */
+/** Read here, once for every service, so no handler has to. */
 export function projectsNamedIn(data: unknown): string[] {
   if (typeof data !== 'object' || data === null) return [];
   const fields = data as Record<string, unknown>;
@@ -25,22 +21,18 @@ export function projectsNamedIn(data: unknown): string[] {
 }
 
 export interface ActorAssertionGateOptions {
-  /** Where a state-changing request's assertion id is remembered: shared by every replica (`SharedAssertionIds`). */
+  /** Shared by every replica. */
   sharedIds?: AssertionIds;
-  /** The namespace requests arrive in, so subjects are classified as sent. */
   namespace?: NatsNamespace;
   now?: () => number;
 }
 
 /**
- * Every request a service takes carries the HTTP edge's signed actor assertion: the gate
- * refuses, with PERMISSION_DENIED, one without a valid assertion, one whose `actor` field is
- * not the asserted actor, one naming a project the actor does not have (defence in depth:
- * an HTTP route that forgot its project check still cannot cross tenants), and one whose
- * assertion was used before. A state-changing request's assertion id is remembered where
- * every replica sees it (`sharedIds`, written before the handler runs), so a replay to another
- * replica or after a restart is refused too; when that memory cannot be reached the request is
- * refused with UNAVAILABLE. A read's id is remembered by this process only.
+ * Refuses (PERMISSION_DENIED) an invalid assertion, an `actor` that is not the asserted one and
+ * a project the actor lacks (defence in depth: a route that forgot its project check still
+ * cannot cross tenants). A state-changing request's id is remembered where every replica sees
+ * it, before the handler runs, so replays to another replica or after a restart are refused;
+ * that memory unreachable, the request is UNAVAILABLE. A read's id is remembered locally only.
  */
 export class ActorAssertionGate implements RpcRequestGate {
   private readonly logger = new Logger('ActorAssertion');

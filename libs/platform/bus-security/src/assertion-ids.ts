@@ -6,7 +6,6 @@ const EXPECT_NOTHING_HEADER = 'Nats-Expected-Last-Subject-Sequence';
 
 const SERVICE_INFO = /^system\.v1\.[^.]+\.info$/;
 
-/** Whether a request on `subject` (as sent, namespace included) may change state. */
 export function isStateChanging(subject: string, namespace: NatsNamespace): boolean {
   const prefix = namespace.prefix ? `${namespace.prefix}.` : '';
   if (!subject.startsWith(prefix)) return true;
@@ -14,14 +13,12 @@ export function isStateChanging(subject: string, namespace: NatsNamespace): bool
   return !READ_ONLY_SUBJECTS.has(bare) && !SERVICE_INFO.test(bare);
 }
 
-/** Remembers assertion ids; `firstUse` is false for an id it has seen before. */
 export interface AssertionIds {
   firstUse(jti: string, acceptedUntil: number): boolean | Promise<boolean>;
 }
 
-/** One process's memory of the ids it has seen, each until its assertion expires. */
 export class ProcessAssertionIds implements AssertionIds {
-  /** jti → expiry, in arrival order; expiry grows with arrival, give or take the skew. */
+  /** Arrival order; expiry grows with arrival, give or take the skew. */
   private readonly seen = new Map<string, number>();
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -38,16 +35,14 @@ export class ProcessAssertionIds implements AssertionIds {
   }
 }
 
-/** JetStream's "wrong last sequence": the key already has a value. */
+/** JetStream's "wrong last sequence". */
 const WRONG_LAST_SEQUENCE = 10071;
 const EMPTY = new Uint8Array(0);
 
 /**
- * The ids in the `ASSERTION_IDS` bucket, written create-if-absent: a publish on the key that
- * expects the key to hold nothing (`Nats-Expected-Last-Subject-Sequence: 0`). It needs only
- * publish on `$KV.ASSERTION_IDS.>`, never a read; a delete marker written on a key still counts
- * as something, so no one can reopen an id before it ages out. When NATS cannot say (no bucket,
- * no responders, timeout, disconnected), the request is refused with UNAVAILABLE: it fails closed.
+ * Create-if-absent: needs only publish on `$KV.ASSERTION_IDS.>`, never a read, and a delete
+ * marker still counts as a value, so no one can reopen an id before it ages out. When NATS
+ * cannot say, the request is refused with UNAVAILABLE: it fails closed.
  */
 export class SharedAssertionIds implements AssertionIds {
   private readonly prefix: string;

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 
-/** Reusable env var validators. Each message says what a good value looks like. */
-
+/** Each message says what a good value looks like. */
 /** 0 means "any free port" (tests read the port back from the server). */
 export const port = (fallback: number) =>
   z.coerce
@@ -30,7 +29,6 @@ const urlWithSchemes = (schemes: string[], example: string) =>
     { message: `must be a URL like ${example}` },
   );
 
-/** Comma-separated values, blanks and spaces around them ignored, each checked by `item`. */
 export const commaSeparated = <T extends z.ZodType<unknown, string>>(item: T, fallback = '') =>
   z
     .string()
@@ -43,7 +41,6 @@ export const commaSeparated = <T extends z.ZodType<unknown, string>>(item: T, fa
     )
     .pipe(z.array(item));
 
-/** One NATS server URL or a comma-separated list of them (a cluster's seed servers). */
 export const natsServers = (fallback: string) =>
   commaSeparated(urlWithSchemes(['nats', 'tls'], 'nats://127.0.0.1:4222'), fallback).refine(
     (servers) => servers.length >= 1,
@@ -55,14 +52,13 @@ export const postgresUrl = (fallback: string) =>
     fallback,
   );
 
-/** libpq's sslmode (see POSTGRES_SSL_MODES). */
 export const postgresSslMode = z
   .enum(['disable', 'require', 'verify-ca', 'verify-full'], {
     error: 'must be disable, require, verify-ca or verify-full',
   })
   .default('disable');
 
-/** A lower-case SQL identifier, safe to interpolate as a schema name. */
+/** Safe to interpolate as a schema name. */
 export const sqlIdentifier = (fallback: string) =>
   z
     .string()
@@ -81,7 +77,7 @@ export const nodeEnv = z
   })
   .default('development');
 
-/** `true` or `false` (nothing else: a typo fails at boot rather than reading as false). */
+/** A typo fails at boot rather than reading as false. */
 export const booleanFlag = (fallback: boolean) =>
   z
     .enum(['true', 'false'], { error: 'must be true or false' })
@@ -90,10 +86,9 @@ export const booleanFlag = (fallback: boolean) =>
 
 export const optionalSecret = z.string().min(1, 'must not be empty when set').optional();
 
-/** `<key id>:<32-byte Ed25519 key, base64url>`: the form of the bus's actor-assertion keys (docs/bus-security.md). */
+/** docs/bus-security.md. */
 export const BUS_KEY_PATTERN = /^[A-Za-z0-9_.-]{1,64}:[A-Za-z0-9_-]{43}$/;
 
-/** A private key that signs actor assertions, `<key id>:<32-byte Ed25519 seed, base64url>` (docs/bus-security.md). */
 export const busSigningKey = optionalSecret.pipe(
   z
     .string()
@@ -101,7 +96,6 @@ export const busSigningKey = optionalSecret.pipe(
     .optional(),
 );
 
-/** Several bus keys, comma-separated (two while a key is rotated); empty when unset. */
 export const busKeyList = commaSeparated(
   z
     .string()

@@ -7,7 +7,6 @@ export class ConfigError extends Error {
   }
 }
 
-/** A URL's password, which a message never shows (`postgres://user:***@host/db`). */
 const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:)[^/?#@]*@/i;
 
 function describeValue(value: unknown): string {
@@ -16,21 +15,16 @@ function describeValue(value: unknown): string {
   return `got "${text.length > 60 ? `${text.slice(0, 57)}...` : text}"`;
 }
 
-/**
- * Validates the environment against a schema. Every problem names its variable, so a bad
- * deployment fails at boot with one line that says what to fix. Values of variables whose
- * name marks them as secret are never echoed.
- */
+/** Every problem names its variable; values of variables named as secret are never echoed. */
 export function loadConfig<S extends z.ZodType>(
   schema: S,
   env: Record<string, string | undefined> = process.env,
 ): z.output<S> {
-  // Empty strings mean "unset": Kubernetes and shells often pass them for optional values.
+  // Kubernetes and shells often pass empty strings for optional values.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const result = schema.safeParse(cleaned);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
-    // The first path element is the variable; deeper ones are list items within it.
     const variable = issue.path.length ? String(issue.path[0]) : '(environment)';
     const secret = /PASSWORD|TOKEN|SECRET|KEY/.test(variable);
     const shown = secret ? 'value hidden' : describeValue(cleaned[variable]);
@@ -39,7 +33,6 @@ export function loadConfig<S extends z.ZodType>(
   throw new ConfigError(problems);
 }
 
-/** For main.ts: load the config or exit at once with a single line naming the variable. */
 export function loadConfigOrExit<S extends z.ZodType>(service: string, schema: S): z.output<S> {
   try {
     return loadConfig(schema);

@@ -2,10 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import { HttpErrorFilter } from './http-error.filter';
 import { RpcErrorFilter } from './rpc-error.filter';
 
-/**
- * Nest applies one catch-all filter per application, and a service's HTTP and NATS handlers
- * share one application: this picks the mapping of the transport the error arrived on.
- */
+/** Nest applies one catch-all filter per application, and HTTP and NATS handlers share one. */
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
   private readonly http = new HttpErrorFilter();

@@ -1,17 +1,12 @@
 import { StatusError } from '@rollout/contracts';
 import type { ValidationError } from 'class-validator';
 
-/** One bad field of a request, as google.rpc.BadRequest names it. */
 export interface FieldViolation {
   field: string;
   description: string;
 }
 
-/**
- * The project's one wording for a bad field, whichever route or check found it; class-validator's
- * own phrases ("property x should not exist", "must be shorter than or equal to 63 characters")
- * never reach a client.
- */
+/** class-validator's own phrases never reach a client. */
 export const FIELD_WORDING = {
   unknown: 'unknown field',
   required: 'required',
@@ -20,28 +15,22 @@ export const FIELD_WORDING = {
   notObject: 'must be a JSON object',
 };
 
-/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/**
- * What makes a text unfit for any field, in the project's wording, or undefined: a NUL
- * character (Postgres refuses U+0000 in text and jsonb) or an unpaired UTF-16 surrogate
- * (`"\ud800"` in JSON: not Unicode text, which Postgres refuses in jsonb and UTF-8 cannot
- * carry).
- */
+/** Postgres refuses U+0000 in text and jsonb, and unpaired surrogates in jsonb (UTF-8 cannot carry them). */
 export function textProblem(text: string): string | undefined {
   if (text.includes('\u0000')) return FIELD_WORDING.nul;
   if (UNPAIRED_SURROGATE.test(text)) return FIELD_WORDING.unpairedSurrogate;
   return undefined;
 }
 
-/** At most this many violations in one answer: a huge bad body must not make a huger error. */
+/** A huge bad body must not make a huger error. */
 const MAX_VIOLATIONS = 20;
 
 const number = (message: string) => message.match(/-?\d+(\.\d+)?/)?.[0] ?? '?';
 const listAfterColon = (message: string) => message.split(':').slice(1).join(':').trim();
 
-/** class-validator constraint name → our wording, from its default message (which holds the numbers). */
+/** From its default message, which holds the numbers. */
 const WORDING: Record<string, (message: string) => string> = {
   whitelistValidation: () => FIELD_WORDING.unknown,
   isDefined: () => FIELD_WORDING.required,
@@ -74,7 +63,6 @@ const WORDING: Record<string, (message: string) => string> = {
   matches: () => 'has an invalid format',
 };
 
-/** `rules[0].match`, `labels["a b"]`: the JSON path of a property below `parent`. */
 export function childPath(parent: string, key: string | number): string {
   if (typeof key === 'number' || /^\d+$/.test(key)) return `${parent}[${key}]`;
   if (/^[A-Za-z_$][\w$]*$/.test(key)) return parent ? `${parent}.${key}` : key;
@@ -84,11 +72,10 @@ export function childPath(parent: string, key: string | number): string {
 function describe(error: ValidationError, name: string, message: string): string {
   if (name !== 'whitelistValidation' && error.value === undefined) return FIELD_WORDING.required;
   const word = WORDING[name];
-  // A DTO's own message (not class-validator's "<property> must ...") is already meant for people.
   return word ? word(message) : message.replace(new RegExp(`^${error.property} `), '');
 }
 
-/** Flattens class-validator's tree into field violations, one per field (its first failure). */
+/** One per field: its first failure. */
 export function violationsOf(errors: ValidationError[], parent = ''): FieldViolation[] {
   const violations: FieldViolation[] = [];
   for (const error of errors) {
@@ -101,7 +88,6 @@ export function violationsOf(errors: ValidationError[], parent = ''): FieldViola
   return violations.slice(0, MAX_VIOLATIONS);
 }
 
-/** `colour is an unknown field`, `pageSize must be at most 1000`: a violation as a clause. */
 function clause({ field, description }: FieldViolation): string {
   const subject = field || 'the body';
   if (description === FIELD_WORDING.unknown) return `${subject} is an unknown field`;
@@ -111,7 +97,6 @@ function clause({ field, description }: FieldViolation): string {
     : `${subject}: ${description}`;
 }
 
-/** The INVALID_ARGUMENT every bad field is answered with: its message says what the details name. */
 export function invalidFields(violations: FieldViolation[]): StatusError {
   return StatusError.invalidArgument(`${violations.map(clause).join('; ')}.`, violations);
 }

@@ -3,7 +3,6 @@ import type { ErrorResponse, Status } from '@rollout/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toStatus } from './to-status';
 
-/** Nest's own HttpException bodies carry the useful message in `response.message`. */
 function unwrapNestMessage(exception: unknown, status: Status): Status {
   if (!(exception instanceof HttpException)) return status;
   const body = exception.getResponse();
@@ -17,7 +16,7 @@ function unwrapNestMessage(exception: unknown, status: Status): Status {
 
 const METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT'] as const;
 
-/** The methods a path is served with, when a request matched no route (a wrong method is 405, not 404). */
+/** A wrong method is 405, not 404. */
 function allowedMethods(request: FastifyRequest): string[] {
   if (!request.is404 || typeof request.server?.findRoute !== 'function') return [];
   const url = request.url.split('?')[0];
@@ -26,7 +25,6 @@ function allowedMethods(request: FastifyRequest): string[] {
 
 const mebibytes = (bytes: number) => `${+(bytes / 1024 / 1024).toFixed(2)} MiB`;
 
-/** What the HTTP stack says in its own words, said so a client knows what to change. */
 function explained(status: Status, request: FastifyRequest, reply: FastifyReply): Status {
   if (status.code === 413 && request.routeOptions?.bodyLimit) {
     const limit = request.routeOptions.bodyLimit;
@@ -45,10 +43,7 @@ function explained(status: Status, request: FastifyRequest, reply: FastifyReply)
   };
 }
 
-/**
- * A service's retry hint (ErrorInfo metadata `retryAfterSeconds`, e.g. a service that has not
- * yet seen a change), said to HTTP clients the standard way too: `Retry-After`.
- */
+/** `retryAfterSeconds` said to HTTP clients the standard way too. */
 function retryAfterSeconds(status: Status): string | undefined {
   for (const detail of status.details)
     if (detail['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo') {
@@ -58,7 +53,7 @@ function retryAfterSeconds(status: Status): string | undefined {
   return undefined;
 }
 
-/** The HTTP edge's only error mapping: everything a client sees is `{ "error": Status }`. */
+/** Everything a client sees is `{ "error": Status }`. */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpErrorFilter');

@@ -3,10 +3,7 @@ import type { Status } from '@rollout/contracts';
 import { Observable, throwError } from 'rxjs';
 import { toStatus } from './to-status';
 
-/**
- * The services' only error mapping: every handler failure crosses NATS as a Status, which
- * the HTTP edge passes on unchanged. Unexpected errors are logged here with their error id.
- */
+/** Every handler failure crosses NATS as a Status, which the HTTP edge passes on unchanged. */
 @Catch()
 export class RpcErrorFilter implements RpcExceptionFilter<unknown> {
   private readonly logger = new Logger('RpcErrorFilter');

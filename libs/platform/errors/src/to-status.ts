@@ -19,10 +19,9 @@ const CODE_BY_HTTP: Record<number, StatusCode> = {
   504: 'DEADLINE_EXCEEDED',
 };
 
-/** What a transport needs to answer an error: the Status, and what to log if it was a bug. */
 export interface MappedError {
   status: Status;
-  /** Set when the error is logged with its stack (unexpected, or a dependency failing); the client gets the id alone. */
+  /** Set when logged with its stack; the client gets the id alone. */
   errorId?: string;
 }
 
@@ -37,17 +36,11 @@ function httpLike(error: unknown): { status: number; message: string } | undefin
         : typeof candidate.statusCode === 'number'
           ? candidate.statusCode
           : undefined;
-  // Only client errors are trusted to carry a message fit for the client.
   if (status === undefined || status < 400 || status >= 500) return undefined;
   return { status, message: (error as Error).message || 'Bad request.' };
 }
 
-/**
- * The one mapping from anything thrown to the error model. Known errors keep their code;
- * client errors of the HTTP stack (body too large, bad JSON) keep their HTTP status; a
- * dependency down or restarting becomes UNAVAILABLE (retry); everything else becomes
- * INTERNAL. Both of those get a fresh error id and no internals in the message.
- */
+/** Unexpected errors and dependencies down get a fresh error id and no internals in the message. */
 export function toStatus(error: unknown): MappedError {
   if (error instanceof StatusError) return { status: error.toStatus() };
   if (isStatus(error)) return { status: error };

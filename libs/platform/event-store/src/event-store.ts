@@ -23,18 +23,13 @@ import {
 import { EventTransaction } from './event-transaction';
 
 export interface EventStoreOptions {
-  /** Called once a command's writes are committed (runOnce, appendAtomically): e.g. to wake the relays. */
+  /** E.g. to wake the relays. */
   onCommit?: () => void;
-  /**
-   * The name an answer is kept under when no request id came with its command (an Operation's
-   * name, for GET); undefined: such an answer is not kept.
-   */
+  /** When no request id came (an Operation, for GET); undefined: not kept. */
   answerName?: (answer: unknown) => string | undefined;
 }
 
-/** Postgres event store: the events are the truth; everything else is derived from them. */
 export class EventStore {
-  /** The data source's pool, for the one-round-trip reads and writes as prepared statements. */
   private readonly pool: Pool;
 
   constructor(
@@ -48,10 +43,7 @@ export class EventStore {
     return this.dataSource.transaction((manager) => work(new EventTransaction(manager)));
   }
 
-  /**
-   * Runs a command once per AIP-155 request id, in one transaction: a retry gets the first
-   * answer, and a retry racing its original waits for it, then finds that answer.
-   */
+  /** Once per AIP-155 request id: a retry racing its original waits for it, then finds its answer. */
   async runOnce<T>(
     requestId: string | undefined,
     work: (tx: EventTransaction) => Promise<T>,
@@ -70,12 +62,10 @@ export class EventStore {
     return result;
   }
 
-  /** See EventStoreOptions.answerName. */
   answerName(answer: unknown): string | undefined {
     return this.options.answerName?.(answer);
   }
 
-  /** An answer kept under its own name (see EventStoreOptions.answerName). */
   async answerNamed<T>(name: string): Promise<T | undefined> {
     return (await this.pool.query<{ response: T }>(prepared(NAMED_ANSWER, [name]))).rows[0]
       ?.response;
@@ -85,25 +75,17 @@ export class EventStore {
     return new EventTransaction(this.dataSource.manager).readStream(streamId);
   }
 
-  /** As EventTransaction.replayStream, outside a transaction. */
   async replayStream(streamId: string): Promise<NewEvent[]> {
     return (await this.pool.query(prepared(REPLAY, [streamId]))).rows;
   }
 
-  /** As EventTransaction.previousResponse, outside a transaction. */
   async previousResponse<T>(requestId: string | undefined): Promise<T | undefined> {
     if (!requestId) return undefined;
     return (await this.pool.query<{ response: T }>(prepared(PREVIOUS_RESPONSE, [requestId])))
       .rows[0]?.response;
   }
 
-  /**
-   * The one-round-trip command: appends `events` to one stream if it is still at
-   * `expectedVersion`, and in the same statement (so atomically, with no transaction held
-   * open across the caller's read) runs `writes`: projections, the remembered answer of a
-   * request id... (see ClaimedWrite). Raises the compare-and-set conflict (ABORTED) when the
-   * stream moved.
-   */
+  /** One statement, so no transaction is held open across the caller's read; ABORTED when the stream moved. */
   async appendAtomically(
     streamId: string,
     expectedVersion: number,
@@ -118,10 +100,9 @@ export class EventStore {
   }
 
   /**
-   * Events of every stream after `cursor`, in commit-safe order. Positions come from a
-   * sequence, so a transaction that commits late can hold a lower position than events
-   * already read; ordering by transaction id and reading only transactions older than every
-   * running one (below the snapshot's xmin) means no such event is ever skipped.
+   * Positions come from a sequence, so a late commit can hold a lower position than events
+   * already read: ordering by transaction id and reading only below the snapshot's xmin skips
+   * none.
    */
   async readAll(
     after: Cursor,
@@ -133,10 +114,8 @@ export class EventStore {
   }
 
   /**
-   * The last committed event's place in the global log (START when there is none). Every
-   * command answered before this is called is at or before it, and readAll reaches it once the
-   * transactions running now have ended: a reader of the relayed log that has reached it has
-   * every change answered so far (read your writes across services).
+   * Every command answered before this call is at or before it: a reader of the relayed log
+   * that reached it has read its writes across services.
    */
   async head(): Promise<Cursor> {
     const { rows } = await this.pool.query<{ tx_id: string; position: string }>(prepared(HEAD, []));

@@ -8,7 +8,7 @@ export interface NewEvent {
 export interface EventMetadata {
   actor: string;
   requestId?: string;
-  /** Derived data kept for publication (e.g. the resource after the event); not the truth. */
+  /** Derived, kept for publication; not the truth. */
   state?: unknown;
 }
 
@@ -24,7 +24,6 @@ export interface StoredEvent {
   txId: string;
 }
 
-/** Where a reader of the global log stands: after this transaction id and position. */
 export interface Cursor {
   txId: string;
   position: string;
@@ -56,7 +55,6 @@ export const toEvent = (row: EventRow): StoredEvent => ({
   txId: String(row.tx_id),
 });
 
-/** Raised when a stream moved on since it was read: the caller's decision is stale. */
 export function concurrencyConflict(streamId: string): StatusError {
   return StatusError.withReason(
     'ABORTED',

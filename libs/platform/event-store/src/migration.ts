@@ -1,6 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** The event store's tables, in the schema of the service that uses it. */
 export class CreateEventStore1764000000000 implements MigrationInterface {
   name = 'CreateEventStore1764000000000';
 
@@ -38,16 +37,12 @@ export class CreateEventStore1764000000000 implements MigrationInterface {
   }
 }
 
-/**
- * One answer record: an answer kept under its own name too (an Operation's, for GET), so it is
- * stored once, here, whether or not a request id came with its command (see rememberedAnswer).
- */
+/** An answer kept under its own name is stored once, here, whether or not a request id came. */
 export class AnswerNames1767200000000 implements MigrationInterface {
   name = 'AnswerNames1767200000000';
 
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`ALTER TABLE idempotent_requests ADD COLUMN answer_name text`);
-    // Only answers kept under a request id need it: the others are kept under their name.
     await runner.query(
       `CREATE UNIQUE INDEX idempotent_requests_by_answer_name ON idempotent_requests (answer_name) WHERE answer_name IS NOT NULL`,
     );
@@ -58,11 +53,7 @@ export class AnswerNames1767200000000 implements MigrationInterface {
   }
 }
 
-/**
- * For a service's migration: moves the answers it kept in a table of its own into the answer
- * record, under their names. `source` selects them as (name, answer). An answer already kept
- * under a request id (the same JSON) is only named, so a retry still gets its first answer.
- */
+/** An answer already kept under a request id is only named, so a retry still gets its first answer. */
 export async function adoptNamedAnswers(runner: QueryRunner, source: string): Promise<void> {
   await runner.query(
     `UPDATE idempotent_requests r SET answer_name = s.name
@@ -75,7 +66,6 @@ export async function adoptNamedAnswers(runner: QueryRunner, source: string): Pr
   );
 }
 
-/** The way back from adoptNamedAnswers: `target` receives them, as (name, answer), first. */
 export async function releaseNamedAnswers(runner: QueryRunner, target: string): Promise<void> {
   await runner.query(
     `INSERT INTO ${target} SELECT coalesce(answer_name, request_id), response FROM idempotent_requests

@@ -5,15 +5,9 @@ import { Cursor, START, StoredEvent } from './events';
 import { RELAY_CHECKPOINT, RELAY_LOCK, SAVE_RELAY_CHECKPOINT } from './event-statements';
 
 export interface RelaySink {
-  /**
-   * Where to resume at start, given the relay's checkpoint: the sink may know better (what it
-   * already holds), ahead of a checkpoint lost to a crash or behind it when it lost data.
-   */
+  /** The sink may know better: ahead of a checkpoint lost to a crash, or behind it when it lost data. */
   resumeFrom(checkpoint: Cursor): Promise<Cursor>;
-  /**
-   * Publishes `events` in their order. `caughtUp`: nothing was committed after them when they
-   * were read. Returns how many of the first were stored, and the first failure.
-   */
+  /** `caughtUp`: nothing was committed after them when they were read. */
   publish(
     events: StoredEvent[],
     caughtUp: boolean,
@@ -21,28 +15,19 @@ export interface RelaySink {
 }
 
 export interface OutboxRelayOptions {
-  /** Checkpoint name: one per relay (e.g. the JetStream stream it feeds). */
   name: string;
   sink: RelaySink;
   batchSize?: number;
-  /** Poll interval when nothing happens. */
   idleDelayMs?: number;
-  /** Pause between batches while events keep coming. */
   busyDelayMs?: number;
   onError?(error: unknown): void;
 }
 
 /**
- * Publishes committed events to a sink (a JetStream stream, a KV bucket): the events table is
- * the outbox. Each batch runs in a transaction holding an advisory lock (one relay of a name at
- * a time across replicas), publishes in global order, then moves the checkpoint. A crash
- * between publish and checkpoint publishes again, which each sink makes harmless (a stream sink
- * by message id, the state bucket by version). After a failed batch the sink is asked again
- * where to resume. Order per aggregate holds because an append's compare-and-set succeeds only
- * on a version that was committed before the appending transaction took its id (at its first
- * write), so it always has a later transaction id than the append it follows.
- * `appendAtomically` gets this from its single statement; transactions get it by reading every
- * stream before their first write.
+ * The events table is the outbox. An advisory lock holds one relay of a name across replicas;
+ * a crash between publish and checkpoint republishes, which each sink makes harmless. Order per
+ * aggregate holds because an append's compare-and-set only succeeds on a version committed
+ * before the appending transaction took its id, so its transaction id is always later.
  */
 export class OutboxRelay {
   private readonly loop: BackgroundLoop;
@@ -58,8 +43,7 @@ export class OutboxRelay {
       name: `OutboxRelay ${options.name}`,
       turn: async () => ((await this.publishBatch()) >= this.batchSize ? 'more' : 'idle'),
       intervalMs: idleDelayMs,
-      // Nudged (events were appended): go again soon, after a short pause that lets a burst of
-      // commands share one batch instead of one transaction each.
+      // A short pause lets a burst of commands share one batch.
       wakeDelayMs: Math.min(options.busyDelayMs ?? 25, idleDelayMs),
       onFailure: (error) => options.onError?.(error),
     });
@@ -69,7 +53,6 @@ export class OutboxRelay {
     this.loop.start();
   }
 
-  /** Publish now rather than at the next poll (called after an append). */
   nudge(): void {
     this.loop.wake();
   }
@@ -82,17 +65,11 @@ export class OutboxRelay {
     return this.options.batchSize ?? 500;
   }
 
-  /**
-   * One batch; returns how many events it published (0 when another replica holds the lock).
-   * A publish that fails ends the batch: the checkpoint moves to the event before it, then the
-   * error is raised, and the next batch starts again from the failed event.
-   */
+  /** A failed publish moves the checkpoint to the event before it, then raises. */
   async publishBatch(): Promise<number> {
     const { published, error } = await this.dataSource.transaction(async (manager) => {
-      // Take the relay's lock, and commit without fsync: losing the checkpoint only
-      // republishes, which is recovered from the stream's last message or dropped by JetStream
-      // as a duplicate. The checkpoint is read by the next statement, whose snapshot is taken
-      // after the lock, so it sees the previous holder's last checkpoint.
+      // Without fsync: a lost checkpoint only republishes, which JetStream drops as duplicates.
+      // The next statement's snapshot is taken after the lock, so it sees the previous checkpoint.
       const [{ locked }]: { locked: boolean }[] = await manager.query(RELAY_LOCK, [
         `relay:${this.options.name}`,
       ]);
@@ -124,7 +101,6 @@ export class OutboxRelay {
   }
 }
 
-/** Whether cursor `a` is later in the global log than `b`. */
 export function isAfter(a: Cursor, b: Cursor): boolean {
   const [ta, tb] = [BigInt(a.txId), BigInt(b.txId)];
   return ta !== tb ? ta > tb : BigInt(a.position) > BigInt(b.position);

@@ -17,7 +17,7 @@ import { ReadinessCheck, ReadinessReport, runReadinessChecks } from './readiness
 
 export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
 
-/** Turns readiness off as soon as shutdown starts, so load balancers stop sending work. */
+/** Off as soon as shutdown starts, so load balancers stop sending work. */
 @Injectable()
 export class DrainState implements BeforeApplicationShutdown {
   draining = false;
@@ -36,14 +36,13 @@ export class HealthController {
     private readonly drain: DrainState,
   ) {}
 
-  /** Liveness: the process serves HTTP. Dependencies are deliberately not checked here. */
+  /** Dependencies are deliberately not checked here. */
   @Get('healthz')
   @HttpCode(200)
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
-  /** Readiness: every dependency answers. 503 with the failing checks otherwise. */
   @Get('readyz')
   async ready(@Res({ passthrough: true }) res: FastifyReply): Promise<ReadinessReport> {
     const report = await runReadinessChecks(this.checks, this.drain.draining);
@@ -54,7 +53,6 @@ export class HealthController {
 
 @Module({})
 export class HealthModule {
-  /** `checks` are providers exported by global modules (NatsModule, PostgresModule). */
   static forRoot(checks: Type<ReadinessCheck>[]): DynamicModule {
     return {
       module: HealthModule,

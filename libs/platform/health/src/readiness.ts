@@ -1,7 +1,5 @@
-/** A dependency the service needs before it can take traffic (NATS, Postgres...). */
 export interface ReadinessCheck {
   readonly name: string;
-  /** Resolves when the dependency answers; rejects with the reason otherwise. */
   check(): Promise<void>;
 }
 
@@ -20,7 +18,6 @@ function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Runs every check at once; the service is ready only when all are up and it is not draining. */
 export async function runReadinessChecks(
   checks: readonly ReadinessCheck[],
   draining: boolean,

@@ -12,28 +12,19 @@ export interface LoggingOptions {
 const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
- * Probes and scrapes are not logged: a launcher or kubelet asks every second, and a service
- * still starting answers /readyz 503 by design. Under Fastify the middleware sees `url` relative
- * to where it is mounted; `originalUrl` is the path asked for.
+ * Probes are asked every second, and a starting service answers /readyz 503 by design. Under
+ * Fastify `url` is relative to the mount point; `originalUrl` is the path asked for.
  */
 export function isQuietRequest(req: IncomingMessage & { originalUrl?: string }): boolean {
   const path = (req.originalUrl ?? req.url ?? '').split('?')[0];
   return QUIET_PATHS.has(path);
 }
 
-/**
- * The level of a request's log line: a 4xx is the client's mistake, answered as designed, so it
- * is info like any other answer; only a failure of ours (5xx, or an error thrown) is an error.
- */
+/** A 4xx is the client's mistake, answered as designed: info. */
 export function httpLogLevel(statusCode: number, error?: unknown): 'info' | 'error' {
   return error || statusCode >= 500 ? 'error' : 'info';
 }
 
-/**
- * pino JSON logs for one service: every line has the service name; every HTTP request and
- * every NATS request handled gets a request id (taken from `x-request-id` when the caller
- * sent one), echoed in the response and present on every line logged while handling it.
- */
 @Module({})
 export class LoggingModule {
   static forRoot({ service, level }: LoggingOptions): DynamicModule {

@@ -1,15 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
-// nestjs-pino keeps its per-request logger here; HTTP requests get it from its middleware,
-// NATS requests from this hook, so handler code logs the same way under both.
+// nestjs-pino's per-request logger store, so handlers log the same way under HTTP and NATS.
 import { Store, storage } from 'nestjs-pino/storage';
 import { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
 
-/**
- * Gives every NATS request a request-scoped logger carrying the caller's request id and the
- * subject. A hook of the NATS transport (RpcRequestHook, matched by shape): the service kit
- * installs it on the RPC server.
- */
+/** A NATS transport hook (RpcRequestHook, matched by shape). */
 @Injectable()
 export class RpcRequestLogging {
   constructor(private readonly logger: PinoLogger) {

@@ -3,15 +3,10 @@ import { CONTRACT_PACKAGES, DEPRECATED_FEATURE_USE_METRIC } from '@rollout/contr
 import { Counter, Registry } from 'prom-client';
 import { METRICS_REGISTRY } from './tokens';
 
-/** Distinct client names counted before the rest are counted as `other` (bounded labels). */
+/** Bounded labels: the rest are `other`. */
 export const MAX_CLIENT_LABELS = 100;
 
-/**
- * Who calls this service: requests by client (its `User-Agent` product name) and contract
- * (the package of its `Contract-Version`), the features clients declare, and uses of
- * deprecated fields. Every label is bounded: client names beyond the first
- * MAX_CLIENT_LABELS are `other`, and only features some package defines are counted.
- */
+/** Every label is bounded: only features some package defines are counted. */
 @Injectable()
 export class ClientMetrics {
   private readonly requests: Counter<'transport' | 'client' | 'contract'>;
@@ -41,7 +36,6 @@ export class ClientMetrics {
     });
   }
 
-  /** The label for a client name: itself while fewer than MAX_CLIENT_LABELS are known, else `other`. */
   clientLabel(name: string): string {
     if (this.clients.has(name)) return name;
     if (this.clients.size >= MAX_CLIENT_LABELS) return 'other';

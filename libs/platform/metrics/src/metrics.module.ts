@@ -20,11 +20,7 @@ export class MetricsController {
   }
 }
 
-/**
- * Counts and times every HTTP and NATS request this service handles. The service kit feeds it
- * from a Fastify onResponse hook and, as a hook of the NATS transport (RpcRequestHook, matched
- * by shape), from the RPC server: neither path pays for a Nest interceptor per request.
- */
+/** Fed from a Fastify hook and an RpcRequestHook: neither path pays for a Nest interceptor per request. */
 @Injectable()
 export class RequestMetrics {
   private readonly duration: Histogram<'transport' | 'operation' | 'outcome'>;
@@ -47,10 +43,7 @@ export class RequestMetrics {
     });
   }
 
-  /**
-   * One HTTP response. `route` is the route's pattern, never the raw URL, which keeps label
-   * cardinality bounded (undefined: no route matched).
-   */
+  /** `route` is the pattern, never the raw URL, to bound label cardinality. */
   http(method: string, route: string | undefined, status: number, seconds: number): void {
     this.record(
       {

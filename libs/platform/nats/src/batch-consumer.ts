@@ -4,76 +4,50 @@ import { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import { publishDeadLetter } from './dead-letter';
 import { NatsNamespace } from './namespace';
 
-/** Between retries of a batch whose handler failed: 100 ms, doubling, at most 5 s. */
 const HANDLER_RETRY_BACKOFF = { baseMs: 100, maxMs: 5_000 };
 
-/** A message of a batch that will never succeed, and why: it goes to the dead-letter subject. */
 export interface Rejection {
   message: JsMsg;
   reason: string;
 }
 
 /**
- * Handles one batch. Resolves with the messages to dead-letter; every other message of the
- * batch is then acknowledged. Throwing means "not now" (a store is down): the same batch is
- * handed back after a back-off, its messages kept ours meanwhile, so a handler must be
- * idempotent per message.
+ * Resolves with the messages to dead-letter; the rest are acked. Throwing means "not now": the
+ * batch is retried after a back-off, so a handler must be idempotent per message.
  */
 export type BatchHandler = (messages: JsMsg[]) => Promise<readonly Rejection[]>;
 
 export interface BatchConsumerOptions {
-  /** Stream and durable pull consumer as declared (un-namespaced). */
   stream: string;
   durable: string;
   maxMessages: number;
-  /** Most payload bytes in one batch (a message bigger than this is a batch of its own). */
   maxBytes: number;
-  /**
-   * Most payload bytes held at once: pulled and not yet settled, whether still in the client's
-   * buffer, in the batch being filled or in batches in flight (default 8 MiB). Each pull asks
-   * for what fits, at the largest message size seen; a message may exceed it only alone.
-   */
+  /** Bytes pulled and not yet settled, wherever they wait (default 8 MiB). */
   maxHeldBytes?: number;
   concurrency: number;
-  /** How long a partial batch waits for more messages while other batches are in flight. */
   lingerMs?: number;
-  /** Called when a batch handler threw, before it is retried (metrics, logs). */
   onRetry?: (error: unknown, attempt: number) => void;
-  /** Called with each message dead-lettered (metrics). */
   onDeadLetter?: (rejection: Rejection) => void;
-  /** Log a line per message dead-lettered (default); false when onDeadLetter summarises them. */
+  /** false when onDeadLetter summarises them. */
   logEachDeadLetter?: boolean;
 }
 
 /**
- * A durable pull consumer read in batches, handled up to `concurrency` at a time.
- *
- * A batch is handed over when full (by messages or `maxBytes` of payload), or when the client
- * holds no further message and either nothing else is in flight (an idle consumer answers at
- * once) or it has lingered `lingerMs` (a busy one lets batches grow). Pulls are fetches of at
- * most `2 × maxMessages` messages and of what `maxHeldBytes` leaves room for, so what the
- * process holds stays bounded in bytes whatever a message holds (nats-server 2.9 stalls
- * byte-bounded pulls: the bound is kept here, by the number of messages each fetch asks for).
- *
- * Rejections go to `deadletter.v1.<stream>` and are terminated (a failed dead-letter publish is
- * redelivered, never lost); the rest are acked. A handler that throws is retried with back-off
- * while "in progress" acks keep its messages here; on stop they are nak'ed for redelivery.
+ * A durable pull consumer read in batches, handled up to `concurrency` at a time. A partial
+ * batch goes at once when idle and lingers `lingerMs` when busy. Held bytes are bounded by the
+ * number of messages each fetch asks for, since nats-server 2.9 stalls byte-bounded pulls.
  */
 export class BatchConsumer {
   private readonly logger: Logger;
-  /** Pulls again after a failed or ended pull. */
   private readonly consuming: BackgroundLoop;
   private messages?: ConsumerMessages;
   private readonly inFlight = new Set<Promise<void>>();
   private batch: JsMsg[] = [];
   private batchBytes = 0;
-  /** Payload bytes pulled and not yet settled (see maxHeldBytes). */
   private heldBytes = 0;
-  /** The largest payload seen (0: none yet). */
   private largestSeen = 0;
   private linger?: NodeJS.Timeout;
   private slotFreed?: () => void;
-  /** The pull loop's and the backing-off batches' pauses, which stop() cuts short. */
   private readonly sleeper = new Sleeper();
 
   constructor(
@@ -96,12 +70,10 @@ export class BatchConsumer {
     });
   }
 
-  /** Starts consuming once `ready` resolves (for example, once the state the handler needs is loaded). */
   start(ready: Promise<void> = Promise.resolve()): void {
     this.consuming.start(ready);
   }
 
-  /** Stops pulling, then waits for every batch already taken to be settled. */
   async stop(): Promise<void> {
     await this.consuming.stop();
   }
@@ -133,18 +105,16 @@ export class BatchConsumer {
     return this.options.maxHeldBytes ?? 8 * 1024 * 1024;
   }
 
-  /** What each message of the next fetch is assumed to weigh. */
   private get messageWeight(): number {
     return this.largestSeen || FIRST_MESSAGE_GUESS;
   }
 
-  /** Messages the next fetch may ask for: what the held bytes leave room for, at least one. */
   private pullSize(): number {
     const room = Math.floor((this.maxHeldBytes - this.heldBytes) / this.messageWeight);
     return Math.max(1, Math.min(this.options.maxMessages * 2, room));
   }
 
-  /** Waits while what is held leaves no room for one more message (a lone batch still goes). */
+  /** A lone batch still goes even when it exceeds maxHeldBytes. */
   private async roomToPull(): Promise<void> {
     while (this.heldBytes + this.messageWeight > this.maxHeldBytes && this.running) {
       if (this.batch.length > 0 && this.inFlight.size < this.options.concurrency) this.flush();
@@ -159,9 +129,8 @@ export class BatchConsumer {
   }
 
   private async drain(messages: ConsumerMessages): Promise<void> {
-    // What the client still buffers is what it received less what it handed us. (Its
-    // getPending() also counts the pull requests it queues among the messages, every quarter of
-    // the buffer: the last message before one would wait in its batch for its ack wait.)
+    // Buffered = received less taken; getPending() also counts queued pull requests, which
+    // would leave the last message before one waiting out its ack wait.
     let taken = 0;
     for await (const message of messages) {
       taken++;
@@ -177,7 +146,6 @@ export class BatchConsumer {
         await this.freeSlot();
         if (this.batch.length > 0) this.flush();
       } else if (messages.getReceived() <= taken) {
-        // Nothing else waiting: an idle consumer answers at once, a busy one lingers.
         if (this.inFlight.size === 0) this.flush();
         else this.linger ??= setTimeout(() => this.lingered(), this.options.lingerMs ?? 20);
       }
@@ -206,7 +174,6 @@ export class BatchConsumer {
         this.heldBytes -= bytes;
         this.inFlight.delete(task);
         this.slotFreed?.();
-        // Nothing else in flight: a lingering partial batch need not wait any longer.
         if (this.inFlight.size === 0 && this.batch.length > 0 && this.running) this.flush();
       });
     this.inFlight.add(task);
@@ -222,7 +189,7 @@ export class BatchConsumer {
     const batch = onePerSequence(delivered);
     const rejections = await this.handleUntilDone(batch);
     if (!rejections) {
-      // Stopping while the handler still fails: hand the messages back for redelivery.
+      // Stopping while the handler still fails: handed back for redelivery.
       for (const message of batch) message.nak();
       return;
     }
@@ -240,7 +207,7 @@ export class BatchConsumer {
         if (attempt % 10 === 0)
           this.logger.warn({ err: error, attempt }, 'handling a batch failed; retrying');
         if (!this.running) return undefined;
-        // Keep the messages ours while the handler cannot succeed, rather than have them redelivered.
+        // working() keeps the messages ours instead of letting them be redelivered.
         for (const message of batch) message.working();
         await this.sleeper.sleep(backoffMs(attempt + 1, HANDLER_RETRY_BACKOFF));
       }
@@ -265,23 +232,19 @@ export class BatchConsumer {
           'message dead-lettered',
         );
     } catch (error) {
-      // Never lose it: it comes back once the dead-letter stream answers again.
+      // Never lost: redelivered once the dead-letter stream answers again.
       this.logger.error({ err: error, seq: message.seq }, 'dead-letter publish failed');
       message.nak(1_000);
     }
   }
 }
 
-/** How long a fetch waits for messages on an idle stream before the next one is asked. */
 const PULL_EXPIRES_MS = 5_000;
-/** What each message of the first fetch is assumed to weigh, before any is seen. */
 const FIRST_MESSAGE_GUESS = 16 * 1024;
 
 /**
- * One delivery per stream sequence, the latest kept. A message whose ack wait ran out while it
- * waited in a lingering batch is delivered again into that same batch; handled twice, it
- * would be counted and dead-lettered twice. Settling one delivery settles the sequence (the
- * server keys acknowledgements by stream sequence), so the earlier delivery is simply dropped.
+ * A message whose ack wait ran out in a lingering batch is redelivered into that same batch;
+ * the server acks by sequence, so the earlier delivery is dropped rather than handled twice.
  */
 export function onePerSequence<M extends { readonly seq: number }>(messages: readonly M[]): M[] {
   const latest = new Map<number, M>();

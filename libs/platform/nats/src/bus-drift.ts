@@ -7,15 +7,12 @@ import { configDrift, describeDrift, pushDrift } from './topology-drift';
 
 const NOT_FOUND = [10059, 10014]; // stream not found, consumer not found
 
-/** How to provision, for the messages of a service that finds something missing. */
 export const HOW_TO_PROVISION =
   'run the bus provisioning step first (npm start does; in Kubernetes the bus-provision Job; by hand: npm run bus:provision, as the provisioner NATS user)';
 
-/** How to repair, for the messages of a service that finds something drifted. */
 export const HOW_TO_REPAIR =
   'run the bus provisioning step again to repair it (in Kubernetes the bus-provision Job; by hand: npm run bus:provision)';
 
-/** The fields of a stream a service holds the bus to: what it reads and writes depends on them. */
 const WATCHED_STREAM_FIELDS = [
   'subjects',
   'allow_direct',
@@ -27,16 +24,10 @@ const WATCHED_STREAM_FIELDS = [
   'max_msgs_per_subject',
   'max_msg_size',
 ];
-/** The fields of a durable a service holds the bus to (not its limits, which the provisioning step's settings choose). */
+/** Not the limits, which the provisioning step's settings choose. */
 const WATCHED_CONSUMER_FIELDS = ['filter_subject', 'deliver_policy', 'ack_policy', 'max_deliver'];
 
-/**
- * How the bus differs from what `needs` says, each as a sentence naming the stream, bucket or
- * durable: missing, or with a field that matters (filter, deliver and ack policy, max deliver,
- * push delivery; a stream's subjects and, for the write-once bucket, what keeps it so) other
- * than declared. Empty when all is as declared. Uses only INFO requests of what the service
- * uses, which its runtime user may make.
- */
+/** Uses only INFO requests of what the service uses, which its runtime user may make. */
 export async function busDrift(
   connection: NatsConnection,
   ns: NatsNamespace,

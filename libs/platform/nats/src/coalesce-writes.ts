@@ -1,6 +1,6 @@
 import type { NatsConnection } from 'nats';
 
-/** What this relies on of nats.js 2.x's protocol handler: not public API, so checked at run time. */
+/** nats.js 2.x internals, not public API, so checked at run time. */
 interface ProtocolHandler {
   outbound: {
     length(): number;
@@ -25,16 +25,10 @@ function isProtocolHandler(candidate: unknown): candidate is ProtocolHandler {
 }
 
 /**
- * nats.js writes its outbound buffer to the socket once the current microtask queue is done,
- * so every request or reply sent from its own I/O callback (an HTTP request, a Postgres
- * answer) costs one socket write, and on these VMs a write is a large share of a request's
- * CPU. Under load many such callbacks run in one turn of the event loop: flushing at
- * `setImmediate`, the check phase right after them, sends all their messages in one write.
- * A message waits for no timer, a full buffer (`pendingLimit`) is still written at once, and
- * order is kept. Measured with the lease benchmark (test/bench): 40–50% more HTTP round
- * trips per second, and about a quarter less service CPU per lease decision.
- *
- * Returns false, changing nothing, when the client is not the nats.js 2.x this expects.
+ * nats.js writes its buffer once the microtask queue is done, so each message sent from an I/O
+ * callback costs a socket write; flushing at `setImmediate` sends one turn's messages in one
+ * write (a full buffer still goes at once, order kept). Lease benchmark (test/bench): 40–50%
+ * more HTTP round trips per second, a quarter less service CPU per decision.
  */
 export function coalesceWrites(connection: NatsConnection): boolean {
   const handler: unknown = (connection as unknown as { protocol?: unknown }).protocol;

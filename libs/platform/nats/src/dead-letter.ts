@@ -4,7 +4,7 @@ import { NatsNamespace } from './namespace';
 
 export const DEAD_LETTER_REASON_HEADER = 'Dead-Letter-Reason';
 
-/** Control characters escaped as \uXXXX, so any text (reasons quote producers' values) can travel in a NATS header. */
+/** Reasons quote producers' values, and a NATS header cannot carry control characters. */
 export function headerSafe(text: string): string {
   return text.replace(
     /[\u0000-\u001f\u007f]/g,
@@ -12,11 +12,7 @@ export function headerSafe(text: string): string {
   );
 }
 
-/**
- * Publishes a consumed message to `deadletter.v1.<stream>` with the reason, its subject and its
- * stream sequence in headers. The id is deterministic (`<stream>:<seq>`), so a dead-letter
- * retried after a crash is stored once. The caller terminates the message once this resolves.
- */
+/** The id `<stream>:<seq>` makes a dead-letter retried after a crash stored once. */
 export async function publishDeadLetter(
   connection: NatsConnection,
   namespace: NatsNamespace,

@@ -1,21 +1,17 @@
 import { MsgHdrs, NatsConnection, NatsError, headers as natsHeaders } from 'nats';
 
-/** A message of a stream as a direct get returns it. */
 export interface StoredEntry {
   seq: number;
   subject: string;
-  /** When the stream stored it, in ms. */
   storedMs: number;
-  /** The message's own headers (the direct get's `Nats-*` ones included). */
+  /** The direct get's `Nats-*` headers included. */
   headers: MsgHdrs;
   data: Uint8Array;
 }
 
 /**
- * Reads a stream message by message with direct gets (`$JS.API.DIRECT.GET.<stream>`, a stream
- * with `allow_direct`, nats-server 2.9), so that a reader needs no consumer of its own: its
- * user creates, updates and deletes none (docs/bus-security.md). The reader keeps its position
- * itself, as a stream sequence.
+ * Direct gets (`allow_direct`, nats-server 2.9) so a reader needs no consumer: its user creates
+ * none (docs/bus-security.md). The caller keeps the position as a stream sequence.
  */
 export class DirectReader {
   private readonly subject: string;
@@ -28,12 +24,10 @@ export class DirectReader {
     this.subject = `$JS.API.DIRECT.GET.${stream}`;
   }
 
-  /** The first message at or after `seq` on a subject `filter` matches; undefined when there is none yet. */
   async next(seq: number, filter: string): Promise<StoredEntry | undefined> {
     return this.get({ seq: Math.max(1, seq), next_by_subj: filter });
   }
 
-  /** The message with sequence `seq`, if the stream still holds it. */
   async at(seq: number): Promise<StoredEntry | undefined> {
     return this.get({ seq });
   }

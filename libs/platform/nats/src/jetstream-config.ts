@@ -16,12 +16,6 @@ import {
 import { kvAllKeys, kvStream } from './kv-subjects';
 import { NatsNamespace } from './namespace';
 
-/*
- * What a declaration of the topology is on the server: provisioning applies these configs and
- * readiness compares the bus with them.
- */
-
-/** A stream's config as declared (namespaced); what provisioning applies. */
 export function streamConfig(
   decl: StreamDeclaration,
   ns: NatsNamespace,
@@ -40,10 +34,7 @@ export function streamConfig(
   };
 }
 
-/**
- * The stream of a write-once bucket, as the KV convention names it (`KV_<bucket>`, subjects
- * `$KV.<bucket>.>`), so that a key is still a publish on `$KV.<bucket>.<key>`.
- */
+/** Named by the KV convention, so a key is still a publish on `$KV.<bucket>.<key>`. */
 export function writeOnceBucketConfig(
   decl: KvDeclaration,
   ns: NatsNamespace,
@@ -74,7 +65,6 @@ export function writeOnceBucketConfig(
   };
 }
 
-/** A durable's config as declared (namespaced); what provisioning applies. */
 export function consumerConfig(
   decl: DurableConsumerDeclaration,
   ns: NatsNamespace,
@@ -90,7 +80,6 @@ export function consumerConfig(
   };
 }
 
-/** The fields of a KV bucket (one made by the KV view) that provisioning and readiness hold it to. */
 export function kvBucketConfig(
   decl: KvDeclaration,
   ns: NatsNamespace,

@@ -2,7 +2,6 @@ import { Cursor, RelaySink, StoredEvent, isAfter } from '@rollout/platform/event
 import type { JetStreamClient, JetStreamManager, MsgHdrs } from 'nats';
 import { headers as natsHeaders } from 'nats';
 
-/** One event as a stream message. */
 export interface RelayMessage {
   subject: string;
   payload: Uint8Array;
@@ -10,19 +9,17 @@ export interface RelayMessage {
 
 export interface JetStreamSinkOptions {
   /**
-   * The stream the messages land in (as named on the server). At start the relay resumes
-   * after the last event found there when that is ahead of its checkpoint, so a checkpoint
-   * lost to a crash never republishes, even after the duplicate window. Only valid when this
-   * relay is the stream's one publisher.
+   * The stream, as named on the server: at start the relay resumes after its last event when
+   * that is ahead of the checkpoint, so a lost checkpoint never republishes past the duplicate
+   * window. Only valid when this relay is the stream's one publisher.
    */
   stream?: string;
   toMessage(event: StoredEvent): RelayMessage;
 }
 
 /**
- * A stream sink: each event one message, `Nats-Msg-Id` = event id, so JetStream's duplicate
- * window drops what a restarted relay publishes again, and `Event-Tx`/`Event-Position` headers
- * from which a lost checkpoint is recovered.
+ * `Nats-Msg-Id` = event id lets JetStream's duplicate window drop republished events; the
+ * `Event-Tx`/`Event-Position` headers recover a lost checkpoint.
  */
 export class JetStreamSink implements RelaySink {
   constructor(
@@ -37,12 +34,9 @@ export class JetStreamSink implements RelaySink {
   }
 
   /**
-   * Publishes without waiting for each acknowledgement in turn: the
-   * first alone, then every other one at once, each expecting the one before it as the
-   * stream's last message (`Nats-Expected-Last-Msg-Id`). So when one fails, every one after
-   * it fails too and nothing lands out of order. JetStream drops a republished event as a
-   * duplicate before it checks that expectation, so starting again after a crash works too.
-   * Returns how many of the first events were stored, and the first failure.
+   * Pipelined: each publish expects the one before as the stream's last message, so after a
+   * failure every later one fails too and nothing lands out of order. JetStream drops a
+   * duplicate before checking that, so a restart after a crash works too.
    */
   async publish(events: StoredEvent[]): Promise<{ published: number; error?: unknown }> {
     const publish = (event: StoredEvent, previous?: StoredEvent) => {
@@ -67,7 +61,6 @@ export class JetStreamSink implements RelaySink {
     return { published: failed + 1, error: (rest[failed] as PromiseRejectedResult).reason };
   }
 
-  /** The cursor of the last event in the stream, or undefined when it is empty or unknown. */
   private async lastPublished(): Promise<Cursor | undefined> {
     if (!this.jsm || !this.options.stream) return undefined;
     const info = await this.jsm.streams.info(this.options.stream);
@@ -79,14 +72,12 @@ export class JetStreamSink implements RelaySink {
   }
 }
 
-/** `Event-Type`, and the event's place in the global log: `Event-Tx`, `Event-Position`. */
 export function eventHeaders(event: StoredEvent): MsgHdrs {
   const headers = cursorHeaders(event);
   headers.set('Event-Type', event.type);
   return headers;
 }
 
-/** A place in the global log as headers (`Event-Tx`, `Event-Position`); cursorOfHeaders reads it back. */
 export function cursorHeaders(cursor: Cursor): MsgHdrs {
   const headers = natsHeaders();
   headers.set('Event-Tx', cursor.txId);

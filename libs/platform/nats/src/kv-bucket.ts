@@ -11,15 +11,13 @@ import {
 import { DirectReader } from './direct-reader';
 import { kvAllKeys, kvKeyOf, kvStream, kvSubject } from './kv-subjects';
 
-/** The header by which NATS KV (nats.js, `nats kv del`) marks an entry as no value. */
 const KV_OPERATION_HEADER = 'KV-Operation';
 
 export type KvOperation = 'PUT' | 'DEL' | 'PURGE';
 
-/** One entry of a bucket, a value or a deletion marker, as it sits in the bucket's stream. */
 export interface KvEntry {
   key: string;
-  /** The entry's stream sequence: the revision a compare-and-set expects. */
+  /** The revision a compare-and-set expects. */
   revision: number;
   operation: KvOperation;
   headers?: MsgHdrs;
@@ -33,7 +31,7 @@ export function kvOperationOf(headers: MsgHdrs | undefined): KvOperation {
 
 export const isKvDeletion = (operation: KvOperation): boolean => operation !== 'PUT';
 
-/** `headers` (new ones when absent) marking a write as the key's deletion, as `nats kv del` writes it. */
+/** As `nats kv del` writes it. */
 export function kvDeletionHeaders(headers: MsgHdrs = natsHeaders()): MsgHdrs {
   headers.set(KV_OPERATION_HEADER, 'DEL');
   return headers;
@@ -42,30 +40,24 @@ export function kvDeletionHeaders(headers: MsgHdrs = natsHeaders()): MsgHdrs {
 const NO_MESSAGE_FOUND = 10037;
 const WRONG_LAST_SEQUENCE = 10071;
 
-/** A compare-and-set that found the key at another revision than the one expected. */
 export const isKvRevisionConflict = (error: unknown): boolean =>
   error instanceof NatsError && error.api_error?.err_code === WRONG_LAST_SEQUENCE;
 
 export interface KvWrite {
   headers?: MsgHdrs;
-  /** The key's revision the write expects (0: no entry yet); it fails with a revision conflict otherwise. */
+  /** 0: no entry yet. */
   expectRevision: number;
 }
 
-/**
- * Writes a bucket through JetStream: puts and deletions are compare-and-set on the key's
- * revision, and reads are of the key's last entry, deletions included. It needs publish on the
- * key's subjects and a direct get of the bucket's stream, never a consumer.
- */
+/** Needs publish on the key's subjects and a direct get of the bucket's stream, never a consumer. */
 export class KvWriter {
   constructor(
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
-    /** The bucket's name on the server (namespaced). */
+    /** Namespaced. */
     private readonly bucket: string,
   ) {}
 
-  /** Resolves with the entry's revision. */
   async put(key: string, value: Uint8Array, write: KvWrite): Promise<number> {
     return this.publish(key, value, write.headers ?? natsHeaders(), write.expectRevision);
   }
@@ -102,17 +94,14 @@ export class KvWriter {
   }
 }
 
-/**
- * Follows a bucket in stream order with direct gets, so that its reader needs no consumer of
- * its own: the next entry after a revision, whichever key it is on.
- */
+/** Follows a bucket in stream order with direct gets, so its reader needs no consumer of its own. */
 export class KvFollower {
   private readonly reader: DirectReader;
   private readonly allKeys: string;
 
   constructor(
     private readonly connection: NatsConnection,
-    /** The bucket's name on the server (namespaced). */
+    /** Namespaced. */
     readonly bucket: string,
   ) {
     this.reader = new DirectReader(connection, kvStream(bucket));
@@ -132,13 +121,12 @@ export class KvFollower {
     );
   }
 
-  /** The revision of the bucket's last entry, as its stream's leader says. */
   async lastRevision(): Promise<number> {
     const jsm = await this.connection.jetstreamManager({ checkAPI: false });
     return (await jsm.streams.info(this.reader.stream)).state.last_seq;
   }
 
-  /** Calls `wake` when any key is written: a nudge only, since a notice may be lost. */
+  /** A nudge only, since a notice may be lost. */
   onWrite(wake: () => void): Subscription {
     return this.connection.subscribe(this.allKeys, { callback: () => wake() });
   }

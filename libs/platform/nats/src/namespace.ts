@@ -1,8 +1,4 @@
-/**
- * Where this process's subjects and streams live. Production uses no namespace; test runs
- * use one each, so runs sharing a NATS server never receive each other's messages and their
- * streams never overlap (JetStream refuses two streams over the same subjects).
- */
+/** Test runs sharing a NATS server use one each: JetStream refuses two streams over the same subjects. */
 export class NatsNamespace {
   constructor(readonly prefix?: string) {}
 

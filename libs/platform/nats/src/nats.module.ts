@@ -17,21 +17,18 @@ import { NatsRpcClient } from './rpc-client';
 import { NatsModuleOptions, inboxPrefixOf } from './nats-options';
 import { NATS_CONNECTION, NATS_MODULE_OPTIONS } from './tokens';
 
-/** How often a service compares the bus with the declared topology, by default. */
 export const TOPOLOGY_CHECK_INTERVAL_MS = 10_000;
 
 /**
- * Ready while the connection is up and the streams, durable consumers and buckets the service
- * uses are as declared: they exist (the provisioning step creates them; the service may not)
- * and the fields that matter are the declared ones (busDrift). The comparison runs at start and
- * then every `topologyCheckIntervalMs`; while something is missing or drifted, every readiness
+ * Ready while connected and the streams, consumers and buckets used are as declared (the
+ * provisioning step creates them, not the service). While something differs, every readiness
  * check compares again, so a repair is seen at once.
  */
 @Injectable()
 export class NatsReadiness implements ReadinessCheck {
   readonly name = 'nats';
   private readonly logger = new Logger('Nats');
-  /** What the last comparison found ('' when all was as declared); undefined before the first. */
+  /** '' when all was as declared; undefined before the first comparison. */
   private problem?: string;
 
   constructor(
@@ -47,7 +44,7 @@ export class NatsReadiness implements ReadinessCheck {
     if (this.problem) throw new Error(this.problem);
   }
 
-  /** Compares the bus with the declared topology; logs what differs once per change. */
+  /** Logs what differs once per change. */
   async checkTopology(): Promise<void> {
     const needs = this.options.jetstream;
     if (!needs) {
@@ -66,10 +63,6 @@ export class NatsReadiness implements ReadinessCheck {
   }
 }
 
-/**
- * Compares the bus with the declared topology at start and periodically, and drains the
- * connection last at shutdown.
- */
 @Injectable()
 export class NatsLifecycle implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Nats');
@@ -83,7 +76,7 @@ export class NatsLifecycle implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    // Not fatal: the service starts unready, and becomes ready once provisioning has run.
+    // Not fatal: the service starts unready until provisioning has run.
     await this.readiness.checkTopology();
     if (this.options.jetstream) {
       this.watching = setInterval(() => {
@@ -116,11 +109,7 @@ export class NatsLifecycle implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-/**
- * One NATS connection per process, shared by request/reply (both sides), JetStream and KV.
- * The service fails at boot when NATS cannot be reached, then reconnects forever; /readyz
- * reports the connection.
- */
+/** One NATS connection per process; fails at boot when unreachable, then reconnects forever. */
 @Module({})
 export class NatsModule {
   static forRoot(options: NatsModuleOptions): DynamicModule {
@@ -140,14 +129,12 @@ export class NatsModule {
                 user: options.user,
                 pass: options.password,
                 token: options.token,
-                // A user's replies arrive under an inbox of its own, the only one its NATS
-                // permissions let it subscribe to, so no client reads another's replies.
+                // The only inbox its permissions allow, so no client reads another's replies.
                 inboxPrefix: options.user ? inboxPrefixOf(options.user) : undefined,
                 timeout: options.connectTimeoutMs ?? 5_000,
                 maxReconnectAttempts: -1,
                 reconnectTimeWait: 1_000,
-                // Capturing a stack on every request (for async traces) is a measurable share
-                // of a request's CPU; our errors are mapped to Status without it.
+                // A stack per request (async traces) is a measurable share of a request's CPU.
                 noAsyncTraces: true,
               });
               if (!coalesceWrites(connection)) {

@@ -14,10 +14,7 @@ import { publishDeadLetter } from './dead-letter';
 import { NatsNamespace } from './namespace';
 import { NATS_CONNECTION } from './tokens';
 
-/**
- * Thrown by a handler for a message that will never succeed (bad JSON, unknown reference):
- * it goes to the dead-letter subject at once instead of being redelivered.
- */
+/** For a message that will never succeed: dead-lettered at once instead of redelivered. */
 export class PoisonMessageError extends Error {
   constructor(readonly reason: string) {
     super(reason);
@@ -26,22 +23,18 @@ export class PoisonMessageError extends Error {
 }
 
 export interface PullConsumerRegistration {
-  /** Stream and durable consumer as declared (un-namespaced). */
   stream: string;
   durable: string;
-  /** Must match the durable consumer's `max_deliver`: the last failed try dead-letters. */
+  /** Must match the durable's `max_deliver`: the last failed try dead-letters. */
   maxDeliver: number;
   batch?: number;
-  /** Back-off before a failed message is redelivered. */
   retryDelayMs?: number;
   handle(message: JsMsg): Promise<void>;
 }
 
 /**
- * Runs pull-consumer loops: they start after the application has bootstrapped (so handlers
- * find everything wired) and stop before shutdown, letting in-flight messages finish before
- * the connection drains. Explicit ack; failures are retried with a delay up to `maxDeliver`,
- * then go to `deadletter.v1.<stream>` with the reason, as do PoisonMessageErrors at once.
+ * Loops start after bootstrap (so handlers find everything wired) and stop before the
+ * connection drains. Failures are retried up to `maxDeliver`, then dead-lettered.
  */
 @Injectable()
 export class PullConsumerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -66,7 +59,7 @@ export class PullConsumerHost implements OnApplicationBootstrap, BeforeApplicati
     }
   }
 
-  /** Call from a provider's constructor or onModuleInit; loops start at bootstrap. */
+  /** Loops start at bootstrap. */
   register(registration: PullConsumerRegistration): void {
     if (this.started) throw new Error('register pull consumers before the application bootstraps');
     this.registrations.push(registration);
@@ -76,7 +69,7 @@ export class PullConsumerHost implements OnApplicationBootstrap, BeforeApplicati
     this.started = true;
     const js = this.connection.jetstream();
     for (const registration of this.registrations) {
-      // Looked up here, so that a consumer that was never declared fails the start.
+      // Here, so a consumer never declared fails the start.
       const consumer = await js.consumers.get(
         this.namespace.stream(registration.stream),
         registration.durable,
@@ -89,7 +82,6 @@ export class PullConsumerHost implements OnApplicationBootstrap, BeforeApplicati
           if (!loop.isRunning) messages.stop();
           await this.handleAll(registration, messages);
         },
-        // A pull that failed or ended is started again after this pause.
         intervalMs: 1_000,
         interrupt: () => messages?.stop(),
       });
@@ -99,7 +91,6 @@ export class PullConsumerHost implements OnApplicationBootstrap, BeforeApplicati
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    // Stop pulling; the loops end after the messages already handed to them are settled.
     await Promise.allSettled(this.loops.map((loop) => loop.stop()));
     this.loops.length = 0;
   }
@@ -143,7 +134,7 @@ export class PullConsumerHost implements OnApplicationBootstrap, BeforeApplicati
         'message dead-lettered',
       );
     } catch (publishError) {
-      // Never lose it: leave it to be redelivered once the dead-letter stream answers again.
+      // Left to be redelivered once the dead-letter stream answers.
       this.logger.error({ err: publishError, seq: message.seq }, 'dead-letter publish failed');
       message.nak(registration.retryDelayMs ?? 1_000);
     }

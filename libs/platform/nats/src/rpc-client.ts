@@ -21,13 +21,11 @@ const codec = JSONCodec<unknown>();
 export interface RpcCallOptions {
   timeoutMs: number;
   headers?: Record<string, string>;
-  /** Optional behaviours the caller supports (`Client-Features`), e.g. those its own client declared. */
   features?: readonly string[];
-  /** Who the call is made for: signed into an `Actor-Assertion` header when the process has a signing key. */
+  /** Signed into an `Actor-Assertion` header when the process has a signing key. */
   actor?: ActorClaims;
 }
 
-/** The reply packet of the NestJS NATS transport. */
 interface NestReplyPacket {
   id?: string;
   response?: unknown;
@@ -35,17 +33,12 @@ interface NestReplyPacket {
 }
 
 /**
- * Request/reply client for services served by the NestJS NATS transport (`@MessagePattern`).
- *
- * It speaks the transport's packet format over `NatsConnection.request`, rather than using
- * Nest's ClientProxy, because the proxy publishes to an inbox and so cannot tell "nobody is
- * listening" from "too slow": here a stopped service is UNAVAILABLE at once and a slow one is
- * DEADLINE_EXCEEDED after the timeout, as docs/architecture.md fixes. It also reuses the process's one
- * connection.
+ * Not Nest's ClientProxy: it publishes to an inbox, so cannot tell "nobody is listening" from
+ * "too slow". Here a stopped service is UNAVAILABLE at once and a slow one DEADLINE_EXCEEDED
+ * (docs/architecture.md).
  */
 @Injectable()
 export class NatsRpcClient {
-  /** `User-Agent` of every call: the process's NATS client name and build version. */
   private readonly userAgent: string;
   private readonly signer?: ActorSigner;
 
@@ -59,11 +52,7 @@ export class NatsRpcClient {
     this.signer = options.actorSigner;
   }
 
-  /**
-   * Every call says who is calling (docs/architecture.md: version metadata travels in headers, never in
-   * payloads): `Contract-Version` is the package of the subject as this build knows it,
-   * `User-Agent` this process, `Client-Features` what the caller supports.
-   */
+  /** Version metadata travels in headers, never in payloads (docs/architecture.md). */
   async request<T>(subject: string, data: unknown, options: RpcCallOptions): Promise<T> {
     const hdrs = natsHeaders();
     const contract = packageOfSubject(subject, CONTRACT_PACKAGES);
@@ -123,7 +112,7 @@ function mapTransportError(error: unknown, subject: string, timeoutMs: number): 
 
 function toStatusError(err: unknown, subject: string): StatusError {
   if (isStatus(err)) return StatusError.fromStatus(err as Status);
-  // Errors raised by the transport itself (e.g. no handler for the pattern) are plain strings.
+  // The transport's own errors (e.g. no handler) are plain strings.
   return StatusError.withReason('UNIMPLEMENTED', `${subject}: ${String(err)}`, 'NO_HANDLER', {
     subject,
   });

@@ -4,67 +4,51 @@ import { StatusError } from '@rollout/contracts';
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from 'nats';
 import { NatsNamespace } from './namespace';
 
-/** A request as the transport's hooks see it. */
 export interface RpcRequestInfo {
-  /** The subject it came on (with the namespace). */
   subject: string;
   headers?: MsgHdrs;
 }
 
-/** A request as a gate sees it, before any handler. */
 export interface GatedRequest {
-  /** The subject it came on (namespace included). */
   subject: string;
   headers?: MsgHdrs;
-  /** The payload as it arrived, bytes. */
   payload: Uint8Array;
-  /** The handler's argument (the packet's `data`), decoded. */
   data: unknown;
 }
 
-/** Decides, before the handler, whether a request may run at all; throws (or rejects with) a StatusError to refuse it. */
+/** Throws (or rejects with) a StatusError to refuse a request before its handler. */
 export interface RpcRequestGate {
   admit(request: GatedRequest): void | Promise<void>;
 }
 
-/** One request's stay in a hook: from arrival until its final reply is out. */
 export interface RpcRequestScope {
-  /** Runs the rest of the request (the handler); wrap it to give the handler an async context. */
+  /** Wraps the handler, e.g. to give it an async context. */
   run?<T>(handle: () => T): T;
-  /** The final reply went out (`failed`: it carries an error), or the request was dropped. */
+  /** Once the final reply is out (`failed`: it carries an error) or the request was dropped. */
   end?(failed: boolean): void;
 }
 
 /**
- * What runs around every request the server takes: request-scoped logging, request metrics.
- * It lives in the transport because a Nest interceptor costs an AsyncResource and an rxjs
- * pipeline per request each, which three of them made a tenth of a service's CPU
- * (the lease benchmark's profiles, test/bench).
+ * Request logging and metrics live in the transport because a Nest interceptor costs an
+ * AsyncResource and an rxjs pipeline per request: three made a tenth of a service's CPU
+ * (lease benchmark profiles, test/bench).
  */
 export interface RpcRequestHook {
   begin(request: RpcRequestInfo): RpcRequestScope;
 }
 
 export interface NatsRpcServerOptions {
-  /** Queue group: replicas of one service share the requests. */
   queue: string;
   namespace: NatsNamespace;
-  /** Longest wait for in-flight requests at shutdown. */
   drainTimeoutMs?: number;
-  /** Run around every request, the first outermost. */
+  /** The first is outermost. */
   hooks?: RpcRequestHook[];
-  /** Decides whether a request runs at all (the actor assertion); refused ones are answered with its error. */
   gate?: RpcRequestGate;
 }
 
-/**
- * The NestJS NATS transport, bound to the process's shared connection and namespace.
- * On shutdown it stops taking requests and waits until every request it took has been
- * answered; the connection itself is NatsModule's to drain, last.
- */
+/** On shutdown, waits for every request taken to be answered; NatsModule drains the connection last. */
 export class NatsRpcServer extends ServerNats {
   private readonly served: Subscription[] = [];
-  /** Requests taken whose final reply is not yet published, with their hooks' scopes. */
   private readonly pending = new Map<Msg, RpcRequestScope[]>();
   private onIdle?: () => void;
 
@@ -79,7 +63,7 @@ export class NatsRpcServer extends ServerNats {
     return this.connection;
   }
 
-  /** Ready only once the server has every subscription, so no request finds none. */
+  /** Ready only once every subscription is on the server, so no request finds none. */
   override start(callback: (error?: unknown) => void): void {
     this.bindEvents(this.connection);
     this.connection.flush().then(() => callback(), callback);
@@ -119,11 +103,7 @@ export class NatsRpcServer extends ServerNats {
     }
   }
 
-  /**
-   * Nest's handleMessage, with the gate between decoding and the handler: the packet is
-   * decoded once, and a refused request is answered with the gate's Status, its handler never
-   * called.
-   */
+  /** Nest's handleMessage, with the gate between decoding and the handler. */
   override async handleMessage(channel: string, message: Msg): Promise<unknown> {
     const packet = (await this.deserializer.deserialize(message.data, {
       channel,
@@ -157,7 +137,7 @@ export class NatsRpcServer extends ServerNats {
       if (admitted) await admitted;
       return undefined;
     } catch (error) {
-      // A gate that fails in an unexpected way still refuses: it fails closed.
+      // An unexpected failure still refuses: the gate fails closed.
       return error instanceof StatusError
         ? error
         : StatusError.withReason(
@@ -168,7 +148,7 @@ export class NatsRpcServer extends ServerNats {
     }
   }
 
-  /** Our handler map's keys are the subjects themselves: Nest's JSON.parse of each (and the exception it throws per message) is not needed. */
+  /** Our handler keys are the subjects: skips Nest's JSON.parse per message (and the exception it throws). */
   override getRouteFromPattern(pattern: string): string {
     return pattern;
   }
@@ -185,8 +165,7 @@ export class NatsRpcServer extends ServerNats {
       try {
         result = publish(packet);
       } catch (error) {
-        // An answer over the server's max_payload would never arrive: the caller would wait
-        // out its timeout. Answer why instead.
+        // An answer over max_payload would never arrive and the caller would time out: say why.
         if ((error as { code?: string })?.code !== 'MAX_PAYLOAD_EXCEEDED') throw error;
         this.logger.error({ subject: message.subject }, 'the reply exceeds the bus message limit');
         packet = { err: replyTooLarge(), isDisposed: true };

@@ -1,11 +1,5 @@
 import type { ConsumerConfig } from 'nats';
 
-/**
- * How a stream, bucket or durable differs from its declaration: what provisioning repairs and
- * readiness names.
- */
-
-/** A field whose value differs from the declared one. */
 export interface FieldDrift {
   field: string;
   actual: unknown;
@@ -13,7 +7,7 @@ export interface FieldDrift {
 }
 
 const NANOS_FIELDS = new Set(['max_age', 'duplicate_window', 'ack_wait']);
-/** What a consumer cannot have changed in place (nats-server 2.9 refuses, or ignores, the update). */
+/** nats-server 2.9 refuses, or ignores, an in-place update of these. */
 export const RECREATED_CONSUMER_FIELDS = new Set([
   'deliver_policy',
   'ack_policy',
@@ -25,7 +19,6 @@ export const RECREATED_CONSUMER_FIELDS = new Set([
 
 const normalized = (value: unknown) => (value === undefined || value === null ? '' : value);
 
-/** The declared fields (`only` of them, when given) whose actual value differs, each with both values. */
 export function configDrift(
   declared: object,
   actual: object,
@@ -41,7 +34,6 @@ export function configDrift(
   return drift;
 }
 
-/** A push consumer (it has a delivery subject) where a pull durable is declared. */
 export function pushDrift(actual: Partial<ConsumerConfig>): FieldDrift[] {
   return actual.deliver_subject
     ? [{ field: 'deliver_subject', actual: actual.deliver_subject, declared: '(pull)' }]
@@ -54,7 +46,6 @@ function shown(field: string, value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** `field actual → declared`, for each drifted field, comma-separated. */
 export function describeDrift(drift: readonly FieldDrift[]): string {
   return drift
     .map(

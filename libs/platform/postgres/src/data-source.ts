@@ -7,12 +7,9 @@ import { PostgresTls, pgSslOptions } from './tls';
 
 export interface PostgresOptions {
   url: string;
-  /** Replaces the URL's password (Kubernetes keeps it in a Secret). */
+  /** Kubernetes keeps it in a Secret. */
   password?: string;
-  /**
-   * The service's own schema, the search_path of every connection. Provisioned with its role
-   * (service-roles.ts); created here only when missing, which a superuser (tests) may do.
-   */
+  /** Provisioned with its role (service-roles.ts); created here only when missing (tests, as superuser). */
   schema: string;
   tls?: PostgresTls;
   poolSize: number;
@@ -25,15 +22,10 @@ export interface PostgresOptions {
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
 function assertIdentifier(schema: string): void {
-  // The schema name is interpolated into DDL, so it must be a plain identifier.
   if (!IDENTIFIER.test(schema)) throw new Error(`invalid schema name "${schema}"`);
 }
 
-/**
- * Opens the service's DataSource on its own schema and brings that schema up to date.
- * Migrations only (never `synchronize`), under a Postgres advisory lock so replicas that
- * start together run them once.
- */
+/** Migrations only (never `synchronize`), under an advisory lock so replicas starting together run them once. */
 export async function openDataSource(options: PostgresOptions): Promise<DataSource> {
   assertIdentifier(options.schema);
   const dataSource = new DataSource({
@@ -52,8 +44,7 @@ export async function openDataSource(options: PostgresOptions): Promise<DataSour
     entities: options.entities ?? [],
     extra: {
       options: `-c search_path=${options.schema}`,
-      // A Postgres that does not answer (a failover in progress) fails a command within the
-      // caller's RPC timeout, as UNAVAILABLE, instead of holding it until the caller gives up.
+      // During a failover a command fails as UNAVAILABLE within the caller's RPC timeout.
       connectionTimeoutMillis: 2_000,
     },
   });
@@ -74,12 +65,8 @@ export async function openDataSource(options: PostgresOptions): Promise<DataSour
 }
 
 /**
- * When Postgres cuts a connection (a restart, pg_terminate_backend), its client emits 'error'.
- * TypeORM listens while a query runner holds the client and the pool while it is idle, but a
- * client can be caught between the two, and an 'error' nobody listens to ends the process.
- * So every client gets a listener of its own when the pool first hands it out. The pool and
- * TypeORM still drop the broken client, and its next query fails with an error the caller
- * handles.
+ * A client cut by Postgres (restart, pg_terminate_backend) between TypeORM's listener and the
+ * pool's emits an 'error' nobody hears, which ends the process: every client gets its own.
  */
 function surviveCutConnections(pool: Pool): void {
   const guarded = new WeakSet<PoolClient>();
@@ -96,10 +83,7 @@ function redact(url: string): string {
   return parsed.toString();
 }
 
-/**
- * A service's role owns its provisioned schema and may not create schemas (service-roles.ts),
- * and Postgres checks that right even for CREATE SCHEMA IF NOT EXISTS: so ask first.
- */
+/** The role may not create schemas, and Postgres checks that even for CREATE SCHEMA IF NOT EXISTS. */
 async function createSchemaIfMissing(runner: QueryRunner, schema: string): Promise<void> {
   const found = (await runner.query(SCHEMA_EXISTS, [schema])) as unknown[];
   if (found.length > 0) return;

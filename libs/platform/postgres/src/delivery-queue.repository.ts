@@ -1,36 +1,29 @@
 import type { Pool } from 'pg';
 
 /**
- * The table of a delivery queue: its key and payload columns, plus the queue's own `attempts`
- * (int), `next_attempt_at` (timestamptz), `last_error` (text), `created_at` (timestamptz) and,
- * when `abandons`, `abandoned_at` (timestamptz).
+ * Besides key and payload, the table has `attempts`, `next_attempt_at`, `last_error`,
+ * `created_at` and, when `abandons`, `abandoned_at`.
  */
 export interface DeliveryQueueTable {
   name: string;
-  /** The columns that identify a row (its primary key). */
   key: readonly string[];
-  /** The unique columns that make a second enqueue of the same thing a no-op; default `key`. */
+  /** Makes a second enqueue of the same thing a no-op; default `key`. */
   unique?: readonly string[];
-  /** The columns a row carries besides the queue's own. */
   payload: readonly string[];
-  /** Whether rows can be given up (kept with `abandoned_at`, never claimed again). */
+  /** Abandoned rows are kept with `abandoned_at`, never claimed again. */
   abandons: boolean;
 }
 
-/** The queue's own columns of a claimed row. */
 export interface DeliveryAttempts {
   attempts: number;
 }
 
-/** How a row that was not delivered goes on: when it is tried next, and why the last try failed. */
 export interface DeliveryRetry {
   attempts: number;
   lastError: string;
-  /** Payload columns to change with it (what is still owed, say). */
   set?: Readonly<Record<string, unknown>>;
 }
 
-/** One statement with its bind parameters, for a caller's own transaction. */
 export interface SqlStatement {
   text: string;
   values: unknown[];
@@ -39,12 +32,9 @@ export interface SqlStatement {
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
 /**
- * Something to deliver outside (a notification, a call), kept in Postgres until it is delivered:
- * enqueued (in the caller's transaction if it likes), claimed when due by one replica, then
- * done, retried at a later time, or abandoned. A claim is a timestamp, not a lock: claiming moves
- * `next_attempt_at` `claimMs` ahead in one statement, so no row lock is held while the caller
- * talks to the outside, and a replica that died mid-attempt leaves the row to the others once
- * its claim passes. Every value is a bind parameter; names come from the table's definition.
+ * A claim is a timestamp, not a lock: it moves `next_attempt_at` `claimMs` ahead in one
+ * statement, so no row lock is held while the caller talks to the outside, and a replica that
+ * died mid-attempt leaves the row to others once its claim passes.
  */
 export class DeliveryQueue<Row extends object> {
   private readonly keyList: string;
@@ -55,7 +45,7 @@ export class DeliveryQueue<Row extends object> {
   constructor(
     private readonly pool: Pool,
     private readonly table: DeliveryQueueTable,
-    /** How long a claim lasts: longer than a claimed batch takes to try. */
+    /** Longer than a claimed batch takes to try. */
     readonly claimMs: number,
   ) {
     for (const name of [table.name, ...table.key, ...(table.unique ?? []), ...table.payload])
@@ -66,11 +56,7 @@ export class DeliveryQueue<Row extends object> {
     this.live = table.abandons ? 'abandoned_at IS NULL AND ' : '';
   }
 
-  /**
-   * Adds a row, first tried at `nextAttemptAt` (its first claim, when the caller tries it at
-   * once); a row with the same key is left as it is. Returns the statement, to run in the
-   * caller's transaction; it returns the key of a row it added.
-   */
+  /** A row with the same key is left as it is; the statement returns the key of a row it added. */
   enqueueStatement(
     values: Readonly<Record<string, unknown>>,
     nextAttemptAt: Date,
@@ -96,7 +82,6 @@ export class DeliveryQueue<Row extends object> {
     };
   }
 
-  /** `enqueueStatement` on a pooled connection of its own; whether the row was added. */
   async enqueue(
     values: Readonly<Record<string, unknown>>,
     nextAttemptAt: Date,
@@ -107,10 +92,7 @@ export class DeliveryQueue<Row extends object> {
     return ((await this.pool.query(text, params)).rowCount ?? 0) > 0;
   }
 
-  /**
-   * Up to `limit` rows due at `now` (the oldest, in no particular order), claimed for `claimMs`: rows another replica
-   * is claiming at the same moment are skipped, and the claim is over when this returns.
-   */
+  /** Rows another replica is claiming at the same moment are skipped. */
   async claimDue(now: Date, limit: number): Promise<(Row & DeliveryAttempts)[]> {
     const result = await this.pool.query(
       `UPDATE ${this.table.name} SET next_attempt_at = $2
@@ -122,24 +104,20 @@ export class DeliveryQueue<Row extends object> {
     return result.rows as (Row & DeliveryAttempts)[];
   }
 
-  /** Delivered: the row goes. */
   async done(key: Readonly<Record<string, unknown>>): Promise<void> {
     const where = this.where(key, 0);
     await this.pool.query(`DELETE FROM ${this.table.name} WHERE ${where.text}`, where.values);
   }
 
-  /** Not delivered: tried again at `at`. */
   async retryAt(key: Readonly<Record<string, unknown>>, retry: DeliveryRetry, at: Date) {
     await this.update(key, retry, 'next_attempt_at', at);
   }
 
-  /** Not delivered and given up: kept with `abandoned_at`, never claimed again. */
   async abandon(key: Readonly<Record<string, unknown>>, retry: DeliveryRetry, at: Date) {
     if (!this.table.abandons) throw new Error(`${this.table.name} keeps every row until done`);
     await this.update(key, retry, 'abandoned_at', at);
   }
 
-  /** Rows still to deliver (abandoned ones excluded). */
   async countPending(): Promise<number> {
     const live = this.table.abandons ? ' WHERE abandoned_at IS NULL' : '';
     const result = await this.pool.query<{ n: number }>(

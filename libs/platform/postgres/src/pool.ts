@@ -2,23 +2,18 @@ import type { Pool, PoolClient, QueryConfig } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
-/**
- * The pg pool behind a data source (same connections, same search_path), for what TypeORM
- * cannot send: several statements in one round trip, statements prepared under a name.
- */
+/** For what TypeORM cannot send: several statements in one round trip, named prepared statements. */
 export function poolOf(dataSource: DataSource): Pool {
   return (dataSource.driver as PostgresDriver).master as Pool;
 }
 
-/** Distinct texts named before the rest go unnamed (a bound on what each connection holds). */
+/** Bounds what each connection holds; later texts go unnamed. */
 export const MAX_PREPARED_STATEMENTS = 200;
 const names = new Map<string, string>();
 
 /**
- * A query sent as a prepared statement named after its text: each connection parses and plans
- * it once, not on every call. That is about a third of Postgres's CPU for the event store's
- * one-statement append with its projections (test/bench/experiments.bench.ts). Only for texts
- * from a fixed set, values always bound as parameters.
+ * Parsing and planning are about a third of Postgres's CPU for the event store's append
+ * (test/bench/experiments.bench.ts). Only for texts from a fixed set, values always bound.
  */
 export function prepared(text: string, values: unknown[]): QueryConfig {
   let name = names.get(text);
@@ -29,10 +24,7 @@ export function prepared(text: string, values: unknown[]): QueryConfig {
   return name === undefined ? { text, values } : { name, text, values };
 }
 
-/**
- * Runs `work` in a transaction on one pooled connection: committed when it resolves, rolled
- * back when it throws. A connection that cannot even roll back is broken, and the pool drops it.
- */
+/** A connection that cannot even roll back is broken, and the pool drops it. */
 export async function inTransaction<T>(
   pool: Pool,
   work: (client: PoolClient) => Promise<T>,

@@ -11,14 +11,13 @@ export const ROLE_POWERS =
   'SELECT rolsuper, rolcreaterole, rolcreatedb, rolbypassrls FROM pg_roles WHERE rolname = $1';
 export const STORED_PASSWORD = 'SELECT rolpassword AS stored FROM pg_authid WHERE rolname = $1';
 
-/** Other databases where PUBLIC or one of the roles ($1) may still connect. */
 export const OTHER_CONNECTABLE_DATABASES = `SELECT d.datname AS name FROM pg_database d
       WHERE d.datname <> current_database() AND d.datallowconn
         AND EXISTS (SELECT 1 FROM unnest($1::text[]) AS r(name)
                      WHERE has_database_privilege(r.name, d.oid, 'CONNECT'))
       ORDER BY 1`;
 
-/** Relations of schema $1 another role than $2 owns; sequences that follow a table left out. */
+/** Sequences that follow a table left out. */
 export const RELATIONS_OWNED_BY_OTHERS = `SELECT c.relname AS name, c.relkind AS kind
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = $1 AND c.relowner <> $2::regrole

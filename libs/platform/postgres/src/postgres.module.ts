@@ -24,7 +24,6 @@ export class PostgresLifecycle implements OnApplicationShutdown {
   }
 }
 
-/** The service's TypeORM DataSource, on its own schema, migrated before anything uses it. */
 @Module({})
 export class PostgresModule {
   static forRoot(options: PostgresOptions): DynamicModule {

@@ -1,18 +1,14 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** What Postgres uses for a SCRAM-SHA-256 verifier it computes itself (src/common/scram-common). */
+/** As Postgres computes it itself (src/common/scram-common). */
 const ITERATIONS = 4096;
 const SALT_BYTES = 16;
 const VERIFIER =
   /^SCRAM-SHA-256\$(\d+):([A-Za-z0-9+/]+={0,2})\$([A-Za-z0-9+/]+={0,2}):([A-Za-z0-9+/]+={0,2})$/;
-/** Printable ASCII: what SASLprep leaves as it is, so the verifier is the one Postgres would compute. */
+/** What SASLprep leaves as it is, so the verifier is the one Postgres would compute. */
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 
-/**
- * Why a password cannot be provisioned, or undefined when it can: it must be printable ASCII,
- * which Postgres's SASLprep leaves unchanged (other characters would need its normalisation).
- * The message never contains the password.
- */
+/** The message never contains the password. */
 export function passwordProblem(password: string): string | undefined {
   return PRINTABLE_ASCII.test(password)
     ? undefined
@@ -29,10 +25,8 @@ function keys(password: string, salt: Buffer, iterations: number) {
 }
 
 /**
- * The SCRAM-SHA-256 verifier of a password, as Postgres stores it in `pg_authid.rolpassword`
- * (`SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>`, RFC 5802 and 7677): given to
- * `ALTER ROLE … PASSWORD`, Postgres keeps it as it is, so the password itself never reaches the
- * server (nor its statement log). A new random salt each time unless one is given.
+ * As stored in `pg_authid.rolpassword` (RFC 5802, 7677): given to `ALTER ROLE … PASSWORD`, so
+ * the password never reaches the server nor its statement log.
  */
 export function scramVerifier(password: string, salt: Buffer = randomBytes(SALT_BYTES)): string {
   const problem = passwordProblem(password);
@@ -41,7 +35,6 @@ export function scramVerifier(password: string, salt: Buffer = randomBytes(SALT_
   return `SCRAM-SHA-256$${ITERATIONS}:${salt.toString('base64')}$${storedKey.toString('base64')}:${serverKey.toString('base64')}`;
 }
 
-/** Whether a stored verifier is one of this password (false for anything that is not a SCRAM verifier). */
 export function scramVerifierMatches(
   verifier: string | null | undefined,
   password: string,

@@ -9,22 +9,14 @@ import {
 } from './postgres-statements';
 import { scramVerifier, scramVerifierMatches } from './scram';
 
-/** One service's Postgres identity: the role it logs in as and the one schema that role owns. */
 export interface ServiceRole {
   role: string;
   schema: string;
-  /**
-   * The role's password: set, as a SCRAM-SHA-256 verifier, unless the role's stored verifier is
-   * already one of it. Unset: leave it as it is (CloudNativePG sets it). Printable ASCII.
-   */
+  /** Unset: left as it is (CloudNativePG sets it). Printable ASCII. */
   password?: string;
 }
 
-/**
- * What provisioning did to a role's password: `set` (it had none), `kept` (it was the provisioned
- * one), `reset` (it was another: changed since the last run, by the role itself or by hand, or a
- * new password is provisioned), `untouched` (none given).
- */
+/** `reset`: it was changed since the last run (by the role itself or by hand), or a new one is provisioned. */
 export type PasswordOutcome = 'set' | 'kept' | 'reset' | 'untouched';
 
 export interface ProvisionedRole {
@@ -35,7 +27,6 @@ export interface ProvisionedRole {
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
-/** Only plain identifiers are quoted into DDL. */
 function identifier(kind: string, name: string): string {
   if (!IDENTIFIER.test(name))
     throw new Error(`invalid ${kind} name "${name}": must match [a-z_][a-z0-9_]{0,62}`);
@@ -52,15 +43,10 @@ const OWNED_KINDS: Record<string, string> = {
 };
 
 /**
- * Gives each service its own login role owning its own schema, and nothing else, in the
- * database `client` is connected to (as a superuser). Idempotent: run at every start by the
- * launcher and by the Kubernetes provisioning Job. A role also takes over every table, view and
- * sequence already in its schema (an install from before roles per service, where one role owned
- * all), and PUBLIC loses its rights on the service schemas, on `public` and to connect, so no
- * service sees another's schema, even by name. PUBLIC (and the roles) lose `CONNECT` on every
- * other database of the server too (`postgres`, `template1`…): a role connects to its own only.
- * Passwords travel as SCRAM verifiers, never as themselves; a role's password that is not the
- * provisioned one (Postgres lets every role change its own) is reset, and said so.
+ * Idempotent: run at every start by the launcher and the provisioning Job. A role also takes
+ * over what is already in its schema (installs from before roles per service). PUBLIC loses
+ * its rights on the service schemas, on `public` and to connect elsewhere, so no service sees
+ * another's schema; a password changed by the role itself is reset, and said so.
  */
 export async function provisionServiceRoles(
   client: ClientBase,
@@ -116,11 +102,7 @@ export async function provisionServiceRoles(
   }
 }
 
-/**
- * Sets the role's password as a SCRAM-SHA-256 verifier computed here (so neither the statement
- * nor Postgres's statement log holds the password), unless its stored verifier is already one of
- * this password.
- */
+/** Computed here, so neither the statement nor Postgres's statement log holds the password. */
 async function setPassword(
   client: ClientBase,
   role: string,
@@ -137,11 +119,7 @@ async function setPassword(
   return stored === null ? 'set' : 'reset';
 }
 
-/**
- * Takes `CONNECT` on every other database of the server from PUBLIC and from these roles, where
- * one of them still has it (a database dropped meanwhile is skipped). Superusers keep connecting
- * anywhere; another role that needs one of those databases must be granted `CONNECT` there.
- */
+/** Superusers keep connecting anywhere; another role that needs one of those databases must be granted CONNECT. */
 async function revokeOtherDatabases(client: ClientBase, roles: string[]): Promise<void> {
   const { rows } = await client.query<{ name: string }>(OTHER_CONNECTABLE_DATABASES, [roles]);
   const from = ['PUBLIC', ...roles.map((role) => identifier('role', role))].join(', ');
@@ -156,10 +134,8 @@ const UNDEFINED_DATABASE = '3D000';
 const ACL_ATTEMPTS = 5;
 
 /**
- * A GRANT or REVOKE on a database, in a savepoint: another transaction changing the same
- * database's privileges at once (a second provisioning run of another database, say) makes
- * Postgres refuse it with "tuple concurrently updated", so it is tried again on what that one
- * committed; a database dropped meanwhile needs nothing.
+ * In a savepoint: a concurrent change of the same database's privileges makes Postgres refuse
+ * with "tuple concurrently updated", so it is retried on what that one committed.
  */
 async function changeDatabaseAcl(client: ClientBase, sql: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -178,7 +154,6 @@ async function changeDatabaseAcl(client: ClientBase, sql: string): Promise<void>
   }
 }
 
-/** What another role created in the schema becomes the service's (a sequence follows its table). */
 async function takeOwnership(client: ClientBase, schema: string, role: string): Promise<void> {
   const { rows } = await client.query<{ name: string; kind: string }>(RELATIONS_OWNED_BY_OTHERS, [
     schema,

@@ -8,41 +8,28 @@ export interface Pauses {
   wakeAll(): void;
 }
 
-/**
- * What a turn found: `more` when it left work behind (a full batch), so the next turn runs at
- * once; `done` when the work is finished for good (a step at start-up), so the loop ends.
- */
+/** `more`: the next turn runs at once; `done`: the loop ends. */
 export type TurnOutcome = 'more' | 'idle' | 'done';
 
 export interface BackgroundLoopOptions {
   name: string;
-  /** One turn of the work; throwing counts as a failure and backs off. */
+  /** Throwing counts as a failure and backs off. */
   turn(): Promise<TurnOutcome | void>;
   intervalMs: number;
-  /** A periodic job waits one interval before its first turn; by default the first turn runs at start. */
+  /** By default the first turn runs at start. */
   firstTurnAfterInterval?: boolean;
-  /** The pause after a failed turn (default intervalMs), doubled for each further failure in a row up to maxFailureDelayMs. */
+  /** Default intervalMs, doubling per failure in a row up to maxFailureDelayMs. */
   failureDelayMs?: number;
-  /** Longest pause after failures in a row; by default failureDelayMs (no growth). */
   maxFailureDelayMs?: number;
-  /** How soon a turn follows `wake()`: at once by default; a few ms let a burst of wakes share one turn. */
+  /** A few ms let a burst of wakes share one turn. */
   wakeDelayMs?: number;
-  /** Called at stop to end a turn that waits on something else (a message subscription, say). */
+  /** Ends a turn that waits on something else (a subscription, say). */
   interrupt?(): void;
-  /** Run once at stop, after the last turn ended (settle what is in flight, a last observation). */
   drain?(): Promise<void>;
-  /** Reports a failed turn; by default it is logged as an error. */
   onFailure?(error: unknown, failures: number): void;
-  /** The loop's own pauses (the default sleeps for real); stop() and wake() end them early. */
   sleeper?: Pauses;
 }
 
-/**
- * A background loop: turns of work with a pause after each, started once and stopped once.
- * `wake()` cuts the pause short (work arrived); a failed turn is reported and retried after a
- * back-off that resets on the next success; `stop()` ends the pause at once, waits for the turn
- * in progress, then drains.
- */
 export class BackgroundLoop {
   private readonly logger: Logger;
   private readonly sleeper: Pauses;
@@ -59,25 +46,21 @@ export class BackgroundLoop {
     this.sleeper = options.sleeper ?? new Sleeper();
   }
 
-  /** Whether turns still run: false from the moment stop() is called. */
   get isRunning(): boolean {
     return this.running;
   }
 
-  /** Starts turning once `ready` resolves (state the turns need, say); a second start does nothing. */
   start(ready: Promise<unknown> = Promise.resolve()): void {
     if (this.loop || this.stopped) return;
     this.running = true;
     this.loop = this.run(ready);
   }
 
-  /** Runs the next turn soon (after wakeDelayMs) rather than at the end of the pause. */
   wake(): void {
     this.woken = true;
     if (this.pausingMs !== undefined && this.pausingMs > this.wakeDelayMs) this.sleeper.wakeAll();
   }
 
-  /** Ends the pause at once, waits for the turn in progress, then drains; every call resolves when that is done. */
   stop(): Promise<void> {
     this.stopped ??= this.stopOnce();
     return this.stopped;

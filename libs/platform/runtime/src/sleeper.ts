@@ -1,7 +1,4 @@
-/**
- * Pauses of a background loop that its stop() can cut short: `wakeAll` resolves every pending
- * `sleep` at once, so shutdown never waits out a back-off or an interval.
- */
+/** `wakeAll` resolves every pending sleep, so shutdown never waits out a back-off. */
 export class Sleeper {
   private readonly waking = new Set<() => void>();
 

@@ -11,7 +11,6 @@ import {
 import { ClientMetrics } from '@rollout/platform/metrics';
 import type { MsgHdrs } from 'nats';
 
-/** The identity headers of a NATS request (absent headers are undefined). */
 export function natsIdentityHeaders(context: NatsContext): {
   contractVersion?: string;
   userAgent?: string;
@@ -26,17 +25,13 @@ export function natsIdentityHeaders(context: NatsContext): {
   };
 }
 
-/** The features a NATS caller declared in `Client-Features`. */
 export function declaredFeatures(context: NatsContext): string[] {
   return parseClientFeatures(natsIdentityHeaders(context).clientFeatures);
 }
 
 /**
- * Every NATS request a service handles: records who called (client name, contract package,
- * declared features) and refuses a `Contract-Version` of a major the service does not serve
- * with FAILED_PRECONDITION (reason CONTRACT_MAJOR_NOT_SERVED, naming the majors it serves).
- * Requests without the headers (older clients) are served. A guard, not an interceptor: it
- * only looks and refuses, and a guard costs no rxjs pipeline per request.
+ * Refuses a `Contract-Version` major the service does not serve; requests without the headers
+ * (older clients) are served. A guard, not an interceptor: it costs no rxjs pipeline.
  */
 @Injectable()
 export class ClientIdentityGuard implements CanActivate {

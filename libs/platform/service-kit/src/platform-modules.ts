@@ -11,20 +11,17 @@ import { PostgresModule, PostgresOptions, PostgresReadiness } from '@rollout/pla
 import { BUILD_VERSION } from './service-info';
 
 export interface PlatformOptions {
-  /** The process: a ServiceName, or another process built on the kit (e.g. a policy adapter). */
+  /** Or another process built on the kit (e.g. a policy adapter). */
   service: ServiceName | (string & {});
   config: BaseConfig & Partial<DatabaseConfig>;
-  /** The streams, durable consumers and buckets it uses, which the provisioning step creates. */
   jetstream?: BusNeeds;
-  /** Present for services that own a Postgres schema. */
   database?: Pick<PostgresOptions, 'migrations' | 'entities'>;
-  /** The service's own readiness checks (providers exported by a global module of the service). */
   readiness?: Type<ReadinessCheck>[];
-  /** Signs an actor assertion into every call that names its actor: with the HTTP edge's key, or a system key (docs/bus-security.md). */
+  /** The HTTP edge's key, or a system key (docs/bus-security.md). */
   actorSigner?: ActorSigner;
 }
 
-/** Signing with BUS_SIGNING_KEY (validated by the service's config), assertions good for `ttlMs`; none without a key. */
+/** None without BUS_SIGNING_KEY. */
 export function actorSignerOf(
   signingKey: string | undefined,
   ttlMs: number,
@@ -33,10 +30,6 @@ export function actorSignerOf(
   return key && new ActorAssertionSigner(key, ttlMs);
 }
 
-/**
- * The infrastructure every service imports, wired one way: logs, metrics, the NATS
- * connection, the service's Postgres schema, and health reporting on both.
- */
 export function platformModules({
   service,
   config,

@@ -27,30 +27,21 @@ export interface ServiceAppOptions {
   config: Pick<BaseConfig, 'PORT' | 'HOST'> &
     Partial<Pick<BaseConfig, 'NODE_ENV' | 'BUS_VERIFY_KEYS'>>;
   module: unknown;
-  /** Serve NATS request/reply handlers (`@MessagePattern`) with the service's queue group. */
   rpc: boolean;
-  /** Largest request body accepted (bytes); Fastify's default, 1 MiB, when unset. */
+  /** Fastify's default, 1 MiB, when unset. */
   bodyLimitBytes?: number;
-  /** `configureHttp` registers every body parser itself; Nest's JSON one stays out. */
   ownBodyParsers?: boolean;
-  /** App-specific HTTP setup (OpenAPI docs, validation, headers) before listening. */
   configureHttp?: (app: INestApplication) => void | Promise<void>;
 }
 
-/**
- * Builds and starts a service the one way every service runs, in production and in tests:
- * pino logging, the error filter, request metrics, NATS request/reply on the shared connection
- * (queue group = service name; every request gets a request-scoped logger), then HTTP. Use
- * PORT 0 in tests and read the port from the server.
- */
+/** The one way every service runs, in production and in tests (PORT 0, read the port back). */
 export async function startServiceApp(options: ServiceAppOptions): Promise<INestApplication> {
   // Fastify: its empty handler costs a fifth of Express's (test/bench/floors.bench.ts).
-  // Nest's own logger stays off until pino takes over, so a failed start is one clean line.
+  // Nest's logger stays off until pino takes over, so a failed start is one clean line.
   const adapter = new FastifyAdapter({
     bodyLimit: options.bodyLimitBytes,
     genReqId: httpRequestId,
-    // What the router refuses before any route runs (a path that is not UTF-8 once
-    // percent-decoded, such as an encoded lone surrogate) is answered in the one error model.
+    // E.g. a path that is not UTF-8 once percent-decoded: answered in the one error model.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
       const status = StatusError.invalidArgument(
         error.code === 'FST_ERR_BAD_URL'
@@ -60,7 +51,6 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
       void reply.code(status.code).send({ error: status });
     },
   });
-  // Every response names its request, as every log line about it does.
   adapter.getInstance().addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
     done();
@@ -107,12 +97,7 @@ export async function startServiceApp(options: ServiceAppOptions): Promise<INest
   }
 }
 
-/**
- * Every request a service serves must carry a signed actor assertion, verified with
- * BUS_VERIFY_KEYS; a state-changing request's assertion id is remembered in the ASSERTION_IDS
- * bucket, which every replica shares. Without keys nothing is checked and the service says so
- * at boot; production refuses to start that way.
- */
+/** Without keys nothing is checked and the service says so at boot; production refuses to start that way. */
 async function actorGate(
   { name, config }: ServiceAppOptions,
   logger: Logger,
@@ -134,7 +119,6 @@ async function actorGate(
     throw new Error(
       'BUS_VERIFY_KEYS must be <key id>:<32-byte Ed25519 public key, base64url>, comma-separated',
     );
-  // Declared here, by the services that verify, like their streams at boot until a provisioning step declares them all.
   return new ActorAssertionGate(
     new ActorAssertionVerifier(
       keys.filter((key) => key !== undefined),
@@ -144,11 +128,7 @@ async function actorGate(
   );
 }
 
-/**
- * main.ts of every service: starts it, stops gracefully on SIGTERM/SIGINT within
- * SHUTDOWN_TIMEOUT_MS, and also when a supervising launcher's IPC channel goes away, so a
- * killed launcher leaves no orphans. A failure to start is one line on stderr and exit 1.
- */
+/** Also stops when a supervising launcher's IPC channel goes away, so a killed launcher leaves no orphans. */
 export async function runService(
   options: ServiceAppOptions & { config: BaseConfig },
 ): Promise<void> {

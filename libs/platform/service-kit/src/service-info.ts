@@ -11,20 +11,16 @@ import {
   serviceInfoSubject,
 } from '@rollout/contracts';
 import { ClientMetrics } from '@rollout/platform/metrics';
-// The monorepo ships one version, the root package.json's; tsc copies it into dist/.
+// The monorepo ships one version; tsc copies package.json into dist/.
 // eslint-disable-next-line @nx/enforce-module-boundaries -- not a project import
 import { version } from '../../../../package.json';
 import { ClientIdentityGuard, declaredFeatures } from './client-identity';
 
 export const BUILD_VERSION: string = version;
 
-/** When this process started (RFC 3339): `startTime` of the system.v1 start-time feature. */
+/** `startTime` of the system.v1 start-time feature. */
 export const PROCESS_START_TIME = new Date(Date.now() - process.uptime() * 1000).toISOString();
 
-/**
- * A package as this build defines it (package.ts: version and features), for the packages a
- * service says it speaks.
- */
 export function describeContracts(contracts: readonly ContractPackage[]): ContractPackage[] {
   return contracts.map((contract) => {
     const definition = contractDefinition(contract.name);
@@ -32,12 +28,7 @@ export function describeContracts(contracts: readonly ContractPackage[]): Contra
   });
 }
 
-/**
- * Answers `system.v1.<service>.info` with the service's name, version and contracts (with
- * their features), plus `startTime` for clients that declared `dev.policy-rollout.system.start-time`.
- * It also installs the service's ClientIdentityGuard: every NATS request it handles is
- * counted by client and contract, and a major it does not serve is refused.
- */
+/** Also installs ClientIdentityGuard, so every NATS request is counted and an unserved major refused. */
 @Module({})
 export class ServiceInfoModule {
   static forService(name: ServiceName, contracts: ContractPackage[]): DynamicModule {

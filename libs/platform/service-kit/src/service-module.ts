@@ -11,24 +11,20 @@ import { CLOCK, systemClock } from './clock';
 import { PlatformOptions, platformModules } from './platform-modules';
 import { ServiceInfoModule } from './service-info';
 
-/** What a service's AppModule holds beyond the kit: its own modules, controllers and providers. */
 export interface ServiceParts {
-  /** The service's AppModule: the factory fills it in. */
+  /** The factory fills it in. */
   module: Type;
-  /** The token the service's validated config is injected by, in every module of the service. */
   configToken?: symbol;
   imports?: NonNullable<ModuleMetadata['imports']>;
   controllers?: Type[];
   providers?: Provider[];
 }
 
-/** Backend services name the contracts they serve (answered on `system.v1.<service>.info`). */
 type ServiceInfoOptions =
   { contracts?: undefined } | { service: ServiceName; contracts: ContractPackage[] };
 
 export type ServiceModuleOptions = ServiceParts & PlatformOptions & ServiceInfoOptions;
 
-/** The service's config and the clock, global so every module of the service can inject them. */
 @Global()
 @Module({})
 class ServiceContextModule {
@@ -40,11 +36,6 @@ class ServiceContextModule {
   }
 }
 
-/**
- * A service's AppModule, built the one way: the service's own modules, its config (validated by
- * main.ts) and clock, the platform (logs, metrics, NATS, the service's Postgres schema, health),
- * and its `system.v1` info when it names contracts; then its own controllers and providers.
- */
 export function serviceModule(options: ServiceModuleOptions): DynamicModule {
   const {
     module,

@@ -14,14 +14,9 @@ const codec = JSONCodec<unknown>();
 
 export interface AdapterReply<T> {
   body: T;
-  /** The reply's `Contract-Version` header, when the adapter sent one. */
   contractVersion?: string;
 }
 
-/**
- * A bare adapter.v1 client for tests: plain JSON request/reply on the adapter's (namespaced)
- * subjects, `Contract-Version` and `User-Agent` in the headers, a deadline on every call.
- */
 export class AdapterTestClient {
   constructor(
     private readonly nc: NatsConnection,
@@ -34,7 +29,7 @@ export class AdapterTestClient {
     return this.options.namespace ? `${this.options.namespace}.${subject}` : subject;
   }
 
-  /** Sends `body` (an object, or raw bytes to test malformed input); fails when no answer comes within the deadline. */
+  /** `body` may be raw bytes, to test malformed input. */
   async call<T = Record<string, unknown>>(
     method: AdapterMethod,
     body: unknown,
@@ -62,11 +57,7 @@ export class AdapterTestClient {
   }
 }
 
-/**
- * What is wrong with a reply's `status` (undefined when it is a well-formed AdapterStatus):
- * `{code: 200, status: 'OK'}` or a canonical code whose `code` is its HTTP status, a string
- * message and a details list.
- */
+/** undefined when it is a well-formed AdapterStatus. */
 export function statusProblem(status: unknown): string | undefined {
   if (typeof status !== 'object' || status === null)
     return `status is ${JSON.stringify(status)}, not an object`;

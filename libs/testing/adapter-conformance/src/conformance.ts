@@ -17,24 +17,15 @@ import { randomBytes } from 'node:crypto';
 import { AdapterTestClient, statusProblem } from './adapter-client';
 import type { AdapterConformanceOptions } from './options';
 
-/** JSON of an object with its top-level keys in reverse order: the same config, written differently. */
+/** The same config, written differently. */
 function reordered(config: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(config).reverse());
 }
 
 /**
- * Registers the adapter.v1 conformance suite (`describe`/`it` blocks) for one adapter. Call it
- * at the top level of a Jest test file, with the adapter already running (e.g. started in a
- * `beforeAll` that also connects the NATS client):
+ * Call it at the top level of a Jest test file, with the adapter already running:
  *
  *   describeAdapterConformance({ connection: () => nc, adapter: 'acme-budget', validConfig, invalidConfig, timeoutMs: 2000 });
- *
- * What it checks: Info's shape; Validate OK and non-OK; CreateSession refuses a bad config;
- * Handle* refuses an unknown session and a closed one (FAILED_PRECONDITION); the same config
- * (even with its keys in another order) gives the same session, counted by reference; quota
- * rules (best effort grants 0..amount, otherwise 0 or at least the amount; a dedup id is
- * granted and charged once); a malformed body gets INVALID_ARGUMENT; every status is
- * well formed; every call answers within `timeoutMs`.
  */
 export function describeAdapterConformance(options: AdapterConformanceOptions): void {
   const sessionBased = options.sessionBased ?? true;
@@ -78,7 +69,6 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
   const closeSession = (sessionId: string) =>
     call<CloseSessionResponse>('closeSession', { sessionId });
   const has = (template: AdapterTemplate) => options.templates.includes(template);
-  /** Every Handle* call of the adapter's templates, on one session (or with one config). */
   const handles = (target: { sessionId: string } | { adapterConfig: Record<string, unknown> }) => {
     const out: Promise<{ status: { status: string } }>[] = [];
     if (has('check'))
@@ -202,7 +192,6 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
         afterAll(async () => {
           if (target && 'sessionId' in target) await closeSession(target.sessionId);
         });
-        /** Asks for `amount` resource-hours for a lease of 1 unit for `amount` hours; checks the rules; returns the grant. */
         const quota = async (
           leaseId: string,
           amount: number,
@@ -235,7 +224,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           it('charges a retried dedup id once, and grants nothing past the budget', async () => {
             expect(await quota(`lease-b-${run}`, half, false, `dedup-b-${run}`)).toBe(half);
             expect(await quota(`lease-b-${run}`, half, false, `dedup-b-${run}`)).toBe(half);
-            // Charged once: the other half is still there (less what the previous test took), then nothing is.
+            // Charged once: the other half is still there, then nothing is.
             const before = await quota(`lease-c-${run}`, half, true, `dedup-c-${run}`);
             expect(before).toBeGreaterThan(0);
             expect(await quota(`lease-d-${run}`, 1, false, `dedup-d-${run}`)).toBe(0);

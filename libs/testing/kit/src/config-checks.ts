@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '@rollout/platform/config';
 import type { z } from 'zod';
 
-/** What loading `env` with `schema` refuses, as its message ('' when it loads). */
+/** '' when it loads. */
 export function configProblems(schema: z.ZodType, env: Record<string, string>): string {
   try {
     loadConfig(schema, env);
@@ -12,11 +12,7 @@ export function configProblems(schema: z.ZodType, env: Record<string, string>): 
   }
 }
 
-/**
- * The rule every service with a database shares: in production, TLS to Postgres with the
- * server's certificate verified, and no `sslmode` in the URL to override it. `production` is
- * what else the service needs to load in production.
- */
+/** `production` is what else the service needs to load in production. */
 export function describePostgresTlsInProduction(
   service: string,
   schema: z.ZodType,

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 
-/** A short name no other run uses, valid as a NATS token, stream prefix and SQL identifier. */
+/** Valid as a NATS token, stream prefix and SQL identifier. */
 export function uniqueName(prefix = 't'): string {
   return `${prefix}${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }
 
-/** Polls until `probe` returns a value other than undefined, or fails after `timeoutMs`. */
 export async function eventually<T>(
   probe: () => Promise<T | undefined> | T | undefined,
   { timeoutMs = 10_000, intervalMs = 50, what = 'condition' } = {},
@@ -26,16 +25,11 @@ export async function eventually<T>(
   );
 }
 
-/** A TCP port that was free a moment ago on 127.0.0.1. */
 export async function freePort(): Promise<number> {
   return (await freePorts(1))[0];
 }
 
-/**
- * `count` distinct TCP ports that were free a moment ago on 127.0.0.1. They are held open together
- * before any is let go: ports taken one at a time can come back twice (the kernel reuses one just
- * closed), and a system of several services then finds two of them on one port.
- */
+/** Held open together: ports taken one at a time can come back twice (the kernel reuses one just closed). */
 export async function freePorts(count: number): Promise<number[]> {
   const { createServer } = await import('node:net');
   const servers = Array.from({ length: count }, () => createServer());
@@ -62,7 +56,6 @@ export async function freePorts(count: number): Promise<number[]> {
   }
 }
 
-/** Whether something accepts TCP connections on 127.0.0.1:`port` now. */
 export function portOpen(port: number): Promise<boolean> {
   return import('node:net').then(
     ({ createConnection }) =>
@@ -76,6 +69,6 @@ export function portOpen(port: number): Promise<boolean> {
   );
 }
 
-/** What a test reads from an HTTP or NATS answer: any JSON, each test asserting the fields it expects. */
+/** Each test asserts the fields it expects. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type JsonBody = any;

@@ -1,7 +1,4 @@
-/**
- * Helpers for integration and end-to-end tests, which run against the real NATS and Postgres
- * of the machine. Every run names its own namespace, schema or database, so runs never meet.
- */
+/** Every run names its own namespace, schema or database, so runs never meet. */
 export { TEST_NATS_URL, TEST_POSTGRES_URL } from './servers';
 export * from './helpers';
 export * from './service-process';

@@ -7,28 +7,22 @@ import { connect } from 'nats';
 import { eventually, freePorts, portOpen } from './helpers';
 
 export interface ClusterNode {
-  /** The server's name, as JetStream reports a stream's leader. */
+  /** As JetStream reports a stream's leader. */
   readonly name: string;
   readonly url: string;
-  /** SIGKILL: the node dies as a crashed machine would, its store left as it was. */
+  /** As a crashed machine would die, its store left as it was. */
   kill(): Promise<void>;
-  /** Starts it again on the same port and store, and waits until it listens. */
   restart(): Promise<void>;
 }
 
 export interface NatsCluster {
   readonly nodes: ClusterNode[];
-  /** Every node's client URL, as a service's NATS_URL lists them. */
   readonly urls: string[];
   node(name: string): ClusterNode;
   stop(): Promise<void>;
 }
 
-/**
- * A JetStream cluster of `size` nats-server processes on 127.0.0.1 (nats-server on the PATH),
- * each with its own store, routed to every other; resolves once JetStream answers (a meta
- * leader is elected). Stop it to remove its stores.
- */
+/** Resolves once a meta leader is elected. Stop it to remove its stores. */
 export async function startNatsCluster(size = 3): Promise<NatsCluster> {
   const ports = await freePorts(size * 2);
   const root = mkdtempSync(join(tmpdir(), 'nats-cluster-'));

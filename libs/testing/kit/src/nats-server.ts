@@ -7,16 +7,12 @@ import { eventually, freePort, portOpen } from './helpers';
 
 export interface NatsServer {
   readonly url: string;
-  /** Everything the server wrote (permission violations are logged there). */
+  /** Permission violations are logged there. */
   readonly log: () => string;
   stop(): Promise<void>;
 }
 
-/**
- * One JetStream nats-server (from the PATH) of the test's own, on a free port of 127.0.0.1, with
- * `extraConfig` (e.g. an `authorization` block) added to its configuration. Stop it to remove
- * its store.
- */
+/** Stop it to remove its store. */
 export async function startNatsServer(extraConfig = ''): Promise<NatsServer> {
   const port = await freePort();
   const root = mkdtempSync(join(tmpdir(), 'nats-server-'));

@@ -1,7 +1,4 @@
-/**
- * mulberry32: a tiny deterministic PRNG, so a fuzz run or a benchmark reproduces from its
- * seed (a failure names the seed to replay).
- */
+/** mulberry32: a failing fuzz run names the seed to replay. */
 export function prng(seed: number) {
   let a = seed >>> 0;
   const next = () => {
@@ -13,7 +10,6 @@ export function prng(seed: number) {
   };
   const int = (n: number) => Math.floor(next() * n);
   const pick = <T>(items: readonly T[]): T => items[int(items.length)];
-  /** Picks from [value, weight] pairs. */
   const weighted = <T>(choices: readonly (readonly [T, number])[]): T => {
     let roll = next() * choices.reduce((sum, [, weight]) => sum + weight, 0);
     for (const [value, weight] of choices) if ((roll -= weight) < 0) return value;

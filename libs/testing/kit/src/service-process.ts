@@ -2,16 +2,14 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { TEST_NATS_URL, TEST_POSTGRES_URL } from './servers';
 
-/** The repository root, from libs/testing/kit/src. */
 export const REPO_ROOT = join(__dirname, '..', '..', '..', '..');
 
 export interface ServiceProcess {
   readonly child: ChildProcess;
-  /** SIGTERM (graceful) or SIGKILL, then waits for the exit. Harmless once exited. */
+  /** Harmless once exited. */
   stop(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
 }
 
-/** The services whose streams, consumers and buckets the provisioning step creates. */
 const JETSTREAM_SERVICES = [
   'experiment-service',
   'evaluator',
@@ -20,13 +18,8 @@ const JETSTREAM_SERVICES = [
 ];
 
 /**
- * Runs a service from its own `apps/<app>/src/main.ts` in a child process, exactly as it boots
- * in production, so an integration test of two apps never imports one app into another. Before
- * it, in the same child (a shell that then becomes the service), the provisioning step
- * (tools/provision) creates what the service uses, with the service's env (NATS_NAMESPACE,
- * NATS_STREAM_REPLICAS, stream limits) and, on a server with users, as TEST_PROVISION_NATS_USER
- * and TEST_PROVISION_NATS_PASSWORD.
- * `env` is added to the test's environment; pass NATS_NAMESPACE and DATABASE_SCHEMA to isolate.
+ * From its own main.ts in a child process, as in production, so a test of two apps never
+ * imports one into another. Pass NATS_NAMESPACE and DATABASE_SCHEMA in `env` to isolate.
  */
 export function startServiceProcess(app: string, env: Record<string, string>): ServiceProcess {
   const node = `"${process.execPath}" -r reflect-metadata -r @swc-node/register`;
@@ -61,7 +54,6 @@ export function startServiceProcess(app: string, env: Record<string, string>): S
   };
 }
 
-/** Drops a test's Postgres schema and deletes its NATS namespace's streams and buckets. */
 export async function removeTestResources({
   schema,
   namespace,
@@ -85,7 +77,6 @@ export async function removeTestResources({
     try {
       const jsm = await nc.jetstreamManager();
       for await (const stream of jsm.streams.names()) {
-        // KV buckets are streams named KV_<bucket>.
         if (stream.startsWith(`${namespace}_`) || stream.startsWith(`KV_${namespace}_`))
           await jsm.streams.delete(stream);
       }

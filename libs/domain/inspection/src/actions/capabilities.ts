@@ -3,7 +3,6 @@ import { isPlainObject, pythonStr, typeName } from '../values';
 import { requireNode, setOperations } from './node-helpers';
 import type { ActionContext, ActionPlugin } from './types';
 
-/** The node's `properties.capabilities` string (`k1:v1,k2:v2`), as Ironic keeps it. */
 function capabilities(context: ActionContext): string {
   const properties = requireNode(context).properties;
   const current = isPlainObject(properties) ? properties.capabilities : undefined;
@@ -30,7 +29,7 @@ function write(context: ActionContext, value: string): void {
     context.patchNode(operation);
 }
 
-/** set-capability(name, value): appends `name:value` to the node's capabilities (a name already there is appended again, as Ironic does). */
+/** A name already there is appended again, as Ironic does. */
 export const setCapabilityAction: ActionPlugin = {
   name: 'set-capability',
   params: [{ name: 'name' }, { name: 'value' }],
@@ -43,7 +42,6 @@ export const setCapabilityAction: ActionPlugin = {
   },
 };
 
-/** unset-capability(name): removes every `name:…` entry from the node's capabilities. */
 export const unsetCapabilityAction: ActionPlugin = {
   name: 'unset-capability',
   params: [{ name: 'name' }],

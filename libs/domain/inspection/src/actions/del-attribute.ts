@@ -1,7 +1,7 @@
 import { deleteOperation, requireNode } from './node-helpers';
 import type { ActionPlugin } from './types';
 
-/** del-attribute(path): removes a node field; a path that does not exist is an error, as in Ironic. */
+/** A path that does not exist is an error, as in Ironic. */
 export const delAttributeAction: ActionPlugin = {
   name: 'del-attribute',
   params: [{ name: 'path' }],

@@ -1,7 +1,6 @@
 import { deleteOperation, findPort } from './node-helpers';
 import type { ActionPlugin } from './types';
 
-/** del-port-attribute(port_id, path): removes a field of a port; a path that does not exist is an error. */
 export const delPortAttributeAction: ActionPlugin = {
   name: 'del-port-attribute',
   params: [{ name: 'port_id' }, { name: 'path' }],

@@ -1,7 +1,6 @@
 import { extendOperations, requireNode } from './node-helpers';
 import type { ActionPlugin } from './types';
 
-/** extend-attribute(path, value, unique=False): appends to a list field of the node. */
 export const extendAttributeAction: ActionPlugin = {
   name: 'extend-attribute',
   params: [

@@ -4,11 +4,7 @@ import { cloneJson, deepEqual, isPlainObject, typeName } from '../values';
 import { pluginDataGet, pluginDataPath, pluginDataSet } from './plugin-data-helpers';
 import type { ActionPlugin } from './types';
 
-/**
- * extend-plugin-data(path, value, unique=False): appends to a list in the plugin data. As in
- * Ironic, a missing or empty value (null, "", 0, {}) starts a new list, and any other value
- * that is not a list is an error.
- */
+/** As in Ironic, a missing or empty value (null, "", 0, {}) starts a new list; another non-list is an error. */
 export const extendPluginDataAction: ActionPlugin = {
   name: 'extend-plugin-data',
   params: [

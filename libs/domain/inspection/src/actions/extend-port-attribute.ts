@@ -1,7 +1,6 @@
 import { extendOperations, findPort } from './node-helpers';
 import type { ActionPlugin } from './types';
 
-/** extend-port-attribute(port_id, path, value, unique=False): appends to a list field of a port. */
 export const extendPortAttributeAction: ActionPlugin = {
   name: 'extend-port-attribute',
   params: [

@@ -1,7 +1,6 @@
 import { stringify } from '../values';
 import type { ActionPlugin } from './types';
 
-/** fail(msg): fails the inspection with the message; no later rule runs. */
 export const failAction: ActionPlugin = {
   name: 'fail',
   params: [{ name: 'msg' }],

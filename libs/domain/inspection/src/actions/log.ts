@@ -4,7 +4,6 @@ import type { ActionPlugin, LogLevel } from './types';
 
 const LEVELS: LogLevel[] = ['debug', 'info', 'warning', 'error', 'critical'];
 
-/** log(msg, level="info"): writes the message to the service log; the level in any case, as Ironic. */
 export const logAction: ActionPlugin = {
   name: 'log',
   params: [{ name: 'msg' }, { name: 'level', default: 'info' }],

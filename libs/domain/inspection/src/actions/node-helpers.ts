@@ -9,7 +9,6 @@ export function requireNode(context: ActionContext): JsonObject {
   return context.node;
 }
 
-/** Ports are named by MAC address (any case) or uuid. */
 export function findPort(context: ActionContext, portId: unknown): JsonObject {
   if (typeof portId !== 'string') throw new RuleError('port_id must be a MAC address or a uuid');
   const wanted = portId.toLowerCase();
@@ -25,11 +24,8 @@ const kind = (value: unknown) =>
   Array.isArray(value) ? 'list' : isPlainObject(value) ? 'dict' : 'scalar';
 
 /**
- * The operations that set `value` at `path` of a node or port as Ironic's set-attribute does:
- * the dicts on the way are created when missing, each by an explicit `add` so the patch
- * applies to the object as it was; going through something that is not a dict is an error;
- * a field keeps its type (a string field cannot become a dict, a dict field a string).
- * `what` names the object in messages ("node", "port").
+ * As Ironic's set-attribute: missing dicts on the way are created, each by an explicit `add` so
+ * the patch applies to the object as it was; a field keeps its type.
  */
 export function setOperations(
   target: JsonObject,
@@ -64,7 +60,7 @@ export function setOperations(
   return operations;
 }
 
-/** Extends a list field as Ironic's extend-attribute does: a missing list starts empty; anything else but a list is an error. */
+/** As Ironic's extend-attribute: a missing list starts empty. */
 export function extendOperations(
   target: JsonObject,
   path: unknown,
@@ -87,7 +83,7 @@ export function extendOperations(
   return setOperations(target, path, list, what);
 }
 
-/** Removes a field as Ironic's del-attribute does: every part of the path must exist. */
+/** As Ironic's del-attribute: every part of the path must exist. */
 export function deleteOperation(
   target: JsonObject,
   path: unknown,

@@ -13,7 +13,6 @@ import { unsetPluginDataAction } from './unset-plugin-data';
 import { addTraitAction, removeTraitAction } from './traits';
 import { setCapabilityAction, unsetCapabilityAction } from './capabilities';
 
-/** Every action a rule may use, by op name. */
 export const ACTIONS: ReadonlyMap<string, ActionPlugin> = new Map(
   [
     failAction,
@@ -34,10 +33,7 @@ export const ACTIONS: ReadonlyMap<string, ActionPlugin> = new Map(
   ].map((action) => [action.name, action]),
 );
 
-/**
- * Ironic actions this project refuses when a rule is created or imported, with the reason.
- * `api-call` would make the rules service call any URL a rule names, from inside the network.
- */
+/** `api-call` would make the rules service call any URL a rule names, from inside the network. */
 export const REFUSED_ACTIONS: ReadonlyMap<string, string> = new Map([
   [
     'api-call',

@@ -3,11 +3,7 @@ import { attributePath } from '../paths';
 import { requireNode, setOperations } from './node-helpers';
 import type { ActionPlugin } from './types';
 
-/**
- * set-attribute(path, value): sets a node field (`/a/b`, `a/b` or `a.b`), as JSON patch
- * operations on the node. A top-level field takes the value as Ironic's node object would store
- * it: on a string field (`/name`, `/driver`, …) `5` is `"5"` and `false` is `"False"`.
- */
+/** A top-level string field stores the value as Ironic's node object would: `5` is `"5"`, `false` is `"False"`. */
 export const setAttributeAction: ActionPlugin = {
   name: 'set-attribute',
   params: [{ name: 'path' }, { name: 'value' }],

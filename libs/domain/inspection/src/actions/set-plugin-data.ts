@@ -2,7 +2,6 @@ import { cloneJson } from '../values';
 import { pluginDataPath, pluginDataSet } from './plugin-data-helpers';
 import type { ActionPlugin } from './types';
 
-/** set-plugin-data(path, value): sets a value in the plugin data (`a.b`), creating dicts on the way. */
 export const setPluginDataAction: ActionPlugin = {
   name: 'set-plugin-data',
   params: [{ name: 'path' }, { name: 'value' }],

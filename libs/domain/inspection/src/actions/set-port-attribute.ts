@@ -1,7 +1,6 @@
 import { findPort, setOperations } from './node-helpers';
 import type { ActionPlugin } from './types';
 
-/** set-port-attribute(port_id, path, value): sets a field of the port with that MAC or uuid. */
 export const setPortAttributeAction: ActionPlugin = {
   name: 'set-port-attribute',
   params: [{ name: 'port_id' }, { name: 'path' }, { name: 'value' }],

@@ -3,7 +3,6 @@ import { typeName } from '../values';
 import { requireNode } from './node-helpers';
 import type { ActionContext, ActionPlugin } from './types';
 
-/** Ironic's limit of traits per node. */
 export const MAX_TRAITS_PER_NODE = 50;
 
 function traitName(name: unknown): string {
@@ -20,7 +19,7 @@ function traits(context: ActionContext): string[] {
   return current as string[];
 }
 
-/** add-trait(name): adds a trait to the node (already there: nothing changes, as Ironic's idempotent add). */
+/** Already there: nothing changes, as Ironic's idempotent add. */
 export const addTraitAction: ActionPlugin = {
   name: 'add-trait',
   params: [{ name: 'name' }],
@@ -36,7 +35,7 @@ export const addTraitAction: ActionPlugin = {
   },
 };
 
-/** remove-trait(name): removes a trait from the node; a trait it does not have is only logged, as in Ironic. */
+/** A trait the node lacks is only logged, as in Ironic. */
 export const removeTraitAction: ActionPlugin = {
   name: 'remove-trait',
   params: [{ name: 'name' }],

@@ -4,10 +4,8 @@ import { pluginDataUnset } from './plugin-data-helpers';
 import type { ActionPlugin } from './types';
 
 /**
- * The path to unset. Ironic splits plugin data paths on dots only, so `a/b` is the key "a/b";
- * when no such key exists, `a/b` is read as the nested key `b` inside `a` (split on slashes as
- * node and port paths are), so that the slash form users write for attributes is not silently
- * a no-op. Read so, it is the dotted path `a.b` in every way: a dict it empties goes too.
+ * Ironic splits on dots only, so `a/b` is the key "a/b"; when that key is absent it reads as
+ * `a.b`, so the slash form users write for attributes is not silently a no-op.
  */
 function unsetPath(pluginData: JsonObject, written: unknown): PluginDataPath {
   const path = pluginDataPath(written);
@@ -17,7 +15,6 @@ function unsetPath(pluginData: JsonObject, written: unknown): PluginDataPath {
   return { parts: attributePath(only), pointer: false };
 }
 
-/** unset-plugin-data(path): removes a value (and its dict when it was the only key); nothing to do when absent. */
 export const unsetPluginDataAction: ActionPlugin = {
   name: 'unset-plugin-data',
   params: [{ name: 'path' }],
