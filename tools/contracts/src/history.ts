@@ -33,7 +33,7 @@ function lockAt(root: string, commit: string, lockFile: string): LockFile | unde
 /**
  * Every committed version of the lock in HEAD's history (plus the merge base with
  * `CONTRACTS_BASE_REF`), not only the last: a break hidden by a later commit is still caught, and a
- * stable package can never drift from a lock it once shipped.
+ * stable package can never drift from a lock it once shipped. No earlier lock: the check passes.
  */
 export function previousLocks(
   root: string,

@@ -156,7 +156,7 @@ export function natsInstallHelp(natsUrl: string): string {
   ].join('\n');
 }
 
-/** Undefined when the gateway has credentials configured: it then ignores AUTH_DEV_TOKEN. */
+/** Undefined when the gateway has credentials configured: it then ignores AUTH_DEV_TOKEN, so a printed one would not work. */
 export function developmentToken(env: NodeJS.ProcessEnv, fresh: () => string): string | undefined {
   const keys = env.AUTH_API_KEYS?.trim();
   if ((keys && !/^\[\s*\]$/.test(keys)) || env.AUTH_JWT_ISSUER?.trim()) return undefined;

@@ -1,4 +1,4 @@
-/** `npm run teardown -- --namespace <prefix> --database <name>` (teardown.ts); DATABASE_URL as a superuser. */
+/** `npm run teardown -- --namespace <prefix> --database <name>` (teardown.ts): DATABASE_URL as a superuser, NATS_USER a user that may delete streams. */
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { readLocalInstance } from '@rollout/platform/config';

@@ -1,7 +1,7 @@
 /**
  * Runs nats-server so that it never outlives the launcher: the kernel closes our IPC channel when
  * the launcher dies (SIGKILL included), and on 'disconnect' we stop the command and remove its
- * directory. argv[2]: JSON WatchdogSpec.
+ * directory. It exits with the command's code, so the launcher sees it. argv[2]: JSON WatchdogSpec.
  */
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';

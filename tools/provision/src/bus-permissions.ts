@@ -166,8 +166,9 @@ export function busPermissions(
       );
     }
     case 'evaluator': {
-      // Auto-stop is its one call to another service (stopPreview). It reads TRAFFIC through the shared
-      // durable and follows the state bucket with direct gets (woken by its writes); it creates no consumer.
+      // Auto-stop is its one call to another service (stopPreview). It reads TRAFFIC through the
+      // shared durable, and by direct get a backtest's window and a report's lag (the oldest unread
+      // message); it follows the state bucket with direct gets, never writes it, creates no consumer.
       const traffic = ns.stream(TRAFFIC_STREAM);
       return service(
         ns,

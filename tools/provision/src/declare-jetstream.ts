@@ -25,7 +25,7 @@ function apiErrorCode(error: unknown): number | undefined {
 /**
  * Idempotent, from any replica. A stream is updated in place and never removed, so a change
  * nats-server refuses fails, naming it. A durable whose deliver/ack policy, filter or push delivery
- * drifted is recreated (nats-server 2.9 cannot update those). Uses only nats-server 2.9 features.
+ * drifted is recreated (nats-server 2.9 cannot update those). Uses only nats-server 2.9 features (one filter subject per consumer).
  */
 export async function declareJetStream(
   connection: NatsConnection,

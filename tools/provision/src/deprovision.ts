@@ -12,7 +12,7 @@ export interface RemovedBus {
 
 /**
  * The opposite of provisionBus for one deployment: only the topology's names under `namespace` are
- * deleted, so other namespaces and undeclared streams stay.
+ * deleted, so other namespaces and undeclared streams stay. Needs JetStream's whole API.
  */
 export async function removeBus(
   connection: NatsConnection,

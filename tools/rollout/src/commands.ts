@@ -332,7 +332,8 @@ export async function rollbackCommand(
 
 /**
  * AIP-155: applying the same plan again acts once. The service keeps one answer per request id
- * whatever the method, so a proposal and its approval need ids of their own.
+ * whatever the method, so an approval needs its own (under the proposal's it would be answered
+ * with the proposal). A refused call keeps no answer, so an approval after a refused one acts.
  */
 const planRequestId = (plan: PlanBinding, verb?: 'proposeCommit' | 'approveCommit') => {
   const digest = createHash('sha256').update(canonicalJson(plan)).digest('hex').slice(0, 40);

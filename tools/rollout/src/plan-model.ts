@@ -47,6 +47,7 @@ export interface Impact {
   /** Less than `changed` when the list is cut. */
   listedFlows: number;
   listedChangedEvents: number;
+  /** Every changed event is in a listed flow: the flow counts and groups are exact. */
   flowsComplete: boolean;
   newlyDeniedFlows: number;
   newlyAllowedFlows: number;

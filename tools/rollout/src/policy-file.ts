@@ -215,7 +215,7 @@ function parseRule(value: unknown, path: string, p: Problems): FirewallRule | un
   return rule;
 }
 
-/** Unknown fields are refused: a typo must not silently drop a condition. */
+/** Unknown fields are refused (a typo must not silently drop a condition), and so are two rules of one priority. */
 export function parsePolicyFile(text: string, source: string): PolicyFile {
   let document: unknown;
   try {
