@@ -25,7 +25,6 @@ function useRoute(): Route {
   return route;
 }
 
-/** The console: sign-in until the token is known, then the page of the URL's fragment. */
 export function App() {
   const route = useRoute();
   const [token, setToken] = useState(session.token);

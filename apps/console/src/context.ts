@@ -10,7 +10,6 @@ export interface ConsoleSession {
 
 export const SessionContext = createContext<ConsoleSession | null>(null);
 
-/** The signed-in session; pages are only rendered inside one. */
 export function useSession(): ConsoleSession {
   const value = useContext(SessionContext);
   if (!value) throw new Error('useSession outside a signed-in console');

@@ -1,9 +1,6 @@
 import { escapedName } from './api/client';
 
-/**
- * The console's pages, addressed by the URL's fragment (#/…), so that the gateway serves one
- * index.html and the browser's back button and bookmarks work. Fragments hold resource ids only.
- */
+/** In the URL's fragment, so the gateway serves one index.html and back and bookmarks work; resource ids only. */
 export type Route =
   | { page: 'policies'; project?: string; location: string }
   | { page: 'policy'; project: string; location: string; policy: string }
@@ -30,7 +27,7 @@ const decode = (part: string) => {
   }
 };
 
-/** The route of a fragment; anything unknown is the policies page. */
+/** Anything unknown is the policies page. */
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decode);
   const [projects, project, locations, location, policies, policy, fourth, experiment, fifth] =
@@ -51,7 +48,6 @@ export function parseRoute(hash: string): Route {
   return { page: 'policy', ...ref };
 }
 
-/** The fragment of a route: the inverse of parseRoute. */
 export function routeHref(route: Route): string {
   if (route.page === 'policies')
     return route.project ? `#/${escapedName.policies(route.project, route.location)}` : '#/';

@@ -29,7 +29,6 @@ export const configSchema = z
     ...baseConfigSchema(3000).shape,
     /** Deadline of every call from the gateway to a service over NATS. */
     RPC_TIMEOUT_MS: positiveInt(3_000),
-    /** API keys (SHA-256 of each token, roles, projects), as a JSON array. */
     AUTH_API_KEYS: jsonList,
     /** Development only: the admin token to accept when nothing else is configured. */
     AUTH_DEV_TOKEN: optionalSecret,
@@ -41,10 +40,7 @@ export const configSchema = z
     RATE_LIMIT_BURST: positiveInt(100),
     BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
     JSON_MAX_DEPTH: positiveInt(32),
-    /**
-     * SHA-256 (hex) of the X-Auth-Token a Blazar deployment sends to /v1/blazar/… (several,
-     * comma-separated, to rotate). Unset: that endpoint refuses every call.
-     */
+    /** Several, comma-separated, to rotate. Unset: /v1/blazar/ refuses every call. */
     BLAZAR_AUTH_TOKEN_SHA256: commaSeparated(
       z
         .string()
@@ -53,26 +49,13 @@ export const configSchema = z
           'must be SHA-256 hashes (64 lower-case hex characters), comma-separated',
         ),
     ),
-    /**
-     * Key that signs page tokens (HMAC-SHA256), the same on every replica. Unset (development
-     * only): a random key per process, so tokens end with it.
-     */
+    /** The same on every replica. Unset (development only): a random key per process. */
     PAGE_TOKEN_SECRET: optionalSecret,
-    /**
-     * The web console's built files (`npm run build` writes them), served at /console; relative
-     * paths are from the working directory. When the directory is missing, /console is 404.
-     */
+    /** Relative to the working directory; missing: /console is 404. */
     CONSOLE_DIR: z.string().min(1).default('dist/apps/console'),
-    /**
-     * Private key that signs the actor assertion of every call to a service,
-     * `<key id>:<32-byte Ed25519 seed, base64url>` (docs/bus-security.md). Unset (development
-     * only): calls carry none, and only services without BUS_VERIFY_KEYS serve them.
-     */
+    /** `<key id>:<Ed25519 seed, base64url>`. Unset (development only): only services without BUS_VERIFY_KEYS serve calls. */
     BUS_SIGNING_KEY: busSigningKey,
-    /**
-     * How long an actor assertion is good for: longer than RPC_TIMEOUT_MS, at most the 60 s
-     * services accept. Unset: RPC_TIMEOUT_MS + 10 s, at most 60 s.
-     */
+    /** Longer than RPC_TIMEOUT_MS, at most the 60 s services accept. */
     BUS_ASSERTION_TTL_MS: z.coerce
       .number({ error: 'must be a positive integer' })
       .int('must be a positive integer')

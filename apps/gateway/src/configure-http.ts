@@ -23,7 +23,6 @@ function depthOf(value: unknown, limit: number, depth = 0): number {
   return deepest;
 }
 
-/** The public HTTP surface: hardened headers, bounded bodies, strict validation, /docs, /console. */
 export async function configureHttp(nestApp: INestApplication): Promise<void> {
   const app = nestApp as NestFastifyApplication;
   const config = app.get<Config>(GATEWAY_CONFIG);

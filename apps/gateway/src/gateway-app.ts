@@ -3,7 +3,6 @@ import { AppModule } from './app.module';
 import type { Config } from './config';
 import { configureHttp } from './configure-http';
 
-/** How the gateway runs, in main.ts and in the tests that start it in-process. */
 export function gatewayApp(config: Config): ServiceAppOptions & { config: Config } {
   return {
     name: 'gateway',

@@ -42,11 +42,8 @@ function parametersOf(subject: string, description: string): Record<string, unkn
 }
 
 /**
- * The AsyncAPI 2.6 document of every NATS subject of every contract package, built from the
- * subjects declared in each package.ts and the generated schemas. Request/reply subjects use
- * the NestJS NATS transport's packets (`{pattern, data, id}` in, `{id, response | err}` out),
- * or with `envelope: 'plain'` the messages themselves;
- * JetStream subjects carry the message itself, with `Nats-Msg-Id`.
+ * AsyncAPI 2.6. Request/reply subjects carry the NestJS NATS transport's packets (`{pattern, data,
+ * id}` in, `{id, response | err}` out) unless `envelope: 'plain'`; JetStream subjects carry the message.
  */
 export function buildAsyncApi(
   packages: AsyncApiInput[],

@@ -12,7 +12,6 @@ const ANNOTATIONS = new Set([
   '$schema',
   '$id',
 ]);
-/** Keywords whose array order carries no meaning. */
 const UNORDERED = new Set(['required', 'enum', 'type', 'anyOf', 'oneOf']);
 
 function sortKeys(value: unknown): unknown {
@@ -26,11 +25,7 @@ function sortKeys(value: unknown): unknown {
   return sorted;
 }
 
-/**
- * The canonical form of a schema: only what constrains a message (fields, types, required,
- * enums, formats and bounds, deprecation), annotations stripped, keys sorted and unordered
- * lists (required, enum, unions) sorted, so equal contracts give byte-equal text.
- */
+/** Annotations stripped, keys and unordered lists sorted, so equal contracts give byte-equal text. */
 export function canonicalize(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(canonicalize);
   if (schema === null || typeof schema !== 'object') return schema;

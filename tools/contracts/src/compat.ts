@@ -24,9 +24,9 @@ type Kind = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'object' | 'a
 interface Branch {
   schema: JsonSchema;
   kind: Kind;
-  /** enum/const values, when the branch is a closed set. */
+  /** When the branch is a closed set. */
   values?: unknown[];
-  /** The definition it came from (for reserved fields and paths). */
+  /** For reserved fields and paths. */
   definition?: string;
 }
 
@@ -61,7 +61,6 @@ class SchemaComparison {
     this.out.push({ rule, subject: this.packageName, path, message });
   }
 
-  /** Resolves $refs and splits unions (anyOf/oneOf, `type: [a, b]`) into branches. */
   private branches(
     schema: JsonSchema,
     definitions: Record<string, JsonSchema>,
@@ -101,7 +100,6 @@ class SchemaComparison {
     return [{ schema, kind: 'any', definition }];
   }
 
-  /** Compares what a message or field accepts before and after, at `path`. */
   compare(before: JsonSchema, after: JsonSchema, path: string, direction: Direction): void {
     if (typeof before.$ref === 'string' && typeof after.$ref === 'string') {
       const key = `${before.$ref}|${after.$ref}|${direction.input}|${direction.output}`;
@@ -355,7 +353,6 @@ function ref(name: string): JsonSchema {
   return { $ref: `#/definitions/${name}` };
 }
 
-/** Breaking changes of one package between two locks (stable packages only). */
 export function compareSchemas(
   name: string,
   before: LockedPackage,
@@ -402,7 +399,6 @@ export function compareSchemas(
   return out;
 }
 
-/** Version rules and, for stable packages, breaking changes, from a previous lock to the current one. */
 export function compareLocks(previous: LockFile, current: LockFile): Violation[] {
   const out: Violation[] = [];
   for (const [name, before] of Object.entries(previous.packages)) {

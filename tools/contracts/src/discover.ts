@@ -3,30 +3,26 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { Violation } from './model';
 
-/** A directory named like a major version (`v1`, `v2alpha`, `v3beta2`) is a contract package. */
 export const VERSION_DIR = /^v\d+(?:(?:alpha|beta)\d*)?$/;
 export const PACKAGE_FILE = 'package.ts';
 
 export interface ContractLib {
-  /** Repo-relative project root, e.g. `libs/contracts`. */
   root: string;
   sourceRoot: string;
-  /** The lib's `stability:*` tag, when it has one. */
   stability?: Stability;
 }
 
 export interface PackageSource {
-  /** From the directory: `experiment/v1` → `experiment.v1`. */
+  /** `experiment/v1` → `experiment.v1`. */
   name: string;
   lib: ContractLib;
-  /** Repo-relative directory. */
   dir: string;
-  /** Repo-relative `.ts` files of the package (specs left out). */
+  /** Specs left out. */
   files: string[];
   definition?: ContractPackageDefinition;
 }
 
-/** Every Nx project tagged `type:contracts` under libs/: a new contracts lib is found by itself. */
+/** Found by the `type:contracts` tag, so a new contracts lib is found by itself. */
 export function findContractLibs(root: string): ContractLib[] {
   const libs: ContractLib[] = [];
   const libsDir = join(root, 'libs');
@@ -64,7 +60,6 @@ function tsFiles(root: string, dir: string): string[] {
   return files;
 }
 
-/** Package directories of a lib: every `…/vN[alpha|beta]` directory under its source root. */
 export function findPackageSources(root: string, lib: ContractLib): PackageSource[] {
   const found: PackageSource[] = [];
   const walk = (dir: string) => {
@@ -83,7 +78,6 @@ export function findPackageSources(root: string, lib: ContractLib): PackageSourc
   return found;
 }
 
-/** All `.ts` files of every contracts lib (the program the schemas are generated from). */
 export function contractLibFiles(root: string, libs: ContractLib[]): string[] {
   return libs.flatMap((lib) => tsFiles(root, lib.sourceRoot));
 }
@@ -98,10 +92,7 @@ function isDefinition(value: unknown): value is ContractPackageDefinition {
   );
 }
 
-/**
- * Loads each package's `package.ts` (it is TypeScript: run under @swc-node/register or Jest).
- * A package directory without one, or whose file exports no definition, is a violation.
- */
+/** A package without a `package.ts` exporting a definition is a violation. */
 export function loadDefinitions(root: string, sources: PackageSource[]): Violation[] {
   const violations: Violation[] = [];
   for (const source of sources) {
@@ -143,10 +134,7 @@ export function loadDefinitions(root: string, sources: PackageSource[]): Violati
   return violations;
 }
 
-/**
- * The `{name, version}` constants a package exports besides its definition (e.g. `EXPERIMENT_V1`,
- * which services report): they must agree with package.ts.
- */
+/** Constants such as `EXPERIMENT_V1`, which services report, must agree with package.ts. */
 export function packageConstants(
   root: string,
   source: PackageSource,

@@ -29,10 +29,9 @@ import { SchemaBuilder } from './schema';
 import { parsePackageName } from './semver';
 
 export interface Generation {
-  /** Repo-relative path → content of every generated file. */
   files: Map<string, string>;
   lock: LockFile;
-  /** Problems with the packages as they are (no previous lock involved). */
+  /** No previous lock involved. */
   violations: Violation[];
   sources: PackageSource[];
 }
@@ -40,11 +39,10 @@ export interface Generation {
 export const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 export interface GenerateOptions {
-  /** Build the gateway's OpenAPI document too (a child process, ~3 s). */
+  /** A child process, ~3 s. */
   openapi?: boolean;
 }
 
-/** Reads every contract package and generates, in memory, everything `npm run contracts` writes. */
 export function generate(root: string, options: GenerateOptions = {}): Generation {
   const libs = findContractLibs(root);
   const sources = libs.flatMap((lib) => findPackageSources(root, lib));
@@ -144,7 +142,6 @@ export function generate(root: string, options: GenerateOptions = {}): Generatio
   return { files, lock, violations, sources };
 }
 
-/** Generated files that differ from (or are missing in, or are extra to) the working tree. */
 export function staleFiles(root: string, files: Map<string, string>): Violation[] {
   const stale: Violation[] = [];
   for (const [path, content] of files) {
@@ -172,7 +169,6 @@ export function staleFiles(root: string, files: Map<string, string>): Violation[
   return stale;
 }
 
-/** Compatibility with every previous lock, each violation reported once. */
 export function compatibility(current: LockFile, previous: PreviousLock[]): Violation[] {
   const out: Violation[] = [];
   const seen = new Set<string>();

@@ -2,7 +2,6 @@ import { execFileSync } from 'node:child_process';
 import type { LockFile } from './model';
 
 export interface PreviousLock {
-  /** Where it comes from: a commit (short sha) or a ref. */
   ref: string;
   lock: LockFile;
 }
@@ -32,14 +31,9 @@ function lockAt(root: string, commit: string, lockFile: string): LockFile | unde
 }
 
 /**
- * The locks the current one is compared with: every committed version of the lock file in the
- * history of HEAD (each distinct content once, newest first), plus the lock at the merge base
- * with `CONTRACTS_BASE_REF` when that is set (e.g. `origin/main` on a pull request).
- *
- * Comparing with every earlier version, not only the last, means a break committed in one
- * commit of a series and "hidden" by a later one is still caught, on main as on a branch, and
- * that a stable package can never drift away from a lock it once shipped. With no git or no
- * earlier lock, there is nothing to compare with, and the check passes.
+ * Every committed version of the lock in HEAD's history (plus the merge base with
+ * `CONTRACTS_BASE_REF`), not only the last: a break hidden by a later commit is still caught, and a
+ * stable package can never drift from a lock it once shipped. No earlier lock: the check passes.
  */
 export function previousLocks(
   root: string,

@@ -10,7 +10,7 @@ export const ROLE_LISTS = [
   ['resources', 'resource'],
 ] as const;
 
-/** Every message type of a package with its role; a type listed under two roles is checked both ways. */
+/** A type listed under two roles is checked both ways. */
 export function messagesOf(definition: ContractPackageDefinition): Record<string, Role> {
   const messages: Record<string, Role> = {};
   for (const [list, role] of ROLE_LISTS) {
@@ -40,7 +40,6 @@ export function channelsOf(definition: ContractPackageDefinition): Record<string
   return channels;
 }
 
-/** The property schema a `Type.field` deprecation target names, if it exists. */
 function fieldSchema(
   definitions: Record<string, JsonSchema>,
   target: string,
@@ -53,10 +52,7 @@ function fieldSchema(
   return (schema?.properties as Record<string, JsonSchema> | undefined)?.[field];
 }
 
-/**
- * Marks the package's deprecations in its schemas, the way Envoy marks them in its protos:
- * `deprecated: true` plus the version that deprecated it and the replacement.
- */
+/** As Envoy marks them in its protos: `deprecated: true` plus the deprecating version and the replacement. */
 export function annotateDeprecations(
   definitions: Record<string, JsonSchema>,
   deprecations: readonly Deprecation[],
@@ -78,7 +74,6 @@ export function annotateDeprecations(
   return annotated;
 }
 
-/** The lock entry of a package: its metadata, canonical schema and content hash. */
 export function lockPackage(
   definition: ContractPackageDefinition,
   definitions: Record<string, JsonSchema>,
@@ -107,7 +102,6 @@ export function lockPackage(
   };
 }
 
-/** Rules about a package as it stands (no previous lock needed). */
 export function checkPackage(
   dirName: string,
   definition: ContractPackageDefinition,

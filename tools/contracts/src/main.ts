@@ -1,11 +1,6 @@
 /**
- * `npm run contracts` (generate) and `npm run contracts:check` (CI): see docs/contracts.md.
- *
- *   generate  regenerate the JSON Schemas, the lock, the AsyncAPI and OpenAPI documents
- *   check     regenerate in memory; fail when a committed file is stale, a package is invalid,
- *             or the lock breaks a previous lock (version not bumped, breaking change)
- *   lint-asyncapi  validate the committed AsyncAPI document (the OpenAPI one goes through
- *             `redocly lint`: see the contracts:lint-docs script)
+ * `npm run contracts` (generate), `contracts:check` (CI) and `lint-asyncapi`: see docs/contracts.md.
+ * The OpenAPI document goes through `redocly lint` instead (the contracts:lint-docs script).
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

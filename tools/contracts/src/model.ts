@@ -1,32 +1,28 @@
 import type { Deprecation, Stability } from '@rollout/contracts';
 
-/** A JSON Schema (draft-07) as a plain JSON value. */
 export type JsonSchema = { [key: string]: unknown };
 
-/** How a message is used, which decides which changes break its readers or writers. */
+/** Decides which changes break readers or writers. */
 export type Role = 'request' | 'reply' | 'event' | 'resource';
 
-/** A subject as the lock records it: which messages travel on it. */
 export interface LockedChannel {
   kind: 'request-reply' | 'stream';
   /** request-reply: [request, reply]; stream: [message]. */
   messages: string[];
 }
 
-/** One package in the lock: its metadata and its canonical schema. */
 export interface LockedPackage {
   version: string;
   stability: Stability;
-  /** sha256 of the canonical content below (everything but version, stability, references). */
+  /** Of the canonical content (everything but version, stability, references). */
   hash: string;
-  /** Packages whose types this one uses (from its imports). */
+  /** From its imports. */
   references: string[];
   messages: Record<string, Role>;
   channels: Record<string, LockedChannel>;
   reserved: Record<string, string[]>;
   deprecations: Deprecation[];
   features: string[];
-  /** Canonical JSON Schemas of every type the messages reach, by definition name. */
   definitions: Record<string, JsonSchema>;
 }
 
@@ -70,9 +66,7 @@ export type RuleId =
 
 export interface Violation {
   rule: RuleId;
-  /** The package (or file) it is about. */
   subject: string;
-  /** Where in it: `Type.field[].sub`, a subject, a file. */
   path?: string;
   message: string;
 }

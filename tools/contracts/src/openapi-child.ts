@@ -1,10 +1,6 @@
 /**
- * Prints the gateway's OpenAPI document on stdout, built from its code without NATS or HTTP:
- * the app is created in preview mode (the module graph only, no provider instantiated, no
- * connection opened), and the document comes from the same `openApiConfig()` as /docs.
- *
- * Run as its own process by openapi.ts, the way the launcher runs the services: tools do not
- * import apps (module boundaries), so the gateway is loaded by path, at run time.
+ * The app in preview mode (module graph only, no provider, no connection), as /docs builds it. A
+ * process of its own: tools do not import apps (module boundaries), so the gateway is loaded by path.
  */
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';

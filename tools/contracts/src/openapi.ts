@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
-/** The gateway's OpenAPI document, generated from its code in a child process (see openapi-child.ts). */
 export function gatewayOpenApi(root: string): Record<string, unknown> {
   const run = spawnSync(
     process.execPath,

@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 
-/** The repository root (tools/contracts/src → ../../..). */
 export const REPO_ROOT = join(__dirname, '..', '..', '..');
 
-/** Where the generated artefacts live (repo-relative). All are committed; CI fails when stale. */
+/** All committed; CI fails when stale. */
 export const LOCK_FILE = 'libs/contracts/contracts.lock.json';
 export const GENERATED_DIR = 'libs/contracts/generated';
 export const SCHEMAS_DIR = `${GENERATED_DIR}/schemas`;

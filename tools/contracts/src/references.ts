@@ -6,7 +6,6 @@ import { parsePackageName } from './semver';
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm;
 
-/** Module specifiers a TypeScript file imports (static, dynamic and type imports). */
 export function importSpecifiers(text: string): string[] {
   return [...text.matchAll(IMPORT)].map((match) => match[1]);
 }
@@ -19,11 +18,7 @@ function resolveFile(base: string): string | undefined {
   return undefined;
 }
 
-/**
- * The packages each package imports from, found by resolving the imports of its files
- * (relative paths and tsconfig path aliases). Importing a contracts lib's root index counts as
- * referencing every package of that lib.
- */
+/** Importing a contracts lib's root index counts as referencing every package of that lib. */
 export function packageReferences(root: string, sources: PackageSource[]): Map<string, string[]> {
   const aliases =
     (
@@ -58,9 +53,8 @@ export function packageReferences(root: string, sources: PackageSource[]): Map<s
 }
 
 /**
- * Envoy's rules on references between packages: a stable package never reaches an alpha one,
- * and reaches at most one major of any package family, itself included, even transitively
- * (the one-definition rule). Alpha packages are exempt.
+ * Envoy's rules: a stable package never reaches an alpha one, and reaches at most one major of any
+ * family, even transitively (the one-definition rule).
  */
 export function checkReferences(
   packages: Map<string, { stability: string; references: string[] }>,

@@ -14,10 +14,7 @@ import ts from 'typescript';
 import type { PackageSource } from './discover';
 import type { JsonSchema } from './model';
 
-/**
- * `import('../../status').Status` in a type position (ts-json-schema-generator has no parser for
- * import types): resolve it to its declaration, as a type reference would be.
- */
+/** ts-json-schema-generator has no parser for `import('…').Status` types: resolved as a type reference would be. */
 class ImportTypeNodeParser implements SubNodeParser {
   constructor(
     private readonly checker: ts.TypeChecker,
@@ -42,13 +39,10 @@ class ImportTypeNodeParser implements SubNodeParser {
 }
 
 export interface PackageSchema {
-  /** JSON Schemas (draft-07, with descriptions) of every type the package's messages reach. */
   definitions: Record<string, JsonSchema>;
-  /** Message names that were not found among the package's exports. */
   unknown: string[];
 }
 
-/** A definition name usable in a JSON pointer and as an AsyncAPI component key. */
 export function definitionName(raw: string): string {
   return raw.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/_+$/, '');
 }
@@ -68,11 +62,7 @@ function renameRefs(value: unknown, names: Map<string, string>): unknown {
   return out;
 }
 
-/**
- * Generates the packages' JSON Schemas from their TypeScript definitions with one program over
- * every contracts lib (the TypeScript is the single source of truth). Types are looked up
- * among the exports of the package's own files, so two majors may both have a `TrafficEvent`.
- */
+/** One program over every contracts lib; types are looked up per package, so two majors may both have a `TrafficEvent`. */
 export class SchemaBuilder {
   private readonly program: ts.Program;
   private readonly checker: ts.TypeChecker;
@@ -109,7 +99,6 @@ export class SchemaBuilder {
     this.generator = new SchemaGenerator(this.program, parser, createFormatter(config), config);
   }
 
-  /** Exported type declarations of the package's files, by name. */
   private exportedTypes(source: PackageSource): Map<string, ts.Node> {
     const types = new Map<string, ts.Node>();
     for (const file of source.files) {

@@ -29,7 +29,6 @@ export function compareSemVer(a: SemVer, b: SemVer): number {
   return a.prerelease < b.prerelease ? -1 : 1;
 }
 
-/** A minor (or major) bump: what a change of the schema's hash needs. */
 export function isMinorBump(previous: SemVer, next: SemVer): boolean {
   return (
     next.major > previous.major || (next.major === previous.major && next.minor > previous.minor)

@@ -5,15 +5,11 @@ import { ASYNCAPI_FILE } from './paths';
 
 export interface AsyncApiValidation {
   errors: number;
-  /** Errors and warnings, one line each; infos and hints (such as "3.x is newer") are advice. */
+  /** Infos and hints (such as "3.x is newer") are advice and left out. */
   lines: string[];
 }
 
-/**
- * The committed AsyncAPI document through the validation `asyncapi validate` runs
- * (@asyncapi/parser: the schema plus its Spectral ruleset). The CLI itself pulls in ~400 MB
- * (generators, modelina, a bundled yarn) for the same check.
- */
+/** What `asyncapi validate` runs (@asyncapi/parser), without the CLI's ~400 MB. */
 export async function validateAsyncApi(root: string): Promise<AsyncApiValidation> {
   const { diagnostics } = await new Parser().parse(readFileSync(join(root, ASYNCAPI_FILE), 'utf8'));
   const problems = diagnostics.filter((d) => d.severity <= DiagnosticSeverity.Warning);

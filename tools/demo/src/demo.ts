@@ -21,21 +21,18 @@ import { disagreement } from './same-system';
 export { SAMPLE_FLOW_LOG } from './scenario';
 
 export interface DemoOptions {
-  /** The gateway, e.g. http://127.0.0.1:3000. */
   gateway: string;
   token: string;
   natsUrl: string;
-  /** NATS credentials for the importer, when the server has users. */
   natsUser?: { user: string; password: string };
   namespace?: string;
   seconds: number;
   ratePerSecond: number;
-  /** The repository: the built importer and the bundled flow log are found from here. */
+  /** The built importer and the bundled flow log are found from here. */
   root: string;
   say: (line: string) => void;
 }
 
-/** Something the demo cannot do, said in one line a person can act on. */
 export class DemoError extends Error {}
 
 const IMPORTER = join('dist', 'tools', 'traffic-importer', 'src', 'main.js');
@@ -44,12 +41,7 @@ const FIRST_TRAFFIC_TIMEOUT_MS = 120_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
- * `npm run demo`: (re)creates the demo project's live policy and an experiment that tightens it,
- * starts the preview, streams the bundled flow log through the importer at a steady rate for a
- * while (every round is new traffic, stamped now), says what the report shows as it fills, and
- * ends by saying where to look. Resolves with the last report.
- */
+/** Every round of the bundled flow log is new traffic, stamped now; resolves with the last report. */
 export async function runDemo(options: DemoOptions): Promise<PreviewReport> {
   const { say } = options;
   const api = gatewayClient(options.gateway, options.token);
@@ -228,7 +220,6 @@ function startImporter(options: DemoOptions): ChildProcess {
   });
 }
 
-/** The importer's JSON summary, once it has exited (it prints one when interrupted too). */
 function importerSummary(
   importer: ChildProcess,
 ): Promise<{ published: number; duplicates: number; failure?: string }> {

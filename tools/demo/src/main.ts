@@ -1,18 +1,13 @@
 /**
- * `npm run demo`, with the system running (`npm start` in another terminal): a sample project
- * whose preview fills within a minute (see docs/importers.md, "The demo"). Settings: GATEWAY_URL,
- * NATS_URL and NATS_NAMESPACE (default: those of the instance `npm start` runs, from
- * tmp/instance.json; else http://127.0.0.1:$GATEWAY_PORT, port 3000, nats://127.0.0.1:4222 and
- * none), TOKEN (default: the development token `npm start` wrote to tmp/dev-token), NATS_USER
- * and NATS_PASSWORD (default: the operator user of a NATS server `npm start` started itself,
- * from tmp/dev-nats-operator.json), DEMO_SECONDS (60), DEMO_RATE (100 events/s).
+ * `npm run demo`, with `npm start` running (docs/importers.md, "The demo"). GATEWAY_URL, NATS_URL,
+ * NATS_NAMESPACE, TOKEN and NATS_USER/NATS_PASSWORD default to what `npm start` wrote under tmp/;
+ * DEMO_SECONDS (60), DEMO_RATE (100 events/s).
  */
 import { readLocalInstance } from '@rollout/platform/config';
 import { existsSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { DemoError, runDemo } from './demo';
 
-/** Built: dist/tools/demo/src → the repository; from the sources: tools/demo/src → the repository. */
 const ROOT = join(
   __dirname,
   ...(extname(__filename) === '.js' ? ['..', '..', '..', '..'] : ['..', '..', '..']),
@@ -42,7 +37,6 @@ function token(): string {
   );
 }
 
-/** The importer's NATS user: NATS_USER and NATS_PASSWORD, else the operator of the server npm start started. */
 function natsUser(): { user: string; password: string } | undefined {
   if (process.env.NATS_USER)
     return { user: process.env.NATS_USER, password: process.env.NATS_PASSWORD ?? '' };

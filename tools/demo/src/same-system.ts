@@ -3,13 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { NatsConnection, connect } from 'nats';
 import { DEMO_LOCATION, DEMO_PROJECT } from './scenario';
 
-/** What the demo is pointed at: the gateway it calls, and the NATS (and namespace) its importer publishes to. */
 export interface DemoTargets {
   gateway: string;
   token: string;
   natsUrl: string;
   natsUser?: { user: string; password: string };
-  /** NATS_NAMESPACE ('' or undefined: none). */
   namespace?: string;
 }
 
@@ -20,12 +18,9 @@ const SUBJECT = EXPERIMENT_SUBJECTS.getPolicy;
 const named = (namespace: string) => (namespace ? `namespace "${namespace}"` : 'no namespace');
 
 /**
- * Whether the gateway and the demo's NATS are one system, checked before the demo changes
- * anything: traffic published under another namespace, or to another server, is never
- * evaluated. The demo watches `experiment.v1.policies.get` under its namespace, and under any
- * other one-word namespace, then asks the gateway for a policy that does not exist (a name made
- * up for this check): the request the gateway sends says which namespace, if any, it uses on
- * that server. Answers undefined when they agree, otherwise the one line to say.
+ * Traffic published under another namespace or server is never evaluated, so before changing
+ * anything the demo asks the gateway for a made-up policy and watches which namespace the request
+ * arrives under. Undefined when they agree, otherwise the one line to say.
  */
 export async function disagreement(
   targets: DemoTargets,

@@ -7,11 +7,8 @@ import {
 } from '@rollout/contracts';
 
 /**
- * What `npm run demo` creates: a live policy of a small web tier as teams write them, and an
- * experiment that tightens it the way a security review would (SSH only through the VPN, the
- * database only from the application subnet). The bundled flow log (sample/zeek-conn.tsv) is a
- * mix aimed at it: HTTPS and HTTP from the internet, SSH from the internet and from the VPN,
- * Postgres from the application and from a batch subnet, DNS, and probes of closed ports.
+ * A small web tier, tightened as a security review would (SSH only through the VPN, the database
+ * only from the application subnet); sample/zeek-conn.tsv is a traffic mix aimed at it.
  */
 export const DEMO_PROJECT = 'demo';
 export const DEMO_LOCATION = 'global';
@@ -46,7 +43,6 @@ export const LIVE_RULES: FirewallRule[] = [
   rule(500, 'DNS inside the network', 'udp', ['53'], ['10.0.0.0/8']),
 ];
 
-/** The live rules without the legacy SSH rule, and Postgres narrowed to the application subnet. */
 export const EXPERIMENT_RULES: FirewallRule[] = [
   LIVE_RULES[0],
   LIVE_RULES[1],
@@ -54,10 +50,7 @@ export const EXPERIMENT_RULES: FirewallRule[] = [
   LIVE_RULES[4],
 ];
 
-/**
- * The configuration of this experiment version in a report. A report also keeps the
- * configurations of an experiment of the same name that an earlier demo deleted.
- */
+/** A report also keeps the configurations of an earlier demo's deleted experiment of the same name. */
 export function configurationOf(
   report: PreviewReport,
   experimentEtag: string,
@@ -67,17 +60,12 @@ export function configurationOf(
   );
 }
 
-/** One line about a configuration: what was evaluated and what the experiment would change. */
 export function reportLine(latest: PreviewConfigurationReport | undefined): string {
   if (!latest) return 'no traffic evaluated yet';
   return `${latest.evaluated.toLocaleString('en-US')} connections evaluated, ${latest.changed.toLocaleString('en-US')} would change (${latest.allowToDeny.toLocaleString('en-US')} allowed today would be denied, ${latest.denyToAllow.toLocaleString('en-US')} denied today would be allowed)`;
 }
 
-/**
- * The demo's last words: the calls that show the report and the changed flows, and commit. Each
- * curl carries what the gateway needs: the token, and for a body, its type (JSON; any other
- * type, or none, is 415).
- */
+/** Each curl carries the token and, for a body, its JSON type (any other, or none, is 415). */
 export function whereToLook({
   gateway,
   token,

@@ -4,31 +4,19 @@ import { randomBytes } from 'node:crypto';
 import { LaunchError } from './processes';
 import { SERVICES, ServiceName } from './settings';
 
-/**
- * The bus security of a system the launcher starts (docs/bus-security.md): the same model as
- * production. The gateway signs actor assertions that the services verify, with the keys of the
- * environment (BUS_SIGNING_KEY and BUS_VERIFY_KEYS) or a pair generated for this run; the
- * evaluator signs its auto-stops with a system key of this run; and a
- * NATS server the launcher starts itself gets one user per service, with production's
- * permissions, a provisioning user that creates the streams before the services start, and an
- * operator user for the nats CLI.
- */
+/** The same bus security as production (docs/bus-security.md), with keys from the environment or generated for this run. */
 export interface BusSetup {
-  /** Where the keys come from, for the launcher's log. */
   keys: 'environment' | 'generated';
   /** Env of each service: its key, and its NATS user when the launcher's server has users. */
   serviceEnv(service: ServiceName, withNatsUsers: boolean): Record<string, string>;
-  /** nats-server's `authorization` block, for a server the launcher starts. */
   natsAuthorization: string;
-  /** The operator's NATS user (every permission). */
   operator: { user: string; password: string };
-  /** The provisioning step's NATS user (JetStream's API, no application subject). */
   provisioner: { user: string; password: string };
 }
 
 const password = () => randomBytes(18).toString('base64url');
 
-/** Throws a LaunchError when only one of BUS_SIGNING_KEY and BUS_VERIFY_KEYS is set: they go together. */
+/** BUS_SIGNING_KEY and BUS_VERIFY_KEYS go together. */
 export function busSetup(env: NodeJS.ProcessEnv): BusSetup {
   const fromEnv = Boolean(env.BUS_SIGNING_KEY || env.BUS_VERIFY_KEYS);
   if (fromEnv && !(env.BUS_SIGNING_KEY && env.BUS_VERIFY_KEYS))

@@ -1,8 +1,4 @@
-/**
- * What `npm start` shows of the services' logs on a terminal: warnings and errors only, one
- * human-readable line each, from the pino JSON lines the services write (the full JSON goes to
- * a file per service). Pure: no I/O.
- */
+/** Warnings and errors of the services' pino lines, one readable line each, for `npm start`'s terminal. */
 
 const PINO_LEVELS: Record<string, number> = {
   trace: 10,
@@ -14,7 +10,6 @@ const PINO_LEVELS: Record<string, number> = {
 };
 const LABELS: Record<number, string> = { 40: 'WARN ', 50: 'ERROR', 60: 'FATAL' };
 
-/** Fields every line has, or that the rest of the line already shows. */
 const SHOWN_OR_NOISE = new Set([
   'level',
   'time',
@@ -29,7 +24,6 @@ const SHOWN_OR_NOISE = new Set([
   'context',
 ]);
 
-/** One line of a service's output for a person, or undefined when it is below a warning. */
 export function consoleLine(service: string, line: string): string | undefined {
   let entry: unknown;
   try {
@@ -71,7 +65,6 @@ function clock(time: unknown): string {
     .join(':');
 }
 
-/** Cuts a stream of chunks into lines, keeping a partial last line until its end arrives. */
 export class LineBuffer {
   private partial = '';
 
@@ -81,7 +74,6 @@ export class LineBuffer {
     return lines.map((line) => line.replace(/\r$/, ''));
   }
 
-  /** What is left when the stream ends without a final newline. */
   flush(): string[] {
     const rest = this.partial;
     this.partial = '';

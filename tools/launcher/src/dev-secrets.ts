@@ -1,11 +1,7 @@
 /**
- * `npm run deploy:dev-secrets`: makes the credentials of a development cluster on the machine
- * that deploys it, into deploy/k8s/overlays/dev/secrets/ (ignored by git), which the dev
- * overlay's secretGenerator reads: a password per NATS user of bus-users.json, the gateway's and
- * the evaluator's actor-assertion keys, an admin API key (the token in `admin-token`, only its
- * SHA-256 in a Secret), the page-token secret, the Postgres superuser's password and one
- * Postgres role and password per service. Files already there are kept (the database and the
- * clients already use them); `--force` makes new ones. Nothing in the repository is a credential.
+ * `npm run deploy:dev-secrets [--force]`: the dev cluster's credentials, made on the deploying
+ * machine into deploy/k8s/overlays/dev/secrets/ (ignored by git): nothing in the repository is a
+ * credential. Existing files are kept, since the database and clients already use them.
  */
 import { BusUser } from '@rollout/provision';
 import { generateBusKeyPair } from '@rollout/platform/bus-security';
@@ -26,10 +22,7 @@ export const DEV_SECRETS_DIR = join(
   'secrets',
 );
 
-/**
- * Each Kubernetes service that owns a schema, and its Postgres role: the user of its
- * DATABASE_URL, which owns its DATABASE_SCHEMA of the same name (base/postgres-roles/job.yaml).
- */
+/** Each role owns the DATABASE_SCHEMA of the same name (base/postgres-roles/job.yaml). */
 export const KUBERNETES_DATABASE_ROLES: Record<string, string> = {
   'experiment-service': 'experiment',
   evaluator: 'preview',
@@ -44,7 +37,6 @@ const envFile = (entries: Record<string, string>) =>
     .map(([key, value]) => `${key}=${value}\n`)
     .join('');
 
-/** The files of a fresh set of development secrets (name -> content), for these NATS users. */
 export function devSecretFiles(users: BusUser[]): Record<string, string> {
   const keyId = `dev-${new Date().toISOString().slice(0, 10)}`;
   const gateway = generateBusKeyPair(keyId);
@@ -79,7 +71,6 @@ export function devSecretFiles(users: BusUser[]): Record<string, string> {
   return files;
 }
 
-/** Writes a fresh set into `dir` unless one is there (or `force`); says what it did. */
 export function writeDevSecrets(dir: string, force = false): string {
   const users = JSON.parse(readFileSync(BUS_USERS_FILE, 'utf8')) as BusUser[];
   const files = devSecretFiles(users);

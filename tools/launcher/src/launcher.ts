@@ -31,19 +31,13 @@ export { LaunchError } from './processes';
 export type { Log } from './processes';
 
 export interface LaunchOptions {
-  /** Ports, NATS and Postgres URLs, timeouts. Default: `readSettings(process.env)`. */
   settings?: LauncherSettings;
-  /** The build output, the directory holding `apps/`. Default: the `dist` of this repo. */
   distRoot?: string;
-  /** The address the services listen on (their HOST). Default: 127.0.0.1. */
   host?: string;
-  /** Env for every service on top of the launcher's own (e.g. NATS_NAMESPACE, LOG_LEVEL). */
   extraEnv?: Record<string, string>;
-  /** Where the launcher's own lines go. Default: stderr, prefixed with `[launcher]`. */
   log?: Log;
   /** Aborting it while the system starts stops what was started; launch then rejects. */
   signal?: AbortSignal;
-  /** Where the services' own output (stdout and stderr) goes. Default: this process's. */
   serviceOutput?: (service: ServiceName, chunk: string) => void;
   /** Called once per service as its /readyz first answers 200, with the time since it was started. */
   onServiceReady?: (service: ServiceName, afterMs: number) => void;
@@ -51,25 +45,13 @@ export interface LaunchOptions {
 
 export interface RunningSystem {
   urls: { gateway: string; docs: string };
-  /**
-   * The development admin token the gateway accepts (AUTH_DEV_TOKEN, or a fresh one); undefined
-   * when the gateway has credentials configured (AUTH_API_KEYS, AUTH_JWT_*), which it then uses alone.
-   */
+  /** Undefined when the gateway has credentials configured (AUTH_API_KEYS, AUTH_JWT_*), which it then uses alone. */
   devToken?: string;
-  /** The operator's NATS user, when the launcher started NATS (with a user per service); undefined on a server it found. */
   natsOperator?: { user: string; password: string };
-  /** Every process the launcher started and that still runs: services, and NATS/Postgres if it started them. */
   pids(): number[];
-  /**
-   * Stops one service (SIGTERM, then SIGKILL after the stop timeout) and resolves once it has
-   * exited; the others go on.
-   */
+  /** SIGTERM, then SIGKILL after the stop timeout; the others go on. */
   stopService(name: ServiceName): Promise<void>;
-  /**
-   * Stops every service (SIGTERM, then SIGKILL after the stop timeout), then the NATS server
-   * and embedded Postgres the launcher started itself (never ones it found running), and
-   * removes their temporary directories. Safe to call twice.
-   */
+  /** Services first, then only the NATS and Postgres it started itself (never ones it found). Safe to call twice. */
   stop(): Promise<void>;
 }
 
@@ -83,7 +65,6 @@ interface ServiceProcess {
 
 const DEFAULT_HOST = '127.0.0.1';
 
-/** Built: dist/tools/launcher/src → dist. From the sources (tests): tools/launcher/src → <repo>/dist. */
 function defaultDistRoot(): string {
   const up = join(__dirname, '..', '..', '..');
   return extname(__filename) === '.js' ? up : join(up, 'dist');
@@ -94,10 +75,8 @@ function defaultLog(line: string): void {
 }
 
 /**
- * Starts the whole system on this machine, as in production: NATS and Postgres (used when
- * they answer, started when they do not), then the five services as separate processes.
- * Resolves when every service's /readyz answers 200; rejects (after stopping whatever it
- * started) when a service exits first, the ready timeout passes, or `signal` is aborted.
+ * NATS and Postgres are used when they answer, started when not; then the services as separate
+ * processes. Rejects (after stopping what it started) when a service exits before ready.
  */
 export async function launch(options: LaunchOptions = {}): Promise<RunningSystem> {
   const settings = options.settings ?? readSettings(process.env);
@@ -271,12 +250,7 @@ function withoutDatabase(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return rest;
 }
 
-/**
- * The provisioning step, before any service starts (docs/bus-security.md): every stream,
- * durable consumer and bucket, created or updated to the declared config. On a server the
- * launcher started, as its provisioning user; on one it found, as NATS_PROVISION_USER if set
- * (a server without users otherwise).
- */
+/** On a server it found, as NATS_PROVISION_USER if set (a server without users otherwise). */
 async function provision(
   natsUrl: string,
   provisioner: { user: string; password: string } | undefined,
@@ -327,10 +301,7 @@ async function checkPortsFree(host: string, settings: LauncherSettings): Promise
   }
 }
 
-/**
- * Polls every service's /readyz until all answer 200. Fails at once when a service exits,
- * naming it, and at the deadline with what each service that is not ready last answered.
- */
+/** Fails at once naming a service that exits, and at the deadline with what each last answered. */
 function waitUntilReady(
   services: ServiceProcess[],
   host: string,
@@ -400,7 +371,6 @@ function waitUntilReady(
   });
 }
 
-/** undefined when GET /readyz answers 200, else what went wrong. */
 function probeReady(host: string, port: number): Promise<string | undefined> {
   return new Promise((resolve) => {
     // agent: false: one connection per probe, closed after it, so nothing lingers.

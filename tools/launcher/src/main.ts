@@ -1,9 +1,6 @@
 /**
- * `npm start`: the whole system on this machine (see the README, "Quick start"). Reads the env,
- * starts everything through `launch`, prints where the gateway is, and stops it all on
- * Ctrl-C / SIGTERM. On a terminal (or with LOG_FORMAT=pretty) it shows a line per service as it
- * becomes ready, then only the services' warnings and errors, readable; their full JSON logs go
- * to a file per service. LOG_FORMAT=json passes the JSON through, as machines want it.
+ * `npm start` (README, "Quick start"). On a terminal (or LOG_FORMAT=pretty) it shows the services'
+ * warnings and errors readably, their full JSON in a file each; LOG_FORMAT=json passes it through.
  */
 import { resolve } from 'node:path';
 import { LOCAL_INSTANCE_FILE, LocalInstance } from '@rollout/platform/config';

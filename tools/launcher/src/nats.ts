@@ -20,21 +20,14 @@ import type { WatchdogMessage, WatchdogSpec } from './watchdog';
 
 export interface NatsOptions {
   log: Log;
-  /** How long nats-server gets to stop after SIGTERM. */
   stopTimeoutMs: number;
   startTimeoutMs?: number;
-  /** Directories to look for nats-server in, `:`-separated (default: PATH and the sbin dirs). */
+  /** `:`-separated; default: PATH and the sbin dirs. */
   searchPath?: string;
-  /** nats-server configuration (its users and permissions) for a server the launcher starts. */
   authorization?: string;
 }
 
-/**
- * Uses the NATS server at `natsUrl` when something answers there. Otherwise starts
- * `nats-server -js` on that URL's host and port, under the watchdog (watchdog.ts) so that it
- * never outlives the launcher, with its JetStream store in a fresh temporary directory.
- * Returns what it started, or undefined when it found a server running.
- */
+/** Starts nats-server under the watchdog (so it never outlives the launcher) only when nothing answers at `natsUrl`. */
 export async function ensureNats(
   natsUrl: string,
   options: NatsOptions,
@@ -55,7 +48,6 @@ export async function ensureNats(
   return startNatsServer(binary, host, port, options);
 }
 
-/** Starts nats-server under the watchdog and waits until its port answers. */
 export async function startNatsServer(
   binary: string,
   host: string,

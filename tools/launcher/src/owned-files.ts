@@ -3,10 +3,8 @@ import { dirname } from 'node:path';
 import { isAlive } from './processes';
 
 /**
- * The files `npm start` leaves for local tools while it runs (the development token, the NATS
- * operator) belong to the launcher that wrote them: its pid is in `<file>.owner` beside each.
- * A second launcher started from the same checkout neither overwrites nor removes them while
- * their owner runs, and a launcher removes only what it wrote itself.
+ * The launcher that wrote a file for local tools owns it (its pid in `<file>.owner`): a second
+ * launcher of the same checkout neither overwrites nor removes it while the owner runs.
  */
 export type OwnedWrite = { written: true } | { written: false; ownerPid: number };
 
@@ -25,7 +23,6 @@ function ownerOf(path: string): number | undefined {
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
-/** Writes `content` unless another running launcher owns the file (an owner that is gone does not count). */
 export function writeOwnedFile(path: string, content: string, pid = process.pid): OwnedWrite {
   const owner = ownerOf(path);
   if (owner !== undefined && owner !== pid && isAlive(owner) && read(path) !== undefined)
@@ -36,7 +33,6 @@ export function writeOwnedFile(path: string, content: string, pid = process.pid)
   return { written: true };
 }
 
-/** Removes the file only if this launcher owns it and it still holds what this launcher wrote. */
 export function removeOwnedFile(path: string, content: string, pid = process.pid): void {
   if (ownerOf(path) !== pid) return;
   if (read(path) === content) rmSync(path, { force: true });

@@ -27,18 +27,12 @@ import {
 
 export interface PostgresOptions {
   log: Log;
-  /** How long Postgres gets to stop after SIGTERM. */
   stopTimeoutMs: number;
   startTimeoutMs?: number;
-  /** More server settings for an embedded Postgres (tests: TLS). */
   settings?: Record<string, string>;
 }
 
-/**
- * Uses the Postgres server of DATABASE_URL when it answers; when the connection is refused,
- * starts an embedded Postgres on that URL's port (see embedded-postgres.ts). Then creates the
- * URL's database when it does not exist. Returns what it started, if anything.
- */
+/** Starts an embedded Postgres only when the connection is refused; creates the URL's database if missing. */
 export async function ensurePostgres(
   databaseUrl: string,
   options: PostgresOptions,
@@ -80,7 +74,6 @@ export async function ensurePostgres(
   return started;
 }
 
-/** Starts an embedded Postgres on host:port in a child process; resolves once it accepts connections. */
 export async function startEmbeddedPostgres(
   host: string,
   port: number,
@@ -157,7 +150,6 @@ async function createDatabaseIfMissing(adminUrl: string, name: string, log: Log)
   }
 }
 
-/** Runs one statement on a fresh connection; returns the row count. */
 async function query(url: string, sql: string, params: unknown[] = []): Promise<number> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
   try {
@@ -181,7 +173,6 @@ function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The schema of each service that owns one (each service's DATABASE_SCHEMA default). */
 export const SERVICE_SCHEMAS: Partial<Record<ServiceName, string>> = {
   'experiment-service': 'experiment',
   evaluator: 'preview',
@@ -202,18 +193,13 @@ export function serviceRoleName(database: string, schema: string): string {
   return role;
 }
 
-/** What a service that owns a schema connects with: its own role, password and schema. */
 export interface ServiceDatabase {
   url: string;
   password: string;
   schema: string;
 }
 
-/**
- * Provisions, as DATABASE_URL's (admin) user, a role per service that owns only that service's
- * schema in DATABASE_URL's database (provisionServiceRoles), each with a password new for this
- * run; returns how each service connects. Idempotent: existing roles get the new passwords.
- */
+/** Each service gets a role owning only its schema, with a password new for this run (idempotent). */
 export async function provisionDatabaseRoles(
   databaseUrl: string,
   log: Log,
@@ -252,7 +238,6 @@ export async function provisionDatabaseRoles(
   );
 }
 
-/** Drops a database the launcher used and its services' roles (tests, which make one per run). */
 export async function removeDatabase(serverUrl: string, database: string): Promise<void> {
   const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
   await client.connect();

@@ -5,12 +5,9 @@ import { delimiter, extname, join } from 'node:path';
 
 export type Log = (line: string) => void;
 
-/** A server the launcher started itself, and so must stop. */
 export interface StartedDependency {
   name: string;
-  /** The processes that make it up while they run (watchdog or wrapper, and the server). */
   pids(): number[];
-  /** Stops it and removes its temporary directory. Safe to call twice. */
   stop(): Promise<void>;
 }
 
@@ -42,13 +39,11 @@ export function describeExit(code: number | null, signal: NodeJS.Signals | null)
   return signal ? `killed by ${signal}` : `exit code ${code}`;
 }
 
-/** Resolves when the child has exited (at once if it has already). */
 export function exited(child: ChildProcess): Promise<void> {
   if (hasExited(child)) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Whether a process (not necessarily our child) still exists. */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -58,10 +53,7 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/**
- * SIGTERM, then SIGKILL once `timeoutMs` has passed; resolves when the child has exited, with
- * whether it had to be killed.
- */
+/** SIGTERM, then SIGKILL after `timeoutMs`; resolves with whether it had to be killed. */
 export async function stopChild(
   child: ChildProcess,
   timeoutMs: number,
@@ -78,10 +70,7 @@ export async function stopChild(
   return { killed };
 }
 
-/**
- * The absolute path of an executable in `searchPath` (default: PATH, plus the sbin
- * directories where Debian's nats-server package puts it, which a user's PATH may lack).
- */
+/** Also searches the sbin dirs where Debian's nats-server lives, which a user's PATH may lack. */
 export function commandOnPath(
   command: string,
   searchPath = [process.env.PATH ?? '', '/usr/local/sbin', '/usr/sbin', '/sbin'].join(delimiter),
@@ -100,10 +89,7 @@ export function commandOnPath(
     });
 }
 
-/**
- * A sibling script of this module, to `fork`, and how to run it: from the build output it is
- * plain `.js`; from the sources (only in tests) it is `.ts`, run through @swc-node/register.
- */
+/** From the build output a sibling is `.js`; from the sources (tests only) `.ts` via @swc-node/register. */
 export function siblingScript(name: string): { path: string; execArgv: string[] } {
   if (extname(__filename) === '.js') return { path: join(__dirname, `${name}.js`), execArgv: [] };
   return { path: join(__dirname, `${name}.ts`), execArgv: ['-r', '@swc-node/register'] };

@@ -1,12 +1,7 @@
 /**
- * The Postgres provisioning step of Kubernetes (the `postgres-roles` Job, before the services,
- * as migrations are): as an admin (DATABASE_URL: a superuser), gives each service its own role
- * owning only its own schema, the same step the launcher runs for `npm start`. Idempotent. A
- * role's password comes from DATABASE_ROLE_PASSWORD_<ROLE> (upper case, printable ASCII); unset,
- * it is left as is. It reaches Postgres as a SCRAM verifier, and is never printed: the line says
- * whether each password was set, kept, or reset because it was not the provisioned one.
- *
- * Run from any service image: node dist/tools/launcher/src/provision-postgres.js
+ * Kubernetes' `postgres-roles` Job: each service's own role owning only its schema, as `npm start`
+ * does. A password from DATABASE_ROLE_PASSWORD_<ROLE> reaches Postgres as a SCRAM verifier and is
+ * never printed. Run: node dist/tools/launcher/src/provision-postgres.js
  */
 import {
   ConfigError,
@@ -46,7 +41,6 @@ export interface Provisioning {
   roles: ServiceRole[];
 }
 
-/** What to provision, from the environment; throws a ConfigError naming the variable. */
 export function provisioningFrom(env: Record<string, string | undefined>): Provisioning {
   const config = loadConfig(provisioningSchema, env);
   return {
@@ -77,7 +71,6 @@ const SAID: Record<PasswordOutcome, string> = {
   untouched: '',
 };
 
-/** Provisions the roles; resolves with the line to print. */
 export async function provisionPostgres(env: Record<string, string | undefined>): Promise<string> {
   const { client: options, roles } = provisioningFrom(env);
   const client = new Client({ ...options, connectionTimeoutMillis: 10_000 });

@@ -3,19 +3,12 @@ import { join } from 'node:path';
 import { LineBuffer, consoleLine } from './console-lines';
 import type { ServiceName } from './settings';
 
-/** The services' output as `npm start` shows it to a person, and the files that keep all of it. */
 export interface ConsoleOutput {
-  /** Where each service's full output goes: `<dir>/<service>.log`. */
   dir: string;
-  /** For `launch`'s `serviceOutput`. */
   serviceOutput(service: ServiceName, chunk: string): void;
   close(): Promise<void>;
 }
 
-/**
- * Writes every chunk a service prints to its own file (created afresh at each start) and
- * passes to `show` only its warnings, errors and non-JSON lines, one readable line each.
- */
 export function consoleOutput(dir: string, show: (line: string) => void): ConsoleOutput {
   mkdirSync(dir, { recursive: true });
   const files = new Map<ServiceName, WriteStream>();

@@ -1,7 +1,4 @@
-/**
- * The launcher's own settings, read from env vars and validated with one clear line naming
- * the variable, plus the pure URL helpers the launcher needs. No I/O here.
- */
+/** The launcher's settings from env vars, each error one line naming the variable; no I/O. */
 export const SERVICES = [
   { name: 'gateway', portVar: 'GATEWAY_PORT', defaultPort: 3000 },
   { name: 'experiment-service', portVar: 'EXPERIMENT_SERVICE_PORT', defaultPort: 3001 },
@@ -23,16 +20,11 @@ export interface LauncherSettings {
   databaseUrl: string;
   readyTimeoutMs: number;
   stopTimeoutMs: number;
-  /**
-   * How the services' logs reach the terminal: `pretty` (warnings and errors as readable lines,
-   * everything as JSON in a file per service under `logDir`) or `json` (every JSON line as the
-   * services write it). Undefined: `pretty` on a terminal, `json` otherwise.
-   */
+  /** `pretty`: warnings and errors as lines, full JSON in a file per service; default `pretty` on a terminal. */
   logFormat?: 'pretty' | 'json';
   logDir: string;
 }
 
-/** A bad setting; the message is one line that names the variable. */
 export class SettingsError extends Error {
   override name = 'SettingsError';
 }
@@ -67,12 +59,10 @@ function url(env: NodeJS.ProcessEnv, name: string, fallback: string, schemes: st
   return raw;
 }
 
-/** Where `npm start` leaves the development token for local tools while it runs (`npm run demo` reads it). */
+/** `npm run demo` reads the development token here while `npm start` runs. */
 export const DEV_TOKEN_FILE = 'tmp/dev-token';
-/** Likewise the NATS operator user of a server the launcher started itself (`{"user", "password"}`). */
 export const DEV_NATS_OPERATOR_FILE = 'tmp/dev-nats-operator.json';
 
-/** Under the repository (ignored by git), where `npm start` runs. */
 export const DEFAULT_LOG_DIR = 'tmp/logs';
 
 function logFormat(env: NodeJS.ProcessEnv): LauncherSettings['logFormat'] {
@@ -83,10 +73,7 @@ function logFormat(env: NodeJS.ProcessEnv): LauncherSettings['logFormat'] {
   return raw;
 }
 
-/**
- * Reads and checks every setting of the launcher. Throws a SettingsError (one line, naming
- * the variable) on the first bad value; an empty variable counts as unset.
- */
+/** An empty variable counts as unset. */
 export function readSettings(env: NodeJS.ProcessEnv): LauncherSettings {
   const ports = Object.fromEntries(
     SERVICES.map((s) => [s.name, integer(env, s.portVar, s.defaultPort, 1, 65535)]),
@@ -122,14 +109,13 @@ function checkPortsDistinct(settings: LauncherSettings): void {
   });
 }
 
-/** The same server with another database, e.g. `postgres` to run CREATE DATABASE. */
 export function withDatabase(databaseUrl: string, database: string): string {
   const parsed = new URL(databaseUrl);
   parsed.pathname = `/${encodeURIComponent(database)}`;
   return parsed.toString();
 }
 
-/** The database name of a URL, checked so that it is safe to quote into CREATE DATABASE. */
+/** Checked so that it is safe to quote into CREATE DATABASE. */
 export function databaseName(databaseUrl: string): string {
   const name = decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ''));
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) {
@@ -140,7 +126,6 @@ export function databaseName(databaseUrl: string): string {
   return name;
 }
 
-/** Host (without IPv6 brackets) and port of a server URL, with the scheme's default port. */
 export function hostAndPort(
   serverUrl: string,
   defaultPort: number,
@@ -155,14 +140,12 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
-/** A URL fit for a log line: the password, if any, is masked. */
 export function redact(serverUrl: string): string {
   const parsed = new URL(serverUrl);
   if (parsed.password) parsed.password = '***';
   return parsed.toString();
 }
 
-/** What to tell a user whose machine has no NATS server, nor nats-server to start one. */
 export function natsInstallHelp(natsUrl: string): string {
   return [
     `Nothing answers at ${redact(natsUrl)}, and nats-server is not on PATH, so the launcher cannot start one.`,
@@ -173,11 +156,7 @@ export function natsInstallHelp(natsUrl: string): string {
   ].join('\n');
 }
 
-/**
- * The development admin token the gateway will accept: AUTH_DEV_TOKEN, or a fresh one. Undefined
- * when the gateway has credentials configured (a non-empty AUTH_API_KEYS, or AUTH_JWT_ISSUER):
- * it then ignores AUTH_DEV_TOKEN, and a token printed anyway would not work.
- */
+/** Undefined when the gateway has credentials configured: it then ignores AUTH_DEV_TOKEN, so a printed one would not work. */
 export function developmentToken(env: NodeJS.ProcessEnv, fresh: () => string): string | undefined {
   const keys = env.AUTH_API_KEYS?.trim();
   if ((keys && !/^\[\s*\]$/.test(keys)) || env.AUTH_JWT_ISSUER?.trim()) return undefined;

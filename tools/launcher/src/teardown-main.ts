@@ -1,8 +1,4 @@
-/**
- * `npm run teardown -- --namespace <prefix> --database <name>`: see teardown.ts. Settings:
- * NATS_URL, DATABASE_URL (the server, as a superuser), NATS_USER and NATS_PASSWORD (a user that
- * may delete streams, on a server with users).
- */
+/** `npm run teardown -- --namespace <prefix> --database <name>` (teardown.ts): DATABASE_URL as a superuser, NATS_USER a user that may delete streams. */
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { readLocalInstance } from '@rollout/platform/config';

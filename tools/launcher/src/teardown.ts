@@ -1,8 +1,4 @@
-/**
- * `npm run teardown`: removes one instance of the system (README, "A second instance"): the
- * streams and buckets of its NATS namespace, its Postgres database and its services' roles.
- * It names nothing by default: an instance is said in full or nothing is removed.
- */
+/** `npm run teardown` (README, "A second instance"): an instance is named in full or nothing is removed. */
 import { LocalInstance } from '@rollout/platform/config';
 import { inboxPrefixOf } from '@rollout/platform/nats';
 import { removeBus } from '@rollout/provision';
@@ -10,7 +6,6 @@ import { connect } from 'nats';
 import { removeDatabase } from './postgres';
 import { SettingsError, databaseName, redact, withDatabase } from './settings';
 
-/** What the command line named; undefined: not named. */
 export interface TeardownRequest {
   /** NATS_NAMESPACE of the instance; '' names the instance without a namespace. */
   namespace?: string;
@@ -19,18 +14,13 @@ export interface TeardownRequest {
 
 export interface TeardownServers {
   natsUrl: string;
-  /** A superuser's URL on the instance's Postgres server (any database of it). */
   databaseUrl: string;
   natsUser?: { user: string; password: string };
 }
 
-/** Why nothing was removed, in one line. */
 export class TeardownRefused extends Error {}
 
-/**
- * The instance to remove, checked: both its namespace and its database must be named, and it
- * must not be the one this checkout's launcher runs now.
- */
+/** Never the instance this checkout's launcher runs now. */
 export function instanceToRemove(
   request: TeardownRequest,
   databaseUrl: string,
@@ -55,7 +45,6 @@ export function instanceToRemove(
   return { namespace, database };
 }
 
-/** Removes the instance's streams and buckets, then its database and roles; answers what it did, a line each. */
 export async function teardown(
   instance: { namespace: string; database: string },
   servers: TeardownServers,

@@ -1,11 +1,7 @@
 /**
- * Runs one command (nats-server) for the launcher so that it never outlives the launcher: the
- * launcher forks this script with an IPC channel, which the kernel closes when the launcher exits
- * for any reason, SIGKILL included; on 'disconnect' the command is stopped (SIGTERM, then
- * SIGKILL) and its temporary directory removed, which the launcher can no longer do. When the
- * command exits by itself the watchdog exits with its code, so the launcher sees it.
- *
- * argv[2]: JSON WatchdogSpec. Messages to the parent: { pid } once the command is spawned.
+ * Runs nats-server so that it never outlives the launcher: the kernel closes our IPC channel when
+ * the launcher dies (SIGKILL included), and on 'disconnect' we stop the command and remove its
+ * directory. It exits with the command's code, so the launcher sees it. argv[2]: JSON WatchdogSpec.
  */
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -16,7 +12,6 @@ export interface WatchdogSpec {
   args: string[];
   /** Removed when the launcher goes away without stopping us (else the launcher removes it). */
   tempDir?: string;
-  /** How long the command gets to exit after SIGTERM before SIGKILL. */
   graceMs: number;
 }
 

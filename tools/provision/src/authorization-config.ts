@@ -1,10 +1,6 @@
 import { BusUser, busPermissions } from './bus-permissions';
 
-/**
- * nats-server's `authorization` block for these users (JSON-like, which nats-server's config
- * format accepts); a `$NAME` password stays a bare variable reference, read by nats-server
- * from its environment.
- */
+/** JSON-like (nats-server's config accepts it); a `$NAME` password stays a bare variable reference. */
 export function natsAuthorizationConfig(users: BusUser[], namespace?: string): string {
   const entries = users.map((entry) => {
     const password = entry.password.startsWith('$')

@@ -23,11 +23,7 @@ import {
 } from '@rollout/contracts';
 import { NatsNamespace, inboxPrefixOf, kvAllKeys, kvStream } from '@rollout/platform/nats';
 
-/**
- * Who may connect to the bus, one kind per NATS user. Services get one user each; every
- * traffic producer and inspection agent gets a credential of its kind (a traffic producer's
- * names the projects it may publish for).
- */
+/** One NATS user per kind; a traffic producer's credential names the projects it may publish for. */
 export type BusRole =
   | { kind: 'gateway' }
   | { kind: 'experiment-service' }
@@ -49,7 +45,6 @@ export interface BusUser {
   role: BusRole;
 }
 
-/** A NATS user's permissions, in nats-server's configuration shape. */
 export interface NatsPermissions {
   publish: { allow: string[] };
   subscribe: { allow: string[] };
@@ -62,21 +57,14 @@ const USER = /^[A-Za-z0-9_-]{1,64}$/;
 const PROJECT = /^[A-Za-z0-9_-]{1,128}$/;
 
 /**
- * What a runtime user may do to streams, buckets and consumers; nothing of JetStream's API
- * beyond it. The streams themselves are created, changed and deleted only by the provisioning
- * step (libs/contracts/src/bus/topology.ts), never by a service: a user that could create or update a stream could
- * make it capture any subject (JetStream stores what a stream's subjects or sources select,
- * whatever the configuring user may subscribe to) or republish onto any subject.
+ * Only the provisioning step creates, changes or deletes streams: a user that could would make a
+ * stream capture any subject (JetStream stores whatever its subjects select) or republish onto any.
  */
 interface JetStreamAccess {
   /** Streams it publishes into or reads: their info (the boot check, lag and retention read it). */
   info?: string[];
-  /**
-   * Streams whose stored messages it reads one by one (by sequence, next or last by subject):
-   * how a service follows a stream without a consumer of its own.
-   */
+  /** Streams read by sequence: how a service follows a stream without a consumer of its own. */
   get?: string[];
-  /** The named durable consumers it consumes through, as [stream, durable]. */
   durables?: [string, string][];
   /** Buckets whose entries it puts and deletes (the bucket's writer only). */
   kvWrite?: string[];
@@ -100,12 +88,7 @@ function jetStreamAccess({ info = [], get = [], durables = [], kvWrite = [] }: J
   ];
 }
 
-/**
- * What a service that verifies actor assertions needs of the ASSERTION_IDS bucket: to write a
- * key (create-if-absent, a publish with an expectation) and to check at boot that the bucket
- * exists (its stream's info); never to read, delete or purge a key. The provisioning step
- * declares the bucket (libs/contracts/src/bus/topology.ts).
- */
+/** Writes assertion ids (create-if-absent) and checks the bucket exists; never reads, deletes or purges a key. */
 function assertionIds(ns: NatsNamespace): string[] {
   const bucket = ns.bucket(ASSERTION_IDS_KV.bucket);
   return [kvAllKeys(bucket), `$JS.API.STREAM.INFO.${kvStream(bucket)}`];
@@ -141,10 +124,8 @@ function service(
 }
 
 /**
- * The permissions of one user: the least each role needs. Everything not allowed is denied,
- * JetStream's API included (a producer cannot create, purge or delete a stream or a consumer,
- * nor read one). Replies reach each user on an inbox of its own (`_INBOX_<user>`, see
- * `inboxPrefixOf`), so no user can read another's replies.
+ * The least each role needs; everything else is denied, JetStream's API included. Replies come on
+ * an inbox of each user's own (`_INBOX_<user>`), so no user can read another's replies.
  */
 export function busPermissions(
   { user, role }: Pick<BusUser, 'user' | 'role'>,
@@ -185,11 +166,9 @@ export function busPermissions(
       );
     }
     case 'evaluator': {
-      // Auto-stop is its one call to another service (stopPreview, with its system key). It
-      // reads TRAFFIC through the shared durable, and a backtest's window with direct gets; it
-      // follows the state bucket with direct gets, woken by the bucket's writes, which it
-      // hears on the bucket's subjects, and never writes it. It creates no consumer. A report's
-      // lag gets the oldest unread TRAFFIC message by sequence: one it reads anyway.
+      // Auto-stop is its one call to another service (stopPreview). It reads TRAFFIC through the
+      // shared durable, and by direct get a backtest's window and a report's lag (the oldest unread
+      // message); it follows the state bucket with direct gets, never writes it, creates no consumer.
       const traffic = ns.stream(TRAFFIC_STREAM);
       return service(
         ns,
@@ -237,12 +216,9 @@ export function busPermissions(
         throw new Error(
           `traffic producer "${user}" needs projects of letters, digits, "_" or "-" (got "${bad ?? ''}")`,
         );
-      // Every major of traffic (`traffic.v1`, `traffic.v2alpha`…), for these projects only; the inbox is for JetStream's publish acks.
-      // The importer checks that a target policy is live before publishing (its events would
-      // be dead-lettered otherwise): a direct get of its projects' policy keys in the state
-      // bucket, the key in the request's subject so the server checks it. No other key: not the
-      // relay's position key, which moves with every project's changes (a global activity
-      // counter in its headers, sequence and time); no consumer, no stream info.
+      // Every major of traffic, for these projects only; the inbox is for JetStream's publish acks.
+      // The live-policy check reads only its projects' policy keys by direct get (key in the subject, so
+      // the server checks it): not the relay's position key, which leaks every project's activity.
       const directGet = (key: string) => `$JS.API.DIRECT.GET.${state}.$KV.${bucket}.${key}`;
       return {
         publish: {

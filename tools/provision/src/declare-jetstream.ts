@@ -23,14 +23,9 @@ function apiErrorCode(error: unknown): number | undefined {
 }
 
 /**
- * Declares streams, durable consumers and KV buckets, and brings what drifted back to the
- * declaration; running it again, from any replica, changes nothing. An existing stream is
- * updated to the declared config (replicas included: JetStream scales a stream up or down in
- * place); a stream is never removed, so a change nats-server refuses to make in place fails,
- * naming it. A durable whose deliver policy, ack policy, filter or push delivery drifted is
- * removed and created again (nats-server 2.9 cannot update those); its other fields are updated.
- * Consumers inherit their stream's replicas. Uses only nats-server 2.9 features (one filter
- * subject per consumer). Returns what it changed, one sentence each.
+ * Idempotent, from any replica. A stream is updated in place and never removed, so a change
+ * nats-server refuses fails, naming it. A durable whose deliver/ack policy, filter or push delivery
+ * drifted is recreated (nats-server 2.9 cannot update those). Uses only nats-server 2.9 features (one filter subject per consumer).
  */
 export async function declareJetStream(
   connection: NatsConnection,

@@ -4,19 +4,15 @@ import { NatsConnection, NatsError } from 'nats';
 
 const STREAM_NOT_FOUND = 10059;
 
-/** What removing one deployment's bus took away, and what was not there. */
 export interface RemovedBus {
-  /** Streams and buckets (as their streams, `KV_<bucket>`) deleted, with their consumers. */
+  /** Streams and buckets (as `KV_<bucket>`) deleted, with their consumers. */
   removed: string[];
   absent: string[];
 }
 
 /**
- * Deletes every stream and KV bucket of the topology under `namespace` (their durable consumers
- * go with them): the opposite of provisionBus, for one deployment (a second instance on a
- * developer machine, a test run). Only the declared names under that namespace are touched, so
- * another namespace's streams, and streams the topology does not declare, stay. Needs a
- * credential that may use JetStream's whole API.
+ * The opposite of provisionBus for one deployment: only the topology's names under `namespace` are
+ * deleted, so other namespaces and undeclared streams stay. Needs JetStream's whole API.
  */
 export async function removeBus(
   connection: NatsConnection,

@@ -18,7 +18,6 @@ const SERVICES: JetStreamService[] = [
   'enforcement-service',
 ];
 
-/** The provisioning step's settings, from its environment (docs/bus-security.md). */
 export const busProvisionConfigSchema = z.object({
   NATS_NAMESPACE: z
     .string()
@@ -43,7 +42,7 @@ export interface BusProvisionOptions {
   namespace?: string;
   replicas: number;
   limits: BusLimits;
-  /** Only what these services use; everything when absent or empty. */
+  /** Everything when absent or empty. */
   services?: JetStreamService[];
 }
 
@@ -71,11 +70,7 @@ export function busProvisionOptions(env: NodeJS.ProcessEnv): BusProvisionOptions
   };
 }
 
-/**
- * Creates every stream, durable consumer and KV bucket of the topology, or updates it to the
- * declared config: run it again, from anywhere, and nothing changes. Needs a credential that may
- * use JetStream's whole API (the provisioner's or an operator's); the services' own may not.
- */
+/** Idempotent. Needs a credential with JetStream's whole API; the services' own may not. */
 export async function provisionBus(
   connection: NatsConnection,
   { namespace, replicas, limits, services }: BusProvisionOptions,
@@ -91,7 +86,6 @@ export async function provisionBus(
   };
 }
 
-/** What a provisioning run declared, and what it changed to get there (one sentence each). */
 export interface ProvisionedBus {
   streams: string[];
   consumers: string[];
@@ -99,7 +93,6 @@ export interface ProvisionedBus {
   changes: string[];
 }
 
-/** A provisioning run's report, a line each, for people: what it holds to, then what it changed. */
 export function provisioningReport(done: ProvisionedBus): string[] {
   return [
     `bus provisioned: ${done.streams.length} streams, ${done.consumers.length} durable consumers, ${done.buckets.length} buckets`,
@@ -109,11 +102,7 @@ export function provisioningReport(done: ProvisionedBus): string[] {
   ];
 }
 
-/**
- * The provisioning step as a process runs it: connects as the environment's NATS_URL, NATS_USER
- * and NATS_PASSWORD (or NATS_TOKEN; the provisioning user's, never a service's) and provisions
- * what `busProvisionOptions(env)` says.
- */
+/** Connects with NATS_USER/NATS_PASSWORD (or NATS_TOKEN): the provisioning user's, never a service's. */
 export async function provisionFromEnv(env: NodeJS.ProcessEnv): Promise<ProvisionedBus> {
   const options = busProvisionOptions(env);
   const user = env.NATS_USER || undefined;

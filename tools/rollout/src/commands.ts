@@ -33,15 +33,13 @@ import {
 } from './plan-model';
 import { renderJson, renderMarkdown, renderText } from './render';
 
-/**
- * The subcommands. Each returns its exit code; main.ts prints a CliError as one line and exits 1.
- */
+/** main.ts prints a CliError as one line and exits 1. */
 export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
   /** Colour on stdout (a TTY without NO_COLOR, and not --no-color). */
   colour: boolean;
-  /** Progress while waiting (a backtest, a preview): on a terminal only, so pipelines log results. */
+  /** On a terminal only, so pipelines log results. */
   progress: (line: string) => void;
 }
 
@@ -105,7 +103,6 @@ export async function driftCommand(
   return model.exitCode;
 }
 
-/** The model before any traffic is measured: the live policy, the target, their diff. */
 function baseModel(
   command: PlanModel['command'],
   name: string,
@@ -143,10 +140,7 @@ export interface PlanOptions extends OutputOptions, Thresholds {
   previewMs?: number;
 }
 
-/**
- * Backtests (and, when asked, previews live) an experiment: the impacts, the report after, and
- * the experiment's etag after (a preview moves it: a commit names the version it ends at).
- */
+/** A preview moves the experiment's etag, and a commit names the version it ends at. */
 async function measure(
   policyApi: PolicyApi,
   experiment: string,
@@ -190,24 +184,18 @@ async function measure(
   return { impact, report, etag: preview.etag };
 }
 
-/** What plan and rollback --plan share: the live policy, what it would become, and how. */
 interface Change {
   command: 'plan' | 'rollback';
   name: string;
   policy: FirewallPolicy;
   target: PlanModel['target'];
   content: NormalisedPolicy;
-  /** The experiment holding `content`, made or updated. */
   experiment: () => Promise<FirewallPolicyExperiment>;
-  /** What apply will send, besides the etags every plan binds. */
+  /** Besides the etags every plan binds. */
   binding: (report: PreviewReport) => Partial<PlanBinding>;
   previewMs?: number;
 }
 
-/**
- * Diffs, and when something changes, measures the change on traffic through an experiment
- * (backtest, preview), reads the service's sentences and gates, writes the plan file, prints.
- */
 async function planChange(
   change: Change,
   options: OutputOptions & Thresholds & { out: string },
@@ -343,10 +331,9 @@ export async function rollbackCommand(
 }
 
 /**
- * AIP-155 request id from the plan: applying the same plan again acts once. The service keeps
- * one answer per request id whatever the method, so a proposal and its approval each have their
- * own (an approval under the proposal's id would be answered with the proposal). A refused call
- * keeps no answer: another editor's approval after a refused one acts.
+ * AIP-155: applying the same plan again acts once. The service keeps one answer per request id
+ * whatever the method, so an approval needs its own (under the proposal's it would be answered
+ * with the proposal). A refused call keeps no answer, so an approval after a refused one acts.
  */
 const planRequestId = (plan: PlanBinding, verb?: 'proposeCommit' | 'approveCommit') => {
   const digest = createHash('sha256').update(canonicalJson(plan)).digest('hex').slice(0, 40);
@@ -372,14 +359,12 @@ async function rollback(
   return applied(operation, `Rolled ${name} back to revision ${revisionId}`, io);
 }
 
-/** A commit, approval or rollback done: its answer is the live policy. */
 export function applied(operation: Operation, done: string, io: Io): number {
   const policy = operation.response as unknown as FirewallPolicy | undefined;
   io.out(`${done}: the live policy's etag is now ${policy?.etag ?? '(unknown)'}.\n`);
   return EXIT.OK;
 }
 
-/** What apply says once the service holds the plan as a commit proposal: nothing is live yet. */
 export function submittedForReview(experiment: FirewallPolicyExperiment, planPath: string): string {
   const proposal = experiment.commitProposal;
   const etag = proposal?.experimentEtag ?? experiment.etag;
@@ -387,10 +372,7 @@ export function submittedForReview(experiment: FirewallPolicyExperiment, planPat
   return `Submitted for review as the commit proposal of ${experiment.name} (etag ${etag})${by}; another editor approves with \`rollout approve ${planPath}\`. Nothing is live yet.\n`;
 }
 
-/**
- * A refused apply or approval in one line: the service's words, what moved since the plan (read
- * again), and what to do next. Nothing was changed by it.
- */
+/** Nothing was changed by it. */
 export function refusal(
   action: 'plan' | 'approval',
   error: CliError,
@@ -421,7 +403,6 @@ async function refused(
   return refusal(action, error, await whatMoved(policyApi, plan), planPath);
 }
 
-/** The plan file, its digest checked; a note when it was planned through another gateway. */
 async function openPlanFile(planPath: string, c: Connection, io: Io): Promise<PlanBinding> {
   const plan = await readPlanFile(planPath, c.planKey);
   if (plan.gateway.replace(/\/+$/, '') !== c.gateway.replace(/\/+$/, ''))
@@ -429,7 +410,6 @@ async function openPlanFile(planPath: string, c: Connection, io: Io): Promise<Pl
   return plan;
 }
 
-/** The versions a plan binds, as a commit and a proposal send them. */
 const commitBody = (plan: PlanBinding, requestId: string, reason?: string): CommitBody => ({
   etag: plan.experimentEtag!,
   livePolicyEtag: plan.livePolicyEtag,
@@ -486,10 +466,7 @@ export async function applyCommand(
   }
 }
 
-/**
- * Approves the commit proposed for a plan (by another principal than the proposer), bound to the
- * plan's versions and its reportEtag: what the approver approves is the plan they read.
- */
+/** Bound to the plan's reportEtag: what the approver approves is the plan they read. */
 export async function approveCommand(planPath: string, c: Connection, io: Io): Promise<number> {
   const plan = await openPlanFile(planPath, c, io);
   if (plan.kind === 'none')
@@ -525,7 +502,6 @@ export async function approveCommand(planPath: string, c: Connection, io: Io): P
   }
 }
 
-/** What changed since the plan, read again, to say why the service refused it. */
 export async function whatMoved(policyApi: PolicyApi, plan: PlanBinding): Promise<string[]> {
   const moved: string[] = [];
   const policy = await policyApi.getPolicy(plan.policy).catch(() => undefined);

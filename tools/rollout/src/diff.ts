@@ -2,41 +2,30 @@ import { canonicalJson } from '@rollout/contracts';
 import type { FirewallRule, Layer4Config } from '@rollout/contracts';
 import { NormalisedPolicy, normalisePolicy } from './policy-file';
 
-/**
- * The whole-resource diff `plan` and `drift` print, Terraform-like: the policy's own fields,
- * then its rules matched by priority, and inside a rule's lists the elements added and removed
- * (addresses, tags, ports per protocol). Both sides are normalised first, so an equal policy
- * written another way is no change.
- */
+/** Both sides are normalised first, so an equal policy written another way is no change. */
 export type ChangeKind = 'added' | 'removed' | 'changed';
 
-/** An element of a list that changed: a protocol entry with its ports added and removed. */
 export interface ElementChange {
   kind: ChangeKind;
-  /** The element (an address, a tag, a protocol). */
   element: string;
-  /** For a protocol entry present on both sides: its ports added and removed ("all" = every port). */
+  /** "all" = every port. */
   portsAdded?: string[];
   portsRemoved?: string[];
 }
 
 export interface FieldChange {
-  /** `displayName`, `action`, `match.srcIpRanges`, … */
   field: string;
   kind: ChangeKind;
   before?: unknown;
   after?: unknown;
-  /** For a list: what changed element by element. */
   elements?: ElementChange[];
 }
 
 export interface RuleChange {
   priority: number;
   kind: ChangeKind;
-  /** The rule on each side (normalised). */
   before?: FirewallRule;
   after?: FirewallRule;
-  /** Every field of an added or removed rule; the differing ones of a changed rule. */
   fields: FieldChange[];
 }
 
@@ -44,7 +33,6 @@ export interface ResourceDiff {
   fields: FieldChange[];
   rules: RuleChange[];
   unchangedRules: number;
-  /** Counts for a summary line, as Terraform's "N to add, N to change, N to destroy". */
   summary: DiffSummary;
 }
 
@@ -52,7 +40,6 @@ export interface DiffSummary {
   rulesAdded: number;
   rulesChanged: number;
   rulesRemoved: number;
-  /** The policy's own fields (display name, description) that change. */
   policyFieldsChanged: number;
 }
 
@@ -102,7 +89,6 @@ function setChanges(before: readonly string[], after: readonly string[]): Elemen
 
 const portsOf = (config: Layer4Config) => config.ports ?? ['all'];
 
-/** Protocol entries (one per protocol after normalising) added, removed, or with other ports. */
 export function layer4Changes(
   before: readonly Layer4Config[],
   after: readonly Layer4Config[],
@@ -167,7 +153,6 @@ function ruleChange(before?: FirewallRule, after?: FirewallRule): RuleChange | u
   };
 }
 
-/** What changes from `from` (the live policy) to `to` (the file, or a revision). */
 export function diffPolicies(from: NormalisedPolicy, to: NormalisedPolicy): ResourceDiff {
   const a = normalisePolicy(from);
   const b = normalisePolicy(to);

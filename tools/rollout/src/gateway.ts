@@ -1,21 +1,15 @@
 import { isStatus, Status } from '@rollout/contracts';
 
-/**
- * The gateway over HTTP, as the command line sees it: every failure is a `CliError` with one
- * line a person reads (the gateway's own message, its reason and field violations), so every
- * command ends the same way on any error.
- */
+/** Every failure is one line a person reads, so every command ends the same way on any error. */
 export class CliError extends Error {
   constructor(
     message: string,
-    /** The gateway's Status, when the gateway answered with one. */
     readonly status?: Status,
   ) {
     super(message);
     this.name = 'CliError';
   }
 
-  /** The ErrorInfo reason (ETAG_MISMATCH, REPORT_CHANGED, …), when the gateway gave one. */
   get reason(): string | undefined {
     for (const detail of this.status?.details ?? [])
       if (detail['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo') return detail.reason;
@@ -26,11 +20,10 @@ export class CliError extends Error {
 export interface GatewayOptions {
   url: string;
   token?: string;
-  /** Each call's limit; a backtest is followed call by call, so no call is long. */
+  /** A backtest is followed call by call, so no call is long. */
   timeoutMs?: number;
 }
 
-/** One line from a Status: its message, then each field violation and unmet precondition. */
 export function describeStatus(status: Status): string {
   const parts: string[] = [];
   for (const detail of status.details) {
@@ -42,7 +35,6 @@ export function describeStatus(status: Status): string {
   return parts.length ? `${status.message} ${parts.join('; ')}` : status.message;
 }
 
-/** The error a gateway's Status answer is, as every command reports it. */
 export const refusedWith = (status: Status) =>
   new CliError(`${status.status} (HTTP ${status.code}): ${describeStatus(status)}`, status);
 

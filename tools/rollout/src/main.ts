@@ -1,9 +1,7 @@
 #!/usr/bin/env node
 /**
- * `rollout`: policy as code for pipelines (docs/rollout-cli.md). export, plan, apply, approve,
- * drift, history and rollback, over the gateway's HTTP API with a token from the environment. Exit
- * codes as `terraform plan -detailed-exitcode`: 0 no change, 1 error, 2 changes (or drift); 3
- * changes past a --max-… threshold; 4 submitted for review.
+ * `rollout` (docs/rollout-cli.md). Exit codes as `terraform plan -detailed-exitcode`: 0 no change,
+ * 1 error, 2 changes (or drift); 3 past a --max-… threshold; 4 submitted for review.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import {
@@ -69,7 +67,6 @@ function io(command: Command): Io {
   };
 }
 
-/** Runs a subcommand: its exit code, or 1 and one line on stderr for any error. */
 function run<A extends unknown[]>(
   body: (c: Connection, io: Io, ...args: A) => Promise<number>,
 ): (...args: A) => Promise<void> {

@@ -5,13 +5,9 @@ import { CliError } from './gateway';
 import type { PlanModel } from './plan-model';
 
 /**
- * The plan file `plan` writes and `apply` carries out. It does not hold what to apply: it holds
- * the versions that were planned (the experiment's etag, the live policy's etag, the report's
- * etag, or the revision to roll back to), and apply hands exactly those to the service, whose
- * etag checks refuse the commit when anything moved since. A digest over the whole body
- * (SHA-256 of its canonical JSON, or HMAC-SHA256 with ROLLOUT_PLAN_KEY when the pipeline has
- * that secret) makes a hand-edited file refused before anything is sent: an edited etag would
- * otherwise commit a version nobody reviewed.
+ * Holds the planned versions (etags, or the revision to roll back to), not what to apply: the
+ * service's etag checks refuse the commit when anything moved. A digest (SHA-256, or HMAC with
+ * ROLLOUT_PLAN_KEY) refuses a hand-edited file: an edited etag would commit an unreviewed version.
  */
 export const PLAN_FILE_VERSION = 1;
 const MAX_PLAN_FILE_BYTES = 8 * 1024 * 1024;
@@ -25,12 +21,10 @@ export interface PlanBinding {
   /** commit: the experiment and the etag planned. */
   experiment?: string;
   experimentEtag?: string;
-  /** commit: the report's etag printed with the plan (its first part is what the service re-checks). */
+  /** Its first part is what the service re-checks. */
   reportEtag?: string;
-  /** rollback: the revision whose rules become live again. */
   revisionId?: string;
   createTime: string;
-  /** What was shown: the plan as `--json` printed it. */
   model: PlanModel;
 }
 
@@ -50,7 +44,6 @@ export function sealPlan(body: PlanBinding, key?: string): PlanFile {
   return { body, digest: digestOf(body, key) };
 }
 
-/** The body of a plan file's text, once its digest matches; a refusal saying why otherwise. */
 export function openPlan(text: string, source: string, key?: string): PlanBinding {
   let file: Partial<PlanFile>;
   try {

@@ -6,23 +6,15 @@ import type {
 } from '@rollout/contracts';
 import { ResourceDiff, hasChanges } from './diff';
 
-/**
- * The one model of what `plan`, `drift` and `rollback --plan` found. The text, Markdown and
- * JSON renderers all read it; `--json` prints it as it is, against plan-output.schema.json.
- */
+/** The text, Markdown and JSON renderers all read it; `--json` is plan-output.schema.json. */
 export const PLAN_SCHEMA_VERSION = 1;
 
-/** Exit codes, as `terraform plan -detailed-exitcode`, and one of our own for thresholds. */
 export const EXIT = {
-  /** No change (plan), no drift (drift), applied (apply). */
   OK: 0,
-  /** An error, or an apply the service refused: nothing changed. */
   ERROR: 1,
-  /** Changes (plan), drift (drift). */
   CHANGES: 2,
-  /** plan: changes whose impact is past a `--max-…` threshold. */
   THRESHOLD: 3,
-  /** apply: the project requires a review; the change was submitted for approval, not made. */
+  /** The project requires a review: submitted for approval, not made. */
   SUBMITTED_FOR_REVIEW: 4,
 } as const;
 
@@ -34,28 +26,25 @@ export interface ImpactGroup {
   flows: number;
 }
 
-/** What the change does to real traffic, from a backtest's or a live preview's report. */
 export interface Impact {
   source: 'backtest' | 'preview';
-  /** The backtest's operation (`operations/backtest-…`), to read its result again. */
+  /** To read its result again. */
   operation?: string;
   experimentEtag?: string;
   livePolicyEtag?: string;
   window: {
     startTime?: string;
     endTime?: string;
-    /** The service's own sentences about what the window holds and misses. */
     summary: string;
   };
   evaluated: number;
   changed: number;
   allowToDeny: number;
   denyToAllow: number;
-  /** changed / evaluated (0 when nothing was evaluated). */
   changedShare: number;
-  /** Changed flows the report kept (undefined when it does not say). */
+  /** Undefined when the report does not say. */
   changedFlows?: number;
-  /** Flows listed below and their changed events: less than `changed` when the list is cut. */
+  /** Less than `changed` when the list is cut. */
   listedFlows: number;
   listedChangedEvents: number;
   /** Every changed event is in a listed flow: the flow counts and groups are exact. */
@@ -90,27 +79,22 @@ export interface ThresholdResult {
   limit: number;
   value: number;
   exceeded: boolean;
-  /** The value is a lower bound (the flow list was cut), and already past the limit or not. */
   lowerBound: boolean;
 }
 
 export interface PlanModel {
   schemaVersion: typeof PLAN_SCHEMA_VERSION;
   command: 'plan' | 'drift' | 'rollback';
-  /** The live policy's full name. */
   policy: string;
   livePolicyEtag: string;
-  /** What the live policy is compared with: a file, or a revision (rollback). */
   target: { file?: string; revision?: string };
   changes: boolean;
   diff: ResourceDiff;
-  /** The service's sentences (static analysis): the traffic whose verdict changes. */
   semantic?: { nowDenied: string[]; nowAllowed: string[]; truncated: boolean };
   experiment?: { name: string; etag: string };
   impact: Impact[];
   readiness?: Readiness;
   thresholds: ThresholdResult[];
-  /** Where the plan file was written, when one was. */
   planFile?: string;
   exitCode: number;
 }
@@ -123,7 +107,6 @@ const ipv6Groups = (ip: string): string[] => {
   return [...left, ...fill, ...right].map((g) => g.replace(/^0+(?=.)/, '').toLowerCase());
 };
 
-/** The /24 (IPv4) or /64 (IPv6) a source address is in: how sources are grouped. */
 export function sourcePrefix(ip: string): string {
   if (/^\d+\.\d+\.\d+\.\d+$/.test(ip)) return `${ip.split('.').slice(0, 3).join('.')}.0/24`;
   if (ip.includes(':') && !ip.includes('.')) return `${ipv6Groups(ip).slice(0, 4).join(':')}::/64`;
@@ -150,7 +133,6 @@ function groupFlows(flows: PreviewFlow[], keyOf: (flow: PreviewFlow) => string):
   );
 }
 
-/** The impact of one report's configuration and its changed flows (as listed). */
 export function impactOf(
   source: Impact['source'],
   configuration: PreviewConfigurationReport | undefined,
@@ -215,7 +197,6 @@ export function semanticOf(semantic: SemanticDiff | undefined): PlanModel['seman
   };
 }
 
-/** Each threshold asked, against each impact measured. */
 export function checkThresholds(impacts: Impact[], thresholds: Thresholds): ThresholdResult[] {
   const results: ThresholdResult[] = [];
   for (const impact of impacts) {
@@ -244,7 +225,7 @@ export function checkThresholds(impacts: Impact[], thresholds: Thresholds): Thre
   return results;
 }
 
-/** 0 no change, 2 changes, 3 changes past a threshold (errors are 1, decided where they happen). */
+/** Errors (1) are decided where they happen. */
 export function exitCodeOf(model: Pick<PlanModel, 'diff' | 'thresholds'>): number {
   if (!hasChanges(model.diff)) return EXIT.OK;
   return model.thresholds.some((t) => t.exceeded) ? EXIT.THRESHOLD : EXIT.CHANGES;

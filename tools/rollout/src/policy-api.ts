@@ -12,13 +12,9 @@ import type {
 import { CliError, Gateway } from './gateway';
 import type { NormalisedPolicy } from './policy-file';
 
-/**
- * The gateway calls the commands make, by resource. Nothing here decides: every check is the
- * service's, this only asks and waits.
- */
+/** Nothing here decides: every check is the service's. */
 const POLICY_NAME = /^projects\/([^/]+)\/locations\/([^/]+)\/firewallPolicies\/([^/]+)$/;
 
-/** A policy given as its full name, or as an id with --project (and --location). */
 export function policyName(reference: string, project?: string, location = 'global'): string {
   if (POLICY_NAME.test(reference)) return reference;
   if (!RESOURCE_ID.test(reference))
@@ -55,7 +51,6 @@ export class PolicyApi {
     }
   }
 
-  /** The experiment holding `content`: created, updated (the whole policy), or as it is. */
   async putExperiment(
     policy: string,
     id: string,
@@ -80,7 +75,6 @@ export class PolicyApi {
     return operation.response as unknown as FirewallPolicyExperiment;
   }
 
-  /** A new experiment holding an older revision's rules (a rollback previewed first). */
   async experimentFromRevision(policy: string, id: string, revisionId: string) {
     const name = `${policy}/experiments/${id}`;
     const existing = await this.findExperiment(name);
@@ -97,10 +91,7 @@ export class PolicyApi {
     return this.gateway.get<PreviewReport>(`/v1/${experiment}/previewReport`);
   }
 
-  /**
-   * Waits until the evaluator holds this version of the experiment (its report says so), so
-   * that a backtest replays the version planned and not the one before.
-   */
+  /** So that a backtest replays the version planned and not the one before. */
   async reportFor(experiment: string, etag: string, timeoutMs = 60_000): Promise<PreviewReport> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -141,11 +132,7 @@ export class PolicyApi {
     return this.gateway.get<RuleDiff>(`/v1/${experiment}:diff`);
   }
 
-  /**
-   * Previews the experiment live for `ms`, then stops it. Starting and stopping are changes of
-   * the experiment: the answer names the version previewed and the version it ends at (the one
-   * a commit must name), with the report once the evaluator holds that last version.
-   */
+  /** Starting and stopping move the etag: the answer names the version a commit must name. */
   async preview(experiment: string, ms: number) {
     const started = await this.gateway.post<Operation>(`/v1/${experiment}:startPreview`);
     this.progress(`live preview: ${Math.round(ms / 1000)} s`);
@@ -158,7 +145,6 @@ export class PolicyApi {
     return { previewedEtag, etag, report: await this.reportFor(experiment, etag) };
   }
 
-  /** The changed flows of one configuration, every page (at most `max`). */
   async flows(experiment: string, experimentEtag: string, livePolicyEtag: string, max = 10_000) {
     const flows: PreviewFlow[] = [];
     let pageToken: string | undefined;
@@ -188,10 +174,7 @@ export class PolicyApi {
     );
   }
 
-  /**
-   * A commit of the experiment, its proposal or its approval (AIP-136 custom methods), with the
-   * versions a plan binds: the service's etag checks refuse it when any of them moved.
-   */
+  /** AIP-136 custom methods; the service's etag checks refuse it when any bound version moved. */
   commitVerb(experiment: string, verb: CommitVerb, body: CommitBody) {
     return this.gateway.post<Operation>(`/v1/${experiment}:${verb}`, body);
   }
@@ -199,7 +182,6 @@ export class PolicyApi {
 
 export type CommitVerb = 'commit' | 'proposeCommit' | 'approveCommit';
 
-/** What `:commit` and `:proposeCommit` take; `:approveCommit` takes it without the reason. */
 export interface CommitBody {
   etag: string;
   livePolicyEtag: string;

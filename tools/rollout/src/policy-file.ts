@@ -3,12 +3,7 @@ import type { FirewallRule, Layer4Config, PolicyContent, RuleMatch } from '@roll
 import { parse, stringify } from 'yaml';
 import { CliError } from './gateway';
 
-/**
- * The policy file: the whole resource a user writes (display name, description, rules) in a
- * normalised form, so that the same policy always gives the same text and equal policies
- * compare equal. Normalising is the file's concern, not a rule check: whether a CIDR or a port
- * is valid is the service's to say (plan sends the file to it).
- */
+/** Normalised so equal policies give the same text; whether a CIDR or port is valid is the service's to say. */
 export const POLICY_KIND = 'FirewallPolicy';
 
 /** A policy file is at most this big: the gateway takes request bodies of at most 1 MiB. */
@@ -21,7 +16,6 @@ export interface NormalisedPolicy {
 }
 
 export interface PolicyFile {
-  /** The policy's full name when the file says it (an exported file does). */
   name?: string;
   policy: NormalisedPolicy;
 }
@@ -45,7 +39,6 @@ const PROTOCOL_NAMES = new Map<string, string>(
   Object.entries(PROTOCOL_NUMBERS).map(([name, number]) => [String(number), name]),
 );
 
-/** `6` and `tcp` are one protocol: the name where there is one, lower case. */
 export function normaliseProtocol(protocol: string): string {
   const lower = protocol.trim().toLowerCase();
   const number = /^\d+$/.test(lower) ? String(Number(lower)) : lower;
@@ -82,7 +75,6 @@ export function normaliseLayer4(configs: readonly Layer4Config[]): Layer4Config[
     );
 }
 
-/** A rule with its keys in one order, sets sorted, defaults (false, empty) absent. */
 export function normaliseRule(rule: FirewallRule): FirewallRule {
   const match: RuleMatch = {};
   const src = sortSet(rule.match?.srcIpRanges ?? []);
@@ -108,7 +100,6 @@ export function normaliseRule(rule: FirewallRule): FirewallRule {
   };
 }
 
-/** The whole resource as a user writes it, normalised: what plan and drift compare. */
 export function normalisePolicy(policy: PolicyContent): NormalisedPolicy {
   return {
     ...(policy.displayName ? { displayName: policy.displayName } : {}),
@@ -119,14 +110,13 @@ export function normalisePolicy(policy: PolicyContent): NormalisedPolicy {
 
 export type FileFormat = 'yaml' | 'json';
 
-/** The file `export` writes: a header naming the policy, then the normalised resource. */
 export function formatPolicyFile(name: string, policy: NormalisedPolicy, format: FileFormat) {
   const document = { kind: POLICY_KIND, name, ...normalisePolicy(policy) };
   if (format === 'json') return `${JSON.stringify(document, null, 2)}\n`;
   return stringify(document, { lineWidth: 0, flowCollectionPadding: false });
 }
 
-/** Problems in a parsed document, each as `path: what`, so a user fixes them all at once. */
+/** Collected so a user fixes them all at once. */
 class Problems {
   readonly list: string[] = [];
   add(path: string, what: string) {
@@ -225,11 +215,7 @@ function parseRule(value: unknown, path: string, p: Problems): FirewallRule | un
   return rule;
 }
 
-/**
- * Reads a policy file's text (YAML or JSON: JSON is YAML). Refuses, naming every problem, what
- * is not a firewall policy, unknown fields (a typo must not silently drop a condition), and two
- * rules of one priority (the file, like the policy, is keyed by priority).
- */
+/** Unknown fields are refused (a typo must not silently drop a condition), and so are two rules of one priority. */
 export function parsePolicyFile(text: string, source: string): PolicyFile {
   let document: unknown;
   try {
@@ -269,7 +255,6 @@ export function parsePolicyFile(text: string, source: string): PolicyFile {
   return { ...(name ? { name } : {}), policy: normalisePolicy(content) };
 }
 
-/** The policy file at a path, refused unread when larger than any policy the gateway takes. */
 export async function readPolicyFile(path: string): Promise<PolicyFile> {
   const { readFile, stat } = await import('node:fs/promises');
   let size: number;

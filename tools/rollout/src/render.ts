@@ -2,11 +2,7 @@ import type { FirewallRule } from '@rollout/contracts';
 import type { ElementChange, FieldChange, ResourceDiff, RuleChange } from './diff';
 import type { Impact, ImpactGroup, PlanModel, ThresholdResult } from './plan-model';
 
-/**
- * Three renderings of one PlanModel: text for a terminal (colour only when asked, i.e. on a
- * TTY), Markdown for a pull-request comment, JSON for programs. The text and the Markdown share
- * the lines below, so they cannot say different things.
- */
+/** The text and the Markdown share the lines below, so they cannot say different things. */
 export type Sign = '+' | '-' | '~' | ' ';
 
 export interface DiffLine {
@@ -89,7 +85,6 @@ function ruleLines(rule: RuleChange): DiffLine[] {
   ];
 }
 
-/** The diff as lines, Terraform-like: `+` added, `-` removed, `~` changed, lists element by element. */
 export function diffLines(diff: ResourceDiff): DiffLine[] {
   const lines: DiffLine[] = [];
   if (diff.fields.length)
@@ -170,7 +165,6 @@ const COLOURS: Record<Sign, string> = {
   ' ': '',
 };
 
-/** For a terminal: coloured signs when `colour` (a TTY, no NO_COLOR), plain otherwise. */
 export function renderText(model: PlanModel, options: TextOptions): string {
   const paint = (sign: Sign, text: string) =>
     options.colour && COLOURS[sign] ? `${COLOURS[sign]}${text}\x1b[0m` : text;
@@ -264,7 +258,6 @@ function mdTable(header: string[], rows: string[][]): string[] {
 /** Diff lines a Markdown comment shows: GitHub refuses comments over 65,536 characters. */
 export const MAX_MARKDOWN_DIFF_LINES = 400;
 
-/** For a pull-request comment: the diff in a `diff` block (GitHub colours + and -), tables for the rest. */
 export function renderMarkdown(model: PlanModel): string {
   const out: string[] = [];
   const title =
@@ -323,7 +316,6 @@ export function renderMarkdown(model: PlanModel): string {
   return `${out.join('\n')}\n`;
 }
 
-/** For programs: the model itself, as plan-output.schema.json describes it. */
 export function renderJson(model: PlanModel): string {
   return `${JSON.stringify(model, null, 2)}\n`;
 }

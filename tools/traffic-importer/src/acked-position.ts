@@ -1,4 +1,3 @@
-/** How far into an input everything is done: a byte offset (after a newline) and the lines up to it. */
 export interface Position {
   offset: number;
   lines: number;
@@ -9,10 +8,8 @@ interface Step extends Position {
 }
 
 /**
- * The position of an input up to which every line is done: skipped, bad, or published and
- * acknowledged by the server. Publishes are acknowledged out of order (many are in flight), so
- * a line counts only once every line before it is done too; a publish that fails is never
- * done, and the position stays before it.
+ * Acks arrive out of order (many publishes in flight), so a line counts as done only once every
+ * line before it is; a failed publish is never done, and the position stays before it.
  */
 export class AckedPosition {
   private steps: Step[] = [];
@@ -27,13 +24,12 @@ export class AckedPosition {
     return { ...this.current };
   }
 
-  /** A line that needs nothing more (blank, skipped, bad, or counted in a dry run). */
   passed(position: Position): void {
     if (this.first === this.steps.length) this.current = { ...position };
     else this.steps.push({ ...position, done: true });
   }
 
-  /** A line published and not yet acknowledged; call what it returns once the server has. */
+  /** Call what it returns once the server has acknowledged. */
   sent(position: Position): () => void {
     const step = { ...position, done: false };
     this.steps.push(step);

@@ -1,11 +1,10 @@
 import { isIP } from 'node:net';
 import { type TrafficProtocol, protocolNameOf } from '@rollout/contracts';
 
-/** One connection as a flow log describes it, before it becomes a traffic.v1 event. */
 export interface FlowRecord {
-  /** When the connection was seen; undefined when the log does not say (conntrack -L). */
+  /** Undefined when the log does not say (conntrack -L). */
   time?: Date;
-  /** undefined when the log does not say: the importer's --direction applies. */
+  /** Undefined when the log does not say: --direction applies. */
   direction?: 'INGRESS' | 'EGRESS';
   srcIp: string;
   destIp: string;
@@ -16,31 +15,24 @@ export interface FlowRecord {
   srcSecureTags?: string[];
 }
 
-/**
- * What a parser made of one line: a flow; a line that is fine but carries no connection (a
- * header, a reply, a NODATA record), skipped with a reason; a bad line, with a reason code
- * (counted) and a message (shown for the first few); or an input that is not in the format at
- * all (a JSON array where lines of JSON are expected), said once with a hint and not read further.
- */
+/** `unreadable`: the whole input is in another shape (a JSON array for JSON lines), said once with a hint. */
 export type LineResult =
   | { kind: 'flow'; flow: FlowRecord }
   | { kind: 'skip'; reason: string }
   | { kind: 'bad'; reason: string; message: string }
   | { kind: 'unreadable'; reason: string; message: string };
 
-/** Parses the lines of one input, in order (some formats declare their fields in a header line). */
+/** Some formats declare their fields in a header line, so lines come in order. */
 export interface FlowParser {
   parse(line: string): LineResult;
 }
 
-/** What a parser may know of its input: its name (`-` for standard input). */
 export interface ParserInput {
   name: string;
 }
 
 export const skip = (reason: string): LineResult => ({ kind: 'skip', reason });
 
-/** Thrown inside a parser for a bad line; the parser turns it into a `bad` result. */
 export class BadLine extends Error {
   constructor(
     readonly reason: string,
@@ -50,7 +42,6 @@ export class BadLine extends Error {
   }
 }
 
-/** Runs `parse`, turning a BadLine into a `bad` result. */
 export function guarded(parse: () => LineResult): LineResult {
   try {
     return parse();
@@ -61,7 +52,6 @@ export function guarded(parse: () => LineResult): LineResult {
   }
 }
 
-/** The traffic.v1 protocol of an IANA protocol number (a name where traffic.v1 has one). */
 export function protocolOfNumber(value: unknown, field = 'protocol'): TrafficProtocol {
   const number = integer(value, field, 0, 255, 'bad_protocol');
   return protocolNameOf(number) ?? number;
@@ -71,7 +61,7 @@ export function protocolOfNumber(value: unknown, field = 'protocol'): TrafficPro
 export const hasPorts = (protocol: TrafficProtocol) =>
   protocol === 'tcp' || protocol === 'udp' || protocol === 'sctp';
 
-/** A field the record does not have: said as missing, never as "undefined". */
+/** Said as missing, never as "undefined". */
 function present(value: unknown, field: string): void {
   if (value === undefined || value === null)
     throw new BadLine('missing_field', `${field} is missing`);
@@ -88,7 +78,7 @@ export function port(value: unknown, field: string): number {
   return integer(value, field, 0, 65535, 'bad_port');
 }
 
-/** An integer given as a number or a decimal string (JSON exports write int64 as strings). */
+/** JSON exports write int64 as strings. */
 export function integer(
   value: unknown,
   field: string,
@@ -107,7 +97,6 @@ export function integer(
   return number;
 }
 
-/** A time given as Unix seconds (with a fraction or not), as a number or a string. */
 export function epochSeconds(value: unknown, field: string): Date {
   present(value, field);
   const seconds = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
@@ -134,7 +123,6 @@ function validDate(date: Date, value: unknown, field: string): Date {
   return date;
 }
 
-/** Parses a JSON object, or throws a BadLine. */
 export function jsonObject(line: string): Record<string, unknown> {
   let value: unknown;
   try {
@@ -149,11 +137,7 @@ export function jsonObject(line: string): Record<string, unknown> {
 export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/**
- * For formats of one JSON object per line: the first line of an input that is a JSON array
- * (`gcloud logging read --format=json`) or an object printed over several lines (`jq .`) says
- * the whole input is in another shape, so it is said once, with how to convert it.
- */
+/** A JSON array (`gcloud logging read --format=json`) or pretty-printed object (`jq .`) said once, with how to convert it. */
 export function notJsonLines(
   line: string,
   {

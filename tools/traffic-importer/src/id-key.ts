@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
-/** The file of the installation's event id key, beside its positions file. */
 export function idKeyFileBeside(positionsFile: string): string {
   return join(dirname(positionsFile), 'id-key');
 }
@@ -12,11 +11,8 @@ export class IdKeyError extends Error {}
 const KEY = /^([0-9a-f]{64})\n?$/;
 
 /**
- * The installation's secret key for event ids (32 random bytes, hex, mode 0600): made the first
- * time an import needs it, read every time after, so this installation's re-imports give a
- * record the same id (JetStream drops the repeat) while nobody without the key can compute it.
- * `create: false` (a dry run or a `--repeat` import, which save nothing) uses a key of its own
- * when there is none.
+ * Keyed ids let this installation's re-imports dedupe in JetStream while nobody without the key
+ * can compute (and squat) an id. Without `create`, a missing key is replaced by a throwaway one.
  */
 export async function loadIdKey(
   file: string,

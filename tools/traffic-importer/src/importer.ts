@@ -20,30 +20,23 @@ export interface ImportOptions {
   inputs: readonly Input[];
   project: string;
   location: string;
-  /** The live policy of flows no route matches (or of every flow when there are no routes). */
   policy?: string;
   routes: readonly PolicyRoute[];
   defaultDirection: 'INGRESS' | 'EGRESS';
-  /** Replay at this many times the original speed; undefined: as fast as possible. */
+  /** Undefined: as fast as possible. */
   speed?: number;
   ratePerSecond?: number;
-  /** Stamp every event with the time it is published instead of its record's. */
   restamp: boolean;
-  /** Read the inputs this many times; rounds after the first get ids of their own. */
+  /** Rounds after the first get ids of their own. */
   rounds: number;
-  /** Mixed into every event id, so that importing the same records again is new traffic. */
+  /** Makes importing the same records again new traffic. */
   idSalt?: string;
-  /** The installation's secret key that event ids are keyed with (`loadIdKey`). */
   idKey: Uint8Array;
   namespace?: string;
   maxInFlight?: number;
-  /** Bad lines reported with their line number; the rest are only counted. */
   badLinesShown?: number;
-  /** Parse, route and count, publishing nothing (and saving no position). */
   dryRun?: boolean;
-  /** Where each file stands: read to resume, saved once the server has acknowledged. */
   positions?: PositionStore;
-  /** How often positions are saved while an import runs (and once at its end). */
   positionsEveryMs?: number;
   signal?: AbortSignal;
 }
@@ -51,7 +44,6 @@ export interface ImportOptions {
 /** Shorter waits are let through: a timer per event would cost more than the precision is worth. */
 const MIN_SLEEP_MS = 10;
 
-/** Waits `ms`, or less when the import is interrupted meanwhile. */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
@@ -64,18 +56,14 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Header lines kept with a position, at most (Zeek writes about ten). */
 const HEADER_LINES_KEPT = 64;
 
 const count = (counts: Record<string, number>, reason: string) =>
   (counts[reason] = (counts[reason] ?? 0) + 1);
 
 /**
- * Reads flow records from the inputs and publishes each as a traffic.v1 event to JetStream, on
- * the subject of its live policy, with a Nats-Msg-Id derived from the record. A bad line is
- * counted and reported, never fatal; a publish JetStream refuses stops the import (ImportFailed).
- * With positions, a file goes on from where it stood, and its position moves only past lines
- * the server acknowledged. An interrupt (the signal) stops reading at once, even from a quiet
+ * A bad line is counted, never fatal; a refused publish stops the import (ImportFailed). A file's
+ * position moves only past acknowledged lines. An interrupt stops reading at once, even from a quiet
  * pipe, waits for what is in flight, and saves.
  */
 export async function importFlows(
@@ -212,7 +200,6 @@ export async function importFlows(
   return summary;
 }
 
-/** Saves positions every `everyMs` while an import runs, one save at a time, and once at its end. */
 class PeriodicSave {
   private saving: Promise<void> = Promise.resolve();
   private readonly timer: NodeJS.Timeout;

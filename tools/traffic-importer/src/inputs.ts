@@ -4,19 +4,13 @@ import { join } from 'node:path';
 import { Readable, Transform, pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 
-/** One input of an import: a file (gzip or not) or standard input. */
 export interface Input {
-  /** As shown in reports: the path, or `-` for standard input. */
   name: string;
-  /** The file; undefined for standard input (which has no position to resume from). */
+  /** Undefined for standard input, which has no position to resume from. */
   path?: string;
-  /** Bytes on disk; undefined for standard input. */
   size?: number;
   gzip?: boolean;
-  /**
-   * The input's bytes (decompressed), from byte `from` of them on, and a count of the bytes
-   * read from disk so far (for progress).
-   */
+  /** Decompressed bytes from `from`; `onBytes` counts bytes read from disk (for progress). */
   open(onBytes: (bytes: number) => void, from?: number): Promise<Readable>;
 }
 
@@ -24,11 +18,7 @@ export class InputError extends Error {}
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 
-/**
- * The inputs named on the command line: `-` is standard input, a directory stands for the
- * files in it (sorted by name, not recursing), anything else is a file. Gzip is recognised by
- * its magic bytes, whatever the file is called.
- */
+/** A directory stands for its files (sorted, not recursing); gzip is recognised by its magic bytes. */
 export async function resolveInputs(
   paths: readonly string[],
   stdin: Readable = process.stdin,

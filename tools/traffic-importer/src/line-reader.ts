@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
 
-/** One line of an input, and the byte offset just after it (its newline included). */
 export interface Line {
   text: string;
   end: number;
@@ -9,12 +8,7 @@ export interface Line {
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 
-/**
- * The lines of a byte stream, each with where it ends, counted from `startOffset` (a position
- * is an offset: see positions.ts). `\n` and `\r\n` end lines; a last line without a newline is
- * a line too. An abort destroys the stream, so a reader waiting on a quiet pipe (standard input
- * with nothing to say) stops at once instead of at the next line.
- */
+/** An abort destroys the stream, so a reader waiting on a quiet pipe stops at once. */
 export async function* readLines(
   stream: Readable,
   startOffset = 0,

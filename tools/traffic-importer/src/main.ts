@@ -1,10 +1,7 @@
 #!/usr/bin/env node
 /**
- * `rollout-traffic import`: publishes flow logs (AWS and Google Cloud VPC flow logs, Zeek
- * conn.log, Hubble flows, conntrack) as traffic.v1 events. See docs/importers.md. Exit code 0:
- * every line was imported or deliberately skipped; 1: some lines were bad; 2: the import could
- * not run (bad options, unreadable input, a target policy that is not live, NATS unreachable or
- * refusing the events).
+ * `rollout-traffic import` (docs/importers.md). Exit 0: every line imported or deliberately
+ * skipped; 1: some lines were bad; 2: the import could not run.
  */
 import { RESOURCE_ID } from '@rollout/contracts';
 import { LOCAL_INSTANCE_FILE, readLocalInstance } from '@rollout/platform/config';
@@ -14,12 +11,7 @@ import { FORMAT_NAMES } from './formats';
 import { defaultPositionsFile } from './positions';
 import { EXIT_FAILED, fail, runImport } from './run-import';
 
-/**
- * The instance `npm start` of this checkout runs, if any (tmp/instance.json): its NATS and
- * namespace are the defaults after NATS_URL and NATS_NAMESPACE, so the import command the demo
- * and the README print reaches it as it is. Built: dist/tools/traffic-importer/src → the
- * repository; from the sources: tools/traffic-importer/src → the repository.
- */
+/** Its NATS and namespace are the defaults, so the import command the demo and README print reaches it. */
 const localInstance = readLocalInstance(
   join(
     __dirname,

@@ -2,11 +2,10 @@ import { EXPERIMENT_STATE_BUCKET, STATE_KEY_PREFIX, policyStateKey } from '@roll
 import { NatsNamespace, isKvDeletion, kvOperationOf } from '@rollout/platform/nats';
 import { Empty, ErrorCode, NatsConnection, NatsError } from 'nats';
 
-/** What the state bucket says of the policies an import targets. */
 export interface PolicyCheck {
-  /** Target policies with no live entry (never created, deleted, or committed away). */
+  /** Never created, deleted, or committed away. */
   missing: string[];
-  /** The project's live policies in that location, when this credential may list them. */
+  /** When this credential may list them. */
   known?: string[];
 }
 
@@ -26,11 +25,8 @@ const GET_TIMEOUT_MS = 5_000;
 const FIRST_TRY_MS = 1_000;
 
 /**
- * Reads the live policies' keys in the experiment-service's state bucket (EXPERIMENT_STATE,
- * key `experiment.v1.policy.{project}.{location}.{policy}`), one direct get by subject per
- * policy: a traffic producer's credential may read its projects' policy keys, nothing else
- * (tools/provision/src/bus-permissions.ts): not the relay's position key, which would tell it how busy
- * every other project is. Listing the project's policies needs a consumer, which only broader
+ * One direct get per policy key (bus-permissions.ts lets a producer read only its projects' keys,
+ * not the relay's position key). Listing policies needs a consumer, which only broader
  * credentials may create: without it the list is left out.
  */
 export async function checkPolicies(
@@ -39,11 +35,8 @@ export async function checkPolicies(
 ): Promise<PolicyCheck> {
   const bucket = new NatsNamespace(target.namespace).bucket(EXPERIMENT_STATE_BUCKET);
   const stream = `KV_${bucket}`;
-  // The key is in the request's subject (not its body), so permissions can name the keys.
-  // A direct get of a stream that does not exist is not answered at all (a wrong namespace):
-  // when the first try is not answered soon, the stream's info says whether it is there (a
-  // credential that may not ask is refused, which costs nothing more), then the get is tried
-  // again for as long as a slow server needs.
+  // The key is in the subject, so permissions can name it. A get on a missing stream is never
+  // answered (a wrong namespace): after the first try the stream's info tells, then retry as long as needed.
   const get = (key: string, timeout: number) =>
     connection.request(`$JS.API.DIRECT.GET.${stream}.$KV.${bucket}.${key}`, Empty, { timeout });
   const last = async (key: string) => {
@@ -98,11 +91,10 @@ async function listPolicies(
   }
 }
 
-/** Said when the stream's info shows the state bucket is not there. */
 const NO_STREAM = new NatsError('stream not found', ErrorCode.NoResponders);
 const STREAM_NOT_FOUND = 10059;
 
-/** Whether the stream's info says it does not exist; false when it exists or cannot be asked (permissions). */
+/** False when it exists or cannot be asked (permissions). */
 async function streamAbsent(connection: NatsConnection, stream: string): Promise<boolean> {
   try {
     const reply = await connection.request(`$JS.API.STREAM.INFO.${stream}`, Empty, {
@@ -117,7 +109,6 @@ async function streamAbsent(connection: NatsConnection, stream: string): Promise
   }
 }
 
-/** No stream answers the direct get (no responders, or its info says it is not there), or nothing answered it in time. */
 function isUnanswered(error: unknown): boolean {
   return (
     error instanceof NatsError &&
@@ -125,7 +116,7 @@ function isUnanswered(error: unknown): boolean {
   );
 }
 
-/** The namespaces ('' for none) that hold a state bucket on this server; undefined when this credential may not list streams. */
+/** Undefined when this credential may not list streams. */
 async function namespacesWithState(connection: NatsConnection): Promise<string[] | undefined> {
   const suffix = `${EXPERIMENT_STATE_BUCKET}`;
   try {
@@ -142,12 +133,9 @@ async function namespacesWithState(connection: NatsConnection): Promise<string[]
   }
 }
 
-/** Namespaces named in one message at most. */
 const LISTED = 5;
-/** Namespaces whose state bucket is asked for the target policy at most. */
 const ASKED = 100;
 
-/** Those of `namespaces` whose state bucket holds the first target policy live. */
 async function namespacesHolding(
   connection: NatsConnection,
   namespaces: string[],
@@ -170,11 +158,7 @@ async function namespacesHolding(
 
 const named = (namespace: string) => (namespace ? `namespace "${namespace}"` : 'no namespace');
 
-/**
- * Says which namespace was tried and what the server holds instead: the usual cause is a
- * namespace other than the system's (a second instance, a test run's), and importing anyway
- * would publish where no evaluator reads.
- */
+/** Importing into a namespace no evaluator reads (a second instance's, a test run's) is the usual slip. */
 async function noStateBucket(
   connection: NatsConnection,
   target: { namespace?: string; project: string; location: string; policies: string[] },
@@ -211,7 +195,6 @@ function describe(error: unknown): string {
   return `reading the state bucket failed: ${text}`;
 }
 
-/** What the import says when a target policy is not live: which, and what there is instead. */
 export function unknownPolicyMessage(
   check: PolicyCheck,
   { project, location }: { project: string; location: string },

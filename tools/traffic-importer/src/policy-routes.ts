@@ -1,7 +1,6 @@
 import { RESOURCE_ID } from '@rollout/contracts';
 import { isIP } from 'node:net';
 
-/** Flows to a destination in `cidr` belong to the live policy `policy`. */
 export interface PolicyRoute {
   cidr: string;
   policy: string;
@@ -12,10 +11,7 @@ export interface PolicyRoute {
 
 export class PolicyRouteError extends Error {}
 
-/**
- * Parses `10.0.0.0/8=web,2001:db8::/32=web-v6`: which live policy a flow belongs to, by its
- * destination address. The longest matching prefix wins.
- */
+/** `10.0.0.0/8=web,2001:db8::/32=web-v6`: by destination address, longest prefix wins. */
 export function parsePolicyRoutes(spec: string): PolicyRoute[] {
   return spec
     .split(',')
@@ -43,7 +39,6 @@ export function parsePolicyRoutes(spec: string): PolicyRoute[] {
     });
 }
 
-/** The policy of the longest route containing `destIp`, else `fallback`. */
 export function policyFor(
   destIp: string,
   routes: readonly PolicyRoute[],
@@ -61,7 +56,6 @@ export function policyFor(
   return best?.policy ?? fallback;
 }
 
-/** An IPv4 or IPv6 address (already checked by isIP) as an unsigned integer. */
 function addressBits(ip: string): bigint {
   if (isIP(ip) === 4)
     return ip.split('.').reduce((bits, octet) => (bits << 8n) | BigInt(Number(octet)), 0n);

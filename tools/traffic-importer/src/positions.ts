@@ -6,36 +6,24 @@ import type { Position } from './acked-position';
 import type { Input } from './inputs';
 
 /**
- * Where each file stands, as log shippers keep it (Filebeat's registry, Fluent Bit's DB): per
- * destination and file, the byte offset (and line count) up to which every line was published
- * and acknowledged, so that importing the file again publishes only what was not, however long
- * after. A file is recognised by its content, not its name or inode: a hash of its first KiB
- * (`head`) and of the KiB before the point its position relies on (`anchor`: the offset for a
- * plain file, its size for a gzip one). A copy or a renamed file is the same file; a file that
- * grew matches and goes on from its offset; a truncated or rewritten one does not, and is read
- * from its start. Standard input has no position.
+ * As log shippers keep it (Filebeat's registry, Fluent Bit's DB). A file is recognised by content:
+ * hashes of its first KiB (`head`) and the KiB before its position (`anchor`), so a copy or rename
+ * is the same file, a grown one resumes, and a truncated or rewritten one starts over.
  */
 export interface PositionEntry extends Position {
-  /** The destination: server, namespace, project, location, policies, format, salt. */
   target: string;
-  /** The file's path when last saved (for people reading the file). */
   name: string;
   head: Fingerprint;
   anchor: Fingerprint;
-  /**
-   * The header lines before the offset (Zeek's `#fields`…, an AWS header), given to the parser
-   * again when the file resumes: they say how to read the lines after them.
-   */
+  /** Given to the parser again on resume: they say how to read the lines after them. */
   header?: string[];
   savedAt: string;
 }
 
-/** What is saved of an input: its position and the header lines before it. */
 export interface SavedPosition extends Position {
   header: string[];
 }
 
-/** The sha256 of the file's raw bytes [end - bytes, end). */
 export interface Fingerprint {
   end: number;
   bytes: number;
@@ -49,13 +37,11 @@ interface PositionsFile {
 
 const FINGERPRINT_BYTES = 1024;
 
-/** `$XDG_STATE_HOME/rollout-traffic/positions.json`, `~/.local/state/…` without it. */
 export function defaultPositionsFile(): string {
   const state = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
   return join(state, 'rollout-traffic', 'positions.json');
 }
 
-/** Reads raw bytes [start, end) of a file. */
 export type ReadRange = (start: number, end: number) => Promise<Buffer>;
 
 async function fingerprint(read: ReadRange, end: number): Promise<Fingerprint> {
@@ -66,7 +52,6 @@ async function fingerprint(read: ReadRange, end: number): Promise<Fingerprint> {
   return { end, bytes, sha256 };
 }
 
-/** Whether a file of `size` bytes still has the bytes an entry's fingerprints were taken of. */
 export async function sameFile(
   entry: Pick<PositionEntry, 'head' | 'anchor'>,
   read: ReadRange,
@@ -93,17 +78,14 @@ async function withFile<T>(path: string, use: (read: ReadRange) => Promise<T>): 
   }
 }
 
-/** Where an input resumes: after its saved position, or at its start. */
 export interface Resume {
   from: Position;
   header: string[];
-  /** The entry this input will replace when its position is saved. */
   replaces?: PositionEntry;
 }
 
 export class PositionsError extends Error {}
 
-/** The positions of one destination, in one file; saved by `save` only, as the caller says. */
 export class PositionStore {
   private readonly tracked = new Map<Input, { resume: Resume; position: () => SavedPosition }>();
 
@@ -119,7 +101,6 @@ export class PositionStore {
     return new PositionStore(file, target, await load(file), reset);
   }
 
-  /** Where a file input resumes (standard input always at its start). */
   async resumeOf(input: Input): Promise<Resume> {
     const start = { from: { offset: 0, lines: 0 }, header: [] };
     if (!input.path || input.size === undefined) return start;
@@ -140,15 +121,11 @@ export class PositionStore {
         };
   }
 
-  /** Saves `position()` for this input at each `save`. */
   track(input: Input, resume: Resume, position: () => SavedPosition): void {
     if (input.path) this.tracked.set(input, { resume, position });
   }
 
-  /**
-   * Writes the tracked inputs' positions, merged into what the file holds now (another import
-   * may have saved meanwhile), atomically: a new file renamed over the old one.
-   */
+  /** Merged into what the file holds now (another import may have saved), then renamed over it atomically. */
   async save(): Promise<void> {
     const updates: { replaces?: PositionEntry; entry: PositionEntry }[] = [];
     for (const [input, { resume, position }] of this.tracked) {

@@ -1,18 +1,12 @@
 import type { JetStreamClient } from 'nats';
 
-/** Counts of what JetStream acknowledged. */
 export interface PublishCounts {
-  /** Events JetStream stored. */
   published: number;
-  /** Events JetStream already held under the same Nats-Msg-Id (a re-import). */
+  /** Already held under the same Nats-Msg-Id (a re-import). */
   duplicates: number;
 }
 
-/**
- * Keeps up to `maxInFlight` publishes awaiting acknowledgement; stops at the first refusal.
- * Each publish's `acked` runs once JetStream has stored it (or said it already had it), which
- * is when its line's position may be saved.
- */
+/** `acked` runs once JetStream stored the event (or had it), which is when its position may be saved. */
 export class Publisher {
   private inFlight = 0;
   private wake?: () => void;

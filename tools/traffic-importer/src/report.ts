@@ -11,13 +11,11 @@ const byReason = (counts: Record<string, number>) =>
 
 export const badLineCount = (summary: ImportSummary) => total(summary.bad);
 
-/** Events acknowledged per second of the import so far. */
 export const eventsPerSecond = (summary: ImportSummary) =>
   summary.elapsedMs > 0
     ? Math.round(((summary.published + summary.duplicates) * 1000) / summary.elapsedMs)
     : 0;
 
-/** The summary an import prints at its end, for people. */
 export function formatSummary(summary: ImportSummary, inputs: number): string {
   const bad = badLineCount(summary);
   const read = `${number(summary.lines)} lines from ${inputs} input${inputs === 1 ? '' : 's'} in ${(summary.elapsedMs / 1000).toFixed(1)} s: `;
@@ -43,7 +41,6 @@ export function formatSummary(summary: ImportSummary, inputs: number): string {
   return lines.join('\n');
 }
 
-/** One progress line: a bar when the size is known, the events and the rate. */
 export function formatProgress(
   summary: ImportSummary,
   totalBytes: number | undefined,

@@ -41,7 +41,7 @@ export const fail = (message: string): never => {
 
 const say = (line: string) => process.stderr.write(`rollout-traffic: ${line}\n`);
 
-/** The destination a file's position belongs to: the same file sent elsewhere is new traffic. */
+/** The same file sent elsewhere is new traffic. */
 function positionTarget(options: ImportCommandOptions, routes: string[]): string {
   const { natsUrl, namespace, project, location, policy, format, idSalt } = options;
   return JSON.stringify({
@@ -72,7 +72,7 @@ function connectTo(options: ImportCommandOptions): Promise<NatsConnection> {
   );
 }
 
-/** Fails, naming them, when a target policy is not live (its events would be dead-lettered). */
+/** Its events would be dead-lettered otherwise. */
 async function checkTargets(
   connection: NatsConnection,
   options: ImportCommandOptions,

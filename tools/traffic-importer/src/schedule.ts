@@ -1,8 +1,4 @@
-/**
- * When the next event may go: at most `ratePerSecond` events a second, and, when replaying at
- * `speed`× (1 = the original timing), not before its record's time, scaled, after the first
- * record's. Pure arithmetic on times given by the caller, so tests need no clock.
- */
+/** Pure arithmetic on the caller's times, so tests need no clock. */
 export class PublishSchedule {
   private rateCursorMs = -Infinity;
   private firstRecordMs?: number;
@@ -10,7 +6,6 @@ export class PublishSchedule {
 
   constructor(private readonly options: { ratePerSecond?: number; speed?: number }) {}
 
-  /** How long to wait, from `nowMs`, before publishing an event of a record seen at `recordMs`. */
   delayMs(nowMs: number, recordMs: number | undefined): number {
     let due = nowMs;
     const { speed, ratePerSecond } = this.options;

@@ -3,13 +3,9 @@ import type { TrafficEvent } from '@rollout/contracts';
 import type { FlowRecord } from './flow';
 
 /**
- * The event id of a record (its Nats-Msg-Id is this id in the project's namespace): an
- * HMAC-SHA-256, keyed with the installation's secret key (`loadIdKey`), of the subject it goes to
- * and the record itself (its format, its text, and the round when a file is replayed more than
- * once), and the salt the import was given, if any. The same record imported again from this
- * installation gets the same id, so JetStream stores it once (within the TRAFFIC stream's
- * duplicate window); a producer who can guess a record cannot compute its id to squat it. A salt
- * makes a deliberate replay new traffic.
+ * HMAC-SHA-256 with the installation's key (`loadIdKey`): a re-import gets the same id, so JetStream
+ * stores it once, while a producer who can guess a record cannot squat its id. A salt makes a
+ * deliberate replay new traffic.
  */
 export function eventId(
   key: Uint8Array,
@@ -31,9 +27,8 @@ export function eventId(
 
 export interface EventOptions {
   id: string;
-  /** The direction of records whose log does not say. */
   defaultDirection: 'INGRESS' | 'EGRESS';
-  /** The event's time when the record has none, or when the import restamps every event. */
+  /** Also when the import restamps every event. */
   now: Date;
   restamp: boolean;
 }

@@ -50,10 +50,7 @@ export const rollback = (
     ...(reason ? { reason } : {}),
   });
 
-/**
- * A rollback previewed before it is made: an experiment holding the revision's whole resource,
- * whose diff, backtest and preview say what going back would do.
- */
+/** An experiment holding the revision's whole resource, whose diff, backtest and preview say what going back would do. */
 export const experimentFromRevision = (
   api: ApiClient,
   ref: PolicyRef,
@@ -66,7 +63,6 @@ export const experimentFromRevision = (
     { sourceRevision },
   );
 
-/** Whether the project requires a second editor's approval of every commit. */
 export const projectSettings = (api: ApiClient, project: string) =>
   api.call<ProjectSettings>('GET', `/v1/projects/${segment(project)}/settings`);
 

@@ -22,12 +22,10 @@ import {
 import { ApiError, errorFromResponse, networkError } from './errors';
 import { newRequestId } from './request-id';
 
-/** A policy's or an experiment's history (GET …/events). */
 export interface ListHistoryEventsResponse {
   events: HistoryEvent[];
 }
 
-/** Who the token is (GET /v1/principal). */
 export interface Principal {
   name: string;
   roles: string[];
@@ -35,16 +33,14 @@ export interface Principal {
   allProjects: boolean;
 }
 
-/** What a commit (or its proposal, or approval) is bound to, and why it is made. */
 export interface CommitBinding {
   etag: string;
   livePolicyEtag: string;
   reportEtag?: string;
-  /** Free text kept in the revision; empty: none. */
+  /** Kept in the revision; empty: none. */
   reason?: string;
 }
 
-/** A policy's place: the parts of its name (`projects/{p}/locations/{l}/firewallPolicies/{f}`). */
 export type PolicyRef = Pick<PolicyName, 'project' | 'location' | 'policy'>;
 export type ExperimentRef = Pick<ExperimentName, 'project' | 'location' | 'policy' | 'experiment'>;
 
@@ -55,10 +51,7 @@ const escaped = <T extends ParentName>(ref: T): T =>
     Object.entries(ref).map(([key, id]) => [key, segment(String(id))]),
   ) as unknown as T;
 
-/**
- * Resource names with escaped ids, formatted by the contracts' names module: the API path after
- * `/v1/` and the console's fragment after `#/`.
- */
+/** Formatted by the contracts' names module: the API path after `/v1/`, the console's fragment after `#/`. */
 export const escapedName = {
   parent: (project: string, location: string) => formatParent(escaped({ project, location })),
   policies: (project: string, location: string) => formatPolicies(escaped({ project, location })),
@@ -80,17 +73,14 @@ export const query = (params: Record<string, string | number | undefined>) => {
     : '';
 };
 
-/**
- * The gateway's API as the console calls it. The token travels only in the Authorization
- * header, never in a URL; every failure is thrown as an ApiError carrying a sentence.
- */
+/** The token travels only in the Authorization header, never in a URL. */
 export class ApiClient {
   constructor(
     private readonly token: string,
     private readonly onUnauthenticated: () => void = () => undefined,
   ) {}
 
-  /** One call; a fresh x-request-id each time, so the audit trail names the very call. */
+  /** A fresh x-request-id each time, so the audit trail names the very call. */
   async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     let response: Response;
     try {
@@ -175,11 +165,7 @@ export class ApiClient {
     this.call<Operation<FirewallPolicyExperiment>>('POST', `${experimentPath(ref)}:startPreview`);
   stopPreview = (ref: ExperimentRef) =>
     this.call<Operation<FirewallPolicyExperiment>>('POST', `${experimentPath(ref)}:stopPreview`);
-  /**
-   * With the reportEtag the operator read: a report whose verdicts changed since refuses it.
-   * `verb` is `commit`, or `proposeCommit`/`approveCommit` where the project requires review
-   * (the same body: an approval is checked against the report its approver read).
-   */
+  /** Refused when the report's verdicts changed since the operator read it; an approval is checked against its approver's. */
   commit = (
     ref: ExperimentRef,
     bound: CommitBinding,
@@ -207,7 +193,6 @@ export class ApiClient {
     );
   backtest = (ref: ExperimentRef) =>
     this.call<BacktestOperation>('POST', `${experimentPath(ref)}:backtest`, {});
-  /** `operations/{id}` asked again (a backtest's progress and result). */
   operation = <T>(name: string) =>
     this.call<T>('GET', `/v1/operations/${segment(name.replace(/^operations\//, ''))}`);
 }

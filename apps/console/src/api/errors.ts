@@ -1,12 +1,11 @@
 import type { BadRequestDetail, ErrorResponse, Status, StatusCode } from '@rollout/contracts';
 
-/** A rule-level complaint of the API (google.rpc.BadRequest), kept to show beside the field. */
 export interface FieldViolation {
   field: string;
   description: string;
 }
 
-/** Any failed call, as the console shows it: one sentence, never the raw body. */
+/** One sentence, never the raw body. */
 export class ApiError extends Error {
   constructor(
     message: string,
@@ -50,7 +49,6 @@ function isErrorResponse(body: unknown): body is ErrorResponse {
   );
 }
 
-/** Turns an HTTP answer that is not 2xx into an ApiError whose message is a readable sentence. */
 export function errorFromResponse(httpStatus: number, body: unknown): ApiError {
   if (!isErrorResponse(body)) {
     return new ApiError(
@@ -77,7 +75,6 @@ export function errorFromResponse(httpStatus: number, body: unknown): ApiError {
   return new ApiError(parts.filter(Boolean).join(' '), httpStatus, status, violations);
 }
 
-/** A call that never got an answer (the gateway down, the network gone). */
 export function networkError(): ApiError {
   return new ApiError(
     'The gateway could not be reached: check that it is running and try again.',
@@ -86,7 +83,6 @@ export function networkError(): ApiError {
   );
 }
 
-/** The message of anything a call may throw, as one sentence. */
 export function messageOf(error: unknown): string {
   if (error instanceof ApiError) return error.message;
   return 'Something went wrong in the console; reload the page and try again.';

@@ -1,9 +1,4 @@
-/**
- * A fresh request id (a version 4 UUID) for each call's `x-request-id`: the gateway records it
- * with whatever the call changed, so a history entry names the call that made it.
- * crypto.randomUUID exists only in secure contexts; a console served over plain HTTP on another
- * host builds the same UUID from getRandomValues.
- */
+/** crypto.randomUUID exists only in secure contexts; a console over plain HTTP on another host needs getRandomValues. */
 export function newRequestId(random: Pick<Crypto, 'getRandomValues'> = crypto): string {
   if (random === crypto && typeof crypto.randomUUID === 'function') return crypto.randomUUID();
   const bytes = random.getRandomValues(new Uint8Array(16));

@@ -10,11 +10,7 @@ const SAMPLES_SHOWN = 5;
 export const reasonsText = (reasons: DeadLetterReasonCount[]) =>
   reasons.map((r) => `${r.reason} ${formatCount(r.count)}`).join(', ');
 
-/**
- * Traffic the evaluator could not use, where the operator looks: on a policy's page its own
- * dead letters, on the project's list every policy id's, those that name no policy (a typo)
- * included. Counts by reason and the latest samples; nothing at all when there are none.
- */
+/** On the project's list, every policy id's, those that name no policy (a typo) included; nothing when there are none. */
 export function DeadLettersPanel({
   project,
   location,

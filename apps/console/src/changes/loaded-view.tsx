@@ -2,7 +2,6 @@ import type { ComponentChildren } from 'preact';
 import { ErrorMessage } from '../components/status';
 import type { Loaded } from './use-loaded';
 
-/** A read's value through `children`, or what stands in for it: loading, or the error. */
 export function LoadedView<T>({
   loaded,
   children,

@@ -7,10 +7,7 @@ export interface ProjectChoice {
   label: string;
 }
 
-/**
- * The projects to pick from: the gateway's list (those with policies the token may see), else
- * the token's own projects. A token for all projects may also name one not listed (a new one).
- */
+/** The gateway's list, else the token's own projects; a token for all projects may also name an unlisted (new) one. */
 export function projectChoices(
   listed: ListProjectsResponse | undefined,
   principal: Pick<Principal, 'projects' | 'allProjects'>,

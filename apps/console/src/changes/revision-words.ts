@@ -1,9 +1,8 @@
 import type { Revision, RevisionSource } from '@rollout/contracts';
 
-/** An experiment named in a revision, by id (the API may give its full resource name). */
+/** The API may give its full resource name. */
 export const experimentIdOf = (experiment: string) => experiment.split('/').pop() ?? experiment;
 
-/** What made a revision, in words: "commit of experiment block-ssh", "rollback to revision 2". */
 export function revisionSourceText(source: RevisionSource): string {
   switch (source.kind) {
     case 'create':
@@ -26,11 +25,7 @@ export function currentRevision(revisions: Revision[], policyEtag?: string): Rev
   return revisions.find((r) => r.etag === policyEtag) ?? revisions[0];
 }
 
-/**
- * The id of the experiment that previews a rollback to a revision: "rollback-to-3-" and a
- * suffix, so that previewing the same rollback twice makes two experiments rather than a clash.
- * Always a valid AIP-122 id (lower case, at most 63 characters).
- */
+/** A suffix so previewing the same rollback twice makes two experiments rather than a clash; always a valid AIP-122 id. */
 export const rollbackPreviewId = (revisionId: string, suffix: string) =>
   `rollback-to-${revisionId}-${suffix}`
     .toLowerCase()

@@ -9,10 +9,6 @@ import { LoadedView } from './loaded-view';
 import { RuleDiffView } from './rule-diff-view';
 import { useLoaded } from './use-loaded';
 
-/**
- * The confirmation before a rollback: what going back to the target revision changes (the diff
- * of the current revision to it), and the policy version the rollback is bound to.
- */
 export function RollbackDialog({
   policyRef,
   current,

@@ -14,11 +14,7 @@ const WORD = {
   rewritten: 'unchanged (rewritten)',
 };
 
-/**
- * Added, removed, changed and rewritten rules in one list, by priority (the order they are
- * matched in). A rewritten rule means what it meant, so it is listed to explain the new wording,
- * never as a change.
- */
+/** A rewritten rule means what it meant, so it is listed to explain the new wording, never as a change. */
 const rowsOf = (diff: RuleDiff): Row[] =>
   [
     ...diff.added.map((rule): Row => ({ kind: 'added', priority: rule.priority, rule })),
@@ -31,11 +27,7 @@ const rowsOf = (diff: RuleDiff): Row[] =>
     })),
   ].sort((a, b) => a.priority - b.priority || a.kind.localeCompare(b.kind));
 
-/**
- * One changed field: a list field element by element (what only the old side has struck
- * through, what only the new side has in bold), so a reviewer reads what moved rather than two
- * whole lists; any other field as before → after.
- */
+/** A list field element by element, so a reviewer reads what moved rather than two whole lists. */
 export function FieldChange({ change }: { change: RuleFieldChange }) {
   if (change.removedElements || change.addedElements) {
     const removed = change.removedElements ?? [];
@@ -72,7 +64,6 @@ export function FieldChange({ change }: { change: RuleFieldChange }) {
   );
 }
 
-/** What the change does to traffic, in words: regions now denied, regions now allowed. */
 export function SemanticSummary({
   semantic,
   rulesChange = true,
@@ -105,11 +96,7 @@ export function SemanticSummary({
   );
 }
 
-/**
- * A diff of the whole resource: the policy's own fields (display name, description) first, then
- * added rules green, removed red, changed ones field by field, rewritten ones said to be
- * unchanged, then what it does in words (unless `semantic` is false: the caller shows it).
- */
+/** `semantic` false: the caller shows the words itself. */
 export function RuleDiffView({
   diff,
   caption,

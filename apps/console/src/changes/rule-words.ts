@@ -14,11 +14,6 @@ export const ruleLabel = (verdict: Pick<PreviewVerdict, 'rulePriority' | 'implie
     ? `implied ${verdict.action}`
     : `rule ${verdict.rulePriority} (${verdict.action})`;
 
-/**
- * Rules and analysed regions of traffic in words, as an operator reads them: what a rule
- * matches (hover text of the Sankey's nodes, the diff's rows) and what a region's change does.
- */
-
 /** "INGRESS deny tcp/22 from 0.0.0.0/0 to anywhere" (with target tags and "disabled" when so). */
 export function describeRule(rule: FirewallRule): string {
   const tags = rule.targetTags?.length ? `, on instances tagged ${rule.targetTags.join(', ')}` : '';
@@ -63,10 +58,7 @@ export const regionOpens = (region: DifferingRegion) =>
 const plural = (count: number, one: string, many = `${one}s`) =>
   `${count} ${count === 1 ? one : many}`;
 
-/**
- * A diff's counts in words: "1 policy field changed, 1 rule added, 0 removed, 0 changed,
- * 2 unchanged (1 only rewritten)". Policy fields are named only when some differ.
- */
+/** Policy fields are named only when some differ. */
 export function diffCountsText(diff: RuleDiff): string {
   const fields = diff.policyFields?.length ?? 0;
   const rewritten = diff.rewritten?.length ?? 0;

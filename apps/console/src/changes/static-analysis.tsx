@@ -39,12 +39,7 @@ function Regions({
   );
 }
 
-/**
- * The static analysis in words: where the experiment and the live policy decide differently
- * (the experiment's `analysis`), its rules that can never decide, and from the report's
- * coverage the differing regions no previewed traffic touched: each one line, its regions
- * behind a disclosure.
- */
+/** Coverage: the differing regions no previewed traffic touched. */
 export function StaticAnalysis({
   analysis,
   coverage,

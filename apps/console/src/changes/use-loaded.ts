@@ -1,11 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf } from '../api/errors';
 
-/** A read: loading, its value, or the error it answered. */
 export type Loaded<T> =
   { state: 'loading' } | { state: 'ready'; value: T } | { state: 'error'; message: string };
 
-/** Reads once per change of `deps`; a stale answer (deps changed meanwhile) is dropped. */
+/** A stale answer (deps changed meanwhile) is dropped. */
 export function useLoaded<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
   useEffect(() => {

@@ -1,7 +1,4 @@
-/**
- * The parts of Apache ECharts the console draws with, registered once: importing the whole
- * library would triple the chart chunk. This module is loaded only when a chart is first shown.
- */
+/** Only the parts drawn with: the whole library would triple the chart chunk, loaded when a chart is first shown. */
 import { BarChart, HeatmapChart, SankeyChart } from 'echarts/charts';
 import {
   GridComponent,

@@ -7,7 +7,6 @@ export interface Crumb {
   href: string;
 }
 
-/** Project › policy › pages between › the page's own name (none on the policy's own page). */
 export function Breadcrumb({
   policyRef,
   through = [],

@@ -9,9 +9,8 @@ interface ChartProps {
 }
 
 /**
- * One ECharts chart. A new option is merged into the chart drawn already, so a refresh animates
- * the change instead of redrawing from blank; tooltips are drawn on the canvas (richText), as
- * the Content-Security-Policy refuses the inline styles of HTML tooltips.
+ * A new option is merged, so a refresh animates instead of redrawing; tooltips are drawn on the
+ * canvas (richText), as the Content-Security-Policy refuses HTML tooltips' inline styles.
  */
 export function Chart({ label, option, height = 320 }: ChartProps) {
   const container = useRef<HTMLDivElement>(null);

@@ -1,16 +1,13 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 
-/**
- * Paging by the API's page tokens: the tokens of the pages before the current one are kept, so
- * the operator can page back without a server cursor.
- */
+/** The tokens of the pages before are kept, so the operator can page back without a server cursor. */
 export function usePageTokens() {
   const [tokens, setTokens] = useState<(string | undefined)[]>([undefined]);
   return {
-    /** The token of the page shown (undefined: the first). */
+    /** Undefined: the first. */
     current: tokens[tokens.length - 1],
-    /** 1-based number of the page shown. */
+    /** 1-based. */
     number: tokens.length,
     back: () => setTokens(tokens.slice(0, -1)),
     forward: (next: string) => setTokens([...tokens, next]),
@@ -18,7 +15,6 @@ export function usePageTokens() {
   };
 }
 
-/** Previous and next page buttons, with the page number (and whatever `children` add to it). */
 export function Pager({
   label,
   pages,

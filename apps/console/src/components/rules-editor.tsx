@@ -20,7 +20,6 @@ export function parseRules(text: string): FirewallRule[] | null {
   }
 }
 
-/** Edit the rules as JSON, and read them back as a table with the API's complaints per rule. */
 export function RulesEditor({ text, onText, violations }: RulesEditorProps) {
   const rules = useMemo(() => parseRules(text), [text]);
   const byRule = useMemo(() => violationsByRule(violations), [violations]);

@@ -16,7 +16,7 @@ const protocols = (rule: FirewallRule) =>
         .join(', ')
     : 'all';
 
-/** A policy's rules, lowest priority number (the one that wins) first. */
+/** Lowest priority number (the one that wins) first. */
 export function RulesTable({ rules, caption, violations }: RulesTableProps) {
   const withIndex = rules
     .map((rule, index) => ({ rule, index }))

@@ -19,12 +19,7 @@ import { routeHref } from '../router';
 /** The most a reason may hold (the API's bound). */
 const REASON_MAX = 1_000;
 
-/**
- * The confirmation before a commit: the whole change (policy fields and rules), the gates and
- * the numbers of the report the operator is committing on, the two etags the commit is bound to
- * (a change meanwhile makes it fail), and a reason kept in the revision. Where the project
- * requires review, it proposes the commit instead, and another editor approves a proposal here.
- */
+/** Bound to the two etags (a change meanwhile makes it fail); where the project requires review it proposes instead. */
 export function CommitDialog({
   experimentRef,
   experiment,

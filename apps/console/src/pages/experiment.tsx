@@ -11,7 +11,6 @@ import { CommitDialog } from './commit-dialog';
 import { rulesText, violationsOf } from './experiment-form';
 import { PREVIEW_STATE_LABEL, previewStateOf } from './policy';
 
-/** An experiment: edit its rules, preview it, delete it, or commit it behind a confirmation. */
 export function ExperimentPage({ experimentRef }: { experimentRef: ExperimentRef }) {
   const { api, canEdit, principal } = useSession();
   const [experiment, setExperiment] = useState<FirewallPolicyExperiment>();

@@ -41,7 +41,6 @@ export function EventsTable({ events, caption }: { events: HistoryEvent[]; capti
   );
 }
 
-/** The event-sourced history of a live policy and of each of its experiments. */
 export function HistoryPage({ policyRef }: { policyRef: PolicyRef }) {
   const { api } = useSession();
   const [policyEvents, setPolicyEvents] = useState<HistoryEvent[]>();
@@ -96,7 +95,7 @@ export function HistoryPage({ policyRef }: { policyRef: PolicyRef }) {
   );
 }
 
-/** One experiment's history, reachable after a commit or delete from the policy's revisions. */
+/** Reachable after a commit or delete from the policy's revisions. */
 export function ExperimentHistoryPage({ experimentRef }: { experimentRef: ExperimentRef }) {
   const { api } = useSession();
   const history = useLoaded(() => api.experimentHistory(experimentRef), [api, experimentRef]);

@@ -8,7 +8,6 @@ import { useSession } from '../context';
 import { routeHref } from '../router';
 import { rulesText, violationsOf } from './experiment-form';
 
-/** A new experiment, starting from the live policy's rules. */
 export function NewExperimentPage({ policyRef }: { policyRef: PolicyRef }) {
   const { api } = useSession();
   const [id, setId] = useState('');

@@ -18,7 +18,6 @@ interface PoliciesProps {
   location: string;
 }
 
-/** Choose a project and location, then list its live policies a page at a time. */
 export function PoliciesPage({ project, location }: PoliciesProps) {
   const { principal } = useSession();
   const chosenProject = project ?? (principal.allProjects ? undefined : principal.projects[0]);

@@ -18,7 +18,7 @@ export const PREVIEW_STATE_LABEL: Record<string, string> = {
   SUSPENDED: 'preview stopped',
 };
 
-/** Every experiment of a policy: at most ten exist, but the list is paged all the same. */
+/** At most ten exist, but the list is paged all the same. */
 export async function allExperiments(
   api: ReturnType<typeof useSession>['api'],
   ref: PolicyRef,

@@ -19,7 +19,6 @@ import { routeHref } from '../router';
 import { CommitDialog } from './commit-dialog';
 import { PREVIEW_STATE_LABEL, previewStateOf } from './policy';
 
-/** How often the report is read again while the preview is ACTIVE. */
 const REFRESH_MS = 5_000;
 
 const configurationKey = (c: PreviewConfigurationReport) =>
@@ -27,11 +26,7 @@ const configurationKey = (c: PreviewConfigurationReport) =>
 const revisionOf = (c: PreviewConfigurationReport) =>
   `${configurationKey(c)}|${c.evaluated}|${c.lastEventTime}`;
 
-/**
- * The preview report of an experiment, one configuration (experiment etag × live policy etag)
- * at a time. While the preview is ACTIVE it reads the report again every few seconds and
- * updates the numbers in place: the chosen configuration, the flow filter and page stay.
- */
+/** While the preview is ACTIVE the numbers refresh in place: the chosen configuration, filter and page stay. */
 export function ReportPage({ experimentRef }: { experimentRef: ExperimentRef }) {
   const { api, canEdit, principal } = useSession();
   const [report, setReport] = useState<PreviewReport>();

@@ -77,7 +77,6 @@ function RevisionResource({ revision }: { revision: Revision }) {
   );
 }
 
-/** What going from one revision to another changes: the whole resource, then in words. */
 function ComparedRevisions({
   policyRef,
   from,
@@ -99,7 +98,6 @@ function ComparedRevisions({
   );
 }
 
-/** Any two revisions compared: what going from one to the other changes. */
 function CompareRevisions({
   policyRef,
   revisions,
@@ -144,11 +142,7 @@ function CompareRevisions({
   );
 }
 
-/**
- * A policy's revisions, newest first: each one's whole resource on demand, any two compared, a
- * rollback previewed as an experiment (its diff, backtest and preview) or made behind a
- * confirmation.
- */
+/** A rollback is previewed as an experiment (diff, backtest, preview) or made behind a confirmation. */
 export function RevisionsPage({ policyRef }: { policyRef: PolicyRef }) {
   const { api, canEdit } = useSession();
   const pages = usePageTokens();
@@ -161,7 +155,6 @@ export function RevisionsPage({ policyRef }: { policyRef: PolicyRef }) {
   const [shown, setShown] = useState<Revision>();
   const [previewing, setPreviewing] = useState<string>();
 
-  /** An experiment holding the revision's whole resource, then its report. */
   const previewRollback = async (revision: Revision) => {
     setPreviewing(revision.revisionId);
     setError(undefined);

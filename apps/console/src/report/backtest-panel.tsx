@@ -7,13 +7,9 @@ import { useSession } from '../context';
 import { shareText } from './evidence';
 import { connectionText } from './flow-text';
 
-/** How often a running backtest's operation is asked again. */
 const POLL_MS = 1_000;
 
-/**
- * A backtest on demand: the experiment as it is now replayed over the traffic the stream still
- * retains. Shows its progress while it runs, then what it found and the window it covered.
- */
+/** Replays the experiment as it is now over what the stream still retains. */
 export function BacktestPanel({ experimentRef }: { experimentRef: ExperimentRef }) {
   const { api, canEdit } = useSession();
   const [operation, setOperation] = useState<BacktestOperation>();

@@ -22,11 +22,7 @@ const flowKey = (flow: PreviewFlow) =>
     ruleLabel(flow.experimentResult),
   ].join('|');
 
-/**
- * The changed flows of the configuration, filterable (the API's AIP-160 filter) and paged, each
- * with its sample events. A refresh reloads the page the operator is on, keeping the filter,
- * the page and the opened samples.
- */
+/** A refresh reloads the page the operator is on, keeping the filter, the page and the opened samples. */
 export function ChangedFlows({ configuration, experimentRef, revision }: ReportSectionProps) {
   const { api } = useSession();
   const [draft, setDraft] = useState('');

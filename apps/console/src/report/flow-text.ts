@@ -11,10 +11,7 @@ const utc = (value: string) => {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 };
 
-/**
- * When a flow was seen, short enough not to wrap in a table cell: "11-28 21:50:27–21:51:10"
- * within a day, "11-28 21:50–11-29 02:10" across days (UTC; the full times are in its title).
- */
+/** Short enough not to wrap in a table cell (UTC; the full times are in its title). */
 export function seenSpan(first: string, last: string): string {
   const [from, to] = [utc(first), utc(last)];
   if (!from || !to) return `${first}–${last}`;

@@ -1,9 +1,6 @@
 import type { ListPreviewFlowsResponse, PreviewFlow, PreviewVerdict } from '@rollout/contracts';
 
-/**
- * The changed flows as CSV: one row per flow the API lists, its fields as columns (verdicts
- * and samples flattened), every page of the listing in order, written out as they arrive.
- */
+/** Verdicts and samples flattened; pages written out as they arrive. */
 export const FLOW_CSV_COLUMNS = [
   'experimentEtag',
   'livePolicyEtag',
@@ -37,7 +34,7 @@ const verdictFields = (verdict: PreviewVerdict) => [
   verdict.implied,
 ];
 
-/** One flow's CSV line (CRLF-terminated); samples as the API's JSON. */
+/** CRLF-terminated; samples as the API's JSON. */
 export function flowCsvLine(flow: PreviewFlow): string {
   return `${[
     flow.experimentEtag,
@@ -59,7 +56,6 @@ export function flowCsvLine(flow: PreviewFlow): string {
     .join(',')}\r\n`;
 }
 
-/** The CSV text of a listing, page after page: the header first, then each page's lines. */
 export async function* flowCsvChunks(
   fetchPage: (pageToken?: string) => Promise<ListPreviewFlowsResponse>,
   onRows: (rows: number) => void = () => undefined,
@@ -76,7 +72,7 @@ export async function* flowCsvChunks(
   } while (pageToken);
 }
 
-/** The chunks as a byte stream, pulled one page at a time (a page is fetched when read). */
+/** A page is fetched only when read. */
 export function csvStream(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>({

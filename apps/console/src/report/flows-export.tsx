@@ -5,13 +5,10 @@ import { ErrorMessage, formatCount } from '../components/status';
 import { useSession } from '../context';
 import { csvStream, flowCsvChunks } from './flows-csv';
 
-/** The largest page the API lists: the fewest calls for an export. */
+/** The API's largest page: the fewest calls. */
 const EXPORT_PAGE_SIZE = 1000;
 
-/**
- * Downloads every changed flow of the filter as CSV: the pages are fetched one after another
- * as the stream is read and written into the file, with the rows written so far shown.
- */
+/** Pages are fetched as the stream is written into the file. */
 export function FlowsExport({
   experimentRef,
   filter,

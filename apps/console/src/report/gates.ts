@@ -5,7 +5,7 @@ import type {
   PreviewReport,
 } from '@rollout/contracts';
 
-/** One check an operator reads before committing; failing ones do not block, they warn. */
+/** Failing ones do not block, they warn. */
 export interface CommitGate {
   id: string;
   passed: boolean;
@@ -23,10 +23,7 @@ export function currentConfiguration(
   );
 }
 
-/**
- * What makes a commit well-founded, as far as the report shows it: the preview saw this very
- * experiment against this very live policy, on some traffic, and the counts miss nothing.
- */
+/** The preview saw this very experiment against this very live policy, on some traffic, and the counts miss nothing. */
 export function commitGates(
   report: PreviewReport | undefined,
   experiment: FirewallPolicyExperiment,

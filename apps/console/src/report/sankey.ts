@@ -19,11 +19,7 @@ interface SankeyItem {
   description: string;
 }
 
-/**
- * The Sankey of live deciding rule → experiment deciding rule. Links whose verdict changes are
- * drawn in the colour of the new verdict (red: now denied, green: now allowed), unchanged ones
- * faint grey; nodes in their rule's action colour, and their hover text says what they match.
- */
+/** Links whose verdict changes take the new verdict's colour, unchanged ones faint grey. */
 export function sankeyOption(transitions: RuleTransition[], rules: SankeyRules) {
   const nodes = new Map<string, SankeyItem & { name: string; itemStyle: { color: string } }>();
   const node = (side: 'live' | 'experiment', verdict: PreviewVerdict) => {

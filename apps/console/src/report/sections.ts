@@ -9,10 +9,7 @@ import type { ReportSection } from './section';
 import { VerdictMatrix } from './verdict-matrix';
 import { WhatChanges } from './what-changes';
 
-/**
- * The report page's sections, in order: what changes first (the rules, and in words), then the
- * evidence (how much traffic, which, through which rules), then time, flows and the rest.
- */
+/** What changes first, then the evidence, then time, flows and the rest. */
 export const REPORT_SECTIONS: ReportSection[] = [
   { id: 'what-changes', title: 'What changes', component: WhatChanges },
   { id: 'evidence', title: 'How much previewed traffic it changes', component: EvidenceSummary },

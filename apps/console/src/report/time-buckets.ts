@@ -28,11 +28,7 @@ export const TIME_BUCKET_SERIES = [
   { name: 'unchanged', color: VERDICT_COLOURS.unchanged },
 ] as const;
 
-/**
- * Verdicts per bucket as stacked bars on one axis: allow → deny and deny → allow in the
- * verdicts' colours, the unchanged rest in grey, so a bar's height is the bucket's events.
- * The x labels skip what would overprint (a phone shows a few, a wide screen all).
- */
+/** A bar's height is the bucket's events; x labels skip what would overprint. */
 export function timeBucketsOption(buckets: PreviewTimeBucket[]) {
   const bar = (name: string, color: string, pick: (b: PreviewTimeBucket) => number) => ({
     name,

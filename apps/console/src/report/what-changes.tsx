@@ -23,12 +23,7 @@ function Headline({ configuration: c }: { configuration: PreviewConfigurationRep
   );
 }
 
-/**
- * What the change does, in the order an operator decides on it: how much previewed traffic
- * changes verdict and what is now denied or allowed, in sentences, first; then which rules and
- * fields change, and the static analysis one line per finding (its regions behind a
- * disclosure). Known before any traffic is evaluated, except the counts.
- */
+/** In the order an operator decides on it; known before any traffic is evaluated, except the counts. */
 export function RuleChanges({
   experiment,
   diff,
@@ -38,7 +33,7 @@ export function RuleChanges({
 }: {
   experiment?: FirewallPolicyExperiment | null;
   diff: Loaded<RuleDiff>;
-  /** The analysis is of the experiment as it is now: false on an older configuration. */
+  /** False on an older configuration: the analysis is of the experiment as it is now. */
   showAnalysis: boolean;
   coverage?: PreviewCoverage;
   configuration?: PreviewConfigurationReport;
@@ -89,7 +84,6 @@ export function RuleChanges({
   );
 }
 
-/** The report's first section: what changes, for the configuration shown. */
 export function WhatChanges({ experiment, configuration, diff }: ReportSectionProps) {
   return (
     <RuleChanges

@@ -2,10 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Principal } from './principal';
 
-/**
- * API keys as configured: only the SHA-256 of each token is stored (config or Secret).
- * `AUTH_API_KEYS='[{"name":"ci","sha256":"<hex>","roles":["editor"],"projects":["p1"]}]'`
- */
+/** Only the SHA-256 of each token is stored: `[{"name":"ci","sha256":"<hex>","roles":["editor"],"projects":["p1"]}]` */
 export const apiKeysSchema = z.array(
   z.object({
     name: z.string().min(1).max(128),

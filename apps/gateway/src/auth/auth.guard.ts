@@ -9,9 +9,8 @@ import { Authenticator } from './authenticator';
 import { Role, canSeeProject, hasRole } from './principal';
 
 /**
- * Every route but those marked `@Public()` (probes, metrics, Blazar's endpoint) needs a valid bearer token (401, without saying which part was wrong), the role
- * it asks for (403), and, when it names a project, that project among the principal's
- * (404, so that another team's projects are not revealed).
+ * 401 without saying which part was wrong; 404 (not 403) for a project not among the principal's,
+ * so other teams' projects are not revealed.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {

@@ -5,7 +5,6 @@ import { Authenticator } from './authenticator';
 import { PrincipalController } from './principal.controller';
 import { RateLimitGuard } from './rate-limit.guard';
 
-/** Authentication and rate limits on every route, and who the caller is (principal). */
 @Module({
   controllers: [PrincipalController],
   providers: [

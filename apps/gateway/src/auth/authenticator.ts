@@ -5,12 +5,7 @@ import { ApiKeyVerifier, sha256 } from './api-keys';
 import { JwtVerifier } from './jwt';
 import type { Principal } from './principal';
 
-/**
- * Turns a bearer token into a principal: configured API keys first, then JWTs when a JWT
- * issuer is configured. In development with nothing configured, a development admin token
- * (AUTH_DEV_TOKEN, or a random one printed at boot) keeps the quick start working;
- * production refuses to start that way (config validation).
- */
+/** With nothing configured, a development admin token keeps the quick start working; production refuses that config. */
 @Injectable()
 export class Authenticator {
   private readonly logger = new Logger('Auth');

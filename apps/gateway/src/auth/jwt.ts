@@ -21,10 +21,7 @@ function decodeSegment(segment: string): unknown {
   return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
 }
 
-/**
- * Verifies compact JWS tokens: signature (RS256, ES256 or HS256, as configured; never `none`),
- * issuer, audience, expiry and not-before. Claims `roles` and `projects` give the principal.
- */
+/** Never `none`: only the configured algorithm. */
 export class JwtVerifier {
   private readonly publicKey?: KeyObject;
   private readonly secret?: Buffer;

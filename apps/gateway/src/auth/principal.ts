@@ -1,13 +1,11 @@
-/** Who is calling, as established by the gateway; services receive it as the actor. */
 export type Role = 'viewer' | 'editor' | 'admin';
 
 const RANK: Record<Role, number> = { viewer: 1, editor: 2, admin: 3 };
 
 export interface Principal {
-  /** Stable name of the key or JWT subject, recorded as the actor of every change. */
+  /** Recorded as the actor of every change. */
   name: string;
   roles: Role[];
-  /** Projects the principal may see, or '*' for all. */
   projects: '*' | string[];
 }
 

@@ -1,7 +1,4 @@
-/**
- * Per-key token buckets: `ratePerSecond` sustained, bursts up to `burst`. In memory, so the
- * limit is per gateway replica (documented); keys idle for a minute are forgotten.
- */
+/** In memory, so the limit is per gateway replica (documented); keys idle for a minute are forgotten. */
 export class TokenBuckets {
   private readonly buckets = new Map<string, { tokens: number; updated: number }>();
 
@@ -11,7 +8,7 @@ export class TokenBuckets {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Takes one token; returns 0 when allowed, else the seconds until one is available. */
+  /** 0 when allowed, else the seconds until a token is available. */
   take(key: string): number {
     const now = this.now();
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, updated: now };

@@ -12,10 +12,8 @@ const BLAZAR_ACTOR: NonNullable<HttpClientContext['actor']> = {
 };
 
 /**
- * Blazar's external enforcement filter authenticates with a static `X-Auth-Token` (its
- * `external_service_token`). Only SHA-256 hashes of the accepted tokens are configured
- * (BLAZAR_AUTH_TOKEN_SHA256, comma-separated to rotate); the presented token's hash is compared
- * with every one of them in constant time. With none configured, every call is refused.
+ * Blazar's static `external_service_token`; only SHA-256 hashes are configured (several, to
+ * rotate), compared in constant time. None configured: every call is refused.
  */
 @Injectable()
 export class BlazarTokenGuard implements CanActivate {

@@ -9,7 +9,6 @@ export const BLAZAR_HOOKS = {
 } as const;
 export type BlazarHook = keyof typeof BLAZAR_HOOKS;
 
-/** Forwards Blazar's payload unchanged to the enforcement-service, which parses and decides. */
 @Injectable()
 export class BlazarClient {
   constructor(private readonly backend: BackendClient) {}

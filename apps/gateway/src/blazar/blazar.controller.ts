@@ -19,12 +19,9 @@ import { BlazarHook, BlazarClient } from './blazar.client';
 type BlazarPayload = Record<string, unknown>;
 
 /**
- * Blazar's external enforcement protocol, so that a Blazar deployment can use this service as
- * its ExternalServiceFilter endpoint (`external_service_base_endpoint = https://…/v1/blazar/`):
- * 204 allows, 403 `{"message"}` refuses. Leases admitted here are tracked in the ledger (by
- * project and lease name or id), so MaxActiveLeases counts them and on-end releases them.
+ * Blazar's ExternalServiceFilter endpoint (204 allows, 403 `{"message"}` refuses). Admitted leases
+ * go into the ledger, so MaxActiveLeases counts them and on-end releases them.
  */
-// No bearer token: BlazarTokenGuard authenticates Blazar by its X-Auth-Token.
 @Public()
 @ApiTags('blazar')
 @ApiSecurity(BLAZAR_TOKEN_AUTH)

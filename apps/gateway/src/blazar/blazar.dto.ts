@@ -7,11 +7,7 @@ import type {
   BlazarReservationPayload,
 } from '@rollout/contracts';
 
-/**
- * Blazar's payloads, for the OpenAPI document only: the endpoint takes them as Blazar sends
- * them (snake_case, plugin attributes and allocations included), so they are not whitelisted
- * here; the enforcement-service reads them and names any bad field.
- */
+/** For the OpenAPI document only: payloads are taken as Blazar sends them; the enforcement-service names bad fields. */
 export class BlazarContextDto implements BlazarContext {
   [attribute: string]: unknown;
   @ApiProperty({ example: 'a0b86a98-b0d3-43cb-948e-00689182efd4' }) project_id!: string;

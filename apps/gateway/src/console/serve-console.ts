@@ -4,14 +4,9 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { securityHeaders } from '../http/security-headers';
 
-/** Where the web console is served: its pages, scripts and styles; the API stays under /v1. */
 export const CONSOLE_PREFIX = '/console';
 
-/**
- * The console's Content-Security-Policy: scripts, styles and calls from this origin only,
- * nothing inline (the console is built to need none), no plugins, no framing. The OpenAPI page
- * keeps the looser policy Swagger UI needs; the console never shares it.
- */
+/** Nothing inline (the console needs none), no framing; Swagger UI's looser policy is never shared with it. */
 export function consoleSecurityHeaders(): Record<string, string> {
   return securityHeaders({
     contentSecurityPolicy: {
@@ -40,11 +35,7 @@ export function isConsoleRequest(url: string): boolean {
   );
 }
 
-/**
- * Serves the console's built files from `directory` (no token needed: they hold no data; every
- * call they make carries the operator's token). Hashed assets are cached for good; index.html is
- * revalidated so a new build is picked up at once. Returns false when there is nothing to serve.
- */
+/** No token needed: the files hold no data. index.html is revalidated so a new build is picked up at once. */
 export async function serveConsole(fastify: FastifyInstance, directory: string): Promise<boolean> {
   const root = resolve(directory);
   if (!existsSync(resolve(root, 'index.html'))) return false;

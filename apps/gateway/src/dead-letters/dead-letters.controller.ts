@@ -10,11 +10,7 @@ import {
 } from './dead-letters.dto';
 import { LOCATION_ROUTE } from '../http/resource-routes';
 
-/**
- * The traffic the evaluator dead-lettered for a project (preview.v1.deadLetters), so that a
- * producer's typo in a project or policy id is seen. Project-scoped like every read: the auth
- * guard answers 404 for a project the principal may not see.
- */
+/** So that a producer's typo in a project or policy id is seen. */
 @ApiTags('dead letters')
 @ApiParam({ name: 'project' })
 @ApiParam({ name: 'location' })

@@ -5,9 +5,8 @@ import {
   reportEtagMatters,
 } from '@rollout/contracts';
 
-/** What a commit may ask of the preview report before it goes ahead (docs/readiness-gates.md). */
+/** See docs/readiness-gates.md. */
 export interface CommitEvidence {
-  /** Every readiness gate must hold. */
   requireGates?: boolean;
   /** The reportEtag the operator read: what matters in the report must not have moved since. */
   reportEtag?: string;
@@ -22,12 +21,8 @@ const stale = (message: string, reason: string, metadata: Record<string, string>
   StatusError.withReason('ABORTED', message, reason, metadata);
 
 /**
- * Checks a commit against the experiment's report as the evaluator computes it now, and returns
- * the live policy etag the commit must land on: the one the gates were judged against, so the
- * commit cannot go onto a live policy nobody previewed. Refuses with INVALID_ARGUMENT (a
- * malformed reportEtag), ABORTED (the report is about another version, or what matters moved
- * since the operator read it) or FAILED_PRECONDITION (unmet gates, one PreconditionFailure
- * violation each). This is a check before the commit, not inside it: see the docs.
+ * Returns the live policy etag the gates were judged against, so the commit cannot land on a live
+ * policy nobody previewed. A check before the commit, not inside it: see the docs.
  */
 export function checkCommitEvidence(
   report: PreviewReport,
@@ -110,7 +105,6 @@ export function checkCommitEvidence(
   return commit.livePolicyEtag ?? readiness.livePolicyEtag;
 }
 
-/** What the commit was checked against, for its revision: the reportEtag and the gates as judged. */
 export function evidenceRecord(
   report: PreviewReport,
   evidence: CommitEvidence,

@@ -16,7 +16,6 @@ import {
 import { CommitEvidence, checkCommitEvidence, evidenceRecord } from './commit-evidence';
 import { BackendClient } from '../http/backend-client';
 
-/** Names a live policy from its HTTP path. */
 export interface PolicyPath {
   project: string;
   location: string;
@@ -25,17 +24,14 @@ export interface PolicyPath {
 export interface ExperimentPath extends PolicyPath {
   experiment: string;
 }
-/** Who asks and under which AIP-155 request id (distinct from the HTTP x-request-id used for tracing). */
+/** The AIP-155 request id, distinct from the HTTP x-request-id used for tracing. */
 export interface Caller {
   actor: string;
   commandId?: string;
   traceId?: string;
 }
 
-/**
- * Live firewall policies and their experiments (AIP-236): the gateway names the resource, adds
- * who is asking, and asks the experiment-service over NATS, which validates and decides.
- */
+/** AIP-236; the experiment-service validates and decides. */
 @Injectable()
 export class ExperimentsClient {
   constructor(private readonly backend: BackendClient) {}
@@ -159,7 +155,6 @@ export class ExperimentsClient {
     );
   }
 
-  /** startPreview, stopPreview, commit, proposeCommit or approveCommit (AIP-136 custom methods). */
   customMethod(
     path: ExperimentPath,
     method: CustomMethod,
@@ -179,10 +174,7 @@ export class ExperimentsClient {
     );
   }
 
-  /**
-   * Commit. With `requireGates` or `reportEtag`, the evaluator's report is checked first and the
-   * commit is bound to the live policy version the gates were judged against.
-   */
+  /** With `requireGates` or `reportEtag`, bound to the live policy version the gates were judged against. */
   async commit(
     path: ExperimentPath,
     body: { etag?: string; livePolicyEtag?: string; parentEtag?: string; reason?: string },
@@ -233,7 +225,6 @@ export const CUSTOM_METHODS = {
 } as const;
 export type CustomMethod = keyof typeof CUSTOM_METHODS;
 
-/** Who asks, the AIP-155 request id, and the HTTP x-request-id its events record (traceId). */
 export const command = (caller: Caller) => ({
   actor: caller.actor,
   ...(caller.commandId ? { requestId: caller.commandId } : {}),

@@ -32,10 +32,7 @@ import {
 import { ExperimentPath, ExperimentsClient, PolicyPath } from './experiments.client';
 import { EXPERIMENTS_ROUTE, EXPERIMENT_ROUTE, experimentVerbRoute } from '../http/resource-routes';
 
-/**
- * Experiments of a live policy (AIP-236). Mutations answer with an Operation (AIP-151) whose
- * response is the experiment, which `GET /v1/operations/{id}` returns again.
- */
+/** AIP-236. Mutations answer with an Operation (AIP-151) whose response is the experiment. */
 @ApiTags('firewall policies')
 @ApiParam({ name: 'project' })
 @ApiParam({ name: 'location' })

@@ -8,7 +8,6 @@ import { PolicyRevisionsController } from './policy-revisions.controller';
 import { ProjectSettingsClient, ProjectSettingsController } from './project-settings.controller';
 import { ProjectsController } from './projects.controller';
 
-/** Firewall policies, their experiments and revisions, and the projects that hold them. */
 @Module({
   imports: [BackendModule],
   controllers: [

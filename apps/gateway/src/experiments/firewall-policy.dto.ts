@@ -15,10 +15,7 @@ import type {
 } from '@rollout/contracts';
 import type { Writable } from '../contract-binding';
 
-/**
- * HTTP shapes of live firewall policies (experiment.v1). The gateway checks the outline of a
- * request; the experiment-service checks every rule in depth and names each bad field.
- */
+/** The gateway checks the outline; the experiment-service checks every rule in depth. */
 export class Layer4ConfigDto implements Layer4Config {
   @ApiProperty({
     example: 'tcp',
@@ -60,7 +57,6 @@ export class FirewallRuleDto implements FirewallRule {
   @ApiPropertyOptional() disabled?: boolean;
 }
 
-/** A live policy, as written by a client (create and update) and as returned. */
 export class FirewallPolicyDto implements Writable<FirewallPolicy> {
   @ApiPropertyOptional({
     readOnly: true,

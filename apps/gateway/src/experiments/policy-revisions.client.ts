@@ -14,7 +14,6 @@ import {
 import { BackendClient } from '../http/backend-client';
 import { Caller, ExperimentPath, PolicyPath, command } from './experiments.client';
 
-/** Diffs, revisions and rollback of live policies, and the projects holding them (experiment.v1 1.5.0). */
 @Injectable()
 export class PolicyRevisionsClient {
   constructor(private readonly backend: BackendClient) {}

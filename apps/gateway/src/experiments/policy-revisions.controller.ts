@@ -23,11 +23,7 @@ import {
 } from './policy-revisions.dto';
 import { POLICY_ROUTE, experimentVerbRoute, policyVerbRoute } from '../http/resource-routes';
 
-/**
- * Know what you commit, and undo it: the rule diff of an experiment or between revisions
- * (AIP-136 custom methods, GET as they change nothing), revisions of a live policy (AIP-162)
- * and rollback to one of them.
- */
+/** Diffs are AIP-136 custom methods on GET, as they change nothing; revisions are AIP-162. */
 @ApiTags('firewall policies')
 @ApiParam({ name: 'project' })
 @ApiParam({ name: 'location' })

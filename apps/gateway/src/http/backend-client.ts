@@ -15,10 +15,8 @@ import { DeprecationPolicy } from './deprecations';
 import { PageTokens } from './page-tokens';
 
 /**
- * The calls answered from the state the experiment-service relays (EXPERIMENT_STATE), which
- * must see every change answered before them: each first asks where the experiment-service's
- * log stands and sends it as `State-After`, and the evaluator answers once it holds the state up
- * to there (docs/api.md, "Read your own writes"). A backtest's operation is the evaluator's own.
+ * Reads of the state the experiment-service relays carry `State-After` (its log's position), so
+ * they see every change answered before them (docs/api.md, "Read your own writes").
  */
 const READS_OF_RELAYED_STATE: ReadonlySet<string> = new Set([
   PREVIEW_SUBJECTS.backtest,
@@ -29,12 +27,8 @@ const READS_OF_RELAYED_STATE: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The gateway's one way to call a service: NATS request/reply with the configured deadline and
- * the caller's request id; failures arrive as StatusErrors (UNAVAILABLE when nobody serves the
- * subject). On the way it forwards the HTTP client's features (`Client-Features`), reports or
- * refuses deprecated request fields, signs page tokens out and checks them back in, and sends the
- * caller as a signed actor assertion (with BUS_SIGNING_KEY), which services check before acting,
- * and makes a read of the relayed state see the caller's writes (READS_OF_RELAYED_STATE).
+ * The one way to call a service. It forwards `Client-Features`, polices deprecated fields, seals
+ * page tokens, signs the caller as an actor assertion, and makes relayed-state reads see the caller's writes.
  */
 @Injectable()
 export class BackendClient {

@@ -19,11 +19,7 @@ function unsupportedMediaType(received: string | undefined): Error {
   );
 }
 
-/**
- * The bodies the gateway reads: JSON, and for Ironic's rules API JSON Patch and YAML imports.
- * An empty JSON body is no body (a custom method takes its defaults then; any other route that
- * takes a body refuses its absence); any other type is 415.
- */
+/** An empty JSON body is no body (a custom method then takes its defaults); any other type is 415. */
 export function registerBodyParsers(fastify: FastifyInstance): void {
   const json = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeAllContentTypeParsers();

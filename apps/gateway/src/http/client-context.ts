@@ -8,21 +8,18 @@ import type { ClientMetrics } from '@rollout/platform/metrics';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 
-/** Who is calling, from an HTTP request's `User-Agent` and `Client-Features`. */
 export interface HttpClientContext {
   /** The User-Agent product name, or `unknown`. */
   client: string;
-  /** Reverse-DNS features the client declared. */
   features: string[];
-  /** The response, for headers set on the way (e.g. `Deprecation`). */
+  /** For headers set on the way (e.g. `Deprecation`). */
   response: ServerResponse;
-  /** Who the request was authenticated as (set by the auth guards): the actor the backend client asserts to services. */
+  /** Set by the auth guards: the actor the backend client asserts to services. */
   actor?: Pick<ActorClaims, 'actor' | 'roles' | 'projects'>;
 }
 
 const storage = new AsyncLocalStorage<HttpClientContext>();
 
-/** The HTTP client of the request being handled (undefined outside one). */
 export function currentHttpClient(): HttpClientContext | undefined {
   return storage.getStore();
 }
@@ -32,12 +29,7 @@ const header = (headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value.join(', ') : value;
 };
 
-/**
- * Records an HTTP request's client (metrics by client name and declared features) and runs
- * `next`, the rest of the request, inside its context: the backend client forwards the
- * features over NATS and reports deprecated fields to it. Called once the body is read, so
- * nothing that follows runs in the socket's context instead.
- */
+/** Called once the body is read, so nothing that follows runs in the socket's context instead. */
 export function runInClientContext(
   metrics: ClientMetrics,
   headers: IncomingHttpHeaders,

@@ -12,15 +12,11 @@ import {
 import type { ClientMetrics } from '@rollout/platform/metrics';
 import { currentHttpClient } from './client-context';
 
-/** Where an HTTP client reads about deprecations (the `Link: rel="deprecation"` target). */
 export const DEPRECATION_DOCS = '/docs';
 
 /**
- * Envoy's deprecation at the gateway: a request that uses a deprecated field, message or
- * subject of a package is counted (`deprecated_feature_use_total{contract,field,client}`),
- * logged once per client and field, and answered with `Deprecation`/`Sunset`/`Link` headers;
- * one disallowed by default is refused (FAILED_PRECONDITION) unless its override env var is
- * `true`. The overrides are read and checked once, at boot.
+ * Envoy's deprecation model: a use is counted, logged once per client and field, and answered with
+ * `Deprecation`/`Sunset`/`Link`; one disallowed by default is refused unless its override env var is `true`.
  */
 export class DeprecationPolicy {
   private readonly logger = new Logger('Deprecations');
@@ -35,7 +31,6 @@ export class DeprecationPolicy {
     this.env = overridesFrom(definitions, env);
   }
 
-  /** Called with every request the gateway sends to a service; throws when a use is refused. */
   check(subject: string, payload: unknown): void {
     const uses = findDeprecatedUses(this.definitions, subject, payload);
     if (uses.length === 0) return;

@@ -16,11 +16,7 @@ import {
 } from '@rollout/platform/errors';
 import type { Observable } from 'rxjs';
 
-/**
- * The first text in a JSON value, a string or a key, that no field may hold: its path and
- * what is wrong (a NUL character, an unpaired UTF-16 surrogate; see `textProblem`). Refused
- * here, before any service sees it, on every route.
- */
+/** A NUL or an unpaired UTF-16 surrogate, refused before any service sees it. */
 export function unfitText(value: unknown, path = ''): FieldViolation | undefined {
   if (typeof value === 'string') {
     const problem = textProblem(value);
@@ -38,11 +34,7 @@ export function unfitText(value: unknown, path = ''): FieldViolation | undefined
   return undefined;
 }
 
-/**
- * A NUL or an unpaired surrogate in a path or query parameter is refused on every route, whether
- * it reads the parameter or not; inside the route (after its guards), so the route's own error
- * format applies.
- */
+/** Inside the route (after its guards), so the route's own error format applies. */
 @Injectable()
 export class UnfitParametersInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -62,10 +54,8 @@ const UNTYPED = new Set<unknown>([Object, Array, String, Number, Boolean]);
 export const BODY_REQUIRED = 'The request needs a JSON object as its body.';
 
 /**
- * Validation of every route's body, path and query, inside the route (so a route's own error
- * format applies): no NUL character or unpaired surrogate in a body's strings or keys, strict
- * DTOs (no unknown field), errors in the project's wording (`@rollout/platform/errors`), and a body that is there and is an object
- * wherever a route takes one (Nest's pipe would turn an empty or `null` body into `{}`).
+ * Inside the route, so its own error format applies. Strict DTOs; a body must be an object where
+ * a route takes one (Nest's pipe would turn an empty or `null` body into `{}`).
  */
 @Injectable()
 export class GatewayValidationPipe extends ValidationPipe {

@@ -2,12 +2,8 @@ import { invalidPageToken } from '@rollout/contracts';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * Page tokens are tamper-evident at the edge: the gateway signs every `nextPageToken` a
- * service returns (HMAC-SHA256) and checks the signature of every `pageToken` a client sends
- * before a service sees it. A forged or altered token is 400, whatever the service would make
- * of it. Inside is the service's token (the shared paging of @rollout/contracts: a cursor bound
- * to its query); this layer needs a secret and node:crypto, so it stays here. Clients treat
- * tokens as opaque strings.
+ * The gateway signs every `nextPageToken` and checks every `pageToken` before a service sees it, so
+ * a forged token is 400 whatever the service would make of it.
  */
 export class PageTokens {
   private readonly key: Buffer;
@@ -21,7 +17,7 @@ export class PageTokens {
     return `${inner}.${this.signature(inner)}`;
   }
 
-  /** The service's token inside `token`, or INVALID_ARGUMENT naming `pageToken`. */
+  /** INVALID_ARGUMENT naming `pageToken` otherwise. */
   open(token: string): string {
     const dot = token.lastIndexOf('.');
     const inner = token.slice(0, dot);
@@ -33,13 +29,11 @@ export class PageTokens {
     return inner;
   }
 
-  /** Opens `data.pageToken` when present (a copy of `data`); everything else is untouched. */
   openRequest(data: unknown): unknown {
     if (!isRecord(data) || typeof data.pageToken !== 'string' || data.pageToken === '') return data;
     return { ...data, pageToken: this.open(data.pageToken) };
   }
 
-  /** Seals `reply.nextPageToken` when present. */
   sealReply<T>(reply: T): T {
     if (!isRecord(reply) || typeof reply.nextPageToken !== 'string' || reply.nextPageToken === '')
       return reply;

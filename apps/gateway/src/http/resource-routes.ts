@@ -7,10 +7,7 @@ import {
 } from '@rollout/contracts';
 import { paramBeforeVerb } from './custom-method-route';
 
-/**
- * The routes of experiment.v1's resources, written by the contracts' names module with a path
- * parameter for each id: an AIP resource's path is its name, so the two cannot drift apart.
- */
+/** Written with the contracts' names module: an AIP resource's path is its name, so the two cannot drift. */
 const PARAMS = {
   project: ':project',
   location: ':location',
@@ -24,10 +21,8 @@ export const POLICY_ROUTE = `v1/${formatPolicyName(PARAMS)}`;
 export const EXPERIMENTS_ROUTE = `v1/${formatExperiments(PARAMS)}`;
 export const EXPERIMENT_ROUTE = `v1/${formatExperimentName(PARAMS)}`;
 
-/** A custom method of a policy (AIP-136): `…/firewallPolicies/{policy}:verb`. */
 export const policyVerbRoute = (verb: string) =>
   `v1/${formatPolicyName({ ...PARAMS, policy: paramBeforeVerb('policy') })}::${verb}`;
 
-/** A custom method of an experiment (AIP-136): `…/experiments/{experiment}:verb`. */
 export const experimentVerbRoute = (verb: string) =>
   `v1/${formatExperimentName({ ...PARAMS, experiment: paramBeforeVerb('experiment') })}::${verb}`;

@@ -1,11 +1,7 @@
 import helmet, { HelmetOptions } from 'helmet';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/**
- * Helmet's response headers, worked out once at boot. They are the same for every response,
- * while @fastify/helmet rebuilt helmet's middleware on every request (3–4% of the gateway's
- * CPU in test/bench/enforcement.bench.ts).
- */
+/** Worked out once: @fastify/helmet rebuilt them per request (3–4% of the gateway's CPU in test/bench/enforcement.bench.ts). */
 export function securityHeaders(options: HelmetOptions): Record<string, string> {
   const headers: Record<string, string> = {};
   const response = {

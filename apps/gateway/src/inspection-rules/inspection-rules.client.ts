@@ -16,10 +16,6 @@ import {
 } from '@rollout/contracts';
 import { BackendClient } from '../http/backend-client';
 
-/**
- * The inspection-rules-service's API, over NATS. Every change carries the actor (the
- * authenticated principal's name), which the service records with the request id.
- */
 @Injectable()
 export class InspectionRulesClient {
   constructor(private readonly backend: BackendClient) {}

@@ -61,12 +61,7 @@ import {
   requireUuid,
 } from './ironic-request';
 
-/**
- * Ironic-compatible inspection rules (`/v1/inspection_rules`, snake_case fields, Ironic's
- * microversion headers, links, paging and `error_message` errors). Rules can hold BMC
- * credentials, hence admin only. Custom methods `:evaluate` and `:import` use an escaped
- * colon so the router matches them literally.
- */
+/** Ironic-compatible (`/v1/inspection_rules`). Rules can hold BMC credentials, hence admin only. */
 @ApiTags('inspection rules')
 @RequireRole('admin')
 @AcceptsXAuthToken()

@@ -26,10 +26,7 @@ import type {
 } from '@rollout/contracts';
 import type { Writable } from '../contract-binding';
 
-/**
- * HTTP shapes of the Ironic-compatible inspection rules API (snake_case as in Ironic). The
- * gateway checks the outline; the service checks each condition and action in depth.
- */
+/** The gateway checks the outline; the service checks each condition and action in depth. */
 export class InspectionRuleStepDto implements InspectionRuleStep {
   @ApiProperty({ example: 'is-true', description: 'Condition (may start with `!`) or action name' })
   op!: string;

@@ -3,7 +3,6 @@ import { BackendModule } from '../http/backend.module';
 import { InspectionRulesClient } from './inspection-rules.client';
 import { InspectionRulesController } from './inspection-rules.controller';
 
-/** Inspection rules, in this API's shape and in Ironic's. */
 @Module({
   imports: [BackendModule],
   controllers: [InspectionRulesController],

@@ -14,7 +14,6 @@ import {
   openstackRequestId,
 } from './ironic-api';
 
-/** Sets the headers Ironic sends on every answer: its version range and the request id (oslo's). */
 export function setIronicHeaders(request: FastifyRequest, reply: FastifyReply): void {
   void reply.header(IRONIC_MIN_VERSION_HEADER, formatVersion(IRONIC_MIN_VERSION));
   void reply.header(IRONIC_MAX_VERSION_HEADER, formatVersion(IRONIC_MAX_VERSION));
@@ -24,12 +23,7 @@ export function setIronicHeaders(request: FastifyRequest, reply: FastifyReply): 
   }
 }
 
-/**
- * Ironic's microversion negotiation on the inspection rules routes (after authentication, as
- * Keystone's middleware comes first in Ironic): the version served is echoed; an unusable
- * version is 406; a version older than 1.96 does not have the resource, which Ironic answers
- * 404 for reads and 405 for changes.
- */
+/** After authentication, as Keystone's middleware comes first in Ironic; below 1.96 reads are 404, changes 405. */
 @Injectable()
 export class IronicApiVersionGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {

@@ -1,10 +1,6 @@
 import type { InspectionRule } from '@rollout/contracts';
 
-/**
- * Ironic's API conventions on `/v1/inspection_rules`, so that python-ironicclient and
- * openstacksdk work unchanged: microversion headers, the `error_message` body, `links`,
- * `?fields=` and `next`. Pure functions; the guard, filter and controller apply them.
- */
+/** Ironic's API conventions, so python-ironicclient and openstacksdk work unchanged. */
 
 export const IRONIC_VERSION_HEADER = 'X-OpenStack-Ironic-API-Version';
 /** oslo's request id header, and the older name Ironic also sends. */
@@ -49,10 +45,8 @@ function baremetalVersion(value: string | undefined): string | undefined {
 }
 
 /**
- * The version a request asks for, as Ironic reads it: `latest` is the maximum, a version
- * outside [min, max] or not `major.minor` is 406 with Ironic's message. Without any header
- * the request is served at the maximum (Ironic would serve 1.1, where inspection rules do
- * not exist): this API has clients that never sent the header.
+ * As Ironic reads it, except that no header means the maximum (Ironic would serve 1.1, without
+ * inspection rules): this API has clients that never sent the header.
  */
 export function negotiateVersion(headers: Headers): Negotiated {
   const asked =
@@ -89,10 +83,7 @@ function pythonJson(fields: [string, string | null][]): string {
   return `{${fields.map(([key, value]) => `${JSON.stringify(key)}: ${value === null ? 'null' : ascii(JSON.stringify(value))}`).join(', ')}}`;
 }
 
-/**
- * Ironic's error body: `error_message` is a JSON document in a string, with `faultcode`
- * (`Client` for 4xx, `Server` otherwise), `faultstring` and `debuginfo` (always null here).
- */
+/** `error_message` is a JSON document in a string (`faultcode` `Client` for 4xx, `Server` otherwise). */
 export function ironicErrorBody(httpStatus: number, message: string): { error_message: string } {
   const faultcode = httpStatus >= 400 && httpStatus < 500 ? 'Client' : 'Server';
   return {
@@ -104,7 +95,6 @@ export function ironicErrorBody(httpStatus: number, message: string): { error_me
   };
 }
 
-/** Every field a rule has over this API; `?fields=` may name only these. */
 export const RULE_FIELDS = [
   'uuid',
   'created_at',
@@ -132,10 +122,7 @@ export type IronicRule = Partial<InspectionRule> & { links?: IronicLink[] };
 
 export class FieldsError extends Error {}
 
-/**
- * `?fields=a,b` as Ironic reads it (a comma-separated list, blanks dropped); a field the rule
- * does not have is refused with Ironic's message.
- */
+/** As Ironic reads it: comma-separated, blanks dropped. */
 export function parseFields(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   const fields = value
@@ -158,10 +145,7 @@ export function parseBoolean(value: string | undefined): boolean | undefined {
 
 export const ruleUrl = (baseUrl: string, uuid: string) => `${baseUrl}/v1/inspection_rules/${uuid}`;
 
-/**
- * A rule as Ironic shows it: with `links` (self and bookmark) and, when `fields` is given,
- * only those fields (and `links`, which Ironic always keeps).
- */
+/** `links` are always kept, as Ironic does, whatever `fields` names. */
 export function ironicRule(
   rule: InspectionRule,
   baseUrl: string,
@@ -188,10 +172,7 @@ export interface ListQuery {
   scope?: string;
 }
 
-/**
- * Ironic's `next`: present when the page is full (as many rules as the limit), the same query
- * with `marker` set to the page's last rule.
- */
+/** Present when the page is full, with `marker` set to its last rule. */
 export function nextLink(
   baseUrl: string,
   query: ListQuery,
@@ -211,10 +192,7 @@ export function nextLink(
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
-/**
- * Ironic checks the path's uuid against its schema before anything else: a malformed one is
- * 400 with the schema's words (Python's repr of the value).
- */
+/** Ironic checks the uuid before anything else: 400 with the schema's words (Python's repr). */
 export function malformedUuid(value: string): string | undefined {
   if (UUID.test(value)) return undefined;
   return `Schema error: '${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}' is not a 'uuid'`;
@@ -223,10 +201,7 @@ export function malformedUuid(value: string): string | undefined {
 const OPENSTACK_REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UUID_ONLY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/**
- * The request id as oslo's middleware gives it (`req-<uuid>`): the client's own when it sent a
- * valid one, else the gateway's request id when it is a uuid (so logs and answer agree), else `fresh`.
- */
+/** oslo's `req-<uuid>`: the client's valid one, else the gateway's request id when a uuid (so logs agree). */
 export function openstackRequestId(
   headers: Headers,
   requestId: string,

@@ -16,10 +16,7 @@ function messageOf(exception: unknown, fallback: string): string {
   return fallback;
 }
 
-/**
- * Errors on Ironic's routes in Ironic's shape (`{"error_message": "<fault JSON>"}`), with the
- * same HTTP statuses as the project's error model; Ironic's clients parse nothing else.
- */
+/** Ironic's clients parse nothing but `{"error_message": "<fault JSON>"}`. */
 @Catch()
 export class IronicErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('IronicErrorFilter');

@@ -17,8 +17,6 @@ import {
   parseFields,
 } from './ironic-api';
 
-// Reading an Ironic request on the inspection rules routes: its path, query and body, refused in Ironic's words.
-
 const MAX_LIMIT = 1000;
 
 /** Where the client reached the gateway: Ironic's links and `next` are absolute. */
@@ -47,7 +45,6 @@ export function fieldsOf(value: string | undefined): string[] | undefined {
   }
 }
 
-/** The list query as Ironic reads it, with Ironic's messages for what it refuses. */
 export function listQuery(query: ListInspectionRulesQueryDto): ListQuery & { marker?: string } {
   const refuse = (field: string, message: string) =>
     StatusError.invalidArgument(message, [{ field, description: message }]);
@@ -82,14 +79,12 @@ export function listQuery(query: ListInspectionRulesQueryDto): ListQuery & { mar
   };
 }
 
-/** YAML arrives as text, JSON parsed; either way there must be something. */
 function requireBody(body: unknown): void {
   if (body === undefined || body === null || (typeof body === 'string' && !body.trim())) {
     throw StatusError.invalidArgument('The body is empty.');
   }
 }
 
-/** The service's list request for a list query: every field, which the gateway then picks. */
 export function listRequest(read: ListQuery & { marker?: string }): ListInspectionRulesRequest {
   return {
     detail: true,

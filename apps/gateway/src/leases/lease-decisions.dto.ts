@@ -8,7 +8,6 @@ import type {
   ListDecisionsResponse,
 } from '@rollout/contracts';
 
-/** HTTP shapes of a lease's enforcement decisions (enforcement.v1), newest first. */
 export class DecisionStepDto implements DecisionStep {
   @ApiProperty({ example: 'MaxActiveLeases' }) filter!: string;
   @ApiProperty({ enum: ['ENFORCE', 'DRYRUN'] }) mode!: DecisionStep['mode'];

@@ -24,10 +24,7 @@ export interface LeaseCaller {
   traceId?: string;
 }
 
-/**
- * `status = ACTIVE OR status = "PENDING"` (AIP-160, the subset a status list needs). Anything
- * else is INVALID_ARGUMENT naming `filter`.
- */
+/** AIP-160's subset a status list needs; anything else is INVALID_ARGUMENT naming `filter`. */
 export function statusesFromFilter(filter: string): LeaseStatus[] {
   const statuses: LeaseStatus[] = [];
   for (const term of filterTerms(filter, { keyword: 'OR', anyCase: true })) {
@@ -49,7 +46,6 @@ function leaseStatus({ field, op, value }: FilterTerm): LeaseStatus | undefined 
     : undefined;
 }
 
-/** Leases: the gateway adds who asks and forwards to the enforcement-service, which decides. */
 @Injectable()
 export class LeasesClient {
   constructor(private readonly backend: BackendClient) {}

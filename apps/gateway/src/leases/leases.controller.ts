@@ -25,12 +25,9 @@ import { ListDecisionsResponseDto } from './lease-decisions.dto';
 import { LeasePath, LeasesClient } from './leases.client';
 
 /**
- * Leases (reservations of resources for a time), each create, update and end decided by the
- * enforcement filter chain. A refusal is 403 PERMISSION_DENIED whose message is the filter's and
- * whose ErrorInfo (reason ENFORCEMENT_DENIED) names the filter; a filter that could not decide
- * (its service failed) refuses with reason ENFORCEMENT_FILTER_FAILED and its `status_on_error`
- * (403 by default). A refused create stays as an ERROR lease with the reason. An update that
- * changes neither dates nor reservations runs no filter (docs/blazar-compatibility.md).
+ * Each change is decided by the enforcement filter chain: a refusal is 403 naming the filter
+ * (ENFORCEMENT_DENIED, or ENFORCEMENT_FILTER_FAILED with its `status_on_error`). An update changing
+ * neither dates nor reservations runs no filter (docs/blazar-compatibility.md).
  */
 @ApiTags('leases')
 @ApiParam({ name: 'project' })

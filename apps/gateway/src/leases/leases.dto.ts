@@ -27,11 +27,7 @@ import type {
   ListLeasesResponse,
 } from '@rollout/contracts';
 
-/**
- * HTTP shapes of enforcement.v1 leases (lowerCamelCase). The gateway checks the outline and
- * refuses unknown fields (400 naming them); the enforcement-service checks dates and Blazar's
- * sizing rules in depth and names each bad field.
- */
+/** The gateway refuses unknown fields; the enforcement-service checks dates and Blazar's sizing rules. */
 const TIMESTAMP_DOC = 'RFC 3339, e.g. 2026-11-22T10:00:00Z (no offset: UTC)';
 
 export class ReservationDto implements LeaseReservation {

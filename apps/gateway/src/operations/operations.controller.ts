@@ -16,7 +16,6 @@ import { OperationDto } from '../experiments/experiment-operations.dto';
 /** Backtests' operations are the evaluator's; every other operation is the experiment-service's. */
 const BACKTEST_OPERATION = /^backtest-/;
 
-/** Long-running operations (AIP-151): what an experiment mutation or a backtest answered, asked again. */
 @ApiTags('operations')
 @Controller('v1/operations')
 export class OperationsController {

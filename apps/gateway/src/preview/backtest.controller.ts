@@ -14,11 +14,7 @@ import { RequestId } from '../http/request-id.decorator';
 import { BacktestBodyDto, BacktestOperationDto } from './backtest.dto';
 import { experimentVerbRoute } from '../http/resource-routes';
 
-/**
- * `:backtest` (AIP-136 custom method): the evaluator replays the traffic TRAFFIC still retains
- * against the experiment as it stands now, apart from its live preview. The answer is an
- * operation; `GET /v1/operations/{id}` follows it to its result.
- */
+/** AIP-136: replays what TRAFFIC still retains against the experiment now, apart from its live preview. */
 @ApiTags('firewall policies')
 @ApiParam({ name: 'project' })
 @ApiParam({ name: 'location' })

@@ -14,11 +14,7 @@ import type { ExperimentPath } from '../experiments/experiments.client';
 
 const isNotFound = (error: unknown) => error instanceof StatusError && error.status === 'NOT_FOUND';
 
-/**
- * What previewing an experiment did to production traffic: the flows, records and report come
- * from the evaluator; whether the experiment exists (404 otherwise) from the experiment-service,
- * the authority, asked at the same time.
- */
+/** The experiment-service, the authority, is asked at the same time whether the experiment exists. */
 @Injectable()
 export class PreviewClient {
   constructor(private readonly backend: BackendClient) {}
@@ -67,11 +63,8 @@ export class PreviewClient {
   }
 
   /**
-   * The evaluator's answer, for an experiment that exists or existed. A committed or deleted
-   * experiment is gone from the experiment-service, but what the evaluator still holds of it
-   * stays readable: an operator audits what was committed. Only NOT_FOUND is forgiven, and only
-   * when the answer holds something; an empty one cannot tell an experiment that was from a
-   * name that never was, so it stays 404. Every other error of either service propagates.
+   * A committed or deleted experiment stays readable for audit: NOT_FOUND from the experiment-service
+   * is forgiven only when the evaluator's answer holds something (an empty one may be a name that never was).
    */
   private async ofExisting<T>(
     name: string,

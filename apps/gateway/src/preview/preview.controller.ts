@@ -12,11 +12,7 @@ import { PreviewReportDto, PreviewReportQueryDto } from './preview-report.dto';
 import { PreviewClient } from './preview.client';
 import { EXPERIMENT_ROUTE } from '../http/resource-routes';
 
-/**
- * The results of previewing an experiment against production traffic (AIP-236), kept by the
- * evaluator: the changed decisions by flow, and exact totals per configuration. They stay
- * readable after a commit or a deletion, for as long as the evaluator holds them.
- */
+/** AIP-236; kept by the evaluator, readable after a commit or deletion. */
 @ApiTags('firewall policies')
 @ApiParam({ name: 'project' })
 @ApiParam({ name: 'location' })
@@ -60,8 +56,7 @@ export class PreviewController {
     );
   }
 
-  // Deprecated in preview.v1 1.1.0. The answer's Deprecation/Sunset/Link headers and the
-  // deprecated_feature_use_total count come from BackendClient, as for every deprecated use.
+  // Deprecated in preview.v1 1.1.0; BackendClient adds the headers and counts the use.
   @Get('previewLogs')
   @ApiOperation({
     deprecated: true,

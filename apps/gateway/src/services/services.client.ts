@@ -22,16 +22,11 @@ function isBackendService(name: string): name is BackendService {
   return (BACKEND_SERVICES as readonly string[]).includes(name);
 }
 
-/** What each service says about itself, gathered over NATS. */
 @Injectable()
 export class ServicesClient {
   constructor(private readonly backend: BackendClient) {}
 
-  /**
-   * Asks every service at once; one that does not answer is listed with the reason. Each
-   * lists its packages with versions and features; `startTime` only for a client that
-   * declared the `dev.policy-rollout.system.start-time` feature (forwarded to the services).
-   */
+  /** One that does not answer is listed with the reason; `startTime` only for clients declaring that feature. */
   async list(requestId?: string): Promise<ListServicesResponse> {
     const gateway: ServiceStatus = {
       name: 'gateway',

@@ -1,10 +1,4 @@
-/**
- * A stand-in for the launcher in the int tests: starts one dependency the way the launcher
- * does, prints `{"pids": [...]}` on one line, then idles until it is killed (the tests kill
- * it with SIGKILL to prove that what it started does not outlive it).
- *
- * argv: nats <port> | postgres <port>
- */
+/** Starts one dependency as the launcher does, prints its pids, then idles until SIGKILLed (argv: nats|postgres <port>). */
 import { commandOnPath } from '../processes';
 import { startNatsServer } from '../nats';
 import { startEmbeddedPostgres } from '../postgres';

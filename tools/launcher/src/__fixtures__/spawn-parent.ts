@@ -1,10 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-/**
- * Starts `dependency-parent.ts` (a stand-in for the launcher) in its own process and resolves
- * with the pids it reports once its dependency runs. The caller kills it.
- */
 export async function startParent(
   kind: 'nats' | 'postgres',
   port: number,

@@ -12,11 +12,7 @@ import {
   skip,
 } from '../flow';
 
-/**
- * AWS VPC Flow Logs, text: space-separated fields, `-` for a field with no value. Without a
- * header the fields are the default format (version 2); files delivered to S3 begin with a
- * header line naming the fields, which is how a custom format gives its own order.
- */
+/** Version 2 defaults; files delivered to S3 begin with a header naming the fields (a custom format's order). */
 export const AWS_DEFAULT_FIELDS = [
   'version',
   'account-id',
@@ -34,7 +30,6 @@ export const AWS_DEFAULT_FIELDS = [
   'log-status',
 ] as const;
 
-/** The fields a connection needs; the others (packets, action, vpc-id…) are not read. */
 const REQUIRED = ['srcaddr', 'dstaddr', 'protocol', 'start'] as const;
 
 export function awsVpcParser(): FlowParser {

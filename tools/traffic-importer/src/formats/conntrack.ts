@@ -13,12 +13,8 @@ import {
 } from '../flow';
 
 /**
- * Linux conntrack: `conntrack -L` (the table now) and `conntrack -E` (events), plain or with
- * `-o extended` (the layer-3 protocol first: `ipv4 2`) and `-o timestamp` (events start with
- * `[<unix seconds>]`). An entry names its layer-4 protocol and number (`tcp 6`), its timeout
- * and state, then the original tuple (`src= dst= sport= dport=`) and the reply tuple; the
- * original tuple is the connection. Of the events only `[NEW]` is a new connection; `[UPDATE]`
- * and `[DESTROY]` are skipped. A listing has no time: the importer stamps it.
+ * `conntrack -L` and `-E`, plain or `-o extended`/`-o timestamp`. The original tuple is the
+ * connection; of the events only `[NEW]` is one. A listing has no time: the importer stamps it.
  */
 export function conntrackParser(): FlowParser {
   return {

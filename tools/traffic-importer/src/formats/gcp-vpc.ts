@@ -15,11 +15,8 @@ import {
 } from '../flow';
 
 /**
- * Google Cloud VPC Flow Logs as exported from Cloud Logging: one LogEntry per line (a sink to
- * Cloud Storage writes them so; `gcloud logging read --format=json` writes a JSON array, which
- * `jq -c '.[]'` turns into lines: such an input is said once, with that hint). The flow is `jsonPayload.connection` (`src_ip`, `dest_ip`,
- * `src_port`, `dest_port`, `protocol` as an IANA number), seen by the VM named in
- * `jsonPayload.reporter`: `SRC` reports its egress, `DEST` its ingress.
+ * One Cloud Logging LogEntry per line, as a Cloud Storage sink writes them. `jsonPayload.reporter`
+ * `SRC` reports its egress, `DEST` its ingress.
  */
 export function gcpVpcParser(): FlowParser {
   let first = true;

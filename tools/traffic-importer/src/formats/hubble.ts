@@ -14,14 +14,8 @@ import {
 } from '../flow';
 
 /**
- * Cilium Hubble, `hubble observe -o jsonpb`: one GetFlowsResponse per line, the flow under
- * `flow` (`-o json` prints the flow alone; both are read). Field names are the protobuf ones
- * (`IP`, `l4`, `traffic_direction`, `is_reply`, `source_port`); the lowerCamelCase JSON names
- * (`trafficDirection`, `isReply`, `sourcePort`) of other protobuf printers are read too.
- * Replies (`is_reply`) are the other half of a connection already seen, and responses that are
- * not flows (`node_status`, `lost_events`) carry none: both are skipped. The source endpoint's
- * labels (`source.labels`, `k8s:app=web`) become the event's `srcSecureTags`, which rules match
- * with `match.srcSecureTags` (the first 64 that traffic.v1 can carry).
+ * `hubble observe -o jsonpb` (or `-o json`); proto and lowerCamelCase field names are both read.
+ * Replies and non-flow responses are skipped. Source labels become `srcSecureTags`.
  */
 export function hubbleParser(): FlowParser {
   let first = true;
@@ -89,7 +83,6 @@ export function hubbleParser(): FlowParser {
   };
 }
 
-/** traffic.v1's bounds on srcSecureTags. */
 const MAX_SOURCE_LABELS = 64;
 const MAX_LABEL_LENGTH = 256;
 
@@ -105,7 +98,6 @@ function sourceLabels(source: unknown): string[] {
   ].slice(0, MAX_SOURCE_LABELS);
 }
 
-/** The value of a protobuf field under its proto name or its lowerCamelCase JSON name. */
 function pick(object: Record<string, unknown>, protoName: string, jsonName: string): unknown {
   return object[protoName] ?? object[jsonName];
 }

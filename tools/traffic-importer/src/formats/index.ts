@@ -5,7 +5,6 @@ import { gcpVpcParser } from './gcp-vpc';
 import { hubbleParser } from './hubble';
 import { zeekJsonParser, zeekTsvParser } from './zeek';
 
-/** Every format the importer reads, by its --format name; each input gets a parser of its own (given its name). */
 export const FORMATS = {
   'aws-vpc': awsVpcParser,
   'gcp-vpc': gcpVpcParser,

@@ -16,12 +16,7 @@ import {
   skip,
 } from '../flow';
 
-/**
- * Zeek `conn.log`. The fields a connection needs are `ts`, `id.orig_h`, `id.orig_p`,
- * `id.resp_h`, `id.resp_p` and `proto` (`tcp`, `udp`, `icmp`; ICMP puts the type and code in
- * the port fields). `local_orig` / `local_resp` (when logged) give the direction: a local
- * originator talking to a remote responder is EGRESS, the other way round INGRESS.
- */
+/** Zeek `conn.log`: `local_orig`/`local_resp` (when logged) give the direction. */
 type ZeekValue = string | number | boolean | null | undefined;
 
 function connection(get: (field: string) => ZeekValue): LineResult {
@@ -57,15 +52,10 @@ function connection(get: (field: string) => ZeekValue): LineResult {
   return { kind: 'flow', flow };
 }
 
-/**
- * Only conn.log holds connections: dns.log, http.log, ssl.log… share its `id.*` fields (dns.log
- * even `proto`) and sit in the same day directory. Records of another log are skipped, counted
- * by their log (`dns_log`).
- */
+/** dns.log, http.log… share conn.log's `id.*` fields and directory, so other logs are skipped by name. */
 const otherLog = (path: string): LineResult =>
   skip(`${path.replace(/[^A-Za-z0-9]/g, '_').slice(0, 40)}_log`);
 
-/** The standard Zeek logs other than conn.log, as their files are named (`dns.log`, `dns.00:00:00-01:00:00.log.gz`). */
 const OTHER_ZEEK_LOGS = new Set(
   (
     'dce_rpc dhcp dnp3 dns dpd files ftp http intel irc kerberos known_certs known_hosts ' +
@@ -75,18 +65,12 @@ const OTHER_ZEEK_LOGS = new Set(
   ).split(' '),
 );
 
-/** The Zeek log a file's name says it is, when it is one of the others (undefined for conn or any other name). */
 function otherLogOfName(name: string): string | undefined {
   const path = /^([a-z0-9_]+)\.(?:[^/]*\.)?log(?:\.gz)?$/.exec(basename(name))?.[1];
   return path !== undefined && OTHER_ZEEK_LOGS.has(path) ? path : undefined;
 }
 
-/**
- * Zeek's ASCII (TSV) writer: `#separator` (an escaped character, `\x09` by default),
- * `#unset_field` (`-`), `#empty_field` (`(empty)`), `#path` (which log: only `conn` is read)
- * and `#fields` lines come before the data; `#types`, `#open` and `#close` are read past.
- * T and F are booleans.
- */
+/** Zeek's ASCII (TSV) writer: `#separator`, `#unset_field`, `#empty_field`, `#path` and `#fields` headers. */
 export function zeekTsvParser(): FlowParser {
   let separator = '\t';
   let unset = '-';
@@ -134,11 +118,7 @@ export function zeekTsvParser(): FlowParser {
   };
 }
 
-/**
- * Zeek's JSON writer (`LogAscii::use_json`): one object per line, the same field names. Which
- * log a record is from is its `_path` field when it has one (streaming exports write it), else
- * its file's name (`dns.log`): only conn.log records are read.
- */
+/** `LogAscii::use_json`; the log is the record's `_path` when present, else the file's name. */
 export function zeekJsonParser(input?: ParserInput): FlowParser {
   const logOfName = input ? otherLogOfName(input.name) : undefined;
   let first = true;
