@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { PREVIEW_FLOW_SAMPLES, PreviewFlow, PreviewFlowSample } from '@rollout/contracts';
 import { FlowFilterTerm, IMPLIED_PRIORITY, verdictOf } from '@rollout/domain/preview';
+import { poolOf } from '@rollout/platform/postgres';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { configurationFlows, flowSamples } from './flow-statements';
+import { inFlowRead, rowsOf } from './rows';
 
 export interface FlowCursor {
   c: number;
@@ -38,7 +41,11 @@ interface FlowRow {
 
 @Injectable()
 export class FlowsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly pool: Pool;
+
+  constructor(dataSource: DataSource) {
+    this.pool = poolOf(dataSource);
+  }
 
   /** `inclusive`: previewLogs resumes inside the cursor's flow. */
   async page(
@@ -59,8 +66,7 @@ export class FlowsRepository {
       );
     }
     const configurations = `ARRAY(SELECT id FROM preview_configurations WHERE experiment = $1)`;
-    const rows: FlowRow[] = await this.dataSource.query(
-      `SELECT page.*, ${flowSamples('page.row_ids')} AS samples FROM (
+    const sql = `SELECT page.*, ${flowSamples('page.row_ids')} AS samples FROM (
          SELECT f.configuration_id, f.id, f.row_ids, f.last_event_time::text AS last_text, v.experiment_etag, c.live_policy_etag,
                 f.direction, host(f.src_ip) AS src_ip, host(f.dest_ip) AS dest_ip, f.protocol, f.dest_port, f.live_rule,
                 f.experiment_rule, f.live_action, f.count, f.first_event_time, f.last_event_time
@@ -71,9 +77,8 @@ export class FlowsRepository {
          ORDER BY f.configuration_id DESC, f.last_event_time DESC, f.id DESC
          LIMIT ${param(limit)}
        ) page
-       ORDER BY page.configuration_id DESC, page.last_event_time DESC, page.id DESC`,
-      params,
-    );
+       ORDER BY page.configuration_id DESC, page.last_event_time DESC, page.id DESC`;
+    const rows = await inFlowRead(this.pool, (client) => rowsOf<FlowRow>(client, sql, params));
     return rows.map((row) => ({
       cursor: { c: row.configuration_id, t: row.last_text, f: Number(row.id) },
       flow: flowOf(row),

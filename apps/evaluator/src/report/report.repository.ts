@@ -14,7 +14,7 @@ import {
   TOP_SOURCES,
   TRANSITIONS,
 } from './report-statements';
-import { Queryable, rowsOf } from './rows';
+import { Queryable, allowMergeMemory, inFlowRead, rowsOf } from './rows';
 import { DataSource } from 'typeorm';
 
 @Injectable()
@@ -37,6 +37,7 @@ export class ReportRepository {
     let more = false;
     const counts = await inTransaction(this.pool, async (client) => {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      await allowMergeMemory(client);
       const configurations = await readConfigurations(client, experiment, page);
       more = configurations.length > page.size;
       if (more) configurations.length = page.size;
@@ -66,12 +67,18 @@ export class ReportRepository {
       : undefined;
     const judged = reading.denyToAllowFrom?.judged(configurations);
     const [topSources, topPorts, topPrefixes, coverageFlows, denyToAllowFrom] = await Promise.all([
-      section<'topSources'>(this.pool, TOP_SOURCES, [ids, PREVIEW_REPORT_TOP]),
-      section<'topPorts'>(this.pool, TOP_PORTS, [ids, PREVIEW_REPORT_TOP]),
-      section<'topPrefixes'>(this.pool, TOP_PREFIXES, [ids, PREVIEW_REPORT_TOP]),
-      covered && readChangedConnections(this.pool, covered.id),
+      inFlowRead(this.pool, (c) =>
+        section<'topSources'>(c, TOP_SOURCES, [ids, PREVIEW_REPORT_TOP]),
+      ),
+      inFlowRead(this.pool, (c) => section<'topPorts'>(c, TOP_PORTS, [ids, PREVIEW_REPORT_TOP])),
+      inFlowRead(this.pool, (c) =>
+        section<'topPrefixes'>(c, TOP_PREFIXES, [ids, PREVIEW_REPORT_TOP]),
+      ),
+      covered && inFlowRead(this.pool, (c) => readChangedConnections(c, covered.id)),
       judged && reading.denyToAllowFrom
-        ? readDenyToAllowFrom(this.pool, judged.id, reading.denyToAllowFrom.ranges)
+        ? inFlowRead(this.pool, (c) =>
+            readDenyToAllowFrom(c, judged.id, reading.denyToAllowFrom?.ranges ?? []),
+          )
         : new Map<string, number>(),
     ]);
     const rows = {
