@@ -1,7 +1,6 @@
 /**
- * Time, given to whatever reads it and never read ad hoc, so tests are exact. Declared here, the
- * lowest lib that both the domain libs and the platform may import; services inject it under
- * `CLOCK` (`@rollout/platform/service-kit`).
+ * Injected, never read ad hoc, so tests are exact; declared in the lowest lib that both the
+ * domain libs and the platform import.
  */
 export interface Clock {
   now(): Date;

@@ -1,7 +1,6 @@
 /**
- * AIP-160 list filters, read once for every list: terms `field op value` joined by one keyword,
- * each value bare or "quoted" (\" and \\ escapes). Each list owns its fields, operators and
- * messages. Terms come one at a time, so a list reports the first thing wrong in reading order.
+ * AIP-160 filters: terms `field op value` joined by one keyword. Terms come one at a time, so a
+ * list reports the first thing wrong in reading order.
  */
 export const FILTER_OPERATORS = ['!=', '<=', '>=', '=', '<', '>', ':'] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
