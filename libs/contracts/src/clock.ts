@@ -1,7 +1,4 @@
-/**
- * Injected, never read ad hoc, so tests are exact; declared in the lowest lib that both the
- * domain libs and the platform import.
- */
+/** Injected so tests are exact; here, the lowest lib both domain and platform import. */
 export interface Clock {
   now(): Date;
 }

@@ -71,18 +71,14 @@ export function deadLetterSubject(stream: string): string {
 /** The header block of the gate's create-if-absent write: an id's entry holds nothing else. */
 const EXPECT_NOTHING_HEADER = 'Nats-Expected-Last-Subject-Sequence';
 export const ASSERTION_ID_ENTRY_BYTES = `NATS/1.0\r\n${EXPECT_NOTHING_HEADER}: 0\r\n\r\n`.length;
-/** Commands per second, across every service, the bucket is sized for (five times the 1,000/s we plan for). */
+/** Commands per second across every service: five times the 1,000/s we plan for. */
 export const ASSERTION_IDS_DESIGN_RATE = 5_000;
 /** Measured: 34 bytes of framing and hash, a subject of at most 87 bytes, the header block. */
 export const ASSERTION_ID_STORED_BYTES = 192;
 const ASSERTION_IDS_MAX_AGE_MS = ASSERTION_MAX_TTL_MS + 2 * ASSERTION_CLOCK_SKEW_MS;
 const ASSERTION_IDS_MAX_MSGS = (ASSERTION_IDS_DESIGN_RATE * ASSERTION_IDS_MAX_AGE_MS) / 1000;
 
-/**
- * Actor-assertion ids, kept as long as an assertion can be accepted (`iat - skew` to
- * `exp + skew`) through the bucket's max age, since nats-server 2.9 has no per-message TTL
- * (docs/bus-security.md).
- */
+/** Kept `iat - skew` to `exp + skew` by the max age: nats-server 2.9 has no per-message TTL. */
 export const ASSERTION_IDS_KV: KvDeclaration = {
   bucket: 'ASSERTION_IDS',
   history: 1,
@@ -112,7 +108,7 @@ export interface BusLimits {
   previewLogsMaxBytes: number;
   /** History only: current state is the EXPERIMENT_STATE bucket, kept forever. */
   experimentEventsMaxAgeMs: number;
-  /** How long an evaluator replica may hold a traffic event before JetStream hands it to another. */
+  /** Before JetStream hands the event to another evaluator replica. */
   evaluatorAckWaitMs: number;
   evaluatorMaxAckPending: number;
 }
@@ -138,10 +134,7 @@ export interface BusTopology {
 const TWO_MINUTES = 2 * 60 * 1000;
 const WEEK = 7 * 24 * 3600 * 1000;
 
-/**
- * Provisioning creates these with its admin credential; services only check what they use,
- * since their NATS users may not change any of it (docs/bus-security.md).
- */
+/** Provisioning applies these; service users may only check them (docs/bus-security.md). */
 export function busTopology(limits: BusLimits = DEFAULT_BUS_LIMITS): BusTopology {
   return {
     streams: [
@@ -201,9 +194,8 @@ export function busTopology(limits: BusLimits = DEFAULT_BUS_LIMITS): BusTopology
     ],
     consumers: [
       {
-        // Filters nothing, so it reads every major. Unlimited deliveries: a malformed event is
-        // dead-lettered at once by the evaluator, so redeliveries only follow a crash or an
-        // outage, and never drop an event.
+        // Filters nothing, so it reads every major. Unlimited deliveries: malformed events are
+        // dead-lettered at once, so redeliveries only follow a crash and never drop an event.
         stream: TRAFFIC_STREAM,
         durable: TRAFFIC_DURABLE,
         ackWaitMs: limits.evaluatorAckWaitMs,

@@ -1,9 +1,6 @@
 import type { ContractPackage } from '@rollout/contracts';
 
-/**
- * `traffic.v2alpha`: v1 in batches, with the address fields spelled out. A batch is all or
- * nothing, so a dead letter is the producer's own message, ready to fix and publish again.
- */
+/** `traffic.v2alpha`: v1 in all-or-nothing batches, the address fields spelled out. */
 export const TRAFFIC_V2ALPHA: ContractPackage = {
   name: 'traffic.v2alpha',
   version: '2.1.0-alpha.1',

@@ -207,10 +207,7 @@ export interface QuotaResult {
   quotas: Record<string, QuotaGrant>;
 }
 
-/**
- * `ended`: the hours from `at` to `endDate` are unused (a create that failed after its grant
- * ends at its `startDate`: a full refund).
- */
+/** `ended`: the hours from `at` to `endDate` are unused; a failed create ends at `startDate`. */
 export interface ReportInstance {
   kind: 'created' | 'updated' | 'ended';
   context: AdapterContext;

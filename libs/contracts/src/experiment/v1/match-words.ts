@@ -28,10 +28,7 @@ function regionSourceTags(condition: AnalysisTarget | undefined): string {
   return parts.length ? `with source tags ${parts.join(' and ')}` : '';
 }
 
-/**
- * In the order a sentence says them; keyed by every field of RuleMatch, so a new field needs
- * its words. An empty phrase is left out.
- */
+/** In sentence order, keyed by every RuleMatch field (a new one needs words). */
 export const MATCH_FIELD_WORDS: {
   readonly [Field in keyof Required<RuleMatch>]: {
     rule(value: RuleMatch[Field]): string;

@@ -118,10 +118,7 @@ export interface CommitRequest extends CommandContext {
   reason?: string;
 }
 
-/**
- * Since 1.6.0. Bound to the experiment's etag without moving it, so the preview's counts go on;
- * any change of the experiment drops it.
- */
+/** Since 1.6.0: bound to the etag without moving it, so the counts go on; any change drops it. */
 export interface ProposeCommitRequest extends CommandContext {
   name: string;
   /** Required. */

@@ -17,10 +17,7 @@ export interface RuleFieldChange {
   before?: unknown;
   /** Absent when not set. */
   after?: unknown;
-  /**
-   * A list field's elements only `from` has, in normal form (since 1.6.0), so a reviewer reads
-   * `- "22" + "2222"` rather than two whole lists.
-   */
+  /** Since 1.6.0, in normal form, so a reviewer reads `- "22" + "2222"`, not two lists. */
   removedElements?: string[];
   /** Since 1.6.0. */
   addedElements?: string[];

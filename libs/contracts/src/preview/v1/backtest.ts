@@ -1,10 +1,7 @@
 import type { Status } from '../../status';
 import type { PreviewDeadLetterCount, PreviewFlow, PreviewReport } from './index';
 
-/**
- * Since 1.7.0: the experiment and live policy as they stand now, replayed over what TRAFFIC
- * retains, kept apart from the live preview's counts. Answered with its operation.
- */
+/** Since 1.7.0: a replay over what TRAFFIC retains, apart from the live preview's counts. */
 export interface BacktestRequest {
   /** The experiment, in any preview state. */
   name: string;

@@ -35,10 +35,7 @@ export type CompactPreviewLogEvent = [
   string[]?,
 ];
 
-/**
- * Since 1.10.0: PolicyPreviewLogBatch in a quarter of the bytes, each distinct outcome once and
- * each event a row pointing at its outcome.
- */
+/** Since 1.10.0: PolicyPreviewLogBatch in a quarter of the bytes, each outcome listed once. */
 export interface CompactPolicyPreviewLog {
   /** So messages grep apart from other logs. */
   logPrefix: typeof PREVIEW_LOG_PREFIX;

@@ -1,7 +1,4 @@
-/**
- * Since 1.9.0: recorded by the ids the subject names, whether the policy exists or not; a
- * subject naming no project is in the evaluator's metrics only.
- */
+/** Since 1.9.0: by the ids the subject names, whether the policy exists or not. */
 export interface GetDeadLettersRequest {
   /** `projects/{project}/locations/{location}` */
   parent: string;

@@ -23,10 +23,7 @@ export const previewLogSubject = (
   experiment: string,
 ) => `preview.v1.logs.${project}.${location}.${firewallPolicy}.${experiment}`;
 
-/**
- * Deprecated since 1.10.0 (sunset 2027-12-31) for compactPolicyPreviewLogSubject, a quarter of
- * the bytes; published only with PREVIEW_LOGS_POLICY_JSON.
- */
+/** Deprecated since 1.10.0 (sunset 2027-12-31) for the compact log, a quarter of the bytes. */
 export const policyPreviewLogSubject = (
   project: string,
   location: string,
@@ -92,10 +89,7 @@ export interface ChangedPrefix {
   addresses: number;
 }
 
-/**
- * A differing region of the static analysis and this configuration's changed traffic in it
- * (since 1.12.0): "tcp/22 from 0.0.0.0/0 is now denied: 592 events from 61 sources".
- */
+/** Since 1.12.0: "tcp/22 from 0.0.0.0/0 is now denied: 592 events from 61 sources". */
 export interface ChangedRegionTraffic {
   /** The diff's sentence ("tcp/22 from 0.0.0.0/0 is now denied"). */
   summary: string;
@@ -129,17 +123,14 @@ export interface LiveRuleUsage {
   unusedRules: number[];
 }
 
-/** A cell of the rule-transition matrix (since 1.2.0); its margins: `liveRules`, `experimentRules`. */
+/** A rule-transition matrix cell (since 1.2.0); `liveRules`, `experimentRules` are its margins. */
 export interface RuleTransition {
   live: PreviewVerdict;
   experiment: PreviewVerdict;
   count: number;
 }
 
-/**
- * Events in [startTime, startTime + width) (since 1.2.0): minutes for the 6 hours before the
- * configuration's last event, hours before that.
- */
+/** [startTime, startTime + width), since 1.2.0: minutes for the last 6 hours, hours before. */
 export interface PreviewTimeBucket {
   startTime: string;
   width: 'MINUTE' | 'HOUR';
@@ -178,15 +169,9 @@ export interface PreviewConfigurationReport {
   topChangedDestinationPrefixes?: ChangedPrefix[];
   /** Distinct changed flows kept for previewFlows. */
   flows?: number;
-  /**
-   * Changed events in no kept flow, the evaluator's flow bound being reached for the experiments
-   * ACTIVE together (since 1.13.0); counted in the totals.
-   */
+  /** Since 1.13.0: in no kept flow (the evaluator's flow bound), yet counted in the totals. */
   changedOutsideFlows?: number;
-  /**
-   * Live deciding rule → experiment deciding rule, most frequent first (since 1.2.0); a
-   * configuration counted before 1.2.0 may sum below `evaluated`.
-   */
+  /** Most frequent first (since 1.2.0); counts from before 1.2.0 may sum below `evaluated`. */
   ruleTransitions?: RuleTransition[];
   /** Past the 500 most frequent. */
   ruleTransitionsOmitted?: number;
@@ -207,10 +192,7 @@ export interface PreviewConfigurationReport {
   lastEventTime: string;
 }
 
-/**
- * What a configuration's counts may miss (since 1.3.0): `complete` only when nothing was
- * dead-lettered or dropped and the evaluator has nothing left to read.
- */
+/** Since 1.3.0: `complete` when nothing was lost and the evaluator has nothing left to read. */
 export interface PreviewCompleteness {
   complete: boolean;
   summary: string;
@@ -243,10 +225,7 @@ export interface PreviewCoverage {
   unmatchedExperimentRules: number[];
   /** They can never decide. */
   shadowedRules: number[];
-  /**
-   * Since 1.12.0, over the kept flows; flows carry no target tags, so a region's target condition
-   * is not applied.
-   */
+  /** Since 1.12.0, over the kept flows; flows carry no target tags, so those are not applied. */
   changedByRegion?: ChangedRegionTraffic[];
 }
 
@@ -271,10 +250,7 @@ export interface PreviewReport {
   configurations: PreviewConfigurationReport[];
   /** Since 1.11.0; absent on the last page. */
   nextPageToken?: string;
-  /**
-   * Since 1.6.0; only on the first page, and absent when the evaluator does not hold the
-   * experiment (committed, deleted, or not yet known).
-   */
+  /** Since 1.6.0; first page only, absent when the evaluator does not hold the experiment. */
   readiness?: PreviewReadiness;
   /**
    * `{what matters}.{counts}` (since 1.6.0; first page only since 1.11.0): a commit given one is

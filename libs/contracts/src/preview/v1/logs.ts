@@ -82,10 +82,7 @@ export interface PreviewExperimentResult extends PreviewVerdict {
   changed: boolean;
 }
 
-/**
- * Deprecated since 1.1.0 for `ListPreviewFlowsRequest`: lists only the changed flows' samples,
- * as the evaluator no longer stores a record per event.
- */
+/** Deprecated since 1.1.0 for `ListPreviewFlowsRequest`: lists the changed flows' samples. */
 export interface ListPreviewLogsRequest {
   /** `projects/{p}/locations/{l}/firewallPolicies/{f}/experiments/{e}` */
   name: string;

@@ -3,10 +3,7 @@ import type { ReadinessGate } from '../../experiment/v1/resources';
 export interface PreviewReadiness {
   /** A commit of another etag is refused: the gates were judged on another version. */
   currentExperimentEtag: string;
-  /**
-   * The configuration judged: the current versions while ACTIVE, else the newest counted; absent
-   * when the experiment's current version has no preview.
-   */
+  /** Current versions while ACTIVE, else the newest counted; absent without a preview. */
   experimentEtag?: string;
   livePolicyEtag?: string;
   /** True when there are no gates. */

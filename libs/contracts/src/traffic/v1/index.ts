@@ -1,9 +1,6 @@
 import type { ContractPackage } from '../../packages';
 
-/**
- * `traffic.v1`: one event per connection. `Nats-Msg-Id` is `trafficMessageId`, so a retry is
- * stored once and no other project can make an event a duplicate (docs/traffic.md).
- */
+/** `traffic.v1`: one event per connection (docs/traffic.md). */
 export const TRAFFIC_V1: ContractPackage = { name: 'traffic.v1', version: '1.1.0' };
 
 export const TRAFFIC_STREAM = 'TRAFFIC';

@@ -1,13 +1,7 @@
-/**
- * TRAFFIC dedups ids across subjects, so the project namespace keeps one project's ids from making
- * another's event a duplicate; a project token has no `/`, so the first `/` ends it.
- */
+/** Namespaced, as TRAFFIC dedups ids across subjects; the first `/` ends the project token. */
 export const trafficMessageId = (project: string, id: string): string => `${project}/${id}`;
 
-/**
- * An id in another project's namespace can only pre-empt, or pass for, that project's message.
- * Bare ids, from producers older than namespaces, are accepted and share one window.
- */
+/** Another project's namespace can only pre-empt that project's message; bare ids are accepted. */
 export function foreignTrafficMessageId(
   subjectProject: string,
   messageId: string | undefined,
