@@ -1,7 +1,4 @@
-/**
- * JSON with object keys sorted at every level and undefined properties left out, so equal
- * values give equal text: what dedup ids, cache keys and content hashes are computed from.
- */
+/** Equal values give equal text, for dedup ids, cache keys and content hashes. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;

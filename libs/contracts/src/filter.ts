@@ -1,8 +1,4 @@
-/**
- * AIP-160 list filters, read once for every list: terms `field op value` joined by one keyword,
- * each value bare or "quoted" (\" and \\ escapes). Each list owns its fields, operators and
- * messages. Terms come one at a time, so a list reports the first thing wrong in reading order.
- */
+/** AIP-160. Terms come one at a time, so a list reports the first error in reading order. */
 export const FILTER_OPERATORS = ['!=', '<=', '>=', '=', '<', '>', ':'] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
@@ -94,10 +90,7 @@ export function* filterTerms(
   }
 }
 
-/**
- * The text a message quotes for the term at a position: the filter cut at each joiner with
- * spaces around it, so a term followed by stray words is quoted with them.
- */
+/** Cut at each spaced joiner, so a term followed by stray words is quoted with them. */
 function quotedTerms(filter: string, separator: RegExp): (at: number) => string {
   const terms: { start: number; end: number }[] = [];
   let start = 0;

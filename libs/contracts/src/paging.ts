@@ -6,19 +6,15 @@ import {
 } from './preview/v1';
 import { StatusError } from './status';
 
-/**
- * AIP-158 paging, written once for every list: page sizes (absent or 0 is the default, more than
- * the maximum is the maximum, anything else not a whole number is INVALID_ARGUMENT) and opaque
- * page tokens that only the query that issued them accepts. No Node API: the console uses it too.
- */
+/** AIP-158 paging. No Node API: the console uses it too. */
 export interface PageSizes {
   readonly default: number;
   readonly max: number;
 }
 
-/** experiment.v1 lists (policies, experiments, revisions). */
+/** experiment.v1 lists. */
 export const LIST_PAGE_SIZES: PageSizes = { default: 50, max: 500 };
-/** preview.v1 lists (previewFlows, previewLogs). */
+/** previewFlows, previewLogs. */
 export const PREVIEW_PAGE_SIZES: PageSizes = {
   default: PREVIEW_LOGS_DEFAULT_PAGE_SIZE,
   max: PREVIEW_LOGS_MAX_PAGE_SIZE,
@@ -39,13 +35,11 @@ export function pageSizeOf(value: unknown, sizes: PageSizes = LIST_PAGE_SIZES): 
   return Math.min(value, sizes.max);
 }
 
-/** Where a page ends, in the list's own terms (a name, a sequence, a time…). */
 export type PageCursor = Record<string, string | number>;
 
-/** A token longer than this is none we issued (a cursor holds a few names and numbers). */
+/** A cursor holds a few names and numbers: anything longer is none we issued. */
 export const PAGE_TOKEN_MAX_LENGTH = 1024;
 
-/** The one error for a page token the query cannot continue from. */
 export const invalidPageToken = (message = 'The page token is not one this query issued.') =>
   StatusError.invalidArgument(message, [
     {
@@ -54,19 +48,12 @@ export const invalidPageToken = (message = 'The page token is not one this query
     },
   ]);
 
-/**
- * The next page's token: the cursor beside a fingerprint of the query (the list's parent and
- * filter, as the caller spells them), so a token of another query is refused.
- */
+/** Carries a fingerprint of the query (parent and filter), so another query's token is refused. */
 export function encodePageToken(query: string, cursor: PageCursor): string {
   return toBase64Url(JSON.stringify({ q: fingerprint(query), c: cursor }));
 }
 
-/**
- * The cursor of `token`: undefined for no token (the first page); INVALID_ARGUMENT for a token
- * of another query, a forged one or garbage. What the cursor's fields hold is the caller's to
- * check (and to refuse with invalidPageToken).
- */
+/** The caller checks the cursor's fields (and refuses them with invalidPageToken). */
 export function decodePageToken(
   token: unknown,
   query: string,
@@ -90,11 +77,10 @@ export function decodePageToken(
   return c as Record<string, unknown>;
 }
 
-/** Lists paged by a unique text key (a name, an id): the token holds the last key of its page. */
+/** For lists paged by a unique text key (a name, an id). */
 export const encodeKeyPageToken = (query: string, lastKey: string): string =>
   encodePageToken(query, { after: lastKey });
 
-/** The key to continue after (undefined on the first page); any other token is INVALID_ARGUMENT. */
 export function decodeKeyPageToken(token: unknown, query: string): string | undefined {
   const cursor = decodePageToken(token, query);
   if (cursor === undefined) return undefined;
@@ -102,14 +88,10 @@ export function decodeKeyPageToken(token: unknown, query: string): string | unde
   return cursor.after;
 }
 
-/** A positive safe integer from a decoded cursor, or undefined. */
 export const cursorId = (value: unknown): number | undefined =>
   Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined;
 
-/**
- * 64 bits of FNV-1a over the query's UTF-8 (two lanes). Not a secret: the gateway signs every
- * token it hands out, so this only has to tell one query from another.
- */
+/** FNV-1a, not a secret: the gateway signs every token, so this only tells queries apart. */
 function fingerprint(query: string): string {
   let low = 0x811c9dc5;
   let high = 0xcbf29ce4;
@@ -126,7 +108,6 @@ function toBase64Url(text: string): string {
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-/** Throws on anything that is not base64url of UTF-8. */
 function fromBase64Url(token: string): string {
   const binary = atob(token.replace(/-/g, '+').replace(/_/g, '/'));
   const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));

@@ -11,12 +11,7 @@ import { PREVIEW_V1_PACKAGE } from './preview/v1/package';
 import { SYSTEM_V1_PACKAGE } from './system/v1/package';
 import { TRAFFIC_V1_PACKAGE } from './traffic/v1/package';
 
-/**
- * The stable packages of this lib, as their package.ts define them: what the runtime needs
- * to know about a subject (its package and version for `Contract-Version`, its deprecations,
- * the features a package offers). The contracts tooling finds packages by itself; this list
- * is for the services.
- */
+/** For the services at runtime; the contracts tooling finds packages by itself. */
 export const CONTRACT_PACKAGE_DEFINITIONS: readonly ContractPackageDefinition[] = [
   SYSTEM_V1_PACKAGE,
   EXPERIMENT_V1_PACKAGE,
@@ -27,11 +22,9 @@ export const CONTRACT_PACKAGE_DEFINITIONS: readonly ContractPackageDefinition[] 
   ADAPTER_V1_PACKAGE,
 ];
 
-/** `{name, version, features}` of every package above. */
 export const CONTRACT_PACKAGES: readonly ContractPackage[] =
   CONTRACT_PACKAGE_DEFINITIONS.map(contractPackageOf);
 
-/** The package.ts definition of a package, by name (`experiment.v1`). */
 export function contractDefinition(name: string): ContractPackageDefinition | undefined {
   return CONTRACT_PACKAGE_DEFINITIONS.find((definition) => definition.name === name);
 }

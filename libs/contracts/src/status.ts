@@ -1,8 +1,4 @@
-/**
- * The error model every client sees (google.rpc.Status as rendered by AIP-193), and the same
- * shape that crosses NATS between services. `code` is the HTTP status, `status` the canonical
- * code name.
- */
+/** google.rpc.Status as AIP-193 renders it, to clients and between services alike. */
 export const STATUS_CODES = {
   CANCELLED: { grpc: 1, http: 499 },
   UNKNOWN: { grpc: 2, http: 500 },
@@ -80,10 +76,7 @@ export function isStatus(value: unknown): value is Status {
   );
 }
 
-/**
- * An error that carries a Status. Domain code throws it; each transport maps it once
- * (the gateway's HTTP filter, the services' RPC filter).
- */
+/** Domain code throws it; each transport maps it once. */
 export class StatusError extends Error {
   readonly details: StatusDetail[];
 
@@ -125,7 +118,6 @@ export class StatusError extends Error {
     return new StatusError('INVALID_ARGUMENT', message, details);
   }
 
-  /** An error with a machine-readable reason (google.rpc.ErrorInfo). */
   static withReason(
     status: StatusCode,
     message: string,

@@ -24,17 +24,12 @@ export const ASSERTION_MAX_TTL_MS = 60_000;
 /** How far the gateway's clock may be from a service's. */
 export const ASSERTION_CLOCK_SKEW_MS = 5_000;
 
-/** What a service's own signing key may assert: its system actor, on these subjects only. */
 export interface SystemSigner {
   actor: string;
   subjects: readonly string[];
 }
 
-/**
- * Services that call other services by themselves, with what their keys may say. A key whose id
- * is `system.<service>` (or `system.<service>.<suffix>`, for rotation) is such a key: the
- * evaluator may stop a preview as `system:evaluator`, and assert nothing else.
- */
+/** Keys with id `system.<service>[.<rotation suffix>]` may assert only this, nothing else. */
 export const SYSTEM_SIGNERS: Readonly<Record<string, SystemSigner>> = {
   evaluator: { actor: 'system:evaluator', subjects: [EXPERIMENT_SUBJECTS.stopPreview] },
 };

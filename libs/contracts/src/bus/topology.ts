@@ -16,13 +16,7 @@ import {
 import { TRAFFIC_STREAM, TRAFFIC_STREAM_LIMITS, TRAFFIC_STREAM_SUBJECTS } from '../traffic/v1';
 import { ASSERTION_CLOCK_SKEW_MS, ASSERTION_MAX_TTL_MS } from './security';
 
-/*
- * The bus's shape as data: every stream, durable consumer and KV bucket, and which service uses
- * each. It is not a message contract (no golden, no lock): the provisioning step applies it,
- * services check the bus against the part they use, and the permissions are drawn from it.
- */
-
-/** A stream as the code that owns it declares it; names and subjects are namespaced on use. */
+/** Names and subjects are namespaced on use. */
 export interface StreamDeclaration {
   name: string;
   subjects: string[];
@@ -32,7 +26,6 @@ export interface StreamDeclaration {
   maxBytes: number;
   /** Window in which a repeated Nats-Msg-Id is dropped as a duplicate, in ms. */
   duplicateWindowMs: number;
-  /** Whether its messages may be read with direct gets (a reader without a consumer of its own). */
   allowDirect?: boolean;
 }
 
@@ -51,10 +44,8 @@ export interface KvDeclaration {
   /** How long an entry lives, in ms (absent: forever). */
   ttlMs?: number;
   /**
-   * A bucket whose keys are written once and never changed: its stream is declared with the
-   * stream API (the KV view would allow rollups), one entry per key that no later write may
-   * replace (discard new per subject), no rollup, delete or purge, values of at most
-   * `maxMsgSize` bytes counting headers, and at most `maxBytes`/`maxMsgs` held (discard new).
+   * Keys written once: declared with the stream API (the KV view would allow rollups), discard
+   * new per subject, no rollup, delete or purge; `maxMsgSize` counts headers.
    */
   writeOnce?: { maxMsgSize: number; maxBytes: number; maxMsgs: number };
 }
@@ -65,7 +56,6 @@ export interface JetStreamDeclarations {
   kv?: KvDeclaration[];
 }
 
-/** Where poison messages go: `deadletter.v1.<stream>`, kept in this stream for inspection. */
 export const DEAD_LETTER_STREAM: StreamDeclaration = {
   name: 'DEAD_LETTERS',
   subjects: ['deadletter.v1.>'],
@@ -78,28 +68,17 @@ export function deadLetterSubject(stream: string): string {
   return `deadletter.v1.${stream.toLowerCase()}`;
 }
 
-/** The header block of the gate's create-if-absent write, the only thing an id's entry holds. */
+/** The header block of the gate's create-if-absent write: an id's entry holds nothing else. */
 const EXPECT_NOTHING_HEADER = 'Nats-Expected-Last-Subject-Sequence';
 export const ASSERTION_ID_ENTRY_BYTES = `NATS/1.0\r\n${EXPECT_NOTHING_HEADER}: 0\r\n\r\n`.length;
-/** Commands per second, across every service, the bucket is sized for (five times the 1,000/s we plan for). */
+/** Commands per second across every service: five times the 1,000/s we plan for. */
 export const ASSERTION_IDS_DESIGN_RATE = 5_000;
-/**
- * What one id takes in the store, at most: the stored record's 34 bytes of framing and hash
- * (measured), its subject (`$KV.<namespace>_ASSERTION_IDS.<uuid>`, at most 87 bytes) and the
- * header block.
- */
+/** Measured: 34 bytes of framing and hash, a subject of at most 87 bytes, the header block. */
 export const ASSERTION_ID_STORED_BYTES = 192;
 const ASSERTION_IDS_MAX_AGE_MS = ASSERTION_MAX_TTL_MS + 2 * ASSERTION_CLOCK_SKEW_MS;
 const ASSERTION_IDS_MAX_MSGS = (ASSERTION_IDS_DESIGN_RATE * ASSERTION_IDS_MAX_AGE_MS) / 1000;
 
-/**
- * The ids of the actor assertions that state-changing requests used, one key each, shared by
- * every replica of every service that verifies assertions. A key lives as long as an assertion
- * can be accepted: from `iat - skew` to `exp + skew`, at most the longest lifetime plus twice
- * the skew (nats-server 2.9 has no per-message TTL, so the bucket's max age says it). Written
- * once: no rollup, delete or purge, no second entry on a key, an empty value only, and at most
- * the ids of `ASSERTION_IDS_DESIGN_RATE` commands a second over the max age (docs/bus-security.md).
- */
+/** Kept `iat - skew` to `exp + skew` by the max age: nats-server 2.9 has no per-message TTL. */
 export const ASSERTION_IDS_KV: KvDeclaration = {
   bucket: 'ASSERTION_IDS',
   history: 1,
@@ -111,35 +90,26 @@ export const ASSERTION_IDS_KV: KvDeclaration = {
   },
 };
 
-/**
- * The services that use JetStream; the others (gateway, adapters) only request and reply. The
- * enforcement-service's one use is the ASSERTION_IDS bucket of its replay check.
- */
+/** The gateway and adapters only request and reply. */
 export type JetStreamService =
   'experiment-service' | 'evaluator' | 'inspection-rules-service' | 'enforcement-service';
 
-/** The durable consumer on TRAFFIC that every evaluator replica shares. */
 export const TRAFFIC_DURABLE = 'evaluator';
 export const INSPECTION_STREAM = 'INSPECTION';
 export const INSPECTION_RESULTS_STREAM = 'INSPECTION_RESULTS';
-/** The durable consumer on INSPECTION that every inspection-rules-service replica shares. */
 export const INSPECTION_DURABLE = 'inspection-rules-service';
 export const INSPECTION_MAX_DELIVER = 5;
 
-/**
- * The limits an operator may set (the provisioning step reads them from its environment, under
- * these names in upper snake case: TRAFFIC_MAX_AGE_MS…); defaults in `DEFAULT_BUS_LIMITS`.
- */
+/** Provisioning reads them from its environment in upper snake case: TRAFFIC_MAX_AGE_MS… */
 export interface BusLimits {
   trafficMaxAgeMs: number;
   trafficMaxBytes: number;
   previewLogsMaxAgeMs: number;
   previewLogsMaxBytes: number;
-  /** How long EXPERIMENT_EVENTS keeps history (current state is the EXPERIMENT_STATE bucket, kept forever). */
+  /** History only: current state is the EXPERIMENT_STATE bucket, kept forever. */
   experimentEventsMaxAgeMs: number;
-  /** How long an evaluator replica may hold a traffic event before JetStream hands it to another. */
+  /** Before JetStream hands the event to another evaluator replica. */
   evaluatorAckWaitMs: number;
-  /** Traffic events handed out and not yet acknowledged, across every evaluator replica. */
   evaluatorMaxAckPending: number;
 }
 
@@ -153,7 +123,6 @@ export const DEFAULT_BUS_LIMITS: BusLimits = {
   evaluatorMaxAckPending: 20_000,
 };
 
-/** A declaration and the services whose runtime needs it (to read or write). */
 type Used<T> = T & { usedBy: readonly JetStreamService[] };
 
 export interface BusTopology {
@@ -165,13 +134,7 @@ export interface BusTopology {
 const TWO_MINUTES = 2 * 60 * 1000;
 const WEEK = 7 * 24 * 3600 * 1000;
 
-/**
- * Every stream, durable consumer and KV bucket of the system, in one place: the provisioning
- * step creates or updates them (with its admin credential), the services only check that what
- * they use exists (their NATS users may not create, change or delete any of it:
- * docs/bus-security.md). A new stream, consumer or bucket is one entry here, naming the
- * services that use it.
- */
+/** Provisioning applies these; service users may only check them (docs/bus-security.md). */
 export function busTopology(limits: BusLimits = DEFAULT_BUS_LIMITS): BusTopology {
   return {
     streams: [
@@ -212,7 +175,6 @@ export function busTopology(limits: BusLimits = DEFAULT_BUS_LIMITS): BusTopology
         usedBy: ['experiment-service'],
       },
       {
-        // Events in, results out; both drop a repeated Nats-Msg-Id within two minutes.
         name: INSPECTION_STREAM,
         subjects: INSPECTION_PHASES.map(inspectionEventSubject),
         maxAgeMs: WEEK,
@@ -232,9 +194,8 @@ export function busTopology(limits: BusLimits = DEFAULT_BUS_LIMITS): BusTopology
     ],
     consumers: [
       {
-        // Filters nothing, so it reads every major. Unlimited deliveries: a malformed event is
-        // dead-lettered at once by the evaluator, so redeliveries only follow a crash or an
-        // outage, and never drop an event.
+        // Filters nothing, so it reads every major. Unlimited deliveries: malformed events are
+        // dead-lettered at once, so redeliveries only follow a crash and never drop an event.
         stream: TRAFFIC_STREAM,
         durable: TRAFFIC_DURABLE,
         ackWaitMs: limits.evaluatorAckWaitMs,
@@ -251,10 +212,8 @@ export function busTopology(limits: BusLimits = DEFAULT_BUS_LIMITS): BusTopology
       },
     ],
     kv: [
-      // Current state: the last entry per key, forever. The experiment-service writes, the evaluator reads.
       { bucket: EXPERIMENT_STATE_BUCKET, history: 1, usedBy: ['experiment-service', 'evaluator'] },
-      // Actor-assertion ids of state-changing requests, create-if-absent, kept as long as an
-      // assertion is accepted: a replay on any replica, or after a restart, is refused.
+      // Shared by every replica, so a replay on any replica, or after a restart, is refused.
       {
         ...ASSERTION_IDS_KV,
         usedBy: [
@@ -268,11 +227,7 @@ export function busTopology(limits: BusLimits = DEFAULT_BUS_LIMITS): BusTopology
   };
 }
 
-/**
- * What one service checks, at boot and then periodically: the names of the streams, durable
- * consumers and buckets it uses, and (`declared`) their declarations, whose fields that matter
- * it compares with the bus.
- */
+/** Checked at boot and then periodically. */
 export interface BusNeeds {
   streams: string[];
   consumers: { stream: string; durable: string }[];
@@ -280,7 +235,6 @@ export interface BusNeeds {
   declared?: JetStreamDeclarations;
 }
 
-/** The part of the topology some services use (all of it without `services`). */
 export function topologyFor(
   topology: BusTopology,
   services?: readonly JetStreamService[],

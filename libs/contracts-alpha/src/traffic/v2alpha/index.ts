@@ -1,29 +1,20 @@
 import type { ContractPackage } from '@rollout/contracts';
 
-/**
- * `traffic.v2alpha`: the next major of production traffic, on the same `TRAFFIC` stream and
- * durable consumer as `traffic.v1`. What breaks, deliberately: a message carries a batch of 1 to
- * 1,000 events, and the address fields are spelled out (`srcIp` → `sourceIp`, `destPort` →
- * `destinationPort`…). Everything else, results included, is as in v1; `Nats-Msg-Id` is a batch
- * id through `trafficMessageId`. A batch is all or nothing: when any event is invalid the whole
- * message is dead-lettered, with a reason naming the event's index (`events[3].sourceIp …`), so
- * the dead letter is the producer's own message, ready to fix and publish again.
- */
+/** `traffic.v2alpha`: v1 in all-or-nothing batches, the address fields spelled out. */
 export const TRAFFIC_V2ALPHA: ContractPackage = {
   name: 'traffic.v2alpha',
   version: '2.1.0-alpha.1',
 };
 
-/** The major as it appears in the subject (`traffic.v2alpha.…`). */
 export const TRAFFIC_V2ALPHA_SUBJECTS = 'traffic.v2alpha.>';
 
 export const trafficV2alphaSubject = (project: string, location: string, firewallPolicy: string) =>
   `traffic.v2alpha.${project}.${location}.${firewallPolicy}`;
 
-/** Most events in one batch (a batch of 1,000 events of ~250 bytes stays well under NATS's 1 MB). */
+/** 1,000 events of ~250 bytes stay well under NATS's 1 MB. */
 export const TRAFFIC_V2ALPHA_BATCH_MAX_EVENTS = 1000;
 
-/** The named protocols; any other is given by its IP protocol number, 0-255 (as in v1). */
+/** Any other protocol is given by its number, 0-255. */
 export const TRAFFIC_V2ALPHA_PROTOCOLS = [
   'tcp',
   'udp',
@@ -35,28 +26,28 @@ export const TRAFFIC_V2ALPHA_PROTOCOLS = [
 ] as const;
 export type TrafficProtocol = (typeof TRAFFIC_V2ALPHA_PROTOCOLS)[number] | number;
 
-/** One connection (JSON). Unknown fields are ignored. */
+/** Unknown fields are ignored. */
 export interface TrafficEvent {
   /**
-   * Unique per event, at most 128 characters.
+   * Unique per event.
    * @minLength 1
    * @maxLength 128
    */
   id: string;
   /**
-   * When the connection was seen (RFC 3339).
+   * RFC 3339.
    * @maxLength 40
    */
   time: string;
   direction: 'INGRESS' | 'EGRESS';
   /**
-   * IPv4 or IPv6 address (`srcIp` in traffic.v1).
+   * `srcIp` in traffic.v1.
    * @minLength 2
    * @maxLength 45
    */
   sourceIp: string;
   /**
-   * IPv4 or IPv6 address (`destIp` in traffic.v1).
+   * `destIp` in traffic.v1.
    * @minLength 2
    * @maxLength 45
    */
@@ -77,18 +68,18 @@ export interface TrafficEvent {
    */
   destinationPort?: number;
   /**
-   * Network tags of the instance the connection reached (INGRESS) or left (EGRESS).
+   * Of the instance reached (INGRESS) or left (EGRESS).
    * @maxItems 64
    */
   targetTags?: string[];
   /**
-   * `srcSecureTags` in traffic.v1: secure tags or workload labels of the connection's source.
+   * `srcSecureTags` in traffic.v1.
    * @maxItems 64
    */
   sourceSecureTags?: string[];
 }
 
-/** Events published together in one message (all or nothing: see the package). */
+/** All or nothing. */
 export interface TrafficEventBatch {
   /**
    * @minItems 1
@@ -101,10 +92,7 @@ const RFC_3339 =
   '^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})$';
 const PORT = { type: 'integer', minimum: 0, maximum: 65535 } as const;
 
-/**
- * JSON Schema (draft-07) of one event of a batch, compiled once by consumers (hot path);
- * addresses are checked by the consumer, as a JSON Schema pattern cannot say "IPv6".
- */
+/** Hand-written for the hot path; a pattern cannot say "IPv6", so consumers check addresses. */
 export const TRAFFIC_V2ALPHA_EVENT_SCHEMA = {
   $id: 'https://policy-rollout.dev/schemas/traffic.v2alpha.TrafficEvent.json',
   type: 'object',
@@ -136,7 +124,7 @@ export const TRAFFIC_V2ALPHA_EVENT_SCHEMA = {
   },
 } as const;
 
-/** JSON Schema (draft-07) of a batch: its envelope only; each event is checked with the schema above. */
+/** The envelope only: each event is checked with the schema above. */
 export const TRAFFIC_V2ALPHA_BATCH_SCHEMA = {
   $id: 'https://policy-rollout.dev/schemas/traffic.v2alpha.TrafficEventBatch.json',
   type: 'object',

@@ -4,11 +4,7 @@ const subject = (method: string) => `adapter.v1.{adapter}.${method}`;
 // Adapters are third-party processes: the request and reply bodies are the messages themselves.
 const envelope = 'plain';
 
-/**
- * `adapter.v1`: out-of-process policy adapters (Mixer's model), served by each adapter on
- * `adapter.v1.{adapter}.…` with queue group `{adapter}`. Plain JSON request/reply (not the NestJS
- * packet); see index.ts.
- */
+/** `adapter.v1`: out-of-process policy adapters (Mixer's model); see index.ts. */
 export const ADAPTER_V1_PACKAGE = definePackage({
   name: 'adapter.v1',
   version: '1.2.0',

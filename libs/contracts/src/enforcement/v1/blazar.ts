@@ -1,8 +1,6 @@
 /**
- * Blazar's external enforcement protocol, as Blazar sends it (snake_case; dates naive, meaning
- * UTC, like `2020-05-13 00:00`, or ISO 8601 with an offset). The gateway serves it at
- * `POST /v1/blazar/check-create | check-update | on-end` and forwards the payloads unchanged on
- * `enforcement.v1.blazar.*`; the service answers with a BlazarVerdict.
+ * Blazar's external enforcement protocol as Blazar sends it: snake_case, naive dates meaning UTC
+ * (`2020-05-13 00:00`) or ISO 8601 with an offset.
  */
 export interface BlazarContext {
   user_id?: string;
@@ -18,14 +16,14 @@ export interface BlazarReservationPayload {
   max?: number;
   amount?: number;
   resource_properties?: string;
-  /** Plugin attributes (network_id, hypervisor_properties…) and `allocations`, kept as sent. */
+  /** Plugin attributes and `allocations`, kept as sent. */
   [attribute: string]: unknown;
 }
 
 export interface BlazarLeasePayload {
-  /** Blazar's lease id (sent on update and end; not yet known at check-create). */
+  /** Not yet known at check-create. */
   id?: string;
-  /** Unique within a project in Blazar: the ledger's key for the lease. */
+  /** Unique within a project in Blazar: the ledger's key. */
   name?: string;
   start_date: string;
   end_date?: string;

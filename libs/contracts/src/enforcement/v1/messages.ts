@@ -3,11 +3,6 @@ import type { LeaseInput, LeaseStatus } from './leases';
 
 export const ENFORCEMENT_V1: ContractPackage = { name: 'enforcement.v1', version: '1.0.0' };
 
-/**
- * Request/reply subjects served by the enforcement-service (queue group enforcement-service).
- * Errors cross as google.rpc.Status; a refused create or update is PERMISSION_DENIED whose
- * message is the filter's and whose ErrorInfo (reason ENFORCEMENT_DENIED) names the filter.
- */
 export const ENFORCEMENT_SUBJECTS = {
   createLease: 'enforcement.v1.leases.create',
   getLease: 'enforcement.v1.leases.get',
@@ -21,17 +16,13 @@ export const ENFORCEMENT_SUBJECTS = {
   blazarOnEnd: 'enforcement.v1.blazar.onEnd',
 } as const;
 
-/** ErrorInfo reason of a refusal by a filter's policy; metadata: `filter`, `hook`, `project`, `lease`. */
+/** PERMISSION_DENIED's ErrorInfo; metadata: `filter`, `hook`, `project`, `lease`. */
 export const ENFORCEMENT_DENIED_REASON = 'ENFORCEMENT_DENIED';
 
-/**
- * ErrorInfo reason of a refusal because a filter could not decide (its service answered an
- * error, timed out or was unreachable, or the filter failed), never because of its policy; same
- * metadata. Its status is the filter's `status_on_error` (PERMISSION_DENIED by default).
- */
+/** A filter could not decide, never its policy; the status is the filter's `status_on_error`. */
 export const ENFORCEMENT_FILTER_FAILED_REASON = 'ENFORCEMENT_FILTER_FAILED';
 
-/** Who asks: recorded on every decision, and the filter context's `user_id`. */
+/** Also the filter context's `user_id`. */
 export interface LeaseCaller {
   actor: string;
 }
@@ -52,7 +43,6 @@ export type GetLeaseRequest = LeaseRef;
 
 export interface ListLeasesRequest {
   project: string;
-  /** Only leases in one of these statuses. */
   statuses?: LeaseStatus[];
   pageSize?: number;
   pageToken?: string;

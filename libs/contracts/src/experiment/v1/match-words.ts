@@ -28,12 +28,7 @@ function regionSourceTags(condition: AnalysisTarget | undefined): string {
   return parts.length ? `with source tags ${parts.join(' and ')}` : '';
 }
 
-/**
- * How each match field reads in words, for a rule's value and for its part of a differing
- * region, in the order a sentence says them. Keyed by every field of RuleMatch (the type
- * refuses a field without words); the console and the firewall's descriptors read it. An
- * empty phrase is left out of the sentence.
- */
+/** In sentence order, keyed by every RuleMatch field (a new one needs words). */
 export const MATCH_FIELD_WORDS: {
   readonly [Field in keyof Required<RuleMatch>]: {
     rule(value: RuleMatch[Field]): string;
@@ -56,7 +51,7 @@ export const MATCH_FIELD_WORDS: {
   },
 };
 
-/** A rule's match in words: "tcp/22 from 0.0.0.0/0 to anywhere". */
+/** "tcp/22 from 0.0.0.0/0 to anywhere" */
 export function matchWords(match: RuleMatch): string {
   return Object.entries(MATCH_FIELD_WORDS)
     .map(([field, words]) =>
@@ -66,7 +61,7 @@ export function matchWords(match: RuleMatch): string {
     .join(' ');
 }
 
-/** The traffic of a region in words, its target tags aside: "INGRESS tcp/22 from 0.0.0.0/0 to anywhere". */
+/** Target tags aside: "INGRESS tcp/22 from 0.0.0.0/0 to anywhere". */
 export function regionMatchWords(region: DifferingRegion): string {
   return Object.values(MATCH_FIELD_WORDS)
     .map((words) => words.region(region))

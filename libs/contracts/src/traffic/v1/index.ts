@@ -1,48 +1,32 @@
 import type { ContractPackage } from '../../packages';
 
-/**
- * `traffic.v1`: production traffic, one event per connection, from producers (flow-log
- * exporters, proxies, agents) to the evaluator, on stream `TRAFFIC` (every traffic major) with
- * subject `traffic.v1.{project}.{location}.{firewallPolicy}`, the IDs of the live policy's name.
- * Producers set `Nats-Msg-Id` to `trafficMessageId`, so a retried publish is stored once and no
- * other project can make the event a duplicate. An event that cannot be evaluated is not retried:
- * it goes to `deadletter.v1.traffic` with the reason in `Dead-Letter-Reason` and its subject in
- * `Dead-Letter-Subject`. See docs/traffic.md.
- */
+/** `traffic.v1`: one event per connection (docs/traffic.md). */
 export const TRAFFIC_V1: ContractPackage = { name: 'traffic.v1', version: '1.1.0' };
 
 export const TRAFFIC_STREAM = 'TRAFFIC';
-/** The subjects of this major. */
 export const TRAFFIC_SUBJECTS = 'traffic.v1.>';
-/**
- * The subjects of the TRAFFIC stream: every major of traffic (`traffic.v1`, `traffic.v2alpha`…),
- * so one durable consumer reads them all and decodes each message by its subject's major.
- */
+/** Every major, so one durable consumer reads them all and decodes by the subject's major. */
 export const TRAFFIC_STREAM_SUBJECTS = 'traffic.>';
 
 export const trafficSubject = (project: string, location: string, firewallPolicy: string) =>
   `traffic.v1.${project}.${location}.${firewallPolicy}`;
 
-/**
- * Default limits of the TRAFFIC stream: whichever is reached first drops the oldest events.
- * The byte limit is a developer machine's (JetStream reserves it on disk up front).
- */
+/** A developer machine's bytes: JetStream reserves them on disk up front. */
 export const TRAFFIC_STREAM_LIMITS = {
   /** A day: the evaluator can be down for that long without losing traffic. */
   maxAgeMs: 24 * 3600 * 1000,
-  /** 1 GiB, about 4 million events of 250 bytes. */
+  /** About 4 million events of 250 bytes. */
   maxBytes: 1024 ** 3,
-  /** A publish retried within two minutes with the same Nats-Msg-Id is stored once. */
   duplicateWindowMs: 2 * 60 * 1000,
 } as const;
 
-/** The named protocols; any other is given by its IP protocol number, 0-255. */
+/** Any other protocol is given by its number, 0-255. */
 export const TRAFFIC_PROTOCOLS = ['tcp', 'udp', 'icmp', 'icmpv6', 'sctp', 'esp', 'ah'] as const;
 export type TrafficProtocol = (typeof TRAFFIC_PROTOCOLS)[number] | number;
 /** Not exported as a type: the generated schemas keep TrafficProtocol as one union. */
 type TrafficProtocolName = (typeof TRAFFIC_PROTOCOLS)[number];
 
-/** IANA numbers of the named protocols: the one table of the services, the importer and the analysis. */
+/** IANA numbers: the one table of the services, the importer and the analysis. */
 export const PROTOCOL_NUMBERS: Readonly<Record<TrafficProtocolName, number>> = {
   icmp: 1,
   tcp: 6,
@@ -55,32 +39,27 @@ export const PROTOCOL_NUMBERS: Readonly<Record<TrafficProtocolName, number>> = {
 const PROTOCOL_NAMES = new Map<number, TrafficProtocolName>(
   TRAFFIC_PROTOCOLS.map((name) => [PROTOCOL_NUMBERS[name], name]),
 );
-/** The name of an IANA protocol number, where it has one (so `6` and `tcp` are one protocol). */
+/** So `6` and `tcp` are one protocol. */
 export const protocolNameOf = (protocol: number): TrafficProtocolName | undefined =>
   PROTOCOL_NAMES.get(protocol);
 
 export const TRAFFIC_EVENT_ID_MAX_LENGTH = 128;
 
-/** One connection, as a producer publishes it (JSON). Unknown fields are ignored. */
+/** Unknown fields are ignored. */
 export interface TrafficEvent {
-  /** Unique per event, at most 128 characters; the `Nats-Msg-Id` is `<project>/<id>`. */
+  /** Unique per event, at most 128 characters. */
   id: string;
-  /** When the connection was seen (RFC 3339). */
+  /** RFC 3339. */
   time: string;
   direction: 'INGRESS' | 'EGRESS';
-  /** IPv4 or IPv6 address. */
   srcIp: string;
   destIp: string;
   protocol: TrafficProtocol;
   srcPort?: number;
   destPort?: number;
-  /** Network tags of the instance the connection reached (INGRESS) or left (EGRESS). */
+  /** Of the instance reached (INGRESS) or left (EGRESS). */
   targetTags?: string[];
-  /**
-   * Since 1.1.0: secure tags of the connection's source (`tagValues/123`), or its workload
-   * labels as a flow log reports them (Hubble: `k8s:app=web`); rules match them with
-   * `match.srcSecureTags`.
-   */
+  /** Since 1.1.0: `tagValues/123`, or Hubble labels (`k8s:app=web`), for `match.srcSecureTags`. */
   srcSecureTags?: string[];
 }
 
@@ -88,10 +67,7 @@ const RFC_3339 =
   '^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})$';
 const PORT = { type: 'integer', minimum: 0, maximum: 65535 } as const;
 
-/**
- * JSON Schema (draft-07) of a traffic event. Consumers compile it once (it sits on the hot
- * path); addresses are checked by the consumer, as a JSON Schema pattern cannot say "IPv6".
- */
+/** Hand-written for the hot path; a pattern cannot say "IPv6", so consumers check addresses. */
 export const TRAFFIC_EVENT_SCHEMA = {
   $id: 'https://policy-rollout.dev/schemas/traffic.v1.TrafficEvent.json',
   type: 'object',
