@@ -9,7 +9,6 @@ import { CONTRACT_HEADERS, TRAFFIC_STREAM } from '@rollout/contracts';
 import { METRICS_REGISTRY } from '@rollout/platform/metrics';
 import { BatchConsumer, NATS_CONNECTION, NatsNamespace, Rejection } from '@rollout/platform/nats';
 import {
-  BatchOutcome,
   MESSAGE_ID_HEADER,
   RejectKind,
   RejectedTraffic,
@@ -128,7 +127,10 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
           events,
         );
       }
-    const batch = await this.evaluateAndPublish(decoded);
+    const counted = await this.store.counted(decoded.map((m) => m.seq));
+    const state = this.snapshot.state;
+    const batch = evaluateBatch(decoded, counted, (key) => state.viewForTraffic(key));
+    await this.publisher.publish(batch.logs, batch.countedSeqs);
     await this.windows.count(batch);
     if (this.metrics) {
       this.metrics.messages.inc({ outcome: 'counted' }, batch.countedMessages);
@@ -142,19 +144,5 @@ export class TrafficConsumer implements OnApplicationBootstrap, BeforeApplicatio
       kind: refusal.kind as RejectKind,
       reason: refusal.reason,
     }));
-  }
-
-  /**
-   * The decoded events and their logs are reachable from this frame only: they die young, before
-   * the batch waits for its counting window, instead of being promoted to the old generation.
-   */
-  private async evaluateAndPublish(
-    decoded: TrafficMessage<RejectedTraffic>[],
-  ): Promise<Omit<BatchOutcome<RejectedTraffic>, 'logs'>> {
-    const counted = await this.store.counted(decoded.map((m) => m.seq));
-    const state = this.snapshot.state;
-    const { logs, ...batch } = evaluateBatch(decoded, counted, (key) => state.viewForTraffic(key));
-    await this.publisher.publish(logs, batch.countedSeqs);
-    return batch;
   }
 }
