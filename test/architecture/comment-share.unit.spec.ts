@@ -29,4 +29,9 @@ describe('comment share', () => {
       share.apps.nonBlank + share.libs.nonBlank + share.tools.nonBlank,
     );
   });
+
+  it('keeps comments at most 8% of the shipped lines: they say why, the code says what', () => {
+    const { all } = commentShare(join(__dirname, '..', '..'));
+    expect(all.comment / all.nonBlank).toBeLessThanOrEqual(0.08);
+  });
 });
