@@ -51,13 +51,32 @@ function compileRegion(region: DifferingRegion): RegionMatcher {
   };
 }
 
-function inMatcher(m: RegionMatcher, c: ParsedConnection, checkTarget: boolean): boolean {
+/** A connection's interval keys, computed once for every region it is tested against. */
+interface ConnectionKeys {
+  port: bigint;
+  src: bigint;
+  dest: bigint;
+}
+
+function keysOf(c: ParsedConnection): ConnectionKeys {
+  return {
+    port: BigInt(c.portKey),
+    src: addressKey(c.srcFamily, c.s0, c.s1, c.s2, c.s3),
+    dest: addressKey(c.destFamily, c.d0, c.d1, c.d2, c.d3),
+  };
+}
+
+function inMatcher(
+  m: RegionMatcher,
+  c: ParsedConnection,
+  keys: ConnectionKeys,
+  checkTarget: boolean,
+): boolean {
   if (c.direction !== m.region.direction) return false;
-  const keys = m.ports.get(c.protocol);
-  if (!keys) return false;
-  if (keys !== 'all' && !covers(keys, BigInt(c.portKey))) return false;
-  if (!covers(m.src, addressKey(c.srcFamily, c.s0, c.s1, c.s2, c.s3))) return false;
-  if (!covers(m.dest, addressKey(c.destFamily, c.d0, c.d1, c.d2, c.d3))) return false;
+  const ports = m.ports.get(c.protocol);
+  if (!ports) return false;
+  if (ports !== 'all' && !covers(ports, keys.port)) return false;
+  if (!covers(m.src, keys.src) || !covers(m.dest, keys.dest)) return false;
   if (!checkTarget) return true;
   for (const { field } of LABEL_FIELDS) {
     const condition = field.condition(m.region);
@@ -75,7 +94,7 @@ export function regionMatcher(region: DifferingRegion): (connection: Connection)
   const matcher = compileRegion(region);
   return (connection) => {
     const parsed = parseConnection(connection);
-    return parsed !== undefined && inMatcher(matcher, parsed, true);
+    return parsed !== undefined && inMatcher(matcher, parsed, keysOf(parsed), true);
   };
 }
 
@@ -89,8 +108,9 @@ export function untouchedRegions(
     if (open.length === 0) break;
     const parsed = parseConnection(flow);
     if (!parsed) continue;
+    const keys = keysOf(parsed);
     for (let i = open.length - 1; i >= 0; i--)
-      if (inMatcher(open[i], parsed, false)) open.splice(i, 1);
+      if (inMatcher(open[i], parsed, keys, false)) open.splice(i, 1);
   }
   const untouched = new Set(open.map((m) => m.region));
   return regions.filter((r) => untouched.has(r));
@@ -110,15 +130,29 @@ export function regionTraffic(
   const matchers = regions.map(compileRegion);
   const tallies = regions.map(() => ({ events: 0, flows: 0, sources: new Set<bigint>() }));
   if (matchers.length === 0) return [];
+  // Only the regions of a flow's direction and protocol are tested: a few of the hundreds a
+  // policy's change can open (a report's flows went through every region: 40,000 flows 470 ms).
+  const candidates = new Map<string, number[]>();
+  matchers.forEach((m, i) => {
+    for (const protocol of m.ports.keys()) {
+      const key = `${m.region.direction} ${protocol}`;
+      const list = candidates.get(key);
+      if (list) list.push(i);
+      else candidates.set(key, [i]);
+    }
+  });
   for (const flow of flows) {
     const parsed = parseConnection(flow);
     if (!parsed) continue;
-    for (let i = 0; i < matchers.length; i++) {
-      if (!inMatcher(matchers[i], parsed, false)) continue;
+    const indexes = candidates.get(`${parsed.direction} ${parsed.protocol}`);
+    if (!indexes) continue;
+    const keys = keysOf(parsed);
+    for (const i of indexes) {
+      if (!inMatcher(matchers[i], parsed, keys, false)) continue;
       const tally = tallies[i];
       tally.events += flow.count ?? 1;
       tally.flows += 1;
-      tally.sources.add(addressKey(parsed.srcFamily, parsed.s0, parsed.s1, parsed.s2, parsed.s3));
+      tally.sources.add(keys.src);
     }
   }
   return tallies.map((t) => ({ events: t.events, flows: t.flows, sources: t.sources.size }));
