@@ -9,6 +9,8 @@ const numberOf = (name: string, fallback: number) => {
 export const EVENTS = numberOf('BENCH_EVENTS', 200_000);
 export const FLOWS = numberOf('BENCH_FLOWS', 100_000);
 export const ROUNDS = numberOf('BENCH_FRESHNESS_ROUNDS', 12);
+/** How many times each report is read where the bench reads reports (the best read is printed). */
+export const REPORT_READS = numberOf('BENCH_REPORT_READS', 1);
 export const STORAGE_EVENTS = numberOf('BENCH_STORAGE_EVENTS', 250_000);
 export const STORAGE_ROUNDS = numberOf('BENCH_STORAGE_ROUNDS', 4);
 export const STORAGE_FLOWS = (process.env.BENCH_STORAGE_FLOWS ?? '1000,100000')
