@@ -107,6 +107,8 @@ export async function openHarness() {
     cpuAtReady: number;
     /** When it was ready on the CPU profile's clock: its profile is read from then on. */
     readyAtUs: number;
+    /** When its backlog was drained, on the same clock: the reports read afterwards are left out. */
+    drainedAtUs?: number;
   }[] = [];
   let evaluatorPort = 0;
   let evaluatorsStarted = 0;
@@ -180,16 +182,16 @@ export async function openHarness() {
     evaluators = [];
     const stoppedAtUs = profileClockUs();
     await Promise.all(stopping.map(({ child }) => stop(child)));
-    for (const { label, profile, readyAtUs } of stopping) {
+    for (const { label, profile, readyAtUs, drainedAtUs } of stopping) {
       if (!profile || !label) continue;
       const path = join(PROFILE_DIR, profile);
       try {
         const { sampledMs, whole, shares } = profileShares(
           path,
           { gc: /^\(garbage collector\)$/, writes: /writev|writeBuffer|_writeGeneric/ },
-          { fromUs: readyAtUs, toUs: stoppedAtUs },
+          { fromUs: readyAtUs, toUs: drainedAtUs ?? stoppedAtUs },
         );
-        const value = `garbage collection ${(shares.gc * 100).toFixed(1)}%, socket writes ${(shares.writes * 100).toFixed(1)}% of ${(sampledMs / 1000).toFixed(1)} s sampled (idle excluded; ${whole ? 'the whole process' : 'from ready to stop'})`;
+        const value = `garbage collection ${(shares.gc * 100).toFixed(1)}%, socket writes ${(shares.writes * 100).toFixed(1)}% of ${(sampledMs / 1000).toFixed(1)} s sampled (idle excluded; ${whole ? 'the whole process' : drainedAtUs ? 'from ready to drained' : 'from ready to stop'})`;
         out(`    CPU profile of the evaluator (${label}): ${value}; ${path}`);
         profiles.push({ label: `  ${label}`, value });
       } catch (error) {
@@ -335,6 +337,8 @@ export async function openHarness() {
     const backends = new BackendCpu(pg);
     await backends.sample();
     const { settledAt, doneAt } = await settle(last, schema, events, backends);
+    const drainedAtUs = profileClockUs();
+    for (const evaluator of evaluators) evaluator.drainedAtUs ??= drainedAtUs;
     await backends.sample();
     running();
     const cpuSeconds = evaluators.reduce(
