@@ -65,7 +65,8 @@ export class ReportRepository {
             c.livePolicyEtag === reading.coverageOf.livePolicyEtag,
         )
       : undefined;
-    const judged = reading.denyToAllowFrom?.judged(configurations);
+    const denyToAllow = reading.denyToAllowFrom;
+    const judged = denyToAllow?.judged(configurations);
     const [topSources, topPorts, topPrefixes, coverageFlows, denyToAllowFrom] = await Promise.all([
       inFlowRead(this.pool, (c) =>
         section<'topSources'>(c, TOP_SOURCES, [ids, PREVIEW_REPORT_TOP]),
@@ -75,10 +76,8 @@ export class ReportRepository {
         section<'topPrefixes'>(c, TOP_PREFIXES, [ids, PREVIEW_REPORT_TOP]),
       ),
       covered && inFlowRead(this.pool, (c) => readChangedConnections(c, covered.id)),
-      judged && reading.denyToAllowFrom
-        ? inFlowRead(this.pool, (c) =>
-            readDenyToAllowFrom(c, judged.id, reading.denyToAllowFrom?.ranges ?? []),
-          )
+      judged && denyToAllow
+        ? inFlowRead(this.pool, (c) => readDenyToAllowFrom(c, judged.id, denyToAllow.ranges))
         : new Map<string, number>(),
     ]);
     const rows = {
