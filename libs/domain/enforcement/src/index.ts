@@ -10,6 +10,7 @@ export * from './lease';
 export * from './blazar';
 export * from './update-rule';
 export * from './admission';
+export * from './lease-deciders';
 export * from './retry';
 export * from './adapters';
 export * from './lease-ids';

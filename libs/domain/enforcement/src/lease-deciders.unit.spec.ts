@@ -2,7 +2,6 @@ import { StatusError } from '@rollout/contracts';
 import {
   type BlazarHookCall,
   type Decided,
-  type HookCall,
   type NewLease,
   decideBlazarCreate,
   decideBlazarEnd,
@@ -13,8 +12,8 @@ import {
   decideUpdate,
   proposeUpdate,
   readBlazarHook,
-  recordOf,
-} from './admission';
+} from './lease-deciders';
+import { type HookCall, recordOf } from './admission';
 import type { ChainDecision } from './chain-decision';
 import type { Lease, LeaseRequest } from './model';
 
