@@ -1,10 +1,7 @@
 import type { Clock, CommitProposal, PolicyContent } from '@rollout/contracts';
+import { Caller, CommitOptions, decideApproveCommit, decideCommit } from './decide-commit';
 import {
-  Caller,
-  CommitOptions,
   PreviewCommandOptions,
-  decideApproveCommit,
-  decideCommit,
   decideCreateExperiment,
   decideDeleteExperiment,
   decideStartPreview,

@@ -1,7 +1,7 @@
 import { CommitProposal, StatusError } from '@rollout/contracts';
 import { decideCommitExperiment, experimentDecider, policyDecider } from './commands';
 import type { Clock } from '@rollout/contracts';
-import { decideProposeCommit } from './decide-experiment';
+import { decideProposeCommit } from './decide-commit';
 import { etagOf } from './evolve';
 
 const POLICY = 'projects/p/locations/global/firewallPolicies/web';

@@ -1,7 +1,7 @@
 import { StatusError } from '@rollout/contracts';
 import type { Clock } from '@rollout/contracts';
+import { decideCommit } from './decide-commit';
 import {
-  decideCommit,
   decideCreateExperiment,
   decideStartPreview,
   decideStopPreview,

@@ -3,6 +3,7 @@ export * from './evolve';
 export * from './decide';
 export * from './decide-policy';
 export * from './decide-experiment';
+export * from './decide-commit';
 export * from './revisions';
 export * from './commands';
 export * from './views';
