@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BackendModule } from '../http/backend.module';
+import { ExperimentCommitsController } from './experiment-commits.controller';
 import { ExperimentsClient } from './experiments.client';
 import { ExperimentsController } from './experiments.controller';
 import { PoliciesController } from './policies.controller';
@@ -13,6 +14,7 @@ import { ProjectsController } from './projects.controller';
   controllers: [
     PoliciesController,
     ExperimentsController,
+    ExperimentCommitsController,
     PolicyRevisionsController,
     ProjectSettingsController,
     ProjectsController,

@@ -25,9 +25,7 @@ import {
 } from './firewall-policy.dto';
 import { ExperimentsClient, PolicyPath } from './experiments.client';
 import { POLICIES_ROUTE } from '../http/resource-routes';
-
-/** Operation ids published when these routes were in ExperimentsController: clients use them. */
-const publishedOperationId = (method: string) => `ExperimentsController_${method}`;
+import { publishedOperationId } from './published-operation-id';
 
 /** Live firewall policies: the experiments' parents, and what a commit replaces. */
 @ApiTags('firewall policies')
