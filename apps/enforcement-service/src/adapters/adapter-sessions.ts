@@ -12,7 +12,6 @@ import {
   AdapterFilterConfig,
   AdapterInstance,
   AdapterStatus,
-  CheckCache,
   CheckResult,
   EnforcementConfig,
   QuotaRequest,
@@ -24,24 +23,12 @@ import { CLOCK } from '@rollout/platform/service-kit';
 import { EnforcementConfigSource } from '../enforcement-config';
 import { EnforcementMetrics } from '../metrics/enforcement-metrics';
 import { AdapterClient } from './adapter-client';
-import { NO_STATUS, Target, describeStatus, handshake, lostSession } from './adapter-handshake';
+import { AdapterHandler, RETRY_INTERVAL_MS } from './adapter-handler';
+import { NO_STATUS, Target, describeStatus, lostSession } from './adapter-handshake';
 import { SessionCloses } from './session-closes.job';
 
-/** A handler without a session tries again at most this often (an adapter that was down comes back). */
-const RETRY_INTERVAL_MS = 5_000;
 /** The chain's own timer is the one that gives up (and names the filter); the NATS request is cleaned up just after. */
 const CALL_SLACK_MS = 100;
-
-interface Handler {
-  config: AdapterFilterConfig;
-  filter: AdapterFilter;
-  cache: CheckCache;
-  target?: Target;
-  failure?: string;
-  retryAt: number;
-  opening?: Promise<void>;
-  closed: boolean;
-}
 
 export class AdapterNotReadyError extends Error {
   override readonly name = 'AdapterNotReadyError';
@@ -57,8 +44,8 @@ export class AdapterSessions
   implements AdapterCalls, OnApplicationBootstrap, BeforeApplicationShutdown
 {
   private readonly logger = new Logger('AdapterSessions');
-  private handlers = new Map<string, Handler>();
-  private replacements = new Map<string, Handler>();
+  private handlers = new Map<string, AdapterHandler>();
+  private replacements = new Map<string, AdapterHandler>();
   private applying: Promise<void> = Promise.resolve();
   private retryTimer?: NodeJS.Timeout;
   private stopped = false;
@@ -83,7 +70,7 @@ export class AdapterSessions
     const all = [...this.handlers.values(), ...this.replacements.values()];
     this.handlers = new Map();
     this.replacements = new Map();
-    await Promise.all(all.map((h) => this.close(h)));
+    await Promise.all(all.map((h) => h.close()));
   }
 
   /** A config the sessions do not hold (yet) gets a filter with no session. */
@@ -109,9 +96,9 @@ export class AdapterSessions
     const wanted = config.enabledFilters
       .map((name) => config.adapters[name])
       .filter((c): c is AdapterFilterConfig => c !== undefined);
-    const next = new Map<string, Handler>();
-    const waiting = new Map<string, Handler>();
-    const opening: Handler[] = [];
+    const next = new Map<string, AdapterHandler>();
+    const waiting = new Map<string, AdapterHandler>();
+    const opening: AdapterHandler[] = [];
     for (const c of wanted) {
       const serving = this.handlers.get(c.name);
       if (serving && sameAdapterFilter(serving.config, c)) {
@@ -121,7 +108,7 @@ export class AdapterSessions
       const pending = this.replacements.get(c.name);
       opening.push(pending && sameAdapterFilter(pending.config, c) ? pending : this.newHandler(c));
     }
-    await Promise.all(opening.map((h) => this.open(h)));
+    await Promise.all(opening.map((h) => h.open()));
     for (const handler of opening) {
       const serving = this.handlers.get(handler.config.name);
       if (handler.target || !serving?.target) next.set(handler.config.name, handler);
@@ -136,14 +123,14 @@ export class AdapterSessions
     );
     this.handlers = next;
     this.replacements = waiting;
-    await Promise.all(old.map((h) => this.close(h)));
+    await Promise.all(old.map((h) => h.close()));
     this.retryReplacementsLater();
   }
 
   private async promoteNow(): Promise<void> {
     const waiting = [...this.replacements.values()];
-    await Promise.all(waiting.map((h) => this.open(h)));
-    const old: Handler[] = [];
+    await Promise.all(waiting.map((h) => h.open()));
+    const old: AdapterHandler[] = [];
     for (const handler of waiting) {
       const { name } = handler.config;
       if (!handler.target || this.replacements.get(name) !== handler) continue;
@@ -152,7 +139,7 @@ export class AdapterSessions
       this.handlers.set(name, handler);
       if (serving) old.push(serving);
     }
-    await Promise.all(old.map((h) => this.close(h)));
+    await Promise.all(old.map((h) => h.close()));
     this.retryReplacementsLater();
   }
 
@@ -166,77 +153,18 @@ export class AdapterSessions
     this.retryTimer.unref();
   }
 
-  private newHandler(config: AdapterFilterConfig): Handler {
-    const cache = new CheckCache({ now: () => this.clock.now().getTime() });
-    const filter = new AdapterFilter(
-      { name: config.name, adapter: config.adapter, templates: config.templates },
-      this,
-      this.clock,
-      cache,
-      this.metrics,
-    );
-    return { config, filter, cache, retryAt: 0, closed: false };
+  private newHandler(config: AdapterFilterConfig): AdapterHandler {
+    return new AdapterHandler(config, {
+      client: this.client,
+      closes: this.closes,
+      metrics: this.metrics,
+      clock: this.clock,
+      calls: this,
+      logger: this.logger,
+    });
   }
 
-  /** Never throws: a failure is kept on the handler. */
-  private open(handler: Handler): Promise<void> {
-    if (handler.opening) return handler.opening;
-    handler.opening = this.establish(handler).finally(() => (handler.opening = undefined));
-    return handler.opening;
-  }
-
-  private async establish(handler: Handler): Promise<void> {
-    const { config } = handler;
-    const refuse = (why: string) => {
-      handler.target = undefined;
-      handler.failure = `Adapter filter ${config.name} (adapter ${config.adapter}) has no session: ${why}`;
-      handler.retryAt = this.clock.now().getTime() + RETRY_INTERVAL_MS;
-      this.metrics.sessionEvent(config.name, 'refused');
-      this.logger.warn(
-        { handler: config.name, adapter: config.adapter, reason: why },
-        'adapter handler gets no requests',
-      );
-    };
-    try {
-      const opened = await handshake(this.client, config);
-      if ('refused' in opened) return refuse(opened.refused);
-      handler.target = opened;
-      if (handler.closed) {
-        // Replaced or shut down while opening: give the new session straight back.
-        await this.closeSession(handler);
-        return;
-      }
-      handler.failure = undefined;
-      handler.cache.clear();
-      this.metrics.sessionEvent(config.name, 'opened');
-      this.logger.log(
-        {
-          handler: config.name,
-          adapter: config.adapter,
-          session: 'sessionId' in opened ? opened.sessionId : null,
-        },
-        'adapter handler ready',
-      );
-    } catch (error) {
-      refuse(error instanceof Error ? error.message : String(error));
-    }
-  }
-
-  private async close(handler: Handler): Promise<void> {
-    handler.closed = true;
-    await handler.opening;
-    await this.closeSession(handler);
-  }
-
-  private async closeSession(handler: Handler): Promise<void> {
-    const target = handler.target;
-    handler.target = undefined;
-    if (!target || !('sessionId' in target)) return;
-    await this.closes.close(handler.config.name, handler.config.adapter, target.sessionId);
-    this.metrics.sessionEvent(handler.config.name, 'closed');
-  }
-
-  private async target(name: string): Promise<{ handler: Handler; target: Target }> {
+  private async target(name: string): Promise<{ handler: AdapterHandler; target: Target }> {
     let handler = this.handlers.get(name);
     if (!handler) throw new AdapterNotReadyError(`Adapter filter ${name} is not configured.`);
     const now = this.clock.now().getTime();
@@ -245,8 +173,7 @@ export class AdapterSessions
       // The old session was lost while its replacement waits: the replacement is what to open.
       if (now >= waiting.retryAt) await this.serialized(() => this.promoteNow());
       handler = this.handlers.get(name) ?? handler;
-    } else if (!handler.target && !handler.closed && now >= handler.retryAt)
-      await this.open(handler);
+    } else if (!handler.target && !handler.closed && now >= handler.retryAt) await handler.open();
     if (!handler.target)
       throw new AdapterNotReadyError(handler.failure ?? `Adapter filter ${name} has no session.`);
     return { handler, target: handler.target };
@@ -285,11 +212,10 @@ export class AdapterSessions
     );
     if ('sessionId' in target && lostSession(reply.status)) {
       // The adapter lost the session (its state, or closed under a call in flight): the next call opens a new one.
-      if (handler.target === target) {
-        handler.target = undefined;
-        handler.failure = `Adapter ${handler.config.adapter} no longer knows session ${target.sessionId}: ${describeStatus(reply.status)}`;
-        handler.retryAt = 0;
-      }
+      handler.lose(
+        target,
+        `Adapter ${handler.config.adapter} no longer knows session ${target.sessionId}: ${describeStatus(reply.status)}`,
+      );
       throw new AdapterNotReadyError(
         `Adapter ${handler.config.adapter} no longer knows session ${target.sessionId}.`,
       );
