@@ -1,12 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { RequestId } from '../http/request-id.decorator';
@@ -20,16 +13,10 @@ import {
 } from './experiment-operations.dto';
 import { ExperimentPath, ExperimentsClient } from './experiments.client';
 import { publishedOperationId } from './published-operation-id';
+import { FirewallPolicyApi } from './firewall-policy-api';
 
 /** AIP-236's commit, alone or, where a project requires review, proposed and then approved. */
-@ApiTags('firewall policies')
-@ApiParam({ name: 'project' })
-@ApiParam({ name: 'location' })
-@ApiResponse({
-  status: 400,
-  description: 'INVALID_ARGUMENT: a bad field, id, filter or page token',
-})
-@ApiResponse({ status: 404, description: 'NOT_FOUND' })
+@FirewallPolicyApi()
 @Controller()
 export class ExperimentCommitsController {
   constructor(private readonly experiments: ExperimentsClient) {}

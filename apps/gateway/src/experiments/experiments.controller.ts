@@ -1,12 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { RequestId } from '../http/request-id.decorator';
@@ -28,16 +21,10 @@ import {
 } from './experiment-operations.dto';
 import { ExperimentPath, ExperimentsClient, PolicyPath } from './experiments.client';
 import { EXPERIMENTS_ROUTE, EXPERIMENT_ROUTE, experimentVerbRoute } from '../http/resource-routes';
+import { FirewallPolicyApi } from './firewall-policy-api';
 
 /** AIP-236. Mutations answer with an Operation (AIP-151) whose response is the experiment. */
-@ApiTags('firewall policies')
-@ApiParam({ name: 'project' })
-@ApiParam({ name: 'location' })
-@ApiResponse({
-  status: 400,
-  description: 'INVALID_ARGUMENT: a bad field, id, filter or page token',
-})
-@ApiResponse({ status: 404, description: 'NOT_FOUND' })
+@FirewallPolicyApi()
 @Controller()
 export class ExperimentsController {
   constructor(private readonly experiments: ExperimentsClient) {}

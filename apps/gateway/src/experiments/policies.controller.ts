@@ -1,12 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { RequestId } from '../http/request-id.decorator';
@@ -26,16 +19,10 @@ import {
 import { ExperimentsClient, PolicyPath } from './experiments.client';
 import { POLICIES_ROUTE } from '../http/resource-routes';
 import { publishedOperationId } from './published-operation-id';
+import { FirewallPolicyApi } from './firewall-policy-api';
 
 /** Live firewall policies: the experiments' parents, and what a commit replaces. */
-@ApiTags('firewall policies')
-@ApiParam({ name: 'project' })
-@ApiParam({ name: 'location' })
-@ApiResponse({
-  status: 400,
-  description: 'INVALID_ARGUMENT: a bad field, id, filter or page token',
-})
-@ApiResponse({ status: 404, description: 'NOT_FOUND' })
+@FirewallPolicyApi()
 @Controller(POLICIES_ROUTE)
 export class PoliciesController {
   constructor(private readonly experiments: ExperimentsClient) {}
